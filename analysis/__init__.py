@@ -1,0 +1,1 @@
+"""Statistics and tables over records in the interchange format (any producer)."""

@@ -1,0 +1,52 @@
+"""Wilson score interval (Eq. 6 of the Proof-or-Stop paper; Wilson 1927).
+
+Pure function; checked against statsmodels ``proportion_confint(method="wilson")``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Z95 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """k successes out of n trials, with its Wilson interval. ``rate`` is None when n == 0."""
+
+    k: int
+    n: int
+    rate: float | None
+    lo: float | None
+    hi: float | None
+    method: str = "wilson95"
+
+    def as_dict(self) -> dict:
+        return {"k": self.k, "n": self.n, "rate": self.rate, "lo": self.lo, "hi": self.hi}
+
+    def fmt(self, pct: bool = True) -> str:
+        """'112/120 93.3% [87.4, 96.6]' or 'n/a (0/0)' for an empty denominator."""
+        if self.n == 0:
+            return "n/a (0/0)"
+        if pct:
+            return f"{self.k}/{self.n} {100*self.rate:.1f}% [{100*self.lo:.1f}, {100*self.hi:.1f}]"
+        return f"{self.k}/{self.n} {self.rate:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
+
+
+def wilson(k: int, n: int, z: float = Z95) -> Proportion:
+    """Wilson score interval for k/n. Empty denominator -> rate/lo/hi None ("n/a")."""
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"wilson: need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return Proportion(k, n, None, None, None)
+    p = k / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    if k == 0:
+        lo = 0.0
+    if k == n:
+        hi = 1.0
+    return Proportion(k, n, p, lo, hi)

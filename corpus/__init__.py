@@ -1,0 +1,1 @@
+"""The two-tier mutant corpus: gates, operator families, measurement, vacuity."""
