@@ -1,0 +1,358 @@
+"""Measure gates against mutants: false-accept and false-reject rates with their own
+denominators, incapacity counted apart, vacuity verdicts with the mutant that proves each, and
+the loops excluded (with why) - the exclusions are part of the denominator.
+
+Method (written next to every number in the outputs):
+- false accept = a gate accepts a *destroying* mutant; rate = false accepts / destroying mutants
+  the gate judged (accept or reject). Wilson 95%.
+- false reject = a gate rejects a *preserving* mutant; rate = false rejects / preserving mutants
+  the gate judged. Wilson 95%.
+- incapacity (timeout, crash, missing tool, unexpected exit) is counted on its own and enters
+  neither denominator; an empty denominator is reported "n/a", never 0 or 1.
+- vacuity: *absence* = the gate accepted a mutant in which the artifact is gone (deleted,
+  emptied, blank); *hollowing* = it accepted a mutant that keeps the structure and drops the
+  content. "untested" when no probe mutant of that class was judged.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis.wilson import wilson
+from corpus.catalogue import Loop
+from corpus.gates import Gate, Judgement, Verdict, judge
+from corpus.model import DESTROYING, PRESERVING, ArtifactSpec, Mutant
+from corpus.operators import generate
+from corpus.tier2 import load_tier2
+
+METHOD = __doc__.split("Method (written next to every number in the outputs):", 1)[1].strip()
+VACUITY_CLASSES = ("absence", "hollowing")
+
+
+@dataclass
+class Job:
+    loop: Loop
+    gate: Gate
+    mutant: Mutant | None       # None = the conforming artifact itself (the control)
+
+
+@dataclass
+class Row:
+    loop: str
+    gate: str
+    gate_path: str
+    gate_status: str
+    mutant: str
+    family: str
+    tier: int | None
+    operator: str
+    label: str | None
+    probe: str | None
+    verdict: str
+    reason: str
+    seconds: float
+
+    @property
+    def is_control(self) -> bool:
+        return self.family == "control"
+
+
+@dataclass
+class Measurement:
+    rows: list[Row] = field(default_factory=list)
+    exclusions: list[dict] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)
+    families: tuple[str, ...] = ("v1",)
+    wall_s: float = 0.0
+
+
+def materialize(loop: Loop, mutant: Mutant | None, dest: Path) -> Path:
+    """Copy the loop's artifact directory to ``dest`` and apply the mutant to the target."""
+    shutil.copytree(loop.artifact_dir, dest)
+    if mutant is not None:
+        tgt = dest / mutant.target
+        if mutant.content is None:
+            if tgt.exists():
+                tgt.unlink()
+        else:
+            tgt.parent.mkdir(parents=True, exist_ok=True)
+            tgt.write_bytes(mutant.content)
+    return dest
+
+
+def run_job(job: Job) -> Row:
+    with tempfile.TemporaryDirectory(prefix="corpus-mut-") as tmp:
+        d = materialize(job.loop, job.mutant, Path(tmp) / "a")
+        j: Judgement = judge(job.gate, d, job.loop.target)
+    m = job.mutant
+    return Row(loop=job.loop.id, gate=job.gate.name, gate_path=str(job.gate.path),
+               gate_status=job.gate.status,
+               mutant=m.id if m else f"{job.loop.id}/control", family=m.family if m else "control",
+               tier=m.tier if m else None, operator=m.operator if m else "conforming",
+               label=m.label if m else None, probe=m.probe if m else None,
+               verdict=j.verdict.value, reason=j.reason, seconds=j.seconds)
+
+
+def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
+         gates: dict[str, list[Gate]] | None = None) -> tuple[list[Job], list[dict]]:
+    """All (gate, mutant) jobs, plus the exclusions (loop or loop x family, with the reason)."""
+    jobs: list[Job] = []
+    exclusions: list[dict] = []
+    for loop in loops:
+        loop_gates = gates[loop.id] if gates and loop.id in gates else loop.gates()
+        missing = sorted({t for g in loop_gates for t in g.missing_tools()})
+        if missing:
+            exclusions.append({"loop": loop.id, "scope": "all", "reason": "external tool not present",
+                               "detail": f"probed with shutil.which: {', '.join(missing)} not found"})
+            continue
+        mutants: list[Mutant] = []
+        if loop.tier1_excluded:
+            exclusions.append({"loop": loop.id, "scope": "tier1", "reason": loop.tier1_excluded,
+                               "detail": "covered by tier 2 only"})
+        else:
+            spec: ArtifactSpec = loop.artifact_spec()
+            for fam in families:
+                mutants += generate(spec, fam)
+        if tier2:
+            mutants += load_tier2(loop)
+        if not mutants:
+            exclusions.append({"loop": loop.id, "scope": "all", "reason": "no mutants",
+                               "detail": "no operator applies and no tier-2 mutant exists"})
+            continue
+        for g in loop_gates:
+            jobs.append(Job(loop, g, None))
+            jobs += [Job(loop, g, m) for m in mutants]
+    return jobs, exclusions
+
+
+def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
+            gates: dict[str, list[Gate]] | None = None, progress=None) -> Measurement:
+    t0 = time.perf_counter()
+    jobs, exclusions = plan(loops, families, tier2, gates)
+    rows: list[Row] = []
+    if workers <= 1:
+        for j in jobs:
+            rows.append(run_job(j))
+            if progress:
+                progress(len(rows), len(jobs))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            for r in ex.map(run_job, jobs):
+                rows.append(r)
+                if progress:
+                    progress(len(rows), len(jobs))
+    measured = sorted({r.loop for r in rows})
+    return Measurement(rows=rows, exclusions=exclusions, loops=measured,
+                       families=tuple(families) + (("tier2",) if tier2 else ()),
+                       wall_s=time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------------- summaries
+
+def rates(rows: list[Row]) -> dict:
+    """Counts and Wilson rates over mutant rows (controls excluded)."""
+    rows = [r for r in rows if not r.is_control]
+    d = [r for r in rows if r.label == DESTROYING]
+    p = [r for r in rows if r.label == PRESERVING]
+    d_j = [r for r in d if r.verdict != Verdict.INCAPACITY.value]
+    p_j = [r for r in p if r.verdict != Verdict.INCAPACITY.value]
+    fa = sum(r.verdict == Verdict.ACCEPT.value for r in d_j)
+    fr = sum(r.verdict == Verdict.REJECT.value for r in p_j)
+    return {
+        "mutants": len(rows),
+        "destroying_n": len(d), "destroying_judged": len(d_j),
+        "false_accept": wilson(fa, len(d_j)),
+        "false_accept_ids": [r.mutant for r in d_j if r.verdict == Verdict.ACCEPT.value],
+        "preserving_n": len(p), "preserving_judged": len(p_j),
+        "false_reject": wilson(fr, len(p_j)),
+        "false_reject_ids": [r.mutant for r in p_j if r.verdict == Verdict.REJECT.value],
+        "incapacity": len(rows) - len(d_j) - len(p_j),
+        "incapacity_ids": [r.mutant for r in rows if r.verdict == Verdict.INCAPACITY.value],
+    }
+
+
+def vacuity(rows: list[Row]) -> dict:
+    """Per vacuity class: verdict (vacuous / not vacuous / untested) and the proving mutants."""
+    out = {}
+    for cls in VACUITY_CLASSES:
+        probes = [r for r in rows if r.probe == cls and r.label == DESTROYING]
+        judged = [r for r in probes if r.verdict != Verdict.INCAPACITY.value]
+        proof = [r.mutant for r in judged if r.verdict == Verdict.ACCEPT.value]
+        verdict = "vacuous" if proof else ("not vacuous" if judged else "untested")
+        out[cls] = {"verdict": verdict, "proved_by": proof, "probes_judged": len(judged),
+                    "probes_incapacity": len(probes) - len(judged)}
+    return out
+
+
+def is_planted(status: str) -> bool:
+    """A deliberately defective gate kept next to its repaired version (status "planted")."""
+    return status.startswith("planted")
+
+
+def gate_key(r: Row) -> tuple[str, str]:
+    return (r.loop, r.gate_path)
+
+
+def summarize(m: Measurement) -> dict:
+    by_gate: dict[tuple[str, str], list[Row]] = {}
+    for r in m.rows:
+        by_gate.setdefault(gate_key(r), []).append(r)
+    gates = []
+    for (loop, path), rows in sorted(by_gate.items()):
+        ctrl = [r for r in rows if r.is_control]
+        first = rows[0]
+        fams = {}
+        for fam in m.families:
+            fams[fam] = _jsonable(rates([r for r in rows if r.family == fam]))
+        g = {"loop": loop, "gate": first.gate, "gate_path": path, "status": first.gate_status,
+             "control_verdict": ctrl[0].verdict if ctrl else None,
+             "control_reason": ctrl[0].reason if ctrl else None,
+             "all": _jsonable(rates(rows)), "by_family": fams, "vacuity": vacuity(rows)}
+        g["vacuous"] = any(v["verdict"] == "vacuous" for v in g["vacuity"].values())
+        gates.append(g)
+    totals = {}
+    for planted, name in ((False, "current_and_repaired"), (True, "planted")):
+        rows = [r for r in m.rows if is_planted(r.gate_status) == planted]
+        totals[name] = {"all": _jsonable(rates(rows)),
+                        "by_family": {f: _jsonable(rates([r for r in rows if r.family == f]))
+                                      for f in m.families},
+                        "gates": len({gate_key(r) for r in rows}),
+                        "loops": len({r.loop for r in rows})}
+    return {"method": METHOD, "families": list(m.families), "loops_measured": m.loops,
+            "exclusions": m.exclusions, "gates": gates, "totals": totals,
+            "vacuous_gates": [{"loop": g["loop"], "gate": g["gate"], "status": g["status"],
+                               **{c: g["vacuity"][c] for c in VACUITY_CLASSES}}
+                              for g in gates if g["vacuous"]],
+            "controls_rejected": [{"loop": g["loop"], "gate": g["gate"], "verdict": g["control_verdict"],
+                                   "reason": g["control_reason"]}
+                                  for g in gates if g["control_verdict"] != Verdict.ACCEPT.value],
+            "wall_s": round(m.wall_s, 2)}
+
+
+def _jsonable(d: dict) -> dict:
+    out = {}
+    for k, v in d.items():
+        if hasattr(v, "as_dict"):
+            out[k] = {**v.as_dict(), "fmt": v.fmt()}
+        else:
+            out[k] = v
+    return out
+
+
+def ci_failures(summary: dict) -> list[str]:
+    """For --fail-on-vacuous: unplanted vacuous gates, and planted vacuities the run missed."""
+    fails = []
+    for g in summary["gates"]:
+        if not is_planted(g["status"]) and g["vacuous"]:
+            which = [c for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] == "vacuous"]
+            fails.append(f"{g['loop']}:{g['gate']} is vacuous ({', '.join(which)})")
+    return fails
+
+
+def planted_report(summary: dict, loops: list[Loop]) -> list[dict]:
+    """For each planted gate: which class was planted, was it found, by which mutant."""
+    out = []
+    for g in summary["gates"]:
+        if not is_planted(g["status"]):
+            continue
+        spec = next((gt.spec for lp in loops if lp.id == g["loop"] for gt in lp.gates()
+                     if str(gt.path) == g["gate_path"]), {})
+        planted = spec.get("planted", "")
+        cls_found = {c: g["vacuity"][c]["proved_by"] for c in VACUITY_CLASSES}
+        fa = g["all"]["false_accept_ids"]
+        found = bool(cls_found.get(planted)) if planted in VACUITY_CLASSES else bool(fa)
+        out.append({"loop": g["loop"], "gate": g["gate"], "planted": planted, "found": found,
+                    "proved_by": cls_found.get(planted) or fa[:3],
+                    "false_accept": g["all"]["false_accept"]["fmt"]})
+    return out
+
+
+# ----------------------------------------------------------------------------- output
+
+def write_outputs(summary: dict, m: Measurement, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "summary.json", out / "gates.csv", out / "judgments.csv", out / "exclusions.csv"]
+    paths[0].write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    with paths[1].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["loop", "gate", "status", "family", "destroying_n", "destroying_judged",
+                    "false_accepts", "false_accept_rate", "fa_lo", "fa_hi", "preserving_n",
+                    "preserving_judged", "false_rejects", "false_reject_rate", "fr_lo", "fr_hi",
+                    "incapacity", "absence", "hollowing", "control_verdict"])
+        for g in summary["gates"]:
+            for fam, r in [("all", g["all"]), *g["by_family"].items()]:
+                fa, fr = r["false_accept"], r["false_reject"]
+                w.writerow([g["loop"], g["gate"], g["status"], fam, r["destroying_n"],
+                            r["destroying_judged"], fa["k"], _na(fa["rate"]), _na(fa["lo"]),
+                            _na(fa["hi"]), r["preserving_n"], r["preserving_judged"], fr["k"],
+                            _na(fr["rate"]), _na(fr["lo"]), _na(fr["hi"]), r["incapacity"],
+                            g["vacuity"]["absence"]["verdict"], g["vacuity"]["hollowing"]["verdict"],
+                            g["control_verdict"]])
+    with paths[2].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["loop", "gate", "status", "mutant", "family", "tier", "operator", "label",
+                    "probe", "verdict", "seconds", "reason"])
+        for r in m.rows:
+            w.writerow([r.loop, r.gate, r.gate_status, r.mutant, r.family, r.tier, r.operator,
+                        r.label, r.probe, r.verdict, f"{r.seconds:.3f}", r.reason[:200]])
+    with paths[3].open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["loop", "scope", "reason", "detail"])
+        for e in summary["exclusions"]:
+            w.writerow([e["loop"], e["scope"], e["reason"], e["detail"]])
+    return paths
+
+
+def _na(x):
+    return "n/a" if x is None else f"{x:.4f}"
+
+
+def render_table(summary: dict) -> str:
+    lines = []
+    hdr = f"{'loop':28} {'gate':26} {'status':15} {'false accept (destroying)':30} " \
+          f"{'false reject (preserving)':30} {'incap':>5}  vacuity"
+    lines.append(hdr)
+    lines.append("-" * len(hdr))
+    for g in summary["gates"]:
+        r = g["all"]
+        vac = ",".join(c for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] == "vacuous") or "-"
+        ctrl = "" if g["control_verdict"] == "accept" else f"  [control: {g['control_verdict']}]"
+        lines.append(f"{g['loop'][:28]:28} {g['gate'][:26]:26} {g['status'][:15]:15} "
+                     f"{r['false_accept']['fmt']:30} {r['false_reject']['fmt']:30} "
+                     f"{r['incapacity']:>5}  {vac}{ctrl}")
+    lines.append("")
+    for name, t in summary["totals"].items():
+        if not t["gates"]:
+            continue
+        lines.append(f"TOTAL {name} ({t['gates']} gates over {t['loops']} loops)")
+        for fam, r in [("all", t["all"]), *t["by_family"].items()]:
+            lines.append(f"  {fam:6} destroying {r['destroying_judged']:>4}/{r['destroying_n']:<4} judged  "
+                         f"false accept {r['false_accept']['fmt']:28} preserving "
+                         f"{r['preserving_judged']:>4}/{r['preserving_n']:<4} judged  false reject "
+                         f"{r['false_reject']['fmt']:28} incapacity {r['incapacity']}")
+    if summary["vacuous_gates"]:
+        lines.append("")
+        lines.append("VACUOUS GATES (class: proving mutant)")
+        for v in summary["vacuous_gates"]:
+            for c in VACUITY_CLASSES:
+                if v[c]["verdict"] == "vacuous":
+                    lines.append(f"  {v['loop']}:{v['gate']} [{v['status']}] {c}: {v[c]['proved_by'][0]}")
+    if summary["controls_rejected"]:
+        lines.append("")
+        lines.append("GATES NOT ACCEPTING THEIR CONFORMING ARTIFACT (rates below are suspect)")
+        for c in summary["controls_rejected"]:
+            lines.append(f"  {c['loop']}:{c['gate']} -> {c['verdict']}: {c['reason'][:120]}")
+    lines.append("")
+    lines.append(f"EXCLUSIONS ({len(summary['exclusions'])}; the exclusions are part of the denominator)")
+    for e in summary["exclusions"]:
+        lines.append(f"  {e['loop']:28} [{e['scope']}] {e['reason']}: {e['detail']}")
+    lines.append("")
+    lines.append("method: false-accept rate = accepted destroying / judged destroying; false-reject rate = "
+                 "rejected preserving / judged preserving; Wilson 95%; incapacity apart; n/a = empty denominator.")
+    return "\n".join(lines)

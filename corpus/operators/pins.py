@@ -1,0 +1,80 @@
+"""Requirements / pin-file operators (v1). A pin is ``name[extras]==version``.
+
+Hints: ``required_packages`` (names the requirement says must be present).
+"""
+from __future__ import annotations
+
+import re
+
+from corpus.model import DESTROYING, PRESERVING, ArtifactSpec
+from corpus.operators import operator
+
+PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*"
+                 r"(?P<version>[^\s;#]+)(?P<rest>.*)$")
+
+
+def _lines(spec):
+    return spec.text.splitlines()
+
+
+def _join(lines, spec):
+    return ("\n".join(lines) + ("\n" if spec.text.endswith("\n") else "")).encode()
+
+
+def pinned_indices(lines):
+    return [i for i, l in enumerate(lines) if PIN.match(l.strip())]
+
+
+@operator("break_pin", "v1", ("pins",), DESTROYING)
+def break_pin(spec: ArtifactSpec):
+    """Remove the version specifier from one pin (the first and the last pinned line)."""
+    lines = _lines(spec)
+    idx = pinned_indices(lines)
+    out = []
+    for i in sorted({idx[0], idx[-1]}) if idx else []:
+        m = PIN.match(lines[i].strip())
+        new = lines[:i] + [m["name"] + (m["extras"] or "") + m["rest"]] + lines[i + 1:]
+        out.append((_join(new, spec), f"unpinned {m['name']}"))
+    return out
+
+
+@operator("hollow", "v1", ("pins",), DESTROYING, probe="hollowing")
+def hollow(spec: ArtifactSpec):
+    """Keep every package name, drop every version."""
+    lines = [(PIN.match(l.strip())["name"] if PIN.match(l.strip()) else l) for l in _lines(spec)]
+    return [(_join(lines, spec), "names kept, versions dropped")]
+
+
+@operator("drop_pin", "v1", ("pins",), DESTROYING)
+def drop_pin(spec: ArtifactSpec):
+    """Delete the line of one required package (max 2)."""
+    req = {r.lower() for r in spec.hints.get("required_packages", [])}
+    lines = _lines(spec)
+    out = []
+    for i in pinned_indices(lines):
+        if PIN.match(lines[i].strip())["name"].lower() in req and len(out) < 2:
+            out.append((_join(lines[:i] + lines[i + 1:], spec), f"dropped line {i + 1}"))
+    return out
+
+
+@operator("reformat_whitespace", "v1", ("pins",), PRESERVING)
+def reformat(spec: ArtifactSpec):
+    """Spaces around '==' (legal under PEP 508)."""
+    lines = []
+    for l in _lines(spec):
+        m = PIN.match(l.strip())
+        lines.append(f"{m['name']}{m['extras'] or ''} == {m['version']}{m['rest']}" if m else l)
+    return [(_join(lines, spec), "spaces around ==")]
+
+
+@operator("reorder_items", "v1", ("pins",), PRESERVING)
+def reorder(spec: ArtifactSpec):
+    """Reverse the order of the lines (a requirements file is a set)."""
+    lines = [l for l in _lines(spec)]
+    return [(_join(lines[::-1], spec), "lines reversed")]
+
+
+@operator("add_comment", "v1", ("pins",), PRESERVING)
+def add_comment(spec: ArtifactSpec):
+    """Prepend a comment line."""
+    return [(("# pinned for reproducible builds\n" + spec.text).encode(), "comment prepended")]
