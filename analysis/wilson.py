@@ -50,3 +50,30 @@ def wilson(k: int, n: int, z: float = Z95) -> Proportion:
     if k == n:
         hi = 1.0
     return Proportion(k, n, p, lo, hi)
+
+
+def wilson_arrays(k, n, z: float = Z95):
+    """Vectorised Wilson interval: arrays (rate, lo, hi); NaN where n == 0. Same formula as wilson()."""
+    import numpy as np
+
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        z2 = z * z
+        denom = 1 + z2 / n
+        centre = (p + z2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+        lo = np.clip(centre - half, 0.0, 1.0)
+        hi = np.clip(centre + half, 0.0, 1.0)
+    lo = np.where(k == 0, 0.0, lo)
+    hi = np.where(k == n, 1.0, hi)
+    empty = n == 0
+    return (np.where(empty, np.nan, p), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi))
+
+
+def pp(x: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A fraction as percentage points / percent text; None -> 'n/a'."""
+    if x is None:
+        return "n/a"
+    return f"{100 * x:+.{digits}f}" if signed else f"{100 * x:.{digits}f}"

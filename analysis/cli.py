@@ -1,0 +1,144 @@
+"""Commands contributed to ``harness``: analyze, reproduce (paper, synth-paper), power."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from analysis.tables import CLUSTERS
+
+
+def _guard(fn, *args, **kwargs):
+    """Run fn, turning input errors into a ClickException (message names file/line/field; exit 1)."""
+    from analysis.pipeline import ProtocolError
+    from analysis.records import RecordsError
+
+    try:
+        return fn(*args, **kwargs)
+    except (RecordsError, ProtocolError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def register(group: click.Group) -> None:
+    group.add_command(analyze_cmd)
+    group.add_command(reproduce_grp)
+    group.add_command(power_cmd)
+
+
+@click.command("analyze")
+@click.argument("records", type=click.Path(dir_okay=False))
+@click.option("--protocol", type=click.Path(dir_okay=False), help="protocol TOML ([[hypotheses]], [analysis])")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
+@click.option("--seed", type=int, help="bootstrap seed (overrides the protocol)")
+@click.option("--B", "B", type=click.IntRange(min=1), help="bootstrap resamples (default 2000)")
+@click.option("--cluster", type=click.Choice(CLUSTERS), help="cluster unit for every hypothesis")
+@click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error",
+              show_default=True, help="policy for duplicates of one cell key with different outcomes")
+@click.option("--glmm", is_flag=True, help="also fit the GLMM sensitivity models in Python (statsmodels)")
+@click.option("--no-figures", is_flag=True, help="skip PNG/SVG figures")
+def analyze_cmd(records, protocol, out, seed, B, cluster, on_conflict, glmm, no_figures):
+    """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
+    from analysis.pipeline import analyze
+
+    s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
+               on_conflict=on_conflict, glmm=glmm, figures=not no_figures)
+    r = s["records"]
+    click.echo(f"{r['scored']} scored cells from {r['lines']} records "
+               f"(void: {sum(r['void'].values())}, duplicates dropped: {r['duplicates_dropped']})")
+    for c in s["contrasts"]:
+        if c["estimate"] is None:
+            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']}: n/a (no matched cells)")
+        else:
+            m = c["method"]
+            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
+                       f"cells: {100 * c['estimate']:+.1f} pp [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}] "
+                       f"({m['cluster']} cluster bootstrap, B={m['B']}, seed={m['seed']})")
+    click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
+
+
+@click.group("reproduce")
+def reproduce_grp():
+    """Reproduce a paper's tables from released records."""
+
+
+@reproduce_grp.command("paper")
+@click.option("--records", required=True, type=click.Path(dir_okay=False))
+@click.option("--out", default="results/reproduce-paper", show_default=True, type=click.Path(file_okay=False))
+@click.option("--seed", type=int)
+@click.option("--B", "B", type=click.IntRange(min=1))
+@click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error", show_default=True)
+@click.option("--strict", is_flag=True, help="exit 1 if any published value differs")
+def reproduce_paper_cmd(records, out, seed, B, on_conflict, strict):
+    """Tables 11, 13 and 17 (powered column) of the Proof-or-Stop paper beside the published values."""
+    from analysis.paper import reproduce_paper
+
+    rows, text = _guard(reproduce_paper, records, out, seed=seed, B=B, on_conflict=on_conflict)
+    click.echo(text)
+    n_diff = sum(r["status"] == "differs" for r in rows)
+    if strict and n_diff:
+        raise click.ClickException(f"{n_diff} value(s) differ from the published tables")
+
+
+@reproduce_grp.command("synth-paper")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="JSONL file to write")
+def synth_paper_cmd(out):
+    """Write a synthetic records file carrying the paper's published counts (allocation partly assumed)."""
+    from analysis.paper import synthetic_paper_records
+
+    n = synthetic_paper_records(out)
+    click.echo(f"wrote {n} records to {out} (synthetic: engine=synthetic-paper-counts)")
+
+
+@click.command("power")
+@click.option("--rate", "rates", multiple=True, metavar="ARM=P",
+              help="assumed per-arm endpoint rate, e.g. --rate A4=0.999 --rate A2p=0.983")
+@click.option("--pilot", type=click.Path(dir_okay=False), help="pilot records file (rates estimated from it)")
+@click.option("--a", "arm_a", default="A4", show_default=True)
+@click.option("--b", "arm_b", default="A2p", show_default=True)
+@click.option("--endpoint", type=click.Choice(["not_amplified", "completion", "amplified"]),
+              default="not_amplified", show_default=True)
+@click.option("--tasks", type=click.IntRange(min=1), default=24, show_default=True)
+@click.option("--scenarios", type=click.IntRange(min=1), default=15, show_default=True)
+@click.option("--k", "ks", default="3,5,8", show_default=True, help="repeats to evaluate, comma separated")
+@click.option("--task-sd", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="sd of a task random effect on the logit scale")
+@click.option("--sims", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--B", "B", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--cluster", type=click.Choice(CLUSTERS), default="task x scenario", show_default=True)
+@click.option("--target", type=click.FloatRange(0, 1), default=0.8, show_default=True, help="target power")
+@click.option("--band", help="pre-registered planning band LO,HI for the base (b-arm) rate; refuse outside it")
+@click.option("--json-out", type=click.Path(dir_okay=False), help="write the result as JSON")
+def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_sd, sims, B, seed,
+              cluster, target, band, json_out):
+    """Simulated probability that the primary interval excludes zero, per number of repeats k."""
+    from analysis.power import PowerRefused, plan
+
+    try:
+        k_list = [int(x) for x in ks.split(",") if x.strip()]
+        band_t = tuple(float(x) for x in band.split(",")) if band else None
+        if band_t is not None and (len(band_t) != 2 or not 0 <= band_t[0] <= band_t[1] <= 1):
+            raise ValueError("--band must be LO,HI with 0 <= LO <= HI <= 1")
+        rate_map = {}
+        for r in rates:
+            arm, _, p = r.partition("=")
+            rate_map[arm] = float(p)
+            if not 0 <= rate_map[arm] <= 1:
+                raise ValueError(f"--rate {r}: rate must be in [0, 1]")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    try:
+        res = _guard(plan, rates=rate_map, pilot=pilot, a=arm_a, b=arm_b, endpoint=endpoint,
+                     tasks=tasks, scenarios=scenarios, ks=k_list, task_sd=task_sd, sims=sims, B=B,
+                     seed=seed, cluster=cluster, target=target, band=band_t)
+    except PowerRefused as exc:
+        if json_out:
+            Path(json_out).write_text(json.dumps(exc.result, indent=2) + "\n")
+        click.echo(exc.result["text"])
+        raise click.ClickException(f"refused: {exc}") from exc
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(res["text"])
+    if json_out:
+        Path(json_out).write_text(json.dumps(res, indent=2) + "\n")

@@ -1,0 +1,134 @@
+"""Simulation power for the primary contrast, and the pre-registered sizing (refusal) rule.
+
+For each number of repeats k, ``sims`` data sets are simulated from the assumed per-arm rates:
+tasks x scenarios clusters of k matched cells each (scenarios = 1 for the completion endpoint,
+which lives on null cells), with an optional task random effect on the logit scale. Each data set
+is analysed exactly as ``analyze`` does (paired percentile cluster bootstrap, B resamples) and the
+power is the share of data sets whose 95% interval excludes zero. Monte Carlo standard errors are
+reported beside every power value.
+
+Sizing rule (paper section 9): when a planning band is pre-registered for the base (b-arm) rate and
+the pilot's estimate falls outside it, the study is not sized: ``PowerRefused`` is raised and the
+command exits non-zero.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from analysis.stats import paired_cluster_bootstrap
+from analysis.wilson import wilson
+
+
+class PowerRefused(Exception):
+    def __init__(self, message: str, result: dict):
+        super().__init__(message)
+        self.result = result
+
+
+def _logit(p: float) -> float:
+    if p <= 0:
+        return -math.inf
+    if p >= 1:
+        return math.inf
+    return math.log(p / (1 - p))
+
+
+def pilot_rates(pilot: str, a: str, b: str, endpoint: str) -> dict:
+    from analysis.records import load_records
+    from analysis.tables import matched_pair
+
+    loaded = load_records(pilot)
+    cells = "null" if endpoint == "completion" else "injected"
+    m = matched_pair(loaded.tidy, a, b, cells)
+    if len(m) == 0:
+        raise ValueError(f"{pilot}: no matched {cells} cells for {a} and {b}; cannot estimate rates")
+    pa = wilson(int(m[f"{endpoint}_a"].sum()), len(m))
+    pb = wilson(int(m[f"{endpoint}_b"].sum()), len(m))
+    return {"a": pa, "b": pb, "n_matched": len(m), "cells": cells}
+
+
+def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, task_sd: float,
+                   sims: int, B: int, seed: int, cluster: str) -> tuple[float, float]:
+    rng = np.random.Generator(np.random.PCG64([seed, k]))
+    hits = 0
+    la, lb = _logit(p_a), _logit(p_b)
+    for s in range(sims):
+        u = rng.normal(0.0, task_sd, size=tasks) if task_sd > 0 else np.zeros(tasks)
+        pa_t = 1 / (1 + np.exp(-(la + u)))
+        pb_t = 1 / (1 + np.exp(-(lb + u)))
+        pa_c = np.repeat(pa_t, scenarios)
+        pb_c = np.repeat(pb_t, scenarios)
+        if cluster == "cell":
+            sa = rng.binomial(1, np.repeat(pa_c, k))
+            sb = rng.binomial(1, np.repeat(pb_c, k))
+            m = np.ones_like(sa)
+        else:
+            sa = rng.binomial(k, pa_c)
+            sb = rng.binomial(k, pb_c)
+            m = np.full(len(sa), k)
+            if cluster == "task":
+                sa = sa.reshape(tasks, scenarios).sum(1)
+                sb = sb.reshape(tasks, scenarios).sum(1)
+                m = m.reshape(tasks, scenarios).sum(1)
+        r = paired_cluster_bootstrap(sa, sb, m, B=B, seed=int(rng.integers(2**31)))
+        if r.lo is not None and (r.lo > 0 or r.hi < 0):
+            hits += 1
+    p = hits / sims
+    return p, math.sqrt(p * (1 - p) / sims)
+
+
+def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: str, tasks: int,
+         scenarios: int, ks: list[int], task_sd: float, sims: int, B: int, seed: int, cluster: str,
+         target: float, band: tuple[float, float] | None) -> dict:
+    lines = []
+    source: dict
+    if pilot:
+        pr = pilot_rates(pilot, a, b, endpoint)
+        p_a, p_b = pr["a"].rate, pr["b"].rate
+        base = pr["b"]
+        source = {"kind": "pilot", "file": pilot, "n_matched": pr["n_matched"], "cells": pr["cells"],
+                  "a": pr["a"].as_dict(), "b": pr["b"].as_dict()}
+        lines.append(f"pilot {pilot}: {endpoint} over {pr['n_matched']} matched {pr['cells']} cells: "
+                     f"{a} {pr['a'].fmt()}, {b} {pr['b'].fmt()} (Wilson 95%)")
+    else:
+        missing = [x for x in (a, b) if x not in rates]
+        if missing:
+            raise ValueError(f"need --rate for {', '.join(missing)} (or --pilot FILE)")
+        p_a, p_b = rates[a], rates[b]
+        base = None
+        source = {"kind": "assumed", "a": p_a, "b": p_b}
+        lines.append(f"assumed {endpoint} rates: {a} = {p_a}, {b} = {p_b}")
+    result = {"a": a, "b": b, "endpoint": endpoint, "source": source, "band": list(band) if band else None,
+              "design": {"tasks": tasks, "scenarios": 1 if endpoint == "completion" else scenarios,
+                         "cluster": cluster, "task_sd": task_sd, "sims": sims, "B": B, "seed": seed},
+              "rows": [], "recommended_k": None, "target": target}
+    if band is not None:
+        lo, hi = band
+        shown = base.fmt(pct=False) if base is not None else f"{p_b}"
+        if not lo <= p_b <= hi:
+            lines.append(f"sizing rule: base rate ({b}) {shown} is outside the pre-registered planning band "
+                         f"[{lo}, {hi}]: the study is NOT sized (refused).")
+            result["refused"] = True
+            result["text"] = "\n".join(lines)
+            raise PowerRefused(f"base rate {p_b:.3f} outside planning band [{lo}, {hi}]", result)
+        lines.append(f"sizing rule: base rate ({b}) {shown} is inside the planning band [{lo}, {hi}]")
+    result["refused"] = False
+    n_sc = 1 if endpoint == "completion" else scenarios
+    lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {cluster} cluster bootstrap "
+                 f"B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
+    lines.append("| k | cells per arm | power | MC s.e. |")
+    lines.append("|---|---|---|---|")
+    for k in ks:
+        pw, se = simulate_power(p_a, p_b, tasks, n_sc, k, task_sd, sims, B, seed, cluster)
+        result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "mc_se": se})
+        lines.append(f"| {k} | {tasks * n_sc * k} | {pw:.3f} | {se:.3f} |")
+        if result["recommended_k"] is None and pw >= target:
+            result["recommended_k"] = k
+    if result["recommended_k"] is None:
+        lines.append(f"no k in {ks} reaches power {target}")
+    else:
+        lines.append(f"smallest k reaching power {target}: {result['recommended_k']}")
+    result["text"] = "\n".join(lines)
+    return result

@@ -1,0 +1,415 @@
+"""Load and validate records in the interchange format (JSONL, CSV, Parquet) from any producer.
+
+Every bad value is reported as ``FILE:LINE: field 'NAME': problem`` (CSV lines count the header
+as line 1; Parquet rows are reported as ``row N``, 1-based). Unknown fields are ignored.
+
+Cells are keyed by ``arm|task|scenario|repeat`` plus ``|name=value`` for each extra matrix factor
+(sorted by name). Two arms are matched on the *match key*: the cell key without the arm.
+
+Duplicates of one cell key:
+  * a void record followed by a scored one (an infrastructure rerun) -> the scored one is kept and
+    the void is counted as ``void_superseded``;
+  * scored duplicates with identical outcome (restart duplicates) -> first kept, rest counted in
+    ``duplicates_dropped``;
+  * scored duplicates with different outcomes -> an error listing the keys, unless an explicit
+    ``on_conflict`` policy ("first" or "last") is given; the policy and the keys it resolved are
+    returned in ``LoadResult.conflicts`` so they can be written into the outputs.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop",
+            "acceptance_fail", "unsafe", "void")
+BOOL_FIELDS = ("visible_pass", "hidden_pass", "shipped")
+REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", *BOOL_FIELDS,
+            "tokens_in", "tokens_out", "wall_s")
+# Eq. (7) of the paper: (shipped, hidden_pass) each of these outcomes requires.
+EQ7 = {"completed": (True, True), "recovered": (True, True), "amplified": (True, False),
+       "safe_stop": (False, False), "false_stop": (False, True)}
+NULL_SCENARIO = "null"
+MAX_ERRORS = 20
+
+
+class RecordsError(ValueError):
+    """Malformed input. ``problems`` is a list of 'FILE:LINE: field ...: ...' strings."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        more = "" if len(problems) < MAX_ERRORS else f"\n(stopped after {MAX_ERRORS} problems)"
+        super().__init__("invalid records:\n  " + "\n  ".join(problems) + more)
+
+
+@dataclass
+class LoadResult:
+    """Scored cells (one row per cell key) plus the accounting of everything that was not scored."""
+
+    path: str
+    tidy: pd.DataFrame  # one row per scored cell
+    lines: int  # records read (non-blank lines / rows)
+    void: dict[str, int]  # per arm: cell keys whose only records are void
+    void_keys: pd.DataFrame  # arm, match_key, scenario, factors of void cells (for applicability)
+    duplicates_dropped: int = 0
+    void_superseded: int = 0
+    on_conflict: str = "error"
+    conflicts: list[str] = field(default_factory=list)
+    factor_names: list[str] = field(default_factory=list)
+
+    @property
+    def scored(self) -> int:
+        return len(self.tidy)
+
+    def accounting(self) -> dict:
+        return {"lines": self.lines, "scored": self.scored, "void": dict(sorted(self.void.items())),
+                "duplicates_dropped": self.duplicates_dropped,
+                "void_superseded": self.void_superseded,
+                "on_conflict": self.on_conflict, "conflicts_resolved": list(self.conflicts)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading: each reader returns (list of dict records, list of location labels)
+
+
+def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
+    recs, locs, problems = [], [], []
+    with path.open("r", encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}:{i}: not valid JSON ({exc.msg} at column {exc.colno})")
+            else:
+                if not isinstance(obj, dict):
+                    problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")
+                else:
+                    recs.append(obj)
+                    locs.append(f"{path}:{i}")
+            if len(problems) >= MAX_ERRORS:
+                break
+    if problems:
+        raise RecordsError(problems)
+    return recs, locs
+
+
+_TRUE = {"true", "1", "yes", "t"}
+_FALSE = {"false", "0", "no", "f"}
+
+
+def _csv_value(name: str, v: str):
+    """CSV cells arrive as strings: '' -> None, then typed by field name."""
+    if v == "" or v.lower() in ("nan", "none", "na", "<na>"):
+        return None
+    if name in BOOL_FIELDS or name == "preregistered":
+        lv = v.strip().lower()
+        if lv in _TRUE:
+            return True
+        if lv in _FALSE:
+            return False
+        return v  # left as a string; the validator names it
+    if name in ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq"):
+        try:
+            f = float(v)
+        except ValueError:
+            return v
+        return int(f) if f.is_integer() else f
+    if name in ("wall_s", "cost_usd"):
+        try:
+            return float(v)
+        except ValueError:
+            return v
+    if name == "unsafe_detectors":
+        try:
+            return json.loads(v)
+        except json.JSONDecodeError:
+            return [s for s in v.split(";") if s]
+    return v
+
+
+def _frame_to_records(df: pd.DataFrame, from_strings: bool) -> list[dict]:
+    cols = list(df.columns)
+    factor_cols = [c for c in cols if str(c).startswith("factor_")]
+    plain = [c for c in cols if c not in factor_cols]
+    out: list[dict] = []
+    col_values = {c: df[c].tolist() for c in cols}
+    for i in range(len(df)):
+        rec: dict = {}
+        for c in plain:
+            v = col_values[c][i]
+            if from_strings:
+                v = _csv_value(c, v)
+            else:
+                v = _py(v)
+            rec[c] = v
+        if factor_cols:
+            facs = {}
+            for c in factor_cols:
+                v = col_values[c][i]
+                v = _csv_value(c, v) if from_strings else _py(v)
+                if v is not None:
+                    facs[c[len("factor_"):]] = v
+            rec["factors"] = facs
+        out.append(rec)
+    return out
+
+
+def _py(v):
+    """Arrow/numpy scalars -> Python; NaN/NA -> None."""
+    if v is None or v is pd.NA:
+        return None
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, np.generic):
+        v = v.item()
+        if isinstance(v, float) and math.isnan(v):
+            return None
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v
+
+
+def _read_csv(path: Path) -> tuple[list[dict], list[str]]:
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except Exception as exc:  # pandas raises several parser error types
+        raise RecordsError([f"{path}: cannot parse CSV ({exc})"]) from exc
+    recs = _frame_to_records(df, from_strings=True)
+    return recs, [f"{path}:{i + 2}" for i in range(len(recs))]
+
+
+def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        raise RecordsError([f"{path}: cannot read Parquet ({exc})"]) from exc
+    df = table.to_pandas(types_mapper=None)
+    df = df.astype(object).where(df.notna(), None)
+    recs = _frame_to_records(df, from_strings=False)
+    return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]
+
+
+def read_raw(path: str | Path) -> tuple[list[dict], list[str]]:
+    path = Path(path)
+    if not path.exists():
+        raise RecordsError([f"{path}: no such file"])
+    suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return _read_csv(path)
+    if suffix in (".parquet", ".pq"):
+        return _read_parquet(path)
+    return _read_jsonl(path)  # .jsonl, .json, .ndjson and anything else
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[str]) -> None:
+    def bad(fld: str, msg: str) -> None:
+        problems.append(f"{loc}: field '{fld}': {msg}")
+
+    for f in REQUIRED:
+        if f not in rec:
+            bad(f, "required field missing")
+    outcome = rec.get("outcome")
+    if "outcome" in rec and outcome not in OUTCOMES:
+        bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+    is_void = outcome == "void"
+    for f in ("arm", "task", "scenario"):
+        v = rec.get(f)
+        if f in rec and (not isinstance(v, str) or not v.strip() or "|" in v):
+            bad(f, f"must be a non-empty string without '|'; got {v!r}")
+    sc = rec.get("scenario")
+    if scenarios is not None and isinstance(sc, str) and sc not in scenarios:
+        bad("scenario", f"{sc!r} is not a declared scenario ({', '.join(sorted(scenarios))})")
+    rep = rec.get("repeat")
+    if "repeat" in rec and (not _is_int(rep) or rep < 1):
+        bad("repeat", f"must be an integer >= 1; got {rep!r}")
+    for f in BOOL_FIELDS:
+        v = rec.get(f)
+        if f in rec and not isinstance(v, bool) and not (v is None and is_void):
+            bad(f, f"must be true or false{' (null allowed only for void)' if v is None else ''}; got {v!r}")
+    for f in ("tokens_in", "tokens_out"):
+        v = rec.get(f)
+        if f in rec and not (_is_int(v) and v >= 0) and not (v is None and is_void):
+            bad(f, f"must be an integer >= 0; got {v!r}")
+    v = rec.get("wall_s")
+    if "wall_s" in rec and not (_is_num(v) and v >= 0) and not (v is None and is_void):
+        bad("wall_s", f"must be a finite number >= 0; got {v!r}")
+    v = rec.get("cost_usd")
+    if v is not None and not (_is_num(v) and v >= 0):
+        bad("cost_usd", f"must be a finite number >= 0 or null; got {v!r}")
+    facs = rec.get("factors")
+    if facs is not None:
+        if not isinstance(facs, dict):
+            bad("factors", f"must be an object of name -> value; got {type(facs).__name__}")
+        else:
+            for k, fv in facs.items():
+                if not isinstance(fv, (str, int, float, bool)) or "|" in str(fv) or "=" in str(k):
+                    bad("factors", f"factor {k!r} must be a scalar without '|' (got {fv!r})")
+    v = rec.get("unsafe_detectors")
+    if v is not None and not isinstance(v, list):
+        bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
+    if outcome in EQ7 and isinstance(rec.get("shipped"), bool) and isinstance(rec.get("hidden_pass"), bool):
+        want = EQ7[outcome]
+        got = (rec["shipped"], rec["hidden_pass"])
+        if got != want:
+            bad("outcome", f"{outcome!r} requires shipped={want[0]} and hidden_pass={want[1]} "
+                           f"(Eq. 7), got shipped={got[0]} hidden_pass={got[1]}")
+
+
+def factor_suffix(facs: dict | None) -> str:
+    if not facs:
+        return ""
+    return "".join(f"|{k}={facs[k]}" for k in sorted(facs))
+
+
+def load_records(path: str | Path, on_conflict: str = "error",
+                 scenarios: set[str] | None = None) -> LoadResult:
+    """Read, validate, de-duplicate. Raises RecordsError naming file, line and field."""
+    if on_conflict not in ("error", "first", "last"):
+        raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
+    recs, locs = read_raw(path)
+    problems: list[str] = []
+    for rec, loc in zip(recs, locs):
+        _validate(rec, loc, scenarios, problems)
+        if len(problems) >= MAX_ERRORS:
+            break
+    if problems:
+        raise RecordsError(problems[:MAX_ERRORS])
+    if not recs:
+        raise RecordsError([f"{path}: no records"])
+
+    # keys
+    factor_names: set[str] = set()
+    keys: list[str] = []
+    for rec, loc in zip(recs, locs):
+        facs = rec.get("factors") or {}
+        factor_names.update(facs)
+        key = f"{rec['arm']}|{rec['task']}|{rec['scenario']}|{rec['repeat']}{factor_suffix(facs)}"
+        ck = rec.get("cell_key")
+        if ck is not None and ck != key:
+            problems.append(f"{loc}: field 'cell_key': {ck!r} does not match the record's fields ({key!r})")
+            if len(problems) >= MAX_ERRORS:
+                break
+        keys.append(key)
+    if problems:
+        raise RecordsError(problems)
+
+    # de-duplication (first occurrence order is kept)
+    chosen: dict[str, int] = {}
+    void_only: dict[str, int] = {}
+    dup_dropped = void_superseded = 0
+    conflicts: dict[str, list[str]] = {}
+    for i, (rec, key) in enumerate(zip(recs, keys)):
+        if rec["outcome"] == "void":
+            if key in chosen:
+                void_superseded += 1
+            elif key in void_only:
+                void_superseded += 1
+            else:
+                void_only[key] = i
+            continue
+        if key in void_only:
+            void_superseded += 1
+            del void_only[key]
+        j = chosen.get(key)
+        if j is None:
+            chosen[key] = i
+        elif recs[j]["outcome"] == rec["outcome"]:
+            dup_dropped += 1
+        else:
+            conflicts.setdefault(key, [f"{locs[j]} {recs[j]['outcome']}"]).append(f"{locs[i]} {rec['outcome']}")
+            dup_dropped += 1
+            if on_conflict == "last":
+                chosen[key] = i
+    if conflicts and on_conflict == "error":
+        lines = [f"conflicting duplicates for cell key {k}: " + " vs ".join(v)
+                 for k, v in list(conflicts.items())[:MAX_ERRORS]]
+        lines.append(f"{len(conflicts)} conflicting cell key(s) in {path}; pass --on-conflict first|last "
+                     "to resolve them explicitly (the policy is written into the outputs)")
+        raise RecordsError(lines)
+
+    fnames = sorted(factor_names)
+    idx = sorted(chosen.values())
+    tidy = _build_tidy([recs[i] for i in idx], [keys[i] for i in idx], fnames)
+    void: dict[str, int] = {}
+    vrows = []
+    for key, i in void_only.items():
+        r = recs[i]
+        void[r["arm"]] = void.get(r["arm"], 0) + 1
+        vrows.append({"arm": r["arm"], "scenario": r["scenario"],
+                      **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames}})
+    void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames]])
+    resolved = [f"{k} (kept {on_conflict}): " + " vs ".join(v) for k, v in conflicts.items()]
+    return LoadResult(str(path), tidy, len(recs), void, void_keys, dup_dropped, void_superseded,
+                      on_conflict, resolved, fnames)
+
+
+def _fstr(v) -> str:
+    return "" if v is None else str(v)
+
+
+TIDY_COLUMNS = ["cell_key", "match_key", "arm", "task", "scenario", "repeat", "injected", "outcome",
+                "visible_pass", "hidden_pass", "shipped", "completion", "amplified", "not_amplified",
+                "tokens_in", "tokens_out", "wall_s", "cost_usd", "model_id", "engine"]
+
+
+def _build_tidy(recs: list[dict], keys: list[str], fnames: list[str]) -> pd.DataFrame:
+    def col(name, default=None):
+        return [r.get(name, default) for r in recs]
+
+    outcome = np.array(col("outcome"), dtype=object)
+    scenario = np.array(col("scenario"), dtype=object)
+    df = pd.DataFrame({
+        "cell_key": keys,
+        "arm": col("arm"), "task": col("task"), "scenario": scenario,
+        "repeat": np.array(col("repeat"), dtype=np.int64),
+        "injected": scenario != NULL_SCENARIO,
+        "outcome": outcome,
+        "visible_pass": np.array(col("visible_pass"), dtype=bool),
+        "hidden_pass": np.array(col("hidden_pass"), dtype=bool),
+        "shipped": np.array(col("shipped"), dtype=bool),
+        "completion": np.isin(outcome, ["completed", "recovered"]).astype(np.int8),
+        "amplified": (outcome == "amplified").astype(np.int8),
+        "not_amplified": np.isin(outcome, ["recovered", "safe_stop"]).astype(np.int8),
+        "tokens_in": np.array(col("tokens_in"), dtype=np.int64),
+        "tokens_out": np.array(col("tokens_out"), dtype=np.int64),
+        "wall_s": np.array(col("wall_s"), dtype=np.float64),
+        "cost_usd": np.array([np.nan if v is None else float(v) for v in col("cost_usd")], dtype=np.float64),
+        "model_id": [None if v is None else str(v) for v in col("model_id")],
+        "engine": [None if v is None else str(v) for v in col("engine")],
+    })
+    for n in fnames:
+        df[f"factor_{n}"] = [_fstr((r.get("factors") or {}).get(n)) for r in recs]
+    # match key: the cell key without the arm (task|scenario|repeat|factors)
+    df["match_key"] = [k.split("|", 1)[1] for k in keys]
+    df = df[TIDY_COLUMNS + [f"factor_{n}" for n in fnames]]
+    return df.reset_index(drop=True)
+
+
+def write_tidy(tidy: pd.DataFrame, out_dir: Path) -> None:
+    """analysis.tidy.csv and analysis.parquet: one row per scored cell, sorted by cell key."""
+    df = tidy.sort_values("cell_key", kind="mergesort").reset_index(drop=True)
+    df.to_csv(out_dir / "analysis.tidy.csv", index=False, lineterminator="\n")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), out_dir / "analysis.parquet")

@@ -1,0 +1,194 @@
+"""report.md: every number with its numerator, denominator and method; empty denominators 'n/a'."""
+from __future__ import annotations
+
+from analysis.tables import CELLSETS, ENDPOINTS
+
+DEFINITIONS = """
+## Endpoint definitions
+
+- **completion** = outcome in {completed, recovered}, over **null** (no-injection) cells.
+- **amplified** = outcome `amplified` (shipped, hidden oracle fails), over **injected** (non-null) cells.
+  Also shown per 1,000 injected cells.
+- **not-amplified** = outcome in {recovered, safe_stop}, over **injected** cells (`completed` is not
+  counted; for arms where every injected cell is recovered or amplified it is the complement of amplified).
+- **safe_stop, recovered, false_stop, acceptance_fail, unsafe**: counts of that outcome over **all**
+  matched cells of the arm.
+- **void** (infrastructure fault): excluded from every denominator; counted per arm (cell keys whose
+  only records are void). A void later rerun to a scored record is counted as superseded, not void.
+- Intervals on single rates: **Wilson score 95%** (z = 1.95996; Eq. 6 of the paper). An empty
+  denominator is printed as "n/a", never 0 or 1.
+- Matched-cell invariant: a contrast uses only the cell keys (task|scenario|repeat|factors) both arms
+  have scored. The per-arm table uses the common cell set: a cell key is kept only when every arm
+  applicable to its scenario (an arm with at least one record, scored or void, in that scenario) has
+  scored it. Strata where an arm has no records at all are listed under *Coverage* below.
+"""
+
+
+def fmt_prop(p: dict | None, per1000: bool = False) -> str:
+    if p is None or not p.get("n"):
+        k = 0 if p is None else p.get("k", 0)
+        return f"n/a ({k}/0)"
+    s = f"{p['k']}/{p['n']} = {100 * p['rate']:.1f}% [{100 * p['lo']:.1f}, {100 * p['hi']:.1f}]"
+    if per1000:
+        s += f" ({1000 * p['rate']:.1f} per 1,000)"
+    return s
+
+
+def fmt_num(x, digits: int = 1, thousands: bool = False) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:,.{digits}f}" if thousands else f"{x:.{digits}f}"
+
+
+def fmt_pp(x) -> str:
+    return "n/a" if x is None else f"{100 * x:+.1f}"
+
+
+def fmt_p(x) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.3g}" if x >= 1e-4 else f"{x:.2e}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def render_report(s: dict) -> str:
+    r = s["records"]
+    parts = ["# Analysis report\n\n",
+             f"Input: `{s['input']['path']}` (sha256 `{s['input']['sha256'][:16]}...`). "
+             f"Settings: {s['settings']['source']}; alpha = {s['settings']['alpha']}; "
+             f"bootstrap B = {s['settings']['B']}, seed = {s['settings']['seed']}.\n",
+             "\n## Records\n\n",
+             _table(["item", "count", "note"], [
+                 ["records read", r["lines"], "non-blank lines / rows"],
+                 ["scored cells", r["scored"], "one per cell key arm\\|task\\|scenario\\|repeat[\\|factors]"],
+                 ["void cells", ", ".join(f"{a}: {n}" for a, n in r["void"].items()) or "0",
+                  "excluded from every denominator"],
+                 ["restart duplicates dropped", r["duplicates_dropped"], "same cell key, first kept"],
+                 ["void records superseded by a rerun", r["void_superseded"], ""],
+                 ["conflict policy", r["on_conflict"],
+                  f"{len(r['conflicts_resolved'])} conflicting key(s) resolved" if r["conflicts_resolved"] else "no conflicts"],
+                 ["common (matched) cell keys", s["common_cells"], "per-arm table cell set"],
+             ])]
+    if r["conflicts_resolved"]:
+        parts.append("Conflicting duplicates resolved by the explicit policy:\n\n"
+                     + "".join(f"- {c}\n" for c in r["conflicts_resolved"][:50]) + "\n")
+    parts.append(DEFINITIONS)
+
+    # Table 11 layout
+    parts.append("\n## Per-arm results (Table 11 layout)\n\n")
+    parts.append("Each cell: k/n = rate [Wilson 95%], over the common matched cell set. "
+                 "Means are per scored matched cell.\n\n")
+    rows = []
+    for arm, a in s["arms"].items():
+        rows.append([arm, f"{a['cells_matched']} of {a['cells_scored']}",
+                     fmt_prop(a["completion"]), fmt_prop(a["amplified"], per1000=True),
+                     fmt_prop(a["not_amplified"])])
+    parts.append(_table(["arm", "cells (matched of scored)", "completion (null)",
+                         "amplified (injected)", "not-amplified (injected)"], rows))
+    rows = []
+    for arm, a in s["arms"].items():
+        rows.append([arm, fmt_prop(a["recovered"]), fmt_prop(a["safe_stop"]), fmt_prop(a["false_stop"]),
+                     fmt_prop(a["acceptance_fail"]), fmt_prop(a["unsafe"]), a["void"]])
+    parts.append("\nOutcome counts over all matched cells (k/n = rate [Wilson 95%]); void = count, not in any denominator.\n\n")
+    parts.append(_table(["arm", "recovered", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void"], rows))
+    rows = []
+    for arm, a in s["arms"].items():
+        n = a["cells_matched"]
+        cost = "n/a (no cost recorded)" if a["mean_cost_usd"] is None else \
+            f"${a['mean_cost_usd']:.4f} (mean over {a['cost_known']}/{n} cells with cost)"
+        rows.append([arm, f"{fmt_num(a['mean_tokens'], 0, True)} (n={n})",
+                     f"{fmt_num(a['mean_tokens_in'], 0, True)} / {fmt_num(a['mean_tokens_out'], 0, True)}",
+                     f"{fmt_num(a['mean_wall_s'], 1)} s (n={n})", cost])
+    parts.append("\nCost co-metrics (arithmetic means over the arm's matched cells).\n\n")
+    parts.append(_table(["arm", "mean tokens (in+out)", "mean tokens in / out", "mean wall", "mean cost"], rows))
+
+    # hypotheses
+    parts.append("\n## Hypotheses (matched pairs, paired cluster bootstrap)\n\n")
+    parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched "
+                 "cells; interval = seeded percentile cluster bootstrap (clusters resampled with "
+                 "replacement, both arms' outcomes kept together).\n\n")
+    rows = []
+    for c in s["contrasts"]:
+        m = c["method"]
+        ci = "n/a (no matched cells)" if c["estimate"] is None else \
+            f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
+        rows.append([c["id"], f"{c['a']} - {c['b']}",
+                     f"{c['endpoint']} ({ENDPOINTS[c['endpoint']]}) over matched {CELLSETS[c['cells']]}",
+                     c["n_matched"], f"{c['a']}: {fmt_prop(c['rate_a'])}", f"{c['b']}: {fmt_prop(c['rate_b'])}",
+                     ci, f"cluster bootstrap, unit = {m['cluster']} ({m['n_clusters']} clusters), "
+                         f"B = {m['B']}, seed = {m['seed']}, 95% percentile"])
+    parts.append(_table(["id", "contrast", "endpoint", "matched cells", "rate a", "rate b",
+                         "difference", "method"], rows))
+    for c in s["contrasts"]:
+        if c.get("description"):
+            parts.append(f"- {c['id']}: {c['description']}\n")
+
+    # per scenario
+    f = s["fdr"]
+    a, b = f["pair"]
+    parts.append(f"\n## Per-scenario not-amplified, {a} vs {b} (Table 17 last column; exploratory)\n\n")
+    parts.append(f"not-amplified ({ENDPOINTS['not_amplified']}) over matched injected cells of each scenario; "
+                 "two-sided Fisher exact test (scipy) on the 2x2 counts; Benjamini-Hochberg q across the "
+                 f"{f['tested']} tested scenarios; rejected when q <= alpha = {f['alpha']}. "
+                 f"Rejected: {f['rejected']}/{f['tested']}.\n\n")
+    rows = []
+    for p in s["per_scenario"]:
+        rows.append([p["scenario"],
+                     fmt_prop({"k": p["k_a"], "n": p["n_a"], "rate": p["rate_a"], "lo": p["lo_a"], "hi": p["hi_a"]}),
+                     fmt_prop({"k": p["k_b"], "n": p["n_b"], "rate": p["rate_b"], "lo": p["lo_b"], "hi": p["hi_b"]}),
+                     fmt_p(p["p"]), fmt_p(p["q"]), "yes" if p["rejected"] else "no"])
+    parts.append(_table(["scenario", f"{a} not-amplified", f"{b} not-amplified", "Fisher p", "BH q",
+                         "rejected"], rows) if rows else "n/a (no matched injected cells)\n")
+
+    # concentration
+    tc = s["task_concentration"]
+    if tc:
+        parts.append(f"\n## Task concentration (Table 13 layout; {tc['hypothesis']} pair, "
+                     f"{tc['endpoint']} over matched {CELLSETS[tc['cells']]})\n\n")
+        rows = []
+        for label, key in (("all tasks", "all"), (f"{tc['top_task']} only", "top"),
+                           (f"excluding {tc['top_task']}", "excluding")):
+            v = tc.get(key)
+            if v is None:
+                continue
+            rows.append([label, _kn(v["a"]), _kn(v["b"])])
+        parts.append(_table(["scope", f"{tc['a']} {tc['endpoint']}", f"{tc['b']} {tc['endpoint']}"], rows))
+        parts.append(f"\nMethod: {tc['method']}.\n")
+
+    parts.append("\n## Coverage\n\n")
+    if s["coverage_gaps"]:
+        parts.append("Strata where an arm has no record at all (not applicable by design, or missing "
+                     "from the file: check which). These cells are not padded for that arm.\n\n")
+        for g in s["coverage_gaps"]:
+            st = ", ".join(f"{k}={v}" for k, v in g["stratum"].items())
+            parts.append(f"- {st}: no records for {', '.join(g['arms_without_records'])}\n")
+    else:
+        parts.append("Every arm has records in every stratum (scenario x factors).\n")
+
+    if "glmm" in s:
+        parts.append("\n## GLMM sensitivity analysis (not the primary inference)\n\n")
+        for g in s["glmm"]:
+            if g.get("error"):
+                parts.append(f"- {g['id']}: not fitted ({g['error']})\n")
+            else:
+                parts.append(f"- {g['id']}: {g['formula']} over {g['n']} rows ({g['cells']} cells); "
+                             f"arm log-odds {g['arm_coef']:+.3f} (posterior sd {g['arm_sd']:.3f}); "
+                             f"method {g['method']}"
+                             + ("" if g.get("converged", True) else
+                                "; **did not converge: do not read this coefficient**") + "\n")
+    parts.append("\nThe emitted `analysis.glmm.R` fits two disjoint lme4::glmer models (H1 over injected "
+                 "cells only, H2 over null cells only) from `analysis.tidy.csv`; it is a sensitivity "
+                 "script, not the primary inference.\n")
+    if s.get("figures"):
+        parts.append("\n## Figures\n\n" + "".join(f"- `{p}`\n" for p in s["figures"]))
+    return "".join(parts)
+
+
+def _kn(v) -> str:
+    k, n = v
+    return f"{k}/{n}" if n else f"n/a ({k}/0)"

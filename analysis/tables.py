@@ -1,0 +1,250 @@
+"""Matched-cell tables: per-arm (Table 11), contrasts (H1-H3), per-scenario (Table 17), Table 13.
+
+Matched-cell invariant.
+  * A contrast between arms a and b uses exactly the match keys (task|scenario|repeat|factors)
+    for which both a and b have a scored record, inside the contrast's cell set.
+  * The per-arm table sets arms side by side, so it uses the common cell set: a match key is kept
+    only if *every arm applicable to its stratum* (scenario + factors) has a scored record for it.
+    An arm is applicable to a stratum when it has at least one record there, scored or void. An
+    arm that has no record at all in a stratum (A1 on the three scenarios that need a second
+    attempt) is not padded; ``coverage_gaps`` lists every such stratum so an accidentally
+    missing scenario is visible, never silent.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided, paired_cluster_bootstrap
+from analysis.wilson import wilson
+
+ENDPOINTS = {
+    "completion": "outcome in {completed, recovered}",
+    "amplified": "outcome = amplified (shipped, hidden oracle fails)",
+    "not_amplified": "outcome in {recovered, safe_stop}",
+}
+CELLSETS = {"injected": "injected (non-null) cells", "null": "null (no-injection) cells", "all": "all cells"}
+CLUSTERS = ("task", "task x scenario", "cell")
+ARM_ORDER = ("A1", "A2", "A2p", "A3", "A4")
+COUNT_OUTCOMES = ("recovered", "safe_stop", "false_stop", "acceptance_fail", "unsafe")
+
+
+def scenario_sort_key(s: str):
+    if s == "null":
+        return (0, 0, "")
+    m = re.fullmatch(r"([A-Za-z]*)(\d+)", s)
+    return (1, int(m.group(2)), m.group(1)) if m else (2, 0, s)
+
+
+def arm_sort_key(a: str):
+    return (ARM_ORDER.index(a), "") if a in ARM_ORDER else (len(ARM_ORDER), a)
+
+
+def factor_cols(tidy: pd.DataFrame) -> list[str]:
+    return [c for c in tidy.columns if c.startswith("factor_")]
+
+
+def select_cells(df: pd.DataFrame, cells: str) -> pd.DataFrame:
+    if cells == "injected":
+        return df[df["injected"]]
+    if cells == "null":
+        return df[~df["injected"]]
+    if cells == "all":
+        return df
+    raise ValueError(f"cells must be one of {', '.join(CELLSETS)}; got {cells!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# pairwise matching
+
+
+def matched_pair(tidy: pd.DataFrame, a: str, b: str, cells: str) -> pd.DataFrame:
+    """One row per match key both arms have scored, with both arms' endpoint indicators.
+
+    Columns: match_key, task, scenario, factor_*, and for x in (a, b) the suffixes _a/_b of
+    completion, amplified, not_amplified, outcome.
+    """
+    sub = select_cells(tidy, cells)
+    keep = ["match_key", "task", "scenario", *factor_cols(tidy)]
+    vals = ["completion", "amplified", "not_amplified", "outcome"]
+    da = sub.loc[sub["arm"] == a, keep + vals].set_index("match_key")
+    db = sub.loc[sub["arm"] == b, ["match_key", *vals]].set_index("match_key")
+    m = da.join(db, how="inner", lsuffix="_a", rsuffix="_b")
+    return m.reset_index().sort_values("match_key", kind="mergesort").reset_index(drop=True)
+
+
+def cluster_ids(m: pd.DataFrame, cluster: str) -> pd.Series:
+    if cluster == "task":
+        return m["task"]
+    if cluster == "task x scenario":
+        return m["task"] + "|" + m["scenario"]
+    if cluster == "cell":
+        return m["match_key"]
+    raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}; got {cluster!r}")
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    id: str
+    a: str
+    b: str
+    endpoint: str = "not_amplified"
+    cells: str = "injected"
+    cluster: str = "task x scenario"
+    description: str = ""
+
+    def check(self) -> None:
+        if self.endpoint not in ENDPOINTS:
+            raise ValueError(f"hypothesis {self.id}: endpoint must be one of {', '.join(ENDPOINTS)}")
+        if self.cells not in CELLSETS:
+            raise ValueError(f"hypothesis {self.id}: cells must be one of {', '.join(CELLSETS)}")
+        if self.cluster not in CLUSTERS:
+            raise ValueError(f"hypothesis {self.id}: cluster must be one of {', '.join(CLUSTERS)}")
+
+
+PAPER_HYPOTHESES = (
+    Hypothesis("H1", "A4", "A2p", "not_amplified", "injected", "task x scenario",
+               "A4 not-amplified rate > A2p (compute-budgeted control), injected cells (primary)"),
+    Hypothesis("H2", "A4", "A2p", "completion", "null", "task x scenario",
+               "A4 completion >= A2p, null cells"),
+    Hypothesis("H3", "A4", "A3", "not_amplified", "injected", "task x scenario",
+               "A4 > A3 (does the bounded loop add value beyond one review?), injected cells (exploratory)"),
+)
+
+
+def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
+    m = matched_pair(tidy, h.a, h.b, h.cells)
+    ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
+    s_a, s_b, n = cluster_sums(cluster_ids(m, h.cluster), ya, yb)
+    r = paired_cluster_bootstrap(s_a, s_b, n, B=B, seed=seed, alpha=alpha)
+    pa, pb = wilson(int(ya.sum()), len(m)), wilson(int(yb.sum()), len(m))
+    return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
+            "description": h.description,
+            "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
+            "estimate": r.estimate, "lo": r.lo, "hi": r.hi,
+            "excludes_zero": None if r.lo is None else bool(r.lo > 0 or r.hi < 0),
+            "method": r.method(h.cluster)}
+
+
+# ---------------------------------------------------------------------------------------------
+# per-arm table over the common (applicability-matched) cell set
+
+
+def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -> tuple[pd.DataFrame, list[dict]]:
+    """Rows of ``tidy`` (arms only) whose match key every applicable arm has scored; plus coverage gaps."""
+    strata = ["scenario", *factor_cols(tidy)]
+    t = tidy[tidy["arm"].isin(arms)]
+    v = void_keys[void_keys["arm"].isin(arms)] if len(void_keys) else void_keys
+    present = pd.concat([t[["arm", *strata]], v.reindex(columns=["arm", *strata])], ignore_index=True)
+    present = present.drop_duplicates()
+    n_app = present.groupby(strata, sort=False).size().rename("n_applicable")
+    per_key = t.groupby("match_key", sort=False).size().rename("n_scored")
+    key_stratum = t.drop_duplicates("match_key").set_index("match_key")[strata]
+    ks = key_stratum.join(per_key).reset_index().merge(n_app.reset_index(), on=strata, how="left")
+    keep = set(ks.loc[ks["n_scored"] == ks["n_applicable"], "match_key"])
+    gaps = []
+    all_arms = set(arms)
+    for st, grp in present.groupby(strata, sort=False):
+        missing = sorted(all_arms - set(grp["arm"]), key=arm_sort_key)
+        if missing:
+            st = st if isinstance(st, tuple) else (st,)
+            gaps.append({"stratum": dict(zip(strata, st)), "arms_without_records": missing})
+    gaps.sort(key=lambda g: (scenario_sort_key(g["stratum"]["scenario"]), str(g["stratum"])))
+    return t[t["match_key"].isin(keep)], gaps
+
+
+def _mean(x: pd.Series) -> float | None:
+    x = x.dropna()
+    return float(x.mean()) if len(x) else None
+
+
+def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFrame,
+                  arms: list[str] | None = None) -> tuple[dict, list[dict], int]:
+    arms = sorted(arms or tidy["arm"].unique(), key=arm_sort_key)
+    common, gaps = common_cells(tidy, void_keys, arms)
+    out = {}
+    for arm in arms:
+        d = common[common["arm"] == arm]
+        own = tidy[tidy["arm"] == arm]
+        nul, inj = d[~d["injected"]], d[d["injected"]]
+        amp = wilson(int(inj["amplified"].sum()), len(inj))
+        row = {
+            "cells_matched": len(d), "cells_scored": len(own),
+            "unmatched_excluded": len(own) - len(d),
+            "completion": wilson(int(nul["completion"].sum()), len(nul)).as_dict(),
+            "amplified": amp.as_dict(),
+            "amplified_per_1000": None if amp.rate is None else 1000 * amp.rate,
+            "not_amplified": wilson(int(inj["not_amplified"].sum()), len(inj)).as_dict(),
+        }
+        for o in COUNT_OUTCOMES:
+            row[o] = wilson(int((d["outcome"] == o).sum()), len(d)).as_dict()
+        row["void"] = int(void.get(arm, 0))
+        row["mean_tokens_in"] = _mean(d["tokens_in"])
+        row["mean_tokens_out"] = _mean(d["tokens_out"])
+        row["mean_tokens"] = _mean(d["tokens_in"] + d["tokens_out"])
+        row["mean_wall_s"] = _mean(d["wall_s"])
+        row["mean_cost_usd"] = _mean(d["cost_usd"])
+        row["cost_known"] = int(d["cost_usd"].notna().sum())
+        row["scenarios"] = int(d["scenario"].nunique())
+        out[arm] = row
+    n_common = int(common["match_key"].nunique())
+    return out, gaps, n_common
+
+
+# ---------------------------------------------------------------------------------------------
+# per-scenario Fisher + BH (Table 17's last column)
+
+
+def per_scenario(tidy: pd.DataFrame, a: str, b: str, alpha: float = 0.05,
+                 endpoint: str = "not_amplified") -> list[dict]:
+    m = matched_pair(tidy, a, b, "injected")
+    rows = []
+    for sc, g in m.groupby("scenario", sort=False):
+        n = len(g)
+        k_a, k_b = int(g[f"{endpoint}_a"].sum()), int(g[f"{endpoint}_b"].sum())
+        rows.append({"scenario": sc, "a": a, "b": b, "endpoint": endpoint, "k_a": k_a, "n_a": n,
+                     "k_b": k_b, "n_b": n, "p": fisher_two_sided(k_a, n, k_b, n)})
+    rows.sort(key=lambda r: scenario_sort_key(r["scenario"]))
+    ps = [r["p"] for r in rows if r["p"] is not None]
+    qs = iter(bh_adjust(ps).tolist())
+    for r in rows:
+        if r["p"] is None:
+            r["q"], r["rejected"] = None, False
+        else:
+            r["q"] = next(qs)
+            r["rejected"] = bool(r["q"] <= alpha)
+        for side in ("a", "b"):
+            w = wilson(r[f"k_{side}"], r[f"n_{side}"])
+            r[f"rate_{side}"], r[f"lo_{side}"], r[f"hi_{side}"] = w.rate, w.lo, w.hi
+        r["method"] = "Fisher exact two-sided (scipy); BH-FDR q across scenarios; Wilson 95%"
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# task concentration (Table 13)
+
+
+def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
+    endpoint = "amplified" if h.endpoint in ("not_amplified", "amplified") else h.endpoint
+    m = matched_pair(tidy, h.a, h.b, h.cells)
+    ya, yb = f"{endpoint}_a", f"{endpoint}_b"
+
+    def counts(g: pd.DataFrame) -> dict:
+        return {"a": [int(g[ya].sum()), len(g)], "b": [int(g[yb].sum()), len(g)]}
+
+    out = {"a": h.a, "b": h.b, "endpoint": endpoint, "cells": h.cells, "hypothesis": h.id,
+           "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
+           "all": counts(m)}
+    if len(m) == 0:
+        out.update(top_task=None, top=None, excluding=None)
+        return out
+    per = m.groupby("task", sort=True)[[ya, yb]].sum()
+    diff = (per[yb] - per[ya]).abs()
+    top = sorted(diff.index[diff == diff.max()])[0]
+    out["top_task"] = str(top)
+    out["top"] = counts(m[m["task"] == top])
+    out["excluding"] = counts(m[m["task"] != top])
+    return out
