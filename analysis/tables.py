@@ -72,7 +72,7 @@ def matched_pair(tidy: pd.DataFrame, a: str, b: str, cells: str) -> pd.DataFrame
     vals = ["completion", "amplified", "not_amplified", "outcome"]
     da = sub.loc[sub["arm"] == a, keep + vals].set_index("match_key")
     db = sub.loc[sub["arm"] == b, ["match_key", *vals]].set_index("match_key")
-    m = da.join(db, how="inner", lsuffix="_a", rsuffix="_b")
+    m = da.merge(db, left_index=True, right_index=True, how="inner", suffixes=("_a", "_b"))
     return m.reset_index().sort_values("match_key", kind="mergesort").reset_index(drop=True)
 
 

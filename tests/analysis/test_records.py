@@ -1,0 +1,123 @@
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.records import RecordsError, load_records, write_tidy
+from tests.analysis.conftest import rec, write_jsonl
+
+
+def _err(path, **kw) -> str:
+    with pytest.raises(RecordsError) as ei:
+        load_records(path, **kw)
+    return str(ei.value)
+
+
+def test_unknown_fields_ignored_and_tidy_shape(tmp_path):
+    p = write_jsonl(tmp_path / "r.jsonl", [rec("A4", "t", "null", 1, "completed", something_new={"x": 1}),
+                                           rec("A4", "t", "B1", 1, "amplified")])
+    lr = load_records(p)
+    assert lr.scored == 2 and lr.lines == 2
+    row = lr.tidy.set_index("cell_key").loc["A4|t|B1|1"]
+    assert row["amplified"] == 1 and row["not_amplified"] == 0 and bool(row["injected"])
+    assert lr.tidy.set_index("cell_key").loc["A4|t|null|1", "completion"] == 1
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda r: r.pop("task"), "task"),
+    (lambda r: r.update(outcome="great"), "outcome"),
+    (lambda r: r.update(repeat=0), "repeat"),
+    (lambda r: r.update(repeat="2"), "repeat"),
+    (lambda r: r.update(shipped="yes"), "shipped"),
+    (lambda r: r.update(tokens_in=-3), "tokens_in"),
+    (lambda r: r.update(wall_s="slow"), "wall_s"),
+    (lambda r: r.update(cost_usd="x"), "cost_usd"),
+    (lambda r: r.update(arm=""), "arm"),
+    (lambda r: r.update(factors=["m"]), "factors"),
+    (lambda r: r.update(cell_key="A4|t|null|9"), "cell_key"),
+    (lambda r: r.update(hidden_pass=False), "outcome"),  # completed with a failing hidden oracle
+])
+def test_errors_name_file_line_and_field(tmp_path, mutate, field):
+    good = rec("A4", "t", "null", 1, "completed")
+    bad = rec("A4", "t", "null", 2, "completed")
+    mutate(bad)
+    p = write_jsonl(tmp_path / "bad.jsonl", [good, bad])
+    msg = _err(p)
+    assert f"{p}:2: field '{field}'" in msg
+
+
+def test_invalid_json_line(tmp_path):
+    p = write_jsonl(tmp_path / "bad.jsonl", [rec("A4", "t", "null", 1, "completed"), "{not json"])
+    assert f"{p}:2: not valid JSON" in _err(p)
+
+
+def test_void_may_have_null_bools_but_scored_may_not(tmp_path):
+    p = write_jsonl(tmp_path / "v.jsonl", [rec("A4", "t", "B1", 1, "void", void_reason="provider overload")])
+    lr = load_records(p)
+    assert lr.scored == 0 and lr.void == {"A4": 1}
+    r = rec("A4", "t", "B1", 1, "recovered")
+    r["shipped"] = None
+    assert "field 'shipped'" in _err(write_jsonl(tmp_path / "b.jsonl", [r]))
+
+
+def test_restart_duplicates_dropped_and_conflicts(tmp_path):
+    a = rec("A4", "t", "B1", 1, "recovered")
+    b = rec("A4", "t", "B1", 1, "amplified")
+    p = write_jsonl(tmp_path / "d.jsonl", [a, dict(a), dict(a)])
+    lr = load_records(p)
+    assert lr.scored == 1 and lr.duplicates_dropped == 2
+    p = write_jsonl(tmp_path / "c.jsonl", [a, b])
+    msg = _err(p)
+    assert "A4|t|B1|1" in msg and "--on-conflict" in msg
+    first = load_records(p, on_conflict="first")
+    last = load_records(p, on_conflict="last")
+    assert first.tidy["outcome"].tolist() == ["recovered"]
+    assert last.tidy["outcome"].tolist() == ["amplified"]
+    assert first.accounting()["on_conflict"] == "first" and "A4|t|B1|1" in first.conflicts[0]
+
+
+def test_void_then_rerun_is_superseded(tmp_path):
+    p = write_jsonl(tmp_path / "v.jsonl", [rec("A2p", "t", "B1", 1, "void"), rec("A2p", "t", "B1", 1, "recovered"),
+                                           rec("A2p", "t", "B2", 1, "void")])
+    lr = load_records(p)
+    assert lr.scored == 1 and lr.void == {"A2p": 1} and lr.void_superseded == 1
+
+
+def test_factors_in_key_and_csv_factor_columns(tmp_path):
+    recs = [rec("A4", "t", "B1", 1, "recovered", factors={"model": "m1"}),
+            rec("A4", "t", "B1", 1, "amplified", factors={"model": "m2"})]
+    lr = load_records(write_jsonl(tmp_path / "f.jsonl", recs))
+    assert sorted(lr.tidy["cell_key"]) == ["A4|t|B1|1|model=m1", "A4|t|B1|1|model=m2"]
+    assert lr.factor_names == ["model"]
+    write_tidy(lr.tidy, tmp_path)
+    back = load_records(tmp_path / "analysis.tidy.csv")
+    assert sorted(back.tidy["cell_key"]) == sorted(lr.tidy["cell_key"])
+    pq = load_records(tmp_path / "analysis.parquet")
+    assert sorted(pq.tidy["cell_key"]) == sorted(lr.tidy["cell_key"])
+
+
+def test_csv_errors_count_header_as_line_1(tmp_path):
+    df = pd.DataFrame([rec("A4", "t", "null", 1, "completed"), rec("A4", "t", "null", 2, "completed")])
+    df.loc[1, "outcome"] = "weird"
+    p = tmp_path / "r.csv"
+    df.to_csv(p, index=False)
+    assert f"{p}:3: field 'outcome'" in _err(p)
+
+
+def test_parquet_errors_name_row(tmp_path):
+    df = pd.DataFrame([rec("A4", "t", "null", 1, "completed"), rec("A4", "t", "null", 2, "completed")])
+    df["repeat"] = [1, 0]
+    p = tmp_path / "r.parquet"
+    df.to_parquet(p)
+    assert f"{p}: row 2: field 'repeat'" in _err(p)
+
+
+def test_missing_file_and_empty_file(tmp_path):
+    assert "no such file" in _err(tmp_path / "nope.jsonl")
+    (tmp_path / "e.jsonl").write_text("\n")
+    assert "no records" in _err(tmp_path / "e.jsonl")
+
+
+def test_declared_scenarios(tmp_path):
+    p = write_jsonl(tmp_path / "s.jsonl", [rec("A4", "t", "B99", 1, "recovered")])
+    assert "field 'scenario'" in _err(p, scenarios={"null", "B1"})
