@@ -257,8 +257,13 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
             return Judgement(Verdict.ACCEPT, _tail(out, 200))
         if code == 1:
             return Judgement(Verdict.REJECT, _tail(out))
-        # 2 interrupted (e.g. collection error in the gate's own suite), 3 internal, 4 usage,
-        # 5 no tests collected: the suite did not judge.
+        # 2 = interrupted, usually a collection error. Ownership decides (paper Fig. 4): if the
+        # error comes from the artifact (it is missing, will not import, has a syntax error),
+        # the suite did reach a diagnosis and filing it as incapacity would be the "misfiled
+        # incapacity" of Table 11. Otherwise (the gate's own suite is broken), incapacity.
+        # 3 internal error, 4 usage error, 5 no tests collected: the suite did not judge.
+        if code == 2 and _artifact_owns_error(out + err, work, target):
+            return Judgement(Verdict.REJECT, f"artifact broke collection: {_tail(out)}")
         return Judgement(Verdict.INCAPACITY, f"pytest exit {code}: {_tail(out + err)}")
     if kind == "jsonschema":
         return _judge_jsonschema(gate, work / target)
@@ -286,6 +291,14 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
                         if k.verdict is Verdict.INCAPACITY)
         return Judgement(Verdict.INCAPACITY, why, children=kids)
     raise GateError(f"unknown gate kind {kind!r}")  # pragma: no cover - load_gate validates
+
+
+def _artifact_owns_error(output: str, work: Path, target: str) -> bool:
+    """Did a collection error originate in the artifact rather than in the gate's suite?"""
+    stem = Path(target).stem
+    if f"No module named '{stem}'" in output or f'No module named "{stem}"' in output:
+        return True
+    return f'File "{work}{os.sep}' in output or f"{work}{os.sep}{target}:" in output
 
 
 def _judge_jsonschema(gate: Gate, artifact: Path) -> Judgement:

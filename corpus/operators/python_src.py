@@ -26,14 +26,13 @@ class _Hollow(cst.CSTTransformer):
         body = updated.body
         if not isinstance(body, cst.IndentedBlock):
             return updated.with_changes(body=cst.SimpleStatementSuite([cst.Pass()]))
-        keep = [body.body[0]] if body.body and _is_docstring(body.body[0]) else []
         return updated.with_changes(body=body.with_changes(
-            body=keep + [cst.SimpleStatementLine([cst.Pass()])]))
+            body=[cst.SimpleStatementLine([cst.Pass()])]))
 
 
 @operator("hollow", "v1", ("python",), DESTROYING, probe="hollowing", engine="libcst")
 def hollow(spec: ArtifactSpec):
-    """Keep every signature (and docstring), replace every function body with ``pass``."""
+    """Keep every signature, replace every function body (docstring included) with ``pass``."""
     mod = _parse(spec)
     new = mod.visit(_Hollow())
     return [(new.code.encode(), "function bodies -> pass")]
