@@ -60,6 +60,7 @@ class LoadResult:
     on_conflict: str = "error"
     conflicts: list[str] = field(default_factory=list)
     factor_names: list[str] = field(default_factory=list)
+    protocol_digests: list[str] = field(default_factory=list)
 
     @property
     def scored(self) -> int:
@@ -69,7 +70,8 @@ class LoadResult:
         return {"lines": self.lines, "scored": self.scored, "void": dict(sorted(self.void.items())),
                 "duplicates_dropped": self.duplicates_dropped,
                 "void_superseded": self.void_superseded,
-                "on_conflict": self.on_conflict, "conflicts_resolved": list(self.conflicts)}
+                "on_conflict": self.on_conflict, "conflicts_resolved": list(self.conflicts),
+                "protocol_digests": list(self.protocol_digests)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,7 +237,8 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     for f in ("arm", "task", "scenario"):
         v = rec.get(f)
         if f in rec and (not isinstance(v, str) or not v.strip() or "|" in v):
-            bad(f, f"must be a non-empty string without '|'; got {v!r}")
+            hint = " (write the no-injection scenario as the string \"null\")" if f == "scenario" and v is None else ""
+            bad(f, f"must be a non-empty string without '|'; got {v!r}{hint}")
     sc = rec.get("scenario")
     if scenarios is not None and isinstance(sc, str) and sc not in scenarios:
         bad("scenario", f"{sc!r} is not a declared scenario ({', '.join(sorted(scenarios))})")
@@ -359,8 +362,9 @@ def load_records(path: str | Path, on_conflict: str = "error",
                       **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames}})
     void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames]])
     resolved = [f"{k} (kept {on_conflict}): " + " vs ".join(v) for k, v in conflicts.items()]
+    digests = sorted({str(r["protocol_digest"]) for r in recs if r.get("protocol_digest") is not None})
     return LoadResult(str(path), tidy, len(recs), void, void_keys, dup_dropped, void_superseded,
-                      on_conflict, resolved, fnames)
+                      on_conflict, resolved, fnames, digests)
 
 
 def _fstr(v) -> str:

@@ -74,6 +74,10 @@ def render_report(s: dict) -> str:
                   f"{len(r['conflicts_resolved'])} conflicting key(s) resolved" if r["conflicts_resolved"] else "no conflicts"],
                  ["common (matched) cell keys", s["common_cells"], "per-arm table cell set"],
              ])]
+    if len(r.get("protocol_digests", [])) > 1:
+        parts.append(f"**Warning:** the records carry {len(r['protocol_digests'])} different protocol digests "
+                     "(runs of different protocols are mixed in one file): "
+                     + ", ".join(f"`{d[:16]}`" for d in r["protocol_digests"]) + "\n\n")
     if r["conflicts_resolved"]:
         parts.append("Conflicting duplicates resolved by the explicit policy:\n\n"
                      + "".join(f"- {c}\n" for c in r["conflicts_resolved"][:50]) + "\n")

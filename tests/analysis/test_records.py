@@ -121,3 +121,15 @@ def test_missing_file_and_empty_file(tmp_path):
 def test_declared_scenarios(tmp_path):
     p = write_jsonl(tmp_path / "s.jsonl", [rec("A4", "t", "B99", 1, "recovered")])
     assert "field 'scenario'" in _err(p, scenarios={"null", "B1"})
+
+
+def test_scenario_json_null_gets_a_hint(tmp_path):
+    p = write_jsonl(tmp_path / "n.jsonl", [rec("A4", "t", None, 1, "completed")])
+    msg = _err(p)
+    assert f"{p}:1: field 'scenario'" in msg and '"null"' in msg
+
+
+def test_mixed_protocol_digests_are_reported(tmp_path):
+    p = write_jsonl(tmp_path / "d.jsonl", [rec("A4", "t", "B1", 1, "recovered", protocol_digest="aaa"),
+                                           rec("A4", "t", "B1", 2, "recovered", protocol_digest="bbb")])
+    assert load_records(p).accounting()["protocol_digests"] == ["aaa", "bbb"]
