@@ -28,3 +28,152 @@ def _register_plugins() -> None:
 
 
 _register_plugins()
+
+
+# ---------------------------------------------------------------------------------------------
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from harness.errors import InputError  # noqa: E402
+
+
+def _fail(exc: Exception, code: int = 2):
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(code)
+
+
+@main.group()
+def protocol() -> None:
+    """Freeze and check pre-registered protocols."""
+
+
+@protocol.command("freeze")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def protocol_freeze(path):
+    """Write PATH's lock: sha256 over the canonical protocol and every file it names."""
+    from harness.protocol import freeze, load_protocol
+    try:
+        lock = freeze(load_protocol(path))
+    except InputError as exc:
+        _fail(exc)
+    click.echo(f"froze {path}: digest {lock['digest']} over {len(lock['files'])} files")
+
+
+@protocol.command("check")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def protocol_check(path):
+    """Validate PATH and report drift against its lock."""
+    from harness.protocol import drift, load_protocol
+    try:
+        changes = drift(load_protocol(path))
+    except InputError as exc:
+        _fail(exc)
+    if changes:
+        click.echo("drifted:\n  " + "\n  ".join(changes))
+        sys.exit(1)
+    click.echo(f"{path}: valid and matches its lock")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def plan(path):
+    """Print the cells per arm and scenario, and the total after applicability."""
+    from harness.matrix import enumerate_cells, plan_counts
+    from harness.protocol import load_protocol
+    try:
+        proto = load_protocol(path)
+    except InputError as exc:
+        _fail(exc)
+    cells = enumerate_cells(proto)
+    per_arm, per_arm_scen = plan_counts(cells)
+    scen = list(proto.scenarios)
+    click.echo("arm    " + " ".join(f"{s:>5}" for s in scen) + "   total")
+    for a in proto.arms:
+        click.echo(f"{a.name:<6} " + " ".join(f"{per_arm_scen.get((a.name, s), 0) or '-':>5}" for s in scen)
+                   + f"   {per_arm[a.name]:>5}")
+    factors = "".join(f" x {len(v)} {k}" for k, v in proto.factors.items())
+    click.echo(f"total {len(cells)} cells ({len(proto.arms)} arms x {len(proto.tasks)} tasks x {len(scen)} scenarios "
+               f"x k={proto.repeats}{factors}, after applicability)")
+
+
+@main.command()
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out", type=click.Path(file_okay=False), help="run directory (everything is written here)")
+@click.option("--resume", "resume", type=click.Path(exists=True, file_okay=False), help="continue the run in DIR")
+@click.option("--engine", default=None, help="worker engine (default: the protocol's, else simulated)")
+@click.option("--reviewer-engine", default=None, help="reviewer engine (default: the worker engine)")
+@click.option("--model", default=None, help="model id for live engines")
+@click.option("--workers", default=1, show_default=True, type=int, help="cells in flight")
+@click.option("--exploratory", is_flag=True, help="allow an unfrozen or drifted protocol (records say so)")
+@click.option("--limit-cells", type=int, default=None, hidden=True)
+def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells):
+    """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
+    from harness.driver import execute, incomplete_denominators, prepare
+    try:
+        if resume:
+            run_dir = Path(resume)
+        else:
+            if not path or not out:
+                raise click.UsageError("give a protocol PATH and --out DIR, or --resume DIR")
+            run_dir = Path(out)
+            prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
+                    exploratory=exploratory)
+        res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells)
+    except InputError as exc:
+        _fail(exc)
+    click.echo(res.table)
+    click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
+    click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
+               f"table: {res.run_dir / 'table.md'}")
+    if res.still_void:
+        click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
+        for arm, d in incomplete_denominators(res.records, res.still_void).items():
+            click.echo(f"  {arm}: {d}", err=True)
+    sys.exit(res.exit_code)
+
+
+@main.group()
+def ledger() -> None:
+    """Inspect hash-chained records files."""
+
+
+@ledger.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def ledger_verify(file):
+    """Detect edited, deleted, inserted or reordered lines in FILE."""
+    from harness.ledger import verify
+    problems = verify(Path(file))
+    if problems:
+        click.echo(f"{file}: {len(problems)} problem(s)")
+        for p in problems:
+            click.echo(f"  {p}")
+        sys.exit(1)
+    n = sum(1 for line in Path(file).read_text().splitlines() if line.strip())
+    click.echo(f"{file}: intact ({n} records, chain verified)")
+
+
+@main.group()
+def tasks() -> None:
+    """The task corpus."""
+
+
+@tasks.command("validate")
+@click.option("--tasks-dir", default="tasks", show_default=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("ids", nargs=-1)
+def tasks_validate(tasks_dir, ids):
+    """Prove each task: reference passes both tests, start fails the oracle, traps are traps."""
+    from harness.tasks import load_tasks
+    from harness.validate import validate_task
+    try:
+        ts = load_tasks(Path(tasks_dir), list(ids) or None)
+    except InputError as exc:
+        _fail(exc)
+    bad = 0
+    for t in ts.values():
+        for c in validate_task(t, Path(tasks_dir)):
+            bad += not c.ok
+            click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.task}: {c.name}" + (f" ({c.detail})" if c.detail and not c.ok else ""))
+    click.echo(f"{len(ts)} task(s), {bad} failure(s)")
+    sys.exit(1 if bad else 0)

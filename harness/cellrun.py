@@ -1,0 +1,136 @@
+"""Run one cell end to end: workspace -> arm controller -> adjudicator -> record (a dict).
+
+This is a pure-ish function of its spec (it touches only its own temporary workspace and its
+event-log file), so a pool or a cluster can run it anywhere and hand the record back to the
+driver, the ledger's only writer.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from harness import injections
+from harness.adjudicator import adjudicate
+from harness.arms import run_arm
+from harness.attempt import CellContext
+from harness.budget import Budget
+from harness.engine import EngineFault
+from harness.engines import EngineContext, make_engine
+from harness.matrix import Cell
+from harness.protocol import Arm
+from harness.sandbox import Limits, confinement_level
+from harness.tasks import load_task
+from harness.workspace import EventLog, Workspace
+
+
+@dataclass
+class CellSpec:
+    cell: Cell
+    arm: Arm
+    tasks_dir: Path
+    run_dir: Path
+    engine: str
+    reviewer_engine: str
+    model: str | None
+    seed: int
+    expected: dict  # {"acceptance": sha256, "oracle": sha256} from the lock
+    limits: dict
+    run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
+    engine_options: dict = field(default_factory=dict)
+
+
+@lru_cache(maxsize=256)
+def _task(tasks_dir: Path, tid: str):
+    return load_task(tasks_dir / tid)
+
+
+@lru_cache(maxsize=8)
+def _scenarios(tasks_dir: Path):
+    return injections.load_scenarios(tasks_dir)
+
+
+def events_path(run_dir: Path, cell: Cell) -> Path:
+    safe = cell.key.replace("|", "__").replace("=", "-").replace("/", "_")
+    return Path(run_dir) / "cells" / f"{safe}.events.jsonl"
+
+
+def run_cell(spec: CellSpec) -> dict:
+    t0 = time.perf_counter()
+    cell, arm = spec.cell, spec.arm
+    task = _task(spec.tasks_dir, cell.task)
+    scen = _scenarios(spec.tasks_dir)[cell.scenario]
+    inj = injections.apply(task, cell.scenario, scen)
+    limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
+    hide = (spec.tasks_dir, spec.run_dir)
+    log = EventLog(events_path(spec.run_dir, cell))
+    log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
+    base = Workspace.create(task)
+    base_files = base.files()
+    base.destroy()
+    ws = Workspace.create(task, overlay=inj.overlay)
+    start_files = ws.files()
+    seed = f"{spec.seed}|{cell.unit}"
+    model = arm.get("model") or cell.factor("model") or spec.model
+    ectx = dict(task=task, scenario=scen, seed=seed, model=model, options=spec.engine_options)
+    fault = None
+    ctx = None
+    result = None
+    try:
+        engine = make_engine(arm.get("engine") or spec.engine, EngineContext(role="worker", **ectx))
+        reviewer = make_engine(arm.get("reviewer_engine") or spec.reviewer_engine,
+                               EngineContext(role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model}))
+        budget = Budget(tokens=arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None,
+                        wall_s=arm.get("wall_budget_s") if arm.controller == "A2p" or "wall_budget_s" in arm.params else None)
+        ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
+                          limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
+                          max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
+                          max_tokens=int(spec.limits.get("max_tokens", 4096)))
+        result = run_arm(ctx, arm)
+        log.emit("arm_done", shipped=result.shipped, reason=result.reason)
+    except EngineFault as exc:
+        fault = f"engine fault: {exc}"
+    except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
+        fault = f"harness error: {type(exc).__name__}: {exc}"
+        log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
+    if fault:
+        log.emit("void", reason=fault)
+    test_runs = ctx.test_runs if ctx else []
+    final_files = ws.files()
+    adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
+                     events=log.events, shipped=result.shipped if result else None,
+                     failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
+                     expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs)
+    log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
+             unsafe=adj.unsafe, void_reason=adj.void_reason)
+    usage = ctx.usage if ctx else None
+    rec = {
+        "cell_key": cell.key, "arm": cell.arm, "task": cell.task, "scenario": cell.scenario, "repeat": cell.repeat,
+        "factors": dict(cell.factors), "outcome": adj.outcome, "visible_pass": adj.visible_pass,
+        "hidden_pass": adj.hidden_pass, "shipped": adj.shipped,
+        "tokens_in": usage.input_tokens if usage else 0, "tokens_out": usage.output_tokens if usage else 0,
+        "cache_read_tokens": usage.cache_read_tokens if usage else 0,
+        "cache_write_tokens": usage.cache_write_tokens if usage else 0,
+        "reasoning_tokens": usage.reasoning_tokens if usage else 0,
+        "wall_s": round(time.perf_counter() - t0, 4), "cost_usd": None,
+        "engine": arm.get("engine") or spec.engine, "model_id": ",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
+        "controller": arm.controller, "attempts": ctx.attempts if ctx else 0,
+        "review_rounds": ctx.review_rounds if ctx else 0, "stop_reason": result.reason if result else None,
+        "budget_bound": ctx.budget.bound if ctx else None, "failure_seen": ctx.failure_seen if ctx else None,
+        "unsafe_detectors": sorted(adj.unsafe), "unsafe_evidence": adj.unsafe, "void_reason": adj.void_reason,
+        "acceptance_edited": adj.acceptance_edited, "claim": next((e["claim"] for e in reversed(log.events)
+                                                                     if e["type"] == "finish"), None),
+        "refused_calls": len(log.of_type("authorization_refused")), "parse_failures": len(log.of_type("parse_failure")),
+        "tree_digest_start": _digest(start_files), "tree_digest_final": _digest(final_files),
+        "test_exec_s": round(sum(r["wall_s"] for r in test_runs), 4), "test_runs": len(test_runs),
+        "confinement": confinement_level(), **spec.run_meta,
+    }
+    ws.destroy()
+    return rec
+
+
+def _digest(files):
+    from harness.workspace import tree_digest
+    return tree_digest(files)

@@ -1,0 +1,173 @@
+"""The run driver: protocol -> ordered cells -> pool of cell runners -> ledger (single writer).
+
+Run directory layout:
+  run.json          what was run: protocol path and digest, pre-registered or exploratory, engine
+  records.jsonl     one hash-chained record per cell key (records.head mirrors the head hash)
+  voids.jsonl       every void attempt (accounting; a cell is rerun per the protocol's rerun policy)
+  cells/*.events.jsonl  each cell's event log
+  table.md          the per-arm table
+Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already in the ledger
+and runs the rest, so a kill at any moment ends, after resume, with one record per key.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import protocol as protocol_mod
+from harness.cellrun import CellSpec, run_cell
+from harness.errors import InputError
+from harness.ledger import Ledger
+from harness.matrix import Cell, run_order
+from harness.protocol import Protocol, load_protocol
+from harness.table import per_arm_rows, render
+from harness.tasks import load_task
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    records: list[dict]
+    still_void: list[str]
+    table: str
+    wall_s: float
+    executed: int
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if not self.still_void else 3
+
+
+def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
+    out = {}
+    for tid in proto.tasks:
+        task = load_task(proto.tasks_dir / tid)
+        rel = lambda p: f"{tid}/{p.relative_to(task.root).as_posix()}"  # noqa: E731
+        out[tid] = {"acceptance": lock["files"].get(rel(task.acceptance)), "oracle": lock["files"].get(rel(task.oracle))}
+    return out
+
+
+def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_engine: str | None, model: str | None,
+            exploratory: bool) -> dict:
+    """Validate and write run.json for a new run. Refuses an unlocked or drifted protocol."""
+    proto = load_protocol(proto_path)
+    if exploratory:
+        lock = protocol_mod.compute_lock(proto)
+    else:
+        changes = protocol_mod.drift(proto)
+        if changes:
+            raise InputError(str(proto.path), "lock", "digests drifted since freeze:\n  " + "\n  ".join(changes)
+                             + "\nre-freeze (a new pre-registration) or pass --exploratory")
+        lock = json.loads(proto.lock_path.read_text())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if (out_dir / "records.jsonl").exists():
+        raise InputError(str(out_dir), "--out", "already holds a run; use --resume to continue it")
+    meta = {"run_id": uuid.uuid4().hex[:12], "protocol_path": str(proto.path), "protocol": proto.name,
+            "protocol_digest": lock["digest"], "preregistered": not exploratory,
+            "engine": engine or proto.engine, "reviewer_engine": reviewer_engine or engine or proto.engine,
+            "model": model, "lock": lock, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    (out_dir / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return meta
+
+
+def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet."""
+    t0 = time.perf_counter()
+    run_dir = Path(run_dir).resolve()
+    meta = json.loads((run_dir / "run.json").read_text())
+    proto = load_protocol(meta["protocol_path"])
+    if meta["preregistered"]:
+        changes = protocol_mod.drift(proto)
+        if changes:
+            raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
+    elif protocol_mod.compute_lock(proto)["digest"] != meta["protocol_digest"]:
+        raise InputError(str(proto.path), "digest", "the protocol or its tasks changed since this exploratory run started")
+    ledger = Ledger(run_dir / "records.jsonl")
+    if ledger.repair:
+        log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
+    expected = _expected_digests(proto, meta["lock"])
+    done = ledger.keys()
+    cells = [c for c in run_order(proto) if c.key not in done]
+    if limit_cells is not None:
+        cells = cells[:limit_cells]
+    run_meta = {"protocol": proto.name, "protocol_digest": meta["protocol_digest"],
+                "preregistered": meta["preregistered"], "run_id": meta["run_id"]}
+
+    def spec(c: Cell) -> CellSpec:
+        return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=run_dir,
+                        engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
+                        seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta)
+
+    voids_path = run_dir / "voids.jsonl"
+    void_counts: dict[str, int] = {}
+    if voids_path.exists():
+        for line in voids_path.read_text().splitlines():
+            if line.strip():
+                k = json.loads(line)["cell_key"]
+                void_counts[k] = void_counts.get(k, 0) + 1
+    max_reruns = int(proto.rerun.get("max_reruns", 2))
+    still_void: list[str] = []
+    executed = 0
+    queue = list(cells)
+    log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, workers={workers}")
+    while queue:
+        rerun: list[Cell] = []
+        for rec in _map(run_cell, [spec(c) for c in queue], workers):
+            executed += 1
+            if rec["outcome"] == "void":
+                k = rec["cell_key"]
+                void_counts[k] = void_counts.get(k, 0) + 1
+                with voids_path.open("a") as f:
+                    f.write(json.dumps({"cell_key": k, "void_reason": rec["void_reason"], "attempt": void_counts[k]}) + "\n")
+                if void_counts[k] <= max_reruns:
+                    rerun.append(Cell.from_key(k))
+                    continue
+                still_void.append(k)
+            ledger.append(rec)
+            if executed % 50 == 0:
+                log(f"  {len(ledger.records)} recorded ...")
+        if rerun:
+            log(f"rerunning {len(rerun)} void cell(s) (rerun policy: up to {max_reruns} reruns per cell)")
+        queue = rerun
+    records = ledger.records
+    arms = [a.name for a in proto.arms]
+    table = render(per_arm_rows(records, arms))
+    (run_dir / "table.md").write_text(table + "\n")
+    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, executed)
+
+
+def _map(fn, specs, workers: int):
+    """Yield fn(spec) results as they complete; in-process when workers == 1."""
+    if workers <= 1:
+        for s in specs:
+            yield fn(s)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = set()
+        it = iter(specs)
+        for s in it:
+            pending.add(pool.submit(fn, s))
+            if len(pending) >= workers * 4:
+                break
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending.add(pool.submit(fn, nxt))
+
+
+def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:
+    per = {}
+    for r in records:
+        a = per.setdefault(r["arm"], [0, 0])
+        a[1] += 1
+        a[0] += r["outcome"] != "void"
+    return {arm: f"{s}/{n} scored" for arm, (s, n) in per.items()}

@@ -1,0 +1,89 @@
+"""The engine seam: one request/reply interface for every model provider and the simulator.
+
+An engine only proposes: text and tool calls. The controller authorizes and executes every
+tool call and decides what happens next; the adjudicator never reads what an engine says.
+Live engines (anthropic, openai), the replay engine and the simulated engine all implement
+``Engine.complete``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Protocol as TypingProtocol
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict  # JSON schema of the arguments object
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict
+
+
+@dataclass
+class Message:
+    role: str  # "user" | "assistant" | "tool"
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def add(self, other: "Usage") -> None:
+        for k in asdict(self):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass
+class EngineRequest:
+    role: str  # "worker" | "reviewer"
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec]
+    max_tokens: int
+    deadline: float | None = None  # time.monotonic() value after which the call is cancelled
+
+
+@dataclass
+class EngineReply:
+    text: str
+    tool_calls: list[ToolCall]
+    usage: Usage
+    stop_reason: str  # "end_turn" | "tool_use" | "max_tokens" | provider-specific
+    model_id: str
+    raw: dict | None = None
+
+
+class EngineFault(Exception):
+    """An infrastructure fault that survived the engine's retries: the cell is void, not scored."""
+
+
+class Engine(TypingProtocol):
+    name: str
+
+    def complete(self, request: EngineRequest) -> EngineReply: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """The simulator's token count: about four characters per token (documented, not a tokenizer)."""
+    return math.ceil(len(text) / 4)

@@ -1,0 +1,119 @@
+"""A cell's workspace: a fresh copy of the task, the only place the agent's tools touch.
+
+Paths are confined: anything that resolves outside the workspace root (``..``, an absolute
+path, or a symlink pointing out) raises PathEscape, which the tool layer logs as a refusal.
+The hidden oracle is never copied in.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from harness.tasks import Task, read_tree
+
+
+class PathEscape(Exception):
+    """A tool path that resolves outside the workspace."""
+
+
+class EventLog:
+    """Append-only per-cell event log (JSON lines). In memory, optionally mirrored to a file."""
+
+    def __init__(self, path: Path | None = None):
+        self.events: list[dict] = []
+        self.path = Path(path) if path else None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("")
+
+    def emit(self, type: str, **payload) -> dict:
+        ev = {"seq": len(self.events), "t": round(time.time(), 3), "type": type, **payload}
+        self.events.append(ev)
+        if self.path:
+            with self.path.open("a") as f:
+                f.write(json.dumps(ev, sort_keys=True, default=str) + "\n")
+        return ev
+
+    def of_type(self, *types: str) -> list[dict]:
+        return [e for e in self.events if e["type"] in types]
+
+
+def tree_digest(files: dict[str, str]) -> str:
+    """sha256 over the sorted (path, content) pairs of a tree."""
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + files[rel].encode() + b"\0")
+    return h.hexdigest()
+
+
+class Workspace:
+    """A temporary directory holding one cell's copy of a task."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+
+    @classmethod
+    def create(cls, task: Task, base: Path | None = None, overlay: dict[str, str] | None = None) -> "Workspace":
+        """Copy the starting workspace and the visible acceptance test; apply an overlay."""
+        root = Path(tempfile.mkdtemp(prefix=f"ws-{task.id}-", dir=base))
+        shutil.copytree(task.workspace, root, dirs_exist_ok=True)
+        dest = root / task.acceptance_dest
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(task.acceptance, dest)
+        ws = cls(root)
+        for rel, text in (overlay or {}).items():
+            ws.write(rel, text)
+        return ws
+
+    def resolve(self, rel: str) -> Path:
+        """The absolute path for rel, or PathEscape if it leaves the workspace (symlinks followed)."""
+        if not isinstance(rel, str) or not rel or "\0" in rel:
+            raise PathEscape(f"invalid path {rel!r}")
+        if os.path.isabs(rel):
+            raise PathEscape(f"absolute path {rel!r}")
+        target = (self.root / rel).resolve()
+        if target != self.root and self.root not in target.parents:
+            raise PathEscape(f"{rel!r} resolves outside the workspace")
+        return target
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def list_files(self) -> list[str]:
+        return sorted(self.files())
+
+    def read(self, rel: str) -> str:
+        return self.resolve(rel).read_text()
+
+    def write(self, rel: str, text: str) -> None:
+        target = self.resolve(rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # write through a fresh file so a pre-existing symlink at the target is replaced, not followed
+        if target.is_symlink():
+            target.unlink()
+        target.write_text(text)
+
+    def files(self) -> dict[str, str]:
+        return read_tree(self.root)
+
+    def digest(self) -> str:
+        return tree_digest(self.files())
+
+    def restore(self, files: dict[str, str]) -> None:
+        """Make the tree exactly ``files`` (used by A3 to revert an advisory revision)."""
+        for rel in set(self.files()) - set(files):
+            self.resolve(rel).unlink()
+        for rel, text in files.items():
+            self.write(rel, text)
+
+    def copy_to(self, dest: Path) -> Path:
+        shutil.copytree(self.root, dest, symlinks=True, dirs_exist_ok=True)
+        return dest
+
+    def destroy(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,15 @@
+"""Measures of central tendency."""
+from collections.abc import Iterable
+
+
+def mean(values: Iterable[float]) -> float:
+    """Arithmetic mean of a non-empty iterable."""
+    data = list(values)
+    if not data:
+        raise ValueError("mean of empty data")
+    return sum(data) / len(data)
+
+
+def median(values: Iterable[float]) -> float:
+    """Median of a non-empty iterable."""
+    raise NotImplementedError("median is not written yet")
