@@ -265,7 +265,7 @@ def planted_report(summary: dict, loops: list[Loop]) -> list[dict]:
                      if str(gt.path) == g["gate_path"]), {})
         planted = spec.get("planted", "")
         cls_found = {c: g["vacuity"][c]["proved_by"] for c in VACUITY_CLASSES}
-        fa = g["all"]["false_accept_ids"]
+        fa = g["all"]["false_reject_ids"] if planted == "false-reject" else g["all"]["false_accept_ids"]
         found = bool(cls_found.get(planted)) if planted in VACUITY_CLASSES else bool(fa)
         out.append({"loop": g["loop"], "gate": g["gate"], "planted": planted, "found": found,
                     "proved_by": cls_found.get(planted) or fa[:3],

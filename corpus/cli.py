@@ -1,0 +1,200 @@
+"""``harness corpus ...``: measure gates against mutants, freeze gates, list the catalogue,
+score a reviewer. Registered into the main CLI by harness/cli.py."""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+import click
+
+from corpus import catalogue as cat
+from corpus.freeze import freeze as do_freeze, load_frozen, saturation_table, verify
+from corpus.gates import GateError, load_gate
+from corpus.measure import ci_failures, measure, planted_report, render_table, summarize, write_outputs
+from corpus.operators import FAMILIES, generate, operators
+
+KIND_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".py": "python",
+                  ".txt": "text"}
+
+
+def infer_kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.startswith("requirements") and name.endswith((".txt", ".in")) or name.endswith(".pins"):
+        return "pins"
+    if name in ("commit_editmsg", "commit.txt") or name.endswith(".commit"):
+        return "commit"
+    return KIND_BY_SUFFIX.get(path.suffix.lower(), "text")
+
+
+def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
+              context_dir: Path | None, tmp: Path) -> cat.Loop:
+    """An ad-hoc loop around a user's own gate and conforming artifact."""
+    artifact = artifact.resolve()
+    if not artifact.is_file():
+        raise click.UsageError(f"--artifact {artifact} is not a file")
+    hints = tomllib.loads(hints_path.read_text()).get("artifact", {}) if hints_path else {}
+    if context_dir:
+        context_dir = context_dir.resolve()
+        try:
+            target = str(artifact.relative_to(context_dir))
+        except ValueError:
+            raise click.UsageError("--artifact must lie inside --context-dir")
+        art_dir = context_dir
+    else:
+        art_dir = tmp / "artifact"
+        art_dir.mkdir()
+        (art_dir / artifact.name).write_bytes(artifact.read_bytes())
+        target = artifact.name
+    return cat.Loop(id=f"user:{artifact.name}", dir=tmp, title="user gate",
+                    domains=["user"], requirement=hints.pop("requirement", "(user-supplied)"),
+                    kind=kind or hints.pop("kind", None) or infer_kind(artifact), target=target,
+                    artifact_dir=art_dir, hints={k: v for k, v in hints.items() if k != "not_applicable"},
+                    not_applicable=tuple(hints.get("not_applicable", [])),
+                    gate_paths=[gate_path.resolve()])
+
+
+def register(group: click.Group) -> None:
+    group.add_command(corpus)
+
+
+@click.group()
+def corpus() -> None:
+    """The two-tier mutant corpus: measure a gate's false-accept / false-reject rates."""
+
+
+@corpus.command("measure")
+@click.option("--loop", "loop_id", help="one catalogue loop (default: every loop)")
+@click.option("--family", "families", multiple=True, type=click.Choice(FAMILIES),
+              help="tier-1 operator family (repeatable; default v1)")
+@click.option("--no-tier2", is_flag=True, help="leave out the hand-authored tier-2 mutants")
+@click.option("--gate", "gate_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="measure your own gate (TOML) ...")
+@click.option("--artifact", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="... against mutants of this conforming artifact")
+@click.option("--kind", type=click.Choice(["markdown", "text", "json", "python", "pins", "commit"]),
+              help="artifact kind for --artifact (default: from the file name)")
+@click.option("--hints", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="TOML with an [artifact] table of requirement hints (required_sections, ...)")
+@click.option("--context-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="directory copied with the artifact for every judgment (default: the file alone)")
+@click.option("--frozen", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="freeze file: refuse to measure if any gate changed since it was frozen")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@click.option("--fail-on-vacuous", is_flag=True,
+              help="exit 1 if an unplanted gate is vacuous (absence or hollowing)")
+@click.option("--quiet", is_flag=True)
+def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
+                out_dir, workers, fail_on_vacuous, quiet):
+    """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv and
+    exclusions.csv under --out, and print the table."""
+    families = tuple(families) or ("v1",)
+    if bool(gate_path) != bool(artifact):
+        raise click.UsageError("--gate and --artifact go together")
+    with tempfile.TemporaryDirectory(prefix="corpus-user-") as tmp:
+        try:
+            if gate_path:
+                load_gate(gate_path)   # validate early, with a readable message
+                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp))]
+                tier2 = False
+            else:
+                loops = cat.load_catalogue(only=loop_id)
+                tier2 = not no_tier2
+            if frozen:
+                probs = verify(load_frozen(frozen), loops) if not gate_path else []
+                if probs:
+                    click.echo("gates changed since the freeze:\n  " + "\n  ".join(probs), err=True)
+                    sys.exit(2)
+        except (GateError, cat.CatalogueError, ValueError) as exc:
+            raise click.UsageError(str(exc))
+
+        def progress(done, total):
+            if not quiet and (done % 50 == 0 or done == total):
+                click.echo(f"  judged {done}/{total}", err=True)
+
+        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress)
+        summary = summarize(m)
+        summary["planted"] = planted_report(summary, loops)
+        paths = write_outputs(summary, m, out_dir)
+    click.echo(render_table(summary))
+    if summary["planted"]:
+        click.echo("\nPLANTED DEFECTS (found = the instrument detected what was planted)")
+        for p in summary["planted"]:
+            click.echo(f"  {p['loop']}:{p['gate']} planted={p['planted']} found={p['found']} "
+                       f"by={', '.join(p['proved_by'][:2]) or '-'}")
+    if "v1" in families and "v2" in families:
+        click.echo("\n" + saturation_table(summary))
+    click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
+    if fail_on_vacuous:
+        fails = ci_failures(summary)
+        if fails:
+            click.echo("\nFAIL (--fail-on-vacuous):\n  " + "\n  ".join(fails), err=True)
+            sys.exit(1)
+
+
+@corpus.command("freeze")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path))
+def freeze_cmd(out_file):
+    """Record the digest of every catalogue gate (and everything its verdict depends on)."""
+    data = do_freeze(cat.load_catalogue())
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text(json.dumps(data, indent=2) + "\n")
+    click.echo(f"froze {len(data['gates'])} gates -> {out_file}")
+
+
+@corpus.command("list")
+def list_cmd():
+    """The catalogue: loops, domains, artifact kinds, gates, tier-2 counts, exclusions."""
+    from corpus.tier2 import load_tier2
+    for lp in cat.load_catalogue():
+        gates = ", ".join(f"{g.name}[{g.kind}{'/' + g.status if g.status != 'current' else ''}]"
+                          for g in lp.gates())
+        excl = f"  tier-1 excluded: {lp.tier1_excluded}" if lp.tier1_excluded else ""
+        click.echo(f"{lp.id:28} {','.join(lp.domains):24} {lp.kind:8} t2={len(load_tier2(lp)):<2} {gates}{excl}")
+
+
+@corpus.command("generate")
+@click.option("--loop", "loop_id", required=True)
+@click.option("--family", default="v1", type=click.Choice(FAMILIES))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="write each mutant's bytes and a mutants.json index here")
+def generate_cmd(loop_id, family, out_dir):
+    """Show (or write) the tier-1 mutants of one loop's artifact."""
+    lp = cat.load_catalogue(only=loop_id)[0]
+    muts = generate(lp.artifact_spec(), family)
+    for m in muts:
+        click.echo(f"{m.id:60} {m.label:11} {m.note}")
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for m in muts:
+            if m.content is not None:
+                (out_dir / m.id.replace("/", "__")).write_bytes(m.content)
+        (out_dir / "mutants.json").write_text(json.dumps([m.as_dict() for m in muts], indent=2))
+
+
+@corpus.command("operators")
+@click.option("--family", type=click.Choice(FAMILIES))
+def operators_cmd(family):
+    """List the operators, with their family, artifact kinds and fixed label."""
+    for o in operators(family):
+        click.echo(f"{o.family} {o.name:22} {o.label:11} {','.join(o.kinds):40} {o.doc.splitlines()[0] if o.doc else ''}")
+
+
+@corpus.command("reviewer")
+@click.option("--items", "items_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="JSON list of {prompt, diff, is_defective} (the label is never shown to a reviewer)")
+@click.option("--reviewer", "which", default="all",
+              type=click.Choice(["all", "test-only", "block-all", "oracle"]))
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path))
+def reviewer_cmd(items_path, which, out_file):
+    """Score reference reviewers as (catchRate, falseBlock) over labelled items."""
+    from corpus import reviewer_discrimination as rd
+    items = rd.items_from_json(json.loads(items_path.read_text()))
+    results = rd.score_references(items, only=None if which == "all" else which)
+    for r in results:
+        click.echo(r.fmt())
+    if out_file:
+        out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
