@@ -100,14 +100,14 @@ def null_value(spec: ArtifactSpec):
 @operator("empty_collection", "v2", ("json",), DESTROYING, probe="hollowing")
 def empty_collection(spec: ArtifactSpec):
     """Empty every list in the document, keep every key (the universally-quantified set is gone)."""
-    def walk(v):
+    def _empty_lists(v):
         if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
+            return {k: _empty_lists(x) for k, x in v.items()}
         if isinstance(v, list):
             return []
         return v
     doc = _load(spec)
-    new = walk(doc)
+    new = _empty_lists(doc)
     return [(_dump(new, spec), "every list emptied")] if new != doc else []
 
 
