@@ -1,0 +1,1 @@
+"""Vendored third-party libraries (not edited by this project)."""
