@@ -1,0 +1,4 @@
+"""Sign-up form validation."""
+from signup.form import validate_signup
+
+__all__ = ["validate_signup"]
