@@ -19,6 +19,7 @@ from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.engine import EngineFault
 from harness.engines import EngineContext, make_engine
+from harness.errors import InputError
 from harness.matrix import Cell
 from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level
@@ -60,9 +61,12 @@ def events_path(run_dir: Path, cell: Cell) -> Path:
 def run_cell(spec: CellSpec) -> dict:
     t0 = time.perf_counter()
     cell, arm = spec.cell, spec.arm
-    task = _task(spec.tasks_dir, cell.task)
-    scen = _scenarios(spec.tasks_dir)[cell.scenario]
-    inj = injections.apply(task, cell.scenario, scen)
+    try:
+        task = _task(spec.tasks_dir, cell.task)
+        scen = _scenarios(spec.tasks_dir)[cell.scenario]
+        inj = injections.apply(task, cell.scenario, scen)
+    except (InputError, KeyError, OSError) as exc:  # fail closed: the cell cannot be set up
+        return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
     limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
     hide = (spec.tasks_dir, spec.run_dir)
     log = EventLog(events_path(spec.run_dir, cell))
@@ -129,6 +133,17 @@ def run_cell(spec: CellSpec) -> dict:
     }
     ws.destroy()
     return rec
+
+
+def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:
+    """A record for a cell that could not even be set up: void, with the reason, never scored."""
+    c = spec.cell
+    return {"cell_key": c.key, "arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
+            "factors": dict(c.factors), "outcome": "void", "visible_pass": None, "hidden_pass": None,
+            "shipped": None, "tokens_in": 0, "tokens_out": 0, "wall_s": round(wall_s, 4), "cost_usd": None,
+            "engine": spec.arm.get("engine") or spec.engine, "model_id": None, "controller": spec.arm.controller,
+            "attempts": 0, "review_rounds": 0, "unsafe_detectors": [], "void_reason": reason,
+            "confinement": confinement_level(), **spec.run_meta}
 
 
 def _digest(files):

@@ -177,3 +177,7 @@ def tasks_validate(tasks_dir, ids):
             click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.task}: {c.name}" + (f" ({c.detail})" if c.detail and not c.ok else ""))
     click.echo(f"{len(ts)} task(s), {bad} failure(s)")
     sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""What the anthropic and openai engines share: deadline, limiter, retries and the wire record.
+
+Engine options (``EngineContext.options``) come from the protocol's ``[providers.<name>]`` table
+(``requests_per_minute``, ``tokens_per_minute``, ``max_retries``, ``backoff_base_s``,
+``backoff_max_s``, ``request_timeout_s``, ``base_url``) and the run directory. Credentials and
+endpoints otherwise come the way the SDKs read them (``ANTHROPIC_API_KEY``,
+``ANTHROPIC_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); keys are never copied into
+the engine's state, the transcript or the records.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from harness.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
+from harness.limiter import Limiter
+from harness.retry import DeadlineReached, RetryPolicy, call_with_retry
+
+
+class LiveEngine:
+    name = "live"
+    provider = "live"
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.role = ctx.role
+        self.conf = {**(ctx.options.get("providers") or {}).get(self.provider, {})}
+        self.model = ctx.model
+        if not self.model:
+            raise ValueError(f"the {self.provider} engine needs a model: --model ID, or model = ... on the arm "
+                             "or as a factor in the protocol")
+        self.policy = RetryPolicy.from_options(self.conf)
+        self.limiter = Limiter.for_provider(self.provider, ctx.options)
+        self.client = self.make_client()
+
+    # -- provider-specific parts ----------------------------------------------------------------
+    def make_client(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def to_wire(self, req: EngineRequest) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def send(self, wire: dict, timeout: float):  # -> (parsed object, raw http response)
+        raise NotImplementedError
+
+    def from_wire(self, obj) -> EngineReply:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def endpoint(self) -> str:
+        return str(self.client.base_url)
+
+    # -- the engine interface --------------------------------------------------------------------
+    def complete(self, req: EngineRequest) -> EngineReply:
+        wire = self.to_wire(req)
+        faults: list[dict] = []
+        meta = {"endpoint": self.endpoint, "faults": faults, "limiter_wait_s": 0.0}
+        est = estimate_tokens(json.dumps(wire.get("messages", []), default=str) + str(wire.get("system", ""))) \
+            + req.max_tokens
+        holder = {}
+
+        def send(timeout: float):
+            ticket, waited = self.limiter.acquire(est)
+            meta["limiter_wait_s"] += waited
+            holder["ticket"] = ticket
+            if req.deadline is not None:
+                timeout = min(timeout, req.deadline - time.monotonic())
+                if timeout <= 0:
+                    raise DeadlineReached("wall-clock deadline reached while waiting for the rate limiter")
+            obj, http = self.send(wire, timeout)
+            meta["status"] = http.status_code
+            meta["request_id"] = http.headers.get("request-id") or http.headers.get("x-request-id")
+            try:
+                meta["response"] = json.loads(http.text)
+            except ValueError:
+                meta["response"] = http.text[:2000]
+            return obj
+
+        def check(obj):
+            holder["reply"] = self.from_wire(obj)  # raises ValueError/KeyError/TypeError on a malformed body
+
+        try:
+            call_with_retry(send, self.policy, deadline=req.deadline, faults=faults,
+                            what=f"{self.provider} {req.role} request", check=_as_malformed(check))
+        except DeadlineReached as exc:
+            meta["deadline"] = str(exc)
+            return EngineReply("", [], Usage(), "deadline", self.model, meta)
+        except EngineFault as exc:
+            exc.wire = meta
+            raise
+        reply = holder["reply"]
+        reply.raw = meta
+        self.limiter.settle(holder.get("ticket"), reply.usage.total + reply.usage.cache_read_tokens
+                            + reply.usage.cache_write_tokens)
+        return reply
+
+
+class MalformedReply(ValueError):
+    pass
+
+
+def _as_malformed(check):
+    def wrapped(obj):
+        try:
+            check(obj)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            err = MalformedReply(f"malformed reply: {type(exc).__name__}: {exc}")
+            raise err from exc
+    return wrapped

@@ -1,0 +1,210 @@
+"""Transcripts: every engine request and reply of every cell, stored with the run, secrets redacted.
+
+Layout: ``run_dir/transcripts/<cell>.jsonl`` (the same safe name as the cell's event log). A
+voided attempt's transcript is kept beside it as ``<cell>.void-N.jsonl`` before the rerun starts.
+
+Lines (JSON objects, in call order):
+
+- ``{"kind": "header", "format": 1, "cell_key": ...}``
+- ``{"kind": "call", "n": 3, "role": "worker", "turn": 2, "request": {...}, "reply": {...},
+  "wire": {...}}``. ``request`` is the controller's request: ``system``, ``max_tokens``, the tool
+  names, and the messages, delta-encoded: ``prefix`` says how many messages are the same as the
+  previous request of the same role, ``messages`` holds the rest (so the full conversation is
+  reconstructible without storing it once per turn). ``reply`` is the normalized EngineReply
+  (text, tool calls, usage, stop reason, model id exactly as returned). ``wire`` is what the live
+  engine saw on the wire: the provider's raw response body, the HTTP status, the endpoint, every
+  retried fault and limiter waits. The wire request body is a pure function of ``request`` and
+  the engine (``to_wire`` in the engine module).
+- ``{"kind": "fault", "role": ..., "turn": ..., "request": {...}, "error": ..., "wire": {...}}``
+  when an infrastructure fault survived the retries (the cell is void).
+
+Redaction: before anything is written, every string is scrubbed of API keys (``sk-...``,
+``sk-ant-...``), ``Authorization``/``Bearer``/``x-api-key`` values, and the value of every
+environment variable whose name looks secret (KEY, TOKEN, SECRET, PASSWORD, AUTH, CREDENTIAL).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from harness.engine import EngineFault, EngineReply, EngineRequest, Message, ToolCall, Usage
+
+FORMAT = 1
+REDACTED = "[REDACTED]"
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|AUTH|CREDENTIAL|COOKIE|SESSION", re.I)
+SECRET_PATTERNS = [
+    re.compile(r"sk-(?:ant-)?[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-\.=:+/]{8,}"),
+    re.compile(r"(?i)((?:x-api-key|api[_-]?key|authorization)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
+]
+
+
+class Redactor:
+    def __init__(self, env: dict | None = None, extra: tuple[str, ...] = ()):
+        env = os.environ if env is None else env
+        vals = {v for k, v in env.items() if SECRET_NAME.search(k) and isinstance(v, str) and len(v) >= 6}
+        vals.update(x for x in extra if x and len(x) >= 6)
+        self.values = sorted(vals, key=len, reverse=True)
+
+    def text(self, s: str) -> str:
+        for v in self.values:
+            if v in s:
+                s = s.replace(v, REDACTED)
+        for pat in SECRET_PATTERNS:
+            s = pat.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, s)
+        return s
+
+    def __call__(self, obj):
+        if isinstance(obj, str):
+            return self.text(obj)
+        if isinstance(obj, dict):
+            return {self.text(str(k)): self(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return [self(v) for v in obj]
+        return obj
+
+
+def transcript_path(run_dir: Path, cell_key: str) -> Path:
+    safe = cell_key.replace("|", "__").replace("=", "-").replace("/", "_")
+    return Path(run_dir) / "transcripts" / f"{safe}.jsonl"
+
+
+def message_to_dict(m: Message) -> dict:
+    d = {"role": m.role, "content": m.content}
+    if m.tool_calls:
+        d["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
+    if m.tool_call_id is not None:
+        d["tool_call_id"] = m.tool_call_id
+    return d
+
+
+def message_from_dict(d: dict) -> Message:
+    return Message(d["role"], d.get("content", ""), [ToolCall(c["id"], c["name"], c.get("arguments", {}))
+                                                      for c in d.get("tool_calls", [])], d.get("tool_call_id"))
+
+
+def reply_to_dict(r: EngineReply) -> dict:
+    return {"text": r.text, "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in r.tool_calls],
+            "usage": asdict(r.usage), "stop_reason": r.stop_reason, "model_id": r.model_id}
+
+
+def reply_from_dict(d: dict, default_model: str = "replay-script") -> EngineReply:
+    calls = [ToolCall(c.get("id") or f"r{i}", c["name"], c.get("arguments", {}))
+             for i, c in enumerate(d.get("tool_calls", []))]
+    usage = Usage(**{k: int(v) for k, v in (d.get("usage") or {}).items() if k in Usage.__dataclass_fields__})
+    return EngineReply(d.get("text", ""), calls, usage, d.get("stop_reason") or ("tool_use" if calls else "end_turn"),
+                       d.get("model_id") or default_model)
+
+
+def request_messages(req: EngineRequest) -> list[dict]:
+    return [message_to_dict(m) for m in req.messages]
+
+
+class Transcript:
+    """One cell's transcript file, shared by its worker and reviewer engines."""
+
+    def __init__(self, path: Path, cell_key: str, redactor: Redactor | None = None):
+        self.path = Path(path)
+        self.redact = redactor or Redactor()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():  # a voided earlier attempt of this cell: keep it beside
+            n = 1
+            while self.path.with_suffix(f".void-{n}.jsonl").exists():
+                n += 1
+            self.path.rename(self.path.with_suffix(f".void-{n}.jsonl"))
+        self.n = 0
+        self.turns: dict[str, int] = {}
+        self.prev: dict[str, list[dict]] = {}
+        self.usage_by_model: dict[str, Usage] = {}
+        self.retries = 0
+        self.limiter_wait_s = 0.0
+        self.endpoints: set[str] = set()
+        self._write({"kind": "header", "format": FORMAT, "cell_key": cell_key})
+
+    def _write(self, obj: dict) -> None:
+        with self.path.open("a") as f:
+            f.write(json.dumps(self.redact(obj), sort_keys=True, default=str) + "\n")
+
+    def _request(self, role: str, req: EngineRequest) -> dict:
+        msgs = request_messages(req)
+        prev = self.prev.get(role, [])
+        k = 0
+        while k < min(len(prev), len(msgs)) and prev[k] == msgs[k]:
+            k += 1
+        self.prev[role] = msgs
+        return {"system": req.system, "max_tokens": req.max_tokens, "tools": [t.name for t in req.tools],
+                "prefix": k, "messages": msgs[k:]}
+
+    def _wire_stats(self, wire: dict | None) -> None:
+        if not wire:
+            return
+        self.retries += len(wire.get("faults", []))
+        self.limiter_wait_s += float(wire.get("limiter_wait_s", 0.0))
+        if wire.get("endpoint"):
+            self.endpoints.add(wire["endpoint"])
+
+    def call(self, req: EngineRequest, reply: EngineReply, wall_s: float) -> None:
+        self.n += 1
+        turn = self.turns[req.role] = self.turns.get(req.role, 0) + 1
+        self.usage_by_model.setdefault(reply.model_id, Usage()).add(reply.usage)
+        self._wire_stats(reply.raw)
+        self._write({"kind": "call", "n": self.n, "role": req.role, "turn": turn, "request": self._request(req.role, req),
+                     "reply": reply_to_dict(reply), "wire": reply.raw, "wall_s": round(wall_s, 4)})
+
+    def fault(self, req: EngineRequest, exc: BaseException) -> None:
+        self.n += 1
+        turn = self.turns.get(req.role, 0) + 1
+        wire = getattr(exc, "wire", None)
+        self._wire_stats(wire)
+        self._write({"kind": "fault", "n": self.n, "role": req.role, "turn": turn, "request": self._request(req.role, req),
+                     "error": str(exc), "wire": wire})
+
+
+class RecordingEngine:
+    """Wraps any engine: every request and reply (or fault) goes to the cell's transcript."""
+
+    def __init__(self, inner, transcript: Transcript):
+        self.inner = inner
+        self.transcript = transcript
+        self.name = getattr(inner, "name", "engine")
+
+    def complete(self, req: EngineRequest) -> EngineReply:
+        t0 = time.perf_counter()
+        try:
+            reply = self.inner.complete(req)
+        except EngineFault as exc:
+            self.transcript.fault(req, exc)
+            raise
+        self.transcript.call(req, reply, time.perf_counter() - t0)
+        return reply
+
+
+def load_entries(path: Path) -> list[dict]:
+    """A recorded transcript (JSON lines) or a hand-written one (a JSON list, JSON lines, or an
+    object with a ``calls`` list). Hand-written entries need only ``role`` (default worker) and
+    ``reply``; without ``request`` the replay does not check what the controller asked."""
+    path = Path(path)
+    text = path.read_text()
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        entries = json.loads(text)
+    elif stripped.startswith("{") and "\n{" not in stripped.strip():
+        obj = json.loads(text)
+        entries = obj.get("calls", [obj]) if isinstance(obj, dict) else obj
+    else:
+        entries = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    entries.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{i}: not JSON: {exc.msg}") from None
+    out = []
+    for e in entries:
+        if e.get("kind", "call") in ("call", "fault"):
+            out.append({"role": "worker", **e})
+    return out

@@ -1,0 +1,27 @@
+"""Every task in the corpus validates (the test suite runs `harness tasks validate`)."""
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import InputError
+from harness.tasks import load_task, load_tasks
+from harness.validate import validate_task
+from support.scripted import TASKS
+
+ALL = sorted(load_tasks(TASKS))
+
+
+@pytest.mark.parametrize("tid", ALL)
+def test_task_validates(tid):
+    failures = [c for c in validate_task(load_task(TASKS / tid), TASKS) if not c.ok]
+    assert not failures, [(c.name, c.detail) for c in failures]
+
+
+def test_bad_task_toml_names_file_and_field(tmp_path):
+    import shutil
+    shutil.copytree(TASKS / "median", tmp_path / "median")
+    f = tmp_path / "median" / "task.toml"
+    f.write_text(f.read_text().replace('kind = "plausible_wrong"', 'kind = "sneaky"'))
+    with pytest.raises(InputError) as ei:
+        load_task(tmp_path / "median")
+    assert ei.value.field == "candidates[1].kind" and str(f) in str(ei.value)

@@ -1,0 +1,141 @@
+"""Confinement: path and symlink escape refused and logged; secrets scrubbed; oracle unreachable;
+time and memory limits; the adjudicator's tests cannot be subverted by workspace code."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.adjudicator import ORACLE_DEST
+from harness.engine import ToolCall
+from harness.sandbox import Limits, confinement_level, run_confined
+from harness.tasks import read_tree
+from harness.testrun import run_pytest
+from harness.tools import ToolSurface
+from harness.workspace import EventLog, PathEscape, Workspace
+from support.scripted import TASKS
+
+needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="namespaces need root on Linux")
+
+
+@pytest.fixture
+def ws(task):
+    w = Workspace.create(task)
+    yield w
+    w.destroy()
+
+
+@pytest.fixture
+def tools(ws, task, tmp_path):
+    return ToolSurface(ws, task, EventLog(tmp_path / "ev.jsonl"), (TASKS,), Limits(timeout_s=30))
+
+
+@pytest.mark.parametrize("path", ["../escape.txt", "/etc/passwd", "rangeparse/../../x", "", "a\0b"])
+def test_path_escape_is_refused_and_logged(tools, path):
+    out = tools.execute(ToolCall("1", "write_file", {"path": path, "content": "x"}))
+    assert out.content.startswith("refused")
+    ev = tools.log.of_type("authorization_refused")[-1]
+    assert ev["tool"] == "write_file" and ev["path"] == path
+    assert not (tools.ws.root.parent / "escape.txt").exists()
+
+
+def test_symlink_escape_is_refused(tools, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    os.symlink(outside, tools.ws.root / "link.txt")
+    os.symlink(tmp_path, tools.ws.root / "linkdir")
+    for call in (ToolCall("1", "read_file", {"path": "link.txt"}),
+                 ToolCall("2", "write_file", {"path": "link.txt", "content": "pwned"}),
+                 ToolCall("3", "write_file", {"path": "linkdir/new.txt", "content": "pwned"})):
+        assert tools.execute(call).content.startswith("refused")
+    assert outside.read_text() == "secret" and not (tmp_path / "new.txt").exists()
+    assert len(tools.log.of_type("authorization_refused")) == 3
+
+
+def test_oracle_is_not_copied_into_the_workspace(ws, task):
+    oracle = task.oracle.read_text()
+    assert all(text != oracle for text in ws.files().values())
+    with pytest.raises(PathEscape):
+        ws.resolve(str(task.oracle))
+
+
+def test_malformed_call_is_a_parse_failure_not_a_refusal(tools):
+    tools.execute(ToolCall("1", "write_file", {"path": "x.py"}))  # content missing
+    tools.execute(ToolCall("2", "rm_rf", {}))
+    assert len(tools.log.of_type("parse_failure")) == 2 and not tools.log.of_type("authorization_refused")
+
+
+def test_environment_is_scrubbed_of_secrets(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-123")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET-456")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "SECRET-789")
+    r = run_confined([sys.executable, "-c", "import os; print(dict(os.environ))"], tmp_path)
+    assert r.returncode == 0
+    assert "SECRET" not in r.stdout and "API_KEY" not in r.stdout
+
+
+@needs_root
+def test_harness_process_environment_is_out_of_sight(tmp_path, monkeypatch):
+    """Even /proc cannot reach the harness's own environment: the child has its own PID namespace."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-proc")
+    code = ("import os\nout=[]\nfor p in os.listdir('/proc'):\n    if p.isdigit():\n        try: out.append(open(f'/proc/{p}/environ','rb').read())\n"
+            "        except OSError: pass\nprint(b''.join(out))")
+    r = run_confined([sys.executable, "-c", code], tmp_path)
+    assert "SECRET" not in r.stdout
+
+
+@needs_root
+def test_workspace_code_cannot_read_the_hidden_oracle(task):
+    """Adversarial: a candidate whose module reads the oracle file by absolute path at import."""
+    ws = Workspace.create(task, overlay=read_tree(task.reference))
+    try:
+        spy = f"open({str(task.oracle)!r}).read()\n"
+        ws.write("rangeparse/__init__.py", spy + ws.read("rangeparse/__init__.py"))
+        v = run_pytest(ws.root, task.acceptance, dest_rel=task.acceptance_dest, hide=(TASKS,))
+        assert not v.passed and ("Permission denied" in v.output or "No such file" in v.output)
+        r = run_confined([sys.executable, "-c", "import ctypes; print(ctypes.CDLL(None).umount(b'%s'))" % str(TASKS).encode().decode()
+                          + "; print(open(%r).read())" % str(task.oracle)], ws.root, hide=(TASKS,))
+        assert r.returncode != 0 and "def test_" not in r.stdout  # cannot unmount the cover either
+    finally:
+        ws.destroy()
+
+
+def test_timeout_kills_the_process_group(tmp_path):
+    r = run_confined([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path, limits=Limits(timeout_s=1))
+    assert r.timed_out and r.wall_s < 20
+
+
+def test_memory_limit_applies(tmp_path):
+    r = run_confined([sys.executable, "-c", "x = bytearray(800 * 1024 * 1024); print('allocated')"], tmp_path,
+                     limits=Limits(memory_mb=256))
+    assert r.returncode != 0 and "allocated" not in r.stdout and "MemoryError" in r.stderr
+
+
+@needs_root
+def test_network_is_unavailable_to_confined_code(tmp_path):
+    code = "import socket; s=socket.socket(); s.settimeout(2); s.connect(('127.0.0.1', 9)); print('connected')"
+    r = run_confined([sys.executable, "-c", code], tmp_path)
+    assert "connected" not in r.stdout
+
+
+@pytest.mark.parametrize("attack", [
+    ("rangeparse/__init__.py", "import os\nos._exit(0)\n"),  # exit 0 before pytest reports
+    ("rangeparse/__init__.py", "import pytest\npytest.skip('nope', allow_module_level=True)\n"),
+    ("conftest.py", "def pytest_collection_modifyitems(items):\n    items.clear()\n"),
+    ("tests/conftest.py", "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                          "    o = yield\n    r = o.get_result()\n    r.outcome = 'passed'\n"),
+    ("pytest.ini", "[pytest]\naddopts = -k nothing_matches\n"),
+    ("sitecustomize.py", "import os\nos._exit(0)\n"),
+])
+def test_workspace_code_cannot_fake_a_passing_oracle(task, attack):
+    ws = Workspace.create(task, overlay=task.candidates_of("plausible_wrong")[0].files())
+    try:
+        rel, text = attack
+        target = ws.root / rel
+        target.write_text(text + (target.read_text() if rel.endswith("__init__.py") else ""))
+        v = run_pytest(ws.root, task.oracle, dest_rel=ORACLE_DEST, hide=(TASKS,))
+        assert not v.passed, v.output
+    finally:
+        ws.destroy()
