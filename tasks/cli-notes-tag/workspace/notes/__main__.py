@@ -1,0 +1,5 @@
+import sys
+
+from notes.cli import main
+
+sys.exit(main())
