@@ -22,7 +22,7 @@ SYNTHETIC_ENGINE = "synthetic-paper-counts"
 ARMS = ("A1", "A2", "A2p", "A3", "A4")
 SCENARIOS = ("null",) + tuple(f"B{i}" for i in range(1, 16))
 # Assumption: A1 (single pass) is not applicable to the three scenarios that need a second attempt.
-A1_NOT_APPLICABLE = ("B3", "B4", "B9")
+A1_NOT_APPLICABLE = ("B4", "B5", "B10")  # Appendix A; harness.protocol.NEEDS_SECOND_ATTEMPT
 TASKS = ("du-duration", "parse-range", "median", "text-stats", "csv-merge", "dep-pin", "slugify",
          "retry-backoff", "json-schema", "cli-flags", "rate-limit", "date-parse", "lru-cache",
          "diff-lines", "ini-config", "word-wrap", "semver-bump", "path-join", "url-query",
