@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,6 +18,8 @@ from harness.arms import run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.engine import EngineFault
+from harness.pricing import cell_cost
+from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
@@ -41,6 +43,7 @@ class CellSpec:
     limits: dict
     run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
     engine_options: dict = field(default_factory=dict)
+    pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
 
 
 @lru_cache(maxsize=256)
@@ -78,14 +81,17 @@ def run_cell(spec: CellSpec) -> dict:
     start_files = ws.files()
     seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model
-    ectx = dict(task=task, scenario=scen, seed=seed, model=model, options=spec.engine_options)
+    ectx = dict(task=task, scenario=scen, seed=seed, model=model,
+                options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
+    transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     fault = None
     ctx = None
     result = None
     try:
-        engine = make_engine(arm.get("engine") or spec.engine, EngineContext(role="worker", **ectx))
-        reviewer = make_engine(arm.get("reviewer_engine") or spec.reviewer_engine,
-                               EngineContext(role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model}))
+        engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine, EngineContext(role="worker", **ectx)),
+                                 transcript)
+        reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
+            role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
         budget = Budget(tokens=arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None,
                         wall_s=arm.get("wall_budget_s") if arm.controller == "A2p" or "wall_budget_s" in arm.params else None)
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
@@ -95,9 +101,9 @@ def run_cell(spec: CellSpec) -> dict:
         result = run_arm(ctx, arm)
         log.emit("arm_done", shipped=result.shipped, reason=result.reason)
     except EngineFault as exc:
-        fault = f"engine fault: {exc}"
+        fault = f"engine fault: {transcript.redact.text(str(exc))}"
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
-        fault = f"harness error: {type(exc).__name__}: {exc}"
+        fault = f"harness error: {type(exc).__name__}: {transcript.redact.text(str(exc))}"
         log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
     if fault:
         log.emit("void", reason=fault)
@@ -131,6 +137,11 @@ def run_cell(spec: CellSpec) -> dict:
         "test_exec_s": round(sum(r["wall_s"] for r in test_runs), 4), "test_runs": len(test_runs),
         "confinement": confinement_level(), **spec.run_meta,
     }
+    rec.update(cell_cost(spec.pricing, transcript.usage_by_model))
+    rec.update({"usage_by_model": {m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
+                "engine_calls": transcript.n, "engine_retries": transcript.retries,
+                "limiter_wait_s": round(transcript.limiter_wait_s, 3), "endpoint": ",".join(sorted(transcript.endpoints)) or None,
+                "transcript": transcript.path.relative_to(spec.run_dir).as_posix()})
     ws.destroy()
     return rec
 
