@@ -118,17 +118,46 @@ def items_from_tasks(tasks: list[dict]) -> list[Item]:
 
 
 def read_task_dirs(root: str | Path) -> list[dict]:
-    """Read ``tasks/<id>/task.toml`` (+ ``candidates/<name>.diff`` with a ``[candidates.<name>]``
-    table giving ``defective`` and ``visible_pass``) into the records items_from_tasks takes.
-    The layout is provisional until the task corpus lands; only this function touches disk."""
+    """The task corpus (``tasks/<id>/``, see harness/tasks.py) as the records items_from_tasks
+    takes: every plausible-wrong candidate is a defective item, the reference and every correct
+    candidate a genuine control. The diff is what the harness's reviewer sees (harness.reviewer
+    change_text): a unified diff against the starting workspace and the changed files in full;
+    it carries no candidate name, kind or defect text."""
+    from harness.reviewer import change_text
+    from harness.tasks import load_tasks, read_tree
+
     recs = []
-    for d in sorted(p for p in Path(root).iterdir() if (p / "task.toml").is_file()):
-        meta = tomllib.loads((d / "task.toml").read_text())
-        prompt = meta.get("prompt") or (d / meta.get("prompt_file", "prompt.md")).read_text()
-        cands = []
-        for name, c in sorted(meta.get("candidates", {}).items()):
-            diff_path = d / c.get("diff", f"candidates/{name}.diff")
-            cands.append({"name": name, "diff": diff_path.read_text(), "defective": c["defective"],
-                          "visible_pass": c.get("visible_pass", True)})
-        recs.append({"id": meta.get("id", d.name), "prompt": prompt, "candidates": cands})
+    for tid, task in load_tasks(Path(root)).items():
+        base = read_tree(task.workspace)
+        overlays = [("reference", read_tree(task.reference), False)]
+        overlays += [(c.name, c.files(), c.kind == "plausible_wrong") for c in task.candidates
+                     if c.kind in ("plausible_wrong", "correct")]
+        seen, cands = set(), []
+        for name, files, defective in overlays:
+            diff = change_text(base, {**base, **files})
+            if diff in seen:  # the reference is often also listed as a correct candidate
+                continue
+            seen.add(diff)
+            cands.append({"name": name, "diff": diff, "defective": defective, "visible_pass": True})
+        recs.append({"id": tid, "prompt": task.prompt, "candidates": cands})
     return recs
+
+
+def engine_reviewer(engine_name: str, root: str | Path, model: str | None = None, seed: str = "0") -> Reviewer:
+    """A reviewer backed by a harness engine (simulated or live) through harness.reviewer: it is
+    given only the prompt and the diff. The engine for an item is built for the item's task
+    (found by its prompt), as the simulated reviewer's behaviour profile is per task."""
+    from harness.engines import EngineContext, make_engine
+    from harness.reviewer import review_text
+    from harness.tasks import load_tasks
+
+    by_prompt = {t.prompt: t for t in load_tasks(Path(root)).values()}
+    counter = iter(range(10**9))
+
+    def review(prompt: str, diff: str) -> str | None:
+        task = by_prompt[prompt]
+        ctx = EngineContext(role="reviewer", task=task, scenario={}, seed=f"{seed}|{task.id}|{next(counter)}",
+                            model=model)
+        return review_text(make_engine(engine_name, ctx), f"TASK:\n{prompt}\n\n{diff}").verdict
+
+    return review

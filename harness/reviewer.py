@@ -35,13 +35,18 @@ class ReviewVerdict:
 
 def review_packet(prompt: str, before: dict[str, str], after: dict[str, str]) -> str:
     """The reviewer's only input: the task prompt, a unified diff and the changed files in full."""
+    return f"TASK:\n{prompt}\n\n{change_text(before, after)}"
+
+
+def change_text(before: dict[str, str], after: dict[str, str]) -> str:
+    """The change as the reviewer sees it: a unified diff, then every changed file in full."""
     changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
     diff = []
     for p in changed:
         diff.extend(difflib.unified_diff(before.get(p, "").splitlines(True), after.get(p, "").splitlines(True),
                                          f"a/{p}", f"b/{p}"))
     blocks = [f"=== FILE: {p} ===\n{after[p]}\n=== END FILE ===" for p in changed if p in after]
-    return (f"TASK:\n{prompt}\n\nDIFF:\n{''.join(diff) or '(no changes)'}\n\nCHANGED FILES:\n" + "\n".join(blocks))
+    return f"DIFF:\n{''.join(diff) or '(no changes)'}\n\nCHANGED FILES:\n" + "\n".join(blocks)
 
 
 def parse_verdict(text: str) -> tuple[str | None, list[dict], str | None]:
@@ -66,8 +71,13 @@ def parse_verdict(text: str) -> tuple[str | None, list[dict], str | None]:
 
 def review(engine: Engine, prompt: str, before: dict[str, str], after: dict[str, str], tree_digest: str,
            max_tokens: int = 2048, deadline: float | None = None) -> ReviewVerdict:
-    req = EngineRequest("reviewer", REVIEWER_SYSTEM, [Message("user", review_packet(prompt, before, after))], [],
-                        max_tokens, deadline)
+    return review_text(engine, review_packet(prompt, before, after), tree_digest, max_tokens, deadline)
+
+
+def review_text(engine: Engine, packet: str, tree_digest: str = "", max_tokens: int = 2048,
+                deadline: float | None = None) -> ReviewVerdict:
+    """Ask the reviewer engine about a packet built by review_packet."""
+    req = EngineRequest("reviewer", REVIEWER_SYSTEM, [Message("user", packet)], [], max_tokens, deadline)
     reply = engine.complete(req)
     v, findings, err = parse_verdict(reply.text)
     return ReviewVerdict(v, findings, tree_digest, reply.text, err, reply.usage, reply.model_id)

@@ -56,11 +56,31 @@ def test_items_from_tasks_as_data():
     assert {r.reviewer: r.pair for r in score_references(items)}["oracle"] == (1.0, 0.0)
 
 
-def test_read_task_dirs(tmp_path):
-    d = tmp_path / "t1"
-    (d / "candidates").mkdir(parents=True)
-    (d / "candidates" / "a.diff").write_text("+x\n")
-    (d / "task.toml").write_text('id = "t1"\nprompt = "do it"\n[candidates.a]\ndefective = true\n')
-    recs = rd.read_task_dirs(tmp_path)
-    assert recs == [{"id": "t1", "prompt": "do it", "candidates": [
-        {"name": "a", "diff": "+x\n", "defective": True, "visible_pass": True}]}]
+def test_read_task_dirs_from_the_real_pilot_tasks():
+    """Defective items are the plausible-wrong candidates; controls the reference/correct ones;
+    no candidate name, kind or defect text reaches the diff a reviewer sees."""
+    from pathlib import Path
+
+    from harness.tasks import load_tasks
+    root = Path(__file__).resolve().parents[2] / "tasks"
+    tasks = load_tasks(root, ["parse-range", "median"])
+    import shutil, tempfile
+    tmp = Path(tempfile.mkdtemp())
+    for tid in tasks:
+        shutil.copytree(root / tid, tmp / tid)
+    recs = rd.read_task_dirs(tmp)
+    items = items_from_tasks(recs)
+    assert sorted((i.id, i.is_defective) for i in items) == [
+        ("median/lower-middle", True), ("median/reference", False),
+        ("parse-range/falsy-guard", True), ("parse-range/reference", False)]
+    for i in items:
+        t = tasks[i.id.split("/")[0]]
+        for c in t.candidates:
+            assert c.name not in i.diff and (not c.defect or c.defect not in i.diff)
+        assert "plausible" not in i.diff and "oracle" not in i.diff.lower()
+    s = {r.reviewer: r.pair for r in score_references(items)}
+    assert s == {"test-only": (0.0, 0.0), "block-all": (1.0, 1.0), "oracle": (1.0, 0.0)}
+    sim = score(rd.engine_reviewer("simulated", tmp), items, name="simulated")
+    assert sim.catch_rate.n == 2 and sim.false_block.n == 2
+    shutil.rmtree(tmp)
+
