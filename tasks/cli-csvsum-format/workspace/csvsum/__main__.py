@@ -1,0 +1,5 @@
+import sys
+
+from csvsum.cli import main
+
+sys.exit(main())

@@ -1,0 +1,25 @@
+"""Command-line interface: `csvsum FILE --column NAME`."""
+import argparse
+import sys
+
+from csvsum.numbers import format_number
+from csvsum.table import CsvSumError, read_column
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="csvsum", description="Sum one numeric column of a CSV file.")
+    parser.add_argument("file", help="CSV file with a header row")
+    parser.add_argument("--column", required=True, help="name of the column to sum")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        values = read_column(args.file, args.column)
+    except CsvSumError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    total = sum(values)
+    print(f"column={args.column} count={len(values)} sum={format_number(total)}")
+    return 0
