@@ -108,7 +108,14 @@ def plan(path):
 @click.option("--workers", default=1, show_default=True, type=int, help="cells in flight")
 @click.option("--exploratory", is_flag=True, help="allow an unfrozen or drifted protocol (records say so)")
 @click.option("--limit-cells", type=int, default=None, hidden=True)
-def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells):
+@click.option("--pilot", type=int, default=None, metavar="N",
+              help="run N cells per arm (whole matched units), then project cost and time for the full design")
+@click.option("--replay-from", type=click.Path(exists=True, file_okay=False), default=None,
+              help="with --engine replay: replay each cell from DIR/transcripts (no network)")
+@click.option("--transcript", "transcript_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
+def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
+        transcript_file):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     from harness.driver import execute, incomplete_denominators, prepare
     try:
@@ -118,15 +125,25 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
             if not path or not out:
                 raise click.UsageError("give a protocol PATH and --out DIR, or --resume DIR")
             run_dir = Path(out)
+            opts = {}
+            if replay_from:
+                opts["replay_from"] = str(Path(replay_from).resolve())
+            if transcript_file:
+                opts["transcript"] = str(Path(transcript_file).resolve())
             prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
-                    exploratory=exploratory)
-        res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells)
+                    exploratory=exploratory, engine_options=opts)
+        res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
+                      pilot=pilot)
     except InputError as exc:
         _fail(exc)
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
-               f"table: {res.run_dir / 'table.md'}")
+               f"transcripts: {res.run_dir / 'transcripts'}\ntable: {res.run_dir / 'table.md'}")
+    if res.projection is not None:
+        from harness.pilot import render as render_pilot
+        click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
+                   + render_pilot(res.projection))
     if res.still_void:
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():

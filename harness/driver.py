@@ -16,15 +16,18 @@ import os
 import sys
 import time
 import uuid
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
 from harness.cellrun import CellSpec, run_cell
 from harness.errors import InputError
 from harness.ledger import Ledger
 from harness.matrix import Cell, run_order
+from harness.progress import Progress
 from harness.protocol import Protocol, load_protocol
 from harness.table import per_arm_rows, render
 from harness.tasks import load_task
@@ -38,6 +41,7 @@ class RunOutcome:
     table: str
     wall_s: float
     executed: int
+    projection: dict | None = None  # --pilot: projected cost and time of the full design
 
     @property
     def exit_code(self) -> int:
@@ -54,7 +58,7 @@ def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
 
 
 def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_engine: str | None, model: str | None,
-            exploratory: bool) -> dict:
+            exploratory: bool, engine_options: dict | None = None) -> dict:
     """Validate and write run.json for a new run. Refuses an unlocked or drifted protocol."""
     proto = load_protocol(proto_path)
     if exploratory:
@@ -71,12 +75,13 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
     meta = {"run_id": uuid.uuid4().hex[:12], "protocol_path": str(proto.path), "protocol": proto.name,
             "protocol_digest": lock["digest"], "preregistered": not exploratory,
             "engine": engine or proto.engine, "reviewer_engine": reviewer_engine or engine or proto.engine,
-            "model": model, "lock": lock, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "model": model, "engine_options": engine_options or {}, "lock": lock, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     (out_dir / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     return meta
 
 
-def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None) -> RunOutcome:
+def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
+            progress_stream=None) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir).resolve()
@@ -94,6 +99,8 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     expected = _expected_digests(proto, meta["lock"])
     done = ledger.keys()
     cells = [c for c in run_order(proto) if c.key not in done]
+    if pilot is not None:
+        cells = pilot_mod.select(cells, pilot)
     if limit_cells is not None:
         cells = cells[:limit_cells]
     run_meta = {"protocol": proto.name, "protocol_digest": meta["protocol_digest"],
@@ -102,7 +109,9 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     def spec(c: Cell) -> CellSpec:
         return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=run_dir,
                         engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
-                        seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta)
+                        seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta,
+                        pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
+                                                               **meta.get("engine_options", {})})
 
     voids_path = run_dir / "voids.jsonl"
     void_counts: dict[str, int] = {}
@@ -116,10 +125,13 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     executed = 0
     queue = list(cells)
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, workers={workers}")
+    progress = Progress(len(queue), workers, stream=progress_stream)
     while queue:
         rerun: list[Cell] = []
-        for rec in _map(run_cell, [spec(c) for c in queue], workers):
+        progress.update(in_flight=min(workers, len(queue)))
+        for i, rec in enumerate(_map(run_cell, [spec(c) for c in queue], workers), 1):
             executed += 1
+            progress.update(rec, in_flight=min(workers, len(queue) - i))
             if rec["outcome"] == "void":
                 k = rec["cell_key"]
                 void_counts[k] = void_counts.get(k, 0) + 1
@@ -135,11 +147,17 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         if rerun:
             log(f"rerunning {len(rerun)} void cell(s) (rerun policy: up to {max_reruns} reruns per cell)")
         queue = rerun
+    progress.close()
     records = ledger.records
     arms = [a.name for a in proto.arms]
     table = render(per_arm_rows(records, arms))
     (run_dir / "table.md").write_text(table + "\n")
-    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, executed)
+    projection = None
+    if pilot is not None:
+        projection = pilot_mod.project(records, Counter(c.arm for c in run_order(proto)), workers)
+        (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
+        (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
+    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, executed, projection)
 
 
 def _map(fn, specs, workers: int):

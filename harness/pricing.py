@@ -36,8 +36,9 @@ def validate(pricing: dict) -> list[str]:
         if not isinstance(entry, dict):
             problems.append(f"{where}: expected a table")
             continue
-        if not isinstance(entry.get("date"), str) and not hasattr(entry.get("date"), "isoformat"):
-            problems.append(f"{where}.date: required (the date the prices were taken)")
+        if not isinstance(entry.get("date"), str) or not entry.get("date"):
+            problems.append(f"{where}.date: required, a quoted string (the date the prices were taken, "
+                            "e.g. date = \"2025-10-01\")")
         for key in ("input", "output"):
             if key not in entry:
                 problems.append(f"{where}.{key}: required (USD per million tokens)")

@@ -31,6 +31,8 @@ ARM_DEFAULTS = {
     "A3": {"retries": 3},
     "A4": {"attempts": 3, "review_rounds": 2, "reflection": True},
 }
+PROVIDER_KEYS = {"requests_per_minute", "tokens_per_minute", "max_retries", "backoff_base_s", "backoff_max_s",
+                 "request_timeout_s", "base_url", "max_tokens_param", "temperature"}
 ARM_KEYS = {"controller", "engine", "model", "reviewer_engine", "reviewer_model", "retries", "token_budget",
             "wall_budget_s", "attempts", "review_rounds", "reflection", "max_turns"}
 
@@ -176,6 +178,21 @@ def load_protocol(path: Path | str) -> Protocol:
     limits.update(raw.get("limits", {}))
     rerun = {"max_reruns": 2}
     rerun.update(raw.get("rerun", {}))
+    from harness.pricing import validate as validate_pricing  # [pricing] and [providers]: see harness/pricing.py, limiter.py
+    for problem in validate_pricing(raw.get("pricing", {})):
+        key, what = problem.split(": ", 1)
+        raise InputError(str(path), key, what)
+    providers = raw.get("providers", {})
+    _expect(isinstance(providers, dict), path, "providers", "expected [providers.NAME] tables")
+    for pn, pc in providers.items():
+        _expect(isinstance(pc, dict), path, f"providers.{pn}", "expected a table")
+        for key, val in pc.items():
+            _expect(key in PROVIDER_KEYS, path, f"providers.{pn}.{key}", f"unknown key (expected one of {sorted(PROVIDER_KEYS)})")
+            if key in ("base_url", "max_tokens_param"):
+                _expect(isinstance(val, str) and val, path, f"providers.{pn}.{key}", "expected a string")
+            else:
+                _expect(isinstance(val, (int, float)) and not isinstance(val, bool) and val >= 0, path,
+                        f"providers.{pn}.{key}", "expected a non-negative number")
     return Protocol(path=path, name=name, seed=seed, repeats=k, tasks_dir=tasks_dir, tasks=tuple(tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
                     engine=p.get("engine", "simulated"), limits=limits, rerun=rerun, hypotheses=tuple(hyps),
