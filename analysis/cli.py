@@ -30,7 +30,7 @@ def register(group: click.Group) -> None:
 @click.argument("records", type=click.Path(dir_okay=False))
 @click.option("--protocol", type=click.Path(dir_okay=False), help="protocol TOML ([[hypotheses]], [analysis])")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
-@click.option("--seed", type=int, help="bootstrap seed (overrides the protocol)")
+@click.option("--seed", type=click.IntRange(min=0), help="bootstrap seed, >= 0 (overrides the protocol)")
 @click.option("--B", "B", type=click.IntRange(min=1), help="bootstrap resamples (default 2000)")
 @click.option("--cluster", type=click.Choice(CLUSTERS), help="cluster unit for every hypothesis")
 @click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error",
@@ -53,7 +53,7 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, on_conflict, glmm, no_
             m = c["method"]
             click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
                        f"cells: {100 * c['estimate']:+.1f} pp [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}] "
-                       f"({m['cluster']} cluster bootstrap, B={m['B']}, seed={m['seed']})")
+                       f"({m['cluster']} cluster bootstrap, {m.get('interval', 'percentile 95%')}, B={m['B']}, seed={m['seed']})")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 
 
@@ -65,7 +65,7 @@ def reproduce_grp():
 @reproduce_grp.command("paper")
 @click.option("--records", required=True, type=click.Path(dir_okay=False))
 @click.option("--out", default="results/reproduce-paper", show_default=True, type=click.Path(file_okay=False))
-@click.option("--seed", type=int)
+@click.option("--seed", type=click.IntRange(min=0))
 @click.option("--B", "B", type=click.IntRange(min=1))
 @click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error", show_default=True)
 @click.option("--strict", is_flag=True, help="exit 1 if any published value differs")
@@ -105,7 +105,7 @@ def synth_paper_cmd(out):
               help="sd of a task random effect on the logit scale")
 @click.option("--sims", type=click.IntRange(min=1), default=200, show_default=True)
 @click.option("--B", "B", type=click.IntRange(min=1), default=500, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--cluster", type=click.Choice(CLUSTERS), default="task x scenario", show_default=True)
 @click.option("--target", type=click.FloatRange(0, 1), default=0.8, show_default=True, help="target power")
 @click.option("--band", help="pre-registered planning band LO,HI for the base (b-arm) rate; refuse outside it")

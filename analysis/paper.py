@@ -183,7 +183,8 @@ def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
             add("Section 5.2", f"{hid} estimate pp ({c['a']}-{c['b']} {c['endpoint']})",
                 _r(100 * c["estimate"]) if c["estimate"] is not None else None, p["estimate_pp"])
             ours = None if c["lo"] is None else [_r(100 * c["lo"]), _r(100 * c["hi"])]
-            add("Section 5.2", f"{hid} 95% CI pp ({c['method']['cluster']} bootstrap, B={c['method']['B']})",
+            level = 100 * c["method"].get("level", 0.95)
+            add("Section 5.2", f"{hid} {level:.4g}% CI pp ({c['method']['cluster']} bootstrap, B={c['method']['B']})",
                 ours, [p["lo_pp"], p["hi_pp"]],
                 status=("not checkable (synthetic allocation)" if synthetic else None))
         if "rate_a_pct" in p:

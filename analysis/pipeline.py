@@ -60,7 +60,9 @@ def load_protocol(path: str | Path) -> Settings:
             if s.B < 1:
                 raise ValueError("bootstrap_B must be >= 1")
         if "seed" in an:
-            s.seed = int(an["seed"])
+            if not isinstance(an["seed"], int) or isinstance(an["seed"], bool) or an["seed"] < 0:
+                raise ValueError(f"seed must be an integer >= 0 (numpy PCG64 seed); got {an['seed']!r}")
+            s.seed = an["seed"]
         if "fdr_pair" in an:
             fp = an["fdr_pair"]
             if not (isinstance(fp, list) and len(fp) == 2 and all(isinstance(x, str) for x in fp)):

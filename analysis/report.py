@@ -125,7 +125,7 @@ def render_report(s: dict) -> str:
                      f"{c['endpoint']} ({ENDPOINTS[c['endpoint']]}) over matched {CELLSETS[c['cells']]}",
                      c["n_matched"], f"{c['a']}: {fmt_prop(c['rate_a'])}", f"{c['b']}: {fmt_prop(c['rate_b'])}",
                      ci, f"cluster bootstrap, unit = {m['cluster']} ({m['n_clusters']} clusters), "
-                         f"B = {m['B']}, seed = {m['seed']}, 95% percentile"])
+                         f"B = {m['B']}, seed = {m['seed']}, {m.get('interval', 'percentile 95%')}"])
     parts.append(_table(["id", "contrast", "endpoint", "matched cells", "rate a", "rate b",
                          "difference", "method"], rows))
     for c in s["contrasts"]:

@@ -30,10 +30,17 @@ class BootResult:
     n_matched: int
     k_a: int
     k_b: int
+    alpha: float = 0.05
+
+    @property
+    def level(self) -> float:
+        """Confidence level of the percentile interval, 1 - alpha (0.95 by default)."""
+        return 1.0 - self.alpha
 
     def method(self, cluster: str) -> dict:
         return {"kind": "cluster_bootstrap", "B": self.B, "seed": self.seed, "cluster": cluster,
-                "interval": "percentile 95%", "n_clusters": self.n_clusters, "paired": True}
+                "interval": f"percentile {100 * self.level:.4g}%", "level": self.level,
+                "n_clusters": self.n_clusters, "paired": True}
 
 
 def cluster_sums(cluster_ids, y_a, y_b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -59,7 +66,7 @@ def paired_cluster_bootstrap(s_a, s_b, m, B: int = 2000, seed: int = 0,
     C = len(m)
     N = int(m.sum())
     if C == 0 or N == 0:
-        return BootResult(None, None, None, B, seed, C, 0, 0, 0)
+        return BootResult(None, None, None, B, seed, C, 0, 0, 0, alpha)
     est = (s_a.sum() - s_b.sum()) / N
     rng = np.random.Generator(np.random.PCG64(seed))
     S = np.stack([s_a - s_b, m], axis=1)  # (C, 2) integer
@@ -71,7 +78,7 @@ def paired_cluster_bootstrap(s_a, s_b, m, B: int = 2000, seed: int = 0,
         D = W @ S  # exact integer arithmetic
         reps[start:start + rows] = D[:, 0] / D[:, 1]
     lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
-    return BootResult(float(est), float(lo), float(hi), B, seed, C, N, int(s_a.sum()), int(s_b.sum()))
+    return BootResult(float(est), float(lo), float(hi), B, seed, C, N, int(s_a.sum()), int(s_b.sum()), alpha)
 
 
 def naive_pandas_bootstrap(df: pd.DataFrame, cluster_col: str, ya: str, yb: str,

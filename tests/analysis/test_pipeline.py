@@ -143,3 +143,30 @@ def test_tidy_csv_reanalysis_gives_same_numbers(small_records, tmp_path):
     s2 = analyze(tmp_path / "a" / "analysis.tidy.csv", tmp_path / "b", B=100, seed=4, figures=False)
     assert s1["arms"] == s2["arms"] and s1["contrasts"] == s2["contrasts"]
     assert s1["per_scenario"] == s2["per_scenario"]
+
+
+def test_interval_level_follows_alpha_and_is_labelled(small_records, tmp_path):
+    """Review regression: the bootstrap interval is computed at 1 - alpha (protocol alpha), so its
+    label must say so; it used to be hard-coded 'percentile 95%' even for an 80% interval."""
+    s = analyze(small_records, tmp_path / "d", B=200, seed=3, figures=False)
+    assert s["contrasts"][0]["method"]["interval"] == "percentile 95%"
+    assert s["contrasts"][0]["method"]["level"] == pytest.approx(0.95)
+    proto = tmp_path / "p.toml"
+    proto.write_text("[analysis]\nalpha = 0.2\n")
+    s = analyze(small_records, tmp_path / "o", protocol=proto, B=200, seed=3, figures=False)
+    for c in s["contrasts"]:
+        assert c["method"]["interval"] == "percentile 80%"
+        assert c["method"]["level"] == pytest.approx(0.8)
+    report = (tmp_path / "o" / "report.md").read_text()
+    h1 = next(line for line in report.splitlines() if line.startswith("| H1 "))
+    assert "percentile 80%" in h1 and "95%" not in h1.split("|")[-2]
+
+
+def test_negative_seed_is_an_input_error(small_records, tmp_path):
+    r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o"), "--seed", "-1"])
+    assert r.exit_code == 2 and "seed" in r.output.lower()
+    proto = tmp_path / "p.toml"
+    proto.write_text("[analysis]\nseed = -5\n")
+    r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o2"),
+                                  "--protocol", str(proto)])
+    assert r.exit_code == 1 and "seed" in r.output and "Traceback" not in r.output
