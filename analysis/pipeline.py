@@ -70,7 +70,11 @@ def load_protocol(path: str | Path) -> Settings:
             s.fdr_pair = (fp[0], fp[1])
     except (TypeError, ValueError) as exc:
         raise ProtocolError(f"{path}: field 'analysis': {exc}") from exc
-    scen = doc.get("scenarios", doc.get("matrix", {}).get("scenarios") if isinstance(doc.get("matrix"), dict) else None)
+    # The harness's own protocols declare scenarios under [protocol]; accept top level and [matrix] too.
+    scen = doc.get("scenarios")
+    for table in ("protocol", "matrix"):
+        if scen is None and isinstance(doc.get(table), dict):
+            scen = doc[table].get("scenarios")
     if isinstance(scen, list) and scen and all(isinstance(x, str) for x in scen):
         s.scenarios = set(scen) | {"null"}
     hyps = doc.get("hypotheses")

@@ -34,6 +34,7 @@ REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", *BOOL_FIELDS,
 EQ7 = {"completed": (True, True), "recovered": (True, True), "amplified": (True, False),
        "safe_stop": (False, False), "false_stop": (False, True)}
 NULL_SCENARIO = "null"
+_NULL_SPELLINGS = {"null", "none", "nan", "na", "n/a", "<na>", "nil"}
 MAX_ERRORS = 20
 
 
@@ -240,6 +241,9 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
             hint = " (write the no-injection scenario as the string \"null\")" if f == "scenario" and v is None else ""
             bad(f, f"must be a non-empty string without '|'; got {v!r}{hint}")
     sc = rec.get("scenario")
+    if isinstance(sc, str) and sc != NULL_SCENARIO and sc.strip().lower() in _NULL_SPELLINGS:
+        # would otherwise be scored as an injected scenario: a null cell silently moved to H1's cells
+        bad("scenario", f"{sc!r} looks like the no-injection scenario; write it exactly as \"null\"")
     if scenarios is not None and isinstance(sc, str) and sc not in scenarios:
         bad("scenario", f"{sc!r} is not a declared scenario ({', '.join(sorted(scenarios))})")
     rep = rec.get("repeat")

@@ -133,3 +133,23 @@ def test_mixed_protocol_digests_are_reported(tmp_path):
     p = write_jsonl(tmp_path / "d.jsonl", [rec("A4", "t", "B1", 1, "recovered", protocol_digest="aaa"),
                                            rec("A4", "t", "B1", 2, "recovered", protocol_digest="bbb")])
     assert load_records(p).accounting()["protocol_digests"] == ["aaa", "bbb"]
+
+
+@pytest.mark.parametrize("spelling", ["NULL", "Null", "None", " null"])
+def test_null_scenario_misspelled_is_rejected_not_scored_as_injected(tmp_path, spelling):
+    """Review regression: 'NULL' used to be accepted as an injected scenario (wrong cell set)."""
+    p = write_jsonl(tmp_path / "n.jsonl", [rec("A4", "t", spelling, 1, "completed")])
+    msg = _err(p)
+    assert f"{p}:1: field 'scenario'" in msg and '"null"' in msg
+
+
+def test_protocol_scenarios_under_protocol_table_are_enforced(tmp_path):
+    """Review regression: the harness's protocols declare scenarios under [protocol]; they were ignored."""
+    from analysis.pipeline import analyze, load_protocol
+
+    proto = tmp_path / "p.toml"
+    proto.write_text('[protocol]\nname = "x"\nscenarios = ["null", "B2"]\n')
+    assert load_protocol(proto).scenarios == {"null", "B2"}
+    p = write_jsonl(tmp_path / "s.jsonl", [rec("A4", "t", "B3", 1, "recovered")])
+    with pytest.raises(RecordsError, match="field 'scenario'"):
+        analyze(p, tmp_path / "o", protocol=proto, B=10, figures=False)
