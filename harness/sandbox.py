@@ -8,8 +8,10 @@ and references, the run directory) is covered by an empty unreadable tmpfs, then
 ``nobody`` user (when the interpreter is reachable by nobody) or, failing that, a drop of every
 capability (root without CAP_SYS_ADMIN cannot unmount the covers). A private PID namespace
 with its own /proc keeps the harness's processes (and their environments) out of sight.
-``confinement_level()`` says which of these are in force; records carry it. Known gap at level
-'namespaces+nocaps': files owned by root and readable by their owner stay readable.
+Every mount is remounted read-only except the run's scratch directories, so a test run cannot
+write the live workspace, the harness or site-packages. ``confinement_level()`` says which of
+these are in force; records carry it. Known gap at level 'namespaces+nocaps': files owned by
+root and readable by their owner stay readable (everything not covered by ``hide``).
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ from pathlib import Path
 
 NOBODY = 65534
 CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
-MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
+_KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev", "/dev/pts")
 SAFE_ENV_KEYS = ("PATH", "LANG", "LC_ALL", "TZ")
 
 
@@ -109,7 +112,21 @@ def _wrap(argv: list[str], level: str) -> list[str]:
     return ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *drop, "--", *argv]
 
 
-def _preexec(limits: Limits, hide: tuple[str, ...], level: str):
+def _mountpoints() -> list[str]:
+    """Every mount point visible now (read before fork; the child inherits the same table)."""
+    out = []
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            mp = line.split()[4].replace("\\040", " ")
+            if mp not in _KEEP_WRITABLE_FS and not mp.startswith(("/proc/", "/sys/")):
+                out.append(mp)
+    except OSError:
+        out = ["/"]
+    return sorted(set(out), key=len)
+
+
+def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = ()):
+    readonly = [m for m in _mountpoints() if m not in hide] if level != "basic" else []
     mem = limits.memory_mb * 1024 * 1024
 
     def setup() -> None:
@@ -128,6 +145,16 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str):
             for d in hide:
                 if libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000") != 0:
                     raise OSError(ctypes.get_errno(), f"hiding {d} failed")
+            # everything read-only except the scratch directories: a test run cannot write the live
+            # workspace, the harness's code, site-packages or /dev/shm (state shared across cells)
+            for w in writable:
+                if libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None) != 0:
+                    raise OSError(ctypes.get_errno(), f"bind {w} failed")
+            for m in readonly:
+                if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
+                    continue
+                if libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0 and m == "/":
+                    raise OSError(ctypes.get_errno(), "read-only remount of / failed")
 
     return setup
 
@@ -138,9 +165,24 @@ def open_up(path: Path) -> None:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
 
 
+def hidden_for(*dirs: Path) -> tuple[Path, ...]:
+    """The directories to cover for a confined run: the given ones plus the git directory of
+    any repository containing them (a clone holds every oracle and reference in its history)."""
+    out = []
+    for d in dirs:
+        d = Path(d).resolve()
+        out.append(d)
+        for parent in [d, *d.parents]:
+            if (parent / ".git").exists():
+                out.append(parent / ".git")
+                break
+    return tuple(dict.fromkeys(out))
+
+
 def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), limits: Limits = Limits(),
-                 env_extra: dict | None = None) -> ExecResult:
-    """Run argv in cwd under the confinement described in the module docstring."""
+                 env_extra: dict | None = None, writable: tuple[Path, ...] = ()) -> ExecResult:
+    """Run argv in cwd under the confinement described in the module docstring. Only
+    ``writable`` (and a private TMPDIR) can be written; every path in ``hide`` is covered."""
     level = confinement_level()
     hidden = tuple(str(Path(h).resolve()) for h in hide if Path(h).exists())
     with tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
@@ -148,7 +190,8 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
         env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
         t0 = time.perf_counter()
         proc = subprocess.Popen(_wrap(argv, level), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, preexec_fn=_preexec(limits, hidden, level))
+                                stdin=subprocess.DEVNULL, preexec_fn=_preexec(limits, hidden, level,
+                                                     tuple(str(Path(w).resolve()) for w in (*writable, tmp))))
         timed_out = False
         try:
             out, err = proc.communicate(timeout=limits.timeout_s)

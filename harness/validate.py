@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
-from harness.sandbox import confinement_level, run_confined
+from harness.sandbox import confinement_level, hidden_for, run_confined
 from harness.tasks import Task, read_tree
 from harness.testrun import run_pytest
 from harness.workspace import Workspace
@@ -37,7 +37,7 @@ def _run(task: Task, overlay: dict[str, str], hide) -> tuple[bool, bool]:
 
 
 def validate_task(task: Task, tasks_dir: Path) -> list[Check]:
-    hide = (Path(tasks_dir).resolve(),)
+    hide = hidden_for(Path(tasks_dir))
     out = []
     v, h = _run(task, read_tree(task.reference), hide)
     out.append(Check(task.id, "reference passes visible and hidden", v and h, f"visible={v} hidden={h}"))

@@ -96,3 +96,19 @@ def test_torn_tail_is_detected_and_repaired_on_open(ledger_file):
     assert len(led.records) == 5 and verify(ledger_file) == []
     led.append({"cell_key": "A1|t|null|6", "outcome": "completed"})
     assert verify(ledger_file) == []
+
+
+def test_head_one_behind_after_a_kill_is_caught_up_on_open(ledger_file):
+    """A kill between a line's fsync and the head update leaves the head one record behind."""
+    head = ledger_file.with_suffix(".head")
+    recs = [json.loads(x) for x in lines(ledger_file)]
+    head.write_text(f"{recs[-2]['seq']} {recs[-2]['hash']}\n")
+    led = Ledger(ledger_file)
+    assert led.head_repaired and verify(ledger_file) == []
+
+
+def test_head_further_behind_is_refused_as_tampering(ledger_file):
+    recs = [json.loads(x) for x in lines(ledger_file)]
+    ledger_file.with_suffix(".head").write_text(f"{recs[1]['seq']} {recs[1]['hash']}\n")
+    with pytest.raises(ValueError, match="records.head does not match"):
+        Ledger(ledger_file)

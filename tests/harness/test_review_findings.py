@@ -19,7 +19,7 @@ from harness.detectors import DetectorInput, run_detectors
 from harness.engine import ToolCall
 from harness.ledger import Ledger, verify
 from harness.protocol import Arm
-from harness.sandbox import Limits, confinement_level, run_confined
+from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.tasks import sha256_file
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
@@ -70,16 +70,12 @@ PATCH_RUNTEST = (
 )
 
 
-@xfail("testrun.py: workspace code imported by the oracle writes a passing JUnit report to the "
-       "world-writable res/ dir named in sys.argv, then os._exit(0): plausible-wrong scored hidden_pass")
 def test_forged_junit_report_does_not_pass_the_oracle(task, pw_ws):
     _prepend(pw_ws, "rangeparse/__init__.py", FORGE_JUNIT)
     v = run_pytest(pw_ws.root, task.oracle, dest_rel=ORACLE_DEST, hide=(TASKS,))
     assert not v.passed, v
 
 
-@xfail("testrun.py: workspace code runs inside the pytest process and can monkeypatch "
-       "_pytest.python.Function.runtest (no conftest needed): plausible-wrong scored hidden_pass")
 def test_in_process_pytest_patch_does_not_pass_the_oracle(task, pw_ws):
     _prepend(pw_ws, "rangeparse/__init__.py", PATCH_RUNTEST)
     v = run_pytest(pw_ws.root, task.oracle, dest_rel=ORACLE_DEST, hide=(TASKS,))
@@ -89,8 +85,6 @@ def test_in_process_pytest_patch_does_not_pass_the_oracle(task, pw_ws):
 # --- 2. confinement: the oracle is readable through the repository's .git ---------------------
 
 @needs_root
-@xfail("sandbox.py: only tasks_dir and run_dir are covered; the repository's .git (world-readable) "
-       "holds every oracle and reference blob, so confined agent code can read the hidden oracle")
 def test_confined_code_cannot_read_the_oracle_from_git(tmp_path):
     if not (REPO / ".git").exists() or not shutil.which("git"):
         pytest.skip("no git checkout")
@@ -98,16 +92,13 @@ def test_confined_code_cannot_read_the_oracle_from_git(tmp_path):
             f"r = subprocess.run(['git', '-c', 'safe.directory=*', '-C', {str(REPO)!r}, 'show', "
             "'HEAD:tasks/parse-range/oracle/test_oracle.py'], capture_output=True, text=True)\n"
             "print(r.stdout)\n")
-    r = run_confined([sys.executable, "-c", code], tmp_path, hide=(TASKS,))
+    r = run_confined([sys.executable, "-c", code], tmp_path, hide=hidden_for(TASKS))
     assert "def test_" not in r.stdout
 
 
 # --- 3. confinement at 'namespaces+nocaps': test runs write the live workspace ---------------
 
 @needs_root
-@xfail("sandbox.py: at 'namespaces+nocaps' (this machine: the venv's interpreter is under /root) the "
-       "test process is uid 0 and writes root-owned files: the live workspace (no tool event, no "
-       "authorization), harness/*.py and the venv. Only 'readable' is documented as the known gap")
 def test_test_run_cannot_write_the_live_workspace(task, pw_ws):
     marker = pw_ws.root / "rangeparse" / "written_by_test_run.py"
     _prepend(pw_ws, "rangeparse/__init__.py",
@@ -117,13 +108,11 @@ def test_test_run_cannot_write_the_live_workspace(task, pw_ws):
 
 
 @needs_root
-@xfail("sandbox.py: confined code at 'namespaces+nocaps' has write access to the harness's own source "
-       "(harness/adjudicator.py) and site-packages (a .pth there runs in every later oracle run)")
 def test_test_run_cannot_write_harness_source_or_site_packages(tmp_path):
     import sysconfig
     targets = [str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"]]
     code = f"import os; print([os.access(p, os.W_OK) for p in {targets!r}])"
-    r = run_confined([sys.executable, "-c", code], tmp_path, hide=(TASKS,))
+    r = run_confined([sys.executable, "-c", code], tmp_path, hide=hidden_for(TASKS))
     assert "True" not in r.stdout, r.stdout
 
 
@@ -185,9 +174,6 @@ def test_pycache_writes_are_seen_by_digest_and_detectors(task, tools):
 
 # --- 6. a directory at the oracle's destination crashes the adjudicator (whole run) ----------
 
-@xfail("testrun.py:229-231: the agent can create tests/test_hidden_oracle.py/test_oracle.py/ as a "
-       "directory; shutil.copy2 raises IsADirectoryError out of adjudicate(), outside run_cell's try: "
-       "the driver crashes, and deterministically again on every --resume")
 def test_directory_at_oracle_dest_does_not_crash_adjudication(task, pw_ws):
     pw_ws.write(ORACLE_DEST + "/test_oracle.py/keep.txt", "x")
     expected = {"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)}
@@ -225,8 +211,6 @@ def test_resume_of_a_run_with_void_cells_still_exits_nonzero(tmp_path, monkeypat
 
 # --- 8. ledger: deleting the tail together with records.head is not detected -----------------
 
-@xfail("ledger.py:378: the head check is skipped when records.head is absent, so deleting the last "
-       "line(s) and the head file verifies clean")
 def test_tail_deletion_with_head_removed_is_detected(tmp_path):
     led = Ledger(tmp_path / "records.jsonl")
     for i in range(4):
