@@ -3,8 +3,9 @@
 The bootstrap resamples *clusters* with replacement. For cluster c let s_a[c], s_b[c] be the two
 arms' success counts over the matched cells in c, and m[c] the number of matched cells (both arms
 have a scored record for every one, so the pair is kept together: a paired resample). One
-bootstrap replicate is a vector of multinomial counts w ~ Multinomial(C, 1/C) over clusters; the
-replicate difference is (w.s_a - w.s_b) / (w.m). All replicates come from one
+bootstrap replicate draws C clusters with replacement (integer draws, exact on any platform),
+counted as w over clusters (w ~ Multinomial(C, 1/C)); the replicate difference is
+(w.s_a - w.s_b) / (w.m). All replicates come from one
 ``numpy.random.Generator(PCG64(seed))`` stream, drawn in row chunks (chunking does not change the
 stream), with integer matrix products, so a seed fixes the interval on any machine.
 The interval is the percentile interval (numpy ``quantile``, linear interpolation).
@@ -40,7 +41,8 @@ class BootResult:
     def method(self, cluster: str) -> dict:
         return {"kind": "cluster_bootstrap", "B": self.B, "seed": self.seed, "cluster": cluster,
                 "interval": f"percentile {100 * self.level:.4g}%", "level": self.level,
-                "n_clusters": self.n_clusters, "paired": True}
+                "n_clusters": self.n_clusters, "paired": True,
+                "rng": f"numpy {np.__version__} Generator(PCG64(seed)).integers"}
 
 
 def cluster_sums(cluster_ids, y_a, y_b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,7 +56,12 @@ def cluster_sums(cluster_ids, y_a, y_b) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def bootstrap_counts(rng: np.random.Generator, C: int, rows: int) -> np.ndarray:
-    return rng.multinomial(C, np.full(C, 1.0 / C), size=rows)
+    """Per replicate, how often each of the C clusters is drawn when C clusters are drawn with
+    replacement: integer draws (``Generator.integers``, exact on every platform, unlike
+    ``multinomial`` whose binomial sampler uses floating point) counted with one bincount."""
+    idx = rng.integers(0, C, size=(rows, C))
+    idx += (np.arange(rows, dtype=idx.dtype) * C)[:, None]
+    return np.bincount(idx.ravel(), minlength=rows * C).reshape(rows, C).astype(np.int64)
 
 
 def paired_cluster_bootstrap(s_a, s_b, m, B: int = 2000, seed: int = 0,
