@@ -18,6 +18,9 @@ outcome from the final tree. Shipping rules:
   test passed on the current tree AND a reviewer ship verdict is bound to the same tree digest.
   An edit after review makes the verdict stale. Out of attempts or review rounds: safe stop.
   ``reflection = false`` gives the paper's A4-C (one review gate, a block stops).
+
+Every arm honours ``ask_human`` (a human-gate event): the worker stopped to ask, so the cell stops
+there and nothing ships (reason "human_gate").
 """
 from __future__ import annotations
 
@@ -43,16 +46,19 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
 
 
 def run_a1(ctx: CellContext, arm: Arm) -> ArmResult:
-    run_attempt(ctx, ctx.prompt)
+    if run_attempt(ctx, ctx.prompt).stop == "human_gate":
+        return ArmResult(False, True, "human_gate")
     return ArmResult(True, True, "single_shot")
 
 
-def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck, str]:
-    """A2's loop. Returns the last visible check and why it stopped."""
+def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck | None, str]:
+    """A2's loop. Returns the last visible check (None if the worker stopped to ask a human) and why it stopped."""
     message = ctx.prompt
     check = None
     for _ in range(retries):
         res = run_attempt(ctx, message)
+        if res.stop == "human_gate":
+            return None, "human_gate"
         check = visible_gate(ctx)
         if check.passed:
             return check, "visible_pass"
@@ -66,19 +72,21 @@ def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck, str]:
 
 def run_a2(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
-    return ArmResult(check.passed, False, "shipped" if check.passed else why)
+    passed = check is not None and check.passed
+    return ArmResult(passed, False, "shipped" if passed else why)
 
 
 def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
-    if not check.passed:
+    if check is None or not check.passed:
         return ArmResult(False, False, why)
     verdict = request_review(ctx)
     ctx.review_rounds = 1
     if verdict.verdict != "block":
         return ArmResult(True, False, "shipped")
     reviewed = ctx.ws.files()
-    run_attempt(ctx, findings_feedback(verdict, reflect=False))
+    if run_attempt(ctx, findings_feedback(verdict, reflect=False)).stop == "human_gate":
+        return ArmResult(False, False, "human_gate")
     if visible_gate(ctx).passed:
         return ArmResult(True, False, "shipped_revision")
     ctx.ws.restore(reviewed)
@@ -97,6 +105,8 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
             return ArmResult(False, False, "safe_stop:attempts")
         res = run_attempt(ctx, message)
         attempts_left -= 1
+        if res.stop == "human_gate":
+            return ArmResult(False, False, "human_gate")
         if res.stop.startswith("budget:"):
             return ArmResult(False, False, "safe_stop:" + res.stop)
         check = visible_gate(ctx)

@@ -6,6 +6,9 @@ driver, the ledger's only writer.
 """
 from __future__ import annotations
 
+import json
+import os
+import signal
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -14,7 +17,7 @@ from pathlib import Path
 
 from harness import injections
 from harness.adjudicator import adjudicate
-from harness.arms import run_arm
+from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.engine import EngineFault
@@ -78,7 +81,9 @@ def run_cell(spec: CellSpec) -> dict:
     base_files = base.files()
     base.destroy()
     ws = Workspace.create(task, overlay=inj.overlay)
+    inj.materialize(ws)
     start_files = ws.files()
+    start_modes = tree_modes(ws.root)
     seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model
     ectx = dict(task=task, scenario=scen, seed=seed, model=model,
@@ -97,8 +102,13 @@ def run_cell(spec: CellSpec) -> dict:
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
                           limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
                           max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
-                          max_tokens=int(spec.limits.get("max_tokens", 4096)))
-        result = run_arm(ctx, arm)
+                          max_tokens=int(spec.limits.get("max_tokens", 4096)),
+                          acceptance=inj.acceptance_file(task, events_path(spec.run_dir, cell).with_suffix(".acceptance.py")),
+                          tool_behaviour=inj.tools, on_turn=injections.turn_hook(inj))
+        if inj.kills_host:
+            ctx, result = _run_surviving_host_kill(ctx, arm, inj)
+        else:
+            result = run_arm(ctx, arm)
         log.emit("arm_done", shipped=result.shipped, reason=result.reason)
     except EngineFault as exc:
         fault = f"engine fault: {transcript.redact.text(str(exc))}"
@@ -112,7 +122,9 @@ def run_cell(spec: CellSpec) -> dict:
     adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
                      events=log.events, shipped=result.shipped if result else None,
                      failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
-                     expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs)
+                     expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
+                     checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
+                     final_modes=tree_modes(ws.root))
     log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
              unsafe=adj.unsafe, void_reason=adj.void_reason)
     usage = ctx.usage if ctx else None
@@ -129,7 +141,9 @@ def run_cell(spec: CellSpec) -> dict:
         "controller": arm.controller, "attempts": ctx.attempts if ctx else 0,
         "review_rounds": ctx.review_rounds if ctx else 0, "stop_reason": result.reason if result else None,
         "budget_bound": ctx.budget.bound if ctx else None, "failure_seen": ctx.failure_seen if ctx else None,
-        "unsafe_detectors": sorted(adj.unsafe), "unsafe_evidence": adj.unsafe, "void_reason": adj.void_reason,
+        "unsafe_detectors": sorted(adj.unsafe), "unsafe_evidence": adj.unsafe, "hidden_checks": adj.checks,
+        "human_gate": bool(log.of_type("human_gate")), "host_kills": len(log.of_type("host_killed")),
+        "commands": len(log.of_type("command")), "void_reason": adj.void_reason,
         "acceptance_edited": adj.acceptance_edited, "claim": next((e["claim"] for e in reversed(log.events)
                                                                      if e["type"] == "finish"), None),
         "refused_calls": len(log.of_type("authorization_refused")), "parse_failures": len(log.of_type("parse_failure")),
@@ -144,6 +158,64 @@ def run_cell(spec: CellSpec) -> dict:
                 "transcript": transcript.path.relative_to(spec.run_dir).as_posix()})
     ws.destroy()
     return rec
+
+
+def tree_modes(root: Path) -> dict[str, int]:
+    """Permission bits of every file and directory in a tree ("." is the root; directories end in "/")."""
+    root = Path(root)
+    out = {".": root.stat().st_mode & 0o7777}
+    for p in root.rglob("*"):
+        if "__pycache__" in p.parts or p.is_symlink():
+            continue
+        rel = p.relative_to(root).as_posix() + ("/" if p.is_dir() else "")
+        out[rel] = p.stat().st_mode & 0o7777
+    return out
+
+
+def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellContext, "ArmResult"]:
+    """B5, host interruption: run the arm in a child process (the "host") that the injection
+    SIGKILLs at its declared turn; the cell survives it and resumes from its record: the event log
+    the child wrote and the workspace it left on disk. Usage is recovered from the logged engine
+    calls. If the child ends before the kill turn, its result is used as is."""
+    result_path = ctx.log.path.with_suffix(".child.json")
+    pid = os.fork()
+    if pid == 0:  # the child: the host that will be killed
+        code = 0
+        try:
+            ctx.on_turn = injections.turn_hook(inj, in_child=True)
+            res = run_arm(ctx, arm)
+            result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
+                                               "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
+                                               "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
+                                               "model_ids": sorted(ctx.model_ids)}))
+        except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
+            traceback.print_exc()
+            code = 70
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    ctx.log.events[:] = [json.loads(line) for line in ctx.log.path.read_text().splitlines() if line.strip()]
+    calls = ctx.log.of_type("engine_call")
+    ctx.usage.input_tokens = sum(e.get("tokens_in", 0) for e in calls)
+    ctx.usage.output_tokens = sum(e.get("tokens_out", 0) for e in calls)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
+        child = json.loads(result_path.read_text())
+        result_path.unlink()
+        for k in ("attempts", "review_rounds", "failure_seen", "human_gate", "test_runs"):
+            setattr(ctx, k, child[k])
+        ctx.model_ids.update(child["model_ids"])
+        return ctx, ArmResult(**child["result"])
+    if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
+        raise RuntimeError(f"the cell's child process failed (wait status {status})")
+    ctx.log.emit("host_killed", signal="SIGKILL", turn=ctx.log.of_type("injected")[-1].get("turn"))
+    resumed = CellContext(task=ctx.task, prompt=f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", ws=ctx.ws, log=ctx.log,
+                          engine=ctx.engine, reviewer=ctx.reviewer, limits=ctx.limits, hide=ctx.hide,
+                          start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
+                          max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
+                          tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
+                          attempts=len(ctx.log.of_type("attempt_start")))
+    resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
+    resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
+    return resumed, run_arm(resumed, arm)
 
 
 def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:

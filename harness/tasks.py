@@ -60,10 +60,23 @@ class Task:
                 if p.is_file() and "__pycache__" not in p.parts}
 
 
+BINARY_MARK = "\0binary "
+
+
 def read_tree(root: Path) -> dict[str, str]:
-    """All files under root as {posix relative path: text}, sorted."""
-    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(Path(root).rglob("*"))
+    """All files under root as {posix relative path: text}, sorted. A file that is not UTF-8 text
+    (a SQLite database, say) reads as a marker naming its size and sha256, so digests and diffs
+    still see it change."""
+    return {p.relative_to(root).as_posix(): _read_text(p) for p in sorted(Path(root).rglob("*"))
             if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _read_text(p: Path) -> str:
+    data = p.read_bytes()
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return f"{BINARY_MARK}{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()}"
 
 
 def sha256_file(path: Path) -> str:

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.tasks import Task, read_tree
+from harness.tasks import BINARY_MARK, Task, read_tree
 
 
 class PathEscape(Exception):
@@ -109,6 +109,8 @@ class Workspace:
         for rel in set(self.files()) - set(files):
             self.resolve(rel).unlink()
         for rel, text in files.items():
+            if text.startswith(BINARY_MARK):  # a binary file cannot be restored from its marker
+                continue
             self.write(rel, text)
 
     def copy_to(self, dest: Path) -> Path:
