@@ -12,7 +12,7 @@ import time
 
 def _fmt_s(s: float) -> str:
     s = int(round(s))
-    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 class Progress:
@@ -55,7 +55,7 @@ class Progress:
         eta = ""
         if finished and self.done < self.total:
             eta = f" | eta {_fmt_s(el / finished * max(0, self.total - self.done))}"
-        return (f"[{_fmt_s(el)}] done {self.done}/{self.total} | void {self.void} | in flight {self.in_flight} | "
+        return (f"{_fmt_s(el)} done {self.done}/{self.total} | void {self.void} | in flight {self.in_flight} | "
                 f"spend {spend}{eta}")
 
     def close(self) -> None:

@@ -16,11 +16,31 @@ that reason) rather than inventing a reply.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from harness.engine import EngineReply, EngineRequest
 from harness.engines import EngineContext, register
 from harness.transcript import load_entries, reply_from_dict, request_messages, transcript_path
+
+
+# Tool outputs carry timings and temporary paths that differ from run to run ("3 passed in
+# 0.01s", the workspace's /tmp/ws-... directory, object addresses). They are masked in tool
+# results before the comparison: timings aside, every other byte must match.
+VOLATILE = [(re.compile(r"\b\d+(?:\.\d+)?s\b"), "<secs>"), (re.compile(r"/tmp/[\w.\-]+"), "<tmp>"),
+            (re.compile(r"0x[0-9a-fA-F]{6,}"), "<addr>")]
+
+
+def _stable(msgs: list[dict]) -> list[dict]:
+    out = []
+    for m in msgs:
+        if m.get("role") == "tool" and isinstance(m.get("content"), str):
+            text = m["content"]
+            for pat, sub in VOLATILE:
+                text = pat.sub(sub, text)
+            m = {**m, "content": text}
+        out.append(m)
+    return out
 
 
 class ReplayMismatch(Exception):
@@ -80,9 +100,9 @@ class ReplayEngine:
             recorded_msgs = self.messages[: rec.get("prefix", 0)] + list(rec.get("messages", []))
             self.messages = recorded_msgs
             recorded = {"system": rec.get("system"), "max_tokens": rec.get("max_tokens"), "tools": rec.get("tools"),
-                        "messages": recorded_msgs}
+                        "messages": _stable(recorded_msgs)}
             asked = {"system": req.system, "max_tokens": req.max_tokens, "tools": [t.name for t in req.tools],
-                     "messages": asked_msgs}
+                     "messages": _stable(asked_msgs)}
             if recorded != asked:
                 raise ReplayMismatch(f"{self.role} turn {self.turn} (transcript call n={entry.get('n')}): "
                                      f"{_first_diff(recorded, asked)}")
