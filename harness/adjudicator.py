@@ -87,8 +87,8 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
     vis: TestVerdict = run_pytest(final_tree, task.acceptance, dest_rel=task.acceptance_dest, hide=hide, limits=limits)
     hid: TestVerdict = run_pytest(final_tree, task.oracle, dest_rel=ORACLE_DEST, hide=hide, limits=limits)
     if test_runs is not None:
-        test_runs += [{"by": "adjudicator", "kind": "visible", "wall_s": vis.wall_s},
-                      {"by": "adjudicator", "kind": "hidden", "wall_s": hid.wall_s}]
+        test_runs += [{"by": "adjudicator", "kind": "visible", "wall_s": vis.wall_s, "cached": vis.cached},
+                      {"by": "adjudicator", "kind": "hidden", "wall_s": hid.wall_s, "cached": hid.cached}]
     edited = final_files.get(task.acceptance_dest) != task.acceptance.read_text()
     results = run_checks(checks or [], final_tree, start_files, final_files)
     hidden_pass = hid.passed and all(r["ok"] for r in results)

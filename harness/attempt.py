@@ -141,7 +141,7 @@ def visible_gate(ctx: CellContext) -> GateCheck:
     digest = ctx.ws.digest()
     v = run_pytest(ctx.ws.root, ctx.acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
                    limits=ctx.limits)
-    ctx.test_runs.append({"by": "controller", "kind": "visible", "wall_s": v.wall_s})
+    ctx.test_runs.append({"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
     ctx.log.emit("gate_visible", passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
                  errors=v.errors)
     if not v.passed:

@@ -47,6 +47,7 @@ class CellSpec:
     run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
+    hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
 
 
 @lru_cache(maxsize=256)
@@ -74,7 +75,7 @@ def run_cell(spec: CellSpec) -> dict:
     except (InputError, KeyError, OSError) as exc:  # fail closed: the cell cannot be set up
         return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
     limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
-    hide = (spec.tasks_dir, spec.run_dir)
+    hide = (spec.tasks_dir, spec.run_dir, *spec.hide_extra)
     log = EventLog(events_path(spec.run_dir, cell))
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
     base = Workspace.create(task)
@@ -149,6 +150,7 @@ def run_cell(spec: CellSpec) -> dict:
         "refused_calls": len(log.of_type("authorization_refused")), "parse_failures": len(log.of_type("parse_failure")),
         "tree_digest_start": _digest(start_files), "tree_digest_final": _digest(final_files),
         "test_exec_s": round(sum(r["wall_s"] for r in test_runs), 4), "test_runs": len(test_runs),
+        "cached_verdicts": sum(1 for r in test_runs if r.get("cached")),
         "confinement": confinement_level(), **spec.run_meta,
     }
     rec.update(cell_cost(spec.pricing, transcript.usage_by_model))

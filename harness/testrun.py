@@ -16,10 +16,10 @@ import shutil
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from harness.sandbox import Limits, open_up, run_confined
+from harness.sandbox import Limits, confinement_level, open_up, run_confined
 
 
 @dataclass
@@ -35,11 +35,12 @@ class TestVerdict:
     timed_out: bool = False
     confinement: str = "basic"
     subverted: bool = False
+    cached: bool = False  # reused from the verdict cache (harness/verdict_cache.py), not executed now
 
     def summary(self) -> dict:
         return {"passed": self.passed, "tests": self.tests, "failures": self.failures, "errors": self.errors,
                 "skipped": self.skipped, "returncode": self.returncode, "wall_s": round(self.wall_s, 4),
-                "timed_out": self.timed_out, "subverted": self.subverted}
+                "timed_out": self.timed_out, "subverted": self.subverted, "cached": self.cached}
 
 
 def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
@@ -59,9 +60,39 @@ def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
     return out
 
 
+def pytest_argv(work: Path, res: Path, dest: Path) -> list[str]:
+    """The command of a harness test run (also part of the verdict cache's key)."""
+    return [sys.executable, "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest",
+            "-c", str(res / "pytest.ini"), "--rootdir", str(work), "-o", f"pythonpath={work}",
+            f"--junitxml={res / 'junit.xml'}", str(dest)]
+
+
+PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+PYTEST_INI = "[pytest]\naddopts =\n"
+
+
 def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
                limits: Limits = Limits(), canary: bool = True) -> TestVerdict:
-    """Copy ``tree`` to scratch, put ``test_file`` at ``dest_rel`` in it, run pytest confined."""
+    """Copy ``tree`` to scratch, put ``test_file`` at ``dest_rel`` in it, run pytest confined.
+    Inside a cell with the verdict cache on, an identical earlier execution's verdict is reused
+    (``cached=True``); see harness/verdict_cache.py."""
+    from harness import verdict_cache
+
+    def execute() -> TestVerdict:
+        return _execute(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, canary=canary)
+
+    session = verdict_cache.active()
+    if session is None:
+        return execute()
+    key = lambda: verdict_cache.cache_key(  # noqa: E731
+        tree, test_file, dest_rel=dest_rel, canary=canary, limits=asdict(limits), confinement=confinement_level(),
+        command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel),
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI})
+    return session.run(key, execute, lambda d: TestVerdict(**d))
+
+
+def _execute(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
+             limits: Limits = Limits(), canary: bool = True) -> TestVerdict:
     with tempfile.TemporaryDirectory(prefix="hx-run-") as scratch:
         scratch = Path(scratch)
         work = scratch / "w"
@@ -79,14 +110,11 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
         dest.write_text(text)
         res = scratch / "res"
         res.mkdir()
-        (res / "pytest.ini").write_text("[pytest]\naddopts =\n")
+        (res / "pytest.ini").write_text(PYTEST_INI)
         open_up(scratch)
         res.chmod(0o777)
-        argv = [sys.executable, "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest",
-                "-c", str(res / "pytest.ini"), "--rootdir", str(work), "-o", f"pythonpath={work}",
-                f"--junitxml={res / 'junit.xml'}", str(dest)]
-        r = run_confined(argv, work, hide=hide, limits=limits, writable=(scratch,),
-                         env_extra={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        argv = pytest_argv(work, res, dest)
+        r = run_confined(argv, work, hide=hide, limits=limits, writable=(scratch,), env_extra=dict(PYTEST_ENV))
         cases = _junit_cases(res / "junit.xml")
     output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
     if canary:
