@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import executors, verdict_cache
 from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
 from harness.cellrun import CellSpec, run_cell
@@ -81,8 +82,14 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
 
 
 def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
-            progress_stream=None) -> RunOutcome:
-    """Run (or resume) every cell of the run in run_dir that has no record yet."""
+            progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
+            cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None
+            ) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet.
+
+    ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
+    existing cluster, else a local one); see harness/executors.py. ``cache``: reuse test verdicts
+    (harness/verdict_cache.py) in ``cache_dir`` (default: run_dir/verdict-cache)."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir).resolve()
     meta = json.loads((run_dir / "run.json").read_text())
@@ -111,7 +118,36 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
                         engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
                         seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta,
                         pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
-                                                               **meta.get("engine_options", {})})
+                                                               **meta.get("engine_options", {})},
+                        hide_extra=(Path(cache_dir).resolve(),) if cache and cache_dir else ())
+
+    # verdict cache: tasks proved nondeterministic (earlier records of this run, markers in the cache dir)
+    disabled: dict[str, str] = {}
+    for r in ledger.records:
+        if (r.get("verdict_cache") or {}).get("nondeterministic"):
+            disabled.setdefault(r["task"], f"spot-check mismatch in {r['cell_key']}")
+    if cache:
+        for d in {Path(cache_dir).resolve() if cache_dir else run_dir / "verdict-cache"}:
+            if d.is_dir():
+                for t, info in verdict_cache.VerdictCache(d).nondeterministic().items():
+                    disabled.setdefault(t, f"marked in {d / 'nondeterministic' / (t + '.json')}")
+    for t, why in sorted(disabled.items()):
+        log(f"verdict cache DISABLED for task {t}: its tests proved nondeterministic ({why})")
+
+    def cache_cfg() -> dict:
+        return {"enabled": cache, "dir": str(Path(cache_dir).resolve()) if cache_dir else None,
+                "spot_rate": verdict_cache.DEFAULT_SPOT_RATE if spot_rate is None else spot_rate,
+                "seed": f"{proto.seed}|{meta['run_id']}", "disabled_tasks": sorted(disabled)}
+
+    requeues_path = run_dir / "requeues.jsonl"
+
+    def on_requeue(key: str, reason: str) -> None:
+        with requeues_path.open("a") as f:
+            f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
+        log(f"re-queued {key}: {reason}")
+
+    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    workers = ex.capacity
 
     voids_path = run_dir / "voids.jsonl"
     void_counts: dict[str, int] = {}
@@ -124,13 +160,20 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     still_void: list[str] = []
     executed = 0
     queue = list(cells)
-    log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, workers={workers}")
+    log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
+        f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
     progress = Progress(len(queue), workers, stream=progress_stream)
     while queue:
         rerun: list[Cell] = []
         progress.update(in_flight=min(workers, len(queue)))
-        for i, rec in enumerate(_map(run_cell, [spec(c) for c in queue], workers), 1):
+        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue)
+        for i, rec in enumerate(ex.run(jobs, on_requeue), 1):
             executed += 1
+            vc = rec.get("verdict_cache") or {}
+            if vc.get("nondeterministic") and rec["task"] not in disabled:
+                disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
+                log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
+                    f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
             progress.update(rec, in_flight=min(workers, len(queue) - i))
             if rec["outcome"] == "void":
                 k = rec["cell_key"]
