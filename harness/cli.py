@@ -114,8 +114,15 @@ def plan(path):
               help="with --engine replay: replay each cell from DIR/transcripts (no network)")
 @click.option("--transcript", "transcript_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="where cells run: a local process pool, or a Ray cluster (pip install -e '.[ray]')")
+@click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto); "
+              "default: start a local Ray instance with --workers CPUs")
+@click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file):
+        transcript_file, executor, address, no_cache, cache_dir):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     from harness.driver import execute, incomplete_denominators, prepare
     try:
@@ -133,7 +140,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
             prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
                     exploratory=exploratory, engine_options=opts)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
-                      pilot=pilot)
+                      pilot=pilot, executor=executor, address=address, cache=not no_cache,
+                      cache_dir=Path(cache_dir) if cache_dir else None)
     except InputError as exc:
         _fail(exc)
     click.echo(res.table)
