@@ -1,0 +1,180 @@
+"""Cells: per-cell harness overhead, the powered design's throughput (1 and 2 workers, with and
+without the verdict cache), the Ray executor on a local two-node cluster against the local pool,
+and the share of a test execution that is interpreter + pytest start-up.
+
+The design is ``protocols/powered-ablation.toml`` when it exists, else an exploratory protocol
+generated over every task in tasks/ (5 arms x tasks x null+B1..B15 x k=5, A1 not applicable to
+B4/B5/B10: 9,240 cells for 24 tasks). A bench run executes a sample: the first N cells of the
+design's seeded run order (whole matched units, as a real run starts) and extrapolates the full
+design's wall time from the measured rate; the notes say so. With a cold cache the sample is
+the worst case for the cache: the hit rate rises as the run goes on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+POWERED = ROOT / "protocols" / "powered-ablation.toml"
+SCENARIOS = ["null"] + [f"B{i}" for i in range(1, 16)]
+
+
+def _design(tmp: Path) -> Path:
+    if POWERED.is_file():
+        return POWERED
+    tasks = sorted(p.name for p in (ROOT / "tasks").iterdir() if (p / "task.toml").is_file())
+    text = f"""[protocol]
+name = "bench-powered"
+description = "bench: the powered design's shape over every task in tasks/ (exploratory)"
+seed = 20261202
+repeats = 5
+tasks_dir = "{(ROOT / 'tasks').as_posix()}"
+tasks = {json.dumps(tasks)}
+scenarios = {json.dumps(SCENARIOS)}
+engine = "simulated"
+
+[arms.A1]
+controller = "A1"
+[arms.A2]
+controller = "A2"
+retries = 3
+[arms.A2p]
+controller = "A2p"
+retries = 3
+token_budget = 5000
+wall_budget_s = 120.0
+[arms.A3]
+controller = "A3"
+retries = 3
+[arms.A4]
+controller = "A4"
+attempts = 3
+review_rounds = 2
+reflection = true
+
+[applicability]
+A1 = {{ exclude = ["B4", "B5", "B10"] }}
+
+[limits]
+test_timeout_s = 60
+memory_mb = 2048
+max_turns = 12
+max_tokens = 4096
+
+[rerun]
+max_reruns = 2
+"""
+    p = tmp / "bench-powered.toml"
+    p.write_text(text)
+    return p
+
+
+def _run(proto: Path, out: Path, n: int, **kw) -> dict:
+    from harness.driver import execute, prepare
+    prepare(proto, out, engine=None, reviewer_engine=None, model=None, exploratory=True)
+    t0 = time.perf_counter()
+    res = execute(out, log=lambda m: None, limit_cells=n, progress_stream=open(os.devnull, "w"), **kw)
+    wall = time.perf_counter() - t0
+    recs = res.records
+    return {"wall": wall, "n": len(recs), "cell_s": sum(r["wall_s"] for r in recs),
+            "test_s": sum(r.get("test_exec_s") or 0 for r in recs), "runs": sum(r.get("test_runs") or 0 for r in recs),
+            "cached": sum(r.get("cached_verdicts") or 0 for r in recs),
+            "voids": sum(r["outcome"] == "void" for r in recs), "requeues": sum(r.get("requeues", 0) for r in recs),
+            "outcomes": sorted((r["cell_key"], r["outcome"]) for r in recs)}
+
+
+def _startup_share(n: int) -> dict:
+    """Mean wall of `python -I -c 'import pytest'` vs a real harness test execution."""
+    from harness.tasks import load_task
+    from harness.testrun import run_pytest
+    task = load_task(ROOT / "tasks" / "median")
+    hide = (ROOT / "tasks",)
+    execs, starts = [], []
+    for _ in range(n):
+        execs.append(run_pytest(task.root / "workspace", task.acceptance, dest_rel=task.acceptance_dest, hide=hide).wall_s)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-I", "-c", "import pytest"], check=True)
+        starts.append(time.perf_counter() - t0)
+    return {"exec": sum(execs) / n, "start": sum(starts) / n}
+
+
+def _ray_two_nodes():
+    """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils)."""
+    import ray
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def run(quick: bool = False) -> list[dict]:
+    from harness.matrix import enumerate_cells
+    from harness.protocol import load_protocol
+    n = 10 if quick else 60
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="hx-bench-cells-") as tmp:
+        tmp = Path(tmp)
+        proto = _design(tmp)
+        total = len(enumerate_cells(load_protocol(proto)))
+        src = "protocols/powered-ablation.toml" if proto == POWERED else "generated over tasks/ (exploratory)"
+        u1 = _run(proto, tmp / "u1", n, workers=1, cache=False)
+        u2 = _run(proto, tmp / "u2", n, workers=2, cache=False)
+        c1 = _run(proto, tmp / "c1", n, workers=1, cache=True)
+        c2 = _run(proto, tmp / "c2", n, workers=2, cache=True)
+        same = "outcomes identical" if u1["outcomes"] == u2["outcomes"] == c1["outcomes"] == c2["outcomes"] \
+            else "OUTCOMES DIFFER between runs"
+
+        def proj(r):
+            return total / (r["n"] / r["wall"]) / 60
+
+        rows.append({"name": "per-cell overhead (uncached, 1 worker)", "baseline": "summed test-subprocess wall",
+                     "baseline_s": u1["test_s"], "subject": "summed cell wall", "subject_s": u1["cell_s"],
+                     "ratio": u1["cell_s"] / u1["test_s"], "unit": "x (target <= 1.25)",
+                     "notes": f"{u1['n']} cells, {u1['runs']} test executions, design {src}"})
+        rows.append({"name": "powered design: 2 workers vs 1 (uncached)", "baseline": f"1 worker {u1['n'] / u1['wall']:.2f} cells/s",
+                     "baseline_s": u1["wall"], "subject": f"2 workers {u2['n'] / u2['wall']:.2f} cells/s",
+                     "subject_s": u2["wall"], "ratio": u1["wall"] / u2["wall"], "unit": "x throughput",
+                     "notes": f"sample of {n}/{total} cells; projected full design: {proj(u1):.0f} min (1w), "
+                              f"{proj(u2):.0f} min (2w); {same}"})
+        rows.append({"name": "verdict cache, 1 worker (cold cache)", "baseline": f"uncached {u1['n'] / u1['wall']:.2f} cells/s",
+                     "baseline_s": u1["wall"], "subject": f"cached {c1['n'] / c1['wall']:.2f} cells/s",
+                     "subject_s": c1["wall"], "ratio": u1["wall"] / c1["wall"], "unit": "x throughput",
+                     "notes": f"{c1['cached']}/{c1['runs']} verdicts from the cache; projected full design "
+                              f"{proj(c1):.1f} min; {same}"})
+        rows.append({"name": "verdict cache, 2 workers (cold cache)", "baseline": f"uncached 2w {u2['n'] / u2['wall']:.2f} cells/s",
+                     "baseline_s": u2["wall"], "subject": f"cached 2w {c2['n'] / c2['wall']:.2f} cells/s",
+                     "subject_s": c2["wall"], "ratio": u2["wall"] / c2["wall"], "unit": "x throughput",
+                     "notes": f"{c2['cached']}/{c2['runs']} verdicts cached; PROJECTED full design ({total} cells) "
+                              f"{proj(c2):.1f} min on 2 workers (target <= 20; extrapolated from a {n}-cell sample)"})
+        s = _startup_share(3 if quick else 10)
+        rows.append({"name": "start-up share of a test execution", "baseline": "harness test execution (median task)",
+                     "baseline_s": s["exec"], "subject": "python -I -c 'import pytest'", "subject_s": s["start"],
+                     "ratio": s["start"] / s["exec"], "unit": "fraction of an uncached execution",
+                     "notes": "what warm (pre-imported, fork-per-run) execution could save per cache miss"})
+        try:
+            import ray  # noqa: F401
+        except ModuleNotFoundError:
+            return rows
+        cluster = _ray_two_nodes()
+        try:
+            from harness.executors import RayExecutor
+            RayExecutor()  # attach to the cluster ray.init joined
+            r2 = _run(proto, tmp / "r2", n, executor="ray", cache=False)
+        finally:
+            import ray
+            ray.shutdown()
+            cluster.shutdown()
+        same_r = "outcomes identical" if r2["outcomes"] == u2["outcomes"] else "OUTCOMES DIFFER"
+        rows.append({"name": "ray: local 2-node cluster vs local pool (uncached)",
+                     "baseline": f"local pool 2w {u2['n'] / u2['wall']:.2f} cells/s", "baseline_s": u2["wall"],
+                     "subject": f"ray 2 nodes x 1 CPU {r2['n'] / r2['wall']:.2f} cells/s", "subject_s": r2["wall"],
+                     "ratio": u2["wall"] / r2["wall"], "unit": "x throughput (target >= 0.8)",
+                     "notes": f"same {n} cells, same 2 CPUs; {same_r}; requeues {r2['requeues']}; cluster start-up excluded"})
+    return rows

@@ -1,0 +1,193 @@
+"""The verdict cache: what its key covers, reuse, the seeded spot-check, and records that say so."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from harness import testrun, verdict_cache
+from harness.driver import execute, prepare
+from harness.sandbox import Limits
+from harness.testrun import TestVerdict as Verdict, pytest_argv, run_pytest
+from support.scripted import REPO, TASKS
+
+CMD = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>/tests/test_acceptance.py"))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root = tmp_path / "tree"
+    shutil.copytree(TASKS / "parse-range" / "workspace", root)
+    test = tmp_path / "test_x.py"
+    test.write_text((TASKS / "parse-range" / "acceptance" / "test_acceptance.py").read_text())
+    return root, test
+
+
+def key(root, test, **kw):
+    args = dict(dest_rel="tests/test_acceptance.py", command=CMD, canary=True, limits={"timeout_s": 60},
+                confinement="basic", interpreter={"executable": "/py", "version": "3.11"})
+    args.update(kw)
+    return verdict_cache.cache_key(root, test, **args)
+
+
+def test_key_changes_with_every_input(tree, tmp_path):
+    root, test = tree
+    base = key(root, test)
+    assert key(root, test) == base  # deterministic
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(root, copy)
+    assert key(copy, test) == base  # the tree's content, not its path
+    some = sorted(p for p in root.rglob("*.py"))[0]
+    old = some.read_text()
+    some.write_text(old + "\n# edited\n")
+    assert key(root, test) != base  # an input file's bytes
+    some.write_text(old)
+    assert key(root, test) == base
+    (root / "new_module.py").write_text("X = 1\n")
+    assert key(root, test) != base  # a new file
+    (root / "new_module.py").unlink()
+    os.chmod(some, 0o755)
+    assert key(root, test) != base  # a mode
+    os.chmod(some, 0o644)
+    (root / "newdir").mkdir()
+    assert key(root, test) != base  # an (empty) directory
+    (root / "newdir").rmdir()
+    assert key(root, test) == base
+    test2 = tmp_path / "test_y.py"
+    test2.write_text(test.read_text() + "\n")
+    assert key(root, test2) != base  # the test file
+    assert key(root, test, dest_rel="tests/other.py") != base  # where it is placed
+    assert key(root, test, command=CMD + ["-x"]) != base  # the command
+    assert key(root, test, interpreter={"executable": "/py", "version": "3.12"}) != base  # the interpreter
+    assert key(root, test, interpreter={"executable": "/other/py", "version": "3.11"}) != base
+    assert key(root, test, limits={"timeout_s": 30}) != base  # the limits
+    assert key(root, test, confinement="namespaces+nobody") != base  # the confinement level
+    assert key(root, test, canary=False) != base  # whether a canary is appended (its random name is not)
+
+
+def test_pyc_makes_mtimes_part_of_the_key(tree):
+    root, test = tree
+    some = sorted(root.rglob("*.py"))[0]
+    (some.parent / "__pycache__").mkdir(exist_ok=True)
+    (some.parent / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0" * 16)
+    k1 = key(root, test)
+    os.utime(some, ns=(1, 1))
+    assert key(root, test) != k1
+
+
+def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
+    root, test = tree
+    calls = []
+    real = testrun._execute
+    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
+    with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1") as s:
+        v1 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
+        v2 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
+        (root / "extra.py").write_text("Y = 2\n")
+        v3 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
+    assert len(calls) == 2  # the canary's fresh random name did not change the key
+    assert not v1.cached and v2.cached and not v3.cached
+    assert (v1.passed, v1.tests, v1.failures) == (v2.passed, v2.tests, v2.failures)
+    assert v2.output == v1.output
+    assert s.summary() == {"status": "on", "hits": 1, "misses": 2, "spot_checks": 0, "mismatches": 0}
+    # outside a session nothing is cached
+    v4 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
+    assert not v4.cached and len(calls) == 3
+
+
+def _fake(passed):
+    return Verdict(passed, 3, 0 if passed else 1, 0, 0, 1, 0.01, "out")
+
+
+def test_spot_check_mismatch_disables_the_task(tree, tmp_path, monkeypatch):
+    root, test = tree
+    results = iter([_fake(True), _fake(False)])
+    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: next(results))
+    d = tmp_path / "vc"
+    with verdict_cache.activate({"enabled": True, "dir": str(d), "spot_rate": 0}, "flaky", "c1"):
+        assert run_pytest(root, test, dest_rel="t.py").passed
+    with verdict_cache.activate({"enabled": True, "dir": str(d), "spot_rate": 1.0}, "flaky", "c2") as s:
+        v = run_pytest(root, test, dest_rel="t.py")  # a hit, spot-checked: the rerun disagrees
+    assert not v.passed and not v.cached  # the fresh verdict wins
+    assert s.summary()["status"] == "disabled: nondeterministic" and s.summary()["mismatches"] == 1
+    vc = verdict_cache.VerdictCache(d)
+    assert "flaky" in vc.nondeterministic() and len(vc) == 0  # marked, entry evicted
+    with verdict_cache.activate({"enabled": True, "dir": str(d), "disabled_tasks": ["flaky"]}, "flaky", "c3") as s3:
+        assert s3 is None
+
+
+def test_timeouts_are_not_stored(tree, tmp_path, monkeypatch):
+    root, test = tree
+    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: replace(_fake(False), timed_out=True))
+    d = tmp_path / "vc"
+    with verdict_cache.activate({"enabled": True, "dir": str(d)}, "t", "c"):
+        run_pytest(root, test, dest_rel="t.py", limits=Limits(timeout_s=1))
+    assert len(verdict_cache.VerdictCache(d)) == 0
+
+
+PROTO = """
+[protocol]
+name = "vc"
+seed = 5
+repeats = 2
+tasks_dir = "tasks"
+tasks = ["parse-range"]
+scenarios = ["null", "B2"]
+
+[arms.A2]
+[arms.A4]
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "tasks").mkdir()
+    shutil.copytree(REPO / "tasks" / "parse-range", tmp_path / "tasks" / "parse-range")
+    shutil.copy(REPO / "tasks" / "scenarios.toml", tmp_path / "tasks" / "scenarios.toml")
+    (tmp_path / "p.toml").write_text(PROTO)
+    return tmp_path
+
+
+def _records(project, name, **kw):
+    prepare(project / "p.toml", project / name, engine=None, reviewer_engine=None, model=None, exploratory=True)
+    res = execute(project / name, workers=1, log=lambda m: None, **kw)
+    return {r["cell_key"]: r for r in res.records}
+
+
+def test_records_say_which_verdicts_were_cached_and_no_cache_turns_it_off(project):
+    on = _records(project, "on", spot_rate=0)
+    off = _records(project, "off", cache=False)
+    assert on.keys() == off.keys() and len(on) == 8
+    for k in on:
+        assert on[k]["outcome"] == off[k]["outcome"]  # the cache changes speed, never a verdict
+        assert off[k]["verdict_cache"] == {"status": "off"} and off[k]["cached_verdicts"] == 0
+        assert on[k]["verdict_cache"]["status"] == "on"
+        assert on[k]["cached_verdicts"] == on[k]["verdict_cache"]["hits"]
+    assert sum(r["cached_verdicts"] for r in on.values()) > 0
+    assert (project / "on" / "verdict-cache").is_dir() and not (project / "off" / "verdict-cache").exists()
+
+
+def test_cache_dir_is_shared_across_runs_and_hidden(project, tmp_path):
+    shared = tmp_path / "shared-cache"
+    first = _records(project, "a", cache_dir=shared, spot_rate=0)
+    second = _records(project, "b", cache_dir=shared, spot_rate=0)
+    assert sum(r["verdict_cache"]["misses"] for r in second.values()) < sum(
+        r["verdict_cache"]["misses"] for r in first.values())
+    assert all(r["outcome"] == first[k]["outcome"] for k, r in second.items())
+
+
+def test_nondeterministic_marker_disables_the_task_for_the_run(project, tmp_path, capsys):
+    shared = tmp_path / "c"
+    verdict_cache.VerdictCache(shared).mark_nondeterministic("parse-range", {"cell_key": "x"})
+    logs = []
+    prepare(project / "p.toml", project / "m", engine=None, reviewer_engine=None, model=None, exploratory=True)
+    res = execute(project / "m", workers=1, log=logs.append, cache_dir=shared, limit_cells=2)
+    assert any("DISABLED for task parse-range" in m for m in logs)
+    assert all(r["verdict_cache"]["status"] == "disabled: nondeterministic" and r["cached_verdicts"] == 0
+               for r in res.records)
+    assert json.loads((shared / "nondeterministic" / "parse-range.json").read_text())["cell_key"] == "x"
