@@ -113,6 +113,7 @@ def fill(value, vars: dict[str, str]):
 class Injection:
     prompt: str
     overlay: dict[str, str] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)  # the overlay minus the start candidate
     sqlite: list[dict] = field(default_factory=list)  # databases to build in the workspace
     tools: dict = field(default_factory=dict)  # declared tool behaviour
     acceptance_append: str = ""  # a check appended to the visible test this cell runs
@@ -183,7 +184,9 @@ def apply(task: Task, scenario_id: str, spec: dict) -> Injection:
     prompt = task.prompt
     if spec.get("prompt_append"):
         prompt = prompt + "\n\n" + fill(spec["prompt_append"], vars).strip()
-    return Injection(prompt=prompt, overlay=overlay, sqlite=fill(spec.get("sqlite", []), vars), tools=tools,
+    cand_files = set(options[0].files()) if kind else set()
+    environment = {p: t for p, t in overlay.items() if p not in cand_files or p in spec.get("files", {})}
+    return Injection(prompt=prompt, overlay=overlay, environment=environment, sqlite=fill(spec.get("sqlite", []), vars), tools=tools,
                      acceptance_append=extra_check, at_turn=fill(spec.get("at_turn", []), vars),
                      checks=fill(spec.get("checks", []), vars), secrets=[vars["secret"]] if vars["secret"] else [],
                      vars=vars)

@@ -129,7 +129,10 @@ class ToolSurface:
         if confinement_level() == "namespaces+nobody":  # the confined user must be able to act on the tree
             for p in [self.ws.root, *self.ws.root.rglob("*")]:
                 os.lchown(p, NOBODY, NOBODY)
-        r = run_confined(argv, self.ws.root, hide=self.hide, limits=self.limits)
+        # cd again inside the confined process: the cwd Popen sets is taken before the workspace is
+        # bind-mounted writable, so relative paths would resolve on the read-only mount
+        inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
+        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits, writable=(self.ws.root,))
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
                       output=out[-2000:], timed_out=r.timed_out)

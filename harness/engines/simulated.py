@@ -173,7 +173,7 @@ class SimulatedEngine:
         if out.startswith("acceptance PASSED"):
             return self._finish(req)
         # the same failure as the one the controller fed back: no progress
-        if feedback.startswith("The acceptance test failed") and _signature(out) == _signature(feedback) \
+        if feedback.startswith("The acceptance test failed") and _signature(out) and _signature(out) == _signature(feedback) \
                 and self._rng("noprogress", attempt).random() < self._p("p_stop_no_progress"):
             return self._reply(req, "Retrying cannot fix this; stopping.", [self._call(
                 "ask_human", question="The same failure repeats and nothing I change affects it: " + _signature(out))])
@@ -201,7 +201,7 @@ class SimulatedEngine:
         keep = rng.random()
         calls: list[ToolCall] = []
         if situation == "after_finding":  # revert the side edits a reviewer named
-            findings = req.messages[-1].content
+            findings = next(m.content for m in reversed(req.messages) if m.role == "user")
             for path, (how, orig) in sorted(self.side.items()):
                 if path in findings and self._rng("revert", attempt, path).random() < self._p("p_revert_on_finding"):
                     calls += self._undo(path, how, orig, listing)
@@ -392,9 +392,9 @@ def _steps(hist) -> list:
 
 
 def _signature(text: str) -> str:
-    """A failure's signature: its error lines (assertion/exception lines), order kept."""
-    lines = [ln.strip() for ln in text.splitlines() if re.match(r"\s*(E\s|FAILED|ERROR|\w+Error)", ln)]
-    return " | ".join(lines[:6])[:500]
+    """A failure's signature: the failing test ids in a pytest summary (harness canaries ignored)."""
+    ids = sorted({m.group(1) for m in re.finditer(r"^(?:FAILED|ERROR) (\S+)", text, re.M) if "canary" not in m.group(1)})
+    return " | ".join(ids)[:500]
 
 
 @register("simulated")
