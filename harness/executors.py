@@ -19,7 +19,6 @@ log, transcript and other files, and the driver writes them under the real run d
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -80,7 +79,7 @@ def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[
     if real.is_dir() and not force_ship:
         return execute_cell(spec, cache), {}
     run_id = spec.run_meta.get("run_id", "run")
-    scratch = Path(tempfile.gettempdir()) / "hx-ray" / f"{run_id}-{os.getpid()}"
+    scratch = Path(tempfile.gettempdir()) / "hx-ray" / str(run_id)  # per node: its workers share cache and limiter
     scratch.mkdir(parents=True, exist_ok=True)
     local = replace(spec, run_dir=scratch, hide_extra=(*spec.hide_extra, real))
     rec = execute_cell(local, cache)
