@@ -17,7 +17,6 @@ import sys
 import time
 import uuid
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,7 +99,12 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
             raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
     elif protocol_mod.compute_lock(proto)["digest"] != meta["protocol_digest"]:
         raise InputError(str(proto.path), "digest", "the protocol or its tasks changed since this exploratory run started")
-    ledger = Ledger(run_dir / "records.jsonl")
+    try:
+        ledger = Ledger(run_dir / "records.jsonl")
+    except ValueError as exc:  # a tampered ledger is never resumed
+        raise InputError(str(run_dir / "records.jsonl"), "records.head", str(exc)) from exc
+    if ledger.head_repaired:
+        log("caught records.head up with the last record (a kill between a line's fsync and the head update)")
     if ledger.repair:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
     expected = _expected_digests(proto, meta["lock"])
@@ -152,10 +156,14 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     voids_path = run_dir / "voids.jsonl"
     void_counts: dict[str, int] = {}
     if voids_path.exists():
-        for line in voids_path.read_text().splitlines():
-            if line.strip():
+        for i, line in enumerate(voids_path.read_text().splitlines(), 1):
+            try:
                 k = json.loads(line)["cell_key"]
-                void_counts[k] = void_counts.get(k, 0) + 1
+            except (json.JSONDecodeError, KeyError, TypeError):  # a kill mid-write leaves a torn line
+                if line.strip():
+                    log(f"{voids_path.name}:{i}: ignoring a torn line")
+                continue
+            void_counts[k] = void_counts.get(k, 0) + 1
     max_reruns = int(proto.rerun.get("max_reruns", 2))
     still_void: list[str] = []
     executed = 0
@@ -192,6 +200,8 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         queue = rerun
     progress.close()
     records = ledger.records
+    # every void in the ledger, from this session or an earlier one, keeps the run incomplete
+    still_void = [r["cell_key"] for r in records if r["outcome"] == "void"]
     arms = [a.name for a in proto.arms]
     table = render(per_arm_rows(records, arms))
     (run_dir / "table.md").write_text(table + "\n")
@@ -201,28 +211,6 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
         (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
     return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, executed, projection)
-
-
-def _map(fn, specs, workers: int):
-    """Yield fn(spec) results as they complete; in-process when workers == 1."""
-    if workers <= 1:
-        for s in specs:
-            yield fn(s)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending = set()
-        it = iter(specs)
-        for s in it:
-            pending.add(pool.submit(fn, s))
-            if len(pending) >= workers * 4:
-                break
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                yield fut.result()
-                nxt = next(it, None)
-                if nxt is not None:
-                    pending.add(pool.submit(fn, nxt))
 
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:

@@ -185,9 +185,6 @@ def test_directory_at_oracle_dest_does_not_crash_adjudication(task, pw_ws):
 
 # --- 7. resume of a run with still-void cells exits 0 ----------------------------------------
 
-@xfail("driver.py:44,131,96: still_void holds only this session's voids; void records already in the "
-       "ledger are skipped as done on --resume, so a resumed run with void cells exits 0 and prints no "
-       "INCOMPLETE line (the paper's 'cells silently dropped, exit code 0')")
 def test_resume_of_a_run_with_void_cells_still_exits_nonzero(tmp_path, monkeypatch):
     from harness.driver import execute, prepare
     from harness.engine import EngineFault
