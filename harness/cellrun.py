@@ -27,7 +27,7 @@ from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
 from harness.protocol import Arm
-from harness.sandbox import Limits, confinement_level
+from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.tasks import load_task
 from harness.workspace import EventLog, Workspace
 
@@ -75,7 +75,7 @@ def run_cell(spec: CellSpec) -> dict:
     except (InputError, KeyError, OSError) as exc:  # fail closed: the cell cannot be set up
         return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
     limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
-    hide = (spec.tasks_dir, spec.run_dir, *spec.hide_extra)
+    hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
     log = EventLog(events_path(spec.run_dir, cell))
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
     base = Workspace.create(task, overlay=inj.environment)  # what the reviewer diffs against: the task as the
