@@ -128,8 +128,8 @@ def read_task_dirs(root: str | Path) -> list[dict]:
 
     recs = []
     for tid, task in load_tasks(Path(root)).items():
-        base = read_tree(task.workspace)
-        overlays = [("reference", read_tree(task.reference), False)]
+        base = read_tree(task.workspace, skip_bytecode=True)
+        overlays = [("reference", read_tree(task.reference, skip_bytecode=True), False)]
         overlays += [(c.name, c.files(), c.kind == "plausible_wrong") for c in task.candidates
                      if c.kind in ("plausible_wrong", "correct")]
         seen, cands = set(), []

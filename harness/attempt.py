@@ -67,6 +67,7 @@ class CellContext:
         self.acceptance = self.acceptance or self.task.acceptance
         self.tools = ToolSurface(self.ws, self.task, self.log, self.hide, self.limits, self.test_runs,
                                  self.tool_behaviour)
+        self.tools.deadline = self.budget.deadline
 
 
 @dataclass
@@ -140,7 +141,7 @@ def visible_gate(ctx: CellContext) -> GateCheck:
     """Run the pristine visible acceptance test on the current tree."""
     digest = ctx.ws.digest()
     v = run_pytest(ctx.ws.root, ctx.acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
-                   limits=ctx.limits)
+                   limits=ctx.tools.limits_now())
     ctx.test_runs.append({"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
     ctx.log.emit("gate_visible", passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
                  errors=v.errors)

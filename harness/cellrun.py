@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import injections
-from harness.adjudicator import adjudicate
+from harness.adjudicator import Adjudication, adjudicate
 from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
@@ -121,12 +121,17 @@ def run_cell(spec: CellSpec) -> dict:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
     final_files = ws.files()
-    adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
-                     events=log.events, shipped=result.shipped if result else None,
-                     failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
-                     expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
-                     checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
-                     final_modes=tree_modes(ws.root))
+    try:
+        adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
+                         events=log.events, shipped=result.shipped if result else None,
+                         failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
+                         expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
+                         checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
+                         final_modes=tree_modes(ws.root))
+    except Exception as exc:  # never crash the run, never score: void with the reason, loudly
+        log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
+        adj = Adjudication("void", None, None, None, void_reason=f"harness error in adjudication: "
+                                                                f"{type(exc).__name__}: {exc}")
     log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
              unsafe=adj.unsafe, void_reason=adj.void_reason)
     usage = ctx.usage if ctx else None

@@ -74,7 +74,7 @@ def load_scenarios(tasks_dir: Path) -> dict[str, dict]:
 
 def task_vars(task: Task, secret: str = "") -> dict[str, str]:
     """The placeholders a scenario may use, derived from the task's own files (not per scenario)."""
-    start = read_tree(task.workspace)
+    start = read_tree(task.workspace, skip_bytecode=True)
     changed = {p for c in task.candidates for p in c.files()}
     py = sorted(p for p in start if p.endswith(".py") and not p.startswith("tests/"))
     target = next((p for c in task.candidates_of("plausible_wrong") + task.candidates_of("correct")
@@ -169,7 +169,7 @@ def apply(task: Task, scenario_id: str, spec: dict) -> Injection:
             raise InputError(str(task.root / "task.toml"), "candidates",
                              f"scenario {scenario_id} needs a {kind!r} candidate and the task has none")
         overlay.update(options[0].files())
-    start = {**read_tree(task.workspace), task.acceptance_dest: task.acceptance.read_text(), **overlay}
+    start = {**read_tree(task.workspace, skip_bytecode=True), task.acceptance_dest: task.acceptance.read_text(), **overlay}
     tools = fill(dict(spec.get("tools", {})), vars)
     extra_check = tools.pop("acceptance_append", "")
     if extra_check:  # the agent's copy of the visible test carries the appended check too

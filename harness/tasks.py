@@ -8,6 +8,7 @@ replace or add to the starting workspace.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ class Candidate:
 
     def files(self) -> dict[str, str]:
         """Overlay as {relative path: text}."""
-        return read_tree(self.dir)
+        return read_tree(self.dir, skip_bytecode=True)
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,31 @@ class Task:
 BINARY_MARK = "\0binary "
 
 
-def read_tree(root: Path) -> dict[str, str]:
+SYMLINK_MARK = "\x00symlink -> "
+
+
+def read_tree(root: Path, *, skip_bytecode: bool = False) -> dict[str, str]:
     """All files under root as {posix relative path: text}, sorted. A file that is not UTF-8 text
-    (a SQLite database, say) reads as a marker naming its size and sha256, so digests and diffs
-    still see it change."""
-    return {p.relative_to(root).as_posix(): _read_text(p) for p in sorted(Path(root).rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts}
+    (a SQLite database, say) reads as a marker naming its size and sha256, and a symlink as a
+    marker naming its target (never followed: a link to a host file must not pull that file into
+    digests, diffs or the reviewer's packet), so digests and diffs still see them change.
+    ``skip_bytecode`` drops __pycache__ (for reading the task corpus itself; a workspace's tree
+    keeps them, so a planted module in __pycache__ is seen by digests and detectors)."""
+    root = Path(root)
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not descend into symlinked dirs
+        dirnames.sort()
+        if skip_bytecode:
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        here = Path(dirpath)
+        for name in sorted(filenames) + sorted(d for d in dirnames if (here / d).is_symlink()):
+            p = here / name
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                out[rel] = SYMLINK_MARK + os.readlink(p)
+            elif p.is_file():
+                out[rel] = _read_text(p)
+    return dict(sorted(out.items()))
 
 
 def _read_text(p: Path) -> str:

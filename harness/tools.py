@@ -10,7 +10,9 @@ The claim passed to ``finish`` is recorded and never read by the adjudicator.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 import os
 import shlex
 from dataclasses import dataclass
@@ -67,6 +69,7 @@ class ToolSurface:
         self.ws, self.task, self.log, self.hide, self.limits = ws, task, log, hide, limits
         self.test_runs = test_runs if test_runs is not None else []
         self.behaviour = behaviour or {}  # the scenario's declared tool behaviour (injections.py)
+        self.deadline: float | None = None  # a wall-clock budget's deadline (time.monotonic), set by the cell
 
     def execute(self, call: ToolCall) -> ToolOutcome:
         args = call.arguments
@@ -74,11 +77,25 @@ class ToolSurface:
                 not isinstance(args.get(k), str) for k in _REQUIRED.get(call.name, ())):
             self.log.emit("parse_failure", tool=call.name, arguments=_short(args))
             return ToolOutcome(f"error: malformed call to {call.name!r}; tools are {sorted(TOOL_NAMES)}")
+        path = args.get("path")
+        if isinstance(path, str) and ("__pycache__" in path.split("/") or path.endswith((".pyc", ".pyo"))):
+            self.log.emit("authorization_refused", tool=call.name, path=path, reason="bytecode paths are not editable")
+            return ToolOutcome("refused: bytecode caches are not part of the workspace's source")
         try:
             return getattr(self, "_" + call.name)(**{k: args[k] for k in _REQUIRED[call.name]})
         except PathEscape as exc:
             self.log.emit("authorization_refused", tool=call.name, path=args.get("path"), reason=str(exc))
             return ToolOutcome(f"refused: {exc}")
+        except (OSError, UnicodeError, ValueError) as exc:  # the agent's own bad call: its error, not a fault
+            self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
+            return ToolOutcome(f"error: {type(exc).__name__}: {exc}")
+
+    def limits_now(self) -> Limits:
+        """The test limits, with the timeout cut to the time left in a wall-clock budget."""
+        if self.deadline is None:
+            return self.limits
+        left = max(0.05, self.deadline - time.monotonic())
+        return dataclasses.replace(self.limits, timeout_s=min(self.limits.timeout_s, left))
 
     def _list_files(self) -> ToolOutcome:
         files = self.ws.list_files()
@@ -153,8 +170,8 @@ class ToolSurface:
         if not visible.is_file():
             self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
             return ToolOutcome("error: the acceptance test file is missing")
-        v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide, limits=self.limits,
-                       canary=False)
+        v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide,
+                       limits=self.limits_now(), canary=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})
         status = "PASSED" if v.passed else "FAILED"

@@ -39,7 +39,7 @@ def _run(task: Task, overlay: dict[str, str], hide) -> tuple[bool, bool]:
 def validate_task(task: Task, tasks_dir: Path) -> list[Check]:
     hide = hidden_for(Path(tasks_dir))
     out = []
-    v, h = _run(task, read_tree(task.reference), hide)
+    v, h = _run(task, read_tree(task.reference, skip_bytecode=True), hide)
     out.append(Check(task.id, "reference passes visible and hidden", v and h, f"visible={v} hidden={h}"))
     v, h = _run(task, {}, hide)
     out.append(Check(task.id, "starting workspace fails hidden", not h, f"visible={v} hidden={h}"))

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.tasks import BINARY_MARK, Task, read_tree
+from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task, read_tree
 
 
 class PathEscape(Exception):
@@ -61,7 +61,7 @@ class Workspace:
     def create(cls, task: Task, base: Path | None = None, overlay: dict[str, str] | None = None) -> "Workspace":
         """Copy the starting workspace and the visible acceptance test; apply an overlay."""
         root = Path(tempfile.mkdtemp(prefix=f"ws-{task.id}-", dir=base))
-        shutil.copytree(task.workspace, root, dirs_exist_ok=True)
+        shutil.copytree(task.workspace, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
         dest = root / task.acceptance_dest
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(task.acceptance, dest)
@@ -107,10 +107,12 @@ class Workspace:
     def restore(self, files: dict[str, str]) -> None:
         """Make the tree exactly ``files`` (used by A3 to revert an advisory revision)."""
         for rel in set(self.files()) - set(files):
-            self.resolve(rel).unlink()
+            (self.root / rel).unlink()  # lexical path: a symlink is removed, never followed
         for rel, text in files.items():
-            if text.startswith(BINARY_MARK):  # a binary file cannot be restored from its marker
+            if text.startswith((BINARY_MARK, SYMLINK_MARK, SYMLINK_MARK)):  # markers, not contents: left as they are
                 continue
+            if (self.root / rel).is_symlink():
+                (self.root / rel).unlink()
             self.write(rel, text)
 
     def copy_to(self, dest: Path) -> Path:
