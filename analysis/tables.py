@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided, paired_cluster_bootstrap

@@ -13,7 +13,6 @@ candidates plus genuine controls as the pair (catchRate, falseBlock).
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from pathlib import Path
 
 from corpus.model import LABELS, Mutant, sha256
 

@@ -31,9 +31,7 @@ _register_plugins()
 
 
 # ---------------------------------------------------------------------------------------------
-import json  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from harness.errors import InputError  # noqa: E402

@@ -12,8 +12,6 @@ and runs the rest, so a kill at any moment ends, after resume, with one record p
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
 import uuid
 from collections import Counter
@@ -23,7 +21,7 @@ from pathlib import Path
 from harness import executors, verdict_cache
 from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
-from harness.cellrun import CellSpec, run_cell
+from harness.cellrun import CellSpec
 from harness.errors import InputError
 from harness.ledger import Ledger
 from harness.matrix import Cell, run_order

@@ -6,7 +6,6 @@ no meaning).
 """
 from __future__ import annotations
 
-import copy
 import json
 
 from corpus.model import DESTROYING, PRESERVING, ArtifactSpec

@@ -1,5 +1,4 @@
 """Gate kinds and the verdict trichotomy: incapacity is counted apart, never as accept/reject."""
-import os
 import textwrap
 from pathlib import Path
 

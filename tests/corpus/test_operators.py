@@ -3,7 +3,6 @@ import ast
 import json
 
 import libcst
-import pytest
 
 from corpus.catalogue import load_catalogue
 from corpus.model import DESTROYING, PRESERVING, ArtifactSpec

@@ -1,7 +1,6 @@
 """Fixtures for the live-engine tests: loopback servers, a planted secret, small protocols."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

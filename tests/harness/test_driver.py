@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +16,7 @@ from harness.ledger import verify
 from harness.matrix import Cell, enumerate_cells
 from harness.protocol import load_protocol
 from harness.tasks import sha256_file
-from support.scripted import REPO
+from support.scripted import REPO, copy_tasks
 
 PROTO = """
 [protocol]
@@ -44,10 +42,7 @@ REQUIRED = {"arm", "task", "scenario", "repeat", "outcome", "visible_pass", "hid
 
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "tasks").mkdir()
-    for t in ("parse-range", "median"):
-        shutil.copytree(REPO / "tasks" / t, tmp_path / "tasks" / t)
-    shutil.copy(REPO / "tasks" / "scenarios.toml", tmp_path / "tasks" / "scenarios.toml")
+    copy_tasks(tmp_path, ("parse-range", "median"))
     return tmp_path
 
 

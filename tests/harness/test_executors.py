@@ -4,7 +4,6 @@ pool surviving a dead worker process."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 import time
@@ -16,7 +15,7 @@ from harness.driver import execute, prepare
 from harness.ledger import verify
 from harness.matrix import enumerate_cells
 from harness.protocol import load_protocol
-from support.scripted import REPO
+from support.scripted import copy_tasks
 
 PROTO = """
 [protocol]
@@ -34,10 +33,7 @@ scenarios = ["null", "B2"]
 
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "tasks").mkdir()
-    for t in ("parse-range", "median"):
-        shutil.copytree(REPO / "tasks" / t, tmp_path / "tasks" / t)
-    shutil.copy(REPO / "tasks" / "scenarios.toml", tmp_path / "tasks" / "scenarios.toml")
+    copy_tasks(tmp_path, ("parse-range", "median"))
     return tmp_path
 
 

@@ -1,7 +1,6 @@
 """Protocol validation, freeze/drift refusal, and the cell matrix (including the paper's 9,240)."""
 from __future__ import annotations
 
-import shutil
 import textwrap
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from harness.cli import main
 from harness.errors import InputError
 from harness.matrix import Cell, enumerate_cells, plan_counts, run_order
 from harness.protocol import drift, freeze, load_protocol
-from support.scripted import REPO
+from support.scripted import copy_tasks
 
 BASE = """
 [protocol]
@@ -37,9 +36,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 @pytest.fixture
 def proto_dir(tmp_path):
-    (tmp_path / "tasks").mkdir()
-    shutil.copytree(REPO / "tasks" / "parse-range", tmp_path / "tasks" / "parse-range")
-    shutil.copy(REPO / "tasks" / "scenarios.toml", tmp_path / "tasks" / "scenarios.toml")
+    copy_tasks(tmp_path, ("parse-range",))
     return tmp_path
 
 

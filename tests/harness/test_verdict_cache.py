@@ -13,7 +13,7 @@ from harness import testrun, verdict_cache
 from harness.driver import execute, prepare
 from harness.sandbox import Limits
 from harness.testrun import TestVerdict as Verdict, pytest_argv, run_pytest
-from support.scripted import REPO, TASKS
+from support.scripted import TASKS, copy_tasks
 
 CMD = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>/tests/test_acceptance.py"))
 
@@ -146,9 +146,7 @@ scenarios = ["null", "B2"]
 
 @pytest.fixture
 def project(tmp_path):
-    (tmp_path / "tasks").mkdir()
-    shutil.copytree(REPO / "tasks" / "parse-range", tmp_path / "tasks" / "parse-range")
-    shutil.copy(REPO / "tasks" / "scenarios.toml", tmp_path / "tasks" / "scenarios.toml")
+    copy_tasks(tmp_path, ("parse-range",))
     (tmp_path / "p.toml").write_text(PROTO)
     return tmp_path
 

@@ -74,3 +74,12 @@ def candidate(task, kind: str) -> dict[str, str]:
     if kind == "reference":
         return read_tree(task.reference)
     return task.candidates_of(kind)[0].files()
+
+
+def copy_tasks(dest, task_ids) -> None:
+    """A private task corpus for a test: the named tasks and the scenario table under dest/tasks."""
+    import shutil
+    (dest / "tasks").mkdir(exist_ok=True)
+    for t in task_ids:
+        shutil.copytree(TASKS / t, dest / "tasks" / t)
+    shutil.copy(TASKS / "scenarios.toml", dest / "tasks" / "scenarios.toml")
