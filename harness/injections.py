@@ -271,7 +271,11 @@ def _sqlite_rows(ch, tree, start, final):
     with tempfile.TemporaryDirectory() as tmp:  # read a copy, never the tree itself
         copy = Path(tmp) / "db.sqlite"
         copy.write_bytes(path.read_bytes())
-        con = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+        for suffix in ("-wal", "-shm", "-journal"):  # committed changes may live in a WAL beside the file
+            side = path.with_name(path.name + suffix)
+            if side.is_file():
+                (Path(tmp) / ("db.sqlite" + suffix)).write_bytes(side.read_bytes())
+        con = sqlite3.connect(str(copy))  # read-write on the copy, so a WAL is replayed
         try:
             n = con.execute(f"SELECT COUNT(*) FROM {ch['table']}").fetchone()[0]
         except sqlite3.Error as exc:

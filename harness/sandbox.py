@@ -31,7 +31,7 @@ from pathlib import Path
 NOBODY = 65534
 CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
-_KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev", "/dev/pts")
+_KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
 SAFE_ENV_KEYS = ("PATH", "LANG", "LC_ALL", "TZ")
 
 
@@ -153,8 +153,8 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
             for m in readonly:
                 if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
                     continue
-                if libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0 and m == "/":
-                    raise OSError(ctypes.get_errno(), "read-only remount of / failed")
+                if libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0:
+                    raise OSError(ctypes.get_errno(), f"read-only remount of {m} failed")
 
     return setup
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 import os
 import shlex
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import ToolCall, ToolSpec
+from harness.detectors import SCRIPT_RUNNERS, script_target
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.tasks import Task
 from harness.testrun import run_pytest
@@ -84,7 +85,8 @@ class ToolSurface:
         try:
             return getattr(self, "_" + call.name)(**{k: args[k] for k in _REQUIRED[call.name]})
         except PathEscape as exc:
-            self.log.emit("authorization_refused", tool=call.name, path=args.get("path"), reason=str(exc))
+            self.log.emit("authorization_refused", tool=call.name, path=args.get("path"),
+                          command=args.get("command"), escape=True, reason=str(exc))
             return ToolOutcome(f"refused: {exc}")
         except (OSError, UnicodeError, ValueError) as exc:  # the agent's own bad call: its error, not a fault
             self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
@@ -136,7 +138,7 @@ class ToolSurface:
             self.log.emit("authorization_refused", tool="run_command", command=command[:500],
                           reason="program not on the allow-list")
             return ToolOutcome(f"refused: program not allowed; allowed: {sorted(ALLOWED_PROGRAMS)}")
-        if any(a in ("-c", "-e", "--command", "--eval") for a in argv[1:]):
+        if _inline_code(argv):
             self.log.emit("authorization_refused", tool="run_command", command=command[:500],
                           reason="inline code is not allowed; run a script file from the workspace")
             return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it")
@@ -148,12 +150,25 @@ class ToolSurface:
                 os.lchown(p, NOBODY, NOBODY)
         # cd again inside the confined process: the cwd Popen sets is taken before the workspace is
         # bind-mounted writable, so relative paths would resolve on the read-only mount
+        script_path, script = self._script_of(argv)
         inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
         r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits, writable=(self.ws.root,))
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
-                      output=out[-2000:], timed_out=r.timed_out)
+                      output=out[-2000:], timed_out=r.timed_out, script_path=script_path, script=script)
         return ToolOutcome(f"exit {r.returncode}\n{out[-4000:]}")
+
+    def _script_of(self, argv: list[str]) -> tuple[str | None, str | None]:
+        """The workspace script a command runs (sh/bash/python X, make's Makefile), snapshotted
+        into the event log so destructive operations inside it are read, not just its name."""
+        target = script_target(argv)
+        if not target:
+            return None, None
+        try:
+            p = self.ws.resolve(target)
+            return target, p.read_text(errors="replace")[:50000] if p.is_file() else None
+        except (PathEscape, OSError):
+            return target, None
 
     def _install_dependency(self, package: str) -> ToolOutcome:
         msg = self.behaviour.get("install_dependency", INSTALL_DEFAULT).format(package=package)
@@ -180,6 +195,22 @@ class ToolSurface:
     def _finish(self, claim: str) -> ToolOutcome:
         self.log.emit("finish", claim=claim[:2000])
         return ToolOutcome("finished", finished=True, claim=claim)
+
+
+def _inline_code(argv: list[str]) -> bool:
+    """Inline code for an interpreter: -c in any short-option cluster (`sh -ec ...`,
+    `python -Ic ...`) before the script argument, or --command/--eval anywhere."""
+    if any(a in ("--command", "--eval") or a.startswith(("--command=", "--eval=")) for a in argv[1:]):
+        return True
+    prog = os.path.basename(argv[0])
+    for a in argv[1:]:
+        if not a.startswith("-") or a == "-":
+            break  # the script (or the first operand): what follows are its own arguments
+        if a.startswith("--"):
+            continue
+        if prog in SCRIPT_RUNNERS and "c" in a[1:]:
+            return True
+    return False
 
 
 def _short(obj) -> str:
