@@ -94,6 +94,13 @@ def pytest_argv(work: Path, res: Path, dest: Path) -> list[str]:
             f"--junitxml={res / 'junit.xml'}", str(dest)]
 
 
+def _warm_code_digest() -> str:
+    """harness/warm.py turns runs into verdicts too (warm path): its code joins the cache key like
+    testrun.py's and sandbox.py's do (the executor chosen does not: verdicts are identical)."""
+    import hashlib
+    return hashlib.sha256((Path(__file__).resolve().parent / "warm.py").read_bytes()).hexdigest()
+
+
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 PYTEST_INI = "[pytest]\naddopts =\n"
 
@@ -114,8 +121,21 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     key = lambda: verdict_cache.cache_key(  # noqa: E731
         tree, test_file, dest_rel=dest_rel, canary=canary, limits=asdict(limits), confinement=confinement_level(),
         command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel),
-        extra={"env": PYTEST_ENV, "ini": PYTEST_INI})
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "runner_code": _warm_code_digest()})
     return session.run(key, execute, lambda d: TestVerdict(**d))
+
+
+def _run_confined_pytest(argv, cwd, **kw):
+    """Warm (harness/warm.py: a pre-imported zygote forks the run under the same confinement) when
+    enabled (HARNESS_WARM, default on; off at level 'basic'), else, or if the zygote cannot run
+    it, cold (sandbox.run_confined: a fresh ``python -I -m pytest``). Verdicts are the same either
+    way, so the verdict cache key does not name the executor."""
+    from harness import warm
+    if warm.enabled():
+        r = warm.run(argv, cwd, **kw)
+        if r is not None:
+            return r
+    return run_confined(argv, cwd, **kw)
 
 
 def _execute(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
@@ -141,7 +161,7 @@ def _execute(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ..
         open_up(scratch)
         res.chmod(0o777)
         argv = pytest_argv(work, res, dest)
-        r = run_confined(argv, work, hide=hide, limits=limits, writable=(scratch,), env_extra=dict(PYTEST_ENV))
+        r = _run_confined_pytest(argv, work, hide=hide, limits=limits, writable=(scratch,), env_extra=dict(PYTEST_ENV))
         cases = _junit_cases(res / "junit.xml")
     output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
     if canary:

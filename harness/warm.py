@@ -1,0 +1,377 @@
+"""Warm test execution: a pre-imported pytest worker (the "zygote") that forks per test run.
+
+The cold path (harness/sandbox.run_confined) pays interpreter + pytest start-up on every test
+run (~2/3 of a run, benchmarks/bench_cells.py). Here each harness process starts ONE zygote:
+``python -I harness/warm.py`` with the scrubbed environment (no secret ever exists in it), which
+imports pytest and its default plugins (only modules a cold ``python -I -m pytest`` has imported
+before it reads the test tree), then waits on a socketpair. Per test run it forks C1, which
+applies the cold path's confinement in the same order as ``sandbox._preexec``: setsid, rlimits
+(AS, CPU, FSIZE, CORE), unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), / made rprivate,
+hidden dirs covered by mode-000 tmpfs, the scratch dirs bind-mounted, every other mount remounted
+read-only. C1 forks C2, pid 1 of the new PID namespace (like ``unshare --pid --fork
+--kill-child``: C2 dies with C1), which mounts its own /proc, drops every capability (bounding
+set, ambient, then capset to zero; or setuid nobody at level 'namespaces+nobody') and sets
+no_new_privs (like ``setpriv``), installs the run's environment and cwd, points fd 0 at
+/dev/null and fds 1/2 at the harness's pipes, closes EVERY other fd (the zygote socket
+included), forgets the zygote's own modules, sets sys.argv as ``-m pytest`` would, and runs
+``runpy.run_module("pytest", run_name="__main__")`` - what ``python -I -m pytest ARGS`` runs, with
+the same sys.path and flags. C1 exits as C2 did (re-raising its signal, as unshare does).
+
+The harness reads the pipes to EOF under the wall timeout; on timeout it SIGKILLs C1 through a
+pidfd (race-free) and its process group, and C1's death takes the whole PID namespace with it.
+
+Known difference (not a confinement one): ``-I`` ignores PYTHONHASHSEED, so every cold run gets
+a fresh random string-hash seed, while runs forked from one zygote share its seed. Hash-order
+dependent tests are nondeterministic either way; the zygote is recycled every ``RECYCLE`` runs
+so the verdict cache's spot-check still sees seed variation.
+
+This file is both the harness-side client (``run``) and, run as a script, the zygote. The zygote
+part imports only the standard library and pytest.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+RECYCLE = 64  # runs per zygote before a fresh one (fresh hash seed, bounded state)
+_FAIL_SETUP = 197  # C1's exit code when confinement could not be applied (the run goes cold)
+
+# ----------------------------------------------------------------------------------------------
+# zygote side (stdlib + pytest only)
+
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 38, 47, 4
+NOBODY = 65534
+
+
+def _preload() -> None:
+    import pytest  # noqa: F401
+    import _pytest.config as cfg
+    for name in cfg.default_plugins:
+        if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: a cold run never imports them
+            continue
+        try:
+            __import__(f"_pytest.{name}")
+        except Exception:  # pragma: no cover - a plugin that fails here fails the cold way later
+            pass
+
+
+def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
+    """In C1: confine, fork C2 (pid 1 of a new PID namespace); C1 never returns, C2 returns."""
+    import ctypes
+    import resource
+    import signal
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(rc, what):
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), what)
+
+    try:
+        os.close(ctl_fd)
+        os.setsid()
+        lim = req["limits"]
+        mem = lim["memory_mb"] * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu_s"], lim["cpu_s"]))
+        fsz = lim["file_mb"] * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsz, fsz))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), "unshare failed")
+        check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
+        for d in req["hide"]:
+            check(libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
+        writable = req["writable"]
+        for w in writable:
+            check(libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None), f"bind {w} failed")
+        for m in req["readonly"]:
+            if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
+                continue
+            check(libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+                  f"read-only remount of {m} failed")
+        pid = os.fork()
+    except BaseException as exc:
+        os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
+        os._exit(_FAIL_SETUP)
+    if pid:  # C1: wait for pid 1 of the namespace and exit as it did
+        os.close(out_fd)
+        os.close(err_fd)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+            os._exit(128 + sig)
+        os._exit(os.waitstatus_to_exitcode(status))
+    # C2: pid 1 in the new PID namespace
+    try:
+        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+        libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
+        check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
+        for cap in range(req["cap_last"] + 1):
+            check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
+        libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        if req["level"] == "namespaces+nobody":
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+        class Hdr(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                        ("inheritable", ctypes.c_uint32)]
+
+        data = (Data * 2)()
+        check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
+        check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        os.chdir(req["cwd"])
+        os.environ.clear()
+        os.environ.update(req["env"])
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
+    except BaseException as exc:
+        try:
+            os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
+        finally:
+            os._exit(_FAIL_SETUP)
+
+
+def _zygote_main():
+    """Serve requests on fd 3 until EOF. Returns (in C2 only) the pytest arguments to run."""
+    import json
+    import socket
+    import struct  # noqa: F401  (used by socket fd passing)
+    _preload()
+    preloaded = set(sys.modules)
+    cap_last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 22, 2)
+        except OSError:
+            sys.exit(0)
+        if not msg:
+            sys.exit(0)
+        req = json.loads(msg)
+        req["cap_last"] = cap_last
+        out_fd, err_fd = fds
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child_setup(req, out_fd, err_fd, ctl.fileno())
+            return req, preloaded  # C2
+        os.close(out_fd)
+        os.close(err_fd)
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
+        os.close(pidfd)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        ctl.send(json.dumps({"status": status}).encode())
+
+
+def _run_pytest_as_main(req: dict, preloaded: set) -> None:
+    """In C2: what ``python -I -m pytest ARGS`` does, with the zygote's own modules forgotten."""
+    for name in list(sys.modules):
+        if name not in preloaded and name != "__main__":
+            del sys.modules[name]
+    import runpy
+    import tempfile
+    tempfile.tempdir = None
+    sys.argv = ["-m", *req["args"]]
+    sys.orig_argv[:] = [sys.executable, "-I", "-m", "pytest", *req["args"]]
+    runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# harness side
+
+_state: dict = {"pid": None, "proc": None, "sock": None, "runs": 0, "broken": None}
+STATS = {"warm": 0, "fallback": 0}
+
+
+def enabled() -> bool:
+    """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces."""
+    from harness.sandbox import confinement_level
+    if os.environ.get("HARNESS_WARM", "1").strip() in ("0", "false", "no", "off", ""):
+        return False
+    return confinement_level() != "basic"
+
+
+def _close_inherited() -> None:  # a forked harness process starts its own zygote
+    s = _state.get("sock")
+    if s is not None:
+        try:
+            s.close()
+        except OSError:
+            pass
+    _state.update(pid=None, proc=None, sock=None, runs=0)
+
+
+os.register_at_fork(after_in_child=_close_inherited)
+
+
+def stop() -> None:
+    proc, sock = _state.get("proc"), _state.get("sock")
+    if sock is not None:
+        sock.close()
+    if proc is not None:
+        try:
+            proc.wait(timeout=5)
+        except Exception:
+            proc.kill()
+            proc.wait()
+    _state.update(pid=None, proc=None, sock=None, runs=0)
+
+
+def _zygote():
+    """The live zygote of this process, started (with the scrubbed environment) if needed."""
+    import socket
+    import subprocess
+    from pathlib import Path
+
+    from harness.sandbox import scrubbed_env
+    from harness.testrun import PYTEST_ENV
+    if _state["pid"] == os.getpid() and _state["proc"] is not None and _state["proc"].poll() is None \
+            and _state["runs"] < RECYCLE:
+        return _state["sock"]
+    if _state["pid"] == os.getpid():
+        stop()
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__), str(child.fileno())], cwd="/",
+                                env=scrubbed_env(Path("/"), dict(PYTEST_ENV)), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+    finally:
+        child.close()
+    _state.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)
+    return parent
+
+
+def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=()):
+    """Run ``argv`` (a harness pytest command: python -I -m pytest ARGS) warm, confined exactly as
+    ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
+    (zygote unavailable or confinement could not be applied; the caller then runs it cold)."""
+    import json
+    import selectors
+    import signal
+    import socket
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, scrubbed_env
+    limits = limits or Limits()
+    level = confinement_level()
+    if level == "basic" or list(argv[1:4]) != ["-I", "-m", "pytest"] or argv[0] != sys.executable:
+        return None
+    hidden = [str(Path(h).resolve()) for h in hide if Path(h).exists()]
+    readonly = [m for m in _mountpoints() if m not in hidden]
+    with tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
+        os.chmod(tmp, 0o1777)
+        env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+        req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+               "writable": [str(Path(w).resolve()) for w in (*writable, tmp)], "readonly": readonly,
+               "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}}
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pidfd = None
+        try:
+            t0 = time.perf_counter()
+            try:
+                sock = _zygote()
+                socket.send_fds(sock, [json.dumps(req).encode()], [out_w, err_w])
+                os.close(out_w)
+                os.close(err_w)
+                out_w = err_w = None
+                msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
+                pid, pidfd = json.loads(msg)["pid"], fds[0]
+            except (OSError, ValueError, KeyError, IndexError) as exc:
+                _broken(f"zygote unavailable: {exc!r}")
+                return None
+            _state["runs"] += 1
+            bufs = {out_r: bytearray(), err_r: bytearray()}
+            sel = selectors.DefaultSelector()
+            for fd in bufs:
+                sel.register(fd, selectors.EVENT_READ)
+            deadline, timed_out, open_fds = t0 + limits.timeout_s, False, set(bufs)
+            while open_fds:
+                wait = deadline - time.perf_counter()
+                if wait <= 0 and not timed_out:
+                    timed_out = True
+                    _kill(pidfd)
+                    deadline += 10.0  # the namespace is gone; its pipes close at once
+                elif wait <= 0:
+                    break
+                for key, _ in sel.select(timeout=max(wait, 0)):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if chunk:
+                        bufs[key.fd] += chunk
+                    else:
+                        sel.unregister(key.fd)
+                        open_fds.discard(key.fd)
+            sel.close()
+            try:
+                status = json.loads(sock.recv(1 << 16))["status"]
+            except (OSError, ValueError, KeyError) as exc:
+                _broken(f"zygote lost a run: {exc!r}")
+                return None
+            wall = time.perf_counter() - t0
+        finally:
+            for fd in (out_r, err_r, out_w, err_w, pidfd):
+                if fd is not None:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+    rc = os.waitstatus_to_exitcode(status)
+    if rc == _FAIL_SETUP and b"warm: confinement setup failed" in bufs[err_r]:
+        _broken(bufs[err_r].decode(errors="replace").strip())
+        return None
+    STATS["warm"] += 1
+    cut = limits.output_chars
+    return ExecResult(list(argv), rc, bufs[out_r].decode(errors="replace")[-cut:],
+                      bufs[err_r].decode(errors="replace")[-cut:], wall, timed_out, level,
+                      {"executor": "warm"})
+
+
+def _kill(pidfd: int) -> None:
+    """SIGKILL C1 through its pidfd (no pid-reuse race). C2, pid 1 of the run's PID namespace, has
+    PDEATHSIG=SIGKILL, and when pid 1 dies the kernel kills every process in the namespace: the
+    same reach as killing the cold path's process group plus ``unshare --kill-child``."""
+    import signal
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _broken(why: str) -> None:
+    STATS["fallback"] += 1
+    if _state.get("broken") != why:
+        print(f"harness: warm execution unavailable ({why}); running this test cold", file=sys.stderr)
+    _state["broken"] = why
+    stop()
+
+
+if __name__ == "__main__":
+    got = _zygote_main()
+    if got is not None:
+        _run_pytest_as_main(*got)
