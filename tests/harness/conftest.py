@@ -1,6 +1,8 @@
 """Shared fixtures: the repo's pilot task and a one-cell context builder."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from harness.attempt import CellContext
@@ -34,3 +36,25 @@ def make_ctx(tmp_path):
     yield build
     for ws in made:
         ws.destroy()
+
+
+# Every confinement suite runs through both test executors: cold (a fresh `python -I -m pytest`
+# per run) and warm (harness/warm.py, forked from a pre-imported zygote). HARNESS_TEST_EXECUTORS
+# (comma-separated, default "cold,warm") narrows it, e.g. for a quick local run.
+EXECUTORS = [e for e in os.environ.get("HARNESS_TEST_EXECUTORS", "cold,warm").split(",") if e]
+
+
+@pytest.fixture(params=EXECUTORS)
+def executor(request, monkeypatch):
+    """Route run_pytest through one executor; in warm mode, fail if any run silently went cold."""
+    from harness import warm
+    from harness.sandbox import confinement_level
+    monkeypatch.setenv("HARNESS_WARM", "1" if request.param == "warm" else "0")
+    if request.param == "warm" and confinement_level() == "basic":
+        pytest.skip("warm execution needs the namespace levels (cold fallback at 'basic')")
+    before = dict(warm.STATS)
+    yield request.param
+    if request.param == "warm":
+        assert warm.STATS["fallback"] == before["fallback"], "a warm run fell back to cold"
+    else:
+        assert warm.STATS["warm"] == before["warm"], "a cold run went warm"

@@ -11,6 +11,9 @@ from harness.sandbox import Limits
 from harness.tasks import SYMLINK_MARK, sha256_file
 from harness.workspace import Workspace
 from support.scripted import TASKS
+import pytest
+
+pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
 
 
 def _adj(task, ws, start, shipped=True):

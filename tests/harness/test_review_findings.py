@@ -26,6 +26,8 @@ from harness.tools import ToolSurface
 from harness.workspace import EventLog, Workspace
 from support.scripted import REPO, TASKS, ScriptedWorker, candidate
 
+pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
+
 needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="namespaces need root on Linux")
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 from harness.testrun import hide_canary, run_pytest
 from harness.workspace import Workspace
 from support.scripted import TASKS, candidate
+import pytest
+
+pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
 
 NAME = "test_zz_harness_canary_0123456789abcdef"
 RAW = f"""..F.F                                                                    [100%]

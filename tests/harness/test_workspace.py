@@ -16,6 +16,8 @@ from harness.tools import ToolSurface
 from harness.workspace import EventLog, PathEscape, Workspace
 from support.scripted import TASKS
 
+pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
+
 needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="namespaces need root on Linux")
 
 

@@ -1,0 +1,237 @@
+"""Warm execution (harness/warm.py) keeps every confinement of the cold path, and gives the same
+verdicts. A probe test file records what confined code can see and do; it runs through both
+executors, each result is checked, and the two are compared field by field."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import warm
+from harness.adjudicator import ORACLE_DEST
+from harness.sandbox import Limits, confinement_level, hidden_for
+from harness.testrun import run_pytest
+from harness.workspace import Workspace
+from support.scripted import REPO, TASKS, candidate
+
+needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="warm execution needs the namespace levels")
+
+PROBE = r'''
+import json, os, socket, subprocess, sys
+
+def _status():
+    out = {}
+    for line in open('/proc/self/status'):
+        k, _, v = line.partition(':')
+        if k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Uid', 'Gid', 'Groups'):
+            out[k] = v.split()
+    return out
+
+def _fds():
+    out = []
+    for fd in sorted(os.listdir('/proc/self/fd'), key=int):
+        try:
+            t = os.readlink(f'/proc/self/fd/{fd}')
+        except OSError:
+            continue
+        out.append(re.sub(r'\[\d+\]', '', t) if not t.startswith('/') else t)
+    return out
+
+import re
+
+def _mounts():
+    out = []
+    for line in open('/proc/self/mountinfo'):
+        f = line.split()
+        out.append((f[4], 'ro' if 'ro' in f[5].split(',') else 'rw', f[f.index('-') + 1]))
+    return sorted(set(out))
+
+def _environs():
+    got = []
+    for p in os.listdir('/proc'):
+        if p.isdigit():
+            try:
+                got.append(open(f'/proc/{p}/environ', 'rb').read().decode(errors='replace'))
+            except OSError:
+                pass
+    return got
+
+def _try(fn):
+    try:
+        return 'ok:' + str(fn())[:200]
+    except BaseException as e:
+        return 'error:' + type(e).__name__
+
+def test_probe():
+    import ctypes
+    oracle, hidden, live, targets = ORACLE, HIDDEN, LIVE, TARGETS
+    d = {
+        'pid': os.getpid(), 'pids': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
+        'status': _status(), 'fds': _fds(), 'mounts': _mounts(), 'cwd': os.getcwd(),
+        'env': dict(os.environ), 'secret_in_proc': any('SECRET' in e for e in _environs()),
+        'argv': sys.argv, 'orig_argv': sys.orig_argv, 'path': sys.path, 'flags': repr(sys.flags),
+        'executable': sys.executable, 'stdin': _try(lambda: sys.stdin.read()),
+        'net': _try(lambda: socket.create_connection(('127.0.0.1', 9), timeout=2)),
+        'oracle': _try(lambda: open(oracle).read()[:10]),
+        'umount': ctypes.CDLL(None).umount(hidden.encode()),
+        'write_live': _try(lambda: open(live, 'w').write('x')),
+        'writable': [os.access(p, os.W_OK) for p in targets],
+        'git': _try(lambda: subprocess.run(['git', '-c', 'safe.directory=*', '-C', REPO, 'show',
+                                            'HEAD:tasks/parse-range/oracle/test_oracle.py'],
+                                           capture_output=True, text=True).stdout[:40]),
+        'shadowable': sorted(m for m in ('ctypes', 'resource', 'socket', 'json', 'selectors') if m in sys.modules),
+    }
+    print('DATA<<' + json.dumps(d) + '>>')
+    assert False
+'''
+
+
+def _probe(task, mode, monkeypatch):
+    monkeypatch.setenv("HARNESS_WARM", "1" if mode == "warm" else "0")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-warm")
+    ws = Workspace.create(task, overlay=candidate(task, "reference"))
+    try:
+        live = ws.root / "rangeparse" / "written_by_probe.py"
+        targets = [str(ws.root), str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"], "/dev/shm"]
+        src = (f"ORACLE, HIDDEN, LIVE, TARGETS, REPO = {str(task.oracle)!r}, {str(TASKS)!r}, {str(live)!r}, "
+               f"{targets!r}, {str(REPO)!r}\n") + PROBE
+        test = ws.root.parent / f"probe_{mode}.py"
+        test.write_text(src)
+        before = dict(warm.STATS)
+        v = run_pytest(ws.root, test, dest_rel="tests/test_probe.py", hide=hidden_for(TASKS))
+        assert (warm.STATS["warm"] > before["warm"]) == (mode == "warm")
+        assert not live.exists()
+        m = re.search(r"DATA<<(\{.*\})>>", v.output)
+        assert m, v.output
+        return v, json.loads(m.group(1))
+    finally:
+        ws.destroy()
+
+
+def _normal(d: dict) -> dict:
+    """Scratch paths differ per run; replace them with placeholders."""
+    text = json.dumps(d)
+    text = re.sub(r"/tmp/hx-run-[^/\"]+", "<scratch>", text)
+    text = re.sub(r"/tmp/hx-tmp-[^/\"]+", "<tmp>", text)
+    text = re.sub(r"#\d+", "#<inode>", text)
+    return json.loads(text)
+
+
+@needs_root
+def test_warm_and_cold_confinement_are_identical(task, monkeypatch):
+    vc, cold = _probe(task, "cold", monkeypatch)
+    vw, hot = _probe(task, "warm", monkeypatch)
+    for d in (cold, hot):
+        assert d["pid"] == 1 and d["pids"] == [1]  # own PID namespace, nothing else visible
+        assert not d["secret_in_proc"] and "SECRET" not in json.dumps(d["env"])
+        for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+            assert int(d["status"][k][0], 16) == 0, (k, d["status"])
+        assert d["status"]["NoNewPrivs"] == ["1"]
+        assert not any("socket" in f for f in d["fds"]), d["fds"]
+        assert d["net"].startswith("error") and d["oracle"].startswith("error") and d["umount"] != 0
+        assert d["write_live"].startswith("error") and d["writable"] == [False, False, False, False]
+        assert "def test_" not in d["git"]
+    c, w = _normal(cold), _normal(hot)
+    diff = {k: (c[k], w[k]) for k in c if c[k] != w[k]}
+    assert not diff, diff
+    assert (vc.passed, vc.tests, vc.failures, vc.returncode) == (vw.passed, vw.tests, vw.failures, vw.returncode)
+
+
+@needs_root
+@pytest.mark.parametrize("mode", ["cold", "warm"])
+def test_timeout_kills_everything_the_run_started(task, mode, monkeypatch, tmp_path):
+    monkeypatch.setenv("HARNESS_WARM", "1" if mode == "warm" else "0")
+    marker = f"hxwarm{os.getpid()}{mode}"
+    test = tmp_path / "t.py"
+    test.write_text("import subprocess, time\n"
+                    f"subprocess.Popen(['sh', '-c', 'exec -a {marker} sleep 300'], start_new_session=True)\n"
+                    "def test_slow():\n    time.sleep(60)\n")
+    ws = Workspace.create(task)
+    try:
+        t0 = time.monotonic()
+        v = run_pytest(ws.root, test, dest_rel="tests/test_slow.py", limits=Limits(timeout_s=3), hide=(TASKS,))
+        assert v.timed_out and not v.passed and time.monotonic() - t0 < 20
+    finally:
+        ws.destroy()
+    time.sleep(0.5)
+    alive = []
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and marker.encode() in Path(f"/proc/{p}/cmdline").read_bytes():
+                alive.append(p)
+        except OSError:
+            pass
+    assert not alive, f"{mode}: a process the run started survived its timeout"
+
+
+@needs_root
+@pytest.mark.parametrize("mode", ["cold", "warm"])
+def test_memory_limit_applies(task, mode, monkeypatch, tmp_path):
+    monkeypatch.setenv("HARNESS_WARM", "1" if mode == "warm" else "0")
+    test = tmp_path / "t.py"
+    test.write_text("def test_big():\n    x = bytearray(800 * 1024 * 1024)\n")
+    ws = Workspace.create(task)
+    try:
+        v = run_pytest(ws.root, test, dest_rel="tests/test_big.py", limits=Limits(memory_mb=256), hide=(TASKS,))
+        assert not v.passed and v.failures == 1 and "MemoryError" in v.output
+    finally:
+        ws.destroy()
+
+
+@needs_root
+def test_same_verdicts_on_every_candidate(task, monkeypatch):
+    """The adjudicator's view (acceptance and oracle) of every candidate, both ways."""
+    seen = {}
+    for mode in ("cold", "warm"):
+        monkeypatch.setenv("HARNESS_WARM", "1" if mode == "warm" else "0")
+        for c in task.candidates:
+            ws = Workspace.create(task, overlay=c.files())
+            try:
+                for test, dest in ((task.acceptance, task.acceptance_dest), (task.oracle, ORACLE_DEST)):
+                    v = run_pytest(ws.root, test, dest_rel=dest, hide=(TASKS,))
+                    seen.setdefault((c.name, dest), []).append(
+                        (v.passed, v.tests, v.failures, v.errors, v.skipped, v.subverted, v.returncode))
+            finally:
+                ws.destroy()
+    assert all(a == b for a, b in seen.values()), seen
+
+
+def test_basic_level_and_switch_fall_back_to_cold(monkeypatch):
+    monkeypatch.setenv("HARNESS_WARM", "0")
+    assert not warm.enabled()
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    assert warm.enabled() == (confinement_level() != "basic")
+
+
+@needs_root
+def test_zygote_that_cannot_start_falls_back_to_cold(task, monkeypatch):
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    warm.stop()
+    monkeypatch.setattr(warm, "__file__", "/nonexistent/warm.py")
+    ws = Workspace.create(task, overlay=candidate(task, "reference"))
+    try:
+        before = dict(warm.STATS)
+        v = run_pytest(ws.root, task.acceptance, dest_rel=task.acceptance_dest, hide=(TASKS,))
+        assert v.passed and warm.STATS["fallback"] == before["fallback"] + 1 and warm.STATS["warm"] == before["warm"]
+    finally:
+        ws.destroy()
+        monkeypatch.undo()
+        warm.stop()
+
+
+def test_zygote_never_holds_the_harness_secrets(monkeypatch):
+    if confinement_level() == "basic" or not shutil.which("true"):
+        pytest.skip("no zygote at level basic")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET-zygote")
+    warm.stop()
+    warm._zygote()
+    pid = warm._state["proc"].pid
+    env = Path(f"/proc/{pid}/environ").read_bytes()
+    assert b"SECRET" not in env and b"API_KEY" not in env
+    warm.stop()
