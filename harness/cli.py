@@ -31,6 +31,7 @@ _register_plugins()
 
 
 # ---------------------------------------------------------------------------------------------
+import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -119,9 +120,13 @@ def plan(path):
 @click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
+@click.option("--no-warm", "no_warm", is_flag=True,
+              help="run every test in a fresh interpreter (no pre-imported zygote; same as HARNESS_WARM=0)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file, executor, address, no_cache, cache_dir):
+        transcript_file, executor, address, no_cache, cache_dir, no_warm):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
+    if no_warm:
+        os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
     from harness.driver import execute, incomplete_denominators, prepare
     try:
         if resume:
