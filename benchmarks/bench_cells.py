@@ -104,6 +104,50 @@ def _startup_share(n: int) -> dict:
     return {"exec": sum(execs) / n, "start": sum(starts) / n}
 
 
+def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
+    """harness/warm.py against the cold path: one test execution (median task, alternating so load
+    hits both alike) and whole uncached cells (same first-N cells, 1 worker)."""
+    from harness import warm
+    from harness.tasks import load_task
+    from harness.testrun import run_pytest
+    task = load_task(ROOT / "tasks" / "median")
+    hide = (ROOT / "tasks",)
+    walls: dict[str, list[float]] = {"0": [], "1": []}
+    old = os.environ.get("HARNESS_WARM")
+    try:
+        for mode in ("1", "0"):  # start the zygote outside the timed runs (once per harness process)
+            os.environ["HARNESS_WARM"] = mode
+            run_pytest(task.root / "workspace", task.acceptance, dest_rel=task.acceptance_dest, hide=hide)
+        for _ in range(runs):
+            for mode in ("0", "1"):
+                os.environ["HARNESS_WARM"] = mode
+                t0 = time.perf_counter()
+                run_pytest(task.root / "workspace", task.acceptance, dest_rel=task.acceptance_dest, hide=hide)
+                walls[mode].append(time.perf_counter() - t0)
+        cell = {}
+        for mode in ("0", "1"):
+            os.environ["HARNESS_WARM"] = mode
+            cell[mode] = _run(proto, tmp / f"warm{mode}", cells, workers=1, cache=False)
+    finally:
+        if old is None:
+            os.environ.pop("HARNESS_WARM", None)
+        else:
+            os.environ["HARNESS_WARM"] = old
+    cold_t, warm_t = sum(walls["0"]) / runs, sum(walls["1"]) / runs
+    c, w = cell["0"], cell["1"]
+    same = "outcomes identical" if c["outcomes"] == w["outcomes"] else "OUTCOMES DIFFER"
+    used = "warm path used" if warm.enabled() and warm.STATS["fallback"] == 0 else "WARM FELL BACK TO COLD"
+    return [{"name": "warm vs cold: one test execution", "baseline": "cold (python -I -m pytest per run)",
+             "baseline_s": cold_t, "subject": "warm (zygote fork per run)", "subject_s": warm_t,
+             "ratio": cold_t / warm_t, "unit": "x faster (mean of run_pytest wall)",
+             "notes": f"median task acceptance, {runs} runs each, alternating; {used}"},
+            {"name": "warm vs cold: per cell (uncached, 1 worker)", "baseline": "cold mean cell wall",
+             "baseline_s": c["cell_s"] / c["n"], "subject": "warm mean cell wall", "subject_s": w["cell_s"] / w["n"],
+             "ratio": (c["cell_s"] / c["n"]) / (w["cell_s"] / w["n"]), "unit": "x faster",
+             "notes": f"{c['n']} cells, {c['runs']} / {w['runs']} test executions; overhead cold "
+                      f"{c['cell_s'] / c['test_s']:.2f}x, warm {w['cell_s'] / w['test_s']:.2f}x of own test time; {same}"}]
+
+
 def _ray_two_nodes():
     """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils)."""
     import ray
@@ -175,6 +219,7 @@ def run(quick: bool = False) -> list[dict]:
                      "baseline_s": s["exec"], "subject": "python -I -c 'import pytest'", "subject_s": s["start"],
                      "ratio": s["start"] / s["exec"], "unit": "fraction of an uncached execution",
                      "notes": "what warm (pre-imported, fork-per-run) execution could save per cache miss"})
+        rows += _warm_vs_cold(proto, tmp, 5 if quick else 20, n)
         try:
             import ray  # noqa: F401
         except ModuleNotFoundError:
