@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -28,9 +27,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from harness import confine
+
 NOBODY = 65534
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
-MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
 _KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
 SAFE_ENV_KEYS = ("PATH", "LANG", "LC_ALL", "TZ")
 
@@ -127,34 +126,11 @@ def _mountpoints() -> list[str]:
 
 def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = ()):
     readonly = [m for m in _mountpoints() if m not in hide] if level != "basic" else []
-    mem = limits.memory_mb * 1024 * 1024
 
     def setup() -> None:
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s))
-        fsz = limits.file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsz, fsz))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
         if level != "basic":
-            libc = _libc()
-            if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) != 0:
-                raise OSError(ctypes.get_errno(), "unshare failed")
-            if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-                raise OSError(ctypes.get_errno(), "mount --make-rprivate failed")
-            for d in hide:
-                if libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000") != 0:
-                    raise OSError(ctypes.get_errno(), f"hiding {d} failed")
-            # everything read-only except the scratch directories: a test run cannot write the live
-            # workspace, the harness's code, site-packages or /dev/shm (state shared across cells)
-            for w in writable:
-                if libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None) != 0:
-                    raise OSError(ctypes.get_errno(), f"bind {w} failed")
-            for m in readonly:
-                if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
-                    continue
-                if libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None) != 0:
-                    raise OSError(ctypes.get_errno(), f"read-only remount of {m} failed")
+            confine.isolate(_libc(), hide=hide, writable=writable, readonly=readonly)
 
     return setup
 

@@ -94,13 +94,6 @@ def pytest_argv(work: Path, res: Path, dest: Path) -> list[str]:
             f"--junitxml={res / 'junit.xml'}", str(dest)]
 
 
-def _warm_code_digest() -> str:
-    """harness/warm.py turns runs into verdicts too (warm path): its code joins the cache key like
-    testrun.py's and sandbox.py's do (the executor chosen does not: verdicts are identical)."""
-    import hashlib
-    return hashlib.sha256((Path(__file__).resolve().parent / "warm.py").read_bytes()).hexdigest()
-
-
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 PYTEST_INI = "[pytest]\naddopts =\n"
 
@@ -121,7 +114,7 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     key = lambda: verdict_cache.cache_key(  # noqa: E731
         tree, test_file, dest_rel=dest_rel, canary=canary, limits=asdict(limits), confinement=confinement_level(),
         command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel),
-        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "runner_code": _warm_code_digest()})
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI})
     return session.run(key, execute, lambda d: TestVerdict(**d))
 
 

@@ -94,11 +94,15 @@ def interpreter_identity() -> dict:
             "distributions": _sha("\n".join(dists).encode())}
 
 
+# the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
+VERDICT_CODE = ("testrun.py", "sandbox.py", "confine.py", "warm.py")
+
+
 @lru_cache(maxsize=1)
 def harness_code_digest() -> str:
     """The code that turns an execution into a verdict; a change to it invalidates every entry."""
     here = Path(__file__).resolve().parent
-    return _sha(b"".join((here / n).read_bytes() for n in ("testrun.py", "sandbox.py")))
+    return _sha(b"".join((here / n).read_bytes() for n in VERDICT_CODE))
 
 
 def cache_key(tree: Path, test_file: Path, *, dest_rel: str, command: list[str], canary: bool, limits: dict,

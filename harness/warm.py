@@ -40,8 +40,7 @@ _FAIL_SETUP = 197  # C1's exit code when confinement could not be applied (the r
 # zygote side (stdlib + pytest only)
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 38, 47, 4
 NOBODY = 65534
 
@@ -58,10 +57,20 @@ def _preload() -> None:
             pass
 
 
+def _load_confine():
+    """harness/confine.py, loaded by path under a private name (the zygote has no harness package
+    on sys.path, and the module is forgotten with the zygote's others before pytest runs)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_harness_confine",
+                                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
     """In C1: confine, fork C2 (pid 1 of a new PID namespace); C1 never returns, C2 returns."""
     import ctypes
-    import resource
     import signal
     libc = ctypes.CDLL(None, use_errno=True)
 
@@ -71,26 +80,11 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
 
     try:
         os.close(ctl_fd)
-        os.setsid()
+        confine = _load_confine()  # harness/confine.py: the very steps the cold path takes
         lim = req["limits"]
-        mem = lim["memory_mb"] * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu_s"], lim["cpu_s"]))
-        fsz = lim["file_mb"] * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsz, fsz))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), "unshare failed")
-        check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
-        for d in req["hide"]:
-            check(libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
-        writable = req["writable"]
-        for w in writable:
-            check(libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None), f"bind {w} failed")
-        for m in req["readonly"]:
-            if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
-                continue
-            check(libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
-                  f"read-only remount of {m} failed")
+        confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
+        confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
+                        flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
@@ -271,7 +265,6 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     (zygote unavailable or confinement could not be applied; the caller then runs it cold)."""
     import json
     import selectors
-    import signal
     import socket
     import tempfile
     import time

@@ -1,0 +1,49 @@
+"""The confinement steps a child process takes before it runs model-influenced code.
+
+Shared by the cold path (``sandbox._preexec``, between fork and exec) and the warm path
+(``warm._child_setup``, in the zygote's fork), so the two cannot drift apart. It imports only
+``os``, ``ctypes`` and ``resource``: the warm zygote loads it as a top-level module and must stay
+minimal (its own modules are forgotten before pytest runs).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
+
+
+def _check(libc, rc: int, what: str) -> None:
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), what)
+
+
+def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
+    """A new session, then address-space, CPU, file-size and core limits."""
+    os.setsid()
+    mem = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+    fsz = file_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsz, fsz))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET) -> None:
+    """Private namespaces; every hidden dir covered by an unreadable tmpfs; only the writable
+    dirs writable (bind-mounted onto themselves), every other mount remounted read-only so a
+    test run cannot write the live workspace, the harness, site-packages, /dev or /dev/shm.
+    Any step that fails raises: a half-confined run is never started."""
+    _check(libc, libc.unshare(flags), "unshare failed")
+    _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
+    for d in hide:
+        _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
+    for w in writable:
+        _check(libc, libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None), f"bind {w} failed")
+    for m in readonly:
+        if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
+            continue
+        _check(libc, libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+               f"read-only remount of {m} failed")
