@@ -1,9 +1,15 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
-import importlib
+import os
+import sys
+from pathlib import Path
 
 import click
+
+from analysis.cli import register as register_analysis
+from corpus.cli import register as register_corpus
+from harness.errors import InputError
 
 
 @click.group()
@@ -12,30 +18,9 @@ def main() -> None:
     """Ablation and mutant-corpus harness for LLM coding-agent control policies."""
 
 
-# Commands contributed by the analysis and corpus packages: each module has register(group).
-PLUGIN_MODULES = ("analysis.cli", "corpus.cli")
-
-
-def _register_plugins() -> None:
-    for name in PLUGIN_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # package not built yet; any other error propagates
-            if exc.name != name:
-                raise
-            continue
-        mod.register(main)
-
-
-_register_plugins()
-
-
-# ---------------------------------------------------------------------------------------------
-import os  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from harness.errors import InputError  # noqa: E402
+# commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
+register_analysis(main)
+register_corpus(main)
 
 
 def _fail(exc: Exception, code: int = 2):
