@@ -121,7 +121,7 @@ def run(quick: bool) -> list[dict]:
         naive = naive_pandas_bootstrap(m, "cl", "not_amplified_a", "not_amplified_b", B=B, seed=1)
         t_naive = time.perf_counter() - t0
         rows.append({"name": "bootstrap_H1_9240", "baseline": f"pandas per-resample concat, B={B}",
-                     "baseline_s": t_naive, "subject": f"vectorised multinomial x cluster sums, B={B}",
+                     "baseline_s": t_naive, "subject": f"vectorised resample counts x cluster sums, B={B}",
                      "subject_s": t_fast, "ratio": t_naive / t_fast, "unit": "x faster",
                      "notes": f"{len(m)} matched cells, 360 task x scenario clusters; CI fast "
                               f"[{fast.lo:.4f}, {fast.hi:.4f}] vs pandas [{naive[1]:.4f}, {naive[2]:.4f}] "

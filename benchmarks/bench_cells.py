@@ -149,7 +149,9 @@ def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
 
 
 def _ray_two_nodes():
-    """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils)."""
+    """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils), on 127.0.0.1."""
+    from harness.executors import loopback_ray
+    loopback_ray()
     import ray
     from ray.cluster_utils import Cluster
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})

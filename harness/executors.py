@@ -19,6 +19,7 @@ log, transcript and other files, and the driver writes them under the real run d
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -160,12 +161,21 @@ class LocalExecutor:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+def loopback_ray() -> None:
+    """Make a Ray instance started on this machine bind to 127.0.0.1, not the host's interface
+    address (Ray picks its node IP this way only when multi-host clustering is disabled; nodes
+    added on this machine still form a cluster). Call before ray is imported."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
 class RayExecutor:
     """Cells as Ray tasks (one CPU each, no automatic retries: re-queues are ours, and counted)."""
     kind = "ray"
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None, force_ship: bool = False,
                  in_flight_per_cpu: int = 2):
+        if not address:
+            loopback_ray()
         try:
             import ray
         except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
