@@ -78,13 +78,10 @@ def run_cell(spec: CellSpec) -> dict:
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
     log = EventLog(events_path(spec.run_dir, cell))
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
-    base = Workspace.create(task, overlay=inj.environment)  # what the reviewer diffs against: the task as the
-    inj.materialize(base)  # scenario set it up, minus any start candidate (that is work under review)
-    base_files = base.files()
-    base.destroy()
     ws = Workspace.create(task, overlay=inj.overlay)
     inj.materialize(ws)
     start_files = ws.files()
+    base_files = inj.reviewer_base(task, start_files)
     start_modes = tree_modes(ws.root)
     seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model

@@ -131,6 +131,19 @@ class Injection:
         for db in self.sqlite:
             build_sqlite(ws.resolve(db["path"]), db)
 
+    def reviewer_base(self, task: Task, start_files: dict[str, str]) -> dict[str, str]:
+        """What the reviewer diffs against: the cell's starting tree with any start candidate's
+        files put back as the task has them (a start candidate is work under review, the rest of
+        the scenario's setup is the environment). Derived from the start tree, not rebuilt on disk."""
+        pristine = {**read_tree(task.workspace, skip_bytecode=True), task.acceptance_dest: task.acceptance.read_text()}
+        base = dict(start_files)
+        for rel in set(self.overlay) - set(self.environment):
+            if rel in pristine:
+                base[rel] = pristine[rel]
+            else:
+                base.pop(rel, None)
+        return base
+
     def acceptance_file(self, task: Task, where: Path) -> Path:
         """The visible test the cell's controller runs: the task's pristine one, plus this scenario's
         appended check (written beside the run's records, outside the workspace)."""

@@ -92,12 +92,7 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
     if pid:  # C1: wait for pid 1 of the namespace and exit as it did
         os.close(out_fd)
         os.close(err_fd)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
+        _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             signal.signal(sig, signal.SIG_DFL)
@@ -172,12 +167,7 @@ def _zygote_main():
         pidfd = os.pidfd_open(pid)
         socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
         os.close(pidfd)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
+        _, status = os.waitpid(pid, 0)  # retried on EINTR by Python itself (PEP 475)
         ctl.send(json.dumps({"status": status}).encode())
 
 
