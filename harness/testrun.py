@@ -136,7 +136,8 @@ def _execute(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ..
     with tempfile.TemporaryDirectory(prefix="hx-run-") as scratch:
         scratch = Path(scratch)
         work = scratch / "w"
-        shutil.copytree(tree, work, symlinks=True)
+        # bytecode is never part of a verdict: a planted .pyc must not stand in for the reviewed source
+        shutil.copytree(tree, work, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         dest = work / dest_rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         if dest.is_symlink() or dest.is_file():

@@ -11,8 +11,10 @@ The claim passed to ``finish`` is recorded and never read by the adjudicator.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
+import re
 import shlex
 import time
 from dataclasses import dataclass
@@ -88,7 +90,10 @@ class ToolSurface:
             self.log.emit("authorization_refused", tool=call.name, path=args.get("path"),
                           command=args.get("command"), escape=True, reason=str(exc))
             return ToolOutcome(f"refused: {exc}")
-        except (OSError, UnicodeError, ValueError) as exc:  # the agent's own bad call: its error, not a fault
+        except (OSError, UnicodeError, ValueError) as exc:
+            if isinstance(exc, OSError) and not isinstance(exc, PathEscape) and exc.errno not in AGENT_PATH_ERRORS:
+                raise  # disk full, too many files, EIO...: an infrastructure fault (the cell is void)
+            # the agent's own bad call (its path or its text): its error, not a fault
             self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
             return ToolOutcome(f"error: {type(exc).__name__}: {exc}")
 
@@ -152,7 +157,7 @@ class ToolSurface:
         # bind-mounted writable, so relative paths would resolve on the read-only mount
         script_path, script = self._script_of(argv)
         inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
-        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits, writable=(self.ws.root,))
+        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(), writable=(self.ws.root,))
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
                       output=out[-2000:], timed_out=r.timed_out, script_path=script_path, script=script)
@@ -197,19 +202,27 @@ class ToolSurface:
         return ToolOutcome("finished", finished=True, claim=claim)
 
 
+AGENT_PATH_ERRORS = frozenset({errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG,
+                               errno.EINVAL, errno.ELOOP, errno.ENOTEMPTY})
+
+
 def _inline_code(argv: list[str]) -> bool:
-    """Inline code for an interpreter: -c in any short-option cluster (`sh -ec ...`,
-    `python -Ic ...`) before the script argument, or --command/--eval anywhere."""
-    if any(a in ("--command", "--eval") or a.startswith(("--command=", "--eval=")) for a in argv[1:]):
-        return True
+    """Code given on the command line instead of in a workspace file: ``-c`` in any short-option
+    cluster anywhere for sh/bash/python (an option taking an argument, like ``-W x`` or ``-o x``,
+    cannot hide it), ``--command``/``--eval``, make's ``-E``, sqlite3's dot-commands (``.shell``,
+    ``.system``) and ``-cmd``, and git's ``-c`` (an alias can run a shell)."""
     prog = os.path.basename(argv[0])
-    for a in argv[1:]:
-        if not a.startswith("-") or a == "-":
-            break  # the script (or the first operand): what follows are its own arguments
-        if a.startswith("--"):
-            continue
-        if prog in SCRIPT_RUNNERS and "c" in a[1:]:
-            return True
+    args = argv[1:]
+    if any(a in ("--command", "--eval") or a.startswith(("--command=", "--eval=")) for a in args):
+        return True
+    if prog in SCRIPT_RUNNERS:
+        return any(a.startswith("-") and not a.startswith("--") and "c" in a[1:] for a in args)
+    if prog == "make":
+        return any(a.startswith("-") and not a.startswith("--") and "E" in a[1:] for a in args)
+    if prog == "sqlite3":
+        return any(a == "-cmd" or re.match(r"\s*\.[A-Za-z]", a) for a in args)
+    if prog == "git":
+        return "-c" in args or any(a.startswith("--config-env") for a in args)
     return False
 
 
