@@ -1,0 +1,30 @@
+"""Refactors must not change outcomes: the quickstart's and clean-pilot's per-cell outcomes on the
+simulated engine are pinned (tests/fixtures/pinned_outcomes.json, written before the judge, plug-in
+and record refactors of this round). A deliberate change to the simulator or a task must re-pin and
+say why in its commit."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from support.scripted import REPO
+
+PINNED = json.loads((REPO / "tests" / "fixtures" / "pinned_outcomes.json").read_text())
+FIELDS = ("outcome", "visible_pass", "hidden_pass", "shipped", "stop_reason", "attempts", "review_rounds")
+
+
+@pytest.mark.parametrize("protocol", sorted(PINNED))
+def test_outcomes_per_cell_key_are_pinned(protocol, tmp_path):
+    out = tmp_path / protocol
+    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(REPO / "protocols" / f"{protocol}.toml"),
+                        "--out", str(out), "--workers", "2"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr[-3000:]
+    recs = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    got = {rec["cell_key"]: {k: rec[k] for k in FIELDS} for rec in recs}
+    want = PINNED[protocol]
+    assert sorted(got) == sorted(want)
+    diff = {k: (want[k], got[k]) for k in want if got[k] != want[k]}
+    assert not diff, f"{len(diff)} cells changed: {dict(list(diff.items())[:5])}"
