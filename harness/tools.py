@@ -191,7 +191,7 @@ class ToolSurface:
             self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
             return ToolOutcome("error: the acceptance test file is missing")
         v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide,
-                       limits=self.limits_now(), canary=False)
+                       limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})
         status = "PASSED" if v.passed else "FAILED"

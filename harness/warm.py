@@ -191,6 +191,11 @@ _state: dict = {"pid": None, "proc": None, "sock": None, "runs": 0, "broken": No
 STATS = {"warm": 0, "fallback": 0}
 
 
+def scratch_base() -> str | None:
+    """Where a test run's scratch copy goes (None: the system's temporary directory)."""
+    return None
+
+
 def enabled() -> bool:
     """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces."""
     from harness.sandbox import confinement_level

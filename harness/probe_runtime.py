@@ -1,0 +1,280 @@
+"""The probe runtime: the only harness code inside a judged test run (standard library only).
+
+harness/testrun.py writes this file into the run's private result directory under a fresh
+random module name, with ``_OUT`` (the observation file) filled in, and the probe module
+(harness/probes.py) imports it as ``_hx``. It records raw observations, one JSON object per
+line, and decides nothing: no expected value is ever in this process. The judge
+(harness/judge.py) reads the file after the run and is the only place a verdict is formed.
+
+Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
+``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
+``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
+``{"k": "warns", "s": site, "w": [[class names]...]}`` and ``{"k": "tamper", "what": ...}``
+(the runtime's own integrity check found one of its functions or pytest's runner replaced).
+
+Values are encoded by their *real* type, never through methods the code under test can
+override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
+underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
+anything once encoded), and any other object by its type, repr, truth value, length and str,
+which the judge compares by type and repr only.
+"""
+import json as _json
+import os as _os
+import sys as _sys
+
+_OUT = None  # filled in by the harness: the observation file (O_APPEND, one write per line)
+_MAX_STR = 1 << 20
+_MAX_NODES = 200000
+
+_type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
+_int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
+_dumps = _json.dumps
+_write, _open = _os.write, _os.open
+_fd = _open(_OUT, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_EXCL | getattr(_os, "O_CLOEXEC", 0), 0o600) \
+    if _OUT else None
+
+
+def _emit(obj):
+    _write(_fd, (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass"))
+
+
+def _name(cls):
+    try:
+        return f"{type.__getattribute__(cls, '__module__')}.{type.__getattribute__(cls, '__qualname__')}"
+    except Exception:  # noqa: BLE001 - a class without a name is still a class
+        return "?"
+
+
+def _safe(fn, *args):
+    try:
+        out = fn(*args)
+        return out if _type(out) is str else None
+    except BaseException:  # noqa: BLE001 - whatever the object's method does, the probe goes on
+        return None
+
+
+class _Budget:
+    def __init__(self):
+        self.n = 0
+
+
+def _enc(x, budget, depth=0):
+    """JSON-encodable tagged value (see the module docstring)."""
+    budget.n += 1
+    if budget.n > _MAX_NODES or depth > 40:
+        return {"t": "big"}
+    t = _type(x)
+    if x is None or t is bool:
+        return x
+    if _isinstance(x, int):
+        return int.__int__(x)
+    if _isinstance(x, float):
+        v = float.__float__(x)
+        return v if v == v and v not in (float("inf"), float("-inf")) else {"t": "f", "v": _repr(v)}
+    if _isinstance(x, str):
+        s = str.__str__(x)
+        return s if _len(s) <= _MAX_STR else {"t": "big"}
+    if _isinstance(x, (bytes, bytearray)):
+        import base64
+        b = bytes(memoryview(x))
+        return {"t": "b", "v": base64.b64encode(b).decode()} if _len(b) <= _MAX_STR else {"t": "big"}
+    if _isinstance(x, list):
+        return [_enc(v, budget, depth + 1) for v in list.__iter__(x)]
+    if _isinstance(x, tuple):
+        return {"t": "tu", "v": [_enc(v, budget, depth + 1) for v in tuple.__iter__(x)]}
+    if _isinstance(x, dict):
+        return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in dict.items(x)]}
+    if _isinstance(x, frozenset):
+        return {"t": "fs", "v": [_enc(v, budget, depth + 1) for v in frozenset.__iter__(x)]}
+    if _isinstance(x, set):
+        return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
+    mod = getattr(t, "__module__", "")
+    name = _name(t)
+    if name == "decimal.Decimal":
+        return {"t": "dec", "v": _safe(t.__str__, x) or "NaN"}
+    if name == "fractions.Fraction":
+        return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
+    if name in ("datetime.date", "datetime.datetime", "datetime.time"):
+        return {"t": name.split(".")[1], "v": _safe(t.isoformat, x)}
+    if name == "datetime.timedelta":
+        return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
+    if name == "builtins.complex":
+        return {"t": "c", "v": [x.real, x.imag]}
+    if name == "builtins.range":
+        return {"t": "r", "v": [x.start, x.stop, x.step]}
+    if name in ("builtins.dict_keys", "builtins.dict_values", "builtins.dict_items"):
+        return [_enc(v, budget, depth + 1) for v in x]
+    if mod in ("pathlib",) and name.rsplit(".", 1)[-1] in ("PosixPath", "PurePosixPath", "Path", "PurePath"):
+        return {"t": "path", "v": _safe(t.__fspath__, x)}
+    if t is type or _isinstance(x, type):
+        return {"t": "type", "v": _name(x)}
+    out = {"t": "o", "type": name, "repr": (_safe(_repr, x) or "?")[:4000]}
+    try:
+        out["truthy"] = _bool(x)
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        n = _len(x)
+        if _type(n) is int:
+            out["len"] = n
+    except BaseException:  # noqa: BLE001
+        pass
+    s = _safe(_str, x)
+    if s is not None:
+        out["str"] = s[:_MAX_STR]
+    return out
+
+
+def _encode(x):
+    try:
+        return _enc(x, _Budget())
+    except BaseException as exc:  # noqa: BLE001 - an unencodable value is a failure the judge reports
+        return {"t": "o", "type": "?", "repr": f"<unencodable: {_name(_type(exc))}>"}
+
+
+def enter(test, cases):
+    _emit({"k": "enter", "t": test, "c": [c.i if _type(c) is Case else -1 for c in cases]})
+
+
+def leave():
+    _integrity()
+    _emit({"k": "leave"})
+
+
+def check(site, *leaves):
+    out = []
+    for thunk in leaves:
+        try:
+            out.append(["v", _encode(thunk())])
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the judge decides what a raised operand means
+            out.append(["e", _name(_type(exc)), (_safe(_str, exc) or "")[:2000]])
+    _emit({"k": "obs", "s": site, "v": out})
+
+
+class _Info:
+    """What ``pytest.raises(...) as info`` gives: the exception, its type and a match helper."""
+
+    def __init__(self):
+        self.value = None
+        self.type = None
+        self.tb = None
+
+    @property
+    def typename(self):
+        return self.type.__name__ if self.type else None
+
+    def match(self, regexp):
+        import re
+        return re.search(regexp, _safe(_str, self.value) or "") is not None
+
+
+class raises:
+    """Observe what the block raises (swallowed, as pytest.raises does; the judge decides)."""
+
+    def __init__(self, site, local=()):
+        self.site, self.local, self.info = site, _tuple(local), _Info()
+
+    def __enter__(self):
+        return self.info
+
+    def __exit__(self, et, ev, tb):
+        if et is not None and _issubclass(et, KeyboardInterrupt):
+            return False
+        if et is None:
+            _emit({"k": "raises", "s": self.site, "e": None})
+            return False
+        local = None
+        if self.local:
+            try:
+                local = _bool(_issubclass(et, self.local))
+            except BaseException:  # noqa: BLE001
+                local = False
+        _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
+                                                    "str": (_safe(_str, ev) or "")[:4000], "local": local}})
+        self.info.value, self.info.type, self.info.tb = ev, et, tb
+        return True
+
+
+def raises_call(site, local, func, *args, **kwargs):
+    with raises(site, local) as info:
+        func(*args, **kwargs)
+    return info
+
+
+class warns:
+    """Observe the warnings the block emits (every category's class names)."""
+
+    def __init__(self, site, local=()):
+        import warnings
+        self.site, self.local = site, _tuple(local)
+        self._cm = warnings.catch_warnings(record=True)
+
+    def __enter__(self):
+        import warnings
+        self.record = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self.record
+
+    def __exit__(self, et, ev, tb):
+        self._cm.__exit__(et, ev, tb)
+        got = []
+        for w in self.record:
+            try:
+                names = [_name(c) for c in type.__getattribute__(w.category, "__mro__")]
+                if self.local:
+                    names.append("<local>" if _issubclass(w.category, self.local) else "<other>")
+                got.append(names)
+            except BaseException:  # noqa: BLE001
+                got.append(["?"])
+        _emit({"k": "warns", "s": self.site, "w": got})
+        return False
+
+
+def warns_call(site, local, func, *args, **kwargs):
+    with warns(site, local):
+        return func(*args, **kwargs)
+
+
+class Case:
+    """A parametrize case index (the judge holds the case's expected values)."""
+
+    def __init__(self, i):
+        self.i = i
+
+    def __repr__(self):
+        return f"case{self.i}"
+
+
+def numbered(values, n):
+    return [(v, Case(i)) for i, v in enumerate(values)]
+
+
+def ids(fn):
+    return lambda v: None if _type(v) is Case else fn(v)
+
+
+_ORIGINAL = {}
+
+
+def _integrity():
+    """Best effort: report (never hide) a replaced runtime function or pytest runner entry point."""
+    g = globals()
+    bad = [n for n, f in _ORIGINAL.items() if n in g and g[n] is not f]
+    for modname, attr, orig in _PYTEST_ORIGINAL:
+        mod = _sys.modules.get(modname)
+        if mod is not None and getattr(mod, attr, None) is not orig:
+            bad.append(f"{modname}.{attr}")
+    if bad:
+        _emit({"k": "tamper", "what": sorted(bad)[:20]})
+
+
+_ORIGINAL.update({n: globals()[n] for n in ("enter", "leave", "check", "raises", "raises_call", "warns", "warns_call",
+                                             "_emit", "_encode", "_enc", "_integrity", "numbered", "ids")})
+_PYTEST_ORIGINAL = []
+for _m, _a in (("_pytest.runner", "call_and_report"), ("_pytest.runner", "pytest_runtest_call"),
+               ("_pytest.python", "pytest_pyfunc_call"), ("_pytest.runner", "runtestprotocol")):
+    _mod = _sys.modules.get(_m)
+    if _mod is not None and hasattr(_mod, _a):
+        _PYTEST_ORIGINAL.append((_m, _a, getattr(_mod, _a)))
