@@ -2,8 +2,9 @@
 
 Shared by the cold path (``sandbox._preexec``, between fork and exec) and the warm path
 (``warm._child_setup``, in the zygote's fork), so the two cannot drift apart. It imports only
-``os``, ``ctypes`` and ``resource``: the warm zygote loads it as a top-level module and must stay
-minimal (its own modules are forgotten before pytest runs).
+the standard library (``os``, ``ctypes``, ``resource``; ``socket``, ``fcntl`` and ``struct`` to
+bring up loopback): the warm zygote loads it as a top-level module and must stay minimal (its own
+modules are forgotten before pytest runs).
 """
 from __future__ import annotations
 
@@ -47,3 +48,45 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
             continue
         _check(libc, libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
                f"read-only remount of {m} failed")
+
+
+def loopback_up() -> None:
+    """Bring up ``lo`` in a fresh network namespace (the only interface it has)."""
+    import fcntl
+    import socket
+    import struct
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        flags = struct.unpack("16sh22x", fcntl.ioctl(s, siocgifflags, struct.pack("16sh22x", b"lo", 0)))[1]
+        fcntl.ioctl(s, siocsifflags, struct.pack("16sh22x", b"lo", flags | iff_up))
+
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def isolate_run(libc, *, scratch, base, hide=(), flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) -> None:
+    """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
+    private namespaces, a fresh /tmp and /dev/shm, and of the zygote's scratch base only this
+    run's scratch directories (bind-mounted back from file descriptors opened before the base
+    was covered). What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S`` run
+    can; the covered mounts stay in the table, out of reach (no capability to unmount them).
+    Any step that fails raises: a half-confined run is never started."""
+    _check(libc, libc.unshare(flags), "unshare failed")
+    _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
+    loopback_up()  # as in a bwrap network namespace: loopback only, and up
+    fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in scratch]
+    # a fresh tmpfs stacked over /tmp (and over the zygote's scratch base when that lies elsewhere)
+    # hides everything below it; this run's scratch comes back from the descriptors opened above
+    _check(libc, libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=755"), "fresh /tmp failed")
+    _check(libc, libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, b"mode=755"), "fresh /dev/shm failed")
+    if not _under(base, "/tmp"):
+        _check(libc, libc.mount(b"tmpfs", base.encode(), b"tmpfs", 0, b"mode=755"), "scratch base cover failed")
+    for p, fd in zip(scratch, fds):
+        os.makedirs(p, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
+               f"bind {p} failed")
+        os.close(fd)
+    for d in hide:  # a hidden directory inside an allowed one (the zygote's view shows nothing else)
+        if os.path.exists(d):
+            _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")

@@ -83,8 +83,12 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         confine = _load_confine()  # harness/confine.py: the very steps the cold path takes
         lim = req["limits"]
         confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
-        confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
-                        flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
+            confine.isolate_run(libc, scratch=req["writable"], base=req["base"], hide=req["hide"],
+                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        else:
+            confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
+                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
@@ -187,34 +191,55 @@ def _run_pytest_as_main(req: dict, preloaded: set) -> None:
 # ----------------------------------------------------------------------------------------------
 # harness side
 
-_state: dict = {"pid": None, "proc": None, "sock": None, "runs": 0, "broken": None}
+_state: dict = {"pid": None, "proc": None, "sock": None, "runs": 0, "broken": None, "base": None}
 STATS = {"warm": 0, "fallback": 0}
 
 
 def scratch_base() -> str | None:
-    """Where a test run's scratch copy goes (None: the system's temporary directory)."""
-    return None
+    """Where a test run's scratch copy goes: at level bwrap with warm execution on, this process's
+    zygote scratch base (the only host directory the zygote's view can write); else None (the
+    system's temporary directory)."""
+    from harness.sandbox import confinement_level
+    if not enabled() or confinement_level() != "bwrap":
+        return None
+    if _state.get("base_pid") != os.getpid() or not _state.get("base") or not os.path.isdir(_state["base"]):
+        import tempfile
+        _state.update(base=tempfile.mkdtemp(prefix="hx-warm-"), base_pid=os.getpid())
+        os.chmod(_state["base"], 0o755)
+    return _state["base"]
 
 
 def enabled() -> bool:
-    """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces."""
+    """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces (root: the
+    zygote needs the privilege to give each run its own namespaces)."""
     from harness.sandbox import confinement_level
     if os.environ.get("HARNESS_WARM", "1").strip() in ("0", "false", "no", "off", ""):
         return False
-    return confinement_level() != "basic"
+    return confinement_level() != "basic" and os.geteuid() == 0
 
 
-def _close_inherited() -> None:  # a forked harness process starts its own zygote
+def _close_inherited() -> None:  # a forked harness process starts its own zygote and scratch base
     s = _state.get("sock")
     if s is not None:
         try:
             s.close()
         except OSError:
             pass
-    _state.update(pid=None, proc=None, sock=None, runs=0)
+    _state.update(pid=None, proc=None, sock=None, runs=0, base=None, base_pid=None)
 
 
 os.register_at_fork(after_in_child=_close_inherited)
+
+
+def _remove_base() -> None:
+    if _state.get("base_pid") == os.getpid() and _state.get("base"):
+        import shutil
+        shutil.rmtree(_state["base"], ignore_errors=True)
+
+
+import atexit  # noqa: E402
+
+atexit.register(_remove_base)
 
 
 def stop() -> None:
@@ -230,13 +255,37 @@ def stop() -> None:
     _state.update(pid=None, proc=None, sock=None, runs=0)
 
 
+ZYGOTE_CAPS = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_SETUID", "CAP_SETGID", "CAP_SYS_RESOURCE")
+
+
+def _zygote_argv(level: str) -> list[str]:
+    """The zygote's command: at level bwrap, inside the allow-list view (the interpreter, the
+    system, this file and confine.py read-only, the scratch base writable, no network), keeping
+    the privileges it needs to give each run its own namespaces."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if level != "bwrap":
+        return [sys.executable, "-I", os.path.join(here, "warm.py")]
+    import shutil
+
+    from harness.sandbox import bwrap_binary, bwrap_view
+    base = scratch_base()
+    code = os.path.join(base, ".zygote")  # its code lives in the scratch base, which every run sees covered
+    os.makedirs(code, exist_ok=True)
+    for name in ("warm.py", "confine.py"):
+        shutil.copyfile(os.path.join(here, name), os.path.join(code, name))
+    args = [bwrap_binary(), "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", *[a for c in ZYGOTE_CAPS for a in ("--cap-add", c)],
+            *bwrap_view(writable=(base,), hide=(), dev_shm=False), "--remount-ro", "/", "--chdir", "/"]
+    return [*args, "--", sys.executable, "-I", os.path.join(code, "warm.py")]
+
+
 def _zygote():
     """The live zygote of this process, started (with the scrubbed environment) if needed."""
     import socket
     import subprocess
     from pathlib import Path
 
-    from harness.sandbox import scrubbed_env
+    from harness.sandbox import confinement_level, scrubbed_env
     from harness.testrun import PYTEST_ENV
     if _state["pid"] == os.getpid() and _state["proc"] is not None and _state["proc"].poll() is None \
             and _state["runs"] < RECYCLE:
@@ -245,7 +294,7 @@ def _zygote():
         stop()
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        proc = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__), str(child.fileno())], cwd="/",
+        proc = subprocess.Popen([*_zygote_argv(confinement_level()), str(child.fileno())], cwd="/",
                                 env=scrubbed_env(Path("/"), dict(PYTEST_ENV)), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
     finally:
@@ -257,65 +306,68 @@ def _zygote():
 def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=()):
     """Run ``argv`` (a harness pytest command: python -I -m pytest ARGS) warm, confined exactly as
     ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
-    (zygote unavailable or confinement could not be applied; the caller then runs it cold)."""
+    (zygote unavailable or confinement could not be applied; the caller then runs it cold).
+    Output goes to capture files the harness opened (read back capped, like the cold path)."""
     import json
-    import selectors
+    import select
     import socket
     import tempfile
     import time
     from pathlib import Path
 
-    from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, scrubbed_env
+    from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
     limits = limits or Limits()
     level = confinement_level()
     if level == "basic" or list(argv[1:4]) != ["-I", "-m", "pytest"] or argv[0] != sys.executable:
         return None
     hidden = [str(Path(h).resolve()) for h in hide if Path(h).exists()]
-    readonly = [m for m in _mountpoints() if m not in hidden]
-    with tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
-        os.chmod(tmp, 0o1777)
-        env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
-        req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-               "writable": [str(Path(w).resolve()) for w in (*writable, tmp)], "readonly": readonly,
-               "limits": {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}}
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+    writable = [str(Path(w).resolve()) for w in writable]
+    if level == "bwrap":
+        base = scratch_base()
+        if not all(w == base or w.startswith(base + "/") for w in writable):
+            return None  # scratch outside the zygote's view: run it cold
+    with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
+        if level == "bwrap":
+            env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+            req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+                   "writable": writable, "base": scratch_base(), "readonly": []}
+        else:
+            os.chmod(tmp, 0o1777)
+            env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+            req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+                   "writable": [*writable, str(Path(tmp).resolve())],
+                   "readonly": [m for m in _mountpoints() if m not in hidden]}
+        req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
+        out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
+        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         pidfd = None
         try:
             t0 = time.perf_counter()
             try:
                 sock = _zygote()
-                socket.send_fds(sock, [json.dumps(req).encode()], [out_w, err_w])
-                os.close(out_w)
-                os.close(err_w)
-                out_w = err_w = None
+                socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
                 msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
                 pid, pidfd = json.loads(msg)["pid"], fds[0]
             except (OSError, ValueError, KeyError, IndexError) as exc:
                 _broken(f"zygote unavailable: {exc!r}")
                 return None
+            finally:
+                os.close(out_fd)
+                os.close(err_fd)
             _state["runs"] += 1
-            bufs = {out_r: bytearray(), err_r: bytearray()}
-            sel = selectors.DefaultSelector()
-            for fd in bufs:
-                sel.register(fd, selectors.EVENT_READ)
-            deadline, timed_out, open_fds = t0 + limits.timeout_s, False, set(bufs)
-            while open_fds:
+            deadline, timed_out = t0 + limits.timeout_s, False
+            while True:
                 wait = deadline - time.perf_counter()
-                if wait <= 0 and not timed_out:
-                    timed_out = True
-                    _kill(pidfd)
-                    deadline += 10.0  # the namespace is gone; its pipes close at once
-                elif wait <= 0:
+                ready, _, _ = select.select([sock], [], [], max(wait, 0))
+                if ready:
                     break
-                for key, _ in sel.select(timeout=max(wait, 0)):
-                    chunk = os.read(key.fd, 1 << 16)
-                    if chunk:
-                        bufs[key.fd] += chunk
-                    else:
-                        sel.unregister(key.fd)
-                        open_fds.discard(key.fd)
-            sel.close()
+                if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
+                    _broken("zygote lost a run after a kill")
+                    return None
+                timed_out = True
+                _kill(pidfd)
+                deadline = time.perf_counter() + 10.0
             try:
                 status = json.loads(sock.recv(1 << 16))["status"]
             except (OSError, ValueError, KeyError) as exc:
@@ -323,21 +375,16 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                 return None
             wall = time.perf_counter() - t0
         finally:
-            for fd in (out_r, err_r, out_w, err_w, pidfd):
-                if fd is not None:
-                    try:
-                        os.close(fd)
-                    except OSError:
-                        pass
-    rc = os.waitstatus_to_exitcode(status)
-    if rc == _FAIL_SETUP and b"warm: confinement setup failed" in bufs[err_r]:
-        _broken(bufs[err_r].decode(errors="replace").strip())
-        return None
-    STATS["warm"] += 1
-    cut = limits.output_chars
-    return ExecResult(list(argv), rc, bufs[out_r].decode(errors="replace")[-cut:],
-                      bufs[err_r].decode(errors="replace")[-cut:], wall, timed_out, level,
-                      {"executor": "warm"})
+            if pidfd is not None:
+                os.close(pidfd)
+        rc = os.waitstatus_to_exitcode(status)
+        err_text = read_capped(err_path, limits.output_chars)
+        if rc == _FAIL_SETUP and "warm: confinement setup failed" in err_text:
+            _broken(err_text.strip())
+            return None
+        STATS["warm"] += 1
+        return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
+                          {"executor": "warm"})
 
 
 def _kill(pidfd: int) -> None:
