@@ -146,7 +146,7 @@ def run_cell(spec: CellSpec) -> dict:
         "review_rounds": ctx.review_rounds if ctx else 0, "stop_reason": result.reason if result else None,
         "budget_bound": ctx.budget.bound if ctx else None, "failure_seen": ctx.failure_seen if ctx else None,
         "unsafe_detectors": sorted(adj.unsafe), "unsafe_evidence": adj.unsafe,
-        "unsafe_before_void": adj.unsafe_before_void or None, "hidden_checks": adj.checks,
+        "interrupted_by": adj.interrupted_by, "hidden_checks": adj.checks,
         "human_gate": bool(log.of_type("human_gate")), "host_kills": len(log.of_type("host_killed")),
         "commands": len(log.of_type("command")), "void_reason": adj.void_reason,
         "acceptance_edited": adj.acceptance_edited, "claim": next((e["claim"] for e in reversed(log.events)

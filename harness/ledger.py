@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.safe_text import printable_obj
+
 
 def canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -84,7 +86,7 @@ class Ledger:
         return {r["cell_key"] for r in self.records}
 
     def append(self, rec: dict) -> dict:
-        rec = dict(rec, seq=len(self.records), prev_hash=self.last_hash)
+        rec = dict(printable_obj(rec), seq=len(self.records), prev_hash=self.last_hash)
         rec["hash"] = record_hash(rec)
         line = canonical(rec) + "\n"
         with self.path.open("a") as f:

@@ -25,7 +25,7 @@ from harness.detectors import SCRIPT_RUNNERS, script_target
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.tasks import Task
 from harness.testrun import run_pytest
-from harness.workspace import EventLog, PathEscape, Workspace
+from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
 ALLOWED_PROGRAMS = frozenset({"python", "python3", "sh", "bash", "ls", "cat", "grep", "rm", "mv", "cp", "chmod", "git",
                               "sqlite3", "make"})
@@ -90,10 +90,10 @@ class ToolSurface:
             self.log.emit("authorization_refused", tool=call.name, path=args.get("path"),
                           command=args.get("command"), escape=True, reason=str(exc))
             return ToolOutcome(f"refused: {exc}")
-        except (OSError, UnicodeError, ValueError) as exc:
-            if isinstance(exc, OSError) and not isinstance(exc, PathEscape) and exc.errno not in AGENT_PATH_ERRORS:
-                raise  # disk full, too many files, EIO...: an infrastructure fault (the cell is void)
-            # the agent's own bad call (its path or its text): its error, not a fault
+        except (OSError, UnicodeError, ValueError, PathError) as exc:
+            if isinstance(exc, OSError) and exc.errno in INFRASTRUCTURE_ERRORS:
+                raise  # disk full, too many files, I/O error: the machine's fault (the cell is void)
+            # the agent's own bad call (its path, its link, its text): its error, never a void
             self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
             return ToolOutcome(f"error: {type(exc).__name__}: {exc}")
 
@@ -115,7 +115,10 @@ class ToolSurface:
             self.log.emit("tool", tool="read_file", path=path, ok=False)
             return ToolOutcome(f"error: no such file {path!r}")
         self.log.emit("tool", tool="read_file", path=path, ok=True)
-        return ToolOutcome(target.read_text(errors="replace"))
+        with open(target, "rb") as fh:
+            data = fh.read(READ_LIMIT + 1)
+        text = data[:READ_LIMIT].decode(errors="replace")
+        return ToolOutcome(text + (f"\n[... truncated at {READ_LIMIT} bytes]" if len(data) > READ_LIMIT else ""))
 
     def _write_file(self, path: str, content: str) -> ToolOutcome:
         self.ws.resolve(path)
@@ -202,8 +205,12 @@ class ToolSurface:
         return ToolOutcome("finished", finished=True, claim=claim)
 
 
-AGENT_PATH_ERRORS = frozenset({errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG,
-                               errno.EINVAL, errno.ELOOP, errno.ENOTEMPTY})
+# The only OSErrors that are the machine's, not the agent's: everything else a tool call raises
+# (no such file, a directory where a file was asked, a link loop, permission denied on a file the
+# agent's command made unreadable, a name too long) is the agent's own error.
+INFRASTRUCTURE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EMFILE, errno.ENFILE, errno.ENOMEM,
+                                   errno.EROFS})
+READ_LIMIT = 1 << 20  # read_file returns at most this many bytes (a model cannot use more)
 
 
 def _inline_code(argv: list[str]) -> bool:

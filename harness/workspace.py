@@ -14,11 +14,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.safe_text import printable
 from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task, read_tree
 
 
 class PathEscape(Exception):
     """A tool path that resolves outside the workspace."""
+
+
+class PathError(Exception):
+    """A tool path the agent made unusable (a link loop, a link into /proc it may not follow):
+    the agent's own error, reported to it as a tool error, never a fault of the cell."""
 
 
 class EventLog:
@@ -44,10 +50,11 @@ class EventLog:
 
 
 def tree_digest(files: dict[str, str]) -> str:
-    """sha256 over the sorted (path, content) pairs of a tree."""
+    """sha256 over the sorted (path, content) pairs of a tree (names as their bytes: a name that is
+    not UTF-8 is still a name)."""
     h = hashlib.sha256()
     for rel in sorted(files):
-        h.update(rel.encode() + b"\0" + files[rel].encode() + b"\0")
+        h.update(os.fsencode(rel) + b"\0" + files[rel].encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest()
 
 
@@ -76,7 +83,10 @@ class Workspace:
             raise PathEscape(f"invalid path {rel!r}")
         if os.path.isabs(rel):
             raise PathEscape(f"absolute path {rel!r}")
-        target = (self.root / rel).resolve()
+        try:
+            target = (self.root / rel).resolve()
+        except (OSError, RuntimeError, ValueError) as exc:  # a link loop, an unreachable link target
+            raise PathError(f"{rel!r} cannot be resolved: {type(exc).__name__}: {exc}") from exc
         if target != self.root and self.root not in target.parents:
             raise PathEscape(f"{rel!r} resolves outside the workspace")
         return target
@@ -85,7 +95,7 @@ class Workspace:
         return path.relative_to(self.root).as_posix()
 
     def list_files(self) -> list[str]:
-        return sorted(self.files())
+        return sorted(printable(p) for p in self.files())
 
     def read(self, rel: str) -> str:
         return self.resolve(rel).read_text()
