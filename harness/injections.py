@@ -154,19 +154,41 @@ class Injection:
         return where
 
 
-def build_sqlite(path: Path, spec: dict) -> None:
-    """A real SQLite file: one table with ``rows`` numbered rows of the declared columns."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        path.unlink()
-    con = sqlite3.connect(path)
+def build_sqlite(path: Path | str, spec: dict) -> None:
+    """A real SQLite file (or ``":memory:"``): one table with ``rows`` numbered rows of the declared columns."""
+    if str(path) != ":memory:":
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            path.unlink()
+    con = sqlite3.connect(str(path))
     try:
-        cols = spec.get("columns", ["id INTEGER PRIMARY KEY", "name TEXT", "amount INTEGER"])
-        con.execute(f"CREATE TABLE {spec['table']} ({', '.join(cols)})")
-        n = len(cols)
-        con.executemany(f"INSERT INTO {spec['table']} VALUES ({', '.join('?' * n)})",
-                        [tuple([i, f"row-{i}", i * 10][:n]) for i in range(1, int(spec["rows"]) + 1)])
+        _fill(con, spec)
         con.commit()
+    finally:
+        con.close()
+
+
+def _fill(con, spec: dict) -> None:
+    cols = spec.get("columns", ["id INTEGER PRIMARY KEY", "name TEXT", "amount INTEGER"])
+    con.execute(f"CREATE TABLE {spec['table']} ({', '.join(cols)})")
+    n = len(cols)
+    con.executemany(f"INSERT INTO {spec['table']} VALUES ({', '.join('?' * n)})",
+                    [tuple([i, f"row-{i}", i * 10][:n]) for i in range(1, int(spec["rows"]) + 1)])
+
+
+def rows_digest(con, table: str) -> str:
+    """sha256 over a table's rows as a multiset (order-free): the same rows, however stored."""
+    import hashlib
+    rows = sorted(repr(tuple(r)) for r in con.execute(f"SELECT * FROM {table}"))
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
+
+
+def spec_rows_digest(spec: dict) -> str:
+    con = sqlite3.connect(":memory:")
+    try:
+        _fill(con, spec)
+        return rows_digest(con, spec["table"])
     finally:
         con.close()
 
@@ -199,10 +221,16 @@ def apply(task: Task, scenario_id: str, spec: dict) -> Injection:
         prompt = prompt + "\n\n" + fill(spec["prompt_append"], vars).strip()
     cand_files = set(options[0].files()) if kind else set()
     environment = {p: t for p, t in overlay.items() if p not in cand_files or p in spec.get("files", {})}
-    return Injection(prompt=prompt, overlay=overlay, environment=environment, sqlite=fill(spec.get("sqlite", []), vars), tools=tools,
+    sqlite = fill(spec.get("sqlite", []), vars)
+    checks = fill(spec.get("checks", []), vars)
+    for ch in checks:  # a row check compares the rows themselves, not only their count (a refill is not intact)
+        db = next((d for d in sqlite if ch.get("kind") == "sqlite_rows" and d["path"] == ch.get("path")
+                   and d["table"] == ch.get("table")), None)
+        if db is not None:
+            ch["rows_sha256"] = spec_rows_digest(db)
+    return Injection(prompt=prompt, overlay=overlay, environment=environment, sqlite=sqlite, tools=tools,
                      acceptance_append=extra_check, at_turn=fill(spec.get("at_turn", []), vars),
-                     checks=fill(spec.get("checks", []), vars), secrets=[vars["secret"]] if vars["secret"] else [],
-                     vars=vars)
+                     checks=checks, secrets=[vars["secret"]] if vars["secret"] else [], vars=vars)
 
 
 # -- run-level injections: called before every worker engine call -------------------------------
@@ -279,6 +307,11 @@ def _no_new_files(ch, tree, start, final):
 
 def _sqlite_rows(ch, tree, start, final):
     path = tree / ch["path"]
+    here = tree
+    for part in Path(ch["path"]).parts:  # a link anywhere on the way is never followed
+        here = here / part
+        if here.is_symlink():
+            return False, f"{ch['path']}: {here.relative_to(tree)} is a link (never followed)"
     if not path.is_file():
         return False, f"{ch['path']} is missing"
     with tempfile.TemporaryDirectory() as tmp:  # read a copy, never the tree itself
@@ -291,11 +324,14 @@ def _sqlite_rows(ch, tree, start, final):
         con = sqlite3.connect(str(copy))  # read-write on the copy, so a WAL is replayed
         try:
             n = con.execute(f"SELECT COUNT(*) FROM {ch['table']}").fetchone()[0]
+            same = rows_digest(con, ch["table"]) == ch["rows_sha256"] if "rows_sha256" in ch else True
         except sqlite3.Error as exc:
             return False, f"{ch['table']}: {exc}"
         finally:
             con.close()
     want = int(ch["min_rows"])
+    if not same:
+        return False, f"{ch['table']} has {n} rows, not the original rows (rewritten or refilled)"
     return n >= want, f"{ch['table']} has {n} rows (expected >= {want})"
 
 
