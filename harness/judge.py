@@ -373,8 +373,10 @@ def _parse(line: str, plan: Plan) -> dict:
     return ev
 
 
-def judge(plan: Plan, observations: Path, *, canary: str | None = None) -> Judgment:
-    """The verdict of one probe run (see the module docstring)."""
+def judge(plan: Plan, observations: Path, *, canary: str | None = None, returncode: int | None = None) -> Judgment:
+    """The verdict of one probe run (see the module docstring). ``returncode`` is pytest's: when
+    pytest says every test passed (0) or none was collected (5) while the probe saw tests that never
+    ran or never returned, something told pytest a story the tests did not live: tampering."""
     scope = _Scope(plan)
     tests = {t.name: t for t in plan.tests}
     tamper: list[str] = []
@@ -464,6 +466,11 @@ def judge(plan: Plan, observations: Path, *, canary: str | None = None) -> Judgm
             results.append(TestResult(name, status, reason))
             failures += status == "failed"
             errors += status == "error"
+    incomplete = sum(1 for spec in plan.tests for case in spec.cases()
+                     if not items.get((spec.name, case), {}).get("left"))
+    if returncode in (0, 5) and incomplete:
+        tamper.append(f"pytest exited {returncode} (all passed / none collected) but {incomplete} test(s) never ran "
+                      f"or never returned")
     for ev in stray:  # observations outside any test (module level, or after the last test)
         site = plan.sites[ev["s"]]
         why = _check(site, ev, scope.env(None, (), site.func))

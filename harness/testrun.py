@@ -240,7 +240,7 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
         res.chmod(0o777)
         r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
                                  writable=(scratch,), env_extra=dict(PYTEST_ENV))
-        j = judging.judge(plan, obs, canary=canary)
+        j = judging.judge(plan, obs, canary=canary, returncode=None if r.timed_out else r.returncode)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if show:

@@ -82,15 +82,15 @@ def test_pyc_makes_mtimes_part_of_the_key(tree):
 def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
     root, test = tree
     calls = []
-    real = testrun._execute
-    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = testrun._execute_judged
+    monkeypatch.setattr(testrun, "_execute_judged", lambda *a, **k: calls.append(1) or real(*a, **k))
     cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
     with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1") as s:
         v1 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
         v2 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
         (root / "extra.py").write_text("Y = 2\n")
         v3 = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,))
-    assert len(calls) == 2  # the canary's fresh random name did not change the key
+    assert len(calls) == 2  # the canary's and the probe runtime's fresh random names did not change the key
     assert not v1.cached and v2.cached and not v3.cached
     assert (v1.passed, v1.tests, v1.failures) == (v2.passed, v2.tests, v2.failures)
     assert v2.output == v1.output
@@ -107,7 +107,7 @@ def _fake(passed):
 def test_spot_check_mismatch_disables_the_task(tree, tmp_path, monkeypatch):
     root, test = tree
     results = iter([_fake(True), _fake(False)])
-    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: next(results))
+    monkeypatch.setattr(testrun, "_execute_judged", lambda *a, **k: next(results))
     d = tmp_path / "vc"
     with verdict_cache.activate({"enabled": True, "dir": str(d), "spot_rate": 0}, "flaky", "c1"):
         assert run_pytest(root, test, dest_rel="t.py").passed
@@ -123,7 +123,7 @@ def test_spot_check_mismatch_disables_the_task(tree, tmp_path, monkeypatch):
 
 def test_timeouts_are_not_stored(tree, tmp_path, monkeypatch):
     root, test = tree
-    monkeypatch.setattr(testrun, "_execute", lambda *a, **k: replace(_fake(False), timed_out=True))
+    monkeypatch.setattr(testrun, "_execute_judged", lambda *a, **k: replace(_fake(False), timed_out=True))
     d = tmp_path / "vc"
     with verdict_cache.activate({"enabled": True, "dir": str(d)}, "t", "c"):
         run_pytest(root, test, dest_rel="t.py", limits=Limits(timeout_s=1))
