@@ -1,6 +1,7 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -152,19 +153,89 @@ def ledger() -> None:
     """Inspect hash-chained records files."""
 
 
+def _records_path(path: str) -> Path:
+    p = Path(path)
+    return p / "records.jsonl" if p.is_dir() else p
+
+
 @ledger.command("verify")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def ledger_verify(file):
-    """Detect edited, deleted, inserted or reordered lines in FILE."""
-    from harness.ledger import verify
-    problems = verify(Path(file))
-    if problems:
-        click.echo(f"{file}: {len(problems)} problem(s)")
-        for p in problems:
-            click.echo(f"  {p}")
+@click.argument("file", type=click.Path(exists=True))
+@click.option("--anchor", type=click.Path(exists=True, dir_okay=False),
+              help="an anchor written by `harness ledger anchor`: prove the ledger still extends it")
+@click.option("--public-key", type=click.Path(exists=True, dir_okay=False),
+              help="the PEM public key the anchor must be signed with")
+def ledger_verify(file, anchor, public_key):
+    """Detect edited, deleted, inserted, duplicated or reordered lines in FILE (a records.jsonl or
+    a run directory), a head that does not match, and (with --anchor) a rewritten chain.
+    Exit 0 intact, 1 a problem found, 2 bad input."""
+    from harness.ledger import check_anchor, inspect
+    path = _records_path(file)
+    if not path.is_file():
+        _fail(InputError(str(file), "<file>", "no records.jsonl here"))
+    ins = inspect(path)
+    problems, notes = list(ins.problems), list(ins.notes)
+    if anchor:
+        try:
+            data = json.loads(Path(anchor).read_text())
+        except (OSError, ValueError) as exc:
+            _fail(InputError(anchor, "<file>", f"not a JSON anchor: {exc}"))
+        pub = Path(public_key).read_bytes() if public_key else None
+        try:
+            p2, n2 = check_anchor(path, data, public_key_pem=pub)
+        except ValueError as exc:
+            _fail(InputError(public_key or anchor, "<key>", f"not a usable key: {exc}"))
+        problems += p2
+        notes += n2
+    if not ins.records and not problems:
+        click.echo(f"{path}: empty (0 records): nothing to verify")
         sys.exit(1)
-    n = sum(1 for line in Path(file).read_text().splitlines() if line.strip())
-    click.echo(f"{file}: intact ({n} records, chain verified)")
+    if problems or (notes and not anchor and (ins.torn or ins.head_behind)):
+        click.echo(f"{path}: {len(problems)} problem(s)" + (f", {len(notes)} note(s)" if notes else ""))
+        for p in problems:
+            click.echo(f"  PROBLEM {p}")
+        for n in notes:
+            click.echo(f"  note    {n}")
+        sys.exit(1)
+    click.echo(f"{path}: intact ({len(ins.records)} records, chain verified)")
+    for n in notes:
+        click.echo(f"  {n}")
+
+
+@ledger.command("anchor")
+@click.argument("run", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(dir_okay=False), help="where to write the anchor (default: stdout); keep it "
+              "outside the run directory, or commit it")
+@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), help="an ed25519 private key (PEM) to sign it")
+def ledger_anchor(run, out, sign_key):
+    """Write the ledger's head (seq, hash, records, protocol digest, time) as an anchor."""
+    from harness.ledger import LedgerRefused, make_anchor
+    path = _records_path(run)
+    try:
+        a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
+    except LedgerRefused as exc:
+        _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
+    except ValueError as exc:
+        _fail(InputError(str(sign_key), "<key>", f"not an ed25519 private key: {exc}"))
+    text = json.dumps(a, indent=1, sort_keys=True) + "\n"
+    if out:
+        Path(out).write_text(text)
+        click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
+    else:
+        click.echo(text, nl=False)
+
+
+@ledger.command("keygen")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="private key file (PEM, mode 600); the "
+              "public key goes to OUT.pub")
+def ledger_keygen(out):
+    """Make an ed25519 key pair for signing anchors."""
+    from harness.ledger import generate_key
+    priv, pub = generate_key()
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(priv)
+    Path(out + ".pub").write_bytes(pub)
+    click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
 
 
 @main.group()

@@ -23,7 +23,7 @@ from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
 from harness.cellrun import CellSpec
 from harness.errors import InputError
-from harness.ledger import Ledger
+from harness.ledger import Ledger, LedgerRefused
 from harness.matrix import Cell, run_order
 from harness.progress import Progress
 from harness.protocol import Protocol, load_protocol
@@ -99,8 +99,9 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         raise InputError(str(proto.path), "digest", "the protocol or its tasks changed since this exploratory run started")
     try:
         ledger = Ledger(run_dir / "records.jsonl")
-    except ValueError as exc:  # a tampered ledger is never resumed
-        raise InputError(str(run_dir / "records.jsonl"), "records.head", str(exc)) from exc
+    except LedgerRefused as exc:  # a ledger that fails verify is never resumed, and no byte of it changes
+        raise InputError(str(exc.path), "ledger", "does not verify; refusing to resume (nothing was changed):\n  "
+                         + "\n  ".join(exc.problems)) from exc
     if ledger.head_repaired:
         log("caught records.head up with the last record (a kill between a line's fsync and the head update)")
     if ledger.repair:

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.ledger import Ledger, canonical, record_hash, verify
+from harness.ledger import Ledger, LedgerRefused, canonical, check_anchor, generate_key, make_anchor, record_hash, verify
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_inserted_line_is_named(ledger_file):
     forged["hash"] = record_hash(forged)  # a self-consistent forgery still breaks the sequence
     ls.insert(2, json.dumps(forged))
     put(ledger_file, ls)
-    assert any(p.startswith("line 3: inserted") for p in verify(ledger_file))
+    assert any(p.startswith("line 3: duplicated or inserted") for p in verify(ledger_file))
 
 
 def test_reordered_lines_are_named(ledger_file):
@@ -90,7 +90,7 @@ def test_reordered_lines_are_named(ledger_file):
 def test_torn_tail_is_detected_and_repaired_on_open(ledger_file):
     with ledger_file.open("a") as f:
         f.write('{"cell_key": "A1|t|null|6", "outc')
-    assert "last line is torn (no trailing newline)" in verify(ledger_file)
+    assert any("last line is torn" in p for p in verify(ledger_file))
     led = Ledger(ledger_file)
     assert led.repair and led.repair.torn_bytes > 0 and led.repair.moved_to.read_text().startswith('{"cell_key"')
     assert len(led.records) == 5 and verify(ledger_file) == []
@@ -110,5 +110,135 @@ def test_head_one_behind_after_a_kill_is_caught_up_on_open(ledger_file):
 def test_head_further_behind_is_refused_as_tampering(ledger_file):
     recs = [json.loads(x) for x in lines(ledger_file)]
     ledger_file.with_suffix(".head").write_text(f"{recs[1]['seq']} {recs[1]['hash']}\n")
-    with pytest.raises(ValueError, match="records.head does not match"):
+    with pytest.raises(LedgerRefused, match="records.head names seq 1"):
         Ledger(ledger_file)
+
+
+# -- every tamper class, against verify and against opening for a resume (which must change no byte) --
+def _edit(ls):
+    ls[2] = ls[2].replace('"completed"', '"amplified"')
+    return ls
+
+
+def _delete_middle(ls):
+    del ls[2]
+    return ls
+
+
+def _swap(ls):
+    ls[1], ls[2] = ls[2], ls[1]
+    return ls
+
+
+def _duplicate_last(ls):
+    return ls + [ls[-1]]
+
+
+def _duplicate_middle(ls):
+    return ls[:3] + [ls[2]] + ls[3:]
+
+
+def _forged_append(ls):  # a self-consistent new line appended (the head still names the old last line... twice behind)
+    prev = json.loads(ls[-1])
+    a = {"cell_key": "A1|t|null|9", "outcome": "completed", "cost_usd": None, "seq": 5, "prev_hash": prev["hash"]}
+    a["hash"] = record_hash(a)
+    b = {"cell_key": "A1|t|null|10", "outcome": "completed", "cost_usd": None, "seq": 6, "prev_hash": a["hash"]}
+    b["hash"] = record_hash(b)
+    return ls + [json.dumps(a), json.dumps(b)]
+
+
+TAMPER = {"edited outcome": _edit, "deleted middle line": _delete_middle, "swapped lines": _swap,
+          "duplicated last line": _duplicate_last, "duplicated middle line": _duplicate_middle,
+          "two forged lines appended": _forged_append, "last line deleted": lambda ls: ls[:-1],
+          "blank line inserted": lambda ls: ls[:2] + [""] + ls[2:]}
+
+
+@pytest.mark.parametrize("how", sorted(TAMPER))
+def test_every_tamper_class_fails_verify_and_resume_changes_no_byte(ledger_file, how):
+    put(ledger_file, TAMPER[how](lines(ledger_file)))
+    head = ledger_file.with_suffix(".head")
+    before = (ledger_file.read_bytes(), head.read_bytes())
+    assert [p for p in verify(ledger_file) if "note" not in p], how
+    with pytest.raises(LedgerRefused):
+        Ledger(ledger_file)
+    assert (ledger_file.read_bytes(), head.read_bytes()) == before
+    assert not ledger_file.with_name(ledger_file.name + ".torn").exists()
+
+
+def test_a_torn_last_line_the_head_names_is_refused_and_left_alone(ledger_file):
+    """The head names the last line, so it was whole when written: cutting it is tampering."""
+    data = ledger_file.read_bytes()
+    ledger_file.write_bytes(data[:-30])
+    before = ledger_file.read_bytes()
+    assert any("records.head names it" in p for p in verify(ledger_file))
+    with pytest.raises(LedgerRefused):
+        Ledger(ledger_file)
+    assert ledger_file.read_bytes() == before and not ledger_file.with_name("records.jsonl.torn").exists()
+
+
+def test_only_the_head_edited_is_named_as_such(ledger_file):
+    head = ledger_file.with_suffix(".head")
+    seq, _ = head.read_text().split()
+    head.write_text(f"{seq} {'0' * 64}\n")
+    assert any("records.head was edited" in p for p in verify(ledger_file))
+
+
+def test_empty_ledger_is_not_called_intact(tmp_path):
+    empty = tmp_path / "records.jsonl"
+    empty.write_text("")
+    r = CliRunner().invoke(main, ["ledger", "verify", str(empty)])
+    assert r.exit_code == 1 and "intact" not in r.output and "empty" in r.output
+
+
+def test_a_full_chain_rewrite_passes_verify_but_not_the_anchor(ledger_file, tmp_path):
+    anchor = make_anchor(ledger_file)
+    recs = [json.loads(x) for x in lines(ledger_file)]
+    recs[2]["outcome"] = "amplified"
+    prev = ""
+    for r in recs:  # re-hash everything: the unsigned chain is consistent again
+        r["prev_hash"] = prev
+        r["hash"] = record_hash(r)
+        prev = r["hash"]
+    put(ledger_file, [json.dumps(r) for r in recs])
+    ledger_file.with_suffix(".head").write_text(f"{recs[-1]['seq']} {recs[-1]['hash']}\n")
+    assert verify(ledger_file) == []  # the rewrite is invisible without an external anchor
+    problems, _ = check_anchor(ledger_file, anchor)
+    assert any("rewritten" in p for p in problems)
+    (tmp_path / "anchor.json").write_text(json.dumps(anchor))
+    r = CliRunner().invoke(main, ["ledger", "verify", str(ledger_file), "--anchor", str(tmp_path / "anchor.json")])
+    assert r.exit_code == 1 and "rewritten" in r.output
+
+
+def test_deleting_the_last_line_and_fixing_the_head_is_caught_by_the_anchor(ledger_file):
+    anchor = make_anchor(ledger_file)
+    ls = lines(ledger_file)[:-1]
+    put(ledger_file, ls)
+    last = json.loads(ls[-1])
+    ledger_file.with_suffix(".head").write_text(f"{last['seq']} {last['hash']}\n")
+    assert verify(ledger_file) == []
+    problems, _ = check_anchor(ledger_file, anchor)
+    assert any("removed since it was anchored" in p for p in problems)
+
+
+def test_signed_anchor_verifies_extends_and_rejects_edits_and_other_keys(ledger_file, tmp_path):
+    priv, pub = generate_key()
+    anchor = make_anchor(ledger_file, private_key_pem=priv)
+    led = Ledger(ledger_file)
+    led.append({"cell_key": "A1|t|null|6", "outcome": "completed", "cost_usd": None})
+    problems, notes = check_anchor(ledger_file, anchor, public_key_pem=pub)
+    assert problems == [] and any("1 record(s) appended since" in n for n in notes)
+    edited = dict(anchor, records=4)
+    assert any("edited" in p for p in check_anchor(ledger_file, edited, public_key_pem=pub)[0])
+    _, other = generate_key()
+    assert any("different key" in p for p in check_anchor(ledger_file, anchor, public_key_pem=other)[0])
+
+
+def test_anchor_cli_round_trip(ledger_file, tmp_path):
+    key = tmp_path / "k"
+    assert CliRunner().invoke(main, ["ledger", "keygen", "--out", str(key)]).exit_code == 0
+    out = tmp_path / "a.json"
+    r = CliRunner().invoke(main, ["ledger", "anchor", str(ledger_file.parent), "--out", str(out), "--sign-key", str(key)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["ledger", "verify", str(ledger_file.parent), "--anchor", str(out), "--public-key",
+                                  str(key) + ".pub"])
+    assert r.exit_code == 0 and "extends the anchored head" in r.output, r.output
