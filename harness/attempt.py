@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.budget import Budget
-from harness.engine import Engine, EngineRequest, Message, Usage
+from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox import Limits
 from harness.tasks import Task
@@ -95,8 +95,8 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
         reply = ctx.engine.complete(req)
         ctx.usage.add(reply.usage)
         ctx.model_ids.add(reply.model_id)
-        ctx.budget.charge(reply.usage.total)
-        ctx.log.emit("engine_call", role="worker", stop_reason=reply.stop_reason, max_tokens=req.max_tokens,
+        ctx.budget.charge(charged_tokens(req, reply.usage))
+        ctx.log.emit("engine_call", role="worker", model_id=reply.model_id, stop_reason=reply.stop_reason, max_tokens=req.max_tokens,
                      tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
                      tool_calls=[c.name for c in reply.tool_calls], text=reply.text[:500])
         ctx.messages.append(Message("assistant", reply.text, list(reply.tool_calls)))
@@ -142,7 +142,7 @@ def visible_gate(ctx: CellContext) -> GateCheck:
     digest = ctx.ws.digest()
     v = run_pytest(ctx.ws.root, ctx.acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
                    limits=ctx.tools.limits_now())
-    ctx.test_runs.append({"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
+    record_test_run(ctx.log, ctx.test_runs, {"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
     ctx.log.emit("gate_visible", passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
                  errors=v.errors)
     if not v.passed:
@@ -158,7 +158,7 @@ def request_review(ctx: CellContext) -> ReviewVerdict:
                      deadline=ctx.budget.deadline)
     ctx.usage.add(verdict.usage)
     ctx.model_ids.add(verdict.model_id)
-    ctx.budget.charge(verdict.usage.total)
+    ctx.budget.charge(verdict.usage.total if not verdict.usage.missing else ctx.max_tokens)
     if verdict.verdict is None:
         ctx.log.emit("review_unparseable", tree_digest=digest, error=verdict.parse_error, raw=verdict.raw[:500])
     else:
@@ -167,6 +167,22 @@ def request_review(ctx: CellContext) -> ReviewVerdict:
         if verdict.verdict == "block":
             ctx.failure_seen = True
     return verdict
+
+
+def record_test_run(log: EventLog, test_runs: list, entry: dict) -> None:
+    """One test execution: in the cell's list and in its event log (so a cell rebuilt from its log
+    after a host kill, B5, keeps it)."""
+    test_runs.append(entry)
+    log.emit("test_run", **entry)
+
+
+def charged_tokens(req: EngineRequest, usage) -> int:
+    """What a call costs the budget: its reported tokens, or, when the reply reported no usage,
+    an upper estimate (the prompt's estimated size plus everything it was allowed to write)."""
+    if not usage.missing:
+        return usage.total
+    text = req.system + "".join(m.content for m in req.messages)
+    return estimate_tokens(text) + req.max_tokens
 
 
 def failure_feedback(check: GateCheck) -> str:

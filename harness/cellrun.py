@@ -20,7 +20,7 @@ from harness.adjudicator import Adjudication, adjudicate
 from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
-from harness.engine import EngineFault
+from harness.engine import EngineAuthError, EngineFault, Usage
 from harness.pricing import cell_cost
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.engines import EngineContext, make_engine
@@ -66,7 +66,16 @@ def events_path(run_dir: Path, cell: Cell) -> Path:
 
 
 def run_cell(spec: CellSpec) -> dict:
+    """The cell's record. Never raises: whatever goes wrong in the harness (a full disk included)
+    ends in a void record naming it, so a worker never takes the run down."""
     t0 = time.perf_counter()
+    try:
+        return _run_cell(spec, t0)
+    except Exception as exc:  # noqa: BLE001 - a harness failure voids the cell loudly, never the run
+        return void_record(spec, f"harness error: {type(exc).__name__}: {str(exc)[:500]}", time.perf_counter() - t0)
+
+
+def _run_cell(spec: CellSpec, t0: float) -> dict:
     cell, arm = spec.cell, spec.arm
     try:
         task = _task(spec.tasks_dir, cell.task)
@@ -109,11 +118,16 @@ def run_cell(spec: CellSpec) -> dict:
         else:
             result = run_arm(ctx, arm)
         log.emit("arm_done", shipped=result.shipped, reason=result.reason)
+    except EngineAuthError as exc:
+        fault = f"authentication: {transcript.redact.text(str(exc))}"
     except EngineFault as exc:
         fault = f"engine fault: {transcript.redact.text(str(exc))}"
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
         fault = f"harness error: {type(exc).__name__}: {transcript.redact.text(str(exc))}"
         log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
+    for what, err in (("event log", log.write_error), ("transcript", getattr(transcript, "write_error", None))):
+        if err is not None and not fault:
+            fault = f"the {what} could not be written ({type(err).__name__}: {err})"
     if fault:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
@@ -132,11 +146,14 @@ def run_cell(spec: CellSpec) -> dict:
     log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
              unsafe=adj.unsafe, void_reason=adj.void_reason)
     usage = ctx.usage if ctx else None
+    unknown = bool(usage and usage.missing)  # a reply without usage: its tokens are unknown, never 0
     rec = {
         "cell_key": cell.key, "arm": cell.arm, "task": cell.task, "scenario": cell.scenario, "repeat": cell.repeat,
         "factors": dict(cell.factors), "outcome": adj.outcome, "visible_pass": adj.visible_pass,
         "hidden_pass": adj.hidden_pass, "shipped": adj.shipped,
-        "tokens_in": usage.input_tokens if usage else 0, "tokens_out": usage.output_tokens if usage else 0,
+        "tokens_in": None if unknown else usage.input_tokens if usage else 0,
+        "tokens_out": None if unknown else usage.output_tokens if usage else 0,
+        "usage_missing_calls": usage.missing if usage else 0,
         "cache_read_tokens": usage.cache_read_tokens if usage else 0,
         "cache_write_tokens": usage.cache_write_tokens if usage else 0,
         "reasoning_tokens": usage.reasoning_tokens if usage else 0,
@@ -158,8 +175,12 @@ def run_cell(spec: CellSpec) -> dict:
         "confinement": confinement_level(), **spec.run_meta,
     }
     rec.update(cell_cost(spec.pricing, transcript.usage_by_model))
+    if unknown:
+        rec.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
+    if adj.outcome == "void" and fault and fault.startswith("authentication:"):
+        rec["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
     rec.update({"usage_by_model": {m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
-                "engine_calls": transcript.n, "engine_retries": transcript.retries,
+                "engine_calls": transcript.n, "engine_retries": transcript.retries, "engine_faults": transcript.faults,
                 "limiter_wait_s": round(transcript.limiter_wait_s, 3), "endpoint": ",".join(sorted(transcript.endpoints)) or None,
                 "transcript": transcript.path.relative_to(spec.run_dir).as_posix()})
     ws.destroy()
@@ -199,14 +220,28 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
             code = 70
         os._exit(code)
     _, status = os.waitpid(pid, 0)
-    ctx.log.events[:] = [json.loads(line) for line in ctx.log.path.read_text().splitlines() if line.strip()]
-    calls = ctx.log.of_type("engine_call")
-    ctx.usage.input_tokens = sum(e.get("tokens_in", 0) for e in calls)
-    ctx.usage.output_tokens = sum(e.get("tokens_out", 0) for e in calls)
+    events = []
+    for line in ctx.log.path.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass  # a line the kill cut short
+    ctx.log.events[:] = events
+    # what the killed host did is rebuilt from its records: every engine call (worker and reviewer)
+    # with its usage by model from the transcript, the test runs and model ids from the event log
+    transcript = getattr(ctx.engine, "transcript", None)
+    if transcript is not None:
+        transcript.reload()
+        total = Usage()
+        for u in transcript.usage_by_model.values():
+            total.add(u)
+        ctx.usage = total
+        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
+    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
         result_path.unlink()
-        for k in ("attempts", "review_rounds", "failure_seen", "human_gate", "test_runs"):
+        for k in ("attempts", "review_rounds", "failure_seen", "human_gate"):
             setattr(ctx, k, child[k])
         ctx.model_ids.update(child["model_ids"])
         return ctx, ArmResult(**child["result"])
@@ -218,7 +253,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
                           start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
                           tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
-                          attempts=len(ctx.log.of_type("attempt_start")))
+                          attempts=len(ctx.log.of_type("attempt_start")), test_runs=ctx.test_runs,
+                          model_ids=set(ctx.model_ids))
     resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
     resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
     return resumed, run_arm(resumed, arm)

@@ -141,6 +141,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         from harness.pilot import render as render_pilot
         click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
                    + render_pilot(res.projection))
+    if res.stopped:
+        click.echo(f"\nSTOPPED: {res.stopped}", err=True)
     if res.still_void:
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():

@@ -40,10 +40,12 @@ class RunOutcome:
     wall_s: float
     executed: int
     projection: dict | None = None  # --pilot: projected cost and time of the full design
+    stopped: str | None = None  # why the run stopped early (credentials refused, disk full); --resume continues
 
     @property
     def exit_code(self) -> int:
-        return 0 if not self.still_void else 3
+        """0 every cell scored; 3 some still void after reruns; 4 stopped early (see ``stopped``)."""
+        return 4 if self.stopped else 3 if self.still_void else 0
 
 
 def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
@@ -163,53 +165,97 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
                     log(f"{voids_path.name}:{i}: ignoring a torn line")
                 continue
             void_counts[k] = void_counts.get(k, 0) + 1
-    max_reruns = int(proto.rerun.get("max_reruns", 2))
-    still_void: list[str] = []
-    executed = 0
+    settle = _Settler(ledger, void_counts, voids_path, int(proto.rerun.get("max_reruns", 2)), disabled, log, run_dir)
     queue = list(cells)
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
         f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
     progress = Progress(len(queue), workers, stream=progress_stream)
-    while queue:
-        rerun: list[Cell] = []
+    while queue and not settle.stopped:
+        settle.rerun = []
         progress.update(in_flight=min(workers, len(queue)))
         jobs = (executors.Job(spec(c), cache_cfg()) for c in queue)
-        for i, rec in enumerate(ex.run(jobs, on_requeue), 1):
-            executed += 1
-            vc = rec.get("verdict_cache") or {}
-            if vc.get("nondeterministic") and rec["task"] not in disabled:
-                disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
-                log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
-                    f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
-            progress.update(rec, in_flight=min(workers, len(queue) - i))
-            if rec["outcome"] == "void":
-                k = rec["cell_key"]
-                void_counts[k] = void_counts.get(k, 0) + 1
-                with voids_path.open("a") as f:
-                    f.write(json.dumps({"cell_key": k, "void_reason": rec["void_reason"], "attempt": void_counts[k]}) + "\n")
-                if void_counts[k] <= max_reruns:
-                    rerun.append(Cell.from_key(k))
-                    continue
-                still_void.append(k)
-            ledger.append(rec)
-            if executed % 50 == 0:
-                log(f"  {len(ledger.records)} recorded ...")
-        if rerun:
-            log(f"rerunning {len(rerun)} void cell(s) (rerun policy: up to {max_reruns} reruns per cell)")
-        queue = rerun
+        stream = ex.run(jobs, on_requeue)
+        try:
+            for i, rec in enumerate(stream, 1):
+                if not settle.take(rec):
+                    break
+                progress.update(rec, in_flight=min(workers, len(queue) - i))
+        finally:
+            stream.close()  # stop dispatching; a pool finishes what is already in flight
+        if settle.rerun and not settle.stopped:
+            log(f"rerunning {len(settle.rerun)} void cell(s) (rerun policy: up to {settle.max_reruns} reruns per cell)")
+        queue = settle.rerun
     progress.close()
     records = ledger.records
     # every void in the ledger, from this session or an earlier one, keeps the run incomplete
     still_void = [r["cell_key"] for r in records if r["outcome"] == "void"]
     arms = [a.name for a in proto.arms]
     table = render(per_arm_rows(records, arms))
-    (run_dir / "table.md").write_text(table + "\n")
     projection = None
-    if pilot is not None:
-        projection = pilot_mod.project(records, Counter(c.arm for c in run_order(proto)), workers)
-        (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
-        (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
-    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, executed, projection)
+    stopped = settle.stopped
+    try:
+        (run_dir / "table.md").write_text(table + "\n")
+        if pilot is not None:
+            projection = pilot_mod.project(records, Counter(c.arm for c in run_order(proto)), workers)
+            (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
+            (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
+    except OSError as exc:
+        stopped = stopped or f"disk: could not write the run's tables ({exc}); the ledger is intact"
+    if stopped:
+        try:
+            with (run_dir / "stops.jsonl").open("a") as f:
+                f.write(json.dumps({"reason": stopped, "when": time.time(), "records": len(records)}) + "\n")
+        except OSError:
+            pass
+    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, settle.executed, projection,
+                      stopped)
+
+
+class _Settler:
+    """Takes records as cells finish: appends scored ones to the ledger, queues voids for a rerun
+    (the protocol's rerun policy), and stops the run when it must (credentials refused: the cell is
+    unrun, not void, and nothing more is spent; a full disk: the ledger stays intact)."""
+
+    def __init__(self, ledger, void_counts, voids_path, max_reruns, disabled, log, run_dir):
+        self.ledger, self.void_counts, self.voids_path = ledger, void_counts, voids_path
+        self.max_reruns, self.disabled, self.log, self.run_dir = max_reruns, disabled, log, run_dir
+        self.rerun: list[Cell] = []
+        self.executed = 0
+        self.stopped: str | None = None
+
+    def take(self, rec: dict) -> bool:
+        """Account one record; False when the run must stop (``stopped`` says why)."""
+        if rec.get("stop_run"):
+            self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
+            self.log(f"STOPPING: {rec['stop_run']}")
+            return False
+        self.executed += 1
+        try:
+            self._account(rec)
+        except OSError as exc:
+            self.stopped = f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is intact"
+            self.log(f"STOPPING: {self.stopped}")
+            return False
+        return True
+
+    def _account(self, rec: dict) -> None:
+        vc = rec.get("verdict_cache") or {}
+        if vc.get("nondeterministic") and rec["task"] not in self.disabled:
+            self.disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
+            self.log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
+                     f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
+        if rec["outcome"] == "void":
+            k = rec["cell_key"]
+            self.void_counts[k] = self.void_counts.get(k, 0) + 1
+            with self.voids_path.open("a") as f:
+                f.write(json.dumps({"cell_key": k, "void_reason": rec["void_reason"],
+                                    "attempt": self.void_counts[k]}) + "\n")
+            if self.void_counts[k] <= self.max_reruns:
+                self.rerun.append(Cell.from_key(k))
+                return
+        self.ledger.append(rec)
+        if len(self.ledger.records) % 50 == 0:
+            self.log(f"  {len(self.ledger.records)} recorded ...")
 
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ class ToolSpec:
 class ToolCall:
     id: str
     name: str
-    arguments: dict
+    arguments: dict  # as the model sent them; anything else (a string, a list) is the model's parse failure
 
 
 @dataclass
@@ -44,6 +44,7 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    missing: int = 0  # calls whose reply reported no usage: their tokens are unknown, never counted as 0
 
     def add(self, other: "Usage") -> None:
         for k in asdict(self):
@@ -76,6 +77,11 @@ class EngineReply:
 
 class EngineFault(Exception):
     """An infrastructure fault that survived the engine's retries: the cell is void, not scored."""
+
+
+class EngineAuthError(EngineFault):
+    """The provider refused the credentials (401/403). Not a fault of the cell: the run stops at
+    once, spends nothing more, and the cell stays unrun (``--resume`` after fixing the key)."""
 
 
 class Engine(TypingProtocol):

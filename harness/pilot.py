@@ -57,7 +57,9 @@ def project(records: list[dict], full_per_arm: Counter, workers: int) -> dict:
                     "mean_cost_usd": cm[0] if cm else None, "cost_usd_95ci": [cm[1], cm[2]] if cm else None,
                     "projected_cost_usd": cm[0] * n_full if cm else None,
                     "mean_wall_s": wm[0] if wm else None, "projected_cell_s": wm[0] * n_full if wm else None,
-                    "mean_tokens": statistics.fmean([r["tokens_in"] + r["tokens_out"] for r in scored]) if scored else None,
+                    "mean_tokens": statistics.fmean(known) if (known := [r["tokens_in"] + r["tokens_out"] for r in scored
+                                                                         if r.get("tokens_in") is not None
+                                                                         and r.get("tokens_out") is not None]) else None,
                     "limiter_wait_s": sum(float(r.get("limiter_wait_s") or 0) for r in rs),
                     "retries": sum(int(r.get("engine_retries") or 0) for r in rs)}
         if cm is None:

@@ -6,7 +6,8 @@ off (``max_retries=0``) so that every attempt is visible, counted and written to
 Retried (backoff with full jitter, ``retry-after`` respected, up to ``max_retries`` retries):
 429 rate limit, 408, 409, 529 overloaded and every other 5xx, timeouts that were not caused by
 the cell's wall-clock deadline, dropped or reset connections, and a malformed response body.
-Not retried: other 4xx (bad request, auth, not found): the cell is void at once with the status.
+Not retried: other 4xx (bad request, not found): the cell is void at once with the status.
+Authentication (401, 403) raises ``EngineAuthError``: the run stops (harness/driver.py).
 
 After the last retry the call raises ``EngineFault`` (the cell is void with the reason and is
 rerun per the protocol's rerun policy). A request cancelled because the cell's wall-clock
@@ -24,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.engine import EngineFault
+from harness.engine import EngineAuthError, EngineFault
 
 RETRY_DEFAULTS = {"max_retries": 6, "backoff_base_s": 1.0, "backoff_max_s": 60.0, "request_timeout_s": 600.0}
 RETRYABLE_STATUS = {408, 409, 429}
@@ -100,7 +101,8 @@ def classify(exc: BaseException) -> Fault | None:
     if status is not None and hasattr(exc, "response"):
         headers = getattr(exc.response, "headers", None)
         retryable = status in RETRYABLE_STATUS or status >= 500
-        return Fault("status", f"HTTP {status} {name}: {str(exc)[:300]}", status, parse_retry_after(headers), retryable)
+        kind = "auth" if status in (401, 403) else "status"
+        return Fault(kind, f"HTTP {status} {name}: {str(exc)[:300]}", status, parse_retry_after(headers), retryable)
     if name == "APITimeoutError" or "Timeout" in name:
         return Fault("timeout", f"{name}: {exc}")
     if name == "APIConnectionError" or isinstance(exc, (ConnectionError, OSError)):
@@ -143,6 +145,8 @@ def call_with_retry(send: Callable[[float | None], object], policy: RetryPolicy,
             if fault.kind == "timeout" and deadline_limited and time.monotonic() >= deadline - 0.05:
                 raise DeadlineReached(f"wall-clock deadline cancelled the in-flight {what}") from exc
         faults.append({**fault.as_dict(), "retry": retry})
+        if fault.kind == "auth":
+            raise EngineAuthError(f"{what}: the provider refused the credentials ({fault.detail})")
         if not fault.retryable:
             raise EngineFault(f"{what}: non-retryable {fault.detail}")
         if retry >= policy.max_retries:

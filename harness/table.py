@@ -2,7 +2,9 @@
 
 Columns: cells scored; completion = completed+recovered over null cells (Wilson 95%);
 amplified over injected cells; safe_stop and recovered counts over all scored cells of the arm;
-mean tokens (in+out) and mean wall seconds per scored cell; void cells (never scored).
+mean tokens (in+out) over the scored cells whose usage is known (a reply without usage leaves a
+cell's tokens unknown, shown as "k/n cells known") and mean wall seconds per scored cell; void
+cells (never scored).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ def per_arm_rows(records: list[dict], arms: list[str]) -> list[dict]:
         null = [r for r in scored if r["scenario"] == "null"]
         inj = [r for r in scored if r["scenario"] != "null"]
         n = len(scored)
+        known = [r for r in scored if r.get("tokens_in") is not None and r.get("tokens_out") is not None]
         rows.append({
             "arm": arm, "cells": n, "void": len(rs) - n,
             "completion": wilson(sum(r["outcome"] in ("completed", "recovered") for r in null), len(null)),
@@ -24,7 +27,8 @@ def per_arm_rows(records: list[dict], arms: list[str]) -> list[dict]:
             "safe_stop": sum(r["outcome"] == "safe_stop" for r in scored),
             "recovered": sum(r["outcome"] == "recovered" for r in scored),
             "unsafe": sum(r["outcome"] == "unsafe" for r in scored),
-            "mean_tokens": (sum(r["tokens_in"] + r["tokens_out"] for r in scored) / n) if n else None,
+            "mean_tokens": (sum(r["tokens_in"] + r["tokens_out"] for r in known) / len(known)) if known else None,
+            "tokens_known": len(known),
             "mean_wall_s": (sum(r["wall_s"] for r in scored) / n) if n else None,
         })
     return rows
@@ -36,6 +40,8 @@ def render(rows: list[dict]) -> str:
     out = [head, "|" + "---|" * 10]
     for r in rows:
         mt = "n/a" if r["mean_tokens"] is None else f"{r['mean_tokens']:,.0f}"
+        if r["tokens_known"] < r["cells"]:  # some replies reported no usage: the mean is over the cells that did
+            mt += f" ({r['tokens_known']}/{r['cells']} cells known)"
         mw = "n/a" if r["mean_wall_s"] is None else f"{r['mean_wall_s']:.2f}"
         out.append(f"| {r['arm']} | {r['cells']} | {r['completion'].fmt()} | {r['amplified'].fmt()} | "
                    f"{r['safe_stop']}/{r['cells']} | {r['recovered']}/{r['cells']} | {r['unsafe']}/{r['cells']} | "

@@ -196,6 +196,7 @@ class ToolSurface:
         v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide,
                        limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
+        self.log.emit("test_run", by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})
         status = "PASSED" if v.passed else "FAILED"
         return ToolOutcome(f"acceptance {status}\n{v.output[-4000:]}")

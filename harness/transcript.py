@@ -116,18 +116,49 @@ class Transcript:
             while self.path.with_suffix(f".void-{n}.jsonl").exists():
                 n += 1
             self.path.rename(self.path.with_suffix(f".void-{n}.jsonl"))
+        self._reset()
+        self._write({"kind": "header", "format": FORMAT, "cell_key": cell_key})
+
+    def _reset(self) -> None:
         self.n = 0
         self.turns: dict[str, int] = {}
         self.prev: dict[str, list[dict]] = {}
         self.usage_by_model: dict[str, Usage] = {}
-        self.retries = 0
+        self.retries = 0  # retries made (a fault followed by another try), not faults
+        self.faults = 0  # every fault seen, the last one of a call that gave up included
         self.limiter_wait_s = 0.0
         self.endpoints: set[str] = set()
-        self._write({"kind": "header", "format": FORMAT, "cell_key": cell_key})
+
+    def reload(self) -> None:
+        """Rebuild the counters from the file (after a child process that wrote to it was killed:
+        B5's host): every call, its usage by model, retries and endpoints from before the kill."""
+        self._reset()
+        for line in self.path.read_text().splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # a line the kill cut short
+            if e.get("kind") not in ("call", "fault"):
+                continue
+            self.n = max(self.n, int(e.get("n") or 0))
+            role = e.get("role", "worker")
+            self.turns[role] = max(self.turns.get(role, 0), int(e.get("turn") or 0))
+            req = e.get("request") or {}
+            self.prev[role] = self.prev.get(role, [])[: req.get("prefix", 0)] + list(req.get("messages", []))
+            if e["kind"] == "call":
+                reply = e.get("reply") or {}
+                u = Usage(**{k: int(v) for k, v in (reply.get("usage") or {}).items() if k in Usage.__dataclass_fields__})
+                self.usage_by_model.setdefault(reply.get("model_id") or "unknown", Usage()).add(u)
+            self._wire_stats(e.get("wire"), gave_up=e["kind"] == "fault")
 
     def _write(self, obj: dict) -> None:
-        with self.path.open("a") as f:
-            f.write(json.dumps(self.redact(obj), sort_keys=True, default=str) + "\n")
+        if getattr(self, "write_error", None) is not None:
+            return
+        try:
+            with self.path.open("a") as f:
+                f.write(json.dumps(self.redact(obj), sort_keys=True, default=str) + "\n")
+        except OSError as exc:  # a full disk: the cell records the fault (void) instead of crashing
+            self.write_error = exc
 
     def _request(self, role: str, req: EngineRequest) -> dict:
         msgs = request_messages(req)
@@ -139,10 +170,12 @@ class Transcript:
         return {"system": req.system, "max_tokens": req.max_tokens, "tools": [t.name for t in req.tools],
                 "prefix": k, "messages": msgs[k:]}
 
-    def _wire_stats(self, wire: dict | None) -> None:
+    def _wire_stats(self, wire: dict | None, *, gave_up: bool = False) -> None:
         if not wire:
             return
-        self.retries += len(wire.get("faults", []))
+        faults = len(wire.get("faults", []))
+        self.faults += faults
+        self.retries += max(0, faults - 1) if gave_up else faults
         self.limiter_wait_s += float(wire.get("limiter_wait_s", 0.0))
         if wire.get("endpoint"):
             self.endpoints.add(wire["endpoint"])
@@ -159,7 +192,7 @@ class Transcript:
         self.n += 1
         turn = self.turns.get(req.role, 0) + 1
         wire = getattr(exc, "wire", None)
-        self._wire_stats(wire)
+        self._wire_stats(wire, gave_up=True)
         self._write({"kind": "fault", "n": self.n, "role": req.role, "turn": turn, "request": self._request(req.role, req),
                      "error": str(exc), "wire": wire})
 

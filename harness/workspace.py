@@ -33,6 +33,7 @@ class EventLog:
     def __init__(self, path: Path | None = None):
         self.events: list[dict] = []
         self.path = Path(path) if path else None
+        self.write_error: OSError | None = None  # the first failed write (a full disk): the cell is void
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("")
@@ -40,9 +41,12 @@ class EventLog:
     def emit(self, type: str, **payload) -> dict:
         ev = {"seq": len(self.events), "t": round(time.time(), 3), "type": type, **payload}
         self.events.append(ev)
-        if self.path:
-            with self.path.open("a") as f:
-                f.write(json.dumps(ev, sort_keys=True, default=str) + "\n")
+        if self.path and self.write_error is None:
+            try:
+                with self.path.open("a") as f:
+                    f.write(json.dumps(ev, sort_keys=True, default=str) + "\n")
+            except OSError as exc:  # kept in memory; the cell records the fault instead of crashing
+                self.write_error = exc
         return ev
 
     def of_type(self, *types: str) -> list[dict]:

@@ -5,7 +5,10 @@
   go back as ``tool_result`` blocks in the next user turn (consecutive user-side messages are
   merged into one turn, as the API expects alternation).
 - Usage: ``input_tokens`` (uncached input), ``output_tokens``, ``cache_read_input_tokens`` and
-  ``cache_creation_input_tokens`` are kept separately (cache_read_tokens / cache_write_tokens).
+  ``cache_creation_input_tokens`` are kept separately (cache_read_tokens / cache_write_tokens). A
+  reply without usage is recorded as unknown (``Usage.missing``), not voided and never counted as 0.
+- A ``tool_use`` whose input is not a JSON object is passed on as it came: the controller logs a
+  ``parse_failure`` the model sees (as on the OpenAI engine), never a void.
 - ``model_id`` is the ``model`` field of the response (the dated snapshot the API served).
 - Credentials and endpoint: ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL`` as the SDK reads them;
   ``[providers.anthropic] base_url`` in the protocol overrides the endpoint. SDK retries are off:
@@ -71,14 +74,15 @@ class AnthropicEngine(LiveEngine):
         for block in msg.content:
             if block.type == "text":
                 texts.append(block.text)
-            elif block.type == "tool_use":
-                if not isinstance(block.input, dict):
-                    raise ValueError(f"tool_use input is not an object: {block.input!r}")
+            elif block.type == "tool_use":  # input that is not an object is passed on: the controller's parse failure
                 calls.append(ToolCall(block.id, block.name, block.input))
-        u = msg.usage
-        usage = Usage(input_tokens=int(u.input_tokens), output_tokens=int(u.output_tokens),
-                      cache_read_tokens=int(getattr(u, "cache_read_input_tokens", None) or 0),
-                      cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", None) or 0))
+        u = getattr(msg, "usage", None)
+        if u is None or getattr(u, "input_tokens", None) is None or getattr(u, "output_tokens", None) is None:
+            usage = Usage(missing=1)  # unknown, never 0: the record and the cost say so
+        else:
+            usage = Usage(input_tokens=int(u.input_tokens), output_tokens=int(u.output_tokens),
+                          cache_read_tokens=int(getattr(u, "cache_read_input_tokens", None) or 0),
+                          cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", None) or 0))
         if not msg.model:
             raise ValueError("response has no model id")
         return EngineReply("".join(texts), calls, usage, msg.stop_reason or "end_turn", msg.model)

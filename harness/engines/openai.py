@@ -93,12 +93,13 @@ class OpenAIEngine(LiveEngine):
                 args = fn.arguments
             calls.append(ToolCall(tc.id, fn.name, args))
         u = resp.usage
-        if u is None:
-            raise ValueError("response has no usage block")
-        cached = int(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0)
-        reasoning = int(getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0)
-        usage = Usage(input_tokens=int(u.prompt_tokens) - cached, output_tokens=int(u.completion_tokens),
-                      cache_read_tokens=cached, reasoning_tokens=reasoning)
+        if u is None or u.prompt_tokens is None or u.completion_tokens is None:
+            usage = Usage(missing=1)  # unknown, never 0: the record and the cost say so
+        else:
+            cached = int(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0)
+            reasoning = int(getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0)
+            usage = Usage(input_tokens=int(u.prompt_tokens) - cached, output_tokens=int(u.completion_tokens),
+                          cache_read_tokens=cached, reasoning_tokens=reasoning)
         if not resp.model:
             raise ValueError("response has no model id")
         stop = FINISH.get(choice.finish_reason, choice.finish_reason or "end_turn")

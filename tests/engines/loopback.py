@@ -268,6 +268,22 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(500, json.dumps(_error_body(lb.flavor, 500, "api_error", "internal error")).encode())
         if fault == "400":
             return self._send(400, json.dumps(_error_body(lb.flavor, 400, "invalid_request_error", "bad request")).encode())
+        if fault in ("401", "403"):
+            kind = "authentication_error" if fault == "401" else "permission_error"
+            return self._send(int(fault), json.dumps(_error_body(lb.flavor, int(fault), kind, "invalid x-api-key")).encode())
+        if fault in ("nousage", "badargs"):
+            lb.served += 1
+            reply = lb.answer(body)
+            if fault == "nousage":
+                reply.pop("usage", None)
+            elif lb.flavor == "anthropic":  # a tool_use whose input is not an object
+                reply["content"] = [{"type": "tool_use", "id": "toolu_bad", "name": "write_file", "input": "oops"}]
+                reply["stop_reason"] = "tool_use"
+            else:  # tool-call arguments that are not JSON
+                reply["choices"][0]["message"]["tool_calls"] = [{"id": "call_bad", "type": "function", "function": {
+                    "name": "write_file", "arguments": "{not json"}}]
+                reply["choices"][0]["finish_reason"] = "tool_calls"
+            return self._send(200, json.dumps(reply).encode())
         if fault == "drop":
             self.close_connection = True
             self.connection.shutdown(2)

@@ -20,7 +20,7 @@ ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # chain over them, which engine produced the proposals, the live engine's wire statistics, and
 # how many test verdicts the verdict cache served (execution accounting, not results).
 NOT_REPLAYED = {"wall_s", "test_exec_s", "run_id", "hash", "prev_hash", "engine", "endpoint", "limiter_wait_s",
-                "engine_retries", "cached_verdicts", "verdict_cache"}
+                "engine_retries", "engine_faults", "cached_verdicts", "verdict_cache"}
 
 
 def run(proto, out, engine, **opts):

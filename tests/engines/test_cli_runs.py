@@ -136,3 +136,62 @@ def test_pilot_runs_n_cells_per_arm_and_projects_cost_and_time(tmp_path, tasks):
     assert proj["projected_cost_usd"] > 0 and proj["projected_wall_s"] > 0
     assert "PILOT PROJECTION" in p.stdout and "projected cost $" in p.stdout
     assert len({r["cell_key"].split("|", 1)[1] for r in recs}) == 1  # both arms ran the same matched unit
+
+
+# -- issue 11: faults that end in a clear message and a documented exit code ------------------------------
+def test_refused_credentials_stop_the_run_at_once_and_resume_continues(tmp_path, tasks):
+    out = tmp_path / "run"
+    proto = write_proto(tmp_path, "openai", arms=("A1", "A4"))
+    with Loopback("openai", tasks, always="401") as lb:
+        p = harness(str(proto), "--out", str(out), "--model", "gpt-x", "--exploratory", env_extra={"OPENAI_BASE_URL": lb.url})
+        asked = len(lb.requests)
+    assert p.returncode == 4, p.stderr
+    assert "STOPPED: authentication" in p.stderr and "Traceback" not in p.stderr
+    assert asked == 1  # the first refusal stopped the run: nothing more was spent
+    assert not (out / "records.jsonl").exists() or (out / "records.jsonl").read_text() == ""
+    assert not (out / "voids.jsonl").exists()  # counted apart from infrastructure voids
+    assert "authentication" in (out / "stops.jsonl").read_text()
+    with Loopback("openai", tasks) as lb:  # the key is fixed: the same run continues
+        p = harness("--resume", str(out), env_extra={"OPENAI_BASE_URL": lb.url})
+    assert p.returncode == 0, p.stderr
+    assert len((out / "records.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_reply_without_usage_is_recorded_as_unknown_not_void(tmp_path, tasks):
+    out = tmp_path / "run"
+    with Loopback("openai", tasks, always="nousage") as lb:
+        p = harness(str(write_proto(tmp_path, "openai")), "--out", str(out), "--model", "gpt-x", "--exploratory",
+                    env_extra={"OPENAI_BASE_URL": lb.url})
+    assert p.returncode == 0, p.stderr
+    rec = json.loads((out / "records.jsonl").read_text().splitlines()[0])
+    assert rec["outcome"] != "void" and rec["tokens_in"] is None and rec["tokens_out"] is None
+    assert rec["usage_missing_calls"] >= 1 and rec["cost_usd"] is None and "reported no usage" in rec["cost_note"]
+
+
+def test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it(tmp_path, tasks):
+    """A real full disk: the run directory on a small tmpfs (root only)."""
+    import shutil
+    import pytest
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a small tmpfs needs root")
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(small)], check=True)
+    try:
+        out = small / "run"
+        proto = write_proto(tmp_path, "simulated", arms=("A1", "A2", "A4")).read_text().replace(
+            "repeats = 1", "repeats = 3").replace('scenarios = ["null"]', 'scenarios = ["null", "B2"]')
+        (tmp_path / "full.toml").write_text(proto)
+        p = harness(str(tmp_path / "full.toml"), "--out", str(out), "--exploratory", "--no-cache")
+        assert p.returncode == 4, (p.returncode, p.stderr[-2000:])
+        assert "STOPPED: disk" in p.stderr and "Traceback" not in p.stderr
+        verify = subprocess.run([sys.executable, "-m", "harness.cli", "ledger", "verify", str(out)], cwd=REPO,
+                                capture_output=True, text=True)
+        assert "PROBLEM" not in verify.stdout, verify.stdout
+        subprocess.run(["mount", "-o", "remount,size=64m", str(small)], check=True)  # space freed
+        p = harness("--resume", str(out), "--no-cache")
+        assert p.returncode == 0, p.stderr[-2000:]
+        keys = [json.loads(x)["cell_key"] for x in (out / "records.jsonl").read_text().splitlines()]
+        assert len(keys) == len(set(keys)) == 18
+    finally:
+        subprocess.run(["umount", "-l", str(small)])

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback
-from harness.engine import EngineFault, EngineRequest, Message, Usage
+from harness.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
 from harness.engines import EngineContext, make_engine
 from harness.limiter import Limiter
 from harness.pricing import cell_cost, price_for, validate
@@ -223,3 +223,51 @@ def test_redactor_scrubs_keys_headers_and_env_secrets(secret_env):
     for s in (SECRET, OPENAI_SECRET, "abcdefgh12345", PLANTED):
         assert s not in out
     assert r({"headers": {"authorization": f"Bearer {OPENAI_SECRET}"}})["headers"]["authorization"] == "Bearer [REDACTED]"
+
+
+@pytest.mark.parametrize("status", ["401", "403"])
+def test_refused_credentials_are_an_auth_error_never_retried(live, tasks, status):
+    _, lb, make, delays = live
+    lb.queue(status)
+    with pytest.raises(EngineAuthError, match=f"refused the credentials.*HTTP {status}"):
+        make().complete(worker_request(tasks[0]))
+    assert delays == [] and len(lb.requests) == 1
+
+
+def test_a_reply_without_usage_is_unknown_not_void(live, tasks):
+    _, lb, make, _ = live
+    lb.queue("nousage")
+    reply = make().complete(worker_request(tasks[0]))
+    assert reply.usage.missing == 1 and reply.usage.total == 0
+
+
+def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, tmp_path):
+    """Both providers pass arguments that are not an object on: the controller's parse failure."""
+    from harness.tools import ToolSurface
+    from harness.workspace import EventLog, Workspace
+    flavor, lb, make, _ = live
+    lb.queue("badargs")
+    reply = make().complete(worker_request(tasks[0]))
+    assert len(reply.tool_calls) == 1 and not isinstance(reply.tool_calls[0].arguments, dict)
+    ws = Workspace.create(tasks[0])
+    try:
+        log = EventLog(tmp_path / "ev.jsonl")
+        out = ToolSurface(ws, tasks[0], log, (), None).execute(reply.tool_calls[0])
+        assert out.content.startswith("error: malformed call") and log.of_type("parse_failure")
+    finally:
+        ws.destroy()
+
+
+def test_retries_are_counted_as_retries(tmp_path):
+    """A call that succeeded after 2 faults made 2 retries; one that gave up after 3 retries saw 4 faults."""
+    from harness.engine import EngineReply
+    from harness.transcript import Transcript
+    t = Transcript(tmp_path / "t.jsonl", "k")
+    ok = EngineReply("", [], Usage(1, 1), "end_turn", "m", {"faults": [{"retry": 0}, {"retry": 1}]})
+    t.call(EngineRequest("worker", "", [], [], 10), ok, 0.1)
+    fault = EngineFault("gave up after 3 retries")
+    fault.wire = {"faults": [{"retry": i} for i in range(4)]}
+    t.fault(EngineRequest("worker", "", [], [], 10), fault)
+    assert (t.retries, t.faults) == (5, 6)
+    t.reload()
+    assert (t.retries, t.faults, t.n) == (5, 6, 2)

@@ -1,0 +1,54 @@
+"""Faults end in a clear, accounted state (issue 11): a host kill loses nothing that happened before
+it (B5), and a full disk inside a cell voids that cell instead of crashing its worker."""
+from __future__ import annotations
+
+import errno
+import json
+
+from harness import workspace
+from harness.cellrun import CellSpec, run_cell
+from harness.matrix import Cell
+from harness.protocol import Arm
+from harness.tasks import load_task, sha256_file
+from support.scripted import TASKS
+
+
+def _spec(tmp_path, scenario, arm="A4", task="median"):
+    t = load_task(TASKS / task)
+    params = {"A4": {"attempts": 3, "review_rounds": 2, "reflection": True}, "A2": {"retries": 3}}[arm]
+    return CellSpec(cell=Cell(arm, task, scenario, 1), arm=Arm(arm, arm, params), tasks_dir=TASKS,
+                    run_dir=tmp_path / "run", engine="simulated", reviewer_engine="simulated", model=None, seed=5,
+                    expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
+                    limits={"test_timeout_s": 60, "max_turns": 12})
+
+
+def test_a_host_kill_keeps_every_call_usage_test_run_and_model_from_before_it(tmp_path):
+    rec = run_cell(_spec(tmp_path, "B5"))
+    assert rec["host_kills"] == 1 and rec["outcome"] != "void"
+    calls = [json.loads(x) for x in (tmp_path / "run" / rec["transcript"]).read_text().splitlines()
+             if '"kind": "call"' in x]
+    assert rec["engine_calls"] == len(calls)  # the killed host's calls included
+    by_model = rec["usage_by_model"]
+    assert sum(u["input_tokens"] for u in by_model.values()) == rec["tokens_in"]
+    assert sum(u["output_tokens"] for u in by_model.values()) == rec["tokens_out"]
+    events = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
+    before = [e for e in events if e["type"] == "test_run"]
+    killed_at = next(i for i, e in enumerate(events) if e["type"] == "host_killed")
+    assert sum(1 for e in events[:killed_at] if e["type"] == "engine_call") >= 3  # the host's calls, kept
+    assert rec["test_runs"] == len(before) + 2  # every controller/agent run, plus the adjudicator's two
+    assert rec["model_id"] and set(rec["model_id"].split(",")) == set(by_model)
+
+
+def test_a_full_disk_inside_a_cell_voids_it_and_never_crashes(tmp_path, monkeypatch):
+    real_open = workspace.Path.open
+    state = {"n": 0}
+
+    def full(self, *a, **k):
+        if self.name.endswith(".events.jsonl") and a and a[0] == "a":
+            state["n"] += 1
+            if state["n"] > 5:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(self, *a, **k)
+    monkeypatch.setattr(workspace.Path, "open", full)
+    rec = run_cell(_spec(tmp_path, "null", arm="A2"))
+    assert rec["outcome"] == "void" and "No space left" in rec["void_reason"]
