@@ -67,8 +67,10 @@ def plan(path):
     """Print the cells per arm and scenario, and the total after applicability."""
     from harness.matrix import enumerate_cells, plan_counts
     from harness.protocol import load_protocol
+    from harness.protocol import check_corpus
     try:
         proto = load_protocol(path)
+        check_corpus(proto)
     except InputError as exc:
         _fail(exc)
     cells = enumerate_cells(proto)
@@ -90,10 +92,10 @@ def plan(path):
 @click.option("--engine", default=None, help="worker engine (default: the protocol's, else simulated)")
 @click.option("--reviewer-engine", default=None, help="reviewer engine (default: the worker engine)")
 @click.option("--model", default=None, help="model id for live engines")
-@click.option("--workers", default=1, show_default=True, type=int, help="cells in flight")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="cells in flight (>= 1)")
 @click.option("--exploratory", is_flag=True, help="allow an unfrozen or drifted protocol (records say so)")
-@click.option("--limit-cells", type=int, default=None, hidden=True)
-@click.option("--pilot", type=int, default=None, metavar="N",
+@click.option("--limit-cells", type=click.IntRange(min=1), default=None, hidden=True)
+@click.option("--pilot", type=click.IntRange(min=1), default=None, metavar="N",
               help="run N cells per arm (whole matched units), then project cost and time for the full design")
 @click.option("--replay-from", type=click.Path(exists=True, file_okay=False), default=None,
               help="with --engine replay: replay each cell from DIR/transcripts (no network)")

@@ -57,6 +57,27 @@ def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
     return out
 
 
+def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, model: str | None,
+                        engine_options: dict) -> None:
+    """Everything a run needs, checked before anything runs (InputError naming what is wrong): each
+    engine name (the run's and any an arm names), a model for every live engine, a transcript for
+    the replay engine, and every task and scenario the protocol names."""
+    from harness import engines
+    known = engines.known()
+    for arm in proto.arms:
+        for role, name in (("engine", arm.get("engine") or engine), ("reviewer_engine", arm.get("reviewer_engine") or reviewer_engine)):
+            if name not in known:
+                raise InputError(str(proto.path), f"arms.{arm.name}.{role}" if arm.get(role) else f"--{role.replace('_', '-')}",
+                                 f"unknown engine {name!r} (known: {', '.join(known)})")
+            model_for = (arm.get("reviewer_model") if role == "reviewer_engine" else None) or arm.get("model") or model
+            if name in engines.LIVE and not model_for and "model" not in proto.factors:
+                raise InputError(str(proto.path), f"arms.{arm.name}.model",
+                                 f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
+            if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
+                raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
+    protocol_mod.check_corpus(proto)
+
+
 def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_engine: str | None, model: str | None,
             exploratory: bool, engine_options: dict | None = None) -> dict:
     """Validate and write run.json for a new run. Refuses an unlocked or drifted protocol."""
@@ -68,10 +89,14 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
         if changes:
             raise InputError(str(proto.path), "lock", "digests drifted since freeze:\n  " + "\n  ".join(changes)
                              + "\nre-freeze (a new pre-registration) or pass --exploratory")
-        lock = json.loads(proto.lock_path.read_text())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if (out_dir / "records.jsonl").exists():
+        lock = protocol_mod.read_lock(proto)
+    if (out_dir / "records.jsonl").exists() or (out_dir / "run.json").exists():
         raise InputError(str(out_dir), "--out", "already holds a run; use --resume to continue it")
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise InputError(str(out_dir), "--out", "exists and is not empty (and not a run); give a new or empty directory")
+    validate_run_inputs(proto, engine=engine or proto.engine, reviewer_engine=reviewer_engine or engine or proto.engine,
+                        model=model, engine_options=engine_options or {})
+    out_dir.mkdir(parents=True, exist_ok=True)
     meta = {"run_id": uuid.uuid4().hex[:12], "protocol_path": str(proto.path), "protocol": proto.name,
             "protocol_digest": lock["digest"], "preregistered": not exploratory,
             "engine": engine or proto.engine, "reviewer_engine": reviewer_engine or engine or proto.engine,
@@ -91,7 +116,7 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     (harness/verdict_cache.py) in ``cache_dir`` (default: run_dir/verdict-cache)."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir).resolve()
-    meta = json.loads((run_dir / "run.json").read_text())
+    meta = read_run_meta(run_dir)
     proto = load_protocol(meta["protocol_path"])
     if meta["preregistered"]:
         changes = protocol_mod.drift(proto)
@@ -256,6 +281,31 @@ class _Settler:
         self.ledger.append(rec)
         if len(self.ledger.records) % 50 == 0:
             self.log(f"  {len(self.ledger.records)} recorded ...")
+
+
+RUN_META_KEYS = {"run_id": str, "protocol_path": str, "protocol": str, "protocol_digest": str, "preregistered": bool,
+                 "engine": str, "reviewer_engine": str, "lock": dict}
+
+
+def read_run_meta(run_dir: Path) -> dict:
+    """run.json, validated: a directory that is not a run is an input error, never a traceback."""
+    path = Path(run_dir) / "run.json"
+    if not Path(run_dir).is_dir():
+        raise InputError(str(run_dir), "--resume", "not a directory")
+    if not path.is_file():
+        raise InputError(str(run_dir), "--resume", "not a run directory (no run.json); start one with PATH --out DIR")
+    try:
+        meta = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), "<file>", f"not JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise InputError(str(path), "<file>", "expected a JSON object")
+    for key, typ in RUN_META_KEYS.items():
+        if not isinstance(meta.get(key), typ):
+            raise InputError(str(path), key, f"missing or not a {typ.__name__}")
+    if not isinstance(meta.get("engine_options", {}), dict):
+        raise InputError(str(path), "engine_options", "expected an object")
+    return meta
 
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:

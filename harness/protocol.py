@@ -199,6 +199,21 @@ def load_protocol(path: Path | str) -> Protocol:
                     analysis=analysis, pricing=raw.get("pricing", {}), raw=raw)
 
 
+def check_corpus(proto: Protocol) -> None:
+    """Every task the protocol names loads, and every scenario it names is in the scenario table."""
+    from harness.injections import load_scenarios
+    from harness.tasks import load_task
+    for tid in proto.tasks:
+        if not (proto.tasks_dir / tid / "task.toml").is_file():
+            raise InputError(str(proto.path), "protocol.tasks", f"task {tid!r} not found under {proto.tasks_dir}")
+        load_task(proto.tasks_dir / tid)
+    table = load_scenarios(proto.tasks_dir)
+    for s in proto.scenarios:
+        if s not in table:
+            raise InputError(str(proto.path), "protocol.scenarios",
+                             f"scenario {s!r} is not in {proto.tasks_dir / 'scenarios.toml'}")
+
+
 def covered_files(proto: Protocol) -> dict[str, Path]:
     """Every file the lock covers: each named task's whole directory and the scenario table."""
     out: dict[str, Path] = {}
@@ -227,18 +242,52 @@ def freeze(proto: Protocol) -> dict:
     return lock
 
 
+LOCK_KEYS = {"protocol": str, "protocol_sha256": str, "files": dict, "digest": str}
+
+
+def read_lock(proto: Protocol) -> dict:
+    """The protocol's lock, validated: every key present with its type, every file digest a sha256,
+    and the top-level digest equal to the digest of the rest (so no digest in it was edited)."""
+    path = proto.lock_path
+    if not path.is_file():
+        raise InputError(str(path), "<file>", "no lock: run `harness protocol freeze` first (or pass --exploratory)")
+    try:
+        lock = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), "<file>", f"not JSON ({exc}); re-freeze the protocol") from None
+    if not isinstance(lock, dict):
+        raise InputError(str(path), "<file>", "expected a JSON object")
+    for key, typ in LOCK_KEYS.items():
+        if not isinstance(lock.get(key), typ):
+            raise InputError(str(path), key, f"missing or not a {typ.__name__}")
+    for key in lock:
+        if key not in LOCK_KEYS:
+            raise InputError(str(path), key, f"unknown key (expected {sorted(LOCK_KEYS)})")
+    hexd = set("0123456789abcdef")
+    for rel, d in lock["files"].items():
+        if not (isinstance(d, str) and len(d) == 64 and set(d) <= hexd):
+            raise InputError(str(path), f"files.{rel}", "expected a sha256 hex digest")
+    body = {k: lock[k] for k in ("protocol", "protocol_sha256", "files")}
+    if lock["digest"] != sha256_json(body):
+        raise InputError(str(path), "digest", "does not match the lock's own content (the lock was edited); "
+                                              "re-freeze the protocol")
+    return lock
+
+
 def drift(proto: Protocol) -> list[str]:
-    """What changed since the lock, as human-readable lines; raises InputError if no lock."""
-    if not proto.lock_path.is_file():
-        raise InputError(str(proto.lock_path), "<file>", "no lock: run `harness protocol freeze` first "
-                         "(or pass --exploratory)")
-    old = json.loads(proto.lock_path.read_text())
+    """What changed since the lock, as human-readable lines; raises InputError if no lock or a
+    lock whose digests do not hold together."""
+    old = read_lock(proto)
     new = compute_lock(proto)
     out = []
+    if old["protocol"] != new["protocol"]:
+        out.append(f"the lock is for protocol {old['protocol']!r}, not {new['protocol']!r}")
     if old.get("protocol_sha256") != new["protocol_sha256"]:
         out.append(f"protocol {proto.path.name} changed since it was frozen")
     for rel in sorted(set(old.get("files", {})) | set(new["files"])):
         a, b = old.get("files", {}).get(rel), new["files"].get(rel)
         if a != b:
             out.append(f"{rel}: " + ("added" if a is None else "removed" if b is None else "content changed"))
+    if not out and old["digest"] != new["digest"]:  # cannot happen once the parts match, but never assume it
+        out.append("the lock's digest differs from the recomputed one")
     return out

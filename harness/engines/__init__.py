@@ -30,11 +30,20 @@ def register(name: str):
     return deco
 
 
+BUILTIN = ("simulated", "replay", "anthropic", "openai")
+LIVE = ("anthropic", "openai")  # engines that call a provider and need a model id
+
+
+def known() -> list[str]:
+    """Every engine name a run may use: the built-in ones (loaded on first use) and any registered."""
+    return sorted(set(BUILTIN) | set(FACTORIES))
+
+
 def make_engine(name: str, ctx: EngineContext) -> Engine:
     if name not in FACTORIES:
         _load_builtin(name)
     if name not in FACTORIES:
-        raise KeyError(f"unknown engine {name!r}; known: {sorted(FACTORIES)}")
+        raise KeyError(f"unknown engine {name!r}; known: {known()}")
     return FACTORIES[name](ctx)
 
 

@@ -11,7 +11,7 @@ from harness.cli import main
 from harness.errors import InputError
 from harness.matrix import Cell, enumerate_cells, plan_counts, run_order
 from harness.protocol import drift, freeze, load_protocol
-from support.scripted import copy_tasks
+from support.scripted import TASKS, copy_tasks
 
 BASE = """
 [protocol]
@@ -135,9 +135,17 @@ def test_paper_design_plans_to_9240_cells(tmp_path):
 
 
 def test_plan_cli_prints_the_total(tmp_path):
-    paper_protocol(tmp_path)
+    ids = sorted(p.name for p in TASKS.iterdir() if (p / "task.toml").is_file())
+    (tmp_path / "p.toml").write_text(PAPER.format(tasks=", ".join(f'"{t}"' for t in ids)).replace(
+        "repeats = 5", f'repeats = 5\ntasks_dir = "{TASKS}"'))
     r = CliRunner().invoke(main, ["plan", str(tmp_path / "p.toml")])
     assert r.exit_code == 0 and "total 9240 cells" in r.output
+
+
+def test_plan_refuses_a_task_that_does_not_exist(tmp_path):
+    paper_protocol(tmp_path)  # placeholder task ids t00..t23
+    r = CliRunner().invoke(main, ["plan", str(tmp_path / "p.toml")])
+    assert r.exit_code == 2 and "task 't00' not found" in r.output
 
 
 def test_a_new_factor_multiplies_cells_and_extends_the_key(tmp_path):
