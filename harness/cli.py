@@ -9,6 +9,7 @@ import click
 
 from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
+from viewer.cli import register as register_viewer
 from harness.errors import InputError
 
 
@@ -21,6 +22,7 @@ def main() -> None:
 # commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
 register_analysis(main)
 register_corpus(main)
+register_viewer(main)  # harness view: the static run report
 
 
 def _fail(exc: Exception, code: int = 2):
