@@ -49,15 +49,25 @@ def _text(path: Path) -> str | None:
     return path.read_text(errors="replace") if path.is_file() else None
 
 
-def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None) -> dict:
-    """Everything the cell's page shows, from the run directory only."""
+def voided_transcripts(run_dir: Path) -> dict[str, list[str]]:
+    """{transcript file name: [its voided earlier attempts' file names]}, from one listing of the folder."""
+    out: dict[str, list[str]] = {}
+    folder = Path(run_dir) / "transcripts"
+    if folder.is_dir():
+        for p in folder.glob("*.void-*.jsonl"):
+            out.setdefault(p.name.rsplit(".void-", 1)[0] + ".jsonl", []).append(p.name)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
+              voided: dict[str, list[str]] | None = None) -> dict:
+    """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
     diff, candidate = diff_paths(events_file)
     run_dir = Path(run_dir).resolve()
     tr = transcript_path(run_dir, key)
     if record and isinstance(record.get("transcript"), str):  # as recorded, but never outside the run directory
         named = (run_dir / record["transcript"]).resolve()
         tr = named if named.is_relative_to(run_dir) else tr
-    voided = sorted(p.name for p in tr.parent.glob(tr.name[: -len(".jsonl")] + ".void-*.jsonl")) if tr.parent.is_dir() else []
     return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
             "transcript_file": tr.relative_to(run_dir).as_posix(),
-            "voided_transcripts": voided, "diff": read_diff(diff), "candidate_diff": read_diff(candidate)}
+            "voided_transcripts": (voided or {}).get(tr.name, []), "diff": read_diff(diff), "candidate_diff": read_diff(candidate)}

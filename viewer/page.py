@@ -26,7 +26,7 @@ def shell(title: str, body: str, *, page: str, run_label: str, analysis: bool, s
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)}</title><link rel="stylesheet" href="assets/viewer.css"></head>'
+            f'<title>{esc(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="assets/viewer.css"></head>'
             f'<body data-page="{esc(page)}"><header><span class="brand">proof-harness</span>'
             f'<span class="run">{esc(run_label)}</span><nav>{links}</nav></header>'
             f'<main>{body}</main>{tags}</body></html>\n')

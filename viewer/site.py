@@ -93,9 +93,12 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
     rows = [celldata.list_row(r, celldata.page_name(ev)) if r else celldata.in_flight_row(k, celldata.page_name(ev))
             for k, ev, r in jobs]
 
+    voided = celldata.voided_transcripts(run.path)
+
     def write_cell(job) -> None:
         k, ev, r = job
-        (cells_dir / f"{celldata.page_name(ev)}.js").write_text(_js("cell", celldata.page_data(run.path, k, ev, r)))
+        data = celldata.page_data(run.path, k, ev, r, voided)
+        (cells_dir / f"{celldata.page_name(ev)}.js").write_text(_js("cell", data))
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # file I/O and zlib release the GIL
         list(pool.map(write_cell, jobs))

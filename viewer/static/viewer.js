@@ -154,7 +154,10 @@
     const body = s.view === "units" ? unitsTable(s, all) : cellsTable(s, all);
     app.className = "";
     app.replaceChildren(h("h1", { text: s.view === "units" ? "Matched units" : "Cells" }), controls, ...body);
-    HX.lastRender = { ms: performance.now() - t0, view: s.view, shown: app.querySelectorAll("tbody tr").length };
+    for (const a of document.querySelectorAll("header nav a"))
+      a.classList.toggle("on", a.dataset.nav === (s.view === "units" ? "matched units" : "cells"));
+    HX.lastRender = { ms: performance.now() - t0, view: s.view, shown: app.querySelectorAll("tbody tr").length,
+      n: (HX.lastRender ? HX.lastRender.n : 0) + 1 };
     document.title = (s.view === "units" ? "Matched units" : "Cells") + " · " + HX.data.index.label;
   }
   function pager(s, n) {
