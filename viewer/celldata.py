@@ -59,15 +59,22 @@ def voided_transcripts(run_dir: Path) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
+def transcript_file(run_dir: Path, key: str, record: dict | None) -> Path:
+    """The cell's transcript: the record's ``transcript`` path, but never outside the run directory."""
+    run_dir = Path(run_dir).resolve()
+    tr = transcript_path(run_dir, key)
+    if record and isinstance(record.get("transcript"), str):
+        named = (run_dir / record["transcript"]).resolve()
+        tr = named if named.is_relative_to(run_dir) else tr
+    return tr
+
+
 def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
               voided: dict[str, list[str]] | None = None) -> dict:
     """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
     diff, candidate = diff_paths(events_file)
     run_dir = Path(run_dir).resolve()
-    tr = transcript_path(run_dir, key)
-    if record and isinstance(record.get("transcript"), str):  # as recorded, but never outside the run directory
-        named = (run_dir / record["transcript"]).resolve()
-        tr = named if named.is_relative_to(run_dir) else tr
+    tr = transcript_file(run_dir, key, record)
     return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
             "transcript_file": tr.relative_to(run_dir).as_posix(),
             "voided_transcripts": (voided or {}).get(tr.name, []), "diff": read_diff(diff), "candidate_diff": read_diff(candidate)}
