@@ -107,6 +107,9 @@ def test_cli_prints_the_report_path_and_adds_the_analysis(qs_run, tmp_path):
     assert "Hypotheses" in page and "<table>" in page and "per_scenario_forest.svg" in page
     assert (tmp_path / "rep" / "analysis" / "figures" / "per_scenario_forest.svg").is_file()
     assert 'href="analysis.html"' in (tmp_path / "rep" / "index.html").read_text()
+    r = _view(adir, "--out", tmp_path / "alone")  # an analysis without its run directory
+    assert r.returncode == 0, r.stderr
+    assert "Hypotheses" in (tmp_path / "alone" / "index.html").read_text()
 
 
 def test_bad_input_is_one_line_with_exit_2(qs_run, tmp_path):
