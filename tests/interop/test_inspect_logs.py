@@ -4,13 +4,13 @@ trip gives the same per-arm table and the same cells."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from click.testing import CliRunner
 
+from harness.cli import main
+from harness.ledger import verify
 from harness.table import per_arm_rows, render
-from support.scripted import REPO
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="the inspect extra is not installed")
 from interop.inspect_logs import export_run, import_logs  # noqa: E402
@@ -58,7 +58,7 @@ def test_round_trip_gives_the_same_per_arm_table_and_cells(qs_run, exported, tmp
     assert render(per_arm_rows(back, ARMS)) == render(per_arm_rows(orig, ARMS))
     want = {r["cell_key"]: {k: r[k] for k in FLAGS} for r in orig}
     assert {r["cell_key"]: {k: r[k] for k in FLAGS} for r in back} == want
-    assert subprocess.run([sys.executable, "-m", "harness.cli", "ledger", "verify", str(out)], cwd=REPO).returncode == 0
+    assert verify(out) == [], "imported records are a hash-chained ledger"
 
 
 def _generic_log(path, model, verdicts):
@@ -101,14 +101,13 @@ def test_an_inspect_users_logs_import_with_the_mapping_stated(tmp_path):
 
 def test_bad_input_is_one_line_with_exit_2(exported, tmp_path):
     def imp(*args):
-        return subprocess.run([sys.executable, "-m", "harness.cli", "import", "inspect", *map(str, args)],
-                              capture_output=True, text=True, cwd=REPO)
+        return CliRunner().invoke(main, ["import", "inspect", *map(str, args)])
     r = imp(exported[0].parent, "--arm-from", "metadata.nope", "--out", tmp_path / "x.jsonl")
-    assert r.returncode == 2 and "metadata.nope" in r.stderr and "Traceback" not in r.stderr
+    assert r.exit_code == 2 and "metadata.nope" in r.stderr and "Traceback" not in r.stderr
     (tmp_path / "exists.jsonl").write_text("")
     r = imp(exported[0].parent, "--arm-from", "task_args.arm", "--out", tmp_path / "exists.jsonl")
-    assert r.returncode == 2 and "already exists" in r.stderr
+    assert r.exit_code == 2 and "already exists" in r.stderr
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "x.json").write_text("{}")
     r = imp(tmp_path / "junk", "--arm-from", "model", "--out", tmp_path / "y.jsonl")
-    assert r.returncode == 2 and "not a readable Inspect eval log" in r.stderr and "Traceback" not in r.stderr
+    assert r.exit_code == 2 and "not a readable Inspect eval log" in r.stderr and "Traceback" not in r.stderr

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 
+from click.testing import CliRunner
+
+from analysis.pipeline import analyze
+from harness.cli import main
 from harness.table import per_arm_rows
 from support.scripted import REPO, TASKS
 from viewer.rundir import load_run
@@ -90,36 +92,35 @@ def test_a_run_in_progress_shows_what_is_recorded_and_what_is_in_flight(qs_run, 
 
 
 def _view(*args):
-    return subprocess.run([sys.executable, "-m", "harness.cli", "view", *map(str, args)], capture_output=True,
-                          text=True, cwd=REPO)
+    """`harness view ARGS` in this process (click's runner: exit code, stdout and stderr apart)."""
+    r = CliRunner().invoke(main, ["view", *map(str, args)])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    return r
 
 
 def test_cli_prints_the_report_path_and_adds_the_analysis(qs_run, tmp_path):
     adir = tmp_path / "analysis"
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "analyze", str(qs_run / "records.jsonl"), "--protocol",
-                        str(REPO / "protocols" / "quickstart.toml"), "--out", str(adir), "--B", "200"],
-                       capture_output=True, text=True, cwd=REPO)
-    assert r.returncode == 0, r.stderr
+    analyze(qs_run / "records.jsonl", adir, protocol=REPO / "protocols" / "quickstart.toml", B=200)
     r = _view(qs_run, "--out", tmp_path / "rep", "--analysis", adir)
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == f"report: {tmp_path / 'rep' / 'index.html'}"
     page = (tmp_path / "rep" / "analysis.html").read_text()
     assert "Hypotheses" in page and "<table>" in page and "per_scenario_forest.svg" in page
     assert (tmp_path / "rep" / "analysis" / "figures" / "per_scenario_forest.svg").is_file()
     assert 'href="analysis.html"' in (tmp_path / "rep" / "index.html").read_text()
     r = _view(adir, "--out", tmp_path / "alone")  # an analysis without its run directory
-    assert r.returncode == 0, r.stderr
+    assert r.exit_code == 0, r.stderr
     assert "Hypotheses" in (tmp_path / "alone" / "index.html").read_text()
 
 
 def test_bad_input_is_one_line_with_exit_2(qs_run, tmp_path):
     r = _view(tmp_path, "--out", tmp_path / "rep")
-    assert r.returncode == 2 and "run.json" in r.stderr and "Traceback" not in r.stderr
+    assert r.exit_code == 2 and "run.json" in r.stderr and "Traceback" not in r.stderr
     run = tmp_path / "broken"
     shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("transcripts", "cells", "verdict-cache"))
     lines = (run / "records.jsonl").read_text().splitlines(keepends=True)
     lines[2] = "{not json\n"
     (run / "records.jsonl").write_text("".join(lines))
     r = _view(run, "--out", tmp_path / "rep")
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.exit_code == 2 and "Traceback" not in r.stderr
     assert f"{run / 'records.jsonl'}:3: line: not valid JSON" in r.stderr
