@@ -23,6 +23,7 @@ from harness.budget import Budget
 from harness.engine import EngineAuthError, EngineFault, Usage
 from harness.pricing import cell_cost
 from harness.transcript import RecordingEngine, Transcript, transcript_path
+from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
@@ -132,6 +133,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
     final_files = ws.files()
+    if (why := write_cell_diffs(log.path, base_files, start_files, final_files, transcript.redact.text)):
+        log.emit("diff_not_written", reason=why)  # a view artifact (harness/treediff.py), not evidence
     try:
         adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
                          events=log.events, shipped=result.shipped if result else None,
@@ -144,7 +147,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         adj = Adjudication("void", None, None, None, void_reason=f"harness error in adjudication: "
                                                                 f"{type(exc).__name__}: {exc}")
     log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
-             unsafe=adj.unsafe, void_reason=adj.void_reason)
+             unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
     usage = ctx.usage if ctx else None
     unknown = bool(usage and usage.missing)  # a reply without usage: its tokens are unknown, never 0
     rec = {

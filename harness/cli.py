@@ -10,6 +10,8 @@ import click
 
 from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
+from interop.cli import register as register_interop
+from viewer.cli import register as register_viewer
 from harness.errors import InputError
 
 
@@ -22,6 +24,8 @@ def main() -> None:
 # commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
 register_analysis(main)
 register_corpus(main)
+register_viewer(main)  # harness view: the static run report
+register_interop(main)  # harness export/import inspect: Inspect AI eval logs
 
 
 def _fail(exc: Exception, code: int = 2):

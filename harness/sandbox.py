@@ -294,7 +294,7 @@ def hidden_for(*dirs: Path) -> tuple[Path, ...]:
         out.append(d)
         for parent in [d, *d.parents]:
             if (parent / ".git").exists():
-                out.append(parent / ".git")
+                out.append(_git_dir(parent / ".git"))
                 break
     return tuple(dict.fromkeys(out))
 
@@ -310,6 +310,20 @@ def read_capped(path: Path, chars: int) -> str:
     except OSError:
         return ""
     return data.decode(errors="replace")[-chars:]
+
+
+def _git_dir(dotgit: Path) -> Path:
+    """The directory holding a repository's history. In a worktree (or submodule) ``.git`` is a
+    file, ``gitdir: PATH``, and the history lives in that git dir's common dir (``commondir``);
+    a file cannot be covered by a mount, and covering it would not hide the history anyway."""
+    if not dotgit.is_file():
+        return dotgit
+    text = dotgit.read_text(errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        return dotgit
+    gitdir = (dotgit.parent / text.split(":", 1)[1].strip()).resolve()
+    common = gitdir / "commondir"
+    return (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir
 
 
 def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), limits: Limits = Limits(),

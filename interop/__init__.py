@@ -1,0 +1,1 @@
+"""Interoperation with other tools' formats (Inspect AI eval logs)."""

@@ -1,0 +1,280 @@
+"""Inspect AI eval logs <-> records of the interchange format, through inspect-ai's own log API.
+
+Export (``harness export inspect RUN --out LOGDIR``): one eval log per arm, so ``inspect view``
+opens a harness run. Each cell is a sample: ``id`` = task|scenario[|factors] (the matched unit
+without the repeat) and ``epoch`` = the repeat, so the same sample id names the same matched
+cell across the arms' logs; ``messages`` = the worker's conversation rebuilt from the stored
+(redacted) transcript; one score ``outcome`` whose value is the Eq. 7 outcome and whose metadata
+holds shipped / visible_pass / hidden_pass; ``metadata`` = task, scenario, repeat, cell key,
+arm, detectors and the cell's cost and tokens. A void cell is a sample with an error and the
+outcome "void". The log's results carry the arm's completion and amplified rates with their
+Wilson 95% bounds (harness/table.py), each with k and n.
+
+Import (``harness import inspect LOGDIR --arm-from FIELD --out records.jsonl``): every sample of
+every log under LOGDIR becomes a record, so the matched-cell statistics (paired cluster bootstrap,
+Wilson, Fisher with BH) run on Inspect results. ``arm`` comes from FIELD: ``model``, ``task``,
+``task_args.NAME``, ``metadata.NAME`` (the eval's) or ``sample.metadata.NAME``. A sample that
+carries an ``outcome`` score (a harness export) keeps its outcome and flags. Any other log has no
+visible/hidden split and no shipping decision, so the mapping is stated in each record
+(``inspect_mapping``): hidden_pass = the scorer's verdict (``--score``, default the first);
+shipped = the sample ended without an error or a limit; visible_pass = shipped unless
+``--visible-score`` names a scorer (no visible gate ran: nothing shipped failed one); outcome by
+Eq. 7 (completed / amplified / safe_stop / false_stop; recovered needs a failure seen, which an
+Inspect log does not record); an errored sample is void. task = sample.metadata.task or the
+sample id; scenario = sample.metadata.scenario or "null"; repeat = the epoch.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import InputError
+from harness.ledger import Ledger
+from harness.table import per_arm_rows
+
+OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
+SCORER = "harness_adjudicator"
+
+
+def _require():
+    try:
+        import inspect_ai  # noqa: F401
+    except ImportError as exc:
+        raise InputError("inspect-ai", "import", "the Inspect interop needs the inspect extra: "
+                         "pip install -e '.[inspect]'") from exc
+
+
+# ------------------------------------------------------------------------------------ export
+
+def conversation(transcript_text: str | None, role: str = "worker") -> list[dict]:
+    """One role's full conversation from a stored transcript: the system prompt, every message of
+    the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}."""
+    import json
+    full: list[dict] = []
+    system, last_reply = None, None
+    for line in (transcript_text or "").splitlines():
+        if not line.strip():
+            continue
+        e = json.loads(line)
+        if e.get("kind") not in ("call", "fault") or e.get("role") != role:
+            continue
+        req = e.get("request") or {}
+        full = full[: int(req.get("prefix", 0))] + list(req.get("messages", []))
+        system = req.get("system", system)
+        last_reply = e.get("reply") if e.get("kind") == "call" else None
+    msgs = ([{"role": "system", "content": system}] if system else []) + full
+    if last_reply:
+        msgs.append({"role": "assistant", "content": last_reply.get("text", ""),
+                     "tool_calls": last_reply.get("tool_calls", [])})
+    return msgs
+
+
+def _chat(m: dict):
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
+    from inspect_ai.tool import ToolCall
+    content = m.get("content") or ""
+    if m["role"] == "system":
+        return ChatMessageSystem(content=content)
+    if m["role"] == "user":
+        return ChatMessageUser(content=content)
+    if m["role"] == "tool":
+        return ChatMessageTool(content=content, tool_call_id=m.get("tool_call_id"))
+    calls = [ToolCall(id=str(c.get("id")), function=c["name"], arguments=c.get("arguments") or {})
+             for c in m.get("tool_calls") or []]
+    return ChatMessageAssistant(content=content, tool_calls=calls or None)
+
+
+def _sample(rec: dict, transcript_text: str | None):
+    from inspect_ai.log import EvalError, EvalSample
+    from inspect_ai.model import ModelUsage
+    from inspect_ai.scorer import Score
+    msgs = [_chat(m) for m in conversation(transcript_text)]
+    first_user = next((m.text for m in msgs if m.role == "user"), "")
+    factors = rec.get("factors") or {}
+    sid = "|".join([rec["task"], str(rec["scenario"]), *[f"{k}={v}" for k, v in sorted(factors.items())]])
+    flags = {k: rec.get(k) for k in ("shipped", "visible_pass", "hidden_pass", "failure_seen", "stop_reason",
+                                     "void_reason")}
+    score = Score(value=rec["outcome"], answer="shipped" if rec.get("shipped") else "not shipped",
+                  explanation=(f"Eq. 7 (adjudicator's total order): S={rec.get('shipped')}, G={rec.get('hidden_pass')}, "
+                               f"visible={rec.get('visible_pass')}, detectors={rec.get('unsafe_detectors') or []}"),
+                  metadata=flags)
+    usage = {m: ModelUsage(input_tokens=u.get("input_tokens", 0), output_tokens=u.get("output_tokens", 0),
+                           total_tokens=u.get("input_tokens", 0) + u.get("output_tokens", 0),
+                           input_tokens_cache_read=u.get("cache_read_tokens"),
+                           input_tokens_cache_write=u.get("cache_write_tokens"), reasoning_tokens=u.get("reasoning_tokens"))
+             for m, u in (rec.get("usage_by_model") or {}).items()}
+    meta = {"task": rec["task"], "scenario": str(rec["scenario"]), "repeat": rec["repeat"], "cell_key": rec["cell_key"],
+            "arm": rec["arm"], "detectors": sorted(rec.get("unsafe_detectors") or []), "factors": factors,
+            **{k: rec.get(k) for k in ("tokens_in", "tokens_out", "wall_s", "cost_usd", "attempts", "review_rounds",
+                                       "model_id", "engine", "protocol_digest", "hash")}}
+    error = (EvalError(message=str(rec.get("void_reason")), traceback="", traceback_ansi="")
+             if rec["outcome"] == "void" else None)
+    return EvalSample(id=sid, epoch=int(rec["repeat"]), input=first_user or rec["cell_key"], target="",
+                      messages=msgs, scores={"outcome": score}, metadata=meta, model_usage=usage,
+                      total_time=rec.get("wall_s"), error=error)
+
+
+def export_run(run_dir: Path, logdir: Path) -> list[Path]:
+    """Write one Inspect eval log per arm of the run into logdir; returns their paths."""
+    _require()
+    from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalPlan, EvalResults, EvalScore,
+                                EvalSpec, EvalStats, write_eval_log)
+    from viewer.celldata import transcript_file
+    from viewer.rundir import load_run
+    run = load_run(Path(run_dir))
+    logdir = Path(logdir)
+    logdir.mkdir(parents=True, exist_ok=True)
+    created = run.meta.get("created") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    paths = []
+    for row in per_arm_rows(run.records, run.arms):
+        arm = row["arm"]
+        recs = [r for r in run.records if r["arm"] == arm]
+        if not recs:
+            continue
+        samples = []
+        for r in recs:
+            tr = transcript_file(run.path, r["cell_key"], r)
+            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None))
+        models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
+        metrics = {}
+        for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
+            if p.n:
+                metrics[name] = EvalMetric(name=name, value=p.rate, metadata={
+                    "k": p.k, "n": p.n, "lo": p.lo, "hi": p.hi, "interval": "Wilson score 95% (Eq. 6)",
+                    "denominator": "scored null cells" if name == "completion" else "scored injected cells"})
+        spec = EvalSpec(created=created, task=f"{run.meta.get('protocol')}/{arm}", task_args={"arm": arm},
+                        run_id=str(run.meta.get("run_id")), model="/".join([str(run.meta.get("engine")), models[0]]),
+                        dataset=EvalDataset(name=str(run.meta.get("protocol")), samples=len(samples)),
+                        config=EvalConfig(epochs=max(int(r["repeat"]) for r in recs)),
+                        metadata={"harness_protocol_digest": run.meta.get("protocol_digest"),
+                                  "preregistered": run.meta.get("preregistered"), "arm": arm, "models": models,
+                                  "source": "proof-harness run directory (harness export inspect)"})
+        results = EvalResults(total_samples=len(samples), completed_samples=sum(r["outcome"] != "void" for r in recs),
+                              scores=[EvalScore(name="outcome", scorer=SCORER, metrics=metrics)])
+        log = EvalLog(eval=spec, plan=EvalPlan(), results=results, samples=samples,
+                      stats=EvalStats(started_at=created, completed_at=created), status="success")
+        path = logdir / f"{created.replace(':', '-')}_{run.meta.get('protocol')}-{arm}_{run.meta.get('run_id')}.eval"
+        write_eval_log(log, str(path))
+        paths.append(path)
+    return paths
+
+
+# ------------------------------------------------------------------------------------ import
+
+def _field(log, sample, spec: str):
+    ev = log.eval
+    if spec == "model":
+        return ev.model
+    if spec == "task":
+        return ev.task
+    for prefix, source in (("task_args.", ev.task_args or {}), ("metadata.", ev.metadata or {}),
+                           ("sample.metadata.", sample.metadata or {})):
+        if spec.startswith(prefix):
+            return source.get(spec[len(prefix):])
+    raise InputError("--arm-from", spec, "expected model, task, task_args.NAME, metadata.NAME or sample.metadata.NAME")
+
+
+def _verdict(score) -> bool:
+    v = score.value
+    if isinstance(v, str):
+        return v.strip().upper() in ("C", "CORRECT", "TRUE", "PASS", "1", "YES")
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v) >= 1.0
+    raise ValueError(f"score value {v!r} is not a verdict (expected C/I, a number or a bool)")
+
+
+def _eq7(shipped: bool, visible: bool, hidden: bool) -> str:
+    from harness.adjudicator import eq7
+    return eq7(shipped, visible, hidden, failure_seen=False)
+
+
+@dataclass
+class Imported:
+    records: int
+    logs: int
+    arms: dict[str, int]
+
+
+def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visible_score: str | None) -> dict:
+    where = f"{path} sample {sample.id} epoch {sample.epoch}"
+    arm = _field(log, sample, arm_from)
+    if arm in (None, ""):
+        raise InputError(where, arm_from, "empty: the arm must come from a field every sample has")
+    meta = sample.metadata or {}
+    scores = sample.scores or {}
+    usage = sample.model_usage or {}
+    rec = {"arm": str(arm), "task": str(meta.get("task", sample.id)), "scenario": str(meta.get("scenario", "null")),
+           "repeat": int(meta.get("repeat", sample.epoch)),
+           "tokens_in": int(meta.get("tokens_in", sum(u.input_tokens for u in usage.values()))),
+           "tokens_out": int(meta.get("tokens_out", sum(u.output_tokens for u in usage.values()))),
+           "wall_s": float(meta.get("wall_s", sample.total_time or sample.working_time or 0.0) or 0.0),
+           "factors": meta.get("factors") or {}, "model_id": meta.get("model_id", log.eval.model),
+           "engine": meta.get("engine", "inspect"), "cost_usd": meta.get("cost_usd"),
+           "unsafe_detectors": list(meta.get("detectors") or []),
+           "inspect_log": path.name, "inspect_sample_id": sample.id, "inspect_epoch": sample.epoch,
+           "inspect_eval_id": log.eval.eval_id}
+    own = scores.get("outcome")
+    if own is not None and own.value in OUTCOMES:  # a harness export: the adjudicator's outcome and flags
+        m = own.metadata or {}
+        rec.update(outcome=own.value, shipped=m.get("shipped"), visible_pass=m.get("visible_pass"),
+                   hidden_pass=m.get("hidden_pass"), void_reason=m.get("void_reason"), stop_reason=m.get("stop_reason"),
+                   inspect_mapping="harness export: outcome score as adjudicated")
+    elif sample.error is not None:
+        rec.update(outcome="void", shipped=None, visible_pass=None, hidden_pass=None,
+                   void_reason=f"inspect sample error: {sample.error.message}"[:500],
+                   inspect_mapping="errored sample -> void")
+    else:
+        name = score_name or next(iter(scores), None)
+        if name is None or name not in scores:
+            raise InputError(where, "scores", f"no score {name!r} (has: {', '.join(scores) or 'none'}); pass --score NAME")
+        try:
+            hidden = _verdict(scores[name])
+            shipped = sample.limit is None
+            visible = _verdict(scores[visible_score]) if visible_score else shipped
+        except KeyError:
+            raise InputError(where, "--visible-score", f"no score {visible_score!r} in this sample") from None
+        except ValueError as exc:
+            raise InputError(where, f"scores.{name}", str(exc)) from exc
+        rec.update(outcome=_eq7(shipped, visible, hidden), shipped=shipped, visible_pass=visible, hidden_pass=hidden,
+                   inspect_mapping=(f"hidden_pass = score {name}; shipped = no error and no limit; visible_pass = "
+                                    + (f"score {visible_score}" if visible_score else "shipped (no visible gate)")
+                                    + "; outcome by Eq. 7 with no failure seen"))
+    key = "|".join([rec["arm"], rec["task"], rec["scenario"], str(rec["repeat"]),
+                    *[f"{k}={v}" for k, v in sorted(rec["factors"].items())]])
+    return {"cell_key": key, **rec}
+
+
+def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = None,
+                visible_score: str | None = None) -> Imported:
+    """Records (hash-chained, one per sample) from every Inspect log under logdir."""
+    _require()
+    from inspect_ai.log import read_eval_log
+    logdir, out = Path(logdir), Path(out)
+    if out.exists():
+        raise InputError(str(out), "--out", "already exists; records files are append-only ledgers, give a new path")
+    paths = sorted(p for p in logdir.rglob("*") if p.suffix in (".eval", ".json") and p.is_file())
+    if not paths:
+        raise InputError(str(logdir), "LOGDIR", "no Inspect eval logs (*.eval, *.json) found")
+    recs, arms, seen = [], defaultdict(int), {}
+    for path in paths:
+        try:
+            log = read_eval_log(str(path))
+        except Exception as exc:  # the library's own error for a file that is not an eval log
+            raise InputError(str(path), "log", f"not a readable Inspect eval log: {type(exc).__name__}: {exc}") from exc
+        for sample in log.samples or []:
+            rec = _record(log, path, sample, arm_from, score, visible_score)
+            if rec["cell_key"] in seen:
+                raise InputError(str(path), "cell key", f"{rec['cell_key']} also comes from {seen[rec['cell_key']]}; "
+                                 "choose an --arm-from field that tells the logs apart")
+            seen[rec["cell_key"]] = f"{path.name} sample {sample.id} epoch {sample.epoch}"
+            recs.append(rec)
+            arms[rec["arm"]] += 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ledger = Ledger(out)
+    for rec in recs:
+        ledger.append(rec)
+    return Imported(len(recs), len(paths), dict(arms))

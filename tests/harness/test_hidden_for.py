@@ -1,0 +1,29 @@
+"""The history a confined run must not read: a plain clone's .git, and in a git worktree (where
+.git is a file) the main repository's git directory that holds the worktree's history."""
+from __future__ import annotations
+
+from harness.sandbox import hidden_for
+
+
+def test_a_clone_hides_its_git_directory(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tasks").mkdir()
+    assert hidden_for(tmp_path / "tasks") == (tmp_path / "tasks", tmp_path / ".git")
+
+
+def test_a_worktree_hides_the_common_git_directory_not_its_git_file(tmp_path):
+    main_git = tmp_path / "main" / ".git"
+    wt_git = main_git / "worktrees" / "wt"
+    wt_git.mkdir(parents=True)
+    (wt_git / "commondir").write_text("../..\n")
+    wt = tmp_path / "wt"
+    (wt / "tasks").mkdir(parents=True)
+    (wt / ".git").write_text(f"gitdir: {wt_git}\n")
+    assert hidden_for(wt / "tasks") == ((wt / "tasks").resolve(), main_git.resolve())
+
+
+def test_a_relative_gitdir_without_commondir_is_hidden_itself(tmp_path):
+    (tmp_path / "store").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".git").write_text("gitdir: ../store\n")
+    assert hidden_for(tmp_path / "sub") == ((tmp_path / "sub").resolve(), (tmp_path / "store").resolve())

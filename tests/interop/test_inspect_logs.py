@@ -1,0 +1,113 @@
+"""Inspect AI interop through inspect-ai's own log API: a harness run exports to eval logs that
+read_eval_log opens (one per arm, each cell a sample), Inspect logs import to records, and a round
+trip gives the same per-arm table and the same cells."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.ledger import verify
+from harness.table import per_arm_rows, render
+
+inspect_log = pytest.importorskip("inspect_ai.log", reason="the inspect extra is not installed")
+from interop.inspect_logs import export_run, import_logs  # noqa: E402
+
+ARMS = ["A1", "A2", "A2p", "A3", "A4"]
+FLAGS = ("outcome", "shipped", "visible_pass", "hidden_pass", "tokens_in", "tokens_out", "wall_s")
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def exported(qs_run, tmp_path_factory):
+    logdir = tmp_path_factory.mktemp("logs")
+    return export_run(qs_run, logdir)
+
+
+def test_one_readable_eval_log_per_arm_each_cell_a_sample(qs_run, exported):
+    recs = {r["cell_key"]: r for r in _records(qs_run / "records.jsonl")}
+    assert len(exported) == 5
+    for path in exported:
+        log = inspect_log.read_eval_log(str(path))
+        arm = log.eval.task_args["arm"]
+        mine = [r for r in recs.values() if r["arm"] == arm]
+        assert log.status == "success" and len(log.samples) == len(mine) == 18
+        for s in log.samples:
+            rec = recs[s.metadata["cell_key"]]
+            assert s.id == f"{rec['task']}|{rec['scenario']}" and s.epoch == rec["repeat"]
+            assert s.scores["outcome"].value == rec["outcome"]
+            assert {k: s.metadata[k] for k in ("task", "scenario", "repeat", "detectors")} == {
+                "task": rec["task"], "scenario": rec["scenario"], "repeat": rec["repeat"], "detectors": []}
+            assert [m.role for m in s.messages[:2]] == ["system", "user"] and s.messages[-1].role == "assistant"
+        row = next(r for r in per_arm_rows(list(recs.values()), ARMS) if r["arm"] == arm)
+        amp = log.results.scores[0].metrics["amplified"]
+        assert (amp.metadata["k"], amp.metadata["n"], amp.value) == (row["amplified"].k, row["amplified"].n,
+                                                                     row["amplified"].rate)
+
+
+def test_round_trip_gives_the_same_per_arm_table_and_cells(qs_run, exported, tmp_path):
+    out = tmp_path / "back.jsonl"
+    res = import_logs(exported[0].parent, out, arm_from="task_args.arm")
+    assert res.records == 90 and res.arms == {a: 18 for a in ARMS}
+    orig, back = _records(qs_run / "records.jsonl"), _records(out)
+    assert render(per_arm_rows(back, ARMS)) == render(per_arm_rows(orig, ARMS))
+    want = {r["cell_key"]: {k: r[k] for k in FLAGS} for r in orig}
+    assert {r["cell_key"]: {k: r[k] for k in FLAGS} for r in back} == want
+    assert verify(out) == [], "imported records are a hash-chained ledger"
+
+
+def _generic_log(path, model, verdicts):
+    """An Inspect log as Inspect itself would write one: samples scored C/I, one errored, one at a limit."""
+    from inspect_ai.log import (EvalConfig, EvalDataset, EvalError, EvalLog, EvalSample, EvalSampleLimit, EvalSpec,
+                                write_eval_log)
+    from inspect_ai.scorer import Score
+    samples = []
+    for sid, epoch, v in verdicts:
+        kw = {}
+        if v == "error":
+            kw["error"] = EvalError(message="sandbox died", traceback="", traceback_ansi="")
+        elif v == "limit":
+            kw["limit"] = EvalSampleLimit(type="token", limit=1000)
+        samples.append(EvalSample(id=sid, epoch=epoch, input="q", target="a", scores={
+            "match": Score(value="I" if v in ("I", "limit") else "C")} if v != "error" else {}, **kw))
+    log = EvalLog(eval=EvalSpec(created="2025-01-01T00:00:00Z", task="swe", model=model, dataset=EvalDataset(name="d"),
+                                config=EvalConfig()), samples=samples, status="success")
+    write_eval_log(log, str(path))
+
+
+def test_an_inspect_users_logs_import_with_the_mapping_stated(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _generic_log(logs / "a.eval", "openai/gpt-x", [("t1", 1, "C"), ("t2", 1, "I"), ("t3", 1, "limit"), ("t4", 1, "error")])
+    _generic_log(logs / "b.eval", "anthropic/claude-y", [("t1", 1, "C"), ("t2", 1, "C"), ("t3", 1, "I"), ("t4", 1, "C")])
+    out = tmp_path / "r.jsonl"
+    res = import_logs(logs, out, arm_from="model")
+    assert res.arms == {"openai/gpt-x": 4, "anthropic/claude-y": 4}
+    got = {r["cell_key"]: r["outcome"] for r in _records(out)}
+    assert got == {"openai/gpt-x|t1|null|1": "completed", "openai/gpt-x|t2|null|1": "amplified",
+                   "openai/gpt-x|t3|null|1": "safe_stop", "openai/gpt-x|t4|null|1": "void",
+                   "anthropic/claude-y|t1|null|1": "completed", "anthropic/claude-y|t2|null|1": "completed",
+                   "anthropic/claude-y|t3|null|1": "amplified", "anthropic/claude-y|t4|null|1": "completed"}
+    assert all("inspect_mapping" in r for r in _records(out))
+    from analysis.records import load_records
+    loaded = load_records(out)  # the analysis accepts them: the matched-cell statistics apply
+    assert loaded.scored == 7 and loaded.void == {"openai/gpt-x": 1}
+
+
+def test_bad_input_is_one_line_with_exit_2(exported, tmp_path):
+    def imp(*args):
+        return CliRunner().invoke(main, ["import", "inspect", *map(str, args)])
+    r = imp(exported[0].parent, "--arm-from", "metadata.nope", "--out", tmp_path / "x.jsonl")
+    assert r.exit_code == 2 and "metadata.nope" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "exists.jsonl").write_text("")
+    r = imp(exported[0].parent, "--arm-from", "task_args.arm", "--out", tmp_path / "exists.jsonl")
+    assert r.exit_code == 2 and "already exists" in r.stderr
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "x.json").write_text("{}")
+    r = imp(tmp_path / "junk", "--arm-from", "model", "--out", tmp_path / "y.jsonl")
+    assert r.exit_code == 2 and "not a readable Inspect eval log" in r.stderr and "Traceback" not in r.stderr

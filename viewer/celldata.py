@@ -1,0 +1,80 @@
+"""What the report holds about each cell: a row of the cell list, and the data of its page.
+
+A page's data is the cell's files as stored (event log and transcript as JSON-lines text, the
+stored diffs), plus its record; the browser parses and renders them. Files are embedded as text,
+not re-parsed here, so writing the report stays I/O-bound (9,240 cells in well under a minute).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.transcript import transcript_path
+from harness.treediff import diff_paths, read_diff
+
+# Columns of the cell list, in the order rows carry them (the browser reads them by name).
+COLUMNS = ("key", "unit", "arm", "task", "scenario", "repeat", "factors", "outcome", "detectors", "tokens",
+           "wall_s", "cost_usd", "stop_reason", "shipped", "visible_pass", "hidden_pass", "attempts",
+           "review_rounds", "model_id", "file")
+IN_FLIGHT = "in_flight"  # the list's outcome for a cell whose event log exists but whose record does not
+
+
+def page_name(events_file: Path) -> str:
+    """The page data's file stem: the event log's, which is already unique and file-system safe."""
+    return events_file.name[: -len(".events.jsonl")]
+
+
+def unit_of(key: str) -> str:
+    """The matched unit: the cell key without the arm (task|scenario|repeat[|factors])."""
+    return key.split("|", 1)[1]
+
+
+def list_row(rec: dict, file: str) -> list:
+    """The cell-list row of a recorded cell."""
+    factors = rec.get("factors") or {}
+    return [rec["cell_key"], unit_of(rec["cell_key"]), rec["arm"], rec["task"], str(rec["scenario"]), rec["repeat"],
+            ",".join(f"{k}={v}" for k, v in sorted(factors.items())), rec["outcome"],
+            sorted(rec.get("unsafe_detectors") or []),
+            int(rec.get("tokens_in") or 0) + int(rec.get("tokens_out") or 0), rec.get("wall_s"), rec.get("cost_usd"),
+            rec.get("stop_reason"), rec.get("shipped"), rec.get("visible_pass"), rec.get("hidden_pass"),
+            rec.get("attempts"), rec.get("review_rounds"), rec.get("model_id"), file]
+
+
+def in_flight_row(key: str, file: str) -> list:
+    arm, task, scenario, repeat, *factors = key.split("|")
+    return [key, unit_of(key), arm, task, scenario, int(repeat), ",".join(factors), IN_FLIGHT, [], None, None, None,
+            None, None, None, None, None, None, None, file]
+
+
+def _text(path: Path) -> str | None:
+    return path.read_text(errors="replace") if path.is_file() else None
+
+
+def voided_transcripts(run_dir: Path) -> dict[str, list[str]]:
+    """{transcript file name: [its voided earlier attempts' file names]}, from one listing of the folder."""
+    out: dict[str, list[str]] = {}
+    folder = Path(run_dir) / "transcripts"
+    if folder.is_dir():
+        for p in folder.glob("*.void-*.jsonl"):
+            out.setdefault(p.name.rsplit(".void-", 1)[0] + ".jsonl", []).append(p.name)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def transcript_file(run_dir: Path, key: str, record: dict | None) -> Path:
+    """The cell's transcript: the record's ``transcript`` path, but never outside the run directory."""
+    run_dir = Path(run_dir).resolve()
+    tr = transcript_path(run_dir, key)
+    if record and isinstance(record.get("transcript"), str):
+        named = (run_dir / record["transcript"]).resolve()
+        tr = named if named.is_relative_to(run_dir) else tr
+    return tr
+
+
+def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
+              voided: dict[str, list[str]] | None = None) -> dict:
+    """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
+    diff, candidate = diff_paths(events_file)
+    run_dir = Path(run_dir).resolve()
+    tr = transcript_file(run_dir, key, record)
+    return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
+            "transcript_file": tr.relative_to(run_dir).as_posix(),
+            "voided_transcripts": (voided or {}).get(tr.name, []), "diff": read_diff(diff), "candidate_diff": read_diff(candidate)}

@@ -1,0 +1,44 @@
+"""``harness view``: write the static report of a run directory (and/or an analysis's outputs)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness.errors import InputError
+
+
+def register(group: click.Group) -> None:
+    group.add_command(view_cmd)
+
+
+@click.command("view")
+@click.argument("run", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="report folder to write (default: RUN/report)")
+@click.option("--analysis", "analysis_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="`harness analyze --out` folder to add as the Analysis page (default: RUN/analysis if it has report.md)")
+@click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True, help="threads writing cell pages")
+def view_cmd(run, out, analysis_dir, workers):
+    """Write a static HTML report of RUN: overview, cell list, one page per cell (works on a run in
+    progress; open DIR/index.html from disk or serve DIR with any static server). RUN may also be
+    an analysis output folder alone."""
+    from viewer.site import build, build_analysis_only
+    run = Path(run)
+    out = Path(out) if out else run / "report"
+    if analysis_dir is None and (run / "analysis" / "report.md").is_file():
+        analysis_dir = run / "analysis"
+    try:
+        if not (run / "run.json").is_file() and (run / "report.md").is_file():
+            index = build_analysis_only(run, out)
+            click.echo(f"analysis report: {index}")
+            return
+        built = build(run, out, Path(analysis_dir) if analysis_dir else None, workers=workers)
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    extra = f", {built.in_flight} in flight" if built.in_flight else ""
+    click.echo(f"wrote the report of {built.cells} cells{extra}{' and the analysis' if built.analysis else ''} "
+               f"in {built.seconds:.1f}s")
+    click.echo(f"report: {built.index}")

@@ -1,0 +1,69 @@
+"""The overview's figures (SVG, deterministic): outcome composition per arm, and the per-arm
+completion and amplified rates with their Wilson 95% intervals (the numbers of the per-arm table)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+OUTCOME_ORDER = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
+COLORS = {"completed": "#1a9850", "recovered": "#91cf60", "amplified": "#d73027", "safe_stop": "#4575b4",
+          "false_stop": "#fdae61", "acceptance_fail": "#f46d43", "unsafe": "#762a83", "void": "#999999"}
+RC = {"svg.hashsalt": "proof-harness-viewer", "svg.fonttype": "path", "font.size": 9}
+META = {"Date": None, "Creator": None}
+
+
+def outcome_bars(counts: dict[str, dict[str, int]], arms: list[str], out: Path) -> str:
+    """Stacked horizontal bars: cells of each outcome per arm (void included, in grey)."""
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(7, 0.6 + 0.42 * max(len(arms), 1)))
+        for i, arm in enumerate(arms):
+            left = 0
+            for o in OUTCOME_ORDER:
+                n = counts.get(arm, {}).get(o, 0)
+                if n:
+                    ax.barh(i, n, left=left, color=COLORS[o], label=o, edgecolor="white", linewidth=0.5)
+                    left += n
+        ax.set_yticks(range(len(arms)), arms)
+        ax.invert_yaxis()
+        ax.set_xlabel("cells")
+        handles, labels = ax.get_legend_handles_labels()
+        uniq = dict(zip(labels, handles))
+        ax.legend([uniq[o] for o in OUTCOME_ORDER if o in uniq], [o for o in OUTCOME_ORDER if o in uniq],
+                  loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(arms) > 2 else -0.5), ncol=4, frameon=False)
+        ax.set_title("Outcomes per arm (all recorded cells)")
+        fig.tight_layout()
+        fig.savefig(out, format="svg", metadata=META)
+        plt.close(fig)
+    return out.name
+
+
+def rate_intervals(rows: list[dict], out: Path) -> str:
+    """Completion (null cells) and amplified (injected cells) per arm, Wilson 95% intervals; an
+    empty denominator is drawn as 'n/a', never as 0."""
+    with plt.rc_context(RC):
+        fig, axes = plt.subplots(1, 2, figsize=(7, 0.8 + 0.42 * max(len(rows), 1)), sharey=True)
+        for ax, (field, title) in zip(axes, (("completion", "completion, null cells"),
+                                             ("amplified", "amplified, injected cells"))):
+            for i, r in enumerate(rows):
+                p = r[field]
+                if p.n == 0:
+                    ax.text(0.5, i, "n/a (0/0)", va="center", ha="center", color="#777777")
+                    continue
+                ax.errorbar(100 * p.rate, i, xerr=[[100 * (p.rate - p.lo)], [100 * (p.hi - p.rate)]], fmt="o",
+                            color="#d73027" if field == "amplified" else "#1a9850", capsize=3)
+                ax.annotate(f"{p.k}/{p.n}", (100 * p.rate, i), textcoords="offset points", xytext=(0, 6),
+                            ha="center", fontsize=7)
+            ax.set_xlim(-3, 103)
+            ax.set_xlabel("% (Wilson 95%)")
+            ax.set_title(title)
+            ax.grid(axis="x", alpha=0.3)
+        axes[0].set_yticks(range(len(rows)), [r["arm"] for r in rows])
+        axes[0].invert_yaxis()
+        fig.tight_layout()
+        fig.savefig(out, format="svg", metadata=META)
+        plt.close(fig)
+    return out.name

@@ -1,0 +1,118 @@
+"""Reading a run directory for the report: run.json, the records so far, the cells in flight,
+void attempts and re-queues. Tolerant of a run in progress (a torn last line is skipped and
+said), strict about anything else (a bad line is an error naming the file and line)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.cellrun import events_path
+from harness.errors import InputError
+from harness.matrix import Cell
+
+
+@dataclass
+class RunDir:
+    path: Path
+    meta: dict  # run.json without the lock's file list
+    records: list[dict]  # the ledger's lines, in order
+    torn_tail: bool = False  # the last line was incomplete (a run in progress, or a kill mid-write)
+    in_flight: dict[str, Path] = field(default_factory=dict)  # cell key -> event log, no record yet
+    voids: list[dict] = field(default_factory=list)  # voids.jsonl: every void attempt
+    requeues: list[dict] = field(default_factory=list)  # requeues.jsonl
+    arms: list[str] = field(default_factory=list)  # the protocol's order when it can be read
+    planned: int | None = None  # cells in the design (after applicability), None if the protocol is unreadable
+    protocol_note: str | None = None  # why the protocol could not be read
+
+    def events_file(self, key: str) -> Path:
+        return events_path(self.path, Cell.from_key(key))
+
+
+def _jsonl(path: Path, *, tolerate_torn_tail: bool) -> tuple[list[tuple[int, dict]], bool]:
+    """(line number, object) for each line, and whether the last line was torn."""
+    if not path.is_file():
+        return [], False
+    data = path.read_bytes()
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    torn = bool(lines) and lines[-1] != ""
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if torn and i == len(lines) and tolerate_torn_tail:
+                continue
+            raise InputError(str(path), "line", f"not valid JSON ({exc.msg}); expected one JSON object per line", line=i)
+        if not isinstance(obj, dict):
+            raise InputError(str(path), "line", f"expected a JSON object, got {type(obj).__name__}", line=i)
+        out.append((i, obj))
+    return out, torn
+
+
+def load_run(path: Path) -> RunDir:
+    """The run in ``path``. InputError (file, key, what was expected) when it is not a run directory."""
+    path = Path(path)
+    meta_path = path / "run.json"
+    if not meta_path.is_file():
+        raise InputError(str(path), "run.json", "not a run directory (expected run.json, as `harness run --out` writes)")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(str(meta_path), "run.json", f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    if not isinstance(meta, dict):
+        raise InputError(str(meta_path), "run.json", "expected a JSON object")
+    lock = meta.pop("lock", None) or {}
+    meta["lock_files"] = len(lock.get("files", {}))
+    numbered, torn = _jsonl(path / "records.jsonl", tolerate_torn_tail=True)
+    records = [r for _, r in numbered]
+    for i, r in numbered:
+        for k in ("cell_key", "arm", "task", "scenario", "repeat", "outcome"):
+            if k not in r:
+                raise InputError(str(path / "records.jsonl"), k, "missing; every record names its cell and outcome", line=i)
+    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn)
+    run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
+    run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
+    run.in_flight = _in_flight(path, {r["cell_key"] for r in records})
+    run.arms, run.planned, run.protocol_note = _design(meta, records)
+    return run
+
+
+def _in_flight(path: Path, recorded: set[str]) -> dict[str, Path]:
+    """Cells whose event log exists but whose record does not (yet): the key is in the log's first line."""
+    cells = path / "cells"
+    if not cells.is_dir():
+        return {}
+    names = {events_path(path, Cell.from_key(k)).name for k in recorded}
+    out = {}
+    for ev in sorted(cells.glob("*.events.jsonl")):
+        if ev.name in names:
+            continue
+        with ev.open() as f:
+            first = f.readline()
+        try:
+            key = json.loads(first).get("cell_key")
+        except (json.JSONDecodeError, AttributeError):
+            continue
+        if isinstance(key, str) and key not in recorded:
+            out[key] = ev
+    return out
+
+
+def _design(meta: dict, records: list[dict]) -> tuple[list[str], int | None, str | None]:
+    """Arm order and planned cell count from the protocol run.json names (the only file outside the
+    run directory the report reads); falls back to the arms seen in the records."""
+    seen = list(dict.fromkeys(r["arm"] for r in records))
+    proto_path = meta.get("protocol_path")
+    if not proto_path:
+        return sorted(seen), None, "run.json names no protocol"
+    try:
+        from harness.matrix import enumerate_cells
+        from harness.protocol import load_protocol
+        proto = load_protocol(proto_path)
+    except (InputError, OSError) as exc:
+        return sorted(seen), None, f"protocol {proto_path} unreadable: {exc}"
+    arms = [a.name for a in proto.arms]
+    return arms + sorted(set(seen) - set(arms)), len(enumerate_cells(proto)), None

@@ -1,0 +1,129 @@
+"""Write the report: a folder of HTML, CSS, JS and SVG that opens from the file system (file://)
+or from any static server, with no network access.
+
+Layout of the output folder:
+  index.html        the overview (static HTML: readable without JavaScript)
+  cells.html        the cell list and the matched-units view (filters and sorting in the browser)
+  cell.html#KEY     one cell's page: timeline, diff, transcript, adjudication, cost
+  analysis.html     the analysis report, when analysis outputs are given (viewer/analysis_page.py)
+  assets/           the stylesheet and the script (package data, no CDN)
+  data/index.js     the cell list's rows; data/cells/<cell>.js each cell page's data
+  figures/          the overview's SVG figures
+
+Data are JavaScript files that call ``HX.load(kind, data)`` and are loaded by <script> tags,
+because a page opened from file:// cannot fetch() JSON in Chromium. Each cell's data loads only
+when its page is opened, so a 9,240-cell run's list loads one file of rows.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from viewer import celldata, overview
+from viewer.page import shell
+from viewer.rundir import RunDir, load_run
+
+NOSCRIPT = "<noscript>This page needs JavaScript (it loads nothing from the network: every file is in this folder).</noscript>"
+OWNED = ("assets", "data", "figures", "analysis", "index.html", "cells.html", "cell.html", "analysis.html")
+
+
+@dataclass
+class Built:
+    index: Path
+    cells: int
+    in_flight: int
+    seconds: float
+    analysis: bool
+
+
+def _js(kind: str, data) -> str:
+    # ensure_ascii: no raw U+2028/U+2029 or other surprises inside the script; the data stay inert JSON
+    return f"HX.load({json.dumps(kind)}, {json.dumps(data, ensure_ascii=True, default=str)});\n"
+
+
+def _copy_assets(out: Path) -> None:
+    dest = out / "assets"
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("viewer.css", "viewer.js"):
+        (dest / name).write_bytes(resources.files("viewer").joinpath("static", name).read_bytes())
+
+
+def _clear(out: Path) -> None:
+    """Remove what an earlier build of this report wrote (only the report's own paths)."""
+    for name in OWNED:
+        p = out / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+
+
+def run_label(run: RunDir) -> str:
+    return f"{run.meta.get('protocol')} · {run.meta.get('run_id')} · {len(run.records)} cells"
+
+
+def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: int = 4) -> Built:
+    """Write the report of the run in run_dir into out (creating it). Returns what was written."""
+    t0 = time.perf_counter()
+    run = load_run(Path(run_dir))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    _copy_assets(out)
+    label = run_label(run)
+    has_analysis = False
+    if analysis_dir is not None:
+        from viewer.analysis_page import write_analysis
+        write_analysis(Path(analysis_dir), out, label)
+        has_analysis = True
+
+    (out / "index.html").write_text(shell(f"Run {run.meta.get('protocol')}", overview.render(run, out / "figures"),
+                                          page="overview", run_label=label, analysis=has_analysis))
+
+    latest = {r["cell_key"]: r for r in run.records}  # one record per key; a duplicate's last line wins
+    cells_dir = out / "data" / "cells"
+    cells_dir.mkdir(parents=True, exist_ok=True)
+    jobs = [(k, run.events_file(k), r) for k, r in latest.items()]
+    jobs += [(k, ev, None) for k, ev in run.in_flight.items() if k not in latest]
+    rows = [celldata.list_row(r, celldata.page_name(ev)) if r else celldata.in_flight_row(k, celldata.page_name(ev))
+            for k, ev, r in jobs]
+
+    voided = celldata.voided_transcripts(run.path)
+
+    def write_cell(job) -> None:
+        k, ev, r = job
+        data = celldata.page_data(run.path, k, ev, r, voided)
+        (cells_dir / f"{celldata.page_name(ev)}.js").write_text(_js("cell", data))
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # file I/O and zlib release the GIL
+        list(pool.map(write_cell, jobs))
+
+    index = {"columns": celldata.COLUMNS, "rows": rows, "arms": run.arms, "label": label,
+             "protocol": run.meta.get("protocol"), "run_id": run.meta.get("run_id"),
+             "planned": run.planned, "in_flight": len(run.in_flight),
+             "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
+    (out / "data" / "index.js").write_text(_js("index", index))
+    scripts = ("assets/viewer.js", "data/index.js")
+    (out / "cells.html").write_text(shell("Cells", NOSCRIPT + '<div id="app" class="loading">Loading the cell list...</div>',
+                                          page="cells", run_label=label, analysis=has_analysis, scripts=scripts))
+    (out / "cell.html").write_text(shell("Cell", NOSCRIPT + '<div id="app" class="loading">Loading the cell...</div>',
+                                         page="cell", run_label=label, analysis=has_analysis, scripts=scripts))
+    return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis)
+
+
+def build_analysis_only(analysis_dir: Path, out: Path) -> Path:
+    """A report of an analysis alone (records from elsewhere, no run directory): its index is the analysis page."""
+    from viewer.analysis_page import write_analysis
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    _copy_assets(out)
+    page = write_analysis(Path(analysis_dir), out, f"analysis of {Path(analysis_dir).name}")
+    index = out / "index.html"
+    index.write_text(page.read_text())
+    return index
