@@ -75,6 +75,9 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
                                  f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
                 raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
+    if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now
+        from harness.transcript import load_entries
+        load_entries(Path(engine_options["transcript"]))
     protocol_mod.check_corpus(proto)
 
 

@@ -13,6 +13,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from harness.errors import InputError
 from harness.tomlfile import load_toml
 
@@ -66,6 +70,7 @@ class Protocol:
     analysis: dict
     pricing: dict
     raw: dict = field(repr=False, default_factory=dict)
+    monitoring: dict = field(default_factory=dict)  # [monitoring]: read by `harness monitor`
 
     @property
     def lock_path(self) -> Path:
@@ -89,114 +94,242 @@ def _expect(cond: bool, file: Path, key: str, what: str) -> None:
         raise InputError(str(file), key, what)
 
 
+# -- the schema: one pydantic model per table; unknown keys and wrong types are errors by name ------
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ProtocolTable(_Table):
+    name: str = Field(min_length=1)
+    description: str | None = None
+    seed: int
+    repeats: int = Field(ge=1)
+    tasks_dir: str = "../tasks"
+    tasks: list[str] = Field(min_length=1)
+    scenarios: list[str] = Field(min_length=1)
+    engine: str = "simulated"
+
+
+class ArmTable(_Table):
+    controller: str | None = None
+    engine: str | None = None
+    model: str | None = None
+    reviewer_engine: str | None = None
+    reviewer_model: str | None = None
+    retries: int | None = Field(default=None, ge=1)
+    token_budget: int | None = Field(default=None, ge=1)
+    wall_budget_s: float | None = Field(default=None, gt=0)
+    attempts: int | None = Field(default=None, ge=1)
+    review_rounds: int | None = Field(default=None, ge=0)
+    reflection: bool | None = None
+    max_turns: int | None = Field(default=None, ge=1)
+
+
+class RuleTable(_Table):
+    include: list[str] | None = None
+    exclude: list[str] | None = None
+
+
+class HypothesisTable(_Table):
+    id: str = Field(min_length=1)
+    a: str
+    b: str
+    endpoint: Literal["not_amplified", "completion", "amplified"]
+    cells: Literal["injected", "null", "all"]
+    cluster: Literal["task", "task x scenario", "cell"] = "task x scenario"
+    interval: str | None = None
+    description: str | None = None
+
+
+class AnalysisTable(_Table):
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    bootstrap_B: int = Field(default=2000, ge=1)
+    seed: int | None = None
+
+
+class LimitsTable(_Table):
+    test_timeout_s: float = Field(default=60.0, gt=0)
+    memory_mb: int = Field(default=2048, ge=64)
+    max_turns: int = Field(default=12, ge=1)
+    max_tokens: int = Field(default=4096, ge=1)
+
+
+class RerunTable(_Table):
+    max_reruns: int = Field(default=2, ge=0)
+
+
+class ProviderTable(_Table):
+    requests_per_minute: float | None = Field(default=None, ge=0)
+    tokens_per_minute: float | None = Field(default=None, ge=0)
+    max_retries: int | None = Field(default=None, ge=0)
+    backoff_base_s: float | None = Field(default=None, ge=0)
+    backoff_max_s: float | None = Field(default=None, ge=0)
+    request_timeout_s: float | None = Field(default=None, gt=0)
+    base_url: str | None = Field(default=None, min_length=1)
+    max_tokens_param: str | None = Field(default=None, min_length=1)
+    temperature: float | None = Field(default=None, ge=0)
+
+
+class MonitoringTable(_Table):
+    hypotheses: list[str] | None = None
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    stop_when: Literal["excludes_zero", "half_width_below"] | None = None
+    half_width: float | None = Field(default=None, gt=0, le=1)
+    min_units: float | None = Field(default=None, ge=0)
+    tuned_for_v: float | None = Field(default=None, ge=0)
+
+
+class ProtocolFile(_Table):
+    """The whole protocol file: every table it may hold, and nothing else."""
+    protocol: ProtocolTable
+    arms: dict[str, ArmTable] = Field(min_length=1)
+    applicability: dict[str, RuleTable] = {}
+    factors: dict[str, list[str]] = {}
+    hypotheses: list[HypothesisTable] = []
+    analysis: AnalysisTable = AnalysisTable()
+    limits: LimitsTable = LimitsTable()
+    rerun: RerunTable = RerunTable()
+    pricing: dict[str, dict] = {}
+    providers: dict[str, ProviderTable] = {}
+    monitoring: MonitoringTable | None = None
+
+
+def _schema_error(path: Path, exc: ValidationError) -> InputError:
+    """The first schema problem as 'FILE: table.key: what was expected' (an unknown key first: a typo
+    shows as the key it is, not as the key it should have been, missing)."""
+    err = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
+    key = ".".join(str(p) for p in err["loc"]) or "<file>"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        parent = err["loc"][:-1]
+        what = f"unknown key (expected one of {sorted(_allowed(parent))})"
+    elif kind == "missing":
+        what = "missing"
+    else:
+        what = f"{_expected(kind, err.get('ctx') or {}, err['msg'])}; got {err.get('input')!r}"
+    more = len(exc.errors()) - 1
+    return InputError(str(path), key, what + (f" (and {more} more problem(s))" if more else ""))
+
+
+_TYPES = {"int_type": "an integer", "int_parsing": "an integer", "float_type": "a number", "float_parsing": "a number",
+          "string_type": "a string", "bool_type": "true or false", "list_type": "a list", "dict_type": "a table",
+          "model_type": "a table", "model_attributes_type": "a table"}
+
+
+def _expected(kind: str, ctx: dict, msg: str) -> str:
+    """pydantic's error kinds in the words the rest of the harness uses ('expected a positive integer')."""
+    if kind in _TYPES:
+        return f"expected {_TYPES[kind]}"
+    if kind in ("greater_than_equal", "greater_than", "less_than", "less_than_equal"):
+        op, bound = {"greater_than_equal": (">=", "ge"), "greater_than": (">", "gt"), "less_than": ("<", "lt"),
+                     "less_than_equal": ("<=", "le")}[kind]
+        b = ctx.get(bound)
+        if kind == "greater_than_equal" and b == 1:
+            return "expected a positive integer >= 1"
+        return f"expected a value {op} {b}"
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')}"
+    if kind == "too_short":
+        return "expected a non-empty value"
+    return msg[0].lower() + msg[1:]
+
+
+def _allowed(loc: tuple) -> list[str]:
+    """The keys the table at ``loc`` accepts (for the 'unknown key' message)."""
+    model: type[BaseModel] = ProtocolFile
+    for part in loc:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None:
+            continue  # a key of a dict of tables (an arm's name) or a list index
+        sub = _model_in(field.annotation)
+        if sub is None:
+            break
+        model = sub
+    return list(model.model_fields)
+
+
+def _model_in(ann) -> type[BaseModel] | None:
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return ann
+    for arg in getattr(ann, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def load_protocol(path: Path | str) -> Protocol:
-    """Load and validate a protocol TOML. Errors name the file, the key and what was expected."""
+    """Load and validate a protocol TOML (one pydantic model, ``ProtocolFile``, checks every table,
+    key and type). Errors name the file, the key and what was expected."""
     path = Path(path).resolve()
     raw = load_toml(path)
-    p = raw.get("protocol")
-    _expect(isinstance(p, dict), path, "protocol", "missing [protocol] table")
-    allowed = {"name", "description", "seed", "repeats", "tasks_dir", "tasks", "scenarios", "engine"}
-    for k in p:
-        _expect(k in allowed, path, f"protocol.{k}", f"unknown key (expected one of {sorted(allowed)})")
-    name = p.get("name")
-    _expect(isinstance(name, str) and name, path, "protocol.name", "expected a non-empty string")
-    seed = p.get("seed")
-    _expect(isinstance(seed, int) and not isinstance(seed, bool), path, "protocol.seed", "expected an integer")
-    k = p.get("repeats")
-    _expect(isinstance(k, int) and not isinstance(k, bool) and k >= 1, path, "protocol.repeats",
-            "expected an integer >= 1")
-    tasks = p.get("tasks")
-    _expect(isinstance(tasks, list) and tasks and all(isinstance(t, str) for t in tasks), path,
-            "protocol.tasks", "expected a non-empty list of task ids")
-    _expect(len(set(tasks)) == len(tasks), path, "protocol.tasks", "task ids must be unique")
-    scen = p.get("scenarios")
-    _expect(isinstance(scen, list) and scen, path, "protocol.scenarios", "expected a non-empty list")
-    for s in scen:
+    try:
+        doc = ProtocolFile.model_validate(raw)
+    except ValidationError as exc:
+        raise _schema_error(path, exc) from None
+    p = doc.protocol
+    _expect(len(set(p.tasks)) == len(p.tasks), path, "protocol.tasks", "task ids must be unique")
+    for s in p.scenarios:
         _expect(s in SCENARIO_IDS, path, "protocol.scenarios", f"unknown scenario {s!r} (expected null or B1..B15)")
-    _expect(len(set(scen)) == len(scen), path, "protocol.scenarios", "scenarios must be unique")
-    tasks_dir = (path.parent / p.get("tasks_dir", "../tasks")).resolve()
-
-    arms_raw = raw.get("arms")
-    _expect(isinstance(arms_raw, dict) and arms_raw, path, "arms", "expected at least one [arms.NAME] table")
+    _expect(len(set(p.scenarios)) == len(p.scenarios), path, "protocol.scenarios", "scenarios must be unique")
+    tasks_dir = (path.parent / p.tasks_dir).resolve()
     arms = []
-    for an, ad in arms_raw.items():
-        _expect(isinstance(ad, dict), path, f"arms.{an}", "expected a table")
-        ctrl = ad.get("controller", an)
+    for an, ad in doc.arms.items():
+        ctrl = ad.controller or an
         _expect(ctrl in CONTROLLERS, path, f"arms.{an}.controller", f"expected one of {CONTROLLERS}, got {ctrl!r}")
-        for key, val in ad.items():
-            _expect(key in ARM_KEYS, path, f"arms.{an}.{key}", f"unknown key (expected one of {sorted(ARM_KEYS)})")
-            if key in ("retries", "attempts", "review_rounds", "token_budget", "max_turns"):
-                _expect(isinstance(val, int) and not isinstance(val, bool) and val >= (0 if key == "review_rounds" else 1),
-                        path, f"arms.{an}.{key}", "expected a positive integer")
-            if key == "wall_budget_s":
-                _expect(isinstance(val, (int, float)) and val > 0, path, f"arms.{an}.{key}", "expected seconds > 0")
-            if key == "reflection":
-                _expect(isinstance(val, bool), path, f"arms.{an}.{key}", "expected true or false")
-        arms.append(Arm(an, ctrl, {k2: v for k2, v in ad.items() if k2 != "controller"}))
-
-    appl_raw = raw.get("applicability", {})
-    _expect(isinstance(appl_raw, dict), path, "applicability", "expected a table of arm -> {include|exclude}")
+        arms.append(Arm(an, ctrl, {k: v for k, v in raw["arms"][an].items() if k != "controller"}))
+    scen = list(p.scenarios)
     applicability = {}
+    for an in doc.applicability:
+        _expect(an in doc.arms, path, f"applicability.{an}", "names an arm that is not declared under [arms]")
     for arm in arms:
-        rule = appl_raw.get(arm.name, {})
-        _expect(isinstance(rule, dict) and set(rule) <= {"include", "exclude"}, path, f"applicability.{arm.name}",
-                "expected a table with 'include' or 'exclude' lists of scenarios")
-        for kk, lst in rule.items():
-            for s in lst:
+        rule = doc.applicability.get(arm.name, RuleTable())
+        for kk in ("include", "exclude"):
+            for s in getattr(rule, kk) or []:
                 _expect(s in scen, path, f"applicability.{arm.name}.{kk}", f"scenario {s!r} is not in protocol.scenarios")
-        runs = [s for s in scen if s in rule.get("include", scen) and s not in rule.get("exclude", [])]
+        runs = [s for s in scen if s in (rule.include or scen) and s not in (rule.exclude or [])]
         if arm.controller == "A1":
             bad = [s for s in runs if s in NEEDS_SECOND_ATTEMPT]
             _expect(not bad, path, f"applicability.{arm.name}",
                     f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
         applicability[arm.name] = tuple(runs)
-    for an in appl_raw:
-        _expect(an in arms_raw, path, f"applicability.{an}", "names an arm that is not declared under [arms]")
-
     factors = {}
-    for fk, levels in raw.get("factors", {}).items():
+    for fk, levels in doc.factors.items():
         _expect(fk not in ("arm", "task", "scenario", "repeat"), path, f"factors.{fk}", "reserved factor name")
-        _expect(isinstance(levels, list) and levels and all(isinstance(v, str) and "|" not in v and "=" not in v
-                                                            for v in levels),
-                path, f"factors.{fk}", "expected a non-empty list of strings without '|' or '='")
+        _expect(bool(levels) and all("|" not in v and "=" not in v for v in levels), path, f"factors.{fk}",
+                "expected a non-empty list of strings without '|' or '='")
         factors[fk] = tuple(levels)
-
-    hyps = []
     names = {a.name for a in arms}
-    for i, h in enumerate(raw.get("hypotheses", [])):
-        where = f"hypotheses[{i}]"
-        for key in ("id", "a", "b", "endpoint", "cells"):
-            _expect(key in h, path, f"{where}.{key}", "missing")
-        _expect(h["a"] in names and h["b"] in names, path, f"{where}.a/b", f"expected declared arms {sorted(names)}")
-        _expect(h["endpoint"] in ENDPOINTS, path, f"{where}.endpoint", f"expected one of {ENDPOINTS}")
-        _expect(h["cells"] in CELL_SETS, path, f"{where}.cells", f"expected one of {CELL_SETS}")
-        _expect(h.get("cluster", "task x scenario") in CLUSTERS, path, f"{where}.cluster", f"expected one of {CLUSTERS}")
-        hyps.append(dict(h))
-    analysis = raw.get("analysis", {})
-    _expect(isinstance(analysis, dict), path, "analysis", "expected a table")
-    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096}
-    limits.update(raw.get("limits", {}))
-    rerun = {"max_reruns": 2}
-    rerun.update(raw.get("rerun", {}))
-    from harness.pricing import validate as validate_pricing  # [pricing] and [providers]: see harness/pricing.py, limiter.py
+    for i, h in enumerate(doc.hypotheses):
+        _expect(h.a in names and h.b in names, path, f"hypotheses[{i}].a/b", f"expected declared arms {sorted(names)}")
+        if h.interval is not None:
+            try:
+                from analysis.intervals import METHODS  # the interval methods `harness analyze` offers
+            except ImportError:  # pragma: no cover - the analysis package is part of this distribution
+                METHODS = (h.interval,)
+            _expect(h.interval in METHODS, path, f"hypotheses[{i}].interval", f"expected one of {METHODS}")
+    ids = [h.id for h in doc.hypotheses]
+    monitoring = {}
+    if doc.monitoring is not None:
+        m = doc.monitoring
+        hs = m.hypotheses if m.hypotheses is not None else ids[:1]
+        for h in hs:
+            _expect(h in ids, path, "monitoring.hypotheses", f"{h!r} is not a declared hypothesis id {ids}")
+        _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
+                "required with (and only with) stop_when = \"half_width_below\"")
+        monitoring = {**raw["monitoring"], "hypotheses": hs, "alpha": m.alpha}
+    from harness.pricing import validate as validate_pricing  # [pricing]: see harness/pricing.py
     for problem in validate_pricing(raw.get("pricing", {})):
         key, what = problem.split(": ", 1)
         raise InputError(str(path), key, what)
-    providers = raw.get("providers", {})
-    _expect(isinstance(providers, dict), path, "providers", "expected [providers.NAME] tables")
-    for pn, pc in providers.items():
-        _expect(isinstance(pc, dict), path, f"providers.{pn}", "expected a table")
-        for key, val in pc.items():
-            _expect(key in PROVIDER_KEYS, path, f"providers.{pn}.{key}", f"unknown key (expected one of {sorted(PROVIDER_KEYS)})")
-            if key in ("base_url", "max_tokens_param"):
-                _expect(isinstance(val, str) and val, path, f"providers.{pn}.{key}", "expected a string")
-            else:
-                _expect(isinstance(val, (int, float)) and not isinstance(val, bool) and val >= 0, path,
-                        f"providers.{pn}.{key}", "expected a non-negative number")
-    return Protocol(path=path, name=name, seed=seed, repeats=k, tasks_dir=tasks_dir, tasks=tuple(tasks),
+    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, **raw.get("limits", {})}
+    rerun = {"max_reruns": 2, **raw.get("rerun", {})}
+    return Protocol(path=path, name=p.name, seed=p.seed, repeats=p.repeats, tasks_dir=tasks_dir, tasks=tuple(p.tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
-                    engine=p.get("engine", "simulated"), limits=limits, rerun=rerun, hypotheses=tuple(hyps),
-                    analysis=analysis, pricing=raw.get("pricing", {}), raw=raw)
+                    engine=p.engine, limits=limits, rerun=rerun,
+                    hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
+                    analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
+                    monitoring=monitoring)
 
 
 def check_corpus(proto: Protocol) -> None:

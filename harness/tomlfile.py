@@ -13,6 +13,8 @@ def load_toml(path: Path) -> dict:
         text = Path(path).read_text()
     except OSError as exc:
         raise InputError(str(path), "<file>", f"cannot read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(str(path), "<file>", f"not UTF-8 text (byte {exc.start})") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

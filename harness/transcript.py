@@ -219,25 +219,78 @@ class RecordingEngine:
 def load_entries(path: Path) -> list[dict]:
     """A recorded transcript (JSON lines) or a hand-written one (a JSON list, JSON lines, or an
     object with a ``calls`` list). Hand-written entries need only ``role`` (default worker) and
-    ``reply``; without ``request`` the replay does not check what the controller asked."""
+    ``reply``; without ``request`` the replay does not check what the controller asked.
+    Malformed input raises InputError naming the file, the entry (line or index) and the field."""
+    from harness.errors import InputError
     path = Path(path)
-    text = path.read_text()
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), "<file>", f"cannot read the transcript: {exc}") from None
     stripped = text.lstrip()
-    if stripped.startswith("["):
-        entries = json.loads(text)
-    elif stripped.startswith("{") and "\n{" not in stripped.strip():
-        obj = json.loads(text)
-        entries = obj.get("calls", [obj]) if isinstance(obj, dict) else obj
-    else:
-        entries = []
-        for i, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    entries.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{i}: not JSON: {exc.msg}") from None
+    numbered: list[tuple[int, object]] = []
+    try:
+        if stripped.startswith("["):
+            numbered = list(enumerate(json.loads(text)))
+        elif stripped.startswith("{") and "\n{" not in stripped.strip():
+            obj = json.loads(text)
+            numbered = list(enumerate(obj.get("calls", [obj]) if isinstance(obj, dict) else obj))
+        else:
+            for i, line in enumerate(text.splitlines(), 1):
+                if line.strip():
+                    numbered.append((i, json.loads(line)))
+    except json.JSONDecodeError as exc:
+        raise InputError(str(path), "<file>", f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except (TypeError, AttributeError):
+        raise InputError(str(path), "<file>", "expected a list of entries or an object with a 'calls' list") from None
     out = []
-    for e in entries:
+    for where, e in numbered:
+        if not isinstance(e, dict):
+            raise InputError(str(path), f"entry {where}", "expected a JSON object")
         if e.get("kind", "call") in ("call", "fault"):
+            _check_entry(path, where, e)
             out.append({"role": "worker", **e})
     return out
+
+
+ENTRY_KINDS = ("header", "call", "fault")
+
+
+def _check_entry(path: Path, where, e: dict) -> None:
+    """The fields a replay reads, with their types (see the module docstring)."""
+    from harness.errors import InputError
+
+    def bad(field: str, what: str):
+        raise InputError(str(path), f"entry {where}: {field}", what)
+    if e.get("kind", "call") not in ENTRY_KINDS:
+        bad("kind", f"expected one of {ENTRY_KINDS}")
+    if e.get("role", "worker") not in ("worker", "reviewer"):
+        bad("role", "expected worker or reviewer")
+    if "request" in e and not isinstance(e["request"], dict):
+        bad("request", "expected an object")
+    if e.get("kind", "call") == "fault":
+        return
+    reply = e.get("reply", {})
+    if not isinstance(reply, dict):
+        bad("reply", "expected an object")
+    if not isinstance(reply.get("text", ""), str):
+        bad("reply.text", "expected a string")
+    calls = reply.get("tool_calls", [])
+    if not isinstance(calls, list):
+        bad("reply.tool_calls", "expected a list")
+    for i, c in enumerate(calls):
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            bad(f"reply.tool_calls[{i}]", "expected an object with a string name")
+        if "id" in c and not isinstance(c["id"], str):
+            bad(f"reply.tool_calls[{i}].id", "expected a string")
+    usage = reply.get("usage") or {}
+    if not isinstance(usage, dict):
+        bad("reply.usage", "expected an object of token counts")
+    for k, v in usage.items():
+        if k not in Usage.__dataclass_fields__:
+            bad(f"reply.usage.{k}", f"unknown key (expected {sorted(Usage.__dataclass_fields__)})")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            bad(f"reply.usage.{k}", "expected an integer >= 0")
+    for k in ("stop_reason", "model_id"):
+        if reply.get(k) is not None and not isinstance(reply[k], str):
+            bad(f"reply.{k}", "expected a string")
