@@ -6,18 +6,32 @@ from pathlib import Path
 
 import click
 
-from analysis.tables import CLUSTERS
+from analysis.intervals import DEFAULT_METHOD, METHODS
+from analysis.tables import CLUSTERS, DEFAULT_CLUSTER
+
+
+class InputProblem(click.ClickException):
+    """Bad input (a records file, protocol, run directory or option): one line, exit code 2,
+    as for every harness command (issue 11)."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
 
 
 def _guard(fn, *args, **kwargs):
-    """Run fn, turning input errors into a ClickException (message names file/line/field; exit 1)."""
+    """Run fn, turning input errors into exit code 2 with a message naming file, line and field."""
     from analysis.pipeline import ProtocolError
     from analysis.records import RecordsError
+    from harness.errors import InputError
 
     try:
         return fn(*args, **kwargs)
-    except (RecordsError, ProtocolError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (RecordsError, ProtocolError, InputError) as exc:
+        raise InputProblem(str(exc)) from exc
+    except OSError as exc:  # an unreadable input or an unwritable --out
+        raise InputProblem(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
 def register(group: click.Group) -> None:
@@ -32,28 +46,27 @@ def register(group: click.Group) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
 @click.option("--seed", type=click.IntRange(min=0), help="bootstrap seed, >= 0 (overrides the protocol)")
 @click.option("--B", "B", type=click.IntRange(min=1), help="bootstrap resamples (default 2000)")
-@click.option("--cluster", type=click.Choice(CLUSTERS), help="cluster unit for every hypothesis")
+@click.option("--cluster", type=click.Choice(CLUSTERS),
+              help=f"cluster unit for every hypothesis (default: the protocol's, else {DEFAULT_CLUSTER})")
+@click.option("--interval", type=click.Choice(METHODS),
+              help=f"interval method for every hypothesis (default: the protocol's, else {DEFAULT_METHOD})")
 @click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error",
               show_default=True, help="policy for duplicates of one cell key with different outcomes")
 @click.option("--glmm", is_flag=True, help="also fit the GLMM sensitivity models in Python (statsmodels)")
 @click.option("--no-figures", is_flag=True, help="skip PNG/SVG figures")
-def analyze_cmd(records, protocol, out, seed, B, cluster, on_conflict, glmm, no_figures):
+def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict, glmm, no_figures):
     """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
     from analysis.pipeline import analyze
+    from analysis.report import fmt_interval, fmt_method
 
     s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
-               on_conflict=on_conflict, glmm=glmm, figures=not no_figures)
+               on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
     r = s["records"]
     click.echo(f"{r['scored']} scored cells from {r['lines']} records "
                f"(void: {sum(r['void'].values())}, duplicates dropped: {r['duplicates_dropped']})")
     for c in s["contrasts"]:
-        if c["estimate"] is None:
-            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']}: n/a (no matched cells)")
-        else:
-            m = c["method"]
-            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
-                       f"cells: {100 * c['estimate']:+.1f} pp [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}] "
-                       f"({m['cluster']} cluster bootstrap, {m.get('interval', 'percentile 95%')}, B={m['B']}, seed={m['seed']})")
+        click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
+                   f"cells: {fmt_interval(c)} ({fmt_method(c['method'])})")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 
 

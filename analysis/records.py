@@ -28,6 +28,9 @@ import pandas as pd
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop",
             "acceptance_fail", "unsafe", "void")
 BOOL_FIELDS = ("visible_pass", "hidden_pass", "shipped")
+# Integer fields: pandas stores a nullable integer column (a void record's null tokens_in) as
+# float64, so an integral float from a CSV, Parquet or pandas source is read back as an int.
+INT_FIELDS = ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq")
 REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", *BOOL_FIELDS,
             "tokens_in", "tokens_out", "wall_s")
 # Eq. (7) of the paper: (shipped, hidden_pass) each of these outcomes requires.
@@ -79,6 +82,14 @@ class LoadResult:
 # Reading: each reader returns (list of dict records, list of location labels)
 
 
+def _null_scenario(rec: dict) -> dict:
+    """A JSON (or Parquet) null scenario is the no-injection scenario, read as the string "null"
+    (DESIGN.md, records: a null has no other meaning in this field)."""
+    if "scenario" in rec and rec["scenario"] is None:
+        rec["scenario"] = NULL_SCENARIO
+    return rec
+
+
 def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
     recs, locs, problems = [], [], []
     with path.open("r", encoding="utf-8") as fh:
@@ -88,12 +99,12 @@ def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{i}: not valid JSON ({exc.msg} at column {exc.colno})")
+                problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
             else:
                 if not isinstance(obj, dict):
                     problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")
                 else:
-                    recs.append(obj)
+                    recs.append(_null_scenario(obj))
                     locs.append(f"{path}:{i}")
             if len(problems) >= MAX_ERRORS:
                 break
@@ -102,12 +113,22 @@ def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
     return recs, locs
 
 
+def _json_msg(exc: json.JSONDecodeError) -> str:
+    """'Expecting value at column 4'; json's own messages for unterminated strings and control
+    characters already end in 'at' ('Unterminated string starting at'), so no second 'at'."""
+    msg = exc.msg.rstrip()
+    return f"{msg} column {exc.colno}" if msg.endswith(" at") else f"{msg} at column {exc.colno}"
+
+
 _TRUE = {"true", "1", "yes", "t"}
 _FALSE = {"false", "0", "no", "f"}
 
 
 def _csv_value(name: str, v: str):
-    """CSV cells arrive as strings: '' -> None, then typed by field name."""
+    """CSV cells arrive as strings: '' -> None, then typed by field name. A CSV has no null, so
+    a scenario cell is kept as written: an empty or 'None' scenario is refused, never guessed."""
+    if name == "scenario":
+        return v
     if v == "" or v.lower() in ("nan", "none", "na", "<na>"):
         return None
     if name in BOOL_FIELDS or name == "preregistered":
@@ -117,7 +138,7 @@ def _csv_value(name: str, v: str):
         if lv in _FALSE:
             return False
         return v  # left as a string; the validator names it
-    if name in ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq"):
+    if name in INT_FIELDS:
         try:
             f = float(v)
         except ValueError:
@@ -150,6 +171,8 @@ def _frame_to_records(df: pd.DataFrame, from_strings: bool) -> list[dict]:
                 v = _csv_value(c, v)
             else:
                 v = _py(v)
+                if c in INT_FIELDS and isinstance(v, float) and v.is_integer():
+                    v = int(v)
             rec[c] = v
         if factor_cols:
             facs = {}
@@ -194,9 +217,17 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
         table = pq.read_table(path)
     except Exception as exc:
         raise RecordsError([f"{path}: cannot read Parquet ({exc})"]) from exc
-    df = table.to_pandas(types_mapper=None)
+    import pyarrow as pa
+
+    # integer columns with nulls stay integers (pandas' nullable Int64), not float64
+    ints = {t: pd.Int64Dtype() for t in (pa.int8(), pa.int16(), pa.int32(), pa.int64(),
+                                         pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64())}
+    try:
+        df = table.to_pandas(types_mapper=ints.get)
+    except Exception as exc:  # e.g. a type pandas cannot hold
+        raise RecordsError([f"{path}: cannot convert Parquet to records ({exc})"]) from exc
     df = df.astype(object).where(df.notna(), None)
-    recs = _frame_to_records(df, from_strings=False)
+    recs = [_null_scenario(r) for r in _frame_to_records(df, from_strings=False)]
     return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]
 
 

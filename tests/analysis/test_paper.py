@@ -19,7 +19,7 @@ def test_reproduce_paper_on_synthetic_counts(tmp_path):
         [k for k, v in status.items() if v not in ("match", "not checkable (synthetic allocation)")]
     assert status["H1 estimate pp (A4-A2p not_amplified)"] == "match"
     assert status["A2p completion % [Wilson 95%]"] == "match"
-    assert status["H1 95% CI pp (task x scenario bootstrap, B=300)"].startswith("not checkable")
+    assert status["H1 95% CI pp (task x scenario percentile bootstrap, B=300)"].startswith("not checkable")
     s = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert s["records"]["duplicates_dropped"] == 77 and s["records"]["scored"] == 9240
 
