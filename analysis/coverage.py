@@ -111,3 +111,64 @@ def coverage(setting: Setting, schemes: list[tuple[str, str]], n_sims: int, B: i
                     "B": B, "seed": seed,
                     "in_target": TARGET[0] <= w.rate <= TARGET[1]})
     return out
+
+
+@dataclass(frozen=True)
+class PeekSetting:
+    """A running study monitored after every matched unit: tasks x scenarios x repeats units in a
+    random order, each unit's propensities set by its task's random effect (as in ``Setting``)."""
+
+    tasks: int
+    task_sd: float
+    base: float
+    effect: float
+    scenarios: int = 15
+    repeats: int = 3
+    first_look: int = 10  # the fixed-time interval needs a few units before it exists
+
+
+def peeking(ps: PeekSetting, n_sims: int, seed: int, alpha: float = 0.05, v_opt: float | None = None) -> dict:
+    """Coverage of the estimand mu~_t (the mean propensity difference of the units run so far) when
+    the interval is looked at after every unit, for the confidence sequence (``analysis.sequence``)
+    and for the fixed-time Wald interval mean +- z sd / sqrt(t) looked at the same way.
+
+    A study "covers" when the interval contains mu~_t at every look t >= first_look (the sequence is
+    also checked from t = 1). ``fixed_final`` is the Wald interval's coverage at the last unit alone:
+    right at a fixed time, wrong when peeked."""
+    from scipy.stats import norm
+
+    from analysis.sequence import boundary, rho_for
+
+    rng = np.random.Generator(np.random.PCG64([seed, ps.tasks, int(1000 * ps.task_sd), int(1e4 * ps.base),
+                                               int(1000 * ps.effect)]))
+    lb = marginal_intercept(ps.base, ps.task_sd)
+    la = lb + ps.effect
+    per_task = ps.scenarios * ps.repeats
+    n = ps.tasks * per_task
+    task_of_unit = np.repeat(np.arange(ps.tasks), per_task)
+    u = rng.normal(0.0, ps.task_sd, size=(n_sims, ps.tasks)) if ps.task_sd > 0 else np.zeros((n_sims, ps.tasks))
+    order = np.argsort(rng.random((n_sims, n)), axis=1)  # a random run order per study
+    uu = np.take_along_axis(u[:, task_of_unit], order, axis=1)
+    pa, pb = expit(la + uu), expit(lb + uu)
+    d = (rng.random((n_sims, n)) < pa).astype(np.float64) - (rng.random((n_sims, n)) < pb)
+    t = np.arange(1, n + 1)
+    truth = np.cumsum(pa - pb, axis=1) / t
+    mean = np.cumsum(d, axis=1) / t
+    xhat = np.concatenate([np.zeros((n_sims, 1)), mean[:, :-1]], axis=1)
+    V = np.cumsum((d - xhat) ** 2, axis=1)
+    rho = rho_for(v_opt if v_opt is not None else max(10.0, n / 20), alpha / 2)
+    half = boundary(V.ravel(), alpha / 2, rho, 2.0).reshape(V.shape) / t
+    cs_in = (mean - half <= truth) & (truth <= mean + half)
+    sd = np.sqrt(np.maximum(np.cumsum(d * d, axis=1) / t - mean ** 2, 0.0) * t / np.maximum(t - 1, 1))
+    w = norm.ppf(1 - alpha / 2) * sd / np.sqrt(t)
+    fx_in = (mean - w <= truth) & (truth <= mean + w)
+    k = ps.first_look - 1
+    out = {**asdict(ps), "units": n, "n": n_sims, "alpha": alpha, "rho": rho, "seed": seed}
+    for name, hits in (("sequence_all_looks", cs_in.all(axis=1)),
+                       ("sequence_from_first_look", cs_in[:, k:].all(axis=1)),
+                       ("fixed_time_peeked", fx_in[:, k:].all(axis=1)),
+                       ("fixed_time_final", fx_in[:, -1])):
+        wl = wilson(int(hits.sum()), n_sims)
+        out[name] = {"hits": wl.k, "n": wl.n, "coverage": wl.rate, "lo": wl.lo, "hi": wl.hi}
+    out["mean_half_width_final"] = {"sequence": float(half[:, -1].mean()), "fixed_time": float(w[:, -1].mean())}
+    return out
