@@ -22,13 +22,14 @@ class InputProblem(click.ClickException):
 
 def _guard(fn, *args, **kwargs):
     """Run fn, turning input errors into exit code 2 with a message naming file, line and field."""
+    from analysis.monitor import MonitorError
     from analysis.pipeline import ProtocolError
     from analysis.records import RecordsError
     from harness.errors import InputError
 
     try:
         return fn(*args, **kwargs)
-    except (RecordsError, ProtocolError, InputError) as exc:
+    except (RecordsError, ProtocolError, InputError, MonitorError) as exc:
         raise InputProblem(str(exc)) from exc
     except OSError as exc:  # an unreadable input or an unwritable --out
         raise InputProblem(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
@@ -38,6 +39,7 @@ def register(group: click.Group) -> None:
     group.add_command(analyze_cmd)
     group.add_command(reproduce_grp)
     group.add_command(power_cmd)
+    group.add_command(monitor_cmd)
 
 
 @click.command("analyze")
@@ -155,3 +157,16 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
     click.echo(res["text"])
     if json_out:
         Path(json_out).write_text(json.dumps(res, indent=2) + "\n")
+
+
+@click.command("monitor")
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option("--json-out", type=click.Path(dir_okay=False), help="also write the report as JSON")
+def monitor_cmd(run_dir, json_out):
+    """Anytime-valid confidence sequence per monitored hypothesis of RUN (in progress or finished)."""
+    from analysis.monitor import monitor, render
+
+    rep = _guard(monitor, run_dir)
+    click.echo(render(rep))
+    if json_out:
+        _guard(Path(json_out).write_text, json.dumps(rep, indent=2) + "\n")

@@ -90,10 +90,13 @@ def _null_scenario(rec: dict) -> dict:
     return rec
 
 
-def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
+def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
+    """``complete_lines_only``: skip a last line without its newline (a ledger being written)."""
     recs, locs, problems = [], [], []
-    with path.open("r", encoding="utf-8") as fh:
+    with path.open("r", encoding="utf-8", errors="strict") as fh:
         for i, line in enumerate(fh, 1):
+            if complete_lines_only and not line.endswith("\n"):
+                break
             if not line.strip():
                 continue
             try:
@@ -231,16 +234,19 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
     return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]
 
 
-def read_raw(path: str | Path) -> tuple[list[dict], list[str]]:
+def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
     path = Path(path)
-    if not path.exists():
-        raise RecordsError([f"{path}: no such file"])
+    if not path.is_file():
+        raise RecordsError([f"{path}: no such file" if not path.exists() else f"{path}: not a file"])
     suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         return _read_csv(path)
     if suffix in (".parquet", ".pq"):
         return _read_parquet(path)
-    return _read_jsonl(path)  # .jsonl, .json, .ndjson and anything else
+    try:
+        return _read_jsonl(path, complete_lines_only)  # .jsonl, .json, .ndjson and anything else
+    except UnicodeDecodeError as exc:
+        raise RecordsError([f"{path}: not UTF-8 text (byte {exc.start}); expected JSON lines"]) from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,11 +326,12 @@ def factor_suffix(facs: dict | None) -> str:
 
 
 def load_records(path: str | Path, on_conflict: str = "error",
-                 scenarios: set[str] | None = None) -> LoadResult:
-    """Read, validate, de-duplicate. Raises RecordsError naming file, line and field."""
+                 scenarios: set[str] | None = None, complete_lines_only: bool = False) -> LoadResult:
+    """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
+    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger)."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
-    recs, locs = read_raw(path)
+    recs, locs = read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
         _validate(rec, loc, scenarios, problems)
@@ -394,8 +401,9 @@ def load_records(path: str | Path, on_conflict: str = "error",
         r = recs[i]
         void[r["arm"]] = void.get(r["arm"], 0) + 1
         vrows.append({"arm": r["arm"], "scenario": r["scenario"],
-                      **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames}})
-    void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames]])
+                      **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames},
+                      "match_key": key.split("|", 1)[1]})
+    void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames], "match_key"])
     resolved = [f"{k} (kept {on_conflict}): " + " vs ".join(v) for k, v in conflicts.items()]
     digests = sorted({str(r["protocol_digest"]) for r in recs if r.get("protocol_digest") is not None})
     return LoadResult(str(path), tidy, len(recs), void, void_keys, dup_dropped, void_superseded,

@@ -33,6 +33,9 @@ ARM_DEFAULTS = {
 }
 PROVIDER_KEYS = {"requests_per_minute", "tokens_per_minute", "max_retries", "backoff_base_s", "backoff_max_s",
                  "request_timeout_s", "base_url", "max_tokens_param", "temperature"}
+# [monitoring] (optional, pre-registered): read by `harness monitor RUN` (analysis/monitor.py)
+MONITOR_KEYS = {"hypotheses", "alpha", "stop_when", "half_width", "min_units", "tuned_for_v"}
+STOP_RULES = ("excludes_zero", "half_width_below")
 ARM_KEYS = {"controller", "engine", "model", "reviewer_engine", "reviewer_model", "retries", "token_budget",
             "wall_budget_s", "attempts", "review_rounds", "reflection", "max_turns"}
 
@@ -66,6 +69,7 @@ class Protocol:
     analysis: dict
     pricing: dict
     raw: dict = field(repr=False, default_factory=dict)
+    monitoring: dict = field(default_factory=dict)
 
     @property
     def lock_path(self) -> Path:
@@ -174,6 +178,7 @@ def load_protocol(path: Path | str) -> Protocol:
         hyps.append(dict(h))
     analysis = raw.get("analysis", {})
     _expect(isinstance(analysis, dict), path, "analysis", "expected a table")
+    monitoring = _monitoring(raw.get("monitoring", {}), path, [h["id"] for h in hyps])
     limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096}
     limits.update(raw.get("limits", {}))
     rerun = {"max_reruns": 2}
@@ -196,7 +201,34 @@ def load_protocol(path: Path | str) -> Protocol:
     return Protocol(path=path, name=name, seed=seed, repeats=k, tasks_dir=tasks_dir, tasks=tuple(tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
                     engine=p.get("engine", "simulated"), limits=limits, rerun=rerun, hypotheses=tuple(hyps),
-                    analysis=analysis, pricing=raw.get("pricing", {}), raw=raw)
+                    analysis=analysis, pricing=raw.get("pricing", {}), raw=raw, monitoring=monitoring)
+
+
+def _monitoring(mon, path: Path, hyp_ids: list[str]) -> dict:
+    """Validate the optional [monitoring] table: which hypotheses `harness monitor` tracks, its
+    confidence level, and an optional pre-registered stopping rule."""
+    _expect(isinstance(mon, dict), path, "monitoring", "expected a table")
+    for key in mon:
+        _expect(key in MONITOR_KEYS, path, f"monitoring.{key}", f"unknown key (expected one of {sorted(MONITOR_KEYS)})")
+    hs = mon.get("hypotheses", hyp_ids[:1])
+    _expect(isinstance(hs, list) and all(isinstance(h, str) for h in hs), path, "monitoring.hypotheses",
+            "expected a list of hypothesis ids")
+    for h in hs:
+        _expect(h in hyp_ids, path, "monitoring.hypotheses", f"{h!r} is not a declared hypothesis id {hyp_ids}")
+    a = mon.get("alpha", 0.05)
+    _expect(isinstance(a, float) and 0 < a < 1, path, "monitoring.alpha", "expected a number in (0, 1), e.g. 0.05")
+    rule = mon.get("stop_when")
+    _expect(rule is None or rule in STOP_RULES, path, "monitoring.stop_when", f"expected one of {STOP_RULES}")
+    hw = mon.get("half_width")
+    _expect((rule == "half_width_below") == (hw is not None), path, "monitoring.half_width",
+            "required with (and only with) stop_when = \"half_width_below\"")
+    _expect(hw is None or (isinstance(hw, (int, float)) and not isinstance(hw, bool) and 0 < hw <= 1), path,
+            "monitoring.half_width", "expected a difference in (0, 1], e.g. 0.02 for 2 pp")
+    for key in ("min_units", "tuned_for_v"):
+        v = mon.get(key)
+        _expect(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0), path,
+                f"monitoring.{key}", "expected a number >= 0")
+    return {**mon, "hypotheses": hs, "alpha": a}
 
 
 def covered_files(proto: Protocol) -> dict[str, Path]:
