@@ -127,14 +127,16 @@ class PeekSetting:
     first_look: int = 10  # the fixed-time interval needs a few units before it exists
 
 
-def peeking(ps: PeekSetting, n_sims: int, seed: int, alpha: float = 0.05, v_opt: float | None = None) -> dict:
+def peeking(ps: PeekSetting, n_sims: int, seed: int, alpha: float = 0.05, v_opt: float | None = None,
+            scale: float = 1.0) -> dict:
     """Coverage of the estimand mu~_t (the mean propensity difference of the units run so far) when
     the interval is looked at after every unit, for the confidence sequence (``analysis.sequence``)
     and for the fixed-time Wald interval mean +- z sd / sqrt(t) looked at the same way.
 
     A study "covers" when the interval contains mu~_t at every look t >= first_look (the sequence is
     also checked from t = 1). ``fixed_final`` is the Wald interval's coverage at the last unit alone:
-    right at a fixed time, wrong when peeked."""
+    right at a fixed time, wrong when peeked. ``scale`` multiplies the sequence's half-width (a
+    control: a sequence shrunk enough must lose coverage, or the check is vacuous)."""
     from scipy.stats import norm
 
     from analysis.sequence import boundary, rho_for
@@ -157,7 +159,7 @@ def peeking(ps: PeekSetting, n_sims: int, seed: int, alpha: float = 0.05, v_opt:
     xhat = np.concatenate([np.zeros((n_sims, 1)), mean[:, :-1]], axis=1)
     V = np.cumsum((d - xhat) ** 2, axis=1)
     rho = rho_for(v_opt if v_opt is not None else max(10.0, n / 20), alpha / 2)
-    half = boundary(V.ravel(), alpha / 2, rho, 2.0).reshape(V.shape) / t
+    half = scale * boundary(V.ravel(), alpha / 2, rho, 2.0).reshape(V.shape) / t
     cs_in = (mean - half <= truth) & (truth <= mean + half)
     sd = np.sqrt(np.maximum(np.cumsum(d * d, axis=1) / t - mean ** 2, 0.0) * t / np.maximum(t - 1, 1))
     w = norm.ppf(1 - alpha / 2) * sd / np.sqrt(t)
