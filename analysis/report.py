@@ -207,11 +207,14 @@ def render_report(s: dict) -> str:
             if g.get("error"):
                 parts.append(f"- {g['id']}: not fitted ({g['error']})\n")
             else:
+                pl = g.get("plain_logistic", {})
+                ref = (f"; plain logistic regression (no random effects): {pl['arm_coef']:+.3f} (s.e. {pl['arm_se']:.3f})"
+                       if "arm_coef" in pl else f"; plain logistic regression: not fitted ({pl.get('error')})")
                 parts.append(f"- {g['id']}: {g['formula']} over {g['n']} rows ({g['cells']} cells); "
-                             f"arm log-odds {g['arm_coef']:+.3f} (posterior sd {g['arm_sd']:.3f}); "
-                             f"method {g['method']}"
+                             f"arm log-odds {g['arm_coef']:+.3f} (s.e. {g['arm_se']:.3f}) by {g['fit']}; "
+                             f"method {g['method']}{ref}" + (f"; note: {g['note']}" if g.get("note") else "")
                              + ("" if g.get("converged", True) else
-                                "; **did not converge: do not read this coefficient**") + "\n")
+                                "; **no optimiser converged: do not read this coefficient**") + "\n")
     parts.append("\nThe emitted `analysis.glmm.R` fits two disjoint lme4::glmer models (H1 over injected "
                  "cells only, H2 over null cells only) from `analysis.tidy.csv`; it is a sensitivity "
                  "script, not the primary inference.\n")
