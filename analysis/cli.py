@@ -107,7 +107,7 @@ def synth_paper_cmd(out):
 
 @click.command("power")
 @click.option("--rate", "rates", multiple=True, metavar="ARM=P",
-              help="assumed per-arm endpoint rate, e.g. --rate A4=0.999 --rate A2p=0.983")
+              help="assumed marginal per-arm endpoint rate (over tasks), e.g. --rate A4=0.999 --rate A2p=0.983")
 @click.option("--pilot", type=click.Path(dir_okay=False), help="pilot records file (rates estimated from it)")
 @click.option("--a", "arm_a", default="A4", show_default=True)
 @click.option("--b", "arm_b", default="A2p", show_default=True)
@@ -117,27 +117,32 @@ def synth_paper_cmd(out):
 @click.option("--scenarios", type=click.IntRange(min=1), default=15, show_default=True)
 @click.option("--k", "ks", default="3,5,8", show_default=True, help="repeats to evaluate, comma separated")
 @click.option("--task-sd", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              help="sd of a task random effect on the logit scale")
+              help="sd of a task random effect on the logit scale (the --rate values stay marginal rates)")
 @click.option("--sims", type=click.IntRange(min=1), default=200, show_default=True)
 @click.option("--B", "B", type=click.IntRange(min=1), default=500, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option("--cluster", type=click.Choice(CLUSTERS), default="task x scenario", show_default=True)
+@click.option("--cluster", type=click.Choice(CLUSTERS), default=DEFAULT_CLUSTER, show_default=True)
+@click.option("--interval", type=click.Choice(METHODS), default=DEFAULT_METHOD, show_default=True)
 @click.option("--target", type=click.FloatRange(0, 1), default=0.8, show_default=True, help="target power")
 @click.option("--band", help="pre-registered planning band LO,HI for the base (b-arm) rate; refuse outside it")
 @click.option("--json-out", type=click.Path(dir_okay=False), help="write the result as JSON")
 def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_sd, sims, B, seed,
-              cluster, target, band, json_out):
+              cluster, interval, target, band, json_out):
     """Simulated probability that the primary interval excludes zero, per number of repeats k."""
     from analysis.power import PowerRefused, plan
 
     try:
         k_list = [int(x) for x in ks.split(",") if x.strip()]
+        if not k_list or min(k_list) < 1:
+            raise ValueError(f"--k {ks}: expected positive integers separated by commas")
         band_t = tuple(float(x) for x in band.split(",")) if band else None
         if band_t is not None and (len(band_t) != 2 or not 0 <= band_t[0] <= band_t[1] <= 1):
             raise ValueError("--band must be LO,HI with 0 <= LO <= HI <= 1")
         rate_map = {}
         for r in rates:
-            arm, _, p = r.partition("=")
+            arm, eq, p = r.partition("=")
+            if not eq or not arm:
+                raise ValueError(f"--rate {r}: expected ARM=P, e.g. A4=0.99")
             rate_map[arm] = float(p)
             if not 0 <= rate_map[arm] <= 1:
                 raise ValueError(f"--rate {r}: rate must be in [0, 1]")
@@ -146,14 +151,14 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
     try:
         res = _guard(plan, rates=rate_map, pilot=pilot, a=arm_a, b=arm_b, endpoint=endpoint,
                      tasks=tasks, scenarios=scenarios, ks=k_list, task_sd=task_sd, sims=sims, B=B,
-                     seed=seed, cluster=cluster, target=target, band=band_t)
+                     seed=seed, cluster=cluster, target=target, band=band_t, interval=interval)
     except PowerRefused as exc:
         if json_out:
             Path(json_out).write_text(json.dumps(exc.result, indent=2) + "\n")
         click.echo(exc.result["text"])
         raise click.ClickException(f"refused: {exc}") from exc
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise InputProblem(str(exc)) from exc
     click.echo(res["text"])
     if json_out:
         Path(json_out).write_text(json.dumps(res, indent=2) + "\n")

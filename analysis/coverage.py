@@ -16,33 +16,16 @@ reported with its Wilson 95% interval over the simulated studies.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import expit
 
 from analysis.intervals import cluster_interval
+from analysis.marginal import marginal_intercept, marginal_rate
 from analysis.wilson import wilson
 
-_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(80)  # probabilists' Hermite: weight exp(-x^2/2)
-_GH_W = _GH_W / _GH_W.sum()
 TARGET = (0.93, 0.97)  # acceptance band for a nominal 95% interval
-
-
-def marginal_rate(logit: float, sd: float) -> float:
-    """E[expit(logit + u)], u ~ N(0, sd^2)."""
-    return float(np.sum(_GH_W * expit(logit + sd * _GH_X)))
-
-
-def marginal_intercept(p: float, sd: float) -> float:
-    """The logit l with E[expit(l + u)] = p, u ~ N(0, sd^2) (l = logit(p) when sd = 0)."""
-    if not 0 < p < 1:
-        raise ValueError(f"a marginal rate must be strictly between 0 and 1; got {p}")
-    if sd == 0:
-        return math.log(p / (1 - p))
-    return brentq(lambda x: marginal_rate(x, sd) - p, -60.0, 60.0, xtol=1e-12)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from analysis.coverage import Setting, coverage, marginal_intercept, marginal_rate, simulate
+from analysis.coverage import Setting, coverage, simulate
+from analysis.marginal import marginal_intercept, marginal_rate
 
 
 def test_marginal_rate_and_intercept():
