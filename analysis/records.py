@@ -253,8 +253,11 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
 # Validation
 
 
+INT_MAX = 2**63 - 1  # stored as int64
+
+
 def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
 
 
 def _is_num(v) -> bool:
@@ -269,8 +272,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         if f not in rec:
             bad(f, "required field missing")
     outcome = rec.get("outcome")
+    if not isinstance(outcome, str):  # found by fuzzing: a list here was unhashable below
+        outcome = None if "outcome" not in rec else repr(outcome)
     if "outcome" in rec and outcome not in OUTCOMES:
-        bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+        bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {rec.get('outcome')!r}")
     is_void = outcome == "void"
     for f in ("arm", "task", "scenario"):
         v = rec.get(f)
@@ -285,7 +290,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         bad("scenario", f"{sc!r} is not a declared scenario ({', '.join(sorted(scenarios))})")
     rep = rec.get("repeat")
     if "repeat" in rec and (not _is_int(rep) or rep < 1):
-        bad("repeat", f"must be an integer >= 1; got {rep!r}")
+        bad("repeat", f"must be an integer >= 1 (and < 2^63); got {rep!r}")
     for f in BOOL_FIELDS:
         v = rec.get(f)
         if f in rec and not isinstance(v, bool) and not (v is None and is_void):
@@ -293,7 +298,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     for f in ("tokens_in", "tokens_out"):
         v = rec.get(f)
         if f in rec and not (_is_int(v) and v >= 0) and not (v is None and is_void):
-            bad(f, f"must be an integer >= 0; got {v!r}")
+            bad(f, f"must be an integer >= 0 (and < 2^63); got {v!r}")
     v = rec.get("wall_s")
     if "wall_s" in rec and not (_is_num(v) and v >= 0) and not (v is None and is_void):
         bad("wall_s", f"must be a finite number >= 0; got {v!r}")
