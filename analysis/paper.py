@@ -261,7 +261,10 @@ def render_reproduce(rows: list[dict], synthetic: bool) -> str:
                      "the unknown placement and are shown but not compared.\n")
     lines.append("\n| table | item | ours | published | status |\n|---|---|---|---|---|\n")
     for r in rows:
-        lines.append(f"| {r['table']} | {r['item']} | {r['ours']} | {r['published']} | {r['status']} |\n")
+        ours = r["ours"]
+        if r.get("mcse_pp") is not None:
+            ours = f"{ours} (MC s.e. of endpoints {r['mcse_pp'][0]:.3f}, {r['mcse_pp'][1]:.3f} pp)"
+        lines.append(f"| {r['table']} | {r['item']} | {ours} | {r['published']} | {r['status']} |\n")
     return "".join(lines)
 
 
