@@ -174,7 +174,9 @@ def load_protocol(path: Path | str) -> Protocol:
         _expect(h["a"] in names and h["b"] in names, path, f"{where}.a/b", f"expected declared arms {sorted(names)}")
         _expect(h["endpoint"] in ENDPOINTS, path, f"{where}.endpoint", f"expected one of {ENDPOINTS}")
         _expect(h["cells"] in CELL_SETS, path, f"{where}.cells", f"expected one of {CELL_SETS}")
-        _expect(h.get("cluster", "task x scenario") in CLUSTERS, path, f"{where}.cluster", f"expected one of {CLUSTERS}")
+        _expect(h.get("cluster", "task") in CLUSTERS, path, f"{where}.cluster", f"expected one of {CLUSTERS}")
+        from analysis.intervals import METHODS  # the interval methods `harness analyze` offers
+        _expect(h.get("interval", METHODS[0]) in METHODS, path, f"{where}.interval", f"expected one of {METHODS}")
         hyps.append(dict(h))
     analysis = raw.get("analysis", {})
     _expect(isinstance(analysis, dict), path, "analysis", "expected a table")

@@ -10,7 +10,6 @@ from analysis.monitor import monitor, planned_units
 from analysis.pipeline import analyze
 from harness.cli import main
 from harness.driver import execute, prepare
-from harness.errors import InputError
 from harness.matrix import run_order
 from harness.protocol import load_protocol
 from support.scripted import copy_tasks
@@ -126,21 +125,6 @@ def test_planned_units_follow_applicability(tmp_path):
     assert len(planned_units(order, "A4", "A2p", "injected")) == 3
     assert planned_units(order, "A1", "A4", "injected") == []
     assert len(planned_units(order, "A1", "A4", "null")) == 3
-
-
-@pytest.mark.parametrize("table,needle", [
-    ('[monitoring]\nstop_when = "sometime"\n', "monitoring.stop_when"),
-    ('[monitoring]\nhypotheses = ["H9"]\n', "monitoring.hypotheses"),
-    ('[monitoring]\nstop_when = "half_width_below"\n', "monitoring.half_width"),
-    ('[monitoring]\nalpha = 5\n', "monitoring.alpha"),
-    ('[monitoring]\nmin_unit = 3\n', "monitoring.min_unit"),
-])
-def test_monitoring_table_is_validated(tmp_path, table, needle):
-    copy_tasks(tmp_path, ("parse-range",))
-    p = tmp_path / "p.toml"
-    p.write_text(PROTO.split("[monitoring]")[0] + table)
-    with pytest.raises(InputError, match=needle):
-        load_protocol(p)
 
 
 def test_monitor_bad_run_directory_exits_2(tmp_path):
