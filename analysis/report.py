@@ -54,7 +54,9 @@ def fmt_interval(c: dict) -> str:
         s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''})"
     else:
         s = f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
-        if m.get("lo_mcse") is not None:
+        if m.get("method") == "cluster-t":
+            s += " (no resampling: no Monte Carlo error)"
+        elif m.get("lo_mcse") is not None:
             s += f" (MC s.e. {100 * m['lo_mcse']:.2f}, {100 * m['hi_mcse']:.2f} pp)"
     for w in m.get("warnings", []):
         s += f"; WARNING: {w}"
@@ -62,6 +64,9 @@ def fmt_interval(c: dict) -> str:
 
 
 def fmt_method(m: dict) -> str:
+    if m.get("method") == "cluster-t":
+        return (f"{m['interval']} interval (CR1 cluster-robust s.e., t with C - 1 df), unit = {m['cluster']} "
+                f"({m['n_clusters']} clusters)")
     return (f"{m.get('interval', 'percentile 95%')} cluster bootstrap, unit = {m['cluster']} "
             f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}")
 

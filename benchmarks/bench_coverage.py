@@ -24,7 +24,8 @@ from analysis.tables import DEFAULT_CLUSTER
 
 PAPER = ("percentile", "task x scenario")
 DEFAULT = (DEFAULT_METHOD, DEFAULT_CLUSTER)
-SCHEMES = [DEFAULT, ("studentized", "task"), ("percentile", "task"), PAPER]
+SCHEMES = [DEFAULT] + [s for s in [("studentized-symmetric", "task"), ("cluster-t", "task"), ("studentized", "task"),
+                                    ("percentile", "task")] if s != DEFAULT] + [PAPER]
 GRID = {"clusters": (8, 24, 96), "task_sd": (0.0, 0.5, 1.0, 2.0), "base": (0.5, 0.9, 0.99),
         "effect": (0.0, 1.0, 2.5)}
 PEEK = [PeekSetting(24, 0.0, 0.7, 0.5), PeekSetting(24, 1.0, 0.7, 0.5), PeekSetting(24, 1.0, 0.98, 1.0),
