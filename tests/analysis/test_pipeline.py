@@ -174,3 +174,23 @@ def test_negative_seed_is_an_input_error(small_records, tmp_path):
     r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o2"),
                                   "--protocol", str(proto)])
     assert r.exit_code == 2 and "seed" in r.output and "Traceback" not in r.output
+
+
+def test_an_all_void_arm_is_listed_with_na_rates(tmp_path):
+    """Issue 13: an arm whose cells are all void disappeared from the per-arm table."""
+    recs = []
+    for r in (1, 2):
+        recs += [rec("A4", "t", "null", r, "completed"), rec("A2p", "t", "null", r, "completed"),
+                 rec("A4", "t", "B1", r, "recovered"), rec("A2p", "t", "B1", r, "amplified"),
+                 rec("A3", "t", "null", r, "void", void_reason="provider down"),
+                 rec("A3", "t", "B1", r, "void", void_reason="provider down")]
+    p = write_jsonl(tmp_path / "v.jsonl", recs)
+    s = analyze(p, tmp_path / "o", B=20, figures=False)
+    a3 = s["arms"]["A3"]
+    assert a3["all_void"] and a3["void"] == 4 and a3["cells_scored"] == 0
+    assert a3["completion"] == {"k": 0, "n": 0, "rate": None, "lo": None, "hi": None}
+    # the other arms keep their common cell set (the void arm does not empty it)
+    assert s["arms"]["A4"]["completion"]["n"] == 2 and s["arms"]["A2p"]["amplified"]["k"] == 2
+    md = (tmp_path / "o" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| A3 |"))
+    assert "n/a (0/0)" in row and "Every cell of A3 is void" in md
