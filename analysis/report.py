@@ -58,6 +58,8 @@ def fmt_interval(c: dict) -> str:
             s += " (no resampling: no Monte Carlo error)"
         elif m.get("lo_mcse") is not None:
             s += f" (MC s.e. {100 * m['lo_mcse']:.2f}, {100 * m['hi_mcse']:.2f} pp)"
+    if any("clipped" in n for n in m.get("notes", [])):
+        s += "; an endpoint is the limit of the parameter space: resamples leave that side unbounded"
     for w in m.get("warnings", []):
         s += f"; WARNING: {w}"
     return s
