@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from analysis.records import LoadResult, RecordsError, load_records
 from tests.analysis.conftest import rec
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True)
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70),
