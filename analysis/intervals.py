@@ -191,8 +191,8 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
         # to [-1, 1]), so a quantile next to unbounded resamples gives a finite, honest s.e.
         if method == "studentized":
             q_lo, q_hi = np.quantile(t, probs)
-            cand_lo, cand_hi = np.clip(est - t * se, -1, 1), np.clip(est - t * se, -1, 1)
-            mc = [_mjse(cand_lo, [1 - alpha / 2])[0], _mjse(cand_hi, [alpha / 2])[0]] if mcse else [None, None]
+            cand = np.clip(est - t * se, -1, 1)  # decreasing in t: t's upper quantile is the lower endpoint
+            mc = _mjse(cand, probs) if mcse else [None, None]
         else:
             q_hi = float(np.quantile(np.abs(t), 1 - alpha))
             q_lo = -q_hi
