@@ -6,24 +6,40 @@ from pathlib import Path
 
 import click
 
-from analysis.tables import CLUSTERS
+from analysis.intervals import DEFAULT_METHOD, METHODS
+from analysis.tables import CLUSTERS, DEFAULT_CLUSTER
+
+
+class InputProblem(click.ClickException):
+    """Bad input (a records file, protocol, run directory or option): one line, exit code 2,
+    as for every harness command (issue 11)."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
 
 
 def _guard(fn, *args, **kwargs):
-    """Run fn, turning input errors into a ClickException (message names file/line/field; exit 1)."""
+    """Run fn, turning input errors into exit code 2 with a message naming file, line and field."""
+    from analysis.monitor import MonitorError
     from analysis.pipeline import ProtocolError
     from analysis.records import RecordsError
+    from harness.errors import InputError
 
     try:
         return fn(*args, **kwargs)
-    except (RecordsError, ProtocolError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (RecordsError, ProtocolError, InputError, MonitorError) as exc:
+        raise InputProblem(str(exc)) from exc
+    except OSError as exc:  # an unreadable input or an unwritable --out
+        raise InputProblem(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
 def register(group: click.Group) -> None:
     group.add_command(analyze_cmd)
     group.add_command(reproduce_grp)
     group.add_command(power_cmd)
+    group.add_command(monitor_cmd)
 
 
 @click.command("analyze")
@@ -32,28 +48,27 @@ def register(group: click.Group) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
 @click.option("--seed", type=click.IntRange(min=0), help="bootstrap seed, >= 0 (overrides the protocol)")
 @click.option("--B", "B", type=click.IntRange(min=1), help="bootstrap resamples (default 2000)")
-@click.option("--cluster", type=click.Choice(CLUSTERS), help="cluster unit for every hypothesis")
+@click.option("--cluster", type=click.Choice(CLUSTERS),
+              help=f"cluster unit for every hypothesis (default: the protocol's, else {DEFAULT_CLUSTER})")
+@click.option("--interval", type=click.Choice(METHODS),
+              help=f"interval method for every hypothesis (default: the protocol's, else {DEFAULT_METHOD})")
 @click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error",
               show_default=True, help="policy for duplicates of one cell key with different outcomes")
 @click.option("--glmm", is_flag=True, help="also fit the GLMM sensitivity models in Python (statsmodels)")
 @click.option("--no-figures", is_flag=True, help="skip PNG/SVG figures")
-def analyze_cmd(records, protocol, out, seed, B, cluster, on_conflict, glmm, no_figures):
+def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict, glmm, no_figures):
     """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
     from analysis.pipeline import analyze
+    from analysis.report import fmt_interval, fmt_method
 
     s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
-               on_conflict=on_conflict, glmm=glmm, figures=not no_figures)
+               on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
     r = s["records"]
     click.echo(f"{r['scored']} scored cells from {r['lines']} records "
                f"(void: {sum(r['void'].values())}, duplicates dropped: {r['duplicates_dropped']})")
     for c in s["contrasts"]:
-        if c["estimate"] is None:
-            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']}: n/a (no matched cells)")
-        else:
-            m = c["method"]
-            click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
-                       f"cells: {100 * c['estimate']:+.1f} pp [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}] "
-                       f"({m['cluster']} cluster bootstrap, {m.get('interval', 'percentile 95%')}, B={m['B']}, seed={m['seed']})")
+        click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
+                   f"cells: {fmt_interval(c)} ({fmt_method(c['method'])})")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 
 
@@ -92,7 +107,7 @@ def synth_paper_cmd(out):
 
 @click.command("power")
 @click.option("--rate", "rates", multiple=True, metavar="ARM=P",
-              help="assumed per-arm endpoint rate, e.g. --rate A4=0.999 --rate A2p=0.983")
+              help="assumed marginal per-arm endpoint rate (over tasks), e.g. --rate A4=0.999 --rate A2p=0.983")
 @click.option("--pilot", type=click.Path(dir_okay=False), help="pilot records file (rates estimated from it)")
 @click.option("--a", "arm_a", default="A4", show_default=True)
 @click.option("--b", "arm_b", default="A2p", show_default=True)
@@ -102,27 +117,32 @@ def synth_paper_cmd(out):
 @click.option("--scenarios", type=click.IntRange(min=1), default=15, show_default=True)
 @click.option("--k", "ks", default="3,5,8", show_default=True, help="repeats to evaluate, comma separated")
 @click.option("--task-sd", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              help="sd of a task random effect on the logit scale")
+              help="sd of a task random effect on the logit scale (the --rate values stay marginal rates)")
 @click.option("--sims", type=click.IntRange(min=1), default=200, show_default=True)
 @click.option("--B", "B", type=click.IntRange(min=1), default=500, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
-@click.option("--cluster", type=click.Choice(CLUSTERS), default="task x scenario", show_default=True)
+@click.option("--cluster", type=click.Choice(CLUSTERS), default=DEFAULT_CLUSTER, show_default=True)
+@click.option("--interval", type=click.Choice(METHODS), default=DEFAULT_METHOD, show_default=True)
 @click.option("--target", type=click.FloatRange(0, 1), default=0.8, show_default=True, help="target power")
 @click.option("--band", help="pre-registered planning band LO,HI for the base (b-arm) rate; refuse outside it")
 @click.option("--json-out", type=click.Path(dir_okay=False), help="write the result as JSON")
 def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_sd, sims, B, seed,
-              cluster, target, band, json_out):
+              cluster, interval, target, band, json_out):
     """Simulated probability that the primary interval excludes zero, per number of repeats k."""
     from analysis.power import PowerRefused, plan
 
     try:
         k_list = [int(x) for x in ks.split(",") if x.strip()]
+        if not k_list or min(k_list) < 1:
+            raise ValueError(f"--k {ks}: expected positive integers separated by commas")
         band_t = tuple(float(x) for x in band.split(",")) if band else None
         if band_t is not None and (len(band_t) != 2 or not 0 <= band_t[0] <= band_t[1] <= 1):
             raise ValueError("--band must be LO,HI with 0 <= LO <= HI <= 1")
         rate_map = {}
         for r in rates:
-            arm, _, p = r.partition("=")
+            arm, eq, p = r.partition("=")
+            if not eq or not arm:
+                raise ValueError(f"--rate {r}: expected ARM=P, e.g. A4=0.99")
             rate_map[arm] = float(p)
             if not 0 <= rate_map[arm] <= 1:
                 raise ValueError(f"--rate {r}: rate must be in [0, 1]")
@@ -131,14 +151,27 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
     try:
         res = _guard(plan, rates=rate_map, pilot=pilot, a=arm_a, b=arm_b, endpoint=endpoint,
                      tasks=tasks, scenarios=scenarios, ks=k_list, task_sd=task_sd, sims=sims, B=B,
-                     seed=seed, cluster=cluster, target=target, band=band_t)
+                     seed=seed, cluster=cluster, target=target, band=band_t, interval=interval)
     except PowerRefused as exc:
         if json_out:
             Path(json_out).write_text(json.dumps(exc.result, indent=2) + "\n")
         click.echo(exc.result["text"])
         raise click.ClickException(f"refused: {exc}") from exc
     except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise InputProblem(str(exc)) from exc
     click.echo(res["text"])
     if json_out:
         Path(json_out).write_text(json.dumps(res, indent=2) + "\n")
+
+
+@click.command("monitor")
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option("--json-out", type=click.Path(dir_okay=False), help="also write the report as JSON")
+def monitor_cmd(run_dir, json_out):
+    """Anytime-valid confidence sequence per monitored hypothesis of RUN (in progress or finished)."""
+    from analysis.monitor import monitor, render
+
+    rep = _guard(monitor, run_dir)
+    click.echo(render(rep))
+    if json_out:
+        _guard(Path(json_out).write_text, json.dumps(rep, indent=2) + "\n")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.records import LoadResult, load_records, write_tidy
-from analysis.tables import (CLUSTERS, PAPER_HYPOTHESES, Hypothesis, contrast, per_arm_table,
-                             per_scenario, task_concentration)
+from analysis.intervals import METHODS
+from analysis.tables import (CLUSTERS, DEFAULT_CLUSTER, PAPER_HYPOTHESES, Hypothesis, contrast,
+                             per_arm_table, per_scenario, task_concentration)
 
 
 class ProtocolError(ValueError):
@@ -91,8 +92,8 @@ def load_protocol(path: str | Path) -> Settings:
                 if not isinstance(h.get(req), str) or not h.get(req):
                     raise ProtocolError(f"{where}: field 'hypotheses[{i}].{req}': required string")
             hyp = Hypothesis(h["id"], h["a"], h["b"], h.get("endpoint", "not_amplified"),
-                             h.get("cells", "injected"), h.get("cluster", "task x scenario"),
-                             str(h.get("description", "")))
+                             h.get("cells", "injected"), h.get("cluster", DEFAULT_CLUSTER),
+                             str(h.get("description", "")), h.get("interval", Hypothesis.interval))
             try:
                 hyp.check()
             except ValueError as exc:
@@ -126,15 +127,17 @@ def clean(obj):
     return obj
 
 
-def compute(loaded: LoadResult, settings: Settings, cluster: str | None = None) -> dict:
-    """All numbers, as the summary.json dict (no files written)."""
+def compute(loaded: LoadResult, settings: Settings, cluster: str | None = None,
+            interval: str | None = None) -> dict:
+    """All numbers, as the summary.json dict (no files written). ``cluster`` / ``interval``
+    override every hypothesis's cluster unit / interval method (e.g. the paper's scheme)."""
     tidy = loaded.tidy
-    if cluster is not None:
-        if cluster not in CLUSTERS:
-            raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}")
-        hyps = [replace(h, cluster=cluster) for h in settings.hypotheses]
-    else:
-        hyps = list(settings.hypotheses)
+    if cluster is not None and cluster not in CLUSTERS:
+        raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}")
+    if interval is not None and interval not in METHODS:
+        raise ValueError(f"interval must be one of {', '.join(METHODS)}")
+    hyps = [replace(h, cluster=cluster or h.cluster, interval=interval or h.interval)
+            for h in settings.hypotheses]
     arms, gaps, n_common = per_arm_table(tidy, loaded.void, loaded.void_keys)
     contrasts = [contrast(tidy, h, settings.B, settings.seed, settings.alpha) for h in hyps]
     a, b = settings.fdr_pair
@@ -149,7 +152,8 @@ def compute(loaded: LoadResult, settings: Settings, cluster: str | None = None) 
                   "engines": sorted({str(e) for e in tidy["engine"].dropna().unique()})},
         "settings": {"source": settings.source, "protocol_sha256": settings.protocol_sha256,
                      "alpha": settings.alpha, "B": settings.B, "seed": settings.seed,
-                     "fdr_pair": list(settings.fdr_pair), "cluster_override": cluster},
+                     "fdr_pair": list(settings.fdr_pair), "cluster_override": cluster,
+                     "interval_override": interval},
         "common_cells": n_common,
         "coverage_gaps": gaps,
         "arms": arms,
@@ -164,14 +168,15 @@ def compute(loaded: LoadResult, settings: Settings, cluster: str | None = None) 
 
 def analyze(records: str | Path, out: str | Path, protocol: str | Path | None = None,
             seed: int | None = None, B: int | None = None, cluster: str | None = None,
-            on_conflict: str = "error", glmm: bool = False, figures: bool = True) -> dict:
+            on_conflict: str = "error", glmm: bool = False, figures: bool = True,
+            interval: str | None = None) -> dict:
     settings = load_protocol(protocol) if protocol else Settings()
     if seed is not None:
         settings.seed = seed
     if B is not None:
         settings.B = B
     loaded = load_records(records, on_conflict=on_conflict, scenarios=settings.scenarios)
-    summary = compute(loaded, settings, cluster)
+    summary = compute(loaded, settings, cluster, interval)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_tidy(loaded.tidy, out)

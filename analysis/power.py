@@ -2,10 +2,13 @@
 
 For each number of repeats k, ``sims`` data sets are simulated from the assumed per-arm rates:
 tasks x scenarios clusters of k matched cells each (scenarios = 1 for the completion endpoint,
-which lives on null cells), with an optional task random effect on the logit scale. Each data set
-is analysed exactly as ``analyze`` does (paired percentile cluster bootstrap, B resamples) and the
-power is the share of data sets whose 95% interval excludes zero. Monte Carlo standard errors are
-reported beside every power value.
+which lives on null cells), with an optional task random effect u ~ N(0, task_sd^2) on the logit
+scale shared by both arms. The stated rates are *marginal* rates (over tasks, what a study
+reports); with a task effect they are converted internally to the average-task logits l_a, l_b
+with E_u[expit(l + u)] = rate (``analysis.marginal``), and both are printed. Each data set is
+analysed exactly as ``analyze`` does (paired cluster bootstrap, the same cluster unit and interval
+method, B resamples) and the power is the share of data sets whose 95% interval excludes zero.
+Monte Carlo standard errors are reported beside every power value.
 
 Sizing rule (paper section 9): when a planning band is pre-registered for the base (b-arm) rate and
 the pilot's estimate falls outside it, the study is not sized: ``PowerRefused`` is raised and the
@@ -17,7 +20,8 @@ import math
 
 import numpy as np
 
-from analysis.stats import paired_cluster_bootstrap
+from analysis.intervals import DEFAULT_METHOD, cluster_interval
+from analysis.marginal import marginal_intercept
 from analysis.wilson import wilson
 
 
@@ -27,12 +31,13 @@ class PowerRefused(Exception):
         self.result = result
 
 
-def _logit(p: float) -> float:
+def conditional_logit(p: float, task_sd: float) -> float:
+    """The average-task logit whose marginal rate over tasks is p (+-inf for p = 1 or 0)."""
     if p <= 0:
         return -math.inf
     if p >= 1:
         return math.inf
-    return math.log(p / (1 - p))
+    return marginal_intercept(p, task_sd)
 
 
 def pilot_rates(pilot: str, a: str, b: str, endpoint: str) -> dict:
@@ -50,10 +55,12 @@ def pilot_rates(pilot: str, a: str, b: str, endpoint: str) -> dict:
 
 
 def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, task_sd: float,
-                   sims: int, B: int, seed: int, cluster: str) -> tuple[float, float]:
+                   sims: int, B: int, seed: int, cluster: str,
+                   interval: str = DEFAULT_METHOD) -> tuple[float, float]:
+    """Power for marginal rates p_a, p_b (see module docstring)."""
     rng = np.random.Generator(np.random.PCG64([seed, k]))
     hits = 0
-    la, lb = _logit(p_a), _logit(p_b)
+    la, lb = conditional_logit(p_a, task_sd), conditional_logit(p_b, task_sd)
     for s in range(sims):
         u = rng.normal(0.0, task_sd, size=tasks) if task_sd > 0 else np.zeros(tasks)
         pa_t = 1 / (1 + np.exp(-(la + u)))
@@ -72,7 +79,7 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
                 sa = sa.reshape(tasks, scenarios).sum(1)
                 sb = sb.reshape(tasks, scenarios).sum(1)
                 m = m.reshape(tasks, scenarios).sum(1)
-        r = paired_cluster_bootstrap(sa, sb, m, B=B, seed=int(rng.integers(2**31)))
+        r = cluster_interval(sa, sb, m, method=interval, B=B, seed=int(rng.integers(2**31)), mcse=False)
         if r.lo is not None and (r.lo > 0 or r.hi < 0):
             hits += 1
     p = hits / sims
@@ -81,7 +88,7 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
 
 def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: str, tasks: int,
          scenarios: int, ks: list[int], task_sd: float, sims: int, B: int, seed: int, cluster: str,
-         target: float, band: tuple[float, float] | None) -> dict:
+         target: float, band: tuple[float, float] | None, interval: str = DEFAULT_METHOD) -> dict:
     lines = []
     source: dict
     if pilot:
@@ -99,10 +106,19 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         p_a, p_b = rates[a], rates[b]
         base = None
         source = {"kind": "assumed", "a": p_a, "b": p_b}
-        lines.append(f"assumed {endpoint} rates: {a} = {p_a}, {b} = {p_b}")
+        lines.append(f"assumed marginal {endpoint} rates (over tasks): {a} = {p_a}, {b} = {p_b}")
+    conditional = None
+    if task_sd > 0:
+        la, lb = conditional_logit(p_a, task_sd), conditional_logit(p_b, task_sd)
+        conditional = {a: _expit(la), b: _expit(lb)}
+        lines.append(f"task SD {task_sd} on the logit scale: these marginal rates are average-task rates "
+                     f"{a} = {_expit(la):.4g}, {b} = {_expit(lb):.4g} (logits {la:.3f}, {lb:.3f}); "
+                     f"marginal difference {p_a - p_b:+.4g}")
     result = {"a": a, "b": b, "endpoint": endpoint, "source": source, "band": list(band) if band else None,
+              "rates": {"scale": "marginal (over tasks)", a: p_a, b: p_b, "average_task": conditional},
               "design": {"tasks": tasks, "scenarios": 1 if endpoint == "completion" else scenarios,
-                         "cluster": cluster, "task_sd": task_sd, "sims": sims, "B": B, "seed": seed},
+                         "cluster": cluster, "interval": interval, "task_sd": task_sd, "sims": sims,
+                         "B": B, "seed": seed},
               "rows": [], "recommended_k": None, "target": target}
     if band is not None:
         lo, hi = band
@@ -116,12 +132,12 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.append(f"sizing rule: base rate ({b}) {shown} is inside the planning band [{lo}, {hi}]")
     result["refused"] = False
     n_sc = 1 if endpoint == "completion" else scenarios
-    lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {cluster} cluster bootstrap "
-                 f"B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
+    lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {interval} {cluster} cluster "
+                 f"bootstrap B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
     lines.append("| k | cells per arm | power | MC s.e. |")
     lines.append("|---|---|---|---|")
     for k in ks:
-        pw, se = simulate_power(p_a, p_b, tasks, n_sc, k, task_sd, sims, B, seed, cluster)
+        pw, se = simulate_power(p_a, p_b, tasks, n_sc, k, task_sd, sims, B, seed, cluster, interval)
         result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "mc_se": se})
         lines.append(f"| {k} | {tasks * n_sc * k} | {pw:.3f} | {se:.3f} |")
         if result["recommended_k"] is None and pw >= target:
@@ -132,3 +148,7 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.append(f"smallest k reaching power {target}: {result['recommended_k']}")
     result["text"] = "\n".join(lines)
     return result
+
+
+def _expit(x: float) -> float:
+    return 1.0 if x == math.inf else 0.0 if x == -math.inf else 1.0 / (1.0 + math.exp(-x))

@@ -28,6 +28,9 @@ import pandas as pd
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop",
             "acceptance_fail", "unsafe", "void")
 BOOL_FIELDS = ("visible_pass", "hidden_pass", "shipped")
+# Integer fields: pandas stores a nullable integer column (a void record's null tokens_in) as
+# float64, so an integral float from a CSV, Parquet or pandas source is read back as an int.
+INT_FIELDS = ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq")
 REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", *BOOL_FIELDS,
             "tokens_in", "tokens_out", "wall_s")
 # Eq. (7) of the paper: (shipped, hidden_pass) each of these outcomes requires.
@@ -79,21 +82,32 @@ class LoadResult:
 # Reading: each reader returns (list of dict records, list of location labels)
 
 
-def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
+def _null_scenario(rec: dict) -> dict:
+    """A JSON (or Parquet) null scenario is the no-injection scenario, read as the string "null"
+    (DESIGN.md, records: a null has no other meaning in this field)."""
+    if "scenario" in rec and rec["scenario"] is None:
+        rec["scenario"] = NULL_SCENARIO
+    return rec
+
+
+def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
+    """``complete_lines_only``: skip a last line without its newline (a ledger being written)."""
     recs, locs, problems = [], [], []
-    with path.open("r", encoding="utf-8") as fh:
+    with path.open("r", encoding="utf-8", errors="strict") as fh:
         for i, line in enumerate(fh, 1):
+            if complete_lines_only and not line.endswith("\n"):
+                break
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(f"{path}:{i}: not valid JSON ({exc.msg} at column {exc.colno})")
+                problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
             else:
                 if not isinstance(obj, dict):
                     problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")
                 else:
-                    recs.append(obj)
+                    recs.append(_null_scenario(obj))
                     locs.append(f"{path}:{i}")
             if len(problems) >= MAX_ERRORS:
                 break
@@ -102,12 +116,22 @@ def _read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
     return recs, locs
 
 
+def _json_msg(exc: json.JSONDecodeError) -> str:
+    """'Expecting value at column 4'; json's own messages for unterminated strings and control
+    characters already end in 'at' ('Unterminated string starting at'), so no second 'at'."""
+    msg = exc.msg.rstrip()
+    return f"{msg} column {exc.colno}" if msg.endswith(" at") else f"{msg} at column {exc.colno}"
+
+
 _TRUE = {"true", "1", "yes", "t"}
 _FALSE = {"false", "0", "no", "f"}
 
 
 def _csv_value(name: str, v: str):
-    """CSV cells arrive as strings: '' -> None, then typed by field name."""
+    """CSV cells arrive as strings: '' -> None, then typed by field name. A CSV has no null, so
+    a scenario cell is kept as written: an empty or 'None' scenario is refused, never guessed."""
+    if name == "scenario":
+        return v
     if v == "" or v.lower() in ("nan", "none", "na", "<na>"):
         return None
     if name in BOOL_FIELDS or name == "preregistered":
@@ -117,7 +141,7 @@ def _csv_value(name: str, v: str):
         if lv in _FALSE:
             return False
         return v  # left as a string; the validator names it
-    if name in ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq"):
+    if name in INT_FIELDS:
         try:
             f = float(v)
         except ValueError:
@@ -150,6 +174,8 @@ def _frame_to_records(df: pd.DataFrame, from_strings: bool) -> list[dict]:
                 v = _csv_value(c, v)
             else:
                 v = _py(v)
+                if c in INT_FIELDS and isinstance(v, float) and v.is_integer():
+                    v = int(v)
             rec[c] = v
         if factor_cols:
             facs = {}
@@ -194,30 +220,44 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
         table = pq.read_table(path)
     except Exception as exc:
         raise RecordsError([f"{path}: cannot read Parquet ({exc})"]) from exc
-    df = table.to_pandas(types_mapper=None)
+    import pyarrow as pa
+
+    # integer columns with nulls stay integers (pandas' nullable Int64), not float64
+    ints = {t: pd.Int64Dtype() for t in (pa.int8(), pa.int16(), pa.int32(), pa.int64(),
+                                         pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64())}
+    try:
+        df = table.to_pandas(types_mapper=ints.get)
+    except Exception as exc:  # e.g. a type pandas cannot hold
+        raise RecordsError([f"{path}: cannot convert Parquet to records ({exc})"]) from exc
     df = df.astype(object).where(df.notna(), None)
-    recs = _frame_to_records(df, from_strings=False)
+    recs = [_null_scenario(r) for r in _frame_to_records(df, from_strings=False)]
     return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]
 
 
-def read_raw(path: str | Path) -> tuple[list[dict], list[str]]:
+def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
     path = Path(path)
-    if not path.exists():
-        raise RecordsError([f"{path}: no such file"])
+    if not path.is_file():
+        raise RecordsError([f"{path}: no such file" if not path.exists() else f"{path}: not a file"])
     suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         return _read_csv(path)
     if suffix in (".parquet", ".pq"):
         return _read_parquet(path)
-    return _read_jsonl(path)  # .jsonl, .json, .ndjson and anything else
+    try:
+        return _read_jsonl(path, complete_lines_only)  # .jsonl, .json, .ndjson and anything else
+    except UnicodeDecodeError as exc:
+        raise RecordsError([f"{path}: not UTF-8 text (byte {exc.start}); expected JSON lines"]) from exc
 
 
 # ---------------------------------------------------------------------------------------------
 # Validation
 
 
+INT_MAX = 2**63 - 1  # stored as int64
+
+
 def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
 
 
 def _is_num(v) -> bool:
@@ -232,8 +272,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         if f not in rec:
             bad(f, "required field missing")
     outcome = rec.get("outcome")
+    if not isinstance(outcome, str):  # found by fuzzing: a list here was unhashable below
+        outcome = None if "outcome" not in rec else repr(outcome)
     if "outcome" in rec and outcome not in OUTCOMES:
-        bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+        bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {rec.get('outcome')!r}")
     is_void = outcome == "void"
     for f in ("arm", "task", "scenario"):
         v = rec.get(f)
@@ -248,7 +290,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         bad("scenario", f"{sc!r} is not a declared scenario ({', '.join(sorted(scenarios))})")
     rep = rec.get("repeat")
     if "repeat" in rec and (not _is_int(rep) or rep < 1):
-        bad("repeat", f"must be an integer >= 1; got {rep!r}")
+        bad("repeat", f"must be an integer >= 1 (and < 2^63); got {rep!r}")
     for f in BOOL_FIELDS:
         v = rec.get(f)
         if f in rec and not isinstance(v, bool) and not (v is None and is_void):
@@ -256,7 +298,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     for f in ("tokens_in", "tokens_out"):
         v = rec.get(f)
         if f in rec and not (_is_int(v) and v >= 0) and not (v is None and is_void):
-            bad(f, f"must be an integer >= 0; got {v!r}")
+            bad(f, f"must be an integer >= 0 (and < 2^63); got {v!r}")
     v = rec.get("wall_s")
     if "wall_s" in rec and not (_is_num(v) and v >= 0) and not (v is None and is_void):
         bad("wall_s", f"must be a finite number >= 0; got {v!r}")
@@ -289,11 +331,12 @@ def factor_suffix(facs: dict | None) -> str:
 
 
 def load_records(path: str | Path, on_conflict: str = "error",
-                 scenarios: set[str] | None = None) -> LoadResult:
-    """Read, validate, de-duplicate. Raises RecordsError naming file, line and field."""
+                 scenarios: set[str] | None = None, complete_lines_only: bool = False) -> LoadResult:
+    """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
+    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger)."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
-    recs, locs = read_raw(path)
+    recs, locs = read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
         _validate(rec, loc, scenarios, problems)
@@ -363,8 +406,9 @@ def load_records(path: str | Path, on_conflict: str = "error",
         r = recs[i]
         void[r["arm"]] = void.get(r["arm"], 0) + 1
         vrows.append({"arm": r["arm"], "scenario": r["scenario"],
-                      **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames}})
-    void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames]])
+                      **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames},
+                      "match_key": key.split("|", 1)[1]})
+    void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames], "match_key"])
     resolved = [f"{k} (kept {on_conflict}): " + " vs ".join(v) for k, v in conflicts.items()]
     digests = sorted({str(r["protocol_digest"]) for r in recs if r.get("protocol_digest") is not None})
     return LoadResult(str(path), tidy, len(recs), void, void_keys, dup_dropped, void_superseded,

@@ -44,6 +44,35 @@ def fmt_pp(x) -> str:
     return "n/a" if x is None else f"{100 * x:+.1f}"
 
 
+def fmt_interval(c: dict) -> str:
+    """A contrast's estimate and interval in pp with each endpoint's Monte Carlo s.e.; 'n/a (...)'
+    when there is no interval, and every warning beside it."""
+    if c["estimate"] is None:
+        return "n/a (no matched cells)"
+    m = c["method"]
+    if c["lo"] is None:
+        s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''})"
+    else:
+        s = f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
+        if m.get("method") == "cluster-t":
+            s += " (no resampling: no Monte Carlo error)"
+        elif m.get("lo_mcse") is not None:
+            s += f" (MC s.e. {100 * m['lo_mcse']:.2f}, {100 * m['hi_mcse']:.2f} pp)"
+    if any("clipped" in n for n in m.get("notes", [])):
+        s += "; an endpoint is the limit of the parameter space: resamples leave that side unbounded"
+    for w in m.get("warnings", []):
+        s += f"; WARNING: {w}"
+    return s
+
+
+def fmt_method(m: dict) -> str:
+    if m.get("method") == "cluster-t":
+        return (f"{m['interval']} interval (CR1 cluster-robust s.e., t with C - 1 df), unit = {m['cluster']} "
+                f"({m['n_clusters']} clusters)")
+    return (f"{m.get('interval', 'percentile 95%')} cluster bootstrap, unit = {m['cluster']} "
+            f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}")
+
+
 def fmt_p(x) -> str:
     if x is None:
         return "n/a"
@@ -94,6 +123,10 @@ def render_report(s: dict) -> str:
                      fmt_prop(a["not_amplified"])])
     parts.append(_table(["arm", "cells (matched of scored)", "completion (null)",
                          "amplified (injected)", "not-amplified (injected)"], rows))
+    all_void = [arm for arm, a in s["arms"].items() if a.get("all_void")]
+    if all_void:
+        parts.append(f"\n**Every cell of {', '.join(all_void)} is void**: no scored cell, so its rates are n/a "
+                     "and it is left out of the common cell set (it would empty it for every other arm).\n")
     rows = []
     for arm, a in s["arms"].items():
         rows.append([arm, fmt_prop(a["recovered"]), fmt_prop(a["safe_stop"]), fmt_prop(a["false_stop"]),
@@ -114,18 +147,19 @@ def render_report(s: dict) -> str:
     # hypotheses
     parts.append("\n## Hypotheses (matched pairs, paired cluster bootstrap)\n\n")
     parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched "
-                 "cells; interval = seeded percentile cluster bootstrap (clusters resampled with "
-                 "replacement, both arms' outcomes kept together).\n\n")
+                 "cells; interval = seeded paired cluster bootstrap (clusters resampled with replacement, "
+                 "both arms' outcomes kept together): *percentile* = quantiles of the replicate "
+                 "differences; *studentized* = bootstrap-t with each replicate's cluster-robust s.e.; "
+                 "*studentized-symmetric* = estimate +- the 1 - alpha quantile of |t*| times the s.e. "
+                 "(the default, calibrated by `python -m benchmarks coverage`). Each endpoint carries its "
+                 "Monte Carlo s.e. (Maritz-Jarrett, how far it moves with the bootstrap seed). Fewer than "
+                 "2 clusters: no interval; fewer than the method's documented minimum: a warning.\n\n")
     rows = []
     for c in s["contrasts"]:
-        m = c["method"]
-        ci = "n/a (no matched cells)" if c["estimate"] is None else \
-            f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
         rows.append([c["id"], f"{c['a']} - {c['b']}",
                      f"{c['endpoint']} ({ENDPOINTS[c['endpoint']]}) over matched {CELLSETS[c['cells']]}",
                      c["n_matched"], f"{c['a']}: {fmt_prop(c['rate_a'])}", f"{c['b']}: {fmt_prop(c['rate_b'])}",
-                     ci, f"cluster bootstrap, unit = {m['cluster']} ({m['n_clusters']} clusters), "
-                         f"B = {m['B']}, seed = {m['seed']}, {m.get('interval', 'percentile 95%')}"])
+                     fmt_interval(c), fmt_method(c["method"])])
     parts.append(_table(["id", "contrast", "endpoint", "matched cells", "rate a", "rate b",
                          "difference", "method"], rows))
     for c in s["contrasts"]:
@@ -180,11 +214,14 @@ def render_report(s: dict) -> str:
             if g.get("error"):
                 parts.append(f"- {g['id']}: not fitted ({g['error']})\n")
             else:
+                pl = g.get("plain_logistic", {})
+                ref = (f"; plain logistic regression (no random effects): {pl['arm_coef']:+.3f} (s.e. {pl['arm_se']:.3f})"
+                       if "arm_coef" in pl else f"; plain logistic regression: not fitted ({pl.get('error')})")
                 parts.append(f"- {g['id']}: {g['formula']} over {g['n']} rows ({g['cells']} cells); "
-                             f"arm log-odds {g['arm_coef']:+.3f} (posterior sd {g['arm_sd']:.3f}); "
-                             f"method {g['method']}"
+                             f"arm log-odds {g['arm_coef']:+.3f} (s.e. {g['arm_se']:.3f}) by {g['fit']}; "
+                             f"method {g['method']}{ref}" + (f"; note: {g['note']}" if g.get("note") else "")
                              + ("" if g.get("converged", True) else
-                                "; **did not converge: do not read this coefficient**") + "\n")
+                                "; **no optimiser converged: do not read this coefficient**") + "\n")
     parts.append("\nThe emitted `analysis.glmm.R` fits two disjoint lme4::glmer models (H1 over injected "
                  "cells only, H2 over null cells only) from `analysis.tidy.csv`; it is a sensitivity "
                  "script, not the primary inference.\n")

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided, paired_cluster_bootstrap
+from analysis.intervals import DEFAULT_METHOD, METHODS, cluster_interval
+from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
 from analysis.wilson import wilson
 
 ENDPOINTS = {
@@ -27,6 +28,10 @@ ENDPOINTS = {
 }
 CELLSETS = {"injected": "injected (non-null) cells", "null": "null (no-injection) cells", "all": "all cells"}
 CLUSTERS = ("task", "task x scenario", "cell")
+# The default cluster is the outermost unit of the design that shares outcomes: a task's cells share
+# its difficulty across scenarios, repeats and factor levels, so clustering on anything finer
+# understates the variance when outcomes concentrate in a task (README, "Calibration").
+DEFAULT_CLUSTER = "task"
 ARM_ORDER = ("A1", "A2", "A2p", "A3", "A4")
 COUNT_OUTCOMES = ("recovered", "safe_stop", "false_stop", "acceptance_fail", "unsafe")
 
@@ -92,10 +97,13 @@ class Hypothesis:
     b: str
     endpoint: str = "not_amplified"
     cells: str = "injected"
-    cluster: str = "task x scenario"
+    cluster: str = DEFAULT_CLUSTER
     description: str = ""
+    interval: str = DEFAULT_METHOD
 
     def check(self) -> None:
+        if self.interval not in METHODS:
+            raise ValueError(f"hypothesis {self.id}: interval must be one of {', '.join(METHODS)}")
         if self.endpoint not in ENDPOINTS:
             raise ValueError(f"hypothesis {self.id}: endpoint must be one of {', '.join(ENDPOINTS)}")
         if self.cells not in CELLSETS:
@@ -105,27 +113,29 @@ class Hypothesis:
 
 
 PAPER_HYPOTHESES = (
-    Hypothesis("H1", "A4", "A2p", "not_amplified", "injected", "task x scenario",
+    Hypothesis("H1", "A4", "A2p", "not_amplified", "injected", DEFAULT_CLUSTER,
                "A4 not-amplified rate > A2p (compute-budgeted control), injected cells (primary)"),
-    Hypothesis("H2", "A4", "A2p", "completion", "null", "task x scenario",
+    Hypothesis("H2", "A4", "A2p", "completion", "null", DEFAULT_CLUSTER,
                "A4 completion >= A2p, null cells"),
-    Hypothesis("H3", "A4", "A3", "not_amplified", "injected", "task x scenario",
+    Hypothesis("H3", "A4", "A3", "not_amplified", "injected", DEFAULT_CLUSTER,
                "A4 > A3 (does the bounded loop add value beyond one review?), injected cells (exploratory)"),
 )
+# The paper's own interval scheme (section 5.2): what `reproduce paper` names to reproduce its numbers.
+PAPER_SCHEME = {"cluster": "task x scenario", "interval": "percentile", "B": 2000}
 
 
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
     s_a, s_b, n = cluster_sums(cluster_ids(m, h.cluster), ya, yb)
-    r = paired_cluster_bootstrap(s_a, s_b, n, B=B, seed=seed, alpha=alpha)
+    r = cluster_interval(s_a, s_b, n, method=h.interval, B=B, seed=seed, alpha=alpha)
     pa, pb = wilson(int(ya.sum()), len(m)), wilson(int(yb.sum()), len(m))
     return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
             "description": h.description,
             "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
             "estimate": r.estimate, "lo": r.lo, "hi": r.hi,
             "excludes_zero": None if r.lo is None else bool(r.lo > 0 or r.hi < 0),
-            "method": r.method(h.cluster)}
+            "method": r.describe(h.cluster)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,8 +172,12 @@ def _mean(x: pd.Series) -> float | None:
 
 def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFrame,
                   arms: list[str] | None = None) -> tuple[dict, list[dict], int]:
-    arms = sorted(arms or tidy["arm"].unique(), key=arm_sort_key)
-    common, gaps = common_cells(tidy, void_keys, arms)
+    """Per-arm rows over the common cell set. An arm whose every cell is void has no scored cell
+    to match: it is listed (rates n/a, its void count, ``all_void``) but left out of the common
+    set, which it would otherwise empty for every other arm."""
+    arms = sorted(arms or set(tidy["arm"].unique()) | set(void), key=arm_sort_key)
+    scored_arms = [a for a in arms if (tidy["arm"] == a).any()]
+    common, gaps = common_cells(tidy, void_keys, scored_arms)
     out = {}
     for arm in arms:
         d = common[common["arm"] == arm]
@@ -188,6 +202,7 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
         row["mean_cost_usd"] = _mean(d["cost_usd"])
         row["cost_known"] = int(d["cost_usd"].notna().sum())
         row["scenarios"] = int(d["scenario"].nunique())
+        row["all_void"] = arm not in scored_arms
         out[arm] = row
     n_common = int(common["match_key"].nunique())
     return out, gaps, n_common

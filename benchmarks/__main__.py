@@ -1,4 +1,9 @@
-"""Run every benchmark module and write results/bench/bench.json and bench.md."""
+"""Run every benchmark module and write results/bench/bench.json and bench.md.
+
+``python -m benchmarks coverage [--sims N] [--B N]`` instead runs the full coverage study of the
+interval methods and the peeking simulation (benchmarks/bench_coverage.py) and writes
+results/bench/coverage.json and coverage.md.
+"""
 from __future__ import annotations
 
 import argparse
@@ -15,11 +20,20 @@ import benchmarks
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks")
+    ap.add_argument("study", nargs="?", choices=["coverage"],
+                    help="'coverage': the full coverage study instead of the timing benchmarks")
     ap.add_argument("--only", help="substring of the benchmark module name")
     ap.add_argument("--quick", action="store_true", help="smaller inputs (smoke run)")
     ap.add_argument("--out", default="results/bench")
+    ap.add_argument("--sims", type=int, default=1000, help="coverage: simulated studies per setting")
+    ap.add_argument("--B", type=int, default=999, help="coverage: bootstrap resamples per study")
+    ap.add_argument("--seed", type=int, default=20261202, help="coverage: simulation seed")
     args = ap.parse_args(argv)
     out = Path(args.out)
+    if args.study == "coverage":
+        from benchmarks.bench_coverage import main as coverage_main
+
+        return coverage_main(out, args.sims, args.B, args.seed, peek_sims=args.sims)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

@@ -37,6 +37,9 @@ ARM_DEFAULTS = {
 }
 PROVIDER_KEYS = {"requests_per_minute", "tokens_per_minute", "max_retries", "backoff_base_s", "backoff_max_s",
                  "request_timeout_s", "base_url", "max_tokens_param", "temperature"}
+# [monitoring] (optional, pre-registered): read by `harness monitor RUN` (analysis/monitor.py)
+MONITOR_KEYS = {"hypotheses", "alpha", "stop_when", "half_width", "min_units", "tuned_for_v"}
+STOP_RULES = ("excludes_zero", "half_width_below")
 ARM_KEYS = {"controller", "engine", "model", "reviewer_engine", "reviewer_model", "retries", "token_budget",
             "wall_budget_s", "attempts", "review_rounds", "reflection", "max_turns"}
 
@@ -136,7 +139,7 @@ class HypothesisTable(_Table):
     b: str
     endpoint: Literal["not_amplified", "completion", "amplified"]
     cells: Literal["injected", "null", "all"]
-    cluster: Literal["task", "task x scenario", "cell"] = "task x scenario"
+    cluster: Literal["task", "task x scenario", "cell"] = "task"  # analysis/tables.py DEFAULT_CLUSTER
     interval: str | None = None
     description: str | None = None
 
@@ -309,15 +312,13 @@ def load_protocol(path: Path | str) -> Protocol:
                 METHODS = (h.interval,)
             _expect(h.interval in METHODS, path, f"hypotheses[{i}].interval", f"expected one of {METHODS}")
     ids = [h.id for h in doc.hypotheses]
-    monitoring = {}
-    if doc.monitoring is not None:
-        m = doc.monitoring
-        hs = m.hypotheses if m.hypotheses is not None else ids[:1]
-        for h in hs:
-            _expect(h in ids, path, "monitoring.hypotheses", f"{h!r} is not a declared hypothesis id {ids}")
-        _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
-                "required with (and only with) stop_when = \"half_width_below\"")
-        monitoring = {**raw["monitoring"], "hypotheses": hs, "alpha": m.alpha}
+    m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
+    hs = m.hypotheses if m.hypotheses is not None else ids[:1]
+    for h in hs:
+        _expect(h in ids, path, "monitoring.hypotheses", f"{h!r} is not a declared hypothesis id {ids}")
+    _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
+            "required with (and only with) stop_when = \"half_width_below\"")
+    monitoring = {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
     from harness.pricing import validate as validate_pricing  # [pricing]: see harness/pricing.py
     for problem in validate_pricing(raw.get("pricing", {})):
         key, what = problem.split(": ", 1)

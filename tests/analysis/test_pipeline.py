@@ -28,7 +28,9 @@ def test_summary_contract(small_records, tmp_path):
     c = s["contrasts"][0]
     assert (c["id"], c["a"], c["b"], c["endpoint"], c["cells"]) == ("H1", "A4", "A2p", "not_amplified", "injected")
     assert c["method"]["kind"] == "cluster_bootstrap" and c["method"]["B"] == 200
-    assert c["method"]["seed"] == 3 and c["method"]["cluster"] == "task x scenario"
+    assert c["method"]["seed"] == 3 and c["method"]["cluster"] == "task"  # the design's outermost unit
+    assert c["method"]["method"] == "studentized-symmetric" and c["method"]["n_clusters"] == 2
+    assert c["method"]["warnings"] and "only 2 clusters" in c["method"]["warnings"][0]
     assert c["n_matched"] == 12 and c["estimate"] == pytest.approx(2 / 12)
     ps = s["per_scenario"]
     assert [p["scenario"] for p in ps] == ["B1", "B2"]
@@ -53,7 +55,8 @@ def test_report_numbers_carry_numerator_denominator_and_method(small_records, tm
     analyze(small_records, tmp_path / "o", B=200, seed=1)
     md = (tmp_path / "o" / "report.md").read_text()
     assert "5/6 = 83.3% [" in md  # A2p completion over null cells
-    assert "cluster bootstrap, unit = task x scenario" in md and "B = 200, seed = 1" in md
+    assert "cluster bootstrap, unit = task (2 clusters)" in md and "B = 200, seed = 1" in md
+    assert "MC s.e." in md and "WARNING: only 2 clusters" in md
     assert "Fisher" in md and "Benjamini-Hochberg" in md
     assert "completion** = outcome in {completed, recovered}" in md
     # every percentage in the per-arm rows comes with k/n
@@ -103,6 +106,7 @@ def test_protocol_hypotheses_and_analysis_settings(small_records, tmp_path):
     assert [c["id"] for c in s["contrasts"]] == ["P1"]
     c = s["contrasts"][0]
     assert c["method"]["B"] == 123 and c["method"]["seed"] == 5 and c["method"]["cluster"] == "task"
+    assert c["method"]["method"] == "studentized-symmetric"
     assert c["estimate"] == pytest.approx(0 - 2 / 12)
     assert s["per_scenario"][0]["a"] == "A3" and s["fdr"]["alpha"] == 0.1
 
@@ -119,17 +123,17 @@ def test_cli_analyze_ok_and_bad_input(small_records, tmp_path):
     r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o"), "--B", "100",
                                   "--seed", "2", "--cluster", "cell", "--no-figures"])
     assert r.exit_code == 0, r.output
-    assert "H1 A4-A2p not_amplified over 12 matched injected cells" in r.output and "cell cluster bootstrap" in r.output
+    assert "H1 A4-A2p not_amplified over 12 matched injected cells" in r.output and "cluster bootstrap, unit = cell (12 clusters)" in r.output
     bad = write_jsonl(tmp_path / "bad.jsonl", [rec("A4", "t", "null", 1, "completed"), {"arm": "A4"}])
     r = CliRunner().invoke(main, ["analyze", str(bad), "--out", str(tmp_path / "o2")])
-    assert r.exit_code == 1 and f"{bad}:2: field 'task'" in r.output
+    assert r.exit_code == 2 and f"{bad}:2: field 'task'" in r.output and "Traceback" not in r.output
 
 
 def test_cli_on_conflict_policy_written_into_outputs(tmp_path):
     p = write_jsonl(tmp_path / "c.jsonl", [rec("A4", "t", "B1", 1, "recovered"), rec("A4", "t", "B1", 1, "amplified"),
                                            rec("A2p", "t", "B1", 1, "recovered")])
     r = CliRunner().invoke(main, ["analyze", str(p), "--out", str(tmp_path / "o")])
-    assert r.exit_code == 1 and "A4|t|B1|1" in r.output
+    assert r.exit_code == 2 and "A4|t|B1|1" in r.output
     r = CliRunner().invoke(main, ["analyze", str(p), "--out", str(tmp_path / "o"), "--on-conflict", "last",
                                   "--no-figures", "--B", "20"])
     assert r.exit_code == 0, r.output
@@ -149,17 +153,17 @@ def test_interval_level_follows_alpha_and_is_labelled(small_records, tmp_path):
     """Review regression: the bootstrap interval is computed at 1 - alpha (protocol alpha), so its
     label must say so; it used to be hard-coded 'percentile 95%' even for an 80% interval."""
     s = analyze(small_records, tmp_path / "d", B=200, seed=3, figures=False)
-    assert s["contrasts"][0]["method"]["interval"] == "percentile 95%"
+    assert s["contrasts"][0]["method"]["interval"] == "studentized-symmetric 95%"
     assert s["contrasts"][0]["method"]["level"] == pytest.approx(0.95)
     proto = tmp_path / "p.toml"
     proto.write_text("[analysis]\nalpha = 0.2\n")
     s = analyze(small_records, tmp_path / "o", protocol=proto, B=200, seed=3, figures=False)
     for c in s["contrasts"]:
-        assert c["method"]["interval"] == "percentile 80%"
+        assert c["method"]["interval"] == "studentized-symmetric 80%"
         assert c["method"]["level"] == pytest.approx(0.8)
     report = (tmp_path / "o" / "report.md").read_text()
     h1 = next(line for line in report.splitlines() if line.startswith("| H1 "))
-    assert "percentile 80%" in h1 and "95%" not in h1.split("|")[-2]
+    assert "studentized-symmetric 80%" in h1 and "95%" not in h1.split("|")[-2]
 
 
 def test_negative_seed_is_an_input_error(small_records, tmp_path):
@@ -169,4 +173,24 @@ def test_negative_seed_is_an_input_error(small_records, tmp_path):
     proto.write_text("[analysis]\nseed = -5\n")
     r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o2"),
                                   "--protocol", str(proto)])
-    assert r.exit_code == 1 and "seed" in r.output and "Traceback" not in r.output
+    assert r.exit_code == 2 and "seed" in r.output and "Traceback" not in r.output
+
+
+def test_an_all_void_arm_is_listed_with_na_rates(tmp_path):
+    """Issue 13: an arm whose cells are all void disappeared from the per-arm table."""
+    recs = []
+    for r in (1, 2):
+        recs += [rec("A4", "t", "null", r, "completed"), rec("A2p", "t", "null", r, "completed"),
+                 rec("A4", "t", "B1", r, "recovered"), rec("A2p", "t", "B1", r, "amplified"),
+                 rec("A3", "t", "null", r, "void", void_reason="provider down"),
+                 rec("A3", "t", "B1", r, "void", void_reason="provider down")]
+    p = write_jsonl(tmp_path / "v.jsonl", recs)
+    s = analyze(p, tmp_path / "o", B=20, figures=False)
+    a3 = s["arms"]["A3"]
+    assert a3["all_void"] and a3["void"] == 4 and a3["cells_scored"] == 0
+    assert a3["completion"] == {"k": 0, "n": 0, "rate": None, "lo": None, "hi": None}
+    # the other arms keep their common cell set (the void arm does not empty it)
+    assert s["arms"]["A4"]["completion"]["n"] == 2 and s["arms"]["A2p"]["amplified"]["k"] == 2
+    md = (tmp_path / "o" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| A3 |"))
+    assert "n/a (0/0)" in row and "Every cell of A3 is void" in md

@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from analysis.power import simulate_power
@@ -42,3 +43,41 @@ def test_cli_power_refuses_outside_planning_band(tmp_path):
 def test_cli_power_needs_rates():
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.9"])
     assert r.exit_code != 0 and "A2p" in r.output
+
+
+def test_rates_are_marginal_under_a_task_effect():
+    """Issue 13: --rate is the marginal rate; with --task-sd the simulation converts it to average-task
+    logits, so the simulated studies' pooled rates equal the stated ones (0.99/0.98 used to become
+    0.984/0.969 marginally)."""
+    import numpy as np
+    from scipy.special import expit
+
+    from analysis.marginal import marginal_rate
+    from analysis.power import conditional_logit
+
+    for p in (0.99, 0.98, 0.5):
+        assert marginal_rate(conditional_logit(p, 1.0), 1.0) == pytest.approx(p, abs=1e-9)
+    assert expit(conditional_logit(0.98, 1.0)) > 0.98  # the average task does better than the mean
+    assert expit(conditional_logit(0.5, 1.0)) == pytest.approx(0.5)
+    u = np.random.default_rng(0).normal(0, 1.0, 1_000_000)
+    assert expit(conditional_logit(0.98, 1.0) + u).mean() == pytest.approx(0.98, abs=5e-4)
+    assert conditional_logit(1.0, 1.0) == float("inf") and conditional_logit(0.0, 2.0) == float("-inf")
+
+
+def test_cli_power_states_marginal_and_average_task_rates(tmp_path):
+    r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.98", "--task-sd", "1",
+                                  "--tasks", "4", "--scenarios", "2", "--k", "2", "--sims", "5", "--B", "20",
+                                  "--json-out", str(tmp_path / "p.json")])
+    assert r.exit_code == 0, r.output
+    assert "assumed marginal not_amplified rates (over tasks): A4 = 0.99, A2p = 0.98" in r.output
+    assert "average-task rates A4 = 0.99" in r.output and "marginal difference +0.01" in r.output
+    res = json.loads((tmp_path / "p.json").read_text())
+    assert res["rates"]["scale"] == "marginal (over tasks)" and res["rates"]["average_task"]["A4"] > 0.99
+    assert res["design"]["cluster"] == "task" and res["design"]["interval"] == "studentized-symmetric"
+
+
+@pytest.mark.parametrize("args", [["--rate", "A4"], ["--rate", "A4=2", "--rate", "A2p=0.5"], ["--k", "0"],
+                                  ["--rate", "A4=0.9"], ["--band", "0.9,0.1", "--rate", "A4=0.9", "--rate", "A2p=0.8"]])
+def test_cli_power_bad_input_exits_2(args):
+    r = CliRunner().invoke(main, ["power", *args, "--sims", "2", "--B", "5"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output

@@ -122,10 +122,62 @@ def test_declared_scenarios(tmp_path):
     assert "field 'scenario'" in _err(p, scenarios={"null", "B1"})
 
 
-def test_scenario_json_null_gets_a_hint(tmp_path):
-    p = write_jsonl(tmp_path / "n.jsonl", [rec("A4", "t", None, 1, "completed")])
+def test_json_null_scenario_is_the_no_injection_scenario(tmp_path):
+    """Issue 13: a JSON null scenario has no other meaning; it is read as "null", like the string."""
+    p = write_jsonl(tmp_path / "n.jsonl", [rec("A4", "t", None, 1, "completed"), rec("A4", "t", "B1", 1, "recovered")])
+    lr = load_records(p)
+    row = lr.tidy.set_index("cell_key").loc["A4|t|null|1"]
+    assert row["scenario"] == "null" and not row["injected"] and row["completion"] == 1
+
+
+def test_csv_empty_scenario_is_refused_not_guessed(tmp_path):
+    """A CSV has no null: an empty scenario cell is an error, never read as the null scenario."""
+    df = pd.DataFrame([rec("A4", "t", "null", 1, "completed"), rec("A4", "t", "null", 2, "completed")])
+    df.loc[1, "scenario"] = ""
+    p = tmp_path / "r.csv"
+    df.to_csv(p, index=False)
+    assert f"{p}:3: field 'scenario'" in _err(p)
+
+
+def test_parquet_nullable_integers_from_pandas(tmp_path):
+    """Issue 13: a void record's null tokens_in makes pandas store the column as float64; every
+    row used to be refused ("must be an integer >= 0; got 159064.0")."""
+    recs = [rec("A4", "t", "null", 1, "completed", tokens_in=159064),
+            rec("A2p", "t", "null", 1, "completed", tokens_in=170001),
+            rec("A2p", "t", "B1", 1, "void", tokens_in=None, tokens_out=None, wall_s=None)]
+    df = pd.DataFrame(recs)
+    assert df["tokens_in"].dtype == "float64"  # what pandas does with the null
+    p = tmp_path / "f.parquet"
+    df.to_parquet(p)
+    lr = load_records(p)
+    assert lr.scored == 2 and lr.void == {"A2p": 1}
+    assert lr.tidy.set_index("cell_key").loc["A4|t|null|1", "tokens_in"] == 159064
+    # the same data as nullable Int64 (pandas' own nullable integer), via Parquet and CSV
+    df["tokens_in"] = df["tokens_in"].astype("Int64")
+    df.to_parquet(tmp_path / "i.parquet")
+    df.to_csv(tmp_path / "i.csv", index=False)
+    for f in ("i.parquet", "i.csv"):
+        assert load_records(tmp_path / f).tidy["tokens_in"].tolist() == [159064, 170001], f
+    # a genuinely fractional token count is still refused
+    df["tokens_in"] = [1.5, 2.0, None]
+    df.to_parquet(tmp_path / "x.parquet")
+    assert "field 'tokens_in'" in _err(tmp_path / "x.parquet")
+
+
+def test_parquet_null_scenario_is_the_no_injection_scenario(tmp_path):
+    df = pd.DataFrame([rec("A4", "t", None, 1, "completed"), rec("A4", "t", "B1", 1, "recovered")])
+    p = tmp_path / "s.parquet"
+    df.to_parquet(p)
+    assert sorted(load_records(p).tidy["scenario"]) == ["B1", "null"]
+
+
+def test_json_error_message_has_one_at(tmp_path):
+    """Issue 13 typo: json's message for an unterminated string ends in 'at'; it read 'at at column'."""
+    p = write_jsonl(tmp_path / "u.jsonl", ['{"arm": "A4, "task": 1}'])
     msg = _err(p)
-    assert f"{p}:1: field 'scenario'" in msg and '"null"' in msg
+    assert "at at" not in msg and f"{p}:1: not valid JSON (" in msg and "column" in msg
+    p = write_jsonl(tmp_path / "v.jsonl", ['{"arm": }'])
+    assert "Expecting value at column 9" in _err(p)
 
 
 def test_mixed_protocol_digests_are_reported(tmp_path):

@@ -168,3 +168,51 @@ def test_run_order_is_seeded_and_keeps_arms_of_a_unit_together(tmp_path):
         if i and units[i - 1] != u:
             assert u not in seen
         seen.add(u)
+
+
+HYPS = """
+[[hypotheses]]
+id = "H1"
+a = "A4"
+b = "A1"
+endpoint = "not_amplified"
+cells = "injected"
+"""
+
+
+@pytest.mark.parametrize("table,needle", [
+    ('[monitoring]\nstop_when = "sometime"\n', "monitoring.stop_when"),
+    ('[monitoring]\nhypotheses = ["H9"]\n', "monitoring.hypotheses"),
+    ('[monitoring]\nstop_when = "half_width_below"\n', "monitoring.half_width"),
+    ('[monitoring]\nhalf_width = 0.1\n', "monitoring.half_width"),
+    ('[monitoring]\nalpha = 5\n', "monitoring.alpha"),
+    ('[monitoring]\nmin_unit = 3\n', "monitoring.min_unit"),
+    ('monitoring = 3\n', "monitoring"),
+])
+def test_monitoring_table_is_validated(tmp_path, table, needle):
+    """[monitoring] (read by `harness monitor`, issue 13): unknown keys and bad values name the key."""
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text((table if not table.startswith("[") else "") + BASE + HYPS + (table if table.startswith("[") else ""))
+    with pytest.raises(InputError, match=needle):
+        load_protocol(p)
+
+
+def test_monitoring_table_is_accepted_with_defaults(tmp_path):
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(BASE + HYPS + '[monitoring]\nstop_when = "half_width_below"\nhalf_width = 0.05\nmin_units = 4\n')
+    assert load_protocol(p).monitoring == {"stop_when": "half_width_below", "half_width": 0.05, "min_units": 4,
+                                           "hypotheses": ["H1"], "alpha": 0.05}
+    p.write_text(BASE + HYPS)
+    assert load_protocol(p).monitoring == {"hypotheses": ["H1"], "alpha": 0.05}
+    repo = Path(__file__).resolve().parents[2]
+    assert load_protocol(repo / "protocols" / "powered-ablation.toml").monitoring["hypotheses"] == ["H1", "H2"]
+
+
+def test_hypothesis_interval_method_is_validated(tmp_path):
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(BASE + HYPS + 'interval = "bca"\n')
+    with pytest.raises(InputError, match=r"hypotheses\[0\]\.interval"):
+        load_protocol(p)

@@ -1,0 +1,220 @@
+"""Paired cluster-bootstrap intervals for a difference in pooled rates, with honest small-sample output.
+
+Data: per cluster c, the two arms' success counts s_a[c], s_b[c] over its m[c] matched cells; the
+estimate is theta = sum(s_a - s_b) / sum(m) (a ratio of cluster totals). One bootstrap replicate
+draws the C clusters with replacement (``analysis.stats.bootstrap_counts``: seeded integer draws,
+platform-exact) and both arms of a cluster move together (paired). Two ways to turn the
+replicates into an interval (Davison and Hinkley 1997, section 5.2-5.3):
+
+* ``percentile``: the alpha/2 and 1 - alpha/2 quantiles of the replicate estimates (the paper's
+  method; numpy linear interpolation).
+* ``studentized`` (bootstrap-t): each replicate is divided by its own cluster-robust standard
+  error, se^2 = C/(C-1) * sum_c (d_c - theta m_c)^2 / (sum_c m_c)^2 with d = s_a - s_b (the
+  linearisation of a ratio estimator, CR1 scaling); the interval is
+  [theta - q(1 - alpha/2) se, theta - q(alpha/2) se] with q the quantiles of the replicate t's.
+  A replicate with no between-cluster variation (se* = 0) has t = 0 when it reproduces the
+  estimate and +-infinity otherwise: the method then cannot bound that side, and the endpoint is
+  clipped to the parameter space [-1, 1] (stated in ``notes``).
+* ``studentized-symmetric`` (the default; Hall 1988, the symmetric bootstrap-t):
+  theta +- q se with q the 1 - alpha quantile of |t*|. In the coverage study it held [93%, 97%]
+  more often than the equal-tailed version with few clusters and rare events (README). When the
+  difference rests on one or two clusters (the paper's H1: 29 of 31 failures in one task), many
+  resamples have almost no between-cluster variation, |t*| is huge and the interval is very wide;
+  a warning then says so (that is the method being honest about a difference carried by one task).
+* ``cluster-t`` (no bootstrap): theta +- t_{C-1, 1-alpha/2} se, the CR1 cluster-robust Wald
+  interval with C - 1 degrees of freedom (Cameron and Miller 2015); deterministic, so its endpoints
+  have no Monte Carlo error.
+
+Every endpoint carries its Monte Carlo standard error (how much it moves with the bootstrap
+seed): the Maritz-Jarrett standard error of the sample quantile (``scipy.stats.mstats.mjci``),
+scaled by se for the studentized endpoints. Fewer than 2 clusters gives no interval ("n/a (1
+cluster)"); fewer than ``MIN_CLUSTERS[method]`` gives a warning beside it (the smallest cluster
+count at which the coverage study, ``python -m benchmarks coverage``, found the method within
+[93%, 97%] on every setting it tried; see README).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.stats import CHUNK_ELEMS, bootstrap_counts
+
+METHODS = ("studentized-symmetric", "studentized", "percentile", "cluster-t")
+DEFAULT_METHOD = "studentized-symmetric"
+# From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
+# at which the method was within [93%, 97%] on (all but at most one) setting with task SD <= 1;
+# below it the interval carries a warning.
+MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96}
+UNSTABLE = 0.1  # a resample whose s.e. is below this share of the observed one is "without variation"
+T_CAP = 1e6  # |t*| beyond this is "unbounded" (a replicate without between-cluster variation)
+
+
+@dataclass(frozen=True)
+class ClusterInterval:
+    """A paired cluster-bootstrap interval; ``lo``/``hi`` are None when no interval exists."""
+
+    estimate: float | None
+    lo: float | None
+    hi: float | None
+    method: str
+    B: int
+    seed: int
+    alpha: float
+    n_clusters: int
+    n_matched: int
+    k_a: int
+    k_b: int
+    lo_mcse: float | None = None
+    hi_mcse: float | None = None
+    se: float | None = None
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def level(self) -> float:
+        return 1.0 - self.alpha
+
+    @property
+    def status(self) -> str:
+        """'ok', or why there is no interval: 'no matched cells', 'n/a (1 cluster)'."""
+        if self.estimate is None:
+            return "no matched cells"
+        if self.lo is None:
+            return f"n/a ({self.n_clusters} cluster{'s' if self.n_clusters != 1 else ''})"
+        return "ok"
+
+    def describe(self, cluster: str) -> dict:
+        """The method block written beside every interval in summary.json and report.md."""
+        return {"kind": "cluster_bootstrap", "interval": f"{self.method} {100 * self.level:.4g}%",
+                "method": self.method, "level": self.level, "B": self.B, "seed": self.seed,
+                "cluster": cluster, "n_clusters": self.n_clusters, "paired": True,
+                "min_clusters": MIN_CLUSTERS[self.method], "status": self.status,
+                "lo_mcse": self.lo_mcse, "hi_mcse": self.hi_mcse, "se": self.se,
+                "mcse_method": "Maritz-Jarrett s.e. of the bootstrap quantile (scipy.stats.mstats.mjci)",
+                "warnings": list(self.warnings), "notes": list(self.notes),
+                "rng": f"numpy {np.__version__} Generator(PCG64(seed)).integers"}
+
+
+def replicate_sums(d: np.ndarray, m: np.ndarray, B: int, seed: int, second_moments: bool) -> np.ndarray:
+    """Per replicate, the resampled totals [sum d, sum m] (+ [sum d^2, sum d m, sum m^2]).
+
+    Integer matrix products over the resample counts: exact, and the same stream as
+    ``analysis.stats.paired_cluster_bootstrap`` for the same seed (chunking does not change it).
+    """
+    C = len(m)
+    cols = [d, m] + ([d * d, d * m, m * m] if second_moments else [])
+    S = np.stack(cols, axis=1).astype(np.int64)
+    out = np.empty((B, S.shape[1]), dtype=np.int64)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    chunk = max(1, min(B, CHUNK_ELEMS // max(C, 1)))
+    for start in range(0, B, chunk):
+        rows = min(chunk, B - start)
+        out[start:start + rows] = bootstrap_counts(rng, C, rows) @ S
+    return out
+
+
+def cluster_se(d, m) -> float:
+    """CR1 cluster-robust standard error of sum(d)/sum(m): sqrt(C/(C-1) sum (d - theta m)^2) / sum(m)."""
+    d = np.asarray(d, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    C, M = len(m), m.sum()
+    theta = d.sum() / M
+    return float(np.sqrt(C / (C - 1) * np.sum((d - theta * m) ** 2)) / M)
+
+
+def studentized_t(sums: np.ndarray, theta: float, C: int) -> np.ndarray:
+    """Replicate t = (theta* - theta) / se*, from the replicate totals (see module docstring)."""
+    sd, sm, sdd, sdm, smm = (sums[:, i].astype(np.float64) for i in range(5))
+    th = sd / sm
+    ss = np.maximum(sdd - 2 * th * sdm + th * th * smm, 0.0)  # sum w (d - th m)^2, rounding >= 0
+    se = np.sqrt(C / (C - 1) * ss) / sm
+    diff = th - theta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = diff / se
+    tiny = np.abs(diff) <= 1e-12 * max(1.0, abs(theta))
+    with np.errstate(invalid="ignore"):
+        t = np.where(se > 0, t, np.where(tiny, 0.0, np.sign(diff) * np.inf))
+    return np.clip(t, -T_CAP, T_CAP)
+
+
+def _mjse(x: np.ndarray, probs: list[float]) -> list[float]:
+    from scipy.stats.mstats import mjci
+
+    if np.ptp(x) == 0:
+        return [0.0] * len(probs)
+    with np.errstate(invalid="ignore"):  # C2 - C1^2 can round below 0 where the s.e. is 0
+        se = mjci(x, prob=probs)
+    return [0.0 if not np.isfinite(v) else float(v) for v in np.asarray(se)]
+
+
+def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, seed: int = 0,
+                     alpha: float = 0.05, mcse: bool = True) -> ClusterInterval:
+    """Difference in pooled rates (a - b) over matched cells with a paired cluster-bootstrap interval."""
+    if method not in METHODS:
+        raise ValueError(f"interval method must be one of {', '.join(METHODS)}; got {method!r}")
+    s_a = np.asarray(s_a, dtype=np.int64)
+    s_b = np.asarray(s_b, dtype=np.int64)
+    m = np.asarray(m, dtype=np.int64)
+    C, N = len(m), int(m.sum())
+    base = dict(method=method, B=B, seed=seed, alpha=alpha, n_clusters=C, n_matched=N,
+                k_a=int(s_a.sum()), k_b=int(s_b.sum()))
+    if C == 0 or N == 0:
+        return ClusterInterval(None, None, None, **base)
+    d = s_a - s_b
+    est = float(d.sum() / N)
+    if C < 2:
+        return ClusterInterval(est, None, None, **base, warnings=(
+            "1 cluster: the between-cluster variation cannot be estimated, so there is no interval",))
+    warnings: list[str] = []
+    notes: list[str] = []
+    if C < MIN_CLUSTERS[method]:
+        warnings.append(f"only {C} clusters (< {MIN_CLUSTERS[method]}): the coverage study found this "
+                        f"method's coverage can fall outside [93%, 97%] with this few")
+    probs = [alpha / 2, 1 - alpha / 2]
+    se = cluster_se(d, m)
+    if method == "cluster-t":
+        from scipy.stats import t as t_dist
+
+        q = float(t_dist.ppf(1 - alpha / 2, C - 1))
+        lo, hi = max(-1.0, est - q * se), min(1.0, est + q * se)
+        mc = [0.0, 0.0]
+        notes.append(f"CR1 cluster-robust s.e. {se:.6g} x t quantile {q:.4f} ({C - 1} df); no resampling")
+    elif method == "percentile":
+        sums = replicate_sums(d, m, B, seed, second_moments=False)
+        reps = sums[:, 0] / sums[:, 1]
+        lo, hi = (float(x) for x in np.quantile(reps, probs))
+        mc = _mjse(reps, probs) if mcse else [None, None]
+    else:
+        sums = replicate_sums(d, m, B, seed, second_moments=True)
+        t = studentized_t(sums, est, C)
+        # MC s.e. on the scale of the endpoint itself (each resample's candidate endpoint, clipped
+        # to [-1, 1]), so a quantile next to unbounded resamples gives a finite, honest s.e.
+        if method == "studentized":
+            q_lo, q_hi = np.quantile(t, probs)
+            cand = np.clip(est - t * se, -1, 1)  # decreasing in t: t's upper quantile is the lower endpoint
+            mc = _mjse(cand, probs) if mcse else [None, None]
+        else:
+            q_hi = float(np.quantile(np.abs(t), 1 - alpha))
+            q_lo = -q_hi
+            mc = [_mjse(np.clip(est + np.abs(t) * se, -1, 1), [1 - alpha])[0]] * 2 if mcse else [None, None]
+        lo, hi = est - q_hi * se, est - q_lo * se
+        sm = sums[:, 1].astype(np.float64)
+        th = sums[:, 0] / sm
+        ss = np.maximum(sums[:, 2] - 2 * th * sums[:, 3] + th * th * sums[:, 4], 0.0)
+        flat = float(np.mean(np.sqrt(C / (C - 1) * ss) / sm < UNSTABLE * se))
+        if flat > alpha / 2:
+            share = float(np.max(np.abs(d)) / max(np.sum(np.abs(d)), 1))
+            warnings.append(f"{100 * flat:.0f}% of resamples have almost no between-cluster variation (s.e. < "
+                            f"{UNSTABLE:g} x the observed): the difference rests on few clusters (the largest "
+                            f"holds {100 * share:.0f}% of the per-cluster differences |s_a - s_b|), so the "
+                            "studentized interval is wide; see the task concentration table")
+        if not (-1.0 <= lo and hi <= 1.0):
+            notes.append("an endpoint was clipped to the parameter space [-1, 1]: resamples without "
+                         "between-cluster variation leave that side unbounded")
+        lo, hi = max(-1.0, float(lo)), min(1.0, float(hi))
+    if se == 0.0:
+        warnings.append("no between-cluster variation in the differences: the interval has zero width "
+                        "and understates the uncertainty")
+    return ClusterInterval(est, lo, hi, **base, lo_mcse=mc[0], hi_mcse=mc[1], se=se,
+                           warnings=tuple(warnings), notes=tuple(notes))

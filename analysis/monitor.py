@@ -1,0 +1,186 @@
+"""``harness monitor RUN``: anytime-valid confidence sequences for a run in progress or finished.
+
+For each monitored hypothesis (``[monitoring] hypotheses``, default: the protocol's first) the
+matched units (task|scenario|repeat|factors in the hypothesis's cell set, both arms applicable) are
+taken in the protocol's pre-registered run order (``harness.matrix.run_order``: seeded, fixed before
+any outcome), never in the order they finished: finishing order can depend on outcomes (a failing
+cell runs longer), a pre-registered order cannot. The sequence holds the longest prefix of that order
+whose units are all decided: both arms scored (the unit enters with D = y_a - y_b), or a cell of it
+void after the rerun policy (skipped, as everywhere). Units recorded beyond the first undecided one
+wait for it and are counted apart.
+
+The interval is the empirical-Bernstein confidence sequence of ``analysis.sequence``: valid at every
+look and at any stopping time, for the mean over the units in the sequence of each unit's
+propensity difference (not a population marginal). A pre-registered stopping rule in
+``[monitoring]`` (``stop_when = "excludes_zero"`` or ``"half_width_below"`` with ``half_width``,
+after ``min_units``) is reported as met or not; stopping on it keeps the sequence's guarantee.
+Each sequence is at level 1 - alpha on its own (no multiplicity adjustment across hypotheses).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analysis.sequence import confidence_sequence, rho_for
+
+ESTIMAND = ("the mean, over the matched units in the sequence so far, of each unit's own expected "
+            "difference P(a succeeds) - P(b succeeds) on that unit (its task, scenario and repeat); "
+            "not a population marginal over tasks the run did not draw")
+
+
+class MonitorError(ValueError):
+    """A run directory that cannot be monitored; the message names the file and what was expected."""
+
+
+def _run_meta(run_dir: Path) -> dict:
+    f = run_dir / "run.json"
+    if not run_dir.is_dir():
+        raise MonitorError(f"{run_dir}: not a directory (expected a run directory from `harness run --out`)")
+    try:
+        meta = json.loads(f.read_text())
+    except FileNotFoundError:
+        raise MonitorError(f"{f}: missing (expected a run directory from `harness run --out`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MonitorError(f"{f}: not readable JSON ({exc})") from exc
+    if not isinstance(meta, dict) or not isinstance(meta.get("protocol_path"), str) \
+            or not isinstance(meta.get("lock"), dict):
+        raise MonitorError(f"{f}: expected an object with 'protocol_path' and 'lock' (written by `harness run`)")
+    return meta
+
+
+def planned_units(order, a: str, b: str, cells: str) -> list[str]:
+    """Match keys in run order whose unit runs both arms, restricted to the hypothesis's cell set."""
+    arms: dict[str, set[str]] = {}
+    for c in order:
+        arms.setdefault(c.unit, set()).add(c.arm)
+    out = []
+    for unit, have in arms.items():  # dicts keep first-appearance (run) order
+        scen = unit.split("|")[1]
+        if cells == "injected" and scen == "null" or cells == "null" and scen != "null":
+            continue
+        if {a, b} <= have:
+            out.append(unit)
+    return out
+
+
+def sequence_for(h, units: list[str], tidy, void_units: set[str], alpha: float, v_opt: float | None) -> dict:
+    sub = tidy[tidy["arm"].isin([h.a, h.b])]
+    y = {(arm, k): int(v) for arm, k, v in zip(sub["arm"], sub["match_key"], sub[h.endpoint])}
+    d, skipped, waiting_on = [], 0, None
+    for u in units:
+        if (h.a, u) in y and (h.b, u) in y:
+            d.append(y[(h.a, u)] - y[(h.b, u)])
+        elif u in void_units:
+            skipped += 1
+        else:
+            waiting_on = u
+            break
+    recorded = sum((h.a, u) in y and (h.b, u) in y for u in units)
+    v_opt = v_opt if v_opt is not None else max(10.0, len(units) / 20)
+    rho = rho_for(v_opt, alpha / 2)
+    cs = confidence_sequence(d, alpha=alpha, rho=rho)
+    end = cs.at_end()
+    return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells, "estimand": ESTIMAND,
+            "planned_units": len(units), "units_in_sequence": len(d), "void_units_skipped": skipped,
+            "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
+            "waiting_on": waiting_on, "mean": end["mean"], "lower": end["lower"], "upper": end["upper"],
+            "level": 1 - alpha, "discordant": int(sum(x != 0 for x in d)),
+            "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
+                       "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
+                       "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"}}
+
+
+def _rule(cfg: dict, seqs: list[dict]) -> dict | None:
+    rule = cfg.get("stop_when")
+    if rule is None:
+        return None
+    min_units = cfg.get("min_units", 0)
+    per = []
+    for s in seqs:
+        if s["lower"] is None or s["units_in_sequence"] < min_units:
+            ok = False
+        elif rule == "excludes_zero":
+            ok = s["lower"] > 0 or s["upper"] < 0
+        else:
+            ok = (s["upper"] - s["lower"]) / 2 < cfg["half_width"]
+        per.append({"id": s["id"], "met": ok})
+    text = {"excludes_zero": "the sequence excludes 0",
+            "half_width_below": f"the half-width is below {cfg.get('half_width')}"}[rule]
+    return {"stop_when": rule, "half_width": cfg.get("half_width"), "min_units": min_units,
+            "text": f"{text} for every monitored hypothesis, after at least {min_units} units",
+            "per_hypothesis": per, "met": all(p["met"] for p in per) and bool(per)}
+
+
+def monitor(run_dir: str | Path) -> dict:
+    """The monitoring report of a run directory (in progress or finished), as a dict."""
+    from analysis.pipeline import load_protocol as load_analysis_settings
+    from analysis.records import load_records
+    from harness.matrix import run_order
+    from harness.protocol import load_protocol
+
+    run_dir = Path(run_dir)
+    meta = _run_meta(run_dir)
+    proto = load_protocol(meta["protocol_path"])
+    if proto.canonical_digest() != meta["lock"].get("protocol_sha256"):
+        raise MonitorError(f"{proto.path}: changed since run {run_dir} started (its digest differs from the "
+                           "one in run.json), so the pre-registered run order cannot be recomputed")
+    settings = load_analysis_settings(proto.path)
+    cfg = proto.monitoring
+    wanted = cfg.get("hypotheses") or [settings.hypotheses[0].id]
+    hyps = [h for h in settings.hypotheses if h.id in wanted]
+    alpha = cfg.get("alpha", 0.05)
+    order = run_order(proto)
+    ledger = run_dir / "records.jsonl"
+    try:
+        text = ledger.read_text(encoding="utf-8") if ledger.is_file() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MonitorError(f"{ledger}: not readable ({exc})") from exc
+    has_records = bool(text[: text.rfind("\n") + 1].strip())  # a complete line holds a record
+    if has_records:
+        loaded = load_records(ledger, complete_lines_only=True)
+        tidy, void_units = loaded.tidy, set(loaded.void_keys["match_key"])
+        n_lines = loaded.lines
+    else:
+        import pandas as pd
+
+        tidy = pd.DataFrame({"arm": [], "match_key": [], "completion": [], "amplified": [], "not_amplified": []})
+        void_units, n_lines = set(), 0
+    seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_units, alpha,
+                         cfg.get("tuned_for_v")) for h in hyps]
+    total = len(order)
+    return {"run": str(run_dir), "protocol": proto.name, "records": n_lines, "cells_planned": total,
+            "finished": n_lines >= total, "sequences": seqs, "stopping_rule": _rule(cfg, seqs),
+            "estimand": ESTIMAND}
+
+
+def render(rep: dict) -> str:
+    lines = [f"{rep['run']}: protocol {rep['protocol']}, {rep['records']} of {rep['cells_planned']} cells recorded"
+             + (" (finished)" if rep["finished"] else " (in progress)")]
+    for s in rep["sequences"]:
+        m = s["method"]
+        head = (f"{s['id']} {s['a']}-{s['b']} {s['endpoint']} ({s['cells']} cells): "
+                f"{s['units_in_sequence']} of {s['planned_units']} matched units in the sequence")
+        if s["units_in_sequence"] == 0:
+            lines.append(head + ": no units yet, sequence n/a")
+        else:
+            lines.append(head + f", mean {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% confidence sequence "
+                         f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp "
+                         f"({s['discordant']} discordant units, V = {m['V']:.1f})")
+        extra = []
+        if s["void_units_skipped"]:
+            extra.append(f"{s['void_units_skipped']} void unit(s) skipped")
+        if s["waiting_beyond_prefix"]:
+            extra.append(f"{s['waiting_beyond_prefix']} more matched unit(s) recorded wait for {s['waiting_on']} "
+                         "(units enter in the pre-registered run order)")
+        if extra:
+            lines.append("  " + "; ".join(extra))
+    lines.append(f"estimand: {rep['estimand']}. Valid at every look and any stopping time "
+                 "(empirical-Bernstein confidence sequence, Howard et al. 2021, Thm 4; units in the "
+                 "pre-registered run order; each hypothesis at its own level).")
+    r = rep["stopping_rule"]
+    if r is None:
+        lines.append("stopping rule: none pre-registered ([monitoring] stop_when)")
+    else:
+        lines.append(f"stopping rule ({r['text']}): {'MET' if r['met'] else 'not met'}"
+                     + "".join(f"; {p['id']} {'met' if p['met'] else 'not met'}" for p in r["per_hypothesis"]))
+    return "\n".join(lines)

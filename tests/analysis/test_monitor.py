@@ -1,0 +1,138 @@
+"""`harness monitor RUN`: a confidence sequence per monitored hypothesis, mid-run and at the end."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.monitor import monitor, planned_units
+from analysis.pipeline import analyze
+from harness.cli import main
+from harness.driver import execute, prepare
+from harness.matrix import run_order
+from harness.protocol import load_protocol
+from support.scripted import copy_tasks
+
+PROTO = """
+[protocol]
+name = "monitored"
+seed = 5
+repeats = 3
+tasks_dir = "tasks"
+tasks = ["parse-range"]
+scenarios = ["null", "B2"]
+
+[arms.A2p]
+token_budget = 5000
+[arms.A4]
+
+[[hypotheses]]
+id = "H1"
+a = "A4"
+b = "A2p"
+endpoint = "not_amplified"
+cells = "injected"
+
+[[hypotheses]]
+id = "H2"
+a = "A4"
+b = "A2p"
+endpoint = "completion"
+cells = "null"
+
+[monitoring]
+hypotheses = ["H1", "H2"]
+stop_when = "excludes_zero"
+min_units = 2
+"""
+
+
+@pytest.fixture
+def run(tmp_path):
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "monitored.toml"
+    p.write_text(PROTO)
+    prepare(p, tmp_path / "run", engine=None, reviewer_engine=None, model=None, exploratory=True)
+    return tmp_path / "run"
+
+
+def test_monitor_mid_run_and_at_the_end(run):
+    # before any cell: no units, sequence n/a, nothing crashes
+    rep = monitor(run)
+    assert rep["records"] == 0 and all(s["units_in_sequence"] == 0 for s in rep["sequences"])
+    # mid-way: the first 5 cells of the pre-registered order (2 whole units + half of the third)
+    execute(run, workers=1, log=lambda m: None, limit_cells=5)
+    with open(run / "records.jsonl", "a") as fh:
+        fh.write('{"arm": "A4", "task": "parse-ra')  # a line being written: ignored, not an error
+    mid = monitor(run)
+    assert mid["records"] == 5 and not mid["finished"]
+    order = run_order(load_protocol(run.parent / "monitored.toml"))
+    first_units = list(dict.fromkeys(c.unit for c in order))
+    done = set(first_units[:2])
+    h1, h2 = mid["sequences"]
+    assert h1["units_in_sequence"] == sum(u.split("|")[1] == "B2" for u in done)
+    assert h2["units_in_sequence"] == sum(u.split("|")[1] == "null" for u in done)
+    for s in (h1, h2):
+        if s["units_in_sequence"]:
+            assert -1 <= s["lower"] <= s["mean"] <= s["upper"] <= 1
+    r = CliRunner().invoke(main, ["monitor", str(run)])
+    assert r.exit_code == 0, r.output
+    assert "(in progress)" in r.output and "estimand: the mean, over the matched units" in r.output
+    assert "stopping rule (the sequence excludes 0" in r.output
+    # the torn line is cut off before the run resumes (the ledger repairs its own last line)
+    text = (run / "records.jsonl").read_text()
+    (run / "records.jsonl").write_text(text[: text.rfind("\n") + 1])
+    execute(run, workers=1, log=lambda m: None)
+    end = monitor(run)
+    assert end["finished"] and end["records"] == 12
+    for s in end["sequences"]:
+        assert s["units_in_sequence"] == s["planned_units"] == 3 and s["waiting_beyond_prefix"] == 0
+    # at the end the sequence's centre is the analysis's matched difference over the same cells
+    summ = analyze(run / "records.jsonl", run / "analysis", protocol=run.parent / "monitored.toml", B=50,
+                   figures=False)
+    for s, c in zip(end["sequences"], summ["contrasts"]):
+        assert s["mean"] == pytest.approx(c["estimate"]) and s["units_in_sequence"] == c["n_matched"]
+    # three units cannot exclude zero at 95%: the rule is reported as not met
+    assert end["stopping_rule"]["met"] is False
+    r = CliRunner().invoke(main, ["monitor", str(run), "--json-out", str(run / "m.json")])
+    assert r.exit_code == 0 and "(finished)" in r.output
+    assert json.loads((run / "m.json").read_text())["sequences"][0]["id"] == "H1"
+
+
+def test_units_wait_for_the_pre_registered_order(tmp_path):
+    """A unit recorded before an earlier unit of the run order waits: the order never follows outcomes."""
+    import pandas as pd
+
+    from analysis.monitor import sequence_for
+    from analysis.tables import Hypothesis
+
+    units = ["t|B1|1", "t|B1|2", "t|B1|3"]
+    tidy = pd.DataFrame({"arm": ["A4", "A2p", "A4", "A2p"], "match_key": ["t|B1|1", "t|B1|1", "t|B1|3", "t|B1|3"],
+                         "not_amplified": [1, 0, 1, 0]})
+    h = Hypothesis("H1", "A4", "A2p")
+    s = sequence_for(h, units, tidy, set(), 0.05, None)
+    assert s["units_in_sequence"] == 1 and s["waiting_beyond_prefix"] == 1 and s["waiting_on"] == "t|B1|2"
+    s = sequence_for(h, units, tidy, {"t|B1|2"}, 0.05, None)  # unit 2 void after reruns: skipped
+    assert s["units_in_sequence"] == 2 and s["void_units_skipped"] == 1 and s["mean"] == 1.0
+
+
+def test_planned_units_follow_applicability(tmp_path):
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO.replace("[arms.A4]", "[arms.A4]\n[arms.A1]\n[applicability]\nA1 = { include = [\"null\"] }"))
+    order = run_order(load_protocol(p))
+    assert len(planned_units(order, "A4", "A2p", "injected")) == 3
+    assert planned_units(order, "A1", "A4", "injected") == []
+    assert len(planned_units(order, "A1", "A4", "null")) == 3
+
+
+def test_monitor_bad_run_directory_exits_2(tmp_path):
+    r = CliRunner().invoke(main, ["monitor", str(tmp_path)])
+    assert r.exit_code == 2 and "run.json: missing" in r.output and "Traceback" not in r.output
+    (tmp_path / "run.json").write_text("{not json")
+    r = CliRunner().invoke(main, ["monitor", str(tmp_path)])
+    assert r.exit_code == 2 and "run.json: not readable JSON" in r.output
+    (tmp_path / "run.json").write_text("{}")
+    r = CliRunner().invoke(main, ["monitor", str(tmp_path)])
+    assert r.exit_code == 2 and "protocol_path" in r.output
