@@ -16,45 +16,57 @@ allowed here and only here).
 from __future__ import annotations
 
 import dis
+import functools
+from itertools import zip_longest
 from types import CodeType
 
-# everything but the instruction bytes and the constant table, which are compared through the
-# resolved instruction stream (so a constant left unreferenced by dead-code elimination, or a
-# shifted constant index, does not count as a difference)
+# compared directly; the instructions and their constants are compared through the resolved
+# instruction stream, so a constant left unreferenced by dead-code elimination, or a shifted
+# constant index, is not a difference
 _FIELDS = ("co_varnames", "co_freevars", "co_cellvars", "co_flags", "co_argcount",
-           "co_posonlyargcount", "co_kwonlyargcount", "co_exceptiontable", "co_name", "co_qualname")
+           "co_posonlyargcount", "co_kwonlyargcount", "co_name", "co_qualname")
 
 
-def _key(obj):
-    """A comparable, position-free fingerprint of a code object or a constant."""
-    if isinstance(obj, CodeType):
-        ops = tuple((ins.opname, _key(ins.argval)) for ins in dis.get_instructions(obj))
-        return ("code", tuple(getattr(obj, f, None) for f in _FIELDS), ops)
-    if isinstance(obj, (tuple, frozenset)):
-        items = [_key(x) for x in obj]
-        return (type(obj).__name__, tuple(sorted(items, key=repr) if isinstance(obj, frozenset) else items))
-    # type name + repr: keeps 1, 1.0, True and -0.0 / 0.0 apart (== would not)
-    return (type(obj).__name__, repr(obj))
-
-
-def bytecode_fingerprint(source: str):
-    """The fingerprint of ``source``'s module code object, or None if it does not compile."""
+@functools.lru_cache(maxsize=1024)
+def _compile(source: str) -> CodeType | None:
     try:
-        code = compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
+        return compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError):
         return None
-    return _key(code)
+
+
+def _const(v):
+    # type name + repr: keeps 1, 1.0, True and -0.0 / 0.0 apart (== would not)
+    if isinstance(v, (tuple, frozenset)):
+        items = [_const(x) for x in v]
+        return (type(v).__name__, tuple(sorted(items, key=repr) if isinstance(v, frozenset) else items))
+    return (type(v).__name__, repr(v))
+
+
+def _same(a: CodeType, b: CodeType) -> bool:
+    if any(getattr(a, f) != getattr(b, f) for f in _FIELDS):
+        return False
+    if a.co_code == b.co_code and a.co_exceptiontable == b.co_exceptiontable and a.co_names == b.co_names and \
+            len(a.co_consts) == len(b.co_consts) and all(
+                _same(x, y) if isinstance(x, CodeType) and isinstance(y, CodeType) else _const(x) == _const(y)
+                for x, y in zip(a.co_consts, b.co_consts)):
+        return True
+    for x, y in zip_longest(dis.get_instructions(a), dis.get_instructions(b)):
+        if x is None or y is None or x.opname != y.opname or x.offset != y.offset:
+            return False
+        if isinstance(x.argval, CodeType) or isinstance(y.argval, CodeType):
+            if not (isinstance(x.argval, CodeType) and isinstance(y.argval, CodeType) and _same(x.argval, y.argval)):
+                return False
+        elif _const(x.argval) != _const(y.argval):
+            return False
+    return a.co_exceptiontable == b.co_exceptiontable
 
 
 def identical_bytecode(original: str, mutant: str) -> bool:
     """True when both compile and their code objects match on everything behaviour depends on."""
-    a = bytecode_fingerprint(original)
-    return a is not None and a == bytecode_fingerprint(mutant)
+    a, b = _compile(original), _compile(mutant)
+    return a is not None and b is not None and _same(a, b)
 
 
 def compiles(source: str) -> bool:
-    try:
-        compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return _compile(source) is not None

@@ -90,14 +90,20 @@ class _Sites(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, docstrings: set[int]):
+    def __init__(self, docstrings: set[int], top: dict[int, int]):
         super().__init__()
         self.sites: dict[str, list] = {}
         self.docstrings = docstrings
+        self.top = top          # id(top-level statement) -> its index in the module body
+        self.current = -1
+
+    def on_visit(self, node):
+        self.current = self.top.get(id(node), self.current)
+        return super().on_visit(node)
 
     def add(self, op, node, new, label=DESTROYING, note=None):
         line = self.get_metadata(PositionProvider, node).start.line
-        self.sites.setdefault(op, []).append((node, new, line, label, note))
+        self.sites.setdefault(op, []).append((self.current, node, new, line, label, note))
 
     # --- regions never mutated
     def visit_Annotation(self, node):
@@ -273,22 +279,31 @@ def _removable(small) -> bool:
 
 @functools.lru_cache(maxsize=8)
 def _analyse(text: str):
-    """(module, {operator: [(node, replacement, line, label, note)]}) for one source text."""
+    """(module, text spans of its top-level statements, {operator: [sites]}) for one source."""
     mod = cst.parse_module(text)
+    codes = [mod.code_for_node(stmt) for stmt in mod.body]
+    start = text.find("".join(codes))
+    spans = []
+    for code in codes:
+        spans.append((start, start + len(code)))
+        start += len(code)
     wrapper = MetadataWrapper(mod, unsafe_skip_copy=True)
-    visitor = _Sites(_docstrings(mod))
+    visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)})
     wrapper.visit(visitor)
-    return mod, visitor.sites
+    return mod, spans, visitor.sites
 
 
 def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
+    """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
+    into the artifact text (the rest of the file stays byte-identical)."""
     try:
-        mod, sites = _analyse(spec.text)
+        mod, spans, sites = _analyse(spec.text)
     except cst.ParserSyntaxError:
         return []
     out = []
-    for node, new, line, label, note in sites.get(op, []):
-        code = mod.deep_replace(node, new).code
+    for top, node, new, line, label, note in sites.get(op, []):
+        lo, hi = spans[top]
+        code = spec.text[:lo] + mod.code_for_node(mod.body[top].deep_replace(node, new)) + spec.text[hi:]
         if not compiles(code):
             continue
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label))
