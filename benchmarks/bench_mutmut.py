@@ -61,7 +61,7 @@ def run_corpus(workers: int) -> dict:
         art.mkdir()
         shutil.copy(SAMPLE / "isbn.py", art / "isbn.py")
         loop = Loop(id="isbn", dir=Path(tmp), title="isbn", domains=["software"], requirement="(bench)",
-                    kind="python", target="isbn.py", artifact_dir=art, hints={}, not_applicable=(),
+                    kind="python", target="isbn.py", artifact_dir=art, hints={"role": "code"}, not_applicable=(),
                     gate_paths=[SAMPLE / "gate.toml"])
         t0 = time.perf_counter()
         m = measure([loop], families=("fine",), tier2=False, workers=workers)

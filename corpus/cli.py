@@ -64,7 +64,17 @@ def register(group: click.Group) -> None:
     group.add_command(corpus)
 
 
-@click.group()
+class _CorpusGroup(click.Group):
+    """Bad input raised by the corpus's own loaders ends as a one-line error and exit 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (cat.CatalogueError, GateError, DeclarationError, KindError) as exc:
+            raise click.UsageError(str(exc)) from None
+
+
+@click.group(cls=_CorpusGroup)
 def corpus() -> None:
     """The two-tier mutant corpus: measure a gate's false-accept / false-reject rates."""
 
@@ -243,7 +253,12 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
     if bool(items_path) == bool(tasks_dir):
         raise click.UsageError("give exactly one of --items FILE or --tasks DIR")
     if items_path:
-        items = rd.items_from_json(json.loads(items_path.read_text()))
+        try:
+            items = rd.items_from_json(json.loads(items_path.read_text(encoding="utf-8")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"{items_path}: not a JSON list of items: {exc}")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise click.UsageError(f"{items_path}: each item needs prompt, diff and is_defective ({exc!r})")
     else:
         items = rd.items_from_tasks(rd.read_task_dirs(tasks_dir))
     results = rd.score_references(items, only=None if which == "all" else which)

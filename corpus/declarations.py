@@ -36,7 +36,7 @@ HINT_KEYS = {"requirement": STR, "kind": STR, "not_applicable": LIST_STR, "requi
              "obligations": LIST_STR, "comment_prefix": STR, "required_keys": LIST_STR,
              "typed_keys": LIST_STR, "unordered_lists": LIST_STR, "flags": LIST_STR,
              "required_symbols": LIST_STR, "required_packages": LIST_STR, "role": STR}
-HINT_ROLES = ("tests",)
+HINT_ROLES = ("tests", "code")   # code: the requirement is the module's behaviour (family fine)
 LOOP_KEYS = {"id": STR, "title": STR, "domains": LIST_STR, "requirement": STR, "gates": LIST_STR}
 LOOP_ARTIFACT_KEYS = {**{k: v for k, v in HINT_KEYS.items() if k != "requirement"},
                       "target": STR, "dir": STR}

@@ -302,7 +302,11 @@ def _artifact_owns_error(output: str, work: Path, target: str) -> bool:
     stem = Path(target).stem
     if f"No module named '{stem}'" in output or f'No module named "{stem}"' in output:
         return True
-    return f'File "{work}{os.sep}' in output or f"{work}{os.sep}{target}:" in output
+    if f'File "{work}{os.sep}' in output or f"{work}{os.sep}{target}:" in output:
+        return True
+    # pytest prints a traceback entry relative to its rootdir (the artifact's directory) as
+    # "vat.py:3: in <module>": an import-time error raised by the artifact itself
+    return re.search(rf"^{re.escape(target)}:\d+: in ", output, re.M) is not None
 
 
 def _judge_jsonschema(gate: Gate, artifact: Path) -> Judgement:

@@ -127,6 +127,10 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
             spec: ArtifactSpec = loop.artifact_spec()
             for fam in families:
                 mutants += generate(spec, fam)
+            if "fine" in families and loop.kind == "python" and loop.hints.get("role") != "code":
+                exclusions.append({"loop": loop.id, "scope": "fine", "reason": "requirement is not behaviour",
+                                   "detail": "family fine applies where the hints declare role = \"code\" "
+                                             "(the requirement is the module's behaviour)"})
         if tier2:
             mutants += load_tier2(loop)
         if not mutants:

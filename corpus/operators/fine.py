@@ -10,6 +10,10 @@ corpus/equivalence.py) or a trivially equivalent form named by the operator (``s
 ``rsplit`` without maxsplit; a case swap on a literal without letters; ``min``/``max`` or
 ``any``/``all`` of a one-element literal). Equivalent mutants are counted apart, never judged.
 
+Applicable only where the requirement is the module's behaviour: the hint ``role = "code"``.
+Elsewhere (a docstring rule, a secret scan, a test module) changing ``+`` to ``-`` does not break
+the requirement, and "destroying" would be a wrong label.
+
 Not mutated: docstrings, annotations, assignments to dunder names (``__all__``), and the body of
 ``if __name__ == "__main__":``. A candidate whose mutant does not compile is dropped.
 """
@@ -296,6 +300,8 @@ def _analyse(text: str):
 def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
     """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
     into the artifact text (the rest of the file stays byte-identical)."""
+    if spec.hints.get("role") != "code":
+        return []
     try:
         mod, spans, sites = _analyse(spec.text)
     except cst.ParserSyntaxError:
@@ -312,7 +318,7 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
 
 def _fine(name: str, examples: list[tuple]):
     """Register the fine operator ``name``; ``examples`` are (before, after[, label]) sources."""
-    exs = [Example("python", e[0], e[1], e[2] if len(e) > 2 else DESTROYING) for e in examples]
+    exs = [Example("python", e[0], e[1], e[2] if len(e) > 2 else DESTROYING, {"role": "code"}) for e in examples]
 
     def fn(spec: ArtifactSpec):
         return _mutants(spec, name)

@@ -37,12 +37,22 @@ def test_every_family_is_covered():
 
 def test_checker_catches_a_wrong_example():
     op = next(o for o in ALL if o.family == "fine" and o.name == "comparison")
+    code = {"role": "code"}
+    check(op, Example("python", "ok = a == b\n", "ok = a != b\n", hints=code))
     with pytest.raises(AssertionError):
-        check(op, Example("python", "ok = a == b\n", "ok = a < b\n"))
+        check(op, Example("python", "ok = a == b\n", "ok = a < b\n", hints=code))
     with pytest.raises(AssertionError):
-        check(op, Example("python", "ok = a == b\n", "ok = a != b\n", PRESERVING))
+        check(op, Example("python", "ok = a == b\n", "ok = a != b\n", PRESERVING, code))
     with pytest.raises(AssertionError):
-        check(op, Example("python", "ok = a == b\n", NO_MUTANT))
+        check(op, Example("python", "ok = a == b\n", NO_MUTANT, hints=code))
+
+
+def test_fine_needs_the_requirement_to_be_behaviour():
+    """Without role = "code" a fine mutant's 'destroying' label would not hold (a docstring rule
+    is not broken by '+' -> '-'): the family does not apply."""
+    op = next(o for o in ALL if o.family == "fine" and o.name == "comparison")
+    check(op, Example("python", "ok = a == b\n", NO_MUTANT))
+    check(op, Example("python", "ok = a == b\n", NO_MUTANT, hints={"role": "tests"}))
 
 
 def test_operators_import_no_private_helper_of_another():
