@@ -15,7 +15,7 @@ from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
 
-TINY = Path(__file__).parent / "data" / "tiny"
+TINY = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "tiny"
 SRC = (TINY / "artifact" / "mod.py").read_text()
 
 
