@@ -26,7 +26,7 @@ import json
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,20 +143,18 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
     return jobs, exclusions
 
 
-def _fast_rows(group: list[Job], workers: int, tick) -> list[Row]:
+def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
     """One pytest gate's jobs through corpus/fast_pytest.py (coverage-selected tests, forked from
     a pre-imported pytest, -x, parallel). The control is judged cold, the reference verdict, in
-    a thread while the session measures coverage and starts its servers."""
-    first = group[0]
+    a thread beside the mutants."""
     controls = [j for j in group if j.mutant is None]
     todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
     rows = [run_job(j) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
     with ThreadPoolExecutor(max_workers=1) as side:
         control_rows = side.map(run_job, controls)
-        with PytestSession(first.gate, first.loop.artifact_dir, first.loop.target, workers) as session:
-            for job, fj in zip(todo, session.judge_all([j.mutant for j in todo], progress=tick)):
-                j = fj.judgement
-                rows.append(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
+        for job, fj in zip(todo, session.judge_all([j.mutant for j in todo], progress=tick)):
+            j = fj.judgement
+            rows.append(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
         for r in control_rows:
             rows.append(r)
             tick()
@@ -166,35 +164,51 @@ def _fast_rows(group: list[Job], workers: int, tick) -> list[Row]:
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
             gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True) -> Measurement:
     """Judge every job. ``fast``: pytest gates go through the fork-server path (same verdicts as
-    the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold."""
+    the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold. A
+    pytest gate's session (its coverage run and servers) starts while the mutants are generated."""
     t0 = time.perf_counter()
-    jobs, exclusions = plan(loops, families, tier2, gates)
     rows: list[Row] = []
     done = [0]
+    starting: dict[tuple[str, str], Future] = {}
+    pre = ThreadPoolExecutor(max_workers=2)
+    try:
+        if fast:
+            for lp in loops:
+                for g in (gates[lp.id] if gates and lp.id in gates else lp.gates()):
+                    if g.kind == "pytest" and not g.missing_tools():
+                        s = PytestSession(g, lp.artifact_dir, lp.target, workers)
+                        starting[(lp.id, str(g.path))] = pre.submit(s.__enter__)
+        jobs, exclusions = plan(loops, families, tier2, gates)
 
-    def tick():
-        done[0] += 1
-        if progress:
-            progress(done[0], len(jobs))
+        def tick():
+            done[0] += 1
+            if progress:
+                progress(done[0], len(jobs))
 
-    groups: dict[tuple[str, str], list[Job]] = {}
-    cold: list[Job] = []
-    for j in jobs:
-        if fast and j.gate.kind == "pytest":
-            groups.setdefault((j.loop.id, str(j.gate.path)), []).append(j)
-        else:
-            cold.append(j)
-    if workers <= 1:
-        for j in cold:
-            rows.append(run_job(j))
-            tick()
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            for r in ex.map(run_job, cold):
-                rows.append(r)
+        groups: dict[tuple[str, str], list[Job]] = {}
+        cold: list[Job] = []
+        for j in jobs:
+            key = (j.loop.id, str(j.gate.path))
+            if key in starting:
+                groups.setdefault(key, []).append(j)
+            else:
+                cold.append(j)
+        if workers <= 1:
+            for j in cold:
+                rows.append(run_job(j))
                 tick()
-    for group in groups.values():
-        rows += _fast_rows(group, workers, tick)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as ex:
+                for r in ex.map(run_job, cold):
+                    rows.append(r)
+                    tick()
+        for key, group in groups.items():
+            rows += _fast_rows(group, starting[key].result(), tick)
+    finally:
+        pre.shutdown(wait=True)
+        for f in starting.values():
+            if f.exception() is None:
+                f.result().__exit__(None, None, None)
     key = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [key[(j.loop.id, str(j.gate.path), j.mutant.id if j.mutant else f"{j.loop.id}/control")]
             for j in jobs]
