@@ -14,9 +14,11 @@ path's (corpus/gates.py: a private copy, a scrubbed environment, a timeout), not
 judge's namespaces; harness/warm.py is the model, and is not used, so the two stay independent.
 
 Differences from the cold path a caller should know: the preloaded modules are not re-imported
-per judgment (they are the standard library's, which the artifact cannot change), and every
-child shares the server's hash seed, which the scrubbed environment fixes to 0 anyway
-(PYTHONHASHSEED=0, as the cold path sets it).
+per judgment (they are the standard library's, which the artifact cannot change), so their
+import-time state is the server's: every child shares the server's hash seed, which the scrubbed
+environment fixes to 0 anyway (PYTHONHASHSEED=0, as the cold path sets it), and the state of an
+unseeded ``random`` (a test drawing from it gets the same draws in every child, where cold runs
+get fresh ones; such a test is nondeterministic on the cold path too).
 
 This file is the client (``ForkServer``) and, run as a script, the server; the server part
 imports only the standard library and pytest.
