@@ -31,9 +31,15 @@ import sys
 # ----------------------------------------------------------------------------- server side
 
 
+# imported by every cold ``python -m pytest`` run after start-up (pytest's debugging plugin pulls
+# in pdb, its option parser argcomplete); importing them here spares each child the work
+_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape"]
+
+
 def _preload(names: list[str]) -> None:
     import pytest  # noqa: F401
     import _pytest.config as cfg
+    names = _ALWAYS + list(names)
     for name in list(cfg.default_plugins) + names:
         if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: never imported cold
             continue
