@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 QS := results/quickstart
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: run test bench clean browser
 
@@ -32,7 +33,12 @@ run: $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
 
-bench: $(STAMP)
+# mutmut is a bench-only extra: benchmarks/bench_mutmut.py measures the corpus against it
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,ray,inspect,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:

@@ -1,5 +1,7 @@
 """Mutants judged per second: serial (baseline) vs a 2-worker pool (subject), for a command gate
-and a pytest gate from the catalogue. ratio = subject throughput / baseline throughput."""
+and a pytest gate from the catalogue; and, for the pytest gate, the cold path (whole suite, a new
+interpreter per mutant) vs the fast path (coverage-selected tests forked from a pre-imported
+pytest), with identical verdicts. ratio = subject throughput / baseline throughput."""
 from __future__ import annotations
 
 import os
@@ -29,4 +31,23 @@ def run(quick: bool = False) -> list[dict]:
                      "subject_s": par.wall_s, "ratio": subj_tp / base_tp, "unit": "x throughput (mutants/s)",
                      "notes": f"{n} judgments (incl. control), families {'+'.join(families)}"
                               f"{'' if quick else '+tier2'}; verdicts identical serial vs parallel"})
+    if not quick:
+        rows.append(_cold_vs_fast(workers))
     return rows
+
+
+def _cold_vs_fast(workers: int) -> dict:
+    lp = load_catalogue(only="tax-calc-module")[0]
+    kw = dict(families=("v1", "v2", "fine"), tier2=True, workers=workers)
+    cold = measure([lp], fast=False, **kw)
+    fast = measure([lp], fast=True, **kw)
+    same = [(r.mutant, r.verdict) for r in cold.rows] == [(r.mutant, r.verdict) for r in fast.rows]
+    assert same, "the fast path must give the cold path's verdicts"
+    n = sum(r.verdict != "not-judged" for r in cold.rows)
+    base_tp, subj_tp = n / cold.wall_s, n / fast.wall_s
+    return {"name": "corpus judge: pytest gate (tax-calc-module), cold vs fast path",
+            "baseline": f"cold {base_tp:.1f}/s", "baseline_s": cold.wall_s,
+            "subject": f"fast {subj_tp:.1f}/s", "subject_s": fast.wall_s, "ratio": subj_tp / base_tp,
+            "unit": "x throughput (mutants/s)",
+            "notes": f"{n} judgments (incl. control), families v1+v2+fine+tier2, {workers} workers each; "
+                     f"verdicts identical cold vs fast"}

@@ -13,12 +13,14 @@ Generators receive only :meth:`Loop.artifact_spec`; gates are loaded separately.
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus.declarations import (LOOP_ARTIFACT_KEYS, LOOP_KEYS, DeclarationError, check_hint_values,
+                                 check_table, read_toml)
 from corpus.gates import Gate, load_gate
-from corpus.model import KINDS, ArtifactSpec
+from corpus.kinds import KindError, check_content
+from corpus.model import ArtifactSpec
 
 CATALOGUE_DIR = Path(__file__).resolve().parent / "catalogue"
 DOMAINS = ("legal", "finance", "clinical", "security", "infrastructure", "software")
@@ -60,13 +62,18 @@ class CatalogueError(ValueError):
 
 def load_loop(d: Path) -> Loop:
     d = Path(d).resolve()
-    data = tomllib.loads((d / "loop.toml").read_text())
-    lp, art = data.get("loop", {}), data.get("artifact", {})
-    for key in ("id", "requirement", "domains", "gates"):
-        if key not in lp:
-            raise CatalogueError(f"{d}: [loop] needs {key!r}")
-    if art.get("kind") not in KINDS:
-        raise CatalogueError(f"{d}: [artifact] kind must be one of {KINDS}")
+    path = d / "loop.toml"
+    try:
+        data = read_toml(path)
+        extra = sorted(set(data) - {"loop", "artifact", "tier1"})
+        if extra:
+            raise DeclarationError(f"{path}: unknown table or key {extra[0]!r}")
+        lp = check_table(path, "loop", data.get("loop", {}), LOOP_KEYS, ("id", "requirement", "domains", "gates"))
+        art = check_table(path, "artifact", data.get("artifact", {}), LOOP_ARTIFACT_KEYS, ("kind", "target"))
+        check_hint_values(path, "artifact", art)
+        tier1 = check_table(path, "tier1", data.get("tier1", {}), {"excluded": "a string"})
+    except DeclarationError as exc:
+        raise CatalogueError(str(exc)) from None
     if lp["id"] != d.name:
         raise CatalogueError(f"{d}: loop id {lp['id']!r} differs from its directory name")
     loop = Loop(id=lp["id"], dir=d, title=lp.get("title", lp["id"]), domains=list(lp["domains"]),
@@ -75,12 +82,16 @@ def load_loop(d: Path) -> Loop:
                 hints={k: v for k, v in art.items() if k not in _ARTIFACT_META},
                 not_applicable=tuple(art.get("not_applicable", [])),
                 gate_paths=[d / g for g in lp["gates"]],
-                tier1_excluded=data.get("tier1", {}).get("excluded"), extra=lp)
+                tier1_excluded=tier1.get("excluded"), extra=lp)
     if not loop.target_path.is_file():
         raise CatalogueError(f"{d}: conforming artifact {loop.target_path} missing")
     for p in loop.gate_paths:
         if not p.is_file():
             raise CatalogueError(f"{d}: gate {p} missing")
+    try:
+        check_content(loop.target_path, loop.target_path.read_bytes(), loop.kind)
+    except KindError as exc:
+        raise CatalogueError(str(exc)) from None
     return loop
 
 

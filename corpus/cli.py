@@ -5,37 +5,41 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 import click
 
 from corpus import catalogue as cat
 from corpus.freeze import freeze as do_freeze, load_frozen, saturation_table, verify
+from corpus.declarations import DeclarationError, load_hints
 from corpus.gates import GateError, load_gate
+from corpus.junit import write as write_junit
+from corpus.kinds import KindError, check_content, infer_kind
 from corpus.measure import ci_failures, measure, planted_report, render_table, summarize, write_outputs
+from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
+from corpus.report_html import write as write_html
+from corpus.survivors import render as render_survivors
+from corpus.survivors import survivors as survivor_report
 
-KIND_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".py": "python",
-                  ".txt": "text"}
-
-
-def infer_kind(path: Path) -> str:
-    name = path.name.lower()
-    if name.startswith("requirements") and name.endswith((".txt", ".in")) or name.endswith(".pins"):
-        return "pins"
-    if name in ("commit_editmsg", "commit.txt") or name.endswith(".commit"):
-        return "commit"
-    return KIND_BY_SUFFIX.get(path.suffix.lower(), "text")
+EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
+(--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, or cannot accept its
+own conforming artifact; --max-false-accept: a false-accept rate, or its Wilson upper bound,
+above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
+binary, of unknown kind or does not parse as its kind, a changed frozen gate)."""
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
               context_dir: Path | None, tmp: Path) -> cat.Loop:
-    """An ad-hoc loop around a user's own gate and conforming artifact."""
+    """An ad-hoc loop around a user's own gate and conforming artifact (validated: bad input raises
+    DeclarationError or KindError with a one-line message)."""
     artifact = artifact.resolve()
     if not artifact.is_file():
         raise click.UsageError(f"--artifact {artifact} is not a file")
-    hints = tomllib.loads(hints_path.read_text()).get("artifact", {}) if hints_path else {}
+    hints = load_hints(hints_path) if hints_path else {}
+    kind = kind or hints.pop("kind", None) or infer_kind(artifact)
+    hints.pop("kind", None)
+    check_content(artifact, artifact.read_bytes(), kind)
     if context_dir:
         context_dir = context_dir.resolve()
         try:
@@ -50,7 +54,7 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
         target = artifact.name
     return cat.Loop(id=f"user:{artifact.name}", dir=tmp, title="user gate",
                     domains=["user"], requirement=hints.pop("requirement", "(user-supplied)"),
-                    kind=kind or hints.pop("kind", None) or infer_kind(artifact), target=target,
+                    kind=kind, target=target,
                     artifact_dir=art_dir, hints={k: v for k, v in hints.items() if k != "not_applicable"},
                     not_applicable=tuple(hints.get("not_applicable", [])),
                     gate_paths=[gate_path.resolve()])
@@ -60,12 +64,22 @@ def register(group: click.Group) -> None:
     group.add_command(corpus)
 
 
-@click.group()
+class _CorpusGroup(click.Group):
+    """Bad input raised by the corpus's own loaders ends as a one-line error and exit 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (cat.CatalogueError, GateError, DeclarationError, KindError) as exc:
+            raise click.UsageError(str(exc)) from None
+
+
+@click.group(cls=_CorpusGroup)
 def corpus() -> None:
     """The two-tier mutant corpus: measure a gate's false-accept / false-reject rates."""
 
 
-@corpus.command("measure")
+@corpus.command("measure", epilog=EXIT_CODES)
 @click.option("--loop", "loop_id", help="one catalogue loop (default: every loop)")
 @click.option("--family", "families", multiple=True, type=click.Choice(FAMILIES),
               help="tier-1 operator family (repeatable; default v1)")
@@ -74,8 +88,8 @@ def corpus() -> None:
               help="measure your own gate (TOML) ...")
 @click.option("--artifact", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="... against mutants of this conforming artifact")
-@click.option("--kind", type=click.Choice(["markdown", "text", "json", "python", "pins", "commit"]),
-              help="artifact kind for --artifact (default: from the file name)")
+@click.option("--kind", type=click.Choice(KINDS),
+              help="artifact kind for --artifact (default: from the hints file, else the file name)")
 @click.option("--hints", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="TOML with an [artifact] table of requirement hints (required_sections, ...)")
 @click.option("--context-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -85,12 +99,20 @@ def corpus() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--fail-on-vacuous", is_flag=True,
-              help="exit 1 if an unplanted gate is vacuous (absence or hollowing)")
+              help="exit 1 if an unplanted gate is vacuous (absence, hollowing, self-attesting), never "
+                   "judges, or cannot accept its own conforming artifact")
+@click.option("--max-false-accept", type=click.FloatRange(0, 1), metavar="RATE",
+              help="exit 1 if an unplanted gate's false-accept rate exceeds RATE (n/a fails too)")
+@click.option("--bound", type=click.Choice(["point", "upper"]), default="point", show_default=True,
+              help="--max-false-accept compares the rate itself or its Wilson 95% upper bound")
+@click.option("--cold", is_flag=True, help="judge pytest gates the cold way (whole suite per mutant)")
+@click.option("--survivors", "show_survivors", type=click.IntRange(0), default=20, show_default=True,
+              help="print at most this many surviving mutants' diffs (all are in survivors.md)")
 @click.option("--quiet", is_flag=True)
 def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
-                out_dir, workers, fail_on_vacuous, quiet):
-    """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv and
-    exclusions.csv under --out, and print the table."""
+                out_dir, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors, quiet):
+    """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv,
+    exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table."""
     families = tuple(families) or ("v1",)
     if bool(gate_path) != bool(artifact):
         raise click.UsageError("--gate and --artifact go together")
@@ -103,22 +125,29 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
             else:
                 loops = cat.load_catalogue(only=loop_id)
                 tier2 = not no_tier2
+            for lp in loops:
+                lp.gates()
             if frozen:
                 probs = verify(load_frozen(frozen), loops) if not gate_path else []
                 if probs:
                     click.echo("gates changed since the freeze:\n  " + "\n  ".join(probs), err=True)
                     sys.exit(2)
-        except (GateError, cat.CatalogueError, ValueError) as exc:
+        except (GateError, cat.CatalogueError, DeclarationError, KindError, ValueError) as exc:
             raise click.UsageError(str(exc))
 
         def progress(done, total):
             if not quiet and (done % 50 == 0 or done == total):
                 click.echo(f"  judged {done}/{total}", err=True)
 
-        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress)
+        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress, fast=not cold)
         summary = summarize(m)
         summary["planted"] = planted_report(summary, loops)
         paths = write_outputs(summary, m, out_dir)
+        report = survivor_report(summary, m)
+        (out_dir / "survivors.md").write_text(render_survivors(report, max_diff_lines=None))
+        paths.append(out_dir / "survivors.md")
+        paths.append(write_junit(out_dir / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
+        paths.append(write_html(out_dir / "html", summary, report)[0])
     click.echo(render_table(summary))
     if summary["planted"]:
         click.echo("\nPLANTED DEFECTS (found = the instrument detected what was planted)")
@@ -127,12 +156,37 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                        f"by={', '.join(p['proved_by'][:2]) or '-'}")
     if "v1" in families and "v2" in families:
         click.echo("\n" + saturation_table(summary))
+    unplanted = [g for g in report if not g["planted"]]
+    if unplanted and show_survivors:
+        n = sum(g["count"] for g in unplanted)
+        click.echo(f"\nSURVIVING DESTROYING MUTANTS ({n} false accepts over {len(unplanted)} unplanted "
+                   f"gates; diffs against the conforming artifact, by operator; all in survivors.md)")
+        click.echo(render_survivors(_first(unplanted, show_survivors), planted=False))
     click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
-    if fail_on_vacuous:
-        fails = ci_failures(summary)
-        if fails:
-            click.echo("\nFAIL (--fail-on-vacuous):\n  " + "\n  ".join(fails), err=True)
-            sys.exit(1)
+    fails = ci_failures(summary, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept, bound=bound) \
+        if (fail_on_vacuous or max_false_accept is not None) else []
+    if fails:
+        flags = " ".join(f for f, on in (("--fail-on-vacuous", fail_on_vacuous),
+                                         (f"--max-false-accept {max_false_accept} --bound {bound}",
+                                          max_false_accept is not None)) if on)
+        click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
+        sys.exit(1)
+
+
+def _first(report: list[dict], n: int) -> list[dict]:
+    """The report cut to its first ``n`` survivors (in order)."""
+    out, left = [], n
+    for g in report:
+        if left <= 0:
+            break
+        groups = {}
+        for op, items in g["groups"].items():
+            if left <= 0:
+                break
+            groups[op] = items[:left]
+            left -= len(groups[op])
+        out.append({**g, "groups": groups})
+    return out
 
 
 @corpus.command("freeze")
@@ -199,7 +253,12 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
     if bool(items_path) == bool(tasks_dir):
         raise click.UsageError("give exactly one of --items FILE or --tasks DIR")
     if items_path:
-        items = rd.items_from_json(json.loads(items_path.read_text()))
+        try:
+            items = rd.items_from_json(json.loads(items_path.read_text(encoding="utf-8")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise click.UsageError(f"{items_path}: not a JSON list of items: {exc}")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise click.UsageError(f"{items_path}: each item needs prompt, diff and is_defective ({exc!r})")
     else:
         items = rd.items_from_tasks(rd.read_task_dirs(tasks_dir))
     results = rd.score_references(items, only=None if which == "all" else which)

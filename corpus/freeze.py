@@ -45,9 +45,14 @@ def verify(frozen: dict, loops: list[Loop]) -> list[str]:
 
 
 def load_frozen(path: str | Path) -> dict:
-    data = json.loads(Path(path).read_text())
-    if data.get("version") != FREEZE_VERSION or "gates" not in data:
-        raise ValueError(f"{path}: not a corpus freeze file")
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a corpus freeze file (not JSON: {exc})") from None
+    if not isinstance(data, dict) or data.get("version") != FREEZE_VERSION or \
+            not isinstance(data.get("gates"), dict) or \
+            not all(isinstance(v, dict) and "digest" in v for v in data["gates"].values()):
+        raise ValueError(f"{path}: not a corpus freeze file (expected version {FREEZE_VERSION} and a gates table)")
     return data
 
 

@@ -22,12 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-GATE_KINDS = ("command", "pytest", "jsonschema", "predicate", "composite", "external")
+from corpus.declarations import GATE_KINDS, DeclarationError, check_gate, read_toml  # noqa: F401
+
 GATELIB = Path(__file__).resolve().parent / "catalogue" / "_gatelib"
 DEFAULT_TIMEOUT_S = 30.0
 _ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "TMPDIR")
@@ -122,26 +122,19 @@ class Gate:
         return [t for t in self.required_tools() if shutil.which(t) is None]
 
 
-def load_gate(path: str | Path) -> Gate:
+def load_gate(path: str | Path, _seen: tuple[Path, ...] = ()) -> Gate:
+    """A gate file, validated (corpus/declarations.py): unknown keys, wrong types, missing files
+    and composite cycles are GateErrors naming the file and the key, raised at load time."""
     path = Path(path).resolve()
+    if path in _seen:
+        raise GateError(f"{_seen[-1]}: [gate] key 'children': {path.name} includes itself (a cycle)")
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise GateError(f"{path}: cannot read gate: {exc}") from exc
-    spec = data.get("gate", data)
-    kind = spec.get("kind")
-    if kind not in GATE_KINDS:
-        raise GateError(f"{path}: gate kind must be one of {GATE_KINDS}, got {kind!r}")
-    need = {"command": ["argv"], "external": ["argv"], "pytest": ["tests"],
-            "jsonschema": ["schema"], "predicate": ["module"], "composite": ["children"]}[kind]
-    for key in need:
-        if key not in spec:
-            raise GateError(f"{path}: {kind} gate needs {key!r}")
-    gate = Gate(name=spec.get("name", path.stem), kind=kind, path=path, spec=spec)
-    if kind == "composite":
-        if not spec["children"]:
-            raise GateError(f"{path}: a composite gate with no children would accept anything")
-        gate.children = [load_gate(path.parent / c) for c in spec["children"]]
+        spec = check_gate(path, read_toml(path))
+    except DeclarationError as exc:
+        raise GateError(str(exc)) from None
+    gate = Gate(name=spec.get("name", path.stem), kind=spec["kind"], path=path, spec=spec)
+    if gate.kind == "composite":
+        gate.children = [load_gate(path.parent / c, (*_seen, path)) for c in spec["children"]]
     return gate
 
 
@@ -246,25 +239,9 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
         code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
         return _code_verdict(gate, code, out, err)
     if kind == "pytest":
-        tests = (gate.dir / gate.spec["tests"]).resolve()
         env["PYTHONPATH"] = str(work)
-        argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                "--rootdir", str(work), "-c", os.devnull, str(tests)]
-        code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
-        if code is None:
-            return Judgement(Verdict.INCAPACITY, f"timeout after {gate.timeout_s:g}s")
-        if code == 0:
-            return Judgement(Verdict.ACCEPT, _tail(out, 200))
-        if code == 1:
-            return Judgement(Verdict.REJECT, _tail(out))
-        # 2 = interrupted, usually a collection error. Ownership decides (paper Fig. 4): if the
-        # error comes from the artifact (it is missing, will not import, has a syntax error),
-        # the suite did reach a diagnosis and filing it as incapacity would be the "misfiled
-        # incapacity" of Table 11. Otherwise (the gate's own suite is broken), incapacity.
-        # 3 internal error, 4 usage error, 5 no tests collected: the suite did not judge.
-        if code == 2 and _artifact_owns_error(out + err, work, target):
-            return Judgement(Verdict.REJECT, f"artifact broke collection: {_tail(out)}")
-        return Judgement(Verdict.INCAPACITY, f"pytest exit {code}: {_tail(out + err)}")
+        code, out, err = run_sandboxed(pytest_argv(gate, work), work, env, gate.timeout_s)
+        return pytest_verdict(gate, code, out, err, work, target)
     if kind == "jsonschema":
         return _judge_jsonschema(gate, work / target)
     if kind == "predicate":
@@ -293,12 +270,43 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
     raise GateError(f"unknown gate kind {kind!r}")  # pragma: no cover - load_gate validates
 
 
+def pytest_argv(gate: Gate, work: Path, selected: list[str] | None = None) -> list[str]:
+    """The cold pytest command line; ``selected`` (node ids) replaces the whole suite."""
+    tests = (gate.dir / gate.spec["tests"]).resolve()
+    return [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+            "--rootdir", str(work), "-c", os.devnull, *(selected if selected else [str(tests)])]
+
+
+def pytest_verdict(gate: Gate, code: int | None, out: str, err: str, work: Path, target: str) -> Judgement:
+    """pytest's exit code as a verdict: 0 accept, 1 reject, 2 reject only when the artifact broke
+    collection, anything else (or a timeout) incapacity. Shared by the cold path and the
+    fork-server path (corpus/fast_pytest.py), so both read a run the same way."""
+    if code is None:
+        return Judgement(Verdict.INCAPACITY, f"timeout after {gate.timeout_s:g}s")
+    if code == 0:
+        return Judgement(Verdict.ACCEPT, _tail(out, 200))
+    if code == 1:
+        return Judgement(Verdict.REJECT, _tail(out))
+    # 2 = interrupted, usually a collection error. Ownership decides (paper Fig. 4): if the
+    # error comes from the artifact (it is missing, will not import, has a syntax error),
+    # the suite did reach a diagnosis and filing it as incapacity would be the "misfiled
+    # incapacity" of Table 11. Otherwise (the gate's own suite is broken), incapacity.
+    # 3 internal error, 4 usage error, 5 no tests collected: the suite did not judge.
+    if code == 2 and _artifact_owns_error(out + err, work, target):
+        return Judgement(Verdict.REJECT, f"artifact broke collection: {_tail(out)}")
+    return Judgement(Verdict.INCAPACITY, f"pytest exit {code}: {_tail(out + err)}")
+
+
 def _artifact_owns_error(output: str, work: Path, target: str) -> bool:
     """Did a collection error originate in the artifact rather than in the gate's suite?"""
     stem = Path(target).stem
     if f"No module named '{stem}'" in output or f'No module named "{stem}"' in output:
         return True
-    return f'File "{work}{os.sep}' in output or f"{work}{os.sep}{target}:" in output
+    if f'File "{work}{os.sep}' in output or f"{work}{os.sep}{target}:" in output:
+        return True
+    # pytest prints a traceback entry relative to its rootdir (the artifact's directory) as
+    # "vat.py:3: in <module>": an import-time error raised by the artifact itself
+    return re.search(rf"^{re.escape(target)}:\d+: in ", output, re.M) is not None
 
 
 def _judge_jsonschema(gate: Gate, artifact: Path) -> Judgement:

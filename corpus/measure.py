@@ -9,9 +9,15 @@ Method (written next to every number in the outputs):
   the gate judged. Wilson 95%.
 - incapacity (timeout, crash, missing tool, unexpected exit) is counted on its own and enters
   neither denominator; an empty denominator is reported "n/a", never 0 or 1.
+- equivalent mutants (a cheap check proved them identical: same bytecode, or a trivially
+  equivalent form) are counted on their own, never judged, and enter neither denominator.
 - vacuity: *absence* = the gate accepted a mutant in which the artifact is gone (deleted,
   emptied, blank); *hollowing* = it accepted a mutant that keeps the structure and drops the
-  content. "untested" when no probe mutant of that class was judged.
+  content; *self-attesting* = it accepted a mutant that keeps a self-reported field (status,
+  passed, verified, ...) and destroys what it attests to. "untested" when no probe mutant of
+  that class was judged.
+- pytest gates are judged on the fast path (only the tests that ran the changed lines on the
+  conforming artifact, forked from a pre-imported pytest, -x); the verdict is the cold path's.
 """
 from __future__ import annotations
 
@@ -20,19 +26,23 @@ import json
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, Verdict, judge
-from corpus.model import DESTROYING, PRESERVING, ArtifactSpec, Mutant
+from corpus.fast_pytest import PytestSession
+from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.tier2 import load_tier2
+from corpus.workdir import materialize
 
 METHOD = __doc__.split("Method (written next to every number in the outputs):", 1)[1].strip()
-VACUITY_CLASSES = ("absence", "hollowing")
+VACUITY_CLASSES = ("absence", "hollowing", "self-attestation")
+NOT_JUDGED = "not-judged"     # the verdict field of an equivalent mutant (never run)
+VACUOUS_VERDICTS = ("vacuous", "self-attesting")
 
 
 @dataclass
@@ -57,6 +67,8 @@ class Row:
     verdict: str
     reason: str
     seconds: float
+    executor: str = "cold"        # "cold", "fork", "coverage" (accepted: no test ran the change), "none"
+    tests: int | None = None      # tests the fork path selected; None = the whole suite
 
     @property
     def is_control(self) -> bool:
@@ -70,33 +82,29 @@ class Measurement:
     loops: list[str] = field(default_factory=list)
     families: tuple[str, ...] = ("v1",)
     wall_s: float = 0.0
+    mutants: dict[str, Mutant] = field(default_factory=dict)      # id -> mutant (for diffs)
+    conforming: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # loop -> (target, bytes)
 
 
-def materialize(loop: Loop, mutant: Mutant | None, dest: Path) -> Path:
-    """Copy the loop's artifact directory to ``dest`` and apply the mutant to the target."""
-    shutil.copytree(loop.artifact_dir, dest)
-    if mutant is not None:
-        tgt = dest / mutant.target
-        if mutant.content is None:
-            if tgt.exists():
-                tgt.unlink()
-        else:
-            tgt.parent.mkdir(parents=True, exist_ok=True)
-            tgt.write_bytes(mutant.content)
-    return dest
-
-
-def run_job(job: Job) -> Row:
-    with tempfile.TemporaryDirectory(prefix="corpus-mut-") as tmp:
-        d = materialize(job.loop, job.mutant, Path(tmp) / "a")
-        j: Judgement = judge(job.gate, d, job.loop.target)
+def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: str = "cold",
+         tests: int | None = None) -> Row:
     m = job.mutant
     return Row(loop=job.loop.id, gate=job.gate.name, gate_path=str(job.gate.path),
                gate_status=job.gate.status,
                mutant=m.id if m else f"{job.loop.id}/control", family=m.family if m else "control",
                tier=m.tier if m else None, operator=m.operator if m else "conforming",
                label=m.label if m else None, probe=m.probe if m else None,
-               verdict=j.verdict.value, reason=j.reason, seconds=j.seconds)
+               verdict=verdict, reason=reason, seconds=seconds, executor=executor, tests=tests)
+
+
+def run_job(job: Job) -> Row:
+    """The cold path: a fresh copy of the artifact directory, one gate run."""
+    if job.mutant is not None and job.mutant.label == EQUIVALENT:
+        return _row(job, NOT_JUDGED, job.mutant.note, executor="none")
+    with tempfile.TemporaryDirectory(prefix="corpus-mut-") as tmp:
+        d = materialize(job.loop.artifact_dir, job.mutant, Path(tmp) / "a")
+        j: Judgement = judge(job.gate, d, job.loop.target)
+    return _row(job, j.verdict.value, j.reason, j.seconds)
 
 
 def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
@@ -119,6 +127,10 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
             spec: ArtifactSpec = loop.artifact_spec()
             for fam in families:
                 mutants += generate(spec, fam)
+            if "fine" in families and loop.kind == "python" and loop.hints.get("role") != "code":
+                exclusions.append({"loop": loop.id, "scope": "fine", "reason": "requirement is not behaviour",
+                                   "detail": "family fine applies where the hints declare role = \"code\" "
+                                             "(the requirement is the module's behaviour)"})
         if tier2:
             mutants += load_tier2(loop)
         if not mutants:
@@ -131,26 +143,81 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
     return jobs, exclusions
 
 
+def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
+    """One pytest gate's jobs through corpus/fast_pytest.py (coverage-selected tests, forked from
+    a pre-imported pytest, -x, parallel). The control is judged cold, the reference verdict, in
+    a thread beside the mutants."""
+    controls = [j for j in group if j.mutant is None]
+    todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
+    rows = [run_job(j) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
+    with ThreadPoolExecutor(max_workers=1) as side:
+        control_rows = side.map(run_job, controls)
+        for job, fj in zip(todo, session.judge_all([j.mutant for j in todo], progress=tick)):
+            j = fj.judgement
+            rows.append(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
+        for r in control_rows:
+            rows.append(r)
+            tick()
+    return rows
+
+
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
-            gates: dict[str, list[Gate]] | None = None, progress=None) -> Measurement:
+            gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True) -> Measurement:
+    """Judge every job. ``fast``: pytest gates go through the fork-server path (same verdicts as
+    the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold. A
+    pytest gate's session (its coverage run and servers) starts while the mutants are generated."""
     t0 = time.perf_counter()
-    jobs, exclusions = plan(loops, families, tier2, gates)
     rows: list[Row] = []
-    if workers <= 1:
-        for j in jobs:
-            rows.append(run_job(j))
+    done = [0]
+    starting: dict[tuple[str, str], Future] = {}
+    pre = ThreadPoolExecutor(max_workers=2)
+    try:
+        if fast:
+            for lp in loops:
+                for g in (gates[lp.id] if gates and lp.id in gates else lp.gates()):
+                    if g.kind == "pytest" and not g.missing_tools():
+                        s = PytestSession(g, lp.artifact_dir, lp.target, workers)
+                        starting[(lp.id, str(g.path))] = pre.submit(s.__enter__)
+        jobs, exclusions = plan(loops, families, tier2, gates)
+
+        def tick():
+            done[0] += 1
             if progress:
-                progress(len(rows), len(jobs))
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            for r in ex.map(run_job, jobs):
-                rows.append(r)
-                if progress:
-                    progress(len(rows), len(jobs))
+                progress(done[0], len(jobs))
+
+        groups: dict[tuple[str, str], list[Job]] = {}
+        cold: list[Job] = []
+        for j in jobs:
+            key = (j.loop.id, str(j.gate.path))
+            if key in starting:
+                groups.setdefault(key, []).append(j)
+            else:
+                cold.append(j)
+        if workers <= 1:
+            for j in cold:
+                rows.append(run_job(j))
+                tick()
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as ex:
+                for r in ex.map(run_job, cold):
+                    rows.append(r)
+                    tick()
+        for key, group in groups.items():
+            rows += _fast_rows(group, starting[key].result(), tick)
+    finally:
+        pre.shutdown(wait=True)
+        for f in starting.values():
+            if f.exception() is None:
+                f.result().__exit__(None, None, None)
+    key = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
+    rows = [key[(j.loop.id, str(j.gate.path), j.mutant.id if j.mutant else f"{j.loop.id}/control")]
+            for j in jobs]
     measured = sorted({r.loop for r in rows})
+    mutants = {j.mutant.id: j.mutant for j in jobs if j.mutant is not None}
+    conforming = {lp.id: (lp.target, lp.target_path.read_bytes()) for lp in loops if lp.id in measured}
     return Measurement(rows=rows, exclusions=exclusions, loops=measured,
                        families=tuple(families) + (("tier2",) if tier2 else ()),
-                       wall_s=time.perf_counter() - t0)
+                       wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming)
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -172,19 +239,22 @@ def rates(rows: list[Row]) -> dict:
         "preserving_n": len(p), "preserving_judged": len(p_j),
         "false_reject": wilson(fr, len(p_j)),
         "false_reject_ids": [r.mutant for r in p_j if r.verdict == Verdict.REJECT.value],
-        "incapacity": len(rows) - len(d_j) - len(p_j),
+        "incapacity": sum(r.verdict == Verdict.INCAPACITY.value for r in rows),
         "incapacity_ids": [r.mutant for r in rows if r.verdict == Verdict.INCAPACITY.value],
+        "equivalent": sum(r.label == EQUIVALENT for r in rows),
     }
 
 
 def vacuity(rows: list[Row]) -> dict:
-    """Per vacuity class: verdict (vacuous / not vacuous / untested) and the proving mutants."""
+    """Per vacuity class: verdict (vacuous - "self-attesting" for the self-attestation probe -,
+    not vacuous, untested) and the proving mutants."""
     out = {}
     for cls in VACUITY_CLASSES:
         probes = [r for r in rows if r.probe == cls and r.label == DESTROYING]
         judged = [r for r in probes if r.verdict != Verdict.INCAPACITY.value]
         proof = [r.mutant for r in judged if r.verdict == Verdict.ACCEPT.value]
-        verdict = "vacuous" if proof else ("not vacuous" if judged else "untested")
+        bad = "self-attesting" if cls == "self-attestation" else "vacuous"
+        verdict = bad if proof else ("not vacuous" if judged else "untested")
         out[cls] = {"verdict": verdict, "proved_by": proof, "probes_judged": len(judged),
                     "probes_incapacity": len(probes) - len(judged)}
     return out
@@ -214,7 +284,11 @@ def summarize(m: Measurement) -> dict:
              "control_verdict": ctrl[0].verdict if ctrl else None,
              "control_reason": ctrl[0].reason if ctrl else None,
              "all": _jsonable(rates(rows)), "by_family": fams, "vacuity": vacuity(rows)}
-        g["vacuous"] = any(v["verdict"] == "vacuous" for v in g["vacuity"].values())
+        g["vacuous"] = any(v["verdict"] in VACUOUS_VERDICTS for v in g["vacuity"].values())
+        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows)
+        g["seconds"] = round(sum(r.seconds for r in rows), 3)
+        g["survivors"] = [{"mutant": r.mutant, "operator": r.operator, "family": r.family}
+                          for r in rows if r.label == DESTROYING and r.verdict == Verdict.ACCEPT.value]
         gates.append(g)
     totals = {}
     for planted, name in ((False, "current_and_repaired"), (True, "planted")):
@@ -245,14 +319,48 @@ def _jsonable(d: dict) -> dict:
     return out
 
 
-def ci_failures(summary: dict) -> list[str]:
-    """For --fail-on-vacuous: unplanted vacuous gates, and planted vacuities the run missed."""
-    fails = []
-    for g in summary["gates"]:
-        if not is_planted(g["status"]) and g["vacuous"]:
-            which = [c for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] == "vacuous"]
-            fails.append(f"{g['loop']}:{g['gate']} is vacuous ({', '.join(which)})")
-    return fails
+def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: float | None = None,
+                  bound: str = "point") -> list[str]:
+    """Why one (unplanted) gate fails CI, one line each; [] = it passes.
+
+    vacuity_fails: a gate that never judges (every judgment incapacity: it exits 2, crashes or
+    hangs), a gate that does not accept its own conforming artifact (reject or incapacity on the
+    control: it cannot accept, so every false-accept rate it shows is meaningless), and a gate
+    with a vacuity verdict (absence, hollowing, self-attesting) fail.
+    max_false_accept: the false-accept rate over all judged destroying mutants (``bound`` "point")
+    or its Wilson 95% upper bound (``bound`` "upper") above RATE fails; so does an empty
+    denominator (n/a), which cannot show the rate is below anything.
+    """
+    name = f"{g['loop']}:{g['gate']}"
+    out = []
+    if vacuity_fails:
+        if g.get("never_judges"):
+            out.append(f"{name} never judges: every judgment, the control included, was incapacity "
+                       f"({(g['control_reason'] or '')[:100]})")
+        elif g["control_verdict"] != Verdict.ACCEPT.value:
+            out.append(f"{name} cannot accept its own conforming artifact (control: {g['control_verdict']}: "
+                       f"{(g['control_reason'] or '')[:100]})")
+        if g["vacuous"]:
+            which = [f"{c} ({g['vacuity'][c]['verdict']}, proved by {g['vacuity'][c]['proved_by'][0]})"
+                     for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS]
+            out.append(f"{name} is vacuous: {'; '.join(which)}")
+    if max_false_accept is not None:
+        fa = g["all"]["false_accept"]
+        value = fa["rate"] if bound == "point" else fa["hi"]
+        what = "false-accept rate" if bound == "point" else "Wilson 95% upper bound of the false-accept rate"
+        if value is None:
+            out.append(f"{name}: {what} is n/a (no destroying mutant judged): cannot show it is <= {max_false_accept:g}")
+        elif value > max_false_accept:
+            out.append(f"{name}: {what} {value:.4f} > {max_false_accept:g} ({fa['fmt']})")
+    return out
+
+
+def ci_failures(summary: dict, *, fail_on_vacuous: bool = True, max_false_accept: float | None = None,
+                bound: str = "point") -> list[str]:
+    """The CI verdict over every unplanted gate (planted gates are defective on purpose)."""
+    return [f for g in summary["gates"] if not is_planted(g["status"])
+            for f in gate_failures(g, vacuity_fails=fail_on_vacuous, max_false_accept=max_false_accept,
+                                   bound=bound)]
 
 
 def planted_report(summary: dict, loops: list[Loop]) -> list[dict]:
@@ -284,23 +392,25 @@ def write_outputs(summary: dict, m: Measurement, out: Path) -> list[Path]:
         w.writerow(["loop", "gate", "status", "family", "destroying_n", "destroying_judged",
                     "false_accepts", "false_accept_rate", "fa_lo", "fa_hi", "preserving_n",
                     "preserving_judged", "false_rejects", "false_reject_rate", "fr_lo", "fr_hi",
-                    "incapacity", "absence", "hollowing", "control_verdict"])
+                    "incapacity", "equivalent", "absence", "hollowing", "self_attestation",
+                    "control_verdict"])
         for g in summary["gates"]:
             for fam, r in [("all", g["all"]), *g["by_family"].items()]:
                 fa, fr = r["false_accept"], r["false_reject"]
                 w.writerow([g["loop"], g["gate"], g["status"], fam, r["destroying_n"],
                             r["destroying_judged"], fa["k"], _na(fa["rate"]), _na(fa["lo"]),
                             _na(fa["hi"]), r["preserving_n"], r["preserving_judged"], fr["k"],
-                            _na(fr["rate"]), _na(fr["lo"]), _na(fr["hi"]), r["incapacity"],
+                            _na(fr["rate"]), _na(fr["lo"]), _na(fr["hi"]), r["incapacity"], r["equivalent"],
                             g["vacuity"]["absence"]["verdict"], g["vacuity"]["hollowing"]["verdict"],
-                            g["control_verdict"]])
+                            g["vacuity"]["self-attestation"]["verdict"], g["control_verdict"]])
     with paths[2].open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["loop", "gate", "status", "mutant", "family", "tier", "operator", "label",
-                    "probe", "verdict", "seconds", "reason"])
+                    "probe", "verdict", "seconds", "executor", "tests", "reason"])
         for r in m.rows:
             w.writerow([r.loop, r.gate, r.gate_status, r.mutant, r.family, r.tier, r.operator,
-                        r.label, r.probe, r.verdict, f"{r.seconds:.3f}", r.reason[:200]])
+                        r.label, r.probe, r.verdict, f"{r.seconds:.3f}", r.executor,
+                        "all" if r.tests is None else r.tests, r.reason[:200]])
     with paths[3].open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["loop", "scope", "reason", "detail"])
@@ -321,7 +431,8 @@ def render_table(summary: dict) -> str:
     lines.append("-" * len(hdr))
     for g in summary["gates"]:
         r = g["all"]
-        vac = ",".join(c for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] == "vacuous") or "-"
+        vac = ",".join(g["vacuity"][c]["verdict"] if c == "self-attestation" else c
+                       for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS) or "-"
         ctrl = "" if g["control_verdict"] == "accept" else f"  [control: {g['control_verdict']}]"
         lines.append(f"{g['loop'][:28]:28} {g['gate'][:26]:26} {g['status'][:15]:15} "
                      f"{r['false_accept']['fmt']:30} {r['false_reject']['fmt']:30} "
@@ -335,13 +446,14 @@ def render_table(summary: dict) -> str:
             lines.append(f"  {fam:6} destroying {r['destroying_judged']:>4}/{r['destroying_n']:<4} judged  "
                          f"false accept {r['false_accept']['fmt']:28} preserving "
                          f"{r['preserving_judged']:>4}/{r['preserving_n']:<4} judged  false reject "
-                         f"{r['false_reject']['fmt']:28} incapacity {r['incapacity']}")
+                         f"{r['false_reject']['fmt']:28} incapacity {r['incapacity']}"
+                         f"{'  equivalent ' + str(r['equivalent']) + ' (not judged)' if r['equivalent'] else ''}")
     if summary["vacuous_gates"]:
         lines.append("")
         lines.append("VACUOUS GATES (class: proving mutant)")
         for v in summary["vacuous_gates"]:
             for c in VACUITY_CLASSES:
-                if v[c]["verdict"] == "vacuous":
+                if v[c]["verdict"] in VACUOUS_VERDICTS:
                     lines.append(f"  {v['loop']}:{v['gate']} [{v['status']}] {c}: {v[c]['proved_by'][0]}")
     if summary["controls_rejected"]:
         lines.append("")
@@ -354,5 +466,6 @@ def render_table(summary: dict) -> str:
         lines.append(f"  {e['loop']:28} [{e['scope']}] {e['reason']}: {e['detail']}")
     lines.append("")
     lines.append("method: false-accept rate = accepted destroying / judged destroying; false-reject rate = "
-                 "rejected preserving / judged preserving; Wilson 95%; incapacity apart; n/a = empty denominator.")
+                 "rejected preserving / judged preserving; Wilson 95%; incapacity apart; equivalent mutants "
+                 "(identical bytecode) apart, never judged; n/a = empty denominator.")
     return "\n".join(lines)

@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 
 DESTROYING = "destroying"
 PRESERVING = "preserving"
+# A mutant a cheap check proved behaviourally identical to the artifact (identical bytecode, or
+# a trivially equivalent form). Counted apart: it enters neither the false-accept nor the
+# false-reject denominator, and is never judged.
+EQUIVALENT = "equivalent"
 LABELS = (DESTROYING, PRESERVING)
-KINDS = ("markdown", "text", "json", "python", "pins", "commit")
+KINDS = ("markdown", "text", "json", "python", "pins", "commit", "yaml", "toml")
 
 
 def sha256(data: bytes) -> str:
@@ -52,11 +56,11 @@ class Mutant:
     family: str          # "v1", "v2" (tier 1 operator families) or "tier2"
     tier: int
     operator: str
-    label: str           # DESTROYING or PRESERVING
+    label: str           # DESTROYING, PRESERVING or EQUIVALENT
     parent_digest: str   # sha256 of the conforming artifact the mutant was made from
     target: str
     content: bytes | None
-    probe: str | None = None   # vacuity probe this mutant realises: "absence" | "hollowing"
+    probe: str | None = None   # vacuity probe: "absence" | "hollowing" | "self-attestation"
     note: str = ""
     meta: dict = field(default_factory=dict)
 

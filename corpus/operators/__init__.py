@@ -7,17 +7,42 @@ Each operator carries a fixed label that holds for any artifact of its kind sati
 requirement's hints; where a label would depend on the gate, the operator is not applicable.
 
 Family ``v1`` is the corpus the catalogue's gates were repaired against. Family ``v2`` holds
-operators the gates never saw (measured against frozen gates, the paper's Table 9).
+operators the gates never saw (measured against frozen gates, the paper's Table 9). Family
+``fine`` is the fine-grained Python family (one small change per mutant, as mutmut and
+cosmic-ray make them), built to find the test gaps whole-file operators cannot.
+
+Every operator declares ``examples``: (input, expected mutant, label) triples, cosmic-ray style;
+tests/corpus/test_operator_examples.py checks every registered operator against its own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from corpus.model import DESTROYING, PRESERVING, ArtifactSpec, Mutant
+from corpus.equivalence import identical_bytecode
+from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 
-# An operator function returns a list of (content-or-None, note); an empty list = not applicable.
-OpFn = Callable[[ArtifactSpec], list[tuple[bytes | None, str]]]
+# An operator function returns a list of (content-or-None, note) pairs, or (content, note, label)
+# triples where a cheap check proved the mutant equivalent; an empty list = not applicable.
+OpFn = Callable[[ArtifactSpec], list[tuple]]
+
+NO_MUTANT = object()   # an example whose input the operator must leave alone
+
+
+@dataclass(frozen=True)
+class Example:
+    """``before`` (artifact text) -> ``after`` (one of the operator's mutants; None = deleted;
+    NO_MUTANT = the operator does not apply), carrying ``label``."""
+
+    kind: str
+    before: str
+    after: object
+    label: str = DESTROYING
+    hints: dict = field(default_factory=dict)
+
+    def spec(self) -> ArtifactSpec:
+        return ArtifactSpec(loop="example", kind=self.kind, target="example", content=self.before.encode(),
+                            hints=dict(self.hints))
 
 
 @dataclass(frozen=True)
@@ -27,23 +52,41 @@ class Operator:
     kinds: tuple[str, ...]
     label: str
     fn: OpFn
-    probe: str | None = None     # "absence" | "hollowing": a vacuity probe
+    probe: str | None = None     # "absence" | "hollowing" | "self-attestation": a vacuity probe
     engine: str = "text"         # "libcst" for Python source operators built on libcst
     doc: str = ""
+    declared_examples: tuple[Example, ...] = ()
+
+    def examples(self) -> tuple[Example, ...]:
+        return self.declared_examples
+
+    def apply(self, spec: ArtifactSpec) -> list[tuple[bytes | None, str, str]]:
+        """(content, note, label) per mutant. A Python mutant of a destroying operator whose
+        bytecode is identical to the artifact's is relabelled EQUIVALENT (corpus/equivalence.py)."""
+        out = []
+        for item in self.fn(spec):
+            content, note = item[0], item[1]
+            label = item[2] if len(item) > 2 else self.label
+            assert label in (self.label, EQUIVALENT), (self.name, label)
+            if label == DESTROYING and spec.kind == "python" and content is not None and \
+                    identical_bytecode(spec.text, content.decode("utf-8")):
+                label, note = EQUIVALENT, f"{note} [equivalent: identical bytecode]"
+            out.append((content, note, label))
+        return out
 
 
 REGISTRY: list[Operator] = []
-FAMILIES = ("v1", "v2")
+FAMILIES = ("v1", "v2", "fine")
 
 
 def operator(name: str, family: str, kinds: Iterable[str], label: str, *, probe: str | None = None,
-             engine: str = "text") -> Callable[[OpFn], OpFn]:
+             engine: str = "text", examples: Iterable[Example] = ()) -> Callable[[OpFn], OpFn]:
     assert label in (DESTROYING, PRESERVING), label
     assert family in FAMILIES, family
 
     def deco(fn: OpFn) -> OpFn:
         REGISTRY.append(Operator(name, family, tuple(kinds), label, fn, probe, engine,
-                                 (fn.__doc__ or "").strip()))
+                                 (fn.__doc__ or "").strip(), tuple(examples)))
         return fn
     return deco
 
@@ -61,12 +104,12 @@ def generate(spec: ArtifactSpec, family: str = "v1") -> list[Mutant]:
     for op in operators(family, spec.kind):
         if op.name in spec.not_applicable:
             continue
-        for i, (content, note) in enumerate(op.fn(spec)):
+        for i, (content, note, label) in enumerate(op.apply(spec)):
             if content in seen:      # an operator that changed nothing, or a duplicate
                 continue
             seen.add(content)
             out.append(Mutant(id=f"{spec.loop}/{family}/{op.name}/{i}", loop=spec.loop,
-                              family=family, tier=1, operator=op.name, label=op.label,
+                              family=family, tier=1, operator=op.name, label=label,
                               parent_digest=spec.digest, target=spec.target, content=content,
                               probe=op.probe, note=note, meta={"engine": op.engine}))
     return out
@@ -74,4 +117,5 @@ def generate(spec: ArtifactSpec, family: str = "v1") -> list[Mutant]:
 
 def _load() -> None:
     # Importing the modules registers their operators (idempotent).
-    from corpus.operators import common, markdown, jsondoc, python_src, pins, commits, v2  # noqa: F401
+    from corpus.operators import (common, markdown, jsondoc, python_src, pins, commits, v2,  # noqa: F401
+                                  fine, structured, attestation)

@@ -8,31 +8,24 @@ from __future__ import annotations
 import re
 
 from corpus.model import DESTROYING, PRESERVING, ArtifactSpec
-from corpus.operators import operator
+from corpus.operators import NO_MUTANT, Example, operator
+from corpus.operators.lines import join as _join
+from corpus.operators.lines import lines as _lines
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+")
 MODALS = ("shall", "must", "will", "agrees to", "is required to")
 
 
-def _lines(spec: ArtifactSpec) -> list[str]:
-    return spec.text.splitlines()
-
-
-def _join(lines: list[str], spec: ArtifactSpec) -> bytes:
-    trail = "\n" if spec.text.endswith("\n") else ""
-    return ("\n".join(lines) + trail).encode()
-
-
 def sections(lines: list[str]) -> list[tuple[int, int, str]]:
     """(start, end, heading text) for each heading; end is exclusive."""
-    idx = [(i, _HEADING.match(l).group(2)) for i, l in enumerate(lines) if _HEADING.match(l)]
+    idx = [(i, HEADING.match(l).group(2)) for i, l in enumerate(lines) if HEADING.match(l)]
     out = []
     for n, (i, title) in enumerate(idx):
-        level = len(_HEADING.match(lines[i]).group(1))
+        level = len(HEADING.match(lines[i]).group(1))
         end = len(lines)
         for j, _ in idx[n + 1:]:
-            if len(_HEADING.match(lines[j]).group(1)) <= level:
+            if len(HEADING.match(lines[j]).group(1)) <= level:
                 end = j
                 break
         out.append((i, end, title))
@@ -48,17 +41,22 @@ def negate_phrase(phrase: str) -> str | None:
     return None
 
 
-@operator("hollow", "v1", ("markdown",), DESTROYING, probe="hollowing")
+@operator("hollow", "v1", ("markdown",), DESTROYING, probe="hollowing", examples=[
+    Example("markdown", "# T\n\nbody\n## S\ntext\n", "# T\n\n## S\n"),
+    Example("markdown", "no heading\n", NO_MUTANT),
+])
 def hollow_markdown(spec: ArtifactSpec):
     """Keep every heading, drop every line of content beneath them."""
     lines = _lines(spec)
-    kept = [l for l in lines if _HEADING.match(l) or not l.strip()]
-    if not any(_HEADING.match(l) for l in lines):
+    kept = [l for l in lines if HEADING.match(l) or not l.strip()]
+    if not any(HEADING.match(l) for l in lines):
         return []
     return [(_join(kept, spec), "headings kept, content dropped")]
 
 
-@operator("hollow", "v1", ("text",), DESTROYING, probe="hollowing")
+@operator("hollow", "v1", ("text",), DESTROYING, probe="hollowing", examples=[
+    Example("text", "FROM python:3.11 AS base\n# keep\nUSER app\n", "FROM\n# keep\nUSER\n"),
+])
 def hollow_text(spec: ArtifactSpec):
     """Keep the first word of every line (the line's 'keyword'), drop the rest."""
     lines = [l.split()[0] if l.strip() and not l.lstrip().startswith("#") else l
@@ -66,7 +64,10 @@ def hollow_text(spec: ArtifactSpec):
     return [(_join(lines, spec), "first word of each line kept")]
 
 
-@operator("drop_section", "v1", ("markdown",), DESTROYING)
+@operator("drop_section", "v1", ("markdown",), DESTROYING, examples=[
+    Example("markdown", "# D\n## Term\nTwo years.\n## Law\nX.\n", "# D\n## Law\nX.\n", hints={"required_sections": ["Term"]}),
+    Example("markdown", "# D\n## Term\nx\n", NO_MUTANT),
+])
 def drop_section(spec: ArtifactSpec):
     """Remove one required section (heading and body); one mutant per required section, max 3."""
     req = [r.lower() for r in spec.hints.get("required_sections", [])]
@@ -78,7 +79,9 @@ def drop_section(spec: ArtifactSpec):
     return out
 
 
-@operator("negate_obligation", "v1", ("markdown", "text"), DESTROYING)
+@operator("negate_obligation", "v1", ("markdown", "text"), DESTROYING, examples=[
+    Example("markdown", "The party shall keep records.\n", "The party shall not keep records.\n", hints={"obligations": ["shall keep records"]}),
+])
 def negate_obligation(spec: ArtifactSpec):
     """Insert 'not' after the modal verb of a required obligation (heading kept); max 3."""
     out = []
@@ -94,21 +97,27 @@ def negate_obligation(spec: ArtifactSpec):
     return out
 
 
-@operator("reformat_whitespace", "v1", ("markdown", "text"), PRESERVING)
+@operator("reformat_whitespace", "v1", ("markdown", "text"), PRESERVING, examples=[
+    Example("markdown", "# T\n\ntext\n", "# T \n\n\ntext  \n", PRESERVING),
+    Example("text", "a b\n", "a b \n", PRESERVING),
+])
 def reformat_whitespace(spec: ArtifactSpec):
     """Double every blank line and add trailing spaces to content lines."""
     out = []
     for l in _lines(spec):
         if not l.strip():
             out += ["", ""]
-        elif spec.kind == "markdown" and not _HEADING.match(l):
+        elif spec.kind == "markdown" and not HEADING.match(l):
             out.append(l + "  " if not l.endswith("  ") else l)
         else:
             out.append(l + " ")
     return [(_join(out, spec), "blank lines doubled, trailing spaces added")]
 
 
-@operator("reorder_items", "v1", ("markdown",), PRESERVING)
+@operator("reorder_items", "v1", ("markdown",), PRESERVING, examples=[
+    Example("markdown", "- a\n- b\n", "- b\n- a\n", PRESERVING),
+    Example("markdown", "- a\n", NO_MUTANT),
+])
 def reorder_items(spec: ArtifactSpec):
     """Reverse the items of every unordered bullet list (lists of independent items)."""
     lines = _lines(spec)
@@ -130,7 +139,11 @@ def reorder_items(spec: ArtifactSpec):
     return [(_join(out, spec), "bullet items reversed")] if changed else []
 
 
-@operator("add_comment", "v1", ("markdown", "text"), PRESERVING)
+@operator("add_comment", "v1", ("markdown", "text"), PRESERVING, examples=[
+    Example("markdown", "# T\n", "# T\n<!-- reviewed: formatting only -->\n", PRESERVING),
+    Example("text", "a\n", "a\n# reviewed: formatting only\n", PRESERVING, hints={"comment_prefix": "#"}),
+    Example("text", "a\n", NO_MUTANT),
+])
 def add_comment(spec: ArtifactSpec):
     """Append a comment line (HTML comment for markdown, the declared prefix for text)."""
     if spec.kind == "markdown":

@@ -7,25 +7,22 @@ from __future__ import annotations
 import re
 
 from corpus.model import DESTROYING, PRESERVING, ArtifactSpec
-from corpus.operators import operator
+from corpus.operators import Example, operator
+from corpus.operators.lines import join as _join
+from corpus.operators.lines import lines as _lines
 
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*"
                  r"(?P<version>[^\s;#]+)(?P<rest>.*)$")
-
-
-def _lines(spec):
-    return spec.text.splitlines()
-
-
-def _join(lines, spec):
-    return ("\n".join(lines) + ("\n" if spec.text.endswith("\n") else "")).encode()
 
 
 def pinned_indices(lines):
     return [i for i, l in enumerate(lines) if PIN.match(l.strip())]
 
 
-@operator("break_pin", "v1", ("pins",), DESTROYING)
+@operator("break_pin", "v1", ("pins",), DESTROYING, examples=[
+    Example("pins", "a==1.0\nb==2.0\n", "a==1.0\nb\n"),
+    Example("pins", "a==1.0\nb==2.0\n", "a\nb==2.0\n"),
+])
 def break_pin(spec: ArtifactSpec):
     """Remove the version specifier from one pin (the first and the last pinned line)."""
     lines = _lines(spec)
@@ -38,14 +35,18 @@ def break_pin(spec: ArtifactSpec):
     return out
 
 
-@operator("hollow", "v1", ("pins",), DESTROYING, probe="hollowing")
+@operator("hollow", "v1", ("pins",), DESTROYING, probe="hollowing", examples=[
+    Example("pins", "a==1.0\n", "a\n"),
+])
 def hollow(spec: ArtifactSpec):
     """Keep every package name, drop every version."""
     lines = [(PIN.match(l.strip())["name"] if PIN.match(l.strip()) else l) for l in _lines(spec)]
     return [(_join(lines, spec), "names kept, versions dropped")]
 
 
-@operator("drop_pin", "v1", ("pins",), DESTROYING)
+@operator("drop_pin", "v1", ("pins",), DESTROYING, examples=[
+    Example("pins", "a==1.0\nb==2.0\n", "a==1.0\n", hints={"required_packages": ["b"]}),
+])
 def drop_pin(spec: ArtifactSpec):
     """Delete the line of one required package (max 2)."""
     req = {r.lower() for r in spec.hints.get("required_packages", [])}
@@ -57,7 +58,9 @@ def drop_pin(spec: ArtifactSpec):
     return out
 
 
-@operator("reformat_whitespace", "v1", ("pins",), PRESERVING)
+@operator("reformat_whitespace", "v1", ("pins",), PRESERVING, examples=[
+    Example("pins", "a==1.0\n", "a == 1.0\n", PRESERVING),
+])
 def reformat(spec: ArtifactSpec):
     """Spaces around '==' (legal under PEP 508)."""
     lines = []
@@ -67,14 +70,18 @@ def reformat(spec: ArtifactSpec):
     return [(_join(lines, spec), "spaces around ==")]
 
 
-@operator("reorder_items", "v1", ("pins",), PRESERVING)
+@operator("reorder_items", "v1", ("pins",), PRESERVING, examples=[
+    Example("pins", "a==1.0\nb==2.0\n", "b==2.0\na==1.0\n", PRESERVING),
+])
 def reorder(spec: ArtifactSpec):
     """Reverse the order of the lines (a requirements file is a set)."""
     lines = [l for l in _lines(spec)]
     return [(_join(lines[::-1], spec), "lines reversed")]
 
 
-@operator("add_comment", "v1", ("pins",), PRESERVING)
+@operator("add_comment", "v1", ("pins",), PRESERVING, examples=[
+    Example("pins", "a==1.0\n", "# pinned for reproducible builds\na==1.0\n", PRESERVING),
+])
 def add_comment(spec: ArtifactSpec):
     """Prepend a comment line."""
     return [(("# pinned for reproducible builds\n" + spec.text).encode(), "comment prepended")]

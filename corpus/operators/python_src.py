@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from corpus.model import DESTROYING, PRESERVING, ArtifactSpec
-from corpus.operators import operator
+from corpus.operators import NO_MUTANT, Example, operator
 
 
 def _parse(spec: ArtifactSpec) -> cst.Module:
@@ -30,7 +30,9 @@ class _Hollow(cst.CSTTransformer):
             body=[cst.SimpleStatementLine([cst.Pass()])]))
 
 
-@operator("hollow", "v1", ("python",), DESTROYING, probe="hollowing", engine="libcst")
+@operator("hollow", "v1", ("python",), DESTROYING, probe="hollowing", engine="libcst", examples=[
+    Example("python", "def f(a):\n    \"\"\"Doc.\"\"\"\n    return a\n", "def f(a):\n    pass\n"),
+])
 def hollow(spec: ArtifactSpec):
     """Keep every signature, replace every function body (docstring included) with ``pass``."""
     mod = _parse(spec)
@@ -38,7 +40,9 @@ def hollow(spec: ArtifactSpec):
     return [(new.code.encode(), "function bodies -> pass")]
 
 
-@operator("drop_symbol", "v1", ("python",), DESTROYING, engine="libcst")
+@operator("drop_symbol", "v1", ("python",), DESTROYING, engine="libcst", examples=[
+    Example("python", "def f():\n    pass\n\n\ndef g():\n    pass\n", "def f():\n    pass\n", hints={"required_symbols": ["g"]}),
+])
 def drop_symbol(spec: ArtifactSpec):
     """Remove one required top-level function or class (max 3)."""
     mod = _parse(spec)
@@ -51,7 +55,9 @@ def drop_symbol(spec: ArtifactSpec):
     return out
 
 
-@operator("add_comment", "v1", ("python",), PRESERVING, engine="libcst")
+@operator("add_comment", "v1", ("python",), PRESERVING, engine="libcst", examples=[
+    Example("python", "x = 1\n", "# reviewed: formatting only\nx = 1\n", PRESERVING),
+])
 def add_comment(spec: ArtifactSpec):
     """Add a comment line to the module header."""
     mod = _parse(spec)
@@ -59,7 +65,9 @@ def add_comment(spec: ArtifactSpec):
     return [(mod.with_changes(header=[*mod.header, line]).code.encode(), "header comment")]
 
 
-@operator("reformat_whitespace", "v1", ("python",), PRESERVING, engine="libcst")
+@operator("reformat_whitespace", "v1", ("python",), PRESERVING, engine="libcst", examples=[
+    Example("python", "x = 1\ny = 2\n", "\nx = 1\n\ny = 2\n", PRESERVING),
+])
 def reformat(spec: ArtifactSpec):
     """Add a blank line before every top-level statement."""
     mod = _parse(spec)
@@ -68,7 +76,10 @@ def reformat(spec: ArtifactSpec):
     return [(mod.with_changes(body=body).code.encode(), "blank lines added")]
 
 
-@operator("reorder_items", "v1", ("python",), PRESERVING, engine="libcst")
+@operator("reorder_items", "v1", ("python",), PRESERVING, engine="libcst", examples=[
+    Example("python", "def f():\n    pass\ndef g():\n    pass\n", "def g():\n    pass\ndef f():\n    pass\n", PRESERVING),
+    Example("python", "def f():\n    pass\n", NO_MUTANT),
+])
 def reorder(spec: ArtifactSpec):
     """Reverse each run of consecutive undecorated top-level function definitions."""
     mod = _parse(spec)
@@ -137,7 +148,9 @@ class _Rename(cst.CSTTransformer):
         return updated.with_changes(keyword=original.keyword)
 
 
-@operator("rename_local", "v1", ("python",), PRESERVING, engine="libcst")
+@operator("rename_local", "v1", ("python",), PRESERVING, engine="libcst", examples=[
+    Example("python", "def f(a):\n    t = a + 1\n    return t\n", "def f(a):\n    t_renamed = a + 1\n    return t_renamed\n", PRESERVING),
+])
 def rename_local(spec: ArtifactSpec):
     """Rename one local variable consistently inside the first function that assigns one."""
     mod = _parse(spec)

@@ -1,0 +1,154 @@
+"""Which tests can see a mutant: coverage measured once on the conforming artifact.
+
+One cold run of the gate's suite under coverage.py, with the coverage context switched to each
+test's node id while it runs (as pytest-cov's ``--cov-context=test`` does), gives, for every
+line of the artifact, the tests that executed it. A mutant then needs only the tests that ran
+the lines it changed. The mapping is conservative; the whole suite runs whenever any of these
+holds for a changed line:
+
+- it is not inside a function body (module or class level, a ``def`` header with its defaults,
+  a decorator): it runs at import, so every test depends on it;
+- it maps to no statement coverage.py can measure (a docstring, a comment): nothing to look up;
+- a test context is missing (the suite imports the artifact inside a test, so import-time lines
+  carry that test's name) or the import-time context ran the function;
+- the mutant changes a function's local, cell or free variables or its flags (removing the only
+  assignment of a name, or a ``yield``, changes what other lines of the function mean).
+
+A deleted target runs the whole suite. Tests keep the suite's order. The limit, shared with
+mutmut's per-function selection: a test that depends on state another test leaves behind is not
+selected unless it ran the changed line itself (tests/corpus/test_fast_pytest.py checks the
+verdicts against the cold whole-suite path).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType
+
+from corpus.gates import Gate, pytest_argv, run_sandboxed, scrubbed_env
+
+RUNNER = Path(__file__).resolve().parent / "coverage_runner.py"
+
+
+@dataclass
+class CoverageMap:
+    target: str
+    source: str
+    order: list[str]                      # test node ids in suite order
+    contexts: dict[int, set[str]]         # statement line -> node ids that ran it ("" = import)
+    statements: set[int]                  # lines coverage.py can measure
+    preload: list[str] = field(default_factory=list)   # stdlib modules the suite imported
+    _stmt_start: dict[int, int] = field(default_factory=dict, repr=False)
+    _in_function: set[int] = field(default_factory=set, repr=False)
+    _scopes: dict | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        tree = ast.parse(self.source)
+        spans: list[tuple[int, int, int]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt):
+                spans.append((node.lineno, node.end_lineno or node.lineno, node.lineno))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                start = node.body[0].lineno
+                # a one-line def keeps its header (defaults, run at import) on the body line
+                if start > node.lineno:
+                    self._in_function.update(range(start, (node.end_lineno or start) + 1))
+        # innermost statement: the one with the latest start among those containing the line
+        for lo, hi, first in sorted(spans):
+            for ln in range(lo, hi + 1):
+                self._stmt_start[ln] = first
+        self._scopes = _scopes(self.source)
+
+    @property
+    def import_lines_have_contexts(self) -> bool:
+        """Module-level statements ran under the import context only (the suite imports the
+        artifact at collection, not inside a test)."""
+        module_level = [ln for ln in self.statements if ln not in self._in_function]
+        return all(self.contexts.get(ln, set()) <= {""} for ln in module_level)
+
+    def select(self, mutant: bytes | None) -> list[str] | None:
+        """Node ids of the tests that ran the changed lines (in suite order); None = the whole
+        suite; [] = no test ran them."""
+        if mutant is None or not self.import_lines_have_contexts:
+            return None
+        try:
+            text = mutant.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        lines = changed_lines(self.source, text)
+        if not lines or any(ln not in self._in_function for ln in lines):
+            return None
+        starts = {self._stmt_start.get(ln) for ln in lines}
+        if None in starts or not starts <= self.statements:
+            return None
+        scopes = _scopes(text)
+        if scopes is None or scopes != self._scopes:
+            return None
+        ran = set().union(*(self.contexts.get(s, set()) for s in starts))
+        if "" in ran:
+            return None
+        return [t for t in self.order if t in ran]
+
+
+def changed_lines(original: str, mutant: str) -> set[int]:
+    """1-based lines of ``original`` the mutant replaced or deleted (an insertion counts the lines
+    on both sides of it)."""
+    a, b = original.splitlines(), mutant.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        out.update(range(i1 + 1, i2 + 1) if i2 > i1 else {max(1, i1), min(i1 + 1, max(1, len(a)))})
+    return out
+
+
+def _scopes(source: str) -> dict | None:
+    """Per code object (by qualified name): variables and flags; None if it does not compile."""
+    try:
+        code = compile(source, "<artifact>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    out: dict = {}
+
+    def walk(co: CodeType):
+        out.setdefault(co.co_qualname, []).append(
+            (co.co_varnames, co.co_cellvars, co.co_freevars, co.co_flags, co.co_argcount))
+        for c in co.co_consts:
+            if isinstance(c, CodeType):
+                walk(c)
+    walk(code)
+    return out
+
+
+def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[CoverageMap | None, str]:
+    """Run the gate's whole suite once on the conforming artifact in ``work`` under coverage.
+    Returns (map, "") when every test passed, else (None, why)."""
+    art = work / target
+    if not art.is_file() or art.suffix != ".py":
+        return None, "the artifact is not a Python module: no line coverage to select tests by"
+    out_json = Path(home) / "coverage-map.json"
+    argv = pytest_argv(gate, work)
+    argv = [argv[0], str(RUNNER), str(out_json), str(art), *[a for a in argv[3:] if a != "-x"]]
+    env = scrubbed_env({"PYTHONPATH": str(work)}, home=home)
+    code, out, err = run_sandboxed(argv, work, env, max(gate.timeout_s * 3, 60.0))
+    if code != 0 or not out_json.is_file():
+        return None, f"coverage run exit {code}: {(out + err).strip()[-200:]}"
+    data = json.loads(out_json.read_text())
+    return CoverageMap(target=target, source=art.read_text(encoding="utf-8"), order=data["order"],
+                       contexts={int(k): set(v) for k, v in data["contexts"].items()},
+                       statements=set(data["statements"]),
+                       preload=_stdlib_only(data["modules"], work)), ""
+
+
+def _stdlib_only(modules: list[list], work: Path) -> list[str]:
+    """Standard-library modules worth importing before the fork (never one the artifact's
+    directory could shadow)."""
+    stdlib = sysconfig.get_paths()["stdlib"]
+    local = {p.stem for p in work.iterdir()}
+    return sorted(name for name, path in modules
+                  if name.split(".")[0] not in local and path and path.startswith(stdlib)
+                  and "site-packages" not in path and not name.startswith("_pytest"))

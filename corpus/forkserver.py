@@ -1,0 +1,245 @@
+"""The corpus's fork-server: a pre-imported pytest process that forks one child per judgment.
+
+A cold pytest gate pays interpreter start-up and pytest's import on every mutant. Here each
+worker starts ONE server (``python forkserver.py FD PRELOAD-JSON``, with the gate runner's
+scrubbed environment, so no secret exists in it) that imports pytest, its default plugins and the
+standard-library modules the suite imported on the conforming artifact (never a name the
+artifact's directory could shadow), rewrites the assertions of the suite's own test files once
+(see ``_cache_rewrites``), then waits on a socketpair. Per judgment it forks a child
+that does what the cold path's ``python -m pytest ARGS`` does: a new session (so a timeout kills
+its whole process group), stdin from /dev/null, stdout/stderr on the caller's pipes, every other
+descriptor closed, the run's environment and working directory, ``sys.path`` as ``-m`` with
+``PYTHONPATH`` would build it, then ``pytest.console_main()``. The confinement is the corpus cold
+path's (corpus/gates.py: a private copy, a scrubbed environment, a timeout), not the harness
+judge's namespaces; harness/warm.py is the model, and is not used, so the two stay independent.
+
+Differences from the cold path a caller should know: the preloaded modules are not re-imported
+per judgment (they are the standard library's, which the artifact cannot change), so their
+import-time state is the server's: every child shares the server's hash seed, which the scrubbed
+environment fixes to 0 anyway (PYTHONHASHSEED=0, as the cold path sets it), and the state of an
+unseeded ``random`` (a test drawing from it gets the same draws in every child, where cold runs
+get fresh ones; such a test is nondeterministic on the cold path too).
+
+This file is the client (``ForkServer``) and, run as a script, the server; the server part
+imports only the standard library and pytest.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+# ----------------------------------------------------------------------------- server side
+
+
+# imported by every cold ``python -m pytest`` run after start-up (pytest's debugging plugin pulls
+# in pdb, its option parser argcomplete); importing them here spares each child the work
+_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape"]
+
+
+def _preload(names: list[str]) -> None:
+    import pytest  # noqa: F401
+    import _pytest.config as cfg
+    names = _ALWAYS + list(names)
+    for name in list(cfg.default_plugins) + names:
+        if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: never imported cold
+            continue
+        try:
+            __import__(name if name in names else f"_pytest.{name}")
+        except Exception:  # pragma: no cover - a module that fails here fails the cold way later
+            pass
+
+
+def _cache_rewrites(files: list[str]) -> None:
+    """Rewrite the suite's own files' assertions once, here, for every child.
+
+    pytest compiles each test module with its assertions rewritten (``_rewrite_test(fn, config)``),
+    which the cold path redoes per run (bytecode is never written). The result depends on the
+    file's bytes, its path and one ini option (``enable_assertion_pass_hook``, off under the
+    gate's ``-c /dev/null``), so the code object made here from the same bytes at the same path is
+    the one a child would make. A file whose bytes differ (the artifact, if pytest rewrites it)
+    or a run with the hook on misses the cache and is rewritten as usual.
+    """
+    from pathlib import Path
+    try:
+        from _pytest.assertion import rewrite as rw
+        original = rw._rewrite_test
+    except (ImportError, AttributeError):  # pragma: no cover - another pytest: no cache
+        return
+    cache = {}
+    for f in files:
+        try:
+            cache[(f, Path(f).read_bytes())] = original(Path(f), None)
+        except Exception:  # a file that does not parse fails the cold way in the child
+            pass
+
+    def cached(fn, config):
+        hit = cache.get((str(fn), Path(fn).read_bytes()))
+        if hit is None or (config is not None and config.getini("enable_assertion_pass_hook")):
+            return original(fn, config)
+        return hit
+    rw._rewrite_test = cached
+
+
+def _child(req: dict, out_fd: int, err_fd: int) -> None:
+    """In the forked child: become the cold run, run pytest, exit with its code."""
+    code = 70
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.closerange(3, 1 << 16)
+        os.chdir(req["cwd"])
+        os.environ.clear()
+        os.environ.update(req["env"])
+        sys.path[:] = [*req["path_prefix"], *req["base_path"]]
+        sys.argv[:] = ["pytest", *req["args"]]
+        import tempfile
+        tempfile.tempdir = None
+        import pytest
+        code = int(pytest.main(req["args"]))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException as exc:  # report like an interpreter would, exit like one
+        try:
+            os.write(2, f"forkserver child: {type(exc).__name__}: {exc}\n".encode())
+        except OSError:
+            pass
+        code = 70
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        os._exit(code)
+
+
+def _serve(fd: int, preload: list[str], rewrite: list[str]) -> None:
+    import json
+    import socket
+    _preload(preload)
+    _cache_rewrites(rewrite)
+    base_path = list(sys.path)        # this script's directory already dropped, as ``-m`` never has it
+    ctl = socket.socket(fileno=fd)
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 20, 2)
+        except OSError:
+            return
+        if not msg:
+            return
+        req = json.loads(msg)
+        req["base_path"] = base_path
+        out_fd, err_fd = fds
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            ctl.close()
+            _child(req, out_fd, err_fd)
+        os.close(out_fd)
+        os.close(err_fd)
+        ctl.send(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        ctl.send(json.dumps({"status": status}).encode())
+
+
+# ----------------------------------------------------------------------------- client side
+
+
+class ForkServerError(RuntimeError):
+    """The server is gone or broke the protocol; the caller judges this mutant cold."""
+
+
+class ForkServer:
+    """One pre-imported pytest server; ``run`` is not thread-safe (use one per worker)."""
+
+    def __init__(self, env: dict[str, str], preload: list[str] = (), rewrite: list[str] = ()):
+        import json
+        import socket
+        import subprocess
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), str(child.fileno()),
+                 json.dumps([list(preload), list(rewrite)])],
+                cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+        finally:
+            child.close()
+        self.sock = parent
+
+    def run(self, args: list[str], cwd: str, env: dict[str, str], path_prefix: list[str],
+            timeout_s: float) -> tuple[int | None, str, str, float]:
+        """(exit code or None on timeout, stdout, stderr, seconds) of ``pytest ARGS`` in a child."""
+        import json
+        import selectors
+        import signal
+        import socket
+        import time
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        t0 = time.perf_counter()
+        try:
+            try:
+                socket.send_fds(self.sock, [json.dumps({"args": args, "cwd": cwd, "env": env,
+                                                        "path_prefix": path_prefix}).encode()], [out_w, err_w])
+                os.close(out_w)
+                os.close(err_w)
+                out_w = err_w = None
+                pid = json.loads(self.sock.recv(1 << 16))["pid"]
+            except (OSError, ValueError, KeyError) as exc:
+                raise ForkServerError(f"fork server unavailable: {exc!r}") from exc
+            bufs = {out_r: bytearray(), err_r: bytearray()}
+            sel = selectors.DefaultSelector()
+            for fd in bufs:
+                sel.register(fd, selectors.EVENT_READ)
+            deadline, timed_out, open_fds = t0 + timeout_s, False, set(bufs)
+            while open_fds:
+                wait = deadline - time.perf_counter()
+                if wait <= 0 and not timed_out:
+                    timed_out = True
+                    try:
+                        os.killpg(pid, signal.SIGKILL)   # the child leads its own session
+                    except ProcessLookupError:
+                        pass
+                    deadline += 10.0
+                elif wait <= 0:
+                    break
+                for key, _ in sel.select(timeout=max(wait, 0)):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if chunk:
+                        bufs[key.fd] += chunk
+                    else:
+                        sel.unregister(key.fd)
+                        open_fds.discard(key.fd)
+            sel.close()
+            try:
+                status = json.loads(self.sock.recv(1 << 16))["status"]
+            except (OSError, ValueError, KeyError) as exc:
+                raise ForkServerError(f"fork server lost a run: {exc!r}") from exc
+        finally:
+            for fd in (out_r, err_r, out_w, err_w):
+                if fd is not None:
+                    os.close(fd)
+        code = None if timed_out else os.waitstatus_to_exitcode(status)
+        return (code, bufs[out_r].decode("utf-8", "replace"), bufs[err_r].decode("utf-8", "replace"),
+                time.perf_counter() - t0)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        finally:
+            try:
+                self.proc.wait(timeout=5)
+            except Exception:
+                self.proc.kill()
+                self.proc.wait()
+
+
+if __name__ == "__main__":
+    import json as _json
+    del sys.path[0]        # this script's directory (corpus/) must shadow nothing
+    _serve(int(sys.argv[1]), *_json.loads(sys.argv[2]))

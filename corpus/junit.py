@@ -1,0 +1,65 @@
+"""JUnit XML for ``harness corpus measure --out``: one test case per gate, so a CI system shows each
+gate's result natively. Valid against the Jenkins/Ant junit-10.xsd schema CI tools read
+(tests/corpus/test_junit.py validates it).
+
+A gate's test case fails with the reasons ``--fail-on-vacuous`` would give (it never judges, it
+cannot accept its own conforming artifact, a vacuity verdict) and, when given,
+``--max-false-accept``'s. A planted gate (defective on purpose) passes when the run found its
+planted defect and fails when it did not: then the instrument, not the gate, is what broke.
+Rates and denominators go in each case's system-out, with the method.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
+
+
+def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.Element, bool]:
+    case = ET.Element("testcase", classname=f"corpus.{g['loop']}", name=g["gate"],
+                      time=f"{g.get('seconds', 0.0):.3f}")
+    if is_planted(g["status"]):
+        fails = [] if planted is None or planted["found"] else \
+            [f"planted defect {planted['planted']!r} not detected by this run"]
+    else:
+        fails = gate_failures(g, vacuity_fails=True, max_false_accept=max_false_accept, bound=bound)
+    if fails:
+        ET.SubElement(case, "failure", message=fails[0][:500], type="corpus-gate").text = "\n".join(fails)
+    r = g["all"]
+    out = [f"status: {g['status']}; control verdict: {g['control_verdict']}",
+           f"false accept: {r['false_accept']['fmt']} over {r['destroying_judged']} judged destroying "
+           f"of {r['destroying_n']}",
+           f"false reject: {r['false_reject']['fmt']} over {r['preserving_judged']} judged preserving "
+           f"of {r['preserving_n']}",
+           f"incapacity: {r['incapacity']}; equivalent (not judged): {r['equivalent']}",
+           "vacuity: " + "; ".join(f"{c} {g['vacuity'][c]['verdict']}" for c in VACUITY_CLASSES)]
+    if planted is not None:
+        out.append(f"planted: {planted['planted']} found={planted['found']}")
+    ET.SubElement(case, "system-out").text = "\n".join(out)
+    return case, bool(fails)
+
+
+def junit_xml(summary: dict, *, max_false_accept: float | None = None, bound: str = "point") -> str:
+    planted = {(p["loop"], p["gate"]): p for p in summary.get("planted", [])}
+    cases = [_case(g, planted.get((g["loop"], g["gate"])), max_false_accept, bound) for g in summary["gates"]]
+    failures = sum(f for _, f in cases)
+    wall = f"{summary.get('wall_s', 0.0):.3f}"
+    root = ET.Element("testsuites", name="harness corpus measure", tests=str(len(cases)),
+                      failures=str(failures), errors="0", time=wall)
+    suite = ET.SubElement(root, "testsuite", name="corpus gates", tests=str(len(cases)),
+                          failures=str(failures), errors="0", skipped="0", time=wall)
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="method", value=summary["method"])
+    ET.SubElement(props, "property", name="families", value=",".join(summary["families"]))
+    if max_false_accept is not None:
+        ET.SubElement(props, "property", name="max_false_accept", value=f"{max_false_accept:g} ({bound})")
+    for case, _ in cases:
+        suite.append(case)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write(path: Path, summary: dict, **kw) -> Path:
+    path.write_text(junit_xml(summary, **kw), encoding="utf-8")
+    return path

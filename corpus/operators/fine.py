@@ -1,0 +1,381 @@
+"""Family ``fine``: one small change per mutant in Python source, built with libcst.
+
+The operators mutmut and cosmic-ray apply (arithmetic and augmented assignment, comparisons
+including ``is`` and ``in``, number and string constants, booleans, ``and``/``or``, ``not``,
+return values, single statements, exception handlers, call arguments, related methods, loops),
+each mutant a valid module that differs from the artifact in one place. Every mutant is labelled
+destroying (a test suite that specifies the code should notice it), except where a cheap check
+proves it equivalent: identical bytecode (applied to every destroying Python mutant, see
+corpus/equivalence.py) or a trivially equivalent form named by the operator (``split`` ->
+``rsplit`` without maxsplit; a case swap on a literal without letters; ``min``/``max`` or
+``any``/``all`` of a one-element literal). Equivalent mutants are counted apart, never judged.
+
+Applicable only where the requirement is the module's behaviour: the hint ``role = "code"``.
+Elsewhere (a docstring rule, a secret scan, a test module) changing ``+`` to ``-`` does not break
+the requirement, and "destroying" would be a wrong label.
+
+Not mutated: docstrings, annotations, assignments to dunder names (``__all__``), and the body of
+``if __name__ == "__main__":``. A candidate whose mutant does not compile is dropped.
+"""
+from __future__ import annotations
+
+import functools
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from corpus.equivalence import compiles
+from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
+from corpus.operators import NO_MUTANT, Example, operator
+
+ARITHMETIC = {cst.Add: cst.Subtract, cst.Subtract: cst.Add, cst.Multiply: cst.Divide,
+              cst.Divide: cst.Multiply, cst.FloorDivide: cst.Divide, cst.Modulo: cst.Divide,
+              cst.Power: cst.Multiply, cst.LeftShift: cst.RightShift, cst.RightShift: cst.LeftShift,
+              cst.BitAnd: cst.BitOr, cst.BitOr: cst.BitAnd, cst.BitXor: cst.BitAnd}
+AUGMENTED = {cst.AddAssign: cst.SubtractAssign, cst.SubtractAssign: cst.AddAssign,
+             cst.MultiplyAssign: cst.DivideAssign, cst.DivideAssign: cst.MultiplyAssign,
+             cst.FloorDivideAssign: cst.DivideAssign, cst.ModuloAssign: cst.DivideAssign,
+             cst.PowerAssign: cst.MultiplyAssign, cst.LeftShiftAssign: cst.RightShiftAssign,
+             cst.RightShiftAssign: cst.LeftShiftAssign, cst.BitAndAssign: cst.BitOrAssign,
+             cst.BitOrAssign: cst.BitAndAssign, cst.BitXorAssign: cst.BitAndAssign}
+# boundary shift and negation for orderings; negation (and the two boundaries) for equality
+COMPARISON = {cst.Equal: (cst.NotEqual, cst.GreaterThanEqual, cst.LessThanEqual),
+              cst.NotEqual: (cst.Equal,),
+              cst.LessThan: (cst.LessThanEqual, cst.GreaterThanEqual),
+              cst.LessThanEqual: (cst.LessThan, cst.GreaterThan),
+              cst.GreaterThan: (cst.GreaterThanEqual, cst.LessThanEqual),
+              cst.GreaterThanEqual: (cst.GreaterThan, cst.LessThan),
+              cst.Is: (cst.IsNot,), cst.IsNot: (cst.Is,), cst.In: (cst.NotIn,), cst.NotIn: (cst.In,)}
+METHOD_PAIRS = {"upper": "lower", "lstrip": "rstrip", "startswith": "endswith", "find": "rfind",
+                "index": "rindex", "ljust": "rjust", "split": "rsplit", "partition": "rpartition",
+                "removeprefix": "removesuffix"}
+METHOD_PAIRS.update({v: k for k, v in list(METHOD_PAIRS.items())})
+BUILTIN_PAIRS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+
+
+def _code(node: cst.CSTNode) -> str:
+    text = cst.Module([]).code_for_node(node).strip()
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _op_node(old, new_cls):
+    """A new operator node of ``new_cls`` keeping ``old``'s whitespace."""
+    kw = {k: getattr(old, k) for k in ("whitespace_before", "whitespace_after") if hasattr(old, k)}
+    if new_cls in (cst.IsNot, cst.NotIn):
+        kw["whitespace_between"] = cst.SimpleWhitespace(" ")
+    return new_cls(**kw)
+
+
+def _is_main_guard(test) -> bool:
+    return m.matches(test, m.Comparison(left=m.Name("__name__"), comparisons=[
+        m.ComparisonTarget(operator=m.Equal(), comparator=m.SimpleString())]))
+
+
+def _docstrings(mod: cst.Module) -> set[int]:
+    """ids of every docstring statement (first statement of a module, class or function)."""
+    out = set()
+
+    def first(body):
+        if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 and \
+                m.matches(body[0].body[0], m.Expr(value=m.SimpleString() | m.ConcatenatedString())):
+            out.add(id(body[0]))
+
+    first(mod.body)
+    for node in m.findall(mod, m.FunctionDef() | m.ClassDef()):
+        if isinstance(node.body, cst.IndentedBlock):
+            first(node.body.body)
+    return out
+
+
+class _Sites(cst.CSTVisitor):
+    """One walk collecting every (operator, node, replacement, line, label) site."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, docstrings: set[int], top: dict[int, int]):
+        super().__init__()
+        self.sites: dict[str, list] = {}
+        self.docstrings = docstrings
+        self.top = top          # id(top-level statement) -> its index in the module body
+        self.current = -1
+
+    def on_visit(self, node):
+        self.current = self.top.get(id(node), self.current)
+        return super().on_visit(node)
+
+    def add(self, op, node, new, label=DESTROYING, note=None):
+        line = self.get_metadata(PositionProvider, node).start.line
+        self.sites.setdefault(op, []).append((self.current, node, new, line, label, note))
+
+    # --- regions never mutated
+    def visit_Annotation(self, node):
+        return False
+
+    def visit_If(self, node):
+        if _is_main_guard(node.test):
+            return False
+        self.add("add_not", node, node.with_changes(test=_negated(node.test)))
+        return None
+
+    def visit_Assign(self, node):
+        if any(m.matches(t.target, m.Name()) and t.target.value.startswith("__") and
+               t.target.value.endswith("__") for t in node.targets):
+            return False
+        return None
+
+    def visit_SimpleStatementLine(self, node):
+        if id(node) in self.docstrings:
+            return False
+        for i, small in enumerate(node.body):
+            if _removable(small):
+                body = [*node.body[:i], cst.Pass(semicolon=small.semicolon), *node.body[i + 1:]]
+                self.add("remove_statement", node, node.with_changes(body=body),
+                         note=f"removed '{_code(small)}'")
+        return None
+
+    # --- expressions
+    def visit_BinaryOperation(self, node):
+        new = ARITHMETIC.get(type(node.operator))
+        if new:
+            self.add("arithmetic", node, node.with_changes(operator=_op_node(node.operator, new)))
+
+    def visit_UnaryOperation(self, node):
+        if isinstance(node.operator, cst.Not):
+            self.add("remove_not", node, node.expression)
+        elif isinstance(node.operator, (cst.Minus, cst.BitInvert)):
+            self.add("arithmetic", node, node.expression)
+
+    def visit_AugAssign(self, node):
+        new = AUGMENTED.get(type(node.operator))
+        if new:
+            self.add("augmented_assignment", node, node.with_changes(operator=_op_node(node.operator, new)))
+        self.add("augmented_assignment", node,
+                 cst.Assign(targets=[cst.AssignTarget(node.target)], value=node.value,
+                            semicolon=node.semicolon))
+
+    def visit_Comparison(self, node):
+        for i, target in enumerate(node.comparisons):
+            for new in COMPARISON.get(type(target.operator), ()):
+                comps = list(node.comparisons)
+                comps[i] = target.with_changes(operator=_op_node(target.operator, new))
+                self.add("comparison", node, node.with_changes(comparisons=comps))
+
+    def visit_BooleanOperation(self, node):
+        new = cst.Or if isinstance(node.operator, cst.And) else cst.And
+        self.add("and_or", node, node.with_changes(operator=_op_node(node.operator, new)))
+
+    def visit_Name(self, node):
+        if node.value in ("True", "False"):
+            self.add("boolean_constant", node, node.with_changes(value="False" if node.value == "True" else "True"))
+
+    def visit_Integer(self, node):
+        self._number(node, node.evaluated_value, int)
+
+    def visit_Float(self, node):
+        self._number(node, node.evaluated_value, float)
+
+    def _number(self, node, v, typ):
+        for new in dict.fromkeys(x for x in (v + 1, v - 1, typ(0)) if x >= 0 and x != v):
+            self.add("number_constant", node, cst.parse_expression(repr(new)))
+
+    def visit_SimpleString(self, node):
+        inner = "XX" if node.raw_value == "" else ""
+        self.add("string_constant", node, node.with_changes(value=f"{node.prefix}{node.quote}{inner}{node.quote}"))
+
+    def visit_IfExp(self, node):
+        self.add("add_not", node, node.with_changes(test=_negated(node.test)))
+
+    def visit_While(self, node):
+        self.add("add_not", node, node.with_changes(test=_negated(node.test)))
+        self.add("zero_iterations", node, node.with_changes(test=cst.Name("False")))
+
+    def visit_For(self, node):
+        if node.asynchronous is None:
+            self.add("zero_iterations", node, node.with_changes(iter=cst.List([])))
+
+    def visit_CompFor(self, node):
+        if node.asynchronous is None:
+            self.add("zero_iterations", node, node.with_changes(iter=cst.List([])))
+
+    # --- statements
+    def visit_Return(self, node):
+        if node.value is not None and not m.matches(node.value, m.Name("None")):
+            self.add("remove_return_value", node, cst.Return(value=None, semicolon=node.semicolon))
+
+    def visit_Try(self, node):
+        for i, h in enumerate(node.handlers):
+            rest = [x for j, x in enumerate(node.handlers) if j != i]
+            if rest:
+                new = node.with_changes(handlers=rest)
+            elif node.finalbody is not None:
+                body = node.body.with_changes(body=[*node.body.body, *(node.orelse.body.body if node.orelse else [])])
+                new = node.with_changes(handlers=[], orelse=None, body=body)
+            else:   # the only handler: the try block runs bare (if True: keeps it a block)
+                body = node.body.with_changes(body=[*node.body.body, *(node.orelse.body.body if node.orelse else [])])
+                new = cst.If(test=cst.Name("True"), body=body, leading_lines=node.leading_lines)
+            self.add("remove_handler", node, new, note=f"handler '{_code(h.type) if h.type else 'bare'}' removed")
+            if h.type is not None and not m.matches(h.type, m.Name("Exception") | m.Name("BaseException")):
+                handlers = list(node.handlers)
+                handlers[i] = h.with_changes(type=cst.Name("Exception"))
+                self.add("broaden_handler", node, node.with_changes(handlers=handlers),
+                         note=f"except {_code(h.type)} -> except Exception")
+
+    def visit_Call(self, node):
+        args = list(node.args)
+        for i, arg in enumerate(args):
+            if arg.star:
+                continue
+            rest = args[:i] + args[i + 1:]
+            if rest and i == len(args) - 1:
+                rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            self.add("drop_argument", node, node.with_changes(args=rest),
+                     note=f"argument '{_code(arg.value)}' dropped from '{_code(node)}'")
+            if not m.matches(arg.value, m.Name("None")):
+                new_args = list(args)
+                new_args[i] = arg.with_changes(value=cst.Name("None"))
+                self.add("argument_to_none", node, node.with_changes(args=new_args),
+                         note=f"argument '{_code(arg.value)}' -> None in '{_code(node)}'")
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value in METHOD_PAIRS:
+            new = node.with_changes(func=f.with_changes(attr=cst.Name(METHOD_PAIRS[f.attr.value])))
+            self.add("swap_method", node, new, _method_swap_label(node, f))
+        elif isinstance(f, cst.Name) and f.value in BUILTIN_PAIRS:
+            new = node.with_changes(func=f.with_changes(value=BUILTIN_PAIRS[f.value]))
+            one = len(args) == 1 and not args[0].star and isinstance(args[0].value, (cst.List, cst.Tuple, cst.Set)) \
+                and len(args[0].value.elements) == 1
+            self.add("swap_method", node, new, EQUIVALENT if one else DESTROYING)
+
+
+def _method_swap_label(call: cst.Call, f: cst.Attribute) -> str:
+    """Trivially equivalent forms: split/rsplit without maxsplit; a case or side swap on a string
+    literal the swap cannot change."""
+    name = f.attr.value
+    if name in ("split", "rsplit"):
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) <= 1 and not any(a.keyword and a.keyword.value == "maxsplit" for a in call.args) \
+                and not any(a.star for a in call.args):
+            return EQUIVALENT
+    if name in ("upper", "lower") and isinstance(f.value, cst.SimpleString):
+        s = f.value.evaluated_value
+        if isinstance(s, str) and s.upper() == s.lower():
+            return EQUIVALENT
+    return DESTROYING
+
+
+def _negated(test):
+    if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)) and not test.lpar:
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Not(), expression=test)
+
+
+def _removable(small) -> bool:
+    if m.findall(small, m.Yield() | m.Await()):
+        return False
+    if isinstance(small, cst.Expr):
+        return not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis,
+                                            cst.Integer, cst.Float, cst.Name))
+    if isinstance(small, cst.AnnAssign):
+        return small.value is not None
+    return isinstance(small, (cst.Assign, cst.AugAssign, cst.Raise, cst.Assert, cst.Del))
+
+
+@functools.lru_cache(maxsize=8)
+def _analyse(text: str):
+    """(module, text spans of its top-level statements, {operator: [sites]}) for one source."""
+    mod = cst.parse_module(text)
+    codes = [mod.code_for_node(stmt) for stmt in mod.body]
+    start = text.find("".join(codes))
+    spans = []
+    for code in codes:
+        spans.append((start, start + len(code)))
+        start += len(code)
+    wrapper = MetadataWrapper(mod, unsafe_skip_copy=True)
+    visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)})
+    wrapper.visit(visitor)
+    return mod, spans, visitor.sites
+
+
+def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
+    """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
+    into the artifact text (the rest of the file stays byte-identical)."""
+    if spec.hints.get("role") != "code":
+        return []
+    try:
+        mod, spans, sites = _analyse(spec.text)
+    except cst.ParserSyntaxError:
+        return []
+    out = []
+    for top, node, new, line, label, note in sites.get(op, []):
+        lo, hi = spans[top]
+        code = spec.text[:lo] + mod.code_for_node(mod.body[top].deep_replace(node, new)) + spec.text[hi:]
+        if not compiles(code):
+            continue
+        out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label))
+    return out
+
+
+def _fine(name: str, examples: list[tuple]):
+    """Register the fine operator ``name``; ``examples`` are (before, after[, label]) sources."""
+    exs = [Example("python", e[0], e[1], e[2] if len(e) > 2 else DESTROYING, {"role": "code"}) for e in examples]
+
+    def fn(spec: ArtifactSpec):
+        return _mutants(spec, name)
+    fn.__doc__ = _DOCS[name]
+    return operator(name, "fine", ("python",), DESTROYING, engine="libcst", examples=exs)(fn)
+
+
+_DOCS = {
+    "arithmetic": "Replace an arithmetic or bitwise operator (+ -, * /, // /, % /, ** *, << >>, & |, ^ &); drop a unary minus or ~.",
+    "augmented_assignment": "Replace an augmented assignment's operator (+= -=, ...), or make it a plain assignment.",
+    "comparison": "Replace a comparison: boundary and negation for orderings, == != (and == >=, == <=), is / is not, in / not in.",
+    "number_constant": "A number constant off by one either way, or zero.",
+    "string_constant": "A string constant emptied (an empty one becomes 'XX'); docstrings are left alone.",
+    "boolean_constant": "True <-> False.",
+    "and_or": "and <-> or.",
+    "remove_not": "Remove a 'not'.",
+    "add_not": "Negate the condition of an if, while or conditional expression.",
+    "remove_return_value": "'return x' -> 'return' (None).",
+    "remove_statement": "Replace one simple statement (expression, assignment, raise, assert, del) with 'pass'.",
+    "remove_handler": "Remove one exception handler (the try block then runs bare).",
+    "broaden_handler": "'except SomeError' -> 'except Exception'.",
+    "drop_argument": "Drop one argument of a call.",
+    "argument_to_none": "Replace one argument of a call with None.",
+    "swap_method": "Swap a related method or builtin: upper/lower, lstrip/rstrip, startswith/endswith, find/rfind, split/rsplit, ..., min/max, any/all.",
+    "zero_iterations": "Force a loop (for, while, comprehension) to iterate zero times.",
+}
+
+_fine("arithmetic", [("y = a % 10\n", "y = a / 10\n"), ("y = -a\n", "y = a\n"), ("y = 'a' * 2\n", "y = 'a' / 2\n")])
+_fine("augmented_assignment", [("t += v\n", "t -= v\n"), ("t += v\n", "t = v\n")])
+_fine("comparison", [("ok = a == b\n", "ok = a >= b\n"), ("ok = a < b\n", "ok = a <= b\n"),
+                     ("ok = a is None\n", "ok = a is not None\n"), ("ok = a not in b\n", "ok = a in b\n")])
+_fine("number_constant", [("r = t % 10\n", "r = t % 11\n"), ("r = t % 10\n", "r = t % 0\n"),
+                          ("r = 0.5\n", "r = 1.5\n"), ("r = 0\n", "r = 1\n"),
+                          # the compiler folds 'if 0:' and 'if 1:' bodies alike: identical bytecode
+                          ("def f():\n    if 0:\n        return 1\n    return 2\n",
+                           "def f():\n    if 0:\n        return 2\n    return 2\n", EQUIVALENT)])
+_fine("string_constant", [("s = 'abc'\n", "s = ''\n"), ("s = ''\n", "s = 'XX'\n"),
+                          ('def f():\n    """Doc."""\n', NO_MUTANT)])
+_fine("boolean_constant", [("flag = True\n", "flag = False\n")])
+_fine("and_or", [("ok = a and b\n", "ok = a or b\n")])
+_fine("remove_not", [("ok = not a\n", "ok = a\n")])
+_fine("add_not", [("if a and b:\n    go()\n", "if not (a and b):\n    go()\n"),
+                  ('if __name__ == "__main__":\n    main()\n', NO_MUTANT)])
+_fine("remove_return_value", [("def f():\n    return 1\n", "def f():\n    return\n"),
+                              ("def f():\n    return None\n", NO_MUTANT)])
+_fine("remove_statement", [("def f(x):\n    check(x)\n    return x\n", "def f(x):\n    pass\n    return x\n"),
+                           # bare constants are never removed; return is another operator's
+                           ("def f():\n    return 1\n    'late note'\n", NO_MUTANT),
+                           # code after return is dropped by the compiler: identical bytecode
+                           ("def f():\n    return 1\n    g()\n", "def f():\n    return 1\n    pass\n", EQUIVALENT)])
+_fine("remove_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "if True:\n    go()\n")])
+_fine("broaden_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "try:\n    go()\nexcept Exception:\n    pass\n")])
+_fine("drop_argument", [("f(a, b)\n", "f(a)\n"), ("f(a, key=b)\n", "f(key=b)\n")])
+_fine("argument_to_none", [("f(a, b)\n", "f(a, None)\n"), ("f(None)\n", NO_MUTANT)])
+_fine("swap_method", [("s = t.upper()\n", "s = t.lower()\n"), ("n = min(a, b)\n", "n = max(a, b)\n"),
+                      ("p = t.split(',')\n", "p = t.rsplit(',')\n", EQUIVALENT),
+                      ("p = t.split(',', 1)\n", "p = t.rsplit(',', 1)\n")])
+_fine("zero_iterations", [("for x in xs:\n    go(x)\n", "for x in []:\n    go(x)\n"),
+                          ("n = sum(x for x in xs)\n", "n = sum(x for x in [])\n"),
+                          ("while busy():\n    wait()\n", "while False:\n    wait()\n")])

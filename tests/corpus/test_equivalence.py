@@ -1,0 +1,50 @@
+"""The cheap equivalence check: identical bytecode, compared on what decides behaviour."""
+import pytest
+
+from corpus.equivalence import compiles, identical_bytecode
+from corpus.model import EQUIVALENT
+from corpus.operators import generate
+from corpus.model import ArtifactSpec
+
+SAME = [
+    ("x = 1\n", "x = (1)\n"),                                              # parentheses
+    ("x = 1  # a\n", "x = 1  # b\n"),                                      # comments
+    ("def f():\n    return 1\n", "\n\ndef f():\n\n    return 1\n"),        # line numbers only
+    ("def f():\n    if 0:\n        return 1\n    return 2\n",
+     "def f():\n    if 0:\n        return 7\n    return 2\n"),              # dead branch (constant renumbered)
+    ("def f():\n    return 1\n    g()\n", "def f():\n    return 1\n    pass\n"),  # after return
+    ("def f():\n    return None\n", "def f():\n    return\n"),
+]
+DIFFERENT = [
+    ("x = 1\n", "x = 2\n"),
+    ("x = 1\n", "x = 1.0\n"),                   # == would call these equal; behaviour differs
+    ("x = 1\n", "x = True\n"),
+    ("x = 0.0\n", "x = -0.0\n"),
+    ("s = t.upper()\n", "s = t.lower()\n"),     # names, not constants
+    ("n = min(a, b)\n", "n = max(a, b)\n"),
+    ("def f():\n    x = 1\n    return x\n", "def f():\n    pass\n    return x\n"),  # local -> global
+    ("x = 1\n", "x = (\n"),                     # the mutant does not compile
+]
+
+
+@pytest.mark.parametrize("a,b", SAME)
+def test_identical(a, b):
+    assert identical_bytecode(a, b)
+
+
+@pytest.mark.parametrize("a,b", DIFFERENT)
+def test_different(a, b):
+    assert not identical_bytecode(a, b)
+
+
+def test_compiles():
+    assert compiles("x = 1\n") and not compiles("def (:\n")
+
+
+def test_generate_labels_bytecode_identical_fine_mutants_equivalent():
+    src = b"def f(x):\n    if False:\n        return x + 1\n    return x - 1\n"
+    ms = generate(ArtifactSpec("t", "python", "m.py", src, {"role": "code"}), "fine")
+    eq = [m for m in ms if m.label == EQUIVALENT]
+    assert eq and all("if False:" in m.content.decode() and "return x - 1" in m.content.decode() for m in eq)
+    assert all("[equivalent: identical bytecode]" in m.note for m in eq)
+    assert any(m.label == "destroying" and "return x + 1" in m.content.decode() for m in ms)

@@ -1,0 +1,176 @@
+"""The fast pytest path: coverage-selected tests forked from a pre-imported pytest give the cold
+path's verdicts; the selection is conservative where it cannot be trusted."""
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from corpus.coverage_map import CoverageMap, changed_lines, measure_coverage
+from corpus.fast_pytest import PytestSession
+from corpus.forkserver import ForkServer, ForkServerError
+from corpus.gates import Verdict, judge, load_gate, scrubbed_env
+from corpus.model import ArtifactSpec
+from corpus.operators import generate
+from corpus.workdir import materialize
+
+TINY = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "tiny"
+SRC = (TINY / "artifact" / "mod.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def gate():
+    return load_gate(TINY / "gate" / "gate.toml")
+
+
+@pytest.fixture(scope="module")
+def cov(gate, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cov")
+    work = materialize(TINY / "artifact", None, tmp / "artifact")
+    (tmp / "home").mkdir()
+    m, why = measure_coverage(gate, work, "mod.py", str(tmp / "home"))
+    assert m is not None, why
+    return m
+
+
+def mutate(old, new):
+    assert old in SRC
+    return SRC.replace(old, new, 1).encode()
+
+
+def names(sel):
+    return None if sel is None else [s.rsplit("::", 1)[1] for s in sel]
+
+
+def test_changed_lines():
+    assert changed_lines("a\nb\nc\n", "a\nB\nc\n") == {2}
+    assert changed_lines("a\nb\nc\n", "a\nc\n") == {2}
+    assert changed_lines("a\nb\n", "a\nx\nb\n") == {1, 2}
+
+
+def test_selection_follows_coverage(cov):
+    assert cov.order and all("::" in t for t in cov.order)
+    assert names(cov.select(mutate("a + b", "a - b"))) == ["test_add"]
+    assert names(cov.select(mutate("    return x\n", "    return None\n"))) == ["test_scaled_small"]
+    assert cov.select(mutate("x * RATE", "x / RATE")) == []          # no test ran line 10
+    assert cov.select(mutate("RATE = 10", "RATE = 11")) is None      # module level: every test
+    assert cov.select(None) is None                                   # deleted target
+    assert cov.select(mutate("def add(a, b):", "def add(a, b=1):")) is None   # a def header
+
+
+def test_selection_is_whole_suite_when_a_function_changes_scope(cov):
+    # removing the only assignment of a local makes the name global in the whole function
+    m = CoverageMap(target="m.py", source="def f():\n    y = 1\n    x = 2\n    return x\n",
+                    order=["t::a", "t::b"], contexts={1: {""}, 2: {"t::a"}, 3: {"t::a"}, 4: {"t::a", "t::b"}},
+                    statements={1, 2, 3, 4})
+    assert m.select(b"def f():\n    y = 2\n    x = 2\n    return x\n") == ["t::a"]
+    assert m.select(b"def f():\n    y = 1\n    pass\n    return x\n") is None
+
+
+def test_selection_off_when_the_suite_imports_the_artifact_inside_a_test():
+    m = CoverageMap(target="m.py", source="K = 1\n\n\ndef f():\n    return K\n", order=["t::a", "t::b"],
+                    contexts={1: {"t::a"}, 4: {"t::a"}, 5: {"t::b"}}, statements={1, 4, 5})
+    assert not m.import_lines_have_contexts
+    assert m.select(b"K = 1\n\n\ndef f():\n    return K + 1\n") is None
+
+
+def _cold(gate, mutant):
+    with tempfile.TemporaryDirectory() as tmp:
+        return judge(gate, materialize(TINY / "artifact", mutant, Path(tmp) / "a"), "mod.py").verdict
+
+
+def test_fast_path_gives_the_cold_verdicts(gate):
+    spec = ArtifactSpec("tiny", "python", "mod.py", SRC.encode(), {"role": "code"})
+    muts = generate(spec, "fine") + [m for m in generate(spec, "v1") if m.operator == "delete"]
+    with PytestSession(gate, TINY / "artifact", "mod.py", workers=2) as s:
+        fast = s.judge_all(muts)
+    with ThreadPoolExecutor(2) as ex:
+        cold = list(ex.map(lambda m: _cold(gate, m), muts))
+    assert [f.judgement.verdict for f in fast] == cold, [
+        (m.id, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
+    executors = {f.executor for f in fast}
+    assert {"fork", "coverage"} <= executors
+    uncovered = [f for m, f in zip(muts, fast) if m.note.startswith("L10:")]
+    assert uncovered and all(f.executor == "coverage" and f.judgement.verdict is Verdict.ACCEPT for f in uncovered)
+    survivors = {m.note for m, f in zip(muts, fast) if f.judgement.verdict is Verdict.ACCEPT and m.label == "destroying"}
+    assert "L9: x > 100 -> x >= 100" in survivors and "L1: 10 -> 11" in survivors
+
+
+def test_suite_failing_on_the_control_goes_cold(gate, tmp_path):
+    art = tmp_path / "art"
+    shutil.copytree(TINY / "artifact", art)
+    (art / "mod.py").write_text(SRC.replace("a + b", "a * b"))
+    with PytestSession(gate, art, "mod.py", workers=1) as s:
+        assert not s.suite_passes
+        r = s.judge(None)
+    assert r.executor == "cold" and r.judgement.verdict is Verdict.REJECT
+
+
+def test_non_python_artifact_forks_the_whole_suite():
+    from corpus.catalogue import load_catalogue
+    lp = load_catalogue(only="ledger-reconciles")[0]
+    g = lp.gates()[0]
+    m = generate(lp.artifact_spec(), "v1")[:2]
+    with PytestSession(g, lp.artifact_dir, lp.target, workers=1) as s:
+        assert s.suite_passes and s.map is None
+        out = [s.judge(x) for x in m]
+    assert all(r.executor == "fork" and r.tests is None for r in out)
+    assert [r.judgement.verdict for r in out] == [_judge_cold(g, lp, x) for x in m]
+
+
+def _judge_cold(g, lp, mutant):
+    with tempfile.TemporaryDirectory() as tmp:
+        return judge(g, materialize(lp.artifact_dir, mutant, Path(tmp) / "a"), lp.target).verdict
+
+
+# ----------------------------------------------------------------------------- the fork-server
+
+@pytest.fixture
+def server():
+    s = ForkServer(scrubbed_env(home="/tmp"))
+    yield s
+    s.close()
+
+
+def _suite(tmp_path, body):
+    (tmp_path / "test_x.py").write_text(body)
+    return ["-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", "/dev/null", str(tmp_path / "test_x.py")]
+
+
+def test_fork_server_exit_codes_and_output(server, tmp_path):
+    env = scrubbed_env(home=str(tmp_path))
+    code, out, _, _ = server.run(_suite(tmp_path, "def test_a():\n    assert 1\n"), str(tmp_path), env, [], 30)
+    assert code == 0 and "1 passed" in out
+    code, out, _, _ = server.run(_suite(tmp_path, "def test_a():\n    assert 0\n"), str(tmp_path), env, [], 30)
+    assert code == 1 and "1 failed" in out
+    code, _, _, _ = server.run(_suite(tmp_path, "import nosuchmodule_xyz\n"), str(tmp_path), env, [], 30)
+    assert code == 2
+
+
+def test_fork_server_child_sees_only_the_run_environment(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    env = scrubbed_env({"CORPUS_X": "1"}, home=str(tmp_path))
+    body = ("import os\n\ndef test_env():\n    assert 'OPENAI_API_KEY' not in os.environ\n"
+            "    assert os.environ['CORPUS_X'] == '1'\n    assert os.getcwd() == %r\n"
+            "    assert os.read(0, 1) == b''\n    assert os.getsid(0) == os.getpid()\n" % str(tmp_path))
+    code, out, err, _ = server.run(_suite(tmp_path, body), str(tmp_path), env, [], 30)
+    assert code == 0, out + err
+
+
+def test_fork_server_timeout_kills_the_run(server, tmp_path):
+    body = "import time\n\ndef test_slow():\n    time.sleep(30)\n"
+    code, _, _, secs = server.run(_suite(tmp_path, body), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 1.0)
+    assert code is None and secs < 15
+    code, _, _, _ = server.run(_suite(tmp_path, "def test_a():\n    pass\n"), str(tmp_path),
+                               scrubbed_env(home=str(tmp_path)), [], 30)
+    assert code == 0        # the server survives a killed run
+
+
+def test_dead_server_is_an_error_not_a_verdict(tmp_path):
+    s = ForkServer(scrubbed_env(home="/tmp"))
+    s.proc.kill()
+    s.proc.wait()
+    with pytest.raises(ForkServerError):
+        s.run(_suite(tmp_path, "def test_a():\n    pass\n"), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 5)
+    s.close()
