@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import json
 import os
 import platform
 import socket
@@ -126,9 +127,10 @@ def _token_source(environ=None) -> str:
     return str(Path.home() / ".ray" / "auth_token")
 
 
-def token_problem(token_mode: bool, has_token: bool, environ=None) -> str | None:
+def token_problem(token_mode: bool, has_token, environ=None) -> str | None:
     """What is wrong with the driver's own token before anything is sent (Ray aborts the process
-    on these instead of raising)."""
+    on a missing token, and raises on an unreadable RAY_AUTH_TOKEN_PATH). ``has_token()`` asks
+    Ray's own token loader, after the path is known to be readable."""
     environ = os.environ if environ is None else environ
     if not token_mode:
         return None
@@ -139,7 +141,7 @@ def token_problem(token_mode: bool, has_token: bool, environ=None) -> str | None
                 return f"RAY_AUTH_TOKEN_PATH={path} is empty: put the head's token there ({TOKEN_HELP})"
         except OSError as exc:
             return f"RAY_AUTH_TOKEN_PATH={path} cannot be read ({exc.strerror}): put the head's token there ({TOKEN_HELP})"
-    if not has_token:
+    if not has_token():
         return (f"RAY_AUTH_MODE=token but the driver has no token: copy the head's token to {_token_source(environ)} "
                 f"or set RAY_AUTH_TOKEN ({TOKEN_HELP})")
     return None
@@ -155,15 +157,23 @@ def refused_credentials(token_mode: bool, environ=None) -> str:
             f"token; copy the head's token there ({TOKEN_HELP})")
 
 
+def python_match_level() -> str:
+    return os.environ.get("RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL", "patch")
+
+
+def same_python(a: str, b: str, match_level: str = "patch") -> bool:
+    """Python versions as Ray compares them: to the patch level by default, to the minor with
+    RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL=minor."""
+    depth = 2 if match_level == "minor" else 3
+    return a.split(".")[:depth] == b.split(".")[:depth]
+
+
 def version_problem(cluster: dict, ray_version: str, python_version: str, match_level: str = "patch") -> str | None:
-    """Ray joins a driver only with the cluster's Ray version and its Python version (to the patch
-    level by default, to the minor with RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL=minor)."""
+    """Ray joins a driver only with the cluster's Ray version and a Python version it accepts."""
     theirs_ray, theirs_py = cluster.get("ray_version"), cluster.get("python_version")
     if theirs_ray is None or theirs_py is None:
         return None
-    depth = 2 if match_level == "minor" else 3
-    same_py = theirs_py.split(".")[:depth] == python_version.split(".")[:depth]
-    if theirs_ray == ray_version and same_py:
+    if theirs_ray == ray_version and same_python(theirs_py, python_version, match_level):
         return None
     return (f"the cluster runs Ray {theirs_ray} on Python {theirs_py}; this driver has Ray {ray_version} on Python "
             f"{python_version}: install the cluster's versions on the driver (pip install 'ray[default]=={theirs_ray}' "
@@ -182,7 +192,7 @@ def connect(addr: Address) -> str:
     from ray._raylet import AuthenticationMode, AuthenticationTokenLoader, GcsClient, get_authentication_mode
 
     token_mode = get_authentication_mode() == AuthenticationMode.TOKEN
-    problem = token_problem(token_mode, AuthenticationTokenLoader.instance().has_token(ignore_auth_mode=True))
+    problem = token_problem(token_mode, lambda: AuthenticationTokenLoader.instance().has_token(ignore_auth_mode=True))
     if problem:
         raise addr.refuse(problem)
     if addr.host is not None:
@@ -196,9 +206,8 @@ def connect(addr: Address) -> str:
             except Exception as exc:  # an open port that is not a Ray head, a GCS that does not answer
                 raise addr.refuse(f"no Ray head answers at {addr.host}:{addr.port} ({_first_line(exc)}): give the "
                                   "address `ray start --head` printed (its GCS port, 6379 by default)") from None
-        import json
         problem = version_problem(json.loads(meta) if meta else {}, ray.__version__, platform.python_version(),
-                                  os.environ.get("RAY_DEFAULT_PYTHON_VERSION_MATCH_LEVEL", "patch"))
+                                  python_match_level())
         if problem:
             raise addr.refuse(problem)
         from ray._private.services import find_node_ids
@@ -259,9 +268,9 @@ def node_report(tasks_dir: str, files: dict[str, str]) -> dict:
             "harness": harness_digest(), "missing": missing, "differ": differ}
 
 
-def report_problem(rep: dict, tasks_dir: str, total: int, driver: dict) -> str | None:
+def report_problem(rep: dict, tasks_dir: str, total: int, driver: dict, match_level: str = "patch") -> str | None:
     """The first thing wrong with one node's report, as a sentence, or None."""
-    if rep["ray"] != driver["ray"] or rep["python"] != driver["python"]:
+    if rep["ray"] != driver["ray"] or not same_python(rep["python"], driver["python"], match_level):
         return (f"runs Ray {rep['ray']} on Python {rep['python']}, the driver Ray {driver['ray']} on Python "
                 f"{driver['python']}: install the same versions on every node")
     if rep["missing"]:
@@ -285,6 +294,8 @@ def preflight(ray, tasks_dir: Path, files: dict[str, str], where: str, field: st
     Returns the notes, one line each."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     nodes = [n for n in ray.nodes() if n["Alive"]]
+    if not nodes:
+        raise InputError(where, field, "the cluster has no node alive")
     task = ray.remote(num_cpus=0, max_retries=0)(node_report)
     refs = {task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False))
             .remote(str(tasks_dir), files): n for n in nodes}
@@ -310,7 +321,7 @@ def preflight(ray, tasks_dir: Path, files: dict[str, str], where: str, field: st
             else:
                 problems.append(f"{name(n)} failed the corpus check: {_first_line(exc)}")
             continue
-        why = report_problem(rep, str(tasks_dir), len(files), driver)
+        why = report_problem(rep, str(tasks_dir), len(files), driver, python_match_level())
         if why:
             problems.append(f"{name(n, rep['host'])} {why}")
     if not problems and len(notes) == len(nodes):

@@ -102,17 +102,22 @@ def test_cli_address_without_the_ray_executor_is_a_usage_error(tmp_path):
 
 # ---- credentials and versions --------------------------------------------------------------------
 def test_token_problems_before_anything_is_sent(tmp_path):
-    assert ray_cluster.token_problem(False, False, {}) is None  # not in token mode: nothing to check
-    assert ray_cluster.token_problem(True, True, {}) is None
-    missing = ray_cluster.token_problem(True, False, {})
+    yes, no = (lambda: True), (lambda: False)
+
+    def never():
+        raise AssertionError("Ray's token loader must not be asked: it fails on an unreadable path")
+
+    assert ray_cluster.token_problem(False, never, {}) is None  # not in token mode: nothing to check
+    assert ray_cluster.token_problem(True, yes, {}) is None
+    missing = ray_cluster.token_problem(True, no, {})
     assert "RAY_AUTH_MODE=token but the driver has no token" in missing and "auth_token" in missing
     empty = tmp_path / "tok"
     empty.write_text("\n")
-    assert "is empty" in ray_cluster.token_problem(True, True, {"RAY_AUTH_TOKEN_PATH": str(empty)})
+    assert "is empty" in ray_cluster.token_problem(True, never, {"RAY_AUTH_TOKEN_PATH": str(empty)})
     gone = tmp_path / "nope"
-    assert "cannot be read" in ray_cluster.token_problem(True, True, {"RAY_AUTH_TOKEN_PATH": str(gone)})
+    assert "cannot be read" in ray_cluster.token_problem(True, never, {"RAY_AUTH_TOKEN_PATH": str(gone)})
     # RAY_AUTH_TOKEN wins over the path (Ray's precedence): the path is not read then
-    assert ray_cluster.token_problem(True, True, {"RAY_AUTH_TOKEN": "x", "RAY_AUTH_TOKEN_PATH": str(gone)}) is None
+    assert ray_cluster.token_problem(True, yes, {"RAY_AUTH_TOKEN": "x", "RAY_AUTH_TOKEN_PATH": str(gone)}) is None
 
 
 def test_a_refused_driver_is_told_the_cause_and_the_fix():
@@ -164,6 +169,8 @@ def test_report_problem_names_what_differs_first_versions_then_corpus_then_harne
     good = {**driver, "host": "n1", "missing": [], "differ": []}
     assert ray_cluster.report_problem(good, "/c", 10, driver) is None
     assert "runs Ray 2.59.0" in ray_cluster.report_problem({**good, "ray": "2.59.0"}, "/c", 10, driver)
+    assert "on Python 3.11.9" in ray_cluster.report_problem({**good, "python": "3.11.9"}, "/c", 10, driver)
+    assert ray_cluster.report_problem({**good, "python": "3.11.9"}, "/c", 10, driver, "minor") is None
     why = ray_cluster.report_problem({**good, "missing": ["a/x", "b/y"], "differ": ["c"]}, "/c", 10, driver)
     assert why.startswith("lacks 2 of the 10 task-corpus files the lock names under /c (first: a/x)")
     assert "sha256 differs from the lock (first: c)" in ray_cluster.report_problem({**good, "differ": ["c"]}, "/c", 10,
@@ -267,6 +274,17 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+def _running_a_cell(pids: list[int]) -> bool:
+    """A Ray worker process among pids is running a cell (Ray names it after the task)."""
+    for p in pids:
+        try:
+            if Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"ray::remote_cell"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def _wait_for(pred, proc, timeout, what):
     deadline = time.monotonic() + timeout
     while not pred():
@@ -282,7 +300,8 @@ def test_quickstart_through_address_matches_the_local_pool_and_survives_a_node_k
     driver = cluster.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     records, requeues = run / "records.jsonl", run / "requeues.jsonl"
     try:
-        _wait_for(lambda: len(_lines(records)) >= 6, driver, 240, "6 records")
+        _wait_for(lambda: len(_lines(records)) >= 6 and _running_a_cell(cluster.worker_pids("w1")), driver, 240,
+                  "6 records and a cell running on the worker node")
         assert cluster.kill_worker("w1") > 0  # the worker node dies mid-run, its cells in flight with it
         _wait_for(lambda: _lines(requeues), driver, 120, "a re-queue")
         at = len(_lines(records))

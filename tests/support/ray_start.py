@@ -67,11 +67,14 @@ def unavailable() -> str | None:
     """Why a ``ray start`` cluster cannot be made here, or None."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0:
         return "needs root on Linux (network, PID and mount namespaces)"
-    for tool in ("unshare", "nsenter"):
+    for tool in ("unshare", "nsenter", "mount"):
         if not shutil.which(tool):
             return f"needs util-linux's {tool}"
     if not (BIN / "ray").is_file():
         return "needs the ray extra (pip install -e '.[ray]')"
+    probe = subprocess.run(["unshare", "--net", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"cannot make network and PID namespaces here: {probe.stderr.strip()[:200]}"
     return None
 
 
