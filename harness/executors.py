@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Iterator
 
 from harness import ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
-from harness.ray_cluster import loopback_ray  # noqa: F401  (tests and benchmarks import it from here)
+from harness.ray_cluster import loopback_ray
 from harness.transcript import transcript_path
 
 MAX_REQUEUES = 3
@@ -182,7 +182,6 @@ class RayExecutor:
         except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
             raise RuntimeError("the ray executor needs the optional extra: pip install -e '.[ray]'") from exc
         self.ray = ray
-        self.kind = "ray"
         if not ray.is_initialized():
             if target:  # checked first (address, credentials, versions), one line and exit 2 on any refusal
                 self.kind = "ray: " + ray_cluster.connect(target)
