@@ -317,9 +317,11 @@ def test_quickstart_through_address_matches_the_local_pool_and_survives_a_node_k
     assert f"the cluster at {cluster.address} (2 node(s), 2 CPUs, token auth" in err
     assert "re-queued" in err and "192.0.2.1" not in err
 
-    resumed = cluster.run([HARNESS, "run", "--resume", str(run), "--executor", "ray", "--address", cluster.address])
+    # resume through RAY_ADDRESS this time (no --address)
+    resumed = cluster.run([HARNESS, "run", "--resume", str(run), "--executor", "ray"], {"RAY_ADDRESS": cluster.address})
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert f"{killed_at} cells already recorded, {len(PINNED) - killed_at} to run" in resumed.stderr
+    assert f"executor=ray: the cluster at {cluster.address}" in resumed.stderr
 
     recs = [json.loads(line) for line in _lines(records)]
     keys = [r["cell_key"] for r in recs]
