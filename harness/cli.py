@@ -107,8 +107,8 @@ def plan(path):
               help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="where cells run: a local process pool, or a Ray cluster (pip install -e '.[ray]')")
-@click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto); "
-              "default: start a local Ray instance with --workers CPUs")
+@click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto; "
+              "default: $RAY_ADDRESS, else start a local Ray instance with --workers CPUs)")
 @click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
@@ -120,6 +120,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
     from harness.driver import execute, incomplete_denominators, prepare
+    if address and executor != "ray":
+        raise click.UsageError("--address names a Ray cluster: add --executor ray")
     try:
         if resume:
             run_dir = Path(resume)

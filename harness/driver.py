@@ -180,6 +180,8 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         log(f"re-queued {key}: {reason}")
 
     ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    for note in ex.preflight(proto.tasks_dir, meta["lock"]["files"]):  # every node holds the locked corpus
+        log(note)
     workers = ex.capacity
 
     voids_path = run_dir / "voids.jsonl"

@@ -2,9 +2,11 @@
 
 ``LocalExecutor`` runs cells in this process (workers=1) or a process pool; ``RayExecutor``
 ships them to a Ray cluster (``harness run --executor ray [--address ADDR]``; the ``.[ray]``
-extra). Both take an iterator of jobs (built lazily, so a decision the driver makes after a
-record arrives, such as disabling a nondeterministic task's verdict cache, applies to every cell
-dispatched after it) and yield records as cells finish.
+extra): one it starts itself, or one started with ``ray start`` (``--address`` or ``RAY_ADDRESS``;
+harness/ray_cluster.py checks it and every node before any cell is dispatched). Both take an
+iterator of jobs (built lazily, so a decision the driver makes after a record arrives, such as
+disabling a nondeterministic task's verdict cache, applies to every cell dispatched after it) and
+yield records as cells finish.
 
 A worker process (or a Ray node) that dies has its in-flight cells re-queued: each re-queue is
 reported through ``on_requeue(cell_key, reason)`` (the driver writes ``requeues.jsonl`` and the
@@ -19,7 +21,6 @@ log, transcript and other files, and the driver writes them under the real run d
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -27,8 +28,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness import verdict_cache
+from harness import ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
+from harness.ray_cluster import loopback_ray
 from harness.transcript import transcript_path
 
 MAX_REQUEUES = 3
@@ -108,6 +110,10 @@ class LocalExecutor:
         self.capacity = self.workers
         self.requeued = 0
 
+    def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
+        """Nothing to check: this machine's corpus is the one the driver checked against the lock."""
+        return []
+
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:
         if self.workers <= 1:
             for j in jobs:
@@ -161,20 +167,15 @@ class LocalExecutor:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def loopback_ray() -> None:
-    """Make a Ray instance started on this machine bind to 127.0.0.1, not the host's interface
-    address (Ray picks its node IP this way only when multi-host clustering is disabled; nodes
-    added on this machine still form a cluster). Call before ray is imported."""
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-
-
 class RayExecutor:
     """Cells as Ray tasks (one CPU each, no automatic retries: re-queues are ours, and counted)."""
     kind = "ray"
 
     def __init__(self, address: str | None = None, *, num_cpus: int | None = None, force_ship: bool = False,
                  in_flight_per_cpu: int = 2):
-        if not address:
+        target = ray_cluster.resolve_address(address)  # --address, else RAY_ADDRESS, else a local instance
+        self.where, self.field = (f"ray cluster {target.value}", target.source) if target else ("local ray", "--executor")
+        if target is None or target.loopback:  # before ray is imported: keep 127.0.0.1 as 127.0.0.1
             loopback_ray()
         try:
             import ray
@@ -182,17 +183,21 @@ class RayExecutor:
             raise RuntimeError("the ray executor needs the optional extra: pip install -e '.[ray]'") from exc
         self.ray = ray
         if not ray.is_initialized():
-            kw = dict(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
-            if address:
-                ray.init(address=address, **kw)
+            if target:  # checked first (address, credentials, versions), one line and exit 2 on any refusal
+                self.kind = "ray: " + ray_cluster.connect(target)
             else:
-                ray.init(num_cpus=num_cpus, **kw)
+                ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
         self.capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.workers = self.capacity
         self.force_ship = force_ship
         self.in_flight = self.capacity * in_flight_per_cpu
         self.requeued = 0
         self._remote = ray.remote(num_cpus=1, max_retries=0)(remote_cell)
+
+    def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
+        """Before any cell: every node must hold the corpus the lock names at ``tasks_dir`` and run
+        the driver's Ray, Python and harness (harness/ray_cluster.py); InputError naming the node."""
+        return ray_cluster.preflight(self.ray, tasks_dir, files, self.where, self.field)
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None,
             write_file: Callable[[str, bytes], None] | None = None) -> Iterator[dict]:
