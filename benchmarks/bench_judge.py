@@ -1,0 +1,64 @@
+"""The judge's cost: a judged test run (probe in the sandbox, expected values decided outside it;
+harness/judge.py) against a plain pytest run of the same test file on the same tree, in the same
+sandbox and executor, measured in the same bench run.
+
+For every task (``--quick``: the first four) the reference tree is run against the hidden oracle
+both ways, ``REPS`` times each, interleaved so that machine load hits both alike; the row reports
+summed wall time and the ratio judged / plain. The verdict cache is off (each run executes).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from harness.adjudicator import ORACLE_DEST
+from harness.sandbox import hidden_for
+from harness.tasks import load_tasks, read_tree
+from harness.testrun import run_pytest
+from harness.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = ROOT / "tasks"
+REPS = 3
+
+
+def _time(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def run(quick: bool = False) -> list[dict]:
+    tasks = load_tasks(TASKS)
+    ids = sorted(tasks)[:4] if quick else sorted(tasks)
+    hide = hidden_for(TASKS)
+    judged_s = plain_s = 0.0
+    runs = 0
+    disagreements = []
+    for tid in ids:
+        task = tasks[tid]
+        ws = Workspace.create(task, overlay=read_tree(task.reference, skip_bytecode=True))
+        try:
+            for _ in range(REPS):
+                out: dict = {}
+
+                def judged():
+                    out["judged"] = run_pytest(ws.root, task.oracle, dest_rel=ORACLE_DEST, hide=hide, show=False)
+
+                def plain():
+                    out["plain"] = run_pytest(ws.root, task.oracle, dest_rel=ORACLE_DEST, hide=hide, judged=False)
+
+                judged_s += _time(judged)
+                plain_s += _time(plain)
+                runs += 1
+                if out["judged"].passed != out["plain"].passed:
+                    disagreements.append(tid)
+        finally:
+            ws.destroy()
+    note = (f"{len(ids)} tasks x {REPS} reps of the reference against the hidden oracle; "
+            f"verdicts disagree on {len(disagreements)} of {runs} runs"
+            + (f" ({sorted(set(disagreements))})" if disagreements else ""))
+    return [{"name": "judge: judged oracle run vs plain pytest run (same sandbox)",
+             "baseline": "plain pytest run", "baseline_s": plain_s, "subject": "judged run (probe + judge)",
+             "subject_s": judged_s, "ratio": judged_s / plain_s if plain_s else float("nan"),
+             "unit": "x wall (lower is better)", "notes": note}]
