@@ -106,7 +106,7 @@ def inspect(path: Path) -> Inspection:
             what = "inserted or edited (no valid seq/hash)" if "hash" not in rec else "edited (content does not match its hash)"
             ins.problems.append(f"line {i}: {what}; cell {rec.get('cell_key')}")
         recs.append((i, rec))
-    seqs = [r.get("seq") for _, r in recs if isinstance(r.get("seq"), int)]
+    seqs: list[int] = [r["seq"] for _, r in recs if isinstance(r.get("seq"), int)]
     seen: dict[int, int] = {}
     for i, r in recs:
         s_ = r.get("seq")
@@ -150,11 +150,11 @@ def inspect(path: Path) -> Inspection:
     elif head[0] == last.get("seq"):
         ins.problems.append(f"records.head was edited: it names hash {head[1][:12]}... for seq {head[0]}, the last "
                             f"line's hash is {str(last.get('hash'))[:12]}...")
-    elif head[0] > (last.get("seq") or 0):
-        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')} "
+    elif head[0] > (last["seq"] if isinstance(last.get("seq"), int) else 0):
+        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
                             f"(lines removed from the end{' and the last one cut' if torn else ''})")
     else:
-        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')} "
+        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
                             f"(lines appended outside the harness)")
     if torn:
         if head not in (None, "malformed") and last is not None and head[0] == (last.get("seq") or 0) + 1:
@@ -263,7 +263,10 @@ def make_anchor(path: Path, *, private_key_pem: bytes | None = None) -> dict:
             "run_id": last.get("run_id"), "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if private_key_pem is not None:
         from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         key = serialization.load_pem_private_key(private_key_pem, password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError(f"a {type(key).__name__}")
         pub = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         body["public_key"] = base64.b64encode(pub).decode()
         body["signature"] = base64.b64encode(key.sign(canonical(body).encode())).decode()
@@ -273,7 +276,8 @@ def make_anchor(path: Path, *, private_key_pem: bytes | None = None) -> dict:
 def check_anchor(path: Path, anchor: dict, *, public_key_pem: bytes | None = None) -> tuple[list[str], list[str]]:
     """(problems, notes): whether the ledger (already verified) extends the anchored head, and
     whether the anchor's signature holds (against ``public_key_pem`` when given)."""
-    problems, notes = [], []
+    problems: list[str] = []
+    notes: list[str] = []
     need = {"format", "seq", "hash", "records", "protocol_digest"}
     if not isinstance(anchor, dict) or anchor.get("format") != ANCHOR_FORMAT or not need <= set(anchor):
         return [f"not a ledger anchor (expected format {ANCHOR_FORMAT} with {sorted(need)})"], notes

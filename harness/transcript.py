@@ -28,7 +28,9 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
+from typing import Any
 from pathlib import Path
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Message, ToolCall, Usage
@@ -44,9 +46,9 @@ SECRET_PATTERNS = [
 
 
 class Redactor:
-    def __init__(self, env: dict | None = None, extra: tuple[str, ...] = ()):
-        env = os.environ if env is None else env
-        vals = {v for k, v in env.items() if SECRET_NAME.search(k) and isinstance(v, str) and len(v) >= 6}
+    def __init__(self, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()):
+        source: Mapping[str, str] = os.environ if env is None else env
+        vals = {v for k, v in source.items() if SECRET_NAME.search(k) and isinstance(v, str) and len(v) >= 6}
         vals.update(x for x in extra if x and len(x) >= 6)
         self.values = sorted(vals, key=len, reverse=True)
 
@@ -74,7 +76,7 @@ def transcript_path(run_dir: Path, cell_key: str) -> Path:
 
 
 def message_to_dict(m: Message) -> dict:
-    d = {"role": m.role, "content": m.content}
+    d: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.tool_calls:
         d["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls]
     if m.tool_call_id is not None:

@@ -242,3 +242,33 @@ def test_anchor_cli_round_trip(ledger_file, tmp_path):
     r = CliRunner().invoke(main, ["ledger", "verify", str(ledger_file.parent), "--anchor", str(out), "--public-key",
                                   str(key) + ".pub"])
     assert r.exit_code == 0 and "extends the anchored head" in r.output, r.output
+
+
+def test_a_last_line_whose_seq_is_not_an_integer_is_a_problem_not_a_crash(tmp_path):
+    """An edit that turns the last seq into a string must be reported, never raise (int > str)."""
+    import json
+
+    from harness.ledger import inspect as inspect_ledger
+    path = tmp_path / "records.jsonl"
+    led = Ledger(path)
+    for i in range(2):
+        led.append({"cell_key": f"A1|t|null|{i}", "outcome": "completed"})
+    lines = path.read_text().splitlines()
+    rec = json.loads(lines[-1])
+    rec["seq"] = str(rec["seq"])
+    path.write_text("\n".join(lines[:-1] + [json.dumps(rec)]) + "\n")
+    ins = inspect_ledger(path)
+    assert ins.problems and any("'1'" in p or "edited" in p for p in ins.problems)
+
+
+def test_an_anchor_signed_with_a_non_ed25519_key_is_refused(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from harness.ledger import make_anchor
+    path = tmp_path / "records.jsonl"
+    Ledger(path).append({"cell_key": "A1|t|null|0", "outcome": "completed"})
+    pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    with pytest.raises(ValueError, match="EllipticCurve"):
+        make_anchor(path, private_key_pem=pem)
