@@ -1,6 +1,8 @@
 """Figures (PNG + SVG), deterministic: Agg backend, fixed svg.hashsalt, no date/software metadata."""
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 import matplotlib
@@ -8,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-RC = {"svg.hashsalt": "proof-harness-analysis", "svg.fonttype": "path", "font.size": 9,
+RC: dict[Any, Any] = {"svg.hashsalt": "proof-harness-analysis", "svg.fonttype": "path", "font.size": 9,
       "figure.dpi": 100}
 SVG_META = {"Date": None, "Creator": None}
 PNG_META = {"Software": None}

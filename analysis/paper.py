@@ -43,7 +43,7 @@ MEANS = {"A1": (168622, 51.7), "A2": (169202, 51.3), "A2p": (170545, 54.8), "A3"
 
 def _spread(n: int, tasks: list[str], scenarios: list[str], offset: int) -> list[tuple[str, str, int]]:
     """n distinct (task, scenario, repeat) positions spread deterministically."""
-    out = []
+    out: list[tuple[str, str, int]] = []
     i = offset
     while len(out) < n:
         cell = (tasks[i % len(tasks)], scenarios[(i * 7) % len(scenarios)], 1 + (i // len(tasks)) % K)

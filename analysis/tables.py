@@ -12,6 +12,8 @@ Matched-cell invariant.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import re
 from dataclasses import dataclass
 
@@ -121,7 +123,7 @@ PAPER_HYPOTHESES = (
                "A4 > A3 (does the bounded loop add value beyond one review?), injected cells (exploratory)"),
 )
 # The paper's own interval scheme (section 5.2): what `reproduce paper` names to reproduce its numbers.
-PAPER_SCHEME = {"cluster": "task x scenario", "interval": "percentile", "B": 2000}
+PAPER_SCHEME: dict[str, Any] = {"cluster": "task x scenario", "interval": "percentile", "B": 2000}
 
 
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
@@ -134,7 +136,7 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
             "description": h.description,
             "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
             "estimate": r.estimate, "lo": r.lo, "hi": r.hi,
-            "excludes_zero": None if r.lo is None else bool(r.lo > 0 or r.hi < 0),
+            "excludes_zero": None if r.lo is None or r.hi is None else bool(r.lo > 0 or r.hi < 0),
             "method": r.describe(h.cluster)}
 
 
@@ -253,7 +255,7 @@ def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
            "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
            "all": counts(m)}
     if len(m) == 0:
-        out.update(top_task=None, top=None, excluding=None)
+        out.update({"top_task": None, "top": None, "excluding": None})
         return out
     per = m.groupby("task", sort=True)[[ya, yb]].sum()
     diff = (per[yb] - per[ya]).abs()

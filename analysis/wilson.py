@@ -26,7 +26,7 @@ class Proportion:
 
     def fmt(self, pct: bool = True) -> str:
         """'112/120 93.3% [87.4, 96.6]' or 'n/a (0/0)' for an empty denominator."""
-        if self.n == 0:
+        if self.n == 0 or self.rate is None or self.lo is None or self.hi is None:
             return "n/a (0/0)"
         if pct:
             return f"{self.k}/{self.n} {100*self.rate:.1f}% [{100*self.lo:.1f}, {100*self.hi:.1f}]"

@@ -150,7 +150,7 @@ def inspect(path: Path) -> Inspection:
     elif head[0] == last.get("seq"):
         ins.problems.append(f"records.head was edited: it names hash {head[1][:12]}... for seq {head[0]}, the last "
                             f"line's hash is {str(last.get('hash'))[:12]}...")
-    elif head[0] > (last["seq"] if isinstance(last.get("seq"), int) else 0):
+    elif isinstance(head, tuple) and head[0] > (last["seq"] if isinstance(last.get("seq"), int) else 0):
         ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
                             f"(lines removed from the end{' and the last one cut' if torn else ''})")
     else:

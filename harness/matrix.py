@@ -35,7 +35,7 @@ class Cell:
     @classmethod
     def from_key(cls, key: str) -> "Cell":
         arm, task, scen, rep, *rest = key.split("|")
-        return cls(arm, task, scen, int(rep), tuple(tuple(r.split("=", 1)) for r in rest))
+        return cls(arm, task, scen, int(rep), tuple((k, v) for k, _, v in (r.partition("=") for r in rest)))
 
     def factor(self, name: str, default: str | None = None) -> str | None:
         return dict(self.factors).get(name, default)

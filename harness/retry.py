@@ -142,7 +142,7 @@ def call_with_retry(send: Callable[[float | None], object], policy: RetryPolicy,
             fault = classify(exc)
             if fault is None:
                 raise
-            if fault.kind == "timeout" and deadline_limited and time.monotonic() >= deadline - 0.05:
+            if fault.kind == "timeout" and deadline is not None and deadline_limited and time.monotonic() >= deadline - 0.05:
                 raise DeadlineReached(f"wall-clock deadline cancelled the in-flight {what}") from exc
         faults.append({**fault.as_dict(), "retry": retry})
         if fault.kind == "auth":

@@ -88,7 +88,8 @@ for _hx_name, _hx_fn in list(globals().items()):
 def cheating_candidates(task: Task) -> dict[str, dict[str, str]]:
     """The runner-patching and test-introspecting cheats, each built on the task's first wrong
     candidate (plausible-wrong, else broken), put into every Python file that candidate changes."""
-    base = (task.candidates_of("plausible_wrong") + task.candidates_of("broken") or [None])[0]
+    wrong = task.candidates_of("plausible_wrong") + task.candidates_of("broken")
+    base = wrong[0] if wrong else None
     files = base.files() if base else {}
     py = {p: t for p, t in files.items() if p.endswith(".py")}
     return {"runner-patching": {**files, **{p: RUNNER_PATCH + t for p, t in py.items()}},

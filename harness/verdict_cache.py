@@ -30,6 +30,7 @@ cached outside a session, so task validation, the corpus tool and unit tests run
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 import hashlib
 import json
 import os
@@ -181,7 +182,7 @@ class Session:
         h = int(_sha(f"{self.seed}|{self.cell_key}|{key}|{self._n}".encode())[:16], 16)
         return h / 16 ** 16 < self.spot_rate
 
-    def run(self, key_fn: Callable[[], str], execute: Callable, revive: Callable[[dict], object]):
+    def run(self, key_fn: Callable[[], str], execute: Callable, revive: Callable[[dict], Any]):
         """Return a verdict for key_fn()'s key: cached (``revive(entry)``) or ``execute()``d and stored."""
         if not self.enabled:
             return execute()

@@ -259,7 +259,9 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
     paths = sorted(p for p in logdir.rglob("*") if p.suffix in (".eval", ".json") and p.is_file())
     if not paths:
         raise InputError(str(logdir), "LOGDIR", "no Inspect eval logs (*.eval, *.json) found")
-    recs, arms, seen = [], defaultdict(int), {}
+    recs: list[dict] = []
+    arms: defaultdict[str, int] = defaultdict(int)
+    seen: dict = {}
     for path in paths:
         try:
             log = read_eval_log(str(path))

@@ -30,7 +30,7 @@ def _slug(text: str) -> str:
 def _sections(md: str) -> list[tuple[str, str]]:
     """[(heading, markdown body)] split at level-2 headings; the part before the first is ('', ...)."""
     out: list[tuple[str, str]] = []
-    head, buf = "", []
+    head, buf = "", []  # type: str, list[str]
     for line in md.splitlines():
         if line.startswith("## "):
             out.append((head, "\n".join(buf)))

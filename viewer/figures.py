@@ -2,6 +2,8 @@
 completion and amplified rates with their Wilson 95% intervals (the numbers of the per-arm table)."""
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 import matplotlib
@@ -12,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 OUTCOME_ORDER = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 COLORS = {"completed": "#1a9850", "recovered": "#91cf60", "amplified": "#d73027", "safe_stop": "#4575b4",
           "false_stop": "#fdae61", "acceptance_fail": "#f46d43", "unsafe": "#762a83", "void": "#999999"}
-RC = {"svg.hashsalt": "proof-harness-viewer", "svg.fonttype": "path", "font.size": 9}
+RC: dict[Any, Any] = {"svg.hashsalt": "proof-harness-viewer", "svg.fonttype": "path", "font.size": 9}
 META = {"Date": None, "Creator": None}
 
 

@@ -154,7 +154,7 @@ def render(run: RunDir, fig_dir: Path) -> str:
              _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
     if recs:
         fig_dir.mkdir(parents=True, exist_ok=True)
-        per_arm = {a: Counter(r["outcome"] for r in recs if r["arm"] == a) for a in arms}
+        per_arm: dict[str, dict[str, int]] = {a: Counter(r["outcome"] for r in recs if r["arm"] == a) for a in arms}
         f1 = figures.outcome_bars(per_arm, arms, fig_dir / "outcomes.svg")
         f2 = figures.rate_intervals(rows, fig_dir / "rates.svg")
         parts += ["<h2>Figures</h2>", f'<figure><img src="figures/{f1}" alt="outcomes per arm"></figure>',

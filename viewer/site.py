@@ -88,7 +88,7 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
     latest = {r["cell_key"]: r for r in run.records}  # one record per key; a duplicate's last line wins
     cells_dir = out / "data" / "cells"
     cells_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(k, run.events_file(k), r) for k, r in latest.items()]
+    jobs: list[tuple[str, Path, dict | None]] = [(k, run.events_file(k), r) for k, r in latest.items()]
     jobs += [(k, ev, None) for k, ev in run.in_flight.items() if k not in latest]
     rows = [celldata.list_row(r, celldata.page_name(ev)) if r else celldata.in_flight_row(k, celldata.page_name(ev))
             for k, ev, r in jobs]
