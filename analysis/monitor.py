@@ -63,14 +63,18 @@ def planned_units(order, a: str, b: str, cells: str) -> list[str]:
     return out
 
 
-def sequence_for(h, units: list[str], tidy, void_units: set[str], alpha: float, v_opt: float | None) -> dict:
+def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], alpha: float,
+                 v_opt: float | None) -> dict:
+    """The sequence over the decided prefix of ``units``; ``void_cells`` holds (arm, match key) of the
+    cells void after the rerun policy. Only a void cell of h.a or h.b decides a unit (it is skipped):
+    another arm's void leaves the unit waiting for its own two cells."""
     sub = tidy[tidy["arm"].isin([h.a, h.b])]
     y = {(arm, k): int(v) for arm, k, v in zip(sub["arm"], sub["match_key"], sub[h.endpoint])}
     d, skipped, waiting_on = [], 0, None
     for u in units:
         if (h.a, u) in y and (h.b, u) in y:
             d.append(y[(h.a, u)] - y[(h.b, u)])
-        elif u in void_units:
+        elif (h.a, u) in void_cells or (h.b, u) in void_cells:
             skipped += 1
         else:
             waiting_on = u
@@ -138,14 +142,15 @@ def monitor(run_dir: str | Path) -> dict:
     has_records = bool(text[: text.rfind("\n") + 1].strip())  # a complete line holds a record
     if has_records:
         loaded = load_records(ledger, complete_lines_only=True)
-        tidy, void_units = loaded.tidy, set(loaded.void_keys["match_key"])
+        tidy = loaded.tidy
+        void_cells = set(zip(loaded.void_keys["arm"], loaded.void_keys["match_key"]))
         n_lines = loaded.lines
     else:
         import pandas as pd
 
         tidy = pd.DataFrame({"arm": [], "match_key": [], "completion": [], "amplified": [], "not_amplified": []})
-        void_units, n_lines = set(), 0
-    seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_units, alpha,
+        void_cells, n_lines = set(), 0
+    seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_cells, alpha,
                          cfg.get("tuned_for_v")) for h in hyps]
     total = len(order)
     return {"run": str(run_dir), "protocol": proto.name, "records": n_lines, "cells_planned": total,

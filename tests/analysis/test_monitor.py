@@ -113,8 +113,27 @@ def test_units_wait_for_the_pre_registered_order(tmp_path):
     h = Hypothesis("H1", "A4", "A2p")
     s = sequence_for(h, units, tidy, set(), 0.05, None)
     assert s["units_in_sequence"] == 1 and s["waiting_beyond_prefix"] == 1 and s["waiting_on"] == "t|B1|2"
-    s = sequence_for(h, units, tidy, {"t|B1|2"}, 0.05, None)  # unit 2 void after reruns: skipped
+    s = sequence_for(h, units, tidy, {("A2p", "t|B1|2")}, 0.05, None)  # unit 2 void after reruns: skipped
     assert s["units_in_sequence"] == 2 and s["void_units_skipped"] == 1 and s["mean"] == 1.0
+
+
+def test_a_void_cell_of_another_arm_does_not_skip_a_pending_unit():
+    """A1's cell of unit 2 is void, but the hypothesis compares A4 with A2p, and A2p's cell of unit 2
+    has not finished yet: the unit is undecided and waits. Skipping it would let the next look
+    insert it behind units already in the sequence, so the order of entry would follow which
+    cells finished first (which can depend on outcomes), not the pre-registered order."""
+    import pandas as pd
+
+    from analysis.monitor import sequence_for
+    from analysis.tables import Hypothesis
+
+    units = ["t|B1|1", "t|B1|2", "t|B1|3"]
+    tidy = pd.DataFrame({"arm": ["A4", "A2p", "A4", "A4", "A2p"],
+                         "match_key": ["t|B1|1", "t|B1|1", "t|B1|2", "t|B1|3", "t|B1|3"],
+                         "not_amplified": [1, 0, 1, 1, 0]})
+    s = sequence_for(Hypothesis("H1", "A4", "A2p"), units, tidy, {("A1", "t|B1|2")}, 0.05, None)
+    assert s["units_in_sequence"] == 1 and s["void_units_skipped"] == 0
+    assert s["waiting_on"] == "t|B1|2" and s["waiting_beyond_prefix"] == 1
 
 
 def test_planned_units_follow_applicability(tmp_path):
