@@ -144,12 +144,14 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.extend(result["warnings"])
     lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {interval} {cluster} cluster "
                  f"bootstrap B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
-    lines.append("| k | cells per arm | power | MC s.e. |")
+    lines.append("| k | cells per arm | power (studies excluding 0 / studies) | MC s.e. (binomial) |")
     lines.append("|---|---|---|---|")
     for k in ks:
         pw, se = simulate_power(p_a, p_b, tasks, n_sc, k, task_sd, sims, B, seed, cluster, interval)
-        result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "mc_se": se})
-        lines.append(f"| {k} | {tasks * n_sc * k} | {pw:.3f} | {se:.3f} |")
+        hits = round(pw * sims)
+        result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "hits": hits, "sims": sims,
+                               "mc_se": se})
+        lines.append(f"| {k} | {tasks * n_sc * k} | {hits}/{sims} = {pw:.3f} | {se:.3f} |")
         if result["recommended_k"] is None and pw >= target:
             result["recommended_k"] = k
     if result["recommended_k"] is None:

@@ -27,6 +27,10 @@ def test_cli_power_from_rates(tmp_path):
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "p.json").read_text())
     assert [row["k"] for row in res["rows"]] == [2, 10] and res["refused"] is False
+    # every printed power carries its numerator and denominator (studies whose interval excludes 0)
+    for row in res["rows"]:
+        assert row["sims"] == 30 and row["hits"] == round(row["power"] * 30)
+        assert f"| {row['k']} | {row['cells_per_arm']} | {row['hits']}/30 = {row['power']:.3f} |" in r.output
 
 
 def test_cli_power_refuses_outside_planning_band(tmp_path):
