@@ -89,6 +89,7 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
             "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
             "waiting_on": waiting_on, "mean": end["mean"], "lower": end["lower"], "upper": end["upper"],
             "level": 1 - alpha, "discordant": int(sum(x != 0 for x in d)),
+            "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
             "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
                        "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
                        "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"}}
@@ -168,7 +169,9 @@ def render(rep: dict) -> str:
         if s["units_in_sequence"] == 0:
             lines.append(head + ": no units yet, sequence n/a")
         else:
-            lines.append(head + f", mean {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% confidence sequence "
+            lines.append(head + f", mean {100 * s['mean']:+.2f} pp = ({s['a_only']} - {s['b_only']})/"
+                         f"{s['units_in_sequence']} (units only {s['a']} / only {s['b']} succeeded), "
+                         f"{100 * s['level']:.4g}% confidence sequence "
                          f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp "
                          f"({s['discordant']} discordant units, V = {m['V']:.1f})")
         extra = []

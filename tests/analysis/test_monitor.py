@@ -117,6 +117,23 @@ def test_units_wait_for_the_pre_registered_order(tmp_path):
     assert s["units_in_sequence"] == 2 and s["void_units_skipped"] == 1 and s["mean"] == 1.0
 
 
+def test_the_printed_mean_carries_its_numerator_and_denominator():
+    """mean = (units where only a succeeded - units where only b succeeded) / units in the sequence."""
+    import pandas as pd
+
+    from analysis.monitor import render, sequence_for
+    from analysis.tables import Hypothesis
+
+    units = [f"t|B1|{i}" for i in range(1, 6)]
+    ya, yb = [1, 1, 0, 1, 1], [0, 1, 1, 0, 1]  # D = 1, 0, -1, 1, 0
+    tidy = pd.DataFrame({"arm": ["A4"] * 5 + ["A2p"] * 5, "match_key": units * 2, "not_amplified": ya + yb})
+    s = sequence_for(Hypothesis("H1", "A4", "A2p"), units, tidy, set(), 0.05, None)
+    assert (s["a_only"], s["b_only"], s["units_in_sequence"]) == (2, 1, 5) and s["mean"] == pytest.approx(0.2)
+    rep = {"run": "r", "protocol": "p", "records": 10, "cells_planned": 10, "finished": True, "sequences": [s],
+           "stopping_rule": None, "estimand": "e"}
+    assert "mean +20.00 pp = (2 - 1)/5" in render(rep)
+
+
 def test_a_void_cell_of_another_arm_does_not_skip_a_pending_unit():
     """A1's cell of unit 2 is void, but the hypothesis compares A4 with A2p, and A2p's cell of unit 2
     has not finished yet: the unit is undecided and waits. Skipping it would let the next look
