@@ -86,6 +86,13 @@ class ClusterInterval:
 
     def describe(self, cluster: str) -> dict:
         """The method block written beside every interval in summary.json and report.md."""
+        if self.method == "cluster-t":  # deterministic: no resamples, seed or Monte Carlo error
+            return {"kind": "cluster_robust_t", "interval": f"{self.method} {100 * self.level:.4g}%",
+                    "method": self.method, "level": self.level, "B": None, "seed": None, "cluster": cluster,
+                    "n_clusters": self.n_clusters, "paired": True, "min_clusters": MIN_CLUSTERS[self.method],
+                    "status": self.status, "lo_mcse": self.lo_mcse, "hi_mcse": self.hi_mcse, "se": self.se,
+                    "mcse_method": "none: no resampling (CR1 cluster-robust s.e., t with C - 1 df)",
+                    "warnings": list(self.warnings), "notes": list(self.notes)}
         return {"kind": "cluster_bootstrap", "interval": f"{self.method} {100 * self.level:.4g}%",
                 "method": self.method, "level": self.level, "B": self.B, "seed": self.seed,
                 "cluster": cluster, "n_clusters": self.n_clusters, "paired": True,
