@@ -166,7 +166,10 @@ def render(rep: dict) -> str:
         m = s["method"]
         head = (f"{s['id']} {s['a']}-{s['b']} {s['endpoint']} ({s['cells']} cells): "
                 f"{s['units_in_sequence']} of {s['planned_units']} matched units in the sequence")
-        if s["units_in_sequence"] == 0:
+        if s["planned_units"] == 0:
+            lines.append(head + ": no matched units are planned (the protocol never runs both arms on one unit "
+                         "of these cells), sequence n/a")
+        elif s["units_in_sequence"] == 0:
             lines.append(head + ": no units yet, sequence n/a")
         else:
             lines.append(head + f", mean {100 * s['mean']:+.2f} pp = ({s['a_only']} - {s['b_only']})/"

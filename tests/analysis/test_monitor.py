@@ -172,3 +172,16 @@ def test_monitor_bad_run_directory_exits_2(tmp_path):
     (tmp_path / "run.json").write_text("{}")
     r = CliRunner().invoke(main, ["monitor", str(tmp_path)])
     assert r.exit_code == 2 and "protocol_path" in r.output
+
+
+def test_a_hypothesis_with_no_planned_units_says_so_not_no_units_yet():
+    """A monitored pair that the protocol never runs on one unit will never have a sequence: 'no units
+    yet' would promise one."""
+    from analysis.monitor import render
+
+    s = {"id": "H1", "a": "A4", "b": "A2p", "endpoint": "not_amplified", "cells": "injected", "planned_units": 0,
+         "units_in_sequence": 0, "void_units_skipped": 0, "waiting_beyond_prefix": 0, "method": {}}
+    rep = {"run": "r", "protocol": "p", "records": 0, "cells_planned": 4, "finished": False, "sequences": [s],
+           "stopping_rule": None, "estimand": "e"}
+    out = render(rep)
+    assert "no units yet" not in out and "no matched units are planned" in out
