@@ -28,7 +28,9 @@ replicates into an interval (Davison and Hinkley 1997, section 5.2-5.3):
 Every endpoint carries its Monte Carlo standard error (how much it moves with the bootstrap
 seed): the Maritz-Jarrett standard error of the sample quantile (``scipy.stats.mstats.mjci``),
 scaled by se for the studentized endpoints. Fewer than 2 clusters gives no interval ("n/a (1
-cluster)"); fewer than ``MIN_CLUSTERS[method]`` gives a warning beside it (the smallest cluster
+cluster)"); for cluster-t and percentile, one cluster holding more than ``TOP_SHARE`` of the CR1
+variance gives a warning (they stay narrow where the studentized methods go wide); fewer than
+``MIN_CLUSTERS[method]`` gives a warning beside it (the smallest cluster
 count at which the coverage study, ``python -m benchmarks coverage``, found the method within
 [93%, 97%] on every setting it tried; see README).
 """
@@ -47,6 +49,7 @@ DEFAULT_METHOD = "studentized-symmetric"
 # below it the interval carries a warning.
 MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96}
 UNSTABLE = 0.1  # a resample whose s.e. is below this share of the observed one is "without variation"
+TOP_SHARE = 0.5  # cluster-t / percentile: one cluster above this share of the CR1 variance -> a warning
 T_CAP = 1e6  # |t*| beyond this is "unbounded" (a replicate without between-cluster variation)
 
 
@@ -86,6 +89,13 @@ class ClusterInterval:
 
     def describe(self, cluster: str) -> dict:
         """The method block written beside every interval in summary.json and report.md."""
+        if self.method == "cluster-t":  # deterministic: no resamples, seed or Monte Carlo error
+            return {"kind": "cluster_robust_t", "interval": f"{self.method} {100 * self.level:.4g}%",
+                    "method": self.method, "level": self.level, "B": None, "seed": None, "cluster": cluster,
+                    "n_clusters": self.n_clusters, "paired": True, "min_clusters": MIN_CLUSTERS[self.method],
+                    "status": self.status, "lo_mcse": self.lo_mcse, "hi_mcse": self.hi_mcse, "se": self.se,
+                    "mcse_method": "none: no resampling (CR1 cluster-robust s.e., t with C - 1 df)",
+                    "warnings": list(self.warnings), "notes": list(self.notes)}
         return {"kind": "cluster_bootstrap", "interval": f"{self.method} {100 * self.level:.4g}%",
                 "method": self.method, "level": self.level, "B": self.B, "seed": self.seed,
                 "cluster": cluster, "n_clusters": self.n_clusters, "paired": True,
@@ -213,6 +223,14 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
             notes.append("an endpoint was clipped to the parameter space [-1, 1]: resamples without "
                          "between-cluster variation leave that side unbounded")
         lo, hi = max(-1.0, float(lo)), min(1.0, float(hi))
+    if method in ("cluster-t", "percentile") and se > 0.0:
+        r2 = (d - est * m).astype(np.float64) ** 2  # each cluster's term of the CR1 variance
+        top = float(r2.max() / r2.sum())
+        if top > TOP_SHARE:
+            warnings.append(f"one cluster contributes {100 * top:.0f}% of the cluster-robust variance: the interval "
+                            "rests on few clusters, a shape where the coverage study found no interval over clusters "
+                            "calibrated (README, Calibration: a difference carried by rare tasks); see the task "
+                            "concentration table")
     if se == 0.0:
         warnings.append("no between-cluster variation in the differences: the interval has zero width "
                         "and understates the uncertainty")

@@ -63,14 +63,18 @@ def planned_units(order, a: str, b: str, cells: str) -> list[str]:
     return out
 
 
-def sequence_for(h, units: list[str], tidy, void_units: set[str], alpha: float, v_opt: float | None) -> dict:
+def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], alpha: float,
+                 v_opt: float | None) -> dict:
+    """The sequence over the decided prefix of ``units``; ``void_cells`` holds (arm, match key) of the
+    cells void after the rerun policy. Only a void cell of h.a or h.b decides a unit (it is skipped):
+    another arm's void leaves the unit waiting for its own two cells."""
     sub = tidy[tidy["arm"].isin([h.a, h.b])]
     y = {(arm, k): int(v) for arm, k, v in zip(sub["arm"], sub["match_key"], sub[h.endpoint])}
     d, skipped, waiting_on = [], 0, None
     for u in units:
         if (h.a, u) in y and (h.b, u) in y:
             d.append(y[(h.a, u)] - y[(h.b, u)])
-        elif u in void_units:
+        elif (h.a, u) in void_cells or (h.b, u) in void_cells:
             skipped += 1
         else:
             waiting_on = u
@@ -85,6 +89,7 @@ def sequence_for(h, units: list[str], tidy, void_units: set[str], alpha: float, 
             "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
             "waiting_on": waiting_on, "mean": end["mean"], "lower": end["lower"], "upper": end["upper"],
             "level": 1 - alpha, "discordant": int(sum(x != 0 for x in d)),
+            "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
             "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
                        "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
                        "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"}}
@@ -138,14 +143,15 @@ def monitor(run_dir: str | Path) -> dict:
     has_records = bool(text[: text.rfind("\n") + 1].strip())  # a complete line holds a record
     if has_records:
         loaded = load_records(ledger, complete_lines_only=True)
-        tidy, void_units = loaded.tidy, set(loaded.void_keys["match_key"])
+        tidy = loaded.tidy
+        void_cells = set(zip(loaded.void_keys["arm"], loaded.void_keys["match_key"]))
         n_lines = loaded.lines
     else:
         import pandas as pd
 
         tidy = pd.DataFrame({"arm": [], "match_key": [], "completion": [], "amplified": [], "not_amplified": []})
-        void_units, n_lines = set(), 0
-    seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_units, alpha,
+        void_cells, n_lines = set(), 0
+    seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_cells, alpha,
                          cfg.get("tuned_for_v")) for h in hyps]
     total = len(order)
     return {"run": str(run_dir), "protocol": proto.name, "records": n_lines, "cells_planned": total,
@@ -160,10 +166,15 @@ def render(rep: dict) -> str:
         m = s["method"]
         head = (f"{s['id']} {s['a']}-{s['b']} {s['endpoint']} ({s['cells']} cells): "
                 f"{s['units_in_sequence']} of {s['planned_units']} matched units in the sequence")
-        if s["units_in_sequence"] == 0:
+        if s["planned_units"] == 0:
+            lines.append(head + ": no matched units are planned (the protocol never runs both arms on one unit "
+                         "of these cells), sequence n/a")
+        elif s["units_in_sequence"] == 0:
             lines.append(head + ": no units yet, sequence n/a")
         else:
-            lines.append(head + f", mean {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% confidence sequence "
+            lines.append(head + f", mean {100 * s['mean']:+.2f} pp = ({s['a_only']} - {s['b_only']})/"
+                         f"{s['units_in_sequence']} (units only {s['a']} / only {s['b']} succeeded), "
+                         f"{100 * s['level']:.4g}% confidence sequence "
                          f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp "
                          f"({s['discordant']} discordant units, V = {m['V']:.1f})")
         extra = []

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from analysis.intervals import DEFAULT_METHOD, cluster_interval
+from analysis.intervals import DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
 from analysis.marginal import marginal_intercept
 from analysis.wilson import wilson
 
@@ -132,14 +132,26 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.append(f"sizing rule: base rate ({b}) {shown} is inside the planning band [{lo}, {hi}]")
     result["refused"] = False
     n_sc = 1 if endpoint == "completion" else scenarios
+    n_clusters = {"task": tasks, "task x scenario": tasks * n_sc, "cell": tasks * n_sc * min(ks)}[cluster]
+    if n_clusters < 2:
+        raise ValueError(f"--tasks {tasks} with --cluster {cluster}: {n_clusters} cluster, so no interval exists "
+                         "(n/a (1 cluster)) and the power is n/a; a design needs at least 2 clusters")
+    result["warnings"] = []
+    if n_clusters < MIN_CLUSTERS[interval]:
+        result["warnings"].append(f"WARNING: {n_clusters} clusters (< {MIN_CLUSTERS[interval]}): the coverage study "
+                                  f"found {interval} coverage can fall outside [93%, 97%] with this few, so this "
+                                  "power is for an interval that may not hold its level")
+        lines.extend(result["warnings"])
     lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {interval} {cluster} cluster "
                  f"bootstrap B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
-    lines.append("| k | cells per arm | power | MC s.e. |")
+    lines.append("| k | cells per arm | power (studies excluding 0 / studies) | MC s.e. (binomial) |")
     lines.append("|---|---|---|---|")
     for k in ks:
         pw, se = simulate_power(p_a, p_b, tasks, n_sc, k, task_sd, sims, B, seed, cluster, interval)
-        result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "mc_se": se})
-        lines.append(f"| {k} | {tasks * n_sc * k} | {pw:.3f} | {se:.3f} |")
+        hits = round(pw * sims)
+        result["rows"].append({"k": k, "cells_per_arm": tasks * n_sc * k, "power": pw, "hits": hits, "sims": sims,
+                               "mc_se": se})
+        lines.append(f"| {k} | {tasks * n_sc * k} | {hits}/{sims} = {pw:.3f} | {se:.3f} |")
         if result["recommended_k"] is None and pw >= target:
             result["recommended_k"] = k
     if result["recommended_k"] is None:

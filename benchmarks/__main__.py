@@ -28,12 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sims", type=int, default=1000, help="coverage: simulated studies per setting")
     ap.add_argument("--B", type=int, default=999, help="coverage: bootstrap resamples per study")
     ap.add_argument("--seed", type=int, default=20261202, help="coverage: simulation seed")
+    ap.add_argument("--rare-only", action="store_true",
+                    help="coverage: only the rare-task section (the paper's H1 shape), to coverage-rare.md")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if args.study == "coverage":
         from benchmarks.bench_coverage import main as coverage_main
 
-        return coverage_main(out, args.sims, args.B, args.seed, peek_sims=args.sims)
+        return coverage_main(out, args.sims, args.B, args.seed, peek_sims=args.sims, rare_only=args.rare_only)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

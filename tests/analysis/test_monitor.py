@@ -113,8 +113,44 @@ def test_units_wait_for_the_pre_registered_order(tmp_path):
     h = Hypothesis("H1", "A4", "A2p")
     s = sequence_for(h, units, tidy, set(), 0.05, None)
     assert s["units_in_sequence"] == 1 and s["waiting_beyond_prefix"] == 1 and s["waiting_on"] == "t|B1|2"
-    s = sequence_for(h, units, tidy, {"t|B1|2"}, 0.05, None)  # unit 2 void after reruns: skipped
+    s = sequence_for(h, units, tidy, {("A2p", "t|B1|2")}, 0.05, None)  # unit 2 void after reruns: skipped
     assert s["units_in_sequence"] == 2 and s["void_units_skipped"] == 1 and s["mean"] == 1.0
+
+
+def test_the_printed_mean_carries_its_numerator_and_denominator():
+    """mean = (units where only a succeeded - units where only b succeeded) / units in the sequence."""
+    import pandas as pd
+
+    from analysis.monitor import render, sequence_for
+    from analysis.tables import Hypothesis
+
+    units = [f"t|B1|{i}" for i in range(1, 6)]
+    ya, yb = [1, 1, 0, 1, 1], [0, 1, 1, 0, 1]  # D = 1, 0, -1, 1, 0
+    tidy = pd.DataFrame({"arm": ["A4"] * 5 + ["A2p"] * 5, "match_key": units * 2, "not_amplified": ya + yb})
+    s = sequence_for(Hypothesis("H1", "A4", "A2p"), units, tidy, set(), 0.05, None)
+    assert (s["a_only"], s["b_only"], s["units_in_sequence"]) == (2, 1, 5) and s["mean"] == pytest.approx(0.2)
+    rep = {"run": "r", "protocol": "p", "records": 10, "cells_planned": 10, "finished": True, "sequences": [s],
+           "stopping_rule": None, "estimand": "e"}
+    assert "mean +20.00 pp = (2 - 1)/5" in render(rep)
+
+
+def test_a_void_cell_of_another_arm_does_not_skip_a_pending_unit():
+    """A1's cell of unit 2 is void, but the hypothesis compares A4 with A2p, and A2p's cell of unit 2
+    has not finished yet: the unit is undecided and waits. Skipping it would let the next look
+    insert it behind units already in the sequence, so the order of entry would follow which
+    cells finished first (which can depend on outcomes), not the pre-registered order."""
+    import pandas as pd
+
+    from analysis.monitor import sequence_for
+    from analysis.tables import Hypothesis
+
+    units = ["t|B1|1", "t|B1|2", "t|B1|3"]
+    tidy = pd.DataFrame({"arm": ["A4", "A2p", "A4", "A4", "A2p"],
+                         "match_key": ["t|B1|1", "t|B1|1", "t|B1|2", "t|B1|3", "t|B1|3"],
+                         "not_amplified": [1, 0, 1, 1, 0]})
+    s = sequence_for(Hypothesis("H1", "A4", "A2p"), units, tidy, {("A1", "t|B1|2")}, 0.05, None)
+    assert s["units_in_sequence"] == 1 and s["void_units_skipped"] == 0
+    assert s["waiting_on"] == "t|B1|2" and s["waiting_beyond_prefix"] == 1
 
 
 def test_planned_units_follow_applicability(tmp_path):
@@ -136,3 +172,16 @@ def test_monitor_bad_run_directory_exits_2(tmp_path):
     (tmp_path / "run.json").write_text("{}")
     r = CliRunner().invoke(main, ["monitor", str(tmp_path)])
     assert r.exit_code == 2 and "protocol_path" in r.output
+
+
+def test_a_hypothesis_with_no_planned_units_says_so_not_no_units_yet():
+    """A monitored pair that the protocol never runs on one unit will never have a sequence: 'no units
+    yet' would promise one."""
+    from analysis.monitor import render
+
+    s = {"id": "H1", "a": "A4", "b": "A2p", "endpoint": "not_amplified", "cells": "injected", "planned_units": 0,
+         "units_in_sequence": 0, "void_units_skipped": 0, "waiting_beyond_prefix": 0, "method": {}}
+    rep = {"run": "r", "protocol": "p", "records": 0, "cells_planned": 4, "finished": False, "sequences": [s],
+           "stopping_rule": None, "estimand": "e"}
+    out = render(rep)
+    assert "no units yet" not in out and "no matched units are planned" in out

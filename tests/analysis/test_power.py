@@ -27,6 +27,10 @@ def test_cli_power_from_rates(tmp_path):
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "p.json").read_text())
     assert [row["k"] for row in res["rows"]] == [2, 10] and res["refused"] is False
+    # every printed power carries its numerator and denominator (studies whose interval excludes 0)
+    for row in res["rows"]:
+        assert row["sims"] == 30 and row["hits"] == round(row["power"] * 30)
+        assert f"| {row['k']} | {row['cells_per_arm']} | {row['hits']}/30 = {row['power']:.3f} |" in r.output
 
 
 def test_cli_power_refuses_outside_planning_band(tmp_path):
@@ -81,3 +85,26 @@ def test_cli_power_states_marginal_and_average_task_rates(tmp_path):
 def test_cli_power_bad_input_exits_2(args):
     r = CliRunner().invoke(main, ["power", *args, "--sims", "2", "--B", "5"])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+
+
+def test_cli_power_with_one_cluster_is_na_not_zero(tmp_path):
+    """With one task clustered by task no simulated study has an interval (n/a (1 cluster)); the
+    power used to print as 0.000 with MC s.e. 0.000, a number for a design that cannot be analysed."""
+    r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "1",
+                                  "--k", "3", "--sims", "5", "--B", "20"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "1 cluster" in r.output and "0.000" not in r.output
+
+
+def test_cli_power_warns_below_the_methods_minimum_clusters():
+    """The interval is calibrated from MIN_CLUSTERS up (README, Calibration): below it the power
+    table carries the same warning `analyze` prints beside such an interval."""
+    from analysis.intervals import MIN_CLUSTERS
+
+    r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "4",
+                                  "--scenarios", "2", "--k", "2", "--sims", "5", "--B", "20"])
+    assert r.exit_code == 0, r.output
+    assert f"WARNING: 4 clusters (< {MIN_CLUSTERS['studentized-symmetric']})" in r.output
+    r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "96",
+                                  "--scenarios", "1", "--k", "1", "--sims", "5", "--interval", "cluster-t"])
+    assert r.exit_code == 0 and "WARNING" not in r.output, r.output  # 96 clusters: the documented minimum

@@ -65,3 +65,33 @@ def test_peeking_controls_fail_when_the_sequence_is_shrunk():
     """The check is not vacuous: the same sequence shrunk to a third loses its coverage."""
     r = peeking(SMALL, 400, seed=3, scale=1 / 3)
     assert r["sequence_all_looks"]["coverage"] < 0.9
+
+
+@pytest.mark.parametrize("p_disc,v_opt", [(0.1, 10.0), (0.6, 30.0)])
+def test_type_one_error_under_the_null_when_peeked_after_every_unit(p_disc, v_opt):
+    """Under H0 (each unit's difference is +1 or -1 with equal chance p_disc / 2, else 0) the
+    sequence, looked at after every one of 400 units, ever excludes 0 in at most 5% of runs (its
+    time-uniform guarantee; Ville's inequality makes it conservative), while the fixed-time Wald
+    interval looked at the same way, from unit 10, rejects far more often; and the same sequence
+    shrunk to a third is no longer valid (the check can fail)."""
+    rng = np.random.default_rng(int(100 * p_disc))
+    runs, n = 250, 400
+    u = rng.random((runs, n))
+    d = (u < p_disc / 2).astype(float) - ((u >= p_disc / 2) & (u < p_disc))
+    rho = rho_for(v_opt, 0.025)
+    t = np.arange(1, n + 1)
+    mean = np.cumsum(d, axis=1) / t
+    V = np.cumsum((d - np.concatenate([np.zeros((runs, 1)), mean[:, :-1]], axis=1)) ** 2, axis=1)
+    half = boundary(V.ravel(), 0.025, rho, 2.0).reshape(V.shape) / t
+    for i in range(3):  # the vectorised form is the public function's
+        c = confidence_sequence(d[i], alpha=0.05, rho=rho)
+        np.testing.assert_allclose(c.upper, np.minimum(1, mean[i] + half[i]))
+
+    def rejections(h):
+        return int(np.sum(np.any(np.abs(mean) > h, axis=1)))
+
+    sd = np.sqrt(np.maximum(np.cumsum(d * d, axis=1) / t - mean ** 2, 0) * t / np.maximum(t - 1, 1))
+    wald = 1.959964 * sd / np.sqrt(t)
+    wald[:, :9] = np.inf  # looked at from unit 10
+    assert rejections(half) / runs <= 0.05 and rejections(wald) / runs > 0.2
+    assert rejections(half / 3) / runs > 0.05
