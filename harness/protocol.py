@@ -174,7 +174,7 @@ class ProviderTable(_Table):
 
 
 class MonitoringTable(_Table):
-    hypotheses: list[str] | None = None
+    hypotheses: list[str] | None = Field(default=None, min_length=1)  # absent: the first hypothesis
     alpha: float = Field(default=0.05, gt=0, lt=1)
     stop_when: Literal["excludes_zero", "half_width_below"] | None = None
     half_width: float | None = Field(default=None, gt=0, le=1)

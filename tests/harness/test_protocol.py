@@ -183,6 +183,7 @@ cells = "injected"
 @pytest.mark.parametrize("table,needle", [
     ('[monitoring]\nstop_when = "sometime"\n', "monitoring.stop_when"),
     ('[monitoring]\nhypotheses = ["H9"]\n', "monitoring.hypotheses"),
+    ('[monitoring]\nhypotheses = []\n', "monitoring.hypotheses"),
     ('[monitoring]\nstop_when = "half_width_below"\n', "monitoring.half_width"),
     ('[monitoring]\nhalf_width = 0.1\n', "monitoring.half_width"),
     ('[monitoring]\nalpha = 5\n', "monitoring.alpha"),
