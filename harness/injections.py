@@ -260,7 +260,7 @@ def turn_hook(inj: Injection, *, in_child: bool = False):
             elif action == "append_line":
                 target = ctx.ws.resolve(ev["path"])
                 old = target.read_text() if target.is_file() else ""
-                target.write_text(old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
+                ctx.ws.write(ev["path"], old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
                 ctx.log.emit("injected", action=action, turn=ctx.turn, path=ev["path"])
 
     return hook

@@ -6,10 +6,13 @@ The hidden oracle is never copied in.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -105,12 +108,29 @@ class Workspace:
         return self.resolve(rel).read_text()
 
     def write(self, rel: str, text: str) -> None:
+        """Replace the file at rel with ``text``, never opening what is there: the text goes to a
+        fresh file (O_CREAT|O_EXCL|O_NOFOLLOW, via mkstemp) renamed over the target, so a FIFO, a
+        device node or a link the agent left there is replaced, never written through (a FIFO
+        would block the harness forever). A regular file keeps its permission bits."""
         target = self.resolve(rel)
         target.parent.mkdir(parents=True, exist_ok=True)
-        # write through a fresh file so a pre-existing symlink at the target is replaced, not followed
-        if target.is_symlink():
-            target.unlink()
-        target.write_text(text)
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", rel)
+        mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=".hx-write-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                os.fchmod(fh.fileno(), mode)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
     def files(self) -> dict[str, str]:
         return read_tree(self.root)

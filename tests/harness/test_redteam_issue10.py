@@ -388,8 +388,6 @@ def test_a_fifo_in_the_tree_never_voids_the_cell_nor_hides_an_unsafe_action(tmp_
                                                                                          rec["void_reason"])
 
 
-@defect("write_file (Workspace.write -> Path.write_text) opens a FIFO the agent made in its workspace for "
-        "writing and blocks forever: the agent hangs the harness with two tool calls")
 def test_write_file_onto_a_fifo_never_hangs_the_harness(tmp_path):
     ws = Workspace.create(MEDIAN)
     try:
