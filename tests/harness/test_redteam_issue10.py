@@ -87,9 +87,7 @@ def cell(tmp_path, task, transcript, *, scenario="null"):
                     run_dir=tmp_path / "run", engine="replay", reviewer_engine="simulated", model=None, seed=7,
                     expected={"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)},
                     limits={"test_timeout_s": 60, "max_turns": 6}, engine_options={"transcript": str(script)})
-    with pytest.MonkeyPatch.context() as mp:  # keep each attack apart from the worktree defect (see the last test)
-        mp.setattr(cellrun, "hidden_for", lambda *dirs: tuple(p for p in hidden_for(*dirs) if not p.is_file()))
-        return run_cell(spec)
+    return run_cell(spec)
 
 
 def judged_oracle(task, overlay, *, show=False):
@@ -436,16 +434,13 @@ def _remove_queue(key: int) -> None:
         libc.msgctl(q, 0, None)
 
 
-def test_a_hidden_oracle_run_cannot_pass_its_probe_to_a_later_run(executor, request):
+def test_a_hidden_oracle_run_cannot_pass_its_probe_to_a_later_run(executor):
     """The hidden oracle's run puts its probe file (test names, inputs, helper code) into a System V
     message queue; a later run (the next cell's advisory run_acceptance) reads it back into output
-    the agent sees. Cold bwrap runs get their own IPC namespace (--unshare-ipc)."""
-    level = confinement_level()
-    if executor == "warm" or level.startswith("namespaces"):
-        request.applymarker(defect((
-            "no IPC namespace per run: warm runs share the zygote's (isolate_run unshares mount, net and pid only) "
-            "and the namespaces levels share the host's, so one run's System V message queue reaches a later "
-            "run, e.g. the hidden oracle's probe text reaching the next cell's agent")))
+    the agent sees. Every run gets its own IPC namespace: cold bwrap runs by --unshare-ipc, warm runs
+    and the namespaces levels by CLONE_NEWIPC (confine.isolate / isolate_run)."""
+    if confinement_level() == "basic":
+        pytest.skip("IPC namespaces need root (level basic shares the host's IPC)")
     key = 0x52ED0000 + os.getpid() % 0xFFFF
     ipc = IPC.format(key=key)
     send = ipc + '\nimport glob as _g\nfor _f in _g.glob("tests/test_hidden_oracle.py"):\n    _send(open(_f).read())\n'
@@ -739,15 +734,10 @@ def test_a_stderr_flood_inside_a_judged_run_is_capped(tmp_path):
     assert v.passed and len(v.output) < 30000, (v.passed, len(v.output))
 
 
-def test_a_git_worktree_is_covered_and_never_stops_a_run(tmp_path, request):
+def test_a_git_worktree_is_covered_and_never_stops_a_run(tmp_path):
     """A task corpus inside a git worktree (or a submodule) has a ``.git`` FILE naming the real git
-    directory elsewhere, which holds every oracle in its history."""
-    if confinement_level().startswith("namespaces"):
-        request.applymarker(defect((
-            "hidden_for() adds a worktree's .git FILE to the cover list: mounting a tmpfs on a file fails, so every "
-            "confined run raises in preexec_fn (every cell of a run started from a worktree is void at the "
-            "namespaces levels: test_adversarial.py fails there too), and the real git directory it points to "
-            "is never covered")))
+    directory elsewhere, which holds every oracle in its history: hidden_for() covers that common
+    git directory (sandbox._git_dir), never the file (a tmpfs cannot be mounted on a file)."""
     git = tmp_path / "main" / ".git"
     (git / "worktrees" / "wt").mkdir(parents=True)
     (git / "objects").mkdir()
@@ -764,4 +754,6 @@ def test_a_git_worktree_is_covered_and_never_stops_a_run(tmp_path, request):
         r = run_confined(["python", str(ws / "spy.py")], ws, hide=hidden_for(wt / "tasks"), writable=(ws,))
     except subprocess.SubprocessError as exc:
         raise AssertionError(f"the confined run could not start: {exc}") from exc
-    assert "ORACLE-IN-THE-GIT-HISTORY" not in r.stdout, r.stdout
+    assert git in hidden_for(wt / "tasks") and r.returncode == 0, (r.stdout, r.stderr)
+    if confinement_level() != "basic":  # level basic hides nothing (README, Confinement)
+        assert "ORACLE-IN-THE-GIT-HISTORY" not in r.stdout, r.stdout
