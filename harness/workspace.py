@@ -19,6 +19,7 @@ from pathlib import Path
 
 from harness.safe_text import printable
 from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task, read_tree
+from harness.treecopy import copy_tree
 
 
 class PathEscape(Exception):
@@ -143,14 +144,16 @@ class Workspace:
         for rel in set(self.files()) - set(files):
             (self.root / rel).unlink()  # lexical path: a symlink is removed, never followed
         for rel, text in files.items():
-            if text.startswith((BINARY_MARK, SYMLINK_MARK, SYMLINK_MARK)):  # markers, not contents: left as they are
+            if text.startswith((BINARY_MARK, SYMLINK_MARK)):  # markers (binary, special file, link): left as they are
                 continue
             if (self.root / rel).is_symlink():
                 (self.root / rel).unlink()
             self.write(rel, text)
 
     def copy_to(self, dest: Path) -> Path:
-        shutil.copytree(self.root, dest, symlinks=True, dirs_exist_ok=True)
+        """A copy of the tree at dest (which must not exist): regular files, directories and links
+        as links; FIFOs, sockets and device nodes are left out (harness/treecopy.py)."""
+        copy_tree(self.root, dest)
         return dest
 
     def destroy(self) -> None:
