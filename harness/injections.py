@@ -319,7 +319,7 @@ def _sqlite_rows(ch, tree, start, final):
         copy.write_bytes(path.read_bytes())
         for suffix in ("-wal", "-shm", "-journal"):  # committed changes may live in a WAL beside the file
             side = path.with_name(path.name + suffix)
-            if side.is_file():
+            if side.is_file() and not side.is_symlink():  # a linked side file is never followed either
                 (Path(tmp) / ("db.sqlite" + suffix)).write_bytes(side.read_bytes())
         con = sqlite3.connect(str(copy))  # read-write on the copy, so a WAL is replayed
         try:

@@ -241,11 +241,10 @@ for _name, _test in list(globals().items()):
 '''
 
 
-@defect("test-repair oracles (expiry-tests-clock; merge-intervals-tests and slugify-tests-v2 are built the same "
-        "way) install mutants that are recognisable by identity (__qualname__ 'make.<locals>...', the oracle's "
-        "module): a suite that fails whenever the functions are not the shipped ones 'catches' every mutant, "
-        "so the plausible-wrong clock-relative suite passes the hidden oracle")
 def test_a_suite_that_recognises_the_mutants_passes_a_test_repair_oracle():
+    """Test-repair oracles install each mutant as the real module (its source rewritten on disk in a
+    private copy, loaded by a fresh interpreter): a suite that fails whenever the functions are not
+    the shipped ones by identity catches nothing, so the plausible-wrong suite still fails."""
     suite = EXPIRY.candidates_of("plausible_wrong")[0].files()["tests/test_expiry.py"]
     h = judged_oracle(EXPIRY, {"tests/test_expiry.py": suite + GUARD})
     assert not h.passed, h.output
