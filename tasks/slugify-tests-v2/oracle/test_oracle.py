@@ -112,8 +112,8 @@ def results():
         server = subprocess.Popen([sys.executable, "-I", "-B", "-c", SERVER], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
-            for i, run in enumerate(order):
-                root = Path(tmp) / f"p{i}" / "project"
+            for run in order:
+                root = Path(tempfile.mkdtemp(dir=tmp)) / "project"  # a random name: nothing counts the runs
                 shutil.copytree(".", root, symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", "*.pyc", Path(__file__).name))
                 for path, text in mutate(runs[run]).items():
