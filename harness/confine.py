@@ -35,8 +35,9 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
 def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) -> None:
     """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing
     one run leaves there reaches a later run); every hidden dir covered by an unreadable tmpfs;
-    only the writable dirs writable (bind-mounted onto themselves), every other mount remounted read-only so a
-    test run cannot write the live workspace, the harness, site-packages, /dev or /dev/shm.
+    only the writable dirs writable (bind-mounted onto themselves), every other mount remounted
+    read-only so a test run cannot write the live workspace, the harness, site-packages, /dev or
+    /dev/shm.
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
@@ -72,7 +73,8 @@ def isolate_run(libc, *, scratch, base, hide=(),
     private namespaces, a fresh /tmp and /dev/shm, and of the zygote's scratch base only this
     run's scratch directories (bind-mounted back from file descriptors opened before the base
     was covered). What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S
-    --unshare-ipc`` run can (its own IPC namespace, not the zygote's); the covered mounts stay in the table, out of reach (no capability to unmount them).
+    --unshare-ipc`` run can (its own IPC namespace, not the zygote's); the covered mounts stay in
+    the table, out of reach (no capability to unmount them).
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
