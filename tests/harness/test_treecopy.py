@@ -76,3 +76,14 @@ def test_a_scratch_copy_of_a_tree_with_a_fifo_succeeds(tree, monkeypatch):
     assert work == scratch / "w" and scratch.parent == tree.parent
     assert (work / "pkg" / "mod.py").is_file() and not os.path.lexists(work / "pkg" / "pipe")
     assert (res / "pytest.ini").is_file()
+
+
+def test_a_name_that_is_not_utf8_is_copied_by_its_bytes(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    name = os.fsdecode(b"caf\xe9.py")  # Latin-1, not UTF-8
+    (src / name).write_text("X = 1\n")
+    os.mkfifo(src / os.fsdecode(b"p\xff"))
+    skipped = copy_tree(src, tmp_path / "dest")
+    assert os.listdir(os.fsencode(tmp_path / "dest")) == [b"caf\xe9.py"]
+    assert [os.fsencode(s) for s in skipped] == [b"p\xff"]
