@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import InputError
-from harness.treecopy import special_kind
 from harness.tomlfile import load_toml
+from harness.treecopy import special_kind
 
 CANDIDATE_KINDS = ("correct", "plausible_wrong", "broken")
 SIM_DISTS = ("first", "after_visible_fail", "after_finding")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import cellrun, testrun
+from harness import testrun
 from harness.adjudicator import ORACLE_DEST
 from harness.cellrun import CellSpec, run_cell
 from harness.detectors import DetectorInput, run_detectors
