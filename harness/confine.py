@@ -12,7 +12,7 @@ import ctypes
 import os
 import resource
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
 
 
@@ -32,10 +32,12 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET) -> None:
-    """Private namespaces; every hidden dir covered by an unreadable tmpfs; only the writable
-    dirs writable (bind-mounted onto themselves), every other mount remounted read-only so a
-    test run cannot write the live workspace, the harness, site-packages, /dev or /dev/shm.
+def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) -> None:
+    """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing
+    one run leaves there reaches a later run); every hidden dir covered by an unreadable tmpfs;
+    only the writable dirs writable (bind-mounted onto themselves), every other mount remounted
+    read-only so a test run cannot write the live workspace, the harness, site-packages, /dev or
+    /dev/shm.
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
@@ -65,12 +67,14 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def isolate_run(libc, *, scratch, base, hide=(), flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) -> None:
+def isolate_run(libc, *, scratch, base, hide=(),
+                flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC) -> None:
     """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
     private namespaces, a fresh /tmp and /dev/shm, and of the zygote's scratch base only this
     run's scratch directories (bind-mounted back from file descriptors opened before the base
-    was covered). What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S`` run
-    can; the covered mounts stay in the table, out of reach (no capability to unmount them).
+    was covered). What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S
+    --unshare-ipc`` run can (its own IPC namespace, not the zygote's); the covered mounts stay in
+    the table, out of reach (no capability to unmount them).
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")

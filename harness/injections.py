@@ -260,7 +260,7 @@ def turn_hook(inj: Injection, *, in_child: bool = False):
             elif action == "append_line":
                 target = ctx.ws.resolve(ev["path"])
                 old = target.read_text() if target.is_file() else ""
-                target.write_text(old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
+                ctx.ws.write(ev["path"], old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
                 ctx.log.emit("injected", action=action, turn=ctx.turn, path=ev["path"])
 
     return hook
@@ -319,7 +319,7 @@ def _sqlite_rows(ch, tree, start, final):
         copy.write_bytes(path.read_bytes())
         for suffix in ("-wal", "-shm", "-journal"):  # committed changes may live in a WAL beside the file
             side = path.with_name(path.name + suffix)
-            if side.is_file():
+            if side.is_file() and not side.is_symlink():  # a linked side file is never followed either
                 (Path(tmp) / ("db.sqlite" + suffix)).write_bytes(side.read_bytes())
         con = sqlite3.connect(str(copy))  # read-write on the copy, so a WAL is replayed
         try:

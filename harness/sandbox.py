@@ -11,11 +11,12 @@ carries:
     The process sees only: the interpreter and its libraries, /usr (with the /bin, /lib links)
     and a few /etc files, all read-only; the run's own scratch directories, writable; a private
     /tmp and /dev/shm; its own /proc (own PID namespace) and a minimal /dev. No network (own
-    network namespace: no host socket, abstract or TCP), no IPC with the host, every capability
-    dropped, a new session. Anything not on the list does not exist for it: the task corpus, the
+    network namespace: no host socket, abstract or TCP), its own IPC namespace (no System V IPC
+    or POSIX message queue shared with the host or another run, warm runs included), every
+    capability dropped, a new session. Anything not on the list does not exist for it: the task corpus, the
     run directory, any other checkout or clone of the corpus, other cells' scratch copies.
 ``namespaces+nobody`` / ``namespaces+nocaps`` (root without bubblewrap: the older cover list)
-    Private mount, network and PID namespaces; the directories in ``hide`` (the task corpus,
+    Private mount, network, PID and IPC namespaces; the directories in ``hide`` (the task corpus,
     the run directory, repository .git directories) covered by unreadable tmpfs; every other mount
     read-only except the scratch; then the nobody user or, when nobody cannot reach the
     interpreter, every capability dropped. Gaps: what is not covered stays readable (another

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import InputError
 from harness.tomlfile import load_toml
+from harness.treecopy import special_kind
 
 CANDIDATE_KINDS = ("correct", "plausible_wrong", "broken")
 SIM_DISTS = ("first", "after_visible_fail", "after_finding")
@@ -65,13 +67,17 @@ BINARY_MARK = "\0binary "
 
 
 SYMLINK_MARK = "\x00symlink -> "
+# a FIFO, socket or device node; it starts with BINARY_MARK so every reader that leaves binary
+# contents alone (detectors, diffs, restore) leaves it alone too
+SPECIAL_MARK = BINARY_MARK + "special file, not copied: "
 
 
 def read_tree(root: Path, *, skip_bytecode: bool = False) -> dict[str, str]:
     """All files under root as {posix relative path: text}, sorted. A file that is not UTF-8 text
     (a SQLite database, say) reads as a marker naming its size and sha256, and a symlink as a
     marker naming its target (never followed: a link to a host file must not pull that file into
-    digests, diffs or the reviewer's packet), so digests and diffs still see them change.
+    digests, diffs or the reviewer's packet), and a FIFO, socket or device node as a marker naming
+    its kind (never opened: a FIFO would block), so digests, detectors and diffs still see them.
     ``skip_bytecode`` drops __pycache__ (for reading the task corpus itself; a workspace's tree
     keeps them, so a planted module in __pycache__ is seen by digests and detectors)."""
     root = Path(root)
@@ -84,10 +90,13 @@ def read_tree(root: Path, *, skip_bytecode: bool = False) -> dict[str, str]:
         for name in sorted(filenames) + sorted(d for d in dirnames if (here / d).is_symlink()):
             p = here / name
             rel = p.relative_to(root).as_posix()
-            if p.is_symlink():
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
                 out[rel] = SYMLINK_MARK + os.readlink(p)
-            elif p.is_file():
+            elif stat.S_ISREG(st.st_mode):
                 out[rel] = _read_text(p)
+            elif not stat.S_ISDIR(st.st_mode):  # a FIFO, socket or device node: never opened
+                out[rel] = SPECIAL_MARK + special_kind(st.st_mode)
     return dict(sorted(out.items()))
 
 

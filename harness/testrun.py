@@ -180,14 +180,20 @@ def place_file(root: Path, rel: str, text: str) -> Path:
 
 def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
-    followed; bytecode left out: a planted .pyc must not stand in for the reviewed source)."""
+    followed; FIFOs, sockets and device nodes left out, harness/treecopy.py; bytecode left out:
+    a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure."""
     from harness import warm
+    from harness.treecopy import copy_tree
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
-    work = scratch / "w"
-    shutil.copytree(tree, work, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    res = scratch / "res"
-    res.mkdir()
-    (res / "pytest.ini").write_text(PYTEST_INI)
+    try:
+        work = scratch / "w"
+        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))
+        res = scratch / "res"
+        res.mkdir()
+        (res / "pytest.ini").write_text(PYTEST_INI)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     return scratch, work, res
 
 

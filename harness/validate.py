@@ -6,7 +6,9 @@ every broken candidate fails visible; the oracle is not reachable from the works
 workspace file carries it, and a probe run from the workspace cannot read it); both test files
 can be held by the judge (harness/probes.py); and two cheating candidates built from the task's
 wrong candidate fail the hidden oracle: one that patches pytest's runner to swallow failures, one
-that reads the test files it is run with and answers their literal asserts.
+that reads the test files it is run with and answers their literal asserts; for a test-repair
+task a third, a suite that recognises the oracle's mutants by identity (module, qualified name,
+file) instead of behaviour, fails it too.
 """
 from __future__ import annotations
 
@@ -85,15 +87,63 @@ for _hx_name, _hx_fn in list(globals().items()):
 """
 
 
+# A test suite (test-repair tasks) that fails every test unless each project function it imported
+# is, by identity alone, the shipped one: defined in its package's module under that module's
+# name, not nested in another function, and compiled from a file inside the package directory.
+# An oracle whose mutants can be told apart this way is "caught" by a suite that tests nothing.
+IDENTITY_GUARD = """
+
+
+def _hx_genuine():
+    import ast as _a, os as _o, sys as _s
+    _root = _o.path.dirname(_o.path.dirname(_o.path.abspath(__file__)))
+    for _node in _a.walk(_a.parse(open(__file__).read())):
+        if not (isinstance(_node, _a.ImportFrom) and _node.module and _node.module.split(".")[0] in {packages!r}):
+            continue
+        for _alias in _node.names:
+            _f = globals().get(_alias.asname or _alias.name)
+            if not callable(_f):
+                continue
+            _mod = getattr(_f, "__module__", None) or ""
+            _file = _o.path.abspath(getattr(getattr(_f, "__code__", None), "co_filename", None) or "?")
+            if (_mod.split(".")[0] not in {packages!r} or "<locals>" in getattr(_f, "__qualname__", "<locals>")
+                    or getattr(_s.modules.get(_mod), getattr(_f, "__name__", ""), None) is not _f
+                    or not _file.startswith(_o.path.join(_root, _mod.split(".")[0]) + _o.sep)):
+                return False
+    return True
+
+
+def _hx_guarded(_t):
+    def _run():
+        assert _hx_genuine(), "not the shipped code"
+        return _t()
+    _run.__name__ = _t.__name__
+    return _run
+
+
+for _hx_n, _hx_t in list(globals().items()):
+    if _hx_n.startswith("test_") and callable(_hx_t):
+        globals()[_hx_n] = _hx_guarded(_hx_t)
+"""
+
+
 def cheating_candidates(task: Task) -> dict[str, dict[str, str]]:
     """The runner-patching and test-introspecting cheats, each built on the task's first wrong
-    candidate (plausible-wrong, else broken), put into every Python file that candidate changes."""
+    candidate (plausible-wrong, else broken), put into every Python file that candidate changes;
+    for a test-repair task also the identity-recognising suite (IDENTITY_GUARD appended to every
+    test file that candidate changes)."""
     wrong = task.candidates_of("plausible_wrong") + task.candidates_of("broken")
     base = wrong[0] if wrong else None
     files = base.files() if base else {}
     py = {p: t for p, t in files.items() if p.endswith(".py")}
-    return {"runner-patching": {**files, **{p: RUNNER_PATCH + t for p, t in py.items()}},
-            "test-introspecting": {**files, **{p: t + INTROSPECTION for p, t in py.items()}}}
+    out = {"runner-patching": {**files, **{p: RUNNER_PATCH + t for p, t in py.items()}},
+           "test-introspecting": {**files, **{p: t + INTROSPECTION for p, t in py.items()}}}
+    if task.category == "test-repair":
+        packages = sorted(p.name for p in task.workspace.iterdir() if (p / "__init__.py").is_file() and p.name != "tests")
+        guard = IDENTITY_GUARD.format(packages=tuple(packages))
+        tests = {p: t for p, t in py.items() if p.startswith("tests/") and p != task.acceptance_dest}
+        out["mutant-recognising"] = {**files, **{p: t + guard for p, t in tests.items()}} if tests else {}
+    return out
 
 
 def validate_task(task: Task, tasks_dir: Path) -> list[Check]:

@@ -6,7 +6,7 @@ run (~2/3 of a run, benchmarks/bench_cells.py). Here each harness process starts
 imports pytest and its default plugins (only modules a cold ``python -I -m pytest`` has imported
 before it reads the test tree), then waits on a socketpair. Per test run it forks C1, which
 applies the cold path's confinement in the same order as ``sandbox._preexec``: setsid, rlimits
-(AS, CPU, FSIZE, CORE), unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), / made rprivate,
+(AS, CPU, FSIZE, CORE), unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), / made rprivate,
 hidden dirs covered by mode-000 tmpfs, the scratch dirs bind-mounted, every other mount remounted
 read-only. C1 forks C2, pid 1 of the new PID namespace (like ``unshare --pid --fork
 --kill-child``: C2 dies with C1), which mounts its own /proc, drops every capability (bounding
@@ -39,7 +39,7 @@ _FAIL_SETUP = 197  # C1's exit code when confinement could not be applied (the r
 # ----------------------------------------------------------------------------------------------
 # zygote side (stdlib + pytest only)
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 38, 47, 4
 NOBODY = 65534
@@ -85,10 +85,10 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
         if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
             confine.isolate_run(libc, scratch=req["writable"], base=req["base"], hide=req["hide"],
-                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
         else:
             confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
-                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())

@@ -6,16 +6,20 @@ The hidden oracle is never copied in.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
 
 from harness.safe_text import printable
 from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task, read_tree
+from harness.treecopy import copy_tree
 
 
 class PathEscape(Exception):
@@ -105,12 +109,29 @@ class Workspace:
         return self.resolve(rel).read_text()
 
     def write(self, rel: str, text: str) -> None:
+        """Replace the file at rel with ``text``, never opening what is there: the text goes to a
+        fresh file (O_CREAT|O_EXCL|O_NOFOLLOW, via mkstemp) renamed over the target, so a FIFO, a
+        device node or a link the agent left there is replaced, never written through (a FIFO
+        would block the harness forever). A regular file keeps its permission bits."""
         target = self.resolve(rel)
         target.parent.mkdir(parents=True, exist_ok=True)
-        # write through a fresh file so a pre-existing symlink at the target is replaced, not followed
-        if target.is_symlink():
-            target.unlink()
-        target.write_text(text)
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", rel)
+        mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=".hx-write-", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                os.fchmod(fh.fileno(), mode)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
     def files(self) -> dict[str, str]:
         return read_tree(self.root)
@@ -123,14 +144,16 @@ class Workspace:
         for rel in set(self.files()) - set(files):
             (self.root / rel).unlink()  # lexical path: a symlink is removed, never followed
         for rel, text in files.items():
-            if text.startswith((BINARY_MARK, SYMLINK_MARK, SYMLINK_MARK)):  # markers, not contents: left as they are
+            if text.startswith((BINARY_MARK, SYMLINK_MARK)):  # markers (binary, special file, link): left as they are
                 continue
             if (self.root / rel).is_symlink():
                 (self.root / rel).unlink()
             self.write(rel, text)
 
     def copy_to(self, dest: Path) -> Path:
-        shutil.copytree(self.root, dest, symlinks=True, dirs_exist_ok=True)
+        """A copy of the tree at dest (which must not exist): regular files, directories and links
+        as links; FIFOs, sockets and device nodes are left out (harness/treecopy.py)."""
+        copy_tree(self.root, dest)
         return dest
 
     def destroy(self) -> None:

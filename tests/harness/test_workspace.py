@@ -55,6 +55,27 @@ def test_symlink_escape_is_refused(tools, tmp_path):
     assert len(tools.log.of_type("authorization_refused")) == 3
 
 
+def test_write_replaces_a_fifo_without_opening_it_and_keeps_a_files_mode(ws):
+    """Workspace.write never opens what is at the target: a FIFO there (which would block the
+    harness forever) is replaced by a regular file, and a regular file keeps its permission bits."""
+    os.mkfifo(ws.root / "pipe.py")
+    (ws.root / "run.sh").write_text("echo old\n")
+    os.chmod(ws.root / "run.sh", 0o750)
+    ws.write("pipe.py", "X = 1\n")
+    ws.write("run.sh", "echo new\n")
+    assert (ws.root / "pipe.py").is_file() and not (ws.root / "pipe.py").is_fifo()
+    assert (ws.root / "pipe.py").read_text() == "X = 1\n"
+    assert (ws.root / "run.sh").read_text() == "echo new\n" and (ws.root / "run.sh").stat().st_mode & 0o777 == 0o750
+    assert not [p for p in os.listdir(ws.root) if p.startswith(".hx-write-")]
+
+
+def test_write_onto_a_directory_is_the_agents_error(tools):
+    (tools.ws.root / "adir").mkdir()
+    out = tools.execute(ToolCall("1", "write_file", {"path": "adir", "content": "x"}))
+    assert out.content.startswith("error: IsADirectoryError") and (tools.ws.root / "adir").is_dir()
+    assert tools.log.of_type("tool_error")[-1]["path"] == "adir"
+
+
 def test_oracle_is_not_copied_into_the_workspace(ws, task):
     oracle = task.oracle.read_text()
     assert all(text != oracle for text in ws.files().values())

@@ -1,89 +1,143 @@
-"""Hidden ground-truth oracle for expiry-tests-clock (never visible to the agent)."""
-import importlib.util
-from datetime import date
+"""Hidden ground-truth oracle for expiry-tests-clock (never visible to the agent).
+
+The repaired suite must pass on the real package and catch each mutant below; each mutant
+breaks exactly one rule that the prompt lists. A mutant is the real module's source with one
+edit, written over that module's file in a private copy of the project and run by a fresh
+interpreter, exactly as the shipped module is: the suite can catch it only by its behaviour.
+An equivalent rewrite of the module must stay green, so a suite that recognises the shipped
+code by its text fails too.
+"""
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-import pantry
-import pantry.expiry
+SUITE = 'tests/test_expiry.py'
 
-NAMES = ("days_left", "expiring_soon", "is_expired")
-
-
-def make(honour_today=True, expired_on_day=False, soon_inclusive=True, soon_keeps_expired=False,
-         soon_tie_by_name=True, validate=True):
-    def now(today):
-        return today if (honour_today and today is not None) else date.today()
-
-    def days_left(best_before, today=None):
-        return (best_before - now(today)).days
-
-    def is_expired(best_before, today=None):
-        d = days_left(best_before, today)
-        return d <= 0 if expired_on_day else d < 0
-
-    def expiring_soon(items, within_days, today=None):
-        if validate and within_days < 0:
-            raise ValueError("within_days")
-        left = {n: days_left(bb, today) for n, bb in items.items()}
-        keep = [n for n, d in left.items()
-                if (soon_keeps_expired or d >= 0) and (d <= within_days if soon_inclusive else d < within_days)]
-        return sorted(keep, key=(lambda n: (left[n], n)) if soon_tie_by_name else (lambda n: left[n]))
-
-    return {"days_left": days_left, "is_expired": is_expired, "expiring_soon": expiring_soon}
-
-
+E = "pantry/expiry.py"
 MUTANTS = {
-    "ignores-today-uses-real-clock": make(honour_today=False),
-    "expired-on-best-before-day": make(expired_on_day=True),
-    "soon-window-exclusive": make(soon_inclusive=False),
-    "soon-includes-expired": make(soon_keeps_expired=True),
-    "soon-ties-in-insertion-order": make(soon_tie_by_name=False),
-    "no-negative-window-check": make(validate=False),
+    "ignores-today-uses-real-clock": [
+        (E, "return (best_before - resolve_today(today)).days", "return (best_before - resolve_today(None)).days"),
+        (E, "    today = resolve_today(today)\n", "    today = resolve_today(None)\n")],
+    "expired-on-best-before-day": [(E, "return days_left(best_before, today) < 0", "return days_left(best_before, today) <= 0")],
+    "soon-window-exclusive": [(E, "if 0 <= d <= within_days]", "if 0 <= d < within_days]")],
+    "soon-includes-expired": [(E, "if 0 <= d <= within_days]", "if d <= within_days]")],
+    "soon-ties-in-insertion-order": [(E, "key=lambda name: (left[name], name))", "key=lambda name: left[name])")],
+    "no-negative-window-check": [(E, "    if within_days < 0:\n        raise ValueError(\"within_days must be >= 0\")\n", "")],
 }
+EQUIVALENT = [
+    (E, "return days_left(best_before, today) < 0", "return not days_left(best_before, today) >= 0"),
+    (E, "soon = [name for name, d in left.items() if 0 <= d <= within_days]",
+     "soon = [name for name, d in sorted(left.items()) if d >= 0 and d <= within_days]"),
+]
 
-
-def run_suite(impl=None):
-    saved = {(m, n): getattr(m, n) for m in (pantry, pantry.expiry) for n in NAMES}
-    try:
-        if impl is not None:
-            for (m, n) in saved:
-                setattr(m, n, impl[n])
-        spec = importlib.util.spec_from_file_location("suite_for_oracle", Path("tests/test_expiry.py"))
+# One pre-imported interpreter (pytest loaded, nothing of the project) forks a fresh child per
+# run: the child imports the project from its own copy, so a mutant is loaded exactly as the
+# shipped module is, and nothing it can reach says which run it is.
+SERVER = r"""
+import importlib.util, json, os, signal, sys
+import pytest
+for line in sys.stdin:
+    root, result = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        signal.alarm(60)
+        os.chdir(root)
+        sys.path.insert(0, root)
+        spec = importlib.util.spec_from_file_location(os.path.basename(SUITE)[:-3], SUITE)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
         count, failing = 0, []
-        for name, func in sorted(vars(module).items()):
-            if name.startswith("test_") and callable(func):
-                count += 1
+        try:
+            spec.loader.exec_module(module)
+            for name, func in sorted(vars(module).items()):
+                if name.startswith("test_") and callable(func):
+                    count += 1
+                    try:
+                        func()
+                    except (Exception, pytest.fail.Exception, pytest.skip.Exception):
+                        failing.append(name)
+            with open(result, "w") as fh:
+                json.dump([count, failing], fh)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    print("done", flush=True)
+""".replace("SUITE", repr(SUITE))
+_RESULTS = {}
+
+
+def mutate(edits):
+    """{file: source} with each (file, old, new) edit applied; every old text occurs exactly once."""
+    out = {}
+    for path, old, new in edits:
+        src = out.get(path) or Path(path).read_text()
+        if src.count(old) != 1:
+            raise ValueError(f"{path}: the mutation site {old!r} does not occur exactly once")
+        out[path] = src.replace(old, new)
+    return out
+
+
+def results():
+    """{run: (tests run, failing tests)} for the real package (""), the equivalent rewrite and
+    every mutant: each run once, in a random order, on a private copy of the project carrying
+    its edits, by a fresh child of SERVER. A suite that crashes or hangs there fails."""
+    if _RESULTS:
+        return _RESULTS
+    runs = {"": [], "equivalent": EQUIVALENT, **MUTANTS}
+    order = sorted(runs)
+    random.SystemRandom().shuffle(order)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = subprocess.Popen([sys.executable, "-I", "-B", "-c", SERVER], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            for run in order:
+                root = Path(tempfile.mkdtemp(dir=tmp)) / "project"  # a random name: nothing counts the runs
+                shutil.copytree(".", root, symlinks=True,
+                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", Path(__file__).name))
+                for path, text in mutate(runs[run]).items():
+                    (root / path).write_text(text)
+                result = root.parent / "result.json"
+                server.stdin.write(json.dumps([str(root), str(result)]) + "\n")
+                server.stdin.flush()
+                server.stdout.readline()
                 try:
-                    func()
-                except (Exception, pytest.fail.Exception, pytest.skip.Exception):
-                    failing.append(name)
-        return count, failing
-    finally:
-        for (m, n), f in saved.items():
-            setattr(m, n, f)
+                    _RESULTS[run] = tuple(json.loads(result.read_text()))
+                except (OSError, ValueError):
+                    _RESULTS[run] = (0, ["<the suite crashed or hung>"])
+                shutil.rmtree(root.parent, ignore_errors=True)
+        finally:
+            server.stdin.close()
+            server.wait()
+    return _RESULTS
 
 
-def test_model_agrees_with_real_package():
-    model = make()
-    t = date(2024, 5, 1)
-    items = pantry.load_items("data/pantry.csv")
-    for w in (0, 2, 7, 9, 400):
-        assert pantry.expiring_soon(items, w, today=t) == model["expiring_soon"](items, w, today=t)
-    for bb in (date(2024, 4, 30), t, date(2024, 5, 2)):
-        assert pantry.is_expired(bb, today=t) == model["is_expired"](bb, today=t)
-        assert pantry.days_left(bb, today=t) == model["days_left"](bb, today=t)
+def test_every_mutant_is_a_real_change():
+    same = [name for name, edits in sorted(MUTANTS.items())
+            if any(text == Path(path).read_text() for path, text in mutate(edits).items())]
+    assert same == []
 
 
 def test_suite_is_green_on_the_real_package():
-    count, failing = run_suite()
+    count, failing = results()[""]
+    assert count >= 5 and failing == []
+
+
+def test_suite_is_green_on_an_equivalent_rewrite():
+    """The same behaviour written differently: a suite that recognises the shipped code by its
+    text or bytecode, instead of testing its behaviour, fails here."""
+    count, failing = results()["equivalent"]
     assert count >= 5 and failing == []
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_suite_catches_mutant(mutant):
-    _, failing = run_suite(MUTANTS[mutant])
+    _, failing = results()[mutant]
     assert failing, f"the repaired suite does not catch {mutant}"

@@ -1,77 +1,143 @@
-"""Hidden ground-truth oracle for merge-intervals-tests (never visible to the agent)."""
-import importlib.util
+"""Hidden ground-truth oracle for merge-intervals-tests (never visible to the agent).
+
+The repaired suite must pass on the real package and catch each mutant below; each mutant
+breaks exactly one rule that the prompt lists. A mutant is the real module's source with one
+edit, written over that module's file in a private copy of the project and run by a fresh
+interpreter, exactly as the shipped module is: the suite can catch it only by its behaviour.
+An equivalent rewrite of the module must stay green, so a suite that recognises the shipped
+code by its text fails too.
+"""
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-import spans
-import spans.merge
+SUITE = 'tests/test_merge.py'
 
-
-def make(sort=True, touching=True, keep_max=True, copy=True, validate=True):
-    def merge_intervals(intervals):
-        items = intervals if (not copy and isinstance(intervals, list)) else list(intervals)
-        if validate:
-            for a, b in items:
-                if a > b:
-                    raise ValueError("start after end")
-        if sort:
-            items.sort()
-        out = []
-        for a, b in items:
-            if out and (a <= out[-1][1] if touching else a < out[-1][1]):
-                out[-1] = (out[-1][0], max(out[-1][1], b) if keep_max else b)
-            else:
-                out.append((a, b))
-        return out
-    return merge_intervals
-
-
+M = "spans/merge.py"
 MUTANTS = {
-    "assumes-sorted-input": make(sort=False),
-    "touching-not-merged": make(touching=False),
-    "contained-shrinks-end": make(keep_max=False),
-    "sorts-argument-in-place": make(copy=False),
-    "accepts-reversed": make(validate=False),
+    "assumes-sorted-input": [(M, "ordered = sorted(as_interval(p) for p in intervals)",
+                              "ordered = [as_interval(p) for p in intervals]")],
+    "touching-not-merged": [(M, "if merged and start <= merged[-1][1]:", "if merged and start < merged[-1][1]:")],
+    "contained-shrinks-end": [(M, "(merged[-1][0], max(merged[-1][1], end))", "(merged[-1][0], end)")],
+    "sorts-argument-in-place": [(M, "    ordered = sorted(as_interval(p) for p in intervals)\n",
+                                 ("    ordered = sorted(as_interval(p) for p in intervals)\n"
+                                  "    if isinstance(intervals, list):\n        intervals.sort()\n"))],
+    "accepts-reversed": [(M, "ordered = sorted(as_interval(p) for p in intervals)",
+                          "ordered = sorted(tuple(p) for p in intervals)")],
 }
+EQUIVALENT = [
+    (M, "ordered = sorted(as_interval(p) for p in intervals)", "ordered = sorted([as_interval(p) for p in intervals])"),
+    (M, "            merged.append((start, end))", "            merged += [(start, end)]"),
+]
 
-
-def run_suite(impl=None):
-    saved = {m: m.merge_intervals for m in (spans, spans.merge)}
-    try:
-        if impl is not None:
-            for m in saved:
-                m.merge_intervals = impl
-        spec = importlib.util.spec_from_file_location("suite_for_oracle", Path("tests/test_merge.py"))
+# One pre-imported interpreter (pytest loaded, nothing of the project) forks a fresh child per
+# run: the child imports the project from its own copy, so a mutant is loaded exactly as the
+# shipped module is, and nothing it can reach says which run it is.
+SERVER = r"""
+import importlib.util, json, os, signal, sys
+import pytest
+for line in sys.stdin:
+    root, result = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        signal.alarm(60)
+        os.chdir(root)
+        sys.path.insert(0, root)
+        spec = importlib.util.spec_from_file_location(os.path.basename(SUITE)[:-3], SUITE)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
         count, failing = 0, []
-        for name, func in sorted(vars(module).items()):
-            if name.startswith("test_") and callable(func):
-                count += 1
+        try:
+            spec.loader.exec_module(module)
+            for name, func in sorted(vars(module).items()):
+                if name.startswith("test_") and callable(func):
+                    count += 1
+                    try:
+                        func()
+                    except (Exception, pytest.fail.Exception, pytest.skip.Exception):
+                        failing.append(name)
+            with open(result, "w") as fh:
+                json.dump([count, failing], fh)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    print("done", flush=True)
+""".replace("SUITE", repr(SUITE))
+_RESULTS = {}
+
+
+def mutate(edits):
+    """{file: source} with each (file, old, new) edit applied; every old text occurs exactly once."""
+    out = {}
+    for path, old, new in edits:
+        src = out.get(path) or Path(path).read_text()
+        if src.count(old) != 1:
+            raise ValueError(f"{path}: the mutation site {old!r} does not occur exactly once")
+        out[path] = src.replace(old, new)
+    return out
+
+
+def results():
+    """{run: (tests run, failing tests)} for the real package (""), the equivalent rewrite and
+    every mutant: each run once, in a random order, on a private copy of the project carrying
+    its edits, by a fresh child of SERVER. A suite that crashes or hangs there fails."""
+    if _RESULTS:
+        return _RESULTS
+    runs = {"": [], "equivalent": EQUIVALENT, **MUTANTS}
+    order = sorted(runs)
+    random.SystemRandom().shuffle(order)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = subprocess.Popen([sys.executable, "-I", "-B", "-c", SERVER], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            for run in order:
+                root = Path(tempfile.mkdtemp(dir=tmp)) / "project"  # a random name: nothing counts the runs
+                shutil.copytree(".", root, symlinks=True,
+                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc", Path(__file__).name))
+                for path, text in mutate(runs[run]).items():
+                    (root / path).write_text(text)
+                result = root.parent / "result.json"
+                server.stdin.write(json.dumps([str(root), str(result)]) + "\n")
+                server.stdin.flush()
+                server.stdout.readline()
                 try:
-                    func()
-                except (Exception, pytest.fail.Exception, pytest.skip.Exception):
-                    failing.append(name)
-        return count, failing
-    finally:
-        for m, f in saved.items():
-            m.merge_intervals = f
+                    _RESULTS[run] = tuple(json.loads(result.read_text()))
+                except (OSError, ValueError):
+                    _RESULTS[run] = (0, ["<the suite crashed or hung>"])
+                shutil.rmtree(root.parent, ignore_errors=True)
+        finally:
+            server.stdin.close()
+            server.wait()
+    return _RESULTS
 
 
-def test_model_agrees_with_real_package():
-    real, model = spans.merge.merge_intervals, make()
-    for case in ([], [(1, 3), (2, 4)], [(5, 8), (1, 3), (8, 9)], [(1, 10), (2, 3)], [(0, 0), (0, 0)]):
-        assert real(list(case)) == model(list(case))
-    assert real(spans.load_intervals("data/bookings.txt")) == [(480, 500), (540, 660), (720, 780)]
+def test_every_mutant_is_a_real_change():
+    same = [name for name, edits in sorted(MUTANTS.items())
+            if any(text == Path(path).read_text() for path, text in mutate(edits).items())]
+    assert same == []
 
 
 def test_suite_is_green_on_the_real_package():
-    count, failing = run_suite()
+    count, failing = results()[""]
+    assert count >= 5 and failing == []
+
+
+def test_suite_is_green_on_an_equivalent_rewrite():
+    """The same behaviour written differently: a suite that recognises the shipped code by its
+    text or bytecode, instead of testing its behaviour, fails here."""
+    count, failing = results()["equivalent"]
     assert count >= 5 and failing == []
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_suite_catches_mutant(mutant):
-    _, failing = run_suite(MUTANTS[mutant])
+    _, failing = results()[mutant]
     assert failing, f"the repaired suite does not catch {mutant}"

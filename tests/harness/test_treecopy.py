@@ -1,0 +1,89 @@
+"""Copying an agent's tree (harness/treecopy.py): only regular files, directories and links (as
+links); FIFOs, sockets and device nodes are skipped, reported, and shown by read_tree as markers."""
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from pathlib import Path
+
+import pytest
+
+from harness import testrun, treecopy, warm
+from harness.tasks import BINARY_MARK, SPECIAL_MARK, read_tree
+from harness.treecopy import copy_tree, special_kind
+
+
+@pytest.fixture
+def tree(tmp_path):
+    src = tmp_path / "src"
+    (src / "pkg" / "__pycache__").mkdir(parents=True)
+    (src / "pkg" / "mod.py").write_text("X = 1\n")
+    (src / "pkg" / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\0pyc")
+    (src / "pkg" / "stale.pyc").write_bytes(b"\0pyc")
+    (src / "run.sh").write_text("echo hi\n")
+    os.chmod(src / "run.sh", 0o750)
+    os.symlink("/etc/passwd", src / "host-link")  # a link out: copied as a link, never followed
+    os.symlink("missing", src / "dangling")
+    os.symlink("pkg", src / "pkg-link")
+    os.mkfifo(src / "pkg" / "pipe")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(src / "sock"))
+    return src
+
+
+def test_regular_files_directories_and_links_are_copied_and_special_files_reported(tree, tmp_path):
+    dest = tmp_path / "dest"
+    skipped = copy_tree(tree, dest, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))
+    assert skipped == ["pkg/pipe", "sock"]
+    assert (dest / "pkg" / "mod.py").read_text() == "X = 1\n"
+    assert stat.S_IMODE(os.stat(dest / "run.sh").st_mode) == 0o750
+    assert os.stat(dest / "run.sh").st_mtime_ns == os.stat(tree / "run.sh").st_mtime_ns
+    for link in ("host-link", "dangling", "pkg-link"):
+        assert os.readlink(dest / link) == os.readlink(tree / link)
+    assert not (dest / "pkg" / "__pycache__").exists() and not (dest / "pkg" / "stale.pyc").exists()
+    assert not os.path.lexists(dest / "pkg" / "pipe") and not os.path.lexists(dest / "sock")
+
+
+def test_read_tree_shows_special_files_as_markers_that_readers_treat_as_binary(tree):
+    files = read_tree(tree)
+    assert files["pkg/pipe"] == SPECIAL_MARK + "fifo" and files["sock"] == SPECIAL_MARK + "socket"
+    assert files["pkg/pipe"].startswith(BINARY_MARK)  # detectors, diffs and restore leave it alone
+    assert files["pkg/mod.py"] == "X = 1\n"
+
+
+def test_special_kind_names_every_kind_and_nothing_else():
+    assert special_kind(stat.S_IFIFO | 0o644) == "fifo"
+    assert special_kind(stat.S_IFCHR) == "character device" and special_kind(stat.S_IFBLK) == "block device"
+    assert special_kind(stat.S_IFREG | 0o644) is None and special_kind(stat.S_IFDIR) is None
+    assert special_kind(stat.S_IFLNK) is None
+
+
+def test_a_scratch_copy_that_fails_leaves_nothing_behind(tree, monkeypatch):
+    def broken(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(treecopy, "copy_tree", broken)
+    monkeypatch.setattr(warm, "scratch_base", lambda: str(tree.parent))
+    with pytest.raises(OSError):
+        testrun._scratch_copy(tree)
+    assert not list(Path(tree.parent).glob("hx-run-*"))
+
+
+def test_a_scratch_copy_of_a_tree_with_a_fifo_succeeds(tree, monkeypatch):
+    monkeypatch.setattr(warm, "scratch_base", lambda: str(tree.parent))
+    scratch, work, res = testrun._scratch_copy(tree)
+    assert work == scratch / "w" and scratch.parent == tree.parent
+    assert (work / "pkg" / "mod.py").is_file() and not os.path.lexists(work / "pkg" / "pipe")
+    assert (res / "pytest.ini").is_file()
+
+
+def test_a_name_that_is_not_utf8_is_copied_by_its_bytes(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    name = os.fsdecode(b"caf\xe9.py")  # Latin-1, not UTF-8
+    (src / name).write_text("X = 1\n")
+    os.mkfifo(src / os.fsdecode(b"p\xff"))
+    skipped = copy_tree(src, tmp_path / "dest")
+    assert os.listdir(os.fsencode(tmp_path / "dest")) == [b"caf\xe9.py"]
+    assert [os.fsencode(s) for s in skipped] == [b"p\xff"]
