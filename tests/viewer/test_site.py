@@ -124,3 +124,26 @@ def test_bad_input_is_one_line_with_exit_2(qs_run, tmp_path):
     r = _view(run, "--out", tmp_path / "rep")
     assert r.exit_code == 2 and "Traceback" not in r.stderr
     assert f"{run / 'records.jsonl'}:3: line: not valid JSON" in r.stderr
+
+
+def test_view_never_deletes_files_it_did_not_write(qs_run, tmp_path):
+    """--out pointing at a folder that is not a report (the run directory itself, a project folder
+    holding analysis/ or figures/) is refused; only an earlier report of harness view is replaced."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("transcripts", "cells", "verdict-cache"))
+    (run / "analysis").mkdir()
+    (run / "analysis" / "analysis.parquet").write_text("the user's analysis output")
+    r = _view(run, "--out", run, "--analysis", run / "analysis")
+    assert r.exit_code == 2 and "Traceback" not in r.stderr and "not a report" in r.stderr, r.stderr
+    assert (run / "analysis" / "analysis.parquet").read_text() == "the user's analysis output"
+    proj = tmp_path / "proj"
+    (proj / "figures").mkdir(parents=True)
+    (proj / "figures" / "fig1.pdf").write_text("a figure")
+    r = _view(run, "--out", proj)
+    assert r.exit_code == 2 and "not a report" in r.stderr, r.stderr
+    assert (proj / "figures" / "fig1.pdf").read_text() == "a figure"
+    rep = tmp_path / "rep"  # an earlier report, and a new empty folder, are fine
+    assert _view(run, "--out", rep).exit_code == 0
+    assert _view(run, "--out", rep).exit_code == 0
+    (tmp_path / "empty").mkdir()
+    assert _view(run, "--out", tmp_path / "empty").exit_code == 0
