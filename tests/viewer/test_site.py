@@ -147,3 +147,21 @@ def test_view_never_deletes_files_it_did_not_write(qs_run, tmp_path):
     assert _view(run, "--out", rep).exit_code == 0
     (tmp_path / "empty").mkdir()
     assert _view(run, "--out", tmp_path / "empty").exit_code == 0
+
+
+def test_a_torn_or_empty_stored_diff_is_said_not_a_crash_nor_an_unchanged_tree(qs_run, tmp_path):
+    """A diff.gz cut short (a kill mid-write, or a view while the cell is being written) must not
+    abort the report, and an empty file must not read as "the agent left the tree unchanged"."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("transcripts", "verdict-cache", "analysis"))
+    torn, empty = sorted(p for p in (run / "cells").glob("*.diff.gz")
+                         if ".candidate." not in p.name and p.stat().st_size > 100)[:2]
+    torn.write_bytes(torn.read_bytes()[:20])
+    empty.write_bytes(b"")
+    r = _view(run, "--out", tmp_path / "rep")
+    assert r.exit_code == 0, r.output
+    for f in (torn, empty):
+        _, cell = _data(tmp_path / "rep" / "data" / "cells" / (f.name[: -len(".diff.gz")] + ".js"))
+        assert cell["diff"] is None and f.name in cell["diff_error"], cell.get("diff_error")
+    js = (tmp_path / "rep" / "assets" / "viewer.js").read_text()
+    assert "diff_error" in js, "the cell page says why the diff is missing"

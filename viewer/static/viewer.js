@@ -474,6 +474,9 @@
   }
   function diffSection(d, events, transcript) {
     const out = [];
+    if (d.diff_error) out.push(h("p", { cls: "fail", id: "diff-unreadable", text: "Stored diff unreadable: " + d.diff_error }));
+    if (d.candidate_diff_error)
+      out.push(h("p", { cls: "fail", text: "Stored start-candidate diff unreadable: " + d.candidate_diff_error }));
     if (d.diff === null || d.diff === undefined) {
       out.push(h("p", { cls: "note", text: "No stored diff for this cell (the run was made before cells kept " +
         "cells/<cell>.diff.gz, or the cell is in flight). Below: the files the agent wrote, with the final content " +
