@@ -290,3 +290,20 @@ def test_agent_written_text_is_shown_as_text_and_no_script_of_it_runs(browser, q
     # a diff's file name is shown whole, spaces included (not cut at the first space)
     assert p.text("#diff-main .dtitle").startswith(_payload(8) + " +"), p.text("#diff-main .dtitle")
     p.shot("07-hostile-cell")
+
+
+def test_the_request_and_console_checks_can_fail(browser, qs_report, tmp_path):
+    """check_clean is not vacuous: the browser's request log sees the report's own files, and a page
+    that asks for a file outside its folder, or logs an error, is caught."""
+    report = tmp_path / "report"
+    shutil.copytree(qs_report, report)
+    (report / "leak.html").write_text('<!DOCTYPE html><html><body><p id="x">x</p>'
+                                      '<img src="../outside.png"><script src="assets/nope.js"></script></body></html>')
+    p = Page(browser, report.resolve().as_uri() + "/")
+    p.open("cells.html", "table#cells tbody tr")
+    urls = p.check_clean()
+    assert any(u.endswith("/assets/viewer.js") for u in urls) and any(u.endswith("/data/index.js") for u in urls), urls
+    p.open("leak.html", "#x")
+    with pytest.raises(AssertionError) as e:
+        p.check_clean()
+    assert "nope.js" in str(e.value) or "outside.png" in str(e.value)
