@@ -50,16 +50,24 @@ def _require():
 
 # ------------------------------------------------------------------------------------ export
 
-def conversation(transcript_text: str | None, role: str = "worker") -> list[dict]:
+def conversation(transcript_text: str | None, role: str = "worker", source: str = "transcript") -> list[dict]:
     """One role's full conversation from a stored transcript: the system prompt, every message of
-    the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}."""
+    the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}.
+    A torn last line (a kill mid-write, a cell still running) is left out, as the viewer does."""
     import json
     full: list[dict] = []
     system, last_reply = None, None
-    for line in (transcript_text or "").splitlines():
+    lines = (transcript_text or "").split("\n")
+    for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        e = json.loads(line)
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if i == len(lines):  # no newline after it: a line still being (or never finished) written
+                continue
+            raise InputError(source, "line", f"not valid JSON ({exc.msg}); expected one JSON object per line",
+                             line=i) from None
         if e.get("kind") not in ("call", "fault") or e.get("role") != role:
             continue
         req = e.get("request") or {}
@@ -88,11 +96,11 @@ def _chat(m: dict):
     return ChatMessageAssistant(content=content, tool_calls=calls or None)
 
 
-def _sample(rec: dict, transcript_text: str | None):
+def _sample(rec: dict, transcript_text: str | None, source: str = "transcript"):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
-    msgs = [_chat(m) for m in conversation(transcript_text)]
+    msgs = [_chat(m) for m in conversation(transcript_text, source=source)]
     first_user = next((m.text for m in msgs if m.role == "user"), "")
     factors = rec.get("factors") or {}
     sid = "|".join([rec["task"], str(rec["scenario"]), *[f"{k}={v}" for k, v in sorted(factors.items())]])
@@ -138,7 +146,7 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
         samples = []
         for r in recs:
             tr = transcript_file(run.path, r["cell_key"], r)
-            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None))
+            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None, str(tr)))
         models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
         metrics = {}
         for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):

@@ -157,3 +157,19 @@ def test_bad_sample_metadata_in_a_users_log_is_one_line_with_exit_2(tmp_path):
     r = CliRunner().invoke(main, ["import", "inspect", str(logs), "--arm-from", "model", "--out", str(tmp_path / "r.jsonl")])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert "sample t1" in r.stderr and "repeat" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_export_of_a_transcript_torn_by_a_kill_is_not_a_traceback(qs_run, tmp_path):
+    """A kill mid-write leaves a transcript's last line torn: the export keeps the complete lines
+    (as the viewer does); a broken line elsewhere is one line naming the file and line, exit 2."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("cells", "verdict-cache", "analysis"))
+    first, second = sorted((run / "transcripts").glob("*.jsonl"))[:2]
+    first.write_bytes(first.read_bytes()[:-40])
+    r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs")])
+    assert r.exit_code == 0, r.output
+    lines = second.read_text().splitlines(keepends=True)
+    second.write_text("".join(lines[:1] + ["{torn\n"] + lines[1:]))
+    r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs2")])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert f"{second}:2: line: not valid JSON" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
