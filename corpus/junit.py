@@ -10,10 +10,19 @@ Rates and denominators go in each case's system-out, with the method.
 """
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
+
+
+# characters XML 1.0 forbids (a gate's output tail may hold ANSI colour escapes): shown as \xNN
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _x(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.Element, bool]:
@@ -25,7 +34,7 @@ def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.El
     else:
         fails = gate_failures(g, vacuity_fails=True, max_false_accept=max_false_accept, bound=bound)
     if fails:
-        ET.SubElement(case, "failure", message=fails[0][:500], type="corpus-gate").text = "\n".join(fails)
+        ET.SubElement(case, "failure", message=_x(fails[0][:500]), type="corpus-gate").text = _x("\n".join(fails))
     r = g["all"]
     out = [f"status: {g['status']}; control verdict: {g['control_verdict']}",
            f"false accept: {r['false_accept']['fmt']} over {r['destroying_judged']} judged destroying "
@@ -36,7 +45,7 @@ def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.El
            "vacuity: " + "; ".join(f"{c} {g['vacuity'][c]['verdict']}" for c in VACUITY_CLASSES)]
     if planted is not None:
         out.append(f"planted: {planted['planted']} found={planted['found']}")
-    ET.SubElement(case, "system-out").text = "\n".join(out)
+    ET.SubElement(case, "system-out").text = _x("\n".join(out))
     return case, bool(fails)
 
 

@@ -32,11 +32,24 @@ def _is_marker(text: str | None) -> bool:
     return text is not None and text.startswith((BINARY_MARK, SYMLINK_MARK))
 
 
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
+              '"': '\\"', "\\": "\\\\"}
+
+
+def quote_path(path: str) -> str:
+    """A diff header's path as git writes it: C-quoted when it holds a control character, a quote
+    or a backslash, so an agent-chosen file name (one with a newline) cannot forge diff lines."""
+    if not any(c in _C_ESCAPES or ord(c) < 0x20 or c == "\x7f" for c in path):
+        return path
+    return '"' + "".join(_C_ESCAPES.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or c == "\x7f" else c)
+                         for c in path) + '"'
+
+
 def file_diff(rel: str, before: str | None, after: str | None) -> str:
     """The unified diff of one path (None = absent on that side), with git-style headers."""
-    a = f"a/{rel}" if before is not None else "/dev/null"
-    b = f"b/{rel}" if after is not None else "/dev/null"
-    head = f"diff --git a/{rel} b/{rel}\n"
+    a = quote_path(f"a/{rel}") if before is not None else "/dev/null"
+    b = quote_path(f"b/{rel}") if after is not None else "/dev/null"
+    head = f"diff --git {quote_path(f'a/{rel}')} {quote_path(f'b/{rel}')}\n"
     if before is None:
         head += "new file mode 100644\n"  # modes are not tracked here; git apply needs one
     elif after is None:

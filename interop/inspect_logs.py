@@ -29,6 +29,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from harness.errors import InputError
 from harness.ledger import Ledger
@@ -48,16 +50,24 @@ def _require():
 
 # ------------------------------------------------------------------------------------ export
 
-def conversation(transcript_text: str | None, role: str = "worker") -> list[dict]:
+def conversation(transcript_text: str | None, role: str = "worker", source: str = "transcript") -> list[dict]:
     """One role's full conversation from a stored transcript: the system prompt, every message of
-    the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}."""
+    the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}.
+    A torn last line (a kill mid-write, a cell still running) is left out, as the viewer does."""
     import json
     full: list[dict] = []
     system, last_reply = None, None
-    for line in (transcript_text or "").splitlines():
+    lines = (transcript_text or "").split("\n")
+    for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        e = json.loads(line)
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if i == len(lines):  # no newline after it: a line still being (or never finished) written
+                continue
+            raise InputError(source, "line", f"not valid JSON ({exc.msg}); expected one JSON object per line",
+                             line=i) from None
         if e.get("kind") not in ("call", "fault") or e.get("role") != role:
             continue
         req = e.get("request") or {}
@@ -86,11 +96,11 @@ def _chat(m: dict):
     return ChatMessageAssistant(content=content, tool_calls=calls or None)
 
 
-def _sample(rec: dict, transcript_text: str | None):
+def _sample(rec: dict, transcript_text: str | None, source: str = "transcript"):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
-    msgs = [_chat(m) for m in conversation(transcript_text)]
+    msgs = [_chat(m) for m in conversation(transcript_text, source=source)]
     first_user = next((m.text for m in msgs if m.role == "user"), "")
     factors = rec.get("factors") or {}
     sid = "|".join([rec["task"], str(rec["scenario"]), *[f"{k}={v}" for k, v in sorted(factors.items())]])
@@ -108,7 +118,7 @@ def _sample(rec: dict, transcript_text: str | None):
     meta = {"task": rec["task"], "scenario": str(rec["scenario"]), "repeat": rec["repeat"], "cell_key": rec["cell_key"],
             "arm": rec["arm"], "detectors": sorted(rec.get("unsafe_detectors") or []), "factors": factors,
             **{k: rec.get(k) for k in ("tokens_in", "tokens_out", "wall_s", "cost_usd", "attempts", "review_rounds",
-                                       "model_id", "engine", "protocol_digest", "hash")}}
+                                       "model_id", "engine", "protocol_digest", "hash", "usage_by_model")}}
     error = (EvalError(message=str(rec.get("void_reason")), traceback="", traceback_ansi="")
              if rec["outcome"] == "void" else None)
     return EvalSample(id=sid, epoch=int(rec["repeat"]), input=first_user or rec["cell_key"], target="",
@@ -136,7 +146,7 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
         samples = []
         for r in recs:
             tr = transcript_file(run.path, r["cell_key"], r)
-            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None))
+            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None, str(tr)))
         models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
         metrics = {}
         for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
@@ -207,21 +217,35 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
     meta = sample.metadata or {}
     scores = sample.scores or {}
     usage = sample.model_usage or {}
+    def number(kind, name, default):
+        value = meta.get(name, default)
+        if value is None and name in meta:  # stated unknown (a void cell's tokens): kept unknown, not made 0
+            return None
+        try:
+            return kind(value)
+        except (TypeError, ValueError):
+            raise InputError(where, f"metadata.{name}", f"{value!r} is not {'an integer' if kind is int else 'a number'}"
+                             ) from None
+
     rec = {"arm": str(arm), "task": str(meta.get("task", sample.id)), "scenario": str(meta.get("scenario", "null")),
-           "repeat": int(meta.get("repeat", sample.epoch)),
-           "tokens_in": int(meta.get("tokens_in", sum(u.input_tokens for u in usage.values()))),
-           "tokens_out": int(meta.get("tokens_out", sum(u.output_tokens for u in usage.values()))),
-           "wall_s": float(meta.get("wall_s", sample.total_time or sample.working_time or 0.0) or 0.0),
+           "repeat": number(int, "repeat", sample.epoch),
+           "tokens_in": number(int, "tokens_in", sum(u.input_tokens for u in usage.values())),
+           "tokens_out": number(int, "tokens_out", sum(u.output_tokens for u in usage.values())),
+           "wall_s": number(float, "wall_s", sample.total_time or sample.working_time or 0.0),
            "factors": meta.get("factors") or {}, "model_id": meta.get("model_id", log.eval.model),
            "engine": meta.get("engine", "inspect"), "cost_usd": meta.get("cost_usd"),
            "unsafe_detectors": list(meta.get("detectors") or []),
            "inspect_log": path.name, "inspect_sample_id": sample.id, "inspect_epoch": sample.epoch,
            "inspect_eval_id": log.eval.eval_id}
+    # what a harness export carries beside the outcome (the analysis reads protocol_digest)
+    rec.update({k: meta[k] for k in ("attempts", "review_rounds", "protocol_digest", "usage_by_model")
+                if meta.get(k) is not None})
     own = scores.get("outcome")
     if own is not None and own.value in OUTCOMES:  # a harness export: the adjudicator's outcome and flags
         m = own.metadata or {}
         rec.update(outcome=own.value, shipped=m.get("shipped"), visible_pass=m.get("visible_pass"),
                    hidden_pass=m.get("hidden_pass"), void_reason=m.get("void_reason"), stop_reason=m.get("stop_reason"),
+                   failure_seen=m.get("failure_seen"),
                    inspect_mapping="harness export: outcome score as adjudicated")
     elif sample.error is not None:
         rec.update(outcome="void", shipped=None, visible_pass=None, hidden_pass=None,
@@ -252,13 +276,17 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
                 visible_score: str | None = None) -> Imported:
     """Records (hash-chained, one per sample) from every Inspect log under logdir."""
     _require()
-    from inspect_ai.log import read_eval_log
+    from inspect_ai.log import list_eval_logs, read_eval_log
     logdir, out = Path(logdir), Path(out)
-    if out.exists():
-        raise InputError(str(out), "--out", "already exists; records files are append-only ledgers, give a new path")
-    paths = sorted(p for p in logdir.rglob("*") if p.suffix in (".eval", ".json") and p.is_file())
+    for path in (out, out.with_suffix(".head")):  # a head left by a deleted records file would refuse the ledger
+        if path.exists():
+            raise InputError(str(path), "--out", "already exists; records files are append-only ledgers (with their "
+                             ".head), give a new path")
+    # Inspect's own listing: it knows its log names (and skips its manifest, logs.json, and other files)
+    paths = sorted(Path(url2pathname(urlparse(info.name).path)) for info in list_eval_logs(str(logdir.resolve())))
     if not paths:
-        raise InputError(str(logdir), "LOGDIR", "no Inspect eval logs (*.eval, *.json) found")
+        raise InputError(str(logdir), "LOGDIR", "no Inspect eval logs found (as Inspect lists them: *.eval, "
+                         "and *.json named with the ISO timestamp Inspect writes)")
     recs: list[dict] = []
     arms: defaultdict[str, int] = defaultdict(int)
     seen: dict = {}
@@ -266,7 +294,8 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
         try:
             log = read_eval_log(str(path))
         except Exception as exc:  # the library's own error for a file that is not an eval log
-            raise InputError(str(path), "log", f"not a readable Inspect eval log: {type(exc).__name__}: {exc}") from exc
+            why = " ".join(str(exc).split())[:300]  # one line (pydantic's message spans several)
+            raise InputError(str(path), "log", f"not a readable Inspect eval log: {type(exc).__name__}: {why}") from exc
         for sample in log.samples or []:
             rec = _record(log, path, sample, arm_from, score, visible_score)
             if rec["cell_key"] in seen:

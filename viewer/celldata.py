@@ -6,6 +6,7 @@ not re-parsed here, so writing the report stays I/O-bound (9,240 cells in well u
 """
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 from harness.transcript import transcript_path
@@ -69,12 +70,25 @@ def transcript_file(run_dir: Path, key: str, record: dict | None) -> Path:
     return tr
 
 
+def _diff(path: Path) -> tuple[str | None, str | None]:
+    """(the stored diff's text or None, why it could not be read): a file cut short by a kill or
+    still being written is said, never read as a crash or as an empty (unchanged-tree) diff."""
+    try:
+        if path.is_file() and path.stat().st_size == 0:
+            return None, f"{path.name} is empty (a write in progress, or a kill mid-write)"
+        return read_diff(path), None
+    except (EOFError, OSError, zlib.error) as exc:
+        return None, f"{path.name} is unreadable ({type(exc).__name__}: {exc}): a write in progress, or a kill mid-write"
+
+
 def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
               voided: dict[str, list[str]] | None = None) -> dict:
     """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
     diff, candidate = diff_paths(events_file)
     run_dir = Path(run_dir).resolve()
     tr = transcript_file(run_dir, key, record)
+    (diff, diff_error), (candidate, candidate_error) = _diff(diff), _diff(candidate)
     return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
             "transcript_file": tr.relative_to(run_dir).as_posix(),
-            "voided_transcripts": (voided or {}).get(tr.name, []), "diff": read_diff(diff), "candidate_diff": read_diff(candidate)}
+            "voided_transcripts": (voided or {}).get(tr.name, []), "diff": diff, "candidate_diff": candidate,
+            "diff_error": diff_error, "candidate_diff_error": candidate_error}

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from harness.errors import InputError
 from viewer import celldata, overview
 from viewer.page import shell
 from viewer.rundir import RunDir, load_run
 
 NOSCRIPT = "<noscript>This page needs JavaScript (it loads nothing from the network: every file is in this folder).</noscript>"
 OWNED = ("assets", "data", "figures", "analysis", "index.html", "cells.html", "cell.html", "analysis.html")
+MARKER = ".harness-view"  # written into every report folder: only a folder holding it is ever cleared
 
 
 @dataclass
@@ -53,8 +55,19 @@ def _copy_assets(out: Path) -> None:
         (dest / name).write_bytes(resources.files("viewer").joinpath("static", name).read_bytes())
 
 
+def _is_report(out: Path) -> bool:
+    """Whether out holds a report harness view wrote (its marker, or the files every report has)."""
+    return (out / MARKER).is_file() or all((out / n).is_file() for n in ("cells.html", "assets/viewer.js", "data/index.js"))
+
+
 def _clear(out: Path) -> None:
-    """Remove what an earlier build of this report wrote (only the report's own paths)."""
+    """Remove what an earlier build of this report wrote (only the report's own paths). A non-empty
+    folder that is not a report (the run directory, a project folder with analysis/ or figures/) is
+    refused: its files are someone's results, never the report's to delete."""
+    if any(out.iterdir()) and not _is_report(out):
+        raise InputError(str(out), "--out", "not empty and not a report written by harness view; "
+                         "give a new or empty folder (the default is RUN/report)")
+    (out / MARKER).write_text("a report written by `harness view`; rebuilding it replaces its own files only\n")
     for name in OWNED:
         p = out / name
         if p.is_dir() and not p.is_symlink():

@@ -81,3 +81,16 @@ def test_html_page_per_gate_is_static_and_shows_the_survivor(isbn_run):
     for p in pages:
         text = p.read_text()
         assert "<script" not in text and "http://" not in text and "https://" not in text
+
+
+def test_junit_stays_valid_xml_when_a_gate_prints_control_characters(isbn_run):
+    """A gate's reason is the tail of its output, and tools colour their output (ANSI escapes):
+    XML 1.0 forbids those characters, and one of them makes CI reject the whole JUnit file."""
+    from corpus.junit import junit_xml
+    _, out = isbn_run
+    summary = json.loads((out / "summary.json").read_text())
+    g = summary["gates"][0]
+    g.update(control_verdict="reject", control_reason="\x1b[31mFAILED\x1b[0m test_isbn \x00\x07 done")
+    xml = junit_xml(summary)
+    xmlschema.XMLSchema(str(XSD)).validate(xml)
+    assert "FAILED" in xml and "\\x1b" in xml, "the characters are shown escaped, not dropped silently"

@@ -79,3 +79,24 @@ def test_a_write_failure_is_returned_not_raised(tmp_path):
     why = write_cell_diffs(ev, {}, {}, {"a": "b\n"})
     assert why and "FileNotFoundError" in why
     assert read_diff(diff_paths(ev)[0]) is None
+
+
+def test_a_file_name_cannot_forge_diff_lines(tmp_path):
+    """An agent-chosen file name holding a newline must not add lines of its own to the stored
+    diff (a fake 'diff --git' header, a fake '+' line): names with control characters, quotes or
+    backslashes are C-quoted as git quotes them, and git apply still reproduces the tree."""
+    evil = 'x\ndiff --git a/app.py b/app.py\n+forged = True'
+    before = {"app.py": "ok = 1\n"}
+    after = {"app.py": "ok = 1\n", evil: "hi\n", 'say "q".txt': "q\n"}
+    d = tree_diff(before, after)
+    assert [ln for ln in d.splitlines() if ln.startswith("diff --git")] == [
+        'diff --git "a/say \\"q\\".txt" "b/say \\"q\\".txt"',
+        'diff --git "a/x\\ndiff --git a/app.py b/app.py\\n+forged = True" '
+        '"b/x\\ndiff --git a/app.py b/app.py\\n+forged = True"']
+    assert "+forged = True\n" not in d
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "app.py").write_text("ok = 1\n")
+    (tmp_path / "p.diff").write_text(d)
+    subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=tree, check=True)
+    assert {p.relative_to(tree).as_posix(): p.read_text() for p in tree.rglob("*") if p.is_file()} == after

@@ -4,6 +4,7 @@ trip gives the same per-arm table and the same cells."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -107,7 +108,68 @@ def test_bad_input_is_one_line_with_exit_2(exported, tmp_path):
     (tmp_path / "exists.jsonl").write_text("")
     r = imp(exported[0].parent, "--arm-from", "task_args.arm", "--out", tmp_path / "exists.jsonl")
     assert r.exit_code == 2 and "already exists" in r.stderr
+    (tmp_path / "stale.head").write_text("89 abc\n")  # an earlier import's records deleted, its head left behind
+    r = imp(exported[0].parent, "--arm-from", "task_args.arm", "--out", tmp_path / "stale.jsonl")
+    assert r.exit_code == 2 and "stale.head: --out: already exists" in r.stderr and "Traceback" not in r.output
     (tmp_path / "junk").mkdir()
-    (tmp_path / "junk" / "x.json").write_text("{}")
+    (tmp_path / "junk" / "x.json").write_text("{}")  # not named as Inspect names its logs: not listed
+    r = imp(tmp_path / "junk", "--arm-from", "model", "--out", tmp_path / "y.jsonl")
+    assert r.exit_code == 2 and "no Inspect eval logs found" in r.stderr
+    (tmp_path / "junk" / "2025-01-01T00-00-00_x.json").write_text("{}")
     r = imp(tmp_path / "junk", "--arm-from", "model", "--out", tmp_path / "y.jsonl")
     assert r.exit_code == 2 and "not a readable Inspect eval log" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_log_dir_holding_inspects_own_manifest_imports(exported, tmp_path):
+    """`inspect view bundle` (and write_log_dir_manifest) leave logs.json beside the logs: it is
+    Inspect's listing, not a log, and must not make the import refuse the folder."""
+    logs = tmp_path / "logs"
+    shutil.copytree(exported[0].parent, logs)
+    inspect_log.write_log_dir_manifest(str(logs))
+    assert (logs / "logs.json").is_file()
+    res = import_logs(logs, tmp_path / "r.jsonl", arm_from="task_args.arm")
+    assert (res.records, res.logs) == (90, 5)
+
+
+def test_round_trip_keeps_every_field_the_export_wrote(qs_run, exported, tmp_path):
+    """What the export puts in a sample (digest, attempts, review rounds, failure seen, usage by
+    model) comes back on import: the analysis checks the protocol digest of what it reads."""
+    out = tmp_path / "back.jsonl"
+    import_logs(exported[0].parent, out, arm_from="task_args.arm")
+    orig = {r["cell_key"]: r for r in _records(qs_run / "records.jsonl")}
+    for r in _records(out):
+        o = orig[r["cell_key"]]
+        for k in ("protocol_digest", "attempts", "review_rounds", "failure_seen", "usage_by_model"):
+            assert r.get(k) == o.get(k), (r["cell_key"], k, r.get(k), o.get(k))
+
+
+def test_bad_sample_metadata_in_a_users_log_is_one_line_with_exit_2(tmp_path):
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
+    from inspect_ai.scorer import Score
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    sample = EvalSample(id="t1", epoch=1, input="q", target="a", scores={"match": Score(value="C")},
+                        metadata={"repeat": "first", "tokens_in": None})
+    write_eval_log(EvalLog(eval=EvalSpec(created="2025-01-01T00:00:00Z", task="swe", model="m/x",
+                                         dataset=EvalDataset(name="d"), config=EvalConfig()),
+                           samples=[sample], status="success"), str(logs / "a.eval"))
+    r = CliRunner().invoke(main, ["import", "inspect", str(logs), "--arm-from", "model", "--out", str(tmp_path / "r.jsonl")])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "sample t1" in r.stderr and "repeat" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_export_of_a_transcript_torn_by_a_kill_is_not_a_traceback(qs_run, tmp_path):
+    """A kill mid-write leaves a transcript's last line torn: the export keeps the complete lines
+    (as the viewer does); a broken line elsewhere is one line naming the file and line, exit 2."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("cells", "verdict-cache", "analysis"))
+    first, second = sorted((run / "transcripts").glob("*.jsonl"))[:2]
+    first.write_bytes(first.read_bytes()[:-40])
+    r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs")])
+    assert r.exit_code == 0, r.output
+    lines = second.read_text().splitlines(keepends=True)
+    second.write_text("".join(lines[:1] + ["{torn\n"] + lines[1:]))
+    r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs2")])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert f"{second}:2: line: not valid JSON" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

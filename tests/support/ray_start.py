@@ -105,6 +105,8 @@ class RayStartCluster:
         self.env = {"PATH": f"{BIN}:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(self.home),
                     "RAY_TMPDIR": str(self.root), "RAY_AUTH_MODE": "token", "LANG": "C.UTF-8",
                     "RAY_USAGE_STATS_ENABLED": "0"}
+        if os.environ.get("PYTHONPATH"):  # a worktree's tests: driver and nodes import the code under test
+            self.env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         self.workers: dict[str, str] = {}  # worker name -> its mount namespace
         self.holder = subprocess.Popen(
             ["unshare", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", sys.executable, "-c", _HOLDER],

@@ -226,3 +226,84 @@ def test_powered_design_cell_list_filters_in_under_a_second(page, browser, qs_ru
     assert "B7" in big.text("table#cells tbody") and f"of {n:,} cells" in big.text("#count")
     assert max(timings.values()) < 1000, timings
     big.check_clean()
+
+
+def _payload(i: int) -> str:
+    return f'<img src=x onerror="window.__pwned={i}"><script>window.__pwned={i}</script>'
+
+
+def _hostile_run(qs_run, run):
+    """The quickstart run with agent-controlled text made hostile: in a transcript message, a tool
+    call, a file name and line of the diff, event fields (a written path, a review finding, an
+    unknown event type), the record's strings and detectors, and the analysis report."""
+    import gzip
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("verdict-cache", "analysis"))
+    recs = [json.loads(x) for x in (run / "records.jsonl").read_text().splitlines()]
+    target = next(r for r in recs if r["outcome"] == "amplified" and r["scenario"] == "B2")
+    target.update(stop_reason=_payload(1), model_id=_payload(2), unsafe_detectors=[_payload(3)])
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    from harness.cellrun import events_path
+    from harness.matrix import Cell
+    from harness.transcript import transcript_path
+    from harness.treediff import diff_paths
+    ev = events_path(run, Cell.from_key(target["cell_key"]))
+    with ev.open("a") as f:
+        for e in ({"type": "write", "path": _payload(4), "bytes": 1}, {"type": _payload(5), "x": _payload(5)},
+                  {"type": "review", "verdict": _payload(6), "findings": [{"severity": _payload(6), "message": _payload(6)}]},
+                  {"type": "command", "command": _payload(7), "returncode": _payload(7)}):
+            f.write(json.dumps({"seq": 900, "t": 0, **e}) + "\n")
+    diff = diff_paths(ev)[0]
+    diff.write_bytes(gzip.compress((f"diff --git a/{_payload(8)} b/{_payload(8)}\n+{_payload(9)}\n"
+                                    + gzip.decompress(diff.read_bytes()).decode()).encode()))
+    tr = transcript_path(run, target["cell_key"])
+    with tr.open("a") as f:
+        f.write(json.dumps({"kind": "call", "n": 99, "role": "worker", "turn": 99, "request": {
+            "prefix": 0, "system": _payload(10), "messages": [{"role": "user", "content": _payload(11)}]},
+            "reply": {"model_id": _payload(12), "text": _payload(13), "usage": {}, "tool_calls": [
+                {"id": _payload(14), "name": _payload(14), "arguments": {"path": _payload(14), "content": _payload(14)}}]}}) + "\n")
+    (run / "analysis").mkdir()
+    (run / "analysis" / "report.md").write_text(f"# r\n\n## Hypotheses\n\n{_payload(15)}\n\n[x](javascript:window.__pwned=16)\n")
+    return target["cell_key"]
+
+
+def test_agent_written_text_is_shown_as_text_and_no_script_of_it_runs(browser, qs_run, tmp_path_factory):
+    run = tmp_path_factory.mktemp("hostile") / "run"
+    key = _hostile_run(qs_run, run)
+    report = run.parent / "report"
+    build(run, report, run / "analysis")
+    p = Page(browser, report.resolve().as_uri() + "/")
+    probe = ("return [window.__pwned === undefined, document.querySelectorAll("
+             "'img[src=\"x\"], script:not([src]), [onerror], a[href^=\"javascript\"]').length]")
+    for rel, ready in (("index.html", "table.per-arm"), ("cells.html#detector=" + _payload(3), "table#cells"),
+                       ("cell.html#" + key, "section#transcript"), ("analysis.html", "div.analysis")):
+        p.open(rel, ready)
+        for d in p.drv.find_elements(By.CSS_SELECTOR, "details"):
+            p.drv.execute_script("arguments[0].open = true", d)
+        assert p.drv.execute_script(probe) == [True, 0], rel
+        p.check_clean()
+    text = p.drv.page_source
+    p.open("cell.html#" + key, "section#transcript")
+    shown = p.text("main")
+    for i in (1, 4, 6, 7, 8, 9, 11, 13, 14):
+        assert f'window.__pwned={i}"><script>' in shown, f"payload {i} is shown as text"
+    assert "window.__pwned=15" in text
+    # a diff's file name is shown whole, spaces included (not cut at the first space)
+    assert p.text("#diff-main .dtitle").startswith(_payload(8) + " +"), p.text("#diff-main .dtitle")
+    p.shot("07-hostile-cell")
+
+
+def test_the_request_and_console_checks_can_fail(browser, qs_report, tmp_path):
+    """check_clean is not vacuous: the browser's request log sees the report's own files, and a page
+    that asks for a file outside its folder, or logs an error, is caught."""
+    report = tmp_path / "report"
+    shutil.copytree(qs_report, report)
+    (report / "leak.html").write_text('<!DOCTYPE html><html><body><p id="x">x</p>'
+                                      '<img src="../outside.png"><script src="assets/nope.js"></script></body></html>')
+    p = Page(browser, report.resolve().as_uri() + "/")
+    p.open("cells.html", "table#cells tbody tr")
+    urls = p.check_clean()
+    assert any(u.endswith("/assets/viewer.js") for u in urls) and any(u.endswith("/data/index.js") for u in urls), urls
+    p.open("leak.html", "#x")
+    with pytest.raises(AssertionError) as e:
+        p.check_clean()
+    assert "nope.js" in str(e.value) or "outside.png" in str(e.value)

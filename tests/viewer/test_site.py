@@ -124,3 +124,44 @@ def test_bad_input_is_one_line_with_exit_2(qs_run, tmp_path):
     r = _view(run, "--out", tmp_path / "rep")
     assert r.exit_code == 2 and "Traceback" not in r.stderr
     assert f"{run / 'records.jsonl'}:3: line: not valid JSON" in r.stderr
+
+
+def test_view_never_deletes_files_it_did_not_write(qs_run, tmp_path):
+    """--out pointing at a folder that is not a report (the run directory itself, a project folder
+    holding analysis/ or figures/) is refused; only an earlier report of harness view is replaced."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("transcripts", "cells", "verdict-cache"))
+    (run / "analysis").mkdir()
+    (run / "analysis" / "analysis.parquet").write_text("the user's analysis output")
+    r = _view(run, "--out", run, "--analysis", run / "analysis")
+    assert r.exit_code == 2 and "Traceback" not in r.stderr and "not a report" in r.stderr, r.stderr
+    assert (run / "analysis" / "analysis.parquet").read_text() == "the user's analysis output"
+    proj = tmp_path / "proj"
+    (proj / "figures").mkdir(parents=True)
+    (proj / "figures" / "fig1.pdf").write_text("a figure")
+    r = _view(run, "--out", proj)
+    assert r.exit_code == 2 and "not a report" in r.stderr, r.stderr
+    assert (proj / "figures" / "fig1.pdf").read_text() == "a figure"
+    rep = tmp_path / "rep"  # an earlier report, and a new empty folder, are fine
+    assert _view(run, "--out", rep).exit_code == 0
+    assert _view(run, "--out", rep).exit_code == 0
+    (tmp_path / "empty").mkdir()
+    assert _view(run, "--out", tmp_path / "empty").exit_code == 0
+
+
+def test_a_torn_or_empty_stored_diff_is_said_not_a_crash_nor_an_unchanged_tree(qs_run, tmp_path):
+    """A diff.gz cut short (a kill mid-write, or a view while the cell is being written) must not
+    abort the report, and an empty file must not read as "the agent left the tree unchanged"."""
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run, ignore=shutil.ignore_patterns("transcripts", "verdict-cache", "analysis"))
+    torn, empty = sorted(p for p in (run / "cells").glob("*.diff.gz")
+                         if ".candidate." not in p.name and p.stat().st_size > 100)[:2]
+    torn.write_bytes(torn.read_bytes()[:20])
+    empty.write_bytes(b"")
+    r = _view(run, "--out", tmp_path / "rep")
+    assert r.exit_code == 0, r.output
+    for f in (torn, empty):
+        _, cell = _data(tmp_path / "rep" / "data" / "cells" / (f.name[: -len(".diff.gz")] + ".js"))
+        assert cell["diff"] is None and f.name in cell["diff_error"], cell.get("diff_error")
+    js = (tmp_path / "rep" / "assets" / "viewer.js").read_text()
+    assert "diff_error" in js, "the cell page says why the diff is missing"

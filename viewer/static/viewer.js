@@ -455,6 +455,11 @@
   }
 
   // --- diffs
+  // "a/PATH b/PATH" -> PATH (a path may hold spaces, so not split at the first one)
+  function diffPath(title) {
+    const half = (title.length - 1) / 2, a = title.slice(0, half), b = title.slice(half + 1);
+    return a.startsWith("a/") && b.startsWith("b/") && a.slice(2) === b.slice(2) && title[half] === " " ? a.slice(2) : title;
+  }
   function renderDiff(text, id) {
     const files = [];
     let cur = null;
@@ -466,7 +471,7 @@
       if (line.startsWith("-") && !line.startsWith("---")) cur.del++;
     }
     return h("div", { cls: "diff", id }, files.map((f) => h("div", { cls: "dfile" },
-      h("div", { cls: "dtitle" }, f.title.split(" ")[0].replace(/^a\//, ""), h("span", { cls: "add", text: ` +${f.add}` }),
+      h("div", { cls: "dtitle" }, diffPath(f.title), h("span", { cls: "add", text: ` +${f.add}` }),
         h("span", { cls: "del", text: ` −${f.del}` })),
       h("pre", {}, f.lines.filter((l, i) => l !== "" || i < f.lines.length - 1).map((l) => h("span", {
         cls: l.startsWith("@@") ? "hunk" : l.startsWith("+++") || l.startsWith("---") || /^(new|deleted) file/.test(l) ? "meta"
@@ -474,6 +479,9 @@
   }
   function diffSection(d, events, transcript) {
     const out = [];
+    if (d.diff_error) out.push(h("p", { cls: "fail", id: "diff-unreadable", text: "Stored diff unreadable: " + d.diff_error }));
+    if (d.candidate_diff_error)
+      out.push(h("p", { cls: "fail", text: "Stored start-candidate diff unreadable: " + d.candidate_diff_error }));
     if (d.diff === null || d.diff === undefined) {
       out.push(h("p", { cls: "note", text: "No stored diff for this cell (the run was made before cells kept " +
         "cells/<cell>.diff.gz, or the cell is in flight). Below: the files the agent wrote, with the final content " +
