@@ -48,3 +48,19 @@ def test_generate_labels_bytecode_identical_fine_mutants_equivalent():
     assert eq and all("if False:" in m.content.decode() and "return x - 1" in m.content.decode() for m in eq)
     assert all("[equivalent: identical bytecode]" in m.note for m in eq)
     assert any(m.label == "destroying" and "return x + 1" in m.content.decode() for m in ms)
+
+
+# A function's docstring is its first constant, loaded by no instruction, yet ``f.__doc__`` (and
+# every doctest) observes it: a mutant that changes or removes one is not proven equivalent.
+DOCSTRING_DIFFERENT = [
+    ('def f(a):\n    """Return a."""\n    return a\n', "def f(a):\n    return a\n"),
+    ('def f(a):\n    """>>> f(1)\n    1\n    """\n    return a\n',
+     'def f(a):\n    """>>> f(1)\n    2\n    """\n    return a\n'),
+    ('def f():\n    """Doc."""\n', "def f():\n    pass\n"),          # hollowing a docstring-only stub
+]
+
+
+@pytest.mark.parametrize("a,b", DOCSTRING_DIFFERENT)
+def test_a_function_docstring_change_is_not_identical(a, b):
+    assert not identical_bytecode(a, b)
+
