@@ -174,3 +174,66 @@ def test_dead_server_is_an_error_not_a_verdict(tmp_path):
     with pytest.raises(ForkServerError):
         s.run(_suite(tmp_path, "def test_a():\n    pass\n"), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 5)
     s.close()
+
+
+# ----------------------------------------------------------------------------- false survivors
+# Coverage of the conforming artifact misses two common ways a test reaches a line: a subprocess
+# the test starts (coverage.py does not follow it) and a fixture of wider scope (its setup runs
+# inside the first test that asks for it, so only that test's context records the lines). The
+# fast path must not accept a mutant the cold whole-suite run rejects in either case.
+
+SHARED_SRC = "def double(x):\n    return x * 2\n\n\ndef square(x):\n    return x * x\n"
+SHARED_TESTS = '''import os
+import subprocess
+import sys
+
+import pytest
+
+import shared
+
+
+def test_cli_doubles():
+    here = os.path.dirname(shared.__file__)
+    out = subprocess.run([sys.executable, "-c", "import shared; print(shared.double(3))"],
+                         cwd=here, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": here})
+    assert out.stdout.strip() == "6"
+
+
+@pytest.fixture(scope="module")
+def nine():
+    return shared.square(3)
+
+
+def test_square_is_computed(nine):
+    assert nine is not None
+
+
+def test_square_value(nine):
+    assert nine == 9
+'''
+
+
+@pytest.fixture(scope="module")
+def shared_loop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("shared")
+    (root / "artifact").mkdir()
+    (root / "artifact" / "shared.py").write_text(SHARED_SRC)
+    (root / "gate" / "tests").mkdir(parents=True)
+    (root / "gate" / "tests" / "test_shared.py").write_text(SHARED_TESTS)
+    (root / "gate" / "gate.toml").write_text('[gate]\nname = "shared"\nkind = "pytest"\ntests = "tests"\n')
+    return root, load_gate(root / "gate" / "gate.toml")
+
+
+@pytest.mark.parametrize("old,new", [("x * 2", "x + 2"),      # reached only through a subprocess
+                                      ("x * x", "x + x")])    # reached only in a module-scoped fixture
+def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, new):
+    root, gate = shared_loop
+    from corpus.model import Mutant
+    mutant = Mutant(id="shared/t/0", loop="shared", family="t", tier=1, operator="t", label="destroying",
+                    parent_digest="", target="shared.py", content=SHARED_SRC.replace(old, new).encode())
+    with tempfile.TemporaryDirectory() as tmp:
+        cold = judge(gate, materialize(root / "artifact", mutant, Path(tmp) / "a"), "shared.py").verdict
+    assert cold is Verdict.REJECT
+    with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
+        fast = s.judge(mutant)
+    assert fast.judgement.verdict is Verdict.REJECT, (fast.executor, fast.tests, fast.judgement.reason)
