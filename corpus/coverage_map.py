@@ -139,7 +139,8 @@ def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[Co
     out_json = Path(home) / "coverage-map.json"
     argv = pytest_argv(gate, work)
     argv = [argv[0], str(RUNNER), str(out_json), str(art), *[a for a in argv[3:] if a != "-x"]]
-    env = scrubbed_env({"PYTHONPATH": str(work)}, home=home)
+    env = scrubbed_env({"CORPUS_ARTIFACT": str(art), "CORPUS_ARTIFACT_DIR": str(work),
+                        "CORPUS_GATE_DIR": str(gate.dir), "PYTHONPATH": str(work)}, home=home)
     code, out, err = run_sandboxed(argv, work, env, max(gate.timeout_s * 3, 60.0))
     if code != 0 or not out_json.is_file():
         return None, f"coverage run exit {code}: {(out + err).strip()[-200:]}"

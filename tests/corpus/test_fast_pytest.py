@@ -237,3 +237,22 @@ def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, 
     with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
         fast = s.judge(mutant)
     assert fast.judgement.verdict is Verdict.REJECT, (fast.executor, fast.tests, fast.judgement.reason)
+
+
+def test_coverage_run_gets_the_variables_every_gate_run_gets(tmp_path):
+    # a suite may locate the artifact through CORPUS_ARTIFACT / CORPUS_ARTIFACT_DIR, as on the
+    # cold path; the coverage run must set them too, or such a suite silently loses the fast path
+    (tmp_path / "artifact").mkdir()
+    (tmp_path / "artifact" / "m.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "gate" / "tests").mkdir(parents=True)
+    (tmp_path / "gate" / "tests" / "test_m.py").write_text(
+        "import os\n\nimport m\n\n\ndef test_f():\n"
+        "    assert os.path.samefile(os.environ['CORPUS_ARTIFACT'], m.__file__)\n"
+        "    assert os.path.isdir(os.environ['CORPUS_ARTIFACT_DIR'])\n"
+        "    assert os.path.isdir(os.environ['CORPUS_GATE_DIR'])\n    assert m.f() == 1\n")
+    (tmp_path / "gate" / "gate.toml").write_text('[gate]\nname = "env"\nkind = "pytest"\ntests = "tests"\n')
+    gate = load_gate(tmp_path / "gate" / "gate.toml")
+    work = materialize(tmp_path / "artifact", None, tmp_path / "work" / "artifact")
+    (tmp_path / "home").mkdir()
+    m, why = measure_coverage(gate, work, "m.py", str(tmp_path / "home"))
+    assert m is not None, why
