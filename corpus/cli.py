@@ -23,8 +23,8 @@ from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
 
 EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
-(--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, or cannot accept its
-own conforming artifact; --max-false-accept: a false-accept rate, or its Wilson upper bound,
+(--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
+own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
 binary, of unknown kind or does not parse as its kind, a changed frozen gate)."""
 

@@ -325,8 +325,9 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
 
     vacuity_fails: a gate that never judges (every judgment incapacity: it exits 2, crashes or
     hangs), a gate that does not accept its own conforming artifact (reject or incapacity on the
-    control: it cannot accept, so every false-accept rate it shows is meaningless), and a gate
-    with a vacuity verdict (absence, hollowing, self-attesting) fail.
+    control: it cannot accept, so every false-accept rate it shows is meaningless), a gate
+    with a vacuity verdict (absence, hollowing, self-attesting), and a gate no vacuity probe was
+    judged against (every class untested: like an n/a rate, it cannot show anything) fail.
     max_false_accept: the false-accept rate over all judged destroying mutants (``bound`` "point")
     or its Wilson 95% upper bound (``bound`` "upper") above RATE fails; so does an empty
     denominator (n/a), which cannot show the rate is below anything.
@@ -344,6 +345,9 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
             which = [f"{c} ({g['vacuity'][c]['verdict']}, proved by {g['vacuity'][c]['proved_by'][0]})"
                      for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS]
             out.append(f"{name} is vacuous: {'; '.join(which)}")
+        elif not g.get("never_judges") and _vacuity_untested(g):
+            out.append(f"{name}: vacuity untested: no absence, hollowing or self-attestation probe was judged "
+                       f"(family fine has none; add --family v1), so it cannot be shown not vacuous")
     if max_false_accept is not None:
         fa = g["all"]["false_accept"]
         value = fa["rate"] if bound == "point" else fa["hi"]
@@ -353,6 +357,10 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
         elif value > max_false_accept:
             out.append(f"{name}: {what} {value:.4f} > {max_false_accept:g} ({fa['fmt']})")
     return out
+
+
+def _vacuity_untested(g: dict) -> bool:
+    return all(g["vacuity"][c]["verdict"] == "untested" for c in VACUITY_CLASSES)
 
 
 def ci_failures(summary: dict, *, fail_on_vacuous: bool = True, max_false_accept: float | None = None,
@@ -432,7 +440,8 @@ def render_table(summary: dict) -> str:
     for g in summary["gates"]:
         r = g["all"]
         vac = ",".join(g["vacuity"][c]["verdict"] if c == "self-attestation" else c
-                       for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS) or "-"
+                       for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS) or \
+            ("untested" if _vacuity_untested(g) else "-")
         ctrl = "" if g["control_verdict"] == "accept" else f"  [control: {g['control_verdict']}]"
         lines.append(f"{g['loop'][:28]:28} {g['gate'][:26]:26} {g['status'][:15]:15} "
                      f"{r['false_accept']['fmt']:30} {r['false_reject']['fmt']:30} "
