@@ -10,10 +10,19 @@ Rates and denominators go in each case's system-out, with the method.
 """
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
+
+
+# characters XML 1.0 forbids (a gate's output may carry ANSI colours or a NUL); written as \xNN
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.Element, bool]:
@@ -56,6 +65,9 @@ def junit_xml(summary: dict, *, max_false_accept: float | None = None, bound: st
         ET.SubElement(props, "property", name="max_false_accept", value=f"{max_false_accept:g} ({bound})")
     for case, _ in cases:
         suite.append(case)
+    for el in root.iter():
+        el.text = _xml_safe(el.text) if el.text else el.text
+        el.attrib.update({k: _xml_safe(v) for k, v in el.attrib.items()})
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
