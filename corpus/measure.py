@@ -355,7 +355,7 @@ def summarize(m: Measurement) -> dict:
              "control_reason": ctrl[0].reason if ctrl else None,
              "all": _jsonable(rates(rows)), "by_family": fams, "vacuity": vacuity(rows)}
         g["vacuous"] = any(v["verdict"] in VACUOUS_VERDICTS for v in g["vacuity"].values())
-        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows)
+        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows if r.verdict != NOT_JUDGED)
         g["seconds"] = round(sum(r.seconds for r in rows), 3)
         g["survivors"] = [{"mutant": r.mutant, "operator": r.operator, "family": r.family}
                           for r in rows if r.label == DESTROYING and r.verdict == Verdict.ACCEPT.value]
