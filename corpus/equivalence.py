@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dis
 import functools
-import inspect
 from itertools import zip_longest
 from types import CodeType
 
@@ -26,6 +25,9 @@ from types import CodeType
 # constant index, is not a difference
 _FIELDS = ("co_varnames", "co_freevars", "co_cellvars", "co_flags", "co_argcount",
            "co_posonlyargcount", "co_kwonlyargcount", "co_name", "co_qualname")
+
+
+_CO_OPTIMIZED = 0x0001    # inspect.CO_OPTIMIZED: a function's (or lambda's, comprehension's) code
 
 
 @functools.lru_cache(maxsize=1024)
@@ -48,7 +50,7 @@ def _docstring(co: CodeType):
     """A function's docstring: its first constant (None when it has none), which no instruction
     loads but ``f.__doc__`` and every doctest observe. Modules and classes store theirs with an
     instruction, compared with the rest."""
-    if co.co_flags & inspect.CO_OPTIMIZED and co.co_consts and isinstance(co.co_consts[0], str):
+    if co.co_flags & _CO_OPTIMIZED and co.co_consts and isinstance(co.co_consts[0], str):
         return co.co_consts[0]
     return None
 
