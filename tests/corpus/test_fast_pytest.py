@@ -256,3 +256,18 @@ def test_coverage_run_gets_the_variables_every_gate_run_gets(tmp_path):
     (tmp_path / "home").mkdir()
     m, why = measure_coverage(gate, work, "m.py", str(tmp_path / "home"))
     assert m is not None, why
+
+
+def test_fork_server_timeout_kills_a_child_that_has_no_session_yet(server, tmp_path, monkeypatch):
+    # the client learns the child's pid only once the server has forked it; when that is already
+    # past the deadline (a server still importing pytest, a loaded machine), the child may not
+    # have called setsid yet, killpg finds no such group, and the child must still be killed
+    # rather than waited for (a mutant that loops forever would hang the measurement)
+    import os as _os
+
+    def no_group_yet(pgid, sig):
+        raise ProcessLookupError
+    monkeypatch.setattr(_os, "killpg", no_group_yet)
+    body = "import time\n\ndef test_slow():\n    time.sleep(30)\n"
+    code, _, _, secs = server.run(_suite(tmp_path, body), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 1.0)
+    assert code is None and secs < 15
