@@ -178,8 +178,8 @@ def _job_key(j: Job) -> tuple[str, str, str]:
 class Journal:
     """Append-only JSON lines, one finished judgment each, flushed as it ends, so a killed
     measurement keeps every verdict it reached. A line is reused only for the same job (loop,
-    gate file, mutant id) whose mutant bytes and gate files (``Gate.digest``) are unchanged; a
-    torn last line (a kill while writing) is ignored."""
+    gate file, mutant id) whose mutant bytes, label and gate files (``Gate.digest``) are
+    unchanged; a torn last line (a kill while writing) is ignored."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -205,7 +205,8 @@ class Journal:
                 continue
             job = by_key.get((row.loop, row.gate_path, row.mutant))
             if job is not None and d.get("gate_digest") == self.gate_digest(job.gate) and \
-                    d.get("mutant_digest") == (job.mutant.digest if job.mutant else None):
+                    d.get("mutant_digest") == (job.mutant.digest if job.mutant else None) and \
+                    row.label == (job.mutant.label if job.mutant else None):
                 out[_job_key(job)] = row
         return out
 

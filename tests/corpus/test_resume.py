@@ -53,12 +53,13 @@ def test_a_changed_mutant_or_gate_is_judged_again(tmp_path, monkeypatch):
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     lines[0]["gate_digest"] = "0" * 64            # as if the gate had changed since
     lines[1]["mutant_digest"] = "f" * 64          # as if the artifact (so the mutant) had changed
+    lines[2]["label"] = "equivalent"              # as if an older corpus had labelled it otherwise
     journal.write_text("".join(json.dumps(x) + "\n" for x in lines))
     calls = []
     real = measure_mod.judge
     monkeypatch.setattr(measure_mod, "judge", lambda *a: calls.append(a) or real(*a))
     measure([loop], families=("v1",), tier2=False, workers=1, journal=journal)
-    assert len(calls) == 2 and len(m.rows) > 2
+    assert len(calls) == 3 and len(m.rows) > 3
 
 
 def test_cli_resumes_from_the_out_directory_and_clears_the_journal(tmp_path):
