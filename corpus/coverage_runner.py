@@ -23,8 +23,8 @@ class PerTestContext:
     def __init__(self, cov):
         self.cov = cov
         self.order = []
-        self.current = ""
-        self.spawners = set()      # node ids of tests that started a process ("" = outside a test)
+        self.current = ""          # the coverage context now: a test's node id, or "" (every test)
+        self.spawners = set()      # contexts in which a process was started
         sys.addaudithook(self._audit)
 
     def _audit(self, event, _args):
@@ -45,15 +45,17 @@ class PerTestContext:
     def pytest_fixture_setup(self, fixturedef, request):
         """A fixture wider than a function is set up inside the first test that asks for it, but
         its value serves every later test: what its setup runs belongs to no single test, so it
-        gets the import context ("": every test depends on it)."""
+        gets the import context ("": every test depends on it), and so does a process it starts."""
         if fixturedef.scope == "function":
             yield
             return
+        before, self.current = self.current, ""
         self.cov.switch_context("")
         try:
             yield
         finally:
-            self.cov.switch_context(self.current)
+            self.current = before
+            self.cov.switch_context(before)
 
 
 def main(out_path: str, artifact: str, args: list[str]) -> int:

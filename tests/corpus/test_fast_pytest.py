@@ -182,7 +182,8 @@ def test_dead_server_is_an_error_not_a_verdict(tmp_path):
 # inside the first test that asks for it, so only that test's context records the lines). The
 # fast path must not accept a mutant the cold whole-suite run rejects in either case.
 
-SHARED_SRC = "def double(x):\n    return x * 2\n\n\ndef square(x):\n    return x * x\n"
+SHARED_SRC = ("def double(x):\n    return x * 2\n\n\ndef square(x):\n    return x * x\n\n\n"
+              "def half(x):\n    return x / 2\n")
 SHARED_TESTS = '''import os
 import subprocess
 import sys
@@ -202,6 +203,27 @@ def test_cli_doubles():
 @pytest.fixture(scope="module")
 def nine():
     return shared.square(3)
+
+
+@pytest.fixture(scope="module")
+def printed(request):
+    request.getfixturevalue("other")    # a wider fixture set up inside another one's setup
+    here = os.path.dirname(shared.__file__)
+    return subprocess.run([sys.executable, "-c", "import shared; print(shared.half(8))"],
+                          cwd=here, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": here}).stdout
+
+
+@pytest.fixture(scope="module")
+def other():
+    return 1
+
+
+def test_half_is_printed(printed):
+    assert printed
+
+
+def test_half_value(printed):
+    assert printed.strip() == "4.0"
 
 
 def test_square_is_computed(nine):
@@ -225,7 +247,8 @@ def shared_loop(tmp_path_factory):
 
 
 @pytest.mark.parametrize("old,new", [("x * 2", "x + 2"),      # reached only through a subprocess
-                                      ("x * x", "x + x")])    # reached only in a module-scoped fixture
+                                      ("x * x", "x + x"),     # reached only in a module-scoped fixture
+                                      ("x / 2", "x / 4")])    # a subprocess a session fixture starts
 def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, new):
     root, gate = shared_loop
     from corpus.model import Mutant
@@ -235,6 +258,7 @@ def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, 
         cold = judge(gate, materialize(root / "artifact", mutant, Path(tmp) / "a"), "shared.py").verdict
     assert cold is Verdict.REJECT
     with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
+        assert s.suite_passes and s.map is not None, s.why_not_selective    # the fast path, not cold
         fast = s.judge(mutant)
     assert fast.judgement.verdict is Verdict.REJECT, (fast.executor, fast.tests, fast.judgement.reason)
 
