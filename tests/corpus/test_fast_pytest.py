@@ -246,10 +246,18 @@ def shared_loop(tmp_path_factory):
     return root, load_gate(root / "gate" / "gate.toml")
 
 
+@pytest.fixture(scope="module")
+def shared_session(shared_loop):
+    root, gate = shared_loop
+    with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
+        assert s.suite_passes and s.map is not None, s.why_not_selective    # the fast path, not cold
+        yield s
+
+
 @pytest.mark.parametrize("old,new", [("x * 2", "x + 2"),      # reached only through a subprocess
                                       ("x * x", "x + x"),     # reached only in a module-scoped fixture
-                                      ("x / 2", "x / 4")])    # a subprocess a session fixture starts
-def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, new):
+                                      ("x / 2", "x / 4")])    # a subprocess a module fixture starts
+def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, shared_session, old, new):
     root, gate = shared_loop
     from corpus.model import Mutant
     mutant = Mutant(id="shared/t/0", loop="shared", family="t", tier=1, operator="t", label="destroying",
@@ -257,9 +265,7 @@ def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, old, 
     with tempfile.TemporaryDirectory() as tmp:
         cold = judge(gate, materialize(root / "artifact", mutant, Path(tmp) / "a"), "shared.py").verdict
     assert cold is Verdict.REJECT
-    with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
-        assert s.suite_passes and s.map is not None, s.why_not_selective    # the fast path, not cold
-        fast = s.judge(mutant)
+    fast = shared_session.judge(mutant)
     assert fast.judgement.verdict is Verdict.REJECT, (fast.executor, fast.tests, fast.judgement.reason)
 
 
