@@ -22,9 +22,10 @@ from corpus.report_html import write as write_html
 from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
 
+JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
 EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
-(--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, or cannot accept its
-own conforming artifact; --max-false-accept: a false-accept rate, or its Wilson upper bound,
+(--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
+own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
 binary, of unknown kind or does not parse as its kind, a changed frozen gate)."""
 
@@ -112,7 +113,9 @@ def corpus() -> None:
 def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
                 out_dir, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors, quiet):
     """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv,
-    exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table."""
+    exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table.
+    Each judgment is journalled under --out as it ends: run the same command again after a
+    crash or a kill and only the missing judgments run."""
     families = tuple(families) or ("v1",)
     if bool(gate_path) != bool(artifact):
         raise click.UsageError("--gate and --artifact go together")
@@ -139,7 +142,13 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
             if not quiet and (done % 50 == 0 or done == total):
                 click.echo(f"  judged {done}/{total}", err=True)
 
-        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress, fast=not cold)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        journal = out_dir / JOURNAL
+        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress, fast=not cold,
+                    journal=journal)
+        if m.resumed:
+            click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
+                       f"was stopped; same mutants, same gate files)", err=True)
         summary = summarize(m)
         summary["planted"] = planted_report(summary, loops)
         paths = write_outputs(summary, m, out_dir)
@@ -148,6 +157,7 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         paths.append(out_dir / "survivors.md")
         paths.append(write_junit(out_dir / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
         paths.append(write_html(out_dir / "html", summary, report)[0])
+        journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
     click.echo(render_table(summary))
     if summary["planted"]:
         click.echo("\nPLANTED DEFECTS (found = the instrument detected what was planted)")

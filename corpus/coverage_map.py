@@ -12,7 +12,12 @@ holds for a changed line:
 - a test context is missing (the suite imports the artifact inside a test, so import-time lines
   carry that test's name) or the import-time context ran the function;
 - the mutant changes a function's local, cell or free variables or its flags (removing the only
-  assignment of a name, or a ``yield``, changes what other lines of the function mean).
+  assignment of a name, or a ``yield``, changes what other lines of the function mean);
+- a process was started outside any test (at import or collection).
+
+Lines run while a fixture wider than a function is set up carry the import context (its value
+serves tests that never ran them), and a test that starts a process (a subprocess, a fork: coverage
+does not follow it) is selected for every mutant, since what its process ran is unknown.
 
 A deleted target runs the whole suite. Tests keep the suite's order. The limit, shared with
 mutmut's per-function selection: a test that depends on state another test leaves behind is not
@@ -42,6 +47,7 @@ class CoverageMap:
     contexts: dict[int, set[str]]         # statement line -> node ids that ran it ("" = import)
     statements: set[int]                  # lines coverage.py can measure
     preload: list[str] = field(default_factory=list)   # stdlib modules the suite imported
+    spawners: set[str] = field(default_factory=set)     # tests that started a process ("" = no test)
     _stmt_start: dict[int, int] = field(default_factory=dict, repr=False)
     _in_function: set[int] = field(default_factory=set, repr=False)
     _scopes: dict | None = field(default=None, repr=False)
@@ -73,7 +79,7 @@ class CoverageMap:
     def select(self, mutant: bytes | None) -> list[str] | None:
         """Node ids of the tests that ran the changed lines (in suite order); None = the whole
         suite; [] = no test ran them."""
-        if mutant is None or not self.import_lines_have_contexts:
+        if mutant is None or not self.import_lines_have_contexts or "" in self.spawners:
             return None
         try:
             text = mutant.decode("utf-8")
@@ -88,7 +94,7 @@ class CoverageMap:
         scopes = _scopes(text)
         if scopes is None or scopes != self._scopes:
             return None
-        ran = set().union(*(self.contexts.get(s, set()) for s in starts))
+        ran = set().union(*(self.contexts.get(s, set()) for s in starts), self.spawners)
         if "" in ran:
             return None
         return [t for t in self.order if t in ran]
@@ -133,7 +139,8 @@ def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[Co
     out_json = Path(home) / "coverage-map.json"
     argv = pytest_argv(gate, work)
     argv = [argv[0], str(RUNNER), str(out_json), str(art), *[a for a in argv[3:] if a != "-x"]]
-    env = scrubbed_env({"PYTHONPATH": str(work)}, home=home)
+    env = scrubbed_env({"CORPUS_ARTIFACT": str(art), "CORPUS_ARTIFACT_DIR": str(work),
+                        "CORPUS_GATE_DIR": str(gate.dir), "PYTHONPATH": str(work)}, home=home)
     code, out, err = run_sandboxed(argv, work, env, max(gate.timeout_s * 3, 60.0))
     if code != 0 or not out_json.is_file():
         return None, f"coverage run exit {code}: {(out + err).strip()[-200:]}"
@@ -141,7 +148,7 @@ def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[Co
     return CoverageMap(target=target, source=art.read_text(encoding="utf-8"), order=data["order"],
                        contexts={int(k): set(v) for k, v in data["contexts"].items()},
                        statements=set(data["statements"]),
-                       preload=_stdlib_only(data["modules"], work)), ""
+                       preload=_stdlib_only(data["modules"], work), spawners=set(data["spawners"])), ""
 
 
 def _stdlib_only(modules: list[list], work: Path) -> list[str]:

@@ -4,7 +4,7 @@ coverage context per test (its node id; "" while no test runs, i.e. at import an
     python coverage_runner.py OUT.json ARTIFACT.py PYTEST-ARGS...
 
 Writes {"order": [node ids], "contexts": {line: [node ids]}, "statements": [lines],
-"modules": [[name, file]]} and exits with pytest's exit code. Imports only coverage, pytest and
+"modules": [[name, file]], "spawners": [node ids of tests that started a process]} and exits with pytest's exit code. Imports only coverage, pytest and
 the standard library.
 """
 import json
@@ -14,18 +14,48 @@ import coverage
 import pytest
 
 
+# audit events of a new process: coverage.py does not follow it, so what it runs is unknown
+SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                          "os.fork", "os.forkpty"})
+
+
 class PerTestContext:
     def __init__(self, cov):
         self.cov = cov
         self.order = []
+        self.current = ""          # the coverage context now: a test's node id, or "" (every test)
+        self.spawners = set()      # contexts in which a process was started
+        sys.addaudithook(self._audit)
+
+    def _audit(self, event, _args):
+        if event in SPAWN_EVENTS:
+            self.spawners.add(self.current)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         node = f"{item.path}::{item.nodeid.split('::', 1)[1]}" if "::" in item.nodeid else str(item.path)
         self.order.append(node)
+        self.current = node
         self.cov.switch_context(node)
         yield
+        self.current = ""
         self.cov.switch_context("")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        """A fixture wider than a function is set up inside the first test that asks for it, but
+        its value serves every later test: what its setup runs belongs to no single test, so it
+        gets the import context ("": every test depends on it), and so does a process it starts."""
+        if fixturedef.scope == "function":
+            yield
+            return
+        before, self.current = self.current, ""
+        self.cov.switch_context("")
+        try:
+            yield
+        finally:
+            self.current = before
+            self.cov.switch_context(before)
 
 
 def main(out_path: str, artifact: str, args: list[str]) -> int:
@@ -43,7 +73,7 @@ def main(out_path: str, artifact: str, args: list[str]) -> int:
     modules = [[name, getattr(m, "__file__", None) or ""] for name, m in list(sys.modules.items())]
     with open(out_path, "w") as f:
         json.dump({"order": ctx.order, "contexts": {str(k): sorted(v) for k, v in contexts.items()},
-                   "statements": sorted(statements), "modules": modules}, f)
+                   "statements": sorted(statements), "modules": modules, "spawners": sorted(ctx.spawners)}, f)
     return code
 
 

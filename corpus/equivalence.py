@@ -3,7 +3,7 @@
 Two sources are *bytecode-identical* when compiling both gives the same code objects, compared
 recursively on everything that decides behaviour (the instruction stream with every argument
 resolved: constants, names, jump targets; local and free variables, flags, argument counts,
-exception tables) and on nothing that does not (line numbers, column positions, the file name,
+exception tables; a function's docstring, which no instruction loads) and on nothing that does not (line numbers, column positions, the file name,
 constants no instruction loads). The compiler folds constants and drops dead code (``if False:``
 bodies, code after ``return``) and bare constant statements, so a mutant confined to those
 places compiles to the same code and cannot change what any test observes: it is labelled
@@ -27,6 +27,9 @@ _FIELDS = ("co_varnames", "co_freevars", "co_cellvars", "co_flags", "co_argcount
            "co_posonlyargcount", "co_kwonlyargcount", "co_name", "co_qualname")
 
 
+_CO_OPTIMIZED = 0x0001    # inspect.CO_OPTIMIZED: a function's (or lambda's, comprehension's) code
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile(source: str) -> CodeType | None:
     try:
@@ -43,8 +46,17 @@ def _const(v):
     return (type(v).__name__, repr(v))
 
 
+def _docstring(co: CodeType):
+    """A function's docstring: its first constant (None when it has none), which no instruction
+    loads but ``f.__doc__`` and every doctest observe. Modules and classes store theirs with an
+    instruction, compared with the rest."""
+    if co.co_flags & _CO_OPTIMIZED and co.co_consts and isinstance(co.co_consts[0], str):
+        return co.co_consts[0]
+    return None
+
+
 def _same(a: CodeType, b: CodeType) -> bool:
-    if any(getattr(a, f) != getattr(b, f) for f in _FIELDS):
+    if any(getattr(a, f) != getattr(b, f) for f in _FIELDS) or _docstring(a) != _docstring(b):
         return False
     if a.co_code == b.co_code and a.co_exceptiontable == b.co_exceptiontable and a.co_names == b.co_names and \
             len(a.co_consts) == len(b.co_consts) and all(

@@ -204,7 +204,12 @@ class ForkServer:
                     try:
                         os.killpg(pid, signal.SIGKILL)   # the child leads its own session
                     except ProcessLookupError:
-                        pass
+                        # not yet: the pid arrived after the deadline and the child has not called
+                        # setsid. It is the server's unreaped child, so the pid is still its own
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
                     deadline += 10.0
                 elif wait <= 0:
                     break

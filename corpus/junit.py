@@ -17,11 +17,11 @@ from pathlib import Path
 from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
 
 
-# characters XML 1.0 forbids (a gate's output tail may hold ANSI colour escapes): shown as \xNN
+# characters XML 1.0 forbids (a gate's output may carry ANSI colours or a NUL); written as \xNN
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _x(text: str) -> str:
+def _xml_safe(text: str) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
@@ -34,7 +34,7 @@ def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.El
     else:
         fails = gate_failures(g, vacuity_fails=True, max_false_accept=max_false_accept, bound=bound)
     if fails:
-        ET.SubElement(case, "failure", message=_x(fails[0][:500]), type="corpus-gate").text = _x("\n".join(fails))
+        ET.SubElement(case, "failure", message=fails[0][:500], type="corpus-gate").text = "\n".join(fails)
     r = g["all"]
     out = [f"status: {g['status']}; control verdict: {g['control_verdict']}",
            f"false accept: {r['false_accept']['fmt']} over {r['destroying_judged']} judged destroying "
@@ -45,7 +45,7 @@ def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.El
            "vacuity: " + "; ".join(f"{c} {g['vacuity'][c]['verdict']}" for c in VACUITY_CLASSES)]
     if planted is not None:
         out.append(f"planted: {planted['planted']} found={planted['found']}")
-    ET.SubElement(case, "system-out").text = _x("\n".join(out))
+    ET.SubElement(case, "system-out").text = "\n".join(out)
     return case, bool(fails)
 
 
@@ -65,6 +65,9 @@ def junit_xml(summary: dict, *, max_false_accept: float | None = None, bound: st
         ET.SubElement(props, "property", name="max_false_accept", value=f"{max_false_accept:g} ({bound})")
     for case, _ in cases:
         suite.append(case)
+    for el in root.iter():
+        el.text = _xml_safe(el.text) if el.text else el.text
+        el.attrib.update({k: _xml_safe(v) for k, v in el.attrib.items()})
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -25,9 +25,10 @@ import csv
 import json
 import shutil
 import tempfile
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from analysis.wilson import wilson
@@ -84,6 +85,7 @@ class Measurement:
     wall_s: float = 0.0
     mutants: dict[str, Mutant] = field(default_factory=dict)      # id -> mutant (for diffs)
     conforming: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # loop -> (target, bytes)
+    resumed: int = 0              # judgments reused from the journal of an earlier, killed run
 
 
 def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: str = "cold",
@@ -146,48 +148,117 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
 def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
     """One pytest gate's jobs through corpus/fast_pytest.py (coverage-selected tests, forked from
     a pre-imported pytest, -x, parallel). The control is judged cold, the reference verdict, in
-    a thread beside the mutants."""
+    a thread beside the mutants. ``tick(row)`` is called as each row is finished."""
     controls = [j for j in group if j.mutant is None]
     todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
     rows = [run_job(j) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
-    with ThreadPoolExecutor(max_workers=1) as side:
+    for r in rows:
+        tick(r)
+
+    def fast(job: Job) -> Row:
+        fj = session.judge(job.mutant)
+        j = fj.judgement
+        r = _row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests)
+        tick(r)
+        return r
+
+    with ThreadPoolExecutor(max_workers=1) as side, ThreadPoolExecutor(max_workers=session.workers) as ex:
         control_rows = side.map(run_job, controls)
-        for job, fj in zip(todo, session.judge_all([j.mutant for j in todo], progress=tick)):
-            j = fj.judgement
-            rows.append(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
+        rows += list(ex.map(fast, todo))
         for r in control_rows:
             rows.append(r)
-            tick()
+            tick(r)
     return rows
 
 
+def _job_key(j: Job) -> tuple[str, str, str]:
+    return (j.loop.id, str(j.gate.path), j.mutant.id if j.mutant else f"{j.loop.id}/control")
+
+
+class Journal:
+    """Append-only JSON lines, one finished judgment each, flushed as it ends, so a killed
+    measurement keeps every verdict it reached. A line is reused only for the same job (loop,
+    gate file, mutant id) whose mutant bytes, label and gate files (``Gate.digest``) are
+    unchanged; a torn last line (a kill while writing) is ignored."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._gate_digests: dict[str, str] = {}
+
+    def gate_digest(self, gate: Gate) -> str:
+        key = str(gate.path)
+        if key not in self._gate_digests:
+            self._gate_digests[key] = gate.digest()
+        return self._gate_digests[key]
+
+    def load(self, jobs: list[Job]) -> dict[tuple[str, str, str], Row]:
+        by_key = {_job_key(j): j for j in jobs}
+        out: dict[tuple[str, str, str], Row] = {}
+        if not self.path.is_file():
+            return out
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                d = json.loads(line)
+                row = Row(**{k: v for k, v in d.items() if k not in ("gate_digest", "mutant_digest")})
+            except (ValueError, TypeError):
+                continue
+            job = by_key.get((row.loop, row.gate_path, row.mutant))
+            if job is not None and d.get("gate_digest") == self.gate_digest(job.gate) and \
+                    d.get("mutant_digest") == (job.mutant.digest if job.mutant else None) and \
+                    row.label == (job.mutant.label if job.mutant else None):
+                out[_job_key(job)] = row
+        return out
+
+    def record(self, job: Job, row: Row) -> None:
+        line = json.dumps({**asdict(row), "gate_digest": self.gate_digest(job.gate),
+                           "mutant_digest": job.mutant.digest if job.mutant else None}) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+
+
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
-            gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True) -> Measurement:
+            gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True,
+            journal: Path | None = None) -> Measurement:
     """Judge every job. ``fast``: pytest gates go through the fork-server path (same verdicts as
     the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold. A
-    pytest gate's session (its coverage run and servers) starts while the mutants are generated."""
+    pytest gate's session (its coverage run and servers) starts while the mutants are generated.
+    ``journal``: each finished judgment is appended there as it ends, and the judgments already
+    in it (same job, same mutant bytes, same gate files) are reused, not judged again."""
     t0 = time.perf_counter()
     rows: list[Row] = []
     done = [0]
     starting: dict[tuple[str, str], Future] = {}
     pre = ThreadPoolExecutor(max_workers=2)
+    book = Journal(journal) if journal is not None else None
     try:
+        jobs, exclusions = plan(loops, families, tier2, gates)
+        resumed = book.load(jobs) if book else {}
+        rows += resumed.values()
+        pending = [j for j in jobs if _job_key(j) not in resumed]
         if fast:
             for lp in loops:
                 for g in (gates[lp.id] if gates and lp.id in gates else lp.gates()):
-                    if g.kind == "pytest" and not g.missing_tools():
+                    if g.kind == "pytest" and not g.missing_tools() and \
+                            any(j.loop.id == lp.id and j.gate.path == g.path for j in pending):
                         s = PytestSession(g, lp.artifact_dir, lp.target, workers)
                         starting[(lp.id, str(g.path))] = pre.submit(s.__enter__)
-        jobs, exclusions = plan(loops, families, tier2, gates)
+        job_of = {_job_key(j): j for j in pending}
+        lock = threading.Lock()
 
-        def tick():
-            done[0] += 1
+        def tick(row: Row):
+            if book:
+                book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
+            with lock:
+                done[0] += 1
+                n = done[0]
             if progress:
-                progress(done[0], len(jobs))
+                progress(n, len(pending))
 
         groups: dict[tuple[str, str], list[Job]] = {}
         cold: list[Job] = []
-        for j in jobs:
+        for j in pending:
             key = (j.loop.id, str(j.gate.path))
             if key in starting:
                 groups.setdefault(key, []).append(j)
@@ -196,12 +267,12 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         if workers <= 1:
             for j in cold:
                 rows.append(run_job(j))
-                tick()
+                tick(rows[-1])
         else:
             with ThreadPoolExecutor(max_workers=workers) as ex:
                 for r in ex.map(run_job, cold):
                     rows.append(r)
-                    tick()
+                    tick(r)
         for key, group in groups.items():
             rows += _fast_rows(group, starting[key].result(), tick)
     finally:
@@ -210,14 +281,14 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
             if f.exception() is None:
                 f.result().__exit__(None, None, None)
     key = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
-    rows = [key[(j.loop.id, str(j.gate.path), j.mutant.id if j.mutant else f"{j.loop.id}/control")]
-            for j in jobs]
+    rows = [key[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
     mutants = {j.mutant.id: j.mutant for j in jobs if j.mutant is not None}
     conforming = {lp.id: (lp.target, lp.target_path.read_bytes()) for lp in loops if lp.id in measured}
     return Measurement(rows=rows, exclusions=exclusions, loops=measured,
                        families=tuple(families) + (("tier2",) if tier2 else ()),
-                       wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming)
+                       wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming,
+                       resumed=len(resumed))
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -285,7 +356,7 @@ def summarize(m: Measurement) -> dict:
              "control_reason": ctrl[0].reason if ctrl else None,
              "all": _jsonable(rates(rows)), "by_family": fams, "vacuity": vacuity(rows)}
         g["vacuous"] = any(v["verdict"] in VACUOUS_VERDICTS for v in g["vacuity"].values())
-        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows)
+        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows if r.verdict != NOT_JUDGED)
         g["seconds"] = round(sum(r.seconds for r in rows), 3)
         g["survivors"] = [{"mutant": r.mutant, "operator": r.operator, "family": r.family}
                           for r in rows if r.label == DESTROYING and r.verdict == Verdict.ACCEPT.value]
@@ -325,8 +396,9 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
 
     vacuity_fails: a gate that never judges (every judgment incapacity: it exits 2, crashes or
     hangs), a gate that does not accept its own conforming artifact (reject or incapacity on the
-    control: it cannot accept, so every false-accept rate it shows is meaningless), and a gate
-    with a vacuity verdict (absence, hollowing, self-attesting) fail.
+    control: it cannot accept, so every false-accept rate it shows is meaningless), a gate
+    with a vacuity verdict (absence, hollowing, self-attesting), and a gate no vacuity probe was
+    judged against (every class untested: like an n/a rate, it cannot show anything) fail.
     max_false_accept: the false-accept rate over all judged destroying mutants (``bound`` "point")
     or its Wilson 95% upper bound (``bound`` "upper") above RATE fails; so does an empty
     denominator (n/a), which cannot show the rate is below anything.
@@ -344,6 +416,9 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
             which = [f"{c} ({g['vacuity'][c]['verdict']}, proved by {g['vacuity'][c]['proved_by'][0]})"
                      for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS]
             out.append(f"{name} is vacuous: {'; '.join(which)}")
+        elif not g.get("never_judges") and _vacuity_untested(g):
+            out.append(f"{name}: vacuity untested: no absence, hollowing or self-attestation probe was judged "
+                       f"(family fine has none; add --family v1), so it cannot be shown not vacuous")
     if max_false_accept is not None:
         fa = g["all"]["false_accept"]
         value = fa["rate"] if bound == "point" else fa["hi"]
@@ -353,6 +428,10 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
         elif value > max_false_accept:
             out.append(f"{name}: {what} {value:.4f} > {max_false_accept:g} ({fa['fmt']})")
     return out
+
+
+def _vacuity_untested(g: dict) -> bool:
+    return all(g["vacuity"][c]["verdict"] == "untested" for c in VACUITY_CLASSES)
 
 
 def ci_failures(summary: dict, *, fail_on_vacuous: bool = True, max_false_accept: float | None = None,
@@ -432,7 +511,8 @@ def render_table(summary: dict) -> str:
     for g in summary["gates"]:
         r = g["all"]
         vac = ",".join(g["vacuity"][c]["verdict"] if c == "self-attestation" else c
-                       for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS) or "-"
+                       for c in VACUITY_CLASSES if g["vacuity"][c]["verdict"] in VACUOUS_VERDICTS) or \
+            ("untested" if _vacuity_untested(g) else "-")
         ctrl = "" if g["control_verdict"] == "accept" else f"  [control: {g['control_verdict']}]"
         lines.append(f"{g['loop'][:28]:28} {g['gate'][:26]:26} {g['status'][:15]:15} "
                      f"{r['false_accept']['fmt']:30} {r['false_reject']['fmt']:30} "

@@ -7,7 +7,7 @@ each mutant a valid module that differs from the artifact in one place. Every mu
 destroying (a test suite that specifies the code should notice it), except where a cheap check
 proves it equivalent: identical bytecode (applied to every destroying Python mutant, see
 corpus/equivalence.py) or a trivially equivalent form named by the operator (``split`` ->
-``rsplit`` without maxsplit; a case swap on a literal without letters; ``min``/``max`` or
+``rsplit`` without maxsplit on a string literal; a case swap on a literal without letters; ``min``/``max`` or
 ``any``/``all`` of a one-element literal). Equivalent mutants are counted apart, never judged.
 
 Applicable only where the requirement is the module's behaviour: the hint ``role = "code"``.
@@ -240,23 +240,28 @@ class _Sites(cst.CSTVisitor):
         f = node.func
         if isinstance(f, cst.Attribute) and f.attr.value in METHOD_PAIRS:
             new = node.with_changes(func=f.with_changes(attr=cst.Name(METHOD_PAIRS[f.attr.value])))
-            self.add("swap_method", node, new, _method_swap_label(node, f))
+            label = _method_swap_label(node, f)
+            if label is not None:
+                self.add("swap_method", node, new, label)
         elif isinstance(f, cst.Name) and f.value in BUILTIN_PAIRS:
             new = node.with_changes(func=f.with_changes(value=BUILTIN_PAIRS[f.value]))
             one = len(args) == 1 and not args[0].star and isinstance(args[0].value, (cst.List, cst.Tuple, cst.Set)) \
-                and len(args[0].value.elements) == 1
+                and len(args[0].value.elements) == 1 and not isinstance(args[0].value.elements[0], cst.StarredElement)
             self.add("swap_method", node, new, EQUIVALENT if one else DESTROYING)
 
 
-def _method_swap_label(call: cst.Call, f: cst.Attribute) -> str:
-    """Trivially equivalent forms: split/rsplit without maxsplit; a case or side swap on a string
-    literal the swap cannot change."""
+def _method_swap_label(call: cst.Call, f: cst.Attribute) -> str | None:
+    """Trivially equivalent forms: split/rsplit without maxsplit on a string literal; a case swap
+    on a string literal the swap cannot change. None = no mutant: split/rsplit without maxsplit on
+    any other receiver is equivalent when it is a str, and a call of a method that does not exist
+    when it is not (``os.path.split``, a compiled pattern's ``split``); neither finds a gap, and
+    without types the two cannot be told apart (mutmut swaps split only with a maxsplit too)."""
     name = f.attr.value
     if name in ("split", "rsplit"):
         positional = [a for a in call.args if a.keyword is None and not a.star]
         if len(positional) <= 1 and not any(a.keyword and a.keyword.value == "maxsplit" for a in call.args) \
                 and not any(a.star for a in call.args):
-            return EQUIVALENT
+            return EQUIVALENT if isinstance(f.value, (cst.SimpleString, cst.ConcatenatedString)) else None
     if name in ("upper", "lower") and isinstance(f.value, cst.SimpleString):
         s = f.value.evaluated_value
         if isinstance(s, str) and s.upper() == s.lower():
@@ -374,7 +379,8 @@ _fine("broaden_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "tr
 _fine("drop_argument", [("f(a, b)\n", "f(a)\n"), ("f(a, key=b)\n", "f(key=b)\n")])
 _fine("argument_to_none", [("f(a, b)\n", "f(a, None)\n"), ("f(None)\n", NO_MUTANT)])
 _fine("swap_method", [("s = t.upper()\n", "s = t.lower()\n"), ("n = min(a, b)\n", "n = max(a, b)\n"),
-                      ("p = t.split(',')\n", "p = t.rsplit(',')\n", EQUIVALENT),
+                      ("p = ','.split(t)\n", "p = ','.rsplit(t)\n", EQUIVALENT),
+                      ("p = os.path.split(t)\n", NO_MUTANT),
                       ("p = t.split(',', 1)\n", "p = t.rsplit(',', 1)\n")])
 _fine("zero_iterations", [("for x in xs:\n    go(x)\n", "for x in []:\n    go(x)\n"),
                           ("n = sum(x for x in xs)\n", "n = sum(x for x in [])\n"),

@@ -86,3 +86,19 @@ def test_max_false_accept_on_the_command_line(cli, tmp_path):
 def test_exit_codes_are_documented(cli):
     text = " ".join(CliRunner().invoke(cli, ["corpus", "measure", "--help"]).output.split())
     assert "Exit codes: 0" in text and "1 a CI check failed" in text and "2 bad input" in text
+
+
+def test_a_gate_no_vacuity_probe_reached_does_not_pass_fail_on_vacuous(cli, tmp_path):
+    # a gate that accepts everything, measured with the fine family only (which has no absence,
+    # hollowing or self-attestation probe): its vacuity is untested, and --fail-on-vacuous must not
+    # report it as passing, as --max-false-accept does not pass an n/a rate
+    (tmp_path / "yes.toml").write_text('[gate]\nname = "yes"\nkind = "command"\nargv = ["true"]\n')
+    (tmp_path / "hints.toml").write_text('[artifact]\nrole = "code"\n')
+    tiny = EX.parent / "tiny" / "artifact" / "mod.py"
+    args = ["corpus", "measure", "--gate", str(tmp_path / "yes.toml"), "--artifact", str(tiny),
+            "--hints", str(tmp_path / "hints.toml"), "--family", "fine", "--out", str(tmp_path / "out"),
+            "--quiet", "--fail-on-vacuous"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 1 and "vacuity untested" in r.output, r.output
+    assert "vacuity untested" in (tmp_path / "out" / "junit.xml").read_text()
+    assert "untested" in r.output.splitlines()[2]          # the table's vacuity column says so too

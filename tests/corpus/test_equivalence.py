@@ -48,3 +48,40 @@ def test_generate_labels_bytecode_identical_fine_mutants_equivalent():
     assert eq and all("if False:" in m.content.decode() and "return x - 1" in m.content.decode() for m in eq)
     assert all("[equivalent: identical bytecode]" in m.note for m in eq)
     assert any(m.label == "destroying" and "return x + 1" in m.content.decode() for m in ms)
+
+
+# A function's docstring is its first constant, loaded by no instruction, yet ``f.__doc__`` (and
+# every doctest) observes it: a mutant that changes or removes one is not proven equivalent.
+DOCSTRING_DIFFERENT = [
+    ('def f(a):\n    """Return a."""\n    return a\n', "def f(a):\n    return a\n"),
+    ('def f(a):\n    """>>> f(1)\n    1\n    """\n    return a\n',
+     'def f(a):\n    """>>> f(1)\n    2\n    """\n    return a\n'),
+    ('def f():\n    """Doc."""\n', "def f():\n    pass\n"),          # hollowing a docstring-only stub
+]
+
+
+@pytest.mark.parametrize("a,b", DOCSTRING_DIFFERENT)
+def test_a_function_docstring_change_is_not_identical(a, b):
+    assert not identical_bytecode(a, b)
+
+
+# swap_method's "trivially equivalent" forms hold for str only; without types the receiver may be
+# anything with a ``split`` (os.path, a compiled pattern) or the list may be a starred unpacking
+def _swap_labels(src: str) -> dict[str, str]:
+    ms = generate(ArtifactSpec("t", "python", "m.py", src.encode(), {"role": "code"}), "fine")
+    return {m.note: m.label for m in ms if m.operator == "swap_method"}
+
+
+@pytest.mark.parametrize("src", [
+    "import os\n\ndef head(p):\n    return os.path.split(p)[0]\n",
+    "import re\nPAT = re.compile(',')\n\ndef parts(s):\n    return PAT.split(s)\n",
+    "def lo(xs):\n    return min([*xs])\n",
+    "def every(xs):\n    return any((*xs,))\n",
+])
+def test_swap_method_never_calls_a_non_str_or_starred_call_equivalent(src):
+    assert EQUIVALENT not in _swap_labels(src).values(), _swap_labels(src)
+
+
+def test_swap_method_keeps_the_provable_equivalences():
+    assert set(_swap_labels("p = 'a,b'.split(',')\n").values()) == {EQUIVALENT}
+    assert set(_swap_labels("n = min([x])\n").values()) == {EQUIVALENT}

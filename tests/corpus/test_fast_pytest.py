@@ -174,3 +174,130 @@ def test_dead_server_is_an_error_not_a_verdict(tmp_path):
     with pytest.raises(ForkServerError):
         s.run(_suite(tmp_path, "def test_a():\n    pass\n"), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 5)
     s.close()
+
+
+# ----------------------------------------------------------------------------- false survivors
+# Coverage of the conforming artifact misses two common ways a test reaches a line: a subprocess
+# the test starts (coverage.py does not follow it) and a fixture of wider scope (its setup runs
+# inside the first test that asks for it, so only that test's context records the lines). The
+# fast path must not accept a mutant the cold whole-suite run rejects in either case.
+
+SHARED_SRC = ("def double(x):\n    return x * 2\n\n\ndef square(x):\n    return x * x\n\n\n"
+              "def half(x):\n    return x / 2\n")
+SHARED_TESTS = '''import os
+import subprocess
+import sys
+
+import pytest
+
+import shared
+
+
+def test_cli_doubles():
+    here = os.path.dirname(shared.__file__)
+    out = subprocess.run([sys.executable, "-c", "import shared; print(shared.double(3))"],
+                         cwd=here, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": here})
+    assert out.stdout.strip() == "6"
+
+
+@pytest.fixture(scope="module")
+def nine():
+    return shared.square(3)
+
+
+@pytest.fixture(scope="module")
+def printed(request):
+    request.getfixturevalue("other")    # a wider fixture set up inside another one's setup
+    here = os.path.dirname(shared.__file__)
+    return subprocess.run([sys.executable, "-c", "import shared; print(shared.half(8))"],
+                          cwd=here, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": here}).stdout
+
+
+@pytest.fixture(scope="module")
+def other():
+    return 1
+
+
+def test_half_is_printed(printed):
+    assert printed
+
+
+def test_half_value(printed):
+    assert printed.strip() == "4.0"
+
+
+def test_square_is_computed(nine):
+    assert nine is not None
+
+
+def test_square_value(nine):
+    assert nine == 9
+'''
+
+
+@pytest.fixture(scope="module")
+def shared_loop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("shared")
+    (root / "artifact").mkdir()
+    (root / "artifact" / "shared.py").write_text(SHARED_SRC)
+    (root / "gate" / "tests").mkdir(parents=True)
+    (root / "gate" / "tests" / "test_shared.py").write_text(SHARED_TESTS)
+    (root / "gate" / "gate.toml").write_text('[gate]\nname = "shared"\nkind = "pytest"\ntests = "tests"\n')
+    return root, load_gate(root / "gate" / "gate.toml")
+
+
+@pytest.fixture(scope="module")
+def shared_session(shared_loop):
+    root, gate = shared_loop
+    with PytestSession(gate, root / "artifact", "shared.py", workers=1) as s:
+        assert s.suite_passes and s.map is not None, s.why_not_selective    # the fast path, not cold
+        yield s
+
+
+@pytest.mark.parametrize("old,new", [("x * 2", "x + 2"),      # reached only through a subprocess
+                                      ("x * x", "x + x"),     # reached only in a module-scoped fixture
+                                      ("x / 2", "x / 4")])    # a subprocess a module fixture starts
+def test_fast_path_never_accepts_what_the_whole_suite_rejects(shared_loop, shared_session, old, new):
+    root, gate = shared_loop
+    from corpus.model import Mutant
+    mutant = Mutant(id="shared/t/0", loop="shared", family="t", tier=1, operator="t", label="destroying",
+                    parent_digest="", target="shared.py", content=SHARED_SRC.replace(old, new).encode())
+    with tempfile.TemporaryDirectory() as tmp:
+        cold = judge(gate, materialize(root / "artifact", mutant, Path(tmp) / "a"), "shared.py").verdict
+    assert cold is Verdict.REJECT
+    fast = shared_session.judge(mutant)
+    assert fast.judgement.verdict is Verdict.REJECT, (fast.executor, fast.tests, fast.judgement.reason)
+
+
+def test_coverage_run_gets_the_variables_every_gate_run_gets(tmp_path):
+    # a suite may locate the artifact through CORPUS_ARTIFACT / CORPUS_ARTIFACT_DIR, as on the
+    # cold path; the coverage run must set them too, or such a suite silently loses the fast path
+    (tmp_path / "artifact").mkdir()
+    (tmp_path / "artifact" / "m.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "gate" / "tests").mkdir(parents=True)
+    (tmp_path / "gate" / "tests" / "test_m.py").write_text(
+        "import os\n\nimport m\n\n\ndef test_f():\n"
+        "    assert os.path.samefile(os.environ['CORPUS_ARTIFACT'], m.__file__)\n"
+        "    assert os.path.isdir(os.environ['CORPUS_ARTIFACT_DIR'])\n"
+        "    assert os.path.isdir(os.environ['CORPUS_GATE_DIR'])\n    assert m.f() == 1\n")
+    (tmp_path / "gate" / "gate.toml").write_text('[gate]\nname = "env"\nkind = "pytest"\ntests = "tests"\n')
+    gate = load_gate(tmp_path / "gate" / "gate.toml")
+    work = materialize(tmp_path / "artifact", None, tmp_path / "work" / "artifact")
+    (tmp_path / "home").mkdir()
+    m, why = measure_coverage(gate, work, "m.py", str(tmp_path / "home"))
+    assert m is not None, why
+
+
+def test_fork_server_timeout_kills_a_child_that_has_no_session_yet(server, tmp_path, monkeypatch):
+    # the client learns the child's pid only once the server has forked it; when that is already
+    # past the deadline (a server still importing pytest, a loaded machine), the child may not
+    # have called setsid yet, killpg finds no such group, and the child must still be killed
+    # rather than waited for (a mutant that loops forever would hang the measurement)
+    import os as _os
+
+    def no_group_yet(pgid, sig):
+        raise ProcessLookupError
+    monkeypatch.setattr(_os, "killpg", no_group_yet)
+    body = "import time\n\ndef test_slow():\n    time.sleep(30)\n"
+    code, _, _, secs = server.run(_suite(tmp_path, body), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 1.0)
+    assert code is None and secs < 15

@@ -95,3 +95,14 @@ def test_planted_vacuous_gates_found_and_repaired_gates_clean_over_v1(planted_me
     reasons = {(e["loop"], e["reason"]) for e in s["exclusions"]}
     assert ("terraform-scan", "external tool not present") in reasons
     assert ("version-consistency", "tier-1 inexpressible") in reasons
+
+
+def test_a_gate_that_never_judges_is_named_so_even_beside_equivalent_mutants():
+    # equivalent mutants are never run ("not-judged"): they say nothing of whether the gate judges
+    from corpus.measure import Measurement, gate_failures
+    rows = [row(None, "incapacity", family="control", mutant="l/control"),
+            row("destroying", "incapacity", family="fine", mutant="a"),
+            row("equivalent", "not-judged", family="fine", mutant="b")]
+    g = summarize(Measurement(rows=rows, families=("fine",)))["gates"][0]
+    assert g["never_judges"]
+    assert "never judges" in gate_failures(g)[0]

@@ -94,3 +94,23 @@ def test_junit_stays_valid_xml_when_a_gate_prints_control_characters(isbn_run):
     xml = junit_xml(summary)
     xmlschema.XMLSchema(str(XSD)).validate(xml)
     assert "FAILED" in xml and "\\x1b" in xml, "the characters are shown escaped, not dropped silently"
+
+
+def test_junit_stays_well_formed_when_a_gate_prints_control_characters():
+    # a gate's own output (ANSI colours, a stray NUL) reaches the failure text; XML 1.0 forbids
+    # those characters, and a CI system cannot read a junit.xml that does not parse
+    import xml.etree.ElementTree as ET
+
+    from analysis.wilson import wilson
+    from corpus.junit import junit_xml
+    p = wilson(0, 0)
+    rate = {**p.as_dict(), "fmt": p.fmt()}
+    g = {"loop": "l", "gate": "g\x07", "status": "current", "control_verdict": "reject",
+         "control_reason": "\x1b[31mFAIL\x1b[0m \x00", "never_judges": False, "vacuous": False,
+         "vacuity": {c: {"verdict": "not vacuous", "proved_by": []} for c in ("absence", "hollowing", "self-attestation")},
+         "all": {"false_accept": rate, "false_reject": rate, "destroying_judged": 0, "destroying_n": 0,
+                 "preserving_judged": 0, "preserving_n": 0, "incapacity": 0, "equivalent": 0}}
+    x = junit_xml({"gates": [g], "method": "m", "families": ["v1"]})
+    case = ET.fromstring(x.encode()).find("testsuite/testcase")
+    assert "FAIL" in case.find("failure").text and "\\x1b" in case.find("failure").text
+    xmlschema.XMLSchema(str(XSD)).validate(x)
