@@ -15,12 +15,17 @@ Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
 underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
-anything once encoded), and any other object by its type, repr, truth value, length and str,
-which the judge compares by type and repr only.
+anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
+the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
+dicts, ints past 10,000 bits as hex text; any other object by its type, repr, truth value,
+length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
 """
 import json as _json
+import numbers as _numbers
 import os as _os
 import sys as _sys
+from collections.abc import Mapping as _Mapping
+from operator import index as _index
 
 _OUT = None  # filled in by the harness: the observation file (O_APPEND, one write per line)
 _MAX_STR = 1 << 20
@@ -67,7 +72,9 @@ def _enc(x, budget, depth=0):
     if x is None or t is bool:
         return x
     if _isinstance(x, int):
-        return int.__int__(x)
+        v = int.__int__(x)
+        # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
+        return v if v.bit_length() < 10000 else {"t": "I", "v": int.__format__(v, "x")}
     if _isinstance(x, float):
         v = float.__float__(x)
         return v if v == v and v not in (float("inf"), float("-inf")) else {"t": "f", "v": _repr(v)}
@@ -90,14 +97,22 @@ def _enc(x, budget, depth=0):
         return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
     mod = getattr(t, "__module__", "")
     name = _name(t)
-    if name == "decimal.Decimal":
-        return {"t": "dec", "v": _safe(t.__str__, x) or "NaN"}
-    if name == "fractions.Fraction":
+    # value types by their real class, subclasses included (pandas.Timestamp is a datetime), read
+    # through the base class's own methods
+    dec = _sys.modules.get("decimal")
+    if dec is not None and _isinstance(x, dec.Decimal):
+        return {"t": "dec", "v": _safe(dec.Decimal.__str__, x) or "NaN"}
+    frac = _sys.modules.get("fractions")
+    if frac is not None and _isinstance(x, frac.Fraction):
         return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
-    if name in ("datetime.date", "datetime.datetime", "datetime.time"):
-        return {"t": name.split(".")[1], "v": _safe(t.isoformat, x)}
-    if name == "datetime.timedelta":
-        return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
+    dt = _sys.modules.get("datetime")
+    if dt is not None:
+        for cls, tag in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time")):
+            if _isinstance(x, cls):
+                return {"t": tag, "v": _safe(cls.isoformat, x)}
+        if _isinstance(x, dt.timedelta):
+            return {"t": "td", "v": [dt.timedelta.days.__get__(x), dt.timedelta.seconds.__get__(x),
+                                     dt.timedelta.microseconds.__get__(x)]}
     if name == "builtins.complex":
         return {"t": "c", "v": [x.real, x.imag]}
     if name == "builtins.range":
@@ -108,6 +123,15 @@ def _enc(x, budget, depth=0):
         return {"t": "path", "v": _safe(t.__fspath__, x)}
     if t is type or _isinstance(x, type):
         return {"t": "type", "v": _name(x)}
+    # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
+    if _isinstance(x, _numbers.Integral):
+        return _enc(_index(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Real):
+        return _enc(_float(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Complex):
+        return _enc(complex(x), budget, depth + 1)
+    if _isinstance(x, _Mapping):
+        return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in _list(x.items())]}
     out = {"t": "o", "type": name, "repr": (_safe(_repr, x) or "?")[:4000]}
     try:
         out["truthy"] = _bool(x)
@@ -166,8 +190,12 @@ class _Info:
         return self.type.__name__ if self.type else None
 
     def match(self, regexp):
+        """As pytest's ExceptionInfo.match: True, or an AssertionError (the test does not complete)."""
         import re
-        return re.search(regexp, _safe(_str, self.value) or "") is not None
+        text = _safe(_str, self.value) or ""
+        if re.search(regexp, text) is None:
+            raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
+        return True
 
 
 class raises:

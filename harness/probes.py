@@ -214,6 +214,12 @@ class _Env:
 
 
 SINGLETONS = (None, True, False, Ellipsis)
+# Calls observed whole in the sandbox when an argument is a sandbox value: they consume an iterator
+# (a generator or map the judge could not iterate), reduce a value too large to observe whole
+# (len of a 2 MB string) or ask about the value's real class (a subclass is encoded by its base
+# value). pytest evaluates them on the live object; so does the probe.
+LEAF_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict", "sum", "any", "all", "len", "min",
+                        "max", "type", "isinstance", "enumerate", "zip", "reversed"})
 
 
 class _Splitter:
@@ -232,6 +238,11 @@ class _Splitter:
         if env.evaluable(node):
             return node
         if isinstance(node, ast.Compare):
+            # two sandbox values compared with each other: only the sandbox can compare them (with
+            # their own __eq__, as pytest does); the judge holds no expectation there anyway
+            operands = [node.left, *node.comparators]
+            if any(not env.evaluable(a) and not env.evaluable(b) for a, b in zip(operands, operands[1:])):
+                return self.leaf(node)
             # identity between two computed values is only meaningful in the sandbox
             if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
                 operands = [node.left, *node.comparators]
@@ -250,6 +261,9 @@ class _Splitter:
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load()) if not isinstance(
                 node, ast.Set) else ast.Set(elts=[self.split(e) for e in node.elts])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LEAF_CALLS and \
+                env.evaluable(node.func):
+            return self.leaf(node)  # not evaluable as a whole: some argument is a sandbox value
         if isinstance(node, ast.Call) and env.evaluable(node.func) and not node.keywords and all(
                 not isinstance(a, (ast.Starred, ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp))
                 for a in node.args):

@@ -34,7 +34,10 @@ from pathlib import Path
 
 from harness import judge as judging
 from harness import probes
+from harness.resultfile import read_result
 from harness.sandbox import Limits, confinement_level, open_up, run_confined
+
+MAX_JUNIT_BYTES = 64 << 20
 
 
 @dataclass
@@ -60,10 +63,15 @@ class TestVerdict:
 
 
 def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
-    """[(test name, status)] with status passed | failure | error | skipped, or None if unreadable."""
+    """[(test name, status)] with status passed | failure | error | skipped, or None if unreadable
+    (missing, too large, not XML, or not a regular file: a link or FIFO the run left in its place is
+    never followed nor waited for, see harness/resultfile.py)."""
+    got = read_result(path, MAX_JUNIT_BYTES)
+    if got.data is None or got.truncated:
+        return None
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
+        root = ET.fromstring(got.data)
+    except ET.ParseError:
         return None
     out = []
     for case in root.iter("testcase"):
