@@ -385,15 +385,17 @@ def _parse(line: str, plan: Plan) -> dict:
     return ev
 
 
-def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, returncode: int | None = None) -> Judgment:
+def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, returncode: int | None = None,
+          seen: tuple[str, ...] = ()) -> Judgment:
     """The verdict of one probe run (see the module docstring). ``observations``: the bytes the
     harness read from the run's observation channel, or a file (read with harness/resultfile.py:
     a link or a FIFO in its place is tampering, never followed or waited for). ``returncode`` is pytest's: when
     pytest says every test passed (0) or none was collected (5) while the probe saw tests that never
-    ran or never returned, something told pytest a story the tests did not live: tampering."""
+    ran or never returned, something told pytest a story the tests did not live: tampering.
+    ``seen``: signs of tampering the harness saw outside the observations (a replaced channel)."""
     scope = _Scope(plan)
     tests = {t.name: t for t in plan.tests}
-    tamper: list[str] = []
+    tamper: list[str] = list(seen)
     if isinstance(observations, (bytes, bytearray)):
         data = bytes(observations[:MAX_OBSERVATIONS_BYTES])
         truncated = len(observations) > MAX_OBSERVATIONS_BYTES

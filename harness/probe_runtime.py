@@ -20,14 +20,16 @@ the base class's methods); other numbers (numpy scalars) by the numbers ABCs, ot
 dicts, ints past 10,000 bits as hex text; any other object by its type, repr, truth value,
 length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
 """
+import fcntl as _fcntl
 import json as _json
 import numbers as _numbers
 import os as _os
+import stat as _stat
 import sys as _sys
 from collections.abc import Mapping as _Mapping
 from operator import index as _index
 
-_OUT = None  # filled in by the harness: the observation file (O_APPEND, one write per line)
+_OUT = None  # filled in by the harness: the observation channel (a FIFO the harness reads while the run lives)
 _MAX_STR = 1 << 20
 _MAX_NODES = 200000
 
@@ -35,12 +37,61 @@ _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, is
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
 _write, _open = _os.write, _os.open
-_fd = _open(_OUT, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_EXCL | getattr(_os, "O_CLOEXEC", 0), 0o600) \
-    if _OUT else None
+_getframe = _sys._getframe
 
 
-def _emit(obj):
-    _write(_fd, (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass"))
+def _channel(path):
+    """The write end of the harness's FIFO (opened before any code under test is imported)."""
+    fd = _open(path, _os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0))  # ENXIO: no harness reading
+    if not _stat.S_ISFIFO(_os.fstat(fd).st_mode):
+        _os.close(fd)
+        raise RuntimeError("the probe's observation channel is not the harness's pipe")
+    _fcntl.fcntl(fd, _fcntl.F_SETFL, _fcntl.fcntl(fd, _fcntl.F_GETFL) & ~_os.O_NONBLOCK)
+    return fd
+
+
+_fd = _channel(_OUT) if _OUT else None
+# What the runtime's functions use is bound when they are defined (default arguments), never
+# looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other
+# global changes nothing, and _guard reports it.
+_STATE = {"probe": None, "self": None, "snapshot": (), "reported": set()}
+
+
+def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps):
+    if _fd is None:
+        return
+    data = (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    while data:
+        data = data[_write(_fd, data):]
+
+
+def _guard(_state=_STATE, _getframe=_getframe, _emit=_emit, _sorted=sorted):
+    """Report (never hide) tampering with the runtime seen from a public function's call: a module
+    global rebound since import, the probe module's ``_hx`` no longer this module, or a call that
+    does not come from the probe module (a wrapper standing between the probe and the runtime)."""
+    bad = []
+    g = _state["globals"]
+    bad += [f"{n} rebound" for n, v in _state["snapshot"] if g.get(n, _state) is not v]
+    probe = _state["probe"]
+    if probe is not None:
+        if probe.get("_hx") is not _state["self"]:
+            bad.append("the probe's _hx rebound")
+        caller = _getframe(2).f_globals
+        if caller is not probe and caller is not g:
+            bad.append(f"called from {str(caller.get('__name__'))[:60]}, not the probe")
+    new = [b for b in bad if b not in _state["reported"]]
+    if new:
+        _state["reported"].update(new)
+        _emit({"k": "tamper", "what": _sorted(new)[:20]})
+
+
+def _bind(probe_globals, _state=_STATE, _emit=_emit):
+    """The probe module registers itself right after importing the runtime (once: a second call is
+    something else claiming to be the probe)."""
+    if _state["probe"] is not None:
+        _emit({"k": "tamper", "what": ["the probe runtime was bound twice"]})
+        return
+    _state["probe"] = probe_globals
 
 
 def _name(cls):
@@ -149,23 +200,27 @@ def _enc(x, budget, depth=0):
     return out
 
 
-def _encode(x):
+def _encode(x, _enc=_enc, _Budget=_Budget):
     try:
         return _enc(x, _Budget())
     except BaseException as exc:  # noqa: BLE001 - an unencodable value is a failure the judge reports
         return {"t": "o", "type": "?", "repr": f"<unencodable: {_name(_type(exc))}>"}
 
 
-def enter(test, cases):
+def enter(test, cases, _guard=_guard, _emit=_emit, _type=_type):
+    _guard()
     _emit({"k": "enter", "t": test, "c": [c.i if _type(c) is Case else -1 for c in cases]})
 
 
-def leave():
+def leave(_guard=_guard, _emit=_emit):
+    _guard()
     _integrity()
     _emit({"k": "leave"})
 
 
-def check(site, *leaves):
+def check(site, *leaves, _guard=_guard, _emit=_emit, _encode=_encode, _name=_name, _safe=_safe, _type=_type,
+          _str=_str):
+    _guard()
     out = []
     for thunk in leaves:
         try:
@@ -207,9 +262,10 @@ class raises:
     def __enter__(self):
         return self.info
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         if et is not None and _issubclass(et, KeyboardInterrupt):
             return False
+        _guard()
         if et is None:
             _emit({"k": "raises", "s": self.site, "e": None})
             return False
@@ -245,8 +301,9 @@ class warns:
         warnings.simplefilter("always")
         return self.record
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         self._cm.__exit__(et, ev, tb)
+        _guard()
         got = []
         for w in self.record:
             try:
@@ -283,13 +340,10 @@ def ids(fn):
     return lambda v: None if _type(v) is Case else fn(v)
 
 
-_ORIGINAL = {}
-
-
-def _integrity():
-    """Best effort: report (never hide) a replaced runtime function or pytest runner entry point."""
-    g = globals()
-    bad = [n for n, f in _ORIGINAL.items() if n in g and g[n] is not f]
+def _integrity(_emit=_emit):
+    """Best effort: report (never hide) a replaced pytest runner entry point (the runtime's own
+    globals are _guard's)."""
+    bad = []
     for modname, attr, orig in _PYTEST_ORIGINAL:
         mod = _sys.modules.get(modname)
         if mod is not None and getattr(mod, attr, None) is not orig:
@@ -298,11 +352,11 @@ def _integrity():
         _emit({"k": "tamper", "what": sorted(bad)[:20]})
 
 
-_ORIGINAL.update({n: globals()[n] for n in ("enter", "leave", "check", "raises", "raises_call", "warns", "warns_call",
-                                             "_emit", "_encode", "_enc", "_integrity", "numbered", "ids")})
 _PYTEST_ORIGINAL = []
 for _m, _a in (("_pytest.runner", "call_and_report"), ("_pytest.runner", "pytest_runtest_call"),
                ("_pytest.python", "pytest_pyfunc_call"), ("_pytest.runner", "runtestprotocol")):
     _mod = _sys.modules.get(_m)
     if _mod is not None and hasattr(_mod, _a):
         _PYTEST_ORIGINAL.append((_m, _a, getattr(_mod, _a)))
+_STATE.update(globals=globals(), self=_sys.modules.get(__name__),
+              snapshot=tuple((n, v) for n, v in globals().items() if not n.startswith("__")))

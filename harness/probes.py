@@ -334,7 +334,8 @@ class _Transformer:
         used = {n.id for n in ast.walk(probe) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         probe.body = [s for s in probe.body if not (_single_target(s) in self.env.consts and _single_target(s) not in used)]
         ast.fix_missing_locations(probe)
-        text = f"import {RUNTIME_NAME} as _hx  # the harness's probe runtime\n" + ast.unparse(probe) + "\n"
+        text = (f"import {RUNTIME_NAME} as _hx  # the harness's probe runtime\n_hx._bind(globals())\n"
+                + ast.unparse(probe) + "\n")
         return Probe(text, self.plan)
 
     # -- functions ---------------------------------------------------------------------------

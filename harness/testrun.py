@@ -34,6 +34,7 @@ from pathlib import Path
 
 from harness import judge as judging
 from harness import probes
+from harness.obschannel import ObservationChannel
 from harness.resultfile import read_result
 from harness.sandbox import Limits, confinement_level, open_up, run_confined
 
@@ -246,9 +247,11 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
             "_OUT = None  #", f"_OUT = {str(obs)!r}  #", 1))
         open_up(scratch)
         res.chmod(0o777)
-        r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
-                                 writable=(scratch,), env_extra=dict(PYTEST_ENV))
-        j = judging.judge(plan, obs, canary=canary, returncode=None if r.timed_out else r.returncode)
+        with ObservationChannel(obs, judging.MAX_OBSERVATIONS_BYTES) as channel:  # read while the run lives
+            r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
+                                     writable=(scratch,), env_extra=dict(PYTEST_ENV))
+        j = judging.judge(plan, channel.data, canary=canary, returncode=None if r.timed_out else r.returncode,
+                          seen=("the run replaced its observation channel",) if channel.replaced else ())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if show:
