@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import select
 import threading
-import time
 from pathlib import Path
 
 CHANNEL_UID = 65533  # owns the FIFO: neither root (bwrap, namespaces+nocaps) nor nobody (namespaces+nobody)
@@ -45,14 +44,17 @@ class ObservationChannel:
         if os.geteuid() == 0:
             os.chown(self.path, CHANNEL_UID, CHANNEL_UID)
         os.chmod(self.path, 0o222)
+        self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)  # stops the reader at once when the run is over
         self._thread = threading.Thread(target=self._drain, name="hx-observations", daemon=True)
         self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        os.write(self._wake_w, b"x")
+        self._thread.join()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
         self._read_available()  # whatever the last writer left after the thread's last poll
         ours = os.fstat(self._fd)
         os.close(self._fd)
@@ -79,8 +81,11 @@ class ObservationChannel:
                 self._buf += chunk[:room]  # past the limit: drained (the writer never blocks) and dropped
 
     def _drain(self) -> None:
-        poller = select.poll()
+        poller, idle = select.poll(), select.poll()
         poller.register(self._fd, select.POLLIN)
+        poller.register(self._wake_r, select.POLLIN)
+        idle.register(self._wake_r, select.POLLIN)
         while not self._stop.is_set():
-            if poller.poll(100) and not self._read_available():
-                time.sleep(0.01)  # no writer right now (POLLHUP until one opens it again)
+            events = poller.poll()  # data, a writer gone (POLLHUP), or the wake-up
+            if any(fd == self._fd for fd, _ in events) and not self._read_available():
+                idle.poll(10)  # no writer right now: POLLHUP repeats until one opens the FIFO again

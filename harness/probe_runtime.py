@@ -1,16 +1,19 @@
 """The probe runtime: the only harness code inside a judged test run (standard library only).
 
 harness/testrun.py writes this file into the run's private result directory under a fresh
-random module name, with ``_OUT`` (the observation file) filled in, and the probe module
-(harness/probes.py) imports it as ``_hx``. It records raw observations, one JSON object per
-line, and decides nothing: no expected value is ever in this process. The judge
-(harness/judge.py) reads the file after the run and is the only place a verdict is formed.
+random module name, with ``_OUT`` (the observation channel: a write-only FIFO the harness drains
+while the run lives, harness/obschannel.py) filled in, and the probe module (harness/probes.py)
+imports it as ``_hx`` and registers itself (``_bind``) before it imports any code under test. It
+records raw observations, one JSON object per line, and decides nothing: no expected value is
+ever in this process. The judge (harness/judge.py) is the only place a verdict is formed.
 
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
 ``{"k": "warns", "s": site, "w": [[class names]...]}`` and ``{"k": "tamper", "what": ...}``
-(the runtime's own integrity check found one of its functions or pytest's runner replaced).
+(the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
+that did not come from the probe module, or pytest's runner replaced). Code under test shares
+this process: README.md ("The judge") says which forgeries these checks close and which remain.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
@@ -281,7 +284,8 @@ class raises:
         return True
 
 
-def raises_call(site, local, func, *args, **kwargs):
+def raises_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
     with raises(site, local) as info:
         func(*args, **kwargs)
     return info
@@ -317,7 +321,8 @@ class warns:
         return False
 
 
-def warns_call(site, local, func, *args, **kwargs):
+def warns_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
     with warns(site, local):
         return func(*args, **kwargs)
 
