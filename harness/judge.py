@@ -386,13 +386,16 @@ def _parse(line: str, plan: Plan) -> dict:
 
 
 def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, returncode: int | None = None,
-          seen: tuple[str, ...] = ()) -> Judgment:
+          seen: tuple[str, ...] = (), nonce: bytes = b"") -> Judgment:
     """The verdict of one probe run (see the module docstring). ``observations``: the bytes the
     harness read from the run's observation channel, or a file (read with harness/resultfile.py:
     a link or a FIFO in its place is tampering, never followed or waited for). ``returncode`` is pytest's: when
     pytest says every test passed (0) or none was collected (5) while the probe saw tests that never
     ran or never returned, something told pytest a story the tests did not live: tampering.
-    ``seen``: signs of tampering the harness saw outside the observations (a replaced channel)."""
+    ``seen``: signs of tampering the harness saw outside the observations (a replaced channel).
+    ``nonce``: the prefix of every record the run's probe runtime writes; a line without it was
+    written by something else (the code under test, or at the namespaces levels another run that
+    reached the channel): tampering, and never parsed."""
     scope = _Scope(plan)
     tests = {t.name: t for t in plan.tests}
     tamper: list[str] = list(seen)
@@ -413,6 +416,11 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
     pending: list[dict] = []
     stray: list[dict] = []
     for n, line in enumerate(raw, 1):
+        if nonce:
+            if not line.startswith(nonce):
+                tamper.append(f"observation line {n}: not written by the probe runtime (no run nonce)")
+                continue
+            line = line[len(nonce):]
         if not line.strip():
             continue
         try:

@@ -247,11 +247,13 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
             "_OUT = None  #", f"_OUT = {str(obs)!r}  #", 1))
         open_up(scratch)
         res.chmod(0o777)
+        nonce = secrets.token_hex(16)  # frames the run's records (harness/probe_runtime.py)
         with ObservationChannel(obs, judging.MAX_OBSERVATIONS_BYTES) as channel:  # read while the run lives
             r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
-                                     writable=(scratch,), env_extra=dict(PYTEST_ENV))
+                                     writable=(scratch,), env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce})
         j = judging.judge(plan, channel.data, canary=canary, returncode=None if r.timed_out else r.returncode,
-                          seen=("the run replaced its observation channel",) if channel.replaced else ())
+                          seen=("the run replaced its observation channel",) if channel.replaced else (),
+                          nonce=nonce.encode())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if show:
