@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
-from harness.resultfile import read_result
 from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
+from harness.resultfile import read_result
 
 MAX_OBSERVATIONS_BYTES = 64 << 20
 

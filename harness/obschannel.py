@@ -19,6 +19,7 @@ import os
 import select
 import threading
 from pathlib import Path
+from typing import Self
 
 CHANNEL_UID = 65533  # owns the FIFO: neither root (bwrap, namespaces+nocaps) nor nobody (namespaces+nobody)
 
@@ -38,7 +39,7 @@ class ObservationChannel:
         self.data = b""
         self.replaced = False  # the run moved, removed or replaced the FIFO (harmless to the data; reported)
 
-    def __enter__(self) -> "ObservationChannel":
+    def __enter__(self) -> Self:
         os.mkfifo(self.path, 0o600)
         self._fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # never blocks
         if os.geteuid() == 0:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 from dataclasses import dataclass, field
 
 VERSION = "hx-probe-v1"  # part of the verdict cache key (with this module's source)
@@ -241,7 +242,7 @@ class _Splitter:
             # two sandbox values compared with each other: only the sandbox can compare them (with
             # their own __eq__, as pytest does); the judge holds no expectation there anyway
             operands = [node.left, *node.comparators]
-            if any(not env.evaluable(a) and not env.evaluable(b) for a, b in zip(operands, operands[1:])):
+            if any(not env.evaluable(a) and not env.evaluable(b) for a, b in itertools.pairwise(operands)):
                 return self.leaf(node)
             # identity between two computed values is only meaningful in the sandbox
             if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
