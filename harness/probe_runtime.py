@@ -182,6 +182,8 @@ def _enc(x, budget, depth=0):
     if t is type or _isinstance(x, type):
         return {"t": "type", "v": _name(x)}
     # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
+    if name in ("numpy.bool_", "numpy.bool"):
+        return bool(x)
     if _isinstance(x, _numbers.Integral):
         return _enc(_index(x), budget, depth + 1)
     if _isinstance(x, _numbers.Real):
