@@ -1,28 +1,38 @@
 """The probe runtime: the only harness code inside a judged test run (standard library only).
 
 harness/testrun.py writes this file into the run's private result directory under a fresh
-random module name, with ``_OUT`` (the observation file) filled in, and the probe module
-(harness/probes.py) imports it as ``_hx``. It records raw observations, one JSON object per
-line, and decides nothing: no expected value is ever in this process. The judge
-(harness/judge.py) reads the file after the run and is the only place a verdict is formed.
+random module name, with ``_OUT`` (the observation channel: a write-only FIFO the harness drains
+while the run lives, harness/obschannel.py) filled in, and the probe module (harness/probes.py)
+imports it as ``_hx`` and registers itself (``_bind``) before it imports any code under test. It
+records raw observations, one JSON object per line, and decides nothing: no expected value is
+ever in this process. The judge (harness/judge.py) is the only place a verdict is formed.
 
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
 ``{"k": "warns", "s": site, "w": [[class names]...]}`` and ``{"k": "tamper", "what": ...}``
-(the runtime's own integrity check found one of its functions or pytest's runner replaced).
+(the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
+that did not come from the probe module, or pytest's runner replaced). Code under test shares
+this process: README.md ("The judge") says which forgeries these checks close and which remain.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
 underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
-anything once encoded), and any other object by its type, repr, truth value, length and str,
-which the judge compares by type and repr only.
+anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
+the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
+dicts, ints past 10,000 bits as hex text; any other object by its type, repr, truth value,
+length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
 """
+import fcntl as _fcntl
 import json as _json
+import numbers as _numbers
 import os as _os
+import stat as _stat
 import sys as _sys
+from collections.abc import Mapping as _Mapping
+from operator import index as _index
 
-_OUT = None  # filled in by the harness: the observation file (O_APPEND, one write per line)
+_OUT = None  # filled in by the harness: the observation channel (a FIFO the harness reads while the run lives)
 _MAX_STR = 1 << 20
 _MAX_NODES = 200000
 
@@ -30,12 +40,65 @@ _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, is
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
 _write, _open = _os.write, _os.open
-_fd = _open(_OUT, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT | _os.O_EXCL | getattr(_os, "O_CLOEXEC", 0), 0o600) \
-    if _OUT else None
+_getframe = _sys._getframe
 
 
-def _emit(obj):
-    _write(_fd, (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass"))
+def _channel(path):
+    """The write end of the harness's FIFO (opened before any code under test is imported)."""
+    fd = _open(path, _os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0))  # ENXIO: no harness reading
+    if not _stat.S_ISFIFO(_os.fstat(fd).st_mode):
+        _os.close(fd)
+        raise RuntimeError("the probe's observation channel is not the harness's pipe")
+    _fcntl.fcntl(fd, _fcntl.F_SETFL, _fcntl.fcntl(fd, _fcntl.F_GETFL) & ~_os.O_NONBLOCK)
+    return fd
+
+
+_fd = _channel(_OUT) if _OUT else None
+# Every record starts with this run's nonce (given in the environment, removed before any code under
+# test is imported): a record without it was written by something else, which the judge reports.
+# It proves nothing against code in this process, which can read it (README.md, "The judge").
+_NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
+# What the runtime's functions use is bound when they are defined (default arguments), never
+# looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other
+# global changes nothing, and _guard reports it.
+_STATE = {"probe": None, "self": None, "snapshot": (), "reported": set()}
+
+
+def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE):
+    if _fd is None:
+        return
+    data = _nonce + (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    while data:
+        data = data[_write(_fd, data):]
+
+
+def _guard(_state=_STATE, _getframe=_getframe, _emit=_emit, _sorted=sorted):
+    """Report (never hide) tampering with the runtime seen from a public function's call: a module
+    global rebound since import, the probe module's ``_hx`` no longer this module, or a call that
+    does not come from the probe module (a wrapper standing between the probe and the runtime)."""
+    bad = []
+    g = _state["globals"]
+    bad += [f"{n} rebound" for n, v in _state["snapshot"] if g.get(n, _state) is not v]
+    probe = _state["probe"]
+    if probe is not None:
+        if probe.get("_hx") is not _state["self"]:
+            bad.append("the probe's _hx rebound")
+        caller = _getframe(2).f_globals
+        if caller is not probe and caller is not g:
+            bad.append(f"called from {str(caller.get('__name__'))[:60]}, not the probe")
+    new = [b for b in bad if b not in _state["reported"]]
+    if new:
+        _state["reported"].update(new)
+        _emit({"k": "tamper", "what": _sorted(new)[:20]})
+
+
+def _bind(probe_globals, _state=_STATE, _emit=_emit):
+    """The probe module registers itself right after importing the runtime (once: a second call is
+    something else claiming to be the probe)."""
+    if _state["probe"] is not None:
+        _emit({"k": "tamper", "what": ["the probe runtime was bound twice"]})
+        return
+    _state["probe"] = probe_globals
 
 
 def _name(cls):
@@ -67,7 +130,9 @@ def _enc(x, budget, depth=0):
     if x is None or t is bool:
         return x
     if _isinstance(x, int):
-        return int.__int__(x)
+        v = int.__int__(x)
+        # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
+        return v if v.bit_length() < 10000 else {"t": "I", "v": int.__format__(v, "x")}
     if _isinstance(x, float):
         v = float.__float__(x)
         return v if v == v and v not in (float("inf"), float("-inf")) else {"t": "f", "v": _repr(v)}
@@ -90,14 +155,22 @@ def _enc(x, budget, depth=0):
         return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
     mod = getattr(t, "__module__", "")
     name = _name(t)
-    if name == "decimal.Decimal":
-        return {"t": "dec", "v": _safe(t.__str__, x) or "NaN"}
-    if name == "fractions.Fraction":
+    # value types by their real class, subclasses included (pandas.Timestamp is a datetime), read
+    # through the base class's own methods
+    dec = _sys.modules.get("decimal")
+    if dec is not None and _isinstance(x, dec.Decimal):
+        return {"t": "dec", "v": _safe(dec.Decimal.__str__, x) or "NaN"}
+    frac = _sys.modules.get("fractions")
+    if frac is not None and _isinstance(x, frac.Fraction):
         return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
-    if name in ("datetime.date", "datetime.datetime", "datetime.time"):
-        return {"t": name.split(".")[1], "v": _safe(t.isoformat, x)}
-    if name == "datetime.timedelta":
-        return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
+    dt = _sys.modules.get("datetime")
+    if dt is not None:
+        for cls, tag in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time")):
+            if _isinstance(x, cls):
+                return {"t": tag, "v": _safe(cls.isoformat, x)}
+        if _isinstance(x, dt.timedelta):
+            return {"t": "td", "v": [dt.timedelta.days.__get__(x), dt.timedelta.seconds.__get__(x),
+                                     dt.timedelta.microseconds.__get__(x)]}
     if name == "builtins.complex":
         return {"t": "c", "v": [x.real, x.imag]}
     if name == "builtins.range":
@@ -108,6 +181,17 @@ def _enc(x, budget, depth=0):
         return {"t": "path", "v": _safe(t.__fspath__, x)}
     if t is type or _isinstance(x, type):
         return {"t": "type", "v": _name(x)}
+    # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
+    if name in ("numpy.bool_", "numpy.bool"):
+        return bool(x)
+    if _isinstance(x, _numbers.Integral):
+        return _enc(_index(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Real):
+        return _enc(_float(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Complex):
+        return _enc(complex(x), budget, depth + 1)
+    if _isinstance(x, _Mapping):
+        return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in _list(x.items())]}
     out = {"t": "o", "type": name, "repr": (_safe(_repr, x) or "?")[:4000]}
     try:
         out["truthy"] = _bool(x)
@@ -125,23 +209,27 @@ def _enc(x, budget, depth=0):
     return out
 
 
-def _encode(x):
+def _encode(x, _enc=_enc, _Budget=_Budget):
     try:
         return _enc(x, _Budget())
     except BaseException as exc:  # noqa: BLE001 - an unencodable value is a failure the judge reports
         return {"t": "o", "type": "?", "repr": f"<unencodable: {_name(_type(exc))}>"}
 
 
-def enter(test, cases):
+def enter(test, cases, _guard=_guard, _emit=_emit, _type=_type):
+    _guard()
     _emit({"k": "enter", "t": test, "c": [c.i if _type(c) is Case else -1 for c in cases]})
 
 
-def leave():
+def leave(_guard=_guard, _emit=_emit):
+    _guard()
     _integrity()
     _emit({"k": "leave"})
 
 
-def check(site, *leaves):
+def check(site, *leaves, _guard=_guard, _emit=_emit, _encode=_encode, _name=_name, _safe=_safe, _type=_type,
+          _str=_str):
+    _guard()
     out = []
     for thunk in leaves:
         try:
@@ -166,8 +254,12 @@ class _Info:
         return self.type.__name__ if self.type else None
 
     def match(self, regexp):
+        """As pytest's ExceptionInfo.match: True, or an AssertionError (the test does not complete)."""
         import re
-        return re.search(regexp, _safe(_str, self.value) or "") is not None
+        text = _safe(_str, self.value) or ""
+        if re.search(regexp, text) is None:
+            raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
+        return True
 
 
 class raises:
@@ -179,9 +271,10 @@ class raises:
     def __enter__(self):
         return self.info
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         if et is not None and _issubclass(et, KeyboardInterrupt):
             return False
+        _guard()
         if et is None:
             _emit({"k": "raises", "s": self.site, "e": None})
             return False
@@ -197,7 +290,8 @@ class raises:
         return True
 
 
-def raises_call(site, local, func, *args, **kwargs):
+def raises_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
     with raises(site, local) as info:
         func(*args, **kwargs)
     return info
@@ -217,8 +311,9 @@ class warns:
         warnings.simplefilter("always")
         return self.record
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         self._cm.__exit__(et, ev, tb)
+        _guard()
         got = []
         for w in self.record:
             try:
@@ -232,7 +327,8 @@ class warns:
         return False
 
 
-def warns_call(site, local, func, *args, **kwargs):
+def warns_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
     with warns(site, local):
         return func(*args, **kwargs)
 
@@ -255,13 +351,10 @@ def ids(fn):
     return lambda v: None if _type(v) is Case else fn(v)
 
 
-_ORIGINAL = {}
-
-
-def _integrity():
-    """Best effort: report (never hide) a replaced runtime function or pytest runner entry point."""
-    g = globals()
-    bad = [n for n, f in _ORIGINAL.items() if n in g and g[n] is not f]
+def _integrity(_emit=_emit):
+    """Best effort: report (never hide) a replaced pytest runner entry point (the runtime's own
+    globals are _guard's)."""
+    bad = []
     for modname, attr, orig in _PYTEST_ORIGINAL:
         mod = _sys.modules.get(modname)
         if mod is not None and getattr(mod, attr, None) is not orig:
@@ -270,11 +363,11 @@ def _integrity():
         _emit({"k": "tamper", "what": sorted(bad)[:20]})
 
 
-_ORIGINAL.update({n: globals()[n] for n in ("enter", "leave", "check", "raises", "raises_call", "warns", "warns_call",
-                                             "_emit", "_encode", "_enc", "_integrity", "numbered", "ids")})
 _PYTEST_ORIGINAL = []
 for _m, _a in (("_pytest.runner", "call_and_report"), ("_pytest.runner", "pytest_runtest_call"),
                ("_pytest.python", "pytest_pyfunc_call"), ("_pytest.runner", "runtestprotocol")):
     _mod = _sys.modules.get(_m)
     if _mod is not None and hasattr(_mod, _a):
         _PYTEST_ORIGINAL.append((_m, _a, getattr(_mod, _a)))
+_STATE.update(globals=globals(), self=_sys.modules.get(__name__),
+              snapshot=tuple((n, v) for n, v in globals().items() if not n.startswith("__")))

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 from dataclasses import dataclass, field
 
 VERSION = "hx-probe-v1"  # part of the verdict cache key (with this module's source)
@@ -214,6 +215,12 @@ class _Env:
 
 
 SINGLETONS = (None, True, False, Ellipsis)
+# Calls observed whole in the sandbox when an argument is a sandbox value: they consume an iterator
+# (a generator or map the judge could not iterate), reduce a value too large to observe whole
+# (len of a 2 MB string) or ask about the value's real class (a subclass is encoded by its base
+# value). pytest evaluates them on the live object; so does the probe.
+LEAF_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict", "sum", "any", "all", "len", "min",
+                        "max", "type", "isinstance", "enumerate", "zip", "reversed"})
 
 
 class _Splitter:
@@ -232,6 +239,11 @@ class _Splitter:
         if env.evaluable(node):
             return node
         if isinstance(node, ast.Compare):
+            # two sandbox values compared with each other: only the sandbox can compare them (with
+            # their own __eq__, as pytest does); the judge holds no expectation there anyway
+            operands = [node.left, *node.comparators]
+            if any(not env.evaluable(a) and not env.evaluable(b) for a, b in itertools.pairwise(operands)):
+                return self.leaf(node)
             # identity between two computed values is only meaningful in the sandbox
             if any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
                 operands = [node.left, *node.comparators]
@@ -250,6 +262,9 @@ class _Splitter:
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load()) if not isinstance(
                 node, ast.Set) else ast.Set(elts=[self.split(e) for e in node.elts])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LEAF_CALLS and \
+                env.evaluable(node.func):
+            return self.leaf(node)  # not evaluable as a whole: some argument is a sandbox value
         if isinstance(node, ast.Call) and env.evaluable(node.func) and not node.keywords and all(
                 not isinstance(a, (ast.Starred, ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp))
                 for a in node.args):
@@ -320,7 +335,8 @@ class _Transformer:
         used = {n.id for n in ast.walk(probe) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         probe.body = [s for s in probe.body if not (_single_target(s) in self.env.consts and _single_target(s) not in used)]
         ast.fix_missing_locations(probe)
-        text = f"import {RUNTIME_NAME} as _hx  # the harness's probe runtime\n" + ast.unparse(probe) + "\n"
+        text = (f"import {RUNTIME_NAME} as _hx  # the harness's probe runtime\n_hx._bind(globals())\n"
+                + ast.unparse(probe) + "\n")
         return Probe(text, self.plan)
 
     # -- functions ---------------------------------------------------------------------------

@@ -34,7 +34,11 @@ from pathlib import Path
 
 from harness import judge as judging
 from harness import probes
+from harness.obschannel import ObservationChannel
+from harness.resultfile import read_result
 from harness.sandbox import Limits, confinement_level, open_up, run_confined
+
+MAX_JUNIT_BYTES = 64 << 20
 
 
 @dataclass
@@ -60,10 +64,15 @@ class TestVerdict:
 
 
 def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
-    """[(test name, status)] with status passed | failure | error | skipped, or None if unreadable."""
+    """[(test name, status)] with status passed | failure | error | skipped, or None if unreadable
+    (missing, too large, not XML, or not a regular file: a link or FIFO the run left in its place is
+    never followed nor waited for, see harness/resultfile.py)."""
+    got = read_result(path, MAX_JUNIT_BYTES)
+    if got.data is None or got.truncated:
+        return None
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
+        root = ET.fromstring(got.data)
+    except ET.ParseError:
         return None
     out = []
     for case in root.iter("testcase"):
@@ -244,9 +253,13 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
             "_OUT = None  #", f"_OUT = {str(obs)!r}  #", 1))
         open_up(scratch)
         res.chmod(0o777)
-        r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
-                                 writable=(scratch,), env_extra=dict(PYTEST_ENV))
-        j = judging.judge(plan, obs, canary=canary, returncode=None if r.timed_out else r.returncode)
+        nonce = secrets.token_hex(16)  # frames the run's records (harness/probe_runtime.py)
+        with ObservationChannel(obs, judging.MAX_OBSERVATIONS_BYTES) as channel:  # read while the run lives
+            r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
+                                     writable=(scratch,), env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce})
+        j = judging.judge(plan, channel.data, canary=canary, returncode=None if r.timed_out else r.returncode,
+                          seen=("the run replaced its observation channel",) if channel.replaced else (),
+                          nonce=nonce.encode())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if show:

@@ -1,0 +1,41 @@
+"""The judge's reading of observations: framing, what equals what, and what is tampering."""
+import json
+
+from harness.judge import Opaque, decode, judge
+from harness.probes import transform
+
+PLAN = transform("from pkg import f\n\ndef test_f():\n    assert f() == 1\n").plan
+NONCE = b"n0nce"
+
+
+def _lines(*records, nonce=NONCE) -> bytes:
+    return b"".join(nonce + json.dumps(r).encode() + b"\n" for r in records)
+
+
+RUN = ({"k": "enter", "t": "test_f", "c": []}, {"k": "obs", "s": 1, "v": [["v", 1]]}, {"k": "leave"})
+
+
+def test_records_framed_with_the_runs_nonce_are_judged():
+    j = judge(PLAN, _lines(*RUN), nonce=NONCE)
+    assert j.passed and not j.subverted
+
+
+def test_a_record_without_the_nonce_is_tampering_and_never_parsed():
+    forged = _lines({"k": "obs", "s": 1, "v": [["v", 1]]}, nonce=b"")
+    j = judge(PLAN, _lines(*RUN[:1]) + forged + _lines(*RUN[2:]), nonce=NONCE)
+    assert not j.passed and j.subverted and "no run nonce" in j.tamper[0]
+
+
+def test_a_line_nested_past_the_recursion_limit_is_tampering_not_a_crash():
+    j = judge(PLAN, _lines(*RUN) + NONCE + b"[" * 100000 + b"\n", nonce=NONCE)
+    assert not j.passed and j.subverted
+
+
+def test_opaque_objects_equal_nothing_not_even_an_equal_repr():
+    a, b = (decode({"t": "o", "type": "pkg.P", "repr": "P(1)"}) for _ in range(2))
+    assert isinstance(a, Opaque) and a != b and a in [a]  # itself only
+
+
+def test_an_int_past_the_decimal_digit_limit_travels_as_hex():
+    n = 7 ** 20000
+    assert decode({"t": "I", "v": format(n, "x")}) == n

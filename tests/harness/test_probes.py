@@ -1,0 +1,27 @@
+"""What the probe observes whole in the sandbox and what the judge keeps (harness/probes.py)."""
+from harness.probes import transform
+
+
+def _site(body: str):
+    plan = transform(f"from pkg import f, g\n\ndef test_x():\n    {body}\n").plan
+    return plan.sites[1]
+
+
+def test_an_iterator_consuming_call_over_a_sandbox_value_is_one_leaf():
+    site = _site("assert sorted(f()) == [1, 2]")
+    assert site.leaves == 1 and site.expr == "_v[0] == [1, 2]"  # the expectation stays with the judge
+
+
+def test_a_comparison_of_two_sandbox_values_is_observed_in_the_sandbox():
+    site = _site("assert f() == g()")
+    assert site.leaves == 1 and site.expr == "_v[0]"
+
+
+def test_a_type_check_of_a_sandbox_value_is_observed_whole():
+    site = _site("assert type(f()) is int")
+    assert site.leaves == 1 and site.expr == "_v[0] is int"
+
+
+def test_a_literal_expectation_is_never_in_the_probe():
+    probe = transform("from pkg import f\n\ndef test_x():\n    assert f(2) == 41\n")
+    assert "41" not in probe.source and probe.plan.sites[1].expr == "_v[0] == 41"
