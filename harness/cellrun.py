@@ -106,8 +106,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                                  transcript)
         reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
             role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
-        budget = Budget(tokens=arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None,
-                        wall_s=arm.get("wall_budget_s") if arm.controller == "A2p" or "wall_budget_s" in arm.params else None)
+        # a budget is whatever the arm sets or its controller's registered parameters default to
+        budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
                           limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
                           max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
