@@ -13,6 +13,7 @@ from corpus.cli import register as register_corpus
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 from harness.errors import InputError
+from harness.plugins import register as register_plugins
 
 
 @click.group()
@@ -26,6 +27,7 @@ register_analysis(main)
 register_corpus(main)
 register_viewer(main)  # harness view: the static run report
 register_interop(main)  # harness export/import inspect: Inspect AI eval logs
+register_plugins(main)  # harness plugins: every registered part and its origin
 
 
 def _fail(exc: Exception, code: int = 2):

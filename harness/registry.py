@@ -21,12 +21,16 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.metadata
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 BUILTIN = "built-in"
 GROUP_PREFIX = "proof_harness."
+# Where the parts being registered now come from: "built-in", or while an entry point loads, its
+# distribution. Shared by every registry, since one plug-in module may register parts of several kinds.
+_origin = [BUILTIN]
 
 
 class UnknownPart(KeyError):
@@ -85,7 +89,6 @@ class Registry:
         self._parts: dict[str, Part] = {}
         self._loaded = False
         self._loading = False
-        self._origin = BUILTIN
 
     def register(self, name: str, *, params: type | None = None, **flags: Any) -> Callable[[Any], Any]:
         """Decorator: register the decorated object as part ``name``."""
@@ -94,16 +97,20 @@ class Registry:
             return obj
         return deco
 
-    def add(self, name: str, obj: Any, *, params: type | None = None, **flags: Any) -> Part:
+    def add(self, name: str, obj: Any, *, params: type | None = None, module: str | None = None, **flags: Any) -> Part:
+        """Register ``obj`` as part ``name``. ``module`` is where it is defined (default: its
+        ``__module__``); a part defined in a built-in module is built-in whoever imported it."""
         if params is not None and not dataclasses.is_dataclass(params):
             raise RegistryError(f"{self.kind} {name!r}: params must be a dataclass, got {params!r}")
         old = self._parts.get(name)
         if old is not None:
             if old.obj is obj:
                 return old  # the same module imported twice
-            raise RegistryError(f"{self.kind} {name!r} is registered twice ({old.origin} and {self._origin})")
+            raise RegistryError(f"{self.kind} {name!r} is registered twice ({old.origin} and {_origin[-1]})")
         doc = (getattr(obj, "__doc__", None) or "").strip().split("\n")[0] if not isinstance(obj, (str, dict)) else ""
-        part = Part(self.kind, name, obj, params, dict(flags), self._origin, doc)
+        module = module or getattr(obj, "__module__", None)
+        origin = BUILTIN if module in _builtin_modules() else _origin[-1]
+        part = Part(self.kind, name, obj, params, dict(flags), origin, doc)
         self._parts[name] = part
         return part
 
@@ -139,19 +146,22 @@ class Registry:
             self._loaded = True
         finally:
             self._loading = False
-            self._origin = BUILTIN
 
     def _load_entry_point(self, ep: importlib.metadata.EntryPoint) -> None:
         dist = ep.dist
-        self._origin = f"{dist.name} {dist.version}" if dist is not None else f"entry point {ep.value}"
+        origin = f"{dist.name} {dist.version}" if dist is not None else f"entry point {ep.value}"
+        _origin.append(origin)
         try:
             obj = ep.load()
+            if ep.name not in self._parts and not isinstance(obj, types.ModuleType):
+                self.add(ep.name, obj, params=getattr(obj, "params", None))
+        except RegistryError:
+            raise
         except Exception as exc:  # a broken plug-in is named, never a bare traceback
-            raise RegistryError(f"plug-in {ep.value!r} ({self.group}, {self._origin}) failed to load: "
+            raise RegistryError(f"plug-in {ep.value!r} ({self.group}, {origin}) failed to load: "
                                 f"{type(exc).__name__}: {exc}") from exc
-        if ep.name not in self._parts and not isinstance(obj, type(importlib)):
-            self.add(ep.name, obj, params=getattr(obj, "params", None))
-        self._origin = BUILTIN
+        finally:
+            _origin.pop()
 
 
 ENGINES = Registry("engines", ("harness.engines.simulated", "harness.engines.replay", "harness.engines.anthropic",
@@ -165,3 +175,7 @@ OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.
                                    "corpus.operators.v2", "corpus.operators.fine", "corpus.operators.structured",
                                    "corpus.operators.attestation"))
 KINDS: dict[str, Registry] = {r.kind: r for r in (ENGINES, ARMS, SCENARIOS, DETECTORS, GATES, OPERATORS)}
+
+
+def _builtin_modules() -> set[str]:
+    return {m for r in KINDS.values() for m in r.builtin}

@@ -87,7 +87,8 @@ def operator(name: str, family: str, kinds: Iterable[str], label: str, *, probe:
     def deco(fn: OpFn) -> OpFn:
         op = Operator(name, family, tuple(kinds), label, fn, probe, engine, (fn.__doc__ or "").strip(), tuple(examples))
         # one name may serve several artifact kinds (each its own function): the part's name says which
-        OPERATORS.add(f"{family}/{name}[{'+'.join(op.kinds)}]", op, family=family, label=label)
+        OPERATORS.add(f"{family}/{name}[{'+'.join(op.kinds)}]", op, module=fn.__module__, family=family,
+                      label=label)
         return fn
     return deco
 
