@@ -14,6 +14,7 @@ from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 from harness.errors import InputError
 from harness.plugins import register as register_plugins
+from harness.schema_cli import register as register_schema
 
 
 @click.group()
@@ -28,6 +29,7 @@ register_corpus(main)
 register_viewer(main)  # harness view: the static run report
 register_interop(main)  # harness export/import inspect: Inspect AI eval logs
 register_plugins(main)  # harness plugins: every registered part and its origin
+register_schema(main)  # harness schema records: the cell record's JSON Schema
 
 
 def _fail(exc: Exception, code: int = 2):

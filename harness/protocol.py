@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from harness.errors import InputError
+from harness.record import applicable, second_attempt_scenarios
 from harness.registry import ARMS, Part
 from harness.tomlfile import load_toml
 
@@ -277,7 +278,7 @@ def load_protocol(path: Path | str) -> Protocol:
         _expect(known_ids is None or s in known_ids, path, "protocol.scenarios",
                 f"unknown scenario {s!r} (expected one of {known_ids})")
     _expect(len(set(p.scenarios)) == len(p.scenarios), path, "protocol.scenarios", "scenarios must be unique")
-    second = {sid for sid, spec in table.items() if spec.get("needs_second_attempt")}
+    second = second_attempt_scenarios(table)
     arms = []
     for an, ad in doc.arms.items():
         ctrl = ad.controller or an
@@ -298,10 +299,10 @@ def load_protocol(path: Path | str) -> Protocol:
             for s in getattr(rule, kk) or []:
                 _expect(s in scen, path, f"applicability.{arm.name}.{kk}", f"scenario {s!r} is not in protocol.scenarios")
         runs = [s for s in scen if s in (rule.include or scen) and s not in (rule.exclude or [])]
-        if ARMS.get(arm.controller).flag("single_shot"):
-            bad = [s for s in runs if s in second]
-            _expect(not bad, path, f"applicability.{arm.name}",
-                    f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
+        single_shot = ARMS.get(arm.controller).flag("single_shot")
+        bad = [s for s in runs if not applicable(single_shot, s, second)]
+        _expect(not bad, path, f"applicability.{arm.name}",
+                f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
         applicability[arm.name] = tuple(runs)
     factors = {}
     for fk, levels in doc.factors.items():
