@@ -146,7 +146,8 @@ class HypothesisTable(_Table):
 class AnalysisTable(_Table):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     bootstrap_B: int = Field(default=2000, ge=1)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0)  # numpy PCG64 seed
+    fdr_pair: list[str] | None = Field(default=None, min_length=2, max_length=2)  # arms of the per-scenario FDR table
 
 
 class LimitsTable(_Table):
@@ -194,6 +195,54 @@ class ProtocolFile(_Table):
     pricing: dict[str, dict] = {}
     providers: dict[str, ProviderTable] = {}
     monitoring: MonitoringTable | None = None
+
+
+class PlanProtocolTable(ProtocolTable):
+    """[protocol] in an analysis plan: every key optional (the analysis reads only scenarios)."""
+    name: str | None = None
+    seed: int | None = None
+    repeats: int | None = Field(default=None, ge=1)
+    tasks: list[str] | None = None
+    scenarios: list[str] | None = None
+
+
+class AnalysisPlanFile(_Table):
+    """An analysis plan: the analysis tables of a protocol without the run's (no [arms])."""
+    protocol: PlanProtocolTable | None = None
+    hypotheses: list[HypothesisTable] = []
+    analysis: AnalysisTable = AnalysisTable()
+
+
+@dataclass(frozen=True)
+class AnalysisPlan:
+    """What ``harness analyze`` reads from a protocol or an analysis plan, validated by the models above."""
+    path: Path
+    analysis: AnalysisTable
+    hypotheses: tuple[HypothesisTable, ...]
+    scenarios: tuple[str, ...] | None
+    sha256: str
+
+
+def load_analysis_plan(path: Path | str) -> AnalysisPlan:
+    """A full protocol (it has [arms]) through ``load_protocol``, or an analysis plan ([analysis],
+    [[hypotheses]], optionally [protocol].scenarios) through ``AnalysisPlanFile``: one schema, one
+    set of messages naming the file and the key."""
+    path = Path(path)
+    raw = load_toml(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if "arms" in raw:
+        proto = load_protocol(path)
+        doc = ProtocolFile.model_validate(proto.raw)
+        scen: list[str] | None = list(proto.scenarios)
+    else:
+        try:
+            plan = AnalysisPlanFile.model_validate(raw)
+        except ValidationError as exc:
+            raise _schema_error(path, exc, model=AnalysisPlanFile) from None
+        doc, scen = plan, (plan.protocol.scenarios if plan.protocol else None)
+    ids = [h.id for h in doc.hypotheses]
+    _expect(len(set(ids)) == len(ids), path, "hypotheses", "ids must be unique")
+    return AnalysisPlan(path, doc.analysis, tuple(doc.hypotheses), tuple(scen) if scen else None, digest)
 
 
 def _schema_error(path: Path, exc: ValidationError, prefix: tuple = (),

@@ -158,3 +158,14 @@ def test_the_other_plugin_kinds_work_where_the_harness_uses_them(plugin_env, tmp
     script = f"PROTOCOL = {PROTOCOL!r}\ntmp_dir = {str(tmp_path)!r}\n" + CHECK_OTHER_KINDS
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=plugin_env, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout[-2000:] + r.stderr[-3000:]
+
+
+def test_contributing_shows_the_installed_example_verbatim():
+    """CONTRIBUTING.md's examples are the files this test installs: they cannot drift apart."""
+    import re
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    blocks = re.findall(r"```python\n# examples/plugin/(\S+)\n(.*?)\n```", text, re.S)
+    assert {rel for rel, _ in blocks} == {f"ph_example/{k}.py" for k in
+                                          ("engine", "arm", "scenario", "detector", "gate", "operator")}
+    for rel, body in blocks:
+        assert body == (REPO / "examples" / "plugin" / rel).read_text().rstrip(), rel
