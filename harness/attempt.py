@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from harness.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.budget import Budget
 from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.reviewer import ReviewVerdict, review
@@ -80,7 +81,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
     """Send user_message and let the engine act through the tools until it stops."""
     ctx.attempts += 1
     ctx.log.emit("attempt_start", attempt=ctx.attempts)
-    ctx.messages.append(Message("user", user_message))
+    ctx.messages.append(Message("user", str(user_message), observation=getattr(user_message, "observation", None)))
     idle = 0
     for _ in range(ctx.max_turns):
         bound = ctx.budget.check()
@@ -118,7 +119,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
                 ctx.log.emit("budget_bound", bound="wall", spent_tokens=ctx.budget.spent_tokens)
                 return AttemptResult("budget:wall")
             out = ctx.tools.execute(call)
-            ctx.messages.append(Message("tool", out.content, tool_call_id=call.id))
+            ctx.messages.append(Message("tool", out.content, tool_call_id=call.id, observation=out.observation))
             if out.human_gate:
                 ctx.human_gate = True
                 return AttemptResult("human_gate")
@@ -186,7 +187,8 @@ def charged_tokens(req: EngineRequest, usage) -> int:
 
 
 def failure_feedback(check: GateCheck) -> str:
-    return f"The acceptance test failed on your change. Output:\n{check.output[-3000:]}\nFix it."
+    return observed(f"The acceptance test failed on your change. Output:\n{check.output[-3000:]}\nFix it.",
+                    VISIBLE_FAILED)
 
 
 def findings_feedback(v: ReviewVerdict, reflect: bool) -> str:
@@ -195,4 +197,4 @@ def findings_feedback(v: ReviewVerdict, reflect: bool) -> str:
     if reflect:
         msg += ("Reflect before editing: say which requirement the finding is about and why the code misses "
                 "it, then repair it.")
-    return msg
+    return observed(msg, REVIEWER_BLOCKED)

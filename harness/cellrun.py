@@ -28,6 +28,7 @@ from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
+from harness.observation import CONTEXT_LOST, observed
 from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.tasks import load_task
@@ -253,7 +254,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
         raise RuntimeError(f"the cell's child process failed (wait status {status})")
     ctx.log.emit("host_killed", signal="SIGKILL", turn=ctx.log.of_type("injected")[-1].get("turn"))
-    resumed = CellContext(task=ctx.task, prompt=f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", ws=ctx.ws, log=ctx.log,
+    resumed = CellContext(task=ctx.task, prompt=observed(f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", CONTEXT_LOST), ws=ctx.ws, log=ctx.log,
                           engine=ctx.engine, reviewer=ctx.reviewer, limits=ctx.limits, hide=ctx.hide,
                           start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,

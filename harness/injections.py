@@ -27,6 +27,8 @@ from pathlib import Path
 
 from harness.engine import Message
 from harness.errors import InputError
+from harness import observation
+from harness.observation import Observation
 from harness.registry import SCENARIOS
 from harness.scope import in_scope
 from harness.tasks import Task, read_tree
@@ -259,7 +261,7 @@ def hooks(stage: str) -> tuple[str, ...]:
 def _truncate_context(ctx, ev: dict, in_child: bool) -> None:
     """B6: the host truncates the conversation; the worker keeps only the prompt."""
     dropped = len(ctx.messages)
-    ctx.messages[:] = [Message("user", f"{CONTEXT_LOST}\n\n{ctx.prompt}")]
+    ctx.messages[:] = [Message("user", f"{CONTEXT_LOST}\n\n{ctx.prompt}", observation=Observation(observation.CONTEXT_LOST))]
     ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, dropped_messages=dropped)
 
 
