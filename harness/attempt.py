@@ -18,7 +18,7 @@ from harness.budget import Budget
 from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox import Limits
-from harness.tasks import Task
+from harness.task_view import TaskView, view_of
 from harness.testrun import run_pytest
 from harness.tools import TOOLS, ToolSurface
 from harness.workspace import EventLog, Workspace
@@ -34,7 +34,7 @@ PLAN_SUFFIX = " Before editing, plan: restate every requirement of the task, the
 
 @dataclass
 class CellContext:
-    task: Task
+    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
     prompt: str
     ws: Workspace
     log: EventLog
@@ -65,6 +65,7 @@ class CellContext:
     human_gate: bool = False  # the worker called ask_human: the cell stops, nothing ships
 
     def __post_init__(self):
+        self.task = view_of(self.task)  # arms, engines and the reviewer see the narrow view only
         self.acceptance = self.acceptance or self.task.acceptance
         self.tools = ToolSurface(self.ws, self.task, self.log, self.hide, self.limits, self.test_runs,
                                  self.tool_behaviour)

@@ -31,6 +31,7 @@ from harness.matrix import Cell
 from harness.observation import CONTEXT_LOST, observed
 from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
+from harness.task_view import simulation_of, view_of
 from harness.tasks import load_task
 from harness.workspace import EventLog, Workspace
 
@@ -97,7 +98,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     start_modes = tree_modes(ws.root)
     seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model
-    ectx = dict(task=task, scenario=scen, seed=seed, model=model,
+    # engines see the narrow task view; only the simulated engine reads the candidate bank
+    ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=seed, model=model,
                 options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     fault = None

@@ -25,7 +25,7 @@ from harness.observation import (FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAIL
 from harness.engine import ToolCall, ToolSpec
 from harness.detectors import SCRIPT_RUNNERS, script_target
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
-from harness.tasks import Task
+from harness.task_view import TaskView
 from harness.testrun import run_pytest
 from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
@@ -70,7 +70,7 @@ class ToolOutcome:
 class ToolSurface:
     """Executes authorized tool calls against one workspace, logging every call."""
 
-    def __init__(self, ws: Workspace, task: Task, log: EventLog, hide: tuple[Path, ...], limits: Limits,
+    def __init__(self, ws: Workspace, task: TaskView, log: EventLog, hide: tuple[Path, ...], limits: Limits,
                  test_runs: list | None = None, behaviour: dict | None = None):
         self.ws, self.task, self.log, self.hide, self.limits = ws, task, log, hide, limits
         self.test_runs = test_runs if test_runs is not None else []

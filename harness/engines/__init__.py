@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from harness.engine import Engine
 from harness.registry import ENGINES
-from harness.tasks import Task
+from harness.task_view import SimulationBank, TaskView, simulation_of, view_of
 
 
 @dataclass
@@ -19,11 +19,17 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: Task
+    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
     options: dict = field(default_factory=dict)
+    simulation: SimulationBank | None = None  # the simulated engine's candidate bank; no other engine reads it
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.task, TaskView):
+            self.simulation = self.simulation or simulation_of(self.task)
+            self.task = view_of(self.task)
 
 
 def register(name: str, **flags: Any) -> Callable[[Any], Any]:

@@ -49,6 +49,7 @@ import json
 import random
 import re
 
+from harness.task_view import SimulationBank
 from harness.observation import (CONTEXT_LOST, FILE_MISSING, REVIEWER_BLOCKED, TOOL_ERROR, VISIBLE_FAILED,
                                  VISIBLE_PASSED, Observed, kind_of)
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
@@ -82,8 +83,9 @@ class SimulatedEngine:
     def __init__(self, ctx: EngineContext):
         self.ctx = ctx
         self.task = ctx.task
-        self.profile = {**DEFAULTS, **ctx.task.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
-        self.bank = [(c, c.files()) for c in ctx.task.candidates]
+        bank = ctx.simulation or SimulationBank()
+        self.profile = {**DEFAULTS, **bank.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
+        self.bank = [(c, c.files()) for c in bank.candidates]
         self.bank_paths = {p for _, cf in self.bank for p in cf}
         self.reviews = 0
         self.calls = 0
