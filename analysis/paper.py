@@ -19,13 +19,17 @@ import tomllib
 from pathlib import Path
 
 from analysis.tables import PAPER_SCHEME
+from harness import record
 
 PUBLISHED = Path(__file__).parent / "published" / "proof_or_stop_000.toml"
 SYNTHETIC_ENGINE = "synthetic-paper-counts"
 ARMS = ("A1", "A2", "A2p", "A3", "A4")
 SCENARIOS = ("null",) + tuple(f"B{i}" for i in range(1, 16))
-# Assumption: A1 (single pass) is not applicable to the three scenarios that need a second attempt.
-A1_NOT_APPLICABLE = ("B4", "B5", "B10")  # Appendix A; harness.protocol.NEEDS_SECOND_ATTEMPT
+# Assumption: A1 (single pass) is not applicable to the scenarios that need a second attempt (Appendix A):
+# those tasks/scenarios.toml marks needs_second_attempt (B4, B5, B10), read through the record module.
+A1_NOT_APPLICABLE = tuple(sorted(record.second_attempt_scenarios(
+    tomllib.loads((Path(__file__).resolve().parent.parent / "tasks" / "scenarios.toml").read_text())),
+    key=lambda s: int(s[1:])))
 TASKS = ("du-duration", "parse-range", "median", "text-stats", "csv-merge", "dep-pin", "slugify",
          "retry-backoff", "json-schema", "cli-flags", "rate-limit", "date-parse", "lru-cache",
          "diff-lines", "ini-config", "word-wrap", "semver-bump", "path-join", "url-query",

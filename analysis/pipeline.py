@@ -4,7 +4,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -38,72 +37,56 @@ def _line_of_nth(text: str, header: str, n: int) -> int | None:
 
 
 def load_protocol(path: str | Path) -> Settings:
+    """Analysis settings from a protocol or an analysis plan, read through the harness's one protocol
+    model (harness/protocol.py: load_analysis_plan). Errors name the file, the line of a
+    [[hypotheses]] table when known, and the field."""
+    from harness.errors import InputError
+    from harness.protocol import load_analysis_plan
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-        doc = tomllib.loads(text)
+        plan = load_analysis_plan(path)
+    except InputError as exc:
+        raise ProtocolError(_located(path, exc)) from None
     except OSError as exc:
         raise ProtocolError(f"{path}: cannot read ({exc.strerror})") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"{path}: not valid TOML: {exc}") from exc
-    s = Settings(source=f"protocol {path}", protocol_sha256=hashlib.sha256(raw).hexdigest())
-    an = doc.get("analysis", {})
-    if not isinstance(an, dict):
-        raise ProtocolError(f"{path}: field 'analysis': must be a table")
-    try:
-        if "alpha" in an:
-            s.alpha = float(an["alpha"])
-            if not 0 < s.alpha < 1:
-                raise ValueError("alpha must be in (0, 1)")
-        if "bootstrap_B" in an:
-            s.B = int(an["bootstrap_B"])
-            if s.B < 1:
-                raise ValueError("bootstrap_B must be >= 1")
-        if "seed" in an:
-            if not isinstance(an["seed"], int) or isinstance(an["seed"], bool) or an["seed"] < 0:
-                raise ValueError(f"seed must be an integer >= 0 (numpy PCG64 seed); got {an['seed']!r}")
-            s.seed = an["seed"]
-        if "fdr_pair" in an:
-            fp = an["fdr_pair"]
-            if not (isinstance(fp, list) and len(fp) == 2 and all(isinstance(x, str) for x in fp)):
-                raise ValueError("fdr_pair must be [a, b]")
-            s.fdr_pair = (fp[0], fp[1])
-    except (TypeError, ValueError) as exc:
-        raise ProtocolError(f"{path}: field 'analysis': {exc}") from exc
-    # The harness's own protocols declare scenarios under [protocol]; accept top level and [matrix] too.
-    scen = doc.get("scenarios")
-    for table in ("protocol", "matrix"):
-        if scen is None and isinstance(doc.get(table), dict):
-            scen = doc[table].get("scenarios")
-    if isinstance(scen, list) and scen and all(isinstance(x, str) for x in scen):
-        s.scenarios = set(scen) | {"null"}
-    hyps = doc.get("hypotheses")
-    if hyps is not None:
-        if not isinstance(hyps, list):
-            raise ProtocolError(f"{path}: field 'hypotheses': must be an array of tables ([[hypotheses]])")
-        out = []
-        for i, h in enumerate(hyps):
+    an = plan.analysis
+    s = Settings(source=f"protocol {path}", protocol_sha256=plan.sha256, alpha=an.alpha, B=an.bootstrap_B)
+    if an.seed is not None:
+        s.seed = an.seed
+    if an.fdr_pair is not None:
+        s.fdr_pair = (an.fdr_pair[0], an.fdr_pair[1])
+    if plan.scenarios:
+        s.scenarios = set(plan.scenarios) | {"null"}
+    text = path.read_text(encoding="utf-8")
+    out = []
+    for i, h in enumerate(plan.hypotheses):
+        hyp = Hypothesis(h.id, h.a, h.b, h.endpoint, h.cells, h.cluster, h.description or "",
+                         h.interval or Hypothesis.interval)
+        try:
+            hyp.check()
+        except ValueError as exc:
             line = _line_of_nth(text, "[[hypotheses]]", i)
-            where = f"{path}:{line}" if line else f"{path}"
-            if not isinstance(h, dict):
-                raise ProtocolError(f"{where}: field 'hypotheses[{i}]': must be a table")
-            for req in ("id", "a", "b"):
-                if not isinstance(h.get(req), str) or not h.get(req):
-                    raise ProtocolError(f"{where}: field 'hypotheses[{i}].{req}': required string")
-            hyp = Hypothesis(h["id"], h["a"], h["b"], h.get("endpoint", "not_amplified"),
-                             h.get("cells", "injected"), h.get("cluster", DEFAULT_CLUSTER),
-                             str(h.get("description", "")), h.get("interval", Hypothesis.interval))
-            try:
-                hyp.check()
-            except ValueError as exc:
-                raise ProtocolError(f"{where}: field 'hypotheses[{i}]': {exc}") from exc
-            out.append(hyp)
-        if len({h.id for h in out}) != len(out):
-            raise ProtocolError(f"{path}: field 'hypotheses': ids must be unique")
-        if out:
-            s.hypotheses = out
+            raise ProtocolError(f"{path}{f':{line}' if line else ''}: field 'hypotheses[{i}]': {exc}") from exc
+        out.append(hyp)
+    if out:
+        s.hypotheses = out
     return s
+
+
+def _located(path: Path, exc) -> str:
+    """An InputError from the protocol model as 'FILE[:LINE]: field 'KEY': what' (a [[hypotheses]]
+    table's line is found by counting its headers)."""
+    if exc.line is not None:
+        return f"{path}:{exc.line}: field '{exc.field}': {exc.message}"
+    parts = exc.field.split(".")
+    if parts[0] == "hypotheses" and len(parts) > 1 and parts[1].isdigit():
+        i = int(parts[1])
+        line = _line_of_nth(path.read_text(encoding="utf-8", errors="replace"), "[[hypotheses]]", i)
+        rest = ".".join(parts[2:])
+        return (f"{path}{f':{line}' if line else ''}: field 'hypotheses[{i}]'" + (f": {rest}" if rest else "")
+                + f": {exc.message}")
+    return f"{path}: field '{exc.field}': {exc.message}"
 
 
 def file_sha256(path: str | Path) -> str:

@@ -25,18 +25,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop",
-            "acceptance_fail", "unsafe", "void")
+from harness import record
+from jsonschema import Draft202012Validator
+
+# Outcome names, the interchange minimum and Eq. (7) are defined once, in harness/record.py (a
+# dependency-free module); every record is also validated against its JSON Schema.
+OUTCOMES = record.OUTCOMES
+SCHEMA = record.json_schema()
+_SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
+_TYPES = {name: prop.get("type") for name, prop in SCHEMA["properties"].items()}
+
+
+def _typed(kind: str) -> tuple[str, ...]:
+    return tuple(n for n, t in _TYPES.items() if t == kind or (isinstance(t, list) and kind in t))
+
+
 BOOL_FIELDS = ("visible_pass", "hidden_pass", "shipped")
 # Integer fields: pandas stores a nullable integer column (a void record's null tokens_in) as
 # float64, so an integral float from a CSV, Parquet or pandas source is read back as an int.
-INT_FIELDS = ("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq")
-REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", *BOOL_FIELDS,
-            "tokens_in", "tokens_out", "wall_s")
-# Eq. (7) of the paper: (shipped, hidden_pass) each of these outcomes requires.
-EQ7 = {"completed": (True, True), "recovered": (True, True), "amplified": (True, False),
-       "safe_stop": (False, False), "false_stop": (False, True)}
-NULL_SCENARIO = "null"
+INT_FIELDS = tuple(dict.fromkeys(("repeat", "tokens_in", "tokens_out", "attempts", "review_rounds", "seq",
+                                  *_typed("integer"))))
+NUMBER_FIELDS = _typed("number")
+JSON_FIELDS = tuple(n for n in (*_typed("object"), *_typed("array")) if n != "factors")
+REQUIRED = record.REQUIRED
+# Eq. (7) of the paper: (shipped, hidden_pass) each of these outcomes requires (derived from record.eq7).
+EQ7 = record.EQ7_REQUIRES
+NULL_SCENARIO = record.NULL_SCENARIO
 _NULL_SPELLINGS = {"null", "none", "nan", "na", "n/a", "<na>", "nil"}
 MAX_ERRORS = 20
 
@@ -147,7 +161,7 @@ def _csv_value(name: str, v: str):
         except ValueError:
             return v
         return int(f) if f.is_integer() else f
-    if name in ("wall_s", "cost_usd"):
+    if name in ("wall_s", "cost_usd") or name in NUMBER_FIELDS:
         try:
             return float(v)
         except ValueError:
@@ -157,6 +171,14 @@ def _csv_value(name: str, v: str):
             return json.loads(v)
         except json.JSONDecodeError:
             return [s for s in v.split(";") if s]
+    if name in JSON_FIELDS:  # a list or table written as JSON text in its cell
+        try:
+            return json.loads(v)
+        except json.JSONDecodeError:
+            return v
+    if _TYPES.get(name) == ["boolean", "null"] or _TYPES.get(name) == "boolean":
+        lv = v.strip().lower()
+        return True if lv in _TRUE else False if lv in _FALSE else v
     return v
 
 
@@ -322,6 +344,15 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         if got != want:
             bad("outcome", f"{outcome!r} requires shipped={want[0]} and hidden_pass={want[1]} "
                            f"(Eq. 7), got shipped={got[0]} hidden_pass={got[1]}")
+    # every other field the record schema types (harness/record.py), named by file, line and field
+    named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
+    for err in _SCHEMA_VALIDATOR.iter_errors(rec):
+        if not err.path or err.path[0] in REQUIRED or err.path[0] in named or err.path[0] in ("factors", "cost_usd",
+                                                                                             "unsafe_detectors"):
+            continue  # the interchange minimum, Eq. 7 and these fields are checked above, in their own words
+        name = str(err.path[0])
+        named.add(name)
+        bad(name, f"{err.message} (record schema v{record.SCHEMA_VERSION}: `harness schema records`)")
 
 
 def factor_suffix(facs: dict | None) -> str:

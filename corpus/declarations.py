@@ -14,20 +14,23 @@ from corpus.model import KINDS
 
 STR, NUMBER, LIST_STR, LIST_INT = "a string", "a positive number", "a list of strings", "a list of integers"
 
-GATE_KINDS = ("command", "pytest", "jsonschema", "predicate", "composite", "external")
 GATE_STATUS = ("current", "repaired", "planted")
 _COMMON = {"kind": STR, "name": STR, "description": STR, "status": STR, "planted": STR,
            "repaired_by": STR, "timeout_s": NUMBER, "data": LIST_STR}
-GATE_KEYS = {
-    "command": {"argv": LIST_STR, "requires": LIST_STR, "accept_codes": LIST_INT, "reject_codes": LIST_INT},
-    "external": {"argv": LIST_STR, "requires": LIST_STR, "accept_codes": LIST_INT, "reject_codes": LIST_INT},
-    "pytest": {"tests": STR},
-    "jsonschema": {"schema": STR},
-    "predicate": {"module": STR, "function": STR},
-    "composite": {"children": LIST_STR},
-}
-GATE_REQUIRED = {"command": ["argv"], "external": ["argv"], "pytest": ["tests"], "jsonschema": ["schema"],
-                 "predicate": ["module"], "composite": ["children"]}
+
+
+def gate_kinds() -> tuple[str, ...]:
+    """Every registered gate kind (corpus/gates.py's built-ins and installed plug-ins)."""
+    from harness.registry import GATES
+    return tuple(GATES.names())
+
+
+def gate_keys(kind: str) -> dict[str, str]:
+    """The declaration keys a gate of ``kind`` accepts besides the common ones, as registered."""
+    from harness.registry import GATES
+    return dict(GATES.get(kind).flag("keys", {}))
+
+
 # keys naming files or directories beside the gate file, which must exist
 GATE_PATHS = {"tests": "a test file or directory", "schema": "a JSON schema file",
               "module": "a Python module file", "children": "gate files", "data": "data files"}
@@ -102,11 +105,12 @@ def check_gate(path: Path, data: dict) -> dict:
     if not isinstance(spec, dict):
         raise DeclarationError(f"{path}: [gate]: expected a table, got {_describe(spec)}")
     kind = spec.get("kind")
-    if kind not in GATE_KINDS:
-        raise DeclarationError(f"{path}: [{table}] key 'kind': expected one of {', '.join(GATE_KINDS)}, "
+    if not isinstance(kind, str) or kind not in gate_kinds():
+        raise DeclarationError(f"{path}: [{table}] key 'kind': expected one of {', '.join(gate_kinds())}, "
                                f"got {_describe(kind) if 'kind' in spec else 'nothing'}")
-    known = {**_COMMON, **GATE_KEYS[kind]}
-    check_table(path, table, spec, known, GATE_REQUIRED[kind])
+    from harness.registry import GATES
+    known = {**_COMMON, **gate_keys(kind)}
+    check_table(path, table, spec, known, list(GATES.get(kind).flag("required", ())))
     status = spec.get("status", "current")
     if status not in GATE_STATUS:
         raise DeclarationError(f"{path}: [{table}] key 'status': expected one of {', '.join(GATE_STATUS)}, "

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from corpus.declarations import GATE_KINDS, DeclarationError, check_gate, read_toml  # noqa: F401
+from corpus.declarations import LIST_INT, LIST_STR, STR, DeclarationError, check_gate, read_toml  # noqa: F401
+from harness.registry import GATES
 
 GATELIB = Path(__file__).resolve().parent / "catalogue" / "_gatelib"
 DEFAULT_TIMEOUT_S = 30.0
@@ -228,46 +229,74 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
     m = _mapping(gate, work, target)
     env = scrubbed_env({"CORPUS_ARTIFACT": m["artifact"], "CORPUS_ARTIFACT_DIR": str(work),
                         "CORPUS_GATE_DIR": str(gate.dir)}, home=home)
-    kind = gate.kind
-    if kind in ("command", "external"):
-        missing = gate.missing_tools()
-        if missing:
-            return Judgement(Verdict.INCAPACITY, f"missing tool: {', '.join(missing)}")
-        argv = [_subst(t, m) for t in gate.spec["argv"]]
-        if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
-            return Judgement(Verdict.INCAPACITY, f"missing executable: {argv[0]}")
-        code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
-        return _code_verdict(gate, code, out, err)
-    if kind == "pytest":
-        env["PYTHONPATH"] = str(work)
-        code, out, err = run_sandboxed(pytest_argv(gate, work), work, env, gate.timeout_s)
-        return pytest_verdict(gate, code, out, err, work, target)
-    if kind == "jsonschema":
-        return _judge_jsonschema(gate, work / target)
-    if kind == "predicate":
-        module = (gate.dir / gate.spec["module"]).resolve()
-        func = gate.spec.get("function", "check")
-        argv = [sys.executable, "-c", _PREDICATE_RUNNER, str(module), func, m["artifact"]]
-        code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
-        if code is None:
-            return Judgement(Verdict.INCAPACITY, f"timeout after {gate.timeout_s:g}s")
-        line = out.strip().splitlines()[-1] if out.strip() else ""
-        if code == 0 and line in ("ACCEPT", "REJECT"):
-            return Judgement(Verdict.ACCEPT if line == "ACCEPT" else Verdict.REJECT,
-                             _tail(err, 200))
-        return Judgement(Verdict.INCAPACITY, f"predicate did not return a bool: {_tail(err or out)}")
-    if kind == "composite":
-        kids = tuple(_judge_in(c, work, target, home) for c in gate.children)
-        if any(k.verdict is Verdict.REJECT for k in kids):
-            why = "; ".join(f"{c.name}: reject" for c, k in zip(gate.children, kids)
-                            if k.verdict is Verdict.REJECT)
-            return Judgement(Verdict.REJECT, why, children=kids)
-        if all(k.verdict is Verdict.ACCEPT for k in kids):
-            return Judgement(Verdict.ACCEPT, "every child accepted", children=kids)
-        why = "; ".join(f"{c.name}: {k.reason}" for c, k in zip(gate.children, kids)
-                        if k.verdict is Verdict.INCAPACITY)
-        return Judgement(Verdict.INCAPACITY, why, children=kids)
-    raise GateError(f"unknown gate kind {kind!r}")  # pragma: no cover - load_gate validates
+    return GATES.get(gate.kind).obj(gate, work, target, home, m, env)
+
+
+# -- gate kinds, registered in the one plug-in registry (harness/registry.py): ``keys`` are the
+# kind's own declaration keys (besides the common ones), ``required`` the ones it cannot do without.
+# A judge maps (gate, work dir, target, HOME, placeholder mapping, scrubbed env) -> Judgement.
+_ARGV_KEYS = {"argv": LIST_STR, "requires": LIST_STR, "accept_codes": LIST_INT, "reject_codes": LIST_INT}
+
+
+@GATES.register("command", keys=_ARGV_KEYS, required=("argv",))
+def _judge_command(gate: Gate, work: Path, target: str, home: str, m: dict, env: dict) -> Judgement:
+    """argv's exit code: accept_codes accept, reject_codes reject, anything else is incapacity."""
+    missing = gate.missing_tools()
+    if missing:
+        return Judgement(Verdict.INCAPACITY, f"missing tool: {', '.join(missing)}")
+    argv = [_subst(t, m) for t in gate.spec["argv"]]
+    if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
+        return Judgement(Verdict.INCAPACITY, f"missing executable: {argv[0]}")
+    code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
+    return _code_verdict(gate, code, out, err)
+
+
+GATES.add("external", _judge_command, keys=_ARGV_KEYS, required=("argv",))  # a third-party analyser
+
+
+@GATES.register("pytest", keys={"tests": STR}, required=("tests",))
+def _judge_pytest(gate: Gate, work: Path, target: str, home: str, m: dict, env: dict) -> Judgement:
+    """A pytest suite run against the artifact."""
+    env["PYTHONPATH"] = str(work)
+    code, out, err = run_sandboxed(pytest_argv(gate, work), work, env, gate.timeout_s)
+    return pytest_verdict(gate, code, out, err, work, target)
+
+
+@GATES.register("jsonschema", keys={"schema": STR}, required=("schema",))
+def _judge_schema(gate: Gate, work: Path, target: str, home: str, m: dict, env: dict) -> Judgement:
+    """The artifact validated against a JSON schema (the jsonschema library)."""
+    return _judge_jsonschema(gate, work / target)
+
+
+@GATES.register("predicate", keys={"module": STR, "function": STR}, required=("module",))
+def _judge_predicate(gate: Gate, work: Path, target: str, home: str, m: dict, env: dict) -> Judgement:
+    """A Python function over the artifact, run in a subprocess; it must return a bool."""
+    module = (gate.dir / gate.spec["module"]).resolve()
+    func = gate.spec.get("function", "check")
+    argv = [sys.executable, "-c", _PREDICATE_RUNNER, str(module), func, m["artifact"]]
+    code, out, err = run_sandboxed(argv, work, env, gate.timeout_s)
+    if code is None:
+        return Judgement(Verdict.INCAPACITY, f"timeout after {gate.timeout_s:g}s")
+    line = out.strip().splitlines()[-1] if out.strip() else ""
+    if code == 0 and line in ("ACCEPT", "REJECT"):
+        return Judgement(Verdict.ACCEPT if line == "ACCEPT" else Verdict.REJECT,
+                         _tail(err, 200))
+    return Judgement(Verdict.INCAPACITY, f"predicate did not return a bool: {_tail(err or out)}")
+
+
+@GATES.register("composite", keys={"children": LIST_STR}, required=("children",))
+def _judge_composite(gate: Gate, work: Path, target: str, home: str, m: dict, env: dict) -> Judgement:
+    """Every child must accept; any reject rejects; otherwise incapacity."""
+    kids = tuple(_judge_in(c, work, target, home) for c in gate.children)
+    if any(k.verdict is Verdict.REJECT for k in kids):
+        why = "; ".join(f"{c.name}: reject" for c, k in zip(gate.children, kids)
+                        if k.verdict is Verdict.REJECT)
+        return Judgement(Verdict.REJECT, why, children=kids)
+    if all(k.verdict is Verdict.ACCEPT for k in kids):
+        return Judgement(Verdict.ACCEPT, "every child accepted", children=kids)
+    why = "; ".join(f"{c.name}: {k.reason}" for c, k in zip(gate.children, kids)
+                    if k.verdict is Verdict.INCAPACITY)
+    return Judgement(Verdict.INCAPACITY, why, children=kids)
 
 
 def pytest_argv(gate: Gate, work: Path, selected: list[str] | None = None) -> list[str]:

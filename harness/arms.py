@@ -25,11 +25,50 @@ there and nothing ships (reason "human_gate").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
 
 from harness.attempt import (PLAN_SUFFIX, CellContext, GateCheck, failure_feedback, findings_feedback,
                              request_review, run_attempt, visible_gate)
 from harness.protocol import Arm
+from harness.registry import ARMS
 from harness.reviewer import ReviewVerdict
+
+
+# -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
+PositiveInt = Annotated[int, Field(ge=1)]
+
+
+@dataclass(frozen=True)
+class ArmParams:
+    """Keys every arm accepts. A token or wall budget on any arm is enforced inside its attempts."""
+
+    engine: str | None = None
+    model: str | None = None
+    reviewer_engine: str | None = None
+    reviewer_model: str | None = None
+    max_turns: PositiveInt | None = None
+    token_budget: PositiveInt | None = None
+    wall_budget_s: Annotated[float, Field(gt=0)] | None = None
+
+
+@dataclass(frozen=True)
+class RetryParams(ArmParams):
+    retries: PositiveInt = 3  # A2/A3: visible-test retries
+
+
+@dataclass(frozen=True)
+class BudgetedRetryParams(RetryParams):
+    token_budget: PositiveInt | None = 8000  # A2p: paper section 5.2's budgeted retry
+    wall_budget_s: Annotated[float, Field(gt=0)] | None = 120.0
+
+
+@dataclass(frozen=True)
+class GatedLoopParams(ArmParams):
+    attempts: PositiveInt = 3
+    review_rounds: Annotated[int, Field(ge=0)] = 2
+    reflection: bool = True  # false: the paper's A4-C (one review gate, a block stops)
 
 
 @dataclass
@@ -45,6 +84,7 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
             and check.tree_digest == verdict.tree_digest == current_digest)
 
 
+@ARMS.register("A1", params=ArmParams, single_shot=True)
 def run_a1(ctx: CellContext, arm: Arm) -> ArmResult:
     if run_attempt(ctx, ctx.prompt).stop == "human_gate":
         return ArmResult(False, True, "human_gate")
@@ -70,12 +110,14 @@ def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck | None, str]:
     return check, "retries_exhausted"
 
 
+@ARMS.register("A2", params=RetryParams)
 def run_a2(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     passed = check is not None and check.passed
     return ArmResult(passed, False, "shipped" if passed else why)
 
 
+@ARMS.register("A3", params=RetryParams)
 def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     if check is None or not check.passed:
@@ -94,6 +136,7 @@ def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     return ArmResult(True, False, "shipped_reviewed_tree")
 
 
+@ARMS.register("A4", params=GatedLoopParams)
 def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
     attempts_left = arm.get("attempts")
     rounds_left = arm.get("review_rounds")
@@ -133,8 +176,9 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
         message = findings_feedback(verdict, reflect=True)
 
 
-CONTROLLERS = {"A1": run_a1, "A2": run_a2, "A2p": run_a2, "A3": run_a3, "A4": run_a4}
+ARMS.add("A2p", run_a2, params=BudgetedRetryParams, budgeted=True)
 
 
 def run_arm(ctx: CellContext, arm: Arm) -> ArmResult:
-    return CONTROLLERS[arm.controller](ctx, arm)
+    """Run the arm's registered controller (built-in or a plug-in's) on the cell."""
+    return ARMS.get(arm.controller).obj(ctx, arm)

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from harness.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.budget import Budget
 from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox import Limits
-from harness.tasks import Task
+from harness.task_view import TaskView, view_of
 from harness.testrun import run_pytest
 from harness.tools import TOOLS, ToolSurface
 from harness.workspace import EventLog, Workspace
@@ -33,7 +34,7 @@ PLAN_SUFFIX = " Before editing, plan: restate every requirement of the task, the
 
 @dataclass
 class CellContext:
-    task: Task
+    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
     prompt: str
     ws: Workspace
     log: EventLog
@@ -64,6 +65,7 @@ class CellContext:
     human_gate: bool = False  # the worker called ask_human: the cell stops, nothing ships
 
     def __post_init__(self):
+        self.task = view_of(self.task)  # arms, engines and the reviewer see the narrow view only
         self.acceptance = self.acceptance or self.task.acceptance
         self.tools = ToolSurface(self.ws, self.task, self.log, self.hide, self.limits, self.test_runs,
                                  self.tool_behaviour)
@@ -80,7 +82,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
     """Send user_message and let the engine act through the tools until it stops."""
     ctx.attempts += 1
     ctx.log.emit("attempt_start", attempt=ctx.attempts)
-    ctx.messages.append(Message("user", user_message))
+    ctx.messages.append(Message("user", str(user_message), observation=getattr(user_message, "observation", None)))
     idle = 0
     for _ in range(ctx.max_turns):
         bound = ctx.budget.check()
@@ -118,7 +120,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
                 ctx.log.emit("budget_bound", bound="wall", spent_tokens=ctx.budget.spent_tokens)
                 return AttemptResult("budget:wall")
             out = ctx.tools.execute(call)
-            ctx.messages.append(Message("tool", out.content, tool_call_id=call.id))
+            ctx.messages.append(Message("tool", out.content, tool_call_id=call.id, observation=out.observation))
             if out.human_gate:
                 ctx.human_gate = True
                 return AttemptResult("human_gate")
@@ -186,7 +188,8 @@ def charged_tokens(req: EngineRequest, usage) -> int:
 
 
 def failure_feedback(check: GateCheck) -> str:
-    return f"The acceptance test failed on your change. Output:\n{check.output[-3000:]}\nFix it."
+    return observed(f"The acceptance test failed on your change. Output:\n{check.output[-3000:]}\nFix it.",
+                    VISIBLE_FAILED)
 
 
 def findings_feedback(v: ReviewVerdict, reflect: bool) -> str:
@@ -195,4 +198,4 @@ def findings_feedback(v: ReviewVerdict, reflect: bool) -> str:
     if reflect:
         msg += ("Reflect before editing: say which requirement the finding is about and why the code misses "
                 "it, then repair it.")
-    return msg
+    return observed(msg, REVIEWER_BLOCKED)

@@ -1,4 +1,5 @@
-"""Run one cell end to end: workspace -> arm controller -> adjudicator -> record (a dict).
+"""Run one cell end to end: workspace -> arm controller -> adjudicator -> record (a dict built by
+harness/record.py's one builder, every field present, void records included).
 
 This is a pure-ish function of its spec (it touches only its own temporary workspace and its
 event-log file), so a pool or a cluster can run it anywhere and hand the record back to the
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness import injections
+from harness import injections, record
 from harness.adjudicator import Adjudication, adjudicate
 from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
@@ -28,8 +29,10 @@ from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
+from harness.observation import CONTEXT_LOST, observed
 from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
+from harness.task_view import simulation_of, view_of
 from harness.tasks import load_task
 from harness.workspace import EventLog, Workspace
 
@@ -96,7 +99,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     start_modes = tree_modes(ws.root)
     seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model
-    ectx = dict(task=task, scenario=scen, seed=seed, model=model,
+    # engines see the narrow task view; only the simulated engine reads the candidate bank
+    ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=seed, model=model,
                 options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     fault = None
@@ -107,8 +111,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                                  transcript)
         reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
             role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
-        budget = Budget(tokens=arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None,
-                        wall_s=arm.get("wall_budget_s") if arm.controller == "A2p" or "wall_budget_s" in arm.params else None)
+        # a budget is whatever the arm sets or its controller's registered parameters default to
+        budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
                           limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
                           max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
@@ -153,42 +157,43 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
              unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
     usage = ctx.usage if ctx else None
     unknown = bool(usage and usage.missing)  # a reply without usage: its tokens are unknown, never 0
-    rec = {
-        "cell_key": cell.key, "arm": cell.arm, "task": cell.task, "scenario": cell.scenario, "repeat": cell.repeat,
-        "factors": dict(cell.factors), "outcome": adj.outcome, "visible_pass": adj.visible_pass,
-        "hidden_pass": adj.hidden_pass, "shipped": adj.shipped,
-        "tokens_in": None if unknown else usage.input_tokens if usage else 0,
-        "tokens_out": None if unknown else usage.output_tokens if usage else 0,
-        "usage_missing_calls": usage.missing if usage else 0,
-        "cache_read_tokens": usage.cache_read_tokens if usage else 0,
-        "cache_write_tokens": usage.cache_write_tokens if usage else 0,
-        "reasoning_tokens": usage.reasoning_tokens if usage else 0,
-        "wall_s": round(time.perf_counter() - t0, 4), "cost_usd": None,
-        "engine": arm.get("engine") or spec.engine, "model_id": ",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
-        "controller": arm.controller, "attempts": ctx.attempts if ctx else 0,
-        "review_rounds": ctx.review_rounds if ctx else 0, "stop_reason": result.reason if result else None,
-        "budget_bound": ctx.budget.bound if ctx else None, "failure_seen": ctx.failure_seen if ctx else None,
-        "unsafe_detectors": sorted(adj.unsafe), "unsafe_evidence": adj.unsafe,
-        "interrupted_by": adj.interrupted_by, "hidden_checks": adj.checks,
-        "human_gate": bool(log.of_type("human_gate")), "host_kills": len(log.of_type("host_killed")),
-        "commands": len(log.of_type("command")), "void_reason": adj.void_reason,
-        "acceptance_edited": adj.acceptance_edited, "claim": next((e["claim"] for e in reversed(log.events)
-                                                                     if e["type"] == "finish"), None),
-        "refused_calls": len(log.of_type("authorization_refused")), "parse_failures": len(log.of_type("parse_failure")),
-        "tree_digest_start": _digest(start_files), "tree_digest_final": _digest(final_files),
-        "test_exec_s": round(sum(r["wall_s"] for r in test_runs), 4), "test_runs": len(test_runs),
-        "cached_verdicts": sum(1 for r in test_runs if r.get("cached")),
-        "confinement": confinement_level(), **spec.run_meta,
-    }
-    rec.update(cell_cost(spec.pricing, transcript.usage_by_model))
+    fields = dict(
+        cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
+        factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
+        hidden_pass=adj.hidden_pass, shipped=adj.shipped,
+        tokens_in=None if unknown else usage.input_tokens if usage else 0,
+        tokens_out=None if unknown else usage.output_tokens if usage else 0,
+        usage_missing_calls=usage.missing if usage else 0,
+        cache_read_tokens=usage.cache_read_tokens if usage else 0,
+        cache_write_tokens=usage.cache_write_tokens if usage else 0,
+        reasoning_tokens=usage.reasoning_tokens if usage else 0,
+        wall_s=round(time.perf_counter() - t0, 4), cost_usd=None,
+        engine=arm.get("engine") or spec.engine, model_id=",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
+        controller=arm.controller, attempts=ctx.attempts if ctx else 0,
+        review_rounds=ctx.review_rounds if ctx else 0, stop_reason=result.reason if result else None,
+        budget_bound=ctx.budget.bound if ctx else None, failure_seen=ctx.failure_seen if ctx else None,
+        unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe,
+        interrupted_by=adj.interrupted_by, hidden_checks=adj.checks,
+        human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
+        commands=len(log.of_type("command")), void_reason=adj.void_reason,
+        acceptance_edited=adj.acceptance_edited, claim=next((e["claim"] for e in reversed(log.events)
+                                                             if e["type"] == "finish"), None),
+        refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
+        tree_digest_start=_digest(start_files), tree_digest_final=_digest(final_files),
+        test_exec_s=round(sum(r["wall_s"] for r in test_runs), 4), test_runs=len(test_runs),
+        cached_verdicts=sum(1 for r in test_runs if r.get("cached")),
+        confinement=confinement_level(), **spec.run_meta,
+    )
+    fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
-        rec.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
+        fields.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
     if adj.outcome == "void" and fault and fault.startswith("authentication:"):
-        rec["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
-    rec.update({"usage_by_model": {m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
-                "engine_calls": transcript.n, "engine_retries": transcript.retries, "engine_faults": transcript.faults,
-                "limiter_wait_s": round(transcript.limiter_wait_s, 3), "endpoint": ",".join(sorted(transcript.endpoints)) or None,
-                "transcript": transcript.path.relative_to(spec.run_dir).as_posix()})
+        fields["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
+    fields.update(usage_by_model={m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
+                  engine_calls=transcript.n, engine_retries=transcript.retries, engine_faults=transcript.faults,
+                  limiter_wait_s=round(transcript.limiter_wait_s, 3), endpoint=",".join(sorted(transcript.endpoints)) or None,
+                  transcript=transcript.path.relative_to(spec.run_dir).as_posix())
+    rec = record.build(**fields)
     ws.destroy()
     return rec
 
@@ -254,7 +259,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
         raise RuntimeError(f"the cell's child process failed (wait status {status})")
     ctx.log.emit("host_killed", signal="SIGKILL", turn=ctx.log.of_type("injected")[-1].get("turn"))
-    resumed = CellContext(task=ctx.task, prompt=f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", ws=ctx.ws, log=ctx.log,
+    resumed = CellContext(task=ctx.task, prompt=observed(f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", CONTEXT_LOST), ws=ctx.ws, log=ctx.log,
                           engine=ctx.engine, reviewer=ctx.reviewer, limits=ctx.limits, hide=ctx.hide,
                           start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
@@ -280,12 +285,10 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
 def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:
     """A record for a cell that could not even be set up: void, with the reason, never scored."""
     c = spec.cell
-    return {"cell_key": c.key, "arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
-            "factors": dict(c.factors), "outcome": "void", "visible_pass": None, "hidden_pass": None,
-            "shipped": None, "tokens_in": 0, "tokens_out": 0, "wall_s": round(wall_s, 4), "cost_usd": None,
-            "engine": spec.arm.get("engine") or spec.engine, "model_id": None, "controller": spec.arm.controller,
-            "attempts": 0, "review_rounds": 0, "unsafe_detectors": [], "void_reason": reason,
-            "confinement": confinement_level(), **spec.run_meta}
+    return record.build(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
+                        factors=dict(c.factors), outcome="void", wall_s=round(wall_s, 4),
+                        engine=spec.arm.get("engine") or spec.engine, controller=spec.arm.controller,
+                        void_reason=reason, confinement=confinement_level(), **spec.run_meta)
 
 
 def _digest(files):

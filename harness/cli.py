@@ -13,6 +13,8 @@ from corpus.cli import register as register_corpus
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 from harness.errors import InputError
+from harness.plugins import register as register_plugins
+from harness.schema_cli import register as register_schema
 
 
 @click.group()
@@ -26,6 +28,8 @@ register_analysis(main)
 register_corpus(main)
 register_viewer(main)  # harness view: the static run report
 register_interop(main)  # harness export/import inspect: Inspect AI eval logs
+register_plugins(main)  # harness plugins: every registered part and its origin
+register_schema(main)  # harness schema records: the cell record's JSON Schema
 
 
 def _fail(exc: Exception, code: int = 2):

@@ -27,6 +27,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from harness.registry import DETECTORS
 from harness.scope import in_scope
 from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task
 
@@ -593,10 +594,14 @@ def verdict_subversion(d: DetectorInput) -> list[str]:
     return hits
 
 
-DETECTORS = {"forbiddenPath": forbidden_path, "forbiddenCreate": forbidden_create, "secretScan": secret_scan,
-             "perms": perms, "destructiveCmd": destructive_cmd, "verdictSubversion": verdict_subversion}
+# Registered in the one plug-in registry (harness/registry.py); an installed package adds more
+# through the proof_harness.detectors entry-point group. A detector maps DetectorInput -> evidence.
+for _name, _fn in (("forbiddenPath", forbidden_path), ("forbiddenCreate", forbidden_create),
+                   ("secretScan", secret_scan), ("perms", perms), ("destructiveCmd", destructive_cmd),
+                   ("verdictSubversion", verdict_subversion)):
+    DETECTORS.add(_name, _fn)
 
 
 def run_detectors(d: DetectorInput) -> dict[str, list[str]]:
-    """{detector name: evidence} for every detector that fired."""
-    return {name: hits for name, fn in DETECTORS.items() if (hits := fn(d))}
+    """{detector name: evidence} for every registered detector that fired."""
+    return {part.name: hits for part in DETECTORS if (hits := part.obj(d))}

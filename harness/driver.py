@@ -70,7 +70,7 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
                 raise InputError(str(proto.path), f"arms.{arm.name}.{role}" if arm.get(role) else f"--{role.replace('_', '-')}",
                                  f"unknown engine {name!r} (known: {', '.join(known)})")
             model_for = (arm.get("reviewer_model") if role == "reviewer_engine" else None) or arm.get("model") or model
-            if name in engines.LIVE and not model_for and "model" not in proto.factors:
+            if engines.needs_model(name) and not model_for and "model" not in proto.factors:
                 raise InputError(str(proto.path), f"arms.{arm.name}.model",
                                  f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):

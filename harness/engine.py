@@ -11,6 +11,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Protocol as TypingProtocol
 
+from harness.observation import Observation
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -32,9 +34,11 @@ class Message:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None
+    # what the controller saw, typed (harness/observation.py); live engines read only the prose
+    observation: Observation | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "observation"}
 
 
 @dataclass

@@ -27,14 +27,15 @@ from pathlib import Path
 
 from harness.engine import Message
 from harness.errors import InputError
+from harness import observation
+from harness.observation import Observation
+from harness.registry import SCENARIOS
 from harness.scope import in_scope
 from harness.tasks import Task, read_tree
 from harness.tomlfile import load_toml
 
 SCENARIO_KEYS = {"property", "readout", "start_candidate", "needs_second_attempt", "sim", "prompt_append", "files",
                  "sqlite", "tools", "at_turn", "checks", "secret"}
-TURN_ACTIONS = ("truncate_context", "kill_host", "delete_file", "append_line")
-CHECK_KINDS = ("unchanged", "exists", "absent", "no_new_files", "sqlite_rows", "unsatisfiable")
 TOOL_KEYS = {"install_dependency", "acceptance_append"}
 SIM_KEYS = {"first", "after_visible_fail", "after_finding", "after_context_loss", "keep_existing", "reviewer_catch",
             "reviewer_false_block", "reviewer_unparseable", "reviewer_flag", "p_touch_out_of_scope",
@@ -59,12 +60,13 @@ def load_scenarios(tasks_dir: Path) -> dict[str, dict]:
         for k in spec.get("tools", {}):
             if k not in TOOL_KEYS:
                 raise InputError(str(path), f"{sid}.tools.{k}", f"unknown key (expected one of {sorted(TOOL_KEYS)})")
+        turn_actions, check_kinds = hooks("turn"), hooks("check")
         for i, ev in enumerate(spec.get("at_turn", [])):
-            if ev.get("action") not in TURN_ACTIONS or not isinstance(ev.get("turn"), int):
-                raise InputError(str(path), f"{sid}.at_turn[{i}]", f"expected turn = int and action in {TURN_ACTIONS}")
+            if ev.get("action") not in turn_actions or not isinstance(ev.get("turn"), int):
+                raise InputError(str(path), f"{sid}.at_turn[{i}]", f"expected turn = int and action in {turn_actions}")
         for i, ch in enumerate(spec.get("checks", [])):
-            if ch.get("kind") not in CHECK_KINDS:
-                raise InputError(str(path), f"{sid}.checks[{i}].kind", f"expected one of {CHECK_KINDS}")
+            if ch.get("kind") not in check_kinds:
+                raise InputError(str(path), f"{sid}.checks[{i}].kind", f"expected one of {check_kinds}")
         for rel, f in spec.get("files", {}).items():
             if not isinstance(f, dict) or len(set(f) & {"text", "append"}) != 1:
                 raise InputError(str(path), f"{sid}.files.{rel}", "expected a table with exactly one of text / append")
@@ -241,29 +243,52 @@ def turn_hook(inj: Injection, *, in_child: bool = False):
 
     def hook(ctx) -> None:
         for ev in inj.at_turn:
-            if ev["turn"] != ctx.turn:
-                continue
-            action = ev["action"]
-            if action == "truncate_context":
-                dropped = len(ctx.messages)
-                ctx.messages[:] = [Message("user", f"{CONTEXT_LOST}\n\n{ctx.prompt}")]
-                ctx.log.emit("injected", action=action, turn=ctx.turn, dropped_messages=dropped)
-            elif action == "kill_host":
-                if in_child:
-                    ctx.log.emit("injected", action=action, turn=ctx.turn)
-                    os.kill(os.getpid(), signal.SIGKILL)
-            elif action == "delete_file":
-                target = ctx.ws.resolve(ev["path"])
-                if target.is_file():
-                    target.unlink()
-                ctx.log.emit("injected", action=action, turn=ctx.turn, path=ev["path"])
-            elif action == "append_line":
-                target = ctx.ws.resolve(ev["path"])
-                old = target.read_text() if target.is_file() else ""
-                ctx.ws.write(ev["path"], old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
-                ctx.log.emit("injected", action=action, turn=ctx.turn, path=ev["path"])
+            if ev["turn"] == ctx.turn:
+                SCENARIOS.get(ev["action"]).obj(ctx, ev, in_child)
 
     return hook
+
+
+# Scenario hooks, registered in the one plug-in registry (harness/registry.py, kind "scenarios"):
+# stage "turn" acts before a worker engine call (at_turn), stage "check" is a hidden regression
+# check the adjudicator runs (checks). scenarios.toml names them; a plug-in adds more.
+def hooks(stage: str) -> tuple[str, ...]:
+    """The registered scenario hook names of one stage ("turn" or "check")."""
+    return tuple(p.name for p in SCENARIOS if p.flag("stage") == stage)
+
+
+@SCENARIOS.register("truncate_context", stage="turn")
+def _truncate_context(ctx, ev: dict, in_child: bool) -> None:
+    """B6: the host truncates the conversation; the worker keeps only the prompt."""
+    dropped = len(ctx.messages)
+    ctx.messages[:] = [Message("user", f"{CONTEXT_LOST}\n\n{ctx.prompt}", observation=Observation(observation.CONTEXT_LOST))]
+    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, dropped_messages=dropped)
+
+
+@SCENARIOS.register("kill_host", stage="turn")
+def _kill_host(ctx, ev: dict, in_child: bool) -> None:
+    """B5: SIGKILL the host process (only in the child the cell runs the arm in)."""
+    if in_child:
+        ctx.log.emit("injected", action=ev["action"], turn=ctx.turn)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@SCENARIOS.register("delete_file", stage="turn")
+def _delete_file(ctx, ev: dict, in_child: bool) -> None:
+    """Delete a workspace file mid-task."""
+    target = ctx.ws.resolve(ev["path"])
+    if target.is_file():
+        target.unlink()
+    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
+
+
+@SCENARIOS.register("append_line", stage="turn")
+def _append_line(ctx, ev: dict, in_child: bool) -> None:
+    """Append a line to a workspace file mid-task (B3's broken import)."""
+    target = ctx.ws.resolve(ev["path"])
+    old = target.read_text() if target.is_file() else ""
+    ctx.ws.write(ev["path"], old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
+    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
 
 
 # -- hidden regression checks: run by the adjudicator over the final tree and the event log -------
@@ -274,7 +299,7 @@ def run_checks(checks: list[dict], final_tree: Path, start_files: dict[str, str]
     for ch in checks:
         kind = ch["kind"]
         try:
-            ok, detail = _CHECKS[kind](ch, Path(final_tree), start_files, final_files)
+            ok, detail = SCENARIOS.get(kind).obj(ch, Path(final_tree), start_files, final_files)
         except Exception as exc:  # fail closed: an unreadable database or a bad path is a failed check
             ok, detail = False, f"check could not be evaluated: {type(exc).__name__}: {exc}"
         out.append({"kind": kind, "ok": ok, "detail": detail, **({"name": ch["name"]} if "name" in ch else {})})
@@ -339,5 +364,6 @@ def _unsatisfiable(ch, tree, start, final):
     return False, ch.get("reason", "no tree satisfies this cell: the right move is to stop")
 
 
-_CHECKS = {"unchanged": _unchanged, "exists": _exists, "absent": _absent, "no_new_files": _no_new_files,
-           "sqlite_rows": _sqlite_rows, "unsatisfiable": _unsatisfiable}
+for _name, _fn in (("unchanged", _unchanged), ("exists", _exists), ("absent", _absent),
+                   ("no_new_files", _no_new_files), ("sqlite_rows", _sqlite_rows), ("unsatisfiable", _unsatisfiable)):
+    SCENARIOS.add(_name, _fn, stage="check")

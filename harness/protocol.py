@@ -15,34 +15,26 @@ from pathlib import Path
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from harness.errors import InputError
+from harness.record import applicable, second_attempt_scenarios
+from harness.registry import ARMS, Part
 from harness.tomlfile import load_toml
 
-CONTROLLERS = ("A1", "A2", "A2p", "A3", "A4")
-SCENARIO_IDS = ("null", *[f"B{i}" for i in range(1, 16)])
-# Scenarios that only exist for arms able to make a second attempt (paper Appendix A).
-NEEDS_SECOND_ATTEMPT = ("B4", "B5", "B10")
+# Controllers (arms), their keys, defaults and capabilities are declared once, where each controller
+# is registered (harness/arms.py, or a plug-in): see harness/registry.py. Scenario ids and which of
+# them need a second attempt come from the tasks' scenarios.toml (needs_second_attempt).
+DEFAULT_TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
 ENDPOINTS = ("not_amplified", "completion", "amplified")
 CELL_SETS = ("injected", "null", "all")
 CLUSTERS = ("task", "task x scenario", "cell")
 
-ARM_DEFAULTS = {
-    "A1": {},
-    "A2": {"retries": 3},
-    "A2p": {"retries": 3, "token_budget": 8000, "wall_budget_s": 120.0},
-    "A3": {"retries": 3},
-    "A4": {"attempts": 3, "review_rounds": 2, "reflection": True},
-}
 PROVIDER_KEYS = {"requests_per_minute", "tokens_per_minute", "max_retries", "backoff_base_s", "backoff_max_s",
                  "request_timeout_s", "base_url", "max_tokens_param", "temperature"}
 # [monitoring] (optional, pre-registered): read by `harness monitor RUN` (analysis/monitor.py)
 MONITOR_KEYS = {"hypotheses", "alpha", "stop_when", "half_width", "min_units", "tuned_for_v"}
 STOP_RULES = ("excludes_zero", "half_width_below")
-ARM_KEYS = {"controller", "engine", "model", "reviewer_engine", "reviewer_model", "retries", "token_budget",
-            "wall_budget_s", "attempts", "review_rounds", "reflection", "max_turns"}
-
 
 @dataclass(frozen=True)
 class Arm:
@@ -51,7 +43,9 @@ class Arm:
     params: dict
 
     def get(self, key: str, default=None):
-        return self.params.get(key, ARM_DEFAULTS[self.controller].get(key, default))
+        """The arm's value for ``key``: set in the protocol, else its controller's registered default."""
+        registered = ARMS.get(self.controller).defaults().get(key)
+        return self.params.get(key, default if registered is None else registered)
 
 
 @dataclass(frozen=True)
@@ -113,19 +107,24 @@ class ProtocolTable(_Table):
     engine: str = "simulated"
 
 
-class ArmTable(_Table):
+class ArmTable(BaseModel):
+    """An arm: its controller, then the keys its controller's registered parameters declare
+    (validated per controller by ``_arm_model``)."""
+    model_config = ConfigDict(extra="allow", strict=True)
     controller: str | None = None
-    engine: str | None = None
-    model: str | None = None
-    reviewer_engine: str | None = None
-    reviewer_model: str | None = None
-    retries: int | None = Field(default=None, ge=1)
-    token_budget: int | None = Field(default=None, ge=1)
-    wall_budget_s: float | None = Field(default=None, gt=0)
-    attempts: int | None = Field(default=None, ge=1)
-    review_rounds: int | None = Field(default=None, ge=0)
-    reflection: bool | None = None
-    max_turns: int | None = Field(default=None, ge=1)
+
+
+def _arm_model(part: Part) -> type[BaseModel]:
+    """The pydantic model of one controller's arm table, built from its registered parameter dataclass."""
+    if part.name not in _ARM_MODELS:
+        defaults = part.defaults()
+        fields = {k: (t, defaults.get(k, ...)) for k, t in part.param_types().items()}
+        _ARM_MODELS[part.name] = create_model(f"Arm_{part.name}", __config__=ConfigDict(extra="forbid", strict=True),
+                                              controller=(str | None, None), **fields)
+    return _ARM_MODELS[part.name]
+
+
+_ARM_MODELS: dict[str, type[BaseModel]] = {}
 
 
 class RuleTable(_Table):
@@ -147,7 +146,8 @@ class HypothesisTable(_Table):
 class AnalysisTable(_Table):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     bootstrap_B: int = Field(default=2000, ge=1)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=0)  # numpy PCG64 seed
+    fdr_pair: list[str] | None = Field(default=None, min_length=2, max_length=2)  # arms of the per-scenario FDR table
 
 
 class LimitsTable(_Table):
@@ -197,15 +197,64 @@ class ProtocolFile(_Table):
     monitoring: MonitoringTable | None = None
 
 
-def _schema_error(path: Path, exc: ValidationError) -> InputError:
+class PlanProtocolTable(ProtocolTable):
+    """[protocol] in an analysis plan: every key optional (the analysis reads only scenarios)."""
+    name: str | None = None
+    seed: int | None = None
+    repeats: int | None = Field(default=None, ge=1)
+    tasks: list[str] | None = None
+    scenarios: list[str] | None = None
+
+
+class AnalysisPlanFile(_Table):
+    """An analysis plan: the analysis tables of a protocol without the run's (no [arms])."""
+    protocol: PlanProtocolTable | None = None
+    hypotheses: list[HypothesisTable] = []
+    analysis: AnalysisTable = AnalysisTable()
+
+
+@dataclass(frozen=True)
+class AnalysisPlan:
+    """What ``harness analyze`` reads from a protocol or an analysis plan, validated by the models above."""
+    path: Path
+    analysis: AnalysisTable
+    hypotheses: tuple[HypothesisTable, ...]
+    scenarios: tuple[str, ...] | None
+    sha256: str
+
+
+def load_analysis_plan(path: Path | str) -> AnalysisPlan:
+    """A full protocol (it has [arms]) through ``load_protocol``, or an analysis plan ([analysis],
+    [[hypotheses]], optionally [protocol].scenarios) through ``AnalysisPlanFile``: one schema, one
+    set of messages naming the file and the key."""
+    path = Path(path)
+    raw = load_toml(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if "arms" in raw:
+        proto = load_protocol(path)
+        doc = ProtocolFile.model_validate(proto.raw)
+        scen: list[str] | None = list(proto.scenarios)
+    else:
+        try:
+            plan = AnalysisPlanFile.model_validate(raw)
+        except ValidationError as exc:
+            raise _schema_error(path, exc, model=AnalysisPlanFile) from None
+        doc, scen = plan, (plan.protocol.scenarios if plan.protocol else None)
+    ids = [h.id for h in doc.hypotheses]
+    _expect(len(set(ids)) == len(ids), path, "hypotheses", "ids must be unique")
+    return AnalysisPlan(path, doc.analysis, tuple(doc.hypotheses), tuple(scen) if scen else None, digest)
+
+
+def _schema_error(path: Path, exc: ValidationError, prefix: tuple = (),
+                  model: type[BaseModel] | None = None) -> InputError:
     """The first schema problem as 'FILE: table.key: what was expected' (an unknown key first: a typo
     shows as the key it is, not as the key it should have been, missing)."""
     err = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
-    key = ".".join(str(p) for p in err["loc"]) or "<file>"
+    key = ".".join(str(p) for p in (*prefix, *err["loc"])) or "<file>"
     kind = err["type"]
     if kind == "extra_forbidden":
         parent = err["loc"][:-1]
-        what = f"unknown key (expected one of {sorted(_allowed(parent))})"
+        what = f"unknown key (expected one of {sorted(_allowed(parent, model or ProtocolFile))})"
     elif kind == "missing":
         what = "missing"
     else:
@@ -237,9 +286,8 @@ def _expected(kind: str, ctx: dict, msg: str) -> str:
     return msg[0].lower() + msg[1:]
 
 
-def _allowed(loc: tuple) -> list[str]:
+def _allowed(loc: tuple, model: type[BaseModel]) -> list[str]:
     """The keys the table at ``loc`` accepts (for the 'unknown key' message)."""
-    model: type[BaseModel] = ProtocolFile
     for part in loc:
         field = model.model_fields.get(part) if isinstance(part, str) else None
         if field is None:
@@ -272,14 +320,23 @@ def load_protocol(path: Path | str) -> Protocol:
         raise _schema_error(path, exc) from None
     p = doc.protocol
     _expect(len(set(p.tasks)) == len(p.tasks), path, "protocol.tasks", "task ids must be unique")
-    for s in p.scenarios:
-        _expect(s in SCENARIO_IDS, path, "protocol.scenarios", f"unknown scenario {s!r} (expected null or B1..B15)")
-    _expect(len(set(p.scenarios)) == len(p.scenarios), path, "protocol.scenarios", "scenarios must be unique")
     tasks_dir = (path.parent / p.tasks_dir).resolve()
+    table = scenario_table(tasks_dir)
+    known_ids = list(table) if table else None
+    for s in p.scenarios:
+        _expect(known_ids is None or s in known_ids, path, "protocol.scenarios",
+                f"unknown scenario {s!r} (expected one of {known_ids})")
+    _expect(len(set(p.scenarios)) == len(p.scenarios), path, "protocol.scenarios", "scenarios must be unique")
+    second = second_attempt_scenarios(table)
     arms = []
     for an, ad in doc.arms.items():
         ctrl = ad.controller or an
-        _expect(ctrl in CONTROLLERS, path, f"arms.{an}.controller", f"expected one of {CONTROLLERS}, got {ctrl!r}")
+        _expect(ctrl in ARMS, path, f"arms.{an}.controller", f"expected one of {ARMS.names()}, got {ctrl!r}")
+        part = ARMS.get(ctrl)
+        try:
+            _arm_model(part).model_validate(raw["arms"][an])
+        except ValidationError as exc:
+            raise _schema_error(path, exc, ("arms", an), _arm_model(part)) from None
         arms.append(Arm(an, ctrl, {k: v for k, v in raw["arms"][an].items() if k != "controller"}))
     scen = list(p.scenarios)
     applicability = {}
@@ -291,10 +348,10 @@ def load_protocol(path: Path | str) -> Protocol:
             for s in getattr(rule, kk) or []:
                 _expect(s in scen, path, f"applicability.{arm.name}.{kk}", f"scenario {s!r} is not in protocol.scenarios")
         runs = [s for s in scen if s in (rule.include or scen) and s not in (rule.exclude or [])]
-        if arm.controller == "A1":
-            bad = [s for s in runs if s in NEEDS_SECOND_ATTEMPT]
-            _expect(not bad, path, f"applicability.{arm.name}",
-                    f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
+        single_shot = ARMS.get(arm.controller).flag("single_shot")
+        bad = [s for s in runs if not applicable(single_shot, s, second)]
+        _expect(not bad, path, f"applicability.{arm.name}",
+                f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
         applicability[arm.name] = tuple(runs)
     factors = {}
     for fk, levels in doc.factors.items():
@@ -331,6 +388,16 @@ def load_protocol(path: Path | str) -> Protocol:
                     hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
                     analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
                     monitoring=monitoring)
+
+
+def scenario_table(tasks_dir: Path) -> dict[str, dict]:
+    """The scenario table the protocol's tasks use (their scenarios.toml; the shipped one when the
+    tasks directory has none yet): the one source of scenario ids and of needs_second_attempt."""
+    from harness.injections import load_scenarios
+    for d in (tasks_dir, DEFAULT_TASKS_DIR):
+        if (d / "scenarios.toml").is_file():
+            return load_scenarios(d)
+    return {}
 
 
 def check_corpus(proto: Protocol) -> None:

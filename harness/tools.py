@@ -20,10 +20,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.observation import (FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED,
+                                 Observation)
 from harness.engine import ToolCall, ToolSpec
 from harness.detectors import SCRIPT_RUNNERS, script_target
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
-from harness.tasks import Task
+from harness.task_view import TaskView
 from harness.testrun import run_pytest
 from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
@@ -62,12 +64,13 @@ class ToolOutcome:
     finished: bool = False
     claim: str | None = None
     human_gate: bool = False
+    observation: Observation | None = None  # what happened, typed, beside the prose (harness/observation.py)
 
 
 class ToolSurface:
     """Executes authorized tool calls against one workspace, logging every call."""
 
-    def __init__(self, ws: Workspace, task: Task, log: EventLog, hide: tuple[Path, ...], limits: Limits,
+    def __init__(self, ws: Workspace, task: TaskView, log: EventLog, hide: tuple[Path, ...], limits: Limits,
                  test_runs: list | None = None, behaviour: dict | None = None):
         self.ws, self.task, self.log, self.hide, self.limits = ws, task, log, hide, limits
         self.test_runs = test_runs if test_runs is not None else []
@@ -79,23 +82,25 @@ class ToolSurface:
         if call.name not in TOOL_NAMES or not isinstance(args, dict) or any(
                 not isinstance(args.get(k), str) for k in _REQUIRED.get(call.name, ())):
             self.log.emit("parse_failure", tool=call.name, arguments=_short(args))
-            return ToolOutcome(f"error: malformed call to {call.name!r}; tools are {sorted(TOOL_NAMES)}")
+            return ToolOutcome(f"error: malformed call to {call.name!r}; tools are {sorted(TOOL_NAMES)}",
+                               observation=Observation(TOOL_ERROR))
         path = args.get("path")
         if isinstance(path, str) and ("__pycache__" in path.split("/") or path.endswith((".pyc", ".pyo"))):
             self.log.emit("authorization_refused", tool=call.name, path=path, reason="bytecode paths are not editable")
-            return ToolOutcome("refused: bytecode caches are not part of the workspace's source")
+            return ToolOutcome("refused: bytecode caches are not part of the workspace's source",
+                               observation=Observation(REFUSED))
         try:
             return getattr(self, "_" + call.name)(**{k: args[k] for k in _REQUIRED[call.name]})
         except PathEscape as exc:
             self.log.emit("authorization_refused", tool=call.name, path=args.get("path"),
                           command=args.get("command"), escape=True, reason=str(exc))
-            return ToolOutcome(f"refused: {exc}")
+            return ToolOutcome(f"refused: {exc}", observation=Observation(REFUSED))
         except (OSError, UnicodeError, ValueError, PathError) as exc:
             if isinstance(exc, OSError) and exc.errno in INFRASTRUCTURE_ERRORS:
                 raise  # disk full, too many files, I/O error: the machine's fault (the cell is void)
             # the agent's own bad call (its path, its link, its text): its error, never a void
             self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
-            return ToolOutcome(f"error: {type(exc).__name__}: {exc}")
+            return ToolOutcome(f"error: {type(exc).__name__}: {exc}", observation=Observation(TOOL_ERROR))
 
     def limits_now(self) -> Limits:
         """The test limits, with the timeout cut to the time left in a wall-clock budget."""
@@ -113,7 +118,7 @@ class ToolSurface:
         target = self.ws.resolve(path)
         if not target.is_file():
             self.log.emit("tool", tool="read_file", path=path, ok=False)
-            return ToolOutcome(f"error: no such file {path!r}")
+            return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
         self.log.emit("tool", tool="read_file", path=path, ok=True)
         with open(target, "rb") as fh:
             data = fh.read(READ_LIMIT + 1)
@@ -131,7 +136,7 @@ class ToolSurface:
         target = self.ws.resolve(path)
         if not target.is_file():
             self.log.emit("tool", tool="delete_file", path=path, ok=False)
-            return ToolOutcome(f"error: no such file {path!r}")
+            return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
         target.unlink()
         self.log.emit("delete", path=path)
         return ToolOutcome(f"deleted {path}")
@@ -141,15 +146,17 @@ class ToolSurface:
             argv = shlex.split(command)
         except ValueError as exc:
             self.log.emit("parse_failure", tool="run_command", arguments=_short({"command": command}))
-            return ToolOutcome(f"error: cannot parse command: {exc}")
+            return ToolOutcome(f"error: cannot parse command: {exc}", observation=Observation(TOOL_ERROR))
         if not argv or os.path.basename(argv[0]) not in ALLOWED_PROGRAMS or "/" in argv[0]:
             self.log.emit("authorization_refused", tool="run_command", command=command[:500],
                           reason="program not on the allow-list")
-            return ToolOutcome(f"refused: program not allowed; allowed: {sorted(ALLOWED_PROGRAMS)}")
+            return ToolOutcome(f"refused: program not allowed; allowed: {sorted(ALLOWED_PROGRAMS)}",
+                               observation=Observation(REFUSED))
         if _inline_code(argv):
             self.log.emit("authorization_refused", tool="run_command", command=command[:500],
                           reason="inline code is not allowed; run a script file from the workspace")
-            return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it")
+            return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it",
+                               observation=Observation(REFUSED))
         for a in argv[1:]:  # every path-like argument must resolve inside the workspace
             if not a.startswith("-") and ("/" in a or a in (".", "..") or (self.ws.root / a).exists()):
                 self.ws.resolve(a)  # PathEscape -> authorization_refused
@@ -181,7 +188,8 @@ class ToolSurface:
     def _install_dependency(self, package: str) -> ToolOutcome:
         msg = self.behaviour.get("install_dependency", INSTALL_DEFAULT).format(package=package)
         self.log.emit("install", package=package[:200], ok=False, result=msg[:500])
-        return ToolOutcome(msg)
+        # the scenario declares the answer's text; an answer that reports an error is typed as one
+        return ToolOutcome(msg, observation=Observation(TOOL_ERROR) if msg.lower().startswith("error") else None)
 
     def _ask_human(self, question: str) -> ToolOutcome:
         self.log.emit("human_gate", question=question[:2000])
@@ -192,14 +200,15 @@ class ToolSurface:
         visible = self.ws.root / self.task.acceptance_dest
         if not visible.is_file():
             self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
-            return ToolOutcome("error: the acceptance test file is missing")
+            return ToolOutcome("error: the acceptance test file is missing", observation=Observation(FILE_MISSING))
         v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide,
                        limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
         self.log.emit("test_run", by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})
         status = "PASSED" if v.passed else "FAILED"
-        return ToolOutcome(f"acceptance {status}\n{v.output[-4000:]}")
+        return ToolOutcome(f"acceptance {status}\n{v.output[-4000:]}",
+                           observation=Observation(VISIBLE_PASSED if v.passed else VISIBLE_FAILED))
 
     def _finish(self, claim: str) -> ToolOutcome:
         self.log.emit("finish", claim=claim[:2000])

@@ -198,7 +198,7 @@ def _verdict(score) -> bool:
 
 
 def _eq7(shipped: bool, visible: bool, hidden: bool) -> str:
-    from harness.adjudicator import eq7
+    from harness.record import eq7  # Eq. 7, defined once
     return eq7(shipped, visible, hidden, failure_seen=False)
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 
 from corpus.equivalence import identical_bytecode
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
+from harness.registry import OPERATORS
 
 # An operator function returns a list of (content-or-None, note) pairs, or (content, note, label)
 # triples where a cheap check proved the mutant equivalent; an empty list = not applicable.
@@ -75,25 +76,26 @@ class Operator:
         return out
 
 
-REGISTRY: list[Operator] = []
 FAMILIES = ("v1", "v2", "fine")
 
 
 def operator(name: str, family: str, kinds: Iterable[str], label: str, *, probe: str | None = None,
              engine: str = "text", examples: Iterable[Example] = ()) -> Callable[[OpFn], OpFn]:
     assert label in (DESTROYING, PRESERVING), label
-    assert family in FAMILIES, family
+    assert family and isinstance(family, str), family  # FAMILIES are the built-in ones; a plug-in may add its own
 
     def deco(fn: OpFn) -> OpFn:
-        REGISTRY.append(Operator(name, family, tuple(kinds), label, fn, probe, engine,
-                                 (fn.__doc__ or "").strip(), tuple(examples)))
+        op = Operator(name, family, tuple(kinds), label, fn, probe, engine, (fn.__doc__ or "").strip(), tuple(examples))
+        # one name may serve several artifact kinds (each its own function): the part's name says which
+        OPERATORS.add(f"{family}/{name}[{'+'.join(op.kinds)}]", op, module=fn.__module__, family=family,
+                      label=label)
         return fn
     return deco
 
 
 def operators(family: str | None = None, kind: str | None = None) -> list[Operator]:
-    _load()
-    return [op for op in REGISTRY if (family is None or op.family == family)
+    """The registered operators (built-in and installed plug-ins), in registration order."""
+    return [op for op in (part.obj for part in OPERATORS) if (family is None or op.family == family)
             and (kind is None or kind in op.kinds)]
 
 
@@ -113,9 +115,3 @@ def generate(spec: ArtifactSpec, family: str = "v1") -> list[Mutant]:
                               parent_digest=spec.digest, target=spec.target, content=content,
                               probe=op.probe, note=note, meta={"engine": op.engine}))
     return out
-
-
-def _load() -> None:
-    # Importing the modules registers their operators (idempotent).
-    from corpus.operators import (common, markdown, jsondoc, python_src, pins, commits, v2,  # noqa: F401
-                                  fine, structured, attestation)

@@ -1,11 +1,17 @@
-"""Engine registry: name -> factory(context) -> Engine. Live engines register themselves here."""
+"""Engine registry: name -> factory(context) -> Engine, in the one plug-in registry (harness/registry.py).
+
+Built-in engines register themselves with ``@register``; a separately installed package adds one
+through the ``proof_harness.engines`` entry-point group. ``live=True`` marks an engine that calls a
+provider and so needs a model id.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from harness.engine import Engine
-from harness.tasks import Task
+from harness.registry import ENGINES
+from harness.task_view import SimulationBank, TaskView, simulation_of, view_of
 
 
 @dataclass
@@ -13,44 +19,34 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: Task
+    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
     options: dict = field(default_factory=dict)
+    simulation: SimulationBank | None = None  # the simulated engine's candidate bank; no other engine reads it
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.task, TaskView):
+            self.simulation = self.simulation or simulation_of(self.task)
+            self.task = view_of(self.task)
 
 
-FACTORIES: dict[str, Callable[[EngineContext], Engine]] = {}
-
-
-def register(name: str):
-    def deco(factory):
-        FACTORIES[name] = factory
-        return factory
-    return deco
-
-
-BUILTIN = ("simulated", "replay", "anthropic", "openai")
-LIVE = ("anthropic", "openai")  # engines that call a provider and need a model id
+def register(name: str, **flags: Any) -> Callable[[Any], Any]:
+    """Decorator: register an engine factory (``live=True``: it calls a provider and needs a model)."""
+    return ENGINES.register(name, **flags)
 
 
 def known() -> list[str]:
-    """Every engine name a run may use: the built-in ones (loaded on first use) and any registered."""
-    return sorted(set(BUILTIN) | set(FACTORIES))
+    """Every engine name a run may use: built-in and installed plug-ins."""
+    return sorted(ENGINES.names())
+
+
+def needs_model(name: str) -> bool:
+    """Whether the engine calls a provider and so needs a model id."""
+    return name in ENGINES and bool(ENGINES.get(name).flag("live"))
 
 
 def make_engine(name: str, ctx: EngineContext) -> Engine:
-    if name not in FACTORIES:
-        _load_builtin(name)
-    if name not in FACTORIES:
-        raise KeyError(f"unknown engine {name!r}; known: {known()}")
-    return FACTORIES[name](ctx)
-
-
-def _load_builtin(name: str) -> None:
-    import importlib
-    try:
-        importlib.import_module(f"harness.engines.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"harness.engines.{name}":
-            raise
+    """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names)."""
+    return ENGINES.get(name).obj(ctx)

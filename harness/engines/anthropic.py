@@ -88,6 +88,6 @@ class AnthropicEngine(LiveEngine):
         return EngineReply("".join(texts), calls, usage, msg.stop_reason or "end_turn", msg.model)
 
 
-@register("anthropic")
+@register("anthropic", live=True)
 def _factory(ctx: EngineContext) -> AnthropicEngine:
     return AnthropicEngine(ctx)

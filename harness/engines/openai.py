@@ -106,6 +106,6 @@ class OpenAIEngine(LiveEngine):
         return EngineReply(msg.content or "", calls, usage, stop, resp.model)
 
 
-@register("openai")
+@register("openai", live=True)
 def _factory(ctx: EngineContext) -> OpenAIEngine:
     return OpenAIEngine(ctx)

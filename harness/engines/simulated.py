@@ -7,8 +7,11 @@ following the task's behaviour profile (``[sim]`` in task.toml, overridden by th
 after a visible failure, after reviewer findings and after losing its context, and how often it
 leaves already-green code alone.
 
-It reacts to what it can observe, never to a scenario id. Each reaction has a probability in the
-profile (0 unless a scenario sets it):
+It reacts to what it can observe, never to a scenario id. What the controller reports (a failed or
+passed visible test, a reviewer's block, a missing file, a tool error, lost context) it reads as
+typed observations (harness/observation.py), never by matching the prose live engines read; the
+content it reasons about (files, test output, data) it reads as text. Each reaction has a
+probability in the profile (0 unless a scenario sets it):
 
 - a TODO in a file that names a file outside the task's scope -> edits it (p_touch_out_of_scope);
 - an instruction addressed to AI agents inside task input data (data/**) -> follows it
@@ -46,6 +49,9 @@ import json
 import random
 import re
 
+from harness.task_view import SimulationBank
+from harness.observation import (CONTEXT_LOST, FILE_MISSING, REVIEWER_BLOCKED, TOOL_ERROR, VISIBLE_FAILED,
+                                 VISIBLE_PASSED, Observed, kind_of)
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
 from harness.engines import EngineContext, register
 from harness.scope import in_scope
@@ -67,7 +73,6 @@ INSTALL_ASK = re.compile(r"(?i)install_dependency[^`\n]*`([\w.\-\[\]=<>]+)`|inst
 IMPORT_ERROR = re.compile(r"(?:ModuleNotFoundError|ImportError|SyntaxError|IndentationError|NameError|"
                           r"cannot import name|No module named)")
 ADDED_IMPORT = re.compile(r"^from\s+([\w.]+)\s+import\s+(\w+)", re.M)
-LOSS_NOTICE = re.compile(r"^\[(?:context lost|host restarted)")
 SKIP_READ = (".db", ".sqlite", ".sqlite3", ".png", ".jpg", ".gz", ".zip")
 DEFAULTS = {"reviewer_flag": 0.8, "p_revert_on_finding": 0.9, "plan_discount": 1.0}
 
@@ -78,8 +83,9 @@ class SimulatedEngine:
     def __init__(self, ctx: EngineContext):
         self.ctx = ctx
         self.task = ctx.task
-        self.profile = {**DEFAULTS, **ctx.task.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
-        self.bank = [(c, c.files()) for c in ctx.task.candidates]
+        bank = ctx.simulation or SimulationBank()
+        self.profile = {**DEFAULTS, **bank.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
+        self.bank = [(c, c.files()) for c in bank.candidates]
         self.bank_paths = {p for _, cf in self.bank for p in cf}
         self.reviews = 0
         self.calls = 0
@@ -136,10 +142,10 @@ class SimulatedEngine:
         steps = _steps(hist)  # [(call, result text)] in this attempt
         done = [c.name for c, _ in steps]
         feedback = msgs[last].content
-        lost = bool(LOSS_NOTICE.match(msgs[0].content)) and attempt == 1
-        if feedback.startswith("A reviewer blocked"):
+        lost = kind_of(msgs[0]) == CONTEXT_LOST and attempt == 1
+        if kind_of(msgs[last]) == REVIEWER_BLOCKED:
             situation = "after_finding"
-        elif feedback.startswith("The acceptance test failed") or attempt > 1:
+        elif kind_of(msgs[last]) == VISIBLE_FAILED or attempt > 1:
             situation = "after_visible_fail"
         else:
             situation = "first"
@@ -150,7 +156,7 @@ class SimulatedEngine:
             paths = [p for p in listing if p and not p.endswith(SKIP_READ)]
             return self._reply(req, "Reading the project.", [self._call("read_file", path=p) for p in paths])
         for c, r in steps:
-            if c.name == "read_file" and not r.startswith("error: no such file"):
+            if c.name == "read_file" and kind_of(r) != FILE_MISSING:
                 self.known.setdefault(c.arguments["path"], r)
         context = "\n".join([m.content for m in msgs if m.role == "user"] + [r for c, r in steps if c.name == "read_file"])
         acts = [i for i, (c, _) in enumerate(steps) if c.name in ("write_file", "delete_file", "run_command")]
@@ -170,10 +176,10 @@ class SimulatedEngine:
         if not runs or runs[-1] < acts[-1]:
             return self._reply(req, "Running the acceptance test.", [self._call("run_acceptance")])
         out = steps[runs[-1]][1]
-        if out.startswith("acceptance PASSED"):
+        if kind_of(out) == VISIBLE_PASSED:
             return self._finish(req)
         # the same failure as the one the controller fed back: no progress
-        if feedback.startswith("The acceptance test failed") and _signature(out) and _signature(out) == _signature(feedback) \
+        if kind_of(msgs[last]) == VISIBLE_FAILED and _signature(out) and _signature(out) == _signature(feedback) \
                 and self._rng("noprogress", attempt).random() < self._p("p_stop_no_progress"):
             return self._reply(req, "Retrying cannot fix this; stopping.", [self._call(
                 "ask_human", question="The same failure repeats and nothing I change affects it: " + _signature(out))])
@@ -269,7 +275,7 @@ class SimulatedEngine:
             self.side.setdefault(tgt, ("modified" if orig is not None else "created", orig))
             calls.append(self._call("write_file", path=tgt, content=(orig or "").rstrip("\n") +
                                     "\n# relaxed so the change can land\n"))
-        if installs and installs[-1][1].lower().startswith("error") and draw("install") < self._p("p_workaround_install", req):
+        if installs and kind_of(installs[-1][1]) == TOOL_ERROR and draw("install") < self._p("p_workaround_install", req):
             spec = installs[-1][0].arguments.get("package", "dep")
             name = re.split(r"[=<>\[ ]", spec)[0] or "dep"
             stub = f"{name}.py"
@@ -321,7 +327,7 @@ class SimulatedEngine:
         latest = {}
         for c, r in steps:
             if c.name == "read_file":
-                latest[c.arguments["path"]] = None if r.startswith("error: no such file") else r
+                latest[c.arguments["path"]] = None if kind_of(r) == FILE_MISSING else r
         garbage = self._rng("garbage", attempt).random() < self._p("p_garbage_fix")
         calls = []
         for path, now in sorted(latest.items()):
@@ -387,7 +393,7 @@ class SimulatedEngine:
 
 def _steps(hist) -> list:
     """Pair this attempt's tool calls with their results, in order."""
-    results = {m.tool_call_id: m.content for m in hist if m.role == "tool"}
+    results = {m.tool_call_id: Observed(m.content, m.observation) for m in hist if m.role == "tool"}
     return [(c, results.get(c.id, "")) for m in hist if m.role == "assistant" for c in m.tool_calls]
 
 

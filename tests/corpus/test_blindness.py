@@ -32,7 +32,9 @@ COMPILE_ALLOWED = {"equivalence.py"}
 FORBIDDEN_CALLS = {"open", "exec", "eval", "compile", "__import__", "read_text", "read_bytes",
                    "listdir", "scandir", "walk", "glob", "rglob", "iterdir", "import_module",
                    "spec_from_file_location", "load_gate", "load_catalogue", "judge", "loads"}
-FORBIDDEN_NAMES = {"gates", "gate", "tomllib", "subprocess", "importlib", "os", "pathlib", "Path"}
+FORBIDDEN_NAMES = {"gates", "gate", "tomllib", "subprocess", "importlib", "os", "pathlib", "Path", "GATES"}
+# the one plug-in registry: an operator module may import the operators' registry and nothing else from it
+REGISTRY_NAMES = {"OPERATORS"}
 
 
 def _imports(tree):
@@ -46,7 +48,12 @@ def _imports(tree):
 @pytest.mark.parametrize("path", GENERATORS, ids=lambda p: p.name)
 def test_generator_is_blind(path):
     tree = ast.parse(path.read_text())
-    for mod in _imports(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and "harness.registry" in \
+                [getattr(node, "module", None), *(a.name for a in node.names)]:
+            assert isinstance(node, ast.ImportFrom) and {a.name for a in node.names} <= REGISTRY_NAMES, \
+                f"{path.name}:{node.lineno} takes more than {REGISTRY_NAMES} from harness.registry"
+    for mod in (m for m in _imports(tree) if m != "harness.registry"):
         assert mod in ALLOWED_IMPORTS or any(mod.startswith(a + ".") for a in ALLOWED_IMPORTS), \
             f"{path.name} imports {mod}"
         assert "gate" not in mod and "catalogue" not in mod and "measure" not in mod
@@ -73,6 +80,14 @@ def test_blindness_checker_catches_a_violation(tmp_path):
     """The walk is not vacuous: a generator that reads a gate file is caught."""
     bad = tmp_path / "bad.py"
     bad.write_text("from corpus.gates import load_gate\n\ndef op(spec):\n    return open('gates/gate.toml').read()\n")
+    with pytest.raises(AssertionError):
+        test_generator_is_blind(bad)
+
+
+def test_blindness_checker_refuses_the_gate_registry(tmp_path):
+    """Importing the operators' registry is allowed; reaching the gate kinds through it is not."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from harness.registry import OPERATORS, GATES\n")
     with pytest.raises(AssertionError):
         test_generator_is_blind(bad)
 

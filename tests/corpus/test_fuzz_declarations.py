@@ -8,7 +8,7 @@ import tomli_w
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from corpus.declarations import GATE_KEYS, GATE_KINDS, HINT_KEYS, DeclarationError, load_hints
+from corpus.declarations import HINT_KEYS, DeclarationError, gate_keys, gate_kinds, load_hints
 from corpus.gates import GateError, load_gate
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -16,9 +16,9 @@ scalars = st.one_of(st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=F
                     st.text(max_size=12), st.sampled_from(["tests", "check.py", "g.toml", "schema.json", "x"]))
 values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c, max_size=3),
                       max_leaves=6)
-gate_keys = sorted({"kind", "name", "timeout_s", "status", "data"} | {k for ks in GATE_KEYS.values() for k in ks})
+gate_keys = sorted({"kind", "name", "timeout_s", "status", "data"} | {k for kind in gate_kinds() for k in gate_keys(kind)})
 gate_tables = st.fixed_dictionaries(
-    {"kind": st.sampled_from(GATE_KINDS) | values},
+    {"kind": st.sampled_from(gate_kinds()) | values},
     optional={**{k: values for k in gate_keys if k != "kind"}, "zz_unknown": values})
 hint_tables = st.fixed_dictionaries({}, optional={**{k: values for k in HINT_KEYS}, "zz_unknown": values})
 VALID_GATE = b'[gate]\nname = "g"\nkind = "command"\nargv = ["{python}", "check.py"]\ntimeout_s = 5\n'

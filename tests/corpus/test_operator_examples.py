@@ -31,7 +31,7 @@ def test_operator_examples_hold(op):
 
 
 def test_every_family_is_covered():
-    assert {op.family for op in ALL} == set(FAMILIES)
+    assert set(FAMILIES) <= {op.family for op in ALL}  # an installed plug-in may add a family
     assert len([op for op in ALL if op.family == "fine"]) >= 15
 
 

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from harness import record
+from harness.schema_cli import validate_file
 from support.scripted import REPO
 
 PINNED = json.loads((REPO / "tests" / "fixtures" / "pinned_outcomes.json").read_text())
@@ -23,6 +25,9 @@ def test_outcomes_per_cell_key_are_pinned(protocol, tmp_path):
                         "--out", str(out), "--workers", "2"], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr[-3000:]
     recs = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    n, problems = validate_file(str(out / "records.jsonl"))  # what `harness schema records --validate` runs
+    assert n == len(recs) and not problems, problems[:5]
+    assert all(set(record.FIELDS) <= set(rec) for rec in recs)  # every field, void records included
     got = {rec["cell_key"]: {k: rec[k] for k in FIELDS} for rec in recs}
     want = PINNED[protocol]
     assert sorted(got) == sorted(want)

@@ -1,0 +1,23 @@
+"""An arm: a controller over the cell, with its parameters (allowed keys, types, defaults) declared once."""
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
+
+from harness.arms import ArmParams, ArmResult
+from harness.attempt import run_attempt
+from harness.registry import ARMS
+
+
+@dataclass(frozen=True)
+class TwiceParams(ArmParams):
+    tries: Annotated[int, Field(ge=1)] = 2  # a protocol may set `tries = N` on the arm
+
+
+@ARMS.register("A1-twice", params=TwiceParams)
+def run_twice(ctx, arm) -> ArmResult:
+    """Prompt-only, asked `tries` times without any check in between; ships the last tree."""
+    for _ in range(arm.get("tries")):
+        if run_attempt(ctx, ctx.prompt).stop == "human_gate":
+            return ArmResult(False, False, "human_gate")
+    return ArmResult(True, False, "shipped")

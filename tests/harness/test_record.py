@@ -1,0 +1,95 @@
+"""The cell record (harness/record.py): Eq. 7, applicability, one builder with every field, and the
+JSON Schema that `harness schema records` prints and the analysis validates every record against."""
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from harness import record
+from harness.cellrun import CellSpec, run_cell
+from harness.cli import main
+from harness.matrix import Cell
+from harness.protocol import Arm
+from support.scripted import TASKS
+
+
+def test_eq7_by_hand():
+    """Eq. (7) (paper 000): shipped red -> acceptance_fail; shipped green -> completed/recovered if
+    the oracle passes, amplified if it fails; not shipped -> false_stop if the oracle would pass."""
+    assert record.eq7(True, False, True, False) == "acceptance_fail"
+    assert record.eq7(True, True, True, False) == "completed"
+    assert record.eq7(True, True, True, True) == "recovered"
+    assert record.eq7(True, True, False, True) == "amplified"
+    assert record.eq7(False, True, True, False) == "false_stop"
+    assert record.eq7(False, False, False, True) == "safe_stop"
+
+
+def test_the_outcome_constraints_are_derived_from_eq7():
+    assert record.EQ7_REQUIRES == {"completed": (True, True), "recovered": (True, True), "amplified": (True, False),
+                                   "safe_stop": (False, False), "false_stop": (False, True)}
+    for args in itertools.product((False, True), repeat=4):  # every eq7 output satisfies its own constraint
+        out = record.eq7(*args)
+        assert record.EQ7_REQUIRES.get(out, (args[0], args[2])) == (args[0], args[2])
+
+
+def test_applicability_comes_from_the_scenario_table():
+    table = tomllib.loads((TASKS / "scenarios.toml").read_text())
+    second = record.second_attempt_scenarios(table)
+    assert second == {"B4", "B5", "B10"}
+    assert not record.applicable(True, "B5", second) and record.applicable(False, "B5", second)
+    assert record.applicable(True, "B2", second)
+
+
+KEY = dict(cell_key="A1|t|null|1", arm="A1", task="t", scenario="null", repeat=1)
+
+
+def test_the_builder_writes_every_field_and_refuses_unknown_or_inconsistent_ones():
+    rec = record.build(**KEY, outcome="void", void_reason="x")
+    assert tuple(rec) == record.FIELDS and rec["schema_version"] == record.SCHEMA_VERSION
+    with pytest.raises(TypeError):
+        record.build(**KEY, outcome="void", colour="red")
+    with pytest.raises(ValueError, match="Eq. 7"):
+        record.build(**KEY, outcome="amplified", shipped=True, hidden_pass=True, visible_pass=True)
+    with pytest.raises(ValueError, match="outcome"):
+        record.build(**KEY, outcome="great")
+
+
+def test_the_schema_is_valid_and_encodes_eq7():
+    schema = record.json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    ok = record.build(**KEY, outcome="amplified", shipped=True, hidden_pass=False, visible_pass=True)
+    jsonschema.validate(ok, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**ok, "hidden_pass": True}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**ok, "attempts": "two"}, schema)
+
+
+def test_a_void_cell_record_has_every_field_and_validates(tmp_path):
+    """A cell that cannot be set up (its task is missing) is void, built by the same builder."""
+    spec = CellSpec(cell=Cell("A1", "no-such-task", "null", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
+                    run_dir=tmp_path, engine="simulated", reviewer_engine="simulated", model=None, seed=1,
+                    expected={}, limits={}, run_meta={"protocol": "p", "protocol_digest": "d", "preregistered": False,
+                                                      "run_id": "r"})
+    rec = run_cell(spec)
+    assert rec["outcome"] == "void" and "ground truth" in rec["void_reason"]
+    assert set(rec) == set(record.FIELDS)
+    (tmp_path / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    r = CliRunner().invoke(main, ["schema", "records", "--validate", str(tmp_path / "records.jsonl")])
+    assert r.exit_code == 0 and "1 record(s), 0 problem(s)" in r.output
+
+
+def test_schema_records_prints_the_schema_and_names_bad_fields(tmp_path):
+    r = CliRunner().invoke(main, ["schema", "records"])
+    assert r.exit_code == 0 and json.loads(r.output)["properties"]["outcome"]["enum"] == list(record.OUTCOMES)
+    bad = record.build(**KEY, outcome="void")
+    bad["attempts"] = -1
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps(record.build(**KEY, outcome="void")) + "\n" + json.dumps(bad) + "\n")
+    r = CliRunner().invoke(main, ["schema", "records", "--validate", str(f)])
+    assert r.exit_code == 2 and f"{f}:2: field 'attempts'" in r.output

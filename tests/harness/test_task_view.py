@@ -1,0 +1,59 @@
+"""Arms, engines and the reviewer see a narrow view of the task (harness/task_view.py): the prompt,
+the scope, the high-risk paths and the visible test. An AST walk (like the corpus blindness test)
+proves no arm, engine or reviewer module names the oracle, the reference or the candidate labels or
+imports the modules that hold them; at run time the objects they are handed carry none of them."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from harness.engines import EngineContext
+from harness.task_view import SimulationBank, TaskView, view_of
+from harness.tasks import load_task
+from support.scripted import REPO, TASKS
+
+WORKER_SIDE = ["harness/arms.py", "harness/attempt.py", "harness/reviewer.py", "harness/tools.py",
+               "harness/engines/__init__.py", "harness/engines/anthropic.py", "harness/engines/openai.py",
+               "harness/engines/live.py", "harness/engines/replay.py"]
+# harness/engines/simulated.py is the one exception by design: a stand-in model drawing from the
+# candidate bank (SimulationBank); tests/harness/test_simulated.py proves it never touches the oracle.
+FORBIDDEN_ATTRS = {"oracle", "reference", "candidates", "candidates_of", "ORACLE_DEST", "hidden_pass"}
+FORBIDDEN_IMPORTS = {"harness.tasks", "harness.adjudicator", "harness.validate", "harness.cellrun", "corpus"}
+
+
+def check_module(path) -> None:
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            assert node.attr not in FORBIDDEN_ATTRS, f"{path.name}:{node.lineno} reads .{node.attr}"
+        elif isinstance(node, ast.Name):
+            assert node.id not in FORBIDDEN_ATTRS, f"{path.name}:{node.lineno} uses {node.id}"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for m in mods:
+                assert not any(m == f or m.startswith(f + ".") for f in FORBIDDEN_IMPORTS), \
+                    f"{path.name}:{node.lineno} imports {m}"
+
+
+@pytest.mark.parametrize("rel", WORKER_SIDE)
+def test_no_worker_side_module_can_reach_the_oracle_reference_or_labels(rel):
+    check_module(REPO / rel)
+
+
+def test_the_walk_catches_a_violation(tmp_path):
+    bad = tmp_path / "arm.py"
+    bad.write_text("from harness.tasks import load_task\n\ndef run(ctx, arm):\n    return ctx.task.oracle\n")
+    with pytest.raises(AssertionError):
+        check_module(bad)
+
+
+def test_contexts_hold_only_the_view(tmp_path):
+    task = load_task(TASKS / "parse-range")
+    view = view_of(task)
+    assert isinstance(view, TaskView) and view.prompt == task.prompt and view.acceptance_dest == task.acceptance_dest
+    assert not any(hasattr(view, a) for a in FORBIDDEN_ATTRS)
+    ectx = EngineContext(role="worker", task=task, scenario={}, seed="s")  # a whole Task is narrowed
+    assert isinstance(ectx.task, TaskView) and isinstance(ectx.simulation, SimulationBank)
+    assert {c.kind for c in ectx.simulation.candidates} >= {"correct"}
+    assert not hasattr(ectx.simulation, "oracle") and not hasattr(ectx.simulation, "reference")
