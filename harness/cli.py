@@ -67,7 +67,12 @@ def protocol_check(path):
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-def plan(path):
+@click.option("--worst-case", "worst_case", is_flag=True,
+              help="also print the most the run can spend (calls, tokens, USD per arm; harness/worst_case.py)")
+@click.option("--engine", default=None, help="with --worst-case: the worker engine the run will use")
+@click.option("--reviewer-engine", default=None, help="with --worst-case: the reviewer engine")
+@click.option("--model", default=None, help="with --worst-case: the model id a live engine will use (for its price)")
+def plan(path, worst_case, engine, reviewer_engine, model):
     """Print the cells per arm and scenario, and the total after applicability."""
     from harness.matrix import enumerate_cells, plan_counts
     from harness.protocol import load_protocol
@@ -87,6 +92,13 @@ def plan(path):
     factors = "".join(f" x {len(v)} {k}" for k, v in proto.factors.items())
     click.echo(f"total {len(cells)} cells ({len(proto.arms)} arms x {len(proto.tasks)} tasks x {len(scen)} scenarios "
                f"x k={proto.repeats}{factors}, after applicability)")
+    if worst_case:
+        from harness.worst_case import protocol_worst_case, render
+        click.echo("\n" + render(protocol_worst_case(proto, model=model, engine=engine, reviewer_engine=reviewer_engine),
+                                 dict(per_arm)))
+        if proto.budget:
+            click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(proto.budget.items()))
+                       + " ([budget]: the run halts there, harness/spend.py)")
 
 
 @main.command()
