@@ -22,6 +22,7 @@ from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.engine import EngineAuthError, EngineFault, Usage
 from harness.pricing import cell_cost
+from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
@@ -49,6 +50,7 @@ class CellSpec:
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
+    spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness/spend.py)
 
 
 @lru_cache(maxsize=256)
@@ -106,6 +108,12 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                                  transcript)
         reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
             role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
+        if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
+            w_name = arm.get("engine") or spec.engine
+            r_name = arm.get("reviewer_engine") or spec.reviewer_engine
+            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
+            reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
+                                     call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
         budget = Budget(tokens=arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None,
                         wall_s=arm.get("wall_budget_s") if arm.controller == "A2p" or "wall_budget_s" in arm.params else None)
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
@@ -121,6 +129,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         log.emit("arm_done", shipped=result.shipped, reason=result.reason)
     except EngineAuthError as exc:
         fault = f"authentication: {transcript.redact.text(str(exc))}"
+    except CeilingReached as exc:
+        fault = f"budget ceiling: {exc}"
     except EngineFault as exc:
         fault = f"engine fault: {transcript.redact.text(str(exc))}"
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
@@ -180,7 +190,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     rec.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
         rec.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
-    if adj.outcome == "void" and fault and fault.startswith("authentication:"):
+    if adj.outcome == "void" and fault and fault.startswith(("authentication:", "budget ceiling:")):
         rec["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
     rec.update({"usage_by_model": {m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
                 "engine_calls": transcript.n, "engine_retries": transcript.retries, "engine_faults": transcript.faults,

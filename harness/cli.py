@@ -126,14 +126,21 @@ def plan(path, worst_case, engine, reviewer_engine, model):
               help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
 @click.option("--no-warm", "no_warm", is_flag=True,
               help="run every test in a fresh interpreter (no pre-imported zygote; same as HARNESS_WARM=0)")
+@click.option("--raise-budget-usd", "raise_usd", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="with --resume: raise the run's [budget] max_usd to this (recorded in DIR/spend.json)")
+@click.option("--raise-budget-tokens", "raise_tokens", type=click.IntRange(min=1), default=None,
+              help="with --resume: raise the run's [budget] max_tokens to this (recorded in DIR/spend.json)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file, executor, address, no_cache, cache_dir, no_warm):
+        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
     from harness.driver import execute, incomplete_denominators, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
+    if (raise_usd or raise_tokens) and not resume:
+        raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
+    from harness.spend import Ceiling
     try:
         if resume:
             run_dir = Path(resume)
@@ -150,7 +157,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                     exploratory=exploratory, engine_options=opts)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
-                      cache_dir=Path(cache_dir) if cache_dir else None)
+                      cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens))
     except InputError as exc:
         _fail(exc)
     click.echo(res.table)
@@ -161,8 +168,13 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         from harness.pilot import render as render_pilot
         click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
                    + render_pilot(res.projection))
+    if res.spend:
+        click.echo(f"\n{res.spend}")
     if res.stopped:
         click.echo(f"\nSTOPPED: {res.stopped}", err=True)
+        if res.not_run:
+            click.echo(f"NOT RUN: {sum(res.not_run.values())} cell(s), never void, never scored; per arm: "
+                       + ", ".join(f"{a} {n}" for a, n in sorted(res.not_run.items())), err=True)
     if res.still_void:
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():
