@@ -251,7 +251,6 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         if settle.after_halt:
             ledger_spend.note_gate_overrun(settle.after_halt)
         spend_line = spend_mod.summary(ledger_spend.read())
-        log(spend_line)
     if stopped:
         try:
             with (run_dir / "stops.jsonl").open("a") as f:

@@ -2,18 +2,17 @@
 what a run records, and is met exactly by an engine that spends the maximum at every step."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from click.testing import CliRunner
 
 from harness import engines
+from harness.cli import main
 from harness.driver import execute, prepare
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.protocol import load_protocol
 from harness.tasks import read_tree
 from harness.worst_case import CellShape, attempts_and_reviews, cell_spend, protocol_worst_case, render
-from support.scripted import BLOCK, REPO, TASKS
+from support.scripted import BLOCK, TASKS
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2
 PRICE = {"date": "2025-10-01", "input": 1.0, "output": 2.0}
@@ -141,11 +140,10 @@ def test_unbounded_terms_are_named(tmp_path):
 def test_plan_worst_case_cli_prints_the_table(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text(PROTO.replace('engine = "maxspend"', 'engine = "simulated"'))
-    out = subprocess.run([sys.executable, "-m", "harness.cli", "plan", str(p), "--worst-case"], cwd=REPO,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert "WORST CASE" in out.stdout and "total" in out.stdout
-    table = out.stdout.split("WORST CASE", 1)[1]
+    out = CliRunner().invoke(main, ["plan", str(p), "--worst-case"])
+    assert out.exit_code == 0, out.output
+    assert "WORST CASE" in out.output and "total" in out.output
+    table = out.output.split("WORST CASE", 1)[1]
     a1 = next(line for line in table.splitlines() if line.startswith("A1 "))
     assert a1.split()[1:] == ["1", "2", "2,000", "200", "0.0000"]
 
