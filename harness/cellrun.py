@@ -179,6 +179,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         "interrupted_by": adj.interrupted_by, "hidden_checks": adj.checks,
         "human_gate": bool(log.of_type("human_gate")), "host_kills": len(log.of_type("host_killed")),
         "commands": len(log.of_type("command")), "void_reason": adj.void_reason,
+        "ceiling_clamped_calls": len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         "acceptance_edited": adj.acceptance_edited, "claim": next((e["claim"] for e in reversed(log.events)
                                                                      if e["type"] == "finish"), None),
         "refused_calls": len(log.of_type("authorization_refused")), "parse_failures": len(log.of_type("parse_failure")),
@@ -228,6 +229,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
                                                "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
                                                "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
                                                "model_ids": sorted(ctx.model_ids)}))
+        except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
+            result_path.write_text(json.dumps({"ceiling": str(exc)}))
         except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
             traceback.print_exc()
             code = 70
@@ -254,6 +257,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
         result_path.unlink()
+        if "ceiling" in child:
+            raise CeilingReached(child["ceiling"])
         for k in ("attempts", "review_rounds", "failure_seen", "human_gate"):
             setattr(ctx, k, child[k])
         ctx.model_ids.update(child["model_ids"])

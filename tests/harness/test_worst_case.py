@@ -153,7 +153,7 @@ def test_observed_spend_never_exceeds_the_bound_and_meets_it_for_a_max_spender(t
     p.write_text(PROTO)
     run = tmp_path / "run"
     prepare(p, run, engine=None, reviewer_engine=None, model="maxspend-1", exploratory=True)
-    res = execute(run, log=lambda m: None, cache=False)
+    res = execute(run, log=lambda m: None)  # the verdict cache reuses identical trees
     bound = protocol_worst_case(load_protocol(p), model="maxspend-1")
     by_arm = {r["arm"]: r for r in res.records}
     assert set(by_arm) == set(bound) and all(r["outcome"] != "void" for r in res.records)
