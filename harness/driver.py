@@ -270,23 +270,28 @@ def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tup
         return None, None
     ledger_spend = spend_mod.SpendLedger(run_dir)
     current = ledger_spend.ceiling() if (run_dir / "spend.json").exists() else declared
+    if (raise_to and raise_to.max_usd is not None) or current.max_usd is not None:
+        _check_priced(proto, meta)
     for key, flag in (("max_usd", "--raise-budget-usd"), ("max_tokens", "--raise-budget-tokens")):
         new, old = getattr(raise_to, key) if raise_to else None, getattr(current, key)
         if new is not None and old is not None and new <= old:
             raise InputError(str(run_dir / "spend.json"), flag, f"expected a ceiling above the one in force ({key} = {old})")
     ceiling = ledger_spend.open_session(declared, raise_to)
-    if ceiling.max_usd is not None:
-        for arm in proto.arms:
-            for role, name, model in (("worker", arm.get("engine") or meta["engine"], arm.get("model") or meta.get("model")),
-                                      ("reviewer", arm.get("reviewer_engine") or meta["reviewer_engine"],
-                                       arm.get("reviewer_model") or arm.get("model") or meta.get("model"))):
-                models = [model] if model or "model" not in proto.factors else list(proto.factors["model"])
-                for m in models:
-                    if spend_mod.call_price(proto.pricing, name, m) is None:
-                        raise InputError(str(proto.path), "budget.max_usd",
-                                         f"the {role} model {m!r} of arm {arm.name} ({name} engine) has no [pricing] "
-                                         "entry, so its calls cannot be booked against the ceiling")
     return ex.spend_ledger(ledger_spend), ceiling
+
+
+def _check_priced(proto: Protocol, meta: dict) -> None:
+    """Under max_usd every call is booked at its price: a model with no [pricing] entry is an InputError."""
+    for arm in proto.arms:
+        for role, name, model in (("worker", arm.get("engine") or meta["engine"], arm.get("model") or meta.get("model")),
+                                  ("reviewer", arm.get("reviewer_engine") or meta["reviewer_engine"],
+                                   arm.get("reviewer_model") or arm.get("model") or meta.get("model"))):
+            models = [model] if model or "model" not in proto.factors else list(proto.factors["model"])
+            for m in models:
+                if spend_mod.call_price(proto.pricing, name, m) is None:
+                    raise InputError(str(proto.path), "budget.max_usd",
+                                     f"the {role} model {m!r} of arm {arm.name} ({name} engine) has no [pricing] "
+                                     "entry, so its calls cannot be booked against the ceiling")
 
 
 class _Settler:

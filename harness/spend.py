@@ -36,7 +36,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine import EngineRequest, EngineReply, Usage
+from harness.engine import EngineReply, EngineRequest, Usage
 from harness.pricing import price_for, usage_cost
 from harness.worst_case import FREE_ENGINES, input_rate
 

@@ -18,14 +18,14 @@ provider refuses a longer request without billing it, so nothing larger is ever 
     charges input + output, clamps each worker call's output to what is left and makes no call
     once it is spent; a reviewer call is not clamped, so a reviewed arm gets no cap):
                      O <= B,  I + O <= B + C   (the last call may bill its input past B)
+    where I counts uncached input, as the budget and the records do; USD still prices W*T*C of
+    input, since cache reads and writes are billed but not charged to the budget.
 
 A cell is executed at most E = 1 + max_reruns times (``[rerun]``; a void is rerun), and twice
 over in a scenario that kills the host (B5: the killed host's calls, then a full restart), so
 per cell: calls x E x h, tokens likewise. USD prices the worker's and the reviewer's model from
 ``[pricing]`` (harness/pricing.py): input at the highest of its input, cache_read and cache_write
-prices (a provider may bill any input token as a cache write), output at the output price; under
-a token budget the larger of the two prices takes the budget first (a linear programme's corner,
-so the bound holds for every split). Terms the protocol leaves open are reported as unbounded
+prices (a provider may bill any input token as a cache write), output at the output price. Terms the protocol leaves open are reported as unbounded
 with the reason, never guessed: no context_tokens (input, and so USD, unbounded), no model named
 for a live engine, no price for a model. The simulated and replay engines call no provider: USD 0.
 
@@ -72,7 +72,7 @@ class Spend:
     usd: float | None = 0.0
     unbounded: list[str] = field(default_factory=list)
 
-    def add(self, other: "Spend") -> None:
+    def add(self, other: Spend) -> None:
         self.calls += other.calls
         self.worker_calls += other.worker_calls
         self.reviewer_calls += other.reviewer_calls
@@ -91,16 +91,13 @@ def cell_spend(s: CellShape, context_tokens: int | None, worker_price: dict | No
     out_w, out_r = wc * s.max_tokens, rc * s.reviewer_max_tokens
     in_w = None if context_tokens is None else wc * context_tokens
     in_r = None if context_tokens is None else rc * context_tokens
-    budgeted = s.token_budget is not None and rc == 0  # a reviewer call is not clamped: no cap then
-    if budgeted:
+    billed_in = in_w  # cached input is billed but not charged to a token budget: USD keeps W*T*C
+    if s.token_budget is not None and rc == 0:  # a reviewer call is not clamped: no cap then
         out_w = min(out_w, s.token_budget)
         in_w = None if in_w is None else min(in_w, s.token_budget + context_tokens)
     usd = None
     if in_w is not None and worker_price is not None and (rc == 0 or reviewer_price is not None):
-        if budgeted:
-            usd = _budgeted_usd(in_w, out_w, s.token_budget + context_tokens, worker_price)
-        else:
-            usd = _usd(in_w, out_w, worker_price) + (_usd(in_r, out_r, reviewer_price) if rc else 0.0)
+        usd = _usd(billed_in, out_w, worker_price) + (_usd(in_r, out_r, reviewer_price) if rc else 0.0)
     tokens_in = None if in_w is None else in_w + (in_r or 0)
     return Spend(calls=(wc + rc) * executions, worker_calls=wc * executions, reviewer_calls=rc * executions,
                  tokens_in=None if tokens_in is None else tokens_in * executions,
@@ -114,19 +111,6 @@ def input_rate(price: dict) -> float:
 
 def _usd(tokens_in: int, tokens_out: int, price: dict) -> float:
     return (tokens_in * input_rate(price) + tokens_out * float(price["output"])) / 1e6
-
-
-def _budgeted_usd(in_cap: int, out_cap: int, total_cap: int, price: dict) -> float:
-    """max in*p_in + out*p_out subject to in <= in_cap, out <= out_cap, in + out <= total_cap:
-    fill the dearer kind first (the optimum of this linear programme is at that corner)."""
-    p_in, p_out = input_rate(price), float(price["output"])
-    if p_out >= p_in:
-        out = min(out_cap, total_cap)
-        tin = min(in_cap, total_cap - out)
-    else:
-        tin = min(in_cap, total_cap)
-        out = min(out_cap, total_cap - tin)
-    return (tin * p_in + out * p_out) / 1e6
 
 
 def protocol_worst_case(proto, model: str | None = None, engine: str | None = None,
@@ -189,9 +173,9 @@ def shape_of(arm, limits: dict) -> CellShape:
 def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     """The worst-case table: per arm and total, with every unbounded term named."""
     total = Spend()
-    lines = ["WORST CASE (closed form, harness/worst_case.py; method: every call bills its full input "
-             "(context_tokens) and output (max_tokens), every attempt fails so every retry and review round "
-             "happens, every cell is rerun max_reruns times)",
+    lines = [("WORST CASE (closed form, harness/worst_case.py; method: every call bills its full input "
+              "(context_tokens) and output (max_tokens), every attempt fails so every retry and review round "
+              "happens, every cell is rerun max_reruns times)"),
              f"{'arm':<8}{'cells':>7}{'calls':>10}{'tokens_in':>14}{'tokens_out':>14}{'USD':>14}"]
     for arm, sp in per_arm.items():
         total.add(sp)

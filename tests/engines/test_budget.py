@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-
 from engines.loopback import OPENAI_SECRET, Loopback
 from engines.test_cli_runs import write_proto
+
 from harness.cli import main
 
 BUDGET = "\n[budget]\nmax_usd = 0.005\n"

@@ -10,7 +10,14 @@ import pytest
 from harness.driver import _Settler
 from harness.engine import EngineReply, EngineRequest, Message, Usage
 from harness.ledger import Ledger
-from harness.spend import Ceiling, CeilingReached, SpendLedger, booking, clamp, input_upper_bound
+from harness.spend import (
+    Ceiling,
+    CeilingReached,
+    SpendLedger,
+    booking,
+    clamp,
+    input_upper_bound,
+)
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
 
@@ -27,7 +34,7 @@ def test_clamp_is_what_is_left_after_the_input_bound():
 
 def test_input_bound_counts_every_byte_sent():
     req = EngineRequest("worker", "sys", [Message("user", "héllo")], [], 10)
-    assert input_upper_bound(req) >= len("sys".encode()) + len("héllo".encode())
+    assert input_upper_bound(req) >= len(b"sys") + len("héllo".encode())
 
 
 def _spend(run_dir, n):

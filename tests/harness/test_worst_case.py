@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from support.scripted import BLOCK, TASKS
 
 from harness import engines
 from harness.cli import main
@@ -11,8 +12,13 @@ from harness.driver import execute, prepare
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.protocol import load_protocol
 from harness.tasks import read_tree
-from harness.worst_case import CellShape, attempts_and_reviews, cell_spend, protocol_worst_case, render
-from support.scripted import BLOCK, TASKS
+from harness.worst_case import (
+    CellShape,
+    attempts_and_reviews,
+    cell_spend,
+    protocol_worst_case,
+    render,
+)
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2
 PRICE = {"date": "2025-10-01", "input": 1.0, "output": 2.0}
@@ -115,10 +121,11 @@ def test_hand_worked_bound_for_each_controller():
     assert attempts_and_reviews(CellShape("A1")) == (1, 0)
     assert attempts_and_reviews(CellShape("A2", retries=3)) == (3, 0)
     assert attempts_and_reviews(CellShape("A3", retries=3)) == (4, 1)
-    # a token budget caps output at B and input + output at B + C; USD fills the dearer kind first
+    # a token budget caps output at B and (uncached) input at B + C; USD still prices 12 calls of C
+    # input, since cached input is billed but not charged to the budget
     b = cell_spend(CellShape("A2p", retries=3, max_turns=4, max_tokens=100, token_budget=1150), 1000, PRICE, None)
     assert (b.tokens_in, b.tokens_out) == (2150, 1150)
-    assert b.usd == pytest.approx((1150 * 2.0 + 1000 * 1.0) / 1e6)
+    assert b.usd == pytest.approx((12 * 1000 * 1.0 + 1150 * 2.0) / 1e6)
     # no context window declared: input (and so USD) is unbounded, never guessed
     u = cell_spend(CellShape("A1"), None, PRICE, None)
     assert u.tokens_in is None and u.usd is None
