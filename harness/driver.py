@@ -220,7 +220,7 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
             for i, rec in enumerate(stream, 1):
                 if not settle.take(rec):
                     break
-                progress.update(rec, in_flight=min(workers, len(queue) - i))
+                progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
         finally:
             stream.close()  # stop dispatching; a pool finishes what is already in flight
         if settle.rerun and not settle.stopped:

@@ -41,6 +41,7 @@ from harness.pricing import price_for, usage_cost
 from harness.worst_case import FREE_ENGINES, input_rate
 
 FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a provider adds
+TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)
 
 
 class CeilingReached(Exception):
@@ -59,11 +60,13 @@ class Ceiling:
 
 def input_upper_bound(req: EngineRequest) -> int:
     """The most input tokens ``req`` can be billed: one per UTF-8 byte of everything sent (a byte-level
-    BPE token covers at least one byte), plus framing per message and per tool."""
+    BPE token covers at least one byte), plus framing per message and per tool, plus the provider's
+    tool-use prompt. Reported input above it is published as overrun, never hidden."""
     parts = [req.system] + [m.content + "".join(json.dumps(c.arguments) + c.name for c in m.tool_calls)
                             for m in req.messages]
     parts += [json.dumps({"n": t.name, "d": t.description, "p": t.parameters}) for t in req.tools]
-    return sum(len(p.encode()) for p in parts) + FRAMING_TOKENS * (1 + len(req.messages) + len(req.tools))
+    return (sum(len(p.encode()) for p in parts) + FRAMING_TOKENS * (1 + len(req.messages) + len(req.tools))
+            + (TOOL_PROMPT_TOKENS if req.tools else 0))
 
 
 def clamp(want_out: int, est_in: int, price: dict, left_usd: float | None, left_tokens: int | None) -> int:
