@@ -92,3 +92,20 @@ def test_at_the_ceiling_the_driver_takes_in_flight_cells_and_drops_the_halted_on
     assert "finished_after_ceiling_s" in ledger.records[0] and len(settle.after_halt) == 1
     assert not (tmp_path / "voids.jsonl").exists()
 
+
+
+def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
+    from harness.errors import InputError
+    from harness.protocol import load_protocol
+    from support.scripted import TASKS
+    head = (f'[protocol]\nname = "b"\nseed = 1\nrepeats = 1\ntasks_dir = "{TASKS}"\ntasks = ["median"]\n'
+            'scenarios = ["null"]\n[arms.A1]\n')
+    p = tmp_path / "p.toml"
+    p.write_text(head + "[budget]\nmax_usd = 25\nmax_tokens = 1000\n")
+    proto = load_protocol(p)
+    assert proto.budget == {"max_usd": 25, "max_tokens": 1000} and proto.raw["budget"] == proto.budget  # in the digest
+    for bad, what in (("max_usd = 0", "budget.max_usd"), ('max_tokens = "many"', "budget.max_tokens"),
+                      ("max_dollars = 3", "budget.max_dollars")):
+        p.write_text(head + f"[budget]\n{bad}\n")
+        with pytest.raises(InputError, match=what):
+            load_protocol(p)
