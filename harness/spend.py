@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import EngineReply, EngineRequest, Usage
+from harness.errors import InputError
 from harness.pricing import price_for, usage_cost
 from harness.worst_case import FREE_ENGINES, input_rate
 
@@ -109,9 +110,14 @@ class SpendLedger:
 
     def read(self) -> dict:
         try:
-            return {**EMPTY, **json.loads(self.path.read_text())}
+            state = json.loads(self.path.read_text())
         except FileNotFoundError:
             return json.loads(json.dumps(EMPTY))
+        except (ValueError, UnicodeDecodeError) as exc:  # written atomically: only an outside edit gets here
+            raise InputError(str(self.path), "<file>", f"not the run's spend ledger ({exc}); restore it") from None
+        if not isinstance(state, dict):
+            raise InputError(str(self.path), "<file>", "expected a JSON object (the run's spend ledger)")
+        return {**EMPTY, **state}
 
     def _update(self, fn):
         fd = os.open(self.run_dir / "spend.lock", os.O_RDWR | os.O_CREAT, 0o600)

@@ -110,3 +110,10 @@ def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
         p.write_text(head + f"[budget]\n{bad}\n")
         with pytest.raises(InputError, match=what):
             load_protocol(p)
+
+
+def test_an_edited_spend_ledger_is_a_named_error(tmp_path):
+    from harness.errors import InputError
+    (tmp_path / "spend.json").write_text("{not json")
+    with pytest.raises(InputError, match="spend.json"):
+        SpendLedger(tmp_path).read()
