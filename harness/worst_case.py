@@ -30,7 +30,8 @@ with the reason, never guessed: no context_tokens (input, and so USD, unbounded)
 for a live engine, no price for a model. The simulated and replay engines call no provider: USD 0.
 
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
-``executors.MAX_REQUEUES`` times per dispatch); a request retried after an infrastructure fault
+``executors.MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
+ceiling) restarts on ``--resume``; a request retried after an infrastructure fault
 (harness/retry.py) is assumed unbilled. A run-wide ``[budget]`` ceiling caps all of it.
 """
 from __future__ import annotations
@@ -184,8 +185,8 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     for reason in total.unbounded:
         lines.append(f"unbounded: {reason}")
     lines.append("not included: re-queues after a dead worker process (each repeats a cell's spend, at most "
-                 "3 per dispatch) and requests retried after an infrastructure fault (assumed unbilled); "
-                 "a [budget] ceiling caps every term")
+                 "3 per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
+                 "infrastructure fault (assumed unbilled); a [budget] ceiling caps every term")
     return "\n".join(lines)
 
 
