@@ -184,8 +184,9 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     lines.append(_row("total", sum(cells.values()), total))
     for reason in total.unbounded:
         lines.append(f"unbounded: {reason}")
+    from harness.executors import MAX_REQUEUES
     lines.append("not included: re-queues after a dead worker process (each repeats a cell's spend, at most "
-                 "3 per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
+                 f"{MAX_REQUEUES} per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
                  "infrastructure fault (assumed unbilled); a [budget] ceiling caps every term")
     return "\n".join(lines)
 
