@@ -143,7 +143,7 @@ def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, 
                   executor_options={"force_ship": True})
     state = json.loads((project / "ceiling" / "spend.json").read_text())
     assert res.exit_code == 4 and res.stopped.startswith("budget ceiling")
-    assert 0 < state["spent_tokens"] <= 4000 and state["halted"] and state["calls"] >= 1
+    assert 0 < state["spent_tokens"] <= 8000 and state["halted"] and state["calls"] >= 1
     assert sum(res.not_run.values()) == 8 - len(res.records) and all(r["outcome"] != "void" for r in res.records)
 
 
