@@ -137,7 +137,7 @@ def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, 
     spend actor on the driver's node (harness/spend.py): the run halts with its spend under the ceiling."""
     import json
     p = project / "p.toml"
-    p.write_text(PROTO.format(k=1) + "\n[budget]\nmax_tokens = 4000\n")
+    p.write_text(PROTO.format(k=1) + "\n[budget]\nmax_tokens = 8000\n")
     prepare(p, project / "ceiling", engine=None, reviewer_engine=None, model=None, exploratory=True)
     res = execute(project / "ceiling", log=lambda m: None, executor="ray", cache=False,
                   executor_options={"force_ship": True})
