@@ -24,6 +24,7 @@ from harness.budget import Budget
 from harness.detectors import DetectorInput, run_detectors
 from harness.engine import EngineAuthError, EngineFault, Usage
 from harness.pricing import cell_cost
+from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
@@ -53,6 +54,7 @@ class CellSpec:
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
+    spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness/spend.py)
 
 
 @lru_cache(maxsize=256)
@@ -111,6 +113,12 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                                  transcript)
         reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
             role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
+        if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
+            w_name = arm.get("engine") or spec.engine
+            r_name = arm.get("reviewer_engine") or spec.reviewer_engine
+            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
+            reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
+                                     call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
         # a budget is whatever the arm sets or its controller's registered parameters default to
         budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
@@ -126,6 +134,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         log.emit("arm_done", shipped=result.shipped, reason=result.reason)
     except EngineAuthError as exc:
         fault = f"authentication: {transcript.redact.text(str(exc))}"
+    except CeilingReached as exc:
+        fault = f"budget ceiling: {exc}"
     except EngineFault as exc:
         fault = f"engine fault: {transcript.redact.text(str(exc))}"
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
@@ -176,6 +186,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         interrupted_by=adj.interrupted_by, hidden_checks=adj.checks,
         human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
         commands=len(log.of_type("command")), void_reason=adj.void_reason,
+        ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         acceptance_edited=adj.acceptance_edited, claim=next((e["claim"] for e in reversed(log.events)
                                                              if e["type"] == "finish"), None),
         refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
@@ -187,7 +198,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
         fields.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
-    if adj.outcome == "void" and fault and fault.startswith("authentication:"):
+    if adj.outcome == "void" and fault and fault.startswith(("authentication:", "budget ceiling:")):
         fields["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
     fields.update(usage_by_model={m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
                   engine_calls=transcript.n, engine_retries=transcript.retries, engine_faults=transcript.faults,
@@ -226,6 +237,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
                                                "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
                                                "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
                                                "model_ids": sorted(ctx.model_ids)}))
+        except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
+            result_path.write_text(json.dumps({"ceiling": str(exc)}))
         except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
             traceback.print_exc()
             code = 70
@@ -252,6 +265,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
         result_path.unlink()
+        if "ceiling" in child:
+            raise CeilingReached(child["ceiling"])
         for k in ("attempts", "review_rounds", "failure_seen", "human_gate"):
             setattr(ctx, k, child[k])
         ctx.model_ids.update(child["model_ids"])

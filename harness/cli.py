@@ -71,7 +71,12 @@ def protocol_check(path):
 
 @main.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-def plan(path):
+@click.option("--worst-case", "worst_case", is_flag=True,
+              help="also print the most the run can spend (calls, tokens, USD per arm; harness/worst_case.py)")
+@click.option("--engine", default=None, help="with --worst-case: the worker engine the run will use")
+@click.option("--reviewer-engine", default=None, help="with --worst-case: the reviewer engine")
+@click.option("--model", default=None, help="with --worst-case: the model id a live engine will use (for its price)")
+def plan(path, worst_case, engine, reviewer_engine, model):
     """Print the cells per arm and scenario, and the total after applicability."""
     from harness.matrix import enumerate_cells, plan_counts
     from harness.protocol import load_protocol
@@ -91,6 +96,13 @@ def plan(path):
     factors = "".join(f" x {len(v)} {k}" for k, v in proto.factors.items())
     click.echo(f"total {len(cells)} cells ({len(proto.arms)} arms x {len(proto.tasks)} tasks x {len(scen)} scenarios "
                f"x k={proto.repeats}{factors}, after applicability)")
+    if worst_case:
+        from harness.worst_case import protocol_worst_case, render
+        click.echo("\n" + render(protocol_worst_case(proto, model=model, engine=engine, reviewer_engine=reviewer_engine),
+                                 dict(per_arm)))
+        if proto.budget:
+            click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(proto.budget.items()))
+                       + " ([budget]: the run halts there, harness/spend.py)")
 
 
 @main.command()
@@ -118,14 +130,21 @@ def plan(path):
               help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
 @click.option("--no-warm", "no_warm", is_flag=True,
               help="run every test in a fresh interpreter (no pre-imported zygote; same as HARNESS_WARM=0)")
+@click.option("--raise-budget-usd", "raise_usd", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="with --resume: raise the run's [budget] max_usd to this (recorded in DIR/spend.json)")
+@click.option("--raise-budget-tokens", "raise_tokens", type=click.IntRange(min=1), default=None,
+              help="with --resume: raise the run's [budget] max_tokens to this (recorded in DIR/spend.json)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file, executor, address, no_cache, cache_dir, no_warm):
+        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
     from harness.driver import execute, incomplete_denominators, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
+    if (raise_usd or raise_tokens) and not resume:
+        raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
+    from harness.spend import Ceiling
     try:
         if resume:
             run_dir = Path(resume)
@@ -142,7 +161,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                     exploratory=exploratory, engine_options=opts)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
-                      cache_dir=Path(cache_dir) if cache_dir else None)
+                      cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens))
     except InputError as exc:
         _fail(exc)
     click.echo(res.table)
@@ -153,8 +172,13 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         from harness.pilot import render as render_pilot
         click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
                    + render_pilot(res.projection))
+    if res.spend:
+        click.echo(f"\n{res.spend}")
     if res.stopped:
         click.echo(f"\nSTOPPED: {res.stopped}", err=True)
+        if res.not_run:
+            click.echo(f"NOT RUN: {sum(res.not_run.values())} cell(s), never void, never scored; per arm: "
+                       + ", ".join(f"{a} {n}" for a, n in sorted(res.not_run.items())), err=True)
     if res.still_void:
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():

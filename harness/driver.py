@@ -6,6 +6,8 @@ Run directory layout:
   voids.jsonl       every void attempt (accounting; a cell is rerun per the protocol's rerun policy)
   cells/*.events.jsonl  each cell's event log
   table.md          the per-arm table
+  spend.json, spend.jsonl   with a [budget] ceiling: the run's spend and one row per engine call
+                    (harness/spend.py); at the ceiling the run stops (exit 4), unrun cells stay unrun
 Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already in the ledger
 and runs the rest, so a kill at any moment ends, after resume, with one record per key.
 """
@@ -18,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, verdict_cache
+from harness import executors, spend as spend_mod, verdict_cache
 from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
 from harness.cellrun import CellSpec
@@ -41,6 +43,8 @@ class RunOutcome:
     executed: int
     projection: dict | None = None  # --pilot: projected cost and time of the full design
     stopped: str | None = None  # why the run stopped early (credentials refused, disk full); --resume continues
+    not_run: dict | None = None  # when stopped: cells per arm with no record (never void, never scored)
+    spend: str | None = None  # with a [budget] ceiling: the spend line (harness/spend.py summary)
 
     @property
     def exit_code(self) -> int:
@@ -110,13 +114,14 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
 
 def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
             progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
-            cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None
-            ) -> RunOutcome:
+            cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
+            raise_budget: "spend_mod.Ceiling | None" = None) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet.
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
     existing cluster, else a local one); see harness/executors.py. ``cache``: reuse test verdicts
-    (harness/verdict_cache.py) in ``cache_dir`` (default: run_dir/verdict-cache)."""
+    (harness/verdict_cache.py) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
+    higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged)."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir).resolve()
     meta = read_run_meta(run_dir)
@@ -146,13 +151,16 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     run_meta = {"protocol": proto.name, "protocol_digest": meta["protocol_digest"],
                 "preregistered": meta["preregistered"], "run_id": meta["run_id"]}
 
+    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    ledger_spend, ceiling = _open_spend(proto, meta, run_dir, ex, raise_budget)
+
     def spec(c: Cell) -> CellSpec:
         return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=run_dir,
                         engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
                         seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta,
                         pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
                                                                **meta.get("engine_options", {})},
-                        hide_extra=(Path(cache_dir).resolve(),) if cache and cache_dir else ())
+                        hide_extra=(Path(cache_dir).resolve(),) if cache and cache_dir else (), spend=ledger_spend)
 
     # verdict cache: tasks proved nondeterministic (earlier records of this run, markers in the cache dir)
     disabled: dict[str, str] = {}
@@ -179,7 +187,6 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
             f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
         log(f"re-queued {key}: {reason}")
 
-    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
     for note in ex.preflight(proto.tasks_dir, meta["lock"]["files"]):  # every node holds the locked corpus
         log(note)
     workers = ex.capacity
@@ -196,6 +203,10 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
                 continue
             void_counts[k] = void_counts.get(k, 0) + 1
     settle = _Settler(ledger, void_counts, voids_path, int(proto.rerun.get("max_reruns", 2)), disabled, log, run_dir)
+    if ledger_spend is not None and ledger_spend.read()["halted"]:
+        settle.stopped = (f"budget ceiling: reached in an earlier session ({spend_mod.summary(ledger_spend.read())}); "
+                          f"raise it: `harness run --resume {run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
+        log(f"STOPPING: {settle.stopped}")
     queue = list(cells)
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
         f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
@@ -203,13 +214,13 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     while queue and not settle.stopped:
         settle.rerun = []
         progress.update(in_flight=min(workers, len(queue)))
-        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue)
+        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue if not settle.stopped)  # lazily: a stop ends dispatch
         stream = ex.run(jobs, on_requeue)
         try:
             for i, rec in enumerate(stream, 1):
                 if not settle.take(rec):
                     break
-                progress.update(rec, in_flight=min(workers, len(queue) - i))
+                progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
         finally:
             stream.close()  # stop dispatching; a pool finishes what is already in flight
         if settle.rerun and not settle.stopped:
@@ -231,14 +242,56 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
             (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
     except OSError as exc:
         stopped = stopped or f"disk: could not write the run's tables ({exc}); the ledger is intact"
+    not_run = None
+    if stopped:
+        have = {r["cell_key"] for r in records}
+        not_run = dict(Counter(c.arm for c in run_order(proto) if c.key not in have))
+    spend_line = None
+    if ledger_spend is not None:
+        if settle.after_halt:
+            ledger_spend.note_gate_overrun(settle.after_halt)
+        spend_line = spend_mod.summary(ledger_spend.read())
     if stopped:
         try:
             with (run_dir / "stops.jsonl").open("a") as f:
-                f.write(json.dumps({"reason": stopped, "when": time.time(), "records": len(records)}) + "\n")
+                f.write(json.dumps({"reason": stopped, "when": time.time(), "records": len(records),
+                                    "not_run": not_run}) + "\n")
         except OSError:
             pass
     return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, settle.executed, projection,
-                      stopped)
+                      stopped, not_run, spend_line)
+
+
+def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tuple:
+    """The run's spend ledger (None without a ceiling) and the ceiling in force. With ``max_usd``,
+    every call must have a price: a call nobody can price could not be booked (InputError)."""
+    declared = spend_mod.Ceiling(proto.budget.get("max_usd"), proto.budget.get("max_tokens"))
+    if not declared.active and not (raise_to and raise_to.active) and not (run_dir / "spend.json").exists():
+        return None, None
+    ledger_spend = spend_mod.SpendLedger(run_dir)
+    current = ledger_spend.ceiling() if (run_dir / "spend.json").exists() else declared
+    if (raise_to and raise_to.max_usd is not None) or current.max_usd is not None:
+        _check_priced(proto, meta)
+    for key, flag in (("max_usd", "--raise-budget-usd"), ("max_tokens", "--raise-budget-tokens")):
+        new, old = getattr(raise_to, key) if raise_to else None, getattr(current, key)
+        if new is not None and old is not None and new <= old:
+            raise InputError(str(run_dir / "spend.json"), flag, f"expected a ceiling above the one in force ({key} = {old})")
+    ceiling = ledger_spend.open_session(declared, raise_to)
+    return ex.spend_ledger(ledger_spend), ceiling
+
+
+def _check_priced(proto: Protocol, meta: dict) -> None:
+    """Under max_usd every call is booked at its price: a model with no [pricing] entry is an InputError."""
+    for arm in proto.arms:
+        for role, name, model in (("worker", arm.get("engine") or meta["engine"], arm.get("model") or meta.get("model")),
+                                  ("reviewer", arm.get("reviewer_engine") or meta["reviewer_engine"],
+                                   arm.get("reviewer_model") or arm.get("model") or meta.get("model"))):
+            models = [model] if model or "model" not in proto.factors else list(proto.factors["model"])
+            for m in models:
+                if spend_mod.call_price(proto.pricing, name, m) is None:
+                    raise InputError(str(proto.path), "budget.max_usd",
+                                     f"the {role} model {m!r} of arm {arm.name} ({name} engine) has no [pricing] "
+                                     "entry, so its calls cannot be booked against the ceiling")
 
 
 class _Settler:
@@ -252,9 +305,23 @@ class _Settler:
         self.rerun: list[Cell] = []
         self.executed = 0
         self.stopped: str | None = None
+        self.halted_at: float | None = None
+        self.after_halt: list[float] = []  # seconds past the ceiling halt at which in-flight cells finished
 
     def take(self, rec: dict) -> bool:
-        """Account one record; False when the run must stop (``stopped`` says why)."""
+        """Account one record; False when the run must stop (``stopped`` says why). At the spend
+        ceiling the run stops dispatching but takes the cells already in flight: one refused a call
+        (unrun, dropped), or finished its gate without another call (recorded; never cut short)."""
+        if (rec.get("stop_run") or "").startswith("budget ceiling:"):
+            if not self.stopped:
+                self.halted_at = time.time()
+                self.stopped = (f"{rec['stop_run']}; unrun cells are not run (never void, never scored); raise it: "
+                                f"`harness run --resume {self.run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
+                self.log(f"STOPPING: {rec['stop_run']}")
+            return True
+        if self.halted_at is not None:
+            self.after_halt.append(round(time.time() - self.halted_at, 3))
+            rec["finished_after_ceiling_s"] = self.after_halt[-1]
         if rec.get("stop_run"):
             self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
             self.log(f"STOPPING: {rec['stop_run']}")

@@ -114,6 +114,10 @@ class LocalExecutor:
         """Nothing to check: this machine's corpus is the one the driver checked against the lock."""
         return []
 
+    def spend_ledger(self, ledger):
+        """Pool workers share the run's spend through its flock-guarded file (harness/spend.py)."""
+        return ledger
+
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:
         if self.workers <= 1:
             for j in jobs:
@@ -198,6 +202,17 @@ class RayExecutor:
         """Before any cell: every node must hold the corpus the lock names at ``tasks_dir`` and run
         the driver's Ray, Python and harness (harness/ray_cluster.py); InputError naming the node."""
         return ray_cluster.preflight(self.ray, tasks_dir, files, self.where, self.field)
+
+    def spend_ledger(self, ledger):
+        """One actor, pinned to this (the driver's) node, owns the run's spend file; every Ray worker
+        books through it, so nodes that cannot see the run directory share the same ceiling."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from harness.spend import RemoteLedger, SpendLedger
+        here = self.ray.get_runtime_context().get_node_id()
+        actor = self.ray.remote(num_cpus=0, max_restarts=0)(SpendLedger).options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False)).remote(str(ledger.run_dir))
+        return RemoteLedger(actor, ledger.run_dir)
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None,
             write_file: Callable[[str, bytes], None] | None = None) -> Iterator[dict]:

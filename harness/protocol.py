@@ -68,6 +68,7 @@ class Protocol:
     pricing: dict
     raw: dict = field(repr=False, default_factory=dict)
     monitoring: dict = field(default_factory=dict)  # [monitoring]: read by `harness monitor`
+    budget: dict = field(default_factory=dict)  # [budget]: max_usd / max_tokens run-wide (harness/spend.py)
 
     @property
     def lock_path(self) -> Path:
@@ -155,6 +156,15 @@ class LimitsTable(_Table):
     memory_mb: int = Field(default=2048, ge=64)
     max_turns: int = Field(default=12, ge=1)
     max_tokens: int = Field(default=4096, ge=1)
+    # the model's context window: the most input tokens one call can bill (a provider refuses a
+    # longer request unbilled); bounds input tokens in `harness plan --worst-case` (harness/worst_case.py)
+    context_tokens: int | None = Field(default=None, ge=1)
+
+
+class BudgetTable(_Table):
+    """[budget]: the run-wide spend ceiling, enforced inside every engine call (harness/spend.py)."""
+    max_usd: float | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, ge=1)
 
 
 class RerunTable(_Table):
@@ -192,6 +202,7 @@ class ProtocolFile(_Table):
     analysis: AnalysisTable = AnalysisTable()
     limits: LimitsTable = LimitsTable()
     rerun: RerunTable = RerunTable()
+    budget: BudgetTable = BudgetTable()
     pricing: dict[str, dict] = {}
     providers: dict[str, ProviderTable] = {}
     monitoring: MonitoringTable | None = None
@@ -387,7 +398,7 @@ def load_protocol(path: Path | str) -> Protocol:
                     engine=p.engine, limits=limits, rerun=rerun,
                     hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
                     analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
-                    monitoring=monitoring)
+                    monitoring=monitoring, budget=dict(raw.get("budget", {})))
 
 
 def scenario_table(tasks_dir: Path) -> dict[str, dict]:

@@ -123,7 +123,9 @@ class CellRecord:
     limiter_wait_s: float = 0.0
     endpoint: str | None = None
     transcript: str | None = None  # the cell's transcript, relative to the run directory
-    stop_run: str | None = None  # an authentication failure: the driver stops the run
+    stop_run: str | None = None  # an authentication failure or the run's [budget] ceiling: the driver stops the run
+    ceiling_clamped_calls: int = 0  # engine calls cut to what the run's [budget] left (harness/spend.py)
+    finished_after_ceiling_s: float | None = None  # set by the driver: finished this long after the ceiling halted the run
     protocol: str | None = None
     protocol_digest: str | None = None
     preregistered: bool | None = None

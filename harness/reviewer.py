@@ -20,6 +20,7 @@ REVIEWER_SYSTEM = (
     "of the task is not met; name the defect precisely."
 )
 SEVERITIES = ("high", "medium", "low")
+REVIEW_MAX_TOKENS = 2048  # output clamp of one review call (harness/worst_case.py prices it)
 
 
 @dataclass
@@ -70,11 +71,11 @@ def parse_verdict(text: str) -> tuple[str | None, list[dict], str | None]:
 
 
 def review(engine: Engine, prompt: str, before: dict[str, str], after: dict[str, str], tree_digest: str,
-           max_tokens: int = 2048, deadline: float | None = None) -> ReviewVerdict:
+           max_tokens: int = REVIEW_MAX_TOKENS, deadline: float | None = None) -> ReviewVerdict:
     return review_text(engine, review_packet(prompt, before, after), tree_digest, max_tokens, deadline)
 
 
-def review_text(engine: Engine, packet: str, tree_digest: str = "", max_tokens: int = 2048,
+def review_text(engine: Engine, packet: str, tree_digest: str = "", max_tokens: int = REVIEW_MAX_TOKENS,
                 deadline: float | None = None) -> ReviewVerdict:
     """Ask the reviewer engine about a packet built by review_packet."""
     req = EngineRequest("reviewer", REVIEWER_SYSTEM, [Message("user", packet)], [], max_tokens, deadline)

@@ -132,6 +132,21 @@ def test_resume_a_ray_run(project, ray_cluster):
     _one_per_key(second, project / "p.toml")
 
 
+def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, ray_cluster):
+    """Cells shipped to nodes that cannot see the run directory book every engine call through the
+    spend actor on the driver's node (harness/spend.py): the run halts with its spend under the ceiling."""
+    import json
+    p = project / "p.toml"
+    p.write_text(PROTO.format(k=1) + "\n[budget]\nmax_tokens = 8000\n")
+    prepare(p, project / "ceiling", engine=None, reviewer_engine=None, model=None, exploratory=True)
+    res = execute(project / "ceiling", log=lambda m: None, executor="ray", cache=False,
+                  executor_options={"force_ship": True})
+    state = json.loads((project / "ceiling" / "spend.json").read_text())
+    assert res.exit_code == 4 and res.stopped.startswith("budget ceiling")
+    assert 0 < state["spent_tokens"] <= 8000 and state["halted"] and state["calls"] >= 1
+    assert sum(res.not_run.values()) == 8 - len(res.records) and all(r["outcome"] != "void" for r in res.records)
+
+
 def _pool_children() -> list[int]:
     """This process's forked pool workers (same command line; not the Ray cluster's processes)."""
     me, out = os.getpid(), []
