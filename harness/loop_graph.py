@@ -140,20 +140,20 @@ def worst_case_attempts(graph: Graph) -> dict:
 # ------------------------------------------------------------------------------------------- loading
 def _line(text: str, table: str, index: int, key: str | None = None) -> int | None:
     """The line of the index-th [[table]] header (or of ``key`` inside it) in the TOML text."""
-    heads = [m.start() for m in re.finditer(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]", text, re.M)]
-    if table == "graph":
-        heads = [m.start() for m in re.finditer(r"^\s*\[\s*graph\s*\]", text, re.M)]
+    pat = r"^[ \t]*\[[ \t]*graph[ \t]*\]" if table == "graph" else rf"^[ \t]*\[\[[ \t]*{re.escape(table)}[ \t]*\]\]"
+    heads = [m.start() for m in re.finditer(pat, text, re.M)]
     if index >= len(heads):
         return None
     start = heads[index]
     end = heads[index + 1] if index + 1 < len(heads) else len(text)
     pos = start
     if key is not None:
-        nxt = re.search(r"^\s*\[", text[start + 1:end], re.M)
-        stop = start + 1 + nxt.start() if nxt else end
-        m = re.search(rf"^\s*{re.escape(key)}\s*=", text[start:stop], re.M)
+        body = text.find("\n", start) + 1 or end  # the header line's end
+        nxt = re.search(r"^[ \t]*\[", text[body:end], re.M)
+        stop = body + nxt.start() if nxt else end
+        m = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text[start:stop], re.M)
         if m:
-            pos = start + m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+            pos = start + m.start()
     return text.count("\n", 0, pos) + 1
 
 
