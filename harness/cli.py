@@ -366,7 +366,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
     res = run_graph(graph, worker_for, ledger, run_id=f"{path.stem}#{seed}", extra={"engine": engine})
     bound = worst_case_attempts(graph)
     lines = [f"| node | pass | terminal | attempts | reason |", "|---|---|---|---|---|"]
-    lines += [f"| {p.node} | {i} | {p.state} | {p.spent} | {p.reason} |" for i, p in enumerate(res.passes, 1)]
+    lines += [f"| {p.node} | {p.pass_no} | {p.state} | {p.spent} | {p.reason} |" for p in res.passes]
     lines.append(f"graph: {res.state} ({res.reason}); {res.attempts} attempts, {res.repairs_used} of "
                  f"{graph.repair_budget} repairs used; worst-case bound {bound['total']} ({bound['formula']})")
     text = "\n".join(lines)

@@ -125,6 +125,7 @@ class LoopResult:
     verdict_seq: int | None = None   # the ledger seq of the accepting verdict row (DONE only)
     final_digest: str | None = None  # sha256 of the artifact the gate judged last (None: absent)
     final_content: bytes | None = None  # that artifact (a repaired re-run of the node starts from it)
+    pass_no: int = 1
 
     @property
     def ending(self) -> str:
@@ -300,7 +301,7 @@ def _terminal(ledger: Ledger, base: dict, spec: LoopSpec, attempts: list[Attempt
                    "verdict_seq": verdict_row["seq"] if verdict_row else None,
                    "verdict_hash": verdict_row["hash"] if verdict_row else None, "wall_s": round(wall, 4)})
     return LoopResult(spec.node, state, reason, attempts, wall, verdict_row["seq"] if verdict_row else None,
-                      content_digest(final), final)
+                      content_digest(final), final, base["pass"])
 
 
 def audit_done(records: list[dict]) -> list[str]:

@@ -31,7 +31,9 @@ from harness.loop_workers import CorpusWorker, corpus_pool
 FALSE_DONE_METHOD = ("false-DONE = runs that reached DONE with a destroying artifact (a mutant of the tier's pool "
                      "labelled destroying) / runs that reached DONE, per gate and tier; Wilson 95%; n/a when no run "
                      "reached DONE; drafts drawn without replacement from a seeded permutation of the conforming "
-                     "artifact and the tier's mutants, the same seeds for every gate of a loop")
+                     "artifact and the tier's mutants, the same seeds for every gate of a loop. The rate belongs to "
+                     "the gate under this draw distribution (it moves with the share of conforming drafts in the "
+                     "pool); 0 means no destroying draft it accepted was ever drawn first")
 TABLE8_CAUTION = ("Letters are assigned within each loop by ascending wall time and do NOT identify a model across "
                   "rows. So few observations support no product comparison (paper Table 8): wall time shows only "
                   "that the arms differ in something while agreeing on everything the gate decides.")
@@ -83,6 +85,8 @@ class GateSummary:
     status: str
     planted: str | None
     tier: int
+    path: str = ""                 # the gate file (a planted gate's repaired_by names its twin's)
+    repaired_by: str | None = None
     pool: int = 0
     runs: int = 0
     done: int = 0
@@ -101,6 +105,11 @@ class GateSummary:
                 "method": FALSE_DONE_METHOD}
 
 
+def _twin_path(gate: Gate) -> str | None:
+    twin = gate.spec.get("repaired_by")
+    return str((gate.dir / twin).resolve()) if twin else None
+
+
 def open_ledger(out: Path) -> Ledger:
     out.mkdir(parents=True, exist_ok=True)
     path = out / "ledger.jsonl"
@@ -116,7 +125,8 @@ def run_simulated(loop: Loop, gates: list[Gate], ledger: Ledger, budget: LoopBud
     for tier in tiers:
         pool = corpus_pool(loop, tier)
         for gate in gates:
-            s = GateSummary(loop.id, gate.name, gate.kind, gate.status, gate.spec.get("planted"), tier, len(pool))
+            s = GateSummary(loop.id, gate.name, gate.kind, gate.status, gate.spec.get("planted"), tier,
+                            str(gate.path), _twin_path(gate), len(pool))
             for r in range(1, runs + 1):
                 worker = CorpusWorker(pool, loop.target, f"{seed}|{loop.id}|tier{tier}|{r}")
                 res = run_loop(loop_spec(loop, gate), worker, budget, ledger, run_id=f"{loop.id}|{gate.name}|t{tier}#{r}",
@@ -161,8 +171,22 @@ def render_false_done(summaries: list[GateSummary], budget: LoopBudget) -> str:
         halts = ", ".join(f"{k} {v}" for k, v in sorted(s.endings.items()) if k != DONE) or "0"
         lines.append(f"| {s.loop} | {s.gate} | {status} | {s.tier} ({s.pool}) | {s.runs} | {s.done} | {s.rate.fmt()} "
                      f"| {halts} |")
+    lines += _twins(summaries)
     lines.append(f"Method: {FALSE_DONE_METHOD}.")
     return "\n".join(lines)
+
+
+def _twins(summaries: list[GateSummary]) -> list[str]:
+    """Each planted gate beside its repaired twin (the gate its ``repaired_by`` names), per tier."""
+    out = []
+    for p in summaries:
+        if p.status != "planted" or not p.repaired_by:
+            continue
+        twin = next((s for s in summaries if s.loop == p.loop and s.tier == p.tier and s.path == p.repaired_by), None)
+        if twin is not None:
+            out.append(f"planted {p.loop}/{p.gate} ({p.planted}) vs repaired twin {twin.gate}, tier {p.tier}: "
+                       f"false-DONE {p.false_done}/{p.done} vs {twin.false_done}/{twin.done}")
+    return ["", *out] if out else []
 
 
 def table8(runs: list[ModelRun]) -> list[dict]:
