@@ -196,3 +196,25 @@ def test_observed_attempts_never_exceed_the_closed_form_bound(case):
         assert audit_done(ledger.records) == []
         done_nodes = {r["node"] for r in ledger.records if r.get("state") == DONE}
         assert res.state != DONE or done_nodes == set(caps)
+
+
+def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
+    from click.testing import CliRunner
+    from harness.cli import main
+    from harness.ledger import inspect
+    example = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "loop-graph" / "graph.toml"
+    r = CliRunner().invoke(main, ["loop", "plan", str(example)])
+    assert r.exit_code == 0 and "= 11 + 1 x 8 = 19" in r.output
+    drafts = tmp_path / "g" / "drafts"
+    drafts.mkdir(parents=True)
+    (drafts / "good").write_text(json.dumps("ACCEPT"))
+    (drafts / "bad").write_text(json.dumps("nope"))
+    p = graph_file(tmp_path / "g", {"a": 2, "b": 2}, [("a", "b")], [("b", "a")],
+                   node_extra={"a": ['drafts = "drafts"'], "b": ['drafts = "drafts"']})
+    r = CliRunner().invoke(main, ["loop", "run", str(p), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    recs = inspect(tmp_path / "o" / "ledger.jsonl").records
+    assert "graph: done" in r.output and audit_done(recs) == []
+    bad = graph_file(tmp_path / "bad", {"a": 2}, node_extra={"a": ["repair_budget = 2"]})
+    r = CliRunner().invoke(main, ["loop", "plan", str(bad)])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "per-node repair budgets are refused" in r.output
