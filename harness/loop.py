@@ -33,6 +33,7 @@ from typing import Callable
 
 from corpus.gates import Gate, Judgement, Verdict, judge
 from harness.engine import Engine, EngineFault, EngineRequest, Message, ToolSpec
+from harness.engines.replay import ReplayExhausted, ReplayMismatch
 from harness.ledger import Ledger
 
 DONE, HALT = "done", "halt"
@@ -223,7 +224,7 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             attempts.append(att)
             try:
                 reply = worker.complete(build_request(spec, ws, feedback, n, max_tokens))
-            except EngineFault as exc:
+            except (EngineFault, ReplayExhausted, ReplayMismatch) as exc:
                 att.reason = f"engine fault: {exc}"
                 _attempt_row(ledger, base, att)
                 return _terminal(ledger, base, spec, attempts, HALT, att.reason, t0, ws)

@@ -69,6 +69,14 @@ def test_replay_engine_runs_a_loop_from_a_transcript(tmp_path):
                                   "--out", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert "| runbook-complete | command | A | done | 1 |" in r.output
+    # a transcript that runs out is a halt with the reason, never a traceback
+    t.write_text(json.dumps([{"role": "worker", "reply": {"text": "done", "tool_calls": []}}]))
+    r = CliRunner().invoke(main, ["loop", "run", str(LOOP), "--engine", "replay", "--transcript", str(t),
+                                  "--out", str(tmp_path / "o2")])
+    assert r.exit_code == 0, r.output
+    assert "| A | halt (engine fault) | n/a |" in r.output
+    summary = json.loads((tmp_path / "o2" / "summary.json").read_text())
+    assert "holds only 1 worker turn" in next(iter(summary["halts"].values()))
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
