@@ -312,6 +312,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
     try:
         if engine == "replay" and not transcript:
             raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
+        if engine == "simulated" and models:
+            raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
+                             "live model (--engine anthropic or openai)")
         if tpath.is_file():
             _loop_graph_run(tpath, engine, models, outp, options, seed)
             return
@@ -344,7 +347,6 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
 
 def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
     from harness import loop_runs as lr
-    from harness.engines import EngineContext, make_engine
     from harness.loop_graph import load_graph, run_graph, worst_case_attempts
     from harness.loop_workers import Candidate, CorpusWorker, corpus_pool
     from corpus.catalogue import load_loop
@@ -353,8 +355,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
 
     def worker_for(node, pass_no):
         if engine != "simulated":
-            return make_engine(engine, EngineContext(role="worker", task=None, scenario={}, seed=str(seed),
-                                                     model=(models or (None,))[0], options=dict(options)))
+            return lr.start_engine(engine, (models or (None,))[0], options, seed)
         if node.loop_dir is not None:
             pool = corpus_pool(load_loop(node.loop_dir), 1)
         elif node.drafts is not None:

@@ -142,6 +142,18 @@ def run_simulated(loop: Loop, gates: list[Gate], ledger: Ledger, budget: LoopBud
     return out
 
 
+def start_engine(engine: str, model: str | None, options: dict, seed: int):
+    """A worker engine for a loop (no task: the loop's prompt is its own). An SDK that cannot
+    start (no key, no model) is bad input, said in one line, never a traceback."""
+    try:
+        return make_engine(engine, EngineContext(role="worker", task=None, scenario={}, seed=str(seed),
+                                                 model=model, options=dict(options)))
+    except (KeyError, ValueError):
+        raise
+    except Exception as exc:  # e.g. the SDK refusing to start without a key
+        raise ValueError(f"--engine {engine}: cannot start the engine: {type(exc).__name__}: {exc}") from None
+
+
 @dataclass
 class ModelRun:
     loop: str
@@ -154,8 +166,7 @@ def run_engine(loop: Loop, gate: Gate, ledger: Ledger, budget: LoopBudget, engin
                models: tuple[str | None, ...], options: dict, seed: int) -> list[ModelRun]:
     out = []
     for model in models or (None,):
-        worker = make_engine(engine, EngineContext(role="worker", task=None, scenario={}, seed=str(seed),
-                                                   model=model, options=dict(options)))
+        worker = start_engine(engine, model, options, seed)
         res = run_loop(loop_spec(loop, gate), worker, budget, ledger, run_id=f"{gate.name}@{model or engine}",
                        extra={"loop": loop.id, "engine": engine, "model": model})
         out.append(ModelRun(loop.id, gate.kind, model or engine, res))

@@ -79,8 +79,14 @@ def test_replay_engine_runs_a_loop_from_a_transcript(tmp_path):
     assert "holds only 1 worker turn" in next(iter(summary["halts"].values()))
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path):
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch):
     r = CliRunner().invoke(main, ["loop", "run", str(LOOP), "--engine", "replay", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "needs --transcript" in r.output
     r = CliRunner().invoke(main, ["loop", "run", str(LOOP), "--gate", "nope", "--out", str(tmp_path / "p")])
     assert r.exit_code == 2 and "no gate named 'nope'" in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(main, ["loop", "run", str(LOOP), "--model", "m", "--out", str(tmp_path / "q")])
+    assert r.exit_code == 2 and "--model names a live model" in r.output
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    r = CliRunner().invoke(main, ["loop", "run", str(LOOP), "--engine", "openai", "--model", "m",
+                                  "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "cannot start the engine" in r.output and "Traceback" not in r.output
