@@ -287,9 +287,9 @@ def loop_grp() -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
               "summary.json and table.md (outside the workspace)")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
-              help="hard ceiling N: attempts per loop (a graph's own [graph] value wins)")
+              help="hard ceiling N: attempts per loop (a graph file declares its own)")
 @click.option("--soft-bound", type=click.IntRange(min=0), default=3, show_default=True,
-              help="halt after the same reject this many times in a row (0: no soft bound)")
+              help="halt after the same reject this many times in a row (0: none; a graph file declares its own)")
 @click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
               help="simulated: seeded runs per gate and tier")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
@@ -300,7 +300,10 @@ def loop_grp() -> None:
 @click.option("--base-url", default=None, help="live engines: the provider endpoint (else the SDK's env variable)")
 def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, seed, gate_names, tiers, transcript,
                  base_url):
-    """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML."""
+    """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML.
+
+    Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
+    2 on bad input (one line naming the file, key and what was expected)."""
     from harness import loop_runs as lr
     from harness.loop import LoopBudget
     from corpus.catalogue import CatalogueError, load_catalogue, load_loop
