@@ -93,6 +93,7 @@ class GateSummary:
     false_done: int = 0
     endings: Counter = field(default_factory=Counter)
     attempts: int = 0
+    detail: list[dict] = field(default_factory=list)   # per run: how it ended and the last draft judged
 
     @property
     def rate(self):
@@ -102,7 +103,7 @@ class GateSummary:
         return {"loop": self.loop, "gate": self.gate, "kind": self.kind, "status": self.status,
                 "planted": self.planted, "tier": self.tier, "pool": self.pool, "runs": self.runs, "done": self.done, "false_done": self.false_done,
                 "false_done_rate": self.rate.as_dict(), "endings": dict(self.endings), "attempts": self.attempts,
-                "method": FALSE_DONE_METHOD}
+                "method": FALSE_DONE_METHOD, "runs_detail": self.detail}
 
 
 def _twin_path(gate: Gate) -> str | None:
@@ -129,15 +130,20 @@ def run_simulated(loop: Loop, gates: list[Gate], ledger: Ledger, budget: LoopBud
                             str(gate.path), _twin_path(gate), len(pool))
             for r in range(1, runs + 1):
                 worker = CorpusWorker(pool, loop.target, f"{seed}|{loop.id}|tier{tier}|{r}")
-                res = run_loop(loop_spec(loop, gate), worker, budget, ledger, run_id=f"{loop.id}|{gate.name}|t{tier}#{r}",
+                run_id = f"{loop.id}|{gate.name}|t{tier}#{r}"
+                res = run_loop(loop_spec(loop, gate), worker, budget, ledger, run_id=run_id,
                                judge_fn=memo, extra={"loop": loop.id, "engine": "simulated", "seed": seed,
                                                      "tier": tier})
                 s.runs += 1
                 s.attempts += res.spent
                 s.endings[res.ending] += 1
+                last = worker.drawn[-1]
+                s.detail.append({"run_id": run_id, "ending": res.ending,
+                                 "attempts": res.spent, "last_draft": last.id, "label": last.label,
+                                 "artifact_digest": res.final_digest})
                 if res.state == DONE:
                     s.done += 1
-                    s.false_done += worker.drawn[-1].label == "destroying"
+                    s.false_done += last.label == "destroying"
             out.append(s)
     return out
 

@@ -140,6 +140,11 @@ def test_planted_vacuous_gate_reaches_false_done_and_its_repaired_twin_does_not(
     assert out["planted"].false_done > 0 and out["planted"].planted == "hollowing"
     assert out["repaired"].false_done == 0 and out["repaired"].done == 20
     assert audit_done(ledger.records) == []
+    # each false DONE is traceable: the run, the destroying draft, the artifact digest in the ledger
+    false = [d for d in out["planted"].detail if d["ending"] == DONE and d["label"] == "destroying"]
+    assert len(false) == out["planted"].false_done
+    digests = {(r["run_id"], r["artifact_digest"]) for r in ledger.records if r.get("verdict") == "accept"}
+    assert all((d["run_id"], d["artifact_digest"]) in digests for d in false)
     # the rate carries its numerator, denominator and method
     assert out["planted"].rate.fmt().startswith(f"{out['planted'].false_done}/{out['planted'].done} ")
 
