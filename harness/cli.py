@@ -301,5 +301,146 @@ def tasks_validate(tasks_dir, ids):
     sys.exit(1 if bad else 0)
 
 
+# ---- bounded loops (harness/loop.py, loop_runs.py, loop_graph.py, reproduce_loops.py) ----------------
+@main.group("loop")
+def loop_grp() -> None:
+    """Bounded loops: a worker driven to DONE only by a gate it cannot write (Bounded Loops paper)."""
+
+
+@loop_grp.command("run")
+@click.argument("target", type=click.Path(exists=True))
+@click.option("--engine", default="simulated", show_default=True,
+              help="simulated (corpus drafts), replay (--transcript), anthropic or openai")
+@click.option("--model", "models", multiple=True, help="model id (repeat for several: Table 8's layout)")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
+              "summary.json and table.md (outside the workspace)")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="hard ceiling N: attempts per loop (a graph file declares its own)")
+@click.option("--soft-bound", type=click.IntRange(min=0), default=3, show_default=True,
+              help="halt after the same reject this many times in a row (0: none; a graph file declares its own)")
+@click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="simulated: seeded runs per gate and tier")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--gate", "gate_names", multiple=True, help="only this gate of the loop (repeatable)")
+@click.option("--tier", "tiers", type=click.Choice(["1", "2"]), multiple=True,
+              help="simulated: draft pools (default both: tier-1 v1 mutants, tier-2 mutants)")
+@click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="replay: the worker's replies")
+@click.option("--base-url", default=None, help="live engines: the provider endpoint (else the SDK's env variable)")
+def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, seed, gate_names, tiers, transcript,
+                 base_url):
+    """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML.
+
+    Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
+    2 on bad input (one line naming the file, key and what was expected)."""
+    from harness import loop_runs as lr
+    from harness.loop import LoopBudget
+    from corpus.catalogue import CatalogueError, load_catalogue, load_loop
+    budget = LoopBudget(max_attempts, soft_bound or None)
+    options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
+    if base_url:
+        options["providers"] = {engine: {"base_url": base_url}}
+    tpath, outp = Path(target), Path(out)
+    try:
+        if engine == "replay" and not transcript:
+            raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
+        if engine == "simulated" and models:
+            raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
+                             "live model (--engine anthropic or openai)")
+        if tpath.is_file():
+            _loop_graph_run(tpath, engine, models, outp, options, seed)
+            return
+        loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
+        ledger = lr.open_ledger(outp)
+        if engine == "simulated":
+            summaries = []
+            for loop in loops:
+                gates = lr.select_gates(loop, gate_names, every=True)
+                summaries += lr.run_simulated(loop, gates, ledger, budget, runs, seed,
+                                              tuple(int(t) for t in tiers) or (1, 2))
+            text = lr.render_false_done(summaries, budget)
+            lr.write_summary(outp, {"gates": [s.as_dict() for s in summaries], "max_attempts": max_attempts,
+                                    "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text)
+        else:
+            done = []
+            for loop in loops:
+                gate = lr.select_gates(loop, gate_names, every=False)[0]
+                done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
+            rows = lr.table8(done)
+            text = lr.render_table8(rows)
+            lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
+                                    "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
+                                              if r.result.state != "done"}}, text)
+    except (InputError, CatalogueError, ValueError, KeyError) as exc:
+        _fail(exc)
+    click.echo(text)
+    click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")
+
+
+def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
+    from harness import loop_runs as lr
+    from harness.loop_graph import load_graph, run_graph, worst_case_attempts
+    from harness.loop_workers import Candidate, CorpusWorker, corpus_pool
+    from corpus.catalogue import load_loop
+    graph = load_graph(path)
+    ledger = lr.open_ledger(out)
+
+    def worker_for(node, pass_no):
+        if engine != "simulated":
+            return lr.start_engine(engine, (models or (None,))[0], options, seed)
+        if node.loop_dir is not None:
+            pool = corpus_pool(load_loop(node.loop_dir), 1)
+        elif node.drafts is not None:
+            pool = [Candidate(str(f), "unknown", f.read_bytes()) for f in sorted(node.drafts.iterdir()) if f.is_file()]
+        else:
+            raise InputError(str(path), f"node {node.id}", "the simulated engine needs drafts = DIR on a task node")
+        return CorpusWorker(pool, node.spec.target, f"{seed}|{node.id}|{pass_no}")
+
+    res = run_graph(graph, worker_for, ledger, run_id=f"{path.stem}#{seed}", extra={"engine": engine})
+    bound = worst_case_attempts(graph)
+    lines = [f"| node | pass | terminal | attempts | reason |", "|---|---|---|---|---|"]
+    lines += [f"| {p.node} | {p.pass_no} | {p.state} | {p.spent} | {p.reason} |" for p in res.passes]
+    lines.append(f"graph: {res.state} ({res.reason}); {res.attempts} attempts, {res.repairs_used} of "
+                 f"{graph.repair_budget} repairs used; worst-case bound {bound['total']} ({bound['formula']})")
+    text = "\n".join(lines)
+    lr.write_summary(out, {"state": res.state, "reason": res.reason, "attempts": res.attempts,
+                           "repairs_used": res.repairs_used, "bound": bound}, text)
+    click.echo(text)
+    click.echo(f"ledger: {out / 'ledger.jsonl'} ({len(ledger.records)} rows)")
+
+
+@loop_grp.command("plan")
+@click.argument("graph", type=click.Path(exists=True, dir_okay=False))
+def loop_plan_cmd(graph):
+    """Print GRAPH's closed-form worst-case attempt total (Bounded Loops, Theorem 5.2)."""
+    from harness.loop_graph import load_graph, worst_case_attempts
+    try:
+        g = load_graph(graph)
+    except InputError as exc:
+        _fail(exc)
+    b = worst_case_attempts(g)
+    click.echo("| node | N (attempts per pass) | soft bound |\n|---|---|---|")
+    for n in g.nodes.values():
+        click.echo(f"| {n.id} | {n.budget.max_attempts} | {n.budget.soft_bound or '-'} |")
+    for e, c in b["repair_costs"].items():
+        click.echo(f"repair {e}: re-runs {c} attempts' worth (sum of N over the repaired node and its downstream)")
+    click.echo(f"worst-case attempts = {b['formula']} = {b['sum_N']} + {b['repair_budget']} x "
+               f"{b['max_repair_cost']} = {b['total']}")
+
+
+@main.commands["reproduce"].command("bounded-loops")
+@click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
+def reproduce_bounded_loops_cmd(out):
+    """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
+    from harness.reproduce_loops import render, run, write
+    rows, problems = run(Path(out))
+    text = render(rows)
+    write(Path(out), rows, problems, text)
+    click.echo(text)
+    if problems:
+        click.echo("DRIFT: " + "; ".join(problems), err=True)
+    click.echo(f"ledger: {Path(out) / 'ledger.jsonl'}")
+    sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
+
+
 if __name__ == "__main__":
     main()
