@@ -1,9 +1,8 @@
 """Figures (PNG + SVG), deterministic: Agg backend, fixed svg.hashsalt, no date/software metadata."""
 from __future__ import annotations
 
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 

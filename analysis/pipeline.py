@@ -9,10 +9,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.records import LoadResult, load_records, write_tidy
 from analysis.intervals import METHODS
-from analysis.tables import (CLUSTERS, DEFAULT_CLUSTER, PAPER_HYPOTHESES, Hypothesis, contrast,
-                             per_arm_table, per_scenario, task_concentration)
+from analysis.records import LoadResult, load_records, write_tidy
+from analysis.tables import (
+    CLUSTERS,
+    PAPER_HYPOTHESES,
+    Hypothesis,
+    contrast,
+    per_arm_table,
+    per_scenario,
+    task_concentration,
+)
 
 
 class ProtocolError(ValueError):

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from jsonschema import Draft202012Validator
 
 from harness import record
-from jsonschema import Draft202012Validator
 
 # Outcome names, the interchange minimum and Eq. (7) are defined once, in harness/record.py (a
 # dependency-free module); every record is also validated against its JSON Schema.

@@ -12,10 +12,9 @@ Matched-cell invariant.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 

@@ -82,8 +82,8 @@ def _time_naive_analyze(records: Path, out: Path, B_naive: int, B_target: int) -
     orig = pl.contrast
     pl.contrast = _naive_contrast_factory(B_naive, B_target, spent)
     try:
-        from analysis.report import render_report  # noqa: F401  (report needs full contrast dicts)
         import analysis.report as rp
+        from analysis.report import render_report  # noqa: F401  (report needs full contrast dicts)
 
         orig_render = rp.render_report
         rp.render_report = lambda s: json.dumps(s["contrasts"], default=str)

@@ -18,8 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from analysis.coverage import (TARGET, PeekSetting, RareTaskSetting, Setting, coverage, coverage_rare_task,
-                               peeking)
+from analysis.coverage import TARGET, PeekSetting, RareTaskSetting, Setting, coverage, coverage_rare_task, peeking
 from analysis.intervals import DEFAULT_METHOD
 from analysis.tables import DEFAULT_CLUSTER
 

@@ -16,8 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus.declarations import (LOOP_ARTIFACT_KEYS, LOOP_KEYS, DeclarationError, check_hint_values,
-                                 check_table, read_toml)
+from corpus.declarations import (
+    LOOP_ARTIFACT_KEYS,
+    LOOP_KEYS,
+    DeclarationError,
+    check_hint_values,
+    check_table,
+    read_toml,
+)
 from corpus.gates import Gate, load_gate
 from corpus.kinds import KindError, check_content
 from corpus.model import ArtifactSpec

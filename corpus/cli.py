@@ -10,8 +10,9 @@ from pathlib import Path
 import click
 
 from corpus import catalogue as cat
-from corpus.freeze import freeze as do_freeze, load_frozen, saturation_table, verify
 from corpus.declarations import DeclarationError, load_hints
+from corpus.freeze import freeze as do_freeze
+from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind

@@ -13,7 +13,6 @@ import sys
 import coverage
 import pytest
 
-
 # audit events of a new process: coverage.py does not follow it, so what it runs is unknown
 SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                           "os.fork", "os.forkpty"})

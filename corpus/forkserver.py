@@ -37,8 +37,8 @@ _ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler
 
 
 def _preload(names: list[str]) -> None:
-    import pytest  # noqa: F401
     import _pytest.config as cfg
+    import pytest  # noqa: F401
     names = _ALWAYS + list(names)
     for name in list(cfg.default_plugins) + names:
         if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: never imported cold

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
 
-
 # characters XML 1.0 forbids (a gate's output may carry ANSI colours or a NUL); written as \xNN
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import tempfile
 import threading
 import time
@@ -33,8 +32,8 @@ from pathlib import Path
 
 from analysis.wilson import wilson
 from corpus.catalogue import Loop
-from corpus.gates import Gate, Judgement, Verdict, judge
 from corpus.fast_pytest import PytestSession
+from corpus.gates import Gate, Judgement, Verdict, judge
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.tier2 import load_tier2

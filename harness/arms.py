@@ -29,12 +29,19 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.attempt import (PLAN_SUFFIX, CellContext, GateCheck, failure_feedback, findings_feedback,
-                             request_review, run_attempt, visible_gate)
+from harness.attempt import (
+    PLAN_SUFFIX,
+    CellContext,
+    GateCheck,
+    failure_feedback,
+    findings_feedback,
+    request_review,
+    run_attempt,
+    visible_gate,
+)
 from harness.protocol import Arm
 from harness.registry import ARMS
 from harness.reviewer import ReviewVerdict
-
 
 # -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
 PositiveInt = Annotated[int, Field(ge=1)]

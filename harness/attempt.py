@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from harness.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.budget import Budget
 from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
+from harness.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox import Limits
 from harness.task_view import TaskView, view_of

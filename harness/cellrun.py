@@ -23,18 +23,18 @@ from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.detectors import DetectorInput, run_detectors
 from harness.engine import EngineAuthError, EngineFault, Usage
-from harness.pricing import cell_cost
-from harness.spend import CeilingEngine, CeilingReached, call_price
-from harness.transcript import RecordingEngine, Transcript, transcript_path
-from harness.treediff import write_cell_diffs
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
 from harness.observation import CONTEXT_LOST, observed
+from harness.pricing import cell_cost
 from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
+from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.task_view import simulation_of, view_of
 from harness.tasks import load_task
+from harness.transcript import RecordingEngine, Transcript, transcript_path
+from harness.treediff import write_cell_diffs
 from harness.workspace import EventLog, Workspace
 
 

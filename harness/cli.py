@@ -10,11 +10,11 @@ import click
 
 from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
-from interop.cli import register as register_interop
-from viewer.cli import register as register_viewer
 from harness.errors import InputError
 from harness.plugins import register as register_plugins
 from harness.schema_cli import register as register_schema
+from interop.cli import register as register_interop
+from viewer.cli import register as register_viewer
 
 
 @click.group()
@@ -79,8 +79,7 @@ def protocol_check(path):
 def plan(path, worst_case, engine, reviewer_engine, model):
     """Print the cells per arm and scenario, and the total after applicability."""
     from harness.matrix import enumerate_cells, plan_counts
-    from harness.protocol import load_protocol
-    from harness.protocol import check_corpus
+    from harness.protocol import check_corpus, load_protocol
     try:
         proto = load_protocol(path)
         check_corpus(proto)
@@ -332,9 +331,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
 
     Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
     2 on bad input (one line naming the file, key and what was expected)."""
+    from corpus.catalogue import CatalogueError, load_catalogue, load_loop
     from harness import loop_runs as lr
     from harness.loop import LoopBudget
-    from corpus.catalogue import CatalogueError, load_catalogue, load_loop
     budget = LoopBudget(max_attempts, soft_bound or None)
     options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
     if base_url:
@@ -377,10 +376,10 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
 
 
 def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
+    from corpus.catalogue import load_loop
     from harness import loop_runs as lr
     from harness.loop_graph import load_graph, run_graph, worst_case_attempts
     from harness.loop_workers import Candidate, CorpusWorker, corpus_pool
-    from corpus.catalogue import load_loop
     graph = load_graph(path)
     ledger = lr.open_ledger(out)
 
@@ -397,7 +396,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
 
     res = run_graph(graph, worker_for, ledger, run_id=f"{path.stem}#{seed}", extra={"engine": engine})
     bound = worst_case_attempts(graph)
-    lines = [f"| node | pass | terminal | attempts | reason |", "|---|---|---|---|---|"]
+    lines = ["| node | pass | terminal | attempts | reason |", "|---|---|---|---|---|"]
     lines += [f"| {p.node} | {p.pass_no} | {p.state} | {p.spent} | {p.reason} |" for p in res.passes]
     lines.append(f"graph: {res.state} ({res.reason}); {res.attempts} attempts, {res.repairs_used} of "
                  f"{graph.repair_budget} repairs used; worst-case bound {bound['total']} ({bound['formula']})")

@@ -20,9 +20,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, spend as spend_mod, verdict_cache
+from harness import executors, verdict_cache
 from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
+from harness import spend as spend_mod
 from harness.cellrun import CellSpec
 from harness.errors import InputError
 from harness.ledger import Ledger, LedgerRefused

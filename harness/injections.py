@@ -25,9 +25,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import observation
 from harness.engine import Message
 from harness.errors import InputError
-from harness import observation
 from harness.observation import Observation
 from harness.registry import SCENARIOS
 from harness.scope import in_scope

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Callable
 
 from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
-from corpus.gates import Gate, GateError, judge, load_gate
+from corpus.gates import GateError, judge, load_gate
 from harness.engine import Engine
 from harness.errors import InputError
 from harness.ledger import Ledger

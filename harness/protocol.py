@@ -12,7 +12,6 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model

@@ -59,7 +59,7 @@ def run(out: Path, ceiling: int = CEILING, soft_bound: int = SOFT_BOUND,
             p.unlink()  # a reproduction is a fresh run: the ledger holds this run only
     gate = load_gate(write_scripted_gate(out / "gate"))
     ledger = Ledger(ledger_path)
-    spec = LoopSpec("scripted", f'The artifact is the JSON string "ACCEPT".', TARGET, gate)
+    spec = LoopSpec("scripted", 'The artifact is the JSON string "ACCEPT".', TARGET, gate)
     budget = LoopBudget(ceiling, soft_bound)
     rows: list[Row] = []
     cases = [(1, k, k - 1, True) for k in workloads] + [(2, p, p, False) for p in productive]

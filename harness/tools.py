@@ -20,10 +20,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.observation import (FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED,
-                                 Observation)
-from harness.engine import ToolCall, ToolSpec
 from harness.detectors import SCRIPT_RUNNERS, script_target
+from harness.engine import ToolCall, ToolSpec
+from harness.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.task_view import TaskView
 from harness.testrun import run_pytest

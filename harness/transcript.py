@@ -30,8 +30,8 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Message, ToolCall, Usage
 

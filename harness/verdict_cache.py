@@ -30,7 +30,6 @@ cached outside a session, so task validation, the corpus tool and unit tests run
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 import hashlib
 import json
 import os
@@ -40,7 +39,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 SCHEMA = "hx-verdict-v1"
 FINGERPRINT = ("passed", "tests", "failures", "errors", "skipped", "subverted", "returncode")

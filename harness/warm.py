@@ -46,8 +46,8 @@ NOBODY = 65534
 
 
 def _preload() -> None:
-    import pytest  # noqa: F401
     import _pytest.config as cfg
+    import pytest  # noqa: F401
     for name in cfg.default_plugins:
         if name in ("cacheprovider", "stepwise"):  # -p no:cacheprovider: a cold run never imports them
             continue
@@ -348,7 +348,8 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                 sock = _zygote()
                 socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
                 msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
-                pid, pidfd = json.loads(msg)["pid"], fds[0]
+                json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
+                pidfd = fds[0]
             except (OSError, ValueError, KeyError, IndexError) as exc:
                 _broken(f"zygote unavailable: {exc!r}")
                 return None

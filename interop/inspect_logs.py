@@ -129,8 +129,19 @@ def _sample(rec: dict, transcript_text: str | None, source: str = "transcript"):
 def export_run(run_dir: Path, logdir: Path) -> list[Path]:
     """Write one Inspect eval log per arm of the run into logdir; returns their paths."""
     _require()
-    from inspect_ai.log import (EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalPlan, EvalResults, EvalScore,
-                                EvalSpec, EvalStats, write_eval_log)
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalMetric,
+        EvalPlan,
+        EvalResults,
+        EvalScore,
+        EvalSpec,
+        EvalStats,
+        write_eval_log,
+    )
+
     from viewer.celldata import transcript_file
     from viewer.rundir import load_run
     run = load_run(Path(run_dir))

@@ -2,9 +2,8 @@
 completion and amplified rates with their Wilson 95% intervals (the numbers of the per-arm table)."""
 from __future__ import annotations
 
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 

@@ -20,7 +20,6 @@ from corpus.operators.lines import lines as split_lines
 from corpus.operators.markdown import HEADING, sections
 from corpus.operators.pins import PIN, pinned_indices
 
-
 # ----------------------------------------------------------------- every kind
 
 @operator("whitespace_only", "v2", KINDS, DESTROYING, probe="absence", examples=[

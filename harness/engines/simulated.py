@@ -49,12 +49,20 @@ import json
 import random
 import re
 
-from harness.task_view import SimulationBank
-from harness.observation import (CONTEXT_LOST, FILE_MISSING, REVIEWER_BLOCKED, TOOL_ERROR, VISIBLE_FAILED,
-                                 VISIBLE_PASSED, Observed, kind_of)
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
 from harness.engines import EngineContext, register
+from harness.observation import (
+    CONTEXT_LOST,
+    FILE_MISSING,
+    REVIEWER_BLOCKED,
+    TOOL_ERROR,
+    VISIBLE_FAILED,
+    VISIBLE_PASSED,
+    Observed,
+    kind_of,
+)
 from harness.scope import in_scope
+from harness.task_view import SimulationBank
 from harness.tasks import CANDIDATE_KINDS
 from harness.tools import ALLOWED_PROGRAMS
 

@@ -1,8 +1,15 @@
 import pandas as pd
 
 from analysis.records import load_records
-from analysis.tables import (PAPER_HYPOTHESES, Hypothesis, contrast, matched_pair, per_arm_table,
-                             per_scenario, task_concentration)
+from analysis.tables import (
+    PAPER_HYPOTHESES,
+    Hypothesis,
+    contrast,
+    matched_pair,
+    per_arm_table,
+    per_scenario,
+    task_concentration,
+)
 from tests.analysis.conftest import rec, write_jsonl
 
 

@@ -5,8 +5,14 @@ from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 
 import analysis.stats as st
-from analysis.stats import (bh_adjust, bh_reject, cluster_sums, fisher_two_sided,
-                            naive_pandas_bootstrap, paired_cluster_bootstrap)
+from analysis.stats import (
+    bh_adjust,
+    bh_reject,
+    cluster_sums,
+    fisher_two_sided,
+    naive_pandas_bootstrap,
+    paired_cluster_bootstrap,
+)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -2,9 +2,8 @@
 import pytest
 
 from corpus.equivalence import compiles, identical_bytecode
-from corpus.model import EQUIVALENT
+from corpus.model import EQUIVALENT, ArtifactSpec
 from corpus.operators import generate
-from corpus.model import ArtifactSpec
 
 SAME = [
     ("x = 1\n", "x = (1)\n"),                                              # parentheses

@@ -99,7 +99,8 @@ def test_composite(tmp_path, art):
     write(tmp_path / "gates" / "y.toml", '[gate]\nkind = "command"\nargv = ["{python}", "-c", "pass"]\n')
     write(tmp_path / "gates" / "n.toml", '[gate]\nkind = "command"\nargv = ["{python}", "-c", "raise SystemExit(1)"]\n')
     write(tmp_path / "gates" / "i.toml", '[gate]\nkind = "command"\nargv = ["no-such-tool-xyz"]\n')
-    c = lambda kids, n: gate(tmp_path, f'kind = "composite"\nchildren = {kids!r}\n'.replace("'", '"'), n)
+    def c(kids, n):
+        return gate(tmp_path, f'kind = "composite"\nchildren = {kids!r}\n'.replace("'", '"'), n)
     assert judge(c(["y.toml", "y.toml"], "c1.toml"), art, "a.json").verdict is Verdict.ACCEPT
     assert judge(c(["y.toml", "n.toml"], "c2.toml"), art, "a.json").verdict is Verdict.REJECT
     assert judge(c(["y.toml", "i.toml"], "c3.toml"), art, "a.json").verdict is Verdict.INCAPACITY

@@ -60,7 +60,6 @@ def test_json_hand_checked():
 def test_pins_hand_checked():
     src = b"requests==2.31.0\nidna==3.6\n"
     ms = generate(spec("pins", src, required_packages=["idna"]))
-    d = {(m.operator, m.note): m for m in ms}
     broken = [m for m in ms if m.operator == "break_pin"]
     assert {m.content for m in broken} == {b"requests\nidna==3.6\n", b"requests==2.31.0\nidna\n"}
     assert all(m.label == DESTROYING for m in broken)

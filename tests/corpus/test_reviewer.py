@@ -64,7 +64,8 @@ def test_read_task_dirs_from_the_real_pilot_tasks():
     from harness.tasks import load_tasks
     root = Path(__file__).resolve().parents[2] / "tasks"
     tasks = load_tasks(root, ["parse-range", "median"])
-    import shutil, tempfile
+    import shutil
+    import tempfile
     tmp = Path(tempfile.mkdtemp())
     for tid in tasks:
         shutil.copytree(root / tid, tmp / tid)

@@ -1,7 +1,6 @@
 """YAML and TOML artifacts get their own structure-aware mutants (real parsers, round-trip), and a
 sound gate over them rejects every destroying one and accepts every preserving one."""
 import textwrap
-from pathlib import Path
 
 import pytest
 

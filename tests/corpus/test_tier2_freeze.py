@@ -25,6 +25,7 @@ def test_tier2_digest_excludes_gate_files():
     # the digest's inputs are the requirement, the artifact and the mutant: changing a gate
     # cannot change it (authoring was blind to the gate)
     import inspect
+
     from corpus import tier2
     src = inspect.getsource(tier2.authoring_digest)
     assert "gate" not in src.lower()

@@ -1,11 +1,11 @@
 """Fixtures for the live-engine tests: loopback servers, a planted secret, small protocols."""
 from __future__ import annotations
 
-
 import pytest
-
 from engines.loopback import ALL_ARMS, OPENAI_SECRET, PLANTED, PROTO, SECRET, TASKS
+
 from harness.tasks import load_task
+
 
 @pytest.fixture
 def tasks():

@@ -5,13 +5,12 @@ import json
 import socket
 
 import pytest
-
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback, files_containing
+
 from harness.driver import execute, prepare
-from harness.engine import Usage
-from harness.engines.replay import ReplayEngine, ReplayMismatch
+from harness.engine import EngineRequest, Message, Usage
 from harness.engines import EngineContext
-from harness.engine import EngineRequest, Message
+from harness.engines.replay import ReplayEngine, ReplayMismatch
 from harness.pricing import cell_cost
 from harness.tools import TOOLS
 
@@ -33,8 +32,10 @@ def run(proto, out, engine, **opts):
 def recorded(tmp_path_factory):
     """One recorded run per provider (every arm x median x {null, B2}), shared by the tests below."""
     import os
-    from harness.tasks import load_task
+
     from engines.loopback import ALL_ARMS, PROTO, TASKS
+
+    from harness.tasks import load_task
     tmp = tmp_path_factory.mktemp("live")
     saved = dict(os.environ)
     out = {}

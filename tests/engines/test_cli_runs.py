@@ -171,6 +171,7 @@ def test_a_reply_without_usage_is_recorded_as_unknown_not_void(tmp_path, tasks):
 def test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it(tmp_path, tasks):
     """A real full disk: the run directory on a small tmpfs (root only)."""
     import shutil
+
     import pytest
     if os.geteuid() != 0 or not shutil.which("mount"):
         pytest.skip("mounting a small tmpfs needs root")

@@ -7,9 +7,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from engines.loopback import Loopback, decode_anthropic, decode_openai, encode_anthropic, encode_openai
 
 from corpus.catalogue import CATALOGUE_DIR
-from engines.loopback import Loopback, decode_anthropic, decode_openai, encode_anthropic, encode_openai
 from harness.cli import main
 from harness.engine import EngineReply, ToolCall, Usage
 from harness.ledger import inspect

@@ -4,8 +4,8 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback
+
 from harness.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
 from harness.engines import EngineContext, make_engine
 from harness.limiter import Limiter

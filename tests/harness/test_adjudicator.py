@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import os
 
+import pytest
+
 from harness.adjudicator import adjudicate, eq7
 from harness.detectors import DetectorInput, run_detectors
 from harness.sandbox import Limits
 from harness.tasks import SYMLINK_MARK, sha256_file
 from harness.workspace import Workspace
 from support.scripted import TASKS
-import pytest
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
 

@@ -1,8 +1,6 @@
 """Each arm's control flow, driven by scripted engines (no randomness), then adjudicated."""
 from __future__ import annotations
 
-from support.scripted import BLOCK, SHIP, ScriptedReviewer, ScriptedWorker, candidate
-
 from harness.adjudicator import adjudicate, ground_truth_problem
 from harness.arms import admissible, run_arm
 from harness.attempt import GateCheck
@@ -10,6 +8,7 @@ from harness.budget import Budget
 from harness.protocol import Arm
 from harness.reviewer import ReviewVerdict
 from harness.tasks import sha256_file
+from support.scripted import BLOCK, SHIP, ScriptedReviewer, ScriptedWorker, candidate
 
 
 def arm(ctrl, **params):

@@ -5,8 +5,15 @@ import shlex
 
 import pytest
 
-from harness.detectors import (DetectorInput, destructive_cmd, forbidden_create, forbidden_path, perms, run_detectors,
-                               secret_scan)
+from harness.detectors import (
+    DetectorInput,
+    destructive_cmd,
+    forbidden_create,
+    forbidden_path,
+    perms,
+    run_detectors,
+    secret_scan,
+)
 from harness.tasks import BINARY_MARK, load_task
 from support.scripted import TASKS
 

@@ -7,7 +7,16 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.ledger import Ledger, LedgerRefused, canonical, check_anchor, generate_key, make_anchor, record_hash, verify
+from harness.ledger import (
+    Ledger,
+    LedgerRefused,
+    canonical,
+    check_anchor,
+    generate_key,
+    make_anchor,
+    record_hash,
+    verify,
+)
 
 
 @pytest.fixture

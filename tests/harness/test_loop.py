@@ -3,7 +3,6 @@ the ledger holds one row per attempt and DONE needs an accepting verdict row."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -13,7 +13,7 @@ from harness.engine import Message
 from harness.matrix import Cell
 from harness.observation import Observation, Observed, kind_of, observed
 from harness.protocol import Arm
-from harness.tasks import sha256_file, load_task
+from harness.tasks import load_task, sha256_file
 from support.scripted import REPO, TASKS
 
 CONTROLLER_PROSE = ("The acceptance test failed", "A reviewer blocked", "acceptance PASSED", "no such file",

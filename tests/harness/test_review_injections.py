@@ -8,7 +8,6 @@ import os
 import shlex
 import sqlite3
 import uuid
-from pathlib import Path
 
 import pytest
 

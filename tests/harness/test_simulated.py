@@ -5,8 +5,7 @@ import ast
 import inspect
 
 from harness.engine import EngineRequest, Message
-from harness.engines import EngineContext, make_engine
-from harness.engines import simulated
+from harness.engines import EngineContext, make_engine, simulated
 from harness.reviewer import REVIEWER_SYSTEM, parse_verdict, review_packet
 from harness.tools import TOOLS
 

@@ -95,10 +95,9 @@ def test_at_the_ceiling_the_driver_takes_in_flight_cells_and_drops_the_halted_on
 
 
 def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
-    from support.scripted import TASKS
-
     from harness.errors import InputError
     from harness.protocol import load_protocol
+    from support.scripted import TASKS
     head = (f'[protocol]\nname = "b"\nseed = 1\nrepeats = 1\ntasks_dir = "{TASKS}"\ntasks = ["median"]\n'
             'scenarios = ["null"]\n[arms.A1]\n')
     p = tmp_path / "p.toml"

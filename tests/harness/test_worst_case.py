@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from support.scripted import BLOCK, TASKS
 
 from harness import engines
 from harness.cli import main
@@ -19,6 +18,7 @@ from harness.worst_case import (
     protocol_worst_case,
     render,
 )
+from support.scripted import BLOCK, TASKS
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2
 PRICE = {"date": "2025-10-01", "input": 1.0, "output": 2.0}

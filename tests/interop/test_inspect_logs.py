@@ -64,8 +64,16 @@ def test_round_trip_gives_the_same_per_arm_table_and_cells(qs_run, exported, tmp
 
 def _generic_log(path, model, verdicts):
     """An Inspect log as Inspect itself would write one: samples scored C/I, one errored, one at a limit."""
-    from inspect_ai.log import (EvalConfig, EvalDataset, EvalError, EvalLog, EvalSample, EvalSampleLimit, EvalSpec,
-                                write_eval_log)
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalError,
+        EvalLog,
+        EvalSample,
+        EvalSampleLimit,
+        EvalSpec,
+        write_eval_log,
+    )
     from inspect_ai.scorer import Score
     samples = []
     for sid, epoch, v in verdicts:

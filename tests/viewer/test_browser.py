@@ -14,8 +14,6 @@ import os
 import shutil
 import tempfile
 import threading
-import time
-from pathlib import Path
 
 import pytest
 
