@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 QS := results/quickstart
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench clean browser
+.PHONY: run test bench clean browser lint
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,8 +30,13 @@ run: $(STAMP)
 	$(BIN)/harness analyze $(QS)/records.jsonl --protocol protocols/quickstart.toml --out $(QS)/analysis && \
 	$(BIN)/harness view $(QS) --out $(QS)/report && exit $$status
 
-test: $(STAMP) browser
+test: $(STAMP) browser lint
 	$(BIN)/python -m pytest -q
+
+# habits (issue 12): ruff (pyflakes, statement errors, import order) and mypy, configured in pyproject.toml
+lint: $(STAMP)
+	$(BIN)/ruff check harness analysis corpus viewer interop benchmarks tests examples
+	$(BIN)/mypy
 
 # mutmut is a bench-only extra: benchmarks/bench_mutmut.py measures the corpus against it
 $(BENCH_STAMP): $(STAMP)
