@@ -195,3 +195,17 @@ def render(rep: dict) -> str:
         lines.append(f"stopping rule ({r['text']}): {'MET' if r['met'] else 'not met'}"
                      + "".join(f"; {p['id']} {'met' if p['met'] else 'not met'}" for p in r["per_hypothesis"]))
     return "\n".join(lines)
+
+
+def primary_line(run_dir: str | Path) -> str:
+    """One short line for a run's progress display: the first monitored hypothesis's confidence
+    sequence (``harness run --monitor``), e.g. 'H1 A2p-A4 +2.00 pp CS [-9.1, +13.1] (12/40 units)'."""
+    rep = monitor(run_dir)
+    if not rep["sequences"]:
+        return "no hypothesis to monitor"
+    s = rep["sequences"][0]
+    head = f"{s['id']} {s['a']}-{s['b']}"
+    if s["units_in_sequence"] == 0:
+        return f"{head}: no units yet (0/{s['planned_units']}), sequence n/a"
+    return (f"{head} {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% CS "
+            f"[{100 * s['lower']:+.1f}, {100 * s['upper']:+.1f}] ({s['units_in_sequence']}/{s['planned_units']} units)")

@@ -133,8 +133,11 @@ def plan(path, worst_case, engine, reviewer_engine, model):
               help="with --resume: raise the run's [budget] max_usd to this (recorded in DIR/spend.json)")
 @click.option("--raise-budget-tokens", "raise_tokens", type=click.IntRange(min=1), default=None,
               help="with --resume: raise the run's [budget] max_tokens to this (recorded in DIR/spend.json)")
+@click.option("--monitor", "monitor", is_flag=True,
+              help="show the primary hypothesis's anytime-valid confidence sequence on the progress line "
+                   "(as `harness monitor DIR` computes it; refreshed at most every 10 s)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens):
+        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
@@ -160,7 +163,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                     exploratory=exploratory, engine_options=opts)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
-                      cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens))
+                      cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
+                      monitor=monitor)
     except InputError as exc:
         _fail(exc)
     click.echo(res.table)

@@ -113,10 +113,18 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
     return meta
 
 
+def _sequence_line(run_dir: Path):
+    """The progress line's monitor: the primary hypothesis's anytime-valid sequence (analysis/monitor.py)."""
+    def line() -> str:
+        from analysis.monitor import primary_line
+        return primary_line(run_dir)
+    return line
+
+
 def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
             progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
             cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
-            raise_budget: "spend_mod.Ceiling | None" = None) -> RunOutcome:
+            raise_budget: "spend_mod.Ceiling | None" = None, monitor: bool = False) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet.
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
@@ -211,7 +219,7 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
     queue = list(cells)
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
         f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
-    progress = Progress(len(queue), workers, stream=progress_stream)
+    progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir) if monitor else None)
     while queue and not settle.stopped:
         settle.rerun = []
         progress.update(in_flight=min(workers, len(queue)))

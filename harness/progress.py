@@ -3,6 +3,11 @@
 On a terminal the line is redrawn in place; otherwise (a log file, CI) a line is printed at most
 every ``every_s`` seconds and at the end. Spend sums ``cost_usd`` over the records so far; cells
 whose model has no price are counted separately, never as zero.
+
+``extra`` (optional) is a callable whose short text is appended to the line, recomputed at most
+every ``extra_every_s`` seconds (``harness run --monitor`` uses it for the primary hypothesis's
+confidence sequence: analysis/monitor.py). A failure of ``extra`` shows as its message, never
+stops the run.
 """
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ def _fmt_s(s: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, workers: int, stream=None, every_s: float = 10.0, clock=time.monotonic):
+    def __init__(self, total: int, workers: int, stream=None, every_s: float = 10.0, clock=time.monotonic,
+                 extra=None, extra_every_s: float = 10.0):
         self.total, self.workers = total, max(1, workers)
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -25,6 +31,8 @@ class Progress:
         self.done = self.void = self.unpriced = 0
         self.spend = 0.0
         self.in_flight = 0
+        self.extra, self.extra_every_s = extra, extra_every_s
+        self._extra_text, self._extra_at = "", None
 
     def update(self, rec: dict | None = None, *, in_flight: int | None = None, voided: bool = False) -> None:
         if rec is not None:
@@ -56,9 +64,22 @@ class Progress:
         if finished and self.done < self.total:
             eta = f" | eta {_fmt_s(el / finished * max(0, self.total - self.done))}"
         return (f"{_fmt_s(el)} done {self.done}/{self.total} | void {self.void} | in flight {self.in_flight} | "
-                f"spend {spend}{eta}")
+                f"spend {spend}{eta}{self._extra(force=False)}")
+
+    def _extra(self, force: bool) -> str:
+        if self.extra is None:
+            return ""
+        now = self.clock()
+        if force or self._extra_at is None or now - self._extra_at >= self.extra_every_s:
+            self._extra_at = now
+            try:
+                self._extra_text = str(self.extra())
+            except Exception as exc:  # noqa: BLE001 - a monitoring problem must never stop the run
+                self._extra_text = f"monitor unavailable ({type(exc).__name__}: {exc})"
+        return f" | {self._extra_text}" if self._extra_text else ""
 
     def close(self) -> None:
+        self._extra(force=True)  # the final line carries the sequence over every record
         if self.tty:
             self.stream.write("\r" + self.line() + "\033[K\n")
         else:
