@@ -21,6 +21,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -278,11 +279,11 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
 INT_MAX = 2**63 - 1  # stored as int64
 
 
-def _is_int(v) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
 
 
-def _is_num(v) -> bool:
+def _is_num(v: object) -> TypeGuard[float]:
     return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
 
 

@@ -155,7 +155,7 @@ def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -
     key_stratum = t.drop_duplicates("match_key").set_index("match_key")[strata]
     ks = key_stratum.join(per_key).reset_index().merge(n_app.reset_index(), on=strata, how="left")
     keep = set(ks.loc[ks["n_scored"] == ks["n_applicable"], "match_key"])
-    gaps = []
+    gaps: list[dict[str, Any]] = []  # {"stratum": {column: value}, "arms_without_records": [arm]}
     all_arms = set(arms)
     for st, grp in present.groupby(strata, sort=False):
         missing = sorted(all_arms - set(grp["arm"]), key=arm_sort_key)
@@ -250,9 +250,9 @@ def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
     def counts(g: pd.DataFrame) -> dict:
         return {"a": [int(g[ya].sum()), len(g)], "b": [int(g[yb].sum()), len(g)]}
 
-    out = {"a": h.a, "b": h.b, "endpoint": endpoint, "cells": h.cells, "hypothesis": h.id,
-           "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
-           "all": counts(m)}
+    out: dict[str, Any] = {"a": h.a, "b": h.b, "endpoint": endpoint, "cells": h.cells, "hypothesis": h.id,
+                           "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
+                           "all": counts(m)}
     if len(m) == 0:
         out.update({"top_task": None, "top": None, "excluding": None})
         return out
