@@ -17,7 +17,9 @@ Design (one ledger for every worker, executor and node):
   that cannot get one output token is not made: the run halts (``CeilingReached``), the ledger
   row says ``spent: false`` (the attempt was not spent), and every later call is refused too.
 - After the call, ``settle`` replaces the booking with what the provider reported (priced by
-  harness/pricing.py). A reply without usage is charged its whole booking. Reported spend above
+  harness/pricing.py). A reply without usage is charged its whole booking, and so is each send
+  the live engine's retry layer made whose usage was never read (a malformed 200 reply it
+  discarded, a request the deadline cancelled in flight): billed by the provider, never free. Reported spend above
   the booking (an input estimate that fell short) is counted and published as overrun.
 - Tests and gates cost no tokens and are never interrupted: a cell in flight at the halt runs
   its test to the end; the driver records how long past the halt such cells ran.
@@ -36,7 +38,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine import EngineReply, EngineRequest, Usage
+from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.errors import InputError
 from harness.pricing import price_for, usage_cost
 from harness.worst_case import FREE_ENGINES, input_rate
@@ -211,20 +213,22 @@ class SpendLedger:
         return self._update(fn)
 
     def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict,
-               max_tokens: int, wanted: int) -> None:
-        """Replace a booking with what the provider reported (None: the call failed, assumed unbilled)."""
+               max_tokens: int, wanted: int, unseen: int = 0) -> None:
+        """Replace a booking with what the provider reported (None: the call failed, assumed unbilled),
+        plus the booking once for each of ``unseen`` sends that may have been billed but whose usage
+        was never read (``unseen_billed``)."""
         if reply is None:
-            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted)
+            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted, unseen)
         elif reply.usage.missing:
-            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted)
+            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted, unseen)
         else:
             self.record(ticket, cell_key, role, usage_cost(reply.usage, price), usage_tokens(reply.usage),
-                        reply.model_id or "unknown", max_tokens, wanted)
+                        reply.model_id or "unknown", max_tokens, wanted, unseen)
 
     def record(self, ticket: str, cell_key: str, role: str, reported_usd: float | None, reported_tok: int | None,
-               model_id: str | None, max_tokens: int, wanted: int) -> None:
+               model_id: str | None, max_tokens: int, wanted: int, unseen: int = 0) -> None:
         """settle's ledger step: usd/tok None with a model id means 'no usage reported' (charge the
-        booking); with no model id, the call failed (nothing billed)."""
+        booking); with no model id, the call failed (nothing billed but the ``unseen`` sends)."""
         def fn(s):
             b = s["open"].pop(ticket, {"usd": 0.0, "tokens": 0})
             reply = model_id is not None or reported_usd is not None
@@ -234,6 +238,7 @@ class SpendLedger:
                 usd, tok = b["usd"], b["tokens"]
             else:
                 usd, tok = reported_usd, reported_tok
+            usd, tok = usd + unseen * b["usd"], tok + unseen * b["tokens"]
             s["spent_usd"] += usd
             s["spent_tokens"] += tok
             s["calls"] += reply
@@ -242,7 +247,7 @@ class SpendLedger:
             return {"_rows": [{"event": "call", "cell_key": cell_key, "role": role, "spent": reply,
                                "usd": round(usd, 9), "tokens": tok, "booked_usd": round(b["usd"], 9),
                                "booked_tokens": b["tokens"], "max_tokens": max_tokens, "clamped": max_tokens < wanted,
-                               "model_id": model_id}]}
+                               "model_id": model_id, "unseen_billed": unseen}]}
         self._update(fn)
 
 
@@ -292,12 +297,29 @@ class CeilingEngine:
         if max_tokens < req.max_tokens and self.log:
             self.log.emit("ceiling", role=self.role, spent=True, clamped_from=req.max_tokens, max_tokens=max_tokens)
         sent = EngineRequest(req.role, req.system, req.messages, req.tools, max_tokens, req.deadline)
-        reply = None
+        reply, meta = None, None
         try:
             reply = self.inner.complete(sent)
+            meta = reply.raw
             return reply
+        except EngineFault as exc:
+            meta = getattr(exc, "wire", None)
+            raise
         finally:
-            self.ledger.settle(ticket, self.cell_key, self.role, reply, self.price, max_tokens, req.max_tokens)
+            self.ledger.settle(ticket, self.cell_key, self.role, reply, self.price, max_tokens, req.max_tokens,
+                               unseen_billed(meta))
+
+
+def unseen_billed(meta: dict | None) -> int:
+    """Sends of one call that may have been billed but whose usage the harness never read, from a
+    live engine's wire record (harness/engines/live.py): each reply the retry layer discarded as
+    malformed (it arrived, so the provider billed it) and a request the deadline cancelled in
+    flight (the provider may finish and bill it). Each is charged its booking, never counted free."""
+    if not isinstance(meta, dict):
+        return 0
+    faults = meta.get("faults") or []
+    n = sum(1 for f in faults if isinstance(f, dict) and f.get("kind") == "malformed")
+    return n + ("in-flight" in str(meta.get("deadline", "")))
 
 
 def summary(state: dict) -> str:

@@ -116,3 +116,49 @@ def test_an_edited_spend_ledger_is_a_named_error(tmp_path):
     (tmp_path / "spend.json").write_text("{not json")
     with pytest.raises(InputError, match="spend.json"):
         SpendLedger(tmp_path).read()
+
+
+class _BilledRetries:
+    """An engine like harness/engines/live.py: its retry layer re-sent a request whose 200 reply
+    arrived malformed (the provider billed it; the harness never read its usage), recorded in
+    ``raw["faults"]`` (or ``exc.wire["faults"]`` when it gave up)."""
+
+    name = "fake"
+
+    def __init__(self, malformed: int, give_up: bool = False, deadline: str | None = None):
+        self.malformed, self.give_up, self.deadline = malformed, give_up, deadline
+
+    def complete(self, req):
+        from harness.engine import EngineFault
+        meta = {"faults": [{"kind": "malformed", "detail": "malformed reply", "retry": i} for i in range(self.malformed)]}
+        if self.give_up:
+            exc = EngineFault("gave up")
+            exc.wire = meta
+            raise exc
+        if self.deadline is not None:
+            return EngineReply("", [], Usage(), "deadline", "m", {**meta, "deadline": self.deadline})
+        return EngineReply("", [], Usage(10, 10), "end_turn", "m", meta)
+
+
+def test_replies_the_retry_layer_discarded_are_charged_not_hidden(tmp_path):
+    """A malformed 200 reply was billed by the provider, and an in-flight request the deadline cut
+    off may have been: their usage was never read, so each is charged its booking (declared as
+    overrun), never counted as free. Otherwise a run can pass its ceiling with spend.json below it."""
+    from harness.engine import EngineFault
+    from harness.spend import CeilingEngine
+    req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    est = input_upper_bound(req)
+    CeilingEngine(_BilledRetries(2), led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 2 * (est + 100)
+    with pytest.raises(EngineFault):
+        CeilingEngine(_BilledRetries(3, give_up=True), led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 5 * (est + 100)
+    CeilingEngine(_BilledRetries(0, deadline="wall-clock deadline cancelled the in-flight worker request"),
+                  led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 6 * (est + 100)
+    CeilingEngine(_BilledRetries(0, deadline="wall-clock deadline reached before the worker request"),
+                  led, "k", "worker", PRICE).complete(req)  # never sent: nothing billed
+    s = led.read()
+    assert s["spent_tokens"] == 20 + 6 * (est + 100) and s["overrun_tokens"] == 3 * (est + 100) + 20  # charged above the one booking each
