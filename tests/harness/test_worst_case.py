@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from harness import engines
-from harness.registry import ENGINES
 from harness.cli import main
 from harness.driver import execute, prepare
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.protocol import load_protocol
+from harness.registry import ENGINES
 from harness.tasks import load_tasks, read_tree
 from harness.worst_case import (
     CellShape,
