@@ -156,6 +156,8 @@ def authorize_write(path: object, target: str, workspace: Path, anchors: list[Pa
     anchor_set = {Path(os.path.normpath(a)) for a in anchors}
     if resolved in anchor_set or any(a.parent == resolved or resolved in a.parents for a in anchor_set):
         return "the gate or one of its anchors (the worker can never write the gate)"
+    if workspace not in resolved.parents:  # even a declared target that climbs out is never writable
+        return "outside the workspace (the worker writes only the artifact)"
     if PurePosixPath(os.path.normpath(path)).as_posix() == PurePosixPath(target).as_posix() and not raw.is_absolute():
         return None
     if resolved == Path(os.path.normpath(workspace / target)):

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
@@ -287,6 +287,11 @@ def _node(path, text, i, nd, nid, budget, where: Path, catalogue: Path | None) -
             if not isinstance(nd.get(k), str) or not nd[k].strip():
                 raise InputError(str(path), f"nodes[{i}].{k}", "a task node needs a non-empty string "
                                  "(requirement, target, gate; or loop = a corpus loop)", line)
+        t = PurePosixPath(nd["target"])
+        if t.is_absolute() or ".." in t.parts or "\\" in nd["target"] or not t.parts or t.parts == (".",):
+            raise InputError(str(path), f"nodes[{i}].target", f"expected a file path inside the workspace (relative, "
+                             f"no '..'), got {nd['target']!r}: the worker may write exactly the target",
+                             _line(text, "nodes", i, "target"))
         gate = load_gate(where / nd["gate"])
         files = (where / nd["files"]) if "files" in nd else None
         drafts = (where / nd["drafts"]) if "drafts" in nd else None

@@ -115,6 +115,17 @@ def test_write_set_is_exactly_the_artifact(tmp_path):
     assert authorize_write(None, TARGET, ws, anchors) == "no path given"
 
 
+def test_a_target_that_leaves_the_workspace_is_never_writable(tmp_path):
+    """Even when a loop declares such a target, the controller's write set stays inside the
+    workspace: the worker writes only there (Definition 3.6), never beside the gate."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    anchors = [tmp_path / "gate" / "gate.toml"]
+    assert "outside" in authorize_write("../escape.json", "../escape.json", ws, anchors)
+    assert "outside" in authorize_write("../gate/helper.py", "../gate/helper.py", ws, anchors)
+    assert "outside" in authorize_write(str(tmp_path / "x.json"), str(tmp_path / "x.json"), ws, anchors)
+
+
 def test_an_unknown_tool_and_malformed_arguments_are_refused_and_logged(scripted):
     spec, ledger = scripted
 

@@ -219,3 +219,15 @@ def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
     bad = graph_file(tmp_path / "bad", {"a": 2}, node_extra={"a": ["repair_budget = 2"]})
     r = CliRunner().invoke(main, ["loop", "plan", str(bad)])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "per-node repair budgets are refused" in r.output
+
+
+@pytest.mark.parametrize("target", ["../escape.json", "/tmp/rev15-escape.json", "sub/../../escape.json", "inputs/x/../.."])
+def test_a_task_target_outside_the_workspace_is_refused_at_load(tmp_path, target):
+    """The worker may write exactly the target, so a target that leaves the workspace (an absolute
+    path, or one climbing out with ..) would let the worker write anywhere the harness can, gate
+    files included; the graph is refused, naming the file, line and key."""
+    p = graph_file(tmp_path, {"a": 2})
+    p.write_text(p.read_text().replace(f'target = "{TARGET}"', f'target = "{target}"'))
+    with pytest.raises(InputError, match=r"nodes\[0\]\.target") as e:
+        load_graph(p)
+    assert e.value.line == 8  # the target key of the first node
