@@ -72,13 +72,15 @@ def input_upper_bound(req: EngineRequest) -> int:
             + (TOOL_PROMPT_TOKENS if req.tools else 0))
 
 
-def clamp(want_out: int, est_in: int, price: dict, left_usd: float | None, left_tokens: int | None) -> int:
+def clamp(want_out: int, est_in: int, price: dict | None, left_usd: float | None, left_tokens: int | None) -> int:
     """The largest max_tokens (<= want_out) whose worst case fits what is left; 0 means no call fits.
     Pure: the arithmetic of one booking."""
     out = want_out
     if left_tokens is not None:
         out = min(out, left_tokens - est_in)
     if left_usd is not None:
+        if price is None:
+            return 0  # a call nobody can price cannot be booked against a USD ceiling
         p_out = float(price["output"]) / 1e6
         room = left_usd - est_in * input_rate(price) / 1e6
         if p_out > 0:
@@ -88,7 +90,10 @@ def clamp(want_out: int, est_in: int, price: dict, left_usd: float | None, left_
     return max(0, out)
 
 
-def booking(est_in: int, out: int, price: dict) -> tuple[float, int]:
+def booking(est_in: int, out: int, price: dict | None) -> tuple[float, int]:
+    """(USD, tokens) booked for a call; USD 0 for an unpriced model (only a token ceiling books one)."""
+    if price is None:
+        return 0.0, est_in + out
     return (est_in * input_rate(price) + out * float(price["output"])) / 1e6, est_in + out
 
 
@@ -97,7 +102,7 @@ def usage_tokens(u: Usage) -> int:
 
 
 EMPTY = {"spent_usd": 0.0, "spent_tokens": 0, "open": {}, "calls": 0, "refused": 0, "overrun_usd": 0.0,
-         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": []}
+         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": [], "unpriced_calls": 0}
 
 
 class SpendLedger:
@@ -181,7 +186,7 @@ class SpendLedger:
         self._update(fn)
 
     # -- every engine call -------------------------------------------------------------------------
-    def reserve(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict) -> tuple[str, int]:
+    def reserve(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict | None) -> tuple[str, int]:
         """Book the call's worst case and return (ticket, max_tokens to send); raise CeilingReached
         (after writing a ``spent: false`` row) when it does not fit or the run has halted."""
         got = self.book(cell_key, role, est_in, want_out, price)
@@ -190,7 +195,7 @@ class SpendLedger:
                                  f"(cell {cell_key}; see spend.json)")
         return got["ticket"], got["max_tokens"]
 
-    def book(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict) -> dict:
+    def book(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict | None) -> dict:
         """reserve's ledger step, returning {"ticket", "max_tokens"} or {"refused": True}."""
         def fn(s):
             c = s["ceilings"][-1] if s["ceilings"] else {}
@@ -209,10 +214,11 @@ class SpendLedger:
             ticket = uuid.uuid4().hex[:12]
             usd, tok = booking(est_in, out, price)
             s["open"][ticket] = {"usd": usd, "tokens": tok, "cell_key": cell_key}
+            s["unpriced_calls"] += price is None
             return {"ticket": ticket, "max_tokens": out}
         return self._update(fn)
 
-    def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict,
+    def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict | None,
                max_tokens: int, wanted: int, unseen: int = 0) -> None:
         """Replace a booking with what the provider reported (None: the call failed, assumed unbilled),
         plus the booking once for each of ``unseen`` sends that may have been billed but whose usage
@@ -222,7 +228,8 @@ class SpendLedger:
         elif reply.usage.missing:
             self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted, unseen)
         else:
-            self.record(ticket, cell_key, role, usage_cost(reply.usage, price), usage_tokens(reply.usage),
+            usd = 0.0 if price is None else usage_cost(reply.usage, price)  # unpriced: tokens only
+            self.record(ticket, cell_key, role, usd, usage_tokens(reply.usage),
                         reply.model_id or "unknown", max_tokens, wanted, unseen)
 
     def record(self, ticket: str, cell_key: str, role: str, reported_usd: float | None, reported_tok: int | None,
@@ -281,7 +288,7 @@ class CeilingEngine:
     left, and refused (CeilingReached) when nothing is. ``log`` gets a ``ceiling`` event for a
     refused call and a clamped one."""
 
-    def __init__(self, inner, ledger, cell_key: str, role: str, price: dict, log=None):
+    def __init__(self, inner, ledger, cell_key: str, role: str, price: dict | None, log=None):
         self.inner, self.ledger, self.cell_key, self.role, self.price, self.log = inner, ledger, cell_key, role, price, log
         self.name = getattr(inner, "name", "engine")
         self.transcript = getattr(inner, "transcript", None)
@@ -331,6 +338,9 @@ def summary(state: dict) -> str:
             f"[pricing]; spend.json, one row per call in spend.jsonl); refused at the ceiling: {state['refused']}")
     line += (f"; declared overrun: ${state['overrun_usd']:.6f} / {state['overrun_tokens']} tokens above the "
              f"bookings, ${state['orphaned_usd']:.6f} booked by killed processes counted as spent")
+    if state.get("unpriced_calls"):
+        line += (f"; USD leaves out {state['unpriced_calls']} call(s) at a model with no [pricing] entry "
+                 "(their tokens are counted)")
     if state.get("gate_overrun"):
         g = state["gate_overrun"]
         line += (f"; {g['cells']} cell(s) in flight at the halt finished their gates without another engine call, "

@@ -17,6 +17,7 @@ from harness.spend import (
     booking,
     clamp,
     input_upper_bound,
+    summary,
 )
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
@@ -162,3 +163,23 @@ def test_replies_the_retry_layer_discarded_are_charged_not_hidden(tmp_path):
                   led, "k", "worker", PRICE).complete(req)  # never sent: nothing billed
     s = led.read()
     assert s["spent_tokens"] == 20 + 6 * (est + 100) and s["overrun_tokens"] == 3 * (est + 100) + 20  # charged above the one booking each
+
+
+def test_a_token_ceiling_books_a_call_whose_model_has_no_price(tmp_path):
+    """[budget] max_tokens needs no [pricing] (the driver asks for prices only under max_usd), so a
+    call at an unpriced model is booked and settled in tokens, its USD unknown, not a harness error
+    that voids the cell."""
+    from harness.spend import CeilingEngine
+    req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 6))
+
+    class Inner:
+        def complete(self, sent):
+            return EngineReply("", [], Usage(10, sent.max_tokens), "end_turn", "unpriced-1")
+
+    CeilingEngine(Inner(), led, "k", "worker", None).complete(req)
+    s = led.read()
+    assert s["spent_tokens"] == 110 and s["open"] == {} and s["calls"] == 1 and s["unpriced_calls"] == 1
+    assert "USD leaves out 1 call(s) at a model with no [pricing] entry" in summary(s)
+    assert clamp(100, 10, None, 1.0, None) == 0  # under a USD ceiling an unpriced call is never made
