@@ -231,3 +231,20 @@ def test_a_task_target_outside_the_workspace_is_refused_at_load(tmp_path, target
     with pytest.raises(InputError, match=r"nodes\[0\]\.target") as e:
         load_graph(p)
     assert e.value.line == 8  # the target key of the first node
+
+
+@pytest.mark.parametrize("old,new,field", [
+    ('from = "a"', 'from = ["a"]', "edges[0].from"),
+    ('to = "b"', "to = 7", "edges[0].to"),
+    ('gate = "gate/gate.toml"', 'gate = "gate/gate.toml"\nfiles = 5', "nodes[0].files"),
+    ('gate = "gate/gate.toml"', 'gate = "gate/gate.toml"\ndrafts = ["d"]', "nodes[0].drafts"),
+    ('requirement = "The artifact is the JSON string ACCEPT."\ntarget = "status.json"', "loop = 3", "nodes[0].loop"),
+])
+def test_a_value_of_the_wrong_type_is_a_named_error_not_a_traceback(tmp_path, old, new, field):
+    """A TOML value of the wrong type (a list where a node id goes, a number where a directory
+    goes) is refused with the file, line and key, like every other malformed graph."""
+    p = graph_file(tmp_path, {"a": 2, "b": 2}, [("a", "b")])
+    p.write_text(p.read_text().replace(old, new, 1))
+    with pytest.raises(InputError) as e:
+        load_graph(p)
+    assert e.value.field == field and e.value.line is not None
