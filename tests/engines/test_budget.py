@@ -83,7 +83,7 @@ def test_raising_a_ceiling_needs_resume(tmp_path):
     assert p.returncode == 2 and "--resume" in p.stderr
 
 
-def test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling(tmp_path, tasks, live):
+def test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling(tmp_path, tasks, live):  # noqa: F811
     """Through the real SDK: the provider served (and billed) a 200 reply whose body did not parse;
     the engine retried. The spend ledger charges that reply its booking instead of nothing."""
     from harness.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound
