@@ -11,6 +11,10 @@ not the worker, routes the loop (Theorem 4.1's trichotomy):
 - ``reject``     -> retry with the gate's message, within the hard ceiling ``max_attempts``;
 - ``incapacity`` -> HALT with the gate's reason (retrying cannot help: the gate could not judge).
 
+The gate's digest (its files and anchors) is re-read after every verdict: a gate that changed
+during the loop (a pytest or command gate executes the artifact, whose code could rewrite the
+gate's files) halts it with incapacity, so no verdict of an altered gate routes to DONE.
+
 The soft no-progress bound ``soft_bound`` = s halts the loop once the gate has returned the same
 reject message s times in a row, before the hard ceiling (paper Table 2: with k productive
 attempts the loop halts after k + s attempts). At the ceiling the loop halts rather than borrowing
@@ -234,6 +238,10 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             att.tokens_in, att.tokens_out, att.model_id = reply.usage.input_tokens, reply.usage.output_tokens, reply.model_id
             _apply(reply.tool_calls, spec, ws, anchors, att)
             j = judge_fn(spec.gate, ws, spec.target)
+            now = spec.gate.digest()
+            if now != gate_digest:  # e.g. artifact code a pytest/command gate ran rewrote the gate's files
+                j = Judgement(Verdict.INCAPACITY, f"the gate changed during the loop (digest {gate_digest[:12]} -> "
+                              f"{now[:12]}): no verdict of an altered gate is trusted")
             tgt = ws / spec.target
             att.artifact_digest = content_digest(tgt.read_bytes() if tgt.is_file() else None)
             att.verdict, att.reason = j.verdict.value, j.reason[-REASON_CHARS:]

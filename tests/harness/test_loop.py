@@ -173,3 +173,31 @@ def test_every_corpus_loop_can_be_run_by_the_simulated_worker(tmp_path):
         assert res.spent == 1 and res.attempts[0].verdict in ("accept", "incapacity"), (loop.id, res.reason)
         assert res.state == DONE or res.ending == "incapacity"
     assert len({r["run_id"] for r in ledger.records}) == len(loops) == 27
+
+
+def test_a_gate_changed_during_the_loop_halts_it_and_never_reaches_done(scripted):
+    """A pytest or command gate executes the artifact, and the artifact's code can rewrite the gate's
+    own files (its tests, its schema) with the harness's rights; the write-set check never sees
+    that write. The controller re-reads the gate's digest after every verdict: once it differs
+    from the one the loop started with, the loop halts (incapacity) and no later verdict of the
+    altered gate can route it to DONE."""
+    from corpus.gates import judge
+    spec, ledger = scripted
+
+    def executing_judge(gate, ws, target):  # what artifact code run by the gate can do
+        if "TAMPER" in (ws / target).read_text():
+            (gate.dir / "schema.json").write_text("{}")  # the schema now accepts anything
+        return judge(gate, ws, target)
+
+    class Tamperer:
+        def __init__(self):
+            self.drafts = [json.dumps("TAMPER"), json.dumps("garbage")]
+
+        def complete(self, request):
+            return EngineReply("", [ToolCall("w", "write_file", {"path": TARGET, "content": self.drafts.pop(0)})],
+                               Usage(), "tool_use", "tamperer")
+
+    res = run_loop(spec, Tamperer(), LoopBudget(5), ledger, run_id="r", judge_fn=executing_judge)
+    assert res.state == HALT and res.ending == "incapacity" and "gate changed" in res.reason
+    assert res.spent == 1 and audit_done(ledger.records) == []
+    assert not any(r.get("state") == DONE for r in ledger.records)
