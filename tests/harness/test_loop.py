@@ -201,3 +201,15 @@ def test_a_gate_changed_during_the_loop_halts_it_and_never_reaches_done(scripted
     assert res.state == HALT and res.ending == "incapacity" and "gate changed" in res.reason
     assert res.spent == 1 and audit_done(ledger.records) == []
     assert not any(r.get("state") == DONE for r in ledger.records)
+
+
+def test_loop_run_on_a_directory_without_loops_is_bad_input(tmp_path):
+    """A directory that is neither a loop nor a catalogue (corpus/catalogue/_gatelib, a typo'd path)
+    is refused with exit 2, not run as zero loops with an empty table and exit 0."""
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    (tmp_path / "notaloop").mkdir()
+    res = CliRunner().invoke(main, ["loop", "run", str(tmp_path / "notaloop"), "--engine", "simulated",
+                                    "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and "no corpus loop here" in res.output
