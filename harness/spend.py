@@ -338,6 +338,11 @@ def summary(state: dict) -> str:
             f"[pricing]; spend.json, one row per call in spend.jsonl); refused at the ceiling: {state['refused']}")
     line += (f"; declared overrun: ${state['overrun_usd']:.6f} / {state['overrun_tokens']} tokens above the "
              f"bookings, ${state['orphaned_usd']:.6f} booked by killed processes counted as spent")
+    if state.get("open"):
+        o = state["open"].values()
+        line += (f"; {len(o)} call(s) still open (booked ${sum(b['usd'] for b in o):.6f} / "
+                 f"{sum(b['tokens'] for b in o)} tokens by a process that never settled them: counted against the "
+                 "ceiling now, and as spent when the run resumes)")
     if state.get("unpriced_calls"):
         line += (f"; USD leaves out {state['unpriced_calls']} call(s) at a model with no [pricing] entry "
                  "(their tokens are counted)")

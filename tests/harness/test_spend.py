@@ -183,3 +183,13 @@ def test_a_token_ceiling_books_a_call_whose_model_has_no_price(tmp_path):
     assert s["spent_tokens"] == 110 and s["open"] == {} and s["calls"] == 1 and s["unpriced_calls"] == 1
     assert "USD leaves out 1 call(s) at a model with no [pricing] entry" in summary(s)
     assert clamp(100, 10, None, 1.0, None) == 0  # under a USD ceiling an unpriced call is never made
+
+
+def test_the_spend_line_declares_bookings_a_killed_process_left_open(tmp_path):
+    """A pool worker killed mid-call leaves its booking open: the ceiling keeps counting it, and the
+    run's printed spend says so instead of showing only the settled calls."""
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_usd=1.0))
+    led.reserve("k", "worker", 100, 100, PRICE)  # the process dies here: never settled
+    line = summary(led.read())
+    assert "1 call(s) still open (booked $0.000300 / 200 tokens" in line
