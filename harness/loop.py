@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -250,14 +251,26 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
                 return _terminal(ledger, base, spec, attempts, DONE, "the gate accepted", t0, ws, row)
             if j.verdict is Verdict.INCAPACITY:
                 return _terminal(ledger, base, spec, attempts, HALT, f"incapacity: {j.reason[-200:]}", t0, ws)
-            same = same + 1 if j.reason == last_reject else 1
-            last_reject, feedback = j.reason, j.reason[-REASON_CHARS:]
+            key = reject_key(j.reason)
+            same = same + 1 if key == last_reject else 1
+            last_reject, feedback = key, j.reason[-REASON_CHARS:]
             if budget.soft_bound is not None and same >= budget.soft_bound:
                 return _terminal(ledger, base, spec, attempts, HALT,
                                  f"no-progress: the same reject {same} times in a row (soft bound {budget.soft_bound})",
                                  t0, ws)
         return _terminal(ledger, base, spec, attempts, HALT,
                          f"ceiling: {budget.max_attempts} attempts spent without an accept", t0, ws)
+
+
+_DURATION = re.compile(r"\b\d+(?:\.\d+)?s\b")
+_TEMP_DIR = re.compile(r"(?:corpus-gate-|loop-ws-|tmp)[A-Za-z0-9_]{4,}")
+
+
+def reject_key(reason: str) -> str:
+    """What the no-progress bound compares: the gate's reject without what changes from one run of
+    the same judgement to the next (a pytest summary's '1 failed in 0.19s', the temporary copy's
+    directory name), so the same reject of the same artifact reads as the same."""
+    return _TEMP_DIR.sub("<tmp>", _DURATION.sub("<t>", reason))
 
 
 def _apply(calls, spec: LoopSpec, ws: Path, anchors: list[Path], att: Attempt) -> None:

@@ -213,3 +213,21 @@ def test_loop_run_on_a_directory_without_loops_is_bad_input(tmp_path):
     res = CliRunner().invoke(main, ["loop", "run", str(tmp_path / "notaloop"), "--engine", "simulated",
                                     "--out", str(tmp_path / "out")])
     assert res.exit_code == 2 and "no corpus loop here" in res.output
+
+
+def test_the_soft_bound_sees_a_repeated_pytest_reject_despite_its_timing_line(tmp_path):
+    """A pytest gate's reject ends with '1 failed in 0.19s' (and names its temporary copy), so two
+    judgements of the same broken artifact never read alike; the no-progress bound must compare
+    the rejects without those, or it never fires on a pytest-gated loop and the worker runs to the
+    hard ceiling."""
+    loop = load_loop(CATALOGUE_DIR / "tax-calc-module")
+    gate = next(g for g in loop.gates() if g.kind == "pytest")
+    broken = "def vat_amount(net, rate):\n    return 0\n\n\ndef gross(net, rate):\n    return net\n"
+
+    class Same:
+        def complete(self, request):
+            return EngineReply("", [ToolCall("w", "write_file", {"path": loop.target, "content": broken})],
+                               Usage(), "tool_use", "same")
+
+    res = run_loop(loop_spec(loop, gate), Same(), LoopBudget(4, 2), Ledger(tmp_path / "l.jsonl"), run_id="r")
+    assert (res.state, res.ending, res.spent) == (HALT, "no-progress", 2)
