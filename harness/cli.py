@@ -353,6 +353,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
             _loop_graph_run(tpath, engine, models, outp, options, seed)
             return
         loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
+        if not loops:
+            raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
+                             "a catalogue of them, or a graph TOML")
         ledger = lr.open_ledger(outp)
         if engine == "simulated":
             summaries = []

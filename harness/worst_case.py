@@ -32,7 +32,8 @@ for a live engine, no price for a model. The simulated and replay engines call n
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
 ``executors.MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
 ceiling) restarts on ``--resume``; a request retried after an infrastructure fault
-(harness/retry.py) is assumed unbilled. A run-wide ``[budget]`` ceiling caps all of it.
+(harness/retry.py): unbilled for a connection or status fault, billed for a malformed reply (spend.py
+charges it against the ceiling). A run-wide ``[budget]`` ceiling caps all of it.
 """
 from __future__ import annotations
 
@@ -187,7 +188,8 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     from harness.executors import MAX_REQUEUES
     lines.append("not included: re-queues after a dead worker process (each repeats a cell's spend, at most "
                  f"{MAX_REQUEUES} per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
-                 "infrastructure fault (assumed unbilled); a [budget] ceiling caps every term")
+                 "infrastructure fault (a connection or status fault is unbilled, but a malformed reply re-asked was billed and is "
+                 "not in this bound); a [budget] ceiling caps every term and charges each such reply its booking")
     return "\n".join(lines)
 
 
