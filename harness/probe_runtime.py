@@ -10,7 +10,7 @@ ever in this process. The judge (harness/judge.py) is the only place a verdict i
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
-``{"k": "warns", "s": site, "w": [[class names]...]}`` and ``{"k": "tamper", "what": ...}``
+``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
 that did not come from the probe module, or pytest's runner replaced). Code under test shares
 this process: README.md ("The judge") says which forgeries these checks close and which remain.
@@ -314,7 +314,7 @@ class warns:
     def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         self._cm.__exit__(et, ev, tb)
         _guard()
-        got = []
+        got, messages = [], []
         for w in self.record:
             try:
                 names = [_name(c) for c in type.__getattribute__(w.category, "__mro__")]
@@ -323,7 +323,8 @@ class warns:
                 got.append(names)
             except BaseException:  # noqa: BLE001
                 got.append(["?"])
-        _emit({"k": "warns", "s": self.site, "w": got})
+            messages.append((_safe(_str, w.message) or "")[:_MAX_STR])  # what warns(match=...) searches
+        _emit({"k": "warns", "s": self.site, "w": got, "m": messages})
         return False
 
 

@@ -536,6 +536,29 @@ CASES = {
     "intenum": ("import enum\nclass Level(enum.IntEnum):\n    HIGH = 3\ndef level():\n    return Level.HIGH\n",
                 "assert level() == 3", True, None),
     "tuple_is_not_a_list": ("def pair_t():\n    return (1, 2)\n", "assert pair_t() == [1, 2]", False, None),
+    # second review: a warns(match=...) the judge ignored (a wrong message passed), str/repr of a
+    # value subclass read through its base type, numpy's 0-d arrays, a message matched past 4000 chars
+    "warns_match_wrong_message": ("import warnings\ndef retired():\n"
+                                  "    warnings.warn('something else entirely', DeprecationWarning)\n    return 1\n",
+                                  "with pytest.warns(DeprecationWarning, match='use select_rows'):\n        retired()",
+                                  False, None),
+    "warns_match_right_message": ("def retired_ok():\n"
+                                  "    warnings.warn('fetch_rows: use select_rows', DeprecationWarning)\n    return 1\n",
+                                  "with pytest.warns(DeprecationWarning, match='use select_rows'):\n        retired_ok()",
+                                  True, None),
+    "repr_of_intenum": ("class Tier(enum.IntEnum):\n    TOP = 3\ndef tier():\n    return Tier.TOP\n",
+                        "assert repr(tier()) == '<Tier.TOP: 3>'", True,
+        "repr() of a value subclass is computed in the judge on its base value (3), not by the object's own __repr__"),
+    "str_of_decimal_subclass": ("class Dollars(Decimal):\n    def __str__(self):\n"
+                                "        return '$' + Decimal.__str__(self)\ndef cost():\n    return Dollars('2.50')\n",
+                                "assert str(cost()) == '$2.50'", True,
+        "str() of a value subclass is computed in the judge on its base value, not by the object's own __str__"),
+    "zero_d_array": ("import numpy as np\ndef sign(x):\n    return np.where(x > 0, 1, -1)\n",
+                     "assert sign(5) == 1", True,
+        'a numpy 0-d array is opaque to the judge, which finds it equal to nothing; pytest compares it by value'),
+    "long_message_match": ("def loud():\n    raise ValueError('x' * 5000 + ' tail')\n",
+                           "with pytest.raises(ValueError, match='tail'):\n        loud()", True,
+        "the exception's message is cut at 4000 characters before raises(match=...) searches it"),
     "always_equal_float": ("class Any(float):\n    def __eq__(self, o):\n        return True\n"
                            "    __hash__ = float.__hash__\ndef anyv():\n    return Any(0.0)\n",
                            "assert anyv() == 2.5", True, None),  # pytest is fooled (True); the judge must not be
