@@ -285,7 +285,7 @@ class raises:
             except BaseException:  # noqa: BLE001
                 local = False
         _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
-                                                    "str": (_safe(_str, ev) or "")[:4000], "local": local}})
+                                                    "str": (_safe(_str, ev) or "")[:_MAX_STR], "local": local}})
         self.info.value, self.info.type, self.info.tb = ev, et, tb
         return True
 

@@ -555,8 +555,7 @@ CASES = {
                      "assert sign(5) == 1", True,
         'a numpy 0-d array is opaque to the judge, which finds it equal to nothing; pytest compares it by value'),
     "long_message_match": ("def loud():\n    raise ValueError('x' * 5000 + ' tail')\n",
-                           "with pytest.raises(ValueError, match='tail'):\n        loud()", True,
-        "the exception's message is cut at 4000 characters before raises(match=...) searches it"),
+                           "with pytest.raises(ValueError, match='tail'):\n        loud()", True, None),
     "always_equal_float": ("class Any(float):\n    def __eq__(self, o):\n        return True\n"
                            "    __hash__ = float.__hash__\ndef anyv():\n    return Any(0.0)\n",
                            "assert anyv() == 2.5", True, None),  # pytest is fooled (True); the judge must not be
