@@ -20,8 +20,8 @@ override: a subclass of int, float, str, bytes, list, tuple, dict or set is enco
 underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
 anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
 the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
-dicts, ints past 10,000 bits as hex text; any other object by its type, repr, truth value,
-length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
+dicts, a numpy 0-d array by its element, ints past 10,000 bits as hex text; any other object by
+its type, repr, truth value, length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
 """
 import fcntl as _fcntl
 import json as _json
@@ -181,6 +181,11 @@ def _enc(x, budget, depth=0):
         return {"t": "path", "v": _safe(t.__fspath__, x)}
     if t is type or _isinstance(x, type):
         return {"t": "type", "v": _name(x)}
+    # a numpy 0-d array (np.where on scalars) compares as its one element does (np.array(1) == 1);
+    # exact ndarray only, read through numpy's own methods
+    np = _sys.modules.get("numpy")
+    if np is not None and t is np.ndarray and np.ndarray.ndim.__get__(x) == 0:
+        return _enc(np.ndarray.item(x), budget, depth + 1)
     # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
     if name in ("numpy.bool_", "numpy.bool"):
         return bool(x)

@@ -552,8 +552,7 @@ CASES = {
                                 "        return '$' + Decimal.__str__(self)\ndef cost():\n    return Dollars('2.50')\n",
                                 "assert str(cost()) == '$2.50'", True, None),
     "zero_d_array": ("import numpy as np\ndef sign(x):\n    return np.where(x > 0, 1, -1)\n",
-                     "assert sign(5) == 1", True,
-        'a numpy 0-d array is opaque to the judge, which finds it equal to nothing; pytest compares it by value'),
+                     "assert sign(5) == 1", True, None),
     "long_message_match": ("def loud():\n    raise ValueError('x' * 5000 + ' tail')\n",
                            "with pytest.raises(ValueError, match='tail'):\n        loud()", True, None),
     "always_equal_float": ("class Any(float):\n    def __eq__(self, o):\n        return True\n"
