@@ -54,6 +54,9 @@ def _channel(path):
 
 
 _fd = _channel(_OUT) if _OUT else None
+# Which FIFO the descriptor leads to: code under test that points the descriptor elsewhere (dup2
+# onto a pipe it reads, forwarding the records it likes) is seen at the next write (_emit).
+_FIFO = (lambda st: (st.st_dev, st.st_ino))(_os.fstat(_fd)) if _fd is not None else None
 # Every record starts with this run's nonce (given in the environment, removed before any code under
 # test is imported): a record without it was written by something else, which the judge reports.
 # It proves nothing against code in this process, which can read it (README.md, "The judge").
@@ -64,10 +67,27 @@ _NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
 _STATE = {"probe": None, "self": None, "snapshot": (), "reported": set()}
 
 
-def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE):
+def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE, _fstat=_os.fstat, _fifo=_FIFO,
+          _open=_open, _close=_os.close, _exit=_os._exit, _out=_OUT,
+          _flags=_os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0)):
     if _fd is None:
         return
     data = _nonce + (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    try:
+        st = _fstat(_fd)
+        ours = (st.st_dev, st.st_ino) == _fifo
+    except OSError:
+        ours = False
+    if not ours:  # the descriptor no longer leads to the harness's FIFO: say so through its path, stop
+        try:
+            fd = _open(_out, _flags)
+            st = _fstat(fd)
+            if (st.st_dev, st.st_ino) == _fifo:
+                _write(fd, _nonce + b'{"k":"tamper","what":["the observation channel\'s descriptor was redirected"]}\n')
+            _close(fd)
+        except OSError:
+            pass
+        _exit(86)  # nothing after this point reaches the judge; the unfinished tests fail
     while data:
         data = data[_write(_fd, data):]
 

@@ -202,6 +202,52 @@ def test_every_forging_channel_passes_the_hidden_oracle(forgery):
     assert not h.passed, h.output
 
 
+# The channel intercepted below the runtime: the code under test points the runtime's file
+# descriptor at a pipe of its own (dup2) and forwards each record to the FIFO, the nonce and all,
+# with a failing observation turned into a passing one. No runtime object is touched.
+FORGE_FD = r"""
+import os as _o, threading as _t, atexit as _a
+def _find():
+    for _n in _o.listdir("/proc/self/fd"):
+        try:
+            if "/obs-" in _o.readlink("/proc/self/fd/" + _n):
+                return int(_n)
+        except OSError:
+            pass
+_fd = _find()
+if _fd is not None:
+    _real = _o.dup(_fd)
+    _r, _w = _o.pipe()
+    _o.dup2(_w, _fd)
+    _o.close(_w)
+    def _pump():
+        buf = b""
+        while True:
+            chunk = _o.read(_r, 65536)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                _o.write(_real, line.replace(b'[["v",false]]', b'[["v",true]]') + b"\n")
+    _th = _t.Thread(target=_pump, daemon=True)
+    _th.start()
+    def _flush():
+        _o.close(_fd)
+        _th.join(5)
+    _a.register(_flush)
+"""
+
+
+def test_a_channel_intercepted_at_its_file_descriptor_is_tampering(executor):
+    """(Was a defect: the interception above passed the wrong shim's hidden oracle, no tampering
+    seen.) The runtime checks before every write that its descriptor still leads to the FIFO it
+    opened; when it does not, it reports tampering through the FIFO's path and ends the run."""
+    wrong = SHIM.candidates_of("plausible_wrong")[0].files()
+    h = judged_oracle(SHIM, {**wrong, "tablekit/__init__.py": wrong["tablekit/__init__.py"] + hexed(FORGE_FD)})
+    assert not h.passed and h.subverted, h.output
+
+
 def test_a_repr_that_hides_a_field_passes_an_unequal_object():
     ref = SENSORS.candidates_of("correct")[0].files()
     contract = ref["sensors/contract.py"].replace('raw.get("quality", 3)', 'raw.get("quality", 0)')  # wrong default
