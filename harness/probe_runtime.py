@@ -39,6 +39,25 @@ _MAX_NODES = 200000
 _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
+
+
+def _c_dumps():
+    """json.dumps(obj, separators=(",", ":")) through CPython's C encoder, built once here: the
+    pure-Python path looks up json.JSONEncoder (and its methods) at every call, so code under test
+    that patched them would rewrite every record (harness/judge.py never sees the difference)."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+    except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as README.md says)
+        return _json.dumps
+
+    def nodefault(o):
+        raise TypeError(f"not JSON: {type(o).__name__}")
+
+    encode = make_encoder(None, nodefault, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda obj, separators=None, _encode=encode, _join="".join: _join(_encode(obj, 0))
+
+
+_dumps = _c_dumps()
 _write, _open = _os.write, _os.open
 _getframe = _sys._getframe
 

@@ -171,8 +171,18 @@ def _rewrite():
             fh.write("\n".join(out) + "\n")
 _a.register(_rewrite)
 '''
+FORGE_JSON = r'''
+import json as _j
+_orig = _j.JSONEncoder.encode
+def _forge(self, obj, _orig=_orig):
+    v = obj.get("v") if isinstance(obj, dict) and obj.get("k") == "obs" else None
+    if v and len(v) == 1 and v[0] == ["v", False]:
+        obj = dict(obj, v=[["v", True]])
+    return _orig(self, obj)
+_j.JSONEncoder.encode = _forge
+'''
 FORGERIES = {"runtime-internals": FORGE_RUNTIME, "probe-module-binding": FORGE_BINDING,
-             "observation-file-rewrite": FORGE_FILE}
+             "observation-file-rewrite": FORGE_FILE, "stdlib-json-encoder": FORGE_JSON}
 
 
 def _forged_shim(forgery: str) -> dict[str, str]:
