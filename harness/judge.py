@@ -331,8 +331,13 @@ def _check(site: Site, payload: dict, env: dict) -> str | None:
     if site.kind == "warns":
         want = _eval_expr(site.expr, env) if site.expr else None
         names = _class_names(want) if want is not None else {"<local>"}
-        if any(names & set(w) for w in payload["w"]):
+        caught = [m for w, m in zip(payload["w"], payload["m"]) if names & set(w)]
+        if caught and not site.match:
             return None
+        if caught and any(re.search(_eval_expr(site.match, env), m) is not None for m in caught):
+            return None  # as pytest.warns(match=...): some warning of the class whose message matches
+        if caught:
+            return f"line {site.line}: {site.expr or site.source} warned, but no message matches {site.match}"
         return f"line {site.line}: DID NOT WARN {site.expr or site.source}"
     return f"unknown site kind {site.kind}"
 
@@ -350,7 +355,7 @@ def _show(leaves: list) -> str:
 
 
 _KEYS = {"enter": {"k", "t", "c"}, "leave": {"k"}, "obs": {"k", "s", "v"}, "raises": {"k", "s", "e"},
-         "warns": {"k", "s", "w"}, "tamper": {"k", "what"}}
+         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}}
 
 
 def _parse(line: str, plan: Plan) -> dict:
@@ -380,7 +385,8 @@ def _parse(line: str, plan: Plan) -> dict:
                 raise Malformed("bad raises record")
         elif k == "warns":
             if not isinstance(ev["w"], list) or not all(isinstance(w, list) and all(isinstance(n, str) for n in w)
-                                                        for w in ev["w"]):
+                                                        for w in ev["w"]) or not isinstance(ev["m"], list) or \
+                    len(ev["m"]) != len(ev["w"]) or not all(isinstance(m, str) for m in ev["m"]):
                 raise Malformed("bad warns record")
     return ev
 

@@ -218,9 +218,12 @@ SINGLETONS = (None, True, False, Ellipsis)
 # Calls observed whole in the sandbox when an argument is a sandbox value: they consume an iterator
 # (a generator or map the judge could not iterate), reduce a value too large to observe whole
 # (len of a 2 MB string) or ask about the value's real class (a subclass is encoded by its base
-# value). pytest evaluates them on the live object; so does the probe.
+# value), or call the value's own method (str, repr, bool, int, float, round, abs: an IntEnum's repr or
+# a Decimal subclass's __str__ is not its base value's). pytest evaluates them on the live object;
+# so does the probe.
 LEAF_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict", "sum", "any", "all", "len", "min",
-                        "max", "type", "isinstance", "enumerate", "zip", "reversed"})
+                        "max", "type", "isinstance", "enumerate", "zip", "reversed",
+                        "str", "repr", "bool", "int", "float", "round", "abs"})
 
 
 class _Splitter:
