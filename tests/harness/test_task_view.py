@@ -57,3 +57,30 @@ def test_contexts_hold_only_the_view(tmp_path):
     assert isinstance(ectx.task, TaskView) and isinstance(ectx.simulation, SimulationBank)
     assert {c.kind for c in ectx.simulation.candidates} >= {"correct"}
     assert not hasattr(ectx.simulation, "oracle") and not hasattr(ectx.simulation, "reference")
+
+
+def test_only_the_simulated_engine_is_handed_the_candidate_bank():
+    """The candidate bank carries the candidates' labels (correct, subtle, ...). Only the simulated
+    engine, a stand-in model drawing from it, may receive it; a live or plug-in engine built for the
+    same cell gets no bank at all (not merely a module that happens not to read it)."""
+    from harness.engines import make_engine
+    from harness.registry import ENGINES
+
+    seen = {}
+
+    def factory(ctx):
+        seen["ctx"] = ctx
+        return object()
+
+    ENGINES.load()
+    ENGINES.add("rev12-spy", factory)
+    try:
+        task = load_task(TASKS / "parse-range")
+        make_engine("rev12-spy", EngineContext(role="worker", task=task, scenario={}, seed="s"))
+        assert seen["ctx"].simulation is None
+        assert isinstance(seen["ctx"].task, TaskView)
+        sim = make_engine("simulated", EngineContext(role="worker", task=task, scenario={}, seed="s"))
+        assert sim.ctx.simulation is not None and sim.ctx.simulation.candidates
+    finally:
+        ENGINES._parts.pop("rev12-spy", None)
+
