@@ -84,3 +84,19 @@ def test_only_the_simulated_engine_is_handed_the_candidate_bank():
     finally:
         ENGINES._parts.pop("rev12-spy", None)
 
+
+def test_a_loop_engine_without_a_task_can_be_started():
+    """`harness loop run --engine replay|anthropic|openai` builds its worker with no task (a loop's
+    prompt is its own): narrowing a missing task must not crash (it did: 'NoneType' object has no
+    attribute 'candidates', reported as "cannot start the engine")."""
+    from harness.loop_runs import start_engine
+    from harness.registry import ENGINES
+
+    seen = {}
+    ENGINES.load()
+    ENGINES.add("rev12-loop-spy", lambda ctx: seen.setdefault("ctx", ctx))
+    try:
+        start_engine("rev12-loop-spy", None, {}, 7)
+        assert seen["ctx"].task is None and seen["ctx"].simulation is None and seen["ctx"].seed == "7"
+    finally:
+        ENGINES._parts.pop("rev12-loop-spy", None)
