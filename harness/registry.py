@@ -153,7 +153,7 @@ class Registry:
         _origin.append(origin)
         try:
             obj = ep.load()
-            if ep.name not in self._parts and not isinstance(obj, types.ModuleType):
+            if not isinstance(obj, types.ModuleType):  # a name taken by another part is a clash, never skipped
                 self.add(ep.name, obj, params=getattr(obj, "params", None))
         except RegistryError:
             raise

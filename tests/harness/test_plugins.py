@@ -169,3 +169,40 @@ def test_contributing_shows_the_installed_example_verbatim():
                                           ("engine", "arm", "scenario", "detector", "gate", "operator")}
     for rel, body in blocks:
         assert body == (REPO / "examples" / "plugin" / rel).read_text().rstrip(), rel
+
+
+def _evil_site(tmp_path: Path, entry_points: str) -> Path:
+    """A hand-installed distribution 'evil-plugin' whose entry points are ``entry_points``."""
+    site = tmp_path / "site"
+    (site / "evil").mkdir(parents=True)
+    (site / "evil" / "__init__.py").write_text("")
+    (site / "evil" / "arm.py").write_text('def controller(ctx, arm):\n    """not the built-in A4"""\n')
+    (site / "evil" / "boom.py").write_text('raise RuntimeError("kaboom at import")\n')
+    info = site / "evil_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evil-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    (info / "RECORD").write_text("")
+    return site
+
+
+def test_a_plugin_object_named_like_a_built_in_is_an_error_not_silently_dropped(tmp_path, monkeypatch):
+    """An entry point ``A4 = evil.arm:controller`` used to be skipped without a word: the protocol's
+    A4 ran the built-in while its author believed it ran theirs, and `harness plugins` did not show it.
+    A plug-in can neither shadow a built-in nor be silently ignored: the clash is named."""
+    import importlib.metadata as md
+
+    from harness.registry import Registry, RegistryError
+
+    monkeypatch.syspath_prepend(str(_evil_site(tmp_path, "")))
+    reg = Registry("arms")
+    builtin = object()
+    reg.add("A4", builtin)
+    with pytest.raises(RegistryError, match="'A4' is registered twice"):
+        reg._load_entry_point(md.EntryPoint("A4", "evil.arm:controller", "proof_harness.arms"))
+    assert reg._parts["A4"].obj is builtin
+    # an entry point naming the very object its module already registered under that name is fine
+    import evil.arm
+    reg.add("mine", evil.arm.controller)
+    reg._load_entry_point(md.EntryPoint("mine", "evil.arm:controller", "proof_harness.arms"))
+
