@@ -206,3 +206,13 @@ def test_a_plugin_object_named_like_a_built_in_is_an_error_not_silently_dropped(
     reg.add("mine", evil.arm.controller)
     reg._load_entry_point(md.EntryPoint("mine", "evil.arm:controller", "proof_harness.arms"))
 
+
+def test_a_plugin_that_fails_to_import_is_a_one_line_error_with_exit_2(tmp_path):
+    """A broken plug-in used to end `harness run` in a Python traceback (exit 1)."""
+    site = _evil_site(tmp_path, "[proof_harness.engines]\nboom = evil.boom\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
+    r = harness(env, "run", str(REPO / "protocols" / "quickstart.toml"), "--out", str(tmp_path / "run"))
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("error: plug-in 'evil.boom'")
+    assert "kaboom at import" in r.stderr
