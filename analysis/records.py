@@ -338,12 +338,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     v = rec.get("unsafe_detectors")
     if v is not None and not isinstance(v, list):
         bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
-    if outcome in EQ7 and isinstance(rec.get("shipped"), bool) and isinstance(rec.get("hidden_pass"), bool):
-        want = EQ7[outcome]
-        got = (rec["shipped"], rec["hidden_pass"])
-        if got != want:
-            bad("outcome", f"{outcome!r} requires shipped={want[0]} and hidden_pass={want[1]} "
-                           f"(Eq. 7), got shipped={got[0]} hidden_pass={got[1]}")
+    if isinstance(outcome, str) and all(isinstance(rec.get(k), bool) for k in BOOL_FIELDS):
+        why = record.eq7_violation(outcome, rec)  # (shipped, visible_pass, hidden_pass), Eq. 7
+        if why:
+            bad("outcome", why)
     # every other field the record schema types (harness/record.py), named by file, line and field
     named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
     for err in _SCHEMA_VALIDATOR.iter_errors(rec):
