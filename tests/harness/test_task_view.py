@@ -100,3 +100,20 @@ def test_a_loop_engine_without_a_task_can_be_started():
         assert seen["ctx"].task is None and seen["ctx"].simulation is None and seen["ctx"].seed == "7"
     finally:
         ENGINES._parts.pop("rev12-loop-spy", None)
+
+
+def test_no_engine_is_handed_a_path_into_the_task_directory():
+    """The narrow view is the prompt, the scope and the acceptance *destination* (issue 12). It also
+    carried the pristine acceptance file's path, tasks/ID/acceptance/..., whose parent is the task
+    root holding oracle/, reference/ and candidates/: any engine could walk there from it."""
+    import dataclasses
+    from pathlib import Path
+
+    task = load_task(TASKS / "parse-range")
+    root = task.acceptance.resolve().parents[1]
+    ectx = EngineContext(role="worker", task=task, scenario={}, seed="s")
+    for obj in (ectx, ectx.task):
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if isinstance(v, Path):
+                assert not v.resolve().is_relative_to(root), f"{type(obj).__name__}.{f.name} = {v}"
