@@ -196,7 +196,8 @@ def test_a_plugin_object_named_like_a_built_in_is_an_error_not_silently_dropped(
 
     monkeypatch.syspath_prepend(str(_evil_site(tmp_path, "")))
     reg = Registry("arms")
-    builtin = object()
+    def builtin(ctx, arm):
+        """the built-in A4"""
     reg.add("A4", builtin)
     with pytest.raises(RegistryError, match="'A4' is registered twice"):
         reg._load_entry_point(md.EntryPoint("A4", "evil.arm:controller", "proof_harness.arms"))
@@ -216,3 +217,19 @@ def test_a_plugin_that_fails_to_import_is_a_one_line_error_with_exit_2(tmp_path)
     assert "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1].startswith("error: plug-in 'evil.boom'")
     assert "kaboom at import" in r.stderr
+
+
+def test_a_plugin_part_of_the_wrong_type_is_refused_when_it_loads(tmp_path, monkeypatch):
+    """An engine, arm, scenario hook, detector or gate is called by the harness; an entry point naming
+    a non-callable (``broken = evil_wrong_type:NAME``, a string) used to register and then void every cell
+    that used it at run time ('str' object is not callable). It is refused at load, naming the part."""
+    import importlib.metadata as md
+
+    from harness.registry import Registry, RegistryError
+
+    (tmp_path / "evil_wrong_type.py").write_text('NAME = "not a factory"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RegistryError, match="engine 'broken'.*callable.*str"):
+        Registry("engines")._load_entry_point(md.EntryPoint("broken", "evil_wrong_type:NAME", "proof_harness.engines"))
+    ops = Registry("operators", callable_parts=False)  # operators are objects with apply() and examples()
+    ops._load_entry_point(md.EntryPoint("op", "evil_wrong_type:NAME", "proof_harness.operators"))
