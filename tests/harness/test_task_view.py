@@ -132,3 +132,22 @@ def test_no_engine_is_handed_a_path_into_the_task_directory():
             v = getattr(obj, f.name)
             if isinstance(v, Path):
                 assert not v.resolve().is_relative_to(root), f"{type(obj).__name__}.{f.name} = {v}"
+
+
+@pytest.mark.xfail(strict=True, reason="an arm's CellContext still carries paths into the task directory: "
+                   "ctx.acceptance (tasks/ID/acceptance/..., whose grandparent holds oracle/ and reference/) "
+                   "and ctx.hide (the tasks directory itself, for confinement). The controller runs in the "
+                   "harness process and needs both to run the visible test confined; moving them behind a "
+                   "harness-owned test runner is a larger change than this review")
+def test_no_arm_is_handed_a_path_into_the_task_directory(make_ctx, task):
+    import dataclasses
+    from pathlib import Path
+
+    root = task.acceptance.resolve().parents[1]
+    ctx = make_ctx(task, worker=None)
+    for f in dataclasses.fields(ctx):
+        v = getattr(ctx, f.name)
+        for p in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(p, Path):
+                assert not (root.is_relative_to(p.resolve()) or p.resolve().is_relative_to(root)), \
+                    f"CellContext.{f.name} = {p}"
