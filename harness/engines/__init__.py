@@ -20,7 +20,7 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: TaskView | None  # the narrow view (harness/task_view.py); a whole Task is narrowed; None: a loop's engine
+    task: TaskView  # the narrow view (harness/task_view.py); a whole Task is narrowed (a loop's engine: None)
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
