@@ -199,6 +199,7 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
         row["mean_tokens_in"] = _mean(d["tokens_in"])
         row["mean_tokens_out"] = _mean(d["tokens_out"])
         row["mean_tokens"] = _mean(d["tokens_in"] + d["tokens_out"])
+        row["tokens_known"] = int((d["tokens_in"] + d["tokens_out"]).notna().sum())  # null tokens: usage unknown
         row["mean_wall_s"] = _mean(d["wall_s"])
         row["mean_cost_usd"] = _mean(d["cost_usd"])
         row["cost_known"] = int(d["cost_usd"].notna().sum())

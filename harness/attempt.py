@@ -65,8 +65,11 @@ class CellContext:
     human_gate: bool = False  # the worker called ask_human: the cell stops, nothing ships
 
     def __post_init__(self):
+        if self.acceptance is None and not isinstance(self.task, TaskView):
+            self.acceptance = self.task.acceptance  # the pristine visible test; the view carries no path to it
         self.task = view_of(self.task)  # arms, engines and the reviewer see the narrow view only
-        self.acceptance = self.acceptance or self.task.acceptance
+        if self.acceptance is None:
+            raise ValueError("CellContext needs acceptance= (the pristine visible test) when given a TaskView")
         self.tools = ToolSurface(self.ws, self.task, self.log, self.hide, self.limits, self.test_runs,
                                  self.tool_behaviour)
         self.tools.deadline = self.budget.deadline

@@ -12,12 +12,25 @@ from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
 from harness.errors import InputError
 from harness.plugins import register as register_plugins
+from harness.registry import RegistryError
 from harness.schema_cli import register as register_schema
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 
 
-@click.group()
+class _Harness(click.Group):
+    """The command group: a plug-in that cannot be loaded (harness/registry.py) is bad input,
+    reported in one line with exit code 2 by every command, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RegistryError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Harness)
 @click.version_option(package_name="proof-harness")
 def main() -> None:
     """Ablation and mutant-corpus harness for LLM coding-agent control policies."""

@@ -6,6 +6,7 @@ provider and so needs a model id.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -49,5 +50,10 @@ def needs_model(name: str) -> bool:
 
 
 def make_engine(name: str, ctx: EngineContext) -> Engine:
-    """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names)."""
-    return ENGINES.get(name).obj(ctx)
+    """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names).
+    Only an engine registered with ``simulation_bank=True`` (the simulated engine) is handed the
+    candidate bank: it carries the candidates' labels, which no other engine may hold."""
+    part = ENGINES.get(name)
+    if ctx.simulation is not None and not part.flag("simulation_bank"):
+        ctx = dataclasses.replace(ctx, simulation=None)
+    return part.obj(ctx)

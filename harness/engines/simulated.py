@@ -411,6 +411,6 @@ def _signature(text: str) -> str:
     return " | ".join(ids)[:500]
 
 
-@register("simulated")
+@register("simulated", simulation_bank=True)
 def _factory(ctx: EngineContext) -> SimulatedEngine:
     return SimulatedEngine(ctx)
