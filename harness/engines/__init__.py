@@ -19,7 +19,7 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
+    task: TaskView | None  # the narrow view (harness/task_view.py; a whole Task given here is narrowed); None: no task (a loop's worker)
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
@@ -27,7 +27,7 @@ class EngineContext:
     simulation: SimulationBank | None = None  # the simulated engine's candidate bank; no other engine reads it
 
     def __post_init__(self) -> None:
-        if not isinstance(self.task, TaskView):
+        if self.task is not None and not isinstance(self.task, TaskView):
             self.simulation = self.simulation or simulation_of(self.task)
             self.task = view_of(self.task)
 

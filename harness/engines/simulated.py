@@ -62,7 +62,7 @@ from harness.observation import (
     kind_of,
 )
 from harness.scope import in_scope
-from harness.task_view import SimulationBank
+from harness.task_view import SimulationBank, TaskView
 from harness.tasks import CANDIDATE_KINDS
 from harness.tools import ALLOWED_PROGRAMS
 
@@ -89,8 +89,10 @@ class SimulatedEngine:
     name = "simulated"
 
     def __init__(self, ctx: EngineContext):
+        if ctx.task is None:
+            raise ValueError("the simulated engine needs a task: it draws its edits from the task's candidate bank")
         self.ctx = ctx
-        self.task = ctx.task
+        self.task: TaskView = ctx.task
         bank = ctx.simulation or SimulationBank()
         self.profile = {**DEFAULTS, **bank.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
         self.bank = [(c, c.files()) for c in bank.candidates]
