@@ -491,7 +491,8 @@ def _python_destructive(body: str) -> list[str]:
             arg = node.args[0]
             if isinstance(arg, (ast.List, ast.Tuple)) and all(isinstance(x, ast.Constant) and isinstance(x.value, str)
                                                               for x in arg.elts):
-                argvs = [[x.value for x in arg.elts if isinstance(x, ast.Constant)]]  # all are, checked above
+                argvs = [[x.value for x in arg.elts
+                          if isinstance(x, ast.Constant) and isinstance(x.value, str)]]  # all are, checked above
             elif isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 argvs = _simple_commands(arg.value)
             else:
