@@ -36,6 +36,7 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
+from typing import Any
 
 from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
 from harness.resultfile import read_result
@@ -51,7 +52,7 @@ def _approx(*args, **kwargs):
 _MODULES = {"math": math, "json": SimpleNamespace(loads=json.loads), "re": re, "decimal": decimal,
             "fractions": fractions, "datetime": datetime, "pytest": SimpleNamespace(approx=_approx), "string": string}
 _BUILTINS = {n: getattr(builtins, n) for n in JUDGE_BUILTINS if hasattr(builtins, n)}
-_TYPES = {f"builtins.{t.__name__}": t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset,
+_TYPES: dict[str, type] = {f"builtins.{t.__name__}": t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset,
                                                  type(None), complex, range, bytearray)}
 _TYPES.update({"decimal.Decimal": decimal.Decimal, "fractions.Fraction": fractions.Fraction,
                "datetime.date": datetime.date, "datetime.datetime": datetime.datetime,
@@ -264,7 +265,7 @@ class _Scope:
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        base = {"__builtins__": _BUILTINS}
+        base: dict[str, Any] = {"__builtins__": _BUILTINS}
         for local, mod, attr in plan.imports:
             module = _MODULES[mod]
             base[local] = getattr(module, attr) if attr else module
@@ -472,10 +473,10 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
             if item is None:
                 status, reason = "error", "did not run"
             else:
-                seen = set()
+                observed: set[int] = set()
                 for ev in item["obs"]:
                     site = plan.sites[ev["s"]]
-                    seen.add(site.id)
+                    observed.add(site.id)
                     try:
                         why = _check(site, ev, scope.env(spec, case, site.func))
                     except ProbeError as exc:
@@ -484,7 +485,7 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
                         status, reason = "failed", why
                 if status == "passed" and not item["left"]:
                     status, reason = "error", "did not complete (it raised, hung, or the process ended)"
-                missing = [s for s in spec.must if s not in seen]
+                missing = [s for s in spec.must if s not in observed]
                 if item["left"] and missing:
                     tamper.append(f"{name} returned without reaching line(s) "
                                   f"{', '.join(str(plan.sites[s].line) for s in missing[:5])}")

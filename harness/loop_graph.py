@@ -348,8 +348,8 @@ def run_graph(graph: Graph, worker_for: WorkerFor, ledger: Ledger, *, run_id: st
         nid = todo[0]
         node = graph.nodes[nid]
         passes[nid] += 1
-        inputs = {f"inputs/{u}/{graph.nodes[u].spec.target}": artifacts[u] for u in graph.upstream(nid)
-                  if artifacts.get(u) is not None}
+        inputs = {f"inputs/{u}/{graph.nodes[u].spec.target}": art for u in graph.upstream(nid)
+                  if (art := artifacts.get(u)) is not None}
         r = run_loop(node.spec, worker_for(node, passes[nid]), node.budget, ledger, run_id=run_id,
                      pass_no=passes[nid], start=artifacts.get(nid), judge_fn=judge_fn, inputs=inputs,
                      feedback=feedback.pop(nid, None), extra={"graph": graph.path.name, **(extra or {})})

@@ -83,7 +83,7 @@ _NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
 # What the runtime's functions use is bound when they are defined (default arguments), never
 # looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other
 # global changes nothing, and _guard reports it.
-_STATE = {"probe": None, "self": None, "snapshot": (), "reported": set()}
+_STATE: dict = {"probe": None, "self": None, "snapshot": (), "reported": set()}
 
 
 def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE, _fstat=_os.fstat, _fifo=_FIFO,

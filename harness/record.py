@@ -191,8 +191,8 @@ def _schema_of(tp: Any) -> dict[str, Any]:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
-        out = _schema_of(inner[0])
-        return {**out, "type": [out["type"], "null"]}
+        some = _schema_of(inner[0])
+        return {**some, "type": [some["type"], "null"]}
     base = origin or tp
     out: dict[str, Any] = {"type": _JSON[base]}
     if base is list and args:

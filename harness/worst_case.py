@@ -96,10 +96,12 @@ def cell_spend(s: CellShape, context_tokens: int | None, worker_price: dict | No
     billed_in = in_w  # cached input is billed but not charged to a token budget: USD keeps W*T*C
     if s.token_budget is not None and rc == 0:  # a reviewer call is not clamped: no cap then
         out_w = min(out_w, s.token_budget)
-        in_w = None if in_w is None else min(in_w, s.token_budget + context_tokens)
+        in_w = None if in_w is None or context_tokens is None else min(in_w, s.token_budget + context_tokens)
     usd = None
-    if in_w is not None and worker_price is not None and (rc == 0 or reviewer_price is not None):
-        usd = _usd(billed_in, out_w, worker_price) + (_usd(in_r, out_r, reviewer_price) if rc else 0.0)
+    if billed_in is not None and in_r is not None and worker_price is not None:  # known context size and price
+        reviewer_usd = 0.0 if rc == 0 else None if reviewer_price is None else _usd(in_r, out_r, reviewer_price)
+        if reviewer_usd is not None:
+            usd = _usd(billed_in, out_w, worker_price) + reviewer_usd
     tokens_in = None if in_w is None else in_w + (in_r or 0)
     return Spend(calls=(wc + rc) * executions, worker_calls=wc * executions, reviewer_calls=rc * executions,
                  tokens_in=None if tokens_in is None else tokens_in * executions,
