@@ -117,9 +117,9 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
             w_name = arm.get("engine") or spec.engine
             r_name = arm.get("reviewer_engine") or spec.reviewer_engine
-            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", _ceiling_price(spec.pricing, w_name, model), log)
+            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
             reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
-                                     _ceiling_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
+                                     call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
         # a budget is whatever the arm sets or its controller's registered parameters default to
         budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
@@ -209,15 +209,6 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     rec = record.build(**fields)
     ws.destroy()
     return rec
-
-
-def _ceiling_price(pricing: dict, engine: str, model: str | None) -> dict:
-    """The price a call is booked at under the run's ceiling; a clear error if it has none."""
-    price = call_price(pricing, engine, model)
-    if price is None:
-        raise ValueError(f"the {engine} model {model!r} has no [pricing] entry, so its calls cannot be "
-                         "booked against the run's [budget] ceiling")
-    return price
 
 
 def tree_modes(root: Path) -> dict[str, int]:
