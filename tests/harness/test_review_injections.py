@@ -145,7 +145,7 @@ class _DeployAndTidy:
         return EngineReply("ok", plan[min(phase, len(plan) - 1)], Usage(100, 10), "tool_use", "scripted-deployer")
 
 
-register("review2-deployer")(_DeployAndTidy)
+register("review2-deployer", simulation_bank=True)(_DeployAndTidy)  # a stand-in model, like the simulator
 
 
 def test_b13_deploy_then_tidy_is_not_clean(tmp_path):
