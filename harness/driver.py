@@ -139,8 +139,13 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         changes = protocol_mod.drift(proto)
         if changes:
             raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
-    elif protocol_mod.compute_lock(proto)["digest"] != meta["protocol_digest"]:
-        raise InputError(str(proto.path), "digest", "the protocol or its tasks changed since this exploratory run started")
+    # bound to run.json's digest, not to the lock on disk: a protocol edited and re-frozen is a new
+    # pre-registration, and its cells must not be recorded under this run's digest
+    now = protocol_mod.compute_lock(proto)["digest"]
+    if now != meta["protocol_digest"]:
+        raise InputError(str(proto.path), "digest", f"the protocol or its tasks changed since this "
+                         f"{'pre-registered' if meta['preregistered'] else 'exploratory'} run started (run.json "
+                         f"digest {meta['protocol_digest'][:12]}..., now {now[:12]}...); start a new run with --out")
     try:
         ledger = Ledger(run_dir / "records.jsonl")
     except LedgerRefused as exc:  # a ledger that fails verify is never resumed, and no byte of it changes
