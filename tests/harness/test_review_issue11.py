@@ -49,3 +49,30 @@ def test_resume_refuses_a_protocol_refrozen_after_the_run_started(frozen, tmp_pa
     assert "changed since this pre-registered run started" in str(exc.value)
     assert (run / "records.jsonl").read_bytes() == before
     assert json.loads((run / "run.json").read_text())["preregistered"] is True
+
+
+def test_a_second_process_on_the_same_run_is_refused_and_the_ledger_stays_valid(frozen, tmp_path, monkeypatch):
+    """Two writers on one run (a second `harness run --resume DIR` while the first is running) each
+    appended with their own seq counter: duplicated seqs, a ledger that fails verify for good and
+    can never be resumed. The second writer is refused (exit 2) while the first holds the run."""
+    from harness.engines import simulated
+    from harness.ledger import verify
+
+    run = tmp_path / "run"
+    prepare(frozen, run, engine=None, reviewer_engine=None, model=None, exploratory=False)
+    orig, seen = simulated.SimulatedEngine.complete, []
+
+    def complete(self, req):
+        if not seen:  # while the first session is inside its first cell, a second one starts
+            seen.append(None)
+            try:
+                execute(run, log=lambda m: None)
+            except InputError as exc:
+                seen[0] = exc
+        return orig(self, req)
+
+    monkeypatch.setattr(simulated.SimulatedEngine, "complete", complete)
+    res = execute(run, workers=1, log=lambda m: None)
+    assert isinstance(seen[0], InputError) and "another" in str(seen[0])
+    assert verify(run / "records.jsonl") == [] and res.exit_code == 0
+    assert len(res.records) == len({r["cell_key"] for r in res.records}) == 8
