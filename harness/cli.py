@@ -213,7 +213,10 @@ def ledger_verify(file, anchor, public_key):
     path = _records_path(file)
     if not path.is_file():
         _fail(InputError(str(file), "<file>", "no records.jsonl here"))
-    ins = inspect(path)
+    try:
+        ins = inspect(path)
+    except OSError as exc:  # e.g. records.head is a directory, or a file cannot be read
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
     problems, notes = list(ins.problems), list(ins.notes)
     if anchor:
         try:
@@ -255,11 +258,16 @@ def ledger_anchor(run, out, sign_key):
         a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
     except LedgerRefused as exc:
         _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
-    except ValueError as exc:
-        _fail(InputError(str(sign_key), "<key>", f"not an ed25519 private key: {exc}"))
+    except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key
+        _fail(InputError(str(sign_key), "<key>", f"not an unencrypted ed25519 private key: {exc}"))
+    except OSError as exc:
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
     text = json.dumps(a, indent=1, sort_keys=True) + "\n"
     if out:
-        Path(out).write_text(text)
+        try:
+            Path(out).write_text(text)
+        except OSError as exc:
+            _fail(InputError(out, "--out", f"cannot write the anchor: {exc.strerror or exc}"))
         click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
     else:
         click.echo(text, nl=False)
@@ -272,10 +280,15 @@ def ledger_keygen(out):
     """Make an ed25519 key pair for signing anchors."""
     from harness.ledger import generate_key
     priv, pub = generate_key()
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(priv)
-    Path(out + ".pub").write_bytes(pub)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key
+        with os.fdopen(fd, "wb") as f:
+            f.write(priv)
+        Path(out + ".pub").write_bytes(pub)
+    except FileExistsError:
+        _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
+    except OSError as exc:
+        _fail(InputError(out, "--out", f"cannot write the key: {exc.strerror or exc}"))
     click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
 
 

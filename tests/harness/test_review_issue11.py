@@ -76,3 +76,36 @@ def test_a_second_process_on_the_same_run_is_refused_and_the_ledger_stays_valid(
     assert isinstance(seen[0], InputError) and "another" in str(seen[0])
     assert verify(run / "records.jsonl") == [] and res.exit_code == 0
     assert len(res.records) == len({r["cell_key"] for r in res.records}) == 8
+
+
+def test_ledger_commands_turn_file_and_key_mistakes_into_one_line_errors(tmp_path):
+    """keygen over an existing key or into a missing folder, anchor --out into a missing folder, a
+    passphrase-protected signing key, and a records.head that is a directory each gave a Python
+    traceback; each is now one line naming the file, exit 2 (and an existing key is never overwritten)."""
+    from click.testing import CliRunner
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from harness.cli import main
+    from harness.ledger import Ledger
+
+    led = Ledger(tmp_path / "records.jsonl")
+    led.append({"cell_key": "k", "outcome": "completed", "protocol_digest": "d", "run_id": "r"})
+    key = tmp_path / "k.pem"
+    key.write_bytes(b"precious")
+    enc = tmp_path / "enc.pem"
+    enc.write_bytes(Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw")))
+    cases = {"keygen-exists": (["ledger", "keygen", "--out", str(key)], str(key)),
+             "keygen-nodir": (["ledger", "keygen", "--out", str(tmp_path / "no" / "k.pem")], "k.pem"),
+             "anchor-nodir": (["ledger", "anchor", str(tmp_path), "--out", str(tmp_path / "no" / "a.json")], "a.json"),
+             "encrypted-key": (["ledger", "anchor", str(tmp_path), "--sign-key", str(enc)], str(enc))}
+    for name, (argv, names) in cases.items():
+        r = CliRunner().invoke(main, argv)
+        assert r.exit_code == 2 and isinstance(r.exception, SystemExit), (name, r.output)
+        assert r.output.startswith("error: ") and names in r.output and r.output.count("\n") == 1, (name, r.output)
+    assert key.read_bytes() == b"precious"
+    (tmp_path / "records.head").unlink()
+    (tmp_path / "records.head").mkdir()
+    r = CliRunner().invoke(main, ["ledger", "verify", str(tmp_path)])
+    assert r.exit_code == 2 and "records.head" in r.output and not isinstance(r.exception, OSError), r.output
