@@ -109,3 +109,19 @@ def test_ledger_commands_turn_file_and_key_mistakes_into_one_line_errors(tmp_pat
     (tmp_path / "records.head").mkdir()
     r = CliRunner().invoke(main, ["ledger", "verify", str(tmp_path)])
     assert r.exit_code == 2 and "records.head" in r.output and not isinstance(r.exception, OSError), r.output
+
+
+@pytest.mark.parametrize("table, key", [("[limits]\ntest_timeout_s = inf", "limits.test_timeout_s"),
+                                        ("[limits]\ntest_timeout_s = 1e300", "limits.test_timeout_s"),
+                                        ("[limits]\nmemory_mb = 99999999999999999", "limits.memory_mb"),
+                                        ("[providers.anthropic]\nbackoff_base_s = inf", "providers.anthropic.backoff_base_s"),
+                                        ("[budget]\nmax_usd = inf", "budget.max_usd")])
+def test_a_limit_no_test_run_can_honour_is_an_input_error_not_a_void_in_every_cell(frozen, table, key):
+    """`test_timeout_s = inf` (or 1e300) and a memory_mb whose bytes overflow RLIMIT_AS loaded, then
+    every cell voided as an infrastructure fault (OverflowError inside the sandbox) after its engine
+    calls were spent, was rerun, and the run exited 3. An infinite backoff would sleep for ever, and
+    an infinite budget is no ceiling (omit max_usd for that). Each is refused at load, by key."""
+    frozen.write_text(PROTO + "\n" + table + "\n")
+    with pytest.raises(InputError) as exc:
+        load_protocol(frozen)
+    assert exc.value.field == key
