@@ -167,6 +167,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                       monitor=monitor)
     except InputError as exc:
         _fail(exc)
+    except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
+        click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
+                   f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
+                   f"{run_dir}`", err=True)
+        sys.exit(4)
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"

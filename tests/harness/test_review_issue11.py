@@ -125,3 +125,31 @@ def test_a_limit_no_test_run_can_honour_is_an_input_error_not_a_void_in_every_ce
     with pytest.raises(InputError) as exc:
         load_protocol(frozen)
     assert exc.value.field == key
+
+
+def test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_the_ledger(frozen, tmp_path, monkeypatch):
+    """The crash repair on --resume (moving a torn last line aside, catching the head up) writes
+    before any cell runs; a full disk there gave a Python traceback. It is now the README's disk
+    stop: one STOPPED line, exit 4, the ledger byte for byte as it was."""
+    import errno
+
+    from click.testing import CliRunner
+
+    from harness import ledger as ledger_mod
+    from harness.cli import main
+
+    run = tmp_path / "run"
+    prepare(frozen, run, engine=None, reviewer_engine=None, model=None, exploratory=False)
+    execute(run, limit_cells=2, log=lambda m: None)
+    with (run / "records.jsonl").open("ab") as f:
+        f.write(b'{"cell_key": "A1|median|null|1", "outc')  # a kill mid-line
+    before = (run / "records.jsonl").read_bytes()
+
+    def full(self, torn):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.path) + ".torn")
+
+    monkeypatch.setattr(ledger_mod.Ledger, "_move_torn", full)
+    r = CliRunner().invoke(main, ["run", "--resume", str(run)])
+    assert r.exit_code == 4 and isinstance(r.exception, SystemExit), r.output
+    assert "STOPPED" in r.output and "No space left on device" in r.output
+    assert (run / "records.jsonl").read_bytes() == before
