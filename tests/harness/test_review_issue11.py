@@ -153,3 +153,23 @@ def test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_th
     assert r.exit_code == 4 and isinstance(r.exception, SystemExit), r.output
     assert "STOPPED" in r.output and "No space left on device" in r.output
     assert (run / "records.jsonl").read_bytes() == before
+
+
+def test_an_anchor_for_another_run_is_named_as_such_and_a_negative_seq_is_not_an_anchor(tmp_path):
+    """An anchor of run B checked against run A's ledger was reported as 'the chain was rewritten'
+    (a false accusation of tampering for a mix-up of files); and an anchor naming seq -1 with the
+    last hash passed as 'extends the anchored head (seq -1)'."""
+    from harness.ledger import Ledger, check_anchor, make_anchor
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        led = Ledger(tmp_path / name / "records.jsonl")
+        for i in range(2):
+            led.append({"cell_key": f"k{i}", "outcome": "completed", "protocol_digest": "d", "run_id": name})
+    anchor_b = make_anchor(tmp_path / "b" / "records.jsonl")
+    problems, _ = check_anchor(tmp_path / "a" / "records.jsonl", anchor_b)
+    assert problems and "run 'b'" in problems[0] and "run 'a'" in problems[0] and "rewritten" not in problems[0]
+    a = make_anchor(tmp_path / "a" / "records.jsonl")
+    problems, _ = check_anchor(tmp_path / "a" / "records.jsonl", {**a, "seq": -1})
+    assert problems and "seq" in problems[0]
+    assert check_anchor(tmp_path / "a" / "records.jsonl", {**a, "seq": True})[0]
