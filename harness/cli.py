@@ -238,7 +238,7 @@ def ledger_verify(file, anchor, public_key):
     if not ins.records and not problems:
         click.echo(f"{path}: empty (0 records): nothing to verify")
         sys.exit(1)
-    if problems or (notes and not anchor and (ins.torn or ins.head_behind)):
+    if problems or ins.torn or ins.head_behind:  # a crash state is not "intact", with or without --anchor
         click.echo(f"{path}: {len(problems)} problem(s)" + (f", {len(notes)} note(s)" if notes else ""))
         for p in problems:
             click.echo(f"  PROBLEM {p}")

@@ -173,3 +173,24 @@ def test_an_anchor_for_another_run_is_named_as_such_and_a_negative_seq_is_not_an
     problems, _ = check_anchor(tmp_path / "a" / "records.jsonl", {**a, "seq": -1})
     assert problems and "seq" in problems[0]
     assert check_anchor(tmp_path / "a" / "records.jsonl", {**a, "seq": True})[0]
+
+
+def test_verify_with_an_anchor_does_not_call_a_torn_ledger_intact(tmp_path):
+    """Without --anchor a torn last line makes verify exit 1 (the ledger is not exactly as written);
+    with --anchor the same ledger printed 'intact' and exited 0. The verdict must not depend on
+    whether an anchor was also given."""
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    from harness.ledger import Ledger, make_anchor
+
+    led = Ledger(tmp_path / "records.jsonl")
+    for i in range(2):
+        led.append({"cell_key": f"k{i}", "outcome": "completed", "protocol_digest": "d", "run_id": "r"})
+    (tmp_path / "a.json").write_text(json.dumps(make_anchor(tmp_path / "records.jsonl")))
+    with (tmp_path / "records.jsonl").open("ab") as f:
+        f.write(b'{"cell_key": "k2", "outc')
+    plain = CliRunner().invoke(main, ["ledger", "verify", str(tmp_path)])
+    anchored = CliRunner().invoke(main, ["ledger", "verify", str(tmp_path), "--anchor", str(tmp_path / "a.json")])
+    assert plain.exit_code == 1
+    assert anchored.exit_code == 1 and "intact" not in anchored.output, anchored.output
