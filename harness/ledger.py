@@ -97,7 +97,7 @@ def inspect(path: Path) -> Inspection:
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
             rec = None
         if not isinstance(rec, dict):
             ins.problems.append(f"line {i}: not a JSON record")

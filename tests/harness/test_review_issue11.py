@@ -194,3 +194,21 @@ def test_verify_with_an_anchor_does_not_call_a_torn_ledger_intact(tmp_path):
     anchored = CliRunner().invoke(main, ["ledger", "verify", str(tmp_path), "--anchor", str(tmp_path / "a.json")])
     assert plain.exit_code == 1
     assert anchored.exit_code == 1 and "intact" not in anchored.output, anchored.output
+
+
+def test_deeply_nested_json_is_a_clear_error_in_the_ledger_records_and_transcript_loaders(tmp_path):
+    """A line of 100,000 nested brackets is valid-looking JSON that overflows the parser's recursion:
+    `ledger verify`, `harness analyze` and the transcript loader each died with a RecursionError
+    traceback. Each now reports the line as not valid JSON."""
+    from analysis.records import read_raw
+    from harness.ledger import inspect
+    from harness.transcript import load_entries
+
+    deep = tmp_path / "records.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    assert any(p.startswith("line 1: not a JSON record") for p in inspect(deep).problems)
+    with pytest.raises(InputError):
+        load_entries(deep)
+    with pytest.raises((InputError, ValueError)) as exc:
+        read_raw(deep)
+    assert ":1:" in str(exc.value)
