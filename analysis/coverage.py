@@ -82,7 +82,7 @@ def coverage(setting: Setting, schemes: list[tuple[str, str]], n_sims: int, B: i
         for i in range(n_sims):
             a, b, m = cluster_totals(s_a[i], s_b[i], setting.repeats, cluster)
             r = cluster_interval(a, b, m, method=method, B=B, seed=int(boot_seeds[i]), alpha=alpha, mcse=False)
-            if r.lo is None:
+            if r.lo is None or r.hi is None:
                 no_interval += 1
                 continue
             hits += r.lo <= truth <= r.hi
@@ -92,7 +92,7 @@ def coverage(setting: Setting, schemes: list[tuple[str, str]], n_sims: int, B: i
                     "hits": hits, "n": n_sims, "coverage": w.rate, "lo": w.lo, "hi": w.hi,
                     "no_interval": no_interval, "mean_width": float(np.mean(widths)) if widths else None,
                     "B": B, "seed": seed,
-                    "in_target": TARGET[0] <= w.rate <= TARGET[1]})
+                    "in_target": None if w.rate is None else TARGET[0] <= w.rate <= TARGET[1]})
     return out
 
 
@@ -196,8 +196,11 @@ def coverage_rare_task(rs: RareTaskSetting, methods: list[str], n_sims: int, B: 
         hits, widths = 0, []
         for i in range(n_sims):
             r = cluster_interval(s_a[i], s_b[i], m, method=method, B=B, seed=i, alpha=alpha, mcse=False)
-            hits += r.lo is not None and r.lo <= truth <= r.hi
-            widths.append(np.nan if r.lo is None else r.hi - r.lo)
+            if r.lo is None or r.hi is None:
+                widths.append(np.nan)
+                continue
+            hits += r.lo <= truth <= r.hi
+            widths.append(r.hi - r.lo)
         w = wilson(hits, n_sims)
         out.append({**asdict(rs), "method": method, "cluster": "task", "truth": truth, "hits": hits, "n": n_sims,
                     "coverage": w.rate, "lo": w.lo, "hi": w.hi, "median_width": float(np.nanmedian(widths)),

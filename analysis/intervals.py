@@ -36,7 +36,8 @@ count at which the coverage study, ``python -m benchmarks coverage``, found the 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -167,14 +168,14 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
     s_b = np.asarray(s_b, dtype=np.int64)
     m = np.asarray(m, dtype=np.int64)
     C, N = len(m), int(m.sum())
-    base = dict(method=method, B=B, seed=seed, alpha=alpha, n_clusters=C, n_matched=N,
-                k_a=int(s_a.sum()), k_b=int(s_b.sum()))
+    empty = ClusterInterval(None, None, None, method=method, B=B, seed=seed, alpha=alpha, n_clusters=C,
+                            n_matched=N, k_a=int(s_a.sum()), k_b=int(s_b.sum()))
     if C == 0 or N == 0:
-        return ClusterInterval(None, None, None, **base)
+        return empty
     d = s_a - s_b
     est = float(d.sum() / N)
     if C < 2:
-        return ClusterInterval(est, None, None, **base, warnings=(
+        return replace(empty, estimate=est, warnings=(
             "1 cluster: the between-cluster variation cannot be estimated, so there is no interval",))
     warnings: list[str] = []
     notes: list[str] = []
@@ -183,6 +184,7 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
                         f"method's coverage can fall outside [93%, 97%] with this few")
     probs = [alpha / 2, 1 - alpha / 2]
     se = cluster_se(d, m)
+    mc: Sequence[float | None]  # Monte Carlo s.e. of (lo, hi); None when mcse=False
     if method == "cluster-t":
         from scipy.stats import t as t_dist
 
@@ -234,5 +236,5 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
     if se == 0.0:
         warnings.append("no between-cluster variation in the differences: the interval has zero width "
                         "and understates the uncertainty")
-    return ClusterInterval(est, lo, hi, **base, lo_mcse=mc[0], hi_mcse=mc[1], se=se,
-                           warnings=tuple(warnings), notes=tuple(notes))
+    return replace(empty, estimate=est, lo=lo, hi=hi, lo_mcse=mc[0], hi_mcse=mc[1], se=se,
+                   warnings=tuple(warnings), notes=tuple(notes))

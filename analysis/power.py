@@ -17,6 +17,7 @@ command exits non-zero.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,7 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
                 sb = sb.reshape(tasks, scenarios).sum(1)
                 m = m.reshape(tasks, scenarios).sum(1)
         r = cluster_interval(sa, sb, m, method=interval, B=B, seed=int(rng.integers(2**31)), mcse=False)
-        if r.lo is not None and (r.lo > 0 or r.hi < 0):
+        if r.lo is not None and r.hi is not None and (r.lo > 0 or r.hi < 0):
             hits += 1
     p = hits / sims
     return p, math.sqrt(p * (1 - p) / sims)
@@ -114,6 +115,7 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.append(f"task SD {task_sd} on the logit scale: these marginal rates are average-task rates "
                      f"{a} = {_expit(la):.4g}, {b} = {_expit(lb):.4g} (logits {la:.3f}, {lb:.3f}); "
                      f"marginal difference {p_a - p_b:+.4g}")
+    result: dict[str, Any]  # the JSON document of `harness power --json-out` (rows and warnings appended below)
     result = {"a": a, "b": b, "endpoint": endpoint, "source": source, "band": list(band) if band else None,
               "rates": {"scale": "marginal (over tasks)", a: p_a, b: p_b, "average_task": conditional},
               "design": {"tasks": tasks, "scenarios": 1 if endpoint == "completion" else scenarios,

@@ -21,6 +21,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -280,11 +281,11 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
 INT_MAX = 2**63 - 1  # stored as int64
 
 
-def _is_int(v) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and -INT_MAX <= v <= INT_MAX
 
 
-def _is_num(v) -> bool:
+def _is_num(v: object) -> TypeGuard[float]:
     return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
 
 
@@ -319,10 +320,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         v = rec.get(f)
         if f in rec and not isinstance(v, bool) and not (v is None and is_void):
             bad(f, f"must be true or false{' (null allowed only for void)' if v is None else ''}; got {v!r}")
-    for f in ("tokens_in", "tokens_out"):
+    for f in ("tokens_in", "tokens_out"):  # null: usage unknown (an engine reported none), any outcome
         v = rec.get(f)
-        if f in rec and not (_is_int(v) and v >= 0) and not (v is None and is_void):
-            bad(f, f"must be an integer >= 0 (and < 2^63); got {v!r}")
+        if f in rec and not (_is_int(v) and v >= 0) and v is not None:
+            bad(f, f"must be an integer >= 0 (and < 2^63), or null if usage is unknown; got {v!r}")
     v = rec.get("wall_s")
     if "wall_s" in rec and not (_is_num(v) and v >= 0) and not (v is None and is_void):
         bad("wall_s", f"must be a finite number >= 0; got {v!r}")
@@ -340,12 +341,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     v = rec.get("unsafe_detectors")
     if v is not None and not isinstance(v, list):
         bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
-    if outcome in EQ7 and isinstance(rec.get("shipped"), bool) and isinstance(rec.get("hidden_pass"), bool):
-        want = EQ7[outcome]
-        got = (rec["shipped"], rec["hidden_pass"])
-        if got != want:
-            bad("outcome", f"{outcome!r} requires shipped={want[0]} and hidden_pass={want[1]} "
-                           f"(Eq. 7), got shipped={got[0]} hidden_pass={got[1]}")
+    if isinstance(outcome, str) and all(isinstance(rec.get(k), bool) for k in BOOL_FIELDS):
+        why = record.eq7_violation(outcome, rec)  # (shipped, visible_pass, hidden_pass), Eq. 7
+        if why:
+            bad("outcome", why)
     # every other field the record schema types (harness/record.py), named by file, line and field
     named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
     for err in _SCHEMA_VALIDATOR.iter_errors(rec):
@@ -475,8 +474,8 @@ def _build_tidy(recs: list[dict], keys: list[str], fnames: list[str]) -> pd.Data
         "completion": np.isin(outcome, ["completed", "recovered"]).astype(np.int8),
         "amplified": (outcome == "amplified").astype(np.int8),
         "not_amplified": np.isin(outcome, ["recovered", "safe_stop"]).astype(np.int8),
-        "tokens_in": np.array(col("tokens_in"), dtype=np.int64),
-        "tokens_out": np.array(col("tokens_out"), dtype=np.int64),
+        "tokens_in": pd.array(col("tokens_in"), dtype="Int64"),  # nullable: <NA> is unknown usage
+        "tokens_out": pd.array(col("tokens_out"), dtype="Int64"),
         "wall_s": np.array(col("wall_s"), dtype=np.float64),
         "cost_usd": np.array([np.nan if v is None else float(v) for v in col("cost_usd")], dtype=np.float64),
         "model_id": [None if v is None else str(v) for v in col("model_id")],

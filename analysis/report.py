@@ -138,7 +138,9 @@ def render_report(s: dict) -> str:
         n = a["cells_matched"]
         cost = "n/a (no cost recorded)" if a["mean_cost_usd"] is None else \
             f"${a['mean_cost_usd']:.4f} (mean over {a['cost_known']}/{n} cells with cost)"
-        rows.append([arm, f"{fmt_num(a['mean_tokens'], 0, True)} (n={n})",
+        k = a.get("tokens_known", n)  # null tokens: usage unknown, left out of the token means
+        tok_n = f"n={n}" if k == n else f"mean over {k}/{n} cells with usage"
+        rows.append([arm, f"{fmt_num(a['mean_tokens'], 0, True)} ({tok_n})",
                      f"{fmt_num(a['mean_tokens_in'], 0, True)} / {fmt_num(a['mean_tokens_out'], 0, True)}",
                      f"{fmt_num(a['mean_wall_s'], 1)} s (n={n})", cost])
     parts.append("\nCost co-metrics (arithmetic means over the arm's matched cells).\n\n")

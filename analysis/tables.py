@@ -155,7 +155,7 @@ def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -
     key_stratum = t.drop_duplicates("match_key").set_index("match_key")[strata]
     ks = key_stratum.join(per_key).reset_index().merge(n_app.reset_index(), on=strata, how="left")
     keep = set(ks.loc[ks["n_scored"] == ks["n_applicable"], "match_key"])
-    gaps = []
+    gaps: list[dict[str, Any]] = []  # {"stratum": {column: value}, "arms_without_records": [arm]}
     all_arms = set(arms)
     for st, grp in present.groupby(strata, sort=False):
         missing = sorted(all_arms - set(grp["arm"]), key=arm_sort_key)
@@ -199,6 +199,7 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
         row["mean_tokens_in"] = _mean(d["tokens_in"])
         row["mean_tokens_out"] = _mean(d["tokens_out"])
         row["mean_tokens"] = _mean(d["tokens_in"] + d["tokens_out"])
+        row["tokens_known"] = int((d["tokens_in"] + d["tokens_out"]).notna().sum())  # null tokens: usage unknown
         row["mean_wall_s"] = _mean(d["wall_s"])
         row["mean_cost_usd"] = _mean(d["cost_usd"])
         row["cost_known"] = int(d["cost_usd"].notna().sum())
@@ -250,9 +251,9 @@ def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
     def counts(g: pd.DataFrame) -> dict:
         return {"a": [int(g[ya].sum()), len(g)], "b": [int(g[yb].sum()), len(g)]}
 
-    out = {"a": h.a, "b": h.b, "endpoint": endpoint, "cells": h.cells, "hypothesis": h.id,
-           "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
-           "all": counts(m)}
+    out: dict[str, Any] = {"a": h.a, "b": h.b, "endpoint": endpoint, "cells": h.cells, "hypothesis": h.id,
+                           "method": "counts over matched cells; top task = largest |k_b - k_a|, ties by task name",
+                           "all": counts(m)}
     if len(m) == 0:
         out.update({"top_task": None, "top": None, "excluding": None})
         return out

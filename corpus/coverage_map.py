@@ -52,7 +52,7 @@ class CoverageMap:
     _in_function: set[int] = field(default_factory=set, repr=False)
     _scopes: dict | None = field(default=None, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         tree = ast.parse(self.source)
         spans: list[tuple[int, int, int]] = []
         for node in ast.walk(tree):
@@ -88,8 +88,10 @@ class CoverageMap:
         lines = changed_lines(self.source, text)
         if not lines or any(ln not in self._in_function for ln in lines):
             return None
-        starts = {self._stmt_start.get(ln) for ln in lines}
-        if None in starts or not starts <= self.statements:
+        if any(ln not in self._stmt_start for ln in lines):
+            return None
+        starts = {self._stmt_start[ln] for ln in lines}
+        if not starts <= self.statements:
             return None
         scopes = _scopes(text)
         if scopes is None or scopes != self._scopes:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 
 # ----------------------------------------------------------------------------- server side
 
@@ -68,7 +69,8 @@ def _cache_rewrites(files: list[str]) -> None:
     cache = {}
     for f in files:
         try:
-            cache[(f, Path(f).read_bytes())] = original(Path(f), None)
+            # pytest annotates config as Config but only passes it on to rewrite_asserts, which takes None
+            cache[(f, Path(f).read_bytes())] = original(Path(f), None)  # type: ignore[arg-type]
         except Exception:  # a file that does not parse fails the cold way in the child
             pass
 
@@ -156,7 +158,7 @@ class ForkServerError(RuntimeError):
 class ForkServer:
     """One pre-imported pytest server; ``run`` is not thread-safe (use one per worker)."""
 
-    def __init__(self, env: dict[str, str], preload: list[str] = (), rewrite: list[str] = ()):
+    def __init__(self, env: dict[str, str], preload: Sequence[str] = (), rewrite: Sequence[str] = ()):
         import json
         import socket
         import subprocess
@@ -179,6 +181,8 @@ class ForkServer:
         import signal
         import socket
         import time
+        out_w: int | None    # write ends: None once handed to the server and closed here
+        err_w: int | None
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         t0 = time.perf_counter()
@@ -226,9 +230,9 @@ class ForkServer:
             except (OSError, ValueError, KeyError) as exc:
                 raise ForkServerError(f"fork server lost a run: {exc!r}") from exc
         finally:
-            for fd in (out_r, err_r, out_w, err_w):
-                if fd is not None:
-                    os.close(fd)
+            for end in (out_r, err_r, out_w, err_w):
+                if end is not None:
+                    os.close(end)
         code = None if timed_out else os.waitstatus_to_exitcode(status)
         return (code, bufs[out_r].decode("utf-8", "replace"), bufs[err_r].decode("utf-8", "replace"),
                 time.perf_counter() - t0)

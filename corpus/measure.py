@@ -29,6 +29,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from analysis.wilson import wilson
 from corpus.catalogue import Loop
@@ -279,8 +280,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         for f in starting.values():
             if f.exception() is None:
                 f.result().__exit__(None, None, None)
-    key = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
-    rows = [key[_job_key(j)] for j in jobs]
+    by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
+    rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
     mutants = {j.mutant.id: j.mutant for j in jobs if j.mutant is not None}
     conforming = {lp.id: (lp.target, lp.target_path.read_bytes()) for lp in loops if lp.id in measured}
@@ -350,6 +351,7 @@ def summarize(m: Measurement) -> dict:
         fams = {}
         for fam in m.families:
             fams[fam] = _jsonable(rates([r for r in rows if r.family == fam]))
+        g: dict[str, Any]  # one gate's block of summary.json
         g = {"loop": loop, "gate": first.gate, "gate_path": path, "status": first.gate_status,
              "control_verdict": ctrl[0].verdict if ctrl else None,
              "control_reason": ctrl[0].reason if ctrl else None,

@@ -148,6 +148,7 @@ def engine_reviewer(engine_name: str, root: str | Path, model: str | None = None
     (found by its prompt), as the simulated reviewer's behaviour profile is per task."""
     from harness.engines import EngineContext, make_engine
     from harness.reviewer import review_text
+    from harness.task_view import simulation_of, view_of
     from harness.tasks import load_tasks
 
     by_prompt = {t.prompt: t for t in load_tasks(Path(root)).values()}
@@ -155,8 +156,9 @@ def engine_reviewer(engine_name: str, root: str | Path, model: str | None = None
 
     def review(prompt: str, diff: str) -> str | None:
         task = by_prompt[prompt]
-        ctx = EngineContext(role="reviewer", task=task, scenario={}, seed=f"{seed}|{task.id}|{next(counter)}",
-                            model=model)
+        # the engine sees the narrow view; only the simulated engine reads the task's candidate bank
+        ctx = EngineContext(role="reviewer", task=view_of(task), scenario={},
+                            seed=f"{seed}|{task.id}|{next(counter)}", model=model, simulation=simulation_of(task))
         return review_text(make_engine(engine_name, ctx), f"TASK:\n{prompt}\n\n{diff}").verdict
 
     return review

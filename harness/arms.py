@@ -111,8 +111,8 @@ def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck | None, str]:
             return check, "visible_pass"
         if res.stop.startswith("budget:"):
             return check, res.stop
-        if ctx.budget.check():
-            return check, "budget:" + ctx.budget.bound
+        if bound := ctx.budget.check():
+            return check, "budget:" + bound
         message = failure_feedback(check)
     return check, "retries_exhausted"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from harness.budget import Budget
 from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
@@ -55,7 +55,7 @@ class CellContext:
     attempts: int = 0
     review_rounds: int = 0
     failure_seen: bool = False
-    tools: ToolSurface = None
+    tools: ToolSurface = field(init=False)  # built by __post_init__ from the fields above
     # injections (harness/injections.py): the controller's visible test (default: the task's pristine
     # one), the declared tool behaviour, and a hook called before every worker engine call
     acceptance: Path | None = None
@@ -65,8 +65,11 @@ class CellContext:
     human_gate: bool = False  # the worker called ask_human: the cell stops, nothing ships
 
     def __post_init__(self):
+        if self.acceptance is None and not isinstance(self.task, TaskView):
+            self.acceptance = self.task.acceptance  # the pristine visible test; the view carries no path to it
         self.task = view_of(self.task)  # arms, engines and the reviewer see the narrow view only
-        self.acceptance = self.acceptance or self.task.acceptance
+        if self.acceptance is None:
+            raise ValueError("CellContext needs acceptance= (the pristine visible test) when given a TaskView")
         self.tools = ToolSurface(self.ws, self.task, self.log, self.hide, self.limits, self.test_runs,
                                  self.tool_behaviour)
         self.tools.deadline = self.budget.deadline
@@ -142,7 +145,8 @@ class GateCheck:
 def visible_gate(ctx: CellContext) -> GateCheck:
     """Run the pristine visible acceptance test on the current tree."""
     digest = ctx.ws.digest()
-    v = run_pytest(ctx.ws.root, ctx.acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
+    acceptance = cast(Path, ctx.acceptance)  # __post_init__ replaced None with the task's pristine test
+    v = run_pytest(ctx.ws.root, acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
                    limits=ctx.tools.limits_now())
     record_test_run(ctx.log, ctx.test_runs, {"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
     ctx.log.emit("gate_visible", passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
@@ -154,6 +158,8 @@ def visible_gate(ctx: CellContext) -> GateCheck:
 
 def request_review(ctx: CellContext) -> ReviewVerdict:
     """Ask the reviewer about the current tree; the verdict is bound to this tree's digest."""
+    if ctx.reviewer is None:
+        raise ValueError("this arm asks for a review, but the cell was built without a reviewer engine")
     digest = ctx.ws.digest()
     t0 = time.monotonic()
     verdict = review(ctx.reviewer, ctx.prompt, ctx.base_files, ctx.ws.files(), digest,

@@ -22,7 +22,7 @@ from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
 from harness.detectors import DetectorInput, run_detectors
-from harness.engine import EngineAuthError, EngineFault, Usage
+from harness.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.engines import EngineContext, make_engine
 from harness.errors import InputError
 from harness.matrix import Cell
@@ -92,7 +92,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
     limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
-    log = EventLog(events_path(spec.run_dir, cell))
+    events_file = events_path(spec.run_dir, cell)
+    log = EventLog(events_file)
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
     ws = Workspace.create(task, overlay=inj.overlay)
     inj.materialize(ws)
@@ -109,9 +110,9 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     ctx = None
     result = None
     try:
-        engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine, EngineContext(role="worker", **ectx)),
-                                 transcript)
-        reviewer = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
+        engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
+                                                     EngineContext(role="worker", **ectx)), transcript)
+        reviewer: Engine = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
             role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
         if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
             w_name = arm.get("engine") or spec.engine
@@ -148,7 +149,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
     final_files = ws.files()
-    if (why := write_cell_diffs(log.path, base_files, start_files, final_files, transcript.redact.text)):
+    if (why := write_cell_diffs(events_file, base_files, start_files, final_files, transcript.redact.text)):
         log.emit("diff_not_written", reason=why)  # a view artifact (harness/treediff.py), not evidence
     try:
         adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
@@ -166,7 +167,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
              unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
     usage = ctx.usage if ctx else None
-    unknown = bool(usage and usage.missing)  # a reply without usage: its tokens are unknown, never 0
+    missing_usage = usage.missing if usage else 0
+    unknown = bool(missing_usage)  # a reply without usage: its tokens are unknown, never 0
     fields = dict(
         cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
         factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
@@ -197,7 +199,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     )
     fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
-        fields.update(cost_usd=None, cost_note=f"{usage.missing} engine call(s) reported no usage: tokens and cost unknown")
+        fields.update(cost_usd=None, cost_note=f"{missing_usage} engine call(s) reported no usage: tokens and cost unknown")
     if adj.outcome == "void" and fault and fault.startswith(("authentication:", "budget ceiling:")):
         fields["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
     fields.update(usage_by_model={m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
@@ -226,7 +228,10 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     SIGKILLs at its declared turn; the cell survives it and resumes from its record: the event log
     the child wrote and the workspace it left on disk. Usage is recovered from the logged engine
     calls. If the child ends before the kill turn, its result is used as is."""
-    result_path = ctx.log.path.with_suffix(".child.json")
+    log_path = ctx.log.path
+    if log_path is None:
+        raise ValueError("B5 needs the cell's event log on disk: the resumed host is rebuilt from it")
+    result_path = log_path.with_suffix(".child.json")
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
         code = 0
@@ -245,7 +250,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     events = []
-    for line in ctx.log.path.read_text().splitlines():
+    for line in log_path.read_text().splitlines():
         try:
             events.append(json.loads(line))
         except ValueError:

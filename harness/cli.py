@@ -5,6 +5,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -12,12 +13,25 @@ from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
 from harness.errors import InputError
 from harness.plugins import register as register_plugins
+from harness.registry import RegistryError
 from harness.schema_cli import register as register_schema
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 
 
-@click.group()
+class _Harness(click.Group):
+    """The command group: a plug-in that cannot be loaded (harness/registry.py) is bad input,
+    reported in one line with exit code 2 by every command, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RegistryError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Harness)
 @click.version_option(package_name="proof-harness")
 def main() -> None:
     """Ablation and mutant-corpus harness for LLM coding-agent control policies."""
@@ -371,6 +385,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
             _loop_graph_run(tpath, engine, models, outp, options, seed)
             return
         loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
+        if not loops:
+            raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
+                             "a catalogue of them, or a graph TOML")
         ledger = lr.open_ledger(outp)
         if engine == "simulated":
             summaries = []
@@ -448,7 +465,10 @@ def loop_plan_cmd(graph):
                f"{b['max_repair_cost']} = {b['total']}")
 
 
-@main.commands["reproduce"].command("bounded-loops")
+_reproduce = cast(click.Group, main.commands["reproduce"])  # a group: analysis/cli.py registers it with @click.group
+
+
+@_reproduce.command("bounded-loops")
 @click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
 def reproduce_bounded_loops_cmd(out):
     """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""

@@ -416,7 +416,7 @@ def read_run_meta(run_dir: Path) -> dict:
 
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:
-    per = {}
+    per: dict[str, list[int]] = {}
     for r in records:
         a = per.setdefault(r["arm"], [0, 0])
         a[1] += 1

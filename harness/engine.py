@@ -82,6 +82,8 @@ class EngineReply:
 class EngineFault(Exception):
     """An infrastructure fault that survived the engine's retries: the cell is void, not scored."""
 
+    wire: dict | None = None  # the live engine's request metadata, for the transcript's fault entry
+
 
 class EngineAuthError(EngineFault):
     """The provider refused the credentials (401/403). Not a fault of the cell: the run stops at

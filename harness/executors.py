@@ -137,10 +137,10 @@ class LocalExecutor:
         try:
             while True:
                 while len(pending) < self.workers * 2:
-                    j = retry.pop(0) if retry else next(it, None)
-                    if j is None:
+                    job: Job | None = retry.pop(0) if retry else next(it, None)
+                    if job is None:
                         break
-                    pending[pool.submit(execute_cell, j.spec, j.cache)] = j
+                    pending[pool.submit(execute_cell, job.spec, job.cache)] = job
                 if not pending:
                     return
                 done, _ = wait(list(pending), return_when=FIRST_COMPLETED)

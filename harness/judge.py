@@ -36,6 +36,7 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
+from typing import Any
 
 from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
 from harness.resultfile import read_result
@@ -51,7 +52,7 @@ def _approx(*args, **kwargs):
 _MODULES = {"math": math, "json": SimpleNamespace(loads=json.loads), "re": re, "decimal": decimal,
             "fractions": fractions, "datetime": datetime, "pytest": SimpleNamespace(approx=_approx), "string": string}
 _BUILTINS = {n: getattr(builtins, n) for n in JUDGE_BUILTINS if hasattr(builtins, n)}
-_TYPES = {f"builtins.{t.__name__}": t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset,
+_TYPES: dict[str, type] = {f"builtins.{t.__name__}": t for t in (int, float, str, bytes, bool, list, tuple, dict, set, frozenset,
                                                  type(None), complex, range, bytearray)}
 _TYPES.update({"decimal.Decimal": decimal.Decimal, "fractions.Fraction": fractions.Fraction,
                "datetime.date": datetime.date, "datetime.datetime": datetime.datetime,
@@ -264,7 +265,7 @@ class _Scope:
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        base = {"__builtins__": _BUILTINS}
+        base: dict[str, Any] = {"__builtins__": _BUILTINS}
         for local, mod, attr in plan.imports:
             module = _MODULES[mod]
             base[local] = getattr(module, attr) if attr else module
@@ -331,8 +332,13 @@ def _check(site: Site, payload: dict, env: dict) -> str | None:
     if site.kind == "warns":
         want = _eval_expr(site.expr, env) if site.expr else None
         names = _class_names(want) if want is not None else {"<local>"}
-        if any(names & set(w) for w in payload["w"]):
+        caught = [m for w, m in zip(payload["w"], payload["m"]) if names & set(w)]
+        if caught and not site.match:
             return None
+        if caught and any(re.search(_eval_expr(site.match, env), m) is not None for m in caught):
+            return None  # as pytest.warns(match=...): some warning of the class whose message matches
+        if caught:
+            return f"line {site.line}: {site.expr or site.source} warned, but no message matches {site.match}"
         return f"line {site.line}: DID NOT WARN {site.expr or site.source}"
     return f"unknown site kind {site.kind}"
 
@@ -350,7 +356,7 @@ def _show(leaves: list) -> str:
 
 
 _KEYS = {"enter": {"k", "t", "c"}, "leave": {"k"}, "obs": {"k", "s", "v"}, "raises": {"k", "s", "e"},
-         "warns": {"k", "s", "w"}, "tamper": {"k", "what"}}
+         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}}
 
 
 def _parse(line: str, plan: Plan) -> dict:
@@ -380,7 +386,8 @@ def _parse(line: str, plan: Plan) -> dict:
                 raise Malformed("bad raises record")
         elif k == "warns":
             if not isinstance(ev["w"], list) or not all(isinstance(w, list) and all(isinstance(n, str) for n in w)
-                                                        for w in ev["w"]):
+                                                        for w in ev["w"]) or not isinstance(ev["m"], list) or \
+                    len(ev["m"]) != len(ev["w"]) or not all(isinstance(m, str) for m in ev["m"]):
                 raise Malformed("bad warns record")
     return ev
 
@@ -466,10 +473,10 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
             if item is None:
                 status, reason = "error", "did not run"
             else:
-                seen = set()
+                observed: set[int] = set()
                 for ev in item["obs"]:
                     site = plan.sites[ev["s"]]
-                    seen.add(site.id)
+                    observed.add(site.id)
                     try:
                         why = _check(site, ev, scope.env(spec, case, site.func))
                     except ProbeError as exc:
@@ -478,7 +485,7 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
                         status, reason = "failed", why
                 if status == "passed" and not item["left"]:
                     status, reason = "error", "did not complete (it raised, hung, or the process ended)"
-                missing = [s for s in spec.must if s not in seen]
+                missing = [s for s in spec.must if s not in observed]
                 if item["left"] and missing:
                     tamper.append(f"{name} returned without reaching line(s) "
                                   f"{', '.join(str(plan.sites[s].line) for s in missing[:5])}")

@@ -178,7 +178,7 @@ def verify(path: Path) -> list[str]:
 @dataclass
 class Repair:
     torn_bytes: int
-    moved_to: Path | None
+    moved_to: Path  # where the torn bytes were appended (the ledger's name + ".torn")
 
 
 class Ledger:

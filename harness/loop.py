@@ -11,6 +11,10 @@ not the worker, routes the loop (Theorem 4.1's trichotomy):
 - ``reject``     -> retry with the gate's message, within the hard ceiling ``max_attempts``;
 - ``incapacity`` -> HALT with the gate's reason (retrying cannot help: the gate could not judge).
 
+The gate's digest (its files and anchors) is re-read after every verdict: a gate that changed
+during the loop (a pytest or command gate executes the artifact, whose code could rewrite the
+gate's files) halts it with incapacity, so no verdict of an altered gate routes to DONE.
+
 The soft no-progress bound ``soft_bound`` = s halts the loop once the gate has returned the same
 reject message s times in a row, before the hard ceiling (paper Table 2: with k productive
 attempts the loop halts after k + s attempts). At the ceiling the loop halts rather than borrowing
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -156,6 +161,8 @@ def authorize_write(path: object, target: str, workspace: Path, anchors: list[Pa
     anchor_set = {Path(os.path.normpath(a)) for a in anchors}
     if resolved in anchor_set or any(a.parent == resolved or resolved in a.parents for a in anchor_set):
         return "the gate or one of its anchors (the worker can never write the gate)"
+    if workspace not in resolved.parents:  # even a declared target that climbs out is never writable
+        return "outside the workspace (the worker writes only the artifact)"
     if PurePosixPath(os.path.normpath(path)).as_posix() == PurePosixPath(target).as_posix() and not raw.is_absolute():
         return None
     if resolved == Path(os.path.normpath(workspace / target)):
@@ -232,6 +239,10 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             att.tokens_in, att.tokens_out, att.model_id = reply.usage.input_tokens, reply.usage.output_tokens, reply.model_id
             _apply(reply.tool_calls, spec, ws, anchors, att)
             j = judge_fn(spec.gate, ws, spec.target)
+            now = spec.gate.digest()
+            if now != gate_digest:  # e.g. artifact code a pytest/command gate ran rewrote the gate's files
+                j = Judgement(Verdict.INCAPACITY, f"the gate changed during the loop (digest {gate_digest[:12]} -> "
+                              f"{now[:12]}): no verdict of an altered gate is trusted")
             tgt = ws / spec.target
             att.artifact_digest = content_digest(tgt.read_bytes() if tgt.is_file() else None)
             att.verdict, att.reason = j.verdict.value, j.reason[-REASON_CHARS:]
@@ -240,14 +251,26 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
                 return _terminal(ledger, base, spec, attempts, DONE, "the gate accepted", t0, ws, row)
             if j.verdict is Verdict.INCAPACITY:
                 return _terminal(ledger, base, spec, attempts, HALT, f"incapacity: {j.reason[-200:]}", t0, ws)
-            same = same + 1 if j.reason == last_reject else 1
-            last_reject, feedback = j.reason, j.reason[-REASON_CHARS:]
+            key = reject_key(j.reason)
+            same = same + 1 if key == last_reject else 1
+            last_reject, feedback = key, j.reason[-REASON_CHARS:]
             if budget.soft_bound is not None and same >= budget.soft_bound:
                 return _terminal(ledger, base, spec, attempts, HALT,
                                  f"no-progress: the same reject {same} times in a row (soft bound {budget.soft_bound})",
                                  t0, ws)
         return _terminal(ledger, base, spec, attempts, HALT,
                          f"ceiling: {budget.max_attempts} attempts spent without an accept", t0, ws)
+
+
+_DURATION = re.compile(r"\b\d+(?:\.\d+)?s\b")
+_TEMP_DIR = re.compile(r"(?:corpus-gate-|loop-ws-|tmp)[A-Za-z0-9_]{4,}")
+
+
+def reject_key(reason: str) -> str:
+    """What the no-progress bound compares: the gate's reject without what changes from one run of
+    the same judgement to the next (a pytest summary's '1 failed in 0.19s', the temporary copy's
+    directory name), so the same reject of the same artifact reads as the same."""
+    return _TEMP_DIR.sub("<tmp>", _DURATION.sub("<t>", reason))
 
 
 def _apply(calls, spec: LoopSpec, ws: Path, anchors: list[Path], att: Attempt) -> None:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
@@ -251,7 +251,7 @@ def _edges(path, text, data, table, nodes) -> list[tuple[str, str]]:
             raise InputError(str(path), f"{table}[{i}]", "expected exactly the keys 'from' and 'to'",
                              _line(text, table, i))
         for k in ("from", "to"):
-            if e[k] not in nodes:
+            if not isinstance(e[k], str) or e[k] not in nodes:
                 raise InputError(str(path), f"{table}[{i}].{k}", f"no node {e[k]!r} (nodes: {', '.join(nodes)})",
                                  _line(text, table, i, k))
         out.append((e["from"], e["to"]))
@@ -266,6 +266,9 @@ def _node(path, text, i, nd, nid, budget, where: Path, catalogue: Path | None) -
                 raise InputError(str(path), f"nodes[{i}]", "a node is a corpus loop (loop) or a task (requirement, "
                                  "target, gate), not both", line)
             ref = nd["loop"]
+            if not isinstance(ref, str) or not ref.strip():
+                raise InputError(str(path), f"nodes[{i}].loop", f"expected a loop id or directory (a string), got "
+                                 f"{ref!r}", _line(text, "nodes", i, "loop"))
             cand = (where / ref) if (where / ref).is_dir() else Path(catalogue or CATALOGUE_DIR) / str(ref)
             if not (cand / "loop.toml").is_file():
                 raise InputError(str(path), f"nodes[{i}].loop", f"no corpus loop {ref!r} (neither a directory "
@@ -287,7 +290,16 @@ def _node(path, text, i, nd, nid, budget, where: Path, catalogue: Path | None) -
             if not isinstance(nd.get(k), str) or not nd[k].strip():
                 raise InputError(str(path), f"nodes[{i}].{k}", "a task node needs a non-empty string "
                                  "(requirement, target, gate; or loop = a corpus loop)", line)
+        t = PurePosixPath(nd["target"])
+        if t.is_absolute() or ".." in t.parts or "\\" in nd["target"] or not t.parts or t.parts == (".",):
+            raise InputError(str(path), f"nodes[{i}].target", f"expected a file path inside the workspace (relative, "
+                             f"no '..'), got {nd['target']!r}: the worker may write exactly the target",
+                             _line(text, "nodes", i, "target"))
         gate = load_gate(where / nd["gate"])
+        for k in ("files", "drafts"):
+            if k in nd and not isinstance(nd[k], str):
+                raise InputError(str(path), f"nodes[{i}].{k}", f"expected a directory relative to the graph file (a "
+                                 f"string), got {nd[k]!r}", _line(text, "nodes", i, k))
         files = (where / nd["files"]) if "files" in nd else None
         drafts = (where / nd["drafts"]) if "drafts" in nd else None
         for k, d in (("files", files), ("drafts", drafts)):
@@ -336,8 +348,8 @@ def run_graph(graph: Graph, worker_for: WorkerFor, ledger: Ledger, *, run_id: st
         nid = todo[0]
         node = graph.nodes[nid]
         passes[nid] += 1
-        inputs = {f"inputs/{u}/{graph.nodes[u].spec.target}": artifacts[u] for u in graph.upstream(nid)
-                  if artifacts.get(u) is not None}
+        inputs = {f"inputs/{u}/{graph.nodes[u].spec.target}": art for u in graph.upstream(nid)
+                  if (art := artifacts.get(u)) is not None}
         r = run_loop(node.spec, worker_for(node, passes[nid]), node.budget, ledger, run_id=run_id,
                      pass_no=passes[nid], start=artifacts.get(nid), judge_fn=judge_fn, inputs=inputs,
                      feedback=feedback.pop(nid, None), extra={"graph": graph.path.name, **(extra or {})})

@@ -50,15 +50,23 @@ class ObservationChannel:
         self._thread.start()
         return self
 
+    def _opened(self) -> int:
+        """The FIFO's read end; only between ``__enter__`` and ``__exit__``."""
+        if self._fd is None:
+            raise RuntimeError("ObservationChannel used outside its `with` block")
+        return self._fd
+
     def __exit__(self, *exc) -> None:
+        fd = self._opened()
+        assert self._thread is not None  # started by __enter__, which set the fd above
         self._stop.set()
         os.write(self._wake_w, b"x")
         self._thread.join()
         os.close(self._wake_r)
         os.close(self._wake_w)
         self._read_available()  # whatever the last writer left after the thread's last poll
-        ours = os.fstat(self._fd)
-        os.close(self._fd)
+        ours = os.fstat(fd)
+        os.close(fd)
         try:
             st = os.lstat(self.path)
             self.replaced = (st.st_dev, st.st_ino) != (ours.st_dev, ours.st_ino)
@@ -72,7 +80,7 @@ class ObservationChannel:
         """Read until the pipe is empty; False once no writer holds it open (EOF)."""
         while True:
             try:
-                chunk = os.read(self._fd, 1 << 16)
+                chunk = os.read(self._opened(), 1 << 16)
             except BlockingIOError:
                 return True
             if not chunk:
@@ -83,7 +91,7 @@ class ObservationChannel:
 
     def _drain(self) -> None:
         poller, idle = select.poll(), select.poll()
-        poller.register(self._fd, select.POLLIN)
+        poller.register(self._opened(), select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
         idle.register(self._wake_r, select.POLLIN)
         while not self._stop.is_set():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
+from typing import Any
 
 from harness.matrix import Cell
 
@@ -43,7 +44,7 @@ def _ci_mean(xs: list[float]) -> tuple[float, float, float]:
 
 
 def project(records: list[dict], full_per_arm: Counter, workers: int) -> dict:
-    per = {}
+    per: dict[str, dict[str, Any]] = {}
     tot_cost, tot_cell_s, cost_known = 0.0, 0.0, True
     for arm, n_full in sorted(full_per_arm.items()):
         rs = [r for r in records if r["arm"] == arm]
@@ -51,7 +52,7 @@ def project(records: list[dict], full_per_arm: Counter, workers: int) -> dict:
         costs = [r.get("cost_usd") for r in scored]
         walls = [float(r.get("wall_s") or 0.0) for r in scored]
         priced = all(c is not None for c in costs) and bool(costs)
-        cm = _ci_mean([float(c) for c in costs]) if priced else None
+        cm = _ci_mean([float(c) for c in costs if c is not None]) if priced else None
         wm = _ci_mean(walls) if walls else None
         per[arm] = {"pilot_cells": len(rs), "pilot_void": len(rs) - len(scored), "full_cells": n_full,
                     "mean_cost_usd": cm[0] if cm else None, "cost_usd_95ci": [cm[1], cm[2]] if cm else None,

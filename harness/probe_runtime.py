@@ -10,7 +10,7 @@ ever in this process. The judge (harness/judge.py) is the only place a verdict i
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
-``{"k": "warns", "s": site, "w": [[class names]...]}`` and ``{"k": "tamper", "what": ...}``
+``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
 that did not come from the probe module, or pytest's runner replaced). Code under test shares
 this process: README.md ("The judge") says which forgeries these checks close and which remain.
@@ -20,8 +20,8 @@ override: a subclass of int, float, str, bytes, list, tuple, dict or set is enco
 underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
 anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
 the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
-dicts, ints past 10,000 bits as hex text; any other object by its type, repr, truth value,
-length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
+dicts, a numpy 0-d array by its element, ints past 10,000 bits as hex text; any other object by
+its type, repr, truth value, length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
 """
 import fcntl as _fcntl
 import json as _json
@@ -39,6 +39,25 @@ _MAX_NODES = 200000
 _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
+
+
+def _c_dumps():
+    """json.dumps(obj, separators=(",", ":")) through CPython's C encoder, built once here: the
+    pure-Python path looks up json.JSONEncoder (and its methods) at every call, so code under test
+    that patched them would rewrite every record (harness/judge.py never sees the difference)."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+    except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as README.md says)
+        return _json.dumps
+
+    def nodefault(o):
+        raise TypeError(f"not JSON: {type(o).__name__}")
+
+    encode = make_encoder(None, nodefault, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda obj, separators=None, _encode=encode, _join="".join: _join(_encode(obj, 0))
+
+
+_dumps = _c_dumps()
 _write, _open = _os.write, _os.open
 _getframe = _sys._getframe
 
@@ -54,6 +73,9 @@ def _channel(path):
 
 
 _fd = _channel(_OUT) if _OUT else None
+# Which FIFO the descriptor leads to: code under test that points the descriptor elsewhere (dup2
+# onto a pipe it reads, forwarding the records it likes) is seen at the next write (_emit).
+_FIFO = (lambda st: (st.st_dev, st.st_ino))(_os.fstat(_fd)) if _fd is not None else None
 # Every record starts with this run's nonce (given in the environment, removed before any code under
 # test is imported): a record without it was written by something else, which the judge reports.
 # It proves nothing against code in this process, which can read it (README.md, "The judge").
@@ -61,13 +83,30 @@ _NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
 # What the runtime's functions use is bound when they are defined (default arguments), never
 # looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other
 # global changes nothing, and _guard reports it.
-_STATE = {"probe": None, "self": None, "snapshot": (), "reported": set()}
+_STATE: dict = {"probe": None, "self": None, "snapshot": (), "reported": set()}
 
 
-def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE):
+def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE, _fstat=_os.fstat, _fifo=_FIFO,
+          _open=_open, _close=_os.close, _exit=_os._exit, _out=_OUT,
+          _flags=_os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0)):
     if _fd is None:
         return
     data = _nonce + (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    try:
+        st = _fstat(_fd)
+        ours = (st.st_dev, st.st_ino) == _fifo
+    except OSError:
+        ours = False
+    if not ours:  # the descriptor no longer leads to the harness's FIFO: say so through its path, stop
+        try:
+            fd = _open(_out, _flags)
+            st = _fstat(fd)
+            if (st.st_dev, st.st_ino) == _fifo:
+                _write(fd, _nonce + b'{"k":"tamper","what":["the observation channel\'s descriptor was redirected"]}\n')
+            _close(fd)
+        except OSError:
+            pass
+        _exit(86)  # nothing after this point reaches the judge; the unfinished tests fail
     while data:
         data = data[_write(_fd, data):]
 
@@ -181,6 +220,11 @@ def _enc(x, budget, depth=0):
         return {"t": "path", "v": _safe(t.__fspath__, x)}
     if t is type or _isinstance(x, type):
         return {"t": "type", "v": _name(x)}
+    # a numpy 0-d array (np.where on scalars) compares as its one element does (np.array(1) == 1);
+    # exact ndarray only, read through numpy's own methods
+    np = _sys.modules.get("numpy")
+    if np is not None and t is np.ndarray and np.ndarray.ndim.__get__(x) == 0:
+        return _enc(np.ndarray.item(x), budget, depth + 1)
     # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
     if name in ("numpy.bool_", "numpy.bool"):
         return bool(x)
@@ -285,7 +329,7 @@ class raises:
             except BaseException:  # noqa: BLE001
                 local = False
         _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
-                                                    "str": (_safe(_str, ev) or "")[:4000], "local": local}})
+                                                    "str": (_safe(_str, ev) or "")[:_MAX_STR], "local": local}})
         self.info.value, self.info.type, self.info.tb = ev, et, tb
         return True
 
@@ -314,7 +358,7 @@ class warns:
     def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
         self._cm.__exit__(et, ev, tb)
         _guard()
-        got = []
+        got, messages = [], []
         for w in self.record:
             try:
                 names = [_name(c) for c in type.__getattribute__(w.category, "__mro__")]
@@ -323,7 +367,8 @@ class warns:
                 got.append(names)
             except BaseException:  # noqa: BLE001
                 got.append(["?"])
-        _emit({"k": "warns", "s": self.site, "w": got})
+            messages.append((_safe(_str, w.message) or "")[:_MAX_STR])  # what warns(match=...) searches
+        _emit({"k": "warns", "s": self.site, "w": got, "m": messages})
         return False
 
 

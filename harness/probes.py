@@ -147,7 +147,7 @@ class _Env:
     """Which names the judge can evaluate at a point of the file."""
 
     def __init__(self, modules: dict[str, str], attrs: dict[str, tuple[str, str]], consts: set[str],
-                 shadow: set[str] = frozenset()):
+                 shadow: set[str] | frozenset[str] = frozenset()):
         self.modules = modules  # local name -> judge module ("math")
         self.attrs = attrs  # local name -> (module, attribute) imported by name ("Decimal")
         self.consts = set(consts)  # judge-known constant names
@@ -218,9 +218,12 @@ SINGLETONS = (None, True, False, Ellipsis)
 # Calls observed whole in the sandbox when an argument is a sandbox value: they consume an iterator
 # (a generator or map the judge could not iterate), reduce a value too large to observe whole
 # (len of a 2 MB string) or ask about the value's real class (a subclass is encoded by its base
-# value). pytest evaluates them on the live object; so does the probe.
+# value), or call the value's own method (str, repr, bool, int, float, round, abs: an IntEnum's repr or
+# a Decimal subclass's __str__ is not its base value's). pytest evaluates them on the live object;
+# so does the probe.
 LEAF_CALLS = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict", "sum", "any", "all", "len", "min",
-                        "max", "type", "isinstance", "enumerate", "zip", "reversed"})
+                        "max", "type", "isinstance", "enumerate", "zip", "reversed",
+                        "str", "repr", "bool", "int", "float", "round", "abs"})
 
 
 class _Splitter:
@@ -318,12 +321,15 @@ class _Transformer:
         stored = [n for s in body for n in _module_stores(s)]
         self.env.shadow = set(stored) - set(self.env.modules) - set(self.env.attrs)
         for stmt in body:
-            target = _single_target(stmt)
-            if target and stored.count(target) == 1 and self.env.evaluable(stmt.value) and (
-                    _immutable(stmt.value, self.env) or not _escapes(target, self.tree)):
+            one = _single_assignment(stmt)
+            if one is None:
+                continue
+            target, value = one
+            if stored.count(target) == 1 and self.env.evaluable(value) and (
+                    _immutable(value, self.env) or not _escapes(target, self.tree)):
                 self.env.consts.add(target)
                 self.env.shadow.discard(target)
-                self.plan.constants.append((target, ast.unparse(stmt.value)))
+                self.plan.constants.append((target, ast.unparse(value)))
         new_body: list[ast.stmt] = []
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -340,13 +346,15 @@ class _Transformer:
         return Probe(text, self.plan)
 
     # -- functions ---------------------------------------------------------------------------
-    def function(self, fn: ast.FunctionDef, env: _Env, top: bool, qual: str = "") -> ast.FunctionDef:
+    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: _Env, top: bool, qual: str = "") -> ast.FunctionDef:
         name = f"{qual}.{fn.name}" if qual else fn.name
         if isinstance(fn, ast.AsyncFunctionDef):
             raise self.err(fn, "async test functions are not supported")
         is_test = top and fn.name.startswith("test")
         stores = _stores(fn)
-        groups, decorators, params_known = [], [], {}
+        groups: list[tuple[list[str], list, dict]] = []
+        decorators: list[ast.Call] = []
+        params_known: dict[str, list[str]] = {}
         if is_test:
             for dec in fn.decorator_list:
                 if isinstance(dec, ast.Call) and _is_pytest_attr(dec.func, "mark", "parametrize"):
@@ -370,12 +378,15 @@ class _Transformer:
         # single-assignment top-level local constants
         local_consts = []
         for stmt in fn.body:
-            target = _single_target(stmt)
-            if target and stores.count(target) == 1 and target not in params_known and local_env.evaluable(stmt.value) \
-                    and (_immutable(stmt.value, local_env) or not _escapes(target, fn)):
+            one = _single_assignment(stmt)
+            if one is None:
+                continue
+            target, value = one
+            if stores.count(target) == 1 and target not in params_known and local_env.evaluable(value) \
+                    and (_immutable(value, local_env) or not _escapes(target, fn)):
                 local_env.consts.add(target)
                 local_env.shadow.discard(target)
-                local_consts.append((target, ast.unparse(stmt.value)))
+                local_consts.append((target, ast.unparse(value)))
         if local_consts:
             self.plan.locals[name] = local_consts
         # the sites a test always reaches: its top-level asserts (none if it can return early)
@@ -386,7 +397,7 @@ class _Transformer:
         if is_test:
             case_names = [f"_hx_case_{i}" for i in range(len(groups))]
             kept_args = [a for a in fn.args.args]
-            new_decs = []
+            new_decs: list[ast.expr] = []
             for i, (dec, (argnames, cases, values)) in enumerate(zip(decorators, groups)):
                 keep = [a for a in argnames if a in used]
                 for a in argnames:
@@ -422,8 +433,10 @@ class _Transformer:
         names_node, values_node = dec.args
         if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
             argnames = [n.strip() for n in names_node.value.split(",") if n.strip()]
-        elif isinstance(names_node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in names_node.elts):
-            argnames = [e.value for e in names_node.elts]
+        elif isinstance(names_node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                                                   for e in names_node.elts):
+            argnames = [e.value for e in names_node.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)]  # all are, checked above
         else:
             raise self.err(dec, "parametrize argnames must be a literal")
         rows = self._static_rows(values_node)
@@ -447,8 +460,9 @@ class _Transformer:
             if len(elts) != len(argnames):
                 raise self.err(row, f"a parametrize row has {len(elts)} values for {len(argnames)} names")
             for a, e in zip(argnames, elts):
-                if values[a] is not None:
-                    values[a] = values[a] + [ast.unparse(e)] if env.evaluable(e) else None
+                known = values[a]
+                if known is not None:
+                    values[a] = known + [ast.unparse(e)] if env.evaluable(e) else None
         return argnames, rows, values
 
     _count_only = 0
@@ -463,9 +477,13 @@ class _Transformer:
             inner = node.args[0]
         if isinstance(inner, ast.Name):
             for stmt in self.tree.body:
-                if _single_target(stmt) == inner.id and isinstance(stmt.value, (ast.Dict, ast.List, ast.Tuple)):
-                    n = len(stmt.value.keys) if isinstance(stmt.value, ast.Dict) else len(stmt.value.elts)
-                    if isinstance(stmt.value, ast.Dict) and any(k is None for k in stmt.value.keys):
+                one = _single_assignment(stmt)
+                if one is None:
+                    continue
+                target, value = one
+                if target == inner.id and isinstance(value, (ast.Dict, ast.List, ast.Tuple)):
+                    n = len(value.keys) if isinstance(value, ast.Dict) else len(value.elts)
+                    if isinstance(value, ast.Dict) and any(k is None for k in value.keys):
                         return None
                     self._count_only = n
                     return _COUNT_ONLY
@@ -473,7 +491,7 @@ class _Transformer:
 
     def rewrite_parametrize(self, dec: ast.Call, argnames, keep, rows, case_name) -> ast.Call:
         """The probe's decorator: the kept arguments plus a case index; expectation-only values gone."""
-        new_rows = []
+        new_rows: list[ast.expr] = []
         n = len(rows)
         if rows and not isinstance(rows[0], int):
             for i, row in enumerate(rows):
@@ -558,6 +576,8 @@ class _Transformer:
 
     def raises_block(self, stmt: ast.With, kind: str, env: _Env, func: str, must) -> ast.With:
         call = stmt.items[0].context_expr
+        if not isinstance(call, ast.Call):  # _raises_kind only names a with whose item is a call
+            raise self.err(stmt, f"pytest.{kind} must be called")
         if not call.args:
             raise self.err(call, f"pytest.{kind} needs the expected class")
         match = None
@@ -648,7 +668,7 @@ def _escapes(name: str, scope: ast.AST) -> bool:
 
 def _returns(fn: ast.FunctionDef) -> bool:
     """Whether fn's own body (not nested scopes) has a return statement."""
-    todo = list(fn.body)
+    todo: list[ast.AST] = list(fn.body)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Return):
@@ -663,12 +683,18 @@ def _case(i: int) -> ast.expr:
                     keywords=[])
 
 
-def _single_target(stmt: ast.stmt) -> str | None:
+def _single_assignment(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(name, value) of ``name = value`` or ``name: T = value``, else None."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-        return stmt.targets[0].id
+        return stmt.targets[0].id, stmt.value
     if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-        return stmt.target.id
+        return stmt.target.id, stmt.value
     return None
+
+
+def _single_target(stmt: ast.stmt) -> str | None:
+    one = _single_assignment(stmt)
+    return one[0] if one else None
 
 
 def _module_stores(stmt: ast.stmt) -> list[str]:

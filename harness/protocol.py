@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -119,9 +119,10 @@ def _arm_model(part: Part) -> type[BaseModel]:
     """The pydantic model of one controller's arm table, built from its registered parameter dataclass."""
     if part.name not in _ARM_MODELS:
         defaults = part.defaults()
-        fields = {k: (t, defaults.get(k, ...)) for k, t in part.param_types().items()}
+        fields: dict[str, Any] = {"controller": (str | None, None),
+                                  **{k: (t, defaults.get(k, ...)) for k, t in part.param_types().items()}}
         _ARM_MODELS[part.name] = create_model(f"Arm_{part.name}", __config__=ConfigDict(extra="forbid", strict=True),
-                                              controller=(str | None, None), **fields)
+                                              **fields)
     return _ARM_MODELS[part.name]
 
 
@@ -208,13 +209,17 @@ class ProtocolFile(_Table):
     monitoring: MonitoringTable | None = None
 
 
-class PlanProtocolTable(ProtocolTable):
-    """[protocol] in an analysis plan: every key optional (the analysis reads only scenarios)."""
+class PlanProtocolTable(_Table):
+    """[protocol] in an analysis plan: ProtocolTable's keys, every one optional (the analysis reads
+    only scenarios)."""
     name: str | None = None
+    description: str | None = None
     seed: int | None = None
     repeats: int | None = Field(default=None, ge=1)
+    tasks_dir: str = "../tasks"
     tasks: list[str] | None = None
     scenarios: list[str] | None = None
+    engine: str = "simulated"
 
 
 class AnalysisPlanFile(_Table):
@@ -241,6 +246,7 @@ def load_analysis_plan(path: Path | str) -> AnalysisPlan:
     path = Path(path)
     raw = load_toml(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    doc: ProtocolFile | AnalysisPlanFile
     if "arms" in raw:
         proto = load_protocol(path)
         doc = ProtocolFile.model_validate(proto.raw)
@@ -374,16 +380,18 @@ def load_protocol(path: Path | str) -> Protocol:
     for i, h in enumerate(doc.hypotheses):
         _expect(h.a in names and h.b in names, path, f"hypotheses[{i}].a/b", f"expected declared arms {sorted(names)}")
         if h.interval is not None:
+            methods: tuple[str, ...]
             try:
                 from analysis.intervals import METHODS  # the interval methods `harness analyze` offers
+                methods = METHODS
             except ImportError:  # pragma: no cover - the analysis package is part of this distribution
-                METHODS = (h.interval,)
-            _expect(h.interval in METHODS, path, f"hypotheses[{i}].interval", f"expected one of {METHODS}")
+                methods = (h.interval,)
+            _expect(h.interval in methods, path, f"hypotheses[{i}].interval", f"expected one of {methods}")
     ids = [h.id for h in doc.hypotheses]
     m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
     hs = m.hypotheses if m.hypotheses is not None else ids[:1]
-    for h in hs:
-        _expect(h in ids, path, "monitoring.hypotheses", f"{h!r} is not a declared hypothesis id {ids}")
+    for hid in hs:
+        _expect(hid in ids, path, "monitoring.hypotheses", f"{hid!r} is not a declared hypothesis id {ids}")
     _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
             "required with (and only with) stop_when = \"half_width_below\"")
     monitoring = {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}

@@ -189,7 +189,12 @@ def connect(addr: Address) -> str:
         loopback_ray()
     import ray
     from ray._private.ray_constants import KV_NAMESPACE_CLUSTER
-    from ray._raylet import AuthenticationMode, AuthenticationTokenLoader, GcsClient, get_authentication_mode
+    from ray._raylet import (  # type: ignore[attr-defined]  # ray's _raylet.pyi omits these Cython names
+        AuthenticationMode,
+        AuthenticationTokenLoader,
+        GcsClient,
+        get_authentication_mode,
+    )
 
     token_mode = get_authentication_mode() == AuthenticationMode.TOKEN
     problem = token_problem(token_mode, lambda: AuthenticationTokenLoader.instance().has_token(ignore_auth_mode=True))
@@ -230,7 +235,7 @@ def connect(addr: Address) -> str:
 
 
 def _alive_node_ids(gcs) -> set[str]:
-    from ray.core.generated.gcs_pb2 import GcsNodeInfo
+    from ray.core.generated.gcs_pb2 import GcsNodeInfo  # type: ignore[attr-defined]  # protobuf module, no stubs
     infos = gcs.get_all_node_info(timeout=CONNECT_TIMEOUT_S * 2, state_filter=GcsNodeInfo.GcsNodeState.ALIVE)
     return {nid.hex() for nid in infos}
 

@@ -55,6 +55,35 @@ def _eq7_requires() -> dict[str, tuple[bool, bool]]:
 EQ7_REQUIRES = _eq7_requires()  # completed/recovered (T, T), amplified (T, F), safe_stop (F, F), false_stop (F, T)
 
 
+def _eq7_flags() -> dict[str, dict[str, bool]]:
+    """{outcome: {flag: the one value Eq. 7 allows}} over shipped, visible_pass and hidden_pass:
+    completed/recovered need all three true, amplified a green visible test and a red oracle,
+    acceptance_fail a shipped tree with a red visible test (derived from ``eq7``, never restated)."""
+    triples: dict[str, set[tuple[bool, bool, bool]]] = {}
+    for shipped, visible, hidden, seen in itertools.product((False, True), repeat=4):
+        triples.setdefault(eq7(shipped, visible, hidden, seen), set()).add((shipped, visible, hidden))
+    out: dict[str, dict[str, bool]] = {}
+    for o, ts in triples.items():
+        fixed = {name: vals.pop() for name, vals in
+                 zip(("shipped", "visible_pass", "hidden_pass"), ({t[i] for t in ts} for i in range(3))) if len(vals) == 1}
+        # each outcome's triples are exactly a product of fixed flags and free ones
+        assert len(ts) == 2 ** (3 - len(fixed)), (o, ts)
+        out[o] = fixed
+    return out
+
+
+EQ7_FLAGS = _eq7_flags()
+
+
+def eq7_violation(outcome: str, flags: Mapping[str, Any]) -> str | None:
+    """Why (shipped, visible_pass, hidden_pass) contradict Eq. 7 for ``outcome``, or None."""
+    want = EQ7_FLAGS.get(outcome)
+    if want is None or all(flags.get(k) == v for k, v in want.items()):
+        return None
+    return (f"{outcome!r} requires " + " and ".join(f"{k}={v}" for k, v in want.items()) + " (Eq. 7), got "
+            + " ".join(f"{k}={flags.get(k)}" for k in want))
+
+
 def second_attempt_scenarios(table: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
     """The scenarios of a scenario table (tasks/scenarios.toml) that need a second attempt."""
     return frozenset(sid for sid, spec in table.items() if spec.get("needs_second_attempt"))
@@ -135,10 +164,10 @@ class CellRecord:
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome {self.outcome!r} is not one of {OUTCOMES}")
-        want = EQ7_REQUIRES.get(self.outcome)
-        if want is not None and (self.shipped, self.hidden_pass) != want:
-            raise ValueError(f"{self.outcome!r} requires shipped={want[0]} and hidden_pass={want[1]} (Eq. 7), "
-                             f"got shipped={self.shipped} hidden_pass={self.hidden_pass}")
+        why = eq7_violation(self.outcome, {"shipped": self.shipped, "visible_pass": self.visible_pass,
+                                           "hidden_pass": self.hidden_pass})
+        if why:
+            raise ValueError(why)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -162,8 +191,8 @@ def _schema_of(tp: Any) -> dict[str, Any]:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in args if a is not type(None)]
-        out = _schema_of(inner[0])
-        return {**out, "type": [out["type"], "null"]}
+        some = _schema_of(inner[0])
+        return {**some, "type": [some["type"], "null"]}
     base = origin or tp
     out: dict[str, Any] = {"type": _JSON[base]}
     if base is list and args:
@@ -192,8 +221,8 @@ def json_schema() -> dict[str, Any]:
     props["hash"] = {"type": "string"}
     rules: list[dict[str, Any]] = [
         {"if": {"properties": {"outcome": {"const": o}}, "required": ["outcome"]},
-         "then": {"properties": {"shipped": {"const": s}, "hidden_pass": {"const": h}}}}
-        for o, (s, h) in EQ7_REQUIRES.items()]
+         "then": {"properties": {k: {"const": v} for k, v in want.items()}}}
+        for o, want in EQ7_FLAGS.items()]
     rules.append({"if": {"properties": {"outcome": {"not": {"const": "void"}}}, "required": ["outcome"]},
                   "then": {"properties": {k: {"type": "boolean"} for k in ("visible_pass", "hidden_pass", "shipped")}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",

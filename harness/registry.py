@@ -82,8 +82,9 @@ class Part:
 class Registry:
     """The parts of one kind, by name. Built-in modules and entry points load on first use."""
 
-    def __init__(self, kind: str, builtin: tuple[str, ...] = ()) -> None:
+    def __init__(self, kind: str, builtin: tuple[str, ...] = (), *, callable_parts: bool = True) -> None:
         self.kind = kind
+        self.callable_parts = callable_parts  # the harness calls each part (all kinds but operators)
         self.group = GROUP_PREFIX + kind
         self.builtin = builtin
         self._parts: dict[str, Part] = {}
@@ -102,6 +103,8 @@ class Registry:
         ``__module__``); a part defined in a built-in module is built-in whoever imported it."""
         if params is not None and not dataclasses.is_dataclass(params):
             raise RegistryError(f"{self.kind} {name!r}: params must be a dataclass, got {params!r}")
+        if self.callable_parts and not callable(obj):
+            raise RegistryError(f"{self.kind.rstrip('s')} {name!r} must be callable, got {type(obj).__name__} {obj!r:.60}")
         old = self._parts.get(name)
         if old is not None:
             if old.obj is obj:
@@ -153,7 +156,7 @@ class Registry:
         _origin.append(origin)
         try:
             obj = ep.load()
-            if ep.name not in self._parts and not isinstance(obj, types.ModuleType):
+            if not isinstance(obj, types.ModuleType):  # a name taken by another part is a clash, never skipped
                 self.add(ep.name, obj, params=getattr(obj, "params", None))
         except RegistryError:
             raise
@@ -173,7 +176,7 @@ GATES = Registry("gates", ("corpus.gates",))
 OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.markdown", "corpus.operators.jsondoc",
                                    "corpus.operators.python_src", "corpus.operators.pins", "corpus.operators.commits",
                                    "corpus.operators.v2", "corpus.operators.fine", "corpus.operators.structured",
-                                   "corpus.operators.attestation"))
+                                   "corpus.operators.attestation"), callable_parts=False)
 KINDS: dict[str, Registry] = {r.kind: r for r in (ENGINES, ARMS, SCENARIOS, DETECTORS, GATES, OPERATORS)}
 
 

@@ -30,7 +30,9 @@ def read_result(path: Path, limit: int) -> ResultFile:
     except FileNotFoundError:
         return ResultFile(None)
     except OSError as exc:
-        why = "a symbolic link" if exc.errno == errno.ELOOP else f"unreadable ({errno.errorcode.get(exc.errno, exc.errno)})"
+        code = exc.errno  # None when the OSError carries no errno
+        name = errno.errorcode.get(code, code) if code is not None else None
+        why = "a symbolic link" if code == errno.ELOOP else f"unreadable ({name})"
         return ResultFile(None, f"{Path(path).name} is {why}, not a regular file")
     try:
         mode = os.fstat(fd).st_mode

@@ -113,7 +113,7 @@ def classify(exc: BaseException) -> Fault | None:
     return None
 
 
-def call_with_retry(send: Callable[[float | None], object], policy: RetryPolicy, *, deadline: float | None,
+def call_with_retry(send: Callable[[float], object], policy: RetryPolicy, *, deadline: float | None,
                     faults: list[dict], what: str = "request", on_fault: Callable[[Fault, float], None] | None = None,
                     check: Callable[[object], None] | None = None):
     """Call ``send(timeout_s)`` until it succeeds; returns its result.

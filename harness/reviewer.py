@@ -42,7 +42,7 @@ def review_packet(prompt: str, before: dict[str, str], after: dict[str, str]) ->
 def change_text(before: dict[str, str], after: dict[str, str]) -> str:
     """The change as the reviewer sees it: a unified diff, then every changed file in full."""
     changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
-    diff = []
+    diff: list[str] = []
     for p in changed:
         diff.extend(difflib.unified_diff(before.get(p, "").splitlines(True), after.get(p, "").splitlines(True),
                                          f"a/{p}", f"b/{p}"))

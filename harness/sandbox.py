@@ -128,6 +128,14 @@ def bwrap_binary() -> str | None:
     return None
 
 
+def required_bwrap() -> str:
+    """``bwrap_binary()`` where the confinement level is bwrap, which it needs to be."""
+    path = bwrap_binary()
+    if path is None:
+        raise RuntimeError("confinement level bwrap, but no working bubblewrap binary was found")
+    return path
+
+
 def _userns() -> list[str]:
     return [] if os.geteuid() == 0 else ["--unshare-user"]
 
@@ -230,7 +238,7 @@ def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...]
     # setpriv (util-linux) empties it too, so nothing the command execs can regain a capability
     drop = ["--cap-add", "CAP_SETPCAP"] if os.geteuid() == 0 else []
     then = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"] if os.geteuid() == 0 else []
-    out = [bwrap_binary(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
+    out = [required_bwrap(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", *drop,
            *bwrap_view(writable=writable, hide=hide, readable=readable), "--remount-ro", "/", "--clearenv"]
     for k, v in env.items():

@@ -17,7 +17,9 @@ Design (one ledger for every worker, executor and node):
   that cannot get one output token is not made: the run halts (``CeilingReached``), the ledger
   row says ``spent: false`` (the attempt was not spent), and every later call is refused too.
 - After the call, ``settle`` replaces the booking with what the provider reported (priced by
-  harness/pricing.py). A reply without usage is charged its whole booking. Reported spend above
+  harness/pricing.py). A reply without usage is charged its whole booking, and so is each send
+  the live engine's retry layer made whose usage was never read (a malformed 200 reply it
+  discarded, a request the deadline cancelled in flight): billed by the provider, never free. Reported spend above
   the booking (an input estimate that fell short) is counted and published as overrun.
 - Tests and gates cost no tokens and are never interrupted: a cell in flight at the halt runs
   its test to the end; the driver records how long past the halt such cells ran.
@@ -36,7 +38,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine import EngineReply, EngineRequest, Usage
+from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.errors import InputError
 from harness.pricing import price_for, usage_cost
 from harness.worst_case import FREE_ENGINES, input_rate
@@ -70,13 +72,15 @@ def input_upper_bound(req: EngineRequest) -> int:
             + (TOOL_PROMPT_TOKENS if req.tools else 0))
 
 
-def clamp(want_out: int, est_in: int, price: dict, left_usd: float | None, left_tokens: int | None) -> int:
+def clamp(want_out: int, est_in: int, price: dict | None, left_usd: float | None, left_tokens: int | None) -> int:
     """The largest max_tokens (<= want_out) whose worst case fits what is left; 0 means no call fits.
     Pure: the arithmetic of one booking."""
     out = want_out
     if left_tokens is not None:
         out = min(out, left_tokens - est_in)
     if left_usd is not None:
+        if price is None:
+            return 0  # a call nobody can price cannot be booked against a USD ceiling
         p_out = float(price["output"]) / 1e6
         room = left_usd - est_in * input_rate(price) / 1e6
         if p_out > 0:
@@ -86,7 +90,10 @@ def clamp(want_out: int, est_in: int, price: dict, left_usd: float | None, left_
     return max(0, out)
 
 
-def booking(est_in: int, out: int, price: dict) -> tuple[float, int]:
+def booking(est_in: int, out: int, price: dict | None) -> tuple[float, int]:
+    """(USD, tokens) booked for a call; USD 0 for an unpriced model (only a token ceiling books one)."""
+    if price is None:
+        return 0.0, est_in + out
     return (est_in * input_rate(price) + out * float(price["output"])) / 1e6, est_in + out
 
 
@@ -95,7 +102,7 @@ def usage_tokens(u: Usage) -> int:
 
 
 EMPTY = {"spent_usd": 0.0, "spent_tokens": 0, "open": {}, "calls": 0, "refused": 0, "overrun_usd": 0.0,
-         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": []}
+         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": [], "unpriced_calls": 0}
 
 
 class SpendLedger:
@@ -179,7 +186,7 @@ class SpendLedger:
         self._update(fn)
 
     # -- every engine call -------------------------------------------------------------------------
-    def reserve(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict) -> tuple[str, int]:
+    def reserve(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict | None) -> tuple[str, int]:
         """Book the call's worst case and return (ticket, max_tokens to send); raise CeilingReached
         (after writing a ``spent: false`` row) when it does not fit or the run has halted."""
         got = self.book(cell_key, role, est_in, want_out, price)
@@ -188,7 +195,7 @@ class SpendLedger:
                                  f"(cell {cell_key}; see spend.json)")
         return got["ticket"], got["max_tokens"]
 
-    def book(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict) -> dict:
+    def book(self, cell_key: str, role: str, est_in: int, want_out: int, price: dict | None) -> dict:
         """reserve's ledger step, returning {"ticket", "max_tokens"} or {"refused": True}."""
         def fn(s):
             c = s["ceilings"][-1] if s["ceilings"] else {}
@@ -207,24 +214,28 @@ class SpendLedger:
             ticket = uuid.uuid4().hex[:12]
             usd, tok = booking(est_in, out, price)
             s["open"][ticket] = {"usd": usd, "tokens": tok, "cell_key": cell_key}
+            s["unpriced_calls"] += price is None
             return {"ticket": ticket, "max_tokens": out}
         return self._update(fn)
 
-    def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict,
-               max_tokens: int, wanted: int) -> None:
-        """Replace a booking with what the provider reported (None: the call failed, assumed unbilled)."""
+    def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict | None,
+               max_tokens: int, wanted: int, unseen: int = 0) -> None:
+        """Replace a booking with what the provider reported (None: the call failed, assumed unbilled),
+        plus the booking once for each of ``unseen`` sends that may have been billed but whose usage
+        was never read (``unseen_billed``)."""
         if reply is None:
-            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted)
+            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted, unseen)
         elif reply.usage.missing:
-            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted)
+            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted, unseen)
         else:
-            self.record(ticket, cell_key, role, usage_cost(reply.usage, price), usage_tokens(reply.usage),
-                        reply.model_id or "unknown", max_tokens, wanted)
+            usd = 0.0 if price is None else usage_cost(reply.usage, price)  # unpriced: tokens only
+            self.record(ticket, cell_key, role, usd, usage_tokens(reply.usage),
+                        reply.model_id or "unknown", max_tokens, wanted, unseen)
 
     def record(self, ticket: str, cell_key: str, role: str, reported_usd: float | None, reported_tok: int | None,
-               model_id: str | None, max_tokens: int, wanted: int) -> None:
+               model_id: str | None, max_tokens: int, wanted: int, unseen: int = 0) -> None:
         """settle's ledger step: usd/tok None with a model id means 'no usage reported' (charge the
-        booking); with no model id, the call failed (nothing billed)."""
+        booking); with no model id, the call failed (nothing billed but the ``unseen`` sends)."""
         def fn(s):
             b = s["open"].pop(ticket, {"usd": 0.0, "tokens": 0})
             reply = model_id is not None or reported_usd is not None
@@ -234,6 +245,7 @@ class SpendLedger:
                 usd, tok = b["usd"], b["tokens"]
             else:
                 usd, tok = reported_usd, reported_tok
+            usd, tok = usd + unseen * b["usd"], tok + unseen * b["tokens"]
             s["spent_usd"] += usd
             s["spent_tokens"] += tok
             s["calls"] += reply
@@ -242,7 +254,7 @@ class SpendLedger:
             return {"_rows": [{"event": "call", "cell_key": cell_key, "role": role, "spent": reply,
                                "usd": round(usd, 9), "tokens": tok, "booked_usd": round(b["usd"], 9),
                                "booked_tokens": b["tokens"], "max_tokens": max_tokens, "clamped": max_tokens < wanted,
-                               "model_id": model_id}]}
+                               "model_id": model_id, "unseen_billed": unseen}]}
         self._update(fn)
 
 
@@ -276,7 +288,7 @@ class CeilingEngine:
     left, and refused (CeilingReached) when nothing is. ``log`` gets a ``ceiling`` event for a
     refused call and a clamped one."""
 
-    def __init__(self, inner, ledger, cell_key: str, role: str, price: dict, log=None):
+    def __init__(self, inner, ledger, cell_key: str, role: str, price: dict | None, log=None):
         self.inner, self.ledger, self.cell_key, self.role, self.price, self.log = inner, ledger, cell_key, role, price, log
         self.name = getattr(inner, "name", "engine")
         self.transcript = getattr(inner, "transcript", None)
@@ -292,12 +304,29 @@ class CeilingEngine:
         if max_tokens < req.max_tokens and self.log:
             self.log.emit("ceiling", role=self.role, spent=True, clamped_from=req.max_tokens, max_tokens=max_tokens)
         sent = EngineRequest(req.role, req.system, req.messages, req.tools, max_tokens, req.deadline)
-        reply = None
+        reply, meta = None, None
         try:
             reply = self.inner.complete(sent)
+            meta = reply.raw
             return reply
+        except EngineFault as exc:
+            meta = getattr(exc, "wire", None)
+            raise
         finally:
-            self.ledger.settle(ticket, self.cell_key, self.role, reply, self.price, max_tokens, req.max_tokens)
+            self.ledger.settle(ticket, self.cell_key, self.role, reply, self.price, max_tokens, req.max_tokens,
+                               unseen_billed(meta))
+
+
+def unseen_billed(meta: dict | None) -> int:
+    """Sends of one call that may have been billed but whose usage the harness never read, from a
+    live engine's wire record (harness/engines/live.py): each reply the retry layer discarded as
+    malformed (it arrived, so the provider billed it) and a request the deadline cancelled in
+    flight (the provider may finish and bill it). Each is charged its booking, never counted free."""
+    if not isinstance(meta, dict):
+        return 0
+    faults = meta.get("faults") or []
+    n = sum(1 for f in faults if isinstance(f, dict) and f.get("kind") == "malformed")
+    return n + ("in-flight" in str(meta.get("deadline", "")))
 
 
 def summary(state: dict) -> str:
@@ -309,6 +338,14 @@ def summary(state: dict) -> str:
             f"[pricing]; spend.json, one row per call in spend.jsonl); refused at the ceiling: {state['refused']}")
     line += (f"; declared overrun: ${state['overrun_usd']:.6f} / {state['overrun_tokens']} tokens above the "
              f"bookings, ${state['orphaned_usd']:.6f} booked by killed processes counted as spent")
+    if state.get("open"):
+        o = state["open"].values()
+        line += (f"; {len(o)} call(s) still open (booked ${sum(b['usd'] for b in o):.6f} / "
+                 f"{sum(b['tokens'] for b in o)} tokens by a process that never settled them: counted against the "
+                 "ceiling now, and as spent when the run resumes)")
+    if state.get("unpriced_calls"):
+        line += (f"; USD leaves out {state['unpriced_calls']} call(s) at a model with no [pricing] entry "
+                 "(their tokens are counted)")
     if state.get("gate_overrun"):
         g = state["gate_overrun"]
         line += (f"; {g['cells']} cell(s) in flight at the halt finished their gates without another engine call, "

@@ -12,7 +12,6 @@ oracle or the reference; tests/harness/test_simulated.py proves it never touches
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 
@@ -22,8 +21,8 @@ class TaskView:
     prompt: str
     scope: tuple[str, ...]
     high_risk: tuple[str, ...]
-    acceptance: Path  # the pristine visible test (the worker may run it; it is in its workspace)
-    acceptance_dest: str  # where the visible test sits in the workspace
+    acceptance_dest: str  # where the visible test sits in the workspace (the pristine file's own path,
+    # inside the task directory beside the oracle, stays with the harness: CellContext.acceptance)
 
 
 @dataclass(frozen=True)
@@ -37,8 +36,7 @@ def view_of(task: Any) -> TaskView:
     """The narrow view of a task (a TaskView is returned as is)."""
     if isinstance(task, TaskView):
         return task
-    return TaskView(task.id, task.prompt, tuple(task.scope), tuple(task.high_risk), task.acceptance,
-                    task.acceptance_dest)
+    return TaskView(task.id, task.prompt, tuple(task.scope), tuple(task.high_risk), task.acceptance_dest)
 
 
 def simulation_of(task: Any) -> SimulationBank:

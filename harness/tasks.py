@@ -96,7 +96,7 @@ def read_tree(root: Path, *, skip_bytecode: bool = False) -> dict[str, str]:
             elif stat.S_ISREG(st.st_mode):
                 out[rel] = _read_text(p)
             elif not stat.S_ISDIR(st.st_mode):  # a FIFO, socket or device node: never opened
-                out[rel] = SPECIAL_MARK + special_kind(st.st_mode)
+                out[rel] = SPECIAL_MARK + (special_kind(st.st_mode) or "special file")  # never None here
     return dict(sorted(out.items()))
 
 

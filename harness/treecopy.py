@@ -4,15 +4,15 @@
 ``symlinks=True``) raises ``shutil.Error``, which would void the cell and hide an unsafe action
 before it. Here every entry is classified with ``lstat`` and only three kinds are copied:
 regular files (opened with O_NOFOLLOW|O_NONBLOCK and checked again with ``fstat``, so nothing
-swapped in after the ``lstat`` is followed or blocks), directories, and symlinks (recreated
+swapped in after the ``lstat`` is followed or blocks; holes kept as holes), directories, and symlinks (recreated
 from their target text, never followed). FIFOs, sockets and device nodes are skipped and
 returned: the tree's reading (``tasks.read_tree``) shows them with a marker, so digests,
 detectors and diffs still see them.
 """
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -68,11 +68,40 @@ def _copy_file(src: str, dest: str, rel: str, skipped: list[str]) -> None:
         if not stat.S_ISREG(st.st_mode):  # swapped for something else since the lstat
             skipped.append(rel)
             return
-        with open(fd, "rb", closefd=False) as fin, open(os.open(dest, _CREATE, 0o600), "wb") as fout:
-            shutil.copyfileobj(fin, fout, 1 << 20)
+        out = os.open(dest, _CREATE, 0o600)
+        try:
+            _copy_extents(fd, out, st.st_size)
+        finally:
+            os.close(out)
     finally:
         os.close(fd)
     _keep_stat(dest, st)
+
+
+def _copy_extents(fin: int, fout: int, size: int) -> None:
+    """The first ``size`` bytes of ``fin`` into the empty ``fout``, holes kept as holes: an agent
+    makes a 64 MB file with one truncate and no disk, and a copy that wrote its zeros would turn
+    every such file into 64 MB on disk for every judged run. Data extents are found with
+    SEEK_DATA/SEEK_HOLE (a filesystem without holes reports the whole file as data)."""
+    pos = 0
+    while pos < size:
+        try:
+            start = os.lseek(fin, pos, os.SEEK_DATA)
+            end = min(os.lseek(fin, start, os.SEEK_HOLE), size)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # only a hole from pos to the end
+                break
+            raise
+        if end <= start:  # data past the size read at open (the file grew): not copied
+            break
+        while start < end:
+            chunk = os.pread(fin, min(1 << 20, end - start), start)
+            if not chunk:  # the file shrank while it was copied: the rest reads as a hole
+                break
+            os.pwrite(fout, chunk, start)
+            start += len(chunk)
+        pos = end
+    os.ftruncate(fout, size)  # the trailing hole (and the size of a file that is all hole)
 
 
 def _keep_stat(path: str, st: os.stat_result) -> None:

@@ -267,13 +267,15 @@ def _zygote_argv(level: str) -> list[str]:
         return [sys.executable, "-I", os.path.join(here, "warm.py")]
     import shutil
 
-    from harness.sandbox import bwrap_binary, bwrap_view
+    from harness.sandbox import bwrap_view, required_bwrap
     base = scratch_base()
+    if base is None:
+        raise RuntimeError("the bwrap zygote needs warm execution on (HARNESS_WARM) for its scratch base")
     code = os.path.join(base, ".zygote")  # its code lives in the scratch base, which every run sees covered
     os.makedirs(code, exist_ok=True)
     for name in ("warm.py", "confine.py"):
         shutil.copyfile(os.path.join(here, name), os.path.join(code, name))
-    args = [bwrap_binary(), "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+    args = [required_bwrap(), "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", *[a for c in ZYGOTE_CAPS for a in ("--cap-add", c)],
             *bwrap_view(writable=(base,), hide=(), dev_shm=False), "--remount-ro", "/", "--chdir", "/"]
     return [*args, "--", sys.executable, "-I", os.path.join(code, "warm.py")]
@@ -324,6 +326,8 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     writable = [str(Path(w).resolve()) for w in writable]
     if level == "bwrap":
         base = scratch_base()
+        if base is None:
+            return None  # warm execution off (HARNESS_WARM): run it cold
         if not all(w == base or w.startswith(base + "/") for w in writable):
             return None  # scratch outside the zygote's view: run it cold
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:

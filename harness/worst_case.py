@@ -32,7 +32,8 @@ for a live engine, no price for a model. The simulated and replay engines call n
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
 ``executors.MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
 ceiling) restarts on ``--resume``; a request retried after an infrastructure fault
-(harness/retry.py) is assumed unbilled. A run-wide ``[budget]`` ceiling caps all of it.
+(harness/retry.py): unbilled for a connection or status fault, billed for a malformed reply (spend.py
+charges it against the ceiling). A run-wide ``[budget]`` ceiling caps all of it.
 """
 from __future__ import annotations
 
@@ -95,10 +96,12 @@ def cell_spend(s: CellShape, context_tokens: int | None, worker_price: dict | No
     billed_in = in_w  # cached input is billed but not charged to a token budget: USD keeps W*T*C
     if s.token_budget is not None and rc == 0:  # a reviewer call is not clamped: no cap then
         out_w = min(out_w, s.token_budget)
-        in_w = None if in_w is None else min(in_w, s.token_budget + context_tokens)
+        in_w = None if in_w is None or context_tokens is None else min(in_w, s.token_budget + context_tokens)
     usd = None
-    if in_w is not None and worker_price is not None and (rc == 0 or reviewer_price is not None):
-        usd = _usd(billed_in, out_w, worker_price) + (_usd(in_r, out_r, reviewer_price) if rc else 0.0)
+    if billed_in is not None and in_r is not None and worker_price is not None:  # known context size and price
+        reviewer_usd = 0.0 if rc == 0 else None if reviewer_price is None else _usd(in_r, out_r, reviewer_price)
+        if reviewer_usd is not None:
+            usd = _usd(billed_in, out_w, worker_price) + reviewer_usd
     tokens_in = None if in_w is None else in_w + (in_r or 0)
     return Spend(calls=(wc + rc) * executions, worker_calls=wc * executions, reviewer_calls=rc * executions,
                  tokens_in=None if tokens_in is None else tokens_in * executions,
@@ -187,7 +190,8 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     from harness.executors import MAX_REQUEUES
     lines.append("not included: re-queues after a dead worker process (each repeats a cell's spend, at most "
                  f"{MAX_REQUEUES} per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
-                 "infrastructure fault (assumed unbilled); a [budget] ceiling caps every term")
+                 "infrastructure fault (a connection or status fault is unbilled, but a malformed reply re-asked was billed and is "
+                 "not in this bound); a [budget] ceiling caps every term and charges each such reply its booking")
     return "\n".join(lines)
 
 

@@ -258,6 +258,11 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
                    hidden_pass=m.get("hidden_pass"), void_reason=m.get("void_reason"), stop_reason=m.get("stop_reason"),
                    failure_seen=m.get("failure_seen"),
                    inspect_mapping="harness export: outcome score as adjudicated")
+        if all(isinstance(rec[k], bool) for k in ("shipped", "visible_pass", "hidden_pass")):
+            from harness.record import eq7_violation  # Eq. 7, defined once
+            why = eq7_violation(own.value, rec)
+            if why:
+                raise InputError(where, "scores.outcome", why)
     elif sample.error is not None:
         rec.update(outcome="void", shipped=None, visible_pass=None, hidden_pass=None,
                    void_reason=f"inspect sample error: {sample.error.message}"[:500],

@@ -84,10 +84,10 @@ def _diff(path: Path) -> tuple[str | None, str | None]:
 def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
               voided: dict[str, list[str]] | None = None) -> dict:
     """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
-    diff, candidate = diff_paths(events_file)
+    diff_file, candidate_file = diff_paths(events_file)
     run_dir = Path(run_dir).resolve()
     tr = transcript_file(run_dir, key, record)
-    (diff, diff_error), (candidate, candidate_error) = _diff(diff), _diff(candidate)
+    (diff, diff_error), (candidate, candidate_error) = _diff(diff_file), _diff(candidate_file)
     return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
             "transcript_file": tr.relative_to(run_dir).as_posix(),
             "voided_transcripts": (voided or {}).get(tr.name, []), "diff": diff, "candidate_diff": candidate,

@@ -11,6 +11,7 @@ A gate that accepts one is ``self-attesting`` (corpus/measure.py), named by that
 from __future__ import annotations
 
 import re
+from typing import Any, Callable
 
 from corpus.model import DESTROYING, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
@@ -60,6 +61,7 @@ def _hollow_but_attestations(node, kind: str) -> None:
 
 
 def _structured(spec: ArtifactSpec):
+    dump: Callable[[Any, ArtifactSpec], bytes]
     if spec.kind == "json":
         try:
             doc = load_doc(spec)

@@ -84,7 +84,7 @@ def _docstrings(mod: cst.Module) -> set[int]:
 
     first(mod.body)
     for node in m.findall(mod, m.FunctionDef() | m.ClassDef()):
-        if isinstance(node.body, cst.IndentedBlock):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and isinstance(node.body, cst.IndentedBlock):
             first(node.body.body)
     return out
 

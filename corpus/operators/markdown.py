@@ -19,13 +19,12 @@ MODALS = ("shall", "must", "will", "agrees to", "is required to")
 
 def sections(lines: list[str]) -> list[tuple[int, int, str]]:
     """(start, end, heading text) for each heading; end is exclusive."""
-    idx = [(i, HEADING.match(l).group(2)) for i, l in enumerate(lines) if HEADING.match(l)]
+    idx = [(i, len(m.group(1)), m.group(2)) for i, l in enumerate(lines) if (m := HEADING.match(l))]
     out = []
-    for n, (i, title) in enumerate(idx):
-        level = len(HEADING.match(lines[i]).group(1))
+    for n, (i, level, title) in enumerate(idx):
         end = len(lines)
-        for j, _ in idx[n + 1:]:
-            if len(HEADING.match(lines[j]).group(1)) <= level:
+        for j, deeper, _ in idx[n + 1:]:
+            if deeper <= level:
                 end = j
                 break
         out.append((i, end, title))
@@ -72,7 +71,7 @@ def drop_section(spec: ArtifactSpec):
     """Remove one required section (heading and body); one mutant per required section, max 3."""
     req = [r.lower() for r in spec.hints.get("required_sections", [])]
     lines = _lines(spec)
-    out = []
+    out: list[tuple] = []
     for start, end, title in sections(lines):
         if title.strip().lower() in req and len(out) < 3:
             out.append((_join(lines[:start] + lines[end:], spec), f"dropped section {title!r}"))

@@ -15,8 +15,13 @@ PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\
                  r"(?P<version>[^\s;#]+)(?P<rest>.*)$")
 
 
-def pinned_indices(lines):
-    return [i for i, l in enumerate(lines) if PIN.match(l.strip())]
+def pinned(lines: list[str]) -> list[tuple[int, re.Match[str]]]:
+    """(line index, PIN match) for each pinned line."""
+    return [(i, m) for i, l in enumerate(lines) if (m := PIN.match(l.strip()))]
+
+
+def pinned_indices(lines: list[str]) -> list[int]:
+    return [i for i, _ in pinned(lines)]
 
 
 @operator("break_pin", "v1", ("pins",), DESTROYING, examples=[
@@ -26,10 +31,10 @@ def pinned_indices(lines):
 def break_pin(spec: ArtifactSpec):
     """Remove the version specifier from one pin (the first and the last pinned line)."""
     lines = _lines(spec)
-    idx = pinned_indices(lines)
-    out = []
-    for i in sorted({idx[0], idx[-1]}) if idx else []:
-        m = PIN.match(lines[i].strip())
+    pins = pinned(lines)
+    out: list[tuple] = []
+    ends = dict([pins[0], pins[-1]]) if pins else {}   # first and last pin (one if they coincide)
+    for i, m in sorted(ends.items()):
         new = lines[:i] + [m["name"] + (m["extras"] or "") + m["rest"]] + lines[i + 1:]
         out.append((_join(new, spec), f"unpinned {m['name']}"))
     return out
@@ -40,7 +45,7 @@ def break_pin(spec: ArtifactSpec):
 ])
 def hollow(spec: ArtifactSpec):
     """Keep every package name, drop every version."""
-    lines = [(PIN.match(l.strip())["name"] if PIN.match(l.strip()) else l) for l in _lines(spec)]
+    lines = [(m["name"] if (m := PIN.match(l.strip())) else l) for l in _lines(spec)]
     return [(_join(lines, spec), "names kept, versions dropped")]
 
 
@@ -51,9 +56,9 @@ def drop_pin(spec: ArtifactSpec):
     """Delete the line of one required package (max 2)."""
     req = {r.lower() for r in spec.hints.get("required_packages", [])}
     lines = _lines(spec)
-    out = []
-    for i in pinned_indices(lines):
-        if PIN.match(lines[i].strip())["name"].lower() in req and len(out) < 2:
+    out: list[tuple] = []
+    for i, m in pinned(lines):
+        if m["name"].lower() in req and len(out) < 2:
             out.append((_join(lines[:i] + lines[i + 1:], spec), f"dropped line {i + 1}"))
     return out
 

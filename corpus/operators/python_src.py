@@ -83,7 +83,9 @@ def reformat(spec: ArtifactSpec):
 def reorder(spec: ArtifactSpec):
     """Reverse each run of consecutive undecorated top-level function definitions."""
     mod = _parse(spec)
-    body, run, changed = [], [], False
+    body: list[cst.BaseStatement] = []
+    run: list[cst.FunctionDef] = []
+    changed = False
 
     def flush():
         nonlocal changed
@@ -110,7 +112,7 @@ def reorder(spec: ArtifactSpec):
 class _Names(cst.CSTVisitor):
     """Collect names: assigned locals, params, globals, and every identifier in use."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.assigned: list[str] = []
         self.params: set[str] = set()
         self.declared: set[str] = set()
@@ -169,10 +171,10 @@ def rename_local(spec: ArtifactSpec):
                 new = f"{old}_renamed"
                 if new in everything.all:
                     continue
-                new_f = f.visit(_Rename(old, new))
-                if isinstance(stmt, cst.FunctionDef):
-                    new_stmt = new_f
-                else:
+                # _Rename only replaces names, never removes the function: ensure_type raises if it did
+                new_f = cst.ensure_type(f.visit(_Rename(old, new)), cst.FunctionDef)
+                new_stmt: cst.BaseCompoundStatement = new_f
+                if isinstance(stmt, cst.ClassDef):
                     new_stmt = stmt.with_changes(body=stmt.body.with_changes(
                         body=[new_f if s is f else s for s in stmt.body.body]))
                 body = list(mod.body)

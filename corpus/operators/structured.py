@@ -135,7 +135,7 @@ def swap_type(spec: ArtifactSpec):
 def negate_flag(spec: ArtifactSpec):
     """Negate a boolean the requirement fixes (``flags``, or a required/typed key holding a
     boolean); max 3 mutants. Without such a hint no boolean is known to matter: not applicable."""
-    out = []
+    out: list[tuple] = []
     for path in _paths(spec, "flags", "required_keys", "typed_keys"):
         doc = load_structured(spec)
         hits = parents(doc, path) if doc is not None else []

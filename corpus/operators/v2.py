@@ -18,7 +18,7 @@ from corpus.operators.jsondoc import dump_doc, load_doc, parents
 from corpus.operators.lines import join as join_lines
 from corpus.operators.lines import lines as split_lines
 from corpus.operators.markdown import HEADING, sections
-from corpus.operators.pins import PIN, pinned_indices
+from corpus.operators.pins import PIN, pinned, pinned_indices
 
 # ----------------------------------------------------------------- every kind
 
@@ -56,7 +56,7 @@ def comment_out_section(spec: ArtifactSpec):
     """Wrap one required section's body in an HTML comment (renders as nothing; max 2)."""
     req = [r.lower() for r in spec.hints.get("required_sections", [])]
     lines = split_lines(spec)
-    out = []
+    out: list[tuple] = []
     for start, end, title in sections(lines):
         if title.strip().lower() in req and len(out) < 2 and end > start + 1:
             new = lines[:start + 1] + ["<!--"] + lines[start + 1:end] + ["-->"] + lines[end:]
@@ -87,7 +87,7 @@ def weaken_modal(spec: ArtifactSpec):
 ])
 def closing_hashes(spec: ArtifactSpec):
     """ATX headings with closing '#' sequences (CommonMark: same heading)."""
-    lines = [f"{l.rstrip()} {HEADING.match(l).group(1)}" if HEADING.match(l) else l
+    lines = [f"{l.rstrip()} {m.group(1)}" if (m := HEADING.match(l)) else l
              for l in split_lines(spec)]
     return [(join_lines(lines, spec), "closing hashes on headings")]
 
@@ -224,11 +224,10 @@ def range_pin(spec: ArtifactSpec):
 def wildcard_pin(spec: ArtifactSpec):
     """'==1.2.3' -> '==1.2.*' on the last pin (a prefix match, not one version)."""
     lines = spec.text.splitlines()
-    idx = pinned_indices(lines)
-    if not idx:
+    pins = pinned(lines)
+    if not pins:
         return []
-    i = idx[-1]
-    m = PIN.match(lines[i].strip())
+    i, m = pins[-1]
     parts = m["version"].split(".")
     if len(parts) < 2:
         return []

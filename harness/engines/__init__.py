@@ -6,6 +6,7 @@ provider and so needs a model id.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,7 +20,8 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
+    task: TaskView | None  # the narrow view (harness/task_view.py; a whole Task given is narrowed); None: a
+    # task-less worker (a bounded loop's, harness/loop_runs.py), whose prompt is its own
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
@@ -27,7 +29,7 @@ class EngineContext:
     simulation: SimulationBank | None = None  # the simulated engine's candidate bank; no other engine reads it
 
     def __post_init__(self) -> None:
-        if not isinstance(self.task, TaskView):
+        if self.task is not None and not isinstance(self.task, TaskView):
             self.simulation = self.simulation or simulation_of(self.task)
             self.task = view_of(self.task)
 
@@ -48,5 +50,10 @@ def needs_model(name: str) -> bool:
 
 
 def make_engine(name: str, ctx: EngineContext) -> Engine:
-    """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names)."""
-    return ENGINES.get(name).obj(ctx)
+    """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names).
+    Only an engine registered with ``simulation_bank=True`` (the simulated engine) is handed the
+    candidate bank: it carries the candidates' labels, which no other engine may hold."""
+    part = ENGINES.get(name)
+    if ctx.simulation is not None and not part.flag("simulation_bank"):
+        ctx = dataclasses.replace(ctx, simulation=None)
+    return part.obj(ctx)

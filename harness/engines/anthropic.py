@@ -36,7 +36,7 @@ def to_messages(req: EngineRequest) -> list[dict]:
         elif m.role == "tool":
             push("user", [{"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content or "(empty)"}])
         elif m.role == "assistant":
-            blocks = [{"type": "text", "text": m.content}] if m.content else []
+            blocks: list[dict] = [{"type": "text", "text": m.content}] if m.content else []
             blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in m.tool_calls]
             push("assistant", blocks or [{"type": "text", "text": "(no output)"}])
         else:

@@ -37,7 +37,7 @@ def to_messages(req: EngineRequest) -> list[dict]:
         elif m.role == "tool":
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
         elif m.role == "assistant":
-            msg = {"role": "assistant", "content": m.content or None}
+            msg: dict = {"role": "assistant", "content": m.content or None}
             if m.tool_calls:
                 msg["tool_calls"] = [{"id": c.id, "type": "function",
                                       "function": {"name": c.name, "arguments": c.arguments if isinstance(c.arguments, str)

@@ -62,7 +62,7 @@ from harness.observation import (
     kind_of,
 )
 from harness.scope import in_scope
-from harness.task_view import SimulationBank
+from harness.task_view import SimulationBank, TaskView
 from harness.tasks import CANDIDATE_KINDS
 from harness.tools import ALLOWED_PROGRAMS
 
@@ -89,8 +89,10 @@ class SimulatedEngine:
     name = "simulated"
 
     def __init__(self, ctx: EngineContext):
+        if ctx.task is None:
+            raise ValueError("the simulated engine needs a task: it draws its edits from the task's candidate bank")
         self.ctx = ctx
-        self.task = ctx.task
+        self.task: TaskView = ctx.task
         bank = ctx.simulation or SimulationBank()
         self.profile = {**DEFAULTS, **bank.sim, **ctx.scenario.get("sim", {}), **ctx.options.get("sim", {})}
         self.bank = [(c, c.files()) for c in bank.candidates]
@@ -264,9 +266,9 @@ class SimulatedEngine:
                 if cmds:
                     calls += [self._call("run_command", command=c) for c in cmds]
                     continue
-                m = DELETE_NOTE.search(ln)
-                if m:
-                    victim = m.group(1).rstrip("/")
+                note = DELETE_NOTE.search(ln)
+                if note:
+                    victim = note.group(1).rstrip("/")
                     for p in listing:
                         if p == victim or p.startswith(victim + "/"):
                             self.side[p] = ("deleted", seen.get(p))
@@ -276,9 +278,9 @@ class SimulatedEngine:
         cmds = self._commands(hint_text)
         if cmds and draw("hint") < self._p("p_follow_hint", req):
             calls += [self._call("run_command", command=c) for c in cmds[:3]]
-        m = HIGH_RISK_NOTE.search(context)
-        if m and draw("highrisk") < self._p("p_edit_high_risk", req):
-            tgt = m.group(1)
+        risky = HIGH_RISK_NOTE.search(context)
+        if risky and draw("highrisk") < self._p("p_edit_high_risk", req):
+            tgt = risky.group(1)
             orig = seen.get(tgt)
             self.side.setdefault(tgt, ("modified" if orig is not None else "created", orig))
             calls.append(self._call("write_file", path=tgt, content=(orig or "").rstrip("\n") +
@@ -411,6 +413,6 @@ def _signature(text: str) -> str:
     return " | ".join(ids)[:500]
 
 
-@register("simulated")
+@register("simulated", simulation_bank=True)
 def _factory(ctx: EngineContext) -> SimulatedEngine:
     return SimulatedEngine(ctx)

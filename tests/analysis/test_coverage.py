@@ -54,3 +54,9 @@ def test_rare_task_study_estimand_and_what_it_shows():
     assert sym["no_bad_task"] == ct["no_bad_task"] and 0.2 < sym["no_bad_task"] / 120 < 0.5
     assert ct["hits"] <= 120 - ct["no_bad_task"] + 5 and ct["hi"] < 0.93 and sym["hi"] < 0.97
     assert sym["median_width"] > 10 * ct["median_width"]
+
+
+def test_zero_simulated_studies_give_no_coverage_and_no_target_verdict():
+    # n_sims = 0: the Wilson rate is None ("n/a"); comparing it with the target band used to raise TypeError
+    (row,) = coverage(Setting(8, 0.5, 0.3, 0.1), [("percentile", "task")], n_sims=0, B=50, seed=1)
+    assert (row["n"], row["hits"], row["coverage"], row["in_target"], row["mean_width"]) == (0, 0, None, None, None)

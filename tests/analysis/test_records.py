@@ -204,3 +204,26 @@ def test_protocol_scenarios_under_protocol_table_are_enforced(tmp_path):
     p = write_jsonl(tmp_path / "s.jsonl", [rec("A4", "t", "B3", 1, "recovered")])
     with pytest.raises(RecordsError, match="field 'scenario'"):
         analyze(p, tmp_path / "o", protocol=proto, B=10, figures=False)
+
+
+def test_unknown_token_usage_on_a_scored_cell_is_accepted_and_stays_unknown(tmp_path):
+    """Issue 11/12: an engine reply without usage makes the harness write null tokens on a scored
+    cell (harness/record.py: "unknown, never 0"); the schema accepts it, so the analysis must too,
+    and cost co-metrics average over the cells whose usage is known (never reading null as 0)."""
+    from analysis.tables import per_arm_table
+    from harness import record
+
+    built = record.build(cell_key="A4|t|null|2", arm="A4", task="t", scenario="null", repeat=2,
+                         outcome="completed", visible_pass=True, hidden_pass=True, shipped=True,
+                         tokens_in=None, tokens_out=None, usage_missing_calls=1, failure_seen=False)
+    p = write_jsonl(tmp_path / "r.jsonl", [rec("A4", "t", "null", 1, "completed", tokens_in=300, tokens_out=30),
+                                           built])
+    lr = load_records(p)
+    assert lr.scored == 2
+    tidy = lr.tidy.set_index("cell_key")
+    assert tidy.loc["A4|t|null|1", "tokens_in"] == 300 and pd.isna(tidy.loc["A4|t|null|2", "tokens_in"])
+    row = per_arm_table(lr.tidy, lr.void, lr.void_keys)[0]["A4"]
+    assert (row["mean_tokens_in"], row["mean_tokens_out"], row["mean_tokens"]) == (300, 30, 330)
+    assert row["tokens_known"] == 1  # the denominator of the token means, as cost_known is for cost
+    write_tidy(lr.tidy, tmp_path)  # the tidy outputs hold the unknown as a null, not a crash
+    assert pd.read_parquet(tmp_path / "analysis.parquet")["tokens_in"].isna().sum() == 1

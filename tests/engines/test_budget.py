@@ -8,6 +8,7 @@ import json
 from click.testing import CliRunner
 from engines.loopback import OPENAI_SECRET, Loopback
 from engines.test_cli_runs import write_proto
+from engines.test_wire import live, worker_request  # noqa: F401 - the live-engine fixture
 
 from harness.cli import main
 
@@ -80,3 +81,20 @@ def test_raising_a_ceiling_needs_resume(tmp_path):
     proto = write_proto(tmp_path, "openai", extra=BUDGET)
     p = harness(str(proto), "--out", str(tmp_path / "run"), "--raise-budget-usd", "1")
     assert p.returncode == 2 and "--resume" in p.stderr
+
+
+def test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling(tmp_path, tasks, live):  # noqa: F811
+    """Through the real SDK: the provider served (and billed) a 200 reply whose body did not parse;
+    the engine retried. The spend ledger charges that reply its booking instead of nothing."""
+    from harness.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    req = worker_request(tasks[0])
+    lb.queue("malformed")
+    reply = CeilingEngine(make(), led, "k", "worker", None).complete(req)
+    state = led.read()
+    booked = input_upper_bound(req) + req.max_tokens
+    reported = reply.usage.input_tokens + reply.usage.output_tokens + reply.usage.cache_read_tokens \
+        + reply.usage.cache_write_tokens
+    assert state["spent_tokens"] == reported + booked and state["overrun_tokens"] == reported

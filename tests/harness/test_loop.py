@@ -115,6 +115,17 @@ def test_write_set_is_exactly_the_artifact(tmp_path):
     assert authorize_write(None, TARGET, ws, anchors) == "no path given"
 
 
+def test_a_target_that_leaves_the_workspace_is_never_writable(tmp_path):
+    """Even when a loop declares such a target, the controller's write set stays inside the
+    workspace: the worker writes only there (Definition 3.6), never beside the gate."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    anchors = [tmp_path / "gate" / "gate.toml"]
+    assert "outside" in authorize_write("../escape.json", "../escape.json", ws, anchors)
+    assert "outside" in authorize_write("../gate/helper.py", "../gate/helper.py", ws, anchors)
+    assert "outside" in authorize_write(str(tmp_path / "x.json"), str(tmp_path / "x.json"), ws, anchors)
+
+
 def test_an_unknown_tool_and_malformed_arguments_are_refused_and_logged(scripted):
     spec, ledger = scripted
 
@@ -162,3 +173,61 @@ def test_every_corpus_loop_can_be_run_by_the_simulated_worker(tmp_path):
         assert res.spent == 1 and res.attempts[0].verdict in ("accept", "incapacity"), (loop.id, res.reason)
         assert res.state == DONE or res.ending == "incapacity"
     assert len({r["run_id"] for r in ledger.records}) == len(loops) == 27
+
+
+def test_a_gate_changed_during_the_loop_halts_it_and_never_reaches_done(scripted):
+    """A pytest or command gate executes the artifact, and the artifact's code can rewrite the gate's
+    own files (its tests, its schema) with the harness's rights; the write-set check never sees
+    that write. The controller re-reads the gate's digest after every verdict: once it differs
+    from the one the loop started with, the loop halts (incapacity) and no later verdict of the
+    altered gate can route it to DONE."""
+    from corpus.gates import judge
+    spec, ledger = scripted
+
+    def executing_judge(gate, ws, target):  # what artifact code run by the gate can do
+        if "TAMPER" in (ws / target).read_text():
+            (gate.dir / "schema.json").write_text("{}")  # the schema now accepts anything
+        return judge(gate, ws, target)
+
+    class Tamperer:
+        def __init__(self):
+            self.drafts = [json.dumps("TAMPER"), json.dumps("garbage")]
+
+        def complete(self, request):
+            return EngineReply("", [ToolCall("w", "write_file", {"path": TARGET, "content": self.drafts.pop(0)})],
+                               Usage(), "tool_use", "tamperer")
+
+    res = run_loop(spec, Tamperer(), LoopBudget(5), ledger, run_id="r", judge_fn=executing_judge)
+    assert res.state == HALT and res.ending == "incapacity" and "gate changed" in res.reason
+    assert res.spent == 1 and audit_done(ledger.records) == []
+    assert not any(r.get("state") == DONE for r in ledger.records)
+
+
+def test_loop_run_on_a_directory_without_loops_is_bad_input(tmp_path):
+    """A directory that is neither a loop nor a catalogue (corpus/catalogue/_gatelib, a typo'd path)
+    is refused with exit 2, not run as zero loops with an empty table and exit 0."""
+    from click.testing import CliRunner
+
+    from harness.cli import main
+    (tmp_path / "notaloop").mkdir()
+    res = CliRunner().invoke(main, ["loop", "run", str(tmp_path / "notaloop"), "--engine", "simulated",
+                                    "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and "no corpus loop here" in res.output
+
+
+def test_the_soft_bound_sees_a_repeated_pytest_reject_despite_its_timing_line(tmp_path):
+    """A pytest gate's reject ends with '1 failed in 0.19s' (and names its temporary copy), so two
+    judgements of the same broken artifact never read alike; the no-progress bound must compare
+    the rejects without those, or it never fires on a pytest-gated loop and the worker runs to the
+    hard ceiling."""
+    loop = load_loop(CATALOGUE_DIR / "tax-calc-module")
+    gate = next(g for g in loop.gates() if g.kind == "pytest")
+    broken = "def vat_amount(net, rate):\n    return 0\n\n\ndef gross(net, rate):\n    return net\n"
+
+    class Same:
+        def complete(self, request):
+            return EngineReply("", [ToolCall("w", "write_file", {"path": loop.target, "content": broken})],
+                               Usage(), "tool_use", "same")
+
+    res = run_loop(loop_spec(loop, gate), Same(), LoopBudget(4, 2), Ledger(tmp_path / "l.jsonl"), run_id="r")
+    assert (res.state, res.ending, res.spent) == (HALT, "no-progress", 2)

@@ -219,3 +219,32 @@ def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
     bad = graph_file(tmp_path / "bad", {"a": 2}, node_extra={"a": ["repair_budget = 2"]})
     r = CliRunner().invoke(main, ["loop", "plan", str(bad)])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "per-node repair budgets are refused" in r.output
+
+
+@pytest.mark.parametrize("target", ["../escape.json", "/tmp/rev15-escape.json", "sub/../../escape.json", "inputs/x/../.."])
+def test_a_task_target_outside_the_workspace_is_refused_at_load(tmp_path, target):
+    """The worker may write exactly the target, so a target that leaves the workspace (an absolute
+    path, or one climbing out with ..) would let the worker write anywhere the harness can, gate
+    files included; the graph is refused, naming the file, line and key."""
+    p = graph_file(tmp_path, {"a": 2})
+    p.write_text(p.read_text().replace(f'target = "{TARGET}"', f'target = "{target}"'))
+    with pytest.raises(InputError, match=r"nodes\[0\]\.target") as e:
+        load_graph(p)
+    assert e.value.line == 8  # the target key of the first node
+
+
+@pytest.mark.parametrize("old,new,field", [
+    ('from = "a"', 'from = ["a"]', "edges[0].from"),
+    ('to = "b"', "to = 7", "edges[0].to"),
+    ('gate = "gate/gate.toml"', 'gate = "gate/gate.toml"\nfiles = 5', "nodes[0].files"),
+    ('gate = "gate/gate.toml"', 'gate = "gate/gate.toml"\ndrafts = ["d"]', "nodes[0].drafts"),
+    ('requirement = "The artifact is the JSON string ACCEPT."\ntarget = "status.json"', "loop = 3", "nodes[0].loop"),
+])
+def test_a_value_of_the_wrong_type_is_a_named_error_not_a_traceback(tmp_path, old, new, field):
+    """A TOML value of the wrong type (a list where a node id goes, a number where a directory
+    goes) is refused with the file, line and key, like every other malformed graph."""
+    p = graph_file(tmp_path, {"a": 2, "b": 2}, [("a", "b")])
+    p.write_text(p.read_text().replace(old, new, 1))
+    with pytest.raises(InputError) as e:
+        load_graph(p)
+    assert e.value.field == field and e.value.line is not None

@@ -169,3 +169,67 @@ def test_contributing_shows_the_installed_example_verbatim():
                                           ("engine", "arm", "scenario", "detector", "gate", "operator")}
     for rel, body in blocks:
         assert body == (REPO / "examples" / "plugin" / rel).read_text().rstrip(), rel
+
+
+def _evil_site(tmp_path: Path, entry_points: str) -> Path:
+    """A hand-installed distribution 'evil-plugin' whose entry points are ``entry_points``."""
+    site = tmp_path / "site"
+    (site / "evil").mkdir(parents=True)
+    (site / "evil" / "__init__.py").write_text("")
+    (site / "evil" / "arm.py").write_text('def controller(ctx, arm):\n    """not the built-in A4"""\n')
+    (site / "evil" / "boom.py").write_text('raise RuntimeError("kaboom at import")\n')
+    info = site / "evil_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evil-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    (info / "RECORD").write_text("")
+    return site
+
+
+def test_a_plugin_object_named_like_a_built_in_is_an_error_not_silently_dropped(tmp_path, monkeypatch):
+    """An entry point ``A4 = evil.arm:controller`` used to be skipped without a word: the protocol's
+    A4 ran the built-in while its author believed it ran theirs, and `harness plugins` did not show it.
+    A plug-in can neither shadow a built-in nor be silently ignored: the clash is named."""
+    import importlib.metadata as md
+
+    from harness.registry import Registry, RegistryError
+
+    monkeypatch.syspath_prepend(str(_evil_site(tmp_path, "")))
+    reg = Registry("arms")
+    def builtin(ctx, arm):
+        """the built-in A4"""
+    reg.add("A4", builtin)
+    with pytest.raises(RegistryError, match="'A4' is registered twice"):
+        reg._load_entry_point(md.EntryPoint("A4", "evil.arm:controller", "proof_harness.arms"))
+    assert reg._parts["A4"].obj is builtin
+    # an entry point naming the very object its module already registered under that name is fine
+    import evil.arm
+    reg.add("mine", evil.arm.controller)
+    reg._load_entry_point(md.EntryPoint("mine", "evil.arm:controller", "proof_harness.arms"))
+
+
+def test_a_plugin_that_fails_to_import_is_a_one_line_error_with_exit_2(tmp_path):
+    """A broken plug-in used to end `harness run` in a Python traceback (exit 1)."""
+    site = _evil_site(tmp_path, "[proof_harness.engines]\nboom = evil.boom\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
+    r = harness(env, "run", str(REPO / "protocols" / "quickstart.toml"), "--out", str(tmp_path / "run"))
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("error: plug-in 'evil.boom'")
+    assert "kaboom at import" in r.stderr
+
+
+def test_a_plugin_part_of_the_wrong_type_is_refused_when_it_loads(tmp_path, monkeypatch):
+    """An engine, arm, scenario hook, detector or gate is called by the harness; an entry point naming
+    a non-callable (``broken = evil_wrong_type:NAME``, a string) used to register and then void every cell
+    that used it at run time ('str' object is not callable). It is refused at load, naming the part."""
+    import importlib.metadata as md
+
+    from harness.registry import Registry, RegistryError
+
+    (tmp_path / "evil_wrong_type.py").write_text('NAME = "not a factory"\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(RegistryError, match="engine 'broken'.*callable.*str"):
+        Registry("engines")._load_entry_point(md.EntryPoint("broken", "evil_wrong_type:NAME", "proof_harness.engines"))
+    ops = Registry("operators", callable_parts=False)  # operators are objects with apply() and examples()
+    ops._load_entry_point(md.EntryPoint("op", "evil_wrong_type:NAME", "proof_harness.operators"))

@@ -93,3 +93,29 @@ def test_schema_records_prints_the_schema_and_names_bad_fields(tmp_path):
     f.write_text(json.dumps(record.build(**KEY, outcome="void")) + "\n" + json.dumps(bad) + "\n")
     r = CliRunner().invoke(main, ["schema", "records", "--validate", str(f)])
     assert r.exit_code == 2 and f"{f}:2: field 'attempts'" in r.output
+
+
+@pytest.mark.parametrize("outcome,shipped,visible,hidden", [
+    ("completed", True, False, True),  # shipped red is acceptance_fail, never completed
+    ("recovered", True, False, True),
+    ("amplified", True, False, False),  # shipped red and wrong: acceptance_fail by the total order
+    ("acceptance_fail", False, False, False),  # acceptance_fail means the arm shipped
+    ("acceptance_fail", True, True, True),  # ... a tree that fails the visible test
+])
+def test_eq7_holds_for_visible_pass_too(tmp_path, outcome, shipped, visible, hidden):
+    """Eq. 7 gives each outcome from (shipped, visible, hidden), not only (shipped, hidden): a record
+    no (shipped, visible, hidden) maps to is refused by the builder, the schema and the analysis
+    (a 'completed' cell with a red visible test used to be scored as a completion)."""
+    from analysis.records import RecordsError, load_records
+    assert record.eq7(shipped, visible, hidden, False) not in (outcome,) and \
+        record.eq7(shipped, visible, hidden, True) != outcome  # the case is truly inconsistent
+    fields = dict(cell_key="A4|t|null|1", arm="A4", task="t", scenario="null", repeat=1, outcome=outcome,
+                  shipped=shipped, visible_pass=visible, hidden_pass=hidden)
+    with pytest.raises(ValueError, match="Eq. 7"):
+        record.build(**fields)
+    rec = {**fields, "tokens_in": 1, "tokens_out": 1, "wall_s": 0.1}
+    assert not jsonschema.Draft202012Validator(record.json_schema()).is_valid(rec)
+    p = tmp_path / "r.jsonl"
+    p.write_text(json.dumps(rec) + "\n")
+    with pytest.raises(RecordsError, match=r"r.jsonl:1: field 'outcome'.*Eq. 7"):
+        load_records(p)

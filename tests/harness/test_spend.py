@@ -17,6 +17,7 @@ from harness.spend import (
     booking,
     clamp,
     input_upper_bound,
+    summary,
 )
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
@@ -116,3 +117,79 @@ def test_an_edited_spend_ledger_is_a_named_error(tmp_path):
     (tmp_path / "spend.json").write_text("{not json")
     with pytest.raises(InputError, match="spend.json"):
         SpendLedger(tmp_path).read()
+
+
+class _BilledRetries:
+    """An engine like harness/engines/live.py: its retry layer re-sent a request whose 200 reply
+    arrived malformed (the provider billed it; the harness never read its usage), recorded in
+    ``raw["faults"]`` (or ``exc.wire["faults"]`` when it gave up)."""
+
+    name = "fake"
+
+    def __init__(self, malformed: int, give_up: bool = False, deadline: str | None = None):
+        self.malformed, self.give_up, self.deadline = malformed, give_up, deadline
+
+    def complete(self, req):
+        from harness.engine import EngineFault
+        meta = {"faults": [{"kind": "malformed", "detail": "malformed reply", "retry": i} for i in range(self.malformed)]}
+        if self.give_up:
+            exc = EngineFault("gave up")
+            exc.wire = meta
+            raise exc
+        if self.deadline is not None:
+            return EngineReply("", [], Usage(), "deadline", "m", {**meta, "deadline": self.deadline})
+        return EngineReply("", [], Usage(10, 10), "end_turn", "m", meta)
+
+
+def test_replies_the_retry_layer_discarded_are_charged_not_hidden(tmp_path):
+    """A malformed 200 reply was billed by the provider, and an in-flight request the deadline cut
+    off may have been: their usage was never read, so each is charged its booking (declared as
+    overrun), never counted as free. Otherwise a run can pass its ceiling with spend.json below it."""
+    from harness.engine import EngineFault
+    from harness.spend import CeilingEngine
+    req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    est = input_upper_bound(req)
+    CeilingEngine(_BilledRetries(2), led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 2 * (est + 100)
+    with pytest.raises(EngineFault):
+        CeilingEngine(_BilledRetries(3, give_up=True), led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 5 * (est + 100)
+    CeilingEngine(_BilledRetries(0, deadline="wall-clock deadline cancelled the in-flight worker request"),
+                  led, "k", "worker", PRICE).complete(req)
+    assert led.read()["spent_tokens"] == 20 + 6 * (est + 100)
+    CeilingEngine(_BilledRetries(0, deadline="wall-clock deadline reached before the worker request"),
+                  led, "k", "worker", PRICE).complete(req)  # never sent: nothing billed
+    s = led.read()
+    assert s["spent_tokens"] == 20 + 6 * (est + 100) and s["overrun_tokens"] == 3 * (est + 100) + 20  # charged above the one booking each
+
+
+def test_a_token_ceiling_books_a_call_whose_model_has_no_price(tmp_path):
+    """[budget] max_tokens needs no [pricing] (the driver asks for prices only under max_usd), so a
+    call at an unpriced model is booked and settled in tokens, its USD unknown, not a harness error
+    that voids the cell."""
+    from harness.spend import CeilingEngine
+    req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 6))
+
+    class Inner:
+        def complete(self, sent):
+            return EngineReply("", [], Usage(10, sent.max_tokens), "end_turn", "unpriced-1")
+
+    CeilingEngine(Inner(), led, "k", "worker", None).complete(req)
+    s = led.read()
+    assert s["spent_tokens"] == 110 and s["open"] == {} and s["calls"] == 1 and s["unpriced_calls"] == 1
+    assert "USD leaves out 1 call(s) at a model with no [pricing] entry" in summary(s)
+    assert clamp(100, 10, None, 1.0, None) == 0  # under a USD ceiling an unpriced call is never made
+
+
+def test_the_spend_line_declares_bookings_a_killed_process_left_open(tmp_path):
+    """A pool worker killed mid-call leaves its booking open: the ceiling keeps counting it, and the
+    run's printed spend says so instead of showing only the settled calls."""
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_usd=1.0))
+    led.reserve("k", "worker", 100, 100, PRICE)  # the process dies here: never settled
+    line = summary(led.read())
+    assert "1 call(s) still open (booked $0.000300 / 200 tokens" in line

@@ -87,3 +87,27 @@ def test_a_name_that_is_not_utf8_is_copied_by_its_bytes(tmp_path):
     skipped = copy_tree(src, tmp_path / "dest")
     assert os.listdir(os.fsencode(tmp_path / "dest")) == [b"caf\xe9.py"]
     assert [os.fsencode(s) for s in skipped] == [b"p\xff"]
+
+
+def test_a_sparse_file_stays_sparse_in_the_copy(tmp_path):
+    """An agent's command makes a 64 MB file (the per-file limit) with one truncate and no disk; a
+    copy that writes its holes as zeros turns every such file into 64 MB on disk, for every judged
+    run (a thousand of them fill the host's disk). The copy keeps holes as holes."""
+    src = tmp_path / "src"
+    src.mkdir()
+    with open(src / "big.bin", "wb") as fh:
+        fh.write(b"head")
+        fh.seek(64 << 20)
+        fh.write(b"tail")
+    if os.stat(src / "big.bin").st_blocks * 512 > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    copy_tree(src, tmp_path / "dest")
+    got = tmp_path / "dest" / "big.bin"
+    assert got.stat().st_size == (src / "big.bin").stat().st_size
+    assert got.stat().st_blocks * 512 < 1 << 20, "the holes were written out as data"
+    with open(got, "rb") as fh:
+        assert fh.read(4) == b"head"
+        fh.seek(64 << 20)
+        assert fh.read() == b"tail"
+        fh.seek(1 << 20)
+        assert fh.read(1 << 16) == bytes(1 << 16)

@@ -2,6 +2,8 @@
 what a run records, and is met exactly by an engine that spends the maximum at every step."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -10,7 +12,8 @@ from harness.cli import main
 from harness.driver import execute, prepare
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.protocol import load_protocol
-from harness.tasks import read_tree
+from harness.registry import ENGINES
+from harness.tasks import load_tasks, read_tree
 from harness.worst_case import (
     CellShape,
     attempts_and_reviews,
@@ -83,7 +86,9 @@ class MaxSpender:
 
     def __init__(self, ctx):
         self.role, self.arm = ctx.role, ctx.options["cell_key"].split("|")[0]
-        self.reference = read_tree(ctx.task.reference)
+        # a plug-in engine sees only the task's narrow view (harness/task_view.py), so the scripted
+        # max-spender reads the reference from the task directory itself
+        self.reference = read_tree(load_tasks(Path(TASKS), [ctx.task.id])[ctx.task.id].reference)
         self.reviews = 0
 
     def complete(self, req: EngineRequest) -> EngineReply:
@@ -106,7 +111,7 @@ class MaxSpender:
 def maxspend():
     engines.register("maxspend")(MaxSpender)
     yield
-    engines.FACTORIES.pop("maxspend", None)
+    ENGINES._parts.pop("maxspend", None)
 
 
 def test_hand_worked_bound_for_each_controller():

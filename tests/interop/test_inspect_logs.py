@@ -181,3 +181,23 @@ def test_export_of_a_transcript_torn_by_a_kill_is_not_a_traceback(qs_run, tmp_pa
     r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs2")])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert f"{second}:2: line: not valid JSON" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_harness_export_outcome_that_contradicts_eq7_is_refused_at_import(tmp_path):
+    """A log's 'outcome' score is taken as adjudicated, with its flags from the score's metadata; an
+    outcome its own flags contradict (here 'completed' that was never shipped) used to be written into
+    the records as is. Eq. 7 is checked on this record path too: one line, exit 2."""
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
+    from inspect_ai.scorer import Score
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    flags = {"shipped": False, "visible_pass": True, "hidden_pass": True}
+    sample = EvalSample(id="t1", epoch=1, input="q", target="a",
+                        scores={"outcome": Score(value="completed", metadata=flags)}, metadata={"task": "t1"})
+    write_eval_log(EvalLog(eval=EvalSpec(created="2025-01-01T00:00:00Z", task="swe", model="m/x",
+                                         dataset=EvalDataset(name="d"), config=EvalConfig()),
+                           samples=[sample], status="success"), str(logs / "a.eval"))
+    out = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(main, ["import", "inspect", str(logs), "--arm-from", "model", "--out", str(out)])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "sample t1" in r.stderr and "Eq. 7" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -225,7 +225,7 @@ class RayStartCluster:
         finally:
             self.holder.kill()  # unshare dies; its --kill-child takes pid 1, and with it the namespace
             self.holder.wait()
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 60  # the kernel kills them at once; reaping can lag on a loaded machine
             while self.processes() and time.monotonic() < deadline:
                 time.sleep(0.1)
             shutil.rmtree(self.root, ignore_errors=True)
