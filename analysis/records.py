@@ -118,6 +118,8 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
+            except RecursionError:
+                problems.append(f"{path}:{i}: not valid JSON (nested deeper than the parser allows)")
             else:
                 if not isinstance(obj, dict):
                     problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")

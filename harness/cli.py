@@ -181,6 +181,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                       monitor=monitor)
     except InputError as exc:
         _fail(exc)
+    except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
+        click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
+                   f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
+                   f"{run_dir}`", err=True)
+        sys.exit(4)
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
@@ -227,7 +232,10 @@ def ledger_verify(file, anchor, public_key):
     path = _records_path(file)
     if not path.is_file():
         _fail(InputError(str(file), "<file>", "no records.jsonl here"))
-    ins = inspect(path)
+    try:
+        ins = inspect(path)
+    except OSError as exc:  # e.g. records.head is a directory, or a file cannot be read
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
     problems, notes = list(ins.problems), list(ins.notes)
     if anchor:
         try:
@@ -244,7 +252,7 @@ def ledger_verify(file, anchor, public_key):
     if not ins.records and not problems:
         click.echo(f"{path}: empty (0 records): nothing to verify")
         sys.exit(1)
-    if problems or (notes and not anchor and (ins.torn or ins.head_behind)):
+    if problems or ins.torn or ins.head_behind:  # a crash state is not "intact", with or without --anchor
         click.echo(f"{path}: {len(problems)} problem(s)" + (f", {len(notes)} note(s)" if notes else ""))
         for p in problems:
             click.echo(f"  PROBLEM {p}")
@@ -269,11 +277,16 @@ def ledger_anchor(run, out, sign_key):
         a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
     except LedgerRefused as exc:
         _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
-    except ValueError as exc:
-        _fail(InputError(str(sign_key), "<key>", f"not an ed25519 private key: {exc}"))
+    except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key
+        _fail(InputError(str(sign_key), "<key>", f"not an unencrypted ed25519 private key: {exc}"))
+    except OSError as exc:
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
     text = json.dumps(a, indent=1, sort_keys=True) + "\n"
     if out:
-        Path(out).write_text(text)
+        try:
+            Path(out).write_text(text)
+        except OSError as exc:
+            _fail(InputError(out, "--out", f"cannot write the anchor: {exc.strerror or exc}"))
         click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
     else:
         click.echo(text, nl=False)
@@ -286,10 +299,15 @@ def ledger_keygen(out):
     """Make an ed25519 key pair for signing anchors."""
     from harness.ledger import generate_key
     priv, pub = generate_key()
-    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(priv)
-    Path(out + ".pub").write_bytes(pub)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key
+        with os.fdopen(fd, "wb") as f:
+            f.write(priv)
+        Path(out + ".pub").write_bytes(pub)
+    except FileExistsError:
+        _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
+    except OSError as exc:
+        _fail(InputError(out, "--out", f"cannot write the key: {exc.strerror or exc}"))
     click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
 
 

@@ -2,6 +2,7 @@
 
 Run directory layout:
   run.json          what was run: protocol path and digest, pre-registered or exploratory, engine
+  run.lock          held (flock) by the one session running the run: a second one is refused
   records.jsonl     one hash-chained record per cell key (records.head mirrors the head hash)
   voids.jsonl       every void attempt (accounting; a cell is rerun per the protocol's rerun policy)
   cells/*.events.jsonl  each cell's event log
@@ -13,7 +14,9 @@ and runs the rest, so a kill at any moment ends, after resume, with one record p
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import time
 import uuid
 from collections import Counter
@@ -121,11 +124,29 @@ def _sequence_line(run_dir: Path):
     return line
 
 
-def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
-            progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
-            cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
-            raise_budget: "spend_mod.Ceiling | None" = None, monitor: bool = False) -> RunOutcome:
-    """Run (or resume) every cell of the run in run_dir that has no record yet.
+def execute(run_dir: Path, **options) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet (see ``_execute``),
+    holding the run's lock (``run.lock``, an exclusive ``flock``) throughout: the ledger has a single
+    writer, so a second session on the same run is refused (InputError) instead of appending a
+    second chain of seqs. A kill releases the lock with the process, so --resume after a kill works."""
+    read_run_meta(run_dir)  # a directory that is not a run gets its own error, and no run.lock
+    fd = os.open(Path(run_dir) / "run.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(str(run_dir), "--resume", "another harness process is running this run (it holds "
+                             "run.lock); wait for it to finish or stop it, then --resume") from None
+        return _execute(run_dir, **options)
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
+             progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
+             cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
+             raise_budget: "spend_mod.Ceiling | None" = None, monitor: bool = False) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet (the caller holds run.lock).
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
     existing cluster, else a local one); see harness/executors.py. ``cache``: reuse test verdicts
@@ -139,8 +160,13 @@ def execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | No
         changes = protocol_mod.drift(proto)
         if changes:
             raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
-    elif protocol_mod.compute_lock(proto)["digest"] != meta["protocol_digest"]:
-        raise InputError(str(proto.path), "digest", "the protocol or its tasks changed since this exploratory run started")
+    # bound to run.json's digest, not to the lock on disk: a protocol edited and re-frozen is a new
+    # pre-registration, and its cells must not be recorded under this run's digest
+    now = protocol_mod.compute_lock(proto)["digest"]
+    if now != meta["protocol_digest"]:
+        raise InputError(str(proto.path), "digest", f"the protocol or its tasks changed since this "
+                         f"{'pre-registered' if meta['preregistered'] else 'exploratory'} run started (run.json "
+                         f"digest {meta['protocol_digest'][:12]}..., now {now[:12]}...); start a new run with --out")
     try:
         ledger = Ledger(run_dir / "records.jsonl")
     except LedgerRefused as exc:  # a ledger that fails verify is never resumed, and no byte of it changes

@@ -97,7 +97,7 @@ def inspect(path: Path) -> Inspection:
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
             rec = None
         if not isinstance(rec, dict):
             ins.problems.append(f"line {i}: not a JSON record")
@@ -287,7 +287,15 @@ def check_anchor(path: Path, anchor: dict, *, public_key_pem: bytes | None = Non
         problems.append("--public-key given but the anchor is not signed")
     recs = inspect(path).records
     seq, h = anchor["seq"], anchor["hash"]
-    if not isinstance(seq, int) or seq >= len(recs):
+    runs = sorted({str(r.get("run_id")) for r in recs if r.get("run_id") is not None})
+    if anchor.get("run_id") is not None and runs and runs != [str(anchor["run_id"])]:
+        problems.append(f"the anchor is for run {anchor['run_id']!r}, this ledger holds run "
+                        f"{repr(runs[0]) if len(runs) == 1 else runs}: not this run's anchor")
+        return problems, notes
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        problems.append(f"the anchor's seq {seq!r} is not a record number (expected an integer >= 0)")
+        return problems, notes
+    if seq >= len(recs):
         problems.append(f"the anchor names seq {seq} but the ledger holds {len(recs)} record(s): records were "
                         f"removed since it was anchored")
     elif recs[seq].get("hash") != h:

@@ -93,7 +93,8 @@ def _expect(cond: bool, file: Path, key: str, what: str) -> None:
 
 # -- the schema: one pydantic model per table; unknown keys and wrong types are errors by name ------
 class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # allow_inf_nan=False: TOML's inf/nan are no timeout, backoff or ceiling a run can honour
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 class ProtocolTable(_Table):
@@ -152,8 +153,8 @@ class AnalysisTable(_Table):
 
 
 class LimitsTable(_Table):
-    test_timeout_s: float = Field(default=60.0, gt=0)
-    memory_mb: int = Field(default=2048, ge=64)
+    test_timeout_s: float = Field(default=60.0, gt=0, le=1e9)  # larger overflows the platform's time_t
+    memory_mb: int = Field(default=2048, ge=64, le=2**43 - 1)  # its bytes must fit RLIMIT_AS (a signed 64-bit)
     max_turns: int = Field(default=12, ge=1)
     max_tokens: int = Field(default=4096, ge=1)
     # the model's context window: the most input tokens one call can bill (a provider refuses a

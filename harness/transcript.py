@@ -243,6 +243,8 @@ def load_entries(path: Path) -> list[dict]:
                     numbered.append((i, json.loads(line)))
     except json.JSONDecodeError as exc:
         raise InputError(str(path), "<file>", f"not JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(str(path), "<file>", "not JSON: nested deeper than the parser allows") from None
     except (TypeError, AttributeError):
         raise InputError(str(path), "<file>", "expected a list of entries or an object with a 'calls' list") from None
     out = []
