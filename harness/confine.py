@@ -67,6 +67,15 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
+def _code_dirs_under_tmp(base: str) -> list[str]:
+    """The interpreter's prefixes and import path entries that lie under /tmp (not the scratch base's)."""
+    import sys
+    found = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *sys.path)
+                    if p and os.path.isdir(p) and _under(os.path.realpath(p), "/tmp")
+                    and not _under(os.path.realpath(p), base)}, key=len)
+    return [d for i, d in enumerate(found) if not any(_under(d, e) for e in found[:i])]
+
+
 def isolate_run(libc, *, scratch, base, hide=(),
                 flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC) -> None:
     """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
@@ -80,12 +89,23 @@ def isolate_run(libc, *, scratch, base, hide=(),
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
     loopback_up()  # as in a bwrap network namespace: loopback only, and up
     fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in scratch]
+    # the interpreter and the code it imports, when they live under /tmp (a checkout or virtualenv
+    # there): bound back read-only over the fresh /tmp, as a cold run's view binds them after its tmpfs
+    keep = _code_dirs_under_tmp(base)
+    keep_fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]
     # a fresh tmpfs stacked over /tmp (and over the zygote's scratch base when that lies elsewhere)
     # hides everything below it; this run's scratch comes back from the descriptors opened above
     _check(libc, libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=755"), "fresh /tmp failed")
     _check(libc, libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, b"mode=755"), "fresh /dev/shm failed")
     if not _under(base, "/tmp"):
         _check(libc, libc.mount(b"tmpfs", base.encode(), b"tmpfs", 0, b"mode=755"), "scratch base cover failed")
+    for p, fd in zip(keep, keep_fds):
+        os.makedirs(p, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
+               f"bind {p} failed")
+        _check(libc, libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+               f"read-only {p} failed")
+        os.close(fd)
     for p, fd in zip(scratch, fds):
         os.makedirs(p, exist_ok=True)
         _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),

@@ -208,6 +208,8 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
     """The bubblewrap arguments of the allow-list view (no command, no namespaces)."""
     ro, links = allowlist()
     args: list[str] = []
+    if tmp:  # first: an allowed directory under /tmp (a checkout or virtualenv there) is bound over it
+        args += ["--tmpfs", "/tmp"]
     for target, link in links:
         args += ["--symlink", target, link]
     for d in ro:
@@ -219,8 +221,6 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
     args += ["--dev", "/dev"]
     if dev_shm:
         args += ["--tmpfs", "/dev/shm"]
-    if tmp:
-        args += ["--tmpfs", "/tmp"]
     for w in writable:
         args += ["--bind", w, w]
     for r in readable:

@@ -27,3 +27,17 @@ def test_a_relative_gitdir_without_commondir_is_hidden_itself(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / ".git").write_text("gitdir: ../store\n")
     assert hidden_for(tmp_path / "sub") == ((tmp_path / "sub").resolve(), (tmp_path / "store").resolve())
+
+
+def test_a_checkout_under_tmp_stays_visible_in_the_sandbox_view():
+    """Each run gets a fresh /tmp; an allowed directory under /tmp (a clone or virtualenv there) is
+    bound over it, not hidden by it (a fresh clone in /tmp made every sandboxed run fail)."""
+    from harness.confine import _code_dirs_under_tmp
+    from harness.sandbox import bwrap_view
+    args = bwrap_view(writable=(), hide=())
+    tmp = args.index("/tmp") - 1
+    assert args[tmp] == "--tmpfs" and tmp < args.index("--ro-bind")
+    import sys
+    dirs = _code_dirs_under_tmp("/nonexistent-base")
+    assert all(d.startswith("/tmp/") for d in dirs)
+    assert (sys.prefix.startswith("/tmp/") and dirs) or not sys.prefix.startswith("/tmp/")
