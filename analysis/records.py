@@ -338,6 +338,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
             for k, fv in facs.items():
                 if not isinstance(fv, (str, int, float, bool)) or "|" in str(fv) or "=" in str(k):
                     bad("factors", f"factor {k!r} must be a scalar without '|' (got {fv!r})")
+    _validate_version(rec, bad)
     v = rec.get("unsafe_detectors")
     if v is not None and not isinstance(v, list):
         bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
@@ -354,6 +355,22 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         name = str(err.path[0])
         named.add(name)
         bad(name, f"{err.message} (record schema v{record.SCHEMA_VERSION}: `harness schema records`)")
+
+
+def _validate_version(rec: dict, bad) -> None:
+    """schema_version (absent: v1) must be one this reader knows; a null token sub-field ("not
+    reported") exists only from v2 on (harness.record.NULLABLE_SINCE_V2)."""
+    if "schema_version" not in rec:
+        return
+    v = rec["schema_version"]
+    if not _is_int(v) or v not in record.READABLE_VERSIONS:
+        bad("schema_version", f"{v!r} is not a record schema version this reader knows "
+                              f"({', '.join(map(str, record.READABLE_VERSIONS))})")
+        return
+    if v < 2:
+        for name in record.NULLABLE_SINCE_V2:
+            if name in rec and rec[name] is None:
+                bad(name, "null (not reported) needs record schema v2; this record says schema_version 1")
 
 
 def factor_suffix(facs: dict | None) -> str:

@@ -485,3 +485,52 @@ def reproduce_bounded_loops_cmd(out):
 
 if __name__ == "__main__":
     main()
+
+
+# -- harness compare (issue 23): kept apart from run/resume/signal so that edits there merge cleanly --
+@main.command("compare")
+@click.argument("run_a", type=click.Path(exists=True))
+@click.argument("run_b", type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
+@click.option("--label-a", default=None, help="name of RUN_A in the tables (default: its arm)")
+@click.option("--label-b", default=None, help="name of RUN_B in the tables (default: its arm)")
+@click.option("--key", "key_text", default="task,scenario,repeat,factors", show_default=True,
+              help="join key: task,scenario,repeat[,factors]")
+@click.option("--seed", type=click.IntRange(min=0), default=20261202, show_default=True,
+              help="seed of the cluster bootstrap")
+@click.option("--B", "B", type=click.IntRange(min=1), default=2000, show_default=True, help="bootstrap resamples")
+@click.option("--no-figures", is_flag=True, help="skip the figure and the page")
+def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, seed, B, no_figures):
+    """Join RUN_A and RUN_B (run directories or records files) cell by cell: completeness, native
+    outcomes, paired matrices, exact subclasses, paired tests and token usage (the Proof-or-Stop
+    paper's Tables 12 and 24-28). Exit 2 on bad input."""
+    from analysis.cli import InputProblem, _guard
+    from analysis.compare import CompareError, Options, compare, parse_key
+    from analysis.compare_render import write_all
+
+    try:
+        key = parse_key(key_text)
+        labels = {"label_a": label_a or _default_label(run_a, "A"), "label_b": label_b or _default_label(run_b, "B")}
+        if labels["label_a"] == labels["label_b"]:
+            labels = {"label_a": labels["label_a"] + " (A)", "label_b": labels["label_b"] + " (B)"}
+        opts = Options(key=key, seed=seed, B=B, **labels)
+        result = _guard(compare, run_a, run_b, opts)
+        runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
+        md = _guard(write_all, result, Path(out), runs, figure=not no_figures)
+    except CompareError as exc:
+        raise InputProblem(str(exc)) from exc
+    click.echo(md)
+    click.echo(f"wrote {Path(out) / 'compare.md'} and {Path(out) / 'compare.json'}"
+               + ("" if no_figures else f", {Path(out) / 'compare.png'} and {Path(out) / 'compare.html'}"))
+
+
+def _default_label(source: str, fallback: str) -> str:
+    """The arm of the first record (run directory or records file), else A/B."""
+    from analysis.records import RecordsError, read_raw
+    p = Path(source)
+    try:
+        recs, _ = read_raw(p / "records.jsonl" if p.is_dir() else p, complete_lines_only=p.is_dir())
+    except (RecordsError, OSError):
+        return fallback
+    arm = recs[0].get("arm") if recs else None
+    return arm if isinstance(arm, str) and arm else fallback

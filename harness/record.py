@@ -21,7 +21,11 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# v2 (issue 23): cache_read_tokens, cache_write_tokens and reasoning_tokens may be null, "not
+# reported by the producer" (never 0). Readers accept every version listed here.
+READABLE_VERSIONS = (1, 2)
+NULLABLE_SINCE_V2 = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 NULL_SCENARIO = "null"
 # the fields every producer's record must carry (the interchange minimum; DESIGN.md)
@@ -111,9 +115,9 @@ class CellRecord:
     tokens_in: int | None = 0  # null: an engine reply reported no usage (unknown, never 0)
     tokens_out: int | None = 0
     usage_missing_calls: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
+    cache_read_tokens: int | None = 0  # null (v2): the producer does not report it, never 0
+    cache_write_tokens: int | None = 0
+    reasoning_tokens: int | None = 0
     wall_s: float = 0.0
     cost_usd: float | None = None
     cost_note: str | None = None

@@ -1,0 +1,492 @@
+"""Two runs joined cell by cell: the Proof-or-Stop paper's paired completion-vs-delivery readout
+(Section 5 "Supplemental paired execution-status comparison", Table 12; Appendix B, Tables 24-28).
+
+Each side (a run directory or a records file) is one arm. Rows are joined on a key made of
+``task``, ``scenario``, ``repeat`` and (optionally) the matrix ``factors``; nothing is dropped in
+silence:
+
+* per side (Table 24): planned cells (the run's protocol when a run directory names one, else the
+  union of both sides' cells), terminal cells (a scored record), pending cells (planned, no scored
+  record: void-only or absent), extra rows that are not cells (restart duplicates, superseded or
+  repeated voids, rows of unplanned keys) and contamination rows (rows of another protocol digest,
+  task digest or model than the side's reference, ``Contamination``), reviewer evidence expected
+  (the arm's controller has a reviewer) and observed (a record with ``review_rounds`` > 0);
+* across the sides: cells terminal on one side only, or whose task digests differ
+  (``Exclusion``), counted by reason beside the matched pairs.
+
+Tables over the matched pairs: native outcomes before pairing (Table 25), the paired matrix of the
+first side's terminal status against the second side's delivery decision (Tables 12 and 26), the
+delivery x delivery and outcome x outcome matrices, the exact subclasses (Table 27), exact paired
+tests (``analysis.paired``) and a cluster-aware interval by task, and the token readout (Table 28).
+Rates are exact fractions printed at full precision (6 decimals of a percent) beside display
+rounding (1 decimal); full-precision rates sum to 100% over the matched pairs.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from analysis.records import RecordsError, factor_suffix, load_records, read_raw
+from harness import record
+
+KEY_FIELDS = ("task", "scenario", "repeat", "factors")
+DEFAULT_KEY = KEY_FIELDS
+# controllers whose arm asks a reviewer (harness.arms: A3 advisory review, A4 the evidence gate)
+REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
+COMPLETION = ("completed", "recovered")
+SCORED = tuple(o for o in record.OUTCOMES if o != "void")
+
+
+class CompareError(ValueError):
+    """Bad input to a comparison: one line naming the file and field."""
+
+
+class Contamination(Enum):
+    """Why a row is not a cell of its side's run (the paper's 'contamination rows', Table 24)."""
+
+    PROTOCOL = "another protocol digest"
+    TASK_DIGEST = "another task digest"
+    MODEL = "another model"
+
+
+class Exclusion(Enum):
+    """Why a planned cell is not a matched pair."""
+
+    ONLY_A = "terminal in A only"
+    ONLY_B = "terminal in B only"
+    NEITHER = "terminal in neither"
+    TASK_DIGEST = "task digests differ between the runs"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a comparison joins on and how its cluster interval is drawn."""
+
+    key: tuple[str, ...] = DEFAULT_KEY
+    label_a: str = "A"
+    label_b: str = "B"
+    seed: int = 20261202
+    B: int = 2000
+    alpha: float = 0.05
+
+
+@dataclass
+class Side:
+    """One run, read and split into terminal cells, pending cells, extra and contamination rows."""
+
+    label: str
+    source: str
+    run_dir: bool
+    arm: str
+    rows: int
+    plan: set[str] | None  # join keys of the run's plan, None when no plan was given
+    plan_note: str
+    terminal: dict[str, dict] = field(default_factory=dict)  # join key -> the scored record kept
+    void_keys: set[str] = field(default_factory=set)  # join keys whose only rows are void
+    contamination: Counter = field(default_factory=Counter)  # Contamination -> rows
+    reference: dict[str, str | None] = field(default_factory=dict)
+    schema_versions: list[int] = field(default_factory=list)
+    controllers: list[str] = field(default_factory=list)
+
+
+def join_key(rec: dict, key: tuple[str, ...]) -> str:
+    """The join key of a record: the chosen fields in KEY_FIELDS order, '|'-separated."""
+    parts = [str(rec[f]) for f in ("task", "scenario", "repeat") if f in key]
+    return "|".join(parts) + (factor_suffix(rec.get("factors")) if "factors" in key else "")
+
+
+def parse_key(text: str) -> tuple[str, ...]:
+    """--key task,scenario,repeat[,factors]: task, scenario and repeat are required."""
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    bad = [n for n in names if n not in KEY_FIELDS]
+    if bad or not {"task", "scenario", "repeat"} <= set(names):
+        raise CompareError(f"--key {text}: expected task,scenario,repeat optionally with factors")
+    return tuple(f for f in KEY_FIELDS if f in names)
+
+
+def _modal(values: list[Any]) -> Any:
+    """The most frequent non-null value (first seen on a tie), or None."""
+    seen = [v for v in values if v is not None]
+    return Counter(seen).most_common(1)[0][0] if seen else None
+
+
+def _run_meta(path: Path) -> dict:
+    meta_path = path / "run.json"
+    if not meta_path.is_file():
+        raise CompareError(f"{path}: not a run directory (no run.json) and not a records file")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise CompareError(f"{meta_path}: expected a JSON object")
+    return meta
+
+
+def _plan(meta: dict, arm: str, key: tuple[str, ...]) -> tuple[set[str] | None, str]:
+    """Join keys of the protocol's cells for ``arm`` (run.json names the protocol), or why none."""
+    proto_path = meta.get("protocol_path")
+    if not proto_path:
+        return None, "run.json names no protocol"
+    from harness.errors import InputError
+    from harness.matrix import enumerate_cells
+    from harness.protocol import load_protocol
+    try:
+        cells = enumerate_cells(load_protocol(proto_path))
+    except (InputError, OSError) as exc:
+        return None, f"protocol {proto_path} unreadable ({exc})"
+    keys = {join_key({"task": c.task, "scenario": c.scenario, "repeat": c.repeat,
+                      "factors": dict(c.factors)}, key) for c in cells if c.arm == arm}
+    return keys, f"the protocol's plan ({proto_path})"
+
+
+def _contamination(rec: dict, ref: dict[str, Any], task_ref: dict[str, Any]) -> Contamination | None:
+    if rec.get("protocol_digest") is not None and rec["protocol_digest"] != ref["protocol_digest"]:
+        return Contamination.PROTOCOL
+    td = rec.get("task_digest")
+    if td is not None and td != task_ref.get(rec["task"]):
+        return Contamination.TASK_DIGEST
+    if rec.get("model_id") is not None and rec["model_id"] != ref["model_id"]:
+        return Contamination.MODEL
+    return None
+
+
+def _check_versions(recs: list[dict], locs: list[str]) -> list[int]:
+    """Schema versions present; a version newer than this reader is an error."""
+    versions = sorted({r.get("schema_version", 1) for r in recs})
+    for r, loc in zip(recs, locs):
+        v = r.get("schema_version", 1)
+        if v not in record.READABLE_VERSIONS:
+            raise CompareError(f"{loc}: field 'schema_version': {v!r} is not a record schema this reader knows "
+                               f"({', '.join(map(str, record.READABLE_VERSIONS))})")
+    return versions
+
+
+def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
+    """Read one side: validate every row (analysis.records), then split it (module docstring)."""
+    path = Path(source)
+    is_dir = path.is_dir()
+    meta = _run_meta(path) if is_dir else {}
+    records_path = path / "records.jsonl" if is_dir else path
+    load_records(records_path, on_conflict="first", complete_lines_only=is_dir)  # raises RecordsError
+    recs, locs = read_raw(records_path, complete_lines_only=is_dir)
+    versions = _check_versions(recs, locs)
+    arms = sorted({r["arm"] for r in recs})
+    if len(arms) != 1:
+        raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "
+                           "per side (write each arm's records to its own file)")
+    plan, note = _plan(meta, arms[0], key) if is_dir else (None, "no plan given (a records file)")
+    ref = {"protocol_digest": meta.get("protocol_digest") or _modal([r.get("protocol_digest") for r in recs]),
+           "model_id": _modal([r.get("model_id") for r in recs])}
+    tasks = {r["task"] for r in recs}
+    task_ref = {t: _modal([r.get("task_digest") for r in recs if r["task"] == t]) for t in tasks}
+    side = Side(label, str(source), is_dir, arms[0], len(recs), plan, note, reference=ref,
+                schema_versions=versions,
+                controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
+    _split(side, recs, locs, key, ref, task_ref)
+    return side
+
+
+def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:
+    """Fill ``side.terminal``/``void_keys``/``contamination``: the first scored row of each join
+    key is kept; scored rows of one key with different outcomes, or one join key over two cells,
+    are errors (the key is too coarse, or the run holds a conflict)."""
+    cell_of: dict[str, tuple[str, str]] = {}
+    for rec, loc in zip(recs, locs):
+        why = _contamination(rec, ref, task_ref)
+        if why is not None:
+            side.contamination[why] += 1
+            continue
+        jk = join_key(rec, key)
+        cell = record_cell_key(rec)
+        first = cell_of.setdefault(jk, (cell, loc))
+        if first[0] != cell:
+            raise CompareError(f"{loc}: field 'factors': join key {jk!r} matches two cells ({first[0]} at {first[1]} "
+                               f"and {cell}); add factors to --key")
+        if rec["outcome"] == "void":
+            if jk not in side.terminal:
+                side.void_keys.add(jk)
+            continue
+        kept = side.terminal.setdefault(jk, rec)
+        side.void_keys.discard(jk)
+        if kept["outcome"] != rec["outcome"]:
+            raise CompareError(f"{loc}: field 'outcome': {rec['outcome']!r} conflicts with an earlier record of cell "
+                               f"{cell} ({kept['outcome']!r}); resolve the duplicate before comparing")
+
+
+def record_cell_key(rec: dict) -> str:
+    return f"{rec['arm']}|{rec['task']}|{rec['scenario']}|{rec['repeat']}{factor_suffix(rec.get('factors'))}"
+
+
+# -- rates ---------------------------------------------------------------------------------------
+def rate(k: int, n: int) -> dict[str, Any]:
+    """A count over a denominator: exact fraction, full precision (6 decimals of a percent) and
+    display rounding (1 decimal); an empty denominator is 'n/a' with the reason."""
+    if n == 0:
+        return {"count": k, "of": 0, "rate": None, "full": "n/a (no matched cells)", "display": "n/a"}
+    return {"count": k, "of": n, "rate": k / n, "exact": f"{k}/{n}",
+            "full": f"{float(100 * Fraction(k, n)):.6f}%",
+            "display": f"{float(100 * Fraction(k, n)):.1f}%"}
+
+
+# -- completeness (Table 24) ---------------------------------------------------------------------
+def planned_keys(a: Side, b: Side) -> tuple[set[str], set[str], str]:
+    """Each side's planned join keys: its run's plan, else the union of both sides' cells."""
+    union = set(a.terminal) | a.void_keys | set(b.terminal) | b.void_keys
+    pa = a.plan if a.plan is not None else union
+    pb = b.plan if b.plan is not None else union
+    return pa, pb, "union of both inputs' cells (no plan given)"
+
+
+def _reviewer_expected(side: Side) -> str:
+    if not side.controllers:
+        return "unknown (no controller recorded)"
+    return "yes" if set(side.controllers) & REVIEWED_CONTROLLERS else "no"
+
+
+def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
+    """Table 24 for one side."""
+    terminal = planned & set(side.terminal)
+    contaminated = sum(side.contamination.values())
+    observed = any((r.get("review_rounds") or 0) > 0 for r in side.terminal.values())
+    return {"label": side.label, "source": side.source, "arm": side.arm,
+            "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else note,
+            "terminal": len(terminal), "pending": len(planned - terminal),
+            "extra_rows": side.rows - contaminated - len(terminal),
+            "contamination_rows": contaminated,
+            "contamination": {c.value: side.contamination.get(c, 0) for c in Contamination},
+            "reference": dict(side.reference), "rows": side.rows,
+            "reviewer_expected": _reviewer_expected(side), "reviewer_observed": "yes" if observed else "no",
+            "controllers": side.controllers, "schema_versions": side.schema_versions}
+
+
+def pair(a: Side, b: Side, pa: set[str], pb: set[str]) -> tuple[list[tuple[str, dict, dict]], dict[str, int]]:
+    """Matched pairs (sorted by join key) and every other planned key counted by ``Exclusion``."""
+    ta, tb = pa & set(a.terminal), pb & set(b.terminal)
+    excluded: Counter = Counter()
+    pairs = []
+    for k in sorted(pa | pb):
+        ra, rb = (a.terminal[k] if k in ta else None), (b.terminal[k] if k in tb else None)
+        if ra is None or rb is None:
+            excluded[Exclusion.NEITHER if ra is None and rb is None else
+                     Exclusion.ONLY_A if rb is None else Exclusion.ONLY_B] += 1
+        elif ra.get("task_digest") is not None and rb.get("task_digest") is not None \
+                and ra["task_digest"] != rb["task_digest"]:
+            excluded[Exclusion.TASK_DIGEST] += 1
+        else:
+            pairs.append((k, ra, rb))
+    return pairs, {e.value: excluded.get(e, 0) for e in Exclusion}
+
+
+# -- native outcomes (Table 25) ------------------------------------------------------------------
+NATIVE_ROWS = (  # (label, outcomes, n/a on a side without a control layer when 0)
+    ("Completed directly", ("completed",), False),
+    ("Recovered (a failure seen, then shipped)", ("recovered",), True),
+    ("Safe-stopped (not shipped)", ("safe_stop",), True),
+    ("False stop (not shipped, oracle would pass)", ("false_stop",), True),
+    ("Amplified (shipped, hidden oracle red)", ("amplified",), False),
+    ("Failed terminal outcome (acceptance fail or unsafe)", ("acceptance_fail", "unsafe"), False),
+    ("Completed/recovered total", COMPLETION, False),
+    ("Stopped/failed total (not completed)", tuple(o for o in SCORED if o not in COMPLETION), False),
+)
+
+
+def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> list[dict[str, Any]]:
+    """Table 25 for one side over its terminal planned cells: a zero count of a control-layer
+    outcome on a side without a reviewer is 'n/a' (the paper's no-review control)."""
+    recs = [side.terminal[k] for k in sorted(planned & set(side.terminal))]
+    counts = Counter(r["outcome"] for r in recs)
+    out = []
+    for label, outs, control in NATIVE_ROWS:
+        n = sum(counts.get(o, 0) for o in outs)
+        shown = "n/a" if control and n == 0 and reviewer_expected == "no" else f"{n:,}"
+        out.append({"row": label, "outcomes": list(outs), "count": n, "shown": shown, **rate(n, len(recs))})
+    return out
+
+
+# -- paired matrices (Tables 12, 26, 27) ---------------------------------------------------------
+def completed(r: dict) -> bool:
+    return r["outcome"] in COMPLETION
+
+
+def matrix_2x2(pairs: list[tuple[str, dict, dict]], row_of, col_of, labels: tuple[tuple[str, str], tuple[str, str]]
+               ) -> list[dict[str, Any]]:
+    """Four cells (row yes/no x column yes/no), each a count and a rate over the matched pairs."""
+    n = len(pairs)
+    cells = []
+    for rv, rl in ((True, labels[0][0]), (False, labels[0][1])):
+        for cv, cl in ((True, labels[1][0]), (False, labels[1][1])):
+            k = sum(1 for _, a, b in pairs if bool(row_of(a)) == rv and bool(col_of(b)) == cv)
+            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, **rate(k, n)})
+    return cells
+
+
+def outcome_matrix(pairs: list[tuple[str, dict, dict]]) -> dict[str, dict[str, int]]:
+    """{A outcome: {B outcome: count}} over the outcomes present on either side."""
+    ca = Counter((a["outcome"], b["outcome"]) for _, a, b in pairs)
+    present = [o for o in SCORED if any(o in p for p in ca)]
+    return {oa: {ob: ca.get((oa, ob), 0) for ob in present} for oa in present}
+
+
+def subclasses(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> list[dict[str, Any]]:
+    """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in."""
+    ca = Counter((a["outcome"], b["outcome"]) for _, a, b in pairs)
+    order = {o: i for i, o in enumerate(SCORED)}
+    rows = []
+    for (oa, ob), k in sorted(ca.items(), key=lambda kv: (oa_ob_order(kv[0], order))):
+        b_ships = next(b["shipped"] for _, a, b in pairs if (a["outcome"], b["outcome"]) == (oa, ob))
+        rows.append({"pair": f"{lb} {ob} + {la} {oa}", "a": oa, "b": ob, **rate(k, len(pairs)),
+                     "table26": (oa in COMPLETION, bool(b_ships))})
+    return rows
+
+
+def oa_ob_order(pair_: tuple[str, str], order: dict[str, int]) -> tuple[int, int]:
+    """Sort subclasses by A's completion first (completed rows first), then A's and B's outcome."""
+    return (0 if pair_[0] in COMPLETION else 1, order[pair_[1]] + 100 * order[pair_[0]])
+
+
+# -- tests on the paired data --------------------------------------------------------------------
+def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: Options) -> dict[str, Any]:
+    """Exact McNemar on the discordant pairs and the difference B - A with Newcombe's interval
+    (analysis.paired); with two or more tasks, the paired cluster interval by task that
+    ``harness analyze`` uses (analysis.intervals.cluster_interval, its default method)."""
+    from analysis.intervals import DEFAULT_METHOD, cluster_interval
+    from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
+
+    t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
+                    f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
+                    g=sum(1 for _, a, b in pairs if not yes(b) and yes(a)),
+                    h=sum(1 for _, a, b in pairs if not yes(b) and not yes(a)))
+    p = mcnemar_exact(t)
+    nd = newcombe_paired(t, opts.alpha)
+    tasks = sorted({a["task"] for _, a, _ in pairs})
+    s_b = [sum(1 for _, a, b in pairs if a["task"] == k and yes(b)) for k in tasks]
+    s_a = [sum(1 for _, a, b in pairs if a["task"] == k and yes(a)) for k in tasks]
+    m = [sum(1 for _, a, _ in pairs if a["task"] == k) for k in tasks]
+    ci = cluster_interval(s_b, s_a, m, method=DEFAULT_METHOD, B=opts.B, seed=opts.seed, alpha=opts.alpha)
+    return {
+        "endpoint": endpoint, "n": t.n, "b_yes_a_no": t.f, "a_yes_b_no": t.g, "both": t.e, "neither": t.h,
+        "estimand": f"difference in {endpoint} rate, {opts.label_b} - {opts.label_a}, over the {t.n} matched cells",
+        "mcnemar": {"method": "exact McNemar (two-sided binomial on the discordant pairs)",
+                    "discordant": t.f + t.g, "p": p,
+                    "status": "ok" if p is not None else "n/a (no discordant pairs)"},
+        "newcombe": {"method": f"Newcombe 1998 hybrid score (method 10), {100 * nd.level:.4g}%",
+                     "estimate": nd.estimate, "lo": nd.lo, "hi": nd.hi, "status": nd.why or "ok"},
+        "cluster": {"method": ci.describe("task"), "estimand": (
+            f"difference in pooled {endpoint} rates, {opts.label_b} - {opts.label_a}, over matched cells "
+            f"(ratio of task totals), clustered by task ({len(tasks)} tasks)"),
+            "estimate": ci.estimate, "lo": ci.lo, "hi": ci.hi, "status": ci.status,
+            "warnings": list(ci.warnings)},
+    }
+
+
+# -- token readout (Table 28) --------------------------------------------------------------------
+SUBFIELDS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+
+
+def _reported(recs: list[dict], name: str) -> tuple[int, int]:
+    """(sum, rows reporting) of one usage field, over the rows whose value is not null."""
+    vals = [r.get(name) for r in recs]
+    got = [v for v in vals if v is not None]
+    return sum(got), len(got)
+
+
+def io_tokens(r: dict) -> int | None:
+    """Input + output tokens of one record, in the paper's input+output semantics: the harness
+    writes uncached input in tokens_in and the cached parts beside it (cache_read_tokens,
+    cache_write_tokens; harness.engines), so input = tokens_in + each cached part that is reported;
+    reasoning_tokens are part of tokens_out and never added. None when usage is unknown."""
+    if r.get("tokens_in") is None or r.get("tokens_out") is None:
+        return None
+    return (r["tokens_in"] + (r.get("cache_read_tokens") or 0) + (r.get("cache_write_tokens") or 0)
+            + r["tokens_out"])
+
+
+def side_tokens(recs: list[dict]) -> dict[str, Any]:
+    """One side's Table 28 column over its matched rows; a field no row reports is 'not exposed'."""
+    out: dict[str, Any] = {"rows": len(recs)}
+    for name in ("tokens_in", "tokens_out", *SUBFIELDS):
+        s, n = _reported(recs, name)
+        out[name] = {"sum": s if n else None, "rows_reporting": n,
+                     "shown": f"{s:,} over {n:,} rows" if n else "not exposed"}
+    known = [t for t in (io_tokens(r) for r in recs) if t is not None]
+    out["io_rows"] = len(known)
+    out["io"] = sum(known) if known else None
+    out["io_mean"] = sum(known) / len(known) if known else None
+    cached = [r for r in recs if r.get("cache_read_tokens") is not None and r.get("tokens_in") is not None]
+    if cached:
+        c = sum(r["cache_read_tokens"] for r in cached)
+        inp = sum(r["tokens_in"] + r["cache_read_tokens"] + (r.get("cache_write_tokens") or 0) for r in cached)
+        out["cached_share"] = {"cached": c, "input": inp, "rows": len(cached), **rate(c, inp),
+                               "shown": f"{c:,} / {inp:,} input tokens ({100 * c / inp:.2f}%)" if inp else "n/a (no input)"}
+    else:
+        out["cached_share"] = {"shown": "not separately exposed", "rows": 0}
+    priced = [r.get("cost_usd") for r in recs]
+    out["cost_usd"] = sum(priced) if recs and all(v is not None for v in priced) else None
+    out["priced_rows"] = sum(v is not None for v in priced)
+    models = sorted({str(r.get("model_id")) for r in recs if r.get("model_id")})
+    out["model"] = ", ".join(models) if models else "not recorded"
+    return out
+
+
+def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict[str, Any]:
+    """Table 28: both columns, the ratio B/A and increment B - A of input+output tokens over the
+    pairs where both sides report usage, and cost where every matched row of both sides is priced."""
+    ta = side_tokens([a for _, a, _ in pairs])
+    tb = side_tokens([b for _, _, b in pairs])
+    both = [(io_tokens(a), io_tokens(b)) for _, a, b in pairs]
+    both = [(x, y) for x, y in both if x is not None and y is not None]
+    sa, sb = sum(x for x, _ in both), sum(y for _, y in both)
+    res: dict[str, Any] = {"a": ta, "b": tb, "pairs_with_usage": len(both), "pairs": len(pairs),
+                           "semantics": "input+output; cached input and reasoning output are reported "
+                                        "separately and never added twice"}
+    res["ratio"] = sb / sa if sa else None
+    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else f"n/a ({la} reports no input+output tokens)"
+    res["increment"] = sb - sa if both else None
+    if ta["cost_usd"] is not None and tb["cost_usd"] is not None:
+        res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
+                       "ratio": tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None}
+    else:
+        res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
+                                 f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}
+    return res
+
+
+# -- the whole comparison ------------------------------------------------------------------------
+def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[str, Any]:
+    """Every table of the readout as one JSON-ready dict (compare.json)."""
+    a = load_side(source_a, opts.label_a, opts.key)
+    b = load_side(source_b, opts.label_b, opts.key)
+    pa, pb, note = planned_keys(a, b)
+    ca, cb = completeness(a, pa, note), completeness(b, pb, note)
+    pairs, excluded = pair(a, b, pa, pb)
+    la, lb = opts.label_a, opts.label_b
+    return {
+        "labels": {"a": la, "b": lb}, "key": list(opts.key),
+        "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded},
+        "native": {"a": native_outcomes(a, pa, ca["reviewer_expected"]),
+                   "b": native_outcomes(b, pb, cb["reviewer_expected"])},
+        "completion_vs_delivery": matrix_2x2(pairs, completed, lambda r: r["shipped"],
+                                             ((f"{la} completed", f"{la} not completed"),
+                                              (f"{lb} delivered (shipped)", f"{lb} not delivered (stopped)"))),
+        "delivery": matrix_2x2(pairs, lambda r: r["shipped"], lambda r: r["shipped"],
+                               ((f"{la} delivered", f"{la} not delivered"), (f"{lb} delivered", f"{lb} not delivered"))),
+        "outcomes": outcome_matrix(pairs),
+        "subclasses": subclasses(pairs, la, lb),
+        "tests": [paired_test(pairs, "delivery (shipped)", lambda r: bool(r["shipped"]), opts),
+                  paired_test(pairs, "completion", completed, opts)],
+        "tokens": token_readout(pairs, la, lb),
+        "wording": WORDING.format(a=la, b=lb, n=len(pairs)),
+    }
+
+
+WORDING = ("Descriptive paired readout over {n} matched cells. Rows are {a}'s terminal status; columns are {b}'s "
+           "delivery decision (shipped or not). The delivery decision is not hidden-oracle adjudicated: a stop "
+           "in these columns is not a verdict that the other run's artifact was incorrect, and a delivery is "
+           "not a verdict that it was correct. Completion is the records' outcome (completed or recovered, "
+           "Eq. 7), as adjudicated by each run's own producer. The token readout is not a dollar-cost estimate.")

@@ -1,0 +1,215 @@
+"""Rendering of a comparison (analysis.compare): Markdown (printed and DIR/compare.md), the JSON
+(DIR/compare.json), a figure of the paired matrices (DIR/compare.png, matplotlib Agg) and a static
+page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _p(x: float | None, digits: int = 4) -> str:
+    return "n/a" if x is None else f"{x:.{digits}g}"
+
+
+def _pp(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:+.2f} pp"
+
+
+def completeness_rows(c: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    a, b = c["a"], c["b"]
+    rows = [["Planned cells", f"{a['planned']:,}", f"{b['planned']:,}"],
+            ["Final / terminal cells", f"{a['terminal']:,}", f"{b['terminal']:,}"],
+            ["Pending cells", f"{a['pending']:,}", f"{b['pending']:,}"],
+            ["Extra rows that are not cells", f"{a['extra_rows']:,}", f"{b['extra_rows']:,}"],
+            ["Contamination rows", f"{a['contamination_rows']:,}", f"{b['contamination_rows']:,}"]]
+    rows += [[f"  of which {k}", f"{a['contamination'][k]:,}", f"{b['contamination'][k]:,}"] for k in a["contamination"]]
+    rows += [["Reviewer evidence expected", a["reviewer_expected"], b["reviewer_expected"]],
+             ["Reviewer evidence observed", a["reviewer_observed"], b["reviewer_observed"]],
+             ["Planned from", a["planned_from"], b["planned_from"]],
+             ["Record schema versions", ", ".join(map(str, a["schema_versions"])),
+              ", ".join(map(str, b["schema_versions"]))]]
+    return ["Metric", a["label"], b["label"]], rows
+
+
+def render_md(r: dict[str, Any]) -> str:
+    """Every table, with counts, full-precision rates beside display rounding, and the wording."""
+    la, lb = r["labels"]["a"], r["labels"]["b"]
+    c = r["completeness"]
+    out = [f"# Paired comparison: {la} (rows) vs {lb} (columns)", "",
+           f"Joined on {', '.join(r['key'])}. {c['matched']:,} matched pairs; excluded: "
+           + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "", r["wording"], "",
+           "## Execution completeness (Table 24)", ""]
+    out += _md_table(*completeness_rows(c))
+    out += ["", "## Native outcomes before pairing (Table 25)", "",
+            "Over each side's terminal planned cells (not only the matched pairs).", ""]
+    out += _md_table(["Outcome", la, lb], [[x["row"], x["shown"], y["shown"]]
+                                           for x, y in zip(r["native"]["a"], r["native"]["b"])])
+    out += ["", f"## Paired matrix: {la} terminal status x {lb} delivery decision (Tables 12 and 26)", ""]
+    out += _matrix_md(r["completion_vs_delivery"], la, lb)
+    out += ["", "## Paired matrix over delivery (shipped x shipped)", ""]
+    out += _matrix_md(r["delivery"], la, lb)
+    out += ["", f"## Paired matrix over outcomes (rows {la}, columns {lb})", ""]
+    outs = r["outcomes"]
+    cols = list(next(iter(outs.values()), {}))
+    out += _md_table([f"{la} \\ {lb}", *cols], [[oa, *(f"{outs[oa][ob]:,}" for ob in cols)] for oa in outs])
+    out += ["", "## Exact paired subclasses (Table 27)", ""]
+    out += _md_table(["Exact pair", "Count", "Rate (full precision)", "Rate (display)"],
+                     [[s["pair"], f"{s['count']:,}", s["full"], s["display"]] for s in r["subclasses"]])
+    out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"])
+    out += ["", "## Token usage (Table 28)", ""] + _tokens_md(r["tokens"], la, lb)
+    return "\n".join(out) + "\n"
+
+
+def _matrix_md(cells: list[dict[str, Any]], la: str, lb: str) -> list[str]:
+    rows = [[x["row"], x["col"], f"{x['count']:,}", x["full"], x["display"]] for x in cells]
+    n = sum(x["count"] for x in cells)
+    total = "100.000000%" if n else "n/a (no matched cells)"
+    rows.append(["Total", "", f"{n:,}", total, "100.0%" if n else "n/a"])
+    return _md_table([la, lb, "Count", "Rate (full precision)", "Rate (display)"], rows)
+
+
+def _tests_md(tests: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for t in tests:
+        nc, cl, mc = t["newcombe"], t["cluster"], t["mcnemar"]
+        out.append(f"- **{t['endpoint']}**: estimand {t['estimand']}. Discordant pairs: "
+                   f"{t['b_yes_a_no']:,} (B yes, A no) and {t['a_yes_b_no']:,} (A yes, B no) of {t['n']:,}.")
+        out.append(f"  - {mc['method']}: p = " + (_p(mc["p"]) if mc["status"] == "ok" else mc["status"]))
+        out.append(f"  - {nc['method']}: {_pp(nc['estimate'])} [{_pp(nc['lo'])}, {_pp(nc['hi'])}]"
+                   + ("" if nc["status"] == "ok" else f" ({nc['status']})"))
+        out.append(f"  - {cl['method']['interval']} paired cluster interval ({cl['estimand']}): "
+                   f"{_pp(cl['estimate'])} [{_pp(cl['lo'])}, {_pp(cl['hi'])}] ({cl['status']})"
+                   + "".join(f"; warning: {w}" for w in cl["warnings"]))
+    return out
+
+
+def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
+    a, b = t["a"], t["b"]
+
+    def io(s: dict) -> str:
+        return "not exposed" if s["io"] is None else f"{s['io']:,}"
+
+    def mean(s: dict) -> str:
+        return "n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}"
+
+    rows = [["Provider/model label", a["model"], b["model"]],
+            ["Matched rows", f"{a['rows']:,}", f"{b['rows']:,}"],
+            ["Rows with usage", f"{a['io_rows']:,}", f"{b['io_rows']:,}"],
+            ["Input + output tokens", io(a), io(b)],
+            ["Mean input + output tokens / row", mean(a), mean(b)],
+            ["Token-usage ratio", "1.00x" if t["ratio"] is not None else "n/a", t["ratio_shown"]],
+            ["Incremental input + output tokens", "n/a", "n/a" if t["increment"] is None else f"{t['increment']:,}"],
+            ["Cached input breakdown", a["cached_share"]["shown"], b["cached_share"]["shown"]]]
+    rows += [[f"{name} (summed over rows reporting it)", a[name]["shown"], b[name]["shown"]]
+             for name in ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")]
+    cost = t["cost"]
+    rows.append(["Cost (USD)", *((f"{cost['a']:.4f}", f"{cost['b']:.4f}") if "a" in cost else (cost["status"], ""))])
+    full = "" if t["ratio"] is None else f" Ratio at full precision: {t['ratio']:.6f}."
+    return _md_table(["Metric", la, lb], rows) + [
+        "", f"Semantics: {t['semantics']} (tokens_in is uncached input; the cached parts are added once; reasoning "
+            f"tokens are part of the output). Ratio and increment over the {t['pairs_with_usage']:,} of {t['pairs']:,} "
+            f"pairs where both sides report usage.{full} Descriptive: not a dollar-cost estimate, not cost-benefit "
+            "evidence, not an isolated estimate of review overhead."]
+
+
+def write_figure(r: dict[str, Any], path: Path) -> None:
+    """The completion-vs-delivery and outcome x outcome matrices as annotated heatmaps."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    la, lb = r["labels"]["a"], r["labels"]["b"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    cells = r["completion_vs_delivery"]
+    grid = [[cells[0]["count"], cells[1]["count"]], [cells[2]["count"], cells[3]["count"]]]
+    _heat(axes[0], grid, [cells[0]["row"], cells[2]["row"]], [cells[0]["col"], cells[1]["col"]],
+          [[cells[0]["full"], cells[1]["full"]], [cells[2]["full"], cells[3]["full"]]])
+    axes[0].set_title("Terminal status x delivery decision")
+    outs = r["outcomes"]
+    cols = list(next(iter(outs.values()), {}))
+    _heat(axes[1], [[outs[a][b] for b in cols] for a in outs] or [[0]], list(outs) or ["-"], cols or ["-"], None)
+    axes[1].set_title(f"Outcomes: {la} (rows) x {lb} (columns)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _heat(ax, grid, rows, cols, notes) -> None:
+    ax.imshow(grid, cmap="Blues")
+    ax.set_xticks(range(len(cols)), cols, rotation=20, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    hi = max(max(row) for row in grid) or 1
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            text = f"{v:,}" + (f"\n{notes[i][j]}" if notes else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v > hi / 2 else "black")
+
+
+def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
+    """DIR/compare.html: the Markdown tables as a static page under the viewer's CSP and style
+    (the stylesheet copied beside it), linking the figure and each run's `harness view` report."""
+    from importlib import resources
+
+    from viewer.page import CSP, esc
+
+    (out / "assets").mkdir(exist_ok=True)
+    (out / "assets" / "viewer.css").write_bytes(resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
+    body = [f"<h1>{esc(r['labels']['a'])} vs {esc(r['labels']['b'])}</h1>",
+            '<p><img src="compare.png" alt="paired matrices" style="max-width:100%"></p>']
+    for run in runs:
+        # a run's report lives in RUN/report (harness view's default)
+        body.append(f'<p>Run report: <a href="{esc(_relpath(run / "report" / "index.html", out))}">{esc(run)}</a></p>')
+    body.append(_md_to_html(md))
+    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f'<title>compare</title><link rel="icon" href="data:,"><link rel="stylesheet" href="assets/viewer.css">'
+            f'</head><body data-page="compare"><header><span class="brand">proof-harness</span>'
+            f'<span class="run">compare</span><nav><a href="compare.md">compare.md</a>'
+            f'<a href="compare.json">compare.json</a></nav></header><main>{"".join(body)}</main></body></html>\n')
+    path = out / "compare.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _relpath(target: Path, start: Path) -> str:
+    import os
+    return os.path.relpath(target.resolve(), start.resolve())
+
+
+def _md_to_html(md: str) -> str:
+    """The compare.md subset (headings, pipe tables, paragraphs, list items) as escaped HTML."""
+    from viewer.page import esc, table
+
+    html, rows = [], []
+    for line in md.splitlines() + [""]:
+        if line.startswith("|"):
+            if not line.startswith("|---"):
+                rows.append([c.strip() for c in line.strip("|").split(" | ")])
+            continue
+        if rows:
+            html.append(table([esc(h) for h in rows[0]], [[esc(c) for c in row] for row in rows[1:]]))
+            rows = []
+        if line.startswith("#"):
+            level = min(len(line) - len(line.lstrip("#")), 3)
+            html.append(f"<h{level}>{esc(line.lstrip('# '))}</h{level}>")
+        elif line.strip():
+            html.append(f"<p>{esc(line.strip().lstrip('- ').replace('**', ''))}</p>")
+    return "".join(html)
+
+
+def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = True) -> str:
+    """compare.md, compare.json, compare.png and (for run directories) compare.html; returns the Markdown."""
+    out.mkdir(parents=True, exist_ok=True)
+    md = render_md(r)
+    link = "\n[The page](compare.html) and [the figure](compare.png) show the same tables.\n" if figure else ""
+    (out / "compare.md").write_text(md + link, encoding="utf-8")
+    (out / "compare.json").write_text(json.dumps(r, indent=2, default=str) + "\n", encoding="utf-8")
+    if figure:
+        write_figure(r, out / "compare.png")
+        write_page(r, md, out, runs)
+    return md
