@@ -78,18 +78,37 @@ def reproduce_grp():
 
 
 @reproduce_grp.command("paper")
-@click.option("--records", required=True, type=click.Path(dir_okay=False))
+@click.option("--records", type=click.Path(dir_okay=False), help="records of the powered ablation (Tables 11, 13, 17)")
+@click.option("--paired-a", type=click.Path(dir_okay=False),
+              help="records of the no-review control (Appendix B, Tables 24-28; with --paired-b)")
+@click.option("--paired-b", type=click.Path(dir_okay=False), help="records of the Proof-or-Stop gated run")
 @click.option("--out", default="results/reproduce-paper", show_default=True, type=click.Path(file_okay=False))
 @click.option("--seed", type=click.IntRange(min=0))
 @click.option("--B", "B", type=click.IntRange(min=1))
 @click.option("--on-conflict", type=click.Choice(["error", "first", "last"]), default="error", show_default=True)
 @click.option("--strict", is_flag=True, help="exit 1 if any published value differs")
-def reproduce_paper_cmd(records, out, seed, B, on_conflict, strict):
-    """Tables 11, 13 and 17 (powered column) of the Proof-or-Stop paper beside the published values."""
+def reproduce_paper_cmd(records, paired_a, paired_b, out, seed, B, on_conflict, strict):
+    """Tables 11, 13 and 17 (powered column) of the Proof-or-Stop paper beside the published values;
+    with --paired-a/--paired-b, also the paired readout of Appendix B (Tables 24-28)."""
     from analysis.paper import reproduce_paper
 
-    rows, text = _guard(reproduce_paper, records, out, seed=seed, B=B, on_conflict=on_conflict)
-    click.echo(text)
+    if bool(paired_a) != bool(paired_b):
+        raise InputProblem("--paired-a and --paired-b go together (the control's and the gated run's records)")
+    if not records and not paired_a:
+        raise InputProblem("give --records FILE, or --paired-a FILE --paired-b FILE, or both")
+    rows: list[dict] = []
+    if records:
+        rows, text = _guard(reproduce_paper, records, out, seed=seed, B=B, on_conflict=on_conflict)
+        click.echo(text)
+    if paired_a:
+        from analysis.compare import CompareError
+        from analysis.paired_paper import reproduce_paired
+        try:
+            prows, ptext = _guard(reproduce_paired, paired_a, paired_b, Path(out) / "paired")
+        except CompareError as exc:
+            raise InputProblem(str(exc)) from exc
+        click.echo(ptext)
+        rows = rows + prows
     n_diff = sum(r["status"] == "differs" for r in rows)
     if strict and n_diff:
         raise click.ClickException(f"{n_diff} value(s) differ from the published tables")
@@ -103,6 +122,17 @@ def synth_paper_cmd(out):
 
     n = synthetic_paper_records(out)
     click.echo(f"wrote {n} records to {out} (synthetic: engine=synthetic-paper-counts)")
+
+
+@reproduce_grp.command("synth-paired")
+@click.option("--out-a", required=True, type=click.Path(dir_okay=False), help="JSONL file of the no-review control")
+@click.option("--out-b", required=True, type=click.Path(dir_okay=False), help="JSONL file of the gated run")
+def synth_paired_cmd(out_a, out_b):
+    """Write two records files carrying the paper's Appendix B paired counts (allocation assumed)."""
+    from analysis.paired_paper import synthetic_paired_records
+
+    na, nb = _guard(synthetic_paired_records, out_a, out_b)
+    click.echo(f"wrote {na} records to {out_a} and {nb} to {out_b} (synthetic: engine=synthetic-paper-counts)")
 
 
 @click.command("power")

@@ -483,9 +483,6 @@ def reproduce_bounded_loops_cmd(out):
     sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
 
 
-if __name__ == "__main__":
-    main()
-
 
 # -- harness compare (issue 23): kept apart from run/resume/signal so that edits there merge cleanly --
 @main.command("compare")
@@ -534,3 +531,7 @@ def _default_label(source: str, fallback: str) -> str:
         return fallback
     arm = recs[0].get("arm") if recs else None
     return arm if isinstance(arm, str) and arm else fallback
+
+
+if __name__ == "__main__":
+    main()
