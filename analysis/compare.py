@@ -31,7 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from analysis.records import RecordsError, factor_suffix, load_records, read_raw
+from analysis.records import factor_suffix, load_records, read_raw
 from harness import record
 
 KEY_FIELDS = ("task", "scenario", "repeat", "factors")
@@ -151,9 +151,16 @@ def _contamination(rec: dict, ref: dict[str, Any], task_ref: dict[str, Any]) -> 
     td = rec.get("task_digest")
     if td is not None and td != task_ref.get(rec["task"]):
         return Contamination.TASK_DIGEST
-    if rec.get("model_id") is not None and rec["model_id"] != ref["model_id"]:
+    if rec.get("model_id") is not None and ref["model_id"] is not None and "model" not in (rec.get("factors") or {}) \
+            and not _models(rec["model_id"]) & _models(ref["model_id"]):
         return Contamination.MODEL
     return None
+
+
+def _models(label: str) -> set[str]:
+    """The models of a record's model_id (a cell with a reviewer lists worker and reviewer, comma-
+    separated; one that stopped before review lists the worker only: sharing one is the same run)."""
+    return {m.strip() for m in str(label).split(",") if m.strip()}
 
 
 def _check_versions(recs: list[dict], locs: list[str]) -> list[int]:
@@ -236,11 +243,13 @@ def rate(k: int, n: int) -> dict[str, Any]:
 
 # -- completeness (Table 24) ---------------------------------------------------------------------
 def planned_keys(a: Side, b: Side) -> tuple[set[str], set[str], str]:
-    """Each side's planned join keys: its run's plan, else the union of both sides' cells."""
+    """Each side's planned join keys: its run's plan, else the union of both sides' cells (and the
+    other side's plan when only that side has one)."""
     union = set(a.terminal) | a.void_keys | set(b.terminal) | b.void_keys
-    pa = a.plan if a.plan is not None else union
-    pb = b.plan if b.plan is not None else union
-    return pa, pb, "union of both inputs' cells (no plan given)"
+    pa = a.plan if a.plan is not None else (b.plan or set()) | union
+    pb = b.plan if b.plan is not None else (a.plan or set()) | union
+    other = " and the other run's plan" if (a.plan is None) != (b.plan is None) else ""
+    return pa, pb, f"union of both inputs' cells{other} (no plan given)"
 
 
 def _reviewer_expected(side: Side) -> str:
@@ -439,8 +448,8 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
     pairs where both sides report usage, and cost where every matched row of both sides is priced."""
     ta = side_tokens([a for _, a, _ in pairs])
     tb = side_tokens([b for _, _, b in pairs])
-    both = [(io_tokens(a), io_tokens(b)) for _, a, b in pairs]
-    both = [(x, y) for x, y in both if x is not None and y is not None]
+    raw = [(io_tokens(a), io_tokens(b)) for _, a, b in pairs]
+    both: list[tuple[int, int]] = [(x, y) for x, y in raw if x is not None and y is not None]
     sa, sb = sum(x for x, _ in both), sum(y for _, y in both)
     res: dict[str, Any] = {"a": ta, "b": tb, "pairs_with_usage": len(both), "pairs": len(pairs),
                            "semantics": "input+output; cached input and reasoning output are reported "

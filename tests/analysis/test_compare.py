@@ -268,3 +268,40 @@ def test_schema_v2_allows_null_token_subfields():
     props = record.json_schema()["properties"]
     assert rec["cache_read_tokens"] is None
     assert all(props[n]["type"] == ["integer", "null"] for n in record.NULLABLE_SINCE_V2)
+
+
+def test_disjoint_runs_give_empty_tables_not_a_crash(tmp_path):
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 4)[:2])
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed"] * 4)[2:])
+    res = CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    got = json.loads((tmp_path / "o" / "compare.json").read_text())
+    assert got["completeness"]["matched"] == 0 and got["completeness"]["excluded"]["terminal in A only"] == 2
+    assert got["completion_vs_delivery"][0]["full"] == "n/a (no matched cells)"
+    assert "n/a (no discordant pairs)" in res.output and "no matched cells" in res.output
+
+
+def test_csv_and_parquet_inputs_give_the_jsonl_result(tmp_path):
+    import pandas as pd
+
+    rows = _rows("A2", "A2", ["completed", "acceptance_fail", "completed", "completed"])
+    a = _write(tmp_path / "a.jsonl", rows)
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["recovered", "safe_stop", "completed", "safe_stop"],
+                                        cache_read_tokens=None))
+    pd.DataFrame(rows).to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame(rows).to_parquet(tmp_path / "a.parquet")
+    want = compare(a, b, Options())
+    for other in (tmp_path / "a.csv", tmp_path / "a.parquet"):
+        got = compare(other, b, Options())
+        assert got["completion_vs_delivery"] == want["completion_vs_delivery"]
+        assert got["tokens"] == want["tokens"] and got["subclasses"] == want["subclasses"]
+
+
+def test_reviewer_model_rows_are_not_contamination(tmp_path):
+    rows = _rows("A4", "A4", ["completed"] * 4)
+    for x in rows:
+        x["model_id"] = "rev-1,work-1"
+    rows[3]["model_id"] = "work-1"  # stopped before review: the worker alone
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 4))
+    b = _write(tmp_path / "b.jsonl", rows)
+    assert compare(a, b, Options())["completeness"]["b"]["contamination_rows"] == 0
