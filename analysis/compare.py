@@ -34,8 +34,8 @@ from typing import Any
 from analysis.records import factor_suffix, load_records, read_raw
 from harness import record
 
-KEY_FIELDS = ("task", "scenario", "repeat", "factors")
-DEFAULT_KEY = KEY_FIELDS
+KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
+DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
 # controllers whose arm asks a reviewer (harness.arms: A3 advisory review, A4 the evidence gate)
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 COMPLETION = ("completed", "recovered")
@@ -96,16 +96,16 @@ class Side:
 
 def join_key(rec: dict, key: tuple[str, ...]) -> str:
     """The join key of a record: the chosen fields in KEY_FIELDS order, '|'-separated."""
-    parts = [str(rec[f]) for f in ("task", "scenario", "repeat") if f in key]
+    parts = [str(rec[f]) for f in ("arm", "task", "scenario", "repeat") if f in key]
     return "|".join(parts) + (factor_suffix(rec.get("factors")) if "factors" in key else "")
 
 
 def parse_key(text: str) -> tuple[str, ...]:
-    """--key task,scenario,repeat[,factors]: task, scenario and repeat are required."""
+    """--key [arm,]task,scenario,repeat[,factors]: task, scenario and repeat are required."""
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     bad = [n for n in names if n not in KEY_FIELDS]
     if bad or not {"task", "scenario", "repeat"} <= set(names):
-        raise CompareError(f"--key {text}: expected task,scenario,repeat optionally with factors")
+        raise CompareError(f"--key {text}: expected task,scenario,repeat optionally with arm and factors")
     return tuple(f for f in KEY_FIELDS if f in names)
 
 
@@ -128,8 +128,8 @@ def _run_meta(path: Path) -> dict:
     return meta
 
 
-def _plan(meta: dict, arm: str, key: tuple[str, ...]) -> tuple[set[str] | None, str]:
-    """Join keys of the protocol's cells for ``arm`` (run.json names the protocol), or why none."""
+def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
+    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none."""
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return None, "run.json names no protocol"
@@ -140,8 +140,8 @@ def _plan(meta: dict, arm: str, key: tuple[str, ...]) -> tuple[set[str] | None, 
         cells = enumerate_cells(load_protocol(proto_path))
     except (InputError, OSError) as exc:
         return None, f"protocol {proto_path} unreadable ({exc})"
-    keys = {join_key({"task": c.task, "scenario": c.scenario, "repeat": c.repeat,
-                      "factors": dict(c.factors)}, key) for c in cells if c.arm == arm}
+    keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
+                      "factors": dict(c.factors)}, key) for c in cells if c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
 
 
@@ -184,15 +184,16 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     recs, locs = read_raw(records_path, complete_lines_only=is_dir)
     versions = _check_versions(recs, locs)
     arms = sorted({r["arm"] for r in recs})
-    if len(arms) != 1:
+    if len(arms) != 1 and "arm" not in key:
         raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "
-                           "per side (write each arm's records to its own file)")
-    plan, note = _plan(meta, arms[0], key) if is_dir else (None, "no plan given (a records file)")
+                           "per side (write each arm's records to its own file), or pass --key arm,task,scenario,"
+                           "repeat,factors to join two runs arm by arm")
+    plan, note = _plan(meta, arms, key) if is_dir else (None, "no plan given (a records file)")
     ref = {"protocol_digest": meta.get("protocol_digest") or _modal([r.get("protocol_digest") for r in recs]),
            "model_id": _modal([r.get("model_id") for r in recs])}
     tasks = {r["task"] for r in recs}
     task_ref = {t: _modal([r.get("task_digest") for r in recs if r["task"] == t]) for t in tasks}
-    side = Side(label, str(source), is_dir, arms[0], len(recs), plan, note, reference=ref,
+    side = Side(label, str(source), is_dir, ", ".join(arms), len(recs), plan, note, reference=ref,
                 schema_versions=versions,
                 controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
     _split(side, recs, locs, key, ref, task_ref)
@@ -255,7 +256,10 @@ def planned_keys(a: Side, b: Side) -> tuple[set[str], set[str], str]:
 def _reviewer_expected(side: Side) -> str:
     if not side.controllers:
         return "unknown (no controller recorded)"
-    return "yes" if set(side.controllers) & REVIEWED_CONTROLLERS else "no"
+    reviewed = sorted(set(side.controllers) & REVIEWED_CONTROLLERS)
+    if reviewed and len(reviewed) < len(side.controllers):
+        return f"mixed ({', '.join(reviewed)} of {', '.join(side.controllers)})"
+    return "yes" if reviewed else "no"
 
 
 def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
@@ -454,6 +458,9 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
     res: dict[str, Any] = {"a": ta, "b": tb, "pairs_with_usage": len(both), "pairs": len(pairs),
                            "semantics": "input+output; cached input and reasoning output are reported "
                                         "separately and never added twice"}
+    if ta["model"] != tb["model"]:
+        res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
+                             "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
     res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else f"n/a ({la} reports no input+output tokens)"
     res["increment"] = sb - sa if both else None

@@ -9,7 +9,9 @@ from typing import Any
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    def line(cells: list[str]) -> str:  # a '|' inside a label (a run's name) would split its cell
+        return "| " + " | ".join(str(c).replace("|", "/") for c in cells) + " |"
+    return [line(header), "|" + "---|" * len(header)] + [line(r) for r in rows]
 
 
 def _p(x: float | None, digits: int = 4) -> str:
@@ -110,6 +112,7 @@ def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
     cost = t["cost"]
     rows.append(["Cost (USD)", *((f"{cost['a']:.4f}", f"{cost['b']:.4f}") if "a" in cost else (cost["status"], ""))])
     full = "" if t["ratio"] is None else f" Ratio at full precision: {t['ratio']:.6f}."
+    full += f" Note: {t['model_note']}." if t.get("model_note") else ""
     return _md_table(["Metric", la, lb], rows) + [
         "", f"Semantics: {t['semantics']} (tokens_in is uncached input; the cached parts are added once; reasoning "
             f"tokens are part of the output). Ratio and increment over the {t['pairs_with_usage']:,} of {t['pairs']:,} "
@@ -160,7 +163,7 @@ def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
     (out / "assets").mkdir(exist_ok=True)
     (out / "assets" / "viewer.css").write_bytes(resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
     body = [f"<h1>{esc(r['labels']['a'])} vs {esc(r['labels']['b'])}</h1>",
-            '<p><img src="compare.png" alt="paired matrices" style="max-width:100%"></p>']
+            '<p><img src="compare.png" alt="paired matrices"></p>']
     for run in runs:
         # a run's report lives in RUN/report (harness view's default)
         body.append(f'<p>Run report: <a href="{esc(_relpath(run / "report" / "index.html", out))}">{esc(run)}</a></p>')

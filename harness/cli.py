@@ -492,7 +492,7 @@ def reproduce_bounded_loops_cmd(out):
 @click.option("--label-a", default=None, help="name of RUN_A in the tables (default: its arm)")
 @click.option("--label-b", default=None, help="name of RUN_B in the tables (default: its arm)")
 @click.option("--key", "key_text", default="task,scenario,repeat,factors", show_default=True,
-              help="join key: task,scenario,repeat[,factors]")
+              help="join key: [arm,]task,scenario,repeat[,factors] (arm joins two multi-arm runs arm by arm)")
 @click.option("--seed", type=click.IntRange(min=0), default=20261202, show_default=True,
               help="seed of the cluster bootstrap")
 @click.option("--B", "B", type=click.IntRange(min=1), default=2000, show_default=True, help="bootstrap resamples")
@@ -529,8 +529,9 @@ def _default_label(source: str, fallback: str) -> str:
         recs, _ = read_raw(p / "records.jsonl" if p.is_dir() else p, complete_lines_only=p.is_dir())
     except (RecordsError, OSError):
         return fallback
-    arm = recs[0].get("arm") if recs else None
-    return arm if isinstance(arm, str) and arm else fallback
+    arms = {r.get("arm") for r in recs}
+    arm = arms.pop() if len(arms) == 1 else None
+    return arm if isinstance(arm, str) and arm else (p.name or fallback)
 
 
 if __name__ == "__main__":

@@ -305,3 +305,26 @@ def test_reviewer_model_rows_are_not_contamination(tmp_path):
     a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 4))
     b = _write(tmp_path / "b.jsonl", rows)
     assert compare(a, b, Options())["completeness"]["b"]["contamination_rows"] == 0
+
+
+def test_arm_in_the_key_joins_two_multi_arm_runs_arm_by_arm(tmp_path):
+    a_rows = _rows("A2", "A2", ["completed"] * 4) + _rows("A4", "A4", ["completed", "safe_stop", "completed", "completed"])
+    b_rows = _rows("A2", "A2", ["acceptance_fail"] * 4) + _rows("A4", "A4", ["completed"] * 4)
+    a, b = _write(tmp_path / "a.jsonl", a_rows), _write(tmp_path / "b.jsonl", b_rows)
+    res = CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path / "o"), "--no-figures"])
+    assert res.exit_code == 2 and "--key arm,task,scenario,repeat,factors" in res.output
+    r = compare(a, b, Options(key=("arm", "task", "scenario", "repeat", "factors")))
+    assert r["completeness"]["matched"] == 8
+    assert r["completeness"]["a"]["reviewer_expected"] == "mixed (A4 of A2, A4)"
+    subs = {(s["a"], s["b"]): s["count"] for s in r["subclasses"]}
+    assert subs == {("completed", "acceptance_fail"): 4, ("completed", "completed"): 3, ("safe_stop", "completed"): 1}
+
+
+def test_different_models_are_said_beside_the_ratio(tmp_path):
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 4))
+    rows = _rows("A4", "A4", ["completed"] * 4)
+    for x in rows:
+        x["model_id"] = "other-model"
+    b = _write(tmp_path / "b.jsonl", rows)
+    r = compare(a, b, Options())
+    assert "model labels differ" in r["tokens"]["model_note"] and r["completeness"]["b"]["contamination_rows"] == 0
