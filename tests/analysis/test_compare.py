@@ -328,3 +328,13 @@ def test_different_models_are_said_beside_the_ratio(tmp_path):
     b = _write(tmp_path / "b.jsonl", rows)
     r = compare(a, b, Options())
     assert "model labels differ" in r["tokens"]["model_note"] and r["completeness"]["b"]["contamination_rows"] == 0
+
+
+def test_run_directory_against_a_records_file_takes_the_runs_plan(two_runs, tmp_path):
+    partial = [x for x in _records(two_runs[1]) if x["task"] == "median"]
+    b = _write(tmp_path / "b.jsonl", partial)
+    r = compare(two_runs[0], b, Options())
+    c = r["completeness"]
+    assert c["b"]["planned"] == 8 and c["b"]["terminal"] == 4 and c["b"]["pending"] == 4
+    assert "the other run's plan" in c["b"]["planned_from"]
+    assert c["matched"] == 4 and c["excluded"]["terminal in A only"] == 4
