@@ -183,6 +183,9 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     load_records(records_path, on_conflict="first", complete_lines_only=is_dir)  # raises RecordsError
     recs, locs = read_raw(records_path, complete_lines_only=is_dir)
     versions = _check_versions(recs, locs)
+    for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
+        if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
+            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
     arms = sorted({r["arm"] for r in recs})
     if len(arms) != 1 and "arm" not in key:
         raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "

@@ -338,3 +338,20 @@ def test_run_directory_against_a_records_file_takes_the_runs_plan(two_runs, tmp_
     assert c["b"]["planned"] == 8 and c["b"]["terminal"] == 4 and c["b"]["pending"] == 4
     assert "the other run's plan" in c["b"]["planned_from"]
     assert c["matched"] == 4 and c["excluded"]["terminal in A only"] == 4
+
+
+def test_task_digest_is_checked_within_and_across_runs(tmp_path):
+    a_rows = _rows("A2", "A2", ["completed"] * 4)
+    b_rows = _rows("A4", "A4", ["completed"] * 4)
+    for x in a_rows + b_rows:
+        x["task_digest"] = f"d-{x['task']}"
+    b_rows[0]["task_digest"] = "changed"  # the only t1 row with another digest... of 2 t1 rows: a tie, first wins
+    b_rows[1]["task_digest"] = "changed"
+    stray = dict(a_rows[2], task_digest="old")  # a row of t2 with another digest than the run's t2 rows
+    a, b = _write(tmp_path / "a.jsonl", a_rows + [stray]), _write(tmp_path / "b.jsonl", b_rows)
+    c = compare(a, b, Options())["completeness"]
+    assert c["a"]["contamination"]["another task digest"] == 1
+    assert c["excluded"]["task digests differ between the runs"] == 2 and c["matched"] == 2
+    bad = _write(tmp_path / "bad.jsonl", [dict(a_rows[0], task_digest=["x"])] + a_rows[1:])
+    res = CliRunner().invoke(main, ["compare", str(bad), str(b), "--out", str(tmp_path / "o"), "--no-figures"])
+    assert res.exit_code == 2 and "field 'task_digest'" in res.output
