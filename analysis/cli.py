@@ -59,7 +59,7 @@ def register(group: click.Group) -> None:
 def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict, glmm, no_figures):
     """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
     from analysis.pipeline import analyze
-    from analysis.report import fmt_interval, fmt_method
+    from analysis.report import fmt_estimands, fmt_interval, fmt_method
 
     s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
                on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
@@ -69,6 +69,8 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict,
     for c in s["contrasts"]:
         click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
                    f"cells: {fmt_interval(c)} ({fmt_method(c['method'])})")
+        for line in fmt_estimands(c):
+            click.echo(f"  {line}")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 
 
