@@ -89,8 +89,10 @@ def fmt_population(e: dict) -> str:
         return head + "n/a (no matched cells)"
     est = f"{fmt_pp(e['estimate'])} pp = {e['numerator']}/{e['denominator']}"
     if e["lo"] is None:
-        short = f" ({C} {_plural(unit, C)})" if C < POP_MIN_CLUSTERS else ""
-        return head + f"{est}, interval n/a{short}: {e['reason']}"
+        short = f"{C} {_plural(unit, C)}"
+        if C < POP_MIN_CLUSTERS:
+            return head + f"{est}, interval n/a ({short}): {e['reason'].removeprefix(short + ': ')}"
+        return head + f"{est}, interval n/a: {e['reason']}"
     return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] CR2 {100 * e['level']:.4g}%, t on "
                    f"{e['df']:.1f} Bell-McCaffrey df (largest {unit} {100 * e['top_share']:.0f}% of the "
                    f"variance); limit: {e['limit']}")
