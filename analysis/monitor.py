@@ -96,7 +96,8 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
                        "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
                        "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"},
             "betting": {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
-                        "excludes_zero": None if bet.lower is None else bool(bet.lower > 0 or bet.upper < 0),
+                        "excludes_zero": None if bet.lower is None or bet.upper is None
+                        else bool(bet.lower > 0 or bet.upper < 0),
                         "method": "betting confidence sequence, aGRAPA stakes (Waudby-Smith and Ramdas 2024); "
                                   "excluding 0 is an anytime-valid test of no difference on any unit; as an "
                                   "interval it covers a common mean difference"}}

@@ -103,6 +103,7 @@ def newcombe_interval(n: int, b: int, c: int, k_a: int, k_b: int,
     z = float(norm.ppf(1 - alpha / 2))
     p1, p2 = k_a / n, k_b / n
     w1, w2 = wilson(k_a, n, z=z), wilson(k_b, n, z=z)
+    assert w1.lo is not None and w1.hi is not None and w2.lo is not None and w2.hi is not None  # n > 0
     l1, u1, l2, u2 = w1.lo, w1.hi, w2.lo, w2.hi
     both = k_a - b  # pairs where both arms succeeded
     neither = n - both - b - c

@@ -151,7 +151,7 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
     cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha)
     labels, per = paired_by_cluster(ids, ya, yb)
     pop = population_block(s_a - s_b, n, labels, per, h.cluster, alpha)
-    out = {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
+    out: dict[str, Any] = {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
            "description": h.description, "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
            "estimands": {"conditional": cond, "population": pop}, "headline": "conditional"}
     if h.interval in CONDITIONAL_METHODS:
@@ -165,7 +165,8 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
     else:
         r = cluster_interval(s_a, s_b, n, method=h.interval, B=B, seed=seed, alpha=alpha)
         out.update(estimate=r.estimate, lo=r.lo, hi=r.hi, method=r.describe(h.cluster), headline="cluster")
-    out["excludes_zero"] = None if out["lo"] is None or out["hi"] is None else bool(out["lo"] > 0 or out["hi"] < 0)
+    lo, hi = out["lo"], out["hi"]
+    out["excludes_zero"] = None if lo is None or hi is None else bool(lo > 0 or hi < 0)
     return out
 
 
