@@ -120,9 +120,10 @@ def fmt_method(m: dict) -> str:
     if m.get("method") == "cluster-t":
         df = f"{m['df']:.1f}" if m.get("df") is not None else "n/a"
         return (f"{m['interval']} interval (CR2 cluster-robust s.e., t with {df} Bell-McCaffrey df), unit = "
-                f"{m['cluster']} ({m['n_clusters']} clusters)")
+                f"{m['cluster']} ({m['n_clusters']} clusters); estimand: population over {m['cluster']} clusters")
     return (f"{m.get('interval', 'percentile 95%')} cluster bootstrap, unit = {m['cluster']} "
-            f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}")
+            f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}; estimand: population over "
+            f"{m['cluster']} clusters")
 
 
 def fmt_p(x) -> str:

@@ -221,7 +221,7 @@ def run(quick: bool) -> list[dict]:
     t_new = time.perf_counter() - t0
     warn = "" if new["in_target"] else " WARNING: default outside [93%, 97%]"
     rows.append({"name": "coverage_24tasks_sd1", "baseline": f"paper scheme: {PAPER[0]} / {PAPER[1]}",
-                 "baseline_s": t_paper, "subject": f"default: {DEFAULT[0]} / {DEFAULT[1]}", "subject_s": t_new,
+                 "baseline_s": t_paper, "subject": f"cluster default: {DEFAULT[0]} / {DEFAULT[1]}", "subject_s": t_new,
                  "ratio": new["coverage"] / paper["coverage"], "unit": "x the paper scheme's coverage",
                  "notes": f"nominal 95%: default {_pct(new)}, paper scheme {_pct(paper)} over {sims} studies "
                           f"(base 0.9, effect 1.0 log-odds, B={B}){warn}"})
