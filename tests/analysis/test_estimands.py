@@ -166,12 +166,25 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     """Issue 24 acceptance: on records built to the paper's published marginals, H1 and H2 each have a
     finite conditional interval that excludes 0, and a population interval that is finite within
     [-100, +100] pp or n/a with its reason (here n/a: one task holds > 90% of the CR2 variance)."""
+    import json
+
+    from click.testing import CliRunner
+
     from analysis.paper import synthetic_paper_records
-    from analysis.pipeline import analyze
+    from harness.cli import main
 
     p = tmp_path / "paper.jsonl"
     synthetic_paper_records(p)
-    s = analyze(p, tmp_path / "o", figures=False)
+    r = CliRunner().invoke(main, ["analyze", str(p), "--out", str(tmp_path / "o"), "--no-figures"])
+    assert r.exit_code == 0, r.output
+    printed = r.output.splitlines()
+    i1 = next(i for i, line in enumerate(printed) if line.startswith("H1 "))
+    assert "conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.1, +2.3]" in printed[i1 + 1]
+    assert "population over tasks (24 tasks): +1.6 pp = 29/1800, interval n/a: one task holds 95.6%" in printed[i1 + 2]
+    i2 = next(i for i, line in enumerate(printed) if line.startswith("H2 "))
+    assert "(4 a-only - 0 b-only)/120 [+0.1, +8.3] Tango score 95%" in printed[i2 + 1]
+    assert "[-100.0" not in r.output and "+100.0]" not in r.output
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
     for c in s["contrasts"][:2]:
         cond, pop = c["estimands"]["conditional"], c["estimands"]["population"]
         assert math.isfinite(cond["lo"]) and math.isfinite(cond["hi"]) and cond["lo"] > 0, c["id"]
