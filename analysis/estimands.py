@@ -32,7 +32,8 @@ CONDITIONAL = ("the mean, over the matched cells run (these tasks, scenarios and
                "difference P(a succeeds) - P(b succeeds)")
 POPULATION = "the expected difference over tasks drawn like these (a population of tasks the run sampled)"
 POP_LIMIT = ("CR2 with Bell-McCaffrey df under-covers when the task effect is large and events are rare "
-             "(coverage study, README Calibration)")
+             "(coverage study at 24 tasks and the paper's effect: 89.9% at task SD 1, 78.7% at SD 2; "
+             "README, Coverage and width by estimand)")
 TANGO = "Tango score interval for the paired difference (Tango 1998), exact McNemar p on the discordant cells"
 
 
