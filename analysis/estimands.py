@@ -90,7 +90,7 @@ def conditional_block(pc: PairedCounts, alpha: float) -> dict:
 def _pop_refusal(C: int, unit: str, fit: CR2 | None, alpha: float) -> str | None:
     """Why no population interval is given, or None."""
     if C < POP_MIN_CLUSTERS:
-        return (f"{C} {_plural(unit, C)}: fewer than {POP_MIN_CLUSTERS}, too few to estimate the "
+        return (f"{C} {_plural(unit, C)}: fewer than {POP_MIN_CLUSTERS} {_plural(unit, 2)}, too few to estimate the "
                 "between-cluster variation")
     assert fit is not None
     if fit.se == 0.0:
