@@ -59,7 +59,7 @@ def register(group: click.Group) -> None:
 def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict, glmm, no_figures):
     """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
     from analysis.pipeline import analyze
-    from analysis.report import fmt_interval, fmt_method
+    from analysis.report import fmt_estimands, fmt_interval, fmt_method
 
     s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
                on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
@@ -69,6 +69,8 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict,
     for c in s["contrasts"]:
         click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
                    f"cells: {fmt_interval(c)} ({fmt_method(c['method'])})")
+        for line in fmt_estimands(c):
+            click.echo(f"  {line}")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 
 
@@ -156,8 +158,12 @@ def synth_paired_cmd(out_a, out_b):
 @click.option("--target", type=click.FloatRange(0, 1), default=0.8, show_default=True, help="target power")
 @click.option("--band", help="pre-registered planning band LO,HI for the base (b-arm) rate; refuse outside it")
 @click.option("--json-out", type=click.Path(dir_okay=False), help="write the result as JSON")
+@click.option("--monitor", "monitor_mode", is_flag=True,
+              help="units to target power for the fixed-n tests and the monitor's confidence sequences instead")
+@click.option("--max-units", type=click.IntRange(min=10), default=4000, show_default=True,
+              help="--monitor: the longest stream simulated")
 def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_sd, sims, B, seed,
-              cluster, interval, target, band, json_out):
+              cluster, interval, target, band, json_out, monitor_mode, max_units):
     """Simulated probability that the primary interval excludes zero, per number of repeats k."""
     from analysis.power import PowerRefused, plan
 
@@ -178,6 +184,9 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
                 raise ValueError(f"--rate {r}: rate must be in [0, 1]")
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
+    if monitor_mode:
+        _power_monitor(rate_map, pilot, arm_a, arm_b, endpoint, sims, seed, target, max_units, json_out)
+        return
     try:
         res = _guard(plan, rates=rate_map, pilot=pilot, a=arm_a, b=arm_b, endpoint=endpoint,
                      tasks=tasks, scenarios=scenarios, ks=k_list, task_sd=task_sd, sims=sims, B=B,
@@ -192,6 +201,24 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
     click.echo(res["text"])
     if json_out:
         Path(json_out).write_text(json.dumps(res, indent=2) + "\n")
+
+
+def _power_monitor(rate_map, pilot, a, b, endpoint, sims, seed, target, max_units, json_out) -> None:
+    """``harness power --monitor``: units to target power, fixed-n tests against the two sequences."""
+    from analysis.power import monitor_power, pilot_rates, render_monitor_power
+
+    if pilot:
+        pr = _guard(pilot_rates, pilot, a, b, endpoint)
+        p_a, p_b = pr["a"].rate, pr["b"].rate
+    elif a in rate_map and b in rate_map:
+        p_a, p_b = rate_map[a], rate_map[b]
+    else:
+        raise InputProblem(f"need --rate for {a} and {b} (or --pilot FILE)")
+    res = monitor_power(p_a, p_b, target=target, sims=sims, max_units=max_units, seed=seed)
+    res["text"] = render_monitor_power(res, a, b)
+    click.echo(res["text"])
+    if json_out:
+        _guard(Path(json_out).write_text, json.dumps(res, indent=2) + "\n")
 
 
 @click.command("monitor")

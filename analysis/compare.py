@@ -368,11 +368,11 @@ def oa_ob_order(pair_: tuple[str, str], order: dict[str, int]) -> tuple[int, int
 
 # -- tests on the paired data --------------------------------------------------------------------
 def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: Options) -> dict[str, Any]:
-    """Exact McNemar on the discordant pairs and the difference B - A with Newcombe's interval
-    (analysis.paired); with two or more tasks, the paired cluster interval by task that
-    ``harness analyze`` uses (analysis.intervals.cluster_interval, its default method)."""
-    from analysis.intervals import DEFAULT_METHOD, cluster_interval
-    from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
+    """Exact McNemar on the discordant pairs and the difference B - A with Newcombe's interval (the
+    conditional estimand: these cells), and the population estimand over tasks that ``harness analyze``
+    prints (analysis.estimands.population_block: CR2 with Bell-McCaffrey df, or n/a with the reason)."""
+    from analysis.estimands import population_block
+    from analysis.paired import PairedCounts, PairedTable, mcnemar_exact, newcombe_paired
 
     t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
                     f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
@@ -381,10 +381,10 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
     p = mcnemar_exact(t)
     nd = newcombe_paired(t, opts.alpha)
     tasks = sorted({a["task"] for _, a, _ in pairs})
-    s_b = [sum(1 for _, a, b in pairs if a["task"] == k and yes(b)) for k in tasks]
-    s_a = [sum(1 for _, a, b in pairs if a["task"] == k and yes(a)) for k in tasks]
-    m = [sum(1 for _, a, _ in pairs if a["task"] == k) for k in tasks]
-    ci = cluster_interval(s_b, s_a, m, method=DEFAULT_METHOD, B=opts.B, seed=opts.seed, alpha=opts.alpha)
+    per_task = [PairedCounts.from_outcomes([yes(b) for _, a, b in pairs if a["task"] == k],
+                                           [yes(a) for _, a, b in pairs if a["task"] == k]) for k in tasks]
+    pop = population_block([pc.k_a - pc.k_b for pc in per_task], [pc.n for pc in per_task], tasks,
+                           per_task, "task", opts.alpha)
     return {
         "endpoint": endpoint, "n": t.n, "b_yes_a_no": t.f, "a_yes_b_no": t.g, "both": t.e, "neither": t.h,
         "estimand": f"difference in {endpoint} rate, {opts.label_b} - {opts.label_a}, over the {t.n} matched cells",
@@ -393,11 +393,12 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
                     "status": "ok" if p is not None else "n/a (no discordant pairs)"},
         "newcombe": {"method": f"Newcombe 1998 hybrid score (method 10), {100 * nd.level:.4g}%",
                      "estimate": nd.estimate, "lo": nd.lo, "hi": nd.hi, "status": nd.why or "ok"},
-        "cluster": {"method": ci.describe("task"), "estimand": (
-            f"difference in pooled {endpoint} rates, {opts.label_b} - {opts.label_a}, over matched cells "
-            f"(ratio of task totals), clustered by task ({len(tasks)} tasks)"),
-            "estimate": ci.estimate, "lo": ci.lo, "hi": ci.hi, "status": ci.status,
-            "warnings": list(ci.warnings)},
+        "cluster": {"method": {"interval": pop["method"]}, "estimand": (
+            f"population: difference in {endpoint} rate, {opts.label_b} - {opts.label_a}, for tasks drawn like "
+            f"these, clustered by task ({len(tasks)} tasks)"),
+            "estimate": pop["estimate"], "lo": pop["lo"], "hi": pop["hi"],
+            "status": "ok" if pop["reason"] is None else f"n/a: {pop['reason']}",
+            "warnings": [pop["limit"]], "population": pop},
     }
 
 

@@ -206,3 +206,117 @@ def coverage_rare_task(rs: RareTaskSetting, methods: list[str], n_sims: int, B: 
                     "coverage": w.rate, "lo": w.lo, "hi": w.hi, "median_width": float(np.nanmedian(widths)),
                     "no_bad_task": int((~bad.any(axis=1)).sum()), "B": B, "seed": seed})
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# coverage and width by estimand (issue 24): the paper's shape, paired arms, rare events
+
+
+@dataclass(frozen=True)
+class PairSetting:
+    """The paper's design: ``tasks`` x ``scenarios`` x ``repeats`` matched cells, both arms run on each,
+    outcomes independent given the task. Task t's per-cell rates: with ``p_bad`` None, a logit random
+    effect u_t ~ N(0, task_sd^2) shared by both arms around marginal base rate ``base`` of arm b and
+    a log-odds shift ``effect`` for arm a (as ``Setting``); with ``p_bad`` set, the two-point task
+    distribution of ``RareTaskSetting`` (a task is 'bad' with probability p_bad, and there holds
+    about 90% of the events)."""
+
+    name: str
+    task_sd: float = 1.0
+    base: float = 0.983
+    effect: float = 0.0
+    p_bad: float | None = None
+    tasks: int = 24
+    scenarios: int = 15
+    repeats: int = 5
+
+    def task_rates(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Per study and task, the arms' per-cell rates (shape (n, tasks) each)."""
+        if self.p_bad is not None:
+            rs = RareTaskSetting(clusters=self.tasks, p_bad=self.p_bad, cells=self.scenarios * self.repeats)
+            bad = rng.random((n, self.tasks)) < self.p_bad
+            return np.where(bad, rs.rate_a_bad, rs.rate_a_ok), np.where(bad, rs.rate_b_bad, rs.rate_b_ok)
+        lb = marginal_intercept(self.base, self.task_sd)
+        u = rng.normal(0.0, self.task_sd, size=(n, self.tasks)) if self.task_sd > 0 else np.zeros((n, self.tasks))
+        return expit(lb + self.effect + u), expit(lb + u)
+
+    def population_difference(self) -> float:
+        """The population estimand: the expected difference over tasks drawn like these."""
+        if self.p_bad is not None:
+            return RareTaskSetting(clusters=self.tasks, p_bad=self.p_bad,
+                                   cells=self.scenarios * self.repeats).true_difference()
+        lb = marginal_intercept(self.base, self.task_sd)
+        return marginal_rate(lb + self.effect, self.task_sd) - marginal_rate(lb, self.task_sd)
+
+
+PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("cluster-t", "task"),
+                ("studentized-symmetric", "task"), ("percentile", "task"), ("percentile", "task x scenario"))
+ABSURD_PP = 50.0  # an interval wider than this (pp) is "absurd" for differences of a few pp
+
+
+def simulate_pairs(ps: PairSetting, n: int, rng: np.random.Generator):
+    """n studies: per (study, task, scenario) counts of the pairs (a, b) = (1,1), (1,0), (0,1), (0,0)
+    over ``repeats`` cells, shape (n, tasks, scenarios, 4); and each study's conditional estimand, the
+    mean over its cells of pa - pb (shape (n,))."""
+    pa, pb = ps.task_rates(n, rng)
+    probs = np.stack([pa * pb, pa * (1 - pb), (1 - pa) * pb, (1 - pa) * (1 - pb)], axis=-1)
+    probs = np.broadcast_to(probs[:, :, None, :], (n, ps.tasks, ps.scenarios, 4))
+    counts = rng.multinomial(ps.repeats, probs)
+    return counts, (pa - pb).mean(axis=1)
+
+
+def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed: int,
+                     alpha: float) -> tuple[float, float] | None:
+    """One study's interval by one method (None = the method gives no interval: n/a)."""
+    from analysis.estimands import _pop_refusal, cr2
+    from analysis.paired import newcombe_interval, tango_interval
+
+    tot = counts.sum(axis=(0, 1))
+    n, both, b, c = int(tot.sum()), int(tot[0]), int(tot[1]), int(tot[2])
+    if method == "tango":
+        return tango_interval(n, b, c, alpha)
+    if method == "newcombe":
+        return newcombe_interval(n, b, c, both + b, both + c, alpha)
+    per = counts.sum(axis=1) if cluster == "task" else counts.reshape(-1, 4)
+    d, m = per[:, 1] - per[:, 2], per.sum(axis=1)
+    if method == "cluster-t":  # the population estimand's method, with its refusals
+        fit = cr2(d, m)
+        if _pop_refusal(len(m), "task", fit, alpha) is not None:
+            return None
+        from scipy.stats import t as t_dist
+
+        q = float(t_dist.ppf(1 - alpha / 2, fit.df))
+        return fit.estimate - q * fit.se, fit.estimate + q * fit.se
+    r = cluster_interval(per[:, 1], per[:, 2], m, method=method, B=B, seed=seed, alpha=alpha, mcse=False)
+    return None if r.lo is None or r.hi is None else (r.lo, r.hi)
+
+
+def _summarise(ivs: list, truths: np.ndarray) -> dict:
+    """Coverage of given intervals (Wilson 95% over studies that have one), n/a share, widths in pp."""
+    given = [(iv, t) for iv, t in zip(ivs, truths) if iv is not None]
+    hits = int(sum(lo <= t <= hi for (lo, hi), t in given))
+    w = np.array([100 * (hi - lo) for (lo, hi), _ in given]) if given else np.array([np.nan])
+    cov = wilson(hits, len(given))
+    absurd = int(sum(100 * (hi - lo) > ABSURD_PP or lo < -1 or hi > 1 for (lo, hi), _ in given))
+    return {"hits": hits, "given": len(given), "n": len(ivs), "coverage": cov.rate, "lo": cov.lo, "hi": cov.hi,
+            "na_share": 1 - len(given) / len(ivs), "median_width_pp": float(np.nanmedian(w)),
+            "p95_width_pp": float(np.nanquantile(w, 0.95)) if given else None,
+            "absurd_share": absurd / len(ivs)}
+
+
+def estimand_coverage(ps: PairSetting, n_sims: int, B: int, seed: int, alpha: float = 0.05,
+                      methods=PAIR_METHODS) -> list[dict]:
+    """Per method, coverage of both estimands (conditional: each study's own cells; population: the
+    setting's marginal difference), the share of studies with no interval, and widths."""
+    rng = np.random.Generator(np.random.PCG64([seed, int(1000 * ps.task_sd), int(1e4 * ps.base),
+                                               int(1000 * ps.effect), int(1e6 * (ps.p_bad or 0))]))
+    counts, cond = simulate_pairs(ps, n_sims, rng)
+    pop = np.full(n_sims, ps.population_difference())
+    seeds = rng.integers(0, 2**31, size=n_sims)
+    out = []
+    for method, cluster in methods:
+        ivs = [_study_intervals(counts[i], method, cluster, B, int(seeds[i]), alpha) for i in range(n_sims)]
+        out.append({**asdict(ps), "method": method, "cluster": cluster, "population_truth": float(pop[0]),
+                    "conditional": _summarise(ivs, cond), "population": _summarise(ivs, pop),
+                    "n_sims": n_sims, "B": B, "seed": seed})
+    return out

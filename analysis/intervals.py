@@ -21,14 +21,20 @@ replicates into an interval (Davison and Hinkley 1997, section 5.2-5.3):
   difference rests on one or two clusters (the paper's H1: 29 of 31 failures in one task), many
   resamples have almost no between-cluster variation, |t*| is huge and the interval is very wide;
   a warning then says so (that is the method being honest about a difference carried by one task).
-* ``cluster-t`` (no bootstrap): theta +- t_{C-1, 1-alpha/2} se, the CR1 cluster-robust Wald
-  interval with C - 1 degrees of freedom (Cameron and Miller 2015); deterministic, so its endpoints
-  have no Monte Carlo error.
+* ``cluster-t`` (no bootstrap): theta +- t_{df, 1-alpha/2} se_CR2, the CR2 cluster-robust Wald
+  interval with Bell-McCaffrey (Satterthwaite) degrees of freedom (``analysis.estimands.cr2``;
+  Pustejovsky and Tipton 2018). With equal cluster sizes it is the CR1 interval with C - 1 df;
+  void cells make sizes unequal, and then CR2 and its df differ from CR1's. Deterministic, so its
+  endpoints have no Monte Carlo error.
+
+No method clips: an interval that would leave the parameter space [-1, 1] is not given (lo and
+hi are None, ``reason`` says why), because a clipped endpoint is a number the method did not
+produce.
 
 Every endpoint carries its Monte Carlo standard error (how much it moves with the bootstrap
 seed): the Maritz-Jarrett standard error of the sample quantile (``scipy.stats.mstats.mjci``),
 scaled by se for the studentized endpoints. Fewer than 2 clusters gives no interval ("n/a (1
-cluster)"); for cluster-t and percentile, one cluster holding more than ``TOP_SHARE`` of the CR1
+cluster)"); for cluster-t and percentile, one cluster holding more than ``TOP_SHARE`` of the CR2
 variance gives a warning (they stay narrow where the studentized methods go wide); fewer than
 ``MIN_CLUSTERS[method]`` gives a warning beside it (the smallest cluster
 count at which the coverage study, ``python -m benchmarks coverage``, found the method within
@@ -43,12 +49,18 @@ import numpy as np
 
 from analysis.stats import CHUNK_ELEMS, bootstrap_counts
 
-METHODS = ("studentized-symmetric", "studentized", "percentile", "cluster-t")
-DEFAULT_METHOD = "studentized-symmetric"
+BOOTSTRAP_METHODS = ("studentized-symmetric", "studentized", "percentile", "cluster-t")
+# "tango" / "newcombe": the conditional estimand's paired score intervals (analysis.paired), computed
+# from the discordant cells rather than cluster totals (analysis.tables.contrast dispatches them).
+CONDITIONAL_METHODS = ("tango", "newcombe")
+METHODS = CONDITIONAL_METHODS + BOOTSTRAP_METHODS
+DEFAULT_METHOD = "tango"
+CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)
 # From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
 # at which the method was within [93%, 97%] on (all but at most one) setting with task SD <= 1;
 # below it the interval carries a warning.
-MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96}
+MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96,
+                "tango": 1, "newcombe": 1}
 UNSTABLE = 0.1  # a resample whose s.e. is below this share of the observed one is "without variation"
 TOP_SHARE = 0.5  # cluster-t / percentile: one cluster above this share of the CR1 variance -> a warning
 T_CAP = 1e6  # |t*| beyond this is "unbounded" (a replicate without between-cluster variation)
@@ -72,6 +84,8 @@ class ClusterInterval:
     lo_mcse: float | None = None
     hi_mcse: float | None = None
     se: float | None = None
+    reason: str | None = None  # why lo/hi are None when an estimate exists
+    df: float | None = None  # cluster-t: the Bell-McCaffrey degrees of freedom
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
@@ -85,7 +99,7 @@ class ClusterInterval:
         if self.estimate is None:
             return "no matched cells"
         if self.lo is None:
-            return f"n/a ({self.n_clusters} cluster{'s' if self.n_clusters != 1 else ''})"
+            return f"n/a ({self.reason or f'{self.n_clusters} cluster' + ('s' if self.n_clusters != 1 else '')})"
         return "ok"
 
     def describe(self, cluster: str) -> dict:
@@ -95,7 +109,8 @@ class ClusterInterval:
                     "method": self.method, "level": self.level, "B": None, "seed": None, "cluster": cluster,
                     "n_clusters": self.n_clusters, "paired": True, "min_clusters": MIN_CLUSTERS[self.method],
                     "status": self.status, "lo_mcse": self.lo_mcse, "hi_mcse": self.hi_mcse, "se": self.se,
-                    "mcse_method": "none: no resampling (CR1 cluster-robust s.e., t with C - 1 df)",
+                    "mcse_method": "none: no resampling (CR2 cluster-robust s.e., t with Bell-McCaffrey df)",
+                    "df": self.df, "reason": self.reason,
                     "warnings": list(self.warnings), "notes": list(self.notes)}
         return {"kind": "cluster_bootstrap", "interval": f"{self.method} {100 * self.level:.4g}%",
                 "method": self.method, "level": self.level, "B": self.B, "seed": self.seed,
@@ -103,7 +118,7 @@ class ClusterInterval:
                 "min_clusters": MIN_CLUSTERS[self.method], "status": self.status,
                 "lo_mcse": self.lo_mcse, "hi_mcse": self.hi_mcse, "se": self.se,
                 "mcse_method": "Maritz-Jarrett s.e. of the bootstrap quantile (scipy.stats.mstats.mjci)",
-                "warnings": list(self.warnings), "notes": list(self.notes),
+                "warnings": list(self.warnings), "notes": list(self.notes), "reason": self.reason,
                 "rng": f"numpy {np.__version__} Generator(PCG64(seed)).integers"}
 
 
@@ -159,11 +174,11 @@ def _mjse(x: np.ndarray, probs: list[float]) -> list[float]:
     return [0.0 if not np.isfinite(v) else float(v) for v in np.asarray(se)]
 
 
-def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, seed: int = 0,
+def cluster_interval(s_a, s_b, m, method: str = CLUSTER_DEFAULT, B: int = 2000, seed: int = 0,
                      alpha: float = 0.05, mcse: bool = True) -> ClusterInterval:
     """Difference in pooled rates (a - b) over matched cells with a paired cluster-bootstrap interval."""
-    if method not in METHODS:
-        raise ValueError(f"interval method must be one of {', '.join(METHODS)}; got {method!r}")
+    if method not in BOOTSTRAP_METHODS:
+        raise ValueError(f"cluster interval method must be one of {', '.join(BOOTSTRAP_METHODS)}; got {method!r}")
     s_a = np.asarray(s_a, dtype=np.int64)
     s_b = np.asarray(s_b, dtype=np.int64)
     m = np.asarray(m, dtype=np.int64)
@@ -185,13 +200,19 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
     probs = [alpha / 2, 1 - alpha / 2]
     se = cluster_se(d, m)
     mc: Sequence[float | None]  # Monte Carlo s.e. of (lo, hi); None when mcse=False
+    df = None
     if method == "cluster-t":
         from scipy.stats import t as t_dist
 
-        q = float(t_dist.ppf(1 - alpha / 2, C - 1))
-        lo, hi = max(-1.0, est - q * se), min(1.0, est + q * se)
+        from analysis.estimands import cr2
+
+        fit = cr2(d, m)
+        se, df = fit.se, fit.df
+        q = float(t_dist.ppf(1 - alpha / 2, df)) if se > 0 else 0.0
+        lo, hi = est - q * se, est + q * se
         mc = [0.0, 0.0]
-        notes.append(f"CR1 cluster-robust s.e. {se:.6g} x t quantile {q:.4f} ({C - 1} df); no resampling")
+        notes.append(f"CR2 cluster-robust s.e. {se:.6g} x t quantile {q:.4f} ({df:.2f} Bell-McCaffrey df); "
+                     "no resampling")
     elif method == "percentile":
         sums = replicate_sums(d, m, B, seed, second_moments=False)
         reps = sums[:, 0] / sums[:, 1]
@@ -221,12 +242,9 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
                             f"{UNSTABLE:g} x the observed): the difference rests on few clusters (the largest "
                             f"holds {100 * share:.0f}% of the per-cluster differences |s_a - s_b|), so the "
                             "studentized interval is wide; see the task concentration table")
-        if not (-1.0 <= lo and hi <= 1.0):
-            notes.append("an endpoint was clipped to the parameter space [-1, 1]: resamples without "
-                         "between-cluster variation leave that side unbounded")
-        lo, hi = max(-1.0, float(lo)), min(1.0, float(hi))
+        lo, hi = float(lo), float(hi)
     if method in ("cluster-t", "percentile") and se > 0.0:
-        r2 = (d - est * m).astype(np.float64) ** 2  # each cluster's term of the CR1 variance
+        r2 = (d - est * m).astype(np.float64) ** 2 / (1 - m / N)  # each cluster's term of the CR2 variance
         top = float(r2.max() / r2.sum())
         if top > TOP_SHARE:
             warnings.append(f"one cluster contributes {100 * top:.0f}% of the cluster-robust variance: the interval "
@@ -236,5 +254,10 @@ def cluster_interval(s_a, s_b, m, method: str = DEFAULT_METHOD, B: int = 2000, s
     if se == 0.0:
         warnings.append("no between-cluster variation in the differences: the interval has zero width "
                         "and understates the uncertainty")
-    return replace(empty, estimate=est, lo=lo, hi=hi, lo_mcse=mc[0], hi_mcse=mc[1], se=se,
-                   warnings=tuple(warnings), notes=tuple(notes))
+    if not (-1.0 - 1e-12 <= lo and hi <= 1.0 + 1e-12):
+        why = ("resamples without between-cluster variation leave a side unbounded" if method.startswith("studentized")
+               else "the t quantile times the s.e. reaches past it")
+        return replace(empty, estimate=est, se=se, df=df, warnings=tuple(warnings), notes=tuple(notes),
+                       reason=f"the interval would leave the parameter space [-100, +100] pp: {why}")
+    return replace(empty, estimate=est, lo=max(-1.0, lo), hi=min(1.0, hi), lo_mcse=mc[0], hi_mcse=mc[1], se=se,
+                   df=df, warnings=tuple(warnings), notes=tuple(notes))

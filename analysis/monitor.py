@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from analysis.betting import betting_sequence
 from analysis.sequence import confidence_sequence, rho_for
 
 ESTIMAND = ("the mean, over the matched units in the sequence so far, of each unit's own expected "
@@ -84,6 +85,7 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
     rho = rho_for(v_opt, alpha / 2)
     cs = confidence_sequence(d, alpha=alpha, rho=rho)
     end = cs.at_end()
+    bet = betting_sequence(d, alpha=alpha)
     return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells, "estimand": ESTIMAND,
             "planned_units": len(units), "units_in_sequence": len(d), "void_units_skipped": skipped,
             "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
@@ -92,7 +94,13 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
             "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
             "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
                        "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
-                       "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"}}
+                       "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"},
+            "betting": {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
+                        "excludes_zero": None if bet.lower is None or bet.upper is None
+                        else bool(bet.lower > 0 or bet.upper < 0),
+                        "method": "betting confidence sequence, aGRAPA stakes (Waudby-Smith and Ramdas 2024); "
+                                  "excluding 0 is an anytime-valid test of no difference on any unit; as an "
+                                  "interval it covers a common mean difference"}}
 
 
 def _rule(cfg: dict, seqs: list[dict]) -> dict | None:
@@ -177,6 +185,11 @@ def render(rep: dict) -> str:
                          f"{100 * s['level']:.4g}% confidence sequence "
                          f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp "
                          f"({s['discordant']} discordant units, V = {m['V']:.1f})")
+            b = s["betting"]
+            lines.append(f"  betting sequence (Waudby-Smith and Ramdas 2024), same units: "
+                         f"[{100 * b['lower']:+.2f}, {100 * b['upper']:+.2f}] pp"
+                         + ("; excludes 0: an anytime-valid test of no difference on any unit" if b["excludes_zero"]
+                            else ""))
         extra = []
         if s["void_units_skipped"]:
             extra.append(f"{s['void_units_skipped']} void unit(s) skipped")

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.intervals import DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
+from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
 from analysis.marginal import marginal_intercept
 from analysis.wilson import wilson
 
@@ -64,10 +64,11 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
     la, lb = conditional_logit(p_a, task_sd), conditional_logit(p_b, task_sd)
     for s in range(sims):
         u = rng.normal(0.0, task_sd, size=tasks) if task_sd > 0 else np.zeros(tasks)
-        pa_t = 1 / (1 + np.exp(-(la + u)))
-        pb_t = 1 / (1 + np.exp(-(lb + u)))
-        pa_c = np.repeat(pa_t, scenarios)
-        pb_c = np.repeat(pb_t, scenarios)
+        pa_c = np.repeat(1 / (1 + np.exp(-(la + u))), scenarios)
+        pb_c = np.repeat(1 / (1 + np.exp(-(lb + u))), scenarios)
+        if interval in CONDITIONAL_METHODS:
+            hits += _conditional_excludes_zero(pa_c, pb_c, k, interval, rng)
+            continue
         if cluster == "cell":
             sa = rng.binomial(1, np.repeat(pa_c, k))
             sb = rng.binomial(1, np.repeat(pb_c, k))
@@ -85,6 +86,20 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
             hits += 1
     p = hits / sims
     return p, math.sqrt(p * (1 - p) / sims)
+
+
+def _conditional_excludes_zero(pa_c: np.ndarray, pb_c: np.ndarray, k: int, interval: str,
+                               rng: np.random.Generator) -> bool:
+    """One simulated study's conditional interval (Tango or Newcombe) over its k cells per cluster:
+    each cell's pair is (1,1), (1,0), (0,1) or (0,0) with the arms independent given the cell."""
+    from analysis.paired import newcombe_interval, tango_interval
+
+    p11, p10, p01 = pa_c * pb_c, pa_c * (1 - pb_c), (1 - pa_c) * pb_c
+    probs = np.stack([p11, p10, p01, np.maximum(1 - p11 - p10 - p01, 0.0)], axis=1)
+    counts = rng.multinomial(k, probs / probs.sum(axis=1, keepdims=True)).sum(axis=0)
+    n, both, b, c = int(counts.sum()), int(counts[0]), int(counts[1]), int(counts[2])
+    ci = tango_interval(n, b, c) if interval == "tango" else newcombe_interval(n, b, c, both + b, both + c)
+    return ci is not None and (ci[0] > 0 or ci[1] < 0)
 
 
 def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: str, tasks: int,
@@ -135,7 +150,7 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
     result["refused"] = False
     n_sc = 1 if endpoint == "completion" else scenarios
     n_clusters = {"task": tasks, "task x scenario": tasks * n_sc, "cell": tasks * n_sc * min(ks)}[cluster]
-    if n_clusters < 2:
+    if n_clusters < 2 and interval not in CONDITIONAL_METHODS:
         raise ValueError(f"--tasks {tasks} with --cluster {cluster}: {n_clusters} cluster, so no interval exists "
                          "(n/a (1 cluster)) and the power is n/a; a design needs at least 2 clusters")
     result["warnings"] = []
@@ -144,8 +159,10 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
                                   f"found {interval} coverage can fall outside [93%, 97%] with this few, so this "
                                   "power is for an interval that may not hold its level")
         lines.extend(result["warnings"])
-    lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {interval} {cluster} cluster "
-                 f"bootstrap B={B}; {sims} simulated studies per k; power = share whose 95% interval excludes 0")
+    how = (f"{interval} paired score interval on the matched cells (conditional estimand)"
+           if interval in CONDITIONAL_METHODS else f"{interval} {cluster} cluster bootstrap B={B}")
+    lines.append(f"design: {tasks} tasks x {n_sc} scenario(s) x k repeats per arm; {how}; {sims} simulated "
+                 "studies per k; power = share whose 95% interval excludes 0")
     lines.append("| k | cells per arm | power (studies excluding 0 / studies) | MC s.e. (binomial) |")
     lines.append("|---|---|---|---|")
     for k in ks:
@@ -166,3 +183,101 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
 
 def _expit(x: float) -> float:
     return 1.0 if x == math.inf else 0.0 if x == -math.inf else 1.0 / (1.0 + math.exp(-x))
+
+
+# ---------------------------------------------------------------------------------------------
+# units to power for a monitored study (``harness power --monitor``)
+
+
+def _paired_stream(p_a: float, p_b: float, sims: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """sims x n matched-unit differences D = y_a - y_b, arms independent given the unit, every unit
+    alike (task SD 0): P(D = 1) = p_a (1 - p_b), P(D = -1) = (1 - p_a) p_b."""
+    up, dn = p_a * (1 - p_b), (1 - p_a) * p_b
+    u = rng.random((sims, n))
+    return np.where(u < up, 1.0, np.where(u < up + dn, -1.0, 0.0))
+
+
+def fixed_n_power(p_a: float, p_b: float, n: int, sims: int, rng: np.random.Generator,
+                  alpha: float = 0.05) -> dict:
+    """Power at n units of the fixed-n tests: Tango's interval excludes 0 exactly when the score
+    statistic at 0, |b - c| / sqrt(b + c) (McNemar's asymptotic statistic), exceeds z; and the exact
+    McNemar test at level alpha."""
+    from scipy.stats import binom, norm
+
+    up, dn = p_a * (1 - p_b), (1 - p_a) * p_b
+    counts = rng.multinomial(n, [up, dn, 1 - up - dn], size=sims)
+    b, c = counts[:, 0], counts[:, 1]
+    z = np.abs(b - c) / np.sqrt(np.maximum(b + c, 1))
+    exact = np.minimum(1.0, 2 * binom.cdf(np.minimum(b, c), b + c, 0.5))
+    return {"tango": float(np.mean(z > norm.ppf(1 - alpha / 2))),
+            "mcnemar_exact": float(np.mean((b + c > 0) & (exact <= alpha)))}
+
+
+def eb_first_exclusion(d: np.ndarray, alpha: float, v_opt: float) -> np.ndarray:
+    """First unit count at which the empirical-Bernstein sequence (``analysis.sequence``, as the
+    monitor runs it) excludes 0, per row; n + 1 if never. The boundary u(V) is evaluated on a grid of
+    1,000 V values and interpolated linearly (u is smooth and increasing in V)."""
+    from analysis.sequence import boundary, rho_for
+
+    sims, n = d.shape
+    t = np.arange(1, n + 1)
+    mean = np.cumsum(d, axis=1) / t
+    xhat = np.concatenate([np.zeros((sims, 1)), mean[:, :-1]], axis=1)
+    V = np.cumsum((d - xhat) ** 2, axis=1)
+    grid = np.linspace(0.0, float(V.max()) + 1.0, 1000)
+    u = np.interp(V, grid, boundary(grid, alpha / 2, rho_for(v_opt, alpha / 2), 2.0))
+    hit = np.abs(mean) > u / t
+    return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, n + 1)
+
+
+def monitor_power(p_a: float, p_b: float, alpha: float = 0.05, target: float = 0.8, sims: int = 1000,
+                  max_units: int = 4000, seed: int = 1, v_opt: float | None = None) -> dict:
+    """Units to ``target`` power: the fixed-n Tango interval and exact McNemar test (smallest n on a
+    grid of step max_units/200 whose simulated power reaches the target) and the two confidence
+    sequences looked at after every unit (the target quantile of the first unit count at which the
+    sequence excludes 0: a monitored study stopping there has that power by that many units)."""
+    from analysis.betting import first_exclusion
+
+    rng = np.random.Generator(np.random.PCG64([seed, 24]))
+    d = _paired_stream(p_a, p_b, sims, max_units, rng)
+    v_opt = v_opt if v_opt is not None else max(10.0, max_units / 20)
+    seqs = {"betting": first_exclusion(d, alpha), "empirical_bernstein": eb_first_exclusion(d, alpha, v_opt)}
+    out: dict[str, Any] = {"p_a": p_a, "p_b": p_b, "alpha": alpha, "target": target, "sims": sims,
+                           "max_units": max_units, "seed": seed, "eb_tuned_for_v": v_opt, "units": {}}
+    for name, first in seqs.items():
+        q = float(np.quantile(first, target, method="higher"))
+        out["units"][name] = None if q > max_units else int(q)
+    step = max(1, max_units // 200)
+    for name in ("tango", "mcnemar_exact"):
+        out["units"][name] = None
+    for n in range(step, max_units + 1, step):
+        pw = fixed_n_power(p_a, p_b, n, sims, rng, alpha)
+        for name in ("tango", "mcnemar_exact"):
+            if out["units"][name] is None and pw[name] >= target:
+                out["units"][name] = n
+        if all(out["units"][k] is not None for k in ("tango", "mcnemar_exact")):
+            break
+    out["mc_se_at_target"] = math.sqrt(target * (1 - target) / sims)
+    return out
+
+
+def render_monitor_power(r: dict, a: str, b: str) -> str:
+    u = r["units"]
+
+    def show(x):
+        return "n/a (not reached within --max-units)" if x is None else str(x)
+
+    fixed = u["tango"]
+    lines = [f"units to {100 * r['target']:.0f}% power at {a} = {r['p_a']}, {b} = {r['p_b']} (difference "
+             f"{100 * (r['p_a'] - r['p_b']):+.2f} pp; matched units with independent arms, every unit alike; "
+             f"alpha = {r['alpha']}; {r['sims']} simulated studies each, MC s.e. of a power near the target "
+             f"{r['mc_se_at_target']:.3f})",
+             "| test | units to target power | x the fixed-n Tango units |", "|---|---|---|"]
+    names = {"tango": "fixed-n Tango score interval (read once at n)",
+             "mcnemar_exact": "fixed-n exact McNemar test (read once at n)",
+             "betting": "betting confidence sequence (aGRAPA; looked at after every unit)",
+             "empirical_bernstein": f"empirical-Bernstein sequence (tuned for V = {r['eb_tuned_for_v']:g}; every unit)"}
+    for k in ("tango", "mcnemar_exact", "betting", "empirical_bernstein"):
+        ratio = "n/a" if u[k] is None or fixed is None else f"{u[k] / fixed:.2f}"
+        lines.append(f"| {names[k]} | {show(u[k])} | {ratio} |")
+    return "\n".join(lines)

@@ -45,32 +45,85 @@ def fmt_pp(x) -> str:
 
 
 def fmt_interval(c: dict) -> str:
-    """A contrast's estimate and interval in pp with each endpoint's Monte Carlo s.e.; 'n/a (...)'
-    when there is no interval, and every warning beside it."""
+    """The headline: estimate and interval in pp (with each endpoint's Monte Carlo s.e. for a bootstrap);
+    'n/a (...)' with the reason when there is no interval, and every warning beside it."""
     if c["estimate"] is None:
         return "n/a (no matched cells)"
     m = c["method"]
     if c["lo"] is None:
-        s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''})"
+        why = m.get("reason") or f"{m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''}"
+        s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({why})"
     else:
         s = f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
         if m.get("method") == "cluster-t":
             s += " (no resampling: no Monte Carlo error)"
         elif m.get("lo_mcse") is not None:
             s += f" (MC s.e. {100 * m['lo_mcse']:.2f}, {100 * m['hi_mcse']:.2f} pp)"
-    if any("clipped" in n for n in m.get("notes", [])):
-        s += "; an endpoint is the limit of the parameter space: resamples leave that side unbounded"
+    if m.get("mcnemar_p") is not None or m.get("kind") == "paired_score":
+        s += f"; exact McNemar p = {fmt_p(m.get('mcnemar_p'))}"
     for w in m.get("warnings", []):
         s += f"; WARNING: {w}"
     return s
 
 
+def fmt_conditional(e: dict) -> str:
+    """The conditional estimand: (b - c)/n with Tango's interval and the exact McNemar p."""
+    lvl = f"{100 * e['level']:.4g}%"
+    if e["estimate"] is None:
+        return "conditional (these cells): n/a (no matched cells)"
+    s = (f"conditional (the {e['n']} matched cells run): {fmt_pp(e['estimate'])} pp = "
+         f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
+         f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] Tango score {lvl}")
+    return s + f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
+        " (no discordant cells)" if e["mcnemar_p"] is None else f" on {e['discordant_a_only'] + e['discordant_b_only']} "
+                                                                 "discordant cells")
+
+
+def fmt_population(e: dict) -> str:
+    """The population estimand: CR2 + Bell-McCaffrey interval with its limit, or n/a with the reason."""
+    from analysis.estimands import POP_MIN_CLUSTERS, _plural
+
+    unit, C = e["cluster"], e["n_clusters"]
+    head = f"population over {_plural(unit, 2)} ({C} {_plural(unit, C)}): "
+    if e["estimate"] is None:
+        return head + "n/a (no matched cells)"
+    est = f"{fmt_pp(e['estimate'])} pp = {e['numerator']}/{e['denominator']}"
+    if e["lo"] is None:
+        short = f"{C} {_plural(unit, C)}"
+        if C < POP_MIN_CLUSTERS:
+            return head + f"{est}, interval n/a ({short}): {e['reason'].removeprefix(short + ': ')}"
+        return head + f"{est}, interval n/a: {e['reason']}"
+    return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] CR2 {100 * e['level']:.4g}%, t on "
+                   f"{e['df']:.1f} Bell-McCaffrey df (largest {unit} {100 * e['top_share']:.0f}% of the "
+                   f"variance); limit: {e['limit']}")
+
+
+def fmt_estimands(c: dict) -> list[str]:
+    """Both named estimands of a contrast, and the split when one cluster holds the signal."""
+    e = c.get("estimands")
+    if not e:
+        return []
+    lines = [fmt_conditional(e["conditional"]), fmt_population(e["population"])]
+    sp = e["population"].get("split")
+    if sp:
+        d, o = sp["dominant"], sp["others"]
+        lines.append(f"  split, {d['cluster']} alone: {fmt_conditional(d['conditional'])}")
+        lines.append(f"  split, the other {o['n_clusters']} together: {fmt_conditional(o['conditional'])}")
+        lines.append(f"  split, the other {o['n_clusters']} together: {fmt_population(o['population'])}")
+    return lines
+
+
 def fmt_method(m: dict) -> str:
+    if m.get("kind") == "paired_score":
+        name = {"tango": "Tango score", "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
+        return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional"
     if m.get("method") == "cluster-t":
-        return (f"{m['interval']} interval (CR1 cluster-robust s.e., t with C - 1 df), unit = {m['cluster']} "
-                f"({m['n_clusters']} clusters)")
+        df = f"{m['df']:.1f}" if m.get("df") is not None else "n/a"
+        return (f"{m['interval']} interval (CR2 cluster-robust s.e., t with {df} Bell-McCaffrey df), unit = "
+                f"{m['cluster']} ({m['n_clusters']} clusters); estimand: population over {m['cluster']} clusters")
     return (f"{m.get('interval', 'percentile 95%')} cluster bootstrap, unit = {m['cluster']} "
-            f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}")
+            f"({m['n_clusters']} clusters), B = {m['B']}, seed = {m['seed']}; estimand: population over "
+            f"{m['cluster']} clusters")
 
 
 def fmt_p(x) -> str:
@@ -147,15 +200,16 @@ def render_report(s: dict) -> str:
     parts.append(_table(["arm", "mean tokens (in+out)", "mean tokens in / out", "mean wall", "mean cost"], rows))
 
     # hypotheses
-    parts.append("\n## Hypotheses (matched pairs, paired cluster bootstrap)\n\n")
-    parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched "
-                 "cells; interval = seeded paired cluster bootstrap (clusters resampled with replacement, "
-                 "both arms' outcomes kept together): *percentile* = quantiles of the replicate "
-                 "differences; *studentized* = bootstrap-t with each replicate's cluster-robust s.e.; "
-                 "*studentized-symmetric* = estimate +- the 1 - alpha quantile of |t*| times the s.e. "
-                 "(the default, calibrated by `python -m benchmarks coverage`). Each endpoint carries its "
-                 "Monte Carlo s.e. (Maritz-Jarrett, how far it moves with the bootstrap seed). Fewer than "
-                 "2 clusters: no interval; fewer than the method's documented minimum: a warning.\n\n")
+    parts.append("\n## Hypotheses (matched pairs; two named estimands)\n\n")
+    parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched cells. "
+                 "Two estimands, each with its own method: *conditional* = the mean difference over the "
+                 "tasks, scenarios and repeats run (Tango's paired score interval on the discordant cells, "
+                 "exact McNemar p beside it; the default headline); *population* = the difference for tasks "
+                 "drawn like these (CR2 cluster-robust interval with Bell-McCaffrey df; n/a with the reason "
+                 "when there are fewer than 8 clusters, when one cluster holds more than 90% of its variance "
+                 "(then the split is shown) or when it would leave [-100, +100] pp). A named cluster method "
+                 "(`--interval percentile|studentized|studentized-symmetric|cluster-t`) replaces the headline: "
+                 "a seeded paired cluster bootstrap, each endpoint with its Monte Carlo s.e. (Maritz-Jarrett).\n\n")
     rows = []
     for c in s["contrasts"]:
         rows.append([c["id"], f"{c['a']} - {c['b']}",
@@ -167,6 +221,8 @@ def render_report(s: dict) -> str:
     for c in s["contrasts"]:
         if c.get("description"):
             parts.append(f"- {c['id']}: {c['description']}\n")
+        for line in fmt_estimands(c):
+            parts.append(f"  - {c['id']} {line.strip()}\n")
 
     # per scenario
     f = s["fdr"]

@@ -16,9 +16,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from analysis.intervals import DEFAULT_METHOD, METHODS, cluster_interval
+from analysis.estimands import conditional_block, population_block
+from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, METHODS, cluster_interval
+from analysis.paired import PairedCounts
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
 from analysis.wilson import wilson
 
@@ -125,18 +128,46 @@ PAPER_HYPOTHESES = (
 PAPER_SCHEME: dict[str, Any] = {"cluster": "task x scenario", "interval": "percentile", "B": 2000}
 
 
+def paired_by_cluster(ids: pd.Series, ya, yb) -> tuple[list[str], list[PairedCounts]]:
+    """Per cluster (sorted, as ``cluster_sums``), the paired 2x2 counts of its matched cells."""
+    df = pd.DataFrame({"c": ids.to_numpy(), "a": np.asarray(ya, dtype=np.int64), "b": np.asarray(yb, dtype=np.int64)})
+    df["a_only"] = (df["a"] == 1) & (df["b"] == 0)
+    df["b_only"] = (df["a"] == 0) & (df["b"] == 1)
+    g = df.groupby("c", sort=True).agg(n=("a", "size"), b=("a_only", "sum"), c=("b_only", "sum"),
+                                       k_a=("a", "sum"), k_b=("b", "sum"))
+    return [str(x) for x in g.index], [PairedCounts(int(r.n), int(r.b), int(r.c), int(r.k_a), int(r.k_b))
+                                       for r in g.itertuples()]
+
+
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
+    """One hypothesis: both named estimands (``estimands``: conditional and population, each with its
+    own method) and the headline interval (``lo``/``hi``/``method``): the conditional estimand's for
+    ``tango``/``newcombe`` (the default), else the named cluster method (e.g. the paper's scheme)."""
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
-    s_a, s_b, n = cluster_sums(cluster_ids(m, h.cluster), ya, yb)
-    r = cluster_interval(s_a, s_b, n, method=h.interval, B=B, seed=seed, alpha=alpha)
+    ids = cluster_ids(m, h.cluster)
+    s_a, s_b, n = cluster_sums(ids, ya, yb)
     pa, pb = wilson(int(ya.sum()), len(m)), wilson(int(yb.sum()), len(m))
-    return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
-            "description": h.description,
-            "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
-            "estimate": r.estimate, "lo": r.lo, "hi": r.hi,
-            "excludes_zero": None if r.lo is None or r.hi is None else bool(r.lo > 0 or r.hi < 0),
-            "method": r.describe(h.cluster)}
+    cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha)
+    labels, per = paired_by_cluster(ids, ya, yb)
+    pop = population_block(s_a - s_b, n, labels, per, h.cluster, alpha)
+    out: dict[str, Any] = {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
+           "description": h.description, "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
+           "estimands": {"conditional": cond, "population": pop}, "headline": "conditional"}
+    if h.interval in CONDITIONAL_METHODS:
+        lo, hi = (cond["lo"], cond["hi"]) if h.interval == "tango" else \
+            ((cond["newcombe"] or {}).get("lo"), (cond["newcombe"] or {}).get("hi"))
+        method = {"kind": "paired_score", "method": h.interval, "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
+                  "level": 1 - alpha, "estimand": "conditional", "n_clusters": len(n), "cluster": h.cluster,
+                  "status": "ok" if lo is not None else "no matched cells", "warnings": [], "notes": [],
+                  "mcnemar_p": cond["mcnemar_p"]}
+        out.update(estimate=cond["estimate"], lo=lo, hi=hi, method=method)
+    else:
+        r = cluster_interval(s_a, s_b, n, method=h.interval, B=B, seed=seed, alpha=alpha)
+        out.update(estimate=r.estimate, lo=r.lo, hi=r.hi, method=r.describe(h.cluster), headline="cluster")
+    lo, hi = out["lo"], out["hi"]
+    out["excludes_zero"] = None if lo is None or hi is None else bool(lo > 0 or hi < 0)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

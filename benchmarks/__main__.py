@@ -1,8 +1,9 @@
 """Run every benchmark module and write results/bench/bench.json and bench.md.
 
-``python -m benchmarks coverage [--sims N] [--B N]`` instead runs the full coverage study of the
-interval methods and the peeking simulation (benchmarks/bench_coverage.py) and writes
-results/bench/coverage.json and coverage.md.
+``python -m benchmarks coverage [--sims N] [--B N]`` instead runs the coverage-and-width study by
+estimand and the peeking simulation (benchmarks/bench_coverage.py) and writes
+results/bench/coverage-estimands.json and .md; ``--grid`` runs the earlier full grid
+(coverage.json/.md).
 """
 from __future__ import annotations
 
@@ -25,9 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="substring of the benchmark module name")
     ap.add_argument("--quick", action="store_true", help="smaller inputs (smoke run)")
     ap.add_argument("--out", default="results/bench")
-    ap.add_argument("--sims", type=int, default=1000, help="coverage: simulated studies per setting")
+    ap.add_argument("--sims", type=int, default=None,
+                    help="coverage: simulated studies per setting (default 500; 1000 with --grid)")
     ap.add_argument("--B", type=int, default=999, help="coverage: bootstrap resamples per study")
     ap.add_argument("--seed", type=int, default=20261202, help="coverage: simulation seed")
+    ap.add_argument("--grid", action="store_true",
+                    help="coverage: the earlier 108-setting grid over cluster counts (about 70 minutes)")
     ap.add_argument("--rare-only", action="store_true",
                     help="coverage: only the rare-task section (the paper's H1 shape), to coverage-rare.md")
     args = ap.parse_args(argv)
@@ -35,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.study == "coverage":
         from benchmarks.bench_coverage import main as coverage_main
 
-        return coverage_main(out, args.sims, args.B, args.seed, peek_sims=args.sims, rare_only=args.rare_only)
+        sims = args.sims or (1000 if args.grid or args.rare_only else 500)
+        return coverage_main(out, sims, args.B, args.seed, peek_sims=sims, rare_only=args.rare_only, grid=args.grid)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

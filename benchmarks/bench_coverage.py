@@ -1,6 +1,13 @@
 """Coverage study of the interval methods, and the peeking simulation of the confidence sequence.
 
-``python -m benchmarks coverage`` runs the full grid: clusters (8, 24, 96) x task SD (0, 0.5, 1, 2)
+``python -m benchmarks coverage`` runs the estimand study (issue 24, ``estimand_study``): the paper's
+shape (24 tasks x 15 scenarios x 5 repeats, paired arms, rare events: arm b at 0.983), task SD
+0, 0.5, 1, 2, no effect and the paper's effect, and one task holding about 90% of the events; every
+method's coverage of both estimands (conditional and population), its share of n/a, and its width
+(median, p95, share wider than 50 pp), 500 studies per setting by default (a few minutes on 2
+cores); it writes results/bench/coverage-estimands.{json,md} and the peeking table.
+
+``python -m benchmarks coverage --grid`` runs the earlier full grid: clusters (8, 24, 96) x task SD (0, 0.5, 1, 2)
 x marginal base rate (0.5, 0.9, 0.99) x arm log-odds effect (0, 1, 2.5), 15 scenarios x 3
 repeats per task, each interval scheme on the same simulated studies (``analysis.coverage``), and
 writes results/bench/coverage.{json,md}. Every setting whose default-method coverage falls outside
@@ -18,12 +25,33 @@ import json
 import time
 from pathlib import Path
 
-from analysis.coverage import TARGET, PeekSetting, RareTaskSetting, Setting, coverage, coverage_rare_task, peeking
-from analysis.intervals import DEFAULT_METHOD
+from analysis.coverage import (
+    ABSURD_PP,
+    TARGET,
+    PairSetting,
+    PeekSetting,
+    RareTaskSetting,
+    Setting,
+    coverage,
+    coverage_rare_task,
+    estimand_coverage,
+    peeking,
+)
+from analysis.intervals import CLUSTER_DEFAULT
 from analysis.tables import DEFAULT_CLUSTER
 
 PAPER = ("percentile", "task x scenario")
-DEFAULT = (DEFAULT_METHOD, DEFAULT_CLUSTER)
+DEFAULT = (CLUSTER_DEFAULT, DEFAULT_CLUSTER)  # the earlier default, the grid study's reference
+PAPER_EFFECT = 2.85  # log-odds: A4 0.999 against A2p 0.983 (the paper's not-amplified rates)
+PAIR_SETTINGS = [PairSetting(f"task SD {sd}, {'no effect' if eff == 0 else 'paper effect'}", sd, 0.983, eff)
+                 for sd in (0.0, 0.5, 1.0, 2.0) for eff in (0.0, PAPER_EFFECT)] + \
+    [PairSetting("one task holds ~90% of events", p_bad=1 / 24)]
+METHOD_LABEL = {("tango", "cell"): "Tango (conditional; default headline)",
+                ("newcombe", "cell"): "Newcombe hybrid (conditional)",
+                ("cluster-t", "task"): "CR2 + BM df, with its n/a rules (population)",
+                ("studentized-symmetric", "task"): "studentized-symmetric / task (earlier default)",
+                ("percentile", "task"): "percentile / task",
+                ("percentile", "task x scenario"): "percentile / task x scenario (the paper's)"}
 SCHEMES = [DEFAULT] + [s for s in [("studentized-symmetric", "task"), ("cluster-t", "task"), ("studentized", "task"),
                                     ("percentile", "task")] if s != DEFAULT] + [PAPER]
 GRID = {"clusters": (8, 24, 96), "task_sd": (0.0, 0.5, 1.0, 2.0), "base": (0.5, 0.9, 0.99),
@@ -75,6 +103,16 @@ def render_rare(rows: list[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_peeking(peeks: list[dict]) -> str:
+    out = ["\n# Peeking: coverage of the mean over the units run so far, looked at after every unit\n",
+           "| tasks | task SD | base | effect | units | sequence, every look | fixed-time Wald, every look "
+           "from unit 10 | fixed-time Wald, last unit only |", "|---|---|---|---|---|---|---|---|"]
+    for p in peeks:
+        out.append(f"| {p['tasks']} | {p['task_sd']} | {p['base']} | {p['effect']} | {p['units']} | "
+                   f"{_pct(p['sequence_all_looks'])} | {_pct(p['fixed_time_peeked'])} | {_pct(p['fixed_time_final'])} |")
+    return "\n".join(out) + "\n"
+
+
 def render(res: dict) -> str:
     out = [f"# Coverage of nominal 95% intervals ({res['sims']} simulated studies per setting, B = {res['B']}, "
            f"seed {res['seed']}; Wilson 95% interval over the studies)\n",
@@ -97,18 +135,61 @@ def render(res: dict) -> str:
         out.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {100 * first['truth']:+.2f} | " + " | ".join(cells) + " |")
     out.append("\n(!) = outside [93%, 97%].\n")
     out.extend(f"- {w}" for w in res["warnings"])
-    out.append("\n# Peeking: coverage of the mean over the units run so far, looked at after every unit\n")
-    out.append("| tasks | task SD | base | effect | units | sequence, every look | fixed-time Wald, every look "
-               "from unit 10 | fixed-time Wald, last unit only |")
-    out.append("|---|---|---|---|---|---|---|---|")
-    for p in res["peeking"]:
-        out.append(f"| {p['tasks']} | {p['task_sd']} | {p['base']} | {p['effect']} | {p['units']} | "
-                   f"{_pct(p['sequence_all_looks'])} | {_pct(p['fixed_time_peeked'])} | {_pct(p['fixed_time_final'])} |")
+    out.append(render_peeking(res["peeking"]))
     text = "\n".join(out) + "\n"
     return text + render_rare(res["rare_task"]) if res.get("rare_task") else text
 
 
-def main(out_dir: Path, sims: int, B: int, seed: int, peek_sims: int | None, rare_only: bool = False) -> int:
+def estimand_study(sims: int, B: int, seed: int, log=print) -> list[dict]:
+    rows = []
+    t0 = time.perf_counter()
+    for ps in PAIR_SETTINGS:
+        rows.extend(estimand_coverage(ps, sims, B, seed))
+        log(f"{ps.name}: done ({time.perf_counter() - t0:.0f}s)")
+    return rows
+
+
+def _cov(e: dict) -> str:
+    if e["coverage"] is None:
+        return "n/a (no intervals)"
+    return f"{100 * e['coverage']:.1f}% ({e['hits']}/{e['given']})"
+
+
+def render_estimands(rows: list[dict]) -> str:
+    r0 = rows[0]
+    se = 100 * (0.95 * 0.05 / r0["n_sims"]) ** 0.5
+    out = [f"# Coverage and width by estimand (nominal 95%; {r0['n_sims']} simulated studies per setting, "
+           f"B = {r0['B']}, seed {r0['seed']}; Monte Carlo s.e. of a coverage near 95%: {se:.1f} pp)\n",
+           f"{r0['tasks']} tasks x {r0['scenarios']} scenarios x {r0['repeats']} repeats, both arms on every cell; "
+           "arm b's marginal rate 0.983 (rare events), arm a shifted by 0 or the paper's effect (2.85 log-odds: "
+           "0.999 vs 0.983); a task random effect (logit SD) shared by both arms; the last setting draws each task "
+           "'bad' with probability 1/24 (the paper's du-duration rates), so one task holds ~90% of the events. "
+           "Conditional = coverage of each study's own cells' mean difference; population = coverage of the "
+           "marginal difference over tasks. Coverage is over the studies where the method gives an interval "
+           "(k/given); n/a = share of studies with no interval (the method refuses, with its reason); widths in "
+           f"pp over given intervals; absurd = share of all studies with an interval wider than {ABSURD_PP:g} pp.\n",
+           "| setting | method | conditional coverage | population coverage | n/a | median width | p95 width | absurd |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c, p = r["conditional"], r["population"]
+        p95 = "n/a" if c["p95_width_pp"] is None else f"{c['p95_width_pp']:.2f}"
+        out.append(f"| {r['name']} | {METHOD_LABEL[(r['method'], r['cluster'])]} | {_cov(c)} | {_cov(p)} | "
+                   f"{100 * c['na_share']:.0f}% | {c['median_width_pp']:.2f} | {p95} | {100 * c['absurd_share']:.0f}% |")
+    return "\n".join(out) + "\n"
+
+
+def main(out_dir: Path, sims: int, B: int, seed: int, peek_sims: int | None, rare_only: bool = False,
+         grid: bool = False) -> int:
+    if not grid and not rare_only:
+        rows = estimand_study(sims, B, seed)
+        peeks = [peeking(p, peek_sims or sims, seed) for p in PEEK]
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "coverage-estimands.json").write_text(json.dumps({"rows": rows, "peeking": peeks}, indent=1, default=float) + "\n")
+        text = render_estimands(rows) + render_peeking(peeks)
+        (out_dir / "coverage-estimands.md").write_text(text)
+        print(text)
+        print(f"wrote {out_dir / 'coverage-estimands.json'} and {out_dir / 'coverage-estimands.md'}")
+        return 0
     if rare_only:
         rows = rare_task(sims, B, seed)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,10 +221,22 @@ def run(quick: bool) -> list[dict]:
     t_new = time.perf_counter() - t0
     warn = "" if new["in_target"] else " WARNING: default outside [93%, 97%]"
     rows.append({"name": "coverage_24tasks_sd1", "baseline": f"paper scheme: {PAPER[0]} / {PAPER[1]}",
-                 "baseline_s": t_paper, "subject": f"default: {DEFAULT[0]} / {DEFAULT[1]}", "subject_s": t_new,
+                 "baseline_s": t_paper, "subject": f"cluster default: {DEFAULT[0]} / {DEFAULT[1]}", "subject_s": t_new,
                  "ratio": new["coverage"] / paper["coverage"], "unit": "x the paper scheme's coverage",
                  "notes": f"nominal 95%: default {_pct(new)}, paper scheme {_pct(paper)} over {sims} studies "
                           f"(base 0.9, effect 1.0 log-odds, B={B}){warn}"})
+    t0 = time.perf_counter()
+    ps = PairSetting("task SD 1, paper effect", 1.0, 0.983, PAPER_EFFECT)
+    est = estimand_coverage(ps, 100 if quick else 500, B, seed=1,
+                            methods=[("percentile", "task x scenario"), ("tango", "cell")])
+    t_est = time.perf_counter() - t0
+    paper_c, tango_c = est[0]["population"], est[1]["conditional"]
+    rows.append({"name": "estimand_coverage_24tasks_sd1", "baseline": "paper scheme, population estimand",
+                 "baseline_s": t_est, "subject": "Tango, conditional estimand", "subject_s": t_est,
+                 "ratio": tango_c["coverage"] / paper_c["coverage"], "unit": "x the paper scheme's coverage",
+                 "notes": f"nominal 95%, rare events at the paper's effect: Tango covers its estimand "
+                          f"{_cov(tango_c)} (median width {tango_c['median_width_pp']:.2f} pp), the paper's scheme "
+                          f"covers the population difference {_cov(paper_c)}; one simulation times both"})
     t0 = time.perf_counter()
     p = peeking(PEEK[1], sims, seed=1)
     t_p = time.perf_counter() - t0

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from statsmodels.stats.contingency_tables import mcnemar
 
 from analysis.compare import Options, compare, io_tokens
-from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired, wilson
+from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
+from analysis.wilson import wilson as wilson_ci
 from analysis.paired_paper import _row, reproduce_paired, synthetic_paired_records
 from harness import record
 from harness.cli import main
@@ -58,8 +59,8 @@ def test_newcombe_hand_worked_newcombe_1998_table_ii_a():
     assert r.estimate == pytest.approx(0.2)
     assert (round(r.lo, 4), round(r.hi, 4)) == (0.0569, 0.3404)
     z = 1.959963984540054
-    l1, u1 = wilson(48, 50, z)
-    l2, u2 = wilson(38, 50, z)
+    w1, w2 = wilson_ci(48, 50, z=z), wilson_ci(38, 50, z=z)
+    l1, u1, l2, u2 = w1.lo, w1.hi, w2.lo, w2.hi
     phi = -24 / math.sqrt(48 * 2 * 38 * 12)
     lo = 0.2 - math.sqrt((0.96 - l1) ** 2 - 2 * phi * (0.96 - l1) * (u2 - 0.76) + (u2 - 0.76) ** 2)
     hi = 0.2 + math.sqrt((0.76 - l2) ** 2 - 2 * phi * (0.76 - l2) * (u1 - 0.96) + (u1 - 0.96) ** 2)

@@ -132,6 +132,10 @@ def test_the_printed_mean_carries_its_numerator_and_denominator():
     rep = {"run": "r", "protocol": "p", "records": 10, "cells_planned": 10, "finished": True, "sequences": [s],
            "stopping_rule": None, "estimand": "e"}
     assert "mean +20.00 pp = (2 - 1)/5" in render(rep)
+    # the betting sequence sits beside it, on the same units, and with 5 units cannot exclude 0
+    b = s["betting"]
+    assert b["lower"] < 0 < b["upper"] and b["excludes_zero"] is False and "Waudby-Smith" in b["method"]
+    assert "betting sequence (Waudby-Smith and Ramdas 2024), same units: [" in render(rep)
 
 
 def test_a_void_cell_of_another_arm_does_not_skip_a_pending_unit():

@@ -17,7 +17,7 @@ OUT_FILES = ["summary.json", "report.md", "per-scenario.csv", "analysis.tidy.csv
 
 
 def test_summary_contract(small_records, tmp_path):
-    s = analyze(small_records, tmp_path / "o", B=200, seed=3)
+    s = analyze(small_records, tmp_path / "o", B=200, seed=3, interval="studentized-symmetric")
     assert set(s["records"]) >= {"lines", "scored", "void", "duplicates_dropped"}
     for arm in ("A4", "A2p", "A3"):
         a = s["arms"][arm]
@@ -32,6 +32,10 @@ def test_summary_contract(small_records, tmp_path):
     assert c["method"]["method"] == "studentized-symmetric" and c["method"]["n_clusters"] == 2
     assert c["method"]["warnings"] and "only 2 clusters" in c["method"]["warnings"][0]
     assert c["n_matched"] == 12 and c["estimate"] == pytest.approx(2 / 12)
+    e = c["estimands"]  # both named estimands are always there, whatever the headline
+    assert e["conditional"]["estimand"] == "conditional" and e["conditional"]["n"] == 12
+    assert e["population"]["estimand"] == "population" and e["population"]["lo"] is None
+    assert e["population"]["reason"].startswith("2 tasks")
     ps = s["per_scenario"]
     assert [p["scenario"] for p in ps] == ["B1", "B2"]
     assert {"k_a", "n_a", "k_b", "n_b", "p", "q", "rejected"} <= set(ps[0])
@@ -52,12 +56,14 @@ def test_outputs_byte_identical_for_same_input_and_seed(small_records, tmp_path)
 
 
 def test_report_numbers_carry_numerator_denominator_and_method(small_records, tmp_path):
-    analyze(small_records, tmp_path / "o", B=200, seed=1)
+    analyze(small_records, tmp_path / "o", B=200, seed=1, interval="studentized-symmetric")
     md = (tmp_path / "o" / "report.md").read_text()
     assert "5/6 = 83.3% [" in md  # A2p completion over null cells
     assert "cluster bootstrap, unit = task (2 clusters)" in md and "B = 200, seed = 1" in md
     assert "MC s.e." in md and "WARNING: only 2 clusters" in md
     assert "Fisher" in md and "Benjamini-Hochberg" in md
+    assert "= (2 a-only - 0 b-only)/12 [" in md and "Tango score 95%" in md and "exact McNemar p = 0.5" in md
+    assert "population over tasks (2 tasks): +16.7 pp = 2/12, interval n/a (2 tasks)" in md
     assert "completion** = outcome in {completed, recovered}" in md
     # every percentage in the per-arm rows comes with k/n
     for line in md.splitlines():
@@ -101,7 +107,7 @@ def test_protocol_hypotheses_and_analysis_settings(small_records, tmp_path):
     proto = tmp_path / "p.toml"
     proto.write_text('[analysis]\nalpha = 0.1\nbootstrap_B = 123\nseed = 5\nfdr_pair = ["A3", "A2p"]\n\n'
                      '[[hypotheses]]\nid = "P1"\na = "A3"\nb = "A2p"\nendpoint = "amplified"\n'
-                     'cells = "injected"\ncluster = "task"\n')
+                     'cells = "injected"\ncluster = "task"\ninterval = "studentized-symmetric"\n')
     s = analyze(small_records, tmp_path / "o", protocol=proto, figures=False)
     assert [c["id"] for c in s["contrasts"]] == ["P1"]
     c = s["contrasts"][0]
@@ -121,7 +127,8 @@ def test_bad_protocol_names_file_line_field(small_records, tmp_path):
 
 def test_cli_analyze_ok_and_bad_input(small_records, tmp_path):
     r = CliRunner().invoke(main, ["analyze", str(small_records), "--out", str(tmp_path / "o"), "--B", "100",
-                                  "--seed", "2", "--cluster", "cell", "--no-figures"])
+                                  "--seed", "2", "--cluster", "cell", "--no-figures",
+                                  "--interval", "percentile"])
     assert r.exit_code == 0, r.output
     assert "H1 A4-A2p not_amplified over 12 matched injected cells" in r.output and "cluster bootstrap, unit = cell (12 clusters)" in r.output
     bad = write_jsonl(tmp_path / "bad.jsonl", [rec("A4", "t", "null", 1, "completed"), {"arm": "A4"}])
@@ -153,14 +160,16 @@ def test_interval_level_follows_alpha_and_is_labelled(small_records, tmp_path):
     """Review regression: the bootstrap interval is computed at 1 - alpha (protocol alpha), so its
     label must say so; it used to be hard-coded 'percentile 95%' even for an 80% interval."""
     s = analyze(small_records, tmp_path / "d", B=200, seed=3, figures=False)
-    assert s["contrasts"][0]["method"]["interval"] == "studentized-symmetric 95%"
+    assert s["contrasts"][0]["method"]["interval"] == "tango 95%"
     assert s["contrasts"][0]["method"]["level"] == pytest.approx(0.95)
     proto = tmp_path / "p.toml"
     proto.write_text("[analysis]\nalpha = 0.2\n")
-    s = analyze(small_records, tmp_path / "o", protocol=proto, B=200, seed=3, figures=False)
+    s = analyze(small_records, tmp_path / "o", protocol=proto, B=200, seed=3, figures=False,
+                interval="studentized-symmetric")
     for c in s["contrasts"]:
         assert c["method"]["interval"] == "studentized-symmetric 80%"
         assert c["method"]["level"] == pytest.approx(0.8)
+        assert c["estimands"]["conditional"]["level"] == pytest.approx(0.8)
     report = (tmp_path / "o" / "report.md").read_text()
     h1 = next(line for line in report.splitlines() if line.startswith("| H1 "))
     assert "studentized-symmetric 80%" in h1 and "95%" not in h1.split("|")[-2]

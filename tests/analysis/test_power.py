@@ -77,7 +77,7 @@ def test_cli_power_states_marginal_and_average_task_rates(tmp_path):
     assert "average-task rates A4 = 0.99" in r.output and "marginal difference +0.01" in r.output
     res = json.loads((tmp_path / "p.json").read_text())
     assert res["rates"]["scale"] == "marginal (over tasks)" and res["rates"]["average_task"]["A4"] > 0.99
-    assert res["design"]["cluster"] == "task" and res["design"]["interval"] == "studentized-symmetric"
+    assert res["design"]["cluster"] == "task" and res["design"]["interval"] == "tango"
 
 
 @pytest.mark.parametrize("args", [["--rate", "A4"], ["--rate", "A4=2", "--rate", "A2p=0.5"], ["--k", "0"],
@@ -91,9 +91,17 @@ def test_cli_power_with_one_cluster_is_na_not_zero(tmp_path):
     """With one task clustered by task no simulated study has an interval (n/a (1 cluster)); the
     power used to print as 0.000 with MC s.e. 0.000, a number for a design that cannot be analysed."""
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "1",
-                                  "--k", "3", "--sims", "5", "--B", "20"])
+                                  "--k", "3", "--sims", "5", "--B", "20", "--interval", "studentized-symmetric"])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert "1 cluster" in r.output and "0.000" not in r.output
+
+
+def test_power_with_the_conditional_interval_needs_no_clusters():
+    """The default (Tango, conditional estimand) exists with one task; at a large effect it has power."""
+    r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "1",
+                                  "--k", "3", "--sims", "20"])
+    assert r.exit_code == 0, r.output
+    assert "tango paired score interval" in r.output and "| 3 | 45 | 20/20 = 1.000 |" in r.output
 
 
 def test_cli_power_warns_below_the_methods_minimum_clusters():
@@ -102,7 +110,8 @@ def test_cli_power_warns_below_the_methods_minimum_clusters():
     from analysis.intervals import MIN_CLUSTERS
 
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "4",
-                                  "--scenarios", "2", "--k", "2", "--sims", "5", "--B", "20"])
+                                  "--scenarios", "2", "--k", "2", "--sims", "5", "--B", "20",
+                                  "--interval", "studentized-symmetric"])
     assert r.exit_code == 0, r.output
     assert f"WARNING: 4 clusters (< {MIN_CLUSTERS['studentized-symmetric']})" in r.output
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "96",

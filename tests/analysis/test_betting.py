@@ -1,0 +1,82 @@
+"""The betting confidence sequence: type-I error under continuous peeking (bounded simulation), a control
+showing the check can fail, coverage of a common mean, and the issue's power acceptance."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy.special import expit
+
+from analysis.betting import betting_sequence, first_exclusion, log_capital
+from analysis.power import monitor_power
+from harness.cli import main
+
+
+def _null_streams(sims: int, n: int, task_sd: float, seed: int) -> np.ndarray:
+    """No difference on any unit, units heterogeneous: 24 tasks with a logit random effect (SD task_sd)
+    around a 0.9 success rate, units in a random order; both arms draw from the unit's own rate."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(0.0, task_sd, size=(sims, 24))
+    task = rng.integers(0, 24, size=(sims, n))
+    p = expit(2.2 + np.take_along_axis(u, task, axis=1))
+    return (rng.random((sims, n)) < p).astype(float) - (rng.random((sims, n)) < p)
+
+
+@pytest.mark.parametrize("task_sd", [0.0, 2.0])
+def test_type_one_error_under_continuous_peeking_is_at_most_alpha(task_sd):
+    d = _null_streams(400, 1500, task_sd, seed=7)
+    first = first_exclusion(d, alpha=0.05)
+    rejected = float(np.mean(first <= d.shape[1]))  # excluded 0 at some look among 1,500
+    assert rejected <= 0.05, rejected
+
+
+def test_peeking_check_is_not_vacuous():
+    """The same check fails for a sequence whose threshold is shrunk (1/alpha = 1.25 instead of 20)."""
+    d = _null_streams(400, 1500, 1.0, seed=7)
+    assert float(np.mean(first_exclusion(d, alpha=0.8) <= d.shape[1])) > 0.05
+
+
+def test_covers_a_common_mean_at_every_look():
+    rng = np.random.default_rng(3)
+    up, dn = 0.06, 0.02  # every unit alike: mean difference 0.04
+    u = rng.random((400, 1500))
+    d = np.where(u < up, 1.0, np.where(u < up + dn, -1.0, 0.0))
+    missed = float(np.mean(first_exclusion(d, 0.05, m_d=up - dn) <= d.shape[1]))
+    assert missed <= 0.05, missed
+
+
+def test_grid_sequence_agrees_with_the_capital_at_its_endpoints():
+    rng = np.random.default_rng(5)
+    u = rng.random(900)
+    d = np.where(u < 0.03, 1.0, np.where(u < 0.032, -1.0, 0.0))
+    s = betting_sequence(d)
+    assert s.lower <= d.mean() <= s.upper and -1 <= s.lower and s.upper <= 1
+    excl = first_exclusion(d[None, :], 0.05)[0] <= len(d)
+    assert excl == (s.lower > 0)
+    # just outside the sequence the capital has crossed 1/alpha at some look; inside it never has
+    for m, inside in ((s.lower - 0.001, False), (s.upper + 0.001, False), ((s.lower + s.upper) / 2, True)):
+        crossed = bool((log_capital(d, m, 0.05) >= np.log(20)).any())
+        assert crossed != inside, m
+    assert betting_sequence([]).lower is None
+    with pytest.raises(ValueError):
+        betting_sequence([2.0])
+
+
+def test_monitor_reaches_80_percent_power_within_twice_the_fixed_n_units():
+    """Issue 24 acceptance, at the paper's effect (A4 0.999 vs A2p 0.983 not-amplified)."""
+    r = monitor_power(0.999, 0.983, sims=400, max_units=2500, seed=2)
+    u = r["units"]
+    assert u["tango"] is not None and u["betting"] is not None
+    assert u["betting"] <= 2 * u["tango"], u
+    assert u["empirical_bernstein"] is None or u["empirical_bernstein"] > u["betting"]
+
+
+def test_cli_power_monitor(tmp_path):
+    out = tmp_path / "p.json"
+    r = CliRunner().invoke(main, ["power", "--monitor", "--rate", "A4=0.999", "--rate", "A2p=0.983", "--sims", "200",
+                                  "--max-units", "1500", "--json-out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "fixed-n Tango score interval" in r.output and "betting confidence sequence" in r.output
+    assert out.exists()
+    r = CliRunner().invoke(main, ["power", "--monitor", "--rate", "A4=0.999"])
+    assert r.exit_code == 2 and "need --rate for A4 and A2p" in r.output
