@@ -1,4 +1,5 @@
 # Two-command quickstart: `make run` and `make test`. Both create .venv on first use.
+# `make test` is the fast tier; `make test-all` (what CI runs, .ci/run) adds the slow end-to-end tier.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -6,7 +7,7 @@ STAMP := $(VENV)/.installed
 QS := results/quickstart
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench clean browser lint
+.PHONY: run test test-all bench clean browser lint
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,8 +31,13 @@ run: $(STAMP)
 	$(BIN)/harness analyze $(QS)/records.jsonl --protocol protocols/quickstart.toml --out $(QS)/analysis && \
 	$(BIN)/harness view $(QS) --out $(QS)/report && exit $$status
 
+# Tiers: the `slow` marker is assigned in tests/conftest.py (one table, by node id). Both print the
+# 15 slowest tests.
 test: $(STAMP) browser lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow" --durations=15
+
+test-all: $(STAMP) browser lint
+	$(BIN)/python -m pytest -q --durations=15
 
 # habits (issue 12): ruff (pyflakes, statement errors, import order) and mypy, configured in pyproject.toml
 lint: $(STAMP)

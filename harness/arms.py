@@ -42,6 +42,7 @@ from harness.attempt import (
 from harness.protocol import Arm
 from harness.registry import ARMS
 from harness.reviewer import ReviewVerdict
+from harness.worst_case import Count
 
 # -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
 PositiveInt = Annotated[int, Field(ge=1)]
@@ -91,7 +92,7 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
             and check.tree_digest == verdict.tree_digest == current_digest)
 
 
-@ARMS.register("A1", params=ArmParams, single_shot=True)
+@ARMS.register("A1", params=ArmParams, single_shot=True, max_attempts=Count(1), max_reviews=Count(0))
 def run_a1(ctx: CellContext, arm: Arm) -> ArmResult:
     if run_attempt(ctx, ctx.prompt).stop == "human_gate":
         return ArmResult(False, True, "human_gate")
@@ -117,14 +118,14 @@ def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck | None, str]:
     return check, "retries_exhausted"
 
 
-@ARMS.register("A2", params=RetryParams)
+@ARMS.register("A2", params=RetryParams, max_attempts=Count(param="retries"), max_reviews=Count(0))
 def run_a2(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     passed = check is not None and check.passed
     return ArmResult(passed, False, "shipped" if passed else why)
 
 
-@ARMS.register("A3", params=RetryParams)
+@ARMS.register("A3", params=RetryParams, max_attempts=Count(1, "retries"), max_reviews=Count(1))
 def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     if check is None or not check.passed:
@@ -143,7 +144,9 @@ def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     return ArmResult(True, False, "shipped_reviewed_tree")
 
 
-@ARMS.register("A4", params=GatedLoopParams)
+# each attempt can reach one review, asked twice when the first reply does not parse
+@ARMS.register("A4", params=GatedLoopParams, max_attempts=Count(param="attempts"),
+               max_reviews=Count(param="attempts", times=2))
 def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
     attempts_left = arm.get("attempts")
     rounds_left = arm.get("review_rounds")
@@ -183,7 +186,8 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
         message = findings_feedback(verdict, reflect=True)
 
 
-ARMS.add("A2p", run_a2, params=BudgetedRetryParams, budgeted=True)
+ARMS.add("A2p", run_a2, params=BudgetedRetryParams, budgeted=True, max_attempts=Count(param="retries"),
+         max_reviews=Count(0))
 
 
 def run_arm(ctx: CellContext, arm: Arm) -> ArmResult:

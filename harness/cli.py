@@ -58,29 +58,32 @@ def protocol() -> None:
 
 @protocol.command("freeze")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-def protocol_freeze(path):
+@click.option("--note", default=None, help="what changed since the last freeze and why (appended, dated, to the lock's notes)")
+def protocol_freeze(path, note):
     """Write PATH's lock: sha256 over the canonical protocol and every file it names."""
     from harness.protocol import freeze, load_protocol
     try:
-        lock = freeze(load_protocol(path))
+        lock = freeze(load_protocol(path), note=note)
     except InputError as exc:
         _fail(exc)
     click.echo(f"froze {path}: digest {lock['digest']} over {len(lock['files'])} files")
 
 
 @protocol.command("check")
-@click.argument("path", type=click.Path(exists=True, dir_okay=False))
-def protocol_check(path):
-    """Validate PATH and report drift against its lock."""
-    from harness.protocol import drift, load_protocol
-    try:
-        changes = drift(load_protocol(path))
-    except InputError as exc:
-        _fail(exc)
-    if changes:
-        click.echo("drifted:\n  " + "\n  ".join(changes))
-        sys.exit(1)
-    click.echo(f"{path}: valid and matches its lock")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+def protocol_check(paths):
+    """Validate each PATH (default: every shipped protocol) and check it matches its lock.
+
+    One line per protocol; exit 2 when any is invalid, unlocked or drifted (the line names the
+    file and every drifted entry)."""
+    from harness.protocol import check_protocol, shipped_protocols
+    bad = 0
+    for path in paths or [str(p) for p in shipped_protocols()]:
+        problem = check_protocol(Path(path))
+        bad += problem is not None
+        click.echo(f"{path}: {problem or 'valid and matches its lock'}")
+    if bad:
+        sys.exit(2)
 
 
 @main.command()

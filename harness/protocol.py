@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -456,13 +457,31 @@ def compute_lock(proto: Protocol) -> dict:
     return {**body, "digest": sha256_json(body)}
 
 
-def freeze(proto: Protocol) -> dict:
+def freeze(proto: Protocol, note: str | None = None) -> dict:
+    """Write the protocol's lock. ``note`` (what changed since the last freeze, and why) is appended,
+    dated, to the lock's ``notes``; earlier notes are kept from a readable previous lock, so the
+    lock carries the amendment history of the pre-registration. The notes are commentary outside
+    ``digest``: the digest a run records is the design's, the same with or without them."""
     lock = compute_lock(proto)
+    notes = _previous_notes(proto)
+    if note is not None and note.strip():
+        notes.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}: {' '.join(note.split())}")
+    if notes:
+        lock["notes"] = notes
     proto.lock_path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     return lock
 
 
+def _previous_notes(proto: Protocol) -> list[str]:
+    """The notes of the protocol's current lock; none when it has no lock or one that does not validate."""
+    try:
+        return list(read_lock(proto).get("notes", []))
+    except InputError:
+        return []
+
+
 LOCK_KEYS = {"protocol": str, "protocol_sha256": str, "files": dict, "digest": str}
+OPTIONAL_LOCK_KEYS = {"notes": list}  # commentary, not covered by ``digest`` (see ``freeze``)
 
 
 def read_lock(proto: Protocol) -> dict:
@@ -481,8 +500,10 @@ def read_lock(proto: Protocol) -> dict:
         if not isinstance(lock.get(key), typ):
             raise InputError(str(path), key, f"missing or not a {typ.__name__}")
     for key in lock:
-        if key not in LOCK_KEYS:
-            raise InputError(str(path), key, f"unknown key (expected {sorted(LOCK_KEYS)})")
+        if key not in LOCK_KEYS and key not in OPTIONAL_LOCK_KEYS:
+            raise InputError(str(path), key, f"unknown key (expected {sorted(LOCK_KEYS | OPTIONAL_LOCK_KEYS)})")
+    if not isinstance(lock.get("notes", []), list) or not all(isinstance(n, str) for n in lock.get("notes", [])):
+        raise InputError(str(path), "notes", "expected a list of strings")
     hexd = set("0123456789abcdef")
     for rel, d in lock["files"].items():
         if not (isinstance(d, str) and len(d) == 64 and set(d) <= hexd):
@@ -492,6 +513,23 @@ def read_lock(proto: Protocol) -> dict:
         raise InputError(str(path), "digest", "does not match the lock's own content (the lock was edited); "
                                               "re-freeze the protocol")
     return lock
+
+
+def shipped_protocols() -> list[Path]:
+    """The protocols shipped beside the task corpus (``protocols/*.toml``), sorted by name."""
+    return sorted((DEFAULT_TASKS_DIR.parent / "protocols").glob("*.toml"))
+
+
+def check_protocol(path: Path) -> str | None:
+    """None when the protocol at ``path`` validates, its tasks and scenarios load and it matches its
+    lock; else one line saying why: the InputError, or ``drifted:`` and every drifted entry."""
+    try:
+        proto = load_protocol(path)
+        check_corpus(proto)
+        changes = drift(proto)
+    except InputError as exc:
+        return f"error: {exc}"
+    return "drifted: " + "; ".join(changes) if changes else None
 
 
 def drift(proto: Protocol) -> list[str]:

@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
+from harness.engines import is_free
 from harness.errors import InputError
 from harness.pricing import price_for, usage_cost
-from harness.worst_case import FREE_ENGINES, input_rate
+from harness.worst_case import input_rate
 
 FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a provider adds
 TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)
@@ -276,8 +277,9 @@ class RemoteLedger(SpendLedger):
 
 
 def call_price(pricing: dict, engine: str, model: str | None) -> dict | None:
-    """The [pricing] entry a call is booked at: free for engines that call no provider; None if unpriced."""
-    if engine in FREE_ENGINES:
+    """The [pricing] entry a call is booked at: free for an engine registered without ``live`` (it
+    calls no provider); None if unpriced."""
+    if is_free(engine):
         return {"input": 0.0, "output": 0.0}
     hit = price_for(pricing or {}, model) if model else None
     return hit[1] if hit else None

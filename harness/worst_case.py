@@ -11,6 +11,8 @@ provider refuses a longer request without billing it, so nothing larger is ever 
                          A4 = N (attempts)
     reviewer calls   V:  A1 = A2 = A2p = 0,  A3 = 1,  A4 = 2N (each attempt can reach one review,
                          asked twice when the first reply does not parse)
+                         (W and V are what each arm registers as ``max_attempts`` and ``max_reviews``,
+                         see ``Count``; a plug-in arm that declares neither is reported unbounded)
     engine calls        = W*T + V                       (run_attempt makes at most T calls)
     output tokens    O  = W*T*M + V*M_r
     input tokens     I  = (W*T + V) * C
@@ -27,7 +29,8 @@ per cell: calls x E x h, tokens likewise. USD prices the worker's and the review
 ``[pricing]`` (harness/pricing.py): input at the highest of its input, cache_read and cache_write
 prices (a provider may bill any input token as a cache write), output at the output price. Terms the protocol leaves open are reported as unbounded
 with the reason, never guessed: no context_tokens (input, and so USD, unbounded), no model named
-for a live engine, no price for a model. The simulated and replay engines call no provider: USD 0.
+for a live engine, no price for a model, an arm without a declared bound. An engine registered
+without ``live`` (simulated, replay) calls no provider: USD 0.
 
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
 ``executors.MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
@@ -39,57 +42,105 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.engines import is_free
 from harness.pricing import price_for
+from harness.registry import ARMS
 from harness.reviewer import REVIEW_MAX_TOKENS
 
-FREE_ENGINES = ("simulated", "replay")
+
+class Unbounded(Exception):
+    """A term of the bound that cannot be derived from what the protocol and the registry declare."""
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count an arm declares for its worst case, linear in one of its parameters:
+    ``times * arm.get(param) + plus`` (``param`` None: the constant ``plus``). Arms register two,
+    ``max_attempts`` (W, worker attempts) and ``max_reviews`` (V, reviewer calls), per execution
+    of a cell; e.g. A3 declares W = ``Count(1, "retries")`` and V = ``Count(1)``."""
+    plus: int = 0
+    param: str | None = None
+    times: int = 1
+
+    def of(self, arm) -> int:
+        """The count for ``arm`` (its parameter resolved with the controller's default)."""
+        if self.param is None:
+            return self.plus
+        value = arm.get(self.param)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Unbounded(f"arm {arm.name}: its declared bound counts parameter {self.param!r}, "
+                            f"which is {value!r}, not an integer")
+        return self.times * value + self.plus
+
+    def __str__(self) -> str:
+        if self.param is None:
+            return str(self.plus)
+        term = self.param if self.times == 1 else f"{self.times}*{self.param}"
+        return term if self.plus == 0 else f"{term}+{self.plus}"
+
+
+BOUND_FLAGS = ("max_attempts", "max_reviews")
+
+
+def declared_calls(arm) -> tuple[int, int]:
+    """(W, V) of one execution of a cell of ``arm``, from its controller's registered ``max_attempts``
+    and ``max_reviews`` (see ``Count``). Raises Unbounded, naming the arm, when either is missing."""
+    part = ARMS.get(arm.controller)
+    missing = [f for f in BOUND_FLAGS if not isinstance(part.flag(f, None), Count)]
+    if missing:
+        raise Unbounded(f"arm {arm.name}: controller {arm.controller!r} ({part.origin}) declares no "
+                        f"{' or '.join(missing)}, so its calls have no bound (register it with "
+                        "max_attempts=Count(...), max_reviews=Count(...))")
+    return part.flags["max_attempts"].of(arm), part.flags["max_reviews"].of(arm)
 
 
 @dataclass(frozen=True)
 class CellShape:
-    """One cell's controller parameters, as the protocol declares them."""
-    controller: str
-    retries: int = 1
-    attempts: int = 1
+    """One cell's worst-case parameters: W and V (``declared_calls``) and the protocol's limits."""
+    worker_attempts: int = 1
+    reviewer_calls: int = 0
     max_turns: int = 12
     max_tokens: int = 4096
     token_budget: int | None = None
     reviewer_max_tokens: int = REVIEW_MAX_TOKENS
 
 
-def attempts_and_reviews(s: CellShape) -> tuple[int, int]:
-    """(W, V): worker attempts and reviewer calls of one execution of a cell (see the module docstring)."""
-    return {"A1": (1, 0), "A2": (s.retries, 0), "A2p": (s.retries, 0), "A3": (s.retries + 1, 1),
-            "A4": (s.attempts, 2 * s.attempts)}[s.controller]
-
-
 @dataclass
 class Spend:
     """Worst-case calls, tokens and USD. None means unbounded (the reason is in ``unbounded``)."""
-    calls: int = 0
-    worker_calls: int = 0
-    reviewer_calls: int = 0
+    calls: int | None = 0
+    worker_calls: int | None = 0
+    reviewer_calls: int | None = 0
     tokens_in: int | None = 0
-    tokens_out: int = 0
+    tokens_out: int | None = 0
     usd: float | None = 0.0
     unbounded: list[str] = field(default_factory=list)
 
+    @classmethod
+    def without_bound(cls, reason: str) -> Spend:
+        """Every term unbounded, for ``reason``."""
+        return cls(None, None, None, None, None, None, [reason])
+
     def add(self, other: Spend) -> None:
-        self.calls += other.calls
-        self.worker_calls += other.worker_calls
-        self.reviewer_calls += other.reviewer_calls
-        self.tokens_out += other.tokens_out
-        self.tokens_in = None if self.tokens_in is None or other.tokens_in is None else self.tokens_in + other.tokens_in
-        self.usd = None if self.usd is None or other.usd is None else self.usd + other.usd
+        self.calls = _plus(self.calls, other.calls)
+        self.worker_calls = _plus(self.worker_calls, other.worker_calls)
+        self.reviewer_calls = _plus(self.reviewer_calls, other.reviewer_calls)
+        self.tokens_out = _plus(self.tokens_out, other.tokens_out)
+        self.tokens_in = _plus(self.tokens_in, other.tokens_in)
+        self.usd = _plus(self.usd, other.usd)
         self.unbounded.extend(u for u in other.unbounded if u not in self.unbounded)
+
+
+def _plus(a, b):
+    """a + b, None (unbounded) when either is."""
+    return None if a is None or b is None else a + b
 
 
 def cell_spend(s: CellShape, context_tokens: int | None, worker_price: dict | None, reviewer_price: dict | None,
                executions: int = 1) -> Spend:
     """Worst-case spend of one cell executed ``executions`` times (prices None: USD unbounded;
     the caller says why). Prices are [pricing] entries (USD per million tokens)."""
-    w, v = attempts_and_reviews(s)
-    wc, rc = w * s.max_turns, v
+    wc, rc = s.worker_attempts * s.max_turns, s.reviewer_calls
     out_w, out_r = wc * s.max_tokens, rc * s.reviewer_max_tokens
     in_w = None if context_tokens is None else wc * context_tokens
     in_r = None if context_tokens is None else rc * context_tokens
@@ -119,42 +170,63 @@ def _usd(tokens_in: int, tokens_out: int, price: dict) -> float:
 
 def protocol_worst_case(proto, model: str | None = None, engine: str | None = None,
                         reviewer_engine: str | None = None) -> dict[str, Spend]:
-    """Worst-case spend per arm (the module docstring's formula over every cell of the protocol)."""
+    """Worst-case spend per arm (the module docstring's formula over every cell of the protocol). An
+    arm whose calls cannot be bounded (``declared_calls``) is unbounded in every term, with the reason."""
     from harness.injections import load_scenarios
     from harness.matrix import enumerate_cells
     scen = load_scenarios(proto.tasks_dir)
-    context = proto.limits.get("context_tokens")
     executions = 1 + int(proto.rerun.get("max_reruns", 2))
+    shapes: dict[str, CellShape | str] = {}
+    for arm in proto.arms:
+        try:
+            shapes[arm.name] = shape_of(arm, proto.limits)
+        except Unbounded as exc:
+            shapes[arm.name] = str(exc)
     out: dict[str, Spend] = {a.name: Spend() for a in proto.arms}
     for cell in enumerate_cells(proto):
-        arm = proto.arm(cell.arm)
-        shape = shape_of(arm, proto.limits)
+        shape = shapes[cell.arm]
+        if isinstance(shape, str):
+            out[cell.arm].add(Spend.without_bound(shape))
+            continue
         host_kill = any(e.get("action") == "kill_host" for e in scen.get(cell.scenario, {}).get("at_turn", []))
-        w_engine = arm.get("engine") or engine or proto.engine
-        r_engine = arm.get("reviewer_engine") or reviewer_engine or w_engine
-        w_model = arm.get("model") or cell.factor("model") or model
-        r_model = arm.get("reviewer_model") or w_model
-        reasons = []
-        if context is None:
-            reasons.append("input tokens: no [limits] context_tokens (the most input one call can bill)")
-        w_price = _price(proto.pricing, w_engine, w_model, "worker", reasons)
-        _, v = attempts_and_reviews(shape)
-        r_price = _price(proto.pricing, r_engine, r_model, "reviewer", reasons) if v else None
-        sp = cell_spend(shape, context, w_price, r_price, executions * (2 if host_kill else 1))
-        if w_price is FREE_PRICE and (not v or r_price is FREE_PRICE):
-            sp.usd = 0.0  # no provider is called: nothing is billed, whatever the tokens
-        elif reasons:
-            sp.usd = None
-        sp.unbounded = reasons
-        out[arm.name].add(sp)
+        roles = _roles(proto.arm(cell.arm), cell, proto.engine, model, engine, reviewer_engine)
+        out[cell.arm].add(_priced_cell(proto, shape, roles, executions * (2 if host_kill else 1)))
     return out
+
+
+def _roles(arm, cell, proto_engine: str, model: str | None, engine: str | None,
+           reviewer_engine: str | None) -> tuple[str, str | None, str, str | None]:
+    """(worker engine, worker model, reviewer engine, reviewer model) of one cell."""
+    w_engine = arm.get("engine") or engine or proto_engine
+    r_engine = arm.get("reviewer_engine") or reviewer_engine or w_engine
+    w_model = arm.get("model") or cell.factor("model") or model
+    return w_engine, w_model, r_engine, arm.get("reviewer_model") or w_model
+
+
+def _priced_cell(proto, shape: CellShape, roles: tuple, executions: int) -> Spend:
+    """One cell's bound, priced per role; every term left open is named in ``unbounded``."""
+    w_engine, w_model, r_engine, r_model = roles
+    context = proto.limits.get("context_tokens")
+    reasons = []
+    if context is None:
+        reasons.append("input tokens: no [limits] context_tokens (the most input one call can bill)")
+    w_price = _price(proto.pricing, w_engine, w_model, "worker", reasons)
+    r_price = _price(proto.pricing, r_engine, r_model, "reviewer", reasons) if shape.reviewer_calls else None
+    sp = cell_spend(shape, context, w_price, r_price, executions)
+    if w_price is FREE_PRICE and (not shape.reviewer_calls or r_price is FREE_PRICE):
+        sp.usd = 0.0  # no provider is called: nothing is billed, whatever the tokens
+    elif reasons:
+        sp.usd = None
+    sp.unbounded = reasons
+    return sp
 
 
 FREE_PRICE = {"input": 0.0, "output": 0.0, "date": "n/a"}
 
 
 def _price(pricing: dict, engine: str, model: str | None, role: str, reasons: list[str]) -> dict | None:
-    if engine in FREE_ENGINES:
+    """The role's [pricing] entry; FREE_PRICE for an engine registered without ``live`` (no provider)."""
+    if is_free(engine):
         return FREE_PRICE
     if not model:
         reasons.append(f"USD: the {role} engine {engine!r} has no model named (pass --model)")
@@ -167,11 +239,14 @@ def _price(pricing: dict, engine: str, model: str | None, role: str, reasons: li
 
 
 def shape_of(arm, limits: dict) -> CellShape:
-    budget = arm.get("token_budget") if arm.controller == "A2p" or "token_budget" in arm.params else None
-    return CellShape(controller=arm.controller, retries=int(arm.get("retries") or 1),
-                     attempts=int(arm.get("attempts") or 1),
+    """The arm's CellShape: its declared W and V, turns, the max_tokens clamp and any token budget
+    (an arm registered ``budgeted`` carries its default budget; any arm may set ``token_budget``)."""
+    w, v = declared_calls(arm)
+    budgeted = ARMS.get(arm.controller).flag("budgeted") or "token_budget" in arm.params
+    return CellShape(worker_attempts=w, reviewer_calls=v,
                      max_turns=int(arm.get("max_turns") or limits.get("max_turns", 12)),
-                     max_tokens=int(limits.get("max_tokens", 4096)), token_budget=budget)
+                     max_tokens=int(limits.get("max_tokens", 4096)),
+                     token_budget=arm.get("token_budget") if budgeted else None)
 
 
 def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
@@ -196,6 +271,10 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
 
 
 def _row(name: str, cells: int, sp: Spend) -> str:
-    tin = "unbounded" if sp.tokens_in is None else f"{sp.tokens_in:,}"
+    calls, tin, tout = (_count(v) for v in (sp.calls, sp.tokens_in, sp.tokens_out))
     usd = "unbounded" if sp.usd is None else f"{sp.usd:,.4f}"
-    return f"{name:<8}{cells:>7}{sp.calls:>10,}{tin:>14}{sp.tokens_out:>14,}{usd:>14}"
+    return f"{name:<8}{cells:>7}{calls:>10}{tin:>14}{tout:>14}{usd:>14}"
+
+
+def _count(value: int | None) -> str:
+    return "unbounded" if value is None else f"{value:,}"

@@ -49,6 +49,12 @@ def needs_model(name: str) -> bool:
     return name in ENGINES and bool(ENGINES.get(name).flag("live"))
 
 
+def is_free(name: str) -> bool:
+    """Whether the engine calls no provider, so nothing it does is billed: registered without ``live``.
+    An unknown name is not free (it is priced like a live engine, or refused where it is built)."""
+    return name in ENGINES and not ENGINES.get(name).flag("live")
+
+
 def make_engine(name: str, ctx: EngineContext) -> Engine:
     """Build the named engine for one cell and role (UnknownPart, a KeyError, lists the known names).
     Only an engine registered with ``simulation_bank=True`` (the simulated engine) is handed the

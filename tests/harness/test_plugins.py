@@ -110,6 +110,19 @@ def test_a_protocol_runs_the_plugin_engine_and_arm(plugin_env, tmp_path):
     assert by["B2"] == "amplified" and by["null"] != "amplified"
 
 
+def test_a_protocol_with_the_plugin_arm_plans_its_worst_case(plugin_env, tmp_path):
+    """CONTRIBUTING's example arm bounds its spend from the capabilities it registers (tries
+    attempts, no review), where it used to raise KeyError."""
+    copy_tasks(tmp_path, ("parse-range",))
+    (tmp_path / "p.toml").write_text(PROTOCOL.format(tries=3) + "\n[limits]\nmax_turns = 2\nmax_tokens = 100\n"
+                                     "context_tokens = 1000\n[rerun]\nmax_reruns = 0\n")
+    r = harness(plugin_env, "plan", str(tmp_path / "p.toml"), "--worst-case")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    x = next(line for line in r.stdout.split("WORST CASE", 1)[1].splitlines() if line.startswith("X "))
+    # 4 cells x (W = tries = 3 attempts x T = 2 turns): 24 calls, 24,000 in, 2,400 out; finisher is not live
+    assert x.split()[1:] == ["4", "24", "24,000", "2,400", "0.0000"] and "unbounded" not in r.stdout
+
+
 CHECK_OTHER_KINDS = textwrap.dedent("""
     import tempfile
     from pathlib import Path

@@ -2,22 +2,25 @@
 what a run records, and is met exactly by an engine that spends the maximum at every step."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from harness import engines
+from harness.arms import ArmParams
 from harness.cli import main
 from harness.driver import execute, prepare
 from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
-from harness.protocol import load_protocol
-from harness.registry import ENGINES
+from harness.protocol import Arm, load_protocol
+from harness.registry import ARMS, ENGINES
 from harness.tasks import load_tasks, read_tree
 from harness.worst_case import (
     CellShape,
-    attempts_and_reviews,
+    Count,
     cell_spend,
+    declared_calls,
     protocol_worst_case,
     render,
 )
@@ -109,31 +112,94 @@ class MaxSpender:
 
 @pytest.fixture
 def maxspend():
-    engines.register("maxspend")(MaxSpender)
+    engines.register("maxspend", live=True)(MaxSpender)  # stands in for a provider: its calls are priced
     yield
     ENGINES._parts.pop("maxspend", None)
 
 
 def test_hand_worked_bound_for_each_controller():
     # A4, N = 3 attempts, T = 4 turns, M = 100, C = 1000, reviewer clamp 2048, priced 1 / 2 USD per Mtok
-    s = CellShape("A4", attempts=3, max_turns=4, max_tokens=100)
-    assert attempts_and_reviews(s) == (3, 6)
+    assert declared_calls(Arm("x", "A4", {"attempts": 3})) == (3, 6)
+    s = CellShape(worker_attempts=3, reviewer_calls=6, max_turns=4, max_tokens=100)
     sp = cell_spend(s, 1000, PRICE, PRICE, executions=3)  # max_reruns = 2
     assert sp.calls == (3 * 4 + 6) * 3 == 54
     assert sp.tokens_in == 18 * 1000 * 3
     assert sp.tokens_out == (12 * 100 + 6 * 2048) * 3
     assert sp.usd == pytest.approx((54_000 * 1.0 + (1200 + 12288) * 3 * 2.0) / 1e6)
-    assert attempts_and_reviews(CellShape("A1")) == (1, 0)
-    assert attempts_and_reviews(CellShape("A2", retries=3)) == (3, 0)
-    assert attempts_and_reviews(CellShape("A3", retries=3)) == (4, 1)
+    assert declared_calls(Arm("x", "A1", {})) == (1, 0)
+    assert declared_calls(Arm("x", "A2", {"retries": 3})) == (3, 0)
+    assert declared_calls(Arm("x", "A3", {"retries": 3})) == (4, 1)
+    assert declared_calls(Arm("x", "A2p", {})) == (3, 0)  # the registered default, retries = 3
     # a token budget caps output at B and (uncached) input at B + C; USD still prices 12 calls of C
     # input, since cached input is billed but not charged to the budget
-    b = cell_spend(CellShape("A2p", retries=3, max_turns=4, max_tokens=100, token_budget=1150), 1000, PRICE, None)
+    b = cell_spend(CellShape(worker_attempts=3, max_turns=4, max_tokens=100, token_budget=1150), 1000, PRICE, None)
     assert (b.tokens_in, b.tokens_out) == (2150, 1150)
     assert b.usd == pytest.approx((12 * 1000 * 1.0 + 1150 * 2.0) / 1e6)
     # no context window declared: input (and so USD) is unbounded, never guessed
-    u = cell_spend(CellShape("A1"), None, PRICE, None)
+    u = cell_spend(CellShape(), None, PRICE, None)
     assert u.tokens_in is None and u.usd is None
+
+
+def test_count_reads_the_arms_parameter():
+    assert str(Count(1, "retries")) == "retries+1" and str(Count(param="attempts", times=2)) == "2*attempts"
+    assert Count(param="attempts", times=2).of(Arm("x", "A4", {"attempts": 5})) == 10
+    assert Count(7).of(Arm("x", "A1", {})) == 7
+
+
+@pytest.fixture
+def plugin_arms():
+    """CONTRIBUTING's example arm (A1-twice: `tries` prompt-only attempts, no review), registered
+    in-process with the bound it declares, and the same controller registered with no bound."""
+    @dataclass(frozen=True)
+    class TwiceParams(ArmParams):
+        tries: int = 2
+
+    def run_twice(ctx, arm):
+        raise AssertionError("never run: planning only")
+
+    ARMS.add("A1-twice", run_twice, params=TwiceParams, max_attempts=Count(param="tries"), max_reviews=Count(0))
+    ARMS.add("A1-undeclared", run_twice, params=TwiceParams)
+    yield
+    for name in ("A1-twice", "A1-undeclared"):
+        ARMS._parts.pop(name, None)
+
+
+def test_a_plug_in_arm_plans_with_worst_case_from_its_declared_bound(tmp_path, plugin_arms):
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO.replace('engine = "maxspend"', 'engine = "simulated"')
+                 + '\n[arms.X]\ncontroller = "A1-twice"\ntries = 3\n')
+    out = CliRunner().invoke(main, ["plan", str(p), "--worst-case"])
+    assert out.exit_code == 0, out.output
+    x = next(line for line in out.output.split("WORST CASE", 1)[1].splitlines() if line.startswith("X "))
+    # W = tries = 3, T = 2, M = 100, C = 1000, one execution: 6 calls, 6,000 in, 600 out, free engine
+    assert x.split()[1:] == ["1", "6", "6,000", "600", "0.0000"]
+
+
+def test_an_arm_without_a_declared_bound_is_unbounded_with_the_reason(tmp_path, plugin_arms):
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO.replace('engine = "maxspend"', 'engine = "simulated"')
+                 + '\n[arms.Y]\ncontroller = "A1-undeclared"\n')
+    out = CliRunner().invoke(main, ["plan", str(p), "--worst-case"])
+    assert out.exit_code == 0, out.output
+    table = out.output.split("WORST CASE", 1)[1]
+    y = next(line for line in table.splitlines() if line.startswith("Y "))
+    assert y.split()[1:] == ["1"] + ["unbounded"] * 4
+    assert next(line for line in table.splitlines() if line.startswith("total ")).split()[2:] == ["unbounded"] * 4
+    assert ("unbounded: arm Y: controller 'A1-undeclared' (built-in) declares no max_attempts or max_reviews, "
+            "so its calls have no bound") in table
+
+
+def test_free_or_priced_follows_the_engines_live_flag(tmp_path, maxspend):
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO)
+    priced = protocol_worst_case(load_protocol(p), model="maxspend-1")
+    assert all(s.usd and s.usd > 0 for s in priced.values())
+    ENGINES.add("maxspend-free", MaxSpender)  # the same engine registered without live: no provider, no bill
+    try:
+        free = protocol_worst_case(load_protocol(p), engine="maxspend-free")
+    finally:
+        ENGINES._parts.pop("maxspend-free", None)
+    assert all(s.usd == 0.0 and not s.unbounded for s in free.values())
 
 
 def test_unbounded_terms_are_named(tmp_path):

@@ -32,8 +32,13 @@ if not (CHROMIUM and DRIVER):
         pytest.fail("chromium and chromedriver are required on CI (make browser installs them)", pytrace=False)
     pytest.skip("chromium/chromedriver not installed (make browser installs them)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+# The viewer re-renders lists and sections from script (a filter change, a hash change, data arriving):
+# an element found a moment ago may be gone or replaced. Every read and every wait re-locates and retries.
+RE_RENDERED = (StaleElementReferenceException, NoSuchElementException)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +60,10 @@ def browser():
 
 
 class Page:
-    """One browser bound to one report root: open, wait, and check console and requests."""
+    """One browser bound to one report root: open, wait, read and click, and check console and requests.
+
+    No element reference outlives one call: each read or click locates its elements afresh and is
+    retried when the page re-renders them underneath it (``RE_RENDERED``), until ``timeout``."""
 
     def __init__(self, drv, root_url: str):
         self.drv, self.root = drv, root_url
@@ -66,11 +74,32 @@ class Page:
         self.drv.get(self.root + rel)
         self.wait_for(ready_css)
 
+    def until(self, condition, what: str, timeout: float = 15):
+        """``condition(driver)``'s first truthy value, retried through re-rendering."""
+        return WebDriverWait(self.drv, timeout, ignored_exceptions=RE_RENDERED).until(condition, f"waiting for {what}")
+
     def wait_for(self, css: str):
-        WebDriverWait(self.drv, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, css))
+        self.until(lambda d: d.find_elements(By.CSS_SELECTOR, css), css)
+
+    def read(self, fn, what: str, timeout: float = 15):
+        """``fn(driver)``, re-run from scratch until no element it touched was re-rendered under it."""
+        return self.until(lambda d: (fn(d),), what, timeout)[0]
 
     def text(self, css: str = "main") -> str:
-        return self.drv.find_element(By.CSS_SELECTOR, css).text
+        return self.read(lambda d: d.find_element(By.CSS_SELECTOR, css).text, css)
+
+    def texts(self, css: str) -> list[str]:
+        return self.read(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, css)], css)
+
+    def click(self, css: str):
+        """Click the element at ``css`` (a stale element was never clicked, so a retry clicks once)."""
+        self.read(lambda d: d.find_element(By.CSS_SELECTOR, css).click(), f"click on {css}")
+
+    def selected(self, select_id: str) -> str:
+        return self.read(lambda d: Select(d.find_element(By.ID, select_id)).first_selected_option.text, select_id)
+
+    def select(self, select_id: str, text: str):
+        self.read(lambda d: Select(d.find_element(By.ID, select_id)).select_by_visible_text(text), select_id)
 
     def shot(self, name: str):
         self.drv.save_screenshot(str(ARTIFACTS / f"{name}.png"))
@@ -98,10 +127,11 @@ def test_overview_from_the_file_system(page, qs_run):
     page.open("index.html", "table.per-arm")
     main = page.text()
     assert "Run quickstart" in main and "complete: 90 cells recorded of 90 planned" in main
-    rows = page.drv.find_elements(By.CSS_SELECTOR, "table.per-arm tbody tr")
-    assert [r.find_element(By.CSS_SELECTOR, "td").text for r in rows] == ["A1", "A2", "A2p", "A3", "A4"]
-    imgs = page.drv.find_elements(By.CSS_SELECTOR, "figure img")
-    assert len(imgs) == 2 and all(page.drv.execute_script("return arguments[0].naturalWidth", i) > 0 for i in imgs)
+    arms = page.read(lambda d: [r.find_element(By.CSS_SELECTOR, "td").text
+                                for r in d.find_elements(By.CSS_SELECTOR, "table.per-arm tbody tr")], "the per-arm rows")
+    assert arms == ["A1", "A2", "A2p", "A3", "A4"]
+    widths = page.drv.execute_script("return [...document.querySelectorAll('figure img')].map(i => i.naturalWidth)")
+    assert len(widths) == 2 and all(w > 0 for w in widths)
     page.shot("01-overview")
     page.check_clean()
 
@@ -109,32 +139,32 @@ def test_overview_from_the_file_system(page, qs_run):
 def test_filtered_cell_list_from_the_overview(page):
     page.open("index.html", "table.per-arm")
     # click A1's amplified count in the per-arm table: the list opens filtered to A1 x amplified
-    row = page.drv.find_elements(By.CSS_SELECTOR, "table.per-arm tbody tr")[0]
-    row.find_elements(By.CSS_SELECTOR, "td")[3].find_element(By.TAG_NAME, "a").click()
+    page.click("table.per-arm tbody tr:first-child td:nth-child(4) a")
     page.wait_for("table#cells tbody tr")
-    assert Select(page.drv.find_element(By.ID, "f-arm")).first_selected_option.text == "A1"
-    cells = page.drv.find_elements(By.CSS_SELECTOR, "table#cells tbody tr")
-    texts = [c.text for c in cells]
+    assert page.selected("f-arm") == "A1"
+    texts = page.texts("table#cells tbody tr")
     assert texts and all(" A1 " in f" {t} " and "amplified" in t for t in texts)
-    assert page.text("#count").startswith(f"{len(cells)} of 90 cells")
+    assert page.text("#count").startswith(f"{len(texts)} of 90 cells")
     page.shot("02-cells-A1-amplified")
     # change a filter with the control itself, then sort by tokens
-    Select(page.drv.find_element(By.ID, "f-outcome")).select_by_visible_text("completed")
-    WebDriverWait(page.drv, 5).until(lambda d: "completed" in d.find_element(By.CSS_SELECTOR, "table#cells tbody tr").text)
-    page.drv.find_element(By.CSS_SELECTOR, 'th[data-sort="tokens"]').click()
-    WebDriverWait(page.drv, 5).until(lambda d: "▼" in d.find_element(By.CSS_SELECTOR, 'th[data-sort="tokens"]').text)
-    tokens = [int(c.find_elements(By.TAG_NAME, "td")[8].text.replace(",", ""))
-              for c in page.drv.find_elements(By.CSS_SELECTOR, "table#cells tbody tr")]
+    page.select("f-outcome", "completed")
+    page.until(lambda d: "completed" in d.find_element(By.CSS_SELECTOR, "table#cells tbody tr").text,
+               "the list filtered to completed", timeout=5)
+    page.click('th[data-sort="tokens"]')
+    page.until(lambda d: "▼" in d.find_element(By.CSS_SELECTOR, 'th[data-sort="tokens"]').text,
+               "the list sorted by tokens", timeout=5)
+    tokens = page.read(lambda d: [int(c.find_elements(By.TAG_NAME, "td")[8].text.replace(",", ""))
+                                  for c in d.find_elements(By.CSS_SELECTOR, "table#cells tbody tr")], "the tokens column")
     assert tokens == sorted(tokens, reverse=True)
     page.check_clean()
 
 
 def test_matched_units_side_by_side(page):
     page.open("cells.html#view=units&scenario=B2", "table#units tbody tr")
-    head = [th.text for th in page.drv.find_elements(By.CSS_SELECTOR, "table#units thead th")]
-    assert head[1:] == ["A1", "A2", "A2p", "A3", "A4"]
-    rows = page.drv.find_elements(By.CSS_SELECTOR, "table#units tbody tr")
-    assert len(rows) == 9 and all(len(r.find_elements(By.CSS_SELECTOR, "a .badge")) == 5 for r in rows)
+    assert page.texts("table#units thead th")[1:] == ["A1", "A2", "A2p", "A3", "A4"]
+    badges = page.read(lambda d: [len(r.find_elements(By.CSS_SELECTOR, "a .badge"))
+                                  for r in d.find_elements(By.CSS_SELECTOR, "table#units tbody tr")], "the units' badges")
+    assert badges == [5] * 9
     page.shot("03-matched-units-B2")
     page.check_clean()
 
@@ -149,24 +179,26 @@ def test_one_cell_page_per_outcome_kind(page, qs_run, outcome):
         pytest.skip(f"the quickstart has no {outcome} cell")
     # reach the cell by clicking through the filtered list (injected cells first: they have the most to show)
     page.open(f"cells.html#outcome={outcome}&sort=key&dir=asc", "table#cells tbody tr")
-    links = page.drv.find_elements(By.CSS_SELECTOR, "table#cells tbody tr td:first-child a")
-    link = next((a for a in links if "|B2|" in a.text), links[0])
-    key = link.text
-    link.click()
+    def click_first_injected(d) -> str:
+        links = d.find_elements(By.CSS_SELECTOR, "table#cells tbody tr td:first-child a")
+        link = next((a for a in links if "|B2|" in a.text), links[0])
+        key = link.text
+        link.click()
+        return key
+    key = page.read(click_first_injected, "a cell link")
     page.wait_for("section#adjudication")
     assert page.text("#cell-key") == key
     assert page.text(".cellhead h1 .badge") == outcome
     adj = page.text("section#adjudication")
     assert "matches the record" in adj, adj
-    assert page.drv.find_element(By.CSS_SELECTOR, "table.eq7 tr.hit").text.endswith(outcome)
+    assert page.text("table.eq7 tr.hit").endswith(outcome)
     timeline = page.text("section#timeline")
     assert "cell_start" in timeline and "adjudicated" in timeline
-    assert page.drv.find_elements(By.CSS_SELECTOR, "section#transcript .tcall")
+    assert page.texts("section#transcript .tcall")
     if outcome == "amplified":
         # the amplified cell shows what shipped (its diff) and a failing hidden verdict
         assert "FAIL" in page.text("#hidden-verdict") and "FAIL" in page.text("#hidden-oracle")
-        diff = page.drv.find_elements(By.CSS_SELECTOR, "section#diff .diff pre span.add")
-        assert diff, "an amplified cell shows the diff of what it shipped"
+        assert page.texts("section#diff .diff pre span.add"), "an amplified cell shows the diff of what it shipped"
         page.drv.execute_script("document.getElementById('diff').scrollIntoView()")
     page.shot(f"04-cell-{outcome}")
     page.check_clean()
@@ -188,7 +220,7 @@ def test_served_by_a_static_server(qs_report):
         try:
             p = Page(drv, f"http://127.0.0.1:{server.server_port}/")
             p.open("cells.html#outcome=amplified", "table#cells tbody tr")
-            p.drv.find_element(By.CSS_SELECTOR, "table#cells tbody tr td a").click()
+            p.click("table#cells tbody tr td a")
             p.wait_for("section#diff")
             assert "amplified" in p.text(".cellhead h1")
             p.shot("05-served-cell")
@@ -275,8 +307,7 @@ def test_agent_written_text_is_shown_as_text_and_no_script_of_it_runs(browser, q
     for rel, ready in (("index.html", "table.per-arm"), ("cells.html#detector=" + _payload(3), "table#cells"),
                        ("cell.html#" + key, "section#transcript"), ("analysis.html", "div.analysis")):
         p.open(rel, ready)
-        for d in p.drv.find_elements(By.CSS_SELECTOR, "details"):
-            p.drv.execute_script("arguments[0].open = true", d)
+        p.drv.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         assert p.drv.execute_script(probe) == [True, 0], rel
         p.check_clean()
     text = p.drv.page_source

@@ -4,7 +4,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.arms import ArmParams, ArmResult
+from harness.arms import ArmParams, ArmResult, Count
 from harness.attempt import run_attempt
 from harness.registry import ARMS
 
@@ -14,7 +14,8 @@ class TwiceParams(ArmParams):
     tries: Annotated[int, Field(ge=1)] = 2  # a protocol may set `tries = N` on the arm
 
 
-@ARMS.register("A1-twice", params=TwiceParams)
+# worst case per execution of a cell (`harness plan --worst-case`): `tries` attempts, no reviewer call
+@ARMS.register("A1-twice", params=TwiceParams, max_attempts=Count(param="tries"), max_reviews=Count(0))
 def run_twice(ctx, arm) -> ArmResult:
     """Prompt-only, asked `tries` times without any check in between; ships the last tree."""
     for _ in range(arm.get("tries")):
