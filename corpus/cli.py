@@ -3,12 +3,14 @@ score a reviewer. Registered into the main CLI by harness/cli.py."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 
 import click
 
+from analysis.wilson import wilson
 from corpus import catalogue as cat
 from corpus.declarations import DeclarationError, load_hints
 from corpus.freeze import freeze as do_freeze
@@ -16,7 +18,7 @@ from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind
-from corpus.measure import ci_failures, measure, planted_report, render_table, summarize, write_outputs
+from corpus.measure import ci_failures, is_planted, measure, planted_report, render_table, summarize, write_outputs
 from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
@@ -28,7 +30,10 @@ EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a
 (--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
 own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
-binary, of unknown kind or does not parse as its kind, a changed frozen gate)."""
+binary, of unknown kind or does not parse as its kind, a changed frozen gate, a --bound upper
+RATE no gate's number of mutants can ever meet); 130 interrupted (Ctrl-C): every judgment
+reached is kept in the journal under --out, and the same command resumes."""
+EXIT_INTERRUPTED = 130
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
@@ -41,6 +46,8 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
     hints = load_hints(hints_path) if hints_path else {}
     kind = kind or hints.pop("kind", None) or infer_kind(artifact)
     hints.pop("kind", None)
+    if kind == "python":
+        hints.setdefault("role", "code")   # a .py artifact's requirement is its behaviour unless the hints say not
     check_content(artifact, artifact.read_bytes(), kind)
     if context_dir:
         context_dir = context_dir.resolve()
@@ -68,6 +75,10 @@ def register(group: click.Group) -> None:
 
 class _CorpusGroup(click.Group):
     """Bad input raised by the corpus's own loaders ends as a one-line error and exit 2."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["corpus.argv"] = list(args)     # the command as typed, for the resume line
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:
@@ -145,8 +156,13 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
 
         out_dir.mkdir(parents=True, exist_ok=True)
         journal = out_dir / JOURNAL
-        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress, fast=not cold,
-                    journal=journal)
+        preflight = _bound_preflight(max_false_accept) if max_false_accept is not None and bound == "upper" \
+            else None
+        try:
+            m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress,
+                        fast=not cold, journal=journal, preflight=preflight)
+        except KeyboardInterrupt:
+            _interrupted(journal)
         if m.resumed:
             click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
                        f"was stopped; same mutants, same gate files)", err=True)
@@ -182,6 +198,61 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
         sys.exit(1)
+
+
+def _interrupted(journal: Path) -> None:
+    """Ctrl-C: say how much was kept and how to resume, exit EXIT_INTERRUPTED."""
+    kept = 0
+    if journal.is_file():
+        kept = sum(1 for line in journal.read_text(encoding="utf-8", errors="replace").splitlines()
+                   if line.strip())
+    ctx = click.get_current_context()
+    argv = ctx.find_root().meta.get("corpus.argv") or ctx.meta.get("corpus.argv") or []
+    root = ctx.find_root().command_path
+    click.echo(f"\ninterrupted: {kept} judgments kept in {journal}; resume with:\n  "
+               f"{root} corpus {shlex.join(argv)}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def _bound_preflight(rate: float):
+    """Refuse ``--max-false-accept RATE --bound upper`` before judging anything when a gate has too
+    few destroying mutants for the Wilson 95% upper bound of 0/n to reach RATE: that gate would
+    fail whatever it does. The message gives the n it would need."""
+    from corpus.model import DESTROYING
+
+    def check(jobs) -> None:
+        n_by_gate: dict[tuple[str, str], int] = {}
+        for j in jobs:
+            if is_planted(j.gate.status):      # defective on purpose: not held to the bound
+                continue
+            key = (j.loop.id, j.gate.name)
+            n_by_gate[key] = n_by_gate.get(key, 0) + (j.mutant is not None and j.mutant.label == DESTROYING)
+        need = wilson_n_needed(rate)
+        short = [(k, n) for k, n in n_by_gate.items() if need is None or n < need]
+        if short:
+            (loop, gate), n = short[0]
+            want = "no n can (an upper bound of 0/n is always above 0; use --bound point)" if need is None \
+                else f"it needs n >= {need} destroying mutants"
+            raise click.UsageError(
+                f"--max-false-accept {rate:g} --bound upper can never pass for {loop}:{gate}: it has "
+                f"n = {n} destroying mutants, and the Wilson 95% upper bound of 0/{n} is "
+                f"{wilson(0, n).hi or 1.0:.4f} > {rate:g}; {want} (add operator families) "
+                f"({len(short)} gate(s) short)")
+    return check
+
+
+def wilson_n_needed(rate: float) -> int | None:
+    """The smallest n whose Wilson 95% upper bound of 0/n is <= ``rate`` (None when rate <= 0).
+    Closed form z^2 (1 - rate) / rate, checked against analysis.wilson itself."""
+    if rate <= 0:
+        return None
+    if rate >= 1:
+        return 1
+    z2 = 1.959963984540054 ** 2
+    n = max(1, int(z2 * (1 - rate) / rate) - 2)
+    while (wilson(0, n).hi or 1.0) > rate:
+        n += 1
+    return n
 
 
 def _first(report: list[dict], n: int) -> list[dict]:
