@@ -12,7 +12,8 @@ import click
 
 from analysis.wilson import wilson
 from corpus import catalogue as cat
-from corpus.declarations import DeclarationError, load_hints
+from corpus.config import CorpusConfig, find_config, load_config
+from corpus.declarations import DeclarationError, check_hint_values, load_hints
 from corpus.freeze import freeze as do_freeze
 from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
@@ -37,13 +38,17 @@ EXIT_INTERRUPTED = 130
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
-              context_dir: Path | None, tmp: Path) -> cat.Loop:
+              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = ()) -> cat.Loop:
     """An ad-hoc loop around a user's own gate and conforming artifact (validated: bad input raises
-    DeclarationError or KindError with a one-line message)."""
+    DeclarationError or KindError with a one-line message). ``skip_lines`` (from pyproject.toml)
+    are added to the hints' own."""
     artifact = artifact.resolve()
     if not artifact.is_file():
         raise click.UsageError(f"--artifact {artifact} is not a file")
     hints = load_hints(hints_path) if hints_path else {}
+    if skip_lines:
+        hints["skip_lines"] = [*hints.get("skip_lines", []), *skip_lines]
+        check_hint_values(hints_path or Path("pyproject.toml"), "artifact", hints)
     kind = kind or hints.pop("kind", None) or infer_kind(artifact)
     hints.pop("kind", None)
     if kind == "python":
@@ -67,6 +72,24 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
                     artifact_dir=art_dir, hints={k: v for k, v in hints.items() if k != "not_applicable"},
                     not_applicable=tuple(hints.get("not_applicable", [])),
                     gate_paths=[gate_path.resolve()])
+
+
+_CONFIG_KEYS = {"families": "families", "gate_path": "gate", "artifact": "artifact", "hints": "hints",
+                "context_dir": "context_dir", "out_dir": "out", "workers": "workers",
+                "fail_on_vacuous": "fail_on_vacuous", "max_false_accept": "max_false_accept", "bound": "bound"}
+
+
+def _with_config(ctx: click.Context, cfg: CorpusConfig, **given) -> dict:
+    """``given`` option values, each replaced by the config's where the option was left at its
+    default on the command line (the command line wins) and the config sets it."""
+    out = dict(given)
+    for name, key in _CONFIG_KEYS.items():
+        value = getattr(cfg, key)
+        if value in (None, ()):
+            continue
+        if ctx.get_parameter_source(name) in (None, click.core.ParameterSource.DEFAULT):
+            out[name] = value
+    return out
 
 
 def register(group: click.Group) -> None:
@@ -109,7 +132,11 @@ def corpus() -> None:
               help="directory copied with the artifact for every judgment (default: the file alone)")
 @click.option("--frozen", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="freeze file: refuse to measure if any gate changed since it was frozen")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="output directory (default: out in [tool.proof-harness.corpus])")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml whose [tool.proof-harness.corpus] table gives the defaults "
+                   "(default: the nearest pyproject.toml)")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--fail-on-vacuous", is_flag=True,
               help="exit 1 if an unplanted gate is vacuous (absence, hollowing, self-attesting), never "
@@ -123,11 +150,23 @@ def corpus() -> None:
               help="print at most this many surviving mutants' diffs (all are in survivors.md)")
 @click.option("--quiet", is_flag=True)
 def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
-                out_dir, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors, quiet):
+                out_dir, config_path, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors,
+                quiet):
     """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv,
     exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table.
     Each judgment is journalled under --out as it ends: run the same command again after a
-    crash or a kill and only the missing judgments run."""
+    crash or a kill and only the missing judgments run. Defaults come from the
+    [tool.proof-harness.corpus] table of pyproject.toml; the command line wins."""
+    cfg = load_config(config_path) if config_path else find_config()
+    opts = _with_config(click.get_current_context(), cfg, families=families, gate_path=gate_path,
+                        artifact=artifact, hints=hints, context_dir=context_dir, out_dir=out_dir,
+                        workers=workers, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept,
+                        bound=bound)
+    (families, gate_path, artifact, hints, context_dir, out_dir, workers, fail_on_vacuous, max_false_accept,
+     bound) = (opts[k] for k in ("families", "gate_path", "artifact", "hints", "context_dir", "out_dir",
+                                 "workers", "fail_on_vacuous", "max_false_accept", "bound"))
+    if out_dir is None:
+        raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
     families = tuple(families) or ("v1",)
     if bool(gate_path) != bool(artifact):
         raise click.UsageError("--gate and --artifact go together")
@@ -135,7 +174,7 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         try:
             if gate_path:
                 load_gate(gate_path)   # validate early, with a readable message
-                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp))]
+                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines)]
                 tier2 = False
             else:
                 loops = cat.load_catalogue(only=loop_id)

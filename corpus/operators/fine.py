@@ -20,6 +20,9 @@ Not mutated: docstrings, annotations, assignments to dunder names (``__all__``),
 from __future__ import annotations
 
 import functools
+import io
+import re
+import tokenize
 
 import libcst as cst
 import libcst.matchers as m
@@ -302,6 +305,28 @@ def _analyse(text: str):
     return mod, spans, visitor.sites
 
 
+PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
+
+
+@functools.lru_cache(maxsize=8)
+def skipped_lines(text: str, patterns: tuple[str, ...] = ()) -> frozenset[int]:
+    """Line numbers (1-based) never mutated: a line whose comment says ``# pragma: no mutate``
+    (as mutmut: the mutants starting on that line are dropped; a pragma inside a string does not
+    count, comments are read with tokenize), and a line matching one of the ``skip_lines`` hint's
+    regular expressions (re.search on the line's text)."""
+    out = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and PRAGMA.search(tok.string):
+                out.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    regexes = [re.compile(p) for p in patterns]
+    if regexes:
+        out.update(i for i, line in enumerate(text.splitlines(), 1) if any(r.search(line) for r in regexes))
+    return frozenset(out)
+
+
 def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
     """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
     into the artifact text (the rest of the file stays byte-identical)."""
@@ -312,7 +337,10 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
     except cst.ParserSyntaxError:
         return []
     out = []
+    skip = skipped_lines(spec.text, tuple(spec.hints.get("skip_lines", ())))
     for top, node, new, line, label, note in sites.get(op, []):
+        if line in skip:
+            continue
         lo, hi = spans[top]
         code = spec.text[:lo] + mod.code_for_node(mod.body[top].deep_replace(node, new)) + spec.text[hi:]
         if not compiles(code):
