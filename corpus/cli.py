@@ -11,7 +11,9 @@ from pathlib import Path
 import click
 
 from analysis.wilson import wilson
+from corpus import browse
 from corpus import catalogue as cat
+from corpus.browse import write_index
 from corpus.config import CorpusConfig, find_config, load_config
 from corpus.declarations import DeclarationError, check_hint_values, load_hints
 from corpus.freeze import freeze as do_freeze
@@ -213,6 +215,11 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         paths.append(out_dir / "survivors.md")
         paths.append(write_junit(out_dir / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
         paths.append(write_html(out_dir / "html", summary, report)[0])
+        run = {"mode": "user", "gate": str(gate_path.resolve()), "artifact": str(artifact.resolve()),
+               "kind": loops[0].kind, "hints": str(hints.resolve()) if hints else None,
+               "context_dir": str(context_dir.resolve()) if context_dir else None,
+               "skip_lines": list(cfg.skip_lines)} if gate_path else {"mode": "catalogue", "loop": loop_id}
+        paths += write_index(out_dir, m.mutants, m.conforming, {**run, "families": list(families)})
         journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
     click.echo(render_table(summary))
     if summary["planted"]:
@@ -391,3 +398,126 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
         click.echo(r.fmt())
     if out_file:
         out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+
+
+# ----------------------------------------------------------------------------- browsing a result
+
+def _out_dir(out_dir: Path | None) -> Path:
+    """--out, else out in [tool.proof-harness.corpus]; the directory of a finished measurement."""
+    out = out_dir or find_config().out
+    if out is None:
+        raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
+    return Path(out)
+
+
+def _browse(fn):
+    """Browse errors (no measurement, a stale or unknown mutant) are one line and exit 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        try:
+            return fn(*a, **kw)
+        except browse.BrowseError as exc:
+            raise click.UsageError(str(exc)) from None
+    return wrapper
+
+
+_OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                    help="the --out of a finished measurement (default: out in pyproject.toml)")
+
+
+@corpus.command("results")
+@_OUT
+@click.option("--all", "show_all", is_flag=True, help="every judgment, not only the survivors")
+@_browse
+def results_cmd(out_dir, show_all):
+    """The surviving destroying mutants (false accepts) of a measurement, one line each:
+    id, gate, operator and what changed; --all lists every judgment with its verdict."""
+    out = _out_dir(out_dir)
+    index = browse.load_index(out)
+    rows = [r for r in browse.judgments(out) if r["family"] != "control"]
+    shown = rows if show_all else [r for r in rows if browse.is_survivor(r)]
+    for r in shown:
+        note = index[r["mutant"]].d["note"] if r["mutant"] in index else ""
+        click.echo(f"{r['mutant']}  {r['gate']}  {r['verdict']:10} {r['operator']:20} {note}")
+    judged = [r for r in rows if r["verdict"] in ("accept", "reject")]
+    surv = [r for r in rows if browse.is_survivor(r)]
+    click.echo(f"{len(surv)} survivors of {sum(r['label'] == 'destroying' for r in judged)} judged destroying "
+               f"mutants ({len(rows)} judgments; `harness corpus show ID` for a diff)")
+
+
+@corpus.command("show")
+@click.argument("mutant")
+@_OUT
+@_browse
+def show_cmd(mutant, out_dir):
+    """One mutant: its diff against the conforming artifact and its verdict per gate."""
+    out = _out_dir(out_dir)
+    s = browse.find(browse.load_index(out), mutant)
+    click.echo(f"{s.id}  {s.d['operator']}  {s.d['label']}  {s.d['note']}")
+    for r in browse.judgments(out):
+        if r["mutant"] == s.id:
+            click.echo(f"  {r['gate']}: {r['verdict']} ({r['executor']}) {r['reason'][:160]}")
+    click.echo(browse.diff(s, browse.conforming(out, s.d["loop"])), nl=False)
+
+
+def _artifact_on_disk(out: Path, s: browse.Stored) -> Path:
+    run = json.loads((out / browse.RUN).read_text())
+    if run.get("mode") == "user":
+        return Path(run["artifact"])
+    return cat.load_catalogue(only=s.d["loop"])[0].target_path
+
+
+@corpus.command("apply")
+@click.argument("mutant")
+@_OUT
+@_browse
+def apply_cmd(mutant, out_dir):
+    """Write MUTANT into the artifact file (to look at a survivor in place; undo with your VCS).
+    Refused when the file changed since the measurement or the mutant deletes the file."""
+    out = _out_dir(out_dir)
+    s = browse.find(browse.load_index(out), mutant)
+    path = _artifact_on_disk(out, s)
+    content = s.content(path.read_bytes())
+    if content is None:
+        raise click.UsageError(f"{s.id} deletes {path}; not applied")
+    path.write_bytes(content)
+    click.echo(f"applied {s.id} to {path} ({s.d['note']})")
+
+
+@corpus.command("retest")
+@click.argument("mutants", nargs=-1, required=True)
+@_OUT
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@_browse
+def retest_cmd(mutants, out_dir, workers):
+    """Judge these mutants again, cold, with the measurement's gate(s), against the artifact as it
+    is now (refused when it changed since), and print old -> new verdicts (judgments.csv is kept)."""
+    from corpus.measure import Job, run_job
+    out = _out_dir(out_dir)
+    index = browse.load_index(out)
+    picked = [browse.find(index, m) for m in mutants]
+    old = {(r["mutant"], r["gate"]): r["verdict"] for r in browse.judgments(out)}
+    run = json.loads((out / browse.RUN).read_text())
+    with tempfile.TemporaryDirectory(prefix="corpus-retest-") as tmp:
+        if run.get("mode") == "user":
+            loops = [user_loop(Path(run["gate"]), Path(run["artifact"]), run.get("kind"),
+                               Path(run["hints"]) if run.get("hints") else None,
+                               Path(run["context_dir"]) if run.get("context_dir") else None, Path(tmp),
+                               tuple(run.get("skip_lines", ())))]
+        else:
+            loops = cat.load_catalogue(only=run.get("loop"))
+        by_id = {lp.id: lp for lp in loops}
+        jobs = []
+        for s in picked:
+            lp = by_id[s.d["loop"]]
+            m = s.mutant(lp.target_path.read_bytes())
+            jobs += [Job(lp, g, m) for g in lp.gates()]
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            rows = list(ex.map(run_job, jobs))
+    for r in rows:
+        was = old.get((r.mutant, r.gate), "-")
+        click.echo(f"{r.mutant}  {r.gate}: {was} -> {r.verdict}{'' if was == r.verdict else '  (changed)'}"
+                   f"  {r.reason[:120]}")
