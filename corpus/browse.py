@@ -53,7 +53,7 @@ def write_index(out: Path, mutants: dict[str, Mutant], conforming: dict[str, tup
         (out / "conforming" / _slug(loop)).write_bytes(data)
     with (out / MUTANTS).open("w", encoding="utf-8") as f:
         for m in mutants.values():
-            d = {"id": m.id, "loop": m.loop, "family": m.family, "operator": m.operator, "label": m.label,
+            d: dict[str, object] = {"id": m.id, "loop": m.loop, "family": m.family, "operator": m.operator, "label": m.label,
                  "note": m.note, "target": m.target, "parent_digest": m.parent_digest, "probe": m.probe}
             parent = conforming.get(m.loop, ("", b""))[1]
             if m.content is None:

@@ -29,6 +29,7 @@ from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
+CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
 EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
 (--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
 own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
@@ -148,12 +149,15 @@ def corpus() -> None:
 @click.option("--bound", type=click.Choice(["point", "upper"]), default="point", show_default=True,
               help="--max-false-accept compares the rate itself or its Wilson 95% upper bound")
 @click.option("--cold", is_flag=True, help="judge pytest gates the cold way (whole suite per mutant)")
+@click.option("--fresh", is_flag=True, help="ignore the judgment cache under --out (judge everything again)")
+@click.option("--since", "since", metavar="GIT_REF",
+              help="judge only mutants in the functions changed since this git revision (git diff)")
 @click.option("--survivors", "show_survivors", type=click.IntRange(0), default=20, show_default=True,
               help="print at most this many surviving mutants' diffs (all are in survivors.md)")
 @click.option("--quiet", is_flag=True)
 def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
-                out_dir, config_path, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors,
-                quiet):
+                out_dir, config_path, workers, fail_on_vacuous, max_false_accept, bound, cold, fresh, since,
+                show_survivors, quiet):
     """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv,
     exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table.
     Each judgment is journalled under --out as it ends: run the same command again after a
@@ -199,9 +203,15 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         journal = out_dir / JOURNAL
         preflight = _bound_preflight(max_false_accept) if max_false_accept is not None and bound == "upper" \
             else None
+        keep = _since(since, loops, artifact) if since else None
+
+        def announce(reused: int, to_judge: int) -> None:
+            if not quiet or reused:
+                click.echo(f"{reused} unchanged, {to_judge} to judge", err=True)
         try:
             m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress,
-                        fast=not cold, journal=journal, preflight=preflight)
+                        fast=not cold, journal=journal, preflight=preflight, keep=keep, announce=announce,
+                        cache=None if fresh else out_dir / CACHE)
         except KeyboardInterrupt:
             _interrupted(journal)
         if m.resumed:
@@ -244,6 +254,25 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
         sys.exit(1)
+
+
+def _since(ref: str, loops: list, artifact: Path | None):
+    """``--since REF``: (predicate, why) keeping the mutants inside the top-level statements
+    (functions, classes) that hold a line changed since REF; a bad REF or no git is bad input."""
+    from corpus.incremental import changed_units, in_changed, lines_changed_since
+    spans = {}
+    for lp in loops:
+        on_disk = artifact.resolve() if artifact else lp.target_path
+        try:
+            lines = lines_changed_since(ref, on_disk)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        spans[lp.id] = (lp.target_path.read_bytes(), changed_units(lp.target_path.read_bytes(), lines))
+
+    def keep(job) -> bool:
+        parent, changed = spans[job.loop.id]
+        return in_changed(parent, job.mutant, changed)
+    return keep, f"unchanged since {ref}"
 
 
 def _interrupted(journal: Path) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import tempfile
 import threading
 import time
@@ -35,6 +36,7 @@ from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
+from corpus.incremental import JudgmentCache
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.text import escape_controls
@@ -96,6 +98,7 @@ class Measurement:
     resumed: int = 0              # judgments reused from the journal of an earlier, killed run
     # (loop, gate file) -> {"timeout_s", "basis"}: the mutants' timeout derived from the control
     timeouts: dict[tuple[str, str], dict] = field(default_factory=dict)
+    cached: int = 0               # judgments reused from the judgment cache (unchanged since an earlier run)
     # (loop, gate file) -> why its mutants were not judged (the control could not be judged)
     stopped: dict[tuple[str, str], str] = field(default_factory=dict)
 
@@ -284,9 +287,50 @@ def _controls_first(jobs: list[Job], pending: list[Job], resumed: dict, workers:
     return rows, timeouts, stopped
 
 
+def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
+    """``keep = (predicate, why)``: the mutant jobs the predicate refuses leave the plan, counted in
+    one exclusion per loop (``--since``: mutants outside the functions changed since a revision)."""
+    if keep is None:
+        return jobs
+    pred, why = keep
+    out: list[Job] = []
+    dropped: dict[str, int] = {}
+    for j in jobs:
+        if j.mutant is None or pred(j):
+            out.append(j)
+        else:
+            dropped[j.loop.id] = dropped.get(j.loop.id, 0) + 1
+    for loop, n in dropped.items():
+        exclusions.append({"loop": loop, "scope": "since", "reason": why,
+                           "detail": f"{n} judgments of mutants outside the changed functions left out"})
+    return out
+
+
+def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest
+                ) -> tuple[list[Row], dict[tuple[str, str, str], str]]:
+    """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
+    journalled, and every job's cache key."""
+    if cache is None:
+        return [], {}
+    parents: dict[str, bytes] = {}
+    rows: list[Row] = []
+    keys: dict[tuple[str, str, str], str] = {}
+    for j in jobs:
+        parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
+        k = keys[_job_key(j)] = cache.key(j.loop.id, digest(j.gate), parent, j.mutant)
+        if _job_key(j) in journalled:
+            continue
+        hit = cache.get(k)
+        if hit is not None and hit.get("verdict") not in (SKIPPED, None):
+            rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                             hit.get("tests")))
+    return rows, keys
+
+
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
             gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True,
-            journal: Path | None = None, preflight=None) -> Measurement:
+            journal: Path | None = None, preflight=None, cache: Path | None = None, keep=None,
+            announce=None) -> Measurement:
     """Judge every job. ``fast``: pytest gates go through the fork-server path (same verdicts as
     the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold. A
     pytest gate's session (its coverage run and servers) starts while the controls are judged.
@@ -294,20 +338,33 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     (never run); the others get timeouts derived from their control (``derive_timeout``).
     ``journal``: each finished judgment is appended there as it ends, and the judgments already
     in it (same job, same mutant bytes, same gate files) are reused, not judged again.
-    ``preflight(jobs)`` is called with the plan before anything is judged (it may raise)."""
+    ``preflight(jobs)`` is called with the plan before anything is judged (it may raise).
+    ``cache``: the judgment cache (corpus/incremental.py); a job whose key is in it is not judged
+    again. ``keep``: (predicate, why) narrowing the mutant jobs (``--since``). ``announce(reused,
+    to_judge)`` is called once the mutant judgments to run are known."""
     t0 = time.perf_counter()
     book = Journal(journal) if journal is not None else None
     jobs, exclusions = plan(loops, families, tier2, gates)
+    jobs = _narrow(jobs, exclusions, keep)
     if preflight is not None:
         preflight(jobs)
     resumed = book.load(jobs) if book else {}
+    store = JudgmentCache(cache) if cache is not None else None
+    cached, cache_keys = _from_cache(store, jobs, set(resumed),
+                                     book.gate_digest if book else Journal(Path(os.devnull)).gate_digest)
+    resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
     pending = [j for j in jobs if _job_key(j) not in resumed]
+    if announce is not None:
+        announce(sum(1 for k in resumed if not k[2].endswith("/control")),
+                 sum(j.mutant is not None for j in pending))
     job_of = {_job_key(j): j for j in pending}
     lock, done = threading.Lock(), [0]
 
     def tick(row: Row) -> Row:
         if book and row.verdict != SKIPPED:
             book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
+        if store is not None and row.verdict != SKIPPED:
+            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
         with lock:
             done[0] += 1
             n = done[0]
@@ -341,6 +398,13 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         for f in starting.values():
             if not f.cancelled() and f.exception() is None:
                 f.result().__exit__(None, None, None)
+    if store is not None:
+        for r in rows:          # judgments resumed from the journal join the cache too
+            k = cache_keys.get((r.loop, r.gate_path, r.mutant))
+            if k is not None and store.get(k) is None and r.verdict != SKIPPED:
+                store.put(k, r)
+        if keep is None:        # a narrowed run (--since) keeps the judgments it left out
+            store.compact(set(cache_keys.values()))
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
@@ -349,7 +413,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     return Measurement(rows=rows, exclusions=exclusions, loops=measured,
                        families=tuple(families) + (("tier2",) if tier2 else ()),
                        wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming,
-                       resumed=len(resumed), timeouts=timeouts, stopped=stopped)
+                       resumed=len(resumed) - len(cached), timeouts=timeouts, stopped=stopped,
+                       cached=len(cached))
 
 
 # ----------------------------------------------------------------------------- summaries
