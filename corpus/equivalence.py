@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import warnings
 from itertools import zip_longest
 from types import CodeType
 
@@ -33,7 +34,9 @@ _CO_OPTIMIZED = 0x0001    # inspect.CO_OPTIMIZED: a function's (or lambda's, com
 @functools.lru_cache(maxsize=1024)
 def _compile(source: str) -> CodeType | None:
     try:
-        return compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
+        with warnings.catch_warnings():     # '"is" with a literal' and the like: a mutant, not news
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError):
         return None
 
@@ -63,6 +66,10 @@ def _same(a: CodeType, b: CodeType) -> bool:
                 _same(x, y) if isinstance(x, CodeType) and isinstance(y, CodeType) else _const(x) == _const(y)
                 for x, y in zip(a.co_consts, b.co_consts)):
         return True
+    if a.co_code[::2] != b.co_code[::2]:
+        # the opcode bytes (inline caches included) differ: some offset holds another instruction
+        # in each, or the streams differ in length, so the comparison below cannot succeed
+        return False
     for x, y in zip_longest(dis.get_instructions(a), dis.get_instructions(b)):
         if x is None or y is None or x.opname != y.opname or x.offset != y.offset:
             return False
