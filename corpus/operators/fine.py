@@ -28,7 +28,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from corpus.equivalence import compiles, identical_bytecode
+from corpus.equivalence import compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
 
@@ -396,6 +396,9 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
             continue
         if label == DESTROYING and identical_bytecode(original, stmt):
             label, note = EQUIVALENT, f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: identical bytecode]"
+        elif label == DESTROYING and op == "comparison" and residue_equivalent(spec.text, original, stmt):
+            label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: the residue of "
+                                       f"an int by a positive constant is never negative]")
         code = spec.text[:lo] + stmt + spec.text[hi:]
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
