@@ -363,7 +363,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     def tick(row: Row) -> Row:
         if book and row.verdict != SKIPPED:
             book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
-        if store is not None and row.verdict != SKIPPED:
+        if store is not None and row.verdict != SKIPPED and \
+                not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
             store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
         with lock:
             done[0] += 1
@@ -401,7 +402,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     if store is not None:
         for r in rows:          # judgments resumed from the journal join the cache too
             k = cache_keys.get((r.loop, r.gate_path, r.mutant))
-            if k is not None and store.get(k) is None and r.verdict != SKIPPED:
+            if k is not None and store.get(k) is None and r.verdict != SKIPPED and \
+                    not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
                 store.put(k, r)
         if keep is None:        # a narrowed run (--since) keeps the judgments it left out
             store.compact(set(cache_keys.values()))

@@ -168,3 +168,10 @@ def test_n_needed_against_statsmodels(rate):
     assert proportion_confint(0, n, alpha=0.05, method="wilson")[1] <= rate
     assert n == 1 or proportion_confint(0, n - 1, alpha=0.05, method="wilson")[1] > rate
     assert wilson_n_needed(0.18) == 18 and wilson_n_needed(0.0) is None   # issue 26: n <= 17 fails at 18%
+
+
+def test_a_control_that_timed_out_is_judged_again_next_run(cli, tmp_path):
+    args = ["--gate", EX / "hangs.toml", "--artifact", EX / "report.json", "--out", tmp_path / "o"]
+    _run(cli, *args, "--quiet")
+    r = _run(cli, *args)
+    assert "0 unchanged" in r.output and "JUDGING STOPPED" in r.output, r.output    # not served from the cache
