@@ -510,7 +510,10 @@ def summarize(m: Measurement) -> dict:
             "controls_rejected": [{"loop": g["loop"], "gate": g["gate"], "verdict": g["control_verdict"],
                                    "reason": g["control_reason"]}
                                   for g in gates if g["control_verdict"] != Verdict.ACCEPT.value],
-            "wall_s": round(m.wall_s, 2)}
+            "wall_s": round(m.wall_s, 2),
+            # judgments reused from --out's judgment cache (executor "cached" in judgments.csv): a
+            # number that must come from fresh judgments needs --fresh
+            "reused_from_cache": m.cached}
 
 
 def _jsonable(d: dict) -> dict:
