@@ -3,20 +3,25 @@ score a reviewer. Registered into the main CLI by harness/cli.py."""
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 
 import click
 
+from analysis.wilson import wilson
+from corpus import browse
 from corpus import catalogue as cat
-from corpus.declarations import DeclarationError, load_hints
+from corpus.browse import write_index
+from corpus.config import CorpusConfig, find_config, load_config
+from corpus.declarations import DeclarationError, check_hint_values, load_hints
 from corpus.freeze import freeze as do_freeze
 from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind
-from corpus.measure import ci_failures, measure, planted_report, render_table, summarize, write_outputs
+from corpus.measure import ci_failures, is_planted, measure, planted_report, render_table, summarize, write_outputs
 from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
@@ -24,23 +29,33 @@ from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
+CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
 EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
 (--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
 own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
-binary, of unknown kind or does not parse as its kind, a changed frozen gate)."""
+binary, of unknown kind or does not parse as its kind, a changed frozen gate, a --bound upper
+RATE no gate's number of mutants can ever meet); 130 interrupted (Ctrl-C): every judgment
+reached is kept in the journal under --out, and the same command resumes."""
+EXIT_INTERRUPTED = 130
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
-              context_dir: Path | None, tmp: Path) -> cat.Loop:
+              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = ()) -> cat.Loop:
     """An ad-hoc loop around a user's own gate and conforming artifact (validated: bad input raises
-    DeclarationError or KindError with a one-line message)."""
+    DeclarationError or KindError with a one-line message). ``skip_lines`` (from pyproject.toml)
+    are added to the hints' own."""
     artifact = artifact.resolve()
     if not artifact.is_file():
         raise click.UsageError(f"--artifact {artifact} is not a file")
     hints = load_hints(hints_path) if hints_path else {}
+    if skip_lines:
+        hints["skip_lines"] = [*hints.get("skip_lines", []), *skip_lines]
+        check_hint_values(hints_path or Path("pyproject.toml"), "artifact", hints)
     kind = kind or hints.pop("kind", None) or infer_kind(artifact)
     hints.pop("kind", None)
+    if kind == "python":
+        hints.setdefault("role", "code")   # a .py artifact's requirement is its behaviour unless the hints say not
     check_content(artifact, artifact.read_bytes(), kind)
     if context_dir:
         context_dir = context_dir.resolve()
@@ -62,12 +77,34 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
                     gate_paths=[gate_path.resolve()])
 
 
+_CONFIG_KEYS = {"families": "families", "gate_path": "gate", "artifact": "artifact", "hints": "hints",
+                "context_dir": "context_dir", "out_dir": "out", "workers": "workers",
+                "fail_on_vacuous": "fail_on_vacuous", "max_false_accept": "max_false_accept", "bound": "bound"}
+
+
+def _with_config(ctx: click.Context, cfg: CorpusConfig, **given) -> dict:
+    """``given`` option values, each replaced by the config's where the option was left at its
+    default on the command line (the command line wins) and the config sets it."""
+    out = dict(given)
+    for name, key in _CONFIG_KEYS.items():
+        value = getattr(cfg, key)
+        if value in (None, ()):
+            continue
+        if ctx.get_parameter_source(name) in (None, click.core.ParameterSource.DEFAULT):
+            out[name] = value
+    return out
+
+
 def register(group: click.Group) -> None:
     group.add_command(corpus)
 
 
 class _CorpusGroup(click.Group):
     """Bad input raised by the corpus's own loaders ends as a one-line error and exit 2."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["corpus.argv"] = list(args)     # the command as typed, for the resume line
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:
@@ -98,7 +135,11 @@ def corpus() -> None:
               help="directory copied with the artifact for every judgment (default: the file alone)")
 @click.option("--frozen", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="freeze file: refuse to measure if any gate changed since it was frozen")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="output directory (default: out in [tool.proof-harness.corpus])")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="pyproject.toml whose [tool.proof-harness.corpus] table gives the defaults "
+                   "(default: the nearest pyproject.toml)")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
 @click.option("--fail-on-vacuous", is_flag=True,
               help="exit 1 if an unplanted gate is vacuous (absence, hollowing, self-attesting), never "
@@ -108,15 +149,30 @@ def corpus() -> None:
 @click.option("--bound", type=click.Choice(["point", "upper"]), default="point", show_default=True,
               help="--max-false-accept compares the rate itself or its Wilson 95% upper bound")
 @click.option("--cold", is_flag=True, help="judge pytest gates the cold way (whole suite per mutant)")
+@click.option("--fresh", is_flag=True, help="ignore the judgment cache under --out (judge everything again)")
+@click.option("--since", "since", metavar="GIT_REF",
+              help="judge only mutants in the functions changed since this git revision (git diff)")
 @click.option("--survivors", "show_survivors", type=click.IntRange(0), default=20, show_default=True,
               help="print at most this many surviving mutants' diffs (all are in survivors.md)")
 @click.option("--quiet", is_flag=True)
 def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
-                out_dir, workers, fail_on_vacuous, max_false_accept, bound, cold, show_survivors, quiet):
+                out_dir, config_path, workers, fail_on_vacuous, max_false_accept, bound, cold, fresh, since,
+                show_survivors, quiet):
     """Judge every mutant with every gate; write summary.json, gates.csv, judgments.csv,
     exclusions.csv, survivors.md, junit.xml and html/ under --out, and print the table.
     Each judgment is journalled under --out as it ends: run the same command again after a
-    crash or a kill and only the missing judgments run."""
+    crash or a kill and only the missing judgments run. Defaults come from the
+    [tool.proof-harness.corpus] table of pyproject.toml; the command line wins."""
+    cfg = load_config(config_path) if config_path else find_config()
+    opts = _with_config(click.get_current_context(), cfg, families=families, gate_path=gate_path,
+                        artifact=artifact, hints=hints, context_dir=context_dir, out_dir=out_dir,
+                        workers=workers, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept,
+                        bound=bound)
+    (families, gate_path, artifact, hints, context_dir, out_dir, workers, fail_on_vacuous, max_false_accept,
+     bound) = (opts[k] for k in ("families", "gate_path", "artifact", "hints", "context_dir", "out_dir",
+                                 "workers", "fail_on_vacuous", "max_false_accept", "bound"))
+    if out_dir is None:
+        raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
     families = tuple(families) or ("v1",)
     if bool(gate_path) != bool(artifact):
         raise click.UsageError("--gate and --artifact go together")
@@ -124,7 +180,7 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         try:
             if gate_path:
                 load_gate(gate_path)   # validate early, with a readable message
-                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp))]
+                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines)]
                 tier2 = False
             else:
                 loops = cat.load_catalogue(only=loop_id)
@@ -145,8 +201,19 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
 
         out_dir.mkdir(parents=True, exist_ok=True)
         journal = out_dir / JOURNAL
-        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress, fast=not cold,
-                    journal=journal)
+        preflight = _bound_preflight(max_false_accept) if max_false_accept is not None and bound == "upper" \
+            else None
+        keep = _since(since, loops, artifact) if since else None
+
+        def announce(reused: int, to_judge: int) -> None:
+            if not quiet or reused:
+                click.echo(f"{reused} unchanged, {to_judge} to judge", err=True)
+        try:
+            m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress,
+                        fast=not cold, journal=journal, preflight=preflight, keep=keep, announce=announce,
+                        cache=None if fresh else out_dir / CACHE)
+        except KeyboardInterrupt:
+            _interrupted(journal)
         if m.resumed:
             click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
                        f"was stopped; same mutants, same gate files)", err=True)
@@ -158,6 +225,11 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         paths.append(out_dir / "survivors.md")
         paths.append(write_junit(out_dir / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
         paths.append(write_html(out_dir / "html", summary, report)[0])
+        run = {"mode": "user", "gate": str(gate_path.resolve()), "artifact": str(artifact.resolve()),
+               "kind": loops[0].kind, "hints": str(hints.resolve()) if hints else None,
+               "context_dir": str(context_dir.resolve()) if context_dir else None,
+               "skip_lines": list(cfg.skip_lines)} if gate_path else {"mode": "catalogue", "loop": loop_id}
+        paths += write_index(out_dir, m.mutants, m.conforming, {**run, "families": list(families)})
         journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
     click.echo(render_table(summary))
     if summary["planted"]:
@@ -182,6 +254,80 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
         sys.exit(1)
+
+
+def _since(ref: str, loops: list, artifact: Path | None):
+    """``--since REF``: (predicate, why) keeping the mutants inside the top-level statements
+    (functions, classes) that hold a line changed since REF; a bad REF or no git is bad input."""
+    from corpus.incremental import changed_units, in_changed, lines_changed_since
+    spans = {}
+    for lp in loops:
+        on_disk = artifact.resolve() if artifact else lp.target_path
+        try:
+            lines = lines_changed_since(ref, on_disk)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        spans[lp.id] = (lp.target_path.read_bytes(), changed_units(lp.target_path.read_bytes(), lines))
+
+    def keep(job) -> bool:
+        parent, changed = spans[job.loop.id]
+        return in_changed(parent, job.mutant, changed)
+    return keep, f"unchanged since {ref}"
+
+
+def _interrupted(journal: Path) -> None:
+    """Ctrl-C: say how much was kept and how to resume, exit EXIT_INTERRUPTED."""
+    kept = 0
+    if journal.is_file():
+        kept = sum(1 for line in journal.read_text(encoding="utf-8", errors="replace").splitlines()
+                   if line.strip())
+    ctx = click.get_current_context()
+    argv = ctx.find_root().meta.get("corpus.argv") or ctx.meta.get("corpus.argv") or []
+    root = ctx.find_root().command_path
+    click.echo(f"\ninterrupted: {kept} judgments kept in {journal}; resume with:\n  "
+               f"{root} corpus {shlex.join(argv)}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def _bound_preflight(rate: float):
+    """Refuse ``--max-false-accept RATE --bound upper`` before judging anything when a gate has too
+    few destroying mutants for the Wilson 95% upper bound of 0/n to reach RATE: that gate would
+    fail whatever it does. The message gives the n it would need."""
+    from corpus.model import DESTROYING
+
+    def check(jobs) -> None:
+        n_by_gate: dict[tuple[str, str], int] = {}
+        for j in jobs:
+            if is_planted(j.gate.status):      # defective on purpose: not held to the bound
+                continue
+            key = (j.loop.id, j.gate.name)
+            n_by_gate[key] = n_by_gate.get(key, 0) + (j.mutant is not None and j.mutant.label == DESTROYING)
+        need = wilson_n_needed(rate)
+        short = [(k, n) for k, n in n_by_gate.items() if need is None or n < need]
+        if short:
+            (loop, gate), n = short[0]
+            want = "no n can (an upper bound of 0/n is always above 0; use --bound point)" if need is None \
+                else f"it needs n >= {need} destroying mutants"
+            raise click.UsageError(
+                f"--max-false-accept {rate:g} --bound upper can never pass for {loop}:{gate}: it has "
+                f"n = {n} destroying mutants, and the Wilson 95% upper bound of 0/{n} is "
+                f"{wilson(0, n).hi or 1.0:.4f} > {rate:g}; {want} (add operator families) "
+                f"({len(short)} gate(s) short)")
+    return check
+
+
+def wilson_n_needed(rate: float) -> int | None:
+    """The smallest n whose Wilson 95% upper bound of 0/n is <= ``rate`` (None when rate <= 0).
+    Closed form z^2 (1 - rate) / rate, checked against analysis.wilson itself."""
+    if rate <= 0:
+        return None
+    if rate >= 1:
+        return 1
+    z2 = 1.959963984540054 ** 2
+    n = max(1, int(z2 * (1 - rate) / rate) - 2)
+    while (wilson(0, n).hi or 1.0) > rate:
+        n += 1
+    return n
 
 
 def _first(report: list[dict], n: int) -> list[dict]:
@@ -281,3 +427,126 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
         click.echo(r.fmt())
     if out_file:
         out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+
+
+# ----------------------------------------------------------------------------- browsing a result
+
+def _out_dir(out_dir: Path | None) -> Path:
+    """--out, else out in [tool.proof-harness.corpus]; the directory of a finished measurement."""
+    out = out_dir or find_config().out
+    if out is None:
+        raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
+    return Path(out)
+
+
+def _browse(fn):
+    """Browse errors (no measurement, a stale or unknown mutant) are one line and exit 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        try:
+            return fn(*a, **kw)
+        except browse.BrowseError as exc:
+            raise click.UsageError(str(exc)) from None
+    return wrapper
+
+
+_OUT = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                    help="the --out of a finished measurement (default: out in pyproject.toml)")
+
+
+@corpus.command("results")
+@_OUT
+@click.option("--all", "show_all", is_flag=True, help="every judgment, not only the survivors")
+@_browse
+def results_cmd(out_dir, show_all):
+    """The surviving destroying mutants (false accepts) of a measurement, one line each:
+    id, gate, operator and what changed; --all lists every judgment with its verdict."""
+    out = _out_dir(out_dir)
+    index = browse.load_index(out)
+    rows = [r for r in browse.judgments(out) if r["family"] != "control"]
+    shown = rows if show_all else [r for r in rows if browse.is_survivor(r)]
+    for r in shown:
+        note = index[r["mutant"]].d["note"] if r["mutant"] in index else ""
+        click.echo(f"{r['mutant']}  {r['gate']}  {r['verdict']:10} {r['operator']:20} {note}")
+    judged = [r for r in rows if r["verdict"] in ("accept", "reject")]
+    surv = [r for r in rows if browse.is_survivor(r)]
+    click.echo(f"{len(surv)} survivors of {sum(r['label'] == 'destroying' for r in judged)} judged destroying "
+               f"mutants ({len(rows)} judgments; `harness corpus show ID` for a diff)")
+
+
+@corpus.command("show")
+@click.argument("mutant")
+@_OUT
+@_browse
+def show_cmd(mutant, out_dir):
+    """One mutant: its diff against the conforming artifact and its verdict per gate."""
+    out = _out_dir(out_dir)
+    s = browse.find(browse.load_index(out), mutant)
+    click.echo(f"{s.id}  {s.d['operator']}  {s.d['label']}  {s.d['note']}")
+    for r in browse.judgments(out):
+        if r["mutant"] == s.id:
+            click.echo(f"  {r['gate']}: {r['verdict']} ({r['executor']}) {r['reason'][:160]}")
+    click.echo(browse.diff(s, browse.conforming(out, s.d["loop"])), nl=False)
+
+
+def _artifact_on_disk(out: Path, s: browse.Stored) -> Path:
+    run = json.loads((out / browse.RUN).read_text())
+    if run.get("mode") == "user":
+        return Path(run["artifact"])
+    return cat.load_catalogue(only=s.d["loop"])[0].target_path
+
+
+@corpus.command("apply")
+@click.argument("mutant")
+@_OUT
+@_browse
+def apply_cmd(mutant, out_dir):
+    """Write MUTANT into the artifact file (to look at a survivor in place; undo with your VCS).
+    Refused when the file changed since the measurement or the mutant deletes the file."""
+    out = _out_dir(out_dir)
+    s = browse.find(browse.load_index(out), mutant)
+    path = _artifact_on_disk(out, s)
+    content = s.content(path.read_bytes())
+    if content is None:
+        raise click.UsageError(f"{s.id} deletes {path}; not applied")
+    path.write_bytes(content)
+    click.echo(f"applied {s.id} to {path} ({s.d['note']})")
+
+
+@corpus.command("retest")
+@click.argument("mutants", nargs=-1, required=True)
+@_OUT
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
+@_browse
+def retest_cmd(mutants, out_dir, workers):
+    """Judge these mutants again, cold, with the measurement's gate(s), against the artifact as it
+    is now (refused when it changed since), and print old -> new verdicts (judgments.csv is kept)."""
+    from corpus.measure import Job, run_job
+    out = _out_dir(out_dir)
+    index = browse.load_index(out)
+    picked = [browse.find(index, m) for m in mutants]
+    old = {(r["mutant"], r["gate"]): r["verdict"] for r in browse.judgments(out)}
+    run = json.loads((out / browse.RUN).read_text())
+    with tempfile.TemporaryDirectory(prefix="corpus-retest-") as tmp:
+        if run.get("mode") == "user":
+            loops = [user_loop(Path(run["gate"]), Path(run["artifact"]), run.get("kind"),
+                               Path(run["hints"]) if run.get("hints") else None,
+                               Path(run["context_dir"]) if run.get("context_dir") else None, Path(tmp),
+                               tuple(run.get("skip_lines", ())))]
+        else:
+            loops = cat.load_catalogue(only=run.get("loop"))
+        by_id = {lp.id: lp for lp in loops}
+        jobs = []
+        for s in picked:
+            lp = by_id[s.d["loop"]]
+            m = s.mutant(lp.target_path.read_bytes())
+            jobs += [Job(lp, g, m) for g in lp.gates()]
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            rows = list(ex.map(run_job, jobs))
+    for r in rows:
+        was = old.get((r.mutant, r.gate), "-")
+        click.echo(f"{r.mutant}  {r.gate}: {was} -> {r.verdict}{'' if was == r.verdict else '  (changed)'}"
+                   f"  {r.reason[:120]}")

@@ -30,6 +30,7 @@ import ast
 import difflib
 import json
 import sysconfig
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
@@ -117,7 +118,9 @@ def changed_lines(original: str, mutant: str) -> set[int]:
 def _scopes(source: str) -> dict | None:
     """Per code object (by qualified name): variables and flags; None if it does not compile."""
     try:
-        code = compile(source, "<artifact>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():     # '"is" with a literal' in a mutant: expected, not news
+            warnings.simplefilter("ignore", SyntaxWarning)
+            code = compile(source, "<artifact>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
     out: dict = {}

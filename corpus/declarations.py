@@ -7,6 +7,7 @@ into a default (a typo in ``timeout_s`` is an error, not 30 seconds).
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -38,7 +39,8 @@ GATE_PATHS = {"tests": "a test file or directory", "schema": "a JSON schema file
 HINT_KEYS = {"requirement": STR, "kind": STR, "not_applicable": LIST_STR, "required_sections": LIST_STR,
              "obligations": LIST_STR, "comment_prefix": STR, "required_keys": LIST_STR,
              "typed_keys": LIST_STR, "unordered_lists": LIST_STR, "flags": LIST_STR,
-             "required_symbols": LIST_STR, "required_packages": LIST_STR, "role": STR}
+             "required_symbols": LIST_STR, "required_packages": LIST_STR, "role": STR,
+             "skip_lines": LIST_STR}
 HINT_ROLES = ("tests", "code")   # code: the requirement is the module's behaviour (family fine)
 LOOP_KEYS = {"id": STR, "title": STR, "domains": LIST_STR, "requirement": STR, "gates": LIST_STR}
 LOOP_ARTIFACT_KEYS = {**{k: v for k, v in HINT_KEYS.items() if k != "requirement"},
@@ -149,6 +151,12 @@ def check_hint_values(path: Path, table: str, hints: dict) -> None:
     if "role" in hints and hints["role"] not in HINT_ROLES:
         raise DeclarationError(f"{path}: [{table}] key 'role': expected one of {', '.join(HINT_ROLES)}, "
                                f"got {hints['role']!r}")
+    for pattern in hints.get("skip_lines", []):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise DeclarationError(f"{path}: [{table}] key 'skip_lines': {pattern!r} is not a regular "
+                                   f"expression ({exc})") from None
     if hints.get("not_applicable"):
         from corpus.operators import operators
         names = {o.name for o in operators()}

@@ -15,8 +15,11 @@ allowed here and only here).
 """
 from __future__ import annotations
 
+import ast
 import dis
 import functools
+import warnings
+from collections import deque
 from itertools import zip_longest
 from types import CodeType
 
@@ -33,7 +36,9 @@ _CO_OPTIMIZED = 0x0001    # inspect.CO_OPTIMIZED: a function's (or lambda's, com
 @functools.lru_cache(maxsize=1024)
 def _compile(source: str) -> CodeType | None:
     try:
-        return compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
+        with warnings.catch_warnings():     # '"is" with a literal' and the like: a mutant, not news
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return compile(source, "<artifact>", "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError):
         return None
 
@@ -63,6 +68,10 @@ def _same(a: CodeType, b: CodeType) -> bool:
                 _same(x, y) if isinstance(x, CodeType) and isinstance(y, CodeType) else _const(x) == _const(y)
                 for x, y in zip(a.co_consts, b.co_consts)):
         return True
+    if a.co_code[::2] != b.co_code[::2]:
+        # the opcode bytes (inline caches included) differ: some offset holds another instruction
+        # in each, or the streams differ in length, so the comparison below cannot succeed
+        return False
     for x, y in zip_longest(dis.get_instructions(a), dis.get_instructions(b)):
         if x is None or y is None or x.opname != y.opname or x.offset != y.offset:
             return False
@@ -82,3 +91,203 @@ def identical_bytecode(original: str, mutant: str) -> bool:
 
 def compiles(source: str) -> bool:
     return _compile(source) is not None
+
+
+# ----------------------------------------------------------------------------- residues of ints
+# ``E % c == 0`` -> ``E % c <= 0`` (and ``!= 0`` -> ``> 0``, and the mirrored ``0 == E % c`` ->
+# ``0 >= E % c``) cannot change behaviour when E is a Python int and c a positive int literal:
+# E % c is then in [0, c), never negative, never NaN, so "== 0" and "<= 0" agree on every value.
+# E is proved an int only from forms whose result is an int or an exception raised the same way
+# in both versions: int literals, + - * // % and unary - + ~ of ints, len/int/ord/abs of anything
+# (abs of an int), sum of a generator or list of ints, a conditional expression of ints, and a
+# local name every binding of which in its function is one of those (an assignment, an augmented
+# assignment with + - * // %, a for target over range(...) or the index of enumerate(...)). A
+# builtin name counts only when the module never binds it. Anything else: not proved, kept.
+
+_INT_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+_INT_CALLS = ("len", "int", "ord")
+_RESIDUE_PAIRS = {(ast.Eq, ast.LtE), (ast.NotEq, ast.Gt)}           # E % c  OP  0
+_RESIDUE_PAIRS_MIRRORED = {(ast.Eq, ast.GtE), (ast.NotEq, ast.Lt)}  # 0  OP  E % c
+
+
+def _nodes(tree: ast.AST):
+    """Every node under ``tree``, breadth first (``ast.walk``'s order, written out here)."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        todo.extend(ast.iter_child_nodes(node))
+        yield node
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Every name the module binds anywhere (any scope); a star import binds everything ("*")."""
+    out: set[str] = set()
+    for n in _nodes(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        elif isinstance(n, ast.MatchAs) and n.name or isinstance(n, ast.MatchStar) and n.name:
+            out.add(n.name)
+    return out
+
+
+class _IntProof:
+    """Is an expression provably a Python int inside ``func`` (see the block comment above)?"""
+
+    def __init__(self, func: ast.AST, shadowed: set[str]):
+        self.func, self.shadowed = func, shadowed
+        self.params = {a.arg for a in _nodes(func.args) if isinstance(a, ast.arg)} if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else set()
+        self.visiting: set[str] = set()
+
+    def builtin(self, name: str) -> bool:
+        return name not in self.shadowed and "*" not in self.shadowed
+
+    def expr(self, e: ast.AST) -> bool:
+        if isinstance(e, ast.Constant):
+            return type(e.value) in (int, bool)
+        if isinstance(e, ast.BinOp):
+            return isinstance(e.op, _INT_BINOPS) and self.expr(e.left) and self.expr(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return isinstance(e.op, (ast.USub, ast.UAdd, ast.Invert)) and self.expr(e.operand)
+        if isinstance(e, ast.IfExp):
+            return self.expr(e.body) and self.expr(e.orelse)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.keywords and self.builtin(e.func.id):
+            return self.call(e)
+        if isinstance(e, ast.Name):
+            return self.name(e.id)
+        return False
+
+    def call(self, e: ast.Call) -> bool:
+        name, args = e.func.id, e.args      # type: ignore[attr-defined]
+        if any(isinstance(a, ast.Starred) for a in args):
+            return False
+        if name in _INT_CALLS:
+            return len(args) == 1 or (name == "int" and len(args) == 2)
+        if name == "abs":
+            return len(args) == 1 and self.expr(args[0])
+        if name == "sum" and len(args) in (1, 2) and (len(args) == 1 or self.expr(args[1])):
+            it = args[0]
+            return isinstance(it, (ast.GeneratorExp, ast.ListComp)) and self._comp_elt(it)
+        return False
+
+    def _comp_elt(self, comp) -> bool:
+        inner = _IntProof(comp, self.shadowed)
+        inner.outer = self                  # type: ignore[attr-defined]
+        return inner.expr(comp.elt)
+
+    def name(self, name: str) -> bool:
+        if name in self.params or name in self.visiting:
+            return False
+        binds = list(self._bindings(name))
+        if not binds or any(b is None for b in binds):
+            outer = getattr(self, "outer", None)
+            return not binds and outer is not None and outer.name(name)
+        self.visiting.add(name)
+        try:
+            return all(self.expr(v) for v in binds)
+        finally:
+            self.visiting.discard(name)
+
+    def _bindings(self, name: str):
+        """The value of each binding of ``name`` in this scope (None = one that proves nothing)."""
+        scope = self.func
+        nodes = [scope] if isinstance(scope, (ast.GeneratorExp, ast.ListComp)) else list(_nodes(scope))
+        if isinstance(scope, (ast.GeneratorExp, ast.ListComp)):
+            for gen in scope.generators:
+                yield from self._target(gen.target, gen.iter, name)
+            return
+        for n in nodes:
+            if n is not scope and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                if _binds_in(n, name):
+                    yield None
+            elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+                yield None
+            elif isinstance(n, ast.Assign) and any(_mentions(t, name) for t in n.targets):
+                ok = len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                yield n.value if ok else None
+            elif isinstance(n, ast.AugAssign) and _mentions(n.target, name):
+                yield n.value if isinstance(n.target, ast.Name) and isinstance(n.op, _INT_BINOPS) else None
+            elif isinstance(n, (ast.For, ast.AsyncFor)) and _mentions(n.target, name):
+                yield from self._target(n.target, n.iter, name) if isinstance(n, ast.For) else [None]
+            elif isinstance(n, (ast.AnnAssign, ast.NamedExpr, ast.withitem, ast.ExceptHandler, ast.Delete,
+                                ast.comprehension, ast.Import, ast.ImportFrom, ast.MatchAs)) and _binds_in(n, name):
+                yield None
+
+    def _target(self, target, it, name: str):
+        """A for target over range(...) is an int; so is the index of enumerate(x) (no start)."""
+        fname = it.func.id if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+            self.builtin(it.func.id) and not it.keywords else None
+        if isinstance(target, ast.Name) and target.id == name:
+            yield ast.Constant(0) if fname == "range" else None
+        elif isinstance(target, ast.Tuple) and len(target.elts) == 2 and fname == "enumerate" and \
+                isinstance(target.elts[0], ast.Name) and target.elts[0].id == name and \
+                not _mentions(target.elts[1], name) and len(it.args) == 1:
+            yield ast.Constant(0)
+        elif _mentions(target, name):
+            yield None
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in _nodes(node))
+
+
+def _binds_in(node: ast.AST, name: str) -> bool:
+    return name in _bound_names(node)
+
+
+def _residue_compare(a: ast.Compare, b: ast.Compare) -> ast.AST | None:
+    """The E of ``E % c OP 0`` when a -> b is one of the residue pairs, else None."""
+    if len(a.ops) != 1 or len(b.ops) != 1 or ast.dump(a.left) != ast.dump(b.left) or \
+            ast.dump(a.comparators[0]) != ast.dump(b.comparators[0]):
+        return None
+    pair = (type(a.ops[0]), type(b.ops[0]))
+    zero = lambda e: isinstance(e, ast.Constant) and type(e.value) is int and e.value == 0  # noqa: E731
+    mod = lambda e: isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mod) and isinstance(e.right, ast.Constant) \
+        and type(e.right.value) is int and e.right.value > 0  # noqa: E731
+    if pair in _RESIDUE_PAIRS and mod(a.left) and zero(a.comparators[0]):
+        return a.left.left          # type: ignore[attr-defined]
+    if pair in _RESIDUE_PAIRS_MIRRORED and zero(a.left) and mod(a.comparators[0]):
+        return a.comparators[0].left    # type: ignore[attr-defined]
+    return None
+
+
+def residue_equivalent(module: str, original: str, mutant: str) -> bool:
+    """True when ``mutant`` differs from ``original`` (one top-level statement of ``module``) only
+    in one comparison ``E % c == 0`` -> ``<= 0`` (or a pair above) with E provably an int."""
+    try:
+        tree, ta, tb = ast.parse(module), ast.parse(original), ast.parse(mutant)
+    except (SyntaxError, ValueError):
+        return False
+    na, nb = list(_nodes(ta)), list(_nodes(tb))
+    if len(na) != len(nb):
+        return False
+    diffs = [(x, y) for x, y in zip(na, nb) if not isinstance(x, ast.cmpop) and type(x) is not type(y) or
+             (isinstance(x, ast.Compare) and isinstance(y, ast.Compare) and
+              [type(o) for o in x.ops] != [type(o) for o in y.ops])]
+    if len(diffs) != 1 or not isinstance(diffs[0][0], ast.Compare) or not isinstance(diffs[0][1], ast.Compare):
+        return False
+    a, b = diffs[0][0], diffs[0][1]
+    e = _residue_compare(a, b)
+    ops = a.ops
+    a.ops = b.ops                   # the operator was the only difference: the trees now match
+    same = ast.dump(ta) == ast.dump(tb)
+    a.ops = ops
+    if not same:
+        return False
+    if e is None:
+        return False
+    func = next((f for f in na if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+                 any(n is a for n in _nodes(f)) and not any(
+                     isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and g is not f and
+                     any(n is a for n in _nodes(g)) for g in _nodes(f))), None)
+    return func is not None and _IntProof(func, _bound_names(tree)).expr(e)

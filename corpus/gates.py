@@ -27,6 +27,7 @@ from enum import Enum
 from pathlib import Path
 
 from corpus.declarations import LIST_INT, LIST_STR, STR, DeclarationError, check_gate, read_toml  # noqa: F401
+from corpus.text import escape_controls
 from harness.registry import GATES
 
 GATELIB = Path(__file__).resolve().parent / "catalogue" / "_gatelib"
@@ -67,14 +68,24 @@ class Gate:
     path: Path                      # the gate's TOML file
     spec: dict
     children: list["Gate"] = field(default_factory=list)
+    # set by the measurement from the control's own run time (``derive_timeout``); None = declared
+    derived_timeout_s: float | None = None
 
     @property
     def dir(self) -> Path:
         return self.path.parent
 
     @property
-    def timeout_s(self) -> float:
+    def declared_timeout_s(self) -> float:
         return float(self.spec.get("timeout_s", DEFAULT_TIMEOUT_S))
+
+    @property
+    def timeout_s(self) -> float:
+        """The timeout a judgment gets: the one derived from the control when there is one (never
+        above the declared one), else the declared one (``timeout_s``, default 30 s)."""
+        if self.derived_timeout_s is not None:
+            return min(self.derived_timeout_s, self.declared_timeout_s)
+        return self.declared_timeout_s
 
     @property
     def status(self) -> str:
@@ -179,8 +190,10 @@ def run_sandboxed(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: fl
 
 
 def _tail(s: str, n: int = 300) -> str:
+    """The last ``n`` characters of a gate's output, control characters escaped (corpus/text.py):
+    the artifact under judgment can make a gate print anything."""
     s = s.strip()
-    return s[-n:]
+    return escape_controls(s[-n:])
 
 
 # --------------------------------------------------------------------------- judging
@@ -205,7 +218,7 @@ def judge(gate: Gate, artifact_dir: str | Path, target: str) -> Judgement:
             j = Judgement(Verdict.INCAPACITY, f"missing executable: {exc.filename or exc}")
         except Exception as exc:  # the harness must never turn its own crash into a verdict
             j = Judgement(Verdict.INCAPACITY, f"gate runner error: {type(exc).__name__}: {exc}")
-    return Judgement(j.verdict, j.reason, time.perf_counter() - t0, j.children)
+    return Judgement(j.verdict, escape_controls(j.reason), time.perf_counter() - t0, j.children)
 
 
 def _mapping(gate: Gate, work: Path, target: str) -> dict[str, str]:

@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
+from corpus.measure import MISSING_TOOL, VACUITY_CLASSES, gate_failures, is_planted
 
 # characters XML 1.0 forbids (a gate's output may carry ANSI colours or a NUL); written as \xNN
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -48,9 +48,20 @@ def _case(g: dict, planted: dict | None, max_false_accept, bound) -> tuple[ET.El
     return case, bool(fails)
 
 
+def _missing_tool_case(excl: dict, g: dict) -> tuple[ET.Element, bool]:
+    """A gate never measured because a tool it requires is missing: a failing case, as under
+    --fail-on-vacuous (a gate that judges nothing cannot pass)."""
+    case = ET.Element("testcase", classname=f"corpus.{excl['loop']}", name=g["gate"], time="0.000")
+    why = f"never judged: required tool {', '.join(g['missing'])} not found (probed with shutil.which)"
+    ET.SubElement(case, "failure", message=why, type="corpus-gate").text = why
+    return case, True
+
+
 def junit_xml(summary: dict, *, max_false_accept: float | None = None, bound: str = "point") -> str:
     planted = {(p["loop"], p["gate"]): p for p in summary.get("planted", [])}
     cases = [_case(g, planted.get((g["loop"], g["gate"])), max_false_accept, bound) for g in summary["gates"]]
+    cases += [_missing_tool_case(e, g) for e in summary.get("exclusions", []) if e["reason"] == MISSING_TOOL
+              for g in e.get("gates", []) if not is_planted(g["status"])]
     failures = sum(f for _, f in cases)
     wall = f"{summary.get('wall_s', 0.0):.3f}"
     root = ET.Element("testsuites", name="harness corpus measure", tests=str(len(cases)),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import tempfile
 import threading
 import time
@@ -35,15 +36,24 @@ from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
+from corpus.incremental import JudgmentCache
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
+from corpus.text import escape_controls
 from corpus.tier2 import load_tier2
 from corpus.workdir import materialize
 
 METHOD = __doc__.split("Method (written next to every number in the outputs):", 1)[1].strip()
 VACUITY_CLASSES = ("absence", "hollowing", "self-attestation")
 NOT_JUDGED = "not-judged"     # the verdict field of an equivalent mutant (never run)
+SKIPPED = "skipped"           # the verdict field of a mutant of a gate whose control could not be judged
+JUDGED_VERDICTS = (Verdict.ACCEPT.value, Verdict.REJECT.value)
+# a mutant's timeout, derived from the control's own judgment time t (mutmut's rule has the same
+# shape): TIMEOUT_FACTOR * t + TIMEOUT_SLACK_S, never above the gate's declared timeout
+TIMEOUT_FACTOR = 10.0
+TIMEOUT_SLACK_S = 5.0
 VACUOUS_VERDICTS = ("vacuous", "self-attesting")
+MISSING_TOOL = "external tool not present"     # an exclusion: a gate's required tool is not installed
 
 
 @dataclass
@@ -86,6 +96,11 @@ class Measurement:
     mutants: dict[str, Mutant] = field(default_factory=dict)      # id -> mutant (for diffs)
     conforming: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # loop -> (target, bytes)
     resumed: int = 0              # judgments reused from the journal of an earlier, killed run
+    # (loop, gate file) -> {"timeout_s", "basis"}: the mutants' timeout derived from the control
+    timeouts: dict[tuple[str, str], dict] = field(default_factory=dict)
+    cached: int = 0               # judgments reused from the judgment cache (unchanged since an earlier run)
+    # (loop, gate file) -> why its mutants were not judged (the control could not be judged)
+    stopped: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: str = "cold",
@@ -96,7 +111,8 @@ def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: st
                mutant=m.id if m else f"{job.loop.id}/control", family=m.family if m else "control",
                tier=m.tier if m else None, operator=m.operator if m else "conforming",
                label=m.label if m else None, probe=m.probe if m else None,
-               verdict=verdict, reason=reason, seconds=seconds, executor=executor, tests=tests)
+               verdict=verdict, reason=escape_controls(reason), seconds=seconds, executor=executor,
+               tests=tests)
 
 
 def run_job(job: Job) -> Row:
@@ -118,8 +134,10 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
         loop_gates = gates[loop.id] if gates and loop.id in gates else loop.gates()
         missing = sorted({t for g in loop_gates for t in g.missing_tools()})
         if missing:
-            exclusions.append({"loop": loop.id, "scope": "all", "reason": "external tool not present",
-                               "detail": f"probed with shutil.which: {', '.join(missing)} not found"})
+            exclusions.append({"loop": loop.id, "scope": "all", "reason": MISSING_TOOL,
+                               "detail": f"probed with shutil.which: {', '.join(missing)} not found",
+                               "gates": [{"gate": g.name, "status": g.status, "missing": g.missing_tools()}
+                                         for g in loop_gates if g.missing_tools()]})
             continue
         mutants: list[Mutant] = []
         if loop.tier1_excluded:
@@ -145,30 +163,47 @@ def plan(loops: list[Loop], families=("v1",), tier2: bool = True,
     return jobs, exclusions
 
 
+def _pool(fn, items: list, workers: int) -> list:
+    """``fn`` over ``items`` on ``workers`` threads, results in order. On an interrupt (Ctrl-C) the
+    queued items are cancelled and the running ones finish (each journals itself as it ends)
+    before the interrupt propagates, so a stop loses no judgment it reached."""
+    if workers <= 1 or len(items) <= 1:
+        return [fn(it) for it in items]
+    ex = ThreadPoolExecutor(max_workers=workers)
+    try:
+        return list(ex.map(fn, items))
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
 def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
-    """One pytest gate's jobs through corpus/fast_pytest.py (coverage-selected tests, forked from
-    a pre-imported pytest, -x, parallel). The control is judged cold, the reference verdict, in
-    a thread beside the mutants. ``tick(row)`` is called as each row is finished."""
-    controls = [j for j in group if j.mutant is None]
+    """One pytest gate's mutant jobs through corpus/fast_pytest.py (coverage-selected tests,
+    forked from a pre-imported pytest, -x, parallel); the control was judged cold before, as the
+    reference verdict. ``tick(row)`` is called as each row is finished."""
+    rows = [tick(run_job(j)) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
     todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
-    rows = [run_job(j) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
-    for r in rows:
-        tick(r)
 
     def fast(job: Job) -> Row:
         fj = session.judge(job.mutant)
         j = fj.judgement
-        r = _row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests)
-        tick(r)
-        return r
+        return tick(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
 
-    with ThreadPoolExecutor(max_workers=1) as side, ThreadPoolExecutor(max_workers=session.workers) as ex:
-        control_rows = side.map(run_job, controls)
-        rows += list(ex.map(fast, todo))
-        for r in control_rows:
-            rows.append(r)
-            tick(r)
-    return rows
+    return rows + _pool(fast, todo, session.workers)
+
+
+def derive_timeout(gate: Gate, control_s: float) -> dict:
+    """Set ``gate``'s (and its children's) mutant timeout from the control's own judgment time:
+    TIMEOUT_FACTOR x control + TIMEOUT_SLACK_S, never above the declared timeout (a mutant that
+    loops forever is stopped at a few times what the suite needs, not at the declared ceiling)."""
+    derived = round(TIMEOUT_FACTOR * control_s + TIMEOUT_SLACK_S, 2)
+    todo = [gate]
+    while todo:
+        g = todo.pop()
+        g.derived_timeout_s = derived
+        todo += g.children
+    return {"timeout_s": gate.timeout_s,
+            "basis": f"min(declared {gate.declared_timeout_s:g}s, {TIMEOUT_FACTOR:g} x control "
+                     f"{control_s:.2f}s + {TIMEOUT_SLACK_S:g}s)"}
 
 
 def _job_key(j: Job) -> tuple[str, str, str]:
@@ -201,6 +236,7 @@ class Journal:
             try:
                 d = json.loads(line)
                 row = Row(**{k: v for k, v in d.items() if k not in ("gate_digest", "mutant_digest")})
+                row.reason = escape_controls(row.reason)
             except (ValueError, TypeError):
                 continue
             job = by_key.get((row.loop, row.gate_path, row.mutant))
@@ -218,68 +254,159 @@ class Journal:
             f.flush()
 
 
+def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor) -> dict[tuple[str, str], Future]:
+    """A fast-path session (coverage run, fork-servers) per pytest gate with mutants to judge,
+    started in the background on the plan's own Gate object (so a derived timeout reaches it)."""
+    starting: dict[tuple[str, str], Future] = {}
+    for j in pending:
+        key = (j.loop.id, str(j.gate.path))
+        if j.mutant is not None and key not in starting and j.gate.kind == "pytest" and not j.gate.missing_tools():
+            s = PytestSession(j.gate, j.loop.artifact_dir, j.loop.target, workers)
+            starting[key] = pre.submit(s.__enter__)
+    return starting
+
+
+def _controls_first(jobs: list[Job], pending: list[Job], resumed: dict, workers: int, tick
+                    ) -> tuple[list[Row], dict, dict]:
+    """Judge every pending control (cold: the reference verdict), then decide per gate: a control
+    that could not be judged (incapacity: a timeout, a crash, exit 2) stops that gate's mutants,
+    with the reason; otherwise the mutants' timeout is derived from the control's time."""
+    rows = _pool(lambda j: tick(run_job(j)), [j for j in pending if j.mutant is None], workers)
+    ctrl = {(r.loop, r.gate_path): r for r in [*rows, *resumed.values()] if r.is_control}
+    timeouts: dict[tuple[str, str], dict] = {}
+    stopped: dict[tuple[str, str], str] = {}
+    for j in jobs:
+        key = (j.loop.id, str(j.gate.path))
+        c = ctrl.get(key)
+        if j.mutant is not None or c is None:
+            continue
+        if c.verdict == Verdict.INCAPACITY.value:
+            stopped[key] = f"not judged: the control could not be judged ({c.reason[:160]})"
+        else:
+            timeouts[key] = derive_timeout(j.gate, c.seconds)
+    return rows, timeouts, stopped
+
+
+def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
+    """``keep = (predicate, why)``: the mutant jobs the predicate refuses leave the plan, counted in
+    one exclusion per loop (``--since``: mutants outside the functions changed since a revision)."""
+    if keep is None:
+        return jobs
+    pred, why = keep
+    out: list[Job] = []
+    dropped: dict[str, int] = {}
+    for j in jobs:
+        if j.mutant is None or pred(j):
+            out.append(j)
+        else:
+            dropped[j.loop.id] = dropped.get(j.loop.id, 0) + 1
+    for loop, n in dropped.items():
+        exclusions.append({"loop": loop, "scope": "since", "reason": why,
+                           "detail": f"{n} judgments of mutants outside the changed functions left out"})
+    return out
+
+
+def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest
+                ) -> tuple[list[Row], dict[tuple[str, str, str], str]]:
+    """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
+    journalled, and every job's cache key."""
+    if cache is None:
+        return [], {}
+    parents: dict[str, bytes] = {}
+    rows: list[Row] = []
+    keys: dict[tuple[str, str, str], str] = {}
+    for j in jobs:
+        parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
+        k = keys[_job_key(j)] = cache.key(j.loop.id, digest(j.gate), parent, j.mutant)
+        if _job_key(j) in journalled:
+            continue
+        hit = cache.get(k)
+        if hit is not None and hit.get("verdict") not in (SKIPPED, None):
+            rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                             hit.get("tests")))
+    return rows, keys
+
+
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
             gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True,
-            journal: Path | None = None) -> Measurement:
+            journal: Path | None = None, preflight=None, cache: Path | None = None, keep=None,
+            announce=None) -> Measurement:
     """Judge every job. ``fast``: pytest gates go through the fork-server path (same verdicts as
     the cold path, checked in tests/corpus/test_fast_pytest.py); every other gate runs cold. A
-    pytest gate's session (its coverage run and servers) starts while the mutants are generated.
+    pytest gate's session (its coverage run and servers) starts while the controls are judged.
+    Controls come first: a gate whose control cannot be judged has its mutants marked SKIPPED
+    (never run); the others get timeouts derived from their control (``derive_timeout``).
     ``journal``: each finished judgment is appended there as it ends, and the judgments already
-    in it (same job, same mutant bytes, same gate files) are reused, not judged again."""
+    in it (same job, same mutant bytes, same gate files) are reused, not judged again.
+    ``preflight(jobs)`` is called with the plan before anything is judged (it may raise).
+    ``cache``: the judgment cache (corpus/incremental.py); a job whose key is in it is not judged
+    again. ``keep``: (predicate, why) narrowing the mutant jobs (``--since``). ``announce(reused,
+    to_judge)`` is called once the mutant judgments to run are known."""
     t0 = time.perf_counter()
-    rows: list[Row] = []
-    done = [0]
-    starting: dict[tuple[str, str], Future] = {}
-    pre = ThreadPoolExecutor(max_workers=2)
     book = Journal(journal) if journal is not None else None
+    jobs, exclusions = plan(loops, families, tier2, gates)
+    jobs = _narrow(jobs, exclusions, keep)
+    if preflight is not None:
+        preflight(jobs)
+    resumed = book.load(jobs) if book else {}
+    store = JudgmentCache(cache) if cache is not None else None
+    cached, cache_keys = _from_cache(store, jobs, set(resumed),
+                                     book.gate_digest if book else Journal(Path(os.devnull)).gate_digest)
+    resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
+    pending = [j for j in jobs if _job_key(j) not in resumed]
+    if announce is not None:
+        announce(sum(1 for k in resumed if not k[2].endswith("/control")),
+                 sum(j.mutant is not None for j in pending))
+    job_of = {_job_key(j): j for j in pending}
+    lock, done = threading.Lock(), [0]
+
+    def tick(row: Row) -> Row:
+        if book and row.verdict != SKIPPED:
+            book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
+        if store is not None and row.verdict != SKIPPED and \
+                not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
+            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
+        with lock:
+            done[0] += 1
+            n = done[0]
+        if progress:
+            progress(n, len(pending))
+        return row
+
+    rows: list[Row] = list(resumed.values())
+    pre = ThreadPoolExecutor(max_workers=2)
+    starting = _start_sessions(pending, workers, pre) if fast else {}
     try:
-        jobs, exclusions = plan(loops, families, tier2, gates)
-        resumed = book.load(jobs) if book else {}
-        rows += resumed.values()
-        pending = [j for j in jobs if _job_key(j) not in resumed]
-        if fast:
-            for lp in loops:
-                for g in (gates[lp.id] if gates and lp.id in gates else lp.gates()):
-                    if g.kind == "pytest" and not g.missing_tools() and \
-                            any(j.loop.id == lp.id and j.gate.path == g.path for j in pending):
-                        s = PytestSession(g, lp.artifact_dir, lp.target, workers)
-                        starting[(lp.id, str(g.path))] = pre.submit(s.__enter__)
-        job_of = {_job_key(j): j for j in pending}
-        lock = threading.Lock()
-
-        def tick(row: Row):
-            if book:
-                book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
-            with lock:
-                done[0] += 1
-                n = done[0]
-            if progress:
-                progress(n, len(pending))
-
+        ctrl_rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
+        rows += ctrl_rows
         groups: dict[tuple[str, str], list[Job]] = {}
         cold: list[Job] = []
         for j in pending:
             key = (j.loop.id, str(j.gate.path))
-            if key in starting:
+            if j.mutant is None:
+                continue
+            if key in stopped:
+                rows.append(tick(_row(j, SKIPPED, stopped[key], executor="none")))
+            elif key in starting:
                 groups.setdefault(key, []).append(j)
             else:
                 cold.append(j)
-        if workers <= 1:
-            for j in cold:
-                rows.append(run_job(j))
-                tick(rows[-1])
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as ex:
-                for r in ex.map(run_job, cold):
-                    rows.append(r)
-                    tick(r)
+        rows += _pool(lambda j: tick(run_job(j)), cold, workers)
         for key, group in groups.items():
             rows += _fast_rows(group, starting[key].result(), tick)
     finally:
-        pre.shutdown(wait=True)
+        pre.shutdown(wait=True, cancel_futures=True)
         for f in starting.values():
-            if f.exception() is None:
+            if not f.cancelled() and f.exception() is None:
                 f.result().__exit__(None, None, None)
+    if store is not None:
+        for r in rows:          # judgments resumed from the journal join the cache too
+            k = cache_keys.get((r.loop, r.gate_path, r.mutant))
+            if k is not None and store.get(k) is None and r.verdict != SKIPPED and \
+                    not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
+                store.put(k, r)
+        if keep is None:        # a narrowed run (--since) keeps the judgments it left out
+            store.compact(set(cache_keys.values()))
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
@@ -288,7 +415,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     return Measurement(rows=rows, exclusions=exclusions, loops=measured,
                        families=tuple(families) + (("tier2",) if tier2 else ()),
                        wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming,
-                       resumed=len(resumed))
+                       resumed=len(resumed) - len(cached), timeouts=timeouts, stopped=stopped,
+                       cached=len(cached))
 
 
 # ----------------------------------------------------------------------------- summaries
@@ -298,8 +426,8 @@ def rates(rows: list[Row]) -> dict:
     rows = [r for r in rows if not r.is_control]
     d = [r for r in rows if r.label == DESTROYING]
     p = [r for r in rows if r.label == PRESERVING]
-    d_j = [r for r in d if r.verdict != Verdict.INCAPACITY.value]
-    p_j = [r for r in p if r.verdict != Verdict.INCAPACITY.value]
+    d_j = [r for r in d if r.verdict in JUDGED_VERDICTS]
+    p_j = [r for r in p if r.verdict in JUDGED_VERDICTS]
     fa = sum(r.verdict == Verdict.ACCEPT.value for r in d_j)
     fr = sum(r.verdict == Verdict.REJECT.value for r in p_j)
     return {
@@ -313,6 +441,7 @@ def rates(rows: list[Row]) -> dict:
         "incapacity": sum(r.verdict == Verdict.INCAPACITY.value for r in rows),
         "incapacity_ids": [r.mutant for r in rows if r.verdict == Verdict.INCAPACITY.value],
         "equivalent": sum(r.label == EQUIVALENT for r in rows),
+        "skipped": sum(r.verdict == SKIPPED for r in rows),
     }
 
 
@@ -322,7 +451,7 @@ def vacuity(rows: list[Row]) -> dict:
     out = {}
     for cls in VACUITY_CLASSES:
         probes = [r for r in rows if r.probe == cls and r.label == DESTROYING]
-        judged = [r for r in probes if r.verdict != Verdict.INCAPACITY.value]
+        judged = [r for r in probes if r.verdict in JUDGED_VERDICTS]
         proof = [r.mutant for r in judged if r.verdict == Verdict.ACCEPT.value]
         bad = "self-attesting" if cls == "self-attestation" else "vacuous"
         verdict = bad if proof else ("not vacuous" if judged else "untested")
@@ -354,11 +483,14 @@ def summarize(m: Measurement) -> dict:
         g: dict[str, Any]  # one gate's block of summary.json
         g = {"loop": loop, "gate": first.gate, "gate_path": path, "status": first.gate_status,
              "control_verdict": ctrl[0].verdict if ctrl else None,
-             "control_reason": ctrl[0].reason if ctrl else None,
+             "control_reason": escape_controls(ctrl[0].reason) if ctrl else None,
              "all": _jsonable(rates(rows)), "by_family": fams, "vacuity": vacuity(rows)}
         g["vacuous"] = any(v["verdict"] in VACUOUS_VERDICTS for v in g["vacuity"].values())
-        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows if r.verdict != NOT_JUDGED)
+        g["never_judges"] = all(r.verdict == Verdict.INCAPACITY.value for r in rows
+                                if r.verdict not in (NOT_JUDGED, SKIPPED))
         g["seconds"] = round(sum(r.seconds for r in rows), 3)
+        g["timeout"] = m.timeouts.get((loop, path))
+        g["stopped"] = m.stopped.get((loop, path))
         g["survivors"] = [{"mutant": r.mutant, "operator": r.operator, "family": r.family}
                           for r in rows if r.label == DESTROYING and r.verdict == Verdict.ACCEPT.value]
         gates.append(g)
@@ -378,7 +510,10 @@ def summarize(m: Measurement) -> dict:
             "controls_rejected": [{"loop": g["loop"], "gate": g["gate"], "verdict": g["control_verdict"],
                                    "reason": g["control_reason"]}
                                   for g in gates if g["control_verdict"] != Verdict.ACCEPT.value],
-            "wall_s": round(m.wall_s, 2)}
+            "wall_s": round(m.wall_s, 2),
+            # judgments reused from --out's judgment cache (executor "cached" in judgments.csv): a
+            # number that must come from fresh judgments needs --fresh
+            "reused_from_cache": m.cached}
 
 
 def _jsonable(d: dict) -> dict:
@@ -437,10 +572,23 @@ def _vacuity_untested(g: dict) -> bool:
 
 def ci_failures(summary: dict, *, fail_on_vacuous: bool = True, max_false_accept: float | None = None,
                 bound: str = "point") -> list[str]:
-    """The CI verdict over every unplanted gate (planted gates are defective on purpose)."""
-    return [f for g in summary["gates"] if not is_planted(g["status"])
-            for f in gate_failures(g, vacuity_fails=fail_on_vacuous, max_false_accept=max_false_accept,
-                                   bound=bound)]
+    """The CI verdict over every unplanted gate (planted gates are defective on purpose). Under
+    ``fail_on_vacuous`` an unplanted gate whose required tool is missing fails too: it was never
+    measured, and leaving it out would let CI pass on a gate that judges nothing."""
+    out = [f for g in summary["gates"] if not is_planted(g["status"])
+           for f in gate_failures(g, vacuity_fails=fail_on_vacuous, max_false_accept=max_false_accept,
+                                  bound=bound)]
+    if fail_on_vacuous:
+        out += missing_tool_failures(summary)
+    return out
+
+
+def missing_tool_failures(summary: dict) -> list[str]:
+    """One line per unplanted gate excluded because a tool it requires is not installed."""
+    return [f"{e['loop']}:{g['gate']} never judged: required tool {', '.join(g['missing'])} not found "
+            f"(probed with shutil.which); install it or drop the gate"
+            for e in summary.get("exclusions", []) if e["reason"] == MISSING_TOOL
+            for g in e.get("gates", []) if not is_planted(g["status"])]
 
 
 def planted_report(summary: dict, loops: list[Loop]) -> list[dict]:
@@ -490,12 +638,12 @@ def write_outputs(summary: dict, m: Measurement, out: Path) -> list[Path]:
         for r in m.rows:
             w.writerow([r.loop, r.gate, r.gate_status, r.mutant, r.family, r.tier, r.operator,
                         r.label, r.probe, r.verdict, f"{r.seconds:.3f}", r.executor,
-                        "all" if r.tests is None else r.tests, r.reason[:200]])
+                        "all" if r.tests is None else r.tests, escape_controls(r.reason[:200])])
     with paths[3].open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["loop", "scope", "reason", "detail"])
         for e in summary["exclusions"]:
-            w.writerow([e["loop"], e["scope"], e["reason"], e["detail"]])
+            w.writerow([e["loop"], e["scope"], e["reason"], escape_controls(e["detail"])])
     return paths
 
 
@@ -541,6 +689,12 @@ def render_table(summary: dict) -> str:
         lines.append("GATES NOT ACCEPTING THEIR CONFORMING ARTIFACT (rates below are suspect)")
         for c in summary["controls_rejected"]:
             lines.append(f"  {c['loop']}:{c['gate']} -> {c['verdict']}: {c['reason'][:120]}")
+    stopped = [g for g in summary["gates"] if g.get("stopped")]
+    if stopped:
+        lines.append("")
+        lines.append("JUDGING STOPPED (the control could not be judged, so no mutant verdict could mean anything)")
+        for g in stopped:
+            lines.append(f"  {g['loop']}:{g['gate']}: {g['all']['skipped']} mutants not judged; {g['stopped'][:160]}")
     lines.append("")
     lines.append(f"EXCLUSIONS ({len(summary['exclusions'])}; the exclusions are part of the denominator)")
     for e in summary["exclusions"]:

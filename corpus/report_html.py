@@ -11,6 +11,13 @@ from html import escape
 from pathlib import Path
 
 from corpus.measure import VACUITY_CLASSES, gate_failures, is_planted
+from corpus.text import escape_controls
+
+
+def _e(text) -> str:
+    """HTML-escaped, with every control character shown as its escape (a gate's output is hostile:
+    NUL bytes and ANSI escapes must not reach the page raw)."""
+    return escape(escape_controls(str(text)))
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}
@@ -21,7 +28,7 @@ pre{background:#f8f8f8;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-s
 
 
 def _page(title: str, body: str) -> str:
-    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
+    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
             f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
 
 
@@ -34,12 +41,12 @@ def _diff_html(diff: str) -> str:
     for line in diff.splitlines():
         cls = "add" if line.startswith("+") and not line.startswith("+++") else \
             "del" if line.startswith("-") and not line.startswith("---") else "hunk" if line.startswith("@@") else ""
-        out.append(f'<span class="{cls}">{escape(line)}</span>' if cls else escape(line))
+        out.append(f'<span class="{cls}">{_e(line)}</span>' if cls else _e(line))
     return "<pre>" + "\n".join(out) + "</pre>"
 
 
 def _rate_row(name: str, p: dict, judged: int, total: int, of: str) -> str:
-    return (f"<tr><td>{name}</td><td>{escape(p['fmt'])}</td><td>{p['k']}</td><td>{judged}</td>"
+    return (f"<tr><td>{name}</td><td>{_e(p['fmt'])}</td><td>{p['k']}</td><td>{judged}</td>"
             f"<td>{total}</td><td>{of}</td></tr>")
 
 
@@ -51,22 +58,22 @@ def gate_page(g: dict, surv: dict | None, method: str, planted: dict | None) -> 
         fails = gate_failures(g)
     verdict = ('<p class="ok">CI verdict: passes (--fail-on-vacuous)</p>' if not fails else
                "<p class=\"bad\">CI verdict: fails (--fail-on-vacuous)</p><ul>" +
-               "".join(f"<li>{escape(f)}</li>" for f in fails) + "</ul>")
+               "".join(f"<li>{_e(f)}</li>" for f in fails) + "</ul>")
     rows = [_rate_row("false accept", r["false_accept"], r["destroying_judged"], r["destroying_n"],
                       "accepted destroying / judged destroying"),
             _rate_row("false reject", r["false_reject"], r["preserving_judged"], r["preserving_n"],
                       "rejected preserving / judged preserving")]
     fam_rows = "".join(
-        f"<tr><td>{escape(f)}</td><td>{escape(x['false_accept']['fmt'])}</td>"
-        f"<td>{escape(x['false_reject']['fmt'])}</td><td>{x['incapacity']}</td><td>{x['equivalent']}</td></tr>"
+        f"<tr><td>{_e(f)}</td><td>{_e(x['false_accept']['fmt'])}</td>"
+        f"<td>{_e(x['false_reject']['fmt'])}</td><td>{x['incapacity']}</td><td>{x['equivalent']}</td></tr>"
         for f, x in g["by_family"].items())
     vac = "".join(
         f"<tr><td>{c}</td><td class=\"{'bad' if g['vacuity'][c]['verdict'] in ('vacuous', 'self-attesting') else ''}\">"
-        f"{escape(g['vacuity'][c]['verdict'])}</td><td>{escape(', '.join(g['vacuity'][c]['proved_by'][:3]) or '-')}</td>"
+        f"{_e(g['vacuity'][c]['verdict'])}</td><td>{_e(', '.join(g['vacuity'][c]['proved_by'][:3]) or '-')}</td>"
         f"<td>{g['vacuity'][c]['probes_judged']}</td></tr>" for c in VACUITY_CLASSES)
-    body = [f"<p><a href=\"index.html\">all gates</a></p><h1>{escape(g['loop'])}: {escape(g['gate'])}</h1>",
-            f"<p>status <b>{escape(g['status'])}</b>; control (the conforming artifact): "
-            f"<b>{escape(str(g['control_verdict']))}</b> <span class=\"muted\">{escape((g['control_reason'] or '')[:200])}"
+    body = [f"<p><a href=\"index.html\">all gates</a></p><h1>{_e(g['loop'])}: {_e(g['gate'])}</h1>",
+            f"<p>status <b>{_e(g['status'])}</b>; control (the conforming artifact): "
+            f"<b>{_e(str(g['control_verdict']))}</b> <span class=\"muted\">{_e((g['control_reason'] or '')[:200])}"
             f"</span></p>", verdict,
             "<h2>Rates (Wilson 95%)</h2><table><tr><th>rate</th><th>value</th><th>k</th><th>judged</th>"
             "<th>mutants</th><th>computed as</th></tr>" + "".join(rows) + "</table>",
@@ -79,13 +86,13 @@ def gate_page(g: dict, surv: dict | None, method: str, planted: dict | None) -> 
     if surv:
         body.append(f"<h2>Surviving destroying mutants ({surv['count']})</h2>")
         for op, items in surv["groups"].items():
-            body.append(f"<h3>{escape(op)} ({len(items)})</h3>")
+            body.append(f"<h3>{_e(op)} ({len(items)})</h3>")
             for it in items:
-                body.append(f"<p><code>{escape(it['mutant'])}</code> ({escape(it['family'])}): "
-                            f"{escape(it['note'])}</p>{_diff_html(it['diff'])}")
+                body.append(f"<p><code>{_e(it['mutant'])}</code> ({_e(it['family'])}): "
+                            f"{_e(it['note'])}</p>{_diff_html(it['diff'])}")
     else:
         body.append("<h2>Surviving destroying mutants</h2><p>none</p>")
-    body.append(f"<h2>Method</h2><pre>{escape(method)}</pre>")
+    body.append(f"<h2>Method</h2><pre>{_e(method)}</pre>")
     return _page(f"{g['loop']}: {g['gate']}", "\n".join(body))
 
 
@@ -102,18 +109,18 @@ def write(out_dir: Path, summary: dict, survivors: list[dict]) -> list[Path]:
         paths.append(p)
         vac = ", ".join(g["vacuity"][c]["verdict"] if c == "self-attestation" else c for c in VACUITY_CLASSES
                         if g["vacuity"][c]["verdict"] in ("vacuous", "self-attesting")) or "-"
-        rows.append(f"<tr><td><a href=\"{escape(p.name)}\">{escape(g['loop'])}: {escape(g['gate'])}</a></td>"
-                    f"<td>{escape(g['status'])}</td><td>{escape(g['all']['false_accept']['fmt'])}</td>"
-                    f"<td>{escape(g['all']['false_reject']['fmt'])}</td><td>{g['all']['incapacity']}</td>"
-                    f"<td>{escape(str(g['control_verdict']))}</td><td>{escape(vac)}</td></tr>")
+        rows.append(f"<tr><td><a href=\"{_e(p.name)}\">{_e(g['loop'])}: {_e(g['gate'])}</a></td>"
+                    f"<td>{_e(g['status'])}</td><td>{_e(g['all']['false_accept']['fmt'])}</td>"
+                    f"<td>{_e(g['all']['false_reject']['fmt'])}</td><td>{g['all']['incapacity']}</td>"
+                    f"<td>{_e(str(g['control_verdict']))}</td><td>{_e(vac)}</td></tr>")
     index = ("<h1>Gates measured against mutants</h1>"
-             f"<p>families: {escape(', '.join(summary['families']))}; wall {summary.get('wall_s', 0)} s</p>"
+             f"<p>families: {_e(', '.join(summary['families']))}; wall {summary.get('wall_s', 0)} s</p>"
              "<table><tr><th>gate</th><th>status</th><th>false accept (Wilson 95%)</th>"
              "<th>false reject (Wilson 95%)</th><th>incapacity</th><th>control</th><th>vacuity</th></tr>"
              + "".join(rows) + "</table>"
              f"<h2>Exclusions ({len(summary['exclusions'])})</h2><ul>"
-             + "".join(f"<li>{escape(e['loop'])} [{escape(e['scope'])}] {escape(e['reason'])}: "
-                       f"{escape(e['detail'])}</li>" for e in summary["exclusions"]) + "</ul>"
-             f"<h2>Method</h2><pre>{escape(summary['method'])}</pre>")
+             + "".join(f"<li>{_e(e['loop'])} [{_e(e['scope'])}] {_e(e['reason'])}: "
+                       f"{_e(e['detail'])}</li>" for e in summary["exclusions"]) + "</ul>"
+             f"<h2>Method</h2><pre>{_e(summary['method'])}</pre>")
     (out_dir / "index.html").write_text(_page("corpus measurement", index), encoding="utf-8")
     return [out_dir / "index.html", *paths]

@@ -63,13 +63,15 @@ class Operator:
 
     def apply(self, spec: ArtifactSpec) -> list[tuple[bytes | None, str, str]]:
         """(content, note, label) per mutant. A Python mutant of a destroying operator whose
-        bytecode is identical to the artifact's is relabelled EQUIVALENT (corpus/equivalence.py)."""
+        bytecode is identical to the artifact's is relabelled EQUIVALENT (corpus/equivalence.py),
+        unless the operator says (a fourth item, True) it compared the bytecode itself."""
         out = []
         for item in self.fn(spec):
             content, note = item[0], item[1]
             label = item[2] if len(item) > 2 else self.label
             assert label in (self.label, EQUIVALENT), (self.name, label)
-            if label == DESTROYING and spec.kind == "python" and content is not None and \
+            checked = len(item) > 3 and item[3]     # the operator compared the bytecode itself
+            if label == DESTROYING and spec.kind == "python" and content is not None and not checked and \
                     identical_bytecode(spec.text, content.decode("utf-8")):
                 label, note = EQUIVALENT, f"{note} [equivalent: identical bytecode]"
             out.append((content, note, label))

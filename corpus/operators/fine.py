@@ -20,12 +20,15 @@ Not mutated: docstrings, annotations, assignments to dunder names (``__all__``),
 from __future__ import annotations
 
 import functools
+import io
+import re
+import tokenize
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from corpus.equivalence import compiles
+from corpus.equivalence import compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
 
@@ -47,6 +50,8 @@ COMPARISON = {cst.Equal: (cst.NotEqual, cst.GreaterThanEqual, cst.LessThanEqual)
               cst.GreaterThan: (cst.GreaterThanEqual, cst.LessThanEqual),
               cst.GreaterThanEqual: (cst.GreaterThan, cst.LessThan),
               cst.Is: (cst.IsNot,), cst.IsNot: (cst.Is,), cst.In: (cst.NotIn,), cst.NotIn: (cst.In,)}
+IDENTITY = {cst.Equal: (cst.Is,)}                                  # == -> is (mutmut)
+ORDERING = {cst.NotEqual: (cst.LessThan, cst.GreaterThan)}         # != -> <, != -> > (cosmic-ray)
 METHOD_PAIRS = {"upper": "lower", "lstrip": "rstrip", "startswith": "endswith", "find": "rfind",
                 "index": "rindex", "ljust": "rjust", "split": "rsplit", "partition": "rpartition",
                 "removeprefix": "removesuffix"}
@@ -100,14 +105,17 @@ class _Sites(cst.CSTVisitor):
         self.docstrings = docstrings
         self.top = top          # id(top-level statement) -> its index in the module body
         self.current = -1
+        self.ranges: dict[int, tuple[int, int, int, int]] = {}   # id(expression) -> its position
 
     def on_visit(self, node):
         self.current = self.top.get(id(node), self.current)
         return super().on_visit(node)
 
     def add(self, op, node, new, label=DESTROYING, note=None):
-        line = self.get_metadata(PositionProvider, node).start.line
-        self.sites.setdefault(op, []).append((self.current, node, new, line, label, note))
+        pos = self.get_metadata(PositionProvider, node)
+        if isinstance(node, cst.BaseExpression):
+            self.ranges[id(node)] = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        self.sites.setdefault(op, []).append((self.current, node, new, pos.start.line, label, note))
 
     # --- regions never mutated
     def visit_Annotation(self, node):
@@ -117,13 +125,22 @@ class _Sites(cst.CSTVisitor):
         if _is_main_guard(node.test):
             return False
         self.add("add_not", node, node.with_changes(test=_negated(node.test)))
+        for op, const in ((cst.And, "False"), (cst.Or, "True")):
+            test = cst.BooleanOperation(left=_grouped(node.test), operator=op(), right=cst.Name(const))
+            self.add("condition_constant", node, node.with_changes(test=test))
         return None
 
     def visit_Assign(self, node):
         if any(m.matches(t.target, m.Name()) and t.target.value.startswith("__") and
                t.target.value.endswith("__") for t in node.targets):
             return False
+        if not m.matches(node.value, m.Name("None")):
+            self.add("assign_none", node, node.with_changes(value=cst.Name("None")))
         return None
+
+    def visit_Break(self, node):
+        self.add("break_continue", node, cst.Continue(semicolon=node.semicolon))
+        self.add("break_continue", node, cst.Return(value=None, semicolon=node.semicolon))
 
     def visit_SimpleStatementLine(self, node):
         if id(node) in self.docstrings:
@@ -157,10 +174,11 @@ class _Sites(cst.CSTVisitor):
 
     def visit_Comparison(self, node):
         for i, target in enumerate(node.comparisons):
-            for new in COMPARISON.get(type(target.operator), ()):
-                comps = list(node.comparisons)
-                comps[i] = target.with_changes(operator=_op_node(target.operator, new))
-                self.add("comparison", node, node.with_changes(comparisons=comps))
+            for op, table in (("comparison", COMPARISON), ("identity", IDENTITY), ("ordering", ORDERING)):
+                for new in table.get(type(target.operator), ()):
+                    comps = list(node.comparisons)
+                    comps[i] = target.with_changes(operator=_op_node(target.operator, new))
+                    self.add(op, node, node.with_changes(comparisons=comps))
 
     def visit_BooleanOperation(self, node):
         new = cst.Or if isinstance(node.operator, cst.And) else cst.And
@@ -269,6 +287,13 @@ def _method_swap_label(call: cst.Call, f: cst.Attribute) -> str | None:
     return DESTROYING
 
 
+def _grouped(test):
+    """``test`` parenthesized where an ``and``/``or`` around it would bind into it."""
+    if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)) and not test.lpar:
+        return test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return test
+
+
 def _negated(test):
     if isinstance(test, (cst.BooleanOperation, cst.IfExp, cst.NamedExpr, cst.Lambda)) and not test.lpar:
         test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -288,7 +313,8 @@ def _removable(small) -> bool:
 
 @functools.lru_cache(maxsize=8)
 def _analyse(text: str):
-    """(module, text spans of its top-level statements, {operator: [sites]}) for one source."""
+    """(module, text spans of its top-level statements, {operator: [sites]}, offset of each line's
+    first character) for one source: parsed once, every mutant then made by position."""
     mod = cst.parse_module(text)
     codes = [mod.code_for_node(stmt) for stmt in mod.body]
     start = text.find("".join(codes))
@@ -299,25 +325,82 @@ def _analyse(text: str):
     wrapper = MetadataWrapper(mod, unsafe_skip_copy=True)
     visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)})
     wrapper.visit(visitor)
-    return mod, spans, visitor.sites
+    line_starts = [0]
+    for line in text.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    return mod, spans, visitor.sites, line_starts, visitor.ranges
+
+
+PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
+
+
+@functools.lru_cache(maxsize=8)
+def skipped_lines(text: str, patterns: tuple[str, ...] = ()) -> frozenset[int]:
+    """Line numbers (1-based) never mutated: a line whose comment says ``# pragma: no mutate``
+    (as mutmut: the mutants starting on that line are dropped; a pragma inside a string does not
+    count, comments are read with tokenize), and a line matching one of the ``skip_lines`` hint's
+    regular expressions (re.search on the line's text)."""
+    out = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and PRAGMA.search(tok.string):
+                out.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    regexes = [re.compile(p) for p in patterns]
+    if regexes:
+        out.update(i for i, line in enumerate(text.splitlines(), 1) if any(r.search(line) for r in regexes))
+    return frozenset(out)
+
+
+def _mutated_statement(text: str, analysis, site) -> str:
+    """The top-level statement holding ``site``, with the site's node replaced. An expression is
+    replaced by position: its text span swapped for the new node's code, no tree rebuilt (libcst
+    prints an expression with its own parentheses, so the span is exactly the node's code). A
+    statement-level change rebuilds the one top-level statement (``deep_replace``)."""
+    mod, spans, _, line_starts, ranges = analysis
+    top, node, new, *_ = site
+    lo, hi = spans[top]
+    rng = ranges.get(id(node))
+    if rng is not None and isinstance(new, cst.BaseExpression):
+        a = line_starts[rng[0] - 1] + rng[1]
+        b = line_starts[rng[2] - 1] + rng[3]
+        if lo <= a <= b <= hi and text[a:b] == mod.code_for_node(node):
+            return text[lo:a] + mod.code_for_node(new) + text[b:hi]
+    return mod.code_for_node(mod.body[top].deep_replace(node, new))
 
 
 def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
     """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
-    into the artifact text (the rest of the file stays byte-identical)."""
+    into the artifact text (the rest of the file stays byte-identical). Validity and identical
+    bytecode are checked on that statement alone (corpus/equivalence.py): the rest of the module
+    is byte-identical, so the module compiles, and compiles to the same code, exactly when the
+    statement does (a statement compiled alone can only miss an equivalence, never invent one)."""
     if spec.hints.get("role") != "code":
         return []
     try:
-        mod, spans, sites = _analyse(spec.text)
+        analysis = _analyse(spec.text)
     except cst.ParserSyntaxError:
         return []
+    mod, spans, sites, *_ = analysis
     out = []
-    for top, node, new, line, label, note in sites.get(op, []):
-        lo, hi = spans[top]
-        code = spec.text[:lo] + mod.code_for_node(mod.body[top].deep_replace(node, new)) + spec.text[hi:]
-        if not compiles(code):
+    skip = skipped_lines(spec.text, tuple(spec.hints.get("skip_lines", ())))
+    for site in sites.get(op, []):
+        top, node, new, line, label, note = site
+        if line in skip:
             continue
-        out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label))
+        lo, hi = spans[top]
+        original = spec.text[lo:hi]
+        stmt = _mutated_statement(spec.text, analysis, site)
+        if not compiles(stmt):
+            continue
+        if label == DESTROYING and identical_bytecode(original, stmt):
+            label, note = EQUIVALENT, f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: identical bytecode]"
+        elif label == DESTROYING and op == "comparison" and residue_equivalent(spec.text, original, stmt):
+            label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: the residue of "
+                                       f"an int by a positive constant is never negative]")
+        code = spec.text[:lo] + stmt + spec.text[hi:]
+        out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
 
 
@@ -349,6 +432,11 @@ _DOCS = {
     "argument_to_none": "Replace one argument of a call with None.",
     "swap_method": "Swap a related method or builtin: upper/lower, lstrip/rstrip, startswith/endswith, find/rfind, split/rsplit, ..., min/max, any/all.",
     "zero_iterations": "Force a loop (for, while, comprehension) to iterate zero times.",
+    "assign_none": "'x = value' -> 'x = None' (dunder names such as __all__ are left alone).",
+    "condition_constant": "An if's (or elif's) condition made constant: 'cond' -> 'cond and False', 'cond or True'.",
+    "break_continue": "'break' -> 'continue', 'break' -> 'return'.",
+    "identity": "'==' -> 'is' (equal values that are different objects tell them apart).",
+    "ordering": "'!=' -> '<', '!=' -> '>' (the inequality made one-sided).",
 }
 
 _fine("arithmetic", [("y = a % 10\n", "y = a / 10\n"), ("y = -a\n", "y = a\n"), ("y = 'a' * 2\n", "y = 'a' / 2\n")])
@@ -385,3 +473,16 @@ _fine("swap_method", [("s = t.upper()\n", "s = t.lower()\n"), ("n = min(a, b)\n"
 _fine("zero_iterations", [("for x in xs:\n    go(x)\n", "for x in []:\n    go(x)\n"),
                           ("n = sum(x for x in xs)\n", "n = sum(x for x in [])\n"),
                           ("while busy():\n    wait()\n", "while False:\n    wait()\n")])
+_fine("assign_none", [("x = a + 1\n", "x = None\n"), ("x = None\n", NO_MUTANT),
+                      ("__all__ = ['f']\n", NO_MUTANT)])
+_fine("condition_constant", [("if a:\n    go()\n", "if a and False:\n    go()\n"),
+                             ("if a:\n    go()\n", "if a or True:\n    go()\n"),
+                             ("if a or b:\n    go()\n", "if (a or b) and False:\n    go()\n"),
+                             ('if __name__ == "__main__":\n    main()\n', NO_MUTANT)])
+_fine("break_continue", [("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
+                          "def f(xs):\n    for x in xs:\n        if x:\n            continue\n    return 1\n"),
+                         ("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
+                          "def f(xs):\n    for x in xs:\n        if x:\n            return\n    return 1\n")])
+_fine("identity", [("ok = a == b\n", "ok = a is b\n"), ("ok = a != b\n", NO_MUTANT)])
+_fine("ordering", [("ok = a != b\n", "ok = a < b\n"), ("ok = a != b\n", "ok = a > b\n"),
+                   ("ok = a == b\n", NO_MUTANT)])

@@ -129,3 +129,24 @@ def test_v1_covers_issue_operators():
             "rename_local"} <= names
     v2 = {o.name for o in operators("v2")}
     assert v2 and not (v2 & names), "v2 must be new operators"
+
+
+def test_fine_by_position_equals_rebuilding_the_statement():
+    """Issue 26: mutants are made by position (the expression's span swapped) instead of rebuilding
+    the tree; every site must give the text the rebuild gives."""
+    from pathlib import Path
+
+    from corpus.operators.fine import _analyse, _mutated_statement
+    root = Path(__file__).resolve().parents[2]
+    src = (root / "corpus" / "examples" / "isbn" / "isbn.py").read_text() + \
+        "\n\ndef g(a, b):\n    y = (a + b) * -(a - 1) if not a == b else [x ** 2 for x in (a, b)]\n" \
+        "    return f'{a!r:>{b}}' + str(a) .upper() + ('x' 'y')\n"
+    analysis = _analyse(src)
+    mod, spans, sites, *_ = analysis
+    n = 0
+    for op_sites in sites.values():
+        for site in op_sites:
+            top, node, new = site[:3]
+            assert _mutated_statement(src, analysis, site) == mod.code_for_node(mod.body[top].deep_replace(node, new))
+            n += 1
+    assert n > 150

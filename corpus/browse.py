@@ -1,0 +1,146 @@
+"""What a finished measurement leaves to browse: every mutant as a splice of its conforming
+artifact, so ``harness corpus results / show / apply / retest`` work from ``--out`` alone.
+
+``--out``/mutants.jsonl holds one line per mutant: id, loop, operator, label, note, target, the
+sha256 of the conforming artifact it was made from (``parent_digest``) and the change as a splice
+(``start``, ``end`` byte offsets into the conforming bytes and the ``replacement`` bytes, hex), or
+``deleted``. ``--out``/conforming/ keeps each loop's conforming bytes and ``--out``/run.json how
+the run was made (gate, artifact, hints, context directory, families), for ``retest`` and ``apply``.
+A splice is applied only to bytes whose sha256 is ``parent_digest``: a mutant of an artifact that
+has changed since is refused, never applied to the wrong text.
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.model import Mutant, sha256
+
+MUTANTS = "mutants.jsonl"
+RUN = "run.json"
+
+
+class BrowseError(ValueError):
+    """A missing or stale measurement, or an unknown mutant (one line, for a UsageError)."""
+
+
+def splice(parent: bytes, child: bytes) -> tuple[int, int, bytes]:
+    """(start, end, replacement): ``parent[:start] + replacement + parent[end:] == child``, the
+    smallest such change (common prefix and suffix removed)."""
+    lo = 0
+    top = min(len(parent), len(child))
+    while lo < top and parent[lo] == child[lo]:
+        lo += 1
+    hi = 0
+    while hi < top - lo and parent[-1 - hi] == child[-1 - hi]:
+        hi += 1
+    return lo, len(parent) - hi, child[lo:len(child) - hi]
+
+
+def _slug(loop: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", loop)
+
+
+def write_index(out: Path, mutants: dict[str, Mutant], conforming: dict[str, tuple[str, bytes]],
+                run: dict) -> list[Path]:
+    """mutants.jsonl, conforming/<loop> and run.json under ``out``."""
+    (out / "conforming").mkdir(parents=True, exist_ok=True)
+    for loop, (_, data) in conforming.items():
+        (out / "conforming" / _slug(loop)).write_bytes(data)
+    with (out / MUTANTS).open("w", encoding="utf-8") as f:
+        for m in mutants.values():
+            d: dict[str, object] = {"id": m.id, "loop": m.loop, "family": m.family, "operator": m.operator, "label": m.label,
+                 "note": m.note, "target": m.target, "parent_digest": m.parent_digest, "probe": m.probe}
+            parent = conforming.get(m.loop, ("", b""))[1]
+            if m.content is None:
+                d["deleted"] = True
+            else:
+                lo, hi, rep = splice(parent, m.content)
+                d.update(start=lo, end=hi, replacement=rep.hex())
+            f.write(json.dumps(d) + "\n")
+    (out / RUN).write_text(json.dumps(run, indent=2) + "\n")
+    return [out / MUTANTS, out / RUN]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One mutant as stored: rebuilt against the conforming bytes it was made from."""
+
+    d: dict
+
+    @property
+    def id(self) -> str:
+        return self.d["id"]
+
+    def content(self, parent: bytes) -> bytes | None:
+        if sha256(parent) != self.d["parent_digest"]:
+            raise BrowseError(f"{self.id}: the artifact changed since it was measured (sha256 "
+                              f"{sha256(parent)[:12]}, the mutant was made from {self.d['parent_digest'][:12]}); "
+                              f"run `harness corpus measure` again")
+        if self.d.get("deleted"):
+            return None
+        return parent[:self.d["start"]] + bytes.fromhex(self.d["replacement"]) + parent[self.d["end"]:]
+
+    def mutant(self, parent: bytes) -> Mutant:
+        return Mutant(id=self.id, loop=self.d["loop"], family=self.d["family"], tier=1 if self.d["family"] != "tier2"
+                      else 2, operator=self.d["operator"], label=self.d["label"],
+                      parent_digest=self.d["parent_digest"], target=self.d["target"],
+                      content=self.content(parent), probe=self.d.get("probe"), note=self.d["note"])
+
+
+def load_index(out: Path) -> dict[str, Stored]:
+    path = out / MUTANTS
+    if not path.is_file():
+        raise BrowseError(f"{out}: no {MUTANTS}: not the --out of a finished `harness corpus measure`")
+    out_d: dict[str, Stored] = {}
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            d = json.loads(line)
+            out_d[d["id"]] = Stored(d)
+        except (ValueError, KeyError, TypeError):
+            raise BrowseError(f"{path}:{i}: not a mutant record") from None
+    return out_d
+
+
+def find(index: dict[str, Stored], ident: str) -> Stored:
+    """A mutant by its full id, or by a suffix that names exactly one (``fine/arithmetic/3``)."""
+    if ident in index:
+        return index[ident]
+    hits = [k for k in index if k.endswith("/" + ident)]
+    if len(hits) == 1:
+        return index[hits[0]]
+    if not hits:
+        raise BrowseError(f"no mutant {ident!r} (see `harness corpus results --all`)")
+    raise BrowseError(f"{ident!r} names {len(hits)} mutants ({', '.join(hits[:3])}, ...): give the full id")
+
+
+def conforming(out: Path, loop: str) -> bytes:
+    p = out / "conforming" / _slug(loop)
+    if not p.is_file():
+        raise BrowseError(f"{out}: no conforming copy for loop {loop!r}")
+    return p.read_bytes()
+
+
+def diff(s: Stored, parent: bytes) -> str:
+    """The mutant as a unified diff against its conforming artifact."""
+    new = s.content(parent)
+    a = parent.decode("utf-8", "replace").splitlines(keepends=True)
+    b = [] if new is None else new.decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, f"a/{s.d['target']}", "/dev/null" if new is None else f"b/{s.d['target']}"))
+
+
+def judgments(out: Path) -> list[dict]:
+    path = out / "judgments.csv"
+    if not path.is_file():
+        raise BrowseError(f"{out}: no judgments.csv: not the --out of a finished `harness corpus measure`")
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def is_survivor(row: dict) -> bool:
+    """A destroying mutant the gate accepted (a false accept: the gap a developer looks for)."""
+    return row["label"] == "destroying" and row["verdict"] == "accept"

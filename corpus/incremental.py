@@ -1,0 +1,159 @@
+"""Incremental measurement: a judgment is reused while what it depends on is unchanged.
+
+A judgment's key (``JudgmentCache.key``) is (loop, the gate's digest - its files, the test suite
+included -, the mutant's *unit key*). The unit key of a Python mutant confined to one top-level
+statement (a function or a class) is sha256 over the operator, that statement's text before and
+after the change, and the text of every top-level statement that is not a def or class (imports,
+constants): an edit elsewhere in the module - another function - keeps it, so only the mutants of
+the edited function (or of every function, when the module's top-level code or the suite
+changed) are judged again. Any other mutant (another kind, a deletion, a change across
+statements) keys on its exact bytes and its parent's. The control keys on the artifact's exact bytes.
+
+This is the rule mutmut applies (a mutant is re-tested when its function changed). It assumes a
+mutant's verdict depends on its own function, the module's top-level code and the suite; a test
+that reaches the mutated function through another edited function may see a different verdict,
+so ``--fresh`` ignores the cache, and the cache is never shared across gates or loops.
+
+``changed_units(text, lines)`` gives, for ``--since GIT_REF``, the top-level statements that hold a
+line changed since REF (``git diff -U0``); mutants elsewhere are not judged.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import re
+import subprocess
+import threading
+from dataclasses import asdict
+from pathlib import Path
+
+from corpus.model import Mutant, sha256
+
+
+@functools.lru_cache(maxsize=16)
+def _units(parent: bytes) -> tuple[list[tuple[int, int]], str] | None:
+    """(byte spans of the top-level statements, sha256 of the non-def top-level code) of a Python
+    module; None when it does not parse."""
+    try:
+        tree = ast.parse(parent.decode("utf-8"))
+    except (UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    starts = [0]
+    for line in parent.splitlines(keepends=True):    # bytes: \n, \r\n and \r only, as the tokenizer
+        starts.append(starts[-1] + len(line))
+    spans, context = [], []
+    for node in tree.body:
+        end_line = node.end_lineno or node.lineno
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        lo, hi = starts[first - 1], starts[min(end_line, len(starts) - 1)]
+        spans.append((lo, hi))
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            context.append(parent[lo:hi])
+    return spans, sha256(b"\0".join(context))
+
+
+def _changed_span(parent: bytes, child: bytes) -> tuple[int, int, bytes]:
+    from corpus.browse import splice
+    return splice(parent, child)
+
+
+def unit_key(parent: bytes, mutant: Mutant) -> str:
+    """The mutant's unit key (module docstring)."""
+    exact = f"exact:{sha256(parent)}:{mutant.digest or 'deleted'}:{mutant.operator}"
+    if mutant.content is None:
+        return exact
+    units = _units(parent)
+    if units is None:
+        return exact
+    spans, context = units
+    lo, hi, rep = _changed_span(parent, mutant.content)
+    for a, b in spans:
+        if a <= lo and hi <= b:
+            after = parent[a:lo] + rep + parent[hi:b]
+            return "unit:" + sha256(b"\0".join([mutant.operator.encode(), parent[a:b], after, context.encode()]))
+    return exact
+
+
+def changed_units(parent: bytes, lines: set[int]) -> list[tuple[int, int]] | None:
+    """The byte spans of the top-level statements holding one of ``lines`` (1-based); None when
+    the module does not parse (then nothing can be left out)."""
+    units = _units(parent)
+    if units is None:
+        return None
+    starts = [0]
+    for line in parent.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    offsets = {starts[min(n - 1, len(starts) - 1)] for n in lines}
+    return [(a, b) for a, b in units[0] if any(a <= o < b for o in offsets)]
+
+
+def in_changed(parent: bytes, mutant: Mutant, spans: list[tuple[int, int]] | None) -> bool:
+    """Does the mutant change text inside one of ``spans`` (or can that not be decided)?"""
+    if spans is None or mutant.content is None:
+        return True
+    lo, hi, _ = _changed_span(parent, mutant.content)
+    units = _units(parent)
+    inside_any = units is not None and any(a <= lo and hi <= b for a, b in units[0])
+    return not inside_any or any(a <= lo and hi <= b for a, b in spans)
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+def lines_changed_since(ref: str, path: Path) -> set[int]:
+    """Lines of ``path`` (as it is now) added or changed since git revision ``ref``; a deletion
+    marks the line after it. Raises ValueError with git's one-line complaint."""
+    try:
+        r = subprocess.run(["git", "diff", "-U0", "--no-color", "--no-ext-diff", ref, "--", path.name],
+                           cwd=path.parent, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ValueError(f"--since {ref}: git diff failed: {exc}") from None
+    if r.returncode != 0:
+        raise ValueError(f"--since {ref}: git diff failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}")
+    out: set[int] = set()
+    for m in _HUNK.finditer(r.stdout):
+        start, count = int(m.group(1)), int(m.group(2) if m.group(2) is not None else 1)
+        out.update(range(start, start + count) if count else (max(start, 1), start + 1))
+    return out
+
+
+class JudgmentCache:
+    """``--out``/judgment-cache.jsonl: one line per judgment, keyed as the module doc says. Kept
+    across runs (rewritten at the end with only the judgments of the last run)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+        self.entries: dict[str, dict] = {}
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    d = json.loads(line)
+                    self.entries[d["key"]] = d["row"]
+                except (ValueError, KeyError, TypeError):
+                    continue            # a torn line (a kill while writing) is ignored
+
+    @staticmethod
+    def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None) -> str:
+        unit = f"control:{sha256(parent)}" if mutant is None else unit_key(parent, mutant)
+        return sha256(f"{loop}\0{gate_digest}\0{unit}\0{mutant.label if mutant else ''}".encode())
+
+    def get(self, key: str) -> dict | None:
+        return self.entries.get(key)
+
+    def put(self, key: str, row) -> None:
+        d = asdict(row)
+        line = json.dumps({"key": key, "row": d}) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            self.entries[key] = d
+            f.write(line)
+
+    def compact(self, keep: set[str]) -> None:
+        """Rewrite the file with only ``keep`` (the keys of the run just finished)."""
+        tmp = self.path.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as f:
+            for k in sorted(keep):
+                if k in self.entries:
+                    f.write(json.dumps({"key": k, "row": self.entries[k]}) + "\n")
+        tmp.replace(self.path)

@@ -1,0 +1,132 @@
+"""Incremental runs (issue 26): a rerun on unchanged code re-judges nothing and says so in one line;
+an edit re-judges only the edited function's mutants; --since GIT_REF judges only the functions
+changed since a revision."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from corpus.cli import register
+from corpus.incremental import changed_units, in_changed, unit_key
+from corpus.model import ArtifactSpec
+from corpus.operators import generate
+
+CALC = ("LIMIT = 10\n\n\ndef add(a, b):\n    return a + b\n\n\ndef sign(x):\n    if x < 0:\n        return -1\n"
+        "    return 1\n\n\ndef scale(x):\n    return x * 3\n")
+TESTS = ("from calc import add, sign\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+         "def test_sign():\n    assert sign(-4) == -1 and sign(5) == 1\n")
+
+SCALE_LINE = CALC.splitlines().index("    return x * 3") + 1
+
+
+@pytest.fixture(scope="module")
+def cli():
+    @click.group()
+    def main():
+        pass
+    register(main)
+    return main
+
+
+def _muts(src: str) -> list:
+    return generate(ArtifactSpec("l", "python", "calc.py", src.encode(), {"role": "code"}), "fine")
+
+
+def _keys(src: str) -> dict[str, str]:
+    """note (line-free: operator + change) -> unit key, per function."""
+    return {f"{m.operator}|{m.note.split(':', 1)[1]}": unit_key(src.encode(), m) for m in _muts(src)}
+
+
+def test_unit_key_follows_the_function_not_the_file():
+    before = _keys(CALC)
+    edited = CALC.replace("x * 3", "x * 4")
+    after = _keys(edited)
+    same = {k for k in before if k in after and before[k] == after[k]}
+    add_sign = {k for k in before if "a + b" in k or "x < 0" in k or "-1" in k}
+    assert add_sign and add_sign <= same                     # untouched functions keep their keys
+    assert not any("x * 3" in k for k in same)               # the edited function's mutants do not
+    # a change to the module's top-level code (a constant) changes every key
+    moved = _keys(CALC.replace("LIMIT = 10", "LIMIT = 11"))
+    assert not set(before.values()) & set(moved.values())
+    # blank lines added above a function shift its lines, not its key
+    shifted = _keys(CALC.replace("def add", "\n\ndef add"))
+    assert {before[k] for k in add_sign} <= set(shifted.values())
+
+
+def test_changed_units_and_since_filter():
+    parent = CALC.encode()
+    scale_line = SCALE_LINE
+    spans = changed_units(parent, {scale_line})
+    assert spans and len(spans) == 1
+    kept = [m for m in _muts(CALC) if in_changed(parent, m, spans)]
+    assert kept and all(m.note.startswith(f"L{scale_line}:") for m in kept)
+
+
+def _git(d: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+                   cwd=d, check=True, capture_output=True)
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "calc-suite"\nkind = "pytest"\ntests = "tests"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.proof-harness.corpus]\ngate = "gate.toml"\nartifact = "calc.py"\n'
+                                             'families = ["fine"]\nout = ".corpus"\nworkers = 2\n')
+    return tmp_path
+
+
+def _verdicts(d: Path) -> dict[str, tuple[str, str]]:
+    rows = csv.DictReader((d / ".corpus" / "judgments.csv").open())
+    return {r["mutant"]: (r["verdict"], r["executor"]) for r in rows}
+
+
+def test_rerun_judges_nothing_and_an_edit_only_its_function(cli, tmp_path, monkeypatch):
+    d = _project(tmp_path)
+    monkeypatch.chdir(d)
+    r = CliRunner().invoke(cli, ["corpus", "measure"])
+    assert r.exit_code == 0, r.output
+    first = _verdicts(d)
+    n = sum(1 for k in first if not k.endswith("/control"))
+    assert f"0 unchanged, {n} to judge" in r.output
+    r = CliRunner().invoke(cli, ["corpus", "measure"])
+    assert r.exit_code == 0 and f"{n} unchanged, 0 to judge" in r.output, r.output
+    again = _verdicts(d)
+    assert {k: v[0] for k, v in again.items()} == {k: v[0] for k, v in first.items()}
+    assert {v[1] for k, v in again.items() if not k.endswith("/control")} == {"cached"}
+    # edit scale() only: only its mutants are judged
+    (d / "calc.py").write_text(CALC.replace("x * 3", "x * 4"))
+    scale_muts = [m for m in _muts(CALC) if m.note.startswith(f"L{SCALE_LINE}:")]
+    r = CliRunner().invoke(cli, ["corpus", "measure"])
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "to judge" in x)
+    reused, todo = int(line.split()[0]), int(line.split(", ")[1].split()[0])
+    assert todo == len(scale_muts) and reused + todo == n, (line, len(scale_muts))
+    # --fresh ignores the cache
+    r = CliRunner().invoke(cli, ["corpus", "measure", "--fresh", "--quiet"])
+    assert r.exit_code == 0 and "0 unchanged" not in r.output
+
+
+def test_since_git_ref(cli, tmp_path, monkeypatch):
+    d = _project(tmp_path)
+    _git(d, "init", "-q")
+    _git(d, "add", "calc.py")
+    _git(d, "commit", "-qm", "calc")
+    (d / "calc.py").write_text(CALC.replace("x * 3", "x * 4"))
+    monkeypatch.chdir(d)
+    r = CliRunner().invoke(cli, ["corpus", "measure", "--since", "HEAD", "--quiet"])
+    assert r.exit_code == 0, r.output
+    s = json.loads((d / ".corpus" / "summary.json").read_text())
+    assert any(e["reason"] == "unchanged since HEAD" for e in s["exclusions"])
+    judged = [k for k in _verdicts(d) if not k.endswith("/control")]
+    notes = {json.loads(x)["id"]: json.loads(x)["note"] for x in (d / ".corpus" / "mutants.jsonl").read_text().splitlines()}
+    assert judged and all(notes[k].startswith(f"L{SCALE_LINE}:") for k in judged), [notes[k] for k in judged]
+    r = CliRunner().invoke(cli, ["corpus", "measure", "--since", "no-such-ref", "--quiet"])
+    assert r.exit_code == 2 and "--since no-such-ref" in r.output and "Traceback" not in r.output
