@@ -235,6 +235,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
         code = 0
+        from harness.procs import die_with_parent
+        die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
         try:
             ctx.on_turn = injections.turn_hook(inj, in_child=True)
             res = run_arm(ctx, arm)

@@ -38,6 +38,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import statefile
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.errors import InputError
 from harness.pricing import price_for, usage_cost
@@ -117,7 +118,7 @@ class SpendLedger:
 
     def read(self) -> dict:
         try:
-            state = json.loads(self.path.read_text())
+            state = statefile.loads(self.path.read_text())
         except FileNotFoundError:
             return json.loads(json.dumps(EMPTY))
         except (ValueError, UnicodeDecodeError) as exc:  # written atomically: only an outside edit gets here
@@ -132,9 +133,7 @@ class SpendLedger:
             fcntl.flock(fd, fcntl.LOCK_EX)
             state = self.read()
             out = fn(state)
-            tmp = self.path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
-            os.replace(tmp, self.path)
+            statefile.write_json(self.path, state)  # temp, fsync, rename, fsync the directory
             for r in out.pop("_rows", []):
                 with (self.run_dir / "spend.jsonl").open("a") as f:
                     f.write(json.dumps({**r, "when": time.time()}, sort_keys=True) + "\n")
