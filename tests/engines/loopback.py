@@ -106,6 +106,7 @@ class Loopback:
         self.requests: list[dict] = []  # {"path", "headers", "body"}
         self.model_id = SNAPSHOT[flavor]
         self.served = 0
+        self.route = None  # optional callable(body) -> fault: a fault chosen per request (e.g. per task)
         handler = type("H", (_Handler,), {"lb": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
@@ -255,7 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         with lb.lock:
             lb.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
-        fault = lb.next_fault()
+        fault = lb.route(body) if lb.route is not None else lb.next_fault()
         if isinstance(fault, tuple) and fault[0] == "slow":
             time.sleep(fault[1])
             fault = None

@@ -326,3 +326,101 @@ def test_resume_reruns_cells_left_void_and_a_scored_rerun_supersedes(project, mo
     latest = {x["cell_key"]: x["outcome"] for x in recs}
     assert len(latest) == 12 and "void" not in latest.values()
     assert verify(d / "records.jsonl") == []
+
+
+# ---- 9. inputs that used to hang or crash ------------------------------------------------------------
+def _harness(*args, timeout=120):
+    """The CLI in a subprocess with a timeout: an input that hangs fails the test instead of hanging it."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _bad_input(r, *names):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    for n in names:
+        assert str(n) in r.stderr, (n, r.stderr)
+
+
+def test_a_fifo_scenario_table_or_task_file_is_refused_not_read(project):
+    p = make(project)
+    scen = project / "tasks" / "scenarios.toml"
+    scen.unlink()
+    os.mkfifo(scen)
+    _bad_input(_harness("run", p, "--out", project / "a", "--exploratory"), scen, "FIFO")
+    assert not (project / "a").exists()  # nothing written
+    scen.unlink()
+    import shutil
+    shutil.copy(REPO / "tasks" / "scenarios.toml", scen)
+    fifo = project / "tasks" / "median" / "workspace" / "pipe"
+    os.mkfifo(fifo)
+    _bad_input(_harness("protocol", "freeze", p), fifo, "FIFO")
+    _bad_input(_harness("run", p, "--out", project / "b", "--exploratory"), fifo, "FIFO")
+
+
+def test_a_fifo_transcript_is_refused(project):
+    p = make(project)
+    t = project / "agent.jsonl"
+    os.mkfifo(t)
+    _bad_input(_harness("run", p, "--out", project / "r", "--exploratory", "--engine", "replay", "--transcript", t),
+               t, "FIFO")
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_a_dangling_or_looping_link_in_a_task_is_refused_at_freeze(project, kind):
+    p = make(project)
+    link = project / "tasks" / "median" / "workspace" / "link"
+    if kind == "dangling":
+        link.symlink_to(project / "nowhere")
+    else:
+        link.symlink_to(link)
+    _bad_input(_harness("protocol", "freeze", p), link, "symbolic link")
+    assert not p.with_suffix(".lock.json").exists()
+
+
+@pytest.mark.parametrize("repeats", [2 ** 70, 1_000_000])
+def test_a_matrix_above_the_cap_is_refused_with_its_cell_count_before_anything_is_written(project, repeats):
+    from harness.protocol import MAX_CELLS
+    p = make(project, k=repeats)
+    cells = 12 * repeats
+    r = _harness("run", p, "--out", project / "big", "--exploratory")
+    _bad_input(r, p, "protocol.repeats", f"{cells} cells", f"cap of {MAX_CELLS}")
+    assert not (project / "big").exists()
+    _bad_input(_harness("plan", p), f"{cells} cells")
+
+
+def test_a_lock_nested_100000_deep_is_bad_input(project):
+    p = make(project)
+    p.with_suffix(".lock.json").write_text("[" * 100_000 + "]" * 100_000)
+    _bad_input(_harness("run", p, "--out", project / "r"), p.with_suffix(".lock.json"), "nested deeper")
+
+
+def test_an_unreadable_task_file_at_freeze_is_bad_input_naming_it(project, monkeypatch):
+    """Mode 000 (simulated: the tests may run as root, who reads any mode)."""
+    p = make(project)
+    target = next(f for f in sorted((project / "tasks" / "median").rglob("*.py")) if f.is_file())
+    orig = Path.read_bytes
+
+    def read_bytes(self):
+        if self == target:
+            raise PermissionError(13, "Permission denied", str(self))
+        return orig(self)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    r = cli("protocol", "freeze", p)
+    assert r.exit_code == 2 and str(target) in r.output and "Permission denied" in r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+def test_an_unknown_providers_table_is_bad_input_naming_file_and_key(project):
+    p = make(project, text=PROTO + "\n[providers.foo]\nmax_retries = 1\n")
+    _bad_input(_harness("plan", p), p, "providers.foo", "unknown provider")
+
+
+def test_an_out_that_cannot_be_created_is_bad_input_not_a_stop(project):
+    p = make(project)
+    blocker = project / "a-file"
+    blocker.write_text("x")
+    r = _harness("run", p, "--out", blocker / "run", "--exploratory")
+    _bad_input(r, "--out", "cannot create")
+    assert "STOPPED" not in r.stderr
