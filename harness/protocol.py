@@ -160,6 +160,9 @@ class LimitsTable(_Table):
     # the model's context window: the most input tokens one call can bill (a provider refuses a
     # longer request unbilled); bounds input tokens in `harness plan --worst-case` (harness/worst_case.py)
     context_tokens: int | None = Field(default=None, ge=1)
+    # a cell's overall deadline on its engine calls (harness/engines/deadline.py: CellDeadline): past
+    # it the cell is cut and recorded void ("engine fault: cell deadline"); tests keep test_timeout_s
+    cell_deadline_s: float = Field(default=3600.0, gt=0, le=1e9)
 
 
 class BudgetTable(_Table):
@@ -401,7 +404,8 @@ def load_protocol(path: Path | str) -> Protocol:
     for problem in validate_pricing(raw.get("pricing", {})):
         key, what = problem.split(": ", 1)
         raise InputError(str(path), key, what)
-    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, **raw.get("limits", {})}
+    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, "cell_deadline_s": 3600.0,
+              **raw.get("limits", {})}
     rerun = {"max_reruns": 2, **raw.get("rerun", {})}
     return Protocol(path=path, name=p.name, seed=p.seed, repeats=p.repeats, tasks_dir=tasks_dir, tasks=tuple(p.tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
