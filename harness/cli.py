@@ -380,8 +380,11 @@ def loop_grp() -> None:
 @click.option("--engine", default="simulated", show_default=True,
               help="simulated (corpus drafts), replay (--transcript), anthropic or openai")
 @click.option("--model", "models", multiple=True, help="model id (repeat for several: Table 8's layout)")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
               "summary.json and table.md (outside the workspace)")
+@click.option("--resume", "resume", default=None, type=click.Path(file_okay=False),
+              help="continue the loop run a kill stopped in DIR (same TARGET and options): finished passes are kept, "
+                   "a pass cut short reruns from attempt 1")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
               help="hard ceiling N: attempts per loop (a graph file declares its own)")
 @click.option("--soft-bound", type=click.IntRange(min=0), default=3, show_default=True,
@@ -394,8 +397,8 @@ def loop_grp() -> None:
               help="simulated: draft pools (default both: tier-1 v1 mutants, tier-2 mutants)")
 @click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="replay: the worker's replies")
 @click.option("--base-url", default=None, help="live engines: the provider endpoint (else the SDK's env variable)")
-def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, seed, gate_names, tiers, transcript,
-                 base_url):
+def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, runs, seed, gate_names, tiers,
+                 transcript, base_url):
     """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML.
 
     Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
@@ -407,7 +410,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
     options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
     if base_url:
         options["providers"] = {engine: {"base_url": base_url}}
-    tpath, outp = Path(target), Path(out)
+    if bool(out) == bool(resume):
+        raise click.UsageError("give --out DIR for a new loop run, or --resume DIR to continue one")
+    tpath, outp = Path(target), Path(out or resume)
     try:
         if engine == "replay" and not transcript:
             raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
@@ -415,13 +420,18 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
             raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
                              "live model (--engine anthropic or openai)")
         if tpath.is_file():
+            if resume:
+                raise InputError(str(tpath), "--resume", "a graph run cannot be resumed yet; start it again with a new --out")
             _loop_graph_run(tpath, engine, models, outp, options, seed)
             return
         loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
         if not loops:
             raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
                              "a catalogue of them, or a graph TOML")
-        ledger = lr.open_ledger(outp)
+        ledger = lr.open_ledger(outp, resume=bool(resume))
+        if getattr(ledger, "repaired", False):
+            click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)",
+                       err=True)
         if engine == "simulated":
             summaries = []
             for loop in loops:

@@ -424,3 +424,37 @@ def test_an_out_that_cannot_be_created_is_bad_input_not_a_stop(project):
     r = _harness("run", p, "--out", blocker / "run", "--exploratory")
     _bad_input(r, "--out", "cannot create")
     assert "STOPPED" not in r.stderr
+
+
+# ---- 8. loops resume after a kill -----------------------------------------------------------------------
+def test_a_killed_loop_run_resumes_with_the_same_crash_repairs(tmp_path):
+    """A loop run killed mid-pass (its last rows lost, the head one behind, a torn line) is continued
+    by `harness loop run TARGET --resume DIR`: the ledger verifies again, finished passes are not
+    rerun, the cut pass reruns from attempt 1, and the table equals an uninterrupted run's."""
+    from corpus.catalogue import CATALOGUE_DIR
+    from harness.ledger import inspect
+    target = CATALOGUE_DIR / "conventional-commits"
+    args = ["loop", "run", target, "--engine", "simulated", "--runs", "3", "--tier", "1"]
+    full = cli(*args, "--out", tmp_path / "full")
+    assert full.exit_code == 0, full.output
+    rows = (tmp_path / "full" / "ledger.jsonl").read_text().splitlines()
+    recs = [json.loads(x) for x in rows]
+    cut = next(i for i in range(len(recs) - 1, 0, -1)
+               if recs[i]["kind"] == "attempt" and recs[i - 1]["kind"] == "terminal") + 1  # mid-pass
+    d = tmp_path / "killed"
+    d.mkdir()
+    (d / "ledger.jsonl").write_text("\n".join(rows[:cut]) + "\n" + rows[cut][:40])  # torn last line
+    (d / "ledger.head").write_text(f"{recs[cut - 2]['seq']} {recs[cut - 2]['hash']}\n")  # one behind
+    assert cli("ledger", "verify", d / "ledger.jsonl").exit_code == 1
+    again = cli(*args, "--out", d)  # the same command refuses, naming the one that continues it
+    assert again.exit_code == 2 and f"--resume {d}" in again.output
+    r = cli(*args, "--resume", d)
+    assert r.exit_code == 0, r.output
+    assert "repaired the loop ledger" in r.output
+    assert cli("ledger", "verify", d / "ledger.jsonl").exit_code == 0
+    assert (d / "table.md").read_text() == (tmp_path / "full" / "table.md").read_text()
+    new = inspect(d / "ledger.jsonl").records
+    assert [x["kind"] for x in new].count("abandoned") == 1
+    ends = [x for x in new if x["kind"] == "terminal"]
+    assert len(ends) == len({(x["run_id"], x["node"], x["pass"]) for x in ends}) == \
+        sum(1 for x in recs if x["kind"] == "terminal")  # each pass ends once
