@@ -79,7 +79,8 @@ def state_of(run_dir: Path) -> DirState:
 
 
 def _is_our_tmp(name: str) -> bool:
-    return name.startswith(".run.json.") and name.endswith(".tmp")
+    """What a start killed mid-way leaves besides run.json: its temporary file, the --out write probe."""
+    return (name.startswith(".run.json.") and name.endswith(".tmp")) or name.startswith(".probe-")
 
 
 def read_run_meta(run_dir: Path) -> dict:
