@@ -9,8 +9,11 @@ Run directory layout:
   table.md          the per-arm table
   spend.json, spend.jsonl   with a [budget] ceiling: the run's spend and one row per engine call
                     (harness/spend.py); at the ceiling the run stops (exit 4), unrun cells stay unrun
-Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already in the ledger
-and runs the rest, so a kill at any moment ends, after resume, with one record per key.
+Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already scored in the ledger,
+reruns cells whose record is void (rerun policy; the scored rerun supersedes the void record) and
+runs the rest, so a kill at any moment ends, after resume, with one record per key. ``run.json`` is
+written atomically; a torn one is repaired from the records (harness/rundir.py). SIGINT/SIGTERM
+(``StopRequest``) stop dispatch; every stop keeps the records of cells in flight that finish.
 """
 from __future__ import annotations
 
