@@ -120,6 +120,10 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
             engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
             reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
                                      call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
+        from harness.engines.deadline import CellDeadline  # the cell's overall deadline (issue 25)
+        cell_s = float(spec.limits.get("cell_deadline_s", 3600.0))
+        started = time.monotonic()
+        engine, reviewer = CellDeadline(engine, cell_s, started), CellDeadline(reviewer, cell_s, started)
         # a budget is whatever the arm sets or its controller's registered parameters default to
         budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
         ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
@@ -235,6 +239,8 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
         code = 0
+        from harness.procs import die_with_parent
+        die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
         try:
             ctx.on_turn = injections.turn_hook(inj, in_child=True)
             res = run_arm(ctx, arm)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import cast
@@ -158,12 +159,14 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
-    from harness.driver import execute, incomplete_denominators, prepare
+    from harness.driver import StopRequest, execute, incomplete_denominators, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
         raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
     from harness.spend import Ceiling
+    stop = StopRequest()
+    previous = _on_stop_signals(stop, Path(resume or out or "."))
     try:
         if resume:
             run_dir = Path(resume)
@@ -176,12 +179,15 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                 opts["replay_from"] = str(Path(replay_from).resolve())
             if transcript_file:
                 opts["transcript"] = str(Path(transcript_file).resolve())
-            prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
-                    exploratory=exploratory, engine_options=opts)
+            meta = prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
+                           exploratory=exploratory, engine_options=opts)
+            if meta.get("repaired"):
+                click.echo(f"repaired run.json from {meta['repaired']['from_records']} record(s) and {path} "
+                           "(it was missing or torn); continuing the run", err=True)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
                       cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
-                      monitor=monitor)
+                      monitor=monitor, stop=stop)
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
@@ -189,6 +195,9 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                    f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
                    f"{run_dir}`", err=True)
         sys.exit(4)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
@@ -209,6 +218,30 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         for arm, d in incomplete_denominators(res.records, res.still_void).items():
             click.echo(f"  {arm}: {d}", err=True)
     sys.exit(res.exit_code)
+
+
+def _on_stop_signals(stop, run_dir: Path) -> dict:
+    """SIGINT and SIGTERM during a run: the first stops dispatch (``stop.signal``; the driver lets
+    the cells in flight finish, records them and ends with one STOPPED line, exit 4); a second
+    exits at once (exit 4, one STOPPED line, no traceback: pool workers die with this process,
+    a record half-written is a torn line --resume repairs). Returns the handlers it replaced."""
+    def handle(signum, frame):
+        name = signal.Signals(signum).name
+        if stop.signal is None:
+            stop.signal = name
+            os.write(2, f"\n{name}: stopping: no new cells; the cells in flight finish and are recorded "
+                        "(send it again to exit at once)\n".encode())
+            return
+        os.write(2, f"STOPPED: second {name}: exited at once; every finished record is kept, cells in flight are "
+                    f"unrun (never void, never scored); continue with `harness run --resume {run_dir}`\n".encode())
+        os._exit(4)
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, handle)
+        except ValueError:  # not the main thread (an embedding caller): signals stay as they were
+            break
+    return previous
 
 
 @main.group()
@@ -350,8 +383,11 @@ def loop_grp() -> None:
 @click.option("--engine", default="simulated", show_default=True,
               help="simulated (corpus drafts), replay (--transcript), anthropic or openai")
 @click.option("--model", "models", multiple=True, help="model id (repeat for several: Table 8's layout)")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
               "summary.json and table.md (outside the workspace)")
+@click.option("--resume", "resume", default=None, type=click.Path(file_okay=False),
+              help="continue the loop run a kill stopped in DIR (same TARGET and options): finished passes are kept, "
+                   "a pass cut short reruns from attempt 1")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
               help="hard ceiling N: attempts per loop (a graph file declares its own)")
 @click.option("--soft-bound", type=click.IntRange(min=0), default=3, show_default=True,
@@ -364,8 +400,8 @@ def loop_grp() -> None:
               help="simulated: draft pools (default both: tier-1 v1 mutants, tier-2 mutants)")
 @click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="replay: the worker's replies")
 @click.option("--base-url", default=None, help="live engines: the provider endpoint (else the SDK's env variable)")
-def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, seed, gate_names, tiers, transcript,
-                 base_url):
+def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, runs, seed, gate_names, tiers,
+                 transcript, base_url):
     """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML.
 
     Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
@@ -377,7 +413,9 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
     options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
     if base_url:
         options["providers"] = {engine: {"base_url": base_url}}
-    tpath, outp = Path(target), Path(out)
+    if bool(out) == bool(resume):
+        raise click.UsageError("give --out DIR for a new loop run, or --resume DIR to continue one")
+    tpath, outp = Path(target), Path(out or resume)
     try:
         if engine == "replay" and not transcript:
             raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
@@ -385,13 +423,18 @@ def loop_run_cmd(target, engine, models, out, max_attempts, soft_bound, runs, se
             raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
                              "live model (--engine anthropic or openai)")
         if tpath.is_file():
+            if resume:
+                raise InputError(str(tpath), "--resume", "a graph run cannot be resumed yet; start it again with a new --out")
             _loop_graph_run(tpath, engine, models, outp, options, seed)
             return
         loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
         if not loops:
             raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
                              "a catalogue of them, or a graph TOML")
-        ledger = lr.open_ledger(outp)
+        ledger = lr.open_ledger(outp, resume=bool(resume))
+        if getattr(ledger, "repaired", False):
+            click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)",
+                       err=True)
         if engine == "simulated":
             summaries = []
             for loop in loops:

@@ -9,8 +9,11 @@ Run directory layout:
   table.md          the per-arm table
   spend.json, spend.jsonl   with a [budget] ceiling: the run's spend and one row per engine call
                     (harness/spend.py); at the ceiling the run stops (exit 4), unrun cells stay unrun
-Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already in the ledger
-and runs the rest, so a kill at any moment ends, after resume, with one record per key.
+Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already scored in the ledger,
+reruns cells whose record is void (rerun policy; the scored rerun supersedes the void record) and
+runs the rest, so a kill at any moment ends, after resume, with one record per key. ``run.json`` is
+written atomically; a torn one is repaired from the records (harness/rundir.py). SIGINT/SIGTERM
+(``StopRequest``) stop dispatch; every stop keeps the records of cells in flight that finish.
 """
 from __future__ import annotations
 
@@ -18,12 +21,11 @@ import fcntl
 import json
 import os
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, verdict_cache
+from harness import executors, procs, rundir, verdict_cache
 from harness import pilot as pilot_mod
 from harness import protocol as protocol_mod
 from harness import spend as spend_mod
@@ -35,6 +37,13 @@ from harness.progress import Progress
 from harness.protocol import Protocol, load_protocol
 from harness.table import per_arm_rows, render
 from harness.tasks import load_task
+
+
+@dataclass
+class StopRequest:
+    """Set by a signal handler (harness/cli.py): the run stops dispatching, lets the cells in flight
+    finish and records them, and ends with a STOPPED line (exit 4)."""
+    signal: str | None = None
 
 
 @dataclass
@@ -101,19 +110,36 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
             raise InputError(str(proto.path), "lock", "digests drifted since freeze:\n  " + "\n  ".join(changes)
                              + "\nre-freeze (a new pre-registration) or pass --exploratory")
         lock = protocol_mod.read_lock(proto)
-    if (out_dir / "records.jsonl").exists() or (out_dir / "run.json").exists():
+    state = rundir.state_of(out_dir)
+    if state is rundir.DirState.RUN:
         raise InputError(str(out_dir), "--out", "already holds a run; use --resume to continue it")
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+    if state is rundir.DirState.OTHER:
         raise InputError(str(out_dir), "--out", "exists and is not empty (and not a run); give a new or empty directory")
     validate_run_inputs(proto, engine=engine or proto.engine, reviewer_engine=reviewer_engine or engine or proto.engine,
                         model=model, engine_options=engine_options or {})
-    out_dir.mkdir(parents=True, exist_ok=True)
-    meta = {"run_id": uuid.uuid4().hex[:12], "protocol_path": str(proto.path), "protocol": proto.name,
-            "protocol_digest": lock["digest"], "preregistered": not exploratory,
-            "engine": engine or proto.engine, "reviewer_engine": reviewer_engine or engine or proto.engine,
-            "model": model, "engine_options": engine_options or {}, "lock": lock, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    (out_dir / "run.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    _make_out_dir(out_dir)
+    meta = rundir.new_meta(protocol_path=str(proto.path), protocol=proto.name, protocol_digest=lock["digest"],
+                           preregistered=not exploratory, engine=engine or proto.engine,
+                           reviewer_engine=reviewer_engine or engine or proto.engine, model=model,
+                           engine_options=engine_options or {}, lock=lock)
+    if state is rundir.DirState.TORN_WITH_RECORDS:  # a kill while run.json was written: repaired, then continued
+        meta = rundir.meta_from_records(out_dir, meta, lock)
+    rundir.set_aside_torn(out_dir)
+    rundir.write_run_meta(out_dir, meta)
     return meta
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    """Create --out; one that cannot be created or written (a read-only mount, a file in the way) is
+    bad input, exit 2, not a stopped run to resume."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(str(out_dir), "--out", f"cannot create or write the run directory: "
+                         f"{exc.strerror or exc}") from None
 
 
 def _sequence_line(run_dir: Path):
@@ -130,7 +156,8 @@ def execute(run_dir: Path, **options) -> RunOutcome:
     writer, so a second session on the same run is refused (InputError) instead of appending a
     second chain of seqs. A kill releases the lock with the process, so --resume after a kill works."""
     read_run_meta(run_dir)  # a directory that is not a run gets its own error, and no run.lock
-    fd = os.open(Path(run_dir) / "run.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(Path(run_dir) / "run.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    procs.inherit_never(fd)  # closed in every forked worker: only this process holds the lock
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -139,10 +166,11 @@ def execute(run_dir: Path, **options) -> RunOutcome:
                              "run.lock); wait for it to finish or stop it, then --resume") from None
         return _execute(run_dir, **options)
     finally:
+        procs.release(fd)
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
+def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
              progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
              cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
              raise_budget: "spend_mod.Ceiling | None" = None, monitor: bool = False) -> RunOutcome:
@@ -177,8 +205,10 @@ def _execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | N
     if ledger.repair:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
     expected = _expected_digests(proto, meta["lock"])
-    done = ledger.keys()
-    cells = [c for c in run_order(proto) if c.key not in done]
+    latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
+    done = {k for k, o in latest.items() if o != "void"}
+    void_keys = {k for k, o in latest.items() if o == "void"}
+    cells = [c for c in run_order(proto) if c.key not in done]  # void cells are rerun, as the README says
     if pilot is not None:
         cells = pilot_mod.select(cells, pilot)
     if limit_cells is not None:
@@ -237,19 +267,26 @@ def _execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | N
                     log(f"{voids_path.name}:{i}: ignoring a torn line")
                 continue
             void_counts[k] = void_counts.get(k, 0) + 1
+    for k in void_keys:  # void in the ledger after an earlier session's reruns: this session reruns it afresh
+        void_counts[k] = 0
     settle = _Settler(ledger, void_counts, voids_path, int(proto.rerun.get("max_reruns", 2)), disabled, log, run_dir)
     if ledger_spend is not None and ledger_spend.read()["halted"]:
         settle.stopped = (f"budget ceiling: reached in an earlier session ({spend_mod.summary(ledger_spend.read())}); "
                           f"raise it: `harness run --resume {run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
         log(f"STOPPING: {settle.stopped}")
     queue = list(cells)
+    if void_keys:
+        log(f"rerunning {len(void_keys)} cell(s) left void by an earlier session (rerun policy: up to "
+            f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
         f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
     progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir) if monitor else None)
-    while queue and not settle.stopped:
+    halt = stop or StopRequest()
+    ex.stopping = lambda: bool(settle.stopped or halt.signal)  # queued, unstarted cells are cancelled (unrun)
+    while queue and not settle.stopped and not halt.signal:
         settle.rerun = []
         progress.update(in_flight=min(workers, len(queue)))
-        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue if not settle.stopped)  # lazily: a stop ends dispatch
+        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue if not ex.stopping())  # lazily: a stop ends dispatch
         stream = ex.run(jobs, on_requeue)
         try:
             for i, rec in enumerate(stream, 1):
@@ -257,14 +294,19 @@ def _execute(run_dir: Path, *, workers: int = 1, log=print, limit_cells: int | N
                     break
                 progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
         finally:
-            stream.close()  # stop dispatching; a pool finishes what is already in flight
+            stream.close()  # after a stop the stream has already drained every cell in flight
         if settle.rerun and not settle.stopped:
             log(f"rerunning {len(settle.rerun)} void cell(s) (rerun policy: up to {settle.max_reruns} reruns per cell)")
         queue = settle.rerun
     progress.close()
+    if halt.signal and not settle.stopped:
+        settle.stopped = (f"interrupted by {halt.signal}: dispatch stopped, every cell that finished is recorded, "
+                          f"cells not finished are unrun (never void, never scored); continue with "
+                          f"`harness run --resume {run_dir}`")
     records = ledger.records
-    # every void in the ledger, from this session or an earlier one, keeps the run incomplete
-    still_void = [r["cell_key"] for r in records if r["outcome"] == "void"]
+    # every cell whose latest record is void, from this session or an earlier one, keeps the run incomplete
+    latest = {r["cell_key"]: r["outcome"] for r in records}
+    still_void = [k for k, o in latest.items() if o == "void"]
     arms = [a.name for a in proto.arms]
     table = render(per_arm_rows(records, arms))
     projection = None
@@ -357,10 +399,11 @@ class _Settler:
         if self.halted_at is not None:
             self.after_halt.append(round(time.time() - self.halted_at, 3))
             rec["finished_after_ceiling_s"] = self.after_halt[-1]
-        if rec.get("stop_run"):
-            self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
-            self.log(f"STOPPING: {rec['stop_run']}")
-            return False
+        if rec.get("stop_run"):  # this cell is unrun; cells still in flight are taken as they finish
+            if not self.stopped:
+                self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
+                self.log(f"STOPPING: {rec['stop_run']}")
+            return True
         self.executed += 1
         try:
             self._account(rec)
@@ -390,29 +433,7 @@ class _Settler:
             self.log(f"  {len(self.ledger.records)} recorded ...")
 
 
-RUN_META_KEYS = {"run_id": str, "protocol_path": str, "protocol": str, "protocol_digest": str, "preregistered": bool,
-                 "engine": str, "reviewer_engine": str, "lock": dict}
-
-
-def read_run_meta(run_dir: Path) -> dict:
-    """run.json, validated: a directory that is not a run is an input error, never a traceback."""
-    path = Path(run_dir) / "run.json"
-    if not Path(run_dir).is_dir():
-        raise InputError(str(run_dir), "--resume", "not a directory")
-    if not path.is_file():
-        raise InputError(str(run_dir), "--resume", "not a run directory (no run.json); start one with PATH --out DIR")
-    try:
-        meta = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), "<file>", f"not JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise InputError(str(path), "<file>", "expected a JSON object")
-    for key, typ in RUN_META_KEYS.items():
-        if not isinstance(meta.get(key), typ):
-            raise InputError(str(path), key, f"missing or not a {typ.__name__}")
-    if not isinstance(meta.get("engine_options", {}), dict):
-        raise InputError(str(path), "engine_options", "expected an object")
-    return meta
+read_run_meta = rundir.read_run_meta  # kept importable from here
 
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:

@@ -21,6 +21,7 @@ log, transcript and other files, and the driver writes them under the real run d
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness import ray_cluster, verdict_cache
+from harness import procs, ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.ray_cluster import loopback_ray
 from harness.transcript import transcript_path
@@ -109,6 +110,7 @@ class LocalExecutor:
         self.workers = max(1, int(workers))
         self.capacity = self.workers
         self.requeued = 0
+        self.stopping: Callable[[], bool] = lambda: False  # set by the driver: a stop cancels queued cells
 
     def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
         """Nothing to check: this machine's corpus is the one the driver checked against the lock."""
@@ -117,6 +119,10 @@ class LocalExecutor:
     def spend_ledger(self, ledger):
         """Pool workers share the run's spend through its flock-guarded file (harness/spend.py)."""
         return ledger
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """Workers that die with the harness and hold none of its locks (harness/procs.py)."""
+        return ProcessPoolExecutor(max_workers=self.workers, initializer=procs.worker_init, initargs=(os.getpid(),))
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:
         if self.workers <= 1:
@@ -132,15 +138,18 @@ class LocalExecutor:
             self.requeued += 1
             on_requeue(k, r)
 
-        pool = ProcessPoolExecutor(max_workers=self.workers)
+        pool = self._pool()
         pending: dict = {}
         try:
             while True:
-                while len(pending) < self.workers * 2:
+                while len(pending) < self.workers * 2 and not self.stopping():
                     job: Job | None = retry.pop(0) if retry else next(it, None)
                     if job is None:
                         break
                     pending[pool.submit(execute_cell, job.spec, job.cache)] = job
+                if self.stopping():  # a stop: cells queued but not started stay unrun; started ones finish
+                    for fut in [f for f in pending if f.cancel()]:
+                        pending.pop(fut)
                 if not pending:
                     return
                 done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -166,7 +175,7 @@ class LocalExecutor:
                             yield void
                     pending.clear()
                     pool.shutdown(wait=False, cancel_futures=True)
-                    pool = ProcessPoolExecutor(max_workers=self.workers)
+                    pool = self._pool()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -196,6 +205,7 @@ class RayExecutor:
         self.force_ship = force_ship
         self.in_flight = self.capacity * in_flight_per_cpu
         self.requeued = 0
+        self.stopping: Callable[[], bool] = lambda: False  # set by the driver: a stop ends dispatch
         self._remote = ray.remote(num_cpus=1, max_retries=0)(remote_cell)
 
     def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
@@ -226,7 +236,7 @@ class RayExecutor:
             on_requeue(k, r)
 
         while True:
-            while len(pending) < self.in_flight:
+            while len(pending) < self.in_flight and not self.stopping():
                 j = retry.pop(0) if retry else next(it, None)
                 if j is None:
                     break

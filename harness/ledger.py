@@ -201,12 +201,8 @@ class Ledger:
             self._write_head(self.records[-1])
 
     def _write_head(self, rec: dict) -> None:
-        tmp = self.head_path.with_suffix(".head.tmp")
-        with open(tmp, "w") as f:
-            f.write(f"{rec['seq']} {rec['hash']}\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.head_path)
+        from harness.statefile import write_atomic
+        write_atomic(self.head_path, f"{rec['seq']} {rec['hash']}\n")  # temp, fsync, rename, fsync the directory
 
     def _move_torn(self, torn: bytes) -> Repair:
         aside = self.path.with_name(self.path.name + ".torn")

@@ -54,7 +54,7 @@ class Limiter:
             fcntl.flock(fd, fcntl.LOCK_EX)
             with os.fdopen(os.dup(fd), "r+") as f:
                 text = f.read()
-                entries = json.loads(text) if text.strip() else []
+                entries = _window(text)
                 out = fn(entries)
                 f.seek(0)
                 f.truncate()
@@ -98,3 +98,14 @@ class Limiter:
                 if e[0] == ticket:
                     e[2] = tokens
         self._update(fix)
+
+
+def _window(text: str) -> list:
+    """The shared window's entries; a torn file (a kill mid-rewrite: it is rewritten in place under
+    its flock) or one that is not a list of entries starts an empty window rather than failing calls."""
+    from harness.statefile import loads
+    try:
+        entries = loads(text) if text.strip() else []
+    except ValueError:
+        return []
+    return [e for e in entries if isinstance(e, list) and len(e) == 3] if isinstance(entries, list) else []

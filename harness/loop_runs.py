@@ -25,7 +25,7 @@ from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, judge
 from harness.engines import EngineContext, make_engine
 from harness.ledger import Ledger
-from harness.loop import DONE, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
+from harness.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
 from harness.loop_workers import CorpusWorker, corpus_pool
 
 FALSE_DONE_METHOD = ("false-DONE = runs that reached DONE with a destroying artifact (a mutant of the tier's pool "
@@ -111,12 +111,76 @@ def _twin_path(gate: Gate) -> str | None:
     return str((gate.dir / twin).resolve()) if twin else None
 
 
-def open_ledger(out: Path) -> Ledger:
-    out.mkdir(parents=True, exist_ok=True)
+def open_ledger(out: Path, resume: bool = False):
+    """A new loop ledger in ``out``; with ``resume``, the one a killed run left there, verified and
+    crash-repaired as ``harness run --resume`` does (a torn last line moved aside, a head caught up)
+    and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``)."""
+    from harness.errors import InputError
+    from harness.ledger import LedgerRefused
     path = out / "ledger.jsonl"
-    if path.exists() and path.stat().st_size:
-        raise ValueError(f"{path}: --out already holds a loop ledger; give a new --out directory")
-    return Ledger(path)
+    if resume and not (path.is_file() and path.stat().st_size):
+        raise InputError(str(out), "--resume", "no loop ledger here to continue (ledger.jsonl); start with --out DIR")
+    if not resume and path.exists() and path.stat().st_size:
+        raise InputError(str(path), "--out", "already holds a loop ledger: continue it with `harness loop run "
+                         f"TARGET --resume {out}` (the same target and options), or give a new --out directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        ledger = Ledger(path)
+    except LedgerRefused as exc:
+        raise InputError(str(path), "ledger", "does not verify; refusing to continue it (nothing was changed):\n  "
+                         + "\n  ".join(exc.problems)) from None
+    except OSError as exc:
+        raise InputError(str(out), "--out", f"cannot create or write the loop directory: {exc.strerror or exc}") from None
+    return ResumeLedger(ledger) if resume else ledger
+
+
+class ResumeLedger:
+    """A loop ledger being continued after a kill. A pass (run id, node, pass) that reached its
+    terminal row is finished: replaying it (the simulated worker is seeded, so it makes the same
+    rows) writes nothing and returns the rows already there; ``finished_result`` rebuilds a live
+    engine's result without calling it again. A pass the kill cut short gets an ``abandoned`` row
+    (its attempt rows stay: they were spent) and runs again from attempt 1."""
+
+    def __init__(self, ledger: Ledger):
+        self.ledger = ledger
+        rows = ledger.records
+        self.finished = {_pass_key(r) for r in rows if r.get("kind") == "terminal"}
+        self.partial = {_pass_key(r) for r in rows if r.get("kind") == "attempt"} - self.finished
+        self.existing = {r["cell_key"]: r for r in rows if _pass_key(r) in self.finished}
+        self.repaired = bool(ledger.repair or ledger.head_repaired)
+
+    @property
+    def records(self) -> list[dict]:
+        return self.ledger.records
+
+    def append(self, rec: dict) -> dict:
+        key = _pass_key(rec)
+        if key in self.finished:
+            return self.existing[rec["cell_key"]]
+        if key in self.partial:
+            self.partial.discard(key)
+            self.ledger.append({**{k: rec[k] for k in ("run_id", "node", "pass") if k in rec}, "kind": "abandoned",
+                                "cell_key": f"{rec['run_id']}|{rec.get('node')}|{rec.get('pass')}|abandoned",
+                                "spent": False, "reason": "a kill cut this pass short; it reruns from attempt 1 "
+                                "(its earlier attempt rows are kept: they were spent)"})
+        return self.ledger.append(rec)
+
+    def finished_result(self, run_id: str, node: str, pass_no: int = 1) -> LoopResult | None:
+        """The result of a finished pass, from its rows (None when it did not finish)."""
+        if (run_id, node, pass_no) not in self.finished:
+            return None
+        rows = [r for r in self.ledger.records if _pass_key(r) == (run_id, node, pass_no)]
+        end = next(r for r in rows if r.get("kind") == "terminal")
+        atts = [Attempt(n=r["attempt"], verdict=r.get("verdict"), reason=r.get("reason", ""),
+                        artifact_digest=r.get("artifact_digest"), model_id=r.get("model_id") or "",
+                        tokens_in=r.get("tokens_in") or 0, tokens_out=r.get("tokens_out") or 0, seq=r.get("seq"))
+                for r in rows if r.get("kind") == "attempt"]
+        return LoopResult(node, end["state"], end["reason"], atts, float(end.get("wall_s") or 0.0),
+                          end.get("verdict_seq"), atts[-1].artifact_digest if atts else None, None, pass_no)
+
+
+def _pass_key(r: dict) -> tuple:
+    return (r.get("run_id"), r.get("node"), r.get("pass"))
 
 
 def run_simulated(loop: Loop, gates: list[Gate], ledger: Ledger, budget: LoopBudget, runs: int,
@@ -172,8 +236,13 @@ def run_engine(loop: Loop, gate: Gate, ledger: Ledger, budget: LoopBudget, engin
                models: tuple[str | None, ...], options: dict, seed: int) -> list[ModelRun]:
     out = []
     for model in models or (None,):
+        spec, run_id = loop_spec(loop, gate), f"{gate.name}@{model or engine}"
+        done = ledger.finished_result(run_id, spec.node) if isinstance(ledger, ResumeLedger) else None
+        if done is not None:  # finished before the kill: never called (nor billed) again
+            out.append(ModelRun(loop.id, gate.kind, model or engine, done))
+            continue
         worker = start_engine(engine, model, options, seed)
-        res = run_loop(loop_spec(loop, gate), worker, budget, ledger, run_id=f"{gate.name}@{model or engine}",
+        res = run_loop(spec, worker, budget, ledger, run_id=run_id,
                        extra={"loop": loop.id, "engine": engine, "model": model})
         out.append(ModelRun(loop.id, gate.kind, model or engine, res))
     return out
@@ -231,5 +300,6 @@ def render_table8(rows: list[dict]) -> str:
 
 
 def write_summary(out: Path, payload: dict, text: str) -> None:
-    (out / "summary.json").write_text(json.dumps(payload, indent=1, default=str) + "\n")
-    (out / "table.md").write_text(text + "\n")
+    from harness.statefile import write_atomic  # rewritten on --resume: never left torn
+    write_atomic(out / "summary.json", json.dumps(payload, indent=1, default=str) + "\n")
+    write_atomic(out / "table.md", text + "\n")

@@ -161,6 +161,9 @@ class LimitsTable(_Table):
     # the model's context window: the most input tokens one call can bill (a provider refuses a
     # longer request unbilled); bounds input tokens in `harness plan --worst-case` (harness/worst_case.py)
     context_tokens: int | None = Field(default=None, ge=1)
+    # a cell's overall deadline on its engine calls (harness/engines/deadline.py: CellDeadline): past
+    # it the cell is cut and recorded void ("engine fault: cell deadline"); tests keep test_timeout_s
+    cell_deadline_s: float = Field(default=3600.0, gt=0, le=1e9)
 
 
 class BudgetTable(_Table):
@@ -396,11 +399,14 @@ def load_protocol(path: Path | str) -> Protocol:
     _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
             "required with (and only with) stop_when = \"half_width_below\"")
     monitoring = {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
+    _check_providers(path, doc.providers)
+    _check_matrix_size(path, p.repeats, len(p.tasks), applicability, factors)
     from harness.pricing import validate as validate_pricing  # [pricing]: see harness/pricing.py
     for problem in validate_pricing(raw.get("pricing", {})):
         key, what = problem.split(": ", 1)
         raise InputError(str(path), key, what)
-    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, **raw.get("limits", {})}
+    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, "cell_deadline_s": 3600.0,
+              **raw.get("limits", {})}
     rerun = {"max_reruns": 2, **raw.get("rerun", {})}
     return Protocol(path=path, name=p.name, seed=p.seed, repeats=p.repeats, tasks_dir=tasks_dir, tasks=tuple(p.tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
@@ -408,6 +414,34 @@ def load_protocol(path: Path | str) -> Protocol:
                     hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
                     analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
                     monitoring=monitoring, budget=dict(raw.get("budget", {})))
+
+
+MAX_CELLS = 1_000_000  # the declared cap on a protocol's matrix; above it a run would hang enumerating it
+
+
+def matrix_size(repeats: int, n_tasks: int, applicability: dict, factors: dict) -> int:
+    """Cells the protocol declares (arms x their scenarios x tasks x repeats x factor levels),
+    computed by arithmetic, never by enumerating them."""
+    levels = 1
+    for v in factors.values():
+        levels *= len(v)
+    return sum(len(s) for s in applicability.values()) * n_tasks * repeats * levels
+
+
+def _check_matrix_size(path: Path, repeats: int, n_tasks: int, applicability: dict, factors: dict) -> None:
+    n = matrix_size(repeats, n_tasks, applicability, factors)
+    _expect(n <= MAX_CELLS, path, "protocol.repeats", f"the matrix has {n} cells ({sum(map(len, applicability.values()))}"
+            f" arm-scenario pairs x {n_tasks} tasks x repeats {repeats}"
+            + "".join(f" x {len(v)} {k}" for k, v in factors.items())
+            + f"), above the cap of {MAX_CELLS} cells; split the design into several protocols")
+
+
+def _check_providers(path: Path, providers: dict) -> None:
+    """Every [providers.NAME] table names a live engine: a misspelt one would be ignored silently."""
+    from harness import engines
+    live = [n for n in engines.known() if engines.needs_model(n)]
+    for name in providers:
+        _expect(name in live, path, f"providers.{name}", f"unknown provider {name!r} (expected one of {live})")
 
 
 def scenario_table(tasks_dir: Path) -> dict[str, dict]:
@@ -443,7 +477,10 @@ def covered_files(proto: Protocol) -> dict[str, Path]:
         if not (root / "task.toml").is_file():
             raise InputError(str(proto.path), "protocol.tasks", f"task {tid!r} not found under {proto.tasks_dir}")
         for f in sorted(root.rglob("*")):
-            if f.is_file() and "__pycache__" not in f.parts:
+            if "__pycache__" in f.parts:
+                continue
+            _refuse_special(proto.path, tid, root, f)
+            if f.is_file():
                 out[f"{tid}/{f.relative_to(root).as_posix()}"] = f
     scen = proto.tasks_dir / "scenarios.toml"
     if scen.is_file():
@@ -451,8 +488,27 @@ def covered_files(proto: Protocol) -> dict[str, Path]:
     return out
 
 
+def _refuse_special(proto_path: Path, tid: str, root: Path, f: Path) -> None:
+    """A task's files are regular files and directories: a link (dangling, looping or not) or a
+    FIFO, device or socket is refused at freeze and validation, naming it (it would void cells)."""
+    import stat as st
+    mode = f.lstat().st_mode
+    if st.S_ISREG(mode) or st.S_ISDIR(mode):
+        return
+    kind = "symbolic link" if st.S_ISLNK(mode) else "FIFO" if st.S_ISFIFO(mode) else "device or socket"
+    raise InputError(str(f), f"task {tid}", f"is a {kind}; a task holds only regular files and directories "
+                     f"({f.relative_to(root).as_posix()})")
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:  # mode 000, or gone since it was listed
+        raise InputError(str(path), "<file>", f"cannot read a file the lock covers: {exc.strerror or exc}") from None
+
+
 def compute_lock(proto: Protocol) -> dict:
-    files = {rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in covered_files(proto).items()}
+    files = {rel: _file_digest(p) for rel, p in covered_files(proto).items()}
     body = {"protocol": proto.name, "protocol_sha256": proto.canonical_digest(), "files": files}
     return {**body, "digest": sha256_json(body)}
 
@@ -468,7 +524,8 @@ def freeze(proto: Protocol, note: str | None = None) -> dict:
         notes.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}: {' '.join(note.split())}")
     if notes:
         lock["notes"] = notes
-    proto.lock_path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    from harness.statefile import write_json
+    write_json(proto.lock_path, lock)  # atomic: a kill never leaves a torn lock
     return lock
 
 
@@ -491,7 +548,8 @@ def read_lock(proto: Protocol) -> dict:
     if not path.is_file():
         raise InputError(str(path), "<file>", "no lock: run `harness protocol freeze` first (or pass --exploratory)")
     try:
-        lock = json.loads(path.read_text())
+        from harness.statefile import loads
+        lock = loads(path.read_text())
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), "<file>", f"not JSON ({exc}); re-freeze the protocol") from None
     if not isinstance(lock, dict):

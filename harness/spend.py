@@ -38,6 +38,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import statefile
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.engines import is_free
 from harness.errors import InputError
@@ -103,7 +104,8 @@ def usage_tokens(u: Usage) -> int:
 
 
 EMPTY = {"spent_usd": 0.0, "spent_tokens": 0, "open": {}, "calls": 0, "refused": 0, "overrun_usd": 0.0,
-         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": [], "unpriced_calls": 0}
+         "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": [], "unpriced_calls": 0,
+         "unseen_billed": 0, "unseen_billed_usd": 0.0, "unseen_billed_tokens": 0}
 
 
 class SpendLedger:
@@ -118,7 +120,7 @@ class SpendLedger:
 
     def read(self) -> dict:
         try:
-            state = json.loads(self.path.read_text())
+            state = statefile.loads(self.path.read_text())
         except FileNotFoundError:
             return json.loads(json.dumps(EMPTY))
         except (ValueError, UnicodeDecodeError) as exc:  # written atomically: only an outside edit gets here
@@ -133,9 +135,7 @@ class SpendLedger:
             fcntl.flock(fd, fcntl.LOCK_EX)
             state = self.read()
             out = fn(state)
-            tmp = self.path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
-            os.replace(tmp, self.path)
+            statefile.write_json(self.path, state)  # temp, fsync, rename, fsync the directory
             for r in out.pop("_rows", []):
                 with (self.run_dir / "spend.jsonl").open("a") as f:
                     f.write(json.dumps({**r, "when": time.time()}, sort_keys=True) + "\n")
@@ -247,6 +247,9 @@ class SpendLedger:
             else:
                 usd, tok = reported_usd, reported_tok
             usd, tok = usd + unseen * b["usd"], tok + unseen * b["tokens"]
+            s["unseen_billed"] += unseen  # declared in the spend line: charged at the booking, usage never read
+            s["unseen_billed_usd"] += unseen * b["usd"]
+            s["unseen_billed_tokens"] += unseen * b["tokens"]
             s["spent_usd"] += usd
             s["spent_tokens"] += tok
             s["calls"] += reply
@@ -322,12 +325,13 @@ class CeilingEngine:
 def unseen_billed(meta: dict | None) -> int:
     """Sends of one call that may have been billed but whose usage the harness never read, from a
     live engine's wire record (harness/engines/live.py): each reply the retry layer discarded as
-    malformed (it arrived, so the provider billed it) and a request the deadline cancelled in
-    flight (the provider may finish and bill it). Each is charged its booking, never counted free."""
+    malformed (it arrived, so the provider billed it), each 2xx reply cut after the provider started
+    sending it (a connection reset mid-body, or the whole-reply deadline: fault ``billed``), and a
+    request the deadline cancelled in flight (the provider may finish and bill it). Each is charged its booking, never counted free."""
     if not isinstance(meta, dict):
         return 0
     faults = meta.get("faults") or []
-    n = sum(1 for f in faults if isinstance(f, dict) and f.get("kind") == "malformed")
+    n = sum(1 for f in faults if isinstance(f, dict) and (f.get("kind") == "malformed" or f.get("billed")))
     return n + ("in-flight" in str(meta.get("deadline", "")))
 
 
@@ -340,6 +344,10 @@ def summary(state: dict) -> str:
             f"[pricing]; spend.json, one row per call in spend.jsonl); refused at the ceiling: {state['refused']}")
     line += (f"; declared overrun: ${state['overrun_usd']:.6f} / {state['overrun_tokens']} tokens above the "
              f"bookings, ${state['orphaned_usd']:.6f} booked by killed processes counted as spent")
+    if state.get("unseen_billed"):
+        line += (f"; {state['unseen_billed']} billed send(s) whose usage was never read (a reply cut mid-body or "
+                 f"at the reply deadline, a malformed reply, a request cancelled in flight) charged at their "
+                 f"bookings: ${state['unseen_billed_usd']:.6f} / {state['unseen_billed_tokens']} tokens")
     if state.get("open"):
         o = state["open"].values()
         line += (f"; {len(o)} call(s) still open (booked ${sum(b['usd'] for b in o):.6f} / "

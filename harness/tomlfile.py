@@ -9,6 +9,8 @@ from harness.errors import InputError
 
 
 def load_toml(path: Path) -> dict:
+    from harness.statefile import regular_file
+    regular_file(path, "<file>", "TOML file", follow=True)  # a FIFO or a device would hang or never end
     try:
         text = Path(path).read_text()
     except OSError as exc:

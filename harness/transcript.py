@@ -224,7 +224,8 @@ def load_entries(path: Path) -> list[dict]:
     ``reply``; without ``request`` the replay does not check what the controller asked.
     Malformed input raises InputError naming the file, the entry (line or index) and the field."""
     from harness.errors import InputError
-    path = Path(path)
+    from harness.statefile import regular_file
+    path = regular_file(Path(path), "<file>", "transcript")  # a FIFO would hang the run; a link may point anywhere
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:

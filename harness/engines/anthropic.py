@@ -50,7 +50,9 @@ class AnthropicEngine(LiveEngine):
 
     def make_client(self):
         import anthropic
-        kwargs = {"max_retries": 0}
+
+        from harness.engines.deadline import http_client
+        kwargs = {"max_retries": 0, "http_client": http_client(anthropic)}  # whole-reply deadlines
         if self.conf.get("base_url"):
             kwargs["base_url"] = self.conf["base_url"]
         return anthropic.Anthropic(**kwargs)

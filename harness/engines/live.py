@@ -13,8 +13,9 @@ import json
 import time
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
+from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
 from harness.limiter import Limiter
-from harness.retry import DeadlineReached, RetryPolicy, call_with_retry
+from harness.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
 
 class LiveEngine:
@@ -50,6 +51,25 @@ class LiveEngine:
     def endpoint(self) -> str:
         return str(self.client.base_url)
 
+    def _send_watched(self, wire: dict, timeout: float):
+        """``send`` under a whole-reply deadline ``timeout`` seconds from now (harness/engines/deadline.py):
+        a reply still arriving then is cut (``ReplyDeadline``, a timeout fault); a 2xx reply whose
+        connection broke mid-body is a ``ReplyCut``. Either is marked billed when the provider had
+        started sending it, so the spend ledger charges it."""
+        with watch(time.monotonic() + timeout) as w:
+            try:
+                return self.send(wire, timeout)
+            except Exception as exc:
+                if w.fired:
+                    raise ReplyDeadline(f"ReplyTimeout: the reply was not complete within {timeout:.1f}s ("
+                                        + ("cut after the provider started sending it" if w.reply_started
+                                           else "no reply yet") + ")", w.reply_started) from exc
+                fault = classify(exc)
+                if w.reply_started and fault is not None and fault.kind in ("connection", "timeout"):
+                    raise ReplyCut(f"the connection broke after the provider started sending a {w.status} reply "
+                                   f"({fault.detail})") from exc
+                raise
+
     # -- the engine interface --------------------------------------------------------------------
     def complete(self, req: EngineRequest) -> EngineReply:
         wire = self.to_wire(req)
@@ -67,7 +87,7 @@ class LiveEngine:
                 timeout = min(timeout, req.deadline - time.monotonic())
                 if timeout <= 0:
                     raise DeadlineReached("wall-clock deadline reached while waiting for the rate limiter")
-            obj, http = self.send(wire, timeout)
+            obj, http = self._send_watched(wire, timeout)
             meta["status"] = http.status_code
             meta["request_id"] = http.headers.get("request-id") or http.headers.get("x-request-id")
             try:

@@ -56,7 +56,9 @@ class OpenAIEngine(LiveEngine):
 
     def make_client(self):
         import openai
-        kwargs = {"max_retries": 0}
+
+        from harness.engines.deadline import http_client
+        kwargs = {"max_retries": 0, "http_client": http_client(openai)}  # whole-reply deadlines
         base = self.conf.get("base_url")
         if base:
             kwargs["base_url"] = base

@@ -106,6 +106,9 @@ class Loopback:
         self.requests: list[dict] = []  # {"path", "headers", "body"}
         self.model_id = SNAPSHOT[flavor]
         self.served = 0
+        self.route = None  # optional callable(body) -> fault: a fault chosen per request (e.g. per task)
+        self.billed: list[dict] = []  # the usage of every reply the "provider" generated, with how it was delivered
+        self.dripped = 0  # bytes a ("drip", s) reply sent before the client cut it
         handler = type("H", (_Handler,), {"lb": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
@@ -127,6 +130,11 @@ class Loopback:
     def queue(self, *faults):
         with self.lock:
             self.faults.extend(faults)
+
+    def bill(self, reply: dict, delivered: str) -> None:
+        """A reply was generated: the provider bills its usage whether or not the client read it all."""
+        with self.lock:
+            self.billed.append({"usage": reply.get("usage"), "delivered": delivered})
 
     def next_fault(self):
         with self.lock:
@@ -255,7 +263,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         with lb.lock:
             lb.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
-        fault = lb.next_fault()
+        fault = lb.route(body) if lb.route is not None else lb.next_fault()
         if isinstance(fault, tuple) and fault[0] == "slow":
             time.sleep(fault[1])
             fault = None
@@ -274,6 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault in ("nousage", "badargs"):
             lb.served += 1
             reply = lb.answer(body)
+            lb.bill(reply, "whole")
             if fault == "nousage":
                 reply.pop("usage", None)
             elif lb.flavor == "anthropic":  # a tool_use whose input is not an object
@@ -293,9 +302,36 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"id": "msg_x", "type": "mess')
         if fault == "truncated":
             self.close_connection = True
-            full = json.dumps(lb.answer(body)).encode()
+            reply = lb.answer(body)
+            lb.bill(reply, "cut")
+            full = json.dumps(reply).encode()
             self._send(200, full[: len(full) // 2], length=len(full))
             self.connection.shutdown(2)
             return
+        if isinstance(fault, tuple) and fault[0] == "drip":  # headers, then one byte every fault[1] seconds
+            self.close_connection = True
+            reply = lb.answer(body)
+            lb.bill(reply, "whole" if self._drip(json.dumps(reply).encode(), fault[1]) else "cut")
+            return None
         lb.served += 1
-        self._send(200, json.dumps(lb.answer(body)).encode(), {"request-id": f"req_{lb.served}"})
+        reply = lb.answer(body)
+        lb.bill(reply, "whole")
+        self._send(200, json.dumps(reply).encode(), {"request-id": f"req_{lb.served}"})
+
+    def _drip(self, body: bytes, every_s: float) -> bool:
+        """Send body one byte at a time; True when all of it was sent, False when the client cut it."""
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                with self.lb.lock:
+                    self.lb.dripped += 1
+                time.sleep(every_s)
+        except OSError:  # the client cut the reply
+            return False
+        return True

@@ -1,0 +1,201 @@
+"""Issue 25 through the real SDKs against the loopback provider: no finished cell is dropped at a
+credentials stop; whole-reply deadlines; every billed reply is charged."""
+from __future__ import annotations
+
+import json
+import threading
+
+from engines.loopback import Loopback, decode_openai
+from engines.test_cli_runs import harness, write_proto
+
+
+def _task_of(body) -> str:
+    msgs, _, _ = decode_openai(body)
+    first = next(m.content for m in msgs if m.role == "user")
+    return "median" if "median" in first.lower() else "other"
+
+
+def test_a_cell_in_flight_at_a_401_stop_is_recorded_not_dropped(tmp_path, tasks):
+    """Two cells in flight: one is refused (401) while the other has its reply and is running its
+    tests. The run stops dispatching, and the cell that finishes after the stop is recorded (it was
+    dropped, and billed again on resume); resume runs only the refused cell."""
+    proto = write_proto(tmp_path, "openai", arms=("A1",))
+    proto.write_text(proto.read_text().replace('tasks = ["median"]', 'tasks = ["median", "parse-range"]'))
+    out = tmp_path / "run"
+    refused = threading.Event()
+
+    with Loopback("openai", tasks) as lb:
+        def route(body):
+            if _task_of(body) == "median":
+                refused.wait(60)  # the median cell gets its reply only after the other cell was refused
+                return None
+            refused.set()
+            return "401"
+        lb.route = route
+        p = harness(str(proto), "--out", str(out), "--model", "gpt-x", "--exploratory", "--workers", "2",
+                    env_extra={"OPENAI_BASE_URL": lb.url})
+    assert p.returncode == 4, p.stderr
+    assert p.stderr.count("STOPPED:") == 1 and "Traceback" not in p.stderr
+    recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert [r["task"] for r in recs] == ["median"]  # finished after the stop, and kept
+    with Loopback("openai", tasks) as lb:
+        p = harness("--resume", str(out), env_extra={"OPENAI_BASE_URL": lb.url})
+        asked = [_task_of(r["body"]) for r in lb.requests]
+    assert p.returncode == 0, p.stderr
+    assert "median" not in asked  # the recorded cell is not run (nor billed) again
+    recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert sorted(r["task"] for r in recs) == ["median", "parse-range"]
+
+
+# ---- 6. deadlines on the whole reply ----------------------------------------------------------------
+import time  # noqa: E402
+
+import pytest  # noqa: E402
+from engines.test_wire import live, worker_request  # noqa: E402,F401
+
+from harness.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound, unseen_billed  # noqa: E402
+
+
+def test_request_timeout_is_a_deadline_on_the_whole_reply_and_a_cut_reply_is_charged(tmp_path, tasks, live):  # noqa: F811
+    """A reply dripping one byte a second (each read well inside the SDK's per-read timeout) is cut at
+    request_timeout_s, retried as a timeout fault, and charged its booking (the provider generated it)."""
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue(("drip", 1.0))
+    req = worker_request(tasks[0])
+    t0 = time.monotonic()
+    reply = CeilingEngine(make(request_timeout_s=2.0, max_retries=2), led, "k", "worker", None).complete(req)
+    elapsed = time.monotonic() - t0
+    assert reply.stop_reason != "deadline" and reply.tool_calls  # the retry got the whole reply
+    faults = reply.raw["faults"]
+    assert [f["kind"] for f in faults] == ["timeout"] and faults[0]["billed"] is True
+    assert "ReplyTimeout" in faults[0]["detail"]
+    assert lb.dripped < 100 and elapsed < 60  # the dripped body is ~1000 bytes (~1000 s); it was cut
+    state = led.read()
+    assert state["unseen_billed"] == 1
+    assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
+    assert "billed send(s) whose usage was never read" in __import__("harness.spend").spend.summary(state)
+
+
+def test_a_call_deadline_bounds_a_dripping_reply(tasks, live):  # noqa: F811
+    """A2p's wall budget: the request's deadline cuts a reply still arriving (a deadline reply, the
+    in-flight send charged), however slowly its bytes keep coming."""
+    _, lb, make, _ = live
+    lb.queue(("drip", 1.0))
+    reply = make(request_timeout_s=600).complete(worker_request(tasks[0], deadline=time.monotonic() + 2.0))
+    assert reply.stop_reason == "deadline" and reply.tool_calls == []
+    assert "in-flight" in reply.raw["deadline"] and unseen_billed(reply.raw) == 1
+    assert lb.dripped < 100
+
+
+# ---- 7. every billed reply is charged ------------------------------------------------------------------
+def test_a_reply_cut_mid_body_is_charged_its_booking(tmp_path, tasks, live):  # noqa: F811
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue("truncated")
+    req = worker_request(tasks[0])
+    reply = CeilingEngine(make(), led, "k", "worker", None).complete(req)
+    f = reply.raw["faults"]
+    assert [x["kind"] for x in f] == ["connection"] and f[0]["billed"] is True
+    state = led.read()
+    assert state["unseen_billed"] == 1 and state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
+
+
+def test_a_connection_dropped_before_any_reply_is_not_charged(tmp_path, tasks, live):  # noqa: F811
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue("drop")
+    CeilingEngine(make(), led, "k", "worker", None).complete(worker_request(tasks[0]))
+    assert led.read()["unseen_billed"] == 0
+
+
+def _provider_usd(flavor: str, usage: dict, price: dict) -> float:
+    """What the loopback 'provider' bills for one reply, priced independently of harness/pricing.py."""
+    if flavor == "anthropic":
+        return (usage["input_tokens"] * price["input"] + usage["output_tokens"] * price["output"]
+                + usage["cache_read_input_tokens"] * price["cache_read"]
+                + usage["cache_creation_input_tokens"] * price["cache_write"]) / 1e6
+    cached = usage["prompt_tokens_details"]["cached_tokens"]
+    return ((usage["prompt_tokens"] - cached) * price["input"] + cached * price["cache_read"]
+            + usage["completion_tokens"] * price["output"]) / 1e6
+
+
+PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75}
+
+
+@pytest.mark.parametrize("flavor", ["anthropic", "openai"])
+def test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun(tmp_path, tasks, write_protocol,
+                                                                                  secret_env, flavor):
+    """Cut replies, slow replies, 429 storms and a 401 mid-run at 30% of requests, through the real SDK:
+    the provider's bill never exceeds the ceiling plus the declared overrun; the harness charged every
+    whole reply exactly what the provider billed, and every cut one at least as much."""
+    import json
+    import random
+
+    from engines.loopback import SNAPSHOT
+    proto = write_protocol(flavor, arms='[arms.A1]\ncontroller = "A1"\n[arms.A2]\ncontroller = "A2"\n',
+                           scenarios=("null",), max_retries=4)
+    text = proto.read_text().replace("max_tokens = 4096", "max_tokens = 600")
+    text = text.replace("max_retries = 4", "max_retries = 4\nrequest_timeout_s = 3")  # a drip is cut at 3 s
+    proto.write_text(text + "\n[budget]\nmax_usd = 0.15\n")
+    out = tmp_path / "run"
+    rng = random.Random(25)
+    n = {"req": 0}
+
+    def route(body):
+        n["req"] += 1
+        if n["req"] == 6:
+            return "401"  # the key is revoked mid-run, once
+        if rng.random() >= 0.3:
+            return None
+        return rng.choice(["truncated", ("slow", 0.3), "429", "429", ("drip", 0.5)])
+    env = {"ANTHROPIC_API_KEY" if flavor == "anthropic" else "OPENAI_API_KEY": "k"}
+    from engines.test_cli_runs import harness
+    with Loopback(flavor, tasks) as lb:
+        lb.route = route
+        url = {f"{flavor.upper()}_BASE_URL": lb.url, **env}
+        first = harness(str(proto), "--out", str(out), "--model", SNAPSHOT[flavor], "--exploratory",
+                        env_extra=url)
+        assert first.returncode == 4 and "STOPPED:" in first.stderr, first.stderr
+        for _ in range(3):  # resume until done or halted at the ceiling (a resume may meet another fault)
+            p = harness("--resume", str(out), env_extra=url)
+            if p.returncode in (0, 3) or "STOPPED: budget ceiling" in p.stderr:
+                break
+        billed = list(lb.billed)
+    assert p.returncode in (0, 3) or "STOPPED: budget ceiling" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+    state = json.loads((out / "spend.json").read_text())
+    whole = sum(_provider_usd(flavor, b["usage"], PRICE) for b in billed if b["delivered"] == "whole")
+    cut = sum(_provider_usd(flavor, b["usage"], PRICE) for b in billed if b["delivered"] == "cut")
+    bill = whole + cut
+    ceiling = state["ceilings"][-1]["max_usd"]
+    declared = state["overrun_usd"] + state["orphaned_usd"] + state["unseen_billed_usd"]
+    assert bill <= ceiling + declared + 1e-9
+    assert state["spent_usd"] >= bill - 1e-9  # spend.json never undercounts the provider's bill
+    # the identity behind it: whole replies charged at their reported usage, cut ones at their bookings
+    assert abs((state["spent_usd"] - state["unseen_billed_usd"]) - whole) < 1e-6
+    assert state["unseen_billed_usd"] >= cut - 1e-9
+    assert sum(1 for b in billed if b["delivered"] == "cut") == state["unseen_billed"] >= 1  # cuts happened
+
+
+def test_a_cell_past_its_overall_deadline_is_cut_and_void_with_the_reason(tmp_path, tasks):
+    """[limits] cell_deadline_s: a provider that drips every reply cannot hold a cell past it; the
+    cell is recorded void as an engine fault naming the deadline, and the run ends (exit 3)."""
+    import json
+
+    from engines.test_cli_runs import harness, write_proto
+    proto = write_proto(tmp_path, "openai", arms=("A2",), extra="request_timeout_s = 600\n")
+    proto.write_text(proto.read_text().replace("[rerun]\nmax_reruns = 1", "[rerun]\nmax_reruns = 0")
+                     + "\n[limits]\ncell_deadline_s = 3\n")
+    out = tmp_path / "run"
+    with Loopback("openai", tasks, always=("drip", 1.0)) as lb:
+        p = harness(str(proto), "--out", str(out), "--model", "gpt-x", "--exploratory",
+                    env_extra={"OPENAI_BASE_URL": lb.url})
+        dripped = lb.dripped
+    assert p.returncode == 3, p.stderr
+    (rec,) = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert rec["outcome"] == "void" and "cell deadline" in rec["void_reason"]
+    assert dripped < 100  # each dripped reply is ~1000 bytes at one a second: the deadline cut it
