@@ -203,7 +203,7 @@ class ToolSurface:
     def _run_acceptance(self) -> ToolOutcome:
         dest = self.task.acceptance_dest
         try:  # read beneath the workspace, no link at any component (a link to the oracle or a host file)
-            text = self.ws.read_bytes(dest, self.ws.limits.max_file_bytes)
+            text = safefs.read_bytes(self.ws.root, dest, self.ws.limits.max_file_bytes)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
             return ToolOutcome("error: the acceptance test file is missing", observation=Observation(FILE_MISSING))
