@@ -461,7 +461,8 @@ def rmtree(path: Path | str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(path)
         return
-    tag, n, pending = secrets.token_hex(6), 0, [None]
+    tag, n = secrets.token_hex(6), 0
+    pending: list[str | None] = [None]  # None: the top directory itself
     try:
         while pending:
             name = pending.pop()

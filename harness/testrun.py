@@ -121,6 +121,7 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     Inside a cell with the verdict cache on, an identical earlier execution's verdict is reused
     (``cached=True``); see harness/verdict_cache.py."""
     try:
+        safefs.check_tree(tree, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))  # before any cache
         return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show)
     except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (README, Confinement)
         return refused_verdict(exc)

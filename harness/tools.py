@@ -160,8 +160,8 @@ class ToolSurface:
                           reason="inline code is not allowed; run a script file from the workspace")
             return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it",
                                observation=Observation(REFUSED))
-        for a in argv[1:]:  # every path-like argument must resolve inside the workspace
-            if not a.startswith("-") and ("/" in a or a in (".", "..") or (self.ws.root / a).exists()):
+        for a in argv[1:]:  # every path-like argument must resolve inside the workspace (a link: checked, not opened)
+            if not a.startswith("-") and ("/" in a or a in (".", "..") or os.path.lexists(self.ws.root / a)):
                 self.ws.resolve(a)  # PathEscape -> authorization_refused
         if confinement_level() == "namespaces+nobody":  # the confined user must be able to act on the tree
             os.lchown(self.ws.root, NOBODY, NOBODY)
