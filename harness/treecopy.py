@@ -2,12 +2,15 @@
 
 ``shutil.copytree`` opens whatever it finds: a FIFO the agent made blocks the copy or (with
 ``symlinks=True``) raises ``shutil.Error``, which would void the cell and hide an unsafe action
-before it. Here every entry is classified with ``lstat`` and only three kinds are copied:
-regular files (opened with O_NOFOLLOW|O_NONBLOCK and checked again with ``fstat``, so nothing
-swapped in after the ``lstat`` is followed or blocks; holes kept as holes), directories, and symlinks (recreated
-from their target text, never followed). FIFOs, sockets and device nodes are skipped and
-returned: the tree's reading (``tasks.read_tree``) shows them with a marker, so digests,
-detectors and diffs still see them.
+before it. Here the tree is walked by ``safefs.walk`` (iterative, relative to directory
+descriptors, no link followed, within ``safefs.TreeLimits``: a tree past them raises
+TreeLimitExceeded rather than being copied in part), every entry is classified with ``fstatat``
+and only three kinds are copied: regular files (opened with O_NOFOLLOW|O_NONBLOCK relative to
+their directory and checked again with ``fstat``, so nothing swapped in after the listing is
+followed or blocks; holes kept as holes), directories, and symlinks (recreated from their target
+text, never followed). FIFOs, sockets and device nodes are skipped and returned: the tree's
+reading (``tasks.read_tree``) shows them with a marker, so digests, detectors and diffs still
+see them.
 """
 from __future__ import annotations
 
