@@ -112,11 +112,10 @@ class ToolSurface:
         return dataclasses.replace(self.limits, timeout_s=min(self.limits.timeout_s, left))
 
     def _list_files(self) -> ToolOutcome:
-        files = self.ws.list_files()
-        over = [f for f in files if f.endswith("]") and "the tree exceeds" in f]
+        files, over = self.ws.listing()
         self.log.emit("tool", tool="list_files", n=len(files), **({"over_limits": over[:5]} if over else {}))
         if over:  # the tree is past a declared limit: the agent is told (README, Confinement)
-            return ToolOutcome("\n".join(files) + "\nerror: the workspace is past the harness's tree limits; "
+            return ToolOutcome("\n".join(files + over) + "\nerror: the workspace is past the harness's tree limits; "
                                "the acceptance test and the final verdict refuse it", observation=Observation(TOOL_ERROR))
         return ToolOutcome("\n".join(files))
 

@@ -107,15 +107,20 @@ class Workspace:
         return path.relative_to(self.root).as_posix()
 
     def list_files(self) -> list[str]:
-        """Every non-directory path (names only: nothing is read); where the tree passes a limit,
-        the line says so (``[past the limits: ...]``)."""
-        out = []
+        """Every non-directory path (names only: nothing is read), then, where the tree passes a
+        limit, a line saying so (``path  [the tree exceeds ...]``)."""
+        names, over = self.listing()
+        return names + over
+
+    def listing(self) -> tuple[list[str], list[str]]:
+        """(sorted non-directory paths, one line per place the tree passes a limit)."""
+        names, over = [], []
         for e in safefs.walk(self.root, self.limits):
             if e.over is not None:
-                out.append(f"{printable(e.rel)}  [{e.over}]")
+                over.append(f"{printable(e.rel)}  [{e.over}]")
             elif e.st is not None and not stat.S_ISDIR(e.st.st_mode):
-                out.append(printable(e.rel))
-        return sorted(out)
+                names.append(printable(e.rel))
+        return sorted(names), over
 
     def read_bytes(self, rel: str, limit: int) -> bytes:
         """At most ``limit`` bytes of the regular file at rel; LinkRefused / NotRegular otherwise."""
