@@ -35,7 +35,7 @@ from harness.task_view import simulation_of, view_of
 from harness.tasks import load_task
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
-from harness.workspace import EventLog, Workspace
+from harness.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 
 
 @dataclass
@@ -213,18 +213,6 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     rec = record.build(**fields)
     ws.destroy()
     return rec
-
-
-def tree_modes(root: Path) -> dict[str, int]:
-    """Permission bits of every file and directory in a tree ("." is the root; directories end in "/")."""
-    root = Path(root)
-    out = {".": root.stat().st_mode & 0o7777}
-    for p in root.rglob("*"):
-        if "__pycache__" in p.parts or p.is_symlink():
-            continue
-        rel = p.relative_to(root).as_posix() + ("/" if p.is_dir() else "")
-        out[rel] = p.stat().st_mode & 0o7777
-    return out
 
 
 def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellContext, "ArmResult"]:

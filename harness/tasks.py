@@ -13,7 +13,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import safefs
 from harness.errors import InputError
+from harness.safefs import DEFAULT_LIMITS, TreeLimits
 from harness.tomlfile import load_toml
 from harness.treecopy import special_kind
 
@@ -70,42 +72,89 @@ SYMLINK_MARK = "\x00symlink -> "
 # a FIFO, socket or device node; it starts with BINARY_MARK so every reader that leaves binary
 # contents alone (detectors, diffs, restore) leaves it alone too
 SPECIAL_MARK = BINARY_MARK + "special file, not copied: "
+# where a tree passes one of its declared limits (harness/safefs.py TreeLimits): binary-like, so
+# readers that leave binary contents alone leave it alone too
+LIMIT_MARK = BINARY_MARK + "past the limits: "
 
 
-def read_tree(root: Path, *, skip_bytecode: bool = False) -> dict[str, str]:
+def read_tree(root: Path, *, skip_bytecode: bool = False, limits: TreeLimits = DEFAULT_LIMITS,
+              known: frozenset[str] | set[str] = frozenset()) -> dict[str, str]:
     """All files under root as {posix relative path: text}, sorted. A file that is not UTF-8 text
-    (a SQLite database, say) reads as a marker naming its size and sha256, and a symlink as a
-    marker naming its target (never followed: a link to a host file must not pull that file into
-    digests, diffs or the reviewer's packet), and a FIFO, socket or device node as a marker naming
-    its kind (never opened: a FIFO would block), so digests, detectors and diffs still see them.
+    (a SQLite database, say) or is larger than ``limits.max_text_bytes`` reads as a marker naming
+    its size and sha256 (hashed in bounded chunks), a symlink as a marker naming its target (never
+    followed: a link to a host file must not pull that file into digests, diffs or the reviewer's
+    packet), and a FIFO, socket or device node as a marker naming its kind (never opened: a FIFO
+    would block), so digests, detectors and diffs still see them. The walk is iterative and
+    opens nothing through a link (harness/safefs.py); where the tree passes one of ``limits`` a
+    LIMIT_MARK entry says which, and past the entry count the walk stops but every path in
+    ``known`` (the start tree's) is still read on its own, so an edit of a task file is seen.
     ``skip_bytecode`` drops __pycache__ (for reading the task corpus itself; a workspace's tree
     keeps them, so a planted module in __pycache__ is seen by digests and detectors)."""
-    root = Path(root)
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not descend into symlinked dirs
-        dirnames.sort()
-        if skip_bytecode:
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        here = Path(dirpath)
-        for name in sorted(filenames) + sorted(d for d in dirnames if (here / d).is_symlink()):
-            p = here / name
-            rel = p.relative_to(root).as_posix()
-            st = os.lstat(p)
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = SYMLINK_MARK + os.readlink(p)
-            elif stat.S_ISREG(st.st_mode):
-                out[rel] = _read_text(p)
-            elif not stat.S_ISDIR(st.st_mode):  # a FIFO, socket or device node: never opened
-                out[rel] = SPECIAL_MARK + (special_kind(st.st_mode) or "special file")  # never None here
+    out: dict[str, str] = {}
+    budget = [limits.max_total_bytes]
+    stopped = False
+    skip = frozenset({"__pycache__"}) if skip_bytecode else frozenset()
+    for e in safefs.walk(root, limits, skip_names=skip):
+        if e.over is not None:
+            out[e.rel] = LIMIT_MARK + str(e.over)
+            stopped = stopped or e.over.limit is safefs.Limit.ENTRIES
+        elif e.st is not None and not stat.S_ISDIR(e.st.st_mode):
+            out[e.rel] = _entry_text(e.dirfd, e.name, e.rel, e.st, budget, limits)
+    for rel in sorted(set(known) - set(out)) if stopped else ():
+        text = _read_one(root, rel, budget, limits)
+        if text is not None:
+            out[rel] = text
     return dict(sorted(out.items()))
 
 
-def _read_text(p: Path) -> str:
-    data = p.read_bytes()
+def _read_one(root: Path, rel: str, budget: list[int], limits: TreeLimits) -> str | None:
+    """One path's reading as read_tree gives it (None if absent or a directory)."""
     try:
-        return data.decode()
-    except UnicodeDecodeError:
-        return f"{BINARY_MARK}{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()}"
+        with safefs.root_fd(root) as rfd:
+            dfd = safefs.open_dir(rfd, safefs.split(rel)[:-1])
+            try:
+                name = safefs.split(rel)[-1]
+                st = safefs.lstat_at(dfd, name)
+                if st is None or stat.S_ISDIR(st.st_mode):
+                    return None
+                return _entry_text(dfd, name, rel, st, budget, limits)
+            finally:
+                os.close(dfd)
+    except (OSError, ValueError, safefs.PathError):
+        return None  # a link or a non-directory on its way: the walk shows what is there instead
+
+
+def _entry_text(dirfd: int, name: str, rel: str, st: os.stat_result, budget: list[int], limits: TreeLimits) -> str:
+    """The reading of one non-directory entry; ``budget`` (bytes left of the tree's total size
+    limit) is charged a regular file's size before it is read."""
+    if stat.S_ISLNK(st.st_mode):
+        return SYMLINK_MARK + os.readlink(name, dir_fd=dirfd)
+    if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device node: never opened
+        return SPECIAL_MARK + (special_kind(st.st_mode) or "special file")
+    if st.st_size > limits.max_file_bytes or st.st_size > budget[0]:
+        which = "file size" if st.st_size > limits.max_file_bytes else "total size"
+        return f"{LIMIT_MARK}{st.st_size} bytes, not read: past the tree's {which} limit"
+    budget[0] -= st.st_size
+    try:
+        fd, st = safefs.open_file_at(dirfd, name, rel)
+    except (safefs.PathError, FileNotFoundError) as exc:  # swapped since it was listed
+        return f"{LIMIT_MARK}not read: {exc}"
+    try:
+        return _read_text(fd, st.st_size, limits.max_text_bytes)
+    finally:
+        os.close(fd)
+
+
+def _read_text(fd: int, size: int, max_text: int) -> str:
+    if size <= max_text:
+        data = safefs._read_upto(fd, max_text + 1)
+        if len(data) <= max_text:
+            try:
+                return data.decode()
+            except UnicodeDecodeError:
+                return f"{BINARY_MARK}{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()}"
+        size = max(size, len(data))
+    return f"{BINARY_MARK}{size} bytes sha256={safefs.hash_fd(fd, size)}"
 
 
 def sha256_file(path: Path) -> str:

@@ -20,11 +20,8 @@ through ``place_file``, which never follows a link the agent planted.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import secrets
-import shutil
-import stat
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -33,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import judge as judging
-from harness import probes
+from harness import probes, safefs
 from harness.obschannel import ObservationChannel
 from harness.resultfile import read_result
 from harness.sandbox import Limits, confinement_level, open_up, run_confined
@@ -123,6 +120,21 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     ``show``: the verdict's output may name the failing tests and values (never for the oracle).
     Inside a cell with the verdict cache on, an identical earlier execution's verdict is reused
     (``cached=True``); see harness/verdict_cache.py."""
+    try:
+        safefs.check_tree(tree, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))  # before any cache
+        return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show)
+    except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (README, Confinement)
+        return refused_verdict(exc)
+
+
+def refused_verdict(exc: safefs.TreeLimitExceeded) -> TestVerdict:
+    """The verdict on a tree the harness will not copy (past a declared limit): not run, failed.
+    A tree the harness refuses to read cannot pass the hidden oracle, so it fails both tests."""
+    return TestVerdict(False, 0, 0, 1, 0, -1, 0.0, f"not run: {exc}", confinement=confinement_level())
+
+
+def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...], limits: Limits,
+                judged: bool, show: bool) -> TestVerdict:
     from harness import verdict_cache
 
     def execute() -> TestVerdict:
@@ -154,37 +166,16 @@ def _run_confined_pytest(argv, cwd, **kw):
 
 
 def place_file(root: Path, rel: str, text: str) -> Path:
-    """Write ``text`` at ``root/rel`` in a scratch copy without following any link: every
-    directory on the way that is a symlink (or a file) is replaced by a real directory, and an
-    existing entry at the destination (a link, a file or a directory) is removed first."""
-    root = Path(root)
-    parts = Path(rel).parts
-    if not parts or Path(rel).is_absolute() or ".." in parts:
-        raise ValueError(f"not a relative path inside the tree: {rel!r}")
-    here = root
-    for part in parts[:-1]:
-        here = here / part
-        try:
-            st = os.lstat(here)
-        except FileNotFoundError:
-            os.mkdir(here)
-            continue
-        if not stat.S_ISDIR(st.st_mode):  # a link (to anywhere) or a file: replaced, never followed
-            os.unlink(here)
-            os.mkdir(here)
-    dest = here / parts[-1]
+    """Write ``text`` at ``root/rel`` in a scratch copy without following any link
+    (safefs.write_bytes with ``replace_links``: every directory on the way that is a symlink or a
+    file is replaced by a real directory, and the entry at the destination, a link, a file or a
+    directory, is replaced, never written through)."""
     try:
-        st = os.lstat(dest)
-        if stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(dest)
-        else:
-            os.unlink(dest)
-    except FileNotFoundError:
-        pass
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    return dest
+        safefs.write_bytes(root, rel, text.encode(), replace_links=True)
+    except IsADirectoryError:
+        safefs.rmtree(Path(root) / rel)  # its parents are real directories now (checked just above)
+        safefs.write_bytes(root, rel, text.encode(), replace_links=True)
+    return Path(root) / rel
 
 
 def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
@@ -201,7 +192,7 @@ def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
         res.mkdir()
         (res / "pytest.ini").write_text(PYTEST_INI)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        safefs.rmtree(scratch)
         raise
     return scratch, work, res
 
@@ -217,7 +208,7 @@ def _execute_advisory(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple
                                  env_extra=dict(PYTEST_ENV))
         cases = _junit_cases(res / "junit.xml")
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        safefs.rmtree(scratch)  # iterative: the run may have left a deep tree in it
     output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
     if cases is None:
         return TestVerdict(False, 0, 0, 0, 0, r.returncode, r.wall_s, output or "no test report", r.timed_out,
@@ -261,7 +252,7 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
                           seen=("the run replaced its observation channel",) if channel.replaced else (),
                           nonce=nonce.encode())
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        safefs.rmtree(scratch)  # iterative: the run may have left a deep tree in it
     if show:
         output = j.report(dest_rel) + _tracebacks(r.stdout + "\n" + r.stderr, runtime)
         tamper = list(j.tamper)

@@ -16,10 +16,13 @@ import json
 import os
 import re
 import shlex
+import stat
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import safefs
 from harness.detectors import SCRIPT_RUNNERS, script_target
 from harness.engine import ToolCall, ToolSpec
 from harness.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
@@ -109,34 +112,34 @@ class ToolSurface:
         return dataclasses.replace(self.limits, timeout_s=min(self.limits.timeout_s, left))
 
     def _list_files(self) -> ToolOutcome:
-        files = self.ws.list_files()
-        self.log.emit("tool", tool="list_files", n=len(files))
+        files, over = self.ws.listing()
+        self.log.emit("tool", tool="list_files", n=len(files), **({"over_limits": over[:5]} if over else {}))
+        if over:  # the tree is past a declared limit: the agent is told (README, Confinement)
+            return ToolOutcome("\n".join(files + over) + "\nerror: the workspace is past the harness's tree limits; "
+                               "the acceptance test and the final verdict refuse it", observation=Observation(TOOL_ERROR))
         return ToolOutcome("\n".join(files))
 
     def _read_file(self, path: str) -> ToolOutcome:
-        target = self.ws.resolve(path)
-        if not target.is_file():
+        try:  # no link followed, no FIFO or device opened (harness/safefs.py): those are tool errors
+            data = self.ws.read_bytes(path, READ_LIMIT + 1)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.log.emit("tool", tool="read_file", path=path, ok=False)
             return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
         self.log.emit("tool", tool="read_file", path=path, ok=True)
-        with open(target, "rb") as fh:
-            data = fh.read(READ_LIMIT + 1)
         text = data[:READ_LIMIT].decode(errors="replace")
         return ToolOutcome(text + (f"\n[... truncated at {READ_LIMIT} bytes]" if len(data) > READ_LIMIT else ""))
 
     def _write_file(self, path: str, content: str) -> ToolOutcome:
-        self.ws.resolve(path)
-        existed = self.ws.resolve(path).exists()
-        self.ws.write(path, content)
+        existed = self.ws.write(path, content)  # refused past the tree's path limits, or through a link
         self.log.emit("write", path=path, bytes=len(content.encode()), created=not existed)
         return ToolOutcome(f"wrote {path} ({len(content)} chars)")
 
     def _delete_file(self, path: str) -> ToolOutcome:
-        target = self.ws.resolve(path)
-        if not target.is_file():
+        st = self.ws.lstat(path)
+        if st is None or stat.S_ISDIR(st.st_mode):
             self.log.emit("tool", tool="delete_file", path=path, ok=False)
             return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
-        target.unlink()
+        self.ws.delete(path)  # a link is removed itself, never followed
         self.log.emit("delete", path=path)
         return ToolOutcome(f"deleted {path}")
 
@@ -156,12 +159,14 @@ class ToolSurface:
                           reason="inline code is not allowed; run a script file from the workspace")
             return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it",
                                observation=Observation(REFUSED))
-        for a in argv[1:]:  # every path-like argument must resolve inside the workspace
-            if not a.startswith("-") and ("/" in a or a in (".", "..") or (self.ws.root / a).exists()):
+        for a in argv[1:]:  # every path-like argument must resolve inside the workspace (a link: checked, not opened)
+            if not a.startswith("-") and ("/" in a or a in (".", "..") or os.path.lexists(self.ws.root / a)):
                 self.ws.resolve(a)  # PathEscape -> authorization_refused
         if confinement_level() == "namespaces+nobody":  # the confined user must be able to act on the tree
-            for p in [self.ws.root, *self.ws.root.rglob("*")]:
-                os.lchown(p, NOBODY, NOBODY)
+            os.lchown(self.ws.root, NOBODY, NOBODY)
+            for e in safefs.walk(self.ws.root, self.ws.limits):  # iterative, within the tree's limits
+                if e.over is None:
+                    os.chown(e.name, NOBODY, NOBODY, dir_fd=e.dirfd, follow_symlinks=False)
         # cd again inside the confined process: the cwd Popen sets is taken before the workspace is
         # bind-mounted writable, so relative paths would resolve on the read-only mount
         script_path, script = self._script_of(argv)
@@ -179,9 +184,8 @@ class ToolSurface:
         if not target:
             return None, None
         try:
-            p = self.ws.resolve(target)
-            return target, p.read_text(errors="replace")[:50000] if p.is_file() else None
-        except (PathEscape, OSError):
+            return target, self.ws.read_bytes(target, 200_000).decode(errors="replace")[:50000]
+        except (PathEscape, PathError, OSError, ValueError):  # absent, a link, a FIFO: no script read
             return target, None
 
     def _install_dependency(self, package: str) -> ToolOutcome:
@@ -196,12 +200,20 @@ class ToolSurface:
                            finished=True, human_gate=True)
 
     def _run_acceptance(self) -> ToolOutcome:
-        visible = self.ws.root / self.task.acceptance_dest
-        if not visible.is_file():
+        dest = self.task.acceptance_dest
+        try:  # read beneath the workspace, no link at any component (a link to the oracle or a host file)
+            text = safefs.read_bytes(self.ws.root, dest, self.ws.limits.max_file_bytes)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
             return ToolOutcome("error: the acceptance test file is missing", observation=Observation(FILE_MISSING))
-        v = run_pytest(self.ws.root, visible, dest_rel=self.task.acceptance_dest, hide=self.hide,
-                       limits=self.limits_now(), judged=False)
+        except PathError as exc:
+            self.log.emit("tool_error", tool="run_acceptance", path=dest, error=f"{type(exc).__name__}: {exc}"[:500])
+            return ToolOutcome(f"error: the acceptance test cannot be read: {exc}", observation=Observation(TOOL_ERROR))
+        self.ws.check()  # TreeLimitExceeded -> the agent's tool error
+        with tempfile.TemporaryDirectory(prefix="hx-visible-") as tmp:  # the harness's copy of what it read
+            copy = Path(tmp) / "test_visible.py"
+            copy.write_bytes(text)
+            v = run_pytest(self.ws.root, copy, dest_rel=dest, hide=self.hide, limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
         self.log.emit("test_run", by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})

@@ -2,12 +2,15 @@
 
 ``shutil.copytree`` opens whatever it finds: a FIFO the agent made blocks the copy or (with
 ``symlinks=True``) raises ``shutil.Error``, which would void the cell and hide an unsafe action
-before it. Here every entry is classified with ``lstat`` and only three kinds are copied:
-regular files (opened with O_NOFOLLOW|O_NONBLOCK and checked again with ``fstat``, so nothing
-swapped in after the ``lstat`` is followed or blocks; holes kept as holes), directories, and symlinks (recreated
-from their target text, never followed). FIFOs, sockets and device nodes are skipped and
-returned: the tree's reading (``tasks.read_tree``) shows them with a marker, so digests,
-detectors and diffs still see them.
+before it. Here the tree is walked by ``safefs.walk`` (iterative, relative to directory
+descriptors, no link followed, within ``safefs.TreeLimits``: a tree past them raises
+TreeLimitExceeded rather than being copied in part), every entry is classified with ``fstatat``
+and only three kinds are copied: regular files (opened with O_NOFOLLOW|O_NONBLOCK relative to
+their directory and checked again with ``fstat``, so nothing swapped in after the listing is
+followed or blocks; holes kept as holes), directories, and symlinks (recreated from their target
+text, never followed). FIFOs, sockets and device nodes are skipped and returned: the tree's
+reading (``tasks.read_tree``) shows them with a marker, so digests, detectors and diffs still
+see them.
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ import os
 import stat
 from pathlib import Path
 
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+from harness.safefs import DEFAULT_LIMITS, PathError, TreeLimits, add_size, open_file_at, walk
+
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -32,42 +36,45 @@ def special_kind(mode: int) -> str | None:
 
 
 def copy_tree(src: Path, dest: Path, *, skip_names: frozenset[str] = frozenset(),
-              skip_suffixes: tuple[str, ...] = ()) -> list[str]:
+              skip_suffixes: tuple[str, ...] = (), limits: TreeLimits = DEFAULT_LIMITS) -> list[str]:
     """Copy src into dest (created; must not exist), keeping modes and modification times.
     Entries named in ``skip_names`` or ending in ``skip_suffixes`` are left out. Returns the
-    relative paths of the special files skipped (FIFOs, sockets, device nodes), sorted."""
+    relative paths of the special files skipped (FIFOs, sockets, device nodes), sorted. The walk
+    is iterative and opens nothing through a link (safefs.walk); a tree past ``limits`` raises
+    TreeLimitExceeded before more of it is copied (a partial copy would be tested as if whole)."""
     skipped: list[str] = []
-    _copy_dir(os.fspath(src), os.fspath(dest), "", skip_names, skip_suffixes, skipped)
+    dirs: list[tuple[str, os.stat_result]] = []
+    total = 0
+    os.mkdir(dest, 0o700)
+    for e in walk(src, limits, skip_names=skip_names, skip_suffixes=skip_suffixes):
+        if e.over is not None:
+            raise e.over
+        total = add_size(e, total, limits)
+        if e.st is None:
+            continue
+        d = os.path.join(dest, e.rel)  # dest holds only what this copy made: real directories
+        if stat.S_ISLNK(e.st.st_mode):
+            os.symlink(os.readlink(e.name, dir_fd=e.dirfd), d)
+        elif stat.S_ISDIR(e.st.st_mode):
+            os.mkdir(d, 0o700)
+            dirs.append((d, e.st))
+        elif stat.S_ISREG(e.st.st_mode):
+            _copy_file(e.dirfd, e.name, d, e.rel, skipped)
+        else:
+            skipped.append(e.rel)
+    for d, st in reversed(dirs):  # contents first, so the directories' times are kept
+        _keep_stat(d, st)
+    _keep_stat(os.fspath(dest), os.stat(src, follow_symlinks=False))
     return sorted(skipped)
 
 
-def _copy_dir(src: str, dest: str, rel: str, skip_names, skip_suffixes, skipped: list[str]) -> None:
-    os.mkdir(dest, 0o700)
-    with os.scandir(src) as it:
-        entries = sorted(it, key=lambda e: e.name)
-    for e in entries:
-        if e.name in skip_names or e.name.endswith(skip_suffixes):
-            continue
-        s, d, r = os.path.join(src, e.name), os.path.join(dest, e.name), f"{rel}{e.name}"
-        st = os.lstat(s)
-        if stat.S_ISLNK(st.st_mode):
-            os.symlink(os.readlink(s), d)
-        elif stat.S_ISDIR(st.st_mode):
-            _copy_dir(s, d, r + "/", skip_names, skip_suffixes, skipped)
-        elif stat.S_ISREG(st.st_mode):
-            _copy_file(s, d, r, skipped)
-        else:
-            skipped.append(r)
-    _keep_stat(dest, os.stat(src, follow_symlinks=False))
-
-
-def _copy_file(src: str, dest: str, rel: str, skipped: list[str]) -> None:
-    fd = os.open(src, _READ)
+def _copy_file(dirfd: int, name: str, dest: str, rel: str, skipped: list[str]) -> None:
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # swapped for something else since the lstat
-            skipped.append(rel)
-            return
+        fd, st = open_file_at(dirfd, name, rel)
+    except (PathError, FileNotFoundError):  # swapped for something else (or removed) since the listing
+        skipped.append(rel)
+        return
+    try:
         out = os.open(dest, _CREATE, 0o600)
         try:
             _copy_extents(fd, out, st.st_size)

@@ -53,32 +53,40 @@ def _sha(b: bytes) -> str:
 def tree_manifest(root: Path) -> list[list]:
     """Every entry under root: [relpath, kind, mode, content digest | link target]. When the tree
     holds bytecode (``.pyc``), file mtimes join the manifest: a pyc is used only if its header
-    matches its source's mtime, so the verdict can depend on them."""
-    root = Path(root)
+    matches its source's mtime, so the verdict can depend on them. The walk is the harness's
+    safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its
+    limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
+    from harness import safefs
     out: list[list] = []
     has_pyc = False
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in dirnames + sorted(filenames):
-            p = os.path.join(dirpath, name)
-            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
-            st = os.lstat(p)
-            mode = stat.S_IMODE(st.st_mode)
-            if stat.S_ISLNK(st.st_mode):
-                out.append([rel, "link", mode, os.readlink(p)])
-            elif stat.S_ISDIR(st.st_mode):
-                out.append([rel, "dir", mode, ""])
-            elif stat.S_ISREG(st.st_mode):
-                with open(p, "rb") as fh:
-                    out.append([rel, "file", mode, _sha(fh.read()), st.st_mtime_ns])
-                has_pyc = has_pyc or name.endswith(".pyc")
-            else:
-                out.append([rel, "other", mode, ""])
+    for e in safefs.walk(root):
+        if e.over is not None:
+            raise e.over
+        st = e.st
+        if st is None:
+            continue
+        mode = stat.S_IMODE(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd)])
+        elif stat.S_ISDIR(st.st_mode):
+            out.append([e.rel, "dir", mode, ""])
+        elif stat.S_ISREG(st.st_mode):
+            try:
+                fd, fst = safefs.open_file_at(e.dirfd, e.name, e.rel)
+            except (safefs.PathError, FileNotFoundError):  # swapped since the listing
+                out.append([e.rel, "other", mode, ""])
+                continue
+            try:
+                out.append([e.rel, "file", mode, safefs.hash_fd(fd, fst.st_size), st.st_mtime_ns])
+            finally:
+                os.close(fd)
+            has_pyc = has_pyc or e.name.endswith(".pyc")
+        else:
+            out.append([e.rel, "other", mode, ""])
     if not has_pyc:
-        for e in out:
-            del e[4:]
-    out.sort(key=lambda e: e[0])
+        for row in out:
+            del row[4:]
+    out.sort(key=lambda row: row[0])
     return out
 
 
@@ -96,7 +104,7 @@ def interpreter_identity() -> dict:
 
 # the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
 VERDICT_CODE = ("testrun.py", "sandbox.py", "confine.py", "warm.py", "probes.py", "probe_runtime.py", "judge.py",
-                "obschannel.py", "resultfile.py")
+                "obschannel.py", "resultfile.py", "safefs.py", "treecopy.py")  # the last two: what is copied, what refused
 
 
 @lru_cache(maxsize=1)

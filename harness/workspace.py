@@ -2,12 +2,13 @@
 
 Paths are confined: anything that resolves outside the workspace root (``..``, an absolute
 path, or a symlink pointing out) raises PathEscape, which the tool layer logs as a refusal.
-The hidden oracle is never copied in.
+Every read, write and delete goes through harness/safefs.py: no link the agent planted is
+followed (LinkRefused), no FIFO or device is opened (NotRegular), and the tree's declared limits
+hold (TreeLimitExceeded); each is a PathError, the agent's tool error. The hidden oracle is
+never copied in.
 """
 from __future__ import annotations
 
-import contextlib
-import errno
 import hashlib
 import json
 import os
@@ -17,18 +18,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import safefs
 from harness.safe_text import printable
-from harness.tasks import BINARY_MARK, SYMLINK_MARK, Task, read_tree
+from harness.safefs import DEFAULT_LIMITS, PathError, TreeLimits
+from harness.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
 from harness.treecopy import copy_tree
+
+__all__ = ["EventLog", "PathError", "PathEscape", "Workspace", "tree_digest", "tree_modes"]
 
 
 class PathEscape(Exception):
     """A tool path that resolves outside the workspace."""
-
-
-class PathError(Exception):
-    """A tool path the agent made unusable (a link loop, a link into /proc it may not follow):
-    the agent's own error, reported to it as a tool error, never a fault of the cell."""
 
 
 class EventLog:
@@ -69,12 +69,15 @@ def tree_digest(files: dict[str, str]) -> str:
 class Workspace:
     """A temporary directory holding one cell's copy of a task."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, limits: TreeLimits = DEFAULT_LIMITS):
         self.root = Path(root).resolve()
+        self.limits = limits
+        self._known: frozenset[str] | None = None  # the paths of the first reading (the start tree)
 
     @classmethod
     def create(cls, task: Task, base: Path | None = None, overlay: dict[str, str] | None = None) -> "Workspace":
-        """Copy the starting workspace and the visible acceptance test; apply an overlay."""
+        """Copy the starting workspace and the visible acceptance test; apply an overlay. (The
+        task's own files, copied into a directory made here: nothing the agent touched yet.)"""
         root = Path(tempfile.mkdtemp(prefix=f"ws-{task.id}-", dir=base))
         shutil.copytree(task.workspace, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
         dest = root / task.acceptance_dest
@@ -86,7 +89,8 @@ class Workspace:
         return ws
 
     def resolve(self, rel: str) -> Path:
-        """The absolute path for rel, or PathEscape if it leaves the workspace (symlinks followed)."""
+        """The absolute path for rel, or PathEscape if it leaves the workspace (symlinks followed:
+        only to decide whether a command's argument points out; the harness opens nothing here)."""
         if not isinstance(rel, str) or not rel or "\0" in rel:
             raise PathEscape(f"invalid path {rel!r}")
         if os.path.isabs(rel):
@@ -103,58 +107,93 @@ class Workspace:
         return path.relative_to(self.root).as_posix()
 
     def list_files(self) -> list[str]:
-        return sorted(printable(p) for p in self.files())
+        """Every non-directory path (names only: nothing is read), then, where the tree passes a
+        limit, a line saying so (``path  [the tree exceeds ...]``)."""
+        names, over = self.listing()
+        return names + over
+
+    def listing(self) -> tuple[list[str], list[str]]:
+        """(sorted non-directory paths, one line per place the tree passes a limit)."""
+        names, over = [], []
+        for e in safefs.walk(self.root, self.limits):
+            if e.over is not None:
+                over.append(f"{printable(e.rel)}  [{e.over}]")
+            elif e.st is not None and not stat.S_ISDIR(e.st.st_mode):
+                names.append(printable(e.rel))
+        return sorted(names), over
+
+    def read_bytes(self, rel: str, limit: int) -> bytes:
+        """At most ``limit`` bytes of the regular file at rel; LinkRefused / NotRegular otherwise."""
+        self.resolve(rel)
+        return safefs.read_bytes(self.root, rel, limit)
 
     def read(self, rel: str) -> str:
-        return self.resolve(rel).read_text()
+        return self.read_bytes(rel, self.limits.max_file_bytes).decode()
 
-    def write(self, rel: str, text: str) -> None:
-        """Replace the file at rel with ``text``, never opening what is there: the text goes to a
-        fresh file (O_CREAT|O_EXCL|O_NOFOLLOW, via mkstemp) renamed over the target, so a FIFO, a
-        device node or a link the agent left there is replaced, never written through (a FIFO
-        would block the harness forever). A regular file keeps its permission bits."""
-        target = self.resolve(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            st = os.lstat(target)
-        except FileNotFoundError:
-            st = None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", rel)
-        mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".hx-write-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                os.fchmod(fh.fileno(), mode)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """The entry at rel itself (never followed), None if absent."""
+        self.resolve(rel)
+        return safefs.lstat(self.root, rel)
+
+    def write(self, rel: str, text: str) -> bool:
+        """Replace the file at rel with ``text``, never opening what is there (safefs.write_bytes:
+        a fresh file renamed over the target, so a FIFO, a device node or a link the agent left
+        there is replaced, never written through; a link on the way is refused). A regular file
+        keeps its permission bits. Returns whether the entry existed."""
+        self.resolve(rel)
+        return safefs.write_bytes(self.root, rel, text.encode(), limits=self.limits)
+
+    def delete(self, rel: str) -> bool:
+        """Remove the entry at rel (a link itself, never its target); False if absent."""
+        self.resolve(rel)
+        return safefs.unlink(self.root, rel)
 
     def files(self) -> dict[str, str]:
-        return read_tree(self.root)
+        """The tree's reading (tasks.read_tree, within ``limits``). The first reading's paths are
+        remembered: past the entry limit they are still read one by one, so an edit to a start
+        file is seen however many files the agent adds."""
+        got = read_tree(self.root, limits=self.limits, known=self._known or frozenset())
+        if self._known is None:
+            self._known = frozenset(got)
+        return got
 
     def digest(self) -> str:
         return tree_digest(self.files())
 
+    def check(self) -> None:
+        """TreeLimitExceeded where the tree passes one of its limits (metadata only)."""
+        safefs.check_tree(self.root, self.limits)
+
     def restore(self, files: dict[str, str]) -> None:
         """Make the tree exactly ``files`` (used by A3 to revert an advisory revision)."""
-        for rel in set(self.files()) - set(files):
-            (self.root / rel).unlink()  # lexical path: a symlink is removed, never followed
+        now = self.files()
+        for rel in set(now) - set(files):
+            if not now[rel].startswith(LIMIT_MARK):
+                safefs.unlink(self.root, rel)  # a symlink is removed, never followed
         for rel, text in files.items():
             if text.startswith((BINARY_MARK, SYMLINK_MARK)):  # markers (binary, special file, link): left as they are
                 continue
-            if (self.root / rel).is_symlink():
-                (self.root / rel).unlink()
+            st = safefs.lstat(self.root, rel)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                safefs.unlink(self.root, rel)
             self.write(rel, text)
 
     def copy_to(self, dest: Path) -> Path:
         """A copy of the tree at dest (which must not exist): regular files, directories and links
         as links; FIFOs, sockets and device nodes are left out (harness/treecopy.py)."""
-        copy_tree(self.root, dest)
+        copy_tree(self.root, dest, limits=self.limits)
         return dest
 
     def destroy(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        safefs.rmtree(self.root)
+
+
+def tree_modes(root: Path, limits: TreeLimits = DEFAULT_LIMITS) -> dict[str, int]:
+    """Permission bits of every file and directory in a tree ("." is the root; directories end in
+    "/"; links and __pycache__ left out), by an iterative walk within ``limits`` (safefs.walk)."""
+    out = {".": os.stat(root, follow_symlinks=False).st_mode & 0o7777}
+    for e in safefs.walk(root, limits, skip_names=frozenset({"__pycache__"})):
+        if e.st is None or stat.S_ISLNK(e.st.st_mode):
+            continue
+        out[e.rel + ("/" if stat.S_ISDIR(e.st.st_mode) else "")] = e.st.st_mode & 0o7777
+    return out

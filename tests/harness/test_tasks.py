@@ -41,10 +41,6 @@ def test_bad_task_toml_names_file_and_field(tmp_path):
     assert ei.value.field == "candidates[1].kind" and str(f) in str(ei.value)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="read_tree reads every file whole into memory (its bytes, then its text): "
-                   "an agent's command makes 64 MB sparse files for free, so a tree of N of them costs the harness "
-                   "about N x 128 MB when it reads the final tree (a thousand crash the run, and --resume again); "
-                   "there is no per-tree budget")
 def test_reading_a_tree_of_sparse_files_takes_bounded_memory(tmp_path):
     import tracemalloc
 
@@ -58,3 +54,27 @@ def test_reading_a_tree_of_sparse_files_takes_bounded_memory(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 16 << 20, f"reading one 64 MB sparse file took {peak >> 20} MB"
+
+
+def test_reading_many_sparse_files_stops_at_the_total_size_limit(tmp_path):
+    """An agent's command makes sparse files for free; past the tree's total size limit
+    (safefs.TreeLimits.max_total_bytes) the rest are markers naming the limit, never read, and the
+    memory the reading takes stays bounded however many there are."""
+    import tracemalloc
+
+    from harness.safefs import DEFAULT_LIMITS
+    from harness.tasks import LIMIT_MARK, read_tree
+    n = DEFAULT_LIMITS.max_total_bytes // (64 << 20) + 20
+    for i in range(n):
+        with open(tmp_path / f"big{i:03d}.bin", "wb") as fh:
+            fh.truncate(64 << 20)
+    tracemalloc.start()
+    try:
+        files = read_tree(tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"reading {n} 64 MB sparse files took {peak >> 20} MB"
+    assert len(files) == n
+    over = [p for p, t in files.items() if t.startswith(LIMIT_MARK)]
+    assert len(over) == 20 and all("total size" in files[p] for p in over)
