@@ -19,7 +19,9 @@ first side's terminal status against the second side's delivery decision (Tables
 delivery x delivery and outcome x outcome matrices, the exact subclasses (Table 27), exact paired
 tests (``analysis.paired``) and a cluster-aware interval by task, and the token readout (Table 28).
 Rates are exact fractions printed at full precision (6 decimals of a percent) beside display
-rounding (1 decimal); full-precision rates sum to 100% over the matched pairs.
+rounding (1 decimal); the full-precision rates of a partition (a paired matrix, the subclasses)
+are apportioned by largest remainder so that the printed values sum to exactly 100%
+(``partition_rates``).
 """
 from __future__ import annotations
 
@@ -236,13 +238,37 @@ def record_cell_key(rec: dict) -> str:
 
 # -- rates ---------------------------------------------------------------------------------------
 def rate(k: int, n: int) -> dict[str, Any]:
-    """A count over a denominator: exact fraction, full precision (6 decimals of a percent) and
-    display rounding (1 decimal); an empty denominator is 'n/a' with the reason."""
+    """A count over a denominator: exact fraction, full precision (6 decimals of a percent, rounded
+    half up in exact arithmetic) and display rounding (1 decimal); an empty denominator is 'n/a'
+    with the reason."""
     if n == 0:
         return {"count": k, "of": 0, "rate": None, "full": "n/a (no matched cells)", "display": "n/a"}
+    micro = (Fraction(100 * 10**6 * k, n) + Fraction(1, 2)).__floor__()  # millionths of a percent
+    return _rate(k, n, micro)
+
+
+def _rate(k: int, n: int, micro: int) -> dict[str, Any]:
     return {"count": k, "of": n, "rate": k / n, "exact": f"{k}/{n}",
-            "full": f"{float(100 * Fraction(k, n)):.6f}%",
+            "full": f"{micro // 10**6}.{micro % 10**6:06d}%",
             "display": f"{float(100 * Fraction(k, n)):.1f}%"}
+
+
+def partition_rates(counts: list[int]) -> list[dict[str, Any]]:
+    """Rates of cells that partition their total (a paired matrix, the exact subclasses): the full-
+    precision column is apportioned by largest remainder (Hamilton) in millionths of a percent, so
+    that it sums to exactly 100.000000% as Table 26's caption says ("sum to 100% before display
+    rounding"); each value is within 0.000001 pp of its exact rate (correctly rounded when the
+    correctly rounded values already sum to 100, as the paper's 1,037/106/5/4 do). Ties in the
+    remainder go to the earlier cell. Display rounding (1 decimal) is per cell and need not sum."""
+    n = sum(counts)
+    if n == 0:
+        return [rate(k, 0) for k in counts]
+    exact = [Fraction(100 * 10**6 * k, n) for k in counts]
+    micro = [x.__floor__() for x in exact]
+    short = 100 * 10**6 - sum(micro)
+    for i in sorted(range(len(counts)), key=lambda i: (-(exact[i] - micro[i]), i))[:short]:
+        micro[i] += 1
+    return [_rate(k, n, m) for k, m in zip(counts, micro)]
 
 
 # -- completeness (Table 24) ---------------------------------------------------------------------
@@ -333,13 +359,12 @@ def completed(r: dict) -> bool:
 def matrix_2x2(pairs: list[tuple[str, dict, dict]], row_of, col_of, labels: tuple[tuple[str, str], tuple[str, str]]
                ) -> list[dict[str, Any]]:
     """Four cells (row yes/no x column yes/no), each a count and a rate over the matched pairs."""
-    n = len(pairs)
     cells = []
     for rv, rl in ((True, labels[0][0]), (False, labels[0][1])):
         for cv, cl in ((True, labels[1][0]), (False, labels[1][1])):
             k = sum(1 for _, a, b in pairs if bool(row_of(a)) == rv and bool(col_of(b)) == cv)
-            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, **rate(k, n)})
-    return cells
+            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, "count": k})
+    return [{**c, **r} for c, r in zip(cells, partition_rates([c["count"] for c in cells]))]
 
 
 def outcome_matrix(pairs: list[tuple[str, dict, dict]]) -> dict[str, dict[str, int]]:
@@ -356,9 +381,9 @@ def subclasses(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> list[di
     rows = []
     for (oa, ob), k in sorted(ca.items(), key=lambda kv: (oa_ob_order(kv[0], order))):
         b_ships = next(b["shipped"] for _, a, b in pairs if (a["outcome"], b["outcome"]) == (oa, ob))
-        rows.append({"pair": f"{lb} {ob} + {la} {oa}", "a": oa, "b": ob, **rate(k, len(pairs)),
+        rows.append({"pair": f"{lb} {ob} + {la} {oa}", "a": oa, "b": ob, "count": k,
                      "table26": (oa in COMPLETION, bool(b_ships))})
-    return rows
+    return [{**s, **r} for s, r in zip(rows, partition_rates([s["count"] for s in rows]))]
 
 
 def oa_ob_order(pair_: tuple[str, str], order: dict[str, int]) -> tuple[int, int]:

@@ -51,7 +51,9 @@ def render_md(r: dict[str, Any]) -> str:
             "Over each side's terminal planned cells (not only the matched pairs).", ""]
     out += _md_table(["Outcome", la, lb], [[x["row"], x["shown"], y["shown"]]
                                            for x, y in zip(r["native"]["a"], r["native"]["b"])])
-    out += ["", f"## Paired matrix: {la} terminal status x {lb} delivery decision (Tables 12 and 26)", ""]
+    out += ["", f"## Paired matrix: {la} terminal status x {lb} delivery decision (Tables 12 and 26)", "",
+            "Full-precision rates of each matrix and of the subclasses are apportioned by largest remainder in "
+            "millionths of a percent, so that they sum to exactly 100% before display rounding.", ""]
     out += _matrix_md(r["completion_vs_delivery"], la, lb)
     out += ["", "## Paired matrix over delivery (shipped x shipped)", ""]
     out += _matrix_md(r["delivery"], la, lb)
@@ -70,9 +72,16 @@ def render_md(r: dict[str, Any]) -> str:
 def _matrix_md(cells: list[dict[str, Any]], la: str, lb: str) -> list[str]:
     rows = [[x["row"], x["col"], f"{x['count']:,}", x["full"], x["display"]] for x in cells]
     n = sum(x["count"] for x in cells)
-    total = "100.000000%" if n else "n/a (no matched cells)"
+    total = _full_sum(cells) if n else "n/a (no matched cells)"
     rows.append(["Total", "", f"{n:,}", total, "100.0%" if n else "n/a"])
     return _md_table([la, lb, "Count", "Rate (full precision)", "Rate (display)"], rows)
+
+
+def _full_sum(cells: list[dict[str, Any]]) -> str:
+    """The sum of the printed full-precision rates, added in exact decimals (never hard-coded)."""
+    from decimal import Decimal
+
+    return f"{sum(Decimal(x['full'].rstrip('%')) for x in cells):.6f}%"
 
 
 def _tests_md(tests: list[dict[str, Any]]) -> list[str]:
