@@ -127,21 +127,31 @@ def _run_meta(path: Path) -> dict:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
+    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.driver.RUN_META_KEYS)
+        if meta.get(name) is not None and not isinstance(meta[name], str):
+            raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(meta[name]).__name__}")
     return meta
 
 
 def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
-    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none."""
+    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none.
+    The protocol file is read as it is now: its lock digest must still be run.json's
+    ``protocol_digest`` (as ``harness run --resume`` requires), else the plan is not the run's."""
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return None, "run.json names no protocol"
     from harness.errors import InputError
     from harness.matrix import enumerate_cells
-    from harness.protocol import load_protocol
+    from harness.protocol import compute_lock, load_protocol
     try:
-        cells = enumerate_cells(load_protocol(proto_path))
+        proto = load_protocol(proto_path)
+        now = compute_lock(proto)["digest"]
+        cells = enumerate_cells(proto)
     except (InputError, OSError) as exc:
         return None, f"protocol {proto_path} unreadable ({exc})"
+    if meta.get("protocol_digest") and now != meta["protocol_digest"]:
+        return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
+                      f"now {now[:12]}...): its plan is not the run's")
     keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
                       "factors": dict(c.factors)}, key) for c in cells if c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
@@ -297,7 +307,8 @@ def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
     contaminated = sum(side.contamination.values())
     observed = any((r.get("review_rounds") or 0) > 0 for r in side.terminal.values())
     return {"label": side.label, "source": side.source, "arm": side.arm,
-            "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else note,
+            "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else
+            f"{note}; {side.plan_note}" if side.run_dir else note,
             "terminal": len(terminal), "pending": len(planned - terminal),
             "extra_rows": side.rows - contaminated - len(terminal),
             "contamination_rows": contaminated,
