@@ -501,7 +501,7 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
                              "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
-    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else f"n/a ({la} reports no input+output tokens)"
+    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else _no_ratio(ta, tb, len(both), la, lb)
     res["increment"] = sb - sa if both else None
     if ta["cost_usd"] is not None and tb["cost_usd"] is not None:
         res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
@@ -510,6 +510,16 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
                                  f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}
     return res
+
+
+def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
+    """Why there is no ratio B/A: the side(s) without usage, or A's zero total over the pairs."""
+    if n_both:
+        return f"n/a ({la} has 0 input+output tokens over the {n_both:,} pairs where both report usage)"
+    silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t["io_rows"]]
+    if silent:
+        return f"n/a ({' and '.join(silent)} report{'s' if len(silent) == 1 else ''} no input+output tokens)"
+    return "n/a (no pair where both sides report usage)"
 
 
 # -- the whole comparison ------------------------------------------------------------------------
