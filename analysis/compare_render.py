@@ -145,16 +145,22 @@ def write_figure(r: dict[str, Any], path: Path) -> None:
     outs = r["outcomes"]
     cols = list(next(iter(outs.values()), {}))
     _heat(axes[1], [[outs[a][b] for b in cols] for a in outs] or [[0]], list(outs) or ["-"], cols or ["-"], None)
-    axes[1].set_title(f"Outcomes: {la} (rows) x {lb} (columns)")
+    axes[1].set_title(_plain(f"Outcomes: {la} (rows) x {lb} (columns)"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
+def _plain(text: str) -> str:
+    """Text drawn as written: a '$' in a run label or arm name would start matplotlib mathtext
+    (and '$\\frac$' is a parse error that aborts the figure)."""
+    return str(text).replace("$", r"\$")
+
+
 def _heat(ax, grid, rows, cols, notes) -> None:
     ax.imshow(grid, cmap="Blues")
-    ax.set_xticks(range(len(cols)), cols, rotation=20, ha="right", fontsize=8)
-    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_xticks(range(len(cols)), [_plain(c) for c in cols], rotation=20, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [_plain(r) for r in rows], fontsize=8)
     hi = max(max(row) for row in grid) or 1
     for i, row in enumerate(grid):
         for j, v in enumerate(row):

@@ -237,3 +237,16 @@ def test_ratio_na_says_which_side_does_not_report(tmp_path):
     tz = compare(zero, a, Options())["tokens"]
     assert tz["ratio"] is None and tz["ratio_shown"].startswith("n/a") and "0" in tz["ratio_shown"]
     assert tz["increment"] == 7 * 160
+
+
+def test_mathtext_in_a_label_or_arm_does_not_crash_the_figure(tmp_path):
+    """A run label or arm name holding '$\\frac$' (matplotlib mathtext) was a ParseSyntaxException
+    traceback after compare.md/json were written; text is drawn as written."""
+    rows = _rows("A$\\frac$2", "A2", ["completed"] * 7)
+    for r in rows:
+        r.pop("cell_key", None)
+    a = _write(tmp_path / "a.jsonl", rows)
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed"] * 7))
+    res = CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path / "o"), "--label-b", "$\\sqrt$"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "o" / "compare.png").stat().st_size > 0 and "A$\\frac$2" in (tmp_path / "o" / "compare.md").read_text()
