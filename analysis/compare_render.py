@@ -64,7 +64,7 @@ def render_md(r: dict[str, Any]) -> str:
     out += ["", "## Exact paired subclasses (Table 27)", ""]
     out += _md_table(["Exact pair", "Count", "Rate (full precision)", "Rate (display)"],
                      [[s["pair"], f"{s['count']:,}", s["full"], s["display"]] for s in r["subclasses"]])
-    out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"])
+    out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"], la, lb)
     out += ["", "## Token usage (Table 28)", ""] + _tokens_md(r["tokens"], la, lb)
     return "\n".join(out) + "\n"
 
@@ -84,12 +84,12 @@ def _full_sum(cells: list[dict[str, Any]]) -> str:
     return f"{sum(Decimal(x['full'].rstrip('%')) for x in cells):.6f}%"
 
 
-def _tests_md(tests: list[dict[str, Any]]) -> list[str]:
+def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
     out = []
     for t in tests:
         nc, cl, mc = t["newcombe"], t["cluster"], t["mcnemar"]
         out.append(f"- **{t['endpoint']}**: estimand {t['estimand']}. Discordant pairs: "
-                   f"{t['b_yes_a_no']:,} (B yes, A no) and {t['a_yes_b_no']:,} (A yes, B no) of {t['n']:,}.")
+                   f"{t['b_yes_a_no']:,} ({lb} yes, {la} no) and {t['a_yes_b_no']:,} ({la} yes, {lb} no) of {t['n']:,}.")
         out.append(f"  - {mc['method']}: p = " + (_p(mc["p"]) if mc["status"] == "ok" else mc["status"]))
         out.append(f"  - {nc['method']}: {_pp(nc['estimate'])} [{_pp(nc['lo'])}, {_pp(nc['hi'])}]"
                    + ("" if nc["status"] == "ok" else f" ({nc['status']})"))

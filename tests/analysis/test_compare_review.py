@@ -250,3 +250,13 @@ def test_mathtext_in_a_label_or_arm_does_not_crash_the_figure(tmp_path):
     res = CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path / "o"), "--label-b", "$\\sqrt$"])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "o" / "compare.png").stat().st_size > 0 and "A$\\frac$2" in (tmp_path / "o" / "compare.md").read_text()
+
+
+def test_discordant_pairs_are_named_by_the_runs_labels(tmp_path):
+    """'(B yes, A no)' beside runs labelled A4 and A2 reads as arms B and A; the labels are used."""
+    from analysis.compare_render import render_md
+
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["safe_stop"] + ["completed"] * 6))
+    md = render_md(compare(a, b, Options(label_a="control", label_b="gated")))
+    assert "0 (gated yes, control no) and 1 (control yes, gated no) of 7" in md and "(B yes, A no)" not in md
