@@ -94,6 +94,7 @@ class Side:
     reference: dict[str, str | None] = field(default_factory=dict)
     schema_versions: list[int] = field(default_factory=list)
     controllers: list[str] = field(default_factory=list)
+    torn_last_line: int = 0  # a run's ledger line still being written (no newline): not read, counted
 
 
 def join_key(rec: dict, key: tuple[str, ...]) -> str:
@@ -211,8 +212,19 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     side = Side(label, str(source), is_dir, ", ".join(arms), len(recs), plan, note, reference=ref,
                 schema_versions=versions,
                 controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
+    side.torn_last_line = int(is_dir and _ends_torn(records_path))
     _split(side, recs, locs, key, ref, task_ref)
     return side
+
+
+def _ends_torn(path: Path) -> bool:
+    """The file's last byte is not a newline (and the file is not empty): a line being written."""
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, 2)
+        return fh.read(1) != b"\n"
 
 
 def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:
@@ -311,7 +323,7 @@ def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
             f"{note}; {side.plan_note}" if side.run_dir else note,
             "terminal": len(terminal), "pending": len(planned - terminal),
             "extra_rows": side.rows - contaminated - len(terminal),
-            "contamination_rows": contaminated,
+            "contamination_rows": contaminated, "torn_last_line": side.torn_last_line,
             "contamination": {c.value: side.contamination.get(c, 0) for c in Contamination},
             "reference": dict(side.reference), "rows": side.rows,
             "reviewer_expected": _reviewer_expected(side), "reviewer_observed": "yes" if observed else "no",

@@ -30,6 +30,7 @@ def completeness_rows(c: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             ["Extra rows that are not cells", f"{a['extra_rows']:,}", f"{b['extra_rows']:,}"],
             ["Contamination rows", f"{a['contamination_rows']:,}", f"{b['contamination_rows']:,}"]]
     rows += [[f"  of which {k}", f"{a['contamination'][k]:,}", f"{b['contamination'][k]:,}"] for k in a["contamination"]]
+    rows.append(["Torn last line (being written; not read)", f"{a['torn_last_line']:,}", f"{b['torn_last_line']:,}"])
     rows += [["Reviewer evidence expected", a["reviewer_expected"], b["reviewer_expected"]],
              ["Reviewer evidence observed", a["reviewer_observed"], b["reviewer_observed"]],
              ["Planned from", a["planned_from"], b["planned_from"]],

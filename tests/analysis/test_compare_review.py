@@ -260,3 +260,17 @@ def test_discordant_pairs_are_named_by_the_runs_labels(tmp_path):
     b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["safe_stop"] + ["completed"] * 6))
     md = render_md(compare(a, b, Options(label_a="control", label_b="gated")))
     assert "0 (gated yes, control no) and 1 (control yes, gated no) of 7" in md and "(B yes, A no)" not in md
+
+
+def test_a_torn_last_line_of_a_run_is_accounted_for(tmp_path):
+    """A run directory's ledger may end in a line being written: it is not read (the reader skips
+    it), but it was also not counted anywhere, so a crashed run's last row vanished in silence."""
+    rows = _rows("A2", "A2", ["completed"] * 7)
+    run = _fake_run(tmp_path / "run", {}, rows[:6])
+    with (run / "records.jsonl").open("a") as fh:
+        fh.write(json.dumps(rows[6])[:40])
+    r = compare(run, _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed"] * 7)), Options())
+    c = r["completeness"]["a"]
+    assert c["torn_last_line"] == 1 and c["pending"] == 1
+    from analysis.compare_render import render_md
+    assert "| Torn last line (being written; not read) | 1 | 0 |" in render_md(r)
