@@ -382,7 +382,7 @@ def completed(r: dict) -> bool:
 def matrix_2x2(pairs: list[tuple[str, dict, dict]], row_of, col_of, labels: tuple[tuple[str, str], tuple[str, str]]
                ) -> list[dict[str, Any]]:
     """Four cells (row yes/no x column yes/no), each a count and a rate over the matched pairs."""
-    cells = []
+    cells: list[dict[str, Any]] = []
     for rv, rl in ((True, labels[0][0]), (False, labels[0][1])):
         for cv, cl in ((True, labels[1][0]), (False, labels[1][1])):
             k = sum(1 for _, a, b in pairs if bool(row_of(a)) == rv and bool(col_of(b)) == cv)

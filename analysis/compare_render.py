@@ -232,3 +232,24 @@ def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = Tru
         write_figure(r, out / "compare.png")
         write_page(r, md, out, runs)
     return md
+
+
+def rebuild_page(out: Path) -> Path:
+    """`harness view DIR` on a `harness compare --out DIR`: the page (and a missing figure) drawn
+    again from DIR/compare.json; the run reports linked are those of the inputs that are still run
+    directories. A compare.json not written by `harness compare` is a one-line error."""
+    from analysis.compare import CompareError
+
+    path = out / "compare.json"
+    try:
+        r = json.loads(path.read_text(encoding="utf-8"))
+        md = render_md(r)
+        sources = [r["completeness"][side]["source"] for side in ("a", "b")]
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{path}: not valid JSON ({exc})") from exc
+    except (KeyError, TypeError, AttributeError, IndexError, StopIteration) as exc:
+        raise CompareError(f"{path}: not a comparison written by `harness compare` (field {exc})") from exc
+    runs = [Path(src) for src in sources if isinstance(src, str) and (Path(src) / "run.json").is_file()]
+    if not (out / "compare.png").is_file():
+        write_figure(r, out / "compare.png")
+    return write_page(r, md, out, runs)

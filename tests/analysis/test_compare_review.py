@@ -274,3 +274,20 @@ def test_a_torn_last_line_of_a_run_is_accounted_for(tmp_path):
     assert c["torn_last_line"] == 1 and c["pending"] == 1
     from analysis.compare_render import render_md
     assert "| Torn last line (being written; not read) | 1 | 0 |" in render_md(r)
+
+
+def test_harness_view_on_a_compare_folder_draws_its_page(tmp_path):
+    """`harness view DIR` on a `harness compare --out DIR` (here written with --no-figures) writes the
+    page and figure from compare.json; a damaged compare.json is one line with exit 2."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["safe_stop"] + ["completed"] * 6))
+    assert _invoke(a, b, tmp_path).exit_code == 0
+    out = tmp_path / "o"
+    assert not (out / "compare.html").exists()
+    res = CliRunner().invoke(main, ["view", str(out)])
+    assert res.exit_code == 0, res.output
+    page = (out / "compare.html").read_text()
+    assert "Table 24" in page and "Content-Security-Policy" in page and (out / "compare.png").stat().st_size > 0
+    (out / "compare.json").write_text('{"labels": 3}')
+    bad = CliRunner().invoke(main, ["view", str(out)])
+    assert bad.exit_code == 2 and "compare.json" in bad.output and "Traceback" not in bad.output
