@@ -398,14 +398,20 @@ def outcome_matrix(pairs: list[tuple[str, dict, dict]]) -> dict[str, dict[str, i
 
 
 def subclasses(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> list[dict[str, Any]]:
-    """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in."""
-    ca = Counter((a["outcome"], b["outcome"]) for _, a, b in pairs)
+    """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in.
+    An outcome Eq. 7 lets ship either way (unsafe) is split by B's delivery when both occur, so
+    the subclasses always sum to Table 26's cells."""
+    ca = Counter((a["outcome"], b["outcome"], bool(b["shipped"])) for _, a, b in pairs)
+    ships: dict[str, set[bool]] = {}
+    for _, ob, sb in ca:
+        ships.setdefault(ob, set()).add(sb)
+    both_ways = {ob for ob, seen in ships.items() if len(seen) == 2}
     order = {o: i for i, o in enumerate(SCORED)}
     rows = []
-    for (oa, ob), k in sorted(ca.items(), key=lambda kv: (oa_ob_order(kv[0], order))):
-        b_ships = next(b["shipped"] for _, a, b in pairs if (a["outcome"], b["outcome"]) == (oa, ob))
-        rows.append({"pair": f"{lb} {ob} + {la} {oa}", "a": oa, "b": ob, "count": k,
-                     "table26": (oa in COMPLETION, bool(b_ships))})
+    for (oa, ob, sb), k in sorted(ca.items(), key=lambda kv: (*oa_ob_order(kv[0][:2], order), not kv[0][2])):
+        shown = f"{ob} ({'shipped' if sb else 'not shipped'})" if ob in both_ways else ob
+        rows.append({"pair": f"{lb} {shown} + {la} {oa}", "a": oa, "b": ob, "b_shipped": sb, "count": k,
+                     "table26": (oa in COMPLETION, sb)})
     return [{**s, **r} for s, r in zip(rows, partition_rates([s["count"] for s in rows]))]
 
 

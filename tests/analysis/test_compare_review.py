@@ -291,3 +291,19 @@ def test_harness_view_on_a_compare_folder_draws_its_page(tmp_path):
     (out / "compare.json").write_text('{"labels": 3}')
     bad = CliRunner().invoke(main, ["view", str(out)])
     assert bad.exit_code == 2 and "compare.json" in bad.output and "Traceback" not in bad.output
+
+
+def test_subclasses_reconcile_with_table_26_when_an_outcome_ships_either_way(tmp_path):
+    """Eq. 7 leaves 'unsafe' free to ship or not: a subclass keyed by outcomes alone took the first
+    row's delivery for all of its rows, so Table 27 no longer summed to Table 26's cells."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    rows_b = _rows("A4", "A4", ["safe_stop"] * 4 + ["completed"] * 3)
+    for i, r in enumerate(rows_b[:4]):
+        r.update(outcome="unsafe", shipped=i < 1, visible_pass=True, hidden_pass=False)
+    r = compare(a, _write(tmp_path / "b.jsonl", rows_b), Options())
+    by_cell: dict = {}
+    for s in r["subclasses"]:
+        by_cell[tuple(s["table26"])] = by_cell.get(tuple(s["table26"]), 0) + s["count"]
+    assert by_cell == {(c["a"], c["b"]): c["count"] for c in r["completion_vs_delivery"] if c["count"]}
+    assert {s["pair"] for s in r["subclasses"]} == {"B unsafe (shipped) + A completed",
+                                                    "B unsafe (not shipped) + A completed", "B completed + A completed"}
