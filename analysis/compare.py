@@ -426,7 +426,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
     (analysis.paired); with two or more tasks, the paired cluster interval by task that
     ``harness analyze`` uses (analysis.intervals.cluster_interval, its default method)."""
     from analysis.intervals import DEFAULT_METHOD, cluster_interval
-    from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
+    from analysis.paired import PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
 
     t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
                     f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
@@ -443,7 +443,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
         "endpoint": endpoint, "n": t.n, "b_yes_a_no": t.f, "a_yes_b_no": t.g, "both": t.e, "neither": t.h,
         "estimand": f"difference in {endpoint} rate, {opts.label_b} - {opts.label_a}, over the {t.n} matched cells",
         "mcnemar": {"method": "exact McNemar (two-sided binomial on the discordant pairs)",
-                    "discordant": t.f + t.g, "p": p,
+                    "discordant": t.f + t.g, "p": p, "p_log10": mcnemar_log10(t),
                     "status": "ok" if p is not None else "n/a (no discordant pairs)"},
         "newcombe": {"method": f"Newcombe 1998 hybrid score (method 10), {100 * nd.level:.4g}%",
                      "estimate": nd.estimate, "lo": nd.lo, "hi": nd.hi, "status": nd.why or "ok"},

@@ -4,6 +4,7 @@ page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,14 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _p(x: float | None, digits: int = 4) -> str:
     return "n/a" if x is None else f"{x:.{digits}g}"
+
+
+def _p_value(mc: dict[str, Any]) -> str:
+    """'p = 0.25'; a p below double precision (0.0 as a float) from its log10, never 'p = 0'."""
+    if mc["p"] or mc.get("p_log10") is None:
+        return f"p = {_p(mc['p'])}"
+    e = math.floor(mc["p_log10"])
+    return f"p = {10 ** (mc['p_log10'] - e):.2g}e{e} (below double precision; log10 p = {mc['p_log10']:.2f})"
 
 
 def _pp(x: float | None) -> str:
@@ -91,7 +100,7 @@ def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
         nc, cl, mc = t["newcombe"], t["cluster"], t["mcnemar"]
         out.append(f"- **{t['endpoint']}**: estimand {t['estimand']}. Discordant pairs: "
                    f"{t['b_yes_a_no']:,} ({lb} yes, {la} no) and {t['a_yes_b_no']:,} ({la} yes, {lb} no) of {t['n']:,}.")
-        out.append(f"  - {mc['method']}: p = " + (_p(mc["p"]) if mc["status"] == "ok" else mc["status"]))
+        out.append(f"  - {mc['method']}: " + (_p_value(mc) if mc["status"] == "ok" else f"p = {mc['status']}"))
         out.append(f"  - {nc['method']}: {_pp(nc['estimate'])} [{_pp(nc['lo'])}, {_pp(nc['hi'])}]"
                    + ("" if nc["status"] == "ok" else f" ({nc['status']})"))
         out.append(f"  - {cl['method']['interval']} paired cluster interval ({cl['estimand']}): "

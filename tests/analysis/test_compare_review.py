@@ -307,3 +307,19 @@ def test_subclasses_reconcile_with_table_26_when_an_outcome_ships_either_way(tmp
     assert by_cell == {(c["a"], c["b"]): c["count"] for c in r["completion_vs_delivery"] if c["count"]}
     assert {s["pair"] for s in r["subclasses"]} == {"B unsafe (shipped) + A completed",
                                                     "B unsafe (not shipped) + A completed", "B completed + A completed"}
+
+
+def test_mcnemar_p_below_double_precision_is_not_printed_as_zero(tmp_path):
+    """1,100 discordant pairs all one way: p = 2 * 0.5^1100 (about 7.4e-332) underflowed to 0.0 and
+    was printed 'p = 0'; a p-value of 0 is false. log10 p is exact from the binomial sum."""
+    from analysis.paired import mcnemar_log10
+
+    assert mcnemar_log10(PairedTable(0, 0, 1100, 0)) == pytest.approx(math.log10(2) - 1100 * math.log10(2), abs=1e-9)
+    k, n = 3, 1103  # hand: P(X <= 3) = (1 + n + C(n,2) + C(n,3)) / 2^n
+    hand = math.log10(2 * sum(math.comb(n, i) for i in range(k + 1))) - n * math.log10(2)
+    assert mcnemar_log10(PairedTable(0, 3, 1100, 0)) == pytest.approx(hand, abs=1e-9)
+    assert mcnemar_log10(PairedTable(5, 3, 4, 1)) == pytest.approx(math.log10(mcnemar_exact(PairedTable(5, 3, 4, 1))))
+    from analysis.compare_render import _p_value
+
+    assert _p_value({"p": 0.0, "p_log10": -331.13}) == "p = 7.4e-332 (below double precision; log10 p = -331.13)"
+    assert _p_value({"p": 0.25, "p_log10": math.log10(0.25)}) == "p = 0.25"
