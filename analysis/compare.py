@@ -540,6 +540,17 @@ def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
     return "n/a (no pair where both sides report usage)"
 
 
+def _no_match_hint(a: Side, b: Side, key: tuple[str, ...]) -> str:
+    """Why two sides with terminal cells share none: the key's arm or factors differ between them."""
+    def facs(side: Side) -> set[str]:
+        return {f"{k}={v}" for r in side.terminal.values() for k, v in (r.get("factors") or {}).items()}
+    diff = sorted({f.split("=", 1)[0] for f in facs(a) ^ facs(b)}) if "factors" in key else []
+    why = [f"factor {', '.join(diff)} differs"] if diff else []
+    why += ["the arms differ"] if "arm" in key and a.arm != b.arm else []
+    return ("No cell is terminal on both sides" + (f" ({'; '.join(why)})" if why else "") + ": the join key ("
+            + ", ".join(key) + ") must be equal on both sides; leave out of --key what differs between the runs.")
+
+
 # -- the whole comparison ------------------------------------------------------------------------
 def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[str, Any]:
     """Every table of the readout as one JSON-ready dict (compare.json)."""
@@ -551,7 +562,9 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     la, lb = opts.label_a, opts.label_b
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
-        "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded},
+        "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
+                         "no_match_hint": _no_match_hint(a, b, opts.key) if not pairs and ca["terminal"] and cb["terminal"]
+                         else None},
         "native": {"a": native_outcomes(a, pa, ca["reviewer_expected"]),
                    "b": native_outcomes(b, pb, cb["reviewer_expected"])},
         "completion_vs_delivery": matrix_2x2(pairs, completed, lambda r: r["shipped"],

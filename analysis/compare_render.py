@@ -54,7 +54,8 @@ def render_md(r: dict[str, Any]) -> str:
     c = r["completeness"]
     out = [f"# Paired comparison: {la} (rows) vs {lb} (columns)", "",
            f"Joined on {', '.join(r['key'])}. {c['matched']:,} matched pairs; excluded: "
-           + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "", r["wording"], "",
+           + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "",
+           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []), r["wording"], "",
            "## Execution completeness (Table 24)", ""]
     out += _md_table(*completeness_rows(c))
     out += ["", "## Native outcomes before pairing (Table 25)", "",

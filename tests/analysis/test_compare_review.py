@@ -323,3 +323,20 @@ def test_mcnemar_p_below_double_precision_is_not_printed_as_zero(tmp_path):
 
     assert _p_value({"p": 0.0, "p_log10": -331.13}) == "p = 7.4e-332 (below double precision; log10 p = -331.13)"
     assert _p_value({"p": 0.25, "p_log10": math.log10(0.25)}) == "p = 0.25"
+
+
+def test_no_matched_cell_says_why_the_key_may_not_match(tmp_path):
+    """Two runs that differ by a factor (model=x vs model=y) matched nothing under the default key,
+    and every test printed n/a without saying that --key without factors joins them."""
+    from analysis.compare_render import render_md
+
+    def rows(arm, ctrl, m):
+        out = _rows(arm, ctrl, ["completed"] * 7)
+        for r in out:
+            r["factors"] = {"model": m}
+            r.pop("cell_key", None)
+        return out
+    a, b = _write(tmp_path / "a.jsonl", rows("A2", "A2", "x")), _write(tmp_path / "b.jsonl", rows("A4", "A4", "y"))
+    md = render_md(compare(a, b, Options()))
+    assert "No cell is terminal on both sides" in md and "factor model" in md and "--key" in md
+    assert compare(a, b, Options(key=("task", "scenario", "repeat")))["completeness"]["matched"] == 7
