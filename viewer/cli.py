@@ -26,12 +26,16 @@ def view_cmd(run, out, analysis_dir, workers):
     an analysis output folder alone, or a `harness compare --out` folder (its page, from compare.json)."""
     from viewer.site import build, build_analysis_only
     run = Path(run)
+    if not (run / "run.json").is_file() and (run / "compare.json").is_file():
+        if out or analysis_dir:  # the page links compare.md/json beside it: it is written in RUN
+            click.echo("error: a compare folder's page is written beside its compare.json; drop --out/--analysis",
+                       err=True)
+            sys.exit(2)
+        _view_compare(run)
+        return
     out = Path(out) if out else run / "report"
     if analysis_dir is None and (run / "analysis" / "report.md").is_file():
         analysis_dir = run / "analysis"
-    if not (run / "run.json").is_file() and (run / "compare.json").is_file():
-        _view_compare(run)
-        return
     try:
         if not (run / "run.json").is_file() and (run / "report.md").is_file():
             index = build_analysis_only(run, out)

@@ -288,6 +288,8 @@ def test_harness_view_on_a_compare_folder_draws_its_page(tmp_path):
     assert res.exit_code == 0, res.output
     page = (out / "compare.html").read_text()
     assert "Table 24" in page and "Content-Security-Policy" in page and (out / "compare.png").stat().st_size > 0
+    moved = CliRunner().invoke(main, ["view", str(out), "--out", str(tmp_path / "elsewhere")])
+    assert moved.exit_code == 2 and "drop --out" in moved.output and not (tmp_path / "elsewhere").exists()
     (out / "compare.json").write_text('{"labels": 3}')
     bad = CliRunner().invoke(main, ["view", str(out)])
     assert bad.exit_code == 2 and "compare.json" in bad.output and "Traceback" not in bad.output
