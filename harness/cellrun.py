@@ -34,6 +34,7 @@ from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.task_view import simulation_of, view_of
 from harness.tasks import BINARY_MARK, SPECIAL_MARK, load_task
+from harness.toolchannel import ToolChannel
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
 from harness.watch import start_watch
@@ -111,7 +112,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     fault = None
     ctx = None
     result = None
-    watch = start_watch(ws.root)  # held by the harness, outside the sandbox, for the whole cell (harness/watch.py)
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness/watch.py)
+    channel = ToolChannel.open()  # the scenario tools' log (harness/toolchannel.py)
     try:
         engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
                                                      EngineContext(role="worker", **ectx)), transcript)
@@ -130,7 +132,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                           max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
                           max_tokens=int(spec.limits.get("max_tokens", 4096)),
                           acceptance=inj.acceptance_file(task, events_path(spec.run_dir, cell).with_suffix(".acceptance.py")),
-                          tool_behaviour=inj.tools, on_turn=injections.turn_hook(inj))
+                          tool_behaviour={**inj.tools, "channel": str(channel.path)}, on_turn=injections.turn_hook(inj))
         if inj.kills_host:
             ctx, result = _run_surviving_host_kill(ctx, arm, inj)
         else:
@@ -149,6 +151,15 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         if err is not None and not fault:
             fault = f"the {what} could not be written ({type(err).__name__}: {err})"
     watch_incomplete = _drain_watch(watch, log)
+    tool_calls = channel.close()
+    for call in tool_calls:
+        log.emit("tool_call", **call)
+    if channel.incomplete:
+        log.emit("watch_incomplete", reasons=list(channel.incomplete))
+        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *channel.incomplete]))
+    for ch in inj.checks:  # the tool-log checks read the harness's log, never the workspace
+        if ch.get("kind") == "tool_log":
+            ch["calls"] = tool_calls
     if fault:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []

@@ -122,6 +122,15 @@ def _module_taint(tree: ast.Module, modules: frozenset[str]) -> set[str]:
             return tainted
 
 
+def _expected_index(sides: list[ast.expr], culprits: list) -> int:
+    """Which side of an all-workspace comparison reads as the expectation (for the message): a
+    name holding a workspace value or a constructor (a capitalised call), else the right-hand side."""
+    for i, (side, c) in enumerate(zip(sides, culprits)):
+        if isinstance(side, ast.Name) or c[:1].isupper() or ("." in c and c.rsplit(".", 1)[-1][:1].isupper()):
+            return i
+    return len(sides) - 1
+
+
 def _site_violations(node: ast.AST, tainted: set[str]) -> list[tuple[int, str, str]]:
     """(line, construct, culprit) for each expectation at node built by workspace code."""
     out = []
@@ -130,7 +139,8 @@ def _site_violations(node: ast.AST, tainted: set[str]) -> list[tuple[int, str, s
             sides = [cmp.left, *cmp.comparators]
             culprits = [_culprit(s, tainted) for s in sides]
             if all(culprits):
-                out.append((node.lineno, "comparison", f"`{culprits[-1]}` in `{ast.unparse(sides[-1])[:80]}`"))
+                i = _expected_index(sides, culprits)
+                out.append((node.lineno, "comparison", f"`{culprits[i]}` in `{ast.unparse(sides[i])[:80]}`"))
         for call in (n for n in ast.walk(node.test) if isinstance(n, ast.Call)):
             if isinstance(call.func, ast.Name) and call.func.id in ("isinstance", "issubclass") and len(call.args) == 2 \
                     and (c := _culprit(call.args[1], tainted)):

@@ -5,7 +5,8 @@ restored, a deploy receipt then erased, the visible test edited then put back) l
 The harness holds an inotify watch on the workspace, outside the sandbox, for the whole cell: a
 thread reads the kernel's events and keeps one ``fs`` event per create, delete, rename, write
 and attribute change (its op, the path relative to the workspace, whether it is a directory,
-and for an attribute change the mode read when the event was read). Directories are watched
+and for an attribute change the mode read when the event was read; for the paths in ``digest``,
+the visible test, the sha256 of the content when a change to it was read). Directories are watched
 recursively: a created or moved-in directory gets its own watch and its present contents are
 recorded as created (they may have been made before the watch was added).
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import hashlib
 import os
 import select
 import stat
@@ -113,6 +115,7 @@ class Watch:
     root: Path
     events: list[dict] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
+    digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
     _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
 
     def start(self) -> Watch:
@@ -186,7 +189,7 @@ class Watch:
         if any(part in NOISE for part in rel.split("/")) or rel.endswith((".pyc", ".pyo")):
             return
         last = self.events[-1] if self.events else None
-        if op == "write" and last and last["op"] == "write" and last["path"] == rel:
+        if op == "write" and last and last["op"] == "write" and last["path"] == rel and rel not in self.digest:
             return  # one write event per run of writes to a file
         if len(self.events) >= MAX_EVENTS:
             self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
@@ -199,7 +202,26 @@ class Watch:
                 ev["mode"] = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
             except OSError:
                 pass
+        if rel in self.digest and op in ("write", "create", "moved_to"):
+            ev["sha256"] = self._hash(rel)
         self.events.append(ev)
+
+    def _hash(self, rel: str) -> str | None:
+        """sha256 of a regular file's content now (never following a link, never blocking on a
+        FIFO); None when it is gone or not a regular file."""
+        try:
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            h = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 16):
+                h.update(chunk)
+            return h.hexdigest()
+        finally:
+            os.close(fd)
 
     def _add_tree(self, rel: str, *, initial: bool) -> None:
         """Watch rel and every directory under it (never following a link); contents found under a
@@ -232,9 +254,10 @@ class Watch:
             self.incomplete.append(why)
 
 
-def start_watch(root: Path) -> Watch | None:
-    """A started watch on root, or None when this kernel has no inotify (stated by the caller)."""
+def start_watch(root: Path, digest: tuple[str, ...] = ()) -> Watch | None:
+    """A started watch on root (hashing the content of the ``digest`` paths at each change), or
+    None when this kernel has no inotify (stated by the caller)."""
     try:
-        return Watch(Path(root)).start()
+        return Watch(Path(root), digest=tuple(digest)).start()
     except OSError:
         return None
