@@ -70,11 +70,7 @@ def _culprit(expr: ast.AST, tainted: set[str]) -> str | None:
     return next((n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in tainted), None)
 
 
-def _is_fixture(fn: ast.FunctionDef) -> bool:
-    return any("fixture" in ast.unparse(d) for d in fn.decorator_list)
-
-
-def _returns(fn: ast.FunctionDef) -> list[ast.expr]:
+def _returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
     return [n.value for n in ast.walk(fn) if isinstance(n, (ast.Return, ast.Yield)) and n.value is not None]
 
 
@@ -92,7 +88,7 @@ def _assigned(body: list[ast.stmt], tainted: set[str]) -> set[str]:
     return out
 
 
-def _parametrized(fn: ast.FunctionDef, tainted: set[str]) -> set[str]:
+def _parametrized(fn: ast.FunctionDef | ast.AsyncFunctionDef, tainted: set[str]) -> set[str]:
     """Argument names of fn's parametrize decorators whose values reach the workspace."""
     out = set()
     for d in fn.decorator_list:

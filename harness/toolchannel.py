@@ -30,7 +30,6 @@ import shutil
 import stat
 import tempfile
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 
 ENV = "HX_TOOL_CHANNEL"  # the variable naming the channel inside run_command's sandbox
@@ -38,28 +37,27 @@ MAX_LINE = 4096  # one report; a tool's write is at most PIPE_BUF, so reports ne
 MAX_ENTRIES = 1000
 
 
-@dataclass
 class ToolChannel:
     """One cell's FIFO and the thread draining it."""
-    path: Path
-    entries: list[dict] = field(default_factory=list)
-    incomplete: list[str] = field(default_factory=list)
+
+    def __init__(self, base: Path):
+        self._base = base
+        self.path = base / "log"
+        self.entries: list[dict] = []
+        self.incomplete: list[str] = []
+        os.mkfifo(self.path, 0o622)
+        os.chmod(self.path, 0o622)  # writable by the confined user (nobody at the namespace level), never readable
+        self._r = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        self._w = os.open(self.path, os.O_WRONLY | os.O_CLOEXEC)  # held: readers never see EOF between tools
+        self._stop_r, self._stop_w = os.pipe2(os.O_CLOEXEC)
+        self._buf = b""
+        self._thread = threading.Thread(target=self._loop, name="tool-channel", daemon=True)
+        self._thread.start()
 
     @classmethod
     def open(cls) -> ToolChannel:
-        base = Path(tempfile.mkdtemp(prefix="hx-toolchan-"))
-        fifo = base / "log"
-        os.mkfifo(fifo, 0o622)
-        os.chmod(fifo, 0o622)  # writable by the confined user (nobody at the namespace level), never readable
-        ch = cls(fifo)
-        ch._base = base
-        ch._r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        ch._w = os.open(fifo, os.O_WRONLY | os.O_CLOEXEC)  # held: readers never see EOF between tools
-        ch._stop_r, ch._stop_w = os.pipe2(os.O_CLOEXEC)
-        ch._buf = b""
-        ch._thread = threading.Thread(target=ch._loop, name="tool-channel", daemon=True)
-        ch._thread.start()
-        return ch
+        """A fresh channel in its own private directory outside any workspace."""
+        return cls(Path(tempfile.mkdtemp(prefix="hx-toolchan-")))
 
     def _loop(self) -> None:
         poll = select.poll()
