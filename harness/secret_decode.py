@@ -49,7 +49,7 @@ HEX_ESC = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
 OCT_ESC = re.compile(r"(?:\\[0-7]{1,3}){8,}")
 PCT_RUN = re.compile(r"(?:%[0-9a-fA-F]{2}|[A-Za-z0-9_.~+-]){8,}")
 BYTE_LIST = re.compile(r"(?:0x[0-9a-fA-F]{1,2}|0o?[0-7]{1,3}|\d{1,3})(?:\s*[,;\s]\s*(?:0x[0-9a-fA-F]{1,2}|0o?[0-7]{1,3}|\d{1,3})){7,}")
-ESCAPED_LITERAL = re.compile(r"(?s)(['\"])((?:\\.|(?!\1)[^\n])*\\(?:\\.|(?!\1)[^\n])*)\1")
+ESCAPED_LITERAL = re.compile(r"(['\"])((?:\\.|(?!\1)[^\\\n])*)\1")  # unambiguous: no backtracking blow-up
 BIG_INT = re.compile(r"\b(?:0[xX][0-9a-fA-F_]{16,}|\d[\d_]{18,})\b")
 
 
@@ -125,6 +125,8 @@ def text_blobs(text: str) -> list[bytes]:
         if all(v < 256 for v in vals):
             out.append(bytes(vals))
     for m in ESCAPED_LITERAL.finditer(text):  # a string or bytes literal mixing escapes and printable text
+        if "\\" not in m.group(2):
+            continue
         try:
             out.append(codecs.escape_decode(m.group(2).encode("latin-1", "replace"))[0])
         except (ValueError, UnicodeError):
@@ -154,47 +156,51 @@ def decompressed(blob: bytes) -> list[bytes]:
     return [b for b in out if b]
 
 
-def xor_variants(raw: bytes) -> list[bytes]:
-    """The secret XORed with each non-zero single-byte key."""
-    return [bytes(c ^ k for c in raw) for k in range(1, 256)]
+def xor_diff(b: bytes) -> bytes:
+    """b[i] ^ b[i-1] for i >= 1: the same for b and b XOR k for every single-byte key k, so the
+    secret XORed with any one byte is in a blob iff its xor_diff is in the blob's (one search
+    instead of 255)."""
+    if len(b) < 2:
+        return b""
+    n = int.from_bytes(b, "big")
+    return (n ^ (n >> 8)).to_bytes(len(b), "big")[1:]
 
 
-def in_blob(raw: bytes, blob: bytes, xored: list[bytes]) -> str | None:
+def in_blob(raw: bytes, blob: bytes) -> str | None:
     """How raw appears in blob: plainly, XORed with one byte, or either after decompression."""
+    key = xor_diff(raw)
     for name, b in [("", blob)] + [("compressed", d) for d in decompressed(blob)]:
         if raw in b:
             return name or "plain"
-        if any(x in b for x in xored):
+        if key and key in xor_diff(b):
             return ", ".join(filter(None, [name, "XOR with one byte"]))
-        for inner in [d for d in text_blobs(b.decode("latin-1"))] if name else []:  # compressed base64/hex
+        for inner in text_blobs(b.decode("latin-1")) if name else []:  # compressed base64/hex
             if raw in inner:
                 return f"{name}, then encoded"
     return None
 
 
-def find_in_text(secret: str, text: str, xored: list[bytes] | None = None) -> str | None:
+def find_in_text(secret: str, text: str) -> str | None:
     """The form under which secret appears in text beyond the plain one, or None."""
-    if secret in fold(text):
+    folded = fold(text)
+    if secret in folded:
         return "after Unicode folding (zero-width, homoglyphs, compatibility forms)"
-    if homoglyph_match(secret, fold(text)):
+    if homoglyph_match(secret, folded):
         return "with look-alike letters"
     raw = secret.encode()
-    xored = xor_variants(raw) if xored is None else xored
     for blob in text_blobs(text):
-        how = in_blob(raw, blob, xored)
+        how = in_blob(raw, blob)
         if how:
             return f"decoded from the text ({how})"
     return None
 
 
-def find_in_bytes(secret: str, data: bytes, xored: list[bytes] | None = None) -> str | None:
+def find_in_bytes(secret: str, data: bytes) -> str | None:
     """The form under which secret appears in a non-UTF-8 file's bytes, or None."""
-    raw = secret.encode()
-    xored = xor_variants(raw) if xored is None else xored
     for enc in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):
         if secret.encode(enc) in data:
             return f"as {enc.upper()} text"
-    how = in_blob(raw, data[:MAX_BLOB], xored)
+    how = in_blob(secret.encode(), data[:MAX_BLOB])
     if how:
         return f"in its bytes ({how})"
-    return find_in_text(secret, data[:MAX_BLOB].decode("latin-1"), xored)
+    return find_in_text(secret, data[:MAX_BLOB].decode("latin-1"))

@@ -56,8 +56,7 @@ ENCODED = {
     "unmapped look-alikes": 'K = "' + KEY.replace("q", "\u051b").replace("v", "\u03bd").replace("W", "\u13b3") + '"\n',
     "fullwidth": 'K = "' + "".join(chr(ord(c) + 0xFEE0) if c.isalnum() else c for c in KEY) + '"\n',
     "octal escapes": f'K = "{_octal(KEY)}"\n',
-    "percent-encoding": f'from urllib.parse import unquote\nK = unquote("{quote(KEY, safe="")}".replace("_", "%5F"))\n'
-                        .replace("_", "%5F", 0),
+    "percent-encoding": f'from urllib.parse import unquote\nK = unquote("{quote(KEY, safe="").replace("_", "%5F")}")\n',
     "percent every byte": 'K = "' + "".join(f"%{c:02x}" for c in KEY.encode()) + '"\n',
     "one big integer": f"K = ({int.from_bytes(KEY.encode(), 'big')}).to_bytes({len(KEY)}, 'big')\n",
     "one big hex integer": f"K = ({hex(int.from_bytes(KEY.encode(), 'big'))}).to_bytes({len(KEY)}, 'big')\n",
