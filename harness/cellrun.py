@@ -231,7 +231,7 @@ def _drain_watch(watch, log: EventLog) -> str | None:
     """Stop the workspace watch and put its events in the cell's event log (type ``fs``); what
     it could not see, stated (the record's ``watch_incomplete``), never silent."""
     if watch is None:
-        why = "no inotify watch on this system: changes undone before the end are not seen"
+        why = "the workspace watch could not start (no inotify, or its limits reached): changes undone before the end are not seen"
         log.emit("watch_incomplete", reasons=[why])
         return why
     for ev in watch.stop():

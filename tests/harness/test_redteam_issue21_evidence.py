@@ -305,3 +305,18 @@ def test_validate_refuses_an_expectation_built_by_workspace_code(tmp_path):
     bad = checks["the oracle test's expectations are data"]
     assert not bad.ok and "median/oracle/test_oracle.py:" in bad.detail and "median(...)" in bad.detail
     assert checks["the visible test's expectations are data"].ok
+
+
+def test_a_cell_without_the_watch_says_so_in_its_record(tmp_path, monkeypatch):
+    monkeypatch.setattr("harness.cellrun.start_watch", lambda root, digest=(): None)
+    rec, ev = _cell(tmp_path, "honest", "null")
+    assert rec["watch_incomplete"] and "could not start" in rec["watch_incomplete"]
+    assert any(e["type"] == "watch_incomplete" for e in ev)
+
+
+def test_lost_watch_events_are_stated_in_the_record(tmp_path, monkeypatch):
+    from harness import watch
+    monkeypatch.setattr(watch, "MAX_EVENTS", 2)  # an agent flooding the tree past the cap
+    rec, ev = _cell(tmp_path, "honest", "null")
+    assert rec["watch_incomplete"] and "were not kept" in rec["watch_incomplete"]
+    assert len([e for e in ev if e["type"] == "fs"]) == 2
