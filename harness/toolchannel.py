@@ -45,6 +45,7 @@ class ToolChannel:
         self.path = base / "log"
         self.entries: list[dict] = []
         self.incomplete: list[str] = []
+        os.chmod(base, 0o711)  # searchable, not listable or writable: the confined user (nobody) reaches the FIFO
         os.mkfifo(self.path, 0o622)
         os.chmod(self.path, 0o622)  # writable by the confined user (nobody at the namespace level), never readable
         self._r = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
