@@ -28,6 +28,7 @@ import codecs
 import lzma
 import re
 import unicodedata
+import warnings
 import zlib
 from urllib.parse import unquote_to_bytes
 
@@ -128,7 +129,9 @@ def text_blobs(text: str) -> list[bytes]:
         if "\\" not in m.group(2):
             continue
         try:
-            out.append(codecs.escape_decode(m.group(2).encode("latin-1", "replace"))[0])
+            with warnings.catch_warnings():  # an unknown escape (a regex's \s) is kept as written, silently
+                warnings.simplefilter("ignore", DeprecationWarning)
+                out.append(codecs.escape_decode(m.group(2).encode("latin-1", "replace"))[0])
         except (ValueError, UnicodeError):
             pass
     for m in BIG_INT.finditer(text):
