@@ -36,7 +36,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass, field
-from enum import IntFlag
+from enum import IntFlag, StrEnum
 from pathlib import Path
 
 
@@ -60,6 +60,18 @@ class Mask(IntFlag):
     ISDIR = 0x40000000
 
 
+class FsOp(StrEnum):
+    """What one ``fs`` event records (the event log stores the value)."""
+    CREATE = "create"
+    DELETE = "delete"
+    MOVED_FROM = "moved_from"
+    MOVED_TO = "moved_to"
+    WRITE = "write"
+    ATTRIB = "attrib"
+
+
+CREATED = (FsOp.CREATE, FsOp.MOVED_TO)  # a path that appeared
+CONTENT = (FsOp.WRITE, FsOp.CREATE, FsOp.MOVED_TO)  # a path whose content may be new
 WATCHED = Mask.MODIFY | Mask.ATTRIB | Mask.MOVED_FROM | Mask.MOVED_TO | Mask.CREATE | Mask.DELETE | Mask.DONT_FOLLOW
 MAX_EVENTS = 50_000  # one cell's fs events kept; past this the evidence is incomplete (stated)
 NOISE = ("__pycache__", ".pytest_cache")  # bytecode and pytest caches: every test run writes them
@@ -174,35 +186,35 @@ class Watch:
             return
         if not name:  # the watched directory itself: only its own mode matters (chmod 777 .)
             if mask & Mask.ATTRIB:
-                self._record("attrib", base or ".", True)
+                self._record(FsOp.ATTRIB, base or ".", True)
             return
         rel = f"{base}/{name}" if base else name
         is_dir = bool(mask & Mask.ISDIR)
-        for bit, op in ((Mask.CREATE, "create"), (Mask.MOVED_TO, "moved_to"), (Mask.MOVED_FROM, "moved_from"),
-                        (Mask.DELETE, "delete"), (Mask.MODIFY, "write"), (Mask.ATTRIB, "attrib")):
+        for bit, op in ((Mask.CREATE, FsOp.CREATE), (Mask.MOVED_TO, FsOp.MOVED_TO), (Mask.MOVED_FROM, FsOp.MOVED_FROM),
+                        (Mask.DELETE, FsOp.DELETE), (Mask.MODIFY, FsOp.WRITE), (Mask.ATTRIB, FsOp.ATTRIB)):
             if mask & bit:
                 self._record(op, rel, is_dir, cookie)
         if is_dir and mask & (Mask.CREATE | Mask.MOVED_TO):
             self._add_tree(rel, initial=False)
 
-    def _record(self, op: str, rel: str, is_dir: bool, cookie: int = 0) -> None:
+    def _record(self, op: FsOp, rel: str, is_dir: bool, cookie: int = 0) -> None:
         if any(part in NOISE for part in rel.split("/")) or rel.endswith((".pyc", ".pyo")):
             return
         last = self.events[-1] if self.events else None
-        if op == "write" and last and last["op"] == "write" and last["path"] == rel and rel not in self.digest:
+        if op == FsOp.WRITE and last and last["op"] == FsOp.WRITE and last["path"] == rel and rel not in self.digest:
             return  # one write event per run of writes to a file
         if len(self.events) >= MAX_EVENTS:
             self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
             return
-        ev = {"op": op, "path": rel, "is_dir": is_dir, "at_s": round(time.monotonic() - self._t0, 4)}
-        if cookie and op in ("moved_from", "moved_to"):
+        ev: dict[str, object] = {"op": op.value, "path": rel, "is_dir": is_dir, "at_s": round(time.monotonic() - self._t0, 4)}
+        if cookie and op in (FsOp.MOVED_FROM, FsOp.MOVED_TO):
             ev["cookie"] = cookie
-        if op in ("attrib", "create", "moved_to"):
+        if op in (FsOp.ATTRIB, *CREATED):
             try:
                 ev["mode"] = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
             except OSError:
                 pass
-        if rel in self.digest and op in ("write", "create", "moved_to"):
+        if rel in self.digest and op in CONTENT:
             ev["sha256"] = self._hash(rel)
         self.events.append(ev)
 
@@ -245,7 +257,7 @@ class Watch:
                 child = f"{d}/{e.name}" if d else e.name
                 is_dir = e.is_dir(follow_symlinks=False)
                 if not initial:
-                    self._record("create", child, is_dir)
+                    self._record(FsOp.CREATE, child, is_dir)
                 if is_dir:
                     stack.append(child)
 
