@@ -479,10 +479,22 @@ def _on_msg(msg, _emit=_emit):
         try:
             cls = _DRIVER["peer"].class_for(w["c"])
             cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
-            warnings.warn_explicit(_str(w["m"]), cls, _str(w["f"]), _int(w["l"]))
+            filename, lineno = _str(w["f"]), _int(w["l"])
+            if filename.endswith("_hx_rpc.py"):  # warned at the caller (stacklevel): the probe's line
+                filename, lineno = _probe_caller()
+            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
         except (KeyError, TypeError, ValueError, _rpc.RemoteError):
             pass
     _audit_drain(block=False)
+
+
+def _probe_caller():
+    """The innermost frame outside the harness's own files: where the probe made the request."""
+    f = _getframe(1)
+    res = _DRIVER["res"]
+    while f is not None and f.f_code.co_filename.startswith(res):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
 
 
 def _audit_drain(block, want=None, _emit=_emit):

@@ -23,8 +23,8 @@ def _install_audit(fd: int) -> None:
     paths = sysconfig.get_paths()
     trusted = tuple(sorted({os.path.realpath(paths[k]) + "/" for k in ("stdlib", "platstdlib", "purelib", "platlib")
                             if paths.get(k)}))
-    always = frozenset({"sys.settrace", "sys.setprofile", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-                        "sys._current_frames"})
+    always = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
+    tracing = frozenset({"sys.settrace", "sys.setprofile"})
     by_caller = frozenset({"sys._getframe", "code.__new__", "function.__new__"})
     code_attrs = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"})
     frame_attrs = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
@@ -58,8 +58,14 @@ def _install_audit(fd: int) -> None:
             elif event in by_caller or event.startswith("ctypes."):
                 if untrusted_caller(_getframe):
                     what = event
+            elif event in tracing:  # doctest saves and restores "no tracer" (None): only a real tracer counts
+                if (args and args[0] is not None) or untrusted_caller(_getframe):
+                    what = event
             elif event == "object.__setattr__" and len(args) > 1 and args[1] in code_attrs:
-                what = f"{event} {args[1]}"
+                # namedtuple sets __new__.__defaults__: a default or closure written by the interpreter's
+                # own code is not evidence; a swapped __code__ always is
+                if args[1] == "__code__" or untrusted_caller(_getframe):
+                    what = f"{event} {args[1]}"
             elif event == "object.__getattr__" and len(args) > 1 and args[1] in frame_attrs:
                 if untrusted_caller(_getframe):
                     what = f"{event} {args[1]}"

@@ -409,6 +409,9 @@ class Peer:
     def shadow(self, base, meta: dict):
         """A stand-in of the peer's value-type subclass: its base value, with the live object's
         repr/str/attributes on request."""
+        key = ("sv", meta["id"])
+        if key in self.proxies:  # the same live object: the same stand-in (``is`` holds, as for enum members)
+            return self.proxies[key]
         cls = _shadow_class(_type(base))
         if cls is None:
             return base
@@ -416,7 +419,8 @@ class Peer:
             s = cls(base)
         except Exception:  # noqa: BLE001
             return base
-        object.__setattr__(s, "_hx_remote", self.proxy(meta)) if hasattr(s, "__dict__") else None
+        object.__setattr__(s, "_hx_remote", self.proxy(meta))
+        self.proxies[key] = s
         return s
 
     def module_for(self, meta: dict):
@@ -430,14 +434,23 @@ class Peer:
             mod = importlib.import_module(name)  # the driver's own (trusted) copy, or a proxy if untrusted
             return mod
         if meta.get("ws"):
-            return importlib.import_module(name)  # a workspace module: the import hook makes its proxy
+            known = _sys.modules.get(name)
+            if _isinstance(known, ProxyModuleBase) and known.__dict__.get("_hx_ref") == meta["id"]:
+                return known
+            try:  # a module of the tree by its import name: the import hook makes its proxy
+                mod = importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a module made by module_from_spec: no import name
+                mod = None
+            if _isinstance(mod, ProxyModuleBase) and mod.__dict__.get("_hx_ref") == meta["id"]:
+                return mod
         return self.proxy({"id": meta["id"], "ty": "builtins.module", "c": False})
 
     def class_for(self, meta: dict):
         hid = meta["id"]
         cls = self.classes.get(hid)
         if cls is None:
-            cls = _resolve_class(meta) if not meta.get("ws") else None
+            local = not meta.get("ws") and meta["n"].split(".")[0] not in REMOTE_MODULES
+            cls = _resolve_class(meta) if local else None
             if cls is None:
                 cls = _synth_class(self, meta)
             self.classes[hid] = cls
@@ -557,7 +570,9 @@ def _resolve_class(meta: dict):
     for part in qual.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            return None
+            break
+    if obj is None and mod == "builtins":  # pytest names its outcome exceptions builtins.Failed, ...
+        obj = getattr(_sys.modules.get("_pytest.outcomes"), qual, None)
     return obj if _isinstance(obj, type) else None
 
 
@@ -742,6 +757,10 @@ class RemoteCallable(RemoteObject):
 
     def __call__(self, *args, **kwargs):
         return object.__getattribute__(self, "_hx_peer").request("call", self, list(args), kwargs)
+
+
+for _name in ("__doc__", "__module__"):  # a class body sets both; the live object's are wanted
+    setattr(RemoteCallable, _name, RemoteObject.__dict__[_name])
 
 
 _SHADOWS: dict = {}
