@@ -88,7 +88,7 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
                                 flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
         else:
             confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
-                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
+                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, fresh_tmp=True)
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
