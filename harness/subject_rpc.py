@@ -471,6 +471,10 @@ class Peer:
             exc = cls.__new__(cls, *args)
         except Exception:  # noqa: BLE001
             exc = cls.__new__(cls)
+        try:  # the base's own __init__ (SystemExit.code, OSError.errno, ...); never the peer's code
+            cls.__init__(exc, *args)
+        except Exception:  # noqa: BLE001
+            pass
         try:
             exc.args = args
         except Exception:  # noqa: BLE001
