@@ -12,8 +12,11 @@ Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
 ``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
-that did not come from the probe module, or pytest's runner replaced). Code under test shares
-this process: README.md ("The judge") says which forgeries these checks close and which remain.
+that did not come from the probe module, or pytest's runner replaced; or the subject's audit
+hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
+test never runs in this process: this is the *driver* (see the section at the end of this file);
+the tree runs in the *subject* (harness/subject_main.py) and is reached through proxies
+(harness/subject_rpc.py). README.md ("The judge") says what this closes and the residual limit.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
@@ -562,7 +565,7 @@ def remote_module(name, *also):
     return peer.proxy({"id": hid, "ty": "builtins.module", "c": False})
 
 
-class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):
+class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
     """A module of the tree, as the driver sees it: its namespace fetched from the subject at
     import, every attribute access or assignment a request."""
 
@@ -602,6 +605,8 @@ class _Finder:
     packages) nor the harness's own is a proxy of the subject's module, never executed here."""
 
     def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] in _sys.stdlib_module_names:
+            return self._stdlib(name, path, target)
         spec = None
         for f in _sys.meta_path:
             if f is self or not hasattr(f, "find_spec"):
@@ -622,6 +627,29 @@ class _Finder:
         return new
 
 
+    @staticmethod
+    def _stdlib(name, path, target):
+        """A standard-library name is found in the interpreter's own directories only: a tree's
+        ``base64.py`` or ``difflib.py`` (or one planted in the run's result directory) never
+        stands in for the module the driver or pytest imports lazily."""
+        import importlib.machinery
+        trusted = [p for p in (path if path is not None else _sys.path) if p and _rpc.trusted_file(_os.path.abspath(p))]
+        spec = None
+        for f in _sys.meta_path:
+            if f is _FINDER or not hasattr(f, "find_spec"):
+                continue
+            if f is importlib.machinery.PathFinder or getattr(f, "__name__", "") == "PathFinder":
+                spec = importlib.machinery.PathFinder.find_spec(name, trusted, target)
+            elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
+                spec = f.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+_FINDER = _Finder()
+
+
 def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
     """Backstop audit hook: no code object compiled from a file of the tree executes here."""
     if event == "exec" and args:
@@ -636,7 +664,7 @@ def _driver_setup(probe_file):
     res = _DRIVER["res"]
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file),
                                *(_os.path.join(res, n) for n in _os.listdir(res) if n.endswith(".py"))})
-    _sys.meta_path.insert(0, _Finder())
+    _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     import atexit
     atexit.register(_stop_subject)

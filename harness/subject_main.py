@@ -91,6 +91,8 @@ def main() -> None:
     import importlib.util
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("_hx_rpc", os.path.join(here, "_hx_rpc.py"))
+    if spec is None or spec.loader is None:
+        raise SystemExit("the subject's protocol module is missing")
     rpc = importlib.util.module_from_spec(spec)
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)

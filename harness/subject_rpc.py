@@ -434,26 +434,30 @@ class Peer:
         importlib = _importlib
         name = meta["n"]
         if not meta.get("ws") and name.split(".")[0] not in REMOTE_MODULES:
-            mod = importlib.import_module(name)  # the driver's own (trusted) copy, or a proxy if untrusted
-            return mod
+            return importlib.import_module(name)  # the driver's own (trusted) copy, or a proxy if untrusted
         if meta.get("ws"):
             known = _sys.modules.get(name)
             if _isinstance(known, ProxyModuleBase) and known.__dict__.get("_hx_ref") == meta["id"]:
                 return known
+            found: object = None
             try:  # a module of the tree by its import name: the import hook makes its proxy
-                mod = importlib.import_module(name)
+                found = importlib.import_module(name)
             except Exception:  # noqa: BLE001 - a module made by module_from_spec: no import name
-                mod = None
-            if _isinstance(mod, ProxyModuleBase) and mod.__dict__.get("_hx_ref") == meta["id"]:
-                return mod
+                found = None
+            if _isinstance(found, ProxyModuleBase) and found.__dict__.get("_hx_ref") == meta["id"]:
+                return found
         return self.proxy({"id": meta["id"], "ty": "builtins.module", "c": False})
 
     def class_for(self, meta: dict):
         hid = meta["id"]
         cls = self.classes.get(hid)
         if cls is None:
-            local = not meta.get("ws") and meta["n"].split(".")[0] not in REMOTE_MODULES
+            local = not meta.get("ws") and meta["n"].split(".")[0] not in REMOTE_MODULES \
+                and not meta["n"].startswith("_hx")
             cls = _resolve_class(meta) if local else None
+            if cls is not None and self.side == "driver" and not issubclass(cls, BaseException):
+                cls = None  # only exception and warning classes map onto the driver's own: no
+                # other driver class is ever built because the subject named it
             if cls is None:
                 cls = _synth_class(self, meta)
             self.classes[hid] = cls
@@ -573,7 +577,7 @@ def _resolve_class(meta: dict):
     m = _sys.modules.get(mod)
     if m is None or not _isinstance(m, _types.ModuleType) or _isinstance(m, ProxyModuleBase):
         return None
-    obj = m
+    obj: object = m
     for part in qual.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
@@ -661,8 +665,8 @@ class RemoteObject:
     def __delattr__(self, name):
         self._q("delattr", name)
 
-    __doc__ = property(lambda self: self._q("getattr", "__doc__"))  # type: ignore[assignment]
-    __module__ = property(lambda self: self._q("getattr", "__module__"))  # type: ignore[assignment]
+    __doc__ = property(lambda self: self._q("getattr", "__doc__"))
+    __module__ = property(lambda self: self._q("getattr", "__module__"))
 
     def __eq__(self, other):
         peer = object.__getattribute__(self, "_hx_peer")

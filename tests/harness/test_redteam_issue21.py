@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
+from harness.tasks import load_task
 from harness.testrun import run_pytest
 from harness.workspace import Workspace
-from harness.tasks import load_task
 from support.scripted import TASKS
 
 HIDE = (TASKS.resolve(),)
@@ -343,4 +343,25 @@ def test_the_driver_never_executes_the_trees_code(tmp_path, executor):
     test = ("import os\nfrom pkg import DRIVER_PID\n\n\ndef test_other_process():\n"
             "    assert DRIVER_PID != os.getpid()\n")
     v = tiny(tmp_path, module, test)
+    assert v.passed, v.output
+
+
+PLANT = r'''
+import os
+for p in ("colorsys.py", os.path.join("..", "res", "colorsys.py")):
+    try:
+        with open(p, "w") as fh:
+            fh.write("MARK = 'planted'\n")
+    except OSError:
+        pass
+def f():
+    return 1
+'''
+
+
+def test_a_planted_stdlib_module_never_stands_in_for_the_drivers(tmp_path, executor):
+    """The tree writes ``colorsys.py`` into its root and the run's result directory (both on the
+    driver's path before the stdlib); the test then imports colorsys: the driver's is the stdlib's."""
+    v = tiny(tmp_path, PLANT, "from pkg import f\n\n\ndef test_real_stdlib():\n    assert f() == 1\n"
+                              "    import colorsys\n    assert getattr(colorsys, 'MARK', None) is None\n")
     assert v.passed, v.output
