@@ -365,3 +365,24 @@ def test_a_planted_stdlib_module_never_stands_in_for_the_drivers(tmp_path, execu
     v = tiny(tmp_path, PLANT, "from pkg import f\n\n\ndef test_real_stdlib():\n    assert f() == 1\n"
                               "    import colorsys\n    assert getattr(colorsys, 'MARK', None) is None\n")
     assert v.passed, v.output
+
+
+CUT_AUDIT = r'''
+import os, stat
+for fd in range(3, 256):
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            os.close(fd)
+    except OSError:
+        pass
+def f():
+    return 1
+'''
+
+
+def test_a_cut_audit_stream_is_tampering(tmp_path, executor):
+    """The subject closes its audit pipe (so later frame or gc access would go unreported): the
+    driver's per-test heartbeat finds the stream ended, and the run is subverted."""
+    v = tiny(tmp_path, CUT_AUDIT, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    assert v.subverted and not v.passed, v.output
+    assert any("audit stream" in t for t in v.tamper), v.tamper
