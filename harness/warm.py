@@ -298,7 +298,8 @@ def _zygote():
     try:
         proc = subprocess.Popen([*_zygote_argv(confinement_level()), str(child.fileno())], cwd="/",
                                 env=scrubbed_env(Path("/"), dict(PYTEST_ENV)), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),),
+                                start_new_session=True)  # a Ctrl-C to the harness's group must not kill it mid-run
     finally:
         child.close()
     _state.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)

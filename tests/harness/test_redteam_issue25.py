@@ -1,0 +1,64 @@
+"""Red team of issue 25 (faults, signals, resume): cases the landed tests did not cover.
+
+- A Ctrl-C reaches the terminal's whole foreground process group. The warm-execution zygote was
+  started in the harness's group, so the first Ctrl-C (which must let cells in flight finish
+  correctly) killed it mid-run; the cold rerun then ran in the dirty scratch and three amplified
+  cells were recorded unsafe (verdictSubversion: "observations tampered with").
+- The per-arm table ``harness run`` prints counted every void record, including a void superseded
+  by its scored rerun and a void repeated by a later --resume, so one cell was shown both scored
+  and void (or void twice).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from harness.sandbox import confinement_level
+from support.scripted import REPO
+
+needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid() != 0,
+                                  reason="the warm zygote needs root and the namespace levels")
+
+_HOLDER = r"""
+import os, signal, sys, time
+from harness import warm
+signal.signal(signal.SIGINT, lambda *a: None)  # the harness's own handler: it stays, and so must the zygote
+warm._zygote()
+print(warm._state["proc"].pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@needs_zygote
+def test_a_ctrl_c_to_the_foreground_group_does_not_reach_the_zygote():
+    """Ctrl-C is delivered to the harness's process group; the zygote must not be in it (the
+    harness decides what cells in flight do), yet it still dies with the harness."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HARNESS_WARM": "1"}
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER], env=env, start_new_session=True,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        zpid = int(holder.stdout.readline())
+        assert _alive(zpid)
+        os.killpg(holder.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        time.sleep(1.0)  # generous: an interrupted zygote dies within milliseconds
+        assert _alive(zpid), "a Ctrl-C to the harness's process group killed its zygote"
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)
+        holder.wait()
+    deadline = time.time() + 60
+    while _alive(zpid) and time.time() < deadline:  # it still dies with the harness
+        time.sleep(0.1)
+    assert not _alive(zpid), "the zygote outlived the harness"
