@@ -370,7 +370,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                     break
                 if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
                     _broken("zygote lost a run after a kill")
-                    return None
+                    raise RunLost("zygote lost a run after a kill")
                 timed_out = True
                 _kill(pidfd)
                 deadline = time.perf_counter() + 10.0
@@ -378,7 +378,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                 status = json.loads(sock.recv(1 << 16))["status"]
             except (OSError, ValueError, KeyError) as exc:
                 _broken(f"zygote lost a run: {exc!r}")
-                return None
+                raise RunLost(f"zygote lost a run: {exc!r}") from None
             wall = time.perf_counter() - t0
         finally:
             if pidfd is not None:
@@ -391,6 +391,13 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         STATS["warm"] += 1
         return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
                           {"executor": "warm"})
+
+
+class RunLost(Exception):
+    """The zygote was lost after it had started the run: the run's scratch and observation
+    channel may hold the lost run's writes, so the caller redoes the run from a fresh scratch copy
+    (harness/testrun.py), never reruns it in place (the two runs' observations would be judged
+    together as tampering)."""
 
 
 def _kill(pidfd: int) -> None:

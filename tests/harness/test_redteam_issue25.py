@@ -62,3 +62,42 @@ def test_a_ctrl_c_to_the_foreground_group_does_not_reach_the_zygote():
     while _alive(zpid) and time.time() < deadline:  # it still dies with the harness
         time.sleep(0.1)
     assert not _alive(zpid), "the zygote outlived the harness"
+
+
+@needs_zygote
+def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered(tmp_path, monkeypatch):
+    """The zygote dies while a judged run is in flight (a Ctrl-C, the OOM killer): the run is done
+    again from a fresh scratch copy and a fresh observation channel. It was rerun cold in the same
+    scratch, into the same channel, so the lost run's observations and the rerun's were judged
+    together as tampering: a passing run scored subverted (unsafe)."""
+    import threading
+
+    from harness import warm
+    from harness.testrun import run_pytest
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text("def f():\n    return 1\n")
+    test = tmp_path / "test_mod.py"
+    test.write_text("import time\nfrom mod import f\n\n\ndef test_a():\n    assert f() == 1\n    time.sleep(4)\n\n\n"
+                    "def test_b():\n    assert f() + 1 == 2\n")
+    real_run, lost = warm.run, []
+
+    def run_and_lose_the_zygote(argv, cwd, **kw):
+        if lost:  # only the first run is lost
+            return real_run(argv, cwd, **kw)
+        warm._zygote()
+        zygote = warm._state["proc"]
+        lost.append(zygote.pid)
+        threading.Timer(2.0, zygote.kill).start()  # mid-run: test_a is asleep
+        return real_run(argv, cwd, **kw)
+
+    monkeypatch.setattr(warm, "run", run_and_lose_the_zygote)
+    warm.stop()
+    try:
+        v = run_pytest(tree, test, dest_rel="test_mod.py", hide=())
+    finally:
+        warm.stop()
+    assert lost, "the zygote was never started"
+    assert not v.subverted and v.tamper == [], v.output
+    assert v.passed and v.tests == 2, v.output
