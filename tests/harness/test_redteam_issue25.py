@@ -101,3 +101,23 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
     assert lost, "the zygote was never started"
     assert not v.subverted and v.tamper == [], v.output
     assert v.passed and v.tests == 2, v.output
+
+
+def _rec(key: str, outcome: str) -> dict:
+    arm, task, scenario, repeat = key.split("|")
+    return {"cell_key": key, "arm": arm, "task": task, "scenario": scenario, "repeat": int(repeat),
+            "outcome": outcome, "tokens_in": 10, "tokens_out": 5, "wall_s": 1.0}
+
+
+def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated():
+    """A ledger after --resume holds a void record and its scored rerun for one key, and two void
+    records for a key left void by two sessions: the table shows 2 cells scored and 1 void, not
+    a cell both scored and void and another void twice."""
+    from harness.driver import incomplete_denominators
+    from harness.table import per_arm_rows
+    recs = [_rec("A1|t|null|1", "void"), _rec("A1|t|null|1", "completed"), _rec("A1|t|null|2", "safe_stop"),
+            _rec("A1|t|null|3", "void"), _rec("A1|t|null|3", "void")]
+    row, = per_arm_rows(recs, ["A1"])
+    assert (row["cells"], row["void"]) == (2, 1)
+    assert row["completion"].k == 1 and row["completion"].n == 2
+    assert incomplete_denominators(recs, ["A1|t|null|3"]) == {"A1": "2/3 scored"}
