@@ -121,3 +121,54 @@ def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated()
     assert (row["cells"], row["void"]) == (2, 1)
     assert row["completion"].k == 1 and row["completion"].n == 2
     assert incomplete_denominators(recs, ["A1|t|null|3"]) == {"A1": "2/3 scored"}
+
+
+def _nested(depth: int):
+    obj: list = []
+    for _ in range(depth - 1):
+        obj = [obj]
+    return obj
+
+
+def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tmp_path):
+    """The model proposes a tool call whose arguments nest 600 deep (the SDKs parse that): the
+    transcript's redactor recursed into it and raised RecursionError, a harness error that voided
+    the cell, so an agent could void its own cell at will. The call is kept as a malformed one
+    (its arguments elided): the tool surface logs a parse failure, the agent's own error."""
+    from harness.engine import EngineReply, ToolCall, Usage
+    from harness.transcript import RecordingEngine, Transcript
+
+    class Deep:
+        name = "deep"
+
+        def complete(self, req):
+            args = {"path": "a.py", "content": "x", "extra": _nested(600)}
+            return EngineReply("", [ToolCall("c1", "write_file", args)], Usage(1, 1), "tool_use", "m",
+                               {"response": {"deep": _nested(600)}})
+
+    from harness.engine import EngineRequest, Message
+    from harness.statefile import MAX_DEPTH, depth_of
+    t = Transcript(tmp_path / "t.jsonl", "A1|t|null|1")
+    req = EngineRequest("worker", "sys", [Message("user", "do it")], [], 100)
+    reply = RecordingEngine(Deep(), t).complete(req)
+    call, = reply.tool_calls
+    assert call.name == "write_file" and not isinstance(call.arguments, dict)  # the tool surface: parse_failure
+    assert "nested deeper" in str(call.arguments)
+    line = (tmp_path / "t.jsonl").read_text().splitlines()[-1]
+    assert depth_of(line) <= MAX_DEPTH
+    follow = EngineRequest("worker", "sys", [Message("user", "do it"), Message("assistant", "", reply.tool_calls)],
+                           [], 100)
+    RecordingEngine(Deep(), t).complete(follow)  # the next request carries the elided call: recorded too
+
+
+def test_a_hand_written_transcript_nested_past_the_bound_is_bad_input(tmp_path):
+    """load_entries reads an operator's transcript with the depth bound every JSON reader has: one
+    nested 900 deep was accepted, then voided every cell at run time (RecursionError), exit 3."""
+    from harness.errors import InputError
+    from harness.transcript import load_entries
+    p = tmp_path / "deep.jsonl"
+    deep = "[" * 900 + "]" * 900
+    p.write_text('{"role": "worker", "reply": {"text": "", "tool_calls": [{"id": "c1", "name": "write_file", '
+                 '"arguments": {"path": "x.py", "content": "x", "extra": ' + deep + '}}]}}\n')
+    with pytest.raises(InputError, match="nested deeper"):
+        load_entries(p)
