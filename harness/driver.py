@@ -408,7 +408,8 @@ class _Settler:
         try:
             self._account(rec)
         except OSError as exc:
-            self.stopped = f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is intact"
+            self.stopped = (f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is "
+                            f"intact; free space, then `harness run --resume {self.run_dir}`")
             self.log(f"STOPPING: {self.stopped}")
             return False
         return True

@@ -172,3 +172,21 @@ def test_a_hand_written_transcript_nested_past_the_bound_is_bad_input(tmp_path):
                  '"arguments": {"path": "x.py", "content": "x", "extra": ' + deep + '}}]}}\n')
     with pytest.raises(InputError, match="nested deeper"):
         load_entries(p)
+
+
+def test_a_full_disk_stop_names_the_command_that_continues_the_run(tmp_path):
+    """A full disk while a record is appended stops the run (exit 4): its STOPPED line must say how
+    to continue, like every other stop (it said only 'the ledger is intact'; the same `harness run
+    P --out D` then answers 'already holds a run')."""
+    import errno
+
+    from harness.driver import _Settler
+    from harness.ledger import Ledger
+
+    class FullLedger(Ledger):
+        def append(self, rec):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    s = _Settler(FullLedger(tmp_path / "records.jsonl"), {}, tmp_path / "voids.jsonl", 1, {}, lambda m: None, tmp_path)
+    assert not s.take(_rec("A1|t|null|1", "completed"))
+    assert s.stopped and f"harness run --resume {tmp_path}" in s.stopped
