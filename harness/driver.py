@@ -35,7 +35,7 @@ from harness.ledger import Ledger, LedgerRefused
 from harness.matrix import Cell, run_order
 from harness.progress import Progress
 from harness.protocol import Protocol, load_protocol
-from harness.table import per_arm_rows, render
+from harness.table import one_per_cell, per_arm_rows, render
 from harness.tasks import load_task
 
 
@@ -408,7 +408,8 @@ class _Settler:
         try:
             self._account(rec)
         except OSError as exc:
-            self.stopped = f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is intact"
+            self.stopped = (f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is "
+                            f"intact; free space, then `harness run --resume {self.run_dir}`")
             self.log(f"STOPPING: {self.stopped}")
             return False
         return True
@@ -438,7 +439,7 @@ read_run_meta = rundir.read_run_meta  # kept importable from here
 
 def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:
     per: dict[str, list[int]] = {}
-    for r in records:
+    for r in one_per_cell(records):  # a void superseded by its rerun, or repeated by a resume, is one cell
         a = per.setdefault(r["arm"], [0, 0])
         a[1] += 1
         a[0] += r["outcome"] != "void"

@@ -95,6 +95,22 @@ def depth_of(text: str, limit: int = MAX_DEPTH) -> int:
     return best
 
 
+def obj_depth(obj, limit: int = MAX_DEPTH) -> int:
+    """The nesting depth of lists/tuples/dicts in ``obj``, counted without recursion (so an object
+    nested past the interpreter's recursion limit is measured, not crashed on); stops past ``limit``."""
+    best = 0
+    stack = [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        if isinstance(o, (list, tuple, dict)):
+            if d > best:
+                best = d
+                if best > limit:
+                    return best
+            stack.extend((v, d + 1) for v in (o.values() if isinstance(o, dict) else o))
+    return best
+
+
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH):
     """``json.loads`` that raises ``ValueError`` (never ``RecursionError``) for input nested past ``max_depth``."""
     if isinstance(text, bytes):

@@ -11,7 +11,22 @@ from __future__ import annotations
 from analysis.wilson import wilson
 
 
+def one_per_cell(records: list[dict]) -> list[dict]:
+    """One record per cell key, in first-seen order: the last scored record of the key, else its
+    last void one. A ledger after --resume holds a void record and the scored rerun that
+    superseded it, or a void per session that left the cell void; each is one cell (the rule
+    analysis/records.py applies as ``void_superseded``)."""
+    chosen: dict[str, dict] = {}
+    for r in records:
+        key = r.get("cell_key") or f"{r['arm']}|{r['task']}|{r['scenario']}|{r['repeat']}"
+        if key not in chosen or r["outcome"] != "void" or chosen[key]["outcome"] == "void":
+            chosen[key] = r
+    return list(chosen.values())
+
+
 def per_arm_rows(records: list[dict], arms: list[str]) -> list[dict]:
+    """The table's rows, one cell per key (``one_per_cell``)."""
+    records = one_per_cell(records)
     rows = []
     for arm in arms:
         rs = [r for r in records if r["arm"] == arm]

@@ -170,10 +170,17 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
                 judged: bool, show: bool) -> TestVerdict:
     from harness import verdict_cache
 
-    def execute() -> TestVerdict:
+    def execute_once() -> TestVerdict:
         if judged:
             return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
         return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits)
+
+    def execute() -> TestVerdict:
+        from harness import warm
+        try:
+            return execute_once()
+        except warm.RunLost:  # redone from a fresh scratch copy and channel (a new zygote, or cold)
+            return execute_once()
 
     session = verdict_cache.active()
     if session is None:

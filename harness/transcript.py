@@ -214,8 +214,31 @@ class RecordingEngine:
         except EngineFault as exc:
             self.transcript.fault(req, exc)
             raise
+        reply = bound_depth(reply)
         self.transcript.call(req, reply, time.perf_counter() - t0)
         return reply
+
+
+def bound_depth(reply: EngineReply) -> EngineReply:
+    """``reply`` with every tool call whose arguments nest deeper than ``statefile.MAX_DEPTH`` kept as
+    a malformed call (its arguments elided to a string: the tool surface logs a parse failure, the
+    agent's own error), and a wire response nested that deep elided. Such a reply (the SDKs parse
+    it) made the redactor and every later serialization recurse past the interpreter's limit: a
+    harness error, so a model could void its own cell."""
+    from dataclasses import replace
+
+    from harness.statefile import MAX_DEPTH, obj_depth
+    elided = f"<arguments elided: nested deeper than {MAX_DEPTH} levels>"
+    # a non-object argument, as the anthropic engine passes on a tool_use input that is not an object
+    calls = [ToolCall(c.id, c.name, elided) if obj_depth(c.arguments) > MAX_DEPTH else c  # type: ignore[arg-type]
+             for c in reply.tool_calls]
+    raw = reply.raw
+    if isinstance(raw, dict) and obj_depth(raw) > MAX_DEPTH:
+        raw = {k: (f"<elided: nested deeper than {MAX_DEPTH} levels>" if obj_depth(v) > MAX_DEPTH - 1 else v)
+               for k, v in raw.items()}
+    if calls == reply.tool_calls and raw is reply.raw:
+        return reply
+    return replace(reply, tool_calls=calls, raw=raw)
 
 
 def load_entries(path: Path) -> list[dict]:
@@ -233,6 +256,9 @@ def load_entries(path: Path) -> list[dict]:
     stripped = text.lstrip()
     numbered: list[tuple[int, object]] = []
     try:
+        from harness.statefile import MAX_DEPTH, depth_of
+        if depth_of(text) > MAX_DEPTH:  # every JSON reader has a depth bound (a deeper one crashed the cells)
+            raise InputError(str(path), "<file>", f"not JSON the harness reads: nested deeper than {MAX_DEPTH} levels")
         if stripped.startswith("["):
             numbered = list(enumerate(json.loads(text)))
         elif stripped.startswith("{") and "\n{" not in stripped.strip():

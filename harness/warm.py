@@ -306,7 +306,8 @@ def _zygote():
     try:
         proc = subprocess.Popen([*_zygote_argv(confinement_level()), str(child.fileno())], cwd="/",
                                 env=scrubbed_env(Path("/"), dict(PYTEST_ENV)), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),),
+                                start_new_session=True)  # a Ctrl-C to the harness's group must not kill it mid-run
     finally:
         child.close()
     _state.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)
@@ -379,7 +380,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                     break
                 if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
                     _broken("zygote lost a run after a kill")
-                    return None
+                    raise RunLost("zygote lost a run after a kill")
                 timed_out = True
                 _kill(pidfd)
                 deadline = time.perf_counter() + 10.0
@@ -387,7 +388,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
                 status = json.loads(sock.recv(1 << 16))["status"]
             except (OSError, ValueError, KeyError) as exc:
                 _broken(f"zygote lost a run: {exc!r}")
-                return None
+                raise RunLost(f"zygote lost a run: {exc!r}") from None
             wall = time.perf_counter() - t0
         finally:
             if pidfd is not None:
@@ -407,6 +408,13 @@ def _driver_script(argv: list[str]) -> str | None:
     if len(argv) > 2 and argv[1] == "-I" and os.path.basename(argv[2]) == "_hx_driver.py" and os.path.isabs(argv[2]):
         return argv[2]
     return None
+
+
+class RunLost(Exception):
+    """The zygote was lost after it had started the run: the run's scratch and observation
+    channel may hold the lost run's writes, so the caller redoes the run from a fresh scratch copy
+    (harness/testrun.py), never reruns it in place (the two runs' observations would be judged
+    together as tampering)."""
 
 
 def _kill(pidfd: int) -> None:

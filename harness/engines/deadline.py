@@ -11,7 +11,8 @@ raises ``ReplyDeadline``. The watch also records whether the provider had starte
 mid-body, was generated and is billed by the provider, so it is charged (harness/spend.py:
 ``unseen_billed``), never counted free.
 
-Before the headers arrive, the SDK's own timeout (set to the same remaining time) bounds the wait.
+The connection's socket is handed to the watch at every read and write (``_WatchedBackend``), so
+a reply whose status line and headers drip in is cut at the deadline too.
 """
 from __future__ import annotations
 
@@ -95,6 +96,9 @@ def _classes(hx):
 
         def __init__(self):
             self.inner = hx.HTTPTransport(limits=hx.Limits(max_connections=1000, max_keepalive_connections=100))
+            pool = getattr(self.inner, "_pool", None)
+            if pool is not None and getattr(pool, "_network_backend", None) is not None:
+                pool._network_backend = _WatchedBackend(pool._network_backend)
 
         def handle_request(self, request):
             w: Watch | None = getattr(_current, "watch", None)
@@ -116,6 +120,61 @@ def _classes(hx):
             self.inner.close()
 
     return DeadlineTransport
+
+
+class _WatchedStream_:
+    """A connection's network stream that hands its socket to the watch of the thread using it, at
+    every read and write: the deadline's timer can then cut a reply whose status line and headers
+    are still dripping in (every read inside the SDK's per-read timeout), on a new or a reused
+    connection. Without it the socket was known only once the headers were complete."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def _attach(self) -> None:
+        w: Watch | None = getattr(_current, "watch", None)
+        if w is None:
+            return
+        sock = self.inner.get_extra_info("socket")
+        with w.lock:
+            w.sock = sock
+            fired = w.fired
+        if fired and sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def read(self, max_bytes, timeout=None):
+        self._attach()
+        return self.inner.read(max_bytes, timeout)
+
+    def write(self, buffer, timeout=None):
+        self._attach()
+        return self.inner.write(buffer, timeout)
+
+    def close(self):
+        return self.inner.close()
+
+    def start_tls(self, *args, **kwargs):
+        return _WatchedStream_(self.inner.start_tls(*args, **kwargs))
+
+    def get_extra_info(self, info):
+        return self.inner.get_extra_info(info)
+
+
+class _WatchedBackend:
+    """The connection pool's network backend, its streams wrapped in ``_WatchedStream_``."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def connect_tcp(self, *args, **kwargs):
+        return _WatchedStream_(self.inner.connect_tcp(*args, **kwargs))
+
+    def connect_unix_socket(self, *args, **kwargs):
+        return _WatchedStream_(self.inner.connect_unix_socket(*args, **kwargs))
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
 
 
 def _note_headers(w: Watch, resp) -> None:
