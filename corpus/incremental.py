@@ -62,7 +62,7 @@ def _unit_graph(parent: bytes) -> tuple[list[tuple[int, int]], str, list[str | N
         lo, hi = starts[first - 1], starts[min(end_line, len(starts) - 1)]
         spans.append((lo, hi))
         is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        names.append(node.name if is_def else None)   # type: ignore[union-attr]
+        names.append(node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else None)
         reads.append(frozenset(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
                                if isinstance(n, (ast.Name, ast.Attribute))))
         if not is_def:
