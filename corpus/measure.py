@@ -78,7 +78,7 @@ class Row:
     verdict: str
     reason: str
     seconds: float
-    executor: str = "cold"        # "cold", "fork", "coverage" (accepted: no test ran the change), "none"
+    executor: str = "cold"        # "cold", "fork", "swap", "coverage" (accepted: no test ran the change), "none"
     tests: int | None = None      # tests the fork path selected; None = the whole suite
 
     @property

@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from corpus.cli import register
+from corpus.fast_pytest import PytestSession, changed_function
+from corpus.gates import load_gate
 from corpus.incremental import context_digest, unit_key
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
@@ -97,3 +99,52 @@ def test_editing_a_module_the_artifact_imports_is_noticed(cli, tmp_path, monkeyp
     (d / "helper.py").write_text("K = 4\n")
     r = CliRunner().invoke(cli, ["corpus", "measure", "--quiet"])
     assert _control(d)[1] != "cached" and _control(d)[0] == "reject", (r.output, _control(d))
+
+
+# --- the swap path (issue 26, speed): a mutant confined to one function is judged in a child of
+# a suite collected once, with that function's code swapped; its verdicts must be the fork path's
+
+ISBN = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "isbn"
+
+
+def test_changed_function_names_only_a_lone_function_body_change():
+    src = "K = 1\n\n\ndef f(x):\n    return x + K\n\n\nclass C:\n    def m(self):\n        return 2\n"
+    assert changed_function(src, src.replace("x + K", "x - K").encode()) == "f"
+    assert changed_function(src, src.replace("return 2", "return 3").encode()) == "C.m"
+    assert changed_function(src, src.replace("K = 1", "K = 2").encode()) is None       # module code
+    assert changed_function(src, src.replace("def f(x)", "def f(x=1)").encode()) is None  # import time
+    assert changed_function(src, src.replace("return 2", "return 3").replace("x + K", "x - K").encode()) is None
+
+
+def test_swap_verdicts_equal_the_fork_path_on_the_bundled_module():
+    gate = load_gate(ISBN / "gate.toml")
+    src = (ISBN / "isbn.py").read_text()
+    muts = [m for m in generate(ArtifactSpec("l", "python", "isbn.py", src.encode(), {"role": "code"}), "fine")
+            if m.content is not None and changed_function(src, m.content)][::6]
+    with PytestSession(gate, ISBN, "isbn.py", workers=1) as s:
+        assert s.swapping
+        swapped = [s.judge(m) for m in muts]
+        s.swapping = False
+        forked = [s.judge(m) for m in muts]
+    assert {r.executor for r in swapped} >= {"swap"}
+    assert {r.executor for r in forked} <= {"fork", "coverage"}
+    assert [r.judgement.verdict for r in swapped] == [r.judgement.verdict for r in forked]
+    assert {r.judgement.verdict.value for r in swapped} >= {"accept", "reject"}
+
+
+def test_swap_is_not_used_when_a_test_can_reimport_the_artifact(tmp_path):
+    """A test that reloads the module would run the file's (conforming) code, not the swap."""
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "import importlib\nimport calc\n\n\ndef test_add():\n    importlib.reload(calc)\n    assert calc.add(2, 3) == 5\n")
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    gate = load_gate(tmp_path / "gate.toml")
+    mut = generate(ArtifactSpec("l", "python", "calc.py", (tmp_path / "art" / "calc.py").read_bytes(),
+                                {"role": "code"}), "fine")
+    arith = next(m for m in mut if "a - b" in m.note)
+    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
+        assert not s.swapping
+        r = s.judge(arith)
+    assert r.executor == "fork" and r.judgement.verdict.value == "reject"
