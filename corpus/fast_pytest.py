@@ -213,7 +213,10 @@ def changed_function(original: str, mutant: bytes) -> str | None:
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
     while True:
-        if len(a.co_consts) != len(b.co_consts) or a.replace(co_consts=b.co_consts) != b:
+        # positions only: a def's end column is in its parent's line table (a shifted line
+        # still shows, as another function's co_firstlineno)
+        if len(a.co_consts) != len(b.co_consts) or \
+                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
             return None
         diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
         if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \

@@ -111,6 +111,10 @@ def test_changed_function_names_only_a_lone_function_body_change():
     src = "K = 1\n\n\ndef f(x):\n    return x + K\n\n\nclass C:\n    def m(self):\n        return 2\n"
     assert changed_function(src, src.replace("x + K", "x - K").encode()) == "f"
     assert changed_function(src, src.replace("return 2", "return 3").encode()) == "C.m"
+    # the last line shorter: the def's end column moves in the module's line table only
+    assert changed_function(src, src.replace("return x + K", "return").encode()) == "f"
+    assert changed_function(src, src.replace("return x + K", "return x + K\n    # x").encode()) is None  # C moves
+    assert changed_function(src, src.replace("return x + K", "y = x\n    return y + K").encode()) is None  # lines shift
     assert changed_function(src, src.replace("K = 1", "K = 2").encode()) is None       # module code
     assert changed_function(src, src.replace("def f(x)", "def f(x=1)").encode()) is None  # import time
     assert changed_function(src, src.replace("return 2", "return 3").replace("x + K", "x - K").encode()) is None
