@@ -25,6 +25,92 @@ from corpus.measure import measure, summarize
 SAMPLE = Path(__file__).resolve().parents[1] / "corpus" / "examples" / "isbn"
 
 
+# operator classes shared by both tools, for "corpus's survivors include every mutmut survivor
+# (by line and operator class)" (issue 26's acceptance)
+OPERATOR_CLASS = {
+    "number_constant": "number", "string_constant": "string",
+    "comparison": "comparison", "identity": "comparison", "ordering": "comparison",
+    "arithmetic": "arithmetic", "augmented_assignment": "arithmetic",
+    "boolean_constant": "boolean", "add_not": "boolean", "remove_not": "boolean", "and_or": "boolean",
+    "condition_constant": "boolean",
+    "drop_argument": "argument", "argument_to_none": "argument",
+    "remove_return_value": "value", "assign_none": "value", "remove_statement": "value",
+    "break_continue": "control", "zero_iterations": "control", "swap_method": "call",
+    "remove_handler": "control", "broaden_handler": "control",
+}
+_COMPARE = {"==", "!=", "<", "<=", ">", ">=", "is", "in", "not"}
+_ARITH = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "+=", "-=", "*=", "/=", "//=",
+          "%=", "**=", "=", "~"}
+_BOOL = {"and", "or", "not", "True", "False"}
+
+
+def _tokens(line: str) -> list[tuple[int, str]]:
+    import io
+    import tokenize
+    try:
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                                  tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+
+
+def classify_change(old: str, new: str) -> str:
+    """The operator class (``OPERATOR_CLASS``'s values) of a one-line change made by another
+    tool (mutmut), from the tokens that differ."""
+    import difflib
+    import token
+    a, b = _tokens(old), _tokens(new)
+    changed_a, changed_b = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed_a += a[i1:i2]
+            changed_b += b[j1:j2]
+    strs = {s for _, s in changed_a + changed_b}
+    types = {t for t, _ in changed_a + changed_b}
+    if types and types <= {token.NUMBER}:
+        return "number"
+    if types and types <= {token.STRING}:
+        return "string"
+    if strs and strs <= _BOOL and not strs & {"not"} - {s for _, s in changed_b}:
+        return "boolean"
+    if strs and strs <= _COMPARE:
+        return "comparison"
+    if strs and strs <= _ARITH:
+        return "arithmetic"
+    if "None" in {s for _, s in changed_b}:
+        return "value" if "=" in {s for _, s in a} and "(" not in {s for _, s in changed_a} else "argument"
+    if any(s in ("break", "continue", "return") for s in strs):
+        return "control"
+    if changed_a and not changed_b or changed_b and {s for _, s in changed_b} <= {",", ")"}:
+        return "argument"
+    if types <= {token.NAME}:
+        return "call"
+    return "other"
+
+
+def _mutmut_survivor_sites(proj: Path, module: str, keys: list[str], env: dict) -> list[dict]:
+    """Each surviving mutmut mutant applied in turn (``mutmut apply``): its line in the module,
+    its operator class and the change."""
+    import difflib
+    original = (proj / module).read_text()
+    sites = []
+    for key in keys:
+        subprocess.run([_mutmut_bin(), "apply", key], cwd=proj, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=120)
+        mutated = (proj / module).read_text()
+        (proj / module).write_text(original)
+        a, b = original.splitlines(), mutated.splitlines()
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1:
+                sites.append({"key": key, "line": i1 + 1, "class": classify_change(a[i1], b[j1]),
+                              "change": f"{a[i1].strip()} -> {b[j1].strip()}"})
+                break
+        else:
+            sites.append({"key": key, "line": None, "class": "other", "change": "(not a one-line change)"})
+    return sites
+
+
 def _mutmut_bin() -> str:
     exe = Path(sys.executable).with_name("mutmut")
     if not exe.exists():
@@ -32,8 +118,9 @@ def _mutmut_bin() -> str:
     return str(exe)
 
 
-def run_mutmut(workers: int) -> dict:
-    """mutmut 3 on a fresh copy of the sample: wall seconds, judged, survived (exit code 0)."""
+def run_mutmut(workers: int, sites_too: bool = False) -> dict:
+    """mutmut 3 on a fresh copy of the sample: wall seconds, judged, survived (exit code 0) and,
+    with ``sites_too`` (after the timing), each survivor's line and operator class."""
     with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as tmp:
         proj = Path(tmp) / "proj"
         proj.mkdir()
@@ -49,9 +136,11 @@ def run_mutmut(workers: int) -> dict:
         if not meta.is_file():
             raise RuntimeError(f"mutmut run failed (exit {r.returncode}): {(r.stdout + r.stderr)[-500:]}")
         codes = json.loads(meta.read_text())["exit_code_by_key"]
-    judged = [c for c in codes.values() if c is not None]
-    return {"wall_s": wall, "mutants": len(codes), "judged": len(judged),
-            "survived": sum(c == 0 for c in judged)}
+        judged = [c for c in codes.values() if c is not None]
+        survivors = [k for k, c in codes.items() if c == 0]
+        sites = _mutmut_survivor_sites(proj, "isbn.py", survivors, env) if sites_too else []
+    return {"wall_s": wall, "mutants": len(codes), "judged": len(judged), "survived": len(survivors),
+            "sites": sites}
 
 
 def run_corpus(workers: int) -> dict:
@@ -69,7 +158,11 @@ def run_corpus(workers: int) -> dict:
     g = summarize(m)["gates"][0]
     rows = [r for r in m.rows if not r.is_control]
     judged = [r for r in rows if r.verdict in ("accept", "reject", "incapacity")]
+    sites = [{"line": int(m.mutants[s["mutant"]].note.split(":", 1)[0][1:]),
+              "class": OPERATOR_CLASS.get(m.mutants[s["mutant"]].operator, "other"),
+              "change": m.mutants[s["mutant"]].note} for s in g["survivors"]]
     return {"wall_s": wall, "mutants": len(rows), "judged": len(judged), "equivalent": g["all"]["equivalent"],
+            "sites": sites,
             "survived": g["all"]["false_accept"]["k"], "control": g["control_verdict"],
             "finds_gap": any("10 -> 11" in m.mutants[s["mutant"]].note and "L28" in m.mutants[s["mutant"]].note
                              for s in g["survivors"])}
@@ -79,7 +172,8 @@ def run(quick: bool = False) -> list[dict]:
     """mutmut wall / corpus wall (issue 26: what a user waits for), median of interleaved pairs
     (mutmut first, then the corpus, repeated; 1 pair with ``quick``). Judged per second is in the notes."""
     workers = 2
-    pairs = [(run_mutmut(workers), run_corpus(workers)) for _ in range(1 if quick else 3)]
+    pairs = [(run_mutmut(workers, sites_too=i == 0), run_corpus(workers)) for i in range(1 if quick else 3)]
+    missing = survivors_missed(pairs[0][0]["sites"], pairs[0][1]["sites"])
     ratios = sorted(b["wall_s"] / s["wall_s"] for b, s in pairs)
     ratio = ratios[len(ratios) // 2]
     base, subj = pairs[[b["wall_s"] / s["wall_s"] for b, s in pairs].index(ratio)]
@@ -92,4 +186,14 @@ def run(quick: bool = False) -> list[dict]:
                       f"{workers} workers each; mutmut {base['judged']}/{base['mutants']} judged "
                       f"({base_tp:.2f}/s), {base['survived']} survived; corpus {subj['judged']}/{subj['mutants']} "
                       f"judged ({subj_tp:.2f}/s; {subj['equivalent']} equivalent, not judged), {subj['survived']} "
-                      f"survived, control {subj['control']}, ISBN-13 '% 10 -> % 11' gap found: {subj['finds_gap']}"}]
+                      f"survived, control {subj['control']}, ISBN-13 '% 10 -> % 11' gap found: {subj['finds_gap']}; "
+                      f"mutmut survivors also corpus survivors (line and operator class): "
+                      f"{len(pairs[0][0]['sites']) - len(missing)}/{len(pairs[0][0]['sites'])}"
+                      + (f" (missed: {'; '.join(x['change'] for x in missing)})" if missing else "")}]
+
+
+def survivors_missed(mutmut_sites: list[dict], corpus_sites: list[dict]) -> list[dict]:
+    """The mutmut survivors with no corpus survivor on the same line of the same operator class
+    (issue 26's acceptance: this list is empty)."""
+    have = {(c["line"], c["class"]) for c in corpus_sites}
+    return [m for m in mutmut_sites if (m["line"], m["class"]) not in have]

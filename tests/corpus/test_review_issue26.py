@@ -9,6 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from benchmarks.bench_mutmut import classify_change, survivors_missed
 from corpus.cli import register
 from corpus.fast_pytest import PytestSession, changed_function
 from corpus.gates import load_gate
@@ -152,3 +153,25 @@ def test_swap_is_not_used_when_a_test_can_reimport_the_artifact(tmp_path):
         assert not s.swapping
         r = s.judge(arith)
     assert r.executor == "fork" and r.judgement.verdict.value == "reject"
+
+
+@pytest.mark.parametrize("old,new,cls", [
+    ("return (10 - total % 10) % 10", "return (10 - total % 11) % 10", "number"),
+    ("return (10 - total % 10) % 10", "return (10 + total % 10) % 10", "arithmetic"),
+    ('if ch == "X":', 'if ch == "XXXX":', "string"),
+    ("if len(d) != 10:", "if len(d) == 10:", "comparison"),
+    ("if a and b:", "if a or b:", "boolean"),
+    ("return check(d[:12], x)", "return check(None, x)", "argument"),
+    ("return check(d[:12], x)", "return check(x)", "argument"),
+    ("total = 0", "total = None", "value"),
+    ("s = t.lstrip()", "s = t.rstrip()", "call"),
+])
+def test_classify_a_mutmut_change(old, new, cls):
+    assert classify_change(old, new) == cls
+
+
+def test_survivors_missed_is_by_line_and_class():
+    mutmut = [{"line": 28, "class": "number", "change": "a"}, {"line": 6, "class": "string", "change": "b"}]
+    corpus = [{"line": 28, "class": "number", "change": "x"}, {"line": 6, "class": "argument", "change": "y"}]
+    assert survivors_missed(mutmut, corpus) == [mutmut[1]]
+    assert survivors_missed(mutmut[:1], corpus) == []
