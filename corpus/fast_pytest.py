@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import queue
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -66,6 +67,9 @@ class PytestSession:
         self._all: list[ForkServer] = []
         self.swapping = False
         self._module_file = ""
+        self._lock = threading.Lock()
+        self._made = 0
+        self._plain: tuple = ({}, [], [])
 
     def __enter__(self) -> "PytestSession":
         self._tmp = tempfile.TemporaryDirectory(prefix="corpus-fast-")
@@ -84,13 +88,28 @@ class PytestSession:
             env = scrubbed_env(home=str(home))
             tests = (self.gate.dir / self.gate.spec["tests"]).resolve()
             suite = [str(p) for p in ([tests] if tests.is_file() else sorted(tests.rglob("*.py")))]
-            for _ in range(self.workers):
-                s = ForkServer(env, self.map.preload if self.map else [], suite)
-                self._all.append(s)
-                self._servers.put(s)
+            self._plain = (env, self.map.preload if self.map else [], suite)
             if self.map is not None and self._swappable(suite):
                 self._start_swappers(control, env, suite)
+            if not self.swapping:       # every mutant goes the fork way: start its servers now
+                self._made = self.workers
+                for _ in range(self.workers):
+                    self._servers.put(self._new_server())
         return self
+
+    def _new_server(self) -> ForkServer:
+        s = ForkServer(*self._plain)
+        with self._lock:
+            self._all.append(s)
+        return s
+
+    def _take_server(self) -> ForkServer:
+        """A plain fork-server: started on first need while swapping (most mutants never need
+        one, and starting one costs a pytest import), at most one per worker."""
+        with self._lock:
+            spare = self._servers.empty() and self._made < self.workers
+            self._made += spare
+        return self._new_server() if spare else self._servers.get()
 
     def _swappable(self, suite: list[str]) -> bool:
         """May mutants be judged by swapping a function's code into a collected suite? Not when a
@@ -147,7 +166,7 @@ class PytestSession:
             env = scrubbed_env({"CORPUS_ARTIFACT": str(work / self.target), "CORPUS_ARTIFACT_DIR": str(work),
                                 "CORPUS_GATE_DIR": str(self.gate.dir), "PYTHONPATH": str(work)}, home=str(home))
             args = pytest_argv(self.gate, work, selected)[3:]     # without "python -m pytest"
-            server = self._servers.get()
+            server = self._take_server()
             try:
                 code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s)
             except ForkServerError as exc:
