@@ -28,6 +28,7 @@ down the cold path, never to a verdict of its own.
 """
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import tempfile
@@ -218,17 +219,22 @@ SWAP_BLOCKERS = ("reload", "sys.modules", "import_module", "importlib", "__impor
 _CO_OPTIMIZED = 0x1
 
 
+@functools.lru_cache(maxsize=4)
+def _compiled(text: str) -> CodeType:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(text, "<artifact>", "exec", dont_inherit=True)
+
+
 def changed_function(original: str, mutant: bytes) -> str | None:
     """The qualified name of the one function (top-level, or a method of a top-level class,
     nested classes included) whose code object is all the mutant changes; None when the change
     is anything else (module or class-body code, several functions, a shifted line, a code
     object nested in a function's locals - its parent function is named then)."""
-    import warnings
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            a = compile(original, "<artifact>", "exec", dont_inherit=True)
-            b = compile(mutant.decode("utf-8"), "<artifact>", "exec", dont_inherit=True)
+        a = _compiled(original)
+        b = _compiled(mutant.decode("utf-8"))
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
     while True:

@@ -224,8 +224,10 @@ class _SwapPlugin:
         self.ctl, self.base_path = ctl, base_path
 
     def pytest_runtestloop(self, session):
+        import gc
         import json
         ok = not session.testsfailed and bool(session.items)
+        gc.freeze()     # the collected suite too: children's gc.collect skips it
         self.ctl.send(json.dumps({"ready": ok}).encode())
         _loop(self.ctl, self.base_path, session if ok else None)
         return True
