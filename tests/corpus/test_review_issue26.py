@@ -175,3 +175,19 @@ def test_survivors_missed_is_by_line_and_class():
     corpus = [{"line": 28, "class": "number", "change": "x"}, {"line": 6, "class": "argument", "change": "y"}]
     assert survivors_missed(mutmut, corpus) == [mutmut[1]]
     assert survivors_missed(mutmut[:1], corpus) == []
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('tool = "x"\n', "[tool]"),
+    ('[tool]\nproof-harness = 3\n', "[tool.proof-harness]"),
+    ('[tool.proof-harness.corpus]\ngate = "a\\u0000b"\n', "'gate'"),
+])
+def test_a_hostile_pyproject_table_is_one_clear_error(tmp_path, text, needle):
+    """A pyproject.toml whose tool or proof-harness entry is not a table, or a path holding a
+    NUL byte, is a DeclarationError naming the file and key (never an AttributeError)."""
+    from corpus.config import load_config
+    from corpus.declarations import DeclarationError
+    (tmp_path / "pyproject.toml").write_text(text)
+    with pytest.raises(DeclarationError) as exc:
+        load_config(tmp_path / "pyproject.toml")
+    assert "pyproject.toml" in str(exc.value) and needle in str(exc.value), str(exc.value)
