@@ -1,6 +1,8 @@
-"""Mutants judged per second: the corpus's ``fine`` family on its fast pytest path (subject) against
-mutmut (baseline), on the same bundled module and suite (corpus/examples/isbn), in the same run,
-with the same number of parallel workers. ratio = subject throughput / baseline throughput.
+"""Wall time: the corpus's ``fine`` family on its fast pytest path (subject) against mutmut
+(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn and the
+third-party corpus/examples/aioitertools), in the same run, with the same number of parallel
+workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
+says whether the corpus's survivors include every mutmut survivor (by line and operator class).
 
 Each side is timed from start to finish as a user would run it: generating its mutants, its
 own set-up (mutmut: copying the project, its clean and stats runs; the corpus: the cold control,
@@ -17,12 +19,44 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.catalogue import Loop
 from corpus.measure import measure, summarize
 
-SAMPLE = Path(__file__).resolve().parents[1] / "corpus" / "examples" / "isbn"
+EXAMPLES = Path(__file__).resolve().parents[1] / "corpus" / "examples"
+SAMPLE = EXAMPLES / "isbn"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A bundled module and its own suite: ``copy`` (files and directories under ``dir``) make the
+    project, ``target`` is the module mutated, ``gap`` a (line prefix, change) a survivor must show."""
+
+    name: str
+    dir: Path
+    copy: tuple[str, ...]
+    target: str
+    tests: str
+    gap: tuple[str, str] | None = None
+
+
+SAMPLES = (
+    Sample("isbn sample, 19 tests", SAMPLE, ("isbn.py",), "isbn.py", "tests", ("L28", "10 -> 11")),
+    # a real third-party module (MIT; corpus/examples/aioitertools/ATTRIBUTION.md), 589 lines, 67 tests
+    Sample("aioitertools/itertools.py, 589 lines, its own 67 tests", EXAMPLES / "aioitertools",
+           ("aioitertools",), "aioitertools/itertools.py", "tests"),
+)
+
+
+def _copy(sample: Sample, dest: Path) -> None:
+    for name in sample.copy:
+        src = sample.dir / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dest / name)
 
 
 # operator classes shared by both tools, for "corpus's survivors include every mutmut survivor
@@ -118,40 +152,40 @@ def _mutmut_bin() -> str:
     return str(exe)
 
 
-def run_mutmut(workers: int, sites_too: bool = False) -> dict:
+def run_mutmut(workers: int, sites_too: bool = False, sample: Sample = SAMPLES[0]) -> dict:
     """mutmut 3 on a fresh copy of the sample: wall seconds, judged, survived (exit code 0) and,
     with ``sites_too`` (after the timing), each survivor's line and operator class."""
     with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as tmp:
         proj = Path(tmp) / "proj"
         proj.mkdir()
-        shutil.copy(SAMPLE / "isbn.py", proj / "isbn.py")
-        shutil.copytree(SAMPLE / "tests", proj / "tests")
-        (proj / "setup.cfg").write_text("[mutmut]\nsource_paths=isbn.py\ntests_dir=tests/\n")
+        _copy(sample, proj)
+        shutil.copytree(sample.dir / sample.tests, proj / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+        (proj / "setup.cfg").write_text(f"[mutmut]\nsource_paths={sample.target}\ntests_dir=tests/\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         t0 = time.perf_counter()
         r = subprocess.run([_mutmut_bin(), "run", "--max-children", str(workers)], cwd=proj, env=env,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
         wall = time.perf_counter() - t0
-        meta = proj / "mutants" / "isbn.py.meta"
+        meta = proj / "mutants" / f"{sample.target}.meta"
         if not meta.is_file():
             raise RuntimeError(f"mutmut run failed (exit {r.returncode}): {(r.stdout + r.stderr)[-500:]}")
         codes = json.loads(meta.read_text())["exit_code_by_key"]
         judged = [c for c in codes.values() if c is not None]
         survivors = [k for k, c in codes.items() if c == 0]
-        sites = _mutmut_survivor_sites(proj, "isbn.py", survivors, env) if sites_too else []
+        sites = _mutmut_survivor_sites(proj, sample.target, survivors, env) if sites_too else []
     return {"wall_s": wall, "mutants": len(codes), "judged": len(judged), "survived": len(survivors),
             "sites": sites}
 
 
-def run_corpus(workers: int) -> dict:
+def run_corpus(workers: int, sample: Sample = SAMPLES[0]) -> dict:
     """The corpus's fine family through ``measure`` (the fast pytest path) on a fresh copy."""
     with tempfile.TemporaryDirectory(prefix="bench-fine-") as tmp:
         art = Path(tmp) / "artifact"
         art.mkdir()
-        shutil.copy(SAMPLE / "isbn.py", art / "isbn.py")
-        loop = Loop(id="isbn", dir=Path(tmp), title="isbn", domains=["software"], requirement="(bench)",
-                    kind="python", target="isbn.py", artifact_dir=art, hints={"role": "code"}, not_applicable=(),
-                    gate_paths=[SAMPLE / "gate.toml"])
+        _copy(sample, art)
+        loop = Loop(id="bench", dir=Path(tmp), title=sample.name, domains=["software"], requirement="(bench)",
+                    kind="python", target=sample.target, artifact_dir=art, hints={"role": "code"},
+                    not_applicable=(), gate_paths=[sample.dir / "gate.toml"])
         t0 = time.perf_counter()
         m = measure([loop], families=("fine",), tier2=False, workers=workers)
         wall = time.perf_counter() - t0
@@ -164,32 +198,39 @@ def run_corpus(workers: int) -> dict:
     return {"wall_s": wall, "mutants": len(rows), "judged": len(judged), "equivalent": g["all"]["equivalent"],
             "sites": sites,
             "survived": g["all"]["false_accept"]["k"], "control": g["control_verdict"],
-            "finds_gap": any("10 -> 11" in m.mutants[s["mutant"]].note and "L28" in m.mutants[s["mutant"]].note
-                             for s in g["survivors"])}
+            "finds_gap": sample.gap is None or any(
+                m.mutants[s["mutant"]].note.startswith(sample.gap[0] + ":") and sample.gap[1] in m.mutants[s["mutant"]].note
+                for s in g["survivors"])}
 
 
 def run(quick: bool = False) -> list[dict]:
-    """mutmut wall / corpus wall (issue 26: what a user waits for), median of interleaved pairs
-    (mutmut first, then the corpus, repeated; 1 pair with ``quick``). Judged per second is in the notes."""
-    workers = 2
-    pairs = [(run_mutmut(workers, sites_too=i == 0), run_corpus(workers)) for i in range(1 if quick else 3)]
+    """mutmut wall / corpus wall (issue 26: what a user waits for) per bundled sample, median of
+    interleaved pairs (mutmut first, then the corpus, repeated; 1 pair with ``quick``), and
+    whether corpus's survivors include every mutmut survivor. Judged per second is in the notes."""
+    return [_row(sample, 1 if quick else 3) for sample in SAMPLES]
+
+
+def _row(sample: Sample, n: int, workers: int = 2) -> dict:
+    pairs = [(run_mutmut(workers, sites_too=i == 0, sample=sample), run_corpus(workers, sample)) for i in range(n)]
     missing = survivors_missed(pairs[0][0]["sites"], pairs[0][1]["sites"])
     ratios = sorted(b["wall_s"] / s["wall_s"] for b, s in pairs)
     ratio = ratios[len(ratios) // 2]
     base, subj = pairs[[b["wall_s"] / s["wall_s"] for b, s in pairs].index(ratio)]
     base_tp, subj_tp = base["judged"] / base["wall_s"], subj["judged"] / subj["wall_s"]
-    return [{"name": "fine family vs mutmut: wall time, mutmut / corpus (isbn sample, 19 tests)",
-             "baseline": f"mutmut {base['wall_s']:.1f}s", "baseline_s": base["wall_s"],
-             "subject": f"corpus fine {subj['wall_s']:.1f}s", "subject_s": subj["wall_s"],
-             "ratio": ratio, "unit": "x (mutmut wall / corpus wall; >1 = corpus faster)",
-             "notes": f"median of {len(pairs)} interleaved pairs (ratios {', '.join(f'{r:.2f}' for r in ratios)}); "
-                      f"{workers} workers each; mutmut {base['judged']}/{base['mutants']} judged "
-                      f"({base_tp:.2f}/s), {base['survived']} survived; corpus {subj['judged']}/{subj['mutants']} "
-                      f"judged ({subj_tp:.2f}/s; {subj['equivalent']} equivalent, not judged), {subj['survived']} "
-                      f"survived, control {subj['control']}, ISBN-13 '% 10 -> % 11' gap found: {subj['finds_gap']}; "
-                      f"mutmut survivors also corpus survivors (line and operator class): "
-                      f"{len(pairs[0][0]['sites']) - len(missing)}/{len(pairs[0][0]['sites'])}"
-                      + (f" (missed: {'; '.join(x['change'] for x in missing)})" if missing else "")}]
+    return {"name": f"fine family vs mutmut: wall time, mutmut / corpus ({sample.name})",
+            "baseline": f"mutmut {base['wall_s']:.1f}s", "baseline_s": base["wall_s"],
+            "subject": f"corpus fine {subj['wall_s']:.1f}s", "subject_s": subj["wall_s"],
+            "ratio": ratio, "unit": "x (mutmut wall / corpus wall; >1 = corpus faster)",
+            "notes": f"median of {len(pairs)} interleaved pairs (ratios {', '.join(f'{r:.2f}' for r in ratios)}); "
+                     f"load average {os.getloadavg()[0]:.1f} at the end; "
+                     f"{workers} workers each; mutmut {base['judged']}/{base['mutants']} judged "
+                     f"({base_tp:.2f}/s), {base['survived']} survived; corpus {subj['judged']}/{subj['mutants']} "
+                     f"judged ({subj_tp:.2f}/s; {subj['equivalent']} equivalent, not judged), {subj['survived']} "
+                     f"survived, control {subj['control']}"
+                     + (f", gap '{sample.gap[1]}' at {sample.gap[0]} found: {subj['finds_gap']}" if sample.gap else "")
+                     + f"; mutmut survivors also corpus survivors (line and operator class): "
+                     f"{len(pairs[0][0]['sites']) - len(missing)}/{len(pairs[0][0]['sites'])}"
+                     + (f" (missed: {'; '.join(x['change'] for x in missing)})" if missing else "")}
 
 
 def survivors_missed(mutmut_sites: list[dict], corpus_sites: list[dict]) -> list[dict]:
