@@ -177,6 +177,8 @@ def _swap_target(req: dict):
                 elif "<locals>" not in c.co_qualname:
                     walk(c)
     walk(module_code)
+    # several defs of one name (typing.overload stubs, then the implementation): the live one's line
+    found = [c for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
     if len(found) != 1 or len(found[0].co_freevars) != len(fn.__code__.co_freevars):
         return None
     return fn, found[0]
