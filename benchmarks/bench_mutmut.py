@@ -1,6 +1,5 @@
 """Wall time: the corpus's ``fine`` family on its fast pytest path (subject) against mutmut
-(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn and the
-third-party corpus/examples/aioitertools), in the same run, with the same number of parallel
+(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn), in the same run, with the same number of parallel
 workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
 says whether the corpus's survivors include every mutmut survivor (by line and operator class).
 
@@ -44,9 +43,10 @@ class Sample:
 
 SAMPLES = (
     Sample("isbn sample, 19 tests", SAMPLE, ("isbn.py",), "isbn.py", "tests", ("L28", "10 -> 11")),
-    # a real third-party module (MIT; corpus/examples/aioitertools/ATTRIBUTION.md), 589 lines, 67 tests
-    Sample("aioitertools/itertools.py, 589 lines, its own 67 tests", EXAMPLES / "aioitertools",
-           ("aioitertools",), "aioitertools/itertools.py", "tests"),
+    # a second, real third-party module of 400+ lines is not bundled yet (issue 26 (b)): mutmut 3
+    # judged 0 of its mutants on aioitertools/itertools.py (async code: its stats run found no test
+    # reaching a mutant) and on jsonschema/exceptions.py (not diagnosed; probably the installed
+    # jsonschema imported instead of mutmut's copy)
 )
 
 
@@ -171,6 +171,8 @@ def run_mutmut(workers: int, sites_too: bool = False, sample: Sample = SAMPLES[0
             raise RuntimeError(f"mutmut run failed (exit {r.returncode}): {(r.stdout + r.stderr)[-500:]}")
         codes = json.loads(meta.read_text())["exit_code_by_key"]
         judged = [c for c in codes.values() if c is not None]
+        if not judged:      # a ratio against a tool that judged nothing would mean nothing
+            raise RuntimeError(f"mutmut judged none of {len(codes)} mutants: {(r.stdout + r.stderr)[-300:]}")
         survivors = [k for k, c in codes.items() if c == 0]
         sites = _mutmut_survivor_sites(proj, sample.target, survivors, env) if sites_too else []
     return {"wall_s": wall, "mutants": len(codes), "judged": len(judged), "survived": len(survivors),

@@ -235,8 +235,6 @@ class _SwapPlugin:
         return True
 
 
-_SwapPlugin.pytest_runtestloop.tryfirst = True  # type: ignore[attr-defined]
-
 
 def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None) -> None:
     import socket
@@ -259,6 +257,8 @@ def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None
     os.dup2(null, 1)
     os.dup2(null, 2)
     gc.freeze()
+    # first among the run loops (pytest's own would run the suite here)
+    _SwapPlugin.pytest_runtestloop = pytest.hookimpl(tryfirst=True)(_SwapPlugin.pytest_runtestloop)  # type: ignore[method-assign]
     pytest.main(collect["args"], plugins=[_SwapPlugin(ctl, base_path)])
 
 
