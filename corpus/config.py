@@ -59,7 +59,7 @@ def _check(path: Path, key: str, value) -> Any:
     def bad() -> DeclarationError:
         return DeclarationError(f"{path}: [{TABLE}] key {key!r}: expected {_TYPES[key]}, got {value!r}")
     if key in _PATHS:
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str) or not value or "\0" in value:
             raise bad()
         return (path.parent / value).resolve()
     if key in ("families", "skip_lines"):
@@ -95,7 +95,13 @@ def _check(path: Path, key: str, value) -> Any:
 def load_config(path: Path) -> CorpusConfig:
     """The ``[tool.proof-harness.corpus]`` table of ``path`` (an empty config when it has none)."""
     path = Path(path).resolve()
-    table = read_toml(path).get("tool", {}).get("proof-harness", {}).get("corpus")
+    table: Any = read_toml(path)
+    for depth, name in enumerate(("tool", "proof-harness", "corpus")):
+        if not isinstance(table, dict) and depth:
+            raise DeclarationError(f"{path}: [{'.'.join(('tool', 'proof-harness')[:depth])}] must be a table")
+        table = table.get(name)
+        if table is None:
+            break
     if table is None:
         return CorpusConfig(source=path)
     if not isinstance(table, dict):

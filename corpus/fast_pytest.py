@@ -13,17 +13,31 @@ A session here, per (artifact, pytest gate):
    selection cannot be trusted (see coverage_map).
 4. reads the exit code exactly as the cold path does (corpus/gates.pytest_verdict).
 
+The swap path (issue 26: per-mutant cost): a second server per worker collects the suite once on
+the conforming artifact; a mutant whose only change is one function's code object
+(``changed_function``: no module, class-body, signature or default change, no shifted line) and
+that has a test selection is judged in a fork of that collected suite with the function's
+``__code__`` swapped, skipping pytest's start-up and collection (executor "swap"). Not used for a
+session whose suite started a process or whose test files mention a way to re-import the artifact
+or read its file (``SWAP_BLOCKERS``); a child that cannot find the function or a selected test
+exits 75 and the mutant goes the fork way. tests/corpus/test_review_issue26.py checks swap
+verdicts against the fork path's.
+
 Workers run in parallel threads, each owning a server. A server that fails sends that mutant
 down the cold path, never to a verdict of its own.
 """
 from __future__ import annotations
 
+import functools
+import os
 import queue
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 
 from corpus.coverage_map import CoverageMap, measure_coverage
 from corpus.forkserver import ForkServer, ForkServerError
@@ -35,7 +49,7 @@ from corpus.workdir import materialize
 @dataclass(frozen=True)
 class FastJudgement:
     judgement: Judgement
-    executor: str            # "fork", "coverage" (no test ran the change: accepted, no run) or "cold"
+    executor: str            # "swap", "fork", "coverage" (no test ran the change: accepted, no run) or "cold"
     tests: int | None        # tests selected; None = the whole suite
 
 
@@ -50,7 +64,13 @@ class PytestSession:
         self.why_not_selective = ""
         self.suite_passes = False
         self._servers: queue.Queue = queue.Queue()
+        self._swappers: queue.Queue = queue.Queue()
         self._all: list[ForkServer] = []
+        self.swapping = False
+        self._module_file = ""
+        self._lock = threading.Lock()
+        self._made = 0
+        self._plain: tuple = ({}, [], [])
 
     def __enter__(self) -> "PytestSession":
         self._tmp = tempfile.TemporaryDirectory(prefix="corpus-fast-")
@@ -69,11 +89,58 @@ class PytestSession:
             env = scrubbed_env(home=str(home))
             tests = (self.gate.dir / self.gate.spec["tests"]).resolve()
             suite = [str(p) for p in ([tests] if tests.is_file() else sorted(tests.rglob("*.py")))]
-            for _ in range(self.workers):
-                s = ForkServer(env, self.map.preload if self.map else [], suite)
-                self._all.append(s)
-                self._servers.put(s)
+            self._plain = (env, self.map.preload if self.map else [], suite)
+            if self.map is not None and self._swappable(suite):
+                self._start_swappers(control, env, suite)
+            if not self.swapping:       # every mutant goes the fork way: start its servers now
+                self._made = self.workers
+                for _ in range(self.workers):
+                    self._servers.put(self._new_server())
         return self
+
+    def _new_server(self) -> ForkServer:
+        s = ForkServer(*self._plain)
+        with self._lock:
+            self._all.append(s)
+        return s
+
+    def _take_server(self) -> ForkServer:
+        """A plain fork-server: started on first need while swapping (most mutants never need
+        one, and starting one costs a pytest import), at most one per worker."""
+        with self._lock:
+            spare = self._servers.empty() and self._made < self.workers
+            self._made += spare
+        return self._new_server() if spare else self._servers.get()
+
+    def _swappable(self, suite: list[str]) -> bool:
+        """May mutants be judged by swapping a function's code into a collected suite? Not when a
+        test started a process (it imports the artifact from disk), nor when a test file or a
+        conftest.py near it mentions a way to re-import the artifact or read its file
+        (``SWAP_BLOCKERS``): those see the file, not the swapped function."""
+        assert self.map is not None
+        if self.map.spawners:
+            return False
+        texts = []
+        for f in [*suite, *(str(p) for p in self.gate.dir.glob("conftest.py"))]:
+            try:
+                texts.append(Path(f).read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                return False
+        return not any(b in t for t in texts for b in SWAP_BLOCKERS)
+
+    def _start_swappers(self, control: Path, env: dict, suite: list[str]) -> None:
+        args = pytest_argv(self.gate, control)[3:]
+        collect = {"args": args, "cwd": str(control), "path_prefix": [str(control), str(control)],
+                   "env": {**env, "CORPUS_ARTIFACT": str(control / self.target), "CORPUS_ARTIFACT_DIR": str(control),
+                           "CORPUS_GATE_DIR": str(self.gate.dir), "PYTHONPATH": str(control)}}
+        self._module_file = os.path.realpath(control / self.target)
+        swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect)
+                    for _ in range(self.workers)]
+        self._all += swappers
+        if all(s.wait_ready(max(self.gate.timeout_s, 30.0)) for s in swappers):
+            for s in swappers:
+                self._swappers.put(s)
+            self.swapping = True
 
     def __exit__(self, *exc) -> None:
         for s in self._all:
@@ -88,6 +155,11 @@ class PytestSession:
             return FastJudgement(Judgement(Verdict.ACCEPT, "no test ran the changed lines "
                                            "(coverage of the conforming artifact)"), "coverage", 0)
         t0 = time.perf_counter()
+        if self.swapping and selected and mutant is not None and mutant.content is not None:
+            qual = changed_function(self.map.source if self.map else "", mutant.content)
+            swapped = self._swap(mutant, qual, selected, t0) if qual else None
+            if swapped is not None:
+                return swapped
         with tempfile.TemporaryDirectory(prefix="corpus-fmut-") as tmp:
             work = materialize(self.artifact_dir, mutant, Path(tmp) / "artifact")
             home = Path(tmp) / "home"
@@ -95,7 +167,7 @@ class PytestSession:
             env = scrubbed_env({"CORPUS_ARTIFACT": str(work / self.target), "CORPUS_ARTIFACT_DIR": str(work),
                                 "CORPUS_GATE_DIR": str(self.gate.dir), "PYTHONPATH": str(work)}, home=str(home))
             args = pytest_argv(self.gate, work, selected)[3:]     # without "python -m pytest"
-            server = self._servers.get()
+            server = self._take_server()
             try:
                 code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s)
             except ForkServerError as exc:
@@ -107,6 +179,27 @@ class PytestSession:
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "fork",
                              None if selected is None else len(selected))
 
+    def _swap(self, mutant: Mutant, qualname: str, selected: list[str], t0: float) -> FastJudgement | None:
+        """The mutant judged in a child of a collected suite with ``qualname``'s code swapped
+        for the mutant's (its working directory a private copy holding the mutant, as a fork's);
+        None when the child could not swap (exit 75) or the server failed: judge it the fork way."""
+        assert mutant.content is not None
+        with tempfile.TemporaryDirectory(prefix="corpus-fswap-") as tmp:
+            work = materialize(self.artifact_dir, mutant, Path(tmp) / "artifact")
+            req = {"module_file": self._module_file, "qualname": qualname,
+                   "source": mutant.content.decode("utf-8"), "nodeids": selected}
+            server = self._swappers.get()
+            try:
+                code, out, err, _ = server.swap(req, str(work), self.gate.timeout_s)
+            except ForkServerError:
+                return None
+            finally:
+                self._swappers.put(server)
+            if code == 75:
+                return None
+            j = pytest_verdict(self.gate, code, out, err, work, self.target)
+        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected))
+
     def judge_all(self, mutants: list[Mutant | None], progress=None) -> list[FastJudgement]:
         with ThreadPoolExecutor(max_workers=self.workers) as ex:
             out = []
@@ -115,6 +208,50 @@ class PytestSession:
                 if progress:
                     progress()
             return out
+
+
+# text in a test file or a conftest.py that may re-import the artifact or read its file, which a
+# swapped function would not reach (the swap path is then not used for the session)
+SWAP_BLOCKERS = ("reload", "sys.modules", "import_module", "importlib", "__import__", "runpy", "exec(",
+                 "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT", "__file__",
+                 "getsource", "inspect")
+
+_CO_OPTIMIZED = 0x1
+
+
+@functools.lru_cache(maxsize=4)
+def _compiled(text: str) -> CodeType:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(text, "<artifact>", "exec", dont_inherit=True)
+
+
+def changed_function(original: str, mutant: bytes) -> str | None:
+    """The qualified name of the one function (top-level, or a method of a top-level class,
+    nested classes included) whose code object is all the mutant changes; None when the change
+    is anything else (module or class-body code, several functions, a shifted line, a code
+    object nested in a function's locals - its parent function is named then)."""
+    try:
+        a = _compiled(original)
+        b = _compiled(mutant.decode("utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    while True:
+        # positions only: a def's end column is in its parent's line table (a shifted line
+        # still shows, as another function's co_firstlineno)
+        if len(a.co_consts) != len(b.co_consts) or \
+                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+            return None
+        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
+        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
+                not isinstance(b.co_consts[diff[0]], CodeType):
+            return None
+        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
+        if a.co_qualname != b.co_qualname or "<" in a.co_qualname:
+            return None
+        if a.co_flags & _CO_OPTIMIZED:
+            return a.co_qualname
 
 
 def _dir_of(session: PytestSession, mutant: Mutant | None) -> Path:

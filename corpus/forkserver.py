@@ -13,6 +13,12 @@ descriptor closed, the run's environment and working directory, ``sys.path`` as 
 path's (corpus/gates.py: a private copy, a scrubbed environment, a timeout), not the harness
 judge's namespaces; harness/warm.py is the model, and is not used, so the two stay independent.
 
+The swap mode (``ForkServer(..., collect=...)``): the server runs ``pytest.main`` once on the
+conforming artifact and, from inside pytest's run loop, forks a child per request that swaps one
+function's code object (``fn.__code__``) for the mutant's, runs the selected items with pytest's
+own loop (``-x`` from the session's options) and writes a one-line-per-failure summary; exit 75
+means the swap could not be made. corpus/fast_pytest.py decides when a mutant may go this way.
+
 Differences from the cold path a caller should know: the preloaded modules are not re-imported
 per judgment (they are the standard library's, which the artifact cannot change), so their
 import-time state is the server's: every child shares the server's hash seed, which the scrubbed
@@ -118,13 +124,149 @@ def _child(req: dict, out_fd: int, err_fd: int) -> None:
         os._exit(code)
 
 
-def _serve(fd: int, preload: list[str], rewrite: list[str]) -> None:
-    import json
+def _swap_child(req: dict, session, out_fd: int, err_fd: int) -> None:
+    """In a child forked after collection: swap the mutated function's code into the already
+    imported artifact module, run the selected items as pytest's own run loop would (``-x``
+    from the session's config), write a summary to ``out_fd`` and exit with pytest's code.
+    Exit 75 (EX_TEMPFAIL) when the swap cannot be made: the caller then judges the usual way."""
+    code = 70
+    try:
+        os.setsid()
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.chdir(req["cwd"])
+        code = _swap_run(req, session, out_fd)
+    except BaseException as exc:  # report like an interpreter would, exit like one
+        try:
+            os.write(err_fd, f"forkserver swap child: {type(exc).__name__}: {exc}\n".encode())
+        except OSError:
+            pass
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _swap_target(req: dict):
+    """(the live function object named by ``req["qualname"]`` in the module loaded from
+    ``req["module_file"]``, its mutated code object), or None when either cannot be found."""
+    import types
+    mod = next((m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)
+                and os.path.realpath(str(m.__file__)) == req["module_file"]), None)
+    if mod is None:
+        return None
+    filename = str(mod.__file__)
+    owner: object = mod
+    *path, name = req["qualname"].split(".")
+    for part in path:
+        owner = vars(owner).get(part) if hasattr(owner, "__dict__") else None
+        if not isinstance(owner, type):
+            return None
+    fn = vars(owner).get(name)
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_qualname != req["qualname"]:
+        return None
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        module_code = compile(req["source"], filename, "exec", dont_inherit=True)
+    found = []
+
+    def walk(co):
+        for c in co.co_consts:
+            if isinstance(c, types.CodeType):
+                if c.co_qualname == req["qualname"]:
+                    found.append(c)
+                elif "<locals>" not in c.co_qualname:
+                    walk(c)
+    walk(module_code)
+    # several defs of one name (typing.overload stubs, then the implementation): the live one's line
+    found = [c for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
+    if len(found) != 1 or len(found[0].co_freevars) != len(fn.__code__.co_freevars):
+        return None
+    return fn, found[0]
+
+
+def _swap_run(req: dict, session, out_fd: int) -> int:
+    import _pytest.main as pm
+    target = _swap_target(req)
+    by_id = {item.nodeid: item for item in session.items}      # as collected, and as the coverage
+    by_id.update({f"{item.path}::{item.nodeid.split('::', 1)[1]}": item   # map names them (by path)
+                  for item in session.items if "::" in item.nodeid})
+    wanted = req["nodeids"] if req["nodeids"] is not None else [i.nodeid for i in session.items]
+    if target is None or any(n not in by_id for n in wanted):
+        return 75
+    fn, new_code = target
+    fn.__code__ = new_code
+    failed: list[str] = []
+
+    class Record:
+        def pytest_runtest_logreport(self, report):
+            if report.failed and not hasattr(report, "wasxfail"):
+                last = ((report.longreprtext or "").strip().splitlines() or [""])[-1]
+                failed.append(f"FAILED {report.nodeid} ({report.when}) - {last}"[:400])
+    session.config.pluginmanager.register(Record(), "corpus-swap-record")
+    session.items = [by_id[n] for n in wanted]
+    code = 0
+    try:
+        pm.pytest_runtestloop(session)
+    except session.Failed:
+        code = 1
+    except session.Interrupted:
+        code = 2
+    if session.testsfailed:
+        code = code or 1
+    summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n"
+    os.write(out_fd, summary.encode("utf-8", "replace"))
+    return code
+
+
+class _SwapPlugin:
+    """Registered in the server's own ``pytest.main``: once the suite is collected (on the
+    conforming artifact), the server serves swap requests from there instead of running tests."""
+
+    def __init__(self, ctl, base_path: list[str]):
+        self.ctl, self.base_path = ctl, base_path
+
+    def pytest_runtestloop(self, session):
+        import gc
+        import json
+        ok = not session.testsfailed and bool(session.items)
+        gc.freeze()     # the collected suite too: children's gc.collect skips it
+        self.ctl.send(json.dumps({"ready": ok}).encode())
+        _loop(self.ctl, self.base_path, session if ok else None)
+        return True
+
+
+
+def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None) -> None:
     import socket
     _preload(preload)
     _cache_rewrites(rewrite)
     base_path = list(sys.path)        # this script's directory already dropped, as ``-m`` never has it
     ctl = socket.socket(fileno=fd)
+    import gc
+    if collect is None:
+        gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
+        _loop(ctl, base_path, None)
+        return
+
+    import pytest
+    os.chdir(collect["cwd"])
+    os.environ.clear()
+    os.environ.update(collect["env"])
+    sys.path[:] = [*collect["path_prefix"], *base_path]
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    gc.freeze()
+    # first among the run loops (pytest's own would run the suite here)
+    _SwapPlugin.pytest_runtestloop = pytest.hookimpl(tryfirst=True)(_SwapPlugin.pytest_runtestloop)  # type: ignore[method-assign]
+    pytest.main(collect["args"], plugins=[_SwapPlugin(ctl, base_path)])
+
+
+def _loop(ctl, base_path: list[str], session) -> None:
+    """Serve requests until the client closes: a plain one forks a ``pytest.main`` child; one
+    with ``swap`` (only when ``session`` holds a collected suite) forks a ``_swap_child``."""
+    import json
+    import socket
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(ctl, 1 << 20, 2)
@@ -140,6 +282,10 @@ def _serve(fd: int, preload: list[str], rewrite: list[str]) -> None:
         pid = os.fork()
         if pid == 0:
             ctl.close()
+            if "swap" in req and session is not None:
+                _swap_child(req["swap"], session, out_fd, err_fd)
+            elif "swap" in req:
+                os._exit(75)
             _child(req, out_fd, err_fd)
         os.close(out_fd)
         os.close(err_fd)
@@ -158,23 +304,46 @@ class ForkServerError(RuntimeError):
 class ForkServer:
     """One pre-imported pytest server; ``run`` is not thread-safe (use one per worker)."""
 
-    def __init__(self, env: dict[str, str], preload: Sequence[str] = (), rewrite: Sequence[str] = ()):
+    def __init__(self, env: dict[str, str], preload: Sequence[str] = (), rewrite: Sequence[str] = (),
+                 collect: dict | None = None):
+        """``collect`` ({args, cwd, env, path_prefix}): the server runs ``pytest.main(args)`` on
+        the conforming artifact once and serves ``swap`` from the collected session (``ready``
+        says whether it could)."""
         import json
         import socket
         import subprocess
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.ready: bool | None = None
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(child.fileno()),
-                 json.dumps([list(preload), list(rewrite)])],
+                 json.dumps([list(preload), list(rewrite), collect])],
                 cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
         finally:
             child.close()
         self.sock = parent
 
+    def wait_ready(self, timeout_s: float) -> bool:
+        """For a ``collect`` server: did it collect the suite (False also on a timeout)?"""
+        import json
+        if self.ready is None:
+            self.sock.settimeout(timeout_s)
+            try:
+                self.ready = bool(json.loads(self.sock.recv(1 << 16)).get("ready"))
+            except (OSError, ValueError, AttributeError):
+                self.ready = False
+            finally:
+                self.sock.settimeout(None)
+        return self.ready
+
+    def swap(self, req: dict, cwd: str, timeout_s: float) -> tuple[int | None, str, str, float]:
+        """(exit code or None on timeout, summary, stderr, seconds) of a swap child (exit 75:
+        the swap could not be made)."""
+        return self.run([], cwd, {}, [], timeout_s, extra={"swap": {**req, "cwd": cwd}})
+
     def run(self, args: list[str], cwd: str, env: dict[str, str], path_prefix: list[str],
-            timeout_s: float) -> tuple[int | None, str, str, float]:
+            timeout_s: float, extra: dict | None = None) -> tuple[int | None, str, str, float]:
         """(exit code or None on timeout, stdout, stderr, seconds) of ``pytest ARGS`` in a child."""
         import json
         import selectors
@@ -189,7 +358,8 @@ class ForkServer:
         try:
             try:
                 socket.send_fds(self.sock, [json.dumps({"args": args, "cwd": cwd, "env": env,
-                                                        "path_prefix": path_prefix}).encode()], [out_w, err_w])
+                                                        "path_prefix": path_prefix, **(extra or {})}).encode()],
+                                [out_w, err_w])
                 os.close(out_w)
                 os.close(err_w)
                 out_w = err_w = None

@@ -8,11 +8,15 @@ constants): an edit elsewhere in the module - another function - keeps it, so on
 the edited function (or of every function, when the module's top-level code or the suite
 changed) are judged again. Any other mutant (another kind, a deletion, a change across
 statements) keys on its exact bytes and its parent's. The control keys on the artifact's exact bytes.
+The unit key also holds the text of every top-level def or class the mutated statement reaches by
+name, transitively (``_callees``): a mutant of ``f`` is judged through the ``helper`` it calls, so
+editing ``helper`` re-judges it. Every key also holds ``context_digest``: the artifact directory's
+other source files (a context directory's sibling modules) and the pytest configuration beside
+the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
 
-This is the rule mutmut applies (a mutant is re-tested when its function changed). It assumes a
-mutant's verdict depends on its own function, the module's top-level code and the suite; a test
-that reaches the mutated function through another edited function may see a different verdict,
-so ``--fresh`` ignores the cache, and the cache is never shared across gates or loops.
+This is mutmut's rule (a mutant is re-tested when its function changed) widened to its callees.
+A test that reaches the mutated function through an edited *caller* may still see a different
+verdict, so ``--fresh`` ignores the cache, and the cache is never shared across gates or loops.
 
 ``changed_units(text, lines)`` gives, for ``--since GIT_REF``, the top-level statements that hold a
 line changed since REF (``git diff -U0``); mutants elsewhere are not judged.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import json
 import re
 import subprocess
@@ -35,6 +40,14 @@ from corpus.model import Mutant, sha256
 def _units(parent: bytes) -> tuple[list[tuple[int, int]], str] | None:
     """(byte spans of the top-level statements, sha256 of the non-def top-level code) of a Python
     module; None when it does not parse."""
+    graph = _unit_graph(parent)
+    return None if graph is None else (graph[0], graph[1])
+
+
+@functools.lru_cache(maxsize=16)
+def _unit_graph(parent: bytes) -> tuple[list[tuple[int, int]], str, list[str | None], list[frozenset[str]]] | None:
+    """``_units`` plus, per top-level statement, the name it defines (a def or class; else None)
+    and the names its code reads (``ast.Name`` ids and attribute names), for ``_callees``."""
     try:
         tree = ast.parse(parent.decode("utf-8"))
     except (UnicodeDecodeError, SyntaxError, ValueError):
@@ -42,15 +55,41 @@ def _units(parent: bytes) -> tuple[list[tuple[int, int]], str] | None:
     starts = [0]
     for line in parent.splitlines(keepends=True):    # bytes: \n, \r\n and \r only, as the tokenizer
         starts.append(starts[-1] + len(line))
-    spans, context = [], []
+    spans, context, names, reads = [], [], [], []
     for node in tree.body:
         end_line = node.end_lineno or node.lineno
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         lo, hi = starts[first - 1], starts[min(end_line, len(starts) - 1)]
         spans.append((lo, hi))
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        names.append(node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else None)
+        reads.append(frozenset(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+                               if isinstance(n, (ast.Name, ast.Attribute))))
+        if not is_def:
             context.append(parent[lo:hi])
-    return spans, sha256(b"\0".join(context))
+    return spans, sha256(b"\0".join(context)), names, reads
+
+
+def _callees(parent: bytes, unit: int) -> list[int]:
+    """The top-level defs and classes that statement ``unit`` can reach by name, transitively
+    (a name it reads that a top-level def or class of the module defines): a mutant of ``unit``
+    is judged through them, so an edit of one of them must change its key."""
+    graph = _unit_graph(parent)
+    if graph is None:
+        return []
+    _, _, names, reads = graph
+    by_name: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        if name is not None:
+            by_name.setdefault(name, []).append(i)
+    seen, todo = {unit}, [unit]
+    while todo:
+        for name in reads[todo.pop()]:
+            for j in by_name.get(name, []):
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+    return sorted(seen - {unit})
 
 
 def _changed_span(parent: bytes, child: bytes) -> tuple[int, int, bytes]:
@@ -68,10 +107,12 @@ def unit_key(parent: bytes, mutant: Mutant) -> str:
         return exact
     spans, context = units
     lo, hi, rep = _changed_span(parent, mutant.content)
-    for a, b in spans:
+    for i, (a, b) in enumerate(spans):
         if a <= lo and hi <= b:
             after = parent[a:lo] + rep + parent[hi:b]
-            return "unit:" + sha256(b"\0".join([mutant.operator.encode(), parent[a:b], after, context.encode()]))
+            reached = [parent[spans[j][0]:spans[j][1]] for j in _callees(parent, i)]
+            return "unit:" + sha256(b"\0".join([mutant.operator.encode(), parent[a:b], after, context.encode(),
+                                                *reached]))
     return exact
 
 
@@ -157,3 +198,67 @@ class JudgmentCache:
                 if k in self.entries:
                     f.write(json.dumps({"key": k, "row": self.entries[k]}) + "\n")
         tmp.replace(self.path)
+
+
+_SOURCE_SUFFIXES = (".py", ".pyi", ".cfg", ".ini", ".toml")
+_PYTEST_CONFIG = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _skip_dir(d: Path) -> bool:
+    return d.name.startswith(".") or d.name in ("__pycache__", "site-packages", "node_modules") or \
+        (d / "pyvenv.cfg").is_file()
+
+
+def _source_files(root: Path, skip: Path | None) -> list[Path]:
+    """The source and configuration files under ``root`` (hidden directories, virtualenvs,
+    caches and ``skip`` - the --out directory - left out)."""
+    out: list[Path] = []
+    todo = [root]
+    while todo:
+        d = todo.pop()
+        try:
+            entries = sorted(d.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            if p.is_dir() and not p.is_symlink():
+                if not _skip_dir(p) and (skip is None or p.resolve() != skip):
+                    todo.append(p)
+            elif p.is_file() and p.suffix in _SOURCE_SUFFIXES:
+                out.append(p)
+    return out
+
+
+def _file_bytes(p: Path) -> bytes:
+    """A file's bytes for ``context_digest``; pyproject.toml without its [tool.proof-harness]
+    table (the corpus's own settings - workers, out - do not change a verdict; pytest's do)."""
+    data = p.read_bytes()
+    if p.name != "pyproject.toml":
+        return data
+    import tomllib
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return data
+    doc.get("tool", {}).pop("proof-harness", None)
+    return json.dumps(doc, sort_keys=True, default=str).encode()
+
+
+def context_digest(artifact_dir: Path, target: Path, gate_dir: Path, skip: Path | None) -> str:
+    """sha256 over what a judgment depends on besides the artifact and the gate's own files: the
+    other source and configuration files of the artifact's directory (a context directory's
+    sibling modules the artifact imports) and the pytest configuration beside the gate
+    (conftest.py, pytest.ini, pyproject.toml, setup.cfg, tox.ini). Part of every cache key, so
+    an edit of a sibling module re-judges the loop instead of reusing its old verdicts."""
+    skip = skip.resolve() if skip is not None else None
+    named = [("artifact", p.relative_to(artifact_dir), p) for p in _source_files(artifact_dir, skip)
+             if p.resolve() != target.resolve()]
+    named += [("gate", Path(n), gate_dir / n) for n in _PYTEST_CONFIG if (gate_dir / n).is_file()]
+    h = hashlib.sha256()
+    for side, rel, p in sorted(named):
+        try:
+            data = _file_bytes(p)
+        except OSError:
+            data = b"?"
+        h.update(f"{side}:{rel}".encode() + b"\0" + data + b"\0")
+    return h.hexdigest()

@@ -36,7 +36,7 @@ from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
-from corpus.incremental import JudgmentCache
+from corpus.incremental import JudgmentCache, context_digest
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.text import escape_controls
@@ -78,7 +78,7 @@ class Row:
     verdict: str
     reason: str
     seconds: float
-    executor: str = "cold"        # "cold", "fork", "coverage" (accepted: no test ran the change), "none"
+    executor: str = "cold"        # "cold", "fork", "swap", "coverage" (accepted: no test ran the change), "none"
     tests: int | None = None      # tests the fork path selected; None = the whole suite
 
     @property
@@ -315,9 +315,14 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
     parents: dict[str, bytes] = {}
     rows: list[Row] = []
     keys: dict[tuple[str, str, str], str] = {}
+    contexts: dict[tuple[str, str], str] = {}
     for j in jobs:
         parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
-        k = keys[_job_key(j)] = cache.key(j.loop.id, digest(j.gate), parent, j.mutant)
+        ctx = contexts.get((j.loop.id, str(j.gate.path)))
+        if ctx is None:
+            ctx = contexts[(j.loop.id, str(j.gate.path))] = digest(j.gate) + ":" + context_digest(
+                j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
+        k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)
         if _job_key(j) in journalled:
             continue
         hit = cache.get(k)
