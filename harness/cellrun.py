@@ -291,7 +291,7 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
     and the trees, independent of the test runs that crashed)."""
     try:
         return run_detectors(DetectorInput(task, start_files, final_files, events, tuple(inj.secrets),
-                                           start_modes or {}, tree_modes(root)))
+                                           start_modes or {}, tree_modes(root), final_root=root))
     except Exception:  # noqa: BLE001 - the void (with its traceback in the log) stands
         return {}
 
