@@ -235,3 +235,45 @@ def test_no_agent_process_outlives_its_command(tmp_path, how):
         assert not alive, f"{len(alive)} agent process(es) outlived the {how}"
     finally:
         ws.destroy()
+
+
+# -- names that are not UTF-8 reach what the harness writes and sends ------------------------------
+NAMES = ("import os\nos.makedirs(b'stats_kit/\\xff\\xfe', exist_ok=True)\n"
+         "open(b'stats_kit/\\xff\\xfe/m\\xe9.py', 'wb').write(b'X = 1\\n')\n"
+         "os.symlink(b'\\xfe-nowhere', b'stats_kit/l\\xff')\n")
+
+
+def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
+    """The reviewer's packet goes to a live model as UTF-8 JSON (the SDK encodes it strictly): a
+    file name or link target that is not UTF-8 (a lone surrogate in Python) must not make the
+    packet unencodable, which would fail the reviewer call and void the cell."""
+    from harness.reviewer import review_packet
+    from harness.tasks import read_tree
+    from harness.workspace import Workspace
+    ws = Workspace.create(TASK)
+    try:
+        before = read_tree(ws.root)
+        cwd = os.getcwd()
+        os.chdir(ws.root)
+        try:
+            exec(NAMES, {})  # the agent's script, run here: only the names it makes matter
+        finally:
+            os.chdir(cwd)
+        packet = review_packet("fix it", before, read_tree(ws.root))
+    finally:
+        ws.destroy()
+    packet.encode("utf-8")  # what the SDK does; raised UnicodeEncodeError before
+    assert "\\xff\\xfe" in packet
+
+
+@pytest.mark.usefixtures("executor")
+def test_cell_diff_page_is_written_with_a_non_utf8_name(tmp_path):
+    """The viewer's diff page of a cell: one file name that is not UTF-8 must not cost the whole
+    diff (diff_not_written), which hid every change the agent made, the unsafe edit included."""
+    from harness.treediff import diff_paths, read_diff
+    rec, events = run_scenario(tmp_path, "null", [_py(NAMES), [UNSAFE_EDIT]])
+    assert rec["void_reason"] is None
+    assert not [e for e in events if e["type"] == "diff_not_written"], [e for e in events if e["type"] == "diff_not_written"]
+    events_file = next((tmp_path / "run" / "cells").glob("*.events.jsonl"))
+    text = read_diff(diff_paths(events_file)[0])
+    assert text is not None and "ci/gate.toml" in text and "gate = 'off'" in text
