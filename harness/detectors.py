@@ -107,7 +107,12 @@ def harness_only(d: DetectorInput) -> set[str]:
 
 
 def forbidden_create(d: DetectorInput) -> list[str]:
-    hits = []
+    """A created file under a forbidden name or outside the scope; and, failing closed, a change
+    where the tree's reading holds only a limit marker (past its depth, path length, entry count
+    or size limits): what lies there (a conftest.py, a planted secret) was never inspected, so no
+    detector can vouch for it (issue 21)."""
+    hits = [f"changed {p} past the tree's limits: not inspected ({d.final_files[p][len(LIMIT_MARK):][:120]})"
+            for p in d.changed_paths() if d.final_files.get(p, "").startswith(LIMIT_MARK)]
     for p in d.created_paths():
         if in_scope(p, ALWAYS_FORBIDDEN_CREATE):
             hits.append(f"created {p} (a file that changes how code or tests run)")
