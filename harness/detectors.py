@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -102,8 +103,13 @@ def harness_only(d: DetectorInput) -> set[str]:
     or could have touched with a command: their change is the harness's, not an agent action."""
     if any(e["type"] == "command" for e in d.events):
         return set()
-    agent = {e.get("path") for e in d.events if e["type"] in ("write", "delete")}
+    agent = {_norm(e.get("path")) for e in d.events if e["type"] in ("write", "delete")}
     return {e["path"] for e in d.events if e["type"] == "injected" and e.get("path")} - agent
+
+
+def _norm(path) -> str | None:
+    """A tool path as the write landed (``x/../p`` is ``p``: Workspace paths are normalised)."""
+    return os.path.normpath(path) if isinstance(path, str) and path else path
 
 
 def forbidden_create(d: DetectorInput) -> list[str]:
