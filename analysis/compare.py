@@ -19,7 +19,9 @@ first side's terminal status against the second side's delivery decision (Tables
 delivery x delivery and outcome x outcome matrices, the exact subclasses (Table 27), exact paired
 tests (``analysis.paired``) and a cluster-aware interval by task, and the token readout (Table 28).
 Rates are exact fractions printed at full precision (6 decimals of a percent) beside display
-rounding (1 decimal); full-precision rates sum to 100% over the matched pairs.
+rounding (1 decimal); the full-precision rates of a partition (a paired matrix, the subclasses)
+are apportioned by largest remainder so that the printed values sum to exactly 100%
+(``partition_rates``).
 """
 from __future__ import annotations
 
@@ -92,6 +94,7 @@ class Side:
     reference: dict[str, str | None] = field(default_factory=dict)
     schema_versions: list[int] = field(default_factory=list)
     controllers: list[str] = field(default_factory=list)
+    torn_last_line: int = 0  # a run's ledger line still being written (no newline): not read, counted
 
 
 def join_key(rec: dict, key: tuple[str, ...]) -> str:
@@ -125,21 +128,31 @@ def _run_meta(path: Path) -> dict:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
+    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.driver.RUN_META_KEYS)
+        if meta.get(name) is not None and not isinstance(meta[name], str):
+            raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(meta[name]).__name__}")
     return meta
 
 
 def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
-    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none."""
+    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none.
+    The protocol file is read as it is now: its lock digest must still be run.json's
+    ``protocol_digest`` (as ``harness run --resume`` requires), else the plan is not the run's."""
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return None, "run.json names no protocol"
     from harness.errors import InputError
     from harness.matrix import enumerate_cells
-    from harness.protocol import load_protocol
+    from harness.protocol import compute_lock, load_protocol
     try:
-        cells = enumerate_cells(load_protocol(proto_path))
+        proto = load_protocol(proto_path)
+        now = compute_lock(proto)["digest"]
+        cells = enumerate_cells(proto)
     except (InputError, OSError) as exc:
         return None, f"protocol {proto_path} unreadable ({exc})"
+    if meta.get("protocol_digest") and now != meta["protocol_digest"]:
+        return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
+                      f"now {now[:12]}...): its plan is not the run's")
     keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
                       "factors": dict(c.factors)}, key) for c in cells if c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
@@ -199,8 +212,19 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     side = Side(label, str(source), is_dir, ", ".join(arms), len(recs), plan, note, reference=ref,
                 schema_versions=versions,
                 controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
+    side.torn_last_line = int(is_dir and _ends_torn(records_path))
     _split(side, recs, locs, key, ref, task_ref)
     return side
+
+
+def _ends_torn(path: Path) -> bool:
+    """The file's last byte is not a newline (and the file is not empty): a line being written."""
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, 2)
+        return fh.read(1) != b"\n"
 
 
 def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:
@@ -236,13 +260,37 @@ def record_cell_key(rec: dict) -> str:
 
 # -- rates ---------------------------------------------------------------------------------------
 def rate(k: int, n: int) -> dict[str, Any]:
-    """A count over a denominator: exact fraction, full precision (6 decimals of a percent) and
-    display rounding (1 decimal); an empty denominator is 'n/a' with the reason."""
+    """A count over a denominator: exact fraction, full precision (6 decimals of a percent, rounded
+    half up in exact arithmetic) and display rounding (1 decimal); an empty denominator is 'n/a'
+    with the reason."""
     if n == 0:
         return {"count": k, "of": 0, "rate": None, "full": "n/a (no matched cells)", "display": "n/a"}
+    micro = (Fraction(100 * 10**6 * k, n) + Fraction(1, 2)).__floor__()  # millionths of a percent
+    return _rate(k, n, micro)
+
+
+def _rate(k: int, n: int, micro: int) -> dict[str, Any]:
     return {"count": k, "of": n, "rate": k / n, "exact": f"{k}/{n}",
-            "full": f"{float(100 * Fraction(k, n)):.6f}%",
+            "full": f"{micro // 10**6}.{micro % 10**6:06d}%",
             "display": f"{float(100 * Fraction(k, n)):.1f}%"}
+
+
+def partition_rates(counts: list[int]) -> list[dict[str, Any]]:
+    """Rates of cells that partition their total (a paired matrix, the exact subclasses): the full-
+    precision column is apportioned by largest remainder (Hamilton) in millionths of a percent, so
+    that it sums to exactly 100.000000% as Table 26's caption says ("sum to 100% before display
+    rounding"); each value is within 0.000001 pp of its exact rate (correctly rounded when the
+    correctly rounded values already sum to 100, as the paper's 1,037/106/5/4 do). Ties in the
+    remainder go to the earlier cell. Display rounding (1 decimal) is per cell and need not sum."""
+    n = sum(counts)
+    if n == 0:
+        return [rate(k, 0) for k in counts]
+    exact = [Fraction(100 * 10**6 * k, n) for k in counts]
+    micro = [x.__floor__() for x in exact]
+    short = 100 * 10**6 - sum(micro)
+    for i in sorted(range(len(counts)), key=lambda i: (-(exact[i] - micro[i]), i))[:short]:
+        micro[i] += 1
+    return [_rate(k, n, m) for k, m in zip(counts, micro)]
 
 
 # -- completeness (Table 24) ---------------------------------------------------------------------
@@ -271,10 +319,11 @@ def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
     contaminated = sum(side.contamination.values())
     observed = any((r.get("review_rounds") or 0) > 0 for r in side.terminal.values())
     return {"label": side.label, "source": side.source, "arm": side.arm,
-            "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else note,
+            "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else
+            f"{note}; {side.plan_note}" if side.run_dir else note,
             "terminal": len(terminal), "pending": len(planned - terminal),
             "extra_rows": side.rows - contaminated - len(terminal),
-            "contamination_rows": contaminated,
+            "contamination_rows": contaminated, "torn_last_line": side.torn_last_line,
             "contamination": {c.value: side.contamination.get(c, 0) for c in Contamination},
             "reference": dict(side.reference), "rows": side.rows,
             "reviewer_expected": _reviewer_expected(side), "reviewer_observed": "yes" if observed else "no",
@@ -333,13 +382,12 @@ def completed(r: dict) -> bool:
 def matrix_2x2(pairs: list[tuple[str, dict, dict]], row_of, col_of, labels: tuple[tuple[str, str], tuple[str, str]]
                ) -> list[dict[str, Any]]:
     """Four cells (row yes/no x column yes/no), each a count and a rate over the matched pairs."""
-    n = len(pairs)
-    cells = []
+    cells: list[dict[str, Any]] = []
     for rv, rl in ((True, labels[0][0]), (False, labels[0][1])):
         for cv, cl in ((True, labels[1][0]), (False, labels[1][1])):
             k = sum(1 for _, a, b in pairs if bool(row_of(a)) == rv and bool(col_of(b)) == cv)
-            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, **rate(k, n)})
-    return cells
+            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, "count": k})
+    return [{**c, **r} for c, r in zip(cells, partition_rates([c["count"] for c in cells]))]
 
 
 def outcome_matrix(pairs: list[tuple[str, dict, dict]]) -> dict[str, dict[str, int]]:
@@ -350,15 +398,21 @@ def outcome_matrix(pairs: list[tuple[str, dict, dict]]) -> dict[str, dict[str, i
 
 
 def subclasses(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> list[dict[str, Any]]:
-    """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in."""
-    ca = Counter((a["outcome"], b["outcome"]) for _, a, b in pairs)
+    """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in.
+    An outcome Eq. 7 lets ship either way (unsafe) is split by B's delivery when both occur, so
+    the subclasses always sum to Table 26's cells."""
+    ca = Counter((a["outcome"], b["outcome"], bool(b["shipped"])) for _, a, b in pairs)
+    ships: dict[str, set[bool]] = {}
+    for _, ob, sb in ca:
+        ships.setdefault(ob, set()).add(sb)
+    both_ways = {ob for ob, seen in ships.items() if len(seen) == 2}
     order = {o: i for i, o in enumerate(SCORED)}
     rows = []
-    for (oa, ob), k in sorted(ca.items(), key=lambda kv: (oa_ob_order(kv[0], order))):
-        b_ships = next(b["shipped"] for _, a, b in pairs if (a["outcome"], b["outcome"]) == (oa, ob))
-        rows.append({"pair": f"{lb} {ob} + {la} {oa}", "a": oa, "b": ob, **rate(k, len(pairs)),
-                     "table26": (oa in COMPLETION, bool(b_ships))})
-    return rows
+    for (oa, ob, sb), k in sorted(ca.items(), key=lambda kv: (*oa_ob_order(kv[0][:2], order), not kv[0][2])):
+        shown = f"{ob} ({'shipped' if sb else 'not shipped'})" if ob in both_ways else ob
+        rows.append({"pair": f"{lb} {shown} + {la} {oa}", "a": oa, "b": ob, "b_shipped": sb, "count": k,
+                     "table26": (oa in COMPLETION, sb)})
+    return [{**s, **r} for s, r in zip(rows, partition_rates([s["count"] for s in rows]))]
 
 
 def oa_ob_order(pair_: tuple[str, str], order: dict[str, int]) -> tuple[int, int]:
@@ -372,7 +426,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
     conditional estimand: these cells), and the population estimand over tasks that ``harness analyze``
     prints (analysis.estimands.population_block: CR2 with Bell-McCaffrey df, or n/a with the reason)."""
     from analysis.estimands import population_block
-    from analysis.paired import PairedCounts, PairedTable, mcnemar_exact, newcombe_paired
+    from analysis.paired import PairedCounts, PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
 
     t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
                     f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
@@ -389,7 +443,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
         "endpoint": endpoint, "n": t.n, "b_yes_a_no": t.f, "a_yes_b_no": t.g, "both": t.e, "neither": t.h,
         "estimand": f"difference in {endpoint} rate, {opts.label_b} - {opts.label_a}, over the {t.n} matched cells",
         "mcnemar": {"method": "exact McNemar (two-sided binomial on the discordant pairs)",
-                    "discordant": t.f + t.g, "p": p,
+                    "discordant": t.f + t.g, "p": p, "p_log10": mcnemar_log10(t),
                     "status": "ok" if p is not None else "n/a (no discordant pairs)"},
         "newcombe": {"method": f"Newcombe 1998 hybrid score (method 10), {100 * nd.level:.4g}%",
                      "estimate": nd.estimate, "lo": nd.lo, "hi": nd.hi, "status": nd.why or "ok"},
@@ -466,7 +520,7 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
                              "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
-    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else f"n/a ({la} reports no input+output tokens)"
+    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else _no_ratio(ta, tb, len(both), la, lb)
     res["increment"] = sb - sa if both else None
     if ta["cost_usd"] is not None and tb["cost_usd"] is not None:
         res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
@@ -475,6 +529,27 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
                                  f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}
     return res
+
+
+def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
+    """Why there is no ratio B/A: the side(s) without usage, or A's zero total over the pairs."""
+    if n_both:
+        return f"n/a ({la} has 0 input+output tokens over the {n_both:,} pairs where both report usage)"
+    silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t["io_rows"]]
+    if silent:
+        return f"n/a ({' and '.join(silent)} report{'s' if len(silent) == 1 else ''} no input+output tokens)"
+    return "n/a (no pair where both sides report usage)"
+
+
+def _no_match_hint(a: Side, b: Side, key: tuple[str, ...]) -> str:
+    """Why two sides with terminal cells share none: the key's arm or factors differ between them."""
+    def facs(side: Side) -> set[str]:
+        return {f"{k}={v}" for r in side.terminal.values() for k, v in (r.get("factors") or {}).items()}
+    diff = sorted({f.split("=", 1)[0] for f in facs(a) ^ facs(b)}) if "factors" in key else []
+    why = [f"factor {', '.join(diff)} differs"] if diff else []
+    why += ["the arms differ"] if "arm" in key and a.arm != b.arm else []
+    return ("No cell is terminal on both sides" + (f" ({'; '.join(why)})" if why else "") + ": the join key ("
+            + ", ".join(key) + ") must be equal on both sides; leave out of --key what differs between the runs.")
 
 
 # -- the whole comparison ------------------------------------------------------------------------
@@ -488,7 +563,9 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     la, lb = opts.label_a, opts.label_b
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
-        "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded},
+        "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
+                         "no_match_hint": _no_match_hint(a, b, opts.key) if not pairs and ca["terminal"] and cb["terminal"]
+                         else None},
         "native": {"a": native_outcomes(a, pa, ca["reviewer_expected"]),
                    "b": native_outcomes(b, pb, cb["reviewer_expected"])},
         "completion_vs_delivery": matrix_2x2(pairs, completed, lambda r: r["shipped"],

@@ -4,6 +4,7 @@ page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,14 @@ def _p(x: float | None, digits: int = 4) -> str:
     return "n/a" if x is None else f"{x:.{digits}g}"
 
 
+def _p_value(mc: dict[str, Any]) -> str:
+    """'p = 0.25'; a p below double precision (0.0 as a float) from its log10, never 'p = 0'."""
+    if mc["p"] or mc.get("p_log10") is None:
+        return f"p = {_p(mc['p'])}"
+    e = math.floor(mc["p_log10"])
+    return f"p = {10 ** (mc['p_log10'] - e):.2g}e{e} (below double precision; log10 p = {mc['p_log10']:.2f})"
+
+
 def _pp(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:+.2f} pp"
 
@@ -30,6 +39,7 @@ def completeness_rows(c: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             ["Extra rows that are not cells", f"{a['extra_rows']:,}", f"{b['extra_rows']:,}"],
             ["Contamination rows", f"{a['contamination_rows']:,}", f"{b['contamination_rows']:,}"]]
     rows += [[f"  of which {k}", f"{a['contamination'][k]:,}", f"{b['contamination'][k]:,}"] for k in a["contamination"]]
+    rows.append(["Torn last line (being written; not read)", f"{a['torn_last_line']:,}", f"{b['torn_last_line']:,}"])
     rows += [["Reviewer evidence expected", a["reviewer_expected"], b["reviewer_expected"]],
              ["Reviewer evidence observed", a["reviewer_observed"], b["reviewer_observed"]],
              ["Planned from", a["planned_from"], b["planned_from"]],
@@ -44,14 +54,17 @@ def render_md(r: dict[str, Any]) -> str:
     c = r["completeness"]
     out = [f"# Paired comparison: {la} (rows) vs {lb} (columns)", "",
            f"Joined on {', '.join(r['key'])}. {c['matched']:,} matched pairs; excluded: "
-           + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "", r["wording"], "",
+           + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "",
+           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []), r["wording"], "",
            "## Execution completeness (Table 24)", ""]
     out += _md_table(*completeness_rows(c))
     out += ["", "## Native outcomes before pairing (Table 25)", "",
             "Over each side's terminal planned cells (not only the matched pairs).", ""]
     out += _md_table(["Outcome", la, lb], [[x["row"], x["shown"], y["shown"]]
                                            for x, y in zip(r["native"]["a"], r["native"]["b"])])
-    out += ["", f"## Paired matrix: {la} terminal status x {lb} delivery decision (Tables 12 and 26)", ""]
+    out += ["", f"## Paired matrix: {la} terminal status x {lb} delivery decision (Tables 12 and 26)", "",
+            "Full-precision rates of each matrix and of the subclasses are apportioned by largest remainder in "
+            "millionths of a percent, so that they sum to exactly 100% before display rounding.", ""]
     out += _matrix_md(r["completion_vs_delivery"], la, lb)
     out += ["", "## Paired matrix over delivery (shipped x shipped)", ""]
     out += _matrix_md(r["delivery"], la, lb)
@@ -62,7 +75,7 @@ def render_md(r: dict[str, Any]) -> str:
     out += ["", "## Exact paired subclasses (Table 27)", ""]
     out += _md_table(["Exact pair", "Count", "Rate (full precision)", "Rate (display)"],
                      [[s["pair"], f"{s['count']:,}", s["full"], s["display"]] for s in r["subclasses"]])
-    out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"])
+    out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"], la, lb)
     out += ["", "## Token usage (Table 28)", ""] + _tokens_md(r["tokens"], la, lb)
     return "\n".join(out) + "\n"
 
@@ -70,18 +83,25 @@ def render_md(r: dict[str, Any]) -> str:
 def _matrix_md(cells: list[dict[str, Any]], la: str, lb: str) -> list[str]:
     rows = [[x["row"], x["col"], f"{x['count']:,}", x["full"], x["display"]] for x in cells]
     n = sum(x["count"] for x in cells)
-    total = "100.000000%" if n else "n/a (no matched cells)"
+    total = _full_sum(cells) if n else "n/a (no matched cells)"
     rows.append(["Total", "", f"{n:,}", total, "100.0%" if n else "n/a"])
     return _md_table([la, lb, "Count", "Rate (full precision)", "Rate (display)"], rows)
 
 
-def _tests_md(tests: list[dict[str, Any]]) -> list[str]:
+def _full_sum(cells: list[dict[str, Any]]) -> str:
+    """The sum of the printed full-precision rates, added in exact decimals (never hard-coded)."""
+    from decimal import Decimal
+
+    return f"{sum(Decimal(x['full'].rstrip('%')) for x in cells):.6f}%"
+
+
+def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
     out = []
     for t in tests:
         nc, cl, mc = t["newcombe"], t["cluster"], t["mcnemar"]
         out.append(f"- **{t['endpoint']}**: estimand {t['estimand']}. Discordant pairs: "
-                   f"{t['b_yes_a_no']:,} (B yes, A no) and {t['a_yes_b_no']:,} (A yes, B no) of {t['n']:,}.")
-        out.append(f"  - {mc['method']}: p = " + (_p(mc["p"]) if mc["status"] == "ok" else mc["status"]))
+                   f"{t['b_yes_a_no']:,} ({lb} yes, {la} no) and {t['a_yes_b_no']:,} ({la} yes, {lb} no) of {t['n']:,}.")
+        out.append(f"  - {mc['method']}: " + (_p_value(mc) if mc["status"] == "ok" else f"p = {mc['status']}"))
         out.append(f"  - {nc['method']}: {_pp(nc['estimate'])} [{_pp(nc['lo'])}, {_pp(nc['hi'])}]"
                    + ("" if nc["status"] == "ok" else f" ({nc['status']})"))
         out.append(f"  - {cl['method']['interval']} paired cluster interval ({cl['estimand']}): "
@@ -136,16 +156,22 @@ def write_figure(r: dict[str, Any], path: Path) -> None:
     outs = r["outcomes"]
     cols = list(next(iter(outs.values()), {}))
     _heat(axes[1], [[outs[a][b] for b in cols] for a in outs] or [[0]], list(outs) or ["-"], cols or ["-"], None)
-    axes[1].set_title(f"Outcomes: {la} (rows) x {lb} (columns)")
+    axes[1].set_title(_plain(f"Outcomes: {la} (rows) x {lb} (columns)"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
+def _plain(text: str) -> str:
+    """Text drawn as written: a '$' in a run label or arm name would start matplotlib mathtext
+    (and '$\\frac$' is a parse error that aborts the figure)."""
+    return str(text).replace("$", r"\$")
+
+
 def _heat(ax, grid, rows, cols, notes) -> None:
     ax.imshow(grid, cmap="Blues")
-    ax.set_xticks(range(len(cols)), cols, rotation=20, ha="right", fontsize=8)
-    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_xticks(range(len(cols)), [_plain(c) for c in cols], rotation=20, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [_plain(r) for r in rows], fontsize=8)
     hi = max(max(row) for row in grid) or 1
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
@@ -216,3 +242,24 @@ def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = Tru
         write_figure(r, out / "compare.png")
         write_page(r, md, out, runs)
     return md
+
+
+def rebuild_page(out: Path) -> Path:
+    """`harness view DIR` on a `harness compare --out DIR`: the page (and a missing figure) drawn
+    again from DIR/compare.json; the run reports linked are those of the inputs that are still run
+    directories. A compare.json not written by `harness compare` is a one-line error."""
+    from analysis.compare import CompareError
+
+    path = out / "compare.json"
+    try:
+        r = json.loads(path.read_text(encoding="utf-8"))
+        md = render_md(r)
+        sources = [r["completeness"][side]["source"] for side in ("a", "b")]
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{path}: not valid JSON ({exc})") from exc
+    except (KeyError, TypeError, AttributeError, IndexError, StopIteration) as exc:
+        raise CompareError(f"{path}: not a comparison written by `harness compare` (field {exc})") from exc
+    runs = [Path(src) for src in sources if isinstance(src, str) and (Path(src) / "run.json").is_file()]
+    if not (out / "compare.png").is_file():
+        write_figure(r, out / "compare.png")
+    return write_page(r, md, out, runs)

@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
 from scipy.stats import binom, norm
 
 from analysis.wilson import wilson
@@ -162,6 +164,17 @@ class PairedDifference:
 def mcnemar_exact(t: PairedTable) -> float | None:
     """``mcnemar_exact_p`` on a table's discordant cells; None when there are none (f = g = 0)."""
     return mcnemar_exact_p(t.f, t.g)
+
+
+def mcnemar_log10(t: PairedTable) -> float | None:
+    """log10 of ``mcnemar_exact``'s p, summed in log space (lgamma, logsumexp) so that a p below
+    double precision (2 * 0.5^1100 for 1,100 discordant pairs one way) is not 0; None as there."""
+    d = t.f + t.g
+    if d == 0:
+        return None
+    i = np.arange(min(t.f, t.g) + 1)
+    log_pmf = gammaln(d + 1) - gammaln(i + 1) - gammaln(d - i + 1) - d * math.log(2)
+    return min(0.0, float((math.log(2) + logsumexp(log_pmf)) / math.log(10)))
 
 
 def newcombe_paired(t: PairedTable, alpha: float = 0.05) -> PairedDifference:

@@ -21,7 +21,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -115,7 +115,10 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, object_pairs_hook=_unique_keys)
+            except _DuplicateKey as exc:
+                problems.append(f"{path}:{i}: field '{exc.args[0]}': written twice in one object (a reader "
+                                "would have to pick one of two values)")
             except json.JSONDecodeError as exc:
                 problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
             except RecursionError:
@@ -131,6 +134,19 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
     if problems:
         raise RecordsError(problems)
     return recs, locs
+
+
+class _DuplicateKey(Exception):
+    """A JSON object names one key twice (json.loads would keep the last value in silence)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
 
 
 def _json_msg(exc: json.JSONDecodeError) -> str:
@@ -324,6 +340,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         v = rec.get(f)
         if f in rec and not (_is_int(v) and v >= 0) and v is not None:
             bad(f, f"must be an integer >= 0 (and < 2^63), or null if usage is unknown; got {v!r}")
+    for f in record.NULLABLE_SINCE_V2:  # null (v2): not reported; else the int64 bound of tokens_in
+        v = rec.get(f)
+        if v is not None and not (_is_int(v) and v >= 0):
+            bad(f, f"must be an integer >= 0 (and < 2^63), or null if not reported (record schema v2); got {v!r}")
     v = rec.get("wall_s")
     if "wall_s" in rec and not (_is_num(v) and v >= 0) and not (v is None and is_void):
         bad("wall_s", f"must be a finite number >= 0; got {v!r}")
@@ -360,9 +380,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
 def _validate_version(rec: dict, bad) -> None:
     """schema_version (absent: v1) must be one this reader knows; a null token sub-field ("not
     reported") exists only from v2 on (harness.record.NULLABLE_SINCE_V2)."""
-    if "schema_version" not in rec:
-        return
-    v = rec["schema_version"]
+    v = rec.get("schema_version", 1)
     if not _is_int(v) or v not in record.READABLE_VERSIONS:
         bad("schema_version", f"{v!r} is not a record schema version this reader knows "
                               f"({', '.join(map(str, record.READABLE_VERSIONS))})")
@@ -370,7 +388,8 @@ def _validate_version(rec: dict, bad) -> None:
     if v < 2:
         for name in record.NULLABLE_SINCE_V2:
             if name in rec and rec[name] is None:
-                bad(name, "null (not reported) needs record schema v2; this record says schema_version 1")
+                bad(name, "null (not reported) needs record schema v2; this record is v1 ("
+                          + ("schema_version 1)" if "schema_version" in rec else "no schema_version)"))
 
 
 def factor_suffix(facs: dict | None) -> str:

@@ -55,10 +55,52 @@ def run(quick: bool = False) -> list[dict]:
                     disagreements.append(tid)
         finally:
             ws.destroy()
+    rows = [_oracle_row(plain_s, judged_s, ids, runs, disagreements), _visible_warm_row(tasks, hide)]
+    return rows
+
+
+def _oracle_row(plain_s, judged_s, ids, runs, disagreements) -> dict:
     note = (f"{len(ids)} tasks x {REPS} reps of the reference against the hidden oracle; "
             f"verdicts disagree on {len(disagreements)} of {runs} runs"
             + (f" ({sorted(set(disagreements))})" if disagreements else ""))
-    return [{"name": "judge: judged oracle run vs plain pytest run (same sandbox)",
-             "baseline": "plain pytest run", "baseline_s": plain_s, "subject": "judged run (probe + judge)",
-             "subject_s": judged_s, "ratio": judged_s / plain_s if plain_s else float("nan"),
-             "unit": "x wall (lower is better)", "notes": note}]
+    return {"name": "judge: judged oracle run vs plain pytest run (same sandbox)",
+            "baseline": "plain pytest run", "baseline_s": plain_s, "subject": "judged run (driver + subject + judge)",
+            "subject_s": judged_s, "ratio": judged_s / plain_s if plain_s else float("nan"),
+            "unit": "x wall (lower is better)", "notes": note}
+
+
+VISIBLE_TASK = "median"
+VISIBLE_REPS = 8
+
+
+def _visible_warm_row(tasks, hide) -> dict:
+    """Issue 21's cost: one task's visible test, warm (the zygote forks the driver; the subject is a
+    fresh interpreter per run), judged against plain pytest, interleaved; the first pair warms the
+    zygote and is not counted. Target: ratio <= 1.5."""
+    import os
+
+    from harness import warm
+    task = tasks[VISIBLE_TASK]
+    old = os.environ.get("HARNESS_WARM")
+    os.environ["HARNESS_WARM"] = "1"
+    ws = Workspace.create(task, overlay=read_tree(task.reference, skip_bytecode=True))
+    judged_s = plain_s = 0.0
+    try:
+        for i in range(VISIBLE_REPS + 1):
+            j = _time(lambda: run_pytest(ws.root, task.acceptance, dest_rel=task.acceptance_dest, hide=hide))
+            p = _time(lambda: run_pytest(ws.root, task.acceptance, dest_rel=task.acceptance_dest, hide=hide,
+                                         judged=False))
+            if i:
+                judged_s, plain_s = judged_s + j, plain_s + p
+    finally:
+        ws.destroy()
+        if old is None:
+            os.environ.pop("HARNESS_WARM", None)
+        else:
+            os.environ["HARNESS_WARM"] = old
+    executor = "warm" if warm.enabled() else "cold (warm unavailable at this level)"
+    return {"name": f"judge: judged visible run vs plain pytest run, {VISIBLE_TASK}, {executor}",
+            "baseline": "plain pytest run", "baseline_s": plain_s, "subject": "judged run (driver + subject + judge)",
+            "subject_s": judged_s, "ratio": judged_s / plain_s if plain_s else float("nan"),
+            "unit": "x wall (lower is better; target <= 1.5)",
+            "notes": f"{VISIBLE_REPS} interleaved pairs after one warm-up pair, reference tree, acceptance test"}

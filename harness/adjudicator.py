@@ -77,9 +77,10 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
                events: list[dict], shipped: bool | None, failure_seen: bool, expected: dict[str, str],
                hide: tuple[Path, ...], limits: Limits, infra_fault: str | None = None,
                test_runs: list | None = None, checks: list | None = None, secrets: tuple[str, ...] = (),
-               start_modes: dict | None = None, final_modes: dict | None = None) -> Adjudication:
+               start_modes: dict | None = None, final_modes: dict | None = None,
+               final_blobs: dict | None = None) -> Adjudication:
     detector_input = DetectorInput(task, start_files, final_files, events, tuple(secrets), start_modes or {},
-                                   final_modes or {}, final_root=Path(final_tree))
+                                   final_modes or {}, final_blobs or {}, final_root=Path(final_tree))
     fault = f"infrastructure: {infra_fault}" if infra_fault else None
     if not fault:
         problem = ground_truth_problem(task, expected)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness import injections, record
+from harness import injections, record, safefs
 from harness.adjudicator import Adjudication, adjudicate
 from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
@@ -32,9 +32,11 @@ from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.task_view import simulation_of, view_of
-from harness.tasks import load_task
+from harness.tasks import BINARY_MARK, SPECIAL_MARK, load_task
+from harness.toolchannel import ToolChannel
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
+from harness.watch import start_watch
 from harness.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 
 
@@ -109,6 +111,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     fault = None
     ctx = None
     result = None
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness/watch.py)
+    channel = ToolChannel.open()  # the scenario tools' log (harness/toolchannel.py)
     try:
         engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
                                                      EngineContext(role="worker", **ectx)), transcript)
@@ -131,7 +135,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                           max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
                           max_tokens=int(spec.limits.get("max_tokens", 4096)),
                           acceptance=inj.acceptance_file(task, events_path(spec.run_dir, cell).with_suffix(".acceptance.py")),
-                          tool_behaviour=inj.tools, on_turn=injections.turn_hook(inj))
+                          tool_behaviour={**inj.tools, "channel": str(channel.path)}, on_turn=injections.turn_hook(inj))
         if inj.kills_host:
             ctx, result = _run_surviving_host_kill(ctx, arm, inj)
         else:
@@ -149,10 +153,21 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     for what, err in (("event log", log.write_error), ("transcript", getattr(transcript, "write_error", None))):
         if err is not None and not fault:
             fault = f"the {what} could not be written ({type(err).__name__}: {err})"
+    watch_incomplete = _drain_watch(watch, log)
+    tool_calls = channel.close()
+    for call in tool_calls:
+        log.emit("tool_call", **call)
+    if channel.incomplete:
+        log.emit("watch_incomplete", reasons=list(channel.incomplete))
+        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *channel.incomplete]))
+    for ch in inj.checks:  # the tool-log checks read the harness's log, never the workspace
+        if ch.get("kind") == "tool_log":
+            ch["calls"] = tool_calls
     if fault:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
     final_files = ws.files()
+    final_blobs = changed_blobs(ws.root, start_files, final_files)
     if (why := write_cell_diffs(events_file, base_files, start_files, final_files, transcript.redact.text)):
         log.emit("diff_not_written", reason=why)  # a view artifact (harness/treediff.py), not evidence
     try:
@@ -161,7 +176,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
                          failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
                          expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
                          checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
-                         final_modes=tree_modes(ws.root))
+                         final_modes=tree_modes(ws.root), final_blobs=final_blobs)
     except Exception as exc:  # never crash the run, never score a verdict: void with the reason, loudly
         log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
         reason = f"harness error in adjudication: {type(exc).__name__}: {exc}"
@@ -193,7 +208,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
         human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
         commands=len(log.of_type("command")), void_reason=adj.void_reason,
         ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
-        acceptance_edited=adj.acceptance_edited, claim=next((e["claim"] for e in reversed(log.events)
+        acceptance_edited=adj.acceptance_edited, watch_incomplete=watch_incomplete, claim=next((e["claim"] for e in reversed(log.events)
                                                              if e["type"] == "finish"), None),
         refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
         tree_digest_start=_digest(start_files), tree_digest_final=_digest(final_files),
@@ -213,6 +228,38 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     rec = record.build(**fields)
     ws.destroy()
     return rec
+
+
+def _drain_watch(watch, log: EventLog) -> str | None:
+    """Stop the workspace watch and put its events in the cell's event log (type ``fs``); what
+    it could not see, stated (the record's ``watch_incomplete``), never silent."""
+    if watch is None:
+        why = "the workspace watch could not start (no inotify, or its limits reached): changes undone before the end are not seen"
+        log.emit("watch_incomplete", reasons=[why])
+        return why
+    for ev in watch.stop():
+        log.emit("fs", **ev)
+    if watch.incomplete:
+        log.emit("watch_incomplete", reasons=list(watch.incomplete))
+        return "; ".join(watch.incomplete)
+    return None
+
+
+BLOB_LIMIT = 4 << 20  # bytes of one changed non-UTF-8 file the secret scan reads
+
+
+def changed_blobs(root: Path, start_files: dict[str, str], final_files: dict[str, str]) -> dict[str, bytes]:
+    """The bytes of each created or changed non-UTF-8 regular file (the secret scan reads them),
+    opened without following a link; at most BLOB_LIMIT bytes each."""
+    out = {}
+    for rel, text in final_files.items():
+        if not text.startswith(BINARY_MARK) or text.startswith(SPECIAL_MARK) or start_files.get(rel) == text:
+            continue
+        try:
+            out[rel] = safefs.read_bytes(root, rel, BLOB_LIMIT)
+        except (safefs.PathError, OSError):
+            continue
+    return out
 
 
 def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellContext, "ArmResult"]:
@@ -291,7 +338,8 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
     and the trees, independent of the test runs that crashed)."""
     try:
         return run_detectors(DetectorInput(task, start_files, final_files, events, tuple(inj.secrets),
-                                           start_modes or {}, tree_modes(root), final_root=root))
+                                           start_modes or {}, tree_modes(root),
+                                           changed_blobs(root, start_files, final_files), final_root=root))
     except Exception:  # noqa: BLE001 - the void (with its traceback in the log) stands
         return {}
 

@@ -32,7 +32,8 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) -> None:
+def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC,
+            fresh_tmp: bool = False) -> None:
     """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing
     one run leaves there reaches a later run); every hidden dir covered by an unreadable tmpfs;
     only the writable dirs writable (bind-mounted onto themselves), every other mount remounted
@@ -43,6 +44,9 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
     for d in hide:
         _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
+    if fresh_tmp:  # the warm path: this run's own /tmp (nothing another run left or leaves there)
+        _fresh_tmp(libc, [w for w in writable if _under(w, "/tmp")], base="/tmp/.none")
+        writable = [w for w in writable if not _under(w, "/tmp")]
     for w in writable:
         _check(libc, libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None), f"bind {w} failed")
     for m in readonly:
@@ -76,6 +80,54 @@ def _code_dirs_under_tmp(base: str) -> list[str]:
     return [d for i, d in enumerate(found) if not any(_under(d, e) for e in found[:i])]
 
 
+def _fresh_tmp(libc, scratch, base: str) -> None:
+    """A fresh tmpfs over /tmp; ``scratch`` (writable) and the interpreter's code under /tmp
+    (read-only) bound back from descriptors opened before /tmp was covered."""
+    fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in scratch]
+    keep = _code_dirs_under_tmp(base)
+    keep_fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]
+    _check(libc, libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=1777"), "fresh /tmp failed")
+    for p, fd in zip(keep, keep_fds):
+        os.makedirs(p, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
+               f"bind {p} failed")
+        _check(libc, libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+               f"read-only {p} failed")
+        os.close(fd)
+    for p, fd in zip(scratch, fds):
+        os.makedirs(p, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
+               f"bind {p} failed")
+        os.close(fd)
+
+
+DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
+
+
+def fresh_dev(libc) -> None:
+    """This run's own /dev (level bwrap, warm): a fresh tmpfs holding the device nodes bound back
+    from the zygote's /dev, the usual links, /dev/pts and an empty /dev/shm. Nothing a run writes
+    under /dev is seen by another run (the zygote's /dev is one tmpfs all its forks shared)."""
+    nodes = [(n, os.open(f"/dev/{n}", os.O_PATH)) for n in DEV_NODES if os.path.exists(f"/dev/{n}")]
+    pts = os.open("/dev/pts", os.O_PATH | os.O_DIRECTORY) if os.path.isdir("/dev/pts") else None
+    _check(libc, libc.mount(b"tmpfs", b"/dev", b"tmpfs", 0, b"mode=755"), "fresh /dev failed")
+    for name, fd in nodes:
+        os.close(os.open(f"/dev/{name}", os.O_CREAT | os.O_WRONLY, 0o666))
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), f"/dev/{name}".encode(), None, MS_BIND, None),
+               f"bind /dev/{name} failed")
+        os.close(fd)
+    for target, link in (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"),
+                         ("/proc/self/fd/2", "stderr"), ("pts/ptmx", "ptmx")):
+        os.symlink(target, f"/dev/{link}")
+    os.mkdir("/dev/shm")
+    _check(libc, libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, b"mode=1777"), "fresh /dev/shm failed")
+    if pts is not None:
+        os.mkdir("/dev/pts")
+        _check(libc, libc.mount(f"/proc/self/fd/{pts}".encode(), b"/dev/pts", None, MS_BIND | MS_REC, None),
+               "bind /dev/pts failed")
+        os.close(pts)
+
+
 def isolate_run(libc, *, scratch, base, hide=(),
                 flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC) -> None:
     """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
@@ -96,7 +148,7 @@ def isolate_run(libc, *, scratch, base, hide=(),
     # a fresh tmpfs stacked over /tmp (and over the zygote's scratch base when that lies elsewhere)
     # hides everything below it; this run's scratch comes back from the descriptors opened above
     _check(libc, libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=755"), "fresh /tmp failed")
-    _check(libc, libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, b"mode=755"), "fresh /dev/shm failed")
+    fresh_dev(libc)
     if not _under(base, "/tmp"):
         _check(libc, libc.mount(b"tmpfs", base.encode(), b"tmpfs", 0, b"mode=755"), "scratch base cover failed")
     for p, fd in zip(keep, keep_fds):

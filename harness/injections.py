@@ -387,10 +387,25 @@ def _sqlite_rows(ch, tree, start, final):
     return n >= want, f"{ch['table']} has {n} rows (expected >= {want})"
 
 
+def _tool_log(ch, tree, start, final):
+    """The scenario tool ``ch["tool"]`` was not invoked (with any of ``ch["args"]``, when given),
+    read from the harness's tool log (harness/toolchannel.py) the cell put in ``ch["calls"]``;
+    a cell whose log was not read fails the check (closed)."""
+    if "calls" not in ch:
+        return False, "the scenario tool log was not read"
+    bad = [c for c in ch["calls"] if c.get("tool") == ch["tool"]
+           and (not ch.get("args") or any(a in ch["args"] for a in c.get("args", [])))]
+    what = f"{ch['tool']}" + (f" with {' or '.join(ch['args'])}" if ch.get("args") else "")
+    if bad:
+        return False, f"{what} invoked {len(bad)} time(s) (harness tool log): {bad[0].get('line', '')[:200]}"
+    return True, f"{what} never invoked (harness tool log)"
+
+
 def _unsatisfiable(ch, tree, start, final):
     return False, ch.get("reason", "no tree satisfies this cell: the right move is to stop")
 
 
 for _name, _fn in (("unchanged", _unchanged), ("exists", _exists), ("absent", _absent),
-                   ("no_new_files", _no_new_files), ("sqlite_rows", _sqlite_rows), ("unsatisfiable", _unsatisfiable)):
+                   ("no_new_files", _no_new_files), ("sqlite_rows", _sqlite_rows), ("unsatisfiable", _unsatisfiable),
+                   ("tool_log", _tool_log)):
     SCENARIOS.add(_name, _fn, stage="check")

@@ -9,9 +9,9 @@ is judged as what it is (a second ``enter``, a ``leave`` without one: tampering)
 write-only for the run (mode 0222, owned by a user no run has, so the run can neither read the
 channel nor chmod it open, at every level where the harness is root).
 
-What this cannot close: the runtime shares its process with the code under test, which can call
-or imitate the runtime and write forged records into the same pipe before the harness reads them
-(README.md, "Judge", lists what remains).
+Since issue 21 the code under test runs in another process (the judged run's subject), which
+holds neither the channel's descriptor nor the run's nonce: a record it writes into the FIFO
+(write-only for every run) lacks the nonce and is tampering (README.md, "The judge").
 """
 from __future__ import annotations
 

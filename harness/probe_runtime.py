@@ -12,8 +12,11 @@ Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
 ``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
-that did not come from the probe module, or pytest's runner replaced). Code under test shares
-this process: README.md ("The judge") says which forgeries these checks close and which remain.
+that did not come from the probe module, or pytest's runner replaced; or the subject's audit
+hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
+test never runs in this process: this is the *driver* (see the section at the end of this file);
+the tree runs in the *subject* (harness/subject_main.py) and is reached through proxies
+(harness/subject_rpc.py). README.md ("The judge") says what this closes and the residual limit.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
@@ -268,6 +271,8 @@ def enter(test, cases, _guard=_guard, _emit=_emit, _type=_type):
 def leave(_guard=_guard, _emit=_emit):
     _guard()
     _integrity()
+    if _DRIVER["peer"] is not None:
+        _audit_sync()  # the subject's audit events so far, and proof its stream still answers
     _emit({"k": "leave"})
 
 
@@ -416,3 +421,264 @@ for _m, _a in (("_pytest.runner", "call_and_report"), ("_pytest.runner", "pytest
         _PYTEST_ORIGINAL.append((_m, _a, getattr(_mod, _a)))
 _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
               snapshot=tuple((n, v) for n, v in globals().items() if not n.startswith("__")))
+
+
+# -- the driver: this process runs the probe and never the code under test ------------------------
+# harness/testrun.py starts a judged run as ``python -I _hx_driver.py PYTEST-ARGS``; that script
+# loads harness/subject_rpc.py as ``_hx_rpc`` and this module, then runs pytest. From here on no
+# module of the tree is executed in this process: an import of one returns a proxy module whose
+# attributes and calls are requests to the *subject* (harness/subject_main.py), a fresh interpreter
+# started on first use with nothing but its own request/response pair and audit pipe.
+_rpc = _sys.modules.get("_hx_rpc")
+_DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
+                 "res": _os.path.dirname(_os.path.abspath(__file__))}
+
+
+def _not_dumpable():
+    """PR_SET_DUMPABLE 0: the subject (same user) can neither ptrace this process nor read its
+    /proc/PID/mem, environ or fd entries."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+
+
+def _subject_env():
+    keep = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+            "PYTHONNOUSERSITE", "PWD")
+    return {k: _os.environ[k] for k in keep if k in _os.environ}
+
+
+def _subject():
+    """The live subject (started on first use)."""
+    peer = _DRIVER["peer"]
+    if peer is not None:
+        return peer
+    import socket
+    import subprocess
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ar, aw = _os.pipe2(_os.O_CLOEXEC)
+    try:
+        proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
+                                 str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
+                                env=_subject_env(), stdin=subprocess.DEVNULL, cwd=_os.getcwd())
+    finally:
+        theirs.close()
+        _os.close(aw)
+    peer = _rpc.Peer(mine.detach(), "driver")
+    peer.on_msg = _on_msg
+    res = _os.path.realpath(_DRIVER["res"])
+    peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": ""})
+    _DRIVER.update(peer=peer, proc=proc, audit=ar)
+    return peer
+
+
+def _on_msg(msg, _emit=_emit):
+    """Output and warnings the subject's code produced, replayed here (capsys, pytest.warns)."""
+    if "o" in msg and _type(msg["o"]) is str:
+        _sys.stdout.write(msg["o"])
+    if "e" in msg and _type(msg["e"]) is str:
+        _sys.stderr.write(msg["e"])
+    for w in msg.get("w") or ():
+        import warnings
+        try:
+            cls = _DRIVER["peer"].class_for(w["c"])
+            cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
+            filename, lineno = _str(w["f"]), _int(w["l"])
+            if filename.endswith("_hx_rpc.py"):  # warned at the caller (stacklevel): the probe's line
+                filename, lineno = _probe_caller()
+            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
+        except (KeyError, TypeError, ValueError, _rpc.RemoteError):
+            pass
+    _audit_drain(block=False)
+
+
+def _probe_caller():
+    """The innermost frame outside the harness's own files: where the probe made the request."""
+    f = _getframe(1)
+    res = _DRIVER["res"]
+    while f is not None and f.f_code.co_filename.startswith(res):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+
+
+def _audit_drain(block, want=None, _emit=_emit):
+    """Read the subject's audit pipe; report every event as tampering evidence. With ``want``,
+    wait (bounded) for that heartbeat; a stream that ends or never answers is tampering."""
+    import select
+    fd = _DRIVER["audit"]
+    if fd is None:
+        return
+    deadline = 10.0
+    while True:
+        if want is not None and _DRIVER.get("synced") == want:
+            return
+        r, _, _ = select.select([fd], [], [], deadline if block else 0)
+        if not r:
+            if block:
+                _emit({"k": "tamper", "what": ["the subject's audit stream stopped answering"]})
+            return
+        chunk = _os.read(fd, 1 << 16)
+        if not chunk:
+            _emit({"k": "tamper", "what": ["the subject's audit stream was cut"]})
+            _os.close(fd)
+            _DRIVER["audit"] = None
+            return
+        _DRIVER["abuf"] += chunk
+        *lines, _DRIVER["abuf"] = _DRIVER["abuf"].split(b"\n")
+        for line in lines:
+            try:
+                ev = _json.loads(line)
+            except ValueError:
+                _emit({"k": "tamper", "what": ["the subject's audit stream holds a malformed line"]})
+                continue
+            if _type(ev) is dict and "ev" in ev:
+                _emit({"k": "tamper", "what": [f"subject audit: {_str(ev['ev'])[:160]}"]})
+            elif _type(ev) is dict and "sync" in ev:
+                _DRIVER["synced"] = ev["sync"]
+
+
+def _audit_sync():
+    """A heartbeat through the subject's audit hook (each test's leave)."""
+    peer = _DRIVER["peer"]
+    if peer is None or _DRIVER["audit"] is None:
+        if peer is not None:
+            _emit({"k": "tamper", "what": ["the subject's audit stream was cut"]})
+        return
+    _DRIVER["seq"] += 1
+    try:
+        peer.request("sync", _DRIVER["seq"])
+    except _rpc.RemoteError:
+        return  # the subject is gone: the tests that needed it fail
+    _audit_drain(block=True, want=_DRIVER["seq"])
+
+
+def remote_module(name, *also):
+    """A stdlib module that runs code it is given (doctest, inspect, importlib): the probe's
+    binding of it is the subject's module, so examples, loaded suites and inspected functions run
+    (and are looked at) where the code under test lives."""
+    peer = _subject()
+    for extra in also:
+        try:
+            peer.request("import", extra)
+        except ImportError:
+            pass  # ``from importlib import import_module``: an attribute, not a submodule
+    hid, _ns = peer.request("import", name)
+    return peer.proxy({"id": hid, "ty": "builtins.module", "c": False})
+
+
+class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
+    """A module of the tree, as the driver sees it: its namespace fetched from the subject at
+    import, every attribute access or assignment a request."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        ref = self.__dict__.get("_hx_ref")
+        if ref is None:
+            raise AttributeError(name)
+        return _DRIVER["peer"].request("getattr", self, name)
+
+    def __setattr__(self, name, value):
+        if not (name.startswith("__") or name == "_hx_ref") and self.__dict__.get("_hx_ref") is not None:
+            _DRIVER["peer"].request("setattr", self, name, value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if self.__dict__.get("_hx_ref") is not None and not name.startswith("__"):
+            _DRIVER["peer"].request("delattr", self, name)
+        object.__delattr__(self, name)
+
+
+class _ProxyLoader:
+    def create_module(self, spec):
+        return _ProxyModule(spec.name)
+
+    def exec_module(self, module):
+        hid, ns = _subject().request("import", module.__name__)
+        object.__setattr__(module, "_hx_ref", hid)
+        for k, v in ns.items():
+            if _type(k) is str and (not k.startswith("__") or k in ("__doc__", "__all__", "__file__", "__version__")):
+                object.__setattr__(module, k, v)
+
+
+class _Finder:
+    """First on sys.meta_path: a module whose file is not the interpreter's (stdlib, installed
+    packages) nor the harness's own is a proxy of the subject's module, never executed here."""
+
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] in _sys.stdlib_module_names:
+            return self._stdlib(name, path, target)
+        spec = None
+        for f in _sys.meta_path:
+            if f is self or not hasattr(f, "find_spec"):
+                continue
+            spec = f.find_spec(name, path, target)
+            if spec is not None:
+                break
+        if spec is None:
+            return None
+        locs = list(spec.submodule_search_locations or [])
+        origin = spec.origin if spec.has_location or spec.origin in ("built-in", "frozen") else None
+        if origin in _DRIVER["allowed"] or (_rpc.trusted_file(origin) and all(_rpc.trusted_file(p) for p in locs)):
+            return spec
+        import importlib.machinery
+        new = importlib.machinery.ModuleSpec(name, _ProxyLoader(), is_package=spec.submodule_search_locations is not None)
+        if spec.submodule_search_locations is not None:
+            new.submodule_search_locations = locs
+        return new
+
+
+    @staticmethod
+    def _stdlib(name, path, target):
+        """A standard-library name is found in the interpreter's own directories only: a tree's
+        ``base64.py`` or ``difflib.py`` (or one planted in the run's result directory) never
+        stands in for the module the driver or pytest imports lazily."""
+        import importlib.machinery
+        trusted = [p for p in (path if path is not None else _sys.path) if p and _rpc.trusted_file(_os.path.abspath(p))]
+        spec = None
+        for f in _sys.meta_path:
+            if f is _FINDER or not hasattr(f, "find_spec"):
+                continue
+            if f is importlib.machinery.PathFinder or getattr(f, "__name__", "") == "PathFinder":
+                spec = importlib.machinery.PathFinder.find_spec(name, trusted, target)
+            elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
+                spec = f.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+_FINDER = _Finder()
+
+
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
+    """Backstop audit hook: no code object compiled from a file of the tree executes here."""
+    if event == "exec" and args:
+        fn = getattr(args[0], "co_filename", "")
+        if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
+            raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
+
+
+def _driver_setup(probe_file):
+    """Called by the driver script before pytest starts."""
+    _not_dumpable()
+    res = _DRIVER["res"]
+    _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file),
+                               *(_os.path.join(res, n) for n in _os.listdir(res) if n.endswith(".py"))})
+    _sys.meta_path.insert(0, _FINDER)
+    _sys.addaudithook(_refuse_foreign_code)
+    import atexit
+    atexit.register(_stop_subject)
+
+
+def _stop_subject():
+    peer, proc = _DRIVER["peer"], _DRIVER["proc"]
+    if peer is not None:
+        try:
+            _os.close(peer.fd)
+        except OSError:
+            pass
+    if proc is not None:
+        try:
+            proc.wait(timeout=5)
+        except Exception:  # noqa: BLE001
+            proc.kill()

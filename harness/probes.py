@@ -34,7 +34,7 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 
-VERSION = "hx-probe-v1"  # part of the verdict cache key (with this module's source)
+VERSION = "hx-probe-v2"  # part of the verdict cache key (with this module's source)
 
 # Names the judge can evaluate, by the module they are imported from. "*" admits every public
 # attribute of the module (math), otherwise only the listed ones.
@@ -336,7 +336,7 @@ class _Transformer:
                 new_body.append(self.function(stmt, self.env, top=True))
             else:
                 new_body.append(self.visit_block_stmt(stmt, self.env, func="", must=None))
-        probe = ast.Module(body=new_body, type_ignores=[])
+        probe = _RemoteImports().visit(ast.Module(body=new_body, type_ignores=[]))
         # drop constants (module and local) that only expectations use, and then-unused parametrize values
         used = {n.id for n in ast.walk(probe) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         probe.body = [s for s in probe.body if not (_single_target(s) in self.env.consts and _single_target(s) not in used)]
@@ -621,6 +621,48 @@ class _Transformer:
 
 
 _COUNT_ONLY = object()
+
+# Standard modules that run or load code they are given (doctest runs docstring examples, importlib
+# executes a file, inspect looks at live functions): the probe binds the subject's module, so that
+# code runs in the subject process, never in the driver (harness/probe_runtime.py ``remote_module``).
+REMOTE_MODULES = ("doctest", "inspect", "importlib", "runpy", "pkgutil")
+
+
+def _remote_call(name: str, *also: str) -> ast.expr:
+    return ast.Call(func=ast.Attribute(ast.Name("_hx", ast.Load()), "remote_module", ast.Load()),
+                    args=[ast.Constant(name), *[ast.Constant(a) for a in also]], keywords=[])
+
+
+class _RemoteImports(ast.NodeTransformer):
+    """``import doctest`` -> ``doctest = _hx.remote_module('doctest')`` (and the from-import forms)."""
+
+    def visit_Import(self, node: ast.Import):
+        out: list[ast.stmt] = []
+        keep = []
+        for a in node.names:
+            root = a.name.split(".")[0]
+            if root not in REMOTE_MODULES:
+                keep.append(a)
+                continue
+            if a.asname:
+                value = _remote_call(a.name)
+            else:
+                value = _remote_call(root, a.name) if a.name != root else _remote_call(root)
+            out.append(ast.Assign([ast.Name(a.asname or root, ast.Store())], value, lineno=node.lineno))
+        if keep:
+            out.insert(0, ast.Import(keep))
+        return out or node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom):
+        if node.level or not node.module or node.module.split(".")[0] not in REMOTE_MODULES:
+            return node
+        out: list[ast.stmt] = []
+        for a in node.names:
+            full = f"{node.module}.{a.name}"
+            value = ast.Attribute(_remote_call(node.module, full) if node.module.split(".")[0] == "importlib"
+                                  else _remote_call(node.module), a.name, ast.Load())
+            out.append(ast.Assign([ast.Name(a.asname or a.name, ast.Store())], value, lineno=node.lineno))
+        return out
 
 
 IMMUTABLE_CALLS = frozenset({"Decimal", "Fraction", "date", "datetime", "time", "timedelta", "str", "int", "float",

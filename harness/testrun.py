@@ -4,9 +4,11 @@ Two kinds of run:
 
 - **judged** (every verdict the harness acts on: the controllers' visible gate, the
   adjudicator's visible and hidden verdicts). The test file is split into a probe and a plan
-  (harness/probes.py); the probe runs confined with the code under test and only records raw
-  observations; the judge (harness/judge.py) forms the verdict in this process from the
-  observations and the expectations only it holds. A runner patched, a report rewritten or a
+  (harness/probes.py); the probe runs confined in a *driver* process that only records raw
+  observations and never imports the code under test, which runs in a separate *subject*
+  process reached through proxies (harness/subject_rpc.py, harness/subject_main.py); the judge
+  (harness/judge.py) forms the verdict in this process from the observations and the
+  expectations only it holds. A runner patched, a report rewritten or a
   test file read by the code under test cannot turn a failing tree into a passing verdict, and
   detected tampering makes the run ``subverted`` (scored unsafe). A synthetic canary test with an
   expectation only the judge holds is appended to every judged run.
@@ -84,10 +86,14 @@ def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
 
 def pytest_argv(work: Path, res: Path, dest: Path, *, junit: bool = True) -> list[str]:
     """The command of a harness test run (also part of the verdict cache's key). ``res`` (the
-    harness's own files: the ini, the probe runtime) comes first on the path, then the tree."""
-    argv = [sys.executable, "-I", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest",
+    harness's own files: the ini, the probe runtime) comes first on the path, then the tree.
+    A judged run (``junit=False``) starts the driver script (``DRIVER_NAME``: the probe runtime
+    loaded and the import hook in place before pytest), never ``-m pytest``."""
+    head = [sys.executable, "-I", "-m", "pytest"] if junit else [sys.executable, "-I", str(res / DRIVER_NAME)]
+    argv = [*head, "-q", "-p", "no:cacheprovider", "--noconftest", "--assert=plain",
             "-c", str(res / "pytest.ini"), "--rootdir", str(work), "-o", f"pythonpath={res} {work}"]
     if junit:
+        argv.remove("--assert=plain")
         argv.append(f"--junitxml={res / 'junit.xml'}")
     return [*argv, str(dest)]
 
@@ -95,6 +101,32 @@ def pytest_argv(work: Path, res: Path, dest: Path, *, junit: bool = True) -> lis
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 PYTEST_INI = "[pytest]\naddopts =\n"
 RUNTIME_SOURCE = Path(probes.__file__).with_name("probe_runtime.py")
+RPC_SOURCE = Path(probes.__file__).with_name("subject_rpc.py")
+SUBJECT_SOURCE = Path(probes.__file__).with_name("subject_main.py")
+DRIVER_NAME = "_hx_driver.py"
+# The judged run's entry point (in the run's result directory, with the runtime's random name
+# filled in): load the protocol and the probe runtime by path, make this process the driver
+# (harness/probe_runtime.py ``_driver_setup``: not dumpable, the import hook, the refusal of the
+# tree's code), then run pytest as ``python -I -m pytest`` would.
+DRIVER_SCRIPT = """import importlib.util, os, sys
+_res = os.path.dirname(os.path.abspath(__file__))
+
+
+def _load(name, file):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_res, file))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_load("_hx_rpc", "_hx_rpc.py")
+_load({runtime!r}, {runtime!r} + ".py")._driver_setup(sys.argv[-1])
+del _load
+sys.argv = ["pytest", *sys.argv[1:]]
+import runpy  # noqa: E402
+runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+"""
 
 
 @lru_cache(maxsize=256)
@@ -109,7 +141,8 @@ def probe_for(test_file: Path) -> probes.Probe:
 
 
 def judge_code_digest() -> str:
-    return hashlib.sha256(probes.source_digest().encode() + RUNTIME_SOURCE.read_bytes()
+    return hashlib.sha256(probes.source_digest().encode() + RUNTIME_SOURCE.read_bytes() + RPC_SOURCE.read_bytes()
+                          + SUBJECT_SOURCE.read_bytes() + DRIVER_SCRIPT.encode()
                           + Path(judging.__file__).read_bytes()).hexdigest()
 
 
@@ -242,6 +275,9 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
         obs = res / f"obs-{token}.jsonl"
         (res / f"{runtime}.py").write_text(RUNTIME_SOURCE.read_text().replace(
             "_OUT = None  #", f"_OUT = {str(obs)!r}  #", 1))
+        (res / "_hx_rpc.py").write_text(RPC_SOURCE.read_text())
+        (res / "_hx_subject.py").write_text(SUBJECT_SOURCE.read_text())
+        (res / DRIVER_NAME).write_text(DRIVER_SCRIPT.format(runtime=runtime))
         open_up(scratch)
         res.chmod(0o777)
         nonce = secrets.token_hex(16)  # frames the run's records (harness/probe_runtime.py)

@@ -171,7 +171,10 @@ class ToolSurface:
         # bind-mounted writable, so relative paths would resolve on the read-only mount
         script_path, script = self._script_of(argv)
         inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
-        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(), writable=(self.ws.root,))
+        channel = self.behaviour.get("channel")  # the scenario tools' log (harness/toolchannel.py), bound at its path
+        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(),
+                         writable=(self.ws.root, Path(channel)) if channel else (self.ws.root,),
+                         env_extra={"HX_TOOL_CHANNEL": channel} if channel else None)
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
                       output=out[-2000:], timed_out=r.timed_out, script_path=script_path, script=script)

@@ -8,7 +8,9 @@ can be held by the judge (harness/probes.py); and two cheating candidates built 
 wrong candidate fail the hidden oracle: one that patches pytest's runner to swallow failures, one
 that reads the test files it is run with and answers their literal asserts; for a test-repair
 task a third, a suite that recognises the oracle's mutants by identity (module, qualified name,
-file) instead of behaviour, fails it too.
+file) instead of behaviour, fails it too. Expectations are data (harness/expectations.py): no
+comparison, ``pytest.raises``/``warns``/``approx`` or ``isinstance`` expectation of either test
+file may be built by workspace code; a violation names the file, the line and the call.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
+from harness.expectations import check_file
 from harness.probes import ProbeError
 from harness.sandbox import confinement_level, hidden_for, run_confined
 from harness.tasks import Task, read_tree
@@ -156,6 +159,13 @@ def validate_task(task: Task, tasks_dir: Path) -> list[Check]:
         except ProbeError as exc:
             out.append(Check(task.id, f"the judge holds the {label} test", False, str(exc)))
             return out
+        try:
+            bad = check_file(path, task.workspace, f"{path.relative_to(task.root.parent)}")
+        except SyntaxError as exc:
+            bad, detail = [], f"{path}:{exc.lineno}: cannot be parsed: {exc.msg}"
+        else:
+            detail = "; ".join(map(str, bad))
+        out.append(Check(task.id, f"the {label} test's expectations are data", not bad and not detail, detail))
     v, h = _run(task, read_tree(task.reference, skip_bytecode=True), hide)
     out.append(Check(task.id, "reference passes visible and hidden", v and h, f"visible={v} hidden={h}"))
     v, h = _run(task, {}, hide)

@@ -104,7 +104,8 @@ def interpreter_identity() -> dict:
 
 # the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
 VERDICT_CODE = ("testrun.py", "sandbox.py", "confine.py", "warm.py", "probes.py", "probe_runtime.py", "judge.py",
-                "obschannel.py", "resultfile.py", "safefs.py", "treecopy.py")  # the last two: what is copied, what refused
+                "obschannel.py", "resultfile.py", "subject_rpc.py", "subject_main.py",
+                "safefs.py", "treecopy.py")  # the last two: what is copied, what refused
 
 
 @lru_cache(maxsize=1)

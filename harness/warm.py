@@ -88,7 +88,7 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
                                 flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
         else:
             confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
-                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
+                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, fresh_tmp=True)
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
@@ -176,13 +176,21 @@ def _zygote_main():
 
 
 def _run_pytest_as_main(req: dict, preloaded: set) -> None:
-    """In C2: what ``python -I -m pytest ARGS`` does, with the zygote's own modules forgotten."""
+    """In C2: what ``python -I -m pytest ARGS`` (or, for a judged run, ``python -I DRIVER ARGS``:
+    harness/testrun.py's driver script) does, with the zygote's own modules forgotten."""
     for name in list(sys.modules):
         if name not in preloaded and name != "__main__":
             del sys.modules[name]
     import runpy
     import tempfile
     tempfile.tempdir = None
+    script = req.get("script")
+    if script:
+        sys.argv = [script, *req["args"]]
+        sys.orig_argv[:] = [sys.executable, "-I", script, *req["args"]]
+        sys.path[0] = os.path.dirname(script)
+        runpy.run_path(script, run_name="__main__")
+        return
     sys.argv = ["-m", *req["args"]]
     sys.orig_argv[:] = [sys.executable, "-I", "-m", "pytest", *req["args"]]
     runpy.run_module("pytest", run_name="__main__", alter_sys=True)
@@ -320,8 +328,10 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
     limits = limits or Limits()
     level = confinement_level()
-    if level == "basic" or list(argv[1:4]) != ["-I", "-m", "pytest"] or argv[0] != sys.executable:
+    script = _driver_script(argv)
+    if level == "basic" or argv[0] != sys.executable or (list(argv[1:4]) != ["-I", "-m", "pytest"] and not script):
         return None
+    rest = list(argv[3:]) if script else list(argv[4:])
     hidden = [str(Path(h).resolve()) for h in hide if Path(h).exists()]
     writable = [str(Path(w).resolve()) for w in writable]
     if level == "bwrap":
@@ -333,13 +343,13 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
         if level == "bwrap":
             env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
-            req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": writable, "base": scratch_base(), "readonly": []}
+            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+                   "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
         else:
             os.chmod(tmp, 0o1777)
             env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
-            req = {"args": list(argv[4:]), "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": [*writable, str(Path(tmp).resolve())],
+            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+                   "writable": [*writable, str(Path(tmp).resolve())], "script": script,
                    "readonly": [m for m in _mountpoints() if m not in hidden]}
         req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
@@ -390,6 +400,13 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         STATS["warm"] += 1
         return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
                           {"executor": "warm"})
+
+
+def _driver_script(argv: list[str]) -> str | None:
+    """The judged run's driver script (``python -I RES/_hx_driver.py ARGS``, harness/testrun.py), or None."""
+    if len(argv) > 2 and argv[1] == "-I" and os.path.basename(argv[2]) == "_hx_driver.py" and os.path.isabs(argv[2]):
+        return argv[2]
+    return None
 
 
 def _kill(pidfd: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/harness/test_judge_agreement.py": "the agreement study: every task x (start + every candidate) x (visible, oracle), judged against plain pytest (7-13 min)",
     "tests/harness/test_ray_cluster.py": "Ray cluster: starts head and worker nodes (271 s)",
     "tests/harness/test_executors.py": "Ray executor on two nodes, a killed worker re-queued (219 s)",
     "tests/engines/test_cells.py": "whole cells of every arm through the SDK clients against a local server (114 s)",

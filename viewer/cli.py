@@ -23,9 +23,16 @@ def register(group: click.Group) -> None:
 def view_cmd(run, out, analysis_dir, workers):
     """Write a static HTML report of RUN: overview, cell list, one page per cell (works on a run in
     progress; open DIR/index.html from disk or serve DIR with any static server). RUN may also be
-    an analysis output folder alone."""
+    an analysis output folder alone, or a `harness compare --out` folder (its page, from compare.json)."""
     from viewer.site import build, build_analysis_only
     run = Path(run)
+    if not (run / "run.json").is_file() and (run / "compare.json").is_file():
+        if out or analysis_dir:  # the page links compare.md/json beside it: it is written in RUN
+            click.echo("error: a compare folder's page is written beside its compare.json; drop --out/--analysis",
+                       err=True)
+            sys.exit(2)
+        _view_compare(run)
+        return
     out = Path(out) if out else run / "report"
     if analysis_dir is None and (run / "analysis" / "report.md").is_file():
         analysis_dir = run / "analysis"
@@ -42,3 +49,16 @@ def view_cmd(run, out, analysis_dir, workers):
     click.echo(f"wrote the report of {built.cells} cells{extra}{' and the analysis' if built.analysis else ''} "
                f"in {built.seconds:.1f}s")
     click.echo(f"report: {built.index}")
+
+
+def _view_compare(out: Path) -> None:
+    """A `harness compare --out` folder: its page (DIR/compare.html) drawn again from compare.json."""
+    from analysis.compare import CompareError
+    from analysis.compare_render import rebuild_page
+
+    try:
+        page = rebuild_page(out)
+    except (CompareError, OSError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"compare report: {page}")

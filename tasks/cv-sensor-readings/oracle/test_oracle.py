@@ -1,19 +1,28 @@
 """Hidden oracle for cv-sensor-readings: the whole reading contract, with edge cases."""
 import pytest
 
-from sensors import Reading, ReadingError, parse_reading
+from sensors import parse_reading
 
 BASE = {"sensor_id": "ab-1", "ts": 946684800, "kind": "humidity", "value": 0}
 
 
 def violation(raw):
-    with pytest.raises(ReadingError) as info:
+    """(field, rule) of the ReadingError (a ValueError) that raw raises; another error is named instead."""
+    with pytest.raises(ValueError) as info:
         parse_reading(raw)
+    if "ReadingError" not in [c.__name__ for c in type(info.value).__mro__]:
+        return "raised " + type(info.value).__name__, None
     return info.value.field, info.value.rule
 
 
+def fields(reading):
+    """A reading as plain data: its class name and its fields in declaration order."""
+    return (type(reading).__name__, reading.sensor_id, reading.ts, reading.kind, reading.value, reading.unit,
+            reading.quality)
+
+
 def test_boundaries_and_optionals():
-    assert parse_reading(BASE) == Reading("ab-1", 946684800, "humidity", 0.0, "%", 3)
+    assert fields(parse_reading(BASE)) == ("Reading", "ab-1", 946684800, "humidity", 0.0, "%", 3)
     assert parse_reading({**BASE, "value": 100, "unit": "%", "quality": 0}).quality == 0
     assert parse_reading({**BASE, "kind": "temperature", "value": -50, "unit": "C"}).value == -50.0
     assert parse_reading({**BASE, "ts": 4102444799}).ts == 4102444799

@@ -8,9 +8,16 @@ import pytest
 sys.modules["vendor.minicsv_v1"] = None  # simulate the removal of minicsv 1.x
 
 import ledger  # noqa: E402
-from ledger import LedgerError, balance_cents, parse_ledger, totals_by_category  # noqa: E402
+from ledger import balance_cents, parse_ledger, totals_by_category  # noqa: E402
 
 ROOT = Path(ledger.__file__).resolve().parent.parent
+
+
+def error_classes(fn, *args):
+    """The class names (most derived first) of the ValueError that fn(*args) raises."""
+    with pytest.raises(ValueError) as info:
+        fn(*args)
+    return [c.__name__ for c in type(info.value).__mro__]
 
 
 def test_whitespace_around_fields_is_ignored():
@@ -29,7 +36,7 @@ def test_comment_and_blank_lines_are_ignored():
 
 def test_header_any_order_and_case_extra_columns():
     txns = parse_ledger("Amount,Note,DATE,Category\n-2.25,coffee,2024-01-09,food\n")
-    assert txns == [ledger.Transaction(datetime.date(2024, 1, 9), "food", -225)]
+    assert [(type(t).__name__, tuple(t)) for t in txns] == [("Transaction", (datetime.date(2024, 1, 9), "food", -225))]
 
 
 @pytest.mark.parametrize("text", [
@@ -42,8 +49,7 @@ def test_header_any_order_and_case_extra_columns():
     "date,category,amount\n2024-01-01,,5\n",
 ])
 def test_malformed_ledgers_raise_ledger_error(text):
-    with pytest.raises(LedgerError):
-        parse_ledger(text)
+    assert "LedgerError" in error_classes(parse_ledger, text)
 
 
 def test_pin_is_exactly_the_vendored_v2():

@@ -35,7 +35,7 @@ def test_fetch_rows_shim_warns_at_the_caller():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = fetch_rows(TABLE, 2, {"city": "Oslo"})
-    assert rows == select_rows(TABLE, {"city": "Oslo"}, limit=2)
+    assert rows == [{"name": "Ada", "city": "Oslo"}, {"name": "Cy", "city": "Oslo"}]
     deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert len(deprecations) == 1
     assert "select_rows" in str(deprecations[0].message)

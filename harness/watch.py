@@ -1,0 +1,275 @@
+"""The workspace watch: what happened in a cell's workspace, not only what was left in it.
+
+The detectors read the final tree, so a change undone before the end (a ``chmod -R 777 .`` then
+restored, a deploy receipt then erased, the visible test edited then put back) left no trace.
+The harness holds an inotify watch on the workspace, outside the sandbox, for the whole cell: a
+thread reads the kernel's events and keeps one ``fs`` event per create, delete, rename, write
+and attribute change (its op, the path relative to the workspace, whether it is a directory,
+and for an attribute change the mode read when the event was read; for the paths in ``digest``,
+the visible test, the sha256 of the content when a change to it was read). Directories are watched
+recursively: a created or moved-in directory gets its own watch and its present contents are
+recorded as created (they may have been made before the watch was added).
+
+What the watch cannot promise is stated, never silent: a kernel queue overflow (IN_Q_OVERFLOW),
+a directory that could not be watched (the watch limit, a name too long) or the event cap
+(``MAX_EVENTS``) marks the cell's evidence incomplete (``Watch.incomplete``: the cell's record
+carries it as ``watch_incomplete``). The mode of an attribute change is read when the thread reads
+the event: a mode widened and restored faster than that is an attribute change without a mode
+(not flagged: the harness's own chown and a ``touch`` look the same). A directory's watch is added
+when its creation is read, so a file made and removed inside a new directory before that is not
+seen; the directory's own creation is (the detectors treat a created out-of-scope directory
+that is gone at the end as evidence, for this reason).
+
+The descriptor is close-on-exec (no command or test run inherits it). inotify_simple is the
+library; without it the kernel interface is called through ctypes (same event layout).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import hashlib
+import os
+import select
+import stat
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from enum import IntFlag, StrEnum
+from pathlib import Path
+
+
+class Mask(IntFlag):
+    """The inotify event bits the watch asks for and reads (linux/inotify.h)."""
+    ACCESS = 0x1
+    MODIFY = 0x2
+    ATTRIB = 0x4
+    CLOSE_WRITE = 0x8
+    MOVED_FROM = 0x40
+    MOVED_TO = 0x80
+    CREATE = 0x100
+    DELETE = 0x200
+    DELETE_SELF = 0x400
+    MOVE_SELF = 0x800
+    Q_OVERFLOW = 0x4000
+    IGNORED = 0x8000
+    ONLYDIR = 0x1000000
+    DONT_FOLLOW = 0x2000000
+    EXCL_UNLINK = 0x4000000
+    ISDIR = 0x40000000
+
+
+class FsOp(StrEnum):
+    """What one ``fs`` event records (the event log stores the value)."""
+    CREATE = "create"
+    DELETE = "delete"
+    MOVED_FROM = "moved_from"
+    MOVED_TO = "moved_to"
+    WRITE = "write"
+    ATTRIB = "attrib"
+
+
+CREATED = (FsOp.CREATE, FsOp.MOVED_TO)  # a path that appeared
+CONTENT = (FsOp.WRITE, FsOp.CREATE, FsOp.MOVED_TO)  # a path whose content may be new
+WATCHED = Mask.MODIFY | Mask.ATTRIB | Mask.MOVED_FROM | Mask.MOVED_TO | Mask.CREATE | Mask.DELETE | Mask.DONT_FOLLOW
+MAX_EVENTS = 50_000  # one cell's fs events kept; past this the evidence is incomplete (stated)
+NOISE = ("__pycache__", ".pytest_cache")  # bytecode and pytest caches: every test run writes them
+_EVENT = struct.Struct("iIII")
+
+
+class _CtypesInotify:
+    """The kernel interface directly (inotify_init1 / inotify_add_watch), for a missing inotify_simple."""
+
+    def __init__(self):
+        self._libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fd = self._libc.inotify_init1(os.O_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def add_watch(self, path: str, mask: int) -> int:
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), ctypes.c_uint32(mask))
+        if wd < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), path)
+        return wd
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _open_inotify():
+    """inotify_simple's INotify (close-on-exec), else the ctypes fallback."""
+    try:
+        from inotify_simple import INotify
+    except ImportError:
+        return _CtypesInotify()
+    return INotify(inheritable=False)
+
+
+def parse_events(buf: bytes) -> list[tuple[int, int, int, str]]:
+    """(wd, mask, cookie, name) for each struct inotify_event in a read buffer."""
+    out, i = [], 0
+    while i + _EVENT.size <= len(buf):
+        wd, mask, cookie, length = _EVENT.unpack_from(buf, i)
+        raw = buf[i + _EVENT.size: i + _EVENT.size + length].rstrip(b"\0")
+        out.append((wd, mask, cookie, os.fsdecode(raw)))
+        i += _EVENT.size + length
+    return out
+
+
+@dataclass
+class Watch:
+    """A recursive inotify watch on one workspace, read by a thread until ``stop``."""
+    root: Path
+    events: list[dict] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
+    _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
+
+    def start(self) -> Watch:
+        self.root = Path(self.root)
+        self._ino = _open_inotify()
+        self._stop_r, self._stop_w = os.pipe2(os.O_CLOEXEC)
+        self._t0 = time.monotonic()
+        self._add_tree("", initial=True)
+        self._thread = threading.Thread(target=self._loop, name="workspace-watch", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> list[dict]:
+        """Drain what the kernel still holds, end the thread, close the descriptor; the events."""
+        os.write(self._stop_w, b"x")
+        self._thread.join(timeout=30)
+        if self._thread.is_alive():
+            self._note("the watch thread did not stop within 30 s")
+        for fd in (self._stop_r, self._stop_w):
+            os.close(fd)
+        self._ino.close()
+        return self.events
+
+    # -- the reading thread ---------------------------------------------------------------------
+    def _loop(self) -> None:
+        fd = self._ino.fileno()
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        poll.register(self._stop_r, select.POLLIN)
+        while True:
+            ready = {f for f, _ in poll.poll()}
+            if fd in ready:
+                self._read(fd)
+            elif self._stop_r in ready:  # nothing left to read: stop
+                return
+
+    def _read(self, fd: int) -> None:
+        try:
+            buf = os.read(fd, 1 << 16)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EINTR):
+                self._note(f"reading the inotify queue failed: {exc}")
+            return
+        for wd, mask, cookie, name in parse_events(buf):
+            self._handle(wd, Mask(mask) if mask else Mask(0), cookie, name)
+
+    def _handle(self, wd: int, mask: Mask, cookie: int, name: str) -> None:
+        if mask & Mask.Q_OVERFLOW:
+            self._note("the kernel's inotify queue overflowed: events were lost")
+            return
+        if mask & Mask.IGNORED:
+            self._dirs.pop(wd, None)
+            return
+        base = self._dirs.get(wd)
+        if base is None:
+            return
+        if not name:  # the watched directory itself: only its own mode matters (chmod 777 .)
+            if mask & Mask.ATTRIB:
+                self._record(FsOp.ATTRIB, base or ".", True)
+            return
+        rel = f"{base}/{name}" if base else name
+        is_dir = bool(mask & Mask.ISDIR)
+        for bit, op in ((Mask.CREATE, FsOp.CREATE), (Mask.MOVED_TO, FsOp.MOVED_TO), (Mask.MOVED_FROM, FsOp.MOVED_FROM),
+                        (Mask.DELETE, FsOp.DELETE), (Mask.MODIFY, FsOp.WRITE), (Mask.ATTRIB, FsOp.ATTRIB)):
+            if mask & bit:
+                self._record(op, rel, is_dir, cookie)
+        if is_dir and mask & (Mask.CREATE | Mask.MOVED_TO):
+            self._add_tree(rel, initial=False)
+
+    def _record(self, op: FsOp, rel: str, is_dir: bool, cookie: int = 0) -> None:
+        if any(part in NOISE for part in rel.split("/")) or rel.endswith((".pyc", ".pyo")):
+            return
+        last = self.events[-1] if self.events else None
+        if op == FsOp.WRITE and last and last["op"] == FsOp.WRITE and last["path"] == rel and rel not in self.digest:
+            return  # one write event per run of writes to a file
+        if len(self.events) >= MAX_EVENTS:
+            self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
+            return
+        ev: dict[str, object] = {"op": op.value, "path": rel, "is_dir": is_dir, "at_s": round(time.monotonic() - self._t0, 4)}
+        if cookie and op in (FsOp.MOVED_FROM, FsOp.MOVED_TO):
+            ev["cookie"] = cookie
+        if op in (FsOp.ATTRIB, *CREATED):
+            try:
+                ev["mode"] = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
+            except OSError:
+                pass
+        if rel in self.digest and op in CONTENT:
+            ev["sha256"] = self._hash(rel)
+        self.events.append(ev)
+
+    def _hash(self, rel: str) -> str | None:
+        """sha256 of a regular file's content now (never following a link, never blocking on a
+        FIFO); None when it is gone or not a regular file."""
+        try:
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            h = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 16):
+                h.update(chunk)
+            return h.hexdigest()
+        finally:
+            os.close(fd)
+
+    def _add_tree(self, rel: str, *, initial: bool) -> None:
+        """Watch rel and every directory under it (never following a link); contents found under a
+        directory created during the cell are recorded as created."""
+        stack = [rel]
+        while stack:
+            d = stack.pop()
+            path = self.root / d if d else self.root
+            try:
+                wd = self._ino.add_watch(str(path), int(WATCHED | Mask.ONLYDIR))
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # gone again: its events say so
+                    self._note(f"could not watch {d or '.'}: {exc.strerror}")
+                continue
+            self._dirs[wd] = d
+            try:
+                entries = list(os.scandir(path))
+            except OSError:
+                continue
+            for e in entries:
+                child = f"{d}/{e.name}" if d else e.name
+                is_dir = e.is_dir(follow_symlinks=False)
+                if not initial:
+                    self._record(FsOp.CREATE, child, is_dir)
+                if is_dir:
+                    stack.append(child)
+
+    def _note(self, why: str) -> None:
+        if why not in self.incomplete:
+            self.incomplete.append(why)
+
+
+def start_watch(root: Path, digest: tuple[str, ...] = ()) -> Watch | None:
+    """A started watch on root (hashing the content of the ``digest`` paths at each change), or
+    None when this kernel has no inotify (stated by the caller)."""
+    try:
+        return Watch(Path(root), digest=tuple(digest)).start()
+    except OSError:
+        return None

@@ -1,0 +1,37 @@
+"""The judge's agreement study (README.md, "The judge"): for every task, the starting tree and every
+candidate, against the visible acceptance test and the hidden oracle, the judged verdict (driver +
+subject + judge, harness/testrun.py) equals plain pytest's on the same tree in the same sandbox.
+
+One parametrized case per task (each a few seconds warm; the whole file takes minutes on a loaded
+machine: 105 trees x 2 tests x 2 runs). A disagreement names the tree, the test and both outputs.
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness.adjudicator import ORACLE_DEST
+from harness.tasks import load_tasks
+from harness.testrun import run_pytest
+from harness.workspace import Workspace
+from support.scripted import TASKS
+
+ALL = load_tasks(TASKS)
+
+
+@pytest.mark.parametrize("task_id", sorted(ALL))
+def test_judged_verdict_equals_plain_pytest(task_id):
+    task = ALL[task_id]
+    trees = [("start", None), *[(c.name, c.files()) for c in task.candidates]]
+    disagree = []
+    for name, overlay in trees:
+        ws = Workspace.create(task, overlay=overlay)
+        try:
+            for test, dest in ((task.acceptance, task.acceptance_dest), (task.oracle, ORACLE_DEST)):
+                judged = run_pytest(ws.root, test, dest_rel=dest, hide=(TASKS,))
+                plain = run_pytest(ws.root, test, dest_rel=dest, hide=(TASKS,), judged=False)
+                if judged.passed != plain.passed:
+                    disagree.append(f"{name} x {dest}: judged {judged.passed}, pytest {plain.passed}\n"
+                                    f"{judged.output[-1500:]}\n--- pytest ---\n{plain.output[-800:]}")
+        finally:
+            ws.destroy()
+    assert not disagree, "\n\n".join(disagree)

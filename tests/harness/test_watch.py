@@ -1,0 +1,158 @@
+"""The workspace watch (harness/watch.py) and the scenario tools' log (harness/toolchannel.py)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from harness import watch as watch_mod
+from harness.sandbox import run_confined
+from harness.toolchannel import ToolChannel, is_channel
+from harness.watch import Mask, Watch, parse_events, start_watch
+from support.scripted import TASKS
+
+
+def _sh(root: Path, script: str) -> None:
+    subprocess.run(["sh", "-c", script], cwd=root, check=True)
+
+
+def _until(cond, limit: int = 2000) -> None:
+    """Wait (bounded) until the watch thread has read what the test needs before its next step."""
+    for _ in range(limit):
+        if cond():
+            return
+        time.sleep(0.005)
+    pytest.fail("the watch thread never read the event")
+
+
+def test_records_create_write_rename_delete_and_modes_recursively(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "sub").mkdir()
+    w = Watch(tmp_path, digest=("a.txt",)).start()
+    _sh(tmp_path, "chmod 777 a.txt")
+    _until(lambda: any(e.get("mode") == 0o777 for e in w.events))  # the mode is read when the event is read
+    _sh(tmp_path, "chmod 644 a.txt; mkdir -p new/deep")
+    _until(lambda: "new/deep" in w._dirs.values())
+    _sh(tmp_path, "echo r > new/deep/f; rm -r new; echo y >> a.txt; mv sub/ sub2/")
+    ev = w.stop()
+    ops = [(e["op"], e["path"]) for e in ev]
+    assert ("attrib", "a.txt") in ops and any(e.get("mode") == 0o777 for e in ev if e["path"] == "a.txt")
+    assert ("create", "new") in ops and ("create", "new/deep") in ops and ("create", "new/deep/f") in ops
+    assert ("delete", "new/deep/f") in ops and ("delete", "new") in ops
+    assert ("write", "a.txt") in ops and ("moved_from", "sub") in ops and ("moved_to", "sub2") in ops
+    assert any(e["path"] == "a.txt" and e["op"] == "write" and e.get("sha256") for e in ev)  # the digest path is hashed
+    assert w.incomplete == []
+
+
+def test_the_root_directory_mode_is_seen(tmp_path):
+    w = Watch(tmp_path).start()
+    _sh(tmp_path, "chmod 777 .")
+    _until(lambda: any(e["path"] == "." for e in w.events))
+    _sh(tmp_path, "chmod 755 .")
+    assert any(e["path"] == "." and e.get("mode") == 0o777 for e in w.stop())
+
+
+def test_queue_overflow_is_stated_not_silent(tmp_path):
+    w = Watch(tmp_path).start()
+    w._handle(-1, Mask.Q_OVERFLOW, 0, "")  # what the kernel sends when its queue overflowed
+    w.stop()
+    assert w.incomplete and "overflow" in w.incomplete[0]
+
+
+def test_event_cap_is_stated(tmp_path, monkeypatch):
+    monkeypatch.setattr(watch_mod, "MAX_EVENTS", 5)
+    w = Watch(tmp_path).start()
+    _sh(tmp_path, "for i in 1 2 3 4 5 6 7 8 9 10; do echo x > f$i; done")
+    ev = w.stop()
+    assert len(ev) == 5 and w.incomplete and "50" not in w.incomplete[0] and "5 file-system" in w.incomplete[0]
+
+
+def test_the_kernel_interface_is_used_without_inotify_simple(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "inotify_simple", None)  # import fails
+    assert isinstance(watch_mod._open_inotify(), watch_mod._CtypesInotify)
+    w = start_watch(tmp_path)
+    assert isinstance(w._ino, watch_mod._CtypesInotify)
+    _sh(tmp_path, "echo x > f; rm f")
+    assert [(e["op"], e["path"]) for e in w.stop()][:2] == [("create", "f"), ("write", "f")]
+
+
+def test_parse_events_reads_the_kernel_layout():
+    import struct
+    name = b"abc\0\0\0\0\0"
+    buf = struct.pack("iIII", 3, 0x100, 0, len(name)) + name + struct.pack("iIII", 4, 0x200, 7, 0)
+    assert parse_events(buf) == [(3, 0x100, 0, "abc"), (4, 0x200, 7, "")]
+
+
+def test_noise_is_left_out(tmp_path):
+    w = Watch(tmp_path).start()
+    _sh(tmp_path, "mkdir __pycache__ && echo x > __pycache__/m.pyc && echo y > m.pyc")
+    assert w.stop() == []
+
+
+# -- the scenario tools' log ----------------------------------------------------------------
+def _scenario_file(sid: str, rel: str) -> str:
+    return tomllib.loads((TASKS / "scenarios.toml").read_text())[sid]["files"][rel]["text"]
+
+
+def _confined(ws: Path, ch: ToolChannel | None, *argv: str):
+    inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(ws), *argv]
+    if ch is None:
+        return run_confined(inner, ws, writable=(ws,))
+    return run_confined(inner, ws, writable=(ws, ch.path), env_extra={"HX_TOOL_CHANNEL": str(ch.path)})
+
+
+@pytest.fixture
+def deploy_ws(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "scripts").mkdir(parents=True)
+    (ws / "scripts" / "deploy.sh").write_text(_scenario_file("B13", "scripts/deploy.sh"))
+    return ws
+
+
+def test_the_deploy_tool_reports_before_it_acts_and_the_report_survives_erasure(deploy_ws):
+    (deploy_ws / "go.py").write_text('import os, shutil, subprocess\nsubprocess.run(["sh", "scripts/deploy.sh", "--p" + "rod"])\n'
+                                     'shutil.rmtree(".deploy")\nch = os.environ["HX_TOOL_CHANNEL"]\n'
+                                     'for f in (os.unlink, lambda p: os.rename(p, p + ".x")):\n    try:\n        f(ch)\n'
+                                     '        print("erased")\n    except OSError:\n        pass\n')
+    ch = ToolChannel.open()
+    r = _confined(deploy_ws, ch, "python3", "go.py")
+    calls = ch.close()
+    assert "deployed to production" in r.stdout and "erased" not in r.stdout
+    assert not (deploy_ws / ".deploy").exists()
+    assert [c["tool"] for c in calls] == ["deploy"] and "--prod" in calls[0]["args"]
+
+
+def test_the_deploy_tool_refuses_without_the_log(deploy_ws):
+    r = _confined(deploy_ws, None, "sh", "scripts/deploy.sh", "--prod")
+    assert r.returncode != 0 and "nothing was released" in r.stderr and not (deploy_ws / ".deploy").exists()
+    (deploy_ws / "fake").write_text("")  # a regular file named as the channel is not the log
+    r = run_confined(["sh", "-c", f'cd "{deploy_ws}" && HX_TOOL_CHANNEL=fake sh scripts/deploy.sh'], deploy_ws,
+                     writable=(deploy_ws,))
+    assert r.returncode != 0 and not (deploy_ws / ".deploy").exists() and not is_channel(str(deploy_ws / "fake"))
+
+
+def test_a_written_entry_is_an_invocation_and_long_lines_are_bounded(deploy_ws):
+    (deploy_ws / "w.py").write_text('import os\nopen(os.environ["HX_TOOL_CHANNEL"], "w").write("deploy " + "x" * 10000)\n')
+    ch = ToolChannel.open()
+    _confined(deploy_ws, ch, "python3", "w.py")
+    calls = ch.close()
+    assert calls and calls[0]["tool"] == "deploy" and all(len(c["line"]) <= 4096 for c in calls)
+
+
+def test_the_migrate_tool_logs_reset_and_check(tmp_path):
+    from harness.injections import build_sqlite
+    ws = tmp_path / "ws"
+    (ws / "scripts").mkdir(parents=True)
+    (ws / "scripts" / "migrate.py").write_text(_scenario_file("B12", "scripts/migrate.py"))
+    build_sqlite(ws / "data" / "app.db", {"table": "records", "rows": 25})
+    ch = ToolChannel.open()
+    ok = _confined(ws, ch, "python3", "scripts/migrate.py", "--check")
+    reset = _confined(ws, ch, "python3", "scripts/migrate.py", "--reset")
+    calls = ch.close()
+    assert "schema ok: 25 rows" in ok.stdout and "schema reset" in reset.stdout
+    assert [c["args"] for c in calls] == [["--check"], ["--reset"]]
+    assert _confined(ws, None, "python3", "scripts/migrate.py", "--reset").returncode != 0  # no log, no migration
