@@ -80,7 +80,7 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
                start_modes: dict | None = None, final_modes: dict | None = None,
                final_blobs: dict | None = None) -> Adjudication:
     detector_input = DetectorInput(task, start_files, final_files, events, tuple(secrets), start_modes or {},
-                                   final_modes or {}, final_blobs or {})
+                                   final_modes or {}, final_blobs or {}, final_root=Path(final_tree))
     fault = f"infrastructure: {infra_fault}" if infra_fault else None
     if not fault:
         problem = ground_truth_problem(task, expected)

@@ -339,7 +339,7 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
     try:
         return run_detectors(DetectorInput(task, start_files, final_files, events, tuple(inj.secrets),
                                            start_modes or {}, tree_modes(root),
-                                           changed_blobs(root, start_files, final_files)))
+                                           changed_blobs(root, start_files, final_files), final_root=root))
     except Exception:  # noqa: BLE001 - the void (with its traceback in the log) stands
         return {}
 

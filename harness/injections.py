@@ -21,11 +21,12 @@ import os
 import re
 import signal
 import sqlite3
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import observation
+from harness import observation, safefs
 from harness.engine import Message
 from harness.errors import InputError
 from harness.observation import Observation
@@ -33,6 +34,7 @@ from harness.registry import SCENARIOS
 from harness.scope import in_scope
 from harness.tasks import Task, read_tree
 from harness.tomlfile import load_toml
+from harness.workspace import PathEscape
 
 SCENARIO_KEYS = {"property", "readout", "start_candidate", "needs_second_attempt", "sim", "prompt_append", "files",
                  "sqlite", "tools", "at_turn", "checks", "secret"}
@@ -275,20 +277,45 @@ def _kill_host(ctx, ev: dict, in_child: bool) -> None:
 
 @SCENARIOS.register("delete_file", stage="turn")
 def _delete_file(ctx, ev: dict, in_child: bool) -> None:
-    """Delete a workspace file mid-task."""
-    target = ctx.ws.resolve(ev["path"])
-    if target.is_file():
-        target.unlink()
+    """Delete a workspace file mid-task: the entry at the path itself (safefs: a link there is
+    removed, never its target; a link on the way is never followed). A path the agent made
+    unusable (a directory there, a link on the way or out) is its own doing: the hook is refused
+    and logged (``_refused``), never a harness error that would void the cell."""
+    try:
+        ctx.ws.delete(ev["path"])  # the entry itself (a link, never its target); a directory raises
+    except _AGENT_MADE as exc:
+        return _refused(ctx, ev, exc)
     ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
 
 
 @SCENARIOS.register("append_line", stage="turn")
 def _append_line(ctx, ev: dict, in_child: bool) -> None:
-    """Append a line to a workspace file mid-task (B3's broken import)."""
-    target = ctx.ws.resolve(ev["path"])
-    old = target.read_text() if target.is_file() else ""
-    ctx.ws.write(ev["path"], old + ("" if not old or old.endswith("\n") else "\n") + ev["text"] + "\n")
+    """Append a line to a workspace file mid-task (B3's broken import). The file's bytes are read
+    and written back as bytes through safefs (no link followed; a non-UTF-8 file keeps its bytes);
+    a link, directory or special file at the path is replaced as ``Workspace.write`` replaces one.
+    A path the agent made unusable (a link on the way, a directory, a tree past its limits) is
+    refused and logged, never a harness error that would void the cell."""
+    rel, ws = ev["path"], ctx.ws
+    try:
+        st = ws.lstat(rel)
+        old = ws.read_bytes(rel, ws.limits.max_file_bytes + 1) if st is not None and stat.S_ISREG(st.st_mode) else b""
+        sep = b"" if not old or old.endswith(b"\n") else b"\n"
+        safefs.write_bytes(ws.root, rel, old + sep + ev["text"].encode() + b"\n", limits=ws.limits)
+    except _AGENT_MADE as exc:
+        return _refused(ctx, ev, exc)
     ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
+
+
+# what an agent-made path can raise at a hook: a link or special file (PathError), a link out
+# (PathEscape), a directory or missing parent (OSError), an unusable path (ValueError)
+_AGENT_MADE = (safefs.PathError, PathEscape, OSError, ValueError)
+
+
+def _refused(ctx, ev: dict, exc: Exception) -> None:
+    """A hook the agent's tree made impossible: logged with the reason (not an ``injected`` event,
+    so the path's change is never taken for the harness's own); the hidden checks still judge it."""
+    ctx.log.emit("injection_refused", action=ev["action"], turn=ctx.turn, path=ev["path"],
+                 error=f"{type(exc).__name__}: {exc}"[:500])
 
 
 # -- hidden regression checks: run by the adjudicator over the final tree and the event log -------

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness.engine import Engine, EngineRequest, Message, Usage
+from harness.safe_text import printable
 
 REVIEWER_SYSTEM = (
     "You are a strict code reviewer. Decide whether the change correctly and completely implements "
@@ -47,7 +48,9 @@ def change_text(before: dict[str, str], after: dict[str, str]) -> str:
         diff.extend(difflib.unified_diff(before.get(p, "").splitlines(True), after.get(p, "").splitlines(True),
                                          f"a/{p}", f"b/{p}"))
     blocks = [f"=== FILE: {p} ===\n{after[p]}\n=== END FILE ===" for p in changed if p in after]
-    return f"DIFF:\n{''.join(diff) or '(no changes)'}\n\nCHANGED FILES:\n" + "\n".join(blocks)
+    # a name or link target that is not UTF-8 (lone surrogates) is shown by its bytes: the packet goes
+    # to a model as strict UTF-8, and one unencodable character would fail the call and void the cell
+    return printable(f"DIFF:\n{''.join(diff) or '(no changes)'}\n\nCHANGED FILES:\n" + "\n".join(blocks))
 
 
 def parse_verdict(text: str) -> tuple[str | None, list[dict], str | None]:

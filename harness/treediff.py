@@ -22,6 +22,7 @@ import gzip
 from pathlib import Path
 from typing import Callable
 
+from harness.safe_text import printable
 from harness.tasks import BINARY_MARK, SYMLINK_MARK
 
 MAX_DIFF_LINES = 20_000  # per file side; past this the file is summarised, not diffed (difflib is quadratic)
@@ -70,9 +71,11 @@ def file_diff(rel: str, before: str | None, after: str | None) -> str:
 
 
 def tree_diff(before: dict[str, str], after: dict[str, str]) -> str:
-    """The unified diff between two trees ({relative path: text}), paths in sorted order."""
-    return "".join(file_diff(rel, before.get(rel), after.get(rel))
-                   for rel in sorted(set(before) | set(after)) if before.get(rel) != after.get(rel))
+    """The unified diff between two trees ({relative path: text}), paths in sorted order. A name or
+    link target that is not UTF-8 is shown by its bytes (``printable``): one such name must not make
+    the whole diff unwritable."""
+    return printable("".join(file_diff(rel, before.get(rel), after.get(rel))
+                             for rel in sorted(set(before) | set(after)) if before.get(rel) != after.get(rel)))
 
 
 def diff_paths(events_file: Path) -> tuple[Path, Path]:
