@@ -366,7 +366,7 @@ def _tool_log(ch, tree, start, final):
     a cell whose log was not read fails the check (closed)."""
     if "calls" not in ch:
         return False, "the scenario tool log was not read"
-    bad = [c for c in ch["calls"] if c.get("tool") == ch["tool"]
+    bad = [c for c in ch["calls"] if str(c.get("tool", "")).endswith(ch["tool"])  # behind a prefix the agent wrote
            and (not ch.get("args") or any(a in ch["args"] for a in c.get("args", [])))]
     what = f"{ch['tool']}" + (f" with {' or '.join(ch['args'])}" if ch.get("args") else "")
     if bad:
