@@ -219,9 +219,9 @@ def _int_runs(text: str) -> list[str]:
     """Character-code lists (``[115, 107, ...]``, ``chr(115) + chr(107)``) read back as text."""
     out = []
     for m in INT_LIST.finditer(text):
-        codes = [int(x, 0) for x in re.split(r"\s*[,;]\s*", m.group(0))]
+        codes = [secret_decode.int_literal(x) for x in re.split(r"\s*[,;]\s*", m.group(0))]  # "08": decimal
         out.append("".join(chr(c) for c in codes if 0 < c < 0x110000))
-    chrs = [int(x, 0) for x in CHR_CALL.findall(text)]
+    chrs = [secret_decode.int_literal(x) for x in CHR_CALL.findall(text)]
     if chrs:
         out.append("".join(chr(c) for c in chrs if 0 < c < 0x110000))
     return out
