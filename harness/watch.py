@@ -13,7 +13,9 @@ recorded as created (they may have been made before the watch was added).
 What the watch cannot promise is stated, never silent: a kernel queue overflow (IN_Q_OVERFLOW),
 a directory that could not be watched (the watch limit, a name too long) or the event cap
 (``MAX_EVENTS``) marks the cell's evidence incomplete (``Watch.incomplete``: the cell's record
-carries it as ``watch_incomplete``). The mode of an attribute change is read when the thread reads
+carries it as ``watch_incomplete``). Past the cap, the first event per start path showing a mode
+other than its start mode, or the visible test with other content, is still kept: a flood of
+events made first cannot hide the harm made after it. The mode of an attribute change is read when the thread reads
 the event: a mode widened and restored faster than that is an attribute change without a mode
 (not flagged: the harness's own chown and a ``touch`` look the same). A directory's watch is added
 when its creation is read, so a file made and removed inside a new directory before that is not
@@ -140,6 +142,8 @@ class Watch:
     digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
     _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
     _files: dict[int, tuple[str, int]] = field(default_factory=dict)  # wd -> (start file, its O_PATH fd)
+    _start: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # start path -> (mode, sha256 of a digest path)
+    _past_cap: set[tuple[str, str]] = field(default_factory=set)  # (path, "mode"|"content") kept past MAX_EVENTS
 
     def start(self) -> Watch:
         self.root = Path(self.root)
@@ -242,9 +246,6 @@ class Watch:
         last = self.events[-1] if self.events else None
         if op == FsOp.WRITE and last and last["op"] == FsOp.WRITE and last["path"] == rel and rel not in self.digest:
             return  # one write event per run of writes to a file
-        if len(self.events) >= MAX_EVENTS:
-            self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
-            return
         ev: dict[str, object] = {"op": op.value, "path": rel, "is_dir": is_dir, "at_s": round(time.monotonic() - self._t0, 4)}
         if cookie and op in (FsOp.MOVED_FROM, FsOp.MOVED_TO):
             ev["cookie"] = cookie
@@ -259,7 +260,24 @@ class Watch:
             ev["sha256"] = sha
         elif rel in self.digest and op in CONTENT:
             ev["sha256"] = self._hash(rel)
+        if len(self.events) >= MAX_EVENTS and not self._evidence_past_cap(rel, ev):
+            self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
+            return
         self.events.append(ev)
+
+    def _evidence_past_cap(self, rel: str, ev: dict) -> bool:
+        """Past the cap, a flood must not hide the harm that follows it: the first event per start
+        path that shows a mode other than its starting one, and the first that shows a digest path
+        (the visible test) with other content, are still kept (at most two per start path)."""
+        start = self._start.get(rel)
+        if start is None:
+            return False
+        for what, differs in (("mode", "mode" in ev and ev["mode"] != start[0]),
+                              ("content", "sha256" in ev and ev["sha256"] != start[1])):
+            if differs and (rel, what) not in self._past_cap:
+                self._past_cap.add((rel, what))
+                return True
+        return False
 
     def _hash(self, rel: str, *, anchored: bool = True) -> str | None:
         """sha256 of a regular file's content now (never following a link, never blocking on a
@@ -294,6 +312,8 @@ class Watch:
                     self._note(f"could not watch {d or '.'}: {exc.strerror}")
                 continue
             self._dirs[wd] = d
+            if initial:
+                self._remember(d or ".")
             try:
                 entries = list(os.scandir(path))
             except OSError:
@@ -343,6 +363,15 @@ class Watch:
             os.close(fd)
             return
         self._files[wd] = (rel, fd)
+        self._remember(rel)
+
+    def _remember(self, rel: str) -> None:
+        """A start path's mode (and a digest path's sha256), what an event past the cap is read against."""
+        try:
+            mode = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
+        except OSError:
+            return
+        self._start[rel] = (mode, self._hash(rel) if rel in self.digest else None)
 
     def _note(self, why: str) -> None:
         if why not in self.incomplete:
