@@ -157,12 +157,13 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     tool_calls = channel.close()
     for call in tool_calls:
         log.emit("tool_call", **call)
-    if channel.incomplete:
+    if channel.incomplete:  # only the agent writes past the cap (a tool reports once a run): evidence, not noise
         log.emit("watch_incomplete", reasons=list(channel.incomplete))
+        log.emit("tool_log_overflow", reasons=list(channel.incomplete))
         watch_incomplete = "; ".join(filter(None, [watch_incomplete, *channel.incomplete]))
     for ch in inj.checks:  # the tool-log checks read the harness's log, never the workspace
         if ch.get("kind") == "tool_log":
-            ch["calls"] = tool_calls
+            ch["calls"], ch["overflow"] = tool_calls, list(channel.incomplete)
     if fault:
         log.emit("void", reason=fault)
     test_runs = ctx.test_runs if ctx else []
