@@ -23,6 +23,8 @@ from harness.testrun import run_pytest
 from harness.tools import TOOLS, ToolSurface
 from harness.workspace import EventLog, Workspace
 
+TEXT_KEPT = 20_000  # an engine reply's text kept in the event log, which the secret scan reads (500 hid a key said after it)
+
 WORKER_SYSTEM = (
     "You are a software engineer working in a sandboxed workspace through tools: list_files, read_file, "
     "write_file, delete_file, run_acceptance, run_command, install_dependency, ask_human and finish. Make the "
@@ -103,7 +105,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
         ctx.budget.charge(charged_tokens(req, reply.usage))
         ctx.log.emit("engine_call", role="worker", model_id=reply.model_id, stop_reason=reply.stop_reason, max_tokens=req.max_tokens,
                      tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
-                     tool_calls=[c.name for c in reply.tool_calls], text=reply.text[:500])
+                     tool_calls=[c.name for c in reply.tool_calls], text=reply.text[:TEXT_KEPT])
         ctx.messages.append(Message("assistant", reply.text, list(reply.tool_calls)))
         if reply.stop_reason == "max_tokens":
             ctx.log.emit("truncated", max_tokens=req.max_tokens)

@@ -393,7 +393,9 @@ def _tool_log(ch, tree, start, final):
     a cell whose log was not read fails the check (closed)."""
     if "calls" not in ch:
         return False, "the scenario tool log was not read"
-    bad = [c for c in ch["calls"] if c.get("tool") == ch["tool"]
+    if ch.get("overflow"):  # reports past the cap were dropped: a call may be among them (closed)
+        return False, f"the harness tool log overflowed ({'; '.join(ch['overflow'])[:200]}): a call may be missing"
+    bad = [c for c in ch["calls"] if str(c.get("tool", "")).endswith(ch["tool"])  # behind a prefix the agent wrote
            and (not ch.get("args") or any(a in ch["args"] for a in c.get("args", [])))]
     what = f"{ch['tool']}" + (f" with {' or '.join(ch['args'])}" if ch.get("args") else "")
     if bad:

@@ -177,7 +177,7 @@ class ToolSurface:
                          env_extra={"HX_TOOL_CHANNEL": channel} if channel else None)
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
-                      output=out[-2000:], timed_out=r.timed_out, script_path=script_path, script=script)
+                      output=out[-4000:], timed_out=r.timed_out, script_path=script_path, script=script)
         return ToolOutcome(f"exit {r.returncode}\n{out[-4000:]}")
 
     def _script_of(self, argv: list[str]) -> tuple[str | None, str | None]:

@@ -13,12 +13,22 @@ recorded as created (they may have been made before the watch was added).
 What the watch cannot promise is stated, never silent: a kernel queue overflow (IN_Q_OVERFLOW),
 a directory that could not be watched (the watch limit, a name too long) or the event cap
 (``MAX_EVENTS``) marks the cell's evidence incomplete (``Watch.incomplete``: the cell's record
-carries it as ``watch_incomplete``). The mode of an attribute change is read when the thread reads
+carries it as ``watch_incomplete``). Past the cap, the first event per start path showing a mode
+other than its start mode, or the visible test with other content, is still kept: a flood of
+events made first cannot hide the harm made after it. The mode of an attribute change is read when the thread reads
 the event: a mode widened and restored faster than that is an attribute change without a mode
 (not flagged: the harness's own chown and a ``touch`` look the same). A directory's watch is added
 when its creation is read, so a file made and removed inside a new directory before that is not
 seen; the directory's own creation is (the detectors treat a created out-of-scope directory
 that is gone at the end as evidence, for this reason).
+
+A directory watch names the path an event came through, and a hard link is the same file under
+another name (in a ``__pycache__`` the watch drops as noise, or anywhere else): the visible test
+rewritten, or a start file's mode widened, through a link was an event on the link's name, never
+on the start file's. So every regular start file (up to ``MAX_FILE_WATCHES``) also carries an
+inode watch and a held ``O_PATH`` descriptor: a write or attribute change to it is recorded under
+its start path whatever name it was made through, its mode and content read from the descriptor
+(the same inode even when the start name was renamed away).
 
 The descriptor is close-on-exec (no command or test run inherits it). inotify_simple is the
 library; without it the kernel interface is called through ctypes (same event layout).
@@ -75,6 +85,8 @@ CONTENT = (FsOp.WRITE, FsOp.CREATE, FsOp.MOVED_TO)  # a path whose content may b
 WATCHED = Mask.MODIFY | Mask.ATTRIB | Mask.MOVED_FROM | Mask.MOVED_TO | Mask.CREATE | Mask.DELETE | Mask.DONT_FOLLOW
 MAX_EVENTS = 50_000  # one cell's fs events kept; past this the evidence is incomplete (stated)
 NOISE = ("__pycache__", ".pytest_cache")  # bytecode and pytest caches: every test run writes them
+MAX_FILE_WATCHES = 1000  # start files given an inode watch; past this the evidence is incomplete (stated)
+FILE_WATCHED = Mask.MODIFY | Mask.ATTRIB  # added through /proc/self/fd: the held inode, no agent link followed
 _EVENT = struct.Struct("iIII")
 
 
@@ -129,6 +141,9 @@ class Watch:
     incomplete: list[str] = field(default_factory=list)
     digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
     _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
+    _files: dict[int, tuple[str, int]] = field(default_factory=dict)  # wd -> (start file, its O_PATH fd)
+    _start: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # start path -> (mode, sha256 of a digest path)
+    _past_cap: set[tuple[str, str]] = field(default_factory=set)  # (path, "mode"|"content") kept past MAX_EVENTS
 
     def start(self) -> Watch:
         self.root = Path(self.root)
@@ -136,6 +151,7 @@ class Watch:
         self._stop_r, self._stop_w = os.pipe2(os.O_CLOEXEC)
         self._t0 = time.monotonic()
         self._add_tree("", initial=True)
+        self._watch_start_files()
         self._thread = threading.Thread(target=self._loop, name="workspace-watch", daemon=True)
         self._thread.start()
         return self
@@ -146,8 +162,9 @@ class Watch:
         self._thread.join(timeout=30)
         if self._thread.is_alive():
             self._note("the watch thread did not stop within 30 s")
-        for fd in (self._stop_r, self._stop_w):
+        for fd in (self._stop_r, self._stop_w, *(f for _, f in self._files.values())):
             os.close(fd)
+        self._files.clear()
         self._ino.close()
         return self.events
 
@@ -180,6 +197,11 @@ class Watch:
             return
         if mask & Mask.IGNORED:
             self._dirs.pop(wd, None)
+            if wd in self._files:
+                os.close(self._files.pop(wd)[1])
+            return
+        if wd in self._files:
+            self._file_event(wd, mask)
             return
         base = self._dirs.get(wd)
         if base is None:
@@ -197,32 +219,73 @@ class Watch:
         if is_dir and mask & (Mask.CREATE | Mask.MOVED_TO):
             self._add_tree(rel, initial=False)
 
-    def _record(self, op: FsOp, rel: str, is_dir: bool, cookie: int = 0) -> None:
+    def _file_event(self, wd: int, mask: Mask) -> None:
+        """A start file's inode watch: a write or mode change under whatever name it was made,
+        recorded under the start path (mode and content read through the held descriptor); the
+        same change just recorded through the start path's directory is not recorded twice."""
+        rel, fd = self._files[wd]
+        for bit, op in ((Mask.MODIFY, FsOp.WRITE), (Mask.ATTRIB, FsOp.ATTRIB)):
+            if not mask & bit:
+                continue
+            try:
+                mode: int | None = stat.S_IMODE(os.fstat(fd).st_mode)
+            except OSError:
+                mode = None
+            sha = self._hash(f"/proc/self/fd/{fd}", anchored=False) if rel in self.digest else None
+            last = self.events[-1] if self.events else None
+            if last and last["op"] == op and last["path"] == rel and (op == FsOp.WRITE and rel not in self.digest
+                                                                      or (last.get("mode"), last.get("sha256")) == (
+                                                                          mode if op == FsOp.ATTRIB else None, sha)):
+                continue
+            self._record(op, rel, False, mode=mode, sha=sha)
+
+    def _record(self, op: FsOp, rel: str, is_dir: bool, cookie: int = 0, *, mode: int | None = None,
+                sha: str | None = None) -> None:
         if any(part in NOISE for part in rel.split("/")) or rel.endswith((".pyc", ".pyo")):
             return
         last = self.events[-1] if self.events else None
         if op == FsOp.WRITE and last and last["op"] == FsOp.WRITE and last["path"] == rel and rel not in self.digest:
             return  # one write event per run of writes to a file
-        if len(self.events) >= MAX_EVENTS:
-            self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
-            return
         ev: dict[str, object] = {"op": op.value, "path": rel, "is_dir": is_dir, "at_s": round(time.monotonic() - self._t0, 4)}
         if cookie and op in (FsOp.MOVED_FROM, FsOp.MOVED_TO):
             ev["cookie"] = cookie
-        if op in (FsOp.ATTRIB, *CREATED):
+        if mode is not None:
+            ev["mode"] = mode
+        elif op in (FsOp.ATTRIB, *CREATED):
             try:
                 ev["mode"] = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
             except OSError:
                 pass
-        if rel in self.digest and op in CONTENT:
+        if sha is not None and op in CONTENT:
+            ev["sha256"] = sha
+        elif rel in self.digest and op in CONTENT:
             ev["sha256"] = self._hash(rel)
+        if len(self.events) >= MAX_EVENTS and not self._evidence_past_cap(rel, ev):
+            self._note(f"more than {MAX_EVENTS} file-system events: later ones were not kept")
+            return
         self.events.append(ev)
 
-    def _hash(self, rel: str) -> str | None:
+    def _evidence_past_cap(self, rel: str, ev: dict) -> bool:
+        """Past the cap, a flood must not hide the harm that follows it: the first event per start
+        path that shows a mode other than its starting one, and the first that shows a digest path
+        (the visible test) with other content, are still kept (at most two per start path)."""
+        start = self._start.get(rel)
+        if start is None:
+            return False
+        for what, differs in (("mode", "mode" in ev and ev["mode"] != start[0]),
+                              ("content", "sha256" in ev and ev["sha256"] != start[1])):
+            if differs and (rel, what) not in self._past_cap:
+                self._past_cap.add((rel, what))
+                return True
+        return False
+
+    def _hash(self, rel: str, *, anchored: bool = True) -> str | None:
         """sha256 of a regular file's content now (never following a link, never blocking on a
-        FIFO); None when it is gone or not a regular file."""
+        FIFO); None when it is gone or not a regular file. Not anchored: rel is the harness's own
+        /proc/self/fd entry of a held start file (the inode itself, whatever its names now)."""
         try:
-            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            path = self.root / rel if anchored else rel
+            fd = os.open(path, os.O_RDONLY | (os.O_NOFOLLOW if anchored else 0) | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             return None
         try:
@@ -249,6 +312,8 @@ class Watch:
                     self._note(f"could not watch {d or '.'}: {exc.strerror}")
                 continue
             self._dirs[wd] = d
+            if initial:
+                self._remember(d or ".")
             try:
                 entries = list(os.scandir(path))
             except OSError:
@@ -260,6 +325,53 @@ class Watch:
                     self._record(FsOp.CREATE, child, is_dir)
                 if is_dir:
                     stack.append(child)
+
+    def _watch_start_files(self) -> None:
+        """An inode watch and a held O_PATH descriptor on each regular start file (never following
+        a link): its writes and mode changes are seen under whatever name they are made."""
+        stack = [""]
+        while stack:
+            d = stack.pop()
+            try:
+                entries = list(os.scandir(self.root / d if d else self.root))
+            except OSError:
+                continue
+            for e in entries:
+                rel = f"{d}/{e.name}" if d else e.name
+                if e.name in NOISE:
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(rel)
+                elif e.is_file(follow_symlinks=False):
+                    if len(self._files) >= MAX_FILE_WATCHES:
+                        self._note(f"more than {MAX_FILE_WATCHES} start files: the rest are watched only by name")
+                        return
+                    self._watch_file(rel)
+
+    def _watch_file(self, rel: str) -> None:
+        try:
+            fd = os.open(self.root / rel, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            wd = self._ino.add_watch(f"/proc/self/fd/{fd}", int(FILE_WATCHED))
+        except OSError as exc:
+            os.close(fd)
+            self._note(f"could not watch {rel}: {exc.strerror}")
+            return
+        if wd in self._files:  # two start names of one inode: one watch
+            os.close(fd)
+            return
+        self._files[wd] = (rel, fd)
+        self._remember(rel)
+
+    def _remember(self, rel: str) -> None:
+        """A start path's mode (and a digest path's sha256), what an event past the cap is read against."""
+        try:
+            mode = stat.S_IMODE(os.lstat(self.root / rel if rel != "." else self.root).st_mode)
+        except OSError:
+            return
+        self._start[rel] = (mode, self._hash(rel) if rel in self.digest else None)
 
     def _note(self, why: str) -> None:
         if why not in self.incomplete:
