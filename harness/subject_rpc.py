@@ -405,8 +405,8 @@ class Peer:
         hid = meta["id"]
         p = self.proxies.get(hid)
         if p is None:
-            cls = RemoteCallable if meta.get("c") else RemoteObject
-            p = cls(self, hid, str(meta.get("ty", "?")))
+            ty = str(meta.get("ty", "?"))
+            p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty)(self, hid, ty)
             self.proxies[hid] = p
         return p
 
@@ -419,6 +419,7 @@ class Peer:
         cls = _shadow_class(_type(base))
         if cls is None:
             return base
+        cls = _named(cls, str(meta.get("ty", "?")))
         try:
             s = cls(base)
         except Exception:  # noqa: BLE001
@@ -506,7 +507,7 @@ def _ref_of(x):
         return object.__getattribute__(x, "_hx_ref")
     if t is _ClassRef:
         return x._hx_ref
-    if t in _SHADOWS.values():
+    if _SHADOWS and _isinstance(x, tuple(_SHADOWS.values())):
         return object.__getattribute__(x.__dict__["_hx_remote"], "_hx_ref") if "_hx_remote" in x.__dict__ else None
     if _isinstance(x, ProxyModuleBase):
         return x.__dict__.get("_hx_ref")
@@ -775,6 +776,22 @@ for _name in ("__doc__", "__module__"):  # a class body sets both; the live obje
 
 
 _SHADOWS: dict = {}
+_NAMED: dict = {}
+
+
+def _named(base: type, ty: str) -> type:
+    """A subclass of a stand-in class (``RemoteObject``, ``RemoteCallable``, a shadow) that carries
+    the live object's class name, qualified name and module, so that ``type(x).__name__`` in a test
+    reads what plain pytest reads (expectations written as plain data compare class names)."""
+    cls = _NAMED.get((base, ty))
+    if cls is None:
+        mod, _, qual = ty.rpartition(".")
+        ns: dict = {"__qualname__": qual or ty, "__module__": mod}
+        if "__slots__" in base.__dict__:
+            ns["__slots__"] = ()
+        cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
+        _NAMED[(base, ty)] = cls
+    return cls
 
 
 def _shadow_class(base: type):
