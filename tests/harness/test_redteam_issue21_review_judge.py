@@ -1,0 +1,93 @@
+"""Issue 21 review (red team, judge side): the two-process judge attacked again by code under test.
+
+Each test is one attack a hostile tree makes on the *driver* (the process that owns the observation
+channel and must never run the tree's code) or on the subject's audit stream, kept as a regression
+test. ``tiny`` and ``judged`` build cases as tests/harness/test_redteam_issue21.py does. Tests that
+depend on the executor take the ``executor`` fixture (cold and warm); run the file with
+HARNESS_CONFINEMENT=namespaces for the fallback level. Every test here is a few judged runs
+(seconds each); none is in the slow tier.
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness.adjudicator import ORACLE_DEST
+from harness.testrun import run_pytest
+from harness.workspace import Workspace
+from tests.harness.test_redteam_issue21 import HIDE, MEDIAN, hexed, tiny
+
+REFERENCE = MEDIAN.candidates_of("correct")[0].files()
+# A wrong median: right values, but an empty input returns None instead of raising ValueError
+# (the hidden oracle's test_empty_raises fails on it).
+NO_RAISE = {**REFERENCE, "stats_kit/center.py": REFERENCE["stats_kit/center.py"].replace(
+    'raise ValueError("median of empty data")', "return None")}
+
+
+INIT = (MEDIAN.root / "workspace" / "stats_kit" / "__init__.py").read_text()
+
+
+def oracle_verdict(overlay: dict):
+    ws = Workspace.create(MEDIAN, overlay=overlay)
+    try:
+        return run_pytest(ws.root, MEDIAN.oracle, dest_rel=ORACLE_DEST, hide=HIDE, show=False)
+    finally:
+        ws.destroy()
+
+
+# == 1. the tree's code executed in the driver through a file the run may write ======================
+# The driver's import hook let a module whose file was one of the harness's own (every .py in the
+# run's result directory, and the probe file) be imported for real, and the driver imports a module
+# by the name the subject gives it (a module object in a value it returns). The run may write both
+# the result directory and the probe file: it rewrites one, then returns a module of that name.
+# The payload, now in the driver, turns every pytest.raises observation into "raised whatever was
+# expected" (with the run's own _emit: the nonce is right), with no knowledge of the oracle.
+DRIVER_PAYLOAD = r'''
+import sys, builtins
+rt = next((m for n, m in list(sys.modules.items()) if n.startswith("_hx_probe_")), None)
+names = sorted({"builtins." + k for k, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)})
+if rt is not None:  # in the driver (the subject may import the planted file too: nothing happens there)
+    def _exit(self, et, ev, tb, _emit=rt._emit):
+        _emit({"k": "raises", "s": self.site, "e": {"mro": names, "str": "", "local": True}})
+        return True
+    rt.raises.__exit__ = _exit
+'''
+PLANT_IN_DRIVER = r'''
+import glob as _g, os as _o, sys as _s, types as _t
+def _plant(target, name):
+    with open(target, "w") as fh:
+        fh.write(%r)
+    m = _t.ModuleType(name)
+    m.__file__ = _o.__file__  # "not the tree's": the driver imports it by name
+    return m
+_res = _o.path.dirname(_o.path.abspath(_s.modules["__main__"].__file__))
+_how = %r
+if _how == "subject-script":
+    _hx_trigger = _plant(_o.path.join(_res, "_hx_subject.py"), "_hx_subject")
+elif _how == "driver-script":
+    _hx_trigger = _plant(_o.path.join(_res, "_hx_driver.py"), "_hx_driver")
+else:  # the probe file itself, imported again under its package name
+    _probe = [p for p in _g.glob(_o.path.join(_o.getcwd(), "tests", "*.py"))][0]
+    _hx_trigger = _plant(_probe, "tests." + _o.path.basename(_probe)[:-3])
+'''
+HOW = ["subject-script", "driver-script", "probe-file"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_no_file_the_run_can_write_is_executed_in_the_driver(how, tmp_path, executor):
+    """A function that never raises, a test that expects ValueError: the tree plants the payload
+    and hands the driver a module of the planted file's name (in its module namespace, which the
+    driver decodes at import). Not passed: the driver imports no file the run can write."""
+    module = "def f(x):\n    return x\n" + PLANT_IN_DRIVER % (DRIVER_PAYLOAD, how)
+    test = "import pytest\nfrom pkg import f\n\n\ndef test_f():\n    with pytest.raises(ValueError):\n        f(-1)\n"
+    v = tiny(tmp_path, module, test)
+    assert not v.passed, v.output
+
+
+def test_a_wrong_median_does_not_pass_the_hidden_oracle_through_the_driver(executor):
+    """The same plant in a real task: a median that returns None on empty data (the oracle's
+    test_empty_raises fails) with the driver-side raises flip. Not passed."""
+    assert not oracle_verdict(NO_RAISE).passed  # the baseline: wrong without the attack
+    attack = PLANT_IN_DRIVER % (DRIVER_PAYLOAD, "subject-script")
+    overlay = {**NO_RAISE, "stats_kit/__init__.py": INIT + hexed(attack)}
+    v = oracle_verdict(overlay)
+    assert not v.passed, v.output
