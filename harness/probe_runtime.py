@@ -673,6 +673,9 @@ def _driver_setup(probe_file):
     atexit.register(_stop_subject)
 
 
+_SUBJECT_AUDIT_REDIRECTED = 87
+
+
 def _stop_subject():
     peer, proc = _DRIVER["peer"], _DRIVER["proc"]
     if peer is not None:
@@ -685,3 +688,5 @@ def _stop_subject():
             proc.wait(timeout=5)
         except Exception:  # noqa: BLE001
             proc.kill()
+        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness/subject_main.py AUDIT_REDIRECTED
+            _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})

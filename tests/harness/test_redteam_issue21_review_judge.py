@@ -91,3 +91,68 @@ def test_a_wrong_median_does_not_pass_the_hidden_oracle_through_the_driver(execu
     overlay = {**NO_RAISE, "stats_kit/__init__.py": INIT + hexed(attack)}
     v = oracle_verdict(overlay)
     assert not v.passed, v.output
+
+
+# == 2. the subject's audit stream silenced without an audit event ====================================
+# Both attacks then traverse gc and open /proc/self/status, which the hook reports whoever calls them.
+# (a) the hook wrote its lines with json.dumps, which looks up json._default_encoder at every call:
+# a tree that replaces it (a plain module attribute write) turns every report into a line the
+# driver ignores, and leaves the heartbeat alone.
+QUIET_ENCODER = r'''
+import json
+class _Quiet(json.JSONEncoder):
+    def encode(self, o):
+        return json.JSONEncoder.encode(self, o) if isinstance(o, dict) and "sync" in o else '{"ok": 1}'
+json._default_encoder = _Quiet()
+'''
+# (b) the audit pipe kept open under another descriptor, /dev/null dup2'ed over the hook's, and the
+# heartbeat answered by the tree's own audit hook (it sees the hx.sync event's number too).
+REDIRECT_AUDIT = r'''
+import os, stat, sys
+def _isfifo(fd):
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+_fd = [fd for fd in range(3, 256) if _isfifo(fd)][0]
+_saved = os.dup(_fd)
+os.dup2(os.open("/dev/null", os.O_WRONLY), _fd)
+def _hook(ev, args, _w=os.write, _s=_saved):
+    if ev == "hx.sync":
+        _w(_s, ('{"sync": %d}\n' % args[0]).encode())
+sys.addaudithook(_hook)
+'''
+# (c) code run inside the hook itself, where the hook's re-entrancy guard drops every event: the
+# hook called startswith on the path an open reported, which may be a str subclass's.
+INSIDE_THE_HOOK = r'''
+import gc, os
+RAN = []
+class _S(str):
+    def startswith(self, *a):
+        RAN.append(1)
+        gc.get_objects()
+        open("/proc/self/status").read()
+        return str.startswith(self, *a)
+class _P:
+    def __fspath__(self):
+        return _S(os.__file__)
+open(_P()).close()
+'''
+LOOK_AROUND = '''
+import gc
+def f():
+    gc.get_objects()
+    open("/proc/self/status").read()
+    return 1
+'''
+
+
+@pytest.mark.parametrize("attack", ["encoder", "redirect", "inside-the-hook"])
+def test_the_audit_stream_cannot_be_silenced(attack, tmp_path, executor):
+    """What the hook must report is reported (subverted), or the subject ends and the driver says
+    why (a redirected descriptor); the hook runs none of the tree's code (f() is 1 only if it did)."""
+    module = {"encoder": QUIET_ENCODER, "redirect": REDIRECT_AUDIT, "inside-the-hook": INSIDE_THE_HOOK}[attack]
+    module += "def f():\n    return 1 if RAN else 2\n" if attack == "inside-the-hook" else LOOK_AROUND
+    v = tiny(tmp_path, module, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    assert not v.passed, v.output
+    assert v.subverted or attack == "inside-the-hook", v.output
