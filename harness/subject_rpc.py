@@ -67,21 +67,26 @@ def qualname(cls) -> str:
 def _trusted_prefixes():
     import sysconfig
     paths = sysconfig.get_paths()
-    out = {_os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
-    return tuple(sorted(out))
+    keys = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    return tuple(sorted({_os.path.realpath(p) for p in keys} | {_os.path.abspath(p) for p in keys}))
 
 
 TRUSTED = _trusted_prefixes()
 
 
+def _under_trusted(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in TRUSTED)
+
+
 def trusted_file(path) -> bool:
-    """Whether a module file belongs to the interpreter (stdlib or installed packages), not the tree."""
+    """Whether a module file belongs to the interpreter (stdlib or installed packages), not the tree:
+    it lies in one of the interpreter's directories, and so does what it leads to. A link of the
+    tree into the stdlib is the tree's (its bytecode is read from the tree's own __pycache__)."""
     if not path or not _isinstance(path, str):
         return True
     if not path.startswith("/"):
         return path in ("built-in", "frozen")
-    real = _os.path.realpath(path)
-    return any(real == p or real.startswith(p + "/") for p in TRUSTED)
+    return _under_trusted(_os.path.abspath(path)) and _under_trusted(_os.path.realpath(path))
 
 
 class _Budget:

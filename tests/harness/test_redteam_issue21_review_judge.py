@@ -93,6 +93,30 @@ def test_a_wrong_median_does_not_pass_the_hidden_oracle_through_the_driver(execu
     assert not v.passed, v.output
 
 
+
+# A file of the tree that is a link into the standard library counted as the interpreter's (the
+# check resolved links), so the driver imported it for real, and its bytecode from the tree's own
+# __pycache__ (an unchecked hash-based .pyc the run writes): the payload ran in the driver.
+PYC_PLANT = r"""
+import importlib.util as _iu, marshal as _ma, os as _o, types as _t, colorsys as _c
+_name = "hx_linked_mod"
+_src = _o.path.join(_o.getcwd(), _name + ".py")
+if not _o.path.lexists(_src):
+    _o.symlink(_c.__file__, _src)
+_o.makedirs(_o.path.join(_o.getcwd(), "__pycache__"), exist_ok=True)
+with open(_iu.cache_from_source(_src), "wb") as _fh:
+    _fh.write(_iu.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + _ma.dumps(compile(%r, "x", "exec")))
+_hx_trigger = _t.ModuleType(_name)
+_hx_trigger.__file__ = _o.__file__
+"""
+
+
+def test_a_link_into_the_stdlib_with_a_planted_pyc_never_runs_in_the_driver(tmp_path, executor):
+    module = "def f(x):\n    return x\n" + PYC_PLANT % DRIVER_PAYLOAD
+    test = "import pytest\nfrom pkg import f\n\n\ndef test_f():\n    with pytest.raises(ValueError):\n        f(-1)\n"
+    v = tiny(tmp_path, module, test)
+    assert not v.passed, v.output
+
 # == 2. the subject's audit stream silenced without an audit event ====================================
 # Both attacks then traverse gc and open /proc/self/status, which the hook reports whoever calls them.
 # (a) the hook wrote its lines with json.dumps, which looks up json._default_encoder at every call:
