@@ -886,13 +886,15 @@ def _fields(obj, depth, seen):
     out = {}
     dc = getattr(_type(obj), "__dataclass_fields__", None)
     if _isinstance(dc, dict):
-        for name in dc:
-            out[name] = state(getattr(obj, name, None), depth + 1, seen)
+        for name, f in dc.items():  # a field(compare=False) takes no part in the dataclass's own __eq__
+            if getattr(f, "compare", True):
+                out[name] = state(getattr(obj, name, None), depth + 1, seen)
         return sorted(out.items())
     attrs = getattr(_type(obj), "__attrs_attrs__", None)
     if attrs is not None:
-        for a in attrs:
-            out[a.name] = state(getattr(obj, a.name, None), depth + 1, seen)
+        for a in attrs:  # attrs: an attribute with eq=False likewise
+            if getattr(a, "eq", True):
+                out[a.name] = state(getattr(obj, a.name, None), depth + 1, seen)
         return sorted(out.items())
     try:
         d = object.__getattribute__(obj, "__dict__")
