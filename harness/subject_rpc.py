@@ -865,7 +865,9 @@ def state(obj, depth=0, seen=None):
     if depth > 40 or id(obj) in seen:
         return ["<deep>"]
     t = _type(obj)
-    if obj is None or t in (bool, int, float, str, bytes):
+    if t in (bool, int, float):  # numbers by value, as == compares them (1 == 1.0, Decimal("1.5") == Decimal("1.50"))
+        return ["<number>", obj]
+    if obj is None or t in (str, bytes):
         return [qualname(t), obj if t is not bytes else obj.hex()]
     base = _value_base(obj) if t not in (list, tuple, dict, set, frozenset) else obj
     seen = seen | {id(obj)}
@@ -878,7 +880,7 @@ def state(obj, depth=0, seen=None):
     if _isinstance(obj, (set, frozenset)):
         return [qualname(t), sorted(repr(state(v, depth + 1, seen)) for v in obj)]
     if base is not None:
-        return [qualname(t), repr(base)]
+        return ["<number>", base] if qualname(t) in ("decimal.Decimal", "fractions.Fraction") else [qualname(t), repr(base)]
     return [qualname(t), _fields(obj, depth, seen)]
 
 

@@ -203,3 +203,26 @@ def test_a_dataclass_field_outside_equality_is_outside_the_state(tmp_path, execu
             "def test_differ():\n    assert read(1.5) != read(2.5)\n")
     v = tiny(tmp_path, HONEST_DATACLASS, test)
     assert v.passed and not v.subverted, v.output
+
+
+# Numbers inside two workspace objects compare as == compares them: a Decimal-backed value class
+# holds Decimal("1.5") in one and Decimal("1.50") in the other (equal to plain pytest), or 1 and 1.0.
+HONEST_NUMBERS = '''
+import dataclasses, decimal
+@dataclasses.dataclass
+class Money:
+    amount: object
+    cur: str = "USD"
+def money(x):
+    return Money(decimal.Decimal(x))
+def plain(x):
+    return Money(x)
+'''
+
+
+def test_numbers_in_the_state_compare_by_value(tmp_path, executor):
+    test = ("from pkg import money, plain\n\n\ndef test_equal():\n    assert money('1.5') == money('1.50')\n"
+            "    assert plain(1) == plain(1.0)\n\n\ndef test_differ():\n    assert money('1.5') != money('1.6')\n"
+            "    assert plain(1) != plain(2.0)\n    assert plain(1) != plain('1')\n")
+    v = tiny(tmp_path, HONEST_NUMBERS, test)
+    assert v.passed and not v.subverted, v.output
