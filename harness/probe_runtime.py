@@ -618,7 +618,9 @@ class _Finder:
             return None
         locs = list(spec.submodule_search_locations or [])
         origin = spec.origin if spec.has_location or spec.origin in ("built-in", "frozen") else None
-        if origin in _DRIVER["allowed"] or (_rpc.trusted_file(origin) and all(_rpc.trusted_file(p) for p in locs)):
+        if origin in _DRIVER["allowed"] and _DRIVER.setdefault("probe_name", name) == name:
+            return spec  # the probe, under the one name pytest first imported it by (its file is the run's to write)
+        if origin not in _DRIVER["allowed"] and _rpc.trusted_file(origin) and all(_rpc.trusted_file(p) for p in locs):
             return spec
         import importlib.machinery
         new = importlib.machinery.ModuleSpec(name, _ProxyLoader(), is_package=spec.submodule_search_locations is not None)
@@ -659,15 +661,19 @@ def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
 
 
 def _driver_setup(probe_file):
-    """Called by the driver script before pytest starts."""
+    """Called by the driver script before pytest starts. The probe file is the only file of the
+    run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
+    own files in the result directory are loaded already, and the run can rewrite them too, so
+    none of them is ever imported by name (the subject names modules in the values it returns)."""
     _not_dumpable()
-    res = _DRIVER["res"]
-    _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file),
-                               *(_os.path.join(res, n) for n in _os.listdir(res) if n.endswith(".py"))})
+    _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     import atexit
     atexit.register(_stop_subject)
+
+
+_SUBJECT_AUDIT_REDIRECTED = 87
 
 
 def _stop_subject():
@@ -682,3 +688,5 @@ def _stop_subject():
             proc.wait(timeout=5)
         except Exception:  # noqa: BLE001
             proc.kill()
+        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness/subject_main.py AUDIT_REDIRECTED
+            _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})

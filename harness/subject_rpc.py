@@ -67,21 +67,26 @@ def qualname(cls) -> str:
 def _trusted_prefixes():
     import sysconfig
     paths = sysconfig.get_paths()
-    out = {_os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
-    return tuple(sorted(out))
+    keys = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)]
+    return tuple(sorted({_os.path.realpath(p) for p in keys} | {_os.path.abspath(p) for p in keys}))
 
 
 TRUSTED = _trusted_prefixes()
 
 
+def _under_trusted(path: str) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in TRUSTED)
+
+
 def trusted_file(path) -> bool:
-    """Whether a module file belongs to the interpreter (stdlib or installed packages), not the tree."""
+    """Whether a module file belongs to the interpreter (stdlib or installed packages), not the tree:
+    it lies in one of the interpreter's directories, and so does what it leads to. A link of the
+    tree into the stdlib is the tree's (its bytecode is read from the tree's own __pycache__)."""
     if not path or not _isinstance(path, str):
         return True
     if not path.startswith("/"):
         return path in ("built-in", "frozen")
-    real = _os.path.realpath(path)
-    return any(real == p or real.startswith(p + "/") for p in TRUSTED)
+    return _under_trusted(_os.path.abspath(path)) and _under_trusted(_os.path.realpath(path))
 
 
 class _Budget:
@@ -877,7 +882,9 @@ def state(obj, depth=0, seen=None):
     if depth > 40 or id(obj) in seen:
         return ["<deep>"]
     t = _type(obj)
-    if obj is None or t in (bool, int, float, str, bytes):
+    if t in (bool, int, float):  # numbers by value, as == compares them (1 == 1.0, Decimal("1.5") == Decimal("1.50"))
+        return ["<number>", obj]
+    if obj is None or t in (str, bytes):
         return [qualname(t), obj if t is not bytes else obj.hex()]
     base = _value_base(obj) if t not in (list, tuple, dict, set, frozenset) else obj
     seen = seen | {id(obj)}
@@ -890,7 +897,7 @@ def state(obj, depth=0, seen=None):
     if _isinstance(obj, (set, frozenset)):
         return [qualname(t), sorted(repr(state(v, depth + 1, seen)) for v in obj)]
     if base is not None:
-        return [qualname(t), repr(base)]
+        return ["<number>", base] if qualname(t) in ("decimal.Decimal", "fractions.Fraction") else [qualname(t), repr(base)]
     return [qualname(t), _fields(obj, depth, seen)]
 
 
@@ -898,13 +905,15 @@ def _fields(obj, depth, seen):
     out = {}
     dc = getattr(_type(obj), "__dataclass_fields__", None)
     if _isinstance(dc, dict):
-        for name in dc:
-            out[name] = state(getattr(obj, name, None), depth + 1, seen)
+        for name, f in dc.items():  # a field(compare=False) takes no part in the dataclass's own __eq__
+            if getattr(f, "compare", True):
+                out[name] = state(getattr(obj, name, None), depth + 1, seen)
         return sorted(out.items())
     attrs = getattr(_type(obj), "__attrs_attrs__", None)
     if attrs is not None:
-        for a in attrs:
-            out[a.name] = state(getattr(obj, a.name, None), depth + 1, seen)
+        for a in attrs:  # attrs: an attribute with eq=False likewise
+            if getattr(a, "eq", True):
+                out[a.name] = state(getattr(obj, a.name, None), depth + 1, seen)
         return sorted(out.items())
     try:
         d = object.__getattribute__(obj, "__dict__")
