@@ -792,6 +792,9 @@ def _named(base: type, ty: str) -> type:
     if cls is None:
         mod, _, qual = ty.rpartition(".")
         ns: dict = {"__qualname__": qual or ty, "__module__": mod}
+        for name in ("__doc__", "__module__"):  # a class body sets both: keep a base's live-object property
+            if _isinstance(getattr(base, name, None), property):
+                ns[name] = getattr(base, name)
         if "__slots__" in base.__dict__:
             ns["__slots__"] = ()
         cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
