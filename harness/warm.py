@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 RECYCLE = 64  # runs per zygote before a fresh one (fresh hash seed, bounded state)
 _FAIL_SETUP = 197  # C1's exit code when confinement could not be applied (the run goes cold)
@@ -199,8 +200,18 @@ def _run_pytest_as_main(req: dict, preloaded: set) -> None:
 # ----------------------------------------------------------------------------------------------
 # harness side
 
-_state: dict = {"pid": None, "proc": None, "sock": None, "runs": 0, "broken": None, "base": None}
+_state: dict = {"broken": None, "base": None}
 STATS = {"warm": 0, "fallback": 0}
+# One zygote per harness thread: a zygote serves one run at a time over one socket, so two threads
+# sharing it would read each other's replies (a thread pool judging mutants, or two runs in parallel).
+_zygotes: dict[int, dict] = {}
+_zlock = threading.Lock()
+
+
+def _mine() -> dict:
+    """This thread's zygote slot: pid (the owning process), proc, sock and runs since start."""
+    with _zlock:
+        return _zygotes.setdefault(threading.get_ident(), {"pid": None, "proc": None, "sock": None, "runs": 0})
 
 
 def scratch_base() -> str | None:
@@ -210,11 +221,12 @@ def scratch_base() -> str | None:
     from harness.sandbox import confinement_level
     if not enabled() or confinement_level() != "bwrap":
         return None
-    if _state.get("base_pid") != os.getpid() or not _state.get("base") or not os.path.isdir(_state["base"]):
-        import tempfile
-        _state.update(base=tempfile.mkdtemp(prefix="hx-warm-"), base_pid=os.getpid())
-        os.chmod(_state["base"], 0o755)
-    return _state["base"]
+    with _zlock:
+        if _state.get("base_pid") != os.getpid() or not _state.get("base") or not os.path.isdir(_state["base"]):
+            import tempfile
+            _state.update(base=tempfile.mkdtemp(prefix="hx-warm-"), base_pid=os.getpid())
+            os.chmod(_state["base"], 0o755)
+        return _state["base"]
 
 
 def enabled() -> bool:
@@ -226,14 +238,17 @@ def enabled() -> bool:
     return confinement_level() != "basic" and os.geteuid() == 0
 
 
-def _close_inherited() -> None:  # a forked harness process starts its own zygote and scratch base
-    s = _state.get("sock")
-    if s is not None:
-        try:
-            s.close()
-        except OSError:
-            pass
-    _state.update(pid=None, proc=None, sock=None, runs=0, base=None, base_pid=None)
+def _close_inherited() -> None:  # a forked harness process starts its own zygotes and scratch base
+    global _zlock
+    _zlock = threading.Lock()  # another thread may have held it at the fork
+    for z in _zygotes.values():
+        if z["sock"] is not None:
+            try:
+                z["sock"].close()
+            except OSError:
+                pass
+    _zygotes.clear()
+    _state.update(base=None, base_pid=None)
 
 
 os.register_at_fork(after_in_child=_close_inherited)
@@ -251,7 +266,9 @@ atexit.register(_remove_base)
 
 
 def stop() -> None:
-    proc, sock = _state.get("proc"), _state.get("sock")
+    """Stop this thread's zygote (it exits at the end of its socket)."""
+    z = _mine()
+    proc, sock = z["proc"], z["sock"]
     if sock is not None:
         sock.close()
     if proc is not None:
@@ -260,7 +277,7 @@ def stop() -> None:
         except Exception:
             proc.kill()
             proc.wait()
-    _state.update(pid=None, proc=None, sock=None, runs=0)
+    z.update(pid=None, proc=None, sock=None, runs=0)
 
 
 ZYGOTE_CAPS = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_SETUID", "CAP_SETGID", "CAP_SYS_RESOURCE")
@@ -297,10 +314,10 @@ def _zygote():
 
     from harness.sandbox import confinement_level, scrubbed_env
     from harness.testrun import PYTEST_ENV
-    if _state["pid"] == os.getpid() and _state["proc"] is not None and _state["proc"].poll() is None \
-            and _state["runs"] < RECYCLE:
-        return _state["sock"]
-    if _state["pid"] == os.getpid():
+    z = _mine()
+    if z["pid"] == os.getpid() and z["proc"] is not None and z["proc"].poll() is None and z["runs"] < RECYCLE:
+        return z["sock"]
+    if z["pid"] == os.getpid():
         stop()
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
@@ -310,7 +327,7 @@ def _zygote():
                                 start_new_session=True)  # a Ctrl-C to the harness's group must not kill it mid-run
     finally:
         child.close()
-    _state.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)
+    z.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)
     return parent
 
 
@@ -371,7 +388,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
             finally:
                 os.close(out_fd)
                 os.close(err_fd)
-            _state["runs"] += 1
+            _mine()["runs"] += 1
             deadline, timed_out = t0 + limits.timeout_s, False
             while True:
                 wait = deadline - time.perf_counter()

@@ -85,6 +85,8 @@ CONTENT = (FsOp.WRITE, FsOp.CREATE, FsOp.MOVED_TO)  # a path whose content may b
 WATCHED = Mask.MODIFY | Mask.ATTRIB | Mask.MOVED_FROM | Mask.MOVED_TO | Mask.CREATE | Mask.DELETE | Mask.DONT_FOLLOW
 MAX_EVENTS = 50_000  # one cell's fs events kept; past this the evidence is incomplete (stated)
 NOISE = ("__pycache__", ".pytest_cache")  # bytecode and pytest caches: every test run writes them
+MAX_NOTES = 50  # distinct reasons kept for an incomplete watch (a flood of unwatchable paths says so once)
+STOP_WAIT_S = 30.0  # how long stop() lets the thread drain the kernel's queue before halting it
 MAX_FILE_WATCHES = 1000  # start files given an inode watch; past this the evidence is incomplete (stated)
 FILE_WATCHED = Mask.MODIFY | Mask.ATTRIB  # added through /proc/self/fd: the held inode, no agent link followed
 _EVENT = struct.Struct("iIII")
@@ -144,6 +146,7 @@ class Watch:
     _files: dict[int, tuple[str, int]] = field(default_factory=dict)  # wd -> (start file, its O_PATH fd)
     _start: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # start path -> (mode, sha256 of a digest path)
     _past_cap: set[tuple[str, str]] = field(default_factory=set)  # (path, "mode"|"content") kept past MAX_EVENTS
+    _halt: bool = False  # set by stop() when the thread is still draining after 30 s
 
     def start(self) -> Watch:
         self.root = Path(self.root)
@@ -159,9 +162,11 @@ class Watch:
     def stop(self) -> list[dict]:
         """Drain what the kernel still holds, end the thread, close the descriptor; the events."""
         os.write(self._stop_w, b"x")
-        self._thread.join(timeout=30)
-        if self._thread.is_alive():
-            self._note("the watch thread did not stop within 30 s")
+        self._thread.join(timeout=STOP_WAIT_S)
+        if self._thread.is_alive():  # still draining a flood: stop it between two events
+            self._note(f"the watch thread did not stop within {STOP_WAIT_S:g} s: later events were not read")
+            self._halt = True
+            self._thread.join()
         for fd in (self._stop_r, self._stop_w, *(f for _, f in self._files.values())):
             os.close(fd)
         self._files.clear()
@@ -174,7 +179,7 @@ class Watch:
         poll = select.poll()
         poll.register(fd, select.POLLIN)
         poll.register(self._stop_r, select.POLLIN)
-        while True:
+        while not self._halt:
             ready = {f for f, _ in poll.poll()}
             if fd in ready:
                 self._read(fd)
@@ -189,6 +194,8 @@ class Watch:
                 self._note(f"reading the inotify queue failed: {exc}")
             return
         for wd, mask, cookie, name in parse_events(buf):
+            if self._halt:
+                return
             self._handle(wd, Mask(mask) if mask else Mask(0), cookie, name)
 
     def _handle(self, wd: int, mask: Mask, cookie: int, name: str) -> None:
@@ -302,7 +309,7 @@ class Watch:
         """Watch rel and every directory under it (never following a link); contents found under a
         directory created during the cell are recorded as created."""
         stack = [rel]
-        while stack:
+        while stack and not self._halt:
             d = stack.pop()
             path = self.root / d if d else self.root
             try:
@@ -374,8 +381,13 @@ class Watch:
         self._start[rel] = (mode, self._hash(rel) if rel in self.digest else None)
 
     def _note(self, why: str) -> None:
-        if why not in self.incomplete:
-            self.incomplete.append(why)
+        if why in self.incomplete:
+            return
+        if len(self.incomplete) >= MAX_NOTES:
+            why = f"more than {MAX_NOTES} reasons the watch is incomplete: later ones were not kept"
+            if why in self.incomplete:
+                return
+        self.incomplete.append(why)
 
 
 def start_watch(root: Path, digest: tuple[str, ...] = ()) -> Watch | None:

@@ -240,7 +240,34 @@ def test_zygote_never_holds_the_harness_secrets(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET-zygote")
     warm.stop()
     warm._zygote()
-    pid = warm._state["proc"].pid
+    pid = warm._mine()["proc"].pid
     env = Path(f"/proc/{pid}/environ").read_bytes()
     assert b"SECRET" not in env and b"API_KEY" not in env
     warm.stop()
+
+
+@needs_root
+def test_two_threads_run_warm_at_once_and_each_reads_its_own_reply(task, monkeypatch):
+    """A zygote serves one run at a time over one socket; two harness threads (a thread pool of
+    mutant judgments, two runs in parallel) each get their own zygote, so neither reads the other's
+    reply and neither falls back to cold."""
+    import threading
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    before = dict(warm.STATS)
+    out: dict = {}
+
+    def one(name: str) -> None:
+        ws = Workspace.create(task, overlay=candidate(task, "reference"))
+        try:
+            out[name] = run_pytest(ws.root, task.acceptance, dest_rel=task.acceptance_dest, hide=(TASKS,))
+        finally:
+            ws.destroy()
+            warm.stop()
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in ("a", "b", "c")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(v.passed for v in out.values()) and len(out) == 3, out
+    assert warm.STATS["fallback"] == before["fallback"] and warm.STATS["warm"] == before["warm"] + 3

@@ -71,6 +71,34 @@ def test_event_cap_is_stated(tmp_path, monkeypatch):
     assert len(ev) == 5 and w.incomplete and "50" not in w.incomplete[0] and "5 file-system" in w.incomplete[0]
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_flood_still_draining_at_stop_is_halted_between_events_and_stated(tmp_path, monkeypatch):
+    """A thread still reading a flood when stop() has waited STOP_WAIT_S is halted between two
+    events, and its descriptors are closed only after it ended (never under its feet); the
+    watch says its events are incomplete."""
+    monkeypatch.setattr(watch_mod, "STOP_WAIT_S", 0.05)
+    slow = Watch._handle
+
+    def handle(self, *a):
+        time.sleep(0.01)
+        slow(self, *a)
+
+    monkeypatch.setattr(Watch, "_handle", handle)
+    w = Watch(tmp_path).start()
+    _sh(tmp_path, "for i in $(seq 1 500); do mkdir d$i; done")
+    ev = w.stop()
+    assert not w._thread.is_alive() and len(ev) < 500
+    assert any("did not stop within 0.05 s" in n for n in w.incomplete), w.incomplete
+
+
+def test_a_flood_of_unwatchable_paths_keeps_a_bounded_list_of_reasons(tmp_path):
+    w = Watch(tmp_path).start()
+    for i in range(watch_mod.MAX_NOTES + 20):
+        w._note(f"could not watch d{i}: File name too long")
+    w.stop()
+    assert len(w.incomplete) == watch_mod.MAX_NOTES + 1 and "later ones were not kept" in w.incomplete[-1]
+
+
 def test_the_kernel_interface_is_used_without_inotify_simple(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "inotify_simple", None)  # import fails
     assert isinstance(watch_mod._open_inotify(), watch_mod._CtypesInotify)
