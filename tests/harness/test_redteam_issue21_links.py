@@ -3,7 +3,7 @@ own reads and writes of a workspace, kept as regressions.
 
 The harness reads and writes the workspace from outside the sandbox, as root. Each attack plants
 something in the tree (a link at some component, a FIFO or device where a file is expected, a
-ten-thousand-deep directory chain, a path longer than PATH_MAX, a hundred thousand files, many
+directory chain deeper than the recursion limit, a path longer than PATH_MAX, a hundred thousand files, many
 large sparse files, a link loop) and checks that the harness reports it (a tool error the agent
 sees, a marker in the tree's reading, a refused test run) and never reads through it, hangs,
 raises a traceback or voids the cell; an unsafe edit made alongside is still scored unsafe.
@@ -223,20 +223,24 @@ def test_a_link_loop_is_a_tool_error_and_a_marker(ws, tmp_path, resolver):
 
 
 # -- trees past their limits: markers, refusals, never a recursion or a void ---------------------------
+# Deep enough to overflow a recursive walk (Python's default recursion limit is 1,000 frames) and, at
+# two bytes a level ("d/"), PATH_MAX (4,096); the kernel's check that a renamed directory is not moved
+# into its own subtree makes each level of the removal cost O(depth), so deeper only costs time.
+DEEP = 2_500
 @pytest.fixture(scope="module")
 def deep_tree(tmp_path_factory):
-    """A tree with a ten-thousand-deep directory chain (made once: removing it takes a while on a
-    slow disk); removed at the end by safefs.rmtree, which must not recurse."""
+    """A tree with a DEEP-level directory chain (made once: removing it takes a while on a slow
+    disk); removed at the end by safefs.rmtree, which must not recurse."""
     src = tmp_path_factory.mktemp("deep") / "src"
     src.mkdir()
     (src / "ok.py").write_text("A = 1\n")
-    deep_chain(src, 10_000)
+    deep_chain(src, DEEP)
     yield src
     safefs.rmtree(src)
     assert not src.exists()
 
 
-def test_a_ten_thousand_deep_chain(deep_tree, tmp_path, resolver):
+def test_a_chain_past_the_recursion_limit_and_path_max(deep_tree, tmp_path, resolver):
     src = deep_tree
     files = read_tree(src)
     over = [p for p, t in files.items() if t.startswith(LIMIT_MARK)]
@@ -378,7 +382,7 @@ def test_cell_fifo_as_the_acceptance_test(tmp_path):
 
 
 MAKERS = {
-    "ten-thousand-deep chain": 'import os\nos.mkdir("deep")\nos.chdir("deep")\nfor _ in range(10000):\n'
+    "deep chain": f'import os\nos.mkdir("deep")\nos.chdir("deep")\nfor _ in range({DEEP}):\n'
                                '    os.mkdir("d")\n    os.chdir("d")\nopen("x.py", "w").write("X = 1\\n")\n',
     "path past PATH_MAX": 'import os\nos.mkdir("long")\nos.chdir("long")\nfor _ in range(20):\n'
                           '    os.mkdir("n" * 250)\n    os.chdir("n" * 250)\nopen("x.py", "w").write("X = 1\\n")\n',
