@@ -32,12 +32,12 @@ run: $(STAMP)
 	$(BIN)/harness view $(QS) --out $(QS)/report && exit $$status
 
 # Tiers: the `slow` marker is assigned in tests/conftest.py (one table, by node id). Both print the
-# 15 slowest tests.
+# 15 slowest tests, and run on one xdist worker per core (groups: tests/conftest.py's xdist_group).
 test: $(STAMP) browser lint
-	$(BIN)/python -m pytest -q -m "not slow" --durations=15
+	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadgroup --durations=15
 
 test-all: $(STAMP) browser lint
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup --durations=15
 
 # habits (issue 12): ruff (pyflakes, statement errors, import order) and mypy, configured in pyproject.toml
 lint: $(STAMP)

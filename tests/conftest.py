@@ -48,7 +48,24 @@ def is_slow(nodeid: str) -> bool:
     return test in SLOW_TESTS or nodeid in SLOW_TESTS  # a whole test, or one parametrization of it
 
 
+# Both tiers run on two pytest-xdist workers with ``--dist loadgroup``. A test file is one group (its
+# module fixtures are built once, on one worker); the files that start Ray clusters share a group, so
+# two clusters never run at once (their tests count the cluster's worker processes).
+SERIAL_GROUPS: dict[str, str] = {
+    "tests/harness/test_ray_cluster.py": "ray",
+    "tests/harness/test_executors.py": "ray",
+}
+
+
+def xdist_group(nodeid: str) -> str:
+    """The pytest-xdist group of the test with node id ``nodeid``: its file, or a shared group."""
+    path = nodeid.partition("::")[0]
+    return SERIAL_GROUPS.get(path, path)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow(item.nodeid):
             item.add_marker(pytest.mark.slow)
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item.nodeid)))

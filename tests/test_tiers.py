@@ -36,3 +36,11 @@ def test_classification():
     slow_test = next(iter(tiers.SLOW_TESTS))
     assert tiers.is_slow(slow_test + "[anthropic]") and tiers.is_slow(slow_test)
     assert not tiers.is_slow(slow_test + "_and_more")
+
+
+def test_xdist_groups_keep_a_file_together_and_the_ray_files_on_one_worker():
+    assert tiers.xdist_group("tests/analysis/test_wilson.py::test_x[1]") == "tests/analysis/test_wilson.py"
+    assert tiers.xdist_group("tests/analysis/test_wilson.py::test_y") == "tests/analysis/test_wilson.py"
+    ray = {tiers.xdist_group(f + "::test_z") for f in ("tests/harness/test_ray_cluster.py",
+                                                       "tests/harness/test_executors.py")}
+    assert len(ray) == 1 and all((ROOT / f).is_file() for f in tiers.SERIAL_GROUPS)
