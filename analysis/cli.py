@@ -25,7 +25,7 @@ def _guard(fn, *args, **kwargs):
     from analysis.monitor import MonitorError
     from analysis.pipeline import ProtocolError
     from analysis.records import RecordsError
-    from harness.errors import InputError
+    from harness.core.errors import InputError
 
     try:
         return fn(*args, **kwargs)

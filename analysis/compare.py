@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.records import factor_suffix, load_records, read_raw
-from harness import record
+from harness.core import record
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
@@ -141,9 +141,9 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return None, "run.json names no protocol"
-    from harness.errors import InputError
-    from harness.matrix import enumerate_cells
-    from harness.protocol import compute_lock, load_protocol
+    from harness.core.errors import InputError
+    from harness.core.matrix import enumerate_cells
+    from harness.core.protocol import compute_lock, load_protocol
     try:
         proto = load_protocol(proto_path)
         now = compute_lock(proto)["digest"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
 from analysis.marginal import marginal_intercept
-from analysis.wilson import wilson
+from harness.core.wilson import wilson
 
 
 class PowerRefused(Exception):

@@ -23,7 +23,7 @@ from analysis.estimands import conditional_block, population_block
 from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, METHODS, cluster_interval
 from analysis.paired import PairedCounts
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
-from analysis.wilson import wilson
+from harness.core.wilson import wilson
 
 ENDPOINTS = {
     "completion": "outcome in {completed, recovered}",

@@ -91,7 +91,7 @@ def _run(proto: Path, out: Path, n: int, **kw) -> dict:
 
 def _startup_share(n: int) -> dict:
     """Mean wall of `python -I -c 'import pytest'` vs a real harness test execution."""
-    from harness.tasks import load_task
+    from harness.core.tasks import load_task
     from harness.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
@@ -108,7 +108,7 @@ def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
     """harness/warm.py against the cold path: one test execution (median task, alternating so load
     hits both alike) and whole uncached cells (same first-N cells, 1 worker)."""
     from harness import warm
-    from harness.tasks import load_task
+    from harness.core.tasks import load_task
     from harness.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
@@ -162,8 +162,8 @@ def _ray_two_nodes():
 
 
 def run(quick: bool = False) -> list[dict]:
-    from harness.matrix import enumerate_cells
-    from harness.protocol import load_protocol
+    from harness.core.matrix import enumerate_cells
+    from harness.core.protocol import load_protocol
     n = 10 if quick else 60
     rows = []
     with tempfile.TemporaryDirectory(prefix="hx-bench-cells-") as tmp:

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
+from harness.core.tasks import load_tasks, read_tree
 from harness.sandbox import hidden_for
-from harness.tasks import load_tasks, read_tree
 from harness.testrun import run_pytest
 from harness.workspace import Workspace
 

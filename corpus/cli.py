@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from analysis.wilson import wilson
 from corpus import browse
 from corpus import catalogue as cat
 from corpus.browse import write_index
@@ -27,6 +26,7 @@ from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
 from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
+from harness.core.wilson import wilson
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
 CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
@@ -318,7 +318,7 @@ def _bound_preflight(rate: float):
 
 def wilson_n_needed(rate: float) -> int | None:
     """The smallest n whose Wilson 95% upper bound of 0/n is <= ``rate`` (None when rate <= 0).
-    Closed form z^2 (1 - rate) / rate, checked against analysis.wilson itself."""
+    Closed form z^2 (1 - rate) / rate, checked against harness.core.wilson itself."""
     if rate <= 0:
         return None
     if rate >= 1:

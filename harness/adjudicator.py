@@ -29,12 +29,12 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
+from harness.core.tasks import Task
 from harness.detectors import DetectorInput, run_detectors
 from harness.injections import run_checks
 from harness.probes import ProbeError
-from harness.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
 from harness.sandbox import Limits
-from harness.tasks import Task
 from harness.testrun import TestVerdict, probe_for, run_pytest
 
 ORACLE_DEST = "tests/test_hidden_oracle.py"

@@ -39,8 +39,8 @@ from harness.attempt import (
     run_attempt,
     visible_gate,
 )
-from harness.protocol import Arm
-from harness.registry import ARMS
+from harness.core.protocol import Arm
+from harness.core.registry import ARMS
 from harness.reviewer import ReviewVerdict
 from harness.worst_case import Count
 

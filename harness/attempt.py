@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Callable, cast
 
 from harness.budget import Budget
-from harness.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
-from harness.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
+from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
+from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
+from harness.core.task_view import TaskView, view_of
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox import Limits
-from harness.task_view import TaskView, view_of
 from harness.testrun import run_pytest
 from harness.tools import TOOLS, ToolSurface
 from harness.workspace import EventLog, Workspace
@@ -36,7 +36,7 @@ PLAN_SUFFIX = " Before editing, plan: restate every requirement of the task, the
 
 @dataclass
 class CellContext:
-    task: TaskView  # the narrow view (harness/task_view.py); a whole Task given here is narrowed
+    task: TaskView  # the narrow view (harness.core.task_view); a whole Task given here is narrowed
     prompt: str
     ws: Workspace
     log: EventLog

@@ -1,5 +1,5 @@
 """Run one cell end to end: workspace -> arm controller -> adjudicator -> record (a dict built by
-harness/record.py's one builder, every field present, void records included).
+harness.core.record's one builder, every field present, void records included).
 
 This is a pure-ish function of its spec (it touches only its own temporary workspace and its
 event-log file), so a pool or a cluster can run it anywhere and hand the record back to the
@@ -16,23 +16,25 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness import injections, record, safefs
+from harness import injections
 from harness.adjudicator import Adjudication, adjudicate
 from harness.arms import ArmResult, run_arm
 from harness.attempt import CellContext
 from harness.budget import Budget
+from harness.core import record, safefs
+from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
+from harness.core.errors import InputError
+from harness.core.matrix import Cell
+from harness.core.observation import CONTEXT_LOST, observed
+from harness.core.pricing import cell_cost
+from harness.core.protocol import Arm
+from harness.core.scenarios import load_scenarios
+from harness.core.task_view import simulation_of, view_of
+from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.detectors import DetectorInput, run_detectors
-from harness.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.engines import EngineContext, make_engine
-from harness.errors import InputError
-from harness.matrix import Cell
-from harness.observation import CONTEXT_LOST, observed
-from harness.pricing import cell_cost
-from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.spend import CeilingEngine, CeilingReached, call_price
-from harness.task_view import simulation_of, view_of
-from harness.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.toolchannel import ToolChannel
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
@@ -66,7 +68,7 @@ def _task(tasks_dir: Path, tid: str):
 
 @lru_cache(maxsize=8)
 def _scenarios(tasks_dir: Path):
-    return injections.load_scenarios(tasks_dir)
+    return load_scenarios(tasks_dir)
 
 
 def events_path(run_dir: Path, cell: Cell) -> Path:

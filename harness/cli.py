@@ -12,16 +12,16 @@ import click
 
 from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
-from harness.errors import InputError
+from harness.core.errors import InputError
+from harness.core.registry import RegistryError
 from harness.plugins import register as register_plugins
-from harness.registry import RegistryError
 from harness.schema_cli import register as register_schema
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 
 
 class _Harness(click.Group):
-    """The command group: a plug-in that cannot be loaded (harness/registry.py) is bad input,
+    """The command group: a plug-in that cannot be loaded (harness.core.registry) is bad input,
     reported in one line with exit code 2 by every command, never a traceback."""
 
     def invoke(self, ctx: click.Context):
@@ -62,7 +62,7 @@ def protocol() -> None:
 @click.option("--note", default=None, help="what changed since the last freeze and why (appended, dated, to the lock's notes)")
 def protocol_freeze(path, note):
     """Write PATH's lock: sha256 over the canonical protocol and every file it names."""
-    from harness.protocol import freeze, load_protocol
+    from harness.core.protocol import freeze, load_protocol
     try:
         lock = freeze(load_protocol(path), note=note)
     except InputError as exc:
@@ -77,7 +77,7 @@ def protocol_check(paths):
 
     One line per protocol; exit 2 when any is invalid, unlocked or drifted (the line names the
     file and every drifted entry)."""
-    from harness.protocol import check_protocol, shipped_protocols
+    from harness.core.protocol import check_protocol, shipped_protocols
     bad = 0
     for path in paths or [str(p) for p in shipped_protocols()]:
         problem = check_protocol(Path(path))
@@ -96,8 +96,8 @@ def protocol_check(paths):
 @click.option("--model", default=None, help="with --worst-case: the model id a live engine will use (for its price)")
 def plan(path, worst_case, engine, reviewer_engine, model):
     """Print the cells per arm and scenario, and the total after applicability."""
-    from harness.matrix import enumerate_cells, plan_counts
-    from harness.protocol import check_corpus, load_protocol
+    from harness.core.matrix import enumerate_cells, plan_counts
+    from harness.core.protocol import check_corpus, load_protocol
     try:
         proto = load_protocol(path)
         check_corpus(proto)
@@ -357,7 +357,7 @@ def tasks() -> None:
 @click.argument("ids", nargs=-1)
 def tasks_validate(tasks_dir, ids):
     """Prove each task: reference passes both tests, start fails the oracle, traps are traps."""
-    from harness.tasks import load_tasks
+    from harness.core.tasks import load_tasks
     from harness.validate import validate_task
     try:
         ts = load_tasks(Path(tasks_dir), list(ids) or None)

@@ -33,11 +33,12 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import safefs, secret_decode
-from harness.registry import DETECTORS
-from harness.safefs import DEFAULT_LIMITS
-from harness.scope import in_scope
-from harness.tasks import BINARY_MARK, LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, Task
+from harness import secret_decode
+from harness.core import safefs
+from harness.core.registry import DETECTORS
+from harness.core.safefs import DEFAULT_LIMITS
+from harness.core.scope import in_scope
+from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, Task
 from harness.watch import CONTENT, CREATED, FsOp
 
 
@@ -801,7 +802,7 @@ def verdict_subversion(d: DetectorInput) -> list[str]:
     return hits
 
 
-# Registered in the one plug-in registry (harness/registry.py); an installed package adds more
+# Registered in the one plug-in registry (harness.core.registry); an installed package adds more
 # through the proof_harness.detectors entry-point group. A detector maps DetectorInput -> evidence.
 for _name, _fn in (("forbiddenPath", forbidden_path), ("forbiddenCreate", forbidden_create),
                    ("secretScan", secret_scan), ("perms", perms), ("destructiveCmd", destructive_cmd),

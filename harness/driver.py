@@ -27,16 +27,17 @@ from pathlib import Path
 
 from harness import executors, procs, rundir, verdict_cache
 from harness import pilot as pilot_mod
-from harness import protocol as protocol_mod
 from harness import spend as spend_mod
 from harness.cellrun import CellSpec
-from harness.errors import InputError
+from harness.core import protocol as protocol_mod
+from harness.core.errors import InputError
+from harness.core.matrix import Cell, run_order
+from harness.core.protocol import Protocol, load_protocol
+from harness.core.registry import needs_model
+from harness.core.table import one_per_cell, per_arm_rows, render
+from harness.core.tasks import load_task
 from harness.ledger import Ledger, LedgerRefused
-from harness.matrix import Cell, run_order
 from harness.progress import Progress
-from harness.protocol import Protocol, load_protocol
-from harness.table import one_per_cell, per_arm_rows, render
-from harness.tasks import load_task
 
 
 @dataclass
@@ -87,7 +88,7 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
                 raise InputError(str(proto.path), f"arms.{arm.name}.{role}" if arm.get(role) else f"--{role.replace('_', '-')}",
                                  f"unknown engine {name!r} (known: {', '.join(known)})")
             model_for = (arm.get("reviewer_model") if role == "reviewer_engine" else None) or arm.get("model") or model
-            if engines.needs_model(name) and not model_for and "model" not in proto.factors:
+            if needs_model(name) and not model_for and "model" not in proto.factors:
                 raise InputError(str(proto.path), f"arms.{arm.name}.model",
                                  f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):

@@ -38,8 +38,8 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 from typing import Any
 
+from harness.core.resultfile import read_result
 from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
-from harness.resultfile import read_result
 
 MAX_OBSERVATIONS_BYTES = 64 << 20
 
@@ -395,7 +395,7 @@ def _parse(line: str, plan: Plan) -> dict:
 def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, returncode: int | None = None,
           seen: tuple[str, ...] = (), nonce: bytes = b"") -> Judgment:
     """The verdict of one probe run (see the module docstring). ``observations``: the bytes the
-    harness read from the run's observation channel, or a file (read with harness/resultfile.py:
+    harness read from the run's observation channel, or a file (read with harness.core.resultfile:
     a link or a FIFO in its place is tampering, never followed or waited for). ``returncode`` is pytest's: when
     pytest says every test passed (0) or none was collected (5) while the probe saw tests that never
     ran or never returned, something told pytest a story the tests did not live: tampering.

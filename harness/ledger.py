@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.safe_text import printable_obj
+from harness.core.safe_text import printable_obj
 
 ANCHOR_FORMAT = "hx-ledger-anchor-1"
 
@@ -201,7 +201,7 @@ class Ledger:
             self._write_head(self.records[-1])
 
     def _write_head(self, rec: dict) -> None:
-        from harness.statefile import write_atomic
+        from harness.core.statefile import write_atomic
         write_atomic(self.head_path, f"{rec['seq']} {rec['hash']}\n")  # temp, fsync, rename, fsync the directory
 
     def _move_torn(self, torn: bytes) -> Repair:

@@ -103,7 +103,7 @@ class Limiter:
 def _window(text: str) -> list:
     """The shared window's entries; a torn file (a kill mid-rewrite: it is rewritten in place under
     its flock) or one that is not a list of entries starts an empty window rather than failing calls."""
-    from harness.statefile import loads
+    from harness.core.statefile import loads
     try:
         entries = loads(text) if text.strip() else []
     except ValueError:

@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from corpus.gates import Gate, Judgement, Verdict, judge
-from harness.engine import Engine, EngineFault, EngineRequest, Message, ToolSpec
+from harness.core.engine import Engine, EngineFault, EngineRequest, Message, ToolSpec
 from harness.engines.replay import ReplayExhausted, ReplayMismatch
 from harness.ledger import Ledger
 

@@ -47,11 +47,11 @@ from typing import Callable
 
 from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
 from corpus.gates import GateError, judge, load_gate
-from harness.engine import Engine
-from harness.errors import InputError
+from harness.core.engine import Engine
+from harness.core.errors import InputError
+from harness.core.tomlfile import load_toml
 from harness.ledger import Ledger
 from harness.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
-from harness.tomlfile import load_toml
 
 GRAPH_KEYS = {"name", "repair_budget", "max_attempts", "soft_bound"}
 NODE_KEYS = {"id", "loop", "gate", "requirement", "target", "files", "drafts", "max_attempts", "soft_bound",

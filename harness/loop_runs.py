@@ -20,9 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, judge
+from harness.core.wilson import wilson
 from harness.engines import EngineContext, make_engine
 from harness.ledger import Ledger
 from harness.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
@@ -115,7 +115,7 @@ def open_ledger(out: Path, resume: bool = False):
     """A new loop ledger in ``out``; with ``resume``, the one a killed run left there, verified and
     crash-repaired as ``harness run --resume`` does (a torn last line moved aside, a head caught up)
     and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``)."""
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.ledger import LedgerRefused
     path = out / "ledger.jsonl"
     if resume and not (path.is_file() and path.stat().st_size):
@@ -300,6 +300,6 @@ def render_table8(rows: list[dict]) -> str:
 
 
 def write_summary(out: Path, payload: dict, text: str) -> None:
-    from harness.statefile import write_atomic  # rewritten on --resume: never left torn
+    from harness.core.statefile import write_atomic  # rewritten on --resume: never left torn
     write_atomic(out / "summary.json", json.dumps(payload, indent=1, default=str) + "\n")
     write_atomic(out / "table.md", text + "\n")

@@ -24,7 +24,7 @@ from corpus.catalogue import Loop
 from corpus.model import EQUIVALENT
 from corpus.operators import generate
 from corpus.tier2 import load_tier2
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
 
 CONFORMING = "conforming"
 ACCEPT_TOKEN = "ACCEPT"

@@ -15,7 +15,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from harness.matrix import Cell
+from harness.core.matrix import Cell
 
 
 def select(order: list[Cell], per_arm: int) -> list[Cell]:

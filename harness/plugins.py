@@ -1,7 +1,7 @@
 """``harness plugins``: every registered part by kind, with where it came from.
 
 A part's origin is "built-in" or the installed distribution (name and version) whose entry point
-added it (harness/registry.py).
+added it (harness.core.registry).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from harness.registry import KINDS, RegistryError
+from harness.core.registry import KINDS, RegistryError
 
 
 def listing() -> dict[str, list[dict]]:

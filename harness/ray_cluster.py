@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 ENV_ADDRESS = "RAY_ADDRESS"
 CONNECT_TIMEOUT_S = 5.0

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.engine import EngineAuthError, EngineFault
+from harness.core.engine import EngineAuthError, EngineFault
 
 RETRY_DEFAULTS = {"max_retries": 6, "backoff_base_s": 1.0, "backoff_max_s": 60.0, "request_timeout_s": 600.0}
 RETRYABLE_STATUS = {408, 409, 429}

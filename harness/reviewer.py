@@ -11,8 +11,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from harness.engine import Engine, EngineRequest, Message, Usage
-from harness.safe_text import printable
+from harness.core.engine import Engine, EngineRequest, Message, Usage
+from harness.core.safe_text import printable
 
 REVIEWER_SYSTEM = (
     "You are a strict code reviewer. Decide whether the change correctly and completely implements "

@@ -1,6 +1,6 @@
 """A run directory's own state file, ``run.json``: reading it, writing it, and repairing it after a kill.
 
-``run.json`` is written atomically (harness/statefile.py), so a kill leaves it whole or absent;
+``run.json`` is written atomically (harness.core.statefile), so a kill leaves it whole or absent;
 a directory written by an older harness, or damaged by a full disk outside our control, can
 still hold a torn one. What each state means, so that exactly one command recovers each and the
 two commands never point at each other (issue 25):
@@ -21,8 +21,8 @@ import uuid
 from enum import Enum
 from pathlib import Path
 
-from harness import statefile
-from harness.errors import InputError
+from harness.core import statefile
+from harness.core.errors import InputError
 
 RUN_META_KEYS = {"run_id": str, "protocol_path": str, "protocol": str, "protocol_digest": str, "preregistered": bool,
                  "engine": str, "reviewer_engine": str, "lock": dict}

@@ -1,4 +1,4 @@
-"""``harness schema records``: the JSON Schema of the cell record (harness/record.py), and with
+"""``harness schema records``: the JSON Schema of the cell record (harness.core.record), and with
 ``--validate FILE`` a check of every record in a file against it (FILE:LINE: field: problem)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from harness import record
+from harness.core import record
 
 
 def validate_file(path: str) -> tuple[int, list[str]]:

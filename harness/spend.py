@@ -17,7 +17,7 @@ Design (one ledger for every worker, executor and node):
   that cannot get one output token is not made: the run halts (``CeilingReached``), the ledger
   row says ``spent: false`` (the attempt was not spent), and every later call is refused too.
 - After the call, ``settle`` replaces the booking with what the provider reported (priced by
-  harness/pricing.py). A reply without usage is charged its whole booking, and so is each send
+  harness.core.pricing). A reply without usage is charged its whole booking, and so is each send
   the live engine's retry layer made whose usage was never read (a malformed 200 reply it
   discarded, a request the deadline cancelled in flight): billed by the provider, never free. Reported spend above
   the booking (an input estimate that fell short) is counted and published as overrun.
@@ -38,11 +38,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import statefile
-from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
-from harness.engines import is_free
-from harness.errors import InputError
-from harness.pricing import price_for, usage_cost
+from harness.core import statefile
+from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
+from harness.core.errors import InputError
+from harness.core.pricing import price_for, usage_cost
+from harness.core.registry import is_free
 from harness.worst_case import input_rate
 
 FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a provider adds

@@ -32,9 +32,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness import judge as judging
-from harness import probes, safefs
+from harness import probes
+from harness.core import safefs
+from harness.core.resultfile import read_result
 from harness.obschannel import ObservationChannel
-from harness.resultfile import read_result
 from harness.sandbox import Limits, confinement_level, open_up, run_confined
 
 MAX_JUNIT_BYTES = 64 << 20
@@ -65,7 +66,7 @@ class TestVerdict:
 def _junit_cases(path: Path) -> list[tuple[str, str]] | None:
     """[(test name, status)] with status passed | failure | error | skipped, or None if unreadable
     (missing, too large, not XML, or not a regular file: a link or FIFO the run left in its place is
-    never followed nor waited for, see harness/resultfile.py)."""
+    never followed nor waited for, see harness.core.resultfile)."""
     got = read_result(path, MAX_JUNIT_BYTES)
     if got.data is None or got.truncated:
         return None
@@ -220,10 +221,10 @@ def place_file(root: Path, rel: str, text: str) -> Path:
 
 def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
-    followed; FIFOs, sockets and device nodes left out, harness/treecopy.py; bytecode left out:
+    followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
     a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure."""
     from harness import warm
-    from harness.treecopy import copy_tree
+    from harness.core.treecopy import copy_tree
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
     try:
         work = scratch / "w"

@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import safefs
+from harness.core import safefs
+from harness.core.engine import ToolCall, ToolSpec
+from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
+from harness.core.task_view import TaskView
 from harness.detectors import SCRIPT_RUNNERS, script_target
-from harness.engine import ToolCall, ToolSpec
-from harness.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
-from harness.task_view import TaskView
 from harness.testrun import run_pytest
 from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
@@ -66,7 +66,7 @@ class ToolOutcome:
     finished: bool = False
     claim: str | None = None
     human_gate: bool = False
-    observation: Observation | None = None  # what happened, typed, beside the prose (harness/observation.py)
+    observation: Observation | None = None  # what happened, typed, beside the prose (harness.core.observation)
 
 
 class ToolSurface:
@@ -120,7 +120,7 @@ class ToolSurface:
         return ToolOutcome("\n".join(files))
 
     def _read_file(self, path: str) -> ToolOutcome:
-        try:  # no link followed, no FIFO or device opened (harness/safefs.py): those are tool errors
+        try:  # no link followed, no FIFO or device opened (harness.core.safefs): those are tool errors
             data = self.ws.read_bytes(path, READ_LIMIT + 1)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.log.emit("tool", tool="read_file", path=path, ok=False)

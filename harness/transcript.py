@@ -33,7 +33,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.engine import EngineFault, EngineReply, EngineRequest, Message, ToolCall, Usage
+from harness.core.engine import EngineFault, EngineReply, EngineRequest, Message, ToolCall, Usage
 
 FORMAT = 1
 REDACTED = "[REDACTED]"
@@ -227,7 +227,7 @@ def bound_depth(reply: EngineReply) -> EngineReply:
     harness error, so a model could void its own cell."""
     from dataclasses import replace
 
-    from harness.statefile import MAX_DEPTH, obj_depth
+    from harness.core.statefile import MAX_DEPTH, obj_depth
     elided = f"<arguments elided: nested deeper than {MAX_DEPTH} levels>"
     # a non-object argument, as the anthropic engine passes on a tool_use input that is not an object
     calls = [ToolCall(c.id, c.name, elided) if obj_depth(c.arguments) > MAX_DEPTH else c  # type: ignore[arg-type]
@@ -246,8 +246,8 @@ def load_entries(path: Path) -> list[dict]:
     object with a ``calls`` list). Hand-written entries need only ``role`` (default worker) and
     ``reply``; without ``request`` the replay does not check what the controller asked.
     Malformed input raises InputError naming the file, the entry (line or index) and the field."""
-    from harness.errors import InputError
-    from harness.statefile import regular_file
+    from harness.core.errors import InputError
+    from harness.core.statefile import regular_file
     path = regular_file(Path(path), "<file>", "transcript")  # a FIFO would hang the run; a link may point anywhere
     try:
         text = path.read_text()
@@ -256,7 +256,7 @@ def load_entries(path: Path) -> list[dict]:
     stripped = text.lstrip()
     numbered: list[tuple[int, object]] = []
     try:
-        from harness.statefile import MAX_DEPTH, depth_of
+        from harness.core.statefile import MAX_DEPTH, depth_of
         if depth_of(text) > MAX_DEPTH:  # every JSON reader has a depth bound (a deeper one crashed the cells)
             raise InputError(str(path), "<file>", f"not JSON the harness reads: nested deeper than {MAX_DEPTH} levels")
         if stripped.startswith("["):
@@ -289,7 +289,7 @@ ENTRY_KINDS = ("header", "call", "fault")
 
 def _check_entry(path: Path, where, e: dict) -> None:
     """The fields a replay reads, with their types (see the module docstring)."""
-    from harness.errors import InputError
+    from harness.core.errors import InputError
 
     def bad(field: str, what: str):
         raise InputError(str(path), f"entry {where}: {field}", what)

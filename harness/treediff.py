@@ -22,8 +22,8 @@ import gzip
 from pathlib import Path
 from typing import Callable
 
-from harness.safe_text import printable
-from harness.tasks import BINARY_MARK, SYMLINK_MARK
+from harness.core.safe_text import printable
+from harness.core.tasks import BINARY_MARK, SYMLINK_MARK
 
 MAX_DIFF_LINES = 20_000  # per file side; past this the file is summarised, not diffed (difflib is quadratic)
 EVENTS_SUFFIX = ".events.jsonl"

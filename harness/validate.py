@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
+from harness.core.tasks import Task, read_tree
 from harness.expectations import check_file
 from harness.probes import ProbeError
 from harness.sandbox import confinement_level, hidden_for, run_confined
-from harness.tasks import Task, read_tree
 from harness.testrun import probe_for, run_pytest
 from harness.workspace import Workspace
 

@@ -56,7 +56,7 @@ def tree_manifest(root: Path) -> list[list]:
     matches its source's mtime, so the verdict can depend on them. The walk is the harness's
     safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its
     limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
-    from harness import safefs
+    from harness.core import safefs
     out: list[list] = []
     has_pyc = False
     for e in safefs.walk(root):
@@ -104,8 +104,8 @@ def interpreter_identity() -> dict:
 
 # the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
 VERDICT_CODE = ("testrun.py", "sandbox.py", "confine.py", "warm.py", "probes.py", "probe_runtime.py", "judge.py",
-                "obschannel.py", "resultfile.py", "subject_rpc.py", "subject_main.py",
-                "safefs.py", "treecopy.py")  # the last two: what is copied, what refused
+                "obschannel.py", "core/resultfile.py", "subject_rpc.py", "subject_main.py",
+                "core/safefs.py", "core/treecopy.py")  # the last two: what is copied, what refused
 
 
 @lru_cache(maxsize=1)

@@ -2,7 +2,7 @@
 
 Paths are confined: anything that resolves outside the workspace root (``..``, an absolute
 path, or a symlink pointing out) raises PathEscape, which the tool layer logs as a refusal.
-Every read, write and delete goes through harness/safefs.py: no link the agent planted is
+Every read, write and delete goes through harness.core.safefs: no link the agent planted is
 followed (LinkRefused), no FIFO or device is opened (NotRegular), and the tree's declared limits
 hold (TreeLimitExceeded); each is a PathError, the agent's tool error. The hidden oracle is
 never copied in.
@@ -18,11 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import safefs
-from harness.safe_text import printable
-from harness.safefs import DEFAULT_LIMITS, PathError, TreeLimits
-from harness.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
-from harness.treecopy import copy_tree
+from harness.core import safefs
+from harness.core.safe_text import printable
+from harness.core.safefs import DEFAULT_LIMITS, PathError, TreeLimits
+from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
+from harness.core.treecopy import copy_tree
 
 __all__ = ["EventLog", "PathError", "PathEscape", "Workspace", "tree_digest", "tree_modes"]
 
@@ -180,7 +180,7 @@ class Workspace:
 
     def copy_to(self, dest: Path) -> Path:
         """A copy of the tree at dest (which must not exist): regular files, directories and links
-        as links; FIFOs, sockets and device nodes are left out (harness/treecopy.py)."""
+        as links; FIFOs, sockets and device nodes are left out (harness.core.treecopy)."""
         copy_tree(self.root, dest, limits=self.limits)
         return dest
 

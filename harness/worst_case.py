@@ -26,7 +26,7 @@ provider refuses a longer request without billing it, so nothing larger is ever 
 A cell is executed at most E = 1 + max_reruns times (``[rerun]``; a void is rerun), and twice
 over in a scenario that kills the host (B5: the killed host's calls, then a full restart), so
 per cell: calls x E x h, tokens likewise. USD prices the worker's and the reviewer's model from
-``[pricing]`` (harness/pricing.py): input at the highest of its input, cache_read and cache_write
+``[pricing]`` (harness.core.pricing): input at the highest of its input, cache_read and cache_write
 prices (a provider may bill any input token as a cache write), output at the output price. Terms the protocol leaves open are reported as unbounded
 with the reason, never guessed: no context_tokens (input, and so USD, unbounded), no model named
 for a live engine, no price for a model, an arm without a declared bound. An engine registered
@@ -42,9 +42,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.engines import is_free
-from harness.pricing import price_for
-from harness.registry import ARMS
+from harness.core.pricing import price_for
+from harness.core.registry import ARMS, is_free
 from harness.reviewer import REVIEW_MAX_TOKENS
 
 
@@ -172,8 +171,8 @@ def protocol_worst_case(proto, model: str | None = None, engine: str | None = No
                         reviewer_engine: str | None = None) -> dict[str, Spend]:
     """Worst-case spend per arm (the module docstring's formula over every cell of the protocol). An
     arm whose calls cannot be bounded (``declared_calls``) is unbounded in every term, with the reason."""
-    from harness.injections import load_scenarios
-    from harness.matrix import enumerate_cells
+    from harness.core.matrix import enumerate_cells
+    from harness.core.scenarios import load_scenarios
     scen = load_scenarios(proto.tasks_dir)
     executions = 1 + int(proto.rerun.get("max_reruns", 2))
     shapes: dict[str, CellShape | str] = {}

@@ -16,7 +16,7 @@
 """
 from __future__ import annotations
 
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.engines import EngineContext, register
 from harness.engines.live import LiveEngine
 

@@ -214,7 +214,7 @@ class CellDeadline:
         self.transcript = getattr(inner, "transcript", None)
 
     def _fault(self):
-        from harness.engine import EngineFault
+        from harness.core.engine import EngineFault
         return EngineFault(f"cell deadline: the cell's engine calls ran past its overall deadline "
                            f"({self.seconds:g}s, [limits] cell_deadline_s)")
 

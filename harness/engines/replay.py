@@ -19,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-from harness.engine import EngineReply, EngineRequest
+from harness.core.engine import EngineReply, EngineRequest
 from harness.engines import EngineContext, register
 from harness.transcript import load_entries, reply_from_dict, request_messages, transcript_path
 

@@ -205,7 +205,7 @@ def test_a_protocol_edited_after_the_run_does_not_plan_its_cells(tmp_path):
     """The plan (Table 24's planned and pending cells) came from the protocol file as it is now: a
     protocol edited after the run (here, 2 repeats raised to 5) reported 12 pending cells that the
     run never planned. run.json's digest binds the plan to the run."""
-    from harness.protocol import compute_lock, load_protocol
+    from harness.core.protocol import compute_lock, load_protocol
 
     repo = Path(__file__).resolve().parents[2]
     proto = tmp_path / "tiny.toml"

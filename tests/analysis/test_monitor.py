@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from analysis.monitor import monitor, planned_units
 from analysis.pipeline import analyze
 from harness.cli import main
+from harness.core.matrix import run_order
+from harness.core.protocol import load_protocol
 from harness.driver import execute, prepare
-from harness.matrix import run_order
-from harness.protocol import load_protocol
 from support.scripted import copy_tasks
 
 PROTO = """

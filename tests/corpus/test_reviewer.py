@@ -61,7 +61,7 @@ def test_read_task_dirs_from_the_real_pilot_tasks():
     no candidate name, kind or defect text reaches the diff a reviewer sees."""
     from pathlib import Path
 
-    from harness.tasks import load_tasks
+    from harness.core.tasks import load_tasks
     root = Path(__file__).resolve().parents[2] / "tasks"
     tasks = load_tasks(root, ["parse-range", "median"])
     import shutil

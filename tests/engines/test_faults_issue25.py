@@ -113,7 +113,7 @@ def test_a_connection_dropped_before_any_reply_is_not_charged(tmp_path, tasks, l
 
 
 def _provider_usd(flavor: str, usage: dict, price: dict) -> float:
-    """What the loopback 'provider' bills for one reply, priced independently of harness/pricing.py."""
+    """What the loopback 'provider' bills for one reply, priced independently of harness.core.pricing."""
     if flavor == "anthropic":
         return (usage["input_tokens"] * price["input"] + usage["output_tokens"] * price["output"]
                 + usage["cache_read_input_tokens"] * price["cache_read"]

@@ -7,8 +7,8 @@ import pytest
 
 from harness.attempt import CellContext
 from harness.budget import Budget
+from harness.core.tasks import load_task
 from harness.sandbox import Limits
-from harness.tasks import load_task
 from harness.workspace import EventLog, Workspace
 from support.scripted import TASKS
 

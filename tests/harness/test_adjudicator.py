@@ -8,9 +8,9 @@ import os
 import pytest
 
 from harness.adjudicator import adjudicate, eq7
+from harness.core.tasks import SYMLINK_MARK, sha256_file
 from harness.detectors import DetectorInput, run_detectors
 from harness.sandbox import Limits
-from harness.tasks import SYMLINK_MARK, sha256_file
 from harness.workspace import Workspace
 from support.scripted import TASKS
 

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
 from harness.sandbox import confinement_level
-from harness.tasks import load_task, sha256_file
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every attack through the cold and the warm executor

@@ -5,9 +5,9 @@ from harness.adjudicator import adjudicate, ground_truth_problem
 from harness.arms import admissible, run_arm
 from harness.attempt import GateCheck
 from harness.budget import Budget
-from harness.protocol import Arm
+from harness.core.protocol import Arm
+from harness.core.tasks import sha256_file
 from harness.reviewer import ReviewVerdict
-from harness.tasks import sha256_file
 from support.scripted import BLOCK, SHIP, ScriptedReviewer, ScriptedWorker, candidate
 
 

@@ -5,6 +5,7 @@ import shlex
 
 import pytest
 
+from harness.core.tasks import BINARY_MARK, load_task
 from harness.detectors import (
     DetectorInput,
     destructive_cmd,
@@ -14,7 +15,6 @@ from harness.detectors import (
     run_detectors,
     secret_scan,
 )
-from harness.tasks import BINARY_MARK, load_task
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"

@@ -11,11 +11,11 @@ import time
 import pytest
 
 from harness.cellrun import CellSpec, run_cell
+from harness.core.matrix import Cell, enumerate_cells
+from harness.core.protocol import load_protocol
+from harness.core.tasks import sha256_file
 from harness.driver import execute, prepare
 from harness.ledger import verify
-from harness.matrix import Cell, enumerate_cells
-from harness.protocol import load_protocol
-from harness.tasks import sha256_file
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -103,7 +103,7 @@ def test_voids_are_rerun_then_accounted_and_exit_nonzero(project, monkeypatch):
     from harness.engines import simulated
 
     def faulty(self, req):
-        from harness.engine import EngineFault
+        from harness.core.engine import EngineFault
         raise EngineFault("HTTP 529 overloaded (after 3 retries)")
 
     monkeypatch.setattr(simulated.SimulatedEngine, "complete", faulty)
@@ -121,7 +121,7 @@ def test_cli_exit_code_and_incomplete_denominators(project, monkeypatch):
     from click.testing import CliRunner
 
     from harness.cli import main
-    from harness.engine import EngineFault
+    from harness.core.engine import EngineFault
     from harness.engines import simulated
 
     def faulty(self, req):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.matrix import enumerate_cells
+from harness.core.protocol import load_protocol
 from harness.driver import execute, prepare
 from harness.ledger import verify
-from harness.matrix import enumerate_cells
-from harness.protocol import load_protocol
 from support.scripted import copy_tasks
 
 PROTO = """

@@ -7,9 +7,9 @@ import json
 
 from harness import workspace
 from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
 from support.scripted import TASKS
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import statefile
 from harness.cli import main
+from harness.core import statefile
+from harness.core.matrix import enumerate_cells
+from harness.core.protocol import load_protocol
 from harness.ledger import verify
-from harness.matrix import enumerate_cells
-from harness.protocol import load_protocol
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -302,7 +302,7 @@ def _records_for(p, project):
 
 # ---- 5. --resume reruns void cells ---------------------------------------------------------------------
 def test_resume_reruns_cells_left_void_and_a_scored_rerun_supersedes(project, monkeypatch):
-    from harness.engine import EngineFault
+    from harness.core.engine import EngineFault
     from harness.engines import simulated
     orig = simulated.SimulatedEngine.complete
 
@@ -381,7 +381,7 @@ def test_a_dangling_or_looping_link_in_a_task_is_refused_at_freeze(project, kind
 
 @pytest.mark.parametrize("repeats", [2 ** 70, 1_000_000])
 def test_a_matrix_above_the_cap_is_refused_with_its_cell_count_before_anything_is_written(project, repeats):
-    from harness.protocol import MAX_CELLS
+    from harness.core.protocol import MAX_CELLS
     p = make(project, k=repeats)
     cells = 12 * repeats
     r = _harness("run", p, "--out", project / "big", "--exploratory")

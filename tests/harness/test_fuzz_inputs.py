@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
-from harness.errors import InputError
-from harness.protocol import load_protocol, read_lock
+from harness.core.errors import InputError
+from harness.core.protocol import load_protocol, read_lock
 from harness.transcript import load_entries
 from support.scripted import TASKS
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
-from harness.tasks import load_tasks
+from harness.core.tasks import load_tasks
 from harness.testrun import run_pytest
 from harness.workspace import Workspace
 from support.scripted import TASKS

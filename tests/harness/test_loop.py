@@ -8,7 +8,7 @@ import pytest
 
 from corpus.catalogue import CATALOGUE_DIR, load_catalogue, load_loop
 from corpus.gates import load_gate
-from harness.engine import EngineReply, ToolCall, Usage
+from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.ledger import Ledger, inspect
 from harness.loop import DONE, HALT, LoopBudget, LoopSpec, audit_done, authorize_write, run_loop, spent_attempts
 from harness.loop_runs import MemoJudge, loop_spec, run_simulated

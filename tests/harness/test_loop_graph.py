@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus.gates import Judgement, Verdict
-from harness.errors import InputError
+from harness.core.errors import InputError
 from harness.ledger import Ledger
 from harness.loop import DONE, HALT, audit_done
 from harness.loop_graph import load_graph, run_graph, worst_case_attempts

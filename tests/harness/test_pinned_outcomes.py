@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from harness import record
+from harness.core import record
 from harness.schema_cli import validate_file
 from support.scripted import REPO
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.protocol import check_protocol, freeze, load_protocol, read_lock, shipped_protocols
+from harness.core.protocol import check_protocol, freeze, load_protocol, read_lock, shipped_protocols
 from support.scripted import copy_tasks
 
 PROTOCOL = """

@@ -32,14 +32,14 @@ import pytest
 from harness import testrun
 from harness.adjudicator import ORACLE_DEST
 from harness.cellrun import CellSpec, run_cell
+from harness.core.engine import ToolCall
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
 from harness.detectors import DetectorInput, run_detectors
-from harness.engine import ToolCall
 from harness.judge import judge
-from harness.matrix import Cell
 from harness.probes import transform
-from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
-from harness.tasks import load_task, sha256_file
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from harness.workspace import EventLog, Workspace
@@ -361,7 +361,7 @@ def test_a_fifo_in_place_of_a_result_file_never_hangs_the_harness(tmp_path, monk
     """(Was a defect: a plain open() followed links and blocked on a FIFO left in place of a result
     file.) The observations are drained from the harness's own FIFO while the run lives and the
     path is never reopened (a replaced channel is tampering); junit.xml is read with O_NOFOLLOW |
-    O_NONBLOCK and only as a regular file (harness/resultfile.py)."""
+    O_NONBLOCK and only as a regular file (harness.core.resultfile)."""
     judged = what.startswith("observation")
     seen = _judge_watch(monkeypatch, "judge" if judged else "junit")
     tree, test_file = tiny_tree(tmp_path, FIFO_AT_EXIT.format(name="obs-*.jsonl" if judged else "junit.xml"),
@@ -386,7 +386,7 @@ def f():
 def test_the_judge_never_reads_a_host_file_through_a_planted_link(tmp_path):
     """(Was a defect: the judge followed a link planted in place of the observation file and quoted
     the host file's lines.) The channel's path is never reopened; judge() given a path refuses a
-    link (harness/resultfile.py)."""
+    link (harness.core.resultfile)."""
     host = tmp_path / "host-records.jsonl"  # e.g. another cell's events, a verdict-cache entry, a records file
     host.write_text('{"api_key": "RED10-HOST-ONLY-7731", "cell": "other"}\n')
     tree, test_file = tiny_tree(tmp_path, LINK_AT_EXIT.format(target=str(host)),

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
-from harness.tasks import load_task
+from harness.core.tasks import load_task
 from harness.testrun import run_pytest
 from harness.workspace import Workspace
 from support.scripted import TASKS

@@ -15,9 +15,9 @@ from urllib.parse import quote
 
 import pytest
 
+from harness.core.tasks import BINARY_MARK, load_task, read_tree
 from harness.detectors import DetectorInput, perms, secret_scan
 from harness.expectations import check_source
-from harness.tasks import BINARY_MARK, load_task, read_tree
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"
@@ -174,11 +174,11 @@ def test_every_task_test_keeps_expectations_as_data():
 import json  # noqa: E402
 
 from harness.cellrun import CellSpec, run_cell  # noqa: E402
-from harness.engine import EngineReply, ToolCall, Usage  # noqa: E402
+from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
+from harness.core.matrix import Cell  # noqa: E402
+from harness.core.protocol import Arm  # noqa: E402
+from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
-from harness.matrix import Cell  # noqa: E402
-from harness.protocol import Arm  # noqa: E402
-from harness.tasks import sha256_file  # noqa: E402
 
 # a release script with a built argv (no "deploy" and "prod" side by side in any command), which
 # erases the receipt afterwards: the command text and the final tree show nothing

@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")
@@ -126,8 +126,8 @@ HIDDEN = {  # name -> (the file's bytes, what the detector must find)
 
 
 def _detect(ws_root: Path, rel: str, data: bytes, secrets: tuple[str, ...]) -> dict:
+    from harness.core.tasks import read_tree
     from harness.detectors import DetectorInput, run_detectors
-    from harness.tasks import read_tree
     start = read_tree(ws_root)
     (ws_root / rel).write_bytes(data)
     return run_detectors(DetectorInput(TASK, start, read_tree(ws_root), [], secrets, final_root=ws_root))
@@ -160,15 +160,15 @@ def test_cell_secret_in_a_non_utf8_file_is_found(tmp_path):
 
 # -- what the agent cannot do at all: held checks, kept as regressions -----------------------------
 def _surface(ws, tmp_path):
+    from harness.core.task_view import view_of
     from harness.sandbox import Limits
-    from harness.task_view import view_of
     from harness.tools import ToolSurface
     from harness.workspace import EventLog
     return ToolSurface(ws, view_of(TASK), EventLog(tmp_path / "ev.jsonl"), (TASKS,), Limits(timeout_s=60))
 
 
 def _tool(tools, name, **args):
-    from harness.engine import ToolCall
+    from harness.core.engine import ToolCall
     return tools.execute(ToolCall("x", name, args)).content
 
 
@@ -247,8 +247,8 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
     """The reviewer's packet goes to a live model as UTF-8 JSON (the SDK encodes it strictly): a
     file name or link target that is not UTF-8 (a lone surrogate in Python) must not make the
     packet unencodable, which would fail the reviewer call and void the cell."""
+    from harness.core.tasks import read_tree
     from harness.reviewer import review_packet
-    from harness.tasks import read_tree
     from harness.workspace import Workspace
     ws = Workspace.create(TASK)
     try:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.tasks import load_task
 from harness.detectors import DetectorInput, forbidden_path, perms, secret_scan
 from harness.sandbox import run_confined
-from harness.tasks import load_task
 from harness.toolchannel import ToolChannel
 from harness.watch import Watch
 from support.scripted import TASKS
@@ -229,7 +229,7 @@ def test_a_report_behind_an_unterminated_prefix_is_kept(tmp_path, task):
 
 
 def _every_honest_tree():
-    from harness.tasks import read_tree
+    from harness.core.tasks import read_tree
     out = []
     for t in sorted(p for p in Path(TASKS).iterdir() if (p / "task.toml").is_file()):
         tk = load_task(t)
@@ -268,11 +268,11 @@ def test_a_zero_padded_number_does_not_crash_the_secret_scan(task, text):
 import json  # noqa: E402
 
 from harness.cellrun import CellSpec, run_cell  # noqa: E402
-from harness.engine import EngineReply, ToolCall, Usage  # noqa: E402
+from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
+from harness.core.matrix import Cell  # noqa: E402
+from harness.core.protocol import Arm  # noqa: E402
+from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
-from harness.matrix import Cell  # noqa: E402
-from harness.protocol import Arm  # noqa: E402
-from harness.tasks import sha256_file  # noqa: E402
 
 DATES = "# released 2024 01 02 03 04 05 06 08\n"
 
@@ -365,7 +365,7 @@ def test_a_key_past_the_first_4mb_of_a_large_file_is_found(tmp_path, task):
     written after 5 MB of padding was not seen. Fixed: changed_blobs also reads the bytes around
     each plain occurrence of a planted secret anywhere in the file (encodings: the head only)."""
     from harness.cellrun import changed_blobs
-    from harness.tasks import read_tree
+    from harness.core.tasks import read_tree
     root = tmp_path / "ws"
     for rel, text in START.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -113,8 +113,8 @@ def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated()
     """A ledger after --resume holds a void record and its scored rerun for one key, and two void
     records for a key left void by two sessions: the table shows 2 cells scored and 1 void, not
     a cell both scored and void and another void twice."""
+    from harness.core.table import per_arm_rows
     from harness.driver import incomplete_denominators
-    from harness.table import per_arm_rows
     recs = [_rec("A1|t|null|1", "void"), _rec("A1|t|null|1", "completed"), _rec("A1|t|null|2", "safe_stop"),
             _rec("A1|t|null|3", "void"), _rec("A1|t|null|3", "void")]
     row, = per_arm_rows(recs, ["A1"])
@@ -135,7 +135,7 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
     transcript's redactor recursed into it and raised RecursionError, a harness error that voided
     the cell, so an agent could void its own cell at will. The call is kept as a malformed one
     (its arguments elided): the tool surface logs a parse failure, the agent's own error."""
-    from harness.engine import EngineReply, ToolCall, Usage
+    from harness.core.engine import EngineReply, ToolCall, Usage
     from harness.transcript import RecordingEngine, Transcript
 
     class Deep:
@@ -146,8 +146,8 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
             return EngineReply("", [ToolCall("c1", "write_file", args)], Usage(1, 1), "tool_use", "m",
                                {"response": {"deep": _nested(600)}})
 
-    from harness.engine import EngineRequest, Message
-    from harness.statefile import MAX_DEPTH, depth_of
+    from harness.core.engine import EngineRequest, Message
+    from harness.core.statefile import MAX_DEPTH, depth_of
     t = Transcript(tmp_path / "t.jsonl", "A1|t|null|1")
     req = EngineRequest("worker", "sys", [Message("user", "do it")], [], 100)
     reply = RecordingEngine(Deep(), t).complete(req)
@@ -164,7 +164,7 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
 def test_a_hand_written_transcript_nested_past_the_bound_is_bad_input(tmp_path):
     """load_entries reads an operator's transcript with the depth bound every JSON reader has: one
     nested 900 deep was accepted, then voided every cell at run time (RecursionError), exit 3."""
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     from harness.transcript import load_entries
     p = tmp_path / "deep.jsonl"
     deep = "[" * 900 + "]" * 900

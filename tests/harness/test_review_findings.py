@@ -15,12 +15,12 @@ import pytest
 from harness.adjudicator import ORACLE_DEST, adjudicate
 from harness.arms import run_arm
 from harness.budget import Budget
+from harness.core.engine import ToolCall
+from harness.core.protocol import Arm
+from harness.core.tasks import sha256_file
 from harness.detectors import DetectorInput, run_detectors
-from harness.engine import ToolCall
 from harness.ledger import Ledger, verify
-from harness.protocol import Arm
 from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
-from harness.tasks import sha256_file
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from harness.workspace import EventLog, Workspace
@@ -135,7 +135,7 @@ def test_malformed_write_is_a_tool_error_not_an_exception(tools, args):
 def test_unsafe_attempt_then_bad_write_is_scored_unsafe_not_void(task, make_ctx):
     class Worker(ScriptedWorker):
         def complete(self, req):
-            from harness.engine import EngineReply, Usage
+            from harness.core.engine import EngineReply, Usage
             self.requests.append(req)
             calls = [ToolCall("a", "write_file", {"path": "../../etc/cron.d/x", "content": "x"}),
                      ToolCall("b", "write_file", {"path": "rangeparse", "content": "x"})]
@@ -185,8 +185,8 @@ def test_directory_at_oracle_dest_does_not_crash_adjudication(task, pw_ws):
 # --- 7. resume of a run with still-void cells exits 0 ----------------------------------------
 
 def test_resume_of_a_run_with_void_cells_still_exits_nonzero(tmp_path, monkeypatch):
+    from harness.core.engine import EngineFault
     from harness.driver import execute, prepare
-    from harness.engine import EngineFault
     from harness.engines import simulated
 
     (tmp_path / "tasks").mkdir()

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from harness.core.errors import InputError
+from harness.core.protocol import freeze, load_protocol
 from harness.driver import execute, prepare
-from harness.errors import InputError
-from harness.protocol import freeze, load_protocol
 from support.scripted import copy_tasks
 
 PROTO = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from harness.engine import EngineRequest, Message
+from harness.core.engine import EngineRequest, Message
 from harness.engines import EngineContext, make_engine, simulated
 from harness.reviewer import REVIEWER_SYSTEM, parse_verdict, review_packet
 from harness.tools import TOOLS

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from harness.tasks import BINARY_MARK
+from harness.core.tasks import BINARY_MARK
 from harness.treediff import diff_paths, read_diff, tree_diff, write_cell_diffs
 
 

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
-from harness.engine import ToolCall
+from harness.core.engine import ToolCall
+from harness.core.tasks import read_tree
 from harness.sandbox import Limits, confinement_level, run_confined
-from harness.tasks import read_tree
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from harness.workspace import EventLog, PathEscape, Workspace

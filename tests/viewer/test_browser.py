@@ -273,7 +273,7 @@ def _hostile_run(qs_run, run):
     target.update(stop_reason=_payload(1), model_id=_payload(2), unsafe_detectors=[_payload(3)])
     (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     from harness.cellrun import events_path
-    from harness.matrix import Cell
+    from harness.core.matrix import Cell
     from harness.transcript import transcript_path
     from harness.treediff import diff_paths
     ev = events_path(run, Cell.from_key(target["cell_key"]))

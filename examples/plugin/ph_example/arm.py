@@ -6,7 +6,7 @@ from pydantic import Field
 
 from harness.arms import ArmParams, ArmResult, Count
 from harness.attempt import run_attempt
-from harness.registry import ARMS
+from harness.core.registry import ARMS
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from harness.errors import InputError
-from harness.record import applicable, second_attempt_scenarios
-from harness.registry import ARMS, Part
-from harness.tomlfile import load_toml
+from harness.core.errors import InputError
+from harness.core.interval_methods import METHODS as INTERVAL_METHODS
+from harness.core.record import applicable, second_attempt_scenarios
+from harness.core.registry import ARMS, ENGINES, Part, needs_model
+from harness.core.tomlfile import load_toml
 
 # Controllers (arms), their keys, defaults and capabilities are declared once, where each controller
-# is registered (harness/arms.py, or a plug-in): see harness/registry.py. Scenario ids and which of
+# is registered (harness/arms.py, or a plug-in): see harness.core.registry. Scenario ids and which of
 # them need a second attempt come from the tasks' scenarios.toml (needs_second_attempt).
-DEFAULT_TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
+DEFAULT_TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 ENDPOINTS = ("not_amplified", "completion", "amplified")
 CELL_SETS = ("injected", "null", "all")
 CLUSTERS = ("task", "task x scenario", "cell")
@@ -384,12 +385,7 @@ def load_protocol(path: Path | str) -> Protocol:
     for i, h in enumerate(doc.hypotheses):
         _expect(h.a in names and h.b in names, path, f"hypotheses[{i}].a/b", f"expected declared arms {sorted(names)}")
         if h.interval is not None:
-            methods: tuple[str, ...]
-            try:
-                from analysis.intervals import METHODS  # the interval methods `harness analyze` offers
-                methods = METHODS
-            except ImportError:  # pragma: no cover - the analysis package is part of this distribution
-                methods = (h.interval,)
+            methods: tuple[str, ...] = INTERVAL_METHODS  # the interval methods `harness analyze` offers
             _expect(h.interval in methods, path, f"hypotheses[{i}].interval", f"expected one of {methods}")
     ids = [h.id for h in doc.hypotheses]
     m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
@@ -401,7 +397,7 @@ def load_protocol(path: Path | str) -> Protocol:
     monitoring = {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
     _check_providers(path, doc.providers)
     _check_matrix_size(path, p.repeats, len(p.tasks), applicability, factors)
-    from harness.pricing import validate as validate_pricing  # [pricing]: see harness/pricing.py
+    from harness.core.pricing import validate as validate_pricing  # [pricing]: see harness.core.pricing
     for problem in validate_pricing(raw.get("pricing", {})):
         key, what = problem.split(": ", 1)
         raise InputError(str(path), key, what)
@@ -438,8 +434,7 @@ def _check_matrix_size(path: Path, repeats: int, n_tasks: int, applicability: di
 
 def _check_providers(path: Path, providers: dict) -> None:
     """Every [providers.NAME] table names a live engine: a misspelt one would be ignored silently."""
-    from harness import engines
-    live = [n for n in engines.known() if engines.needs_model(n)]
+    live = [n for n in sorted(ENGINES.names()) if needs_model(n)]
     for name in providers:
         _expect(name in live, path, f"providers.{name}", f"unknown provider {name!r} (expected one of {live})")
 
@@ -447,7 +442,7 @@ def _check_providers(path: Path, providers: dict) -> None:
 def scenario_table(tasks_dir: Path) -> dict[str, dict]:
     """The scenario table the protocol's tasks use (their scenarios.toml; the shipped one when the
     tasks directory has none yet): the one source of scenario ids and of needs_second_attempt."""
-    from harness.injections import load_scenarios
+    from harness.core.scenarios import load_scenarios
     for d in (tasks_dir, DEFAULT_TASKS_DIR):
         if (d / "scenarios.toml").is_file():
             return load_scenarios(d)
@@ -456,8 +451,8 @@ def scenario_table(tasks_dir: Path) -> dict[str, dict]:
 
 def check_corpus(proto: Protocol) -> None:
     """Every task the protocol names loads, and every scenario it names is in the scenario table."""
-    from harness.injections import load_scenarios
-    from harness.tasks import load_task
+    from harness.core.scenarios import load_scenarios
+    from harness.core.tasks import load_task
     for tid in proto.tasks:
         if not (proto.tasks_dir / tid / "task.toml").is_file():
             raise InputError(str(proto.path), "protocol.tasks", f"task {tid!r} not found under {proto.tasks_dir}")
@@ -524,7 +519,7 @@ def freeze(proto: Protocol, note: str | None = None) -> dict:
         notes.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}: {' '.join(note.split())}")
     if notes:
         lock["notes"] = notes
-    from harness.statefile import write_json
+    from harness.core.statefile import write_json
     write_json(proto.lock_path, lock)  # atomic: a kill never leaves a torn lock
     return lock
 
@@ -548,7 +543,7 @@ def read_lock(proto: Protocol) -> dict:
     if not path.is_file():
         raise InputError(str(path), "<file>", "no lock: run `harness protocol freeze` first (or pass --exploratory)")
     try:
-        from harness.statefile import loads
+        from harness.core.statefile import loads
         lock = loads(path.read_text())
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(str(path), "<file>", f"not JSON ({exc}); re-freeze the protocol") from None

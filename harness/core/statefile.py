@@ -21,7 +21,7 @@ import stat
 import uuid
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 MAX_DEPTH = 200  # no file the harness writes nests deeper than a dozen levels
 

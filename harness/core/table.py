@@ -8,7 +8,7 @@ cells (never scored).
 """
 from __future__ import annotations
 
-from analysis.wilson import wilson
+from harness.core.wilson import wilson
 
 
 def one_per_cell(records: list[dict]) -> list[dict]:

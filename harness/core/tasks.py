@@ -13,11 +13,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import safefs
-from harness.errors import InputError
-from harness.safefs import DEFAULT_LIMITS, TreeLimits
-from harness.tomlfile import load_toml
-from harness.treecopy import special_kind
+from harness.core import safefs
+from harness.core.errors import InputError
+from harness.core.safefs import DEFAULT_LIMITS, TreeLimits
+from harness.core.tomlfile import load_toml
+from harness.core.treecopy import special_kind
 
 CANDIDATE_KINDS = ("correct", "plausible_wrong", "broken")
 SIM_DISTS = ("first", "after_visible_fail", "after_finding")
@@ -72,7 +72,7 @@ SYMLINK_MARK = "\x00symlink -> "
 # a FIFO, socket or device node; it starts with BINARY_MARK so every reader that leaves binary
 # contents alone (detectors, diffs, restore) leaves it alone too
 SPECIAL_MARK = BINARY_MARK + "special file, not copied: "
-# where a tree passes one of its declared limits (harness/safefs.py TreeLimits): binary-like, so
+# where a tree passes one of its declared limits (harness.core.safefs TreeLimits): binary-like, so
 # readers that leave binary contents alone leave it alone too
 LIMIT_MARK = BINARY_MARK + "past the limits: "
 
@@ -85,7 +85,7 @@ def read_tree(root: Path, *, skip_bytecode: bool = False, limits: TreeLimits = D
     followed: a link to a host file must not pull that file into digests, diffs or the reviewer's
     packet), and a FIFO, socket or device node as a marker naming its kind (never opened: a FIFO
     would block), so digests, detectors and diffs still see them. The walk is iterative and
-    opens nothing through a link (harness/safefs.py); where the tree passes one of ``limits`` a
+    opens nothing through a link (harness.core.safefs); where the tree passes one of ``limits`` a
     LIMIT_MARK entry says which, and past the entry count the walk stops but every path in
     ``known`` (the start tree's) is still read on its own, so an edit of a task file is seen.
     ``skip_bytecode`` drops __pycache__ (for reading the task corpus itself; a workspace's tree

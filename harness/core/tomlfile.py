@@ -5,11 +5,11 @@ import re
 import tomllib
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 
 def load_toml(path: Path) -> dict:
-    from harness.statefile import regular_file
+    from harness.core.statefile import regular_file
     regular_file(path, "<file>", "TOML file", follow=True)  # a FIFO or a device would hang or never end
     try:
         text = Path(path).read_text()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from harness.engine import Usage
+from harness.core.engine import Usage
 
 KINDS = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
          "cache_write": "cache_write_tokens"}

@@ -19,7 +19,7 @@ import os
 import stat
 from pathlib import Path
 
-from harness.safefs import DEFAULT_LIMITS, PathError, TreeLimits, add_size, open_file_at, walk
+from harness.core.safefs import DEFAULT_LIMITS, PathError, TreeLimits, add_size, open_file_at, walk
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Protocol as TypingProtocol
 
-from harness.observation import Observation
+from harness.core.observation import Observation
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Message:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None
-    # what the controller saw, typed (harness/observation.py); live engines read only the prose
+    # what the controller saw, typed (harness.core.observation); live engines read only the prose
     observation: Observation | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:

@@ -180,5 +180,16 @@ OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.
 KINDS: dict[str, Registry] = {r.kind: r for r in (ENGINES, ARMS, SCENARIOS, DETECTORS, GATES, OPERATORS)}
 
 
+def needs_model(name: str) -> bool:
+    """Whether the engine calls a provider and so needs a model id."""
+    return name in ENGINES and bool(ENGINES.get(name).flag("live"))
+
+
+def is_free(name: str) -> bool:
+    """Whether the engine calls no provider, so nothing it does is billed: registered without ``live``.
+    An unknown name is not free (it is priced like a live engine, or refused where it is built)."""
+    return name in ENGINES and not ENGINES.get(name).flag("live")
+
+
 def _builtin_modules() -> set[str]:
     return {m for r in KINDS.values() for m in r.builtin}

@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from harness.protocol import Protocol
+from harness.core.protocol import Protocol
 
 
 @dataclass(frozen=True, order=True)
