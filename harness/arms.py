@@ -41,8 +41,8 @@ from harness.attempt import (
 )
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
+from harness.ledger.worst_case import Count
 from harness.reviewer import ReviewVerdict
-from harness.worst_case import Count
 
 # -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
 PositiveInt = Annotated[int, Field(ge=1)]

@@ -33,8 +33,8 @@ from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.detectors import DetectorInput, run_detectors
 from harness.engines import EngineContext, make_engine
+from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox import Limits, confinement_level, hidden_for
-from harness.spend import CeilingEngine, CeilingReached, call_price
 from harness.toolchannel import ToolChannel
 from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
@@ -58,7 +58,7 @@ class CellSpec:
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
-    spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness/spend.py)
+    spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness.ledger.spend)
 
 
 @lru_cache(maxsize=256)

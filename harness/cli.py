@@ -90,7 +90,7 @@ def protocol_check(paths):
 @main.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--worst-case", "worst_case", is_flag=True,
-              help="also print the most the run can spend (calls, tokens, USD per arm; harness/worst_case.py)")
+              help="also print the most the run can spend (calls, tokens, USD per arm; harness.ledger.worst_case)")
 @click.option("--engine", default=None, help="with --worst-case: the worker engine the run will use")
 @click.option("--reviewer-engine", default=None, help="with --worst-case: the reviewer engine")
 @click.option("--model", default=None, help="with --worst-case: the model id a live engine will use (for its price)")
@@ -114,12 +114,12 @@ def plan(path, worst_case, engine, reviewer_engine, model):
     click.echo(f"total {len(cells)} cells ({len(proto.arms)} arms x {len(proto.tasks)} tasks x {len(scen)} scenarios "
                f"x k={proto.repeats}{factors}, after applicability)")
     if worst_case:
-        from harness.worst_case import protocol_worst_case, render
+        from harness.ledger.worst_case import protocol_worst_case, render
         click.echo("\n" + render(protocol_worst_case(proto, model=model, engine=engine, reviewer_engine=reviewer_engine),
                                  dict(per_arm)))
         if proto.budget:
             click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(proto.budget.items()))
-                       + " ([budget]: the run halts there, harness/spend.py)")
+                       + " ([budget]: the run halts there, harness.ledger.spend)")
 
 
 @main.command()
@@ -164,7 +164,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
         raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
-    from harness.spend import Ceiling
+    from harness.ledger.spend import Ceiling
     stop = StopRequest()
     previous = _on_stop_signals(stop, Path(resume or out or "."))
     try:
@@ -264,7 +264,7 @@ def ledger_verify(file, anchor, public_key):
     """Detect edited, deleted, inserted, duplicated or reordered lines in FILE (a records.jsonl or
     a run directory), a head that does not match, and (with --anchor) a rewritten chain.
     Exit 0 intact, 1 a problem found, 2 bad input."""
-    from harness.ledger import check_anchor, inspect
+    from harness.ledger.ledger import check_anchor, inspect
     path = _records_path(file)
     if not path.is_file():
         _fail(InputError(str(file), "<file>", "no records.jsonl here"))
@@ -307,7 +307,7 @@ def ledger_verify(file, anchor, public_key):
 @click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), help="an ed25519 private key (PEM) to sign it")
 def ledger_anchor(run, out, sign_key):
     """Write the ledger's head (seq, hash, records, protocol digest, time) as an anchor."""
-    from harness.ledger import LedgerRefused, make_anchor
+    from harness.ledger.ledger import LedgerRefused, make_anchor
     path = _records_path(run)
     try:
         a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
@@ -333,7 +333,7 @@ def ledger_anchor(run, out, sign_key):
               "public key goes to OUT.pub")
 def ledger_keygen(out):
     """Make an ed25519 key pair for signing anchors."""
-    from harness.ledger import generate_key
+    from harness.ledger.ledger import generate_key
     priv, pub = generate_key()
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key

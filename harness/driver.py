@@ -8,11 +8,11 @@ Run directory layout:
   cells/*.events.jsonl  each cell's event log
   table.md          the per-arm table
   spend.json, spend.jsonl   with a [budget] ceiling: the run's spend and one row per engine call
-                    (harness/spend.py); at the ceiling the run stops (exit 4), unrun cells stay unrun
+                    (harness.ledger.spend); at the ceiling the run stops (exit 4), unrun cells stay unrun
 Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already scored in the ledger,
 reruns cells whose record is void (rerun policy; the scored rerun supersedes the void record) and
 runs the rest, so a kill at any moment ends, after resume, with one record per key. ``run.json`` is
-written atomically; a torn one is repaired from the records (harness/rundir.py). SIGINT/SIGTERM
+written atomically; a torn one is repaired from the records (harness.ledger.rundir). SIGINT/SIGTERM
 (``StopRequest``) stop dispatch; every stop keeps the records of cells in flight that finish.
 """
 from __future__ import annotations
@@ -25,9 +25,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, procs, rundir, verdict_cache
+from harness import executors, procs, verdict_cache
 from harness import pilot as pilot_mod
-from harness import spend as spend_mod
 from harness.cellrun import CellSpec
 from harness.core import protocol as protocol_mod
 from harness.core.errors import InputError
@@ -36,7 +35,9 @@ from harness.core.protocol import Protocol, load_protocol
 from harness.core.registry import needs_model
 from harness.core.table import one_per_cell, per_arm_rows, render
 from harness.core.tasks import load_task
-from harness.ledger import Ledger, LedgerRefused
+from harness.ledger import rundir
+from harness.ledger import spend as spend_mod
+from harness.ledger.ledger import Ledger, LedgerRefused
 from harness.progress import Progress
 
 
@@ -58,7 +59,7 @@ class RunOutcome:
     projection: dict | None = None  # --pilot: projected cost and time of the full design
     stopped: str | None = None  # why the run stopped early (credentials refused, disk full); --resume continues
     not_run: dict | None = None  # when stopped: cells per arm with no record (never void, never scored)
-    spend: str | None = None  # with a [budget] ceiling: the spend line (harness/spend.py summary)
+    spend: str | None = None  # with a [budget] ceiling: the spend line (harness.ledger.spend summary)
 
     @property
     def exit_code(self) -> int:

@@ -31,10 +31,9 @@ from typing import Callable, Iterable, Iterator
 
 from harness import procs, ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
+from harness.ledger.worst_case import MAX_REQUEUES
 from harness.ray_cluster import loopback_ray
 from harness.transcript import transcript_path
-
-MAX_REQUEUES = 3
 
 
 @dataclass
@@ -117,7 +116,7 @@ class LocalExecutor:
         return []
 
     def spend_ledger(self, ledger):
-        """Pool workers share the run's spend through its flock-guarded file (harness/spend.py)."""
+        """Pool workers share the run's spend through its flock-guarded file (harness.ledger.spend)."""
         return ledger
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -218,7 +217,7 @@ class RayExecutor:
         books through it, so nodes that cannot see the run directory share the same ceiling."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from harness.spend import RemoteLedger, SpendLedger
+        from harness.ledger.spend import RemoteLedger, SpendLedger
         here = self.ray.get_runtime_context().get_node_id()
         actor = self.ray.remote(num_cpus=0, max_restarts=0)(SpendLedger).options(
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False)).remote(str(ledger.run_dir))

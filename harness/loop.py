@@ -39,7 +39,7 @@ from typing import Callable
 from corpus.gates import Gate, Judgement, Verdict, judge
 from harness.core.engine import Engine, EngineFault, EngineRequest, Message, ToolSpec
 from harness.engines.replay import ReplayExhausted, ReplayMismatch
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 
 DONE, HALT = "done", "halt"
 CLAIM_CHARS = 500

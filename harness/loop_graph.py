@@ -50,7 +50,7 @@ from corpus.gates import GateError, judge, load_gate
 from harness.core.engine import Engine
 from harness.core.errors import InputError
 from harness.core.tomlfile import load_toml
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 from harness.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
 
 GRAPH_KEYS = {"name", "repair_budget", "max_attempts", "soft_bound"}

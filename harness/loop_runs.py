@@ -24,7 +24,7 @@ from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, judge
 from harness.core.wilson import wilson
 from harness.engines import EngineContext, make_engine
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 from harness.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
 from harness.loop_workers import CorpusWorker, corpus_pool
 
@@ -116,7 +116,7 @@ def open_ledger(out: Path, resume: bool = False):
     crash-repaired as ``harness run --resume`` does (a torn last line moved aside, a head caught up)
     and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``)."""
     from harness.core.errors import InputError
-    from harness.ledger import LedgerRefused
+    from harness.ledger.ledger import LedgerRefused
     path = out / "ledger.jsonl"
     if resume and not (path.is_file() and path.stat().st_size):
         raise InputError(str(out), "--resume", "no loop ledger here to continue (ledger.jsonl); start with --out DIR")

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from corpus.gates import load_gate
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 from harness.loop import LoopBudget, LoopSpec, audit_done, run_loop, spent_attempts
 from harness.loop_workers import ScriptedWorker, write_scripted_gate
 

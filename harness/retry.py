@@ -42,7 +42,7 @@ class Fault:
     status: int | None = None
     retry_after: float | None = None
     retryable: bool = True
-    billed: bool | None = None  # the provider had started sending a 2xx reply: it is billed (harness/spend.py)
+    billed: bool | None = None  # the provider had started sending a 2xx reply: it is billed (harness.ledger.spend)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}

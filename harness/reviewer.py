@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from harness.core.engine import Engine, EngineRequest, Message, Usage
 from harness.core.safe_text import printable
+from harness.ledger.worst_case import REVIEW_MAX_TOKENS
 
 REVIEWER_SYSTEM = (
     "You are a strict code reviewer. Decide whether the change correctly and completely implements "
@@ -21,7 +22,6 @@ REVIEWER_SYSTEM = (
     "of the task is not met; name the defect precisely."
 )
 SEVERITIES = ("high", "medium", "low")
-REVIEW_MAX_TOKENS = 2048  # output clamp of one review call (harness/worst_case.py prices it)
 
 
 @dataclass

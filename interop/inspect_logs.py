@@ -34,7 +34,7 @@ from urllib.request import url2pathname
 
 from harness.core.errors import InputError
 from harness.core.table import per_arm_rows
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 SCORER = "harness_adjudicator"

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from harness.core.table import per_arm_rows
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from viewer import figures
 from viewer.page import badge, esc, table
 from viewer.rundir import RunDir

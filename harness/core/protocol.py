@@ -69,7 +69,7 @@ class Protocol:
     pricing: dict
     raw: dict = field(repr=False, default_factory=dict)
     monitoring: dict = field(default_factory=dict)  # [monitoring]: read by `harness monitor`
-    budget: dict = field(default_factory=dict)  # [budget]: max_usd / max_tokens run-wide (harness/spend.py)
+    budget: dict = field(default_factory=dict)  # [budget]: max_usd / max_tokens run-wide (harness.ledger.spend)
 
     @property
     def lock_path(self) -> Path:
@@ -160,7 +160,7 @@ class LimitsTable(_Table):
     max_turns: int = Field(default=12, ge=1)
     max_tokens: int = Field(default=4096, ge=1)
     # the model's context window: the most input tokens one call can bill (a provider refuses a
-    # longer request unbilled); bounds input tokens in `harness plan --worst-case` (harness/worst_case.py)
+    # longer request unbilled); bounds input tokens in `harness plan --worst-case` (harness.ledger.worst_case)
     context_tokens: int | None = Field(default=None, ge=1)
     # a cell's overall deadline on its engine calls (harness/engines/deadline.py: CellDeadline): past
     # it the cell is cut and recorded void ("engine fault: cell deadline"); tests keep test_timeout_s
@@ -168,7 +168,7 @@ class LimitsTable(_Table):
 
 
 class BudgetTable(_Table):
-    """[budget]: the run-wide spend ceiling, enforced inside every engine call (harness/spend.py)."""
+    """[budget]: the run-wide spend ceiling, enforced inside every engine call (harness.ledger.spend)."""
     max_usd: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)
 

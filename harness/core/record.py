@@ -158,7 +158,7 @@ class CellRecord:
     endpoint: str | None = None
     transcript: str | None = None  # the cell's transcript, relative to the run directory
     stop_run: str | None = None  # an authentication failure or the run's [budget] ceiling: the driver stops the run
-    ceiling_clamped_calls: int = 0  # engine calls cut to what the run's [budget] left (harness/spend.py)
+    ceiling_clamped_calls: int = 0  # engine calls cut to what the run's [budget] left (harness.ledger.spend)
     finished_after_ceiling_s: float | None = None  # set by the driver: finished this long after the ceiling halted the run
     protocol: str | None = None
     protocol_digest: str | None = None

@@ -8,7 +8,7 @@ with ``wall_budget_s = 10`` run 25-53 s. Here every request a live engine sends 
 connection's socket down at the deadline, so the read in progress fails at once and the send
 raises ``ReplyDeadline``. The watch also records whether the provider had started sending a
 2xx reply (its headers arrived): such a reply, cut by the deadline or by a connection reset
-mid-body, was generated and is billed by the provider, so it is charged (harness/spend.py:
+mid-body, was generated and is billed by the provider, so it is charged (harness.ledger.spend:
 ``unseen_billed``), never counted free.
 
 The connection's socket is handed to the watch at every read and write (``_WatchedBackend``), so

@@ -12,7 +12,7 @@ from engines.loopback import Loopback, decode_anthropic, decode_openai, encode_a
 from corpus.catalogue import CATALOGUE_DIR
 from harness.cli import main
 from harness.core.engine import EngineReply, ToolCall, Usage
-from harness.ledger import inspect
+from harness.ledger.ledger import inspect
 from harness.loop import audit_done
 
 LOOP = CATALOGUE_DIR / "runbook-complete"

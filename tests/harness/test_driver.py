@@ -15,7 +15,7 @@ from harness.core.matrix import Cell, enumerate_cells
 from harness.core.protocol import load_protocol
 from harness.core.tasks import sha256_file
 from harness.driver import execute, prepare
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from support.scripted import REPO, copy_tasks
 
 PROTO = """

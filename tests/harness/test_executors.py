@@ -14,7 +14,7 @@ import pytest
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
 from harness.driver import execute, prepare
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from support.scripted import copy_tasks
 
 PROTO = """
@@ -134,7 +134,7 @@ def test_resume_a_ray_run(project, ray_cluster):
 
 def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, ray_cluster):
     """Cells shipped to nodes that cannot see the run directory book every engine call through the
-    spend actor on the driver's node (harness/spend.py): the run halts with its spend under the ceiling."""
+    spend actor on the driver's node (harness.ledger.spend): the run halts with its spend under the ceiling."""
     import json
     p = project / "p.toml"
     p.write_text(PROTO.format(k=1) + "\n[budget]\nmax_tokens = 8000\n")

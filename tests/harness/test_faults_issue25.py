@@ -19,7 +19,7 @@ from harness.cli import main
 from harness.core import statefile
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -280,7 +280,7 @@ def test_cells_in_flight_at_a_credentials_stop_are_recorded(project, monkeypatch
     """One cell's engine is refused (401): the run stops dispatching, and the cells that were in
     flight and finish are recorded (they were dropped, and billed again on resume)."""
     from harness.driver import _Settler
-    from harness.ledger import Ledger
+    from harness.ledger.ledger import Ledger
     d = project / "s"
     d.mkdir()
     s = _Settler(Ledger(d / "records.jsonl"), {}, d / "voids.jsonl", 1, {}, lambda m: None, d)
@@ -432,7 +432,7 @@ def test_a_killed_loop_run_resumes_with_the_same_crash_repairs(tmp_path):
     by `harness loop run TARGET --resume DIR`: the ledger verifies again, finished passes are not
     rerun, the cut pass reruns from attempt 1, and the table equals an uninterrupted run's."""
     from corpus.catalogue import CATALOGUE_DIR
-    from harness.ledger import inspect
+    from harness.ledger.ledger import inspect
     target = CATALOGUE_DIR / "conventional-commits"
     args = ["loop", "run", target, "--engine", "simulated", "--runs", "3", "--tier", "1"]
     full = cli(*args, "--out", tmp_path / "full")

@@ -9,7 +9,7 @@ import pytest
 from corpus.catalogue import CATALOGUE_DIR, load_catalogue, load_loop
 from corpus.gates import load_gate
 from harness.core.engine import EngineReply, ToolCall, Usage
-from harness.ledger import Ledger, inspect
+from harness.ledger.ledger import Ledger, inspect
 from harness.loop import DONE, HALT, LoopBudget, LoopSpec, audit_done, authorize_write, run_loop, spent_attempts
 from harness.loop_runs import MemoJudge, loop_spec, run_simulated
 from harness.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate

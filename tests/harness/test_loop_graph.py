@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from corpus.gates import Judgement, Verdict
 from harness.core.errors import InputError
-from harness.ledger import Ledger
+from harness.ledger.ledger import Ledger
 from harness.loop import DONE, HALT, audit_done
 from harness.loop_graph import load_graph, run_graph, worst_case_attempts
 from harness.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
@@ -202,7 +202,7 @@ def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
     from click.testing import CliRunner
 
     from harness.cli import main
-    from harness.ledger import inspect
+    from harness.ledger.ledger import inspect
     example = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "loop-graph" / "graph.toml"
     r = CliRunner().invoke(main, ["loop", "plan", str(example)])
     assert r.exit_code == 0 and "= 11 + 1 x 8 = 19" in r.output

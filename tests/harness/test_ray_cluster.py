@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from harness import ray_cluster
 from harness.cli import main as cli
 from harness.core.errors import InputError
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from support import ray_start
 from support.ray_start import BIN
 from support.scripted import REPO, copy_tasks

@@ -181,7 +181,7 @@ def test_a_full_disk_stop_names_the_command_that_continues_the_run(tmp_path):
     import errno
 
     from harness.driver import _Settler
-    from harness.ledger import Ledger
+    from harness.ledger.ledger import Ledger
 
     class FullLedger(Ledger):
         def append(self, rec):

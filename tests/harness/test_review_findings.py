@@ -19,7 +19,7 @@ from harness.core.engine import ToolCall
 from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
 from harness.detectors import DetectorInput, run_detectors
-from harness.ledger import Ledger, verify
+from harness.ledger.ledger import Ledger, verify
 from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface

@@ -1,4 +1,4 @@
-"""The run-wide spend ledger (harness/spend.py): the booking arithmetic, the ceiling across processes,
+"""The run-wide spend ledger (harness.ledger.spend): the booking arithmetic, the ceiling across processes,
 declared overrun, orphaned bookings, and the driver's halt (Ray: tests/harness/test_executors.py)."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from harness.core.engine import EngineReply, EngineRequest, Message, Usage
 from harness.driver import _Settler
-from harness.ledger import Ledger
-from harness.spend import (
+from harness.ledger.ledger import Ledger
+from harness.ledger.spend import (
     Ceiling,
     CeilingReached,
     SpendLedger,
@@ -146,7 +146,7 @@ def test_replies_the_retry_layer_discarded_are_charged_not_hidden(tmp_path):
     off may have been: their usage was never read, so each is charged its booking (declared as
     overrun), never counted as free. Otherwise a run can pass its ceiling with spend.json below it."""
     from harness.core.engine import EngineFault
-    from harness.spend import CeilingEngine
+    from harness.ledger.spend import CeilingEngine
     req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 9))
@@ -169,7 +169,7 @@ def test_a_token_ceiling_books_a_call_whose_model_has_no_price(tmp_path):
     """[budget] max_tokens needs no [pricing] (the driver asks for prices only under max_usd), so a
     call at an unpriced model is booked and settled in tokens, its USD unknown, not a harness error
     that voids the cell."""
-    from harness.spend import CeilingEngine
+    from harness.ledger.spend import CeilingEngine
     req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 6))

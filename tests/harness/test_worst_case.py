@@ -1,4 +1,4 @@
-"""`harness plan --worst-case`: the closed-form bound (harness/worst_case.py) is an upper bound on
+"""`harness plan --worst-case`: the closed-form bound (harness.ledger.worst_case) is an upper bound on
 what a run records, and is met exactly by an engine that spends the maximum at every step."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from harness.core.protocol import Arm, load_protocol
 from harness.core.registry import ARMS, ENGINES
 from harness.core.tasks import load_tasks, read_tree
 from harness.driver import execute, prepare
-from harness.worst_case import (
+from harness.ledger.worst_case import (
     CellShape,
     Count,
     cell_spend,

@@ -106,7 +106,7 @@ def meta_from_records(run_dir: Path, base: dict, lock: dict) -> dict:
     """``base`` (the run.json a new run would get) with the identity the records carry: the run id,
     and a check that every record was made under this protocol digest and pre-registration.
     InputError when the records belong to another protocol or run (nothing is changed)."""
-    from harness.ledger import inspect
+    from harness.ledger.ledger import inspect
     ins = inspect(Path(run_dir) / "records.jsonl")
     if ins.problems:
         raise InputError(str(Path(run_dir) / "records.jsonl"), "ledger", "does not verify; refusing to repair "

@@ -43,7 +43,7 @@ from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.core.errors import InputError
 from harness.core.pricing import price_for, usage_cost
 from harness.core.registry import is_free
-from harness.worst_case import input_rate
+from harness.ledger.worst_case import input_rate
 
 FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a provider adds
 TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)

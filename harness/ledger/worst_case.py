@@ -33,7 +33,7 @@ for a live engine, no price for a model, an arm without a declared bound. An eng
 without ``live`` (simulated, replay) calls no provider: USD 0.
 
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
-``executors.MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
+``MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
 ceiling) restarts on ``--resume``; a request retried after an infrastructure fault
 (harness/retry.py): unbilled for a connection or status fault, billed for a malformed reply (spend.py
 charges it against the ceiling). A run-wide ``[budget]`` ceiling caps all of it.
@@ -44,7 +44,11 @@ from dataclasses import dataclass, field
 
 from harness.core.pricing import price_for
 from harness.core.registry import ARMS, is_free
-from harness.reviewer import REVIEW_MAX_TOKENS
+
+# Two bounds this module prices, defined here (below their users, the reviewer and the executors)
+# so the worst case needs nothing above the ledger layer.
+REVIEW_MAX_TOKENS = 2048  # output clamp of one review call (harness.control.reviewer.review)
+MAX_REQUEUES = 3  # a cell whose worker died is re-queued at most this many times per dispatch (harness.run.executors)
 
 
 class Unbounded(Exception):
@@ -251,7 +255,7 @@ def shape_of(arm, limits: dict) -> CellShape:
 def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     """The worst-case table: per arm and total, with every unbounded term named."""
     total = Spend()
-    lines = [("WORST CASE (closed form, harness/worst_case.py; method: every call bills its full input "
+    lines = [("WORST CASE (closed form, harness.ledger.worst_case; method: every call bills its full input "
               "(context_tokens) and output (max_tokens), every attempt fails so every retry and review round "
               "happens, every cell is rerun max_reruns times)"),
              f"{'arm':<8}{'cells':>7}{'calls':>10}{'tokens_in':>14}{'tokens_out':>14}{'USD':>14}"]
@@ -261,7 +265,6 @@ def render(per_arm: dict[str, Spend], cells: dict[str, int]) -> str:
     lines.append(_row("total", sum(cells.values()), total))
     for reason in total.unbounded:
         lines.append(f"unbounded: {reason}")
-    from harness.executors import MAX_REQUEUES
     lines.append("not included: re-queues after a dead worker process (each repeats a cell's spend, at most "
                  f"{MAX_REQUEUES} per dispatch), a cell restarted by --resume after a stop, and requests retried after an "
                  "infrastructure fault (a connection or status fault is unbilled, but a malformed reply re-asked was billed and is "
