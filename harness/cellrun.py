@@ -33,10 +33,10 @@ from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.detectors import DetectorInput, run_detectors
 from harness.engines import EngineContext, make_engine
+from harness.engines.transcript import RecordingEngine, Transcript, transcript_path
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox import Limits, confinement_level, hidden_for
 from harness.toolchannel import ToolChannel
-from harness.transcript import RecordingEngine, Transcript, transcript_path
 from harness.treediff import write_cell_diffs
 from harness.watch import start_watch
 from harness.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed

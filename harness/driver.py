@@ -95,7 +95,7 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
                 raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
     if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now
-        from harness.transcript import load_entries
+        from harness.engines.transcript import load_entries
         load_entries(Path(engine_options["transcript"]))
     protocol_mod.check_corpus(proto)
 

@@ -31,9 +31,9 @@ from typing import Callable, Iterable, Iterator
 
 from harness import procs, ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
+from harness.engines.transcript import transcript_path
 from harness.ledger.worst_case import MAX_REQUEUES
 from harness.ray_cluster import loopback_ray
-from harness.transcript import transcript_path
 
 
 @dataclass

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import safefs
-from harness.core.engine import ToolCall, ToolSpec
+from harness.core.engine import ALLOWED_PROGRAMS, ToolCall, ToolSpec
 from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.core.task_view import TaskView
 from harness.detectors import SCRIPT_RUNNERS, script_target
@@ -31,8 +31,6 @@ from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.testrun import run_pytest
 from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
-ALLOWED_PROGRAMS = frozenset({"python", "python3", "sh", "bash", "ls", "cat", "grep", "rm", "mv", "cp", "chmod", "git",
-                              "sqlite3", "make"})
 TOOLS = [
     ToolSpec("list_files", "List every file in the workspace.", {"type": "object", "properties": {}}),
     ToolSpec("read_file", "Read a text file from the workspace.",

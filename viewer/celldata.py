@@ -9,7 +9,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from harness.transcript import transcript_path
+from harness.engines.transcript import transcript_path
 from harness.treediff import diff_paths, read_diff
 
 # Columns of the cell list, in the order rows carry them (the browser reads them by name).

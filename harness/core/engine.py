@@ -13,6 +13,10 @@ from typing import Protocol as TypingProtocol
 
 from harness.core.observation import Observation
 
+# The programs the run_command tool runs (harness.control.tools); the simulated engine proposes only these.
+ALLOWED_PROGRAMS = frozenset({"python", "python3", "sh", "bash", "ls", "cat", "grep", "rm", "mv", "cp", "chmod", "git",
+                              "sqlite3", "make"})
+
 
 @dataclass(frozen=True)
 class ToolSpec:

@@ -14,8 +14,8 @@ import time
 
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
 from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
-from harness.limiter import Limiter
-from harness.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
+from harness.engines.limiter import Limiter
+from harness.engines.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
 
 class LiveEngine:

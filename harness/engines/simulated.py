@@ -49,7 +49,7 @@ import json
 import random
 import re
 
-from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
+from harness.core.engine import ALLOWED_PROGRAMS, EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
 from harness.core.observation import (
     CONTEXT_LOST,
     FILE_MISSING,
@@ -64,7 +64,6 @@ from harness.core.scope import in_scope
 from harness.core.task_view import SimulationBank, TaskView
 from harness.core.tasks import CANDIDATE_KINDS
 from harness.engines import EngineContext, register
-from harness.tools import ALLOWED_PROGRAMS
 
 FILE_BLOCK = re.compile(r"^=== FILE: (?P<path>.+?) ===\n(?P<body>.*?)\n=== END FILE ===$", re.S | re.M)
 DIFF_FILE = re.compile(r"^--- a/(?P<path>\S+)$", re.M)

@@ -35,7 +35,7 @@ without ``live`` (simulated, replay) calls no provider: USD 0.
 Not in the bound (printed as notes): a dead worker process re-queues its cells (up to
 ``MAX_REQUEUES`` times per dispatch); a cell cut off by a stop (refused credentials, the
 ceiling) restarts on ``--resume``; a request retried after an infrastructure fault
-(harness/retry.py): unbilled for a connection or status fault, billed for a malformed reply (spend.py
+(harness.engines.retry): unbilled for a connection or status fault, billed for a malformed reply (spend.py
 charges it against the ceiling). A run-wide ``[budget]`` ceiling caps all of it.
 """
 from __future__ import annotations

@@ -9,10 +9,10 @@ from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback
 from harness.core.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
 from harness.core.pricing import cell_cost, price_for, validate
 from harness.engines import EngineContext, make_engine
-from harness.limiter import Limiter
-from harness.retry import parse_retry_after
+from harness.engines.limiter import Limiter
+from harness.engines.retry import parse_retry_after
+from harness.engines.transcript import Redactor
 from harness.tools import TOOLS
-from harness.transcript import Redactor
 
 FLAVORS = ["anthropic", "openai"]
 
@@ -261,7 +261,7 @@ def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, 
 def test_retries_are_counted_as_retries(tmp_path):
     """A call that succeeded after 2 faults made 2 retries; one that gave up after 3 retries saw 4 faults."""
     from harness.core.engine import EngineReply
-    from harness.transcript import Transcript
+    from harness.engines.transcript import Transcript
     t = Transcript(tmp_path / "t.jsonl", "k")
     ok = EngineReply("", [], Usage(1, 1), "end_turn", "m", {"faults": [{"retry": 0}, {"retry": 1}]})
     t.call(EngineRequest("worker", "", [], [], 10), ok, 0.1)

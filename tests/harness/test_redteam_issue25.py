@@ -136,7 +136,7 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
     the cell, so an agent could void its own cell at will. The call is kept as a malformed one
     (its arguments elided): the tool surface logs a parse failure, the agent's own error."""
     from harness.core.engine import EngineReply, ToolCall, Usage
-    from harness.transcript import RecordingEngine, Transcript
+    from harness.engines.transcript import RecordingEngine, Transcript
 
     class Deep:
         name = "deep"
@@ -165,7 +165,7 @@ def test_a_hand_written_transcript_nested_past_the_bound_is_bad_input(tmp_path):
     """load_entries reads an operator's transcript with the depth bound every JSON reader has: one
     nested 900 deep was accepted, then voided every cell at run time (RecursionError), exit 3."""
     from harness.core.errors import InputError
-    from harness.transcript import load_entries
+    from harness.engines.transcript import load_entries
     p = tmp_path / "deep.jsonl"
     deep = "[" * 900 + "]" * 900
     p.write_text('{"role": "worker", "reply": {"text": "", "tool_calls": [{"id": "c1", "name": "write_file", '

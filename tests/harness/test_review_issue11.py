@@ -201,8 +201,8 @@ def test_deeply_nested_json_is_a_clear_error_in_the_ledger_records_and_transcrip
     `ledger verify`, `harness analyze` and the transcript loader each died with a RecursionError
     traceback. Each now reports the line as not valid JSON."""
     from analysis.records import read_raw
+    from harness.engines.transcript import load_entries
     from harness.ledger.ledger import inspect
-    from harness.transcript import load_entries
 
     deep = tmp_path / "records.jsonl"
     deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")

@@ -15,8 +15,8 @@ from pathlib import Path
 from harness.cellrun import events_path
 from harness.core.matrix import Cell, enumerate_cells
 from harness.core.protocol import load_protocol
+from harness.engines.transcript import transcript_path
 from harness.ledger.ledger import canonical, record_hash
-from harness.transcript import transcript_path
 from harness.treediff import diff_paths
 
 

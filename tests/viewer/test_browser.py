@@ -274,7 +274,7 @@ def _hostile_run(qs_run, run):
     (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     from harness.cellrun import events_path
     from harness.core.matrix import Cell
-    from harness.transcript import transcript_path
+    from harness.engines.transcript import transcript_path
     from harness.treediff import diff_paths
     ev = events_path(run, Cell.from_key(target["cell_key"]))
     with ev.open("a") as f:
