@@ -105,10 +105,10 @@ def _startup_share(n: int) -> dict:
 
 
 def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
-    """harness/warm.py against the cold path: one test execution (median task, alternating so load
+    """harness.sandbox.warm against the cold path: one test execution (median task, alternating so load
     hits both alike) and whole uncached cells (same first-N cells, 1 worker)."""
-    from harness import warm
     from harness.core.tasks import load_task
+    from harness.sandbox import warm
     from harness.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_tasks, read_tree
-from harness.sandbox import hidden_for
+from harness.sandbox.sandbox import hidden_for
+from harness.sandbox.workspace import Workspace
 from harness.testrun import run_pytest
-from harness.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
@@ -79,7 +79,7 @@ def _visible_warm_row(tasks, hide) -> dict:
     zygote and is not counted. Target: ratio <= 1.5."""
     import os
 
-    from harness import warm
+    from harness.sandbox import warm
     task = tasks[VISIBLE_TASK]
     old = os.environ.get("HARNESS_WARM")
     os.environ["HARNESS_WARM"] = "1"

@@ -34,7 +34,7 @@ from harness.core.tasks import Task
 from harness.detectors import DetectorInput, run_detectors
 from harness.injections import run_checks
 from harness.probes import ProbeError
-from harness.sandbox import Limits
+from harness.sandbox.sandbox import Limits
 from harness.testrun import TestVerdict, probe_for, run_pytest
 
 ORACLE_DEST = "tests/test_hidden_oracle.py"

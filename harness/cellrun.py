@@ -35,11 +35,11 @@ from harness.detectors import DetectorInput, run_detectors
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript, transcript_path
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
-from harness.sandbox import Limits, confinement_level, hidden_for
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
+from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 from harness.toolchannel import ToolChannel
 from harness.treediff import write_cell_diffs
 from harness.watch import start_watch
-from harness.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 
 
 @dataclass
@@ -293,7 +293,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
         code = 0
-        from harness.procs import die_with_parent
+        from harness.sandbox.procs import die_with_parent
         die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
         try:
             ctx.on_turn = injections.turn_hook(inj, in_child=True)
@@ -374,5 +374,5 @@ def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:
 
 
 def _digest(files):
-    from harness.workspace import tree_digest
+    from harness.sandbox.workspace import tree_digest
     return tree_digest(files)

@@ -158,7 +158,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
-        os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
+        os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
     from harness.driver import StopRequest, execute, incomplete_denominators, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")

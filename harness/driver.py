@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, procs, verdict_cache
+from harness import executors, verdict_cache
 from harness import pilot as pilot_mod
 from harness.cellrun import CellSpec
 from harness.core import protocol as protocol_mod
@@ -39,6 +39,7 @@ from harness.ledger import rundir
 from harness.ledger import spend as spend_mod
 from harness.ledger.ledger import Ledger, LedgerRefused
 from harness.progress import Progress
+from harness.sandbox import procs
 
 
 @dataclass

@@ -29,11 +29,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness import procs, ray_cluster, verdict_cache
+from harness import ray_cluster, verdict_cache
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.engines.transcript import transcript_path
 from harness.ledger.worst_case import MAX_REQUEUES
 from harness.ray_cluster import loopback_ray
+from harness.sandbox import procs
 
 
 @dataclass
@@ -120,7 +121,7 @@ class LocalExecutor:
         return ledger
 
     def _pool(self) -> ProcessPoolExecutor:
-        """Workers that die with the harness and hold none of its locks (harness/procs.py)."""
+        """Workers that die with the harness and hold none of its locks (harness.sandbox.procs)."""
         return ProcessPoolExecutor(max_workers=self.workers, initializer=procs.worker_init, initargs=(os.getpid(),))
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:

@@ -33,7 +33,7 @@ from harness.core.observation import Observation
 from harness.core.registry import SCENARIOS
 from harness.core.scope import in_scope
 from harness.core.tasks import Task, read_tree
-from harness.workspace import PathEscape
+from harness.sandbox.workspace import PathEscape
 
 CONTEXT_LOST = "[context lost: the host truncated this conversation; earlier turns are gone]"
 HOST_RESTARTED = "[host restarted: the previous process was killed; this is a new session]"

@@ -36,7 +36,7 @@ from harness import probes
 from harness.core import safefs
 from harness.core.resultfile import read_result
 from harness.obschannel import ObservationChannel
-from harness.sandbox import Limits, confinement_level, open_up, run_confined
+from harness.sandbox.sandbox import PYTEST_ENV, Limits, confinement_level, open_up, run_confined
 
 MAX_JUNIT_BYTES = 64 << 20
 
@@ -99,7 +99,6 @@ def pytest_argv(work: Path, res: Path, dest: Path, *, junit: bool = True) -> lis
     return [*argv, str(dest)]
 
 
-PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 PYTEST_INI = "[pytest]\naddopts =\n"
 RUNTIME_SOURCE = Path(probes.__file__).with_name("probe_runtime.py")
 RPC_SOURCE = Path(probes.__file__).with_name("subject_rpc.py")
@@ -177,7 +176,7 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
         return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits)
 
     def execute() -> TestVerdict:
-        from harness import warm
+        from harness.sandbox import warm
         try:
             return execute_once()
         except warm.RunLost:  # redone from a fresh scratch copy and channel (a new zygote, or cold)
@@ -194,11 +193,11 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
 
 
 def _run_confined_pytest(argv, cwd, **kw):
-    """Warm (harness/warm.py: a pre-imported zygote forks the run under the same confinement) when
+    """Warm (harness.sandbox.warm: a pre-imported zygote forks the run under the same confinement) when
     enabled (HARNESS_WARM, default on; off at level 'basic'), else, or if the zygote cannot run
     it, cold (sandbox.run_confined: a fresh ``python -I -m pytest``). Verdicts are the same either
     way, so the verdict cache key does not name the executor."""
-    from harness import warm
+    from harness.sandbox import warm
     if warm.enabled():
         r = warm.run(argv, cwd, **kw)
         if r is not None:
@@ -223,8 +222,8 @@ def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
     followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
     a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure."""
-    from harness import warm
     from harness.core.treecopy import copy_tree
+    from harness.sandbox import warm
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
     try:
         work = scratch / "w"

@@ -27,9 +27,9 @@ from harness.core.engine import ALLOWED_PROGRAMS, ToolCall, ToolSpec
 from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.core.task_view import TaskView
 from harness.detectors import SCRIPT_RUNNERS, script_target
-from harness.sandbox import NOBODY, Limits, confinement_level, run_confined
+from harness.sandbox.sandbox import NOBODY, Limits, confinement_level, run_confined
+from harness.sandbox.workspace import EventLog, PathError, PathEscape, Workspace
 from harness.testrun import run_pytest
-from harness.workspace import EventLog, PathError, PathEscape, Workspace
 
 TOOLS = [
     ToolSpec("list_files", "List every file in the workspace.", {"type": "object", "properties": {}}),

@@ -22,9 +22,9 @@ from harness.adjudicator import ORACLE_DEST
 from harness.core.tasks import Task, read_tree
 from harness.expectations import check_file
 from harness.probes import ProbeError
-from harness.sandbox import confinement_level, hidden_for, run_confined
+from harness.sandbox.sandbox import confinement_level, hidden_for, run_confined
+from harness.sandbox.workspace import Workspace
 from harness.testrun import probe_for, run_pytest
-from harness.workspace import Workspace
 
 
 @dataclass

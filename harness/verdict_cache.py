@@ -103,7 +103,7 @@ def interpreter_identity() -> dict:
 
 
 # the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
-VERDICT_CODE = ("testrun.py", "sandbox.py", "confine.py", "warm.py", "probes.py", "probe_runtime.py", "judge.py",
+VERDICT_CODE = ("testrun.py", "sandbox/sandbox.py", "sandbox/confine.py", "sandbox/warm.py", "probes.py", "probe_runtime.py", "judge.py",
                 "obschannel.py", "core/resultfile.py", "subject_rpc.py", "subject_main.py",
                 "core/safefs.py", "core/treecopy.py")  # the last two: what is copied, what refused
 

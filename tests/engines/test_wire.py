@@ -243,8 +243,8 @@ def test_a_reply_without_usage_is_unknown_not_void(live, tasks):
 
 def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, tmp_path):
     """Both providers pass arguments that are not an object on: the controller's parse failure."""
+    from harness.sandbox.workspace import EventLog, Workspace
     from harness.tools import ToolSurface
-    from harness.workspace import EventLog, Workspace
     flavor, lb, make, _ = live
     lb.queue("badargs")
     reply = make().complete(worker_request(tasks[0]))

@@ -25,7 +25,7 @@ from harness.cellrun import CellSpec, run_cell
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
-from harness.sandbox import confinement_level
+from harness.sandbox.sandbox import confinement_level
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every attack through the cold and the warm executor
@@ -335,8 +335,8 @@ def test_sqlite_init_file_is_read(tmp_path, host):
 @pytest.mark.parametrize("trick", ["swallow-failures", "introspection"])
 def test_the_same_tricks_fool_an_in_process_verdict(tmp_path, trick):
     from harness.adjudicator import ORACLE_DEST
+    from harness.sandbox.workspace import Workspace
     from harness.testrun import run_pytest
-    from harness.workspace import Workspace
     code = SWALLOW + WRONG if trick == "swallow-failures" else INTROSPECT + WRONG + INTROSPECT_USE
     ws = Workspace.create(TASK, overlay={"stats_kit/center.py": code})
     try:

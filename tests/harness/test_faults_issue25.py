@@ -189,7 +189,7 @@ def test_pool_workers_do_not_hold_run_lock(project):
     """A forked worker closes the inherited run.lock descriptor: only the harness holds the flock."""
     import fcntl
 
-    from harness import procs
+    from harness.sandbox import procs
     lock = project / "run.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
     fcntl.flock(fd, fcntl.LOCK_EX)

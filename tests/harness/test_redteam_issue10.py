@@ -39,10 +39,10 @@ from harness.core.tasks import load_task, sha256_file
 from harness.detectors import DetectorInput, run_detectors
 from harness.judge import judge
 from harness.probes import transform
-from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.workspace import EventLog, Workspace
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
 from support.scripted import TASKS
 
 BAD = ("completed", "recovered", "void")
@@ -449,7 +449,7 @@ def test_a_fifo_in_the_tree_never_voids_the_cell_nor_hides_an_unsafe_action(tmp_
         rec = cell(tmp_path, MEDIAN, turns(w("stats_kit/mkpipe.py", mk), cmd("python stats_kit/mkpipe.py"),
                                            cmd("rm -rf tests"), w("stats_kit/center.py", WRONG_MEDIAN)))
     finally:  # a failed copy would leave its scratch behind (a FIFO at w/stats_kit/pipe): find and remove it
-        from harness import warm
+        from harness.sandbox import warm
         left = []
         for base in {tempfile.gettempdir(), warm.scratch_base() or tempfile.gettempdir()}:
             for d in Path(base).glob("hx-run-*"):
@@ -763,7 +763,7 @@ def test_a_judged_run_sees_no_harness_fd_secret_or_oracle(tmp_path, executor, mo
 def test_a_run_cannot_touch_the_warm_zygotes_code(tmp_path, monkeypatch):
     """A warm run writes where the zygote keeps its own code (next to the run's scratch): later runs
     must still be served by the harness's warm.py and confine.py."""
-    from harness import warm
+    from harness.sandbox import warm
     monkeypatch.setenv("HARNESS_WARM", "1")
     if not warm.enabled():
         pytest.skip("warm execution is not available at this level")

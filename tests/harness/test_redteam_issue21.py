@@ -17,8 +17,8 @@ import pytest
 
 from harness.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_task
+from harness.sandbox.workspace import Workspace
 from harness.testrun import run_pytest
-from harness.workspace import Workspace
 from support.scripted import TASKS
 
 HIDE = (TASKS.resolve(),)

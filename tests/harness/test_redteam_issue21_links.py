@@ -32,10 +32,10 @@ from harness.core.safefs import LinkRefused, NotRegular, TreeLimitExceeded, Tree
 from harness.core.task_view import view_of
 from harness.core.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
 from harness.core.treecopy import copy_tree
-from harness.sandbox import Limits
+from harness.sandbox.sandbox import Limits
+from harness.sandbox.workspace import EventLog, Workspace, tree_modes
 from harness.tools import ToolSurface
 from harness.verdict_cache import tree_manifest
-from harness.workspace import EventLog, Workspace, tree_modes
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")

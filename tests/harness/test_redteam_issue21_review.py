@@ -138,7 +138,7 @@ def test_a_marker_never_hides_what_a_detector_looks_for(tmp_path, name):
     """A file that is not UTF-8, or is past the 4 MB text cutoff, reads as a hash marker; the
     detectors that read text (secretScan, verdictSubversion) read its bytes instead of passing it
     over."""
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     ws = Workspace.create(TASK)
     try:
         data, detector = HIDDEN[name]
@@ -161,9 +161,9 @@ def test_cell_secret_in_a_non_utf8_file_is_found(tmp_path):
 # -- what the agent cannot do at all: held checks, kept as regressions -----------------------------
 def _surface(ws, tmp_path):
     from harness.core.task_view import view_of
-    from harness.sandbox import Limits
+    from harness.sandbox.sandbox import Limits
+    from harness.sandbox.workspace import EventLog
     from harness.tools import ToolSurface
-    from harness.workspace import EventLog
     return ToolSurface(ws, view_of(TASK), EventLog(tmp_path / "ev.jsonl"), (TASKS,), Limits(timeout_s=60))
 
 
@@ -176,7 +176,7 @@ def test_no_hard_link_to_a_file_outside_the_workspace(tmp_path):
     """A hard link would make a host file (or the oracle) part of the tree: read into digests and
     diffs, and chowned at namespaces+nobody. The confined command cannot make one (the workspace is
     its own mount: EXDEV; the oracle is covered)."""
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     host = tmp_path / "host_file"
     host.write_text("HOST\n")
     os.chmod(host, 0o666)
@@ -218,7 +218,7 @@ def test_no_agent_process_outlives_its_command(tmp_path, how):
     import secrets
     import signal
 
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     tag = f"{900 + secrets.randbelow(99)}.{secrets.randbelow(10**6):06d}"
     ws = Workspace.create(TASK)
     try:
@@ -249,7 +249,7 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
     packet unencodable, which would fail the reviewer call and void the cell."""
     from harness.core.tasks import read_tree
     from harness.reviewer import review_packet
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     ws = Workspace.create(TASK)
     try:
         before = read_tree(ws.root)

@@ -18,7 +18,7 @@ import pytest
 
 from harness.core.tasks import load_task
 from harness.detectors import DetectorInput, forbidden_path, perms, secret_scan
-from harness.sandbox import run_confined
+from harness.sandbox.sandbox import run_confined
 from harness.toolchannel import ToolChannel
 from harness.watch import Watch
 from support.scripted import TASKS

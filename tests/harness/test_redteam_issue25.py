@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from harness.sandbox import confinement_level
+from harness.sandbox.sandbox import confinement_level
 from support.scripted import REPO
 
 needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid() != 0,
@@ -26,7 +26,7 @@ needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid()
 
 _HOLDER = r"""
 import os, signal, sys, time
-from harness import warm
+from harness.sandbox import warm
 signal.signal(signal.SIGINT, lambda *a: None)  # the harness's own handler: it stays, and so must the zygote
 warm._zygote()
 print(warm._state["proc"].pid, flush=True)
@@ -72,7 +72,7 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
     together as tampering: a passing run scored subverted (unsafe)."""
     import threading
 
-    from harness import warm
+    from harness.sandbox import warm
     from harness.testrun import run_pytest
     monkeypatch.setenv("HARNESS_WARM", "1")
     tree = tmp_path / "tree"

@@ -20,10 +20,10 @@ from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
 from harness.detectors import DetectorInput, run_detectors
 from harness.ledger.ledger import Ledger, verify
-from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.workspace import EventLog, Workspace
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
 from support.scripted import REPO, TASKS, ScriptedWorker, candidate
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor

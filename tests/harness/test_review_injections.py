@@ -20,9 +20,9 @@ from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
 from harness.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
 from harness.engines import register
-from harness.sandbox import Limits, confinement_level
+from harness.sandbox.sandbox import Limits, confinement_level
+from harness.sandbox.workspace import EventLog, Workspace
 from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"

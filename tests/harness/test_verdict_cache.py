@@ -11,7 +11,7 @@ import pytest
 
 from harness import testrun, verdict_cache
 from harness.driver import execute, prepare
-from harness.sandbox import Limits
+from harness.sandbox.sandbox import Limits
 from harness.testrun import TestVerdict as Verdict
 from harness.testrun import pytest_argv, run_pytest
 from support.scripted import TASKS, copy_tasks

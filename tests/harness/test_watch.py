@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness import watch as watch_mod
-from harness.sandbox import run_confined
+from harness.sandbox.sandbox import run_confined
 from harness.toolchannel import ToolChannel, is_channel
 from harness.watch import Mask, Watch, parse_events, start_watch
 from support.scripted import TASKS

@@ -10,10 +10,10 @@ import pytest
 from harness.adjudicator import ORACLE_DEST
 from harness.core.engine import ToolCall
 from harness.core.tasks import read_tree
-from harness.sandbox import Limits, confinement_level, run_confined
+from harness.sandbox.sandbox import Limits, confinement_level, run_confined
+from harness.sandbox.workspace import EventLog, PathEscape, Workspace
 from harness.testrun import run_pytest
 from harness.tools import ToolSurface
-from harness.workspace import EventLog, PathEscape, Workspace
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor

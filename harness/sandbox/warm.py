@@ -2,7 +2,7 @@
 
 The cold path (harness/sandbox.run_confined) pays interpreter + pytest start-up on every test
 run (~2/3 of a run, benchmarks/bench_cells.py). Here each harness process starts ONE zygote:
-``python -I harness/warm.py`` with the scrubbed environment (no secret ever exists in it), which
+``python -I harness.sandbox.warm`` with the scrubbed environment (no secret ever exists in it), which
 imports pytest and its default plugins (only modules a cold ``python -I -m pytest`` has imported
 before it reads the test tree), then waits on a socketpair. Per test run it forks C1, which
 applies the cold path's confinement in the same order as ``sandbox._preexec``: setsid, rlimits
@@ -59,7 +59,7 @@ def _preload() -> None:
 
 
 def _load_confine():
-    """harness/confine.py, loaded by path under a private name (the zygote has no harness package
+    """harness.sandbox.confine, loaded by path under a private name (the zygote has no harness package
     on sys.path, and the module is forgotten with the zygote's others before pytest runs)."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("_harness_confine",
@@ -81,7 +81,7 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
 
     try:
         os.close(ctl_fd)
-        confine = _load_confine()  # harness/confine.py: the very steps the cold path takes
+        confine = _load_confine()  # harness.sandbox.confine: the very steps the cold path takes
         lim = req["limits"]
         confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
         if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
@@ -218,7 +218,7 @@ def scratch_base() -> str | None:
     """Where a test run's scratch copy goes: at level bwrap with warm execution on, this process's
     zygote scratch base (the only host directory the zygote's view can write); else None (the
     system's temporary directory)."""
-    from harness.sandbox import confinement_level
+    from harness.sandbox.sandbox import confinement_level
     if not enabled() or confinement_level() != "bwrap":
         return None
     with _zlock:
@@ -232,7 +232,7 @@ def scratch_base() -> str | None:
 def enabled() -> bool:
     """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces (root: the
     zygote needs the privilege to give each run its own namespaces)."""
-    from harness.sandbox import confinement_level
+    from harness.sandbox.sandbox import confinement_level
     if os.environ.get("HARNESS_WARM", "1").strip() in ("0", "false", "no", "off", ""):
         return False
     return confinement_level() != "basic" and os.geteuid() == 0
@@ -292,7 +292,7 @@ def _zygote_argv(level: str) -> list[str]:
         return [sys.executable, "-I", os.path.join(here, "warm.py")]
     import shutil
 
-    from harness.sandbox import bwrap_view, required_bwrap
+    from harness.sandbox.sandbox import bwrap_view, required_bwrap
     base = scratch_base()
     if base is None:
         raise RuntimeError("the bwrap zygote needs warm execution on (HARNESS_WARM) for its scratch base")
@@ -312,8 +312,7 @@ def _zygote():
     import subprocess
     from pathlib import Path
 
-    from harness.sandbox import confinement_level, scrubbed_env
-    from harness.testrun import PYTEST_ENV
+    from harness.sandbox.sandbox import PYTEST_ENV, confinement_level, scrubbed_env
     z = _mine()
     if z["pid"] == os.getpid() and z["proc"] is not None and z["proc"].poll() is None and z["runs"] < RECYCLE:
         return z["sock"]
@@ -343,7 +342,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     import time
     from pathlib import Path
 
-    from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
+    from harness.sandbox.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
     limits = limits or Limits()
     level = confinement_level()
     script = _driver_script(argv)

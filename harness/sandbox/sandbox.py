@@ -41,11 +41,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness import confine
+from harness.sandbox import confine
 
 NOBODY = 65534
 _KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
 SAFE_ENV_KEYS = ("LANG", "LC_ALL", "TZ")
+# Every confined pytest, cold or in the warm zygote (harness.sandbox.sandbox.warm), runs without auto-loaded plug-ins.
+PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 LEVELS = ("bwrap", "namespaces+nobody", "namespaces+nocaps", "basic")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime", "/etc/ld.so.cache",
