@@ -92,7 +92,7 @@ def _run(proto: Path, out: Path, n: int, **kw) -> dict:
 def _startup_share(n: int) -> dict:
     """Mean wall of `python -I -c 'import pytest'` vs a real harness test execution."""
     from harness.core.tasks import load_task
-    from harness.testrun import run_pytest
+    from harness.judge.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
     execs, starts = [], []
@@ -108,8 +108,8 @@ def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
     """harness.sandbox.warm against the cold path: one test execution (median task, alternating so load
     hits both alike) and whole uncached cells (same first-N cells, 1 worker)."""
     from harness.core.tasks import load_task
+    from harness.judge.testrun import run_pytest
     from harness.sandbox import warm
-    from harness.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
     walls: dict[str, list[float]] = {"0": [], "1": []}

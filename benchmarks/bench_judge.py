@@ -1,5 +1,5 @@
 """The judge's cost: a judged test run (probe in the sandbox, expected values decided outside it;
-harness/judge.py) against a plain pytest run of the same test file on the same tree, in the same
+harness.judge.judge) against a plain pytest run of the same test file on the same tree, in the same
 sandbox and executor, measured in the same bench run.
 
 For every task (``--quick``: the first four) the reference tree is run against the hidden oracle
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_tasks, read_tree
+from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import hidden_for
 from harness.sandbox.workspace import Workspace
-from harness.testrun import run_pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"

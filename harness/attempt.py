@@ -17,10 +17,10 @@ from harness.budget import Budget
 from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.core.task_view import TaskView, view_of
+from harness.judge.testrun import run_pytest
 from harness.reviewer import ReviewVerdict, review
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.testrun import run_pytest
 from harness.tools import TOOLS, ToolSurface
 
 TEXT_KEPT = 20_000  # an engine reply's text kept in the event log, which the secret scan reads (500 hid a key said after it)

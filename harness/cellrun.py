@@ -31,15 +31,15 @@ from harness.core.protocol import Arm
 from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
-from harness.detectors import DetectorInput, run_detectors
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript, transcript_path
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.toolchannel import ToolChannel
+from harness.judge.treediff import write_cell_diffs
+from harness.judge.watch import start_watch
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
-from harness.toolchannel import ToolChannel
-from harness.treediff import write_cell_diffs
-from harness.watch import start_watch
 
 
 @dataclass
@@ -113,8 +113,8 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     fault = None
     ctx = None
     result = None
-    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness/watch.py)
-    channel = ToolChannel.open()  # the scenario tools' log (harness/toolchannel.py)
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
+    channel = ToolChannel.open()  # the scenario tools' log (harness.judge.toolchannel)
     try:
         engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
                                                      EngineContext(role="worker", **ectx)), transcript)
@@ -172,7 +172,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     final_files = ws.files()
     final_blobs = changed_blobs(ws.root, start_files, final_files, tuple(inj.secrets))
     if (why := write_cell_diffs(events_file, base_files, start_files, final_files, transcript.redact.text)):
-        log.emit("diff_not_written", reason=why)  # a view artifact (harness/treediff.py), not evidence
+        log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
     try:
         adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
                          events=log.events, shipped=result.shipped if result else None,

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import executors, verdict_cache
+from harness import executors
 from harness import pilot as pilot_mod
 from harness.cellrun import CellSpec
 from harness.core import protocol as protocol_mod
@@ -35,6 +35,7 @@ from harness.core.protocol import Protocol, load_protocol
 from harness.core.registry import needs_model
 from harness.core.table import one_per_cell, per_arm_rows, render
 from harness.core.tasks import load_task
+from harness.judge import verdict_cache
 from harness.ledger import rundir
 from harness.ledger import spend as spend_mod
 from harness.ledger.ledger import Ledger, LedgerRefused
@@ -181,7 +182,7 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
     existing cluster, else a local one); see harness/executors.py. ``cache``: reuse test verdicts
-    (harness/verdict_cache.py) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
+    (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
     higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged)."""
     t0 = time.perf_counter()
     run_dir = Path(run_dir).resolve()

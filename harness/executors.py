@@ -29,9 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness import ray_cluster, verdict_cache
+from harness import ray_cluster
 from harness.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.engines.transcript import transcript_path
+from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
 from harness.ray_cluster import loopback_ray
 from harness.sandbox import procs

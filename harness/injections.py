@@ -347,7 +347,7 @@ def _sqlite_rows(ch, tree, start, final):
 
 def _tool_log(ch, tree, start, final):
     """The scenario tool ``ch["tool"]`` was not invoked (with any of ``ch["args"]``, when given),
-    read from the harness's tool log (harness/toolchannel.py) the cell put in ``ch["calls"]``;
+    read from the harness's tool log (harness.judge.toolchannel) the cell put in ``ch["calls"]``;
     a cell whose log was not read fails the check (closed)."""
     if "calls" not in ch:
         return False, "the scenario tool log was not read"

@@ -26,10 +26,10 @@ from harness.core import safefs
 from harness.core.engine import ALLOWED_PROGRAMS, ToolCall, ToolSpec
 from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.core.task_view import TaskView
-from harness.detectors import SCRIPT_RUNNERS, script_target
+from harness.judge.detectors import SCRIPT_RUNNERS, script_target
+from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.sandbox.workspace import EventLog, PathError, PathEscape, Workspace
-from harness.testrun import run_pytest
 
 TOOLS = [
     ToolSpec("list_files", "List every file in the workspace.", {"type": "object", "properties": {}}),
@@ -169,7 +169,7 @@ class ToolSurface:
         # bind-mounted writable, so relative paths would resolve on the read-only mount
         script_path, script = self._script_of(argv)
         inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
-        channel = self.behaviour.get("channel")  # the scenario tools' log (harness/toolchannel.py), bound at its path
+        channel = self.behaviour.get("channel")  # the scenario tools' log (harness.judge.toolchannel), bound at its path
         r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(),
                          writable=(self.ws.root, Path(channel)) if channel else (self.ws.root,),
                          env_extra={"HX_TOOL_CHANNEL": channel} if channel else None)

@@ -4,11 +4,11 @@ For every task: the reference passes the visible test and the hidden oracle; the
 workspace fails the oracle; every plausible-wrong candidate passes visible and fails hidden;
 every broken candidate fails visible; the oracle is not reachable from the workspace (no
 workspace file carries it, and a probe run from the workspace cannot read it); both test files
-can be held by the judge (harness/probes.py); and two cheating candidates built from the task's
+can be held by the judge (harness.judge.probes); and two cheating candidates built from the task's
 wrong candidate fail the hidden oracle: one that patches pytest's runner to swallow failures, one
 that reads the test files it is run with and answers their literal asserts; for a test-repair
 task a third, a suite that recognises the oracle's mutants by identity (module, qualified name,
-file) instead of behaviour, fails it too. Expectations are data (harness/expectations.py): no
+file) instead of behaviour, fails it too. Expectations are data (harness.judge.expectations): no
 comparison, ``pytest.raises``/``warns``/``approx`` or ``isinstance`` expectation of either test
 file may be built by workspace code; a violation names the file, the line and the call.
 """
@@ -20,11 +20,11 @@ from pathlib import Path
 
 from harness.adjudicator import ORACLE_DEST
 from harness.core.tasks import Task, read_tree
-from harness.expectations import check_file
-from harness.probes import ProbeError
+from harness.judge.expectations import check_file
+from harness.judge.probes import ProbeError
+from harness.judge.testrun import probe_for, run_pytest
 from harness.sandbox.sandbox import confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import Workspace
-from harness.testrun import probe_for, run_pytest
 
 
 @dataclass

@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 from harness.engines.transcript import transcript_path
-from harness.treediff import diff_paths, read_diff
+from harness.judge.treediff import diff_paths, read_diff
 
 # Columns of the cell list, in the order rows carry them (the browser reads them by name).
 COLUMNS = ("key", "unit", "arm", "task", "scenario", "repeat", "factors", "outcome", "detectors", "tokens",

@@ -140,7 +140,7 @@ class CellRecord:
     commands: int = 0
     void_reason: str | None = None
     acceptance_edited: bool | None = None
-    watch_incomplete: str | None = None  # what the workspace watch could not see (harness/watch.py); null: complete
+    watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
     refused_calls: int = 0
     parse_failures: int = 0

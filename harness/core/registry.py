@@ -171,7 +171,7 @@ ENGINES = Registry("engines", ("harness.engines.simulated", "harness.engines.rep
                                "harness.engines.openai"))
 ARMS = Registry("arms", ("harness.arms",))
 SCENARIOS = Registry("scenarios", ("harness.injections",))
-DETECTORS = Registry("detectors", ("harness.detectors",))
+DETECTORS = Registry("detectors", ("harness.judge.detectors",))
 GATES = Registry("gates", ("corpus.gates",))
 OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.markdown", "corpus.operators.jsondoc",
                                    "corpus.operators.python_src", "corpus.operators.pins", "corpus.operators.commits",

@@ -178,7 +178,7 @@ def _zygote_main():
 
 def _run_pytest_as_main(req: dict, preloaded: set) -> None:
     """In C2: what ``python -I -m pytest ARGS`` (or, for a judged run, ``python -I DRIVER ARGS``:
-    harness/testrun.py's driver script) does, with the zygote's own modules forgotten."""
+    harness.judge.testrun's driver script) does, with the zygote's own modules forgotten."""
     for name in list(sys.modules):
         if name not in preloaded and name != "__main__":
             del sys.modules[name]
@@ -420,7 +420,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
 
 
 def _driver_script(argv: list[str]) -> str | None:
-    """The judged run's driver script (``python -I RES/_hx_driver.py ARGS``, harness/testrun.py), or None."""
+    """The judged run's driver script (``python -I RES/_hx_driver.py ARGS``, harness.judge.testrun), or None."""
     if len(argv) > 2 and argv[1] == "-I" and os.path.basename(argv[2]) == "_hx_driver.py" and os.path.isabs(argv[2]):
         return argv[2]
     return None
@@ -429,7 +429,7 @@ def _driver_script(argv: list[str]) -> str | None:
 class RunLost(Exception):
     """The zygote was lost after it had started the run: the run's scratch and observation
     channel may hold the lost run's writes, so the caller redoes the run from a fresh scratch copy
-    (harness/testrun.py), never reruns it in place (the two runs' observations would be judged
+    (harness.judge.testrun), never reruns it in place (the two runs' observations would be judged
     together as tampering)."""
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from harness.adjudicator import adjudicate, eq7
 from harness.core.tasks import SYMLINK_MARK, sha256_file
-from harness.detectors import DetectorInput, run_detectors
+from harness.judge.detectors import DetectorInput, run_detectors
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS

@@ -335,8 +335,8 @@ def test_sqlite_init_file_is_read(tmp_path, host):
 @pytest.mark.parametrize("trick", ["swallow-failures", "introspection"])
 def test_the_same_tricks_fool_an_in_process_verdict(tmp_path, trick):
     from harness.adjudicator import ORACLE_DEST
+    from harness.judge.testrun import run_pytest
     from harness.sandbox.workspace import Workspace
-    from harness.testrun import run_pytest
     code = SWALLOW + WRONG if trick == "swallow-failures" else INTROSPECT + WRONG + INTROSPECT_USE
     ws = Workspace.create(TASK, overlay={"stats_kit/center.py": code})
     try:

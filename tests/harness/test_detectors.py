@@ -6,7 +6,7 @@ import shlex
 import pytest
 
 from harness.core.tasks import BINARY_MARK, load_task
-from harness.detectors import (
+from harness.judge.detectors import (
     DetectorInput,
     destructive_cmd,
     forbidden_create,

@@ -128,7 +128,7 @@ CHECK_OTHER_KINDS = textwrap.dedent("""
     from pathlib import Path
     from corpus.gates import judge, load_gate
     from corpus.operators import operators
-    from harness.detectors import DetectorInput, run_detectors
+    from harness.judge.detectors import DetectorInput, run_detectors
     from harness.injections import run_checks
 
     op = next(o for o in operators(family="x-example"))

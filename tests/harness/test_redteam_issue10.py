@@ -29,19 +29,19 @@ from pathlib import Path
 
 import pytest
 
-from harness import testrun
 from harness.adjudicator import ORACLE_DEST
 from harness.cellrun import CellSpec, run_cell
 from harness.core.engine import ToolCall
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
-from harness.detectors import DetectorInput, run_detectors
-from harness.judge import judge
-from harness.probes import transform
+from harness.judge import testrun
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.judge import judge
+from harness.judge.probes import transform
+from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from support.scripted import TASKS
 
@@ -726,7 +726,7 @@ def _probe():
         if "oracle" in target or "tasks" in target:
             seen.append("FD " + fd + "=" + target)
     # since issue 21 the tree runs in the judged run's subject process, whose own request socket
-    # (harness/subject_rpc.py) is the one socket it is meant to hold
+    # (harness.judge.subject_rpc) is the one socket it is meant to hold
     seen += sockets if len(sockets) > 1 else []
     allowed = ("HOME", "LANG", "LC_ALL", "TZ", "PATH", "PWD", "TMPDIR", "PYTEST_", "PYTHON")
     seen += ["ENV " + k for k in _o.environ if not k.startswith(allowed)]

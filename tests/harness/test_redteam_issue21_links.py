@@ -32,10 +32,10 @@ from harness.core.safefs import LinkRefused, NotRegular, TreeLimitExceeded, Tree
 from harness.core.task_view import view_of
 from harness.core.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
 from harness.core.treecopy import copy_tree
+from harness.judge.verdict_cache import tree_manifest
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes
 from harness.tools import ToolSurface
-from harness.verdict_cache import tree_manifest
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")
@@ -310,7 +310,7 @@ def test_limits_are_declared_and_overridable(tmp_path):
 
 
 def test_place_file_replaces_links_in_a_scratch_copy(tmp_path, private, resolver):
-    from harness.testrun import place_file
+    from harness.judge.testrun import place_file
     work = tmp_path / "w"
     work.mkdir()
     (work / "tests").symlink_to(private.parent)

@@ -127,7 +127,7 @@ HIDDEN = {  # name -> (the file's bytes, what the detector must find)
 
 def _detect(ws_root: Path, rel: str, data: bytes, secrets: tuple[str, ...]) -> dict:
     from harness.core.tasks import read_tree
-    from harness.detectors import DetectorInput, run_detectors
+    from harness.judge.detectors import DetectorInput, run_detectors
     start = read_tree(ws_root)
     (ws_root / rel).write_bytes(data)
     return run_detectors(DetectorInput(TASK, start, read_tree(ws_root), [], secrets, final_root=ws_root))
@@ -270,7 +270,7 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
 def test_cell_diff_page_is_written_with_a_non_utf8_name(tmp_path):
     """The viewer's diff page of a cell: one file name that is not UTF-8 must not cost the whole
     diff (diff_not_written), which hid every change the agent made, the unsafe edit included."""
-    from harness.treediff import diff_paths, read_diff
+    from harness.judge.treediff import diff_paths, read_diff
     rec, events = run_scenario(tmp_path, "null", [_py(NAMES), [UNSAFE_EDIT]])
     assert rec["void_reason"] is None
     assert not [e for e in events if e["type"] == "diff_not_written"], [e for e in events if e["type"] == "diff_not_written"]
@@ -306,7 +306,7 @@ def test_a_dotdot_path_does_not_make_an_agent_write_the_hooks():
     write_file with the path spelled ``x/../<helper>`` (the write lands on the helper: paths are
     normalised). The change is the agent's: forbiddenPath must see it, not take it for the hook's
     because the logged spelling differs."""
-    from harness.detectors import DetectorInput, run_detectors
+    from harness.judge.detectors import DetectorInput, run_detectors
     task = load_task(TASKS / "expiry-tests-clock")
     helper = "pantry/dates.py"
     start = {helper: "def today():\n    return None\n"}

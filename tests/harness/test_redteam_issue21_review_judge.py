@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
+from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace
-from harness.testrun import run_pytest
 from tests.harness.test_redteam_issue21 import HIDE, MEDIAN, hexed, tiny
 
 REFERENCE = MEDIAN.candidates_of("correct")[0].files()

@@ -72,8 +72,8 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
     together as tampering: a passing run scored subverted (unsafe)."""
     import threading
 
+    from harness.judge.testrun import run_pytest
     from harness.sandbox import warm
-    from harness.testrun import run_pytest
     monkeypatch.setenv("HARNESS_WARM", "1")
     tree = tmp_path / "tree"
     tree.mkdir()

@@ -18,11 +18,11 @@ from harness.budget import Budget
 from harness.core.engine import ToolCall
 from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
-from harness.detectors import DetectorInput, run_detectors
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.testrun import run_pytest
 from harness.ledger.ledger import Ledger, verify
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from support.scripted import REPO, TASKS, ScriptedWorker, candidate
 

@@ -18,8 +18,8 @@ from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
-from harness.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
 from harness.engines import register
+from harness.judge.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
 from harness.sandbox.sandbox import Limits, confinement_level
 from harness.sandbox.workspace import EventLog, Workspace
 from harness.tools import ToolSurface

@@ -18,7 +18,7 @@ def test_engine_cannot_see_or_declare_outcomes():
     """The simulator imports no test runner or adjudicator and never touches the oracle."""
     tree = ast.parse(inspect.getsource(simulated))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert not imported & {"harness.adjudicator", "harness.testrun", "harness.sandbox.sandbox"}
+    assert not imported & {"harness.adjudicator", "harness.judge.testrun", "harness.sandbox.sandbox"}
     attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     assert not attrs & {"oracle", "hidden_pass", "visible_pass", "outcome"}
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import testrun
 from harness.core import treecopy
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, read_tree
 from harness.core.treecopy import copy_tree, special_kind
+from harness.judge import testrun
 from harness.sandbox import warm
 
 

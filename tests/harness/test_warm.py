@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from harness.adjudicator import ORACLE_DEST
+from harness.judge.testrun import run_pytest
 from harness.sandbox import warm
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
 from harness.sandbox.workspace import Workspace
-from harness.testrun import run_pytest
 from support.scripted import REPO, TASKS, candidate
 
 needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="warm execution needs the namespace levels")

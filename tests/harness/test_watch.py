@@ -1,4 +1,4 @@
-"""The workspace watch (harness/watch.py) and the scenario tools' log (harness/toolchannel.py)."""
+"""The workspace watch (harness.judge.watch) and the scenario tools' log (harness.judge.toolchannel)."""
 from __future__ import annotations
 
 import subprocess
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import watch as watch_mod
+from harness.judge import watch as watch_mod
+from harness.judge.toolchannel import ToolChannel, is_channel
+from harness.judge.watch import Mask, Watch, parse_events, start_watch
 from harness.sandbox.sandbox import run_confined
-from harness.toolchannel import ToolChannel, is_channel
-from harness.watch import Mask, Watch, parse_events, start_watch
 from support.scripted import TASKS
 
 

@@ -10,9 +10,9 @@ import pytest
 from harness.adjudicator import ORACLE_DEST
 from harness.core.engine import ToolCall
 from harness.core.tasks import read_tree
+from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits, confinement_level, run_confined
 from harness.sandbox.workspace import EventLog, PathEscape, Workspace
-from harness.testrun import run_pytest
 from harness.tools import ToolSurface
 from support.scripted import TASKS
 

@@ -275,7 +275,7 @@ def _hostile_run(qs_run, run):
     from harness.cellrun import events_path
     from harness.core.matrix import Cell
     from harness.engines.transcript import transcript_path
-    from harness.treediff import diff_paths
+    from harness.judge.treediff import diff_paths
     ev = events_path(run, Cell.from_key(target["cell_key"]))
     with ev.open("a") as f:
         for e in ({"type": "write", "path": _payload(4), "bytes": 1}, {"type": _payload(5), "x": _payload(5)},

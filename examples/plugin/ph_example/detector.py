@@ -1,6 +1,6 @@
 """A detector: DetectorInput -> evidence (a non-empty list makes the cell unsafe)."""
 from harness.core.registry import DETECTORS
-from harness.detectors import DetectorInput
+from harness.judge.detectors import DetectorInput
 
 
 @DETECTORS.register("scratchFile")

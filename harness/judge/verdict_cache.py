@@ -1,6 +1,6 @@
 """A content-addressed cache of test verdicts.
 
-A harness test execution (``harness.testrun.run_pytest``) is a pure function of what it can
+A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
 read and how it is run: the tree it runs on (every file's bytes, mode and symlink target, and
 every directory), the test file's bytes and where it is placed, the pytest command line, the
 interpreter (executable, version and every installed distribution), the limits, the
@@ -103,15 +103,16 @@ def interpreter_identity() -> dict:
 
 
 # the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
-VERDICT_CODE = ("testrun.py", "sandbox/sandbox.py", "sandbox/confine.py", "sandbox/warm.py", "probes.py", "probe_runtime.py", "judge.py",
-                "obschannel.py", "core/resultfile.py", "subject_rpc.py", "subject_main.py",
+VERDICT_CODE = ("judge/testrun.py", "sandbox/sandbox.py", "sandbox/confine.py", "sandbox/warm.py", "judge/probes.py",
+                "judge/probe_runtime.py", "judge/judge.py", "judge/obschannel.py", "core/resultfile.py",
+                "judge/subject_rpc.py", "judge/subject_main.py",
                 "core/safefs.py", "core/treecopy.py")  # the last two: what is copied, what refused
 
 
 @lru_cache(maxsize=1)
 def harness_code_digest() -> str:
     """The code that turns an execution into a verdict; a change to it invalidates every entry."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the harness package: VERDICT_CODE is relative to it
     return _sha(b"".join((here / n).read_bytes() for n in VERDICT_CODE))
 
 

@@ -1,11 +1,11 @@
 """The probe runtime: the only harness code inside a judged test run (standard library only).
 
-harness/testrun.py writes this file into the run's private result directory under a fresh
+harness.judge.testrun writes this file into the run's private result directory under a fresh
 random module name, with ``_OUT`` (the observation channel: a write-only FIFO the harness drains
-while the run lives, harness/obschannel.py) filled in, and the probe module (harness/probes.py)
+while the run lives, harness.judge.obschannel) filled in, and the probe module (harness.judge.probes)
 imports it as ``_hx`` and registers itself (``_bind``) before it imports any code under test. It
 records raw observations, one JSON object per line, and decides nothing: no expected value is
-ever in this process. The judge (harness/judge.py) is the only place a verdict is formed.
+ever in this process. The judge (harness.judge.judge) is the only place a verdict is formed.
 
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
@@ -15,8 +15,8 @@ Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 that did not come from the probe module, or pytest's runner replaced; or the subject's audit
 hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
 test never runs in this process: this is the *driver* (see the section at the end of this file);
-the tree runs in the *subject* (harness/subject_main.py) and is reached through proxies
-(harness/subject_rpc.py). README.md ("The judge") says what this closes and the residual limit.
+the tree runs in the *subject* (harness.judge.subject_main) and is reached through proxies
+(harness.judge.subject_rpc). README.md ("The judge") says what this closes and the residual limit.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
@@ -24,7 +24,7 @@ underlying built-in value (an object whose ``__eq__`` always returns True is not
 anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
 the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
 dicts, a numpy 0-d array by its element, ints past 10,000 bits as hex text; any other object by
-its type, repr, truth value, length and str, which the judge never finds equal to anything (harness/judge.py ``Opaque``).
+its type, repr, truth value, length and str, which the judge never finds equal to anything (harness.judge.judge ``Opaque``).
 """
 import fcntl as _fcntl
 import json as _json
@@ -47,7 +47,7 @@ _dumps = _json.dumps
 def _c_dumps():
     """json.dumps(obj, separators=(",", ":")) through CPython's C encoder, built once here: the
     pure-Python path looks up json.JSONEncoder (and its methods) at every call, so code under test
-    that patched them would rewrite every record (harness/judge.py never sees the difference)."""
+    that patched them would rewrite every record (harness.judge.judge never sees the difference)."""
     try:
         from _json import encode_basestring_ascii, make_encoder
     except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as README.md says)
@@ -424,10 +424,10 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 
 
 # -- the driver: this process runs the probe and never the code under test ------------------------
-# harness/testrun.py starts a judged run as ``python -I _hx_driver.py PYTEST-ARGS``; that script
-# loads harness/subject_rpc.py as ``_hx_rpc`` and this module, then runs pytest. From here on no
+# harness.judge.testrun starts a judged run as ``python -I _hx_driver.py PYTEST-ARGS``; that script
+# loads harness.judge.subject_rpc as ``_hx_rpc`` and this module, then runs pytest. From here on no
 # module of the tree is executed in this process: an import of one returns a proxy module whose
-# attributes and calls are requests to the *subject* (harness/subject_main.py), a fresh interpreter
+# attributes and calls are requests to the *subject* (harness.judge.subject_main), a fresh interpreter
 # started on first use with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
@@ -688,5 +688,5 @@ def _stop_subject():
             proc.wait(timeout=5)
         except Exception:  # noqa: BLE001
             proc.kill()
-        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness/subject_main.py AUDIT_REDIRECTED
+        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness.judge.subject_main AUDIT_REDIRECTED
             _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})

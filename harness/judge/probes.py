@@ -10,7 +10,7 @@ asserts). So a harness-owned test never decides anything in the sandbox:
   ``pytest.warns`` into an observation of what was raised or warned, and reports when each test
   starts and when it returns. It runs confined, under pytest (for fixtures and parametrize), and
   writes raw observations to a file.
-- the **plan** stays with the harness (harness/judge.py): for every assertion site the
+- the **plan** stays with the harness (harness.judge.judge): for every assertion site the
   comparison and its expected values (the literal side of ``==``, the exception class of
   ``pytest.raises``, the ``match`` pattern, parametrize values and module or local constants
   used only as expectations), and for every test the cases it must run and the sites it must
@@ -624,7 +624,7 @@ _COUNT_ONLY = object()
 
 # Standard modules that run or load code they are given (doctest runs docstring examples, importlib
 # executes a file, inspect looks at live functions): the probe binds the subject's module, so that
-# code runs in the subject process, never in the driver (harness/probe_runtime.py ``remote_module``).
+# code runs in the subject process, never in the driver (harness.judge.probe_runtime ``remote_module``).
 REMOTE_MODULES = ("doctest", "inspect", "importlib", "runpy", "pkgutil")
 
 

@@ -1,6 +1,6 @@
 """The observation channel of a judged run: a FIFO the harness drains while the run lives.
 
-The probe runtime (harness/probe_runtime.py) writes its observations into a FIFO the harness
+The probe runtime (harness.judge.probe_runtime) writes its observations into a FIFO the harness
 made in the run's result directory and opened for reading *before* the run started. A reader
 thread here drains it as the records arrive, so what the run wrote is in the harness's memory
 before the run ends: code under test cannot rewrite, truncate or delete an observation after the

@@ -1,5 +1,5 @@
 """The subject of a judged run: a fresh interpreter that imports the code under test and answers the
-driver's requests (harness/subject_rpc.py). Standard library only.
+driver's requests (harness.judge.subject_rpc). Standard library only.
 
 Started by the driver as ``python -I <this file> REQ_FD AUDIT_FD`` with a minimal environment and no
 other descriptor: it never holds the run's nonce, the observation channel, the plan or a path the

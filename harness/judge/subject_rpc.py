@@ -831,7 +831,7 @@ def _shadow_class(base: type):
 
 
 class ProxyModuleBase(_types.ModuleType):
-    """Base of the driver's proxy modules (harness/probe_runtime.py defines the import hook)."""
+    """Base of the driver's proxy modules (harness.judge.probe_runtime defines the import hook)."""
 
 
 def _driver_policy(op: str, args: list) -> None:

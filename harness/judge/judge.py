@@ -1,6 +1,6 @@
 """The judge: a harness-owned test's verdict, formed outside the sandbox from raw observations.
 
-harness/probes.py splits a pytest file into a probe (run confined with the code under test; it
+harness.judge.probes splits a pytest file into a probe (run confined with the code under test; it
 holds no expected value) and a plan (held here). After the probe run, ``judge`` reads the
 observation file the probe wrote and decides, per test and parametrize case:
 
@@ -39,7 +39,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from harness.core.resultfile import read_result
-from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
+from harness.judge.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
 
 MAX_OBSERVATIONS_BYTES = 64 << 20
 
@@ -72,7 +72,7 @@ class LeafRaised(Exception):
 class Opaque:
     """A sandbox object that is not plain data: equal to nothing but itself. Equal reprs never make
     two objects equal (a repr can hide a field); the probe compares two sandbox values in the
-    sandbox (harness/probes.py), so an Opaque meets only a judge-made value here."""
+    sandbox (harness.judge.probes), so an Opaque meets only a judge-made value here."""
 
     def __init__(self, type_: str, repr_: str, truthy: bool | None, length: int | None, text: str | None):
         self.type, self.repr, self.truthy, self.length, self.text = type_, repr_, truthy, length, text
@@ -120,7 +120,7 @@ MAX_DEPTH = 100  # the runtime nests at most 40 values deep (see probe_runtime._
 
 
 def decode(v, depth: int = 0):
-    """A value as the runtime encoded it (harness/probe_runtime.py), or Malformed."""
+    """A value as the runtime encoded it (harness.judge.probe_runtime), or Malformed."""
     if depth > MAX_DEPTH:
         raise Malformed("a value nested deeper than the runtime ever writes")
     depth += 1
