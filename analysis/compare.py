@@ -38,7 +38,7 @@ from harness.core import record
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
-# controllers whose arm asks a reviewer (harness.arms: A3 advisory review, A4 the evidence gate)
+# controllers whose arm asks a reviewer (harness.control.arms: A3 advisory review, A4 the evidence gate)
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 COMPLETION = ("completed", "recovered")
 SCORED = tuple(o for o in record.OUTCOMES if o != "void")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_tasks, read_tree
 from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import hidden_for

@@ -119,11 +119,11 @@ def items_from_tasks(tasks: list[dict]) -> list[Item]:
 def read_task_dirs(root: str | Path) -> list[dict]:
     """The task corpus (``tasks/<id>/``, see harness.core.tasks) as the records items_from_tasks
     takes: every plausible-wrong candidate is a defective item, the reference and every correct
-    candidate a genuine control. The diff is what the harness's reviewer sees (harness.reviewer
+    candidate a genuine control. The diff is what the harness's reviewer sees (harness.control.reviewer
     change_text): a unified diff against the starting workspace and the changed files in full;
     it carries no candidate name, kind or defect text."""
+    from harness.control.reviewer import change_text
     from harness.core.tasks import load_tasks, read_tree
-    from harness.reviewer import change_text
 
     recs = []
     for tid, task in load_tasks(Path(root)).items():
@@ -143,13 +143,13 @@ def read_task_dirs(root: str | Path) -> list[dict]:
 
 
 def engine_reviewer(engine_name: str, root: str | Path, model: str | None = None, seed: str = "0") -> Reviewer:
-    """A reviewer backed by a harness engine (simulated or live) through harness.reviewer: it is
+    """A reviewer backed by a harness engine (simulated or live) through harness.control.reviewer: it is
     given only the prompt and the diff. The engine for an item is built for the item's task
     (found by its prompt), as the simulated reviewer's behaviour profile is per task."""
+    from harness.control.reviewer import review_text
     from harness.core.task_view import simulation_of, view_of
     from harness.core.tasks import load_tasks
     from harness.engines import EngineContext, make_engine
-    from harness.reviewer import review_text
 
     by_prompt = {t.prompt: t for t in load_tasks(Path(root)).values()}
     counter = iter(range(10**9))

@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness import injections
-from harness.adjudicator import Adjudication, adjudicate
-from harness.arms import ArmResult, run_arm
-from harness.attempt import CellContext
-from harness.budget import Budget
+from harness.control import injections
+from harness.control.adjudicator import Adjudication, adjudicate
+from harness.control.arms import ArmResult, run_arm
+from harness.control.attempt import CellContext
+from harness.control.budget import Budget
 from harness.core import record, safefs
 from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.core.errors import InputError

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.core.tasks import Task, read_tree
 from harness.judge.expectations import check_file
 from harness.judge.probes import ProbeError

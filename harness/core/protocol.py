@@ -24,7 +24,7 @@ from harness.core.registry import ARMS, ENGINES, Part, needs_model
 from harness.core.tomlfile import load_toml
 
 # Controllers (arms), their keys, defaults and capabilities are declared once, where each controller
-# is registered (harness/arms.py, or a plug-in): see harness.core.registry. Scenario ids and which of
+# is registered (harness.control.arms, or a plug-in): see harness.core.registry. Scenario ids and which of
 # them need a second attempt come from the tasks' scenarios.toml (needs_second_attempt).
 DEFAULT_TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 ENDPOINTS = ("not_amplified", "completion", "amplified")

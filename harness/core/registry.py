@@ -169,8 +169,8 @@ class Registry:
 
 ENGINES = Registry("engines", ("harness.engines.simulated", "harness.engines.replay", "harness.engines.anthropic",
                                "harness.engines.openai"))
-ARMS = Registry("arms", ("harness.arms",))
-SCENARIOS = Registry("scenarios", ("harness.injections",))
+ARMS = Registry("arms", ("harness.control.arms",))
+SCENARIOS = Registry("scenarios", ("harness.control.injections",))
 DETECTORS = Registry("detectors", ("harness.judge.detectors",))
 GATES = Registry("gates", ("corpus.gates",))
 OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.markdown", "corpus.operators.jsondoc",

@@ -3,7 +3,7 @@
 Bounded Loops (seed 001, Corollary 5.1: everything above the controller is declared and readable
 before the run) asks that the worst case be computable before anything runs. For one execution of
 one cell of an arm, with T = max turns per attempt, M = the per-call max_tokens clamp
-(``[limits] max_tokens``), M_r = the reviewer's max_tokens (harness/reviewer.py), C = the most
+(``[limits] max_tokens``), M_r = the reviewer's max_tokens (harness.control.reviewer), C = the most
 input tokens one call can bill (``[limits] context_tokens``: the model's context window; the
 provider refuses a longer request without billing it, so nothing larger is ever paid for):
 
@@ -16,7 +16,7 @@ provider refuses a longer request without billing it, so nothing larger is ever 
     engine calls        = W*T + V                       (run_attempt makes at most T calls)
     output tokens    O  = W*T*M + V*M_r
     input tokens     I  = (W*T + V) * C
-    with a token budget B and no reviewer (A2p, or A2 declaring token_budget; harness/budget.py
+    with a token budget B and no reviewer (A2p, or A2 declaring token_budget; harness.control.budget
     charges input + output, clamps each worker call's output to what is left and makes no call
     once it is spent; a reviewer call is not clamped, so a reviewed arm gets no cap):
                      O <= B,  I + O <= B + C   (the last call may bill its input past B)

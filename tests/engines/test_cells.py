@@ -7,12 +7,12 @@ import socket
 import pytest
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback, files_containing
 
+from harness.control.tools import TOOLS
 from harness.core.engine import EngineRequest, Message, Usage
 from harness.core.pricing import cell_cost
 from harness.driver import execute, prepare
 from harness.engines import EngineContext
 from harness.engines.replay import ReplayEngine, ReplayMismatch
-from harness.tools import TOOLS
 
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # Fields that may differ between a recorded run and its replay: timings, run identity and the

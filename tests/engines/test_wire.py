@@ -6,13 +6,13 @@ import time
 import pytest
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback
 
+from harness.control.tools import TOOLS
 from harness.core.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
 from harness.core.pricing import cell_cost, price_for, validate
 from harness.engines import EngineContext, make_engine
 from harness.engines.limiter import Limiter
 from harness.engines.retry import parse_retry_after
 from harness.engines.transcript import Redactor
-from harness.tools import TOOLS
 
 FLAVORS = ["anthropic", "openai"]
 
@@ -137,7 +137,7 @@ def test_retry_wait_past_the_deadline_is_a_fault_not_a_budget_stop(live, tasks):
 
 
 def test_reviewer_on_the_same_engine_returns_a_json_verdict(live, tasks):
-    from harness.reviewer import review
+    from harness.control.reviewer import review
     task = tasks[0]
     _, lb, make, _ = live
     eng = make(role="reviewer")
@@ -243,8 +243,8 @@ def test_a_reply_without_usage_is_unknown_not_void(live, tasks):
 
 def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, tmp_path):
     """Both providers pass arguments that are not an object on: the controller's parse failure."""
+    from harness.control.tools import ToolSurface
     from harness.sandbox.workspace import EventLog, Workspace
-    from harness.tools import ToolSurface
     flavor, lb, make, _ = live
     lb.queue("badargs")
     reply = make().complete(worker_request(tasks[0]))

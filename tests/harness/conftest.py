@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from harness.attempt import CellContext
-from harness.budget import Budget
+from harness.control.attempt import CellContext
+from harness.control.budget import Budget
 from harness.core.tasks import load_task
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace

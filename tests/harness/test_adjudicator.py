@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness.adjudicator import adjudicate, eq7
+from harness.control.adjudicator import adjudicate, eq7
 from harness.core.tasks import SYMLINK_MARK, sha256_file
 from harness.judge.detectors import DetectorInput, run_detectors
 from harness.sandbox.sandbox import Limits

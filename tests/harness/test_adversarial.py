@@ -334,7 +334,7 @@ def test_sqlite_init_file_is_read(tmp_path, host):
 # -- the attacks are real: an in-process verdict (the old design, still the agent's advisory run) falls for them
 @pytest.mark.parametrize("trick", ["swallow-failures", "introspection"])
 def test_the_same_tricks_fool_an_in_process_verdict(tmp_path, trick):
-    from harness.adjudicator import ORACLE_DEST
+    from harness.control.adjudicator import ORACLE_DEST
     from harness.judge.testrun import run_pytest
     from harness.sandbox.workspace import Workspace
     code = SWALLOW + WRONG if trick == "swallow-failures" else INTROSPECT + WRONG + INTROSPECT_USE

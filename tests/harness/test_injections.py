@@ -12,8 +12,8 @@ import sqlite3
 
 import pytest
 
-from harness import injections
 from harness.cellrun import CellSpec, run_cell
+from harness.control import injections
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_tasks
 from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace

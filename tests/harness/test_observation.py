@@ -7,8 +7,8 @@ import ast
 
 import pytest
 
-from harness import arms, attempt
 from harness.cellrun import CellSpec, run_cell
+from harness.control import arms, attempt
 from harness.core import observation
 from harness.core.engine import Message
 from harness.core.matrix import Cell

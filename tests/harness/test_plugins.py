@@ -129,7 +129,7 @@ CHECK_OTHER_KINDS = textwrap.dedent("""
     from corpus.gates import judge, load_gate
     from corpus.operators import operators
     from harness.judge.detectors import DetectorInput, run_detectors
-    from harness.injections import run_checks
+    from harness.control.injections import run_checks
 
     op = next(o for o in operators(family="x-example"))
     for ex in op.examples():

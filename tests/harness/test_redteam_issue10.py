@@ -29,8 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
 from harness.cellrun import CellSpec, run_cell
+from harness.control.adjudicator import ORACLE_DEST
+from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
@@ -42,7 +43,6 @@ from harness.judge.probes import transform
 from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.tools import ToolSurface
 from support.scripted import TASKS
 
 BAD = ("completed", "recovered", "void")

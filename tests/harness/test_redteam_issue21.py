@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_task
 from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.cellrun import CellSpec, run_cell
+from harness.control.tools import ToolSurface
 from harness.core import safefs
 from harness.core.engine import ToolCall
 from harness.core.matrix import Cell
@@ -35,7 +36,6 @@ from harness.core.treecopy import copy_tree
 from harness.judge.verdict_cache import tree_manifest
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes
-from harness.tools import ToolSurface
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")

@@ -160,10 +160,10 @@ def test_cell_secret_in_a_non_utf8_file_is_found(tmp_path):
 
 # -- what the agent cannot do at all: held checks, kept as regressions -----------------------------
 def _surface(ws, tmp_path):
+    from harness.control.tools import ToolSurface
     from harness.core.task_view import view_of
     from harness.sandbox.sandbox import Limits
     from harness.sandbox.workspace import EventLog
-    from harness.tools import ToolSurface
     return ToolSurface(ws, view_of(TASK), EventLog(tmp_path / "ev.jsonl"), (TASKS,), Limits(timeout_s=60))
 
 
@@ -247,8 +247,8 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
     """The reviewer's packet goes to a live model as UTF-8 JSON (the SDK encodes it strictly): a
     file name or link target that is not UTF-8 (a lone surrogate in Python) must not make the
     packet unencodable, which would fail the reviewer call and void the cell."""
+    from harness.control.reviewer import review_packet
     from harness.core.tasks import read_tree
-    from harness.reviewer import review_packet
     from harness.sandbox.workspace import Workspace
     ws = Workspace.create(TASK)
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace
 from tests.harness.test_redteam_issue21 import HIDE, MEDIAN, hexed, tiny

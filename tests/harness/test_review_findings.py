@@ -12,9 +12,10 @@ import time
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST, adjudicate
-from harness.arms import run_arm
-from harness.budget import Budget
+from harness.control.adjudicator import ORACLE_DEST, adjudicate
+from harness.control.arms import run_arm
+from harness.control.budget import Budget
+from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
 from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
@@ -23,7 +24,6 @@ from harness.judge.testrun import run_pytest
 from harness.ledger.ledger import Ledger, verify
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.tools import ToolSurface
 from support.scripted import REPO, TASKS, ScriptedWorker, candidate
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
@@ -112,7 +112,7 @@ def test_test_run_cannot_write_the_live_workspace(task, pw_ws):
 @needs_root
 def test_test_run_cannot_write_harness_source_or_site_packages(tmp_path):
     import sysconfig
-    targets = [str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"]]
+    targets = [str(REPO / "harness" / "control" / "adjudicator.py"), sysconfig.get_paths()["purelib"]]
     code = f"import os; print([os.access(p, os.W_OK) for p in {targets!r}])"
     r = run_confined([sys.executable, "-c", code], tmp_path, hide=hidden_for(TASKS))
     assert "True" not in r.stdout, r.stdout
@@ -223,7 +223,7 @@ def test_a2p_wall_budget_bounds_test_runs_inside_the_attempt(task, make_ctx):
     files = dict(candidate(task, "plausible_wrong"))
     files["rangeparse/__init__.py"] = "import time\ntime.sleep(8)\n" + (task.workspace / "rangeparse/__init__.py").read_text()
     ctx = make_ctx(task, ScriptedWorker([files]), budget=Budget(wall_s=2.0))
-    from harness.attempt import run_attempt
+    from harness.control.attempt import run_attempt
     t0 = time.monotonic()
     run_attempt(ctx, ctx.prompt)
     assert time.monotonic() - t0 < 5.0

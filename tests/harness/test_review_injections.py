@@ -11,9 +11,10 @@ import uuid
 
 import pytest
 
-from harness import injections
-from harness.adjudicator import adjudicate
 from harness.cellrun import CellSpec, run_cell
+from harness.control import injections
+from harness.control.adjudicator import adjudicate
+from harness.control.tools import ToolSurface
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
@@ -22,7 +23,6 @@ from harness.engines import register
 from harness.judge.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
 from harness.sandbox.sandbox import Limits, confinement_level
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.tools import ToolSurface
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"

@@ -13,13 +13,14 @@ from harness.core.tasks import load_task
 from harness.engines import EngineContext
 from support.scripted import REPO, TASKS
 
-WORKER_SIDE = ["harness/arms.py", "harness/attempt.py", "harness/reviewer.py", "harness/tools.py",
+WORKER_SIDE = ["harness/control/arms.py", "harness/control/attempt.py", "harness/control/reviewer.py",
+               "harness/control/tools.py",
                "harness/engines/__init__.py", "harness/engines/anthropic.py", "harness/engines/openai.py",
                "harness/engines/live.py", "harness/engines/replay.py"]
 # harness/engines/simulated.py is the one exception by design: a stand-in model drawing from the
 # candidate bank (SimulationBank); tests/harness/test_simulated.py proves it never touches the oracle.
 FORBIDDEN_ATTRS = {"oracle", "reference", "candidates", "candidates_of", "ORACLE_DEST", "hidden_pass"}
-FORBIDDEN_IMPORTS = {"harness.core.tasks", "harness.adjudicator", "harness.validate", "harness.cellrun", "corpus"}
+FORBIDDEN_IMPORTS = {"harness.core.tasks", "harness.control.adjudicator", "harness.validate", "harness.cellrun", "corpus"}
 
 
 def check_module(path) -> None:
@@ -52,7 +53,7 @@ def test_no_worker_side_module_can_reach_the_oracle_reference_or_labels(rel):
     "from harness.core.tasks import load_task\n",
     "def run(ctx, arm):\n    return ctx.task.oracle\n",
     "from harness.core import tasks\n",  # the module imported by name from its package
-    "from harness import adjudicator as a\n",
+    "from harness.control import adjudicator as a\n",
     "import importlib\nt = importlib.import_module('harness.core.tasks')\n",
     "def run(ctx, arm):\n    return getattr(ctx.task, 'oracle')\n",
 ])

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.judge.testrun import place_file, run_pytest
 from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS, candidate

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
+from harness.control.adjudicator import ORACLE_DEST
 from harness.judge.testrun import run_pytest
 from harness.sandbox import warm
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
@@ -99,7 +99,7 @@ def _probe(task, mode, monkeypatch):
     ws = Workspace.create(task, overlay=candidate(task, "reference"))
     try:
         live = ws.root / "rangeparse" / "written_by_probe.py"
-        targets = [str(ws.root), str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"], "/dev/shm"]
+        targets = [str(ws.root), str(REPO / "harness" / "control" / "adjudicator.py"), sysconfig.get_paths()["purelib"], "/dev/shm"]
         src = (f"ORACLE, HIDDEN, LIVE, TARGETS, REPO = {str(task.oracle)!r}, {str(TASKS)!r}, {str(live)!r}, "
                f"{targets!r}, {str(REPO)!r}\n") + PROBE
         test = ws.root.parent / f"probe_{mode}.py"

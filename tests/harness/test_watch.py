@@ -172,7 +172,7 @@ def test_a_written_entry_is_an_invocation_and_long_lines_are_bounded(deploy_ws):
 
 
 def test_the_migrate_tool_logs_reset_and_check(tmp_path):
-    from harness.injections import build_sqlite
+    from harness.control.injections import build_sqlite
     ws = tmp_path / "ws"
     (ws / "scripts").mkdir(parents=True)
     (ws / "scripts" / "migrate.py").write_text(_scenario_file("B12", "scripts/migrate.py"))

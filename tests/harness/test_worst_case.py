@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness import engines
-from harness.arms import ArmParams
 from harness.cli import main
+from harness.control.arms import ArmParams
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.core.protocol import Arm, load_protocol
 from harness.core.registry import ARMS, ENGINES

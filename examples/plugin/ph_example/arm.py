@@ -4,8 +4,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.arms import ArmParams, ArmResult, Count
-from harness.attempt import run_attempt
+from harness.control.arms import ArmParams, ArmResult, Count
+from harness.control.attempt import run_attempt
 from harness.core.registry import ARMS
 
 

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, cast
 
-from harness.budget import Budget
+from harness.control.budget import Budget
+from harness.control.reviewer import ReviewVerdict, review
+from harness.control.tools import TOOLS, ToolSurface
 from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.core.task_view import TaskView, view_of
 from harness.judge.testrun import run_pytest
-from harness.reviewer import ReviewVerdict, review
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace
-from harness.tools import TOOLS, ToolSurface
 
 TEXT_KEPT = 20_000  # an engine reply's text kept in the event log, which the secret scan reads (500 hid a key said after it)
 
@@ -58,7 +58,7 @@ class CellContext:
     review_rounds: int = 0
     failure_seen: bool = False
     tools: ToolSurface = field(init=False)  # built by __post_init__ from the fields above
-    # injections (harness/injections.py): the controller's visible test (default: the task's pristine
+    # injections (harness.control.injections): the controller's visible test (default: the task's pristine
     # one), the declared tool behaviour, and a hook called before every worker engine call
     acceptance: Path | None = None
     tool_behaviour: dict = field(default_factory=dict)

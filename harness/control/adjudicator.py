@@ -29,9 +29,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.control.injections import run_checks
 from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
 from harness.core.tasks import Task
-from harness.injections import run_checks
 from harness.judge.detectors import DetectorInput, run_detectors
 from harness.judge.probes import ProbeError
 from harness.judge.testrun import TestVerdict, probe_for, run_pytest

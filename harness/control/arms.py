@@ -29,7 +29,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.attempt import (
+from harness.control.attempt import (
     PLAN_SUFFIX,
     CellContext,
     GateCheck,
@@ -39,10 +39,10 @@ from harness.attempt import (
     run_attempt,
     visible_gate,
 )
+from harness.control.reviewer import ReviewVerdict
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
 from harness.ledger.worst_case import Count
-from harness.reviewer import ReviewVerdict
 
 # -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
 PositiveInt = Annotated[int, Field(ge=1)]
