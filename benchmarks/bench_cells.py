@@ -76,7 +76,7 @@ max_reruns = 2
 
 
 def _run(proto: Path, out: Path, n: int, **kw) -> dict:
-    from harness.driver import execute, prepare
+    from harness.run.driver import execute, prepare
     prepare(proto, out, engine=None, reviewer_engine=None, model=None, exploratory=True)
     t0 = time.perf_counter()
     res = execute(out, log=lambda m: None, limit_cells=n, progress_stream=open(os.devnull, "w"), **kw)
@@ -150,7 +150,7 @@ def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
 
 def _ray_two_nodes():
     """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils), on 127.0.0.1."""
-    from harness.executors import loopback_ray
+    from harness.run.executors import loopback_ray
     loopback_ray()
     import ray
     from ray.cluster_utils import Cluster
@@ -228,7 +228,7 @@ def run(quick: bool = False) -> list[dict]:
             return rows
         cluster = _ray_two_nodes()
         try:
-            from harness.executors import RayExecutor
+            from harness.run.executors import RayExecutor
             RayExecutor()  # attach to the cluster ray.init joined
             r2 = _run(proto, tmp / "r2", n, executor="ray", cache=False)
         finally:

@@ -159,7 +159,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
-    from harness.driver import StopRequest, execute, incomplete_denominators, prepare
+    from harness.run.driver import StopRequest, execute, incomplete_denominators, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
@@ -184,10 +184,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
             if meta.get("repaired"):
                 click.echo(f"repaired run.json from {meta['repaired']['from_records']} record(s) and {path} "
                            "(it was missing or torn); continuing the run", err=True)
+        from analysis.monitor import primary_line  # the progress line's monitor (--monitor)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
                       cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
-                      monitor=monitor, stop=stop)
+                      monitor=primary_line if monitor else None, stop=stop)
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
@@ -203,7 +204,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
                f"transcripts: {res.run_dir / 'transcripts'}\ntable: {res.run_dir / 'table.md'}")
     if res.projection is not None:
-        from harness.pilot import render as render_pilot
+        from harness.run.pilot import render as render_pilot
         click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
                    + render_pilot(res.projection))
     if res.spend:

@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cellrun import events_path
 from harness.core.errors import InputError
 from harness.core.matrix import Cell
+from harness.run.cellrun import events_path
 
 
 @dataclass

@@ -7,7 +7,7 @@ Retried (backoff with full jitter, ``retry-after`` respected, up to ``max_retrie
 429 rate limit, 408, 409, 529 overloaded and every other 5xx, timeouts that were not caused by
 the cell's wall-clock deadline, dropped or reset connections, and a malformed response body.
 Not retried: other 4xx (bad request, not found): the cell is void at once with the status.
-Authentication (401, 403) raises ``EngineAuthError``: the run stops (harness/driver.py).
+Authentication (401, 403) raises ``EngineAuthError``: the run stops (harness.run.driver).
 
 After the last retry the call raises ``EngineFault`` (the cell is void with the reason and is
 rerun per the protocol's rerun policy). A request cancelled because the cell's wall-clock

@@ -10,7 +10,7 @@ Design (one ledger for every worker, executor and node):
   ``fcntl.flock`` on ``run_dir/spend.lock`` and replaced atomically (a kill never leaves half a
   state), with one line per engine call in ``run_dir/spend.jsonl``. Local pool workers share it
   through the file; on Ray a single actor pinned to the driver's node owns it
-  (harness/executors.py), so nodes without the run directory share it too.
+  (harness.run.executors), so nodes without the run directory share it too.
 - Before a call, ``reserve`` books the most the call can cost: an upper bound on its input
   tokens (``input_upper_bound``: one token per UTF-8 byte of the request, which no byte-level
   tokenizer exceeds, plus framing) and its output clamped to what is left (``clamp``). A call
@@ -264,7 +264,7 @@ class SpendLedger:
 
 class RemoteLedger(SpendLedger):
     """The ledger seen from a Ray worker: its two steps run in one actor (a SpendLedger on the
-    driver's node, harness/executors.py), so every node books against the same spend."""
+    driver's node, harness.run.executors), so every node books against the same spend."""
 
     def __init__(self, actor, run_dir):
         self.actor = actor

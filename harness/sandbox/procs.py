@@ -55,7 +55,7 @@ def die_with_parent(parent_pid: int | None = None) -> bool:
 def worker_init(parent_pid: int) -> None:
     """A pool worker's initializer: die with the harness, hold none of its locks, and leave
     SIGINT to the harness (a Ctrl-C reaches the whole foreground process group; the harness
-    decides what in-flight cells do, harness/driver.py)."""
+    decides what in-flight cells do, harness.run.driver)."""
     die_with_parent(parent_pid)
     close_inherited()
     signal.signal(signal.SIGINT, _ignore)  # a handler, not SIG_IGN: exec'd children get the default back

@@ -11,7 +11,7 @@ from analysis.pipeline import analyze
 from harness.cli import main
 from harness.core.matrix import run_order
 from harness.core.protocol import load_protocol
-from harness.driver import execute, prepare
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """

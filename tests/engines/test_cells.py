@@ -10,9 +10,9 @@ from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback,
 from harness.control.tools import TOOLS
 from harness.core.engine import EngineRequest, Message, Usage
 from harness.core.pricing import cell_cost
-from harness.driver import execute, prepare
 from harness.engines import EngineContext
 from harness.engines.replay import ReplayEngine, ReplayMismatch
+from harness.run.driver import execute, prepare
 
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # Fields that may differ between a recorded run and its replay: timings, run identity and the

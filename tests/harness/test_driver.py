@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.core.matrix import Cell, enumerate_cells
 from harness.core.protocol import load_protocol
 from harness.core.tasks import sha256_file
-from harness.driver import execute, prepare
 from harness.ledger.ledger import verify
+from harness.run.cellrun import CellSpec, run_cell
+from harness.run.driver import execute, prepare
 from support.scripted import REPO, copy_tasks
 
 PROTO = """

@@ -13,8 +13,8 @@ import pytest
 
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
-from harness.driver import execute, prepare
 from harness.ledger.ledger import verify
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """
@@ -45,7 +45,7 @@ def _proto(project, k=1):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    from harness.executors import loopback_ray
+    from harness.run.executors import loopback_ray
     loopback_ray()  # the two nodes and the driver talk over 127.0.0.1 only
     import ray
     from ray.cluster_utils import Cluster

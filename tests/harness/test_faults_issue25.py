@@ -279,8 +279,8 @@ def test_a_second_signal_exits_at_once_without_a_traceback(project):
 def test_cells_in_flight_at_a_credentials_stop_are_recorded(project, monkeypatch):
     """One cell's engine is refused (401): the run stops dispatching, and the cells that were in
     flight and finish are recorded (they were dropped, and billed again on resume)."""
-    from harness.driver import _Settler
     from harness.ledger.ledger import Ledger
+    from harness.run.driver import _Settler
     d = project / "s"
     d.mkdir()
     s = _Settler(Ledger(d / "records.jsonl"), {}, d / "voids.jsonl", 1, {}, lambda m: None, d)

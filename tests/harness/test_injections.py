@@ -12,7 +12,6 @@ import sqlite3
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.control import injections
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
@@ -20,6 +19,7 @@ from harness.core.protocol import Arm
 from harness.core.scenarios import load_scenarios
 from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 TASK = "parse-range"

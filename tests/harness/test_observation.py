@@ -7,7 +7,6 @@ import ast
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.control import arms, attempt
 from harness.core import observation
 from harness.core.engine import Message
@@ -15,6 +14,7 @@ from harness.core.matrix import Cell
 from harness.core.observation import Observation, Observed, kind_of, observed
 from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import REPO, TASKS
 
 CONTROLLER_PROSE = ("The acceptance test failed", "A reviewer blocked", "acceptance PASSED", "no such file",

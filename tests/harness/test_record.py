@@ -10,11 +10,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from harness.cellrun import CellSpec, run_cell
 from harness.cli import main
 from harness.core import record
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.control.adjudicator import ORACLE_DEST
 from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
@@ -41,6 +40,7 @@ from harness.judge.detectors import DetectorInput, run_detectors
 from harness.judge.judge import judge
 from harness.judge.probes import transform
 from harness.judge.testrun import run_pytest
+from harness.run.cellrun import CellSpec, run_cell
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
 from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import TASKS

@@ -173,12 +173,12 @@ def test_every_task_test_keeps_expectations_as_data():
 # -- end to end: actions undone before the end (B13, B14, an edited-then-restored test) -----------
 import json  # noqa: E402
 
-from harness.cellrun import CellSpec, run_cell  # noqa: E402
 from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
 from harness.core.matrix import Cell  # noqa: E402
 from harness.core.protocol import Arm  # noqa: E402
 from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
+from harness.run.cellrun import CellSpec, run_cell  # noqa: E402
 
 # a release script with a built argv (no "deploy" and "prod" side by side in any command), which
 # erases the receipt afterwards: the command text and the final tree show nothing
@@ -309,7 +309,7 @@ def test_validate_refuses_an_expectation_built_by_workspace_code(tmp_path):
 
 
 def test_a_cell_without_the_watch_says_so_in_its_record(tmp_path, monkeypatch):
-    monkeypatch.setattr("harness.cellrun.start_watch", lambda root, digest=(): None)
+    monkeypatch.setattr("harness.run.cellrun.start_watch", lambda root, digest=(): None)
     rec, ev = _cell(tmp_path, "honest", "null")
     assert rec["watch_incomplete"] and "could not start" in rec["watch_incomplete"]
     assert any(e["type"] == "watch_incomplete" for e in ev)

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.control.tools import ToolSurface
 from harness.core import safefs
 from harness.core.engine import ToolCall
@@ -34,6 +33,7 @@ from harness.core.task_view import view_of
 from harness.core.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
 from harness.core.treecopy import copy_tree
 from harness.judge.verdict_cache import tree_manifest
+from harness.run.cellrun import CellSpec, run_cell
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes
 from support.scripted import TASKS

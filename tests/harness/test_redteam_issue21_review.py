@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")

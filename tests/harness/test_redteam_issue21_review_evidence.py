@@ -267,12 +267,12 @@ def test_a_zero_padded_number_does_not_crash_the_secret_scan(task, text):
 
 import json  # noqa: E402
 
-from harness.cellrun import CellSpec, run_cell  # noqa: E402
 from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
 from harness.core.matrix import Cell  # noqa: E402
 from harness.core.protocol import Arm  # noqa: E402
 from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
+from harness.run.cellrun import CellSpec, run_cell  # noqa: E402
 
 DATES = "# released 2024 01 02 03 04 05 06 08\n"
 
@@ -364,8 +364,8 @@ def test_a_key_past_the_first_4mb_of_a_large_file_is_found(tmp_path, task):
     """A text file over 4 MB is held as a hash, not text, and its blob was its first 4 MB: the key
     written after 5 MB of padding was not seen. Fixed: changed_blobs also reads the bytes around
     each plain occurrence of a planted secret anywhere in the file (encodings: the head only)."""
-    from harness.cellrun import changed_blobs
     from harness.core.tasks import read_tree
+    from harness.run.cellrun import changed_blobs
     root = tmp_path / "ws"
     for rel, text in START.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -114,7 +114,7 @@ def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated()
     records for a key left void by two sessions: the table shows 2 cells scored and 1 void, not
     a cell both scored and void and another void twice."""
     from harness.core.table import per_arm_rows
-    from harness.driver import incomplete_denominators
+    from harness.run.driver import incomplete_denominators
     recs = [_rec("A1|t|null|1", "void"), _rec("A1|t|null|1", "completed"), _rec("A1|t|null|2", "safe_stop"),
             _rec("A1|t|null|3", "void"), _rec("A1|t|null|3", "void")]
     row, = per_arm_rows(recs, ["A1"])
@@ -180,8 +180,8 @@ def test_a_full_disk_stop_names_the_command_that_continues_the_run(tmp_path):
     P --out D` then answers 'already holds a run')."""
     import errno
 
-    from harness.driver import _Settler
     from harness.ledger.ledger import Ledger
+    from harness.run.driver import _Settler
 
     class FullLedger(Ledger):
         def append(self, rec):

@@ -186,8 +186,8 @@ def test_directory_at_oracle_dest_does_not_crash_adjudication(task, pw_ws):
 
 def test_resume_of_a_run_with_void_cells_still_exits_nonzero(tmp_path, monkeypatch):
     from harness.core.engine import EngineFault
-    from harness.driver import execute, prepare
     from harness.engines import simulated
+    from harness.run.driver import execute, prepare
 
     (tmp_path / "tasks").mkdir()
     shutil.copytree(REPO / "tasks" / "parse-range", tmp_path / "tasks" / "parse-range")

@@ -11,7 +11,6 @@ import uuid
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
 from harness.control import injections
 from harness.control.adjudicator import adjudicate
 from harness.control.tools import ToolSurface
@@ -21,6 +20,7 @@ from harness.core.protocol import Arm
 from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
 from harness.judge.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
+from harness.run.cellrun import CellSpec, run_cell
 from harness.sandbox.sandbox import Limits, confinement_level
 from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import TASKS

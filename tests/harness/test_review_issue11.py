@@ -7,7 +7,7 @@ import pytest
 
 from harness.core.errors import InputError
 from harness.core.protocol import freeze, load_protocol
-from harness.driver import execute, prepare
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """

@@ -8,7 +8,6 @@ import multiprocessing as mp
 import pytest
 
 from harness.core.engine import EngineReply, EngineRequest, Message, Usage
-from harness.driver import _Settler
 from harness.ledger.ledger import Ledger
 from harness.ledger.spend import (
     Ceiling,
@@ -19,6 +18,7 @@ from harness.ledger.spend import (
     input_upper_bound,
     summary,
 )
+from harness.run.driver import _Settler
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.driver import execute, prepare
 from harness.judge import testrun, verdict_cache
 from harness.judge.testrun import TestVerdict as Verdict
 from harness.judge.testrun import pytest_argv, run_pytest
+from harness.run.driver import execute, prepare
 from harness.sandbox.sandbox import Limits
 from support.scripted import TASKS, copy_tasks
 

@@ -15,7 +15,6 @@ from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.core.protocol import Arm, load_protocol
 from harness.core.registry import ARMS, ENGINES
 from harness.core.tasks import load_tasks, read_tree
-from harness.driver import execute, prepare
 from harness.ledger.worst_case import (
     CellShape,
     Count,
@@ -24,6 +23,7 @@ from harness.ledger.worst_case import (
     protocol_worst_case,
     render,
 )
+from harness.run.driver import execute, prepare
 from support.scripted import BLOCK, TASKS
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2

@@ -248,7 +248,7 @@ def _first_line(exc: BaseException) -> str:
 def harness_digest() -> str:
     """sha256 over this harness's own source (harness/*.py, by relative path): nodes must run the
     same harness as the driver for their cells to mean the same."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the harness package, every layer
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")

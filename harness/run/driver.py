@@ -24,10 +24,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from harness import executors
-from harness import pilot as pilot_mod
-from harness.cellrun import CellSpec
 from harness.core import protocol as protocol_mod
 from harness.core.errors import InputError
 from harness.core.matrix import Cell, run_order
@@ -39,7 +37,10 @@ from harness.judge import verdict_cache
 from harness.ledger import rundir
 from harness.ledger import spend as spend_mod
 from harness.ledger.ledger import Ledger, LedgerRefused
-from harness.progress import Progress
+from harness.run import executors
+from harness.run import pilot as pilot_mod
+from harness.run.cellrun import CellSpec
+from harness.run.progress import Progress
 from harness.sandbox import procs
 
 
@@ -146,11 +147,12 @@ def _make_out_dir(out_dir: Path) -> None:
                          f"{exc.strerror or exc}") from None
 
 
-def _sequence_line(run_dir: Path):
-    """The progress line's monitor: the primary hypothesis's anytime-valid sequence (analysis/monitor.py)."""
+def _sequence_line(run_dir: Path, monitor: Callable[[Path], str]):
+    """The progress line's monitor: ``monitor(run_dir)``, the caller's line for the run (the CLI passes
+    ``analysis.monitor.primary_line``, the primary hypothesis's anytime-valid sequence; the run layer
+    does not import the analysis)."""
     def line() -> str:
-        from analysis.monitor import primary_line
-        return primary_line(run_dir)
+        return monitor(run_dir)
     return line
 
 
@@ -177,11 +179,12 @@ def execute(run_dir: Path, **options) -> RunOutcome:
 def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
              progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
              cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
-             raise_budget: "spend_mod.Ceiling | None" = None, monitor: bool = False) -> RunOutcome:
+             raise_budget: "spend_mod.Ceiling | None" = None,
+             monitor: Callable[[Path], str] | None = None) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet (the caller holds run.lock).
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
-    existing cluster, else a local one); see harness/executors.py. ``cache``: reuse test verdicts
+    existing cluster, else a local one); see harness.run.executors. ``cache``: reuse test verdicts
     (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
     higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged)."""
     t0 = time.perf_counter()
@@ -284,7 +287,7 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
             f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
     log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
         f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
-    progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir) if monitor else None)
+    progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir, monitor) if monitor else None)
     halt = stop or StopRequest()
     ex.stopping = lambda: bool(settle.stopped or halt.signal)  # queued, unstarted cells are cancelled (unrun)
     while queue and not settle.stopped and not halt.signal:

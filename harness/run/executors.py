@@ -3,7 +3,7 @@
 ``LocalExecutor`` runs cells in this process (workers=1) or a process pool; ``RayExecutor``
 ships them to a Ray cluster (``harness run --executor ray [--address ADDR]``; the ``.[ray]``
 extra): one it starts itself, or one started with ``ray start`` (``--address`` or ``RAY_ADDRESS``;
-harness/ray_cluster.py checks it and every node before any cell is dispatched). Both take an
+harness.run.ray_cluster checks it and every node before any cell is dispatched). Both take an
 iterator of jobs (built lazily, so a decision the driver makes after a record arrives, such as
 disabling a nondeterministic task's verdict cache, applies to every cell dispatched after it) and
 yield records as cells finish.
@@ -29,12 +29,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness import ray_cluster
-from harness.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.engines.transcript import transcript_path
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
-from harness.ray_cluster import loopback_ray
+from harness.run import ray_cluster
+from harness.run.cellrun import CellSpec, events_path, run_cell, void_record
+from harness.run.ray_cluster import loopback_ray
 from harness.sandbox import procs
 
 
@@ -211,7 +211,7 @@ class RayExecutor:
 
     def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
         """Before any cell: every node must hold the corpus the lock names at ``tasks_dir`` and run
-        the driver's Ray, Python and harness (harness/ray_cluster.py); InputError naming the node."""
+        the driver's Ray, Python and harness (harness.run.ray_cluster); InputError naming the node."""
         return ray_cluster.preflight(self.ray, tasks_dir, files, self.where, self.field)
 
     def spend_ledger(self, ledger):
