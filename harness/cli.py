@@ -373,7 +373,7 @@ def tasks_validate(tasks_dir, ids):
     sys.exit(1 if bad else 0)
 
 
-# ---- bounded loops (harness/loop.py, loop_runs.py, loop_graph.py, reproduce_loops.py) ----------------
+# ---- bounded loops (harness.loop.loop, loop_runs.py, loop_graph.py, reproduce_loops.py) ----------------
 @main.group("loop")
 def loop_grp() -> None:
     """Bounded loops: a worker driven to DONE only by a gate it cannot write (Bounded Loops paper)."""
@@ -408,8 +408,8 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
     2 on bad input (one line naming the file, key and what was expected)."""
     from corpus.catalogue import CatalogueError, load_catalogue, load_loop
-    from harness import loop_runs as lr
-    from harness.loop import LoopBudget
+    from harness.loop import loop_runs as lr
+    from harness.loop.loop import LoopBudget
     budget = LoopBudget(max_attempts, soft_bound or None)
     options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
     if base_url:
@@ -463,9 +463,9 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
 
 def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
     from corpus.catalogue import load_loop
-    from harness import loop_runs as lr
-    from harness.loop_graph import load_graph, run_graph, worst_case_attempts
-    from harness.loop_workers import Candidate, CorpusWorker, corpus_pool
+    from harness.loop import loop_runs as lr
+    from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
+    from harness.loop.loop_workers import Candidate, CorpusWorker, corpus_pool
     graph = load_graph(path)
     ledger = lr.open_ledger(out)
 
@@ -497,7 +497,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
 @click.argument("graph", type=click.Path(exists=True, dir_okay=False))
 def loop_plan_cmd(graph):
     """Print GRAPH's closed-form worst-case attempt total (Bounded Loops, Theorem 5.2)."""
-    from harness.loop_graph import load_graph, worst_case_attempts
+    from harness.loop.loop_graph import load_graph, worst_case_attempts
     try:
         g = load_graph(graph)
     except InputError as exc:
@@ -519,7 +519,7 @@ _reproduce = cast(click.Group, main.commands["reproduce"])  # a group: analysis/
 @click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
 def reproduce_bounded_loops_cmd(out):
     """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
-    from harness.reproduce_loops import render, run, write
+    from harness.loop.reproduce_loops import render, run, write
     rows, problems = run(Path(out))
     text = render(rows)
     write(Path(out), rows, problems, text)

@@ -21,7 +21,7 @@ class EngineContext:
 
     role: str  # "worker" | "reviewer"
     task: TaskView | None  # the narrow view (harness.core.task_view; a whole Task given is narrowed); None: a
-    # task-less worker (a bounded loop's, harness/loop_runs.py), whose prompt is its own
+    # task-less worker (a bounded loop's, harness.loop.loop_runs), whose prompt is its own
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None

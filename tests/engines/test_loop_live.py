@@ -13,7 +13,7 @@ from corpus.catalogue import CATALOGUE_DIR
 from harness.cli import main
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.ledger.ledger import inspect
-from harness.loop import audit_done
+from harness.loop.loop import audit_done
 
 LOOP = CATALOGUE_DIR / "runbook-complete"
 CONFORMING = (LOOP / "artifact" / "runbook.md").read_text()

@@ -1,4 +1,4 @@
-"""Bounded-loop graphs (harness/loop_graph.py): refusals, the closed-form worst case, and the
+"""Bounded-loop graphs (harness.loop.loop_graph): refusals, the closed-form worst case, and the
 adversarial tests of the paper (a claiming worker never reaches DONE; observed attempts never
 exceed the bound)."""
 from __future__ import annotations
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from corpus.gates import Judgement, Verdict
 from harness.core.errors import InputError
 from harness.ledger.ledger import Ledger
-from harness.loop import DONE, HALT, audit_done
-from harness.loop_graph import load_graph, run_graph, worst_case_attempts
-from harness.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
+from harness.loop.loop import DONE, HALT, audit_done
+from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
+from harness.loop.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
 
 TARGET = "status.json"
 

@@ -106,7 +106,7 @@ def test_a_loop_engine_without_a_task_can_be_started():
     prompt is its own): narrowing a missing task must not crash (it did: 'NoneType' object has no
     attribute 'candidates', reported as "cannot start the engine")."""
     from harness.core.registry import ENGINES
-    from harness.loop_runs import start_engine
+    from harness.loop.loop_runs import start_engine
 
     seen = {}
     ENGINES.load()

@@ -25,8 +25,8 @@ from corpus.gates import Gate, Judgement, judge
 from harness.core.wilson import wilson
 from harness.engines import EngineContext, make_engine
 from harness.ledger.ledger import Ledger
-from harness.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
-from harness.loop_workers import CorpusWorker, corpus_pool
+from harness.loop.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
+from harness.loop.loop_workers import CorpusWorker, corpus_pool
 
 FALSE_DONE_METHOD = ("false-DONE = runs that reached DONE with a destroying artifact (a mutant of the tier's pool "
                      "labelled destroying) / runs that reached DONE, per gate and tier; Wilson 95%; n/a when no run "

@@ -1,6 +1,6 @@
 """Workers for bounded loops that need no provider: each implements ``Engine.complete`` and
 proposes its writes as tool calls, so they pass through the same authorization, gate and ledger
-as a live model (harness/loop.py).
+as a live model (harness.loop.loop).
 
 - ``CorpusWorker`` (the simulated engine of ``harness loop run --engine simulated``) draws each
   attempt's artifact from a corpus loop's conforming artifact and its tier-1 (v1 family) or its

@@ -1,5 +1,5 @@
 """``harness reproduce bounded-loops``: the shapes of the Bounded Loops paper's Tables 1 and 2,
-from scripted workers run through the real loop (harness/loop.py), a real gate and the ledger.
+from scripted workers run through the real loop (harness.loop.loop), a real gate and the ledger.
 
 Table 1 (bound utilisation against a declared ceiling N = 10): a worker that needs k attempts
 (k - 1 productive rejects, then the accepted artifact). Predicted attempts = min(k, N), terminal
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from corpus.gates import load_gate
 from harness.ledger.ledger import Ledger
-from harness.loop import LoopBudget, LoopSpec, audit_done, run_loop, spent_attempts
-from harness.loop_workers import ScriptedWorker, write_scripted_gate
+from harness.loop.loop import LoopBudget, LoopSpec, audit_done, run_loop, spent_attempts
+from harness.loop.loop_workers import ScriptedWorker, write_scripted_gate
 
 CEILING = 10
 SOFT_BOUND = 3

@@ -51,7 +51,7 @@ from harness.core.engine import Engine
 from harness.core.errors import InputError
 from harness.core.tomlfile import load_toml
 from harness.ledger.ledger import Ledger
-from harness.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
+from harness.loop.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
 
 GRAPH_KEYS = {"name", "repair_budget", "max_attempts", "soft_bound"}
 NODE_KEYS = {"id", "loop", "gate", "requirement", "target", "files", "drafts", "max_attempts", "soft_bound",
