@@ -1,5 +1,5 @@
 """``harness corpus ...``: measure gates against mutants, freeze gates, list the catalogue,
-score a reviewer. Registered into the main CLI by harness/cli.py."""
+score a reviewer. Registered into the main CLI by harness.cli.cli."""
 from __future__ import annotations
 
 import json

@@ -46,7 +46,7 @@ from harness.sandbox import procs
 
 @dataclass
 class StopRequest:
-    """Set by a signal handler (harness/cli.py): the run stops dispatching, lets the cells in flight
+    """Set by a signal handler (harness.cli.cli): the run stops dispatching, lets the cells in flight
     finish and records them, and ends with a STOPPED line (exit 4)."""
     signal: str | None = None
 

@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from analysis.compare import Options, compare
 from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
 from analysis.paired_paper import _row
-from harness.cli import main
+from harness.cli.cli import main
 
 CELLS = [("t1", "null", 1), ("t1", "B2", 1), ("t2", "null", 1), ("t2", "B2", 1), ("t3", "null", 1),
          ("t3", "B2", 1), ("t4", "null", 1)]

@@ -10,7 +10,7 @@ from engines.loopback import OPENAI_SECRET, Loopback
 from engines.test_cli_runs import write_proto
 from engines.test_wire import live, worker_request  # noqa: F401 - the live-engine fixture
 
-from harness.cli import main
+from harness.cli.cli import main
 
 BUDGET = "\n[budget]\nmax_usd = 0.005\n"
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from engines.loopback import Loopback, decode_anthropic, decode_openai, encode_anthropic, encode_openai
 
 from corpus.catalogue import CATALOGUE_DIR
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.ledger.ledger import inspect
 from harness.loop.loop import audit_done

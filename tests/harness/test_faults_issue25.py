@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core import statefile
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
@@ -156,7 +156,7 @@ def test_kill_9_of_the_harness_takes_its_workers_and_resume_completes(project):
     p = make(project, k=2)  # 24 cells
     d = project / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", str(p), "--out", str(d), "--exploratory",
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli.cli", "run", str(p), "--out", str(d), "--exploratory",
                              "--workers", "2"], env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     records = d / "records.jsonl"
@@ -176,7 +176,7 @@ def test_kill_9_of_the_harness_takes_its_workers_and_resume_completes(project):
     if survivors:  # leave no process behind, then fail
         os.killpg(proc.pid, signal.SIGKILL)
     assert survivors == [], "a worker outlived the harness"
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--resume", str(d), "--workers", "2"], env=env,
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(d), "--workers", "2"], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     keys = keys_of(d)
@@ -216,7 +216,7 @@ def test_pool_workers_do_not_hold_run_lock(project):
 # ---- 3. signals --------------------------------------------------------------------------------------
 def _start(p, d, *extra):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "harness.cli", "run", str(p), "--out", str(d), "--exploratory",
+    return subprocess.Popen([sys.executable, "-m", "harness.cli.cli", "run", str(p), "--out", str(d), "--exploratory",
                              *extra], env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
 
@@ -232,7 +232,7 @@ def _wait_records(proc, records: Path, n: int) -> None:
 
 def _resume_completes(p, d, n):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--resume", str(d)], env=env,
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(d)], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     keys = keys_of(d)
@@ -332,7 +332,7 @@ def test_resume_reruns_cells_left_void_and_a_scored_rerun_supersedes(project, mo
 def _harness(*args, timeout=120):
     """The CLI in a subprocess with a timeout: an input that hangs fails the test instead of hanging it."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", *map(str, args)], env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -468,7 +468,7 @@ SMALL = PROTO.replace('tasks = ["parse-range", "median"]', 'tasks = ["median"]')
 def _recover(p, d):
     """The one command a kill's directory needs: --resume, or (when it says so) a fresh start there."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = [sys.executable, "-m", "harness.cli", "run"]
+    run = [sys.executable, "-m", "harness.cli.cli", "run"]
     r = subprocess.run([*run, "--resume", str(d)], env=env, capture_output=True, text=True, timeout=600)
     if r.returncode == 2:
         assert "harness run PROTOCOL --out" in r.stderr or "not a run directory" in r.stderr \

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core.errors import InputError
 from harness.core.protocol import load_protocol, read_lock
 from harness.engines.transcript import load_entries

@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.ledger.ledger import (
     Ledger,
     LedgerRefused,

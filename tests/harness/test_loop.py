@@ -208,7 +208,7 @@ def test_loop_run_on_a_directory_without_loops_is_bad_input(tmp_path):
     is refused with exit 2, not run as zero loops with an empty table and exit 0."""
     from click.testing import CliRunner
 
-    from harness.cli import main
+    from harness.cli.cli import main
     (tmp_path / "notaloop").mkdir()
     res = CliRunner().invoke(main, ["loop", "run", str(tmp_path / "notaloop"), "--engine", "simulated",
                                     "--out", str(tmp_path / "out")])

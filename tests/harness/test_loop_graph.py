@@ -201,7 +201,7 @@ def test_observed_attempts_never_exceed_the_closed_form_bound(case):
 def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
     from click.testing import CliRunner
 
-    from harness.cli import main
+    from harness.cli.cli import main
     from harness.ledger.ledger import inspect
     example = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "loop-graph" / "graph.toml"
     r = CliRunner().invoke(main, ["loop", "plan", str(example)])

@@ -60,7 +60,7 @@ def install_by_hand(src: Path, site: Path) -> None:
 
 
 def harness(env: dict, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=300)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main as cli
+from harness.cli.cli import main as cli
 from harness.core.errors import InputError
 from harness.ledger.ledger import verify
 from harness.run import ray_cluster

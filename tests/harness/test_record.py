@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core import record
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm

@@ -296,7 +296,7 @@ def test_b15_key_in_a_binary_file_and_a_transient_file_name_is_seen(tmp_path):
 def test_validate_refuses_an_expectation_built_by_workspace_code(tmp_path):
     import shutil
 
-    from harness.validate import validate_task
+    from harness.cli.validate import validate_task
     dest = tmp_path / "tasks"
     shutil.copytree(TASKS / "median", dest / "median")
     shutil.copy(TASKS / "scenarios.toml", dest / "scenarios.toml")

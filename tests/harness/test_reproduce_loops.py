@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.ledger.ledger import inspect
 
 # the paper's printed rows (Table 1 shows 6 of its 9 workloads; Table 2 all 4: observed, saved)

@@ -86,7 +86,7 @@ def test_ledger_commands_turn_file_and_key_mistakes_into_one_line_errors(tmp_pat
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from harness.cli import main
+    from harness.cli.cli import main
     from harness.ledger.ledger import Ledger
 
     led = Ledger(tmp_path / "records.jsonl")
@@ -135,7 +135,7 @@ def test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_th
 
     from click.testing import CliRunner
 
-    from harness.cli import main
+    from harness.cli.cli import main
     from harness.ledger import ledger as ledger_mod
 
     run = tmp_path / "run"
@@ -181,7 +181,7 @@ def test_verify_with_an_anchor_does_not_call_a_torn_ledger_intact(tmp_path):
     whether an anchor was also given."""
     from click.testing import CliRunner
 
-    from harness.cli import main
+    from harness.cli.cli import main
     from harness.ledger.ledger import Ledger, make_anchor
 
     led = Ledger(tmp_path / "records.jsonl")

@@ -20,7 +20,7 @@ WORKER_SIDE = ["harness/control/arms.py", "harness/control/attempt.py", "harness
 # harness/engines/simulated.py is the one exception by design: a stand-in model drawing from the
 # candidate bank (SimulationBank); tests/harness/test_simulated.py proves it never touches the oracle.
 FORBIDDEN_ATTRS = {"oracle", "reference", "candidates", "candidates_of", "ORACLE_DEST", "hidden_pass"}
-FORBIDDEN_IMPORTS = {"harness.core.tasks", "harness.control.adjudicator", "harness.validate", "harness.run.cellrun", "corpus"}
+FORBIDDEN_IMPORTS = {"harness.core.tasks", "harness.control.adjudicator", "harness.cli.validate", "harness.run.cellrun", "corpus"}
 
 
 def check_module(path) -> None:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.cli.validate import cheating_candidates, validate_task
 from harness.core.errors import InputError
 from harness.core.tasks import load_task, load_tasks
-from harness.validate import cheating_candidates, validate_task
 from support.scripted import TASKS
 
 ALL = sorted(load_tasks(TASKS))

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness import engines
-from harness.cli import main
+from harness.cli.cli import main
 from harness.control.arms import ArmParams
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.core.protocol import Arm, load_protocol

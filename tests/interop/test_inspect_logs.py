@@ -9,7 +9,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core.table import per_arm_rows, render
 from harness.ledger.ledger import verify
 

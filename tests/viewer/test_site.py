@@ -9,7 +9,7 @@ import shutil
 from click.testing import CliRunner
 
 from analysis.pipeline import analyze
-from harness.cli import main
+from harness.cli.cli import main
 from harness.core.table import per_arm_rows
 from support.scripted import REPO, TASKS
 from viewer.rundir import load_run

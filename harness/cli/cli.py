@@ -12,10 +12,10 @@ import click
 
 from analysis.cli import register as register_analysis
 from corpus.cli import register as register_corpus
+from harness.cli.plugins import register as register_plugins
+from harness.cli.schema_cli import register as register_schema
 from harness.core.errors import InputError
 from harness.core.registry import RegistryError
-from harness.plugins import register as register_plugins
-from harness.schema_cli import register as register_schema
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 
@@ -358,8 +358,8 @@ def tasks() -> None:
 @click.argument("ids", nargs=-1)
 def tasks_validate(tasks_dir, ids):
     """Prove each task: reference passes both tests, start fails the oracle, traps are traps."""
+    from harness.cli.validate import validate_task
     from harness.core.tasks import load_tasks
-    from harness.validate import validate_task
     try:
         ts = load_tasks(Path(tasks_dir), list(ids) or None)
     except InputError as exc:
