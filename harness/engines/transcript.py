@@ -70,11 +70,6 @@ class Redactor:
         return obj
 
 
-def transcript_path(run_dir: Path, cell_key: str) -> Path:
-    safe = cell_key.replace("|", "__").replace("=", "-").replace("/", "_")
-    return Path(run_dir) / "transcripts" / f"{safe}.jsonl"
-
-
 def message_to_dict(m: Message) -> dict:
     d: dict[str, Any] = {"role": m.role, "content": m.content}
     if m.tool_calls:

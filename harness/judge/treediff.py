@@ -22,11 +22,11 @@ import gzip
 from pathlib import Path
 from typing import Callable
 
+from harness.core.layout import diff_paths
 from harness.core.safe_text import printable
 from harness.core.tasks import BINARY_MARK, SYMLINK_MARK
 
 MAX_DIFF_LINES = 20_000  # per file side; past this the file is summarised, not diffed (difflib is quadratic)
-EVENTS_SUFFIX = ".events.jsonl"
 
 
 def _is_marker(text: str | None) -> bool:
@@ -78,13 +78,6 @@ def tree_diff(before: dict[str, str], after: dict[str, str]) -> str:
                              for rel in sorted(set(before) | set(after)) if before.get(rel) != after.get(rel)))
 
 
-def diff_paths(events_file: Path) -> tuple[Path, Path]:
-    """(start->final diff, start candidate diff) beside a cell's event log."""
-    events_file = Path(events_file)
-    stem = events_file.name[: -len(EVENTS_SUFFIX)] if events_file.name.endswith(EVENTS_SUFFIX) else events_file.stem
-    return events_file.with_name(f"{stem}.diff.gz"), events_file.with_name(f"{stem}.candidate.diff.gz")
-
-
 def write_cell_diffs(events_file: Path, base_files: dict[str, str], start_files: dict[str, str],
                      final_files: dict[str, str], redact: Callable[[str], str] | None = None) -> str | None:
     """Write the cell's diffs beside its event log. Returns None, or why they could not be written."""
@@ -98,11 +91,3 @@ def write_cell_diffs(events_file: Path, base_files: dict[str, str], start_files:
     except (OSError, ValueError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
-
-
-def read_diff(path: Path) -> str | None:
-    """A stored diff's text, or None when the file is absent (runs made before diffs were kept)."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    return gzip.decompress(path.read_bytes()).decode(errors="replace")

@@ -24,6 +24,7 @@ from harness.control.budget import Budget
 from harness.core import record, safefs
 from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.core.errors import InputError
+from harness.core.layout import transcript_path
 from harness.core.matrix import Cell
 from harness.core.observation import CONTEXT_LOST, observed
 from harness.core.pricing import cell_cost
@@ -32,7 +33,7 @@ from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.engines import EngineContext, make_engine
-from harness.engines.transcript import RecordingEngine, Transcript, transcript_path
+from harness.engines.transcript import RecordingEngine, Transcript
 from harness.judge.detectors import DetectorInput, run_detectors
 from harness.judge.toolchannel import ToolChannel
 from harness.judge.treediff import write_cell_diffs

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from harness.engines.transcript import transcript_path
+from harness.core.layout import transcript_path
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
 from harness.run import ray_cluster

@@ -270,7 +270,7 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
 def test_cell_diff_page_is_written_with_a_non_utf8_name(tmp_path):
     """The viewer's diff page of a cell: one file name that is not UTF-8 must not cost the whole
     diff (diff_not_written), which hid every change the agent made, the unsafe edit included."""
-    from harness.judge.treediff import diff_paths, read_diff
+    from harness.core.layout import diff_paths, read_diff
     rec, events = run_scenario(tmp_path, "null", [_py(NAMES), [UNSAFE_EDIT]])
     assert rec["void_reason"] is None
     assert not [e for e in events if e["type"] == "diff_not_written"], [e for e in events if e["type"] == "diff_not_written"]

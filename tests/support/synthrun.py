@@ -12,10 +12,9 @@ import json
 import shutil
 from pathlib import Path
 
+from harness.core.layout import diff_paths, transcript_path
 from harness.core.matrix import Cell, enumerate_cells
 from harness.core.protocol import load_protocol
-from harness.engines.transcript import transcript_path
-from harness.judge.treediff import diff_paths
 from harness.ledger.ledger import canonical, record_hash
 from harness.run.cellrun import events_path
 
