@@ -11,7 +11,9 @@ from typing import cast
 import click
 
 from analysis.cli import register as register_analysis
+from corpus.cli import corpus as corpus_group
 from corpus.cli import register as register_corpus
+from harness.cli.corpus_reviewer import reviewer_cmd as corpus_reviewer_cmd
 from harness.cli.plugins import register as register_plugins
 from harness.cli.schema_cli import register as register_schema
 from harness.core.errors import InputError
@@ -41,6 +43,7 @@ def main() -> None:
 # commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
 register_analysis(main)
 register_corpus(main)
+corpus_group.add_command(corpus_reviewer_cmd)  # needs engines: lives above the corpus package
 register_viewer(main)  # harness view: the static run report
 register_interop(main)  # harness export/import inspect: Inspect AI eval logs
 register_plugins(main)  # harness plugins: every registered part and its origin

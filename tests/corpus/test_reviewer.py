@@ -1,8 +1,8 @@
 """Reviewer discrimination: reference endpoints, n/a denominators, no label leak."""
 import inspect
 
-from corpus import reviewer_discrimination as rd
-from corpus.reviewer_discrimination import BLOCK, SHIP, Item, items_from_tasks, score, score_references
+from harness.loop import reviewer_discrimination as rd
+from harness.loop.reviewer_discrimination import BLOCK, SHIP, Item, items_from_tasks, score, score_references
 
 
 def corpus_items():
