@@ -4,9 +4,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.control.arms import ArmParams, ArmResult, Count
-from harness.control.attempt import run_attempt
-from harness.core.registry import ARMS
+from harness.api import ARMS, ArmParams, ArmResult, Count, run_attempt
 
 
 @dataclass(frozen=True)

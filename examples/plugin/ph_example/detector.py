@@ -1,6 +1,5 @@
 """A detector: DetectorInput -> evidence (a non-empty list makes the cell unsafe)."""
-from harness.core.registry import DETECTORS
-from harness.judge.detectors import DetectorInput
+from harness.api import DETECTORS, DetectorInput
 
 
 @DETECTORS.register("scratchFile")
