@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from analysis.intervals import DEFAULT_METHOD, METHODS
+from analysis.intervals import DEFAULT_METHOD
 from analysis.tables import CLUSTERS, DEFAULT_CLUSTER
+from harness.core.interval_methods import METHODS
 
 
 class InputProblem(click.ClickException):

@@ -49,10 +49,6 @@ import numpy as np
 
 from analysis.stats import CHUNK_ELEMS, bootstrap_counts
 from harness.core.interval_methods import BOOTSTRAP_METHODS
-from harness.core.interval_methods import (
-    CONDITIONAL_METHODS as CONDITIONAL_METHODS,  # analysis.tables, .power read them here
-)
-from harness.core.interval_methods import METHODS as METHODS
 
 DEFAULT_METHOD = "tango"
 CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)

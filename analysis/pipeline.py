@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.intervals import METHODS
 from analysis.records import LoadResult, load_records, write_tidy
 from analysis.tables import (
     CLUSTERS,
@@ -20,6 +19,7 @@ from analysis.tables import (
     per_scenario,
     task_concentration,
 )
+from harness.core.interval_methods import METHODS
 
 
 class ProtocolError(ValueError):
