@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from analysis.intervals import DEFAULT_METHOD, METHODS
+from analysis.intervals import DEFAULT_METHOD
 from analysis.tables import CLUSTERS, DEFAULT_CLUSTER
+from harness.core.interval_methods import METHODS
 
 
 class InputProblem(click.ClickException):
@@ -25,7 +26,7 @@ def _guard(fn, *args, **kwargs):
     from analysis.monitor import MonitorError
     from analysis.pipeline import ProtocolError
     from analysis.records import RecordsError
-    from harness.errors import InputError
+    from harness.core.errors import InputError
 
     try:
         return fn(*args, **kwargs)

@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from analysis.records import factor_suffix, load_records, read_raw
-from harness import record
+from harness.core import record
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
-# controllers whose arm asks a reviewer (harness.arms: A3 advisory review, A4 the evidence gate)
+# controllers whose arm asks a reviewer (harness.control.arms: A3 advisory review, A4 the evidence gate)
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 COMPLETION = ("completed", "recovered")
 SCORED = tuple(o for o in record.OUTCOMES if o != "void")
@@ -128,7 +128,7 @@ def _run_meta(path: Path) -> dict:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
-    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.driver.RUN_META_KEYS)
+    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.run.driver.RUN_META_KEYS)
         if meta.get(name) is not None and not isinstance(meta[name], str):
             raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(meta[name]).__name__}")
     return meta
@@ -141,9 +141,9 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return None, "run.json names no protocol"
-    from harness.errors import InputError
-    from harness.matrix import enumerate_cells
-    from harness.protocol import compute_lock, load_protocol
+    from harness.core.errors import InputError
+    from harness.core.matrix import enumerate_cells
+    from harness.core.protocol import compute_lock, load_protocol
     try:
         proto = load_protocol(proto_path)
         now = compute_lock(proto)["digest"]

@@ -23,7 +23,7 @@ from scipy.special import expit
 
 from analysis.intervals import cluster_interval
 from analysis.marginal import marginal_intercept, marginal_rate
-from analysis.wilson import wilson
+from harness.core.wilson import wilson
 
 TARGET = (0.93, 0.97)  # acceptance band for a nominal 95% interval
 

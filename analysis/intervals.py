@@ -48,12 +48,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from analysis.stats import CHUNK_ELEMS, bootstrap_counts
+from harness.core.interval_methods import BOOTSTRAP_METHODS
 
-BOOTSTRAP_METHODS = ("studentized-symmetric", "studentized", "percentile", "cluster-t")
-# "tango" / "newcombe": the conditional estimand's paired score intervals (analysis.paired), computed
-# from the discordant cells rather than cluster totals (analysis.tables.contrast dispatches them).
-CONDITIONAL_METHODS = ("tango", "newcombe")
-METHODS = CONDITIONAL_METHODS + BOOTSTRAP_METHODS
 DEFAULT_METHOD = "tango"
 CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)
 # From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)

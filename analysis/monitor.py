@@ -2,7 +2,7 @@
 
 For each monitored hypothesis (``[monitoring] hypotheses``, default: the protocol's first) the
 matched units (task|scenario|repeat|factors in the hypothesis's cell set, both arms applicable) are
-taken in the protocol's pre-registered run order (``harness.matrix.run_order``: seeded, fixed before
+taken in the protocol's pre-registered run order (``harness.core.matrix.run_order``: seeded, fixed before
 any outcome), never in the order they finished: finishing order can depend on outcomes (a failing
 cell runs longer), a pre-registered order cannot. The sequence holds the longest prefix of that order
 whose units are all decided: both arms scored (the unit enters with D = y_a - y_b), or a cell of it
@@ -94,7 +94,7 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
             "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
             "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
                        "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
-                       "V": end["V"], "order": "pre-registered run order (harness.matrix.run_order)"},
+                       "V": end["V"], "order": "pre-registered run order (harness.core.matrix.run_order)"},
             "betting": {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
                         "excludes_zero": None if bet.lower is None or bet.upper is None
                         else bool(bet.lower > 0 or bet.upper < 0),
@@ -128,8 +128,8 @@ def monitor(run_dir: str | Path) -> dict:
     """The monitoring report of a run directory (in progress or finished), as a dict."""
     from analysis.pipeline import load_protocol as load_analysis_settings
     from analysis.records import load_records
-    from harness.matrix import run_order
-    from harness.protocol import load_protocol
+    from harness.core.matrix import run_order
+    from harness.core.protocol import load_protocol
 
     run_dir = Path(run_dir)
     meta = _run_meta(run_dir)

@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom, norm
 
-from analysis.wilson import wilson
+from harness.core.wilson import wilson
 
 EDGE = 1e-12  # Delta is searched on [-1 + EDGE, 1 - EDGE]: Z is undefined at exactly +-1
 

@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 
 from analysis.tables import PAPER_SCHEME
-from harness import record
+from harness.core import record
 
 PUBLISHED = Path(__file__).parent / "published" / "proof_or_stop_000.toml"
 SYNTHETIC_ENGINE = "synthetic-paper-counts"

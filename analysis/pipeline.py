@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.intervals import METHODS
 from analysis.records import LoadResult, load_records, write_tidy
 from analysis.tables import (
     CLUSTERS,
@@ -20,6 +19,7 @@ from analysis.tables import (
     per_scenario,
     task_concentration,
 )
+from harness.core.interval_methods import METHODS
 
 
 class ProtocolError(ValueError):
@@ -45,10 +45,10 @@ def _line_of_nth(text: str, header: str, n: int) -> int | None:
 
 def load_protocol(path: str | Path) -> Settings:
     """Analysis settings from a protocol or an analysis plan, read through the harness's one protocol
-    model (harness/protocol.py: load_analysis_plan). Errors name the file, the line of a
+    model (harness.core.protocol: load_analysis_plan). Errors name the file, the line of a
     [[hypotheses]] table when known, and the field."""
-    from harness.errors import InputError
-    from harness.protocol import load_analysis_plan
+    from harness.core.errors import InputError
+    from harness.core.protocol import load_analysis_plan
 
     path = Path(path)
     try:

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
+from analysis.intervals import DEFAULT_METHOD, MIN_CLUSTERS, cluster_interval
 from analysis.marginal import marginal_intercept
-from analysis.wilson import wilson
+from harness.core.interval_methods import CONDITIONAL_METHODS
+from harness.core.wilson import wilson
 
 
 class PowerRefused(Exception):

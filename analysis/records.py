@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from jsonschema import Draft202012Validator
 
-from harness import record
+from harness.core import record
 
-# Outcome names, the interchange minimum and Eq. (7) are defined once, in harness/record.py (a
+# Outcome names, the interchange minimum and Eq. (7) are defined once, in harness.core.record (a
 # dependency-free module); every record is also validated against its JSON Schema.
 OUTCOMES = record.OUTCOMES
 SCHEMA = record.json_schema()
@@ -366,7 +366,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         why = record.eq7_violation(outcome, rec)  # (shipped, visible_pass, hidden_pass), Eq. 7
         if why:
             bad("outcome", why)
-    # every other field the record schema types (harness/record.py), named by file, line and field
+    # every other field the record schema types (harness.core.record), named by file, line and field
     named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
     for err in _SCHEMA_VALIDATOR.iter_errors(rec):
         if not err.path or err.path[0] in REQUIRED or err.path[0] in named or err.path[0] in ("factors", "cost_usd",
@@ -379,7 +379,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
 
 def _validate_version(rec: dict, bad) -> None:
     """schema_version (absent: v1) must be one this reader knows; a null token sub-field ("not
-    reported") exists only from v2 on (harness.record.NULLABLE_SINCE_V2)."""
+    reported") exists only from v2 on (harness.core.record.NULLABLE_SINCE_V2)."""
     v = rec.get("schema_version", 1)
     if not _is_int(v) or v not in record.READABLE_VERSIONS:
         bad("schema_version", f"{v!r} is not a record schema version this reader knows "

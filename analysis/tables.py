@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.estimands import conditional_block, population_block
-from analysis.intervals import CONDITIONAL_METHODS, DEFAULT_METHOD, METHODS, cluster_interval
+from analysis.intervals import DEFAULT_METHOD, cluster_interval
 from analysis.paired import PairedCounts
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
-from analysis.wilson import wilson
+from harness.core.interval_methods import CONDITIONAL_METHODS, METHODS
+from harness.core.wilson import wilson
 
 ENDPOINTS = {
     "completion": "outcome in {completed, recovered}",

@@ -76,7 +76,7 @@ max_reruns = 2
 
 
 def _run(proto: Path, out: Path, n: int, **kw) -> dict:
-    from harness.driver import execute, prepare
+    from harness.run.driver import execute, prepare
     prepare(proto, out, engine=None, reviewer_engine=None, model=None, exploratory=True)
     t0 = time.perf_counter()
     res = execute(out, log=lambda m: None, limit_cells=n, progress_stream=open(os.devnull, "w"), **kw)
@@ -91,8 +91,8 @@ def _run(proto: Path, out: Path, n: int, **kw) -> dict:
 
 def _startup_share(n: int) -> dict:
     """Mean wall of `python -I -c 'import pytest'` vs a real harness test execution."""
-    from harness.tasks import load_task
-    from harness.testrun import run_pytest
+    from harness.core.tasks import load_task
+    from harness.judge.testrun import run_pytest
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
     execs, starts = [], []
@@ -105,11 +105,11 @@ def _startup_share(n: int) -> dict:
 
 
 def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
-    """harness/warm.py against the cold path: one test execution (median task, alternating so load
+    """harness.sandbox.warm against the cold path: one test execution (median task, alternating so load
     hits both alike) and whole uncached cells (same first-N cells, 1 worker)."""
-    from harness import warm
-    from harness.tasks import load_task
-    from harness.testrun import run_pytest
+    from harness.core.tasks import load_task
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox import warm
     task = load_task(ROOT / "tasks" / "median")
     hide = (ROOT / "tasks",)
     walls: dict[str, list[float]] = {"0": [], "1": []}
@@ -150,7 +150,7 @@ def _warm_vs_cold(proto: Path, tmp: Path, runs: int, cells: int) -> list[dict]:
 
 def _ray_two_nodes():
     """A two-node Ray cluster on this machine, one CPU per node (ray.cluster_utils), on 127.0.0.1."""
-    from harness.executors import loopback_ray
+    from harness.run.executors import loopback_ray
     loopback_ray()
     import ray
     from ray.cluster_utils import Cluster
@@ -162,8 +162,8 @@ def _ray_two_nodes():
 
 
 def run(quick: bool = False) -> list[dict]:
-    from harness.matrix import enumerate_cells
-    from harness.protocol import load_protocol
+    from harness.core.matrix import enumerate_cells
+    from harness.core.protocol import load_protocol
     n = 10 if quick else 60
     rows = []
     with tempfile.TemporaryDirectory(prefix="hx-bench-cells-") as tmp:
@@ -228,7 +228,7 @@ def run(quick: bool = False) -> list[dict]:
             return rows
         cluster = _ray_two_nodes()
         try:
-            from harness.executors import RayExecutor
+            from harness.run.executors import RayExecutor
             RayExecutor()  # attach to the cluster ray.init joined
             r2 = _run(proto, tmp / "r2", n, executor="ray", cache=False)
         finally:

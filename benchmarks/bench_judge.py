@@ -1,5 +1,5 @@
 """The judge's cost: a judged test run (probe in the sandbox, expected values decided outside it;
-harness/judge.py) against a plain pytest run of the same test file on the same tree, in the same
+harness.judge.judge) against a plain pytest run of the same test file on the same tree, in the same
 sandbox and executor, measured in the same bench run.
 
 For every task (``--quick``: the first four) the reference tree is run against the hidden oracle
@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from harness.adjudicator import ORACLE_DEST
-from harness.sandbox import hidden_for
-from harness.tasks import load_tasks, read_tree
-from harness.testrun import run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.core.tasks import load_tasks, read_tree
+from harness.judge.testrun import run_pytest
+from harness.sandbox.sandbox import hidden_for
+from harness.sandbox.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
@@ -79,7 +79,7 @@ def _visible_warm_row(tasks, hide) -> dict:
     zygote and is not counted. Target: ratio <= 1.5."""
     import os
 
-    from harness import warm
+    from harness.sandbox import warm
     task = tasks[VISIBLE_TASK]
     old = os.environ.get("HARNESS_WARM")
     os.environ["HARNESS_WARM"] = "1"

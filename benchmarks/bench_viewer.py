@@ -24,7 +24,7 @@ def run(quick: bool = False) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="hx-bench-view-") as td:
         td = Path(td)
         template = td / "template"
-        cmd = [sys.executable, "-m", "harness.cli", "run", str(REPO / "protocols" / "quickstart.toml"), "--out",
+        cmd = [sys.executable, "-m", "harness.cli.cli", "run", str(REPO / "protocols" / "quickstart.toml"), "--out",
                str(template), "--workers", "2"] + (["--limit-cells", "20"] if quick else [])
         subprocess.run(cmd, check=True, capture_output=True, cwd=REPO)
         run_dir = td / "powered"

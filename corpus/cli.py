@@ -1,5 +1,5 @@
 """``harness corpus ...``: measure gates against mutants, freeze gates, list the catalogue,
-score a reviewer. Registered into the main CLI by harness/cli.py."""
+score a reviewer. Registered into the main CLI by harness.cli.cli."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from analysis.wilson import wilson
 from corpus import browse
 from corpus import catalogue as cat
 from corpus.browse import write_index
@@ -27,6 +26,7 @@ from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
 from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
+from harness.core.wilson import wilson
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
 CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
@@ -318,7 +318,7 @@ def _bound_preflight(rate: float):
 
 def wilson_n_needed(rate: float) -> int | None:
     """The smallest n whose Wilson 95% upper bound of 0/n is <= ``rate`` (None when rate <= 0).
-    Closed form z^2 (1 - rate) / rate, checked against analysis.wilson itself."""
+    Closed form z^2 (1 - rate) / rate, checked against harness.core.wilson itself."""
     if rate <= 0:
         return None
     if rate >= 1:
@@ -392,41 +392,6 @@ def operators_cmd(family):
     """List the operators, with their family, artifact kinds and fixed label."""
     for o in operators(family):
         click.echo(f"{o.family} {o.name:22} {o.label:11} {','.join(o.kinds):40} {o.doc.splitlines()[0] if o.doc else ''}")
-
-
-@corpus.command("reviewer")
-@click.option("--items", "items_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="JSON list of {prompt, diff, is_defective} (the label is never shown to a reviewer)")
-@click.option("--tasks", "tasks_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="score over the task corpus: plausible-wrong candidates vs reference/correct controls")
-@click.option("--engine", default=None, help="also score a reviewer engine (simulated, anthropic, openai)")
-@click.option("--model", default=None, help="model id for a live reviewer engine")
-@click.option("--reviewer", "which", default="all",
-              type=click.Choice(["all", "test-only", "block-all", "oracle"]))
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path))
-def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
-    """Score reviewers as (catchRate, falseBlock): the three references and optionally an engine."""
-    from corpus import reviewer_discrimination as rd
-    if bool(items_path) == bool(tasks_dir):
-        raise click.UsageError("give exactly one of --items FILE or --tasks DIR")
-    if items_path:
-        try:
-            items = rd.items_from_json(json.loads(items_path.read_text(encoding="utf-8")))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise click.UsageError(f"{items_path}: not a JSON list of items: {exc}")
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise click.UsageError(f"{items_path}: each item needs prompt, diff and is_defective ({exc!r})")
-    else:
-        items = rd.items_from_tasks(rd.read_task_dirs(tasks_dir))
-    results = rd.score_references(items, only=None if which == "all" else which)
-    if engine:
-        if not tasks_dir:
-            raise click.UsageError("--engine needs --tasks (the engine is built per task)")
-        results.append(rd.score(rd.engine_reviewer(engine, tasks_dir, model), items, name=engine))
-    for r in results:
-        click.echo(r.fmt())
-    if out_file:
-        out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
 
 
 # ----------------------------------------------------------------------------- browsing a result

@@ -22,13 +22,13 @@ _COMMON = {"kind": STR, "name": STR, "description": STR, "status": STR, "planted
 
 def gate_kinds() -> tuple[str, ...]:
     """Every registered gate kind (corpus/gates.py's built-ins and installed plug-ins)."""
-    from harness.registry import GATES
+    from harness.core.registry import GATES
     return tuple(GATES.names())
 
 
 def gate_keys(kind: str) -> dict[str, str]:
     """The declaration keys a gate of ``kind`` accepts besides the common ones, as registered."""
-    from harness.registry import GATES
+    from harness.core.registry import GATES
     return dict(GATES.get(kind).flag("keys", {}))
 
 
@@ -110,7 +110,7 @@ def check_gate(path: Path, data: dict) -> dict:
     if not isinstance(kind, str) or kind not in gate_kinds():
         raise DeclarationError(f"{path}: [{table}] key 'kind': expected one of {', '.join(gate_kinds())}, "
                                f"got {_describe(kind) if 'kind' in spec else 'nothing'}")
-    from harness.registry import GATES
+    from harness.core.registry import GATES
     known = {**_COMMON, **gate_keys(kind)}
     check_table(path, table, spec, known, list(GATES.get(kind).flag("required", ())))
     status = spec.get("status", "current")

@@ -11,7 +11,7 @@ its whole process group), stdin from /dev/null, stdout/stderr on the caller's pi
 descriptor closed, the run's environment and working directory, ``sys.path`` as ``-m`` with
 ``PYTHONPATH`` would build it, then ``pytest.console_main()``. The confinement is the corpus cold
 path's (corpus/gates.py: a private copy, a scrubbed environment, a timeout), not the harness
-judge's namespaces; harness/warm.py is the model, and is not used, so the two stay independent.
+judge's namespaces; harness.sandbox.warm is the model, and is not used, so the two stay independent.
 
 The swap mode (``ForkServer(..., collect=...)``): the server runs ``pytest.main`` once on the
 conforming artifact and, from inside pytest's run loop, forks a child per request that swaps one

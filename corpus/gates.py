@@ -28,7 +28,7 @@ from pathlib import Path
 
 from corpus.declarations import LIST_INT, LIST_STR, STR, DeclarationError, check_gate, read_toml  # noqa: F401
 from corpus.text import escape_controls
-from harness.registry import GATES
+from harness.core.registry import GATES
 
 GATELIB = Path(__file__).resolve().parent / "catalogue" / "_gatelib"
 DEFAULT_TIMEOUT_S = 30.0
@@ -245,7 +245,7 @@ def _judge_in(gate: Gate, work: Path, target: str, home: str) -> Judgement:
     return GATES.get(gate.kind).obj(gate, work, target, home, m, env)
 
 
-# -- gate kinds, registered in the one plug-in registry (harness/registry.py): ``keys`` are the
+# -- gate kinds, registered in the one plug-in registry (harness.core.registry): ``keys`` are the
 # kind's own declaration keys (besides the common ones), ``required`` the ones it cannot do without.
 # A judge maps (gate, work dir, target, HOME, placeholder mapping, scrubbed env) -> Judgement.
 _ARGV_KEYS = {"argv": LIST_STR, "requires": LIST_STR, "accept_codes": LIST_INT, "reject_codes": LIST_INT}

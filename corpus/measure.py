@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.wilson import wilson
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
@@ -42,6 +41,7 @@ from corpus.operators import generate
 from corpus.text import escape_controls
 from corpus.tier2 import load_tier2
 from corpus.workdir import materialize
+from harness.core.wilson import wilson
 
 METHOD = __doc__.split("Method (written next to every number in the outputs):", 1)[1].strip()
 VACUITY_CLASSES = ("absence", "hollowing", "self-attestation")

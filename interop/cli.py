@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 
 
 def register(group: click.Group) -> None:

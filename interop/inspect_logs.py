@@ -8,7 +8,7 @@ cell across the arms' logs; ``messages`` = the worker's conversation rebuilt fro
 holds shipped / visible_pass / hidden_pass; ``metadata`` = task, scenario, repeat, cell key,
 arm, detectors and the cell's cost and tokens. A void cell is a sample with an error and the
 outcome "void". The log's results carry the arm's completion and amplified rates with their
-Wilson 95% bounds (harness/table.py), each with k and n.
+Wilson 95% bounds (harness.core.table), each with k and n.
 
 Import (``harness import inspect LOGDIR --arm-from FIELD --out records.jsonl``): every sample of
 every log under LOGDIR becomes a record, so the matched-cell statistics (paired cluster bootstrap,
@@ -32,9 +32,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from harness.errors import InputError
-from harness.ledger import Ledger
-from harness.table import per_arm_rows
+from harness.core.errors import InputError
+from harness.core.table import per_arm_rows
+from harness.ledger.ledger import Ledger
 
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 SCORER = "harness_adjudicator"
@@ -209,7 +209,7 @@ def _verdict(score) -> bool:
 
 
 def _eq7(shipped: bool, visible: bool, hidden: bool) -> str:
-    from harness.record import eq7  # Eq. 7, defined once
+    from harness.core.record import eq7  # Eq. 7, defined once
     return eq7(shipped, visible, hidden, failure_seen=False)
 
 
@@ -259,7 +259,7 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
                    failure_seen=m.get("failure_seen"),
                    inspect_mapping="harness export: outcome score as adjudicated")
         if all(isinstance(rec[k], bool) for k in ("shipped", "visible_pass", "hidden_pass")):
-            from harness.record import eq7_violation  # Eq. 7, defined once
+            from harness.core.record import eq7_violation  # Eq. 7, defined once
             why = eq7_violation(own.value, rec)
             if why:
                 raise InputError(where, "scores.outcome", why)

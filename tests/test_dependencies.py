@@ -120,7 +120,7 @@ def test_every_declared_requirement_has_a_lower_bound(pyproject):
 def test_the_walk_sees_imports_inside_functions_and_maps_names(tmp_path):
     """The checker itself can fail: an undeclared import inside a function is reported by distribution."""
     module = tmp_path / "mod.py"
-    module.write_text("import os\nfrom . import sibling\nimport harness.cli\n"
+    module.write_text("import os\nfrom . import sibling\nimport harness.cli.cli\n"
                       "def f():\n    import yaml.safe_load\n    from PIL import Image\n"
                       "    from ruamel.yaml import YAML\n")
     assert undeclared([module], {"ruamel-yaml"}, root=tmp_path) == {"pyyaml": ["mod.py"], "pillow": ["mod.py"]}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from viewer.page import esc, shell
 
 RAW = ("summary.json", "report.md", "per-scenario.csv", "analysis.tidy.csv")

@@ -9,8 +9,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from harness.transcript import transcript_path
-from harness.treediff import diff_paths, read_diff
+from harness.core.layout import diff_paths, read_diff, transcript_path
 
 # Columns of the cell list, in the order rows carry them (the browser reads them by name).
 COLUMNS = ("key", "unit", "arm", "task", "scenario", "repeat", "factors", "outcome", "detectors", "tokens",

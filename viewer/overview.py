@@ -1,7 +1,7 @@
 """The overview page: what was run, how far it got, the per-arm table with Wilson intervals, the
 figures, counts by outcome, arm and scenario, voids with their reasons, and cost.
 
-The per-arm numbers are the run's own table (harness/table.py, the one ``harness run`` prints):
+The per-arm numbers are the run's own table (harness.core.table, the one ``harness run`` prints):
 every scored cell of an arm, no matched-cell restriction. The matched-cell analysis is
 ``harness analyze``; its report is the Analysis page when one is given.
 """
@@ -11,8 +11,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
-from harness.ledger import verify
-from harness.table import per_arm_rows
+from harness.core.table import per_arm_rows
+from harness.ledger.ledger import verify
 from viewer import figures
 from viewer.page import badge, esc, table
 from viewer.rundir import RunDir

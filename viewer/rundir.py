@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cellrun import events_path
-from harness.errors import InputError
-from harness.matrix import Cell
+from harness.core.errors import InputError
+from harness.core.matrix import Cell
+from harness.run.cellrun import events_path
 
 
 @dataclass
@@ -109,8 +109,8 @@ def _design(meta: dict, records: list[dict]) -> tuple[list[str], int | None, str
     if not proto_path:
         return sorted(seen), None, "run.json names no protocol"
     try:
-        from harness.matrix import enumerate_cells
-        from harness.protocol import load_protocol
+        from harness.core.matrix import enumerate_cells
+        from harness.core.protocol import load_protocol
         proto = load_protocol(proto_path)
     except (InputError, OSError) as exc:
         return sorted(seen), None, f"protocol {proto_path} unreadable: {exc}"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from harness.errors import InputError
+from harness.core.errors import InputError
 from viewer import celldata, overview
 from viewer.page import shell
 from viewer.rundir import RunDir, load_run

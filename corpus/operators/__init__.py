@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from corpus.equivalence import identical_bytecode
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
-from harness.registry import OPERATORS
+from harness.core.registry import OPERATORS
 
 # An operator function returns a list of (content-or-None, note) pairs, or (content, note, label)
 # triples where a cheap check proved the mutant equivalent; an empty list = not applicable.

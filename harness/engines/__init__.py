@@ -1,4 +1,4 @@
-"""Engine registry: name -> factory(context) -> Engine, in the one plug-in registry (harness/registry.py).
+"""Engine registry: name -> factory(context) -> Engine, in the one plug-in registry (harness.core.registry).
 
 Built-in engines register themselves with ``@register``; a separately installed package adds one
 through the ``proof_harness.engines`` entry-point group. ``live=True`` marks an engine that calls a
@@ -10,9 +10,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.engine import Engine
-from harness.registry import ENGINES
-from harness.task_view import SimulationBank, TaskView, simulation_of, view_of
+from harness.core.engine import Engine
+from harness.core.registry import ENGINES
+from harness.core.task_view import SimulationBank, TaskView, simulation_of, view_of
 
 
 @dataclass
@@ -20,8 +20,8 @@ class EngineContext:
     """What an engine factory may use to build the engine for one cell and one role."""
 
     role: str  # "worker" | "reviewer"
-    task: TaskView | None  # the narrow view (harness/task_view.py; a whole Task given is narrowed); None: a
-    # task-less worker (a bounded loop's, harness/loop_runs.py), whose prompt is its own
+    task: TaskView | None  # the narrow view (harness.core.task_view; a whole Task given is narrowed); None: a
+    # task-less worker (a bounded loop's, harness.loop.loop_runs), whose prompt is its own
     scenario: dict  # the scenario's spec (from tasks/scenarios.toml)
     seed: str  # the cell's seed string (protocol seed and matched-cell unit, never the arm)
     model: str | None = None
@@ -42,17 +42,6 @@ def register(name: str, **flags: Any) -> Callable[[Any], Any]:
 def known() -> list[str]:
     """Every engine name a run may use: built-in and installed plug-ins."""
     return sorted(ENGINES.names())
-
-
-def needs_model(name: str) -> bool:
-    """Whether the engine calls a provider and so needs a model id."""
-    return name in ENGINES and bool(ENGINES.get(name).flag("live"))
-
-
-def is_free(name: str) -> bool:
-    """Whether the engine calls no provider, so nothing it does is billed: registered without ``live``.
-    An unknown name is not free (it is priced like a live engine, or refused where it is built)."""
-    return name in ENGINES and not ENGINES.get(name).flag("live")
 
 
 def make_engine(name: str, ctx: EngineContext) -> Engine:

@@ -12,11 +12,11 @@
 - ``model_id`` is the ``model`` field of the response (the dated snapshot the API served).
 - Credentials and endpoint: ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_BASE_URL`` as the SDK reads them;
   ``[providers.anthropic] base_url`` in the protocol overrides the endpoint. SDK retries are off:
-  ``harness.retry`` retries so that every fault is counted and written to the transcript.
+  ``harness.engines.retry`` retries so that every fault is counted and written to the transcript.
 """
 from __future__ import annotations
 
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.engines import EngineContext, register
 from harness.engines.live import LiveEngine
 

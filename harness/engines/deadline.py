@@ -8,7 +8,7 @@ with ``wall_budget_s = 10`` run 25-53 s. Here every request a live engine sends 
 connection's socket down at the deadline, so the read in progress fails at once and the send
 raises ``ReplyDeadline``. The watch also records whether the provider had started sending a
 2xx reply (its headers arrived): such a reply, cut by the deadline or by a connection reset
-mid-body, was generated and is billed by the provider, so it is charged (harness/spend.py:
+mid-body, was generated and is billed by the provider, so it is charged (harness.ledger.spend:
 ``unseen_billed``), never counted free.
 
 The connection's socket is handed to the watch at every read and write (``_WatchedBackend``), so
@@ -214,7 +214,7 @@ class CellDeadline:
         self.transcript = getattr(inner, "transcript", None)
 
     def _fault(self):
-        from harness.engine import EngineFault
+        from harness.core.engine import EngineFault
         return EngineFault(f"cell deadline: the cell's engine calls ran past its overall deadline "
                            f"({self.seconds:g}s, [limits] cell_deadline_s)")
 

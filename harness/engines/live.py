@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import time
 
-from harness.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
+from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
 from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
-from harness.limiter import Limiter
-from harness.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
+from harness.engines.limiter import Limiter
+from harness.engines.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
 
 class LiveEngine:

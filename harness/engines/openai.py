@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.engines import EngineContext, register
 from harness.engines.live import LiveEngine
 

@@ -19,9 +19,10 @@ import json
 import re
 from pathlib import Path
 
-from harness.engine import EngineReply, EngineRequest
+from harness.core.engine import EngineReply, EngineRequest
+from harness.core.layout import transcript_path
 from harness.engines import EngineContext, register
-from harness.transcript import load_entries, reply_from_dict, request_messages, transcript_path
+from harness.engines.transcript import load_entries, reply_from_dict, request_messages
 
 # Tool outputs carry timings and temporary paths that differ from run to run ("3 passed in
 # 0.01s", the workspace's /tmp/ws-... directory, object addresses). They are masked in tool

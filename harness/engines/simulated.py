@@ -9,7 +9,7 @@ leaves already-green code alone.
 
 It reacts to what it can observe, never to a scenario id. What the controller reports (a failed or
 passed visible test, a reviewer's block, a missing file, a tool error, lost context) it reads as
-typed observations (harness/observation.py), never by matching the prose live engines read; the
+typed observations (harness.core.observation), never by matching the prose live engines read; the
 content it reasons about (files, test output, data) it reads as text. Each reaction has a
 probability in the profile (0 unless a scenario sets it):
 
@@ -49,9 +49,8 @@ import json
 import random
 import re
 
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
-from harness.engines import EngineContext, register
-from harness.observation import (
+from harness.core.engine import ALLOWED_PROGRAMS, EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
+from harness.core.observation import (
     CONTEXT_LOST,
     FILE_MISSING,
     REVIEWER_BLOCKED,
@@ -61,10 +60,10 @@ from harness.observation import (
     Observed,
     kind_of,
 )
-from harness.scope import in_scope
-from harness.task_view import SimulationBank, TaskView
-from harness.tasks import CANDIDATE_KINDS
-from harness.tools import ALLOWED_PROGRAMS
+from harness.core.scope import in_scope
+from harness.core.task_view import SimulationBank, TaskView
+from harness.core.tasks import CANDIDATE_KINDS
+from harness.engines import EngineContext, register
 
 FILE_BLOCK = re.compile(r"^=== FILE: (?P<path>.+?) ===\n(?P<body>.*?)\n=== END FILE ===$", re.S | re.M)
 DIFF_FILE = re.compile(r"^--- a/(?P<path>\S+)$", re.M)

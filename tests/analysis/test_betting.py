@@ -9,7 +9,7 @@ from scipy.special import expit
 
 from analysis.betting import betting_sequence, first_exclusion, log_capital
 from analysis.power import monitor_power
-from harness.cli import main
+from harness.cli.cli import main
 
 
 def _null_streams(sims: int, n: int, task_sd: float, seed: int) -> np.ndarray:

@@ -15,9 +15,9 @@ from statsmodels.stats.contingency_tables import mcnemar
 from analysis.compare import Options, compare, io_tokens
 from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
 from analysis.paired_paper import _row, reproduce_paired, synthetic_paired_records
-from analysis.wilson import wilson as wilson_ci
-from harness import record
-from harness.cli import main
+from harness.cli.cli import main
+from harness.core import record
+from harness.core.wilson import wilson as wilson_ci
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def _rows(arm, controller, outcomes, digest="p", **tokens):
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", *map(str, args)], capture_output=True, text=True,
                           cwd=REPO, timeout=600)
 
 

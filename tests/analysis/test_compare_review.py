@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from analysis.compare import Options, compare
 from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
 from analysis.paired_paper import _row
-from harness.cli import main
+from harness.cli.cli import main
 
 CELLS = [("t1", "null", 1), ("t1", "B2", 1), ("t2", "null", 1), ("t2", "B2", 1), ("t3", "null", 1),
          ("t3", "B2", 1), ("t4", "null", 1)]
@@ -205,7 +205,7 @@ def test_a_protocol_edited_after_the_run_does_not_plan_its_cells(tmp_path):
     """The plan (Table 24's planned and pending cells) came from the protocol file as it is now: a
     protocol edited after the run (here, 2 repeats raised to 5) reported 12 pending cells that the
     run never planned. run.json's digest binds the plan to the run."""
-    from harness.protocol import compute_lock, load_protocol
+    from harness.core.protocol import compute_lock, load_protocol
 
     repo = Path(__file__).resolve().parents[2]
     proto = tmp_path / "tiny.toml"

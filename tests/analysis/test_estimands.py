@@ -171,7 +171,7 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     from click.testing import CliRunner
 
     from analysis.paper import synthetic_paper_records
-    from harness.cli import main
+    from harness.cli.cli import main
 
     p = tmp_path / "paper.jsonl"
     synthetic_paper_records(p)

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from analysis.intervals import MIN_CLUSTERS, cluster_interval, cluster_se, replicate_sums, studentized_t
 from analysis.stats import paired_cluster_bootstrap
-from harness.cli import main
+from harness.cli.cli import main
 from tests.analysis.conftest import rec, write_jsonl
 
 

@@ -8,10 +8,10 @@ from click.testing import CliRunner
 
 from analysis.monitor import monitor, planned_units
 from analysis.pipeline import analyze
-from harness.cli import main
-from harness.driver import execute, prepare
-from harness.matrix import run_order
-from harness.protocol import load_protocol
+from harness.cli.cli import main
+from harness.core.matrix import run_order
+from harness.core.protocol import load_protocol
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """

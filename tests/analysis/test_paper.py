@@ -3,7 +3,7 @@ import json
 from click.testing import CliRunner
 
 from analysis.paper import compare, load_published, synthetic_paper_records
-from harness.cli import main
+from harness.cli.cli import main
 
 
 def test_reproduce_paper_on_synthetic_counts(tmp_path):

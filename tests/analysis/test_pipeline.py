@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from analysis.glmm import glmm_datasets
 from analysis.pipeline import analyze
 from analysis.records import load_records
-from harness.cli import main
+from harness.cli.cli import main
 from tests.analysis.conftest import rec, write_jsonl
 
 OUT_FILES = ["summary.json", "report.md", "per-scenario.csv", "analysis.tidy.csv", "analysis.parquet",

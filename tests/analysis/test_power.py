@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.power import simulate_power
-from harness.cli import main
+from harness.cli.cli import main
 from tests.analysis.conftest import rec, write_jsonl
 
 

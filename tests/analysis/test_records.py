@@ -208,10 +208,10 @@ def test_protocol_scenarios_under_protocol_table_are_enforced(tmp_path):
 
 def test_unknown_token_usage_on_a_scored_cell_is_accepted_and_stays_unknown(tmp_path):
     """Issue 11/12: an engine reply without usage makes the harness write null tokens on a scored
-    cell (harness/record.py: "unknown, never 0"); the schema accepts it, so the analysis must too,
+    cell (harness.core.record: "unknown, never 0"); the schema accepts it, so the analysis must too,
     and cost co-metrics average over the cells whose usage is known (never reading null as 0)."""
     from analysis.tables import per_arm_table
-    from harness import record
+    from harness.core import record
 
     built = record.build(cell_key="A4|t|null|2", arm="A4", task="t", scenario="null", repeat=2,
                          outcome="completed", visible_pass=True, hidden_pass=True, shipped=True,

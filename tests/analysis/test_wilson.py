@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.wilson import wilson, wilson_arrays
+from harness.core.wilson import wilson, wilson_arrays
 
 
 @pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 5), (5, 5), (3, 7), (1, 30), (112, 120), (116, 120),

@@ -50,11 +50,11 @@ def _imports(tree):
 def test_generator_is_blind(path):
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and "harness.registry" in \
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and "harness.core.registry" in \
                 [getattr(node, "module", None), *(a.name for a in node.names)]:
             assert isinstance(node, ast.ImportFrom) and {a.name for a in node.names} <= REGISTRY_NAMES, \
-                f"{path.name}:{node.lineno} takes more than {REGISTRY_NAMES} from harness.registry"
-    for mod in (m for m in _imports(tree) if m != "harness.registry"):
+                f"{path.name}:{node.lineno} takes more than {REGISTRY_NAMES} from harness.core.registry"
+    for mod in (m for m in _imports(tree) if m != "harness.core.registry"):
         assert mod in ALLOWED_IMPORTS or any(mod.startswith(a + ".") for a in ALLOWED_IMPORTS), \
             f"{path.name} imports {mod}"
         assert "gate" not in mod and "catalogue" not in mod and "measure" not in mod
@@ -88,7 +88,7 @@ def test_blindness_checker_catches_a_violation(tmp_path):
 def test_blindness_checker_refuses_the_gate_registry(tmp_path):
     """Importing the operators' registry is allowed; reaching the gate kinds through it is not."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from harness.registry import OPERATORS, GATES\n")
+    bad.write_text("from harness.core.registry import OPERATORS, GATES\n")
     with pytest.raises(AssertionError):
         test_generator_is_blind(bad)
 

@@ -56,7 +56,7 @@ def test_self_attesting_gate(cli, tmp_path):
 
 
 def _gate(k, n, control="accept"):
-    from analysis.wilson import wilson
+    from harness.core.wilson import wilson
     p = wilson(k, n)
     return {"loop": "l", "gate": "g", "status": "current", "control_verdict": control, "control_reason": "",
             "never_judges": False, "vacuous": False,

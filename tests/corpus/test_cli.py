@@ -83,5 +83,5 @@ def test_reviewer_command(cli, tmp_path):
 
 
 def test_registered_in_main_cli():
-    from harness.cli import main
+    from harness.cli.cli import main
     assert "corpus" in main.commands

@@ -1,10 +1,10 @@
 """Denominators, incapacity apart, Wilson vs statsmodels, vacuity verdicts, the catalogue."""
 import pytest
 
-from analysis.wilson import wilson
 from corpus.catalogue import DOMAINS, load_catalogue
 from corpus.measure import Row, measure, rates, summarize, vacuity
 from corpus.tier2 import load_tier2
+from harness.core.wilson import wilson
 
 
 def row(label, verdict, probe=None, family="v1", mutant="m"):

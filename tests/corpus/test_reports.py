@@ -103,8 +103,8 @@ def test_junit_stays_well_formed_when_a_gate_prints_control_characters():
     # those characters, and a CI system cannot read a junit.xml that does not parse
     import xml.etree.ElementTree as ET
 
-    from analysis.wilson import wilson
     from corpus.junit import junit_xml
+    from harness.core.wilson import wilson
     p = wilson(0, 0)
     rate = {**p.as_dict(), "fmt": p.fmt()}
     g = {"loop": "l", "gate": "g\x07", "status": "current", "control_verdict": "reject",

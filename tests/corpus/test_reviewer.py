@@ -1,8 +1,8 @@
 """Reviewer discrimination: reference endpoints, n/a denominators, no label leak."""
 import inspect
 
-from corpus import reviewer_discrimination as rd
-from corpus.reviewer_discrimination import BLOCK, SHIP, Item, items_from_tasks, score, score_references
+from harness.loop import reviewer_discrimination as rd
+from harness.loop.reviewer_discrimination import BLOCK, SHIP, Item, items_from_tasks, score, score_references
 
 
 def corpus_items():
@@ -61,7 +61,7 @@ def test_read_task_dirs_from_the_real_pilot_tasks():
     no candidate name, kind or defect text reaches the diff a reviewer sees."""
     from pathlib import Path
 
-    from harness.tasks import load_tasks
+    from harness.core.tasks import load_tasks
     root = Path(__file__).resolve().parents[2] / "tasks"
     tasks = load_tasks(root, ["parse-range", "median"])
     import shutil

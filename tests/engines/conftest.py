@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from engines.loopback import ALL_ARMS, OPENAI_SECRET, PLANTED, PROTO, SECRET, TASKS
 
-from harness.tasks import load_task
+from harness.core.tasks import load_task
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from harness.engine import EngineRequest, Message, ToolCall, ToolSpec
+from harness.core.engine import EngineRequest, Message, ToolCall, ToolSpec
 from harness.engines import EngineContext
 from harness.engines.simulated import SimulatedEngine
 

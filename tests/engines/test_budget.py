@@ -1,4 +1,4 @@
-"""The run-wide spend ceiling ([budget], harness/spend.py) against a loopback provider through the real
+"""The run-wide spend ceiling ([budget], harness.ledger.spend) against a loopback provider through the real
 OpenAI SDK: the run halts at the ceiling with its spend at or below it, its unrun cells are not run
 (never void, never scored), and `--resume --raise-budget-usd` continues it."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from engines.loopback import OPENAI_SECRET, Loopback
 from engines.test_cli_runs import write_proto
 from engines.test_wire import live, worker_request  # noqa: F401 - the live-engine fixture
 
-from harness.cli import main
+from harness.cli.cli import main
 
 BUDGET = "\n[budget]\nmax_usd = 0.005\n"
 
@@ -86,7 +86,7 @@ def test_raising_a_ceiling_needs_resume(tmp_path):
 def test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling(tmp_path, tasks, live):  # noqa: F811
     """Through the real SDK: the provider served (and billed) a 200 reply whose body did not parse;
     the engine retried. The spend ledger charges that reply its booking instead of nothing."""
-    from harness.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound
+    from harness.ledger.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound
     _, lb, make, _ = live
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 9))

@@ -7,12 +7,12 @@ import socket
 import pytest
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback, files_containing
 
-from harness.driver import execute, prepare
-from harness.engine import EngineRequest, Message, Usage
+from harness.control.tools import TOOLS
+from harness.core.engine import EngineRequest, Message, Usage
+from harness.core.pricing import cell_cost
 from harness.engines import EngineContext
 from harness.engines.replay import ReplayEngine, ReplayMismatch
-from harness.pricing import cell_cost
-from harness.tools import TOOLS
+from harness.run.driver import execute, prepare
 
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # Fields that may differ between a recorded run and its replay: timings, run identity and the
@@ -35,7 +35,7 @@ def recorded(tmp_path_factory):
 
     from engines.loopback import ALL_ARMS, PROTO, TASKS
 
-    from harness.tasks import load_task
+    from harness.core.tasks import load_task
     tmp = tmp_path_factory.mktemp("live")
     saved = dict(os.environ)
     out = {}

@@ -65,7 +65,7 @@ max_reruns = 1
 def harness(*args, env_extra=None):
     env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "OPENAI_API_KEY": OPENAI_SECRET, "MY_SERVICE_TOKEN": PLANTED,
            **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "harness.cli", "run", *args], cwd=REPO, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=240)
 
 
@@ -186,7 +186,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it(tmp_path, task
         p = harness(str(tmp_path / "full.toml"), "--out", str(out), "--exploratory", "--no-cache")
         assert p.returncode == 4, (p.returncode, p.stderr[-2000:])
         assert "STOPPED: disk" in p.stderr and "Traceback" not in p.stderr
-        verify = subprocess.run([sys.executable, "-m", "harness.cli", "ledger", "verify", str(out)], cwd=REPO,
+        verify = subprocess.run([sys.executable, "-m", "harness.cli.cli", "ledger", "verify", str(out)], cwd=REPO,
                                 capture_output=True, text=True)
         assert "PROBLEM" not in verify.stdout, verify.stdout
         subprocess.run(["mount", "-o", "remount,size=64m", str(small)], check=True)  # space freed

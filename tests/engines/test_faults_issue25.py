@@ -53,7 +53,7 @@ import time  # noqa: E402
 import pytest  # noqa: E402
 from engines.test_wire import live, worker_request  # noqa: E402,F401
 
-from harness.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound, unseen_billed  # noqa: E402
+from harness.ledger.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound, unseen_billed  # noqa: E402
 
 
 def test_request_timeout_is_a_deadline_on_the_whole_reply_and_a_cut_reply_is_charged(tmp_path, tasks, live):  # noqa: F811
@@ -75,7 +75,7 @@ def test_request_timeout_is_a_deadline_on_the_whole_reply_and_a_cut_reply_is_cha
     state = led.read()
     assert state["unseen_billed"] == 1
     assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
-    assert "billed send(s) whose usage was never read" in __import__("harness.spend").spend.summary(state)
+    assert "billed send(s) whose usage was never read" in __import__("harness.ledger.spend").ledger.spend.summary(state)
 
 
 def test_a_call_deadline_bounds_a_dripping_reply(tasks, live):  # noqa: F811
@@ -113,7 +113,7 @@ def test_a_connection_dropped_before_any_reply_is_not_charged(tmp_path, tasks, l
 
 
 def _provider_usd(flavor: str, usage: dict, price: dict) -> float:
-    """What the loopback 'provider' bills for one reply, priced independently of harness/pricing.py."""
+    """What the loopback 'provider' bills for one reply, priced independently of harness.core.pricing."""
     if flavor == "anthropic":
         return (usage["input_tokens"] * price["input"] + usage["output_tokens"] * price["output"]
                 + usage["cache_read_input_tokens"] * price["cache_read"]

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from engines.loopback import Loopback, decode_anthropic, decode_openai, encode_anthropic, encode_openai
 
 from corpus.catalogue import CATALOGUE_DIR
-from harness.cli import main
-from harness.engine import EngineReply, ToolCall, Usage
-from harness.ledger import inspect
-from harness.loop import audit_done
+from harness.cli.cli import main
+from harness.core.engine import EngineReply, ToolCall, Usage
+from harness.ledger.ledger import inspect
+from harness.loop.loop import audit_done
 
 LOOP = CATALOGUE_DIR / "runbook-complete"
 CONFORMING = (LOOP / "artifact" / "runbook.md").read_text()

@@ -60,7 +60,7 @@ class HeaderDrip:
 @pytest.mark.parametrize("bound", ["request_timeout_s", "cell deadline"])
 @pytest.mark.parametrize("flavor", FLAVORS)
 def test_a_reply_whose_headers_drip_is_cut_at_the_whole_reply_deadline(flavor, bound, tasks, monkeypatch):
-    from harness.engine import EngineFault
+    from harness.core.engine import EngineFault
     srv = HeaderDrip()
     host, port = srv.sock.getsockname()
     monkeypatch.setenv(f"{flavor.upper()}_BASE_URL", f"http://{host}:{port}" + ("/v1" if flavor == "openai" else ""))

@@ -6,13 +6,13 @@ import time
 import pytest
 from engines.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback
 
-from harness.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
+from harness.control.tools import TOOLS
+from harness.core.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
+from harness.core.pricing import cell_cost, price_for, validate
 from harness.engines import EngineContext, make_engine
-from harness.limiter import Limiter
-from harness.pricing import cell_cost, price_for, validate
-from harness.retry import parse_retry_after
-from harness.tools import TOOLS
-from harness.transcript import Redactor
+from harness.engines.limiter import Limiter
+from harness.engines.retry import parse_retry_after
+from harness.engines.transcript import Redactor
 
 FLAVORS = ["anthropic", "openai"]
 
@@ -137,7 +137,7 @@ def test_retry_wait_past_the_deadline_is_a_fault_not_a_budget_stop(live, tasks):
 
 
 def test_reviewer_on_the_same_engine_returns_a_json_verdict(live, tasks):
-    from harness.reviewer import review
+    from harness.control.reviewer import review
     task = tasks[0]
     _, lb, make, _ = live
     eng = make(role="reviewer")
@@ -243,8 +243,8 @@ def test_a_reply_without_usage_is_unknown_not_void(live, tasks):
 
 def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, tmp_path):
     """Both providers pass arguments that are not an object on: the controller's parse failure."""
-    from harness.tools import ToolSurface
-    from harness.workspace import EventLog, Workspace
+    from harness.control.tools import ToolSurface
+    from harness.sandbox.workspace import EventLog, Workspace
     flavor, lb, make, _ = live
     lb.queue("badargs")
     reply = make().complete(worker_request(tasks[0]))
@@ -260,8 +260,8 @@ def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, 
 
 def test_retries_are_counted_as_retries(tmp_path):
     """A call that succeeded after 2 faults made 2 retries; one that gave up after 3 retries saw 4 faults."""
-    from harness.engine import EngineReply
-    from harness.transcript import Transcript
+    from harness.core.engine import EngineReply
+    from harness.engines.transcript import Transcript
     t = Transcript(tmp_path / "t.jsonl", "k")
     ok = EngineReply("", [], Usage(1, 1), "end_turn", "m", {"faults": [{"retry": 0}, {"retry": 1}]})
     t.call(EngineRequest("worker", "", [], [], 10), ok, 0.1)

@@ -5,11 +5,11 @@ import os
 
 import pytest
 
-from harness.attempt import CellContext
-from harness.budget import Budget
-from harness.sandbox import Limits
-from harness.tasks import load_task
-from harness.workspace import EventLog, Workspace
+from harness.control.attempt import CellContext
+from harness.control.budget import Budget
+from harness.core.tasks import load_task
+from harness.sandbox.sandbox import Limits
+from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import TASKS
 
 
@@ -39,7 +39,7 @@ def make_ctx(tmp_path):
 
 
 # Every confinement suite runs through both test executors: cold (a fresh `python -I -m pytest`
-# per run) and warm (harness/warm.py, forked from a pre-imported zygote). HARNESS_TEST_EXECUTORS
+# per run) and warm (harness.sandbox.warm, forked from a pre-imported zygote). HARNESS_TEST_EXECUTORS
 # (comma-separated, default "cold,warm") narrows it, e.g. for a quick local run.
 EXECUTORS = [e for e in os.environ.get("HARNESS_TEST_EXECUTORS", "cold,warm").split(",") if e]
 
@@ -47,8 +47,8 @@ EXECUTORS = [e for e in os.environ.get("HARNESS_TEST_EXECUTORS", "cold,warm").sp
 @pytest.fixture(params=EXECUTORS)
 def executor(request, monkeypatch):
     """Route run_pytest through one executor; in warm mode, fail if any run silently went cold."""
-    from harness import warm
-    from harness.sandbox import confinement_level
+    from harness.sandbox import warm
+    from harness.sandbox.sandbox import confinement_level
     monkeypatch.setenv("HARNESS_WARM", "1" if request.param == "warm" else "0")
     if request.param == "warm" and confinement_level() == "basic":
         pytest.skip("warm execution needs the namespace levels (cold fallback at 'basic')")

@@ -7,11 +7,11 @@ import os
 
 import pytest
 
-from harness.adjudicator import adjudicate, eq7
-from harness.detectors import DetectorInput, run_detectors
-from harness.sandbox import Limits
-from harness.tasks import SYMLINK_MARK, sha256_file
-from harness.workspace import Workspace
+from harness.control.adjudicator import adjudicate, eq7
+from harness.core.tasks import SYMLINK_MARK, sha256_file
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.sandbox.sandbox import Limits
+from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor

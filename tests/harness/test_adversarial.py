@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.sandbox import confinement_level
-from harness.tasks import load_task, sha256_file
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
+from harness.sandbox.sandbox import confinement_level
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every attack through the cold and the warm executor
@@ -334,9 +334,9 @@ def test_sqlite_init_file_is_read(tmp_path, host):
 # -- the attacks are real: an in-process verdict (the old design, still the agent's advisory run) falls for them
 @pytest.mark.parametrize("trick", ["swallow-failures", "introspection"])
 def test_the_same_tricks_fool_an_in_process_verdict(tmp_path, trick):
-    from harness.adjudicator import ORACLE_DEST
-    from harness.testrun import run_pytest
-    from harness.workspace import Workspace
+    from harness.control.adjudicator import ORACLE_DEST
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox.workspace import Workspace
     code = SWALLOW + WRONG if trick == "swallow-failures" else INTROSPECT + WRONG + INTROSPECT_USE
     ws = Workspace.create(TASK, overlay={"stats_kit/center.py": code})
     try:

@@ -1,13 +1,13 @@
 """Each arm's control flow, driven by scripted engines (no randomness), then adjudicated."""
 from __future__ import annotations
 
-from harness.adjudicator import adjudicate, ground_truth_problem
-from harness.arms import admissible, run_arm
-from harness.attempt import GateCheck
-from harness.budget import Budget
-from harness.protocol import Arm
-from harness.reviewer import ReviewVerdict
-from harness.tasks import sha256_file
+from harness.control.adjudicator import adjudicate, ground_truth_problem
+from harness.control.arms import admissible, run_arm
+from harness.control.attempt import GateCheck
+from harness.control.budget import Budget
+from harness.control.reviewer import ReviewVerdict
+from harness.core.protocol import Arm
+from harness.core.tasks import sha256_file
 from support.scripted import BLOCK, SHIP, ScriptedReviewer, ScriptedWorker, candidate
 
 

@@ -5,7 +5,8 @@ import shlex
 
 import pytest
 
-from harness.detectors import (
+from harness.core.tasks import BINARY_MARK, load_task
+from harness.judge.detectors import (
     DetectorInput,
     destructive_cmd,
     forbidden_create,
@@ -14,7 +15,6 @@ from harness.detectors import (
     run_detectors,
     secret_scan,
 )
-from harness.tasks import BINARY_MARK, load_task
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"
@@ -213,7 +213,7 @@ def test_touching_a_deploy_script_without_running_it_does_not_fire(task, c):
 
 
 def test_inline_code_is_refused_however_the_flags_are_arranged():
-    from harness.tools import _inline_code
+    from harness.control.tools import _inline_code
     for c in ["python -W ignore -c x", "bash -o posix -c x", "sh -ec x", "sqlite3 data/app.db .shell ls",
               "sqlite3 db -cmd x", "make -E x", "git -c alias.x=!ls x"]:
         assert _inline_code(shlex.split(c)), c

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
-from harness.driver import execute, prepare
-from harness.ledger import verify
-from harness.matrix import Cell, enumerate_cells
-from harness.protocol import load_protocol
-from harness.tasks import sha256_file
+from harness.core.matrix import Cell, enumerate_cells
+from harness.core.protocol import load_protocol
+from harness.core.tasks import sha256_file
+from harness.ledger.ledger import verify
+from harness.run.cellrun import CellSpec, run_cell
+from harness.run.driver import execute, prepare
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -103,7 +103,7 @@ def test_voids_are_rerun_then_accounted_and_exit_nonzero(project, monkeypatch):
     from harness.engines import simulated
 
     def faulty(self, req):
-        from harness.engine import EngineFault
+        from harness.core.engine import EngineFault
         raise EngineFault("HTTP 529 overloaded (after 3 retries)")
 
     monkeypatch.setattr(simulated.SimulatedEngine, "complete", faulty)
@@ -120,8 +120,8 @@ def test_voids_are_rerun_then_accounted_and_exit_nonzero(project, monkeypatch):
 def test_cli_exit_code_and_incomplete_denominators(project, monkeypatch):
     from click.testing import CliRunner
 
-    from harness.cli import main
-    from harness.engine import EngineFault
+    from harness.cli.cli import main
+    from harness.core.engine import EngineFault
     from harness.engines import simulated
 
     def faulty(self, req):
@@ -140,13 +140,13 @@ def test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key(project):
     p = make(project, k=2)  # 24 cells
     run_dir = project / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cmd = [sys.executable, "-m", "harness.cli", "run", str(p), "--out", str(run_dir), "--exploratory"]
+    cmd = [sys.executable, "-m", "harness.cli.cli", "run", str(p), "--out", str(run_dir), "--exploratory"]
     records = run_dir / "records.jsonl"
     for kill_after in (2, 9):
         if kill_after == 2:
             proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         else:
-            proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", "--resume", str(run_dir)], env=env,
+            proc = subprocess.Popen([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(run_dir)], env=env,
                                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 120
         while time.time() < deadline:
@@ -159,7 +159,7 @@ def test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key(project):
     # simulate a kill mid-write too: a torn last line
     with records.open("a") as f:
         f.write('{"cell_key": "A1|median|null|1", "outco')
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--resume", str(run_dir)], env=env,
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(run_dir)], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "repaired a torn last line" in r.stderr

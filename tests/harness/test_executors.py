@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.driver import execute, prepare
-from harness.ledger import verify
-from harness.matrix import enumerate_cells
-from harness.protocol import load_protocol
+from harness.core.matrix import enumerate_cells
+from harness.core.protocol import load_protocol
+from harness.ledger.ledger import verify
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """
@@ -45,7 +45,7 @@ def _proto(project, k=1):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    from harness.executors import loopback_ray
+    from harness.run.executors import loopback_ray
     loopback_ray()  # the two nodes and the driver talk over 127.0.0.1 only
     import ray
     from ray.cluster_utils import Cluster
@@ -134,7 +134,7 @@ def test_resume_a_ray_run(project, ray_cluster):
 
 def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, ray_cluster):
     """Cells shipped to nodes that cannot see the run directory book every engine call through the
-    spend actor on the driver's node (harness/spend.py): the run halts with its spend under the ceiling."""
+    spend actor on the driver's node (harness.ledger.spend): the run halts with its spend under the ceiling."""
     import json
     p = project / "p.toml"
     p.write_text(PROTO.format(k=1) + "\n[budget]\nmax_tokens = 8000\n")

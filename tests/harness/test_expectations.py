@@ -1,4 +1,4 @@
-"""Expectations are data (harness/expectations.py): the taint rules; the corpus-wide check and the
+"""Expectations are data (harness.judge.expectations): the taint rules; the corpus-wide check and the
 red-team cases are in tests/harness/test_redteam_issue21_evidence.py."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.expectations import check_source, workspace_modules
+from harness.judge.expectations import check_source, workspace_modules
 
 PKG = frozenset({"pkg"})
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import errno
 import json
 
-from harness import workspace
-from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
+from harness.sandbox import workspace
 from support.scripted import TASKS
 
 

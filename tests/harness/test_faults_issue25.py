@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import statefile
-from harness.cli import main
-from harness.ledger import verify
-from harness.matrix import enumerate_cells
-from harness.protocol import load_protocol
+from harness.cli.cli import main
+from harness.core import statefile
+from harness.core.matrix import enumerate_cells
+from harness.core.protocol import load_protocol
+from harness.ledger.ledger import verify
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -156,7 +156,7 @@ def test_kill_9_of_the_harness_takes_its_workers_and_resume_completes(project):
     p = make(project, k=2)  # 24 cells
     d = project / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "run", str(p), "--out", str(d), "--exploratory",
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli.cli", "run", str(p), "--out", str(d), "--exploratory",
                              "--workers", "2"], env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     records = d / "records.jsonl"
@@ -176,7 +176,7 @@ def test_kill_9_of_the_harness_takes_its_workers_and_resume_completes(project):
     if survivors:  # leave no process behind, then fail
         os.killpg(proc.pid, signal.SIGKILL)
     assert survivors == [], "a worker outlived the harness"
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--resume", str(d), "--workers", "2"], env=env,
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(d), "--workers", "2"], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     keys = keys_of(d)
@@ -189,7 +189,7 @@ def test_pool_workers_do_not_hold_run_lock(project):
     """A forked worker closes the inherited run.lock descriptor: only the harness holds the flock."""
     import fcntl
 
-    from harness import procs
+    from harness.sandbox import procs
     lock = project / "run.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -216,7 +216,7 @@ def test_pool_workers_do_not_hold_run_lock(project):
 # ---- 3. signals --------------------------------------------------------------------------------------
 def _start(p, d, *extra):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "harness.cli", "run", str(p), "--out", str(d), "--exploratory",
+    return subprocess.Popen([sys.executable, "-m", "harness.cli.cli", "run", str(p), "--out", str(d), "--exploratory",
                              *extra], env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
 
@@ -232,7 +232,7 @@ def _wait_records(proc, records: Path, n: int) -> None:
 
 def _resume_completes(p, d, n):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", "--resume", str(d)], env=env,
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", "--resume", str(d)], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     keys = keys_of(d)
@@ -279,8 +279,8 @@ def test_a_second_signal_exits_at_once_without_a_traceback(project):
 def test_cells_in_flight_at_a_credentials_stop_are_recorded(project, monkeypatch):
     """One cell's engine is refused (401): the run stops dispatching, and the cells that were in
     flight and finish are recorded (they were dropped, and billed again on resume)."""
-    from harness.driver import _Settler
-    from harness.ledger import Ledger
+    from harness.ledger.ledger import Ledger
+    from harness.run.driver import _Settler
     d = project / "s"
     d.mkdir()
     s = _Settler(Ledger(d / "records.jsonl"), {}, d / "voids.jsonl", 1, {}, lambda m: None, d)
@@ -302,7 +302,7 @@ def _records_for(p, project):
 
 # ---- 5. --resume reruns void cells ---------------------------------------------------------------------
 def test_resume_reruns_cells_left_void_and_a_scored_rerun_supersedes(project, monkeypatch):
-    from harness.engine import EngineFault
+    from harness.core.engine import EngineFault
     from harness.engines import simulated
     orig = simulated.SimulatedEngine.complete
 
@@ -332,7 +332,7 @@ def test_resume_reruns_cells_left_void_and_a_scored_rerun_supersedes(project, mo
 def _harness(*args, timeout=120):
     """The CLI in a subprocess with a timeout: an input that hangs fails the test instead of hanging it."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", *map(str, args)], env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -381,7 +381,7 @@ def test_a_dangling_or_looping_link_in_a_task_is_refused_at_freeze(project, kind
 
 @pytest.mark.parametrize("repeats", [2 ** 70, 1_000_000])
 def test_a_matrix_above_the_cap_is_refused_with_its_cell_count_before_anything_is_written(project, repeats):
-    from harness.protocol import MAX_CELLS
+    from harness.core.protocol import MAX_CELLS
     p = make(project, k=repeats)
     cells = 12 * repeats
     r = _harness("run", p, "--out", project / "big", "--exploratory")
@@ -432,7 +432,7 @@ def test_a_killed_loop_run_resumes_with_the_same_crash_repairs(tmp_path):
     by `harness loop run TARGET --resume DIR`: the ledger verifies again, finished passes are not
     rerun, the cut pass reruns from attempt 1, and the table equals an uninterrupted run's."""
     from corpus.catalogue import CATALOGUE_DIR
-    from harness.ledger import inspect
+    from harness.ledger.ledger import inspect
     target = CATALOGUE_DIR / "conventional-commits"
     args = ["loop", "run", target, "--engine", "simulated", "--runs", "3", "--tier", "1"]
     full = cli(*args, "--out", tmp_path / "full")
@@ -468,7 +468,7 @@ SMALL = PROTO.replace('tasks = ["parse-range", "median"]', 'tasks = ["median"]')
 def _recover(p, d):
     """The one command a kill's directory needs: --resume, or (when it says so) a fresh start there."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    run = [sys.executable, "-m", "harness.cli", "run"]
+    run = [sys.executable, "-m", "harness.cli.cli", "run"]
     r = subprocess.run([*run, "--resume", str(d)], env=env, capture_output=True, text=True, timeout=600)
     if r.returncode == 2:
         assert "harness run PROTOCOL --out" in r.stderr or "not a run directory" in r.stderr \

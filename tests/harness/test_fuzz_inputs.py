@@ -12,10 +12,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from harness.cli import main
-from harness.errors import InputError
-from harness.protocol import load_protocol, read_lock
-from harness.transcript import load_entries
+from harness.cli.cli import main
+from harness.core.errors import InputError
+from harness.core.protocol import load_protocol, read_lock
+from harness.engines.transcript import load_entries
 from support.scripted import TASKS
 
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -2,7 +2,7 @@
 .git is a file) the main repository's git directory that holds the worktree's history."""
 from __future__ import annotations
 
-from harness.sandbox import hidden_for
+from harness.sandbox.sandbox import hidden_for
 
 
 def test_a_clone_hides_its_git_directory(tmp_path):
@@ -32,8 +32,8 @@ def test_a_relative_gitdir_without_commondir_is_hidden_itself(tmp_path):
 def test_a_checkout_under_tmp_stays_visible_in_the_sandbox_view():
     """Each run gets a fresh /tmp; an allowed directory under /tmp (a clone or virtualenv there) is
     bound over it, not hidden by it (a fresh clone in /tmp made every sandboxed run fail)."""
-    from harness.confine import _code_dirs_under_tmp
-    from harness.sandbox import bwrap_view
+    from harness.sandbox.confine import _code_dirs_under_tmp
+    from harness.sandbox.sandbox import bwrap_view
     args = bwrap_view(writable=(), hide=())
     tmp = args.index("/tmp") - 1
     assert args[tmp] == "--tmpfs" and tmp < args.index("--ro-bind")

@@ -12,13 +12,14 @@ import sqlite3
 
 import pytest
 
-from harness import injections
-from harness.cellrun import CellSpec, run_cell
-from harness.engine import EngineReply, ToolCall, Usage
+from harness.control import injections
+from harness.core.engine import EngineReply, ToolCall, Usage
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.scenarios import load_scenarios
+from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 TASK = "parse-range"
@@ -44,7 +45,7 @@ def failed_checks(rec):
 
 
 def test_scenario_table_is_complete_and_valid():
-    scen = injections.load_scenarios(TASKS)
+    scen = load_scenarios(TASKS)
     assert set(scen) == {"null", *[f"B{i}" for i in range(1, 16)]}
     for sid, spec in scen.items():
         assert spec["property"] and spec["readout"], sid
@@ -55,7 +56,7 @@ def test_scenario_table_is_complete_and_valid():
 def test_every_scenario_applies_to_every_task(tid):
     """The placeholders resolve for every task and the declared paths stay inside the workspace."""
     task = load_task(TASKS / tid)
-    for sid, spec in injections.load_scenarios(TASKS).items():
+    for sid, spec in load_scenarios(TASKS).items():
         inj = injections.apply(task, sid, spec)
         blob = json.dumps([inj.prompt, inj.overlay, inj.at_turn, inj.checks, inj.tools])
         assert "{pkg}" not in blob and "{helper}" not in blob and "{edit_root}" not in blob, (tid, sid)
@@ -186,7 +187,7 @@ def test_b11_high_risk_edit(tmp_path):
 
 def test_b12_destructive_migration_on_a_real_sqlite_file(tmp_path):
     t = load_task(TASKS / TASK)
-    inj = injections.apply(t, "B12", injections.load_scenarios(TASKS)["B12"])
+    inj = injections.apply(t, "B12", load_scenarios(TASKS)["B12"])
     db = tmp_path / "probe.db"
     injections.build_sqlite(db, inj.sqlite[0])
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM records").fetchone()[0] == 25

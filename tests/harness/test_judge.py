@@ -1,8 +1,8 @@
 """The judge's reading of observations: framing, what equals what, and what is tampering."""
 import json
 
-from harness.judge import Opaque, decode, judge
-from harness.probes import transform
+from harness.judge.judge import Opaque, decode, judge
+from harness.judge.probes import transform
 
 PLAN = transform("from pkg import f\n\ndef test_f():\n    assert f() == 1\n").plan
 NONCE = b"n0nce"

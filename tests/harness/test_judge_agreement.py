@@ -1,6 +1,6 @@
 """The judge's agreement study (README.md, "The judge"): for every task, the starting tree and every
 candidate, against the visible acceptance test and the hidden oracle, the judged verdict (driver +
-subject + judge, harness/testrun.py) equals plain pytest's on the same tree in the same sandbox.
+subject + judge, harness.judge.testrun) equals plain pytest's on the same tree in the same sandbox.
 
 One parametrized case per task (each a few seconds warm; the whole file takes minutes on a loaded
 machine: 105 trees x 2 tests x 2 runs). A disagreement names the tree, the test and both outputs.
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
-from harness.tasks import load_tasks
-from harness.testrun import run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.core.tasks import load_tasks
+from harness.judge.testrun import run_pytest
+from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS
 
 ALL = load_tasks(TASKS)

@@ -6,8 +6,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.ledger import (
+from harness.cli.cli import main
+from harness.ledger.ledger import (
     Ledger,
     LedgerRefused,
     canonical,
@@ -257,7 +257,7 @@ def test_a_last_line_whose_seq_is_not_an_integer_is_a_problem_not_a_crash(tmp_pa
     """An edit that turns the last seq into a string must be reported, never raise (int > str)."""
     import json
 
-    from harness.ledger import inspect as inspect_ledger
+    from harness.ledger.ledger import inspect as inspect_ledger
     path = tmp_path / "records.jsonl"
     led = Ledger(path)
     for i in range(2):
@@ -274,7 +274,7 @@ def test_an_anchor_signed_with_a_non_ed25519_key_is_refused(tmp_path):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    from harness.ledger import make_anchor
+    from harness.ledger.ledger import make_anchor
     path = tmp_path / "records.jsonl"
     Ledger(path).append({"cell_key": "A1|t|null|0", "outcome": "completed"})
     pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(

@@ -1,4 +1,4 @@
-"""One bounded loop (harness/loop.py): the verdict routes, the worker writes only its artifact,
+"""One bounded loop (harness.loop.loop): the verdict routes, the worker writes only its artifact,
 the ledger holds one row per attempt and DONE needs an accepting verdict row."""
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 
 from corpus.catalogue import CATALOGUE_DIR, load_catalogue, load_loop
 from corpus.gates import load_gate
-from harness.engine import EngineReply, ToolCall, Usage
-from harness.ledger import Ledger, inspect
-from harness.loop import DONE, HALT, LoopBudget, LoopSpec, audit_done, authorize_write, run_loop, spent_attempts
-from harness.loop_runs import MemoJudge, loop_spec, run_simulated
-from harness.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
+from harness.core.engine import EngineReply, ToolCall, Usage
+from harness.ledger.ledger import Ledger, inspect
+from harness.loop.loop import DONE, HALT, LoopBudget, LoopSpec, audit_done, authorize_write, run_loop, spent_attempts
+from harness.loop.loop_runs import MemoJudge, loop_spec, run_simulated
+from harness.loop.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
 
 TARGET = "status.json"
 
@@ -163,7 +163,7 @@ def test_every_corpus_loop_can_be_run_by_the_simulated_worker(tmp_path):
     """One attempt per loop (first gate, first tier-1 draft): every loop yields a verdict row."""
     ledger = Ledger(tmp_path / "ledger.jsonl")
     memo = MemoJudge()
-    from harness.loop_workers import CorpusWorker, corpus_pool
+    from harness.loop.loop_workers import CorpusWorker, corpus_pool
     loops = load_catalogue()
     for loop in loops:
         gate = loop.gates()[0]
@@ -208,7 +208,7 @@ def test_loop_run_on_a_directory_without_loops_is_bad_input(tmp_path):
     is refused with exit 2, not run as zero loops with an empty table and exit 0."""
     from click.testing import CliRunner
 
-    from harness.cli import main
+    from harness.cli.cli import main
     (tmp_path / "notaloop").mkdir()
     res = CliRunner().invoke(main, ["loop", "run", str(tmp_path / "notaloop"), "--engine", "simulated",
                                     "--out", str(tmp_path / "out")])

@@ -1,4 +1,4 @@
-"""Bounded-loop graphs (harness/loop_graph.py): refusals, the closed-form worst case, and the
+"""Bounded-loop graphs (harness.loop.loop_graph): refusals, the closed-form worst case, and the
 adversarial tests of the paper (a claiming worker never reaches DONE; observed attempts never
 exceed the bound)."""
 from __future__ import annotations
@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus.gates import Judgement, Verdict
-from harness.errors import InputError
-from harness.ledger import Ledger
-from harness.loop import DONE, HALT, audit_done
-from harness.loop_graph import load_graph, run_graph, worst_case_attempts
-from harness.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
+from harness.core.errors import InputError
+from harness.ledger.ledger import Ledger
+from harness.loop.loop import DONE, HALT, audit_done
+from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
+from harness.loop.loop_workers import ClaimingWorker, ScriptedWorker, write_scripted_gate
 
 TARGET = "status.json"
 
@@ -201,8 +201,8 @@ def test_observed_attempts_never_exceed_the_closed_form_bound(case):
 def test_cli_plan_prints_the_closed_form_and_run_uses_the_ledger(tmp_path):
     from click.testing import CliRunner
 
-    from harness.cli import main
-    from harness.ledger import inspect
+    from harness.cli.cli import main
+    from harness.ledger.ledger import inspect
     example = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "loop-graph" / "graph.toml"
     r = CliRunner().invoke(main, ["loop", "plan", str(example)])
     assert r.exit_code == 0 and "= 11 + 1 x 8 = 19" in r.output

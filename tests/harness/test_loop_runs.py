@@ -1,9 +1,9 @@
-"""harness/loop_runs.py: starting a loop's worker engine, which has no task."""
+"""harness/loop/loop_runs.py: starting a loop's worker engine, which has no task."""
 import json
 
 import pytest
 
-from harness.loop_runs import start_engine
+from harness.loop.loop_runs import start_engine
 
 
 def test_a_loop_worker_engine_starts_without_a_task(tmp_path):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness.obschannel import CHANNEL_UID, ObservationChannel
+from harness.judge.obschannel import CHANNEL_UID, ObservationChannel
 
 
 def test_what_writers_send_is_read_in_order_and_the_fifo_is_removed(tmp_path):

@@ -1,4 +1,4 @@
-"""Typed observations (harness/observation.py): the simulated engine is a policy over what the
+"""Typed observations (harness.core.observation): the simulated engine is a policy over what the
 controller reports as data, never over the prose live engines read, so rewording a message cannot
 change a simulated outcome."""
 from __future__ import annotations
@@ -7,13 +7,14 @@ import ast
 
 import pytest
 
-from harness import arms, attempt, observation
-from harness.cellrun import CellSpec, run_cell
-from harness.engine import Message
-from harness.matrix import Cell
-from harness.observation import Observation, Observed, kind_of, observed
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.control import arms, attempt
+from harness.core import observation
+from harness.core.engine import Message
+from harness.core.matrix import Cell
+from harness.core.observation import Observation, Observed, kind_of, observed
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import REPO, TASKS
 
 CONTROLLER_PROSE = ("The acceptance test failed", "A reviewer blocked", "acceptance PASSED", "no such file",

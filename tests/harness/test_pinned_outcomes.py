@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from harness import record
-from harness.schema_cli import validate_file
+from harness.cli.schema_cli import validate_file
+from harness.core import record
 from support.scripted import REPO
 
 PINNED = json.loads((REPO / "tests" / "fixtures" / "pinned_outcomes.json").read_text())
@@ -21,7 +21,7 @@ FIELDS = ("outcome", "visible_pass", "hidden_pass", "shipped", "stop_reason", "a
 @pytest.mark.parametrize("protocol", sorted(PINNED))
 def test_outcomes_per_cell_key_are_pinned(protocol, tmp_path):
     out = tmp_path / protocol
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(REPO / "protocols" / f"{protocol}.toml"),
+    r = subprocess.run([sys.executable, "-m", "harness.cli.cli", "run", str(REPO / "protocols" / f"{protocol}.toml"),
                         "--out", str(out), "--workers", "2"], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr[-3000:]
     recs = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]

@@ -60,7 +60,7 @@ def install_by_hand(src: Path, site: Path) -> None:
 
 
 def harness(env: dict, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "harness.cli.cli", *args], capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=300)
 
 
@@ -128,8 +128,8 @@ CHECK_OTHER_KINDS = textwrap.dedent("""
     from pathlib import Path
     from corpus.gates import judge, load_gate
     from corpus.operators import operators
-    from harness.detectors import DetectorInput, run_detectors
-    from harness.injections import run_checks
+    from harness.judge.detectors import DetectorInput, run_detectors
+    from harness.control.injections import run_checks
 
     op = next(o for o in operators(family="x-example"))
     for ex in op.examples():
@@ -144,15 +144,15 @@ CHECK_OTHER_KINDS = textwrap.dedent("""
         assert judge(load_gate(d / "gate.toml"), d / "art", "a.txt").verdict.value == "reject"
         [res] = run_checks([{"kind": "max_files", "max": 1}], d, {}, {"a": "", "b": ""})
         assert res["ok"] is False and res["detail"] == "2 files (at most 1)"
-    from harness.tasks import load_task
+    from harness.core.tasks import load_task
     from support.scripted import TASKS
     task = load_task(TASKS / "parse-range")
     hits = run_detectors(DetectorInput(task=task, start_files={}, final_files={"scratch.txt": "x"}, events=[]))
     assert hits.get("scratchFile") == ["created scratch.txt"], hits
 
     # the plug-in arm's parameters are validated like a built-in arm's
-    from harness.errors import InputError
-    from harness.protocol import load_protocol
+    from harness.core.errors import InputError
+    from harness.core.protocol import load_protocol
     for extra, field, words in (("tries = 0", "arms.X.tries", ">= 1"), ("tries = 2\\nretries = 3", "arms.X.retries",
                                                                        "unknown key")):
         p = Path(tmp_dir) / "p.toml"
@@ -205,7 +205,7 @@ def test_a_plugin_object_named_like_a_built_in_is_an_error_not_silently_dropped(
     A plug-in can neither shadow a built-in nor be silently ignored: the clash is named."""
     import importlib.metadata as md
 
-    from harness.registry import Registry, RegistryError
+    from harness.core.registry import Registry, RegistryError
 
     monkeypatch.syspath_prepend(str(_evil_site(tmp_path, "")))
     reg = Registry("arms")
@@ -238,7 +238,7 @@ def test_a_plugin_part_of_the_wrong_type_is_refused_when_it_loads(tmp_path, monk
     that used it at run time ('str' object is not callable). It is refused at load, naming the part."""
     import importlib.metadata as md
 
-    from harness.registry import Registry, RegistryError
+    from harness.core.registry import Registry, RegistryError
 
     (tmp_path / "evil_wrong_type.py").write_text('NAME = "not a factory"\n')
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -1,5 +1,5 @@
-"""What the probe observes whole in the sandbox and what the judge keeps (harness/probes.py)."""
-from harness.probes import transform
+"""What the probe observes whole in the sandbox and what the judge keeps (harness.judge.probes)."""
+from harness.judge.probes import transform
 
 
 def _site(body: str):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from harness.driver import execute, prepare
-from harness.progress import Progress
+from harness.run.driver import execute, prepare
+from harness.run.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,8 +55,8 @@ def test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line(tmp_pa
     prepare(ROOT / "protocols" / "quickstart.toml", run_dir, engine=None, reviewer_engine=None, model=None,
             exploratory=False)
     out = io.StringIO()
-    execute(run_dir, limit_cells=10, progress_stream=out, log=lambda m: None, monitor=True)
+    from analysis.monitor import primary_line
+    execute(run_dir, limit_cells=10, progress_stream=out, log=lambda m: None, monitor=primary_line)
     last = out.getvalue().splitlines()[-1]
     assert "H1 " in last and ("% CS [" in last or "no units yet" in last), last
-    from analysis.monitor import primary_line
     assert last.endswith(primary_line(run_dir))  # the same text `harness monitor` computes

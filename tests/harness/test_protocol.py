@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.errors import InputError
-from harness.matrix import Cell, enumerate_cells, plan_counts, run_order
-from harness.protocol import drift, freeze, load_protocol
+from harness.cli.cli import main
+from harness.core.errors import InputError
+from harness.core.matrix import Cell, enumerate_cells, plan_counts, run_order
+from harness.core.protocol import drift, freeze, load_protocol
 from support.scripted import TASKS, copy_tasks
 
 BASE = """

@@ -11,8 +11,8 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.protocol import check_protocol, freeze, load_protocol, read_lock, shipped_protocols
+from harness.cli.cli import main
+from harness.core.protocol import check_protocol, freeze, load_protocol, read_lock, shipped_protocols
 from support.scripted import copy_tasks
 
 PROTOCOL = """

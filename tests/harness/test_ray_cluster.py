@@ -1,4 +1,4 @@
-"""Joining a Ray cluster someone else started (harness/ray_cluster.py).
+"""Joining a Ray cluster someone else started (harness.run.ray_cluster).
 
 First the checks one by one (address, credentials, versions, a node's corpus), then the real
 thing: a head and a worker node started with the ``ray`` CLI and token authentication, on
@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness import ray_cluster
-from harness.cli import main as cli
-from harness.errors import InputError
-from harness.ledger import verify
+from harness.cli.cli import main as cli
+from harness.core.errors import InputError
+from harness.ledger.ledger import verify
+from harness.run import ray_cluster
 from support import ray_start
 from support.ray_start import BIN
 from support.scripted import REPO, copy_tasks

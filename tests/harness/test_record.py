@@ -1,4 +1,4 @@
-"""The cell record (harness/record.py): Eq. 7, applicability, one builder with every field, and the
+"""The cell record (harness.core.record): Eq. 7, applicability, one builder with every field, and the
 JSON Schema that `harness schema records` prints and the analysis validates every record against."""
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from harness import record
-from harness.cellrun import CellSpec, run_cell
-from harness.cli import main
-from harness.matrix import Cell
-from harness.protocol import Arm
+from harness.cli.cli import main
+from harness.core import record
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 

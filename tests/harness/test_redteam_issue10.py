@@ -29,20 +29,20 @@ from pathlib import Path
 
 import pytest
 
-from harness import testrun
-from harness.adjudicator import ORACLE_DEST
-from harness.cellrun import CellSpec, run_cell
-from harness.detectors import DetectorInput, run_detectors
-from harness.engine import ToolCall
-from harness.judge import judge
-from harness.matrix import Cell
-from harness.probes import transform
-from harness.protocol import Arm
-from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
-from harness.tasks import load_task, sha256_file
-from harness.testrun import run_pytest
-from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.control.tools import ToolSurface
+from harness.core.engine import ToolCall
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
+from harness.judge import testrun
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.judge import judge
+from harness.judge.probes import transform
+from harness.judge.testrun import run_pytest
+from harness.run.cellrun import CellSpec, run_cell
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import TASKS
 
 BAD = ("completed", "recovered", "void")
@@ -361,7 +361,7 @@ def test_a_fifo_in_place_of_a_result_file_never_hangs_the_harness(tmp_path, monk
     """(Was a defect: a plain open() followed links and blocked on a FIFO left in place of a result
     file.) The observations are drained from the harness's own FIFO while the run lives and the
     path is never reopened (a replaced channel is tampering); junit.xml is read with O_NOFOLLOW |
-    O_NONBLOCK and only as a regular file (harness/resultfile.py)."""
+    O_NONBLOCK and only as a regular file (harness.core.resultfile)."""
     judged = what.startswith("observation")
     seen = _judge_watch(monkeypatch, "judge" if judged else "junit")
     tree, test_file = tiny_tree(tmp_path, FIFO_AT_EXIT.format(name="obs-*.jsonl" if judged else "junit.xml"),
@@ -386,7 +386,7 @@ def f():
 def test_the_judge_never_reads_a_host_file_through_a_planted_link(tmp_path):
     """(Was a defect: the judge followed a link planted in place of the observation file and quoted
     the host file's lines.) The channel's path is never reopened; judge() given a path refuses a
-    link (harness/resultfile.py)."""
+    link (harness.core.resultfile)."""
     host = tmp_path / "host-records.jsonl"  # e.g. another cell's events, a verdict-cache entry, a records file
     host.write_text('{"api_key": "RED10-HOST-ONLY-7731", "cell": "other"}\n')
     tree, test_file = tiny_tree(tmp_path, LINK_AT_EXIT.format(target=str(host)),
@@ -449,7 +449,7 @@ def test_a_fifo_in_the_tree_never_voids_the_cell_nor_hides_an_unsafe_action(tmp_
         rec = cell(tmp_path, MEDIAN, turns(w("stats_kit/mkpipe.py", mk), cmd("python stats_kit/mkpipe.py"),
                                            cmd("rm -rf tests"), w("stats_kit/center.py", WRONG_MEDIAN)))
     finally:  # a failed copy would leave its scratch behind (a FIFO at w/stats_kit/pipe): find and remove it
-        from harness import warm
+        from harness.sandbox import warm
         left = []
         for base in {tempfile.gettempdir(), warm.scratch_base() or tempfile.gettempdir()}:
             for d in Path(base).glob("hx-run-*"):
@@ -726,7 +726,7 @@ def _probe():
         if "oracle" in target or "tasks" in target:
             seen.append("FD " + fd + "=" + target)
     # since issue 21 the tree runs in the judged run's subject process, whose own request socket
-    # (harness/subject_rpc.py) is the one socket it is meant to hold
+    # (harness.judge.subject_rpc) is the one socket it is meant to hold
     seen += sockets if len(sockets) > 1 else []
     allowed = ("HOME", "LANG", "LC_ALL", "TZ", "PATH", "PWD", "TMPDIR", "PYTEST_", "PYTHON")
     seen += ["ENV " + k for k in _o.environ if not k.startswith(allowed)]
@@ -763,7 +763,7 @@ def test_a_judged_run_sees_no_harness_fd_secret_or_oracle(tmp_path, executor, mo
 def test_a_run_cannot_touch_the_warm_zygotes_code(tmp_path, monkeypatch):
     """A warm run writes where the zygote keeps its own code (next to the run's scratch): later runs
     must still be served by the harness's warm.py and confine.py."""
-    from harness import warm
+    from harness.sandbox import warm
     monkeypatch.setenv("HARNESS_WARM", "1")
     if not warm.enabled():
         pytest.skip("warm execution is not available at this level")

@@ -1,7 +1,7 @@
 """Issue 21: verdicts formed across a process boundary. Each test is one attack class the red team
 used against the one-process probe (code under test reaching the probe runtime), replayed against
 the two-process judge: the *driver* runs the probe and owns the observation channel, the *subject*
-(a fresh interpreter) imports the tree and answers requests (harness/subject_rpc.py).
+(a fresh interpreter) imports the tree and answers requests (harness.judge.subject_rpc).
 
 Every attack must fail to forge: the wrong tree is scored not-pass, and where the attack touches
 frames, tracing, gc, ctypes, code objects or /proc the subject's audit hook makes the run
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
-from harness.tasks import load_task
-from harness.testrun import run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.core.tasks import load_task
+from harness.judge.testrun import run_pytest
+from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS
 
 HIDE = (TASKS.resolve(),)

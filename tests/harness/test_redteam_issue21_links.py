@@ -8,7 +8,7 @@ large sparse files, a link loop) and checks that the harness reports it (a tool 
 sees, a marker in the tree's reading, a refused test run) and never reads through it, hangs,
 raises a traceback or voids the cell; an unsafe edit made alongside is still scored unsafe.
 
-Unit attacks run against both resolvers of harness/safefs.py (``openat2`` and the O_NOFOLLOW
+Unit attacks run against both resolvers of harness.core.safefs (``openat2`` and the O_NOFOLLOW
 component walk); cell attacks run through the cold and warm executors at the confinement level
 the suite runs at (set HARNESS_CONFINEMENT=namespaces to run them at that level).
 """
@@ -23,19 +23,19 @@ from pathlib import Path
 
 import pytest
 
-from harness import safefs
-from harness.cellrun import CellSpec, run_cell
-from harness.engine import ToolCall
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.safefs import LinkRefused, NotRegular, TreeLimitExceeded, TreeLimits
-from harness.sandbox import Limits
-from harness.task_view import view_of
-from harness.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
-from harness.tools import ToolSurface
-from harness.treecopy import copy_tree
-from harness.verdict_cache import tree_manifest
-from harness.workspace import EventLog, Workspace, tree_modes
+from harness.control.tools import ToolSurface
+from harness.core import safefs
+from harness.core.engine import ToolCall
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.safefs import LinkRefused, NotRegular, TreeLimitExceeded, TreeLimits
+from harness.core.task_view import view_of
+from harness.core.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
+from harness.core.treecopy import copy_tree
+from harness.judge.verdict_cache import tree_manifest
+from harness.run.cellrun import CellSpec, run_cell
+from harness.sandbox.sandbox import Limits
+from harness.sandbox.workspace import EventLog, Workspace, tree_modes
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")
@@ -314,7 +314,7 @@ def test_limits_are_declared_and_overridable(tmp_path):
 
 
 def test_place_file_replaces_links_in_a_scratch_copy(tmp_path, private, resolver):
-    from harness.testrun import place_file
+    from harness.judge.testrun import place_file
     work = tmp_path / "w"
     work.mkdir()
     (work / "tests").symlink_to(private.parent)

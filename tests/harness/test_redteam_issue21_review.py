@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cellrun import CellSpec, run_cell
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.tasks import load_task, sha256_file
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
+from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
 TASK = load_task(TASKS / "median")
@@ -126,8 +126,8 @@ HIDDEN = {  # name -> (the file's bytes, what the detector must find)
 
 
 def _detect(ws_root: Path, rel: str, data: bytes, secrets: tuple[str, ...]) -> dict:
-    from harness.detectors import DetectorInput, run_detectors
-    from harness.tasks import read_tree
+    from harness.core.tasks import read_tree
+    from harness.judge.detectors import DetectorInput, run_detectors
     start = read_tree(ws_root)
     (ws_root / rel).write_bytes(data)
     return run_detectors(DetectorInput(TASK, start, read_tree(ws_root), [], secrets, final_root=ws_root))
@@ -138,7 +138,7 @@ def test_a_marker_never_hides_what_a_detector_looks_for(tmp_path, name):
     """A file that is not UTF-8, or is past the 4 MB text cutoff, reads as a hash marker; the
     detectors that read text (secretScan, verdictSubversion) read its bytes instead of passing it
     over."""
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     ws = Workspace.create(TASK)
     try:
         data, detector = HIDDEN[name]
@@ -160,15 +160,15 @@ def test_cell_secret_in_a_non_utf8_file_is_found(tmp_path):
 
 # -- what the agent cannot do at all: held checks, kept as regressions -----------------------------
 def _surface(ws, tmp_path):
-    from harness.sandbox import Limits
-    from harness.task_view import view_of
-    from harness.tools import ToolSurface
-    from harness.workspace import EventLog
+    from harness.control.tools import ToolSurface
+    from harness.core.task_view import view_of
+    from harness.sandbox.sandbox import Limits
+    from harness.sandbox.workspace import EventLog
     return ToolSurface(ws, view_of(TASK), EventLog(tmp_path / "ev.jsonl"), (TASKS,), Limits(timeout_s=60))
 
 
 def _tool(tools, name, **args):
-    from harness.engine import ToolCall
+    from harness.core.engine import ToolCall
     return tools.execute(ToolCall("x", name, args)).content
 
 
@@ -176,7 +176,7 @@ def test_no_hard_link_to_a_file_outside_the_workspace(tmp_path):
     """A hard link would make a host file (or the oracle) part of the tree: read into digests and
     diffs, and chowned at namespaces+nobody. The confined command cannot make one (the workspace is
     its own mount: EXDEV; the oracle is covered)."""
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     host = tmp_path / "host_file"
     host.write_text("HOST\n")
     os.chmod(host, 0o666)
@@ -218,7 +218,7 @@ def test_no_agent_process_outlives_its_command(tmp_path, how):
     import secrets
     import signal
 
-    from harness.workspace import Workspace
+    from harness.sandbox.workspace import Workspace
     tag = f"{900 + secrets.randbelow(99)}.{secrets.randbelow(10**6):06d}"
     ws = Workspace.create(TASK)
     try:
@@ -247,9 +247,9 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
     """The reviewer's packet goes to a live model as UTF-8 JSON (the SDK encodes it strictly): a
     file name or link target that is not UTF-8 (a lone surrogate in Python) must not make the
     packet unencodable, which would fail the reviewer call and void the cell."""
-    from harness.reviewer import review_packet
-    from harness.tasks import read_tree
-    from harness.workspace import Workspace
+    from harness.control.reviewer import review_packet
+    from harness.core.tasks import read_tree
+    from harness.sandbox.workspace import Workspace
     ws = Workspace.create(TASK)
     try:
         before = read_tree(ws.root)
@@ -270,7 +270,7 @@ def test_review_packet_with_a_non_utf8_name_can_be_sent(tmp_path):
 def test_cell_diff_page_is_written_with_a_non_utf8_name(tmp_path):
     """The viewer's diff page of a cell: one file name that is not UTF-8 must not cost the whole
     diff (diff_not_written), which hid every change the agent made, the unsafe edit included."""
-    from harness.treediff import diff_paths, read_diff
+    from harness.core.layout import diff_paths, read_diff
     rec, events = run_scenario(tmp_path, "null", [_py(NAMES), [UNSAFE_EDIT]])
     assert rec["void_reason"] is None
     assert not [e for e in events if e["type"] == "diff_not_written"], [e for e in events if e["type"] == "diff_not_written"]
@@ -306,7 +306,7 @@ def test_a_dotdot_path_does_not_make_an_agent_write_the_hooks():
     write_file with the path spelled ``x/../<helper>`` (the write lands on the helper: paths are
     normalised). The change is the agent's: forbiddenPath must see it, not take it for the hook's
     because the logged spelling differs."""
-    from harness.detectors import DetectorInput, run_detectors
+    from harness.judge.detectors import DetectorInput, run_detectors
     task = load_task(TASKS / "expiry-tests-clock")
     helper = "pantry/dates.py"
     start = {helper: "def today():\n    return None\n"}

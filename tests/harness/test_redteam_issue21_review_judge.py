@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
-from harness.testrun import run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.judge.testrun import run_pytest
+from harness.sandbox.workspace import Workspace
 from tests.harness.test_redteam_issue21 import HIDE, MEDIAN, hexed, tiny
 
 REFERENCE = MEDIAN.candidates_of("correct")[0].files()
@@ -266,7 +266,7 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
     import secrets
     import threading
 
-    from harness.sandbox import confinement_level
+    from harness.sandbox.sandbox import confinement_level
     if executor == "cold" and confinement_level().startswith("namespaces"):
         request.applymarker(pytest.mark.xfail(strict=True, reason="open: cold runs at the namespaces levels "
                                               "share the host /tmp, and a FIFO on a read-only mount is writable"))

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from harness.sandbox import confinement_level
+from harness.sandbox.sandbox import confinement_level
 from support.scripted import REPO
 
 needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid() != 0,
@@ -26,7 +26,7 @@ needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid()
 
 _HOLDER = r"""
 import os, signal, sys, time
-from harness import warm
+from harness.sandbox import warm
 signal.signal(signal.SIGINT, lambda *a: None)  # the harness's own handler: it stays, and so must the zygote
 warm._zygote()
 print(warm._state["proc"].pid, flush=True)
@@ -72,8 +72,8 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
     together as tampering: a passing run scored subverted (unsafe)."""
     import threading
 
-    from harness import warm
-    from harness.testrun import run_pytest
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox import warm
     monkeypatch.setenv("HARNESS_WARM", "1")
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -113,8 +113,8 @@ def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated()
     """A ledger after --resume holds a void record and its scored rerun for one key, and two void
     records for a key left void by two sessions: the table shows 2 cells scored and 1 void, not
     a cell both scored and void and another void twice."""
-    from harness.driver import incomplete_denominators
-    from harness.table import per_arm_rows
+    from harness.core.table import per_arm_rows
+    from harness.run.driver import incomplete_denominators
     recs = [_rec("A1|t|null|1", "void"), _rec("A1|t|null|1", "completed"), _rec("A1|t|null|2", "safe_stop"),
             _rec("A1|t|null|3", "void"), _rec("A1|t|null|3", "void")]
     row, = per_arm_rows(recs, ["A1"])
@@ -135,8 +135,8 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
     transcript's redactor recursed into it and raised RecursionError, a harness error that voided
     the cell, so an agent could void its own cell at will. The call is kept as a malformed one
     (its arguments elided): the tool surface logs a parse failure, the agent's own error."""
-    from harness.engine import EngineReply, ToolCall, Usage
-    from harness.transcript import RecordingEngine, Transcript
+    from harness.core.engine import EngineReply, ToolCall, Usage
+    from harness.engines.transcript import RecordingEngine, Transcript
 
     class Deep:
         name = "deep"
@@ -146,8 +146,8 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
             return EngineReply("", [ToolCall("c1", "write_file", args)], Usage(1, 1), "tool_use", "m",
                                {"response": {"deep": _nested(600)}})
 
-    from harness.engine import EngineRequest, Message
-    from harness.statefile import MAX_DEPTH, depth_of
+    from harness.core.engine import EngineRequest, Message
+    from harness.core.statefile import MAX_DEPTH, depth_of
     t = Transcript(tmp_path / "t.jsonl", "A1|t|null|1")
     req = EngineRequest("worker", "sys", [Message("user", "do it")], [], 100)
     reply = RecordingEngine(Deep(), t).complete(req)
@@ -164,8 +164,8 @@ def test_a_reply_whose_tool_arguments_nest_deep_is_a_parse_failure_not_a_void(tm
 def test_a_hand_written_transcript_nested_past_the_bound_is_bad_input(tmp_path):
     """load_entries reads an operator's transcript with the depth bound every JSON reader has: one
     nested 900 deep was accepted, then voided every cell at run time (RecursionError), exit 3."""
-    from harness.errors import InputError
-    from harness.transcript import load_entries
+    from harness.core.errors import InputError
+    from harness.engines.transcript import load_entries
     p = tmp_path / "deep.jsonl"
     deep = "[" * 900 + "]" * 900
     p.write_text('{"role": "worker", "reply": {"text": "", "tool_calls": [{"id": "c1", "name": "write_file", '
@@ -180,8 +180,8 @@ def test_a_full_disk_stop_names_the_command_that_continues_the_run(tmp_path):
     P --out D` then answers 'already holds a run')."""
     import errno
 
-    from harness.driver import _Settler
-    from harness.ledger import Ledger
+    from harness.ledger.ledger import Ledger
+    from harness.run.driver import _Settler
 
     class FullLedger(Ledger):
         def append(self, rec):

@@ -5,8 +5,8 @@ import json
 
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.ledger import inspect
+from harness.cli.cli import main
+from harness.ledger.ledger import inspect
 
 # the paper's printed rows (Table 1 shows 6 of its 9 workloads; Table 2 all 4: observed, saved)
 PAPER_T1 = {1: 1, 2: 2, 3: 3, 4: 4, 6: 6, 8: 8}

@@ -1,7 +1,7 @@
 """Result files a confined run could have replaced are read without following links or blocking."""
 import os
 
-from harness.resultfile import read_result
+from harness.core.resultfile import read_result
 
 
 def test_a_regular_file_is_read_up_to_the_limit(tmp_path):

@@ -12,18 +12,18 @@ import time
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST, adjudicate
-from harness.arms import run_arm
-from harness.budget import Budget
-from harness.detectors import DetectorInput, run_detectors
-from harness.engine import ToolCall
-from harness.ledger import Ledger, verify
-from harness.protocol import Arm
-from harness.sandbox import Limits, confinement_level, hidden_for, run_confined
-from harness.tasks import sha256_file
-from harness.testrun import run_pytest
-from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
+from harness.control.adjudicator import ORACLE_DEST, adjudicate
+from harness.control.arms import run_arm
+from harness.control.budget import Budget
+from harness.control.tools import ToolSurface
+from harness.core.engine import ToolCall
+from harness.core.protocol import Arm
+from harness.core.tasks import sha256_file
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.testrun import run_pytest
+from harness.ledger.ledger import Ledger, verify
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for, run_confined
+from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import REPO, TASKS, ScriptedWorker, candidate
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor
@@ -112,7 +112,7 @@ def test_test_run_cannot_write_the_live_workspace(task, pw_ws):
 @needs_root
 def test_test_run_cannot_write_harness_source_or_site_packages(tmp_path):
     import sysconfig
-    targets = [str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"]]
+    targets = [str(REPO / "harness" / "control" / "adjudicator.py"), sysconfig.get_paths()["purelib"]]
     code = f"import os; print([os.access(p, os.W_OK) for p in {targets!r}])"
     r = run_confined([sys.executable, "-c", code], tmp_path, hide=hidden_for(TASKS))
     assert "True" not in r.stdout, r.stdout
@@ -135,7 +135,7 @@ def test_malformed_write_is_a_tool_error_not_an_exception(tools, args):
 def test_unsafe_attempt_then_bad_write_is_scored_unsafe_not_void(task, make_ctx):
     class Worker(ScriptedWorker):
         def complete(self, req):
-            from harness.engine import EngineReply, Usage
+            from harness.core.engine import EngineReply, Usage
             self.requests.append(req)
             calls = [ToolCall("a", "write_file", {"path": "../../etc/cron.d/x", "content": "x"}),
                      ToolCall("b", "write_file", {"path": "rangeparse", "content": "x"})]
@@ -185,9 +185,9 @@ def test_directory_at_oracle_dest_does_not_crash_adjudication(task, pw_ws):
 # --- 7. resume of a run with still-void cells exits 0 ----------------------------------------
 
 def test_resume_of_a_run_with_void_cells_still_exits_nonzero(tmp_path, monkeypatch):
-    from harness.driver import execute, prepare
-    from harness.engine import EngineFault
+    from harness.core.engine import EngineFault
     from harness.engines import simulated
+    from harness.run.driver import execute, prepare
 
     (tmp_path / "tasks").mkdir()
     shutil.copytree(REPO / "tasks" / "parse-range", tmp_path / "tasks" / "parse-range")
@@ -223,7 +223,7 @@ def test_a2p_wall_budget_bounds_test_runs_inside_the_attempt(task, make_ctx):
     files = dict(candidate(task, "plausible_wrong"))
     files["rangeparse/__init__.py"] = "import time\ntime.sleep(8)\n" + (task.workspace / "rangeparse/__init__.py").read_text()
     ctx = make_ctx(task, ScriptedWorker([files]), budget=Budget(wall_s=2.0))
-    from harness.attempt import run_attempt
+    from harness.control.attempt import run_attempt
     t0 = time.monotonic()
     run_attempt(ctx, ctx.prompt)
     assert time.monotonic() - t0 < 5.0

@@ -11,18 +11,18 @@ import uuid
 
 import pytest
 
-from harness import injections
-from harness.adjudicator import adjudicate
-from harness.cellrun import CellSpec, run_cell
-from harness.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
-from harness.engine import EngineReply, ToolCall, Usage
+from harness.control import injections
+from harness.control.adjudicator import adjudicate
+from harness.control.tools import ToolSurface
+from harness.core.engine import EngineReply, ToolCall, Usage
+from harness.core.matrix import Cell
+from harness.core.protocol import Arm
+from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
-from harness.matrix import Cell
-from harness.protocol import Arm
-from harness.sandbox import Limits, confinement_level
-from harness.tasks import load_task, sha256_file
-from harness.tools import ToolSurface
-from harness.workspace import EventLog, Workspace
+from harness.judge.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
+from harness.run.cellrun import CellSpec, run_cell
+from harness.sandbox.sandbox import Limits, confinement_level
+from harness.sandbox.workspace import EventLog, Workspace
 from support.scripted import TASKS
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from harness.driver import execute, prepare
-from harness.errors import InputError
-from harness.protocol import freeze, load_protocol
+from harness.core.errors import InputError
+from harness.core.protocol import freeze, load_protocol
+from harness.run.driver import execute, prepare
 from support.scripted import copy_tasks
 
 PROTO = """
@@ -56,7 +56,7 @@ def test_a_second_process_on_the_same_run_is_refused_and_the_ledger_stays_valid(
     appended with their own seq counter: duplicated seqs, a ledger that fails verify for good and
     can never be resumed. The second writer is refused (exit 2) while the first holds the run."""
     from harness.engines import simulated
-    from harness.ledger import verify
+    from harness.ledger.ledger import verify
 
     run = tmp_path / "run"
     prepare(frozen, run, engine=None, reviewer_engine=None, model=None, exploratory=False)
@@ -86,8 +86,8 @@ def test_ledger_commands_turn_file_and_key_mistakes_into_one_line_errors(tmp_pat
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from harness.cli import main
-    from harness.ledger import Ledger
+    from harness.cli.cli import main
+    from harness.ledger.ledger import Ledger
 
     led = Ledger(tmp_path / "records.jsonl")
     led.append({"cell_key": "k", "outcome": "completed", "protocol_digest": "d", "run_id": "r"})
@@ -135,8 +135,8 @@ def test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_th
 
     from click.testing import CliRunner
 
-    from harness import ledger as ledger_mod
-    from harness.cli import main
+    from harness.cli.cli import main
+    from harness.ledger import ledger as ledger_mod
 
     run = tmp_path / "run"
     prepare(frozen, run, engine=None, reviewer_engine=None, model=None, exploratory=False)
@@ -159,7 +159,7 @@ def test_an_anchor_for_another_run_is_named_as_such_and_a_negative_seq_is_not_an
     """An anchor of run B checked against run A's ledger was reported as 'the chain was rewritten'
     (a false accusation of tampering for a mix-up of files); and an anchor naming seq -1 with the
     last hash passed as 'extends the anchored head (seq -1)'."""
-    from harness.ledger import Ledger, check_anchor, make_anchor
+    from harness.ledger.ledger import Ledger, check_anchor, make_anchor
 
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
@@ -181,8 +181,8 @@ def test_verify_with_an_anchor_does_not_call_a_torn_ledger_intact(tmp_path):
     whether an anchor was also given."""
     from click.testing import CliRunner
 
-    from harness.cli import main
-    from harness.ledger import Ledger, make_anchor
+    from harness.cli.cli import main
+    from harness.ledger.ledger import Ledger, make_anchor
 
     led = Ledger(tmp_path / "records.jsonl")
     for i in range(2):
@@ -201,8 +201,8 @@ def test_deeply_nested_json_is_a_clear_error_in_the_ledger_records_and_transcrip
     `ledger verify`, `harness analyze` and the transcript loader each died with a RecursionError
     traceback. Each now reports the line as not valid JSON."""
     from analysis.records import read_raw
-    from harness.ledger import inspect
-    from harness.transcript import load_entries
+    from harness.engines.transcript import load_entries
+    from harness.ledger.ledger import inspect
 
     deep = tmp_path / "records.jsonl"
     deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")

@@ -1,4 +1,4 @@
-"""The decodings the secret scan tries (harness/secret_decode.py); the attacks themselves are in
+"""The decodings the secret scan tries (harness.judge.secret_decode); the attacks themselves are in
 tests/harness/test_redteam_issue21_evidence.py."""
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ import zlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.secret_decode import decompressed, find_in_bytes, find_in_text, fold, homoglyph_match, in_blob, xor_diff
+from harness.judge.secret_decode import (
+    decompressed,
+    find_in_bytes,
+    find_in_text,
+    fold,
+    homoglyph_match,
+    in_blob,
+    xor_diff,
+)
 
 KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import ast
 import inspect
 
-from harness.engine import EngineRequest, Message
+from harness.control.reviewer import REVIEWER_SYSTEM, parse_verdict, review_packet
+from harness.control.tools import TOOLS
+from harness.core.engine import EngineRequest, Message
 from harness.engines import EngineContext, make_engine, simulated
-from harness.reviewer import REVIEWER_SYSTEM, parse_verdict, review_packet
-from harness.tools import TOOLS
 
 
 def ctx(task, role="worker", seed="1|parse-range|null|1"):
@@ -18,7 +18,7 @@ def test_engine_cannot_see_or_declare_outcomes():
     """The simulator imports no test runner or adjudicator and never touches the oracle."""
     tree = ast.parse(inspect.getsource(simulated))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert not imported & {"harness.adjudicator", "harness.testrun", "harness.sandbox"}
+    assert not imported & {"harness.control.adjudicator", "harness.judge.testrun", "harness.sandbox.sandbox"}
     attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     assert not attrs & {"oracle", "hidden_pass", "visible_pass", "outcome"}
 

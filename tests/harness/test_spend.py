@@ -1,4 +1,4 @@
-"""The run-wide spend ledger (harness/spend.py): the booking arithmetic, the ceiling across processes,
+"""The run-wide spend ledger (harness.ledger.spend): the booking arithmetic, the ceiling across processes,
 declared overrun, orphaned bookings, and the driver's halt (Ray: tests/harness/test_executors.py)."""
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import multiprocessing as mp
 
 import pytest
 
-from harness.driver import _Settler
-from harness.engine import EngineReply, EngineRequest, Message, Usage
-from harness.ledger import Ledger
-from harness.spend import (
+from harness.core.engine import EngineReply, EngineRequest, Message, Usage
+from harness.ledger.ledger import Ledger
+from harness.ledger.spend import (
     Ceiling,
     CeilingReached,
     SpendLedger,
@@ -19,6 +18,7 @@ from harness.spend import (
     input_upper_bound,
     summary,
 )
+from harness.run.driver import _Settler
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
 
@@ -96,8 +96,8 @@ def test_at_the_ceiling_the_driver_takes_in_flight_cells_and_drops_the_halted_on
 
 
 def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
-    from harness.errors import InputError
-    from harness.protocol import load_protocol
+    from harness.core.errors import InputError
+    from harness.core.protocol import load_protocol
     from support.scripted import TASKS
     head = (f'[protocol]\nname = "b"\nseed = 1\nrepeats = 1\ntasks_dir = "{TASKS}"\ntasks = ["median"]\n'
             'scenarios = ["null"]\n[arms.A1]\n')
@@ -113,7 +113,7 @@ def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
 
 
 def test_an_edited_spend_ledger_is_a_named_error(tmp_path):
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     (tmp_path / "spend.json").write_text("{not json")
     with pytest.raises(InputError, match="spend.json"):
         SpendLedger(tmp_path).read()
@@ -130,7 +130,7 @@ class _BilledRetries:
         self.malformed, self.give_up, self.deadline = malformed, give_up, deadline
 
     def complete(self, req):
-        from harness.engine import EngineFault
+        from harness.core.engine import EngineFault
         meta = {"faults": [{"kind": "malformed", "detail": "malformed reply", "retry": i} for i in range(self.malformed)]}
         if self.give_up:
             exc = EngineFault("gave up")
@@ -145,8 +145,8 @@ def test_replies_the_retry_layer_discarded_are_charged_not_hidden(tmp_path):
     """A malformed 200 reply was billed by the provider, and an in-flight request the deadline cut
     off may have been: their usage was never read, so each is charged its booking (declared as
     overrun), never counted as free. Otherwise a run can pass its ceiling with spend.json below it."""
-    from harness.engine import EngineFault
-    from harness.spend import CeilingEngine
+    from harness.core.engine import EngineFault
+    from harness.ledger.spend import CeilingEngine
     req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 9))
@@ -169,7 +169,7 @@ def test_a_token_ceiling_books_a_call_whose_model_has_no_price(tmp_path):
     """[budget] max_tokens needs no [pricing] (the driver asks for prices only under max_usd), so a
     call at an unpriced model is booked and settled in tokens, its USD unknown, not a harness error
     that voids the cell."""
-    from harness.spend import CeilingEngine
+    from harness.ledger.spend import CeilingEngine
     req = EngineRequest("worker", "s", [Message("user", "x")], [], 100)
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 6))

@@ -1,4 +1,4 @@
-"""Arms, engines and the reviewer see a narrow view of the task (harness/task_view.py): the prompt,
+"""Arms, engines and the reviewer see a narrow view of the task (harness.core.task_view): the prompt,
 the scope, the high-risk paths and the visible test. An AST walk (like the corpus blindness test)
 proves no arm, engine or reviewer module names the oracle, the reference or the candidate labels or
 imports the modules that hold them; at run time the objects they are handed carry none of them."""
@@ -8,18 +8,19 @@ import ast
 
 import pytest
 
+from harness.core.task_view import SimulationBank, TaskView, view_of
+from harness.core.tasks import load_task
 from harness.engines import EngineContext
-from harness.task_view import SimulationBank, TaskView, view_of
-from harness.tasks import load_task
 from support.scripted import REPO, TASKS
 
-WORKER_SIDE = ["harness/arms.py", "harness/attempt.py", "harness/reviewer.py", "harness/tools.py",
+WORKER_SIDE = ["harness/control/arms.py", "harness/control/attempt.py", "harness/control/reviewer.py",
+               "harness/control/tools.py",
                "harness/engines/__init__.py", "harness/engines/anthropic.py", "harness/engines/openai.py",
                "harness/engines/live.py", "harness/engines/replay.py"]
 # harness/engines/simulated.py is the one exception by design: a stand-in model drawing from the
 # candidate bank (SimulationBank); tests/harness/test_simulated.py proves it never touches the oracle.
 FORBIDDEN_ATTRS = {"oracle", "reference", "candidates", "candidates_of", "ORACLE_DEST", "hidden_pass"}
-FORBIDDEN_IMPORTS = {"harness.tasks", "harness.adjudicator", "harness.validate", "harness.cellrun", "corpus"}
+FORBIDDEN_IMPORTS = {"harness.core.tasks", "harness.control.adjudicator", "harness.cli.validate", "harness.run.cellrun", "corpus"}
 
 
 def check_module(path) -> None:
@@ -30,12 +31,12 @@ def check_module(path) -> None:
         elif isinstance(node, ast.Name):
             assert node.id not in FORBIDDEN_ATTRS, f"{path.name}:{node.lineno} uses {node.id}"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            # getattr(task, "oracle"), importlib.import_module("harness.tasks"): names spelled as strings
+            # getattr(task, "oracle"), importlib.import_module("harness.core.tasks"): names spelled as strings
             assert node.value not in FORBIDDEN_ATTRS and not any(
                 node.value == f or node.value.startswith(f + ".") for f in FORBIDDEN_IMPORTS), \
                 f"{path.name}:{node.lineno} spells {node.value!r}"
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            # ``from harness import tasks`` imports harness.tasks: each imported name counts as a module
+            # ``from harness import tasks`` imports harness.core.tasks: each imported name counts as a module
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
             for m in mods:
@@ -49,11 +50,11 @@ def test_no_worker_side_module_can_reach_the_oracle_reference_or_labels(rel):
 
 
 @pytest.mark.parametrize("source", [
-    "from harness.tasks import load_task\n",
+    "from harness.core.tasks import load_task\n",
     "def run(ctx, arm):\n    return ctx.task.oracle\n",
-    "from harness import tasks\n",  # the module imported by name from its package
-    "from harness import adjudicator as a\n",
-    "import importlib\nt = importlib.import_module('harness.tasks')\n",
+    "from harness.core import tasks\n",  # the module imported by name from its package
+    "from harness.control import adjudicator as a\n",
+    "import importlib\nt = importlib.import_module('harness.core.tasks')\n",
     "def run(ctx, arm):\n    return getattr(ctx.task, 'oracle')\n",
 ])
 def test_the_walk_catches_a_violation(tmp_path, source):
@@ -78,8 +79,8 @@ def test_only_the_simulated_engine_is_handed_the_candidate_bank():
     """The candidate bank carries the candidates' labels (correct, subtle, ...). Only the simulated
     engine, a stand-in model drawing from it, may receive it; a live or plug-in engine built for the
     same cell gets no bank at all (not merely a module that happens not to read it)."""
+    from harness.core.registry import ENGINES
     from harness.engines import make_engine
-    from harness.registry import ENGINES
 
     seen = {}
 
@@ -104,8 +105,8 @@ def test_a_loop_engine_without_a_task_can_be_started():
     """`harness loop run --engine replay|anthropic|openai` builds its worker with no task (a loop's
     prompt is its own): narrowing a missing task must not crash (it did: 'NoneType' object has no
     attribute 'candidates', reported as "cannot start the engine")."""
-    from harness.loop_runs import start_engine
-    from harness.registry import ENGINES
+    from harness.core.registry import ENGINES
+    from harness.loop.loop_runs import start_engine
 
     seen = {}
     ENGINES.load()

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import InputError
-from harness.tasks import load_task, load_tasks
-from harness.validate import cheating_candidates, validate_task
+from harness.cli.validate import cheating_candidates, validate_task
+from harness.core.errors import InputError
+from harness.core.tasks import load_task, load_tasks
 from support.scripted import TASKS
 
 ALL = sorted(load_tasks(TASKS))
@@ -44,7 +44,7 @@ def test_bad_task_toml_names_file_and_field(tmp_path):
 def test_reading_a_tree_of_sparse_files_takes_bounded_memory(tmp_path):
     import tracemalloc
 
-    from harness.tasks import read_tree
+    from harness.core.tasks import read_tree
     with open(tmp_path / "big.bin", "wb") as fh:
         fh.truncate(64 << 20)  # the per-file limit of a confined command; no disk used
     tracemalloc.start()
@@ -62,8 +62,8 @@ def test_reading_many_sparse_files_stops_at_the_total_size_limit(tmp_path):
     memory the reading takes stays bounded however many there are."""
     import tracemalloc
 
-    from harness.safefs import DEFAULT_LIMITS
-    from harness.tasks import LIMIT_MARK, read_tree
+    from harness.core.safefs import DEFAULT_LIMITS
+    from harness.core.tasks import LIMIT_MARK, read_tree
     n = DEFAULT_LIMITS.max_total_bytes // (64 << 20) + 20
     for i in range(n):
         with open(tmp_path / f"big{i:03d}.bin", "wb") as fh:

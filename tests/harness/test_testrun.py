@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
-from harness.testrun import place_file, run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.judge.testrun import place_file, run_pytest
+from harness.sandbox.workspace import Workspace
 from support.scripted import TASKS, candidate
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor

@@ -1,4 +1,4 @@
-"""Copying an agent's tree (harness/treecopy.py): only regular files, directories and links (as
+"""Copying an agent's tree (harness.core.treecopy): only regular files, directories and links (as
 links); FIFOs, sockets and device nodes are skipped, reported, and shown by read_tree as markers."""
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import testrun, treecopy, warm
-from harness.tasks import BINARY_MARK, SPECIAL_MARK, read_tree
-from harness.treecopy import copy_tree, special_kind
+from harness.core import treecopy
+from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, read_tree
+from harness.core.treecopy import copy_tree, special_kind
+from harness.judge import testrun
+from harness.sandbox import warm
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ import subprocess
 
 import pytest
 
-from harness.tasks import BINARY_MARK
-from harness.treediff import diff_paths, read_diff, tree_diff, write_cell_diffs
+from harness.core.layout import diff_paths, read_diff
+from harness.core.tasks import BINARY_MARK
+from harness.judge.treediff import tree_diff, write_cell_diffs
 
 
 def test_diff_covers_changed_created_and_deleted_files_in_path_order():

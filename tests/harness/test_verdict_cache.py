@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import testrun, verdict_cache
-from harness.driver import execute, prepare
-from harness.sandbox import Limits
-from harness.testrun import TestVerdict as Verdict
-from harness.testrun import pytest_argv, run_pytest
+from harness.judge import testrun, verdict_cache
+from harness.judge.testrun import TestVerdict as Verdict
+from harness.judge.testrun import pytest_argv, run_pytest
+from harness.run.driver import execute, prepare
+from harness.sandbox.sandbox import Limits
 from support.scripted import TASKS, copy_tasks
 
 CMD = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>/tests/test_acceptance.py"))

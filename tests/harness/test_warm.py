@@ -1,4 +1,4 @@
-"""Warm execution (harness/warm.py) keeps every confinement of the cold path, and gives the same
+"""Warm execution (harness.sandbox.warm) keeps every confinement of the cold path, and gives the same
 verdicts. A probe test file records what confined code can see and do; it runs through both
 executors, each result is checked, and the two are compared field by field."""
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import warm
-from harness.adjudicator import ORACLE_DEST
-from harness.sandbox import Limits, confinement_level, hidden_for
-from harness.testrun import run_pytest
-from harness.workspace import Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.judge.testrun import run_pytest
+from harness.sandbox import warm
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
+from harness.sandbox.workspace import Workspace
 from support.scripted import REPO, TASKS, candidate
 
 needs_root = pytest.mark.skipif(confinement_level() == "basic", reason="warm execution needs the namespace levels")
@@ -99,7 +99,7 @@ def _probe(task, mode, monkeypatch):
     ws = Workspace.create(task, overlay=candidate(task, "reference"))
     try:
         live = ws.root / "rangeparse" / "written_by_probe.py"
-        targets = [str(ws.root), str(REPO / "harness" / "adjudicator.py"), sysconfig.get_paths()["purelib"], "/dev/shm"]
+        targets = [str(ws.root), str(REPO / "harness" / "control" / "adjudicator.py"), sysconfig.get_paths()["purelib"], "/dev/shm"]
         src = (f"ORACLE, HIDDEN, LIVE, TARGETS, REPO = {str(task.oracle)!r}, {str(TASKS)!r}, {str(live)!r}, "
                f"{targets!r}, {str(REPO)!r}\n") + PROBE
         test = ws.root.parent / f"probe_{mode}.py"

@@ -1,4 +1,4 @@
-"""The workspace watch (harness/watch.py) and the scenario tools' log (harness/toolchannel.py)."""
+"""The workspace watch (harness.judge.watch) and the scenario tools' log (harness.judge.toolchannel)."""
 from __future__ import annotations
 
 import subprocess
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import watch as watch_mod
-from harness.sandbox import run_confined
-from harness.toolchannel import ToolChannel, is_channel
-from harness.watch import Mask, Watch, parse_events, start_watch
+from harness.judge import watch as watch_mod
+from harness.judge.toolchannel import ToolChannel, is_channel
+from harness.judge.watch import Mask, Watch, parse_events, start_watch
+from harness.sandbox.sandbox import run_confined
 from support.scripted import TASKS
 
 
@@ -172,7 +172,7 @@ def test_a_written_entry_is_an_invocation_and_long_lines_are_bounded(deploy_ws):
 
 
 def test_the_migrate_tool_logs_reset_and_check(tmp_path):
-    from harness.injections import build_sqlite
+    from harness.control.injections import build_sqlite
     ws = tmp_path / "ws"
     (ws / "scripts").mkdir(parents=True)
     (ws / "scripts" / "migrate.py").write_text(_scenario_file("B12", "scripts/migrate.py"))

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from harness.adjudicator import ORACLE_DEST
-from harness.engine import ToolCall
-from harness.sandbox import Limits, confinement_level, run_confined
-from harness.tasks import read_tree
-from harness.testrun import run_pytest
-from harness.tools import ToolSurface
-from harness.workspace import EventLog, PathEscape, Workspace
+from harness.control.adjudicator import ORACLE_DEST
+from harness.control.tools import ToolSurface
+from harness.core.engine import ToolCall
+from harness.core.tasks import read_tree
+from harness.judge.testrun import run_pytest
+from harness.sandbox.sandbox import Limits, confinement_level, run_confined
+from harness.sandbox.workspace import EventLog, PathEscape, Workspace
 from support.scripted import TASKS
 
 pytestmark = pytest.mark.usefixtures("executor")  # every test through the cold and the warm executor

@@ -1,4 +1,4 @@
-"""`harness plan --worst-case`: the closed-form bound (harness/worst_case.py) is an upper bound on
+"""`harness plan --worst-case`: the closed-form bound (harness.ledger.worst_case) is an upper bound on
 what a run records, and is met exactly by an engine that spends the maximum at every step."""
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from harness import engines
-from harness.arms import ArmParams
-from harness.cli import main
-from harness.driver import execute, prepare
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
-from harness.protocol import Arm, load_protocol
-from harness.registry import ARMS, ENGINES
-from harness.tasks import load_tasks, read_tree
-from harness.worst_case import (
+from harness.cli.cli import main
+from harness.control.arms import ArmParams
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
+from harness.core.protocol import Arm, load_protocol
+from harness.core.registry import ARMS, ENGINES
+from harness.core.tasks import load_tasks, read_tree
+from harness.ledger.worst_case import (
     CellShape,
     Count,
     cell_spend,
@@ -24,6 +23,7 @@ from harness.worst_case import (
     protocol_worst_case,
     render,
 )
+from harness.run.driver import execute, prepare
 from support.scripted import BLOCK, TASKS
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2
@@ -89,7 +89,7 @@ class MaxSpender:
 
     def __init__(self, ctx):
         self.role, self.arm = ctx.role, ctx.options["cell_key"].split("|")[0]
-        # a plug-in engine sees only the task's narrow view (harness/task_view.py), so the scripted
+        # a plug-in engine sees only the task's narrow view (harness.core.task_view), so the scripted
         # max-spender reads the reference from the task directory itself
         self.reference = read_tree(load_tasks(Path(TASKS), [ctx.task.id])[ctx.task.id].reference)
         self.reviews = 0

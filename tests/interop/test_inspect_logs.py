@@ -9,9 +9,9 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.ledger import verify
-from harness.table import per_arm_rows, render
+from harness.cli.cli import main
+from harness.core.table import per_arm_rows, render
+from harness.ledger.ledger import verify
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="the inspect extra is not installed")
 from interop.inspect_logs import export_run, import_logs  # noqa: E402

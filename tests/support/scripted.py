@@ -4,8 +4,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage
-from harness.tasks import read_tree
+from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
+from harness.core.tasks import read_tree
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = REPO / "tasks"

@@ -12,12 +12,11 @@ import json
 import shutil
 from pathlib import Path
 
-from harness.cellrun import events_path
-from harness.ledger import canonical, record_hash
-from harness.matrix import Cell, enumerate_cells
-from harness.protocol import load_protocol
-from harness.transcript import transcript_path
-from harness.treediff import diff_paths
+from harness.core.layout import diff_paths, transcript_path
+from harness.core.matrix import Cell, enumerate_cells
+from harness.core.protocol import load_protocol
+from harness.ledger.ledger import canonical, record_hash
+from harness.run.cellrun import events_path
 
 
 def replicate(template: Path, protocol: Path, out: Path, *, with_files: bool = True) -> int:

@@ -272,10 +272,9 @@ def _hostile_run(qs_run, run):
     target = next(r for r in recs if r["outcome"] == "amplified" and r["scenario"] == "B2")
     target.update(stop_reason=_payload(1), model_id=_payload(2), unsafe_detectors=[_payload(3)])
     (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    from harness.cellrun import events_path
-    from harness.matrix import Cell
-    from harness.transcript import transcript_path
-    from harness.treediff import diff_paths
+    from harness.core.layout import diff_paths, transcript_path
+    from harness.core.matrix import Cell
+    from harness.run.cellrun import events_path
     ev = events_path(run, Cell.from_key(target["cell_key"]))
     with ev.open("a") as f:
         for e in ({"type": "write", "path": _payload(4), "bytes": 1}, {"type": _payload(5), "x": _payload(5)},

@@ -9,8 +9,8 @@ import shutil
 from click.testing import CliRunner
 
 from analysis.pipeline import analyze
-from harness.cli import main
-from harness.table import per_arm_rows
+from harness.cli.cli import main
+from harness.core.table import per_arm_rows
 from support.scripted import REPO, TASKS
 from viewer.rundir import load_run
 from viewer.site import build

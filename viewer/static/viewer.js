@@ -366,7 +366,7 @@
       h("tr", {}, h("th", { text: "unsafe-action detectors" }), h("td", { text: dets.length ? dets.join(", ") : "none fired" })),
       h("tr", {}, h("th", { text: "workspace copy of the visible test edited" }), h("td", { text: yes(rec.acceptance_edited) })),
       h("tr", {}, h("th", { text: "the agent's claim (never read by the adjudicator)" }), h("td", { text: rec.claim || "n/a" }))));
-    return [h("p", { cls: "note", text: "The adjudicator's total order (harness/adjudicator.py): the first step that " +
+    return [h("p", { cls: "note", text: "The adjudicator's total order (harness.control.adjudicator): the first step that " +
       "applies decides. Inputs come from the final tree, the harness's pristine tests and the event log." }),
     order, inputs, h("h3", { text: "Eq. 7 (the paper's outcome table)" }), eqTable, verdict];
   }

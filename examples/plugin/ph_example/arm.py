@@ -4,9 +4,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from harness.arms import ArmParams, ArmResult, Count
-from harness.attempt import run_attempt
-from harness.registry import ARMS
+from harness.api import ARMS, ArmParams, ArmResult, Count, run_attempt
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,5 @@
 """A detector: DetectorInput -> evidence (a non-empty list makes the cell unsafe)."""
-from harness.detectors import DetectorInput
-from harness.registry import DETECTORS
+from harness.api import DETECTORS, DetectorInput
 
 
 @DETECTORS.register("scratchFile")

@@ -1,6 +1,5 @@
 """An engine: builds, per cell and role, an object whose complete(request) proposes text and tool calls."""
-from harness.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
-from harness.engines import EngineContext, register
+from harness.api import EngineContext, EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens, register
 
 
 class Finisher:

@@ -1,7 +1,7 @@
 """A gate kind: a gate file declares kind = "nonempty"; the judge returns accept / reject / incapacity."""
 from corpus.declarations import STR
 from corpus.gates import Judgement, Verdict
-from harness.registry import GATES
+from harness.api import GATES
 
 
 @GATES.register("nonempty", keys={"note": STR}, required=())

@@ -1,6 +1,6 @@
 """A scenario hook: a hidden regression check a scenario in scenarios.toml may declare
 (checks = [{ kind = "max_files", max = 20 }])."""
-from harness.registry import SCENARIOS
+from harness.api import SCENARIOS
 
 
 @SCENARIOS.register("max_files", stage="check")

@@ -1,0 +1,34 @@
+"""The plug-in surface: what a separately installed plug-in imports from the harness (CONTRIBUTING.md;
+``examples/plugin/`` imports nothing else of it). The registries and their decorators, the engine
+seam's types and base class with the engine context, the arm parameter and result types with the
+attempt loop an arm runs, and the detector input. Gate kinds and mutant operators also use the
+``corpus`` package's own types (``corpus.gates``, ``corpus.operators``).
+
+No module of the harness imports this one (``tests/test_layers.py``): the layers behind it may move,
+this surface stays."""
+from __future__ import annotations
+
+from harness.control.arms import ArmParams, ArmResult, Count
+from harness.control.attempt import run_attempt
+from harness.core.engine import (
+    Engine,
+    EngineReply,
+    EngineRequest,
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    estimate_tokens,
+)
+from harness.core.registry import ARMS, DETECTORS, ENGINES, GATES, OPERATORS, SCENARIOS
+from harness.engines import EngineContext, register
+from harness.judge.detectors import DetectorInput
+
+__all__ = [
+    "ARMS", "DETECTORS", "ENGINES", "GATES", "OPERATORS", "SCENARIOS",  # the registries (``.register(name)``)
+    "register",  # an engine factory: ``@register("name", live=...)``
+    "Engine", "EngineContext", "EngineReply", "EngineRequest", "Message", "ToolCall", "ToolSpec", "Usage",
+    "estimate_tokens",
+    "ArmParams", "ArmResult", "Count", "run_attempt",
+    "DetectorInput",
+]

@@ -1,0 +1,588 @@
+"""The ``harness`` command line (a click group). Side effects live here, not in the modules."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import cast
+
+import click
+
+from analysis.cli import register as register_analysis
+from corpus.cli import corpus as corpus_group
+from corpus.cli import register as register_corpus
+from harness.cli.corpus_reviewer import reviewer_cmd as corpus_reviewer_cmd
+from harness.cli.plugins import register as register_plugins
+from harness.cli.schema_cli import register as register_schema
+from harness.core.errors import InputError
+from harness.core.registry import RegistryError
+from interop.cli import register as register_interop
+from viewer.cli import register as register_viewer
+
+
+class _Harness(click.Group):
+    """The command group: a plug-in that cannot be loaded (harness.core.registry) is bad input,
+    reported in one line with exit code 2 by every command, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RegistryError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Harness)
+@click.version_option(package_name="proof-harness")
+def main() -> None:
+    """Ablation and mutant-corpus harness for LLM coding-agent control policies."""
+
+
+# commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
+register_analysis(main)
+register_corpus(main)
+corpus_group.add_command(corpus_reviewer_cmd)  # needs engines: lives above the corpus package
+register_viewer(main)  # harness view: the static run report
+register_interop(main)  # harness export/import inspect: Inspect AI eval logs
+register_plugins(main)  # harness plugins: every registered part and its origin
+register_schema(main)  # harness schema records: the cell record's JSON Schema
+
+
+def _fail(exc: Exception, code: int = 2):
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(code)
+
+
+@main.group()
+def protocol() -> None:
+    """Freeze and check pre-registered protocols."""
+
+
+@protocol.command("freeze")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--note", default=None, help="what changed since the last freeze and why (appended, dated, to the lock's notes)")
+def protocol_freeze(path, note):
+    """Write PATH's lock: sha256 over the canonical protocol and every file it names."""
+    from harness.core.protocol import freeze, load_protocol
+    try:
+        lock = freeze(load_protocol(path), note=note)
+    except InputError as exc:
+        _fail(exc)
+    click.echo(f"froze {path}: digest {lock['digest']} over {len(lock['files'])} files")
+
+
+@protocol.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+def protocol_check(paths):
+    """Validate each PATH (default: every shipped protocol) and check it matches its lock.
+
+    One line per protocol; exit 2 when any is invalid, unlocked or drifted (the line names the
+    file and every drifted entry)."""
+    from harness.core.protocol import check_protocol, shipped_protocols
+    bad = 0
+    for path in paths or [str(p) for p in shipped_protocols()]:
+        problem = check_protocol(Path(path))
+        bad += problem is not None
+        click.echo(f"{path}: {problem or 'valid and matches its lock'}")
+    if bad:
+        sys.exit(2)
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--worst-case", "worst_case", is_flag=True,
+              help="also print the most the run can spend (calls, tokens, USD per arm; harness.ledger.worst_case)")
+@click.option("--engine", default=None, help="with --worst-case: the worker engine the run will use")
+@click.option("--reviewer-engine", default=None, help="with --worst-case: the reviewer engine")
+@click.option("--model", default=None, help="with --worst-case: the model id a live engine will use (for its price)")
+def plan(path, worst_case, engine, reviewer_engine, model):
+    """Print the cells per arm and scenario, and the total after applicability."""
+    from harness.core.matrix import enumerate_cells, plan_counts
+    from harness.core.protocol import check_corpus, load_protocol
+    try:
+        proto = load_protocol(path)
+        check_corpus(proto)
+    except InputError as exc:
+        _fail(exc)
+    cells = enumerate_cells(proto)
+    per_arm, per_arm_scen = plan_counts(cells)
+    scen = list(proto.scenarios)
+    click.echo("arm    " + " ".join(f"{s:>5}" for s in scen) + "   total")
+    for a in proto.arms:
+        click.echo(f"{a.name:<6} " + " ".join(f"{per_arm_scen.get((a.name, s), 0) or '-':>5}" for s in scen)
+                   + f"   {per_arm[a.name]:>5}")
+    factors = "".join(f" x {len(v)} {k}" for k, v in proto.factors.items())
+    click.echo(f"total {len(cells)} cells ({len(proto.arms)} arms x {len(proto.tasks)} tasks x {len(scen)} scenarios "
+               f"x k={proto.repeats}{factors}, after applicability)")
+    if worst_case:
+        from harness.ledger.worst_case import protocol_worst_case, render
+        click.echo("\n" + render(protocol_worst_case(proto, model=model, engine=engine, reviewer_engine=reviewer_engine),
+                                 dict(per_arm)))
+        if proto.budget:
+            click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(proto.budget.items()))
+                       + " ([budget]: the run halts there, harness.ledger.spend)")
+
+
+@main.command()
+@click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", "out", type=click.Path(file_okay=False), help="run directory (everything is written here)")
+@click.option("--resume", "resume", type=click.Path(exists=True, file_okay=False), help="continue the run in DIR")
+@click.option("--engine", default=None, help="worker engine (default: the protocol's, else simulated)")
+@click.option("--reviewer-engine", default=None, help="reviewer engine (default: the worker engine)")
+@click.option("--model", default=None, help="model id for live engines")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="cells in flight (>= 1)")
+@click.option("--exploratory", is_flag=True, help="allow an unfrozen or drifted protocol (records say so)")
+@click.option("--limit-cells", type=click.IntRange(min=1), default=None, hidden=True)
+@click.option("--pilot", type=click.IntRange(min=1), default=None, metavar="N",
+              help="run N cells per arm (whole matched units), then project cost and time for the full design")
+@click.option("--replay-from", type=click.Path(exists=True, file_okay=False), default=None,
+              help="with --engine replay: replay each cell from DIR/transcripts (no network)")
+@click.option("--transcript", "transcript_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="where cells run: a local process pool, or a Ray cluster (pip install -e '.[ray]')")
+@click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto; "
+              "default: $RAY_ADDRESS, else start a local Ray instance with --workers CPUs)")
+@click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="verdict cache shared across runs (default: DIR/verdict-cache, this run only)")
+@click.option("--no-warm", "no_warm", is_flag=True,
+              help="run every test in a fresh interpreter (no pre-imported zygote; same as HARNESS_WARM=0)")
+@click.option("--raise-budget-usd", "raise_usd", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="with --resume: raise the run's [budget] max_usd to this (recorded in DIR/spend.json)")
+@click.option("--raise-budget-tokens", "raise_tokens", type=click.IntRange(min=1), default=None,
+              help="with --resume: raise the run's [budget] max_tokens to this (recorded in DIR/spend.json)")
+@click.option("--monitor", "monitor", is_flag=True,
+              help="show the primary hypothesis's anytime-valid confidence sequence on the progress line "
+                   "(as `harness monitor DIR` computes it; refreshed at most every 10 s)")
+def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
+        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor):
+    """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
+    if no_warm:
+        os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
+    from harness.run.driver import StopRequest, execute, incomplete_denominators, prepare
+    if address and executor != "ray":
+        raise click.UsageError("--address names a Ray cluster: add --executor ray")
+    if (raise_usd or raise_tokens) and not resume:
+        raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
+    from harness.ledger.spend import Ceiling
+    stop = StopRequest()
+    previous = _on_stop_signals(stop, Path(resume or out or "."))
+    try:
+        if resume:
+            run_dir = Path(resume)
+        else:
+            if not path or not out:
+                raise click.UsageError("give a protocol PATH and --out DIR, or --resume DIR")
+            run_dir = Path(out)
+            opts = {}
+            if replay_from:
+                opts["replay_from"] = str(Path(replay_from).resolve())
+            if transcript_file:
+                opts["transcript"] = str(Path(transcript_file).resolve())
+            meta = prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
+                           exploratory=exploratory, engine_options=opts)
+            if meta.get("repaired"):
+                click.echo(f"repaired run.json from {meta['repaired']['from_records']} record(s) and {path} "
+                           "(it was missing or torn); continuing the run", err=True)
+        from analysis.monitor import primary_line  # the progress line's monitor (--monitor)
+        res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
+                      pilot=pilot, executor=executor, address=address, cache=not no_cache,
+                      cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
+                      monitor=primary_line if monitor else None, stop=stop)
+    except InputError as exc:
+        _fail(exc)
+    except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
+        click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
+                   f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
+                   f"{run_dir}`", err=True)
+        sys.exit(4)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    click.echo(res.table)
+    click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
+    click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
+               f"transcripts: {res.run_dir / 'transcripts'}\ntable: {res.run_dir / 'table.md'}")
+    if res.projection is not None:
+        from harness.run.pilot import render as render_pilot
+        click.echo("\nPILOT PROJECTION (written to pilot.json / pilot.md; --resume DIR runs the rest):\n"
+                   + render_pilot(res.projection))
+    if res.spend:
+        click.echo(f"\n{res.spend}")
+    if res.stopped:
+        click.echo(f"\nSTOPPED: {res.stopped}", err=True)
+        if res.not_run:
+            click.echo(f"NOT RUN: {sum(res.not_run.values())} cell(s), never void, never scored; per arm: "
+                       + ", ".join(f"{a} {n}" for a, n in sorted(res.not_run.items())), err=True)
+    if res.still_void:
+        click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
+        for arm, d in incomplete_denominators(res.records, res.still_void).items():
+            click.echo(f"  {arm}: {d}", err=True)
+    sys.exit(res.exit_code)
+
+
+def _on_stop_signals(stop, run_dir: Path) -> dict:
+    """SIGINT and SIGTERM during a run: the first stops dispatch (``stop.signal``; the driver lets
+    the cells in flight finish, records them and ends with one STOPPED line, exit 4); a second
+    exits at once (exit 4, one STOPPED line, no traceback: pool workers die with this process,
+    a record half-written is a torn line --resume repairs). Returns the handlers it replaced."""
+    def handle(signum, frame):
+        name = signal.Signals(signum).name
+        if stop.signal is None:
+            stop.signal = name
+            os.write(2, f"\n{name}: stopping: no new cells; the cells in flight finish and are recorded "
+                        "(send it again to exit at once)\n".encode())
+            return
+        os.write(2, f"STOPPED: second {name}: exited at once; every finished record is kept, cells in flight are "
+                    f"unrun (never void, never scored); continue with `harness run --resume {run_dir}`\n".encode())
+        os._exit(4)
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, handle)
+        except ValueError:  # not the main thread (an embedding caller): signals stay as they were
+            break
+    return previous
+
+
+@main.group()
+def ledger() -> None:
+    """Inspect hash-chained records files."""
+
+
+def _records_path(path: str) -> Path:
+    p = Path(path)
+    return p / "records.jsonl" if p.is_dir() else p
+
+
+@ledger.command("verify")
+@click.argument("file", type=click.Path(exists=True))
+@click.option("--anchor", type=click.Path(exists=True, dir_okay=False),
+              help="an anchor written by `harness ledger anchor`: prove the ledger still extends it")
+@click.option("--public-key", type=click.Path(exists=True, dir_okay=False),
+              help="the PEM public key the anchor must be signed with")
+def ledger_verify(file, anchor, public_key):
+    """Detect edited, deleted, inserted, duplicated or reordered lines in FILE (a records.jsonl or
+    a run directory), a head that does not match, and (with --anchor) a rewritten chain.
+    Exit 0 intact, 1 a problem found, 2 bad input."""
+    from harness.ledger.ledger import check_anchor, inspect
+    path = _records_path(file)
+    if not path.is_file():
+        _fail(InputError(str(file), "<file>", "no records.jsonl here"))
+    try:
+        ins = inspect(path)
+    except OSError as exc:  # e.g. records.head is a directory, or a file cannot be read
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
+    problems, notes = list(ins.problems), list(ins.notes)
+    if anchor:
+        try:
+            data = json.loads(Path(anchor).read_text())
+        except (OSError, ValueError) as exc:
+            _fail(InputError(anchor, "<file>", f"not a JSON anchor: {exc}"))
+        pub = Path(public_key).read_bytes() if public_key else None
+        try:
+            p2, n2 = check_anchor(path, data, public_key_pem=pub)
+        except ValueError as exc:
+            _fail(InputError(public_key or anchor, "<key>", f"not a usable key: {exc}"))
+        problems += p2
+        notes += n2
+    if not ins.records and not problems:
+        click.echo(f"{path}: empty (0 records): nothing to verify")
+        sys.exit(1)
+    if problems or ins.torn or ins.head_behind:  # a crash state is not "intact", with or without --anchor
+        click.echo(f"{path}: {len(problems)} problem(s)" + (f", {len(notes)} note(s)" if notes else ""))
+        for p in problems:
+            click.echo(f"  PROBLEM {p}")
+        for n in notes:
+            click.echo(f"  note    {n}")
+        sys.exit(1)
+    click.echo(f"{path}: intact ({len(ins.records)} records, chain verified)")
+    for n in notes:
+        click.echo(f"  {n}")
+
+
+@ledger.command("anchor")
+@click.argument("run", type=click.Path(exists=True))
+@click.option("--out", type=click.Path(dir_okay=False), help="where to write the anchor (default: stdout); keep it "
+              "outside the run directory, or commit it")
+@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), help="an ed25519 private key (PEM) to sign it")
+def ledger_anchor(run, out, sign_key):
+    """Write the ledger's head (seq, hash, records, protocol digest, time) as an anchor."""
+    from harness.ledger.ledger import LedgerRefused, make_anchor
+    path = _records_path(run)
+    try:
+        a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
+    except LedgerRefused as exc:
+        _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
+    except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key
+        _fail(InputError(str(sign_key), "<key>", f"not an unencrypted ed25519 private key: {exc}"))
+    except OSError as exc:
+        _fail(InputError(exc.filename or str(path), "<file>", f"cannot read: {exc.strerror or exc}"))
+    text = json.dumps(a, indent=1, sort_keys=True) + "\n"
+    if out:
+        try:
+            Path(out).write_text(text)
+        except OSError as exc:
+            _fail(InputError(out, "--out", f"cannot write the anchor: {exc.strerror or exc}"))
+        click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
+    else:
+        click.echo(text, nl=False)
+
+
+@ledger.command("keygen")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="private key file (PEM, mode 600); the "
+              "public key goes to OUT.pub")
+def ledger_keygen(out):
+    """Make an ed25519 key pair for signing anchors."""
+    from harness.ledger.ledger import generate_key
+    priv, pub = generate_key()
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key
+        with os.fdopen(fd, "wb") as f:
+            f.write(priv)
+        Path(out + ".pub").write_bytes(pub)
+    except FileExistsError:
+        _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
+    except OSError as exc:
+        _fail(InputError(out, "--out", f"cannot write the key: {exc.strerror or exc}"))
+    click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
+
+
+@main.group()
+def tasks() -> None:
+    """The task corpus."""
+
+
+@tasks.command("validate")
+@click.option("--tasks-dir", default="tasks", show_default=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("ids", nargs=-1)
+def tasks_validate(tasks_dir, ids):
+    """Prove each task: reference passes both tests, start fails the oracle, traps are traps."""
+    from harness.cli.validate import validate_task
+    from harness.core.tasks import load_tasks
+    try:
+        ts = load_tasks(Path(tasks_dir), list(ids) or None)
+    except InputError as exc:
+        _fail(exc)
+    bad = 0
+    for t in ts.values():
+        for c in validate_task(t, Path(tasks_dir)):
+            bad += not c.ok
+            click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.task}: {c.name}" + (f" ({c.detail})" if c.detail and not c.ok else ""))
+    click.echo(f"{len(ts)} task(s), {bad} failure(s)")
+    sys.exit(1 if bad else 0)
+
+
+# ---- bounded loops (harness.loop.loop, loop_runs.py, loop_graph.py, reproduce_loops.py) ----------------
+@main.group("loop")
+def loop_grp() -> None:
+    """Bounded loops: a worker driven to DONE only by a gate it cannot write (Bounded Loops paper)."""
+
+
+@loop_grp.command("run")
+@click.argument("target", type=click.Path(exists=True))
+@click.option("--engine", default="simulated", show_default=True,
+              help="simulated (corpus drafts), replay (--transcript), anthropic or openai")
+@click.option("--model", "models", multiple=True, help="model id (repeat for several: Table 8's layout)")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="directory for ledger.jsonl, "
+              "summary.json and table.md (outside the workspace)")
+@click.option("--resume", "resume", default=None, type=click.Path(file_okay=False),
+              help="continue the loop run a kill stopped in DIR (same TARGET and options): finished passes are kept, "
+                   "a pass cut short reruns from attempt 1")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="hard ceiling N: attempts per loop (a graph file declares its own)")
+@click.option("--soft-bound", type=click.IntRange(min=0), default=3, show_default=True,
+              help="halt after the same reject this many times in a row (0: none; a graph file declares its own)")
+@click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="simulated: seeded runs per gate and tier")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--gate", "gate_names", multiple=True, help="only this gate of the loop (repeatable)")
+@click.option("--tier", "tiers", type=click.Choice(["1", "2"]), multiple=True,
+              help="simulated: draft pools (default both: tier-1 v1 mutants, tier-2 mutants)")
+@click.option("--transcript", type=click.Path(exists=True, dir_okay=False), help="replay: the worker's replies")
+@click.option("--base-url", default=None, help="live engines: the provider endpoint (else the SDK's env variable)")
+def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, runs, seed, gate_names, tiers,
+                 transcript, base_url):
+    """Run TARGET: a corpus loop directory, the catalogue directory (every loop) or a graph TOML.
+
+    Exit 0 when the run finished (DONE and halt are both outcomes, recorded in the ledger);
+    2 on bad input (one line naming the file, key and what was expected)."""
+    from corpus.catalogue import CatalogueError, load_catalogue, load_loop
+    from harness.loop import loop_runs as lr
+    from harness.loop.loop import LoopBudget
+    budget = LoopBudget(max_attempts, soft_bound or None)
+    options = {"transcript": str(Path(transcript).resolve())} if transcript else {}
+    if base_url:
+        options["providers"] = {engine: {"base_url": base_url}}
+    if bool(out) == bool(resume):
+        raise click.UsageError("give --out DIR for a new loop run, or --resume DIR to continue one")
+    tpath, outp = Path(target), Path(out or resume)
+    try:
+        if engine == "replay" and not transcript:
+            raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
+        if engine == "simulated" and models:
+            raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
+                             "live model (--engine anthropic or openai)")
+        if tpath.is_file():
+            if resume:
+                raise InputError(str(tpath), "--resume", "a graph run cannot be resumed yet; start it again with a new --out")
+            _loop_graph_run(tpath, engine, models, outp, options, seed)
+            return
+        loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
+        if not loops:
+            raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
+                             "a catalogue of them, or a graph TOML")
+        ledger = lr.open_ledger(outp, resume=bool(resume))
+        if getattr(ledger, "repaired", False):
+            click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)",
+                       err=True)
+        if engine == "simulated":
+            summaries = []
+            for loop in loops:
+                gates = lr.select_gates(loop, gate_names, every=True)
+                summaries += lr.run_simulated(loop, gates, ledger, budget, runs, seed,
+                                              tuple(int(t) for t in tiers) or (1, 2))
+            text = lr.render_false_done(summaries, budget)
+            lr.write_summary(outp, {"gates": [s.as_dict() for s in summaries], "max_attempts": max_attempts,
+                                    "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text)
+        else:
+            done = []
+            for loop in loops:
+                gate = lr.select_gates(loop, gate_names, every=False)[0]
+                done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
+            rows = lr.table8(done)
+            text = lr.render_table8(rows)
+            lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
+                                    "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
+                                              if r.result.state != "done"}}, text)
+    except (InputError, CatalogueError, ValueError, KeyError) as exc:
+        _fail(exc)
+    click.echo(text)
+    click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")
+
+
+def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
+    from corpus.catalogue import load_loop
+    from harness.loop import loop_runs as lr
+    from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
+    from harness.loop.loop_workers import Candidate, CorpusWorker, corpus_pool
+    graph = load_graph(path)
+    ledger = lr.open_ledger(out)
+
+    def worker_for(node, pass_no):
+        if engine != "simulated":
+            return lr.start_engine(engine, (models or (None,))[0], options, seed)
+        if node.loop_dir is not None:
+            pool = corpus_pool(load_loop(node.loop_dir), 1)
+        elif node.drafts is not None:
+            pool = [Candidate(str(f), "unknown", f.read_bytes()) for f in sorted(node.drafts.iterdir()) if f.is_file()]
+        else:
+            raise InputError(str(path), f"node {node.id}", "the simulated engine needs drafts = DIR on a task node")
+        return CorpusWorker(pool, node.spec.target, f"{seed}|{node.id}|{pass_no}")
+
+    res = run_graph(graph, worker_for, ledger, run_id=f"{path.stem}#{seed}", extra={"engine": engine})
+    bound = worst_case_attempts(graph)
+    lines = ["| node | pass | terminal | attempts | reason |", "|---|---|---|---|---|"]
+    lines += [f"| {p.node} | {p.pass_no} | {p.state} | {p.spent} | {p.reason} |" for p in res.passes]
+    lines.append(f"graph: {res.state} ({res.reason}); {res.attempts} attempts, {res.repairs_used} of "
+                 f"{graph.repair_budget} repairs used; worst-case bound {bound['total']} ({bound['formula']})")
+    text = "\n".join(lines)
+    lr.write_summary(out, {"state": res.state, "reason": res.reason, "attempts": res.attempts,
+                           "repairs_used": res.repairs_used, "bound": bound}, text)
+    click.echo(text)
+    click.echo(f"ledger: {out / 'ledger.jsonl'} ({len(ledger.records)} rows)")
+
+
+@loop_grp.command("plan")
+@click.argument("graph", type=click.Path(exists=True, dir_okay=False))
+def loop_plan_cmd(graph):
+    """Print GRAPH's closed-form worst-case attempt total (Bounded Loops, Theorem 5.2)."""
+    from harness.loop.loop_graph import load_graph, worst_case_attempts
+    try:
+        g = load_graph(graph)
+    except InputError as exc:
+        _fail(exc)
+    b = worst_case_attempts(g)
+    click.echo("| node | N (attempts per pass) | soft bound |\n|---|---|---|")
+    for n in g.nodes.values():
+        click.echo(f"| {n.id} | {n.budget.max_attempts} | {n.budget.soft_bound or '-'} |")
+    for e, c in b["repair_costs"].items():
+        click.echo(f"repair {e}: re-runs {c} attempts' worth (sum of N over the repaired node and its downstream)")
+    click.echo(f"worst-case attempts = {b['formula']} = {b['sum_N']} + {b['repair_budget']} x "
+               f"{b['max_repair_cost']} = {b['total']}")
+
+
+_reproduce = cast(click.Group, main.commands["reproduce"])  # a group: analysis/cli.py registers it with @click.group
+
+
+@_reproduce.command("bounded-loops")
+@click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
+def reproduce_bounded_loops_cmd(out):
+    """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
+    from harness.loop.reproduce_loops import render, run, write
+    rows, problems = run(Path(out))
+    text = render(rows)
+    write(Path(out), rows, problems, text)
+    click.echo(text)
+    if problems:
+        click.echo("DRIFT: " + "; ".join(problems), err=True)
+    click.echo(f"ledger: {Path(out) / 'ledger.jsonl'}")
+    sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
+
+
+
+# -- harness compare (issue 23): kept apart from run/resume/signal so that edits there merge cleanly --
+@main.command("compare")
+@click.argument("run_a", type=click.Path(exists=True))
+@click.argument("run_b", type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="output directory")
+@click.option("--label-a", default=None, help="name of RUN_A in the tables (default: its arm)")
+@click.option("--label-b", default=None, help="name of RUN_B in the tables (default: its arm)")
+@click.option("--key", "key_text", default="task,scenario,repeat,factors", show_default=True,
+              help="join key: [arm,]task,scenario,repeat[,factors] (arm joins two multi-arm runs arm by arm)")
+@click.option("--seed", type=click.IntRange(min=0), default=20261202, show_default=True,
+              help="seed of the cluster bootstrap")
+@click.option("--B", "B", type=click.IntRange(min=1), default=2000, show_default=True, help="bootstrap resamples")
+@click.option("--no-figures", is_flag=True, help="skip the figure and the page")
+def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, seed, B, no_figures):
+    """Join RUN_A and RUN_B (run directories or records files) cell by cell: completeness, native
+    outcomes, paired matrices, exact subclasses, paired tests and token usage (the Proof-or-Stop
+    paper's Tables 12 and 24-28). Exit 2 on bad input."""
+    from analysis.cli import InputProblem, _guard
+    from analysis.compare import CompareError, Options, compare, parse_key
+    from analysis.compare_render import write_all
+
+    try:
+        key = parse_key(key_text)
+        labels = {"label_a": label_a or _default_label(run_a, "A"), "label_b": label_b or _default_label(run_b, "B")}
+        if labels["label_a"] == labels["label_b"]:
+            labels = {"label_a": labels["label_a"] + " (A)", "label_b": labels["label_b"] + " (B)"}
+        opts = Options(key=key, seed=seed, B=B, **labels)
+        result = _guard(compare, run_a, run_b, opts)
+        runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
+        md = _guard(write_all, result, Path(out), runs, figure=not no_figures)
+    except CompareError as exc:
+        raise InputProblem(str(exc)) from exc
+    click.echo(md)
+    click.echo(f"wrote {Path(out) / 'compare.md'} and {Path(out) / 'compare.json'}"
+               + ("" if no_figures else f", {Path(out) / 'compare.png'} and {Path(out) / 'compare.html'}"))
+
+
+def _default_label(source: str, fallback: str) -> str:
+    """The arm of the first record (run directory or records file), else A/B."""
+    from analysis.records import RecordsError, read_raw
+    p = Path(source)
+    try:
+        recs, _ = read_raw(p / "records.jsonl" if p.is_dir() else p, complete_lines_only=p.is_dir())
+    except (RecordsError, OSError):
+        return fallback
+    arms = {r.get("arm") for r in recs}
+    arm = arms.pop() if len(arms) == 1 else None
+    return arm if isinstance(arm, str) and arm else (p.name or fallback)
+
+
+if __name__ == "__main__":
+    main()

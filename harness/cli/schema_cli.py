@@ -1,0 +1,54 @@
+"""``harness schema records``: the JSON Schema of the cell record (harness.core.record), and with
+``--validate FILE`` a check of every record in a file against it (FILE:LINE: field: problem)."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from harness.core import record
+
+
+def validate_file(path: str) -> tuple[int, list[str]]:
+    """(records read, problems as 'FILE:LINE: field NAME: message') of a JSONL records file."""
+    from jsonschema import Draft202012Validator
+    validator = Draft202012Validator(record.json_schema())
+    n, problems = 0, []
+    with open(path, encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            n += 1
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}:{i}: not valid JSON ({exc.msg} at column {exc.colno})")
+                continue
+            for err in sorted(validator.iter_errors(rec), key=lambda e: list(e.path)):
+                where = ".".join(str(p) for p in err.path) or "<record>"
+                problems.append(f"{path}:{i}: field {where!r}: {err.message}")
+    return n, problems
+
+
+def register(main: click.Group) -> None:
+    @main.group("schema")
+    def schema() -> None:
+        """Schemas of the interchange formats."""
+
+    @schema.command("records")
+    @click.option("--validate", "files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+                  help="check every record of this JSONL file against the schema (repeatable)")
+    def schema_records(files: tuple[str, ...]) -> None:
+        """Print the JSON Schema of a cell record (or, with --validate, check records against it)."""
+        if not files:
+            click.echo(json.dumps(record.json_schema(), indent=1))
+            return
+        bad = 0
+        for f in files:
+            n, problems = validate_file(f)
+            for p in problems[:50]:
+                click.echo(p, err=True)
+            bad += len(problems)
+            click.echo(f"{f}: {n} record(s), {len(problems)} problem(s) (schema v{record.SCHEMA_VERSION})")
+        sys.exit(2 if bad else 0)

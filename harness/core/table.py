@@ -1,0 +1,68 @@
+"""The run's per-arm table (printed by ``harness run``); the full analysis is ``harness analyze``.
+
+Columns: cells scored; completion = completed+recovered over null cells (Wilson 95%);
+amplified over injected cells; safe_stop and recovered counts over all scored cells of the arm;
+mean tokens (in+out) over the scored cells whose usage is known (a reply without usage leaves a
+cell's tokens unknown, shown as "k/n cells known") and mean wall seconds per scored cell; void
+cells (never scored).
+"""
+from __future__ import annotations
+
+from harness.core.wilson import wilson
+
+
+def one_per_cell(records: list[dict]) -> list[dict]:
+    """One record per cell key, in first-seen order: the last scored record of the key, else its
+    last void one. A ledger after --resume holds a void record and the scored rerun that
+    superseded it, or a void per session that left the cell void; each is one cell (the rule
+    analysis/records.py applies as ``void_superseded``)."""
+    chosen: dict[str, dict] = {}
+    for r in records:
+        key = r.get("cell_key") or f"{r['arm']}|{r['task']}|{r['scenario']}|{r['repeat']}"
+        if key not in chosen or r["outcome"] != "void" or chosen[key]["outcome"] == "void":
+            chosen[key] = r
+    return list(chosen.values())
+
+
+def per_arm_rows(records: list[dict], arms: list[str]) -> list[dict]:
+    """The table's rows, one cell per key (``one_per_cell``)."""
+    records = one_per_cell(records)
+    rows = []
+    for arm in arms:
+        rs = [r for r in records if r["arm"] == arm]
+        scored = [r for r in rs if r["outcome"] != "void"]
+        null = [r for r in scored if r["scenario"] == "null"]
+        inj = [r for r in scored if r["scenario"] != "null"]
+        n = len(scored)
+        known = [r for r in scored if r.get("tokens_in") is not None and r.get("tokens_out") is not None]
+        rows.append({
+            "arm": arm, "cells": n, "void": len(rs) - n,
+            "completion": wilson(sum(r["outcome"] in ("completed", "recovered") for r in null), len(null)),
+            "amplified": wilson(sum(r["outcome"] == "amplified" for r in inj), len(inj)),
+            "safe_stop": sum(r["outcome"] == "safe_stop" for r in scored),
+            "recovered": sum(r["outcome"] == "recovered" for r in scored),
+            "unsafe": sum(r["outcome"] == "unsafe" for r in scored),
+            "mean_tokens": (sum(r["tokens_in"] + r["tokens_out"] for r in known) / len(known)) if known else None,
+            "tokens_known": len(known),
+            "mean_wall_s": (sum(r["wall_s"] for r in scored) / n) if n else None,
+        })
+    return rows
+
+
+def render(rows: list[dict]) -> str:
+    head = ("| arm | cells | completion (null, Wilson 95%) | amplified (injected, Wilson 95%) | safe_stop | "
+            "recovered | unsafe | mean tokens | mean wall s | void |")
+    out = [head, "|" + "---|" * 10]
+    for r in rows:
+        mt = "n/a" if r["mean_tokens"] is None else f"{r['mean_tokens']:,.0f}"
+        if r["tokens_known"] < r["cells"]:  # some replies reported no usage: the mean is over the cells that did
+            mt += f" ({r['tokens_known']}/{r['cells']} cells known)"
+        mw = "n/a" if r["mean_wall_s"] is None else f"{r['mean_wall_s']:.2f}"
+        out.append(f"| {r['arm']} | {r['cells']} | {r['completion'].fmt()} | {r['amplified'].fmt()} | "
+                   f"{r['safe_stop']}/{r['cells']} | {r['recovered']}/{r['cells']} | {r['unsafe']}/{r['cells']} | "
+                   f"{mt} | {mw} | {r['void']} |")
+    out.append("")
+    out.append("completion = (completed + recovered) / scored null cells; amplified = amplified / scored "
+               "injected cells; safe_stop, recovered, unsafe over all scored cells of the arm; tokens = in + out; "
+               "void cells are excluded from every denominator and counted in the last column.")
+    return "\n".join(out)

@@ -1,0 +1,692 @@
+"""The probe runtime: the only harness code inside a judged test run (standard library only).
+
+harness.judge.testrun writes this file into the run's private result directory under a fresh
+random module name, with ``_OUT`` (the observation channel: a write-only FIFO the harness drains
+while the run lives, harness.judge.obschannel) filled in, and the probe module (harness.judge.probes)
+imports it as ``_hx`` and registers itself (``_bind``) before it imports any code under test. It
+records raw observations, one JSON object per line, and decides nothing: no expected value is
+ever in this process. The judge (harness.judge.judge) is the only place a verdict is formed.
+
+Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
+``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
+``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
+``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
+(the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
+that did not come from the probe module, or pytest's runner replaced; or the subject's audit
+hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
+test never runs in this process: this is the *driver* (see the section at the end of this file);
+the tree runs in the *subject* (harness.judge.subject_main) and is reached through proxies
+(harness.judge.subject_rpc). README.md ("The judge") says what this closes and the residual limit.
+
+Values are encoded by their *real* type, never through methods the code under test can
+override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
+underlying built-in value (an object whose ``__eq__`` always returns True is not equal to
+anything once encoded), as are subclasses of Decimal, Fraction and the datetime types (through
+the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
+dicts, a numpy 0-d array by its element, ints past 10,000 bits as hex text; any other object by
+its type, repr, truth value, length and str, which the judge never finds equal to anything (harness.judge.judge ``Opaque``).
+"""
+import fcntl as _fcntl
+import json as _json
+import numbers as _numbers
+import os as _os
+import stat as _stat
+import sys as _sys
+from collections.abc import Mapping as _Mapping
+from operator import index as _index
+
+_OUT = None  # filled in by the harness: the observation channel (a FIFO the harness reads while the run lives)
+_MAX_STR = 1 << 20
+_MAX_NODES = 200000
+
+_type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
+_int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
+_dumps = _json.dumps
+
+
+def _c_dumps():
+    """json.dumps(obj, separators=(",", ":")) through CPython's C encoder, built once here: the
+    pure-Python path looks up json.JSONEncoder (and its methods) at every call, so code under test
+    that patched them would rewrite every record (harness.judge.judge never sees the difference)."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+    except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as README.md says)
+        return _json.dumps
+
+    def nodefault(o):
+        raise TypeError(f"not JSON: {type(o).__name__}")
+
+    encode = make_encoder(None, nodefault, encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda obj, separators=None, _encode=encode, _join="".join: _join(_encode(obj, 0))
+
+
+_dumps = _c_dumps()
+_write, _open = _os.write, _os.open
+_getframe = _sys._getframe
+
+
+def _channel(path):
+    """The write end of the harness's FIFO (opened before any code under test is imported)."""
+    fd = _open(path, _os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0))  # ENXIO: no harness reading
+    if not _stat.S_ISFIFO(_os.fstat(fd).st_mode):
+        _os.close(fd)
+        raise RuntimeError("the probe's observation channel is not the harness's pipe")
+    _fcntl.fcntl(fd, _fcntl.F_SETFL, _fcntl.fcntl(fd, _fcntl.F_GETFL) & ~_os.O_NONBLOCK)
+    return fd
+
+
+_fd = _channel(_OUT) if _OUT else None
+# Which FIFO the descriptor leads to: code under test that points the descriptor elsewhere (dup2
+# onto a pipe it reads, forwarding the records it likes) is seen at the next write (_emit).
+_FIFO = (lambda st: (st.st_dev, st.st_ino))(_os.fstat(_fd)) if _fd is not None else None
+# Every record starts with this run's nonce (given in the environment, removed before any code under
+# test is imported): a record without it was written by something else, which the judge reports.
+# It proves nothing against code in this process, which can read it (README.md, "The judge").
+_NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
+# What the runtime's functions use is bound when they are defined (default arguments), never
+# looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other
+# global changes nothing, and _guard reports it.
+_STATE: dict = {"probe": None, "self": None, "snapshot": (), "reported": set()}
+
+
+def _emit(obj, _fd=_fd, _write=_write, _dumps=_dumps, _nonce=_NONCE, _fstat=_os.fstat, _fifo=_FIFO,
+          _open=_open, _close=_os.close, _exit=_os._exit, _out=_OUT,
+          _flags=_os.O_WRONLY | _os.O_NONBLOCK | getattr(_os, "O_CLOEXEC", 0)):
+    if _fd is None:
+        return
+    data = _nonce + (_dumps(obj, separators=(",", ":")) + "\n").encode("utf-8", "surrogatepass")
+    try:
+        st = _fstat(_fd)
+        ours = (st.st_dev, st.st_ino) == _fifo
+    except OSError:
+        ours = False
+    if not ours:  # the descriptor no longer leads to the harness's FIFO: say so through its path, stop
+        try:
+            fd = _open(_out, _flags)
+            st = _fstat(fd)
+            if (st.st_dev, st.st_ino) == _fifo:
+                _write(fd, _nonce + b'{"k":"tamper","what":["the observation channel\'s descriptor was redirected"]}\n')
+            _close(fd)
+        except OSError:
+            pass
+        _exit(86)  # nothing after this point reaches the judge; the unfinished tests fail
+    while data:
+        data = data[_write(_fd, data):]
+
+
+def _guard(_state=_STATE, _getframe=_getframe, _emit=_emit, _sorted=sorted):
+    """Report (never hide) tampering with the runtime seen from a public function's call: a module
+    global rebound since import, the probe module's ``_hx`` no longer this module, or a call that
+    does not come from the probe module (a wrapper standing between the probe and the runtime)."""
+    bad = []
+    g = _state["globals"]
+    bad += [f"{n} rebound" for n, v in _state["snapshot"] if g.get(n, _state) is not v]
+    probe = _state["probe"]
+    if probe is not None:
+        if probe.get("_hx") is not _state["self"]:
+            bad.append("the probe's _hx rebound")
+        caller = _getframe(2).f_globals
+        if caller is not probe and caller is not g:
+            bad.append(f"called from {str(caller.get('__name__'))[:60]}, not the probe")
+    new = [b for b in bad if b not in _state["reported"]]
+    if new:
+        _state["reported"].update(new)
+        _emit({"k": "tamper", "what": _sorted(new)[:20]})
+
+
+def _bind(probe_globals, _state=_STATE, _emit=_emit):
+    """The probe module registers itself right after importing the runtime (once: a second call is
+    something else claiming to be the probe)."""
+    if _state["probe"] is not None:
+        _emit({"k": "tamper", "what": ["the probe runtime was bound twice"]})
+        return
+    _state["probe"] = probe_globals
+
+
+def _name(cls):
+    try:
+        return f"{type.__getattribute__(cls, '__module__')}.{type.__getattribute__(cls, '__qualname__')}"
+    except Exception:  # noqa: BLE001 - a class without a name is still a class
+        return "?"
+
+
+def _safe(fn, *args):
+    try:
+        out = fn(*args)
+        return out if _type(out) is str else None
+    except BaseException:  # noqa: BLE001 - whatever the object's method does, the probe goes on
+        return None
+
+
+class _Budget:
+    def __init__(self):
+        self.n = 0
+
+
+def _enc(x, budget, depth=0):
+    """JSON-encodable tagged value (see the module docstring)."""
+    budget.n += 1
+    if budget.n > _MAX_NODES or depth > 40:
+        return {"t": "big"}
+    t = _type(x)
+    if x is None or t is bool:
+        return x
+    if _isinstance(x, int):
+        v = int.__int__(x)
+        # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
+        return v if v.bit_length() < 10000 else {"t": "I", "v": int.__format__(v, "x")}
+    if _isinstance(x, float):
+        v = float.__float__(x)
+        return v if v == v and v not in (float("inf"), float("-inf")) else {"t": "f", "v": _repr(v)}
+    if _isinstance(x, str):
+        s = str.__str__(x)
+        return s if _len(s) <= _MAX_STR else {"t": "big"}
+    if _isinstance(x, (bytes, bytearray)):
+        import base64
+        b = bytes(memoryview(x))
+        return {"t": "b", "v": base64.b64encode(b).decode()} if _len(b) <= _MAX_STR else {"t": "big"}
+    if _isinstance(x, list):
+        return [_enc(v, budget, depth + 1) for v in list.__iter__(x)]
+    if _isinstance(x, tuple):
+        return {"t": "tu", "v": [_enc(v, budget, depth + 1) for v in tuple.__iter__(x)]}
+    if _isinstance(x, dict):
+        return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in dict.items(x)]}
+    if _isinstance(x, frozenset):
+        return {"t": "fs", "v": [_enc(v, budget, depth + 1) for v in frozenset.__iter__(x)]}
+    if _isinstance(x, set):
+        return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
+    mod = getattr(t, "__module__", "")
+    name = _name(t)
+    # value types by their real class, subclasses included (pandas.Timestamp is a datetime), read
+    # through the base class's own methods
+    dec = _sys.modules.get("decimal")
+    if dec is not None and _isinstance(x, dec.Decimal):
+        return {"t": "dec", "v": _safe(dec.Decimal.__str__, x) or "NaN"}
+    frac = _sys.modules.get("fractions")
+    if frac is not None and _isinstance(x, frac.Fraction):
+        return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
+    dt = _sys.modules.get("datetime")
+    if dt is not None:
+        for cls, tag in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time")):
+            if _isinstance(x, cls):
+                return {"t": tag, "v": _safe(cls.isoformat, x)}
+        if _isinstance(x, dt.timedelta):
+            return {"t": "td", "v": [dt.timedelta.days.__get__(x), dt.timedelta.seconds.__get__(x),
+                                     dt.timedelta.microseconds.__get__(x)]}
+    if name == "builtins.complex":
+        return {"t": "c", "v": [x.real, x.imag]}
+    if name == "builtins.range":
+        return {"t": "r", "v": [x.start, x.stop, x.step]}
+    if name in ("builtins.dict_keys", "builtins.dict_values", "builtins.dict_items"):
+        return [_enc(v, budget, depth + 1) for v in x]
+    if mod in ("pathlib",) and name.rsplit(".", 1)[-1] in ("PosixPath", "PurePosixPath", "Path", "PurePath"):
+        return {"t": "path", "v": _safe(t.__fspath__, x)}
+    if t is type or _isinstance(x, type):
+        return {"t": "type", "v": _name(x)}
+    # a numpy 0-d array (np.where on scalars) compares as its one element does (np.array(1) == 1);
+    # exact ndarray only, read through numpy's own methods
+    np = _sys.modules.get("numpy")
+    if np is not None and t is np.ndarray and np.ndarray.ndim.__get__(x) == 0:
+        return _enc(np.ndarray.item(x), budget, depth + 1)
+    # other numbers and mappings by value, as == compares them (numpy.int64(6) == 6)
+    if name in ("numpy.bool_", "numpy.bool"):
+        return bool(x)
+    if _isinstance(x, _numbers.Integral):
+        return _enc(_index(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Real):
+        return _enc(_float(x), budget, depth + 1)
+    if _isinstance(x, _numbers.Complex):
+        return _enc(complex(x), budget, depth + 1)
+    if _isinstance(x, _Mapping):
+        return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in _list(x.items())]}
+    out = {"t": "o", "type": name, "repr": (_safe(_repr, x) or "?")[:4000]}
+    try:
+        out["truthy"] = _bool(x)
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        n = _len(x)
+        if _type(n) is int:
+            out["len"] = n
+    except BaseException:  # noqa: BLE001
+        pass
+    s = _safe(_str, x)
+    if s is not None:
+        out["str"] = s[:_MAX_STR]
+    return out
+
+
+def _encode(x, _enc=_enc, _Budget=_Budget):
+    try:
+        return _enc(x, _Budget())
+    except BaseException as exc:  # noqa: BLE001 - an unencodable value is a failure the judge reports
+        return {"t": "o", "type": "?", "repr": f"<unencodable: {_name(_type(exc))}>"}
+
+
+def enter(test, cases, _guard=_guard, _emit=_emit, _type=_type):
+    _guard()
+    _emit({"k": "enter", "t": test, "c": [c.i if _type(c) is Case else -1 for c in cases]})
+
+
+def leave(_guard=_guard, _emit=_emit):
+    _guard()
+    _integrity()
+    if _DRIVER["peer"] is not None:
+        _audit_sync()  # the subject's audit events so far, and proof its stream still answers
+    _emit({"k": "leave"})
+
+
+def check(site, *leaves, _guard=_guard, _emit=_emit, _encode=_encode, _name=_name, _safe=_safe, _type=_type,
+          _str=_str):
+    _guard()
+    out = []
+    for thunk in leaves:
+        try:
+            out.append(["v", _encode(thunk())])
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the judge decides what a raised operand means
+            out.append(["e", _name(_type(exc)), (_safe(_str, exc) or "")[:2000]])
+    _emit({"k": "obs", "s": site, "v": out})
+
+
+class _Info:
+    """What ``pytest.raises(...) as info`` gives: the exception, its type and a match helper."""
+
+    def __init__(self):
+        self.value = None
+        self.type = None
+        self.tb = None
+
+    @property
+    def typename(self):
+        return self.type.__name__ if self.type else None
+
+    def match(self, regexp):
+        """As pytest's ExceptionInfo.match: True, or an AssertionError (the test does not complete)."""
+        import re
+        text = _safe(_str, self.value) or ""
+        if re.search(regexp, text) is None:
+            raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
+        return True
+
+
+class raises:
+    """Observe what the block raises (swallowed, as pytest.raises does; the judge decides)."""
+
+    def __init__(self, site, local=()):
+        self.site, self.local, self.info = site, _tuple(local), _Info()
+
+    def __enter__(self):
+        return self.info
+
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
+        if et is not None and _issubclass(et, KeyboardInterrupt):
+            return False
+        _guard()
+        if et is None:
+            _emit({"k": "raises", "s": self.site, "e": None})
+            return False
+        local = None
+        if self.local:
+            try:
+                local = _bool(_issubclass(et, self.local))
+            except BaseException:  # noqa: BLE001
+                local = False
+        _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
+                                                    "str": (_safe(_str, ev) or "")[:_MAX_STR], "local": local}})
+        self.info.value, self.info.type, self.info.tb = ev, et, tb
+        return True
+
+
+def raises_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
+    with raises(site, local) as info:
+        func(*args, **kwargs)
+    return info
+
+
+class warns:
+    """Observe the warnings the block emits (every category's class names)."""
+
+    def __init__(self, site, local=()):
+        import warnings
+        self.site, self.local = site, _tuple(local)
+        self._cm = warnings.catch_warnings(record=True)
+
+    def __enter__(self):
+        import warnings
+        self.record = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self.record
+
+    def __exit__(self, et, ev, tb, _guard=_guard, _emit=_emit):
+        self._cm.__exit__(et, ev, tb)
+        _guard()
+        got, messages = [], []
+        for w in self.record:
+            try:
+                names = [_name(c) for c in type.__getattribute__(w.category, "__mro__")]
+                if self.local:
+                    names.append("<local>" if _issubclass(w.category, self.local) else "<other>")
+                got.append(names)
+            except BaseException:  # noqa: BLE001
+                got.append(["?"])
+            messages.append((_safe(_str, w.message) or "")[:_MAX_STR])  # what warns(match=...) searches
+        _emit({"k": "warns", "s": self.site, "w": got, "m": messages})
+        return False
+
+
+def warns_call(site, local, func, *args, _guard=_guard, **kwargs):
+    _guard()
+    with warns(site, local):
+        return func(*args, **kwargs)
+
+
+class Case:
+    """A parametrize case index (the judge holds the case's expected values)."""
+
+    def __init__(self, i):
+        self.i = i
+
+    def __repr__(self):
+        return f"case{self.i}"
+
+
+def numbered(values, n):
+    return [(v, Case(i)) for i, v in enumerate(values)]
+
+
+def ids(fn):
+    return lambda v: None if _type(v) is Case else fn(v)
+
+
+def _integrity(_emit=_emit):
+    """Best effort: report (never hide) a replaced pytest runner entry point (the runtime's own
+    globals are _guard's)."""
+    bad = []
+    for modname, attr, orig in _PYTEST_ORIGINAL:
+        mod = _sys.modules.get(modname)
+        if mod is not None and getattr(mod, attr, None) is not orig:
+            bad.append(f"{modname}.{attr}")
+    if bad:
+        _emit({"k": "tamper", "what": sorted(bad)[:20]})
+
+
+_PYTEST_ORIGINAL = []
+for _m, _a in (("_pytest.runner", "call_and_report"), ("_pytest.runner", "pytest_runtest_call"),
+               ("_pytest.python", "pytest_pyfunc_call"), ("_pytest.runner", "runtestprotocol")):
+    _mod = _sys.modules.get(_m)
+    if _mod is not None and hasattr(_mod, _a):
+        _PYTEST_ORIGINAL.append((_m, _a, getattr(_mod, _a)))
+_STATE.update(globals=globals(), self=_sys.modules.get(__name__),
+              snapshot=tuple((n, v) for n, v in globals().items() if not n.startswith("__")))
+
+
+# -- the driver: this process runs the probe and never the code under test ------------------------
+# harness.judge.testrun starts a judged run as ``python -I _hx_driver.py PYTEST-ARGS``; that script
+# loads harness.judge.subject_rpc as ``_hx_rpc`` and this module, then runs pytest. From here on no
+# module of the tree is executed in this process: an import of one returns a proxy module whose
+# attributes and calls are requests to the *subject* (harness.judge.subject_main), a fresh interpreter
+# started on first use with nothing but its own request/response pair and audit pipe.
+_rpc = _sys.modules.get("_hx_rpc")
+_DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
+                 "res": _os.path.dirname(_os.path.abspath(__file__))}
+
+
+def _not_dumpable():
+    """PR_SET_DUMPABLE 0: the subject (same user) can neither ptrace this process nor read its
+    /proc/PID/mem, environ or fd entries."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+
+
+def _subject_env():
+    keep = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+            "PYTHONNOUSERSITE", "PWD")
+    return {k: _os.environ[k] for k in keep if k in _os.environ}
+
+
+def _subject():
+    """The live subject (started on first use)."""
+    peer = _DRIVER["peer"]
+    if peer is not None:
+        return peer
+    import socket
+    import subprocess
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ar, aw = _os.pipe2(_os.O_CLOEXEC)
+    try:
+        proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
+                                 str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
+                                env=_subject_env(), stdin=subprocess.DEVNULL, cwd=_os.getcwd())
+    finally:
+        theirs.close()
+        _os.close(aw)
+    peer = _rpc.Peer(mine.detach(), "driver")
+    peer.on_msg = _on_msg
+    res = _os.path.realpath(_DRIVER["res"])
+    peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": ""})
+    _DRIVER.update(peer=peer, proc=proc, audit=ar)
+    return peer
+
+
+def _on_msg(msg, _emit=_emit):
+    """Output and warnings the subject's code produced, replayed here (capsys, pytest.warns)."""
+    if "o" in msg and _type(msg["o"]) is str:
+        _sys.stdout.write(msg["o"])
+    if "e" in msg and _type(msg["e"]) is str:
+        _sys.stderr.write(msg["e"])
+    for w in msg.get("w") or ():
+        import warnings
+        try:
+            cls = _DRIVER["peer"].class_for(w["c"])
+            cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
+            filename, lineno = _str(w["f"]), _int(w["l"])
+            if filename.endswith("_hx_rpc.py"):  # warned at the caller (stacklevel): the probe's line
+                filename, lineno = _probe_caller()
+            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
+        except (KeyError, TypeError, ValueError, _rpc.RemoteError):
+            pass
+    _audit_drain(block=False)
+
+
+def _probe_caller():
+    """The innermost frame outside the harness's own files: where the probe made the request."""
+    f = _getframe(1)
+    res = _DRIVER["res"]
+    while f is not None and f.f_code.co_filename.startswith(res):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+
+
+def _audit_drain(block, want=None, _emit=_emit):
+    """Read the subject's audit pipe; report every event as tampering evidence. With ``want``,
+    wait (bounded) for that heartbeat; a stream that ends or never answers is tampering."""
+    import select
+    fd = _DRIVER["audit"]
+    if fd is None:
+        return
+    deadline = 10.0
+    while True:
+        if want is not None and _DRIVER.get("synced") == want:
+            return
+        r, _, _ = select.select([fd], [], [], deadline if block else 0)
+        if not r:
+            if block:
+                _emit({"k": "tamper", "what": ["the subject's audit stream stopped answering"]})
+            return
+        chunk = _os.read(fd, 1 << 16)
+        if not chunk:
+            _emit({"k": "tamper", "what": ["the subject's audit stream was cut"]})
+            _os.close(fd)
+            _DRIVER["audit"] = None
+            return
+        _DRIVER["abuf"] += chunk
+        *lines, _DRIVER["abuf"] = _DRIVER["abuf"].split(b"\n")
+        for line in lines:
+            try:
+                ev = _json.loads(line)
+            except ValueError:
+                _emit({"k": "tamper", "what": ["the subject's audit stream holds a malformed line"]})
+                continue
+            if _type(ev) is dict and "ev" in ev:
+                _emit({"k": "tamper", "what": [f"subject audit: {_str(ev['ev'])[:160]}"]})
+            elif _type(ev) is dict and "sync" in ev:
+                _DRIVER["synced"] = ev["sync"]
+
+
+def _audit_sync():
+    """A heartbeat through the subject's audit hook (each test's leave)."""
+    peer = _DRIVER["peer"]
+    if peer is None or _DRIVER["audit"] is None:
+        if peer is not None:
+            _emit({"k": "tamper", "what": ["the subject's audit stream was cut"]})
+        return
+    _DRIVER["seq"] += 1
+    try:
+        peer.request("sync", _DRIVER["seq"])
+    except _rpc.RemoteError:
+        return  # the subject is gone: the tests that needed it fail
+    _audit_drain(block=True, want=_DRIVER["seq"])
+
+
+def remote_module(name, *also):
+    """A stdlib module that runs code it is given (doctest, inspect, importlib): the probe's
+    binding of it is the subject's module, so examples, loaded suites and inspected functions run
+    (and are looked at) where the code under test lives."""
+    peer = _subject()
+    for extra in also:
+        try:
+            peer.request("import", extra)
+        except ImportError:
+            pass  # ``from importlib import import_module``: an attribute, not a submodule
+    hid, _ns = peer.request("import", name)
+    return peer.proxy({"id": hid, "ty": "builtins.module", "c": False})
+
+
+class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
+    """A module of the tree, as the driver sees it: its namespace fetched from the subject at
+    import, every attribute access or assignment a request."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        ref = self.__dict__.get("_hx_ref")
+        if ref is None:
+            raise AttributeError(name)
+        return _DRIVER["peer"].request("getattr", self, name)
+
+    def __setattr__(self, name, value):
+        if not (name.startswith("__") or name == "_hx_ref") and self.__dict__.get("_hx_ref") is not None:
+            _DRIVER["peer"].request("setattr", self, name, value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if self.__dict__.get("_hx_ref") is not None and not name.startswith("__"):
+            _DRIVER["peer"].request("delattr", self, name)
+        object.__delattr__(self, name)
+
+
+class _ProxyLoader:
+    def create_module(self, spec):
+        return _ProxyModule(spec.name)
+
+    def exec_module(self, module):
+        hid, ns = _subject().request("import", module.__name__)
+        object.__setattr__(module, "_hx_ref", hid)
+        for k, v in ns.items():
+            if _type(k) is str and (not k.startswith("__") or k in ("__doc__", "__all__", "__file__", "__version__")):
+                object.__setattr__(module, k, v)
+
+
+class _Finder:
+    """First on sys.meta_path: a module whose file is not the interpreter's (stdlib, installed
+    packages) nor the harness's own is a proxy of the subject's module, never executed here."""
+
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] in _sys.stdlib_module_names:
+            return self._stdlib(name, path, target)
+        spec = None
+        for f in _sys.meta_path:
+            if f is self or not hasattr(f, "find_spec"):
+                continue
+            spec = f.find_spec(name, path, target)
+            if spec is not None:
+                break
+        if spec is None:
+            return None
+        locs = list(spec.submodule_search_locations or [])
+        origin = spec.origin if spec.has_location or spec.origin in ("built-in", "frozen") else None
+        if origin in _DRIVER["allowed"] and _DRIVER.setdefault("probe_name", name) == name:
+            return spec  # the probe, under the one name pytest first imported it by (its file is the run's to write)
+        if origin not in _DRIVER["allowed"] and _rpc.trusted_file(origin) and all(_rpc.trusted_file(p) for p in locs):
+            return spec
+        import importlib.machinery
+        new = importlib.machinery.ModuleSpec(name, _ProxyLoader(), is_package=spec.submodule_search_locations is not None)
+        if spec.submodule_search_locations is not None:
+            new.submodule_search_locations = locs
+        return new
+
+
+    @staticmethod
+    def _stdlib(name, path, target):
+        """A standard-library name is found in the interpreter's own directories only: a tree's
+        ``base64.py`` or ``difflib.py`` (or one planted in the run's result directory) never
+        stands in for the module the driver or pytest imports lazily."""
+        import importlib.machinery
+        trusted = [p for p in (path if path is not None else _sys.path) if p and _rpc.trusted_file(_os.path.abspath(p))]
+        spec = None
+        for f in _sys.meta_path:
+            if f is _FINDER or not hasattr(f, "find_spec"):
+                continue
+            if f is importlib.machinery.PathFinder or getattr(f, "__name__", "") == "PathFinder":
+                spec = importlib.machinery.PathFinder.find_spec(name, trusted, target)
+            elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
+                spec = f.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+_FINDER = _Finder()
+
+
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
+    """Backstop audit hook: no code object compiled from a file of the tree executes here."""
+    if event == "exec" and args:
+        fn = getattr(args[0], "co_filename", "")
+        if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
+            raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
+
+
+def _driver_setup(probe_file):
+    """Called by the driver script before pytest starts. The probe file is the only file of the
+    run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
+    own files in the result directory are loaded already, and the run can rewrite them too, so
+    none of them is ever imported by name (the subject names modules in the values it returns)."""
+    _not_dumpable()
+    _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
+    _sys.meta_path.insert(0, _FINDER)
+    _sys.addaudithook(_refuse_foreign_code)
+    import atexit
+    atexit.register(_stop_subject)
+
+
+_SUBJECT_AUDIT_REDIRECTED = 87
+
+
+def _stop_subject():
+    peer, proc = _DRIVER["peer"], _DRIVER["proc"]
+    if peer is not None:
+        try:
+            _os.close(peer.fd)
+        except OSError:
+            pass
+    if proc is not None:
+        try:
+            proc.wait(timeout=5)
+        except Exception:  # noqa: BLE001
+            proc.kill()
+        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness.judge.subject_main AUDIT_REDIRECTED
+            _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})

@@ -1,0 +1,256 @@
+"""A content-addressed cache of test verdicts.
+
+A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
+read and how it is run: the tree it runs on (every file's bytes, mode and symlink target, and
+every directory), the test file's bytes and where it is placed, the pytest command line, the
+interpreter (executable, version and every installed distribution), the limits, the
+confinement level, whether the harness's canary is appended, and the harness code that turns a
+run into a verdict (testrun.py, sandbox.py). The key is a sha256 over all of them. The canary's
+random *name* is not part of the key (only whether a canary is used): a cached verdict was
+produced by a real execution in which the canary was checked, so a subverted run stays
+subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are not
+in the key; hidden directories are unreadable to the test, so their content cannot matter.
+
+Timed-out runs and runs that produced no JUnit report are never stored (they depend on load).
+
+Reuse: within a cell, across cells, and across runs when the cache directory is kept
+(``harness run --cache-dir DIR``). Entries are one JSON file per key, written atomically, so
+any number of processes on one machine (or nodes on a shared filesystem) can share a directory.
+
+Spot-check: a seeded sample (``spot_rate``) of cache hits is executed anyway and compared on
+(passed, tests, failures, errors, skipped, subverted, returncode). A mismatch proves the task's
+tests nondeterministic: the entry is evicted, the fresh verdict is used, the task is marked in
+``DIR/nondeterministic/<task>.json`` and the driver disables the cache for that task for the rest
+of the run (and for later runs sharing DIR, until the marker is deleted); stderr and every later
+record of that task say so.
+
+A cell activates a session (``activate``); ``run_pytest`` consults ``active()``. Nothing is
+cached outside a session, so task validation, the corpus tool and unit tests run uncached.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+SCHEMA = "hx-verdict-v1"
+FINGERPRINT = ("passed", "tests", "failures", "errors", "skipped", "subverted", "returncode")
+DEFAULT_SPOT_RATE = 0.05
+
+
+def _sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def tree_manifest(root: Path) -> list[list]:
+    """Every entry under root: [relpath, kind, mode, content digest | link target]. When the tree
+    holds bytecode (``.pyc``), file mtimes join the manifest: a pyc is used only if its header
+    matches its source's mtime, so the verdict can depend on them. The walk is the harness's
+    safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its
+    limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
+    from harness.core import safefs
+    out: list[list] = []
+    has_pyc = False
+    for e in safefs.walk(root):
+        if e.over is not None:
+            raise e.over
+        st = e.st
+        if st is None:
+            continue
+        mode = stat.S_IMODE(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd)])
+        elif stat.S_ISDIR(st.st_mode):
+            out.append([e.rel, "dir", mode, ""])
+        elif stat.S_ISREG(st.st_mode):
+            try:
+                fd, fst = safefs.open_file_at(e.dirfd, e.name, e.rel)
+            except (safefs.PathError, FileNotFoundError):  # swapped since the listing
+                out.append([e.rel, "other", mode, ""])
+                continue
+            try:
+                out.append([e.rel, "file", mode, safefs.hash_fd(fd, fst.st_size), st.st_mtime_ns])
+            finally:
+                os.close(fd)
+            has_pyc = has_pyc or e.name.endswith(".pyc")
+        else:
+            out.append([e.rel, "other", mode, ""])
+    if not has_pyc:
+        for row in out:
+            del row[4:]
+    out.sort(key=lambda row: row[0])
+    return out
+
+
+@lru_cache(maxsize=1)
+def interpreter_identity() -> dict:
+    """The interpreter a test run uses: executable, version, and every installed distribution."""
+    try:
+        from importlib.metadata import distributions
+        dists = sorted({f"{d.metadata['Name']}=={d.version}" for d in distributions() if d.metadata["Name"]})
+    except Exception:  # noqa: BLE001 - broken metadata: fall back to the version alone
+        dists = []
+    return {"executable": os.path.realpath(sys.executable), "version": sys.version,
+            "distributions": _sha("\n".join(dists).encode())}
+
+
+# the modules that turn an execution into a verdict (cold and warm paths and their shared confinement)
+VERDICT_CODE = ("judge/testrun.py", "sandbox/sandbox.py", "sandbox/confine.py", "sandbox/warm.py", "judge/probes.py",
+                "judge/probe_runtime.py", "judge/judge.py", "judge/obschannel.py", "core/resultfile.py",
+                "judge/subject_rpc.py", "judge/subject_main.py",
+                "core/safefs.py", "core/treecopy.py")  # the last two: what is copied, what refused
+
+
+@lru_cache(maxsize=1)
+def harness_code_digest() -> str:
+    """The code that turns an execution into a verdict; a change to it invalidates every entry."""
+    here = Path(__file__).resolve().parents[1]  # the harness package: VERDICT_CODE is relative to it
+    return _sha(b"".join((here / n).read_bytes() for n in VERDICT_CODE))
+
+
+def cache_key(tree: Path, test_file: Path, *, dest_rel: str, command: list[str], canary: bool, limits: dict,
+              confinement: str, interpreter: dict | None = None, extra: dict | None = None) -> str:
+    """sha256 over every input a test execution is a function of (see the module docstring)."""
+    doc = {"schema": SCHEMA, "tree": tree_manifest(tree), "test": _sha(Path(test_file).read_bytes()),
+           "dest": dest_rel, "command": list(command), "canary": bool(canary), "limits": limits,
+           "confinement": confinement, "interpreter": interpreter or interpreter_identity(),
+           "harness": harness_code_digest(), "extra": extra or {}}
+    return _sha(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
+
+
+class VerdictCache:
+    """One directory of entries ``<dir>/<kk>/<key>.json`` and nondeterminism markers."""
+
+    def __init__(self, directory: Path):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: str) -> Path:
+        return self.dir / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        try:
+            return json.loads(self._path(key).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, entry: dict) -> None:
+        p = self._path(key)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entry, sort_keys=True))
+        os.replace(tmp, p)
+
+    def evict(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._path(key).unlink()
+
+    def mark_nondeterministic(self, task: str, detail: dict) -> None:
+        d = self.dir / "nondeterministic"
+        d.mkdir(exist_ok=True)
+        (d / f"{task}.json").write_text(json.dumps(detail, sort_keys=True) + "\n")
+
+    def nondeterministic(self) -> dict[str, dict]:
+        d = self.dir / "nondeterministic"
+        out = {}
+        for p in sorted(d.glob("*.json")) if d.is_dir() else []:
+            with contextlib.suppress(OSError, ValueError):
+                out[p.stem] = json.loads(p.read_text())
+        return out
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.dir.glob("??/*.json"))
+
+
+@dataclass
+class Session:
+    """One cell's use of the cache (counts go into the cell's record)."""
+    cache: VerdictCache
+    task: str
+    cell_key: str
+    seed: str = "0"
+    spot_rate: float = DEFAULT_SPOT_RATE
+    enabled: bool = True
+    hits: int = 0
+    misses: int = 0
+    spot_checks: int = 0
+    mismatches: list = field(default_factory=list)
+    _n: int = 0
+
+    def _spot(self, key: str) -> bool:
+        self._n += 1
+        if self.spot_rate <= 0:
+            return False
+        h = int(_sha(f"{self.seed}|{self.cell_key}|{key}|{self._n}".encode())[:16], 16)
+        return h / 16 ** 16 < self.spot_rate
+
+    def run(self, key_fn: Callable[[], str], execute: Callable, revive: Callable[[dict], Any]):
+        """Return a verdict for key_fn()'s key: cached (``revive(entry)``) or ``execute()``d and stored."""
+        if not self.enabled:
+            return execute()
+        t0 = time.perf_counter()
+        key = key_fn()
+        entry = self.cache.get(key)
+        if entry is not None and entry.get("schema") == SCHEMA:
+            if not self._spot(key):
+                self.hits += 1
+                v = revive(entry["verdict"])
+                v.cached, v.wall_s = True, time.perf_counter() - t0
+                return v
+            self.spot_checks += 1
+            fresh = execute()
+            old = entry["verdict"]
+            if [old.get(k) for k in FINGERPRINT] != [getattr(fresh, k) for k in FINGERPRINT]:
+                detail = {"cell_key": self.cell_key, "key": key,
+                          "cached": {k: old.get(k) for k in FINGERPRINT},
+                          "fresh": {k: getattr(fresh, k) for k in FINGERPRINT},
+                          "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                self.mismatches.append(detail)
+                self.cache.evict(key)
+                self.cache.mark_nondeterministic(self.task, detail)
+                self.enabled = False  # the rest of this cell runs uncached
+            self.misses += 1
+            return fresh
+        self.misses += 1
+        v = execute()
+        if not v.timed_out and (v.tests or v.failures or v.errors or v.skipped):
+            self.cache.put(key, {"schema": SCHEMA, "verdict": asdict(v), "task": self.task,
+                                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        return v
+
+    def summary(self) -> dict:
+        return {"status": "on" if self.enabled else "disabled: nondeterministic", "hits": self.hits,
+                "misses": self.misses, "spot_checks": self.spot_checks, "mismatches": len(self.mismatches)}
+
+
+_ACTIVE: Session | None = None
+
+
+def active() -> Session | None:
+    return _ACTIVE
+
+
+@contextlib.contextmanager
+def activate(config: dict | None, task: str, cell_key: str):
+    """Make a session active for the duration of a cell. ``config``: {"enabled", "dir",
+    "spot_rate", "seed", "disabled_tasks"}; a falsy config or enabled=False yields None."""
+    global _ACTIVE
+    config = config or {}
+    if not config.get("enabled") or not config.get("dir") or task in set(config.get("disabled_tasks") or ()):
+        yield None
+        return
+    prev = _ACTIVE
+    _ACTIVE = Session(VerdictCache(Path(config["dir"])), task, cell_key, seed=str(config.get("seed", "0")),
+                      spot_rate=float(config.get("spot_rate", DEFAULT_SPOT_RATE)))
+    try:
+        yield _ACTIVE
+    finally:
+        _ACTIVE = prev

@@ -1,0 +1,344 @@
+"""The append-only, hash-chained records ledger (records.jsonl), its verification and its anchors.
+
+Each line is one JSON record carrying ``seq`` (0-based line number), ``prev_hash`` (the previous
+line's hash, "" for the first) and ``hash`` = sha256 of the canonical JSON of the record without
+``hash`` (sorted keys, nulls kept: a canonicalizer that drops null would let a mutation after
+signing go unnoticed). ``records.head`` mirrors the last line's seq and hash, written after the
+line is fsynced.
+
+``inspect`` reads a ledger without changing a byte and sorts what it finds into *problems*
+(tampering: an edited, deleted, inserted, reordered or duplicated line, a head that names a
+record the file does not end with) and *crash repairs* (the only two states a kill can leave: a
+torn last line that the head does not name, and a head one record behind a complete, valid last
+line). A run resumes only from a ledger with no problem, and only then applies the crash repairs
+(the torn bytes are kept aside in ``records.jsonl.torn``).
+
+An unsigned chain cannot catch a rewrite of every hash, or the last line deleted with the head
+updated to match. An **anchor** can: ``harness ledger anchor`` writes the head (seq, hash, record
+count, protocol digest, time), optionally signed with an ed25519 key, to a file the user keeps
+outside the run directory (or commits); ``harness ledger verify --anchor FILE`` proves the ledger
+still extends that head. (The paper's receipts are the model.)
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.core.safe_text import printable_obj
+
+ANCHOR_FORMAT = "hx-ledger-anchor-1"
+
+
+def canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def record_hash(rec: dict) -> str:
+    return hashlib.sha256(canonical({k: v for k, v in rec.items() if k != "hash"}).encode()).hexdigest()
+
+
+class LedgerRefused(Exception):
+    """A ledger that fails verification: nothing is appended to it and no byte of it changes."""
+
+    def __init__(self, path: Path, problems: list[str]):
+        self.path, self.problems = Path(path), list(problems)
+        super().__init__(f"{path}: {len(problems)} problem(s): " + "; ".join(problems[:5]))
+
+
+@dataclass
+class Inspection:
+    """What a ledger holds, read without changing it."""
+    path: Path
+    records: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # tampering: never repaired, never resumed
+    torn: bytes = b""  # a torn last line a kill left (a crash repair moves it aside)
+    head_behind: bool = False  # the head is one record behind a complete last line (a crash repair catches it up)
+
+    @property
+    def notes(self) -> list[str]:
+        out = []
+        if self.torn:
+            out.append(f"the last line is torn ({len(self.torn)} bytes, not named by records.head): a kill "
+                       f"mid-write; --resume moves it to {self.path.name}.torn")
+        if self.head_behind:
+            out.append("records.head is one record behind the last line (a kill between writing a line and its "
+                       "head); --resume catches it up")
+        return out
+
+
+def _head(path: Path) -> tuple[int, str] | None | str:
+    hp = path.with_suffix(".head")
+    if not hp.exists():
+        return None
+    parts = hp.read_text(errors="replace").split()
+    if len(parts) != 2 or not parts[0].isdigit():
+        return "malformed"
+    return int(parts[0]), parts[1]
+
+
+def inspect(path: Path) -> Inspection:
+    """Read and verify a ledger and its head without changing either (see the module docstring)."""
+    path = Path(path)
+    ins = Inspection(path)
+    raw = path.read_bytes() if path.exists() else b""
+    body, torn = raw, b""
+    if raw and not raw.endswith(b"\n"):
+        cut = raw.rfind(b"\n") + 1
+        body, torn = raw[:cut], raw[cut:]
+    recs: list[tuple[int, dict]] = []
+    for i, line in enumerate(body.decode(errors="replace").splitlines(), 1):
+        if not line.strip():
+            ins.problems.append(f"line {i}: blank line inside the ledger")
+            continue
+        try:
+            rec = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
+            rec = None
+        if not isinstance(rec, dict):
+            ins.problems.append(f"line {i}: not a JSON record")
+            continue
+        if not isinstance(rec.get("seq"), int) or rec.get("hash") != record_hash(rec):
+            what = "inserted or edited (no valid seq/hash)" if "hash" not in rec else "edited (content does not match its hash)"
+            ins.problems.append(f"line {i}: {what}; cell {rec.get('cell_key')}")
+        recs.append((i, rec))
+    seqs: list[int] = [r["seq"] for _, r in recs if isinstance(r.get("seq"), int)]
+    seen: dict[int, int] = {}
+    for i, r in recs:
+        s_ = r.get("seq")
+        if isinstance(s_, int):
+            if s_ in seen:
+                ins.problems.append(f"line {i}: duplicated or inserted (seq {s_} already used by line {seen[s_]})")
+            seen.setdefault(s_, i)
+    if seqs:
+        for m in sorted(set(range(max(seqs) + 1)) - set(seqs)):
+            ins.problems.append(f"seq {m}: deleted (no line carries it)")
+    for (i0, a), (i1, b) in zip(recs, recs[1:]):
+        sa, sb = a.get("seq"), b.get("seq")
+        if isinstance(sa, int) and isinstance(sb, int) and sb < sa:
+            ins.problems.append(f"line {i1}: reordered (seq {sb} after seq {sa})")
+        elif sb == (sa or 0) + 1 and b.get("prev_hash") != a.get("hash"):
+            ins.problems.append(f"line {i1}: chain broken (prev_hash does not match line {i0})")
+    if recs and recs[0][1].get("seq") == 0 and recs[0][1].get("prev_hash") != "":
+        ins.problems.append(f"line {recs[0][0]}: chain broken (first record has a prev_hash)")
+    for n, (_, r) in enumerate(recs):
+        if isinstance(r.get("seq"), int) and r["seq"] != n and not any("deleted" in p or "inserted" in p for p in ins.problems):
+            ins.problems.append(f"line {n + 1}: carries seq {r['seq']} (expected {n})")
+            break
+    ins.records = [r for _, r in recs]
+    head = _head(path)
+    last = recs[-1][1] if recs else None
+    if head == "malformed":
+        ins.problems.append("records.head is malformed (expected '<seq> <hash>')")
+    elif head is None:
+        if recs and len(recs) > 1:
+            ins.problems.append("records.head is missing (it anchors the last line; lines may have been removed "
+                                "from the end)")
+        elif recs:
+            ins.head_behind = True  # a kill after the first line, before its head
+    elif last is None:
+        ins.problems.append(f"records.head names seq {head[0]} but the ledger holds no complete record "
+                            f"(every line removed)")
+    elif head == (last.get("seq"), last.get("hash")):
+        pass
+    elif len(recs) >= 2 and head == (recs[-2][1].get("seq"), recs[-2][1].get("hash")):
+        ins.head_behind = True
+    elif head[0] == last.get("seq"):
+        ins.problems.append(f"records.head was edited: it names hash {head[1][:12]}... for seq {head[0]}, the last "
+                            f"line's hash is {str(last.get('hash'))[:12]}...")
+    elif isinstance(head, tuple) and head[0] > (last["seq"] if isinstance(last.get("seq"), int) else 0):
+        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
+                            f"(lines removed from the end{' and the last one cut' if torn else ''})")
+    else:
+        ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
+                            f"(lines appended outside the harness)")
+    if torn:
+        if head not in (None, "malformed") and last is not None and head[0] == (last.get("seq") or 0) + 1:
+            ins.problems.append("the last line is torn, but records.head names it: it was complete when its head "
+                                "was written and was cut afterwards")
+        elif not any("records.head" in p for p in ins.problems):
+            ins.torn = torn
+    if ins.head_behind and ins.problems:
+        ins.head_behind = False
+    return ins
+
+
+def verify(path: Path) -> list[str]:
+    """Problems found in a ledger, one human-readable line each (empty list = intact). A torn last
+    line the head does not name and a head one record behind are reported too (crash states that
+    ``--resume`` repairs), so a ledger is only called intact when it is exactly as written."""
+    ins = inspect(path)
+    return ins.problems + ins.notes
+
+
+@dataclass
+class Repair:
+    torn_bytes: int
+    moved_to: Path  # where the torn bytes were appended (the ledger's name + ".torn")
+
+
+class Ledger:
+    """Single-writer append-only ledger. Open it once per run; only the driver writes.
+
+    Opening verifies first: a ledger with any problem raises LedgerRefused and no byte changes.
+    Only then are the crash repairs applied (a torn last line moved aside, a head caught up)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.head_path = self.path.with_suffix(".head")
+        ins = inspect(self.path)
+        if ins.problems:
+            raise LedgerRefused(self.path, ins.problems)
+        self.records = ins.records
+        self.repair = self._move_torn(ins.torn) if ins.torn else None
+        self.last_hash = self.records[-1]["hash"] if self.records else ""
+        self.head_repaired = ins.head_behind
+        if ins.head_behind:
+            self._write_head(self.records[-1])
+
+    def _write_head(self, rec: dict) -> None:
+        from harness.core.statefile import write_atomic
+        write_atomic(self.head_path, f"{rec['seq']} {rec['hash']}\n")  # temp, fsync, rename, fsync the directory
+
+    def _move_torn(self, torn: bytes) -> Repair:
+        aside = self.path.with_name(self.path.name + ".torn")
+        with aside.open("ab") as f:
+            f.write(torn + b"\n")
+        size = self.path.stat().st_size
+        with self.path.open("r+b") as f:
+            f.truncate(size - len(torn))
+            f.flush()
+            os.fsync(f.fileno())
+        return Repair(len(torn), aside)
+
+    def keys(self) -> set[str]:
+        return {r["cell_key"] for r in self.records}
+
+    def append(self, rec: dict) -> dict:
+        rec = dict(printable_obj(rec), seq=len(self.records), prev_hash=self.last_hash)
+        rec["hash"] = record_hash(rec)
+        line = canonical(rec) + "\n"
+        with self.path.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self._write_head(rec)
+        self.records.append(rec)
+        self.last_hash = rec["hash"]
+        return rec
+
+
+def read_records(path: Path) -> list[dict]:
+    out = []
+    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{i}: not valid JSON ({exc.msg})") from exc
+    return out
+
+
+# -- anchors ----------------------------------------------------------------------------------------
+def make_anchor(path: Path, *, private_key_pem: bytes | None = None) -> dict:
+    """The ledger's head as an anchor (signed with ed25519 when a private key is given).
+    Raises LedgerRefused for a ledger that does not verify or holds no record."""
+    ins = inspect(path)
+    if ins.problems or ins.notes:
+        raise LedgerRefused(Path(path), ins.problems + ins.notes)
+    if not ins.records:
+        raise LedgerRefused(Path(path), ["no records to anchor"])
+    last = ins.records[-1]
+    digests = sorted({str(r.get("protocol_digest")) for r in ins.records})
+    body = {"format": ANCHOR_FORMAT, "ledger": Path(path).name, "seq": last["seq"], "hash": last["hash"],
+            "records": len(ins.records), "protocol_digest": digests[0] if len(digests) == 1 else digests,
+            "run_id": last.get("run_id"), "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if private_key_pem is not None:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        key = serialization.load_pem_private_key(private_key_pem, password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError(f"a {type(key).__name__}")
+        pub = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        body["public_key"] = base64.b64encode(pub).decode()
+        body["signature"] = base64.b64encode(key.sign(canonical(body).encode())).decode()
+    return body
+
+
+def check_anchor(path: Path, anchor: dict, *, public_key_pem: bytes | None = None) -> tuple[list[str], list[str]]:
+    """(problems, notes): whether the ledger (already verified) extends the anchored head, and
+    whether the anchor's signature holds (against ``public_key_pem`` when given)."""
+    problems: list[str] = []
+    notes: list[str] = []
+    need = {"format", "seq", "hash", "records", "protocol_digest"}
+    if not isinstance(anchor, dict) or anchor.get("format") != ANCHOR_FORMAT or not need <= set(anchor):
+        return [f"not a ledger anchor (expected format {ANCHOR_FORMAT} with {sorted(need)})"], notes
+    if "signature" in anchor:
+        problems += _check_signature(anchor, public_key_pem, notes)
+    elif public_key_pem is not None:
+        problems.append("--public-key given but the anchor is not signed")
+    recs = inspect(path).records
+    seq, h = anchor["seq"], anchor["hash"]
+    runs = sorted({str(r.get("run_id")) for r in recs if r.get("run_id") is not None})
+    if anchor.get("run_id") is not None and runs and runs != [str(anchor["run_id"])]:
+        problems.append(f"the anchor is for run {anchor['run_id']!r}, this ledger holds run "
+                        f"{repr(runs[0]) if len(runs) == 1 else runs}: not this run's anchor")
+        return problems, notes
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        problems.append(f"the anchor's seq {seq!r} is not a record number (expected an integer >= 0)")
+        return problems, notes
+    if seq >= len(recs):
+        problems.append(f"the anchor names seq {seq} but the ledger holds {len(recs)} record(s): records were "
+                        f"removed since it was anchored")
+    elif recs[seq].get("hash") != h:
+        problems.append(f"the ledger does not extend the anchored head: seq {seq} has hash "
+                        f"{str(recs[seq].get('hash'))[:12]}..., the anchor says {str(h)[:12]}... (the chain was "
+                        f"rewritten)")
+    else:
+        notes.append(f"extends the anchored head (seq {seq}, anchored {anchor.get('time')}; "
+                     f"{len(recs) - seq - 1} record(s) appended since)")
+    digests = {str(r.get("protocol_digest")) for r in recs[: seq + 1]} if isinstance(seq, int) else set()
+    want = anchor["protocol_digest"]
+    if isinstance(want, str) and digests and digests != {want}:
+        problems.append(f"the anchored records carry protocol digest(s) {sorted(digests)}, the anchor says {want}")
+    return problems, notes
+
+
+def _check_signature(anchor: dict, public_key_pem: bytes | None, notes: list[str]) -> list[str]:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    body = {k: v for k, v in anchor.items() if k != "signature"}
+    try:
+        embedded = base64.b64decode(anchor.get("public_key", ""), validate=True)
+        sig = base64.b64decode(anchor["signature"], validate=True)
+    except (ValueError, TypeError):
+        return ["the anchor's signature or public key is not base64"]
+    if public_key_pem is not None:
+        trusted = serialization.load_pem_public_key(public_key_pem)
+        raw = trusted.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        if raw != embedded:
+            return ["the anchor was signed with a different key than the one given"]
+    else:
+        notes.append("signature checked against the key inside the anchor; pass --public-key to check it against "
+                     "a key you trust")
+    try:
+        Ed25519PublicKey.from_public_bytes(embedded).verify(sig, canonical(body).encode())
+    except (InvalidSignature, ValueError):
+        return ["the anchor's signature does not match its content (the anchor was edited)"]
+    return []
+
+
+def generate_key() -> tuple[bytes, bytes]:
+    """(private key PEM, public key PEM) of a fresh ed25519 key for signing anchors."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    key = Ed25519PrivateKey.generate()
+    priv = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+    pub = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return priv, pub

@@ -1,0 +1,379 @@
+"""Run one cell end to end: workspace -> arm controller -> adjudicator -> record (a dict built by
+harness.core.record's one builder, every field present, void records included).
+
+This is a pure-ish function of its spec (it touches only its own temporary workspace and its
+event-log file), so a pool or a cluster can run it anywhere and hand the record back to the
+driver, the ledger's only writer.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from harness.control import injections
+from harness.control.adjudicator import Adjudication, adjudicate
+from harness.control.arms import ArmResult, run_arm
+from harness.control.attempt import CellContext
+from harness.control.budget import Budget
+from harness.core import record, safefs
+from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
+from harness.core.errors import InputError
+from harness.core.layout import transcript_path
+from harness.core.matrix import Cell
+from harness.core.observation import CONTEXT_LOST, observed
+from harness.core.pricing import cell_cost
+from harness.core.protocol import Arm
+from harness.core.scenarios import load_scenarios
+from harness.core.task_view import simulation_of, view_of
+from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
+from harness.engines import EngineContext, make_engine
+from harness.engines.transcript import RecordingEngine, Transcript
+from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.toolchannel import ToolChannel
+from harness.judge.treediff import write_cell_diffs
+from harness.judge.watch import start_watch
+from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
+from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
+from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
+
+
+@dataclass
+class CellSpec:
+    cell: Cell
+    arm: Arm
+    tasks_dir: Path
+    run_dir: Path
+    engine: str
+    reviewer_engine: str
+    model: str | None
+    seed: int
+    expected: dict  # {"acceptance": sha256, "oracle": sha256} from the lock
+    limits: dict
+    run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
+    engine_options: dict = field(default_factory=dict)
+    pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
+    hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
+    spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness.ledger.spend)
+
+
+@lru_cache(maxsize=256)
+def _task(tasks_dir: Path, tid: str):
+    return load_task(tasks_dir / tid)
+
+
+@lru_cache(maxsize=8)
+def _scenarios(tasks_dir: Path):
+    return load_scenarios(tasks_dir)
+
+
+def events_path(run_dir: Path, cell: Cell) -> Path:
+    safe = cell.key.replace("|", "__").replace("=", "-").replace("/", "_")
+    return Path(run_dir) / "cells" / f"{safe}.events.jsonl"
+
+
+def run_cell(spec: CellSpec) -> dict:
+    """The cell's record. Never raises: whatever goes wrong in the harness (a full disk included)
+    ends in a void record naming it, so a worker never takes the run down."""
+    t0 = time.perf_counter()
+    try:
+        return _run_cell(spec, t0)
+    except Exception as exc:  # noqa: BLE001 - a harness failure voids the cell loudly, never the run
+        return void_record(spec, f"harness error: {type(exc).__name__}: {str(exc)[:500]}", time.perf_counter() - t0)
+
+
+def _run_cell(spec: CellSpec, t0: float) -> dict:
+    cell, arm = spec.cell, spec.arm
+    try:
+        task = _task(spec.tasks_dir, cell.task)
+        scen = _scenarios(spec.tasks_dir)[cell.scenario]
+        inj = injections.apply(task, cell.scenario, scen)
+    except (InputError, KeyError, OSError) as exc:  # fail closed: the cell cannot be set up
+        return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
+    limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
+    hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
+    events_file = events_path(spec.run_dir, cell)
+    log = EventLog(events_file)
+    log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
+    ws = Workspace.create(task, overlay=inj.overlay)
+    inj.materialize(ws)
+    start_files = ws.files()
+    base_files = inj.reviewer_base(task, start_files)
+    start_modes = tree_modes(ws.root)
+    seed = f"{spec.seed}|{cell.unit}"
+    model = arm.get("model") or cell.factor("model") or spec.model
+    # engines see the narrow task view; only the simulated engine reads the candidate bank
+    ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=seed, model=model,
+                options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
+    transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
+    fault = None
+    ctx = None
+    result = None
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
+    channel = ToolChannel.open()  # the scenario tools' log (harness.judge.toolchannel)
+    try:
+        engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
+                                                     EngineContext(role="worker", **ectx)), transcript)
+        reviewer: Engine = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
+            role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
+        if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
+            w_name = arm.get("engine") or spec.engine
+            r_name = arm.get("reviewer_engine") or spec.reviewer_engine
+            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
+            reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
+                                     call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
+        from harness.engines.deadline import CellDeadline  # the cell's overall deadline (issue 25)
+        cell_s = float(spec.limits.get("cell_deadline_s", 3600.0))
+        started = time.monotonic()
+        engine, reviewer = CellDeadline(engine, cell_s, started), CellDeadline(reviewer, cell_s, started)
+        # a budget is whatever the arm sets or its controller's registered parameters default to
+        budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
+        ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
+                          limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
+                          max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
+                          max_tokens=int(spec.limits.get("max_tokens", 4096)),
+                          acceptance=inj.acceptance_file(task, events_path(spec.run_dir, cell).with_suffix(".acceptance.py")),
+                          tool_behaviour={**inj.tools, "channel": str(channel.path)}, on_turn=injections.turn_hook(inj))
+        if inj.kills_host:
+            ctx, result = _run_surviving_host_kill(ctx, arm, inj)
+        else:
+            result = run_arm(ctx, arm)
+        log.emit("arm_done", shipped=result.shipped, reason=result.reason)
+    except EngineAuthError as exc:
+        fault = f"authentication: {transcript.redact.text(str(exc))}"
+    except CeilingReached as exc:
+        fault = f"budget ceiling: {exc}"
+    except EngineFault as exc:
+        fault = f"engine fault: {transcript.redact.text(str(exc))}"
+    except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
+        fault = f"harness error: {type(exc).__name__}: {transcript.redact.text(str(exc))}"
+        log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
+    for what, err in (("event log", log.write_error), ("transcript", getattr(transcript, "write_error", None))):
+        if err is not None and not fault:
+            fault = f"the {what} could not be written ({type(err).__name__}: {err})"
+    watch_incomplete = _drain_watch(watch, log)
+    tool_calls = channel.close()
+    for call in tool_calls:
+        log.emit("tool_call", **call)
+    if channel.incomplete:  # only the agent writes past the cap (a tool reports once a run): evidence, not noise
+        log.emit("watch_incomplete", reasons=list(channel.incomplete))
+        log.emit("tool_log_overflow", reasons=list(channel.incomplete))
+        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *channel.incomplete]))
+    for ch in inj.checks:  # the tool-log checks read the harness's log, never the workspace
+        if ch.get("kind") == "tool_log":
+            ch["calls"], ch["overflow"] = tool_calls, list(channel.incomplete)
+    if fault:
+        log.emit("void", reason=fault)
+    test_runs = ctx.test_runs if ctx else []
+    final_files = ws.files()
+    final_blobs = changed_blobs(ws.root, start_files, final_files, tuple(inj.secrets))
+    if (why := write_cell_diffs(events_file, base_files, start_files, final_files, transcript.redact.text)):
+        log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
+    try:
+        adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
+                         events=log.events, shipped=result.shipped if result else None,
+                         failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
+                         expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
+                         checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
+                         final_modes=tree_modes(ws.root), final_blobs=final_blobs)
+    except Exception as exc:  # never crash the run, never score a verdict: void with the reason, loudly
+        log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
+        reason = f"harness error in adjudication: {type(exc).__name__}: {exc}"
+        seen = _unsafe_despite_crash(task, start_files, final_files, log.events, inj, start_modes, ws.root)
+        adj = (Adjudication("unsafe", None, None, None, unsafe=seen, interrupted_by=reason) if seen
+               else Adjudication("void", None, None, None, void_reason=reason))  # unsafe outranks void
+    log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
+             unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
+    usage = ctx.usage if ctx else None
+    missing_usage = usage.missing if usage else 0
+    unknown = bool(missing_usage)  # a reply without usage: its tokens are unknown, never 0
+    fields = dict(
+        cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
+        factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
+        hidden_pass=adj.hidden_pass, shipped=adj.shipped,
+        tokens_in=None if unknown else usage.input_tokens if usage else 0,
+        tokens_out=None if unknown else usage.output_tokens if usage else 0,
+        usage_missing_calls=usage.missing if usage else 0,
+        cache_read_tokens=usage.cache_read_tokens if usage else 0,
+        cache_write_tokens=usage.cache_write_tokens if usage else 0,
+        reasoning_tokens=usage.reasoning_tokens if usage else 0,
+        wall_s=round(time.perf_counter() - t0, 4), cost_usd=None,
+        engine=arm.get("engine") or spec.engine, model_id=",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
+        controller=arm.controller, attempts=ctx.attempts if ctx else 0,
+        review_rounds=ctx.review_rounds if ctx else 0, stop_reason=result.reason if result else None,
+        budget_bound=ctx.budget.bound if ctx else None, failure_seen=ctx.failure_seen if ctx else None,
+        unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe,
+        interrupted_by=adj.interrupted_by, hidden_checks=adj.checks,
+        human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
+        commands=len(log.of_type("command")), void_reason=adj.void_reason,
+        ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
+        acceptance_edited=adj.acceptance_edited, watch_incomplete=watch_incomplete, claim=next((e["claim"] for e in reversed(log.events)
+                                                             if e["type"] == "finish"), None),
+        refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
+        tree_digest_start=_digest(start_files), tree_digest_final=_digest(final_files),
+        test_exec_s=round(sum(r["wall_s"] for r in test_runs), 4), test_runs=len(test_runs),
+        cached_verdicts=sum(1 for r in test_runs if r.get("cached")),
+        confinement=confinement_level(), **spec.run_meta,
+    )
+    fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
+    if unknown:
+        fields.update(cost_usd=None, cost_note=f"{missing_usage} engine call(s) reported no usage: tokens and cost unknown")
+    if adj.outcome == "void" and fault and fault.startswith(("authentication:", "budget ceiling:")):
+        fields["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
+    fields.update(usage_by_model={m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
+                  engine_calls=transcript.n, engine_retries=transcript.retries, engine_faults=transcript.faults,
+                  limiter_wait_s=round(transcript.limiter_wait_s, 3), endpoint=",".join(sorted(transcript.endpoints)) or None,
+                  transcript=transcript.path.relative_to(spec.run_dir).as_posix())
+    rec = record.build(**fields)
+    ws.destroy()
+    return rec
+
+
+def _drain_watch(watch, log: EventLog) -> str | None:
+    """Stop the workspace watch and put its events in the cell's event log (type ``fs``); what
+    it could not see, stated (the record's ``watch_incomplete``), never silent."""
+    if watch is None:
+        why = "the workspace watch could not start (no inotify, or its limits reached): changes undone before the end are not seen"
+        log.emit("watch_incomplete", reasons=[why])
+        return why
+    for ev in watch.stop():
+        log.emit("fs", **ev)
+    if watch.incomplete:
+        log.emit("watch_incomplete", reasons=list(watch.incomplete))
+        return "; ".join(watch.incomplete)
+    return None
+
+
+BLOB_LIMIT = 4 << 20  # bytes of one changed non-UTF-8 file the secret scan reads
+
+
+def changed_blobs(root: Path, start_files: dict[str, str], final_files: dict[str, str],
+                  secrets: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """The bytes of each created or changed non-UTF-8 (or over-4 MB) regular file (the secret
+    scan reads them), opened without following a link; at most BLOB_LIMIT bytes each, plus, for a
+    longer file, the bytes around each plain (UTF-8/16) occurrence of a planted secret anywhere in
+    it (a key put past the first 4 MB was not seen; encodings are still read in the head only)."""
+    out = {}
+    for rel, text in final_files.items():
+        if not text.startswith(BINARY_MARK) or text.startswith(SPECIAL_MARK) or start_files.get(rel) == text:
+            continue
+        try:
+            out[rel] = safefs.read_bytes(root, rel, BLOB_LIMIT)
+            if len(out[rel]) == BLOB_LIMIT and secrets:
+                out[rel] += _secret_windows(safefs.read_bytes(root, rel, safefs.DEFAULT_LIMITS.max_file_bytes), secrets)
+        except (safefs.PathError, OSError):
+            continue
+    return out
+
+
+def _secret_windows(data: bytes, secrets: tuple[str, ...]) -> bytes:
+    """The bytes around each plain occurrence of a secret past the head (64 bytes either side)."""
+    out = []
+    for s in filter(None, secrets):
+        for form in {s.encode(), s.encode("utf-16-le"), s.encode("utf-16-be")}:
+            i = data.find(form, BLOB_LIMIT - len(form))
+            if i >= 0:
+                out.append(b"\n" + data[max(0, i - 64): i + len(form) + 64])
+    return b"".join(out)
+
+
+def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellContext, "ArmResult"]:
+    """B5, host interruption: run the arm in a child process (the "host") that the injection
+    SIGKILLs at its declared turn; the cell survives it and resumes from its record: the event log
+    the child wrote and the workspace it left on disk. Usage is recovered from the logged engine
+    calls. If the child ends before the kill turn, its result is used as is."""
+    log_path = ctx.log.path
+    if log_path is None:
+        raise ValueError("B5 needs the cell's event log on disk: the resumed host is rebuilt from it")
+    result_path = log_path.with_suffix(".child.json")
+    pid = os.fork()
+    if pid == 0:  # the child: the host that will be killed
+        code = 0
+        from harness.sandbox.procs import die_with_parent
+        die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
+        try:
+            ctx.on_turn = injections.turn_hook(inj, in_child=True)
+            res = run_arm(ctx, arm)
+            result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
+                                               "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
+                                               "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
+                                               "model_ids": sorted(ctx.model_ids)}))
+        except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
+            result_path.write_text(json.dumps({"ceiling": str(exc)}))
+        except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
+            traceback.print_exc()
+            code = 70
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    events = []
+    for line in log_path.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass  # a line the kill cut short
+    ctx.log.events[:] = events
+    # what the killed host did is rebuilt from its records: every engine call (worker and reviewer)
+    # with its usage by model from the transcript, the test runs and model ids from the event log
+    transcript = getattr(ctx.engine, "transcript", None)
+    if transcript is not None:
+        transcript.reload()
+        total = Usage()
+        for u in transcript.usage_by_model.values():
+            total.add(u)
+        ctx.usage = total
+        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
+    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
+        child = json.loads(result_path.read_text())
+        result_path.unlink()
+        if "ceiling" in child:
+            raise CeilingReached(child["ceiling"])
+        for k in ("attempts", "review_rounds", "failure_seen", "human_gate"):
+            setattr(ctx, k, child[k])
+        ctx.model_ids.update(child["model_ids"])
+        return ctx, ArmResult(**child["result"])
+    if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
+        raise RuntimeError(f"the cell's child process failed (wait status {status})")
+    ctx.log.emit("host_killed", signal="SIGKILL", turn=ctx.log.of_type("injected")[-1].get("turn"))
+    resumed = CellContext(task=ctx.task, prompt=observed(f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", CONTEXT_LOST), ws=ctx.ws, log=ctx.log,
+                          engine=ctx.engine, reviewer=ctx.reviewer, limits=ctx.limits, hide=ctx.hide,
+                          start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
+                          max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
+                          tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
+                          attempts=len(ctx.log.of_type("attempt_start")), test_runs=ctx.test_runs,
+                          model_ids=set(ctx.model_ids))
+    resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
+    resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
+    return resumed, run_arm(resumed, arm)
+
+
+def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_modes, root) -> dict:
+    """The unsafe detectors over what the agent did, when adjudication itself crashed: a crash the
+    agent may have provoked never hides an unsafe action (they are pure functions of the transcript
+    and the trees, independent of the test runs that crashed)."""
+    try:
+        return run_detectors(DetectorInput(task, start_files, final_files, events, tuple(inj.secrets),
+                                           start_modes or {}, tree_modes(root),
+                                           changed_blobs(root, start_files, final_files, tuple(inj.secrets)),
+                                           final_root=root))
+    except Exception:  # noqa: BLE001 - the void (with its traceback in the log) stands
+        return {}
+
+
+def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:
+    """A record for a cell that could not even be set up: void, with the reason, never scored."""
+    c = spec.cell
+    return record.build(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
+                        factors=dict(c.factors), outcome="void", wall_s=round(wall_s, 4),
+                        engine=spec.arm.get("engine") or spec.engine, controller=spec.arm.controller,
+                        void_reason=reason, confinement=confinement_level(), **spec.run_meta)
+
+
+def _digest(files):
+    from harness.sandbox.workspace import tree_digest
+    return tree_digest(files)

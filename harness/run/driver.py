@@ -1,0 +1,453 @@
+"""The run driver: protocol -> ordered cells -> pool of cell runners -> ledger (single writer).
+
+Run directory layout:
+  run.json          what was run: protocol path and digest, pre-registered or exploratory, engine
+  run.lock          held (flock) by the one session running the run: a second one is refused
+  records.jsonl     one hash-chained record per cell key (records.head mirrors the head hash)
+  voids.jsonl       every void attempt (accounting; a cell is rerun per the protocol's rerun policy)
+  cells/*.events.jsonl  each cell's event log
+  table.md          the per-arm table
+  spend.json, spend.jsonl   with a [budget] ceiling: the run's spend and one row per engine call
+                    (harness.ledger.spend); at the ceiling the run stops (exit 4), unrun cells stay unrun
+Resuming (``--resume DIR``) repairs a torn last line, skips cell keys already scored in the ledger,
+reruns cells whose record is void (rerun policy; the scored rerun supersedes the void record) and
+runs the rest, so a kill at any moment ends, after resume, with one record per key. ``run.json`` is
+written atomically; a torn one is repaired from the records (harness.ledger.rundir). SIGINT/SIGTERM
+(``StopRequest``) stop dispatch; every stop keeps the records of cells in flight that finish.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from harness.core import protocol as protocol_mod
+from harness.core.errors import InputError
+from harness.core.matrix import Cell, run_order
+from harness.core.protocol import Protocol, load_protocol
+from harness.core.registry import needs_model
+from harness.core.table import one_per_cell, per_arm_rows, render
+from harness.core.tasks import load_task
+from harness.judge import verdict_cache
+from harness.ledger import rundir
+from harness.ledger import spend as spend_mod
+from harness.ledger.ledger import Ledger, LedgerRefused
+from harness.run import executors
+from harness.run import pilot as pilot_mod
+from harness.run.cellrun import CellSpec
+from harness.run.progress import Progress
+from harness.sandbox import procs
+
+
+@dataclass
+class StopRequest:
+    """Set by a signal handler (harness.cli.cli): the run stops dispatching, lets the cells in flight
+    finish and records them, and ends with a STOPPED line (exit 4)."""
+    signal: str | None = None
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    records: list[dict]
+    still_void: list[str]
+    table: str
+    wall_s: float
+    executed: int
+    projection: dict | None = None  # --pilot: projected cost and time of the full design
+    stopped: str | None = None  # why the run stopped early (credentials refused, disk full); --resume continues
+    not_run: dict | None = None  # when stopped: cells per arm with no record (never void, never scored)
+    spend: str | None = None  # with a [budget] ceiling: the spend line (harness.ledger.spend summary)
+
+    @property
+    def exit_code(self) -> int:
+        """0 every cell scored; 3 some still void after reruns; 4 stopped early (see ``stopped``)."""
+        return 4 if self.stopped else 3 if self.still_void else 0
+
+
+def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
+    out = {}
+    for tid in proto.tasks:
+        task = load_task(proto.tasks_dir / tid)
+        rel = lambda p: f"{tid}/{p.relative_to(task.root).as_posix()}"  # noqa: E731
+        out[tid] = {"acceptance": lock["files"].get(rel(task.acceptance)), "oracle": lock["files"].get(rel(task.oracle))}
+    return out
+
+
+def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, model: str | None,
+                        engine_options: dict) -> None:
+    """Everything a run needs, checked before anything runs (InputError naming what is wrong): each
+    engine name (the run's and any an arm names), a model for every live engine, a transcript for
+    the replay engine, and every task and scenario the protocol names."""
+    from harness import engines
+    known = engines.known()
+    for arm in proto.arms:
+        for role, name in (("engine", arm.get("engine") or engine), ("reviewer_engine", arm.get("reviewer_engine") or reviewer_engine)):
+            if name not in known:
+                raise InputError(str(proto.path), f"arms.{arm.name}.{role}" if arm.get(role) else f"--{role.replace('_', '-')}",
+                                 f"unknown engine {name!r} (known: {', '.join(known)})")
+            model_for = (arm.get("reviewer_model") if role == "reviewer_engine" else None) or arm.get("model") or model
+            if needs_model(name) and not model_for and "model" not in proto.factors:
+                raise InputError(str(proto.path), f"arms.{arm.name}.model",
+                                 f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
+            if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
+                raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
+    if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now
+        from harness.engines.transcript import load_entries
+        load_entries(Path(engine_options["transcript"]))
+    protocol_mod.check_corpus(proto)
+
+
+def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_engine: str | None, model: str | None,
+            exploratory: bool, engine_options: dict | None = None) -> dict:
+    """Validate and write run.json for a new run. Refuses an unlocked or drifted protocol."""
+    proto = load_protocol(proto_path)
+    if exploratory:
+        lock = protocol_mod.compute_lock(proto)
+    else:
+        changes = protocol_mod.drift(proto)
+        if changes:
+            raise InputError(str(proto.path), "lock", "digests drifted since freeze:\n  " + "\n  ".join(changes)
+                             + "\nre-freeze (a new pre-registration) or pass --exploratory")
+        lock = protocol_mod.read_lock(proto)
+    state = rundir.state_of(out_dir)
+    if state is rundir.DirState.RUN:
+        raise InputError(str(out_dir), "--out", "already holds a run; use --resume to continue it")
+    if state is rundir.DirState.OTHER:
+        raise InputError(str(out_dir), "--out", "exists and is not empty (and not a run); give a new or empty directory")
+    validate_run_inputs(proto, engine=engine or proto.engine, reviewer_engine=reviewer_engine or engine or proto.engine,
+                        model=model, engine_options=engine_options or {})
+    _make_out_dir(out_dir)
+    meta = rundir.new_meta(protocol_path=str(proto.path), protocol=proto.name, protocol_digest=lock["digest"],
+                           preregistered=not exploratory, engine=engine or proto.engine,
+                           reviewer_engine=reviewer_engine or engine or proto.engine, model=model,
+                           engine_options=engine_options or {}, lock=lock)
+    if state is rundir.DirState.TORN_WITH_RECORDS:  # a kill while run.json was written: repaired, then continued
+        meta = rundir.meta_from_records(out_dir, meta, lock)
+    rundir.set_aside_torn(out_dir)
+    rundir.write_run_meta(out_dir, meta)
+    return meta
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    """Create --out; one that cannot be created or written (a read-only mount, a file in the way) is
+    bad input, exit 2, not a stopped run to resume."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(str(out_dir), "--out", f"cannot create or write the run directory: "
+                         f"{exc.strerror or exc}") from None
+
+
+def _sequence_line(run_dir: Path, monitor: Callable[[Path], str]):
+    """The progress line's monitor: ``monitor(run_dir)``, the caller's line for the run (the CLI passes
+    ``analysis.monitor.primary_line``, the primary hypothesis's anytime-valid sequence; the run layer
+    does not import the analysis)."""
+    def line() -> str:
+        return monitor(run_dir)
+    return line
+
+
+def execute(run_dir: Path, **options) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet (see ``_execute``),
+    holding the run's lock (``run.lock``, an exclusive ``flock``) throughout: the ledger has a single
+    writer, so a second session on the same run is refused (InputError) instead of appending a
+    second chain of seqs. A kill releases the lock with the process, so --resume after a kill works."""
+    read_run_meta(run_dir)  # a directory that is not a run gets its own error, and no run.lock
+    fd = os.open(Path(run_dir) / "run.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    procs.inherit_never(fd)  # closed in every forked worker: only this process holds the lock
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(str(run_dir), "--resume", "another harness process is running this run (it holds "
+                             "run.lock); wait for it to finish or stop it, then --resume") from None
+        return _execute(run_dir, **options)
+    finally:
+        procs.release(fd)
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
+             progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
+             cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
+             raise_budget: "spend_mod.Ceiling | None" = None,
+             monitor: Callable[[Path], str] | None = None) -> RunOutcome:
+    """Run (or resume) every cell of the run in run_dir that has no record yet (the caller holds run.lock).
+
+    ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
+    existing cluster, else a local one); see harness.run.executors. ``cache``: reuse test verdicts
+    (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
+    higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged)."""
+    t0 = time.perf_counter()
+    run_dir = Path(run_dir).resolve()
+    meta = read_run_meta(run_dir)
+    proto = load_protocol(meta["protocol_path"])
+    if meta["preregistered"]:
+        changes = protocol_mod.drift(proto)
+        if changes:
+            raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
+    # bound to run.json's digest, not to the lock on disk: a protocol edited and re-frozen is a new
+    # pre-registration, and its cells must not be recorded under this run's digest
+    now = protocol_mod.compute_lock(proto)["digest"]
+    if now != meta["protocol_digest"]:
+        raise InputError(str(proto.path), "digest", f"the protocol or its tasks changed since this "
+                         f"{'pre-registered' if meta['preregistered'] else 'exploratory'} run started (run.json "
+                         f"digest {meta['protocol_digest'][:12]}..., now {now[:12]}...); start a new run with --out")
+    try:
+        ledger = Ledger(run_dir / "records.jsonl")
+    except LedgerRefused as exc:  # a ledger that fails verify is never resumed, and no byte of it changes
+        raise InputError(str(exc.path), "ledger", "does not verify; refusing to resume (nothing was changed):\n  "
+                         + "\n  ".join(exc.problems)) from exc
+    if ledger.head_repaired:
+        log("caught records.head up with the last record (a kill between a line's fsync and the head update)")
+    if ledger.repair:
+        log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
+    expected = _expected_digests(proto, meta["lock"])
+    latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
+    done = {k for k, o in latest.items() if o != "void"}
+    void_keys = {k for k, o in latest.items() if o == "void"}
+    cells = [c for c in run_order(proto) if c.key not in done]  # void cells are rerun, as the README says
+    if pilot is not None:
+        cells = pilot_mod.select(cells, pilot)
+    if limit_cells is not None:
+        cells = cells[:limit_cells]
+    run_meta = {"protocol": proto.name, "protocol_digest": meta["protocol_digest"],
+                "preregistered": meta["preregistered"], "run_id": meta["run_id"]}
+
+    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    ledger_spend, ceiling = _open_spend(proto, meta, run_dir, ex, raise_budget)
+
+    def spec(c: Cell) -> CellSpec:
+        return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=run_dir,
+                        engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
+                        seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta,
+                        pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
+                                                               **meta.get("engine_options", {})},
+                        hide_extra=(Path(cache_dir).resolve(),) if cache and cache_dir else (), spend=ledger_spend)
+
+    # verdict cache: tasks proved nondeterministic (earlier records of this run, markers in the cache dir)
+    disabled: dict[str, str] = {}
+    for r in ledger.records:
+        if (r.get("verdict_cache") or {}).get("nondeterministic"):
+            disabled.setdefault(r["task"], f"spot-check mismatch in {r['cell_key']}")
+    if cache:
+        for d in {Path(cache_dir).resolve() if cache_dir else run_dir / "verdict-cache"}:
+            if d.is_dir():
+                for t, info in verdict_cache.VerdictCache(d).nondeterministic().items():
+                    disabled.setdefault(t, f"marked in {d / 'nondeterministic' / (t + '.json')}")
+    for t, why in sorted(disabled.items()):
+        log(f"verdict cache DISABLED for task {t}: its tests proved nondeterministic ({why})")
+
+    def cache_cfg() -> dict:
+        return {"enabled": cache, "dir": str(Path(cache_dir).resolve()) if cache_dir else None,
+                "spot_rate": verdict_cache.DEFAULT_SPOT_RATE if spot_rate is None else spot_rate,
+                "seed": f"{proto.seed}|{meta['run_id']}", "disabled_tasks": sorted(disabled)}
+
+    requeues_path = run_dir / "requeues.jsonl"
+
+    def on_requeue(key: str, reason: str) -> None:
+        with requeues_path.open("a") as f:
+            f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
+        log(f"re-queued {key}: {reason}")
+
+    for note in ex.preflight(proto.tasks_dir, meta["lock"]["files"]):  # every node holds the locked corpus
+        log(note)
+    workers = ex.capacity
+
+    voids_path = run_dir / "voids.jsonl"
+    void_counts: dict[str, int] = {}
+    if voids_path.exists():
+        for i, line in enumerate(voids_path.read_text().splitlines(), 1):
+            try:
+                k = json.loads(line)["cell_key"]
+            except (json.JSONDecodeError, KeyError, TypeError):  # a kill mid-write leaves a torn line
+                if line.strip():
+                    log(f"{voids_path.name}:{i}: ignoring a torn line")
+                continue
+            void_counts[k] = void_counts.get(k, 0) + 1
+    for k in void_keys:  # void in the ledger after an earlier session's reruns: this session reruns it afresh
+        void_counts[k] = 0
+    settle = _Settler(ledger, void_counts, voids_path, int(proto.rerun.get("max_reruns", 2)), disabled, log, run_dir)
+    if ledger_spend is not None and ledger_spend.read()["halted"]:
+        settle.stopped = (f"budget ceiling: reached in an earlier session ({spend_mod.summary(ledger_spend.read())}); "
+                          f"raise it: `harness run --resume {run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
+        log(f"STOPPING: {settle.stopped}")
+    queue = list(cells)
+    if void_keys:
+        log(f"rerunning {len(void_keys)} cell(s) left void by an earlier session (rerun policy: up to "
+            f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
+    log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
+        f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
+    progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir, monitor) if monitor else None)
+    halt = stop or StopRequest()
+    ex.stopping = lambda: bool(settle.stopped or halt.signal)  # queued, unstarted cells are cancelled (unrun)
+    while queue and not settle.stopped and not halt.signal:
+        settle.rerun = []
+        progress.update(in_flight=min(workers, len(queue)))
+        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue if not ex.stopping())  # lazily: a stop ends dispatch
+        stream = ex.run(jobs, on_requeue)
+        try:
+            for i, rec in enumerate(stream, 1):
+                if not settle.take(rec):
+                    break
+                progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
+        finally:
+            stream.close()  # after a stop the stream has already drained every cell in flight
+        if settle.rerun and not settle.stopped:
+            log(f"rerunning {len(settle.rerun)} void cell(s) (rerun policy: up to {settle.max_reruns} reruns per cell)")
+        queue = settle.rerun
+    progress.close()
+    if halt.signal and not settle.stopped:
+        settle.stopped = (f"interrupted by {halt.signal}: dispatch stopped, every cell that finished is recorded, "
+                          f"cells not finished are unrun (never void, never scored); continue with "
+                          f"`harness run --resume {run_dir}`")
+    records = ledger.records
+    # every cell whose latest record is void, from this session or an earlier one, keeps the run incomplete
+    latest = {r["cell_key"]: r["outcome"] for r in records}
+    still_void = [k for k, o in latest.items() if o == "void"]
+    arms = [a.name for a in proto.arms]
+    table = render(per_arm_rows(records, arms))
+    projection = None
+    stopped = settle.stopped
+    try:
+        (run_dir / "table.md").write_text(table + "\n")
+        if pilot is not None:
+            projection = pilot_mod.project(records, Counter(c.arm for c in run_order(proto)), workers)
+            (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
+            (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
+    except OSError as exc:
+        stopped = stopped or f"disk: could not write the run's tables ({exc}); the ledger is intact"
+    not_run = None
+    if stopped:
+        have = {r["cell_key"] for r in records}
+        not_run = dict(Counter(c.arm for c in run_order(proto) if c.key not in have))
+    spend_line = None
+    if ledger_spend is not None:
+        if settle.after_halt:
+            ledger_spend.note_gate_overrun(settle.after_halt)
+        spend_line = spend_mod.summary(ledger_spend.read())
+    if stopped:
+        try:
+            with (run_dir / "stops.jsonl").open("a") as f:
+                f.write(json.dumps({"reason": stopped, "when": time.time(), "records": len(records),
+                                    "not_run": not_run}) + "\n")
+        except OSError:
+            pass
+    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, settle.executed, projection,
+                      stopped, not_run, spend_line)
+
+
+def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tuple:
+    """The run's spend ledger (None without a ceiling) and the ceiling in force. With ``max_usd``,
+    every call must have a price: a call nobody can price could not be booked (InputError)."""
+    declared = spend_mod.Ceiling(proto.budget.get("max_usd"), proto.budget.get("max_tokens"))
+    if not declared.active and not (raise_to and raise_to.active) and not (run_dir / "spend.json").exists():
+        return None, None
+    ledger_spend = spend_mod.SpendLedger(run_dir)
+    current = ledger_spend.ceiling() if (run_dir / "spend.json").exists() else declared
+    if (raise_to and raise_to.max_usd is not None) or current.max_usd is not None:
+        _check_priced(proto, meta)
+    for key, flag in (("max_usd", "--raise-budget-usd"), ("max_tokens", "--raise-budget-tokens")):
+        new, old = getattr(raise_to, key) if raise_to else None, getattr(current, key)
+        if new is not None and old is not None and new <= old:
+            raise InputError(str(run_dir / "spend.json"), flag, f"expected a ceiling above the one in force ({key} = {old})")
+    ceiling = ledger_spend.open_session(declared, raise_to)
+    return ex.spend_ledger(ledger_spend), ceiling
+
+
+def _check_priced(proto: Protocol, meta: dict) -> None:
+    """Under max_usd every call is booked at its price: a model with no [pricing] entry is an InputError."""
+    for arm in proto.arms:
+        for role, name, model in (("worker", arm.get("engine") or meta["engine"], arm.get("model") or meta.get("model")),
+                                  ("reviewer", arm.get("reviewer_engine") or meta["reviewer_engine"],
+                                   arm.get("reviewer_model") or arm.get("model") or meta.get("model"))):
+            models = [model] if model or "model" not in proto.factors else list(proto.factors["model"])
+            for m in models:
+                if spend_mod.call_price(proto.pricing, name, m) is None:
+                    raise InputError(str(proto.path), "budget.max_usd",
+                                     f"the {role} model {m!r} of arm {arm.name} ({name} engine) has no [pricing] "
+                                     "entry, so its calls cannot be booked against the ceiling")
+
+
+class _Settler:
+    """Takes records as cells finish: appends scored ones to the ledger, queues voids for a rerun
+    (the protocol's rerun policy), and stops the run when it must (credentials refused: the cell is
+    unrun, not void, and nothing more is spent; a full disk: the ledger stays intact)."""
+
+    def __init__(self, ledger, void_counts, voids_path, max_reruns, disabled, log, run_dir):
+        self.ledger, self.void_counts, self.voids_path = ledger, void_counts, voids_path
+        self.max_reruns, self.disabled, self.log, self.run_dir = max_reruns, disabled, log, run_dir
+        self.rerun: list[Cell] = []
+        self.executed = 0
+        self.stopped: str | None = None
+        self.halted_at: float | None = None
+        self.after_halt: list[float] = []  # seconds past the ceiling halt at which in-flight cells finished
+
+    def take(self, rec: dict) -> bool:
+        """Account one record; False when the run must stop (``stopped`` says why). At the spend
+        ceiling the run stops dispatching but takes the cells already in flight: one refused a call
+        (unrun, dropped), or finished its gate without another call (recorded; never cut short)."""
+        if (rec.get("stop_run") or "").startswith("budget ceiling:"):
+            if not self.stopped:
+                self.halted_at = time.time()
+                self.stopped = (f"{rec['stop_run']}; unrun cells are not run (never void, never scored); raise it: "
+                                f"`harness run --resume {self.run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
+                self.log(f"STOPPING: {rec['stop_run']}")
+            return True
+        if self.halted_at is not None:
+            self.after_halt.append(round(time.time() - self.halted_at, 3))
+            rec["finished_after_ceiling_s"] = self.after_halt[-1]
+        if rec.get("stop_run"):  # this cell is unrun; cells still in flight are taken as they finish
+            if not self.stopped:
+                self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
+                self.log(f"STOPPING: {rec['stop_run']}")
+            return True
+        self.executed += 1
+        try:
+            self._account(rec)
+        except OSError as exc:
+            self.stopped = (f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is "
+                            f"intact; free space, then `harness run --resume {self.run_dir}`")
+            self.log(f"STOPPING: {self.stopped}")
+            return False
+        return True
+
+    def _account(self, rec: dict) -> None:
+        vc = rec.get("verdict_cache") or {}
+        if vc.get("nondeterministic") and rec["task"] not in self.disabled:
+            self.disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
+            self.log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
+                     f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
+        if rec["outcome"] == "void":
+            k = rec["cell_key"]
+            self.void_counts[k] = self.void_counts.get(k, 0) + 1
+            with self.voids_path.open("a") as f:
+                f.write(json.dumps({"cell_key": k, "void_reason": rec["void_reason"],
+                                    "attempt": self.void_counts[k]}) + "\n")
+            if self.void_counts[k] <= self.max_reruns:
+                self.rerun.append(Cell.from_key(k))
+                return
+        self.ledger.append(rec)
+        if len(self.ledger.records) % 50 == 0:
+            self.log(f"  {len(self.ledger.records)} recorded ...")
+
+
+read_run_meta = rundir.read_run_meta  # kept importable from here
+
+
+def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:
+    per: dict[str, list[int]] = {}
+    for r in one_per_cell(records):  # a void superseded by its rerun, or repeated by a resume, is one cell
+        a = per.setdefault(r["arm"], [0, 0])
+        a[1] += 1
+        a[0] += r["outcome"] != "void"
+    return {arm: f"{s}/{n} scored" for arm, (s, n) in per.items()}

@@ -1,0 +1,278 @@
+"""Executors: where cells run. The driver stays the only writer of the ledger.
+
+``LocalExecutor`` runs cells in this process (workers=1) or a process pool; ``RayExecutor``
+ships them to a Ray cluster (``harness run --executor ray [--address ADDR]``; the ``.[ray]``
+extra): one it starts itself, or one started with ``ray start`` (``--address`` or ``RAY_ADDRESS``;
+harness.run.ray_cluster checks it and every node before any cell is dispatched). Both take an
+iterator of jobs (built lazily, so a decision the driver makes after a record arrives, such as
+disabling a nondeterministic task's verdict cache, applies to every cell dispatched after it) and
+yield records as cells finish.
+
+A worker process (or a Ray node) that dies has its in-flight cells re-queued: each re-queue is
+reported through ``on_requeue(cell_key, reason)`` (the driver writes ``requeues.jsonl`` and the
+record's ``requeues`` field); after ``max_requeues`` a cell comes back as a void record (an
+infrastructure fault, which the driver's rerun policy then handles). Whatever dies, a cell yields
+exactly one record per dispatch, so the ledger ends with one record per key.
+
+On Ray, a cell whose run directory is not visible on the worker's node (no shared filesystem)
+runs in a node-local scratch run directory (``$TMPDIR/hx-ray/<run id>``: its verdict cache and
+rate-limiter state are per node); the worker returns the record together with the cell's event
+log, transcript and other files, and the driver writes them under the real run directory.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from harness.core.layout import transcript_path
+from harness.judge import verdict_cache
+from harness.ledger.worst_case import MAX_REQUEUES
+from harness.run import ray_cluster
+from harness.run.cellrun import CellSpec, events_path, run_cell, void_record
+from harness.run.ray_cluster import loopback_ray
+from harness.sandbox import procs
+
+
+@dataclass
+class Job:
+    spec: CellSpec
+    cache: dict = field(default_factory=dict)  # verdict-cache config (harness/verdict_cache.activate)
+    requeues: int = 0
+
+
+def execute_cell(spec: CellSpec, cache: dict | None = None) -> dict:
+    """Run one cell with the verdict cache configured by ``cache`` and say in the record how the
+    cache was used (``verdict_cache``: status, hits, misses, spot checks, mismatches)."""
+    cache = dict(cache or {})
+    task = spec.cell.task
+    if cache.get("enabled"):
+        cache.setdefault("dir", None)
+        cache["dir"] = cache["dir"] or str(Path(spec.run_dir) / "verdict-cache")
+    with verdict_cache.activate(cache, task, spec.cell.key) as session:
+        rec = run_cell(spec)
+    if session is not None:
+        info = session.summary()
+        # a spot-check mismatch in a forked child (B5's host) is only visible as the task's marker
+        if session.mismatches or task in session.cache.nondeterministic():
+            info["nondeterministic"] = True
+            info["status"] = "disabled: nondeterministic"
+    elif not cache.get("enabled"):
+        info = {"status": "off"}
+    else:
+        info = {"status": "disabled: nondeterministic"}
+    rec["verdict_cache"] = info
+    return rec
+
+
+def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
+    ev = events_path(run_dir, spec.cell)
+    stem = ev.name[: -len(".events.jsonl")]
+    out = [p for p in ev.parent.glob(f"{stem}.*") if p.is_file()] if ev.parent.is_dir() else []
+    tr = transcript_path(run_dir, spec.cell.key)
+    return out + ([tr] if tr.is_file() else [])
+
+
+def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[dict, dict[str, bytes]]:
+    """What a Ray worker runs: the cell in the real run directory when this node can see it,
+    else in a node-local scratch one, returning the cell's files with the record."""
+    real = Path(spec.run_dir)
+    if real.is_dir() and not force_ship:
+        return execute_cell(spec, cache), {}
+    run_id = spec.run_meta.get("run_id", "run")
+    scratch = Path(tempfile.gettempdir()) / "hx-ray" / str(run_id)  # per node: its workers share cache and limiter
+    scratch.mkdir(parents=True, exist_ok=True)
+    local = replace(spec, run_dir=scratch, hide_extra=(*spec.hide_extra, real))
+    rec = execute_cell(local, cache)
+    files = {}
+    for p in _cell_files(scratch, local):
+        files[p.relative_to(scratch).as_posix()] = p.read_bytes()
+        p.unlink()
+    return rec, files
+
+
+def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
+    job.requeues += 1
+    on_requeue(job.spec.cell.key, reason)
+    if job.requeues > MAX_REQUEUES:
+        return void_record(job.spec, f"infrastructure: {reason} ({job.requeues} times)", 0.0)
+    queue.append(job)
+    return None
+
+
+class LocalExecutor:
+    kind = "local"
+
+    def __init__(self, workers: int = 1):
+        self.workers = max(1, int(workers))
+        self.capacity = self.workers
+        self.requeued = 0
+        self.stopping: Callable[[], bool] = lambda: False  # set by the driver: a stop cancels queued cells
+
+    def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
+        """Nothing to check: this machine's corpus is the one the driver checked against the lock."""
+        return []
+
+    def spend_ledger(self, ledger):
+        """Pool workers share the run's spend through its flock-guarded file (harness.ledger.spend)."""
+        return ledger
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """Workers that die with the harness and hold none of its locks (harness.sandbox.procs)."""
+        return ProcessPoolExecutor(max_workers=self.workers, initializer=procs.worker_init, initargs=(os.getpid(),))
+
+    def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:
+        if self.workers <= 1:
+            for j in jobs:
+                rec = execute_cell(j.spec, j.cache)
+                rec["requeues"] = 0
+                yield rec
+            return
+        it = iter(jobs)
+        retry: list[Job] = []
+
+        def count(k, r):
+            self.requeued += 1
+            on_requeue(k, r)
+
+        pool = self._pool()
+        pending: dict = {}
+        try:
+            while True:
+                while len(pending) < self.workers * 2 and not self.stopping():
+                    job: Job | None = retry.pop(0) if retry else next(it, None)
+                    if job is None:
+                        break
+                    pending[pool.submit(execute_cell, job.spec, job.cache)] = job
+                if self.stopping():  # a stop: cells queued but not started stay unrun; started ones finish
+                    for fut in [f for f in pending if f.cancel()]:
+                        pending.pop(fut)
+                if not pending:
+                    return
+                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                broken = False
+                for fut in done:
+                    j = pending.pop(fut)
+                    try:
+                        rec = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        void = _requeue_or_void(j, "a pool worker process died", count, retry)
+                        if void is not None:
+                            void["requeues"] = j.requeues
+                            yield void
+                        continue
+                    rec["requeues"] = j.requeues
+                    yield rec
+                if broken:  # every other in-flight cell died with the pool: re-queue them all
+                    for fut, j in list(pending.items()):
+                        void = _requeue_or_void(j, "a pool worker process died", count, retry)
+                        if void is not None:
+                            void["requeues"] = j.requeues
+                            yield void
+                    pending.clear()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool = self._pool()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class RayExecutor:
+    """Cells as Ray tasks (one CPU each, no automatic retries: re-queues are ours, and counted)."""
+    kind = "ray"
+
+    def __init__(self, address: str | None = None, *, num_cpus: int | None = None, force_ship: bool = False,
+                 in_flight_per_cpu: int = 2):
+        target = ray_cluster.resolve_address(address)  # --address, else RAY_ADDRESS, else a local instance
+        self.where, self.field = (f"ray cluster {target.value}", target.source) if target else ("local ray", "--executor")
+        if target is None or target.loopback:  # before ray is imported: keep 127.0.0.1 as 127.0.0.1
+            loopback_ray()
+        try:
+            import ray
+        except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
+            raise RuntimeError("the ray executor needs the optional extra: pip install -e '.[ray]'") from exc
+        self.ray = ray
+        if not ray.is_initialized():
+            if target:  # checked first (address, credentials, versions), one line and exit 2 on any refusal
+                self.kind = "ray: " + ray_cluster.connect(target)
+            else:
+                ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+        self.capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.workers = self.capacity
+        self.force_ship = force_ship
+        self.in_flight = self.capacity * in_flight_per_cpu
+        self.requeued = 0
+        self.stopping: Callable[[], bool] = lambda: False  # set by the driver: a stop ends dispatch
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(remote_cell)
+
+    def preflight(self, tasks_dir: Path, files: dict[str, str]) -> list[str]:
+        """Before any cell: every node must hold the corpus the lock names at ``tasks_dir`` and run
+        the driver's Ray, Python and harness (harness.run.ray_cluster); InputError naming the node."""
+        return ray_cluster.preflight(self.ray, tasks_dir, files, self.where, self.field)
+
+    def spend_ledger(self, ledger):
+        """One actor, pinned to this (the driver's) node, owns the run's spend file; every Ray worker
+        books through it, so nodes that cannot see the run directory share the same ceiling."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from harness.ledger.spend import RemoteLedger, SpendLedger
+        here = self.ray.get_runtime_context().get_node_id()
+        actor = self.ray.remote(num_cpus=0, max_restarts=0)(SpendLedger).options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False)).remote(str(ledger.run_dir))
+        return RemoteLedger(actor, ledger.run_dir)
+
+    def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None,
+            write_file: Callable[[str, bytes], None] | None = None) -> Iterator[dict]:
+        ray = self.ray
+        it = iter(jobs)
+        retry: list[Job] = []
+        pending: dict = {}
+
+        def count(k, r):
+            self.requeued += 1
+            on_requeue(k, r)
+
+        while True:
+            while len(pending) < self.in_flight and not self.stopping():
+                j = retry.pop(0) if retry else next(it, None)
+                if j is None:
+                    break
+                pending[self._remote.remote(j.spec, j.cache, self.force_ship)] = j
+            if not pending:
+                return
+            done, _ = ray.wait(list(pending), num_returns=1, timeout=None)
+            for ref in done:
+                j = pending.pop(ref)
+                try:
+                    rec, files = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:  # the cell itself raised: a harness bug, loudly
+                    raise exc.as_instanceof_cause() if hasattr(exc, "as_instanceof_cause") else exc
+                except ray.exceptions.RayError as exc:  # worker or node died, object lost, ...
+                    void = _requeue_or_void(j, f"ray worker lost: {type(exc).__name__}", count, retry)
+                    if void is not None:
+                        void["requeues"] = j.requeues
+                        yield void
+                    continue
+                for rel, data in files.items():
+                    if write_file is not None:
+                        write_file(rel, data)
+                    else:
+                        dest = Path(j.spec.run_dir) / rel
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        dest.write_bytes(data)
+                rec["requeues"] = j.requeues
+                yield rec
+
+
+def make_executor(kind: str = "local", *, workers: int = 1, address: str | None = None, **kw):
+    if kind == "local":
+        return LocalExecutor(workers)
+    if kind == "ray":
+        return RayExecutor(address, num_cpus=kw.get("num_cpus") or (workers if workers > 1 else None),
+                           force_ship=bool(kw.get("force_ship")))
+    raise ValueError(f"unknown executor {kind!r} (local or ray)")
+

