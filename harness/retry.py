@@ -43,6 +43,7 @@ class Fault:
     retry_after: float | None = None
     retryable: bool = True
     billed: bool | None = None  # the provider had started sending a 2xx reply: it is billed (harness/spend.py)
+    usage: dict | None = None  # a billed reply's usage, when it arrived before the cut (charged as reported)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -105,9 +106,10 @@ def classify(exc: BaseException) -> Fault | None:
         kind = "auth" if status in (401, 403) else "status"
         return Fault(kind, f"HTTP {status} {name}: {str(exc)[:300]}", status, parse_retry_after(headers), retryable)
     if name == "ReplyDeadline":  # the whole-reply deadline cut it (harness/engines/deadline.py)
-        return Fault("timeout", str(exc), billed=bool(getattr(exc, "billed", False)) or None)
+        return Fault("timeout", str(exc), billed=bool(getattr(exc, "billed", False)) or None,
+                     usage=getattr(exc, "usage", None))
     if name == "ReplyCut":
-        return Fault("connection", f"{name}: {exc}", billed=True)
+        return Fault("connection", f"{name}: {exc}", billed=True, usage=getattr(exc, "usage", None))
     if name == "APITimeoutError" or "Timeout" in name:
         return Fault("timeout", f"{name}: {exc}")
     if name == "APIConnectionError" or isinstance(exc, (ConnectionError, OSError)):

@@ -26,6 +26,8 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
+        "the fault-injection run through both SDKs: a CLI run and its resumes per SDK and cut kind (53 s each)",
     "tests/corpus/test_measure.py::test_planted_vacuous_gates_found_and_repaired_gates_clean_over_v1":
         "the catalogue loop: measures seven catalogue loops' gates against every v1 mutant (40 s setup)",
     "tests/engines/test_budget.py::test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling":

@@ -9,11 +9,12 @@ the engine's state, the transcript or the records.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
-from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
+from harness.engines.deadline import ReplyCut, ReplyDeadline, usage_in_prefix, watch
 from harness.limiter import Limiter
 from harness.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
@@ -63,12 +64,23 @@ class LiveEngine:
                 if w.fired:
                     raise ReplyDeadline(f"ReplyTimeout: the reply was not complete within {timeout:.1f}s ("
                                         + ("cut after the provider started sending it" if w.reply_started
-                                           else "no reply yet") + ")", w.reply_started) from exc
+                                           else "no reply yet") + ")", w.reply_started, self._cut_usage(w)) from exc
                 fault = classify(exc)
                 if w.reply_started and fault is not None and fault.kind in ("connection", "timeout"):
                     raise ReplyCut(f"the connection broke after the provider started sending a {w.status} reply "
-                                   f"({fault.detail})") from exc
+                                   f"({fault.detail})", self._cut_usage(w)) from exc
                 raise
+
+    def usage_from_wire(self, u: dict | None) -> Usage | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _cut_usage(self, w) -> dict | None:
+        """The usage the provider reported for a reply cut in transit, when its ``usage`` object was
+        among the bytes that arrived (``usage_in_prefix``): what the provider bills for the reply."""
+        if not w.reply_started:
+            return None
+        u = self.usage_from_wire(usage_in_prefix(bytes(w.received)))
+        return None if u is None else dataclasses.asdict(u)
 
     # -- the engine interface --------------------------------------------------------------------
     def complete(self, req: EngineRequest) -> EngineReply:
@@ -104,6 +116,9 @@ class LiveEngine:
                             what=f"{self.provider} {req.role} request", check=_as_malformed(check))
         except DeadlineReached as exc:
             meta["deadline"] = str(exc)
+            cut = getattr(exc.__cause__, "usage", None)
+            if cut is not None:
+                meta["deadline_usage"] = cut  # the in-flight reply's usage arrived before the cut
             return EngineReply("", [], Usage(), "deadline", self.model, meta)
         except EngineFault as exc:
             exc.wire = meta
