@@ -1,6 +1,10 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m harness.cli: a signal during the imports below is one line (harness.entry)
+    from harness.entry import guard_startup
+    _startup_handlers = guard_startup()
+
 import json
 import os
 import signal
@@ -581,4 +585,6 @@ def _default_label(source: str, fallback: str) -> str:
 
 
 if __name__ == "__main__":
+    from harness.entry import end_startup
+    end_startup(_startup_handlers)
     main()
