@@ -26,6 +26,8 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/engines/test_proxy_issue25.py::test_a_socks_proxy_is_bad_input_before_the_run":
+        "a harness CLI subprocess (10 s, most of it importing the command line)",
     "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
         "the fault-injection run through both SDKs: a CLI run and its resumes per SDK and cut kind (53 s each)",
     "tests/corpus/test_measure.py::test_planted_vacuous_gates_found_and_repaired_gates_clean_over_v1":

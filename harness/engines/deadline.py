@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import sys
 import threading
@@ -111,8 +112,9 @@ def _classes(hx):
     class DeadlineTransport(hx.BaseTransport):
         """Wraps the SDK's transport: a watched request's connection is shut down at its deadline."""
 
-        def __init__(self):
-            self.inner = hx.HTTPTransport(limits=hx.Limits(max_connections=1000, max_keepalive_connections=100))
+        def __init__(self, proxy: str | None = None):
+            self.inner = hx.HTTPTransport(limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
+                                          proxy=proxy)
             pool = getattr(self.inner, "_pool", None)
             if pool is not None and getattr(pool, "_network_backend", None) is not None:
                 pool._network_backend = _WatchedBackend(pool._network_backend)
@@ -245,13 +247,51 @@ def usage_in_prefix(data: bytes) -> dict | None:
 _TRANSPORTS: dict[str, type] = {}
 
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")  # and their lower-case forms
+PROXY_SCHEMES = ("http", "https")  # a SOCKS proxy needs the optional socksio package: refused
+
+
+def proxy_problem(environ=None) -> tuple[str, str] | None:
+    """(variable, why) for a proxy in the environment the deadline transport cannot go through (a
+    scheme other than http/https), else None. Checked before a run (harness/driver.py) so that it is
+    bad input, not a void in every cell; the URL is not repeated (it may carry credentials)."""
+    env = os.environ if environ is None else environ
+    for var in PROXY_VARIABLES:
+        for name in (var, var.lower()):
+            url = env.get(name)
+            if url and "://" in url and url.split("://", 1)[0].lower() not in PROXY_SCHEMES:
+                return name, (f"a {url.split('://', 1)[0]} proxy is not supported by the live engines (they "
+                              f"honour {'/'.join(s + '://' for s in PROXY_SCHEMES)} proxies, under the whole-reply "
+                              "deadline); unset it or use an HTTP proxy")
+    return None
+
+
+def _proxy_mounts(hx, transport_cls) -> dict:
+    """A deadline transport for every proxy the environment names (``HTTP(S)_PROXY``, ``ALL_PROXY``,
+    ``NO_PROXY``, as httpx reads them): httpx ignores the environment's proxies once a client is
+    given a transport, so without these mounts a proxy was silently bypassed; with them every
+    request goes through the proxy and its reply stays under the deadline."""
+    get = getattr(getattr(hx, "_utils", None), "get_environment_proxies", None)
+    if get is None:
+        if any(os.environ.get(v) or os.environ.get(v.lower()) for v in PROXY_VARIABLES):
+            raise ValueError(f"a proxy is set in the environment but this {hx.__name__} does not say how it reads "
+                             "them; unset HTTP_PROXY/HTTPS_PROXY/ALL_PROXY")
+        return {}
+    problem = proxy_problem()
+    if problem is not None:
+        raise ValueError(f"{problem[0]}: {problem[1]}")
+    return {pattern: None if url is None else transport_cls(proxy=url) for pattern, url in get().items()}
+
+
 def http_client(sdk_module):
-    """The SDK's default httpx client (its timeouts, redirects, headers) over a deadline transport."""
+    """The SDK's default httpx client (its timeouts, redirects, headers) over a deadline transport,
+    directly or through the environment's proxies (``_proxy_mounts``)."""
     base = next(c for c in sdk_module.DefaultHttpxClient.__mro__[1:] if c.__name__ == "Client")
     hx = sys.modules[base.__module__.partition(".")[0]]
     if hx.__name__ not in _TRANSPORTS:
         _TRANSPORTS[hx.__name__] = _classes(hx)
-    return sdk_module.DefaultHttpxClient(transport=_TRANSPORTS[hx.__name__]())
+    cls = _TRANSPORTS[hx.__name__]
+    return sdk_module.DefaultHttpxClient(transport=cls(), mounts=_proxy_mounts(hx, cls))
 
 
 class CellDeadline:
