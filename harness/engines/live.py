@@ -79,8 +79,12 @@ class LiveEngine:
         among the bytes that arrived (``usage_in_prefix``): what the provider bills for the reply."""
         if not w.reply_started:
             return None
-        u = self.usage_from_wire(usage_in_prefix(bytes(w.received)))
-        return None if u is None else dataclasses.asdict(u)
+        try:
+            u = self.usage_from_wire(usage_in_prefix(bytes(w.received)))
+        except (TypeError, ValueError, AttributeError):  # counts that are not numbers: as if none arrived
+            return None
+        fields = None if u is None else dataclasses.asdict(u)
+        return fields if fields and min(fields.values()) >= 0 else None  # negative counts: charged the booking
 
     # -- the engine interface --------------------------------------------------------------------
     def complete(self, req: EngineRequest) -> EngineReply:

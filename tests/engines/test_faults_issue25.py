@@ -269,3 +269,28 @@ def test_a_cell_past_its_overall_deadline_is_cut_and_void_with_the_reason(tmp_pa
     (rec,) = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert rec["outcome"] == "void" and "cell deadline" in rec["void_reason"]
     assert dripped < 100  # each dripped reply is ~1000 bytes at one a second: the deadline cut it
+
+
+@pytest.mark.parametrize("usage", [{"input_tokens": -10 ** 6, "output_tokens": 5, "prompt_tokens": -10 ** 6,
+                                    "completion_tokens": 5},
+                                   {"input_tokens": "many", "output_tokens": [], "prompt_tokens": "many",
+                                    "completion_tokens": {}}], ids=["negative", "not-numbers"])
+def test_a_cut_replys_usage_that_is_not_counts_is_charged_its_booking(tmp_path, tasks, live, usage):  # noqa: F811
+    """Adversarial usage in a cut reply (negative counts would lower the charge; strings would crash
+    the parse): the reply is charged its booking, as if no usage had arrived, and the call completes."""
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    answer, n = lb.answer, {"calls": 0}
+
+    def bad_first(body):
+        n["calls"] += 1
+        reply = answer(body)
+        return {**reply, "usage": usage} if n["calls"] == 1 else reply
+    lb.answer = bad_first
+    lb.queue(("truncated", -1))
+    req = worker_request(tasks[0])
+    assert CeilingEngine(make(), led, "k", "worker", None).complete(req).tool_calls
+    state = led.read()
+    assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
+    assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
