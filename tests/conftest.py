@@ -19,6 +19,7 @@ SLOW_FILES: dict[str, str] = {
     "tests/engines/test_cells.py": "whole cells of every arm through the SDK clients against a local server (114 s)",
     "tests/engines/test_cli_runs.py": "end-to-end CLI runs: full disk, refused credentials, pilot (280 s)",
     "tests/harness/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
+    "tests/harness/test_kill_campaign_issue25.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
     "tests/viewer/test_browser.py": "headless Chromium through every page of the report (154 s)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
