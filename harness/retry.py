@@ -116,7 +116,7 @@ def classify(exc: BaseException) -> Fault | None:
         cause = exc.__cause__ or exc.__context__
         return Fault("connection", f"{name}: {exc}" + (f" ({type(cause).__name__}: {cause})" if cause else ""))
     if name in ("APIResponseValidationError", "MalformedReply") or isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-        return Fault("malformed", f"{name}: {str(exc)[:300]}")
+        return Fault("malformed", f"{name}: {str(exc)[:300]}", usage=getattr(exc, "usage", None))
     return None
 
 

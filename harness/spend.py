@@ -348,18 +348,20 @@ def unseen_billed(meta: dict | None) -> int:
     if not isinstance(meta, dict):
         return 0
     faults = meta.get("faults") or []
-    n = sum(1 for f in faults if isinstance(f, dict) and (f.get("kind") == "malformed"
-                                                           or (f.get("billed") and not f.get("usage"))))
+    n = sum(1 for f in faults if isinstance(f, dict) and (f.get("kind") == "malformed" or f.get("billed"))
+            and not f.get("usage"))
     return n + ("in-flight" in str(meta.get("deadline", "")) and not meta.get("deadline_usage"))
 
 
 def cut_usages(meta: dict | None) -> list[Usage]:
     """The provider-reported usage of each reply of one call that was cut in transit after its
     ``usage`` object arrived (fault ``usage``, or ``deadline_usage`` for the in-flight send a
-    deadline cut): billed as the whole reply, and charged exactly that."""
+    deadline cut), or that arrived whole but was discarded as malformed while reporting its usage:
+    billed as the whole reply, and charged exactly that (``cut_billed`` in spend.json)."""
     if not isinstance(meta, dict):
         return []
-    found = [f.get("usage") for f in meta.get("faults") or [] if isinstance(f, dict) and f.get("billed")]
+    found = [f.get("usage") for f in meta.get("faults") or []
+             if isinstance(f, dict) and (f.get("billed") or f.get("kind") == "malformed")]
     found.append(meta.get("deadline_usage") if "in-flight" in str(meta.get("deadline", "")) else None)
     return [Usage(**{k: int(v) for k, v in u.items() if k in Usage.__dataclass_fields__})
             for u in found if isinstance(u, dict)]

@@ -281,6 +281,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault in ("401", "403"):
             kind = "authentication_error" if fault == "401" else "permission_error"
             return self._send(int(fault), json.dumps(_error_body(lb.flavor, int(fault), kind, "invalid x-api-key")).encode())
+        if fault == "nomodel":  # a whole reply, billed, that the client must discard (no model id)
+            reply = lb.answer(body)
+            lb.bill(reply, "whole")
+            return self._send(200, json.dumps({**reply, "model": ""}).encode())
         if fault in ("nousage", "badargs"):
             lb.served += 1
             reply = lb.answer(body)

@@ -294,3 +294,18 @@ def test_a_cut_replys_usage_that_is_not_counts_is_charged_its_booking(tmp_path, 
     state = led.read()
     assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
     assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
+
+
+def test_a_whole_reply_discarded_as_malformed_is_charged_the_usage_it_reported(tmp_path, tasks, live):  # noqa: F811
+    """A 200 reply with its usage but no model id is discarded and re-asked: both replies are billed,
+    and spend.json charges each exactly its reported usage (not the discarded one's booking)."""
+    flavor, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue("nomodel")
+    reply = CeilingEngine(make(), led, "k", "worker", PRICE).complete(worker_request(tasks[0]))
+    assert [f["kind"] for f in reply.raw["faults"]] == ["malformed"] and len(lb.billed) == 2
+    state = led.read()
+    assert state["unseen_billed"] == 0 and state["cut_billed"] == 1
+    bill = sum(_provider_usd(flavor, b["usage"], PRICE) for b in lb.billed)
+    assert state["spent_usd"] == pytest.approx(bill, abs=1e-12)
