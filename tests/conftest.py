@@ -19,6 +19,7 @@ SLOW_FILES: dict[str, str] = {
     "tests/engines/test_cells.py": "whole cells of every arm through the SDK clients against a local server (114 s)",
     "tests/engines/test_cli_runs.py": "end-to-end CLI runs: full disk, refused credentials, pilot (280 s)",
     "tests/harness/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
+    "tests/harness/test_kill_campaign_issue25.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
     "tests/viewer/test_browser.py": "headless Chromium through every page of the report (154 s)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
@@ -26,6 +27,10 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/engines/test_proxy_issue25.py::test_a_socks_proxy_is_bad_input_before_the_run":
+        "a harness CLI subprocess (10 s, most of it importing the command line)",
+    "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
+        "the fault-injection run through both SDKs: a CLI run and its resumes per SDK and cut kind (53 s each)",
     "tests/corpus/test_measure.py::test_planted_vacuous_gates_found_and_repaired_gates_clean_over_v1":
         "the catalogue loop: measures seven catalogue loops' gates against every v1 mutant (40 s setup)",
     "tests/engines/test_budget.py::test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling":

@@ -1,6 +1,10 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m harness.cli: a signal during the imports below is one line (harness.cli.entry)
+    from harness.cli.entry import guard_startup
+    _startup_handlers = guard_startup()
+
 import json
 import os
 import signal
@@ -427,9 +431,9 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
             raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
                              "live model (--engine anthropic or openai)")
         if tpath.is_file():
-            if resume:
-                raise InputError(str(tpath), "--resume", "a graph run cannot be resumed yet; start it again with a new --out")
-            _loop_graph_run(tpath, engine, models, outp, options, seed)
+            if resume and engine not in GRAPH_RESUMABLE:
+                raise InputError(str(tpath), "--resume", GRAPH_RESUME_REFUSED.format(engine=engine))
+            _loop_graph_run(tpath, engine, models, outp, options, seed, resume=bool(resume))
             return
         loops = [load_loop(tpath)] if (tpath / "loop.toml").is_file() else load_catalogue(tpath)
         if not loops:
@@ -464,13 +468,24 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")
 
 
-def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int) -> None:
+GRAPH_RESUMABLE = ("simulated", "replay")  # workers that make the same replies again: a replay re-derives the artifacts
+GRAPH_RESUME_REFUSED = ("a graph run with the {engine} engine cannot be resumed: a finished pass hands its artifact "
+                        "downstream and the ledger keeps only its digest, so resuming would call (and bill) the model "
+                        "again for passes already paid for; start it again with a new --out")
+
+
+def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, seed: int, resume: bool = False) -> None:
+    """Run a graph TOML; with ``resume``, continue the one a kill stopped in ``out``: the graph is
+    replayed from the start, its finished passes and repairs re-derived by the seeded worker and
+    checked against the ledger's rows (nothing rewritten), a pass cut short rerun from attempt 1."""
     from corpus.catalogue import load_loop
     from harness.loop import loop_runs as lr
     from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
     from harness.loop.loop_workers import Candidate, CorpusWorker, corpus_pool
     graph = load_graph(path)
-    ledger = lr.open_ledger(out)
+    ledger = lr.open_ledger(out, resume=resume)
+    if getattr(ledger, "repaired", False):
+        click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)", err=True)
 
     def worker_for(node, pass_no):
         if engine != "simulated":
@@ -585,4 +600,6 @@ def _default_label(source: str, fallback: str) -> str:
 
 
 if __name__ == "__main__":
+    from harness.cli.entry import end_startup
+    end_startup(_startup_handlers)
     main()

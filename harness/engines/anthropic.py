@@ -71,6 +71,16 @@ class AnthropicEngine(LiveEngine):
         raw = self.client.messages.with_raw_response.create(**wire, timeout=timeout)
         return raw.parse(), raw.http_response
 
+    @staticmethod
+    def usage_from_wire(u: dict | None) -> Usage | None:
+        """The harness's ``Usage`` of a Messages API ``usage`` object (a dict); None when it lacks the
+        input or output count (unknown, never 0)."""
+        if not isinstance(u, dict) or u.get("input_tokens") is None or u.get("output_tokens") is None:
+            return None
+        return Usage(input_tokens=int(u["input_tokens"]), output_tokens=int(u["output_tokens"]),
+                     cache_read_tokens=int(u.get("cache_read_input_tokens") or 0),
+                     cache_write_tokens=int(u.get("cache_creation_input_tokens") or 0))
+
     def from_wire(self, msg) -> EngineReply:
         texts, calls = [], []
         for block in msg.content:
@@ -79,12 +89,7 @@ class AnthropicEngine(LiveEngine):
             elif block.type == "tool_use":  # input that is not an object is passed on: the controller's parse failure
                 calls.append(ToolCall(block.id, block.name, block.input))
         u = getattr(msg, "usage", None)
-        if u is None or getattr(u, "input_tokens", None) is None or getattr(u, "output_tokens", None) is None:
-            usage = Usage(missing=1)  # unknown, never 0: the record and the cost say so
-        else:
-            usage = Usage(input_tokens=int(u.input_tokens), output_tokens=int(u.output_tokens),
-                          cache_read_tokens=int(getattr(u, "cache_read_input_tokens", None) or 0),
-                          cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", None) or 0))
+        usage = self.usage_from_wire(None if u is None else u.model_dump()) or Usage(missing=1)  # unknown, never 0
         if not msg.model:
             raise ValueError("response has no model id")
         return EngineReply("".join(texts), calls, usage, msg.stop_reason or "end_turn", msg.model)

@@ -13,10 +13,17 @@ mid-body, was generated and is billed by the provider, so it is charged (harness
 
 The connection's socket is handed to the watch at every read and write (``_WatchedBackend``), so
 a reply whose status line and headers drip in is cut at the deadline too.
+
+The bytes of a reply's body that arrived before a cut are kept (``Watch.received``, at most
+``RECEIVED_CAP``): when the provider's ``usage`` object is among them (``usage_in_prefix``), the
+cut reply is charged exactly what the provider bills for it (the usage of the whole reply: a
+non-streamed reply is generated before its first byte is sent), not its booking.
 """
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import socket
 import sys
 import threading
@@ -24,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 _current = threading.local()
+RECEIVED_CAP = 4 << 20  # bytes of a reply body kept for ``usage_in_prefix``; a reply is far smaller
 
 
 @dataclass
@@ -33,6 +41,7 @@ class Watch:
     status: int | None = None  # the reply's HTTP status, once its headers arrived
     fired: bool = False  # the deadline passed while the reply was in flight
     sock: socket.socket | None = None
+    received: bytearray = field(default_factory=bytearray)  # the body's first bytes (RECEIVED_CAP)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -50,16 +59,22 @@ class Watch:
 
 
 class ReplyDeadline(Exception):
-    """The whole-reply deadline passed (a ``timeout`` fault; ``billed`` when the reply had started)."""
+    """The whole-reply deadline passed (a ``timeout`` fault; ``billed`` when the reply had started;
+    ``usage``: the harness's usage fields of the provider's usage object, when it arrived before the cut)."""
 
-    def __init__(self, message: str, billed: bool):
+    def __init__(self, message: str, billed: bool, usage: dict | None = None):
         super().__init__(message)
-        self.billed = billed
+        self.billed, self.usage = billed, usage
 
 
 class ReplyCut(ConnectionError):
-    """The connection broke after the provider started sending a 2xx reply (billed, never read)."""
+    """The connection broke after the provider started sending a 2xx reply (billed, never read whole;
+    ``usage`` as for ``ReplyDeadline``)."""
     billed = True
+
+    def __init__(self, message: str, usage: dict | None = None):
+        super().__init__(message)
+        self.usage = usage
 
 
 @contextlib.contextmanager
@@ -79,11 +94,14 @@ def _classes(hx):
     ``httpx2`` in newer SDKs, which refuse objects of the other package)."""
 
     class _WatchedStream(hx.SyncByteStream):
-        def __init__(self, inner, timer: threading.Timer):
-            self.inner, self.timer = inner, timer
+        def __init__(self, inner, timer: threading.Timer, w: Watch):
+            self.inner, self.timer, self.w = inner, timer, w
 
         def __iter__(self):
-            yield from self.inner
+            for chunk in self.inner:
+                if len(self.w.received) < RECEIVED_CAP:
+                    self.w.received += chunk[:RECEIVED_CAP - len(self.w.received)]
+                yield chunk
 
         def close(self) -> None:
             self.timer.cancel()
@@ -94,8 +112,9 @@ def _classes(hx):
     class DeadlineTransport(hx.BaseTransport):
         """Wraps the SDK's transport: a watched request's connection is shut down at its deadline."""
 
-        def __init__(self):
-            self.inner = hx.HTTPTransport(limits=hx.Limits(max_connections=1000, max_keepalive_connections=100))
+        def __init__(self, proxy: str | None = None):
+            self.inner = hx.HTTPTransport(limits=hx.Limits(max_connections=1000, max_keepalive_connections=100),
+                                          proxy=proxy)
             pool = getattr(self.inner, "_pool", None)
             if pool is not None and getattr(pool, "_network_backend", None) is not None:
                 pool._network_backend = _WatchedBackend(pool._network_backend)
@@ -113,7 +132,7 @@ def _classes(hx):
                 timer.cancel()
                 raise
             _note_headers(w, resp)
-            resp.stream = _WatchedStream(resp.stream, timer)
+            resp.stream = _WatchedStream(resp.stream, timer, w)
             return resp
 
         def close(self) -> None:
@@ -189,16 +208,90 @@ def _note_headers(w: Watch, resp) -> None:
             sock.shutdown(socket.SHUT_RDWR)
 
 
+def usage_in_prefix(data: bytes) -> dict | None:
+    """The top-level ``usage`` object of a JSON reply body from the bytes that arrived before a cut,
+    or None when it had not arrived whole. Only a key at depth 1 counts: the same word inside the
+    model's text or a tool call's arguments (strings, or deeper objects) is never taken for it."""
+    text = data.decode("utf-8", "replace")
+    depth, i, n = 0, 0, len(text)
+    key_pending = False  # the last token at depth 1 was a string that may be a key
+    last = ""
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                return None
+            if depth == 1:
+                last, key_pending = text[i + 1:j], True
+            i = j + 1
+            continue
+        if c == ":" and depth == 1 and key_pending and last == "usage":
+            try:
+                value, _ = json.JSONDecoder().raw_decode(text[i + 1:].lstrip())
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        if not c.isspace():
+            key_pending = False
+        i += 1
+    return None
+
+
 _TRANSPORTS: dict[str, type] = {}
 
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")  # and their lower-case forms
+PROXY_SCHEMES = ("http", "https")  # a SOCKS proxy needs the optional socksio package: refused
+
+
+def proxy_problem(environ=None) -> tuple[str, str] | None:
+    """(variable, why) for a proxy in the environment the deadline transport cannot go through (a
+    scheme other than http/https), else None. Checked before a run (harness/driver.py) so that it is
+    bad input, not a void in every cell; the URL is not repeated (it may carry credentials)."""
+    env = os.environ if environ is None else environ
+    for var in PROXY_VARIABLES:
+        for name in (var, var.lower()):
+            url = env.get(name)
+            if url and "://" in url and url.split("://", 1)[0].lower() not in PROXY_SCHEMES:
+                return name, (f"a {url.split('://', 1)[0]} proxy is not supported by the live engines (they "
+                              f"honour {'/'.join(s + '://' for s in PROXY_SCHEMES)} proxies, under the whole-reply "
+                              "deadline); unset it or use an HTTP proxy")
+    return None
+
+
+def _proxy_mounts(hx, transport_cls) -> dict:
+    """A deadline transport for every proxy the environment names (``HTTP(S)_PROXY``, ``ALL_PROXY``,
+    ``NO_PROXY``, as httpx reads them): httpx ignores the environment's proxies once a client is
+    given a transport, so without these mounts a proxy was silently bypassed; with them every
+    request goes through the proxy and its reply stays under the deadline."""
+    get = getattr(getattr(hx, "_utils", None), "get_environment_proxies", None)
+    if get is None:
+        if any(os.environ.get(v) or os.environ.get(v.lower()) for v in PROXY_VARIABLES):
+            raise ValueError(f"a proxy is set in the environment but this {hx.__name__} does not say how it reads "
+                             "them; unset HTTP_PROXY/HTTPS_PROXY/ALL_PROXY")
+        return {}
+    problem = proxy_problem()
+    if problem is not None:
+        raise ValueError(f"{problem[0]}: {problem[1]}")
+    return {pattern: None if url is None else transport_cls(proxy=url) for pattern, url in get().items()}
+
+
 def http_client(sdk_module):
-    """The SDK's default httpx client (its timeouts, redirects, headers) over a deadline transport."""
+    """The SDK's default httpx client (its timeouts, redirects, headers) over a deadline transport,
+    directly or through the environment's proxies (``_proxy_mounts``)."""
     base = next(c for c in sdk_module.DefaultHttpxClient.__mro__[1:] if c.__name__ == "Client")
     hx = sys.modules[base.__module__.partition(".")[0]]
     if hx.__name__ not in _TRANSPORTS:
         _TRANSPORTS[hx.__name__] = _classes(hx)
-    return sdk_module.DefaultHttpxClient(transport=_TRANSPORTS[hx.__name__]())
+    cls = _TRANSPORTS[hx.__name__]
+    return sdk_module.DefaultHttpxClient(transport=cls(), mounts=_proxy_mounts(hx, cls))
 
 
 class CellDeadline:

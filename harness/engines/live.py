@@ -9,11 +9,12 @@ the engine's state, the transcript or the records.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
-from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
+from harness.engines.deadline import ReplyCut, ReplyDeadline, usage_in_prefix, watch
 from harness.engines.limiter import Limiter
 from harness.engines.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
@@ -63,12 +64,26 @@ class LiveEngine:
                 if w.fired:
                     raise ReplyDeadline(f"ReplyTimeout: the reply was not complete within {timeout:.1f}s ("
                                         + ("cut after the provider started sending it" if w.reply_started
-                                           else "no reply yet") + ")", w.reply_started) from exc
+                                           else "no reply yet") + ")", w.reply_started, self._cut_usage(w)) from exc
                 fault = classify(exc)
                 if w.reply_started and fault is not None and fault.kind in ("connection", "timeout"):
                     raise ReplyCut(f"the connection broke after the provider started sending a {w.status} reply "
-                                   f"({fault.detail})") from exc
+                                   f"({fault.detail})", self._cut_usage(w)) from exc
                 raise
+
+    def usage_from_wire(self, u: dict | None) -> Usage | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _reported(self, obj) -> dict | None:
+        """The usage a parsed reply object reported, as the harness's usage fields; None when it has
+        none that are counts (charged its booking)."""
+        dump = getattr(getattr(obj, "usage", None), "model_dump", None)
+        return _counts(self, dump() if dump is not None else None)
+
+    def _cut_usage(self, w) -> dict | None:
+        """The usage the provider reported for a reply cut in transit, when its ``usage`` object was
+        among the bytes that arrived (``usage_in_prefix``): what the provider bills for the reply."""
+        return _counts(self, usage_in_prefix(bytes(w.received))) if w.reply_started else None
 
     # -- the engine interface --------------------------------------------------------------------
     def complete(self, req: EngineRequest) -> EngineReply:
@@ -101,9 +116,12 @@ class LiveEngine:
 
         try:
             call_with_retry(send, self.policy, deadline=req.deadline, faults=faults,
-                            what=f"{self.provider} {req.role} request", check=_as_malformed(check))
+                            what=f"{self.provider} {req.role} request", check=_as_malformed(check, self._reported))
         except DeadlineReached as exc:
             meta["deadline"] = str(exc)
+            cut = getattr(exc.__cause__, "usage", None)
+            if cut is not None:
+                meta["deadline_usage"] = cut  # the in-flight reply's usage arrived before the cut
             return EngineReply("", [], Usage(), "deadline", self.model, meta)
         except EngineFault as exc:
             exc.wire = meta
@@ -115,15 +133,31 @@ class LiveEngine:
         return reply
 
 
+def _counts(engine, wire_usage: dict | None) -> dict | None:
+    """``engine.usage_from_wire(wire_usage)`` as a dict of counts, or None when it is missing or holds
+    anything but non-negative integers (negative counts would lower the charge): then the send is
+    charged its booking, as if no usage had arrived."""
+    try:
+        u = engine.usage_from_wire(wire_usage)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    fields = None if u is None else dataclasses.asdict(u)
+    return fields if fields and min(fields.values()) >= 0 else None
+
+
 class MalformedReply(ValueError):
-    pass
+    """A reply that arrived whole but is unusable; ``usage``: its provider-reported usage, if it had one."""
+    usage: dict | None = None
 
 
-def _as_malformed(check):
+def _as_malformed(check, reported=None):
+    """``check`` raising MalformedReply, carrying ``reported(obj)``: the usage the discarded reply
+    reported (it was billed; charged exactly that, else its booking)."""
     def wrapped(obj):
         try:
             check(obj)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             err = MalformedReply(f"malformed reply: {type(exc).__name__}: {exc}")
+            err.usage = reported(obj) if reported is not None else None
             raise err from exc
     return wrapped

@@ -81,6 +81,17 @@ class OpenAIEngine(LiveEngine):
         raw = self.client.chat.completions.with_raw_response.create(**wire, timeout=timeout)
         return raw.parse(), raw.http_response
 
+    @staticmethod
+    def usage_from_wire(u: dict | None) -> Usage | None:
+        """The harness's ``Usage`` of a Chat Completions ``usage`` object (a dict); None when it lacks
+        the prompt or completion count (unknown, never 0)."""
+        if not isinstance(u, dict) or u.get("prompt_tokens") is None or u.get("completion_tokens") is None:
+            return None
+        cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        reasoning = int((u.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+        return Usage(input_tokens=int(u["prompt_tokens"]) - cached, output_tokens=int(u["completion_tokens"]),
+                     cache_read_tokens=cached, reasoning_tokens=reasoning)
+
     def from_wire(self, resp) -> EngineReply:
         if not getattr(resp, "choices", None):
             raise ValueError("response has no choices")
@@ -95,13 +106,7 @@ class OpenAIEngine(LiveEngine):
                 args = fn.arguments
             calls.append(ToolCall(tc.id, fn.name, args))
         u = resp.usage
-        if u is None or u.prompt_tokens is None or u.completion_tokens is None:
-            usage = Usage(missing=1)  # unknown, never 0: the record and the cost say so
-        else:
-            cached = int(getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0)
-            reasoning = int(getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0)
-            usage = Usage(input_tokens=int(u.prompt_tokens) - cached, output_tokens=int(u.completion_tokens),
-                          cache_read_tokens=cached, reasoning_tokens=reasoning)
+        usage = self.usage_from_wire(None if u is None else u.model_dump()) or Usage(missing=1)  # unknown, never 0
         if not resp.model:
             raise ValueError("response has no model id")
         stop = FINISH.get(choice.finish_reason, choice.finish_reason or "end_turn")

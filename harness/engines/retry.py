@@ -43,6 +43,7 @@ class Fault:
     retry_after: float | None = None
     retryable: bool = True
     billed: bool | None = None  # the provider had started sending a 2xx reply: it is billed (harness.ledger.spend)
+    usage: dict | None = None  # a billed reply's usage, when it arrived before the cut (charged as reported)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -105,16 +106,17 @@ def classify(exc: BaseException) -> Fault | None:
         kind = "auth" if status in (401, 403) else "status"
         return Fault(kind, f"HTTP {status} {name}: {str(exc)[:300]}", status, parse_retry_after(headers), retryable)
     if name == "ReplyDeadline":  # the whole-reply deadline cut it (harness/engines/deadline.py)
-        return Fault("timeout", str(exc), billed=bool(getattr(exc, "billed", False)) or None)
+        return Fault("timeout", str(exc), billed=bool(getattr(exc, "billed", False)) or None,
+                     usage=getattr(exc, "usage", None))
     if name == "ReplyCut":
-        return Fault("connection", f"{name}: {exc}", billed=True)
+        return Fault("connection", f"{name}: {exc}", billed=True, usage=getattr(exc, "usage", None))
     if name == "APITimeoutError" or "Timeout" in name:
         return Fault("timeout", f"{name}: {exc}")
     if name == "APIConnectionError" or isinstance(exc, (ConnectionError, OSError)):
         cause = exc.__cause__ or exc.__context__
         return Fault("connection", f"{name}: {exc}" + (f" ({type(cause).__name__}: {cause})" if cause else ""))
     if name in ("APIResponseValidationError", "MalformedReply") or isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-        return Fault("malformed", f"{name}: {str(exc)[:300]}")
+        return Fault("malformed", f"{name}: {str(exc)[:300]}", usage=getattr(exc, "usage", None))
     return None
 
 

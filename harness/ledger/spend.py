@@ -21,6 +21,11 @@ Design (one ledger for every worker, executor and node):
   the live engine's retry layer made whose usage was never read (a malformed 200 reply it
   discarded, a request the deadline cancelled in flight): billed by the provider, never free. Reported spend above
   the booking (an input estimate that fell short) is counted and published as overrun.
+- A reply cut in transit (a connection reset mid-body, the whole-reply deadline) is billed by the
+  provider as the whole reply (the billing model the README states): when the reply's ``usage``
+  object arrived before the cut, it is charged exactly that (``cut_billed``); otherwise its
+  booking, an upper bound (``unseen_billed``), so spend.json equals the provider's bill except for
+  the declared ``unseen_billed_usd``, which bounds the difference from above.
 - Tests and gates cost no tokens and are never interrupted: a cell in flight at the halt runs
   its test to the end; the driver records how long past the halt such cells ran.
 - The ceiling is frozen with the protocol; ``harness run --resume DIR --raise-budget-usd X``
@@ -105,7 +110,8 @@ def usage_tokens(u: Usage) -> int:
 
 EMPTY = {"spent_usd": 0.0, "spent_tokens": 0, "open": {}, "calls": 0, "refused": 0, "overrun_usd": 0.0,
          "overrun_tokens": 0, "orphaned_usd": 0.0, "orphaned_tokens": 0, "halted": None, "ceilings": [], "unpriced_calls": 0,
-         "unseen_billed": 0, "unseen_billed_usd": 0.0, "unseen_billed_tokens": 0}
+         "unseen_billed": 0, "unseen_billed_usd": 0.0, "unseen_billed_tokens": 0,
+         "cut_billed": 0, "cut_billed_usd": 0.0, "cut_billed_tokens": 0}
 
 
 class SpendLedger:
@@ -220,23 +226,28 @@ class SpendLedger:
         return self._update(fn)
 
     def settle(self, ticket: str, cell_key: str, role: str, reply: EngineReply | None, price: dict | None,
-               max_tokens: int, wanted: int, unseen: int = 0) -> None:
+               max_tokens: int, wanted: int, unseen: int = 0, cut: list[Usage] | None = None) -> None:
         """Replace a booking with what the provider reported (None: the call failed, assumed unbilled),
         plus the booking once for each of ``unseen`` sends that may have been billed but whose usage
-        was never read (``unseen_billed``)."""
+        was never read (``unseen_billed``), plus the reported usage of each reply in ``cut`` (cut in
+        transit after its usage arrived: ``cut_billed``)."""
+        cuts = [(0.0 if price is None else usage_cost(u, price), usage_tokens(u)) for u in cut or []]
         if reply is None:
-            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted, unseen)
+            self.record(ticket, cell_key, role, None, None, None, max_tokens, wanted, unseen, cuts)
         elif reply.usage.missing:
-            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted, unseen)
+            self.record(ticket, cell_key, role, None, None, reply.model_id or "unknown", max_tokens, wanted, unseen,
+                        cuts)
         else:
             usd = 0.0 if price is None else usage_cost(reply.usage, price)  # unpriced: tokens only
             self.record(ticket, cell_key, role, usd, usage_tokens(reply.usage),
-                        reply.model_id or "unknown", max_tokens, wanted, unseen)
+                        reply.model_id or "unknown", max_tokens, wanted, unseen, cuts)
 
     def record(self, ticket: str, cell_key: str, role: str, reported_usd: float | None, reported_tok: int | None,
-               model_id: str | None, max_tokens: int, wanted: int, unseen: int = 0) -> None:
+               model_id: str | None, max_tokens: int, wanted: int, unseen: int = 0,
+               cuts: list | None = None) -> None:
         """settle's ledger step: usd/tok None with a model id means 'no usage reported' (charge the
-        booking); with no model id, the call failed (nothing billed but the ``unseen`` sends)."""
+        booking); with no model id, the call failed (nothing billed but the ``unseen`` sends and the
+        ``cuts``, (USD, tokens) of each reply cut after its usage arrived)."""
         def fn(s):
             b = s["open"].pop(ticket, {"usd": 0.0, "tokens": 0})
             reply = model_id is not None or reported_usd is not None
@@ -247,18 +258,23 @@ class SpendLedger:
             else:
                 usd, tok = reported_usd, reported_tok
             usd, tok = usd + unseen * b["usd"], tok + unseen * b["tokens"]
+            for cut_usd, cut_tok in cuts or []:  # charged as the provider reported, like a whole reply
+                usd, tok = usd + cut_usd, tok + cut_tok
+                s["cut_billed"] += 1
+                s["cut_billed_usd"] += cut_usd
+                s["cut_billed_tokens"] += cut_tok
             s["unseen_billed"] += unseen  # declared in the spend line: charged at the booking, usage never read
             s["unseen_billed_usd"] += unseen * b["usd"]
             s["unseen_billed_tokens"] += unseen * b["tokens"]
             s["spent_usd"] += usd
             s["spent_tokens"] += tok
             s["calls"] += reply
-            s["overrun_usd"] += max(0.0, usd - b["usd"])
+            s["overrun_usd"] += max(0.0, usd - b["usd"])  # every send of the call past its one booking
             s["overrun_tokens"] += max(0, tok - b["tokens"])
             return {"_rows": [{"event": "call", "cell_key": cell_key, "role": role, "spent": reply,
                                "usd": round(usd, 9), "tokens": tok, "booked_usd": round(b["usd"], 9),
                                "booked_tokens": b["tokens"], "max_tokens": max_tokens, "clamped": max_tokens < wanted,
-                               "model_id": model_id, "unseen_billed": unseen}]}
+                               "model_id": model_id, "unseen_billed": unseen, "cut_billed": len(cuts or [])}]}
         self._update(fn)
 
 
@@ -319,20 +335,36 @@ class CeilingEngine:
             raise
         finally:
             self.ledger.settle(ticket, self.cell_key, self.role, reply, self.price, max_tokens, req.max_tokens,
-                               unseen_billed(meta))
+                               unseen_billed(meta), cut_usages(meta))
 
 
 def unseen_billed(meta: dict | None) -> int:
     """Sends of one call that may have been billed but whose usage the harness never read, from a
     live engine's wire record (harness/engines/live.py): each reply the retry layer discarded as
     malformed (it arrived, so the provider billed it), each 2xx reply cut after the provider started
-    sending it (a connection reset mid-body, or the whole-reply deadline: fault ``billed``), and a
-    request the deadline cancelled in flight (the provider may finish and bill it). Each is charged its booking, never counted free."""
+    sending it (a connection reset mid-body, or the whole-reply deadline: fault ``billed``) before
+    its usage arrived, and a request the deadline cancelled in flight (the provider may finish and
+    bill it). Each is charged its booking, never counted free."""
     if not isinstance(meta, dict):
         return 0
     faults = meta.get("faults") or []
-    n = sum(1 for f in faults if isinstance(f, dict) and (f.get("kind") == "malformed" or f.get("billed")))
-    return n + ("in-flight" in str(meta.get("deadline", "")))
+    n = sum(1 for f in faults if isinstance(f, dict) and (f.get("kind") == "malformed" or f.get("billed"))
+            and not f.get("usage"))
+    return n + ("in-flight" in str(meta.get("deadline", "")) and not meta.get("deadline_usage"))
+
+
+def cut_usages(meta: dict | None) -> list[Usage]:
+    """The provider-reported usage of each reply of one call that was cut in transit after its
+    ``usage`` object arrived (fault ``usage``, or ``deadline_usage`` for the in-flight send a
+    deadline cut), or that arrived whole but was discarded as malformed while reporting its usage:
+    billed as the whole reply, and charged exactly that (``cut_billed`` in spend.json)."""
+    if not isinstance(meta, dict):
+        return []
+    found = [f.get("usage") for f in meta.get("faults") or []
+             if isinstance(f, dict) and (f.get("billed") or f.get("kind") == "malformed")]
+    found.append(meta.get("deadline_usage") if "in-flight" in str(meta.get("deadline", "")) else None)
+    return [Usage(**{k: int(v) for k, v in u.items() if k in Usage.__dataclass_fields__})
+            for u in found if isinstance(u, dict)]
 
 
 def summary(state: dict) -> str:
@@ -344,9 +376,12 @@ def summary(state: dict) -> str:
             f"[pricing]; spend.json, one row per call in spend.jsonl); refused at the ceiling: {state['refused']}")
     line += (f"; declared overrun: ${state['overrun_usd']:.6f} / {state['overrun_tokens']} tokens above the "
              f"bookings, ${state['orphaned_usd']:.6f} booked by killed processes counted as spent")
+    if state.get("cut_billed"):
+        line += (f"; {state['cut_billed']} reply(ies) cut in transit after their usage arrived, charged as "
+                 f"reported: ${state['cut_billed_usd']:.6f} / {state['cut_billed_tokens']} tokens")
     if state.get("unseen_billed"):
         line += (f"; {state['unseen_billed']} billed send(s) whose usage was never read (a reply cut mid-body or "
-                 f"at the reply deadline, a malformed reply, a request cancelled in flight) charged at their "
+                 f"at the reply deadline before its usage arrived, a malformed reply, a request cancelled in flight) charged at their "
                  f"bookings: ${state['unseen_billed_usd']:.6f} / {state['unseen_billed_tokens']} tokens")
     if state.get("open"):
         o = state["open"].values()

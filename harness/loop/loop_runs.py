@@ -147,6 +147,7 @@ class ResumeLedger:
         self.finished = {_pass_key(r) for r in rows if r.get("kind") == "terminal"}
         self.partial = {_pass_key(r) for r in rows if r.get("kind") == "attempt"} - self.finished
         self.existing = {r["cell_key"]: r for r in rows if _pass_key(r) in self.finished}
+        self.run_rows = {r["cell_key"]: r for r in rows if r.get("node") is None}  # a graph's repair rows
         self.repaired = bool(ledger.repair or ledger.head_repaired)
 
     @property
@@ -154,9 +155,13 @@ class ResumeLedger:
         return self.ledger.records
 
     def append(self, rec: dict) -> dict:
+        """Write ``rec``, unless a finished pass (or a graph's repair) already wrote it: a replay
+        returns that row, after checking the replay made the same row (``_same_replay``)."""
         key = _pass_key(rec)
         if key in self.finished:
-            return self.existing[rec["cell_key"]]
+            return _same_replay(self.existing.get(rec["cell_key"]), rec)
+        if rec.get("node") is None and rec.get("cell_key") in self.run_rows:
+            return _same_replay(self.run_rows[rec["cell_key"]], rec)
         if key in self.partial:
             self.partial.discard(key)
             self.ledger.append({**{k: rec[k] for k in ("run_id", "node", "pass") if k in rec}, "kind": "abandoned",
@@ -177,6 +182,22 @@ class ResumeLedger:
                 for r in rows if r.get("kind") == "attempt"]
         return LoopResult(node, end["state"], end["reason"], atts, float(end.get("wall_s") or 0.0),
                           end.get("verdict_seq"), atts[-1].artifact_digest if atts else None, None, pass_no)
+
+
+REPLAYED = ("kind", "attempt", "verdict", "artifact_digest", "state", "failed", "rerun", "budget_left")
+
+
+def _same_replay(old: dict | None, new: dict) -> dict:
+    """The ledger's row for a replayed step, when the replay (a seeded simulated or replay worker)
+    made the same one; otherwise the resumed run is not the run that was killed (another target,
+    options or engine): refused, nothing written."""
+    from harness.core.errors import InputError
+    diff = [k for k in REPLAYED if old is None or old.get(k) != new.get(k)]
+    if diff:
+        raise InputError(str(new.get("cell_key")), "--resume", f"replaying the killed run gave a different row "
+                         f"({', '.join(diff)}) than the ledger's: resume with the same TARGET, engine and options, "
+                         "or start again with a new --out")
+    return old  # type: ignore[return-value]
 
 
 def _pass_key(r: dict) -> tuple:

@@ -79,6 +79,11 @@ def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
     return out
 
 
+def _proxy_problem():
+    from harness.engines.deadline import proxy_problem
+    return proxy_problem()
+
+
 def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, model: str | None,
                         engine_options: dict) -> None:
     """Everything a run needs, checked before anything runs (InputError naming what is wrong): each
@@ -95,6 +100,9 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
             if needs_model(name) and not model_for and "model" not in proto.factors:
                 raise InputError(str(proto.path), f"arms.{arm.name}.model",
                                  f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
+            proxy = engines.needs_model(name) and _proxy_problem()
+            if proxy:  # a live engine could not reach its provider under the reply deadline: every cell void
+                raise InputError("environment", proxy[0], proxy[1])
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
                 raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
     if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now

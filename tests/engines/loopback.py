@@ -132,7 +132,9 @@ class Loopback:
             self.faults.extend(faults)
 
     def bill(self, reply: dict, delivered: str) -> None:
-        """A reply was generated: the provider bills its usage whether or not the client read it all."""
+        """A reply was generated: the provider bills its usage whether or not the client read it all.
+        The billing model the README states: a non-streamed reply is generated before its first byte
+        is sent, so a reply cut in transit is billed as the whole reply (its usage)."""
         with self.lock:
             self.billed.append({"usage": reply.get("usage"), "delivered": delivered})
 
@@ -279,6 +281,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault in ("401", "403"):
             kind = "authentication_error" if fault == "401" else "permission_error"
             return self._send(int(fault), json.dumps(_error_body(lb.flavor, int(fault), kind, "invalid x-api-key")).encode())
+        if fault == "nomodel":  # a whole reply, billed, that the client must discard (no model id)
+            reply = lb.answer(body)
+            lb.bill(reply, "whole")
+            return self._send(200, json.dumps({**reply, "model": ""}).encode())
         if fault in ("nousage", "badargs"):
             lb.served += 1
             reply = lb.answer(body)
@@ -300,12 +306,15 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "malformed":
             self.close_connection = True
             return self._send(200, b'{"id": "msg_x", "type": "mess')
-        if fault == "truncated":
+        if fault == "truncated" or (isinstance(fault, tuple) and fault[0] == "truncated"):
+            # ("truncated", k): the body cut after k bytes (k < 0: all but the last -k); the default, half of it
             self.close_connection = True
             reply = lb.answer(body)
-            lb.bill(reply, "cut")
             full = json.dumps(reply).encode()
-            self._send(200, full[: len(full) // 2], length=len(full))
+            k = len(full) // 2 if fault == "truncated" else fault[1] % len(full)
+            usage = json.dumps(reply["usage"]).encode()  # the last key of both formats' bodies
+            lb.bill(reply, "cut_after_usage" if full.rindex(usage) + len(usage) <= k else "cut")
+            self._send(200, full[:k], length=len(full))
             self.connection.shutdown(2)
             return
         if isinstance(fault, tuple) and fault[0] == "drip":  # headers, then one byte every fault[1] seconds

@@ -103,6 +103,53 @@ def test_a_reply_cut_mid_body_is_charged_its_booking(tmp_path, tasks, live):  # 
     assert state["unseen_billed"] == 1 and state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
 
 
+def test_a_reply_cut_after_its_usage_arrived_is_charged_exactly_what_the_provider_billed(tmp_path, tasks, live):  # noqa: F811
+    """The connection breaks with only the body's closing byte unsent: the usage object arrived, so the
+    cut reply is charged the provider's bill for it (the whole reply's usage), not its booking."""
+    flavor, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue(("truncated", -1))
+    reply = CeilingEngine(make(), led, "k", "worker", PRICE).complete(worker_request(tasks[0]))
+    (cut, whole) = lb.billed
+    assert cut["delivered"] == "cut_after_usage" and whole["delivered"] == "whole"
+    f = reply.raw["faults"]
+    assert [x["kind"] for x in f] == ["connection"] and f[0]["billed"] is True and f[0]["usage"]
+    state = led.read()
+    assert state["unseen_billed"] == 0 and state["cut_billed"] == 1
+    assert state["cut_billed_usd"] == pytest.approx(_provider_usd(flavor, cut["usage"], PRICE), abs=1e-12)
+    bill = sum(_provider_usd(flavor, b["usage"], PRICE) for b in lb.billed)
+    assert state["spent_usd"] == pytest.approx(bill, abs=1e-12)  # spend.json = the provider's bill
+
+
+def test_a_word_usage_inside_the_reply_text_is_not_taken_for_its_usage(tmp_path, tasks, live):  # noqa: F811
+    """Adversarial: the model's text (and, on Anthropic, a tool call's input object) carries a fake
+    usage object before the real one; a cut before the real usage is charged its booking, never the
+    fake's tiny numbers."""
+    flavor, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    fake = '"}, "usage": {"input_tokens": 1, "output_tokens": 1, "prompt_tokens": 1, "completion_tokens": 1}, "x": {"'
+    answer = lb.answer
+    lb.answer = lambda body: _with_text(answer(body), flavor, fake)
+    lb.queue("truncated")
+    req = worker_request(tasks[0])
+    CeilingEngine(make(), led, "k", "worker", None).complete(req)
+    state = led.read()
+    assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
+    assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
+
+
+def _with_text(reply: dict, flavor: str, text: str) -> dict:
+    if flavor == "anthropic":  # also as an object a naive search for the key would find
+        fake = {"usage": {"input_tokens": 1, "output_tokens": 1}}
+        reply["content"] = [{"type": "tool_use", "id": "toolu_fake", "name": "list_files", "input": fake},
+                            {"type": "text", "text": text * 40}, *reply["content"]]
+    else:
+        reply["choices"][0]["message"]["content"] = text * 40
+    return reply
+
+
 def test_a_connection_dropped_before_any_reply_is_not_charged(tmp_path, tasks, live):  # noqa: F811
     _, lb, make, _ = live
     led = SpendLedger(tmp_path)
@@ -126,12 +173,22 @@ def _provider_usd(flavor: str, usage: dict, price: dict) -> float:
 PRICE = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75}
 
 
+CUTS = {  # where a reply is cut in transit: after its usage arrived (all but the closing byte), or anywhere
+    "after_usage": [("truncated", -1)],
+    "anywhere": ["truncated", ("truncated", -1), ("drip", 0.5)],
+}
+
+
+@pytest.mark.parametrize("cuts", sorted(CUTS))
 @pytest.mark.parametrize("flavor", ["anthropic", "openai"])
 def test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun(tmp_path, tasks, write_protocol,
-                                                                                  secret_env, flavor):
-    """Cut replies, slow replies, 429 storms and a 401 mid-run at 30% of requests, through the real SDK:
-    the provider's bill never exceeds the ceiling plus the declared overrun; the harness charged every
-    whole reply exactly what the provider billed, and every cut one at least as much."""
+                                                                                  secret_env, flavor, cuts):
+    """Cut replies, slow replies, 429 storms and a 401 mid-run at 30% of requests, through the real SDK,
+    against a provider that bills a cut reply as the whole reply (the README's billing model): the
+    bill never exceeds the ceiling plus the declared overrun; spend.json equals the bill for every
+    whole reply and every reply cut after its usage arrived, and charges each reply cut before it at
+    its booking, declared (``unseen_billed_usd``) and never below what the provider billed. With
+    only cuts after the usage, spend.json = the provider's bill."""
     import json
     import random
 
@@ -149,9 +206,11 @@ def test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun
         n["req"] += 1
         if n["req"] == 6:
             return "401"  # the key is revoked mid-run, once
+        if n["req"] in (3, 9):  # at least one cut before the usage and one after it ("anywhere")
+            return CUTS[cuts][(n["req"] == 9) % len(CUTS[cuts])]
         if rng.random() >= 0.3:
             return None
-        return rng.choice(["truncated", ("slow", 0.3), "429", "429", ("drip", 0.5)])
+        return rng.choice([*CUTS[cuts], ("slow", 0.3), "429", "429"])
     env = {"ANTHROPIC_API_KEY" if flavor == "anthropic" else "OPENAI_API_KEY": "k"}
     from engines.test_cli_runs import harness
     with Loopback(flavor, tasks) as lb:
@@ -168,17 +227,28 @@ def test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun
     assert p.returncode in (0, 3) or "STOPPED: budget ceiling" in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
     state = json.loads((out / "spend.json").read_text())
-    whole = sum(_provider_usd(flavor, b["usage"], PRICE) for b in billed if b["delivered"] == "whole")
-    cut = sum(_provider_usd(flavor, b["usage"], PRICE) for b in billed if b["delivered"] == "cut")
-    bill = whole + cut
+    usd = {kind: sum(_provider_usd(flavor, b["usage"], PRICE) for b in billed if b["delivered"] == kind)
+           for kind in ("whole", "cut_after_usage", "cut")}
+    bill = sum(usd.values())
     ceiling = state["ceilings"][-1]["max_usd"]
     declared = state["overrun_usd"] + state["orphaned_usd"] + state["unseen_billed_usd"]
     assert bill <= ceiling + declared + 1e-9
-    assert state["spent_usd"] >= bill - 1e-9  # spend.json never undercounts the provider's bill
-    # the identity behind it: whole replies charged at their reported usage, cut ones at their bookings
-    assert abs((state["spent_usd"] - state["unseen_billed_usd"]) - whole) < 1e-6
-    assert state["unseen_billed_usd"] >= cut - 1e-9
-    assert sum(1 for b in billed if b["delivered"] == "cut") == state["unseen_billed"] >= 1  # cuts happened
+    # spend.json = the bill of every reply whose usage the harness read, whole or cut ...
+    assert state["spent_usd"] - state["unseen_billed_usd"] == pytest.approx(usd["whole"] + usd["cut_after_usage"],
+                                                                             abs=1e-9)
+    assert state["cut_billed_usd"] == pytest.approx(usd["cut_after_usage"], abs=1e-9)
+    assert state["cut_billed"] == sum(b["delivered"] == "cut_after_usage" for b in billed) >= 1
+    # ... and each reply cut before its usage arrived at its booking, declared, never below the bill
+    assert state["unseen_billed"] == sum(b["delivered"] == "cut" for b in billed)
+    assert state["unseen_billed_usd"] >= usd["cut"] - 1e-9
+    if cuts == "after_usage":
+        assert state["unseen_billed"] == 0 and state["spent_usd"] == pytest.approx(bill, abs=1e-9)
+    else:
+        assert state["unseen_billed"] >= 1
+    print(f"{flavor}/{cuts}: provider bill ${bill:.6f} (whole ${usd['whole']:.6f}, cut after usage "
+          f"${usd['cut_after_usage']:.6f}, cut before ${usd['cut']:.6f}); spend.json ${state['spent_usd']:.6f} "
+          f"(declared unseen_billed ${state['unseen_billed_usd']:.6f}, overrun ${state['overrun_usd']:.6f}); "
+          f"ceiling ${ceiling}")
 
 
 def test_a_cell_past_its_overall_deadline_is_cut_and_void_with_the_reason(tmp_path, tasks):
@@ -199,3 +269,43 @@ def test_a_cell_past_its_overall_deadline_is_cut_and_void_with_the_reason(tmp_pa
     (rec,) = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert rec["outcome"] == "void" and "cell deadline" in rec["void_reason"]
     assert dripped < 100  # each dripped reply is ~1000 bytes at one a second: the deadline cut it
+
+
+@pytest.mark.parametrize("usage", [{"input_tokens": -10 ** 6, "output_tokens": 5, "prompt_tokens": -10 ** 6,
+                                    "completion_tokens": 5},
+                                   {"input_tokens": "many", "output_tokens": [], "prompt_tokens": "many",
+                                    "completion_tokens": {}}], ids=["negative", "not-numbers"])
+def test_a_cut_replys_usage_that_is_not_counts_is_charged_its_booking(tmp_path, tasks, live, usage):  # noqa: F811
+    """Adversarial usage in a cut reply (negative counts would lower the charge; strings would crash
+    the parse): the reply is charged its booking, as if no usage had arrived, and the call completes."""
+    _, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    answer, n = lb.answer, {"calls": 0}
+
+    def bad_first(body):
+        n["calls"] += 1
+        reply = answer(body)
+        return {**reply, "usage": usage} if n["calls"] == 1 else reply
+    lb.answer = bad_first
+    lb.queue(("truncated", -1))
+    req = worker_request(tasks[0])
+    assert CeilingEngine(make(), led, "k", "worker", None).complete(req).tool_calls
+    state = led.read()
+    assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
+    assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
+
+
+def test_a_whole_reply_discarded_as_malformed_is_charged_the_usage_it_reported(tmp_path, tasks, live):  # noqa: F811
+    """A 200 reply with its usage but no model id is discarded and re-asked: both replies are billed,
+    and spend.json charges each exactly its reported usage (not the discarded one's booking)."""
+    flavor, lb, make, _ = live
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    lb.queue("nomodel")
+    reply = CeilingEngine(make(), led, "k", "worker", PRICE).complete(worker_request(tasks[0]))
+    assert [f["kind"] for f in reply.raw["faults"]] == ["malformed"] and len(lb.billed) == 2
+    state = led.read()
+    assert state["unseen_billed"] == 0 and state["cut_billed"] == 1
+    bill = sum(_provider_usd(flavor, b["usage"], PRICE) for b in lb.billed)
+    assert state["spent_usd"] == pytest.approx(bill, abs=1e-12)
