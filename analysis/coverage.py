@@ -249,7 +249,7 @@ class PairSetting:
         return marginal_rate(lb + self.effect, self.task_sd) - marginal_rate(lb, self.task_sd)
 
 
-PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("cluster-t", "task"),
+PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("population", "task"), ("cr2-bm", "task"),
                 ("studentized-symmetric", "task"), ("percentile", "task"), ("percentile", "task x scenario"))
 ABSURD_PP = 50.0  # an interval wider than this (pp) is "absurd" for differences of a few pp
 
@@ -268,7 +268,7 @@ def simulate_pairs(ps: PairSetting, n: int, rng: np.random.Generator):
 def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed: int,
                      alpha: float) -> tuple[float, float] | None:
     """One study's interval by one method (None = the method gives no interval: n/a)."""
-    from analysis.estimands import _pop_refusal, cr2
+    from analysis.estimands import population_interval
     from analysis.paired import newcombe_interval, tango_interval
 
     tot = counts.sum(axis=(0, 1))
@@ -279,16 +279,30 @@ def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed
         return newcombe_interval(n, b, c, both + b, both + c, alpha)
     per = counts.sum(axis=1) if cluster == "task" else counts.reshape(-1, 4)
     d, m = per[:, 1] - per[:, 2], per.sum(axis=1)
-    if method == "cluster-t":  # the population estimand's method, with its refusals
-        fit = cr2(d, m)
-        if _pop_refusal(len(m), "task", fit, alpha) is not None:
-            return None
-        from scipy.stats import t as t_dist
-
-        q = float(t_dist.ppf(1 - alpha / 2, fit.df))
-        return fit.estimate - q * fit.se, fit.estimate + q * fit.se
+    if method == "population":  # the population estimand's method, with its refusals (analysis.estimands)
+        return population_interval(d, m, int(np.count_nonzero(per[:, 1] + per[:, 2])), "task", alpha)[1]
+    if method == "cr2-bm":  # the earlier population method: CR2 on Bell-McCaffrey df, earlier refusals
+        return _cr2_bm_earlier(d, m, alpha)
     r = cluster_interval(per[:, 1], per[:, 2], m, method=method, B=B, seed=seed, alpha=alpha, mcse=False)
     return None if r.lo is None or r.hi is None else (r.lo, r.hi)
+
+
+def _cr2_bm_earlier(d, m, alpha: float) -> tuple[float, float] | None:
+    """The population method before the effective-cluster df and the informative-cluster rule (kept in
+    the study for comparison): CR2 on Bell-McCaffrey df, n/a below 8 clusters, with no variation, one
+    cluster above 0.9 of the variance, or an interval leaving [-1, 1]."""
+    from scipy.stats import t as t_dist
+
+    from analysis.estimands import DOMINANT_SHARE, POP_MIN_CLUSTERS, cr2
+
+    if len(m) < POP_MIN_CLUSTERS:
+        return None
+    fit = cr2(d, m)
+    if fit.se == 0.0 or float(fit.shares.max()) > DOMINANT_SHARE:
+        return None
+    q = float(t_dist.ppf(1 - alpha / 2, fit.df))
+    lo, hi = fit.estimate - q * fit.se, fit.estimate + q * fit.se
+    return None if lo < -1 or hi > 1 else (lo, hi)
 
 
 def _summarise(ivs: list, truths: np.ndarray) -> dict:
