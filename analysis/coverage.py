@@ -313,7 +313,7 @@ def _summarise(ivs: list, truths: np.ndarray) -> dict:
     cov = wilson(hits, len(given))
     absurd = int(sum(100 * (hi - lo) > ABSURD_PP or lo < -1 or hi > 1 for (lo, hi), _ in given))
     return {"hits": hits, "given": len(given), "n": len(ivs), "coverage": cov.rate, "lo": cov.lo, "hi": cov.hi,
-            "na_share": 1 - len(given) / len(ivs), "median_width_pp": float(np.nanmedian(w)),
+            "na_share": 1 - len(given) / len(ivs), "median_width_pp": float(np.median(w)) if given else None,
             "p95_width_pp": float(np.nanquantile(w, 0.95)) if given else None,
             "absurd_share": absurd / len(ivs)}
 

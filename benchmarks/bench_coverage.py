@@ -5,7 +5,14 @@ shape (24 tasks x 15 scenarios x 5 repeats, paired arms, rare events: arm b at 0
 0, 0.5, 1, 2, no effect and the paper's effect, and one task holding about 90% of the events; every
 method's coverage of both estimands (conditional and population), its share of n/a, and its width
 (median, p95, share wider than 50 pp), 500 studies per setting by default (a few minutes on 2
-cores); it writes results/bench/coverage-estimands.{json,md} and the peeking table.
+cores; ``--sims`` for more or fewer); it writes results/bench/coverage-estimands.{json,md} (with a
+table of the population estimand alone: coverage when printed, refusal rate, median width) and the
+peeking table.
+
+``python -m benchmarks coverage --calibrate`` runs the population methods alone on ``CALIBRATION``, the
+grid (other task counts, SDs, base rates, effects, rare-task shares and seed) on which the population
+rule of ``analysis.estimands`` was chosen, separate from the reported settings; it writes
+results/bench/coverage-calibration.{json,md}.
 
 ``python -m benchmarks coverage --grid`` runs the earlier full grid: clusters (8, 24, 96) x task SD (0, 0.5, 1, 2)
 x marginal base rate (0.5, 0.9, 0.99) x arm log-odds effect (0, 1, 2.5), 15 scenarios x 3
@@ -182,8 +189,9 @@ def render_estimands(rows: list[dict]) -> str:
     for r in rows:
         c, p = r["conditional"], r["population"]
         p95 = "n/a" if c["p95_width_pp"] is None else f"{c['p95_width_pp']:.2f}"
+        med = "n/a" if c["median_width_pp"] is None else f"{c['median_width_pp']:.2f}"
         out.append(f"| {r['name']} | {METHOD_LABEL[(r['method'], r['cluster'])]} | {_cov(c)} | {_cov(p)} | "
-                   f"{100 * c['na_share']:.0f}% | {c['median_width_pp']:.2f} | {p95} | {100 * c['absurd_share']:.0f}% |")
+                   f"{100 * c['na_share']:.0f}% | {med} | {p95} | {100 * c['absurd_share']:.0f}% |")
     return "\n".join(out) + "\n"
 
 

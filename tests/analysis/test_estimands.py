@@ -213,6 +213,16 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     h1 = s["contrasts"][0]["estimands"]
     assert (h1["conditional"]["discordant_a_only"], h1["conditional"]["discordant_b_only"]) == (29, 0)
     assert h1["population"]["top_share"] == pytest.approx(0.956, abs=0.001)
+    # the split's other 23 tasks: 2 discordant cells in 2 tasks, too few for a population claim
+    others = h1["population"]["split"]["others"]["population"]
+    assert others["lo"] is None and others["informative_clusters"] == 2 and "differ in only 2 of 23" in others["reason"]
+    assert "split, the other 23 together: population over tasks (23 tasks): +0.1 pp = 2/1725, interval n/a: " \
+           "the arms differ in only 2 of 23 tasks" in r.output
+    # H3 (A4 vs A3: 14 a-only, 2 b-only in 10 tasks) prints a population interval, skewed to the long tail
+    h3 = s["contrasts"][2]["estimands"]["population"]
+    assert h3["reason"] is None and -1 <= h3["lo"] < h3["estimate"] < h3["hi"] <= 1
+    assert h3["hi"] - h3["estimate"] > h3["estimate"] - h3["lo"] and h3["skewness"] > 0
+    assert h3["df"] == pytest.approx(min(h3["bm_df"], 2 * h3["effective_clusters"])) and h3["df"] < 23
     md = (tmp_path / "o" / "report.md").read_text()
     assert "H1 conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.1, +2.3]" in md
     assert "split, du-duration alone" in md and "[-100.0" not in md
