@@ -283,8 +283,26 @@ def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed
         return population_interval(d, m, int(np.count_nonzero(per[:, 1] + per[:, 2])), "task", alpha)[1]
     if method == "cr2-bm":  # the earlier population method: CR2 on Bell-McCaffrey df, earlier refusals
         return _cr2_bm_earlier(d, m, alpha)
+    if method == "cr2-bm-het":  # the rejected candidate: the earlier method, n/a when heterogeneity is detected
+        return None if _heterogeneity_ratio(per[:, 1], per[:, 2], m) > HET_RATIO else _cr2_bm_earlier(d, m, alpha)
     r = cluster_interval(per[:, 1], per[:, 2], m, method=method, B=B, seed=seed, alpha=alpha, mcse=False)
     return None if r.lo is None or r.hi is None else (r.lo, r.hi)
+
+
+HET_RATIO = 2.0  # the rejected candidate's threshold: CR2 variance at least twice the within-task variance
+
+
+def _heterogeneity_ratio(b, c, m) -> float:
+    """The rejected refusal candidate's diagnostic: the CR2 variance over the within-cluster sampling
+    variance sum_c [(b_c + c_c) - d_c^2 / m_c] m_c / (m_c - 1) / N^2 (about 1 + the between-task share
+    of the variance; inf when there is no within-cluster variation)."""
+    from analysis.estimands import cr2
+
+    b, c, m = (np.asarray(x, dtype=np.float64) for x in (b, c, m))
+    d = b - c
+    within = float(np.sum(((b + c) - d * d / m) * m / np.maximum(m - 1, 1))) / m.sum() ** 2
+    v = cr2(d, m).se ** 2
+    return v / within if within > 0 else float("inf")
 
 
 def _cr2_bm_earlier(d, m, alpha: float) -> tuple[float, float] | None:

@@ -108,3 +108,13 @@ def test_population_rule_prints_calibrated_intervals_where_the_earlier_one_under
     assert pop["na_share"] > old["na_share"] and pop["absurd_share"] == 0
     low = estimand_coverage(PairSetting("sd05", 0.5, 0.983, 2.85), 300, 0, seed=11, methods=methods[:1])[0]["population"]
     assert low["na_share"] < 0.05 and low["lo"] <= 0.95 <= low["hi"]
+
+
+def test_rejected_heterogeneity_candidate_ratio_hand_worked():
+    """The calibration's rejected refusal rule: CR2 variance over the within-task variance. Tasks of 4
+    cells with (b, c) = (2, 0) and (0, 0): within = ((2 - 4/4) * 4/3 + 0) / 8^2; theta = 1/4, residuals
+    (1, -1), CR2 = (1 + 1) * 2 / 8^2; ratio 3."""
+    from analysis.coverage import _heterogeneity_ratio
+
+    assert _heterogeneity_ratio([2, 0], [0, 0], [4, 4]) == pytest.approx(3.0, rel=1e-12)
+    assert _heterogeneity_ratio([0, 0], [0, 0], [4, 4]) == float("inf")
