@@ -249,7 +249,7 @@ class PairSetting:
         return marginal_rate(lb + self.effect, self.task_sd) - marginal_rate(lb, self.task_sd)
 
 
-PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("cluster-t", "task"),
+PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("population", "task"), ("cr2-bm", "task"),
                 ("studentized-symmetric", "task"), ("percentile", "task"), ("percentile", "task x scenario"))
 ABSURD_PP = 50.0  # an interval wider than this (pp) is "absurd" for differences of a few pp
 
@@ -268,7 +268,7 @@ def simulate_pairs(ps: PairSetting, n: int, rng: np.random.Generator):
 def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed: int,
                      alpha: float) -> tuple[float, float] | None:
     """One study's interval by one method (None = the method gives no interval: n/a)."""
-    from analysis.estimands import _pop_refusal, cr2
+    from analysis.estimands import population_interval
     from analysis.paired import newcombe_interval, tango_interval
 
     tot = counts.sum(axis=(0, 1))
@@ -279,16 +279,48 @@ def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed
         return newcombe_interval(n, b, c, both + b, both + c, alpha)
     per = counts.sum(axis=1) if cluster == "task" else counts.reshape(-1, 4)
     d, m = per[:, 1] - per[:, 2], per.sum(axis=1)
-    if method == "cluster-t":  # the population estimand's method, with its refusals
-        fit = cr2(d, m)
-        if _pop_refusal(len(m), "task", fit, alpha) is not None:
-            return None
-        from scipy.stats import t as t_dist
-
-        q = float(t_dist.ppf(1 - alpha / 2, fit.df))
-        return fit.estimate - q * fit.se, fit.estimate + q * fit.se
+    if method == "population":  # the population estimand's method, with its refusals (analysis.estimands)
+        return population_interval(d, m, int(np.count_nonzero(per[:, 1] + per[:, 2])), "task", alpha)[1]
+    if method == "cr2-bm":  # the earlier population method: CR2 on Bell-McCaffrey df, earlier refusals
+        return _cr2_bm_earlier(d, m, alpha)
+    if method == "cr2-bm-het":  # the rejected candidate: the earlier method, n/a when heterogeneity is detected
+        return None if _heterogeneity_ratio(per[:, 1], per[:, 2], m) > HET_RATIO else _cr2_bm_earlier(d, m, alpha)
     r = cluster_interval(per[:, 1], per[:, 2], m, method=method, B=B, seed=seed, alpha=alpha, mcse=False)
     return None if r.lo is None or r.hi is None else (r.lo, r.hi)
+
+
+HET_RATIO = 2.0  # the rejected candidate's threshold: CR2 variance at least twice the within-task variance
+
+
+def _heterogeneity_ratio(b, c, m) -> float:
+    """The rejected refusal candidate's diagnostic: the CR2 variance over the within-cluster sampling
+    variance sum_c [(b_c + c_c) - d_c^2 / m_c] m_c / (m_c - 1) / N^2 (about 1 + the between-task share
+    of the variance; inf when there is no within-cluster variation)."""
+    from analysis.estimands import cr2
+
+    b, c, m = (np.asarray(x, dtype=np.float64) for x in (b, c, m))
+    d = b - c
+    within = float(np.sum(((b + c) - d * d / m) * m / np.maximum(m - 1, 1))) / m.sum() ** 2
+    v = cr2(d, m).se ** 2
+    return v / within if within > 0 else float("inf")
+
+
+def _cr2_bm_earlier(d, m, alpha: float) -> tuple[float, float] | None:
+    """The population method before the effective-cluster df and the informative-cluster rule (kept in
+    the study for comparison): CR2 on Bell-McCaffrey df, n/a below 8 clusters, with no variation, one
+    cluster above 0.9 of the variance, or an interval leaving [-1, 1]."""
+    from scipy.stats import t as t_dist
+
+    from analysis.estimands import DOMINANT_SHARE, POP_MIN_CLUSTERS, cr2
+
+    if len(m) < POP_MIN_CLUSTERS:
+        return None
+    fit = cr2(d, m)
+    if fit.se == 0.0 or float(fit.shares.max()) > DOMINANT_SHARE:
+        return None
+    q = float(t_dist.ppf(1 - alpha / 2, fit.df))
+    lo, hi = fit.estimate - q * fit.se, fit.estimate + q * fit.se
+    return None if lo < -1 or hi > 1 else (lo, hi)
 
 
 def _summarise(ivs: list, truths: np.ndarray) -> dict:
@@ -299,7 +331,7 @@ def _summarise(ivs: list, truths: np.ndarray) -> dict:
     cov = wilson(hits, len(given))
     absurd = int(sum(100 * (hi - lo) > ABSURD_PP or lo < -1 or hi > 1 for (lo, hi), _ in given))
     return {"hits": hits, "given": len(given), "n": len(ivs), "coverage": cov.rate, "lo": cov.lo, "hi": cov.hi,
-            "na_share": 1 - len(given) / len(ivs), "median_width_pp": float(np.nanmedian(w)),
+            "na_share": 1 - len(given) / len(ivs), "median_width_pp": float(np.median(w)) if given else None,
             "p95_width_pp": float(np.nanquantile(w, 0.95)) if given else None,
             "absurd_share": absurd / len(ivs)}
 

@@ -80,7 +80,7 @@ def fmt_conditional(e: dict) -> str:
 
 
 def fmt_population(e: dict) -> str:
-    """The population estimand: CR2 + Bell-McCaffrey interval with its limit, or n/a with the reason."""
+    """The population estimand: the Hall-transformed CR2 interval with its df, G* and limit, or n/a with the reason."""
     from analysis.estimands import POP_MIN_CLUSTERS, _plural
 
     unit, C = e["cluster"], e["n_clusters"]
@@ -93,8 +93,10 @@ def fmt_population(e: dict) -> str:
         if C < POP_MIN_CLUSTERS:
             return head + f"{est}, interval n/a ({short}): {e['reason'].removeprefix(short + ': ')}"
         return head + f"{est}, interval n/a: {e['reason']}"
-    return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] CR2 {100 * e['level']:.4g}%, t on "
-                   f"{e['df']:.1f} Bell-McCaffrey df (largest {unit} {100 * e['top_share']:.0f}% of the "
+    return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] Hall-transformed CR2 {100 * e['level']:.4g}%, t on "
+                   f"{e['df']:.1f} df = min(Bell-McCaffrey {e['bm_df']:.1f}, 2 G* = {2 * e['effective_clusters']:.1f} "
+                   f"effective {_plural(unit, 2)}), skewness {e['skewness']:+.2f}, {e['informative_clusters']} "
+                   f"{_plural(unit, 2)} with a discordant cell (largest {unit} {100 * e['top_share']:.0f}% of the "
                    f"variance); limit: {e['limit']}")
 
 

@@ -3,7 +3,7 @@
 ``python -m benchmarks coverage [--sims N] [--B N]`` instead runs the coverage-and-width study by
 estimand and the peeking simulation (benchmarks/bench_coverage.py) and writes
 results/bench/coverage-estimands.json and .md; ``--grid`` runs the earlier full grid
-(coverage.json/.md).
+(coverage.json/.md); ``--calibrate`` the population rule's calibration grid (coverage-calibration.md).
 """
 from __future__ import annotations
 
@@ -34,13 +34,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="coverage: the earlier 108-setting grid over cluster counts (about 70 minutes)")
     ap.add_argument("--rare-only", action="store_true",
                     help="coverage: only the rare-task section (the paper's H1 shape), to coverage-rare.md")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="coverage: the population rule's calibration grid (settings separate from the reported "
+                         "ones), to coverage-calibration.md")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if args.study == "coverage":
         from benchmarks.bench_coverage import main as coverage_main
 
-        sims = args.sims or (1000 if args.grid or args.rare_only else 500)
-        return coverage_main(out, sims, args.B, args.seed, peek_sims=sims, rare_only=args.rare_only, grid=args.grid)
+        sims = args.sims or (1000 if args.grid or args.rare_only else 2000 if args.calibrate else 500)
+        return coverage_main(out, sims, args.B, args.seed, peek_sims=sims, rare_only=args.rare_only, grid=args.grid,
+                             calibration=args.calibrate)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

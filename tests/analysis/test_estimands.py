@@ -10,7 +10,15 @@ import statsmodels.api as sm
 from scipy.optimize import minimize_scalar
 from statsmodels.stats.contingency_tables import mcnemar
 
-from analysis.estimands import DOMINANT_SHARE, POP_MIN_CLUSTERS, cr2, population_block
+from analysis.estimands import (
+    DOMINANT_SHARE,
+    POP_MIN_CLUSTERS,
+    POP_MIN_INFORMATIVE,
+    cr2,
+    hall_interval,
+    population_block,
+    population_df,
+)
 from analysis.intervals import cluster_interval, cluster_se
 from analysis.paired import PairedCounts, mcnemar_exact_p, newcombe_interval, tango_interval, tango_q
 
@@ -70,6 +78,12 @@ def test_cr2_hand_worked_case():
     assert f.estimate == pytest.approx(0.1, abs=1e-15)
     assert f.se == pytest.approx(math.sqrt((4.05 + 0.9 / 7 + 4.5) / 100), rel=1e-13)
     assert f.df == pytest.approx(1.75, rel=1e-13)
+    # G* = 1/sum(shares^2) over the CR2 terms (4.05, 0.9/7, 4.5); skewness of the residuals (1.8, -0.3, -1.5):
+    # mean x^2 = 5.022/30, mean x^3 = 0.06561/3 (scaled by 1/mean(m)^k, which cancels)
+    t = np.array([4.05, 0.9 / 7, 4.5])
+    assert f.effective_clusters == pytest.approx(t.sum() ** 2 / (t**2).sum(), rel=1e-12)
+    assert f.skewness == pytest.approx((0.06561 / 3) / (0.5022 / 3) ** 1.5, rel=1e-12)
+    assert population_df(f) == pytest.approx(min(1.75, 2 * f.effective_clusters), rel=1e-12)
 
 
 def _cr2_generic(y: np.ndarray, groups: np.ndarray) -> tuple[float, float, float]:
@@ -146,7 +160,10 @@ def test_population_dominated_by_one_task_prints_na_and_the_split():
     sp = p["split"]
     assert sp["dominant"]["cluster"] == "t00" and sp["dominant"]["conditional"]["discordant_a_only"] == 27
     assert sp["others"]["n_clusters"] == 23 and sp["others"]["conditional"]["n"] == 23 * 75
-    assert sp["others"]["population"]["lo"] is not None and sp["others"]["population"]["split"] is None
+    # the other 23 differ in 2 tasks only: too few to estimate how the difference varies (n/a, no nested split)
+    others = sp["others"]["population"]
+    assert others["lo"] is None and others["split"] is None and others["informative_clusters"] == 2
+    assert others["reason"].startswith(f"the arms differ in only 2 of 23 tasks (fewer than {POP_MIN_INFORMATIVE}")
     lo, hi = sp["dominant"]["conditional"]["lo"], sp["dominant"]["conditional"]["hi"]
     assert 0 < lo < 27 / 75 < hi <= 1
 
@@ -196,6 +213,91 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     h1 = s["contrasts"][0]["estimands"]
     assert (h1["conditional"]["discordant_a_only"], h1["conditional"]["discordant_b_only"]) == (29, 0)
     assert h1["population"]["top_share"] == pytest.approx(0.956, abs=0.001)
+    # the split's other 23 tasks: 2 discordant cells in 2 tasks, too few for a population claim
+    others = h1["population"]["split"]["others"]["population"]
+    assert others["lo"] is None and others["informative_clusters"] == 2 and "differ in only 2 of 23" in others["reason"]
+    assert "split, the other 23 together: population over tasks (23 tasks): +0.1 pp = 2/1725, interval n/a: " \
+           "the arms differ in only 2 of 23 tasks" in r.output
+    # H3 (A4 vs A3: 14 a-only, 2 b-only in 10 tasks) prints a population interval, skewed to the long tail
+    h3 = s["contrasts"][2]["estimands"]["population"]
+    assert h3["reason"] is None and -1 <= h3["lo"] < h3["estimate"] < h3["hi"] <= 1
+    assert h3["hi"] - h3["estimate"] > h3["estimate"] - h3["lo"] and h3["skewness"] > 0
+    assert h3["df"] == pytest.approx(min(h3["bm_df"], 2 * h3["effective_clusters"])) and h3["df"] < 23
     md = (tmp_path / "o" / "report.md").read_text()
     assert "H1 conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.1, +2.3]" in md
     assert "split, du-duration alone" in md and "[-100.0" not in md
+
+
+def test_effective_clusters_and_skewness_match_independent_formulas():
+    """G* against Carter, Schnepel and Steigerwald's form C / (1 + Gamma), Gamma the squared coefficient
+    of variation of the clusters' CR2 contributions (numpy's population variance); the skewness against
+    scipy.stats.skew of the clusters' influence values (d_c - theta m_c) / mean(m)."""
+    from scipy.stats import skew
+
+    rng = np.random.default_rng(5)
+    m = rng.integers(20, 80, size=15)
+    d = rng.binomial(m, 0.1) - rng.binomial(m, 0.03)
+    f = cr2(d, m)
+    N = m.sum()
+    theta = d.sum() / N
+    gam = (d - theta * m) ** 2 / (1 - m / N)
+    assert f.effective_clusters == pytest.approx(len(m) / (1 + np.var(gam) / np.mean(gam) ** 2), rel=1e-12)
+    assert f.skewness == pytest.approx(skew((d - theta * m) / (N / len(m)), bias=True), rel=1e-12)
+    eq = cr2(np.array([3, -3] * 6), np.full(12, 10))  # equal contributions: G* = C, no skew
+    assert eq.effective_clusters == pytest.approx(12) and eq.skewness == pytest.approx(0, abs=1e-12)
+
+
+@pytest.mark.parametrize("gamma", [-2.5, -0.7, 0.4, 1.3, 3.0])
+def test_hall_interval_inverts_the_transformed_statistic(gamma):
+    """The closed-form inverse against a root-finder on the defining equation |sqrt(C) g(W)| = q, g(W) =
+    W + gamma W^2/3 + gamma^2 W^3/27 + gamma/(6C), W = (theta_hat - theta)/(sqrt(C) se)."""
+    from scipy.optimize import brentq
+
+    theta, se, C, q = 0.02, 0.006, 24, 2.07
+
+    def stat(th):
+        w = (theta - th) / (math.sqrt(C) * se)
+        return math.sqrt(C) * (w + gamma * w * w / 3 + gamma**2 * w**3 / 27 + gamma / (6 * C))
+
+    lo, hi = hall_interval(theta, se, gamma, C, q)
+    assert brentq(lambda th: stat(th) - q, theta - 1, theta) == pytest.approx(lo, abs=1e-12)
+    assert brentq(lambda th: stat(th) + q, theta, theta + 1) == pytest.approx(hi, abs=1e-12)
+    # right skew (gamma > 0) extends the upper side, left skew the lower
+    assert (hi - theta > theta - lo) == (gamma > 0)
+    assert hall_interval(theta, se, 0.0, C, q) == pytest.approx((theta - q * se, theta + q * se), rel=1e-15)
+
+
+def test_hall_interval_corrects_the_t_intervals_undercoverage_on_skewed_data():
+    """The reason for the transformation (Hall 1992): on exponential samples of 20 the t interval misses
+    the mean more often than nominal, mostly from below; Hall's interval is closer to 95%."""
+    from scipy.stats import skew, t
+
+    x = np.random.default_rng(8).exponential(1.0, size=(4000, 20))
+    mean, se = x.mean(axis=1), x.std(axis=1, ddof=1) / math.sqrt(20)
+    g = skew(x, axis=1, bias=True)
+    q = t.ppf(0.975, 19)
+    t_cov = np.mean(np.abs(mean - 1.0) <= q * se)
+    iv = np.array([hall_interval(mu, s, gg, 20, q) for mu, s, gg in zip(mean, se, g)])
+    h_cov = np.mean((iv[:, 0] <= 1.0) & (1.0 <= iv[:, 1]))
+    assert t_cov < 0.935 and h_cov > t_cov + 0.01 and abs(h_cov - 0.95) < abs(t_cov - 0.95)
+
+
+def test_population_refuses_when_the_arms_differ_in_too_few_tasks():
+    """The rare-task failure: 24 tasks, the arms differ in 5 of them. The rule is decided on counts,
+    whatever the interval would have been; with 8 informative tasks the interval is given."""
+    m = np.full(24, 75)
+    sa = np.full(24, 75)
+    for k in (5, 8):
+        sb = np.full(24, 75)
+        sb[:k] = 73
+        p = population_block(sa - sb, m, [f"t{i}" for i in range(24)], _per_cluster(sa, sb, m), "task", 0.05)
+        assert p["informative_clusters"] == k
+        if k < POP_MIN_INFORMATIVE:
+            assert p["lo"] is None and "differ in only 5 of 24 tasks" in p["reason"] and p["split"] is None
+        else:
+            assert p["reason"] is None and -1 <= p["lo"] < p["estimate"] < p["hi"] <= 1
+            assert p["df"] == pytest.approx(min(p["bm_df"], 2 * p["effective_clusters"]))
+            from scipy.stats import t
+
+            lo, hi = hall_interval(p["estimate"], p["se"], p["skewness"], 24, t.ppf(0.975, p["df"]))
+            assert (p["lo"], p["hi"]) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
