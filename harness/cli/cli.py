@@ -1,10 +1,6 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
-if __name__ == "__main__":  # python -m harness.cli: a signal during the imports below is one line (harness.cli.entry)
-    from harness.cli.entry import guard_startup
-    _startup_handlers = guard_startup()
-
 import json
 import os
 import signal
@@ -599,7 +595,5 @@ def _default_label(source: str, fallback: str) -> str:
     return arm if isinstance(arm, str) and arm else (p.name or fallback)
 
 
-if __name__ == "__main__":
-    from harness.cli.entry import end_startup
-    end_startup(_startup_handlers)
+if __name__ == "__main__":  # python -m harness.cli.cli (unguarded; ``python -m harness.cli`` guards start-up)
     main()

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.ledger import verify
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
+from harness.ledger import verify
 from support.scripted import REPO
 from tests.harness.test_faults_issue25 import _session_members, keys_of, make
 

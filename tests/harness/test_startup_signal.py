@@ -76,5 +76,5 @@ def test_a_signal_during_the_imports_is_one_line_and_exit_4(tmp_path, entry, sig
 
 def test_the_control_without_the_guard_shows_the_traceback_it_replaces(tmp_path):
     """The stub does interrupt an import: importing the command line unguarded dies in a traceback."""
-    p = _signal_during_import(tmp_path, [sys.executable, "-c", "import harness.cli"], signal.SIGINT)
+    p = _signal_during_import(tmp_path, [sys.executable, "-c", "import harness.cli.cli"], signal.SIGINT)
     assert p.returncode != 4 and "KeyboardInterrupt" in p.stderr and "Traceback" in p.stderr
