@@ -100,7 +100,7 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
             if needs_model(name) and not model_for and "model" not in proto.factors:
                 raise InputError(str(proto.path), f"arms.{arm.name}.model",
                                  f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
-            proxy = engines.needs_model(name) and _proxy_problem()
+            proxy = needs_model(name) and _proxy_problem()
             if proxy:  # a live engine could not reach its provider under the reply deadline: every cell void
                 raise InputError("environment", proxy[0], proxy[1])
             if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):

@@ -29,7 +29,7 @@ import os, signal, sys, time
 from harness.sandbox import warm
 signal.signal(signal.SIGINT, lambda *a: None)  # the harness's own handler: it stays, and so must the zygote
 warm._zygote()
-print(warm._state["proc"].pid, flush=True)
+print(warm._mine()["proc"].pid, flush=True)
 time.sleep(600)
 """
 
@@ -87,7 +87,7 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
         if lost:  # only the first run is lost
             return real_run(argv, cwd, **kw)
         warm._zygote()
-        zygote = warm._state["proc"]
+        zygote = warm._mine()["proc"]
         lost.append(zygote.pid)
         threading.Timer(2.0, zygote.kill).start()  # mid-run: test_a is asleep
         return real_run(argv, cwd, **kw)
