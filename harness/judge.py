@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
 from harness.resultfile import read_result
 
@@ -59,11 +60,11 @@ _TYPES.update({"decimal.Decimal": decimal.Decimal, "fractions.Fraction": fractio
                "datetime.timedelta": datetime.timedelta})
 
 
-class Malformed(Exception):
+class Malformed(HarnessError):
     """An observation the runtime would never write."""
 
 
-class LeafRaised(Exception):
+class LeafRaised(HarnessError):
     def __init__(self, exc: str, msg: str):
         super().__init__(f"{exc}: {msg}")
         self.exc, self.msg = exc, msg

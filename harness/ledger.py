@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.errors import HarnessError
 from harness.safe_text import printable_obj
 
 ANCHOR_FORMAT = "hx-ledger-anchor-1"
@@ -42,7 +43,7 @@ def record_hash(rec: dict) -> str:
     return hashlib.sha256(canonical({k: v for k, v in rec.items() if k != "hash"}).encode()).hexdigest()
 
 
-class LedgerRefused(Exception):
+class LedgerRefused(HarnessError):
     """A ledger that fails verification: nothing is appended to it and no byte of it changes."""
 
     def __init__(self, path: Path, problems: list[str]):

@@ -34,6 +34,8 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 
+from harness.errors import HarnessError
+
 VERSION = "hx-probe-v2"  # part of the verdict cache key (with this module's source)
 
 # Names the judge can evaluate, by the module they are imported from. "*" admits every public
@@ -59,7 +61,7 @@ JUDGE_BUILTINS = frozenset({
 })
 
 
-class ProbeError(Exception):
+class ProbeError(HarnessError):
     """The test file uses a form the probe transform does not support (names the line)."""
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from harness import statefile
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.engines import is_free
-from harness.errors import InputError
+from harness.errors import HarnessError, InputError
 from harness.pricing import price_for, usage_cost
 from harness.worst_case import input_rate
 
@@ -49,7 +49,7 @@ FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a p
 TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)
 
 
-class CeilingReached(Exception):
+class CeilingReached(HarnessError):
     """The run's spend ceiling left no room for this engine call: the run halts (not a fault)."""
 
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from harness import safefs
+from harness.errors import HarnessError
 from harness.safe_text import printable
 from harness.safefs import DEFAULT_LIMITS, PathError, TreeLimits
 from harness.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
@@ -27,7 +28,7 @@ from harness.treecopy import copy_tree
 __all__ = ["EventLog", "PathError", "PathEscape", "Workspace", "tree_digest", "tree_modes"]
 
 
-class PathEscape(Exception):
+class PathEscape(HarnessError):
     """A tool path that resolves outside the workspace."""
 
 

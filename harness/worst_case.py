@@ -43,12 +43,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.engines import is_free
+from harness.errors import HarnessError
 from harness.pricing import price_for
 from harness.registry import ARMS
 from harness.reviewer import REVIEW_MAX_TOKENS
 
 
-class Unbounded(Exception):
+class Unbounded(HarnessError):
     """A term of the bound that cannot be derived from what the protocol and the registry declare."""
 
 

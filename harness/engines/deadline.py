@@ -23,6 +23,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from harness.errors import HarnessError
+
 _current = threading.local()
 
 
@@ -49,7 +51,7 @@ class Watch:
                 sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read: the reply is cut here
 
 
-class ReplyDeadline(Exception):
+class ReplyDeadline(HarnessError):
     """The whole-reply deadline passed (a ``timeout`` fault; ``billed`` when the reply had started)."""
 
     def __init__(self, message: str, billed: bool):
@@ -57,7 +59,7 @@ class ReplyDeadline(Exception):
         self.billed = billed
 
 
-class ReplyCut(ConnectionError):
+class ReplyCut(HarnessError, ConnectionError):
     """The connection broke after the provider started sending a 2xx reply (billed, never read)."""
     billed = True
 

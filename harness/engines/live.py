@@ -14,6 +14,7 @@ import time
 
 from harness.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
 from harness.engines.deadline import ReplyCut, ReplyDeadline, watch
+from harness.errors import HarnessError
 from harness.limiter import Limiter
 from harness.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
 
@@ -115,7 +116,7 @@ class LiveEngine:
         return reply
 
 
-class MalformedReply(ValueError):
+class MalformedReply(HarnessError, ValueError):
     pass
 
 

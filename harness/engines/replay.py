@@ -21,6 +21,7 @@ from pathlib import Path
 
 from harness.engine import EngineReply, EngineRequest
 from harness.engines import EngineContext, register
+from harness.errors import HarnessError
 from harness.transcript import load_entries, reply_from_dict, request_messages, transcript_path
 
 # Tool outputs carry timings and temporary paths that differ from run to run ("3 passed in
@@ -42,11 +43,11 @@ def _stable(msgs: list[dict]) -> list[dict]:
     return out
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(HarnessError):
     """The controller asked something other than what the transcript holds."""
 
 
-class ReplayExhausted(Exception):
+class ReplayExhausted(HarnessError):
     """The controller asked for more turns than the transcript holds."""
 
 
