@@ -51,6 +51,7 @@ from harness.engine import Engine
 from harness.errors import InputError
 from harness.ledger import Ledger
 from harness.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
+from harness.outcomes import LoopEnding
 from harness.tomlfile import load_toml
 
 GRAPH_KEYS = {"name", "repair_budget", "max_attempts", "soft_bound"}
@@ -359,7 +360,7 @@ def run_graph(graph: Graph, worker_for: WorkerFor, ledger: Ledger, *, run_id: st
             status[nid] = DONE
             continue
         edge = next(((d, u) for d, u in graph.repairs if d == nid), None)
-        if r.ending in ("no-progress", "ceiling") and edge is not None and left > 0:
+        if r.ending in (LoopEnding.NO_PROGRESS, LoopEnding.CEILING) and edge is not None and left > 0:
             left -= 1
             res.repairs_used += 1
             for w in graph.downstream(edge[1]):
