@@ -15,7 +15,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from harness import injections, record, safefs
 from harness.adjudicator import Adjudication, adjudicate
@@ -399,41 +399,9 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     result_path = log_path.with_suffix(".child.json")
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
-        code = 0
-        from harness.procs import die_with_parent
-        die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
-        try:
-            ctx.on_turn = injections.turn_hook(inj, in_child=True)
-            res = run_arm(ctx, arm)
-            result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
-                                               "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
-                                               "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
-                                               "model_ids": sorted(ctx.model_ids)}))
-        except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
-            result_path.write_text(json.dumps({"ceiling": str(exc)}))
-        except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
-            traceback.print_exc()
-            code = 70
-        os._exit(code)
+        _host_child(ctx, arm, inj, result_path)
     _, status = os.waitpid(pid, 0)
-    events = []
-    for line in log_path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            pass  # a line the kill cut short
-    ctx.log.events[:] = events
-    # what the killed host did is rebuilt from its records: every engine call (worker and reviewer)
-    # with its usage by model from the transcript, the test runs and model ids from the event log
-    transcript = getattr(ctx.engine, "transcript", None)
-    if transcript is not None:
-        transcript.reload()
-        total = Usage()
-        for u in transcript.usage_by_model.values():
-            total.add(u)
-        ctx.usage = total
-        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
-    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
+    _rebuild_from_records(ctx, log_path)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
         result_path.unlink()
@@ -456,6 +424,50 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
     resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
     return resumed, run_arm(resumed, arm)
+
+
+def _host_child(ctx: CellContext, arm: Arm, inj, result_path: Path) -> NoReturn:
+    """The forked host (never returns): run the arm with the in-child kill hook and write what the
+    parent needs to result_path; the ceiling halting the host is passed on, any other failure is
+    reported through the exit code (70)."""
+    code = 0
+    from harness.procs import die_with_parent
+    die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
+    try:
+        ctx.on_turn = injections.turn_hook(inj, in_child=True)
+        res = run_arm(ctx, arm)
+        result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
+                                           "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
+                                           "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
+                                           "model_ids": sorted(ctx.model_ids)}))
+    except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
+        result_path.write_text(json.dumps({"ceiling": str(exc)}))
+    except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
+        traceback.print_exc()
+        code = 70
+    os._exit(code)
+
+
+def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
+    """What the killed host did, rebuilt from its records: the event log it wrote (a line the kill
+    cut short is skipped), every engine call (worker and reviewer) with its usage by model from the
+    transcript, and the test runs and model ids from the event log."""
+    events = []
+    for line in log_path.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass  # a line the kill cut short
+    ctx.log.events[:] = events
+    transcript = getattr(ctx.engine, "transcript", None)
+    if transcript is not None:
+        transcript.reload()
+        total = Usage()
+        for u in transcript.usage_by_model.values():
+            total.add(u)
+        ctx.usage = total
+        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
+    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
 
 
 def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_modes, root) -> dict:

@@ -161,7 +161,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness/warm.py in this process and its local workers
-    from harness.driver import StopRequest, execute, incomplete_denominators, prepare
+    from harness.driver import StopRequest, execute, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
@@ -200,6 +200,14 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    _report_run(res)
+    sys.exit(int(res.exit_code))
+
+
+def _report_run(res) -> None:
+    """The run's table and files, the pilot's projection, the spend line, and on stderr why it
+    stopped (with the cells not run) or which cells are still void (denominators per arm)."""
+    from harness.driver import incomplete_denominators
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
@@ -219,7 +227,6 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():
             click.echo(f"  {arm}: {d}", err=True)
-    sys.exit(int(res.exit_code))
 
 
 def _on_stop_signals(stop, run_dir: Path) -> dict:

@@ -19,16 +19,9 @@ EXCEPTION = {"probe_runtime._enc"}
 
 # not split yet (issue 22): file stem and qualified name -> lines when listed. Only shrinks.
 STILL_LONG = {
-    "judge.judge": 122,
     "subject_main._install_audit": 91,
     "warm.run": 87,
-    "protocol.load_protocol": 84,
-    "ledger.inspect": 84,
-    "loop_graph.load_graph": 72,
     "warm._child_setup": 71,
-    "probes._Transformer.function": 68,
-    "cellrun._run_surviving_host_kill": 68,
-    "cli.run": 64,
 }
 
 
