@@ -336,14 +336,10 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
     (zygote unavailable or confinement could not be applied; the caller then runs it cold).
     Output goes to capture files the harness opened (read back capped, like the cold path)."""
-    import json
-    import select
-    import socket
     import tempfile
-    import time
     from pathlib import Path
 
-    from harness.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
+    from harness.sandbox import ExecResult, Limits, confinement_level, read_capped
     limits = limits or Limits()
     level = confinement_level()
     script = _driver_script(argv)
@@ -359,57 +355,12 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         if not all(w == base or w.startswith(base + "/") for w in writable):
             return None  # scratch outside the zygote's view: run it cold
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
-        if level == "bwrap":
-            env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
-            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
-        else:
-            os.chmod(tmp, 0o1777)
-            env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
-            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": [*writable, str(Path(tmp).resolve())], "script": script,
-                   "readonly": [m for m in _mountpoints() if m not in hidden]}
-        req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
+        req = _request(level, rest, cwd, hidden, writable, tmp, env_extra, script, limits)
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
-        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        pidfd = None
-        try:
-            t0 = time.perf_counter()
-            try:
-                sock = _zygote()
-                socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
-                msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
-                json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
-                pidfd = fds[0]
-            except (OSError, ValueError, KeyError, IndexError) as exc:
-                _broken(f"zygote unavailable: {exc!r}")
-                return None
-            finally:
-                os.close(out_fd)
-                os.close(err_fd)
-            _mine()["runs"] += 1
-            deadline, timed_out = t0 + limits.timeout_s, False
-            while True:
-                wait = deadline - time.perf_counter()
-                ready, _, _ = select.select([sock], [], [], max(wait, 0))
-                if ready:
-                    break
-                if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
-                    _broken("zygote lost a run after a kill")
-                    raise RunLost("zygote lost a run after a kill")
-                timed_out = True
-                _kill(pidfd)
-                deadline = time.perf_counter() + 10.0
-            try:
-                status = json.loads(sock.recv(1 << 16))["status"]
-            except (OSError, ValueError, KeyError) as exc:
-                _broken(f"zygote lost a run: {exc!r}")
-                raise RunLost(f"zygote lost a run: {exc!r}") from None
-            wall = time.perf_counter() - t0
-        finally:
-            if pidfd is not None:
-                os.close(pidfd)
+        ran = _run_in_zygote(req, out_path, err_path, limits)
+        if ran is None:
+            return None
+        status, wall, timed_out = ran
         rc = os.waitstatus_to_exitcode(status)
         err_text = read_capped(err_path, limits.output_chars)
         if rc == _FAIL_SETUP and "warm: confinement setup failed" in err_text:
@@ -418,6 +369,78 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         STATS["warm"] += 1
         return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
                           {"executor": "warm"})
+
+
+def _request(level: str, rest: list[str], cwd, hidden: list[str], writable: list[str], tmp: str, env_extra,
+             script: str | None, limits) -> dict:
+    """The zygote's request for one run: its pytest arguments, cwd and scrubbed environment, the
+    confinement level and what it hides, makes writable (``tmp`` too, below bwrap) and read-only,
+    and the run's resource limits."""
+    from pathlib import Path
+
+    from harness.sandbox import _mountpoints, scrubbed_env
+    if level == "bwrap":
+        env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+        req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+               "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
+    else:
+        os.chmod(tmp, 0o1777)
+        env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+        req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+               "writable": [*writable, str(Path(tmp).resolve())], "script": script,
+               "readonly": [m for m in _mountpoints() if m not in hidden]}
+    req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
+    return req
+
+
+def _run_in_zygote(req: dict, out_path, err_path, limits) -> tuple[int, float, bool] | None:
+    """Send ``req`` to this thread's zygote with the capture files as the run's stdout and stderr,
+    and wait for its wait status under the wall timeout (SIGKILL through the run's pidfd at the
+    deadline, then 10 s more). Returns (wait status, wall seconds, timed out), or None when the
+    zygote is unavailable (the caller runs it cold); a zygote that loses the run raises RunLost."""
+    import json
+    import select
+    import socket
+    import time
+    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    pidfd = None
+    try:
+        t0 = time.perf_counter()
+        try:
+            sock = _zygote()
+            socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
+            json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
+            pidfd = fds[0]
+        except (OSError, ValueError, KeyError, IndexError) as exc:
+            _broken(f"zygote unavailable: {exc!r}")
+            return None
+        finally:
+            os.close(out_fd)
+            os.close(err_fd)
+        _mine()["runs"] += 1
+        deadline, timed_out = t0 + limits.timeout_s, False
+        while True:
+            wait = deadline - time.perf_counter()
+            ready, _, _ = select.select([sock], [], [], max(wait, 0))
+            if ready:
+                break
+            if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
+                _broken("zygote lost a run after a kill")
+                raise RunLost("zygote lost a run after a kill")
+            timed_out = True
+            _kill(pidfd)
+            deadline = time.perf_counter() + 10.0
+        try:
+            status = json.loads(sock.recv(1 << 16))["status"]
+        except (OSError, ValueError, KeyError) as exc:
+            _broken(f"zygote lost a run: {exc!r}")
+            raise RunLost(f"zygote lost a run: {exc!r}") from None
+        return status, time.perf_counter() - t0, timed_out
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def _driver_script(argv: list[str]) -> str | None:
