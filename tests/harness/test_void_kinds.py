@@ -98,3 +98,12 @@ def test_the_settler_stops_on_the_kind_not_the_text(tmp_path):
     assert _stop_kind({"stop_run": "budget ceiling: no room"}) is RunStop.BUDGET_CEILING
     assert _stop_kind({"stop_run": "credentials: refused"}) is RunStop.AUTHENTICATION
     assert _stop_kind(_void(void_kind="engine_fault")) is None
+
+
+def test_a_stop_is_written_with_its_kind(tmp_path):
+    from harness.driver import _note_stop
+    s = _Settler(Ledger(tmp_path / "records.jsonl"), {}, tmp_path / "v.jsonl", 1, {}, lambda m: None, tmp_path)
+    assert s.take({"records_are": "unscored", "stop_run": "the disk", "void_kind": "authentication", "cell_key": "x"})
+    _note_stop(tmp_path, s, 0, {"A1": 1})
+    row = json.loads((tmp_path / "stops.jsonl").read_text())
+    assert row["kind"] == "authentication" and row["not_run"] == {"A1": 1} and "harness run --resume" in row["reason"]
