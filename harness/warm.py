@@ -106,40 +106,50 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         os._exit(os.waitstatus_to_exitcode(status))
     # C2: pid 1 in the new PID namespace
     try:
-        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
-        libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
-        check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
-        for cap in range(req["cap_last"] + 1):
-            check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
-        libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-        if req["level"] == "namespaces+nobody":
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-
-        class Hdr(ctypes.Structure):
-            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-        class Data(ctypes.Structure):
-            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                        ("inheritable", ctypes.c_uint32)]
-
-        data = (Data * 2)()
-        check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
-        check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        os.chdir(req["cwd"])
-        os.environ.clear()
-        os.environ.update(req["env"])
-        null = os.open("/dev/null", os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_fd, 1)
-        os.dup2(err_fd, 2)
-        os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
+        _become_run(libc, check, req, out_fd, err_fd)
     except BaseException as exc:
         try:
             os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
         finally:
             os._exit(_FAIL_SETUP)
+
+
+def _become_run(libc, check, req: dict, out_fd: int, err_fd: int) -> None:
+    """In C2, pid 1 of the run's PID namespace, in the cold path's order: die with C1, mount its
+    own /proc, drop every capability (bounding set, ambient, capset to zero; setuid nobody at
+    'namespaces+nobody'), no_new_privs, then the run's cwd and environment, fd 0 from /dev/null,
+    fds 1/2 to the harness's capture files, and every other fd closed. Raises on a failed step."""
+    import ctypes
+    import signal
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
+    check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
+    for cap in range(req["cap_last"] + 1):
+        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if req["level"] == "namespaces+nobody":
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+    class Hdr(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    data = (Data * 2)()
+    check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
 
 
 def _zygote_main():

@@ -18,13 +18,10 @@ MAX_LINES = 60
 EXCEPTION = {"probe_runtime._enc"}
 
 # not split yet (issue 22): file stem and qualified name -> lines when listed. Only shrinks.
-# Both run in a confined process, where the split needs care: _install_audit builds the subject's
-# audit hook from closures bound at install time (module globals the tree under test can replace
-# are never looked up), and _child_setup is the zygote child's confinement sequence, whose order
-# is the cold path's (sandbox._preexec).
+# It runs in the confined subject, where a split needs care: it builds the audit hook from closures
+# bound at install time, so no module global the tree under test can replace is ever looked up.
 STILL_LONG = {
     "subject_main._install_audit": 91,
-    "warm._child_setup": 71,
 }
 
 
