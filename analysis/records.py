@@ -379,7 +379,8 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
 
 def _validate_version(rec: dict, bad) -> None:
     """schema_version (absent: v1) must be one this reader knows; a null token sub-field ("not
-    reported") exists only from v2 on (harness.core.record.NULLABLE_SINCE_V2)."""
+    reported") exists only from v2 on (harness.core.record.NULLABLE_SINCE_V2), void_kind and void_detail
+    only from v3 on (harness.core.record.SINCE_V3)."""
     v = rec.get("schema_version", 1)
     if not _is_int(v) or v not in record.READABLE_VERSIONS:
         bad("schema_version", f"{v!r} is not a record schema version this reader knows "
@@ -390,6 +391,11 @@ def _validate_version(rec: dict, bad) -> None:
             if name in rec and rec[name] is None:
                 bad(name, "null (not reported) needs record schema v2; this record is v1 ("
                           + ("schema_version 1)" if "schema_version" in rec else "no schema_version)"))
+    if v < 3:
+        for name in record.SINCE_V3:
+            if rec.get(name) is not None:
+                bad(name, f"needs record schema v3; this record is v{v} ("
+                          + (f"schema_version {v})" if "schema_version" in rec else "no schema_version)"))
 
 
 def factor_suffix(facs: dict | None) -> str:

@@ -16,22 +16,23 @@ from corpus.cli import register as register_corpus
 from harness.cli.corpus_reviewer import reviewer_cmd as corpus_reviewer_cmd
 from harness.cli.plugins import register as register_plugins
 from harness.cli.schema_cli import register as register_schema
-from harness.core.errors import InputError
-from harness.core.registry import RegistryError
+from harness.core.errors import ExitCode, HarnessError, InputError
+from harness.core.exits import EXIT_CODES, exit_code_for
 from interop.cli import register as register_interop
 from viewer.cli import register as register_viewer
 
 
 class _Harness(click.Group):
-    """The command group: a plug-in that cannot be loaded (harness.core.registry) is bad input,
-    reported in one line with exit code 2 by every command, never a traceback."""
+    """The command group: a harness exception with a row in ``EXIT_CODES`` (a plug-in that cannot
+    be loaded, bad input a command did not catch itself) is reported in one line with its exit
+    code by every command, never a traceback."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except RegistryError as exc:
+        except tuple(c for c in EXIT_CODES if issubclass(c, HarnessError)) as exc:
             click.echo(f"error: {exc}", err=True)
-            ctx.exit(2)
+            ctx.exit(int(exit_code_for(exc) or ExitCode.BAD_INPUT))
 
 
 @click.group(cls=_Harness)
@@ -50,9 +51,10 @@ register_plugins(main)  # harness plugins: every registered part and its origin
 register_schema(main)  # harness schema records: the cell record's JSON Schema
 
 
-def _fail(exc: Exception, code: int = 2):
+def _fail(exc: Exception, code: int | None = None):
+    """One line on stderr, then the exception's exit code (``EXIT_CODES``; bad input by default)."""
     click.echo(f"error: {exc}", err=True)
-    sys.exit(code)
+    sys.exit(int(code if code is not None else exit_code_for(exc) or ExitCode.BAD_INPUT))
 
 
 @main.group()
@@ -162,7 +164,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
-    from harness.run.driver import StopRequest, execute, incomplete_denominators, prepare
+    from harness.run.driver import StopRequest, execute, prepare
     if address and executor != "ray":
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
@@ -198,10 +200,18 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
                    f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
                    f"{run_dir}`", err=True)
-        sys.exit(4)
+        sys.exit(int(exit_code_for(exc) or ExitCode.STOPPED))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    _report_run(res)
+    sys.exit(int(res.exit_code))
+
+
+def _report_run(res) -> None:
+    """The run's table and files, the pilot's projection, the spend line, and on stderr why it
+    stopped (with the cells not run) or which cells are still void (denominators per arm)."""
+    from harness.run.driver import incomplete_denominators
     click.echo(res.table)
     click.echo(f"\n{len(res.records)} records, {res.executed} cells run this time in {res.wall_s:.1f}s")
     click.echo(f"records: {res.run_dir / 'records.jsonl'}\nevent logs: {res.run_dir / 'cells'}\n"
@@ -221,7 +231,6 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         click.echo(f"\nINCOMPLETE: {len(res.still_void)} cell(s) still void after reruns; denominators per arm:", err=True)
         for arm, d in incomplete_denominators(res.records, res.still_void).items():
             click.echo(f"  {arm}: {d}", err=True)
-    sys.exit(res.exit_code)
 
 
 def _on_stop_signals(stop, run_dir: Path) -> dict:
@@ -238,7 +247,7 @@ def _on_stop_signals(stop, run_dir: Path) -> dict:
             return
         os.write(2, f"STOPPED: second {name}: exited at once; every finished record is kept, cells in flight are "
                     f"unrun (never void, never scored); continue with `harness run --resume {run_dir}`\n".encode())
-        os._exit(4)
+        os._exit(ExitCode.STOPPED)
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:

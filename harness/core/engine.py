@@ -11,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Protocol as TypingProtocol
 
+from harness.core.errors import HarnessError
 from harness.core.observation import Observation
 
 # The programs the run_command tool runs (harness.control.tools); the simulated engine proposes only these.
@@ -83,7 +84,7 @@ class EngineReply:
     raw: dict | None = None
 
 
-class EngineFault(Exception):
+class EngineFault(HarnessError):
     """An infrastructure fault that survived the engine's retries: the cell is void, not scored."""
 
     wire: dict | None = None  # the live engine's request metadata, for the transcript's fault entry

@@ -1,8 +1,34 @@
-"""Errors for bad input: each names the file, the line (when there is one) and the field."""
+"""The harness's exception root, its exit codes, and the bad-input error.
+
+``HarnessError`` is the one root every exception class the harness defines derives from (a
+test checks it), so a caller can tell "the harness refused or failed" from a bug in a library.
+``ExitCode`` is the closed set of exit codes the command line uses; which exception ends in which
+code is one table, ``harness.exits.EXIT_CODES`` (README: "The ledger, faults and exit codes").
+Standard library only: every layer may import this module.
+"""
 from __future__ import annotations
 
+from enum import IntEnum
 
-class InputError(Exception):
+
+class HarnessError(Exception):
+    """Root of every exception class defined in ``harness`` (apart from the standalone files that
+    run outside the harness process; see tests/harness/test_exits.py for the named ones)."""
+
+
+class ExitCode(IntEnum):
+    """The command line's exit codes. ``harness run``'s are the README's fault table (a test keeps
+    the two in agreement); ``CHECK_FAILED`` is the verdict of a check command (ledger verify,
+    tasks validate, reproduce)."""
+
+    OK = 0  # all cells scored (run); intact (verify)
+    CHECK_FAILED = 1  # a check found a problem
+    BAD_INPUT = 2  # one line naming file, line and field; nothing written
+    INCOMPLETE = 3  # cells left void after the rerun policy
+    STOPPED = 4  # the run stopped early (credentials, disk, spend ceiling, a signal); --resume continues
+
+
+class InputError(HarnessError):
     """Bad user input. Rendered as 'FILE[:LINE]: FIELD: what was expected'."""
 
     def __init__(self, file: str, field: str, message: str, line: int | None = None):

@@ -349,52 +349,12 @@ def load_protocol(path: Path | str) -> Protocol:
         _expect(known_ids is None or s in known_ids, path, "protocol.scenarios",
                 f"unknown scenario {s!r} (expected one of {known_ids})")
     _expect(len(set(p.scenarios)) == len(p.scenarios), path, "protocol.scenarios", "scenarios must be unique")
-    second = second_attempt_scenarios(table)
-    arms = []
-    for an, ad in doc.arms.items():
-        ctrl = ad.controller or an
-        _expect(ctrl in ARMS, path, f"arms.{an}.controller", f"expected one of {ARMS.names()}, got {ctrl!r}")
-        part = ARMS.get(ctrl)
-        try:
-            _arm_model(part).model_validate(raw["arms"][an])
-        except ValidationError as exc:
-            raise _schema_error(path, exc, ("arms", an), _arm_model(part)) from None
-        arms.append(Arm(an, ctrl, {k: v for k, v in raw["arms"][an].items() if k != "controller"}))
+    arms = _arms(path, doc, raw)
     scen = list(p.scenarios)
-    applicability = {}
-    for an in doc.applicability:
-        _expect(an in doc.arms, path, f"applicability.{an}", "names an arm that is not declared under [arms]")
-    for arm in arms:
-        rule = doc.applicability.get(arm.name, RuleTable())
-        for kk in ("include", "exclude"):
-            for s in getattr(rule, kk) or []:
-                _expect(s in scen, path, f"applicability.{arm.name}.{kk}", f"scenario {s!r} is not in protocol.scenarios")
-        runs = [s for s in scen if s in (rule.include or scen) and s not in (rule.exclude or [])]
-        single_shot = ARMS.get(arm.controller).flag("single_shot")
-        bad = [s for s in runs if not applicable(single_shot, s, second)]
-        _expect(not bad, path, f"applicability.{arm.name}",
-                f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
-        applicability[arm.name] = tuple(runs)
-    factors = {}
-    for fk, levels in doc.factors.items():
-        _expect(fk not in ("arm", "task", "scenario", "repeat"), path, f"factors.{fk}", "reserved factor name")
-        _expect(bool(levels) and all("|" not in v and "=" not in v for v in levels), path, f"factors.{fk}",
-                "expected a non-empty list of strings without '|' or '='")
-        factors[fk] = tuple(levels)
-    names = {a.name for a in arms}
-    for i, h in enumerate(doc.hypotheses):
-        _expect(h.a in names and h.b in names, path, f"hypotheses[{i}].a/b", f"expected declared arms {sorted(names)}")
-        if h.interval is not None:
-            methods: tuple[str, ...] = INTERVAL_METHODS  # the interval methods `harness analyze` offers
-            _expect(h.interval in methods, path, f"hypotheses[{i}].interval", f"expected one of {methods}")
-    ids = [h.id for h in doc.hypotheses]
-    m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
-    hs = m.hypotheses if m.hypotheses is not None else ids[:1]
-    for hid in hs:
-        _expect(hid in ids, path, "monitoring.hypotheses", f"{hid!r} is not a declared hypothesis id {ids}")
-    _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
-            "required with (and only with) stop_when = \"half_width_below\"")
-    monitoring = {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
+    applicability = _applicability(path, doc, arms, scen, second_attempt_scenarios(table))
+    factors = _factors(path, doc)
+    _check_hypotheses(path, doc, arms)
+    monitoring = _monitoring(path, doc, raw)
     _check_providers(path, doc.providers)
     _check_matrix_size(path, p.repeats, len(p.tasks), applicability, factors)
     from harness.core.pricing import validate as validate_pricing  # [pricing]: see harness.core.pricing
@@ -410,6 +370,77 @@ def load_protocol(path: Path | str) -> Protocol:
                     hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
                     analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
                     monitoring=monitoring, budget=dict(raw.get("budget", {})))
+
+
+def _arms(path: Path, doc: "ProtocolFile", raw: dict) -> list[Arm]:
+    """Each [arms.NAME]: its controller is registered, and its keys are the controller's declared
+    parameters (validated against the controller's own model)."""
+    arms = []
+    for an, ad in doc.arms.items():
+        ctrl = ad.controller or an
+        _expect(ctrl in ARMS, path, f"arms.{an}.controller", f"expected one of {ARMS.names()}, got {ctrl!r}")
+        part = ARMS.get(ctrl)
+        try:
+            _arm_model(part).model_validate(raw["arms"][an])
+        except ValidationError as exc:
+            raise _schema_error(path, exc, ("arms", an), _arm_model(part)) from None
+        arms.append(Arm(an, ctrl, {k: v for k, v in raw["arms"][an].items() if k != "controller"}))
+    return arms
+
+
+def _applicability(path: Path, doc: "ProtocolFile", arms: list[Arm], scen: list[str],
+                   second: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """{arm: the scenarios it runs}: [applicability] include/exclude over protocol.scenarios; a
+    single-shot arm may not run a scenario that needs a second attempt (paper Appendix A)."""
+    applicability = {}
+    for an in doc.applicability:
+        _expect(an in doc.arms, path, f"applicability.{an}", "names an arm that is not declared under [arms]")
+    for arm in arms:
+        rule = doc.applicability.get(arm.name, RuleTable())
+        for kk in ("include", "exclude"):
+            for s in getattr(rule, kk) or []:
+                _expect(s in scen, path, f"applicability.{arm.name}.{kk}", f"scenario {s!r} is not in protocol.scenarios")
+        runs = [s for s in scen if s in (rule.include or scen) and s not in (rule.exclude or [])]
+        single_shot = ARMS.get(arm.controller).flag("single_shot")
+        bad = [s for s in runs if not applicable(single_shot, s, second)]
+        _expect(not bad, path, f"applicability.{arm.name}",
+                f"a single-shot arm cannot run {bad} (they need a second attempt); exclude them")
+        applicability[arm.name] = tuple(runs)
+    return applicability
+
+
+def _factors(path: Path, doc: "ProtocolFile") -> dict[str, tuple[str, ...]]:
+    """[factors]: each a non-reserved name with a non-empty list of levels safe in a cell key."""
+    factors = {}
+    for fk, levels in doc.factors.items():
+        _expect(fk not in ("arm", "task", "scenario", "repeat"), path, f"factors.{fk}", "reserved factor name")
+        _expect(bool(levels) and all("|" not in v and "=" not in v for v in levels), path, f"factors.{fk}",
+                "expected a non-empty list of strings without '|' or '='")
+        factors[fk] = tuple(levels)
+    return factors
+
+
+def _check_hypotheses(path: Path, doc: "ProtocolFile", arms: list[Arm]) -> None:
+    """Each hypothesis compares two declared arms, with an interval method `harness analyze` offers."""
+    names = {a.name for a in arms}
+    for i, h in enumerate(doc.hypotheses):
+        _expect(h.a in names and h.b in names, path, f"hypotheses[{i}].a/b", f"expected declared arms {sorted(names)}")
+        if h.interval is not None:
+            methods: tuple[str, ...] = INTERVAL_METHODS  # the interval methods `harness analyze` offers
+            _expect(h.interval in methods, path, f"hypotheses[{i}].interval", f"expected one of {methods}")
+
+
+def _monitoring(path: Path, doc: "ProtocolFile", raw: dict) -> dict:
+    """[monitoring]: declared hypothesis ids (absent: the first hypothesis at the default alpha),
+    and half_width exactly when stop_when = "half_width_below"."""
+    ids = [h.id for h in doc.hypotheses]
+    m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
+    hs = m.hypotheses if m.hypotheses is not None else ids[:1]
+    for hid in hs:
+        _expect(hid in ids, path, "monitoring.hypotheses", f"{hid!r} is not a declared hypothesis id {ids}")
+    _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
+            "required with (and only with) stop_when = \"half_width_below\"")
+    return {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
 
 
 MAX_CELLS = 1_000_000  # the declared cap on a protocol's matrix; above it a run would hang enumerating it

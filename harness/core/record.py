@@ -3,7 +3,7 @@
 Dependency-free (standard library only) so that the harness, which writes records, and the
 analysis, which reads any producer's records, share one definition of:
 
-- the outcome names and the total order's last steps, Eq. (7) of the Proof-or-Stop paper
+- the outcome names (``harness.outcomes.Outcome``) and the total order's last steps, Eq. (7) of the Proof-or-Stop paper
   (``eq7``; the (shipped, hidden_pass) pair each outcome requires is derived from it, never
   restated);
 - applicability: a single-shot arm cannot run a scenario that needs a second attempt (paper
@@ -21,12 +21,18 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
-SCHEMA_VERSION = 2
+from harness.core.outcomes import Outcome, VoidKind
+
+SCHEMA_VERSION = 3
 # v2 (issue 23): cache_read_tokens, cache_write_tokens and reasoning_tokens may be null, "not
-# reported by the producer" (never 0). Readers accept every version listed here.
-READABLE_VERSIONS = (1, 2)
+# reported by the producer" (never 0). v3 (issue 22): void_kind (a VoidKind value) and void_detail
+# (the fault's own text) on a void record; older records carry the kind only in void_reason's text
+# (``void_kind_of`` reads it). Readers accept every version listed here.
+READABLE_VERSIONS = (1, 2, 3)
 NULLABLE_SINCE_V2 = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
-OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
+SINCE_V3 = ("void_kind", "void_detail")
+OUTCOMES = tuple(o.value for o in Outcome)
+VOID_KINDS = tuple(k.value for k in VoidKind)
 NULL_SCENARIO = "null"
 # the fields every producer's record must carry (the interchange minimum; DESIGN.md)
 REQUIRED = ("arm", "task", "scenario", "repeat", "outcome", "visible_pass", "hidden_pass", "shipped",
@@ -139,6 +145,8 @@ class CellRecord:
     host_kills: int = 0
     commands: int = 0
     void_reason: str | None = None
+    void_kind: str | None = None  # v3: a VoidKind value, set on void records only (the reason's kind)
+    void_detail: str | None = None  # v3: the fault's own text (void_reason without the kind's prefix)
     acceptance_edited: bool | None = None
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
@@ -169,6 +177,14 @@ class CellRecord:
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome {self.outcome!r} is not one of {OUTCOMES}")
+        for name in ("outcome", "void_kind"):  # carried as plain strings: a record is data
+            value = getattr(self, name)
+            if isinstance(value, str) and type(value) is not str:
+                object.__setattr__(self, name, str(value))  # a StrEnum's str() is its value
+        if self.void_kind is not None and self.void_kind not in VOID_KINDS:
+            raise ValueError(f"void_kind {self.void_kind!r} is not one of {VOID_KINDS}")
+        if self.void_kind is not None and self.outcome != Outcome.VOID:
+            raise ValueError(f"void_kind {self.void_kind!r} on a {self.outcome!r} record (void records only)")
         why = eq7_violation(self.outcome, {"shipped": self.shipped, "visible_pass": self.visible_pass,
                                            "hidden_pass": self.hidden_pass})
         if why:
@@ -179,6 +195,16 @@ class CellRecord:
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(CellRecord))
+
+
+def void_kind_of(rec: Mapping[str, Any]) -> VoidKind | None:
+    """A void record's kind: its ``void_kind`` (v3), else read from an older record's
+    ``void_reason`` text; None for a record that is not void or names no known kind."""
+    if rec.get("outcome") != Outcome.VOID:
+        return None
+    if rec.get("void_kind") in VOID_KINDS:
+        return VoidKind(rec["void_kind"])
+    return VoidKind.of_reason(rec.get("void_reason"))
 
 
 def build(**values: Any) -> dict[str, Any]:
@@ -217,6 +243,7 @@ def json_schema() -> dict[str, Any]:
         if prop["type"] in ("integer", "number") or prop["type"] in (["integer", "null"], ["number", "null"]):
             prop["minimum"] = 0
     props["outcome"] = {"enum": list(OUTCOMES)}
+    props["void_kind"] = {"enum": [*VOID_KINDS, None]}
     props["repeat"] = {"type": "integer", "minimum": 1}
     props["scenario"] = {"type": "string", "minLength": 1, "pattern": r"^[^|]+$"}
     for name in ("arm", "task"):
@@ -230,6 +257,8 @@ def json_schema() -> dict[str, Any]:
         for o, want in EQ7_FLAGS.items()]
     rules.append({"if": {"properties": {"outcome": {"not": {"const": "void"}}}, "required": ["outcome"]},
                   "then": {"properties": {k: {"type": "boolean"} for k in ("visible_pass", "hidden_pass", "shipped")}}})
+    rules.append({"if": {"properties": {"outcome": {"not": {"const": "void"}}}, "required": ["outcome"]},
+                  "then": {"properties": {"void_kind": {"const": None}}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": f"https://proof-harness/schemas/cell-record/v{SCHEMA_VERSION}",
             "title": "proof-harness cell record", "type": "object", "required": list(REQUIRED),

@@ -26,6 +26,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+from harness.core.errors import HarnessError
+
 BUILTIN = "built-in"
 GROUP_PREFIX = "proof_harness."
 # Where the parts being registered now come from: "built-in", or while an entry point loads, its
@@ -33,7 +35,7 @@ GROUP_PREFIX = "proof_harness."
 _origin = [BUILTIN]
 
 
-class UnknownPart(KeyError):
+class UnknownPart(HarnessError, KeyError):
     """A name no registered part answers to; the message lists the known names."""
 
     def __init__(self, kind: str, name: str, known: list[str]) -> None:
@@ -44,7 +46,7 @@ class UnknownPart(KeyError):
         return f"unknown {self.kind.rstrip('s')} {self.name!r}; known: {self.known}"
 
 
-class RegistryError(Exception):
+class RegistryError(HarnessError):
     """Two parts claim one name, or a plug-in could not be loaded."""
 
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from harness.core.errors import HarnessError
+
 _CLOEXEC = os.O_CLOEXEC
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 _STEP = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
@@ -41,7 +43,7 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
 CHUNK = 1 << 20
 
 
-class PathError(Exception):
+class PathError(HarnessError):
     """A tool path the agent made unusable (a link, a link loop, a special file, a tree past its
     limits): the agent's own error, reported to it as a tool error, never a fault of the cell."""
 

@@ -30,6 +30,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from harness.core.errors import HarnessError
+
 _current = threading.local()
 RECEIVED_CAP = 4 << 20  # bytes of a reply body kept for ``usage_in_prefix``; a reply is far smaller
 
@@ -58,7 +60,7 @@ class Watch:
                 sock.shutdown(socket.SHUT_RDWR)  # wakes the blocked read: the reply is cut here
 
 
-class ReplyDeadline(Exception):
+class ReplyDeadline(HarnessError):
     """The whole-reply deadline passed (a ``timeout`` fault; ``billed`` when the reply had started;
     ``usage``: the harness's usage fields of the provider's usage object, when it arrived before the cut)."""
 
@@ -67,7 +69,7 @@ class ReplyDeadline(Exception):
         self.billed, self.usage = billed, usage
 
 
-class ReplyCut(ConnectionError):
+class ReplyCut(HarnessError, ConnectionError):
     """The connection broke after the provider started sending a 2xx reply (billed, never read whole;
     ``usage`` as for ``ReplyDeadline``)."""
     billed = True

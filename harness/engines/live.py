@@ -14,6 +14,7 @@ import json
 import time
 
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage, estimate_tokens
+from harness.core.errors import HarnessError
 from harness.engines.deadline import ReplyCut, ReplyDeadline, usage_in_prefix, watch
 from harness.engines.limiter import Limiter
 from harness.engines.retry import DeadlineReached, RetryPolicy, call_with_retry, classify
@@ -145,7 +146,7 @@ def _counts(engine, wire_usage: dict | None) -> dict | None:
     return fields if fields and min(fields.values()) >= 0 else None
 
 
-class MalformedReply(ValueError):
+class MalformedReply(HarnessError, ValueError):
     """A reply that arrived whole but is unusable; ``usage``: its provider-reported usage, if it had one."""
     usage: dict | None = None
 

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from harness.core.engine import EngineReply, EngineRequest
+from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
 from harness.engines import EngineContext, register
 from harness.engines.transcript import load_entries, reply_from_dict, request_messages
@@ -43,11 +44,11 @@ def _stable(msgs: list[dict]) -> list[dict]:
     return out
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(HarnessError):
     """The controller asked something other than what the transcript holds."""
 
 
-class ReplayExhausted(Exception):
+class ReplayExhausted(HarnessError):
     """The controller asked for more turns than the transcript holds."""
 
 

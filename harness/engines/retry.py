@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from harness.core.engine import EngineAuthError, EngineFault
+from harness.core.errors import HarnessError
 
 RETRY_DEFAULTS = {"max_retries": 6, "backoff_base_s": 1.0, "backoff_max_s": 60.0, "request_timeout_s": 600.0}
 RETRYABLE_STATUS = {408, 409, 429}
 
 
-class DeadlineReached(Exception):
+class DeadlineReached(HarnessError):
     """The cell's wall-clock deadline arrived before or during the request."""
 
 

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 from typing import Any
 
+from harness.core.errors import HarnessError
 from harness.core.resultfile import read_result
 from harness.judge.probes import JUDGE_BUILTINS, Plan, ProbeError, Site, TestSpec
 
@@ -59,11 +60,11 @@ _TYPES.update({"decimal.Decimal": decimal.Decimal, "fractions.Fraction": fractio
                "datetime.timedelta": datetime.timedelta})
 
 
-class Malformed(Exception):
+class Malformed(HarnessError):
     """An observation the runtime would never write."""
 
 
-class LeafRaised(Exception):
+class LeafRaised(HarnessError):
     def __init__(self, exc: str, msg: str):
         super().__init__(f"{exc}: {msg}")
         self.exc, self.msg = exc, msg
@@ -404,8 +405,31 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
     written by something else (the code under test, or at the namespaces levels another run that
     reached the channel): tampering, and never parsed."""
     scope = _Scope(plan)
-    tests = {t.name: t for t in plan.tests}
     tamper: list[str] = list(seen)
+    items, stray = _replay(_observation_lines(observations, tamper), plan, nonce, tamper)
+    results, canary_ok = _test_results(plan, items, scope, canary, tamper)
+    incomplete = sum(1 for spec in plan.tests for case in spec.cases()
+                     if not items.get((spec.name, case), {}).get("left"))
+    if returncode in (0, 5) and incomplete:
+        tamper.append(f"pytest exited {returncode} (all passed / none collected) but {incomplete} test(s) never ran "
+                      f"or never returned")
+    for ev in stray:  # observations outside any test (module level, or after the last test)
+        site = plan.sites[ev["s"]]
+        why = _check(site, ev, scope.env(None, (), site.func))
+        if why:
+            results.append(TestResult("<module>", "failed", why))
+    failures = sum(r.status == "failed" for r in results)
+    errors = sum(r.status == "error" for r in results)
+    ran = sum(1 for r in results if r.status != "error" or r.reason != "did not run")
+    passed = not tamper and canary_ok and failures == 0 and errors == 0 and ran > 0 and len(results) > 0
+    return Judgment(passed, len([r for r in results if r.name != "<module>"]), failures, errors, bool(tamper), tamper,
+                    results)
+
+
+def _observation_lines(observations: Path | bytes, tamper: list[str]) -> list[bytes]:
+    """The complete lines of the observations (at most MAX_OBSERVATIONS_BYTES; whatever follows the
+    last newline, a write cut short by a kill, is never judged). A replaced file or observations
+    over the limit are tampering."""
     if isinstance(observations, (bytes, bytearray)):
         data = bytes(observations[:MAX_OBSERVATIONS_BYTES])
         truncated = len(observations) > MAX_OBSERVATIONS_BYTES
@@ -418,10 +442,17 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
         tamper.append("the observations exceed the judge's size limit")
     raw = data.split(b"\n")
     raw.pop()  # whatever follows the last newline: a write cut short by a kill, never judged
+    return raw
+
+
+def _replay(raw: list[bytes], plan: Plan, nonce: bytes, tamper: list[str]) -> tuple[dict[tuple, dict], list[dict]]:
+    """Replay the observation lines into ({(test, case): {"obs": [...], "left": bool}}, the stray
+    observations outside any test). A line without the run's nonce, one the judge cannot parse, a
+    test the plan does not hold, one entered twice or left without being entered is tampering."""
+    tests = {t.name: t for t in plan.tests}
     items: dict[tuple, dict] = {}
     current: tuple | None = None
     pending: list[dict] = []
-    stray: list[dict] = []
     for n, line in enumerate(raw, 1):
         if nonce:
             if not line.startswith(nonce):
@@ -461,59 +492,55 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
             tamper.append(f"the probe runtime reports replaced functions: {str(ev['what'])[:200]}")
         else:
             (items[current]["obs"] if current is not None else pending).append(ev)
-    stray = pending
+    return items, pending
+
+
+def _test_results(plan: Plan, items: dict[tuple, dict], scope: "_Scope", canary: str | None,
+                  tamper: list[str]) -> tuple[list[TestResult], bool]:
+    """(each planned test case's result, whether the harness canary passed): a case that did not
+    run or did not complete is an error, a failed check a failure; a case that returned without
+    reaching every check, or an altered canary, is also tampering."""
     results: list[TestResult] = []
-    failures = errors = 0
     canary_ok = canary is None
     for spec in plan.tests:
         for case in spec.cases():
             name = _display(spec, case)
             item = items.get((spec.name, case))
-            status, reason = "passed", ""
-            if item is None:
-                status, reason = "error", "did not run"
-            else:
-                observed: set[int] = set()
-                for ev in item["obs"]:
-                    site = plan.sites[ev["s"]]
-                    observed.add(site.id)
-                    try:
-                        why = _check(site, ev, scope.env(spec, case, site.func))
-                    except ProbeError as exc:
-                        why = str(exc)
-                    if why and status == "passed":
-                        status, reason = "failed", why
-                if status == "passed" and not item["left"]:
-                    status, reason = "error", "did not complete (it raised, hung, or the process ended)"
-                missing = [s for s in spec.must if s not in observed]
-                if item["left"] and missing:
-                    tamper.append(f"{name} returned without reaching line(s) "
-                                  f"{', '.join(str(plan.sites[s].line) for s in missing[:5])}")
-                    if status == "passed":
-                        status, reason = "failed", "returned without reaching every check"
+            status, reason = ("error", "did not run") if item is None else _case_status(plan, spec, case, item, scope,
+                                                                                        name, tamper)
             if spec.name == canary:
                 if item is not None and item["left"] and status != "passed":
                     tamper.append("the harness canary's observation was altered")
                 canary_ok = status == "passed"  # a run whose canary did not pass never passes
                 continue
             results.append(TestResult(name, status, reason))
-            failures += status == "failed"
-            errors += status == "error"
-    incomplete = sum(1 for spec in plan.tests for case in spec.cases()
-                     if not items.get((spec.name, case), {}).get("left"))
-    if returncode in (0, 5) and incomplete:
-        tamper.append(f"pytest exited {returncode} (all passed / none collected) but {incomplete} test(s) never ran "
-                      f"or never returned")
-    for ev in stray:  # observations outside any test (module level, or after the last test)
+    return results, canary_ok
+
+
+def _case_status(plan: Plan, spec: TestSpec, case: tuple[int, ...], item: dict, scope: "_Scope", name: str,
+                 tamper: list[str]) -> tuple[str, str]:
+    """(status, reason) of one case that ran: its first failed check, or an error when it did not
+    complete; returning without reaching every check the plan requires is a failure and tampering."""
+    status, reason = "passed", ""
+    observed: set[int] = set()
+    for ev in item["obs"]:
         site = plan.sites[ev["s"]]
-        why = _check(site, ev, scope.env(None, (), site.func))
-        if why:
-            results.append(TestResult("<module>", "failed", why))
-            failures += 1
-    ran = sum(1 for r in results if r.status != "error" or r.reason != "did not run")
-    passed = not tamper and canary_ok and failures == 0 and errors == 0 and ran > 0 and len(results) > 0
-    return Judgment(passed, len([r for r in results if r.name != "<module>"]), failures, errors, bool(tamper), tamper,
-                    results)
+        observed.add(site.id)
+        try:
+            why = _check(site, ev, scope.env(spec, case, site.func))
+        except ProbeError as exc:
+            why = str(exc)
+        if why and status == "passed":
+            status, reason = "failed", why
+    if status == "passed" and not item["left"]:
+        status, reason = "error", "did not complete (it raised, hung, or the process ended)"
+    missing = [s for s in spec.must if s not in observed]
+    if item["left"] and missing:
+        tamper.append(f"{name} returned without reaching line(s) "
+                      f"{', '.join(str(plan.sites[s].line) for s in missing[:5])}")
+        if status == "passed":
+            status, reason = "failed", "returned without reaching every check"
+    return status, reason
 
 
 def _display(spec: TestSpec, case: tuple[int, ...]) -> str:

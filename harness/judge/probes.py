@@ -34,6 +34,8 @@ import hashlib
 import itertools
 from dataclasses import dataclass, field
 
+from harness.core.errors import HarnessError
+
 VERSION = "hx-probe-v2"  # part of the verdict cache key (with this module's source)
 
 # Names the judge can evaluate, by the module they are imported from. "*" admits every public
@@ -59,7 +61,7 @@ JUDGE_BUILTINS = frozenset({
 })
 
 
-class ProbeError(Exception):
+class ProbeError(HarnessError):
     """The test file uses a form the probe transform does not support (names the line)."""
 
 
@@ -356,20 +358,7 @@ class _Transformer:
         decorators: list[ast.Call] = []
         params_known: dict[str, list[str]] = {}
         if is_test:
-            for dec in fn.decorator_list:
-                if isinstance(dec, ast.Call) and _is_pytest_attr(dec.func, "mark", "parametrize"):
-                    groups.append(self.parametrize(dec, env, len(groups)))
-                    decorators.append(dec)  # rewritten below once the body is known
-                elif _is_pytest_attr(dec, "fixture") or (isinstance(dec, ast.Call) and _is_pytest_attr(dec.func, "fixture")):
-                    raise self.err(dec, "a fixture named test*: rename it")
-                else:
-                    raise self.err(dec, f"unsupported decorator on a test: {ast.unparse(dec)}")
-            for argnames, _, values in groups:
-                for argname in argnames:  # judge-known: every case's value is an expectation-grade literal
-                    if stores.count(argname) == 1 and values.get(argname) is not None and (
-                            all(_immutable(ast.parse(v, mode="eval").body, env) for v in values[argname])
-                            or not _escapes(argname, fn)):
-                        params_known[argname] = values[argname]
+            groups, decorators, params_known = self._test_decorators(fn, env, stores)
         elif any(isinstance(d, ast.Call) and _is_pytest_attr(d.func, "fixture") and any(k.arg == "params" for k in d.keywords)
                  for d in fn.decorator_list):
             raise self.err(fn, "parametrized fixtures are not supported (the judge counts cases from parametrize)")
@@ -414,6 +403,30 @@ class _Transformer:
             self.plan.tests.append(TestSpec(fn.name, tuple(Group(len(c), v) for (_, c, v) in groups), tuple(must or ())))
         fn.body = body or [ast.Pass()]
         return fn
+
+    def _test_decorators(self, fn: ast.FunctionDef, env: _Env, stores: list[str]) -> tuple[
+            list[tuple[list[str], list, dict]], list[ast.Call], dict[str, list[str]]]:
+        """A test's decorators: (its parametrize groups, their decorators, rewritten once the body is
+        known, and the judge-known parameters: every case's value an expectation-grade literal).
+        Any other decorator, or a fixture named test*, is refused."""
+        groups: list[tuple[list[str], list, dict]] = []
+        decorators: list[ast.Call] = []
+        params_known: dict[str, list[str]] = {}
+        for dec in fn.decorator_list:
+            if isinstance(dec, ast.Call) and _is_pytest_attr(dec.func, "mark", "parametrize"):
+                groups.append(self.parametrize(dec, env, len(groups)))
+                decorators.append(dec)  # rewritten below once the body is known
+            elif _is_pytest_attr(dec, "fixture") or (isinstance(dec, ast.Call) and _is_pytest_attr(dec.func, "fixture")):
+                raise self.err(dec, "a fixture named test*: rename it")
+            else:
+                raise self.err(dec, f"unsupported decorator on a test: {ast.unparse(dec)}")
+        for argnames, _, values in groups:
+            for argname in argnames:  # judge-known: every case's value is an expectation-grade literal
+                if stores.count(argname) == 1 and values.get(argname) is not None and (
+                        all(_immutable(ast.parse(v, mode="eval").body, env) for v in values[argname])
+                        or not _escapes(argname, fn)):
+                    params_known[argname] = values[argname]
+        return groups, decorators, params_known
 
     def _leave_before_returns(self, body: list[ast.stmt]) -> list[ast.stmt]:
         class R(ast.NodeTransformer):

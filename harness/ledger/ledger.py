@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core.errors import HarnessError
 from harness.core.safe_text import printable_obj
 
 ANCHOR_FORMAT = "hx-ledger-anchor-1"
@@ -42,7 +43,7 @@ def record_hash(rec: dict) -> str:
     return hashlib.sha256(canonical({k: v for k, v in rec.items() if k != "hash"}).encode()).hexdigest()
 
 
-class LedgerRefused(Exception):
+class LedgerRefused(HarnessError):
     """A ledger that fails verification: nothing is appended to it and no byte of it changes."""
 
     def __init__(self, path: Path, problems: list[str]):
@@ -82,7 +83,8 @@ def _head(path: Path) -> tuple[int, str] | None | str:
 
 
 def inspect(path: Path) -> Inspection:
-    """Read and verify a ledger and its head without changing either (see the module docstring)."""
+    """Read and verify a ledger and its head without changing either (see the module docstring):
+    the lines, then the chain of seqs and hashes, then the head and a torn last line."""
     path = Path(path)
     ins = Inspection(path)
     raw = path.read_bytes() if path.exists() else b""
@@ -90,6 +92,18 @@ def inspect(path: Path) -> Inspection:
     if raw and not raw.endswith(b"\n"):
         cut = raw.rfind(b"\n") + 1
         body, torn = raw[:cut], raw[cut:]
+    recs = _read_lines(body, ins)
+    _check_chain(recs, ins)
+    ins.records = [r for _, r in recs]
+    _check_head(path, recs, torn, ins)
+    if ins.head_behind and ins.problems:
+        ins.head_behind = False
+    return ins
+
+
+def _read_lines(body: bytes, ins: Inspection) -> list[tuple[int, dict]]:
+    """(line number, record) of each complete line that is a JSON object; a blank line, a line
+    that is not a record, and one whose hash does not match its content are problems."""
     recs: list[tuple[int, dict]] = []
     for i, line in enumerate(body.decode(errors="replace").splitlines(), 1):
         if not line.strip():
@@ -106,6 +120,11 @@ def inspect(path: Path) -> Inspection:
             what = "inserted or edited (no valid seq/hash)" if "hash" not in rec else "edited (content does not match its hash)"
             ins.problems.append(f"line {i}: {what}; cell {rec.get('cell_key')}")
         recs.append((i, rec))
+    return recs
+
+
+def _check_chain(recs: list[tuple[int, dict]], ins: Inspection) -> None:
+    """Duplicated, deleted and reordered seqs, and a broken prev_hash chain."""
     seqs: list[int] = [r["seq"] for _, r in recs if isinstance(r.get("seq"), int)]
     seen: dict[int, int] = {}
     for i, r in recs:
@@ -129,7 +148,11 @@ def inspect(path: Path) -> Inspection:
         if isinstance(r.get("seq"), int) and r["seq"] != n and not any("deleted" in p or "inserted" in p for p in ins.problems):
             ins.problems.append(f"line {n + 1}: carries seq {r['seq']} (expected {n})")
             break
-    ins.records = [r for _, r in recs]
+
+
+def _check_head(path: Path, recs: list[tuple[int, dict]], torn: bytes, ins: Inspection) -> None:
+    """records.head against the last lines (missing, malformed, edited, behind by one, or naming
+    lines removed or appended), and a torn last line the head does or does not name."""
     head = _head(path)
     last = recs[-1][1] if recs else None
     if head == "malformed":
@@ -162,9 +185,6 @@ def inspect(path: Path) -> Inspection:
                                 "was written and was cut afterwards")
         elif not any("records.head" in p for p in ins.problems):
             ins.torn = torn
-    if ins.head_behind and ins.problems:
-        ins.head_behind = False
-    return ins
 
 
 def verify(path: Path) -> list[str]:

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from harness.core import statefile
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
-from harness.core.errors import InputError
+from harness.core.errors import HarnessError, InputError
 from harness.core.pricing import price_for, usage_cost
 from harness.core.registry import is_free
 from harness.ledger.worst_case import input_rate
@@ -54,7 +54,7 @@ FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a p
 TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)
 
 
-class CeilingReached(Exception):
+class CeilingReached(HarnessError):
     """The run's spend ceiling left no room for this engine call: the run halts (not a fault)."""
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness.core.errors import HarnessError
 from harness.core.pricing import price_for
 from harness.core.registry import ARMS, is_free
 
@@ -51,7 +52,7 @@ REVIEW_MAX_TOKENS = 2048  # output clamp of one review call (harness.control.rev
 MAX_REQUEUES = 3  # a cell whose worker died is re-queued at most this many times per dispatch (harness.run.executors)
 
 
-class Unbounded(Exception):
+class Unbounded(HarnessError):
     """A term of the bound that cannot be derived from what the protocol and the registry declare."""
 
 

@@ -38,6 +38,7 @@ from typing import Callable
 
 from corpus.gates import Gate, Judgement, Verdict, judge
 from harness.core.engine import Engine, EngineFault, EngineRequest, Message, ToolSpec
+from harness.core.outcomes import LoopEnding
 from harness.engines.replay import ReplayExhausted, ReplayMismatch
 from harness.ledger.ledger import Ledger
 
@@ -132,11 +133,15 @@ class LoopResult:
     final_digest: str | None = None  # sha256 of the artifact the gate judged last (None: absent)
     final_content: bytes | None = None  # that artifact (a repaired re-run of the node starts from it)
     pass_no: int = 1
+    end: LoopEnding | None = None  # how the pass ended; None: rebuilt from a ledger row (see ``ending``)
 
     @property
-    def ending(self) -> str:
-        """"done", or why the loop halted: "no-progress", "ceiling", "incapacity", "engine fault"."""
-        return DONE if self.state == DONE else self.reason.split(":", 1)[0]
+    def ending(self) -> LoopEnding:
+        """DONE, or why the loop halted (a LoopEnding: no-progress, ceiling, incapacity, engine
+        fault). A result rebuilt from a terminal ledger row reads it from the row's reason text."""
+        if self.end is not None:
+            return self.end
+        return LoopEnding.DONE if self.state == DONE else LoopEnding(self.reason.split(":", 1)[0])
 
     @property
     def spent(self) -> int:
@@ -234,7 +239,7 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             except (EngineFault, ReplayExhausted, ReplayMismatch) as exc:
                 att.reason = f"engine fault: {exc}"
                 _attempt_row(ledger, base, att)
-                return _terminal(ledger, base, spec, attempts, HALT, att.reason, t0, ws)
+                return _terminal(ledger, base, spec, attempts, LoopEnding.ENGINE_FAULT, att.reason, t0, ws)
             att.claim = (reply.text or "")[:CLAIM_CHARS]
             att.tokens_in, att.tokens_out, att.model_id = reply.usage.input_tokens, reply.usage.output_tokens, reply.model_id
             _apply(reply.tool_calls, spec, ws, anchors, att)
@@ -248,17 +253,18 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             att.verdict, att.reason = j.verdict.value, j.reason[-REASON_CHARS:]
             row = _attempt_row(ledger, base, att)
             if j.verdict is Verdict.ACCEPT:
-                return _terminal(ledger, base, spec, attempts, DONE, "the gate accepted", t0, ws, row)
+                return _terminal(ledger, base, spec, attempts, LoopEnding.DONE, "the gate accepted", t0, ws, row)
             if j.verdict is Verdict.INCAPACITY:
-                return _terminal(ledger, base, spec, attempts, HALT, f"incapacity: {j.reason[-200:]}", t0, ws)
+                return _terminal(ledger, base, spec, attempts, LoopEnding.INCAPACITY, f"incapacity: {j.reason[-200:]}",
+                                 t0, ws)
             key = reject_key(j.reason)
             same = same + 1 if key == last_reject else 1
             last_reject, feedback = key, j.reason[-REASON_CHARS:]
             if budget.soft_bound is not None and same >= budget.soft_bound:
-                return _terminal(ledger, base, spec, attempts, HALT,
+                return _terminal(ledger, base, spec, attempts, LoopEnding.NO_PROGRESS,
                                  f"no-progress: the same reject {same} times in a row (soft bound {budget.soft_bound})",
                                  t0, ws)
-        return _terminal(ledger, base, spec, attempts, HALT,
+        return _terminal(ledger, base, spec, attempts, LoopEnding.CEILING,
                          f"ceiling: {budget.max_attempts} attempts spent without an accept", t0, ws)
 
 
@@ -315,8 +321,9 @@ def _attempt_row(ledger: Ledger, base: dict, att: Attempt) -> dict:
     return row
 
 
-def _terminal(ledger: Ledger, base: dict, spec: LoopSpec, attempts: list[Attempt], state: str, reason: str,
+def _terminal(ledger: Ledger, base: dict, spec: LoopSpec, attempts: list[Attempt], end: LoopEnding, reason: str,
               t0: float, ws: Path, verdict_row: dict | None = None) -> LoopResult:
+    state = DONE if end is LoopEnding.DONE else HALT
     tgt = ws / spec.target
     final = tgt.read_bytes() if tgt.is_file() else None
     wall = time.monotonic() - t0
@@ -325,7 +332,7 @@ def _terminal(ledger: Ledger, base: dict, spec: LoopSpec, attempts: list[Attempt
                    "verdict_seq": verdict_row["seq"] if verdict_row else None,
                    "verdict_hash": verdict_row["hash"] if verdict_row else None, "wall_s": round(wall, 4)})
     return LoopResult(spec.node, state, reason, attempts, wall, verdict_row["seq"] if verdict_row else None,
-                      content_digest(final), final, base["pass"])
+                      content_digest(final), final, base["pass"], end)
 
 
 def audit_done(records: list[dict]) -> list[str]:

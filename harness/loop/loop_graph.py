@@ -49,6 +49,7 @@ from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
 from corpus.gates import GateError, judge, load_gate
 from harness.core.engine import Engine
 from harness.core.errors import InputError
+from harness.core.outcomes import LoopEnding
 from harness.core.tomlfile import load_toml
 from harness.ledger.ledger import Ledger
 from harness.loop.loop import DONE, HALT, JudgeFn, LoopBudget, LoopResult, LoopSpec, run_loop
@@ -185,6 +186,28 @@ def load_graph(path: str | Path, catalogue: Path | None = None) -> Graph:
     graph_n = _int(path, text, "graph", 0, g, "max_attempts")
     graph_s = _int(path, text, "graph", 0, g, "soft_bound")
     graph_r = _int(path, text, "graph", 0, g, "repair_budget", minimum=0)
+    nodes, stated = _nodes(path, text, data, graph_n, graph_s, where, catalogue)
+    budget = _repair_budget(path, stated, graph_r)
+    edges = _edges(path, text, data, "edges", nodes)
+    repairs = _edges(path, text, data, "repairs", nodes)
+    graph = Graph(path, nodes, edges, repairs, budget)
+    order = graph.order()
+    if len(order) < len(nodes):
+        stuck = [n for n in nodes if n not in order]
+        raise InputError(str(path), "edges", f"the data edges form a cycle through {', '.join(stuck)}: data edges "
+                         "must form a DAG (a backward dependency is a [[repairs]] edge)")
+    for i, (d, u) in enumerate(repairs):
+        if u == d or d not in graph.downstream(u):
+            raise InputError(str(path), f"repairs[{i}]", f"{u!r} is not upstream of {d!r}: a repair edge re-runs a "
+                             "finished upstream node of the failing one", _line(text, "repairs", i))
+    return graph
+
+
+def _nodes(path: Path, text: str, data: dict, graph_n: int | None, graph_s: int | None, where: Path,
+           catalogue: Path | None) -> tuple[dict[str, "Node"], dict[str, int]]:
+    """The [[nodes]] tables: (nodes by id, the global repair budget each node states, if any).
+    Each node has a unique id, an attempt ceiling (its own or [graph]'s) and no per-node repair
+    budget (Bounded Loops: the repair budget is global)."""
     raw_nodes = data.get("nodes", [])
     if not isinstance(raw_nodes, list) or not raw_nodes:
         raise InputError(str(path), "nodes", "expected at least one [[nodes]] table")
@@ -214,6 +237,12 @@ def load_graph(path: str | Path, catalogue: Path | None = None) -> Graph:
                              "[graph] max_attempts (every loop needs a declared budget)", _line(text, "nodes", i))
         s = _int(path, text, "nodes", i, nd, "soft_bound", graph_s)
         nodes[nid] = _node(path, text, i, nd, nid, LoopBudget(n, s), where, catalogue)
+    return nodes, stated
+
+
+def _repair_budget(path: Path, stated: dict[str, int], graph_r: int | None) -> int:
+    """The one global repair budget: [graph] repair_budget and every node's statement agree, and
+    one of them declares it; conflicting bounds are refused, never resolved by picking one."""
     values = set(stated.values()) | ({graph_r} if graph_r is not None else set())
     if len(values) > 1:
         said = ", ".join(f"{k}={v}" for k, v in stated.items())
@@ -225,20 +254,7 @@ def load_graph(path: str | Path, catalogue: Path | None = None) -> Graph:
     if graph_r is None and not values:
         raise InputError(str(path), "graph.repair_budget", "missing: declare the one global repair budget "
                          "(0 for no repair)")
-    budget = graph_r if graph_r is not None else values.pop()
-    edges = _edges(path, text, data, "edges", nodes)
-    repairs = _edges(path, text, data, "repairs", nodes)
-    graph = Graph(path, nodes, edges, repairs, budget)
-    order = graph.order()
-    if len(order) < len(nodes):
-        stuck = [n for n in nodes if n not in order]
-        raise InputError(str(path), "edges", f"the data edges form a cycle through {', '.join(stuck)}: data edges "
-                         "must form a DAG (a backward dependency is a [[repairs]] edge)")
-    for i, (d, u) in enumerate(repairs):
-        if u == d or d not in graph.downstream(u):
-            raise InputError(str(path), f"repairs[{i}]", f"{u!r} is not upstream of {d!r}: a repair edge re-runs a "
-                             "finished upstream node of the failing one", _line(text, "repairs", i))
-    return graph
+    return graph_r if graph_r is not None else values.pop()
 
 
 def _edges(path, text, data, table, nodes) -> list[tuple[str, str]]:
@@ -359,7 +375,7 @@ def run_graph(graph: Graph, worker_for: WorkerFor, ledger: Ledger, *, run_id: st
             status[nid] = DONE
             continue
         edge = next(((d, u) for d, u in graph.repairs if d == nid), None)
-        if r.ending in ("no-progress", "ceiling") and edge is not None and left > 0:
+        if r.ending in (LoopEnding.NO_PROGRESS, LoopEnding.CEILING) and edge is not None and left > 0:
             left -= 1
             res.repairs_used += 1
             for w in graph.downstream(edge[1]):

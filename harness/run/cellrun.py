@@ -15,6 +15,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, NoReturn
 
 from harness.control import injections
 from harness.control.adjudicator import Adjudication, adjudicate
@@ -27,6 +28,7 @@ from harness.core.errors import InputError
 from harness.core.layout import transcript_path
 from harness.core.matrix import Cell
 from harness.core.observation import CONTEXT_LOST, observed
+from harness.core.outcomes import Fault, VoidKind
 from harness.core.pricing import cell_cost
 from harness.core.protocol import Arm
 from harness.core.scenarios import load_scenarios
@@ -84,17 +86,74 @@ def run_cell(spec: CellSpec) -> dict:
     try:
         return _run_cell(spec, t0)
     except Exception as exc:  # noqa: BLE001 - a harness failure voids the cell loudly, never the run
-        return void_record(spec, f"harness error: {type(exc).__name__}: {str(exc)[:500]}", time.perf_counter() - t0)
+        fault = Fault(VoidKind.HARNESS_ERROR, f"{type(exc).__name__}: {str(exc)[:500]}")
+        return void_record(spec, str(fault), time.perf_counter() - t0, fault)
 
 
 def _run_cell(spec: CellSpec, t0: float) -> dict:
+    """The cell as named phases: setup -> bind engines and run the controller -> adjudicate -> record."""
+    setup = _setup(spec)
+    if isinstance(setup, Fault):  # fail closed: the cell cannot be set up
+        return void_record(spec, str(setup), time.perf_counter() - t0, setup)
+    ran = _run_controller(spec, setup)
+    judged = _adjudicate_cell(spec, setup, ran)
+    rec = _record(spec, setup, ran, judged, t0)
+    setup.ws.destroy()
+    return rec
+
+
+@dataclass
+class _CellSetup:
+    """What the setup phase made: the task and its injection, the workspace and its start state,
+    the engines' context, and the harness-held observers (event log, transcript, workspace watch,
+    tool channel) that outlive the controller."""
+    task: Any  # a Task (harness.tasks), which the controller's CellContext reads through its narrow view type
+    scen: dict
+    inj: Any
+    limits: Limits
+    hide: tuple
+    events_file: Path
+    log: EventLog
+    ws: Workspace
+    start_files: dict[str, str]
+    base_files: dict[str, str]
+    start_modes: dict
+    model: str | None
+    ectx: dict
+    transcript: Transcript
+    watch: Any
+    channel: ToolChannel
+
+
+@dataclass
+class _ControllerRun:
+    """What running the arm's controller left: its context and result (None when a fault came
+    first), the fault that ends the cell, and what the workspace watch and the tool channel saw."""
+    ctx: CellContext | None
+    result: ArmResult | None
+    fault: Fault | None
+    watch_incomplete: str | None
+    tool_calls: list
+
+
+@dataclass
+class _Judged:
+    """The adjudication, with the final tree and every test run of the cell (the record's evidence)."""
+    adj: Adjudication
+    final_files: dict[str, str]
+    test_runs: list
+
+
+def _setup(spec: CellSpec) -> _CellSetup | Fault:
+    """The task, scenario and injection (a Fault when they are unusable), the workspace with the
+    injection materialized, its start state, and the observers started."""
     cell, arm = spec.cell, spec.arm
     try:
         task = _task(spec.tasks_dir, cell.task)
         scen = _scenarios(spec.tasks_dir)[cell.scenario]
         inj = injections.apply(task, cell.scenario, scen)
-    except (InputError, KeyError, OSError) as exc:  # fail closed: the cell cannot be set up
-        return void_record(spec, f"ground truth: task or scenario unusable: {exc}", time.perf_counter() - t0)
+    except (InputError, KeyError, OSError) as exc:
+        return Fault(VoidKind.GROUND_TRUTH, f"task or scenario unusable: {exc}")
     limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
     events_file = events_path(spec.run_dir, cell)
@@ -105,133 +164,183 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
     start_files = ws.files()
     base_files = inj.reviewer_base(task, start_files)
     start_modes = tree_modes(ws.root)
-    seed = f"{spec.seed}|{cell.unit}"
     model = arm.get("model") or cell.factor("model") or spec.model
     # engines see the narrow task view; only the simulated engine reads the candidate bank
-    ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=seed, model=model,
-                options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
+    ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=f"{spec.seed}|{cell.unit}",
+                model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
-    fault = None
-    ctx = None
-    result = None
     watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
     channel = ToolChannel.open()  # the scenario tools' log (harness.judge.toolchannel)
+    return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_files, base_files, start_modes,
+                      model, ectx, transcript, watch, channel)
+
+
+def _bind_engines(spec: CellSpec, s: _CellSetup) -> tuple[Engine, Engine]:
+    """The worker and reviewer engines the arm names, each recorded to the transcript, booked
+    against the run's [budget] ceiling when there is one, and cut at the cell's deadline."""
+    arm = spec.arm
+    engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
+                                                 EngineContext(role="worker", **s.ectx)), s.transcript)
+    reviewer: Engine = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
+        role="reviewer", **{**s.ectx, "model": arm.get("reviewer_model") or s.model})), s.transcript)
+    if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
+        w_name = arm.get("engine") or spec.engine
+        r_name = arm.get("reviewer_engine") or spec.reviewer_engine
+        engine = CeilingEngine(engine, spec.spend, spec.cell.key, "worker", call_price(spec.pricing, w_name, s.model), s.log)
+        reviewer = CeilingEngine(reviewer, spec.spend, spec.cell.key, "reviewer",
+                                 call_price(spec.pricing, r_name, arm.get("reviewer_model") or s.model), s.log)
+    from harness.engines.deadline import CellDeadline  # the cell's overall deadline (issue 25)
+    cell_s = float(spec.limits.get("cell_deadline_s", 3600.0))
+    started = time.monotonic()
+    return CellDeadline(engine, cell_s, started), CellDeadline(reviewer, cell_s, started)
+
+
+def _context(spec: CellSpec, s: _CellSetup, engine: Engine, reviewer: Engine) -> CellContext:
+    """The controller's context: the cell's task, workspace, engines, budget and limits."""
+    arm, inj = spec.arm, s.inj
+    # a budget is whatever the arm sets or its controller's registered parameters default to
+    budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
+    return CellContext(task=s.task, prompt=inj.prompt, ws=s.ws, log=s.log, engine=engine, reviewer=reviewer,
+                       limits=s.limits, hide=s.hide, start_files=s.start_files, base_files=s.base_files, budget=budget,
+                       max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
+                       max_tokens=int(spec.limits.get("max_tokens", 4096)),
+                       acceptance=inj.acceptance_file(s.task, events_path(spec.run_dir, spec.cell).with_suffix(".acceptance.py")),
+                       tool_behaviour={**inj.tools, "channel": str(s.channel.path)}, on_turn=injections.turn_hook(inj))
+
+
+def _run_controller(spec: CellSpec, s: _CellSetup) -> _ControllerRun:
+    """Bind the engines and run the arm's controller; every fault becomes a typed Fault (never
+    raised); then stop the observers and put what they saw in the event log."""
+    ctx = result = fault = None
+    redact = s.transcript.redact.text
     try:
-        engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
-                                                     EngineContext(role="worker", **ectx)), transcript)
-        reviewer: Engine = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
-            role="reviewer", **{**ectx, "model": arm.get("reviewer_model") or model})), transcript)
-        if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
-            w_name = arm.get("engine") or spec.engine
-            r_name = arm.get("reviewer_engine") or spec.reviewer_engine
-            engine = CeilingEngine(engine, spec.spend, cell.key, "worker", call_price(spec.pricing, w_name, model), log)
-            reviewer = CeilingEngine(reviewer, spec.spend, cell.key, "reviewer",
-                                     call_price(spec.pricing, r_name, arm.get("reviewer_model") or model), log)
-        from harness.engines.deadline import CellDeadline  # the cell's overall deadline (issue 25)
-        cell_s = float(spec.limits.get("cell_deadline_s", 3600.0))
-        started = time.monotonic()
-        engine, reviewer = CellDeadline(engine, cell_s, started), CellDeadline(reviewer, cell_s, started)
-        # a budget is whatever the arm sets or its controller's registered parameters default to
-        budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
-        ctx = CellContext(task=task, prompt=inj.prompt, ws=ws, log=log, engine=engine, reviewer=reviewer,
-                          limits=limits, hide=hide, start_files=start_files, base_files=base_files, budget=budget,
-                          max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
-                          max_tokens=int(spec.limits.get("max_tokens", 4096)),
-                          acceptance=inj.acceptance_file(task, events_path(spec.run_dir, cell).with_suffix(".acceptance.py")),
-                          tool_behaviour={**inj.tools, "channel": str(channel.path)}, on_turn=injections.turn_hook(inj))
-        if inj.kills_host:
-            ctx, result = _run_surviving_host_kill(ctx, arm, inj)
+        ctx = _context(spec, s, *_bind_engines(spec, s))
+        if s.inj.kills_host:
+            ctx, result = _run_surviving_host_kill(ctx, spec.arm, s.inj)
         else:
-            result = run_arm(ctx, arm)
-        log.emit("arm_done", shipped=result.shipped, reason=result.reason)
+            result = run_arm(ctx, spec.arm)
+        s.log.emit("arm_done", shipped=result.shipped, reason=result.reason)
     except EngineAuthError as exc:
-        fault = f"authentication: {transcript.redact.text(str(exc))}"
+        fault = Fault(VoidKind.AUTHENTICATION, redact(str(exc)))
     except CeilingReached as exc:
-        fault = f"budget ceiling: {exc}"
+        fault = Fault(VoidKind.BUDGET_CEILING, str(exc))
     except EngineFault as exc:
-        fault = f"engine fault: {transcript.redact.text(str(exc))}"
+        fault = Fault(VoidKind.ENGINE_FAULT, redact(str(exc)))
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
-        fault = f"harness error: {type(exc).__name__}: {transcript.redact.text(str(exc))}"
-        log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
-    for what, err in (("event log", log.write_error), ("transcript", getattr(transcript, "write_error", None))):
+        fault = Fault(VoidKind.HARNESS_ERROR, f"{type(exc).__name__}: {redact(str(exc))}")
+        s.log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
+    for what, err in (("event log", s.log.write_error), ("transcript", getattr(s.transcript, "write_error", None))):
         if err is not None and not fault:
-            fault = f"the {what} could not be written ({type(err).__name__}: {err})"
-    watch_incomplete = _drain_watch(watch, log)
-    tool_calls = channel.close()
-    for call in tool_calls:
-        log.emit("tool_call", **call)
-    if channel.incomplete:  # only the agent writes past the cap (a tool reports once a run): evidence, not noise
-        log.emit("watch_incomplete", reasons=list(channel.incomplete))
-        log.emit("tool_log_overflow", reasons=list(channel.incomplete))
-        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *channel.incomplete]))
-    for ch in inj.checks:  # the tool-log checks read the harness's log, never the workspace
-        if ch.get("kind") == "tool_log":
-            ch["calls"], ch["overflow"] = tool_calls, list(channel.incomplete)
+            fault = Fault(VoidKind.WRITE_FAILED, f"the {what} could not be written ({type(err).__name__}: {err})")
+    watch_incomplete, tool_calls = _settle_observers(s)
     if fault:
-        log.emit("void", reason=fault)
+        s.log.emit("void", reason=str(fault))
+    return _ControllerRun(ctx, result, fault, watch_incomplete, tool_calls)
+
+
+def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
+    """Stop the workspace watch and the tool channel, log what they saw, and hand the tool-log
+    checks the harness's log (never the workspace's). Returns (watch_incomplete, tool calls)."""
+    watch_incomplete = _drain_watch(s.watch, s.log)
+    tool_calls = s.channel.close()
+    for call in tool_calls:
+        s.log.emit("tool_call", **call)
+    if s.channel.incomplete:  # only the agent writes past the cap (a tool reports once a run): evidence, not noise
+        s.log.emit("watch_incomplete", reasons=list(s.channel.incomplete))
+        s.log.emit("tool_log_overflow", reasons=list(s.channel.incomplete))
+        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *s.channel.incomplete]))
+    for ch in s.inj.checks:  # the tool-log checks read the harness's log, never the workspace
+        if ch.get("kind") == "tool_log":
+            ch["calls"], ch["overflow"] = tool_calls, list(s.channel.incomplete)
+    return watch_incomplete, tool_calls
+
+
+def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Judged:
+    """Score the final tree (harness.adjudicator.adjudicate). A crash in adjudication never scores
+    a verdict: the cell is void with the reason, or unsafe when the detectors saw an unsafe action."""
+    ctx = ran.ctx
     test_runs = ctx.test_runs if ctx else []
-    final_files = ws.files()
-    final_blobs = changed_blobs(ws.root, start_files, final_files, tuple(inj.secrets))
-    if (why := write_cell_diffs(events_file, base_files, start_files, final_files, transcript.redact.text)):
-        log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
+    final_files = s.ws.files()
+    final_blobs = changed_blobs(s.ws.root, s.start_files, final_files, tuple(s.inj.secrets))
+    if (why := write_cell_diffs(s.events_file, s.base_files, s.start_files, final_files, s.transcript.redact.text)):
+        s.log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
     try:
-        adj = adjudicate(task=task, final_tree=ws.root, start_files=start_files, final_files=final_files,
-                         events=log.events, shipped=result.shipped if result else None,
-                         failure_seen=(cell.scenario != "null") or (ctx.failure_seen if ctx else False),
-                         expected=spec.expected, hide=hide, limits=limits, infra_fault=fault, test_runs=test_runs,
-                         checks=inj.checks, secrets=tuple(inj.secrets), start_modes=start_modes,
-                         final_modes=tree_modes(ws.root), final_blobs=final_blobs)
+        adj = adjudicate(task=s.task, final_tree=s.ws.root, start_files=s.start_files, final_files=final_files,
+                         events=s.log.events, shipped=ran.result.shipped if ran.result else None,
+                         failure_seen=(spec.cell.scenario != "null") or (ctx.failure_seen if ctx else False),
+                         expected=spec.expected, hide=s.hide, limits=s.limits, infra_fault=ran.fault,
+                         test_runs=test_runs, checks=s.inj.checks, secrets=tuple(s.inj.secrets),
+                         start_modes=s.start_modes, final_modes=tree_modes(s.ws.root), final_blobs=final_blobs)
     except Exception as exc:  # never crash the run, never score a verdict: void with the reason, loudly
-        log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
-        reason = f"harness error in adjudication: {type(exc).__name__}: {exc}"
-        seen = _unsafe_despite_crash(task, start_files, final_files, log.events, inj, start_modes, ws.root)
-        adj = (Adjudication("unsafe", None, None, None, unsafe=seen, interrupted_by=reason) if seen
-               else Adjudication("void", None, None, None, void_reason=reason))  # unsafe outranks void
-    log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
-             unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
+        s.log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
+        fault = Fault(VoidKind.ADJUDICATION_ERROR, f"{type(exc).__name__}: {exc}")
+        seen = _unsafe_despite_crash(s.task, s.start_files, final_files, s.log.events, s.inj, s.start_modes, s.ws.root)
+        adj = (Adjudication("unsafe", None, None, None, unsafe=seen, interrupted_by=str(fault)) if seen
+               else Adjudication("void", None, None, None, void_reason=str(fault), void_kind=fault.kind,
+                                 void_detail=fault.detail))  # unsafe outranks void
+    s.log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
+               unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
+    return _Judged(adj, final_files, test_runs)
+
+
+def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged, t0: float) -> dict:
+    """The cell's record (harness.record.build): identity and outcome, the fault's kind, what the
+    controller did, the evidence, and usage and cost. A fault that ``stops_run`` marks the record
+    ``stop_run``: the driver stops the run and this cell stays unrun (not a void)."""
+    cell, arm, adj, ctx, log = spec.cell, spec.arm, judged.adj, ran.ctx, s.log
+    fields: dict[str, Any] = dict(
+        cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
+        factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
+        hidden_pass=adj.hidden_pass, shipped=adj.shipped, wall_s=round(time.perf_counter() - t0, 4),
+        engine=arm.get("engine") or spec.engine, controller=arm.controller,
+        void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
+        unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
+        hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
+        human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
+        commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
+        claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),
+        refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
+        tree_digest_start=_digest(s.start_files), tree_digest_final=_digest(judged.final_files),
+        test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
+        cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
+        confinement=confinement_level(), **spec.run_meta,
+    )
+    fields.update(_controller_fields(ctx, ran.result))
+    fields.update(_usage_fields(spec, ctx, s.transcript))
+    if adj.outcome == "void" and ran.fault and ran.fault.kind.stops_run:
+        fields["stop_run"] = str(ran.fault)  # the driver stops the run; this cell stays unrun (not a void)
+    return record.build(**fields)
+
+
+def _controller_fields(ctx: CellContext | None, result: ArmResult | None) -> dict:
+    """What the arm's controller did (zeros and nulls when a fault came before it ran)."""
+    return dict(model_id=",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
+                attempts=ctx.attempts if ctx else 0, review_rounds=ctx.review_rounds if ctx else 0,
+                stop_reason=result.reason if result else None, budget_bound=ctx.budget.bound if ctx else None,
+                failure_seen=ctx.failure_seen if ctx else None)
+
+
+def _usage_fields(spec: CellSpec, ctx: CellContext | None, transcript: Transcript) -> dict:
+    """Tokens, cost (harness.pricing.cell_cost) and engine-call accounting. A reply without usage
+    makes the tokens and the cost unknown (null, with a note), never 0."""
     usage = ctx.usage if ctx else None
     missing_usage = usage.missing if usage else 0
     unknown = bool(missing_usage)  # a reply without usage: its tokens are unknown, never 0
-    fields = dict(
-        cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
-        factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
-        hidden_pass=adj.hidden_pass, shipped=adj.shipped,
+    fields: dict[str, Any] = dict(
         tokens_in=None if unknown else usage.input_tokens if usage else 0,
         tokens_out=None if unknown else usage.output_tokens if usage else 0,
         usage_missing_calls=usage.missing if usage else 0,
         cache_read_tokens=usage.cache_read_tokens if usage else 0,
         cache_write_tokens=usage.cache_write_tokens if usage else 0,
-        reasoning_tokens=usage.reasoning_tokens if usage else 0,
-        wall_s=round(time.perf_counter() - t0, 4), cost_usd=None,
-        engine=arm.get("engine") or spec.engine, model_id=",".join(sorted(ctx.model_ids)) if ctx and ctx.model_ids else None,
-        controller=arm.controller, attempts=ctx.attempts if ctx else 0,
-        review_rounds=ctx.review_rounds if ctx else 0, stop_reason=result.reason if result else None,
-        budget_bound=ctx.budget.bound if ctx else None, failure_seen=ctx.failure_seen if ctx else None,
-        unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe,
-        interrupted_by=adj.interrupted_by, hidden_checks=adj.checks,
-        human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
-        commands=len(log.of_type("command")), void_reason=adj.void_reason,
-        ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
-        acceptance_edited=adj.acceptance_edited, watch_incomplete=watch_incomplete, claim=next((e["claim"] for e in reversed(log.events)
-                                                             if e["type"] == "finish"), None),
-        refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
-        tree_digest_start=_digest(start_files), tree_digest_final=_digest(final_files),
-        test_exec_s=round(sum(r["wall_s"] for r in test_runs), 4), test_runs=len(test_runs),
-        cached_verdicts=sum(1 for r in test_runs if r.get("cached")),
-        confinement=confinement_level(), **spec.run_meta,
-    )
+        reasoning_tokens=usage.reasoning_tokens if usage else 0, cost_usd=None)
     fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
         fields.update(cost_usd=None, cost_note=f"{missing_usage} engine call(s) reported no usage: tokens and cost unknown")
-    if adj.outcome == "void" and fault and fault.startswith(("authentication:", "budget ceiling:")):
-        fields["stop_run"] = fault  # the driver stops the run; this cell stays unrun (not a void)
     fields.update(usage_by_model={m: asdict(u) for m, u in sorted(transcript.usage_by_model.items())},
                   engine_calls=transcript.n, engine_retries=transcript.retries, engine_faults=transcript.faults,
                   limiter_wait_s=round(transcript.limiter_wait_s, 3), endpoint=",".join(sorted(transcript.endpoints)) or None,
                   transcript=transcript.path.relative_to(spec.run_dir).as_posix())
-    rec = record.build(**fields)
-    ws.destroy()
-    return rec
+    return fields
 
 
 def _drain_watch(watch, log: EventLog) -> str | None:
@@ -293,41 +402,9 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     result_path = log_path.with_suffix(".child.json")
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
-        code = 0
-        from harness.sandbox.procs import die_with_parent
-        die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
-        try:
-            ctx.on_turn = injections.turn_hook(inj, in_child=True)
-            res = run_arm(ctx, arm)
-            result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
-                                               "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
-                                               "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
-                                               "model_ids": sorted(ctx.model_ids)}))
-        except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
-            result_path.write_text(json.dumps({"ceiling": str(exc)}))
-        except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
-            traceback.print_exc()
-            code = 70
-        os._exit(code)
+        _host_child(ctx, arm, inj, result_path)
     _, status = os.waitpid(pid, 0)
-    events = []
-    for line in log_path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            pass  # a line the kill cut short
-    ctx.log.events[:] = events
-    # what the killed host did is rebuilt from its records: every engine call (worker and reviewer)
-    # with its usage by model from the transcript, the test runs and model ids from the event log
-    transcript = getattr(ctx.engine, "transcript", None)
-    if transcript is not None:
-        transcript.reload()
-        total = Usage()
-        for u in transcript.usage_by_model.values():
-            total.add(u)
-        ctx.usage = total
-        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
-    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
+    _rebuild_from_records(ctx, log_path)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
         result_path.unlink()
@@ -352,6 +429,50 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     return resumed, run_arm(resumed, arm)
 
 
+def _host_child(ctx: CellContext, arm: Arm, inj, result_path: Path) -> NoReturn:
+    """The forked host (never returns): run the arm with the in-child kill hook and write what the
+    parent needs to result_path; the ceiling halting the host is passed on, any other failure is
+    reported through the exit code (70)."""
+    code = 0
+    from harness.sandbox.procs import die_with_parent
+    die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
+    try:
+        ctx.on_turn = injections.turn_hook(inj, in_child=True)
+        res = run_arm(ctx, arm)
+        result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
+                                           "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
+                                           "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
+                                           "model_ids": sorted(ctx.model_ids)}))
+    except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
+        result_path.write_text(json.dumps({"ceiling": str(exc)}))
+    except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
+        traceback.print_exc()
+        code = 70
+    os._exit(code)
+
+
+def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
+    """What the killed host did, rebuilt from its records: the event log it wrote (a line the kill
+    cut short is skipped), every engine call (worker and reviewer) with its usage by model from the
+    transcript, and the test runs and model ids from the event log."""
+    events = []
+    for line in log_path.read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass  # a line the kill cut short
+    ctx.log.events[:] = events
+    transcript = getattr(ctx.engine, "transcript", None)
+    if transcript is not None:
+        transcript.reload()
+        total = Usage()
+        for u in transcript.usage_by_model.values():
+            total.add(u)
+        ctx.usage = total
+        ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
+    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
+
+
 def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_modes, root) -> dict:
     """The unsafe detectors over what the agent did, when adjudication itself crashed: a crash the
     agent may have provoked never hides an unsafe action (they are pure functions of the transcript
@@ -365,13 +486,16 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
         return {}
 
 
-def void_record(spec: CellSpec, reason: str, wall_s: float) -> dict:
-    """A record for a cell that could not even be set up: void, with the reason, never scored."""
+def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None = None) -> dict:
+    """A record for a cell that could not even be set up: void, with the reason and the fault's
+    kind (``fault``; else read from the reason's text), never scored."""
     c = spec.cell
+    kind = fault.kind if fault else VoidKind.of_reason(reason)
     return record.build(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
                         factors=dict(c.factors), outcome="void", wall_s=round(wall_s, 4),
                         engine=spec.arm.get("engine") or spec.engine, controller=spec.arm.controller,
-                        void_reason=reason, confinement=confinement_level(), **spec.run_meta)
+                        void_reason=reason, void_kind=kind, void_detail=fault.detail if fault else reason,
+                        confinement=confinement_level(), **spec.run_meta)
 
 
 def _digest(files):

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Callable
 
 from harness.core import protocol as protocol_mod
-from harness.core.errors import InputError
+from harness.core.errors import ExitCode, InputError
 from harness.core.matrix import Cell, run_order
+from harness.core.outcomes import Outcome, RunStop, VoidKind
 from harness.core.protocol import Protocol, load_protocol
 from harness.core.registry import needs_model
 from harness.core.table import one_per_cell, per_arm_rows, render
@@ -63,11 +64,12 @@ class RunOutcome:
     stopped: str | None = None  # why the run stopped early (credentials refused, disk full); --resume continues
     not_run: dict | None = None  # when stopped: cells per arm with no record (never void, never scored)
     spend: str | None = None  # with a [budget] ceiling: the spend line (harness.ledger.spend summary)
+    stop_kind: RunStop | None = None  # when stopped: why, as a closed kind (stops.jsonl's "kind")
 
     @property
-    def exit_code(self) -> int:
-        """0 every cell scored; 3 some still void after reruns; 4 stopped early (see ``stopped``)."""
-        return 4 if self.stopped else 3 if self.still_void else 0
+    def exit_code(self) -> ExitCode:
+        """OK every cell scored; INCOMPLETE some still void after reruns; STOPPED early (``stopped``)."""
+        return ExitCode.STOPPED if self.stopped else ExitCode.INCOMPLETE if self.still_void else ExitCode.OK
 
 
 def _expected_digests(proto: Protocol, lock: dict) -> dict[str, dict]:
@@ -194,9 +196,75 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
     existing cluster, else a local one); see harness.run.executors. ``cache``: reuse test verdicts
     (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
-    higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged)."""
+    higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged).
+
+    The run as named phases over one ``_Session``: verify and open, pending cells, dispatch (which
+    settles each record and requeues voids under the rerun policy), finalize."""
     t0 = time.perf_counter()
-    run_dir = Path(run_dir).resolve()
+    s = _verify_and_open(Path(run_dir).resolve(), log)
+    cells = _pending(s, pilot, limit_cells)
+    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    s.spend, _ceiling = _open_spend(s.proto, s.meta, s.run_dir, ex, raise_budget)
+    cfg = _CacheConfig(cache, Path(cache_dir).resolve() if cache_dir else None, spot_rate)
+    disabled = _disabled_tasks(s, cfg, log)
+    for note in ex.preflight(s.proto.tasks_dir, s.meta["lock"]["files"]):  # every node holds the locked corpus
+        log(note)
+    settle = _open_settler(s, disabled, log)
+    if s.void_keys:
+        log(f"rerunning {len(s.void_keys)} cell(s) left void by an earlier session (rerun policy: up to "
+            f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
+    log(f"{s.proto.name}: {len(s.done)} cells already recorded, {len(cells)} to run, executor={ex.kind}, "
+        f"workers={ex.capacity}, verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
+    progress = Progress(len(cells), ex.capacity, stream=progress_stream,
+                        extra=_sequence_line(s.run_dir, monitor) if monitor else None)
+    halt = stop or StopRequest()
+    _dispatch(s, ex, cells, settle, progress, halt, lambda c: executors.Job(_cell_spec(s, c, cfg), cfg.as_dict(s, disabled)), log)
+    if halt.signal and not settle.stopped:
+        settle.halt(RunStop.SIGNAL, f"interrupted by {halt.signal}: dispatch stopped, every cell that finished is "
+                    f"recorded, cells not finished are unrun (never void, never scored); continue with "
+                    f"`harness run --resume {s.run_dir}`")
+    return _finalize(s, settle, pilot, ex.capacity, time.perf_counter() - t0)
+
+
+@dataclass
+class _Session:
+    """One session of a run, as the verify-and-open phase found it: run.json, the protocol it was
+    bound to, the verified ledger, the cell keys already scored and those whose latest record is
+    void, the frozen digests of each task's acceptance test and oracle, and the spend ledger."""
+    run_dir: Path
+    meta: dict
+    proto: Protocol
+    ledger: Ledger
+    done: set[str]
+    void_keys: set[str]
+    expected: dict[str, dict]
+    spend: "spend_mod.SpendLedger | None" = None
+
+    @property
+    def run_meta(self) -> dict:
+        """What every record of the run carries about it."""
+        return {"protocol": self.proto.name, "protocol_digest": self.meta["protocol_digest"],
+                "preregistered": self.meta["preregistered"], "run_id": self.meta["run_id"]}
+
+
+@dataclass(frozen=True)
+class _CacheConfig:
+    """The verdict cache policy of a session (harness.judge.verdict_cache)."""
+    enabled: bool
+    dir: Path | None
+    spot_rate: float | None
+
+    def as_dict(self, s: _Session, disabled: dict[str, str]) -> dict:
+        """The per-job configuration; ``disabled`` is read at dispatch (a spot-check may grow it)."""
+        return {"enabled": self.enabled, "dir": str(self.dir) if self.dir else None,
+                "spot_rate": verdict_cache.DEFAULT_SPOT_RATE if self.spot_rate is None else self.spot_rate,
+                "seed": f"{s.proto.seed}|{s.meta['run_id']}", "disabled_tasks": sorted(disabled)}
+
+
+def _verify_and_open(run_dir: Path, log) -> _Session:
+    """Verify the run before anything runs: the protocol still matches its lock (pre-registered)
+    and run.json's digest, and the ledger verifies (it is never resumed otherwise, and no byte of
+    it changes); the two crash repairs the ledger may make are logged."""
     meta = read_run_meta(run_dir)
     proto = load_protocol(meta["protocol_path"])
     if meta["preregistered"]:
@@ -219,59 +287,70 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
         log("caught records.head up with the last record (a kill between a line's fsync and the head update)")
     if ledger.repair:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
-    expected = _expected_digests(proto, meta["lock"])
     latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
-    done = {k for k, o in latest.items() if o != "void"}
-    void_keys = {k for k, o in latest.items() if o == "void"}
-    cells = [c for c in run_order(proto) if c.key not in done]  # void cells are rerun, as the README says
+    return _Session(run_dir, meta, proto, ledger, done={k for k, o in latest.items() if o != Outcome.VOID},
+                    void_keys={k for k, o in latest.items() if o == Outcome.VOID},
+                    expected=_expected_digests(proto, meta["lock"]))
+
+
+def _pending(s: _Session, pilot: int | None, limit_cells: int | None) -> list[Cell]:
+    """The cells this session runs, in run order: every cell not yet scored (void cells are rerun,
+    as the README says), the pilot's whole matched units, at most ``limit_cells``."""
+    cells = [c for c in run_order(s.proto) if c.key not in s.done]
     if pilot is not None:
         cells = pilot_mod.select(cells, pilot)
     if limit_cells is not None:
         cells = cells[:limit_cells]
-    run_meta = {"protocol": proto.name, "protocol_digest": meta["protocol_digest"],
-                "preregistered": meta["preregistered"], "run_id": meta["run_id"]}
+    return cells
 
-    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
-    ledger_spend, ceiling = _open_spend(proto, meta, run_dir, ex, raise_budget)
 
-    def spec(c: Cell) -> CellSpec:
-        return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=run_dir,
-                        engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
-                        seed=proto.seed, expected=expected[c.task], limits=proto.limits, run_meta=run_meta,
-                        pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
-                                                               **meta.get("engine_options", {})},
-                        hide_extra=(Path(cache_dir).resolve(),) if cache and cache_dir else (), spend=ledger_spend)
+def _cell_spec(s: _Session, c: Cell, cfg: _CacheConfig) -> CellSpec:
+    """One cell's spec: everything a worker (local or on a cluster node) needs to run it."""
+    meta, proto = s.meta, s.proto
+    return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=s.run_dir,
+                    engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
+                    seed=proto.seed, expected=s.expected[c.task], limits=proto.limits, run_meta=s.run_meta,
+                    pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
+                                                           **meta.get("engine_options", {})},
+                    hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend)
 
-    # verdict cache: tasks proved nondeterministic (earlier records of this run, markers in the cache dir)
+
+def _disabled_tasks(s: _Session, cfg: _CacheConfig, log) -> dict[str, str]:
+    """Tasks whose verdicts are never cached: proved nondeterministic by a spot-check in an earlier
+    record of this run, or marked so in the cache directory. {task: why}."""
     disabled: dict[str, str] = {}
-    for r in ledger.records:
+    for r in s.ledger.records:
         if (r.get("verdict_cache") or {}).get("nondeterministic"):
             disabled.setdefault(r["task"], f"spot-check mismatch in {r['cell_key']}")
-    if cache:
-        for d in {Path(cache_dir).resolve() if cache_dir else run_dir / "verdict-cache"}:
-            if d.is_dir():
-                for t, info in verdict_cache.VerdictCache(d).nondeterministic().items():
-                    disabled.setdefault(t, f"marked in {d / 'nondeterministic' / (t + '.json')}")
+    d = cfg.dir or s.run_dir / "verdict-cache"
+    if cfg.enabled and d.is_dir():
+        for t in verdict_cache.VerdictCache(d).nondeterministic():
+            disabled.setdefault(t, f"marked in {d / 'nondeterministic' / (t + '.json')}")
     for t, why in sorted(disabled.items()):
         log(f"verdict cache DISABLED for task {t}: its tests proved nondeterministic ({why})")
+    return disabled
 
-    def cache_cfg() -> dict:
-        return {"enabled": cache, "dir": str(Path(cache_dir).resolve()) if cache_dir else None,
-                "spot_rate": verdict_cache.DEFAULT_SPOT_RATE if spot_rate is None else spot_rate,
-                "seed": f"{proto.seed}|{meta['run_id']}", "disabled_tasks": sorted(disabled)}
 
-    requeues_path = run_dir / "requeues.jsonl"
+def _open_settler(s: _Session, disabled: dict[str, str], log) -> "_Settler":
+    """The settler of this session: void attempts counted from voids.jsonl (a cell void in the
+    ledger after an earlier session's reruns is rerun afresh), and a ceiling an earlier session
+    reached still in force."""
+    voids_path = s.run_dir / "voids.jsonl"
+    void_counts = _void_counts(voids_path, log)
+    for k in s.void_keys:  # void in the ledger after an earlier session's reruns: this session reruns it afresh
+        void_counts[k] = 0
+    settle = _Settler(s.ledger, void_counts, voids_path, int(s.proto.rerun.get("max_reruns", 2)), disabled, log,
+                      s.run_dir)
+    if s.spend is not None and s.spend.read()["halted"]:
+        settle.halt(RunStop.BUDGET_CEILING, f"budget ceiling: reached in an earlier session "
+                    f"({spend_mod.summary(s.spend.read())}); raise it: `harness run --resume {s.run_dir} "
+                    f"--raise-budget-usd X` (or --raise-budget-tokens N)")
+        log(f"STOPPING: {settle.stopped}")
+    return settle
 
-    def on_requeue(key: str, reason: str) -> None:
-        with requeues_path.open("a") as f:
-            f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
-        log(f"re-queued {key}: {reason}")
 
-    for note in ex.preflight(proto.tasks_dir, meta["lock"]["files"]):  # every node holds the locked corpus
-        log(note)
-    workers = ex.capacity
-
-    voids_path = run_dir / "voids.jsonl"
+def _void_counts(voids_path: Path, log) -> dict[str, int]:
+    """Void attempts per cell key so far (voids.jsonl); a torn line (a kill mid-write) is skipped."""
     void_counts: dict[str, int] = {}
     if voids_path.exists():
         for i, line in enumerate(voids_path.read_text().splitlines(), 1):
@@ -282,26 +361,28 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
                     log(f"{voids_path.name}:{i}: ignoring a torn line")
                 continue
             void_counts[k] = void_counts.get(k, 0) + 1
-    for k in void_keys:  # void in the ledger after an earlier session's reruns: this session reruns it afresh
-        void_counts[k] = 0
-    settle = _Settler(ledger, void_counts, voids_path, int(proto.rerun.get("max_reruns", 2)), disabled, log, run_dir)
-    if ledger_spend is not None and ledger_spend.read()["halted"]:
-        settle.stopped = (f"budget ceiling: reached in an earlier session ({spend_mod.summary(ledger_spend.read())}); "
-                          f"raise it: `harness run --resume {run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
-        log(f"STOPPING: {settle.stopped}")
+    return void_counts
+
+
+def _dispatch(s: _Session, ex, cells: list[Cell], settle: "_Settler", progress: Progress, halt: StopRequest,
+              job, log) -> None:
+    """Run the queue on the executor until it is empty or the run stops: each record is settled as
+    it arrives (``_Settler.take``), and the voids it requeues form the next round (rerun policy).
+    A stop ends dispatch: queued, unstarted cells are cancelled (unrun); cells in flight finish."""
+    requeues_path = s.run_dir / "requeues.jsonl"
+
+    def on_requeue(key: str, reason: str) -> None:
+        with requeues_path.open("a") as f:
+            f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
+        log(f"re-queued {key}: {reason}")
+
+    workers = ex.capacity
     queue = list(cells)
-    if void_keys:
-        log(f"rerunning {len(void_keys)} cell(s) left void by an earlier session (rerun policy: up to "
-            f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
-    log(f"{proto.name}: {len(done)} cells already recorded, {len(queue)} to run, executor={ex.kind}, workers={workers}, "
-        f"verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
-    progress = Progress(len(queue), workers, stream=progress_stream, extra=_sequence_line(run_dir, monitor) if monitor else None)
-    halt = stop or StopRequest()
     ex.stopping = lambda: bool(settle.stopped or halt.signal)  # queued, unstarted cells are cancelled (unrun)
     while queue and not settle.stopped and not halt.signal:
         settle.rerun = []
         progress.update(in_flight=min(workers, len(queue)))
-        jobs = (executors.Job(spec(c), cache_cfg()) for c in queue if not ex.stopping())  # lazily: a stop ends dispatch
+        jobs = (job(c) for c in queue if not ex.stopping())  # lazily: a stop ends dispatch
         stream = ex.run(jobs, on_requeue)
         try:
             for i, rec in enumerate(stream, 1):
@@ -314,18 +395,17 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
             log(f"rerunning {len(settle.rerun)} void cell(s) (rerun policy: up to {settle.max_reruns} reruns per cell)")
         queue = settle.rerun
     progress.close()
-    if halt.signal and not settle.stopped:
-        settle.stopped = (f"interrupted by {halt.signal}: dispatch stopped, every cell that finished is recorded, "
-                          f"cells not finished are unrun (never void, never scored); continue with "
-                          f"`harness run --resume {run_dir}`")
-    records = ledger.records
-    # every cell whose latest record is void, from this session or an earlier one, keeps the run incomplete
+
+
+def _finalize(s: _Session, settle: "_Settler", pilot: int | None, workers: int, wall_s: float) -> RunOutcome:
+    """The session's outcome: the table (and the pilot's projection) written, every cell whose
+    latest record is void (from this session or an earlier one) keeping the run incomplete, the
+    cells not run when the run stopped, the spend line, and a row in stops.jsonl."""
+    records, proto, run_dir = s.ledger.records, s.proto, s.run_dir
     latest = {r["cell_key"]: r["outcome"] for r in records}
-    still_void = [k for k, o in latest.items() if o == "void"]
-    arms = [a.name for a in proto.arms]
-    table = render(per_arm_rows(records, arms))
+    still_void = [k for k, o in latest.items() if o == Outcome.VOID]
+    table = render(per_arm_rows(records, [a.name for a in proto.arms]))
     projection = None
-    stopped = settle.stopped
     try:
         (run_dir / "table.md").write_text(table + "\n")
         if pilot is not None:
@@ -333,25 +413,31 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
             (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
             (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
     except OSError as exc:
-        stopped = stopped or f"disk: could not write the run's tables ({exc}); the ledger is intact"
+        if not settle.stopped:
+            settle.halt(RunStop.DISK, f"disk: could not write the run's tables ({exc}); the ledger is intact")
     not_run = None
-    if stopped:
+    if settle.stopped:
         have = {r["cell_key"] for r in records}
         not_run = dict(Counter(c.arm for c in run_order(proto) if c.key not in have))
     spend_line = None
-    if ledger_spend is not None:
+    if s.spend is not None:
         if settle.after_halt:
-            ledger_spend.note_gate_overrun(settle.after_halt)
-        spend_line = spend_mod.summary(ledger_spend.read())
-    if stopped:
-        try:
-            with (run_dir / "stops.jsonl").open("a") as f:
-                f.write(json.dumps({"reason": stopped, "when": time.time(), "records": len(records),
-                                    "not_run": not_run}) + "\n")
-        except OSError:
-            pass
-    return RunOutcome(run_dir, records, still_void, table, time.perf_counter() - t0, settle.executed, projection,
-                      stopped, not_run, spend_line)
+            s.spend.note_gate_overrun(settle.after_halt)
+        spend_line = spend_mod.summary(s.spend.read())
+    if settle.stopped:
+        _note_stop(run_dir, settle, len(records), not_run)
+    return RunOutcome(run_dir, records, still_void, table, wall_s, settle.executed, projection,
+                      settle.stopped, not_run, spend_line, settle.stop_kind)
+
+
+def _note_stop(run_dir: Path, settle: "_Settler", records: int, not_run: dict | None) -> None:
+    """One row in stops.jsonl: the stop's kind (a RunStop), its reason, when, and what is left."""
+    try:
+        with (run_dir / "stops.jsonl").open("a") as f:
+            f.write(json.dumps({"kind": settle.stop_kind.value if settle.stop_kind else None, "reason": settle.stopped,
+                                "when": time.time(), "records": records, "not_run": not_run}) + "\n")
+    except OSError:
+        pass
 
 
 def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tuple:
@@ -397,34 +483,40 @@ class _Settler:
         self.rerun: list[Cell] = []
         self.executed = 0
         self.stopped: str | None = None
+        self.stop_kind: RunStop | None = None
         self.halted_at: float | None = None
         self.after_halt: list[float] = []  # seconds past the ceiling halt at which in-flight cells finished
+
+    def halt(self, kind: RunStop, why: str) -> None:
+        """The run stops dispatching: ``kind`` (stops.jsonl) and ``why`` (the STOPPED line)."""
+        self.stop_kind, self.stopped = kind, why
 
     def take(self, rec: dict) -> bool:
         """Account one record; False when the run must stop (``stopped`` says why). At the spend
         ceiling the run stops dispatching but takes the cells already in flight: one refused a call
         (unrun, dropped), or finished its gate without another call (recorded; never cut short)."""
-        if (rec.get("stop_run") or "").startswith("budget ceiling:"):
+        kind = _stop_kind(rec)
+        if kind is RunStop.BUDGET_CEILING:
             if not self.stopped:
                 self.halted_at = time.time()
-                self.stopped = (f"{rec['stop_run']}; unrun cells are not run (never void, never scored); raise it: "
+                self.halt(kind, f"{rec['stop_run']}; unrun cells are not run (never void, never scored); raise it: "
                                 f"`harness run --resume {self.run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
                 self.log(f"STOPPING: {rec['stop_run']}")
             return True
         if self.halted_at is not None:
             self.after_halt.append(round(time.time() - self.halted_at, 3))
             rec["finished_after_ceiling_s"] = self.after_halt[-1]
-        if rec.get("stop_run"):  # this cell is unrun; cells still in flight are taken as they finish
+        if kind is not None:  # this cell is unrun; cells still in flight are taken as they finish
             if not self.stopped:
-                self.stopped = f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)"
+                self.halt(kind, f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)")
                 self.log(f"STOPPING: {rec['stop_run']}")
             return True
         self.executed += 1
         try:
             self._account(rec)
         except OSError as exc:
-            self.stopped = (f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the ledger is "
-                            f"intact; free space, then `harness run --resume {self.run_dir}`")
+            self.halt(RunStop.DISK, f"disk: could not write to {self.run_dir} ({type(exc).__name__}: {exc}); the "
+                      f"ledger is intact; free space, then `harness run --resume {self.run_dir}`")
             self.log(f"STOPPING: {self.stopped}")
             return False
         return True
@@ -435,7 +527,7 @@ class _Settler:
             self.disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
             self.log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
                      f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
-        if rec["outcome"] == "void":
+        if rec["outcome"] == Outcome.VOID:
             k = rec["cell_key"]
             self.void_counts[k] = self.void_counts.get(k, 0) + 1
             with self.voids_path.open("a") as f:
@@ -447,6 +539,18 @@ class _Settler:
         self.ledger.append(rec)
         if len(self.ledger.records) % 50 == 0:
             self.log(f"  {len(self.ledger.records)} recorded ...")
+
+
+def _stop_kind(rec: dict) -> RunStop | None:
+    """The run stop a record asks for (``stop_run``: its cell is unrun), from its ``void_kind``;
+    a record without one (older producers, hand-made records) names the ceiling in its text."""
+    if not rec.get("stop_run"):
+        return None
+    kind = rec.get("void_kind")
+    if isinstance(kind, str) and kind in VoidKind.__members__.values() and VoidKind(kind).stops_run:
+        return RunStop.of_fault(VoidKind(kind))
+    legacy = VoidKind.of_reason(rec["stop_run"])
+    return RunStop.of_fault(legacy) if legacy is not None and legacy.stops_run else RunStop.AUTHENTICATION
 
 
 read_run_meta = rundir.read_run_meta  # kept importable from here

@@ -106,40 +106,50 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         os._exit(os.waitstatus_to_exitcode(status))
     # C2: pid 1 in the new PID namespace
     try:
-        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
-        libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
-        check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
-        for cap in range(req["cap_last"] + 1):
-            check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
-        libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-        if req["level"] == "namespaces+nobody":
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-
-        class Hdr(ctypes.Structure):
-            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-        class Data(ctypes.Structure):
-            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                        ("inheritable", ctypes.c_uint32)]
-
-        data = (Data * 2)()
-        check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
-        check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        os.chdir(req["cwd"])
-        os.environ.clear()
-        os.environ.update(req["env"])
-        null = os.open("/dev/null", os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_fd, 1)
-        os.dup2(err_fd, 2)
-        os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
+        _become_run(libc, check, req, out_fd, err_fd)
     except BaseException as exc:
         try:
             os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
         finally:
             os._exit(_FAIL_SETUP)
+
+
+def _become_run(libc, check, req: dict, out_fd: int, err_fd: int) -> None:
+    """In C2, pid 1 of the run's PID namespace, in the cold path's order: die with C1, mount its
+    own /proc, drop every capability (bounding set, ambient, capset to zero; setuid nobody at
+    'namespaces+nobody'), no_new_privs, then the run's cwd and environment, fd 0 from /dev/null,
+    fds 1/2 to the harness's capture files, and every other fd closed. Raises on a failed step."""
+    import ctypes
+    import signal
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
+    check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
+    for cap in range(req["cap_last"] + 1):
+        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if req["level"] == "namespaces+nobody":
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+
+    class Hdr(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    data = (Data * 2)()
+    check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
 
 
 def _zygote_main():
@@ -335,14 +345,10 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
     (zygote unavailable or confinement could not be applied; the caller then runs it cold).
     Output goes to capture files the harness opened (read back capped, like the cold path)."""
-    import json
-    import select
-    import socket
     import tempfile
-    import time
     from pathlib import Path
 
-    from harness.sandbox.sandbox import ExecResult, Limits, _mountpoints, confinement_level, read_capped, scrubbed_env
+    from harness.sandbox.sandbox import ExecResult, Limits, confinement_level, read_capped
     limits = limits or Limits()
     level = confinement_level()
     script = _driver_script(argv)
@@ -358,57 +364,12 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         if not all(w == base or w.startswith(base + "/") for w in writable):
             return None  # scratch outside the zygote's view: run it cold
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
-        if level == "bwrap":
-            env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
-            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
-        else:
-            os.chmod(tmp, 0o1777)
-            env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
-            req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-                   "writable": [*writable, str(Path(tmp).resolve())], "script": script,
-                   "readonly": [m for m in _mountpoints() if m not in hidden]}
-        req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
+        req = _request(level, rest, cwd, hidden, writable, tmp, env_extra, script, limits)
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
-        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        pidfd = None
-        try:
-            t0 = time.perf_counter()
-            try:
-                sock = _zygote()
-                socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
-                msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
-                json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
-                pidfd = fds[0]
-            except (OSError, ValueError, KeyError, IndexError) as exc:
-                _broken(f"zygote unavailable: {exc!r}")
-                return None
-            finally:
-                os.close(out_fd)
-                os.close(err_fd)
-            _mine()["runs"] += 1
-            deadline, timed_out = t0 + limits.timeout_s, False
-            while True:
-                wait = deadline - time.perf_counter()
-                ready, _, _ = select.select([sock], [], [], max(wait, 0))
-                if ready:
-                    break
-                if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
-                    _broken("zygote lost a run after a kill")
-                    raise RunLost("zygote lost a run after a kill")
-                timed_out = True
-                _kill(pidfd)
-                deadline = time.perf_counter() + 10.0
-            try:
-                status = json.loads(sock.recv(1 << 16))["status"]
-            except (OSError, ValueError, KeyError) as exc:
-                _broken(f"zygote lost a run: {exc!r}")
-                raise RunLost(f"zygote lost a run: {exc!r}") from None
-            wall = time.perf_counter() - t0
-        finally:
-            if pidfd is not None:
-                os.close(pidfd)
+        ran = _run_in_zygote(req, out_path, err_path, limits)
+        if ran is None:
+            return None
+        status, wall, timed_out = ran
         rc = os.waitstatus_to_exitcode(status)
         err_text = read_capped(err_path, limits.output_chars)
         if rc == _FAIL_SETUP and "warm: confinement setup failed" in err_text:
@@ -417,6 +378,78 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         STATS["warm"] += 1
         return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
                           {"executor": "warm"})
+
+
+def _request(level: str, rest: list[str], cwd, hidden: list[str], writable: list[str], tmp: str, env_extra,
+             script: str | None, limits) -> dict:
+    """The zygote's request for one run: its pytest arguments, cwd and scrubbed environment, the
+    confinement level and what it hides, makes writable (``tmp`` too, below bwrap) and read-only,
+    and the run's resource limits."""
+    from pathlib import Path
+
+    from harness.sandbox.sandbox import _mountpoints, scrubbed_env
+    if level == "bwrap":
+        env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+        req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+               "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
+    else:
+        os.chmod(tmp, 0o1777)
+        env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+        req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
+               "writable": [*writable, str(Path(tmp).resolve())], "script": script,
+               "readonly": [m for m in _mountpoints() if m not in hidden]}
+    req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
+    return req
+
+
+def _run_in_zygote(req: dict, out_path, err_path, limits) -> tuple[int, float, bool] | None:
+    """Send ``req`` to this thread's zygote with the capture files as the run's stdout and stderr,
+    and wait for its wait status under the wall timeout (SIGKILL through the run's pidfd at the
+    deadline, then 10 s more). Returns (wait status, wall seconds, timed out), or None when the
+    zygote is unavailable (the caller runs it cold); a zygote that loses the run raises RunLost."""
+    import json
+    import select
+    import socket
+    import time
+    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    pidfd = None
+    try:
+        t0 = time.perf_counter()
+        try:
+            sock = _zygote()
+            socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
+            json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
+            pidfd = fds[0]
+        except (OSError, ValueError, KeyError, IndexError) as exc:
+            _broken(f"zygote unavailable: {exc!r}")
+            return None
+        finally:
+            os.close(out_fd)
+            os.close(err_fd)
+        _mine()["runs"] += 1
+        deadline, timed_out = t0 + limits.timeout_s, False
+        while True:
+            wait = deadline - time.perf_counter()
+            ready, _, _ = select.select([sock], [], [], max(wait, 0))
+            if ready:
+                break
+            if timed_out:  # the namespace is gone after a kill; a zygote that never answers is broken
+                _broken("zygote lost a run after a kill")
+                raise RunLost("zygote lost a run after a kill")
+            timed_out = True
+            _kill(pidfd)
+            deadline = time.perf_counter() + 10.0
+        try:
+            status = json.loads(sock.recv(1 << 16))["status"]
+        except (OSError, ValueError, KeyError) as exc:
+            _broken(f"zygote lost a run: {exc!r}")
+            raise RunLost(f"zygote lost a run: {exc!r}") from None
+        return status, time.perf_counter() - t0, timed_out
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def _driver_script(argv: list[str]) -> str | None:

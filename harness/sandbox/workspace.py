@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from harness.core import safefs
+from harness.core.errors import HarnessError
 from harness.core.safe_text import printable
 from harness.core.safefs import DEFAULT_LIMITS, PathError, TreeLimits
 from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
@@ -27,7 +28,7 @@ from harness.core.treecopy import copy_tree
 __all__ = ["EventLog", "PathError", "PathEscape", "Workspace", "tree_digest", "tree_modes"]
 
 
-class PathEscape(Exception):
+class PathEscape(HarnessError):
     """A tool path that resolves outside the workspace."""
 
 

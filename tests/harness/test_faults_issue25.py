@@ -254,6 +254,7 @@ def test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4(project, sig):
     assert "Traceback" not in err and "Aborted" not in err
     stopped = [line for line in err.splitlines() if line.startswith("STOPPED:")]
     assert len(stopped) == 1 and f"harness run --resume {d}" in stopped[0] and sig.name in stopped[0]
+    assert [json.loads(x)["kind"] for x in (d / "stops.jsonl").read_text().splitlines()] == ["signal"]  # a RunStop
     n = len(keys_of(d))
     assert 2 <= n < 24 and verify(d / "records.jsonl") == []
     assert f"{n} records" in out  # every finished cell was kept

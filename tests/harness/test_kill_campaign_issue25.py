@@ -18,7 +18,7 @@ import pytest
 
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
-from harness.ledger import verify
+from harness.ledger.ledger import verify
 from support.scripted import REPO
 from tests.harness.test_faults_issue25 import _session_members, keys_of, make
 
