@@ -19,15 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # process, standard library only, and must not import the harness package (an import there could
 # load a module the agent planted in the tree under test).
 OUTSIDE_THE_ROOT = {
-    "harness.subject_rpc.RemoteError": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
-    "harness.subject_rpc.Closed": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
-    "harness.warm.RunLost": "warm.py is also the zygote script, run as `python -I harness/warm.py` (stdlib only)",
+    "harness.judge.subject_rpc.RemoteError": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
+    "harness.judge.subject_rpc.Closed": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
+    "harness.sandbox.warm.RunLost": "warm.py is also the zygote script, run as `python -I harness/sandbox/warm.py` (stdlib only)",
 }
 
 
 def _harness_exception_classes() -> dict[str, type]:
     found = {}
     for info in pkgutil.walk_packages(harness.__path__, "harness."):
+        if info.name.endswith(".__main__"):  # ``python -m`` entry points run the command when imported
+            continue
         mod = importlib.import_module(info.name)
         for name, obj in vars(mod).items():
             if inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == info.name:
