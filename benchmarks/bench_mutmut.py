@@ -43,10 +43,10 @@ class Sample:
 
 SAMPLES = (
     Sample("isbn sample, 19 tests", SAMPLE, ("isbn.py",), "isbn.py", "tests", ("L28", "10 -> 11")),
-    # a second, real third-party module of 400+ lines is not bundled yet (issue 26 (b)): mutmut 3
-    # judged 0 of its mutants on aioitertools/itertools.py (async code: its stats run found no test
-    # reaching a mutant) and on jsonschema/exceptions.py (not diagnosed; probably the installed
-    # jsonschema imported instead of mutmut's copy)
+    # a real third-party module (corpus/examples/ordered-set/ATTRIBUTION.md: ordered-set 4.1.0, MIT):
+    # ordered_set/__init__.py, 536 lines, and its own 30 tests, both unchanged
+    Sample("ordered-set 4.1.0, ordered_set/__init__.py, 536 lines, its own 30 tests", EXAMPLES / "ordered-set",
+           ("ordered_set",), "ordered_set/__init__.py", "tests"),
 )
 
 

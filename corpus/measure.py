@@ -37,6 +37,7 @@ from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
 from corpus.incremental import JudgmentCache, context_digest
+from corpus.kill_history import KILL_HISTORY
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.text import escape_controls
@@ -254,14 +255,16 @@ class Journal:
             f.flush()
 
 
-def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor) -> dict[tuple[str, str], Future]:
+def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor,
+                    history: Path | None = None) -> dict[tuple[str, str], Future]:
     """A fast-path session (coverage run, fork-servers) per pytest gate with mutants to judge,
-    started in the background on the plan's own Gate object (so a derived timeout reaches it)."""
+    started in the background on the plan's own Gate object (so a derived timeout reaches it).
+    ``history``: the kill-history file (corpus/kill_history.py) the sessions share."""
     starting: dict[tuple[str, str], Future] = {}
     for j in pending:
         key = (j.loop.id, str(j.gate.path))
         if j.mutant is not None and key not in starting and j.gate.kind == "pytest" and not j.gate.missing_tools():
-            s = PytestSession(j.gate, j.loop.artifact_dir, j.loop.target, workers)
+            s = PytestSession(j.gate, j.loop.artifact_dir, j.loop.target, workers, history=history)
             starting[key] = pre.submit(s.__enter__)
     return starting
 
@@ -380,7 +383,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
 
     rows: list[Row] = list(resumed.values())
     pre = ThreadPoolExecutor(max_workers=2)
-    starting = _start_sessions(pending, workers, pre) if fast else {}
+    starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
+        if fast else {}
     try:
         ctrl_rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
         rows += ctrl_rows
