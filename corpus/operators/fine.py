@@ -29,7 +29,7 @@ import libcst.matchers as m
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from corpus.equivalence import compiles, identical_bytecode, residue_equivalent
+from corpus.equivalence import accumulator_equivalent, compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
 
@@ -111,6 +111,7 @@ class _Sites(cst.CSTVisitor):
         self.indent: list[str] = []     # the indentation of each enclosing block (codegen's tokens)
         self.outer: tuple | None = None     # (outermost enclosing def, the indentation it starts at)
         self.units: dict[int, tuple] = {}   # id(site node) -> self.outer when the site was added
+        self.formats: set[int] = set()      # id of each string literal left of a "%"
 
     def on_visit(self, node):
         self.current = self.top.get(id(node), self.current)
@@ -172,6 +173,8 @@ class _Sites(cst.CSTVisitor):
 
     # --- expressions
     def visit_BinaryOperation(self, node):
+        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, cst.SimpleString):
+            self.formats.add(id(node.left))
         new = ARITHMETIC.get(type(node.operator))
         if new:
             self.add("arithmetic", node, node.with_changes(operator=_op_node(node.operator, new)))
@@ -217,7 +220,9 @@ class _Sites(cst.CSTVisitor):
             self.add("number_constant", node, cst.parse_expression(repr(new)))
 
     def visit_SimpleString(self, node):
-        inner = "XX" if node.raw_value == "" else ""
+        # a %-format string keeps its text and placeholders ("XX...XX", as mutmut): emptied, its
+        # "%" raises TypeError and the mutant only tests that the line runs
+        inner = "XX" if node.raw_value == "" else f"XX{node.raw_value}XX" if id(node) in self.formats else ""
         self.add("string_constant", node, node.with_changes(value=f"{node.prefix}{node.quote}{inner}{node.quote}"))
 
     def visit_IfExp(self, node):
@@ -468,6 +473,9 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
         elif label == DESTROYING and op == "comparison" and residue_equivalent(spec.text, original, stmt):
             label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: the residue of "
                                        f"an int by a positive constant is never negative]")
+        elif label == DESTROYING and op == "augmented_assignment" and accumulator_equivalent(spec.text, original, stmt):
+            label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: an int "
+                                       f"accumulator read only as its residue's zero test, negated]")
         code = spec.text[:lo] + mutated + spec.text[hi:]
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
@@ -488,7 +496,7 @@ _DOCS = {
     "augmented_assignment": "Replace an augmented assignment's operator (+= -=, ...), or make it a plain assignment.",
     "comparison": "Replace a comparison: boundary and negation for orderings, == != (and == >=, == <=), is / is not, in / not in.",
     "number_constant": "A number constant off by one either way, or zero.",
-    "string_constant": "A string constant emptied (an empty one becomes 'XX'); docstrings are left alone.",
+    "string_constant": "A string constant emptied (an empty one becomes 'XX', a %-format string 'XX...XX'); docstrings are left alone.",
     "boolean_constant": "True <-> False.",
     "and_or": "and <-> or.",
     "remove_not": "Remove a 'not'.",
@@ -518,6 +526,7 @@ _fine("number_constant", [("r = t % 10\n", "r = t % 11\n"), ("r = t % 10\n", "r 
                           ("def f():\n    if 0:\n        return 1\n    return 2\n",
                            "def f():\n    if 0:\n        return 2\n    return 2\n", EQUIVALENT)])
 _fine("string_constant", [("s = 'abc'\n", "s = ''\n"), ("s = ''\n", "s = 'XX'\n"),
+                          ("s = 'n=%d' % n\n", "s = 'XXn=%dXX' % n\n"),
                           ('def f():\n    """Doc."""\n', NO_MUTANT)])
 _fine("boolean_constant", [("flag = True\n", "flag = False\n")])
 _fine("and_or", [("ok = a and b\n", "ok = a or b\n")])

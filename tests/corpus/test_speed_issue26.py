@@ -130,3 +130,38 @@ def test_a_session_orders_the_swap_by_kill_history(tmp_path):
     assert first.judgement.verdict == second.judgement.verdict
     assert second.killer == first.killer
     assert s.history.order("add", ["x/test_calc.py::test_zero", "x/test_calc.py::test_add"])[0].endswith("test_add")
+
+
+# --- bench_mutmut's survivor comparison (by line and operator class) on the real module
+
+def test_classify_the_changes_mutmut_survived_on_ordered_set():
+    from benchmarks.bench_mutmut import classify_change
+    assert classify_change("return all(item in other for item in self)",
+                           "return all(item not in other for item in self)") == "comparison"
+    assert classify_change("self.map = {item: idx for (idx, item) in enumerate(items)}", "self.map = None") == "value"
+    assert classify_change("items_to_remove |= items_as_set", "items_to_remove = items_as_set") == "arithmetic"
+    assert classify_change("x = f(a)", "x = f(None)") == "argument"
+    assert classify_change("cls: type = OrderedSet", "cls: type = None") == "value"
+
+
+SHOW = """# ordered_set.xǁOrderedSetǁ__getitem____mutmut_14: survived
+--- ordered_set/__init__.py
++++ ordered_set/__init__.py
+@@ -28,4 +28,4 @@
+         else:
+             return result
+     else:
+-        raise TypeError("Don't know how to index an OrderedSet by %r" % index)
++        raise TypeError("XXDon't know how to index an OrderedSet by %rXX" % index)
+"""
+
+
+def test_a_mutmut_survivor_is_placed_in_its_overloaded_method():
+    """mutmut's show diff counts lines from the function; the site is found in the implementation
+    (after two @overload stubs of the same name), on the file's own line."""
+    from benchmarks.bench_mutmut import site_of_show
+    src = (OSET / "ordered_set" / "__init__.py").read_text()
+    site = site_of_show(src, "ordered_set.xǁOrderedSetǁ__getitem____mutmut_14", SHOW)
+    assert site["line"] == 128 and site["class"] == "string"
+    assert src.splitlines()[127].strip().startswith("raise TypeError(")
+    assert site_of_show(src, "ordered_set.x_nothing__mutmut_1", SHOW)["line"] is None
