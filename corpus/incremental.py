@@ -14,9 +14,14 @@ editing ``helper`` re-judges it. Every key also holds ``context_digest``: the ar
 other source files (a context directory's sibling modules) and the pytest configuration beside
 the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
 
-This is mutmut's rule (a mutant is re-tested when its function changed) widened to its callees.
-A test that reaches the mutated function through an edited *caller* may still see a different
-verdict, so ``--fresh`` ignores the cache, and the cache is never shared across gates or loops.
+The key holds its *callers* too (``_related``): every top-level def or class that reaches the
+mutated statement by name, transitively, and each one's callees: a test reaching the mutant
+through an edited caller may now kill it (or no longer reach it), so that edit re-judges it.
+
+This is mutmut's rule (a mutant is re-tested when its function changed) widened to the call graph
+around it, by name. What a name-level graph cannot see (a function passed as a value and called
+elsewhere under another name, ``getattr`` by a computed string) is why ``--fresh`` ignores the
+cache, and the cache is never shared across gates or loops.
 
 ``changed_units(text, lines)`` gives, for ``--since GIT_REF``, the top-level statements that hold a
 line changed since REF (``git diff -U0``); mutants elsewhere are not judged.
@@ -92,6 +97,37 @@ def _callees(parent: bytes, unit: int) -> list[int]:
     return sorted(seen - {unit})
 
 
+def _callers(parent: bytes, unit: int) -> list[int]:
+    """The top-level defs and classes that reach statement ``unit`` by name, transitively (the
+    reverse of ``_callees``)."""
+    graph = _unit_graph(parent)
+    if graph is None:
+        return []
+    _, _, names, reads = graph
+    seen, todo = {unit}, [unit]
+    while todo:
+        name = names[todo.pop()]
+        if name is None:
+            continue
+        for j, r in enumerate(reads):
+            if j not in seen and names[j] is not None and name in r:
+                seen.add(j)
+                todo.append(j)
+    return sorted(seen - {unit})
+
+
+def _related(parent: bytes, unit: int) -> list[int]:
+    """What a judgment of a mutant in ``unit`` can depend on, by name: its callees, its callers
+    (a test reaching the mutant through an edited caller may now kill it, or no longer reach
+    it) and their callees (a caller's other callee computes what the caller passes on)."""
+    out = set(_callees(parent, unit))
+    for c in _callers(parent, unit):
+        out.add(c)
+        out.update(_callees(parent, c))
+    out.discard(unit)
+    return sorted(out)
+
+
 def _changed_span(parent: bytes, child: bytes) -> tuple[int, int, bytes]:
     from corpus.browse import splice
     return splice(parent, child)
@@ -110,7 +146,7 @@ def unit_key(parent: bytes, mutant: Mutant) -> str:
     for i, (a, b) in enumerate(spans):
         if a <= lo and hi <= b:
             after = parent[a:lo] + rep + parent[hi:b]
-            reached = [parent[spans[j][0]:spans[j][1]] for j in _callees(parent, i)]
+            reached = [parent[spans[j][0]:spans[j][1]] for j in _related(parent, i)]
             return "unit:" + sha256(b"\0".join([mutant.operator.encode(), parent[a:b], after, context.encode(),
                                                 *reached]))
     return exact

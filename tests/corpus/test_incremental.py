@@ -130,3 +130,27 @@ def test_since_git_ref(cli, tmp_path, monkeypatch):
     assert judged and all(notes[k].startswith(f"L{SCALE_LINE}:") for k in judged), [notes[k] for k in judged]
     r = CliRunner().invoke(cli, ["corpus", "measure", "--since", "no-such-ref", "--quiet"])
     assert r.exit_code == 2 and "--since no-such-ref" in r.output and "Traceback" not in r.output
+
+
+# issue 26: an edit of a *caller* of the mutated function re-judges it (a test reaching the mutant
+# through the caller may now kill it); so does an edit of a callee of such a caller
+CALLS = ("def f(x):\n    return x * 2\n\n\ndef caller(x):\n    return f(x) + 1\n\n\n"
+         "def sibling(z):\n    return z + 3\n\n\ndef top(x):\n    return caller(sibling(x))\n\n\n"
+         "def other(y):\n    return y - 1\n")
+
+
+def _f_keys(src: str) -> dict[str, str]:
+    line = src.splitlines().index("    return x * 2") + 1
+    return {f"{m.operator}|{m.note.split(':', 1)[1]}": unit_key(src.encode(), m)
+            for m in _muts(src) if m.note.startswith(f"L{line}:")}
+
+
+def test_an_edit_of_a_caller_changes_the_key():
+    before = _f_keys(CALLS)
+    assert before
+    for edit in (("f(x) + 1", "f(x) + 7"),            # the caller
+                 ("caller(sibling(x))", "caller(x)"),  # the caller's caller
+                 ("z + 3", "z - 3")):                  # what a caller passes on (its callee)
+        after = _f_keys(CALLS.replace(*edit))
+        assert not set(before.values()) & set(after.values()), edit
+    assert _f_keys(CALLS.replace("y - 1", "y - 5")) == before     # unrelated: kept
