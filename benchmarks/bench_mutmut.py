@@ -1,6 +1,7 @@
 """Wall time: the corpus's ``fine`` family on its fast pytest path (subject) against mutmut
-(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn), in the same run, with the same number of parallel
-workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
+(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn, and the
+third-party corpus/examples/ordered-set: ordered-set 4.1.0, MIT), in the same run, with the same
+number of parallel workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
 says whether the corpus's survivors include every mutmut survivor (by line and operator class).
 
 Each side is timed from start to finish as a user would run it: generating its mutants, its

@@ -387,7 +387,8 @@ def accumulator_equivalent(module: str, original: str, mutant: str) -> bool:
     if found is None:
         return False
     aug, na = found
-    t = aug.target.id           # type: ignore[attr-defined]
+    assert isinstance(aug.target, ast.Name)       # _changed_augassign returns only these
+    t = aug.target.id
     funcs = [f for f in na if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
              any(n is aug for n in _nodes(f))]
     if not funcs:
