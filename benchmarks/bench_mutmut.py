@@ -1,6 +1,7 @@
 """Wall time: the corpus's ``fine`` family on its fast pytest path (subject) against mutmut
-(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn), in the same run, with the same number of parallel
-workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
+(baseline), on the same bundled module and suite (``SAMPLES``: corpus/examples/isbn, and the
+third-party corpus/examples/ordered-set: ordered-set 4.1.0, MIT), in the same run, with the same
+number of parallel workers. ratio = mutmut wall / corpus wall (above 1: the corpus finished first). Each row also
 says whether the corpus's survivors include every mutmut survivor (by line and operator class).
 
 Each side is timed from start to finish as a user would run it: generating its mutants, its
@@ -43,10 +44,10 @@ class Sample:
 
 SAMPLES = (
     Sample("isbn sample, 19 tests", SAMPLE, ("isbn.py",), "isbn.py", "tests", ("L28", "10 -> 11")),
-    # a second, real third-party module of 400+ lines is not bundled yet (issue 26 (b)): mutmut 3
-    # judged 0 of its mutants on aioitertools/itertools.py (async code: its stats run found no test
-    # reaching a mutant) and on jsonschema/exceptions.py (not diagnosed; probably the installed
-    # jsonschema imported instead of mutmut's copy)
+    # a real third-party module (corpus/examples/ordered-set/ATTRIBUTION.md: ordered-set 4.1.0, MIT):
+    # ordered_set/__init__.py, 536 lines, and its own 30 tests, both unchanged
+    Sample("ordered-set 4.1.0, ordered_set/__init__.py, 536 lines, its own 30 tests", EXAMPLES / "ordered-set",
+           ("ordered_set",), "ordered_set/__init__.py", "tests"),
 )
 
 
@@ -74,7 +75,7 @@ OPERATOR_CLASS = {
 }
 _COMPARE = {"==", "!=", "<", "<=", ">", ">=", "is", "in", "not"}
 _ARITH = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "+=", "-=", "*=", "/=", "//=",
-          "%=", "**=", "=", "~"}
+          "%=", "**=", "|=", "&=", "^=", "<<=", ">>=", "@=", "=", "~"}
 _BOOL = {"and", "or", "not", "True", "False"}
 
 
@@ -87,6 +88,10 @@ def _tokens(line: str) -> list[tuple[int, str]]:
                                   tokenize.DEDENT)]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
+
+
+def _pairs(toks: list[tuple[int, str]], *pairs: tuple[str, str]) -> int:
+    return sum((x[1], y[1]) in pairs for x, y in zip(toks, toks[1:]))
 
 
 def classify_change(old: str, new: str) -> str:
@@ -102,6 +107,11 @@ def classify_change(old: str, new: str) -> str:
             changed_b += b[j1:j2]
     strs = {s for _, s in changed_a + changed_b}
     types = {t for t, _ in changed_a + changed_b}
+    if strs == {"not"} and _pairs(b, ("not", "in"), ("is", "not")) != _pairs(a, ("not", "in"), ("is", "not")):
+        return "comparison"         # in -> not in, is -> is not (the corpus's comparison operator)
+    eq = next((i for i, t in enumerate(a) if t[1] == "="), None)
+    if eq is not None and b == a[:eq + 1] + [(token.NAME, "None")] and a[eq + 1:] != b[eq + 1:]:
+        return "value"              # x = <anything> -> x = None
     if types and types <= {token.NUMBER}:
         return "number"
     if types and types <= {token.STRING}:
@@ -113,7 +123,7 @@ def classify_change(old: str, new: str) -> str:
     if strs and strs <= _ARITH:
         return "arithmetic"
     if "None" in {s for _, s in changed_b}:
-        return "value" if "=" in {s for _, s in a} and "(" not in {s for _, s in changed_a} else "argument"
+        return "argument"           # f(x) -> f(None) (x = ... -> x = None is "value", above)
     if any(s in ("break", "continue", "return") for s in strs):
         return "control"
     if changed_a and not changed_b or changed_b and {s for _, s in changed_b} <= {",", ")"}:
@@ -124,25 +134,58 @@ def classify_change(old: str, new: str) -> str:
 
 
 def _mutmut_survivor_sites(proj: Path, module: str, keys: list[str], env: dict) -> list[dict]:
-    """Each surviving mutmut mutant applied in turn (``mutmut apply``): its line in the module,
-    its operator class and the change."""
-    import difflib
+    """Each surviving mutmut mutant's line in the module, its operator class and the change, read
+    from ``mutmut show KEY`` (a diff of the mutated function; ``mutmut apply`` writes an
+    overloaded method's mutant over its first ``@overload`` stub, so its file cannot be diffed)."""
     original = (proj / module).read_text()
     sites = []
     for key in keys:
-        subprocess.run([_mutmut_bin(), "apply", key], cwd=proj, env=env, stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, timeout=120)
-        mutated = (proj / module).read_text()
-        (proj / module).write_text(original)
-        a, b = original.splitlines(), mutated.splitlines()
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-            if tag == "replace" and i2 - i1 == 1 and j2 - j1 == 1:
-                sites.append({"key": key, "line": i1 + 1, "class": classify_change(a[i1], b[j1]),
-                              "change": f"{a[i1].strip()} -> {b[j1].strip()}"})
-                break
-        else:
-            sites.append({"key": key, "line": None, "class": "other", "change": "(not a one-line change)"})
+        r = subprocess.run([_mutmut_bin(), "show", key], cwd=proj, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=120)
+        sites.append({"key": key, **site_of_show(original, key, r.stdout)})
     return sites
+
+
+def _function_lines(source: str, key: str) -> tuple[int, int] | None:
+    """The line range of the function a mutmut key names (``mod.x_func__mutmut_3``,
+    ``mod.xǁClassǁmethod__mutmut_3``): the last def of that name (an implementation follows
+    its ``@overload`` stubs)."""
+    import ast
+    import re
+    name = re.sub(r"__mutmut_\d+$", "", key.split(".")[-1])
+    parts = name[2:].split("ǁ")[:2] if name.startswith("xǁ") else [name[2:]] if name.startswith("x_") else None
+    if not parts:
+        return None
+    scopes: list = [ast.parse(source)]
+    for i, part in enumerate(parts):
+        want = ast.ClassDef if i < len(parts) - 1 else (ast.FunctionDef, ast.AsyncFunctionDef)
+        found = [n for sc in scopes for n in sc.body if isinstance(n, want) and n.name == part]
+        if not found:
+            return None
+        scopes = found[-1:]
+    node = scopes[0]
+    return node.lineno, node.end_lineno or node.lineno
+
+
+def site_of_show(source: str, key: str, shown: str) -> dict:
+    """(line, class, change) of one mutant from ``mutmut show``'s diff of its function: the
+    removed line found inside that function in ``source`` (the hunk's numbers count from the
+    function, not the file); its change classified from the tokens that differ."""
+    import re
+    old = [ln[1:] for ln in shown.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    new = [ln[1:] for ln in shown.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    span = _function_lines(source, key)
+    hunk = re.search(r"^@@ -(\d+)", shown, re.M)
+    if not old or span is None:
+        return {"line": None, "class": "other", "change": "(no removed line in mutmut show)"}
+    lines = source.splitlines()
+    hits = [i + 1 for i in range(span[0] - 1, span[1]) if lines[i].strip() == old[0].strip()]  # show dedents
+    if not hits:
+        return {"line": None, "class": "other", "change": "(changed line not found)"}
+    guess = span[0] + (int(hunk.group(1)) if hunk else 0)
+    line = min(hits, key=lambda n: abs(n - guess))
+    a, b = " ".join(x.strip() for x in old), " ".join(x.strip() for x in new)
+    return {"line": line, "class": classify_change(a, b), "change": f"{a} -> {b}"}
 
 
 def _mutmut_bin() -> str:
@@ -194,15 +237,19 @@ def run_corpus(workers: int, sample: Sample = SAMPLES[0]) -> dict:
     g = summarize(m)["gates"][0]
     rows = [r for r in m.rows if not r.is_control]
     judged = [r for r in rows if r.verdict in ("accept", "reject", "incapacity")]
-    sites = [{"line": int(m.mutants[s["mutant"]].note.split(":", 1)[0][1:]),
-              "class": OPERATOR_CLASS.get(m.mutants[s["mutant"]].operator, "other"),
-              "change": m.mutants[s["mutant"]].note} for s in g["survivors"]]
+    sites = [_site(m.mutants[s["mutant"]]) for s in g["survivors"]]
+    proved = [_site(mu) for mu in m.mutants.values() if mu.label == "equivalent" and mu.note[:1] == "L"]
     return {"wall_s": wall, "mutants": len(rows), "judged": len(judged), "equivalent": g["all"]["equivalent"],
-            "sites": sites,
+            "sites": sites, "equivalent_sites": proved,
             "survived": g["all"]["false_accept"]["k"], "control": g["control_verdict"],
             "finds_gap": sample.gap is None or any(
                 m.mutants[s["mutant"]].note.startswith(sample.gap[0] + ":") and sample.gap[1] in m.mutants[s["mutant"]].note
                 for s in g["survivors"])}
+
+
+def _site(mu) -> dict:
+    return {"line": int(mu.note.split(":", 1)[0][1:]), "class": OPERATOR_CLASS.get(mu.operator, "other"),
+            "change": mu.note}
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -215,6 +262,9 @@ def run(quick: bool = False) -> list[dict]:
 def _row(sample: Sample, n: int, workers: int = 2) -> dict:
     pairs = [(run_mutmut(workers, sites_too=i == 0, sample=sample), run_corpus(workers, sample)) for i in range(n)]
     missing = survivors_missed(pairs[0][0]["sites"], pairs[0][1]["sites"])
+    # a mutmut survivor the corpus proved equivalent (same line and class) is not a gap it missed
+    proved = survivors_missed(missing, pairs[0][1]["equivalent_sites"])
+    proved_n, missing = len(missing) - len(proved), proved
     ratios = sorted(b["wall_s"] / s["wall_s"] for b, s in pairs)
     ratio = ratios[len(ratios) // 2]
     base, subj = pairs[[b["wall_s"] / s["wall_s"] for b, s in pairs].index(ratio)]
@@ -231,7 +281,8 @@ def _row(sample: Sample, n: int, workers: int = 2) -> dict:
                      f"survived, control {subj['control']}"
                      + (f", gap '{sample.gap[1]}' at {sample.gap[0]} found: {subj['finds_gap']}" if sample.gap else "")
                      + f"; mutmut survivors also corpus survivors (line and operator class): "
-                     f"{len(pairs[0][0]['sites']) - len(missing)}/{len(pairs[0][0]['sites'])}"
+                     f"{len(pairs[0][0]['sites']) - len(missing) - proved_n}/{len(pairs[0][0]['sites'])}"
+                     + (f", {proved_n} proved equivalent by the corpus's screen" if proved_n else "")
                      + (f" (missed: {'; '.join(x['change'] for x in missing)})" if missing else "")}
 
 

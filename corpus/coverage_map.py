@@ -95,12 +95,42 @@ class CoverageMap:
         if not starts <= self.statements:
             return None
         scopes = _scopes(text)
-        if scopes is None or scopes != self._scopes:
+        if scopes is None:
             return None
+        if scopes != self._scopes:
+            # a name made global or local, a generator made plain: only the one function whose
+            # code changed behaves differently, and only when it runs (changed_function: nothing
+            # else in the module changed). Its tests are those that ran any line of its body.
+            starts = self._function_starts(text)
+            if not starts:
+                return None
         ran = set().union(*(self.contexts.get(s, set()) for s in starts), self.spawners)
         if "" in ran:
             return None
         return [t for t in self.order if t in ran]
+
+
+    def _function_starts(self, mutant: str) -> set[int]:
+        """The measured statements (their first lines) of the body of the one function
+        ``changed_function`` names for ``mutant`` (every def of that qualified name: overloads);
+        an empty set when there is none (no selection: the whole suite)."""
+        from corpus.fast_pytest import changed_function
+        qual = changed_function(self.source, mutant.encode("utf-8"))
+        if qual is None:
+            return set()
+        lines: set[int] = set()
+        todo: list[tuple[ast.AST, str]] = [(ast.parse(self.source), "")]
+        while todo:
+            node, prefix = todo.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    todo.append((child, f"{prefix}{child.name}."))
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and f"{prefix}{child.name}" == qual:
+                    lines.update(range(child.body[0].lineno, (child.end_lineno or child.lineno) + 1))
+        # every call runs the body's first measured statement, so the union over the measured
+        # ones is every test that called the function
+        return {self._stmt_start[ln] for ln in lines if ln in self._stmt_start and ln in self._in_function} \
+            & self.statements
 
 
 def changed_lines(original: str, mutant: str) -> set[int]:

@@ -291,3 +291,116 @@ def residue_equivalent(module: str, original: str, mutant: str) -> bool:
                      isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and g is not f and
                      any(n is a for n in _nodes(g)) for g in _nodes(f))), None)
     return func is not None and _IntProof(func, _bound_names(tree)).expr(e)
+
+
+# ----------------------------------------------------------------------- negated accumulators
+# ``t += E`` -> ``t -= E`` (or back) cannot change behaviour when, in the one function holding it,
+# t is a local bound only by ``t = 0`` statements and that one augmented assignment, E is proved an
+# int (``_IntProof``) and does not mention t, and t is read only as ``t % c == 0`` / ``t % c != 0``
+# (c a positive int literal; or mirrored, ``0 == t % c``). By induction over any run: both versions
+# take the same path with the same values everywhere, except that the mutant's t is the negation of
+# the original's (0 = -0, and -(t + E) = -t - E for ints); every read of t agrees, since for an int
+# x, x % c == 0 exactly when -x % c == 0. Anything else that could see t keeps the mutant: a
+# parameter named t, ``global``/``nonlocal`` t, another binding (a second ``+=``, ``t = 1``, a for
+# target, ``del``), a nested function, lambda or class mentioning t, any other read (``return t``,
+# ``t % 11 == 1``), and a function that mentions ``locals``, ``vars``, ``eval``, ``exec``,
+# ``globals``, ``breakpoint`` or frame objects.
+
+_FRAME_NAMES = {"locals", "vars", "eval", "exec", "globals", "breakpoint"}
+_FRAME_ATTRS = {"f_locals", "_getframe", "f_back", "currentframe"}
+
+
+def _changed_augassign(ta: ast.AST, tb: ast.AST) -> tuple[ast.AugAssign, list[ast.AST]] | None:
+    """The one AugAssign whose operator alone differs (Add <-> Sub) between the two trees, with
+    the original's node list; None when anything else differs."""
+    na, nb = list(_nodes(ta)), list(_nodes(tb))
+    if len(na) != len(nb):
+        return None
+    diffs = [(x, y) for x, y in zip(na, nb) if type(x) is not type(y)]
+    if len(diffs) != 1 or {type(diffs[0][0]), type(diffs[0][1])} != {ast.Add, ast.Sub}:
+        return None
+    aug = next((n for n in na if isinstance(n, ast.AugAssign) and n.op is diffs[0][0]), None)
+    if aug is None or not isinstance(aug.target, ast.Name):
+        return None
+    saved = aug.op
+    aug.op = diffs[0][1]            # the operator was the only difference: the trees now match
+    same = ast.dump(ta) == ast.dump(tb)
+    aug.op = saved
+    return (aug, na) if same else None
+
+
+def _residue_zero_read(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """``name`` is read only as ``name % c == 0`` or ``!= 0`` (c > 0 an int literal), or mirrored."""
+    mod = parents.get(id(name))
+    if not (isinstance(mod, ast.BinOp) and isinstance(mod.op, ast.Mod) and mod.left is name and
+            isinstance(mod.right, ast.Constant) and type(mod.right.value) is int and mod.right.value > 0):
+        return False
+    cmp = parents.get(id(mod))
+    if not isinstance(cmp, ast.Compare) or len(cmp.ops) != 1 or not isinstance(cmp.ops[0], (ast.Eq, ast.NotEq)):
+        return False
+    other = cmp.comparators[0] if cmp.left is mod else cmp.left if cmp.comparators[0] is mod else None
+    return isinstance(other, ast.Constant) and type(other.value) is int and other.value == 0
+
+
+def _only_zero_or(aug: ast.AugAssign, func: ast.AST, t: str, parents: dict[int, ast.AST]) -> bool:
+    """Every binding of ``t`` in ``func`` is ``aug`` or a plain ``t = 0``; nothing else names it
+    in a way that could bind or see it (see the block comment above)."""
+    for n in _nodes(func):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and n is not func:
+            if _mentions(n, t) or _binds_in(n, t):
+                return False
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and t in n.names or isinstance(n, ast.arg) and n.arg == t:
+            return False
+        elif isinstance(n, ast.Name) and n.id in _FRAME_NAMES or isinstance(n, ast.Attribute) and n.attr in _FRAME_ATTRS:
+            return False
+        elif isinstance(n, (ast.Import, ast.ImportFrom, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and \
+                t in _own_names(n):
+            return False
+        elif isinstance(n, ast.Name) and n.id == t and not isinstance(n.ctx, ast.Load):
+            p = parents.get(id(n))
+            if p is aug:
+                continue
+            zero = isinstance(p, ast.Assign) and len(p.targets) == 1 and p.targets[0] is n and \
+                isinstance(p.value, ast.Constant) and type(p.value.value) is int and p.value.value == 0
+            if not zero:
+                return False    # del, a for/with target, a walrus, a tuple target, t = anything else
+    return True
+
+
+def _own_names(n: ast.AST) -> set[str]:
+    """The names an import, an except clause or a match capture binds itself."""
+    if isinstance(n, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in n.names}
+    name = getattr(n, "name", None)
+    return {name} if isinstance(name, str) else set()
+
+
+def accumulator_equivalent(module: str, original: str, mutant: str) -> bool:
+    """True when ``mutant`` differs from ``original`` (one unit of ``module``) only in one
+    ``t += E`` <-> ``t -= E`` on an int accumulator read only by its residue's zero test (the
+    block comment above: ``total += w * d`` -> ``-=`` before ``return total % 11 == 0``)."""
+    try:
+        tree, ta, tb = ast.parse(module), ast.parse(original), ast.parse(mutant)
+    except (SyntaxError, ValueError):
+        return False
+    found = _changed_augassign(ta, tb)
+    if found is None:
+        return False
+    aug, na = found
+    assert isinstance(aug.target, ast.Name)       # _changed_augassign returns only these
+    t = aug.target.id
+    funcs = [f for f in na if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and
+             any(n is aug for n in _nodes(f))]
+    if not funcs:
+        return False
+    func = funcs[-1]            # breadth first: the last one holding it is the innermost
+    if any(isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and g is not func and
+           any(n is aug for n in _nodes(g)) for g in _nodes(func)):
+        return False
+    parents = {id(c): p for p in _nodes(func) for c in ast.iter_child_nodes(p)}
+    if _mentions(aug.value, t) or not _only_zero_or(aug, func, t, parents):
+        return False
+    reads = [n for n in _nodes(func) if isinstance(n, ast.Name) and n.id == t and isinstance(n.ctx, ast.Load)]
+    if not all(_residue_zero_read(n, parents) for n in reads):
+        return False
+    return _IntProof(func, _bound_names(tree)).expr(aug.value)

@@ -42,6 +42,7 @@ from types import CodeType
 from corpus.coverage_map import CoverageMap, measure_coverage
 from corpus.forkserver import ForkServer, ForkServerError
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
+from corpus.kill_history import KillHistory, first_failure
 from corpus.model import Mutant
 from corpus.workdir import materialize
 
@@ -51,14 +52,18 @@ class FastJudgement:
     judgement: Judgement
     executor: str            # "swap", "fork", "coverage" (no test ran the change: accepted, no run) or "cold"
     tests: int | None        # tests selected; None = the whole suite
+    killer: str | None = None    # the node id of the first test that failed (a reject's)
 
 
 class PytestSession:
     """Use as a context manager; ``judge`` is thread-safe."""
 
-    def __init__(self, gate: Gate, artifact_dir: Path, target: str, workers: int = 2):
+    def __init__(self, gate: Gate, artifact_dir: Path, target: str, workers: int = 2,
+                 history: Path | None = None):
+        """``history``: a file keeping the kill history (corpus/kill_history.py) across runs."""
         assert gate.kind == "pytest", gate.kind
         self.gate, self.artifact_dir, self.target = gate, Path(artifact_dir), target
+        self.history = KillHistory(gate.name, history)
         self.workers = max(1, workers)
         self.map: CoverageMap | None = None
         self.why_not_selective = ""
@@ -123,7 +128,7 @@ class PytestSession:
         texts = []
         for f in [*suite, *(str(p) for p in self.gate.dir.glob("conftest.py"))]:
             try:
-                texts.append(Path(f).read_text(encoding="utf-8", errors="replace"))
+                texts.append(without_comments(Path(f).read_text(encoding="utf-8", errors="replace")))
             except OSError:
                 return False
         return not any(b in t for t in texts for b in SWAP_BLOCKERS)
@@ -143,6 +148,7 @@ class PytestSession:
             self.swapping = True
 
     def __exit__(self, *exc) -> None:
+        self.history.save()
         for s in self._all:
             s.close()
         self._tmp.cleanup()
@@ -155,9 +161,20 @@ class PytestSession:
             return FastJudgement(Judgement(Verdict.ACCEPT, "no test ran the changed lines "
                                            "(coverage of the conforming artifact)"), "coverage", 0)
         t0 = time.perf_counter()
-        if self.swapping and selected and mutant is not None and mutant.content is not None:
-            qual = changed_function(self.map.source if self.map else "", mutant.content)
-            swapped = self._swap(mutant, qual, selected, t0) if qual else None
+        qual = changed_function(self.map.source, mutant.content) \
+            if selected and self.map is not None and mutant is not None and mutant.content is not None else None
+        if qual and selected:       # the tests that killed this function's mutants before go first
+            selected = self.history.order(qual, selected)
+        fj = self._judge_selected(mutant, selected, qual, t0)
+        if qual and fj.killer and fj.judgement.verdict is Verdict.REJECT:
+            self.history.killed(qual, fj.killer)
+        return fj
+
+    def _judge_selected(self, mutant: Mutant | None, selected: list[str] | None, qual: str | None,
+                        t0: float) -> FastJudgement:
+        """The swap way when ``qual`` (the one function changed) can be swapped, else a fork."""
+        if self.swapping and selected and qual and mutant is not None and mutant.content is not None:
+            swapped = self._swap(mutant, qual, selected, t0)
             if swapped is not None:
                 return swapped
         with tempfile.TemporaryDirectory(prefix="corpus-fmut-") as tmp:
@@ -177,7 +194,7 @@ class PytestSession:
                 self._servers.put(server)
             j = pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "fork",
-                             None if selected is None else len(selected))
+                             None if selected is None else len(selected), first_failure(out))
 
     def _swap(self, mutant: Mutant, qualname: str, selected: list[str], t0: float) -> FastJudgement | None:
         """The mutant judged in a child of a collected suite with ``qualname``'s code swapped
@@ -187,7 +204,7 @@ class PytestSession:
         with tempfile.TemporaryDirectory(prefix="corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, Path(tmp) / "artifact")
             req = {"module_file": self._module_file, "qualname": qualname,
-                   "source": mutant.content.decode("utf-8"), "nodeids": selected}
+                   "codes": function_codes(mutant.content, qualname), "nodeids": selected}
             server = self._swappers.get()
             try:
                 code, out, err, _ = server.swap(req, str(work), self.gate.timeout_s)
@@ -198,7 +215,8 @@ class PytestSession:
             if code == 75:
                 return None
             j = pytest_verdict(self.gate, code, out, err, work, self.target)
-        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected))
+        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
+                             first_failure(out))
 
     def judge_all(self, mutants: list[Mutant | None], progress=None) -> list[FastJudgement]:
         with ThreadPoolExecutor(max_workers=self.workers) as ex:
@@ -217,6 +235,25 @@ SWAP_BLOCKERS = ("reload", "sys.modules", "import_module", "importlib", "__impor
                  "getsource", "inspect")
 
 _CO_OPTIMIZED = 0x1
+
+
+def without_comments(text: str) -> str:
+    """``text`` with its ``#`` comments blanked (tokenize), so that ``SWAP_BLOCKERS`` are looked
+    for in code and strings only: a comment cannot re-import anything, and ordered-set's
+    ``# noinspection PyTypeChecker`` had turned the swap path off. Text that does not tokenize is
+    returned whole (its blockers still count)."""
+    import io
+    import tokenize
+    lines = text.splitlines(keepends=True)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                row, col = tok.start
+                line = lines[row - 1]
+                lines[row - 1] = line[:col] + " " * (tok.end[1] - col) + line[tok.end[1]:]
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return text
+    return "".join(lines)
 
 
 @functools.lru_cache(maxsize=4)
@@ -252,6 +289,25 @@ def changed_function(original: str, mutant: bytes) -> str | None:
             return None
         if a.co_flags & _CO_OPTIMIZED:
             return a.co_qualname
+
+
+def function_codes(mutant: bytes, qualname: str) -> list[str]:
+    """Every code object named ``qualname`` (not inside a function) in the compiled mutant,
+    marshalled and base64-encoded: the swap child loads them instead of compiling the module
+    again (``changed_function`` compiled it already; the compile was a tenth of a swap)."""
+    import base64
+    import marshal
+    found: list[str] = []
+
+    def walk(co: CodeType) -> None:
+        for c in co.co_consts:
+            if isinstance(c, CodeType):
+                if c.co_qualname == qualname:
+                    found.append(base64.b64encode(marshal.dumps(c)).decode("ascii"))
+                elif "<locals>" not in c.co_qualname:
+                    walk(c)
+    walk(_compiled(mutant.decode("utf-8")))
+    return found
 
 
 def _dir_of(session: PytestSession, mutant: Mutant | None) -> Path:

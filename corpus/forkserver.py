@@ -147,9 +147,13 @@ def _swap_child(req: dict, session, out_fd: int, err_fd: int) -> None:
 
 def _swap_target(req: dict):
     """(the live function object named by ``req["qualname"]`` in the module loaded from
-    ``req["module_file"]``, its mutated code object), or None when either cannot be found."""
+    ``req["module_file"]``, its mutated code object), or None when either cannot be found.
+    The mutated code comes compiled (``req["codes"]``: marshalled code objects of every def of
+    that qualified name, as ``fast_pytest.function_codes`` makes them) or as ``req["source"]``."""
     import types
+    base = os.path.basename(req["module_file"])
     mod = next((m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)
+                and os.path.basename(str(m.__file__)) == base     # realpath only for a likely match
                 and os.path.realpath(str(m.__file__)) == req["module_file"]), None)
     if mod is None:
         return None
@@ -163,6 +167,26 @@ def _swap_target(req: dict):
     fn = vars(owner).get(name)
     if not isinstance(fn, types.FunctionType) or fn.__code__.co_qualname != req["qualname"]:
         return None
+    found = _mutated_codes(req, filename)
+    # several defs of one name (typing.overload stubs, then the implementation): the live one's line
+    found = [c for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
+    if len(found) != 1 or len(found[0].co_freevars) != len(fn.__code__.co_freevars):
+        return None
+    return fn, found[0]
+
+
+def _mutated_codes(req: dict, filename: str) -> list:
+    """The code objects named ``req["qualname"]`` in the mutant, with ``filename`` as theirs
+    (tracebacks and pytest's reports name the module's file, as the fork path's would)."""
+    import types
+    if "codes" in req:
+        import base64
+        import marshal
+
+        def named(co):
+            return co.replace(co_filename=filename, co_consts=tuple(
+                named(c) if isinstance(c, types.CodeType) else c for c in co.co_consts))
+        return [named(marshal.loads(base64.b64decode(b))) for b in req["codes"]]
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
@@ -177,11 +201,7 @@ def _swap_target(req: dict):
                 elif "<locals>" not in c.co_qualname:
                     walk(c)
     walk(module_code)
-    # several defs of one name (typing.overload stubs, then the implementation): the live one's line
-    found = [c for c in found if c.co_firstlineno == fn.__code__.co_firstlineno]
-    if len(found) != 1 or len(found[0].co_freevars) != len(fn.__code__.co_freevars):
-        return None
-    return fn, found[0]
+    return found
 
 
 def _swap_run(req: dict, session, out_fd: int) -> int:

@@ -14,9 +14,14 @@ editing ``helper`` re-judges it. Every key also holds ``context_digest``: the ar
 other source files (a context directory's sibling modules) and the pytest configuration beside
 the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
 
-This is mutmut's rule (a mutant is re-tested when its function changed) widened to its callees.
-A test that reaches the mutated function through an edited *caller* may still see a different
-verdict, so ``--fresh`` ignores the cache, and the cache is never shared across gates or loops.
+The key holds its *callers* too (``_related``): every top-level def or class that reaches the
+mutated statement by name, transitively, and each one's callees: a test reaching the mutant
+through an edited caller may now kill it (or no longer reach it), so that edit re-judges it.
+
+This is mutmut's rule (a mutant is re-tested when its function changed) widened to the call graph
+around it, by name. What a name-level graph cannot see (a function passed as a value and called
+elsewhere under another name, ``getattr`` by a computed string) is why ``--fresh`` ignores the
+cache, and the cache is never shared across gates or loops.
 
 ``changed_units(text, lines)`` gives, for ``--since GIT_REF``, the top-level statements that hold a
 line changed since REF (``git diff -U0``); mutants elsewhere are not judged.
@@ -92,6 +97,37 @@ def _callees(parent: bytes, unit: int) -> list[int]:
     return sorted(seen - {unit})
 
 
+def _callers(parent: bytes, unit: int) -> list[int]:
+    """The top-level defs and classes that reach statement ``unit`` by name, transitively (the
+    reverse of ``_callees``)."""
+    graph = _unit_graph(parent)
+    if graph is None:
+        return []
+    _, _, names, reads = graph
+    seen, todo = {unit}, [unit]
+    while todo:
+        name = names[todo.pop()]
+        if name is None:
+            continue
+        for j, r in enumerate(reads):
+            if j not in seen and names[j] is not None and name in r:
+                seen.add(j)
+                todo.append(j)
+    return sorted(seen - {unit})
+
+
+def _related(parent: bytes, unit: int) -> list[int]:
+    """What a judgment of a mutant in ``unit`` can depend on, by name: its callees, its callers
+    (a test reaching the mutant through an edited caller may now kill it, or no longer reach
+    it) and their callees (a caller's other callee computes what the caller passes on)."""
+    out = set(_callees(parent, unit))
+    for c in _callers(parent, unit):
+        out.add(c)
+        out.update(_callees(parent, c))
+    out.discard(unit)
+    return sorted(out)
+
+
 def _changed_span(parent: bytes, child: bytes) -> tuple[int, int, bytes]:
     from corpus.browse import splice
     return splice(parent, child)
@@ -110,7 +146,7 @@ def unit_key(parent: bytes, mutant: Mutant) -> str:
     for i, (a, b) in enumerate(spans):
         if a <= lo and hi <= b:
             after = parent[a:lo] + rep + parent[hi:b]
-            reached = [parent[spans[j][0]:spans[j][1]] for j in _callees(parent, i)]
+            reached = [parent[spans[j][0]:spans[j][1]] for j in _related(parent, i)]
             return "unit:" + sha256(b"\0".join([mutant.operator.encode(), parent[a:b], after, context.encode(),
                                                 *reached]))
     return exact
@@ -159,6 +195,36 @@ def lines_changed_since(ref: str, path: Path) -> set[int]:
     return out
 
 
+def is_test_file(p: Path) -> bool:
+    """pytest's default ``python_files``: test_*.py and *_test.py."""
+    return p.suffix == ".py" and (p.name.startswith("test_") or p.stem.endswith("_test"))
+
+
+class SuiteSplit:
+    """A gate's files split for reusing a reject (``JudgmentCache.reject_key``): ``rest`` is the
+    sha256 over every file the gate depends on except its test files (conftest.py, helpers, data
+    and the gate file stay in it), ``tests`` its test files by base name."""
+
+    def __init__(self, files: list[Path]):
+        h = hashlib.sha256()
+        self.tests: dict[str, list[Path]] = {}
+        for p in sorted(files):
+            if is_test_file(p):
+                self.tests.setdefault(p.name, []).append(p)
+            else:
+                h.update(str(p).encode() + b"\0" + _file_bytes(p) + b"\0")
+        self.rest = h.hexdigest()
+
+    def killer_sha(self, nodeid: str | None) -> str | None:
+        """sha256 of the test file holding ``nodeid`` (the test that killed a mutant); None when
+        it is not one file of the suite (no name, or two files of that name)."""
+        from corpus.kill_history import node_key
+        if not nodeid:
+            return None
+        found = self.tests.get(node_key(nodeid)[0], [])
+        return sha256(_file_bytes(found[0])) if len(found) == 1 else None
+
+
 class JudgmentCache:
     """``--out``/judgment-cache.jsonl: one line per judgment, keyed as the module doc says. Kept
     across runs (rewritten at the end with only the judgments of the last run)."""
@@ -180,11 +246,21 @@ class JudgmentCache:
         unit = f"control:{sha256(parent)}" if mutant is None else unit_key(parent, mutant)
         return sha256(f"{loop}\0{gate_digest}\0{unit}\0{mutant.label if mutant else ''}".encode())
 
+    @staticmethod
+    def reject_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
+        """A second key for a rejected mutant: the gate's files *without its test files* (``rest``:
+        ``SuiteSplit.rest`` with the context digest); the entry also holds the sha256 of the file
+        of the test that killed it (``killer_sha``). The reject is reused while that file, the
+        mutant's unit and everything else but the other test files are unchanged: the killing test
+        still runs the same code and fails the same way, whatever was edited in another test
+        file. An accept has no such key: a test edited or added anywhere may now kill it."""
+        return sha256(f"reject\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
+
     def get(self, key: str) -> dict | None:
         return self.entries.get(key)
 
-    def put(self, key: str, row) -> None:
-        d = asdict(row)
+    def put(self, key: str, row, extra: dict | None = None) -> None:
+        d = {**asdict(row), **(extra or {})}
         line = json.dumps({"key": key, "row": d}) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             self.entries[key] = d

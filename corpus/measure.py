@@ -35,7 +35,8 @@ from typing import Any
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
-from corpus.incremental import JudgmentCache, context_digest
+from corpus.incremental import JudgmentCache, SuiteSplit, context_digest
+from corpus.kill_history import KILL_HISTORY
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
 from corpus.operators import generate
 from corpus.text import escape_controls
@@ -80,6 +81,7 @@ class Row:
     seconds: float
     executor: str = "cold"        # "cold", "fork", "swap", "coverage" (accepted: no test ran the change), "none"
     tests: int | None = None      # tests the fork path selected; None = the whole suite
+    killer: str | None = None     # the fast path's first failing test (a reject's), by node id
 
     @property
     def is_control(self) -> bool:
@@ -104,7 +106,7 @@ class Measurement:
 
 
 def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: str = "cold",
-         tests: int | None = None) -> Row:
+         tests: int | None = None, killer: str | None = None) -> Row:
     m = job.mutant
     return Row(loop=job.loop.id, gate=job.gate.name, gate_path=str(job.gate.path),
                gate_status=job.gate.status,
@@ -112,7 +114,7 @@ def _row(job: Job, verdict: str, reason: str, seconds: float = 0.0, executor: st
                tier=m.tier if m else None, operator=m.operator if m else "conforming",
                label=m.label if m else None, probe=m.probe if m else None,
                verdict=verdict, reason=escape_controls(reason), seconds=seconds, executor=executor,
-               tests=tests)
+               tests=tests, killer=killer)
 
 
 def run_job(job: Job) -> Row:
@@ -186,7 +188,7 @@ def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
     def fast(job: Job) -> Row:
         fj = session.judge(job.mutant)
         j = fj.judgement
-        return tick(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests))
+        return tick(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests, fj.killer))
 
     return rows + _pool(fast, todo, session.workers)
 
@@ -254,14 +256,16 @@ class Journal:
             f.flush()
 
 
-def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor) -> dict[tuple[str, str], Future]:
+def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor,
+                    history: Path | None = None) -> dict[tuple[str, str], Future]:
     """A fast-path session (coverage run, fork-servers) per pytest gate with mutants to judge,
-    started in the background on the plan's own Gate object (so a derived timeout reaches it)."""
+    started in the background on the plan's own Gate object (so a derived timeout reaches it).
+    ``history``: the kill-history file (corpus/kill_history.py) the sessions share."""
     starting: dict[tuple[str, str], Future] = {}
     for j in pending:
         key = (j.loop.id, str(j.gate.path))
         if j.mutant is not None and key not in starting and j.gate.kind == "pytest" and not j.gate.missing_tools():
-            s = PytestSession(j.gate, j.loop.artifact_dir, j.loop.target, workers)
+            s = PytestSession(j.gate, j.loop.artifact_dir, j.loop.target, workers, history=history)
             starting[key] = pre.submit(s.__enter__)
     return starting
 
@@ -307,29 +311,45 @@ def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
 
 
 def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest
-                ) -> tuple[list[Row], dict[tuple[str, str, str], str]]:
+                ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple]]:
     """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
-    journalled, and every job's cache key."""
+    journalled, every job's cache key, and every mutant job's (reject key, its gate's
+    ``SuiteSplit``): a reject whose killing test's file is unchanged is reused though another
+    test file changed."""
     if cache is None:
-        return [], {}
+        return [], {}, {}
     parents: dict[str, bytes] = {}
     rows: list[Row] = []
     keys: dict[tuple[str, str, str], str] = {}
-    contexts: dict[tuple[str, str], str] = {}
+    rkeys: dict[tuple[str, str, str], tuple] = {}
+    contexts: dict[tuple[str, str], tuple[str, str, SuiteSplit]] = {}
     for j in jobs:
         parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
-        ctx = contexts.get((j.loop.id, str(j.gate.path)))
-        if ctx is None:
-            ctx = contexts[(j.loop.id, str(j.gate.path))] = digest(j.gate) + ":" + context_digest(
-                j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
+        gk = (j.loop.id, str(j.gate.path))
+        if gk not in contexts:
+            cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
+            split = SuiteSplit(j.gate.files())
+            contexts[gk] = (digest(j.gate) + ":" + cd, split.rest + ":" + cd, split)
+        ctx, rest, split = contexts[gk]
         k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)
+        if j.mutant is not None:
+            rkeys[_job_key(j)] = (cache.reject_key(j.loop.id, rest, parent, j.mutant), split)
         if _job_key(j) in journalled:
             continue
         hit = cache.get(k)
+        if hit is None and j.mutant is not None:
+            hit = _reusable_reject(cache.get(rkeys[_job_key(j)][0]), split)
         if hit is not None and hit.get("verdict") not in (SKIPPED, None):
             rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
                              hit.get("tests")))
-    return rows, keys
+    return rows, keys, rkeys
+
+
+def _reusable_reject(hit: dict | None, split: SuiteSplit) -> dict | None:
+    """``hit`` (a reject-key entry) when it is a reject whose killing test's file is unchanged."""
+    if hit is None or hit.get("verdict") != Verdict.REJECT.value or not hit.get("killer_sha"):
+        return None
+    return hit if split.killer_sha(hit.get("killer")) == hit["killer_sha"] else None
 
 
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
@@ -355,7 +375,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         preflight(jobs)
     resumed = book.load(jobs) if book else {}
     store = JudgmentCache(cache) if cache is not None else None
-    cached, cache_keys = _from_cache(store, jobs, set(resumed),
+    cached, cache_keys, reject_keys = _from_cache(store, jobs, set(resumed),
                                      book.gate_digest if book else Journal(Path(os.devnull)).gate_digest)
     resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
     pending = [j for j in jobs if _job_key(j) not in resumed]
@@ -371,6 +391,10 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         if store is not None and row.verdict != SKIPPED and \
                 not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
             store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
+            rk = reject_keys.get((row.loop, row.gate_path, row.mutant))
+            sha = rk[1].killer_sha(row.killer) if rk is not None and row.verdict == Verdict.REJECT.value else None
+            if rk is not None and sha:
+                store.put(rk[0], row, {"killer_sha": sha})
         with lock:
             done[0] += 1
             n = done[0]
@@ -380,7 +404,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
 
     rows: list[Row] = list(resumed.values())
     pre = ThreadPoolExecutor(max_workers=2)
-    starting = _start_sessions(pending, workers, pre) if fast else {}
+    starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
+        if fast else {}
     try:
         ctrl_rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
         rows += ctrl_rows
@@ -411,7 +436,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                     not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
                 store.put(k, r)
         if keep is None:        # a narrowed run (--since) keeps the judgments it left out
-            store.compact(set(cache_keys.values()))
+            store.compact(set(cache_keys.values()) | {k for k, _ in reject_keys.values()})
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})

@@ -26,9 +26,10 @@ import tokenize
 
 import libcst as cst
 import libcst.matchers as m
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from corpus.equivalence import compiles, identical_bytecode, residue_equivalent
+from corpus.equivalence import accumulator_equivalent, compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
 
@@ -99,22 +100,40 @@ class _Sites(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, docstrings: set[int], top: dict[int, int]):
+    def __init__(self, docstrings: set[int], top: dict[int, int], default_indent: str = "    "):
         super().__init__()
+        self.default_indent = default_indent
         self.sites: dict[str, list] = {}
         self.docstrings = docstrings
         self.top = top          # id(top-level statement) -> its index in the module body
         self.current = -1
         self.ranges: dict[int, tuple[int, int, int, int]] = {}   # id(expression) -> its position
+        self.indent: list[str] = []     # the indentation of each enclosing block (codegen's tokens)
+        self.outer: tuple | None = None     # (outermost enclosing def, the indentation it starts at)
+        self.units: dict[int, tuple] = {}   # id(site node) -> self.outer when the site was added
+        self.formats: set[int] = set()      # id of each string literal left of a "%"
 
     def on_visit(self, node):
         self.current = self.top.get(id(node), self.current)
+        if isinstance(node, cst.FunctionDef) and self.outer is None:
+            self.outer = (node, tuple(self.indent))
+        elif isinstance(node, cst.IndentedBlock):
+            self.indent.append(node.indent if node.indent is not None else self.default_indent)
         return super().on_visit(node)
+
+    def on_leave(self, original_node):
+        if isinstance(original_node, cst.IndentedBlock):
+            self.indent.pop()
+        elif self.outer is not None and self.outer[0] is original_node:
+            self.outer = None
+        return super().on_leave(original_node)
 
     def add(self, op, node, new, label=DESTROYING, note=None):
         pos = self.get_metadata(PositionProvider, node)
         if isinstance(node, cst.BaseExpression):
             self.ranges[id(node)] = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        if self.outer is not None:
+            self.units[id(node)] = self.outer
         self.sites.setdefault(op, []).append((self.current, node, new, pos.start.line, label, note))
 
     # --- regions never mutated
@@ -154,6 +173,8 @@ class _Sites(cst.CSTVisitor):
 
     # --- expressions
     def visit_BinaryOperation(self, node):
+        if isinstance(node.operator, cst.Modulo) and isinstance(node.left, cst.SimpleString):
+            self.formats.add(id(node.left))
         new = ARITHMETIC.get(type(node.operator))
         if new:
             self.add("arithmetic", node, node.with_changes(operator=_op_node(node.operator, new)))
@@ -199,7 +220,9 @@ class _Sites(cst.CSTVisitor):
             self.add("number_constant", node, cst.parse_expression(repr(new)))
 
     def visit_SimpleString(self, node):
-        inner = "XX" if node.raw_value == "" else ""
+        # a %-format string keeps its text and placeholders ("XX...XX", as mutmut): emptied, its
+        # "%" raises TypeError and the mutant only tests that the line runs
+        inner = "XX" if node.raw_value == "" else f"XX{node.raw_value}XX" if id(node) in self.formats else ""
         self.add("string_constant", node, node.with_changes(value=f"{node.prefix}{node.quote}{inner}{node.quote}"))
 
     def visit_IfExp(self, node):
@@ -323,12 +346,12 @@ def _analyse(text: str):
         spans.append((start, start + len(code)))
         start += len(code)
     wrapper = MetadataWrapper(mod, unsafe_skip_copy=True)
-    visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)})
+    visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)}, mod.default_indent)
     wrapper.visit(visitor)
     line_starts = [0]
     for line in text.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
-    return mod, spans, visitor.sites, line_starts, visitor.ranges
+    return mod, spans, visitor.sites, line_starts, visitor.ranges, visitor.units, {}
 
 
 PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
@@ -354,28 +377,79 @@ def skipped_lines(text: str, patterns: tuple[str, ...] = ()) -> frozenset[int]:
 
 
 def _mutated_statement(text: str, analysis, site) -> str:
-    """The top-level statement holding ``site``, with the site's node replaced. An expression is
-    replaced by position: its text span swapped for the new node's code, no tree rebuilt (libcst
-    prints an expression with its own parentheses, so the span is exactly the node's code). A
-    statement-level change rebuilds the one top-level statement (``deep_replace``)."""
-    mod, spans, _, line_starts, ranges = analysis
-    top, node, new, *_ = site
+    """The top-level statement holding ``site``, with the site's node replaced (what
+    ``_mutated_unit`` makes, spliced back into its top-level statement)."""
+    spans = analysis[1]
+    lo, hi = spans[site[0]]
+    a, b, _, mutated, _ = _mutated_unit(text, analysis, site)
+    return text[lo:a] + mutated + text[b:hi]
+
+
+def _code_at(mod: cst.Module, node: cst.CSTNode, indent: tuple[str, ...]) -> str:
+    """``node``'s code as it stands in the module: printed with its enclosing blocks' indentation
+    (libcst round-trips, so this is the module's own text of the node)."""
+    state = CodegenState(default_indent=mod.default_indent, default_newline=mod.default_newline)
+    state.indent_tokens.extend(indent)
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+def _unit_span(text: str, analysis, site) -> tuple[int, int, tuple[str, ...] | None, cst.CSTNode]:
+    """The text span of the unit a mutant of ``site`` is made in: the outermost function (a
+    method, or a top-level function) holding the site, else its top-level statement. A method is
+    its own unit, so a change in a 480-line class rebuilds, compiles and compares one method, not
+    the class (issue 26: generation was 27 s of ordered-set's run). Returns (start, end, the
+    unit's indentation or None for a top-level statement, the unit's node)."""
+    mod, spans, _, line_starts, _, units, memo = analysis
+    top, node = site[0], site[1]
     lo, hi = spans[top]
+    unit = units.get(id(node))
+    if unit is None or unit[0] is mod.body[top]:
+        return lo, hi, None, mod.body[top]
+    func, indent = unit
+    if id(func) not in memo:
+        code = _code_at(mod, func, indent)
+        at = line_starts[site[3] - 1]
+        start = text.find(code, lo, hi)
+        while start != -1 and start + len(code) <= at:
+            start = text.find(code, start + 1, hi)
+        memo[id(func)] = (start, start + len(code)) if start != -1 and start <= at else None
+    span = memo[id(func)]
+    if span is None:
+        return lo, hi, None, mod.body[top]
+    return span[0], span[1], indent, func
+
+
+def _mutated_unit(text: str, analysis, site) -> tuple[int, int, str, str, str | None]:
+    """(start, end, original text, mutated text, compilable prefix) of the unit holding ``site``
+    (``_unit_span``) with the site's node replaced. An expression is replaced by position: its
+    text span swapped for the new node's code, no tree rebuilt (libcst prints an expression with
+    its own parentheses, so the span is exactly the node's code). A statement-level change
+    rebuilds the unit alone (``deep_replace``). The prefix (``if True:``) makes an indented
+    unit compile on its own; None for a top-level one."""
+    mod, _, _, line_starts, ranges, *_ = analysis
+    node, new = site[1], site[2]
+    lo, hi, indent, unit = _unit_span(text, analysis, site)
+    prefix = "if True:\n" if indent else None
     rng = ranges.get(id(node))
     if rng is not None and isinstance(new, cst.BaseExpression):
         a = line_starts[rng[0] - 1] + rng[1]
         b = line_starts[rng[2] - 1] + rng[3]
         if lo <= a <= b <= hi and text[a:b] == mod.code_for_node(node):
-            return text[lo:a] + mod.code_for_node(new) + text[b:hi]
-    return mod.code_for_node(mod.body[top].deep_replace(node, new))
+            return lo, hi, text[lo:hi], text[lo:a] + mod.code_for_node(new) + text[b:hi], prefix
+    replaced = unit.deep_replace(node, new)
+    return lo, hi, text[lo:hi], _code_at(mod, replaced, indent or ()), prefix
 
 
 def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
-    """Each site's mutant: its top-level statement rebuilt with the one node replaced, spliced
-    into the artifact text (the rest of the file stays byte-identical). Validity and identical
-    bytecode are checked on that statement alone (corpus/equivalence.py): the rest of the module
-    is byte-identical, so the module compiles, and compiles to the same code, exactly when the
-    statement does (a statement compiled alone can only miss an equivalence, never invent one)."""
+    """Each site's mutant: its unit (``_unit_span``: the outermost function holding the site, or
+    its top-level statement) with the one node replaced, spliced into the artifact text (the rest
+    of the file stays byte-identical). Validity and identical bytecode are checked on that unit
+    alone (corpus/equivalence.py): the rest of the module is byte-identical, so the module
+    compiles, and compiles to the same code, exactly when the unit does. A unit compiled alone
+    can only miss an equivalence, never invent one: a method outside its class compiles the
+    same instructions but for private-name mangling and the ``__class__`` cell, which apply to
+    the original and the mutant alike."""
     if spec.hints.get("role") != "code":
         return []
     try:
@@ -389,9 +463,9 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
         top, node, new, line, label, note = site
         if line in skip:
             continue
-        lo, hi = spans[top]
-        original = spec.text[lo:hi]
-        stmt = _mutated_statement(spec.text, analysis, site)
+        lo, hi, unit, mutated, prefix = _mutated_unit(spec.text, analysis, site)
+        # a unit (a method printed at its indentation) compiles alone under "if True:"
+        original, stmt = (prefix + unit, prefix + mutated) if prefix else (unit, mutated)
         if not compiles(stmt):
             continue
         if label == DESTROYING and identical_bytecode(original, stmt):
@@ -399,7 +473,10 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
         elif label == DESTROYING and op == "comparison" and residue_equivalent(spec.text, original, stmt):
             label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: the residue of "
                                        f"an int by a positive constant is never negative]")
-        code = spec.text[:lo] + stmt + spec.text[hi:]
+        elif label == DESTROYING and op == "augmented_assignment" and accumulator_equivalent(spec.text, original, stmt):
+            label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: an int "
+                                       f"accumulator read only as its residue's zero test, negated]")
+        code = spec.text[:lo] + mutated + spec.text[hi:]
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out
 
@@ -419,7 +496,7 @@ _DOCS = {
     "augmented_assignment": "Replace an augmented assignment's operator (+= -=, ...), or make it a plain assignment.",
     "comparison": "Replace a comparison: boundary and negation for orderings, == != (and == >=, == <=), is / is not, in / not in.",
     "number_constant": "A number constant off by one either way, or zero.",
-    "string_constant": "A string constant emptied (an empty one becomes 'XX'); docstrings are left alone.",
+    "string_constant": "A string constant emptied (an empty one becomes 'XX', a %-format string 'XX...XX'); docstrings are left alone.",
     "boolean_constant": "True <-> False.",
     "and_or": "and <-> or.",
     "remove_not": "Remove a 'not'.",
@@ -449,6 +526,7 @@ _fine("number_constant", [("r = t % 10\n", "r = t % 11\n"), ("r = t % 10\n", "r 
                           ("def f():\n    if 0:\n        return 1\n    return 2\n",
                            "def f():\n    if 0:\n        return 2\n    return 2\n", EQUIVALENT)])
 _fine("string_constant", [("s = 'abc'\n", "s = ''\n"), ("s = ''\n", "s = 'XX'\n"),
+                          ("s = 'n=%d' % n\n", "s = 'XXn=%dXX' % n\n"),
                           ('def f():\n    """Doc."""\n', NO_MUTANT)])
 _fine("boolean_constant", [("flag = True\n", "flag = False\n")])
 _fine("and_or", [("ok = a and b\n", "ok = a or b\n")])

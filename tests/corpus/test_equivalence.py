@@ -143,3 +143,81 @@ def test_residue_screen_on_the_bundled_isbn_module():
     removed = [m for m in ms if "never negative" in m.note]
     assert [m.note.split(" [")[0] for m in removed] == ["L22: total % 11 == 0 -> total % 11 <= 0"]
     assert all(m.label == EQUIVALENT for m in removed)
+
+
+# --------------------------------------------------- negated int accumulators (issue 26, +=/-=)
+from corpus.equivalence import accumulator_equivalent  # noqa: E402
+
+_SUM = "def f(xs):\n    t = 0\n    for i, x in enumerate(xs):\n        t {op} (10 - i) * int(x)\n    return {read}\n"
+
+
+def _neg(src: str) -> str:
+    return src.replace("t += (10", "t -= (10", 1)
+
+
+class _Odd:
+    """0 + o and 0 - o disagree modulo 11: a value the screen cannot prove an int kills it."""
+    def __radd__(self, other):
+        return other + 1
+
+    def __rsub__(self, other):
+        return other + 11
+
+
+# (original, mutant): removed; each is checked equal on many inputs below
+ACC_PROVED = [(_SUM.format(op="+=", read="t % 11 == 0"), _neg(_SUM.format(op="+=", read="t % 11 == 0"))),
+              (_SUM.format(op="+=", read="t % 10 != 0"), _neg(_SUM.format(op="+=", read="t % 10 != 0"))),
+              (_SUM.format(op="+=", read="0 == t % 7"), _neg(_SUM.format(op="+=", read="0 == t % 7"))),
+              (_SUM.format(op="-=", read="t % 11 == 0").replace("t -= (10", "t -= (10"),
+               _SUM.format(op="+=", read="t % 11 == 0")),
+              ("def f(xs):\n    t = 0\n    ok = []\n    for x in xs:\n        t += len(x)\n"
+               "        ok.append(t % 3 == 0)\n        if t % 5 == 0:\n            t = 0\n    return ok\n",
+               "def f(xs):\n    t = 0\n    ok = []\n    for x in xs:\n        t -= len(x)\n"
+               "        ok.append(t % 3 == 0)\n        if t % 5 == 0:\n            t = 0\n    return ok\n")]
+# (original, mutant, a killing input): near misses, kept
+ACC_KILLABLE = [
+    (_SUM.format(op="+=", read="t % 11 == 0").replace("t = 0", "t = 1"),          # starts at 1
+     _neg(_SUM.format(op="+=", read="t % 11 == 0").replace("t = 0", "t = 1")), ["1"]),
+    (_SUM.format(op="+=", read="t % 11 == 1"), _neg(_SUM.format(op="+=", read="t % 11 == 1")), ["1"]),  # not 0
+    (_SUM.format(op="+=", read="t % 11 < 5"), _neg(_SUM.format(op="+=", read="t % 11 < 5")), ["1"]),  # an order
+    (_SUM.format(op="+=", read="t"), _neg(_SUM.format(op="+=", read="t")), ["1"]),          # t itself read
+    (_SUM.format(op="+=", read="t % 11 == 0").replace("    return", "        t += 1\n    return"),   # two
+     _neg(_SUM.format(op="+=", read="t % 11 == 0").replace("    return", "        t += 1\n    return")), ["1"]),
+    ("def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t % 11 == 0\n",            # x unproved
+     "def f(xs):\n    t = 0\n    for x in xs:\n        t -= x\n    return t % 11 == 0\n", [_Odd()]),
+    ("def f(xs, t=1):\n    for x in xs:\n        t += len(x)\n    return t % 11 == 0\n",           # a parameter
+     "def f(xs, t=1):\n    for x in xs:\n        t -= len(x)\n    return t % 11 == 0\n", ["a"] * 10),
+    ("def f(xs):\n    t = 0\n    for x in xs:\n        t += len(x)\n    return t % 11 == 0, locals()['t']\n",
+     "def f(xs):\n    t = 0\n    for x in xs:\n        t -= len(x)\n    return t % 11 == 0, locals()['t']\n", ["a"]),
+    ("def f(xs):\n    t = 0\n    for x in xs:\n        t += len(x)\n    g = lambda: t\n    return t % 11 == 0, g()\n",
+     "def f(xs):\n    t = 0\n    for x in xs:\n        t -= len(x)\n    g = lambda: t\n    return t % 11 == 0, g()\n", ["a"]),
+]
+
+
+@pytest.mark.parametrize("orig,mut", ACC_PROVED)
+def test_accumulator_screen_removes_only_equivalent(orig, mut):
+    assert accumulator_equivalent(orig, orig, mut)
+    f, g = _f(orig), _f(mut)
+    rng = random.Random(2611)
+    for _ in range(300):
+        xs = [str(rng.randint(0, 40)) for _ in range(rng.randint(0, 12))]
+        assert f(xs) == g(xs), xs
+
+
+@pytest.mark.parametrize("orig,mut,kill", ACC_KILLABLE)
+def test_accumulator_screen_never_removes_a_killable_mutant(orig, mut, kill):
+    assert _f(orig)(kill) != _f(mut)(kill)          # killable: some input tells them apart
+    assert not accumulator_equivalent(orig, orig, mut)
+
+
+def test_accumulator_screen_on_the_bundled_isbn_module():
+    """ISBN-10's weighted sum: 'total += (10 - i) * value' -> '-=' before 'total % 11 == 0' is
+    removed (issue 26's fourth equivalent survivor); the module's other += / -= changes are not."""
+    from pathlib import Path
+    src = (Path(__file__).resolve().parents[2] / "corpus" / "examples" / "isbn" / "isbn.py").read_bytes()
+    ms = generate(ArtifactSpec("isbn", "python", "isbn.py", src, {"role": "code"}), "fine")
+    removed = [m for m in ms if "accumulator" in m.note]
+    assert [m.note.split(" [")[0] for m in removed] == ["L21: total += (10 - i) * value -> total -= (10 - i) * value"]
+    assert all(m.label == EQUIVALENT for m in removed)
+    kept = [m for m in ms if m.operator == "augmented_assignment" and m not in removed]
+    assert kept and all(m.label != EQUIVALENT for m in kept)

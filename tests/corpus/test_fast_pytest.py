@@ -59,13 +59,18 @@ def test_selection_follows_coverage(cov):
     assert cov.select(mutate("def add(a, b):", "def add(a, b=1):")) is None   # a def header
 
 
-def test_selection_is_whole_suite_when_a_function_changes_scope(cov):
-    # removing the only assignment of a local makes the name global in the whole function
-    m = CoverageMap(target="m.py", source="def f():\n    y = 1\n    x = 2\n    return x\n",
-                    order=["t::a", "t::b"], contexts={1: {""}, 2: {"t::a"}, 3: {"t::a"}, 4: {"t::a", "t::b"}},
-                    statements={1, 2, 3, 4})
-    assert m.select(b"def f():\n    y = 2\n    x = 2\n    return x\n") == ["t::a"]
-    assert m.select(b"def f():\n    y = 1\n    pass\n    return x\n") is None
+def test_selection_is_the_functions_tests_when_a_function_changes_scope(cov):
+    # removing the only assignment of a local makes the name global in the whole function: every
+    # test that ran any line of f is selected (issue 26: not the whole suite), t::c (only g) is not
+    src = "def f():\n    y = 1\n    x = 2\n    return x\n\n\ndef g():\n    return 3\n"
+    m = CoverageMap(target="m.py", source=src, order=["t::a", "t::b", "t::c"],
+                    contexts={1: {""}, 2: {"t::a"}, 3: {"t::a"}, 4: {"t::a", "t::b"}, 7: {""}, 8: {"t::c"}},
+                    statements={1, 2, 3, 4, 7, 8})
+    assert m.select(src.replace("y = 1", "y = 2").encode()) == ["t::a"]
+    assert m.select(src.replace("    x = 2\n", "    pass\n").encode()) == ["t::a", "t::b"]
+    # a scope change in two functions at once (or at module level) is still the whole suite
+    both = src.replace("    x = 2\n", "    pass\n").replace("return 3", "return x")
+    assert m.select(both.encode()) is None
 
 
 def test_selection_off_when_the_suite_imports_the_artifact_inside_a_test():

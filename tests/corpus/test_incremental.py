@@ -130,3 +130,67 @@ def test_since_git_ref(cli, tmp_path, monkeypatch):
     assert judged and all(notes[k].startswith(f"L{SCALE_LINE}:") for k in judged), [notes[k] for k in judged]
     r = CliRunner().invoke(cli, ["corpus", "measure", "--since", "no-such-ref", "--quiet"])
     assert r.exit_code == 2 and "--since no-such-ref" in r.output and "Traceback" not in r.output
+
+
+# issue 26: an edit of a *caller* of the mutated function re-judges it (a test reaching the mutant
+# through the caller may now kill it); so does an edit of a callee of such a caller
+CALLS = ("def f(x):\n    return x * 2\n\n\ndef caller(x):\n    return f(x) + 1\n\n\n"
+         "def sibling(z):\n    return z + 3\n\n\ndef top(x):\n    return caller(sibling(x))\n\n\n"
+         "def other(y):\n    return y - 1\n")
+
+
+def _f_keys(src: str) -> dict[str, str]:
+    line = src.splitlines().index("    return x * 2") + 1
+    return {f"{m.operator}|{m.note.split(':', 1)[1]}": unit_key(src.encode(), m)
+            for m in _muts(src) if m.note.startswith(f"L{line}:")}
+
+
+def test_an_edit_of_a_caller_changes_the_key():
+    before = _f_keys(CALLS)
+    assert before
+    for edit in (("f(x) + 1", "f(x) + 7"),            # the caller
+                 ("caller(sibling(x))", "caller(x)"),  # the caller's caller
+                 ("z + 3", "z - 3")):                  # what a caller passes on (its callee)
+        after = _f_keys(CALLS.replace(*edit))
+        assert not set(before.values()) & set(after.values()), edit
+    assert _f_keys(CALLS.replace("y - 1", "y - 5")) == before     # unrelated: kept
+
+
+# issue 26: a reject is reused while the file of the test that killed it is unchanged, whatever
+# else in the suite was edited; an accept is judged again (an edited or new test may kill it)
+def _two_file_project(d: Path):
+    from corpus.catalogue import Loop
+    (d / "art").mkdir()
+    (d / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef neg(x):\n    return -x\n")
+    (d / "tests").mkdir()
+    (d / "tests" / "test_add.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    (d / "tests" / "test_neg.py").write_text("from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n")
+    (d / "gate.toml").write_text('[gate]\nname = "calc"\nkind = "pytest"\ntests = "tests"\n')
+    return Loop(id="calc", dir=d, title="calc", domains=["software"], requirement="(test)", kind="python",
+                target="calc.py", artifact_dir=d / "art", hints={"role": "code"}, not_applicable=(),
+                gate_paths=[d / "gate.toml"])
+
+
+def test_a_reject_survives_an_edit_of_another_test_file(tmp_path):
+    from corpus.measure import measure
+    loop = _two_file_project(tmp_path)
+    cache = tmp_path / "out" / "judgment-cache.jsonl"
+    cache.parent.mkdir()
+
+    def run():
+        m = measure([loop], families=("fine",), tier2=False, workers=1, cache=cache)
+        return {r.mutant: r for r in m.rows if not r.is_control}, m
+    first, _ = run()
+    add_rejects = {k for k, r in first.items() if r.verdict == "reject" and r.killer and "test_add" in r.killer}
+    neg_judged = {k for k, r in first.items() if r.verdict in ("accept", "reject") and k not in add_rejects}
+    assert add_rejects and neg_judged
+    (tmp_path / "tests" / "test_neg.py").write_text(
+        "from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n\n\ndef test_neg_one():\n    assert neg(1) == -1\n")
+    second, m = run()
+    assert all(second[k].executor == "cached" and second[k].verdict == "reject" for k in add_rejects)
+    assert all(second[k].executor != "cached" for k in neg_judged)      # accepts and test_neg's kills
+    assert m.cached == len(add_rejects)
+    (tmp_path / "tests" / "test_add.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n    assert add(0, 0) == 0\n")
+    third, _ = run()
+    assert all(third[k].executor != "cached" for k in add_rejects)    # the killer's own file changed

@@ -131,16 +131,46 @@ def test_v1_covers_issue_operators():
     assert v2 and not (v2 & names), "v2 must be new operators"
 
 
+# methods (decorated, after a comment, with a nested def, a multi-line string at column 0, in a
+# nested class) are their own unit: rebuilt and compiled without their class
+CLASS_SRC = '''
+
+class Box:
+    """doc"""
+    size = 3
+
+    @staticmethod
+    def make(n):
+        text = """a
+b"""
+        def inner(k):
+            return k + n
+        return [inner(i) for i in range(n)] if n > 0 else text
+
+    # a comment before a method
+    def grow(self, by=1):
+        self.size += by
+        if self.size > 10 and not by:
+            raise ValueError("too big")
+        return self.size
+
+    class Inner:
+        def twice(self, x):
+            return x * 2 if x else -x
+'''
+
+
 def test_fine_by_position_equals_rebuilding_the_statement():
     """Issue 26: mutants are made by position (the expression's span swapped) instead of rebuilding
-    the tree; every site must give the text the rebuild gives."""
+    the tree, and a method is rebuilt alone (its unit); every site must give the text the rebuild
+    of its whole top-level statement gives."""
     from pathlib import Path
 
     from corpus.operators.fine import _analyse, _mutated_statement
     root = Path(__file__).resolve().parents[2]
     src = (root / "corpus" / "examples" / "isbn" / "isbn.py").read_text() + \
         "\n\ndef g(a, b):\n    y = (a + b) * -(a - 1) if not a == b else [x ** 2 for x in (a, b)]\n" \
-        "    return f'{a!r:>{b}}' + str(a) .upper() + ('x' 'y')\n"
+        "    return f'{a!r:>{b}}' + str(a) .upper() + ('x' 'y')\n" + CLASS_SRC
     analysis = _analyse(src)
     mod, spans, sites, *_ = analysis
     n = 0
@@ -149,4 +179,5 @@ def test_fine_by_position_equals_rebuilding_the_statement():
             top, node, new = site[:3]
             assert _mutated_statement(src, analysis, site) == mod.code_for_node(mod.body[top].deep_replace(node, new))
             n += 1
-    assert n > 150
+    assert n > 180
+    assert len(set(analysis[5].values())) >= 3         # make, grow, twice: units of their own
