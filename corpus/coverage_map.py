@@ -114,7 +114,7 @@ class CoverageMap:
         """The measured statements (their first lines) of the body of the one function
         ``changed_function`` names for ``mutant`` (every def of that qualified name: overloads);
         an empty set when there is none (no selection: the whole suite)."""
-        from corpus.fast_pytest import changed_function
+        from corpus.code_change import changed_function
         qual = changed_function(self.source, mutant.encode("utf-8"))
         if qual is None:
             return set()

@@ -28,7 +28,6 @@ down the cold path, never to a verdict of its own.
 """
 from __future__ import annotations
 
-import functools
 import os
 import queue
 import tempfile
@@ -39,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
+from corpus.code_change import _compiled, changed_function
 from corpus.coverage_map import CoverageMap, measure_coverage
 from corpus.forkserver import ForkServer, ForkServerError
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
@@ -234,9 +234,6 @@ SWAP_BLOCKERS = ("reload", "sys.modules", "import_module", "importlib", "__impor
                  "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT", "__file__",
                  "getsource", "inspect")
 
-_CO_OPTIMIZED = 0x1
-
-
 def without_comments(text: str) -> str:
     """``text`` with its ``#`` comments blanked (tokenize), so that ``SWAP_BLOCKERS`` are looked
     for in code and strings only: a comment cannot re-import anything, and ordered-set's
@@ -254,41 +251,6 @@ def without_comments(text: str) -> str:
     except (tokenize.TokenError, SyntaxError, IndexError):
         return text
     return "".join(lines)
-
-
-@functools.lru_cache(maxsize=4)
-def _compiled(text: str) -> CodeType:
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        return compile(text, "<artifact>", "exec", dont_inherit=True)
-
-
-def changed_function(original: str, mutant: bytes) -> str | None:
-    """The qualified name of the one function (top-level, or a method of a top-level class,
-    nested classes included) whose code object is all the mutant changes; None when the change
-    is anything else (module or class-body code, several functions, a shifted line, a code
-    object nested in a function's locals - its parent function is named then)."""
-    try:
-        a = _compiled(original)
-        b = _compiled(mutant.decode("utf-8"))
-    except (SyntaxError, ValueError, UnicodeDecodeError):
-        return None
-    while True:
-        # positions only: a def's end column is in its parent's line table (a shifted line
-        # still shows, as another function's co_firstlineno)
-        if len(a.co_consts) != len(b.co_consts) or \
-                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
-            return None
-        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
-        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
-                not isinstance(b.co_consts[diff[0]], CodeType):
-            return None
-        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
-        if a.co_qualname != b.co_qualname or "<" in a.co_qualname:
-            return None
-        if a.co_flags & _CO_OPTIMIZED:
-            return a.co_qualname
 
 
 def function_codes(mutant: bytes, qualname: str) -> list[str]:

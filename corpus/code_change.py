@@ -1,0 +1,44 @@
+"""Which one function a mutant changes, read from compiled code: ``changed_function``. Below
+both the coverage map (which selects that function's tests) and the fast pytest path (which
+swaps that function's code into a pre-collected session), so neither imports the other."""
+from __future__ import annotations
+
+import functools
+from types import CodeType
+
+_CO_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code object
+
+
+@functools.lru_cache(maxsize=4)
+def _compiled(text: str) -> CodeType:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(text, "<artifact>", "exec", dont_inherit=True)
+
+
+def changed_function(original: str, mutant: bytes) -> str | None:
+    """The qualified name of the one function (top-level, or a method of a top-level class,
+    nested classes included) whose code object is all the mutant changes; None when the change
+    is anything else (module or class-body code, several functions, a shifted line, a code
+    object nested in a function's locals - its parent function is named then)."""
+    try:
+        a = _compiled(original)
+        b = _compiled(mutant.decode("utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    while True:
+        # positions only: a def's end column is in its parent's line table (a shifted line
+        # still shows, as another function's co_firstlineno)
+        if len(a.co_consts) != len(b.co_consts) or \
+                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+            return None
+        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
+        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
+                not isinstance(b.co_consts[diff[0]], CodeType):
+            return None
+        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
+        if a.co_qualname != b.co_qualname or "<" in a.co_qualname:
+            return None
+        if a.co_flags & _CO_OPTIMIZED:
+            return a.co_qualname
