@@ -204,7 +204,7 @@ for pattern in ("{clone}/**/test_oracle.py", "/tmp/hx-run-*/w/tests/test_hidden_
             found.append(open(f).read())
         except OSError:
             pass
-for path in ("{sock}", "\\0hx-adversary-abstract"):
+for path in ("{sock}", "\\0{abstract}"):
     try:
         s = socket.socket(socket.AF_UNIX)
         s.connect(path)
@@ -220,11 +220,12 @@ def test_other_copies_of_the_oracle_and_host_sockets_are_out_of_reach(tmp_path, 
     sock_path = tmp_path / "host.sock"
     servers = [socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX)]
     servers[0].bind(str(sock_path))
-    servers[1].bind("\0hx-adversary-abstract")
+    abstract = f"hx-adversary-abstract-{os.getpid()}-{tmp_path.name}"  # one per test run: the namespace is host-wide
+    servers[1].bind("\0" + abstract)
     for s in servers:
         s.listen(1)
     try:
-        spy = SPY.format(clone=host / "clone", sock=sock_path)
+        spy = SPY.format(clone=host / "clone", sock=sock_path, abstract=abstract)
         rec = attack(tmp_path, turns(w("spy.py", spy), w("stats_kit/center.py", WRONG), cmd("python spy.py")))
         out = next(e for e in _events(tmp_path) if e["type"] == "command")["output"]
         assert "SPY 0" in out, out
