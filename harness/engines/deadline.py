@@ -275,7 +275,22 @@ def proxy_problem(environ=None) -> tuple[str, str] | None:
                 return name, (f"a {url.split('://', 1)[0]} proxy is not supported by the live engines (they "
                               f"honour {'/'.join(s + '://' for s in PROXY_SCHEMES)} proxies, under the whole-reply "
                               "deadline); unset it or use an HTTP proxy")
+            if url and not _readable_url(url if "://" in url else "http://" + url):
+                return name, ("is not a proxy URL the live engines can read (its host or port is malformed; "
+                              "httpx refuses it in every cell); fix or unset it")
     return None
+
+
+def _readable_url(url: str) -> bool:
+    """A proxy URL with a host and, if given, a port number (as httpx reads ``HTTP_PROXY``: a value
+    without a scheme is an http URL); the URL itself is never repeated (it may carry a password)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError:
+        return False
+    return bool(parts.hostname)
 
 
 def _proxy_mounts(hx, transport_cls) -> dict:

@@ -138,3 +138,22 @@ def test_usage_in_prefix_reads_only_the_top_level_key():
     assert usage_in_prefix(top) == {"input_tokens": 3, "output_tokens": 4}
     assert usage_in_prefix(top[:top.rindex(b'"usage"')]) is None
     assert usage_in_prefix(b'{"a":"}\\\\","usage":{"x":1}') == {"x": 1}
+
+
+# ---- (c) proxies ------------------------------------------------------------------------------------
+PROXY_VARS = [v for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY") for v in (name, name.lower())]
+
+
+@pytest.mark.parametrize("url", ["http://user:hunter2@[::1", "http://user:hunter2@host:port"])
+def test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_credentials_never_printed(tmp_path, url):
+    """httpx refuses the URL only when a client is made, in every cell: each was void. It is bad
+    input, named by its variable, and the URL (with its password) is not repeated."""
+    from engines.test_cli_runs import harness, write_proto
+    out = tmp_path / "run"
+    env = {v: "" for v in PROXY_VARS}
+    p = harness(str(write_proto(tmp_path, "openai")), "--out", str(out), "--model", "gpt-x", "--exploratory",
+                env_extra={**env, "HTTP_PROXY": url, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert p.returncode == 2, p.stderr
+    (line,) = [x for x in p.stderr.splitlines() if x.strip()]
+    assert line.startswith("error: environment: HTTP_PROXY: ") and "hunter2" not in p.stderr + p.stdout
+    assert not (out / "records.jsonl").exists()
