@@ -157,3 +157,13 @@ def test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_crede
     (line,) = [x for x in p.stderr.splitlines() if x.strip()]
     assert line.startswith("error: environment: HTTP_PROXY: ") and "hunter2" not in p.stderr + p.stdout
     assert not (out / "records.jsonl").exists()
+
+
+def test_a_top_level_usage_key_spelt_with_escapes_counts_as_usage():
+    """``"usag\\u0065"`` is the key ``usage`` to a JSON parser: a first, small ``usage`` followed by an
+    escaped second one is ambiguous (booking), and an escaped one alone is the usage."""
+    dup = b'{"id":"m","usage":{"input_tokens":1,"output_tokens":1},"usag\\u0065":{"input_tokens":900,"output_tokens":900}}'
+    assert json.loads(dup)["usage"]["input_tokens"] == 900
+    assert usage_in_prefix(dup) is None
+    assert usage_in_prefix(b'{"id":"m","\\u0075sage":{"input_tokens":5,"output_tokens":6},"x"') == \
+        {"input_tokens": 5, "output_tokens": 6}
