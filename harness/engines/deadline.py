@@ -226,8 +226,8 @@ def usage_in_prefix(data: bytes) -> dict | None:
                 j += 2 if text[j] == "\\" else 1
             if j >= n:
                 break
-            if depth == 1:
-                last, key_pending = text[i + 1:j], True
+            if depth == 1:  # the key as a JSON parser reads it ("usag\\u0065" is usage)
+                last, key_pending = _json_string(text[i:j + 1]), True
             i = j + 1
             continue
         if c == ":" and depth == 1 and key_pending and last == "usage":
@@ -242,6 +242,15 @@ def usage_in_prefix(data: bytes) -> dict | None:
             key_pending = False
         i += 1
     return None if found is None else _object_at(text, found)
+
+
+def _json_string(token: str) -> str:
+    """A JSON string token's value (escapes decoded); the raw token when it is not valid JSON."""
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return token
+    return value if isinstance(value, str) else token
 
 
 def _object_at(text: str, at: int) -> dict | None:
