@@ -18,7 +18,7 @@ def _ignore_sigint():
 
 
 @pytest.mark.parametrize("argv", [["-m", "harness.cli"], ["-c", "import sys; from harness.cli.entry import main; "
-                                                                "sys.exit(main())"]])
+                                                                "sys.exit(main())"]], ids=["module", "console-script"])
 def test_a_sigint_the_parent_ignored_stays_ignored_during_start_up(argv):
     """A harness started with SIGINT ignored (``nohup``, a background job of a non-interactive shell)
     must not be stopped by a Ctrl-C meant for its parent: the guard replaced SIG_IGN with its own
