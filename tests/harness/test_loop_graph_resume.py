@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import main
-from harness.ledger import Ledger, inspect
+from harness.cli.cli import main
+from harness.ledger.ledger import Ledger, inspect
 from tests.harness.test_loop_graph import graph_file
 
 STEPS = ("kind", "node", "pass", "attempt", "verdict", "artifact_digest", "state")
