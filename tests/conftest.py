@@ -27,6 +27,11 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/engines/test_redteam_issue25b.py::"
+    "test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_credentials_never_printed":
+        "a harness CLI subprocess per URL (12 s each, most of it importing the command line)",
+    "tests/harness/test_redteam_issue25b.py::test_a_sigint_the_parent_ignored_stays_ignored_during_start_up":
+        "the whole start-up of the command line under repeated SIGINTs, per entry point (8-14 s each, loaded)",
     "tests/engines/test_proxy_issue25.py::test_a_socks_proxy_is_bad_input_before_the_run":
         "a harness CLI subprocess (10 s, most of it importing the command line)",
     "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":

@@ -26,10 +26,14 @@ def on_startup_signal(signum, frame) -> None:
 
 
 def guard_startup() -> dict:
-    """Install ``on_startup_signal`` for SIGINT and SIGTERM; returns the handlers it replaced."""
+    """Install ``on_startup_signal`` for SIGINT and SIGTERM; returns the handlers it replaced. A
+    signal the parent set to be ignored (``nohup``, a background job) stays ignored: the guard
+    must not make the harness stoppable by a signal meant for its parent."""
     previous = {}
     for sig in STARTUP_SIGNALS:
         try:
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                continue
             previous[sig] = signal.signal(sig, on_startup_signal)
         except ValueError:  # not the main thread (an embedding caller): signals stay as they were
             break

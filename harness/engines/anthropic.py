@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.engines import EngineContext, register
-from harness.engines.live import LiveEngine
+from harness.engines.live import LiveEngine, token_count
 
 
 def to_messages(req: EngineRequest) -> list[dict]:
@@ -75,11 +75,15 @@ class AnthropicEngine(LiveEngine):
     def usage_from_wire(u: dict | None) -> Usage | None:
         """The harness's ``Usage`` of a Messages API ``usage`` object (a dict); None when it lacks the
         input or output count (unknown, never 0)."""
-        if not isinstance(u, dict) or u.get("input_tokens") is None or u.get("output_tokens") is None:
+        if not isinstance(u, dict):
             return None
-        return Usage(input_tokens=int(u["input_tokens"]), output_tokens=int(u["output_tokens"]),
-                     cache_read_tokens=int(u.get("cache_read_input_tokens") or 0),
-                     cache_write_tokens=int(u.get("cache_creation_input_tokens") or 0))
+        try:  # only non-negative JSON integers are counts (``token_count``); else unknown: the booking
+            return Usage(input_tokens=token_count(u.get("input_tokens")),
+                         output_tokens=token_count(u.get("output_tokens")),
+                         cache_read_tokens=token_count(u.get("cache_read_input_tokens"), optional=True),
+                         cache_write_tokens=token_count(u.get("cache_creation_input_tokens"), optional=True))
+        except ValueError:
+            return None
 
     def from_wire(self, msg) -> EngineReply:
         texts, calls = [], []

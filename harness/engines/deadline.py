@@ -213,11 +213,13 @@ def _note_headers(w: Watch, resp) -> None:
 def usage_in_prefix(data: bytes) -> dict | None:
     """The top-level ``usage`` object of a JSON reply body from the bytes that arrived before a cut,
     or None when it had not arrived whole. Only a key at depth 1 counts: the same word inside the
-    model's text or a tool call's arguments (strings, or deeper objects) is never taken for it."""
+    model's text or a tool call's arguments (strings, or deeper objects) is never taken for it. A
+    second top-level ``usage`` key in the prefix (a JSON parser keeps the last, which may not have
+    arrived) makes it ambiguous: None, so the reply is charged its booking, never the smaller one."""
     text = data.decode("utf-8", "replace")
     depth, i, n = 0, 0, len(text)
     key_pending = False  # the last token at depth 1 was a string that may be a key
-    last = ""
+    last, found = "", None
     while i < n:
         c = text[i]
         if c == '"':
@@ -225,17 +227,15 @@ def usage_in_prefix(data: bytes) -> dict | None:
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             if j >= n:
-                return None
-            if depth == 1:
-                last, key_pending = text[i + 1:j], True
+                break
+            if depth == 1:  # the key as a JSON parser reads it ("usag\\u0065" is usage)
+                last, key_pending = _json_string(text[i:j + 1]), True
             i = j + 1
             continue
         if c == ":" and depth == 1 and key_pending and last == "usage":
-            try:
-                value, _ = json.JSONDecoder().raw_decode(text[i + 1:].lstrip())
-            except ValueError:
+            if found is not None:
                 return None
-            return value if isinstance(value, dict) else None
+            found = i + 1
         if c in "{[":
             depth += 1
         elif c in "}]":
@@ -243,7 +243,28 @@ def usage_in_prefix(data: bytes) -> dict | None:
         if not c.isspace():
             key_pending = False
         i += 1
-    return None
+    return None if found is None else _object_at(text, found)
+
+
+def _json_string(token: str) -> str:
+    """A JSON string token's value (escapes decoded); the raw token when it is not valid JSON."""
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return token
+    return value if isinstance(value, str) else token
+
+
+def _object_at(text: str, at: int) -> dict | None:
+    """The JSON object starting at ``text[at:]`` (after blanks), or None; non-finite numbers
+    (``Infinity``, ``NaN``, which Python's json reads) are refused, never counts."""
+    def refuse(name):
+        raise ValueError(f"{name} is not a JSON number")
+    try:
+        value, _ = json.JSONDecoder(parse_constant=refuse).raw_decode(text[at:].lstrip())
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 _TRANSPORTS: dict[str, type] = {}
@@ -265,7 +286,22 @@ def proxy_problem(environ=None) -> tuple[str, str] | None:
                 return name, (f"a {url.split('://', 1)[0]} proxy is not supported by the live engines (they "
                               f"honour {'/'.join(s + '://' for s in PROXY_SCHEMES)} proxies, under the whole-reply "
                               "deadline); unset it or use an HTTP proxy")
+            if url and not _readable_url(url if "://" in url else "http://" + url):
+                return name, ("is not a proxy URL the live engines can read (its host or port is malformed; "
+                              "httpx refuses it in every cell); fix or unset it")
     return None
+
+
+def _readable_url(url: str) -> bool:
+    """A proxy URL with a host and, if given, a port number (as httpx reads ``HTTP_PROXY``: a value
+    without a scheme is an http URL); the URL itself is never repeated (it may carry a password)."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError:
+        return False
+    return bool(parts.hostname)
 
 
 def _proxy_mounts(hx, transport_cls) -> dict:

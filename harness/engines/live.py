@@ -75,12 +75,6 @@ class LiveEngine:
     def usage_from_wire(self, u: dict | None) -> Usage | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _reported(self, obj) -> dict | None:
-        """The usage a parsed reply object reported, as the harness's usage fields; None when it has
-        none that are counts (charged its booking)."""
-        dump = getattr(getattr(obj, "usage", None), "model_dump", None)
-        return _counts(self, dump() if dump is not None else None)
-
     def _cut_usage(self, w) -> dict | None:
         """The usage the provider reported for a reply cut in transit, when its ``usage`` object was
         among the bytes that arrived (``usage_in_prefix``): what the provider bills for the reply."""
@@ -110,14 +104,18 @@ class LiveEngine:
                 meta["response"] = json.loads(http.text)
             except ValueError:
                 meta["response"] = http.text[:2000]
+            holder["wire_usage"] = meta["response"].get("usage") if isinstance(meta["response"], dict) else None
             return obj
 
         def check(obj):
-            holder["reply"] = self.from_wire(obj)  # raises ValueError/KeyError/TypeError on a malformed body
+            reply = self.from_wire(obj)  # raises ValueError/KeyError/TypeError on a malformed body
+            # the usage as the provider sent it: the SDK's parse coerces (``true`` becomes 1)
+            reply.usage = self.usage_from_wire(holder.get("wire_usage")) or Usage(missing=1)
+            holder["reply"] = reply
 
         try:
             call_with_retry(send, self.policy, deadline=req.deadline, faults=faults,
-                            what=f"{self.provider} {req.role} request", check=_as_malformed(check, self._reported))
+                            what=f"{self.provider} {req.role} request", check=_as_malformed(check, lambda _obj: _counts(self, holder.get("wire_usage"))))
         except DeadlineReached as exc:
             meta["deadline"] = str(exc)
             cut = getattr(exc.__cause__, "usage", None)
@@ -132,6 +130,18 @@ class LiveEngine:
         self.limiter.settle(holder.get("ticket"), reply.usage.total + reply.usage.cache_read_tokens
                             + reply.usage.cache_write_tokens)
         return reply
+
+
+def token_count(value, optional: bool = False) -> int:
+    """A provider's token count: a JSON integer (not a bool, float or string), at least 0; absent
+    (None) is 0 when ``optional``. Anything else raises ValueError: reading ``true`` as 1, 99.9 as 99
+    or -5 as -5 would charge a reply less than the provider may bill, so its usage is unknown and
+    the send is charged its booking (``Usage.missing``)."""
+    if value is None and optional:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"token count {value!r} is not a non-negative integer")
+    return value
 
 
 def _counts(engine, wire_usage: dict | None) -> dict | None:

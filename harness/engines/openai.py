@@ -24,7 +24,7 @@ import os
 
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
 from harness.engines import EngineContext, register
-from harness.engines.live import LiveEngine
+from harness.engines.live import LiveEngine, token_count
 
 FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "function_call": "tool_use"}
 
@@ -85,12 +85,20 @@ class OpenAIEngine(LiveEngine):
     def usage_from_wire(u: dict | None) -> Usage | None:
         """The harness's ``Usage`` of a Chat Completions ``usage`` object (a dict); None when it lacks
         the prompt or completion count (unknown, never 0)."""
-        if not isinstance(u, dict) or u.get("prompt_tokens") is None or u.get("completion_tokens") is None:
+        if not isinstance(u, dict):
             return None
-        cached = int((u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
-        reasoning = int((u.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
-        return Usage(input_tokens=int(u["prompt_tokens"]) - cached, output_tokens=int(u["completion_tokens"]),
-                     cache_read_tokens=cached, reasoning_tokens=reasoning)
+        details = [d if isinstance(d, dict) else {} for d in (u.get("prompt_tokens_details"),
+                                                               u.get("completion_tokens_details"))]
+        try:  # only non-negative JSON integers are counts (``token_count``); else unknown: the booking
+            prompt, out = token_count(u.get("prompt_tokens")), token_count(u.get("completion_tokens"))
+            cached = token_count(details[0].get("cached_tokens"), optional=True)
+            reasoning = token_count(details[1].get("reasoning_tokens"), optional=True)
+        except ValueError:
+            return None
+        if cached > prompt:  # more cached than sent: not a usage the harness can charge
+            return None
+        return Usage(input_tokens=prompt - cached, output_tokens=out, cache_read_tokens=cached,
+                     reasoning_tokens=reasoning)
 
     def from_wire(self, resp) -> EngineReply:
         if not getattr(resp, "choices", None):

@@ -149,6 +149,7 @@ class ResumeLedger:
         self.existing = {r["cell_key"]: r for r in rows if _pass_key(r) in self.finished}
         self.run_rows = {r["cell_key"]: r for r in rows if r.get("node") is None}  # a graph's repair rows
         self.repaired = bool(ledger.repair or ledger.head_repaired)
+        self.abandoned = Counter(_pass_key(r) for r in rows if r.get("kind") == "abandoned")
 
     @property
     def records(self) -> list[dict]:
@@ -162,10 +163,12 @@ class ResumeLedger:
             return _same_replay(self.existing.get(rec["cell_key"]), rec)
         if rec.get("node") is None and rec.get("cell_key") in self.run_rows:
             return _same_replay(self.run_rows[rec["cell_key"]], rec)
-        if key in self.partial:
+        if key in self.partial:  # each abandonment of a pass (one per kill) its own key: abandoned, abandoned#2, ...
             self.partial.discard(key)
+            self.abandoned[key] += 1
+            nth = "" if self.abandoned[key] == 1 else f"#{self.abandoned[key]}"
             self.ledger.append({**{k: rec[k] for k in ("run_id", "node", "pass") if k in rec}, "kind": "abandoned",
-                                "cell_key": f"{rec['run_id']}|{rec.get('node')}|{rec.get('pass')}|abandoned",
+                                "cell_key": f"{rec['run_id']}|{rec.get('node')}|{rec.get('pass')}|abandoned{nth}",
                                 "spent": False, "reason": "a kill cut this pass short; it reruns from attempt 1 "
                                 "(its earlier attempt rows are kept: they were spent)"})
         return self.ledger.append(rec)
