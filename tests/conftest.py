@@ -21,12 +21,30 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
     "tests/harness/test_kill_campaign_issue25.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
     "tests/viewer/test_browser.py": "headless Chromium through every page of the report (154 s)",
+    # measured as summed durations of a two-worker fast-tier run on a loaded machine (load 7-9)
+    "tests/harness/test_faults_issue25.py": "CLI runs killed, signalled, refused at their limits, each resumed (427 s)",
+    "tests/engines/test_faults_issue25.py": "CLI runs through both SDKs with faults injected at a loopback provider (67 s)",
+    "tests/analysis/test_compare.py": "two simulated runs through the CLI, compared (177 s; the paired statistics are unit-tested in test_paired)",
+    "tests/interop/test_inspect_logs.py": "a simulated run exported to Inspect eval logs and read back (109 s)",
+    "tests/harness/test_verdict_cache.py": "whole runs with and without the verdict cache (109 s)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/harness/test_tasks.py::test_task_validates":
+        "every task's reference and candidates through the judge, both tests (422 s; the agreement study's subset)",
+    "tests/harness/test_redteam_issue21_review.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
+        "a whole cell per scenario hook and planted path (100 s)",
+    "tests/harness/test_driver.py::test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key":
+        "a CLI run killed with SIGKILL and resumed (32 s)",
+    "tests/harness/test_adversarial.py::test_secret_in_any_encoding_is_found":
+        "a whole cell per encoding of a planted secret (43 s)",
+    "tests/corpus/test_speed_issue26.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
+        "ordered-set's mutants judged on both the swap and the fork path (tens of seconds)",
+    "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
+        "two corpus runs over a module, a test file edited between them (tens of seconds)",
     "tests/engines/test_redteam_issue25b.py::"
     "test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_credentials_never_printed":
         "a harness CLI subprocess per URL (12 s each, most of it importing the command line)",
