@@ -209,7 +209,7 @@ def void_kind_of(rec: Mapping[str, Any]) -> VoidKind | None:
 
 def kind_problems(rec: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field, what is wrong) for a record's closed fields as the run and the analysis branch on
-    them: ``outcome`` an ``Outcome``, ``void_kind`` a ``VoidKind`` on a void record only, never a
+    them: ``outcome`` an ``Outcome``, ``void_kind`` a ``VoidKind`` on a void v3 record only, never a
     kind that ``stops_run`` (such a cell is unrun, never recorded), and never a kind that
     contradicts the kind its own ``void_reason`` names (``VoidKind.of_reason``): a reader that
     trusted either one would classify the cell differently from one that trusted the other."""
@@ -221,6 +221,9 @@ def kind_problems(rec: Mapping[str, Any]) -> list[tuple[str, str]]:
         return out
     if not isinstance(kind, str) or kind not in VOID_KINDS:
         return [*out, ("void_kind", f"must be one of {', '.join(VOID_KINDS)} or null; got {kind!r}")]
+    version = rec.get("schema_version", 1)
+    if isinstance(version, int) and version < 3:
+        return [*out, ("void_kind", f"needs record schema v3; this record is v{version}")]
     if outcome != Outcome.VOID:
         return [*out, ("void_kind", f"{kind!r} on a {outcome!r} record (void records only)")]
     if VoidKind(kind).stops_run:

@@ -160,3 +160,20 @@ def test_auth_and_ceiling_faults_stop_the_run_an_engine_fault_does_not(tmp_path,
     assert recs == [] and not (run / "voids.jsonl").exists()  # unrun: never void, never scored
     assert [json.loads(x)["kind"] for x in (run / "stops.jsonl").read_text().splitlines()] == [kind]
     assert "STOPPED" in res.output and f"harness run --resume {run}" in res.output
+
+
+def test_schema_validate_agrees_with_the_reader_and_never_raises(tmp_path):
+    """``harness schema records --validate`` is the producer's check: it must refuse what
+    ``harness analyze`` refuses (a kind contradicting its reason, a v3 field on a v2 record), and
+    bytes that are not UTF-8 or JSON nested past the parser are a line each, never a traceback."""
+    from harness.cli.cli import main
+    contra = {**_void(1), "void_kind": "engine_fault", "void_reason": "infrastructure: ground truth: x"}
+    v2 = {**_void(2), "schema_version": 2, "void_kind": "engine_fault", "void_reason": "infrastructure: engine fault: x"}
+    path = _write(tmp_path / "r.jsonl", contra, v2)
+    (tmp_path / "raw.jsonl").write_bytes(b"\xff\xfe{}\n" + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    res = CliRunner().invoke(main, ["schema", "records", "--validate", str(path)])
+    assert res.exit_code == 2, res.output
+    assert f"{path}:1: field 'void_kind'" in res.output and f"{path}:2: field 'void_kind'" in res.output
+    res = CliRunner().invoke(main, ["schema", "records", "--validate", str(tmp_path / "raw.jsonl")])
+    assert res.exit_code == 2 and res.exception is None or isinstance(res.exception, SystemExit), res.output
+    assert "raw.jsonl:1: not UTF-8" in res.output and "raw.jsonl:2: not valid JSON" in res.output
