@@ -359,6 +359,10 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
                 if not isinstance(fv, (str, int, float, bool)) or "|" in str(fv) or "=" in str(k):
                     bad("factors", f"factor {k!r} must be a scalar without '|' (got {fv!r})")
     _validate_version(rec, bad)
+    if not any(p.startswith(f"{loc}: field 'void_kind'") for p in problems):
+        for fld, msg in record.kind_problems(rec):  # the closed kinds, as the run branches on them
+            if fld == "void_kind":
+                bad(fld, msg)
     v = rec.get("unsafe_detectors")
     if v is not None and not isinstance(v, list):
         bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")

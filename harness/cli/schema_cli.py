@@ -11,24 +11,43 @@ from harness.core import record
 
 
 def validate_file(path: str) -> tuple[int, list[str]]:
-    """(records read, problems as 'FILE:LINE: field NAME: message') of a JSONL records file."""
+    """(records read, problems as 'FILE:LINE: field NAME: message') of a JSONL records file: the
+    JSON Schema, then the closed kinds as the run and the analysis read them
+    (``record.kind_problems``), so this check refuses what ``harness analyze`` refuses. A line that
+    is not UTF-8 or not JSON (nested past the parser included) is one problem, never a traceback."""
     from jsonschema import Draft202012Validator
     validator = Draft202012Validator(record.json_schema())
     n, problems = 0, []
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh, 1):
-            if not line.strip():
+    with open(path, "rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            if not raw.strip():
                 continue
             n += 1
             try:
-                rec = json.loads(line)
+                rec = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                problems.append(f"{path}:{i}: not UTF-8 text (byte {exc.start}); expected a JSON record")
+                continue
             except json.JSONDecodeError as exc:
                 problems.append(f"{path}:{i}: not valid JSON ({exc.msg} at column {exc.colno})")
                 continue
-            for err in sorted(validator.iter_errors(rec), key=lambda e: list(e.path)):
-                where = ".".join(str(p) for p in err.path) or "<record>"
-                problems.append(f"{path}:{i}: field {where!r}: {err.message}")
+            except RecursionError:
+                problems.append(f"{path}:{i}: not valid JSON (nested deeper than the parser allows)")
+                continue
+            problems.extend(_problems(validator, rec, f"{path}:{i}"))
     return n, problems
+
+
+def _problems(validator, rec, loc: str) -> list[str]:
+    """One record's problems: the schema's, then the kinds' on fields the schema found no fault in."""
+    out, named = [], set()
+    for err in sorted(validator.iter_errors(rec), key=lambda e: [str(p) for p in e.path]):
+        where = ".".join(str(p) for p in err.path) or "<record>"
+        named.add(where)
+        out.append(f"{loc}: field {where!r}: {err.message}")
+    if isinstance(rec, dict):
+        out.extend(f"{loc}: field {name!r}: {why}" for name, why in record.kind_problems(rec) if name not in named)
+    return out
 
 
 def register(main: click.Group) -> None:

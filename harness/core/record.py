@@ -207,6 +207,33 @@ def void_kind_of(rec: Mapping[str, Any]) -> VoidKind | None:
     return VoidKind.of_reason(rec.get("void_reason"))
 
 
+def kind_problems(rec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, what is wrong) for a record's closed fields as the run and the analysis branch on
+    them: ``outcome`` an ``Outcome``, ``void_kind`` a ``VoidKind`` on a void v3 record only, never a
+    kind that ``stops_run`` (such a cell is unrun, never recorded), and never a kind that
+    contradicts the kind its own ``void_reason`` names (``VoidKind.of_reason``): a reader that
+    trusted either one would classify the cell differently from one that trusted the other."""
+    out: list[tuple[str, str]] = []
+    outcome, kind = rec.get("outcome"), rec.get("void_kind")
+    if not isinstance(outcome, str) or outcome not in OUTCOMES:
+        out.append(("outcome", f"must be one of {', '.join(OUTCOMES)}; got {outcome!r}"))
+    if kind is None:
+        return out
+    if not isinstance(kind, str) or kind not in VOID_KINDS:
+        return [*out, ("void_kind", f"must be one of {', '.join(VOID_KINDS)} or null; got {kind!r}")]
+    version = rec.get("schema_version", 1)
+    if isinstance(version, int) and version < 3:
+        return [*out, ("void_kind", f"needs record schema v3; this record is v{version}")]
+    if outcome != Outcome.VOID:
+        return [*out, ("void_kind", f"{kind!r} on a {outcome!r} record (void records only)")]
+    if VoidKind(kind).stops_run:
+        return [*out, ("void_kind", f"{kind!r} stops the run: its cell is unrun, never recorded")]
+    named = VoidKind.of_reason(rec.get("void_reason") if isinstance(rec.get("void_reason"), str) else None)
+    if named is not None and named.value != kind:
+        out.append(("void_kind", f"{kind!r} contradicts void_reason, which names {named.value!r}"))
+    return out
+
+
 def build(**values: Any) -> dict[str, Any]:
     """The one builder of a record: every field present (unset ones at their defaults), an unknown
     field a TypeError, Eq. 7 checked. Returns the plain dict the ledger writes."""

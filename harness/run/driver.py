@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.core import protocol as protocol_mod
+from harness.core import record as record_mod
 from harness.core.errors import ExitCode, InputError
 from harness.core.matrix import Cell, run_order
 from harness.core.outcomes import Outcome, RunStop, VoidKind
@@ -287,10 +288,24 @@ def _verify_and_open(run_dir: Path, log) -> _Session:
         log("caught records.head up with the last record (a kill between a line's fsync and the head update)")
     if ledger.repair:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
+    _check_ledger_kinds(ledger)
     latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
     return _Session(run_dir, meta, proto, ledger, done={k for k, o in latest.items() if o != Outcome.VOID},
                     void_keys={k for k, o in latest.items() if o == Outcome.VOID},
                     expected=_expected_digests(proto, meta["lock"]))
+
+
+def _check_ledger_kinds(ledger: Ledger) -> None:
+    """Every record the session branches on names its cell and carries closed kinds this driver
+    wrote (``harness.core.record.kind_problems``): a hash chain proves order, not authorship, so a
+    line rewritten and re-hashed must not make a cell count as scored, void or unrun by a kind the
+    driver never wrote. InputError naming the ledger, the line and the field; nothing changes."""
+    for line, rec in enumerate(ledger.records, 1):  # a verified ledger has no blank lines
+        if not isinstance(rec.get("cell_key"), str):
+            raise InputError(str(ledger.path), "cell_key", f"must be a string; got {rec.get('cell_key')!r}; "
+                             "refusing to resume (nothing was changed)", line=line)
+        for name, why in record_mod.kind_problems(rec):
+            raise InputError(str(ledger.path), name, f"{why}; refusing to resume (nothing was changed)", line=line)
 
 
 def _pending(s: _Session, pilot: int | None, limit_cells: int | None) -> list[Cell]:
