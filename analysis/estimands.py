@@ -124,8 +124,7 @@ def cr2(d, m) -> CR2:
     (M_ck = g_c'g_k, g_c = (I - H) A_c' X_c (X'X)^-1). With equal m_c it is C - 1 and V_CR2 equals
     the CR1 variance C/(C-1) sum r_c^2 / N^2, so it reduces to the classic cluster-t there.
     """
-    d = np.asarray(d, dtype=np.float64)
-    m = np.asarray(m, dtype=np.float64)
+    d, m = _clusters(d, m)
     N = m.sum()
     theta = d.sum() / N
     adj = 1.0 / (1.0 - m / N)
@@ -140,6 +139,22 @@ def cr2(d, m) -> CR2:
     m2 = float(np.mean(x * x))
     skew = float(np.mean(x**3)) / m2**1.5 if m2 > 0 else 0.0
     return CR2(float(theta), math.sqrt(var), df, shares, skew)
+
+
+def _clusters(d, m) -> tuple[np.ndarray, np.ndarray]:
+    """(d, m) as float arrays, or ValueError: every cluster needs at least one cell (a cluster with m_c = 0
+    would count towards ``POP_MIN_CLUSTERS`` and C in Hall's g without any data, and one holding every
+    cell makes (1 - m_c/N)^(-1/2) infinite), and d, m must be finite (NaN compares False with every
+    refusal threshold, so it would pass them)."""
+    d = np.asarray(d, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    if d.shape != m.shape or d.ndim != 1 or len(m) < 2:
+        raise ValueError(f"cr2 needs two equal-length 1-d arrays with at least 2 clusters; got {d.shape}, {m.shape}")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(m))):
+        raise ValueError("cr2: non-finite cluster difference or size")
+    if np.any(m <= 0):
+        raise ValueError(f"cr2: a cluster with no cells (sizes {m.tolist()}); drop empty clusters first")
+    return d, m
 
 
 def conditional_block(pc: PairedCounts, alpha: float) -> dict:
@@ -174,11 +189,11 @@ def pop_refusal(C: int, unit: str, fit: CR2 | None, informative: int, alpha: flo
         return (f"the arms differ in only {informative} of {C} {_plural(unit, C)} (fewer than {POP_MIN_INFORMATIVE} "
                 f"with a discordant cell): too few to estimate how the difference varies between {_plural(unit, 2)}")
     df = population_df(fit)
-    if df < MIN_EFFECTIVE_DF:
+    if not df >= MIN_EFFECTIVE_DF:  # written so that NaN refuses too
         return (f"the CR2 variance rests on {fit.effective_clusters:.1f} effective {_plural(unit, 2)} (G*): "
                 f"{df:.2f} df, too few to estimate the between-cluster variation")
     lo, hi = _interval(fit, len(fit.shares), alpha)
-    if lo < -1 or hi > 1:
+    if not (-1 <= lo and hi <= 1):  # NaN-safe; the one rule decided after the interval is formed
         return (f"the population interval ({df:.1f} df) would leave the parameter space [-100, +100] pp: "
                 "the data cannot bound this difference")
     return None

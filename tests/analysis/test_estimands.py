@@ -18,6 +18,7 @@ from analysis.estimands import (
     hall_interval,
     population_block,
     population_df,
+    population_interval,
 )
 from analysis.intervals import cluster_interval, cluster_se
 from analysis.paired import PairedCounts, mcnemar_exact_p, newcombe_interval, tango_interval, tango_q
@@ -301,3 +302,46 @@ def test_population_refuses_when_the_arms_differ_in_too_few_tasks():
 
             lo, hi = hall_interval(p["estimate"], p["se"], p["skewness"], 24, t.ppf(0.975, p["df"]))
             assert (p["lo"], p["hi"]) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
+
+
+@pytest.mark.parametrize("d,m,why", [
+    ([3, 0, 0, 0, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0, 0, 0, 0], "no cells"),  # one cluster holds every cell
+    ([1, -2, 3, 1, 2, 1, -1, 2, 0], [5, 5, 5, 5, 5, 5, 5, 5, 0], "no cells"),  # an empty cluster padding C
+    ([float("nan"), 1, 2, 3, 1, 2, 1, 0, 1], [5] * 9, "non-finite"),
+    ([float("inf"), 1, 2, 3, 1, 2, 1, 0, 1], [5] * 9, "non-finite"),
+    ([1, 1, 2, 3, 1, 2, 1, 0, 1], [5, 5, 5, 5, 5, 5, 5, 5, -5], "no cells"),
+])
+def test_cr2_rejects_empty_negative_and_nonfinite_clusters(d, m, why):
+    """Before the check, an empty cluster counted towards the 8-cluster minimum and Hall's C, a cluster
+    holding every cell gave NaN (1/(1 - m_c/N) = inf), and NaN passed every refusal threshold (NaN
+    compares False) or was refused with a wrong reason ("0.0 effective tasks")."""
+    with pytest.raises(ValueError, match=why):
+        cr2(d, m)
+    with pytest.raises(ValueError, match=why):
+        population_interval(d, m, 9, "task", 0.05)
+
+
+def test_population_boundary_at_exactly_eight_clusters_and_with_single_cell_clusters():
+    """7 clusters: n/a (count rule); 8: an interval. Single-cell clusters are clusters like any other."""
+    d8, m8 = np.array([1, -2, 3, 0, 2, 1, -1, 2]), np.full(8, 5)
+    assert population_interval(d8[:7], m8[:7], 7, "task", 0.05)[2].startswith("7 tasks: fewer than 8")
+    fit, ci, reason = population_interval(d8, m8, 8, "task", 0.05)
+    assert reason is None and fit is not None and ci is not None and ci[0] < fit.estimate < ci[1]
+    d1 = np.array([1, 0, -1, 1, 1, 1, 1, -1, 1, 1])
+    fit, ci, reason = population_interval(d1, np.ones(10), 8, "task", 0.05)
+    assert reason is None and ci is not None and -1 <= ci[0] < 0.5 < ci[1] <= 1
+    assert fit is not None and fit.df == pytest.approx(9)  # equal sizes: BM df = C - 1
+
+
+def test_refusals_before_the_interval_do_not_depend_on_the_level():
+    """Every rule but the parameter-space one is decided before any interval is formed, so it cannot
+    depend on alpha (the only input that moves the interval and not the fit); the last rule does."""
+    from analysis.estimands import pop_refusal
+
+    m = np.full(8, 5)
+    d = np.array([3, 2, 4, 1, -1, 2, 3, 1])
+    fit = cr2(d, m)
+    assert pop_refusal(8, "task", fit, 8, 0.05) is None
+    assert "parameter space" in pop_refusal(8, "task", fit, 8, 0.001)
+    for alpha in (0.2, 0.05, 0.001):
+        assert pop_refusal(8, "task", fit, 7, alpha).startswith("the arms differ in only 7 of 8")
