@@ -94,8 +94,8 @@ def fmt_population(e: dict) -> str:
             return head + f"{est}, interval n/a ({short}): {e['reason'].removeprefix(short + ': ')}"
         return head + f"{est}, interval n/a: {e['reason']}"
     return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] Hall-transformed CR2 {100 * e['level']:.4g}%, t on "
-                   f"{e['df']:.1f} df = min(Bell-McCaffrey {e['bm_df']:.1f}, 2 G* = {2 * e['effective_clusters']:.1f} "
-                   f"effective {_plural(unit, 2)}), skewness {e['skewness']:+.2f}, {e['informative_clusters']} "
+                   f"{e['df']:.1f} df = min(Bell-McCaffrey {e['bm_df']:.1f}, 2 G* = {2 * e['effective_clusters']:.1f}; "
+                   f"G* = {e['effective_clusters']:.1f} effective {_plural(unit, 2)}), skewness {e['skewness']:+.2f}, {e['informative_clusters']} "
                    f"{_plural(unit, 2)} with a discordant cell (largest {unit} {100 * e['top_share']:.0f}% of the "
                    f"variance); limit: {e['limit']}")
 

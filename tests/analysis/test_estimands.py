@@ -345,3 +345,21 @@ def test_refusals_before_the_interval_do_not_depend_on_the_level():
     assert "parameter space" in pop_refusal(8, "task", fit, 8, 0.001)
     for alpha in (0.2, 0.05, 0.001):
         assert pop_refusal(8, "task", fit, 7, alpha).startswith("the arms differ in only 7 of 8")
+
+
+def test_printed_population_line_labels_g_star_not_twice_it_as_the_effective_clusters():
+    """The df is min(BM, 2 G*); the effective number of clusters is G*, not 2 G* (the line said
+    '2 G* = 7.1 effective tasks' for G* = 3.6)."""
+    from analysis.report import fmt_population
+
+    m = np.full(24, 75)
+    sa = np.full(24, 75)
+    sb = sa.copy()
+    sb[:8] = 73
+    sb[0] = 70
+    p = population_block(sa - sb, m, [f"t{i}" for i in range(24)], _per_cluster(sa, sb, m), "task", 0.05)
+    assert p["reason"] is None
+    line = fmt_population(p)
+    g = p["effective_clusters"]
+    assert f"2 G* = {2 * g:.1f}; G* = {g:.1f} effective tasks" in line
+    assert f"2 G* = {2 * g:.1f} effective" not in line
