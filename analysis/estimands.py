@@ -194,9 +194,20 @@ def pop_refusal(C: int, unit: str, fit: CR2 | None, informative: int, alpha: flo
                 f"{df:.2f} df, too few to estimate the between-cluster variation")
     lo, hi = _interval(fit, len(fit.shares), alpha)
     if not (-1 <= lo and hi <= 1):  # NaN-safe; the one rule decided after the interval is formed
-        return (f"the population interval ({df:.1f} df) would leave the parameter space [-100, +100] pp: "
-                "the data cannot bound this difference")
+        turn = hall_turning_margin(fit.skewness, len(fit.shares), float(t_dist.ppf(1 - alpha / 2, df)))
+        why = "the data cannot bound this difference" if turn >= 0 else (
+            f"Hall's transformation is past its turning point at skewness {fit.skewness:+.2f} on "
+            f"{len(fit.shares)} {_plural(unit, 2)} (margin {turn:.2f} < 0), so its long-tail endpoint runs away")
+        return f"the population interval ({df:.1f} df) would leave the parameter space [-100, +100] pp: {why}"
     return None
+
+
+def hall_turning_margin(gamma: float, C: int, q: float) -> float:
+    """1 - |gamma| q / sqrt(C) - gamma^2 / (6C): the smaller cube-root argument of ``hall_interval``'s
+    inverse at y = +-q/sqrt(C). Below 0, the endpoint on the long-tail side is past g's stationary point
+    W = -3/gamma (g'(W) = (1 + gamma W/3)^2 = 0), where g is flat and its inverse grows without the
+    Edgeworth expansion's support: Hall's (1992) correction assumes gamma / sqrt(C) small."""
+    return 1.0 - abs(gamma) * q / math.sqrt(C) - gamma * gamma / (6 * C)
 
 
 def _interval(fit: CR2, C: int, alpha: float) -> tuple[float, float]:

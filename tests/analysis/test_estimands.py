@@ -363,3 +363,26 @@ def test_printed_population_line_labels_g_star_not_twice_it_as_the_effective_clu
     g = p["effective_clusters"]
     assert f"2 G* = {2 * g:.1f}; G* = {g:.1f} effective tasks" in line
     assert f"2 G* = {2 * g:.1f} effective" not in line
+
+
+def test_parameter_space_refusal_names_halls_turning_point_when_that_is_the_cause():
+    """8 tasks of 5 cells, one task at -3 among +1..+4: the t interval on the same df is [-0.09, +0.74],
+    but Hall's inverse passes its stationary point (1 - |gamma| q/sqrt(C) - gamma^2/(6C) < 0) and the
+    lower end runs to -1.34. The reason said 'the data cannot bound this difference'; it now names the
+    transformation. A case inside the turning point keeps the data reason."""
+    from scipy.stats import t
+
+    from analysis.estimands import hall_turning_margin, pop_refusal
+
+    fit = cr2([3, 2, 4, 1, -3, 2, 3, 1], np.full(8, 5))
+    q = float(t.ppf(0.975, population_df(fit)))
+    assert hall_turning_margin(fit.skewness, 8, q) < 0
+    lo, _ = hall_interval(fit.estimate, fit.se, fit.skewness, 8, q)
+    assert lo < -1 < fit.estimate - q * fit.se
+    reason = pop_refusal(8, "task", fit, 8, 0.05)
+    assert "parameter space" in reason and "past its turning point at skewness -1.27 on 8 tasks" in reason
+    assert "cannot bound" not in reason
+    # the cube-root argument at the turning margin is exactly the margin (hand check of the formula)
+    g, C, qq = -1.27, 8, 2.7
+    r = qq / math.sqrt(C)
+    assert min(1 + g * (y - g / (6 * C)) for y in (r, -r)) == pytest.approx(hall_turning_margin(g, C, qq), abs=1e-15)
