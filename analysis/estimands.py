@@ -260,7 +260,8 @@ def population_block(d, m, labels, per_cluster: list[PairedCounts], unit: str, a
                    top_share=float(fit.shares[top]), top_cluster=str(labels[top]))
     if ci is not None:
         assert fit is not None
-        out.update(lo=ci[0], hi=ci[1], t_quantile=float(t_dist.ppf(1 - alpha / 2, population_df(fit))))
+        q = float(t_dist.ppf(1 - alpha / 2, population_df(fit)))
+        out.update(lo=ci[0], hi=ci[1], t_quantile=q, hall_turning_margin=hall_turning_margin(fit.skewness, C, q))
         return out
     out["reason"] = reason
     if allow_split and fit is not None and float(fit.shares.max()) > DOMINANT_SHARE:

@@ -386,3 +386,22 @@ def test_parameter_space_refusal_names_halls_turning_point_when_that_is_the_caus
     g, C, qq = -1.27, 8, 2.7
     r = qq / math.sqrt(C)
     assert min(1 + g * (y - g / (6 * C)) for y in (r, -r)) == pytest.approx(hall_turning_margin(g, C, qq), abs=1e-15)
+
+
+def test_printed_interval_past_halls_turning_point_says_so():
+    """24 tasks of 75 cells, 8 with +2 and one of them +10 instead (skewness +3.3): the interval is printed
+    (0.2 to 6.6 pp) but its upper end comes from the cubic's runaway branch; summary.json carries the
+    margin and the line says which end. At +5 (skewness +1.65, margin +0.21) there is no note."""
+    from analysis.report import fmt_population
+
+    m = np.full(24, 75)
+    for top, past in ((10, True), (5, False)):
+        d = np.zeros(24, dtype=np.int64)
+        d[:8] = 2
+        d[0] = top
+        sa, sb = np.full(24, 75), 75 - d
+        p = population_block(d, m, [f"t{i}" for i in range(24)], _per_cluster(sa, sb, m), "task", 0.05)
+        assert p["reason"] is None and (p["hall_turning_margin"] < 0) == past
+        assert ("past its turning point" in fmt_population(p)) == past
+        if past:
+            assert "the upper end is set by its runaway branch" in fmt_population(p)
