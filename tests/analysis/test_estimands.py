@@ -405,3 +405,15 @@ def test_printed_interval_past_halls_turning_point_says_so():
         assert ("past its turning point" in fmt_population(p)) == past
         if past:
             assert "the upper end is set by its runaway branch" in fmt_population(p)
+
+
+def test_no_variation_is_refused_even_when_rounding_leaves_a_tiny_se():
+    """10 tasks of 49 cells, each with one a-only cell: every task's difference is exactly the mean, but
+    1 - 49 * (10/490) rounds to about 1e-17, so the se was 7.6e-19 and a zero-width interval
+    [+2.04, +2.04] pp was printed. It is the 'no variation' refusal; cluster-t warns the same way."""
+    d, m = np.ones(10, dtype=np.int64), np.full(10, 49)
+    fit, ci, reason = population_interval(d, m, 10, "task", 0.05)
+    assert ci is None and reason.startswith("no variation between clusters")
+    assert fit is not None and fit.se == 0.0 and fit.skewness == 0.0
+    r = cluster_interval(d, np.zeros(10, dtype=np.int64), m, method="cluster-t")
+    assert any("no between-cluster variation" in w for w in r.warnings)
