@@ -124,22 +124,49 @@ def cr2(d, m) -> CR2:
     (M_ck = g_c'g_k, g_c = (I - H) A_c' X_c (X'X)^-1). With equal m_c it is C - 1 and V_CR2 equals
     the CR1 variance C/(C-1) sum r_c^2 / N^2, so it reduces to the classic cluster-t there.
     """
-    d = np.asarray(d, dtype=np.float64)
-    m = np.asarray(m, dtype=np.float64)
+    d, m = _clusters(d, m)
     N = m.sum()
     theta = d.sum() / N
     adj = 1.0 / (1.0 - m / N)
-    terms = (d - theta * m) ** 2 * adj
+    r = _residuals(d, m, theta)
+    terms = r**2 * adj
     var = terms.sum() / N**2
     a = np.sqrt(adj) / N
     M = a[:, None] * (np.diag(m) - np.outer(m, m) / N) * a[None, :]
     tr, tr2 = float(np.trace(M)), float(np.sum(M * M))
     df = tr * tr / tr2 if tr2 > 0 else float("nan")
     shares = terms / terms.sum() if terms.sum() > 0 else np.zeros_like(terms)
-    x = (d - theta * m) / (N / len(m))
+    x = r / (N / len(m))
     m2 = float(np.mean(x * x))
     skew = float(np.mean(x**3)) / m2**1.5 if m2 > 0 else 0.0
     return CR2(float(theta), math.sqrt(var), df, shares, skew)
+
+
+def _residuals(d: np.ndarray, m: np.ndarray, theta: float) -> np.ndarray:
+    """d_c - theta m_c, with rounding noise set to 0. With counts a true residual is (d_c N - D m_c)/N, at
+    least 1/N when not 0, far above 1e-12 x the scale of d and theta m; below that it is floating-point
+    noise (10 tasks of 49 cells, one a-only cell each: residuals of 1e-17, so se = 7.6e-19, not 0, and
+    a zero-width interval passed the "no variation" refusal)."""
+    r = d - theta * m
+    scale = max(float(np.abs(d).max()), abs(theta) * float(m.max()))
+    r[np.abs(r) <= 1e-12 * scale] = 0.0
+    return r
+
+
+def _clusters(d, m) -> tuple[np.ndarray, np.ndarray]:
+    """(d, m) as float arrays, or ValueError: every cluster needs at least one cell (a cluster with m_c = 0
+    would count towards ``POP_MIN_CLUSTERS`` and C in Hall's g without any data, and one holding every
+    cell makes (1 - m_c/N)^(-1/2) infinite), and d, m must be finite (NaN compares False with every
+    refusal threshold, so it would pass them)."""
+    d = np.asarray(d, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    if d.shape != m.shape or d.ndim != 1 or len(m) < 2:
+        raise ValueError(f"cr2 needs two equal-length 1-d arrays with at least 2 clusters; got {d.shape}, {m.shape}")
+    if not (np.all(np.isfinite(d)) and np.all(np.isfinite(m))):
+        raise ValueError("cr2: non-finite cluster difference or size")
+    if np.any(m <= 0):
+        raise ValueError(f"cr2: a cluster with no cells (sizes {m.tolist()}); drop empty clusters first")
+    return d, m
 
 
 def conditional_block(pc: PairedCounts, alpha: float) -> dict:
@@ -174,14 +201,25 @@ def pop_refusal(C: int, unit: str, fit: CR2 | None, informative: int, alpha: flo
         return (f"the arms differ in only {informative} of {C} {_plural(unit, C)} (fewer than {POP_MIN_INFORMATIVE} "
                 f"with a discordant cell): too few to estimate how the difference varies between {_plural(unit, 2)}")
     df = population_df(fit)
-    if df < MIN_EFFECTIVE_DF:
+    if not df >= MIN_EFFECTIVE_DF:  # written so that NaN refuses too
         return (f"the CR2 variance rests on {fit.effective_clusters:.1f} effective {_plural(unit, 2)} (G*): "
                 f"{df:.2f} df, too few to estimate the between-cluster variation")
     lo, hi = _interval(fit, len(fit.shares), alpha)
-    if lo < -1 or hi > 1:
-        return (f"the population interval ({df:.1f} df) would leave the parameter space [-100, +100] pp: "
-                "the data cannot bound this difference")
+    if not (-1 <= lo and hi <= 1):  # NaN-safe; the one rule decided after the interval is formed
+        turn = hall_turning_margin(fit.skewness, len(fit.shares), float(t_dist.ppf(1 - alpha / 2, df)))
+        why = "the data cannot bound this difference" if turn >= 0 else (
+            f"Hall's transformation is past its turning point at skewness {fit.skewness:+.2f} on "
+            f"{len(fit.shares)} {_plural(unit, 2)} (margin {turn:.2f} < 0), so its long-tail endpoint runs away")
+        return f"the population interval ({df:.1f} df) would leave the parameter space [-100, +100] pp: {why}"
     return None
+
+
+def hall_turning_margin(gamma: float, C: int, q: float) -> float:
+    """1 - |gamma| q / sqrt(C) - gamma^2 / (6C): the smaller cube-root argument of ``hall_interval``'s
+    inverse at y = +-q/sqrt(C). Below 0, the endpoint on the long-tail side is past g's stationary point
+    W = -3/gamma (g'(W) = (1 + gamma W/3)^2 = 0), where g is flat and its inverse grows without the
+    Edgeworth expansion's support: Hall's (1992) correction assumes gamma / sqrt(C) small."""
+    return 1.0 - abs(gamma) * q / math.sqrt(C) - gamma * gamma / (6 * C)
 
 
 def _interval(fit: CR2, C: int, alpha: float) -> tuple[float, float]:
@@ -234,7 +272,8 @@ def population_block(d, m, labels, per_cluster: list[PairedCounts], unit: str, a
                    top_share=float(fit.shares[top]), top_cluster=str(labels[top]))
     if ci is not None:
         assert fit is not None
-        out.update(lo=ci[0], hi=ci[1], t_quantile=float(t_dist.ppf(1 - alpha / 2, population_df(fit))))
+        q = float(t_dist.ppf(1 - alpha / 2, population_df(fit)))
+        out.update(lo=ci[0], hi=ci[1], t_quantile=q, hall_turning_margin=hall_turning_margin(fit.skewness, C, q))
         return out
     out["reason"] = reason
     if allow_split and fit is not None and float(fit.shares.max()) > DOMINANT_SHARE:

@@ -94,10 +94,21 @@ def fmt_population(e: dict) -> str:
             return head + f"{est}, interval n/a ({short}): {e['reason'].removeprefix(short + ': ')}"
         return head + f"{est}, interval n/a: {e['reason']}"
     return head + (f"{est} [{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] Hall-transformed CR2 {100 * e['level']:.4g}%, t on "
-                   f"{e['df']:.1f} df = min(Bell-McCaffrey {e['bm_df']:.1f}, 2 G* = {2 * e['effective_clusters']:.1f} "
-                   f"effective {_plural(unit, 2)}), skewness {e['skewness']:+.2f}, {e['informative_clusters']} "
+                   f"{e['df']:.1f} df = min(Bell-McCaffrey {e['bm_df']:.1f}, 2 G* = {2 * e['effective_clusters']:.1f}; "
+                   f"G* = {e['effective_clusters']:.1f} effective {_plural(unit, 2)}), skewness {e['skewness']:+.2f}, {e['informative_clusters']} "
                    f"{_plural(unit, 2)} with a discordant cell (largest {unit} {100 * e['top_share']:.0f}% of the "
-                   f"variance); limit: {e['limit']}")
+                   f"variance){_past_turning_point(e)}; limit: {e['limit']}")
+
+
+def _past_turning_point(e: dict) -> str:
+    """A note when Hall's cubic is past its turning point (``analysis.estimands.hall_turning_margin`` < 0):
+    the long-tail endpoint then comes from the transformation's runaway branch, outside the small-skewness
+    range its Edgeworth justification covers, so that side's width is the method's, not only the data's."""
+    margin = e.get("hall_turning_margin")
+    if margin is None or margin >= 0:
+        return ""
+    return (f"; NOTE: Hall's transformation is past its turning point (margin {margin:.2f} < 0): the "
+            f"{'upper' if e['skewness'] > 0 else 'lower'} end is set by its runaway branch, not by a small-skewness correction")
 
 
 def fmt_estimands(c: dict) -> list[str]:

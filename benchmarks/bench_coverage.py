@@ -170,7 +170,7 @@ def estimand_study(sims: int, B: int, seed: int, log=print) -> list[dict]:
 def _cov(e: dict) -> str:
     if e["coverage"] is None:
         return "n/a (no intervals)"
-    return f"{100 * e['coverage']:.1f}% ({e['hits']}/{e['given']})"
+    return f"{100 * e['coverage']:.1f}% ({e['hits']}/{e['given']}) [{100 * e['lo']:.1f}, {100 * e['hi']:.1f}]"
 
 
 def render_estimands(rows: list[dict]) -> str:
@@ -184,7 +184,7 @@ def render_estimands(rows: list[dict]) -> str:
            "'bad' with probability 1/24 (the paper's du-duration rates), so one task holds ~90% of the events. "
            "Conditional = coverage of each study's own cells' mean difference; population = coverage of the "
            "marginal difference over tasks. Coverage is over the studies where the method gives an interval "
-           "(k/given); n/a = share of studies with no interval (the method refuses, with its reason); widths in "
+           "(k/given) [Wilson 95% over those studies]; n/a = share of studies with no interval (the method refuses, with its reason); widths in "
            f"pp over given intervals; absurd = share of all studies with an interval wider than {ABSURD_PP:g} pp.\n",
            "| setting | method | conditional coverage | population coverage | n/a | median width | p95 width | absurd |",
            "|---|---|---|---|---|---|---|---|"]
@@ -215,9 +215,8 @@ def render_population(rows: list[dict], title: str) -> str:
            "|---|---|---|---|---|"]
     for r in rows:
         p = r["population"]
-        ci = "" if p["coverage"] is None else f" [{100 * p['lo']:.1f}, {100 * p['hi']:.1f}]"
         w = "n/a" if p["given"] == 0 else f"{p['median_width_pp']:.2f}"
-        out.append(f"| {r['name']} | {METHOD_LABEL[(r['method'], r['cluster'])]} | {_cov(p)}{ci} | "
+        out.append(f"| {r['name']} | {METHOD_LABEL[(r['method'], r['cluster'])]} | {_cov(p)} | "
                    f"{100 * p['na_share']:.0f}% | {w} |")
     return "\n".join(out) + "\n"
 

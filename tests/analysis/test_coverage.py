@@ -118,3 +118,22 @@ def test_rejected_heterogeneity_candidate_ratio_hand_worked():
 
     assert _heterogeneity_ratio([2, 0], [0, 0], [4, 4]) == pytest.approx(3.0, rel=1e-12)
     assert _heterogeneity_ratio([0, 0], [0, 0], [4, 4]) == float("inf")
+
+
+def test_estimand_table_prints_the_wilson_interval_beside_every_coverage():
+    """Monte Carlo error beside each coverage: a coverage from 17 printed studies (the rare-task row) has a
+    Wilson interval 31 pp wide, which a header's 0.5 pp s.e. (for 2,000 studies near 95%) misstates."""
+    from benchmarks.bench_coverage import render_estimands, render_population
+    from harness.core.wilson import wilson
+
+    def block(k, n):
+        w = wilson(k, n)
+        return {"hits": k, "given": n, "n": 2000, "coverage": w.rate, "lo": w.lo, "hi": w.hi, "na_share": 1 - n / 2000,
+                "median_width_pp": 23.7, "p95_width_pp": 40.0, "absurd_share": 0.0}
+
+    row = {"name": "rare", "method": "population", "cluster": "task", "tasks": 24, "scenarios": 15, "repeats": 5,
+           "n_sims": 2000, "B": 999, "seed": 1, "conditional": block(16, 17), "population": block(15, 17)}
+    w = wilson(15, 17)
+    want = f"88.2% (15/17) [{100 * w.lo:.1f}, {100 * w.hi:.1f}]"
+    assert want in render_estimands([row]) and "[65.7, 96.7]" in want
+    assert render_population([row], "t").count(want) == 1  # once, not twice

@@ -18,6 +18,7 @@ from analysis.estimands import (
     hall_interval,
     population_block,
     population_df,
+    population_interval,
 )
 from analysis.intervals import cluster_interval, cluster_se
 from analysis.paired import PairedCounts, mcnemar_exact_p, newcombe_interval, tango_interval, tango_q
@@ -301,3 +302,118 @@ def test_population_refuses_when_the_arms_differ_in_too_few_tasks():
 
             lo, hi = hall_interval(p["estimate"], p["se"], p["skewness"], 24, t.ppf(0.975, p["df"]))
             assert (p["lo"], p["hi"]) == (pytest.approx(lo, rel=1e-12), pytest.approx(hi, rel=1e-12))
+
+
+@pytest.mark.parametrize("d,m,why", [
+    ([3, 0, 0, 0, 0, 0, 0, 0, 0], [10, 0, 0, 0, 0, 0, 0, 0, 0], "no cells"),  # one cluster holds every cell
+    ([1, -2, 3, 1, 2, 1, -1, 2, 0], [5, 5, 5, 5, 5, 5, 5, 5, 0], "no cells"),  # an empty cluster padding C
+    ([float("nan"), 1, 2, 3, 1, 2, 1, 0, 1], [5] * 9, "non-finite"),
+    ([float("inf"), 1, 2, 3, 1, 2, 1, 0, 1], [5] * 9, "non-finite"),
+    ([1, 1, 2, 3, 1, 2, 1, 0, 1], [5, 5, 5, 5, 5, 5, 5, 5, -5], "no cells"),
+])
+def test_cr2_rejects_empty_negative_and_nonfinite_clusters(d, m, why):
+    """Before the check, an empty cluster counted towards the 8-cluster minimum and Hall's C, a cluster
+    holding every cell gave NaN (1/(1 - m_c/N) = inf), and NaN passed every refusal threshold (NaN
+    compares False) or was refused with a wrong reason ("0.0 effective tasks")."""
+    with pytest.raises(ValueError, match=why):
+        cr2(d, m)
+    with pytest.raises(ValueError, match=why):
+        population_interval(d, m, 9, "task", 0.05)
+
+
+def test_population_boundary_at_exactly_eight_clusters_and_with_single_cell_clusters():
+    """7 clusters: n/a (count rule); 8: an interval. Single-cell clusters are clusters like any other."""
+    d8, m8 = np.array([1, -2, 3, 0, 2, 1, -1, 2]), np.full(8, 5)
+    assert population_interval(d8[:7], m8[:7], 7, "task", 0.05)[2].startswith("7 tasks: fewer than 8")
+    fit, ci, reason = population_interval(d8, m8, 8, "task", 0.05)
+    assert reason is None and fit is not None and ci is not None and ci[0] < fit.estimate < ci[1]
+    d1 = np.array([1, 0, -1, 1, 1, 1, 1, -1, 1, 1])
+    fit, ci, reason = population_interval(d1, np.ones(10), 8, "task", 0.05)
+    assert reason is None and ci is not None and -1 <= ci[0] < 0.5 < ci[1] <= 1
+    assert fit is not None and fit.df == pytest.approx(9)  # equal sizes: BM df = C - 1
+
+
+def test_refusals_before_the_interval_do_not_depend_on_the_level():
+    """Every rule but the parameter-space one is decided before any interval is formed, so it cannot
+    depend on alpha (the only input that moves the interval and not the fit); the last rule does."""
+    from analysis.estimands import pop_refusal
+
+    m = np.full(8, 5)
+    d = np.array([3, 2, 4, 1, -1, 2, 3, 1])
+    fit = cr2(d, m)
+    assert pop_refusal(8, "task", fit, 8, 0.05) is None
+    assert "parameter space" in pop_refusal(8, "task", fit, 8, 0.001)
+    for alpha in (0.2, 0.05, 0.001):
+        assert pop_refusal(8, "task", fit, 7, alpha).startswith("the arms differ in only 7 of 8")
+
+
+def test_printed_population_line_labels_g_star_not_twice_it_as_the_effective_clusters():
+    """The df is min(BM, 2 G*); the effective number of clusters is G*, not 2 G* (the line said
+    '2 G* = 7.1 effective tasks' for G* = 3.6)."""
+    from analysis.report import fmt_population
+
+    m = np.full(24, 75)
+    sa = np.full(24, 75)
+    sb = sa.copy()
+    sb[:8] = 73
+    sb[0] = 70
+    p = population_block(sa - sb, m, [f"t{i}" for i in range(24)], _per_cluster(sa, sb, m), "task", 0.05)
+    assert p["reason"] is None
+    line = fmt_population(p)
+    g = p["effective_clusters"]
+    assert f"2 G* = {2 * g:.1f}; G* = {g:.1f} effective tasks" in line
+    assert f"2 G* = {2 * g:.1f} effective" not in line
+
+
+def test_parameter_space_refusal_names_halls_turning_point_when_that_is_the_cause():
+    """8 tasks of 5 cells, one task at -3 among +1..+4: the t interval on the same df is [-0.09, +0.74],
+    but Hall's inverse passes its stationary point (1 - |gamma| q/sqrt(C) - gamma^2/(6C) < 0) and the
+    lower end runs to -1.34. The reason said 'the data cannot bound this difference'; it now names the
+    transformation. A case inside the turning point keeps the data reason."""
+    from scipy.stats import t
+
+    from analysis.estimands import hall_turning_margin, pop_refusal
+
+    fit = cr2([3, 2, 4, 1, -3, 2, 3, 1], np.full(8, 5))
+    q = float(t.ppf(0.975, population_df(fit)))
+    assert hall_turning_margin(fit.skewness, 8, q) < 0
+    lo, _ = hall_interval(fit.estimate, fit.se, fit.skewness, 8, q)
+    assert lo < -1 < fit.estimate - q * fit.se
+    reason = pop_refusal(8, "task", fit, 8, 0.05)
+    assert "parameter space" in reason and "past its turning point at skewness -1.27 on 8 tasks" in reason
+    assert "cannot bound" not in reason
+    # the cube-root argument at the turning margin is exactly the margin (hand check of the formula)
+    g, C, qq = -1.27, 8, 2.7
+    r = qq / math.sqrt(C)
+    assert min(1 + g * (y - g / (6 * C)) for y in (r, -r)) == pytest.approx(hall_turning_margin(g, C, qq), abs=1e-15)
+
+
+def test_printed_interval_past_halls_turning_point_says_so():
+    """24 tasks of 75 cells, 8 with +2 and one of them +10 instead (skewness +3.3): the interval is printed
+    (0.2 to 6.6 pp) but its upper end comes from the cubic's runaway branch; summary.json carries the
+    margin and the line says which end. At +5 (skewness +1.65, margin +0.21) there is no note."""
+    from analysis.report import fmt_population
+
+    m = np.full(24, 75)
+    for top, past in ((10, True), (5, False)):
+        d = np.zeros(24, dtype=np.int64)
+        d[:8] = 2
+        d[0] = top
+        sa, sb = np.full(24, 75), 75 - d
+        p = population_block(d, m, [f"t{i}" for i in range(24)], _per_cluster(sa, sb, m), "task", 0.05)
+        assert p["reason"] is None and (p["hall_turning_margin"] < 0) == past
+        assert ("past its turning point" in fmt_population(p)) == past
+        if past:
+            assert "the upper end is set by its runaway branch" in fmt_population(p)
+
+
+def test_no_variation_is_refused_even_when_rounding_leaves_a_tiny_se():
+    """10 tasks of 49 cells, each with one a-only cell: every task's difference is exactly the mean, but
+    1 - 49 * (10/490) rounds to about 1e-17, so the se was 7.6e-19 and a zero-width interval
+    [+2.04, +2.04] pp was printed. It is the 'no variation' refusal; cluster-t warns the same way."""
+    d, m = np.ones(10, dtype=np.int64), np.full(10, 49)
+    fit, ci, reason = population_interval(d, m, 10, "task", 0.05)
+    assert ci is None and reason.startswith("no variation between clusters")
+    assert fit is not None and fit.se == 0.0 and fit.skewness == 0.0
+    r = cluster_interval(d, np.zeros(10, dtype=np.int64), m, method="cluster-t")
+    assert any("no between-cluster variation" in w for w in r.warnings)
