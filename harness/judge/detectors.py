@@ -219,10 +219,13 @@ def _assembled_from_pieces(secret: str, text: str) -> bool:
         for part in re.split(r"\{[^{}]*\}", m.group(2)):
             if len(part) >= 4 and part in secret and part != secret:
                 pieces.add(part)
-    if not pieces:
-        return False
-    reach = {0}
-    frontier = [0]
+    return _tiles(secret, pieces)
+
+
+def _tiles(secret: str, pieces: set[str]) -> bool:
+    """Whether secret is a concatenation of pieces (each used any number of times): a search
+    over the offsets of secret reachable from 0 by appending a piece."""
+    reach, frontier = {0}, [0]
     while frontier:
         i = frontier.pop()
         for piece in pieces:
@@ -409,14 +412,7 @@ def _assembled_across(secret: str, texts: list[str]) -> bool:
               if tok in secret and tok != secret}
     pieces |= {m.group(2) for text in texts for m in STRING_LITERAL.finditer(text)
                if len(m.group(2)) >= 4 and m.group(2) in secret and m.group(2) != secret}
-    reach, frontier = {0}, [0]
-    while frontier:
-        i = frontier.pop()
-        for piece in pieces:
-            if secret.startswith(piece, i) and i + len(piece) not in reach:
-                reach.add(i + len(piece))
-                frontier.append(i + len(piece))
-    return len(secret) in reach
+    return _tiles(secret, pieces)
 
 
 # -- perms -----------------------------------------------------------------------------------------

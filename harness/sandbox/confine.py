@@ -87,18 +87,8 @@ def _fresh_tmp(libc, scratch, base: str) -> None:
     keep = _code_dirs_under_tmp(base)
     keep_fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in keep]
     _check(libc, libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"mode=1777"), "fresh /tmp failed")
-    for p, fd in zip(keep, keep_fds):
-        os.makedirs(p, exist_ok=True)
-        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
-               f"bind {p} failed")
-        _check(libc, libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
-               f"read-only {p} failed")
-        os.close(fd)
-    for p, fd in zip(scratch, fds):
-        os.makedirs(p, exist_ok=True)
-        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
-               f"bind {p} failed")
-        os.close(fd)
+    _bind_back(libc, keep, keep_fds, readonly=True)
+    _bind_back(libc, scratch, fds, readonly=False)
 
 
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
@@ -151,18 +141,21 @@ def isolate_run(libc, *, scratch, base, hide=(),
     fresh_dev(libc)
     if not _under(base, "/tmp"):
         _check(libc, libc.mount(b"tmpfs", base.encode(), b"tmpfs", 0, b"mode=755"), "scratch base cover failed")
-    for p, fd in zip(keep, keep_fds):
-        os.makedirs(p, exist_ok=True)
-        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
-               f"bind {p} failed")
-        _check(libc, libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
-               f"read-only {p} failed")
-        os.close(fd)
-    for p, fd in zip(scratch, fds):
-        os.makedirs(p, exist_ok=True)
-        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
-               f"bind {p} failed")
-        os.close(fd)
+    _bind_back(libc, keep, keep_fds, readonly=True)
+    _bind_back(libc, scratch, fds, readonly=False)
     for d in hide:  # a hidden directory inside an allowed one (the zygote's view shows nothing else)
         if os.path.exists(d):
             _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
+
+
+def _bind_back(libc, paths: list[str], fds: list[int], *, readonly: bool) -> None:
+    """Bind each path back over the fresh /tmp from the descriptor opened before /tmp was covered
+    (read-only for code directories), closing the descriptor."""
+    for p, fd in zip(paths, fds):
+        os.makedirs(p, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), p.encode(), None, MS_BIND | MS_REC, None),
+               f"bind {p} failed")
+        if readonly:
+            _check(libc, libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+                   f"read-only {p} failed")
+        os.close(fd)
