@@ -85,9 +85,20 @@ SERIAL_GROUPS: dict[str, str] = {
 }
 
 
+# Files of many independent, long parametrizations with no module fixture worth sharing: each test
+# is its own group, so a file of minutes does not run on one worker at the end of the run.
+SPLIT_FILES: frozenset[str] = frozenset({
+    "tests/harness/test_judge_agreement.py",
+    "tests/harness/test_tasks.py",
+})
+
+
 def xdist_group(nodeid: str) -> str:
-    """The pytest-xdist group of the test with node id ``nodeid``: its file, or a shared group."""
+    """The pytest-xdist group of the test with node id ``nodeid``: its file, a shared group, or
+    (in ``SPLIT_FILES``) the test itself."""
     path = nodeid.partition("::")[0]
+    if path in SPLIT_FILES:
+        return nodeid
     return SERIAL_GROUPS.get(path, path)
 
 

@@ -44,3 +44,6 @@ def test_xdist_groups_keep_a_file_together_and_the_ray_files_on_one_worker():
     ray = {tiers.xdist_group(f + "::test_z") for f in ("tests/harness/test_ray_cluster.py",
                                                        "tests/harness/test_executors.py")}
     assert len(ray) == 1 and all((ROOT / f).is_file() for f in tiers.SERIAL_GROUPS)
+    split = "tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest"
+    assert tiers.xdist_group(split + "[a]") != tiers.xdist_group(split + "[b]")
+    assert all((ROOT / f).is_file() for f in tiers.SPLIT_FILES)
