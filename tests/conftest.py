@@ -33,6 +33,15 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
 SLOW_TESTS: dict[str, str] = {
+    # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved
+    "tests/harness/test_driver.py::test_run_writes_one_valid_record_per_cell_and_is_deterministic":
+        "two whole runs compared record by record (14.5 s)",
+    "tests/harness/test_redteam_issue21_review_judge.py::test_no_run_reaches_another_runs_channel":
+        "two judged runs at once, cold and warm, each up to ~10 s (21 s)",
+    "tests/corpus/test_incremental.py::test_rerun_judges_nothing_and_an_edit_only_its_function":
+        "three corpus runs over a module (12 s)",
+    "tests/corpus/test_fast_pytest.py::test_fast_path_gives_the_cold_verdicts":
+        "every mutant judged on the fast path and cold (10 s)",
     "tests/harness/test_tasks.py::test_task_validates":
         "every task's reference and candidates through the judge, both tests (422 s; the agreement study's subset)",
     "tests/harness/test_redteam_issue21_review.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
