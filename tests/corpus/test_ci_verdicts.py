@@ -4,23 +4,14 @@ exit codes 0 / 1 / 2."""
 import json
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
-from corpus.cli import register
 from corpus.measure import ci_failures, gate_failures
 
 EX = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "ci-verdicts"
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def measure(cli, tmp_path, gate, *flags, families=("v1",)):

@@ -3,22 +3,13 @@ import csv
 import json
 from pathlib import Path
 
-import click
-import pytest
 from click.testing import CliRunner
 
-from corpus.cli import infer_kind, register
+from corpus.cli import infer_kind
 
 EX = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "user-gate"
 
 
-@pytest.fixture
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def test_user_gate_end_to_end(cli, tmp_path):

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from corpus.browse import splice
-from corpus.cli import register
 from corpus.config import load_config
 from corpus.declarations import DeclarationError
 from corpus.model import ArtifactSpec
@@ -24,13 +22,6 @@ TESTS = ("from calc import add, sign\n\n\ndef test_add():\n    assert add(2, 3) 
          "def test_sign():\n    assert sign(-4) == -1\n")
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def _fine(src: str, **hints) -> list:

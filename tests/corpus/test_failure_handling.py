@@ -9,13 +9,12 @@ import csv
 import json
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 from statsmodels.stats.proportion import proportion_confint
 
 import corpus.measure as measure_mod
-from corpus.cli import EXIT_INTERRUPTED, register, wilson_n_needed
+from corpus.cli import EXIT_INTERRUPTED, wilson_n_needed
 from corpus.gates import load_gate
 from corpus.measure import derive_timeout
 from corpus.text import escape_controls
@@ -26,13 +25,6 @@ TESTS = ("from calc import add, sign\n\n\ndef test_add():\n    assert add(2, 3) 
          "def test_sign():\n    assert sign(-4) == -1\n")
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def _calc(tmp_path: Path) -> tuple[Path, Path]:

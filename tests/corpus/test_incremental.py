@@ -8,11 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-import click
-import pytest
 from click.testing import CliRunner
 
-from corpus.cli import register
 from corpus.incremental import changed_units, in_changed, unit_key
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
@@ -25,13 +22,6 @@ TESTS = ("from calc import add, sign\n\n\ndef test_add():\n    assert add(2, 3) 
 SCALE_LINE = CALC.splitlines().index("    return x * 3") + 1
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def _muts(src: str) -> list:

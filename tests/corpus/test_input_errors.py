@@ -3,24 +3,15 @@ expected, with exit code 2 - never a traceback, never a silently excluded loop."
 import textwrap
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
-from corpus.cli import register
 from corpus.declarations import DeclarationError, load_hints
 from corpus.gates import GateError, load_gate
 
 EX = Path(__file__).resolve().parents[2] / "corpus" / "examples" / "user-gate"
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def write(p: Path, text, mode="t") -> Path:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from benchmarks.bench_mutmut import classify_change, survivors_missed
-from corpus.cli import register
 from corpus.fast_pytest import PytestSession, changed_function
 from corpus.gates import load_gate
 from corpus.incremental import context_digest, unit_key
@@ -64,13 +62,6 @@ CALC = "from helper import K\n\n\ndef scale(x):\n    return x * K\n"
 TESTS = "from calc import scale\n\n\ndef test_scale():\n    assert scale(2) == 6\n"
 
 
-@pytest.fixture(scope="module")
-def cli():
-    @click.group()
-    def main():
-        pass
-    register(main)
-    return main
 
 
 def _project(d: Path) -> Path:
