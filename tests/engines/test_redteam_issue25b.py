@@ -78,19 +78,24 @@ def test_a_duplicated_top_level_usage_cut_before_the_last_one_is_charged_the_boo
     assert state["unseen_billed_tokens"] == _booked(led, req)
 
 
-@pytest.mark.parametrize("bad", ["Infinity", "-Infinity", "NaN", "1e400"])
-def test_a_cut_reply_whose_usage_is_not_finite_is_charged_its_booking_not_a_crash(tmp_path, tasks, live, bad):  # noqa: F811
+def _cut_with_output_count(tmp_path, tasks, live, bad: str) -> dict:  # noqa: F811 (live: the fixture's value)
+    """The spend state after one reply cut one byte short, whose usage reads ``bad`` (raw JSON
+    text) as its output count."""
     flavor, lb, make, _ = live
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 9))
     req = worker_request(tasks[0])
     reply = _true_reply(lb, req)
     i, o = _usage_key(flavor)
-    text = json.dumps({**reply, "usage": {i: 10, o: "@"}}).replace('"@"', bad)
-    body = text.encode()
+    body = json.dumps({**reply, "usage": {i: 10, o: "@"}}).replace('"@"', bad).encode()
     lb.queue(_cut(body, len(body) - 1, reply["usage"], lb))
     _run(make, led, req)
-    state = led.read()
+    return led.read()
+
+
+@pytest.mark.parametrize("bad", ["Infinity", "-Infinity", "NaN", "1e400"])
+def test_a_cut_reply_whose_usage_is_not_finite_is_charged_its_booking_not_a_crash(tmp_path, tasks, live, bad):  # noqa: F811
+    state = _cut_with_output_count(tmp_path, tasks, live, bad)
     assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
 
 
@@ -98,17 +103,7 @@ def test_a_cut_reply_whose_usage_is_not_finite_is_charged_its_booking_not_a_cras
 def test_a_cut_reply_whose_counts_are_not_integers_is_charged_its_booking(tmp_path, tasks, live, bad):  # noqa: F811
     """``true`` read as 1, 99.9 read as 99, "7" read as 7: each lowers the charge below what a count the
     harness cannot read might stand for; only JSON integers are counts."""
-    flavor, lb, make, _ = live
-    led = SpendLedger(tmp_path)
-    led.open_session(Ceiling(max_tokens=10 ** 9))
-    req = worker_request(tasks[0])
-    reply = _true_reply(lb, req)
-    i, o = _usage_key(flavor)
-    text = json.dumps({**reply, "usage": {i: 10, o: "@"}}).replace('"@"', bad)
-    body = text.encode()
-    lb.queue(_cut(body, len(body) - 1, reply["usage"], lb))
-    _run(make, led, req)
-    state = led.read()
+    state = _cut_with_output_count(tmp_path, tasks, live, bad)
     assert state["cut_billed"] == 0 and state["unseen_billed"] == 1
 
 
