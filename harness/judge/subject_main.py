@@ -26,90 +26,131 @@ def _install_audit(fd: int) -> None:
     (``json.dumps`` reads ``json._default_encoder``, which the tree can replace): every line is
     built by the C string encoder bound here. Before each write it checks that ``fd`` still leads
     to the pipe it was given; a tree that dup2'ed something over it (keeping the pipe under another
-    number to answer heartbeats itself) ends the subject with ``AUDIT_REDIRECTED``."""
-    import sysconfig
+    number to answer heartbeats itself) ends the subject with ``AUDIT_REDIRECTED``.
+
+    The pieces are built by the factories below, each called once here: every function the hook
+    calls is a fresh closure reachable only through the hook's own defaults (no module global of
+    this file, which the tree could reach as ``__main__``, is looked up while the hook runs)."""
     from _json import encode_basestring_ascii as quote
+    text = _text_reader()
+    classify = _event_classifier(_caller_check(_trusted_prefixes(), text), text)
+    sys.addaudithook(_audit_hook(classify, _pipe_writer(fd, AUDIT_REDIRECTED), quote))
+
+
+def _trusted_prefixes() -> tuple[str, ...]:
+    """The interpreter's own library directories (stdlib and site-packages), each ending in "/":
+    a frame whose file lies under one of them is the interpreter's code, not the tree's."""
+    import sysconfig
     paths = sysconfig.get_paths()
-    trusted = tuple(sorted({os.path.realpath(paths[k]) + "/" for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                            if paths.get(k)}))
+    return tuple(sorted({os.path.realpath(paths[k]) + "/" for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                         if paths.get(k)}))
+
+
+def _text_reader():
+    """A fresh ``text(x)``: x as an exact str (None unless x is a str or bytes), through the base
+    types' own methods (never a method of a subclass the tree defined)."""
+    def text(x, _type=type, _issubclass=issubclass, _str=str, _bytes=bytes):
+        t = _type(x)
+        if _issubclass(t, _bytes):
+            return _bytes.decode(x, "utf-8", "replace")
+        return _str.__str__(x) if _issubclass(t, _str) else None
+    return text
+
+
+def _caller_check(trusted: tuple[str, ...], text):
+    """A fresh ``untrusted_caller(getframe)``: whether the Python frame that raised the audit event
+    lies outside ``trusted`` (and outside frozen modules). It is called by the classifier, which is
+    called by the hook, so that frame is three up: untrusted_caller, classify, hook, the caller."""
+    def untrusted_caller(getframe, _text=text, _startswith=str.startswith, _trusted=trusted) -> bool:
+        try:
+            f = getframe(3)
+        except ValueError:
+            return False
+        name = _text(f.f_code.co_filename) or ""
+        return not (_startswith(name, _trusted) or _startswith(name, "<frozen"))
+    return untrusted_caller
+
+
+def _pipe_writer(fd: int, redirected: int):
+    """A fresh ``write(line)`` to ``fd`` that first checks ``fd`` still leads to the pipe it leads
+    to now, and ends the process with ``redirected`` when it does not."""
+    st = os.fstat(fd)
+    pipe = (st.st_dev, st.st_ino)
+
+    def write(line, _write=os.write, _fstat=os.fstat, _exit=os._exit, _encode=str.encode, _fd=fd, _pipe=pipe,
+              _redirected=redirected) -> None:
+        try:
+            s = _fstat(_fd)
+            ours = (s.st_dev, s.st_ino) == _pipe
+        except OSError:
+            ours = False
+        if not ours:
+            _exit(_redirected)
+        try:
+            _write(_fd, _encode(line + "\n"))
+        except OSError:
+            pass
+    return write
+
+
+def _event_classifier(untrusted_caller, text):
+    """A fresh ``classify(event, args)``: the evidence line's text for an audit event that is
+    evidence of reaching another frame, the interpreter's objects or the process's descriptors
+    (the module docstring's list), else None."""
     always = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
     tracing = frozenset({"sys.settrace", "sys.setprofile"})
     by_caller = frozenset({"sys._getframe", "code.__new__", "function.__new__"})
     code_attrs = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"})
     frame_attrs = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+
+    def classify(event, args, _getframe=sys._getframe, _text=text, _len=len, _startswith=str.startswith,
+                 _untrusted=untrusted_caller):
+        if event in always:
+            return event
+        if event in by_caller or _startswith(event, "ctypes."):
+            return event if _untrusted(_getframe) else None
+        if event in tracing:  # doctest saves and restores "no tracer" (None): only a real tracer counts
+            return event if (args and args[0] is not None) or _untrusted(_getframe) else None
+        if event == "object.__setattr__" and _len(args) > 1 and _text(args[1]) in code_attrs:
+            # namedtuple sets __new__.__defaults__: a default or closure written by the interpreter's
+            # own code is not evidence; a swapped __code__ always is
+            name = _text(args[1])
+            return f"{event} {name}" if name == "__code__" or _untrusted(_getframe) else None
+        if event == "object.__getattr__" and _len(args) > 1 and _text(args[1]) in frame_attrs:
+            return f"{event} {_text(args[1])}" if _untrusted(_getframe) else None
+        if event in ("open", "os.listdir", "os.scandir") and args:
+            p = _text(args[0])
+            if p is not None and (_startswith(p, "/proc/") or _startswith(p, "/dev/fd")) and \
+                    not _startswith(p, ("/proc/cpuinfo", "/proc/meminfo", "/proc/sys/")):
+                return f"{event} {p[:120]}"
+        return None
+    return classify
+
+
+def _audit_hook(classify, write, quote):
+    """A fresh hook over ``classify`` and ``write``: answers the driver's heartbeat (``hx.sync``),
+    writes each distinct evidence line once (at most 200), and ignores events raised while it runs
+    (its own calls raise some)."""
     state = {"busy": False, "sent": 0, "seen": set()}
-    st = os.fstat(fd)
-    pipe = (st.st_dev, st.st_ino)
 
-    def text(x, _type=type, _issubclass=issubclass, _str=str, _bytes=bytes):
-        """x as an exact str (None unless x is a str or bytes), through the base types' own methods."""
-        t = _type(x)
-        if _issubclass(t, _bytes):
-            return _bytes.decode(x, "utf-8", "replace")
-        return _str.__str__(x) if _issubclass(t, _str) else None
-
-    def untrusted_caller(getframe, _text=text, _startswith=str.startswith) -> bool:
-        try:
-            f = getframe(2)
-        except ValueError:
-            return False
-        name = _text(f.f_code.co_filename) or ""
-        return not (_startswith(name, trusted) or _startswith(name, "<frozen"))
-
-    def write(line, _write=os.write, _fstat=os.fstat, _exit=os._exit, _encode=str.encode) -> None:
-        try:
-            s = _fstat(fd)
-            ours = (s.st_dev, s.st_ino) == pipe
-        except OSError:
-            ours = False
-        if not ours:
-            _exit(AUDIT_REDIRECTED)
-        try:
-            _write(fd, _encode(line + "\n"))
-        except OSError:
-            pass
-
-    def hook(event, args, _state=state, _getframe=sys._getframe, _text=text, _type=type, _int=int, _len=len,
-             _quote=quote, _startswith=str.startswith):
+    def hook(event, args, _state=state, _type=type, _int=int, _len=len, _quote=quote, _classify=classify,
+             _write=write):
         if _state["busy"]:
             return
         _state["busy"] = True
         try:
             if event == "hx.sync":
                 if _len(args) == 1 and _type(args[0]) is _int:
-                    write('{"sync":%d}' % args[0])
+                    _write('{"sync":%d}' % args[0])
                 return
-            what = None
-            if event in always:
-                what = event
-            elif event in by_caller or _startswith(event, "ctypes."):
-                if untrusted_caller(_getframe):
-                    what = event
-            elif event in tracing:  # doctest saves and restores "no tracer" (None): only a real tracer counts
-                if (args and args[0] is not None) or untrusted_caller(_getframe):
-                    what = event
-            elif event == "object.__setattr__" and _len(args) > 1 and _text(args[1]) in code_attrs:
-                # namedtuple sets __new__.__defaults__: a default or closure written by the interpreter's
-                # own code is not evidence; a swapped __code__ always is
-                name = _text(args[1])
-                if name == "__code__" or untrusted_caller(_getframe):
-                    what = f"{event} {name}"
-            elif event == "object.__getattr__" and _len(args) > 1 and _text(args[1]) in frame_attrs:
-                if untrusted_caller(_getframe):
-                    what = f"{event} {_text(args[1])}"
-            elif event in ("open", "os.listdir", "os.scandir") and args:
-                p = _text(args[0])
-                if p is not None and (_startswith(p, "/proc/") or _startswith(p, "/dev/fd")) and \
-                        not _startswith(p, ("/proc/cpuinfo", "/proc/meminfo", "/proc/sys/")):
-                    what = f"{event} {p[:120]}"
+            what = _classify(event, args)
             if what is not None and what not in _state["seen"] and _state["sent"] < 200:
                 _state["seen"].add(what)
                 _state["sent"] += 1
-                write('{"ev":' + _quote(what) + "}")
+                _write('{"ev":' + _quote(what) + "}")
         finally:
             _state["busy"] = False
-
-    sys.addaudithook(hook)
+    return hook
 
 
 def main() -> None:

@@ -1,0 +1,86 @@
+"""The judged subject's audit hook (``harness.judge.subject_main._install_audit``), installed in a
+fresh ``python -I`` process as the subject installs it, and driven by a small script: what it
+reports, what it leaves alone (the interpreter's own code), the heartbeat, and the end of the
+process when its descriptor is redirected, even after the script rewrites the module's globals
+(every piece the hook calls is bound when it is installed)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from harness.judge import subject_main
+
+SUBJECT = subject_main.__file__
+
+PRELUDE = textwrap.dedent("""
+    import os, sys, importlib.util
+    spec = importlib.util.spec_from_file_location("subject", sys.argv[1])
+    sm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sm)
+    r, w = os.pipe()
+    sm._install_audit(w)
+""")
+
+
+def _run(tmp_path, body: str) -> tuple[int, list[dict]]:
+    script = tmp_path / "drive.py"  # outside the interpreter's library: an untrusted caller
+    script.write_text(PRELUDE + textwrap.dedent(body) + "\nos.close(w)\nsys.stdout.write(os.read(r, 1 << 20).decode())\n")
+    p = subprocess.run([sys.executable, "-I", str(script), SUBJECT], capture_output=True, text=True, timeout=60)
+    return p.returncode, [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def test_untrusted_frame_and_code_access_is_reported_and_the_interpreters_own_is_not(tmp_path):
+    rc, lines = _run(tmp_path, """
+        import collections, gc, inspect
+        inspect.currentframe()                             # the stdlib asks for a frame: not evidence
+        collections.namedtuple("P", "a b", defaults=(1,))  # the stdlib writes __defaults__: not evidence
+        sys.settrace(None)                                 # "no tracer" from the tree: still a tracer call
+        sys._getframe()
+        def f(): pass
+        f.__defaults__ = (1,)
+        f.__code__ = f.__code__
+        gc.get_objects()
+        gc.get_objects()                                   # each distinct event once
+        try:
+            open("/proc/self/status").close()
+        except OSError:
+            pass
+        open("/proc/cpuinfo").close()                      # allowed reads under /proc
+        sys.audit("hx.sync", 7)
+        sys.audit("hx.sync", "7")                          # a heartbeat carries an int only
+    """)
+    assert rc == 0
+    assert lines == [{"ev": "sys.settrace"}, {"ev": "sys._getframe"}, {"ev": "object.__setattr__ __defaults__"},
+                     {"ev": "object.__setattr__ __code__"}, {"ev": "gc.get_objects"},
+                     {"ev": "open /proc/self/status"}, {"sync": 7}]
+
+
+def test_a_str_subclass_runs_no_code_inside_the_hook(tmp_path):
+    rc, lines = _run(tmp_path, """
+        class Sly(str):
+            def startswith(self, *a):
+                raise SystemExit(3)
+            def __str__(self):
+                raise SystemExit(4)
+        try:
+            open(Sly("/proc/self/environ")).close()
+        except OSError:
+            pass
+    """)
+    assert rc == 0
+    assert lines == [{"ev": "open /proc/self/environ"}]
+
+
+def test_a_redirected_descriptor_ends_the_subject_even_after_its_globals_are_rewritten(tmp_path):
+    rc, lines = _run(tmp_path, """
+        sm.AUDIT_REDIRECTED = 0           # the tree reaches the module (as __main__) and rewrites it
+        sm._install_audit = None
+        r2, w2 = os.pipe()
+        os.dup2(w2, w)                    # keeps the pipe elsewhere, puts its own behind the number
+        sys._getframe()
+        print("not reached")
+    """)
+    assert rc == subject_main.AUDIT_REDIRECTED
+    assert lines == []
