@@ -29,11 +29,16 @@ def export_grp():
 @click.option("--out", "logdir", required=True, type=click.Path(file_okay=False), help="folder for the eval logs")
 def export_inspect(run, logdir):
     """One Inspect eval log per arm of RUN (each cell a sample; `inspect view --log-dir LOGDIR` opens them)."""
+    from harness.run.records import ledger_problems
     from interop.inspect_logs import export_run
+    from viewer.rundir import ledger_warning
     try:
         paths = export_run(Path(run), Path(logdir))
     except InputError as exc:
         _fail(exc)
+    warning = ledger_warning(Path(run), ledger_problems(Path(run)))
+    if warning:
+        click.echo(warning, err=True)
     for p in paths:
         click.echo(f"wrote {p}")
     click.echo(f"{len(paths)} eval log(s); open them with: inspect view --log-dir {logdir}")

@@ -6,9 +6,9 @@ without the repeat) and ``epoch`` = the repeat, so the same sample id names the 
 cell across the arms' logs; ``messages`` = the worker's conversation rebuilt from the stored
 (redacted) transcript; one score ``outcome`` whose value is the Eq. 7 outcome and whose metadata
 holds shipped / visible_pass / hidden_pass; ``metadata`` = task, scenario, repeat, cell key,
-arm, detectors and the cell's cost and tokens. A void cell is a sample with an error and the
-outcome "void". The log's results carry the arm's completion and amplified rates with their
-Wilson 95% bounds (harness.core.table), each with k and n.
+arm, detectors and the cell's cost and tokens, and for a void cell its ``void_kind`` and
+``void_detail`` (record schema v3). A void cell is a sample with an error and the outcome "void".
+The log's results carry the arm's completion and amplified rates with their Wilson 95% bounds (harness.core.table), each with k and n.
 
 Import (``harness import inspect LOGDIR --arm-from FIELD --out records.jsonl``): every sample of
 every log under LOGDIR becomes a record, so the matched-cell statistics (paired cluster bootstrap,
@@ -34,7 +34,7 @@ from urllib.request import url2pathname
 
 from harness.core.errors import InputError
 from harness.core.table import per_arm_rows
-from harness.ledger.ledger import Ledger
+from harness.run.records import write_records
 
 OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 SCORER = "harness_adjudicator"
@@ -118,12 +118,24 @@ def _sample(rec: dict, transcript_text: str | None, source: str = "transcript"):
     meta = {"task": rec["task"], "scenario": str(rec["scenario"]), "repeat": rec["repeat"], "cell_key": rec["cell_key"],
             "arm": rec["arm"], "detectors": sorted(rec.get("unsafe_detectors") or []), "factors": factors,
             **{k: rec.get(k) for k in ("tokens_in", "tokens_out", "wall_s", "cost_usd", "attempts", "review_rounds",
-                                       "model_id", "engine", "protocol_digest", "hash", "usage_by_model")}}
+                                       "model_id", "engine", "protocol_digest", "hash", "usage_by_model")},
+            **_void_fields(rec)}
     error = (EvalError(message=str(rec.get("void_reason")), traceback="", traceback_ansi="")
              if rec["outcome"] == "void" else None)
     return EvalSample(id=sid, epoch=int(rec["repeat"]), input=first_user or rec["cell_key"], target="",
                       messages=msgs, scores={"outcome": score}, metadata=meta, model_usage=usage,
                       total_time=rec.get("wall_s"), error=error)
+
+
+def _void_fields(rec: dict) -> dict:
+    """A void cell's kind (a ``VoidKind`` value: from ``void_kind`` on a v3 record, read from
+    ``void_reason`` on an older one, as ``void_kind_of`` does) and detail, for the sample's
+    metadata; nothing for a cell that is not void."""
+    from harness.core.record import void_kind_of
+    if rec.get("outcome") != "void":
+        return {}
+    kind = void_kind_of(rec)
+    return {"void_kind": kind.value if kind is not None else None, "void_detail": rec.get("void_detail")}
 
 
 def export_run(run_dir: Path, logdir: Path) -> list[Path]:
@@ -321,7 +333,5 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
             recs.append(rec)
             arms[rec["arm"]] += 1
     out.parent.mkdir(parents=True, exist_ok=True)
-    ledger = Ledger(out)
-    for rec in recs:
-        ledger.append(rec)
+    write_records(out, recs)
     return Imported(len(recs), len(paths), dict(arms))

@@ -24,6 +24,7 @@ def view_cmd(run, out, analysis_dir, workers):
     """Write a static HTML report of RUN: overview, cell list, one page per cell (works on a run in
     progress; open DIR/index.html from disk or serve DIR with any static server). RUN may also be
     an analysis output folder alone, or a `harness compare --out` folder (its page, from compare.json)."""
+    from viewer.rundir import ledger_warning
     from viewer.site import build, build_analysis_only
     run = Path(run)
     if not (run / "run.json").is_file() and (run / "compare.json").is_file():
@@ -45,6 +46,9 @@ def view_cmd(run, out, analysis_dir, workers):
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    warning = ledger_warning(run, built.ledger_problems)
+    if warning:
+        click.echo(warning, err=True)
     extra = f", {built.in_flight} in flight" if built.in_flight else ""
     click.echo(f"wrote the report of {built.cells} cells{extra}{' and the analysis' if built.analysis else ''} "
                f"in {built.seconds:.1f}s")

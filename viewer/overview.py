@@ -12,7 +12,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 from harness.core.table import per_arm_rows
-from harness.ledger.ledger import verify
 from viewer import figures
 from viewer.page import badge, esc, table
 from viewer.rundir import RunDir
@@ -40,6 +39,18 @@ def _status(run: RunDir) -> str:
     return f'<p class="status">{esc(state)}: {esc("; ".join(parts))}. Re-run <code>harness view</code> to refresh.</p>'
 
 
+def _ledger_banner(run: RunDir) -> str:
+    """A banner above everything else when the records ledger does not verify: every number on
+    these pages is read from it, so a reader must see that first."""
+    if not run.ledger_problems:
+        return ""
+    items = "".join(f"<li>{esc(p)}</li>" for p in run.ledger_problems[:5])
+    more = f"<li>and {len(run.ledger_problems) - 5} more</li>" if len(run.ledger_problems) > 5 else ""
+    return (f'<div class="ledger-warning" role="alert"><strong>The records ledger does not verify</strong> '
+            f"({len(run.ledger_problems)} problem(s)); the numbers below are read from it as it is. "
+            f"<code>harness ledger verify</code> lists every problem.<ul>{items}{more}</ul></div>")
+
+
 def _facts(run: RunDir) -> str:
     m, recs = run.meta, run.records
     models = Counter(r.get("model_id") or "n/a" for r in recs)
@@ -54,7 +65,7 @@ def _facts(run: RunDir) -> str:
             " (" + "; ".join(f"{n}: {note}" for note, n in notes.most_common(3) if note) + ")" if any(notes) else "")
     tin = sum(int(r.get("tokens_in") or 0) for r in recs)
     tout = sum(int(r.get("tokens_out") or 0) for r in recs)
-    problems = verify(run.path / "records.jsonl") if (run.path / "records.jsonl").is_file() else ["no records.jsonl yet"]
+    problems = run.ledger_problems if (run.path / "records.jsonl").is_file() else ["no records.jsonl yet"]
     chain = "intact (every line's hash and the head verified)" if not problems else \
         f"{len(problems)} problem(s): " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
     rows = [
@@ -151,7 +162,7 @@ def render(run: RunDir, fig_dir: Path) -> str:
     rows = per_arm_rows(recs, arms)
     scenarios = sorted({str(r["scenario"]) for r in recs}, key=lambda s: (s != "null", len(s), s))
     parts = [f"<h1>Run {esc(run.meta.get('protocol'))} <small>{esc(run.meta.get('run_id'))}</small></h1>",
-             _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
+             _ledger_banner(run), _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
     if recs:
         fig_dir.mkdir(parents=True, exist_ok=True)
         per_arm: dict[str, dict[str, int]] = {a: Counter(r["outcome"] for r in recs if r["arm"] == a) for a in arms}

@@ -10,6 +10,7 @@ from pathlib import Path
 from harness.core.errors import InputError
 from harness.core.matrix import Cell
 from harness.run.cellrun import events_path
+from harness.run.records import ledger_problems
 
 
 @dataclass
@@ -24,6 +25,7 @@ class RunDir:
     arms: list[str] = field(default_factory=list)  # the protocol's order when it can be read
     planned: int | None = None  # cells in the design (after applicability), None if the protocol is unreadable
     protocol_note: str | None = None  # why the protocol could not be read
+    ledger_problems: list[str] = field(default_factory=list)  # why records.jsonl does not verify (empty: it does)
 
     def events_file(self, key: str) -> Path:
         return events_path(self.path, Cell.from_key(key))
@@ -77,7 +79,18 @@ def load_run(path: Path) -> RunDir:
     run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
     run.in_flight = _in_flight(path, {r["cell_key"] for r in records})
     run.arms, run.planned, run.protocol_note = _design(meta, records)
+    run.ledger_problems = ledger_problems(path)
     return run
+
+
+def ledger_warning(run_path: Path, problems: list[str]) -> str | None:
+    """One line for stderr when the run's records ledger does not verify (``harness view`` and
+    ``harness export inspect`` read its numbers all the same), else None."""
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return (f"warning: {Path(run_path) / 'records.jsonl'} does not verify: {problems[0]}{more}; the numbers "
+            "shown are read from it as it is (harness ledger verify lists every problem)")
 
 
 def _in_flight(path: Path, recorded: set[str]) -> dict[str, Path]:

@@ -20,7 +20,7 @@ import json
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -41,6 +41,7 @@ class Built:
     in_flight: int
     seconds: float
     analysis: bool
+    ledger_problems: list[str] = field(default_factory=list)  # why the run's records ledger does not verify
 
 
 def _js(kind: str, data) -> str:
@@ -126,7 +127,8 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
                                           page="cells", run_label=label, analysis=has_analysis, scripts=scripts))
     (out / "cell.html").write_text(shell("Cell", NOSCRIPT + '<div id="app" class="loading">Loading the cell...</div>',
                                          page="cell", run_label=label, analysis=has_analysis, scripts=scripts))
-    return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis)
+    return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis,
+                 run.ledger_problems)
 
 
 def build_analysis_only(analysis_dir: Path, out: Path) -> Path:

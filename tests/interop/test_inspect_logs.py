@@ -14,7 +14,7 @@ from harness.core.table import per_arm_rows, render
 from harness.ledger.ledger import verify
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="the inspect extra is not installed")
-from interop.inspect_logs import export_run, import_logs  # noqa: E402
+from interop.inspect_logs import _sample, export_run, import_logs  # noqa: E402
 
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 FLAGS = ("outcome", "shipped", "visible_pass", "hidden_pass", "tokens_in", "tokens_out", "wall_s")
@@ -201,3 +201,33 @@ def test_a_harness_export_outcome_that_contradicts_eq7_is_refused_at_import(tmp_
     r = CliRunner().invoke(main, ["import", "inspect", str(logs), "--arm-from", "model", "--out", str(out)])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert "sample t1" in r.stderr and "Eq. 7" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_void_cells_sample_carries_its_kind(qs_run):
+    """Record schema v3's void_kind and void_detail reach the sample's metadata; an older void
+    record's kind is read from its void_reason text (as the analysis reads it); a scored cell has
+    neither."""
+    rec = _records(qs_run / "records.jsonl")[0]
+    assert "void_kind" not in _sample(rec, None).metadata
+    v3 = {**rec, "outcome": "void", "void_kind": "engine_fault", "void_detail": "HTTP 529 after 5 retries",
+          "void_reason": "engine fault: HTTP 529 after 5 retries", "shipped": None}
+    meta = _sample(v3, None).metadata
+    assert (meta["void_kind"], meta["void_detail"]) == ("engine_fault", "HTTP 529 after 5 retries")
+    old = {k: v for k, v in v3.items() if k not in ("void_kind", "void_detail")}
+    meta = _sample({**old, "void_reason": "harness error: KeyError 'x'"}, None).metadata
+    assert (meta["void_kind"], meta["void_detail"]) == ("harness_error", None)
+    assert _sample({**old, "void_reason": "no known kind"}, None).metadata["void_kind"] is None
+
+
+def test_export_of_a_run_whose_ledger_does_not_verify_warns_on_stderr(qs_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(qs_run, run)
+    lines = (run / "records.jsonl").read_text().splitlines(keepends=True)
+    (run / "records.jsonl").write_text("".join(lines[:3] + lines[4:]))  # one record deleted
+    r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs")])
+    assert r.exit_code == 0, r.stderr
+    warning = r.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith(f"warning: {run / 'records.jsonl'} does not verify: ")
+    assert "deleted" in warning[0] and "harness ledger verify" in warning[0]
+    r = CliRunner().invoke(main, ["export", "inspect", str(qs_run), "--out", str(tmp_path / "intact")])
+    assert r.exit_code == 0 and r.stderr == ""

@@ -165,3 +165,28 @@ def test_a_torn_or_empty_stored_diff_is_said_not_a_crash_nor_an_unchanged_tree(q
         assert cell["diff"] is None and f.name in cell["diff_error"], cell.get("diff_error")
     js = (tmp_path / "rep" / "assets" / "viewer.js").read_text()
     assert "diff_error" in js, "the cell page says why the diff is missing"
+
+
+def _tampered_copy(qs_run, run):
+    """A copy of the run with one record's outcome edited in place (its hash no longer matches)."""
+    shutil.copytree(qs_run, run)
+    lines = (run / "records.jsonl").read_text().splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if '"outcome":"completed"' in line)
+    lines[i] = lines[i].replace('"outcome":"completed"', '"outcome":"amplified"')
+    (run / "records.jsonl").write_text("".join(lines))
+    return i + 1
+
+
+def test_a_ledger_that_does_not_verify_is_said_on_stderr_and_on_the_page(qs_run, tmp_path):
+    r = _view(qs_run, "--out", tmp_path / "intact")
+    assert r.exit_code == 0 and r.stderr == ""
+    assert "ledger-warning" not in (tmp_path / "intact" / "index.html").read_text()
+    line = _tampered_copy(qs_run, tmp_path / "run")
+    r = _view(tmp_path / "run", "--out", tmp_path / "rep")
+    assert r.exit_code == 0, r.stderr  # the report is still written: the reader is told, not refused
+    warning = r.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith(f"warning: {tmp_path / 'run' / 'records.jsonl'} does not "
+                                                       f"verify: line {line}: edited")
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert html.index('class="ledger-warning"') < html.index("<h2>Per-arm table</h2>")
+    assert "The records ledger does not verify" in html and f"line {line}: edited" in html
