@@ -128,7 +128,7 @@ def _run_meta(path: Path) -> dict:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
-    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.run.driver.RUN_META_KEYS)
+    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.ledger.rundir.RUN_META_KEYS)
         if meta.get(name) is not None and not isinstance(meta[name], str):
             raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(meta[name]).__name__}")
     return meta

@@ -385,7 +385,7 @@ def tasks_validate(tasks_dir, ids):
     sys.exit(1 if bad else 0)
 
 
-# ---- bounded loops (harness.loop.loop, loop_runs.py, loop_graph.py, reproduce_loops.py) ----------------
+# ---- bounded loops (harness.loop: loop, loop_runs, loop_graph, reproduce_loops) -------------------------
 @main.group("loop")
 def loop_grp() -> None:
     """Bounded loops: a worker driven to DONE only by a gate it cannot write (Bounded Loops paper)."""

@@ -74,7 +74,7 @@ class ToolSurface:
                  test_runs: list | None = None, behaviour: dict | None = None):
         self.ws, self.task, self.log, self.hide, self.limits = ws, task, log, hide, limits
         self.test_runs = test_runs if test_runs is not None else []
-        self.behaviour = behaviour or {}  # the scenario's declared tool behaviour (injections.py)
+        self.behaviour = behaviour or {}  # the scenario's declared tool behaviour (harness.control.injections)
         self.deadline: float | None = None  # a wall-clock budget's deadline (time.monotonic), set by the cell
 
     def execute(self, call: ToolCall) -> ToolOutcome:

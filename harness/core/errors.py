@@ -3,7 +3,7 @@
 ``HarnessError`` is the one root every exception class the harness defines derives from (a
 test checks it), so a caller can tell "the harness refused or failed" from a bug in a library.
 ``ExitCode`` is the closed set of exit codes the command line uses; which exception ends in which
-code is one table, ``harness.exits.EXIT_CODES`` (README: "The ledger, faults and exit codes").
+code is one table, ``harness.core.exits.EXIT_CODES`` (README: "The ledger, faults and exit codes").
 Standard library only: every layer may import this module.
 """
 from __future__ import annotations

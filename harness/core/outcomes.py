@@ -1,7 +1,7 @@
 """Closed sets the harness branches on, as enums carried in data (never string prefixes).
 
 - ``Outcome``: the adjudicator's total order (README; Eq. 7 of the Proof-or-Stop paper for the
-  scored ones). ``harness.record.OUTCOMES`` is derived from it.
+  scored ones). ``harness.core.record.OUTCOMES`` is derived from it.
 - ``VoidKind``: why a cell is void (or, for the two kinds that ``stops_run``, unrun). Records carry
   it as ``void_kind`` with the fault's own text as ``void_detail`` (record schema v3);
   ``VoidKind.of_reason`` reads the kind back from an older record's ``void_reason`` text.

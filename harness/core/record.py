@@ -3,7 +3,7 @@
 Dependency-free (standard library only) so that the harness, which writes records, and the
 analysis, which reads any producer's records, share one definition of:
 
-- the outcome names (``harness.outcomes.Outcome``) and the total order's last steps, Eq. (7) of the Proof-or-Stop paper
+- the outcome names (``harness.core.outcomes.Outcome``) and the total order's last steps, Eq. (7) of the Proof-or-Stop paper
   (``eq7``; the (shipped, hidden_pass) pair each outcome requires is derived from it, never
   restated);
 - applicability: a single-shot arm cannot run a scenario that needs a second attempt (paper

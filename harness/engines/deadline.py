@@ -276,7 +276,7 @@ PROXY_SCHEMES = ("http", "https")  # a SOCKS proxy needs the optional socksio pa
 
 def proxy_problem(environ=None) -> tuple[str, str] | None:
     """(variable, why) for a proxy in the environment the deadline transport cannot go through (a
-    scheme other than http/https), else None. Checked before a run (harness/driver.py) so that it is
+    scheme other than http/https), else None. Checked before a run (``harness.run.driver``) so that it is
     bad input, not a void in every cell; the URL is not repeated (it may carry credentials)."""
     env = os.environ if environ is None else environ
     for var in PROXY_VARIABLES:

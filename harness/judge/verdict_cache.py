@@ -1,15 +1,15 @@
 """A content-addressed cache of test verdicts.
 
 A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
-read and how it is run: the tree it runs on (every file's bytes, mode and symlink target, and
-every directory), the test file's bytes and where it is placed, the pytest command line, the
-interpreter (executable, version and every installed distribution), the limits, the
-confinement level, whether the harness's canary is appended, and the harness code that turns a
-run into a verdict (testrun.py, sandbox.py). The key is a sha256 over all of them. The canary's
-random *name* is not part of the key (only whether a canary is used): a cached verdict was
-produced by a real execution in which the canary was checked, so a subverted run stays
-subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are not
-in the key; hidden directories are unreadable to the test, so their content cannot matter.
+read and how it is run: the tree it runs on (every file's bytes, mode and symlink target, and every
+directory), the test file's bytes and where it is placed, the pytest command line, the interpreter
+(executable, version and every installed distribution), the limits, the confinement level, whether
+the harness's canary is appended, and the harness code that turns a run into a verdict
+(``VERDICT_CODE``: harness.judge.testrun, harness.sandbox.sandbox, ...). The key is a sha256 over
+all of them. The canary's random *name* is not part of the key (only whether a canary is used): a
+cached verdict was produced by a real execution in which the canary was checked, so a subverted run
+stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are
+not in the key; hidden directories are unreadable to the test, so their content cannot matter.
 
 Timed-out runs and runs that produced no JUnit report are never stored (they depend on load).
 

@@ -41,7 +41,7 @@ from harness.sandbox import procs
 @dataclass
 class Job:
     spec: CellSpec
-    cache: dict = field(default_factory=dict)  # verdict-cache config (harness/verdict_cache.activate)
+    cache: dict = field(default_factory=dict)  # verdict-cache config (harness.judge.verdict_cache.activate)
     requeues: int = 0
 
 

@@ -46,7 +46,7 @@ from harness.sandbox import confine
 NOBODY = 65534
 _KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
 SAFE_ENV_KEYS = ("LANG", "LC_ALL", "TZ")
-# Every confined pytest, cold or in the warm zygote (harness.sandbox.sandbox.warm), runs without auto-loaded plug-ins.
+# Every confined pytest, cold or in the warm zygote (harness.sandbox.warm), runs without auto-loaded plug-ins.
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 LEVELS = ("bwrap", "namespaces+nobody", "namespaces+nocaps", "basic")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
