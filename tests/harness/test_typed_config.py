@@ -156,3 +156,22 @@ def test_one_price_function_for_usage_bookings_and_the_worst_case():
     u = Usage(input_tokens=1000, output_tokens=200, cache_read_tokens=50, cache_write_tokens=7)
     assert usage_cost(u, entry) == price_tokens(entry, input_tokens=1000, output_tokens=200, cache_read_tokens=50,
                                                 cache_write_tokens=7)
+
+
+def test_the_max_usd_price_check_covers_the_model_each_cell_uses(tmp_path):
+    """Under [budget] max_usd every call must have a price; a cell's model is its ``model`` factor
+    even when --model names another (resolve_roles), so an unpriced factor level is refused before
+    the run, where the check used to price --model only and let those cells run unpriced."""
+    from harness.core.errors import InputError
+    from harness.run.driver import _check_priced
+    from support.scripted import TASKS
+    p = tmp_path / "p.toml"
+    p.write_text(f'[protocol]\nname = "f"\nseed = 1\nrepeats = 1\ntasks_dir = "{TASKS}"\ntasks = ["median"]\n'
+                 'scenarios = ["null"]\nengine = "openai"\n[arms.A1]\n[factors]\nmodel = ["m-priced", "m-unpriced"]\n'
+                 '[budget]\nmax_usd = 1\n[pricing."m-priced"]\ndate = "2025-10-01"\ninput = 1.0\noutput = 2.0\n')
+    proto = load_protocol(p)
+    meta = {"engine": "openai", "reviewer_engine": "openai", "model": "m-priced"}
+    with pytest.raises(InputError, match="m-unpriced"):
+        _check_priced(proto, meta)
+    p.write_text(p.read_text().replace('"m-unpriced"', '"m-priced-2024-08-06"'))  # a dated snapshot of a priced id
+    _check_priced(load_protocol(p), meta)
