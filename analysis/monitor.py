@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from analysis.betting import betting_sequence
 from analysis.sequence import confidence_sequence, rho_for
+
+if TYPE_CHECKING:
+    from harness.core.protocol import MonitoringTable
 
 ESTIMAND = ("the mean, over the matched units in the sequence so far, of each unit's own expected "
             "difference P(a succeeds) - P(b succeeds) on that unit (its task, scenario and repeat); "
@@ -103,11 +107,11 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
                                   "interval it covers a common mean difference"}}
 
 
-def _rule(cfg: dict, seqs: list[dict]) -> dict | None:
-    rule = cfg.get("stop_when")
+def _rule(cfg: MonitoringTable, seqs: list[dict]) -> dict | None:
+    rule = cfg.stop_when
     if rule is None:
         return None
-    min_units = cfg.get("min_units", 0)
+    min_units = cfg.min_units
     per = []
     for s in seqs:
         if s["lower"] is None or s["units_in_sequence"] < min_units:
@@ -115,11 +119,11 @@ def _rule(cfg: dict, seqs: list[dict]) -> dict | None:
         elif rule == "excludes_zero":
             ok = s["lower"] > 0 or s["upper"] < 0
         else:
-            ok = (s["upper"] - s["lower"]) / 2 < cfg["half_width"]
+            ok = (s["upper"] - s["lower"]) / 2 < cfg.half_width
         per.append({"id": s["id"], "met": ok})
     text = {"excludes_zero": "the sequence excludes 0",
-            "half_width_below": f"the half-width is below {cfg.get('half_width')}"}[rule]
-    return {"stop_when": rule, "half_width": cfg.get("half_width"), "min_units": min_units,
+            "half_width_below": f"the half-width is below {cfg.half_width}"}[rule]
+    return {"stop_when": rule, "half_width": cfg.half_width, "min_units": min_units,
             "text": f"{text} for every monitored hypothesis, after at least {min_units} units",
             "per_hypothesis": per, "met": all(p["met"] for p in per) and bool(per)}
 
@@ -139,9 +143,9 @@ def monitor(run_dir: str | Path) -> dict:
                            "one in run.json), so the pre-registered run order cannot be recomputed")
     settings = load_analysis_settings(proto.path)
     cfg = proto.monitoring
-    wanted = cfg.get("hypotheses") or [settings.hypotheses[0].id]
+    wanted = cfg.hypotheses or [settings.hypotheses[0].id]
     hyps = [h for h in settings.hypotheses if h.id in wanted]
-    alpha = cfg.get("alpha", 0.05)
+    alpha = cfg.alpha
     order = run_order(proto)
     ledger = run_dir / "records.jsonl"
     try:
@@ -160,7 +164,7 @@ def monitor(run_dir: str | Path) -> dict:
         tidy = pd.DataFrame({"arm": [], "match_key": [], "completion": [], "amplified": [], "not_amplified": []})
         void_cells, n_lines = set(), 0
     seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_cells, alpha,
-                         cfg.get("tuned_for_v")) for h in hyps]
+                         cfg.tuned_for_v) for h in hyps]
     total = len(order)
     return {"run": str(run_dir), "protocol": proto.name, "records": n_lines, "cells_planned": total,
             "finished": n_lines >= total, "sequences": seqs, "stopping_rule": _rule(cfg, seqs),

@@ -122,8 +122,8 @@ def plan(path, worst_case, engine, reviewer_engine, model):
         from harness.ledger.worst_case import protocol_worst_case, render
         click.echo("\n" + render(protocol_worst_case(proto, model=model, engine=engine, reviewer_engine=reviewer_engine),
                                  dict(per_arm)))
-        if proto.budget:
-            click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(proto.budget.items()))
+        if ceiling := proto.budget.model_dump(exclude_none=True):
+            click.echo("ceiling: " + ", ".join(f"{k} = {v}" for k, v in sorted(ceiling.items()))
                        + " ([budget]: the run halts there, harness.ledger.spend)")
 
 

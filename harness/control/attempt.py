@@ -18,6 +18,7 @@ from harness.control.reviewer import ReviewVerdict, review
 from harness.control.tools import TOOLS, ToolSurface
 from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
 from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
+from harness.core.protocol import DEFAULT_LIMITS
 from harness.core.task_view import TaskView, view_of
 from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits
@@ -46,8 +47,8 @@ class CellContext:
     hide: tuple[Path, ...]
     start_files: dict[str, str]
     base_files: dict[str, str]  # the task's own starting tree: what the reviewer diffs against
-    max_turns: int = 12
-    max_tokens: int = 4096
+    max_turns: int = DEFAULT_LIMITS.max_turns  # the run passes [limits] (or the arm's max_turns)
+    max_tokens: int = DEFAULT_LIMITS.max_tokens
     budget: Budget = field(default_factory=Budget)
     system: str = WORKER_SYSTEM
     messages: list[Message] = field(default_factory=list)

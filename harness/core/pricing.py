@@ -23,6 +23,7 @@ from harness.core.engine import Usage
 
 KINDS = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
          "cache_write": "cache_write_tokens"}
+FREE = {"input": 0.0, "output": 0.0, "date": "n/a"}  # the entry of an engine that calls no provider (not live)
 SNAPSHOT = re.compile(r"^[-@](\d{8}|\d{4}-\d{2}-\d{2}|v\d+(:\d+)?|latest)$")
 
 
@@ -63,12 +64,36 @@ def price_for(pricing: dict, model_id: str) -> tuple[str, dict] | None:
     return (best, pricing[best]) if best else None
 
 
-def usage_cost(usage: Usage, price: dict) -> float:
+def rate(price: dict, kind: str) -> float:
+    """USD per million tokens of ``kind`` (a key of KINDS) at the [pricing] entry ``price``: a cache
+    kind the entry leaves out is priced as input (the module docstring)."""
+    return float(price.get(kind, price["input"] if kind in ("cache_read", "cache_write") else 0.0))
+
+
+def input_rate(price: dict) -> float:
+    """USD per million input tokens at the dearest way an input token can be billed (a provider may
+    bill any input token as a cache write): what an input token is worth before the call says how."""
+    return max(rate(price, k) for k in ("input", "cache_read", "cache_write"))
+
+
+def price_tokens(entry: dict, *, input_tokens: int = 0, output_tokens: int = 0, cache_read_tokens: int = 0,
+          cache_write_tokens: int = 0, unknown_input_tokens: int = 0) -> float:
+    """USD of a call's tokens at the [pricing] entry ``entry``: each kind at its rate, and
+    ``unknown_input_tokens`` (input whose billing kind is not known yet: a booking before the call, a
+    worst case before the run) at ``input_rate``. The one pricing function: a cell's cost
+    (``cell_cost``), the spend ceiling's bookings and settlements (harness.ledger.spend) and the
+    worst case (harness.ledger.worst_case) all price through it."""
     total = 0.0
-    for kind, attr in KINDS.items():
-        rate = price.get(kind, price["input"] if kind in ("cache_read", "cache_write") else 0.0)
-        total += getattr(usage, attr) * float(rate) / 1e6
-    return total
+    counts = {"input": input_tokens, "output": output_tokens, "cache_read": cache_read_tokens,
+              "cache_write": cache_write_tokens}
+    for kind in KINDS:
+        total += counts[kind] * rate(entry, kind) / 1e6
+    return total + unknown_input_tokens * input_rate(entry) / 1e6
+
+
+def usage_cost(usage: Usage, entry: dict) -> float:
+    """USD of a reply's provider-reported usage (``price_tokens`` of its token counts)."""
+    return price_tokens(entry, **{attr: getattr(usage, attr) for attr in KINDS.values()})
 
 
 def cell_cost(pricing: dict, usage_by_model: dict[str, Usage]) -> dict:

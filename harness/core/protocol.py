@@ -62,14 +62,16 @@ class Protocol:
     applicability: dict  # arm name -> tuple of scenarios it runs
     factors: dict  # extra factor name -> tuple of levels
     engine: str
-    limits: dict
-    rerun: dict
-    hypotheses: tuple[dict, ...]
-    analysis: dict
-    pricing: dict
-    raw: dict = field(repr=False, default_factory=dict)
-    monitoring: dict = field(default_factory=dict)  # [monitoring]: read by `harness monitor`
-    budget: dict = field(default_factory=dict)  # [budget]: max_usd / max_tokens run-wide (harness.ledger.spend)
+    # the validated tables as their models (defaults filled in by the models, stated nowhere else)
+    limits: LimitsTable
+    rerun: RerunTable
+    hypotheses: tuple[HypothesisTable, ...]
+    analysis: AnalysisTable
+    pricing: dict  # [pricing]: model -> price entry (harness.core.pricing)
+    monitoring: MonitoringTable  # [monitoring], its hypotheses resolved: read by `harness monitor`
+    budget: BudgetTable  # [budget]: max_usd / max_tokens run-wide (harness.ledger.spend)
+    providers: dict[str, ProviderTable] = field(default_factory=dict)  # [providers.NAME]
+    raw: dict = field(repr=False, default_factory=dict)  # the TOML as read: what the lock's digest covers
 
     @property
     def lock_path(self) -> Path:
@@ -95,8 +97,9 @@ def _expect(cond: bool, file: Path, key: str, what: str) -> None:
 
 # -- the schema: one pydantic model per table; unknown keys and wrong types are errors by name ------
 class _Table(BaseModel):
-    # allow_inf_nan=False: TOML's inf/nan are no timeout, backoff or ceiling a run can honour
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    # allow_inf_nan=False: TOML's inf/nan are no timeout, backoff or ceiling a run can honour;
+    # frozen: a validated table is configuration, read by every cell and never changed after load
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
 
 
 class ProtocolTable(_Table):
@@ -167,9 +170,12 @@ class LimitsTable(_Table):
     cell_deadline_s: float = Field(default=3600.0, gt=0, le=1e9)
 
 
+DEFAULT_LIMITS = LimitsTable()  # [limits] as a protocol without the table has it: the defaults' one statement
+
+
 class BudgetTable(_Table):
     """[budget]: the run-wide spend ceiling, enforced inside every engine call (harness.ledger.spend)."""
-    max_usd: float | None = Field(default=None, gt=0)
+    max_usd: int | float | None = Field(default=None, gt=0)  # as written: spend.json keeps 25 as 25
     max_tokens: int | None = Field(default=None, ge=1)
 
 
@@ -194,7 +200,8 @@ class MonitoringTable(_Table):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     stop_when: Literal["excludes_zero", "half_width_below"] | None = None
     half_width: float | None = Field(default=None, gt=0, le=1)
-    min_units: float | None = Field(default=None, ge=0)
+    # units a sequence needs before the stopping rule can be met (an integer stays one in the report)
+    min_units: int | float = Field(default=0, ge=0)
     tuned_for_v: float | None = Field(default=None, ge=0)
 
 
@@ -354,22 +361,18 @@ def load_protocol(path: Path | str) -> Protocol:
     applicability = _applicability(path, doc, arms, scen, second_attempt_scenarios(table))
     factors = _factors(path, doc)
     _check_hypotheses(path, doc, arms)
-    monitoring = _monitoring(path, doc, raw)
+    monitoring = _monitoring(path, doc)
     _check_providers(path, doc.providers)
     _check_matrix_size(path, p.repeats, len(p.tasks), applicability, factors)
     from harness.core.pricing import validate as validate_pricing  # [pricing]: see harness.core.pricing
-    for problem in validate_pricing(raw.get("pricing", {})):
+    for problem in validate_pricing(doc.pricing):
         key, what = problem.split(": ", 1)
         raise InputError(str(path), key, what)
-    limits = {"test_timeout_s": 60.0, "memory_mb": 2048, "max_turns": 12, "max_tokens": 4096, "cell_deadline_s": 3600.0,
-              **raw.get("limits", {})}
-    rerun = {"max_reruns": 2, **raw.get("rerun", {})}
     return Protocol(path=path, name=p.name, seed=p.seed, repeats=p.repeats, tasks_dir=tasks_dir, tasks=tuple(p.tasks),
                     scenarios=tuple(scen), arms=tuple(arms), applicability=applicability, factors=factors,
-                    engine=p.engine, limits=limits, rerun=rerun,
-                    hypotheses=tuple(dict(h) for h in raw.get("hypotheses", [])),
-                    analysis=dict(raw.get("analysis", {})), pricing=raw.get("pricing", {}), raw=raw,
-                    monitoring=monitoring, budget=dict(raw.get("budget", {})))
+                    engine=p.engine, limits=doc.limits, rerun=doc.rerun, hypotheses=tuple(doc.hypotheses),
+                    analysis=doc.analysis, pricing=doc.pricing, monitoring=monitoring, budget=doc.budget,
+                    providers=dict(doc.providers), raw=raw)
 
 
 def _arms(path: Path, doc: "ProtocolFile", raw: dict) -> list[Arm]:
@@ -430,9 +433,9 @@ def _check_hypotheses(path: Path, doc: "ProtocolFile", arms: list[Arm]) -> None:
             _expect(h.interval in methods, path, f"hypotheses[{i}].interval", f"expected one of {methods}")
 
 
-def _monitoring(path: Path, doc: "ProtocolFile", raw: dict) -> dict:
+def _monitoring(path: Path, doc: "ProtocolFile") -> MonitoringTable:
     """[monitoring]: declared hypothesis ids (absent: the first hypothesis at the default alpha),
-    and half_width exactly when stop_when = "half_width_below"."""
+    and half_width exactly when stop_when = "half_width_below". Returned with its hypotheses resolved."""
     ids = [h.id for h in doc.hypotheses]
     m = doc.monitoring or MonitoringTable()  # absent: monitor the first hypothesis at the default alpha
     hs = m.hypotheses if m.hypotheses is not None else ids[:1]
@@ -440,7 +443,7 @@ def _monitoring(path: Path, doc: "ProtocolFile", raw: dict) -> dict:
         _expect(hid in ids, path, "monitoring.hypotheses", f"{hid!r} is not a declared hypothesis id {ids}")
     _expect((m.stop_when == "half_width_below") == (m.half_width is not None), path, "monitoring.half_width",
             "required with (and only with) stop_when = \"half_width_below\"")
-    return {**raw.get("monitoring", {}), "hypotheses": hs, "alpha": m.alpha}
+    return m.model_copy(update={"hypotheses": list(hs)})
 
 
 MAX_CELLS = 1_000_000  # the declared cap on a protocol's matrix; above it a run would hang enumerating it

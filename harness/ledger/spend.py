@@ -46,9 +46,8 @@ from pathlib import Path
 from harness.core import statefile
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.core.errors import HarnessError, InputError
-from harness.core.pricing import price_for, usage_cost
+from harness.core.pricing import FREE, input_rate, price_for, price_tokens, rate, usage_cost
 from harness.core.registry import is_free
-from harness.ledger.worst_case import input_rate
 
 FRAMING_TOKENS = 16  # per message and per tool: role markers and separators a provider adds
 TOOL_PROMPT_TOKENS = 1024  # a provider's own tool-use system prompt (Anthropic documents a few hundred)
@@ -88,7 +87,7 @@ def clamp(want_out: int, est_in: int, price: dict | None, left_usd: float | None
     if left_usd is not None:
         if price is None:
             return 0  # a call nobody can price cannot be booked against a USD ceiling
-        p_out = float(price["output"]) / 1e6
+        p_out = rate(price, "output") / 1e6
         room = left_usd - est_in * input_rate(price) / 1e6
         if p_out > 0:
             out = min(out, int(room / p_out + 1e-9))
@@ -97,11 +96,12 @@ def clamp(want_out: int, est_in: int, price: dict | None, left_usd: float | None
     return max(0, out)
 
 
-def booking(est_in: int, out: int, price: dict | None) -> tuple[float, int]:
-    """(USD, tokens) booked for a call; USD 0 for an unpriced model (only a token ceiling books one)."""
-    if price is None:
+def booking(est_in: int, out: int, entry: dict | None) -> tuple[float, int]:
+    """(USD, tokens) booked for a call: its input bound at the dearest input rate and its output
+    (harness.core.pricing.price_tokens); USD 0 for an unpriced model (only a token ceiling books one)."""
+    if entry is None:
         return 0.0, est_in + out
-    return (est_in * input_rate(price) + out * float(price["output"])) / 1e6, est_in + out
+    return price_tokens(entry, output_tokens=out, unknown_input_tokens=est_in), est_in + out
 
 
 def usage_tokens(u: Usage) -> int:
@@ -299,7 +299,7 @@ def call_price(pricing: dict, engine: str, model: str | None) -> dict | None:
     """The [pricing] entry a call is booked at: free for an engine registered without ``live`` (it
     calls no provider); None if unpriced."""
     if is_free(engine):
-        return {"input": 0.0, "output": 0.0}
+        return FREE
     hit = price_for(pricing or {}, model) if model else None
     return hit[1] if hit else None
 

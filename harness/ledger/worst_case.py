@@ -43,8 +43,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.core.errors import HarnessError
-from harness.core.pricing import price_for
+from harness.core.pricing import FREE, price_for, price_tokens
+from harness.core.protocol import DEFAULT_LIMITS, LimitsTable
 from harness.core.registry import ARMS, is_free
+from harness.core.roles import Role, Roles, RunEngines, resolve_roles
 
 # Two bounds this module prices, defined here (below their users, the reviewer and the executors)
 # so the worst case needs nothing above the ledger layer.
@@ -103,8 +105,8 @@ class CellShape:
     """One cell's worst-case parameters: W and V (``declared_calls``) and the protocol's limits."""
     worker_attempts: int = 1
     reviewer_calls: int = 0
-    max_turns: int = 12
-    max_tokens: int = 4096
+    max_turns: int = DEFAULT_LIMITS.max_turns
+    max_tokens: int = DEFAULT_LIMITS.max_tokens
     token_budget: int | None = None
     reviewer_max_tokens: int = REVIEW_MAX_TOKENS
 
@@ -163,13 +165,9 @@ def cell_spend(s: CellShape, context_tokens: int | None, worker_price: dict | No
                  tokens_out=(out_w + out_r) * executions, usd=None if usd is None else usd * executions)
 
 
-def input_rate(price: dict) -> float:
-    """USD per million input tokens at the dearest way an input token can be billed."""
-    return max(float(price.get(k, price["input"])) for k in ("input", "cache_read", "cache_write"))
-
-
-def _usd(tokens_in: int, tokens_out: int, price: dict) -> float:
-    return (tokens_in * input_rate(price) + tokens_out * float(price["output"])) / 1e6
+def _usd(tokens_in: int, tokens_out: int, entry: dict) -> float:
+    """Worst-case USD of these tokens: input at the dearest input rate (harness.core.pricing.price_tokens)."""
+    return price_tokens(entry, output_tokens=tokens_out, unknown_input_tokens=tokens_in)
 
 
 def protocol_worst_case(proto, model: str | None = None, engine: str | None = None,
@@ -179,7 +177,8 @@ def protocol_worst_case(proto, model: str | None = None, engine: str | None = No
     from harness.core.matrix import enumerate_cells
     from harness.core.scenarios import load_scenarios
     scen = load_scenarios(proto.tasks_dir)
-    executions = 1 + int(proto.rerun.get("max_reruns", 2))
+    run = RunEngines.choose(proto.engine, engine, reviewer_engine, model)
+    executions = 1 + proto.rerun.max_reruns
     shapes: dict[str, CellShape | str] = {}
     for arm in proto.arms:
         try:
@@ -193,31 +192,23 @@ def protocol_worst_case(proto, model: str | None = None, engine: str | None = No
             out[cell.arm].add(Spend.without_bound(shape))
             continue
         host_kill = any(e.get("action") == "kill_host" for e in scen.get(cell.scenario, {}).get("at_turn", []))
-        roles = _roles(proto.arm(cell.arm), cell, proto.engine, model, engine, reviewer_engine)
+        roles = resolve_roles(proto.arm(cell.arm), run, dict(cell.factors))
         out[cell.arm].add(_priced_cell(proto, shape, roles, executions * (2 if host_kill else 1)))
     return out
 
 
-def _roles(arm, cell, proto_engine: str, model: str | None, engine: str | None,
-           reviewer_engine: str | None) -> tuple[str, str | None, str, str | None]:
-    """(worker engine, worker model, reviewer engine, reviewer model) of one cell."""
-    w_engine = arm.get("engine") or engine or proto_engine
-    r_engine = arm.get("reviewer_engine") or reviewer_engine or w_engine
-    w_model = arm.get("model") or cell.factor("model") or model
-    return w_engine, w_model, r_engine, arm.get("reviewer_model") or w_model
-
-
-def _priced_cell(proto, shape: CellShape, roles: tuple, executions: int) -> Spend:
-    """One cell's bound, priced per role; every term left open is named in ``unbounded``."""
-    w_engine, w_model, r_engine, r_model = roles
-    context = proto.limits.get("context_tokens")
+def _priced_cell(proto, shape: CellShape, roles: Roles, executions: int) -> Spend:
+    """One cell's bound, priced per role (harness.core.roles.resolve_roles: the engines and models the
+    run calls); every term left open is named in ``unbounded``."""
+    context = proto.limits.context_tokens
     reasons = []
     if context is None:
         reasons.append("input tokens: no [limits] context_tokens (the most input one call can bill)")
-    w_price = _price(proto.pricing, w_engine, w_model, "worker", reasons)
-    r_price = _price(proto.pricing, r_engine, r_model, "reviewer", reasons) if shape.reviewer_calls else None
+    w_price = _price(proto.pricing, roles.worker.engine, roles.worker.model, Role.WORKER, reasons)
+    r_price = (_price(proto.pricing, roles.reviewer.engine, roles.reviewer.model, Role.REVIEWER, reasons)
+               if shape.reviewer_calls else None)
     sp = cell_spend(shape, context, w_price, r_price, executions)
-    if w_price is FREE_PRICE and (not shape.reviewer_calls or r_price is FREE_PRICE):
+    if w_price is FREE and (not shape.reviewer_calls or r_price is FREE):
         sp.usd = 0.0  # no provider is called: nothing is billed, whatever the tokens
     elif reasons:
         sp.usd = None
@@ -225,31 +216,27 @@ def _priced_cell(proto, shape: CellShape, roles: tuple, executions: int) -> Spen
     return sp
 
 
-FREE_PRICE = {"input": 0.0, "output": 0.0, "date": "n/a"}
-
-
-def _price(pricing: dict, engine: str, model: str | None, role: str, reasons: list[str]) -> dict | None:
-    """The role's [pricing] entry; FREE_PRICE for an engine registered without ``live`` (no provider)."""
+def _price(pricing: dict, engine: str, model: str | None, role: Role, reasons: list[str]) -> dict | None:
+    """The role's [pricing] entry; FREE for an engine registered without ``live`` (no provider)."""
     if is_free(engine):
-        return FREE_PRICE
+        return FREE
     if not model:
-        reasons.append(f"USD: the {role} engine {engine!r} has no model named (pass --model)")
+        reasons.append(f"USD: the {role.value} engine {engine!r} has no model named (pass --model)")
         return None
     hit = price_for(pricing or {}, model)
     if hit is None:
-        reasons.append(f"USD: no [pricing] entry for the {role} model {model!r}")
+        reasons.append(f"USD: no [pricing] entry for the {role.value} model {model!r}")
         return None
     return hit[1]
 
 
-def shape_of(arm, limits: dict) -> CellShape:
+def shape_of(arm, limits: LimitsTable) -> CellShape:
     """The arm's CellShape: its declared W and V, turns, the max_tokens clamp and any token budget
     (an arm registered ``budgeted`` carries its default budget; any arm may set ``token_budget``)."""
     w, v = declared_calls(arm)
     budgeted = ARMS.get(arm.controller).flag("budgeted") or "token_budget" in arm.params
     return CellShape(worker_attempts=w, reviewer_calls=v,
-                     max_turns=int(arm.get("max_turns") or limits.get("max_turns", 12)),
-                     max_tokens=int(limits.get("max_tokens", 4096)),
+                     max_turns=arm.get("max_turns") or limits.max_turns, max_tokens=limits.max_tokens,
                      token_budget=arm.get("token_budget") if budgeted else None)
 
 

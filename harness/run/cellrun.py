@@ -30,7 +30,8 @@ from harness.core.matrix import Cell
 from harness.core.observation import CONTEXT_LOST, observed
 from harness.core.outcomes import Fault, VoidKind
 from harness.core.pricing import cell_cost
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
+from harness.core.roles import Role, Roles, RunEngines, resolve_roles
 from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
@@ -56,12 +57,17 @@ class CellSpec:
     model: str | None
     seed: int
     expected: dict  # {"acceptance": sha256, "oracle": sha256} from the lock
-    limits: dict
+    limits: LimitsTable  # the protocol's [limits], as validated (its defaults filled in by the model)
     run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
     spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness.ledger.spend)
+
+    @property
+    def roles(self) -> Roles:
+        """The engine and model of the cell's worker and reviewer (harness.core.roles.resolve_roles)."""
+        return resolve_roles(self.arm, RunEngines(self.engine, self.reviewer_engine, self.model), dict(self.cell.factors))
 
 
 @lru_cache(maxsize=256)
@@ -147,14 +153,14 @@ class _Judged:
 def _setup(spec: CellSpec) -> _CellSetup | Fault:
     """The task, scenario and injection (a Fault when they are unusable), the workspace with the
     injection materialized, its start state, and the observers started."""
-    cell, arm = spec.cell, spec.arm
+    cell = spec.cell
     try:
         task = _task(spec.tasks_dir, cell.task)
         scen = _scenarios(spec.tasks_dir)[cell.scenario]
         inj = injections.apply(task, cell.scenario, scen)
     except (InputError, KeyError, OSError) as exc:
         return Fault(VoidKind.GROUND_TRUTH, f"task or scenario unusable: {exc}")
-    limits = Limits(timeout_s=float(spec.limits.get("test_timeout_s", 60)), memory_mb=int(spec.limits.get("memory_mb", 2048)))
+    limits = Limits(timeout_s=spec.limits.test_timeout_s, memory_mb=spec.limits.memory_mb)
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
     events_file = events_path(spec.run_dir, cell)
     log = EventLog(events_file)
@@ -164,7 +170,7 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     start_files = ws.files()
     base_files = inj.reviewer_base(task, start_files)
     start_modes = tree_modes(ws.root)
-    model = arm.get("model") or cell.factor("model") or spec.model
+    model = spec.roles.worker.model
     # engines see the narrow task view; only the simulated engine reads the candidate bank
     ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=f"{spec.seed}|{cell.unit}",
                 model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
@@ -178,21 +184,20 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
 def _bind_engines(spec: CellSpec, s: _CellSetup) -> tuple[Engine, Engine]:
     """The worker and reviewer engines the arm names, each recorded to the transcript, booked
     against the run's [budget] ceiling when there is one, and cut at the cell's deadline."""
-    arm = spec.arm
-    engine: Engine = RecordingEngine(make_engine(arm.get("engine") or spec.engine,
-                                                 EngineContext(role="worker", **s.ectx)), s.transcript)
-    reviewer: Engine = RecordingEngine(make_engine(arm.get("reviewer_engine") or spec.reviewer_engine, EngineContext(
-        role="reviewer", **{**s.ectx, "model": arm.get("reviewer_model") or s.model})), s.transcript)
-    if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
-        w_name = arm.get("engine") or spec.engine
-        r_name = arm.get("reviewer_engine") or spec.reviewer_engine
-        engine = CeilingEngine(engine, spec.spend, spec.cell.key, "worker", call_price(spec.pricing, w_name, s.model), s.log)
-        reviewer = CeilingEngine(reviewer, spec.spend, spec.cell.key, "reviewer",
-                                 call_price(spec.pricing, r_name, arm.get("reviewer_model") or s.model), s.log)
+    roles = spec.roles
+    bound = []
+    for role in (Role.WORKER, Role.REVIEWER):
+        b = roles.of(role)
+        eng: Engine = RecordingEngine(make_engine(b.engine, EngineContext(role=role.value, **{**s.ectx, "model": b.model})),
+                                      s.transcript)
+        if spec.spend is not None:  # the run-wide ceiling: every call booked, clamped, or refused
+            eng = CeilingEngine(eng, spec.spend, spec.cell.key, role.value, call_price(spec.pricing, b.engine, b.model),
+                                s.log)
+        bound.append(eng)
     from harness.engines.deadline import CellDeadline  # the cell's overall deadline (issue 25)
-    cell_s = float(spec.limits.get("cell_deadline_s", 3600.0))
+    cell_s = spec.limits.cell_deadline_s
     started = time.monotonic()
-    return CellDeadline(engine, cell_s, started), CellDeadline(reviewer, cell_s, started)
+    return CellDeadline(bound[0], cell_s, started), CellDeadline(bound[1], cell_s, started)
 
 
 def _context(spec: CellSpec, s: _CellSetup, engine: Engine, reviewer: Engine) -> CellContext:
@@ -202,8 +207,7 @@ def _context(spec: CellSpec, s: _CellSetup, engine: Engine, reviewer: Engine) ->
     budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
     return CellContext(task=s.task, prompt=inj.prompt, ws=s.ws, log=s.log, engine=engine, reviewer=reviewer,
                        limits=s.limits, hide=s.hide, start_files=s.start_files, base_files=s.base_files, budget=budget,
-                       max_turns=int(arm.get("max_turns") or spec.limits.get("max_turns", 12)),
-                       max_tokens=int(spec.limits.get("max_tokens", 4096)),
+                       max_turns=arm.get("max_turns") or spec.limits.max_turns, max_tokens=spec.limits.max_tokens,
                        acceptance=inj.acceptance_file(s.task, events_path(spec.run_dir, spec.cell).with_suffix(".acceptance.py")),
                        tool_behaviour={**inj.tools, "channel": str(s.channel.path)}, on_turn=injections.turn_hook(inj))
 
@@ -292,7 +296,7 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         cell_key=cell.key, arm=cell.arm, task=cell.task, scenario=cell.scenario, repeat=cell.repeat,
         factors=dict(cell.factors), outcome=adj.outcome, visible_pass=adj.visible_pass,
         hidden_pass=adj.hidden_pass, shipped=adj.shipped, wall_s=round(time.perf_counter() - t0, 4),
-        engine=arm.get("engine") or spec.engine, controller=arm.controller,
+        engine=spec.roles.worker.engine, controller=arm.controller,
         void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
         hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
@@ -493,7 +497,7 @@ def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None 
     kind = fault.kind if fault else VoidKind.of_reason(reason)
     return record.build(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
                         factors=dict(c.factors), outcome="void", wall_s=round(wall_s, 4),
-                        engine=spec.arm.get("engine") or spec.engine, controller=spec.arm.controller,
+                        engine=spec.roles.worker.engine, controller=spec.arm.controller,
                         void_reason=reason, void_kind=kind, void_detail=fault.detail if fault else reason,
                         confinement=confinement_level(), **spec.run_meta)
 

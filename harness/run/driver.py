@@ -33,6 +33,7 @@ from harness.core.matrix import Cell, run_order
 from harness.core.outcomes import Outcome, RunStop, VoidKind
 from harness.core.protocol import Protocol, load_protocol
 from harness.core.registry import needs_model
+from harness.core.roles import Binding, Role, RunEngines, model_levels, resolve_roles
 from harness.core.table import one_per_cell, per_arm_rows, render
 from harness.core.tasks import load_task
 from harness.judge import verdict_cache
@@ -94,20 +95,34 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
     the replay engine, and every task and scenario the protocol names."""
     from harness import engines
     known = engines.known()
+    run = RunEngines(engine, reviewer_engine, model)
     for arm in proto.arms:
-        for role, name in (("engine", arm.get("engine") or engine), ("reviewer_engine", arm.get("reviewer_engine") or reviewer_engine)):
-            if name not in known:
-                raise InputError(str(proto.path), f"arms.{arm.name}.{role}" if arm.get(role) else f"--{role.replace('_', '-')}",
-                                 f"unknown engine {name!r} (known: {', '.join(known)})")
-            model_for = (arm.get("reviewer_model") if role == "reviewer_engine" else None) or arm.get("model") or model
-            if needs_model(name) and not model_for and "model" not in proto.factors:
-                raise InputError(str(proto.path), f"arms.{arm.name}.model",
-                                 f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
-            proxy = needs_model(name) and _proxy_problem()
-            if proxy:  # a live engine could not reach its provider under the reply deadline: every cell void
-                raise InputError("environment", proxy[0], proxy[1])
-            if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
-                raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
+        for levels in model_levels(proto.factors):
+            roles = resolve_roles(arm, run, levels)
+            for role, key in ((Role.WORKER, "engine"), (Role.REVIEWER, "reviewer_engine")):
+                _check_role_engine(proto, arm, key, roles.of(role), known, engine_options)
+    _check_transcript_and_corpus(proto, engine_options)
+
+
+def _check_role_engine(proto: Protocol, arm, key: str, bound: Binding, known, engine_options: dict) -> None:
+    """One role's engine is known, has a model when it is live (and its provider is reachable), and a
+    transcript when it is the replay engine. ``key``: the arm's key that names the role's engine."""
+    name = bound.engine
+    if name not in known:
+        raise InputError(str(proto.path), f"arms.{arm.name}.{key}" if arm.get(key) else f"--{key.replace('_', '-')}",
+                         f"unknown engine {name!r} (known: {', '.join(known)})")
+    if needs_model(name) and not bound.model:
+        raise InputError(str(proto.path), f"arms.{arm.name}.model",
+                         f"the {name} engine needs a model: pass --model ID, or set model on the arm or as a factor")
+    proxy = needs_model(name) and _proxy_problem()
+    if proxy:  # a live engine could not reach its provider under the reply deadline: every cell void
+        raise InputError("environment", proxy[0], proxy[1])
+    if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
+        raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
+
+
+def _check_transcript_and_corpus(proto: Protocol, engine_options: dict) -> None:
+    """A hand-written agent script is checked entry by entry; every task and scenario loads."""
     if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now
         from harness.engines.transcript import load_entries
         load_entries(Path(engine_options["transcript"]))
@@ -131,12 +146,12 @@ def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_eng
         raise InputError(str(out_dir), "--out", "already holds a run; use --resume to continue it")
     if state is rundir.DirState.OTHER:
         raise InputError(str(out_dir), "--out", "exists and is not empty (and not a run); give a new or empty directory")
-    validate_run_inputs(proto, engine=engine or proto.engine, reviewer_engine=reviewer_engine or engine or proto.engine,
-                        model=model, engine_options=engine_options or {})
+    run = RunEngines.choose(proto.engine, engine, reviewer_engine, model)
+    validate_run_inputs(proto, engine=run.engine, reviewer_engine=run.reviewer_engine, model=model,
+                        engine_options=engine_options or {})
     _make_out_dir(out_dir)
     meta = rundir.new_meta(protocol_path=str(proto.path), protocol=proto.name, protocol_digest=lock["digest"],
-                           preregistered=not exploratory, engine=engine or proto.engine,
-                           reviewer_engine=reviewer_engine or engine or proto.engine, model=model,
+                           preregistered=not exploratory, engine=run.engine, reviewer_engine=run.reviewer_engine, model=model,
                            engine_options=engine_options or {}, lock=lock)
     if state is rundir.DirState.TORN_WITH_RECORDS:  # a kill while run.json was written: repaired, then continued
         meta = rundir.meta_from_records(out_dir, meta, lock)
@@ -325,9 +340,14 @@ def _cell_spec(s: _Session, c: Cell, cfg: _CacheConfig) -> CellSpec:
     return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=s.run_dir,
                     engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
                     seed=proto.seed, expected=s.expected[c.task], limits=proto.limits, run_meta=s.run_meta,
-                    pricing=proto.pricing, engine_options={"providers": proto.raw.get("providers", {}),
+                    pricing=proto.pricing, engine_options={"providers": _providers(proto),
                                                            **meta.get("engine_options", {})},
                     hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend)
+
+
+def _providers(proto: Protocol) -> dict[str, dict]:
+    """[providers.NAME] as the engines read it (harness.engines.live): the keys the protocol sets."""
+    return {name: table.model_dump(exclude_none=True) for name, table in proto.providers.items()}
 
 
 def _disabled_tasks(s: _Session, cfg: _CacheConfig, log) -> dict[str, str]:
@@ -354,7 +374,7 @@ def _open_settler(s: _Session, disabled: dict[str, str], log) -> "_Settler":
     void_counts = _void_counts(voids_path, log)
     for k in s.void_keys:  # void in the ledger after an earlier session's reruns: this session reruns it afresh
         void_counts[k] = 0
-    settle = _Settler(s.ledger, void_counts, voids_path, int(s.proto.rerun.get("max_reruns", 2)), disabled, log,
+    settle = _Settler(s.ledger, void_counts, voids_path, s.proto.rerun.max_reruns, disabled, log,
                       s.run_dir)
     if s.spend is not None and s.spend.read()["halted"]:
         settle.halt(RunStop.BUDGET_CEILING, f"budget ceiling: reached in an earlier session "
@@ -458,7 +478,7 @@ def _note_stop(run_dir: Path, settle: "_Settler", records: int, not_run: dict | 
 def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tuple:
     """The run's spend ledger (None without a ceiling) and the ceiling in force. With ``max_usd``,
     every call must have a price: a call nobody can price could not be booked (InputError)."""
-    declared = spend_mod.Ceiling(proto.budget.get("max_usd"), proto.budget.get("max_tokens"))
+    declared = spend_mod.Ceiling(proto.budget.max_usd, proto.budget.max_tokens)
     if not declared.active and not (raise_to and raise_to.active) and not (run_dir / "spend.json").exists():
         return None, None
     ledger_spend = spend_mod.SpendLedger(run_dir)
@@ -475,16 +495,16 @@ def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tup
 
 def _check_priced(proto: Protocol, meta: dict) -> None:
     """Under max_usd every call is booked at its price: a model with no [pricing] entry is an InputError."""
+    run = RunEngines.of_run(meta)
     for arm in proto.arms:
-        for role, name, model in (("worker", arm.get("engine") or meta["engine"], arm.get("model") or meta.get("model")),
-                                  ("reviewer", arm.get("reviewer_engine") or meta["reviewer_engine"],
-                                   arm.get("reviewer_model") or arm.get("model") or meta.get("model"))):
-            models = [model] if model or "model" not in proto.factors else list(proto.factors["model"])
-            for m in models:
-                if spend_mod.call_price(proto.pricing, name, m) is None:
+        for levels in model_levels(proto.factors):
+            roles = resolve_roles(arm, run, levels)
+            for role in Role:
+                b = roles.of(role)
+                if spend_mod.call_price(proto.pricing, b.engine, b.model) is None:
                     raise InputError(str(proto.path), "budget.max_usd",
-                                     f"the {role} model {m!r} of arm {arm.name} ({name} engine) has no [pricing] "
-                                     "entry, so its calls cannot be booked against the ceiling")
+                                     f"the {role.value} model {b.model!r} of arm {arm.name} ({b.engine} engine) has no "
+                                     "[pricing] entry, so its calls cannot be booked against the ceiling")
 
 
 class _Settler:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.run.cellrun import CellSpec, run_cell
 from harness.sandbox.sandbox import confinement_level
@@ -93,7 +93,7 @@ def attack(tmp_path, transcript, *, scenario="null", arm="A1"):
     spec = CellSpec(cell=Cell(arm, "median", scenario, 1), arm=Arm(arm, arm, params), tasks_dir=TASKS, run_dir=run,
                     engine="replay", reviewer_engine="simulated", model=None, seed=7,
                     expected={"acceptance": sha256_file(TASK.acceptance), "oracle": sha256_file(TASK.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 6}, engine_options={"transcript": str(script)})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=6), engine_options={"transcript": str(script)})
     rec = run_cell(spec)
     leaks = [str(p) for p in run.rglob("*") if p.is_file() and (
         any(line in p.read_text(errors="replace") for line in ORACLE_LINES) or KEY in p.read_text(errors="replace"))]

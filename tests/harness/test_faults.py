@@ -6,7 +6,7 @@ import errno
 import json
 
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.run.cellrun import CellSpec, run_cell
 from harness.sandbox import workspace
@@ -19,7 +19,7 @@ def _spec(tmp_path, scenario, arm="A4", task="median"):
     return CellSpec(cell=Cell(arm, task, scenario, 1), arm=Arm(arm, arm, params), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="simulated", reviewer_engine="simulated", model=None, seed=5,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
 
 
 def test_a_host_kill_keeps_every_call_usage_test_run_and_model_from_before_it(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 from harness.control import injections
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.scenarios import load_scenarios
 from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
@@ -34,7 +34,7 @@ def cell(tmp_path, scenario, arm, sim=None, engine="simulated", task=TASK):
     spec = CellSpec(cell=Cell(arm, task, scenario, 1), arm=ARMS[arm], tasks_dir=TASKS, run_dir=tmp_path / arm,
                     engine=engine, reviewer_engine="simulated", model=None, seed=11,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12}, engine_options={"sim": {**CORRECT, **(sim or {})}})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12), engine_options={"sim": {**CORRECT, **(sim or {})}})
     rec = run_cell(spec)
     events = [json.loads(x) for x in (tmp_path / arm / "cells").glob("*.events.jsonl").__next__().read_text().splitlines()]
     return rec, events

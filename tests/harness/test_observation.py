@@ -12,7 +12,7 @@ from harness.core import observation
 from harness.core.engine import Message
 from harness.core.matrix import Cell
 from harness.core.observation import Observation, Observed, kind_of, observed
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import REPO, TASKS
@@ -53,7 +53,7 @@ def _cell(tmp_path, name):  # a cell (seed 4) whose first attempt fails the visi
     spec = CellSpec(cell=Cell("A2", "parse-range", "null", 1), arm=Arm("A2", "A2", {"retries": 3}), tasks_dir=TASKS,
                     run_dir=tmp_path / name, engine="simulated", reviewer_engine="simulated", model=None, seed=4,
                     expected={"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)},
-                    limits={"test_timeout_s": 60})
+                    limits=LimitsTable(test_timeout_s=60))
     return run_cell(spec)
 
 

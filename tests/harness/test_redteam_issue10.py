@@ -33,7 +33,7 @@ from harness.control.adjudicator import ORACLE_DEST
 from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.judge import testrun
 from harness.judge.detectors import DetectorInput, run_detectors
@@ -86,7 +86,7 @@ def cell(tmp_path, task, transcript, *, scenario="null"):
     spec = CellSpec(cell=Cell("A1", task.id, scenario, 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="replay", reviewer_engine="simulated", model=None, seed=7,
                     expected={"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 6}, engine_options={"transcript": str(script)})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=6), engine_options={"transcript": str(script)})
     return run_cell(spec)
 
 

@@ -175,7 +175,7 @@ import json  # noqa: E402
 
 from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
 from harness.core.matrix import Cell  # noqa: E402
-from harness.core.protocol import Arm  # noqa: E402
+from harness.core.protocol import Arm, LimitsTable  # noqa: E402
 from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
 from harness.run.cellrun import CellSpec, run_cell  # noqa: E402
@@ -240,7 +240,7 @@ def _cell(tmp_path, plan, scenario):
     spec = CellSpec(cell=Cell("A1", "parse-range", scenario, 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / plan, engine=f"i21-undoer-{plan}", reviewer_engine="simulated", model=None,
                     seed=3, expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     ev = [json.loads(x) for x in next((tmp_path / plan / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     return rec, ev

@@ -27,7 +27,7 @@ from harness.control.tools import ToolSurface
 from harness.core import safefs
 from harness.core.engine import ToolCall
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.safefs import LinkRefused, NotRegular, TreeLimitExceeded, TreeLimits
 from harness.core.task_view import view_of
 from harness.core.tasks import LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, load_task, read_tree, sha256_file
@@ -348,7 +348,7 @@ def run_attack(tmp_path, calls: list) -> tuple[dict, list[dict], str]:
     spec = CellSpec(cell=Cell("A1", "median", "null", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS, run_dir=run,
                     engine="replay", reviewer_engine="simulated", model=None, seed=7,
                     expected={"acceptance": sha256_file(TASK.acceptance), "oracle": sha256_file(TASK.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 6}, engine_options={"transcript": str(script)})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=6), engine_options={"transcript": str(script)})
     rec = run_cell(spec)
     events = [json.loads(x) for x in next((run / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     everything = "\n".join(p.read_text(errors="replace") for p in run.rglob("*") if p.is_file())

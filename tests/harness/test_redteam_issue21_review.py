@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
@@ -61,7 +61,7 @@ def run_scenario(tmp_path: Path, scenario: str, turns: list[list[dict]], *, task
     spec = CellSpec(cell=Cell("A1", task, scenario, 1), arm=Arm("A1", "A1", {}), tasks_dir=tasks_dir, run_dir=run,
                     engine="replay", reviewer_engine="simulated", model=None, seed=7,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 8}, engine_options={"transcript": str(script)})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=8), engine_options={"transcript": str(script)})
     rec = run_cell(spec)
     events = [json.loads(x) for x in next((run / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     return rec, events

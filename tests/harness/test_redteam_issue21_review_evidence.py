@@ -269,7 +269,7 @@ import json  # noqa: E402
 
 from harness.core.engine import EngineReply, ToolCall, Usage  # noqa: E402
 from harness.core.matrix import Cell  # noqa: E402
-from harness.core.protocol import Arm  # noqa: E402
+from harness.core.protocol import Arm, LimitsTable  # noqa: E402
 from harness.core.tasks import sha256_file  # noqa: E402
 from harness.engines import register  # noqa: E402
 from harness.run.cellrun import CellSpec, run_cell  # noqa: E402
@@ -298,7 +298,7 @@ def test_a_cell_with_a_zero_padded_date_is_not_void(tmp_path):
     spec = CellSpec(cell=Cell("A1", "parse-range", "B15", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="r21c-dates", reviewer_engine="simulated", model=None, seed=3,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     ev = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     assert rec["outcome"] != "void" and not [e for e in ev if e["type"] == "harness_error"], rec
@@ -351,7 +351,7 @@ def test_the_world_action_done_by_own_code_and_tidied_is_unsafe(tmp_path, scenar
     spec = CellSpec(cell=Cell("A1", "parse-range", scenario, 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="r21c-world", reviewer_engine="simulated", model=None, seed=3,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     ev = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     out = next(e["output"] for e in ev if e["type"] == "command")
@@ -426,7 +426,7 @@ def test_a_deploy_behind_a_flooded_tool_log_is_unsafe(tmp_path, monkeypatch):
     spec = CellSpec(cell=Cell("A1", "parse-range", "B13", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="r21c-flood", reviewer_engine="simulated", model=None, seed=3,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     assert rec["watch_incomplete"] and "tool reports" in rec["watch_incomplete"]
     assert rec["outcome"] == "unsafe" and "destructiveCmd" in rec["unsafe_detectors"], rec
@@ -468,6 +468,6 @@ def test_the_key_said_or_printed_past_what_the_event_log_keeps_is_found(tmp_path
     spec = CellSpec(cell=Cell("A1", "parse-range", "B15", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine=f"r21c-say-{mode}", reviewer_engine="simulated", model=None,
                     seed=3, expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     assert "secretScan" in rec["unsafe_detectors"], rec["outcome"]

@@ -16,7 +16,7 @@ from harness.control.adjudicator import adjudicate
 from harness.control.tools import ToolSurface
 from harness.core.engine import EngineReply, ToolCall, Usage
 from harness.core.matrix import Cell
-from harness.core.protocol import Arm
+from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
 from harness.engines import register
 from harness.judge.detectors import DetectorInput, destructive_cmd, run_detectors, secret_scan
@@ -153,7 +153,7 @@ def test_b13_deploy_then_tidy_is_not_clean(tmp_path):
     spec = CellSpec(cell=Cell("A2", "parse-range", "B13", 1), arm=Arm("A2", "A2", {"retries": 1}), tasks_dir=TASKS,
                     run_dir=tmp_path / "run", engine="review2-deployer", reviewer_engine="simulated", model=None, seed=3,
                     expected={"acceptance": sha256_file(t.acceptance), "oracle": sha256_file(t.oracle)},
-                    limits={"test_timeout_s": 60, "max_turns": 12})
+                    limits=LimitsTable(test_timeout_s=60, max_turns=12))
     rec = run_cell(spec)
     ev = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     ran = [e for e in ev if e["type"] == "command"]

@@ -104,7 +104,8 @@ def test_the_budget_table_is_validated_and_frozen_with_the_protocol(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text(head + "[budget]\nmax_usd = 25\nmax_tokens = 1000\n")
     proto = load_protocol(p)
-    assert proto.budget == {"max_usd": 25, "max_tokens": 1000} and proto.raw["budget"] == proto.budget  # in the digest
+    assert (proto.budget.max_usd, proto.budget.max_tokens) == (25, 1000)
+    assert proto.raw["budget"] == proto.budget.model_dump()  # in the digest
     for bad, what in (("max_usd = 0", "budget.max_usd"), ('max_tokens = "many"', "budget.max_tokens"),
                       ("max_dollars = 3", "budget.max_dollars")):
         p.write_text(head + f"[budget]\n{bad}\n")

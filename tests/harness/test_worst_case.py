@@ -202,6 +202,18 @@ def test_free_or_priced_follows_the_engines_live_flag(tmp_path, maxspend):
     assert all(s.usd == 0.0 and not s.unbounded for s in free.values())
 
 
+def test_the_bound_prices_the_reviewer_the_run_calls(tmp_path, maxspend):
+    """An arm that pins its worker to a free engine still has its reviewer on the run's engine (the
+    cell runner binds it so, harness.core.roles.resolve_roles): the bound prices that reviewer, where
+    it used to take the arm's free engine for both roles and bound the USD at 0."""
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO.replace("[arms.A3]\n", '[arms.A3]\nengine = "simulated"\n'))
+    wc = protocol_worst_case(load_protocol(p), model="maxspend-1")
+    shape = CellShape(worker_attempts=3, reviewer_calls=1, max_turns=TURNS, max_tokens=MAX_TOKENS)
+    review_usd = (CONTEXT * PRICE["input"] + shape.reviewer_max_tokens * PRICE["output"]) / 1e6  # one review, priced
+    assert wc["A3"].usd == pytest.approx(review_usd) and not wc["A3"].unbounded
+
+
 def test_unbounded_terms_are_named(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text(PROTO.replace(f"context_tokens = {CONTEXT}", "").replace('engine = "maxspend"', 'engine = "openai"')
