@@ -204,27 +204,31 @@ def _restricted_cells(pb: np.ndarray, pc: np.ndarray, tau: np.ndarray) -> tuple[
     p^ the stratum's observed proportions (so each stratum's solution depends on tau alone). The left
     side decreases in m on m > |tau|; when it is below 1 at m = |tau| (a zero count on the cell whose
     denominator vanishes there), m = |tau| and that cell takes the rest (the KKT boundary: Tango's
-    q > 0 with c = 0). m lies in (|tau|, |tau| + 1]: found by bisection.
+    q > 0 with c = 0). m lies in (|tau|, |tau| + 1]: found by bisection on e = m - |tau|.
     """
     pr = 1.0 - pb - pc
     t = np.broadcast_to(tau, pb.shape)
-    lo, hi = np.abs(t), np.abs(t) + 1.0
+    a = np.abs(t)
+    # m = |tau| + e, e in (0, 1]: the denominators m + tau, m - tau are e + (|tau| + tau) and e + (|tau| - tau),
+    # computed without cancelling |tau| against itself (tau runs to 1e15 at the parameter space's edge)
+    up, dn = a + t, a - t
 
-    def excess(m: np.ndarray) -> np.ndarray:
+    def excess(e: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = [np.where(p > 0, p / den, 0.0) for p, den in ((pb, m + t), (pc, m - t), (pr, m))]
+            terms = [np.where(p > 0, p / den, 0.0) for p, den in ((pb, e + up), (pc, e + dn), (pr, e + a))]
         return terms[0] + terms[1] + terms[2] - 1.0
 
+    lo, hi = np.zeros_like(a), np.ones_like(a)
     e0 = excess(lo)
     for _ in range(STRAT_ITER):
         mid = 0.5 * (lo + hi)
         pos = excess(mid) > 0
         lo, hi = np.where(pos, mid, lo), np.where(pos, hi, mid)
     boundary = e0 <= 0  # the zero-count cell at m = |tau| takes the slack -e0
-    m = np.where(boundary, np.abs(t), hi)
+    e = np.where(boundary, 0.0, hi)
     with np.errstate(divide="ignore", invalid="ignore"):
-        x = np.where(pb > 0, pb / (m + t), 0.0)
-        y = np.where(pc > 0, pc / (m - t), 0.0)
+        x = np.where(pb > 0, pb / (e + up), 0.0)
+        y = np.where(pc > 0, pc / (e + dn), 0.0)
     slack = np.where(boundary, -e0, 0.0)
     x = x + np.where(boundary & (t < 0), slack, 0.0)
     y = y + np.where(boundary & (t > 0), slack, 0.0)
