@@ -191,7 +191,7 @@ def newcombe_paired(t: PairedTable, alpha: float = 0.05) -> PairedDifference:
 # heterogeneous stratum differences
 
 
-STRAT_ITER = 64  # bisection steps, inner (each stratum's restricted MLE) and outer (the multiplier tau)
+STRAT_ITER = 64  # bisection steps on the multiplier tau (each endpoint)
 
 
 def _restricted_cells(pb: np.ndarray, pc: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -200,39 +200,55 @@ def _restricted_cells(pb: np.ndarray, pc: np.ndarray, tau: np.ndarray) -> tuple[
 
     Maximising sum_k [b_k log x_k + c_k log y_k + r_k log s_k] - lambda (sum_k w_k (x_k - y_k) - Delta),
     s_k = 1 - x_k - y_k, w_k = n_k / N, tau = lambda / N: stationarity gives, with m = p^r / s,
-        x = p^b / (m + tau),  y = p^c / (m - tau),  and p^b/(m + tau) + p^c/(m - tau) + p^r/m = 1,
-    p^ the stratum's observed proportions (so each stratum's solution depends on tau alone). The left
-    side decreases in m on m > |tau|; when it is below 1 at m = |tau| (a zero count on the cell whose
-    denominator vanishes there), m = |tau| and that cell takes the rest (the KKT boundary: Tango's
-    q > 0 with c = 0). m lies in (|tau|, |tau| + 1]: found by bisection on e = m - |tau|.
+        x = p^b / (m + tau),  y = p^c / (m - tau),  f(m) = p^b/(m + tau) + p^c/(m - tau) + p^r/m - 1 = 0,
+    p^ the stratum's observed proportions (each stratum's solution depends on tau alone). f is convex and
+    decreasing on m > |tau|; when f(|tau|) <= 0 (a zero count on the cell whose denominator vanishes
+    there), m = |tau| and that cell takes the rest -f(|tau|) (the KKT boundary: Tango's q > 0 with c = 0).
+    Otherwise the root is the largest root of the cubic m^3 - m^2 - (tau^2 + tau (p^c - p^b)) m + p^r tau^2
+    (f's numerator), polished in e = m - |tau| (no cancellation of |tau|, which runs to 1e15 at the
+    parameter space's edge) by Newton steps: the first, from either side, lands left of the root (f is
+    convex, so its tangent lies below it), and from there Newton rises monotonically to the root.
     """
     pr = 1.0 - pb - pc
     t = np.broadcast_to(tau, pb.shape)
     a = np.abs(t)
-    # m = |tau| + e, e in (0, 1]: the denominators m + tau, m - tau are e + (|tau| + tau) and e + (|tau| - tau),
-    # computed without cancelling |tau| against itself (tau runs to 1e15 at the parameter space's edge)
-    up, dn = a + t, a - t
+    props, dens = (pb, pc, pr), (a + t, a - t, a)  # m + tau, m - tau, m at e = 0
+    live = [(p > 0, p, d) for p, d in zip(props, dens)]
+    start = sum(np.where(pos & (d == 0), p, 0.0) for pos, p, d in live)  # f(start) >= 0: left of the root
+    f0 = -1.0 + sum(np.where(pos & (d > 0), p / np.where(d > 0, d, 1.0), 0.0) for pos, p, d in live)
+    boundary = (start == 0) & (f0 <= 0)
 
-    def excess(e: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = [np.where(p > 0, p / den, 0.0) for p, den in ((pb, e + up), (pc, e + dn), (pr, e + a))]
-        return terms[0] + terms[1] + terms[2] - 1.0
+    def newton(e: np.ndarray) -> np.ndarray:
+        f, df = -1.0, 0.0
+        for pos, p, d in live:
+            inv = np.where(pos, 1.0 / np.where(pos, e + d, 1.0), 0.0)
+            f = f + p * inv
+            df = df - p * inv * inv
+        return e - f / df
 
-    lo, hi = np.zeros_like(a), np.ones_like(a)
-    e0 = excess(lo)
-    for _ in range(STRAT_ITER):
-        mid = 0.5 * (lo + hi)
-        pos = excess(mid) > 0
-        lo, hi = np.where(pos, mid, lo), np.where(pos, hi, mid)
-    boundary = e0 <= 0  # the zero-count cell at m = |tau| takes the slack -e0
-    e = np.where(boundary, 0.0, hi)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = np.where(pb > 0, pb / (e + up), 0.0)
-        y = np.where(pc > 0, pc / (e + dn), 0.0)
-    slack = np.where(boundary, -e0, 0.0)
-    x = x + np.where(boundary & (t < 0), slack, 0.0)
-    y = y + np.where(boundary & (t > 0), slack, 0.0)
-    return x, y
+    e = np.maximum(_largest_cubic_root(t * t + t * (pc - pb), pr * t * t) - a, start)
+    for _ in range(6):
+        e = np.maximum(newton(np.where(boundary, 1.0, e)), start)
+    e = np.where(boundary, 0.0, e)
+    x = np.where(pb > 0, pb / np.where(pb > 0, e + dens[0], 1.0), 0.0)
+    y = np.where(pc > 0, pc / np.where(pc > 0, e + dens[1], 1.0), 0.0)
+    slack = np.where(boundary, -f0, 0.0)
+    return x + np.where(boundary & (t < 0), slack, 0.0), y + np.where(boundary & (t > 0), slack, 0.0)
+
+
+def _largest_cubic_root(B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Largest real root of m^3 - m^2 - B m + C (trigonometric form with three real roots, Cardano's
+    otherwise), with m = s + 1/3: s^3 + P s + Q = 0, P = -B - 1/3, Q = -2/27 - B/3 + C."""
+    P = -B - 1.0 / 3
+    Q = -2.0 / 27 - B / 3 + C
+    D = Q * Q / 4 + P * P * P / 27
+    neg = P < 0
+    r = np.sqrt(np.where(neg, -P / 3, 1.0))
+    arg = np.clip(np.where(neg, -Q / (2 * np.where(neg, r ** 3, 1.0)), 0.0), -1.0, 1.0)
+    trig = 2 * r * np.cos(np.arccos(arg) / 3)
+    sq = np.sqrt(np.maximum(D, 0.0))
+    card = np.cbrt(-Q / 2 + sq) + np.cbrt(-Q / 2 - sq)
+    return np.where(neg & (D <= 0), trig, card) + 1.0 / 3
 
 
 def _stratified_z(b, c, n, tau) -> tuple[np.ndarray, np.ndarray]:
@@ -243,8 +259,7 @@ def _stratified_z(b, c, n, tau) -> tuple[np.ndarray, np.ndarray]:
     delta = ((x - y) * n).sum(axis=-1) / N
     var = (n * (x + y - (x - y) ** 2)).sum(axis=-1) / N**2
     num = (b - c).sum(axis=-1) / N - delta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(var > 0, num / np.sqrt(np.maximum(var, 0.0)), np.where(num == 0, 0.0, np.sign(num) * np.inf))
+    z = np.where(var > 0, num / np.sqrt(np.where(var > 0, var, 1.0)), np.where(num == 0, 0.0, np.copysign(np.inf, num)))
     return z, delta
 
 
