@@ -13,9 +13,10 @@ failed, arm b succeeded); the estimate is (b - c) / n.
   (the positive root of 2n q^2 + W q - c Delta (1 - Delta) = 0, from the score equation of the
   multinomial likelihood with p12 = p21 + Delta). Its endpoints lie inside [-1, 1] by construction.
   Stratification: when the design is stratified (scenarios, tasks), the pooled statistic's variance
-  is the unstratified multinomial one, which is at least the conditional variance given the strata
-  (law of total variance), so the pooled interval is valid and conservative for the conditional
-  estimand weighted by matched cells per stratum (what the pooled difference estimates).
+  is the unstratified multinomial one, which exceeds the conditional variance given the strata by the
+  between-strata term sum_k n_k (delta_k - Delta)^2 / n^2 (law of total variance), so the pooled
+  interval is valid and conservative for the conditional estimand weighted by matched cells per
+  stratum; ``stratified_score_intervals`` removes that term.
 * ``newcombe_interval``: Newcombe's hybrid score interval for paired data (Newcombe 1998, Stat Med
   17:2635, method 10): Wilson intervals for the two marginal rates combined with the phi correction
   for their correlation (phi's numerator AD - BC is reduced by n/2 when above n/2 and set to 0 in

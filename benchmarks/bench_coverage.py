@@ -34,6 +34,7 @@ from pathlib import Path
 
 from analysis.coverage import (
     ABSURD_PP,
+    PAIR_METHODS,
     TARGET,
     PairSetting,
     PeekSetting,
@@ -150,7 +151,7 @@ def render(res: dict) -> str:
     head = ["C", "task SD", "base", "effect", "truth pp"] + [f"{m} / {c}" for m, c in SCHEMES]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---|" * len(head))
-    by = {}
+    by: dict[tuple, dict] = {}
     for r in res["rows"]:
         by.setdefault((r["clusters"], r["task_sd"], r["base"], r["effect"]), {})[(r["method"], r["cluster"])] = r
     for key, rs in by.items():

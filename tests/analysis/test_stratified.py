@@ -131,3 +131,29 @@ def test_empty_strata_are_dropped_and_bad_counts_refused():
     assert stratified_score_interval(_pcs([(10, 2, 0), (0, 0, 0)])) == pytest.approx(tango_interval(10, 2, 0), abs=1e-9)
     with pytest.raises(ValueError, match="n_k > 0"):
         stratified_score_intervals([[3]], [[3]], [[5]])
+
+
+def test_conditional_block_heads_with_the_stratified_interval_and_keeps_tango_beside():
+    from analysis.estimands import conditional_block
+
+    strata = _pcs([(75, 28, 1)] + [(75, 1, 0)] * 23)
+    pooled = PairedCounts(1800, 51, 1, 51, 1)
+    e = conditional_block(pooled, 0.05, strata)
+    assert e["interval"] == "stratified" and e["n_strata"] == 24
+    assert (e["lo"], e["hi"]) == pytest.approx(stratified_score_interval(strata))
+    assert (e["tango"]["lo"], e["tango"]["hi"]) == pytest.approx(tango_interval(1800, 51, 1))
+    one = conditional_block(pooled, 0.05, [pooled])  # one task: Tango's interval, named as Tango's
+    assert one["interval"] == "tango" and (one["lo"], one["hi"]) == pytest.approx(tango_interval(1800, 51, 1))
+    assert conditional_block(pooled, 0.05)["interval"] == "tango"  # no strata known
+
+
+def test_power_with_the_stratified_interval_draws_the_same_studies_as_tango():
+    """``simulate_power``'s stratified branch draws each study's cells as the Tango branch does (the same
+    generator calls in the same order): with one task the two intervals are equal, so the powers are."""
+    from analysis.power import simulate_power
+
+    args = dict(p_a=0.99, p_b=0.9, tasks=1, scenarios=6, k=5, task_sd=0.5, sims=40, B=0, seed=3, cluster="task")
+    assert simulate_power(**args, interval="stratified") == simulate_power(**args, interval="tango")
+    many = dict(args, tasks=6, scenarios=1)
+    p_s, _ = simulate_power(**many, interval="stratified")
+    assert 0 < p_s <= 1
