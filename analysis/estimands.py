@@ -1,11 +1,12 @@
 """The two named estimands of every paired contrast, each with its own interval.
 
 * ``conditional`` ("on the tasks, scenarios and repeats run"): the mean over the matched cells run
-  of each cell's own difference P(a succeeds) - P(b succeeds). Interval: the paired score interval
-  stratified by task (``analysis.paired.stratified_score_interval``), the pooled Tango interval and
-  the exact McNemar p beside it. It is the headline by default (``CONDITIONAL_HEADLINE``, chosen by
-  the rule in ``benchmarks.bench_coverage``): the pooled interval over-covers when one task holds the
-  discordance (98% in the coverage study), the stratified one removes the between-task variance.
+  of each cell's own difference P(a succeeds) - P(b succeeds). Intervals: the pooled Tango
+  interval and the paired score interval stratified by task (``analysis.paired.stratified_score_interval``),
+  with the exact McNemar p. The pooled Tango interval is the headline by default
+  (``CONDITIONAL_HEADLINE``: the stratified one missed the rule fixed in ``benchmarks.bench_coverage``
+  in one calibration setting, by over-covering): the pooled interval over-covers when one task holds
+  the discordance (98% in the coverage study), the stratified one removes the between-task variance.
 * ``population`` ("for tasks drawn like these"): the expected difference over tasks drawn like the
   ones run, for the ratio estimator theta = sum(d)/sum(m). Its s.e. is CR2 (Bell and McCaffrey 2002;
   Pustejovsky and Tipton 2018, JBES 36:672; ``cr2``). Its interval (``hall_interval``) is Hall's
@@ -80,10 +81,12 @@ TANGO = "Tango score interval for the paired difference (Tango 1998), exact McNe
 STRATIFIED = ("stratified paired score interval, strata = tasks (Tango's 1998 score construction with the MLE "
               "restricted to a weighted mean of the tasks' differences, weights = matched cells), exact McNemar p "
               "on the discordant cells")
-# The conditional estimand's headline interval: "stratified" (by task) when the tasks are known, chosen
-# by the rule fixed in benchmarks.bench_coverage (in [93%, 97%] on every calibration setting); the pooled
-# Tango interval is printed beside it.
-CONDITIONAL_HEADLINE = "stratified"
+# The conditional estimand's headline interval. The rule fixed before the reported table was re-run
+# (benchmarks.bench_coverage): the stratified interval heads if it covers in [93%, 97%] in every
+# calibration setting. It did in 27 of 28 and over-covered in one (97.7% [96.9, 98.3], 16 tasks, one bad
+# task in 40 expected), so the pooled Tango interval stays the headline and the stratified one is printed
+# beside it (``--interval stratified`` makes it the headline).
+CONDITIONAL_HEADLINE = "tango"
 
 
 @dataclass(frozen=True)
@@ -184,22 +187,22 @@ def _clusters(d, m) -> tuple[np.ndarray, np.ndarray]:
 
 
 def conditional_block(pc: PairedCounts, alpha: float, strata: list[PairedCounts] | None = None) -> dict:
-    """The conditional estimand: the stratified score interval over ``strata`` (the tasks' paired
-    counts, which sum to ``pc``) as the headline, the pooled Tango interval and Newcombe's hybrid beside
-    it, the exact McNemar p. Without strata (or with one) the headline is Tango's, which the stratified
-    interval equals for one stratum."""
+    """The conditional estimand: the pooled Tango interval and, given ``strata`` (the tasks' paired counts,
+    which sum to ``pc``), the stratified score interval (with one task it is Tango's), Newcombe's hybrid,
+    the exact McNemar p. ``lo``/``hi``/``method`` are the ``CONDITIONAL_HEADLINE`` interval's."""
     ci = tango_interval(pc.n, pc.b, pc.c, alpha)
     nc = newcombe_interval(pc.n, pc.b, pc.c, pc.k_a, pc.k_b, alpha)
     kept = [s for s in strata or [] if s.n > 0]
-    st = stratified_score_interval(kept, alpha) if len(kept) > 1 and CONDITIONAL_HEADLINE == "stratified" else None
-    head = st if st is not None else ci
-    return {"estimand": "conditional", "definition": CONDITIONAL, "method": STRATIFIED if st is not None else TANGO,
-            "interval": "stratified" if st is not None else "tango", "level": 1 - alpha,
+    st = stratified_score_interval(kept, alpha) if kept else None
+    use_st = CONDITIONAL_HEADLINE == "stratified" and st is not None
+    head = st if use_st else ci
+    return {"estimand": "conditional", "definition": CONDITIONAL, "method": STRATIFIED if use_st else TANGO,
+            "interval": "stratified" if use_st else "tango", "level": 1 - alpha,
             "n": pc.n, "discordant_a_only": pc.b, "discordant_b_only": pc.c, "k_a": pc.k_a, "k_b": pc.k_b,
-            "n_strata": len(kept) if st is not None else None,
             "estimate": pc.estimate, "lo": None if head is None else head[0], "hi": None if head is None else head[1],
             "reason": "no matched cells" if ci is None else None,
             "tango": None if ci is None else {"lo": ci[0], "hi": ci[1], "method": "Tango 1998 score, pooled over strata"},
+            "stratified": None if st is None else {"lo": st[0], "hi": st[1], "n_strata": len(kept), "method": STRATIFIED},
             "newcombe": None if nc is None else {"lo": nc[0], "hi": nc[1],
                                                    "method": "Newcombe 1998 hybrid score (method 10)"},
             "mcnemar_p": mcnemar_exact_p(pc.b, pc.c),

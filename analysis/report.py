@@ -67,20 +67,22 @@ def fmt_interval(c: dict) -> str:
 
 
 def fmt_conditional(e: dict) -> str:
-    """The conditional estimand: (b - c)/n with its headline interval (stratified by task, with the pooled
-    Tango interval beside it; or Tango's alone with one task), and the exact McNemar p."""
+    """The conditional estimand: (b - c)/n with its headline interval (the pooled Tango interval, the one
+    stratified by task beside it when there is more than one task; or the reverse), and the exact McNemar p."""
     lvl = f"{100 * e['level']:.4g}%"
     if e["estimate"] is None:
         return "conditional (these cells): n/a (no matched cells)"
     s = (f"conditional (the {e['n']} matched cells run): {fmt_pp(e['estimate'])} pp = "
          f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
          f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] ")
+    st = e.get("stratified")
     if e.get("interval") == "stratified":
-        t = e["tango"]
-        s += (f"stratified score {lvl} (strata: {e['n_strata']} tasks); pooled Tango score "
-              f"[{fmt_pp(t['lo'])}, {fmt_pp(t['hi'])}]")
+        s += f"stratified score {lvl} (strata: {(st or {}).get('n_strata')} tasks); pooled Tango score "
+        s += f"[{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
     else:
         s += f"Tango score {lvl}"
+        if st is not None and st["n_strata"] > 1:
+            s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
     return s + f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
         " (no discordant cells)" if e["mcnemar_p"] is None else f" on {e['discordant_a_only'] + e['discordant_b_only']} "
                                                                  "discordant cells")
@@ -137,7 +139,7 @@ def fmt_method(m: dict) -> str:
     if m.get("kind") == "paired_score":
         name = {"stratified": "stratified score (strata: tasks)", "tango": "Tango score (pooled)",
                 "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
-        if m["method"] == "stratified" and not m.get("n_strata"):
+        if m["method"] == "stratified" and m.get("n_strata", 0) <= 1:
             name = "Tango score (one task: the stratified interval is Tango's)"
         return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional"
     if m.get("method") == "cluster-t":
@@ -226,8 +228,8 @@ def render_report(s: dict) -> str:
     parts.append("\n## Hypotheses (matched pairs; two named estimands)\n\n")
     parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched cells. "
                  "Two estimands, each with its own method: *conditional* = the mean difference over the "
-                 "tasks, scenarios and repeats run (a paired score interval stratified by task, the pooled "
-                 "Tango interval beside it, exact McNemar p on the discordant cells; the default headline); "
+                 "tasks, scenarios and repeats run (Tango's pooled paired score interval, the one stratified by "
+                 "task beside it, exact McNemar p on the discordant cells; the default headline); "
                  "*population* = the difference for tasks drawn like these (CR2 cluster-robust interval with Bell-McCaffrey df; n/a with the reason "
                  "when there are fewer than 8 clusters, when one cluster holds more than 90% of its variance "
                  "(then the split is shown) or when it would leave [-100, +100] pp). A named cluster method "

@@ -143,7 +143,7 @@ def paired_by_cluster(ids: pd.Series, ya, yb) -> tuple[list[str], list[PairedCou
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
     """One hypothesis: both named estimands (``estimands``: conditional and population, each with its
     own method) and the headline interval (``lo``/``hi``/``method``): the conditional estimand's for
-    ``stratified`` (the default: strata = tasks)/``tango``/``newcombe``, else the named cluster method
+    ``tango`` (the default)/``stratified`` (strata = tasks)/``newcombe``, else the named cluster method
     (e.g. the paper's scheme)."""
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
@@ -158,9 +158,8 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
            "description": h.description, "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
            "estimands": {"conditional": cond, "population": pop}, "headline": "conditional"}
     if h.interval in CONDITIONAL_METHODS:
-        lo, hi = (cond["lo"], cond["hi"]) if h.interval == "stratified" else \
-            ((cond[h.interval] or {}).get("lo"), (cond[h.interval] or {}).get("hi"))
-        method = {"kind": "paired_score", "method": h.interval, "n_strata": cond["n_strata"], "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
+        lo, hi = (cond[h.interval] or {}).get("lo"), (cond[h.interval] or {}).get("hi")
+        method = {"kind": "paired_score", "method": h.interval, "n_strata": len(per_task), "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
                   "level": 1 - alpha, "estimand": "conditional", "n_clusters": len(n), "cluster": h.cluster,
                   "status": "ok" if lo is not None else "no matched cells", "warnings": [], "notes": [],
                   "mcnemar_p": cond["mcnemar_p"]}

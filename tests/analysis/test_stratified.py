@@ -82,6 +82,8 @@ def _restricted_z_by_slsqp(tables, delta: float) -> float:
     def nll(v):
         x, y = v[:K], v[K:]
         s = 1 - x - y
+        if np.any(s <= 0):  # SLSQP may step outside the simplex between its constraint checks
+            return math.inf
         return -float(np.sum(b * np.log(x) + c * np.log(y) + r * np.log(s)))
 
     start = np.concatenate([np.full(K, (1 + delta) / 4), np.full(K, (1 - delta) / 4)])
@@ -133,18 +135,34 @@ def test_empty_strata_are_dropped_and_bad_counts_refused():
         stratified_score_intervals([[3]], [[3]], [[5]])
 
 
-def test_conditional_block_heads_with_the_stratified_interval_and_keeps_tango_beside():
-    from analysis.estimands import conditional_block
+def test_conditional_block_carries_both_intervals_and_heads_with_the_chosen_one():
+    from analysis.estimands import CONDITIONAL_HEADLINE, conditional_block
 
     strata = _pcs([(75, 28, 1)] + [(75, 1, 0)] * 23)
     pooled = PairedCounts(1800, 51, 1, 51, 1)
     e = conditional_block(pooled, 0.05, strata)
-    assert e["interval"] == "stratified" and e["n_strata"] == 24
-    assert (e["lo"], e["hi"]) == pytest.approx(stratified_score_interval(strata))
+    assert e["stratified"]["n_strata"] == 24
+    assert (e["stratified"]["lo"], e["stratified"]["hi"]) == pytest.approx(stratified_score_interval(strata))
     assert (e["tango"]["lo"], e["tango"]["hi"]) == pytest.approx(tango_interval(1800, 51, 1))
-    one = conditional_block(pooled, 0.05, [pooled])  # one task: Tango's interval, named as Tango's
-    assert one["interval"] == "tango" and (one["lo"], one["hi"]) == pytest.approx(tango_interval(1800, 51, 1))
-    assert conditional_block(pooled, 0.05)["interval"] == "tango"  # no strata known
+    assert e["interval"] == CONDITIONAL_HEADLINE and (e["lo"], e["hi"]) == (e[CONDITIONAL_HEADLINE]["lo"],
+                                                                             e[CONDITIONAL_HEADLINE]["hi"])
+    assert conditional_block(pooled, 0.05)["stratified"] is None  # no strata known
+    one = conditional_block(pooled, 0.05, [pooled])  # one task: the stratified interval is Tango's
+    assert (one["stratified"]["lo"], one["stratified"]["hi"]) == pytest.approx(tango_interval(1800, 51, 1))
+
+
+def test_analyze_with_interval_stratified_heads_with_the_stratified_interval(tmp_path):
+    from analysis.paper import synthetic_paper_records
+    from analysis.pipeline import analyze
+
+    p = tmp_path / "paper.jsonl"
+    synthetic_paper_records(p)
+    s = analyze(p, tmp_path / "o", B=50, seed=1, figures=False, interval="stratified")
+    h1 = s["contrasts"][0]
+    st = h1["estimands"]["conditional"]["stratified"]
+    assert (h1["lo"], h1["hi"]) == (st["lo"], st["hi"]) and h1["method"]["method"] == "stratified"
+    assert 0 < st["lo"] and st["hi"] - st["lo"] < h1["estimands"]["conditional"]["tango"]["hi"] - \
+        h1["estimands"]["conditional"]["tango"]["lo"]
 
 
 def test_power_with_the_stratified_interval_draws_the_same_studies_as_tango():
@@ -157,3 +175,20 @@ def test_power_with_the_stratified_interval_draws_the_same_studies_as_tango():
     many = dict(args, tasks=6, scenarios=1)
     p_s, _ = simulate_power(**many, interval="stratified")
     assert 0 < p_s <= 1
+
+
+def test_coverage_study_one_task_setting_stratified_is_narrower_and_covers():
+    """The bounded version of the benchmark's one-task-holds-the-events row (200 studies, seed 5): the
+    stratified interval is narrower than the pooled one, covers its estimand, and renders in the
+    conditional table beside Tango."""
+    from analysis.coverage import PairSetting, estimand_coverage
+    from benchmarks.bench_coverage import render_conditional
+
+    rows = estimand_coverage(PairSetting("one task holds ~90% of events", p_bad=1 / 24), 200, 0, seed=5,
+                             methods=[("tango", "cell"), ("stratified", "task")])
+    tango, strat = (r["conditional"] for r in rows)
+    assert strat["median_width_pp"] < 0.9 * tango["median_width_pp"]
+    assert strat["lo"] <= 0.95 <= strat["hi"] and strat["absurd_share"] == 0 and strat["na_share"] == 0
+    assert strat["coverage"] <= tango["coverage"]
+    text = render_conditional(rows, "t")
+    assert "stratified paired score, strata = tasks (conditional)" in text and "Tango, pooled" in text
