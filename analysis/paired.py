@@ -268,15 +268,15 @@ def stratified_score_intervals(b, c, n, alpha: float = 0.05) -> tuple[np.ndarray
     """Vectorised stratified paired score interval: arrays (studies, strata) of a-only, b-only and pair
     counts -> (lo, hi), one per study. Strata with n_k = 0 must be dropped first (they carry no weight).
 
-    The estimand is the pooled difference's own target sum_k n_k delta_k / N (Mantel-Haenszel weights
-    n_k for paired data, under which the MH estimate is the pooled (b - c)/N), with the stratum
-    differences delta_k free to differ. The interval is {Delta: |Z(Delta)| <= z_{1-alpha/2}}, Z the
+    The estimand is the pooled difference's own target sum_k n_k delta_k / N (fixed weights n_k / N, under
+    which the weighted estimate is the pooled (b - c)/N), with the stratum differences delta_k free to
+    differ. The interval is {Delta: |Z(Delta)| <= z_{1-alpha/2}}, Z the
     estimate's deviation over its standard deviation at the MLE restricted to sum_k w_k delta_k = Delta
     (``_restricted_cells``): Tango's (1998) construction, with his one-table restricted MLE replaced by
     the stratified one, as Miettinen and Nurminen (1985, Stat Med 4:213) stratify their score interval,
     but without their common-difference restriction (their weights assume delta_k = Delta in every
-    stratum; here only the weighted mean is restricted, Klingenberg 2014, Stat Med 33:2968, section 4
-    discusses the fixed-weight form). One stratum gives Tango's interval exactly; the pooled interval's
+    stratum; here only the weighted mean is restricted; Klingenberg 2014, Stat Med 33:2968, discusses
+    score-type intervals with fixed strata weights, for paired data too). One stratum gives Tango's interval exactly; the pooled interval's
     variance adds the between-strata term sum_k n_k (delta_k - Delta)^2 / N^2, which this one removes.
     The endpoints are found by bisection on tau = u / (1 - u), u in [0, 1) for the lower (tau > 0) and
     (-1, 0] for the upper; Delta(tau) is monotone and lies in [-1, 1] for every tau.
