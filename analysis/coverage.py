@@ -249,7 +249,7 @@ class PairSetting:
         return marginal_rate(lb + self.effect, self.task_sd) - marginal_rate(lb, self.task_sd)
 
 
-PAIR_METHODS = (("tango", "cell"), ("newcombe", "cell"), ("population", "task"), ("cr2-bm", "task"),
+PAIR_METHODS = (("tango", "cell"), ("stratified", "task"), ("newcombe", "cell"), ("population", "task"), ("cr2-bm", "task"),
                 ("studentized-symmetric", "task"), ("percentile", "task"), ("percentile", "task x scenario"))
 ABSURD_PP = 50.0  # an interval wider than this (pp) is "absurd" for differences of a few pp
 
@@ -287,6 +287,16 @@ def _study_intervals(counts: np.ndarray, method: str, cluster: str, B: int, seed
         return None if _heterogeneity_ratio(per[:, 1], per[:, 2], m) > HET_RATIO else _cr2_bm_earlier(d, m, alpha)
     r = cluster_interval(per[:, 1], per[:, 2], m, method=method, B=B, seed=seed, alpha=alpha, mcse=False)
     return None if r.lo is None or r.hi is None else (r.lo, r.hi)
+
+
+def _stratified_intervals(counts: np.ndarray, cluster: str, alpha: float) -> list[tuple[float, float]]:
+    """Every study's stratified paired score interval at once (``analysis.paired.stratified_score_intervals``),
+    strata = tasks (``cluster`` "task") or task x scenario cells; every stratum here has pairs."""
+    from analysis.paired import stratified_score_intervals
+
+    per = counts.sum(axis=2) if cluster == "task" else counts.reshape(counts.shape[0], -1, 4)
+    lo, hi = stratified_score_intervals(per[..., 1], per[..., 2], per.sum(axis=-1), alpha)
+    return [(float(a), float(b)) for a, b in zip(lo, hi)]
 
 
 HET_RATIO = 2.0  # the rejected candidate's threshold: CR2 variance at least twice the within-task variance
@@ -347,7 +357,8 @@ def estimand_coverage(ps: PairSetting, n_sims: int, B: int, seed: int, alpha: fl
     seeds = rng.integers(0, 2**31, size=n_sims)
     out = []
     for method, cluster in methods:
-        ivs = [_study_intervals(counts[i], method, cluster, B, int(seeds[i]), alpha) for i in range(n_sims)]
+        ivs = _stratified_intervals(counts, cluster, alpha) if method == "stratified" else \
+            [_study_intervals(counts[i], method, cluster, B, int(seeds[i]), alpha) for i in range(n_sims)]
         out.append({**asdict(ps), "method": method, "cluster": cluster, "population_truth": float(pop[0]),
                     "conditional": _summarise(ivs, cond), "population": _summarise(ivs, pop),
                     "n_sims": n_sims, "B": B, "seed": seed})

@@ -1,10 +1,12 @@
 """The two named estimands of every paired contrast, each with its own interval.
 
 * ``conditional`` ("on the tasks, scenarios and repeats run"): the mean over the matched cells run
-  of each cell's own difference P(a succeeds) - P(b succeeds). Interval: Tango's paired score
-  interval on the discordant cells (``analysis.paired``), with the exact McNemar p beside it. It is
-  the headline by default: in the coverage study it holds its level in every setting, with no
-  absurd intervals.
+  of each cell's own difference P(a succeeds) - P(b succeeds). Intervals: the pooled Tango
+  interval and the paired score interval stratified by task (``analysis.paired.stratified_score_interval``),
+  with the exact McNemar p. The pooled Tango interval is the headline by default
+  (``CONDITIONAL_HEADLINE``: the stratified one missed the rule fixed in ``benchmarks.bench_coverage``
+  in one calibration setting, by over-covering): the pooled interval over-covers when one task holds
+  the discordance (98% in the coverage study), the stratified one removes the between-task variance.
 * ``population`` ("for tasks drawn like these"): the expected difference over tasks drawn like the
   ones run, for the ratio estimator theta = sum(d)/sum(m). Its s.e. is CR2 (Bell and McCaffrey 2002;
   Pustejovsky and Tipton 2018, JBES 36:672; ``cr2``). Its interval (``hall_interval``) is Hall's
@@ -57,7 +59,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import t as t_dist
 
-from analysis.paired import PairedCounts, mcnemar_exact_p, newcombe_interval, tango_interval
+from analysis.paired import (
+    PairedCounts,
+    mcnemar_exact_p,
+    newcombe_interval,
+    stratified_score_interval,
+    tango_interval,
+)
 
 POP_MIN_CLUSTERS = 8  # the smallest cluster count of the coverage study's grid
 POP_MIN_INFORMATIVE = POP_MIN_CLUSTERS  # clusters with a discordant cell below which no population interval
@@ -70,6 +78,15 @@ POP_LIMIT = ("no interval from 24 tasks covers a population difference carried b
              "sample; with a large task effect and rare events the interval is wide or n/a (README, Coverage and "
              "width by estimand)")
 TANGO = "Tango score interval for the paired difference (Tango 1998), exact McNemar p on the discordant cells"
+STRATIFIED = ("stratified paired score interval, strata = tasks (Tango's 1998 score construction with the MLE "
+              "restricted to a weighted mean of the tasks' differences, weights = matched cells), exact McNemar p "
+              "on the discordant cells")
+# The conditional estimand's headline interval. The rule fixed before the reported table was re-run
+# (benchmarks.bench_coverage): the stratified interval heads if it covers in [93%, 97%] in every
+# calibration setting. It did in 27 of 28 and over-covered in one (97.7% [96.9, 98.3], 16 tasks, one bad
+# task in 40 expected), so the pooled Tango interval stays the headline and the stratified one is printed
+# beside it (``--interval stratified`` makes it the headline).
+CONDITIONAL_HEADLINE = "tango"
 
 
 @dataclass(frozen=True)
@@ -169,14 +186,23 @@ def _clusters(d, m) -> tuple[np.ndarray, np.ndarray]:
     return d, m
 
 
-def conditional_block(pc: PairedCounts, alpha: float) -> dict:
-    """The conditional estimand: Tango interval, Newcombe's hybrid beside it, exact McNemar p."""
+def conditional_block(pc: PairedCounts, alpha: float, strata: list[PairedCounts] | None = None) -> dict:
+    """The conditional estimand: the pooled Tango interval and, given ``strata`` (the tasks' paired counts,
+    which sum to ``pc``), the stratified score interval (with one task it is Tango's), Newcombe's hybrid,
+    the exact McNemar p. ``lo``/``hi``/``method`` are the ``CONDITIONAL_HEADLINE`` interval's."""
     ci = tango_interval(pc.n, pc.b, pc.c, alpha)
     nc = newcombe_interval(pc.n, pc.b, pc.c, pc.k_a, pc.k_b, alpha)
-    return {"estimand": "conditional", "definition": CONDITIONAL, "method": TANGO, "level": 1 - alpha,
+    kept = [s for s in strata or [] if s.n > 0]
+    st = stratified_score_interval(kept, alpha) if kept else None
+    use_st = CONDITIONAL_HEADLINE == "stratified" and st is not None
+    head = st if use_st else ci
+    return {"estimand": "conditional", "definition": CONDITIONAL, "method": STRATIFIED if use_st else TANGO,
+            "interval": "stratified" if use_st else "tango", "level": 1 - alpha,
             "n": pc.n, "discordant_a_only": pc.b, "discordant_b_only": pc.c, "k_a": pc.k_a, "k_b": pc.k_b,
-            "estimate": pc.estimate, "lo": None if ci is None else ci[0], "hi": None if ci is None else ci[1],
+            "estimate": pc.estimate, "lo": None if head is None else head[0], "hi": None if head is None else head[1],
             "reason": "no matched cells" if ci is None else None,
+            "tango": None if ci is None else {"lo": ci[0], "hi": ci[1], "method": "Tango 1998 score, pooled over strata"},
+            "stratified": None if st is None else {"lo": st[0], "hi": st[1], "n_strata": len(kept), "method": STRATIFIED},
             "newcombe": None if nc is None else {"lo": nc[0], "hi": nc[1],
                                                    "method": "Newcombe 1998 hybrid score (method 10)"},
             "mcnemar_p": mcnemar_exact_p(pc.b, pc.c),
@@ -289,8 +315,9 @@ def _split(d, m, labels, per_cluster: list[PairedCounts], top: int, unit: str, a
     pc_rest = PairedCounts(sum(per_cluster[i].n for i in rest), sum(per_cluster[i].b for i in rest),
                            sum(per_cluster[i].c for i in rest), sum(per_cluster[i].k_a for i in rest),
                            sum(per_cluster[i].k_b for i in rest))
+    strata = [per_cluster[i] for i in rest] if unit == "task" else None  # stratified by task, as the headline
     return {"dominant": {"cluster": str(labels[top]), "conditional": conditional_block(pc_top, alpha)},
-            "others": {"n_clusters": len(rest), "conditional": conditional_block(pc_rest, alpha),
+            "others": {"n_clusters": len(rest), "conditional": conditional_block(pc_rest, alpha, strata),
                        "population": population_block(d[rest], m[rest], [labels[i] for i in rest],
                                                       [per_cluster[i] for i in rest], unit, alpha,
                                                       allow_split=False)}}

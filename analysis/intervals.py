@@ -50,13 +50,13 @@ import numpy as np
 from analysis.stats import CHUNK_ELEMS, bootstrap_counts
 from harness.core.interval_methods import BOOTSTRAP_METHODS
 
-DEFAULT_METHOD = "tango"
+DEFAULT_METHOD = "tango"  # the conditional estimand's pooled score interval (analysis.estimands.CONDITIONAL_HEADLINE)
 CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)
 # From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
 # at which the method was within [93%, 97%] on (all but at most one) setting with task SD <= 1;
 # below it the interval carries a warning.
 MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96,
-                "tango": 1, "newcombe": 1}
+                "stratified": 1, "tango": 1, "newcombe": 1}
 UNSTABLE = 0.1  # a resample whose s.e. is below this share of the observed one is "without variation"
 TOP_SHARE = 0.5  # cluster-t / percentile: one cluster above this share of the CR1 variance -> a warning
 T_CAP = 1e6  # |t*| beyond this is "unbounded" (a replicate without between-cluster variation)

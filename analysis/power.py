@@ -62,11 +62,15 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
     """Power for marginal rates p_a, p_b (see module docstring)."""
     rng = np.random.Generator(np.random.PCG64([seed, k]))
     hits = 0
+    strata: list[np.ndarray] = []  # "stratified": each study's per-task paired counts, one batch at the end
     la, lb = conditional_logit(p_a, task_sd), conditional_logit(p_b, task_sd)
     for s in range(sims):
         u = rng.normal(0.0, task_sd, size=tasks) if task_sd > 0 else np.zeros(tasks)
         pa_c = np.repeat(1 / (1 + np.exp(-(la + u))), scenarios)
         pb_c = np.repeat(1 / (1 + np.exp(-(lb + u))), scenarios)
+        if interval == "stratified":
+            strata.append(_paired_counts(pa_c, pb_c, k, rng).reshape(tasks, -1, 4).sum(axis=1))
+            continue
         if interval in CONDITIONAL_METHODS:
             hits += _conditional_excludes_zero(pa_c, pb_c, k, interval, rng)
             continue
@@ -85,19 +89,30 @@ def simulate_power(p_a: float, p_b: float, tasks: int, scenarios: int, k: int, t
         r = cluster_interval(sa, sb, m, method=interval, B=B, seed=int(rng.integers(2**31)), mcse=False)
         if r.lo is not None and r.hi is not None and (r.lo > 0 or r.hi < 0):
             hits += 1
+    if strata:
+        from analysis.paired import stratified_score_intervals
+
+        st = np.stack(strata)
+        lo, hi = stratified_score_intervals(st[..., 1], st[..., 2], st.sum(axis=-1))
+        hits = int(np.sum((lo > 0) | (hi < 0)))
     p = hits / sims
     return p, math.sqrt(p * (1 - p) / sims)
 
 
-def _conditional_excludes_zero(pa_c: np.ndarray, pb_c: np.ndarray, k: int, interval: str,
-                               rng: np.random.Generator) -> bool:
-    """One simulated study's conditional interval (Tango or Newcombe) over its k cells per cluster:
-    each cell's pair is (1,1), (1,0), (0,1) or (0,0) with the arms independent given the cell."""
-    from analysis.paired import newcombe_interval, tango_interval
-
+def _paired_counts(pa_c: np.ndarray, pb_c: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Per (task, scenario) cluster, the counts of its k cells' pairs (1,1), (1,0), (0,1), (0,0), the arms
+    independent given the cell: shape (clusters, 4)."""
     p11, p10, p01 = pa_c * pb_c, pa_c * (1 - pb_c), (1 - pa_c) * pb_c
     probs = np.stack([p11, p10, p01, np.maximum(1 - p11 - p10 - p01, 0.0)], axis=1)
-    counts = rng.multinomial(k, probs / probs.sum(axis=1, keepdims=True)).sum(axis=0)
+    return rng.multinomial(k, probs / probs.sum(axis=1, keepdims=True))
+
+
+def _conditional_excludes_zero(pa_c: np.ndarray, pb_c: np.ndarray, k: int, interval: str,
+                               rng: np.random.Generator) -> bool:
+    """One simulated study's pooled conditional interval (Tango or Newcombe) over its k cells per cluster."""
+    from analysis.paired import newcombe_interval, tango_interval
+
+    counts = _paired_counts(pa_c, pb_c, k, rng).sum(axis=0)
     n, both, b, c = int(counts.sum()), int(counts[0]), int(counts[1]), int(counts[2])
     ci = tango_interval(n, b, c) if interval == "tango" else newcombe_interval(n, b, c, both + b, both + c)
     return ci is not None and (ci[0] > 0 or ci[1] < 0)

@@ -67,13 +67,22 @@ def fmt_interval(c: dict) -> str:
 
 
 def fmt_conditional(e: dict) -> str:
-    """The conditional estimand: (b - c)/n with Tango's interval and the exact McNemar p."""
+    """The conditional estimand: (b - c)/n with its headline interval (the pooled Tango interval, the one
+    stratified by task beside it when there is more than one task; or the reverse), and the exact McNemar p."""
     lvl = f"{100 * e['level']:.4g}%"
     if e["estimate"] is None:
         return "conditional (these cells): n/a (no matched cells)"
     s = (f"conditional (the {e['n']} matched cells run): {fmt_pp(e['estimate'])} pp = "
          f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
-         f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] Tango score {lvl}")
+         f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] ")
+    st = e.get("stratified")
+    if e.get("interval") == "stratified":
+        s += f"stratified score {lvl} (strata: {(st or {}).get('n_strata')} tasks); pooled Tango score "
+        s += f"[{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
+    else:
+        s += f"Tango score {lvl}"
+        if st is not None and st["n_strata"] > 1:
+            s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
     return s + f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
         " (no discordant cells)" if e["mcnemar_p"] is None else f" on {e['discordant_a_only'] + e['discordant_b_only']} "
                                                                  "discordant cells")
@@ -128,7 +137,10 @@ def fmt_estimands(c: dict) -> list[str]:
 
 def fmt_method(m: dict) -> str:
     if m.get("kind") == "paired_score":
-        name = {"tango": "Tango score", "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
+        name = {"stratified": "stratified score (strata: tasks)", "tango": "Tango score (pooled)",
+                "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
+        if m["method"] == "stratified" and m.get("n_strata", 0) <= 1:
+            name = "Tango score (one task: the stratified interval is Tango's)"
         return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional"
     if m.get("method") == "cluster-t":
         df = f"{m['df']:.1f}" if m.get("df") is not None else "n/a"
@@ -216,9 +228,9 @@ def render_report(s: dict) -> str:
     parts.append("\n## Hypotheses (matched pairs; two named estimands)\n\n")
     parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched cells. "
                  "Two estimands, each with its own method: *conditional* = the mean difference over the "
-                 "tasks, scenarios and repeats run (Tango's paired score interval on the discordant cells, "
-                 "exact McNemar p beside it; the default headline); *population* = the difference for tasks "
-                 "drawn like these (CR2 cluster-robust interval with Bell-McCaffrey df; n/a with the reason "
+                 "tasks, scenarios and repeats run (Tango's pooled paired score interval, the one stratified by "
+                 "task beside it, exact McNemar p on the discordant cells; the default headline); "
+                 "*population* = the difference for tasks drawn like these (CR2 cluster-robust interval with Bell-McCaffrey df; n/a with the reason "
                  "when there are fewer than 8 clusters, when one cluster holds more than 90% of its variance "
                  "(then the split is shown) or when it would leave [-100, +100] pp). A named cluster method "
                  "(`--interval percentile|studentized|studentized-symmetric|cluster-t`) replaces the headline: "

@@ -143,22 +143,23 @@ def paired_by_cluster(ids: pd.Series, ya, yb) -> tuple[list[str], list[PairedCou
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
     """One hypothesis: both named estimands (``estimands``: conditional and population, each with its
     own method) and the headline interval (``lo``/``hi``/``method``): the conditional estimand's for
-    ``tango``/``newcombe`` (the default), else the named cluster method (e.g. the paper's scheme)."""
+    ``tango`` (the default)/``stratified`` (strata = tasks)/``newcombe``, else the named cluster method
+    (e.g. the paper's scheme)."""
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
     ids = cluster_ids(m, h.cluster)
     s_a, s_b, n = cluster_sums(ids, ya, yb)
     pa, pb = wilson(int(ya.sum()), len(m)), wilson(int(yb.sum()), len(m))
-    cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha)
     labels, per = paired_by_cluster(ids, ya, yb)
+    per_task = per if h.cluster == "task" else paired_by_cluster(cluster_ids(m, "task"), ya, yb)[1]
+    cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha, per_task)
     pop = population_block(s_a - s_b, n, labels, per, h.cluster, alpha)
     out: dict[str, Any] = {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
            "description": h.description, "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
            "estimands": {"conditional": cond, "population": pop}, "headline": "conditional"}
     if h.interval in CONDITIONAL_METHODS:
-        lo, hi = (cond["lo"], cond["hi"]) if h.interval == "tango" else \
-            ((cond["newcombe"] or {}).get("lo"), (cond["newcombe"] or {}).get("hi"))
-        method = {"kind": "paired_score", "method": h.interval, "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
+        lo, hi = (cond[h.interval] or {}).get("lo"), (cond[h.interval] or {}).get("hi")
+        method = {"kind": "paired_score", "method": h.interval, "n_strata": len(per_task), "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
                   "level": 1 - alpha, "estimand": "conditional", "n_clusters": len(n), "cluster": h.cluster,
                   "status": "ok" if lo is not None else "no matched cells", "warnings": [], "notes": [],
                   "mcnemar_p": cond["mcnemar_p"]}

@@ -19,6 +19,17 @@ from pathlib import Path
 import benchmarks
 
 
+def _methods(spec: str | None) -> list[tuple[str, str]] | None:
+    """'tango/cell,population/task' -> [("tango", "cell"), ("population", "task")]; None when not given."""
+    if not spec:
+        return None
+    pairs = [tuple(x.strip().split("/", 1)) for x in spec.split(",") if x.strip()]
+    bad = [p for p in pairs if len(p) != 2]
+    if bad:
+        raise SystemExit(f"--methods: expected method/cluster pairs, got {spec!r}")
+    return [(m, c) for m, c in pairs]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks")
     ap.add_argument("study", nargs="?", choices=["coverage"],
@@ -37,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", action="store_true",
                     help="coverage: the population rule's calibration grid (settings separate from the reported "
                          "ones), to coverage-calibration.md")
+    ap.add_argument("--methods", help="coverage: comma-separated method/cluster pairs to run instead of all "
+                                      "(e.g. tango/cell,stratified/task,population/task); the same simulated studies")
+    ap.add_argument("--setting", help="coverage: only the reported settings whose name contains this")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if args.study == "coverage":
@@ -44,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sims = args.sims or (1000 if args.grid or args.rare_only else 2000 if args.calibrate else 500)
         return coverage_main(out, sims, args.B, args.seed, peek_sims=sims, rare_only=args.rare_only, grid=args.grid,
-                             calibration=args.calibrate)
+                             calibration=args.calibrate, methods=_methods(args.methods), setting=args.setting)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

@@ -62,7 +62,8 @@ def test_report_numbers_carry_numerator_denominator_and_method(small_records, tm
     assert "cluster bootstrap, unit = task (2 clusters)" in md and "B = 200, seed = 1" in md
     assert "MC s.e." in md and "WARNING: only 2 clusters" in md
     assert "Fisher" in md and "Benjamini-Hochberg" in md
-    assert "= (2 a-only - 0 b-only)/12 [" in md and "Tango score 95%" in md and "exact McNemar p = 0.5" in md
+    assert "= (2 a-only - 0 b-only)/12 [" in md and "Tango score 95%; stratified by task (2 tasks) [" in md
+    assert "exact McNemar p = 0.5" in md
     assert "population over tasks (2 tasks): +16.7 pp = 2/12, interval n/a (2 tasks)" in md
     assert "completion** = outcome in {completed, recovered}" in md
     # every percentage in the per-arm rows comes with k/n
