@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Iterator
 from harness.core.layout import transcript_path
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
-from harness.run import ray_cluster
+from harness.run import ray_cluster, ray_reaper
 from harness.run.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.run.ray_cluster import loopback_ray
 from harness.sandbox import procs
@@ -199,8 +199,10 @@ class RayExecutor:
         if not ray.is_initialized():
             if target:  # checked first (address, credentials, versions), one line and exit 2 on any refusal
                 self.kind = "ray: " + ray_cluster.connect(target)
-            else:
+            else:  # the instance is ours: its processes die with this one, even after kill -9
+                ray_reaper.start()
                 ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+                ray_reaper.tell_heads()
         self.capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.workers = self.capacity
         self.force_ship = force_ship
