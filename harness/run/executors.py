@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
@@ -93,6 +94,11 @@ def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[
         files[p.relative_to(scratch).as_posix()] = p.read_bytes()
         p.unlink()
     return rec, files
+
+
+class ExecutorLost(HarnessError):
+    """The executor can run no more cells (the Ray node this harness is attached to died): the
+    driver stops the run (``RunStop.EXECUTOR``); the cells in flight are unrun, not void."""
 
 
 def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
@@ -253,6 +259,9 @@ class RayExecutor:
                     rec, files = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:  # the cell itself raised: a harness bug, loudly
                     raise exc.as_instanceof_cause() if hasattr(exc, "as_instanceof_cause") else exc
+                except ray.exceptions.LocalRayletDiedError:  # every cell would fail the same way: not a cell's fault
+                    raise ExecutorLost("the Ray node this harness is attached to died (its raylet is gone): no "
+                                       "cell can run on it") from None
                 except ray.exceptions.RayError as exc:  # worker or node died, object lost, ...
                     void = _requeue_or_void(j, f"ray worker lost: {type(exc).__name__}", count, retry)
                     if void is not None:
