@@ -94,9 +94,12 @@ def reap(session: int, until: float, heads: dict[int, str] | None = None) -> int
     heads = heads or {}
     killed = sum(_kill(pid) for pid, t in heads.items() if _alive(pid) and _start_time(pid) == t)
     while True:
-        ours = [pid for pid, raylet in ray_children(session).items() if raylet in heads or not _alive(raylet)]
+        found = ray_children(session)
+        ours = [pid for pid, raylet in found.items() if raylet in heads or not _alive(raylet)]
         killed += sum(_kill(pid) for pid in ours)
-        if not ours and not any(_alive(pid) and _start_time(pid) == t for pid, t in heads.items()):
+        heads_alive = any(_alive(pid) and _start_time(pid) == t for pid, t in heads.items())
+        # heads unknown (a kill during ray.init): a raylet may still be dying; look again until ``until``
+        if not ours and not heads_alive and (heads or not found):
             return killed
         if time.monotonic() >= until:
             return killed
@@ -105,7 +108,8 @@ def reap(session: int, until: float, heads: dict[int, str] | None = None) -> int
 
 def main() -> None:
     """Read "PID START_TIME" lines (the instance's head processes) until end-of-file, then reap."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGINT, signal.SIGHUP):  # a Ctrl-C, or the hang-up of an orphaned process group
+        signal.signal(sig, signal.SIG_IGN)
     heads: dict[int, str] = {}
     for line in sys.stdin:  # ends only when every writer (the harness) is gone
         parts = line.split()
