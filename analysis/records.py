@@ -62,7 +62,10 @@ class RecordsError(ValueError):
     def __init__(self, problems: list[str]):
         self.problems = problems
         more = "" if len(problems) < MAX_ERRORS else f"\n(stopped after {MAX_ERRORS} problems)"
-        super().__init__("invalid records:\n  " + "\n  ".join(problems) + more)
+        if len(problems) == 1:  # one problem, one line: file, line and field
+            super().__init__(f"invalid records: {problems[0]}")
+        else:
+            super().__init__("invalid records:\n  " + "\n  ".join(problems) + more)
 
 
 @dataclass

@@ -92,6 +92,19 @@ def protocol_check(paths):
         sys.exit(2)
 
 
+def _check_engine_names(proto, engine: str | None, reviewer_engine: str | None) -> None:
+    """Every engine name ``plan`` would price (the options and each arm's) is registered: an unknown
+    one is bad input naming it and the known ones (InputError), not a bound priced as "unbounded"."""
+    from harness import engines
+    known = engines.known()
+    named = [("--engine", engine), ("--reviewer-engine", reviewer_engine)]
+    named += [(f"arms.{a.name}.{role}", a.get(role)) for a in proto.arms for role in ("engine", "reviewer_engine")]
+    for field, name in named:
+        if name is not None and name not in known:
+            where, fld = (field, "<option>") if field.startswith("--") else (str(proto.path), field)
+            raise InputError(where, fld, f"unknown engine {name!r} (known: {', '.join(known)})")
+
+
 @main.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--worst-case", "worst_case", is_flag=True,
@@ -106,6 +119,7 @@ def plan(path, worst_case, engine, reviewer_engine, model):
     try:
         proto = load_protocol(path)
         check_corpus(proto)
+        _check_engine_names(proto, engine, reviewer_engine)
     except InputError as exc:
         _fail(exc)
     cells = enumerate_cells(proto)

@@ -93,6 +93,7 @@ class RunStop(StrEnum):
     AUTHENTICATION = "authentication"  # the provider refused the credentials
     SIGNAL = "signal"  # SIGINT or SIGTERM
     DISK = "disk"  # the run directory could not be written (a full disk)
+    EXECUTOR = "executor"  # the executor lost its cluster for good (the harness's own Ray node died)
 
     @classmethod
     def of_fault(cls, kind: VoidKind) -> RunStop:

@@ -424,6 +424,11 @@ def _dispatch(s: _Session, ex, cells: list[Cell], settle: "_Settler", progress: 
                 if not settle.take(rec):
                     break
                 progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
+        except executors.ExecutorLost as exc:  # not the cells' fault: they stay unrun (never void, never scored)
+            settle.halt(RunStop.EXECUTOR, f"executor: {exc}; every cell that finished is recorded, cells not "
+                        f"finished are unrun (never void, never scored); continue with "
+                        f"`harness run --resume {s.run_dir}`")
+            log(f"STOPPING: {settle.stopped}")
         finally:
             stream.close()  # after a stop the stream has already drained every cell in flight
         if settle.rerun and not settle.stopped:

@@ -29,10 +29,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
-from harness.run import ray_cluster
+from harness.run import ray_cluster, ray_reaper
 from harness.run.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.run.ray_cluster import loopback_ray
 from harness.sandbox import procs
@@ -93,6 +94,11 @@ def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[
         files[p.relative_to(scratch).as_posix()] = p.read_bytes()
         p.unlink()
     return rec, files
+
+
+class ExecutorLost(HarnessError):
+    """The executor can run no more cells (the Ray node this harness is attached to died): the
+    driver stops the run (``RunStop.EXECUTOR``); the cells in flight are unrun, not void."""
 
 
 def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
@@ -199,8 +205,10 @@ class RayExecutor:
         if not ray.is_initialized():
             if target:  # checked first (address, credentials, versions), one line and exit 2 on any refusal
                 self.kind = "ray: " + ray_cluster.connect(target)
-            else:
+            else:  # the instance is ours: its processes die with this one, even after kill -9
+                ray_reaper.start()
                 ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+                ray_reaper.tell_heads()
         self.capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.workers = self.capacity
         self.force_ship = force_ship
@@ -251,6 +259,9 @@ class RayExecutor:
                     rec, files = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:  # the cell itself raised: a harness bug, loudly
                     raise exc.as_instanceof_cause() if hasattr(exc, "as_instanceof_cause") else exc
+                except ray.exceptions.LocalRayletDiedError:  # every cell would fail the same way: not a cell's fault
+                    raise ExecutorLost("the Ray node this harness is attached to died (its raylet is gone): no "
+                                       "cell can run on it") from None
                 except ray.exceptions.RayError as exc:  # worker or node died, object lost, ...
                     void = _requeue_or_void(j, f"ray worker lost: {type(exc).__name__}", count, retry)
                     if void is not None:

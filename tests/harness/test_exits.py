@@ -84,7 +84,7 @@ def test_the_readme_fault_table_matches_the_code():
         assert phrase[cls] in by_code[code], (cls, code)
     # every way a run stops is a reason of the STOPPED row(s)
     stop_phrase = {RunStop.BUDGET_CEILING: "spend ceiling", RunStop.AUTHENTICATION: "credentials",
-                   RunStop.SIGNAL: "sigint", RunStop.DISK: "disk"}
+                   RunStop.SIGNAL: "sigint", RunStop.DISK: "disk", RunStop.EXECUTOR: "ray node"}
     assert set(stop_phrase) == set(RunStop)
     assert all(p in by_code[ExitCode.STOPPED] for p in stop_phrase.values())
     assert "void" in by_code[ExitCode.INCOMPLETE] and "scored" in by_code[ExitCode.OK]
