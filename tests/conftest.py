@@ -88,7 +88,11 @@ def is_slow(nodeid: str) -> bool:
 
 # Both tiers run on two pytest-xdist workers with ``--dist loadgroup``. A test file is one group (its
 # module fixtures are built once, on one worker); the files that start Ray clusters share a group, so
-# two clusters never run at once (their tests count the cluster's worker processes).
+# two clusters never run at once (their tests count the cluster's worker processes). The groups are
+# read by GroupScheduling (pytest_xdist_make_scheduler below), from the node id, in the controller:
+# pytest-xdist's own loadgroup reads an ``xdist_group`` mark by rewriting each item's node id on the
+# worker, which pytest 9.2 no longer lets it do (pytest-xdist issue 1386: every test was scheduled on
+# its own, so a file's module fixtures were built on both workers and the Ray files ran at once).
 SERIAL_GROUPS: dict[str, str] = {
     "tests/harness/test_ray_cluster.py": "ray",
     "tests/harness/test_executors.py": "ray",
@@ -113,9 +117,28 @@ def xdist_group(nodeid: str) -> str:
     return SERIAL_GROUPS.get(path, path)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects by the mark
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow(item.nodeid):
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item.nodeid)))
+
+
+def group_scheduling() -> type:
+    """pytest-xdist's scope scheduler with ``xdist_group`` as the scope: each group is one work unit,
+    sent whole to one worker (units in decreasing number of tests, as loadscope orders them)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return GroupScheduling
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: this file also loads without xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """Our groups for ``--dist loadgroup``; any other ``--dist`` is pytest-xdist's own."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return group_scheduling()(config, log)

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import conftest as tiers
 
@@ -47,3 +49,54 @@ def test_xdist_groups_keep_a_file_together_and_the_ray_files_on_one_worker():
     split = "tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest"
     assert tiers.xdist_group(split + "[a]") != tiers.xdist_group(split + "[b]")
     assert all((ROOT / f).is_file() for f in tiers.SPLIT_FILES)
+
+
+class _Worker:
+    """A stand-in for a pytest-xdist worker: it records the test indexes it is sent, in order."""
+
+    def __init__(self, name: str):
+        self.name, self.sent, self.shutting_down = name, [], False
+        self.gateway = SimpleNamespace(id=name)
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent.extend(indexes)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def _scheduled(ids: list[str], dist: str = "loadgroup") -> dict[str, set[str]]:
+    """Which worker each test of ``ids`` is sent to by the scheduler tests/conftest.py makes for two
+    workers, each finishing its tests in the order sent (the loop pytest-xdist's controller runs)."""
+    config = SimpleNamespace(getvalue={"dist": dist, "tx": ["2*popen"]}.get,
+                             option=SimpleNamespace(loadscopereorder=True))
+    sched = tiers.pytest_xdist_make_scheduler(config=config, log=None)
+    workers = [_Worker("gw0"), _Worker("gw1")]
+    for w in workers:
+        sched.add_node(w)
+        sched.add_node_collection(w, ids)
+    sched.schedule()
+    where, done = defaultdict(set), {w: 0 for w in workers}
+    while any(done[w] < len(w.sent) for w in workers):
+        for w in workers:
+            if done[w] < len(w.sent):
+                where[ids[w.sent[done[w]]]].add(w.name)
+                sched.mark_test_complete(w, w.sent[done[w]])
+                done[w] += 1
+    assert sorted(where) == sorted(ids) and sched.tests_finished
+    return where
+
+
+def test_the_scheduler_sends_each_group_whole_to_one_worker():
+    files = {"tests/analysis/test_wilson.py": 6, "tests/harness/test_ray_cluster.py": 3,
+             "tests/harness/test_executors.py": 3, "tests/viewer/test_site.py": 5}
+    ids = [f"{f}::test_{i}" for f, n in files.items() for i in range(n)]
+    ids += [f"tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest[{i}]" for i in range(4)]
+    where = _scheduled(ids)
+    by_group = defaultdict(set)
+    for nodeid, workers in where.items():
+        assert len(workers) == 1, nodeid
+        by_group[tiers.xdist_group(nodeid)] |= workers
+    assert all(len(w) == 1 for w in by_group.values()), by_group  # a file (or the Ray pair) on one worker
+    assert len(by_group) == 3 + 4  # wilson, the Ray pair, site; each split parametrization its own unit
+    assert tiers.pytest_xdist_make_scheduler(config=SimpleNamespace(getvalue={"dist": "load"}.get), log=None) is None

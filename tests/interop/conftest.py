@@ -8,4 +8,4 @@ from support.quickstart import quickstart_run
 
 @pytest.fixture(scope="session")
 def qs_run(tmp_path_factory):
-    return quickstart_run(tmp_path_factory.mktemp("qs"))
+    return quickstart_run(tmp_path_factory)

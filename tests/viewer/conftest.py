@@ -9,7 +9,7 @@ from viewer.site import build
 
 @pytest.fixture(scope="session")
 def qs_run(tmp_path_factory):
-    return quickstart_run(tmp_path_factory.mktemp("qs"))
+    return quickstart_run(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
