@@ -136,15 +136,19 @@ def _event_classifier(untrusted_caller, text):
 
 def _audit_hook(classify, write, quote):
     """A fresh hook over ``classify`` and ``write``: answers the driver's heartbeat (``hx.sync``),
-    writes each distinct evidence line once (at most 200), and ignores events raised while it runs
-    (its own calls raise some)."""
-    state = {"busy": False, "sent": 0, "seen": set()}
+    writes each distinct evidence line once (at most 200), and ignores events a thread raises
+    while that same thread runs the hook (its own calls raise some). The guard is per thread: one
+    thread held inside the hook (blocked in its write on a pipe the tree filled) must not make the
+    events of every other thread look like the hook's own."""
+    from _thread import get_ident
+    state = {"busy": set(), "sent": 0, "seen": set()}
 
     def hook(event, args, _state=state, _type=type, _int=int, _len=len, _quote=quote, _classify=classify,
-             _write=write):
-        if _state["busy"]:
+             _write=write, _me=get_ident):
+        me, busy = _me(), _state["busy"]
+        if me in busy:
             return
-        _state["busy"] = True
+        busy.add(me)
         try:
             if event == "hx.sync":
                 if _len(args) == 1 and _type(args[0]) is _int:
@@ -156,7 +160,7 @@ def _audit_hook(classify, write, quote):
                 _state["sent"] += 1
                 _write('{"ev":' + _quote(what) + "}")
         finally:
-            _state["busy"] = False
+            busy.discard(me)
     return hook
 
 
