@@ -83,13 +83,22 @@ def load_run(path: Path) -> RunDir:
     return run
 
 
+def one_line(text: str) -> str:
+    """``text`` safe for one terminal line: a problem names a cell key read from the records file,
+    which is hostile bytes; every control character (ANSI escapes, CR, LF, the Unicode line and
+    paragraph separators) and every undecodable byte is shown escaped (``\\x1b``)."""
+    from harness.core.safe_text import printable
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in printable(text))
+
+
 def ledger_warning(run_path: Path, problems: list[str]) -> str | None:
     """One line for stderr when the run's records ledger does not verify (``harness view`` and
     ``harness export inspect`` read its numbers all the same), else None."""
     if not problems:
         return None
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return (f"warning: {Path(run_path) / 'records.jsonl'} does not verify: {problems[0]}{more}; the numbers "
+    return (f"warning: {Path(run_path) / 'records.jsonl'} does not verify: {one_line(problems[0])}{more}; the numbers "
             "shown are read from it as it is (harness ledger verify lists every problem)")
 
 
