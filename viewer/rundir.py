@@ -26,6 +26,7 @@ class RunDir:
     planned: int | None = None  # cells in the design (after applicability), None if the protocol is unreadable
     protocol_note: str | None = None  # why the protocol could not be read
     ledger_problems: list[str] = field(default_factory=list)  # why records.jsonl does not verify (empty: it does)
+    record_lines: list[int] = field(default_factory=list)  # records.jsonl's line number of each of records
 
     def events_file(self, key: str) -> Path:
         return events_path(self.path, Cell.from_key(key))
@@ -74,7 +75,7 @@ def load_run(path: Path) -> RunDir:
         for k in ("cell_key", "arm", "task", "scenario", "repeat", "outcome"):
             if k not in r:
                 raise InputError(str(path / "records.jsonl"), k, "missing; every record names its cell and outcome", line=i)
-    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn)
+    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered])
     run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
     run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
     run.in_flight = _in_flight(path, {r["cell_key"] for r in records})

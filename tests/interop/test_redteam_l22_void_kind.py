@@ -44,5 +44,5 @@ def test_a_forged_void_kind_is_refused_not_exported(qs_run, tmp_path, forged):
     r = CliRunner().invoke(main, ["export", "inspect", str(run), "--out", str(tmp_path / "logs")])
     assert r.exit_code == 2, (r.output, r.stderr)
     err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "records.jsonl" in err[0] and "void_kind" in err[0] and "line 1" in err[0], err
+    assert len(err) == 1 and "records.jsonl:1: void_kind: " in err[0], err
     assert not list((tmp_path / "logs").glob("*.eval")) and not list((tmp_path / "logs").glob("*.json"))
