@@ -138,6 +138,17 @@ def _void_fields(rec: dict) -> dict:
     return {"void_kind": kind.value if kind is not None else None, "void_detail": rec.get("void_detail")}
 
 
+def _refuse_forged_kinds(run) -> None:
+    """InputError (file, line, field) for the first record whose closed kinds the analysis would
+    refuse (``kind_problems``: a void_kind that is unknown, stops the run, or contradicts the
+    record's own void_reason): the export must not carry into a sample a kind the run never
+    wrote. Checked before any log is written."""
+    from harness.core.record import kind_problems
+    for line, rec in zip(run.record_lines, run.records):
+        for fld, what in kind_problems(rec):
+            raise InputError(str(run.path / "records.jsonl"), fld, what, line=line)
+
+
 def export_run(run_dir: Path, logdir: Path) -> list[Path]:
     """Write one Inspect eval log per arm of the run into logdir; returns their paths."""
     _require()
@@ -157,6 +168,7 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
     from viewer.celldata import transcript_file
     from viewer.rundir import load_run
     run = load_run(Path(run_dir))
+    _refuse_forged_kinds(run)
     logdir = Path(logdir)
     logdir.mkdir(parents=True, exist_ok=True)
     created = run.meta.get("created") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

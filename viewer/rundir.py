@@ -26,6 +26,7 @@ class RunDir:
     planned: int | None = None  # cells in the design (after applicability), None if the protocol is unreadable
     protocol_note: str | None = None  # why the protocol could not be read
     ledger_problems: list[str] = field(default_factory=list)  # why records.jsonl does not verify (empty: it does)
+    record_lines: list[int] = field(default_factory=list)  # records.jsonl's line number of each of records
 
     def events_file(self, key: str) -> Path:
         return events_path(self.path, Cell.from_key(key))
@@ -74,7 +75,7 @@ def load_run(path: Path) -> RunDir:
         for k in ("cell_key", "arm", "task", "scenario", "repeat", "outcome"):
             if k not in r:
                 raise InputError(str(path / "records.jsonl"), k, "missing; every record names its cell and outcome", line=i)
-    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn)
+    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered])
     run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
     run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
     run.in_flight = _in_flight(path, {r["cell_key"] for r in records})
@@ -83,13 +84,22 @@ def load_run(path: Path) -> RunDir:
     return run
 
 
+def one_line(text: str) -> str:
+    """``text`` safe for one terminal line: a problem names a cell key read from the records file,
+    which is hostile bytes; every control character (ANSI escapes, CR, LF, the Unicode line and
+    paragraph separators) and every undecodable byte is shown escaped (``\\x1b``)."""
+    from harness.core.safe_text import printable
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in printable(text))
+
+
 def ledger_warning(run_path: Path, problems: list[str]) -> str | None:
     """One line for stderr when the run's records ledger does not verify (``harness view`` and
     ``harness export inspect`` read its numbers all the same), else None."""
     if not problems:
         return None
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return (f"warning: {Path(run_path) / 'records.jsonl'} does not verify: {problems[0]}{more}; the numbers "
+    return (f"warning: {Path(run_path) / 'records.jsonl'} does not verify: {one_line(problems[0])}{more}; the numbers "
             "shown are read from it as it is (harness ledger verify lists every problem)")
 
 

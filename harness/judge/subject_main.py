@@ -17,6 +17,7 @@ import os
 import sys
 
 AUDIT_REDIRECTED = 87  # the subject's exit status when its audit descriptor no longer leads to the driver's pipe
+# or the pipe refuses a line (harness.judge.subject_main._pipe_writer)
 
 
 def _install_audit(fd: int) -> None:
@@ -73,12 +74,15 @@ def _caller_check(trusted: tuple[str, ...], text):
 
 def _pipe_writer(fd: int, redirected: int):
     """A fresh ``write(line)`` to ``fd`` that first checks ``fd`` still leads to the pipe it leads
-    to now, and ends the process with ``redirected`` when it does not."""
+    to now, and ends the process with ``redirected`` when it does not, or when the pipe does not
+    take the whole line: a tree that set O_NONBLOCK on ``fd`` and filled the pipe would otherwise
+    have its evidence dropped (EAGAIN) while later heartbeats still answer. A line is far below
+    PIPE_BUF, so a blocking write takes it whole or waits for the driver to read."""
     st = os.fstat(fd)
     pipe = (st.st_dev, st.st_ino)
 
-    def write(line, _write=os.write, _fstat=os.fstat, _exit=os._exit, _encode=str.encode, _fd=fd, _pipe=pipe,
-              _redirected=redirected) -> None:
+    def write(line, _write=os.write, _fstat=os.fstat, _exit=os._exit, _encode=str.encode, _len=len, _fd=fd,
+              _pipe=pipe, _redirected=redirected) -> None:
         try:
             s = _fstat(_fd)
             ours = (s.st_dev, s.st_ino) == _pipe
@@ -86,10 +90,13 @@ def _pipe_writer(fd: int, redirected: int):
             ours = False
         if not ours:
             _exit(_redirected)
+        data = _encode(line + "\n")
         try:
-            _write(_fd, _encode(line + "\n"))
+            ours = _write(_fd, data) == _len(data)
         except OSError:
-            pass
+            ours = False
+        if not ours:
+            _exit(_redirected)
     return write
 
 
@@ -129,15 +136,19 @@ def _event_classifier(untrusted_caller, text):
 
 def _audit_hook(classify, write, quote):
     """A fresh hook over ``classify`` and ``write``: answers the driver's heartbeat (``hx.sync``),
-    writes each distinct evidence line once (at most 200), and ignores events raised while it runs
-    (its own calls raise some)."""
-    state = {"busy": False, "sent": 0, "seen": set()}
+    writes each distinct evidence line once (at most 200), and ignores events a thread raises
+    while that same thread runs the hook (its own calls raise some). The guard is per thread: one
+    thread held inside the hook (blocked in its write on a pipe the tree filled) must not make the
+    events of every other thread look like the hook's own."""
+    from _thread import get_ident
+    state = {"busy": set(), "sent": 0, "seen": set()}
 
     def hook(event, args, _state=state, _type=type, _int=int, _len=len, _quote=quote, _classify=classify,
-             _write=write):
-        if _state["busy"]:
+             _write=write, _me=get_ident):
+        me, busy = _me(), _state["busy"]
+        if me in busy:
             return
-        _state["busy"] = True
+        busy.add(me)
         try:
             if event == "hx.sync":
                 if _len(args) == 1 and _type(args[0]) is _int:
@@ -149,7 +160,7 @@ def _audit_hook(classify, write, quote):
                 _state["sent"] += 1
                 _write('{"ev":' + _quote(what) + "}")
         finally:
-            _state["busy"] = False
+            busy.discard(me)
     return hook
 
 
