@@ -1,0 +1,22 @@
+"""The built-in parts' declarations: what the rest of the harness may know about each built-in
+part without importing its implementation (name, parameter dataclass, capability flags), and a
+``Ref`` to the object that implements it.
+
+The registries of ``harness.core.registry`` import this module on first lookup, so the protocol's
+checks, the scenario table's loader and the ledger (all below the layers that implement the parts)
+read a part's declaration without loading the part. The implementation module is imported when the
+part is called (``Part.obj``), by the layer that calls it. Plug-ins still register with the
+decorators (``harness.api``), which carry the same metadata.
+"""
+from __future__ import annotations
+
+from harness.core.registry import SCENARIOS, Ref
+
+# Scenario hooks (harness.control.injections): "turn" actions a scenario's at_turn events name, run
+# between worker turns; "check" kinds a scenario's checks name, run on the final tree.
+_INJECTIONS = "harness.control.injections"
+for _name, _attr in (("truncate_context", "_truncate_context"), ("kill_host", "_kill_host"),
+                     ("delete_file", "_delete_file"), ("append_line", "_append_line")):
+    SCENARIOS.declare(_name, Ref(_INJECTIONS, _attr), stage="turn")
+for _name in ("unchanged", "exists", "absent", "no_new_files", "sqlite_rows", "unsatisfiable", "tool_log"):
+    SCENARIOS.declare(_name, Ref(_INJECTIONS, "_" + _name), stage="check")
