@@ -10,7 +10,14 @@ decorators (``harness.api``), which carry the same metadata.
 """
 from __future__ import annotations
 
-from harness.core.registry import SCENARIOS, Ref
+from harness.core.registry import ENGINES, SCENARIOS, Ref
+
+# Engines (harness.engines.NAME, each its module's ``_factory``): ``live`` calls a provider, so it needs
+# a model and is priced; ``simulation_bank`` is handed the candidate bank (only the simulated engine).
+ENGINES.declare("simulated", Ref("harness.engines.simulated", "_factory"), simulation_bank=True)
+ENGINES.declare("replay", Ref("harness.engines.replay", "_factory"))
+ENGINES.declare("anthropic", Ref("harness.engines.anthropic", "_factory"), live=True)
+ENGINES.declare("openai", Ref("harness.engines.openai", "_factory"), live=True)
 
 # Scenario hooks (harness.control.injections): "turn" actions a scenario's at_turn events name, run
 # between worker turns; "check" kinds a scenario's checks name, run on the final tree.

@@ -212,8 +212,7 @@ class Registry:
             _origin.pop()
 
 
-ENGINES = Registry("engines", ("harness.engines.simulated", "harness.engines.replay", "harness.engines.anthropic",
-                               "harness.engines.openai"))
+ENGINES = Registry("engines", ("harness.core.builtin_parts",))  # declared: harness.engines.{simulated,replay,anthropic,openai}
 ARMS = Registry("arms", ("harness.control.arms",))
 SCENARIOS = Registry("scenarios", ("harness.core.builtin_parts",))  # declared: harness.control.injections
 DETECTORS = Registry("detectors", ("harness.judge.detectors",))
