@@ -38,16 +38,6 @@ REGISTRY = "harness.core.registry"
 LOOKUP_HELPERS = {"needs_model": ("ENGINES",), "is_free": ("ENGINES",)}
 REGISTERING = {"register", "add"}  # a registry's methods that load nothing
 IMPLEMENTATION = {"obj", "doc"}  # a part's attributes that import a declared built-in's implementation
-# Registry lookups below the layer of the parts they load (issue 22, left as measured): the protocol's
-# checks (harness.core.protocol, harness.core.scenarios) and the closed-form worst case and spend
-# (harness.ledger) validate against the parts' declarations (params, flags), and reading a
-# declaration imports the built-in module that registers it. Moving the built-in lists to a
-# composition root above them changes those files (typed-configuration work in progress). Only
-# shrinks: a listed edge that is gone fails the test until it is removed from the list.
-UPWARD_LOOKUPS = {
-    ("harness.core.protocol", "harness.control.arms"),
-    ("harness.ledger.worst_case", "harness.control.arms"),
-}
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -270,7 +260,9 @@ def test_every_import_goes_down_the_layers(graph):
 
 def test_registry_lookups_go_down_the_layers(graph):
     """The built-in modules a lookup loads obey the layer rule as an import from the looking-up
-    module would, apart from the measured UPWARD_LOOKUPS (which may only shrink)."""
+    module would, with no exception: the protocol's checks, the scenario table and the ledger read the
+    built-ins' declarations (``harness.core.builtin_parts``), and only a module that reads a part's
+    object (``.obj``/``.doc``) loads its implementation."""
     kinds = registry_builtins()
     assert {"ENGINES", "ARMS", "SCENARIOS", "DETECTORS", "GATES", "OPERATORS"} <= set(kinds)
     assert all(m in graph for mods in kinds.values() for m in mods), "a built-in module the registry names is missing"
@@ -278,11 +270,11 @@ def test_registry_lookups_go_down_the_layers(graph):
     assert all(m in graph for mods in impls.values() for m in mods), "a declared implementation module is missing"
     lookups = registry_lookups(REPO, graph, kinds, impls)
     assert "harness.run.driver" in lookups and "harness.cli.plugins" in lookups  # the walk finds lookups
-    assert set(impls["SCENARIOS"]) | set(impls["ENGINES"]) <= lookups["harness.cli.plugins"]  # `harness plugins` reads .doc: loads them
+    # `harness plugins` reads .doc, which loads every declared implementation
+    assert {*impls["SCENARIOS"], *impls["ENGINES"], *impls["ARMS"]} <= lookups["harness.cli.plugins"]
     upward = {(mod, dep) for mod, deps in lookups.items() for dep in deps
               if not may_import(unit_of(mod), unit_of(dep))}
-    assert upward - UPWARD_LOOKUPS == set(), "a registry lookup below the layer of the parts it loads"
-    assert UPWARD_LOOKUPS - upward == set(), "fixed: remove these from UPWARD_LOOKUPS"
+    assert upward == set(), "a registry lookup below the layer of the parts it loads"
 
 
 def test_no_import_cycle_even_through_imports_inside_functions(graph):
@@ -412,7 +404,11 @@ from harness.core.scenarios import hooks
 assert hooks("turn") and hooks("check")
 from harness.core.registry import ENGINES, is_free, needs_model
 assert needs_model("openai") and is_free("simulated") and not is_free("anthropic") and "replay" in ENGINES
-from harness.ledger import spend, worst_case  # noqa: F401
+from pathlib import Path
+from harness.core.protocol import load_protocol
+from harness.ledger.worst_case import declared_calls
+proto = load_protocol(Path("protocols/quickstart.toml"))
+assert [declared_calls(a) for a in proto.arms] and proto.arms[0].get("max_turns", 1)
 upper = sorted(m for m in sys.modules if m.split(".")[:2] in (["harness", "control"], ["harness", "engines"],
                                                              ["harness", "run"], ["harness", "judge"]))
 print(upper)

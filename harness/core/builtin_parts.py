@@ -10,7 +10,22 @@ decorators (``harness.api``), which carry the same metadata.
 """
 from __future__ import annotations
 
-from harness.core.registry import ENGINES, SCENARIOS, Ref
+from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
+from harness.core.registry import ARMS, ENGINES, SCENARIOS, Ref
+
+# Arms (paper section 5.2; controllers in harness.control.arms): parameters, single_shot, budgeted, and the
+# worst-case counts W = max_attempts, V = max_reviews per execution of a cell (harness.ledger.worst_case).
+_ARMS = "harness.control.arms"
+ARMS.declare("A1", Ref(_ARMS, "run_a1"), params=ArmParams, single_shot=True, max_attempts=Count(1),
+             max_reviews=Count(0))
+ARMS.declare("A2", Ref(_ARMS, "run_a2"), params=RetryParams, max_attempts=Count(param="retries"), max_reviews=Count(0))
+ARMS.declare("A3", Ref(_ARMS, "run_a3"), params=RetryParams, max_attempts=Count(1, "retries"), max_reviews=Count(1))
+# each attempt can reach one review, asked twice when the first reply does not parse
+ARMS.declare("A4", Ref(_ARMS, "run_a4"), params=GatedLoopParams, max_attempts=Count(param="attempts"),
+             max_reviews=Count(param="attempts", times=2))
+# A2 bounded by a token and wall budget enforced inside each attempt
+ARMS.declare("A2p", Ref(_ARMS, "run_a2"), params=BudgetedRetryParams, budgeted=True,
+             max_attempts=Count(param="retries"), max_reviews=Count(0))
 
 # Engines (harness.engines.NAME, each its module's ``_factory``): ``live`` calls a provider, so it needs
 # a model and is priced; ``simulation_bank`` is handed the candidate bank (only the simulated engine).

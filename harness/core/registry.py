@@ -213,7 +213,7 @@ class Registry:
 
 
 ENGINES = Registry("engines", ("harness.core.builtin_parts",))  # declared: harness.engines.{simulated,replay,anthropic,openai}
-ARMS = Registry("arms", ("harness.control.arms",))
+ARMS = Registry("arms", ("harness.core.builtin_parts",))  # declared: harness.control.arms
 SCENARIOS = Registry("scenarios", ("harness.core.builtin_parts",))  # declared: harness.control.injections
 DETECTORS = Registry("detectors", ("harness.judge.detectors",))
 GATES = Registry("gates", ("corpus.gates",))
