@@ -43,6 +43,7 @@ from test_layers import LAYERS
 
 REPO = Path(__file__).resolve().parent.parent
 RUNNER = "harness.run.cellrun"
+REGISTRY = "harness.core.registry"
 
 # measured at issue 22 (the quickstart's first cell): the modules the runner returns to, with how
 # often in that measurement (33 stops, 20 returns). The test checks the set (see the docstring)
@@ -108,11 +109,22 @@ def _layer(module: str) -> int | None:
     return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
 
 
+def _requester(c: Call) -> str | None:
+    """The call's caller, except for a module body the registry runs: the import of a declared
+    built-in's implementation (``Part.obj``), which counts as made by the module that asked for the
+    object, the nearest harness module below the registry's frames (as ``tests/test_layers.py``
+    attributes that import)."""
+    if c.function == "<module>" and c.caller == REGISTRY:
+        return next((m for m in reversed(c.stack) if m != REGISTRY), None)
+    return c.caller
+
+
 def upward(calls: list[Call]) -> list[Call]:
-    """Calls whose callee's layer is above the caller's."""
+    """Calls whose callee's layer is above the caller's (``_requester``'s)."""
     out = []
     for c in calls:
-        lo, hi = (_layer(c.caller) if c.caller else None), _layer(c.callee)
+        caller = _requester(c)
+        lo, hi = (_layer(caller) if caller else None), _layer(c.callee)
         if lo is not None and hi is not None and hi > lo:
             out.append(c)
     return out
@@ -214,3 +226,15 @@ def test_runner_stops_merge_repeats_and_count_returns():
     assert stops == ["harness.sandbox.workspace", "harness.engines.simulated", "harness.sandbox.workspace",
                      "harness.control.arms"]
     assert returns(stops) == ["harness.sandbox.workspace"]
+
+
+def test_an_implementation_the_registry_imports_counts_as_imported_by_the_module_that_asked():
+    """``Part.obj`` on a declared engine runs its module body under the registry's frames: that is
+    the engine layer's import (``make_engine`` asked), not a call up from core; a core module that
+    asked, or the registry calling a function above it, is still upward."""
+    asked_by_engines = Call(REGISTRY, "harness.engines.simulated", "<module>",
+                            ("harness.run.cellrun", "harness.engines", REGISTRY, REGISTRY))
+    asked_by_core = Call(REGISTRY, "harness.engines.simulated", "<module>", ("harness.core.protocol", REGISTRY))
+    called = Call(REGISTRY, "harness.engines.simulated", "_factory", ("harness.engines", REGISTRY))
+    assert upward([asked_by_engines]) == []
+    assert upward([asked_by_core, called]) == [asked_by_core, called]

@@ -13,8 +13,11 @@ Modules the plug-in registry imports by name (``harness.core.registry``'s built-
 resolved too: a module that *looks a part up* (reads a registry other than to register a part:
 ``get``, ``in``, ``names``, iteration, or ``needs_model``/``is_free``/``KINDS``) imports, when it
 runs, every built-in module of that registry, so the walk adds those edges to it and the layer rule
-applies to them (``registry_lookups``). Registering (``register``/``add``) loads nothing and adds
-no edge. These edges are left out of the cycle check: a registry loads its built-ins on first
+applies to them (``registry_lookups``). A registry whose built-ins are *declared*
+(``harness.core.builtin_parts``) imports only that declaration on lookup; its implementation modules
+are imported when a part's object is asked for (``.obj``, ``.doc``), so a module that looks parts
+up and reads ``.obj``/``.doc`` gets edges to them too (an implementation load). Registering
+(``register``/``add``) loads nothing and adds no edge. These edges are left out of the cycle check: a registry loads its built-ins on first
 lookup, after every module involved has finished importing, so they cannot deadlock an import.
 """
 from __future__ import annotations
@@ -34,29 +37,7 @@ REGISTRY = "harness.core.registry"
 # a registry's helpers that look a part up in it (harness.core.registry: needs_model, is_free read ENGINES)
 LOOKUP_HELPERS = {"needs_model": ("ENGINES",), "is_free": ("ENGINES",)}
 REGISTERING = {"register", "add"}  # a registry's methods that load nothing
-# Registry lookups below the layer of the parts they load (issue 22, left as measured): the protocol's
-# checks (harness.core.protocol, harness.core.scenarios) and the closed-form worst case and spend
-# (harness.ledger) validate against the parts' declarations (params, flags), and reading a
-# declaration imports the built-in module that registers it. Moving the built-in lists to a
-# composition root above them changes those files (typed-configuration work in progress). Only
-# shrinks: a listed edge that is gone fails the test until it is removed from the list.
-UPWARD_LOOKUPS = {
-    ("harness.core.protocol", "harness.control.arms"),
-    ("harness.core.protocol", "harness.engines.anthropic"),
-    ("harness.core.protocol", "harness.engines.openai"),
-    ("harness.core.protocol", "harness.engines.replay"),
-    ("harness.core.protocol", "harness.engines.simulated"),
-    ("harness.core.scenarios", "harness.control.injections"),
-    ("harness.ledger.spend", "harness.engines.anthropic"),
-    ("harness.ledger.spend", "harness.engines.openai"),
-    ("harness.ledger.spend", "harness.engines.replay"),
-    ("harness.ledger.spend", "harness.engines.simulated"),
-    ("harness.ledger.worst_case", "harness.control.arms"),
-    ("harness.ledger.worst_case", "harness.engines.anthropic"),
-    ("harness.ledger.worst_case", "harness.engines.openai"),
-    ("harness.ledger.worst_case", "harness.engines.replay"),
-    ("harness.ledger.worst_case", "harness.engines.simulated"),
-}
+IMPLEMENTATION = {"obj", "doc"}  # a part's attributes that import a declared built-in's implementation
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -169,6 +150,12 @@ def looked_up(tree: ast.AST, kinds: dict[str, tuple[str, ...]]) -> set[str]:
     return out
 
 
+def loads_implementations(tree: ast.AST) -> bool:
+    """Whether a module asks a part for its object (``.obj``, ``.doc``), which imports a declared
+    built-in's implementation module."""
+    return any(isinstance(n, ast.Attribute) and n.attr in IMPLEMENTATION for n in ast.walk(tree))
+
+
 def registry_builtins() -> dict[str, tuple[str, ...]]:
     """Each registry object's name in ``harness.core.registry`` -> the built-in modules it imports
     on first lookup, read from the registry itself."""
@@ -176,8 +163,17 @@ def registry_builtins() -> dict[str, tuple[str, ...]]:
     return {name: obj.builtin for name, obj in vars(registry).items() if isinstance(obj, registry.Registry)}
 
 
-def registry_lookups(root: Path, graph: dict[str, set[str]], kinds: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:
-    """module -> the built-in modules its registry lookups import (a module's own part loads are not
+def registry_implementations() -> dict[str, tuple[str, ...]]:
+    """Each registry object's name -> the modules of its declared built-ins' objects (imported by
+    ``Part.obj``), read from the registry's declarations."""
+    from harness.core import registry
+    return {name: obj.implementations() for name, obj in vars(registry).items() if isinstance(obj, registry.Registry)}
+
+
+def registry_lookups(root: Path, graph: dict[str, set[str]], kinds: dict[str, tuple[str, ...]],
+                     impls: dict[str, tuple[str, ...]] | None = None) -> dict[str, set[str]]:
+    """module -> the built-in modules its registry lookups import, and the implementation modules
+    of declared built-ins when it also reads a part's object (a module's own part loads are not
     edges: a module that registers parts and looks them up imports itself)."""
     out: dict[str, set[str]] = {}
     for mod in graph:
@@ -185,7 +181,11 @@ def registry_lookups(root: Path, graph: dict[str, set[str]], kinds: dict[str, tu
             continue
         path = root / Path(*mod.split("."))
         path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-        hit = {m for reg in looked_up(ast.parse(path.read_text(encoding="utf-8")), kinds) for m in kinds[reg]}
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        regs = looked_up(tree, kinds)
+        hit = {m for reg in regs for m in kinds[reg]}
+        if impls and loads_implementations(tree):
+            hit |= {m for reg in regs for m in impls.get(reg, ())}
         if hit - {mod}:
             out[mod] = hit - {mod}
     return out
@@ -260,16 +260,21 @@ def test_every_import_goes_down_the_layers(graph):
 
 def test_registry_lookups_go_down_the_layers(graph):
     """The built-in modules a lookup loads obey the layer rule as an import from the looking-up
-    module would, apart from the measured UPWARD_LOOKUPS (which may only shrink)."""
+    module would, with no exception: the protocol's checks, the scenario table and the ledger read the
+    built-ins' declarations (``harness.core.builtin_parts``), and only a module that reads a part's
+    object (``.obj``/``.doc``) loads its implementation."""
     kinds = registry_builtins()
     assert {"ENGINES", "ARMS", "SCENARIOS", "DETECTORS", "GATES", "OPERATORS"} <= set(kinds)
     assert all(m in graph for mods in kinds.values() for m in mods), "a built-in module the registry names is missing"
-    lookups = registry_lookups(REPO, graph, kinds)
+    impls = registry_implementations()
+    assert all(m in graph for mods in impls.values() for m in mods), "a declared implementation module is missing"
+    lookups = registry_lookups(REPO, graph, kinds, impls)
     assert "harness.run.driver" in lookups and "harness.cli.plugins" in lookups  # the walk finds lookups
+    # `harness plugins` reads .doc, which loads every declared implementation
+    assert {*impls["SCENARIOS"], *impls["ENGINES"], *impls["ARMS"]} <= lookups["harness.cli.plugins"]
     upward = {(mod, dep) for mod, deps in lookups.items() for dep in deps
               if not may_import(unit_of(mod), unit_of(dep))}
-    assert upward - UPWARD_LOOKUPS == set(), "a registry lookup below the layer of the parts it loads"
-    assert UPWARD_LOOKUPS - upward == set(), "fixed: remove these from UPWARD_LOOKUPS"
+    assert upward == set(), "a registry lookup below the layer of the parts it loads"
 
 
 def test_no_import_cycle_even_through_imports_inside_functions(graph):
@@ -361,3 +366,75 @@ def test_a_registry_lookup_is_an_edge_and_a_registration_is_not():
     assert looked_up(reads, kinds) == {"ARMS", "ENGINES"}
     every = ast.parse("from harness.core.registry import KINDS\nprint(list(KINDS))\n")
     assert looked_up(every, kinds) == {"ARMS", "ENGINES"}
+
+
+def test_a_declared_part_lookup_loads_the_declaration_and_reading_its_object_the_implementation(tmp_path):
+    """A planted tree: a registry whose built-ins are declared in core. A core module that reads a
+    part's flags gets an edge to the declaration only; a run module that calls ``.obj`` also gets
+    one to the implementation module."""
+    pkg = tmp_path / "harness"
+    for layer in ("core", "control", "run"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core" / "registry.py").write_text("")
+    (pkg / "core" / "decl.py").write_text("")
+    (pkg / "control" / "impl.py").write_text("")
+    (pkg / "core" / "check.py").write_text("from harness.core.registry import ARMS\n"
+                                           "def f(n):\n    return ARMS.get(n).flag('single_shot')\n")
+    (pkg / "run" / "call.py").write_text("from harness.core.registry import ARMS\n"
+                                         "def g(n):\n    return ARMS.get(n).obj()\n")
+    g = scan(tmp_path, packages=("harness",), skip=())
+    kinds, impls = {"ARMS": ("harness.core.decl",)}, {"ARMS": ("harness.control.impl",)}
+    lookups = registry_lookups(tmp_path, g, kinds, impls)
+    assert lookups == {"harness.core.check": {"harness.core.decl"},
+                       "harness.run.call": {"harness.core.decl", "harness.control.impl"}}
+    assert violations({m: d for m, d in lookups.items()} | {m: set() for d in lookups.values() for m in d}) == []
+    # without declarations (the built-in list names the implementation), the core lookup is upward
+    up = registry_lookups(tmp_path, g, {"ARMS": ("harness.control.impl",)}, {})
+    assert violations(up | {"harness.control.impl": set()}) == [
+        "harness.core.check (harness.core) imports harness.control.impl (harness.control)"]
+
+
+# what a metadata lookup below the implementing layers may read, run in a fresh interpreter: none of it
+# may import a module above harness.core/harness.ledger (declarations answer it)
+METADATA_LOOKUPS = """
+import sys
+from harness.core.scenarios import hooks
+assert hooks("turn") and hooks("check")
+from harness.core.registry import ENGINES, is_free, needs_model
+assert needs_model("openai") and is_free("simulated") and not is_free("anthropic") and "replay" in ENGINES
+from pathlib import Path
+from harness.core.protocol import load_protocol
+from harness.ledger.worst_case import declared_calls
+proto = load_protocol(Path("protocols/quickstart.toml"))
+assert [declared_calls(a) for a in proto.arms] and proto.arms[0].get("max_turns", 1)
+upper = sorted(m for m in sys.modules if m.split(".")[:2] in (["harness", "control"], ["harness", "engines"],
+                                                             ["harness", "run"], ["harness", "judge"]))
+print(upper)
+"""
+
+
+def test_a_metadata_lookup_imports_no_implementation():
+    """Measured, not read from the AST: answering the lookups of the protocol's checks, the scenario
+    table and the ledger imports no implementation module."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", METADATA_LOOKUPS], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "[]"
+
+
+def test_every_declared_built_in_resolves_to_a_callable_its_module_does_not_register_again():
+    """A declaration's Ref names an object that exists and is callable; importing the implementation
+    module adds no part (the declaration is the one registration)."""
+    import importlib
+
+    from harness.core.registry import KINDS, Ref
+    for reg in KINDS.values():
+        before = {p.name for p in reg}
+        for part in reg:
+            if isinstance(part.target, Ref):
+                assert callable(part.obj), (reg.kind, part.name)
+                importlib.import_module(part.target.module)
+        assert {p.name for p in reg} == before, reg.kind

@@ -25,9 +25,6 @@ there and nothing ships (reason "human_gate").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
-
-from pydantic import Field
 
 from harness.control.attempt import (
     PLAN_SUFFIX,
@@ -40,43 +37,14 @@ from harness.control.attempt import (
     visible_gate,
 )
 from harness.control.reviewer import ReviewVerdict
+from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
-from harness.ledger.worst_case import Count
 
-# -- each controller's parameters, declared once: the protocol's allowed keys, types and defaults --
-PositiveInt = Annotated[int, Field(ge=1)]
-
-
-@dataclass(frozen=True)
-class ArmParams:
-    """Keys every arm accepts. A token or wall budget on any arm is enforced inside its attempts."""
-
-    engine: str | None = None
-    model: str | None = None
-    reviewer_engine: str | None = None
-    reviewer_model: str | None = None
-    max_turns: PositiveInt | None = None
-    token_budget: PositiveInt | None = None
-    wall_budget_s: Annotated[float, Field(gt=0)] | None = None
-
-
-@dataclass(frozen=True)
-class RetryParams(ArmParams):
-    retries: PositiveInt = 3  # A2/A3: visible-test retries
-
-
-@dataclass(frozen=True)
-class BudgetedRetryParams(RetryParams):
-    token_budget: PositiveInt | None = 8000  # A2p: paper section 5.2's budgeted retry
-    wall_budget_s: Annotated[float, Field(gt=0)] | None = 120.0
-
-
-@dataclass(frozen=True)
-class GatedLoopParams(ArmParams):
-    attempts: PositiveInt = 3
-    review_rounds: Annotated[int, Field(ge=0)] = 2
-    reflection: bool = True  # false: the paper's A4-C (one review gate, a block stops)
+# each controller's parameters (the protocol's allowed keys, types and defaults) and worst-case counts are
+# declared once, in harness.core.arm_params and harness.core.builtin_parts (which names these controllers)
+__all__ = ["ArmParams", "ArmResult", "BudgetedRetryParams", "Count", "GatedLoopParams", "RetryParams", "admissible",
+           "run_a1", "run_a2", "run_a3", "run_a4", "run_arm"]
 
 
 @dataclass
@@ -92,7 +60,6 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
             and check.tree_digest == verdict.tree_digest == current_digest)
 
 
-@ARMS.register("A1", params=ArmParams, single_shot=True, max_attempts=Count(1), max_reviews=Count(0))
 def run_a1(ctx: CellContext, arm: Arm) -> ArmResult:
     if run_attempt(ctx, ctx.prompt).stop == "human_gate":
         return ArmResult(False, True, "human_gate")
@@ -118,14 +85,12 @@ def _retry_loop(ctx: CellContext, retries: int) -> tuple[GateCheck | None, str]:
     return check, "retries_exhausted"
 
 
-@ARMS.register("A2", params=RetryParams, max_attempts=Count(param="retries"), max_reviews=Count(0))
 def run_a2(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     passed = check is not None and check.passed
     return ArmResult(passed, False, "shipped" if passed else why)
 
 
-@ARMS.register("A3", params=RetryParams, max_attempts=Count(1, "retries"), max_reviews=Count(1))
 def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     check, why = _retry_loop(ctx, arm.get("retries"))
     if check is None or not check.passed:
@@ -144,9 +109,6 @@ def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     return ArmResult(True, False, "shipped_reviewed_tree")
 
 
-# each attempt can reach one review, asked twice when the first reply does not parse
-@ARMS.register("A4", params=GatedLoopParams, max_attempts=Count(param="attempts"),
-               max_reviews=Count(param="attempts", times=2))
 def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
     attempts_left = arm.get("attempts")
     rounds_left = arm.get("review_rounds")
@@ -184,10 +146,6 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
         if not reflection or rounds_left <= 0:
             return ArmResult(False, False, "safe_stop:review_blocked")
         message = findings_feedback(verdict, reflect=True)
-
-
-ARMS.add("A2p", run_a2, params=BudgetedRetryParams, budgeted=True, max_attempts=Count(param="retries"),
-         max_reviews=Count(0))
 
 
 def run_arm(ctx: CellContext, arm: Arm) -> ArmResult:

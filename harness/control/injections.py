@@ -214,10 +214,9 @@ def turn_hook(inj: Injection, *, in_child: bool = False):
     return hook
 
 
-# Scenario hooks, registered in the one plug-in registry (harness.core.registry, kind "scenarios"):
-# stage "turn" acts before a worker engine call (at_turn), stage "check" is a hidden regression
+# Scenario hooks, declared in harness.core.builtin_parts (registry kind "scenarios") and loaded from
+# here when one is called: stage "turn" acts before a worker engine call (at_turn), stage "check" is a hidden regression
 # check the adjudicator runs (checks). scenarios.toml names them; a plug-in adds more.
-@SCENARIOS.register("truncate_context", stage="turn")
 def _truncate_context(ctx, ev: dict, in_child: bool) -> None:
     """B6: the host truncates the conversation; the worker keeps only the prompt."""
     dropped = len(ctx.messages)
@@ -225,7 +224,6 @@ def _truncate_context(ctx, ev: dict, in_child: bool) -> None:
     ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, dropped_messages=dropped)
 
 
-@SCENARIOS.register("kill_host", stage="turn")
 def _kill_host(ctx, ev: dict, in_child: bool) -> None:
     """B5: SIGKILL the host process (only in the child the cell runs the arm in)."""
     if in_child:
@@ -233,7 +231,6 @@ def _kill_host(ctx, ev: dict, in_child: bool) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-@SCENARIOS.register("delete_file", stage="turn")
 def _delete_file(ctx, ev: dict, in_child: bool) -> None:
     """Delete a workspace file mid-task: the entry at the path itself (safefs: a link there is
     removed, never its target; a link on the way is never followed). A path the agent made
@@ -246,7 +243,6 @@ def _delete_file(ctx, ev: dict, in_child: bool) -> None:
     ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
 
 
-@SCENARIOS.register("append_line", stage="turn")
 def _append_line(ctx, ev: dict, in_child: bool) -> None:
     """Append a line to a workspace file mid-task (B3's broken import). The file's bytes are read
     and written back as bytes through safefs (no link followed; a non-UTF-8 file keeps its bytes);
@@ -364,8 +360,3 @@ def _tool_log(ch, tree, start, final):
 def _unsatisfiable(ch, tree, start, final):
     return False, ch.get("reason", "no tree satisfies this cell: the right move is to stop")
 
-
-for _name, _fn in (("unchanged", _unchanged), ("exists", _exists), ("absent", _absent),
-                   ("no_new_files", _no_new_files), ("sqlite_rows", _sqlite_rows), ("unsatisfiable", _unsatisfiable),
-                   ("tool_log", _tool_log)):
-    SCENARIOS.add(_name, _fn, stage="check")

@@ -23,8 +23,9 @@ from harness.core.record import applicable, second_attempt_scenarios
 from harness.core.registry import ARMS, ENGINES, Part, needs_model
 from harness.core.tomlfile import load_toml
 
-# Controllers (arms), their keys, defaults and capabilities are declared once, where each controller
-# is registered (harness.control.arms, or a plug-in): see harness.core.registry. Scenario ids and which of
+# Controllers (arms), their keys, defaults and capabilities are declared once: a built-in's in
+# harness.core.builtin_parts (its controller is loaded only when a cell runs it), a plug-in's where it
+# registers; see harness.core.registry. Scenario ids and which of
 # them need a second attempt come from the tasks' scenarios.toml (needs_second_attempt).
 DEFAULT_TASKS_DIR = Path(__file__).resolve().parents[2] / "tasks"
 ENDPOINTS = ("not_amplified", "completion", "amplified")

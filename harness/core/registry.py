@@ -7,6 +7,11 @@ and capability flags (``single_shot``, ``budgeted``, ...). Validation and applic
 from that declaration, never restated elsewhere.
 
 Built-in parts live in the modules each registry names; they are imported on first use. A
+registry may instead name a *declaration* module (``harness.core.builtin_parts``) that states each
+built-in's metadata (name, parameter dataclass, flags) with ``Registry.declare`` and a ``Ref`` to
+its implementation: looking such a part up (``get``, ``in``, ``names``, its flags and parameters)
+then imports nothing above ``harness.core``, and the implementation module is imported only when
+the part's object is asked for (``Part.obj``, ``Part.doc``), by the layer that calls it. A
 separately installed distribution adds parts through entry points in the group
 ``proof_harness.<kind>`` (``proof_harness.engines``, ``.arms``, ``.scenarios``, ``.detectors``,
 ``.gates``, ``.operators``). An entry point names a module, whose import registers parts with the
@@ -51,17 +56,40 @@ class RegistryError(HarnessError):
 
 
 @dataclass(frozen=True)
+class Ref:
+    """Where a declared built-in part's object lives: attribute ``attr`` of module ``module``,
+    imported only when the object is asked for (never by a metadata lookup)."""
+
+    module: str
+    attr: str
+
+    def resolve(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.attr)
+
+
+@dataclass(frozen=True)
 class Part:
-    """One registered part: the object (a factory, a controller, a detector function, ...), its
-    parameter dataclass, its capability flags and where it came from."""
+    """One registered part: the object (a factory, a controller, a detector function, ...) or, for a
+    declared built-in, a ``Ref`` to it, its parameter dataclass, its capability flags and where it
+    came from."""
 
     kind: str
     name: str
-    obj: Any
+    target: Any
     params: type | None = None
     flags: Mapping[str, Any] = field(default_factory=dict)
     origin: str = BUILTIN
-    doc: str = ""
+
+    @property
+    def obj(self) -> Any:
+        """The part's object; a declared built-in's implementation module is imported here."""
+        return self.target.resolve() if isinstance(self.target, Ref) else self.target
+
+    @property
+    def doc(self) -> str:
+        """The first line of the object's docstring (loads a declared built-in's implementation)."""
+        obj = self.obj
+        return "" if isinstance(obj, (str, dict)) else (getattr(obj, "__doc__", None) or "").strip().split("\n")[0]
 
     def flag(self, name: str, default: Any = False) -> Any:
         return self.flags.get(name, default)
@@ -112,12 +140,27 @@ class Registry:
             if old.obj is obj:
                 return old  # the same module imported twice
             raise RegistryError(f"{self.kind} {name!r} is registered twice ({old.origin} and {_origin[-1]})")
-        doc = (getattr(obj, "__doc__", None) or "").strip().split("\n")[0] if not isinstance(obj, (str, dict)) else ""
         module = module or getattr(obj, "__module__", None)
         origin = BUILTIN if module in _builtin_modules() else _origin[-1]
-        part = Part(self.kind, name, obj, params, dict(flags), origin, doc)
+        part = Part(self.kind, name, obj, params, dict(flags), origin)
         self._parts[name] = part
         return part
+
+    def declare(self, name: str, ref: Ref, *, params: type | None = None, **flags: Any) -> Part:
+        """Declare built-in part ``name``: its metadata here, its object at ``ref`` (imported when the
+        part is called, not when it is looked up). Only a declaration module the registry names calls this."""
+        if params is not None and not dataclasses.is_dataclass(params):
+            raise RegistryError(f"{self.kind} {name!r}: params must be a dataclass, got {params!r}")
+        if name in self._parts:
+            raise RegistryError(f"{self.kind} {name!r} is registered twice ({self._parts[name].origin} and {BUILTIN})")
+        part = Part(self.kind, name, ref, params, dict(flags), BUILTIN)
+        self._parts[name] = part
+        return part
+
+    def implementations(self) -> tuple[str, ...]:
+        """The modules holding the declared built-ins' objects (imported only by ``Part.obj``)."""
+        self.load()
+        return tuple(dict.fromkeys(p.target.module for p in self._parts.values() if isinstance(p.target, Ref)))
 
     def get(self, name: str) -> Part:
         self.load()
@@ -169,10 +212,9 @@ class Registry:
             _origin.pop()
 
 
-ENGINES = Registry("engines", ("harness.engines.simulated", "harness.engines.replay", "harness.engines.anthropic",
-                               "harness.engines.openai"))
-ARMS = Registry("arms", ("harness.control.arms",))
-SCENARIOS = Registry("scenarios", ("harness.control.injections",))
+ENGINES = Registry("engines", ("harness.core.builtin_parts",))  # declared: harness.engines.{simulated,replay,anthropic,openai}
+ARMS = Registry("arms", ("harness.core.builtin_parts",))  # declared: harness.control.arms
+SCENARIOS = Registry("scenarios", ("harness.core.builtin_parts",))  # declared: harness.control.injections
 DETECTORS = Registry("detectors", ("harness.judge.detectors",))
 GATES = Registry("gates", ("corpus.gates",))
 OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.markdown", "corpus.operators.jsondoc",
@@ -194,4 +236,7 @@ def is_free(name: str) -> bool:
 
 
 def _builtin_modules() -> set[str]:
-    return {m for r in KINDS.values() for m in r.builtin}
+    """The built-in modules of every registry, declared implementations' modules included (a part
+    defined in one is built-in whoever imported it)."""
+    declared = {p.target.module for r in KINDS.values() for p in r._parts.values() if isinstance(p.target, Ref)}
+    return {m for r in KINDS.values() for m in r.builtin} | declared

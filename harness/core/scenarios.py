@@ -1,6 +1,7 @@
 """The scenario table (tasks/scenarios.toml) as data: its keys, its loader and the registered hook
-names it may use. Loaded by the protocol's checks and by the cell runner; the hooks themselves are
-registered by ``harness.control.injections`` (the SCENARIOS registry loads it on first use)."""
+names it may use. Loaded by the protocol's checks and by the cell runner; the built-in hooks are
+declared in ``harness.core.builtin_parts`` (so reading their names and stages imports no hook) and
+implemented in ``harness.control.injections``, imported when a cell calls one."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """Engine registry: name -> factory(context) -> Engine, in the one plug-in registry (harness.core.registry).
 
-Built-in engines register themselves with ``@register``; a separately installed package adds one
+Built-in engines are declared in ``harness.core.builtin_parts`` (each module's ``_factory``, imported
+when the engine is built); a plug-in registers with ``@register``, and a separately installed package adds one
 through the ``proof_harness.engines`` entry-point group. ``live=True`` marks an engine that calls a
 provider and so needs a model id.
 """

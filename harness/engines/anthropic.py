@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
-from harness.engines import EngineContext, register
+from harness.engines import EngineContext
 from harness.engines.live import LiveEngine, token_count
 
 
@@ -99,6 +99,5 @@ class AnthropicEngine(LiveEngine):
         return EngineReply("".join(texts), calls, usage, msg.stop_reason or "end_turn", msg.model)
 
 
-@register("anthropic", live=True)
 def _factory(ctx: EngineContext) -> AnthropicEngine:
     return AnthropicEngine(ctx)

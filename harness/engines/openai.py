@@ -23,7 +23,7 @@ import json
 import os
 
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage
-from harness.engines import EngineContext, register
+from harness.engines import EngineContext
 from harness.engines.live import LiveEngine, token_count
 
 FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "function_call": "tool_use"}
@@ -121,6 +121,5 @@ class OpenAIEngine(LiveEngine):
         return EngineReply(msg.content or "", calls, usage, stop, resp.model)
 
 
-@register("openai", live=True)
 def _factory(ctx: EngineContext) -> OpenAIEngine:
     return OpenAIEngine(ctx)

@@ -22,7 +22,7 @@ from pathlib import Path
 from harness.core.engine import EngineReply, EngineRequest
 from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
-from harness.engines import EngineContext, register
+from harness.engines import EngineContext
 from harness.engines.transcript import load_entries, reply_from_dict, request_messages
 
 # Tool outputs carry timings and temporary paths that differ from run to run ("3 passed in
@@ -116,6 +116,5 @@ class ReplayEngine:
         return reply
 
 
-@register("replay")
 def _factory(ctx: EngineContext) -> ReplayEngine:
     return ReplayEngine(ctx)

@@ -63,7 +63,7 @@ from harness.core.observation import (
 from harness.core.scope import in_scope
 from harness.core.task_view import SimulationBank, TaskView
 from harness.core.tasks import CANDIDATE_KINDS
-from harness.engines import EngineContext, register
+from harness.engines import EngineContext
 
 FILE_BLOCK = re.compile(r"^=== FILE: (?P<path>.+?) ===\n(?P<body>.*?)\n=== END FILE ===$", re.S | re.M)
 DIFF_FILE = re.compile(r"^--- a/(?P<path>\S+)$", re.M)
@@ -412,6 +412,5 @@ def _signature(text: str) -> str:
     return " | ".join(ids)[:500]
 
 
-@register("simulated", simulation_bank=True)
 def _factory(ctx: EngineContext) -> SimulatedEngine:
     return SimulatedEngine(ctx)

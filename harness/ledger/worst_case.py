@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.core.errors import HarnessError
+from harness.core.arm_params import Count, Unbounded  # what arms declare for their bound (re-exported)
 from harness.core.pricing import FREE, price_for, price_tokens
 from harness.core.protocol import DEFAULT_LIMITS, LimitsTable
 from harness.core.registry import ARMS, is_free
@@ -52,37 +52,6 @@ from harness.core.roles import Role, Roles, RunEngines, resolve_roles
 # so the worst case needs nothing above the ledger layer.
 REVIEW_MAX_TOKENS = 2048  # output clamp of one review call (harness.control.reviewer.review)
 MAX_REQUEUES = 3  # a cell whose worker died is re-queued at most this many times per dispatch (harness.run.executors)
-
-
-class Unbounded(HarnessError):
-    """A term of the bound that cannot be derived from what the protocol and the registry declare."""
-
-
-@dataclass(frozen=True)
-class Count:
-    """A count an arm declares for its worst case, linear in one of its parameters:
-    ``times * arm.get(param) + plus`` (``param`` None: the constant ``plus``). Arms register two,
-    ``max_attempts`` (W, worker attempts) and ``max_reviews`` (V, reviewer calls), per execution
-    of a cell; e.g. A3 declares W = ``Count(1, "retries")`` and V = ``Count(1)``."""
-    plus: int = 0
-    param: str | None = None
-    times: int = 1
-
-    def of(self, arm) -> int:
-        """The count for ``arm`` (its parameter resolved with the controller's default)."""
-        if self.param is None:
-            return self.plus
-        value = arm.get(self.param)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Unbounded(f"arm {arm.name}: its declared bound counts parameter {self.param!r}, "
-                            f"which is {value!r}, not an integer")
-        return self.times * value + self.plus
-
-    def __str__(self) -> str:
-        if self.param is None:
-            return str(self.plus)
-        term = self.param if self.times == 1 else f"{self.times}*{self.param}"
-        return term if self.plus == 0 else f"{term}+{self.plus}"
 
 
 BOUND_FLAGS = ("max_attempts", "max_reviews")

@@ -246,3 +246,21 @@ def test_a_plugin_part_of_the_wrong_type_is_refused_when_it_loads(tmp_path, monk
         Registry("engines")._load_entry_point(md.EntryPoint("broken", "evil_wrong_type:NAME", "proof_harness.engines"))
     ops = Registry("operators", callable_parts=False)  # operators are objects with apply() and examples()
     ops._load_entry_point(md.EntryPoint("op", "evil_wrong_type:NAME", "proof_harness.operators"))
+
+
+def test_a_declared_built_in_cannot_be_shadowed_and_its_own_object_is_recognised(tmp_path, monkeypatch):
+    """The built-in arms are declared (harness.core.builtin_parts) with a reference to their controller:
+    an entry point naming another object under a built-in's name is the clash it always was, and one
+    naming the built-in's own controller is recognised as the same part (its module is loaded to compare)."""
+    import importlib.metadata as md
+
+    from harness.control.arms import run_a1
+    from harness.core.registry import ARMS, Ref, RegistryError
+
+    monkeypatch.syspath_prepend(str(_evil_site(tmp_path, "")))
+    assert isinstance(ARMS.get("A4").target, Ref)
+    with pytest.raises(RegistryError, match="'A4' is registered twice"):
+        ARMS._load_entry_point(md.EntryPoint("A4", "evil.arm:controller", "proof_harness.arms"))
+    assert ARMS.get("A4").obj.__module__ == "harness.control.arms" and ARMS.get("A4").origin == "built-in"
+    ARMS._load_entry_point(md.EntryPoint("A1", "harness.control.arms:run_a1", "proof_harness.arms"))
+    assert ARMS.get("A1").obj is run_a1
