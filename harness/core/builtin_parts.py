@@ -27,7 +27,7 @@ ARMS.declare("A4", Ref(_ARMS, "run_a4"), params=GatedLoopParams, max_attempts=Co
 ARMS.declare("A2p", Ref(_ARMS, "run_a2"), params=BudgetedRetryParams, budgeted=True,
              max_attempts=Count(param="retries"), max_reviews=Count(0))
 
-# Engines (each in the ``harness.engines`` module of its name, its's ``_factory``): ``live`` calls a provider, so it needs
+# Engines (each in the ``harness.engines`` module of its name, the module's ``_factory``): ``live`` calls a provider, so it needs
 # a model and is priced; ``simulation_bank`` is handed the candidate bank (only the simulated engine).
 ENGINES.declare("simulated", Ref("harness.engines.simulated", "_factory"), simulation_bank=True)
 ENGINES.declare("replay", Ref("harness.engines.replay", "_factory"))
