@@ -225,6 +225,30 @@ class SuiteSplit:
         return sha256(_file_bytes(found[0])) if len(found) == 1 else None
 
 
+    def covering(self, selected: list[str] | None) -> str | None:
+        """sha256 over what an accept depends on in the suite: the tests the coverage map selects
+        for the mutant (by file base name and name) and the bytes of each file holding one;
+        every test file when ``selected`` is None (the whole suite runs). None when a selected
+        test's file is not one file of the suite. A test added in another file that now runs
+        the mutated lines changes the selection, so the digest; an edit of a file no selected
+        test is in does not."""
+        from corpus.kill_history import node_key
+        if selected is None:
+            names = ["*"]
+            files = sorted(self.tests)
+        else:
+            keys = sorted({node_key(n) for n in selected})
+            names = [f"{f}::{rest}" for f, rest in keys]
+            files = sorted({f for f, _ in keys})
+        h = hashlib.sha256("\0".join(names).encode() + b"\1")
+        for f in files:
+            found = self.tests.get(f, [])
+            if len(found) != 1:
+                return None
+            h.update(f.encode() + b"\0" + _file_bytes(found[0]) + b"\0")
+        return h.hexdigest()
+
+
 class JudgmentCache:
     """``--out``/judgment-cache.jsonl: one line per judgment, keyed as the module doc says. Kept
     across runs (rewritten at the end with only the judgments of the last run)."""
@@ -255,6 +279,16 @@ class JudgmentCache:
         still runs the same code and fails the same way, whatever was edited in another test
         file. An accept has no such key: a test edited or added anywhere may now kill it."""
         return sha256(f"reject\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
+
+    @staticmethod
+    def accept_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
+        """A second key for an accepted mutant, as ``reject_key`` (the gate's files without its
+        test files): the entry also holds ``SuiteSplit.covering`` of the tests selected for it
+        when it was judged. The accept is reused while the tests selected now (from this run's
+        coverage of the conforming artifact) and their files are the same: a test file that runs
+        none of the mutated lines cannot tell the mutant from the conforming artifact, the
+        selection the fast path's own accept rests on (corpus/coverage_map.py)."""
+        return sha256(f"accept\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
 
     def get(self, key: str) -> dict | None:
         return self.entries.get(key)

@@ -138,3 +138,62 @@ def test_every_verdict_on_the_bench_modules_is_the_pinned_one(sample, tmp_path):
     pinned = json.loads(PINNED.read_text())[target]
     got = {r.mutant: [m.mutants[r.mutant].note, r.verdict] for r in m.rows if not r.is_control}
     assert got == {k: v[:2] for k, v in pinned.items()}
+
+
+# the accept cache key narrowed to the covering tests: an accept is reused while the tests selected
+# for it, and their files, are unchanged; an edit of a test file that runs none of its lines keeps it
+def _calc_project(d: Path) -> Loop:
+    (d / "art").mkdir()
+    (d / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef neg(x):\n    return -x\n")
+    (d / "tests").mkdir()
+    (d / "tests" / "test_add.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0\n")
+    (d / "tests" / "test_neg.py").write_text("from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n")
+    (d / "gate.toml").write_text('[gate]\nname = "calc"\nkind = "pytest"\ntests = "tests"\n')
+    return Loop(id="calc", dir=d, title="calc", domains=["software"], requirement="(test)", kind="python",
+                target="calc.py", artifact_dir=d / "art", hints={"role": "code"}, not_applicable=(),
+                gate_paths=[d / "gate.toml"])
+
+
+def test_an_accept_is_kept_while_its_covering_tests_are_unchanged(tmp_path):
+    loop = _calc_project(tmp_path)
+    cache = tmp_path / "out" / "judgment-cache.jsonl"
+    cache.parent.mkdir()
+
+    def run():
+        m = measure([loop], families=("fine",), tier2=False, workers=1, cache=cache)
+        return {m.mutants[r.mutant].note: r for r in m.rows if not r.is_control}, m
+    first, _ = run()
+    add_acc = {k for k, r in first.items() if r.verdict == "accept" and k.startswith("L2:")}
+    neg_acc = {k for k, r in first.items() if r.verdict == "accept" and k.startswith("L6:")}
+    assert "L2: a + b -> a - b" in add_acc and "L6: -x -> x" in neg_acc
+    # test_neg.py (runs neg, not add) edited: add's accepts are kept, neg's judged again (now killed)
+    (tmp_path / "tests" / "test_neg.py").write_text(
+        "from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n    assert neg(3) == -3\n")
+    second, m = run()
+    assert all(second[k].executor == "cached" and second[k].verdict == "accept" for k in add_acc)
+    assert all(second[k].executor != "cached" for k in neg_acc)
+    assert second["L6: -x -> x"].verdict == "reject"
+    assert m.cached >= len(add_acc)
+    # a rerun of the same files: everything from the cache, the reused accepts included
+    again, m = run()
+    assert all(r.executor == "cached" for r in again.values()) and m.cached == len(again) + 1   # + the control
+    # the covering file itself edited: add's accepts are judged again
+    (tmp_path / "tests" / "test_add.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0  # same test\n")
+    third, _ = run()
+    assert all(third[k].executor != "cached" and third[k].verdict == "accept" for k in add_acc)
+
+
+def test_a_new_test_file_that_runs_the_mutant_rejudges_its_accept(tmp_path):
+    """Adversarial: the covering files are unchanged but a new file's test now runs ``add``. The
+    selection changed, so the accept is judged again, and the new test kills ``a - b``."""
+    loop = _calc_project(tmp_path)
+    cache = tmp_path / "out" / "judgment-cache.jsonl"
+    cache.parent.mkdir()
+    measure([loop], families=("fine",), tier2=False, workers=1, cache=cache)
+    (tmp_path / "tests" / "test_more.py").write_text("from calc import add\n\n\ndef test_more():\n"
+                                                      "    assert add(2, 3) == 5\n")
+    m = measure([loop], families=("fine",), tier2=False, workers=1, cache=cache)
+    rows = {m.mutants[r.mutant].note: r for r in m.rows if not r.is_control}
+    assert rows["L2: a + b -> a - b"].executor != "cached" and rows["L2: a + b -> a - b"].verdict == "reject"
+    assert rows["L6: -x -> x"].executor == "cached" and rows["L6: -x -> x"].verdict == "accept"
