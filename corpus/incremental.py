@@ -14,6 +14,11 @@ editing ``helper`` re-judges it. Every key also holds ``context_digest``: the ar
 other source files (a context directory's sibling modules) and the pytest configuration beside
 the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
 
+A suite edit changes every key above (the gate's digest holds its test files); two second keys
+leave the test files out: ``reject_key`` (reused while the killing test's file is unchanged) and
+``accept_key`` (reused while the tests the coverage map selects for the mutant, and their files,
+are unchanged: ``SuiteSplit.covering``, checked on the fast path by ``measure.AcceptReuse``).
+
 The key holds its *callers* too (``_related``): every top-level def or class that reaches the
 mutated statement by name, transitively, and each one's callees: a test reaching the mutant
 through an edited caller may now kill it (or no longer reach it), so that edit re-judges it.
@@ -277,7 +282,7 @@ class JudgmentCache:
         of the test that killed it (``killer_sha``). The reject is reused while that file, the
         mutant's unit and everything else but the other test files are unchanged: the killing test
         still runs the same code and fails the same way, whatever was edited in another test
-        file. An accept has no such key: a test edited or added anywhere may now kill it."""
+        file. An accept's second key is ``accept_key``: reused while its covering tests are."""
         return sha256(f"reject\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
 
     @staticmethod
