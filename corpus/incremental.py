@@ -210,7 +210,10 @@ class SuiteSplit:
     sha256 over every file the gate depends on except its test files (conftest.py, helpers, data
     and the gate file stay in it), ``tests`` its test files by base name."""
 
-    def __init__(self, files: list[Path]):
+    def __init__(self, files: list[Path], module: str | None = None):
+        # ``module``: the artifact's top-level module name; a test file's import of it (or of
+        # pytest) does nothing at collection that the selected tests do not do themselves
+        self.harmless = frozenset({"pytest", *([module] if module else [])})
         h = hashlib.sha256()
         self.tests: dict[str, list[Path]] = {}
         for p in sorted(files):
@@ -235,8 +238,10 @@ class SuiteSplit:
         for the mutant (by file base name and name) and the bytes of each file holding one;
         every test file when ``selected`` is None (the whole suite runs). None when a selected
         test's file is not one file of the suite. A test added in another file that now runs
-        the mutated lines changes the selection, so the digest; an edit of a file no selected
-        test is in does not."""
+        the mutated lines changes the selection, so the digest. Every other test file counts by
+        what it does when collected beside the selected tests (``_without_tests``: a global patch
+        at import, a fixture, a helper), whole when a test file imports it by name: only an edit
+        of the body of a test that is not selected keeps the digest."""
         from corpus.kill_history import node_key
         if selected is None:
             names = ["*"]
@@ -251,7 +256,75 @@ class SuiteSplit:
             if len(found) != 1:
                 return None
             h.update(f.encode() + b"\0" + _file_bytes(found[0]) + b"\0")
+        # every other test file is collected in the same session: its module-level code (a global
+        # patch of the artifact at import), its fixtures and helpers run or are imported there
+        imported = self._imported_names()
+        h.update(b"\2")
+        for f in sorted(set(self.tests) - set(files)):
+            for p in self.tests[f]:
+                data = _file_bytes(p)
+                kept = data if Path(f).stem in imported else _without_tests(data, self.harmless)
+                if kept:
+                    h.update(f.encode() + b"\0" + kept + b"\0")
         return h.hexdigest()
+
+    def _imported_names(self) -> set[str]:
+        """Every name an import statement of a test file mentions (modules, their dotted parts and
+        the names imported): a test file named so is a helper some test reads, whole."""
+        out: set[str] = set()
+        for found in self.tests.values():
+            for p in found:
+                try:
+                    tree = ast.parse(_file_bytes(p))
+                except (SyntaxError, ValueError):
+                    continue
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Import):
+                        out.update(part for a in node.names for part in a.name.split("."))
+                    elif isinstance(node, ast.ImportFrom):
+                        out.update((node.module or "").split("."))
+                        out.update(a.name for a in node.names)
+        return out
+
+
+def _without_tests(data: bytes, harmless: frozenset[str] = frozenset()) -> bytes:
+    """A test file's text less what runs only when one of its tests is selected: the bodies of
+    its test functions (``test*`` at module level, and methods of ``Test*`` classes), a test without
+    decorators or defaults dropped whole (adding one changes nothing at collection). Module-level
+    code, fixtures, helpers, decorators (parametrize ids) and defaults stay: they run when the file
+    is collected, with every selected test. Imports of a ``harmless`` module (the artifact, pytest)
+    go too; b"" when nothing is left (a new file of plain tests), ``data`` itself when it does
+    not parse."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return data
+    tree.body = [n for n in _strip_tests(tree.body) if not _imports_only(n, harmless)]
+    if not tree.body:
+        return b""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            node.body = _strip_tests(node.body) or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
+def _imports_only(node: ast.stmt, modules: frozenset[str]) -> bool:
+    """Is ``node`` an import of ``modules`` only (``import calc``, ``from calc import add``)?"""
+    if isinstance(node, ast.Import):
+        return all(a.name.split(".")[0] in modules for a in node.names)
+    return isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in modules
+
+
+def _strip_tests(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            a = node.args
+            if not node.decorator_list and not a.defaults and not any(d is not None for d in a.kw_defaults):
+                continue
+            node.body = [ast.Pass()]
+        out.append(node)
+    return out
 
 
 class JudgmentCache:

@@ -376,7 +376,7 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
         gk = (j.loop.id, str(j.gate.path))
         if gk not in contexts:
             cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
-            split = SuiteSplit(j.gate.files())
+            split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
             contexts[gk] = (digest(j.gate) + ":" + cd, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]
         k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)

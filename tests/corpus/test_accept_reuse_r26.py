@@ -75,3 +75,35 @@ def test_an_edit_of_a_non_covering_tests_body_still_keeps_the_accept(tmp_path):
                            {"test_neg.py": NEG + "    assert neg(3) == -3\n"})
     assert fresh.verdict == "accept"
     assert (second.verdict, second.executor) == ("accept", "cached"), second
+
+
+def _covering(tmp_path: Path, files: dict[str, str]) -> str | None:
+    from corpus.incremental import SuiteSplit
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return SuiteSplit(sorted(tmp_path.glob("*.py")), "calc").covering(["test_add.py::test_add"])
+
+
+ADD = "from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0\n"
+PARAM = "import pytest\nfrom calc import neg\n\n\n@pytest.mark.parametrize('x', [0], ids=['zero'])\n" \
+        "def test_neg(x):\n    assert neg(x) == -x\n"
+
+
+def test_what_a_non_selected_test_file_adds_to_the_covering_digest(tmp_path):
+    base = _covering(tmp_path, {"test_add.py": ADD, "test_neg.py": NEG})
+    assert base is not None
+    # a body edit of a test that is not selected, a new file of plain tests: the same digest
+    assert _covering(tmp_path, {"test_neg.py": NEG + "    assert neg(3) == -3\n"}) == base
+    assert _covering(tmp_path, {"test_more.py": "import calc\n\n\ndef test_more():\n    calc.neg(1)\n"}) == base
+    # what runs at collection: a global patch, a fixture, a parametrize id, a helper import
+    assert _covering(tmp_path, {"test_neg.py": "import calc\ncalc.SAMPLE = (2, 3)\n" + NEG}) != base
+    (tmp_path / "test_neg.py").write_text(NEG)
+    assert _covering(tmp_path, {"test_neg.py": "import pytest\n\n\n@pytest.fixture\ndef f():\n    return 1\n"
+                                + NEG}) != base
+    (tmp_path / "test_neg.py").write_text(NEG)
+    p1 = _covering(tmp_path, {"test_neg.py": PARAM})
+    assert p1 != base and _covering(tmp_path, {"test_neg.py": PARAM.replace("zero", "nil")}) != p1
+    # a test file another test imports counts whole, test bodies included
+    (tmp_path / "test_neg.py").write_text(NEG)
+    h1 = _covering(tmp_path, {"test_add.py": "from test_neg import test_neg\n" + ADD})
+    assert _covering(tmp_path, {"test_neg.py": NEG.replace("neg(0) == 0", "neg(1) == -1")}) != h1
