@@ -134,6 +134,14 @@ class CoverageMap:
         return {s for s in starts if s in self._in_function} & self.statements
 
 
+def python_lines(text: str) -> list[str]:
+    """``text``'s lines as Python numbers them (the tokenizer ends a line at \\n, \\r\\n and \\r
+    only): ``str.splitlines`` also splits at U+2028, U+0085, a form feed, ... inside a string or a
+    comment, and every later line number then names another line's statement and its tests."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 def changed_lines(original: str, mutant: str) -> set[int]:
     """1-based lines of ``original`` the mutant replaced or deleted (an insertion counts the lines
     on both sides of it). difflib's opcodes over the window between the common prefix and the
@@ -141,7 +149,7 @@ def changed_lines(original: str, mutant: str) -> set[int]:
     ``changed_lines_difflib`` on every generated mutant (tests/corpus/test_speed_m26.py checks
     all of isbn's and ordered-set's) at a fraction of its cost (issue 26: difflib over the whole
     module was a tenth of the parent's time per mutant on ordered-set)."""
-    a, b = original.splitlines(), mutant.splitlines()
+    a, b = python_lines(original), python_lines(mutant)
     top = min(len(a), len(b))
     lo = 0
     while lo < top and a[lo] == b[lo]:
@@ -162,7 +170,7 @@ def changed_lines(original: str, mutant: str) -> set[int]:
 def changed_lines_difflib(original: str, mutant: str) -> set[int]:
     """``changed_lines`` by difflib's opcodes (each changed block apart): the reference the
     prefix-and-suffix version is tested against."""
-    a, b = original.splitlines(), mutant.splitlines()
+    a, b = python_lines(original), python_lines(mutant)
     out: set[int] = set()
     for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
