@@ -107,3 +107,14 @@ def test_what_a_non_selected_test_file_adds_to_the_covering_digest(tmp_path):
     (tmp_path / "test_neg.py").write_text(NEG)
     h1 = _covering(tmp_path, {"test_add.py": "from test_neg import test_neg\n" + ADD})
     assert _covering(tmp_path, {"test_neg.py": NEG.replace("neg(0) == 0", "neg(1) == -1")}) != h1
+
+
+def test_a_fixture_named_test_and_a_plugin_test_file_count_whole(tmp_path):
+    fx = "import pytest\n\n\n@pytest.fixture\ndef test_value():\n    return 0\n"
+    base = _covering(tmp_path, {"test_add.py": ADD, "test_neg.py": NEG, "test_fx.py": fx})
+    assert _covering(tmp_path, {"test_fx.py": fx.replace("return 0", "return 2")}) != base
+    # a test file loaded as a plugin by conftest.py (its fixtures serve every test)
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["test_plug"]\n')
+    plug = "def test_plug_helper():\n    return 0\n"
+    p1 = _covering(tmp_path, {"test_plug.py": plug})
+    assert _covering(tmp_path, {"test_plug.py": plug.replace("0", "1")}) != p1
