@@ -215,11 +215,14 @@ class SuiteSplit:
         # pytest) does nothing at collection that the selected tests do not do themselves
         self.harmless = frozenset({"pytest", *([module] if module else [])})
         h = hashlib.sha256()
+        self._others: list[Path] = []
         self.tests: dict[str, list[Path]] = {}
         for p in sorted(files):
             if is_test_file(p):
                 self.tests.setdefault(p.name, []).append(p)
             else:
+                if p.suffix == ".py":
+                    self._others.append(p)
                 h.update(str(p).encode() + b"\0" + _file_bytes(p) + b"\0")
         self.rest = h.hexdigest()
 
@@ -269,21 +272,25 @@ class SuiteSplit:
         return h.hexdigest()
 
     def _imported_names(self) -> set[str]:
-        """Every name an import statement of a test file mentions (modules, their dotted parts and
-        the names imported): a test file named so is a helper some test reads, whole."""
+        """Every name an import statement of a Python file of the gate mentions (modules, their
+        dotted parts and the names imported) and every string of a ``pytest_plugins``: a test file
+        named so is a helper or a plugin some test reads, whole."""
         out: set[str] = set()
-        for found in self.tests.values():
-            for p in found:
-                try:
-                    tree = ast.parse(_file_bytes(p))
-                except (SyntaxError, ValueError):
-                    continue
-                for node in ast.walk(tree):
-                    if isinstance(node, ast.Import):
-                        out.update(part for a in node.names for part in a.name.split("."))
-                    elif isinstance(node, ast.ImportFrom):
-                        out.update((node.module or "").split("."))
-                        out.update(a.name for a in node.names)
+        for p in [*self._others, *(q for found in self.tests.values() for q in found)]:
+            try:
+                tree = ast.parse(_file_bytes(p))
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    out.update(part for a in node.names for part in a.name.split("."))
+                elif isinstance(node, ast.ImportFrom):
+                    out.update((node.module or "").split("."))
+                    out.update(a.name for a in node.names)
+                elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins"
+                                                          for t in node.targets):
+                    out.update(part for c in ast.walk(node.value) if isinstance(c, ast.Constant)
+                               and isinstance(c.value, str) for part in c.value.split("."))
         return out
 
 
@@ -318,7 +325,8 @@ def _imports_only(node: ast.stmt, modules: frozenset[str]) -> bool:
 def _strip_tests(body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") \
+                and not any("fixture" in ast.dump(d) for d in node.decorator_list):     # a fixture's body runs
             a = node.args
             if not node.decorator_list and not a.defaults and not any(d is not None for d in a.kw_defaults):
                 continue
