@@ -216,6 +216,8 @@ class SuiteSplit:
         self.harmless = frozenset({"pytest", *([module] if module else [])})
         h = hashlib.sha256()
         self._others: list[Path] = []
+        self._lock = threading.Lock()
+        self._kept: dict[str, list[bytes]] | None = None
         self.tests: dict[str, list[Path]] = {}
         for p in sorted(files):
             if is_test_file(p):
@@ -261,15 +263,24 @@ class SuiteSplit:
             h.update(f.encode() + b"\0" + _file_bytes(found[0]) + b"\0")
         # every other test file is collected in the same session: its module-level code (a global
         # patch of the artifact at import), its fixtures and helpers run or are imported there
-        imported = self._imported_names()
         h.update(b"\2")
+        collected = self._collected()
         for f in sorted(set(self.tests) - set(files)):
-            for p in self.tests[f]:
-                data = _file_bytes(p)
-                kept = data if Path(f).stem in imported else _without_tests(data, self.harmless)
+            for kept in collected[f]:
                 if kept:
                     h.update(f.encode() + b"\0" + kept + b"\0")
         return h.hexdigest()
+
+    def _collected(self) -> dict[str, list[bytes]]:
+        """Per test file base name, what each file of that name does when collected beside other
+        tests (``covering``), read and parsed once per run, not once per mutant."""
+        with self._lock:
+            if self._kept is None:
+                imported = self._imported_names()
+                self._kept = {f: [_file_bytes(p) if Path(f).stem in imported else
+                                  _without_tests(_file_bytes(p), self.harmless) for p in found]
+                              for f, found in self.tests.items()}
+            return self._kept
 
     def _imported_names(self) -> set[str]:
         """Every name an import statement of a Python file of the gate mentions (modules, their
