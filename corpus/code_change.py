@@ -9,7 +9,9 @@ from types import CodeType
 _CO_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code object
 
 
-@functools.lru_cache(maxsize=4)
+# the conforming module and, per worker thread, the mutant in hand (the coverage map's scopes,
+# changed_function and the swap's code objects all compile it)
+@functools.lru_cache(maxsize=8)
 def _compiled(text: str) -> CodeType:
     import warnings
     with warnings.catch_warnings():

@@ -220,8 +220,12 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     class Record:
         def pytest_runtest_logreport(self, report):
             if report.failed and not hasattr(report, "wasxfail"):
-                last = ((report.longreprtext or "").strip().splitlines() or [""])[-1]
-                failed.append(f"FAILED {report.nodeid} ({report.when}) - {last}"[:400])
+                failed.append(f"FAILED {report.nodeid} ({report.when}) - {_crash_line(report)}"[:400])
+    # a failure's traceback in the native (traceback module) style: the verdict is the exit code
+    # and the summary line names the crash's place and message, neither depending on the style;
+    # the default long style parses each test file's AST and resolves every loaded module's path
+    # (inspect.getmodule) per failure: half of a swap child's CPU on ordered-set (issue 26)
+    session.config.option.tbstyle = "native"
     session.config.pluginmanager.register(Record(), "corpus-swap-record")
     session.items = [by_id[n] for n in wanted]
     code = 0
@@ -236,6 +240,15 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n"
     os.write(out_fd, summary.encode("utf-8", "replace"))
     return code
+
+
+def _crash_line(report) -> str:
+    """Where and why a failed report crashed, ``path:line: first line of the message`` (the
+    report's ``reprcrash``, what pytest's short summary shows), else the last line of its text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return f"{crash.path}:{crash.lineno}: {(str(crash.message).splitlines() or [''])[0]}"
+    return ((report.longreprtext or "").strip().splitlines() or [""])[-1]
 
 
 class _SwapPlugin:

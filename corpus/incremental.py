@@ -14,6 +14,11 @@ editing ``helper`` re-judges it. Every key also holds ``context_digest``: the ar
 other source files (a context directory's sibling modules) and the pytest configuration beside
 the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
 
+A suite edit changes every key above (the gate's digest holds its test files); two second keys
+leave the test files out: ``reject_key`` (reused while the killing test's file is unchanged) and
+``accept_key`` (reused while the tests the coverage map selects for the mutant, and their files,
+are unchanged: ``SuiteSplit.covering``, checked on the fast path by ``measure.AcceptReuse``).
+
 The key holds its *callers* too (``_related``): every top-level def or class that reaches the
 mutated statement by name, transitively, and each one's callees: a test reaching the mutant
 through an edited caller may now kill it (or no longer reach it), so that edit re-judges it.
@@ -205,13 +210,21 @@ class SuiteSplit:
     sha256 over every file the gate depends on except its test files (conftest.py, helpers, data
     and the gate file stay in it), ``tests`` its test files by base name."""
 
-    def __init__(self, files: list[Path]):
+    def __init__(self, files: list[Path], module: str | None = None):
+        # ``module``: the artifact's top-level module name; a test file's import of it (or of
+        # pytest) does nothing at collection that the selected tests do not do themselves
+        self.harmless = frozenset({"pytest", *([module] if module else [])})
         h = hashlib.sha256()
+        self._others: list[Path] = []
+        self._lock = threading.Lock()
+        self._kept: dict[str, list[bytes]] | None = None
         self.tests: dict[str, list[Path]] = {}
         for p in sorted(files):
             if is_test_file(p):
                 self.tests.setdefault(p.name, []).append(p)
             else:
+                if p.suffix == ".py":
+                    self._others.append(p)
                 h.update(str(p).encode() + b"\0" + _file_bytes(p) + b"\0")
         self.rest = h.hexdigest()
 
@@ -223,6 +236,114 @@ class SuiteSplit:
             return None
         found = self.tests.get(node_key(nodeid)[0], [])
         return sha256(_file_bytes(found[0])) if len(found) == 1 else None
+
+
+    def covering(self, selected: list[str] | None) -> str | None:
+        """sha256 over what an accept depends on in the suite: the tests the coverage map selects
+        for the mutant (by file base name and name) and the bytes of each file holding one;
+        every test file when ``selected`` is None (the whole suite runs). None when a selected
+        test's file is not one file of the suite. A test added in another file that now runs
+        the mutated lines changes the selection, so the digest. Every other test file counts by
+        what it does when collected beside the selected tests (``_without_tests``: a global patch
+        at import, a fixture, a helper), whole when a test file imports it by name: only an edit
+        of the body of a test that is not selected keeps the digest."""
+        from corpus.kill_history import node_key
+        if selected is None:
+            names = ["*"]
+            files = sorted(self.tests)
+        else:
+            keys = sorted({node_key(n) for n in selected})
+            names = [f"{f}::{rest}" for f, rest in keys]
+            files = sorted({f for f, _ in keys})
+        h = hashlib.sha256("\0".join(names).encode() + b"\1")
+        for f in files:
+            found = self.tests.get(f, [])
+            if len(found) != 1:
+                return None
+            h.update(f.encode() + b"\0" + _file_bytes(found[0]) + b"\0")
+        # every other test file is collected in the same session: its module-level code (a global
+        # patch of the artifact at import), its fixtures and helpers run or are imported there
+        h.update(b"\2")
+        collected = self._collected()
+        for f in sorted(set(self.tests) - set(files)):
+            for kept in collected[f]:
+                if kept:
+                    h.update(f.encode() + b"\0" + kept + b"\0")
+        return h.hexdigest()
+
+    def _collected(self) -> dict[str, list[bytes]]:
+        """Per test file base name, what each file of that name does when collected beside other
+        tests (``covering``), read and parsed once per run, not once per mutant."""
+        with self._lock:
+            if self._kept is None:
+                imported = self._imported_names()
+                self._kept = {f: [_file_bytes(p) if Path(f).stem in imported else
+                                  _without_tests(_file_bytes(p), self.harmless) for p in found]
+                              for f, found in self.tests.items()}
+            return self._kept
+
+    def _imported_names(self) -> set[str]:
+        """Every name an import statement of a Python file of the gate mentions (modules, their
+        dotted parts and the names imported) and every string of a ``pytest_plugins``: a test file
+        named so is a helper or a plugin some test reads, whole."""
+        out: set[str] = set()
+        for p in [*self._others, *(q for found in self.tests.values() for q in found)]:
+            try:
+                tree = ast.parse(_file_bytes(p))
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    out.update(part for a in node.names for part in a.name.split("."))
+                elif isinstance(node, ast.ImportFrom):
+                    out.update((node.module or "").split("."))
+                    out.update(a.name for a in node.names)
+                elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins"
+                                                          for t in node.targets):
+                    out.update(part for c in ast.walk(node.value) if isinstance(c, ast.Constant)
+                               and isinstance(c.value, str) for part in c.value.split("."))
+        return out
+
+
+def _without_tests(data: bytes, harmless: frozenset[str] = frozenset()) -> bytes:
+    """A test file's text less what runs only when one of its tests is selected: the bodies of
+    its test functions (``test*`` at module level, and methods of ``Test*`` classes), a test without
+    decorators or defaults dropped whole (adding one changes nothing at collection). Module-level
+    code, fixtures, helpers, decorators (parametrize ids) and defaults stay: they run when the file
+    is collected, with every selected test. Imports of a ``harmless`` module (the artifact, pytest)
+    go too; b"" when nothing is left (a new file of plain tests), ``data`` itself when it does
+    not parse."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return data
+    tree.body = [n for n in _strip_tests(tree.body) if not _imports_only(n, harmless)]
+    if not tree.body:
+        return b""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            node.body = _strip_tests(node.body) or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
+def _imports_only(node: ast.stmt, modules: frozenset[str]) -> bool:
+    """Is ``node`` an import of ``modules`` only (``import calc``, ``from calc import add``)?"""
+    if isinstance(node, ast.Import):
+        return all(a.name.split(".")[0] in modules for a in node.names)
+    return isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in modules
+
+
+def _strip_tests(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") \
+                and not any("fixture" in ast.dump(d) for d in node.decorator_list):     # a fixture's body runs
+            a = node.args
+            if not node.decorator_list and not a.defaults and not any(d is not None for d in a.kw_defaults):
+                continue
+            node.body = [ast.Pass()]
+        out.append(node)
+    return out
 
 
 class JudgmentCache:
@@ -253,8 +374,18 @@ class JudgmentCache:
         of the test that killed it (``killer_sha``). The reject is reused while that file, the
         mutant's unit and everything else but the other test files are unchanged: the killing test
         still runs the same code and fails the same way, whatever was edited in another test
-        file. An accept has no such key: a test edited or added anywhere may now kill it."""
+        file. An accept's second key is ``accept_key``: reused while its covering tests are."""
         return sha256(f"reject\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
+
+    @staticmethod
+    def accept_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
+        """A second key for an accepted mutant, as ``reject_key`` (the gate's files without its
+        test files): the entry also holds ``SuiteSplit.covering`` of the tests selected for it
+        when it was judged. The accept is reused while the tests selected now (from this run's
+        coverage of the conforming artifact) and their files are the same: a test file that runs
+        none of the mutated lines cannot tell the mutant from the conforming artifact, the
+        selection the fast path's own accept rests on (corpus/coverage_map.py)."""
+        return sha256(f"accept\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
 
     def get(self, key: str) -> dict | None:
         return self.entries.get(key)

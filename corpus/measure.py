@@ -178,19 +178,67 @@ def _pool(fn, items: list, workers: int) -> list:
         ex.shutdown(wait=True, cancel_futures=True)
 
 
-def _fast_rows(group: list[Job], session: PytestSession, tick) -> list[Row]:
+def _fast_rows(group: list[Job], session: PytestSession, tick, reuse: AcceptReuse | None = None) -> list[Row]:
     """One pytest gate's mutant jobs through corpus/fast_pytest.py (coverage-selected tests,
     forked from a pre-imported pytest, -x, parallel); the control was judged cold before, as the
-    reference verdict. ``tick(row)`` is called as each row is finished."""
+    reference verdict. ``tick(row)`` is called as each row is finished. ``reuse``: an accept whose
+    covering tests are unchanged is taken from the judgment cache instead (``AcceptReuse``)."""
     rows = [tick(run_job(j)) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
     todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
 
     def fast(job: Job) -> Row:
+        kept = reuse.lookup(job, session) if reuse is not None else None
+        if kept is not None:
+            return tick(kept)
         fj = session.judge(job.mutant)
         j = fj.judgement
-        return tick(_row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests, fj.killer))
+        row = _row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests, fj.killer)
+        if reuse is not None:
+            reuse.remember(job, session, row)
+        return tick(row)
 
     return rows + _pool(fast, todo, session.workers)
+
+
+class AcceptReuse:
+    """Accepts reused on the fast path while their covering tests are unchanged (issue 26: a
+    judgment keyed by the mutant, the covering tests' content and the gate's other files). The
+    main cache key holds every test file, so any suite edit misses it; then an entry under
+    ``JudgmentCache.accept_key`` (the mutant's unit, the gate's files but its test files, the
+    context) is reused when ``SuiteSplit.covering`` of this run's selection for the mutant equals
+    the one stored with it. Decided on the fast path only: the selection needs this run's
+    coverage map (``PytestSession.map``); without one the mutant is judged."""
+
+    def __init__(self, store: JudgmentCache, keys: dict[tuple[str, str, str], tuple]):
+        self.store, self.keys = store, keys      # job key -> (reject key, SuiteSplit, accept key)
+        self._lock = threading.Lock()
+        self.reused = 0
+
+    def _covering(self, job: Job, session: PytestSession) -> str | None:
+        k = self.keys.get(_job_key(job))
+        if k is None or session.map is None or job.mutant is None or job.mutant.content is None:
+            return None
+        return k[1].covering(session.map.select(job.mutant.content))
+
+    def lookup(self, job: Job, session: PytestSession) -> Row | None:
+        k = self.keys.get(_job_key(job))
+        hit = self.store.get(k[2]) if k is not None else None
+        if hit is None or hit.get("verdict") != Verdict.ACCEPT.value or not hit.get("covering"):
+            return None
+        if self._covering(job, session) != hit["covering"]:
+            return None
+        with self._lock:
+            self.reused += 1
+        return _row(job, Verdict.ACCEPT.value, hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                    hit.get("tests"))
+
+    def remember(self, job: Job, session: PytestSession, row: Row) -> None:
+        k = self.keys.get(_job_key(job))
+        if k is None or row.verdict != Verdict.ACCEPT.value or row.executor not in ("swap", "fork", "coverage"):
+            return
+        covering = self._covering(job, session)
+        if covering:
+            self.store.put(k[2], row, {"covering": covering})
 
 
 def derive_timeout(gate: Gate, control_s: float) -> dict:
@@ -314,8 +362,8 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
                 ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple]]:
     """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
     journalled, every job's cache key, and every mutant job's (reject key, its gate's
-    ``SuiteSplit``): a reject whose killing test's file is unchanged is reused though another
-    test file changed."""
+    ``SuiteSplit``, accept key): a reject whose killing test's file is unchanged is reused though
+    another test file changed (an accept's second key is decided on the fast path: ``AcceptReuse``)."""
     if cache is None:
         return [], {}, {}
     parents: dict[str, bytes] = {}
@@ -328,12 +376,13 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
         gk = (j.loop.id, str(j.gate.path))
         if gk not in contexts:
             cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
-            split = SuiteSplit(j.gate.files())
+            split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
             contexts[gk] = (digest(j.gate) + ":" + cd, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]
         k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)
         if j.mutant is not None:
-            rkeys[_job_key(j)] = (cache.reject_key(j.loop.id, rest, parent, j.mutant), split)
+            rkeys[_job_key(j)] = (cache.reject_key(j.loop.id, rest, parent, j.mutant), split,
+                                  cache.accept_key(j.loop.id, rest, parent, j.mutant))
         if _job_key(j) in journalled:
             continue
         hit = cache.get(k)
@@ -403,6 +452,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         return row
 
     rows: list[Row] = list(resumed.values())
+    reuse = AcceptReuse(store, reject_keys) if store is not None else None
     pre = ThreadPoolExecutor(max_workers=2)
     starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
         if fast else {}
@@ -423,7 +473,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                 cold.append(j)
         rows += _pool(lambda j: tick(run_job(j)), cold, workers)
         for key, group in groups.items():
-            rows += _fast_rows(group, starting[key].result(), tick)
+            rows += _fast_rows(group, starting[key].result(), tick, reuse)
     finally:
         pre.shutdown(wait=True, cancel_futures=True)
         for f in starting.values():
@@ -436,7 +486,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                     not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
                 store.put(k, r)
         if keep is None:        # a narrowed run (--since) keeps the judgments it left out
-            store.compact(set(cache_keys.values()) | {k for k, _ in reject_keys.values()})
+            store.compact(set(cache_keys.values()) | {k for k, *_ in reject_keys.values()} |
+                          {k[2] for k in reject_keys.values()})
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
@@ -446,7 +497,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                        families=tuple(families) + (("tier2",) if tier2 else ()),
                        wall_s=time.perf_counter() - t0, mutants=mutants, conforming=conforming,
                        resumed=len(resumed) - len(cached), timeouts=timeouts, stopped=stopped,
-                       cached=len(cached))
+                       cached=len(cached) + (reuse.reused if reuse is not None else 0))
 
 
 # ----------------------------------------------------------------------------- summaries
