@@ -113,9 +113,13 @@ class Watch:
         self.known: dict[int, str] = {}
 
     def look(self) -> None:
-        """Add the live descendants of the heads and of the descendants already known."""
+        """Add the live descendants of the heads and of the descendants already known (and forget
+        the known that are gone: a worker per cell would otherwise pile up)."""
+        self.known = {p: t for p, t in self.known.items() if _start_time(p) == t}
         while True:
             parents = {p for p, t in {**self.heads, **self.known}.items() if _start_time(p) == t}
+            if not parents:  # nothing named yet (ray.init still starting): no need to read /proc
+                return
             new = {p: t for p, t in children_of(parents).items() if self.known.get(p) != t and p not in self.heads}
             if not new:
                 return
