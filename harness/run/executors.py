@@ -215,7 +215,10 @@ class RayExecutor:
             else:  # the instance is ours: its processes die with this one, even after kill -9
                 ray_reaper.start()
                 try:
-                    ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+                    # "local": a new instance, never the latest cluster another process started on this
+                    # machine (ray.init() with no address joins the one named in /tmp/ray/ray_current_cluster)
+                    ray.init(address="local", num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False,
+                             log_to_driver=False)
                 except Exception as exc:  # Ray raises bare Exception (a start-up timeout) among others
                     _shutdown_quietly(ray)
                     raise ExecutorUnavailable(f"the local Ray instance did not start: {ray_cluster._first_line(exc)}") from None

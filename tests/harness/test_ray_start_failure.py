@@ -45,7 +45,10 @@ def half_run(tmp_path):
 def test_a_local_ray_start_failure_is_one_stopped_line_exit_4_and_no_record_lost(half_run, monkeypatch):
     from harness.run import ray_reaper
 
+    asked = []
+
     def fail(*a, **kw):
+        asked.append(kw.get("address"))
         raise Exception(TIMED_OUT)  # what Ray raises: a bare Exception
 
     monkeypatch.setattr(ray, "init", fail)
@@ -56,6 +59,9 @@ def test_a_local_ray_start_failure_is_one_stopped_line_exit_4_and_no_record_lost
     assert len(before.splitlines()) == 1
     r = CliRunner().invoke(main, ["run", "--resume", str(half_run), "--executor", "ray"])
     assert r.exit_code == 4, r.output
+    # a new instance, never the cluster named in /tmp/ray/ray_current_cluster (another process's, in a
+    # shared /tmp: ray.init() with no address joins it, and the run stopped on "num_cpus must not be provided")
+    assert asked == ["local"]
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
     assert "Traceback" not in r.output and "second line" not in r.stderr
     stopped = [x for x in r.stderr.splitlines() if x.startswith("STOPPED:")]
