@@ -219,7 +219,10 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
     t0 = time.perf_counter()
     s = _verify_and_open(Path(run_dir).resolve(), log)
     cells = _pending(s, pilot, limit_cells)
-    ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    try:
+        ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
+    except executors.ExecutorUnavailable as exc:  # nothing dispatched: a stop, every record as it was
+        return _stopped_before_dispatch(s, exc, log, time.perf_counter() - t0)
     s.spend, _ceiling = _open_spend(s.proto, s.meta, s.run_dir, ex, raise_budget)
     cfg = _CacheConfig(cache, Path(cache_dir).resolve() if cache_dir else None, spot_rate)
     disabled = _disabled_tasks(s, cfg, log)
@@ -468,6 +471,15 @@ def _finalize(s: _Session, settle: "_Settler", pilot: int | None, workers: int, 
         _note_stop(run_dir, settle, len(records), not_run)
     return RunOutcome(run_dir, records, still_void, table, wall_s, settle.executed, projection,
                       settle.stopped, not_run, spend_line, settle.stop_kind)
+
+
+def _stopped_before_dispatch(s: _Session, exc: Exception, log, wall_s: float) -> RunOutcome:
+    """The executor did not start: the run stops (``RunStop.EXECUTOR``, stops.jsonl, exit 4) with
+    nothing dispatched, the cells not run counted per arm, and the resume command."""
+    settle = _open_settler(s, {}, log)
+    settle.halt(RunStop.EXECUTOR, f"executor: {exc}; nothing was dispatched, every record is kept; "
+                f"try again with `harness run --resume {s.run_dir}`")
+    return _finalize(s, settle, None, 1, wall_s)
 
 
 def _note_stop(run_dir: Path, settle: "_Settler", records: int, not_run: dict | None) -> None:

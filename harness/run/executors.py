@@ -101,6 +101,13 @@ class ExecutorLost(HarnessError):
     driver stops the run (``RunStop.EXECUTOR``); the cells in flight are unrun, not void."""
 
 
+class ExecutorUnavailable(ExecutorLost):
+    """The executor could not start (a local ``ray.init`` that failed: "The current node timed out
+    during startup" on a loaded machine): the run stops before any dispatch (``RunStop.EXECUTOR``,
+    exit 4, the resume command), every record kept; not bad input, since the same command may
+    succeed once the machine is quieter."""
+
+
 def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
     job.requeues += 1
     on_requeue(job.spec.cell.key, reason)
@@ -207,7 +214,14 @@ class RayExecutor:
                 self.kind = "ray: " + ray_cluster.connect(target)
             else:  # the instance is ours: its processes die with this one, even after kill -9
                 ray_reaper.start()
-                ray.init(num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+                try:
+                    # "local": a new instance, never the latest cluster another process started on this
+                    # machine (ray.init() with no address joins the one named in /tmp/ray/ray_current_cluster)
+                    ray.init(address="local", num_cpus=num_cpus, ignore_reinit_error=True, include_dashboard=False,
+                             log_to_driver=False)
+                except Exception as exc:  # Ray raises bare Exception (a start-up timeout) among others
+                    _shutdown_quietly(ray)
+                    raise ExecutorUnavailable(f"the local Ray instance did not start: {ray_cluster._first_line(exc)}") from None
                 ray_reaper.tell_heads()
         self.capacity = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.workers = self.capacity
@@ -277,6 +291,14 @@ class RayExecutor:
                         dest.write_bytes(data)
                 rec["requeues"] = j.requeues
                 yield rec
+
+
+def _shutdown_quietly(ray) -> None:
+    """After a failed ``ray.init``: stop what it started, if anything (the reaper takes the rest)."""
+    try:
+        ray.shutdown()
+    except Exception:  # nothing started, or half of it: nothing more to do here
+        pass
 
 
 def make_executor(kind: str = "local", *, workers: int = 1, address: str | None = None, **kw):

@@ -81,3 +81,70 @@ def test_reap_spares_a_live_raylets_children_and_takes_a_dead_ones():
         for p in (live, child):
             p.kill()
             p.wait()
+
+
+AGENTS = r"""
+import os, subprocess, sys, time
+from harness.run import ray_reaper
+reaper = ray_reaper.start()
+env = {k: v for k, v in os.environ.items() if k != "RAY_RAYLET_PID"}
+raylet = subprocess.Popen(["sh", "-c", "read go; sleep 600 & echo $!; wait"], env=env, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+ray_reaper.tell([raylet.pid])
+print(reaper.pid, raylet.pid, flush=True)
+sys.stdin.readline()
+raylet.stdin.write("go\n")  # the stand-in raylet starts its agent after it was named (as Ray's may)
+raylet.stdin.flush()
+print(raylet.stdout.readline().strip(), flush=True)
+time.sleep(600)
+"""
+
+
+def _start_time(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+
+
+def test_an_agent_without_ray_raylet_pid_started_after_the_heads_were_named_dies_with_the_harness():
+    """Ray's dashboard and runtime-env agents do not always carry ``RAY_RAYLET_PID`` (the kill
+    campaign's "3 records" case: both outlived the harness by 30 s, the reaper having found
+    neither). Here the stand-in raylet is the harness's own child, named to the reaper, and the
+    agent is started by it after that (same session, no variable), and alive when the harness dies: the reaper must take the agent because it
+    descends from a head it was told (the old reaper killed the head first, orphaning the agent)."""
+    proc = subprocess.Popen([sys.executable, "-c", AGENTS],
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        reaper, raylet = map(int, proc.stdout.readline().split())
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        agent = int(proc.stdout.readline())
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert _wait_gone(raylet, 15), "the named head outlived the harness"
+        assert _wait_gone(agent, 15), "the head's agent outlived the harness"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_a_descendant_seen_while_its_raylet_lived_is_reaped_after_the_raylet_died_first():
+    """The raylet dies before the reaper reads end-of-file (its parent-death signal): its agent,
+    reparented to init and without ``RAY_RAYLET_PID``, is known only because ``Watch.look`` saw it
+    as the raylet's child while the raylet lived."""
+    from harness.run import ray_reaper
+    raylet = subprocess.Popen(["sh", "-c", "sleep 600 & echo $!; wait"], stdout=subprocess.PIPE, text=True,
+                              env={k: v for k, v in os.environ.items() if k != "RAY_RAYLET_PID"})
+    agent = int(raylet.stdout.readline())
+    try:
+        watch = ray_reaper.Watch()
+        watch.heads[raylet.pid] = _start_time(raylet.pid)
+        watch.look()
+        assert watch.known.get(agent) == _start_time(agent)
+        raylet.kill()
+        raylet.wait()
+        assert _alive(agent)  # orphaned, not killed, as Ray's agents are
+        ray_reaper.reap(os.getsid(0), time.monotonic() + 5, watch.heads, watch.known)
+        assert _wait_gone(agent, 5)
+    finally:
+        for pid in (agent,):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
