@@ -1,0 +1,56 @@
+"""Red team (r22b) of the typed configuration (issue 22): edge-case values in the protocol's tables."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from harness.core.errors import InputError
+from harness.core.protocol import load_protocol
+from support.scripted import copy_tasks
+
+BASE = """
+[protocol]
+name = "t"
+seed = 7
+repeats = 1
+tasks_dir = "tasks"
+tasks = ["parse-range"]
+scenarios = ["null"]
+
+[arms.A1]
+
+[[hypotheses]]
+id = "H1"
+a = "A1"
+b = "A1"
+endpoint = "completion"
+cells = "all"
+"""
+
+
+@pytest.mark.parametrize("table, field", [
+    ("[budget]\nmax_usd = true\n", "budget.max_usd"),
+    ("[budget]\nmax_usd = \"5\"\n", "budget.max_usd"),
+    ("[monitoring]\nmin_units = true\n", "monitoring.min_units"),
+])
+def test_a_bool_in_an_int_or_float_field_names_the_field_and_a_number(tmp_path, table, field):
+    """max_usd and min_units accept an integer or a float (kept as written): a bool or a string is
+    one problem at the key itself, 'expected a number', not a union member's path
+    ('budget.max_usd.int: expected an integer ... (and 1 more problem(s))')."""
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(textwrap.dedent(BASE) + table)
+    with pytest.raises(InputError) as ei:
+        load_protocol(p)
+    assert ei.value.field == field
+    assert "expected a number" in str(ei.value) and "more problem" not in str(ei.value)
+
+
+def test_an_infinite_max_usd_is_one_problem_at_the_key(tmp_path):
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(textwrap.dedent(BASE) + "[budget]\nmax_usd = inf\n")
+    with pytest.raises(InputError) as ei:
+        load_protocol(p)
+    assert ei.value.field == "budget.max_usd" and "finite" in str(ei.value) and "more problem" not in str(ei.value)
