@@ -54,3 +54,24 @@ def test_an_infinite_max_usd_is_one_problem_at_the_key(tmp_path):
     with pytest.raises(InputError) as ei:
         load_protocol(p)
     assert ei.value.field == "budget.max_usd" and "finite" in str(ei.value) and "more problem" not in str(ei.value)
+
+
+def test_a_clash_with_a_declared_engine_leaves_the_other_registries_usable():
+    """A part registered under a built-in engine's name before the registries' first lookup makes
+    that lookup fail naming the engine. harness.core.builtin_parts declares the arms before the
+    engines, so its failed import left A1..A2p declared; the next lookup re-imported it and every
+    arm lookup then failed with "arms 'A1' is registered twice", a clash that does not exist."""
+    import subprocess
+    import sys
+    code = textwrap.dedent("""
+        from harness.core.registry import ARMS, ENGINES, RegistryError
+        ENGINES.add("simulated", lambda ctx: None)
+        try:
+            ENGINES.get("simulated")
+        except RegistryError as exc:
+            print("first:", exc)
+        print("arm:", ARMS.get("A1").name, sorted(ARMS.names()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "first: engines 'simulated' is registered twice" in out.stdout, out.stdout + out.stderr
+    assert "arm: A1 ['A1', 'A2', 'A2p', 'A3', 'A4']" in out.stdout, out.stdout + out.stderr
