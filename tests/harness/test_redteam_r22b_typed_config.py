@@ -56,11 +56,12 @@ def test_an_infinite_max_usd_is_one_problem_at_the_key(tmp_path):
     assert ei.value.field == "budget.max_usd" and "finite" in str(ei.value) and "more problem" not in str(ei.value)
 
 
-def test_a_clash_with_a_declared_engine_leaves_the_other_registries_usable():
+def test_a_clash_with_a_declared_engine_is_named_by_every_later_lookup():
     """A part registered under a built-in engine's name before the registries' first lookup makes
     that lookup fail naming the engine. harness.core.builtin_parts declares the arms before the
     engines, so its failed import left A1..A2p declared; the next lookup re-imported it and every
-    arm lookup then failed with "arms 'A1' is registered twice", a clash that does not exist."""
+    arm lookup then failed with "arms 'A1' is registered twice", a clash that does not exist: every
+    later lookup names the real clash."""
     import subprocess
     import sys
     code = textwrap.dedent("""
@@ -70,8 +71,11 @@ def test_a_clash_with_a_declared_engine_leaves_the_other_registries_usable():
             ENGINES.get("simulated")
         except RegistryError as exc:
             print("first:", exc)
-        print("arm:", ARMS.get("A1").name, sorted(ARMS.names()))
+        try:
+            ARMS.get("A1")
+        except RegistryError as exc:
+            print("then:", exc)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "first: engines 'simulated' is registered twice" in out.stdout, out.stdout + out.stderr
-    assert "arm: A1 ['A1', 'A2', 'A2p', 'A3', 'A4']" in out.stdout, out.stdout + out.stderr
+    assert "then: engines 'simulated' is registered twice" in out.stdout, out.stdout + out.stderr
