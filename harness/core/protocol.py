@@ -279,7 +279,8 @@ def _schema_error(path: Path, exc: ValidationError, prefix: tuple = (),
                   model: type[BaseModel] | None = None) -> InputError:
     """The first schema problem as 'FILE: table.key: what was expected' (an unknown key first: a typo
     shows as the key it is, not as the key it should have been, missing)."""
-    err = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")[0]
+    errors = _number_unions(exc.errors())
+    err = sorted(errors, key=lambda e: e["type"] != "extra_forbidden")[0]
     key = ".".join(str(p) for p in (*prefix, *err["loc"])) or "<file>"
     kind = err["type"]
     if kind == "extra_forbidden":
@@ -289,8 +290,28 @@ def _schema_error(path: Path, exc: ValidationError, prefix: tuple = (),
         what = "missing"
     else:
         what = f"{_expected(kind, err.get('ctx') or {}, err['msg'])}; got {err.get('input')!r}"
-    more = len(exc.errors()) - 1
+    more = len(errors) - 1
     return InputError(str(path), key, what + (f" (and {more} more problem(s))" if more else ""))
+
+
+def _number_unions(errors: list) -> list:
+    """pydantic's errors with an ``int | float`` field's two member errors (locations ending in
+    'int' and 'float', e.g. BudgetTable.max_usd given true) as the float member's error at the field
+    ('expected a number', 'finite number'): one problem, at a key the protocol has."""
+    members: dict[tuple, set] = {}
+    for e in errors:
+        if e["loc"] and e["loc"][-1] in ("int", "float"):
+            members.setdefault(tuple(e["loc"][:-1]), set()).add(e["loc"][-1])
+    unions = {loc for loc, tags in members.items() if tags == {"int", "float"}}
+    out = []
+    for e in errors:
+        loc = tuple(e["loc"][:-1])
+        if e["loc"] and e["loc"][-1] in ("int", "float") and loc in unions:
+            if e["loc"][-1] == "float":  # the float member's error says what a number must be (e.g. finite)
+                out.append({**e, "loc": loc})
+            continue
+        out.append(e)
+    return out
 
 
 _TYPES = {"int_type": "an integer", "int_parsing": "an integer", "float_type": "a number", "float_parsing": "a number",

@@ -151,8 +151,11 @@ class Registry:
         part is called, not when it is looked up). Only a declaration module the registry names calls this."""
         if params is not None and not dataclasses.is_dataclass(params):
             raise RegistryError(f"{self.kind} {name!r}: params must be a dataclass, got {params!r}")
-        if name in self._parts:
-            raise RegistryError(f"{self.kind} {name!r} is registered twice ({self._parts[name].origin} and {BUILTIN})")
+        old = self._parts.get(name)
+        if old is not None:
+            if old.target == ref and old.params is params and dict(old.flags) == flags:
+                return old  # the declaration module imported again after an import that failed part-way
+            raise RegistryError(f"{self.kind} {name!r} is registered twice ({old.origin} and {BUILTIN})")
         part = Part(self.kind, name, ref, params, dict(flags), BUILTIN)
         self._parts[name] = part
         return part
