@@ -30,11 +30,17 @@ import ast
 import difflib
 import json
 import sysconfig
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
 
 from corpus.gates import Gate, pytest_argv, run_sandboxed, scrubbed_env
+
+# CPython 3.11's AST constructor keeps its recursion depth in per-interpreter state, so two threads
+# parsing at once can raise "AST constructor recursion depth mismatch" (seen under load in CI):
+# judging threads parse the module one at a time.
+_PARSE_LOCK = threading.Lock()
 
 RUNNER = Path(__file__).resolve().parent / "coverage_runner.py"
 
@@ -118,7 +124,9 @@ class CoverageMap:
         if qual is None:
             return set()
         lines: set[int] = set()
-        todo: list[tuple[ast.AST, str]] = [(ast.parse(self.source), "")]
+        with _PARSE_LOCK:
+            tree = ast.parse(self.source)
+        todo: list[tuple[ast.AST, str]] = [(tree, "")]
         while todo:
             node, prefix = todo.pop()
             for child in ast.iter_child_nodes(node):
