@@ -49,14 +49,15 @@ GONE_WITHIN_S = 30  # the reaper gives up after 10 s; Ray's own agents would lin
 
 
 def _members(sid: int) -> dict[int, str]:
-    """Live processes of session ``sid``, with the start of their command line."""
+    """Live processes of session ``sid``, with their whole command line (a prefix would miss the raylet's
+    name under a long install path: CI's venv path pushed ``raylet/raylet`` past 80 characters)."""
     out = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
         try:
             fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:80]
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
