@@ -30,17 +30,12 @@ import ast
 import difflib
 import json
 import sysconfig
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
 
 from corpus.gates import Gate, pytest_argv, run_sandboxed, scrubbed_env
-
-# CPython 3.11's AST constructor keeps its recursion depth in per-interpreter state, so two threads
-# parsing at once can raise "AST constructor recursion depth mismatch" (seen under load in CI):
-# judging threads parse the module one at a time.
-_PARSE_LOCK = threading.Lock()
+from corpus.pyparse import parse
 
 RUNNER = Path(__file__).resolve().parent / "coverage_runner.py"
 
@@ -59,7 +54,7 @@ class CoverageMap:
     _scopes: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        tree = ast.parse(self.source)
+        tree = parse(self.source)
         spans: list[tuple[int, int, int]] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt):
@@ -124,8 +119,7 @@ class CoverageMap:
         if qual is None:
             return set()
         lines: set[int] = set()
-        with _PARSE_LOCK:
-            tree = ast.parse(self.source)
+        tree = parse(self.source)
         todo: list[tuple[ast.AST, str]] = [(tree, "")]
         while todo:
             node, prefix = todo.pop()

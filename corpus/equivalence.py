@@ -23,6 +23,8 @@ from collections import deque
 from itertools import zip_longest
 from types import CodeType
 
+from corpus.pyparse import parse
+
 # compared directly; the instructions and their constants are compared through the resolved
 # instruction stream, so a constant left unreferenced by dead-code elimination, or a shifted
 # constant index, is not a difference
@@ -265,7 +267,7 @@ def residue_equivalent(module: str, original: str, mutant: str) -> bool:
     """True when ``mutant`` differs from ``original`` (one top-level statement of ``module``) only
     in one comparison ``E % c == 0`` -> ``<= 0`` (or a pair above) with E provably an int."""
     try:
-        tree, ta, tb = ast.parse(module), ast.parse(original), ast.parse(mutant)
+        tree, ta, tb = parse(module), parse(original), parse(mutant)
     except (SyntaxError, ValueError):
         return False
     na, nb = list(_nodes(ta)), list(_nodes(tb))
@@ -380,7 +382,7 @@ def accumulator_equivalent(module: str, original: str, mutant: str) -> bool:
     ``t += E`` <-> ``t -= E`` on an int accumulator read only by its residue's zero test (the
     block comment above: ``total += w * d`` -> ``-=`` before ``return total % 11 == 0``)."""
     try:
-        tree, ta, tb = ast.parse(module), ast.parse(original), ast.parse(mutant)
+        tree, ta, tb = parse(module), parse(original), parse(mutant)
     except (SyntaxError, ValueError):
         return False
     found = _changed_augassign(ta, tb)

@@ -44,6 +44,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from corpus.model import Mutant, sha256
+from corpus.pyparse import parse
 
 
 @functools.lru_cache(maxsize=16)
@@ -59,7 +60,7 @@ def _unit_graph(parent: bytes) -> tuple[list[tuple[int, int]], str, list[str | N
     """``_units`` plus, per top-level statement, the name it defines (a def or class; else None)
     and the names its code reads (``ast.Name`` ids and attribute names), for ``_callees``."""
     try:
-        tree = ast.parse(parent.decode("utf-8"))
+        tree = parse(parent.decode("utf-8"))
     except (UnicodeDecodeError, SyntaxError, ValueError):
         return None
     starts = [0]
@@ -289,7 +290,7 @@ class SuiteSplit:
         out: set[str] = set()
         for p in [*self._others, *(q for found in self.tests.values() for q in found)]:
             try:
-                tree = ast.parse(_file_bytes(p))
+                tree = parse(_file_bytes(p))
             except (SyntaxError, ValueError):
                 continue
             for node in ast.walk(tree):
@@ -314,7 +315,7 @@ def _without_tests(data: bytes, harmless: frozenset[str] = frozenset()) -> bytes
     go too; b"" when nothing is left (a new file of plain tests), ``data`` itself when it does
     not parse."""
     try:
-        tree = ast.parse(data)
+        tree = parse(data)
     except (SyntaxError, ValueError):
         return data
     tree.body = [n for n in _strip_tests(tree.body) if not _imports_only(n, harmless)]

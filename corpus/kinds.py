@@ -3,7 +3,6 @@ cannot mutate (binary files, unknown kinds, content that does not parse as its k
 clear line instead of a traceback."""
 from __future__ import annotations
 
-import ast
 import json
 import tomllib
 from pathlib import Path
@@ -12,6 +11,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from corpus.model import KINDS
+from corpus.pyparse import parse
 
 KIND_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".py": "python",
                   ".txt": "text", ".text": "text", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
@@ -52,7 +52,7 @@ def check_content(path: Path, data: bytes, kind: str) -> None:
         if kind == "json":
             json.loads(text)
         elif kind == "python":
-            ast.parse(text, filename=str(path))
+            parse(text, filename=str(path))
         elif kind == "toml":
             tomllib.loads(text)
         elif kind == "yaml":

@@ -1,0 +1,20 @@
+"""Parsing Python source into ``ast`` trees, one thread at a time.
+
+CPython 3.11 keeps the AST constructor's recursion depth in interpreter-wide state (gh-106905):
+two threads that convert parse trees at once can raise ``SystemError: AST constructor recursion
+depth mismatch``. The corpus judges mutants on threads (``corpus.measure``, ``corpus.fast_pytest``),
+and a fresh-clone CI run failed this way, so every parse in the corpus goes through ``parse``.
+Compiling source text to code (``compile(text, ...)``) builds no Python-level tree and needs no lock.
+"""
+from __future__ import annotations
+
+import ast
+import threading
+
+_LOCK = threading.Lock()
+
+
+def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(source, filename)`` under the corpus's one parse lock; raises what it raises."""
+    with _LOCK:
+        return ast.parse(source, filename)
