@@ -1,31 +1,55 @@
 """The ``harness`` command line (a click group). Side effects live here, not in the modules."""
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
 import sys
 from pathlib import Path
-from typing import cast
 
 import click
 
-from analysis.cli import register as register_analysis
-from corpus.cli import corpus as corpus_group
-from corpus.cli import register as register_corpus
-from harness.cli.corpus_reviewer import reviewer_cmd as corpus_reviewer_cmd
 from harness.cli.plugins import register as register_plugins
 from harness.cli.schema_cli import register as register_schema
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, exit_code_for
-from interop.cli import register as register_interop
-from viewer.cli import register as register_viewer
+
+# Commands loaded when they are invoked or listed, not when the harness starts: the analysis stage
+# imports pandas, scipy and statsmodels (about 2 s of CPU), which every ``harness run`` and
+# ``--resume`` paid before running a cell (click's lazily loaded subcommands). Each value is
+# "module:attribute", a click command or a function returning one.
+LAZY_COMMANDS: dict[str, str] = {
+    "analyze": "analysis.cli:analyze_cmd",
+    "reproduce": "harness.cli.cli:reproduce_group",
+    "power": "analysis.cli:power_cmd",
+    "monitor": "analysis.cli:monitor_cmd",
+    "corpus": "harness.cli.corpus_reviewer:corpus_with_reviewer",
+    "view": "viewer.cli:view_cmd",
+    "export": "interop.cli:export_grp",
+    "import": "interop.cli:import_grp",
+}
+
+
+def load_command(ref: str) -> click.Command:
+    """The command ``ref`` ("module:attribute" in ``LAZY_COMMANDS``) names."""
+    module, _, attr = ref.partition(":")
+    found = getattr(importlib.import_module(module), attr)
+    return found if isinstance(found, click.Command) else found()
 
 
 class _Harness(click.Group):
-    """The command group: a harness exception with a row in ``EXIT_CODES`` (a plug-in that cannot
-    be loaded, bad input a command did not catch itself) is reported in one line with its exit
-    code by every command, never a traceback."""
+    """The command group: ``LAZY_COMMANDS`` load on first use; a harness exception with a row in
+    ``EXIT_CODES`` (a plug-in that cannot be loaded, bad input a command did not catch itself) is
+    reported in one line with its exit code by every command, never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            self.add_command(load_command(LAZY_COMMANDS[cmd_name]), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -41,12 +65,6 @@ def main() -> None:
     """Ablation and mutant-corpus harness for LLM coding-agent control policies."""
 
 
-# commands contributed by the analysis stage (analyze, reproduce, power) and the mutant corpus
-register_analysis(main)
-register_corpus(main)
-corpus_group.add_command(corpus_reviewer_cmd)  # needs engines: lives above the corpus package
-register_viewer(main)  # harness view: the static run report
-register_interop(main)  # harness export/import inspect: Inspect AI eval logs
 register_plugins(main)  # harness plugins: every registered part and its origin
 register_schema(main)  # harness schema records: the cell record's JSON Schema
 
@@ -549,10 +567,7 @@ def loop_plan_cmd(graph):
                f"{b['max_repair_cost']} = {b['total']}")
 
 
-_reproduce = cast(click.Group, main.commands["reproduce"])  # a group: analysis/cli.py registers it with @click.group
-
-
-@_reproduce.command("bounded-loops")
+@click.command("bounded-loops")
 @click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
 def reproduce_bounded_loops_cmd(out):
     """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
@@ -566,6 +581,13 @@ def reproduce_bounded_loops_cmd(out):
     click.echo(f"ledger: {Path(out) / 'ledger.jsonl'}")
     sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
 
+
+def reproduce_group() -> click.Group:
+    """``harness reproduce``: the analysis stage's paper tables with ``bounded-loops`` added (once)."""
+    from analysis.cli import reproduce_grp
+    if "bounded-loops" not in reproduce_grp.commands:
+        reproduce_grp.add_command(reproduce_bounded_loops_cmd)
+    return reproduce_grp
 
 
 # -- harness compare (issue 23): kept apart from run/resume/signal so that edits there merge cleanly --

@@ -1,6 +1,7 @@
 """``harness corpus reviewer``: score reviewers as (catchRate, falseBlock) over labelled items or the
-task corpus. Added to the corpus command group by ``harness.cli.cli`` (not by ``corpus.cli``): an
-engine-backed reviewer builds harness engines, which the corpus package may not import."""
+task corpus. Added to the corpus command group here (``corpus_with_reviewer``, which
+``harness.cli.cli`` loads as ``harness corpus``), not by ``corpus.cli``: an engine-backed reviewer
+builds harness engines, which the corpus package may not import."""
 from __future__ import annotations
 
 import json
@@ -43,3 +44,11 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
         click.echo(r.fmt())
     if out_file:
         out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+
+
+def corpus_with_reviewer() -> click.Group:
+    """The ``corpus`` command group with ``reviewer`` added (once)."""
+    from corpus.cli import corpus
+    if "reviewer" not in corpus.commands:
+        corpus.add_command(reviewer_cmd)
+    return corpus

@@ -1,7 +1,8 @@
 """The ``harness`` console script's entry point: a signal during start-up is one line, not a traceback.
 
-Importing the command line (``harness.cli.cli``: click, the analysis, corpus, viewer and interop
-commands, plug-ins) takes seconds on a loaded machine. A Ctrl-C (SIGINT) or ``kill PID`` (SIGTERM)
+Importing the command line (``harness.cli.cli``: click, the protocol models, plug-ins; the
+analysis, corpus, viewer and interop commands load later, on use) takes a second or more on a
+loaded machine. A Ctrl-C (SIGINT) or ``kill PID`` (SIGTERM)
 in that window used to print a ``KeyboardInterrupt`` traceback from whichever import it
 interrupted. ``main`` installs ``on_startup_signal`` first, before any import beyond the standard
 library's ``os`` and ``signal``, and restores the previous handlers once the imports are done, so
