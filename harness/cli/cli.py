@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from harness.cli.entry import end_startup, guard_startup
 from harness.cli.plugins import register as register_plugins
 from harness.cli.schema_cli import register as register_schema
 from harness.core.errors import ExitCode, HarnessError, InputError
@@ -32,9 +33,15 @@ LAZY_COMMANDS: dict[str, str] = {
 
 
 def load_command(ref: str) -> click.Command:
-    """The command ``ref`` ("module:attribute" in ``LAZY_COMMANDS``) names."""
+    """The command ``ref`` ("module:attribute" in ``LAZY_COMMANDS``) names. Its import is still
+    start-up: a SIGINT or SIGTERM during it is ``on_startup_signal``'s one line and exit 4, as for
+    the imports ``harness.cli.entry.main`` guards, not click's "Aborted!" and exit 1."""
     module, _, attr = ref.partition(":")
-    found = getattr(importlib.import_module(module), attr)
+    previous = guard_startup()
+    try:
+        found = getattr(importlib.import_module(module), attr)
+    finally:
+        end_startup(previous)
     return found if isinstance(found, click.Command) else found()
 
 

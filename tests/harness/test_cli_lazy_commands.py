@@ -48,3 +48,16 @@ def test_help_lists_every_command_and_a_lazy_one_runs():
     listed = CliRunner().invoke(main, ["--help"]).output
     assert all(f"\n  {name} " in listed for name in [*LAZY_COMMANDS, "run", "plan"])
     assert "paper" in CliRunner().invoke(main, ["reproduce", "--help"]).output
+
+
+def test_a_signal_while_a_lazy_command_imports_is_the_start_up_line_and_exit_4(tmp_path):
+    """The lazy import is part of start-up (``harness.cli.entry``): a Ctrl-C there is one STOPPED line
+    and exit 4, not click's "Aborted!" and exit 1. The command's module signals itself on import."""
+    (tmp_path / "signals_on_import.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n")
+    code = ("import sys\nfrom harness.cli.cli import LAZY_COMMANDS, main\n"
+            "LAZY_COMMANDS['slow'] = 'signals_on_import:cmd'\nmain(['slow'])")
+    env = {"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 4, r.stderr
+    assert r.stderr.startswith("STOPPED: SIGINT while the harness was starting") and "Traceback" not in r.stderr
