@@ -26,7 +26,7 @@ GENERATORS = sorted((PKG / "operators").glob("*.py")) + [PKG / "model.py", PKG /
 ALLOWED_IMPORTS = {"__future__", "copy", "json", "re", "hashlib", "dataclasses", "typing", "libcst",
                    "corpus.model", "corpus.operators", "corpus.equivalence", "collections", "itertools",
                    "functools", "io", "ruamel.yaml", "tomlkit", "dis", "types",
-                   "tokenize", "warnings", "ast"}   # ast: parses (never runs) text; warnings: silences SyntaxWarning in compile; tokenize: reads '# pragma: no mutate' comments from the text it is given
+                   "tokenize", "warnings", "ast", "corpus.pyparse"}   # ast, corpus.pyparse: parse (never runs) text; warnings: silences SyntaxWarning in compile; tokenize: reads '# pragma: no mutate' comments from the text it is given
 # compile() turns source into code objects without running them: allowed only where bytecode is
 # compared, never exec/eval
 COMPILE_ALLOWED = {"equivalence.py"}
