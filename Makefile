@@ -39,7 +39,8 @@ test: $(STAMP) browser lint
 test-all: $(STAMP) browser lint
 	$(BIN)/python -m pytest -q -m "not campaign" -n auto --dist loadgroup --durations=15
 
-# every kill point of the Ray kill campaign (issue 25; about 10 minutes on 2 cores): the ones test-all leaves out
+# the points of each sweep that test-all leaves out (tests/conftest.py SWEEPS: kill moments local and
+# Ray, fault mixes, the judge agreement study's other tasks; about 15 minutes on 2 cores)
 test-campaign: $(STAMP)
 	$(BIN)/python -m pytest -q -m campaign -n auto --dist loadgroup --durations=15
 

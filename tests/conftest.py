@@ -20,7 +20,7 @@ SLOW_FILES: dict[str, str] = {
     "tests/engines/test_cli_runs.py": "end-to-end CLI runs: full disk, refused credentials, pilot (280 s)",
     "tests/harness/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
     "tests/harness/test_kill_campaign_issue25.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
-    "tests/harness/test_kill_campaign_ray_issue25.py": "kill -9 of an 8-cell Ray CLI run (harness, Ray worker, raylet), each resumed (60-120 s each; three kill points here, all seven in make test-campaign)",
+    "tests/harness/test_kill_campaign_ray_issue25.py": "kill -9 of an 8-cell Ray CLI run (harness, Ray worker, raylet), each resumed (60-120 s each; the points SWEEPS keeps, all seven in make test-campaign)",
     "tests/viewer/test_browser.py": "headless Chromium through every page of the report (154 s)",
     # measured as summed durations of a two-worker fast-tier run on a loaded machine (load 7-9)
     "tests/harness/test_faults_issue25.py": "CLI runs killed, signalled, refused at their limits, each resumed (427 s)",
@@ -77,6 +77,42 @@ SLOW_TESTS: dict[str, str] = {
 }
 
 
+# Sweeps: a test parametrized over many moments, seeds, tasks or fault mixes. `make test-all` runs
+# the points named here (each behaviour at least once: every stop kind, SDK, executor, task
+# category); the others carry the ``campaign`` marker and run in `make test-campaign`. A key is a
+# test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
+# parametrization of a collected test is a collection error (tier_sweeps below).
+SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest": (frozenset({
+        "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
+        "median", "money-round-helper", "slugify-tests-v2"}),
+        "one task per category (tests/test_tiers.py checks the categories); all 24 tasks take ~190 s summed"),
+    "tests/harness/test_kill_campaign_issue25.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
+        (frozenset({"run.json-0.0", "cells-0.0", "records-3"}),
+         "one kill per anchored stage; the seeded random moments and records-1 in the campaign (~20 s each)"),
+    "tests/harness/test_faults_issue25.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
+        (frozenset({"0.4", "1.4"}), "two fixed delays; the anchored kill campaign covers the first seconds (~11 s each)"),
+    "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
+        (frozenset({"anthropic-anywhere", "openai-after_usage"}), "each SDK and each cut kind once (~21 s each)"),
+    "tests/harness/test_kill_campaign_ray_issue25.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
+        (frozenset({"records-3"}), "the harness killed mid-run; the other moments in the campaign (30-70 s each)"),
+    "tests/harness/test_kill_campaign_ray_issue25.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
+        (frozenset({"raylet-1.35"}), "the raylet killed (the run stops, exit 4); a killed worker in the campaign (~90 s)"),
+}
+
+
+def sweep_param(nodeid: str) -> tuple[str, str] | None:
+    """(test, parameter id) when ``nodeid`` is a parametrization of a test in ``SWEEPS``, else None."""
+    test, _, param = nodeid.partition("[")
+    return (test, param.removesuffix("]")) if test in SWEEPS and param else None
+
+
+def is_campaign(nodeid: str) -> bool:
+    """Whether ``nodeid`` is a sweep point `make test-all` leaves to `make test-campaign`."""
+    found = sweep_param(nodeid)
+    return found is not None and found[1] not in SWEEPS[found[0]][0]
+
+
 def is_slow(nodeid: str) -> bool:
     """Whether the test with pytest node id ``nodeid`` belongs to the slow tier."""
     path, _, name = nodeid.partition("::")
@@ -122,6 +158,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if is_slow(item.nodeid):
             item.add_marker(pytest.mark.slow)
+        if is_campaign(item.nodeid):
+            item.add_marker(pytest.mark.campaign)
+    tier_sweeps([item.nodeid for item in items])
+
+
+def tier_sweeps(nodeids: list[str]) -> None:
+    """Raise when a kept parameter id of ``SWEEPS`` names no parametrization of a collected test."""
+    seen: dict[str, set[str]] = {}
+    for found in filter(None, map(sweep_param, nodeids)):
+        seen.setdefault(found[0], set()).add(found[1])
+    stale = {t: sorted(SWEEPS[t][0] - ids) for t, ids in seen.items() if SWEEPS[t][0] - ids}
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SWEEPS keeps parameter ids that no longer exist: {stale}")
 
 
 def group_scheduling() -> type:

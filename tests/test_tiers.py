@@ -100,3 +100,29 @@ def test_the_scheduler_sends_each_group_whole_to_one_worker():
     assert all(len(w) == 1 for w in by_group.values()), by_group  # a file (or the Ray pair) on one worker
     assert len(by_group) == 3 + 4  # wilson, the Ray pair, site; each split parametrization its own unit
     assert tiers.pytest_xdist_make_scheduler(config=SimpleNamespace(getvalue={"dist": "load"}.get), log=None) is None
+
+
+def test_a_sweep_keeps_its_named_points_in_test_all_and_marks_the_rest_campaign():
+    test = "tests/harness/test_kill_campaign_issue25.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes"
+    assert not tiers.is_campaign(test + "[records-3]") and tiers.is_campaign(test + "[records-1]")
+    assert not tiers.is_campaign("tests/analysis/test_wilson.py::test_x[1]")
+    assert all((ROOT / t.partition("::")[0]).is_file() for t in tiers.SWEEPS)
+
+
+def test_a_kept_point_that_no_longer_exists_is_a_collection_error():
+    test = next(iter(tiers.SWEEPS))
+    try:
+        tiers.tier_sweeps([test + "[a-point-that-was-renamed]"])
+    except Exception as exc:  # pytest.UsageError
+        assert "no longer exist" in str(exc)
+    else:
+        raise AssertionError("a stale kept id passed")
+
+
+def test_the_agreement_study_in_test_all_covers_every_task_category_once():
+    from harness.core.tasks import load_tasks
+    from support.scripted import TASKS
+    kept = tiers.SWEEPS["tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest"][0]
+    tasks = load_tasks(TASKS)
+    categories = sorted(tasks[t].category for t in kept)
+    assert categories == sorted({t.category for t in tasks.values()})
