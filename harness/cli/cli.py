@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from harness.cli.entry import end_startup, guard_startup
 from harness.cli.plugins import register as register_plugins
 from harness.cli.schema_cli import register as register_schema
+from harness.cli.startup import end_startup, guard_startup
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, exit_code_for
 
