@@ -336,14 +336,21 @@ def test_a_cycle_is_caught_and_named():
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path):
-    """A planted tree: an upward import hidden in a function, a relative one, and a cycle closed
-    inside a function (the shape of the cellrun -> spend -> worst_case -> executors -> cellrun cycle)."""
-    pkg = tmp_path / "harness"
-    for layer in ("core", "run"):
+def _planted_harness(root: Path, layers: tuple[str, ...]) -> Path:
+    """An empty ``harness`` package under ``root`` with an empty sub-package per layer in
+    ``layers``, for a test to plant modules in; returns the package's directory."""
+    pkg = root / "harness"
+    for layer in layers:
         (pkg / layer).mkdir(parents=True)
         (pkg / layer / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
+    return pkg
+
+
+def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    """A planted tree: an upward import hidden in a function, a relative one, and a cycle closed
+    inside a function (the shape of the cellrun -> spend -> worst_case -> executors -> cellrun cycle)."""
+    pkg = _planted_harness(tmp_path, ("core", "run"))
     (pkg / "core" / "a.py").write_text("def f():\n    from harness.run import b\n    return b\n")
     (pkg / "run" / "b.py").write_text("from . import c\n")
     (pkg / "run" / "c.py").write_text("import os\n\n\ndef g():\n    import harness.run.b\n")
@@ -372,11 +379,7 @@ def test_a_declared_part_lookup_loads_the_declaration_and_reading_its_object_the
     """A planted tree: a registry whose built-ins are declared in core. A core module that reads a
     part's flags gets an edge to the declaration only; a run module that calls ``.obj`` also gets
     one to the implementation module."""
-    pkg = tmp_path / "harness"
-    for layer in ("core", "control", "run"):
-        (pkg / layer).mkdir(parents=True)
-        (pkg / layer / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text("")
+    pkg = _planted_harness(tmp_path, ("core", "control", "run"))
     (pkg / "core" / "registry.py").write_text("")
     (pkg / "core" / "decl.py").write_text("")
     (pkg / "control" / "impl.py").write_text("")

@@ -149,16 +149,9 @@ def test_an_edit_of_a_caller_changes_the_key():
 # issue 26: a reject is reused while the file of the test that killed it is unchanged, whatever
 # else in the suite was edited; an accept is judged again (an edited or new test may kill it)
 def _two_file_project(d: Path):
-    from corpus.catalogue import Loop
-    (d / "art").mkdir()
-    (d / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef neg(x):\n    return -x\n")
-    (d / "tests").mkdir()
-    (d / "tests" / "test_add.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    (d / "tests" / "test_neg.py").write_text("from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n")
-    (d / "gate.toml").write_text('[gate]\nname = "calc"\nkind = "pytest"\ntests = "tests"\n')
-    return Loop(id="calc", dir=d, title="calc", domains=["software"], requirement="(test)", kind="python",
-                target="calc.py", artifact_dir=d / "art", hints={"role": "code"}, not_applicable=(),
-                gate_paths=[d / "gate.toml"])
+    """add's test kills ``a - b`` (a reject whose killer is in test_add.py)."""
+    from support.calc_project import add_and_neg_loop
+    return add_and_neg_loop(d, "add(2, 3) == 5")
 
 
 def test_a_reject_survives_an_edit_of_another_test_file(tmp_path):

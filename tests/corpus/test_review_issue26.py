@@ -14,6 +14,7 @@ from corpus.gates import load_gate
 from corpus.incremental import context_digest, unit_key
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
+from support.calc_project import swapped_and_forked
 
 MOD = ("def helper(x):\n    return x + 1\n\n\ndef f(x):\n    return helper(x) * 2\n\n\n"
        "def other(y):\n    return y - 1\n")
@@ -187,23 +188,11 @@ def test_a_hostile_pyproject_table_is_one_clear_error(tmp_path, text, needle):
 def test_swap_finds_the_implementation_after_overload_stubs(tmp_path):
     """typing.overload stubs share the implementation's name: the swap picks the live function's
     code (by its first line), so the mutant is swapped, and judged as the fork path judges it."""
-    (tmp_path / "art").mkdir()
-    (tmp_path / "art" / "calc.py").write_text(
+    swapped, forked = swapped_and_forked(
+        tmp_path,
         "from typing import overload\n\n\n@overload\ndef add(a: int, b: int) -> int: ...\n\n\n"
-        "@overload\ndef add(a: str, b: str) -> str: ...\n\n\ndef add(a, b):\n    return a + b\n")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_calc.py").write_text(
+        "@overload\ndef add(a: str, b: str) -> str: ...\n\n\ndef add(a, b):\n    return a + b\n",
         "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
-    gate = load_gate(tmp_path / "gate.toml")
-    mut = generate(ArtifactSpec("l", "python", "calc.py", (tmp_path / "art" / "calc.py").read_bytes(),
-                                {"role": "code"}), "fine")
-    arith = next(m for m in mut if "a - b" in m.note)
-    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
-        assert s.swapping
-        swapped = s.judge(arith)
-        s.swapping = False
-        forked = s.judge(arith)
     assert swapped.executor == "swap" and forked.executor == "fork"
     assert swapped.judgement.verdict == forked.judgement.verdict
     assert swapped.judgement.verdict.value == "reject"

@@ -19,6 +19,7 @@ from corpus.measure import measure
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
 from corpus.workdir import materialize
+from support.calc_project import add_and_neg_loop, swapped_and_forked
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "corpus" / "examples"
 OSET = EXAMPLES / "ordered-set"
@@ -78,22 +79,10 @@ def test_a_functions_blank_lines_keep_its_selection(tmp_path):
 def test_a_swap_failure_names_the_crash_and_the_verdict_is_the_fork_paths(tmp_path):
     """The swap child's traceback is native-style: the summary line still names the failing test
     (the kill history reads it) and where and why it failed; the verdict is the fork path's."""
-    (tmp_path / "art").mkdir()
-    (tmp_path / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_calc.py").write_text(
+    swapped, forked = swapped_and_forked(
+        tmp_path, "def add(a, b):\n    return a + b\n",
         "import calc\n\n\ndef test_zero():\n    assert calc.add(0, 0) == 0\n\n\n"
         "def test_add():\n    assert calc.add(2, 3) == 5\n")
-    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
-    gate = load_gate(tmp_path / "gate.toml")
-    muts = generate(ArtifactSpec("l", "python", "calc.py", (tmp_path / "art" / "calc.py").read_bytes(),
-                                 {"role": "code"}), "fine")
-    minus = next(m for m in muts if "a - b" in m.note)
-    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
-        assert s.swapping
-        swapped = s.judge(minus)
-        s.swapping = False
-        forked = s.judge(minus)
     assert swapped.executor == "swap" and forked.executor == "fork"
     assert swapped.judgement.verdict == forked.judgement.verdict
     assert swapped.judgement.verdict.value == "reject"
@@ -143,15 +132,8 @@ def test_every_verdict_on_the_bench_modules_is_the_pinned_one(sample, tmp_path):
 # the accept cache key narrowed to the covering tests: an accept is reused while the tests selected
 # for it, and their files, are unchanged; an edit of a test file that runs none of its lines keeps it
 def _calc_project(d: Path) -> Loop:
-    (d / "art").mkdir()
-    (d / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef neg(x):\n    return -x\n")
-    (d / "tests").mkdir()
-    (d / "tests" / "test_add.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0\n")
-    (d / "tests" / "test_neg.py").write_text("from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n")
-    (d / "gate.toml").write_text('[gate]\nname = "calc"\nkind = "pytest"\ntests = "tests"\n')
-    return Loop(id="calc", dir=d, title="calc", domains=["software"], requirement="(test)", kind="python",
-                target="calc.py", artifact_dir=d / "art", hints={"role": "code"}, not_applicable=(),
-                gate_paths=[d / "gate.toml"])
+    """add's test runs its lines but cannot tell ``a - b`` from ``a + b``: that mutant is an accept."""
+    return add_and_neg_loop(d, "add(0, 0) == 0")
 
 
 def test_an_accept_is_kept_while_its_covering_tests_are_unchanged(tmp_path):

@@ -8,20 +8,8 @@ from click.testing import CliRunner
 
 from harness import engines
 from harness.cli.cli import main
+from support.protocols import minimal_protocol
 from support.scripted import copy_tasks
-
-PROTO = """
-[protocol]
-name = "pl"
-seed = 1
-repeats = 1
-tasks_dir = "tasks"
-tasks = ["parse-range"]
-scenarios = ["null"]
-
-[arms.A1]
-{arm_extra}
-"""
 
 
 @pytest.fixture
@@ -30,7 +18,7 @@ def proto(tmp_path):
 
     def make(arm_extra=""):
         p = tmp_path / "pl.toml"
-        p.write_text(PROTO.format(arm_extra=arm_extra))
+        p.write_text(minimal_protocol("pl", 1) + arm_extra + "\n")
         return p
     return make
 

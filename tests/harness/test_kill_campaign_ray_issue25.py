@@ -21,22 +21,13 @@ import pytest
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
 from harness.ledger.ledger import verify
+from support.protocols import minimal_protocol
 from support.scripted import REPO, copy_tasks
 
 pytest.importorskip("ray")
 
-PROTO = """
-[protocol]
-name = "rk"
-seed = 25
-repeats = 1
-tasks_dir = "tasks"
-tasks = ["parse-range", "median"]
-scenarios = ["null", "B2"]
-
-[arms.A1]
-[arms.A2]
-"""
+PROTO = minimal_protocol("rk", 25, tasks=("parse-range", "median"), scenarios=("null", "B2"),
+                         arms=("A1", "A2"))
 CELLS = 8
 _RNG = random.Random(2525)
 # every kill point runs in `make test-campaign`; test-all runs those tests/conftest.py's SWEEPS keeps

@@ -6,26 +6,16 @@ A task file edited after a freeze makes ``harness run`` refuse the pre-registere
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 from click.testing import CliRunner
 
 from harness.cli.cli import main
 from harness.core.protocol import check_protocol, freeze, load_protocol, read_lock, shipped_protocols
+from support.protocols import minimal_protocol
 from support.scripted import copy_tasks
 
-PROTOCOL = """
-[protocol]
-name = "t"
-seed = 7
-repeats = 1
-tasks_dir = "tasks"
-tasks = ["parse-range"]
-scenarios = ["null"]
-
-[arms.A1]
-"""
+PROTOCOL = minimal_protocol("t", 7)
 
 
 @pytest.mark.parametrize("path", shipped_protocols(), ids=lambda p: p.name)
@@ -44,7 +34,7 @@ def test_the_shipped_protocols_are_found():
 def frozen(tmp_path):
     copy_tasks(tmp_path, ("parse-range",))
     path = tmp_path / "p.toml"
-    path.write_text(textwrap.dedent(PROTOCOL))
+    path.write_text(PROTOCOL)
     freeze(load_protocol(path), note="first freeze")
     return path
 

@@ -7,19 +7,10 @@ import pytest
 
 from harness.core.errors import InputError
 from harness.core.protocol import load_protocol
+from support.protocols import minimal_protocol
 from support.scripted import copy_tasks
 
-BASE = """
-[protocol]
-name = "t"
-seed = 7
-repeats = 1
-tasks_dir = "tasks"
-tasks = ["parse-range"]
-scenarios = ["null"]
-
-[arms.A1]
-
+BASE = minimal_protocol("t", 7) + """
 [[hypotheses]]
 id = "H1"
 a = "A1"
@@ -40,7 +31,7 @@ def test_a_bool_in_an_int_or_float_field_names_the_field_and_a_number(tmp_path, 
     ('budget.max_usd.int: expected an integer ... (and 1 more problem(s))')."""
     copy_tasks(tmp_path, ("parse-range",))
     p = tmp_path / "p.toml"
-    p.write_text(textwrap.dedent(BASE) + table)
+    p.write_text(BASE + table)
     with pytest.raises(InputError) as ei:
         load_protocol(p)
     assert ei.value.field == field
@@ -50,7 +41,7 @@ def test_a_bool_in_an_int_or_float_field_names_the_field_and_a_number(tmp_path, 
 def test_an_infinite_max_usd_is_one_problem_at_the_key(tmp_path):
     copy_tasks(tmp_path, ("parse-range",))
     p = tmp_path / "p.toml"
-    p.write_text(textwrap.dedent(BASE) + "[budget]\nmax_usd = inf\n")
+    p.write_text(BASE + "[budget]\nmax_usd = inf\n")
     with pytest.raises(InputError) as ei:
         load_protocol(p)
     assert ei.value.field == "budget.max_usd" and "finite" in str(ei.value) and "more problem" not in str(ei.value)

@@ -8,20 +8,11 @@ import pytest
 from harness.core.errors import InputError
 from harness.core.protocol import freeze, load_protocol
 from harness.run.driver import execute, prepare
+from support.protocols import minimal_protocol
 from support.scripted import copy_tasks
 
-PROTO = """
-[protocol]
-name = "mini"
-seed = 11
-repeats = 1
-tasks_dir = "tasks"
-tasks = ["parse-range", "median"]
-scenarios = ["null", "B2"]
-
-[arms.A1]
-[arms.A2]
-"""
+PROTO = minimal_protocol("mini", 11, tasks=("parse-range", "median"), scenarios=("null", "B2"),
+                         arms=("A1", "A2"))
 
 
 @pytest.fixture
