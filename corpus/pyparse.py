@@ -5,6 +5,12 @@ two threads that convert parse trees at once can raise ``SystemError: AST constr
 depth mismatch``. The corpus judges mutants on threads (``corpus.measure``, ``corpus.fast_pytest``),
 and a fresh-clone CI run failed this way, so every parse in the corpus goes through ``parse``.
 Compiling source text to code (``compile(text, ...)``) builds no Python-level tree and needs no lock.
+The lock only orders the parses that take it: an ``ast.parse`` or ``ast.literal_eval`` elsewhere
+in the process on another thread (libcst's ``Integer.evaluated_value`` and the like, 3.11's
+``traceback`` caret anchors) still makes a locked parse fail, so judging threads must not call
+them (tests/corpus/test_pyparse.py checks the corpus's own modules for every spelling). The lock is
+not re-entrant: a parse from a GC callback during a parse on the same thread would wait forever,
+and CPython 3.11 fails such a nested parse anyway.
 """
 from __future__ import annotations
 
