@@ -126,3 +126,34 @@ for t in threads: t.start()
 for t in threads: t.join()
 print(len(errors))
 """
+
+
+# A GC callback parses while the thread is inside a parse: with a plain lock the thread waited on
+# itself forever. Prints what the nested parses raised.
+REENTRANT = """
+import gc, sys
+from corpus.pyparse import parse
+src = open(sys.argv[1]).read()
+gc.set_threshold(50)
+seen = set()
+def cb(phase, info):
+    if phase == "start":
+        try:
+            parse("x = 1")
+        except Exception as exc:
+            seen.add(type(exc).__name__)
+gc.callbacks.append(cb)
+for _ in range(5):
+    parse(src)
+print(" ".join(sorted(seen)))
+"""
+
+
+def test_a_parse_inside_a_parse_on_one_thread_raises_instead_of_hanging():
+    """Red team (r27): the lock is not re-entrant, so a nested parse deadlocked its own thread."""
+    try:
+        out = subprocess.run([sys.executable, "-c", REENTRANT, str(REPO / "corpus" / "incremental.py")],
+                             cwd=REPO, capture_output=True, text=True, timeout=60, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a parse inside a parse on the same thread waited on the lock forever")
+    assert out.stdout.split() == ["ReentrantParse"], out.stderr
