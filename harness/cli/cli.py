@@ -47,14 +47,16 @@ class CommandUnavailable(RegistryError):
 def load_command(ref: str) -> click.Command:
     """The command ``ref`` ("module:attribute" in ``LAZY_COMMANDS``) names. Its import is still
     start-up: a SIGINT or SIGTERM during it is ``on_startup_signal``'s one line and exit 4, as for
-    the imports ``harness.cli.entry.main`` guards, not click's "Aborted!" and exit 1."""
+    the imports ``harness.cli.entry.main`` guards, not click's "Aborted!" and exit 1. A factory
+    (``reproduce_group``, ``corpus_with_reviewer``) is called under the guard too: its body is
+    where the heavy import (``analysis.cli``, ``corpus.cli``) happens."""
     module, _, attr = ref.partition(":")
     previous = guard_startup()
     try:
         found = getattr(importlib.import_module(module), attr)
+        return found if isinstance(found, click.Command) else found()
     finally:
         end_startup(previous)
-    return found if isinstance(found, click.Command) else found()
 
 
 def _unavailable(name: str, error: CommandUnavailable) -> click.Command:
