@@ -113,3 +113,27 @@ def test_a_signal_while_a_lazy_commands_factory_imports_is_the_start_up_line_and
     r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 4, r.stderr
     assert r.stderr.startswith("STOPPED: SIGINT while the harness was starting") and "Traceback" not in r.stderr
+
+
+def test_a_sigint_the_parent_ignores_stays_ignored_while_a_lazy_command_imports(tmp_path):
+    """Red team (r27), held: under ``nohup`` (SIGINT ignored) the guard leaves SIGINT ignored during
+    the lazy import, so a SIGINT meant for the parent neither stops the harness nor prints STOPPED."""
+    (tmp_path / "signals_on_import.py").write_text(
+        "import os, signal, click\nos.kill(os.getpid(), signal.SIGINT)\n"
+        "cmd = click.Command('slow', callback=lambda: click.echo('ran'))\n")
+    code = ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "from harness.cli.cli import LAZY_COMMANDS, main\n"
+            "LAZY_COMMANDS['slow'] = 'signals_on_import:cmd'\nmain(['slow'])")
+    env = {"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "ran\n", "")
+
+
+def test_a_lazy_command_loads_from_a_thread_that_cannot_set_signal_handlers():
+    """Red team (r27), held: CliRunner on a worker thread (an embedding caller): the guard is skipped
+    (``signal.signal`` works on the main thread only) and the command still loads and runs."""
+    code = ("import threading\nfrom click.testing import CliRunner\nfrom harness.cli.cli import main\nout = []\n"
+            "t = threading.Thread(target=lambda: out.append(CliRunner().invoke(main, ['reproduce', '--help'])))\n"
+            "t.start(); t.join()\nprint(out[0].exit_code, out[0].exception, 'bounded-loops' in out[0].output)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.stdout.split() == ["0", "None", "True"], r.stderr
