@@ -15,6 +15,7 @@ from harness.cli.schema_cli import register as register_schema
 from harness.cli.startup import end_startup, guard_startup
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, exit_code_for
+from harness.core.registry import RegistryError
 
 # Commands loaded when they are invoked or listed, not when the harness starts: the analysis stage
 # imports pandas, scipy and statsmodels (about 2 s of CPU), which every ``harness run`` and
@@ -32,17 +33,41 @@ LAZY_COMMANDS: dict[str, str] = {
 }
 
 
+class CommandUnavailable(RegistryError):
+    """A ``LAZY_COMMANDS`` command whose module cannot be imported (a broken or partial install:
+    a dependency missing or failing to import). Exit 2, one line, as for a plug-in that cannot be
+    loaded (``RegistryError``), never a traceback."""
+
+    def __init__(self, name: str, ref: str, exc: Exception) -> None:
+        self.name, self.ref = name, ref
+        super().__init__(f"harness {name} cannot be loaded ({ref}): {type(exc).__name__}: {exc}; "
+                         "reinstall the harness (make .venv/.installed)")
+
+
 def load_command(ref: str) -> click.Command:
     """The command ``ref`` ("module:attribute" in ``LAZY_COMMANDS``) names. Its import is still
     start-up: a SIGINT or SIGTERM during it is ``on_startup_signal``'s one line and exit 4, as for
-    the imports ``harness.cli.entry.main`` guards, not click's "Aborted!" and exit 1."""
+    the imports ``harness.cli.entry.main`` guards, not click's "Aborted!" and exit 1. A factory
+    (``reproduce_group``, ``corpus_with_reviewer``) is called under the guard too: its body is
+    where the heavy import (``analysis.cli``, ``corpus.cli``) happens."""
     module, _, attr = ref.partition(":")
     previous = guard_startup()
     try:
         found = getattr(importlib.import_module(module), attr)
+        return found if isinstance(found, click.Command) else found()
     finally:
         end_startup(previous)
-    return found if isinstance(found, click.Command) else found()
+
+
+def _unavailable(name: str, error: CommandUnavailable) -> click.Command:
+    """Stands in for a lazy command that cannot be loaded: listed by ``harness --help`` and shell
+    completion with the reason (one broken command must not take the others' help down), and
+    invoked with any arguments, ``--help`` included, it raises ``error`` (exit 2, one line)."""
+    def fail(args):
+        raise error
+    return click.Command(name, callback=fail, params=[click.Argument(["args"], nargs=-1)],
+                         short_help=f"(cannot be loaded: {error})", add_help_option=False,
+                         context_settings={"ignore_unknown_options": True})
 
 
 class _Harness(click.Group):
@@ -55,7 +80,11 @@ class _Harness(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
-            self.add_command(load_command(LAZY_COMMANDS[cmd_name]), cmd_name)
+            ref = LAZY_COMMANDS[cmd_name]
+            try:
+                self.add_command(load_command(ref), cmd_name)
+            except Exception as exc:  # noqa: BLE001 -- any import failure: reported, not cached
+                return _unavailable(cmd_name, CommandUnavailable(cmd_name, ref, exc))
         return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context):

@@ -54,8 +54,30 @@ def _members(sid: int) -> dict[int, str]:
     return out
 
 
+def _is(needle: str, cmd: str) -> bool:
+    """Whether the process whose command line is ``cmd`` is the one ``needle`` names: its program
+    (the first word: the raylet's binary path, or a Ray worker's title ``ray::remote_cell``) ends
+    with it. Anywhere in the line would also match a process that only mentions it in an argument
+    (a driver's ``python -c`` source, a path under a directory named after the test), which the
+    test would kill instead of the raylet."""
+    program = cmd.split(" ", 1)[0]
+    return program.endswith(needle) or program == needle
+
+
 def _first(sid: int, needle: str) -> int | None:
-    return next((pid for pid, cmd in _members(sid).items() if needle in cmd), None)
+    return next((pid for pid, cmd in _members(sid).items() if _is(needle, cmd)), None)
+
+
+def test_a_process_matches_by_its_program_not_by_a_mention():
+    """Red team (r27): with the whole line searched, a process of the session that mentions the
+    needle in an argument matched first (the lowest pid: the harness itself)."""
+    long_venv = "/builds/" + "x" * 80 + "/.venv/lib/python3.11/site-packages/ray/core/src/ray"
+    assert _is("raylet/raylet", f"{long_venv}/raylet/raylet --raylet_socket_name=/tmp/ray/s/sockets/raylet ")
+    assert _is("ray::remote_cell", "ray::remote_cell" + " " * 60)
+    assert not _is("raylet/raylet", "/usr/bin/python -c import ray  # kill raylet/raylet ")
+    assert not _is("raylet/raylet", "/usr/bin/python -m harness.cli run /tmp/raylet/raylet/rk.toml ")
+    assert not _is("ray::remote_cell", "/usr/bin/python -m harness.cli run --out /tmp/ray::remote_cell/v ")
+    assert not _is("raylet/raylet", "ray::DashboardAgent --raylet-name=/tmp/ray/s/sockets/raylet ")
 
 
 def _records(d: Path) -> list[dict]:
