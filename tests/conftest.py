@@ -25,6 +25,7 @@ SLOW_FILES: dict[str, str] = {
     # measured as summed durations of a two-worker fast-tier run on a loaded machine (load 7-9)
     "tests/harness/test_faults_issue25.py": "CLI runs killed, signalled, refused at their limits, each resumed (427 s)",
     "tests/engines/test_faults_issue25.py": "CLI runs through both SDKs with faults injected at a loopback provider (67 s)",
+    "tests/engines/test_revoked_stages_issue25.py": "credentials revoked at six stages of a cell, both SDKs, each CLI run resumed (200-314 s)",
     "tests/analysis/test_compare.py": "two simulated runs through the CLI, compared (177 s; the paired statistics are unit-tested in test_paired)",
     "tests/interop/test_inspect_logs.py": "a simulated run exported to Inspect eval logs and read back (109 s)",
     "tests/harness/test_verdict_cache.py": "whole runs with and without the verdict cache (109 s)",
