@@ -95,6 +95,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"0.4", "1.4"}), "two fixed delays; the anchored kill campaign covers the first seconds (~11 s each)"),
     "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
         (frozenset({"anthropic-anywhere", "openai-after_usage"}), "each SDK and each cut kind once (~21 s each)"),
+    "tests/engines/test_revoked_stages_issue25.py::test_revoked_credentials_at_every_stage_drop_no_finished_cell":
+        (frozenset({"first_worker_reply-anthropic-401", "between_worker_turns-openai-401", "awaiting_reviewer-anthropic-401",
+                    "a2_rerun_attempt-openai-401", "adjudicating-openai-403", "writing_record-anthropic-403"}),
+         "every stage once, each SDK three times, 401 and 403 both (9-32 s each)"),
     "tests/harness/test_kill_campaign_ray_issue25.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
         (frozenset({"records-3"}), "the harness killed mid-run; the other moments in the campaign (30-70 s each)"),
     "tests/harness/test_kill_campaign_ray_issue25.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
