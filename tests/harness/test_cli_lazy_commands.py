@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 from click.testing import CliRunner
 
 import analysis.cli
@@ -50,13 +51,20 @@ def test_help_lists_every_command_and_a_lazy_one_runs():
     assert "paper" in CliRunner().invoke(main, ["reproduce", "--help"]).output
 
 
-def test_a_signal_while_a_lazy_command_imports_is_the_start_up_line_and_exit_4(tmp_path):
-    """The lazy import is part of start-up (``harness.cli.entry``): a Ctrl-C there is one STOPPED line
-    and exit 4, not click's "Aborted!" and exit 1. The command's module signals itself on import."""
-    (tmp_path / "signals_on_import.py").write_text(
-        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n")
+SIGNALS_ON_IMPORT = "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n"
+
+
+@pytest.mark.parametrize("ref", ["signals_on_import:cmd", "a_factory:make"], ids=["module", "factory"])
+def test_a_signal_while_a_lazy_command_imports_is_the_start_up_line_and_exit_4(tmp_path, ref):
+    """The lazy import is part of start-up (``harness.cli.startup``): a Ctrl-C there is one STOPPED
+    line and exit 4, not click's "Aborted!" and exit 1. The command's module signals itself on
+    import, directly or from a factory (red team r27: ``reproduce`` and ``corpus`` are factories,
+    ``reproduce_group`` and ``corpus_with_reviewer``, whose heavy import runs when called, and the
+    factory was called after the guard ended)."""
+    (tmp_path / "signals_on_import.py").write_text(SIGNALS_ON_IMPORT)
+    (tmp_path / "a_factory.py").write_text("def make():\n    import signals_on_import  # noqa\n")
     code = ("import sys\nfrom harness.cli.cli import LAZY_COMMANDS, main\n"
-            "LAZY_COMMANDS['slow'] = 'signals_on_import:cmd'\nmain(['slow'])")
+            f"LAZY_COMMANDS['slow'] = {ref!r}\nmain(['slow'])")
     env = {"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"}
     r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 4, r.stderr
@@ -98,21 +106,6 @@ def test_one_broken_lazy_command_leaves_help_and_completion_of_the_others(tmp_pa
     c = subprocess.run([sys.executable, "-c", _BROKEN.replace("main(sys.argv[1:])", "main(prog_name='cli')")],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert "Traceback" not in c.stderr and "plain,analyze" in c.stdout and "plain,run" in c.stdout, c.stderr
-
-
-def test_a_signal_while_a_lazy_commands_factory_imports_is_the_start_up_line_and_exit_4(tmp_path):
-    """Red team (r27): ``reproduce`` and ``corpus`` are factories (``reproduce_group``,
-    ``corpus_with_reviewer``) whose heavy import (analysis.cli: pandas, scipy; corpus.cli) runs when
-    called, and the factory was called after the guard ended: a Ctrl-C there was "Aborted!", exit 1."""
-    (tmp_path / "signals_on_import.py").write_text(
-        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n")
-    (tmp_path / "a_factory.py").write_text("def make():\n    import signals_on_import  # noqa\n")
-    code = ("import sys\nfrom harness.cli.cli import LAZY_COMMANDS, main\n"
-            "LAZY_COMMANDS['slow'] = 'a_factory:make'\nmain(['slow'])")
-    env = {"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"}
-    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 4, r.stderr
-    assert r.stderr.startswith("STOPPED: SIGINT while the harness was starting") and "Traceback" not in r.stderr
 
 
 def test_a_sigint_the_parent_ignores_stays_ignored_while_a_lazy_command_imports(tmp_path):
