@@ -29,6 +29,13 @@ SLOW_FILES: dict[str, str] = {
     "tests/analysis/test_compare.py": "two simulated runs through the CLI, compared (177 s; the paired statistics are unit-tested in test_paired)",
     "tests/interop/test_inspect_logs.py": "a simulated run exported to Inspect eval logs and read back (109 s)",
     "tests/harness/test_verdict_cache.py": "whole runs with and without the verdict cache (109 s)",
+    # measured as summed durations in a two-worker test-all run on an idle machine: a fresh clone's
+    # fast tier took 7m30s (over the 6-minute bar) before these moved
+    "tests/harness/test_injections.py": "a whole cell per injected failure B1..B15 and its detectors (80 s)",
+    "tests/corpus/test_accept_reuse_r26.py": "corpus runs over a module twice, a test file edited between them (68 s)",
+    "tests/corpus/test_speed_m26.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
+    "tests/harness/test_redteam_issue21.py": "whole cells of the red team's scoring attacks (36 s)",
+    "tests/corpus/test_review_issue26.py": "corpus runs of the issue-26 review cases (28 s)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
