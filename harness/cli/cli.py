@@ -23,7 +23,7 @@ from harness.core.registry import RegistryError
 # "module:attribute", a click command or a function returning one.
 LAZY_COMMANDS: dict[str, str] = {
     "analyze": "analysis.cli:analyze_cmd",
-    "reproduce": "harness.cli.cli:reproduce_group",
+    "reproduce": "harness.cli.reproduce_cli:reproduce_group",
     "power": "analysis.cli:power_cmd",
     "monitor": "analysis.cli:monitor_cmd",
     "corpus": "harness.cli.corpus_reviewer:corpus_with_reviewer",
@@ -601,29 +601,6 @@ def loop_plan_cmd(graph):
         click.echo(f"repair {e}: re-runs {c} attempts' worth (sum of N over the repaired node and its downstream)")
     click.echo(f"worst-case attempts = {b['formula']} = {b['sum_N']} + {b['repair_budget']} x "
                f"{b['max_repair_cost']} = {b['total']}")
-
-
-@click.command("bounded-loops")
-@click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
-def reproduce_bounded_loops_cmd(out):
-    """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
-    from harness.loop.reproduce_loops import render, run, write
-    rows, problems = run(Path(out))
-    text = render(rows)
-    write(Path(out), rows, problems, text)
-    click.echo(text)
-    if problems:
-        click.echo("DRIFT: " + "; ".join(problems), err=True)
-    click.echo(f"ledger: {Path(out) / 'ledger.jsonl'}")
-    sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
-
-
-def reproduce_group() -> click.Group:
-    """``harness reproduce``: the analysis stage's paper tables with ``bounded-loops`` added (once)."""
-    from analysis.cli import reproduce_grp
-    if "bounded-loops" not in reproduce_grp.commands:
-        reproduce_grp.add_command(reproduce_bounded_loops_cmd)
-    return reproduce_grp
 
 
 # -- harness compare (issue 23): kept apart from run/resume/signal so that edits there merge cleanly --

@@ -1,0 +1,33 @@
+"""``harness reproduce``: the analysis stage's paper tables (``analysis.cli.reproduce_grp``) with the
+Bounded Loops paper's tables added. Its own module, loaded through ``harness.cli.cli.LAZY_COMMANDS``:
+named as ``harness.cli.cli:...`` it imported the command line a second time under
+``python -m harness.cli.cli``."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("bounded-loops")
+@click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
+def reproduce_bounded_loops_cmd(out):
+    """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
+    from harness.loop.reproduce_loops import render, run, write
+    rows, problems = run(Path(out))
+    text = render(rows)
+    write(Path(out), rows, problems, text)
+    click.echo(text)
+    if problems:
+        click.echo("DRIFT: " + "; ".join(problems), err=True)
+    click.echo(f"ledger: {Path(out) / 'ledger.jsonl'}")
+    sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
+
+
+def reproduce_group() -> click.Group:
+    """``harness reproduce``: the analysis stage's paper tables with ``bounded-loops`` added (once)."""
+    from analysis.cli import reproduce_grp
+    if "bounded-loops" not in reproduce_grp.commands:
+        reproduce_grp.add_command(reproduce_bounded_loops_cmd)
+    return reproduce_grp
