@@ -192,3 +192,27 @@ def test_coverage_study_one_task_setting_stratified_is_narrower_and_covers():
     assert strat["coverage"] <= tango["coverage"]
     text = render_conditional(rows, "t")
     assert "stratified paired score, strata = tasks (conditional)" in text and "Tango, pooled" in text
+
+
+def _cov_row(name: str, method: str, coverage: float, absurd: float = 0.0) -> dict:
+    n = 2000
+    return {"name": name, "method": method, "conditional": {
+        "coverage": coverage, "hits": round(coverage * n), "given": n, "absurd_share": absurd}}
+
+
+def test_preregistered_headline_rule_picks_stratified_only_when_every_clause_holds():
+    """benchmarks.bench_coverage.headline_decision, clause by clause (PREREGISTERED_HEADLINE_RULE)."""
+    from benchmarks.bench_coverage import headline_decision
+
+    reported = [_cov_row("r1", "tango", 0.98), _cov_row("r1", "stratified", 0.962)]
+    calib = [_cov_row("c1", "tango", 0.990), _cov_row("c1", "stratified", 0.977),  # out of band, nearer: ok
+             _cov_row("c2", "tango", 0.95), _cov_row("c2", "stratified", 0.94)]
+    assert headline_decision(reported, calib)[0] == "stratified"
+    # (a) a reported setting out of the band, even if nearer than Tango
+    assert headline_decision([_cov_row("r1", "tango", 0.99), _cov_row("r1", "stratified", 0.971)], calib)[0] == "tango"
+    # (b) a calibration setting out of the band and not strictly nearer than Tango
+    worse = calib + [_cov_row("c3", "tango", 0.975), _cov_row("c3", "stratified", 0.975)]
+    choice, lines = headline_decision(reported, worse)
+    assert choice == "tango" and any("c3" in ln and "FAILS" in ln for ln in lines)
+    # (c) an absurd interval anywhere
+    assert headline_decision([_cov_row("r1", "tango", 0.95), _cov_row("r1", "stratified", 0.95, 0.01)], calib)[0] == "tango"
