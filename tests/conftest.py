@@ -81,7 +81,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/test_redteam_issue21_links.py::test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files":
         "makes 100,000 files (25 s)",
     "tests/harness/test_redteam_issue21_links.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
-        "whole cells, cold and warm, each building a tree past a limit (deep chain, 100k files, sparse files)",
+        "whole cells, cold and warm, each building a tree past a limit (deep chain, 30k files, sparse files)",
 }
 
 

@@ -48,6 +48,25 @@ def test_records_create_write_rename_delete_and_modes_recursively(tmp_path):
     assert w.incomplete == []
 
 
+def test_a_directory_already_watched_under_its_name_is_not_walked_again(tmp_path, monkeypatch):
+    """An event for a directory the watch already holds (a chain made faster than the thread reads:
+    each level's create event arrives after an ancestor's walk went past it) adds nothing and scans
+    nothing; walking it again once per ancestor made a deep chain cost its depth cubed."""
+    chain = tmp_path / "deep" / "d1" / "d2"
+    chain.mkdir(parents=True)
+    w = Watch(tmp_path).start()
+    scanned: list[str] = []
+    real = watch_mod.os.scandir
+    monkeypatch.setattr(watch_mod.os, "scandir", lambda p: scanned.append(str(p)) or real(p))
+    before = list(w.events)
+    w._add_tree("deep/d1", initial=False)
+    assert scanned == [] and w.events == before
+    (tmp_path / "deep" / "d1").rename(tmp_path / "deep" / "e1")  # a new name: walked, its rels follow
+    _until(lambda: "deep/e1/d2" in w._dirs.values())
+    assert "deep/d1/d2" not in w._dirs.values()
+    w.stop()
+
+
 def test_the_root_directory_mode_is_seen(tmp_path):
     w = Watch(tmp_path).start()
     _sh(tmp_path, "chmod 777 .")
