@@ -50,7 +50,7 @@ import numpy as np
 from analysis.stats import CHUNK_ELEMS, bootstrap_counts
 from harness.core.interval_methods import BOOTSTRAP_METHODS
 
-DEFAULT_METHOD = "tango"  # the conditional estimand's pooled score interval (analysis.estimands.CONDITIONAL_HEADLINE)
+DEFAULT_METHOD = "stratified"  # the conditional estimand's score interval stratified by task (analysis.estimands.CONDITIONAL_HEADLINE)
 CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)
 # From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
 # at which the method was within [93%, 97%] on (all but at most one) setting with task SD <= 1;

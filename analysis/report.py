@@ -228,8 +228,8 @@ def render_report(s: dict) -> str:
     parts.append("\n## Hypotheses (matched pairs; two named estimands)\n\n")
     parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched cells. "
                  "Two estimands, each with its own method: *conditional* = the mean difference over the "
-                 "tasks, scenarios and repeats run (Tango's pooled paired score interval, the one stratified by "
-                 "task beside it, exact McNemar p on the discordant cells; the default headline); "
+                 "tasks, scenarios and repeats run (the paired score interval stratified by task, the default "
+                 "headline; Tango's pooled one beside it; exact McNemar p on the discordant cells); "
                  "*population* = the difference for tasks drawn like these (CR2 cluster-robust interval with Bell-McCaffrey df; n/a with the reason "
                  "when there are fewer than 8 clusters, when one cluster holds more than 90% of its variance "
                  "(then the split is shown) or when it would leave [-100, +100] pp). A named cluster method "

@@ -197,12 +197,12 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     assert r.exit_code == 0, r.output
     printed = r.output.splitlines()
     i1 = next(i for i, line in enumerate(printed) if line.startswith("H1 "))
-    assert ("conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.1, +2.3] Tango "
-            "score 95%; stratified by task (24 tasks) [+1.2, +2.1]") in printed[i1 + 1]
+    assert ("conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.2, +2.1] stratified "
+            "score 95% (strata: 24 tasks); pooled Tango score [+1.1, +2.3]") in printed[i1 + 1]
     assert "population over tasks (24 tasks): +1.6 pp = 29/1800, interval n/a: one task holds 95.6%" in printed[i1 + 2]
     i2 = next(i for i, line in enumerate(printed) if line.startswith("H2 "))
-    assert ("(4 a-only - 0 b-only)/120 [+0.1, +8.3] Tango score 95%; stratified by task (24 tasks) "
-            "[+0.1, +6.4]") in printed[i2 + 1]
+    assert ("(4 a-only - 0 b-only)/120 [+0.1, +6.4] stratified score 95% (strata: 24 tasks); pooled Tango score "
+            "[+0.1, +8.3]") in printed[i2 + 1]
     # one task alone: no stratified interval beside Tango's (it would be the same interval)
     assert "split, dep-pin alone: conditional (the 5 matched cells run): +80.0 pp = (4 a-only - 0 b-only)/5 " \
            "[+1.8, +96.4] Tango score 95%; exact McNemar" in r.output
@@ -230,7 +230,7 @@ def test_paper_marginals_give_a_conditional_interval_excluding_zero_and_an_hones
     assert h3["hi"] - h3["estimate"] > h3["estimate"] - h3["lo"] and h3["skewness"] > 0
     assert h3["df"] == pytest.approx(min(h3["bm_df"], 2 * h3["effective_clusters"])) and h3["df"] < 23
     md = (tmp_path / "o" / "report.md").read_text()
-    assert "H1 conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.1, +2.3]" in md
+    assert "H1 conditional (the 1800 matched cells run): +1.6 pp = (29 a-only - 0 b-only)/1800 [+1.2, +2.1]" in md
     assert "split, du-duration alone" in md and "[-100.0" not in md
 
 

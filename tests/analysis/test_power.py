@@ -77,7 +77,7 @@ def test_cli_power_states_marginal_and_average_task_rates(tmp_path):
     assert "average-task rates A4 = 0.99" in r.output and "marginal difference +0.01" in r.output
     res = json.loads((tmp_path / "p.json").read_text())
     assert res["rates"]["scale"] == "marginal (over tasks)" and res["rates"]["average_task"]["A4"] > 0.99
-    assert res["design"]["cluster"] == "task" and res["design"]["interval"] == "tango"
+    assert res["design"]["cluster"] == "task" and res["design"]["interval"] == "stratified"
 
 
 @pytest.mark.parametrize("args", [["--rate", "A4"], ["--rate", "A4=2", "--rate", "A2p=0.5"], ["--k", "0"],
@@ -97,11 +97,12 @@ def test_cli_power_with_one_cluster_is_na_not_zero(tmp_path):
 
 
 def test_power_with_the_conditional_interval_needs_no_clusters():
-    """The default (Tango, conditional estimand) exists with one task; at a large effect it has power."""
+    """The default (the stratified score interval, conditional estimand; with one task it is Tango's)
+    exists with one task; at a large effect it has power."""
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "1",
                                   "--k", "3", "--sims", "20"])
     assert r.exit_code == 0, r.output
-    assert "tango paired score interval" in r.output and "| 3 | 45 | 20/20 = 1.000 |" in r.output
+    assert "stratified" in r.output and "| 3 | 45 | 20/20 = 1.000 |" in r.output
 
 
 def test_cli_power_warns_below_the_methods_minimum_clusters():
