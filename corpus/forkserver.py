@@ -216,11 +216,12 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     fn, new_code = target
     fn.__code__ = new_code
     failed: list[str] = []
+    root = str(session.config.rootpath)
 
     class Record:
         def pytest_runtest_logreport(self, report):
             if report.failed and not hasattr(report, "wasxfail"):
-                failed.append(f"FAILED {report.nodeid} ({report.when}) - {_crash_line(report)}"[:400])
+                failed.append(f"FAILED {report.nodeid} ({report.when}) - {_crash_line(report, root)}"[:400])
     # a failure's traceback in the native (traceback module) style: the verdict is the exit code
     # and the summary line names the crash's place and message, neither depending on the style;
     # the default long style parses each test file's AST and resolves every loaded module's path
@@ -242,12 +243,15 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     return code
 
 
-def _crash_line(report) -> str:
+def _crash_line(report, root: str) -> str:
     """Where and why a failed report crashed, ``path:line: first line of the message`` (the
-    report's ``reprcrash``, what pytest's short summary shows), else the last line of its text."""
+    report's ``reprcrash``, what pytest's short summary shows), else the last line of its text. A
+    path under the collection ``root`` is relative to it: the root is a temporary copy, and an
+    absolute path made the same verdict's reason differ from run to run."""
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is not None:
-        return f"{crash.path}:{crash.lineno}: {(str(crash.message).splitlines() or [''])[0]}"
+        path = os.path.relpath(crash.path, root) if crash.path.startswith(root.rstrip("/") + "/") else crash.path
+        return f"{path}:{crash.lineno}: {(str(crash.message).splitlines() or [''])[0]}"
     return ((report.longreprtext or "").strip().splitlines() or [""])[-1]
 
 

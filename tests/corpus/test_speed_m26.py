@@ -91,6 +91,17 @@ def test_a_swap_failure_names_the_crash_and_the_verdict_is_the_fork_paths(tmp_pa
     assert "tests/test_calc.py:9: assert -1 == 5" in line
 
 
+def test_a_swap_failure_inside_the_artifact_names_it_relative_to_its_temporary_copy(tmp_path):
+    """A crash in the artifact's own code is named relative to the session's private copy, so the
+    same verdict has the same reason on every run (an absolute temporary path made judgments.csv
+    differ between runs)."""
+    swapped, _ = swapped_and_forked(
+        tmp_path, "def add(a, b):\n    c = a + b\n    assert c >= 0, 'negative'\n    return c\n",
+        "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n")
+    line = next(ln for ln in swapped.judgement.reason.splitlines() if ln.startswith("FAILED"))
+    assert " - calc.py:3: AssertionError: negative" in line and "/tmp" not in line, line
+
+
 def test_each_judgments_private_copy_is_removed_by_the_sessions_end(tmp_path, monkeypatch):
     gate = load_gate(OSET / "gate.toml")
     target = "ordered_set/__init__.py"
