@@ -54,6 +54,12 @@ class Usage:
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
     missing: int = 0  # calls whose reply reported no usage: their tokens are unknown, never counted as 0
+    # calls whose usage did not carry the sub-field (a provider or server that does not expose it,
+    # e.g. an OpenAI-compatible server without prompt_tokens_details, or reasoning on the Messages API):
+    # the cell's sub-field is then unknown (null in the record, "not exposed" in harness compare), never 0
+    cache_read_unreported: int = 0
+    cache_write_unreported: int = 0
+    reasoning_unreported: int = 0
 
     def add(self, other: "Usage") -> None:
         for k in asdict(self):

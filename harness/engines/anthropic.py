@@ -74,14 +74,19 @@ class AnthropicEngine(LiveEngine):
     @staticmethod
     def usage_from_wire(u: dict | None) -> Usage | None:
         """The harness's ``Usage`` of a Messages API ``usage`` object (a dict); None when it lacks the
-        input or output count (unknown, never 0)."""
+        input or output count (unknown, never 0). A missing cache count is counted as unreported
+        (``Usage.cache_read_unreported``), and reasoning always is: the Messages API counts thinking
+        inside ``output_tokens`` and reports no separate reasoning count."""
         if not isinstance(u, dict):
             return None
         try:  # only non-negative JSON integers are counts (``token_count``); else unknown: the booking
             return Usage(input_tokens=token_count(u.get("input_tokens")),
                          output_tokens=token_count(u.get("output_tokens")),
                          cache_read_tokens=token_count(u.get("cache_read_input_tokens"), optional=True),
-                         cache_write_tokens=token_count(u.get("cache_creation_input_tokens"), optional=True))
+                         cache_write_tokens=token_count(u.get("cache_creation_input_tokens"), optional=True),
+                         cache_read_unreported=int(u.get("cache_read_input_tokens") is None),
+                         cache_write_unreported=int(u.get("cache_creation_input_tokens") is None),
+                         reasoning_unreported=1)
         except ValueError:
             return None
 

@@ -84,7 +84,9 @@ class OpenAIEngine(LiveEngine):
     @staticmethod
     def usage_from_wire(u: dict | None) -> Usage | None:
         """The harness's ``Usage`` of a Chat Completions ``usage`` object (a dict); None when it lacks
-        the prompt or completion count (unknown, never 0)."""
+        the prompt or completion count (unknown, never 0). A missing cached or reasoning count is
+        counted as unreported (``Usage.cache_read_unreported``); Chat Completions bills no cache
+        writes, so ``cache_write_tokens`` is a reported 0."""
         if not isinstance(u, dict):
             return None
         details = [d if isinstance(d, dict) else {} for d in (u.get("prompt_tokens_details"),
@@ -98,7 +100,8 @@ class OpenAIEngine(LiveEngine):
         if cached > prompt:  # more cached than sent: not a usage the harness can charge
             return None
         return Usage(input_tokens=prompt - cached, output_tokens=out, cache_read_tokens=cached,
-                     reasoning_tokens=reasoning)
+                     reasoning_tokens=reasoning, cache_read_unreported=int(details[0].get("cached_tokens") is None),
+                     reasoning_unreported=int(details[1].get("reasoning_tokens") is None))
 
     def from_wire(self, resp) -> EngineReply:
         if not getattr(resp, "choices", None):

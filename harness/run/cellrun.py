@@ -324,6 +324,14 @@ def _controller_fields(ctx: CellContext | None, result: ArmResult | None) -> dic
                 failure_seen=ctx.failure_seen if ctx else None)
 
 
+def _sub_field(usage, name: str) -> int | None:
+    """A token sub-field's sum over the cell's calls, or None (not reported, schema v2) when a call's
+    usage did not carry it: a partial sum would read as a count, and a null is never added as 0."""
+    if usage is None:
+        return 0
+    return None if getattr(usage, f"{name}_unreported") else getattr(usage, f"{name}_tokens")
+
+
 def _usage_fields(spec: CellSpec, ctx: CellContext | None, transcript: Transcript) -> dict:
     """Tokens, cost (harness.pricing.cell_cost) and engine-call accounting. A reply without usage
     makes the tokens and the cost unknown (null, with a note), never 0."""
@@ -334,9 +342,8 @@ def _usage_fields(spec: CellSpec, ctx: CellContext | None, transcript: Transcrip
         tokens_in=None if unknown else usage.input_tokens if usage else 0,
         tokens_out=None if unknown else usage.output_tokens if usage else 0,
         usage_missing_calls=usage.missing if usage else 0,
-        cache_read_tokens=usage.cache_read_tokens if usage else 0,
-        cache_write_tokens=usage.cache_write_tokens if usage else 0,
-        reasoning_tokens=usage.reasoning_tokens if usage else 0, cost_usd=None)
+        cache_read_tokens=_sub_field(usage, "cache_read"), cache_write_tokens=_sub_field(usage, "cache_write"),
+        reasoning_tokens=_sub_field(usage, "reasoning"), cost_usd=None)
     fields.update(cell_cost(spec.pricing, transcript.usage_by_model))
     if unknown:
         fields.update(cost_usd=None, cost_note=f"{missing_usage} engine call(s) reported no usage: tokens and cost unknown")

@@ -271,3 +271,27 @@ def test_retries_are_counted_as_retries(tmp_path):
     assert (t.retries, t.faults) == (5, 6)
     t.reload()
     assert (t.retries, t.faults, t.n) == (5, 6, 2)
+
+
+def test_a_token_sub_field_the_provider_does_not_report_is_unreported_not_zero():
+    """Schema v2 (issue 23): a cached or reasoning count the reply does not carry is unknown; the
+    cell's record field is then null ("not exposed" in harness compare), never a reported 0."""
+    from harness.engines.anthropic import AnthropicEngine
+    from harness.engines.openai import OpenAIEngine
+    from harness.run.cellrun import _sub_field
+
+    bare = OpenAIEngine.usage_from_wire({"prompt_tokens": 10, "completion_tokens": 5})  # a compatible server
+    full = OpenAIEngine.usage_from_wire({"prompt_tokens": 10, "completion_tokens": 5,
+                                         "prompt_tokens_details": {"cached_tokens": 0},
+                                         "completion_tokens_details": {"reasoning_tokens": 2}})
+    assert (bare.cache_read_unreported, bare.reasoning_unreported, bare.cache_write_unreported) == (1, 1, 0)
+    assert (full.cache_read_unreported, full.reasoning_unreported) == (0, 0)
+    assert [_sub_field(full, k) for k in ("cache_read", "cache_write", "reasoning")] == [0, 0, 2]
+    assert [_sub_field(bare, k) for k in ("cache_read", "cache_write", "reasoning")] == [None, 0, None]
+    both = Usage()
+    both.add(full)
+    both.add(bare)  # one call of the cell did not report it: the sum is not a count
+    assert _sub_field(both, "cache_read") is None and _sub_field(both, "reasoning") is None
+    a = AnthropicEngine.usage_from_wire({"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": 1})
+    assert (a.cache_read_unreported, a.cache_write_unreported, a.reasoning_unreported) == (0, 1, 1)
+    assert [_sub_field(a, k) for k in ("cache_read", "cache_write", "reasoning")] == [1, None, None]
