@@ -126,9 +126,14 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
                 problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
             except RecursionError:
                 problems.append(f"{path}:{i}: not valid JSON (nested deeper than the parser allows)")
+            except ValueError as exc:  # an integer past Python's int-string limit (4,300 digits)
+                problems.append(f"{path}:{i}: not valid JSON ({exc})")
             else:
                 if not isinstance(obj, dict):
                     problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")
+                elif "\\u" in line and (bad := _surrogate_field(obj)) is not None:  # only an escape makes one
+                    problems.append(f"{path}:{i}: field '{bad}': holds a lone surrogate (a \\ud800-\\udfff escape "
+                                    "without its pair): not Unicode text")
                 else:
                     recs.append(_null_scenario(obj))
                     locs.append(f"{path}:{i}")
@@ -137,6 +142,26 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
     if problems:
         raise RecordsError(problems)
     return recs, locs
+
+
+def _surrogate_field(obj: dict) -> str | None:
+    """The first top-level field whose name or value holds a string that is not Unicode text: JSON
+    lets "\\ud800" stand alone, but no UTF-8 output (compare.md, Arrow strings) can encode it."""
+    for k, v in obj.items():
+        stack: list[Any] = [k, v]  # walked without recursion: v may nest as deep as the parser allowed
+        while stack:
+            x = stack.pop()
+            if isinstance(x, dict):
+                stack.extend(x)
+                stack.extend(x.values())
+            elif isinstance(x, list):
+                stack.extend(x)
+            elif isinstance(x, str) and not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError:
+                    return repr(k)[1:-1]
+    return None
 
 
 class _DuplicateKey(Exception):
@@ -289,8 +314,19 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
         return _read_parquet(path)
     try:
         return _read_jsonl(path, complete_lines_only)  # .jsonl, .json, .ndjson and anything else
-    except UnicodeDecodeError as exc:
-        raise RecordsError([f"{path}: not UTF-8 text (byte {exc.start}); expected JSON lines"]) from exc
+    except UnicodeDecodeError as exc:  # exc.start counts in the decoder's chunk: find the line again
+        raise RecordsError([f"{_not_utf8(path)}; expected JSON lines"]) from exc
+
+
+def _not_utf8(path: Path) -> str:
+    """'FILE:LINE: not UTF-8 text (byte B of the line)' for the first line that does not decode."""
+    with path.open("rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"{path}:{i}: not UTF-8 text (byte {exc.start + 1} of the line)"
+    return f"{path}: not UTF-8 text"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,211 @@
+"""Second review of harness compare (issue 23, review r28): defects found by attacking its inputs,
+its outputs and `harness view` on its folder. Each test failed before its fix."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.compare import Options, compare
+from analysis.paired_paper import _row
+from harness.cli.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+CELLS = [("t1", "null", 1), ("t1", "B2", 1), ("t2", "null", 1), ("t2", "B2", 1), ("t3", "null", 1),
+         ("t3", "B2", 1), ("t4", "null", 1)]
+
+
+def _rows(arm, controller, outcomes, **tokens):
+    tok = {"tokens_in": 100, "tokens_out": 10, "cache_read_tokens": 50, **tokens}
+    return [_row(arm, controller, c, o, dict(tok), 1 if controller == "A4" else 0, "p")
+            for c, o in zip(CELLS, outcomes)]
+
+
+def _text(rows: list[dict]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text(_text(rows), encoding="utf-8")
+    return path
+
+
+def _invoke(a, b, tmp_path, *extra):
+    return CliRunner().invoke(main, ["compare", str(a), str(b), "--out", str(tmp_path / "o"), *map(str, extra)])
+
+
+def _one_line_error(res, *needles):
+    assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
+    assert "Traceback" not in res.output and res.output.startswith("error:"), res.output
+    for n in needles:
+        assert n in res.output, res.output
+
+
+@pytest.fixture
+def b7(tmp_path):
+    return _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed", "safe_stop"] + ["completed"] * 5))
+
+
+# -- hostile records ------------------------------------------------------------------------------
+def test_an_integer_longer_than_4300_digits_is_a_one_line_error(tmp_path, b7):
+    """json.loads raises ValueError (not JSONDecodeError) past Python's int-string limit: it was a
+    traceback, in the default-label read and in the reader."""
+    text = _text(_rows("A2", "A2", ["completed"] * 7)).replace('"tokens_in": 100', '"tokens_in": 1' + "0" * 5000, 1)
+    a = tmp_path / "a.jsonl"
+    a.write_text(text)
+    _one_line_error(_invoke(a, b7, tmp_path, "--no-figures"), "a.jsonl:1:", "not valid JSON")
+
+
+@pytest.mark.parametrize("field", ["task", "arm", "model_id"])
+def test_a_lone_surrogate_in_a_string_is_a_one_line_error(tmp_path, b7, field):
+    """"\\ud800" is valid JSON but not Unicode text: the string could not be encoded (pandas'
+    Arrow strings, the UTF-8 outputs) and was a UnicodeEncodeError traceback."""
+    rows = _rows("A2", "A2", ["completed"] * 7)
+    for r in rows:
+        r.pop("cell_key")
+    a = tmp_path / "a.jsonl"
+    a.write_text(_text(rows).replace(f'"{field}": "{rows[0][field]}"', f'"{field}": "x\\ud800"', 1))
+    assert "\\ud800" in a.read_text()
+    _one_line_error(_invoke(a, b7, tmp_path, "--no-figures"), f"a.jsonl:1: field '{field}'", "surrogate")
+
+
+def test_non_utf8_names_the_line_and_its_byte(tmp_path, b7):
+    """A non-UTF-8 byte on line 2,100 was reported as 'byte 817': an offset inside the decoder's
+    chunk, not in the file, and no line."""
+    data = (_text(_rows("A2", "A2", ["completed"] * 7)) * 300).encode()
+    pos = data.rfind(b'"t4"')
+    a = tmp_path / "a.jsonl"
+    a.write_bytes(data[:pos] + b'"t\xe94"' + data[pos + 4:])
+    line = data[:pos].count(b"\n") + 1
+    col = pos - data.rfind(b"\n", 0, pos)  # 1-based byte of the line where "t4" starts; \xe9 is 2 further on
+    _one_line_error(_invoke(a, b7, tmp_path, "--no-figures"), f"a.jsonl:{line}: not UTF-8 text (byte {col + 2} ")
+
+
+@pytest.mark.parametrize("meta", ['{"a":' + "[" * 100_000 + "1", '{"protocol_digest": 1' + "0" * 5000 + "}"])
+def test_run_json_nested_too_deep_or_a_huge_int_is_a_one_line_error(tmp_path, b7, meta):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(meta)
+    _write(run / "records.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    _one_line_error(_invoke(run, b7, tmp_path, "--no-figures"), "run.json: not valid JSON")
+
+
+def test_an_unknown_key_field_is_named(tmp_path, b7):
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    _one_line_error(_invoke(a, b7, tmp_path, "--no-figures", "--key", "task,scenario,repeat,model"),
+                    "field 'model'")
+
+
+# -- labels reaching compare.md and the page -------------------------------------------------------
+def test_a_newline_in_a_label_or_model_cannot_add_headings_rows_or_html_to_the_outputs(tmp_path, b7):
+    """An arm (the default label), a model label or --label-b holding a newline wrote its own
+    heading, list item and table row into compare.md (and its page); raw HTML went into compare.md."""
+    rows = _rows("A2", "A2", ["completed"] * 7)
+    for r in rows:
+        r.pop("cell_key")
+        r.update(arm="A2\n\n# Owned\n\n- item", model_id="gpt\r\n| Matched rows | 0 | 0 |")
+    a = _write(tmp_path / "a.jsonl", rows)
+    b = _write(tmp_path / "b2.jsonl", _rows("A4", "A4", ["completed"] * 7, model_id="m\u2028# x"))
+    res = _invoke(a, b, tmp_path, "--label-b", "<script>alert(1)</script>\nB")
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "o" / "compare.md").read_text()
+    lines = md.splitlines()
+    assert not any(x.startswith(("# Owned", "- item", "| Matched rows | 0", "B (", "# x")) for x in lines), md
+    assert sum(x.startswith("# ") for x in lines) == 1 and "<script" not in md
+    assert "&lt;script&gt;" in md  # shown as written by a Markdown renderer, not run
+    heads = [x for x in lines if x.startswith("## ")]
+    assert len(heads) == 8, heads
+    page = (tmp_path / "o" / "compare.html").read_text()
+    assert "<script" not in page and page.count("<h1>") == 2 and "&amp;lt;" not in page  # the brand h1 + the title
+
+
+# -- the token readout with no matched pair --------------------------------------------------------
+def test_no_matched_pair_is_not_called_not_exposed(tmp_path):
+    """Two sides that both report usage but share no cell: the readout said 'not exposed' and
+    'A2 and A4 report no input+output tokens', a false reason for an empty denominator."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7)[:3])
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed"] * 7)[3:])
+    t = compare(a, b, Options())["tokens"]
+    assert t["ratio"] is None and "no matched" in t["ratio_shown"] and "report no" not in t["ratio_shown"]
+    for side in ("a", "b"):
+        assert "not exposed" not in t[side]["cached_share"]["shown"]
+        assert all("not exposed" not in t[side][n]["shown"] for n in ("tokens_in", "cache_read_tokens"))
+    from analysis.compare_render import render_md
+    md = render_md(compare(a, b, Options()))
+    assert "not exposed" not in md and "no matched rows" in md
+
+
+# -- display rounding ------------------------------------------------------------------------------
+@pytest.mark.parametrize("k,n", [(7, 2000), (1, 400), (1993, 2000), (3, 8), (1, 3), (2, 3), (1, 2000)])
+def test_display_rounding_is_the_exact_value_rounded_half_up_as_the_full_column(k, n):
+    """7/2000 = 0.35% exactly was displayed '0.3%' (the binary float 0.34999...), beside a full-
+    precision column rounded half up in exact arithmetic; 99.65% was '99.7%'."""
+    from analysis.compare import partition_rates, rate
+
+    tenths = (Fraction(1000 * k, n) + Fraction(1, 2)).__floor__()
+    want = f"{tenths // 10}.{tenths % 10}%"
+    assert rate(k, n)["display"] == want
+    assert partition_rates([k, n - k])[0]["display"] == want
+
+
+def test_cached_share_two_decimals_are_rounded_half_up_exactly(tmp_path):
+    """1/800 of input cached = 0.125% exactly was shown '0.12%' (float formatting rounds half to
+    even) beside rates rounded half up everywhere else."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    b = _write(tmp_path / "b.jsonl", _rows("A4", "A4", ["completed"] * 7, tokens_in=799, cache_read_tokens=1))
+    shown = compare(a, b, Options())["tokens"]["b"]["cached_share"]["shown"]
+    assert shown == "7 / 5,600 input tokens (0.13%)", shown
+
+
+# -- harness view on a damaged compare folder ------------------------------------------------------
+@pytest.fixture
+def compare_dir(tmp_path, b7):
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    assert _invoke(a, b7, tmp_path, "--no-figures").exit_code == 0
+    return tmp_path / "o"
+
+
+def _damage(out: Path, fn) -> None:
+    r = json.loads((out / "compare.json").read_text())
+    fn(r)
+    (out / "compare.json").write_text(json.dumps(r))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r["completion_vs_delivery"][0].__setitem__("full", "abc%"),
+    lambda r: r.__setitem__("completion_vs_delivery", r["completion_vs_delivery"][:3]),
+    lambda r: r["completion_vs_delivery"][0].__setitem__("count", 10**400),
+    "[" * 100_000 + "]" * 100_000,
+])
+def test_view_on_a_damaged_compare_json_is_a_one_line_error(compare_dir, damage):
+    """Damage render_md's guard did not cover (a malformed rate, three matrix cells, a count the
+    figure cannot draw, nesting past the recursion limit) was a traceback."""
+    if isinstance(damage, str):
+        (compare_dir / "compare.json").write_text(damage)
+    else:
+        _damage(compare_dir, damage)
+    _one_line_error(CliRunner().invoke(main, ["view", str(compare_dir)]), "compare.json")
+
+
+# -- a kill while compare.json is written ----------------------------------------------------------
+def test_a_kill_while_writing_leaves_the_previous_outputs_whole(compare_dir, tmp_path):
+    """compare.md and compare.json were truncated in place and then written: a write cut short (a
+    kill, a full disk; here the file-size limit, EFBIG, half-way through compare.json) left a torn
+    compare.json and lost the previous one. Each is now replaced by rename: the previous one survives."""
+    before = {n: (compare_dir / n).read_bytes() for n in ("compare.md", "compare.json")}
+    limit = len(before["compare.md"]) + 4096
+    assert limit < len(before["compare.json"])  # the kill falls inside compare.json
+    code = ("import json, resource, sys; from pathlib import Path; "
+            "from analysis.compare_render import write_all; "
+            f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
+            "out = Path(sys.argv[1]); r = json.loads((out / 'compare.json').read_text()); "
+            "r['wording'] += ' (again)'; write_all(r, out, [], figure=False)")
+    proc = subprocess.run([sys.executable, "-c", code, str(compare_dir)], cwd=REPO, capture_output=True, timeout=120)
+    assert proc.returncode != 0  # killed by the limit, as by a kill -9 mid-write
+    assert (compare_dir / "compare.json").read_bytes() == before["compare.json"]
+    assert not [p.name for p in compare_dir.iterdir() if p.name.endswith(".tmp")]
