@@ -107,8 +107,11 @@ def parse_key(text: str) -> tuple[str, ...]:
     """--key [arm,]task,scenario,repeat[,factors]: task, scenario and repeat are required."""
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     bad = [n for n in names if n not in KEY_FIELDS]
-    if bad or not {"task", "scenario", "repeat"} <= set(names):
-        raise CompareError(f"--key {text}: expected task,scenario,repeat optionally with arm and factors")
+    missing = [n for n in ("task", "scenario", "repeat") if n not in names]
+    if bad or missing:
+        why = (f"field {', '.join(repr(n) for n in bad)} is not a join field ({', '.join(KEY_FIELDS)})" if bad
+               else f"field {', '.join(repr(n) for n in missing)} is required")
+        raise CompareError(f"--key {text}: {why}; expected task,scenario,repeat optionally with arm and factors")
     return tuple(f for f in KEY_FIELDS if f in names)
 
 
@@ -122,9 +125,10 @@ def _run_meta(path: Path) -> dict:
     meta_path = path / "run.json"
     if not meta_path.is_file():
         raise CompareError(f"{path}: not a run directory (no run.json) and not a records file")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    from harness.core.statefile import loads
+    try:  # ValueError: malformed, nested past statefile.MAX_DEPTH, or an integer past 4,300 digits
+        meta = loads(meta_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
@@ -271,8 +275,15 @@ def rate(k: int, n: int) -> dict[str, Any]:
 
 def _rate(k: int, n: int, micro: int) -> dict[str, Any]:
     return {"count": k, "of": n, "rate": k / n, "exact": f"{k}/{n}",
-            "full": f"{micro // 10**6}.{micro % 10**6:06d}%",
-            "display": f"{float(100 * Fraction(k, n)):.1f}%"}
+            "full": f"{micro // 10**6}.{micro % 10**6:06d}%", "display": percent(k, n, 1)}
+
+
+def percent(k: int, n: int, decimals: int) -> str:
+    """100 k / n with ``decimals`` decimals, rounded half up in exact arithmetic, as the full-
+    precision column (a binary float rounds 7/2000 = 0.35% down to '0.3%', and formats half to even)."""
+    units = (Fraction(100 * 10**decimals * k, n) + Fraction(1, 2)).__floor__()
+    whole, frac = divmod(units, 10**decimals)
+    return f"{whole}.{frac:0{decimals}d}%" if decimals else f"{whole}%"
 
 
 def partition_rates(counts: list[int]) -> list[dict[str, Any]]:
@@ -458,6 +469,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
 
 # -- token readout (Table 28) --------------------------------------------------------------------
 SUBFIELDS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+NO_ROWS = "n/a (no matched rows)"
 
 
 def _reported(recs: list[dict], name: str) -> tuple[int, int]:
@@ -481,10 +493,11 @@ def io_tokens(r: dict) -> int | None:
 def side_tokens(recs: list[dict]) -> dict[str, Any]:
     """One side's Table 28 column over its matched rows; a field no row reports is 'not exposed'."""
     out: dict[str, Any] = {"rows": len(recs)}
+    silent = "not exposed" if recs else NO_ROWS  # no row to report it: an empty denominator, not silence
     for name in ("tokens_in", "tokens_out", *SUBFIELDS):
         s, n = _reported(recs, name)
         out[name] = {"sum": s if n else None, "rows_reporting": n,
-                     "shown": f"{s:,} over {n:,} rows" if n else "not exposed"}
+                     "shown": f"{s:,} over {n:,} rows" if n else silent}
     known = [t for t in (io_tokens(r) for r in recs) if t is not None]
     out["io_rows"] = len(known)
     out["io"] = sum(known) if known else None
@@ -494,9 +507,9 @@ def side_tokens(recs: list[dict]) -> dict[str, Any]:
         c = sum(r["cache_read_tokens"] for r in cached)
         inp = sum(r["tokens_in"] + r["cache_read_tokens"] + (r.get("cache_write_tokens") or 0) for r in cached)
         out["cached_share"] = {"cached": c, "input": inp, "rows": len(cached), **rate(c, inp),
-                               "shown": f"{c:,} / {inp:,} input tokens ({100 * c / inp:.2f}%)" if inp else "n/a (no input)"}
+                               "shown": f"{c:,} / {inp:,} input tokens ({percent(c, inp, 2)})" if inp else "n/a (no input)"}
     else:
-        out["cached_share"] = {"shown": "not separately exposed", "rows": 0}
+        out["cached_share"] = {"shown": "not separately exposed" if recs else NO_ROWS, "rows": 0}
     priced = [r.get("cost_usd") for r in recs]
     out["cost_usd"] = sum(priced) if recs and all(v is not None for v in priced) else None
     out["priced_rows"] = sum(v is not None for v in priced)
@@ -532,7 +545,9 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
 
 
 def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
-    """Why there is no ratio B/A: the side(s) without usage, or A's zero total over the pairs."""
+    """Why there is no ratio B/A: no matched pair, the side(s) without usage, or A's zero total."""
+    if not ta["rows"]:
+        return NO_ROWS
     if n_both:
         return f"n/a ({la} has 0 input+output tokens over the {n_both:,} pairs where both report usage)"
     silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t["io_rows"]]

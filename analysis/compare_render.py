@@ -111,10 +111,12 @@ def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
 
 
 def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
+    from analysis.compare import NO_ROWS
+
     a, b = t["a"], t["b"]
 
     def io(s: dict) -> str:
-        return "not exposed" if s["io"] is None else f"{s['io']:,}"
+        return f"{s['io']:,}" if s["io"] is not None else "not exposed" if s["rows"] else NO_ROWS
 
     def mean(s: dict) -> str:
         return "n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}"
