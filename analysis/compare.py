@@ -25,7 +25,6 @@ are apportioned by largest remainder so that the printed values sum to exactly 1
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
