@@ -273,11 +273,30 @@ def _py(v):
     return v
 
 
+def _one_line(exc: Exception) -> str:
+    """A parser's message on one line (pyarrow's and pandas' span several, with a whole schema)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _twice(names: list[str], where: str) -> None:
+    """A column named twice is an error: a reader would have to pick one of two values (pandas
+    renames the second 'NAME.1'; pyarrow cannot select either)."""
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise RecordsError([f"{where}: field '{n}': a column named twice (a reader would have to pick one of "
+                                "two values)"])
+        seen.add(n)
+
+
 def _read_csv(path: Path) -> tuple[list[dict], list[str]]:
     try:
+        header = pd.read_csv(path, dtype=str, keep_default_na=False, header=None, nrows=1)
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as exc:  # pandas raises several parser error types
-        raise RecordsError([f"{path}: cannot parse CSV ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot parse CSV ({_one_line(exc)})"]) from exc
+    _twice([str(n) for n in header.iloc[0].tolist()] if len(header) else [], f"{path}:1")
     recs = _frame_to_records(df, from_strings=True)
     return recs, [f"{path}:{i + 2}" for i in range(len(recs))]
 
@@ -286,9 +305,14 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
     import pyarrow.parquet as pq
 
     try:
+        names = pq.read_schema(path).names
+    except Exception as exc:
+        raise RecordsError([f"{path}: cannot read Parquet ({_one_line(exc)})"]) from exc
+    _twice(names, str(path))
+    try:
         table = pq.read_table(path)
     except Exception as exc:
-        raise RecordsError([f"{path}: cannot read Parquet ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot read Parquet ({_one_line(exc)})"]) from exc
     import pyarrow as pa
 
     # integer columns with nulls stay integers (pandas' nullable Int64), not float64
@@ -297,7 +321,7 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
     try:
         df = table.to_pandas(types_mapper=ints.get)
     except Exception as exc:  # e.g. a type pandas cannot hold
-        raise RecordsError([f"{path}: cannot convert Parquet to records ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot convert Parquet to records ({_one_line(exc)})"]) from exc
     df = df.astype(object).where(df.notna(), None)
     recs = [_null_scenario(r) for r in _frame_to_records(df, from_strings=False)]
     return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]

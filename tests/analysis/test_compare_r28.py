@@ -209,3 +209,39 @@ def test_a_kill_while_writing_leaves_the_previous_outputs_whole(compare_dir, tmp
     assert proc.returncode != 0  # killed by the limit, as by a kill -9 mid-write
     assert (compare_dir / "compare.json").read_bytes() == before["compare.json"]
     assert not [p.name for p in compare_dir.iterdir() if p.name.endswith(".tmp")]
+
+
+# -- a column written twice (CSV, Parquet) -----------------------------------------------------------
+def _frame(tmp_path):
+    import pandas as pd
+
+    return pd.DataFrame(_rows("A2", "A2", ["completed"] * 7))
+
+
+def test_a_csv_column_named_twice_is_an_error_not_the_first_value(tmp_path, b7):
+    """A CSV with two 'outcome' columns (completed, then void): pandas renames the second
+    'outcome.1' and the reader kept the first in silence, the CSV twin of a JSON key written twice."""
+    lines = _frame(tmp_path).to_csv(index=False).splitlines()
+    a = tmp_path / "a.csv"
+    a.write_text("\n".join([lines[0] + ",outcome"] + [x + ",void" for x in lines[1:]]) + "\n")
+    _one_line_error(_invoke(a, b7, tmp_path, "--no-figures"), "a.csv:1: field 'outcome'", "twice")
+
+
+def test_a_parquet_column_named_twice_is_a_one_line_error(tmp_path, b7):
+    """Two 'outcome' columns in a Parquet file: the error was pyarrow's message with the whole
+    schema, thirty lines."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.Table.from_pandas(_frame(tmp_path), preserve_index=False)
+    pq.write_table(t.append_column("outcome", pa.array(["void"] * 7)), tmp_path / "a.parquet")
+    res = _invoke(tmp_path / "a.parquet", b7, tmp_path, "--no-figures")
+    _one_line_error(res, "a.parquet: field 'outcome'", "twice")
+    assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_an_unreadable_parquet_file_is_one_line(tmp_path, b7):
+    (tmp_path / "a.parquet").write_bytes(b"PAR1" + b"\0" * 100 + b"PAR1")
+    res = _invoke(tmp_path / "a.parquet", b7, tmp_path, "--no-figures")
+    _one_line_error(res, "a.parquet: cannot read Parquet")
+    assert len(res.output.strip().splitlines()) == 1, res.output
