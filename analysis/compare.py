@@ -578,6 +578,7 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
         "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
+                         "same_input": Path(source_a).resolve() == Path(source_b).resolve(),
                          "no_match_hint": _no_match_hint(a, b, opts.key) if not pairs and ca["terminal"] and cb["terminal"]
                          else None},
         "native": {"a": native_outcomes(a, pa, ca["reviewer_expected"]),

@@ -4,6 +4,7 @@ page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 import unicodedata
@@ -82,7 +83,9 @@ def render_md(r: dict[str, Any]) -> str:
     out = [f"# Paired comparison: {la} (rows) vs {lb} (columns)", "",
            f"Joined on {', '.join(r['key'])}. {c['matched']:,} matched pairs; excluded: "
            + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "",
-           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []), r["wording"], "",
+           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []),
+           *([f"{la} and {lb} are the same input ({c['a']['source']}): every pair agrees by construction.", ""]
+             if c.get("same_input") else []), r["wording"], "",
            "## Execution completeness (Table 24)", ""]
     out += _md_table(*completeness_rows(c))
     out += ["", "## Native outcomes before pairing (Table 25)", "",
@@ -187,8 +190,10 @@ def write_figure(r: dict[str, Any], path: Path) -> None:
     _heat(axes[1], [[outs[a][b] for b in cols] for a in outs] or [[0]], list(outs) or ["-"], cols or ["-"], None)
     axes[1].set_title(_plain(f"Outcomes: {la} (rows) x {lb} (columns)"))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    write_atomic(path, buf.getvalue())  # a kill mid-write leaves no torn figure
 
 
 def _plain(text: str) -> str:
@@ -269,6 +274,8 @@ def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = Tru
     """compare.md, compare.json, compare.png and (for run directories) compare.html; returns the Markdown."""
     out.mkdir(parents=True, exist_ok=True)
     md = render_md(r)
+    for stale in ("compare.png", "compare.html"):  # a previous comparison's: never left beside this one's
+        (out / stale).unlink(missing_ok=True)
     link = "\n[The page](compare.html) and [the figure](compare.png) show the same tables.\n" if figure else ""
     # replaced by rename (harness.core.statefile.write_atomic): a kill or a full disk mid-write
     # leaves the previous file whole, never a torn compare.json that `harness view` cannot read

@@ -245,3 +245,33 @@ def test_an_unreadable_parquet_file_is_one_line(tmp_path, b7):
     res = _invoke(tmp_path / "a.parquet", b7, tmp_path, "--no-figures")
     _one_line_error(res, "a.parquet: cannot read Parquet")
     assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_a_second_comparison_into_the_same_folder_leaves_no_page_of_the_first(tmp_path, b7):
+    """compare --out D, then compare --out D --no-figures on other runs: D/compare.png and
+    D/compare.html still showed the first comparison beside the second's compare.md and .json (and
+    `harness view D` kept the old figure, as it draws only a missing one)."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    assert _invoke(a, b7, tmp_path).exit_code == 0
+    out = tmp_path / "o"
+    assert (out / "compare.png").is_file() and "A4" in (out / "compare.html").read_text()
+    c = _write(tmp_path / "c.jsonl", _rows("A3", "A3", ["completed"] * 7))
+    assert _invoke(a, c, tmp_path, "--no-figures").exit_code == 0
+    assert not (out / "compare.png").exists() and not (out / "compare.html").exists()
+    assert CliRunner().invoke(main, ["view", str(out)]).exit_code == 0
+    page = (out / "compare.html").read_text()
+    assert "A3" in page and "A4" not in page
+
+
+def test_the_same_run_given_twice_is_said(tmp_path):
+    """compare RUN RUN printed a readout of identical sides (every pair concordant, ratio 1.00x)
+    without saying both sides are one input: a typo in a path reads as 'no difference'."""
+    from analysis.compare_render import render_md
+
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    (tmp_path / "d").mkdir()
+    r = compare(a, tmp_path / "d" / ".." / "a.jsonl", Options())
+    assert r["completeness"]["same_input"] is True
+    assert "are the same input" in render_md(r)
+    b = _write(tmp_path / "b.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    assert compare(a, b, Options())["completeness"]["same_input"] is False
