@@ -25,6 +25,7 @@ are apportioned by largest remainder so that the printed values sum to exactly 1
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -506,11 +507,14 @@ def side_tokens(recs: list[dict]) -> dict[str, Any]:
         c = sum(r["cache_read_tokens"] for r in cached)
         inp = sum(r["tokens_in"] + r["cache_read_tokens"] + (r.get("cache_write_tokens") or 0) for r in cached)
         out["cached_share"] = {"cached": c, "input": inp, "rows": len(cached), **rate(c, inp),
-                               "shown": f"{c:,} / {inp:,} input tokens ({percent(c, inp, 2)})" if inp else "n/a (no input)"}
+                               "shown": (f"{c:,} / {inp:,} input tokens ({percent(c, inp, 2)})" if inp else "n/a (no input)")
+                               + (f" over {len(cached):,} of {len(recs):,} rows" if len(cached) < len(recs) else "")}
     else:
         out["cached_share"] = {"shown": "not separately exposed" if recs else NO_ROWS, "rows": 0}
     priced = [r.get("cost_usd") for r in recs]
-    out["cost_usd"] = sum(priced) if recs and all(v is not None for v in priced) else None
+    total = sum(priced) if recs and all(v is not None for v in priced) else None
+    out["cost_overflow"] = total is not None and not math.isfinite(total)  # finite costs can sum to inf
+    out["cost_usd"] = None if out["cost_overflow"] else total
     out["priced_rows"] = sum(v is not None for v in priced)
     models = sorted({str(r.get("model_id")) for r in recs if r.get("model_id")})
     out["model"] = ", ".join(models) if models else "not recorded"
@@ -534,9 +538,13 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
     res["ratio"] = sb / sa if sa else None
     res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else _no_ratio(ta, tb, len(both), la, lb)
     res["increment"] = sb - sa if both else None
-    if ta["cost_usd"] is not None and tb["cost_usd"] is not None:
+    if ta["cost_overflow"] or tb["cost_overflow"]:
+        res["cost"] = {"status": "n/a: the sum of cost_usd overflows a double (" + " and ".join(
+            lbl for lbl, t in ((la, ta), (lb, tb)) if t["cost_overflow"]) + ")"}
+    elif ta["cost_usd"] is not None and tb["cost_usd"] is not None:
+        ratio = tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None
         res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
-                       "ratio": tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None}
+                       "ratio": ratio if ratio is None or math.isfinite(ratio) else None}
     else:
         res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
                                  f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}

@@ -275,3 +275,35 @@ def test_the_same_run_given_twice_is_said(tmp_path):
     assert "are the same input" in render_md(r)
     b = _write(tmp_path / "b.jsonl", _rows("A2", "A2", ["completed"] * 7))
     assert compare(a, b, Options())["completeness"]["same_input"] is False
+
+
+def test_a_cached_share_over_some_rows_says_over_which(tmp_path):
+    """A side whose rows report cached input on 3 of 7 rows showed '150 / 450 input tokens (33.33%)',
+    read as the side's share; the rows it is over are said (the nulls are not counted as 0)."""
+    rows = _rows("A4", "A4", ["completed"] * 7)
+    for r in rows[3:]:
+        r["cache_read_tokens"] = None
+    t = compare(_write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7)),
+                _write(tmp_path / "b.jsonl", rows), Options())["tokens"]
+    assert t["b"]["cached_share"]["shown"] == "150 / 450 input tokens (33.33%) over 3 of 7 rows"
+    assert t["a"]["cached_share"]["shown"] == "350 / 1,050 input tokens (33.33%)"
+    assert t["b"]["io"] == 3 * 160 + 4 * 110 and t["b"]["cache_read_tokens"]["shown"] == "150 over 3 rows"
+
+
+def test_a_cost_sum_past_the_largest_double_is_na_not_inf(tmp_path):
+    """Seven rows of a finite cost_usd 1e308 (each valid) summed to inf: the table printed
+    'Cost (USD) | inf' and compare.json held the non-JSON token Infinity, with a ratio of 0.0."""
+    rows = _rows("A2", "A2", ["completed"] * 7)
+    for r in rows:
+        r["cost_usd"] = 1e308
+    priced = _rows("A4", "A4", ["completed"] * 7)
+    for r in priced:
+        r["cost_usd"] = 1.0
+    a, b = _write(tmp_path / "a.jsonl", rows), _write(tmp_path / "b.jsonl", priced)
+    res = _invoke(a, b, tmp_path, "--no-figures")
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "o" / "compare.json").read_text()
+    assert "Infinity" not in text and "NaN" not in text
+    cost = json.loads(text)["tokens"]["cost"]
+    assert "a" not in cost and "overflow" in cost["status"], cost
+    assert "| inf" not in res.output
