@@ -196,10 +196,16 @@ def write_figure(r: dict[str, Any], path: Path) -> None:
     write_atomic(path, buf.getvalue())  # a kill mid-write leaves no torn figure
 
 
+FIGURE_TEXT = 120  # characters of one text in the figure (compare.md and compare.json keep labels whole)
+
+
 def _plain(text: str) -> str:
     """Text drawn as written: a '$' in a run label or arm name would start matplotlib mathtext
-    (and '$\\frac$' is a parse error that aborts the figure)."""
-    return str(text).replace("$", r"\$")
+    (and '$\\frac$' is a parse error that aborts the figure). At most FIGURE_TEXT characters: laying
+    out an arm name of 200,000 characters took matplotlib about two minutes."""
+    text = str(text)
+    text = text if len(text) <= FIGURE_TEXT else text[:FIGURE_TEXT - 1] + "\u2026"
+    return text.replace("$", r"\$")
 
 
 def _heat(ax, grid, rows, cols, notes) -> None:

@@ -307,3 +307,24 @@ def test_a_cost_sum_past_the_largest_double_is_na_not_inf(tmp_path):
     cost = json.loads(text)["tokens"]["cost"]
     assert "a" not in cost and "overflow" in cost["status"], cost
     assert "| inf" not in res.output
+
+
+def test_a_label_of_200000_characters_is_drawn_shortened(tmp_path, b7, monkeypatch):
+    """An arm name of 200,000 characters (the default label) took matplotlib nearly two minutes of
+    CPU to lay out in the figure (compare and `harness view` alike); the figure draws at most
+    FIGURE_TEXT characters of a text, compare.md and compare.json keep it whole."""
+    import matplotlib.text
+
+    from analysis.compare_render import FIGURE_TEXT, write_figure
+
+    drawn: list[int] = []
+    real = matplotlib.text.Text.set_text
+    monkeypatch.setattr(matplotlib.text.Text, "set_text", lambda self, s: (drawn.append(len(str(s))), real(self, s))[1])
+    rows = _rows("A2", "A2", ["completed"] * 7)
+    for r in rows:
+        r.pop("cell_key")
+        r["arm"] = "A" * 200_000
+    r = compare(_write(tmp_path / "a.jsonl", rows), b7, Options(label_a="A" * 200_000))
+    write_figure(r, tmp_path / "f.png")
+    assert drawn and max(drawn) <= FIGURE_TEXT and (tmp_path / "f.png").stat().st_size > 0
+    assert r["labels"]["a"] == "A" * 200_000
