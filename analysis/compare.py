@@ -40,6 +40,8 @@ KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
 # controllers whose arm asks a reviewer (harness.control.arms: A3 advisory review, A4 the evidence gate)
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
+# the harness's built-in arms (harness.core.builtin_parts): each can stop or recover
+HARNESS_CONTROLLERS = frozenset({"A1", "A2", "A2p", "A3", "A4"})
 COMPLETION = ("completed", "recovered")
 SCORED = tuple(o for o in record.OUTCOMES if o != "void")
 
@@ -374,13 +376,16 @@ NATIVE_ROWS = (  # (label, outcomes, n/a on a side without a control layer when 
 
 def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> list[dict[str, Any]]:
     """Table 25 for one side over its terminal planned cells: a zero count of a control-layer
-    outcome on a side without a reviewer is 'n/a' (the paper's no-review control)."""
+    outcome on a side without a reviewer whose runner is not one of the harness's arms is 'n/a'
+    (the paper's no-review control). The harness's arms all stop or retry (A1 at its human gate, A2
+    when its retries run out), so their zeros are counts, whatever the data."""
     recs = [side.terminal[k] for k in sorted(planned & set(side.terminal))]
     counts = Counter(r["outcome"] for r in recs)
+    foreign = bool(side.controllers) and not set(side.controllers) & HARNESS_CONTROLLERS
     out = []
     for label, outs, control in NATIVE_ROWS:
         n = sum(counts.get(o, 0) for o in outs)
-        shown = "n/a" if control and n == 0 and reviewer_expected == "no" else f"{n:,}"
+        shown = "n/a" if control and n == 0 and reviewer_expected == "no" and foreign else f"{n:,}"
         out.append({"row": label, "outcomes": list(outs), "count": n, "shown": shown, **rate(n, len(recs))})
     return out
 

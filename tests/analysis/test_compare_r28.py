@@ -328,3 +328,19 @@ def test_a_label_of_200000_characters_is_drawn_shortened(tmp_path, b7, monkeypat
     write_figure(r, tmp_path / "f.png")
     assert drawn and max(drawn) <= FIGURE_TEXT and (tmp_path / "f.png").stat().st_size > 0
     assert r["labels"]["a"] == "A" * 200_000
+
+
+def test_a_harness_arm_without_a_reviewer_prints_its_zero_stops_not_na(tmp_path, b7):
+    """A2 stops when its retries run out (not shipped: safe_stop or false_stop, Eq. 7) and records
+    'recovered' after a failed attempt; its zero counts printed 'n/a' (as for the paper's no-review
+    runner, which has no control layer), so n/a or 0 depended on the data, not on the arm."""
+    from analysis.compare import HARNESS_CONTROLLERS
+    from harness.core.registry import ARMS
+
+    assert HARNESS_CONTROLLERS <= set(ARMS.names())
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    native = {x["row"]: x["shown"] for x in compare(a, b7, Options())["native"]["a"]}
+    assert native["Safe-stopped (not shipped)"] == "0" and native["Recovered (a failure seen, then shipped)"] == "0"
+    foreign = _rows("A2", "no-review", ["completed"] * 7)  # another producer's runner without a control layer
+    native = {x["row"]: x["shown"] for x in compare(_write(tmp_path / "f.jsonl", foreign), b7, Options())["native"]["a"]}
+    assert native["Safe-stopped (not shipped)"] == "n/a" and native["Recovered (a failure seen, then shipped)"] == "n/a"
