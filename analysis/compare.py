@@ -517,7 +517,7 @@ def side_tokens(recs: list[dict]) -> dict[str, Any]:
     else:
         out["cached_share"] = {"shown": "not separately exposed" if recs else NO_ROWS, "rows": 0}
     priced = [r.get("cost_usd") for r in recs]
-    total = sum(priced) if recs and all(v is not None for v in priced) else None
+    total: float | None = sum(v for v in priced if v is not None) if recs and None not in priced else None
     out["cost_overflow"] = total is not None and not math.isfinite(total)  # finite costs can sum to inf
     out["cost_usd"] = None if out["cost_overflow"] else total
     out["priced_rows"] = sum(v is not None for v in priced)

@@ -344,3 +344,20 @@ def test_a_harness_arm_without_a_reviewer_prints_its_zero_stops_not_na(tmp_path,
     foreign = _rows("A2", "no-review", ["completed"] * 7)  # another producer's runner without a control layer
     native = {x["row"]: x["shown"] for x in compare(_write(tmp_path / "f.jsonl", foreign), b7, Options())["native"]["a"]}
     assert native["Safe-stopped (not shipped)"] == "n/a" and native["Recovered (a failure seen, then shipped)"] == "n/a"
+
+
+# -- harness schema records --validate refuses what the reader refuses ------------------------------
+def test_schema_validate_refuses_a_null_subfield_on_a_v1_record_and_a_huge_int(tmp_path):
+    """--validate promises to refuse what harness analyze refuses: a v1 record with a null
+    cache_read_tokens passed it (0 problems) and compare then refused the file; a 5,000-digit
+    integer was a traceback."""
+    rows = _rows("A2", "A2", ["completed"] * 2, cache_read_tokens=None)
+    rows[1]["schema_version"] = 1
+    f = _write(tmp_path / "v1.jsonl", rows)
+    res = CliRunner().invoke(main, ["schema", "records", "--validate", str(f)])
+    assert res.exit_code == 2, res.output
+    assert "v1.jsonl:2: field 'cache_read_tokens'" in res.output and "v1.jsonl:1:" not in res.output
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text(_text(rows[:1]).replace('"tokens_in": 100', '"tokens_in": 1' + "0" * 5000))
+    res = CliRunner().invoke(main, ["schema", "records", "--validate", str(huge)])
+    assert res.exit_code == 2 and "huge.jsonl:1: not valid JSON" in res.output, (res.output, res.exception)
