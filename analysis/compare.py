@@ -141,7 +141,8 @@ def _run_meta(path: Path) -> dict:
 
 
 def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
-    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none.
+    """Join keys of the protocol's cells (run.json names the protocol), or why none: of every arm
+    when ``arm`` is in the key (an arm not yet started is pending), else of ``arms``, the side's one.
     The protocol file is read as it is now: its lock digest must still be run.json's
     ``protocol_digest`` (as ``harness run --resume`` requires), else the plan is not the run's."""
     proto_path = meta.get("protocol_path")
@@ -160,7 +161,7 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
         return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
                       f"now {now[:12]}...): its plan is not the run's")
     keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
-                      "factors": dict(c.factors)}, key) for c in cells if c.arm in arms}
+                      "factors": dict(c.factors)}, key) for c in cells if "arm" in key or c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
 
 

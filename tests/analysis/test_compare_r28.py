@@ -361,3 +361,55 @@ def test_schema_validate_refuses_a_null_subfield_on_a_v1_record_and_a_huge_int(t
     huge.write_text(_text(rows[:1]).replace('"tokens_in": 100', '"tokens_in": 1' + "0" * 5000))
     res = CliRunner().invoke(main, ["schema", "records", "--validate", str(huge)])
     assert res.exit_code == 2 and "huge.jsonl:1: not valid JSON" in res.output, (res.output, res.exception)
+
+
+TWO_ARMS = """[protocol]
+name = "two"
+seed = 7
+repeats = 1
+tasks_dir = "{tasks}"
+tasks = ["parse-range", "median"]
+scenarios = ["null", "B2"]
+engine = "simulated"
+
+[arms.A2]
+controller = "A2"
+retries = 3
+
+[arms.A4]
+controller = "A4"
+attempts = 3
+review_rounds = 2
+reflection = true
+
+[limits]
+test_timeout_s = 60
+memory_mb = 2048
+max_turns = 12
+max_tokens = 4096
+"""
+
+
+def test_with_arm_in_the_key_an_arm_not_yet_started_is_pending(tmp_path):
+    """A two-arm run stopped before its A4 cells: with --key arm,... the plan was the protocol's
+    cells of the arms found in the records only, so A4's four planned cells were neither terminal
+    nor pending: they vanished from Table 24."""
+    from harness.core.protocol import compute_lock, load_protocol
+
+    proto = tmp_path / "two.toml"
+    proto.write_text(TWO_ARMS.format(tasks=REPO / "tasks"))
+    digest = compute_lock(load_protocol(proto))["digest"]
+    cells = [(t, s, 1) for t in ("parse-range", "median") for s in ("null", "B2")]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"protocol_path": str(proto), "protocol_digest": digest}))
+    _write(run / "records.jsonl", [_row("A2", "A2", c, "completed", {"tokens_in": 1, "tokens_out": 1}, 0, digest)
+                                   for c in cells])
+    other = _write(tmp_path / "b.jsonl", [_row(arm, arm, c, "completed", {"tokens_in": 1, "tokens_out": 1}, 0, "q")
+                                          for arm in ("A2", "A4") for c in cells])
+    c = compare(run, other, Options(key=("arm", "task", "scenario", "repeat", "factors")))["completeness"]
+    assert (c["a"]["planned"], c["a"]["terminal"], c["a"]["pending"]) == (8, 4, 4)
+    assert c["matched"] == 4 and c["excluded"]["terminal in B only"] == 4
+    one = compare(run, _write(tmp_path / "b2.jsonl", [_row("A4", "A4", x, "completed", {"tokens_in": 1, "tokens_out": 1},
+                                                            1, "q") for x in cells]), Options())["completeness"]
+    assert (one["a"]["planned"], one["a"]["pending"]) == (4, 0)  # one arm per side: that arm's plan
