@@ -69,13 +69,11 @@ class Exclusion(Enum):
 
 @dataclass(frozen=True)
 class Options:
-    """What a comparison joins on and how its cluster interval is drawn."""
+    """What a comparison joins on, its labels, and the level of its intervals (1 - alpha)."""
 
     key: tuple[str, ...] = DEFAULT_KEY
     label_a: str = "A"
     label_b: str = "B"
-    seed: int = 20261202
-    B: int = 2000
     alpha: float = 0.05
 
 

@@ -413,3 +413,14 @@ def test_with_arm_in_the_key_an_arm_not_yet_started_is_pending(tmp_path):
     one = compare(run, _write(tmp_path / "b2.jsonl", [_row("A4", "A4", x, "completed", {"tokens_in": 1, "tokens_out": 1},
                                                             1, "q") for x in cells]), Options())["completeness"]
     assert (one["a"]["planned"], one["a"]["pending"]) == (4, 0)  # one arm per side: that arm's plan
+
+
+def test_compare_offers_no_bootstrap_options_it_does_not_use():
+    """--seed ('seed of the cluster bootstrap') and --B ('bootstrap resamples') were accepted and
+    ignored: the cluster line is analytic (CR2, analysis.estimands.population_block), no resample is
+    drawn, so any value printed the same readout."""
+    import dataclasses
+
+    res = CliRunner().invoke(main, ["compare", "--help"])
+    assert res.exit_code == 0 and "bootstrap" not in res.output and "--B" not in res.output
+    assert {f.name for f in dataclasses.fields(Options)} == {"key", "label_a", "label_b", "alpha"}
