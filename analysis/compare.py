@@ -282,9 +282,16 @@ def _rate(k: int, n: int, micro: int) -> dict[str, Any]:
 def percent(k: int, n: int, decimals: int) -> str:
     """100 k / n with ``decimals`` decimals, rounded half up in exact arithmetic, as the full-
     precision column (a binary float rounds 7/2000 = 0.35% down to '0.3%', and formats half to even)."""
-    units = (Fraction(100 * 10**decimals * k, n) + Fraction(1, 2)).__floor__()
+    return fixed(Fraction(100 * k, n), decimals, grouped=False) + "%"
+
+
+def fixed(x: Fraction, decimals: int, grouped: bool = True) -> str:
+    """A non-negative exact value with ``decimals`` decimals, rounded half up (1.125 -> '1.13'),
+    with thousands separators when ``grouped``."""
+    units = (x * 10**decimals + Fraction(1, 2)).__floor__()
     whole, frac = divmod(units, 10**decimals)
-    return f"{whole}.{frac:0{decimals}d}%" if decimals else f"{whole}%"
+    head = f"{whole:,}" if grouped else str(whole)
+    return f"{head}.{frac:0{decimals}d}" if decimals else head
 
 
 def partition_rates(counts: list[int]) -> list[dict[str, Any]]:
@@ -506,6 +513,7 @@ def side_tokens(recs: list[dict]) -> dict[str, Any]:
     out["io_rows"] = len(known)
     out["io"] = sum(known) if known else None
     out["io_mean"] = sum(known) / len(known) if known else None
+    out["io_mean_shown"] = fixed(Fraction(sum(known), len(known)), 1) if known else "n/a"
     cached = [r for r in recs if r.get("cache_read_tokens") is not None and r.get("tokens_in") is not None]
     if cached:
         c = sum(r["cache_read_tokens"] for r in cached)
@@ -540,7 +548,7 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
                              "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
-    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else _no_ratio(ta, tb, len(both), la, lb)
+    res["ratio_shown"] = fixed(Fraction(sb, sa), 2) + "x" if sa else _no_ratio(ta, tb, len(both), la, lb)
     res["increment"] = sb - sa if both else None
     if ta["cost_overflow"] or tb["cost_overflow"]:
         res["cost"] = {"status": "n/a: the sum of cost_usd overflows a double (" + " and ".join(

@@ -148,8 +148,8 @@ def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
     def io(s: dict) -> str:
         return f"{s['io']:,}" if s["io"] is not None else "not exposed" if s["rows"] else NO_ROWS
 
-    def mean(s: dict) -> str:
-        return "n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}"
+    def mean(s: dict) -> str:  # exact, half up (compare.fixed); a compare.json of before it: the float
+        return s.get("io_mean_shown") or ("n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}")
 
     rows = [["Provider/model label", a["model"], b["model"]],
             ["Matched rows", f"{a['rows']:,}", f"{b['rows']:,}"],

@@ -424,3 +424,20 @@ def test_compare_offers_no_bootstrap_options_it_does_not_use():
     res = CliRunner().invoke(main, ["compare", "--help"])
     assert res.exit_code == 0 and "bootstrap" not in res.output and "--B" not in res.output
     assert {f.name for f in dataclasses.fields(Options)} == {"key", "label_a", "label_b", "alpha"}
+
+
+def test_ratio_and_mean_are_rounded_half_up_exactly(tmp_path):
+    """A ratio of exactly 1.125 printed '1.12x' and a mean of exactly x.25 printed 'x.2' (float
+    formatting rounds half to even, and a binary float may sit below the half)."""
+    from analysis.compare_render import render_md
+
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 4))  # 160 per row
+    rows = _rows("A4", "A4", ["completed"] * 4, tokens_in=120)  # 180 per row: 720 / 640 = 1.125
+    rows[0]["tokens_out"] = 11  # B: 721 over 4 rows, a mean of 180.25
+    r = compare(a, _write(tmp_path / "b.jsonl", rows), Options())
+    rows[0]["tokens_out"] = 10
+    assert r["tokens"]["ratio_shown"] == "1.13x"  # 721 / 640 = 1.1265625
+    r2 = compare(a, _write(tmp_path / "c.jsonl", rows), Options())
+    assert r2["tokens"]["ratio_shown"] == "1.13x"  # 720 / 640 = 1.125 exactly
+    md = render_md(r)
+    assert "| Mean input + output tokens / row | 160.0 | 180.3 |" in md, md
