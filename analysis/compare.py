@@ -223,13 +223,14 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
 
 
 def _ends_torn(path: Path) -> bool:
-    """The file's last byte is not a newline (and the file is not empty): a line being written."""
+    """The file's last byte ends no line (and the file is not empty): a line being written. A last
+    '\r' ends one, as the reader's universal newlines read it (analysis.records._read_jsonl)."""
     with path.open("rb") as fh:
         fh.seek(0, 2)
         if fh.tell() == 0:
             return False
         fh.seek(-1, 2)
-        return fh.read(1) != b"\n"
+        return fh.read(1) not in (b"\n", b"\r")
 
 
 def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:

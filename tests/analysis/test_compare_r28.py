@@ -441,3 +441,16 @@ def test_ratio_and_mean_are_rounded_half_up_exactly(tmp_path):
     assert r2["tokens"]["ratio_shown"] == "1.13x"  # 720 / 640 = 1.125 exactly
     md = render_md(r)
     assert "| Mean input + output tokens / row | 160.0 | 180.3 |" in md, md
+
+
+def test_a_run_ending_in_a_carriage_return_is_not_counted_twice(tmp_path, b7):
+    """A ledger whose last line ends in '\\r' (a CRLF cut between its two bytes): the reader's
+    universal newlines read it as a complete line, and it was also counted as a torn last line,
+    one row in two places of Table 24."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text("{}")
+    (run / "records.jsonl").write_bytes(_text(_rows("A2", "A2", ["completed"] * 7)).replace("\n", "\r\n")
+                                        .encode()[:-1])
+    c = compare(run, b7, Options())["completeness"]["a"]
+    assert c["terminal"] + c["torn_last_line"] + c["extra_rows"] == 7, c
