@@ -198,8 +198,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     is_dir = path.is_dir()
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
-    load_records(records_path, on_conflict="first", complete_lines_only=is_dir)  # raises RecordsError
-    recs, locs = read_raw(records_path, complete_lines_only=is_dir)
+    recs, locs = read_raw(records_path, complete_lines_only=is_dir)  # read once: the rows validated are the rows used
+    load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     versions = _check_versions(recs, locs)
     for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):

@@ -472,12 +472,15 @@ def factor_suffix(facs: dict | None) -> str:
 
 
 def load_records(path: str | Path, on_conflict: str = "error",
-                 scenarios: set[str] | None = None, complete_lines_only: bool = False) -> LoadResult:
+                 scenarios: set[str] | None = None, complete_lines_only: bool = False,
+                 raw: tuple[list[dict], list[str]] | None = None) -> LoadResult:
     """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
-    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger)."""
+    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger).
+    ``raw``: the rows ``read_raw`` already returned for ``path``, so that a caller that uses them
+    uses the rows validated here (a ledger read twice may have grown in between)."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
-    recs, locs = read_raw(path, complete_lines_only)
+    recs, locs = raw if raw is not None else read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
         _validate(rec, loc, scenarios, problems)

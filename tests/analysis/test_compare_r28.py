@@ -454,3 +454,33 @@ def test_a_run_ending_in_a_carriage_return_is_not_counted_twice(tmp_path, b7):
                                         .encode()[:-1])
     c = compare(run, b7, Options())["completeness"]["a"]
     assert c["terminal"] + c["torn_last_line"] + c["extra_rows"] == 7, c
+
+
+def test_the_rows_compared_are_the_rows_validated(tmp_path, b7, monkeypatch):
+    """load_side validated the file (load_records) and then read it a second time (read_raw): a
+    ledger that grew in between (a running study) reached the tables unvalidated; here a row
+    without its outcome was a KeyError traceback. The file is read once."""
+    import analysis.compare as cmp
+    import analysis.records as records
+
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    reads = {"n": 0}
+    real = records.read_raw
+
+    def growing(path, complete_lines_only=False):
+        reads["n"] += 1
+        recs, locs = real(path, complete_lines_only)
+        if Path(path) == a and reads["n"] > 1:  # the second read of A sees one more row
+            bad = dict(recs[0], task="t9", cell_key="A2|t9|null|1")
+            bad.pop("outcome")
+            return recs + [bad], locs + [f"{a}:8"]
+        return recs, locs
+
+    monkeypatch.setattr(records, "read_raw", growing)
+    monkeypatch.setattr(cmp, "read_raw", growing)
+    try:
+        r = compare(a, b7, Options())
+    except records.RecordsError as exc:  # the one read, validated: the bad row is named
+        assert "field 'outcome'" in str(exc)
+    else:
+        assert r["completeness"]["a"]["rows"] == 7
