@@ -13,14 +13,15 @@ from typing import Any
 
 from harness.core.statefile import write_atomic
 
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"}
 
 
 def _md_text(text: str) -> str:
     """``text`` as one line of Markdown that shows as written: a line break or other control
     character (a run label, an arm or a model name from a producer's records) is a space, so it
-    cannot start a heading, list item or table row; '&', '<' and '>' are entities, so a label
-    cannot put HTML into compare.md (``_md_to_html`` reads them back before escaping)."""
+    cannot start a heading, list item or table row; '&', '<', '>', '[' and ']' are entities, so a
+    label cannot put HTML, a link or an image into compare.md (``_md_to_html`` reads them back
+    before escaping)."""
     return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else _ENTITIES.get(ch, ch) for ch in text)
 
 

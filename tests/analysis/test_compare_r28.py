@@ -484,3 +484,15 @@ def test_the_rows_compared_are_the_rows_validated(tmp_path, b7, monkeypatch):
         assert "field 'outcome'" in str(exc)
     else:
         assert r["completeness"]["a"]["rows"] == 7
+
+
+def test_a_label_cannot_add_a_link_or_an_image_to_compare_md(tmp_path, b7):
+    """A label '![x](http://tracker.invalid/p.png)' was an image a Markdown viewer fetches on
+    opening compare.md (and '[x](...)' a link); brackets from the inputs are entities."""
+    a = _write(tmp_path / "a.jsonl", _rows("A2", "A2", ["completed"] * 7))
+    res = _invoke(a, b7, tmp_path, "--label-a", "![x](http://tracker.invalid/p.png)", "--label-b", "[y](http://z.invalid)")
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "o" / "compare.md").read_text()
+    assert "](http" not in md and "&#91;y&#93;(http://z.invalid)" in md
+    page = (tmp_path / "o" / "compare.html").read_text()
+    assert "[y](http://z.invalid)" in page and "&#91;" not in page  # the page shows the label as written
