@@ -25,7 +25,7 @@ are apportioned by largest remainder so that the printed values sum to exactly 1
 """
 from __future__ import annotations
 
-import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -40,6 +40,8 @@ KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
 # controllers whose arm asks a reviewer (harness.control.arms: A3 advisory review, A4 the evidence gate)
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
+# the harness's built-in arms (harness.core.builtin_parts): each can stop or recover
+HARNESS_CONTROLLERS = frozenset({"A1", "A2", "A2p", "A3", "A4"})
 COMPLETION = ("completed", "recovered")
 SCORED = tuple(o for o in record.OUTCOMES if o != "void")
 
@@ -67,13 +69,11 @@ class Exclusion(Enum):
 
 @dataclass(frozen=True)
 class Options:
-    """What a comparison joins on and how its cluster interval is drawn."""
+    """What a comparison joins on, its labels, and the level of its intervals (1 - alpha)."""
 
     key: tuple[str, ...] = DEFAULT_KEY
     label_a: str = "A"
     label_b: str = "B"
-    seed: int = 20261202
-    B: int = 2000
     alpha: float = 0.05
 
 
@@ -107,8 +107,11 @@ def parse_key(text: str) -> tuple[str, ...]:
     """--key [arm,]task,scenario,repeat[,factors]: task, scenario and repeat are required."""
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     bad = [n for n in names if n not in KEY_FIELDS]
-    if bad or not {"task", "scenario", "repeat"} <= set(names):
-        raise CompareError(f"--key {text}: expected task,scenario,repeat optionally with arm and factors")
+    missing = [n for n in ("task", "scenario", "repeat") if n not in names]
+    if bad or missing:
+        why = (f"field {', '.join(repr(n) for n in bad)} is not a join field ({', '.join(KEY_FIELDS)})" if bad
+               else f"field {', '.join(repr(n) for n in missing)} is required")
+        raise CompareError(f"--key {text}: {why}; expected task,scenario,repeat optionally with arm and factors")
     return tuple(f for f in KEY_FIELDS if f in names)
 
 
@@ -122,9 +125,10 @@ def _run_meta(path: Path) -> dict:
     meta_path = path / "run.json"
     if not meta_path.is_file():
         raise CompareError(f"{path}: not a run directory (no run.json) and not a records file")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    from harness.core.statefile import loads
+    try:  # ValueError: malformed, nested past statefile.MAX_DEPTH, or an integer past 4,300 digits
+        meta = loads(meta_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
@@ -135,7 +139,8 @@ def _run_meta(path: Path) -> dict:
 
 
 def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
-    """Join keys of the protocol's cells of ``arms`` (run.json names the protocol), or why none.
+    """Join keys of the protocol's cells (run.json names the protocol), or why none: of every arm
+    when ``arm`` is in the key (an arm not yet started is pending), else of ``arms``, the side's one.
     The protocol file is read as it is now: its lock digest must still be run.json's
     ``protocol_digest`` (as ``harness run --resume`` requires), else the plan is not the run's."""
     proto_path = meta.get("protocol_path")
@@ -154,7 +159,7 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
         return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
                       f"now {now[:12]}...): its plan is not the run's")
     keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
-                      "factors": dict(c.factors)}, key) for c in cells if c.arm in arms}
+                      "factors": dict(c.factors)}, key) for c in cells if "arm" in key or c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
 
 
@@ -193,8 +198,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     is_dir = path.is_dir()
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
-    load_records(records_path, on_conflict="first", complete_lines_only=is_dir)  # raises RecordsError
-    recs, locs = read_raw(records_path, complete_lines_only=is_dir)
+    recs, locs = read_raw(records_path, complete_lines_only=is_dir)  # read once: the rows validated are the rows used
+    load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     versions = _check_versions(recs, locs)
     for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
@@ -218,13 +223,14 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
 
 
 def _ends_torn(path: Path) -> bool:
-    """The file's last byte is not a newline (and the file is not empty): a line being written."""
+    """The file's last byte ends no line (and the file is not empty): a line being written. A last
+    '\r' ends one, as the reader's universal newlines read it (analysis.records._read_jsonl)."""
     with path.open("rb") as fh:
         fh.seek(0, 2)
         if fh.tell() == 0:
             return False
         fh.seek(-1, 2)
-        return fh.read(1) != b"\n"
+        return fh.read(1) not in (b"\n", b"\r")
 
 
 def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:
@@ -271,8 +277,22 @@ def rate(k: int, n: int) -> dict[str, Any]:
 
 def _rate(k: int, n: int, micro: int) -> dict[str, Any]:
     return {"count": k, "of": n, "rate": k / n, "exact": f"{k}/{n}",
-            "full": f"{micro // 10**6}.{micro % 10**6:06d}%",
-            "display": f"{float(100 * Fraction(k, n)):.1f}%"}
+            "full": f"{micro // 10**6}.{micro % 10**6:06d}%", "display": percent(k, n, 1)}
+
+
+def percent(k: int, n: int, decimals: int) -> str:
+    """100 k / n with ``decimals`` decimals, rounded half up in exact arithmetic, as the full-
+    precision column (a binary float rounds 7/2000 = 0.35% down to '0.3%', and formats half to even)."""
+    return fixed(Fraction(100 * k, n), decimals, grouped=False) + "%"
+
+
+def fixed(x: Fraction, decimals: int, grouped: bool = True) -> str:
+    """A non-negative exact value with ``decimals`` decimals, rounded half up (1.125 -> '1.13'),
+    with thousands separators when ``grouped``."""
+    units = (x * 10**decimals + Fraction(1, 2)).__floor__()
+    whole, frac = divmod(units, 10**decimals)
+    head = f"{whole:,}" if grouped else str(whole)
+    return f"{head}.{frac:0{decimals}d}" if decimals else head
 
 
 def partition_rates(counts: list[int]) -> list[dict[str, Any]]:
@@ -363,13 +383,16 @@ NATIVE_ROWS = (  # (label, outcomes, n/a on a side without a control layer when 
 
 def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> list[dict[str, Any]]:
     """Table 25 for one side over its terminal planned cells: a zero count of a control-layer
-    outcome on a side without a reviewer is 'n/a' (the paper's no-review control)."""
+    outcome on a side without a reviewer whose runner is not one of the harness's arms is 'n/a'
+    (the paper's no-review control). The harness's arms all stop or retry (A1 at its human gate, A2
+    when its retries run out), so their zeros are counts, whatever the data."""
     recs = [side.terminal[k] for k in sorted(planned & set(side.terminal))]
     counts = Counter(r["outcome"] for r in recs)
+    foreign = bool(side.controllers) and not set(side.controllers) & HARNESS_CONTROLLERS
     out = []
     for label, outs, control in NATIVE_ROWS:
         n = sum(counts.get(o, 0) for o in outs)
-        shown = "n/a" if control and n == 0 and reviewer_expected == "no" else f"{n:,}"
+        shown = "n/a" if control and n == 0 and reviewer_expected == "no" and foreign else f"{n:,}"
         out.append({"row": label, "outcomes": list(outs), "count": n, "shown": shown, **rate(n, len(recs))})
     return out
 
@@ -458,6 +481,7 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
 
 # -- token readout (Table 28) --------------------------------------------------------------------
 SUBFIELDS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+NO_ROWS = "n/a (no matched rows)"
 
 
 def _reported(recs: list[dict], name: str) -> tuple[int, int]:
@@ -481,24 +505,29 @@ def io_tokens(r: dict) -> int | None:
 def side_tokens(recs: list[dict]) -> dict[str, Any]:
     """One side's Table 28 column over its matched rows; a field no row reports is 'not exposed'."""
     out: dict[str, Any] = {"rows": len(recs)}
+    silent = "not exposed" if recs else NO_ROWS  # no row to report it: an empty denominator, not silence
     for name in ("tokens_in", "tokens_out", *SUBFIELDS):
         s, n = _reported(recs, name)
         out[name] = {"sum": s if n else None, "rows_reporting": n,
-                     "shown": f"{s:,} over {n:,} rows" if n else "not exposed"}
+                     "shown": f"{s:,} over {n:,} rows" if n else silent}
     known = [t for t in (io_tokens(r) for r in recs) if t is not None]
     out["io_rows"] = len(known)
     out["io"] = sum(known) if known else None
     out["io_mean"] = sum(known) / len(known) if known else None
+    out["io_mean_shown"] = fixed(Fraction(sum(known), len(known)), 1) if known else "n/a"
     cached = [r for r in recs if r.get("cache_read_tokens") is not None and r.get("tokens_in") is not None]
     if cached:
         c = sum(r["cache_read_tokens"] for r in cached)
         inp = sum(r["tokens_in"] + r["cache_read_tokens"] + (r.get("cache_write_tokens") or 0) for r in cached)
         out["cached_share"] = {"cached": c, "input": inp, "rows": len(cached), **rate(c, inp),
-                               "shown": f"{c:,} / {inp:,} input tokens ({100 * c / inp:.2f}%)" if inp else "n/a (no input)"}
+                               "shown": (f"{c:,} / {inp:,} input tokens ({percent(c, inp, 2)})" if inp else "n/a (no input)")
+                               + (f" over {len(cached):,} of {len(recs):,} rows" if len(cached) < len(recs) else "")}
     else:
-        out["cached_share"] = {"shown": "not separately exposed", "rows": 0}
+        out["cached_share"] = {"shown": "not separately exposed" if recs else NO_ROWS, "rows": 0}
     priced = [r.get("cost_usd") for r in recs]
-    out["cost_usd"] = sum(priced) if recs and all(v is not None for v in priced) else None
+    total: float | None = sum(v for v in priced if v is not None) if recs and None not in priced else None
+    out["cost_overflow"] = total is not None and not math.isfinite(total)  # finite costs can sum to inf
+    out["cost_usd"] = None if out["cost_overflow"] else total
     out["priced_rows"] = sum(v is not None for v in priced)
     models = sorted({str(r.get("model_id")) for r in recs if r.get("model_id")})
     out["model"] = ", ".join(models) if models else "not recorded"
@@ -520,11 +549,15 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
         res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
                              "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
-    res["ratio_shown"] = f"{sb / sa:.2f}x" if sa else _no_ratio(ta, tb, len(both), la, lb)
+    res["ratio_shown"] = fixed(Fraction(sb, sa), 2) + "x" if sa else _no_ratio(ta, tb, len(both), la, lb)
     res["increment"] = sb - sa if both else None
-    if ta["cost_usd"] is not None and tb["cost_usd"] is not None:
+    if ta["cost_overflow"] or tb["cost_overflow"]:
+        res["cost"] = {"status": "n/a: the sum of cost_usd overflows a double (" + " and ".join(
+            lbl for lbl, t in ((la, ta), (lb, tb)) if t["cost_overflow"]) + ")"}
+    elif ta["cost_usd"] is not None and tb["cost_usd"] is not None:
+        ratio = tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None
         res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
-                       "ratio": tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None}
+                       "ratio": ratio if ratio is None or math.isfinite(ratio) else None}
     else:
         res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
                                  f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}
@@ -532,7 +565,9 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
 
 
 def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
-    """Why there is no ratio B/A: the side(s) without usage, or A's zero total over the pairs."""
+    """Why there is no ratio B/A: no matched pair, the side(s) without usage, or A's zero total."""
+    if not ta["rows"]:
+        return NO_ROWS
     if n_both:
         return f"n/a ({la} has 0 input+output tokens over the {n_both:,} pairs where both report usage)"
     silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t["io_rows"]]
@@ -564,6 +599,7 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
         "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
+                         "same_input": Path(source_a).resolve() == Path(source_b).resolve(),
                          "no_match_hint": _no_match_hint(a, b, opts.key) if not pairs and ca["terminal"] and cb["terminal"]
                          else None},
         "native": {"a": native_outcomes(a, pa, ca["reviewer_expected"]),

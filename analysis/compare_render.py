@@ -3,10 +3,37 @@
 page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
 from __future__ import annotations
 
+import html
+import io
 import json
 import math
+import unicodedata
 from pathlib import Path
 from typing import Any
+
+from harness.core.statefile import write_atomic
+
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"}
+
+
+def _md_text(text: str) -> str:
+    """``text`` as one line of Markdown that shows as written: a line break or other control
+    character (a run label, an arm or a model name from a producer's records) is a space, so it
+    cannot start a heading, list item or table row; '&', '<', '>', '[' and ']' are entities, so a
+    label cannot put HTML, a link or an image into compare.md (``_md_to_html`` reads them back
+    before escaping)."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else _ENTITIES.get(ch, ch) for ch in text)
+
+
+def _md_safe(x: Any) -> Any:
+    """Every string of a comparison (keys too) through ``_md_text``; numbers and the rest unchanged."""
+    if isinstance(x, str):
+        return _md_text(x)
+    if isinstance(x, dict):
+        return {_md_safe(k): _md_safe(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_md_safe(v) for v in x]
+    return x
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -49,13 +76,17 @@ def completeness_rows(c: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def render_md(r: dict[str, Any]) -> str:
-    """Every table, with counts, full-precision rates beside display rounding, and the wording."""
+    """Every table, with counts, full-precision rates beside display rounding, and the wording;
+    every string from the inputs is one line of text (``_md_safe``)."""
+    r = _md_safe(r)
     la, lb = r["labels"]["a"], r["labels"]["b"]
     c = r["completeness"]
     out = [f"# Paired comparison: {la} (rows) vs {lb} (columns)", "",
            f"Joined on {', '.join(r['key'])}. {c['matched']:,} matched pairs; excluded: "
            + ", ".join(f"{v:,} {k}" for k, v in c["excluded"].items()) + ".", "",
-           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []), r["wording"], "",
+           *([c["no_match_hint"], ""] if c.get("no_match_hint") else []),
+           *([f"{la} and {lb} are the same input ({c['a']['source']}): every pair agrees by construction.", ""]
+             if c.get("same_input") else []), r["wording"], "",
            "## Execution completeness (Table 24)", ""]
     out += _md_table(*completeness_rows(c))
     out += ["", "## Native outcomes before pairing (Table 25)", "",
@@ -111,13 +142,15 @@ def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
 
 
 def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
+    from analysis.compare import NO_ROWS
+
     a, b = t["a"], t["b"]
 
     def io(s: dict) -> str:
-        return "not exposed" if s["io"] is None else f"{s['io']:,}"
+        return f"{s['io']:,}" if s["io"] is not None else "not exposed" if s["rows"] else NO_ROWS
 
-    def mean(s: dict) -> str:
-        return "n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}"
+    def mean(s: dict) -> str:  # exact, half up (compare.fixed); a compare.json of before it: the float
+        return s.get("io_mean_shown") or ("n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}")
 
     rows = [["Provider/model label", a["model"], b["model"]],
             ["Matched rows", f"{a['rows']:,}", f"{b['rows']:,}"],
@@ -158,14 +191,22 @@ def write_figure(r: dict[str, Any], path: Path) -> None:
     _heat(axes[1], [[outs[a][b] for b in cols] for a in outs] or [[0]], list(outs) or ["-"], cols or ["-"], None)
     axes[1].set_title(_plain(f"Outcomes: {la} (rows) x {lb} (columns)"))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    write_atomic(path, buf.getvalue())  # a kill mid-write leaves no torn figure
+
+
+FIGURE_TEXT = 120  # characters of one text in the figure (compare.md and compare.json keep labels whole)
 
 
 def _plain(text: str) -> str:
     """Text drawn as written: a '$' in a run label or arm name would start matplotlib mathtext
-    (and '$\\frac$' is a parse error that aborts the figure)."""
-    return str(text).replace("$", r"\$")
+    (and '$\\frac$' is a parse error that aborts the figure). At most FIGURE_TEXT characters: laying
+    out an arm name of 200,000 characters took matplotlib about two minutes."""
+    text = str(text)
+    text = text if len(text) <= FIGURE_TEXT else text[:FIGURE_TEXT - 1] + "\u2026"
+    return text.replace("$", r"\$")
 
 
 def _heat(ax, grid, rows, cols, notes) -> None:
@@ -201,7 +242,7 @@ def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
             f'<span class="run">compare</span><nav><a href="compare.md">compare.md</a>'
             f'<a href="compare.json">compare.json</a></nav></header><main>{"".join(body)}</main></body></html>\n')
     path = out / "compare.html"
-    path.write_text(page, encoding="utf-8")
+    write_atomic(path, page)
     return path
 
 
@@ -211,33 +252,42 @@ def _relpath(target: Path, start: Path) -> str:
 
 
 def _md_to_html(md: str) -> str:
-    """The compare.md subset (headings, pipe tables, paragraphs, list items) as escaped HTML."""
+    """The compare.md subset (headings, pipe tables, paragraphs, list items) as escaped HTML: the
+    entities ``_md_text`` wrote are read back, then everything is escaped once."""
     from viewer.page import esc, table
 
-    html, rows = [], []
-    for line in md.splitlines() + [""]:
+    def text(md_text: str) -> str:
+        return esc(html.unescape(md_text))
+
+    out: list[str] = []
+    rows: list[list[str]] = []
+    for line in md.split("\n") + [""]:
         if line.startswith("|"):
             if not line.startswith("|---"):
                 rows.append([c.strip() for c in line.strip("|").split(" | ")])
             continue
         if rows:
-            html.append(table([esc(h) for h in rows[0]], [[esc(c) for c in row] for row in rows[1:]]))
+            out.append(table([text(h) for h in rows[0]], [[text(c) for c in row] for row in rows[1:]]))
             rows = []
         if line.startswith("#"):
             level = min(len(line) - len(line.lstrip("#")), 3)
-            html.append(f"<h{level}>{esc(line.lstrip('# '))}</h{level}>")
+            out.append(f"<h{level}>{text(line.lstrip('# '))}</h{level}>")
         elif line.strip():
-            html.append(f"<p>{esc(line.strip().lstrip('- ').replace('**', ''))}</p>")
-    return "".join(html)
+            out.append(f"<p>{text(line.strip().lstrip('- ').replace('**', ''))}</p>")
+    return "".join(out)
 
 
 def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = True) -> str:
     """compare.md, compare.json, compare.png and (for run directories) compare.html; returns the Markdown."""
     out.mkdir(parents=True, exist_ok=True)
     md = render_md(r)
+    for stale in ("compare.png", "compare.html"):  # a previous comparison's: never left beside this one's
+        (out / stale).unlink(missing_ok=True)
     link = "\n[The page](compare.html) and [the figure](compare.png) show the same tables.\n" if figure else ""
-    (out / "compare.md").write_text(md + link, encoding="utf-8")
-    (out / "compare.json").write_text(json.dumps(r, indent=2, default=str) + "\n", encoding="utf-8")
+    # replaced by rename (harness.core.statefile.write_atomic): a kill or a full disk mid-write
+    # leaves the previous file whole, never a torn compare.json that `harness view` cannot read
+    write_atomic(out / "compare.md", md + link)
+    write_atomic(out / "compare.json", json.dumps(r, indent=2, default=str) + "\n")
     if figure:
         write_figure(r, out / "compare.png")
         write_page(r, md, out, runs)
@@ -249,17 +299,20 @@ def rebuild_page(out: Path) -> Path:
     again from DIR/compare.json; the run reports linked are those of the inputs that are still run
     directories. A compare.json not written by `harness compare` is a one-line error."""
     from analysis.compare import CompareError
+    from harness.core.statefile import loads
 
     path = out / "compare.json"
-    try:
-        r = json.loads(path.read_text(encoding="utf-8"))
-        md = render_md(r)
-        sources = [r["completeness"][side]["source"] for side in ("a", "b")]
+    try:  # ValueError: malformed, nested past statefile.MAX_DEPTH, or an integer past 4,300 digits
+        r = loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise CompareError(f"{path}: not valid JSON ({exc})") from exc
-    except (KeyError, TypeError, AttributeError, IndexError, StopIteration) as exc:
-        raise CompareError(f"{path}: not a comparison written by `harness compare` (field {exc})") from exc
-    runs = [Path(src) for src in sources if isinstance(src, str) and (Path(src) / "run.json").is_file()]
-    if not (out / "compare.png").is_file():
-        write_figure(r, out / "compare.png")
+    try:  # the tables and the figure read every field they draw: damage anywhere is named here
+        md = render_md(r)
+        sources = [r["completeness"][side]["source"] for side in ("a", "b")]
+        runs = [Path(src) for src in sources if isinstance(src, str) and (Path(src) / "run.json").is_file()]
+        if not (out / "compare.png").is_file():
+            write_figure(r, out / "compare.png")
+    except (KeyError, TypeError, AttributeError, IndexError, StopIteration, ValueError, ArithmeticError) as exc:
+        raise CompareError(f"{path}: not a comparison written by `harness compare` "
+                           f"({type(exc).__name__}: {exc})") from exc
     return write_page(r, md, out, runs)

@@ -126,9 +126,14 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
                 problems.append(f"{path}:{i}: not valid JSON ({_json_msg(exc)})")
             except RecursionError:
                 problems.append(f"{path}:{i}: not valid JSON (nested deeper than the parser allows)")
+            except ValueError as exc:  # an integer past Python's int-string limit (4,300 digits)
+                problems.append(f"{path}:{i}: not valid JSON ({exc})")
             else:
                 if not isinstance(obj, dict):
                     problems.append(f"{path}:{i}: a record must be a JSON object, got {type(obj).__name__}")
+                elif "\\u" in line and (bad := _surrogate_field(obj)) is not None:  # only an escape makes one
+                    problems.append(f"{path}:{i}: field '{bad}': holds a lone surrogate (a \\ud800-\\udfff escape "
+                                    "without its pair): not Unicode text")
                 else:
                     recs.append(_null_scenario(obj))
                     locs.append(f"{path}:{i}")
@@ -137,6 +142,26 @@ def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dic
     if problems:
         raise RecordsError(problems)
     return recs, locs
+
+
+def _surrogate_field(obj: dict) -> str | None:
+    """The first top-level field whose name or value holds a string that is not Unicode text: JSON
+    lets "\\ud800" stand alone, but no UTF-8 output (compare.md, Arrow strings) can encode it."""
+    for k, v in obj.items():
+        stack: list[Any] = [k, v]  # walked without recursion: v may nest as deep as the parser allowed
+        while stack:
+            x = stack.pop()
+            if isinstance(x, dict):
+                stack.extend(x)
+                stack.extend(x.values())
+            elif isinstance(x, list):
+                stack.extend(x)
+            elif isinstance(x, str) and not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError:
+                    return repr(k)[1:-1]
+    return None
 
 
 class _DuplicateKey(Exception):
@@ -248,11 +273,30 @@ def _py(v):
     return v
 
 
+def _one_line(exc: Exception) -> str:
+    """A parser's message on one line (pyarrow's and pandas' span several, with a whole schema)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _twice(names: list[str], where: str) -> None:
+    """A column named twice is an error: a reader would have to pick one of two values (pandas
+    renames the second 'NAME.1'; pyarrow cannot select either)."""
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise RecordsError([f"{where}: field '{n}': a column named twice (a reader would have to pick one of "
+                                "two values)"])
+        seen.add(n)
+
+
 def _read_csv(path: Path) -> tuple[list[dict], list[str]]:
     try:
+        header = pd.read_csv(path, dtype=str, keep_default_na=False, header=None, nrows=1)
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as exc:  # pandas raises several parser error types
-        raise RecordsError([f"{path}: cannot parse CSV ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot parse CSV ({_one_line(exc)})"]) from exc
+    _twice([str(n) for n in header.iloc[0].tolist()] if len(header) else [], f"{path}:1")
     recs = _frame_to_records(df, from_strings=True)
     return recs, [f"{path}:{i + 2}" for i in range(len(recs))]
 
@@ -261,9 +305,14 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
     import pyarrow.parquet as pq
 
     try:
+        names = pq.read_schema(path).names
+    except Exception as exc:
+        raise RecordsError([f"{path}: cannot read Parquet ({_one_line(exc)})"]) from exc
+    _twice(names, str(path))
+    try:
         table = pq.read_table(path)
     except Exception as exc:
-        raise RecordsError([f"{path}: cannot read Parquet ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot read Parquet ({_one_line(exc)})"]) from exc
     import pyarrow as pa
 
     # integer columns with nulls stay integers (pandas' nullable Int64), not float64
@@ -272,7 +321,7 @@ def _read_parquet(path: Path) -> tuple[list[dict], list[str]]:
     try:
         df = table.to_pandas(types_mapper=ints.get)
     except Exception as exc:  # e.g. a type pandas cannot hold
-        raise RecordsError([f"{path}: cannot convert Parquet to records ({exc})"]) from exc
+        raise RecordsError([f"{path}: cannot convert Parquet to records ({_one_line(exc)})"]) from exc
     df = df.astype(object).where(df.notna(), None)
     recs = [_null_scenario(r) for r in _frame_to_records(df, from_strings=False)]
     return recs, [f"{path}: row {i + 1}" for i in range(len(recs))]
@@ -289,8 +338,19 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
         return _read_parquet(path)
     try:
         return _read_jsonl(path, complete_lines_only)  # .jsonl, .json, .ndjson and anything else
-    except UnicodeDecodeError as exc:
-        raise RecordsError([f"{path}: not UTF-8 text (byte {exc.start}); expected JSON lines"]) from exc
+    except UnicodeDecodeError as exc:  # exc.start counts in the decoder's chunk: find the line again
+        raise RecordsError([f"{_not_utf8(path)}; expected JSON lines"]) from exc
+
+
+def _not_utf8(path: Path) -> str:
+    """'FILE:LINE: not UTF-8 text (byte B of the line)' for the first line that does not decode."""
+    with path.open("rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"{path}:{i}: not UTF-8 text (byte {exc.start + 1} of the line)"
+    return f"{path}: not UTF-8 text"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,12 +472,15 @@ def factor_suffix(facs: dict | None) -> str:
 
 
 def load_records(path: str | Path, on_conflict: str = "error",
-                 scenarios: set[str] | None = None, complete_lines_only: bool = False) -> LoadResult:
+                 scenarios: set[str] | None = None, complete_lines_only: bool = False,
+                 raw: tuple[list[dict], list[str]] | None = None) -> LoadResult:
     """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
-    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger)."""
+    ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger).
+    ``raw``: the rows ``read_raw`` already returned for ``path``, so that a caller that uses them
+    uses the rows validated here (a ledger read twice may have grown in between)."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
-    recs, locs = read_raw(path, complete_lines_only)
+    recs, locs = raw if raw is not None else read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
         _validate(rec, loc, scenarios, problems)

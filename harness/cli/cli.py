@@ -612,11 +612,8 @@ def loop_plan_cmd(graph):
 @click.option("--label-b", default=None, help="name of RUN_B in the tables (default: its arm)")
 @click.option("--key", "key_text", default="task,scenario,repeat,factors", show_default=True,
               help="join key: [arm,]task,scenario,repeat[,factors] (arm joins two multi-arm runs arm by arm)")
-@click.option("--seed", type=click.IntRange(min=0), default=20261202, show_default=True,
-              help="seed of the cluster bootstrap")
-@click.option("--B", "B", type=click.IntRange(min=1), default=2000, show_default=True, help="bootstrap resamples")
 @click.option("--no-figures", is_flag=True, help="skip the figure and the page")
-def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, seed, B, no_figures):
+def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
     """Join RUN_A and RUN_B (run directories or records files) cell by cell: completeness, native
     outcomes, paired matrices, exact subclasses, paired tests and token usage (the Proof-or-Stop
     paper's Tables 12 and 24-28). Exit 2 on bad input."""
@@ -629,7 +626,7 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, seed, B, no_figur
         labels = {"label_a": label_a or _default_label(run_a, "A"), "label_b": label_b or _default_label(run_b, "B")}
         if labels["label_a"] == labels["label_b"]:
             labels = {"label_a": labels["label_a"] + " (A)", "label_b": labels["label_b"] + " (B)"}
-        opts = Options(key=key, seed=seed, B=B, **labels)
+        opts = Options(key=key, **labels)
         result = _guard(compare, run_a, run_b, opts)
         runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
         md = _guard(write_all, result, Path(out), runs, figure=not no_figures)

@@ -34,6 +34,9 @@ def validate_file(path: str) -> tuple[int, list[str]]:
             except RecursionError:
                 problems.append(f"{path}:{i}: not valid JSON (nested deeper than the parser allows)")
                 continue
+            except ValueError as exc:  # an integer past Python's int-string limit (4,300 digits)
+                problems.append(f"{path}:{i}: not valid JSON ({exc})")
+                continue
             problems.extend(_problems(validator, rec, f"{path}:{i}"))
     return n, problems
 
@@ -47,7 +50,18 @@ def _problems(validator, rec, loc: str) -> list[str]:
         out.append(f"{loc}: field {where!r}: {err.message}")
     if isinstance(rec, dict):
         out.extend(f"{loc}: field {name!r}: {why}" for name, why in record.kind_problems(rec) if name not in named)
+        out.extend(f"{loc}: field {name!r}: {why}" for name, why in _null_before_v2(rec) if name not in named)
     return out
+
+
+def _null_before_v2(rec: dict) -> list[tuple[str, str]]:
+    """A null token sub-field ("not reported") exists from record schema v2 on
+    (``record.NULLABLE_SINCE_V2``); the reader (analysis.records) refuses it on a v1 record."""
+    version = rec.get("schema_version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version >= 2:
+        return []
+    return [(name, f"null (not reported) needs record schema v2; this record is v{version}")
+            for name in record.NULLABLE_SINCE_V2 if name in rec and rec[name] is None]
 
 
 def register(main: click.Group) -> None:
