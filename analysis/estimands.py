@@ -74,9 +74,9 @@ DOMINANT_SHARE = 0.9  # one cluster's share of the CR2 variance above which no p
 CONDITIONAL = ("the mean, over the matched cells run (these tasks, scenarios and repeats), of each cell's "
                "difference P(a succeeds) - P(b succeeds)")
 POPULATION = "the expected difference over tasks drawn like these (a population of tasks the run sampled)"
-POP_LIMIT = ("no interval from 24 tasks covers a population difference carried by a task type it did not "
-             "sample; with a large task effect and rare events the interval is wide or n/a (README, Coverage and "
-             "width by estimand)")
+POP_LIMIT = ("no interval from {n} {unit} clusters covers a population difference carried by a {unit} type it "
+             "did not sample; with a large {unit} effect and rare events the interval is wide or n/a (README, "
+             "Coverage and width by estimand)")
 TANGO = "Tango score interval for the paired difference (Tango 1998), exact McNemar p on the discordant cells"
 STRATIFIED = ("stratified paired score interval, strata = tasks (Tango's 1998 score construction with the MLE "
               "restricted to a weighted mean of the tasks' differences, weights = matched cells), exact McNemar p "
@@ -283,7 +283,7 @@ def population_block(d, m, labels, per_cluster: list[PairedCounts], unit: str, a
            "method": "Hall's skewness-transformed studentized interval with the CR2 cluster-robust s.e., t quantile "
                      "on min(Bell-McCaffrey df, 2 G*) df, G* the effective number of clusters (Hall 1992; "
                      "Pustejovsky and Tipton 2018; Carter, Schnepel and Steigerwald 2017)",
-           "level": 1 - alpha, "limit": POP_LIMIT,
+           "level": 1 - alpha, "limit": POP_LIMIT.format(n=C, unit=unit),
            "numerator": int(d.sum()), "denominator": N, "estimate": None if N == 0 else d.sum() / N,
            "lo": None, "hi": None, "se": None, "df": None, "bm_df": None, "effective_clusters": None,
            "informative_clusters": informative, "skewness": None, "top_share": None, "top_cluster": None,
