@@ -847,6 +847,43 @@ def _driver_policy(op: str, args: list) -> None:
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
         raise PermissionError("the subject may read only public attributes of the driver's objects")
+    if op == "getattr" and not _test_attribute(target, args[1]):
+        raise PermissionError(f"the subject may not read {args[1]!r} of the driver's {qualname(_type(target))}: "
+                              "only what the test stored on an object or defined in its own class")
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not one of the interpreter's
+
+
+def _test_attribute(target, name: str) -> bool:
+    """Whether ``getattr(target, name)`` reads something the test put there: an entry of the
+    object's own ``__dict__`` (a SimpleNamespace's field, a class attribute), or any attribute of
+    an instance of a class the test file defined. Never an attribute the interpreter computes on
+    its own objects (a generator's ``gi_frame``, a frame's ``f_builtins``/``f_globals``/``f_back``,
+    a traceback's ``tb_frame``) nor one of pytest's or the harness's objects (a fixture's node,
+    config or frames): from any of those the subject would reach the driver's builtins (``eval``)
+    or the probe runtime, and run its code in the process that writes observations (issue 21)."""
+    try:
+        own = object.__getattribute__(target, "__dict__")
+    except (AttributeError, TypeError):
+        own = None
+    if _isinstance(target, type):
+        return _test_class(target)
+    if _type(own) is dict and name in own:
+        return True
+    return _test_class(_type(target))
+
+
+def _test_class(cls) -> bool:
+    """A class defined by the test file (or its conftest): made by a class statement in a module
+    whose file is neither the interpreter's nor one of the harness's ``_hx`` files."""
+    if not type.__getattribute__(cls, "__flags__") & _HEAPTYPE or _isinstance(cls, RemoteMeta):
+        return False
+    modname = type.__getattribute__(cls, "__module__")
+    mod = _sys.modules.get(modname) if _isinstance(modname, str) else None
+    if mod is None or modname.startswith("_hx") or _isinstance(mod, ProxyModuleBase):
+        return False
+    return not trusted_file(getattr(mod, "__file__", None))
 
 
 class _Warnings:

@@ -1,0 +1,128 @@
+"""Issue 21, round-28 red team (a reviewer who did not write the code): the two-process judge
+attacked again after the move into sub-packages. Each test is one attack, kept as a regression.
+
+Cases are built as tests/harness/test_redteam_issue21.py builds them (``tiny``, ``judged``).
+Tests that depend on the executor take the ``executor`` fixture (cold and warm); run the file
+with HARNESS_CONFINEMENT=namespaces for the fallback level.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.test_redteam_issue21 import MEDIAN, hexed, judged, tiny
+
+REFERENCE = MEDIAN.candidates_of("correct")[0].files()
+# right values, but an empty input returns None instead of raising ValueError: the hidden oracle's
+# test_empty_raises fails on it
+NO_RAISE = {**REFERENCE, "stats_kit/center.py": REFERENCE["stats_kit/center.py"].replace(
+    'raise ValueError("median of empty data")', "return None")}
+
+# == 1. a driver object the test hands to the tree leads back into the driver =======================
+# The subject may read public attributes of the driver's objects it is given. A generator made by
+# the test (the median oracle passes one: ``median(x for x in (7, 1, 3))``) has ``gi_frame``; a
+# frame has ``f_builtins`` (and ``f_globals``, ``f_back``, ``f_locals``), whose ``eval`` the subject
+# may then call: the tree's code runs in the driver, which holds the channel and its nonce.
+DRIVER_PAYLOAD = r'''
+import sys, builtins
+rt = next((m for n, m in list(sys.modules.items()) if n.startswith("_hx_probe_")), None)
+names = sorted({"builtins." + k for k, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)})
+if rt is not None:
+    def _exit(self, et, ev, tb, _emit=rt._emit, names=names):
+        _emit({"k": "raises", "s": self.site, "e": {"mro": names, "str": "", "local": True}})
+        return True
+    rt.raises.__exit__ = _exit
+'''
+THROUGH_A_GENERATOR = r'''
+_HX_DONE = []
+def _hx_reach(values, _payload=%r):
+    if _HX_DONE:
+        return
+    try:
+        frame = values.gi_frame
+    except Exception:
+        return
+    for way in ("f_builtins", "f_globals"):
+        try:
+            space = getattr(frame, way)
+            ev = space["eval"] if way == "f_builtins" else space["__builtins__"]["eval"]
+            ev("exec(%%r)" %% _payload)
+            _HX_DONE.append(way)
+            return
+        except Exception as exc:
+            _HX_DONE.append(repr(exc))
+'''
+
+
+def _reaching(base: dict) -> dict:
+    src = base["stats_kit/center.py"]
+    src = src.replace('    """Median of a non-empty iterable."""\n',
+                      '    """Median of a non-empty iterable."""\n    _hx_reach(values)\n')
+    return {**base, "stats_kit/center.py": src + THROUGH_A_GENERATOR % DRIVER_PAYLOAD}
+
+
+def test_a_generator_the_oracle_passes_never_leads_into_the_driver(executor):
+    """The wrong median (no ValueError on empty data) plus the reach: not passed."""
+    assert not judged(NO_RAISE).passed  # the baseline: wrong without the attack
+    v = judged(_reaching(NO_RAISE))
+    assert not v.passed, v.output
+
+
+# The same reach from objects a test may hand over: the ``pytest.raises(...) as info`` object (its
+# traceback's frame), a SimpleNamespace and an instance of the test's own class holding a
+# generator, a generator function's generator. Each returns 1 only if it ran code in the driver.
+REACH = r'''
+def reach(obj, path):
+    try:
+        for name in path.split("."):
+            obj = obj[name] if name == "eval" else getattr(obj, name)
+        return obj("__import__('os').getpid()") and 1
+    except Exception:
+        return 2
+'''
+REACH_TESTS = {
+    "raises info": ("import pytest\nfrom pkg import reach\n\n\ndef test_r():\n    with pytest.raises(KeyError) as info:\n"
+                    "        {}['x']\n    assert reach(info, 'tb.tb_frame.f_builtins.eval') == 2\n"),
+    "namespace holding a generator": ("import types\nfrom pkg import reach\n\n\ndef test_r():\n"
+                                      "    ns = types.SimpleNamespace(g=(x for x in (1, 2)))\n"
+                                      "    assert reach(ns, 'g.gi_frame.f_builtins.eval') == 2\n"),
+    "test class holding a generator": ("from pkg import reach\n\n\nclass Holder:\n    def __init__(self):\n"
+                                       "        self.g = (x for x in (1, 2))\n\n\ndef test_r():\n"
+                                       "    assert reach(Holder(), 'g.gi_frame.f_builtins.eval') == 2\n"),
+    "generator function": ("from pkg import reach\n\n\ndef gen():\n    yield 1\n\n\ndef test_r():\n"
+                           "    assert reach(gen(), 'gi_frame.f_builtins.eval') == 2\n"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(REACH_TESTS))
+def test_no_object_a_test_hands_over_leads_to_the_drivers_builtins(how, tmp_path, executor):
+    v = tiny(tmp_path, REACH, REACH_TESTS[how])
+    assert v.passed, v.output
+
+
+HONEST_HANDOVER = r'''
+def use(clock, ns, cls):
+    return [clock.now(), clock.zone, ns.label, ns.scale(2), cls.UNIT, cls().now()]
+'''
+HONEST_HANDOVER_TEST = '''import types
+from pkg import use
+
+
+class Clock:
+    UNIT = "s"
+    zone = "UTC"
+
+    def now(self):
+        return 5
+
+
+def test_use():
+    ns = types.SimpleNamespace(label="x", scale=lambda v: v * 3)
+    assert use(Clock(), ns, Clock) == [5, "UTC", "x", 6, "s", 5]
+'''
+
+
+def test_what_a_test_stores_on_its_own_objects_is_still_read(tmp_path, executor):
+    """The fix's other side: a fake clock of the test's own class, a SimpleNamespace of fields and
+    a lambda, the class itself: the tree reads and calls them as under plain pytest."""
+    v = tiny(tmp_path, HONEST_HANDOVER, HONEST_HANDOVER_TEST)
+    assert v.passed, v.output
