@@ -126,3 +126,70 @@ def test_what_a_test_stores_on_its_own_objects_is_still_read(tmp_path, executor)
     a lambda, the class itself: the tree reads and calls them as under plain pytest."""
     v = tiny(tmp_path, HONEST_HANDOVER, HONEST_HANDOVER_TEST)
     assert v.passed, v.output
+
+
+# == 2. a list the test passes is changed by the tree, and the test never sees it ===================
+# Values cross by value: the tree got a copy of the test's list, so a median that sorts its
+# argument in place passed the oracle's ``assert data == [3, 1, 2]`` (plain pytest fails it).
+SORTS_IN_PLACE = {**REFERENCE, "stats_kit/center.py": REFERENCE["stats_kit/center.py"].replace(
+    "    data = sorted(values)\n", "    if isinstance(values, list):\n        values.sort()\n    data = sorted(values)\n", 1)}
+
+
+def test_a_median_that_sorts_its_argument_fails_the_oracle(executor):
+    assert SORTS_IN_PLACE != REFERENCE
+    v = judged(SORTS_IN_PLACE)
+    assert not v.passed and v.failures == 1, v.output
+
+
+MUTATES = r'''
+def clear(d):
+    d.clear()
+def grow(xs, extra):
+    xs.append(extra)
+    xs[0].append("inner")
+    return xs
+def tag(items, s, b):
+    s.add(3)
+    b[0:1] = b"Z"
+    items["k"] = [1]
+    return None
+def untouched(xs):
+    return len(xs)
+def call_back(fn):
+    out = [1]
+    fn(out)
+    return out
+'''
+MUTATES_TEST = '''from pkg import call_back, clear, grow, tag, untouched
+
+
+def test_changes_reach_the_test():
+    d = {"a": 1}
+    clear(d)
+    assert d == {}
+    xs = [[0]]
+    inner = xs[0]
+    grow(xs, {"x": 1})
+    assert xs == [[0, "inner"], {"x": 1}]
+    assert inner is xs[0]
+    items, s, b = {}, {1}, bytearray(b"ab")
+    tag(items, s, b)
+    assert items == {"k": [1]}
+    assert s == {1, 3}
+    assert b == bytearray(b"Zb")
+    keep = [3, 1]
+    assert untouched(keep) == 2
+    assert keep == [3, 1]
+
+
+def test_a_callback_changes_the_trees_list():
+    assert call_back(lambda out: out.append(2)) == [1, 2]
+'''
+
+
+def test_changes_to_containers_a_test_passes_are_seen_as_under_plain_pytest(tmp_path, executor):
+    """The fix's other cases: a dict cleared, a list grown and an inner list changed (the same
+    inner object in the test), a set, a bytearray; and the other way, a test callback changing
+    the tree's list."""
+    v = tiny(tmp_path, MUTATES, MUTATES_TEST)
+    assert v.passed and v.tests == 2, v.output
