@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness.test_redteam_issue21 import MEDIAN, hexed, judged, tiny
+from tests.harness.test_redteam_issue21 import MEDIAN, judged, tiny
 
 REFERENCE = MEDIAN.candidates_of("correct")[0].files()
 # right values, but an empty input returns None instead of raising ValueError: the hidden oracle's
