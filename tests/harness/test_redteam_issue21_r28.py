@@ -315,3 +315,48 @@ def test_b12s_check_never_reads_a_database_past_the_file_size_limit(which, tmp_p
     (r,) = injections.run_checks([check], tmp_path, {}, {})
     assert not r["ok"] and "file size" in r["detail"], r
     assert reads and max(reads) <= (1 << 20) + 1, reads
+
+
+# == 7. the kernel's keyrings: one store for every run of a uid =====================================
+# Mount, pid, net and IPC namespaces leave the key-retention service shared: a run that adds a key
+# to its user keyring (three system calls through ctypes, or a child process the audit hook never
+# sees) leaves it for every later run of that uid, another cell's included; a hidden-oracle run
+# could leave its probe there for the next cell's agent (the /dev leak of issue 21 by another way).
+# Every confined run is now denied add_key, request_key and keyctl (seccomp, EPERM).
+KEYRING = r'''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def put(tag):
+    r = libc.syscall(248, b"user", tag.encode(), b"PROBE", 5, ctypes.c_int(-4))  # add_key to the user keyring
+    return "added" if r >= 0 else "refused"
+def get(tag):
+    r = libc.syscall(249, b"user", tag.encode(), None, ctypes.c_int(0))  # request_key
+    return "found" if r >= 0 else "absent"
+'''
+
+
+def _host_key(tag: str, add: bool) -> int:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    if add:
+        return libc.syscall(248, b"user", tag.encode(), b"HOST", 4, ctypes.c_int(-4))
+    kid = libc.syscall(249, b"user", tag.encode(), None, ctypes.c_int(0))
+    if kid >= 0:
+        libc.syscall(250, 21, ctypes.c_long(kid))  # KEYCTL_INVALIDATE: the test's own key
+    return kid
+
+
+def test_no_run_leaves_a_key_for_another(tmp_path, executor):
+    import secrets
+    tag = "hx-r28-" + secrets.token_hex(6)
+    host = "hx-r28-host-" + secrets.token_hex(6)
+    try:
+        assert _host_key(host, add=True) >= 0  # a key another run (or the harness) holds
+        v = tiny(tmp_path, KEYRING, "from pkg import get, put\n\n\ndef test_k():\n"
+                                    f"    assert put({tag!r}) == 'refused'\n    assert get({host!r}) == 'absent'\n")
+        assert v.passed, v.output
+    finally:
+        assert _host_key(tag, add=False) < 0, "the run's key outlived it"
+        _host_key(host, add=False)
