@@ -942,47 +942,50 @@ def _driver_policy(op: str, args: list) -> None:
     if op not in allowed:
         raise PermissionError(f"the subject may not {op} the driver's objects")
     target = args[0] if args else None
-    if _isinstance(target, _types.ModuleType) or getattr(target, "_hx_private", False):
+    if _isinstance(target, _types.ModuleType) or getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
         raise PermissionError("the subject may read only public attributes of the driver's objects")
-    if op == "getattr" and not _test_attribute(target, args[1]):
+    if op == "getattr" and not _readable_attribute(target, args[1]):
         raise PermissionError(f"the subject may not read {args[1]!r} of the driver's {qualname(_type(target))}: "
-                              "only what the test stored on an object or defined in its own class")
+                              "interpreter internals (frames, code, generators' frames) and pytest's or the "
+                              "harness's own objects are never handed over")
 
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not one of the interpreter's
+# What the subject may never read on the driver's objects: the interpreter's own objects and
+# attributes through which a frame, and from it the driver's builtins (``eval``) and the probe
+# runtime, are reached (a generator's ``gi_frame``, a frame's ``f_builtins``/``f_globals``/
+# ``f_back``/``f_locals``, a traceback's ``tb_frame``, a code object's ``co_consts``, a closure
+# cell's contents), and the objects of pytest and the harness (a fixture's node, config, plugin
+# manager, the runtime's records).
+_INTERNAL_PREFIXES = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
+_INTERNAL_TYPES = (_types.GeneratorType, _types.CoroutineType, _types.AsyncGeneratorType, _types.FrameType,
+                   _types.TracebackType, _types.CodeType, _types.CellType)
+_HARNESS_PACKAGES = frozenset({"_pytest", "pytest", "pluggy", "py", "iniconfig"})
 
 
-def _test_attribute(target, name: str) -> bool:
-    """Whether ``getattr(target, name)`` reads something the test put there: an entry of the
-    object's own ``__dict__`` (a SimpleNamespace's field, a class attribute), or any attribute of
-    an instance of a class the test file defined. Never an attribute the interpreter computes on
-    its own objects (a generator's ``gi_frame``, a frame's ``f_builtins``/``f_globals``/``f_back``,
-    a traceback's ``tb_frame``) nor one of pytest's or the harness's objects (a fixture's node,
-    config or frames): from any of those the subject would reach the driver's builtins (``eval``)
-    or the probe runtime, and run its code in the process that writes observations (issue 21)."""
+def _readable_attribute(target, name: str) -> bool:
+    """Whether the subject may read ``getattr(target, name)`` of a driver object: an entry the
+    test stored in the object's own ``__dict__`` (a SimpleNamespace field, a fake's attribute),
+    or any other public attribute of an object that is neither one of the interpreter's internal
+    objects (``_INTERNAL_TYPES``) nor pytest's or the harness's, under a name that is not one of
+    the interpreter's frame or code attributes (``_INTERNAL_PREFIXES``). A generator the test
+    passes (the median oracle's ``x for x in ...``) led through ``gi_frame.f_builtins`` to the
+    driver's ``eval``: the tree's code then ran in the process that writes observations (issue 21)."""
     try:
         own = object.__getattribute__(target, "__dict__")
     except (AttributeError, TypeError):
         own = None
-    if _isinstance(target, type):
-        return _test_class(target)
-    if _type(own) is dict and name in own:
+    if _type(own) is dict and name in own and not _isinstance(target, type):
         return True
-    return _test_class(_type(target))
-
-
-def _test_class(cls) -> bool:
-    """A class defined by the test file (or its conftest): made by a class statement in a module
-    whose file is neither the interpreter's nor one of the harness's ``_hx`` files."""
-    if not type.__getattribute__(cls, "__flags__") & _HEAPTYPE or _isinstance(cls, RemoteMeta):
+    if name.startswith(_INTERNAL_PREFIXES) or name == "cell_contents" or _isinstance(target, _INTERNAL_TYPES):
+        return False
+    cls = target if _isinstance(target, type) else _type(target)
+    if _isinstance(cls, RemoteMeta):
         return False
     modname = type.__getattribute__(cls, "__module__")
-    mod = _sys.modules.get(modname) if _isinstance(modname, str) else None
-    if mod is None or modname.startswith("_hx") or _isinstance(mod, ProxyModuleBase):
-        return False
-    return not trusted_file(getattr(mod, "__file__", None))
+    top = modname.partition(".")[0] if _isinstance(modname, str) else ""
+    return not (top in _HARNESS_PACKAGES or top.startswith("_hx"))
 
 
 class _Warnings:

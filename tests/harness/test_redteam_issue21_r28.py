@@ -102,9 +102,25 @@ def test_no_object_a_test_hands_over_leads_to_the_drivers_builtins(how, tmp_path
 HONEST_HANDOVER = r'''
 def use(clock, ns, cls):
     return [clock.now(), clock.zone, ns.label, ns.scale(2), cls.UNIT, cls().now()]
+def report(buf, client, dq):
+    buf.write("total 3")
+    client.send("x", retries=2)
+    dq.append(4)
+    return client.send.call_count
 '''
-HONEST_HANDOVER_TEST = '''import types
-from pkg import use
+HONEST_HANDOVER_TEST = '''import collections
+import io
+import types
+from unittest import mock
+from pkg import report, use
+
+
+def test_stdlib_objects():
+    buf, client, dq = io.StringIO(), mock.Mock(), collections.deque([3])
+    assert report(buf, client, dq) == 1
+    assert buf.getvalue() == "total 3"
+    assert client.send.call_args == mock.call("x", retries=2)
+    assert list(dq) == [3, 4]
 
 
 class Clock:
@@ -123,9 +139,10 @@ def test_use():
 
 def test_what_a_test_stores_on_its_own_objects_is_still_read(tmp_path, executor):
     """The fix's other side: a fake clock of the test's own class, a SimpleNamespace of fields and
-    a lambda, the class itself: the tree reads and calls them as under plain pytest."""
+    a lambda, the class itself, a StringIO, a Mock and a deque: the tree reads and calls them as
+    under plain pytest."""
     v = tiny(tmp_path, HONEST_HANDOVER, HONEST_HANDOVER_TEST)
-    assert v.passed, v.output
+    assert v.passed and v.tests == 2, v.output
 
 
 # == 2. a list the test passes is changed by the tree, and the test never sees it ===================
