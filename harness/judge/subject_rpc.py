@@ -698,6 +698,8 @@ def _synth_class(peer, meta: dict):
     ``RemoteMeta`` whose call, instance check and attributes go to the peer."""
     base = object
     for name in meta.get("mro", [])[1:]:
+        if not _isinstance(name, str) or name.startswith("_hx"):
+            continue  # never a subclass of the protocol's own errors (the driver treats those as "the subject is gone")
         c = _resolve_class({"n": name})
         if c is not None and c is not object:
             base = c if issubclass(c, BaseException) else object

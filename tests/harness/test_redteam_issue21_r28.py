@@ -377,3 +377,58 @@ def test_no_run_leaves_a_key_for_another(tmp_path, executor):
     finally:
         assert _host_key(tag, add=False) < 0, "the run's key outlived it"
         _host_key(host, add=False)
+
+
+# == 8. replies the tree writes on its own socket (held: kept as regressions) ========================
+# The tree finds its request socket (the one socket among its descriptors) and writes framed replies
+# itself: one nested past every parser's recursion limit, a second answer to the same request (which
+# the driver then takes as the reply to its next one), and a reply claiming an exception of the
+# protocol's own class (the driver's audit heartbeat treats that class as "the subject is gone").
+RAW_REPLY = r'''
+import json, os, stat, struct
+def _sock():
+    return [fd for fd in range(3, 64) if _is_sock(fd)][0]
+def _is_sock(fd):
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+def _frame(payload):
+    data = payload.encode()
+    os.write(_sock(), struct.pack(">I", len(data)) + data)
+def mean(values):
+    return 0
+def median(values):
+    how = %r
+    if how == "nested":
+        _frame("[" * 200000 + "]" * 200000)
+    elif how == "twice":
+        _frame(json.dumps({"r": 2.5}))
+        _frame(json.dumps({"r": True}))
+    else:
+        _frame(json.dumps({"x": {"cls": {"t": "cls", "id": 1, "n": "x.E", "mro": ["x.E", "_hx_rpc.RemoteError",
+               "builtins.Exception"], "ws": True}, "args": [], "str": "", "d": {}, "id": 1}}))
+    return 0
+'''
+
+
+@pytest.mark.parametrize("how", ["nested", "twice", "protocol error"])
+def test_replies_the_tree_writes_itself_forge_nothing(how, executor):
+    overlay = {**REFERENCE, "stats_kit/center.py": RAW_REPLY % how}
+    v = judged(overlay, show=True)
+    assert not v.passed, v.output
+    assert "ImportError" not in v.output and v.tests == 3, v.output  # the attack ran: the module imported
+
+
+def test_a_peer_class_is_never_made_a_subclass_of_the_protocols_errors(monkeypatch):
+    """The class of an exception the subject reports is built from the names it sends; a name of
+    the protocol's own RemoteError made the driver's stand-in one, and the audit heartbeat reads
+    RemoteError as "the subject is gone" (and skips its check)."""
+    import sys
+
+    from harness.judge import subject_rpc
+    monkeypatch.setitem(sys.modules, "_hx_rpc", subject_rpc)
+    peer = subject_rpc.Peer(-1, "driver")
+    cls = peer.class_for({"t": "cls", "id": 7, "n": "x.E", "mro": ["x.E", "_hx_rpc.RemoteError", "builtins.Exception"],
+                          "ws": True})
+    assert issubclass(cls, Exception) and not issubclass(cls, subject_rpc.RemoteError)
