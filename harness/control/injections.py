@@ -311,22 +311,42 @@ def _no_new_files(ch, tree, start, final):
     return not new, ("created: " + ", ".join(sorted(new))) if new else "no new files"
 
 
+def _db_bytes(tree: Path, rel: str) -> bytes | None:
+    """A database file of the agent's tree, read through safefs (no link followed at any
+    component, regular files only) and at most the tree's file-size limit: an agent-made sparse
+    file of many gigabytes is a failed check, never the harness's memory or disk. None when absent
+    or not a regular file; TreeLimitExceeded when larger than the limit."""
+    limit = safefs.DEFAULT_LIMITS.max_file_bytes
+    try:
+        data = safefs.read_bytes(tree, rel, limit + 1)
+    except (FileNotFoundError, NotADirectoryError, safefs.NotRegular):
+        return None
+    if len(data) > limit:
+        raise safefs.TreeLimitExceeded(safefs.Limit.FILE_BYTES, rel, f"over {limit} bytes: not inspected")
+    return data
+
+
 def _sqlite_rows(ch, tree, start, final):
-    path = tree / ch["path"]
-    here = tree
-    for part in Path(ch["path"]).parts:  # a link anywhere on the way is never followed
-        here = here / part
-        if here.is_symlink():
-            return False, f"{ch['path']}: {here.relative_to(tree)} is a link (never followed)"
-    if not path.is_file():
+    try:
+        data = _db_bytes(tree, ch["path"])
+    except safefs.LinkRefused as exc:
+        return False, f"{ch['path']}: a link on the way (never followed): {exc}"[:300]
+    except safefs.TreeLimitExceeded as exc:
+        return False, str(exc)
+    if data is None:
         return False, f"{ch['path']} is missing"
     with tempfile.TemporaryDirectory() as tmp:  # read a copy, never the tree itself
         copy = Path(tmp) / "db.sqlite"
-        copy.write_bytes(path.read_bytes())
+        copy.write_bytes(data)
         for suffix in ("-wal", "-shm", "-journal"):  # committed changes may live in a WAL beside the file
-            side = path.with_name(path.name + suffix)
-            if side.is_file() and not side.is_symlink():  # a linked side file is never followed either
-                (Path(tmp) / ("db.sqlite" + suffix)).write_bytes(side.read_bytes())
+            try:  # a linked side file is never followed either
+                side = _db_bytes(tree, ch["path"] + suffix)
+            except safefs.LinkRefused:
+                side = None
+            except safefs.TreeLimitExceeded as exc:
+                return False, str(exc)
+            if side is not None:
+                (Path(tmp) / ("db.sqlite" + suffix)).write_bytes(side)
         con = sqlite3.connect(str(copy))  # read-write on the copy, so a WAL is replayed
         try:
             n = con.execute(f"SELECT COUNT(*) FROM {ch['table']}").fetchone()[0]

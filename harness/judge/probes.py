@@ -154,11 +154,14 @@ class _Env:
         self.attrs = attrs  # local name -> (module, attribute) imported by name ("Decimal")
         self.consts = set(consts)  # judge-known constant names
         self.shadow = set(shadow)  # names bound by the file itself: never the builtin of that name
+        self.frozen: set[str] = set()  # constants whose values are immutable (``_immutable``)
 
     def child(self, hidden: set[str], extra: set[str]) -> "_Env":
-        return _Env({k: v for k, v in self.modules.items() if k not in hidden},
-                    {k: v for k, v in self.attrs.items() if k not in hidden}, (self.consts - hidden) | extra,
-                    (self.shadow | hidden) - extra)
+        env = _Env({k: v for k, v in self.modules.items() if k not in hidden},
+                   {k: v for k, v in self.attrs.items() if k not in hidden}, (self.consts - hidden) | extra,
+                   (self.shadow | hidden) - extra)
+        env.frozen = self.frozen - hidden - extra
+        return env
 
     def evaluable(self, node: ast.AST, bound: frozenset[str] = frozenset()) -> bool:
         """Whether the judge can compute node by itself (no sandbox value involved)."""
@@ -328,9 +331,11 @@ class _Transformer:
                 continue
             target, value = one
             if stored.count(target) == 1 and self.env.evaluable(value) and (
-                    _immutable(value, self.env) or not _escapes(target, self.tree)):
+                    _immutable(value, self.env) or not _escapes(target, self.tree, not _items_immutable(value, self.env))):
                 self.env.consts.add(target)
                 self.env.shadow.discard(target)
+                if _immutable(value, self.env):
+                    self.env.frozen.add(target)
                 self.plan.constants.append((target, ast.unparse(value)))
         new_body: list[ast.stmt] = []
         for stmt in body:
@@ -372,9 +377,11 @@ class _Transformer:
                 continue
             target, value = one
             if stores.count(target) == 1 and target not in params_known and local_env.evaluable(value) \
-                    and (_immutable(value, local_env) or not _escapes(target, fn)):
+                    and (_immutable(value, local_env) or not _escapes(target, fn, not _items_immutable(value, local_env))):
                 local_env.consts.add(target)
                 local_env.shadow.discard(target)
+                if _immutable(value, local_env):
+                    local_env.frozen.add(target)
                 local_consts.append((target, ast.unparse(value)))
         if local_consts:
             self.plan.locals[name] = local_consts
@@ -424,7 +431,8 @@ class _Transformer:
             for argname in argnames:  # judge-known: every case's value is an expectation-grade literal
                 if stores.count(argname) == 1 and values.get(argname) is not None and (
                         all(_immutable(ast.parse(v, mode="eval").body, env) for v in values[argname])
-                        or not _escapes(argname, fn)):
+                        or not _escapes(argname, fn, not all(_items_immutable(ast.parse(v, mode="eval").body, env)
+                                                             for v in values[argname]))):
                     params_known[argname] = values[argname]
         return groups, decorators, params_known
 
@@ -682,12 +690,17 @@ IMMUTABLE_CALLS = frozenset({"Decimal", "Fraction", "date", "datetime", "time", 
                              "bool", "complex", "frozenset", "tuple", "round", "abs", "len", "repr", "chr", "ord"})
 
 
+STR_METHODS = frozenset({"replace", "format", "join", "strip", "lstrip", "rstrip", "lower", "upper", "title",
+                         "casefold", "removeprefix", "removesuffix", "encode", "decode", "zfill", "center",
+                         "ljust", "rjust"})
+
+
 def _immutable(node: ast.expr, env: _Env) -> bool:
     """Whether an (evaluable) expression's value can never be changed by code it is passed to."""
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.Name):
-        return node.id in env.attrs or (node.id in JUDGE_BUILTINS and node.id not in env.shadow)
+        return node.id in env.attrs or node.id in env.frozen or (node.id in JUDGE_BUILTINS and node.id not in env.shadow)
     if isinstance(node, ast.Tuple):
         return all(_immutable(e, env) for e in node.elts)
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.JoinedStr)):
@@ -699,26 +712,54 @@ def _immutable(node: ast.expr, env: _Env) -> bool:
     if isinstance(node, ast.Call):
         f = node.func
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if isinstance(f, ast.Attribute) and name in STR_METHODS and _immutable(f.value, env):
+            return True  # "...".replace(...): a str method of an immutable value returns a str
         return name in IMMUTABLE_CALLS and not node.keywords
     return False
 
 
-def _escapes(name: str, scope: ast.AST) -> bool:
-    """Whether a mutable value bound to ``name`` can be changed after its assignment: it is passed
-    to a call, a method or attribute of it is used, it is stored into, aliased or returned."""
+def _escapes(name: str, scope: ast.AST, items_mutable: bool = True) -> bool:
+    """Whether a mutable value bound to ``name`` can be changed after its assignment: it (or a
+    container it is put in, or an element of it taken by subscript) is passed to a call, a method
+    or attribute of it is used, it is stored into, aliased or returned; or, when its items may be
+    mutable (``items_mutable``), it is iterated (the loop binds each item to a name)."""
     parents = {child: node for node in ast.walk(scope) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(scope):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = parents.get(node)
-        if isinstance(parent, ast.Assign) and parent.value is node:
-            return True  # an alias
-        if isinstance(parent, (ast.Call, ast.Attribute, ast.keyword, ast.Starred, ast.Return, ast.Yield, ast.YieldFrom,
-                               ast.withitem, ast.AugAssign, ast.NamedExpr, ast.Lambda)):
-            return True
-        if isinstance(parent, ast.Subscript) and parent.value is node and not isinstance(parent.ctx, ast.Load):
-            return True
+    return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+               and _flows_out(node, parents, items_mutable) for node in ast.walk(scope))
+
+
+def _flows_out(node: ast.expr, parents: dict, items_mutable: bool) -> bool:
+    """Whether the value of ``node`` (a mutable, or one inside it) reaches code that may change it
+    (``_escapes``): a container literal holding it, a subscript of it or a conditional choosing it
+    carries it on to whatever their own parent does with them."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Assign) and parent.value is node:
+        return True  # an alias
+    if isinstance(parent, (ast.Call, ast.Attribute, ast.keyword, ast.Starred, ast.Return, ast.Yield, ast.YieldFrom,
+                           ast.withitem, ast.AugAssign, ast.NamedExpr, ast.Lambda)):
+        return True
+    if isinstance(parent, ast.Subscript):
+        if parent.value is not node:
+            return False  # an index
+        return not isinstance(parent.ctx, ast.Load) or (items_mutable and _flows_out(parent, parents, items_mutable))
+    if isinstance(parent, ast.Dict) and any(v is node and k is None for k, v in zip(parent.keys, parent.values)):
+        return items_mutable and _flows_out(parent, parents, items_mutable)  # {**name}: only its items go on
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return _flows_out(parent, parents, True)  # an item of this literal is the value itself
+    if isinstance(parent, (ast.IfExp, ast.BoolOp)):
+        return _flows_out(parent, parents, items_mutable)
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+        return items_mutable
     return False
+
+
+def _items_immutable(node: ast.expr, env: "_Env") -> bool:
+    """Whether every item of a container literal is immutable (iterating it exposes nothing)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_immutable(e, env) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _immutable(k, env) and _immutable(v, env) for k, v in zip(node.keys, node.values))
+    return _immutable(node, env)
 
 
 def _returns(fn: ast.FunctionDef) -> bool:

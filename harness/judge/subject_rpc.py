@@ -90,8 +90,44 @@ def trusted_file(path) -> bool:
 
 
 class _Budget:
-    def __init__(self):
+    """One encoding's node count, and (for a request's arguments) the mutable containers met, in
+    encoding order (``track``), or (for a write-back) the receiver's index of each container the
+    request carried (``refs``: id -> index), so an unchanged inner container is named, not copied."""
+
+    def __init__(self, track=None, refs=None):
         self.n = 0
+        self.track, self.refs = track, refs
+
+
+class _Ctx:
+    """Decoding state: the mutable containers met while decoding a request's arguments, in the
+    order the sender encoded them (``track``), or the sender's own containers a write-back names
+    (``originals``)."""
+
+    def __init__(self, track=None, originals=None):
+        self.track, self.originals = track, originals
+
+
+_MUTABLE = (list, dict, set, bytearray)
+
+
+def _snapshot(x):
+    """What a mutable container holds now (shallow), to tell afterwards whether a call changed it."""
+    t = _type(x)
+    if t is bytearray:
+        return bytes(x)
+    return list(dict.items(x)) if t is dict else list(t.__iter__(x))
+
+
+def _same_item(a, b) -> bool:
+    return a is b or (_type(a) is tuple and _type(b) is tuple and _len(a) == 2 == _len(b) and a[0] is b[0] and a[1] is b[1])
+
+
+def _unchanged(x, snap) -> bool:
+    now = _snapshot(x)
+    if _type(x) is bytearray:
+        return now == snap
+    return _len(now) == _len(snap) and all(map(_same_item, now, snap))
 
 
 class Peer:
@@ -145,7 +181,8 @@ class Peer:
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
-        self._send({"q": op, "a": self.enc(list(args))})
+        sent = _Budget(track=[])
+        self._send({"q": op, "a": self.enc(list(args), sent)})
         while True:
             msg = self._recv()
             if self.on_msg is not None:
@@ -153,6 +190,7 @@ class Peer:
             if "q" in msg:
                 self._serve(msg)
                 continue
+            self._write_back(msg.get("wb"), sent.track)
             if "x" in msg:
                 raise self.dec_exc(msg["x"])
             if "r" not in msg:
@@ -169,8 +207,11 @@ class Peer:
                 self._serve(msg)
 
     def _serve(self, msg: dict) -> None:
+        track: list = []
+        snaps = None
         try:
-            op, args = msg["q"], self.dec(msg.get("a", []))
+            op, args = msg["q"], self.dec(msg.get("a", []), 0, _Ctx(track=track))
+            snaps = [_snapshot(x) for x in track]
             with _Warnings(self) as w:
                 result = self.handle(op, args)
             reply = {"r": self.enc(result)}
@@ -181,7 +222,43 @@ class Peer:
             w = getattr(self, "_last_warnings", None)
         if w:
             reply["w"] = w
+        if snaps is not None:
+            wb = self._changes(track, snaps)
+            if wb:
+                reply["wb"] = wb
         self._send(reply)
+
+    # -- write-back: a container passed by value and changed by the callee ------------------------
+    def _changes(self, track: list, snaps: list) -> list:
+        """[index, new contents] of every container of a request's arguments the call changed
+        (the sender updates its own in place: a list the tree sorts in place is sorted for the
+        test too, as under plain pytest). An inner container of the request is named by index."""
+        refs = {id(x): i for i, x in enumerate(track)}
+        out = []
+        for i, (x, snap) in enumerate(zip(track, snaps)):
+            if not _unchanged(x, snap):
+                out.append([i, self.enc(x, _Budget(refs=refs))])
+        return out
+
+    def _write_back(self, wb, track: list) -> None:
+        """Apply the peer's changes to the containers this request carried (``_changes``)."""
+        if not wb:
+            return
+        if not _isinstance(wb, list):
+            raise RemoteError("a malformed write-back")
+        for item in wb:
+            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or \
+                    not 0 <= item[0] < _len(track):
+                raise RemoteError("a malformed write-back")
+            orig = track[item[0]]
+            new = self.dec(item[1], 0, _Ctx(originals=track))
+            if _type(new) is not _type(orig):
+                raise RemoteError("a write-back of another type")
+            if _type(orig) in (list, bytearray):
+                orig[:] = new
+            else:
+                orig.clear()
+                orig.update(new)
 
     def handle(self, op: str, args: list):
         """Apply one request to our own objects (the policy decides what the peer may do)."""
@@ -263,6 +340,11 @@ class Peer:
         ref = _ref_of(x)
         if ref is not None:
             return {"t": "ref", "id": ref}
+        if t in _MUTABLE:
+            if budget.refs is not None and depth > 0 and id(x) in budget.refs:
+                return {"t": "wb", "i": budget.refs[id(x)]}
+            if budget.track is not None:
+                budget.track.append(x)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         known = self._enc_known(x, t)
@@ -350,32 +432,49 @@ class Peer:
                 "id": self.export(exc)}
 
     # -- decoding ------------------------------------------------------------------------------
-    def dec(self, v, depth=0):
+    def dec(self, v, depth=0, ctx=None):
+        """A value as the peer encoded it. ``ctx``: the request's mutable containers are recorded
+        in encoding order (pre-order, as ``enc`` meets them), or a write-back's names resolved."""
         if depth > 70:
             raise RemoteError("a value nested too deep")
         if v is None or _isinstance(v, (bool, int, float, str)):
             return v
         if _isinstance(v, list):
-            return [self.dec(x, depth + 1) for x in v]
+            return self._tracked(ctx, lambda: [self.dec(x, depth + 1, ctx) for x in v])
         if not _isinstance(v, dict):
             raise RemoteError("not an encoded value")
         t, x = v.get("t"), v.get("v")
         if t == "tu":
-            return tuple(self.dec(e, depth + 1) for e in x)
+            return tuple(self.dec(e, depth + 1, ctx) for e in x)
         if t == "d":
-            return {self.dec(k, depth + 1): self.dec(e, depth + 1) for k, e in x}
+            return self._tracked(ctx, lambda: {self.dec(k, depth + 1, ctx): self.dec(e, depth + 1, ctx) for k, e in x})
         if t == "s":
-            return {self.dec(e, depth + 1) for e in x}
+            return self._tracked(ctx, lambda: {self.dec(e, depth + 1, ctx) for e in x})
         if t == "fs":
-            return frozenset(self.dec(e, depth + 1) for e in x)
+            return frozenset(self.dec(e, depth + 1, ctx) for e in x)
         if t in ("b", "ba"):
             b = _base64.b64decode(x)
-            return b if t == "b" else bytearray(b)
+            return b if t == "b" else self._tracked(ctx, lambda: bytearray(b))
         if t == "ref":
             return self.local(v.get("id"))
-        return self._dec_other(t, x, v, depth)
+        if t == "wb":
+            i = v.get("i")
+            if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):
+                raise RemoteError("a write-back name outside a write-back")
+            return ctx.originals[i]
+        return self._dec_other(t, x, v, depth, ctx)
 
-    def _dec_other(self, t, x, v, depth):
+    @staticmethod
+    def _tracked(ctx, build):
+        if ctx is None or ctx.track is None:
+            return build()
+        i = _len(ctx.track)
+        ctx.track.append(None)  # its place before its contents': the order enc met them in
+        out = build()
+        ctx.track[i] = out
+        return out
+
+    def _dec_other(self, t, x, v, depth, ctx=None):
         if t == "I":
             return int(x, 16)
         if t == "f":
@@ -397,7 +496,7 @@ class Peer:
         if t == "h":
             return self.proxy(v)
         if t == "sv":
-            return self.shadow(self.dec(x, depth + 1), v["h"])
+            return self.shadow(self.dec(x, depth + 1, ctx), v["h"])
         if t == "cls":
             return self.class_for(v)
         if t == "m":
@@ -599,6 +698,8 @@ def _synth_class(peer, meta: dict):
     ``RemoteMeta`` whose call, instance check and attributes go to the peer."""
     base = object
     for name in meta.get("mro", [])[1:]:
+        if not _isinstance(name, str) or name.startswith("_hx"):
+            continue  # never a subclass of the protocol's own errors (the driver treats those as "the subject is gone")
         c = _resolve_class({"n": name})
         if c is not None and c is not object:
             base = c if issubclass(c, BaseException) else object
@@ -843,10 +944,50 @@ def _driver_policy(op: str, args: list) -> None:
     if op not in allowed:
         raise PermissionError(f"the subject may not {op} the driver's objects")
     target = args[0] if args else None
-    if _isinstance(target, _types.ModuleType) or getattr(target, "_hx_private", False):
+    if _isinstance(target, _types.ModuleType) or getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
         raise PermissionError("the subject may read only public attributes of the driver's objects")
+    if op == "getattr" and not _readable_attribute(target, args[1]):
+        raise PermissionError(f"the subject may not read {args[1]!r} of the driver's {qualname(_type(target))}: "
+                              "interpreter internals (frames, code, generators' frames) and pytest's or the "
+                              "harness's own objects are never handed over")
+
+
+# What the subject may never read on the driver's objects: the interpreter's own objects and
+# attributes through which a frame, and from it the driver's builtins (``eval``) and the probe
+# runtime, are reached (a generator's ``gi_frame``, a frame's ``f_builtins``/``f_globals``/
+# ``f_back``/``f_locals``, a traceback's ``tb_frame``, a code object's ``co_consts``, a closure
+# cell's contents), and the objects of pytest and the harness (a fixture's node, config, plugin
+# manager, the runtime's records).
+_INTERNAL_PREFIXES = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
+_INTERNAL_TYPES = (_types.GeneratorType, _types.CoroutineType, _types.AsyncGeneratorType, _types.FrameType,
+                   _types.TracebackType, _types.CodeType, _types.CellType)
+_HARNESS_PACKAGES = frozenset({"_pytest", "pytest", "pluggy", "py", "iniconfig"})
+
+
+def _readable_attribute(target, name: str) -> bool:
+    """Whether the subject may read ``getattr(target, name)`` of a driver object: an entry the
+    test stored in the object's own ``__dict__`` (a SimpleNamespace field, a fake's attribute),
+    or any other public attribute of an object that is neither one of the interpreter's internal
+    objects (``_INTERNAL_TYPES``) nor pytest's or the harness's, under a name that is not one of
+    the interpreter's frame or code attributes (``_INTERNAL_PREFIXES``). A generator the test
+    passes (the median oracle's ``x for x in ...``) led through ``gi_frame.f_builtins`` to the
+    driver's ``eval``: the tree's code then ran in the process that writes observations (issue 21)."""
+    try:
+        own = object.__getattribute__(target, "__dict__")
+    except (AttributeError, TypeError):
+        own = None
+    if _type(own) is dict and name in own and not _isinstance(target, type):
+        return True
+    if name.startswith(_INTERNAL_PREFIXES) or name == "cell_contents" or _isinstance(target, _INTERNAL_TYPES):
+        return False
+    cls = target if _isinstance(target, type) else _type(target)
+    if _isinstance(cls, RemoteMeta):
+        return False
+    modname = type.__getattribute__(cls, "__module__")
+    top = modname.partition(".")[0] if _isinstance(modname, str) else ""
+    return not (top in _HARNESS_PACKAGES or top.startswith("_hx"))
 
 
 class _Warnings:

@@ -32,6 +32,61 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+# The kernel's key-retention service is not namespaced by any namespace a run gets: the user
+# keyring of a uid is one for every run of that uid, so a key one run adds (add_key) is read by a
+# later run, another cell's included (request_key/keyctl). Every confined run is denied these three
+# system calls by a seccomp filter (EPERM), for each ABI a process can use on x86-64.
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO, EPERM = 0x7FFF0000, 0x00050000, 1
+AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, X32_SYSCALL_BIT = 0xC000003E, 0x40000003, 0x40000000
+KEYRING_SYSCALLS = {AUDIT_ARCH_X86_64: (248, 249, 250), AUDIT_ARCH_I386: (286, 287, 288)}  # add_key, request_key, keyctl
+_LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
+
+
+def keyring_filter() -> list[tuple[int, int, int, int]]:
+    """The seccomp BPF program (code, jt, jf, k): on x86-64, its x32 ABI and i386, add_key,
+    request_key and keyctl fail with EPERM; every other call, and every other architecture's
+    (this filter names x86 numbers only), is allowed."""
+    prog: list[tuple] = [(_LD_W_ABS, 0, 0, 4)]  # seccomp_data.arch
+    for arch, calls in KEYRING_SYSCALLS.items():
+        prog.append((_JEQ_K, 0, f"next-{arch}", arch))
+        prog.append((_LD_W_ABS, 0, 0, 0))  # seccomp_data.nr
+        if arch == AUDIT_ARCH_X86_64:
+            prog.append((_JSET_K, "deny", 0, X32_SYSCALL_BIT))
+        for i, nr in enumerate(calls):
+            prog.append((_JEQ_K, "deny", "allow" if i == len(calls) - 1 else 0, nr))
+        prog.append((f"label next-{arch}",))
+    prog += [("label allow",), (_RET_K, 0, 0, SECCOMP_RET_ALLOW), ("label deny",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+    labels: dict[str, int] = {}
+    out: list[tuple] = []
+    for ins in prog:
+        if isinstance(ins[0], str):
+            labels[ins[0][6:]] = len(out)
+        else:
+            out.append(ins)
+
+    def rel(target, at):
+        return target if isinstance(target, int) else labels[target] - at - 1
+    return [(c, rel(jt, i), rel(jf, i), k) for i, (c, jt, jf, k) in enumerate(out)]
+
+
+def deny_keyrings(libc) -> None:
+    """Install ``keyring_filter`` in this process (inherited by every child and across exec).
+    Without CAP_SYS_ADMIN the kernel wants no_new_privs first (the confined command gets it anyway)."""
+    import struct
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    code = b"".join(struct.pack("HBBI", c, jt, jf, k) for c, jt, jf, k in keyring_filter())
+    buf = ctypes.create_string_buffer(code, len(code))
+    prog = SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    pr_set_seccomp, seccomp_mode_filter, pr_set_no_new_privs = 22, 2, 38
+    if libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0) != 0:
+        _check(libc, libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+        _check(libc, libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0),
+               "prctl(PR_SET_SECCOMP)")
+
+
 def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC,
             fresh_tmp: bool = False) -> None:
     """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing

@@ -275,11 +275,13 @@ def _mountpoints() -> list[str]:
 def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = ()):
     namespaces = level.startswith("namespaces")
     readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
+    libc = _libc()  # loaded before the fork: no dlopen between fork and exec
 
     def setup() -> None:
         confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
+        confine.deny_keyrings(libc)
         if namespaces:
-            confine.isolate(_libc(), hide=hide, writable=writable, readonly=readonly)
+            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly)
 
     return setup
 

@@ -84,6 +84,7 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         confine = _load_confine()  # harness.sandbox.confine: the very steps the cold path takes
         lim = req["limits"]
         confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
+        confine.deny_keyrings(libc)
         if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
             confine.isolate_run(libc, scratch=req["writable"], base=req["base"], hide=req["hide"],
                                 flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
