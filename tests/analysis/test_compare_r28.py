@@ -14,16 +14,9 @@ from click.testing import CliRunner
 from analysis.compare import Options, compare
 from analysis.paired_paper import _row
 from harness.cli.cli import main
+from support.compare_rows import rows as _rows
 
 REPO = Path(__file__).resolve().parents[2]
-CELLS = [("t1", "null", 1), ("t1", "B2", 1), ("t2", "null", 1), ("t2", "B2", 1), ("t3", "null", 1),
-         ("t3", "B2", 1), ("t4", "null", 1)]
-
-
-def _rows(arm, controller, outcomes, **tokens):
-    tok = {"tokens_in": 100, "tokens_out": 10, "cache_read_tokens": 50, **tokens}
-    return [_row(arm, controller, c, o, dict(tok), 1 if controller == "A4" else 0, "p")
-            for c, o in zip(CELLS, outcomes)]
 
 
 def _text(rows: list[dict]) -> str:

@@ -19,15 +19,7 @@ from analysis.compare import Options, compare
 from analysis.paired import PairedTable, mcnemar_exact, newcombe_paired
 from analysis.paired_paper import _row
 from harness.cli.cli import main
-
-CELLS = [("t1", "null", 1), ("t1", "B2", 1), ("t2", "null", 1), ("t2", "B2", 1), ("t3", "null", 1),
-         ("t3", "B2", 1), ("t4", "null", 1)]
-
-
-def _rows(arm, controller, outcomes, **tokens):
-    tok = {"tokens_in": 100, "tokens_out": 10, "cache_read_tokens": 50, **tokens}
-    return [_row(arm, controller, c, o, dict(tok), 1 if controller == "A4" else 0, "p")
-            for c, o in zip(CELLS, outcomes)]
+from support.compare_rows import rows as _rows
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
