@@ -67,25 +67,29 @@ def fmt_interval(c: dict) -> str:
 
 
 def fmt_conditional(e: dict) -> str:
-    """The conditional estimand: (b - c)/n with its headline interval (the pooled Tango interval, the one
-    stratified by task beside it when there is more than one task; or the reverse), and the exact McNemar p."""
+    """The conditional estimand: (b - c)/n with its headline interval (``e['interval']``: the one stratified
+    by task by default, pooled Tango when the tasks are too small or the protocol names it, or Newcombe's),
+    the others beside it (the stratified one only with more than one task, where it differs from Tango's),
+    why the stratified one does not head when it does not, and the exact McNemar p."""
     lvl = f"{100 * e['level']:.4g}%"
     if e["estimate"] is None:
         return "conditional (these cells): n/a (no matched cells)"
     s = (f"conditional (the {e['n']} matched cells run): {fmt_pp(e['estimate'])} pp = "
          f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
          f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] ")
-    st = e.get("stratified")
-    if e.get("interval") == "stratified":
-        s += f"stratified score {lvl} (strata: {(st or {}).get('n_strata')} tasks); pooled Tango score "
-        s += f"[{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
-    else:
-        s += f"Tango score {lvl}"
-        if st is not None and st["n_strata"] > 1:
-            s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
-    return s + f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
+    head, st = e.get("interval", "tango"), e.get("stratified")
+    s += {"stratified": "stratified score", "tango": "Tango score", "newcombe": "Newcombe hybrid score"}[head] + f" {lvl}"
+    if head == "stratified":
+        k = (st or {}).get("n_strata")
+        s += f" (strata: {k} task{'' if k == 1 else 's'})"
+    if head != "tango" and e.get("tango"):
+        s += f"; pooled Tango score [{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
+    if head != "stratified" and st is not None and st["n_strata"] > 1:
+        s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
+    s += f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
         " (no discordant cells)" if e["mcnemar_p"] is None else f" on {e['discordant_a_only'] + e['discordant_b_only']} "
                                                                  "discordant cells")
+    return s + (f"; {e['headline_note']}" if e.get("headline_note") else "")
 
 
 def fmt_population(e: dict) -> str:
@@ -139,9 +143,10 @@ def fmt_method(m: dict) -> str:
     if m.get("kind") == "paired_score":
         name = {"stratified": "stratified score (strata: tasks)", "tango": "Tango score (pooled)",
                 "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
-        if m["method"] == "stratified" and m.get("n_strata", 0) <= 1:
+        if m["method"] == "stratified" and m.get("n_strata") == 1:
             name = "Tango score (one task: the stratified interval is Tango's)"
-        return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional"
+        notes = "".join(f"; {x}" for x in m.get("notes", []))
+        return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional{notes}"
     if m.get("method") == "cluster-t":
         df = f"{m['df']:.1f}" if m.get("df") is not None else "n/a"
         return (f"{m['interval']} interval (CR2 cluster-robust s.e., t with {df} Bell-McCaffrey df), unit = "
