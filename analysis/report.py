@@ -78,10 +78,13 @@ def fmt_conditional(e: dict) -> str:
          f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
          f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] ")
     head, st = e.get("interval", "tango"), e.get("stratified")
-    s += {"stratified": "stratified score", "tango": "Tango score", "newcombe": "Newcombe hybrid score"}[head] + f" {lvl}"
+    if head == "stratified" and (st or {}).get("n_strata") == 1:
+        s += f"Tango score {lvl} (one task: the stratified interval is Tango's)"
+        head = "tango"  # the same interval: not printed twice
+    else:
+        s += {"stratified": "stratified score", "tango": "Tango score", "newcombe": "Newcombe hybrid score"}[head] + f" {lvl}"
     if head == "stratified":
-        k = (st or {}).get("n_strata")
-        s += f" (strata: {k} task{'' if k == 1 else 's'})"
+        s += f" (strata: {(st or {}).get('n_strata')} tasks)"
     if head != "tango" and e.get("tango"):
         s += f"; pooled Tango score [{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
     if head != "stratified" and st is not None and st["n_strata"] > 1:

@@ -156,12 +156,15 @@ def test_the_conditional_line_and_summary_follow_the_protocols_interval(tmp_path
 
 
 def test_labels_for_zero_and_one_task(tmp_path):
-    """'strata: 1 tasks' was printed for one task, and the method of a contrast with no matched cells
-    said 'one task: the stratified interval is Tango's' (there was no task)."""
+    """'strata: 1 tasks' was printed for one task, with the same interval again as 'pooled Tango' (README:
+    with one task only Tango's is printed), and the method of a contrast with no matched cells said
+    'one task: the stratified interval is Tango's' (there was no task)."""
     p = _records(tmp_path / "r.jsonl", {"t1": _cells(5, 1, 30, 4)})
     r = CliRunner().invoke(main, ["analyze", str(p), "--out", str(tmp_path / "o"), "--no-figures"])
     assert r.exit_code == 0, r.output
     assert "1 tasks" not in r.output
+    cond = next(x for x in r.output.splitlines() if x.strip().startswith("conditional (the 40"))
+    assert "Tango score 95% (one task: the stratified interval is Tango's)" in cond and "pooled Tango" not in cond
     h3 = next(x for x in r.output.splitlines() if x.startswith("H3 "))  # A3 has no records: no matched cells
     assert "n/a (no matched cells)" in h3 and "one task" not in h3
 
