@@ -205,9 +205,8 @@ def stratified_headline_refusal(n_strata: int, n: int) -> str | None:
     if n_strata <= 1 or n_strata <= STRAT_MAX_TASKS_PER_CELL * n:
         return None
     return (f"the stratified interval does not head: {n} matched cells over {n_strata} tasks "
-            f"({n / n_strata:.1f} per task, fewer than {1 / STRAT_MAX_TASKS_PER_CELL:.0f}), and each task's variance, "
-            f"estimated from its own cells, runs low by a factor (n_k - 1)/n_k (about {100 * n_strata / n:.0f}% here), "
-            "so the pooled Tango interval heads")
+            f"({n / n_strata:.1f} per task, fewer than {1 / STRAT_MAX_TASKS_PER_CELL:.0f}); a task's variance from its "
+            f"own n_k cells runs low by (n_k - 1)/n_k, about {100 * n_strata / n:.0f}% here")
 
 
 def conditional_block(pc: PairedCounts, alpha: float, strata: list[PairedCounts] | None = None,
