@@ -97,6 +97,23 @@ def test_the_stratified_interval_heads_only_with_enough_cells_per_task(n_tasks, 
         assert e["headline_note"] is None
 
 
+def test_small_tasks_holding_the_discordance_are_refused_even_when_tasks_per_cell_is_small():
+    """Defect in the first fix (tasks/cells alone): one task of 1,000 cells where the arms never differ
+    and 20 tasks of 2 cells holding every discordant cell pass tasks/cells = 0.02, but the variance
+    sits in the 2-cell tasks, whose plug-in variance runs low by half: the stratified interval covered
+    86.2% there (24 tasks of 5 cells beside 1,500 concordant cells: 91.3%), pooled Tango 95.5-96.3%
+    (2,000 studies each, review r28). The bias is weighted by where the discordant cells are."""
+    strata = _pcs([(1000, 0, 0)] + [(2, 1, 0)] * 6 + [(2, 0, 1)] * 2 + [(2, 0, 0)] * 12)
+    pooled = PairedCounts(1040, 6, 2, 6, 2)
+    assert 21 / 1040 <= estimands.STRAT_MAX_TASKS_PER_CELL
+    e = conditional_block(pooled, 0.05, strata)
+    assert e["interval"] == "tango" and "1040 matched cells over 21 tasks" in e["headline_note"]
+    assert "about 50%" in e["headline_note"]
+    # the same cells spread evenly over large tasks keep the stratified head
+    even = _pcs([(100, 1, 0)] * 6 + [(100, 0, 1)] * 2 + [(100, 0, 0)] * 2)
+    assert conditional_block(PairedCounts(1000, 6, 2, 6, 2), 0.05, even)["interval"] == "stratified"
+
+
 def test_analyze_on_tiny_tasks_heads_with_tango_and_says_why(tmp_path):
     """1,000 tasks of one injected cell each: the printed headline, the conditional line and summary.json
     agree on Tango's interval, and the reason is printed."""
