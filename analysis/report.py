@@ -45,16 +45,20 @@ def fmt_pp(x) -> str:
 
 
 def fmt_interval(c: dict) -> str:
-    """The headline: estimate and interval in pp (with each endpoint's Monte Carlo s.e. for a bootstrap);
+    """The headline: estimate as (a-only - b-only)/matched cells and interval in pp (with each endpoint's
+    Monte Carlo s.e. for a bootstrap);
     'n/a (...)' with the reason when there is no interval, and every warning beside it."""
     if c["estimate"] is None:
         return "n/a (no matched cells)"
     m = c["method"]
+    e = (c.get("estimands") or {}).get("conditional")  # its numerator and denominator: (b - c)/n
+    est = fmt_pp(c["estimate"]) + " pp" + ("" if e is None else
+                                          f" = ({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']}")
     if c["lo"] is None:
         why = m.get("reason") or f"{m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''}"
-        s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({why})"
+        s = f"{est}, interval n/a ({why})"
     else:
-        s = f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
+        s = f"{est} [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
         if m.get("method") == "cluster-t":
             s += " (no resampling: no Monte Carlo error)"
         elif m.get("lo_mcse") is not None:

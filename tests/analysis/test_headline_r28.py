@@ -219,6 +219,7 @@ def test_every_headline_is_consistent_inside_the_space_and_contains_its_estimate
             continue
         assert -1 <= c["lo"] <= c["estimate"] <= c["hi"] <= 1
         assert (c["lo"], c["hi"]) == (cond["lo"], cond["hi"])
-        assert f"[{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}]" in line
+        frac = f"({cond['discordant_a_only']} a-only - {cond['discordant_b_only']} b-only)/{cond['n']}"
+        assert f"{100 * c['estimate']:+.1f} pp = {frac} [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}]" in line  # numerator too
         assert f"{100 * (1 - alpha):.4g}% interval on the matched pairs; estimand: conditional" in line
         assert f"({cond['discordant_a_only']} a-only - {cond['discordant_b_only']} b-only)/{cond['n']}" in r.output
