@@ -45,16 +45,20 @@ def fmt_pp(x) -> str:
 
 
 def fmt_interval(c: dict) -> str:
-    """The headline: estimate and interval in pp (with each endpoint's Monte Carlo s.e. for a bootstrap);
+    """The headline: estimate as (a-only - b-only)/matched cells and interval in pp (with each endpoint's
+    Monte Carlo s.e. for a bootstrap);
     'n/a (...)' with the reason when there is no interval, and every warning beside it."""
     if c["estimate"] is None:
         return "n/a (no matched cells)"
     m = c["method"]
+    e = (c.get("estimands") or {}).get("conditional")  # its numerator and denominator: (b - c)/n
+    est = fmt_pp(c["estimate"]) + " pp" + ("" if e is None else
+                                          f" = ({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']}")
     if c["lo"] is None:
         why = m.get("reason") or f"{m['n_clusters']} cluster{'s' if m['n_clusters'] != 1 else ''}"
-        s = f"{fmt_pp(c['estimate'])} pp, interval n/a ({why})"
+        s = f"{est}, interval n/a ({why})"
     else:
-        s = f"{fmt_pp(c['estimate'])} pp [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
+        s = f"{est} [{fmt_pp(c['lo'])}, {fmt_pp(c['hi'])}]"
         if m.get("method") == "cluster-t":
             s += " (no resampling: no Monte Carlo error)"
         elif m.get("lo_mcse") is not None:
@@ -67,25 +71,32 @@ def fmt_interval(c: dict) -> str:
 
 
 def fmt_conditional(e: dict) -> str:
-    """The conditional estimand: (b - c)/n with its headline interval (the pooled Tango interval, the one
-    stratified by task beside it when there is more than one task; or the reverse), and the exact McNemar p."""
+    """The conditional estimand: (b - c)/n with its headline interval (``e['interval']``: the one stratified
+    by task by default, pooled Tango when the tasks are too small or the protocol names it, or Newcombe's),
+    the others beside it (the stratified one only with more than one task, where it differs from Tango's),
+    why the stratified one does not head when it does not, and the exact McNemar p."""
     lvl = f"{100 * e['level']:.4g}%"
     if e["estimate"] is None:
         return "conditional (these cells): n/a (no matched cells)"
     s = (f"conditional (the {e['n']} matched cells run): {fmt_pp(e['estimate'])} pp = "
          f"({e['discordant_a_only']} a-only - {e['discordant_b_only']} b-only)/{e['n']} "
          f"[{fmt_pp(e['lo'])}, {fmt_pp(e['hi'])}] ")
-    st = e.get("stratified")
-    if e.get("interval") == "stratified":
-        s += f"stratified score {lvl} (strata: {(st or {}).get('n_strata')} tasks); pooled Tango score "
-        s += f"[{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
+    head, st = e.get("interval", "tango"), e.get("stratified")
+    if head == "stratified" and (st or {}).get("n_strata") == 1:
+        s += f"Tango score {lvl} (one task: the stratified interval is Tango's)"
+        head = "tango"  # the same interval: not printed twice
     else:
-        s += f"Tango score {lvl}"
-        if st is not None and st["n_strata"] > 1:
-            s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
-    return s + f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
+        s += {"stratified": "stratified score", "tango": "Tango score", "newcombe": "Newcombe hybrid score"}[head] + f" {lvl}"
+    if head == "stratified":
+        s += f" (strata: {(st or {}).get('n_strata')} tasks)"
+    if head != "tango" and e.get("tango"):
+        s += f"; pooled Tango score [{fmt_pp(e['tango']['lo'])}, {fmt_pp(e['tango']['hi'])}]"
+    if head != "stratified" and st is not None and st["n_strata"] > 1:
+        s += f"; stratified by task ({st['n_strata']} tasks) [{fmt_pp(st['lo'])}, {fmt_pp(st['hi'])}]"
+    s += f"; exact McNemar p = {fmt_p(e['mcnemar_p'])}" + (
         " (no discordant cells)" if e["mcnemar_p"] is None else f" on {e['discordant_a_only'] + e['discordant_b_only']} "
                                                                  "discordant cells")
+    return s + (f"; {e['headline_note']}" if e.get("headline_note") else "")
 
 
 def fmt_population(e: dict) -> str:
@@ -139,9 +150,10 @@ def fmt_method(m: dict) -> str:
     if m.get("kind") == "paired_score":
         name = {"stratified": "stratified score (strata: tasks)", "tango": "Tango score (pooled)",
                 "newcombe": "Newcombe hybrid score (method 10)"}[m["method"]]
-        if m["method"] == "stratified" and m.get("n_strata", 0) <= 1:
+        if m["method"] == "stratified" and m.get("n_strata") == 1:
             name = "Tango score (one task: the stratified interval is Tango's)"
-        return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional"
+        notes = "".join(f"; {x}" for x in m.get("notes", []))
+        return f"{name} {100 * m['level']:.4g}% interval on the matched pairs; estimand: conditional{notes}"
     if m.get("method") == "cluster-t":
         df = f"{m['df']:.1f}" if m.get("df") is not None else "n/a"
         return (f"{m['interval']} interval (CR2 cluster-robust s.e., t with {df} Bell-McCaffrey df), unit = "

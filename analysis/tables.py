@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.estimands import conditional_block, population_block
+from analysis.estimands import CONDITIONAL_HEADLINE, conditional_block, population_block
 from analysis.intervals import DEFAULT_METHOD, cluster_interval
 from analysis.paired import PairedCounts
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
@@ -143,8 +143,9 @@ def paired_by_cluster(ids: pd.Series, ya, yb) -> tuple[list[str], list[PairedCou
 def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float = 0.05) -> dict:
     """One hypothesis: both named estimands (``estimands``: conditional and population, each with its
     own method) and the headline interval (``lo``/``hi``/``method``): the conditional estimand's for
-    ``tango`` (the default)/``stratified`` (strata = tasks)/``newcombe``, else the named cluster method
-    (e.g. the paper's scheme)."""
+    ``stratified`` (the default; strata = tasks, whatever ``h.cluster``; pooled Tango when the tasks are
+    too small, ``analysis.estimands.stratified_headline_refusal``)/``tango``/``newcombe``, the same
+    interval as ``estimands.conditional``'s lo/hi; else the named cluster method (e.g. the paper's scheme)."""
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = m[f"{h.endpoint}_a"].to_numpy(), m[f"{h.endpoint}_b"].to_numpy()
     ids = cluster_ids(m, h.cluster)
@@ -152,17 +153,18 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
     pa, pb = wilson(int(ya.sum()), len(m)), wilson(int(yb.sum()), len(m))
     labels, per = paired_by_cluster(ids, ya, yb)
     per_task = per if h.cluster == "task" else paired_by_cluster(cluster_ids(m, "task"), ya, yb)[1]
-    cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha, per_task)
+    head = h.interval if h.interval in CONDITIONAL_METHODS else CONDITIONAL_HEADLINE
+    cond = conditional_block(PairedCounts.from_outcomes(ya, yb), alpha, per_task, head)
     pop = population_block(s_a - s_b, n, labels, per, h.cluster, alpha)
     out: dict[str, Any] = {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells,
            "description": h.description, "n_matched": len(m), "rate_a": pa.as_dict(), "rate_b": pb.as_dict(),
            "estimands": {"conditional": cond, "population": pop}, "headline": "conditional"}
     if h.interval in CONDITIONAL_METHODS:
-        lo, hi = (cond[h.interval] or {}).get("lo"), (cond[h.interval] or {}).get("hi")
-        method = {"kind": "paired_score", "method": h.interval, "n_strata": len(per_task), "interval": f"{h.interval} {100 * (1 - alpha):.4g}%",
+        lo, hi, used = cond["lo"], cond["hi"], cond["interval"]  # the conditional block's headline: one interval
+        method = {"kind": "paired_score", "method": used, "n_strata": len(per_task), "interval": f"{used} {100 * (1 - alpha):.4g}%",
                   "level": 1 - alpha, "estimand": "conditional", "n_clusters": len(n), "cluster": h.cluster,
-                  "status": "ok" if lo is not None else "no matched cells", "warnings": [], "notes": [],
-                  "mcnemar_p": cond["mcnemar_p"]}
+                  "status": "ok" if lo is not None else "no matched cells", "warnings": [],
+                  "notes": [cond["headline_note"]] if cond["headline_note"] else [], "mcnemar_p": cond["mcnemar_p"]}
         out.update(estimate=cond["estimate"], lo=lo, hi=hi, method=method)
     else:
         r = cluster_interval(s_a, s_b, n, method=h.interval, B=B, seed=seed, alpha=alpha)

@@ -115,13 +115,13 @@ def test_cli_one_cluster_prints_na_not_a_zero_width_interval(tmp_path):
     lines = r.output.splitlines()
     i = next(i for i, line in enumerate(lines) if line.startswith("H2"))
     h2 = lines[i]  # the headline: the conditional estimand's Tango interval exists with one task
-    assert "+50.0 pp [-48.6, +90.5]" in h2 and "exact McNemar p = 1" in h2
+    assert "+50.0 pp = (1 a-only - 0 b-only)/2 [-48.6, +90.5]" in h2 and "exact McNemar p = 1" in h2
     assert "population over tasks (1 task): +50.0 pp = 1/2, interval n/a (1 task): fewer than 8" in lines[i + 2]
     assert "interval n/a (1 task)" in (tmp_path / "o" / "report.md").read_text()
     r = CliRunner().invoke(main, ["analyze", str(p), "--out", str(tmp_path / "o"), "--no-figures", "--B", "50",
                                   "--interval", "percentile"])
     h2 = next(line for line in r.output.splitlines() if line.startswith("H2"))
-    assert "+50.0 pp, interval n/a (1 cluster)" in h2 and "[+50.0, +50.0]" not in h2
+    assert "+50.0 pp = (1 a-only - 0 b-only)/2, interval n/a (1 cluster)" in h2 and "[+50.0, +50.0]" not in h2
 
 
 def test_cli_interval_and_cluster_choices(small_records, tmp_path):

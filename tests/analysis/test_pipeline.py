@@ -62,7 +62,7 @@ def test_report_numbers_carry_numerator_denominator_and_method(small_records, tm
     assert "cluster bootstrap, unit = task (2 clusters)" in md and "B = 200, seed = 1" in md
     assert "MC s.e." in md and "WARNING: only 2 clusters" in md
     assert "Fisher" in md and "Benjamini-Hochberg" in md
-    assert "= (2 a-only - 0 b-only)/12 [" in md and "stratified score 95% (strata: 2 tasks); pooled Tango score [" in md
+    assert "= (2 a-only - 0 b-only)/12 [" in md and "Tango score 95%; stratified by task (2 tasks) [" in md  # 6 cells per task: Tango heads
     assert "exact McNemar p = 0.5" in md
     assert "population over tasks (2 tasks): +16.7 pp = 2/12, interval n/a (2 tasks)" in md
     assert "completion** = outcome in {completed, recovered}" in md
@@ -161,7 +161,8 @@ def test_interval_level_follows_alpha_and_is_labelled(small_records, tmp_path):
     """Review regression: the bootstrap interval is computed at 1 - alpha (protocol alpha), so its
     label must say so; it used to be hard-coded 'percentile 95%' even for an 80% interval."""
     s = analyze(small_records, tmp_path / "d", B=200, seed=3, figures=False)
-    assert s["contrasts"][0]["method"]["interval"] == "stratified 95%"
+    # 6 matched cells per task: too few for the stratified interval to head (stratified_headline_refusal)
+    assert s["contrasts"][0]["method"]["interval"] == "tango 95%"
     assert s["contrasts"][0]["method"]["level"] == pytest.approx(0.95)
     proto = tmp_path / "p.toml"
     proto.write_text("[analysis]\nalpha = 0.2\n")
