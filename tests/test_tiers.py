@@ -7,6 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import conftest as tiers
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -119,10 +120,12 @@ def test_a_kept_point_that_no_longer_exists_is_a_collection_error():
         raise AssertionError("a stale kept id passed")
 
 
-def test_the_agreement_study_in_test_all_covers_every_task_category_once():
+@pytest.mark.parametrize("test", ["tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest",
+                                  "tests/harness/test_tasks.py::test_task_validates"])
+def test_the_task_sweeps_in_test_all_cover_every_task_category_once(test):
     from harness.core.tasks import load_tasks
     from support.scripted import TASKS
-    kept = tiers.SWEEPS["tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest"][0]
+    kept = tiers.SWEEPS[test][0]
     tasks = load_tasks(TASKS)
     categories = sorted(tasks[t].category for t in kept)
     assert categories == sorted({t.category for t in tasks.values()})

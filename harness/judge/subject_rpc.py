@@ -173,6 +173,8 @@ class Peer:
             msg = _json.loads(self._read(n).decode("utf-8", "surrogatepass"))
         except ValueError as exc:
             raise RemoteError(f"not JSON: {exc}") from None
+        except RecursionError:  # nested past the parser's depth: one line, not a 1,000-frame traceback
+            raise RemoteError("not JSON: nested too deep") from None
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
         return msg
