@@ -40,7 +40,7 @@ test-all: $(STAMP) browser lint
 	$(BIN)/python -m pytest -q -m "not campaign" -n auto --dist loadgroup --durations=15
 
 # the points of each sweep that test-all leaves out (tests/conftest.py SWEEPS: kill moments local and
-# Ray, fault mixes, the judge agreement study's other tasks; 36 tests, 3m51s on an idle 2-core machine)
+# Ray, fault mixes, the judge agreement study's and the task validation's other tasks, the nested-reply attack warm; 54 tests)
 test-campaign: $(STAMP)
 	$(BIN)/python -m pytest -q -m campaign -n auto --dist loadgroup --durations=15
 
