@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         sims = args.sims or (1000 if args.grid or args.rare_only else 2000 if args.calibrate else 500)
         return coverage_main(out, sims, args.B, args.seed, peek_sims=sims, rare_only=args.rare_only, grid=args.grid,
                              calibration=args.calibrate, methods=_methods(args.methods), setting=args.setting,
-                             **({} if args.calibration_seed is None else {"calibration_seed": args.calibration_seed}))
+                             calibration_seed=args.calibration_seed)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for mod in sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)):

@@ -317,9 +317,9 @@ def render_population(rows: list[dict], title: str) -> str:
 
 def main(out_dir: Path, sims: int, B: int, seed: int, peek_sims: int | None, rare_only: bool = False,
          grid: bool = False, calibration: bool = False, methods=None, setting: str | None = None,
-         calibration_seed: int = CALIBRATION_SEED) -> int:
+         calibration_seed: int | None = None) -> int:
     if calibration:
-        rows = calibrate(sims, methods=methods, seed=calibration_seed)
+        rows = calibrate(sims, methods=methods, seed=CALIBRATION_SEED if calibration_seed is None else calibration_seed)
         out_dir.mkdir(parents=True, exist_ok=True)
         pop = [r for r in rows if (r["method"], r["cluster"]) in CALIBRATION_METHODS]
         text = (render_population(pop, "Calibration of the population rule (settings separate from the reported ones)")
