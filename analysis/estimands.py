@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.stats import t as t_dist
@@ -210,8 +211,10 @@ def small_task_bias(strata: list[PairedCounts]) -> float:
     where the arms never differ: tasks/cells is small there, the bias is not."""
     n = sum(s.n for s in strata)
     d = sum(s.b + s.c for s in strata)
-    where = sum((s.b + s.c) / s.n for s in strata if s.n > 0) / d if d else 0.0
-    return max(len(strata) / n, where) if n else 0.0
+    # exact arithmetic: equal tasks of 20 cells are exactly at STRAT_MAX_TASKS_PER_CELL (harness power's
+    # tasks/cells), and a float sum of their 1/n_k gave 0.05000000000000001 (refused)
+    where = sum(Fraction(s.b + s.c, s.n) for s in strata if s.n > 0) / d if d else Fraction(0)
+    return float(max(Fraction(len(strata), n), where)) if n else 0.0
 
 
 def stratified_headline_refusal(n_strata: int, n: int, bias: float | None = None) -> str | None:

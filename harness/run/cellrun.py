@@ -329,7 +329,8 @@ def _sub_field(usage, name: str) -> int | None:
     usage did not carry it: a partial sum would read as a count, and a null is never added as 0."""
     if usage is None:
         return 0
-    return None if getattr(usage, f"{name}_unreported") else getattr(usage, f"{name}_tokens")
+    unknown = usage.missing or getattr(usage, f"{name}_unreported")  # a usage-less call's sub-field too
+    return None if unknown else getattr(usage, f"{name}_tokens")
 
 
 def _usage_fields(spec: CellSpec, ctx: CellContext | None, transcript: Transcript) -> dict:
