@@ -46,3 +46,49 @@ def test_a_directory_made_while_its_parent_was_outside_the_workspace_is_watched_
     finally:
         ev = w.stop()
     assert any(e["path"] == ".github/hidden/ci.yml" for e in ev), [(e["op"], e["path"]) for e in ev]
+
+
+def test_a_malformed_write_back_in_the_heartbeats_reply_is_tampering_not_the_subject_gone(monkeypatch):
+    """The audit heartbeat (a ``sync`` request at each test's leave) proves the subject's audit
+    stream still answers; it read every RemoteError as "the subject is gone" and skipped its check.
+    A write-back is decoded in the driver's ``request``: a subject that answers the sync with a
+    write-back naming a container the request did not carry (index 99) raised RemoteError there,
+    so a silenced audit stream went unreported. Only Closed is the subject gone; any other protocol
+    error in the heartbeat's reply is tampering."""
+    import sys
+
+    from harness.judge import probe_runtime, subject_rpc
+    monkeypatch.setitem(sys.modules, "_hx_rpc", subject_rpc)
+    monkeypatch.setattr(probe_runtime, "_rpc", subject_rpc)
+    emitted: list = []
+    monkeypatch.setattr(probe_runtime, "_emit", emitted.append)
+    monkeypatch.setattr(probe_runtime, "_audit_drain", lambda **kw: emitted.append({"k": "drained"}))
+    peer = subject_rpc.Peer(-1, "driver")
+    replies = iter([{"r": 1, "wb": [[99, []]]}])
+    monkeypatch.setattr(peer, "_send", lambda msg: None)
+    monkeypatch.setattr(peer, "_recv", lambda: next(replies))
+    monkeypatch.setitem(probe_runtime._DRIVER, "peer", peer)
+    monkeypatch.setitem(probe_runtime._DRIVER, "audit", 99999)
+    probe_runtime._audit_sync()
+    assert any(e.get("k") == "tamper" for e in emitted), emitted
+
+
+def test_the_subject_gone_in_the_heartbeat_is_not_tampering(monkeypatch):
+    """The precondition of the test above: a closed connection stays 'the subject is gone'."""
+    import sys
+
+    from harness.judge import probe_runtime, subject_rpc
+    monkeypatch.setitem(sys.modules, "_hx_rpc", subject_rpc)
+    monkeypatch.setattr(probe_runtime, "_rpc", subject_rpc)
+    emitted: list = []
+    monkeypatch.setattr(probe_runtime, "_emit", emitted.append)
+    peer = subject_rpc.Peer(-1, "driver")
+
+    def closed():
+        raise subject_rpc.Closed("the subject closed the connection")
+    monkeypatch.setattr(peer, "_send", lambda msg: None)
+    monkeypatch.setattr(peer, "_recv", closed)
+    monkeypatch.setitem(probe_runtime._DRIVER, "peer", peer)
+    monkeypatch.setitem(probe_runtime._DRIVER, "audit", 99999)
+    probe_runtime._audit_sync()
+    assert emitted == []
