@@ -92,3 +92,36 @@ def test_the_subject_gone_in_the_heartbeat_is_not_tampering(monkeypatch):
     monkeypatch.setitem(probe_runtime._DRIVER, "audit", 99999)
     probe_runtime._audit_sync()
     assert emitted == []
+
+
+MUTATING_BOX = '''
+class Box:
+    def __lt__(self, other):
+        other.append(99)
+        return True
+
+    def __radd__(self, other):
+        other.append(99)
+        return 0
+
+    def __contains__(self, item):
+        item.append(99)
+        return True
+
+
+def make():
+    return Box()
+'''
+
+
+@pytest.mark.parametrize("use", ["make() < data", "data + make()", "data in make()", "data not in make()"])
+def test_a_literal_local_sent_by_an_operator_is_not_a_judge_constant(tmp_path, use):
+    """The constant rule (a local bound to a list literal that no code can reach is compared as the
+    literal) counted calls, attributes and subscripts as ways out, not operators: a comparison, an
+    arithmetic operator or ``in`` with a tree object sends the list to the tree, which changes it
+    (write-back), and a 'does not mutate' check then passed on the literal."""
+    from tests.harness.test_redteam_issue21 import tiny
+    test = ("from pkg import make\n\n\ndef test_t():\n    data = [3, 1, 2]\n"
+            f"    seen = {use}\n    assert data == [3, 1, 2]\n")
+    v = tiny(tmp_path, MUTATING_BOX, test)
+    assert not v.passed, v.output
