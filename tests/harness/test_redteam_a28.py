@@ -108,13 +108,17 @@ class Box:
         item.append(99)
         return True
 
+    def __getitem__(self, key):
+        key.append(99)
+        return 0
+
 
 def make():
     return Box()
 '''
 
 
-@pytest.mark.parametrize("use", ["make() < data", "data + make()", "data in make()", "data not in make()"])
+@pytest.mark.parametrize("use", ["make() < data", "data + make()", "data in make()", "data not in make()", "make()[data]"])
 def test_a_literal_local_sent_by_an_operator_is_not_a_judge_constant(tmp_path, use):
     """The constant rule (a local bound to a list literal that no code can reach is compared as the
     literal) counted calls, attributes and subscripts as ways out, not operators: a comparison, an
