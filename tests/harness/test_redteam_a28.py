@@ -129,3 +129,14 @@ def test_a_literal_local_sent_by_an_operator_is_not_a_judge_constant(tmp_path, u
             f"    seen = {use}\n    assert data == [3, 1, 2]\n")
     v = tiny(tmp_path, MUTATING_BOX, test)
     assert not v.passed, v.output
+
+
+@pytest.mark.xfail(strict=True, reason="defect: a dict or list subclass the test passes (OrderedDict, defaultdict, "
+                   "Counter) crosses as a stand-in built from a copy of its base value, so the tree's in-place change "
+                   "is never written back; a correct in-place tree fails under the judge and passes under plain pytest")
+def test_a_dict_subclass_the_test_passes_is_written_back(tmp_path):
+    from tests.harness.test_redteam_issue21 import tiny
+    test = ("import collections\n\nfrom pkg import add\n\n\ndef test_t():\n    d = collections.OrderedDict()\n"
+            "    add(d)\n    assert list(d.items()) == [('k', 1)]\n")
+    v = tiny(tmp_path, "def add(d):\n    d['k'] = 1\n", test)
+    assert v.passed, v.output
