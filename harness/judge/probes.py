@@ -740,7 +740,7 @@ def _flows_out(node: ast.expr, parents: dict, items_mutable: bool) -> bool:
         return True
     if isinstance(parent, ast.Subscript):
         if parent.value is not node:
-            return False  # an index
+            return True  # an index: a tree object's __getitem__ is handed it (a list is never a plain index)
         return not isinstance(parent.ctx, ast.Load) or (items_mutable and _flows_out(parent, parents, items_mutable))
     if isinstance(parent, ast.Dict) and any(v is node and k is None for k, v in zip(parent.keys, parent.values)):
         return items_mutable and _flows_out(parent, parents, items_mutable)  # {**name}: only its items go on
@@ -748,6 +748,9 @@ def _flows_out(node: ast.expr, parents: dict, items_mutable: bool) -> bool:
         return _flows_out(parent, parents, True)  # an item of this literal is the value itself
     if isinstance(parent, (ast.IfExp, ast.BoolOp)):
         return _flows_out(parent, parents, items_mutable)
+    if isinstance(parent, ast.BinOp) or isinstance(parent, ast.Compare) and not all(
+            isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) for op in parent.ops):
+        return True  # an operator or an ordering/``in`` with a tree object hands it over (its reflected method)
     if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
         return items_mutable
     return False

@@ -224,7 +224,7 @@ class Watch:
             if mask & bit:
                 self._record(op, rel, is_dir, cookie)
         if is_dir and mask & (Mask.CREATE | Mask.MOVED_TO):
-            self._add_tree(rel, initial=False)
+            self._add_tree(rel, initial=False, moved_in=bool(mask & Mask.MOVED_TO))
 
     def _file_event(self, wd: int, mask: Mask) -> None:
         """A start file's inode watch: a write or mode change under whatever name it was made,
@@ -305,12 +305,14 @@ class Watch:
         finally:
             os.close(fd)
 
-    def _add_tree(self, rel: str, *, initial: bool) -> None:
+    def _add_tree(self, rel: str, *, initial: bool, moved_in: bool = False) -> None:
         """Watch rel and every directory under it (never following a link); contents found under a
         directory created during the cell are recorded as created. A directory already watched under
         the same name is not walked again: its later changes arrive as its own events, and walking it
         once per ancestor's event made a chain made in one go cost its depth cubed (a 2,500-deep chain
-        held the cell for a minute beside another process)."""
+        held the cell for a minute beside another process). A directory moved in (``moved_in``) is
+        walked whole: it may return from outside the workspace under its old name, and a directory
+        made in it while it was outside could not be watched then (red team a28)."""
         stack = [rel]
         while stack and not self._halt:
             d = stack.pop()
@@ -321,7 +323,7 @@ class Watch:
                 if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # gone again: its events say so
                     self._note(f"could not watch {d or '.'}: {exc.strerror}")
                 continue
-            if not initial and self._dirs.get(wd) == d:
+            if not initial and not moved_in and self._dirs.get(wd) == d:
                 continue  # this inode is already watched under this name, and was walked when it was added
             self._dirs[wd] = d
             if initial:
