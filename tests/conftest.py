@@ -13,6 +13,9 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/harness/test_redteam_issue21_r28.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
+    "tests/harness/test_redteam_a28.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
+    "tests/analysis/test_headline_r28.py": "coverage simulations of the stratified headline on tiny tasks (~15 s)",
     "tests/harness/test_judge_agreement.py": "the agreement study: every task x (start + every candidate) x (visible, oracle), judged against plain pytest (7-13 min)",
     "tests/harness/test_ray_cluster.py": "Ray cluster: starts head and worker nodes (271 s)",
     "tests/harness/test_executors.py": "Ray executor on two nodes, a killed worker re-queued (219 s)",
