@@ -1,8 +1,10 @@
 """The probe runtime: the only harness code inside a judged test run (standard library only).
 
-harness.judge.testrun writes this file into the run's private result directory under a fresh
-random module name, with ``_OUT`` (the observation channel: a write-only FIFO the harness drains
-while the run lives, harness.judge.obschannel) filled in, and the probe module (harness.judge.probes)
+harness.judge.testrun writes this file (and its bytecode) into the run's private result directory
+under a fresh random module name; ``_OUT`` (the observation channel: a write-only FIFO the harness
+drains while the run lives, harness.judge.obschannel) comes from the driver's environment
+(``HX_OBS_PATH``, removed at import like the nonce), so the file's bytes are the same in every run
+and are compiled once per harness process, not once per run. The probe module (harness.judge.probes)
 imports it as ``_hx`` and registers itself (``_bind``) before it imports any code under test. It
 records raw observations, one JSON object per line, and decides nothing: no expected value is
 ever in this process. The judge (harness.judge.judge) is the only place a verdict is formed.
@@ -35,7 +37,7 @@ import sys as _sys
 from collections.abc import Mapping as _Mapping
 from operator import index as _index
 
-_OUT = None  # filled in by the harness: the observation channel (a FIFO the harness reads while the run lives)
+_OUT = _os.environ.pop("HX_OBS_PATH", None)  # the observation channel: a FIFO the harness reads while the run lives
 _MAX_STR = 1 << 20
 _MAX_NODES = 200000
 
@@ -447,11 +449,11 @@ def _subject_env():
     return {k: _os.environ[k] for k in keep if k in _os.environ}
 
 
-def _subject():
-    """The live subject (started on first use)."""
-    peer = _DRIVER["peer"]
-    if peer is not None:
-        return peer
+def _spawn_subject():
+    """Start the subject's interpreter (``_driver_setup``, before pytest starts): its start-up
+    (interpreter, audit hook, protocol) runs while pytest starts and collects here. It then waits
+    for its first message, which ``_subject`` sends on first use, with the import path as pytest
+    left it by then."""
     import socket
     import subprocess
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -465,9 +467,20 @@ def _subject():
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg = _on_msg
+    _DRIVER.update(spawned=peer, proc=proc, audit=ar)
+
+
+def _subject():
+    """The live subject: the spawned interpreter, given its import path on first use."""
+    peer = _DRIVER["peer"]
+    if peer is not None:
+        return peer
+    if _DRIVER.get("spawned") is None:
+        _spawn_subject()
+    peer = _DRIVER["spawned"]
     res = _os.path.realpath(_DRIVER["res"])
     peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": ""})
-    _DRIVER.update(peer=peer, proc=proc, audit=ar)
+    _DRIVER["peer"] = peer
     return peer
 
 
@@ -674,13 +687,14 @@ def _driver_setup(probe_file):
     _sys.addaudithook(_refuse_foreign_code)
     import atexit
     atexit.register(_stop_subject)
+    _spawn_subject()
 
 
 _SUBJECT_AUDIT_REDIRECTED = 87
 
 
 def _stop_subject():
-    peer, proc = _DRIVER["peer"], _DRIVER["proc"]
+    peer, proc = _DRIVER["peer"] or _DRIVER.get("spawned"), _DRIVER["proc"]
     if peer is not None:
         try:
             _os.close(peer.fd)

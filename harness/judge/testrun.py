@@ -22,6 +22,8 @@ through ``place_file``, which never follows a link the agent planted.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import marshal
 import re
 import secrets
 import sys
@@ -280,17 +282,16 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
     try:
         dest = place_file(work, dest_rel, source)
         obs = res / f"obs-{token}.jsonl"
-        (res / f"{runtime}.py").write_text(RUNTIME_SOURCE.read_text().replace(
-            "_OUT = None  #", f"_OUT = {str(obs)!r}  #", 1))
-        (res / "_hx_rpc.py").write_text(RPC_SOURCE.read_text())
-        (res / "_hx_subject.py").write_text(SUBJECT_SOURCE.read_text())
+        _place_module(res, f"{runtime}.py", RUNTIME_SOURCE)
+        _place_module(res, "_hx_rpc.py", RPC_SOURCE)
+        (res / "_hx_subject.py").write_bytes(SUBJECT_SOURCE.read_bytes())
         (res / DRIVER_NAME).write_text(DRIVER_SCRIPT.format(runtime=runtime))
         open_up(scratch)
         res.chmod(0o777)
         nonce = secrets.token_hex(16)  # frames the run's records (harness.judge.probe_runtime)
         with ObservationChannel(obs, judging.MAX_OBSERVATIONS_BYTES) as channel:  # read while the run lives
             r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
-                                     writable=(scratch,), env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce})
+                                     writable=(scratch,), env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce, "HX_OBS_PATH": str(obs)})
         j = judging.judge(plan, channel.data, canary=canary, returncode=None if r.timed_out else r.returncode,
                           seen=("the run replaced its observation channel",) if channel.replaced else (),
                           nonce=nonce.encode())
@@ -304,6 +305,28 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
         tamper = [f"{len(j.tamper)} sign(s) of tampering in the observations"] if j.tamper else []
     return TestVerdict(j.passed and not r.timed_out, j.tests, j.failures, j.errors, 0, r.returncode, r.wall_s,
                        output, r.timed_out, r.confinement, j.subverted, tamper=tamper)
+
+
+def _place_module(res: Path, name: str, source: Path) -> None:
+    """Write a harness module the judged run loads by path (the probe runtime, the protocol) into
+    the result directory, with its bytecode beside it: an unchecked hash-based ``.pyc`` (PEP 552)
+    in ``__pycache__``, compiled once per harness process from the same bytes. The driver and the
+    subject load both before any code of the tree has run, so they skip a compile each (about
+    25 ms of a run's start-up, benchmarks.bench_judge)."""
+    data = source.read_bytes()
+    (res / name).write_bytes(data)
+    pyc = Path(importlib.util.cache_from_source(str(res / name)))
+    pyc.parent.mkdir(exist_ok=True)
+    pyc.write_bytes(_bytecode(data, source.name))
+
+
+@lru_cache(maxsize=8)
+def _bytecode(data: bytes, filename: str) -> bytes:
+    """The .pyc bytes of ``data``: magic, flags 0b01 (hash-based, unchecked), source hash, marshalled
+    code. The loader gives the code its real file name when it loads it."""
+    code = compile(data, filename, "exec", dont_inherit=True)
+    return (importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(data)
+            + marshal.dumps(code))
 
 
 def _tracebacks(text: str, runtime: str) -> str:

@@ -72,3 +72,39 @@ def test_place_file_replaces_planted_links_and_never_writes_through_them(tmp_pat
     assert (host / "keep.txt").read_text() == "host file" and not (tree / "a" / "t.py").is_symlink()
     with pytest.raises(ValueError):
         place_file(tree, "../escape.py", "x")
+
+
+def test_a_harness_module_is_loaded_from_the_bytecode_the_harness_wrote(tmp_path):
+    """_place_module writes the source and an unchecked hash-based .pyc beside it: the driver and the
+    subject load the compiled code (no compile per run). Shown by changing the source afterwards: a
+    loader that compiled the source would run the new text."""
+    import subprocess
+    import sys
+
+    from harness.judge.testrun import _place_module
+    src = tmp_path / "mod_src.py"
+    src.write_text("WHO = 'compiled by the harness'\n")
+    _place_module(tmp_path, "_hx_mod.py", src)
+    (tmp_path / "_hx_mod.py").write_text("WHO = 'the source, compiled at load'\n")
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('_hx_mod', {str(tmp_path / '_hx_mod.py')!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "print(m.WHO, m.__spec__.cached is not None)\n")
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "compiled by the harness True"
+
+
+def test_a_judged_run_that_never_imports_the_tree_ends_its_unused_subject_quietly(tmp_path, monkeypatch):
+    """The driver starts the subject before pytest starts and sends it its first message on first
+    use. A test that imports nothing of the tree never sends it: the subject then ends at the closed
+    connection, with no evidence of tampering and no traceback in the run's output."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("X = 1\n")
+    test_file = tmp_path / "test_owned.py"
+    test_file.write_text("def test_plain():\n    assert 6 * 7 == 42\n")
+    from harness.judge import testrun
+    monkeypatch.setattr(testrun, "_tracebacks", lambda text, runtime: "\n" + text)  # the run's whole output
+    v = run_pytest(tree, test_file, dest_rel="tests/test_t.py")
+    assert v.passed and not v.subverted and not v.tamper, v.output
+    assert "Traceback" not in v.output and "1 passed" in v.output, v.output
