@@ -430,7 +430,8 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # loads harness.judge.subject_rpc as ``_hx_rpc`` and this module, then runs pytest. From here on no
 # module of the tree is executed in this process: an import of one returns a proxy module whose
 # attributes and calls are requests to the *subject* (harness.judge.subject_main), a fresh interpreter
-# started on first use with nothing but its own request/response pair and audit pipe.
+# started before pytest (given its import path on first use; started afresh then if the test changed the
+# working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
@@ -456,25 +457,55 @@ def _spawn_subject():
     left it by then."""
     import socket
     import subprocess
+    inherited = _inherited()
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ar, aw = _os.pipe2(_os.O_CLOEXEC)
     try:
         proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
                                  str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
-                                env=_subject_env(), stdin=subprocess.DEVNULL, cwd=_os.getcwd())
+                                env=inherited[1], stdin=subprocess.DEVNULL, cwd=inherited[0])
     finally:
         theirs.close()
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg = _on_msg
-    _DRIVER.update(spawned=peer, proc=proc, audit=ar)
+    _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited)
+
+
+def _inherited():
+    """What the subject takes from the driver when it is started: the working directory and the
+    environment it is given (``_subject_env``)."""
+    return _os.getcwd(), _subject_env()
+
+
+def _discard_spawned():
+    """End the early subject unused (it has imported nothing of the tree: it ends at the closed
+    connection, harness.judge.subject_main)."""
+    proc = _DRIVER["proc"]
+    for fd in (_DRIVER["spawned"].fd, _DRIVER["audit"]):
+        try:
+            _os.close(fd)
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=5)
+    except Exception:  # noqa: BLE001
+        proc.kill()
+        proc.wait()
+    _DRIVER.update(spawned=None, proc=None, audit=None)
 
 
 def _subject():
-    """The live subject: the spawned interpreter, given its import path on first use."""
+    """The live subject: the spawned interpreter, given its import path on first use. The subject
+    started early holds the driver's working directory and environment as they were before pytest
+    started; a test that changed either before its first use of the tree (``monkeypatch.chdir``,
+    ``monkeypatch.setenv("TZ", ...)``) gets a fresh subject started with them, as when the subject
+    was started on first use (plain pytest's tree sees them too)."""
     peer = _DRIVER["peer"]
     if peer is not None:
         return peer
+    if _DRIVER.get("spawned") is not None and _DRIVER["inherited"] != _inherited():
+        _discard_spawned()
     if _DRIVER.get("spawned") is None:
         _spawn_subject()
     peer = _DRIVER["spawned"]
