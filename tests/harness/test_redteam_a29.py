@@ -4,12 +4,20 @@ an unchecked hash-based .pyc the harness writes into the run's result directory.
 
 Tests that depend on the executor take the ``executor`` fixture (cold and warm); run the file with
 HARNESS_CONFINEMENT=namespaces for the fallback level. Attacks that failed are kept as cheap
-regressions; the one that worked (a subject started with the directory and environment the test
-had not set yet) is fixed.
+regressions; the two that worked (a subject started with the directory and environment the test
+had not set yet; the .pyc named and compiled as this process, not the judged run, would) are fixed.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from tests.harness.test_redteam_issue21 import tiny
+
+ROOT = Path(__file__).resolve().parents[2]
+
 
 # == 1. the subject started before the test set its working directory or environment ===============
 # Plain pytest's tree sees the directory and variables the test set before calling it. The subject
@@ -71,6 +79,42 @@ def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(m
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     rt._subject()
     assert events == ["discarded", "spawned"]
+
+
+# == 2. the bytecode named and compiled as the harness process would load it ========================
+# The driver and the subject run ``python -I``: no -O, no pycache prefix. The harness named the
+# .pyc by its own flags (importlib.util.cache_from_source): with PYTHONPYCACHEPREFIX set every
+# judged run raised FileNotFoundError (its directory under the prefix does not exist), and under -O
+# the .pyc was named .opt-1 (never loaded) and compiled without asserts.
+PLACE = """
+import sys
+from pathlib import Path
+from harness.judge.testrun import _place_module
+res, src = Path(sys.argv[1]), Path(sys.argv[2])
+_place_module(res, "_hx_mod.py", src)
+"""
+LOAD = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("_hx_mod", sys.argv[1])
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+print(m.WHO, m.ASSERTS)
+"""
+
+
+def test_the_bytecode_is_the_one_the_judged_run_loads_whatever_the_harness_flags(tmp_path):
+    src, res = tmp_path / "mod_src.py", tmp_path / "res"
+    res.mkdir()
+    src.write_text("WHO = 'compiled by the harness'\ntry:\n    assert False\n    ASSERTS = False\n"
+                   "except AssertionError:\n    ASSERTS = True\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(tmp_path / "prefix")}
+    r = subprocess.run([sys.executable, "-O", "-c", PLACE, str(res), str(src)], env=env, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "prefix").exists()  # nothing written outside the result directory
+    (res / "_hx_mod.py").write_text("WHO = 'the source, compiled at load'\nASSERTS = None\n")
+    out = subprocess.run([sys.executable, "-I", "-c", LOAD, str(res / "_hx_mod.py")], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "compiled by the harness True"
 
 
 # == 3. harness files rewritten from the subject (sources and bytecode) ============================
