@@ -716,9 +716,28 @@ def _driver_setup(probe_file):
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
+    _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
+                 + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
     import atexit
     atexit.register(_stop_subject)
     _spawn_subject()
+
+
+def _pin_sources(paths):
+    """Hold the lines of the run's own files whose frames the driver runs (the driver script, this
+    runtime, the protocol, the probe) in ``linecache`` as they are now, before any code of the tree
+    has run, never re-read (no mtime: ``linecache.checkcache`` keeps the entry). pytest shows a
+    failure's frames, and a warning its line, from linecache; the subject can replace these files:
+    a FIFO put there held the driver at the first failure until the run's timeout, and a rewritten
+    file showed the agent lines the driver never ran."""
+    import linecache
+    for path in dict.fromkeys(paths):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        linecache.cache[path] = (_len(data), None, data.decode("utf-8", "replace").splitlines(True), path)
 
 
 _SUBJECT_AUDIT_REDIRECTED = 87

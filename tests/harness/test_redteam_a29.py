@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.harness.test_redteam_issue21 import tiny
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,3 +213,58 @@ ENV_KEYS = ("import os\n\n\ndef f():\n"
 def test_the_subject_holds_neither_variable(tmp_path, executor):
     v = tiny(tmp_path, ENV_KEYS, "from pkg import f\n\n\ndef test_env():\n    assert f() == []\n")
     assert v.passed and not v.subverted, v.output
+
+
+# == 6. the files whose lines pytest shows, replaced from the subject ===============================
+# pytest in the driver shows a failure's frames (the probe's, the runtime's, the protocol's) and a
+# warning's line from linecache, which read each file when first shown, after the tree had run. A
+# FIFO put in place of a harness file or of the probe held the driver at the first failure until
+# the run's timeout (pre-dating 9385737); a rewritten file showed lines the driver never ran. The
+# driver now holds their lines as they were before any code of the tree ran.
+REPLACE = r'''
+import glob, os
+
+
+def _replace(how):
+    res = os.path.join(os.path.dirname(os.getcwd()), "res")
+    for p in [*glob.glob(os.path.join(res, "_hx_*.py")), os.path.join(os.getcwd(), "tests", "test_t.py")]:
+        if os.path.basename(p) == "_hx_subject.py":
+            continue
+        os.unlink(p)
+        if how == "fifo":
+            os.mkfifo(p)
+        else:
+            with open(p, "w") as f:
+                f.write("raise SystemExit('FORGED LINE')\n" * 2000)
+
+
+_replace(%r)
+
+
+def f():
+    return 1
+'''
+BAD = "raise ValueError('the module raises at import')\n"
+REPLACE_TEST = '''
+from pkg import f
+
+
+def test_wrong():
+    x = f()
+    if x != 2:
+        raise AssertionError("wrong")
+
+
+def test_import_raises():
+    import pkg.bad
+    assert f() == 2
+'''
+
+
+@pytest.mark.parametrize("how", ["fifo", "rewritten"])
+def test_a_replaced_harness_file_or_probe_neither_holds_the_driver_nor_shows_forged_lines(how, tmp_path, executor):
+    (tmp_path / "tree" / "pkg").mkdir(parents=True)
+    (tmp_path / "tree" / "pkg" / "bad.py").write_text(BAD)
+    v = tiny(tmp_path, REPLACE % how, REPLACE_TEST)
+    assert not v.timed_out and not v.passed and v.errors == 2, v.output
+    assert "FORGED" not in v.output and "raise AssertionError('wrong')" in v.output, v.output
