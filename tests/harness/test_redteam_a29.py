@@ -268,3 +268,35 @@ def test_a_replaced_harness_file_or_probe_neither_holds_the_driver_nor_shows_for
     v = tiny(tmp_path, REPLACE % how, REPLACE_TEST)
     assert not v.timed_out and not v.passed and v.errors == 2, v.output
     assert "FORGED" not in v.output and "raise AssertionError('wrong')" in v.output, v.output
+
+
+# The same two variables searched for wherever the subject can read: every process's environment and
+# command line it can open, and every file of the result directory (the runtime's bytes no longer
+# hold the channel's path). The search itself is reported (the run is subverted); what it found is
+# the check's value: nothing.
+SEARCH = r'''
+import glob, os, re
+
+
+def found():
+    hits = []
+    pat = re.compile(rb"HX_OBS_(?:NONCE|PATH)=[^\0]+")
+    paths = [*glob.glob("/proc/[0-9]*/environ"), *glob.glob("/proc/[0-9]*/cmdline"),
+             *glob.glob("/proc/[0-9]*/task/*/environ")]
+    res = os.path.join(os.path.dirname(os.getcwd()), "res")
+    paths += [p for p in glob.glob(os.path.join(res, "**"), recursive=True)
+              if os.path.isfile(p) and not p.endswith(".jsonl")]
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            continue
+        hits += [(p, m[:60].decode("latin-1")) for m in pat.findall(data)]
+    return hits
+'''
+
+
+def test_neither_variable_is_found_wherever_the_subject_can_read(tmp_path, executor):
+    v = tiny(tmp_path, SEARCH, "from pkg import found\n\n\ndef test_no_leak():\n    assert found() == []\n")
+    assert v.subverted and v.tests == 1 and v.failures == 0 and v.errors == 0, v.output
