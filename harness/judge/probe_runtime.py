@@ -430,7 +430,8 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # loads harness.judge.subject_rpc as ``_hx_rpc`` and this module, then runs pytest. From here on no
 # module of the tree is executed in this process: an import of one returns a proxy module whose
 # attributes and calls are requests to the *subject* (harness.judge.subject_main), a fresh interpreter
-# started on first use with nothing but its own request/response pair and audit pipe.
+# started before pytest (given its import path on first use; started afresh then if the test changed the
+# working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
@@ -456,25 +457,55 @@ def _spawn_subject():
     left it by then."""
     import socket
     import subprocess
+    inherited = _inherited()
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ar, aw = _os.pipe2(_os.O_CLOEXEC)
     try:
         proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
                                  str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
-                                env=_subject_env(), stdin=subprocess.DEVNULL, cwd=_os.getcwd())
+                                env=inherited[1], stdin=subprocess.DEVNULL, cwd=inherited[0])
     finally:
         theirs.close()
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg = _on_msg
-    _DRIVER.update(spawned=peer, proc=proc, audit=ar)
+    _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited)
+
+
+def _inherited():
+    """What the subject takes from the driver when it is started: the working directory and the
+    environment it is given (``_subject_env``)."""
+    return _os.getcwd(), _subject_env()
+
+
+def _discard_spawned():
+    """End the early subject unused (it has imported nothing of the tree: it ends at the closed
+    connection, harness.judge.subject_main)."""
+    proc = _DRIVER["proc"]
+    for fd in (_DRIVER["spawned"].fd, _DRIVER["audit"]):
+        try:
+            _os.close(fd)
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=5)
+    except Exception:  # noqa: BLE001
+        proc.kill()
+        proc.wait()
+    _DRIVER.update(spawned=None, proc=None, audit=None)
 
 
 def _subject():
-    """The live subject: the spawned interpreter, given its import path on first use."""
+    """The live subject: the spawned interpreter, given its import path on first use. The subject
+    started early holds the driver's working directory and environment as they were before pytest
+    started; a test that changed either before its first use of the tree (``monkeypatch.chdir``,
+    ``monkeypatch.setenv("TZ", ...)``) gets a fresh subject started with them, as when the subject
+    was started on first use (plain pytest's tree sees them too)."""
     peer = _DRIVER["peer"]
     if peer is not None:
         return peer
+    if _DRIVER.get("spawned") is not None and _DRIVER["inherited"] != _inherited():
+        _discard_spawned()
     if _DRIVER.get("spawned") is None:
         _spawn_subject()
     peer = _DRIVER["spawned"]
@@ -685,9 +716,28 @@ def _driver_setup(probe_file):
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
+    _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
+                 + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
     import atexit
     atexit.register(_stop_subject)
     _spawn_subject()
+
+
+def _pin_sources(paths):
+    """Hold the lines of the run's own files whose frames the driver runs (the driver script, this
+    runtime, the protocol, the probe) in ``linecache`` as they are now, before any code of the tree
+    has run, never re-read (no mtime: ``linecache.checkcache`` keeps the entry). pytest shows a
+    failure's frames, and a warning its line, from linecache; the subject can replace these files:
+    a FIFO put there held the driver at the first failure until the run's timeout, and a rewritten
+    file showed the agent lines the driver never ran."""
+    import linecache
+    for path in dict.fromkeys(paths):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        linecache.cache[path] = (_len(data), None, data.decode("utf-8", "replace").splitlines(True), path)
 
 
 _SUBJECT_AUDIT_REDIRECTED = 87

@@ -312,10 +312,13 @@ def _place_module(res: Path, name: str, source: Path) -> None:
     the result directory, with its bytecode beside it: an unchecked hash-based ``.pyc`` (PEP 552)
     in ``__pycache__``, compiled once per harness process from the same bytes. The driver and the
     subject load both before any code of the tree has run, so they skip a compile each (about
-    25 ms of a run's start-up, benchmarks.bench_judge)."""
+    25 ms of a run's start-up, benchmarks.bench_judge). The file is named as those two processes
+    look it up (``python -I``: no ``-O``, no pycache prefix), not as this process would: a harness
+    started with ``PYTHONPYCACHEPREFIX`` or ``-O`` must neither fail every judged run nor write
+    bytecode outside the result directory."""
     data = source.read_bytes()
     (res / name).write_bytes(data)
-    pyc = Path(importlib.util.cache_from_source(str(res / name)))
+    pyc = res / "__pycache__" / f"{Path(name).stem}.{sys.implementation.cache_tag}.pyc"
     pyc.parent.mkdir(exist_ok=True)
     pyc.write_bytes(_bytecode(data, source.name))
 
@@ -323,8 +326,9 @@ def _place_module(res: Path, name: str, source: Path) -> None:
 @lru_cache(maxsize=8)
 def _bytecode(data: bytes, filename: str) -> bytes:
     """The .pyc bytes of ``data``: magic, flags 0b01 (hash-based, unchecked), source hash, marshalled
-    code. The loader gives the code its real file name when it loads it."""
-    code = compile(data, filename, "exec", dont_inherit=True)
+    code, compiled unoptimised as the judged run's ``python -I`` would (asserts kept whatever this
+    process's ``-O``). The loader gives the code its real file name when it loads it."""
+    code = compile(data, filename, "exec", dont_inherit=True, optimize=0)
     return (importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(data)
             + marshal.dumps(code))
 
