@@ -504,8 +504,8 @@ def _subject():
     peer = _DRIVER["peer"]
     if peer is not None:
         return peer
-    if _DRIVER.get("spawned") is not None and _DRIVER["inherited"] != _inherited():
-        _discard_spawned()
+    if _DRIVER.get("spawned") is not None and (_DRIVER["inherited"] != _inherited() or _DRIVER["proc"].poll() is not None):
+        _discard_spawned()  # also one that already ended (no tree code has run in it: not the tree's doing)
     if _DRIVER.get("spawned") is None:
         _spawn_subject()
     peer = _DRIVER["spawned"]

@@ -69,7 +69,11 @@ def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(m
     monkeypatch.setattr(rt, "_discard_spawned", lambda: (events.append("discarded"), rt._DRIVER.update(spawned=None)))
     monkeypatch.setattr(rt, "_spawn_subject", lambda: (events.append("spawned"), rt._DRIVER.update(
         spawned=Early(), inherited=rt._inherited())))
-    monkeypatch.setattr(rt, "_DRIVER", {**rt._DRIVER, "peer": None, "res": str(tmp_path)})
+    class Running:
+        def poll(self):
+            return None
+
+    monkeypatch.setattr(rt, "_DRIVER", {**rt._DRIVER, "peer": None, "res": str(tmp_path), "proc": Running()})
     rt._DRIVER.update(spawned=Early(), inherited=rt._inherited())
     assert isinstance(rt._subject(), Early) and events == [] and len(sent) == 1  # nothing changed: kept
     rt._DRIVER.update(peer=None, spawned=Early(), inherited=rt._inherited())
@@ -79,6 +83,37 @@ def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(m
     rt._DRIVER.update(peer=None, spawned=Early(), inherited=rt._inherited())
     events.clear()
     monkeypatch.setenv("TZ", "Asia/Tokyo")
+    rt._subject()
+    assert events == ["discarded", "spawned"]
+
+
+def test_an_early_subject_that_already_ended_is_replaced_not_charged_to_the_tree(monkeypatch, tmp_path):
+    """The early subject has run no code of the tree: if it ended before first use (for any reason of
+    the harness's), the first request must not meet a broken pipe; a fresh subject is started."""
+    from harness.judge import probe_runtime as rt
+    from harness.judge import subject_rpc
+    monkeypatch.setattr(rt, "_rpc", subject_rpc)
+
+    class Early:
+        fd = -1
+
+        def _send(self, msg):
+            pass
+
+    class Ended:
+        def poll(self):
+            return 1
+
+    class Running:
+        def poll(self):
+            return None
+
+    events: list = []
+    monkeypatch.setattr(rt, "_discard_spawned", lambda: (events.append("discarded"), rt._DRIVER.update(spawned=None)))
+    monkeypatch.setattr(rt, "_spawn_subject", lambda: (events.append("spawned"), rt._DRIVER.update(
+        spawned=Early(), proc=Running(), inherited=rt._inherited())))
+    monkeypatch.setattr(rt, "_DRIVER", {**rt._DRIVER, "peer": None, "res": str(tmp_path)})
+    rt._DRIVER.update(spawned=Early(), proc=Ended(), inherited=rt._inherited())
     rt._subject()
     assert events == ["discarded", "spawned"]
 
