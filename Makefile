@@ -40,7 +40,8 @@ test-all: $(STAMP) browser lint
 	$(BIN)/python -m pytest -q -m "not campaign" -n auto --dist loadgroup --durations=15
 
 # the points of each sweep that test-all leaves out (tests/conftest.py SWEEPS: kill moments local and
-# Ray, fault mixes, the judge agreement study's and the task validation's other tasks, the nested-reply attack warm; 54 tests)
+# Ray, fault mixes, revoked-credential stages, the judge agreement study's and the task validation's other tasks,
+# the nested-reply attack warm, ordered-set's mutants; and tests/conftest.py CAMPAIGN_TESTS; 65 tests)
 test-campaign: $(STAMP)
 	$(BIN)/python -m pytest -q -m campaign -n auto --dist loadgroup --durations=15
 

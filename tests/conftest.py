@@ -99,10 +99,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "median", "money-round-helper", "slugify-tests-v2"}),
         "one task per category (tests/test_tiers.py checks the categories); all 24 tasks take ~190 s summed"),
     "tests/harness/test_tasks.py::test_task_validates": (frozenset({
-        "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
-        "median", "money-round-helper", "slugify-tests-v2"}),
-        "one task per category, as the agreement study (tests/test_tiers.py checks the categories); the task "
-        "files are pinned by the protocol locks, which test-all checks; all 24 take ~420 s summed"),
+        "parse-range", "config-docs-table", "median", "money-round-helper"}),
+        "four of the agreement study's tasks, four categories (tests/test_tiers.py checks both): the agreement "
+        "study runs every category's reference and candidates through the judge in test-all already, and the "
+        "task files are pinned by the protocol locks, which test-all checks; all 24 take ~420 s summed"),
     "tests/harness/test_redteam_issue21_r28.py::test_replies_the_tree_writes_itself_forge_nothing": (frozenset({
         "cold-nested", "cold-twice", "warm-twice", "cold-protocol error", "warm-protocol error"}),
         "the nested reply once: the subject then stops answering and the driver waits out its audit "
@@ -115,13 +115,26 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
         (frozenset({"anthropic-anywhere", "openai-after_usage"}), "each SDK and each cut kind once (~21 s each)"),
     "tests/engines/test_revoked_stages_issue25.py::test_revoked_credentials_at_every_stage_drop_no_finished_cell":
-        (frozenset({"first_worker_reply-anthropic-401", "between_worker_turns-openai-401", "awaiting_reviewer-anthropic-401",
-                    "a2_rerun_attempt-openai-401", "adjudicating-openai-403", "writing_record-anthropic-403"}),
-         "every stage once, each SDK three times, 401 and 403 both (9-32 s each)"),
+        (frozenset({"first_worker_reply-anthropic-401", "a2_rerun_attempt-openai-401", "adjudicating-openai-403"}),
+         "each SDK, 401 and 403, a stage that waits on the provider and one held inside the harness; the other "
+         "three stages in the campaign (9-32 s each)"),
     "tests/harness/test_kill_campaign_ray_issue25.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
         (frozenset({"records-3"}), "the harness killed mid-run; the other moments in the campaign (30-70 s each)"),
     "tests/harness/test_kill_campaign_ray_issue25.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
-        (frozenset({"raylet-1.35"}), "the raylet killed (the run stops, exit 4); a killed worker in the campaign (~90 s)"),
+        (frozenset(), "all in the campaign (the raylet 53 s idle, a worker ~90 s): test-all kills the harness of a Ray "
+                      "run (records-3 above) and a Ray worker under a live run (test_executors)"),
+    "tests/harness/test_faults_issue25.py::test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4":
+        (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
+    "tests/corpus/test_speed_m26.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
+        (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
+}
+
+# Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
+# behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
+CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/corpus/test_speed_issue26.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
+        "ordered-set's mutants on the swap and the fork path (32 s idle); test-all keeps the same check on the "
+        "bundled module (test_review_issue26::test_swap_verdicts_equal_the_fork_path_on_the_bundled_module)",
 }
 
 
@@ -132,7 +145,10 @@ def sweep_param(nodeid: str) -> tuple[str, str] | None:
 
 
 def is_campaign(nodeid: str) -> bool:
-    """Whether ``nodeid`` is a sweep point `make test-all` leaves to `make test-campaign`."""
+    """Whether ``nodeid`` is a sweep point or a test (``CAMPAIGN_TESTS``) that `make test-all` leaves to
+    `make test-campaign`."""
+    if nodeid.split("[")[0] in CAMPAIGN_TESTS:
+        return True
     found = sweep_param(nodeid)
     return found is not None and found[1] not in SWEEPS[found[0]][0]
 

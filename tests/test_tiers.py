@@ -7,7 +7,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import conftest as tiers
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,12 +119,28 @@ def test_a_kept_point_that_no_longer_exists_is_a_collection_error():
         raise AssertionError("a stale kept id passed")
 
 
-@pytest.mark.parametrize("test", ["tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest",
-                                  "tests/harness/test_tasks.py::test_task_validates"])
-def test_the_task_sweeps_in_test_all_cover_every_task_category_once(test):
+AGREEMENT = "tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest"
+VALIDATION = "tests/harness/test_tasks.py::test_task_validates"
+
+
+def test_the_agreement_sweep_in_test_all_covers_every_task_category_once():
     from harness.core.tasks import load_tasks
     from support.scripted import TASKS
-    kept = tiers.SWEEPS[test][0]
     tasks = load_tasks(TASKS)
-    categories = sorted(tasks[t].category for t in kept)
+    categories = sorted(tasks[t].category for t in tiers.SWEEPS[AGREEMENT][0])
     assert categories == sorted({t.category for t in tasks.values()})
+
+
+def test_the_validation_sweep_in_test_all_is_four_categories_of_the_agreement_sweeps_tasks():
+    from harness.core.tasks import load_tasks
+    from support.scripted import TASKS
+    tasks = load_tasks(TASKS)
+    kept = tiers.SWEEPS[VALIDATION][0]
+    assert kept <= tiers.SWEEPS[AGREEMENT][0] and len({tasks[t].category for t in kept}) == len(kept) >= 4
+
+
+def test_a_campaign_test_names_a_test_and_is_slow_so_the_fast_tier_never_runs_it():
+    for entry in tiers.CAMPAIGN_TESTS:
+        path, _, name = entry.partition("::")
+        assert (ROOT / path).is_file() and name in _defined_tests(ROOT / path), entry
+        assert tiers.is_slow(entry) and tiers.is_campaign(entry) and tiers.is_campaign(entry + "[x]"), entry
