@@ -66,6 +66,8 @@ SLOW_TESTS: dict[str, str] = {
         "ordered-set's mutants judged on both the swap and the fork path (tens of seconds)",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs over a module, a test file edited between them (tens of seconds)",
+    "tests/corpus/test_bench.py::test_bench_rows_shape":
+        "the corpus benchmark's quick run, whole (25 s idle): a smoke test of make bench's rows",
     "tests/engines/test_redteam_issue25b.py::"
     "test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_credentials_never_printed":
         "a harness CLI subprocess per URL (12 s each, most of it importing the command line)",
@@ -132,6 +134,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
+        "two corpus runs, all of a module's mutants (~25 s idle); test-all keeps edits of another test file "
+        "between two runs for the one mutant they concern (test_accept_reuse_r26) and the rerun of test_incremental",
     "tests/corpus/test_speed_issue26.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
         "ordered-set's mutants on the swap and the fork path (32 s idle); test-all keeps the same check on the "
         "bundled module (test_review_issue26::test_swap_verdicts_equal_the_fork_path_on_the_bundled_module)",
