@@ -87,6 +87,23 @@ SLOW_TESTS: dict[str, str] = {
         "makes 100,000 files (25 s)",
     "tests/harness/test_redteam_issue21_links.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
         "whole cells, cold and warm, each building a tree past a limit (deep chain, 30k files, sparse files)",
+    # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m26s before these moved
+    "tests/harness/test_pinned_outcomes.py::test_outcomes_per_cell_key_are_pinned[clean-pilot]":
+        "the clean pilot design run whole (15 s); the quickstart's pinned outcomes stay in the fast tier",
+    "tests/harness/test_redteam_issue21_links.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
+        "whole cells, cold and warm, each building a tree past a limit (7-10 s each)",
+    "tests/harness/test_warm.py::test_same_verdicts_on_every_candidate":
+        "every candidate of a task judged cold and warm (9 s)",
+    "tests/corpus/test_gates.py::test_pytest_gate_and_collection_ownership":
+        "a pytest gate's mutants judged end to end (8 s)",
+    "tests/corpus/test_changed_lines_r26.py::test_a_mutant_below_a_line_separator_in_a_string_is_killed":
+        "a corpus run over a module (8 s)",
+    "tests/corpus/test_scope_selection.py::test_a_local_made_global_selects_the_functions_tests":
+        "corpus runs before and after an edit (7 s)",
+    "tests/corpus/test_fast_pytest.py::test_non_python_artifact_forks_the_whole_suite":
+        "a non-Python artifact's mutants through the whole suite (7 s)",
+    "tests/harness/test_redteam_issue25.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
+        "a zygote killed mid-run and the run redone (7 s)",
 }
 
 
