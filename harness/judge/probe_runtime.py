@@ -433,7 +433,8 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # started before pytest (given its import path on first use; started afresh then if the test changed the
 # working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
-_DRIVER: dict = {"peer": None, "proc": None, "audit": None, "seq": 0, "abuf": b"", "allowed": set(),
+_DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "seq": 0, "abuf": b"",
+                 "allowed": set(),
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
 
 
@@ -481,18 +482,25 @@ def _inherited():
 def _discard_spawned():
     """End the early subject unused (it has imported nothing of the tree: it ends at the closed
     connection, harness.judge.subject_main)."""
-    proc = _DRIVER["proc"]
-    for fd in (_DRIVER["spawned"].fd, _DRIVER["audit"]):
+    _end_subject(_DRIVER["proc"], _DRIVER["spawned"].fd, _DRIVER["audit"])
+    _DRIVER.update(spawned=None, proc=None, audit=None)
+
+
+def _end_subject(proc, *fds):
+    """Close ``fds`` (the subject's connection: it ends at EOF) and wait for ``proc`` (bounded;
+    killed past 5 s)."""
+    for fd in fds:
         try:
             _os.close(fd)
         except OSError:
             pass
+    if proc is None:
+        return
     try:
         proc.wait(timeout=5)
     except Exception:  # noqa: BLE001
         proc.kill()
         proc.wait()
-    _DRIVER.update(spawned=None, proc=None, audit=None)
 
 
 def _subject():
@@ -504,9 +512,9 @@ def _subject():
     peer = _DRIVER["peer"]
     if peer is not None:
         return peer
-    if _DRIVER.get("spawned") is not None and (_DRIVER["inherited"] != _inherited() or _DRIVER["proc"].poll() is not None):
+    if _DRIVER["spawned"] is not None and (_DRIVER["inherited"] != _inherited() or _DRIVER["proc"].poll() is not None):
         _discard_spawned()  # also one that already ended (no tree code has run in it: not the tree's doing)
-    if _DRIVER.get("spawned") is None:
+    if _DRIVER["spawned"] is None:
         _spawn_subject()
     peer = _DRIVER["spawned"]
     res = _os.path.realpath(_DRIVER["res"])
@@ -744,16 +752,7 @@ _SUBJECT_AUDIT_REDIRECTED = 87
 
 
 def _stop_subject():
-    peer, proc = _DRIVER["peer"] or _DRIVER.get("spawned"), _DRIVER["proc"]
-    if peer is not None:
-        try:
-            _os.close(peer.fd)
-        except OSError:
-            pass
-    if proc is not None:
-        try:
-            proc.wait(timeout=5)
-        except Exception:  # noqa: BLE001
-            proc.kill()
-        if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # harness.judge.subject_main AUDIT_REDIRECTED
-            _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})
+    peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
+    _end_subject(proc, *([peer.fd] if peer is not None else []))
+    if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
+        _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})
