@@ -52,3 +52,29 @@ def test_a_subject_already_used_is_never_replaced(monkeypatch, tmp_path):
     monkeypatch.setattr(rt, "_spawn_subject", lambda: (_ for _ in ()).throw(AssertionError("respawned")))
     monkeypatch.setattr(rt, "_discard_spawned", lambda: (_ for _ in ()).throw(AssertionError("discarded")))
     assert rt._subject() is peer
+
+
+REDIRECT_AND_HANG = '''import os, stat, threading, time
+null = os.open("/dev/null", os.O_WRONLY)
+for name in os.listdir("/proc/self/fd"):
+    fd = int(name)
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        continue
+    if stat.S_ISFIFO(st.st_mode) and fd > 2:
+        os.dup2(null, fd)
+threading.Thread(target=time.sleep, args=(10 ** 6,), daemon=False).start()
+
+
+def answer():
+    return 42
+'''
+PASSING_TEST = "from pkg import answer\n\n\ndef test_answer():\n    assert answer() == 42\n"
+
+
+def test_an_audit_redirect_hidden_behind_a_subject_killed_at_exit_is_still_tampering(tmp_path: Path, executor):
+    """The subject killed at exit ends with -9, not ``AUDIT_REDIRECTED``, so the "redirected" line
+    itself is not emitted; the cut audit stream (and the scan of /proc/self/fd) still is."""
+    v = tiny(tmp_path, REDIRECT_AND_HANG, PASSING_TEST)
+    assert v.subverted and not v.passed, v.output
