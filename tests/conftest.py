@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/harness/test_redteam_a29b.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/test_redteam_issue21_r28.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/test_redteam_a28.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
     "tests/analysis/test_headline_r28.py": "coverage simulations of the stratified headline on tiny tasks (~15 s)",
