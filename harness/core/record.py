@@ -148,6 +148,12 @@ class CellRecord:
     void_kind: str | None = None  # v3: a VoidKind value, set on void records only (the reason's kind)
     void_detail: str | None = None  # v3: the fault's own text (void_reason without the kind's prefix)
     acceptance_edited: bool | None = None
+    # plain pytest on the final tree (harness.control.adjudicator): visible_pass/hidden_pass need it to pass
+    # too; null when it did not run (void, an older record). judge_disagreement: one entry per test where
+    # the judge and plain pytest disagree ({test, judge_pass, plain_pass, direction}).
+    visible_plain_pass: bool | None = None
+    hidden_plain_pass: bool | None = None
+    judge_disagreement: list[dict] = field(default_factory=list)
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
     refused_calls: int = 0

@@ -175,7 +175,7 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
     def execute_once() -> TestVerdict:
         if judged:
             return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
-        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits)
+        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
 
     def execute() -> TestVerdict:
         from harness.sandbox import warm
@@ -220,16 +220,24 @@ def place_file(root: Path, rel: str, text: str) -> Path:
     return Path(root) / rel
 
 
+# Every file and directory of a scratch copy gets this access and modification time (2000-01-01 UTC).
+SCRATCH_TIME_NS = 946_684_800 * 10 ** 9
+
+
 def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
     followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
-    a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure."""
+    a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure.
+    The copy holds nothing of the tree's metadata that the verdict cache's key leaves out: every
+    time is ``SCRATCH_TIME_NS``, the owner is the harness, extended attributes are not copied and
+    ``open_up`` gives every entry one mode, so a tree that reads its own metadata (its mtime, say)
+    gets the same verdict cached and uncached (harness.judge.verdict_cache)."""
     from harness.core.treecopy import copy_tree
     from harness.sandbox import warm
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
     try:
         work = scratch / "w"
-        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))
+        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",), times_ns=SCRATCH_TIME_NS)
         res = scratch / "res"
         res.mkdir()
         (res / "pytest.ini").write_text(PYTEST_INI)
@@ -240,7 +248,11 @@ def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
 
 
 def _execute_advisory(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-                      limits: Limits = Limits()) -> TestVerdict:
+                      limits: Limits = Limits(), show: bool = True) -> TestVerdict:
+    """Plain pytest (no probe, no judge) on a scratch copy with ``test_file`` at ``dest_rel``: the
+    agent's ``run_acceptance``, and the plain half of the final adjudication (harness.control.adjudicator:
+    a check passes only when the judge and plain pytest both pass it). ``show=False`` (the hidden
+    oracle): the output is counts only, never a test name, a line or a value."""
     scratch, work, res = _scratch_copy(tree)
     try:
         dest = place_file(work, dest_rel, Path(test_file).read_text())
@@ -253,11 +265,13 @@ def _execute_advisory(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple
         safefs.rmtree(scratch)  # iterative: the run may have left a deep tree in it
     output = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
     if cases is None:
-        return TestVerdict(False, 0, 0, 0, 0, r.returncode, r.wall_s, output or "no test report", r.timed_out,
-                           r.confinement)
+        output = (output if show else "") or "no test report"
+        return TestVerdict(False, 0, 0, 0, 0, r.returncode, r.wall_s, output, r.timed_out, r.confinement)
     st = [s for _, s in cases]
     t, f, e, sk = len(st), st.count("failure"), st.count("error"), st.count("skipped")
     ok = r.returncode == 0 and not r.timed_out and t > 0 and f == 0 and e == 0 and sk == 0
+    if not show:
+        output = f"{t} tests run by plain pytest: {f} failed, {e} errors, {sk} skipped (exit {r.returncode})"
     return TestVerdict(ok, t, f, e, sk, r.returncode, r.wall_s, output, r.timed_out, r.confinement)
 
 

@@ -1,8 +1,8 @@
 """A content-addressed cache of test verdicts.
 
 A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
-read and how it is run: the tree it runs on (every file's bytes, mode and symlink target, and every
-directory), the test file's bytes and where it is placed, the pytest command line, the interpreter
+read and how it is run: the tree it runs on (every file's bytes, mode, symlink target and, for a
+sparse file, its data extents, and every directory), the test file's bytes and where it is placed, the pytest command line, the interpreter
 (executable, version and every installed distribution), the limits, the confinement level, whether
 the harness's canary is appended, and the harness code that turns a run into a verdict
 (``VERDICT_CODE``: harness.judge.testrun, harness.sandbox.sandbox, ...). The key is a sha256 over
@@ -10,6 +10,9 @@ all of them. The canary's random *name* is not part of the key (only whether a c
 cached verdict was produced by a real execution in which the canary was checked, so a subverted run
 stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are
 not in the key; hidden directories are unreadable to the test, so their content cannot matter.
+What a run could also read of its tree and the key leaves out is the same in every scratch copy
+(harness.judge.testrun ``_scratch_copy``): times fixed, owner the harness, no extended attributes,
+modes opened up, entries created in sorted order.
 
 Timed-out runs and runs that produced no JUnit report are never stored (they depend on load).
 
@@ -77,7 +80,8 @@ def tree_manifest(root: Path) -> list[list]:
                 out.append([e.rel, "other", mode, ""])
                 continue
             try:
-                out.append([e.rel, "file", mode, safefs.hash_fd(fd, fst.st_size), st.st_mtime_ns])
+                out.append([e.rel, "file", mode, safefs.hash_fd(fd, fst.st_size) + _holes(fd, fst.st_size),
+                            st.st_mtime_ns])
             finally:
                 os.close(fd)
             has_pyc = has_pyc or e.name.endswith(".pyc")
@@ -88,6 +92,24 @@ def tree_manifest(root: Path) -> list[list]:
             del row[4:]
     out.sort(key=lambda row: row[0])
     return out
+
+
+def _holes(fd: int, size: int) -> str:
+    """A sparse file's data extents ("" for a file that is all data, as most are): the scratch copy
+    keeps holes as holes (harness.core.treecopy), so ``st_blocks`` in the run depends on them, and
+    two files of equal bytes, one sparse, must not share a key. Found with SEEK_DATA/SEEK_HOLE."""
+    extents, pos = [], 0
+    while pos < size:
+        try:
+            start = os.lseek(fd, pos, os.SEEK_DATA)
+        except OSError:  # ENXIO: only a hole from pos to the end
+            break
+        end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+        if end <= start:
+            break
+        extents.append(f"{start}-{end}")
+        pos = end
+    return "" if size == 0 or extents == [f"0-{size}"] else "|data:" + ",".join(extents)
 
 
 @lru_cache(maxsize=1)

@@ -282,8 +282,11 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
         adj = (Adjudication("unsafe", None, None, None, unsafe=seen, interrupted_by=str(fault)) if seen
                else Adjudication("void", None, None, None, void_reason=str(fault), void_kind=fault.kind,
                                  void_detail=fault.detail))  # unsafe outranks void
+    for d in adj.judge_disagreement:  # the judge and plain pytest disagree on a test of the final tree
+        s.log.emit("judge_disagreement", **d)
     s.log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
-               unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden)
+               unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden,
+               visible_plain=adj.visible_plain, hidden_plain=adj.hidden_plain)
     return _Judged(adj, final_files, test_runs)
 
 
@@ -300,6 +303,8 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
         hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
+        visible_plain_pass=adj.visible_plain_pass, hidden_plain_pass=adj.hidden_plain_pass,
+        judge_disagreement=adj.judge_disagreement,
         human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
         commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),

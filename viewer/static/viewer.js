@@ -308,6 +308,15 @@
     if (t.cached) bits.push("verdict from cache");
     return bits.join(", ");
   }
+  function plainRow(rec, adj) {
+    if (typeof rec.visible_plain_pass !== "boolean") return h("span", { text: "not run (an older record, or a void cell)" });
+    const dis = rec.judge_disagreement || [];
+    return [" visible ", passFail(rec.visible_plain_pass), " ", testSummary(adj.visible_plain) || "",
+      "; hidden ", passFail(rec.hidden_plain_pass), " ", testSummary(adj.hidden_plain) || "",
+      dis.length ? h("div", { cls: "fail", text: "judge and plain pytest disagree: " + dis.map((x) =>
+        `${x.test}: judge ${x.judge_pass ? "pass" : "fail"}, plain ${x.plain_pass ? "pass" : "fail"}`).join("; ") +
+        " (the test fails: both must pass)" }) : h("div", { text: "judge and plain pytest agree on both tests" })];
+  }
   function adjudication(rec, events, d) {
     if (!rec) return h("p", { text: "Not adjudicated yet: this cell is in flight." });
     const adj = [...events].reverse().find((e) => e.type === "adjudicated") || {};
@@ -353,8 +362,10 @@
     }
     const inputs = h("table", { cls: "inputs" }, h("tbody", {},
       h("tr", {}, h("th", { text: "shipped (S)" }), h("td", {}, yes(rec.shipped) + " — controller stop reason: " + (rec.stop_reason || "n/a"))),
-      h("tr", {}, h("th", { text: "visible acceptance (pristine copy, final tree)" }), h("td", {}, passFail(V), " ",
-        testSummary(adj.visible) || "")),
+      h("tr", {}, h("th", { text: "visible acceptance (pristine copy, final tree; judge AND plain pytest)" }),
+        h("td", {}, passFail(V), " judge: ", testSummary(adj.visible) || "")),
+      h("tr", { id: "plain-pytest" }, h("th", { text: "plain pytest on the final tree (its failure is real; its pass proves nothing)" }),
+        h("td", {}, plainRow(rec, adj))),
       h("tr", { id: "hidden-oracle" }, h("th", { text: "hidden oracle (final tree)" }), h("td", {},
         adj.hidden ? [passFail(adj.hidden.passed), " ", testSummary(adj.hidden)] :
           h("span", { text: "its own verdict is not in this run's event log; G below includes it" }))),
@@ -380,7 +391,7 @@
     advisory_revert: "gate", injected: "injection", host_killed: "injection", resumed: "injection",
     cell_start: "control", attempt_start: "control", budget_bound: "control", max_turns: "control",
     human_gate: "control", finish: "control", arm_done: "control", void: "fault", harness_error: "fault",
-    adjudicated: "control", diff_not_written: "fault",
+    adjudicated: "control", diff_not_written: "fault", judge_disagreement: "fault",
   };
   function fields(ev, skip) {
     return Object.entries(ev).filter(([k]) => !["seq", "t", "type", ...(skip || [])].includes(k)).map(([k, v]) =>
@@ -432,6 +443,9 @@
         h("details", {}, h("summary", { text: "traceback" }), h("pre", { text: ev.traceback || "" }))];
       case "adjudicated": return [h("strong", { text: "adjudicated: " }), badge(ev.outcome || "n/a"),
         " visible ", passFail(ev.visible_pass), " hidden ", passFail(ev.hidden_pass)];
+      case "judge_disagreement": return [h("strong", { cls: "fail", text: "judge and plain pytest disagree " }),
+        `on the ${ev.test} test: judge ${ev.judge_pass ? "pass" : "fail"}, plain pytest ${ev.plain_pass ? "pass" : "fail"}`,
+        " (the test fails)"];
       case "cell_start": return [h("strong", { text: "cell start " }), fields(ev)];
       default: return [h("strong", { text: ev.type + " " }), fields(ev)];
     }
