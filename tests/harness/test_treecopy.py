@@ -113,3 +113,31 @@ def test_a_sparse_file_stays_sparse_in_the_copy(tmp_path):
         assert fh.read() == b"tail"
         fh.seek(1 << 20)
         assert fh.read(1 << 16) == bytes(1 << 16)
+
+
+def test_with_fixed_times_every_entry_gets_them_and_no_extended_attribute_is_copied(tree, tmp_path):
+    """A judged run's scratch copy (harness.judge.testrun ``_scratch_copy``) keeps nothing of the
+    tree's metadata that the verdict cache's key leaves out: every file, directory and link gets one
+    time, and an extended attribute the agent set is not copied."""
+    os.utime(tree / "pkg" / "mod.py", ns=(3, 3))
+    try:
+        os.setxattr(tree / "pkg" / "mod.py", "user.hx", b"1")
+        has_xattr = True
+    except OSError:  # a filesystem without user xattrs
+        has_xattr = False
+    dest = tmp_path / "dest"
+    copy_tree(tree, dest, skip_names=frozenset({"__pycache__"}), times_ns=testrun.SCRATCH_TIME_NS)
+    for p in [dest, *dest.rglob("*")]:  # (the access times change as this loop reads the copy)
+        assert os.lstat(p).st_mtime_ns == testrun.SCRATCH_TIME_NS, p
+    if has_xattr:
+        assert os.listxattr(dest / "pkg" / "mod.py") == []
+    copy_tree(tree, tmp_path / "kept")  # without times_ns the times are kept
+    assert os.stat(tmp_path / "kept" / "pkg" / "mod.py").st_mtime_ns == 3
+
+
+def test_a_scratch_copy_has_fixed_times(tree):
+    scratch, work, _ = testrun._scratch_copy(tree)
+    try:
+        assert {os.lstat(p).st_mtime_ns for p in [work, *work.rglob("*")]} == {testrun.SCRATCH_TIME_NS}
+    finally:
+        testrun.safefs.rmtree(scratch)

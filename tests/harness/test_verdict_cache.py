@@ -190,3 +190,91 @@ def test_nondeterministic_marker_disables_the_task_for_the_run(project, tmp_path
     assert all(r["verdict_cache"]["status"] == "disabled: nondeterministic" and r["cached_verdicts"] == 0
                for r in res.records)
     assert json.loads((shared / "nondeterministic" / "parse-range.json").read_text())["cell_key"] == "x"
+
+
+def test_a_sparse_file_is_keyed_by_its_holes(tree):
+    """Two files of equal bytes, one sparse: the scratch copy keeps holes (harness.core.treecopy),
+    so ``st_blocks`` differs in the run and the key must too."""
+    root, test = tree
+    (root / "blob.bin").write_bytes(bytes(8192))
+    dense = key(root, test)
+    (root / "blob.bin").unlink()
+    with open(root / "blob.bin", "wb") as fh:
+        fh.truncate(8192)
+    if os.stat(root / "blob.bin").st_blocks:
+        pytest.skip("this filesystem does not keep holes")
+    assert key(root, test) != dense
+
+
+METADATA_READER = '''import os as _os
+
+
+def _harness_copy_of_a_tree_with_other_metadata():
+    """What a tree can read of itself besides its bytes: its file time, an extended attribute, and
+    whether a data file is sparse (st_blocks)."""
+    st = _os.stat(__file__)
+    try:
+        attr = _os.getxattr(__file__, "user.hx")
+    except OSError:
+        attr = b""
+    blob = _os.stat(_os.path.join(_os.path.dirname(__file__), "blob.bin"))
+    return st.st_mtime_ns % 2 == 1 or attr == b"1" or blob.st_blocks == 0
+
+
+_right = parse_range
+
+
+def parse_range(text):
+    got = _right(text)
+    return got[::-1] if _harness_copy_of_a_tree_with_other_metadata() else got
+'''
+
+
+def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False) -> Path:
+    root = tmp_path / name
+    shutil.copytree(TASKS / "parse-range" / "workspace", root)
+    shutil.copytree(TASKS / "parse-range" / "reference", root, dirs_exist_ok=True)
+    core = root / "rangeparse" / "core.py"
+    core.write_text(core.read_text() + "\n\n" + METADATA_READER)
+    with open(root / "rangeparse" / "blob.bin", "wb") as fh:
+        if sparse:
+            fh.truncate(8192)
+        else:
+            fh.write(bytes(8192))
+    os.utime(core, ns=(2 * 10 ** 18 + int(odd_mtime),) * 2)
+    if xattr:
+        with_xattr = True
+        try:
+            os.setxattr(core, "user.hx", b"1")
+        except OSError:
+            with_xattr = False
+        if not with_xattr:
+            pytest.skip("this filesystem has no user extended attributes")
+    return root
+
+
+@pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
+def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
+    """The attack (issue 32): a tree whose behaviour depends on its own file times got the cached
+    passing verdict of a tree with the same bytes and other times. Now the scratch copy gives every
+    tree the same times and no extended attributes, and the key names a sparse file's holes: for
+    each twin (odd mtime and an extended attribute; a sparse data file) the verdict reused through the
+    cache equals the verdict executed uncached, for the judged and the plain run."""
+    test = TASKS / "parse-range" / "acceptance" / "test_acceptance.py"
+    honest = _metadata_tree(tmp_path, "honest")
+    twins = [_metadata_tree(tmp_path, "times", odd_mtime=True, xattr=True),
+             _metadata_tree(tmp_path, "sparse", sparse=True)]
+    if os.stat(twins[1] / "rangeparse" / "blob.bin").st_blocks:
+        twins.pop()  # this filesystem does not keep holes
+
+    def run(root):
+        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged)
+        return v.passed, v.tests, v.failures, v.errors
+
+    uncached = [run(t) for t in twins]
+    cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
+    with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1"):
+        first = run(honest)
+        cached = [run(t) for t in twins]
+    assert first[0], "the honest twin passes"
+    assert cached == uncached
