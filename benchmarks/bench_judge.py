@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.control.adjudicator import ORACLE_DEST
 from harness.core.tasks import load_tasks, read_tree
 from harness.judge.testrun import run_pytest
-from harness.sandbox.sandbox import hidden_for
+from harness.sandbox.sandbox import Limits, hidden_for
 from harness.sandbox.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,8 @@ def run(quick: bool = False) -> list[dict]:
                     disagreements.append(tid)
         finally:
             ws.destroy()
-    rows = [_oracle_row(plain_s, judged_s, ids, runs, disagreements), _visible_warm_row(tasks, hide)]
+    rows = [_oracle_row(plain_s, judged_s, ids, runs, disagreements), _visible_warm_row(tasks, hide),
+            _final_adjudication_row(tasks, hide, quick)]
     return rows
 
 
@@ -104,3 +105,42 @@ def _visible_warm_row(tasks, hide) -> dict:
             "subject_s": judged_s, "ratio": judged_s / plain_s if plain_s else float("nan"),
             "unit": "x wall (lower is better; target <= 1.5)",
             "notes": f"{VISIBLE_REPS} interleaved pairs after one warm-up pair, reference tree, acceptance test"}
+
+
+FINAL_REPS = 8
+
+
+def _final_adjudication_row(tasks, hide, quick: bool) -> dict:
+    """Issue 32's cost: the final adjudication's test runs on one cell (harness.control.adjudicator
+    ``final_check`` of the visible test and of the hidden oracle: each judged AND run by plain pytest)
+    against plain pytest alone on the same two tests and tree, interleaved pairs, the executor as
+    configured (warm by default); the first pair warms the zygote and is not counted. Target <= 2.2x."""
+    from harness.control.adjudicator import final_check
+    task = tasks[VISIBLE_TASK]
+    tests = ((task.acceptance, task.acceptance_dest, True), (task.oracle, ORACLE_DEST, False))
+    ws = Workspace.create(task, overlay=read_tree(task.reference, skip_bytecode=True))
+    final_s = plain_s = 0.0
+    reps = 3 if quick else FINAL_REPS
+    try:
+        for i in range(reps + 1):
+            f = _time(lambda: [final_check(ws.root, t, label="x", dest_rel=d, hide=hide, limits=Limits(), show=show)
+                               for t, d, show in tests])
+            p = _time(lambda: [run_pytest(ws.root, t, dest_rel=d, hide=hide, judged=False, show=show)
+                               for t, d, show in tests])
+            if i:
+                final_s, plain_s = final_s + f, plain_s + p
+    finally:
+        ws.destroy()
+    return {"name": f"judge: final adjudication (judged + plain, visible + oracle) vs plain pytest, {VISIBLE_TASK}",
+            "baseline": "plain pytest, visible + oracle", "baseline_s": plain_s,
+            "subject": "final adjudication's test runs (judge AND plain pytest)", "subject_s": final_s,
+            "ratio": final_s / plain_s if plain_s else float("nan"), "unit": "x wall (lower is better; target <= 2.2)",
+            "notes": f"{reps} interleaved pairs after one warm-up pair, reference tree; {_load()}"}
+
+
+def _load() -> str:
+    import os
+    try:
+        return "load average %.1f %.1f %.1f on %d CPUs" % (*os.getloadavg(), os.cpu_count() or 0)
+    except OSError:
+        return "load average n/a"

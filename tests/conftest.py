@@ -105,6 +105,14 @@ SLOW_TESTS: dict[str, str] = {
         "a non-Python artifact's mutants through the whole suite (7 s)",
     "tests/harness/test_redteam_issue25.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
         "a zygote killed mid-run and the run redone (7 s)",
+    # the differential suite (issue 32): each tree is four harness runs (judged and plain, visible and
+    # oracle) and two plain pytest runs of its own
+    "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
+        "30 fine mutants of one task's reference through the final adjudication and plain pytest (MEASURED)",
+    "tests/harness/test_differential.py::test_no_adversarial_template_passes_the_adjudication":
+        "one adversarial tree through the final adjudication and plain pytest (6-30 s, 29 s at load 17)",
+    "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
+        "every task's fine mutants generated with libcst (20 s CPU)",
 }
 
 
@@ -147,6 +155,14 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
     "tests/corpus/test_speed_m26.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
+    "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
+        (frozenset(f"{t}-all" for t in (
+            "cli-csvsum-format", "cli-notes-tag", "cli-todo-done", "config-docs-table", "cv-order-records",
+            "cv-sensor-readings", "cv-signup-forms", "dep-minicsv-ledger", "dep-minijson-config", "dep-tinydate-shifts",
+            "du-duration", "expiry-tests-clock", "geomkit-docstrings", "median", "merge-intervals-tests",
+            "money-round-helper", "paginate-last-page", "parse-range", "readme-examples-unitconv",
+            "report-extract-summary", "select-rows-shim", "slugify-tests-v2", "text-stats", "tz-daily-buckets")),
+         "the first 30 of every task's sample (the issue's 24 x 30); the next 60 per task in the campaign"),
 }
 
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
@@ -202,6 +218,7 @@ SERIAL_GROUPS: dict[str, str] = {
 # Files of many independent, long parametrizations with no module fixture worth sharing: each test
 # is its own group, so a file of minutes does not run on one worker at the end of the run.
 SPLIT_FILES: frozenset[str] = frozenset({
+    "tests/harness/test_differential.py",
     "tests/harness/test_judge_agreement.py",
     "tests/harness/test_tasks.py",
 })

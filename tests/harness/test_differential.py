@@ -33,6 +33,7 @@ import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -56,11 +57,17 @@ PLAIN_TIMEOUT_S = 120.0
 
 
 def fine_mutants(task) -> list[tuple[str, dict[str, str]]]:
+    return _fine_mutants(task.id)
+
+
+@lru_cache(maxsize=4)
+def _fine_mutants(task_id: str) -> list[tuple[str, dict[str, str]]]:
     """(mutant id, overlay) for every destroying ``fine`` mutant of every Python file of the task's
     reference, in a seeded order (the seed is the task id): the overlay is the reference with that
     one file mutated (or deleted). A reference with no Python file (the two documentation tasks) gets
     the corpus's markdown and text operators (families v1 and v2, destroying and preserving) and, to
     reach ``PER_TASK``, each line deleted and each line's first number changed (``_line_mutants``)."""
+    task = ALL[task_id]
     ref = read_tree(task.reference, skip_bytecode=True)
     out: list[tuple[str, dict[str, str]]] = []
     seen: set = set()
