@@ -43,7 +43,7 @@ from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in th
 from harness.core.tasks import Task
 from harness.judge.detectors import DetectorInput, run_detectors
 from harness.judge.probes import ProbeError
-from harness.judge.testrun import TestVerdict, probe_for, run_pytest
+from harness.judge.testrun import TestVerdict, probe_for, run_judged_and_plain
 from harness.sandbox.sandbox import Limits
 
 ORACLE_DEST = "tests/test_hidden_oracle.py"
@@ -101,10 +101,10 @@ class FinalCheck:
 def final_check(final_tree: Path, test_file: Path, *, label: str, dest_rel: str, hide: tuple[Path, ...],
                 limits: Limits, show: bool) -> FinalCheck:
     """The judged run and the plain pytest run of one harness-owned test on the final tree, each in
-    its own scratch copy and sandbox (harness.judge.testrun.run_pytest; both go through the verdict
-    cache under their own keys: the command line differs)."""
-    judged = run_pytest(final_tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
-    plain = run_pytest(final_tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=False, show=show)
+    its own scratch copy and sandbox (harness.judge.testrun.run_judged_and_plain; both go through the
+    verdict cache under their own keys: the command line differs)."""
+    judged, plain = run_judged_and_plain(final_tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits,
+                                         show=show)
     return FinalCheck(label, judged, plain)
 
 

@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import marshal
+import os
 import re
 import secrets
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -160,6 +162,29 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
         return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show)
     except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (README, Confinement)
         return refused_verdict(exc)
+
+
+_PLAIN_THREADS: dict[int, ThreadPoolExecutor] = {}  # per process (a forked harness worker starts its own)
+
+
+def run_judged_and_plain(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
+                         limits: Limits = Limits(), show: bool = True) -> tuple[TestVerdict, TestVerdict]:
+    """The judged run and the plain pytest run of one harness-owned test on ``tree``, at once: the
+    plain run (``judged=False``) in a long-lived harness thread, which keeps its own warm zygote
+    (harness.sandbox.warm: one per thread), the judged run in this one. Each has its own scratch copy
+    and sandbox, both the same confinement and limits, and each goes through the verdict cache under
+    its own key. The final adjudication (harness.control.adjudicator) needs both: on an idle machine
+    the pair costs about one run's wall time more than plain pytest, not two (benchmarks.bench_judge)."""
+    pool = _PLAIN_THREADS.get(os.getpid())
+    if pool is None:
+        pool = _PLAIN_THREADS.setdefault(os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="hx-plain"))
+    plain = pool.submit(run_pytest, tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=False,
+                        show=show)
+    try:
+        judged = run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
+    finally:
+        done = plain.result()  # never left running behind the caller, even when the judged run raised
+    return judged, done
 
 
 def refused_verdict(exc: safefs.TreeLimitExceeded) -> TestVerdict:

@@ -38,6 +38,7 @@ import json
 import os
 import stat
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -167,7 +168,7 @@ class VerdictCache:
     def put(self, key: str, entry: dict) -> None:
         p = self._path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(entry, sort_keys=True))
         os.replace(tmp, p)
 
@@ -205,14 +206,23 @@ class Session:
     misses: int = 0
     spot_checks: int = 0
     mismatches: list = field(default_factory=list)
-    _n: int = 0
+    _seen: dict = field(default_factory=dict)  # key -> lookups so far (the spot-check's draw)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _spot(self, key: str) -> bool:
-        self._n += 1
+        """The seeded draw of a hit to re-execute: a function of the seed, the cell, the key and how
+        often this session looked the key up, so it does not depend on the order in which two
+        threads (harness.judge.testrun ``run_judged_and_plain``) reach the cache."""
+        with self._lock:
+            n = self._seen[key] = self._seen.get(key, 0) + 1
         if self.spot_rate <= 0:
             return False
-        h = int(_sha(f"{self.seed}|{self.cell_key}|{key}|{self._n}".encode())[:16], 16)
+        h = int(_sha(f"{self.seed}|{self.cell_key}|{key}|{n}".encode())[:16], 16)
         return h / 16 ** 16 < self.spot_rate
+
+    def _count(self, name: str, n: int = 1) -> None:
+        with self._lock:  # two harness threads may share a session (the judged and the plain run at once)
+            setattr(self, name, getattr(self, name) + n)
 
     def run(self, key_fn: Callable[[], str], execute: Callable, revive: Callable[[dict], Any]):
         """Return a verdict for key_fn()'s key: cached (``revive(entry)``) or ``execute()``d and stored."""
@@ -223,11 +233,11 @@ class Session:
         entry = self.cache.get(key)
         if entry is not None and entry.get("schema") == SCHEMA:
             if not self._spot(key):
-                self.hits += 1
+                self._count("hits")
                 v = revive(entry["verdict"])
                 v.cached, v.wall_s = True, time.perf_counter() - t0
                 return v
-            self.spot_checks += 1
+            self._count("spot_checks")
             fresh = execute()
             old = entry["verdict"]
             if [old.get(k) for k in FINGERPRINT] != [getattr(fresh, k) for k in FINGERPRINT]:
@@ -239,9 +249,9 @@ class Session:
                 self.cache.evict(key)
                 self.cache.mark_nondeterministic(self.task, detail)
                 self.enabled = False  # the rest of this cell runs uncached
-            self.misses += 1
+            self._count("misses")
             return fresh
-        self.misses += 1
+        self._count("misses")
         v = execute()
         if not v.timed_out and (v.tests or v.failures or v.errors or v.skipped):
             self.cache.put(key, {"schema": SCHEMA, "verdict": asdict(v), "task": self.task,

@@ -77,14 +77,14 @@ def test_a_test_passes_only_when_the_judge_and_plain_pytest_both_pass(task, monk
     """Never more lenient than plain pytest: plain pytest's failure is real (the judge passing does
     not rescue it), its pass proves nothing (the judge failing stands). A disagreement is kept with
     its direction, per test."""
-    from harness.control import adjudicator
+    from harness.judge import testrun
     runs = []
 
     def fake(tree, test_file, *, dest_rel, hide=(), limits=None, judged=True, show=True):
         runs.append((dest_rel, judged, show))
         return _verdict(judge_pass if judged else plain_pass)
 
-    monkeypatch.setattr(adjudicator, "run_pytest", fake)
+    monkeypatch.setattr(testrun, "run_pytest", fake)
     ws = Workspace.create(task, overlay=task.candidates_of("correct")[0].files())
     try:
         adj = _adj(task, ws, ws.files())

@@ -35,7 +35,7 @@ def test_a_host_kill_keeps_every_call_usage_test_run_and_model_from_before_it(tm
     before = [e for e in events if e["type"] == "test_run"]
     killed_at = next(i for i, e in enumerate(events) if e["type"] == "host_killed")
     assert sum(1 for e in events[:killed_at] if e["type"] == "engine_call") >= 3  # the host's calls, kept
-    assert rec["test_runs"] == len(before) + 2  # every controller/agent run, plus the adjudicator's two
+    assert rec["test_runs"] == len(before) + 4  # every controller/agent run, plus the adjudicator's four
     assert rec["model_id"] and set(rec["model_id"].split(",")) == set(by_model)
 
 
