@@ -108,7 +108,7 @@ SLOW_TESTS: dict[str, str] = {
     # the differential suite (issue 32): each tree is four harness runs (judged and plain, visible and
     # oracle) and two plain pytest runs of its own
     "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
-        "30 fine mutants of one task's reference through the final adjudication and plain pytest (MEASURED)",
+        "30 fine mutants of one task's reference through the final adjudication and plain pytest (median: 328 s at load 12)",
     "tests/harness/test_differential.py::test_no_adversarial_template_passes_the_adjudication":
         "one adversarial tree through the final adjudication and plain pytest (6-30 s, 29 s at load 17)",
     "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
