@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from harness.cli.plugins import register as register_plugins
+from harness.cli.receipts_cli import register as register_receipts
 from harness.cli.schema_cli import register as register_schema
 from harness.cli.startup import end_startup, guard_startup
 from harness.core.errors import ExitCode, HarnessError, InputError
@@ -103,6 +104,7 @@ def main() -> None:
 
 register_plugins(main)  # harness plugins: every registered part and its origin
 register_schema(main)  # harness schema records: the cell record's JSON Schema
+register_receipts(main)  # harness receipts verify, harness rejudge (issue 33)
 
 
 def _fail(exc: Exception, code: int | None = None):

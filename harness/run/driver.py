@@ -345,7 +345,14 @@ def _cell_spec(s: _Session, c: Cell, cfg: _CacheConfig) -> CellSpec:
                     seed=proto.seed, expected=s.expected[c.task], limits=proto.limits, run_meta=s.run_meta,
                     pricing=proto.pricing, engine_options={"providers": _providers(proto),
                                                            **meta.get("engine_options", {})},
-                    hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend)
+                    hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend,
+                    story_files=story_files(meta["lock"], c.task))
+
+
+def story_files(lock: dict, task: str) -> dict[str, str]:
+    """The lock's digests of one task's files (what a receipt's storyFilesHash is over)."""
+    files = lock.get("files") if isinstance(lock, dict) else None
+    return {k: v for k, v in (files or {}).items() if isinstance(k, str) and k.startswith(f"{task}/")}
 
 
 def _providers(proto: Protocol) -> dict[str, dict]:
