@@ -150,10 +150,15 @@ def key_id(public_raw: bytes) -> str:
 
 
 def public_raw_of_pem(pem: bytes) -> bytes:
-    """The raw 32 bytes of an ed25519 public key in PEM; ValueError for anything else."""
+    """The raw 32 bytes of an ed25519 public key in PEM; ValueError for anything else (a damaged PEM
+    can also decode to an unknown algorithm, which cryptography reports as UnsupportedAlgorithm)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    key = serialization.load_pem_public_key(pem)
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except UnsupportedAlgorithm as exc:
+        raise ValueError(f"not a public key this verifier knows: {exc}") from None
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError(f"not an ed25519 public key ({type(key).__name__})")
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)

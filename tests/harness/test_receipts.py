@@ -120,3 +120,16 @@ def test_the_run_key_is_made_once_with_mode_600_and_its_public_half_published(tm
     assert (tmp_path / "keys" / rc.PRIVATE_KEY_NAME).stat().st_mode & 0o777 == 0o600
     assert rc.public_raw_of_pem((tmp_path / "receipts" / rc.PUBLIC_KEY_NAME).read_bytes()) == a.public_raw
     assert base64.b64decode(a.sign({"x": 1})["signature"])
+
+
+def test_any_one_character_of_the_public_key_changed_is_refused_or_another_key(signer):
+    """A damaged PEM may not parse, parse as another algorithm (cryptography's UnsupportedAlgorithm) or
+    be another ed25519 key: never the signer's key, never an exception other than ValueError."""
+    pem = signer.public_pem
+    start = pem.index(b"\n") + 1
+    for i in range(start, pem.index(b"\n", start)):
+        bad = pem[:i] + (b"A" if pem[i:i + 1] != b"A" else b"B") + pem[i + 1:]
+        try:
+            assert rc.public_raw_of_pem(bad) != signer.public_raw
+        except ValueError:
+            pass
