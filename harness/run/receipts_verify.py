@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.core.record import eq7_violation
 from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
@@ -179,6 +180,9 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
         (gates.append(r) if r["subject"]["stage"] == "gate" else finals.setdefault(r["subject"]["kind"], r))
     if rec.get("visible_pass") is None:
         return
+    why = eq7_violation(str(rec.get("outcome")), rec)
+    if why:
+        run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, "outcome", f"the record's outcome is not its verdicts': {why}"))
     for kind in ("visible", "hidden"):
         if kind not in finals and not any(f.where == where for f in run.findings):
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{kind}", "no receipt for the verdict"))

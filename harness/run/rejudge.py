@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core import safefs
 from harness.core.errors import InputError
 from harness.core.tasks import load_task
 from harness.judge import evidence
@@ -102,7 +103,11 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
                                    f"not the record's final tree {digest[:12]}...")
     with tempfile.TemporaryDirectory(prefix="hx-rejudge-") as tmp:
         root = Path(tmp) / "tree"
-        lost = materialize(tree, root)
+        try:
+            lost = materialize(tree, root)
+        except (safefs.PathError, OSError, ValueError) as exc:  # a manifest naming a path outside the tree
+            out.differences.append(f"the stored tree cannot be recreated: {type(exc).__name__}: {exc}")
+            return out
         if lost:
             out.differences.append(f"{len(lost)} entr(ies) not stored, so not recreated: {', '.join(lost[:3])}")
         hide = hidden_for(Path(run_dir), Path(tasks_dir))

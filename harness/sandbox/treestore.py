@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, SYMLINK_MARK
 from harness.sandbox.workspace import tree_digest
 
 TREE_FORMAT = "hx-tree-1"
+HEX64 = re.compile(r"[0-9a-f]{64}")  # a digest names a file here only when it is one: never a path
 MAX_MANIFEST_BYTES = 64 << 20
 
 
@@ -96,7 +98,7 @@ def _rebuild(store: Path, rel: str, entry, out: StoredTree) -> None:
         return
     sha = entry.get("blob")
     path = store / "blobs" / str(sha)
-    if not isinstance(sha, str) or len(sha) != 64 or not path.is_file() or path.is_symlink():
+    if not isinstance(sha, str) or not HEX64.fullmatch(sha) or not path.is_file() or path.is_symlink():
         out.problems.append(f"{rel}: blob {sha!r} missing")
         return
     data = path.read_bytes()  # its hash is not checked here: the tree digest recomputed below is
@@ -113,6 +115,9 @@ def _rebuild(store: Path, rel: str, entry, out: StoredTree) -> None:
 def load_tree(store: Path, digest: str) -> StoredTree:
     """The tree stored under ``digest``, rebuilt; ``digest`` recomputed from what is on disk."""
     out = StoredTree()
+    if not isinstance(digest, str) or not HEX64.fullmatch(digest):
+        out.problems.append(f"{str(digest)[:80]!r} is not a tree digest")
+        return out
     path = Path(store) / f"{digest}.json"
     try:
         raw = statefile.regular_file(path, "tree").read_bytes()

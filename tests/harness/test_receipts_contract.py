@@ -110,23 +110,37 @@ def test_one_byte_of_the_public_key_is_a_signer_mismatch(authentic, tmp_path):
     assert tamper.reached(b) is Reason.SIGNER_KEY_MISMATCH
 
 
-def test_a_receipt_of_another_cell_replayed_is_stale(authentic, tmp_path):
-    b = _copy(authentic, tmp_path)
-    lines = (b.dir / "records.jsonl").read_text().splitlines()
-    first, second = json.loads(lines[0]), json.loads(lines[1])
-    report = verify_run(b.dir, b.public_pem)
-    assert report.ok
+def _rewrite(b, change) -> None:
+    """Change the records and rewrite the hash chain and head to match, as an attacker would (an
+    unsigned chain is only as good as its anchor)."""
     from harness.ledger.ledger import record_hash
-    first["receipts"] = second["receipts"]  # and the chain rewritten to match, as an attacker would
-    recs = [first] + [json.loads(x) for x in lines[1:]]
+    recs = [json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()]
+    change(recs)
     prev = ""
     for r in recs:
         r["prev_hash"] = prev
-        r["hash"] = record_hash(r)
-        prev = r["hash"]
+        r["hash"] = prev = record_hash(r)
     (b.dir / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (b.dir / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+
+
+def test_a_receipt_of_another_cell_replayed_is_stale(authentic, tmp_path):
+    b = _copy(authentic, tmp_path)
+    _rewrite(b, lambda recs: recs[0].update(receipts=recs[1]["receipts"]))
     assert {f.reason for f in verify_run(b.dir, b.public_pem).findings} == {Reason.STALE}
+
+
+def test_a_record_whose_verdicts_are_rewritten_is_refused_by_its_receipts(authentic, tmp_path):
+    b = _copy(authentic, tmp_path)
+
+    def flip(recs):
+        rec = next(r for r in recs if r["outcome"] == "amplified")
+        rec.update(outcome="completed", hidden_pass=True)
+    _rewrite(b, flip)
+    assert tamper.reached(b) is Reason.DECISION_NOT_PASS  # the oracle's receipt: exit 0 (it ran), decision fail
+    b = _copy(authentic, tmp_path / "2")
+    _rewrite(b, lambda recs: next(r for r in recs if r["outcome"] == "amplified").update(outcome="completed"))
+    assert tamper.reached(b) is Reason.DECISION_NOT_PASS
 
 
 def test_a_bundle_alone_verifies_and_rejudges_identically_and_a_changed_tree_is_named(authentic, tmp_path):
