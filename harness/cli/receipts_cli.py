@@ -30,7 +30,9 @@ def receipts_grp() -> None:
 @click.argument("run", type=click.Path(exists=True))
 @click.option("--public-key", "public_key", required=True, type=click.Path(exists=True, dir_okay=False),
               help="the run's public key (PEM) as you trust it, e.g. the one published beside the run")
-def receipts_verify(run, public_key):
+@click.option("--no-trees", "no_trees", is_flag=True,
+              help="the run was made with --no-keep-trees: check bindings against the records only (not the trees)")
+def receipts_verify(run, public_key, no_trees):
     """Check every receipt of RUN (a run directory or an exported bundle) against the records, the stored
     trees and PUBLIC_KEY, offline. One line per failure with its reason code; exit 0 only when all are ok.
     Local-key scope: tamper evidence and freshness, not execution truth against a compromised runner."""
@@ -39,14 +41,14 @@ def receipts_verify(run, public_key):
     try:
         pem = Path(public_key).read_bytes()
         with open_source(Path(run)) as root:
-            report = verify_run(root, pem)
+            report = verify_run(root, pem, trees=not no_trees)
     except (InputError, OSError) as exc:
         _bad(exc)
     for f in report.findings:
         click.echo(f.line())
     status = "ok" if report.ok else "REJECTED"
     click.echo(f"{status}: {report.receipts} receipt(s) over {report.records} record(s), "
-               f"{len(report.findings)} failure(s) (local-key scope)")
+               f"{len(report.findings)} failure(s) (local-key scope{'; trees not checked' if no_trees else ''})")
     sys.exit(int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED))
 
 

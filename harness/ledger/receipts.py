@@ -37,6 +37,8 @@ import re
 from enum import StrEnum
 from pathlib import Path
 
+from harness.core.errors import HarnessError
+
 RECEIPT_FORMAT = "hx-receipt-1"
 MAX_RECEIPT_BYTES = 1 << 20
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -71,7 +73,7 @@ DECISIONS = ("pass", "fail")
 JUDGE_ACTOR = "judge"
 
 
-class Malformed(ValueError):
+class Malformed(HarnessError, ValueError):
     """Bytes that are not one canonical-able JSON object (duplicate key, float, NaN, bad UTF-8)."""
 
 

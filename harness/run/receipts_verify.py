@@ -204,8 +204,10 @@ def _final_problem(rec: dict, r: dict) -> tuple[Reason, str] | None:
     return _claimed(rec, r["subject"]["kind"], r)
 
 
-def verify_run(run_dir: Path, public_key_pem: bytes) -> Report:
-    """Check every receipt of the run at ``run_dir`` (see the module's docstring)."""
+def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> Report:
+    """Check every receipt of the run at ``run_dir`` (see the module's docstring). ``trees``: the final
+    trees must be in the run's tree store (a run made with ``--no-keep-trees`` is checked with
+    ``trees=False``: its bindings are then checked against the records only, and the report says so)."""
     run_dir = Path(run_dir)
     run = _Run(run_dir, trusted_key(public_key_pem), _lock_files(run_dir), {}, [])
     if run.trusted is None:
@@ -217,7 +219,6 @@ def verify_run(run_dir: Path, public_key_pem: bytes) -> Report:
     ins = ledger_mod.inspect(path)
     for problem in ins.problems:
         run.findings.append(Finding(Reason.DIGEST_MISMATCH, "records", "records.jsonl", problem))
-    keep_trees = (run_dir / "trees").is_dir()
     for rec in ins.records:
-        _check_record(run, rec, keep_trees)
+        _check_record(run, rec, trees)
     return Report(run.findings, run.seen, len(ins.records))

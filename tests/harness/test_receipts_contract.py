@@ -159,3 +159,10 @@ def test_a_bundle_alone_verifies_and_rejudges_identically_and_a_changed_tree_is_
     assert r.exit_code == 1 and "DIFFERENT" in r.output and "does not rebuild" in r.output
     r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
     assert r.exit_code == 1 and r.output.startswith("stale")
+
+
+def test_a_run_without_its_tree_store_is_refused_unless_the_reader_says_it_kept_none(authentic, tmp_path):
+    b = _copy(authentic, tmp_path)
+    shutil.rmtree(b.dir / "trees")
+    assert tamper.reached(b) is Reason.BUILD_PROOF_MISSING
+    assert verify_run(b.dir, b.public_pem, trees=False).ok
