@@ -166,18 +166,21 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
     where = str(rec.get("cell_key"))
     finals: dict[str, dict] = {}
     gates: list[dict] = []
-    names = rec.get("receipts") if isinstance(rec.get("receipts"), list) else []
-    for digest in names:
+    names = rec.get("receipts")
+    for digest in names if isinstance(names, list) else []:
         r, bad = _load(run, digest, where)
-        if bad:
-            run.findings.append(bad)
+        if r is None:
+            run.findings.append(bad or Finding(Reason.MALFORMED_BUNDLE, where, str(digest)[:16], "unreadable"))
             continue
         raw = rc.sha256_hex((run.dir / "receipts" / f"{digest}.json").read_bytes())
         problem = _context_problem(run, rec, r) or _final_problem(rec, r) or _address_problem(raw, digest)
         if problem:
             run.findings.append(Finding(problem[0], where, _label(r, digest), problem[1]))
             continue
-        (gates.append(r) if r["subject"]["stage"] == "gate" else finals.setdefault(r["subject"]["kind"], r))
+        if r["subject"]["stage"] == "gate":
+            gates.append(r)
+        else:
+            finals.setdefault(r["subject"]["kind"], r)
     if rec.get("visible_pass") is None:
         return
     why = eq7_violation(str(rec.get("outcome")), rec)

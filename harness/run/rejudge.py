@@ -61,16 +61,30 @@ def select(records: dict[str, dict], keys: tuple[str, ...], sample: int | None, 
     return chosen
 
 
-def _stored_finals(run_dir: Path, rec: dict) -> dict[str, dict]:
-    out = {}
+def _published_key(run_dir: Path) -> bytes | None:
+    try:
+        return rc.public_raw_of_pem((Path(run_dir) / "receipts" / rc.PUBLIC_KEY_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]:
+    """The cell's final receipts that pass their own checks against the run's published key (a receipt
+    edited after signing is never the reference a replay is compared with; ``harness receipts verify
+    --public-key`` checks the key itself against one the reader trusts)."""
+    finals = {}
+    key = _published_key(run_dir)
     for d in rec.get("receipts") or []:
         try:
             r = rc.strict_loads((Path(run_dir) / "receipts" / f"{d}.json").read_bytes())
-        except (OSError, rc.Malformed):
+        except (OSError, rc.Malformed, TypeError):
             continue
-        if isinstance(r, dict) and r.get("subject", {}).get("stage") == "final":
-            out[r["subject"]["kind"]] = r
-    return out
+        reason, why = rc.check_receipt(r, key)
+        if reason is not rc.Reason.OK:
+            out.differences.append(f"receipt {str(d)[:12]}... does not verify: {reason.value} ({why})")
+        elif r["subject"]["stage"] == "final":
+            finals[r["subject"]["kind"]] = r
+    return finals
 
 
 def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) -> None:
@@ -96,7 +110,7 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
                                f"({'; '.join(tree.problems) or 'its bytes changed'})")
         return out
     task = load_task(Path(tasks_dir) / str(rec.get("task")))
-    finals = _stored_finals(run_dir, rec)
+    finals = _stored_finals(run_dir, rec, out)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
         if r["binding"]["materialHash"] != digest:
             out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "

@@ -14,6 +14,7 @@ passing or not a pass decision (the paper's "failing-receipt acceptance" finding
 """
 from __future__ import annotations
 
+import io
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -218,7 +219,7 @@ def build_authentic(work: Path, tasks_dir: Path, task: str = "parse-range", prot
     proto.write_text(protocol.format(tasks=Path(tasks_dir).resolve(), task=task))
     run = work / "run"
     prepare(proto, run, engine=None, reviewer_engine=None, model=None, exploratory=True)
-    execute(run, workers=1, log=lambda m: None)
+    execute(run, workers=1, log=lambda m: None, progress_stream=io.StringIO())  # the table is the output
     private = (run / "keys" / rc.PRIVATE_KEY_NAME).read_bytes()
     return Bundle(run, rc.Signer(private).public_pem, private)
 

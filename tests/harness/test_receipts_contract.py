@@ -166,3 +166,19 @@ def test_a_run_without_its_tree_store_is_refused_unless_the_reader_says_it_kept_
     shutil.rmtree(b.dir / "trees")
     assert tamper.reached(b) is Reason.BUILD_PROOF_MISSING
     assert verify_run(b.dir, b.public_pem, trees=False).ok
+
+
+def test_rejudge_never_compares_with_a_receipt_edited_after_signing(authentic, tmp_path):
+    from harness.run.bundle import sources
+    from harness.run.rejudge import rejudge
+    from harness.sandbox.sandbox import Limits
+    b = _copy(authentic, tmp_path)
+    receipt = b.final_visible()
+    r = json.loads(receipt.read_bytes())
+    r["outcome"]["verdict"]["tests"] += 1  # unsigned: the replay would then "differ" for the wrong reason
+    receipt.write_text(json.dumps(r))
+    key = next(x["cell_key"] for x in map(json.loads, (b.dir / "records.jsonl").read_text().splitlines())
+               if receipt.stem in x["receipts"])
+    tasks_dir, lim = sources(b.dir)
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert not row.identical and any("does not verify: signature_invalid" in d for d in row.differences)
