@@ -491,7 +491,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
                           tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
                           attempts=len(ctx.log.of_type("attempt_start")), test_runs=ctx.test_runs,
-                          model_ids=set(ctx.model_ids))
+                          model_ids=set(ctx.model_ids), notary=ctx.notary)
     resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
     resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
     return resumed, run_arm(resumed, arm)
