@@ -24,6 +24,20 @@ def export_grp():
     """Write a run in another tool's format."""
 
 
+@export_grp.command("bundle")
+@click.argument("run", type=click.Path(exists=True, file_okay=False))
+@click.option("--bundle", "out", required=True, type=click.Path(dir_okay=False), help="the .tar.gz to write")
+def export_bundle_cmd(run, out):
+    """RUN as one self-contained bundle: records, receipts, final trees, protocol and lock, tasks, public key
+    (never the private key). `harness receipts verify` and `harness rejudge` work from it alone."""
+    from harness.run.bundle import export_bundle
+    try:
+        export_bundle(Path(run), Path(out))
+    except InputError as exc:
+        _fail(exc)
+    click.echo(f"wrote {out}")
+
+
 @export_grp.command("inspect")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--out", "logdir", required=True, type=click.Path(file_okay=False), help="folder for the eval logs")

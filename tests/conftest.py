@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/harness/test_receipts_contract.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
+                                               "and 10 cells re-judged (159 s on a loaded 2-core machine)",
     "tests/harness/test_redteam_a29b.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/test_redteam_issue21_r28.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/test_redteam_a28.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from harness.cli.plugins import register as register_plugins
+from harness.cli.receipts_cli import register as register_receipts
 from harness.cli.schema_cli import register as register_schema
 from harness.cli.startup import end_startup, guard_startup
 from harness.core.errors import ExitCode, HarnessError, InputError
@@ -103,6 +104,7 @@ def main() -> None:
 
 register_plugins(main)  # harness plugins: every registered part and its origin
 register_schema(main)  # harness schema records: the cell record's JSON Schema
+register_receipts(main)  # harness receipts verify, harness rejudge (issue 33)
 
 
 def _fail(exc: Exception, code: int | None = None):
@@ -227,8 +229,10 @@ def plan(path, worst_case, engine, reviewer_engine, model):
 @click.option("--monitor", "monitor", is_flag=True,
               help="show the primary hypothesis's anytime-valid confidence sequence on the progress line "
                    "(as `harness monitor DIR` computes it; refreshed at most every 10 s)")
+@click.option("--keep-trees/--no-keep-trees", "keep_trees", default=True, show_default=True,
+              help="keep each cell's final tree in DIR/trees, content-addressed (harness rejudge replays them)")
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
-        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor):
+        transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor, keep_trees):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
@@ -261,7 +265,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
                       cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
-                      monitor=primary_line if monitor else None, stop=stop)
+                      monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees)
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4

@@ -25,9 +25,23 @@ def reproduce_bounded_loops_cmd(out):
     sys.exit(0 if all(r.agrees for r in rows) and not problems else 1)
 
 
+@click.command("receipts")
+@click.option("--tasks-dir", default="tasks", show_default=True, type=click.Path(exists=True, file_okay=False),
+              help="where the authentic run's task (parse-range) is")
+def reproduce_receipts_cmd(tasks_dir):
+    """Table 5 of the Proof-or-Stop paper: an authentic receipt bundle from a real A4 cell, its 18 tamper
+    classes in seven families, the reason each reaches, false-accept and false-reject."""
+    from harness.run.tamper import reproduce
+    rows, text = reproduce(Path(tasks_dir))
+    click.echo(text)
+    sys.exit(0 if not any(r.false_accept or r.false_reject for r in rows) else 1)
+
+
 def reproduce_group() -> click.Group:
     """``harness reproduce``: the analysis stage's paper tables with ``bounded-loops`` added (once)."""
     from analysis.cli import reproduce_grp
     if "bounded-loops" not in reproduce_grp.commands:
         reproduce_grp.add_command(reproduce_bounded_loops_cmd)
+    if "receipts" not in reproduce_grp.commands:
+        reproduce_grp.add_command(reproduce_receipts_cmd)
     return reproduce_grp

@@ -16,7 +16,12 @@ outcome from the final tree. Shipping rules:
 - A4 evidence-gated loop: plan -> execute -> visible gate -> review -> (block: bounded
   reflection and repair) -> gate -> done. Ships only on admissible evidence: the pristine visible
   test passed on the current tree AND a reviewer ship verdict is bound to the same tree digest.
-  An edit after review makes the verdict stale. Out of attempts or review rounds: safe stop.
+  With receipts (the cell has a notary) the test's evidence is its signed receipt, admitted by
+  Eq. 2 (harness.judge.evidence.admissible): Fresh (bound to the live tree), Complete, signed by
+  the run's judge key, attested, about this claim, passing. An edit after the check or the review
+  makes the evidence stale: refused with its reason code (``gate_refuse``, ``code``), and the loop
+  goes on to another attempt. The agent's own test runs and its "done" are claims, never
+  evidence. Out of attempts or review rounds: safe stop.
   ``reflection = false`` gives the paper's A4-C (one review gate, a block stops).
 
 Every arm honours ``ask_human`` (a human-gate event): the worker stopped to ask, so the cell stops
@@ -40,6 +45,8 @@ from harness.control.reviewer import ReviewVerdict
 from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
+from harness.judge import evidence
+from harness.ledger.receipts import Reason
 
 # each controller's parameters (the protocol's allowed keys, types and defaults) and worst-case counts are
 # declared once, in harness.core.arm_params and harness.core.builtin_parts (which names these controllers)
@@ -58,6 +65,26 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
     """A4's done gate: visible pass and a ship verdict, both bound to the current tree."""
     return (check.passed and verdict is not None and verdict.verdict == "ship"
             and check.tree_digest == verdict.tree_digest == current_digest)
+
+
+def gate_reason(ctx: CellContext, check: GateCheck, verdict: ReviewVerdict, live: str) -> tuple[Reason, str]:
+    """Why A4's done gate refuses (``Reason``), or ``ok``: the test evidence by Eq. 2 over its receipt
+    when the cell issues receipts (else the check's own digest and pass), and the reviewer's ship
+    verdict bound to the live tree."""
+    if ctx.notary is not None:
+        if check.receipt is None:
+            return Reason.BUILD_PROOF_MISSING, "no receipt for the visible check"
+        reason, why = evidence.admissible(check.receipt, claim=("gate", "visible"), live_digest=live,
+                                          ctx=ctx.notary.ctx, trusted_public_raw=ctx.notary.signer.public_raw)
+        if reason is not Reason.OK:
+            return reason, why
+    elif check.tree_digest != live:
+        return Reason.STALE, "the tree changed after the check"
+    elif not check.passed:
+        return Reason.RECEIPT_NOT_PASSING, "the check failed"
+    if verdict.tree_digest != live:
+        return Reason.STALE, "the review is of another tree"
+    return (Reason.OK, "") if verdict.verdict == "ship" else (Reason.DECISION_NOT_PASS, "the review blocked")
 
 
 def run_a1(ctx: CellContext, arm: Arm) -> ArmResult:
@@ -133,11 +160,13 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
             verdict = request_review(ctx)
             if verdict.verdict is None:
                 return ArmResult(False, False, "safe_stop:review_unparseable")
-        if admissible(check, verdict, ctx.ws.digest()):
-            ctx.log.emit("gate_admit", tree_digest=check.tree_digest)
+        code, why = gate_reason(ctx, check, verdict, ctx.ws.digest())
+        if code is Reason.OK:
+            ctx.log.emit("gate_admit", tree_digest=check.tree_digest, receipt=_digest_of(check))
             return ArmResult(True, False, "shipped")
-        if verdict.verdict == "ship":  # stale evidence: the tree changed after the check or review
-            ctx.log.emit("gate_refuse", reason="stale evidence", check=check.tree_digest, review=verdict.tree_digest)
+        if verdict.verdict == "ship":  # the evidence is refused (stale: the tree changed after the check or review)
+            ctx.log.emit("gate_refuse", reason="stale evidence" if code is Reason.STALE else "inadmissible evidence",
+                         code=code.value, detail=why, check=check.tree_digest, review=verdict.tree_digest)
             message = "The tree changed after it was checked; re-check it."
             continue
         ctx.review_rounds += 1
@@ -146,6 +175,11 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
         if not reflection or rounds_left <= 0:
             return ArmResult(False, False, "safe_stop:review_blocked")
         message = findings_feedback(verdict, reflect=True)
+
+
+def _digest_of(check: GateCheck) -> str | None:
+    from harness.ledger.receipts import receipt_digest
+    return receipt_digest(check.receipt) if check.receipt else None
 
 
 def run_arm(ctx: CellContext, arm: Arm) -> ArmResult:

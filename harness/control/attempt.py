@@ -20,6 +20,7 @@ from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_
 from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.core.protocol import DEFAULT_LIMITS
 from harness.core.task_view import TaskView, view_of
+from harness.judge.evidence import Notary
 from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits
 from harness.sandbox.workspace import EventLog, Workspace
@@ -66,6 +67,7 @@ class CellContext:
     on_turn: Callable[["CellContext"], None] | None = None
     turn: int = 0  # worker engine calls made so far in this cell
     human_gate: bool = False  # the worker called ask_human: the cell stops, nothing ships
+    notary: Notary | None = None  # signs a receipt for every judged run (harness.judge.evidence); None: no receipts
 
     def __post_init__(self):
         if self.acceptance is None and not isinstance(self.task, TaskView):
@@ -143,6 +145,7 @@ class GateCheck:
     passed: bool
     tree_digest: str
     output: str
+    receipt: dict | None = None  # the signed receipt of this run (when the cell has a notary)
 
 
 def visible_gate(ctx: CellContext) -> GateCheck:
@@ -156,7 +159,8 @@ def visible_gate(ctx: CellContext) -> GateCheck:
                  errors=v.errors)
     if not v.passed:
         ctx.failure_seen = True
-    return GateCheck(v.passed, digest, v.output)
+    receipt = ctx.notary.issue("gate", "visible", digest, v.summary()) if ctx.notary else None
+    return GateCheck(v.passed, digest, v.output, receipt)
 
 
 def request_review(ctx: CellContext) -> ReviewVerdict:

@@ -156,6 +156,9 @@ class CellRecord:
     judge_disagreement: list[dict] = field(default_factory=list)
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
+    agent_claims: list[dict] = field(default_factory=list)  # the agent's "done" and own test runs: claims, never evidence
+    receipts: list[str] = field(default_factory=list)  # digests of the cell's signed receipts (run_dir/receipts)
+    receipt_key_id: str | None = None  # the run key that signed them (harness.ledger.receipts.key_id)
     refused_calls: int = 0
     parse_failures: int = 0
     tree_digest_start: str | None = None

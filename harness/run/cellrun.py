@@ -37,12 +37,16 @@ from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript
+from harness.judge import evidence
 from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.evidence import Notary
 from harness.judge.toolchannel import ToolChannel
 from harness.judge.treediff import write_cell_diffs
 from harness.judge.watch import start_watch
+from harness.ledger.receipts import run_signer
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
+from harness.sandbox.treestore import store_tree
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 
 
@@ -63,6 +67,9 @@ class CellSpec:
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
     spend: object = None  # the run's spend ledger when [budget] sets a ceiling (harness.ledger.spend)
+    story_files: dict = field(default_factory=dict)  # the lock's digests of the task's files (storyFilesHash)
+    keep_trees: bool = True  # keep the final tree in run_dir/trees (content-addressed; harness rejudge reads it)
+    receipts: bool = True  # sign a receipt for every judged run (harness.judge.evidence)
 
     @property
     def roles(self) -> Roles:
@@ -129,6 +136,7 @@ class _CellSetup:
     transcript: Transcript
     watch: Any
     channel: ToolChannel
+    notary: Notary | None = None
 
 
 @dataclass
@@ -178,7 +186,25 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
     channel = ToolChannel.open()  # the scenario tools' log (harness.judge.toolchannel)
     return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_files, base_files, start_modes,
-                      model, ectx, transcript, watch, channel)
+                      model, ectx, transcript, watch, channel, _notary(spec, task, log, start_files))
+
+
+def _notary(spec: CellSpec, task, log: EventLog, start_files: dict[str, str]) -> Notary | None:
+    """The cell's notary (harness.judge.evidence): the run's key, and the binding every receipt of
+    this cell carries besides its tree."""
+    if not spec.receipts:
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        ver = version("proof-harness")
+    except PackageNotFoundError:
+        ver = "0"
+    ctx = evidence.Context(
+        run_id=spec.run_meta.get("run_id"), cell_key=spec.cell.key, head_hash=_digest(start_files),
+        story_files_hash=evidence.story_files_hash(spec.cell.task, spec.story_files),
+        policy_hash=evidence.policy_hash(spec.run_meta.get("protocol_digest"), spec.cell.arm),
+        command_set_hash=evidence.command_set_hash(task.acceptance_dest), acceptance_dest=task.acceptance_dest)
+    return Notary(run_signer(spec.run_dir), spec.run_dir, ctx, log, ver)
 
 
 def _bind_engines(spec: CellSpec, s: _CellSetup) -> tuple[Engine, Engine]:
@@ -206,6 +232,7 @@ def _context(spec: CellSpec, s: _CellSetup, engine: Engine, reviewer: Engine) ->
     # a budget is whatever the arm sets or its controller's registered parameters default to
     budget = Budget(tokens=arm.get("token_budget"), wall_s=arm.get("wall_budget_s"))
     return CellContext(task=s.task, prompt=inj.prompt, ws=s.ws, log=s.log, engine=engine, reviewer=reviewer,
+                       notary=s.notary,
                        limits=s.limits, hide=s.hide, start_files=s.start_files, base_files=s.base_files, budget=budget,
                        max_turns=arm.get("max_turns") or spec.limits.max_turns, max_tokens=spec.limits.max_tokens,
                        acceptance=inj.acceptance_file(s.task, events_path(spec.run_dir, spec.cell).with_suffix(".acceptance.py")),
@@ -284,10 +311,38 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
                                  void_detail=fault.detail))  # unsafe outranks void
     for d in adj.judge_disagreement:  # the judge and plain pytest disagree on a test of the final tree
         s.log.emit("judge_disagreement", **d)
+    _keep_evidence(spec, s, adj, final_files)
     s.log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
                unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden,
                visible_plain=adj.visible_plain, hidden_plain=adj.hidden_plain)
     return _Judged(adj, final_files, test_runs)
+
+
+def _keep_evidence(spec: CellSpec, s: _CellSetup, adj: Adjudication, final_files: dict[str, str]) -> None:
+    """The final adjudication's receipts (visible and hidden, bound to the final tree) and the final
+    tree kept in the run's tree store. A failure to keep them is logged and the record says so (no
+    receipt named), never a changed verdict."""
+    try:
+        digest = _digest(final_files)
+        if spec.keep_trees:
+            store_tree(Path(spec.run_dir) / "trees", s.ws.root, final_files)
+        for kind, summary in (("visible", adj.visible), ("hidden", adj.hidden)):
+            if s.notary is not None and summary is not None:
+                s.notary.issue("final", kind, digest, summary)
+    except (OSError, ValueError) as exc:
+        s.log.emit("evidence_not_kept", error=f"{type(exc).__name__}: {exc}"[:500])
+
+
+def _claims(log: EventLog) -> list[dict]:
+    """What the agent said about its work: its "done" claims and its own test runs (on the workspace's
+    editable test copy). Recorded as claims, never as evidence."""
+    out: list[dict] = []
+    for e in log.events:
+        if e["type"] == "finish":
+            out.append({"kind": "finish", "text": e.get("claim")})
+        elif e["type"] == "agent_test":
+            out.append({"kind": "own_test_run", "passed": bool(e.get("passed"))})
+    return out
 
 
 def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged, t0: float) -> dict:
@@ -312,7 +367,8 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         tree_digest_start=_digest(s.start_files), tree_digest_final=_digest(judged.final_files),
         test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
         cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
-        confinement=confinement_level(), **spec.run_meta,
+        confinement=confinement_level(), receipts=[e["digest"] for e in log.of_type("receipt")],
+        receipt_key_id=s.notary.signer.key_id if s.notary else None, agent_claims=_claims(log), **spec.run_meta,
     )
     fields.update(_controller_fields(ctx, ran.result))
     fields.update(_usage_fields(spec, ctx, s.transcript))
@@ -440,7 +496,7 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
                           tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
                           attempts=len(ctx.log.of_type("attempt_start")), test_runs=ctx.test_runs,
-                          model_ids=set(ctx.model_ids))
+                          model_ids=set(ctx.model_ids), notary=ctx.notary)
     resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
     resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
     return resumed, run_arm(resumed, arm)

@@ -206,18 +206,20 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
              progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
              cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
              raise_budget: "spend_mod.Ceiling | None" = None,
-             monitor: Callable[[Path], str] | None = None) -> RunOutcome:
+             monitor: Callable[[Path], str] | None = None, keep_trees: bool = True) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet (the caller holds run.lock).
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
     existing cluster, else a local one); see harness.run.executors. ``cache``: reuse test verdicts
     (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
     higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged).
+    ``keep_trees``: keep each cell's final tree in run_dir/trees (``harness rejudge`` replays them).
 
     The run as named phases over one ``_Session``: verify and open, pending cells, dispatch (which
     settles each record and requeues voids under the rerun policy), finalize."""
     t0 = time.perf_counter()
     s = _verify_and_open(Path(run_dir).resolve(), log)
+    s.keep_trees = keep_trees
     cells = _pending(s, pilot, limit_cells)
     try:
         ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
@@ -258,6 +260,7 @@ class _Session:
     void_keys: set[str]
     expected: dict[str, dict]
     spend: "spend_mod.SpendLedger | None" = None
+    keep_trees: bool = True
 
     @property
     def run_meta(self) -> dict:
@@ -345,7 +348,14 @@ def _cell_spec(s: _Session, c: Cell, cfg: _CacheConfig) -> CellSpec:
                     seed=proto.seed, expected=s.expected[c.task], limits=proto.limits, run_meta=s.run_meta,
                     pricing=proto.pricing, engine_options={"providers": _providers(proto),
                                                            **meta.get("engine_options", {})},
-                    hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend)
+                    hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend,
+                    story_files=story_files(meta["lock"], c.task), keep_trees=s.keep_trees)
+
+
+def story_files(lock: dict, task: str) -> dict[str, str]:
+    """The lock's digests of one task's files (what a receipt's storyFilesHash is over)."""
+    files = lock.get("files") if isinstance(lock, dict) else None
+    return {k: v for k, v in (files or {}).items() if isinstance(k, str) and k.startswith(f"{task}/")}
 
 
 def _providers(proto: Protocol) -> dict[str, dict]:

@@ -17,9 +17,10 @@ from harness.run.driver import execute, prepare
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # Fields that may differ between a recorded run and its replay: timings, run identity and the
 # chain over them, which engine produced the proposals, the live engine's wire statistics, and
-# how many test verdicts the verdict cache served (execution accounting, not results).
+# how many test verdicts the verdict cache served (execution accounting, not results), and the digests of
+# the cell's signed receipts (each carries its run, its time and the run's own key; docs/receipts.md).
 NOT_REPLAYED = {"wall_s", "test_exec_s", "run_id", "hash", "prev_hash", "engine", "endpoint", "limiter_wait_s",
-                "engine_retries", "engine_faults", "cached_verdicts", "verdict_cache"}
+                "engine_retries", "engine_faults", "cached_verdicts", "verdict_cache", "receipts", "receipt_key_id"}
 
 
 def run(proto, out, engine, **opts):

@@ -163,3 +163,57 @@ def test_ground_truth_digest_mismatch_is_detected(task):
     assert ground_truth_problem(task, {"acceptance": sha256_file(task.acceptance)}) == "no frozen digest for the oracle file"
     assert ground_truth_problem(task, {"acceptance": sha256_file(task.acceptance),
                                        "oracle": sha256_file(task.oracle)}) is None
+
+
+class _EditsDuringReview:
+    """A reviewer engine, and beside it what the agent left behind: a process that edits the tree after
+    the harness's passing check (here, deterministically, while the review runs, only on the first
+    review). The reviewer's verdict is ship."""
+
+    name = "scripted-reviewer"
+
+    def __init__(self, ws):
+        self.ws, self.inner, self.calls = ws, ScriptedReviewer([SHIP]), 0
+
+    def complete(self, req):
+        self.calls += 1
+        if self.calls == 1:
+            self.ws.write("notes.txt", "edited after the test run\n")
+        return self.inner.complete(req)
+
+
+def _with_notary(ctx, tmp_path, task):
+    from harness.judge import evidence
+    from harness.ledger.receipts import run_signer
+    c = evidence.Context(run_id="r1", cell_key="A4|parse-range|null|1", head_hash=ctx.ws.digest(),
+                         story_files_hash=evidence.story_files_hash(task.id, {}), policy_hash=evidence.policy_hash("p", "A4"),
+                         command_set_hash=evidence.command_set_hash(task.acceptance_dest),
+                         acceptance_dest=task.acceptance_dest)
+    ctx.notary = evidence.Notary(run_signer(tmp_path / "run"), tmp_path / "run", c, ctx.log)
+    return ctx
+
+
+def test_a4_refuses_a_passing_receipt_for_a_tree_edited_afterwards_as_stale_and_stops_when_out_of_attempts(
+        task, make_ctx, tmp_path):
+    """Eq. 2's Fresh: the agent's "done" and its own passing run are claims; the harness's passing
+    receipt is for tree T1, the tree is T2 at decision time: refused with ``stale``. With one attempt
+    A4's policy is a safe stop."""
+    ctx = make_ctx(task, ScriptedWorker([candidate(task, "reference")]), None)
+    ctx.reviewer = _EditsDuringReview(ctx.ws)
+    _with_notary(ctx, tmp_path, task)
+    res = run_arm(ctx, arm("A4", attempts=1))
+    refuse = ctx.log.of_type("gate_refuse")
+    assert [r["code"] for r in refuse] == ["stale"] and refuse[0]["reason"] == "stale evidence"
+    assert not res.shipped and res.reason == "safe_stop:attempts" and not ctx.log.of_type("gate_admit")
+    assert ctx.log.of_type("agent_test")[0]["passed"] and ctx.log.of_type("finish")  # claimed, not admitted
+
+
+def test_a4_after_a_stale_refusal_ships_only_on_fresh_evidence_for_the_edited_tree(task, make_ctx, tmp_path):
+    ctx = make_ctx(task, ScriptedWorker([candidate(task, "reference")]), None)
+    ctx.reviewer = _EditsDuringReview(ctx.ws)
+    _with_notary(ctx, tmp_path, task)
+    res = run_arm(ctx, arm("A4", attempts=2))
+    assert [r["code"] for r in ctx.log.of_type("gate_refuse")] == ["stale"]
+    admit = ctx.log.of_type("gate_admit")[0]
+    assert res.shipped and admit["tree_digest"] == ctx.ws.digest() != ctx.log.of_type("receipt")[0]["tree_digest"]
+    assert admit["receipt"] == ctx.log.of_type("receipt")[-1]["digest"]

@@ -107,8 +107,12 @@ def test_b5_host_killed_and_resumed_from_its_record(tmp_path):
     assert bad["host_kills"] == 1 and "host_killed" in types and "resumed" in types
     assert types.index("injected") < types.index("host_killed") < types.index("resumed")
     assert bad["outcome"] == "amplified" and bad["tokens_in"] > 0
-    good, _ = cell(tmp_path, "B5", "A4", sim)
+    good, ev = cell(tmp_path, "B5", "A4", sim)
     assert good["host_kills"] == 1 and good["outcome"] == "recovered"
+    # the resumed host keeps the cell's notary: the gate that admits "done" does so over a signed receipt
+    kinds = [e["type"] for e in ev]
+    admit = ev[kinds.index("gate_admit")]
+    assert kinds.index("resumed") < kinds.index("gate_admit") and admit["receipt"] in good["receipts"]
 
 
 def test_b6_install_failure_workaround(tmp_path):

@@ -1,0 +1,83 @@
+"""``harness receipts verify`` and ``harness rejudge`` (issue 33; docs/receipts.md). Registered at
+start-up, their modules imported only when invoked (the lazy pattern of ``harness.cli.cli``: a
+``harness run`` pays nothing for them).
+
+Exit codes (harness.core.errors.ExitCode): 0 every receipt ok / every replayed cell identical;
+1 a receipt failed (one line per failure, with its reason code) / a cell differs; 2 bad input (no
+such run or bundle, an unreadable key, an unknown cell key).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness.core.errors import ExitCode, InputError
+
+
+def _bad(exc: Exception) -> None:
+    click.echo(f"error: {exc}", err=True)
+    sys.exit(int(ExitCode.BAD_INPUT))
+
+
+@click.group("receipts")
+def receipts_grp() -> None:
+    """Signed evidence receipts (Proof-or-Stop Eq. 2, Table 5): verify them offline."""
+
+
+@receipts_grp.command("verify")
+@click.argument("run", type=click.Path(exists=True))
+@click.option("--public-key", "public_key", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the run's public key (PEM) as you trust it, e.g. the one published beside the run")
+@click.option("--no-trees", "no_trees", is_flag=True,
+              help="the run was made with --no-keep-trees: check bindings against the records only (not the trees)")
+def receipts_verify(run, public_key, no_trees):
+    """Check every receipt of RUN (a run directory or an exported bundle) against the records, the stored
+    trees and PUBLIC_KEY, offline. One line per failure with its reason code; exit 0 only when all are ok.
+    Local-key scope: tamper evidence and freshness, not execution truth against a compromised runner."""
+    from harness.run.bundle import open_source
+    from harness.run.receipts_verify import verify_run
+    try:
+        pem = Path(public_key).read_bytes()
+        with open_source(Path(run)) as root:
+            report = verify_run(root, pem, trees=not no_trees)
+    except (InputError, OSError) as exc:
+        _bad(exc)
+    for f in report.findings:
+        click.echo(f.line())
+    status = "ok" if report.ok else "REJECTED"
+    click.echo(f"{status}: {report.receipts} receipt(s) over {report.records} record(s), "
+               f"{len(report.findings)} failure(s) (local-key scope{'; trees not checked' if no_trees else ''})")
+    sys.exit(int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED))
+
+
+@click.command("rejudge")
+@click.argument("run", type=click.Path(exists=True))
+@click.argument("cell_keys", nargs=-1)
+@click.option("--sample", type=click.IntRange(min=1), default=None, help="re-judge N cells drawn with --seed")
+@click.option("--seed", type=int, default=0, show_default=True)
+def rejudge_cmd(run, cell_keys, sample, seed):
+    """Re-run the judge on the stored final tree of each cell of RUN (a run directory or a bundle) and
+    compare with its signed final receipts: identical, or the difference named."""
+    from harness.run.bundle import open_source, sources
+    from harness.run.rejudge import rejudge
+    from harness.sandbox.sandbox import Limits
+    try:
+        with open_source(Path(run)) as root:
+            tasks_dir, lim = sources(root)
+            rows = rejudge(root, tasks_dir, Limits(timeout_s=lim["timeout_s"], memory_mb=lim["memory_mb"]),
+                           tuple(cell_keys), sample, seed)
+    except (InputError, OSError) as exc:
+        _bad(exc)
+    for r in rows:
+        click.echo(f"{'identical' if r.identical else 'DIFFERENT':<10} {r.cell_key}"
+                   + ("" if r.identical else "  " + " | ".join(r.differences)))
+    same = sum(r.identical for r in rows)
+    click.echo(f"{same}/{len(rows)} cell(s) identical (same verdict and output digest, visible and hidden)")
+    sys.exit(int(ExitCode.OK if rows and same == len(rows) else ExitCode.CHECK_FAILED))
+
+
+def register(group: click.Group) -> None:
+    group.add_command(receipts_grp)
+    group.add_command(rejudge_cmd)

@@ -1,0 +1,156 @@
+"""Evidence from the judge's runs: receipts issued for every judged test run, and Eq. 2 of the
+Proof-or-Stop paper (``admissible``), the predicate A4's done gate evaluates over a receipt.
+
+A ``Notary`` is held by the harness for one cell (never by the agent: its code runs in its own
+confined processes and cannot reach the notary's key). ``issue`` writes one signed receipt
+(harness.ledger.receipts) to ``run_dir/receipts/<digest>.json``, atomically, content-addressed,
+and logs its digest in the cell's event log (type ``receipt``): the record names its receipts from
+that log, so a cell rebuilt after a host kill (B5) keeps them.
+
+What a receipt's parts are here (docs/receipts.md):
+
+- materialHash: the tree digest of the judged tree (``tree_digest``, the record's ``tree_digest_*``);
+- headHash: the digest of the tree the cell started from (the record's ``tree_digest_start``; the
+  harness has no commits, the start tree is the state the work descends from);
+- storyFilesHash: sha256 over the task's files as the protocol's lock digests them;
+- policyHash: sha256 over the protocol digest (which covers every arm's parameters) and the arm;
+- commandSetHash: sha256 over the judged commands of the task's visible and hidden runs and the
+  judge's code digest;
+- identity: ``python`` + the judged run's arguments with the scratch paths as ``<work>`` and
+  ``<res>``, cwd ``<work>``, the run's exit status, and outputDigest = sha256 of the canonical
+  structured verdict (``structured_verdict``: counts, pass, exit, timeout, subversion; never
+  stdout or wall time, which differ between two runs of one tree).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.core import statefile
+from harness.judge.testrun import judge_code_digest, pytest_argv
+from harness.ledger import receipts as rc
+from harness.ledger.receipts import Reason
+
+HIDDEN_DEST = "tests/test_hidden_oracle.py"  # where the adjudicator places the oracle (harness.control.adjudicator)
+VERDICT_KEYS = ("passed", "tests", "failures", "errors", "skipped", "returncode", "timed_out", "subverted")
+
+
+def structured_verdict(summary: dict) -> dict:
+    """The part of a verdict two runs of the same tree agree on (what outputDigest is over)."""
+    return {k: summary.get(k) for k in VERDICT_KEYS}
+
+
+def _h(obj) -> str:
+    return rc.sha256_hex(rc.canonical_bytes(obj))
+
+
+def _argv(dest_rel: str) -> list[str]:
+    argv = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=False)
+    return ["python", *argv[1:]]
+
+
+def command_set(acceptance_dest: str) -> dict:
+    """The judged commands of a task (visible and hidden) and the judge's code digest."""
+    return {"visible": _argv(acceptance_dest), "hidden": _argv(HIDDEN_DEST), "judge": judge_code_digest()}
+
+
+def command_set_hash(acceptance_dest: str) -> str:
+    return _h(command_set(acceptance_dest))
+
+
+def policy_hash(protocol_digest: str | None, arm: str) -> str:
+    return _h({"protocol_digest": protocol_digest, "arm": arm})
+
+
+def story_files_hash(task: str, files: dict) -> str:
+    return _h({"task": task, "files": dict(sorted(files.items()))})
+
+
+@dataclass
+class Context:
+    """What every receipt of one cell is bound to besides its tree."""
+    run_id: str | None
+    cell_key: str
+    head_hash: str
+    story_files_hash: str
+    policy_hash: str
+    command_set_hash: str
+    acceptance_dest: str
+
+    def binding(self, material_hash: str) -> dict:
+        return {"materialHash": material_hash, "headHash": self.head_hash, "storyFilesHash": self.story_files_hash,
+                "policyHash": self.policy_hash, "commandSetHash": self.command_set_hash}
+
+
+@dataclass
+class Notary:
+    """Issues one cell's receipts under the run's key (see the module's docstring)."""
+    signer: rc.Signer
+    run_dir: Path
+    ctx: Context
+    log: Any = None  # the cell's EventLog: each receipt's digest is logged there
+    version: str = "0"
+    seq: int = 0
+    issued: list = field(default_factory=list)
+
+    def issue(self, stage: str, kind: str, material_hash: str, summary: dict) -> dict:
+        """Sign and store a receipt for one judged run of ``kind`` on the tree ``material_hash``."""
+        verdict = structured_verdict(summary)
+        dest = self.ctx.acceptance_dest if kind == "visible" else HIDDEN_DEST
+        body = {"format": rc.RECEIPT_FORMAT, "binding": self.ctx.binding(material_hash),
+                "identity": {"cmd": "python", "args": _argv(dest)[1:], "cwd": "<work>",
+                             "exit": int(verdict["returncode"]), "outputDigest": rc.output_digest(verdict)},
+                "subject": {"run_id": self.ctx.run_id, "cell_key": self.ctx.cell_key, "stage": stage, "kind": kind,
+                            "seq": self.seq},
+                "outcome": {"verdict": verdict, "decision": "pass" if verdict["passed"] else "fail"},
+                "producer": {"harness": "proof-harness", "version": self.version, "key_id": self.signer.key_id,
+                             "actor": rc.JUDGE_ACTOR},
+                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "signature": None}
+        self.seq += 1
+        receipt = self.signer.sign(body)
+        digest = write_receipt(self.run_dir, receipt)
+        self.issued.append(digest)
+        if self.log is not None:
+            self.log.emit("receipt", digest=digest, stage=stage, kind=kind, tree_digest=material_hash,
+                          decision=receipt["outcome"]["decision"])
+        return receipt
+
+
+def write_receipt(run_dir: Path, receipt: dict) -> str:
+    data = rc.canonical_bytes(receipt)
+    digest = rc.sha256_hex(data)
+    path = Path(run_dir) / "receipts" / f"{digest}.json"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        statefile.write_atomic(path, data)
+    return digest
+
+
+def admissible(receipt, *, claim: tuple[str, str], live_digest: str, ctx: Context,
+               trusted_public_raw: bytes) -> tuple[Reason, str]:
+    """Eq. 2, Admissible(E, c, H) = Fresh ∧ Complete ∧ IntegrityVerified ∧ ProducerAuthorized ∧
+    ExecutionAttested ∧ Supports ∧ OutcomeAccepted, for the claim ``c`` = (stage, kind) "this test
+    passes" at the live tree ``H``. Returns ``ok`` or the first conjunct's reason (closed enum).
+    IntegrityVerified, ProducerAuthorized (the run's judge key, never the agent) and
+    ExecutionAttested (a complete identity whose outputDigest is the verdict's) are
+    ``check_receipt``; Complete is the binding equal to this cell's policy, task files, command set
+    and start; Supports is the receipt being about this cell and claim; Fresh is the materialHash
+    equal to the live tree's digest; OutcomeAccepted is exit 0 and decision pass."""
+    reason, why = rc.check_receipt(receipt, trusted_public_raw)
+    if reason is not Reason.OK:
+        return reason, why
+    if receipt["producer"]["actor"] != rc.JUDGE_ACTOR:
+        return Reason.SIGNER_KEY_MISMATCH, f"produced by {receipt['producer']['actor']!r}, not the judge"
+    want = ctx.binding(receipt["binding"]["materialHash"])
+    drift = [k for k in rc.BINDING_KEYS if receipt["binding"][k] != want[k]]
+    if drift:
+        return Reason.BINDING_INCOMPLETE, f"bound to another {', '.join(drift)}"
+    subj = receipt["subject"]
+    if (subj["cell_key"], subj["run_id"]) != (ctx.cell_key, ctx.run_id) or (subj["stage"], subj["kind"]) != claim:
+        return Reason.STALE, f"about {subj['cell_key']} {subj['stage']}/{subj['kind']}, not this claim"
+    if receipt["binding"]["materialHash"] != live_digest:
+        return Reason.STALE, (f"bound to tree {receipt['binding']['materialHash'][:12]}..., the live tree is "
+                              f"{live_digest[:12]}...")
+    return rc.passing(receipt)

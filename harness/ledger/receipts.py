@@ -1,0 +1,287 @@
+"""Signed evidence receipts (Proof-or-Stop §3, Eq. 1-2; Table 5's verifier reasons): their canonical
+form, the run's signing key, signing, and the checks a receipt passes on its own.
+
+A receipt is a JSON object with exactly these keys (``SCHEMA``):
+
+- ``binding`` β(E) = ⟨materialHash, headHash, storyFilesHash, policyHash, commandSetHash⟩;
+- ``identity`` ρ(E) = ⟨cmd, args, cwd, exit, outputDigest⟩;
+- ``subject`` (run, cell, stage ``gate``/``final``, kind ``visible``/``hidden``, seq): what it is about;
+- ``outcome``: the judge's structured ``verdict`` and its ``decision`` (``pass``/``fail``);
+- ``producer`` (harness, version, key id, actor ``judge``), ``time``, ``format``;
+- ``signature``: ed25519 over the canonical JSON of every other key.
+
+**Canonical JSON** (``canonical_bytes``): keys sorted, no whitespace (``,`` and ``:``), ASCII only
+(``ensure_ascii=True``: every non-ASCII character, a lone surrogate included, is a ``\\uXXXX``
+escape, so one object has exactly one byte string whatever escapes the file used), nulls kept
+(a canonicalizer that dropped null let a mutation after signing go unnoticed: paper §8), no
+floats (a float has more than one spelling; receipts carry integers and strings), NaN and
+Infinity refused, keys strings only. A file is read by ``strict_loads``: a duplicate key, a NaN,
+a float, a non-UTF-8 byte or an object past the size bound is a malformed receipt, never
+"the last key wins".
+
+**Reason codes** (``Reason``): ``ok`` and the paper's ten non-ok codes, a closed set. Checks run in
+a fixed order and the first failure names the receipt's reason (``check_receipt``); the checks
+against records and trees (stale, not passing, decision) are the caller's.
+
+Trust model (local-key scope): a receipt proves tamper evidence and freshness under a key the run
+holds; it is not an independent multi-host quorum and not execution truth against a compromised
+runner.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+from enum import StrEnum
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+
+RECEIPT_FORMAT = "hx-receipt-1"
+MAX_RECEIPT_BYTES = 1 << 20
+HEX64 = re.compile(r"[0-9a-f]{64}")
+PRIVATE_KEY_NAME = "receipt-signing.pem"  # in the run's keys/ (mode 600), never exported
+PUBLIC_KEY_NAME = "public_key.pem"  # in the run's receipts/, published
+
+
+class Reason(StrEnum):
+    """The verifier's closed set of reasons (paper Table 5): ``ok`` and ten non-ok codes."""
+    OK = "ok"
+    STALE = "stale"  # bound to another tree (or cell) than the one it is offered for
+    BINDING_INCOMPLETE = "binding_incomplete"  # a binding hash missing, or not the run's policy/command set
+    SIGNATURE_INVALID = "signature_invalid"  # the signature does not match the content
+    SIGNATURE_MISSING = "signature_missing"  # no signature
+    SIGNER_KEY_MISMATCH = "signer_key_mismatch"  # signed by (or naming) a key other than the trusted one
+    MALFORMED_BUNDLE = "malformed_bundle"  # not a receipt: keys, types, nulls, duplicate keys, floats
+    DIGEST_MISMATCH = "digest_mismatch"  # a digest that is not a sha256 or not the digest of what it names
+    RECEIPT_NOT_PASSING = "receipt_not_passing"  # offered as a pass, but its execution did not pass
+    BUILD_PROOF_MISSING = "build_proof_missing"  # a claim with no receipt behind it
+    DECISION_NOT_PASS = "decision_not_pass"  # the judge's decision is not the one claimed
+
+
+BINDING_KEYS = ("materialHash", "headHash", "storyFilesHash", "policyHash", "commandSetHash")
+IDENTITY_KEYS = ("cmd", "args", "cwd", "exit", "outputDigest")
+SUBJECT_KEYS = ("run_id", "cell_key", "stage", "kind", "seq")
+OUTCOME_KEYS = ("verdict", "decision")
+PRODUCER_KEYS = ("harness", "version", "key_id", "actor")
+TOP_KEYS = ("format", "binding", "identity", "subject", "outcome", "producer", "time", "signature")
+STAGES = ("gate", "final")
+KINDS = ("visible", "hidden")
+DECISIONS = ("pass", "fail")
+JUDGE_ACTOR = "judge"
+
+
+class Malformed(HarnessError, ValueError):
+    """Bytes that are not one canonical-able JSON object (duplicate key, float, NaN, bad UTF-8)."""
+
+
+def _no_float(text: str):
+    raise Malformed(f"a float ({text}): receipts carry integers and strings only")
+
+
+def _no_constant(text: str):
+    raise Malformed(f"{text} is not JSON")
+
+
+def _unique(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise Malformed(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def strict_loads(data: bytes):
+    """JSON from bytes with no ambiguity: UTF-8 only, no duplicate key, no float, no NaN."""
+    if len(data) > MAX_RECEIPT_BYTES:
+        raise Malformed(f"larger than {MAX_RECEIPT_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Malformed(f"not UTF-8: {exc}") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique, parse_float=_no_float, parse_constant=_no_constant)
+    except RecursionError:
+        raise Malformed("nested too deep") from None
+    except json.JSONDecodeError as exc:
+        raise Malformed(f"not JSON: {exc}") from None
+
+
+def _check_canonicalizable(obj, path: str = "$") -> None:
+    if isinstance(obj, float):
+        raise Malformed(f"{path}: a float")
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                raise Malformed(f"{path}: a non-string key {k!r}")
+            _check_canonicalizable(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _check_canonicalizable(v, f"{path}[{i}]")
+
+
+def canonical_bytes(obj) -> bytes:
+    """The one byte string of ``obj`` (see the module's docstring); Malformed for a float or a
+    non-string key (json.dumps would turn ``{1: x}`` into ``{"1": x}``: two objects, one string)."""
+    _check_canonicalizable(obj)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def receipt_digest(receipt: dict) -> str:
+    """A receipt's content address: sha256 of its canonical bytes (signature included)."""
+    return sha256_hex(canonical_bytes(receipt))
+
+
+def output_digest(verdict: dict) -> str:
+    """ρ's outputDigest: sha256 of the canonical JSON of the judge's structured verdict (deterministic:
+    no wall time, no cache flag, no stdout; docs/receipts.md says why)."""
+    return sha256_hex(canonical_bytes(verdict))
+
+
+# -- keys ---------------------------------------------------------------------------------------------
+def key_id(public_raw: bytes) -> str:
+    """A key's id: ``ed25519:`` + the first 32 hex digits of sha256 over its raw 32 bytes."""
+    return "ed25519:" + sha256_hex(public_raw)[:32]
+
+
+def public_raw_of_pem(pem: bytes) -> bytes:
+    """The raw 32 bytes of an ed25519 public key in PEM; ValueError for anything else (a damaged PEM
+    can also decode to an unknown algorithm, which cryptography reports as UnsupportedAlgorithm)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except UnsupportedAlgorithm as exc:
+        raise ValueError(f"not a public key this verifier knows: {exc}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ValueError(f"not an ed25519 public key ({type(key).__name__})")
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+class Signer:
+    """The run's signing key (ed25519) and its id; ``sign`` adds ``signature`` to a receipt body."""
+
+    def __init__(self, private_pem: bytes):
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        key = serialization.load_pem_private_key(private_pem, password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError(f"not an ed25519 private key ({type(key).__name__})")
+        self._key = key
+        self.public_raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        self.public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                        serialization.PublicFormat.SubjectPublicKeyInfo)
+        self.key_id = key_id(self.public_raw)
+
+    def sign(self, body: dict) -> dict:
+        unsigned = {k: v for k, v in body.items() if k != "signature"}
+        return {**unsigned, "signature": base64.b64encode(self._key.sign(canonical_bytes(unsigned))).decode()}
+
+
+def run_signer(run_dir: Path) -> Signer:
+    """The run's signer: its key in ``run_dir/keys`` (mode 600, created once per run, never exported),
+    its public key published in ``run_dir/receipts``. Concurrent workers agree: the key is created
+    with O_EXCL and a loser reads the winner's."""
+    from harness.core import statefile
+    from harness.ledger.ledger import generate_key
+    keys = Path(run_dir) / "keys"
+    keys.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = keys / PRIVATE_KEY_NAME
+    if not path.exists():
+        priv, _ = generate_key()
+        tmp = keys / f".{PRIVATE_KEY_NAME}.{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(priv)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)  # atomic, and never over a key another worker made first
+        except FileExistsError:
+            pass
+        os.unlink(tmp)
+    signer = Signer(statefile.regular_file(path, "receipt key").read_bytes())
+    pub = Path(run_dir) / "receipts" / PUBLIC_KEY_NAME
+    if not pub.exists():
+        pub.parent.mkdir(parents=True, exist_ok=True)
+        statefile.write_atomic(pub, signer.public_pem)
+    return signer
+
+
+# -- a receipt's own checks --------------------------------------------------------------------------
+def _shape_problem(r) -> str | None:
+    """Why ``r`` is not a receipt (keys, types, nulls where a value is required), or None."""
+    if not isinstance(r, dict) or set(r) != set(TOP_KEYS):
+        return f"top-level keys must be exactly {sorted(TOP_KEYS)}"
+    if r["format"] != RECEIPT_FORMAT or not isinstance(r["time"], str):
+        return "format or time"
+    parts = (("binding", BINDING_KEYS), ("identity", IDENTITY_KEYS), ("subject", SUBJECT_KEYS),
+             ("outcome", OUTCOME_KEYS), ("producer", PRODUCER_KEYS))
+    for name, keys in parts:
+        if not isinstance(r[name], dict) or set(r[name]) != set(keys):
+            return f"{name} must have exactly {sorted(keys)}"
+    if not all(v is None or isinstance(v, str) for v in r["binding"].values()):
+        return "a binding hash is not a string"
+    i, s, o, p = r["identity"], r["subject"], r["outcome"], r["producer"]
+    if not (isinstance(i["cmd"], str) and isinstance(i["args"], list) and all(isinstance(a, str) for a in i["args"])
+            and isinstance(i["cwd"], str) and type(i["exit"]) is int and isinstance(i["outputDigest"], str)):
+        return "identity: cmd, args, cwd, exit (int) and outputDigest typed"
+    if not (isinstance(s["cell_key"], str) and (s["run_id"] is None or isinstance(s["run_id"], str))
+            and s["stage"] in STAGES and s["kind"] in KINDS and type(s["seq"]) is int):
+        return "subject"
+    if not isinstance(o["verdict"], dict) or o["decision"] not in DECISIONS:
+        return "outcome: verdict (an object) and decision (pass/fail) are required"
+    if not all(isinstance(p[k], str) for k in PRODUCER_KEYS) or r["signature"] is not None and not isinstance(r["signature"], str):
+        return "producer or signature"
+    return None
+
+
+def check_receipt(r, trusted_public_raw: bytes | None) -> tuple[Reason, str]:
+    """A receipt's own checks, in order: structure, binding complete, signature present, signer is the
+    trusted key, signature valid, output digest a sha256 of the verdict. (Reason, detail)."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    why = _shape_problem(r)
+    if why:
+        return Reason.MALFORMED_BUNDLE, why
+    missing = [k for k in BINDING_KEYS if not r["binding"][k]]
+    if missing:
+        return Reason.BINDING_INCOMPLETE, f"binding without {', '.join(missing)}"
+    if not r["signature"]:
+        return Reason.SIGNATURE_MISSING, "no signature"
+    if trusted_public_raw is None or r["producer"]["key_id"] != key_id(trusted_public_raw):
+        return Reason.SIGNER_KEY_MISMATCH, f"signed by {r['producer']['key_id']}, not the trusted key"
+    try:
+        sig = base64.b64decode(r["signature"], validate=True)
+        body = canonical_bytes({k: v for k, v in r.items() if k != "signature"})
+        Ed25519PublicKey.from_public_bytes(trusted_public_raw).verify(sig, body)
+    except (InvalidSignature, ValueError, TypeError, Malformed):
+        return Reason.SIGNATURE_INVALID, "the signature does not match the content"
+    ident = r["identity"]
+    if not HEX64.fullmatch(ident["outputDigest"]):
+        return Reason.DIGEST_MISMATCH, f"outputDigest {ident['outputDigest'][:20]!r} is not a sha256"
+    if ident["outputDigest"] != output_digest(r["outcome"]["verdict"]):
+        return Reason.DIGEST_MISMATCH, "outputDigest is not the digest of the verdict"
+    bad = [k for k in BINDING_KEYS if not HEX64.fullmatch(r["binding"][k])]
+    if bad:
+        return Reason.DIGEST_MISMATCH, f"{', '.join(bad)} not a sha256"
+    return Reason.OK, ""
+
+
+def passing(r: dict) -> tuple[Reason, str]:
+    """OutcomeAccepted for a claim of pass: the execution passed (non-empty command, exit 0) and the
+    judge decided pass."""
+    ident = r["identity"]
+    if not ident["cmd"] or ident["exit"] != 0:
+        return Reason.RECEIPT_NOT_PASSING, f"exit {ident['exit']}, command {ident['cmd']!r}"
+    if r["outcome"]["decision"] != "pass":
+        return Reason.DECISION_NOT_PASS, f"decision {r['outcome']['decision']!r}"
+    return Reason.OK, ""

@@ -1,0 +1,227 @@
+"""``harness receipts verify``: every receipt of a run (or an exported bundle) checked offline against
+a public key the reader trusts, the records and the stored trees. One reason code per failure
+(harness.ledger.receipts.Reason: ``ok`` and the paper's ten non-ok codes, Table 5).
+
+Per record (every line of ``records.jsonl``; its hash chain first: a broken chain is
+``digest_mismatch``):
+
+- each receipt the record names: present (else ``build_proof_missing``); its own checks
+  (``check_receipt``: structure, binding, signature, signer, output digest); about this run and cell
+  (else ``stale``); bound to this cell's start tree, policy (protocol digest and arm), task files
+  (the lock in run.json) and the run's one command set per task (else ``binding_incomplete``); its
+  file exactly the canonical bytes its name is the digest of (else ``digest_mismatch``);
+- a judged record (visible_pass not null) has a final visible and a final hidden receipt (else
+  ``build_proof_missing``) bound to the record's final tree (else ``stale``), the stored tree under
+  that digest rebuilds to it (else ``stale``; missing: ``build_proof_missing``), and their decisions
+  are the record's (a claimed pass needs exit 0 and decision pass: ``receipt_not_passing``,
+  ``decision_not_pass``);
+- an A4 record that shipped has a passing gate receipt bound to its final tree (Eq. 2 at the
+  moment of shipping; else ``build_proof_missing``).
+
+Local-key scope: this proves tamper evidence and freshness under the run's key, not an
+independent multi-host quorum, and not execution truth against a compromised runner.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.record import eq7_violation
+from harness.judge import evidence
+from harness.ledger import ledger as ledger_mod
+from harness.ledger import receipts as rc
+from harness.ledger.receipts import Reason
+from harness.sandbox.treestore import load_tree
+
+GATED_CONTROLLERS = ("A4",)
+
+
+@dataclass(frozen=True)
+class Finding:
+    reason: Reason
+    where: str  # the cell key (or "records", "public key")
+    what: str  # the receipt (stage/kind digest) or the file
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.reason.value:<20} {self.where}  {self.what}  {self.detail}".rstrip()
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    receipts: int
+    records: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and self.records > 0
+
+
+def trusted_key(pem: bytes) -> bytes | None:
+    try:
+        return rc.public_raw_of_pem(pem)
+    except (ValueError, TypeError):
+        return None
+
+
+def _lock_files(run_dir: Path) -> dict | None:
+    try:
+        meta = json.loads((run_dir / "run.json").read_text())
+        return meta["lock"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass
+class _Run:
+    dir: Path
+    trusted: bytes | None
+    lock: dict | None
+    command_sets: dict  # task -> the first commandSetHash seen
+    findings: list
+    seen: int = 0
+
+
+def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | None]:
+    """A named receipt parsed and checked on its own (None and the finding when it fails)."""
+    path = run.dir / "receipts" / f"{digest}.json"
+    if not isinstance(digest, str) or not rc.HEX64.fullmatch(digest) or not path.is_file() or path.is_symlink():
+        return None, Finding(Reason.BUILD_PROOF_MISSING, where, str(digest)[:16], "the named receipt is not in the run")
+    raw = path.read_bytes()
+    run.seen += 1
+    try:
+        r = rc.strict_loads(raw)
+    except rc.Malformed as exc:
+        return None, Finding(Reason.MALFORMED_BUNDLE, where, digest[:16], str(exc))
+    reason, why = rc.check_receipt(r, run.trusted)
+    if reason is not Reason.OK:
+        return None, Finding(reason, where, _label(r, digest), why)
+    return r, None
+
+
+def _label(r, digest: str) -> str:
+    try:
+        return f"{r['subject']['stage']}/{r['subject']['kind']}#{r['subject']['seq']} {digest[:12]}"
+    except (KeyError, TypeError):
+        return digest[:12]
+
+
+def _context_problem(run: _Run, rec: dict, r: dict) -> tuple[Reason, str] | None:
+    """The receipt against its record and the run: subject and binding."""
+    s, b = r["subject"], r["binding"]
+    if (s["cell_key"], s["run_id"]) != (rec.get("cell_key"), rec.get("run_id")):
+        return Reason.STALE, f"a receipt of {s['cell_key']} (run {s['run_id']}), not of this record"
+    if b["headHash"] != rec.get("tree_digest_start"):
+        return Reason.BINDING_INCOMPLETE, "headHash is not the cell's start tree"
+    if b["policyHash"] != evidence.policy_hash(rec.get("protocol_digest"), str(rec.get("arm"))):
+        return Reason.BINDING_INCOMPLETE, "policyHash is not this protocol and arm"
+    if run.lock is not None:
+        from harness.run.driver import story_files
+        if b["storyFilesHash"] != evidence.story_files_hash(str(rec.get("task")), story_files(run.lock, str(rec.get("task")))):
+            return Reason.BINDING_INCOMPLETE, "storyFilesHash is not the task's locked files"
+    first = run.command_sets.setdefault(str(rec.get("task")), b["commandSetHash"])
+    if b["commandSetHash"] != first:
+        return Reason.BINDING_INCOMPLETE, "commandSetHash differs from the run's command set for this task"
+    return None
+
+
+def _address_problem(raw_digest: str, digest: str) -> tuple[Reason, str] | None:
+    """Last: a receipt whose content checks out but whose file is not the bytes its name commits to
+    (re-encoded, re-ordered or padded after it was written)."""
+    if raw_digest != digest:
+        return Reason.DIGEST_MISMATCH, "the file is not the canonical bytes its name is the digest of"
+    return None
+
+
+def _claimed(rec: dict, kind: str, r: dict) -> tuple[Reason, str] | None:
+    """The receipt's decision against the record's claim for ``kind``."""
+    claim = rec.get("visible_pass") if kind == "visible" else rec.get("hidden_pass")
+    if claim:
+        reason, why = rc.passing(r)
+        return None if reason is Reason.OK else (reason, why)
+    if kind == "visible" and r["outcome"]["decision"] == "pass":
+        return Reason.DECISION_NOT_PASS, "the record says the visible test failed, the receipt says pass"
+    checks_ok = all(c.get("ok") for c in rec.get("hidden_checks") or [] if isinstance(c, dict))
+    if kind == "hidden" and r["outcome"]["decision"] == "pass" and checks_ok:
+        return Reason.DECISION_NOT_PASS, "the record says the oracle failed, the receipt says pass"
+    return None
+
+
+def _final_tree(run: _Run, digest: str | None, where: str) -> None:
+    if not isinstance(digest, str):
+        run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, "tree", "the record names no final tree"))
+        return
+    tree = load_tree(run.dir / "trees", digest)
+    if tree.digest is None:
+        run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"tree {digest[:12]}", "; ".join(tree.problems)))
+    elif tree.digest != digest or tree.problems:
+        run.findings.append(Finding(Reason.STALE, where, f"tree {digest[:12]}",
+                                    f"the stored tree rebuilds to {tree.digest[:12]}... "
+                                    f"{'; '.join(tree.problems)}".strip()))
+
+
+def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
+    where = str(rec.get("cell_key"))
+    finals: dict[str, dict] = {}
+    gates: list[dict] = []
+    names = rec.get("receipts")
+    for digest in names if isinstance(names, list) else []:
+        r, bad = _load(run, digest, where)
+        if r is None:
+            run.findings.append(bad or Finding(Reason.MALFORMED_BUNDLE, where, str(digest)[:16], "unreadable"))
+            continue
+        raw = rc.sha256_hex((run.dir / "receipts" / f"{digest}.json").read_bytes())
+        problem = _context_problem(run, rec, r) or _final_problem(rec, r) or _address_problem(raw, digest)
+        if problem:
+            run.findings.append(Finding(problem[0], where, _label(r, digest), problem[1]))
+            continue
+        if r["subject"]["stage"] == "gate":
+            gates.append(r)
+        else:
+            finals.setdefault(r["subject"]["kind"], r)
+    if rec.get("visible_pass") is None:
+        return
+    why = eq7_violation(str(rec.get("outcome")), rec)
+    if why:
+        run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, "outcome", f"the record's outcome is not its verdicts': {why}"))
+    for kind in ("visible", "hidden"):
+        if kind not in finals and not any(f.where == where for f in run.findings):
+            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{kind}", "no receipt for the verdict"))
+    if keep_trees:
+        _final_tree(run, rec.get("tree_digest_final"), where)
+    if rec.get("controller") in GATED_CONTROLLERS and rec.get("shipped"):
+        fresh = [g for g in gates if g["binding"]["materialHash"] == rec.get("tree_digest_final")
+                 and rc.passing(g)[0] is Reason.OK]
+        if not fresh:
+            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, "gate/visible",
+                                        "shipped by A4 with no passing gate receipt for its final tree"))
+
+
+def _final_problem(rec: dict, r: dict) -> tuple[Reason, str] | None:
+    if r["subject"]["stage"] != "final":
+        return None
+    if r["binding"]["materialHash"] != rec.get("tree_digest_final"):
+        return Reason.STALE, "bound to another tree than the record's final tree"
+    return _claimed(rec, r["subject"]["kind"], r)
+
+
+def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> Report:
+    """Check every receipt of the run at ``run_dir`` (see the module's docstring). ``trees``: the final
+    trees must be in the run's tree store (a run made with ``--no-keep-trees`` is checked with
+    ``trees=False``: its bindings are then checked against the records only, and the report says so)."""
+    run_dir = Path(run_dir)
+    run = _Run(run_dir, trusted_key(public_key_pem), _lock_files(run_dir), {}, [])
+    if run.trusted is None:
+        run.findings.append(Finding(Reason.SIGNER_KEY_MISMATCH, "public key", "--public-key",
+                                    "not an ed25519 public key (PEM)"))
+    path = run_dir / "records.jsonl"
+    if not path.is_file():
+        return Report([Finding(Reason.MALFORMED_BUNDLE, "records", str(path), "no records.jsonl")], 0, 0)
+    ins = ledger_mod.inspect(path)
+    for problem in ins.problems:
+        run.findings.append(Finding(Reason.DIGEST_MISMATCH, "records", "records.jsonl", problem))
+    for rec in ins.records:
+        _check_record(run, rec, trees)
+    return Report(run.findings, run.seen, len(ins.records))

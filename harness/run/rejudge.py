@@ -1,0 +1,138 @@
+"""``harness rejudge``: gate-grade replay (Proof-or-Stop future work 1c). The judge re-runs the
+visible test and the hidden oracle on each cell's stored final tree (run_dir/trees) and the result
+is compared with the cell's signed final receipts: the same verdict, the same output digest, or
+the difference, named.
+
+The output digest compared is the receipt's outputDigest: sha256 of the judge's structured verdict
+(harness.judge.evidence.structured_verdict: pass, counts, exit status, timeout, subversion), never
+stdout or wall time, which differ between two runs of one tree. A stored tree that no longer
+rebuilds to the record's digest is reported as such, never re-judged as if it were the cell's.
+"""
+from __future__ import annotations
+
+import random
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.core import safefs
+from harness.core.errors import InputError
+from harness.core.tasks import load_task
+from harness.judge import evidence
+from harness.judge.testrun import run_pytest
+from harness.ledger import ledger as ledger_mod
+from harness.ledger import receipts as rc
+from harness.sandbox.sandbox import Limits, hidden_for
+from harness.sandbox.treestore import load_tree, materialize
+
+ORACLE_DEST = evidence.HIDDEN_DEST
+
+
+@dataclass
+class CellReplay:
+    cell_key: str
+    differences: list[str] = field(default_factory=list)
+    digests: dict = field(default_factory=dict)  # kind -> (stored outputDigest, replayed outputDigest)
+
+    @property
+    def identical(self) -> bool:
+        return not self.differences
+
+
+def scored_records(run_dir: Path) -> dict[str, dict]:
+    """The latest record of each cell that was judged (not void), by cell key."""
+    path = Path(run_dir) / "records.jsonl"
+    if not path.is_file():
+        raise InputError(str(path), "RUN", "no records.jsonl")
+    latest = {}
+    for rec in ledger_mod.inspect(path).records:
+        latest[str(rec.get("cell_key"))] = rec
+    return {k: r for k, r in latest.items() if r.get("visible_pass") is not None}
+
+
+def select(records: dict[str, dict], keys: tuple[str, ...], sample: int | None, seed: int) -> list[str]:
+    """The cells to replay: the named ones (each must exist), else all, then a seeded sample."""
+    unknown = [k for k in keys if k not in records]
+    if unknown:
+        raise InputError("CELL_KEY", "CELL_KEY", f"no judged cell {unknown[0]!r} in the run")
+    chosen = list(keys) or sorted(records)
+    if sample is not None and sample < len(chosen):
+        chosen = sorted(random.Random(seed).sample(chosen, sample))
+    return chosen
+
+
+def _published_key(run_dir: Path) -> bytes | None:
+    try:
+        return rc.public_raw_of_pem((Path(run_dir) / "receipts" / rc.PUBLIC_KEY_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]:
+    """The cell's final receipts that pass their own checks against the run's published key (a receipt
+    edited after signing is never the reference a replay is compared with; ``harness receipts verify
+    --public-key`` checks the key itself against one the reader trusts)."""
+    finals = {}
+    key = _published_key(run_dir)
+    for d in rec.get("receipts") or []:
+        try:
+            r = rc.strict_loads((Path(run_dir) / "receipts" / f"{d}.json").read_bytes())
+        except (OSError, rc.Malformed, TypeError):
+            continue
+        reason, why = rc.check_receipt(r, key)
+        if reason is not rc.Reason.OK:
+            out.differences.append(f"receipt {str(d)[:12]}... does not verify: {reason.value} ({why})")
+        elif r["subject"]["stage"] == "final":
+            finals[r["subject"]["kind"]] = r
+    return finals
+
+
+def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) -> None:
+    got = rc.output_digest(replayed)
+    if stored is None:
+        out.differences.append(f"{kind}: no stored receipt to compare with")
+        return
+    want = stored["outcome"]["verdict"]
+    out.digests[kind] = (stored["identity"]["outputDigest"], got)
+    if stored["identity"]["outputDigest"] != got:
+        changed = [f"{k} {want.get(k)!r} -> {replayed.get(k)!r}" for k in evidence.VERDICT_KEYS
+                   if want.get(k) != replayed.get(k)]
+        out.differences.append(f"{kind}: output digest differs ({'; '.join(changed) or 'the stored verdict was edited'})")
+
+
+def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> CellReplay:
+    """Re-judge one cell's stored final tree (see the module's docstring)."""
+    out = CellReplay(str(rec.get("cell_key")))
+    digest = str(rec.get("tree_digest_final"))
+    tree = load_tree(Path(run_dir) / "trees", digest)
+    if tree.digest != digest:
+        out.differences.append(f"the stored tree does not rebuild to the record's final tree {digest[:12]}... "
+                               f"({'; '.join(tree.problems) or 'its bytes changed'})")
+        return out
+    task = load_task(Path(tasks_dir) / str(rec.get("task")))
+    finals = _stored_finals(run_dir, rec, out)
+    for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
+        if r["binding"]["materialHash"] != digest:
+            out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "
+                                   f"not the record's final tree {digest[:12]}...")
+    with tempfile.TemporaryDirectory(prefix="hx-rejudge-") as tmp:
+        root = Path(tmp) / "tree"
+        try:
+            lost = materialize(tree, root)
+        except (safefs.PathError, OSError, ValueError) as exc:  # a manifest naming a path outside the tree
+            out.differences.append(f"the stored tree cannot be recreated: {type(exc).__name__}: {exc}")
+            return out
+        if lost:
+            out.differences.append(f"{len(lost)} entr(ies) not stored, so not recreated: {', '.join(lost[:3])}")
+        hide = hidden_for(Path(run_dir), Path(tasks_dir))
+        vis = run_pytest(root, task.acceptance, dest_rel=task.acceptance_dest, hide=hide, limits=limits)
+        hid = run_pytest(root, task.oracle, dest_rel=ORACLE_DEST, hide=hide, limits=limits, show=False)
+    for kind, v in (("visible", vis), ("hidden", hid)):
+        _compare(kind, finals.get(kind), evidence.structured_verdict(v.summary()), out)
+    return out
+
+
+def rejudge(run_dir: Path, tasks_dir: Path, limits: Limits, keys: tuple[str, ...] = (), sample: int | None = None,
+            seed: int = 0) -> list[CellReplay]:
+    records = scored_records(run_dir)
+    return [replay_cell(run_dir, records[k], tasks_dir, limits) for k in select(records, keys, sample, seed)]

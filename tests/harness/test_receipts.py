@@ -1,0 +1,135 @@
+"""Signed receipts on their own (harness.ledger.receipts): one canonical byte string per object, the
+run's key, and the checks in Table 5's order, each reason reachable and none reached by an honest
+receipt."""
+from __future__ import annotations
+
+import base64
+import copy
+import json
+
+import pytest
+
+from harness.ledger import receipts as rc
+from harness.ledger.ledger import generate_key
+from harness.ledger.receipts import Reason
+
+
+def _body(verdict=None) -> dict:
+    verdict = verdict or {"passed": True, "tests": 3, "failures": 0, "errors": 0, "skipped": 0, "returncode": 0,
+                          "timed_out": False, "subverted": False}
+    h = "a" * 64
+    return {"format": rc.RECEIPT_FORMAT,
+            "binding": {k: h for k in rc.BINDING_KEYS},
+            "identity": {"cmd": "python", "args": ["-q"], "cwd": "<work>", "exit": 0,
+                         "outputDigest": rc.output_digest(verdict)},
+            "subject": {"run_id": "r", "cell_key": "A4|t|null|1", "stage": "final", "kind": "visible", "seq": 0},
+            "outcome": {"verdict": verdict, "decision": "pass"},
+            "producer": {"harness": "proof-harness", "version": "1", "key_id": "", "actor": "judge"},
+            "time": "2026-12-04T00:00:00Z", "signature": None}
+
+
+@pytest.fixture(scope="module")
+def signer():
+    return rc.Signer(generate_key()[0])
+
+
+def signed(signer, change=None):
+    b = _body()
+    b["producer"]["key_id"] = signer.key_id
+    if change:
+        change(b)
+    return signer.sign(b)
+
+
+def test_canonical_bytes_sort_keys_keep_nulls_and_escape_every_non_ascii_character():
+    assert rc.canonical_bytes({"b": None, "a": "é\ud800"}) == b'{"a":"\\u00e9\\ud800","b":null}'
+    assert rc.canonical_bytes({"a": None}) != rc.canonical_bytes({})  # a dropped null is a different object
+
+
+@pytest.mark.parametrize("obj", [{"x": 1.0}, {"x": float("nan")}, {1: "a"}], ids=["float", "nan", "int-key"])
+def test_canonical_bytes_refuse_what_has_more_than_one_spelling(obj):
+    with pytest.raises(rc.Malformed):
+        rc.canonical_bytes(obj)
+
+
+@pytest.mark.parametrize("raw", [b'{"a":1,"a":2}', b'{"a":NaN}', b'{"a":1.5}', b'{"a":"\xff"}'],
+                         ids=["duplicate-key", "nan", "float", "not-utf8"])
+def test_strict_loads_refuses_ambiguous_json(raw):
+    with pytest.raises(rc.Malformed):
+        rc.strict_loads(raw)
+
+
+def test_escapes_and_key_order_in_the_file_do_not_change_what_is_signed(signer):
+    r = signed(signer)
+    reordered = dict(reversed(list(r.items())))
+    respelled = json.dumps(reordered, indent=2).replace('"python"', '"\\u0070ython"')
+    assert respelled.encode() != rc.canonical_bytes(r) and '\\u0070' in respelled
+    assert rc.check_receipt(rc.strict_loads(respelled.encode()), signer.public_raw) == (Reason.OK, "")
+
+
+def test_an_honest_receipt_is_ok_and_its_key_id_names_its_key(signer):
+    r = signed(signer)
+    assert rc.check_receipt(r, signer.public_raw) == (Reason.OK, "")
+    assert rc.passing(r) == (Reason.OK, "")
+    assert r["producer"]["key_id"] == rc.key_id(signer.public_raw) == rc.key_id(rc.public_raw_of_pem(signer.public_pem))
+
+
+def _forge_other_key(r):
+    other = rc.Signer(generate_key()[0])
+    r["signature"] = other.sign(r)["signature"]
+
+
+CASES = {  # name: (change, re-sign, reason)
+    "extra key": (lambda r: r.update(note="x"), True, Reason.MALFORMED_BUNDLE),
+    "null verdict": (lambda r: r["outcome"].update(verdict=None), True, Reason.MALFORMED_BUNDLE),
+    "bool exit": (lambda r: r["identity"].update(exit=False), True, Reason.MALFORMED_BUNDLE),
+    "null binding": (lambda r: r["binding"].update(policyHash=None), True, Reason.BINDING_INCOMPLETE),
+    "empty signature": (lambda r: r.update(signature=""), False, Reason.SIGNATURE_MISSING),
+    "other key id": (lambda r: r["producer"].update(key_id="ed25519:" + "0" * 32), True, Reason.SIGNER_KEY_MISMATCH),
+    "edited verdict": (lambda r: r["outcome"]["verdict"].update(tests=4), False, Reason.SIGNATURE_INVALID),
+    "null dropped": (lambda r: r["subject"].update(run_id=None), False, Reason.SIGNATURE_INVALID),
+    "forged": (_forge_other_key, False, Reason.SIGNATURE_INVALID),
+    "non-sha256 digest": (lambda r: r["identity"].update(outputDigest="md5:00"), True, Reason.DIGEST_MISMATCH),
+    "digest of another verdict": (lambda r: r["identity"].update(outputDigest="b" * 64), True, Reason.DIGEST_MISMATCH),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_check_receipt_gives_each_tamper_its_reason(signer, name):
+    change, resign, want = CASES[name]
+    r = copy.deepcopy(signed(signer))
+    change(r)
+    if resign:
+        r = signer.sign(r)
+    assert rc.check_receipt(r, signer.public_raw)[0] is want
+
+
+def test_a_signed_failing_receipt_offered_as_a_pass_is_refused(signer):
+    assert rc.passing(signed(signer, lambda b: b["identity"].update(exit=1)))[0] is Reason.RECEIPT_NOT_PASSING
+    assert rc.passing(signed(signer, lambda b: b["identity"].update(cmd="")))[0] is Reason.RECEIPT_NOT_PASSING
+    assert rc.passing(signed(signer, lambda b: b["outcome"].update(decision="fail")))[0] is Reason.DECISION_NOT_PASS
+
+
+def test_no_trusted_key_is_a_signer_mismatch(signer):
+    assert rc.check_receipt(signed(signer), None)[0] is Reason.SIGNER_KEY_MISMATCH
+
+
+def test_the_run_key_is_made_once_with_mode_600_and_its_public_half_published(tmp_path):
+    a, b = rc.run_signer(tmp_path), rc.run_signer(tmp_path)
+    assert a.key_id == b.key_id
+    assert (tmp_path / "keys" / rc.PRIVATE_KEY_NAME).stat().st_mode & 0o777 == 0o600
+    assert rc.public_raw_of_pem((tmp_path / "receipts" / rc.PUBLIC_KEY_NAME).read_bytes()) == a.public_raw
+    assert base64.b64decode(a.sign({"x": 1})["signature"])
+
+
+def test_any_one_character_of_the_public_key_changed_is_refused_or_another_key(signer):
+    """A damaged PEM may not parse, parse as another algorithm (cryptography's UnsupportedAlgorithm) or
+    be another ed25519 key: never the signer's key, never an exception other than ValueError."""
+    pem = signer.public_pem
+    start = pem.index(b"\n") + 1
+    for i in range(start, pem.index(b"\n", start)):
+        bad = pem[:i] + (b"A" if pem[i:i + 1] != b"A" else b"B") + pem[i + 1:]
+        try:
+            assert rc.public_raw_of_pem(bad) != signer.public_raw
+        except ValueError:
+            pass
