@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import tempfile
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -37,11 +39,11 @@ from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript
-from harness.judge.detectors import DetectorInput, run_detectors
-from harness.judge.toolchannel import ToolChannel
+from harness.judge.detectors import DetectorInput, acceptance_touched, run_detectors, tool_invocations
 from harness.judge.treediff import write_cell_diffs
 from harness.judge.watch import start_watch
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
+from harness.sandbox import syscalls
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
 
@@ -112,7 +114,7 @@ def _run_cell(spec: CellSpec, t0: float) -> dict:
 class _CellSetup:
     """What the setup phase made: the task and its injection, the workspace and its start state,
     the engines' context, and the harness-held observers (event log, transcript, workspace watch,
-    tool channel) that outlive the controller."""
+    the kernel's act record) that outlive the controller."""
     task: Any  # a Task (harness.tasks), which the controller's CellContext reads through its narrow view type
     scen: dict
     inj: Any
@@ -128,13 +130,13 @@ class _CellSetup:
     ectx: dict
     transcript: Transcript
     watch: Any
-    channel: ToolChannel
+    acts: Path  # the kernel's record of the agent's acts (harness.sandbox.syscalls), outside every sandbox
 
 
 @dataclass
 class _ControllerRun:
     """What running the arm's controller left: its context and result (None when a fault came
-    first), the fault that ends the cell, and what the workspace watch and the tool channel saw."""
+    first), the fault that ends the cell, and what the workspace watch and the kernel's record saw."""
     ctx: CellContext | None
     result: ArmResult | None
     fault: Fault | None
@@ -161,7 +163,8 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     except (InputError, KeyError, OSError) as exc:
         return Fault(VoidKind.GROUND_TRUTH, f"task or scenario unusable: {exc}")
     limits = Limits(timeout_s=spec.limits.test_timeout_s, memory_mb=spec.limits.memory_mb)
-    hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra)
+    acts = Path(tempfile.mkdtemp(prefix="hx-acts-")) / "acts.jsonl"  # 0700, the harness's; covered in every run
+    hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra, acts.parent)
     events_file = events_path(spec.run_dir, cell)
     log = EventLog(events_file)
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
@@ -176,9 +179,8 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
                 model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
-    channel = ToolChannel.open()  # the scenario tools' log (harness.judge.toolchannel)
     return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_files, base_files, start_modes,
-                      model, ectx, transcript, watch, channel)
+                      model, ectx, transcript, watch, acts)
 
 
 def _bind_engines(spec: CellSpec, s: _CellSetup) -> tuple[Engine, Engine]:
@@ -209,7 +211,7 @@ def _context(spec: CellSpec, s: _CellSetup, engine: Engine, reviewer: Engine) ->
                        limits=s.limits, hide=s.hide, start_files=s.start_files, base_files=s.base_files, budget=budget,
                        max_turns=arm.get("max_turns") or spec.limits.max_turns, max_tokens=spec.limits.max_tokens,
                        acceptance=inj.acceptance_file(s.task, events_path(spec.run_dir, spec.cell).with_suffix(".acceptance.py")),
-                       tool_behaviour={**inj.tools, "channel": str(s.channel.path)}, on_turn=injections.turn_hook(inj))
+                       tool_behaviour={**inj.tools, "acts": str(s.acts)}, on_turn=injections.turn_hook(inj))
 
 
 def _run_controller(spec: CellSpec, s: _CellSetup) -> _ControllerRun:
@@ -243,19 +245,27 @@ def _run_controller(spec: CellSpec, s: _CellSetup) -> _ControllerRun:
 
 
 def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
-    """Stop the workspace watch and the tool channel, log what they saw, and hand the tool-log
-    checks the harness's log (never the workspace's). Returns (watch_incomplete, tool calls)."""
+    """Stop the workspace watch, read the kernel's record of the agent's acts into the event log
+    (one ``acts`` event per traced run), and hand the tool-log checks the scenario tools' runs
+    found in it (never anything in the workspace). Returns (watch_incomplete, tool calls)."""
     watch_incomplete = _drain_watch(s.watch, s.log)
-    tool_calls = s.channel.close()
-    for call in tool_calls:
-        s.log.emit("tool_call", **call)
-    if s.channel.incomplete:  # only the agent writes past the cap (a tool reports once a run): evidence, not noise
-        s.log.emit("watch_incomplete", reasons=list(s.channel.incomplete))
-        s.log.emit("tool_log_overflow", reasons=list(s.channel.incomplete))
-        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *s.channel.incomplete]))
-    for ch in s.inj.checks:  # the tool-log checks read the harness's log, never the workspace
+    records = syscalls.read_records(s.acts)
+    shutil.rmtree(s.acts.parent, ignore_errors=True)
+    gaps = []
+    for r in records:
+        s.log.emit("acts", by=r.get("by"), root=r.get("root"), acts=r.get("acts", []),
+                   incomplete=r.get("incomplete", []), flooded=bool(r.get("flooded")))
+        gaps += [f"kernel record of an agent {r.get('by')}: {why}" for why in r.get("incomplete", [])]
+    if gaps:
+        s.log.emit("watch_incomplete", reasons=gaps[:20])
+        watch_incomplete = "; ".join(filter(None, [watch_incomplete, *dict.fromkeys(gaps)]))[:2000]
+    tool_calls = []
+    for ch in s.inj.checks:  # the tool-log checks read the kernel's record, never the workspace
         if ch.get("kind") == "tool_log":
-            ch["calls"], ch["overflow"] = tool_calls, list(s.channel.incomplete)
+            ch["calls"], ch["overflow"] = tool_invocations(s.log.events, ch["tool"]), list(dict.fromkeys(gaps))
+            tool_calls += ch["calls"]
+    for call in {json.dumps(c, sort_keys=True): c for c in tool_calls}.values():
+        s.log.emit("tool_call", **call)
     return watch_incomplete, tool_calls
 
 
@@ -299,7 +309,9 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         engine=spec.roles.worker.engine, controller=arm.controller,
         void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
-        hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
+        hidden_checks=adj.checks, watch_incomplete=ran.watch_incomplete,
+        # edited in the final tree, or opened for writing (truncated, renamed ...) at any time (kernel record)
+        acceptance_edited=adj.acceptance_edited or bool(acceptance_touched(log.events, s.task.acceptance_dest)),
         human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
         commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),
