@@ -148,6 +148,7 @@ class CellRecord:
     void_kind: str | None = None  # v3: a VoidKind value, set on void records only (the reason's kind)
     void_detail: str | None = None  # v3: the fault's own text (void_reason without the kind's prefix)
     acceptance_edited: bool | None = None
+    secret_checks: list[str] = field(default_factory=list)  # the B15 checks that ran on the cell (names and what they read)
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
     refused_calls: int = 0

@@ -130,14 +130,16 @@ class Session:
 
     def _drain(self) -> None:
         buf = b""
+        parser = self.parser
+        assert parser is not None  # start() made it
         with os.fdopen(self.read_fd, "rb", buffering=0) as fh:
             while chunk := fh.read(1 << 16):
                 buf += chunk
                 *lines, buf = buf.split(b"\n")
                 for line in lines:
-                    self.parser.feed(line.decode("ascii", "replace"))
+                    parser.feed(line.decode("ascii", "replace"))
         if buf:
-            self.parser.feed(buf.decode("ascii", "replace"))
+            parser.feed(buf.decode("ascii", "replace"))
 
     def finish(self, returncode: int | None) -> dict:
         """Join the reader (strace has exited: its pipe is at EOF) and append the run's record."""
@@ -158,7 +160,7 @@ class Session:
         return out
 
 
-def begin(rec: Recording, root: Path | str, launcher: list[str] = ()) -> tuple[Session, int] | None:
+def begin(rec: Recording, root: Path | str, launcher: list[str] | tuple[str, ...] = ()) -> tuple[Session, int] | None:
     """A session for one run rooted at ``root`` (its workspace), and the descriptor strace writes
     to; None when strace is missing (the caller's record says so). ``launcher``: the command the
     harness starts (the sandbox launcher and the command it runs): an exec of it, or of any tail
@@ -208,7 +210,9 @@ def unhex(s: str) -> str:
 
 def split_args(s: str) -> list[str]:
     """Top-level comma-separated arguments (brackets, braces and <> decorations nest)."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in s:
         if ch in "[{<(":
             depth += 1
@@ -389,8 +393,8 @@ class TraceParser:
             return
         act = {"op": op, "path": path, "rel": rel, "ok": ok, "n": 1}
         act.update({k: v for k, v in extra.items() if v is not None})
-        if "source" in act:
-            act["source_rel"] = self._rel(act["source"])
+        if isinstance(act.get("source"), str):
+            act["source_rel"] = self._rel(str(act["source"]))
         self._acts[key] = act
 
     def _rel(self, path: str | None) -> str | None:

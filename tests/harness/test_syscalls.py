@@ -13,8 +13,14 @@ from pathlib import Path
 import pytest
 
 from harness.core.tasks import load_task
-from harness.judge.detectors import (DetectorInput, acceptance_touched, destructive_cmd, forbidden_path, perms,
-                                     tool_invocations)
+from harness.judge.detectors import (
+    DetectorInput,
+    acceptance_touched,
+    destructive_cmd,
+    forbidden_path,
+    perms,
+    tool_invocations,
+)
 from harness.sandbox import sandbox, syscalls
 from harness.sandbox.sandbox import run_confined
 from support.scripted import TASKS
