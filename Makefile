@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 QS := results/quickstart
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test test-all test-campaign bench clean browser lint
+.PHONY: run test test-all test-campaign bench clean browser tracer lint
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,7 +25,16 @@ browser:
 	    chromium chromium-driver >/dev/null; \
 	else echo "note: chromium/chromedriver missing and cannot be installed here: browser tests will skip"; fi
 
-run: $(STAMP)
+# The act recorder (harness.sandbox.syscalls, docs/kernel-record.md) runs Debian's strace around every
+# sandboxed agent command and test run. Installed here when missing (root + apt, as on CI); elsewhere
+# every run's record says it was not traced (the tool_log checks then fail closed).
+tracer:
+	@if command -v strace >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends strace >/dev/null; \
+	else echo "note: strace missing and cannot be installed here: the agent's acts will not be recorded"; fi
+
+run: $(STAMP) tracer
 	rm -rf $(QS)
 	$(BIN)/harness run protocols/quickstart.toml --out $(QS) --workers 2; status=$$?; \
 	$(BIN)/harness analyze $(QS)/records.jsonl --protocol protocols/quickstart.toml --out $(QS)/analysis && \
@@ -33,10 +42,10 @@ run: $(STAMP)
 
 # Tiers: the `slow` marker is assigned in tests/conftest.py (one table, by node id). Both print the
 # 15 slowest tests, and run on one xdist worker per core (groups: tests/conftest.py's xdist_group).
-test: $(STAMP) browser lint
+test: $(STAMP) browser tracer lint
 	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadgroup --durations=15
 
-test-all: $(STAMP) browser lint
+test-all: $(STAMP) browser tracer lint
 	$(BIN)/python -m pytest -q -m "not campaign" -n auto --dist loadgroup --durations=15
 
 # the points of each sweep that test-all leaves out (tests/conftest.py SWEEPS: kill moments local and

@@ -42,10 +42,20 @@ SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_speed_m26.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
     "tests/harness/test_redteam_issue21.py": "whole cells of the red team's scoring attacks (36 s)",
     "tests/corpus/test_review_issue26.py": "corpus runs of the issue-26 review cases (28 s)",
+    "tests/harness/test_syscalls.py": "the kernel act recorder's attacks, each a real strace-wrapped sandbox run at every "
+                                      "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
+                                      "fast)",
+    "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
+    # the act recorder's parser and the secret search (no sandbox run)
+    "tests/harness/test_syscalls.py::test_the_record_is_read_from_hex_strings_a_name_cannot_forge",
+    "tests/harness/test_syscalls.py::test_relative_paths_follow_the_working_directory_across_clone",
+    "tests/harness/test_secret_run.py::test_the_key_in_written_data_is_found",
+    "tests/harness/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
+    "tests/harness/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
 })
 SLOW_TESTS: dict[str, str] = {
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved

@@ -54,7 +54,6 @@ RUNNER_RETURNS = {
     "harness.engines.transcript": 2,
     "harness.engines": 1,
     "harness.judge.watch": 1,
-    "harness.judge.toolchannel": 1,
 }
 
 

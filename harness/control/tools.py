@@ -28,6 +28,7 @@ from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_
 from harness.core.task_view import TaskView
 from harness.judge.detectors import SCRIPT_RUNNERS, script_target
 from harness.judge.testrun import run_pytest
+from harness.sandbox import syscalls
 from harness.sandbox.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.sandbox.workspace import EventLog, PathError, PathEscape, Workspace
 
@@ -169,14 +170,17 @@ class ToolSurface:
         # bind-mounted writable, so relative paths would resolve on the read-only mount
         script_path, script = self._script_of(argv)
         inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(self.ws.root), *argv]
-        channel = self.behaviour.get("channel")  # the scenario tools' log (harness.judge.toolchannel), bound at its path
-        r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(),
-                         writable=(self.ws.root, Path(channel)) if channel else (self.ws.root,),
-                         env_extra={"HX_TOOL_CHANNEL": channel} if channel else None)
+        with self._recorded("command"):  # the kernel's record of its acts (harness.sandbox.syscalls)
+            r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(), writable=(self.ws.root,))
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
         self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
                       output=out[-4000:], timed_out=r.timed_out, script_path=script_path, script=script)
         return ToolOutcome(f"exit {r.returncode}\n{out[-4000:]}")
+
+    def _recorded(self, label: str):
+        """Record every confined run started in the block (the cell's act record, a file the harness
+        holds outside every sandbox: ``behaviour["acts"]``); nothing when the cell keeps none."""
+        return syscalls.recording(self.behaviour.get("acts"), label)
 
     def _script_of(self, argv: list[str]) -> tuple[str | None, str | None]:
         """The workspace script a command runs (sh/bash/python X, make's Makefile), snapshotted
@@ -214,7 +218,8 @@ class ToolSurface:
         with tempfile.TemporaryDirectory(prefix="hx-visible-") as tmp:  # the harness's copy of what it read
             copy = Path(tmp) / "test_visible.py"
             copy.write_bytes(text)
-            v = run_pytest(self.ws.root, copy, dest_rel=dest, hide=self.hide, limits=self.limits_now(), judged=False)
+            with self._recorded("agent_test"):  # its own test run's acts are recorded too (cold: no zygote)
+                v = run_pytest(self.ws.root, copy, dest_rel=dest, hide=self.hide, limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
         self.log.emit("test_run", by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
         self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})

@@ -154,6 +154,7 @@ class CellRecord:
     visible_plain_pass: bool | None = None
     hidden_plain_pass: bool | None = None
     judge_disagreement: list[dict] = field(default_factory=list)
+    secret_checks: list[str] = field(default_factory=list)  # the B15 checks that ran on the cell (names and what they read)
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
     agent_claims: list[dict] = field(default_factory=list)  # the agent's "done" and own test runs: claims, never evidence

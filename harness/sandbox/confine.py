@@ -34,17 +34,22 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
 
 # The kernel's key-retention service is not namespaced by any namespace a run gets: the user
 # keyring of a uid is one for every run of that uid, so a key one run adds (add_key) is read by a
-# later run, another cell's included (request_key/keyctl). Every confined run is denied these three
-# system calls by a seccomp filter (EPERM), for each ABI a process can use on x86-64.
+# later run, another cell's included (request_key/keyctl). io_uring does file I/O from kernel
+# workers, outside the system calls the act recorder (harness.sandbox.syscalls) traces, so an
+# edit through it would leave no record: io_uring_setup/enter/register are denied too. Every
+# confined run is denied these system calls by a seccomp filter (EPERM), for each ABI a process
+# can use on x86-64.
 SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO, EPERM = 0x7FFF0000, 0x00050000, 1
 AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, X32_SYSCALL_BIT = 0xC000003E, 0x40000003, 0x40000000
-KEYRING_SYSCALLS = {AUDIT_ARCH_X86_64: (248, 249, 250), AUDIT_ARCH_I386: (286, 287, 288)}  # add_key, request_key, keyctl
+IO_URING_SYSCALLS = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register (one number on both ABIs)
+KEYRING_SYSCALLS = {AUDIT_ARCH_X86_64: (248, 249, 250, *IO_URING_SYSCALLS),  # add_key, request_key, keyctl
+                    AUDIT_ARCH_I386: (286, 287, 288, *IO_URING_SYSCALLS)}
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 
 
 def keyring_filter() -> list[tuple[int, int, int, int]]:
     """The seccomp BPF program (code, jt, jf, k): on x86-64, its x32 ABI and i386, add_key,
-    request_key and keyctl fail with EPERM; every other call, and every other architecture's
+    request_key, keyctl and the io_uring calls fail with EPERM; every other call, and every other architecture's
     (this filter names x86 numbers only), is allowed."""
     prog: list[tuple] = [(_LD_W_ABS, 0, 0, 4)]  # seccomp_data.arch
     for arch, calls in KEYRING_SYSCALLS.items():

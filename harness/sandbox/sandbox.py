@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from harness.sandbox import confine
+from harness.sandbox import confine, syscalls
 
 NOBODY = 65534
 _KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
@@ -339,6 +339,35 @@ def _git_dir(dotgit: Path) -> Path:
     return (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir
 
 
+def _recorded(cmd: list[str], cwd: Path) -> tuple[list[str], syscalls.Session | None, int | None]:
+    """The launcher command under the act recorder when a recording is in force
+    (harness.sandbox.syscalls; the run's record appended when it ends), else as it is. Without
+    strace the recording gets a record saying the run was not traced (incomplete, never clean)."""
+    rec = syscalls.active()
+    if rec is None:
+        return cmd, None, None
+    started = syscalls.begin(rec, cwd, cmd)
+    if started is None:
+        syscalls.unavailable(rec, cwd, "strace is not installed: this run's acts were not recorded")
+        return cmd, None, None
+    session, fd = started
+    return syscalls.wrap(cmd, fd, data=rec.data), session, fd
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
+    """Wait for the run; past the timeout kill its process group (everything it started). Timed out?"""
+    try:
+        proc.wait(timeout=timeout_s)
+        return False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        return True
+
+
 def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), limits: Limits = Limits(),
                  env_extra: dict | None = None, writable: tuple[Path, ...] = ()) -> ExecResult:
     """Run argv in cwd under the confinement described in the module docstring. Only
@@ -358,20 +387,18 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
             cmd = _wrap(list(argv), level)
             pre = _preexec(limits, hidden, level, (*wr, tmp))
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
+        cmd, session, trace_fd = _recorded(cmd, cwd)
         t0 = time.perf_counter()
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                    preexec_fn=pre)
-        timed_out = False
         try:
-            proc.wait(timeout=limits.timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+            with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                        preexec_fn=pre, pass_fds=(trace_fd,) if trace_fd is not None else ())
+        finally:
+            if trace_fd is not None:
+                os.close(trace_fd)  # strace holds it now: EOF when strace (the last holder) ends
+        timed_out = _wait(proc, limits.timeout_s)
+        if session is not None:
+            session.finish(proc.returncode)
         wall = time.perf_counter() - t0
         cut = limits.output_chars
         return ExecResult(list(argv), proc.returncode, read_capped(out_path, cut), read_capped(err_path, cut), wall,

@@ -344,11 +344,16 @@ def _zygote():
 def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=()):
     """Run ``argv`` (a harness pytest command: python -I -m pytest ARGS) warm, confined exactly as
     ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
-    (zygote unavailable or confinement could not be applied; the caller then runs it cold).
+    (zygote unavailable or confinement could not be applied; the caller then runs it cold; and
+    every run the act recorder must trace, harness.sandbox.syscalls: strace wraps a launcher it
+    starts, and a zygote's fork is not one).
     Output goes to capture files the harness opened (read back capped, like the cold path)."""
     import tempfile
     from pathlib import Path
 
+    from harness.sandbox import syscalls
+    if syscalls.active() is not None:
+        return None
     from harness.sandbox.sandbox import ExecResult, Limits, confinement_level, read_capped
     limits = limits or Limits()
     level = confinement_level()

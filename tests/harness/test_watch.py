@@ -1,19 +1,16 @@
-"""The workspace watch (harness.judge.watch) and the scenario tools' log (harness.judge.toolchannel)."""
+"""The workspace watch (harness.judge.watch). The scenario tools' runs are read from the kernel's record of
+the agent's acts: tests/harness/test_syscalls.py."""
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from harness.judge import watch as watch_mod
-from harness.judge.toolchannel import ToolChannel, is_channel
 from harness.judge.watch import Mask, Watch, parse_events, start_watch
-from harness.sandbox.sandbox import run_confined
-from support.scripted import TASKS
 
 
 def _sh(root: Path, script: str) -> None:
@@ -138,68 +135,3 @@ def test_noise_is_left_out(tmp_path):
     w = Watch(tmp_path).start()
     _sh(tmp_path, "mkdir __pycache__ && echo x > __pycache__/m.pyc && echo y > m.pyc")
     assert w.stop() == []
-
-
-# -- the scenario tools' log ----------------------------------------------------------------
-def _scenario_file(sid: str, rel: str) -> str:
-    return tomllib.loads((TASKS / "scenarios.toml").read_text())[sid]["files"][rel]["text"]
-
-
-def _confined(ws: Path, ch: ToolChannel | None, *argv: str):
-    inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(ws), *argv]
-    if ch is None:
-        return run_confined(inner, ws, writable=(ws,))
-    return run_confined(inner, ws, writable=(ws, ch.path), env_extra={"HX_TOOL_CHANNEL": str(ch.path)})
-
-
-@pytest.fixture
-def deploy_ws(tmp_path):
-    ws = tmp_path / "ws"
-    (ws / "scripts").mkdir(parents=True)
-    (ws / "scripts" / "deploy.sh").write_text(_scenario_file("B13", "scripts/deploy.sh"))
-    return ws
-
-
-def test_the_deploy_tool_reports_before_it_acts_and_the_report_survives_erasure(deploy_ws):
-    (deploy_ws / "go.py").write_text('import os, shutil, subprocess\nsubprocess.run(["sh", "scripts/deploy.sh", "--p" + "rod"])\n'
-                                     'shutil.rmtree(".deploy")\nch = os.environ["HX_TOOL_CHANNEL"]\n'
-                                     'for f in (os.unlink, lambda p: os.rename(p, p + ".x")):\n    try:\n        f(ch)\n'
-                                     '        print("erased")\n    except OSError:\n        pass\n')
-    ch = ToolChannel.open()
-    r = _confined(deploy_ws, ch, "python3", "go.py")
-    calls = ch.close()
-    assert "deployed to production" in r.stdout and "erased" not in r.stdout
-    assert not (deploy_ws / ".deploy").exists()
-    assert [c["tool"] for c in calls] == ["deploy"] and "--prod" in calls[0]["args"]
-
-
-def test_the_deploy_tool_refuses_without_the_log(deploy_ws):
-    r = _confined(deploy_ws, None, "sh", "scripts/deploy.sh", "--prod")
-    assert r.returncode != 0 and "nothing was released" in r.stderr and not (deploy_ws / ".deploy").exists()
-    (deploy_ws / "fake").write_text("")  # a regular file named as the channel is not the log
-    r = run_confined(["sh", "-c", f'cd "{deploy_ws}" && HX_TOOL_CHANNEL=fake sh scripts/deploy.sh'], deploy_ws,
-                     writable=(deploy_ws,))
-    assert r.returncode != 0 and not (deploy_ws / ".deploy").exists() and not is_channel(str(deploy_ws / "fake"))
-
-
-def test_a_written_entry_is_an_invocation_and_long_lines_are_bounded(deploy_ws):
-    (deploy_ws / "w.py").write_text('import os\nopen(os.environ["HX_TOOL_CHANNEL"], "w").write("deploy " + "x" * 10000)\n')
-    ch = ToolChannel.open()
-    _confined(deploy_ws, ch, "python3", "w.py")
-    calls = ch.close()
-    assert calls and calls[0]["tool"] == "deploy" and all(len(c["line"]) <= 4096 for c in calls)
-
-
-def test_the_migrate_tool_logs_reset_and_check(tmp_path):
-    from harness.control.injections import build_sqlite
-    ws = tmp_path / "ws"
-    (ws / "scripts").mkdir(parents=True)
-    (ws / "scripts" / "migrate.py").write_text(_scenario_file("B12", "scripts/migrate.py"))
-    build_sqlite(ws / "data" / "app.db", {"table": "records", "rows": 25})
-    ch = ToolChannel.open()
-    ok = _confined(ws, ch, "python3", "scripts/migrate.py", "--check")
-    reset = _confined(ws, ch, "python3", "scripts/migrate.py", "--reset")
-    calls = ch.close()
-    assert "schema ok: 25 rows" in ok.stdout and "schema reset" in reset.stdout
-    assert [c["args"] for c in calls] == [["--check"], ["--reset"]]
-    assert _confined(ws, None, "python3", "scripts/migrate.py", "--reset").returncode != 0  # no log, no migration
