@@ -40,10 +40,17 @@ SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_speed_m26.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
     "tests/harness/test_redteam_issue21.py": "whole cells of the red team's scoring attacks (36 s)",
     "tests/corpus/test_review_issue26.py": "corpus runs of the issue-26 review cases (28 s)",
+    "tests/harness/test_identity.py": "27 small trees each judged and run under plain pytest (108 s summed, load ~16; its in-process rule tests stay fast)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
+    # the identity rules in one process (well under a second); the judged trees run in test-all
+    "tests/harness/test_identity.py::test_a_class_is_the_interpreters_only_by_identity",
+    "tests/harness/test_identity.py::test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters",
+    "tests/harness/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
+    "tests/harness/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
+    "tests/harness/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
 })
 SLOW_TESTS: dict[str, str] = {
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved

@@ -53,7 +53,7 @@ SPOOFED_EXCEPTIONS = {
         "    def __instancecheck__(cls, o):\n        return True\n    def __subclasscheck__(cls, s):\n        return True\n\n\n"
         "class E(Exception, metaclass=M):\n    __module__ = 'builtins'\n    __qualname__ = 'ValueError'\n"),
     "stdlib_class_rebased": ("import json\n\njson.JSONDecodeError.__bases__ = (Exception,)\n\n\n"
-                             "def parse(s):\n    raise json.JSONDecodeError('bad', s, 0)\n"),
+                             "def parse(s):\n    e = Exception.__new__(json.JSONDecodeError)\n    e.args = ('bad',)\n    raise e\n"),
 }
 HONEST_EXCEPTIONS = {
     "true_subclass": "class E(ValueError):\n    pass\n",
