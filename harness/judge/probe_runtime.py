@@ -202,8 +202,6 @@ def _enc(x, budget, depth=0):
     if _isinstance(x, set):
         return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
     name = _name(t)
-    if name.startswith("<tree> "):  # an object of a tree class: opaque, whatever the class calls itself
-        return _opaque(x, name)
     mod = getattr(t, "__module__", "")
     # value types by their real class, subclasses included (pandas.Timestamp is a datetime), read
     # through the base class's own methods
@@ -221,6 +219,8 @@ def _enc(x, budget, depth=0):
         if _isinstance(x, dt.timedelta):
             return {"t": "td", "v": [dt.timedelta.days.__get__(x), dt.timedelta.seconds.__get__(x),
                                      dt.timedelta.microseconds.__get__(x)]}
+    if name.startswith("<tree> "):  # any other object of a tree class: opaque, whatever the class calls itself
+        return _opaque(x, name)  # (a stand-in the subject sent as its base value was encoded above)
     if name == "builtins.complex":
         return {"t": "c", "v": [x.real, x.imag]}
     if name == "builtins.range":

@@ -204,7 +204,7 @@ def crossing():
     for the test's line; the driver then puts it at the line where the probe made the request (its own
     record). Any other origin, a name the tree passed to ``warn_explicit`` included, is kept as given."""
     name = f"<hx-crossing-{_os.urandom(16).hex()}>"
-    ns: dict = {}
+    ns: dict = {"__name__": "_hx_crossing"}  # a module name, as a caller's globals have (warn_explicit(module=None) drops)
     exec(compile("def cross(f, a, k, /):\n    return f(*a, **k)\n", name, "exec"), ns)  # noqa: S102
     return ns["cross"], name
 

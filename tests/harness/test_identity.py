@@ -258,12 +258,18 @@ def test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_call
     def forged():
         warnings.warn_explicit("w", DeprecationWarning, "_hx_rpc.py", 1)
 
+    def from_the_callers_frame():  # an honest shim (tasks/select-rows-shim): the caller's globals name a module
+        import sys
+        caller = sys._getframe(1)
+        warnings.warn_explicit("w", DeprecationWarning, caller.f_code.co_filename, caller.f_lineno,
+                               module=caller.f_globals.get("__name__"))
+
     out = []
-    for fn in (honest, forged):
+    for fn in (honest, forged, from_the_callers_frame):
         with rpc._Warnings(peer) as w:
             peer.handle("call", [fn, [], []])
         out.append(w[0].get("at"))
-    assert out == [True, None]
+    assert out == [True, None, True]
 
 
 def test_the_protocols_operations_are_bound_before_the_tree_runs(rpc, monkeypatch):
