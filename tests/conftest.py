@@ -51,6 +51,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
     "tests/harness/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
     "tests/harness/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
+    "tests/harness/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved

@@ -46,7 +46,7 @@ SPOOFED_EXCEPTIONS = {
                               "class E(_B):\n    pass\n"),
     "made_by_type": "E = type('ValueError', (Exception,), {'__module__': 'builtins'})\n",
     "metaclass_module_property": (
-        "class M(type):\n    __module__ = property(lambda c: 'builtins')\n\n\n"
+        "class M(type):\n    __module__ = property(lambda c: 'builtins')\n    __name__ = property(lambda c: 'ValueError')\n\n\n"
         "class ValueError(Exception, metaclass=M):\n    pass\n\n\nE = ValueError\n"),
     "metaclass_mro_property_and_checks": (
         "class M(type):\n    __mro__ = property(lambda c: (c, ValueError, Exception, BaseException, object))\n"
@@ -276,3 +276,23 @@ def test_the_protocols_operations_are_bound_before_the_tree_runs(rpc, monkeypatc
     import operator
     monkeypatch.setattr(operator, "add", lambda a, b: "forged")
     assert rpc.Peer(-1, "subject").handle("add", [1, 2]) == 3
+
+
+def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path(monkeypatch):
+    """The driver names them in the subject's first message (probe_runtime ``_test_imports``): the
+    modules of the probe's globals and of the classes it imported, pytest's own aside."""
+    import json
+    import sys
+
+    import _pytest
+    from harness.judge import probe_runtime as rt
+    from harness.judge import subject_rpc
+    monkeypatch.setattr(rt, "_rpc", subject_rpc)
+    monkeypatch.setitem(rt._STATE, "probe", {"json": json, "Err": json.JSONDecodeError, "pytest": pytest,
+                                             "_pytest": _pytest, "n": 3})
+    assert rt._test_imports() == ["json", "json.decoder"]
+    for name in [m for m in sys.modules if m == "tomllib" or m.startswith("tomllib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    rpc = _fresh_rpc()
+    rpc.capture_identities(["tomllib"])
+    assert rpc.trusted_name(sys.modules["tomllib"].TOMLDecodeError) == "tomllib.TOMLDecodeError"
