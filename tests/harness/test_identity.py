@@ -285,6 +285,7 @@ def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_
     import sys
 
     import _pytest
+
     from harness.judge import probe_runtime as rt
     from harness.judge import subject_rpc
     monkeypatch.setattr(rt, "_rpc", subject_rpc)
