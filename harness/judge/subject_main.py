@@ -179,7 +179,7 @@ def main() -> None:
         raise SystemExit("the subject's protocol module is missing")
     rpc = importlib.util.module_from_spec(spec)
     import builtins
-    rpc.__builtins__ = dict(vars(builtins))  # the protocol's builtins, as they are before the tree runs
+    vars(rpc)["__builtins__"] = dict(vars(builtins))  # the protocol's builtins, as they are before the tree runs
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run

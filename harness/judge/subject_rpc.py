@@ -142,7 +142,7 @@ def capture_identities(modules=()) -> None:
     known = _IDENTITY
     for mod in list(_sys.modules.values()):
         ns = getattr(mod, "__dict__", None)
-        if _type(ns) is dict:
+        if isinstance(ns, dict):  # (this module's builtins are its own in the subject: subject_main)
             for obj in [o for o in ns.values() if _isinstance(o, type) and id(o) not in known]:
                 _capture_class(obj)
     stack = [BaseException]
