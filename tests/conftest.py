@@ -46,6 +46,7 @@ SLOW_FILES: dict[str, str] = {
                                       "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
                                       "fast)",
     "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
+    "tests/harness/test_identity.py": "27 small trees each judged and run under plain pytest (108 s summed, load ~16; its in-process rule tests stay fast)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
@@ -56,6 +57,13 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/test_secret_run.py::test_the_key_in_written_data_is_found",
     "tests/harness/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
     "tests/harness/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
+    # the identity rules in one process (well under a second); the judged trees run in test-all
+    "tests/harness/test_identity.py::test_a_class_is_the_interpreters_only_by_identity",
+    "tests/harness/test_identity.py::test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters",
+    "tests/harness/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
+    "tests/harness/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
+    "tests/harness/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
+    "tests/harness/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved

@@ -146,8 +146,12 @@ def _bind(probe_globals, _state=_STATE, _emit=_emit):
 
 
 def _name(cls):
+    """A class's qualified name as the judge reads it. A stand-in the subject marked as the tree's
+    class (``_hx_tree``: not one of the interpreter's classes by identity, harness.judge.subject_rpc
+    ``trusted_name``) is named ``<tree> module.qualname``: never the name of the class it claims to be."""
     try:
-        return f"{type.__getattribute__(cls, '__module__')}.{type.__getattribute__(cls, '__qualname__')}"
+        name = f"{type.__getattribute__(cls, '__module__')}.{type.__getattribute__(cls, '__qualname__')}"
+        return "<tree> " + name if type.__getattribute__(cls, "__dict__").get("_hx_tree") is True else name
     except Exception:  # noqa: BLE001 - a class without a name is still a class
         return "?"
 
@@ -197,8 +201,8 @@ def _enc(x, budget, depth=0):
         return {"t": "fs", "v": [_enc(v, budget, depth + 1) for v in frozenset.__iter__(x)]}
     if _isinstance(x, set):
         return {"t": "s", "v": [_enc(v, budget, depth + 1) for v in set.__iter__(x)]}
-    mod = getattr(t, "__module__", "")
     name = _name(t)
+    mod = getattr(t, "__module__", "")
     # value types by their real class, subclasses included (pandas.Timestamp is a datetime), read
     # through the base class's own methods
     dec = _sys.modules.get("decimal")
@@ -215,6 +219,8 @@ def _enc(x, budget, depth=0):
         if _isinstance(x, dt.timedelta):
             return {"t": "td", "v": [dt.timedelta.days.__get__(x), dt.timedelta.seconds.__get__(x),
                                      dt.timedelta.microseconds.__get__(x)]}
+    if name.startswith("<tree> "):  # any other object of a tree class: opaque, whatever the class calls itself
+        return _opaque(x, name)  # (a stand-in the subject sent as its base value was encoded above)
     if name == "builtins.complex":
         return {"t": "c", "v": [x.real, x.imag]}
     if name == "builtins.range":
@@ -241,6 +247,11 @@ def _enc(x, budget, depth=0):
         return _enc(complex(x), budget, depth + 1)
     if _isinstance(x, _Mapping):
         return {"t": "d", "v": [[_enc(k, budget, depth + 1), _enc(v, budget, depth + 1)] for k, v in _list(x.items())]}
+    return _opaque(x, name)
+
+
+def _opaque(x, name):
+    """Any other object: its type, repr, truth value, length and str (the judge's ``Opaque``)."""
     out = {"t": "o", "type": name, "repr": (_safe(_repr, x) or "?")[:4000]}
     try:
         out["truthy"] = _bool(x)
@@ -518,9 +529,27 @@ def _subject():
         _spawn_subject()
     peer = _DRIVER["spawned"]
     res = _os.path.realpath(_DRIVER["res"])
-    peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": ""})
+    peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": "",
+                "pre": _test_imports()})
     _DRIVER["peer"] = peer
     return peer
+
+
+def _test_imports():
+    """The installed or standard modules the probe imports (pytest's own aside): the subject imports
+    them before the tree is on its path, so their classes are captured by identity as the interpreter's
+    (harness.judge.subject_rpc ``capture_identities``), as the builtins are."""
+    out = []
+    for v in _list((_STATE["probe"] or {}).values()):
+        mod = v if _isinstance(v, type(_sys)) else _sys.modules.get(getattr(v, "__module__", None) or "") \
+            if _isinstance(v, type) else None
+        if mod is None or _isinstance(mod, _rpc.ProxyModuleBase):
+            continue
+        name = getattr(mod, "__name__", "")
+        if _type(name) is str and name.partition(".")[0] not in ("pytest", "_pytest", "pluggy", "py", "iniconfig") \
+                and not name.startswith("_hx") and name not in out and _rpc.trusted_file(getattr(mod, "__file__", None)):
+            out.append(name)
+    return out
 
 
 def _on_msg(msg, _emit=_emit):
@@ -535,8 +564,8 @@ def _on_msg(msg, _emit=_emit):
             cls = _DRIVER["peer"].class_for(w["c"])
             cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
             filename, lineno = _str(w["f"]), _int(w["l"])
-            if filename.endswith("_hx_rpc.py"):  # warned at the caller (stacklevel): the probe's line
-                filename, lineno = _probe_caller()
+            if w.get("at") is True:  # warned at the subject's crossing frame (stacklevel): the probe's line,
+                filename, lineno = _probe_caller()  # from this process's own frames, never a name the tree gave
             warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
         except (KeyError, TypeError, ValueError, _rpc.RemoteError):
             pass

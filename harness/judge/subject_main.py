@@ -12,6 +12,11 @@ traversal, ``ctypes`` calls, writes of a function's ``__code__``/defaults, new c
 opens or listings under ``/proc`` and ``/dev/fd``. The driver reports each as verdictSubversion
 evidence, and a stream that ends or stops answering its per-test heartbeat (``hx.sync``) as
 tampering (README.md, "The judge": the residual limit).
+
+Also before any code of the tree runs, the protocol module gets its own copy of the builtins, the
+interpreter's classes are captured by identity (``capture_identities``: the classes the driver may
+take for its own are those objects, never a class that names itself like one) and the crossing
+frame is drawn (``crossing``: where a warning the tree attributed to its caller is placed).
 """
 import os
 import sys
@@ -173,13 +178,20 @@ def main() -> None:
     if spec is None or spec.loader is None:
         raise SystemExit("the subject's protocol module is missing")
     rpc = importlib.util.module_from_spec(spec)
+    import builtins
+    vars(rpc)["__builtins__"] = dict(vars(builtins))  # the protocol's builtins, as they are before the tree runs
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)
+    rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
+    peer.cross, peer.crossing_file = rpc.crossing()
     try:
         init = peer._recv()  # the driver starts this process early and sends this on first use
     except rpc.Closed:
         sys.exit(0)  # the run never needed the tree (a collection error): nothing was imported
+    pre = init.get("pre", [])
+    if pre:  # the installed modules the test imports, imported and captured before the tree is on the path
+        rpc.capture_identities([m for m in pre if isinstance(m, str)])
     sys.path[:] = [p for p in init.get("path", []) if isinstance(p, str)]
     sys.argv = [init.get("argv0", "")]
     del sys.modules["_hx_rpc"]  # nothing for the code under test to import by name

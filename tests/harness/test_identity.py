@@ -1,0 +1,299 @@
+"""Identity comes from the harness (issue 32, item 2): whatever crosses from the subject (a class, a
+warning's category or origin, a value's type) is identified against objects captured before any code of
+the tree ran, never by a name, path or attribute the tree could set.
+
+Each case is one small tree judged (driver + subject + judge, harness.judge.testrun) and run under plain
+pytest in the same sandbox: the judge must never pass a tree plain pytest fails. The attacks (a class
+that names itself ``builtins.ValueError``, a warning named ``DeprecationWarning``, an origin passed to
+``warn_explicit``, an ``int`` subclass with its own ``__eq__``) and their metaclass variants must fail
+both; the honest equivalents (a true subclass of ValueError, an IntEnum, a namedtuple, a warning really
+attributed to the caller) must pass both.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.judge.testrun import run_pytest
+from support.scripted import TASKS
+
+HIDE = (TASKS.resolve(),)
+
+
+def both(tmp_path: Path, module: str, test: str) -> tuple[bool, bool, str]:
+    """(judged passed, plain pytest passed, the judged run's output) for one tree and test."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True, exist_ok=True)
+    (tree / "pkg" / "__init__.py").write_text(module)
+    test_file = tmp_path / "test_harness_owned.py"
+    test_file.write_text(test)
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True)
+    assert not judged.subverted, judged.output
+    plain = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True, judged=False)
+    return judged.passed, plain.passed, judged.output + "\n--- plain pytest ---\n" + plain.output
+
+
+# == exception classes =================================================================================
+RAISES_VALUE_ERROR = "import pytest\nfrom pkg import parse\n\n\ndef test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n"
+EXCEPT_VALUE_ERROR = ("from pkg import parse\n\n\ndef test_bad():\n    try:\n        parse('x')\n    except ValueError:\n"
+                      "        caught = True\n    else:\n        caught = False\n    assert caught is True\n")
+PARSE = "\n\ndef parse(s):\n    raise E('bad')\n"
+
+SPOOFED_EXCEPTIONS = {
+    "named_ValueError_in_builtins": "class ValueError(Exception):\n    pass\n\n\nValueError.__module__ = 'builtins'\nE = ValueError\n",
+    "base_named_ValueError": ("class _B(Exception):\n    __module__ = 'builtins'\n    __qualname__ = 'ValueError'\n\n\n"
+                              "class E(_B):\n    pass\n"),
+    "made_by_type": "E = type('ValueError', (Exception,), {'__module__': 'builtins'})\n",
+    "metaclass_module_property": (
+        "class M(type):\n    __module__ = property(lambda c: 'builtins')\n    __name__ = property(lambda c: 'ValueError')\n\n\n"
+        "class ValueError(Exception, metaclass=M):\n    pass\n\n\nE = ValueError\n"),
+    "metaclass_mro_property_and_checks": (
+        "class M(type):\n    __mro__ = property(lambda c: (c, ValueError, Exception, BaseException, object))\n"
+        "    def __instancecheck__(cls, o):\n        return True\n    def __subclasscheck__(cls, s):\n        return True\n\n\n"
+        "class E(Exception, metaclass=M):\n    __module__ = 'builtins'\n    __qualname__ = 'ValueError'\n"),
+    "stdlib_class_rebased": ("import json\n\njson.JSONDecodeError.__bases__ = (Exception,)\n\n\n"
+                             "def parse(s):\n    e = Exception.__new__(json.JSONDecodeError)\n    e.args = ('bad',)\n    raise e\n"),
+}
+HONEST_EXCEPTIONS = {
+    "true_subclass": "class E(ValueError):\n    pass\n",
+    "true_subclass_of_a_tree_base": "class _B(ValueError):\n    pass\n\n\nclass E(_B):\n    pass\n",
+    "rebased_onto_ValueError": "class E(Exception):\n    pass\n\n\nE.__bases__ = (ValueError,)\n",
+    "mro_that_really_holds_ValueError": (
+        "class M(type):\n    def mro(cls):\n        return [cls, ValueError, Exception, BaseException, object]\n\n\n"
+        "class E(Exception, metaclass=M):\n    pass\n"),
+    "stdlib_subclass": "import json\n\n\ndef parse(s):\n    return json.loads(s)\n",
+}
+
+
+def _tree(body: str) -> str:
+    return body if "def parse" in body else body + PARSE
+
+
+@pytest.mark.parametrize("name", sorted(SPOOFED_EXCEPTIONS))
+def test_a_tree_exception_class_is_never_taken_for_the_class_it_names(tmp_path, name):
+    judged, plain, out = both(tmp_path, _tree(SPOOFED_EXCEPTIONS[name]), RAISES_VALUE_ERROR)
+    assert (judged, plain) == (False, False), out
+
+
+def test_an_instance_that_claims_the_class_through_its___class___is_not_one(tmp_path):
+    """pytest.raises asks isinstance(), which reads ``__class__``: plain pytest is fooled, the judge is
+    not (stricter is allowed: a judged pass needs plain pytest's too, never the reverse)."""
+    module = "class E(Exception):\n    __class__ = property(lambda self: ValueError)\n" + PARSE
+    judged, _plain, out = both(tmp_path, module, RAISES_VALUE_ERROR)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_EXCEPTIONS))
+def test_a_class_that_really_is_a_ValueError_is_caught_as_one(tmp_path, name):
+    judged, plain, out = both(tmp_path, _tree(HONEST_EXCEPTIONS[name]), RAISES_VALUE_ERROR)
+    assert (judged, plain) == (True, True), out
+
+
+def test_an_except_clause_in_the_test_matches_by_identity_too(tmp_path):
+    judged, plain, out = both(tmp_path, _tree(SPOOFED_EXCEPTIONS["base_named_ValueError"]), EXCEPT_VALUE_ERROR)
+    assert (judged, plain) == (False, False), out
+    judged, plain, out = both(tmp_path, _tree(HONEST_EXCEPTIONS["true_subclass_of_a_tree_base"]), EXCEPT_VALUE_ERROR)
+    assert (judged, plain) == (True, True), out
+
+
+# == warnings: category and origin ======================================================================
+WARNS_DEPRECATION = "import pytest\nfrom pkg import old\n\n\ndef test_old():\n    with pytest.warns(DeprecationWarning):\n        old()\n"
+SPOOFED_WARNING = ("import warnings\n\n\nclass DeprecationWarning(UserWarning):\n    __module__ = 'builtins'\n\n\n"
+                   "def old():\n    warnings.warn('old', DeprecationWarning, stacklevel=2)\n")
+HONEST_WARNING = "import warnings\n\n\ndef old():\n    warnings.warn('old', DeprecationWarning, stacklevel=2)\n"
+WARNED_HERE = ("import warnings\nfrom pkg import old\n\n\ndef test_old_warns_at_the_callers_line():\n"
+               "    with warnings.catch_warnings(record=True) as rec:\n        warnings.simplefilter('always')\n"
+               "        old()\n    assert rec[0].filename == __file__\n")
+FORGED_ORIGIN = ("import warnings\n\n\ndef old():\n"
+                 "    warnings.warn_explicit('old', DeprecationWarning, '_hx_rpc.py', 1)\n")
+
+
+def test_a_tree_warning_class_named_DeprecationWarning_is_not_one(tmp_path):
+    judged, plain, out = both(tmp_path, SPOOFED_WARNING, WARNS_DEPRECATION)
+    assert (judged, plain) == (False, False), out
+
+
+def test_a_real_DeprecationWarning_from_the_tree_is_one(tmp_path):
+    judged, plain, out = both(tmp_path, HONEST_WARNING, WARNS_DEPRECATION)
+    assert (judged, plain) == (True, True), out
+
+
+def test_a_warning_origin_the_tree_passed_is_kept_as_given(tmp_path):
+    judged, plain, out = both(tmp_path, FORGED_ORIGIN, WARNED_HERE)
+    assert (judged, plain) == (False, False), out
+
+
+def test_a_warning_the_interpreter_attributed_to_the_caller_is_at_the_tests_line(tmp_path):
+    judged, plain, out = both(tmp_path, HONEST_WARNING, WARNED_HERE)
+    assert (judged, plain) == (True, True), out
+
+
+# == values of a tree subclass of a built-in type ===========================================================
+NOT_MUTATED = "from pkg import total\n\n\ndef test_total_leaves_its_argument_alone():\n    xs = [3, 1, 2]\n    assert total(xs) == 6\n    assert xs == [3, 1, 2]\n"
+RETURNED = "from pkg import value\n\n\ndef test_value():\n    assert value() == 3\n"
+_NEVER_EQUAL = "    def __eq__(self, other):\n        return False\n\n    __hash__ = {base}.__hash__\n"
+WRITTEN_BACK = "\n\ndef total(xs):\n    xs[0] = _I(xs[0])\n    return 6\n"
+SPOOFED_VALUES = {
+    "int_own_eq_written_back": "class _I(int):\n" + _NEVER_EQUAL.format(base="int") + WRITTEN_BACK,
+    "int_eq_from_a_tree_base": ("class _B(int):\n" + _NEVER_EQUAL.format(base="int") + "\n\nclass _I(_B):\n    pass\n"
+                                + WRITTEN_BACK),
+    "int_eq_set_after_the_class": "class _I(int):\n    pass\n\n\n_I.__eq__ = lambda self, other: False\n" + WRITTEN_BACK,
+    "int_named_builtins_int": ("class _I(int):\n    __module__ = 'builtins'\n    __qualname__ = 'int'\n"
+                               + _NEVER_EQUAL.format(base="int") + WRITTEN_BACK),
+}
+RETURNED_VALUES = {
+    "int": "class _V(int):\n" + _NEVER_EQUAL.format(base="int") + "\n\ndef value():\n    return _V(3)\n",
+    "float": "class _V(float):\n" + _NEVER_EQUAL.format(base="float") + "\n\ndef value():\n    return _V(3.0)\n",
+}
+HONEST_VALUES = {
+    "IntEnum": "import enum\n\n\nclass C(enum.IntEnum):\n    THREE = 3\n\n\ndef value():\n    return C.THREE\n",
+    "int_subclass_with_a_repr": "class _V(int):\n    def __repr__(self):\n        return 'V'\n\n\ndef value():\n    return _V(3)\n",
+    "IntFlag": "import enum\n\n\nclass F(enum.IntFlag):\n    A = 1\n    B = 2\n\n\ndef value():\n    return F.A | F.B\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPOOFED_VALUES))
+def test_a_tree_int_written_back_is_compared_by_its_own_eq_not_its_base_value(tmp_path, name):
+    judged, plain, out = both(tmp_path, SPOOFED_VALUES[name], NOT_MUTATED)
+    assert (judged, plain) == (False, False), out
+
+
+@pytest.mark.parametrize("name", ["int", "float"])
+def test_a_returned_tree_value_with_its_own_eq_is_a_tree_object(tmp_path, name):
+    judged, plain, out = both(tmp_path, RETURNED_VALUES[name], RETURNED)
+    assert (judged, plain) == (False, False), out
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_VALUES))
+def test_a_value_compared_by_the_interpreters_own_eq_still_crosses_by_value(tmp_path, name):
+    judged, plain, out = both(tmp_path, HONEST_VALUES[name], RETURNED)
+    assert (judged, plain) == (True, True), out
+
+
+def test_a_namedtuple_and_a_str_subclass_of_the_tree_still_compare_as_their_values(tmp_path):
+    module = ("import collections\n\nP = collections.namedtuple('P', 'x y')\n\n\nclass Tag(str):\n"
+              "    def shout(self):\n        return self.upper()\n\n\ndef value():\n    return P(1, 2), Tag('a')\n")
+    test = "from pkg import value\n\n\ndef test_value():\n    assert value() == ((1, 2), 'a')\n"
+    judged, plain, out = both(tmp_path, module, test)
+    assert (judged, plain) == (True, True), out
+
+
+# == the rules themselves, in one process (a fresh copy of the protocol module, as the subject loads it) ====
+def _fresh_rpc():
+    import importlib.util
+
+    from harness.judge import subject_rpc
+    spec = importlib.util.spec_from_file_location("_hx_rpc_identity_test", subject_rpc.__file__)
+    assert spec is not None and spec.loader is not None
+    rpc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rpc)
+    rpc.capture_identities()
+    return rpc
+
+
+@pytest.fixture(scope="module")
+def rpc():
+    return _fresh_rpc()
+
+
+def test_a_class_is_the_interpreters_only_by_identity(rpc):
+    spoof = type("ValueError", (Exception,), {"__module__": "builtins"})
+
+    class M(type):
+        __mro__ = property(lambda c: (c, ValueError, Exception, BaseException, object))
+
+    class E(Exception, metaclass=M):
+        __module__, __qualname__ = "builtins", "ValueError"
+
+    assert rpc.trusted_name(ValueError) == "builtins.ValueError" and rpc.trusted_name(int) == "builtins.int"
+    assert rpc.trusted_name(spoof) is None and rpc.trusted_name(E) is None
+    meta = rpc.Peer(-1, "subject")._cls_meta(E)
+    assert meta["ws"] is True and meta["mro"] == [None, "builtins.Exception", "builtins.BaseException", "builtins.object"]
+
+
+def test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters(rpc):
+    class Local(Exception):
+        pass
+
+    rpc._capture_class(Local)  # as if captured at start-up
+    assert rpc.trusted_name(Local) is not None
+    Local.__bases__ = (KeyError,)
+    assert rpc.trusted_name(Local) is None
+
+
+def test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method(rpc):
+    import collections
+    import enum
+
+    class C(enum.IntEnum):
+        A = 1
+
+    class F(enum.IntFlag):
+        X = 1
+
+    class Own(int):
+        def __eq__(self, other):
+            return False
+
+        __hash__ = int.__hash__
+
+    class Later(int):
+        pass
+
+    Later.__lt__ = lambda self, other: True
+    P = collections.namedtuple("P", "x y")
+    assert [rpc.tree_operated(k) for k in (C, F, P, collections.OrderedDict)] == [False] * 4
+    assert [rpc.tree_operated(k) for k in (Own, Later, type("Sub", (Own,), {}))] == [True] * 3
+
+
+def test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line(rpc):
+    import warnings
+    peer = rpc.Peer(-1, "subject")
+    peer.cross, peer.crossing_file = rpc.crossing()
+
+    def honest():
+        warnings.warn("w", DeprecationWarning, stacklevel=2)
+
+    def forged():
+        warnings.warn_explicit("w", DeprecationWarning, "_hx_rpc.py", 1)
+
+    def from_the_callers_frame():  # an honest shim (tasks/select-rows-shim): the caller's globals name a module
+        import sys
+        caller = sys._getframe(1)
+        warnings.warn_explicit("w", DeprecationWarning, caller.f_code.co_filename, caller.f_lineno,
+                               module=caller.f_globals.get("__name__"))
+
+    out = []
+    for fn in (honest, forged, from_the_callers_frame):
+        with rpc._Warnings(peer) as w:
+            peer.handle("call", [fn, [], []])
+        out.append(w[0].get("at"))
+    assert out == [True, None, True]
+
+
+def test_the_protocols_operations_are_bound_before_the_tree_runs(rpc, monkeypatch):
+    import operator
+    monkeypatch.setattr(operator, "add", lambda a, b: "forged")
+    assert rpc.Peer(-1, "subject").handle("add", [1, 2]) == 3
+
+
+def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path(monkeypatch):
+    """The driver names them in the subject's first message (probe_runtime ``_test_imports``): the
+    modules of the probe's globals and of the classes it imported, pytest's own aside."""
+    import json
+    import sys
+
+    import _pytest
+
+    from harness.judge import probe_runtime as rt
+    from harness.judge import subject_rpc
+    monkeypatch.setattr(rt, "_rpc", subject_rpc)
+    monkeypatch.setitem(rt._STATE, "probe", {"json": json, "Err": json.JSONDecodeError, "pytest": pytest,
+                                             "_pytest": _pytest, "n": 3})
+    assert rt._test_imports() == ["json", "json.decoder"]
+    for name in [m for m in sys.modules if m == "tomllib" or m.startswith("tomllib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    rpc = _fresh_rpc()
+    rpc.capture_identities(["tomllib"])
+    assert rpc.trusted_name(sys.modules["tomllib"].TOMLDecodeError) == "tomllib.TOMLDecodeError"
