@@ -198,8 +198,12 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     is_dir = path.is_dir()
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
-    recs, locs = read_raw(records_path, complete_lines_only=is_dir)  # read once: the rows validated are the rows used
-    load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
+    from analysis.fastload import valid_rows
+
+    fast = valid_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
+    # read once: the rows validated are the rows used
+    recs, locs = fast if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
+    load_records(records_path, on_conflict="first", raw=(recs, locs), validated=fast is not None)  # raises RecordsError
     versions = _check_versions(recs, locs)
     for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
@@ -592,10 +596,13 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     """Every table of the readout as one JSON-ready dict (compare.json)."""
     a = load_side(source_a, opts.label_a, opts.key)
     b = load_side(source_b, opts.label_b, opts.key)
+    from analysis.adjudicated import adjudicated, token_convention
+
     pa, pb, note = planned_keys(a, b)
     ca, cb = completeness(a, pa, note), completeness(b, pb, note)
     pairs, excluded = pair(a, b, pa, pb)
     la, lb = opts.label_a, opts.label_b
+    tokens = token_readout(pairs, la, lb)
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
         "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
@@ -613,8 +620,10 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
         "subclasses": subclasses(pairs, la, lb),
         "tests": [paired_test(pairs, "delivery (shipped)", lambda r: bool(r["shipped"]), opts),
                   paired_test(pairs, "completion", completed, opts)],
-        "tokens": token_readout(pairs, la, lb),
+        "tokens": tokens,
         "wording": WORDING.format(a=la, b=lb, n=len(pairs)),
+        "adjudicated": adjudicated(pairs, ((la, str(source_a)), (lb, str(source_b))), tokens["increment"]),
+        "token_convention": token_convention([(la, [(k, x) for k, x, _ in pairs]), (lb, [(k, y) for k, _, y in pairs])]),
     }
 
 
