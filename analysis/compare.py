@@ -453,17 +453,19 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
     conditional estimand: these cells), and the population estimand over tasks that ``harness analyze``
     prints (analysis.estimands.population_block: CR2 with Bell-McCaffrey df, or n/a with the reason)."""
     from analysis.estimands import population_block
-    from analysis.paired import PairedCounts, PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
+    from analysis.paired import PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
 
-    t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
-                    f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
-                    g=sum(1 for _, a, b in pairs if not yes(b) and yes(a)),
-                    h=sum(1 for _, a, b in pairs if not yes(b) and not yes(a)))
+    cells: Counter = Counter()  # (task, B yes, A yes) -> pairs: one pass, however many tasks
+    for _, a, b in pairs:
+        cells[(a["task"], bool(yes(b)), bool(yes(a)))] += 1
+    t = PairedTable(e=sum(k for (_, yb, ya), k in cells.items() if yb and ya),
+                    f=sum(k for (_, yb, ya), k in cells.items() if yb and not ya),
+                    g=sum(k for (_, yb, ya), k in cells.items() if not yb and ya),
+                    h=sum(k for (_, yb, ya), k in cells.items() if not yb and not ya))
     p = mcnemar_exact(t)
     nd = newcombe_paired(t, opts.alpha)
-    tasks = sorted({a["task"] for _, a, _ in pairs})
-    per_task = [PairedCounts.from_outcomes([yes(b) for _, a, b in pairs if a["task"] == k],
-                                           [yes(a) for _, a, b in pairs if a["task"] == k]) for k in tasks]
+    tasks = sorted({task for task, _, _ in cells})
+    per_task = [_task_counts(cells, k) for k in tasks]
     pop = population_block([pc.k_a - pc.k_b for pc in per_task], [pc.n for pc in per_task], tasks,
                            per_task, "task", opts.alpha)
     return {
@@ -481,6 +483,15 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
             "status": "ok" if pop["reason"] is None else f"n/a: {pop['reason']}",
             "warnings": [pop["limit"]], "population": pop},
     }
+
+
+def _task_counts(cells: Counter, task: str) -> Any:
+    """PairedCounts of one task (B's endpoint as the first arm, as ``PairedCounts.from_outcomes(yb, ya)``)."""
+    from analysis.paired import PairedCounts
+
+    n = {(yb, ya): cells.get((task, yb, ya), 0) for yb in (True, False) for ya in (True, False)}
+    return PairedCounts(sum(n.values()), n[(True, False)], n[(False, True)], n[(True, True)] + n[(True, False)],
+                        n[(True, True)] + n[(False, True)])
 
 
 # -- token readout (Table 28) --------------------------------------------------------------------
