@@ -15,6 +15,7 @@ per-row path, so every number computed from them is unchanged (tests/analysis/te
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -47,11 +48,15 @@ def _lines(path: Path, complete_lines_only: bool) -> list[tuple[int, str]] | Non
 
 
 def _parse(lines: list[str]) -> list[dict] | None:
+    """The lines as one JSON array (one parser call, not one a line); None unless each line is exactly one
+    flat object with each key named once."""
+    if not all(line.lstrip().startswith("{") and line.rstrip().endswith("}") for line in lines):
+        return None
     try:
-        recs = [json.loads(line) for line in lines]
+        recs = json.loads("[" + ",".join(lines) + "]")
     except (ValueError, RecursionError):
         return None
-    if not all(type(r) is dict for r in recs):
+    if len(recs) != len(lines) or not all(type(r) is dict for r in recs):
         return None
     # a flat object names each key once as '"key":'; json.loads keeps one of two equal keys, so a line whose
     # count of '":' differs from its number of keys has a duplicate (or a '":' inside a string): not screened
@@ -103,7 +108,14 @@ def _strings_ok(col: list, scenarios: set[str] | None, name: str) -> bool:
 def _columns(recs: list[dict]) -> dict[str, list] | None:
     """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one); None when a
     required field is missing from some row."""
-    cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
+    names = set().union(*map(dict.keys, recs))
+    if all(len(r) == len(names) for r in recs):  # every row holds every field: one tuple a row, transposed
+        fields = sorted(names)
+        got = dict(zip(fields, map(list, zip(*map(itemgetter(*fields), recs))))) if len(fields) > 1 else \
+            {fields[0]: [r[fields[0]] for r in recs]}
+        cols = {f: got.get(f) or [MISSING] * len(recs) for f in CORE}
+    else:
+        cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
     if any(_Missing in _types(cols[f]) for f in record.REQUIRED):
         return None
     return cols
