@@ -69,8 +69,6 @@ def direction(pairs: list[tuple[str, dict, dict]], completing: str, refusing: st
 
 def _per_avoided(increment: int | None, wrong: int, refusing: str, completing: str) -> dict[str, Any]:
     """Tokens per wrong delivery avoided: the paired increment over the avoided count (exact, 1 decimal)."""
-    from analysis.compare import fixed
-
     base = {"increment": increment, "avoided": wrong}
     if increment is None:
         return {**base, "per_avoided": None, "shown": "n/a (no pair where both runs report usage)"}
@@ -78,11 +76,17 @@ def _per_avoided(increment: int | None, wrong: int, refusing: str, completing: s
         return {**base, "per_avoided": None, "shown": "n/a (no wrong delivery avoided)"}
     per = Fraction(increment, wrong)
     sign = "-" if per < 0 else ""
-    shown = (f"{sign}{fixed(abs(per), 1)} = {increment:,} / {wrong:,} ({refusing} - {completing} input+output "
+    shown = (f"{sign}{_fixed1(abs(per))} = {increment:,} / {wrong:,} ({refusing} - {completing} input+output "
              "tokens over the pairs where both report usage, per wrong delivery avoided)")
     if increment <= 0:
         shown += f"; {refusing} used no more tokens than {completing}"
     return {**base, "per_avoided": float(per), "shown": shown}
+
+
+def _fixed1(x: Fraction) -> str:
+    """A non-negative exact value with one decimal, rounded half up, thousands grouped (as compare.fixed)."""
+    whole, frac = divmod((x * 10 + Fraction(1, 2)).__floor__(), 10)
+    return f"{whole:,}.{frac}"
 
 
 def adjudicated(pairs: list[tuple[str, dict, dict]], sides: tuple[tuple[str, str], tuple[str, str]],

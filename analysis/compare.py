@@ -33,7 +33,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from analysis.records import factor_suffix, load_records, read_raw
+from analysis.records import factor_suffix, fast_rows, load_records, read_raw
 from harness.core import record
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
@@ -198,9 +198,7 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     is_dir = path.is_dir()
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
-    from analysis.fastload import valid_rows
-
-    fast = valid_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
+    fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
     # read once: the rows validated are the rows used
     recs, locs = fast if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
     load_records(records_path, on_conflict="first", raw=(recs, locs), validated=fast is not None)  # raises RecordsError

@@ -15,6 +15,7 @@ per-row path, so every number computed from them is unchanged (tests/analysis/te
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
@@ -91,17 +92,15 @@ def _numbers_ok(col: list, ints: bool, void: np.ndarray, none_ok: str) -> bool:
     return bool(np.isfinite(arr).all() and arr.min() >= 0)
 
 
-def _strings_ok(col: list, scenarios: set[str] | None, name: str) -> bool:
+def _strings_ok(col: list, scenarios: set[str] | None, name: str, null_spellings: frozenset[str]) -> bool:
     if _types(col) != {str}:
         return False
     for v in set(col):
         if not v.strip() or "|" in v:
             return False
-        if name == "scenario":
-            from analysis.records import _NULL_SPELLINGS, NULL_SCENARIO
-
-            if v != NULL_SCENARIO and v.strip().lower() in _NULL_SPELLINGS or scenarios is not None and v not in scenarios:
-                return False
+        if name == "scenario" and (v != record.NULL_SCENARIO and v.strip().lower() in null_spellings
+                                   or scenarios is not None and v not in scenarios):
+            return False
     return True
 
 
@@ -121,11 +120,11 @@ def _columns(recs: list[dict]) -> dict[str, list] | None:
     return cols
 
 
-def _columns_ok(cols: dict[str, list], scenarios: set[str] | None) -> bool:
+def _columns_ok(cols: dict[str, list], scenarios: set[str] | None, null_spellings: frozenset[str]) -> bool:
     if not set(cols["outcome"]) <= set(record.OUTCOMES) or _types(cols["outcome"]) != {str}:
         return False
     void = np.array([o == "void" for o in cols["outcome"]], dtype=bool)
-    if not all(_strings_ok(cols[f], scenarios, f) for f in ("arm", "task", "scenario")):
+    if not all(_strings_ok(cols[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):
         return False
     if _types(cols["repeat"]) != {int} or not _numbers_ok(cols["repeat"], True, void, "never") \
             or min(cols["repeat"]) < 1:
@@ -155,13 +154,12 @@ def _representatives(cols: dict[str, list]) -> list[int]:
     return list(first.values())
 
 
-def valid_rows(path: str | Path, scenarios: set[str] | None = None,
-               complete_lines_only: bool = False) -> tuple[list[dict], list[str]] | None:
+def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only: bool, validate: Callable,
+               null_scenario: Callable, null_spellings: frozenset[str]) -> tuple[list[dict], list[str]] | None:
     """(rows, their 'FILE:LINE' labels) when the file is JSON lines of the plain shape and every check passes;
     None otherwise (the caller reads it row by row). Only for files ``analysis.records.read_raw`` reads as
-    JSON lines."""
-    from analysis.records import _null_scenario, _validate
-
+    JSON lines. ``validate``, ``null_scenario`` and ``null_spellings`` are the per-row reader's own
+    (``analysis.records.fast_rows`` passes them), so the rules are never copied."""
     path = Path(path)
     suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
     if suffix in (".csv", ".tsv", ".parquet", ".pq") or not path.is_file():
@@ -173,13 +171,13 @@ def valid_rows(path: str | Path, scenarios: set[str] | None = None,
     if recs is None or not set().union(*map(dict.keys, recs)) <= set(CORE):
         return None
     for r in recs:
-        _null_scenario(r)
+        null_scenario(r)
     cols = _columns(recs)
-    if cols is None or not _columns_ok(cols, scenarios):
+    if cols is None or not _columns_ok(cols, scenarios, null_spellings):
         return None
     problems: list[str] = []
     for i in _representatives(cols):
-        _validate(recs[i], f"{path}:row", scenarios, problems)
+        validate(recs[i], f"{path}:row", scenarios, problems)
     if problems:
         return None
     return recs, [f"{path}:{i}" for i, _ in numbered]

@@ -203,7 +203,7 @@ def monitor(run_dir: str | Path) -> dict:
 
 def _seq_lines(s: dict) -> list[str]:
     """The head line (the sequence the stopping rule reads) and the other sequence beside it."""
-    eb, bet = s["empirical_bernstein"], s["betting"]
+    eb = s["empirical_bernstein"]
     chosen, other = ("betting", "empirical_bernstein") if s.get("sequence", "betting") == "betting" \
         else ("empirical_bernstein", "betting")
     cite = {"betting": "Waudby-Smith and Ramdas 2024", "empirical_bernstein": "Howard et al. 2021, Thm 4"}

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis import fastload
-from analysis.records import RecordsError, load_records
+from analysis.records import RecordsError, fast_rows, load_records
 
 
 def _rows() -> list[dict]:
@@ -41,7 +41,7 @@ def _write(path, rows, sep=": ") -> str:
 
 def test_the_fast_path_gives_the_per_row_result(tmp_path, monkeypatch):
     p = _write(tmp_path / "r.jsonl", _rows())
-    assert fastload.valid_rows(p) is not None
+    assert fast_rows(p) is not None
     fast = load_records(p)
     monkeypatch.setattr(fastload, "valid_rows", lambda *a, **k: None)
     slow = load_records(p)
@@ -63,7 +63,7 @@ def test_a_row_the_validator_rejects_is_never_screened_through(tmp_path, field, 
     rows = _rows()
     rows[4] = {**rows[4], field: value}
     p = _write(tmp_path / "r.jsonl", rows)
-    assert fastload.valid_rows(p) is None
+    assert fast_rows(p) is None
     if field != "extra_field":
         with pytest.raises(RecordsError, match=r"r\.jsonl:5: field"):
             load_records(p)
@@ -75,10 +75,10 @@ def test_a_duplicate_key_a_missing_field_and_odd_spacing_go_row_by_row(tmp_path)
     _write(p, rows)
     text = p.read_text().replace('"arm": "A4", ', '"arm": "A4", "arm": "A4", ', 1)
     p.write_text(text)
-    assert fastload.valid_rows(p) is None
+    assert fast_rows(p) is None
     with pytest.raises(RecordsError, match="written twice"):
         load_records(p)
     missing = [{k: v for k, v in r.items() if k != "wall_s"} if i == 3 else r for i, r in enumerate(rows)]
-    assert fastload.valid_rows(_write(p, missing)) is None
-    assert fastload.valid_rows(_write(p, rows, sep=" : ")) is None  # read row by row, and fine
+    assert fast_rows(_write(p, missing)) is None
+    assert fast_rows(_write(p, rows, sep=" : ")) is None  # read row by row, and fine
     load_records(p)
