@@ -201,7 +201,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
     # read once: the rows validated are the rows used
     recs, locs = fast if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
-    load_records(records_path, on_conflict="first", raw=(recs, locs), validated=fast is not None)  # raises RecordsError
+    if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
+        load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     versions = _check_versions(recs, locs)
     for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):

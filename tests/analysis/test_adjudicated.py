@@ -127,3 +127,15 @@ def test_token_convention_footprint_warns_naming_rows(tmp_path):
     warn = compare(a, b, Options(label_a="A2", label_b="A4"))["token_convention"]
     assert [w["label"] for w in warn] == ["A2"]  # B has a row whose cached part exceeds tokens_in: no footprint
     assert warn[0]["rows"] == 10 and warn[0]["keys"][0] == "t0|B2|3" and "t0|B2|3" in warn[0]["text"]  # pairs in join-key order
+
+
+def test_the_compare_page_shows_the_breakdown_and_redraws_it_from_compare_json(tmp_path):
+    from analysis.compare_render import rebuild_page, write_all
+
+    r = compare(*_files(tmp_path), Options(label_a="A2", label_b="A4"))
+    out = tmp_path / "cmp"
+    write_all(r, out, [], figure=False)
+    (out / "compare.png").write_bytes(b"")  # rebuild_page draws a missing figure; this test is about the page
+    page = rebuild_page(out).read_text()
+    assert "<h2>Adjudicated divergence (hidden oracle)</h2>" in page
+    assert "A2 completed x A4 not delivered" in page and "3/4 75.0%" in page and "333.3 = 1,000 / 3" in page
