@@ -33,7 +33,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from analysis.records import factor_suffix, load_records, read_raw
+from analysis.records import factor_suffix, fast_rows, load_records, read_raw
 from harness.core import record
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
@@ -198,8 +198,11 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     is_dir = path.is_dir()
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
-    recs, locs = read_raw(records_path, complete_lines_only=is_dir)  # read once: the rows validated are the rows used
-    load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
+    fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
+    # read once: the rows validated are the rows used
+    recs, locs = fast if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
+    if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
+        load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     versions = _check_versions(recs, locs)
     for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
@@ -449,17 +452,19 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
     conditional estimand: these cells), and the population estimand over tasks that ``harness analyze``
     prints (analysis.estimands.population_block: CR2 with Bell-McCaffrey df, or n/a with the reason)."""
     from analysis.estimands import population_block
-    from analysis.paired import PairedCounts, PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
+    from analysis.paired import PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
 
-    t = PairedTable(e=sum(1 for _, a, b in pairs if yes(b) and yes(a)),
-                    f=sum(1 for _, a, b in pairs if yes(b) and not yes(a)),
-                    g=sum(1 for _, a, b in pairs if not yes(b) and yes(a)),
-                    h=sum(1 for _, a, b in pairs if not yes(b) and not yes(a)))
+    cells: Counter = Counter()  # (task, B yes, A yes) -> pairs: one pass, however many tasks
+    for _, a, b in pairs:
+        cells[(a["task"], bool(yes(b)), bool(yes(a)))] += 1
+    t = PairedTable(e=sum(k for (_, yb, ya), k in cells.items() if yb and ya),
+                    f=sum(k for (_, yb, ya), k in cells.items() if yb and not ya),
+                    g=sum(k for (_, yb, ya), k in cells.items() if not yb and ya),
+                    h=sum(k for (_, yb, ya), k in cells.items() if not yb and not ya))
     p = mcnemar_exact(t)
     nd = newcombe_paired(t, opts.alpha)
-    tasks = sorted({a["task"] for _, a, _ in pairs})
-    per_task = [PairedCounts.from_outcomes([yes(b) for _, a, b in pairs if a["task"] == k],
-                                           [yes(a) for _, a, b in pairs if a["task"] == k]) for k in tasks]
+    tasks = sorted({task for task, _, _ in cells})
+    per_task = [_task_counts(cells, k) for k in tasks]
     pop = population_block([pc.k_a - pc.k_b for pc in per_task], [pc.n for pc in per_task], tasks,
                            per_task, "task", opts.alpha)
     return {
@@ -477,6 +482,15 @@ def paired_test(pairs: list[tuple[str, dict, dict]], endpoint: str, yes, opts: O
             "status": "ok" if pop["reason"] is None else f"n/a: {pop['reason']}",
             "warnings": [pop["limit"]], "population": pop},
     }
+
+
+def _task_counts(cells: Counter, task: str) -> Any:
+    """PairedCounts of one task (B's endpoint as the first arm, as ``PairedCounts.from_outcomes(yb, ya)``)."""
+    from analysis.paired import PairedCounts
+
+    n = {(yb, ya): cells.get((task, yb, ya), 0) for yb in (True, False) for ya in (True, False)}
+    return PairedCounts(sum(n.values()), n[(True, False)], n[(False, True)], n[(True, True)] + n[(True, False)],
+                        n[(True, True)] + n[(False, True)])
 
 
 # -- token readout (Table 28) --------------------------------------------------------------------
@@ -592,10 +606,13 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
     """Every table of the readout as one JSON-ready dict (compare.json)."""
     a = load_side(source_a, opts.label_a, opts.key)
     b = load_side(source_b, opts.label_b, opts.key)
+    from analysis.adjudicated import adjudicated, token_convention
+
     pa, pb, note = planned_keys(a, b)
     ca, cb = completeness(a, pa, note), completeness(b, pb, note)
     pairs, excluded = pair(a, b, pa, pb)
     la, lb = opts.label_a, opts.label_b
+    tokens = token_readout(pairs, la, lb)
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
         "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
@@ -613,8 +630,10 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
         "subclasses": subclasses(pairs, la, lb),
         "tests": [paired_test(pairs, "delivery (shipped)", lambda r: bool(r["shipped"]), opts),
                   paired_test(pairs, "completion", completed, opts)],
-        "tokens": token_readout(pairs, la, lb),
+        "tokens": tokens,
         "wording": WORDING.format(a=la, b=lb, n=len(pairs)),
+        "adjudicated": adjudicated(pairs, ((la, str(source_a)), (lb, str(source_b))), tokens["increment"]),
+        "token_convention": token_convention([(la, [(k, x) for k, x, _ in pairs]), (lb, [(k, y) for k, _, y in pairs])]),
     }
 
 

@@ -97,6 +97,7 @@ def render_md(r: dict[str, Any]) -> str:
             "Full-precision rates of each matrix and of the subclasses are apportioned by largest remainder in "
             "millionths of a percent, so that they sum to exactly 100% before display rounding.", ""]
     out += _matrix_md(r["completion_vs_delivery"], la, lb)
+    out += _adjudicated_md(r)
     out += ["", "## Paired matrix over delivery (shipped x shipped)", ""]
     out += _matrix_md(r["delivery"], la, lb)
     out += ["", f"## Paired matrix over outcomes (rows {la}, columns {lb})", ""]
@@ -109,6 +110,30 @@ def render_md(r: dict[str, Any]) -> str:
     out += ["", "## Tests on the paired data", ""] + _tests_md(r["tests"], la, lb)
     out += ["", "## Token usage (Table 28)", ""] + _tokens_md(r["tokens"], la, lb)
     return "\n".join(out) + "\n"
+
+
+def _adjudicated_md(r: dict[str, Any]) -> list[str]:
+    """The adjudicated divergence (analysis.adjudicated) and the token-convention warnings; nothing for a
+    compare.json written before them."""
+    adj = r.get("adjudicated")
+    out: list[str] = []
+    if adj is not None:
+        out += ["", "## Adjudicated divergence (hidden oracle)", ""]
+        if adj["status"] != "ok":
+            out.append(f"Not adjudicated: {adj['status']} ({adj['criterion']}). The caveat above stands: a stop in "
+                       "the matrix is not a verdict that the stopped artifact was wrong.")
+        else:
+            out.append("Both runs carry a hidden-oracle verdict on every matched row, so each off-diagonal cell's "
+                       "refusals split by the refusing run's verdict on its own final tree: refused and wrong = a wrong "
+                       "delivery avoided; refused and right = a false stop (Eq. 7). Shares over the cell, Wilson 95%.")
+            out.append("")
+            rows = [[d["cell"], f"{d['n']:,}", d["wrong_delivery_avoided"]["shown"], d["false_stop"]["shown"],
+                     d["tokens"]["shown"]] for d in adj["directions"]]
+            out += _md_table(["Off-diagonal cell", "Cells", "Wrong delivery avoided", "False stop",
+                              "Tokens per wrong delivery avoided"], rows)
+    for w in r.get("token_convention") or []:
+        out += ["", w["text"]]
+    return out
 
 
 def _matrix_md(cells: list[dict[str, Any]], la: str, lb: str) -> list[str]:

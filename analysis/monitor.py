@@ -9,11 +9,18 @@ whose units are all decided: both arms scored (the unit enters with D = y_a - y_
 void after the rerun policy (skipped, as everywhere). Units recorded beyond the first undecided one
 wait for it and are counted apart.
 
-The interval is the empirical-Bernstein confidence sequence of ``analysis.sequence``: valid at every
-look and at any stopping time, for the mean over the units in the sequence of each unit's
-propensity difference (not a population marginal). A pre-registered stopping rule in
-``[monitoring]`` (``stop_when = "excludes_zero"`` or ``"half_width_below"`` with ``half_width``,
-after ``min_units``) is reported as met or not; stopping on it keeps the sequence's guarantee.
+Two anytime-valid sequences are computed on the same units. The one the stopping rule, the progress
+line and the head line read is the betting confidence sequence of ``analysis.betting`` (Waudby-Smith
+and Ramdas 2024) unless the protocol names the other (``[monitoring] sequence = "empirical_bernstein"``,
+part of the locked protocol file): at the paper's effect it reaches 80% power in about 1.2x the units
+of a fixed-n exact McNemar test, the empirical-Bernstein one in about 3x (``harness power --monitor``).
+Excluding 0 on the betting sequence is a test, valid at any stopping time, of no difference on any
+unit (heterogeneous units included); as an interval it covers a common mean difference. The
+empirical-Bernstein sequence of ``analysis.sequence`` covers the mean over the units in the sequence of
+each unit's propensity difference (not a population marginal) also when units differ; it is printed
+beside. A pre-registered stopping rule in ``[monitoring]`` (``stop_when = "excludes_zero"`` or
+``"half_width_below"`` with ``half_width``, after ``min_units``) is reported as met or not; stopping on
+it keeps the sequence's guarantee.
 Each sequence is at level 1 - alpha on its own (no multiplicity adjustment across hypotheses).
 """
 from __future__ import annotations
@@ -68,11 +75,14 @@ def planned_units(order, a: str, b: str, cells: str) -> list[str]:
     return out
 
 
-def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], alpha: float,
-                 v_opt: float | None) -> dict:
-    """The sequence over the decided prefix of ``units``; ``void_cells`` holds (arm, match key) of the
-    cells void after the rerun policy. Only a void cell of h.a or h.b decides a unit (it is skipped):
-    another arm's void leaves the unit waiting for its own two cells."""
+EB_METHOD = "empirical-Bernstein, gamma-exponential mixture (Howard et al. 2021, Thm 4)"
+BET_METHOD = ("betting confidence sequence, aGRAPA stakes (Waudby-Smith and Ramdas 2024); excluding 0 is an "
+              "anytime-valid test of no difference on any unit; as an interval it covers a common mean difference")
+ORDER = "pre-registered run order (harness.core.matrix.run_order)"
+
+
+def _decided(h, units: list[str], tidy, void_cells: set[tuple[str, str]]) -> tuple[list[int], int, str | None, int]:
+    """(D of each unit of the decided prefix, void units skipped, the unit waited on, units recorded)."""
     sub = tidy[tidy["arm"].isin([h.a, h.b])]
     y = {(arm, k): int(v) for arm, k, v in zip(sub["arm"], sub["match_key"], sub[h.endpoint])}
     d, skipped, waiting_on = [], 0, None
@@ -85,26 +95,43 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
             waiting_on = u
             break
     recorded = sum((h.a, u) in y and (h.b, u) in y for u in units)
+    return d, skipped, waiting_on, recorded
+
+
+def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], alpha: float,
+                 v_opt: float | None, sequence: str = "betting") -> dict:
+    """Both sequences over the decided prefix of ``units``; ``void_cells`` holds (arm, match key) of the
+    cells void after the rerun policy. Only a void cell of h.a or h.b decides a unit (it is skipped):
+    another arm's void leaves the unit waiting for its own two cells. ``lower``/``upper`` and ``method``
+    are those of ``sequence`` ([monitoring] sequence: the betting one unless the protocol names the
+    empirical-Bernstein one); the other sits beside it under its own name."""
+    d, skipped, waiting_on, recorded = _decided(h, units, tidy, void_cells)
     v_opt = v_opt if v_opt is not None else max(10.0, len(units) / 20)
     rho = rho_for(v_opt, alpha / 2)
-    cs = confidence_sequence(d, alpha=alpha, rho=rho)
-    end = cs.at_end()
+    end = confidence_sequence(d, alpha=alpha, rho=rho).at_end()
     bet = betting_sequence(d, alpha=alpha)
+    eb = {"lower": end["lower"], "upper": end["upper"], "level": 1 - alpha, "excludes_zero": _excludes(end),
+          "method": {"kind": "confidence_sequence", "name": EB_METHOD, "alpha": alpha, "rho": rho,
+                     "tuned_for_v": v_opt, "V": end["V"], "order": ORDER}}
+    betting = {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
+               "excludes_zero": _excludes({"lower": bet.lower, "upper": bet.upper}), "method": BET_METHOD}
+    chosen = betting if sequence == "betting" else eb
+    method = {"kind": "confidence_sequence", "name": BET_METHOD, "alpha": alpha, "V": end["V"], "order": ORDER} \
+        if sequence == "betting" else eb["method"]
     return {"id": h.id, "a": h.a, "b": h.b, "endpoint": h.endpoint, "cells": h.cells, "estimand": ESTIMAND,
             "planned_units": len(units), "units_in_sequence": len(d), "void_units_skipped": skipped,
             "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
-            "waiting_on": waiting_on, "mean": end["mean"], "lower": end["lower"], "upper": end["upper"],
-            "level": 1 - alpha, "discordant": int(sum(x != 0 for x in d)),
+            "waiting_on": waiting_on, "mean": end["mean"], "sequence": sequence,
+            "lower": chosen["lower"], "upper": chosen["upper"], "level": 1 - alpha,
+            "discordant": int(sum(x != 0 for x in d)),
             "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
-            "method": {"kind": "confidence_sequence", "name": "empirical-Bernstein, gamma-exponential mixture "
-                       "(Howard et al. 2021, Thm 4)", "alpha": alpha, "rho": rho, "tuned_for_v": v_opt,
-                       "V": end["V"], "order": "pre-registered run order (harness.core.matrix.run_order)"},
-            "betting": {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
-                        "excludes_zero": None if bet.lower is None or bet.upper is None
-                        else bool(bet.lower > 0 or bet.upper < 0),
-                        "method": "betting confidence sequence, aGRAPA stakes (Waudby-Smith and Ramdas 2024); "
-                                  "excluding 0 is an anytime-valid test of no difference on any unit; as an "
-                                  "interval it covers a common mean difference"}}
+            "method": method, "betting": betting, "empirical_bernstein": eb}
+
+
+def _excludes(s: dict) -> bool | None:
+    if s["lower"] is None or s["upper"] is None:
+        return None
+    return bool(s["lower"] > 0 or s["upper"] < 0)
 
 
 def _rule(cfg: MonitoringTable, seqs: list[dict]) -> dict | None:
@@ -121,11 +148,14 @@ def _rule(cfg: MonitoringTable, seqs: list[dict]) -> dict | None:
         else:
             ok = (s["upper"] - s["lower"]) / 2 < cfg.half_width
         per.append({"id": s["id"], "met": ok})
-    text = {"excludes_zero": "the sequence excludes 0",
-            "half_width_below": f"the half-width is below {cfg.half_width}"}[rule]
-    return {"stop_when": rule, "half_width": cfg.half_width, "min_units": min_units,
+    text = {"excludes_zero": f"the {SEQUENCE_NAMES[cfg.sequence]} excludes 0",
+            "half_width_below": f"the {SEQUENCE_NAMES[cfg.sequence]}'s half-width is below {cfg.half_width}"}[rule]
+    return {"stop_when": rule, "sequence": cfg.sequence, "half_width": cfg.half_width, "min_units": min_units,
             "text": f"{text} for every monitored hypothesis, after at least {min_units} units",
             "per_hypothesis": per, "met": all(p["met"] for p in per) and bool(per)}
+
+
+SEQUENCE_NAMES = {"betting": "betting sequence", "empirical_bernstein": "empirical-Bernstein sequence"}
 
 
 def monitor(run_dir: str | Path) -> dict:
@@ -164,18 +194,43 @@ def monitor(run_dir: str | Path) -> dict:
         tidy = pd.DataFrame({"arm": [], "match_key": [], "completion": [], "amplified": [], "not_amplified": []})
         void_cells, n_lines = set(), 0
     seqs = [sequence_for(h, planned_units(order, h.a, h.b, h.cells), tidy, void_cells, alpha,
-                         cfg.tuned_for_v) for h in hyps]
+                         cfg.tuned_for_v, cfg.sequence) for h in hyps]
     total = len(order)
     return {"run": str(run_dir), "protocol": proto.name, "records": n_lines, "cells_planned": total,
             "finished": n_lines >= total, "sequences": seqs, "stopping_rule": _rule(cfg, seqs),
             "estimand": ESTIMAND}
 
 
+def _seq_lines(s: dict) -> list[str]:
+    """The head line (the sequence the stopping rule reads) and the other sequence beside it."""
+    eb = s["empirical_bernstein"]
+    chosen, other = ("betting", "empirical_bernstein") if s.get("sequence", "betting") == "betting" \
+        else ("empirical_bernstein", "betting")
+    cite = {"betting": "Waudby-Smith and Ramdas 2024", "empirical_bernstein": "Howard et al. 2021, Thm 4"}
+    extra = {"betting": "", "empirical_bernstein": f", V = {eb['method']['V']:.1f}"}
+    first = (f", mean {100 * s['mean']:+.2f} pp = ({s['a_only']} - {s['b_only']})/{s['units_in_sequence']} "
+             f"(units only {s['a']} / only {s['b']} succeeded), {100 * s['level']:.4g}% "
+             f"{SEQUENCE_NAMES[chosen]} ({cite[chosen]}; the stopping rule's) "
+             f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp ({s['discordant']} discordant units"
+             f"{extra[chosen]})" + ("; excludes 0" if s[chosen]["excludes_zero"] else ""))
+    o = s[other]
+    second = (f"  {SEQUENCE_NAMES[other]} ({cite[other]}), same units: "
+              f"[{100 * o['lower']:+.2f}, {100 * o['upper']:+.2f}] pp{extra[other]}"
+              + ("; excludes 0" if o["excludes_zero"] else ""))
+    return [first, second]
+
+
+GUARANTEES = ("Valid at every look and any stopping time (units in the pre-registered run order; each hypothesis "
+              "at its own level). Betting sequence (Waudby-Smith and Ramdas 2024): excluding 0 is an anytime-valid "
+              "test of no difference on any unit; as an interval it covers a common mean difference. "
+              "Empirical-Bernstein sequence (Howard et al. 2021, Thm 4): covers the running mean of the units' "
+              "own differences, also when units differ.")
+
+
 def render(rep: dict) -> str:
     lines = [f"{rep['run']}: protocol {rep['protocol']}, {rep['records']} of {rep['cells_planned']} cells recorded"
              + (" (finished)" if rep["finished"] else " (in progress)")]
     for s in rep["sequences"]:
-        m = s["method"]
         head = (f"{s['id']} {s['a']}-{s['b']} {s['endpoint']} ({s['cells']} cells): "
                 f"{s['units_in_sequence']} of {s['planned_units']} matched units in the sequence")
         if s["planned_units"] == 0:
@@ -184,16 +239,8 @@ def render(rep: dict) -> str:
         elif s["units_in_sequence"] == 0:
             lines.append(head + ": no units yet, sequence n/a")
         else:
-            lines.append(head + f", mean {100 * s['mean']:+.2f} pp = ({s['a_only']} - {s['b_only']})/"
-                         f"{s['units_in_sequence']} (units only {s['a']} / only {s['b']} succeeded), "
-                         f"{100 * s['level']:.4g}% confidence sequence "
-                         f"[{100 * s['lower']:+.2f}, {100 * s['upper']:+.2f}] pp "
-                         f"({s['discordant']} discordant units, V = {m['V']:.1f})")
-            b = s["betting"]
-            lines.append(f"  betting sequence (Waudby-Smith and Ramdas 2024), same units: "
-                         f"[{100 * b['lower']:+.2f}, {100 * b['upper']:+.2f}] pp"
-                         + ("; excludes 0: an anytime-valid test of no difference on any unit" if b["excludes_zero"]
-                            else ""))
+            first, second = _seq_lines(s)
+            lines += [head + first, second]
         extra = []
         if s["void_units_skipped"]:
             extra.append(f"{s['void_units_skipped']} void unit(s) skipped")
@@ -202,9 +249,7 @@ def render(rep: dict) -> str:
                          "(units enter in the pre-registered run order)")
         if extra:
             lines.append("  " + "; ".join(extra))
-    lines.append(f"estimand: {rep['estimand']}. Valid at every look and any stopping time "
-                 "(empirical-Bernstein confidence sequence, Howard et al. 2021, Thm 4; units in the "
-                 "pre-registered run order; each hypothesis at its own level).")
+    lines.append(f"estimand: {rep['estimand']}. {GUARANTEES}")
     r = rep["stopping_rule"]
     if r is None:
         lines.append("stopping rule: none pre-registered ([monitoring] stop_when)")
@@ -216,7 +261,8 @@ def render(rep: dict) -> str:
 
 def primary_line(run_dir: str | Path) -> str:
     """One short line for a run's progress display: the first monitored hypothesis's confidence
-    sequence (``harness run --monitor``), e.g. 'H1 A2p-A4 +2.00 pp CS [-9.1, +13.1] (12/40 units)'."""
+    sequence, the one its stopping rule reads (``harness run --monitor``), e.g.
+    'H1 A4-A2p +2.00 pp, 95% betting CS [-9.1, +13.1] (12/40 units)'."""
     rep = monitor(run_dir)
     if not rep["sequences"]:
         return "no hypothesis to monitor"
@@ -224,5 +270,6 @@ def primary_line(run_dir: str | Path) -> str:
     head = f"{s['id']} {s['a']}-{s['b']}"
     if s["units_in_sequence"] == 0:
         return f"{head}: no units yet (0/{s['planned_units']}), sequence n/a"
-    return (f"{head} {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% CS "
+    kind = "betting" if s.get("sequence", "betting") == "betting" else "empirical-Bernstein"
+    return (f"{head} {100 * s['mean']:+.2f} pp, {100 * s['level']:.4g}% {kind} CS "
             f"[{100 * s['lower']:+.1f}, {100 * s['upper']:+.1f}] ({s['units_in_sequence']}/{s['planned_units']} units)")

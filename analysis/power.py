@@ -227,9 +227,9 @@ def _paired_stream(p_a: float, p_b: float, sims: int, n: int, rng: np.random.Gen
 
 def fixed_n_power(p_a: float, p_b: float, n: int, sims: int, rng: np.random.Generator,
                   alpha: float = 0.05) -> dict:
-    """Power at n units of the fixed-n tests: Tango's interval excludes 0 exactly when the score
+    """Simulated power at n units of the fixed-n tests: Tango's interval excludes 0 exactly when the score
     statistic at 0, |b - c| / sqrt(b + c) (McNemar's asymptotic statistic), exceeds z; and the exact
-    McNemar test at level alpha."""
+    McNemar test at level alpha. (``exact_fixed_n_power`` gives both without simulation.)"""
     from scipy.stats import binom, norm
 
     up, dn = p_a * (1 - p_b), (1 - p_a) * p_b
@@ -239,6 +239,48 @@ def fixed_n_power(p_a: float, p_b: float, n: int, sims: int, rng: np.random.Gene
     exact = np.minimum(1.0, 2 * binom.cdf(np.minimum(b, c), b + c, 0.5))
     return {"tango": float(np.mean(z > norm.ppf(1 - alpha / 2))),
             "mcnemar_exact": float(np.mean((b + c > 0) & (exact <= alpha)))}
+
+
+def _rejection_given_discordant(m_max: int, q: float, alpha: float) -> dict[str, np.ndarray]:
+    """For m = 0..m_max discordant pairs, P(reject | m) when each discordant pair favours a with
+    probability q: the exact McNemar test (two-sided binomial, p = min(1, 2 F(min(b, m - b); m, 1/2)) <= alpha)
+    rejects for b <= k(m) or b >= m - k(m), k(m) the largest k with 2 F(k; m, 1/2) <= alpha; the score test
+    (Tango at 0) for |2b - m| / sqrt(m) > z. Both regions are symmetric in b, so each probability is two
+    binomial tails."""
+    from scipy.stats import binom, norm
+
+    m = np.arange(m_max + 1)
+    k = binom.ppf(alpha / 2, m, 0.5)  # smallest k with F(k) >= alpha/2
+    k = np.where(2 * binom.cdf(k, m, 0.5) <= alpha, k, k - 1)  # largest k with 2 F(k) <= alpha (-1: none)
+    exact = np.where(k >= 0, binom.cdf(k, m, q) + binom.sf(m - k - 1, m, q), 0.0)
+    z = norm.ppf(1 - alpha / 2)
+    # |2b - m| > z sqrt(m)  <=>  b < (m - z sqrt(m)) / 2  or  b > (m + z sqrt(m)) / 2
+    half = z * np.sqrt(m) / 2
+    lo = np.ceil(m / 2 - half) - 1  # largest b strictly below m/2 - half
+    hi = np.floor(m / 2 + half) + 1  # smallest b strictly above m/2 + half
+    score = np.where(m > 0, binom.cdf(lo, m, q) + binom.sf(hi - 1, m, q), 0.0)
+    return {"mcnemar_exact": exact, "tango": score}
+
+
+def exact_fixed_n_power(p_a: float, p_b: float, ns, alpha: float = 0.05) -> dict[str, np.ndarray]:
+    """Analytic power at each n in ``ns`` of the fixed-n exact McNemar test and of Tango's score test at 0:
+    the discordant count M ~ Binomial(n, p10 + p01), and given M = m, b ~ Binomial(m, p10 / (p10 + p01));
+    power(n) = sum_m P(M = m) P(reject | m) (``_rejection_given_discordant``). No simulation, no Monte Carlo
+    error. Arms independent given the unit: p10 = p_a (1 - p_b), p01 = (1 - p_a) p_b."""
+    from scipy.stats import binom
+
+    ns = np.atleast_1d(np.asarray(ns, dtype=np.int64))
+    up, dn = p_a * (1 - p_b), (1 - p_a) * p_b
+    pd_ = up + dn
+    out = {"mcnemar_exact": np.zeros(len(ns)), "tango": np.zeros(len(ns))}
+    if pd_ <= 0 or len(ns) == 0:
+        return out
+    rej = _rejection_given_discordant(int(ns.max()), up / pd_, alpha)
+    for i, n in enumerate(ns):
+        w = binom.pmf(np.arange(n + 1), n, pd_)
+        for name in out:
+            out[name][i] = float(w @ rej[name][: n + 1])
+    return out
 
 
 def eb_first_exclusion(d: np.ndarray, alpha: float, v_opt: float) -> np.ndarray:
@@ -258,35 +300,64 @@ def eb_first_exclusion(d: np.ndarray, alpha: float, v_opt: float) -> np.ndarray:
     return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, n + 1)
 
 
+def _heterogeneous_null(p_b: float, task_sd: float, sims: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """sims x n differences with no difference on any unit, units heterogeneous: 24 tasks with a logit
+    random effect (SD task_sd) around the rate p_b, each unit a random task; both arms draw from the
+    unit's own rate (the null the monitor's type-I guarantee is about, ``analysis.betting``)."""
+    from scipy.special import expit, logit
+
+    base = float(logit(min(max(p_b, 1e-6), 1 - 1e-6)))
+    u = rng.normal(0.0, task_sd, size=(sims, 24))
+    task = rng.integers(0, 24, size=(sims, n))
+    p = expit(base + np.take_along_axis(u, task, axis=1))
+    return (rng.random((sims, n)) < p).astype(float) - (rng.random((sims, n)) < p)
+
+
 def monitor_power(p_a: float, p_b: float, alpha: float = 0.05, target: float = 0.8, sims: int = 1000,
-                  max_units: int = 4000, seed: int = 1, v_opt: float | None = None) -> dict:
-    """Units to ``target`` power: the fixed-n Tango interval and exact McNemar test (smallest n on a
-    grid of step max_units/200 whose simulated power reaches the target) and the two confidence
-    sequences looked at after every unit (the target quantile of the first unit count at which the
-    sequence excludes 0: a monitored study stopping there has that power by that many units)."""
+                  max_units: int = 4000, seed: int = 1, v_opt: float | None = None,
+                  null_task_sd: float = 2.0) -> dict:
+    """Units to ``target`` power. Fixed-n tests (exact McNemar, Tango's score test at 0): analytic power
+    (``exact_fixed_n_power``), the smallest n <= max_units reaching the target (exact power is not monotone
+    in n; the first crossing is reported). The two confidence sequences looked at after every unit:
+    simulated, the target quantile of the first unit count at which the sequence excludes 0 (a monitored
+    study stopping there has that power by that many units), and each sequence's power at the exact
+    McNemar units with its Monte Carlo standard error. Type-I error of each sequence under a heterogeneous
+    null (``_heterogeneous_null``, task SD ``null_task_sd``), looked at after every unit up to max_units."""
     from analysis.betting import first_exclusion
 
     rng = np.random.Generator(np.random.PCG64([seed, 24]))
     d = _paired_stream(p_a, p_b, sims, max_units, rng)
     v_opt = v_opt if v_opt is not None else max(10.0, max_units / 20)
     seqs = {"betting": first_exclusion(d, alpha), "empirical_bernstein": eb_first_exclusion(d, alpha, v_opt)}
+    ns = np.arange(1, max_units + 1)
+    exact = exact_fixed_n_power(p_a, p_b, ns, alpha)
     out: dict[str, Any] = {"p_a": p_a, "p_b": p_b, "alpha": alpha, "target": target, "sims": sims,
-                           "max_units": max_units, "seed": seed, "eb_tuned_for_v": v_opt, "units": {}}
+                           "max_units": max_units, "seed": seed, "eb_tuned_for_v": v_opt, "units": {},
+                           "fixed_n_method": "analytic: sum over the binomial number of discordant pairs of "
+                                             "the exact conditional rejection probability"}
+    for name in ("mcnemar_exact", "tango"):
+        hit = np.flatnonzero(exact[name] >= target)
+        out["units"][name] = None if hit.size == 0 else int(ns[hit[0]])
     for name, first in seqs.items():
         q = float(np.quantile(first, target, method="higher"))
         out["units"][name] = None if q > max_units else int(q)
-    step = max(1, max_units // 200)
-    for name in ("tango", "mcnemar_exact"):
-        out["units"][name] = None
-    for n in range(step, max_units + 1, step):
-        pw = fixed_n_power(p_a, p_b, n, sims, rng, alpha)
-        for name in ("tango", "mcnemar_exact"):
-            if out["units"][name] is None and pw[name] >= target:
-                out["units"][name] = n
-        if all(out["units"][k] is not None for k in ("tango", "mcnemar_exact")):
-            break
+    n_ref = out["units"]["mcnemar_exact"]
+    out["at_mcnemar_units"] = None if n_ref is None else {
+        "units": n_ref, "mcnemar_exact": float(exact["mcnemar_exact"][n_ref - 1]),
+        **{name: _share(first <= n_ref, sims) for name, first in seqs.items()}}
+    null = _heterogeneous_null(p_b, null_task_sd, sims, max_units, rng)
+    out["type_one"] = {"task_sd": null_task_sd, "base_rate": p_b, "tasks": 24, "looks": max_units,
+                       "betting": _share(first_exclusion(null, alpha) <= max_units, sims),
+                       "empirical_bernstein": _share(eb_first_exclusion(null, alpha, v_opt) <= max_units, sims)}
     out["mc_se_at_target"] = math.sqrt(target * (1 - target) / sims)
     return out
+
+
+def _share(hit: np.ndarray, sims: int) -> dict:
+    """A simulated proportion with its numerator, denominator and binomial Monte Carlo standard error."""
+    k = int(np.sum(hit))
+    p = k / sims
+    return {"hits": k, "sims": sims, "rate": p, "mc_se": math.sqrt(p * (1 - p) / sims)}
 
 
 def render_monitor_power(r: dict, a: str, b: str) -> str:
@@ -295,17 +366,30 @@ def render_monitor_power(r: dict, a: str, b: str) -> str:
     def show(x):
         return "n/a (not reached within --max-units)" if x is None else str(x)
 
-    fixed = u["tango"]
+    ref = u["mcnemar_exact"]
     lines = [f"units to {100 * r['target']:.0f}% power at {a} = {r['p_a']}, {b} = {r['p_b']} (difference "
              f"{100 * (r['p_a'] - r['p_b']):+.2f} pp; matched units with independent arms, every unit alike; "
-             f"alpha = {r['alpha']}; {r['sims']} simulated studies each, MC s.e. of a power near the target "
-             f"{r['mc_se_at_target']:.3f})",
-             "| test | units to target power | x the fixed-n Tango units |", "|---|---|---|"]
-    names = {"tango": "fixed-n Tango score interval (read once at n)",
-             "mcnemar_exact": "fixed-n exact McNemar test (read once at n)",
-             "betting": "betting confidence sequence (aGRAPA; looked at after every unit)",
+             f"alpha = {r['alpha']}). Fixed-n tests: exact analytic power (no simulation). Sequences: "
+             f"{r['sims']} simulated studies (seed {r['seed']}), MC s.e. of a power near the target "
+             f"{r['mc_se_at_target']:.3f}.",
+             "| test | units to target power | x the exact McNemar units |", "|---|---|---|"]
+    names = {"mcnemar_exact": "fixed-n exact McNemar test (read once at n; analytic)",
+             "tango": "fixed-n Tango score interval (read once at n; analytic)",
+             "betting": "betting confidence sequence (aGRAPA; looked at after every unit; the monitor's default)",
              "empirical_bernstein": f"empirical-Bernstein sequence (tuned for V = {r['eb_tuned_for_v']:g}; every unit)"}
-    for k in ("tango", "mcnemar_exact", "betting", "empirical_bernstein"):
-        ratio = "n/a" if u[k] is None or fixed is None else f"{u[k] / fixed:.2f}"
+    for k in ("mcnemar_exact", "tango", "betting", "empirical_bernstein"):
+        ratio = "n/a" if u[k] is None or ref is None else f"{u[k] / ref:.2f}"
         lines.append(f"| {names[k]} | {show(u[k])} | {ratio} |")
+    at = r.get("at_mcnemar_units")
+    if at is not None:
+        lines.append(f"power at the exact McNemar units (n = {at['units']}): exact McNemar "
+                     f"{at['mcnemar_exact']:.4f} (analytic); " + "; ".join(
+                         f"{nm.replace('_', '-')} sequence {at[nm]['hits']}/{at[nm]['sims']} = {at[nm]['rate']:.3f} "
+                         f"(MC s.e. {at[nm]['mc_se']:.3f})" for nm in ("betting", "empirical_bernstein")))
+    t = r["type_one"]
+    lines.append(f"type-I error under a heterogeneous null (no difference on any unit; {t['tasks']} tasks, logit "
+                 f"task SD {t['task_sd']:g} around {b}'s rate {t['base_rate']}; looked at after each of "
+                 f"{t['looks']} units): " + "; ".join(
+                     f"{nm.replace('_', '-')} {t[nm]['hits']}/{t[nm]['sims']} = {t[nm]['rate']:.3f} "
+                     f"(MC s.e. {t[nm]['mc_se']:.3f})" for nm in ("betting", "empirical_bernstein")))
     return "\n".join(lines)

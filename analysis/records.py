@@ -471,18 +471,35 @@ def factor_suffix(facs: dict | None) -> str:
     return "".join(f"|{k}={facs[k]}" for k in sorted(facs))
 
 
+def fast_rows(path: str | Path, scenarios: set[str] | None = None,
+              complete_lines_only: bool = False) -> tuple[list[dict], list[str]] | None:
+    """The rows of a JSON-lines file of the plain shape, validated by column (``analysis.fastload``) with this
+    module's own rules, or None: read it row by row."""
+    from analysis.fastload import valid_rows
+
+    return valid_rows(path, scenarios, complete_lines_only, _validate, _null_scenario, frozenset(_NULL_SPELLINGS))
+
+
 def load_records(path: str | Path, on_conflict: str = "error",
                  scenarios: set[str] | None = None, complete_lines_only: bool = False,
-                 raw: tuple[list[dict], list[str]] | None = None) -> LoadResult:
+                 raw: tuple[list[dict], list[str]] | None = None, validated: bool = False) -> LoadResult:
     """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
     ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger).
     ``raw``: the rows ``read_raw`` already returned for ``path``, so that a caller that uses them
-    uses the rows validated here (a ledger read twice may have grown in between)."""
+    uses the rows validated here (a ledger read twice may have grown in between); ``validated``: those
+    rows came from ``analysis.fastload.valid_rows``, which validated them (for the same ``scenarios``).
+    Without ``raw``, a JSON-lines file of the plain shape is read and validated by column
+    (``analysis.fastload``); any other file row by row."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
+    if raw is None:
+        raw = fast_rows(path, scenarios, complete_lines_only)
+        validated = raw is not None
     recs, locs = raw if raw is not None else read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
+        if validated:
+            break
         _validate(rec, loc, scenarios, problems)
         if len(problems) >= MAX_ERRORS:
             break

@@ -35,8 +35,13 @@ CLUSTERS = ("task", "task x scenario", "cell")
 PROVIDER_KEYS = {"requests_per_minute", "tokens_per_minute", "max_retries", "backoff_base_s", "backoff_max_s",
                  "request_timeout_s", "base_url", "max_tokens_param", "temperature"}
 # [monitoring] (optional, pre-registered): read by `harness monitor RUN` (analysis/monitor.py)
-MONITOR_KEYS = {"hypotheses", "alpha", "stop_when", "half_width", "min_units", "tuned_for_v"}
+MONITOR_KEYS = {"hypotheses", "alpha", "stop_when", "half_width", "min_units", "tuned_for_v", "sequence"}
 STOP_RULES = ("excludes_zero", "half_width_below")
+# the sequence the stopping rule, the progress line and `harness monitor` read: the betting one unless the
+# protocol names the empirical-Bernstein one. The lock's digest is over the protocol file as written, so a
+# protocol that names it carries the choice in its lock; one that does not (every lock before issue 37)
+# keeps its digest.
+SEQUENCES = ("betting", "empirical_bernstein")
 
 @dataclass(frozen=True)
 class Arm:
@@ -204,6 +209,7 @@ class MonitoringTable(_Table):
     # units a sequence needs before the stopping rule can be met (an integer stays one in the report)
     min_units: int | float = Field(default=0, ge=0)
     tuned_for_v: float | None = Field(default=None, ge=0)
+    sequence: Literal["betting", "empirical_bernstein"] = "betting"
 
 
 class ProtocolFile(_Table):

@@ -62,13 +62,19 @@ def test_grid_sequence_agrees_with_the_capital_at_its_endpoints():
         betting_sequence([2.0])
 
 
-def test_monitor_reaches_80_percent_power_within_twice_the_fixed_n_units():
-    """Issue 24 acceptance, at the paper's effect (A4 0.999 vs A2p 0.983 not-amplified)."""
+def test_betting_needs_at_most_1_3x_the_exact_mcnemar_units_and_holds_its_level():
+    """Issue 37 acceptance, at the paper's effect (A4 0.999 vs A2p 0.983 not-amplified): the betting sequence
+    reaches 80% power within 1.3x the units of the fixed-n exact McNemar test (analytic power), and its type-I
+    error under a heterogeneous null (task SD 2, looked at after every unit) is at most 5%."""
     r = monitor_power(0.999, 0.983, sims=400, max_units=2500, seed=2)
     u = r["units"]
-    assert u["tango"] is not None and u["betting"] is not None
-    assert u["betting"] <= 2 * u["tango"], u
+    assert u["mcnemar_exact"] is not None and u["betting"] is not None
+    assert u["betting"] <= 1.3 * u["mcnemar_exact"], u
     assert u["empirical_bernstein"] is None or u["empirical_bernstein"] > u["betting"]
+    assert r["type_one"]["betting"]["rate"] <= 0.05, r["type_one"]
+    at = r["at_mcnemar_units"]
+    assert at["units"] == u["mcnemar_exact"] and 0.8 <= at["mcnemar_exact"] < 0.85
+    assert at["betting"]["sims"] == 400 and at["betting"]["mc_se"] > 0
 
 
 def test_cli_power_monitor(tmp_path):
@@ -77,6 +83,8 @@ def test_cli_power_monitor(tmp_path):
                                   "--max-units", "1500", "--json-out", str(out)])
     assert r.exit_code == 0, r.output
     assert "fixed-n Tango score interval" in r.output and "betting confidence sequence" in r.output
+    assert "fixed-n exact McNemar test (read once at n; analytic)" in r.output and "MC s.e." in r.output
+    assert "type-I error under a heterogeneous null" in r.output
     assert out.exists()
     r = CliRunner().invoke(main, ["power", "--monitor", "--rate", "A4=0.999"])
     assert r.exit_code == 2 and "need --rate for A4 and A2p" in r.output

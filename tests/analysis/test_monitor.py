@@ -79,7 +79,7 @@ def test_monitor_mid_run_and_at_the_end(run):
     r = CliRunner().invoke(main, ["monitor", str(run)])
     assert r.exit_code == 0, r.output
     assert "(in progress)" in r.output and "estimand: the mean, over the matched units" in r.output
-    assert "stopping rule (the sequence excludes 0" in r.output
+    assert "stopping rule (the betting sequence excludes 0" in r.output
     # the torn line is cut off before the run resumes (the ledger repairs its own last line)
     text = (run / "records.jsonl").read_text()
     (run / "records.jsonl").write_text(text[: text.rfind("\n") + 1])
@@ -132,10 +132,15 @@ def test_the_printed_mean_carries_its_numerator_and_denominator():
     rep = {"run": "r", "protocol": "p", "records": 10, "cells_planned": 10, "finished": True, "sequences": [s],
            "stopping_rule": None, "estimand": "e"}
     assert "mean +20.00 pp = (2 - 1)/5" in render(rep)
-    # the betting sequence sits beside it, on the same units, and with 5 units cannot exclude 0
-    b = s["betting"]
+    # the betting sequence heads (the stopping rule reads it); the empirical-Bernstein one sits beside it, on
+    # the same units; with 5 units neither can exclude 0
+    b, eb = s["betting"], s["empirical_bernstein"]
+    assert (s["sequence"], s["lower"], s["upper"]) == ("betting", b["lower"], b["upper"])
     assert b["lower"] < 0 < b["upper"] and b["excludes_zero"] is False and "Waudby-Smith" in b["method"]
-    assert "betting sequence (Waudby-Smith and Ramdas 2024), same units: [" in render(rep)
+    assert eb["lower"] <= b["lower"] and eb["excludes_zero"] is False
+    text = render(rep)
+    assert "95% betting sequence (Waudby-Smith and Ramdas 2024; the stopping rule's) [" in text
+    assert "  empirical-Bernstein sequence (Howard et al. 2021, Thm 4), same units: [" in text
 
 
 def test_a_void_cell_of_another_arm_does_not_skip_a_pending_unit():
@@ -189,3 +194,58 @@ def test_a_hypothesis_with_no_planned_units_says_so_not_no_units_yet():
            "stopping_rule": None, "estimand": "e"}
     out = render(rep)
     assert "no units yet" not in out and "no matched units are planned" in out
+
+
+def _quickstart_sized(tmp_path, monitoring: str):
+    """A run directory of the quickstart's design with 6 repeats (180 cells), its records the committed
+    quickstart fixture's with repeats 1-3 copied to 4-6 (no cell is run); [monitoring] as given."""
+    from pathlib import Path
+
+    from support.analysis_outputs import QUICKSTART
+
+    repo = Path(__file__).resolve().parents[2]
+    copy_tasks(tmp_path, ("parse-range", "median", "text-stats"))
+    text = (repo / "protocols" / "quickstart.toml").read_text().replace("repeats = 3", "repeats = 6")
+    p = tmp_path / "qs6.toml"
+    p.write_text(text.replace('tasks_dir = "../tasks"', 'tasks_dir = "tasks"') + "\n[monitoring]\n" + monitoring)
+    run = tmp_path / "run"
+    prepare(p, run, engine=None, reviewer_engine=None, model=None, exploratory=True)
+    rows = []
+    for line in QUICKSTART.read_text().splitlines():
+        r = json.loads(line)
+        for shift in (0, 3):
+            rows.append({k: v for k, v in r.items() if k not in ("hash", "prev_hash", "cell_key", "seq")}
+                        | {"repeat": r["repeat"] + shift})
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return run
+
+
+@pytest.mark.parametrize("sequence,met", [(None, True), ("empirical_bernstein", False)])
+def test_a_quickstart_sized_study_stops_on_the_betting_sequence(tmp_path, sequence, met):
+    """H1 at the quickstart's effect (12 of 18 units favour A4, none A2p): the betting sequence excludes 0,
+    so the pre-registered rule is met; the empirical-Bernstein sequence, named by the protocol, does not."""
+    rule = 'hypotheses = ["H1"]\nstop_when = "excludes_zero"\nmin_units = 10\n'
+    run = _quickstart_sized(tmp_path, rule + (f'sequence = "{sequence}"\n' if sequence else ""))
+    rep = monitor(run)
+    s = rep["sequences"][0]
+    assert (s["units_in_sequence"], s["a_only"], s["b_only"]) == (18, 12, 0)
+    assert s["sequence"] == (sequence or "betting")
+    assert s["betting"]["excludes_zero"] is True and s["empirical_bernstein"]["excludes_zero"] is False
+    assert rep["stopping_rule"]["met"] is met and rep["stopping_rule"]["sequence"] == (sequence or "betting")
+
+
+def test_the_sequence_is_part_of_the_protocol_and_a_default_leaves_old_locks_alone(tmp_path):
+    from harness.core.errors import InputError
+    from harness.core.protocol import compute_lock
+
+    copy_tasks(tmp_path, ("parse-range",))
+    p = tmp_path / "p.toml"
+    p.write_text(PROTO)
+    base = load_protocol(p)
+    assert base.monitoring.sequence == "betting"
+    p.write_text(PROTO + 'sequence = "betting"\n')
+    named = load_protocol(p)
+    assert named.monitoring == base.monitoring and compute_lock(named)["digest"] != compute_lock(base)["digest"]
+    p.write_text(PROTO + 'sequence = "bernstein"\n')
+    with pytest.raises(InputError, match="sequence"):
+        load_protocol(p)

@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -118,3 +119,52 @@ def test_cli_power_warns_below_the_methods_minimum_clusters():
     r = CliRunner().invoke(main, ["power", "--rate", "A4=0.99", "--rate", "A2p=0.5", "--tasks", "96",
                                   "--scenarios", "1", "--k", "1", "--sims", "5", "--interval", "cluster-t"])
     assert r.exit_code == 0 and "WARNING" not in r.output, r.output  # 96 clusters: the documented minimum
+
+
+# -- exact fixed-n power (harness power --monitor) ----------------------------------------------------------
+def _brute_force_power(p_a: float, p_b: float, n: int) -> tuple[float, float]:
+    """Every (b, c) of n units, weighted by its multinomial probability: statsmodels' exact McNemar p <= 0.05,
+    and the score statistic |b - c| / sqrt(b + c) > z."""
+    from scipy.stats import multinomial, norm
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    up, dn = p_a * (1 - p_b), (1 - p_a) * p_b
+    exact = score = 0.0
+    for b in range(n + 1):
+        for c in range(n + 1 - b):
+            w = multinomial.pmf([b, c, n - b - c], n, [up, dn, 1 - up - dn])
+            if b + c and mcnemar([[0, b], [c, 0]], exact=True).pvalue <= 0.05:
+                exact += w
+            if b + c and abs(b - c) / (b + c) ** 0.5 > norm.ppf(0.975):
+                score += w
+    return exact, score
+
+
+@pytest.mark.parametrize("p_a,p_b,n", [(0.7, 0.4, 12), (0.9, 0.6, 25), (0.999, 0.983, 40), (0.5, 0.5, 15)])
+def test_exact_fixed_n_power_equals_brute_force_enumeration(p_a, p_b, n):
+    from analysis.power import exact_fixed_n_power
+
+    got = exact_fixed_n_power(p_a, p_b, [n])
+    exact, score = _brute_force_power(p_a, p_b, n)
+    assert got["mcnemar_exact"][0] == pytest.approx(exact, abs=1e-12)
+    assert got["tango"][0] == pytest.approx(score, abs=1e-12)
+
+
+def test_exact_mcnemar_power_hand_worked():
+    """n = 6 units at alpha 0.05: the exact test rejects only when all 6 are discordant one way (2 / 2^6 = 0.031;
+    with 5 discordant, 2 / 2^5 = 0.0625 > 0.05). p_a = 0.75, p_b = 0.5: p10 = 0.375, p01 = 0.125, so the power
+    is 0.375^6 + 0.125^6 = (729 + 1) / 262,144 = 0.00278472900390625."""
+    from analysis.power import exact_fixed_n_power
+
+    got = exact_fixed_n_power(0.75, 0.5, [5, 6])["mcnemar_exact"]
+    assert got[0] == 0.0 and got[1] == pytest.approx(730 / 262144, rel=1e-12)
+
+
+def test_simulated_fixed_n_power_agrees_with_the_exact_one():
+    from analysis.power import exact_fixed_n_power, fixed_n_power
+
+    sim = fixed_n_power(0.999, 0.983, 555, 4000, np.random.default_rng(3))
+    exact = exact_fixed_n_power(0.999, 0.983, [555])
+    for name in ("mcnemar_exact", "tango"):
+        se = (exact[name][0] * (1 - exact[name][0]) / 4000) ** 0.5
+        assert abs(sim[name] - exact[name][0]) < 4 * se, name

@@ -58,5 +58,5 @@ def test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line(tmp_pa
     from analysis.monitor import primary_line
     execute(run_dir, limit_cells=10, progress_stream=out, log=lambda m: None, monitor=primary_line)
     last = out.getvalue().splitlines()[-1]
-    assert "H1 " in last and ("% CS [" in last or "no units yet" in last), last
+    assert "H1 " in last and ("% betting CS [" in last or "no units yet" in last), last  # the betting sequence by default
     assert last.endswith(primary_line(run_dir))  # the same text `harness monitor` computes

@@ -204,10 +204,11 @@ def test_monitoring_table_is_accepted_with_defaults(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text(BASE + HYPS + '[monitoring]\nstop_when = "half_width_below"\nhalf_width = 0.05\nmin_units = 4\n')
     assert load_protocol(p).monitoring.model_dump(exclude_none=True) == {
-        "stop_when": "half_width_below", "half_width": 0.05, "min_units": 4, "hypotheses": ["H1"], "alpha": 0.05}
+        "stop_when": "half_width_below", "half_width": 0.05, "min_units": 4, "hypotheses": ["H1"], "alpha": 0.05,
+        "sequence": "betting"}
     p.write_text(BASE + HYPS)
     assert load_protocol(p).monitoring.model_dump(exclude_none=True) == {"hypotheses": ["H1"], "alpha": 0.05,
-                                                                         "min_units": 0}
+                                                                         "min_units": 0, "sequence": "betting"}
     repo = Path(__file__).resolve().parents[2]
     assert load_protocol(repo / "protocols" / "powered-ablation.toml").monitoring.hypotheses == ["H1", "H2"]
 

@@ -1,0 +1,133 @@
+"""Adjudicated divergence of two runs (``harness compare``, issue 37; the paper's section 13, future work 1b).
+
+The paired matrix of ``analysis.compare`` puts one run's terminal status against the other's delivery
+decision. The paper could not say how many of the 106 no-review completions the gated run did not
+deliver were wrong deliveries it avoided: its stops were not hidden-oracle adjudicated. A run of this
+harness judges every cell's final tree with the hidden oracle, shipped or not (Eq. 7: a stop whose tree
+would pass the oracle is a false_stop, one whose tree fails it a safe_stop), so a comparison of two
+such runs can answer it. For each direction (A completed x B not delivered, and B completed x A not
+delivered) the refusals are split by the refusing run's hidden-oracle verdict on its own final tree:
+
+* refused and wrong (hidden oracle fails): a wrong delivery avoided;
+* refused and right (hidden oracle passes): a false stop (Eq. 7).
+
+Each share carries its Wilson 95% interval (``harness.core.wilson``, checked against statsmodels), and the
+paired token readout (Table 28's increment of the refusing run over the other, input+output tokens over the
+pairs where both report usage) is divided by the wrong deliveries avoided: tokens per wrong delivery avoided.
+
+What counts as a hidden-oracle verdict: a row that names the final tree the harness judged
+(``tree_digest_final``, written by the harness's adjudicator beside ``hidden_pass``). A records file from
+another producer (the paper's) carries only Eq. 7's flags; then the section keeps the caveat of the
+readout's wording and names the side that lacks verdicts.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from harness.core.wilson import wilson
+
+COMPLETION = ("completed", "recovered")
+VERDICT_FIELD = "tree_digest_final"
+CRITERION = (f"a row carries a hidden-oracle verdict when it names the final tree the harness's hidden oracle "
+             f"judged ({VERDICT_FIELD}); every matched row of a side must")
+
+
+def _has_verdict(rec: dict) -> bool:
+    v = rec.get(VERDICT_FIELD)
+    return isinstance(v, str) and bool(v) and isinstance(rec.get("hidden_pass"), bool)
+
+
+def _lacking(rows: list[dict], label: str, source: str) -> dict[str, Any] | None:
+    missing = sum(not _has_verdict(r) for r in rows)
+    if not missing:
+        return None
+    return {"label": label, "source": source, "rows_without": missing, "rows": len(rows)}
+
+
+def _share(k: int, n: int) -> dict[str, Any]:
+    p = wilson(k, n)
+    return {**p.as_dict(), "method": "Wilson score 95%", "shown": p.fmt()}
+
+
+def direction(pairs: list[tuple[str, dict, dict]], completing: str, refusing: str, swap: bool,
+              increment: int | None) -> dict[str, Any]:
+    """One off-diagonal cell: the completing side completed (Eq. 7: shipped, hidden oracle passes), the
+    refusing side did not deliver; its refusals split by the refusing side's own hidden verdict.
+    ``swap``: the refusing side is A (pairs are (key, A, B)). ``increment``: the paired input+output
+    tokens of the refusing side minus the completing side's (None when no pair reports usage)."""
+    cell = [(b, a) if swap else (a, b) for _, a, b in pairs]  # (completing, refusing)
+    cell = [(c, r) for c, r in cell if c["outcome"] in COMPLETION and not r["shipped"]]
+    n = len(cell)
+    wrong = sum(1 for _, r in cell if not r["hidden_pass"])
+    out: dict[str, Any] = {"cell": f"{completing} completed x {refusing} not delivered", "completing": completing,
+                           "refusing": refusing, "n": n, "wrong_delivery_avoided": _share(wrong, n),
+                           "false_stop": _share(n - wrong, n)}
+    out["tokens"] = _per_avoided(increment, wrong, refusing, completing)
+    return out
+
+
+def _per_avoided(increment: int | None, wrong: int, refusing: str, completing: str) -> dict[str, Any]:
+    """Tokens per wrong delivery avoided: the paired increment over the avoided count (exact, 1 decimal)."""
+    base = {"increment": increment, "avoided": wrong}
+    if increment is None:
+        return {**base, "per_avoided": None, "shown": "n/a (no pair where both runs report usage)"}
+    if wrong == 0:
+        return {**base, "per_avoided": None, "shown": "n/a (no wrong delivery avoided)"}
+    per = Fraction(increment, wrong)
+    sign = "-" if per < 0 else ""
+    shown = (f"{sign}{_fixed1(abs(per))} = {increment:,} / {wrong:,} ({refusing} - {completing} input+output "
+             "tokens over the pairs where both report usage, per wrong delivery avoided)")
+    if increment <= 0:
+        shown += f"; {refusing} used no more tokens than {completing}"
+    return {**base, "per_avoided": float(per), "shown": shown}
+
+
+def _fixed1(x: Fraction) -> str:
+    """A non-negative exact value with one decimal, rounded half up, thousands grouped (as compare.fixed)."""
+    whole, frac = divmod((x * 10 + Fraction(1, 2)).__floor__(), 10)
+    return f"{whole:,}.{frac}"
+
+
+def adjudicated(pairs: list[tuple[str, dict, dict]], sides: tuple[tuple[str, str], tuple[str, str]],
+                increment: int | None) -> dict[str, Any]:
+    """Both directions when both sides carry hidden-oracle verdicts on every matched row, else n/a naming
+    the side(s) without them. ``sides``: ((label A, source A), (label B, source B)); ``increment``: Table
+    28's paired increment B - A."""
+    (la, sa), (lb, sb) = sides
+    lacking = [x for x in (_lacking([a for _, a, _ in pairs], la, sa), _lacking([b for _, _, b in pairs], lb, sb))
+               if x is not None]
+    res: dict[str, Any] = {"criterion": CRITERION, "lacking": lacking, "pairs": len(pairs)}
+    if not pairs:
+        return {**res, "status": "n/a (no matched pairs)", "directions": []}
+    if lacking:
+        return {**res, "status": "n/a: " + "; ".join(
+            f"{x['label']} ({x['source']}) carries no hidden-oracle verdict on {x['rows_without']:,} of its "
+            f"{x['rows']:,} matched rows" for x in lacking), "directions": []}
+    neg = None if increment is None else -increment
+    return {**res, "status": "ok", "directions": [direction(pairs, la, lb, False, increment),
+                                                 direction(pairs, lb, la, True, neg)]}
+
+
+def token_convention(rows_by_side: list[tuple[str, list[tuple[str, dict]]]]) -> list[dict[str, Any]]:
+    """The double-counting footprint, per side: every row with a cached count (cache_read_tokens > 0) has
+    cache_read_tokens <= tokens_in, as when tokens_in is the engine's whole prompt including the cached part
+    (OpenAI's prompt_tokens convention). This harness writes uncached input in tokens_in and adds the cached
+    part once (``analysis.compare.io_tokens``), so such rows may count the cached part twice. A warning names
+    the rows (their join keys, the first five) and the engines; it cannot prove the convention, only show its
+    footprint."""
+    out = []
+    for label, rows in rows_by_side:
+        cached = [(k, r) for k, r in rows if (r.get("cache_read_tokens") or 0) > 0 and r.get("tokens_in") is not None]
+        if not cached or any(r["cache_read_tokens"] > r["tokens_in"] for _, r in cached):
+            continue
+        engines = sorted({str(r.get("engine")) for _, r in cached if r.get("engine")})
+        keys = [k for k, _ in cached]
+        out.append({"label": label, "rows": len(cached), "keys": keys[:5], "engines": engines,
+                    "text": (f"WARNING ({label}): all {len(cached):,} rows with a cached count have cache_read_tokens "
+                             f"<= tokens_in (rows {', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''}; engine "
+                             f"{', '.join(engines) or 'not recorded'}): the footprint of tokens_in that already "
+                             "includes the cached input (OpenAI's prompt_tokens convention). Input+output tokens add "
+                             "cache_read_tokens to tokens_in, so these rows may count the cached part twice; check "
+                             "the producer's convention before reading the token readout.")})
+    return out

@@ -1,0 +1,183 @@
+"""Columnar screening of a JSON-lines records file (issue 37: analysis at a million records).
+
+``analysis.records`` validates every row with a Python call (and a JSON-Schema pass) per row: about 100 us a
+row, 100 s at a million. Most files hold rows of one plain shape: the interchange minimum plus cost_usd,
+engine and model_id, each a scalar. ``valid_rows`` parses such a file with plain ``json.loads`` and checks
+each field over the whole column at once (the set of types a column holds, its numeric range as one array,
+its few distinct strings one by one), then runs the per-row validator itself on one row of every distinct
+combination of outcome, flags and value types, so a case the column checks did not foresee still meets the
+per-row rules. It returns the rows only when every check passes; anything else (another field, a nested
+value, a duplicate key, a backslash-u escape, a carriage return, a value out of range) returns None, and the
+caller reads the file row by row, whose messages name file, line and field. The fast path therefore never
+accepts a file the per-row path rejects, and the rows it returns are the ones ``json.loads`` gives the
+per-row path, so every number computed from them is unchanged (tests/analysis/test_output_snapshot.py).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from operator import itemgetter
+from pathlib import Path
+
+import numpy as np
+
+from harness.core import record
+
+CORE = (*record.REQUIRED, "cost_usd", "engine", "model_id")
+_NONE = type(None)
+
+
+class _Missing:
+    """The value of a field a row does not hold (never a JSON value)."""
+
+
+MISSING = _Missing()
+_INT_MAX = 2**63 - 1
+
+
+def _lines(path: Path, complete_lines_only: bool) -> list[tuple[int, str]] | None:
+    """(line number, text) of each non-blank line, numbered as the per-row reader numbers them."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "\r" in text or "\\u" in text:  # universal newlines and lone surrogates: the per-row reader's cases
+        return None
+    if complete_lines_only:
+        text = text[: text.rfind("\n") + 1]
+    return [(i, line) for i, line in enumerate(text.split("\n"), 1) if line.strip()]
+
+
+def _parse(lines: list[str]) -> list[dict] | None:
+    """The lines as one JSON array (one parser call, not one a line); None unless each line is exactly one
+    flat object with each key named once."""
+    if not all(line.lstrip().startswith("{") and line.rstrip().endswith("}") for line in lines):
+        return None
+    try:
+        recs = json.loads("[" + ",".join(lines) + "]")
+    except (ValueError, RecursionError):
+        return None
+    if len(recs) != len(lines) or not all(type(r) is dict for r in recs):
+        return None
+    # a flat object names each key once as '"key":'; json.loads keeps one of two equal keys, so a line whose
+    # count of '":' differs from its number of keys has a duplicate (or a '":' inside a string): not screened
+    if any(line.count('":') != len(r) for line, r in zip(lines, recs)):
+        return None
+    return recs
+
+
+def _types(col: list) -> set[type]:
+    return set(map(type, col))
+
+
+def _numbers_ok(col: list, ints: bool, void: np.ndarray, none_ok: str) -> bool:
+    """Every value an int (ints) or int/float, finite, >= 0 and within int64; None where ``none_ok`` allows it
+    ('always', 'void' or 'never')."""
+    allowed = {int} if ints else {int, float}
+    types = _types(col)
+    if not types <= allowed | {_NONE}:
+        return False
+    is_none = np.fromiter((v is None for v in col), dtype=bool, count=len(col))
+    if is_none.any() and (none_ok == "never" or none_ok == "void" and (is_none & ~void).any()):
+        return False
+    vals = [v for v in col if v is not None]
+    if not vals:
+        return True
+    try:
+        arr = np.array(vals, dtype=np.int64 if ints else np.float64)
+    except OverflowError:
+        return False
+    if ints:
+        return bool(arr.min() >= 0 and arr.max() <= _INT_MAX)
+    return bool(np.isfinite(arr).all() and arr.min() >= 0)
+
+
+def _strings_ok(col: list, scenarios: set[str] | None, name: str, null_spellings: frozenset[str]) -> bool:
+    if _types(col) != {str}:
+        return False
+    for v in set(col):
+        if not v.strip() or "|" in v:
+            return False
+        if name == "scenario" and (v != record.NULL_SCENARIO and v.strip().lower() in null_spellings
+                                   or scenarios is not None and v not in scenarios):
+            return False
+    return True
+
+
+def _columns(recs: list[dict]) -> dict[str, list] | None:
+    """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one); None when a
+    required field is missing from some row."""
+    names = set().union(*map(dict.keys, recs))
+    if all(len(r) == len(names) for r in recs):  # every row holds every field: one tuple a row, transposed
+        fields = sorted(names)
+        got = dict(zip(fields, map(list, zip(*map(itemgetter(*fields), recs))))) if len(fields) > 1 else \
+            {fields[0]: [r[fields[0]] for r in recs]}
+        cols = {f: got.get(f) or [MISSING] * len(recs) for f in CORE}
+    else:
+        cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
+    if any(_Missing in _types(cols[f]) for f in record.REQUIRED):
+        return None
+    return cols
+
+
+def _columns_ok(cols: dict[str, list], scenarios: set[str] | None, null_spellings: frozenset[str]) -> bool:
+    if not set(cols["outcome"]) <= set(record.OUTCOMES) or _types(cols["outcome"]) != {str}:
+        return False
+    void = np.array([o == "void" for o in cols["outcome"]], dtype=bool)
+    if not all(_strings_ok(cols[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):
+        return False
+    if _types(cols["repeat"]) != {int} or not _numbers_ok(cols["repeat"], True, void, "never") \
+            or min(cols["repeat"]) < 1:
+        return False
+    for f in ("visible_pass", "hidden_pass", "shipped"):
+        types = _types(cols[f])
+        if not types <= {bool, _NONE} or _NONE in types and any(v is None and not vd for v, vd in zip(cols[f], void)):
+            return False
+    if not all(_numbers_ok(cols[f], True, void, "always") for f in ("tokens_in", "tokens_out")):
+        return False
+    if not _numbers_ok(cols["wall_s"], False, void, "void"):
+        return False
+    present = [v for v in cols["cost_usd"] if v is not MISSING]
+    if not _numbers_ok(present, False, np.ones(len(present), dtype=bool), "always"):
+        return False
+    return all(_types([v for v in cols[f] if v is not MISSING]) <= {str, _NONE} for f in ("engine", "model_id"))
+
+
+def _representatives(cols: dict[str, list]) -> list[int]:
+    """One row index per distinct (outcome, flags, the type of every field, absent fields included)."""
+    flags = [cols[f] for f in ("outcome", "visible_pass", "hidden_pass", "shipped")]
+    types = [map(type, cols[f]) for f in CORE]
+    first: dict[tuple, int] = {}
+    for i, sig in enumerate(zip(*flags, *types)):
+        if sig not in first:
+            first[sig] = i
+    return list(first.values())
+
+
+def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only: bool, validate: Callable,
+               null_scenario: Callable, null_spellings: frozenset[str]) -> tuple[list[dict], list[str]] | None:
+    """(rows, their 'FILE:LINE' labels) when the file is JSON lines of the plain shape and every check passes;
+    None otherwise (the caller reads it row by row). Only for files ``analysis.records.read_raw`` reads as
+    JSON lines. ``validate``, ``null_scenario`` and ``null_spellings`` are the per-row reader's own
+    (``analysis.records.fast_rows`` passes them), so the rules are never copied."""
+    path = Path(path)
+    suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
+    if suffix in (".csv", ".tsv", ".parquet", ".pq") or not path.is_file():
+        return None
+    numbered = _lines(path, complete_lines_only)
+    if not numbered:
+        return None
+    recs = _parse([line for _, line in numbered])
+    if recs is None or not set().union(*map(dict.keys, recs)) <= set(CORE):
+        return None
+    for r in recs:
+        null_scenario(r)
+    cols = _columns(recs)
+    if cols is None or not _columns_ok(cols, scenarios, null_spellings):
+        return None
+    problems: list[str] = []
+    for i in _representatives(cols):
+        validate(recs[i], f"{path}:row", scenarios, problems)
+    if problems:
+        return None
+    return recs, [f"{path}:{i}" for i, _ in numbered]
