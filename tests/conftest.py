@@ -40,8 +40,14 @@ SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_speed_m26.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
     "tests/harness/test_redteam_issue21.py": "whole cells of the red team's scoring attacks (36 s)",
     "tests/corpus/test_review_issue26.py": "corpus runs of the issue-26 review cases (28 s)",
+    "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
+                                            "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
+                                            "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
+    # the pool's size rule (pure arithmetic) beside the executor it sizes
+    "tests/harness/test_executors.py::test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used",
+    "tests/harness/test_executors.py::test_the_machine_cap_is_the_smaller_of_cores_and_memory",
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
 })
@@ -147,6 +153,17 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
     "tests/corpus/test_speed_m26.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
+    "tests/harness/test_command_faults.py::test_a_signal_at_any_moment_is_one_stopped_line_or_a_finished_command":
+        (frozenset({"view-SIGINT-0.5", "loop run-SIGTERM-2.0", "run-SIGTERM-2.0"}),
+         "three commands, both signals, in start-up and inside a command; 30 points in the campaign (2-20 s each)"),
+    "tests/harness/test_command_faults.py::test_a_fifo_in_place_of_the_ledger_is_one_line_never_a_hang":
+        (frozenset({"view", "run", "loop run"}), "the three ledgers' readers; every command in the campaign (~3 s each)"),
+    "tests/harness/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
+        (frozenset({"view", "loop run"}), "an output (exit 2) and a ledger's state (exit 4); every command in the "
+                                           "campaign (~3 s each)"),
+    "tests/harness/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
+        (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
+         "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
 }
 
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, judge
-from harness.core.runio import NoSpace, is_no_space, write_atomic
+from harness.core import runio
+from harness.core.runio import NoSpace, exists_regular, is_no_space, write_atomic
 from harness.core.wilson import wilson
 from harness.engines import EngineContext, make_engine
 from harness.ledger.ledger import Ledger
@@ -126,6 +127,8 @@ def open_ledger(out: Path, resume: bool = False, *, hold):
     from harness.core.runio import DirLock, make_dir
     from harness.ledger.ledger import LedgerRefused
     path = out / "ledger.jsonl"
+    if (path.exists() or path.is_symlink()) and not exists_regular(path):  # a FIFO or a link: never opened
+        runio.open_regular(path, "loop ledger")
     if resume and not (path.is_file() and path.stat().st_size):
         raise InputError(str(out), "--resume", "no loop ledger here to continue (ledger.jsonl); start with --out DIR")
     rerun = f"harness loop run TARGET --resume {out}"
