@@ -8,6 +8,8 @@ import click
 
 from analysis.intervals import DEFAULT_METHOD
 from analysis.tables import CLUSTERS, DEFAULT_CLUSTER
+from harness.core import runio
+from harness.core.errors import ExitCode
 from harness.core.interval_methods import METHODS
 
 
@@ -32,7 +34,9 @@ def _guard(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except (RecordsError, ProtocolError, InputError, MonitorError) as exc:
         raise InputProblem(str(exc)) from exc
-    except OSError as exc:  # an unreadable input or an unwritable --out
+    except OSError as exc:  # an unreadable input or an unwritable --out (a full disk: NoSpace's line)
+        if runio.is_no_space(exc):
+            raise
         raise InputProblem(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
@@ -62,8 +66,10 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict,
     from analysis.pipeline import analyze
     from analysis.report import fmt_estimands, fmt_interval, fmt_method
 
-    s = _guard(analyze, records, out, protocol=protocol, seed=seed, B=B, cluster=cluster,
-               on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
+    # built aside and put in place whole: a full disk is one line, exit 2, and --out as it was
+    with runio.staged_dir(Path(out), f"harness analyze {records} --out {out}", ExitCode.BAD_INPUT) as stage:
+        s = _guard(analyze, records, stage, protocol=protocol, seed=seed, B=B, cluster=cluster,
+                   on_conflict=on_conflict, glmm=glmm, figures=not no_figures, interval=interval)
     r = s["records"]
     click.echo(f"{r['scored']} scored cells from {r['lines']} records "
                f"(void: {sum(r['void'].values())}, duplicates dropped: {r['duplicates_dropped']})")
@@ -194,14 +200,16 @@ def power_cmd(rates, pilot, arm_a, arm_b, endpoint, tasks, scenarios, ks, task_s
                      seed=seed, cluster=cluster, target=target, band=band_t, interval=interval)
     except PowerRefused as exc:
         if json_out:
-            Path(json_out).write_text(json.dumps(exc.result, indent=2) + "\n")
+            runio.write_atomic(json_out, json.dumps(exc.result, indent=2) + "\n", "harness power --json-out "
+                               f"{json_out}", ExitCode.BAD_INPUT)
         click.echo(exc.result["text"])
         raise click.ClickException(f"refused: {exc}") from exc
     except ValueError as exc:
         raise InputProblem(str(exc)) from exc
     click.echo(res["text"])
     if json_out:
-        Path(json_out).write_text(json.dumps(res, indent=2) + "\n")
+        runio.write_atomic(json_out, json.dumps(res, indent=2) + "\n", f"harness power --json-out {json_out}",
+                           ExitCode.BAD_INPUT)
 
 
 def _power_monitor(rate_map, pilot, a, b, endpoint, sims, seed, target, max_units, json_out) -> None:
@@ -232,4 +240,5 @@ def monitor_cmd(run_dir, json_out):
     rep = _guard(monitor, run_dir)
     click.echo(render(rep))
     if json_out:
-        _guard(Path(json_out).write_text, json.dumps(rep, indent=2) + "\n")
+        runio.write_atomic(json_out, json.dumps(rep, indent=2) + "\n", f"harness monitor {run_dir} --json-out "
+                           f"{json_out}", ExitCode.BAD_INPUT)

@@ -26,6 +26,7 @@ are apportioned by largest remainder so that the printed values sum to exactly 1
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -125,10 +126,10 @@ def _run_meta(path: Path) -> dict:
     meta_path = path / "run.json"
     if not meta_path.is_file():
         raise CompareError(f"{path}: not a run directory (no run.json) and not a records file")
-    from harness.core.statefile import loads
-    try:  # ValueError: malformed, nested past statefile.MAX_DEPTH, or an integer past 4,300 digits
-        meta = loads(meta_path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+    from harness.core import runio
+    try:  # a FIFO or a link refused; malformed, nested past MAX_DEPTH, or an integer past 4,300 digits
+        meta = runio.read_json(meta_path, "run.json")
+    except (OSError, runio.UnsafeFile) as exc:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
@@ -228,12 +229,12 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
 def _ends_torn(path: Path) -> bool:
     """The file's last byte ends no line (and the file is not empty): a line being written. A last
     '\r' ends one, as the reader's universal newlines read it (analysis.records._read_jsonl)."""
-    with path.open("rb") as fh:
-        fh.seek(0, 2)
-        if fh.tell() == 0:
-            return False
-        fh.seek(-1, 2)
-        return fh.read(1) not in (b"\n", b"\r")
+    from harness.core import runio
+    fd, st = runio.open_regular(path, "records file")  # a FIFO refused, never waited on
+    try:
+        return st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) not in (b"\n", b"\r")
+    finally:
+        os.close(fd)
 
 
 def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:

@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from harness.core import runio
 from harness.core.statefile import write_atomic
 
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"}
@@ -253,7 +254,8 @@ def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
     from viewer.page import CSP, esc
 
     (out / "assets").mkdir(exist_ok=True)
-    (out / "assets" / "viewer.css").write_bytes(resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
+    runio.write_staged(out / "assets" / "viewer.css",  # the package's own stylesheet, into the staged output
+                       resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
     body = [f"<h1>{esc(r['labels']['a'])} vs {esc(r['labels']['b'])}</h1>",
             '<p><img src="compare.png" alt="paired matrices"></p>']
     for run in runs:
@@ -324,12 +326,10 @@ def rebuild_page(out: Path) -> Path:
     again from DIR/compare.json; the run reports linked are those of the inputs that are still run
     directories. A compare.json not written by `harness compare` is a one-line error."""
     from analysis.compare import CompareError
-    from harness.core.statefile import loads
-
     path = out / "compare.json"
-    try:  # ValueError: malformed, nested past statefile.MAX_DEPTH, or an integer past 4,300 digits
-        r = loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+    try:  # a FIFO or a link refused; malformed, nested past MAX_DEPTH, or an integer past 4,300 digits
+        r = runio.read_json(path, "compare.json")
+    except (OSError, runio.UnsafeFile) as exc:
         raise CompareError(f"{path}: not valid JSON ({exc})") from exc
     try:  # the tables and the figure read every field they draw: damage anywhere is named here
         md = render_md(r)

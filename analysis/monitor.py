@@ -25,12 +25,12 @@ Each sequence is at level 1 - alpha on its own (no multiplicity adjustment acros
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from analysis.betting import betting_sequence
 from analysis.sequence import confidence_sequence, rho_for
+from harness.core import runio
 
 if TYPE_CHECKING:
     from harness.core.protocol import MonitoringTable
@@ -49,11 +49,11 @@ def _run_meta(run_dir: Path) -> dict:
     if not run_dir.is_dir():
         raise MonitorError(f"{run_dir}: not a directory (expected a run directory from `harness run --out`)")
     try:
-        meta = json.loads(f.read_text())
+        meta = runio.read_json(f, "run.json")  # a FIFO, a link or a deep nest refused, never waited on
     except FileNotFoundError:
         raise MonitorError(f"{f}: missing (expected a run directory from `harness run --out`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MonitorError(f"{f}: not readable JSON ({exc})") from exc
+    except runio.UnsafeFile as exc:
+        raise MonitorError(f"{f}: not readable JSON ({exc.message})") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("protocol_path"), str) \
             or not isinstance(meta.get("lock"), dict):
         raise MonitorError(f"{f}: expected an object with 'protocol_path' and 'lock' (written by `harness run`)")
@@ -179,9 +179,9 @@ def monitor(run_dir: str | Path) -> dict:
     order = run_order(proto)
     ledger = run_dir / "records.jsonl"
     try:
-        text = ledger.read_text(encoding="utf-8") if ledger.is_file() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MonitorError(f"{ledger}: not readable ({exc})") from exc
+        text = runio.read_text(ledger, "records file") if (ledger.exists() or ledger.is_symlink()) else ""
+    except runio.UnsafeFile as exc:
+        raise MonitorError(str(exc)) from None
     has_records = bool(text[: text.rfind("\n") + 1].strip())  # a complete line holds a record
     if has_records:
         loaded = load_records(ledger, complete_lines_only=True)

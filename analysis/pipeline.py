@@ -19,6 +19,7 @@ from analysis.tables import (
     per_scenario,
     task_concentration,
 )
+from harness.core import statefile
 from harness.core.interval_methods import METHODS
 
 
@@ -180,10 +181,10 @@ def analyze(records: str | Path, out: str | Path, protocol: str | Path | None = 
         from analysis.figures import make_figures
 
         summary["figures"] = make_figures(summary, out / "figures")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n")
+    statefile.write_atomic(out / "summary.json", json.dumps(summary, indent=2, sort_keys=False) + "\n")
     from analysis.report import render_report
 
-    (out / "report.md").write_text(render_report(summary))
+    statefile.write_atomic(out / "report.md", render_report(summary))
     return summary
 
 

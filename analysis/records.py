@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -108,10 +109,20 @@ def _null_scenario(rec: dict) -> dict:
     return rec
 
 
+def _open_records(path: Path) -> int:
+    """A read descriptor for the records file (harness.core.runio: a FIFO swapped in after the
+    ``is_file`` check, or a link, is refused in one line, never waited on)."""
+    from harness.core import runio
+    try:
+        return runio.open_regular(path, "records file", follow=True)[0]  # the file the user named
+    except runio.UnsafeFile as exc:
+        raise RecordsError([str(exc)]) from None
+
+
 def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
     """``complete_lines_only``: skip a last line without its newline (a ledger being written)."""
     recs, locs, problems = [], [], []
-    with path.open("r", encoding="utf-8", errors="strict") as fh:
+    with os.fdopen(_open_records(path), "r", encoding="utf-8", errors="strict") as fh:
         for i, line in enumerate(fh, 1):
             if complete_lines_only and not line.endswith("\n"):
                 break
@@ -344,7 +355,7 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
 
 def _not_utf8(path: Path) -> str:
     """'FILE:LINE: not UTF-8 text (byte B of the line)' for the first line that does not decode."""
-    with path.open("rb") as fh:
+    with os.fdopen(_open_records(path), "rb") as fh:
         for i, raw in enumerate(fh, 1):
             try:
                 raw.decode("utf-8")

@@ -26,6 +26,8 @@ from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
 from corpus.survivors import render as render_survivors
 from corpus.survivors import survivors as survivor_report
+from harness.core import runio
+from harness.core.errors import ExitCode
 from harness.core.wilson import wilson
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
@@ -199,7 +201,10 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
             if not quiet and (done % 50 == 0 or done == total):
                 click.echo(f"  judged {done}/{total}", err=True)
 
-        out_dir.mkdir(parents=True, exist_ok=True)
+        rerun = _rerun_line()
+        runio.make_dir(out_dir, rerun)
+        # one measurement writes a journal at a time: a second is refused naming the first's PID
+        click.get_current_context().with_resource(runio.DirLock(out_dir, "measure.lock", f"rerun `{rerun}`"))
         journal = out_dir / JOURNAL
         preflight = _bound_preflight(max_false_accept) if max_false_accept is not None and bound == "upper" \
             else None
@@ -214,22 +219,23 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                         cache=None if fresh else out_dir / CACHE)
         except KeyboardInterrupt:
             _interrupted(journal)
+        except OSError as exc:  # a full disk under the journal: every judgment reached is kept in it
+            if not runio.is_no_space(exc):
+                raise
+            raise runio.NoSpace(exc.filename or journal, exc, rerun, ExitCode.STOPPED,
+                                kept=f"every judgment reached is kept in {journal}") from None
         if m.resumed:
             click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
                        f"was stopped; same mutants, same gate files)", err=True)
         summary = summarize(m)
         summary["planted"] = planted_report(summary, loops)
-        paths = write_outputs(summary, m, out_dir)
         report = survivor_report(summary, m)
-        (out_dir / "survivors.md").write_text(render_survivors(report, max_diff_lines=None))
-        paths.append(out_dir / "survivors.md")
-        paths.append(write_junit(out_dir / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
-        paths.append(write_html(out_dir / "html", summary, report)[0])
         run = {"mode": "user", "gate": str(gate_path.resolve()), "artifact": str(artifact.resolve()),
                "kind": loops[0].kind, "hints": str(hints.resolve()) if hints else None,
                "context_dir": str(context_dir.resolve()) if context_dir else None,
                "skip_lines": list(cfg.skip_lines)} if gate_path else {"mode": "catalogue", "loop": loop_id}
-        paths += write_index(out_dir, m.mutants, m.conforming, {**run, "families": list(families)})
+        paths = _write_results(out_dir, rerun, summary, m, report, max_false_accept, bound,
+                               {**run, "families": list(families)})
         journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
     click.echo(render_table(summary))
     if summary["planted"]:
@@ -275,12 +281,36 @@ def _since(ref: str, loops: list, artifact: Path | None):
     return keep, f"unchanged since {ref}"
 
 
+def _write_results(out_dir: Path, rerun: str, summary: dict, m, report, max_false_accept, bound,
+                   run: dict) -> list[Path]:
+    """Every output file, built in a staging directory beside ``out_dir`` and moved in only when all
+    are whole (``runio.staged_dir``): a full disk leaves no partial or empty output under its final
+    name (``NoSpace``, exit 4: the journal keeps every judgment, the same command resumes)."""
+    with runio.staged_dir(out_dir, rerun, ExitCode.STOPPED) as stage:
+        paths = write_outputs(summary, m, stage)
+        runio.write_staged(stage / "survivors.md", render_survivors(report, max_diff_lines=None))
+        paths.append(stage / "survivors.md")
+        paths.append(write_junit(stage / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
+        paths.append(write_html(stage / "html", summary, report)[0])
+        paths += write_index(stage, m.mutants, m.conforming, run)
+    return [out_dir / p.relative_to(stage) for p in paths]
+
+
+def _rerun_line() -> str:
+    """The command as typed (``harness corpus ...``): what a stopped measurement is resumed with."""
+    ctx = click.get_current_context()
+    argv = ctx.find_root().meta.get("corpus.argv") or ctx.meta.get("corpus.argv") or []
+    return f"{ctx.find_root().command_path} corpus {shlex.join(argv)}"
+
+
 def _interrupted(journal: Path) -> None:
     """Ctrl-C: say how much was kept and how to resume, exit EXIT_INTERRUPTED."""
     kept = 0
     if journal.is_file():
-        kept = sum(1 for line in journal.read_text(encoding="utf-8", errors="replace").splitlines()
-                   if line.strip())
+        try:
+            kept = sum(1 for line in runio.read_bytes(journal, "journal").splitlines() if line.strip())
+        except runio.UnsafeFile:
+            kept = 0
     ctx = click.get_current_context()
     argv = ctx.find_root().meta.get("corpus.argv") or ctx.meta.get("corpus.argv") or []
     root = ctx.find_root().command_path
@@ -351,8 +381,9 @@ def _first(report: list[dict], n: int) -> list[dict]:
 def freeze_cmd(out_file):
     """Record the digest of every catalogue gate (and everything its verdict depends on)."""
     data = do_freeze(cat.load_catalogue())
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    out_file.write_text(json.dumps(data, indent=2) + "\n")
+    runio.make_dir(out_file.parent, f"harness corpus freeze --out {out_file}", ExitCode.BAD_INPUT)
+    runio.write_atomic(out_file, json.dumps(data, indent=2) + "\n", f"harness corpus freeze --out {out_file}",
+                       ExitCode.BAD_INPUT)
     click.echo(f"froze {len(data['gates'])} gates -> {out_file}")
 
 
@@ -378,12 +409,13 @@ def generate_cmd(loop_id, family, out_dir):
     muts = generate(lp.artifact_spec(), family)
     for m in muts:
         click.echo(f"{m.id:60} {m.label:11} {m.note}")
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for m in muts:
-            if m.content is not None:
-                (out_dir / m.id.replace("/", "__")).write_bytes(m.content)
-        (out_dir / "mutants.json").write_text(json.dumps([m.as_dict() for m in muts], indent=2))
+    if out_dir:  # written aside and put in place whole (a full disk: one line, nothing partial)
+        with runio.staged_dir(out_dir, f"harness corpus generate --loop {loop_id} --out {out_dir}",
+                              ExitCode.BAD_INPUT) as stage:
+            for m in muts:
+                if m.content is not None:
+                    runio.write_staged(stage / m.id.replace("/", "__"), m.content)
+            runio.write_staged(stage / "mutants.json", json.dumps([m.as_dict() for m in muts], indent=2))
 
 
 @corpus.command("operators")
@@ -457,7 +489,7 @@ def show_cmd(mutant, out_dir):
 
 
 def _artifact_on_disk(out: Path, s: browse.Stored) -> Path:
-    run = json.loads((out / browse.RUN).read_text())
+    run = runio.read_json(out / browse.RUN, browse.RUN)
     if run.get("mode") == "user":
         return Path(run["artifact"])
     return cat.load_catalogue(only=s.d["loop"])[0].target_path
@@ -493,7 +525,7 @@ def retest_cmd(mutants, out_dir, workers):
     index = browse.load_index(out)
     picked = [browse.find(index, m) for m in mutants]
     old = {(r["mutant"], r["gate"]): r["verdict"] for r in browse.judgments(out)}
-    run = json.loads((out / browse.RUN).read_text())
+    run = runio.read_json(out / browse.RUN, browse.RUN)
     with tempfile.TemporaryDirectory(prefix="corpus-retest-") as tmp:
         if run.get("mode") == "user":
             loops = [user_loop(Path(run["gate"]), Path(run["artifact"]), run.get("kind"),

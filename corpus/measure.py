@@ -42,6 +42,7 @@ from corpus.operators import generate
 from corpus.text import escape_controls
 from corpus.tier2 import load_tier2
 from corpus.workdir import materialize
+from harness.core import runio
 from harness.core.wilson import wilson
 
 METHOD = __doc__.split("Method (written next to every number in the outputs):", 1)[1].strip()
@@ -280,9 +281,10 @@ class Journal:
     def load(self, jobs: list[Job]) -> dict[tuple[str, str, str], Row]:
         by_key = {_job_key(j): j for j in jobs}
         out: dict[tuple[str, str, str], Row] = {}
-        if not self.path.is_file():
+        if not (self.path.exists() or self.path.is_symlink()):
             return out
-        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+        # the safe reader: a FIFO or a link in the journal's place is one line (exit 2), never a hang
+        for line in runio.read_bytes(self.path, "journal").decode("utf-8", errors="replace").splitlines():
             try:
                 d = json.loads(line)
                 row = Row(**{k: v for k, v in d.items() if k not in ("gate_digest", "mutant_digest")})
@@ -299,9 +301,8 @@ class Journal:
     def record(self, job: Job, row: Row) -> None:
         line = json.dumps({**asdict(row), "gate_digest": self.gate_digest(job.gate),
                            "mutant_digest": job.mutant.digest if job.mutant else None}) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
+        with self._lock:
+            runio.append_line(self.path, line.removesuffix("\n"))  # one write per line; a FIFO refused
 
 
 def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor,

@@ -32,7 +32,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from harness.core.errors import InputError
+from harness.core import runio
+from harness.core.errors import ExitCode, InputError
 from harness.core.table import per_arm_rows
 from harness.run.records import write_records
 
@@ -54,7 +55,6 @@ def conversation(transcript_text: str | None, role: str = "worker", source: str 
     """One role's full conversation from a stored transcript: the system prompt, every message of
     the last request (deltas applied) and the last reply, as {role, content, tool_calls?, tool_call_id?}.
     A torn last line (a kill mid-write, a cell still running) is left out, as the viewer does."""
-    import json
     full: list[dict] = []
     system, last_reply = None, None
     lines = (transcript_text or "").split("\n")
@@ -62,12 +62,13 @@ def conversation(transcript_text: str | None, role: str = "worker", source: str 
         if not line.strip():
             continue
         try:
-            e = json.loads(line)
-        except json.JSONDecodeError as exc:
+            e = runio.parse_json(line, source, i)  # nesting bounded before it is parsed (never RecursionError)
+        except runio.UnsafeFile as exc:
             if i == len(lines):  # no newline after it: a line still being (or never finished) written
                 continue
-            raise InputError(source, "line", f"not valid JSON ({exc.msg}); expected one JSON object per line",
-                             line=i) from None
+            raise InputError(source, "line", f"{exc.message}; expected one JSON object per line", line=i) from None
+        if not isinstance(e, dict):
+            raise InputError(source, "line", f"expected a JSON object, got {type(e).__name__}", line=i)
         if e.get("kind") not in ("call", "fault") or e.get("role") != role:
             continue
         req = e.get("request") or {}
@@ -169,40 +170,41 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
     from viewer.rundir import load_run
     run = load_run(Path(run_dir))
     _refuse_forged_kinds(run)
-    logdir = Path(logdir)
-    logdir.mkdir(parents=True, exist_ok=True)
-    created = run.meta.get("created") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    paths = []
-    for row in per_arm_rows(run.records, run.arms):
-        arm = row["arm"]
-        recs = [r for r in run.records if r["arm"] == arm]
-        if not recs:
-            continue
-        samples = []
-        for r in recs:
-            tr = transcript_file(run.path, r["cell_key"], r)
-            samples.append(_sample(r, tr.read_text(errors="replace") if tr.is_file() else None, str(tr)))
-        models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
-        metrics = {}
-        for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
-            if p.n:
-                metrics[name] = EvalMetric(name=name, value=p.rate, metadata={
-                    "k": p.k, "n": p.n, "lo": p.lo, "hi": p.hi, "interval": "Wilson score 95% (Eq. 6)",
-                    "denominator": "scored null cells" if name == "completion" else "scored injected cells"})
-        spec = EvalSpec(created=created, task=f"{run.meta.get('protocol')}/{arm}", task_args={"arm": arm},
-                        run_id=str(run.meta.get("run_id")), model="/".join([str(run.meta.get("engine")), models[0]]),
-                        dataset=EvalDataset(name=str(run.meta.get("protocol")), samples=len(samples)),
-                        config=EvalConfig(epochs=max(int(r["repeat"]) for r in recs)),
-                        metadata={"harness_protocol_digest": run.meta.get("protocol_digest"),
-                                  "preregistered": run.meta.get("preregistered"), "arm": arm, "models": models,
-                                  "source": "proof-harness run directory (harness export inspect)"})
-        results = EvalResults(total_samples=len(samples), completed_samples=sum(r["outcome"] != "void" for r in recs),
-                              scores=[EvalScore(name="outcome", scorer=SCORER, metrics=metrics)])
-        log = EvalLog(eval=spec, plan=EvalPlan(), results=results, samples=samples,
-                      stats=EvalStats(started_at=created, completed_at=created), status="success")
-        path = logdir / f"{created.replace(':', '-')}_{run.meta.get('protocol')}-{arm}_{run.meta.get('run_id')}.eval"
-        write_eval_log(log, str(path))
-        paths.append(path)
+    logdir = Path(logdir)  # the logs are written aside and put in place whole (a full disk: exit 2, nothing left)
+    with runio.staged_dir(logdir, f"harness export inspect {run_dir} --out {logdir}", ExitCode.BAD_INPUT) as stage:
+        created = run.meta.get("created") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        paths = []
+        for row in per_arm_rows(run.records, run.arms):
+            arm = row["arm"]
+            recs = [r for r in run.records if r["arm"] == arm]
+            if not recs:
+                continue
+            samples = []
+            for r in recs:
+                tr = transcript_file(run.path, r["cell_key"], r)
+                text = runio.read_bytes(tr, "transcript").decode(errors="replace") if tr.is_file() else None
+                samples.append(_sample(r, text, str(tr)))
+            models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
+            metrics = {}
+            for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
+                if p.n:
+                    metrics[name] = EvalMetric(name=name, value=p.rate, metadata={
+                        "k": p.k, "n": p.n, "lo": p.lo, "hi": p.hi, "interval": "Wilson score 95% (Eq. 6)",
+                        "denominator": "scored null cells" if name == "completion" else "scored injected cells"})
+            spec = EvalSpec(created=created, task=f"{run.meta.get('protocol')}/{arm}", task_args={"arm": arm},
+                            run_id=str(run.meta.get("run_id")), model="/".join([str(run.meta.get("engine")), models[0]]),
+                            dataset=EvalDataset(name=str(run.meta.get("protocol")), samples=len(samples)),
+                            config=EvalConfig(epochs=max(int(r["repeat"]) for r in recs)),
+                            metadata={"harness_protocol_digest": run.meta.get("protocol_digest"),
+                                      "preregistered": run.meta.get("preregistered"), "arm": arm, "models": models,
+                                      "source": "proof-harness run directory (harness export inspect)"})
+            results = EvalResults(total_samples=len(samples), completed_samples=sum(r["outcome"] != "void" for r in recs),
+                                  scores=[EvalScore(name="outcome", scorer=SCORER, metrics=metrics)])
+            log = EvalLog(eval=spec, plan=EvalPlan(), results=results, samples=samples,
+                          stats=EvalStats(started_at=created, completed_at=created), status="success")
+            path = logdir / f"{created.replace(':', '-')}_{run.meta.get('protocol')}-{arm}_{run.meta.get('run_id')}.eval"
+            write_eval_log(log, str(stage / path.name))
+            paths.append(path)
     return paths
 
 

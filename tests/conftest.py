@@ -49,8 +49,14 @@ SLOW_FILES: dict[str, str] = {
                                       "fast)",
     "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
     "tests/harness/test_identity.py": "27 small trees each judged and run under plain pytest (108 s summed, load ~16; its in-process rule tests stay fast)",
+    "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
+                                            "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
+                                            "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
+    # the pool's size rule (pure arithmetic) beside the executor it sizes
+    "tests/harness/test_executors.py::test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used",
+    "tests/harness/test_executors.py::test_the_machine_cap_is_the_smaller_of_cores_and_memory",
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
     # the act recorder's parser and the secret search (no sandbox run)
@@ -191,6 +197,17 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
             "report-extract-summary", "select-rows-shim", "slugify-tests-v2", "text-stats", "tz-daily-buckets")),
          "the first 4 of every task's sample; the rest of the issue's 24 x 30 (26 more per task) in the campaign "
          "(about an hour on 2 cores: past test-all's 20-minute bar)"),
+    "tests/harness/test_command_faults.py::test_a_signal_at_any_moment_is_one_stopped_line_or_a_finished_command":
+        (frozenset({"view-SIGINT-0.5", "loop run-SIGTERM-2.0", "run-SIGTERM-2.0"}),
+         "three commands, both signals, in start-up and inside a command; 30 points in the campaign (2-20 s each)"),
+    "tests/harness/test_command_faults.py::test_a_fifo_in_place_of_the_ledger_is_one_line_never_a_hang":
+        (frozenset({"view", "run", "loop run"}), "the three ledgers' readers; every command in the campaign (~3 s each)"),
+    "tests/harness/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
+        (frozenset({"view", "loop run"}), "an output (exit 2) and a ledger's state (exit 4); every command in the "
+                                           "campaign (~3 s each)"),
+    "tests/harness/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
+        (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
+         "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
 }
 
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a

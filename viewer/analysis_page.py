@@ -9,11 +9,11 @@ folder stays self-contained.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from harness.core import runio
 from harness.core.errors import InputError
 from viewer.page import esc, shell
 
@@ -52,15 +52,15 @@ def write_analysis(analysis_dir: Path, out: Path, run_label: str) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for name in RAW:
         if (analysis_dir / name).is_file():
-            shutil.copyfile(analysis_dir / name, dest / name)
+            runio.write_staged(dest / name, runio.read_bytes(analysis_dir / name, name))
     figs = []
     if (analysis_dir / "figures").is_dir():
         (dest / "figures").mkdir(exist_ok=True)
         for svg in sorted((analysis_dir / "figures").glob("*.svg")):
-            shutil.copyfile(svg, dest / "figures" / svg.name)
+            runio.write_staged(dest / "figures" / svg.name, runio.read_bytes(svg, "figure"))
             figs.append(svg.name)
     md = MarkdownIt("commonmark", {"html": False}).enable("table")  # raw HTML in the markdown is escaped
-    sections = _sections(report.read_text())
+    sections = _sections(runio.read_text(report, "report.md"))
     placed: dict[int, list[str]] = {}
     for name in figs:
         target = next((i for i, (h, _) in enumerate(sections) for key, where in PLACES
@@ -85,6 +85,6 @@ def write_analysis(analysis_dir: Path, out: Path, run_label: str) -> Path:
             f"(the output of <code>harness analyze</code>; its numbers are not recomputed here). Raw outputs: {raw}</p>"
             f'<p class="toc">{"".join(toc)}</p>{"".join(body)}</div>')
     path = out / "analysis.html"
-    path.write_text(shell("Analysis", page, page="analysis", run_label=run_label, analysis=True,
+    runio.write_staged(path, shell("Analysis", page, page="analysis", run_label=run_label, analysis=True,
                           scripts=("assets/viewer.js",)))
     return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
+from harness.core import runio
 from harness.core.layout import diff_paths, read_diff, transcript_path
 
 # Columns of the cell list, in the order rows carry them (the browser reads them by name).
@@ -46,7 +47,13 @@ def in_flight_row(key: str, file: str) -> list:
 
 
 def _text(path: Path) -> str | None:
-    return path.read_text(errors="replace") if path.is_file() else None
+    """A cell's file (event log, transcript) through the safe reader; None when absent or refused."""
+    if not path.is_file():
+        return None
+    try:
+        return runio.read_bytes(path, path.name).decode(errors="replace")
+    except runio.UnsafeFile:
+        return None
 
 
 def voided_transcripts(run_dir: Path) -> dict[str, list[str]]:

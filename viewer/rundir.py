@@ -3,10 +3,10 @@ void attempts and re-queues. Tolerant of a run in progress (a torn last line is 
 said), strict about anything else (a bad line is an error naming the file and line)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core import runio
 from harness.core.errors import InputError
 from harness.core.matrix import Cell
 from harness.run.cellrun import events_path
@@ -33,10 +33,12 @@ class RunDir:
 
 
 def _jsonl(path: Path, *, tolerate_torn_tail: bool) -> tuple[list[tuple[int, dict]], bool]:
-    """(line number, object) for each line, and whether the last line was torn."""
-    if not path.is_file():
+    """(line number, object) for each line, and whether the last line was torn. Read through the
+    safe reader (harness.core.runio): a FIFO or a link is refused, a line nested past the bound is
+    one error naming the file and line, never a RecursionError."""
+    if not (path.exists() or path.is_symlink()):
         return [], False
-    data = path.read_bytes()
+    data = runio.read_bytes(path, path.name)
     lines = data.decode("utf-8", errors="replace").split("\n")
     torn = bool(lines) and lines[-1] != ""
     out = []
@@ -44,11 +46,11 @@ def _jsonl(path: Path, *, tolerate_torn_tail: bool) -> tuple[list[tuple[int, dic
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = runio.parse_json(line, str(path), i)
+        except runio.UnsafeFile as exc:
             if torn and i == len(lines) and tolerate_torn_tail:
                 continue
-            raise InputError(str(path), "line", f"not valid JSON ({exc.msg}); expected one JSON object per line", line=i)
+            raise InputError(str(path), "line", f"{exc.message}; expected one JSON object per line", line=i) from None
         if not isinstance(obj, dict):
             raise InputError(str(path), "line", f"expected a JSON object, got {type(obj).__name__}", line=i)
         out.append((i, obj))
@@ -59,12 +61,9 @@ def load_run(path: Path) -> RunDir:
     """The run in ``path``. InputError (file, key, what was expected) when it is not a run directory."""
     path = Path(path)
     meta_path = path / "run.json"
-    if not meta_path.is_file():
+    if not (meta_path.exists() or meta_path.is_symlink()):
         raise InputError(str(path), "run.json", "not a run directory (expected run.json, as `harness run --out` writes)")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(str(meta_path), "run.json", f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    meta = runio.read_json(meta_path, "run.json")
     if not isinstance(meta, dict):
         raise InputError(str(meta_path), "run.json", "expected a JSON object")
     lock = meta.pop("lock", None) or {}
@@ -113,11 +112,10 @@ def _in_flight(path: Path, recorded: set[str]) -> dict[str, Path]:
     for ev in sorted(cells.glob("*.events.jsonl")):
         if ev.name in names:
             continue
-        with ev.open() as f:
-            first = f.readline()
         try:
-            key = json.loads(first).get("cell_key")
-        except (json.JSONDecodeError, AttributeError):
+            first = runio.read_prefix(ev, 1 << 16, "event log").split(b"\n", 1)[0]
+            key = runio.parse_json(first, str(ev), 1).get("cell_key")
+        except (runio.UnsafeFile, AttributeError):
             continue
         if isinstance(key, str) and key not in recorded:
             out[key] = ev

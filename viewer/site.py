@@ -17,14 +17,14 @@ when its page is opened, so a 9,240-cell run's list loads one file of rows.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from harness.core.errors import InputError
+from harness.core import runio
+from harness.core.errors import ExitCode, InputError
 from viewer import celldata, overview
 from viewer.page import shell
 from viewer.rundir import RunDir, load_run
@@ -53,7 +53,7 @@ def _copy_assets(out: Path) -> None:
     dest = out / "assets"
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("viewer.css", "viewer.js"):
-        (dest / name).write_bytes(resources.files("viewer").joinpath("static", name).read_bytes())
+        runio.write_staged(dest / name, resources.files("viewer").joinpath("static", name).read_bytes())
 
 
 def _is_report(out: Path) -> bool:
@@ -61,20 +61,24 @@ def _is_report(out: Path) -> bool:
     return (out / MARKER).is_file() or all((out / n).is_file() for n in ("cells.html", "assets/viewer.js", "data/index.js"))
 
 
-def _clear(out: Path) -> None:
-    """Remove what an earlier build of this report wrote (only the report's own paths). A non-empty
-    folder that is not a report (the run directory, a project folder with analysis/ or figures/) is
-    refused: its files are someone's results, never the report's to delete."""
-    if any(out.iterdir()) and not _is_report(out):
+def _check_out(out: Path) -> None:
+    """A non-empty folder that is not a report (the run directory, a project folder with analysis/
+    or figures/) is refused: its files are someone's results, never the report's to replace. A
+    report is rebuilt aside and its own paths (``OWNED``) replaced only when the new one is whole
+    (``runio.staged_dir``): a full disk leaves the old report, never a half-written one."""
+    if out.is_dir() and any(out.iterdir()) and not _is_report(out):
         raise InputError(str(out), "--out", "not empty and not a report written by harness view; "
                          "give a new or empty folder (the default is RUN/report)")
-    (out / MARKER).write_text("a report written by `harness view`; rebuilding it replaces its own files only\n")
-    for name in OWNED:
-        p = out / name
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p)
-        elif p.exists() or p.is_symlink():
-            p.unlink()
+
+
+def _stage(out: Path, rerun: str):
+    _check_out(out)
+    return runio.staged_dir(out, rerun, ExitCode.BAD_INPUT, owned=(*OWNED, MARKER))
+
+
+def _start(stage: Path) -> None:
+    runio.write_staged(stage / MARKER, "a report written by `harness view`; rebuilding it replaces its own files only\n")
+    _copy_assets(stage)
 
 
 def run_label(run: RunDir) -> str:
@@ -82,13 +86,19 @@ def run_label(run: RunDir) -> str:
 
 
 def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: int = 4) -> Built:
-    """Write the report of the run in run_dir into out (creating it). Returns what was written."""
+    """Write the report of the run in run_dir into out (built aside, then put in place). Returns what was written."""
     t0 = time.perf_counter()
     run = load_run(Path(run_dir))
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    _clear(out)
-    _copy_assets(out)
+    with _stage(out, f"harness view {run_dir} --out {out}") as stage:
+        has_analysis = _write_pages(run, stage, analysis_dir, workers)
+    latest = {r["cell_key"] for r in run.records}
+    return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis,
+                 run.ledger_problems)
+
+
+def _write_pages(run: RunDir, out: Path, analysis_dir: Path | None, workers: int) -> bool:
+    _start(out)
     label = run_label(run)
     has_analysis = False
     if analysis_dir is not None:
@@ -96,8 +106,8 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
         write_analysis(Path(analysis_dir), out, label)
         has_analysis = True
 
-    (out / "index.html").write_text(shell(f"Run {run.meta.get('protocol')}", overview.render(run, out / "figures"),
-                                          page="overview", run_label=label, analysis=has_analysis))
+    runio.write_staged(out / "index.html", shell(f"Run {run.meta.get('protocol')}", overview.render(run, out / "figures"),
+                                                 page="overview", run_label=label, analysis=has_analysis))
 
     latest = {r["cell_key"]: r for r in run.records}  # one record per key; a duplicate's last line wins
     cells_dir = out / "data" / "cells"
@@ -112,7 +122,7 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
     def write_cell(job) -> None:
         k, ev, r = job
         data = celldata.page_data(run.path, k, ev, r, voided)
-        (cells_dir / f"{celldata.page_name(ev)}.js").write_text(_js("cell", data))
+        runio.write_staged(cells_dir / f"{celldata.page_name(ev)}.js", _js("cell", data))
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # file I/O and zlib release the GIL
         list(pool.map(write_cell, jobs))
@@ -121,24 +131,22 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
              "protocol": run.meta.get("protocol"), "run_id": run.meta.get("run_id"),
              "planned": run.planned, "in_flight": len(run.in_flight),
              "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
-    (out / "data" / "index.js").write_text(_js("index", index))
+    runio.write_staged(out / "data" / "index.js", _js("index", index))
     scripts = ("assets/viewer.js", "data/index.js")
-    (out / "cells.html").write_text(shell("Cells", NOSCRIPT + '<div id="app" class="loading">Loading the cell list...</div>',
-                                          page="cells", run_label=label, analysis=has_analysis, scripts=scripts))
-    (out / "cell.html").write_text(shell("Cell", NOSCRIPT + '<div id="app" class="loading">Loading the cell...</div>',
-                                         page="cell", run_label=label, analysis=has_analysis, scripts=scripts))
-    return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis,
-                 run.ledger_problems)
+    runio.write_staged(out / "cells.html", shell("Cells", NOSCRIPT + '<div id="app" class="loading">Loading the cell '
+                                                 'list...</div>', page="cells", run_label=label,
+                                                 analysis=has_analysis, scripts=scripts))
+    runio.write_staged(out / "cell.html", shell("Cell", NOSCRIPT + '<div id="app" class="loading">Loading the cell...</div>',
+                                                page="cell", run_label=label, analysis=has_analysis, scripts=scripts))
+    return has_analysis
 
 
 def build_analysis_only(analysis_dir: Path, out: Path) -> Path:
     """A report of an analysis alone (records from elsewhere, no run directory): its index is the analysis page."""
     from viewer.analysis_page import write_analysis
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    _clear(out)
-    _copy_assets(out)
-    page = write_analysis(Path(analysis_dir), out, f"analysis of {Path(analysis_dir).name}")
-    index = out / "index.html"
-    index.write_text(page.read_text())
-    return index
+    with _stage(out, f"harness view {analysis_dir} --out {out}") as stage:
+        _start(stage)
+        page = write_analysis(Path(analysis_dir), stage, f"analysis of {Path(analysis_dir).name}")
+        runio.write_staged(stage / "index.html", runio.read_text(page, "analysis page"))
+    return out / "index.html"

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import click
 
+from harness.cli import ledger_guard
 from harness.cli.plugins import register as register_plugins
 from harness.cli.receipts_cli import register as register_receipts
 from harness.cli.schema_cli import register as register_schema
-from harness.cli.startup import end_startup, guard_startup
+from harness.cli.startup import Interrupted, arm_command, end_startup, guard_startup, set_hint, stopped_line
+from harness.core import runio
 from harness.core.errors import ExitCode, HarnessError, InputError
-from harness.core.exits import EXIT_CODES, exit_code_for
+from harness.core.exits import EXIT_CODES, command_exits, exit_code_for
 from harness.core.registry import RegistryError
+from harness.core.runio import NoSpace, is_no_space, staged_dir
 
 # Commands loaded when they are invoked or listed, not when the harness starts: the analysis stage
 # imports pandas, scipy and statsmodels (about 2 s of CPU), which every ``harness run`` and
@@ -55,7 +58,7 @@ def load_command(ref: str) -> click.Command:
     previous = guard_startup()
     try:
         found = getattr(importlib.import_module(module), attr)
-        return found if isinstance(found, click.Command) else found()
+        return ledger_guard.wrap(found if isinstance(found, click.Command) else found())  # chain verified first
     finally:
         end_startup(previous)
 
@@ -89,11 +92,40 @@ class _Harness(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context):
+        """Dispatch with the command's signal handler armed (``harness.cli.startup``): a SIGINT or
+        SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line."""
+        words = _command_words(self, ctx)
+        arm_command(" ".join(["harness", *words]))
         try:
             return super().invoke(ctx)
+        except Interrupted as exc:
+            click.echo(stopped_line(exc), err=True)
+            ctx.exit(command_exits(words).signal)
+        except NoSpace as exc:
+            click.echo(f"STOPPED: {exc}" if exc.code == ExitCode.STOPPED else f"error: {exc}", err=True)
+            ctx.exit(int(exc.code))
+        except OSError as exc:  # a full disk under a command that wrote by hand: one line, its table's code
+            if not is_no_space(exc):
+                raise
+            rerun = " ".join(["harness", *sys.argv[1:]])
+            click.echo(f"error: {NoSpace(exc.filename or '.', exc, rerun, ExitCode.BAD_INPUT)}", err=True)
+            ctx.exit(command_exits(words).disk)
         except tuple(c for c in EXIT_CODES if issubclass(c, HarnessError)) as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(int(exit_code_for(exc) or ExitCode.BAD_INPUT))
+
+
+def _command_words(group: click.Group, ctx: click.Context) -> list[str]:
+    """The command's name as typed: ``["view"]``, ``["loop", "run"]`` (a group's subcommand too)."""
+    args = [*(getattr(ctx, "_protected_args", None) or []), *ctx.args]
+    if not args or args[0].startswith("-"):
+        return []
+    try:
+        cmd = group.get_command(ctx, args[0])
+    except Exception:  # noqa: BLE001 -- the name only: the dispatch reports a command that cannot load
+        cmd = None
+    nxt = args[1] if len(args) > 1 else ""
+    return [args[0], nxt] if isinstance(cmd, click.Group) and nxt and not nxt.startswith("-") else [args[0]]
 
 
 @click.group(cls=_Harness)
@@ -360,10 +392,10 @@ def ledger_verify(file, anchor, public_key):
     problems, notes = list(ins.problems), list(ins.notes)
     if anchor:
         try:
-            data = json.loads(Path(anchor).read_text())
-        except (OSError, ValueError) as exc:
+            data = runio.read_json(anchor, "anchor", 1 << 20)
+        except (OSError, runio.UnsafeFile) as exc:
             _fail(InputError(anchor, "<file>", f"not a JSON anchor: {exc}"))
-        pub = Path(public_key).read_bytes() if public_key else None
+        pub = runio.read_bytes(public_key, "public key", 1 << 16) if public_key else None
         try:
             p2, n2 = check_anchor(path, data, public_key_pem=pub)
         except ValueError as exc:
@@ -395,7 +427,7 @@ def ledger_anchor(run, out, sign_key):
     from harness.ledger.ledger import LedgerRefused, make_anchor
     path = _records_path(run)
     try:
-        a = make_anchor(path, private_key_pem=Path(sign_key).read_bytes() if sign_key else None)
+        a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16) if sign_key else None)
     except LedgerRefused as exc:
         _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
     except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key
@@ -405,7 +437,7 @@ def ledger_anchor(run, out, sign_key):
     text = json.dumps(a, indent=1, sort_keys=True) + "\n"
     if out:
         try:
-            Path(out).write_text(text)
+            runio.write_atomic(out, text, f"harness ledger anchor {run} --out {out}", ExitCode.BAD_INPUT)
         except OSError as exc:
             _fail(InputError(out, "--out", f"cannot write the anchor: {exc.strerror or exc}"))
         click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
@@ -501,6 +533,7 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     if bool(out) == bool(resume):
         raise click.UsageError("give --out DIR for a new loop run, or --resume DIR to continue one")
     tpath, outp = Path(target), Path(out or resume)
+    set_hint(f"; every ledger row written is kept; continue with `harness loop run {target} --resume {outp}`")
     try:
         if engine == "replay" and not transcript:
             raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
@@ -516,33 +549,47 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
         if not loops:
             raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
                              "a catalogue of them, or a graph TOML")
-        ledger = lr.open_ledger(outp, resume=bool(resume))
+        ledger = lr.open_ledger(outp, resume=bool(resume), hold=click.get_current_context().with_resource)
         if getattr(ledger, "repaired", False):
             click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)",
                        err=True)
-        if engine == "simulated":
-            summaries = []
-            for loop in loops:
-                gates = lr.select_gates(loop, gate_names, every=True)
-                summaries += lr.run_simulated(loop, gates, ledger, budget, runs, seed,
-                                              tuple(int(t) for t in tiers) or (1, 2))
-            text = lr.render_false_done(summaries, budget)
-            lr.write_summary(outp, {"gates": [s.as_dict() for s in summaries], "max_attempts": max_attempts,
-                                    "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text)
-        else:
-            done = []
-            for loop in loops:
-                gate = lr.select_gates(loop, gate_names, every=False)[0]
-                done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
-            rows = lr.table8(done)
-            text = lr.render_table8(rows)
-            lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
-                                    "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
-                                              if r.result.state != "done"}}, text)
+        text = _loop_catalogue_run(loops, ledger, budget, outp, engine, models, options, runs, seed, gate_names,
+                                   tiers)
     except (InputError, CatalogueError, ValueError, KeyError) as exc:
         _fail(exc)
+    except OSError as exc:  # a full disk under the ledger: the rows written are kept, --resume continues
+        if not is_no_space(exc):
+            raise
+        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, f"harness loop run {target} --resume {outp}",
+                      kept="every ledger row written is kept (a torn last line is moved aside on --resume)") from None
     click.echo(text)
     click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")
+
+
+def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, options: dict, runs: int, seed: int,
+                        gate_names, tiers) -> str:
+    """The loops of a catalogue run: simulated (every gate, seeded corpus drafts: the false-DONE
+    table) or a live engine (one gate per loop: Table 8); the summary written; returns its text."""
+    from harness.loop import loop_runs as lr
+    if engine == "simulated":
+        summaries = []
+        for loop in loops:
+            gates = lr.select_gates(loop, gate_names, every=True)
+            summaries += lr.run_simulated(loop, gates, ledger, budget, runs, seed, tuple(int(t) for t in tiers) or (1, 2))
+        text = lr.render_false_done(summaries, budget)
+        lr.write_summary(outp, {"gates": [s.as_dict() for s in summaries], "max_attempts": budget.max_attempts,
+                                "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text)
+        return text
+    done = []
+    for loop in loops:
+        gate = lr.select_gates(loop, gate_names, every=False)[0]
+        done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
+    rows = lr.table8(done)
+    text = lr.render_table8(rows)
+    lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
+                            "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
+                                      if r.result.state != "done"}}, text)
+    return text
 
 
 GRAPH_RESUMABLE = ("simulated", "replay")  # workers that make the same replies again: a replay re-derives the artifacts
@@ -560,7 +607,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
     from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
     from harness.loop.loop_workers import Candidate, CorpusWorker, corpus_pool
     graph = load_graph(path)
-    ledger = lr.open_ledger(out, resume=resume)
+    ledger = lr.open_ledger(out, resume=resume, hold=click.get_current_context().with_resource)
     if getattr(ledger, "repaired", False):
         click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)", err=True)
 
@@ -570,7 +617,8 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
         if node.loop_dir is not None:
             pool = corpus_pool(load_loop(node.loop_dir), 1)
         elif node.drafts is not None:
-            pool = [Candidate(str(f), "unknown", f.read_bytes()) for f in sorted(node.drafts.iterdir()) if f.is_file()]
+            pool = [Candidate(str(f), "unknown", runio.read_bytes(f, "draft")) for f in sorted(node.drafts.iterdir())
+                    if f.is_file()]
         else:
             raise InputError(str(path), f"node {node.id}", "the simulated engine needs drafts = DIR on a task node")
         return CorpusWorker(pool, node.spec.target, f"{seed}|{node.id}|{pass_no}")
@@ -633,12 +681,18 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
         opts = Options(key=key, **labels)
         result = _guard(compare, run_a, run_b, opts)
         runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
-        md = _guard(write_all, result, Path(out), runs, figure=not no_figures)
+        # built aside and put in place whole: a full disk is one line, exit 2, and --out as it was
+        with staged_dir(Path(out), f"harness compare {run_a} {run_b} --out {out}", ExitCode.BAD_INPUT,
+                        owned=("compare.png", "compare.html")) as stage:
+            md = _guard(write_all, result, stage, runs, figure=not no_figures)
     except CompareError as exc:
         raise InputProblem(str(exc)) from exc
     click.echo(md)
     click.echo(f"wrote {Path(out) / 'compare.md'} and {Path(out) / 'compare.json'}"
                + ("" if no_figures else f", {Path(out) / 'compare.png'} and {Path(out) / 'compare.html'}"))
+
+
+ledger_guard.wrap(compare_cmd)  # each run's ledger verified first (warn, or --strict refuse)
 
 
 def _default_label(source: str, fallback: str) -> str:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from harness.core import runio
+from harness.core.errors import ExitCode
 from harness.loop import reviewer_discrimination as rd
 
 
@@ -28,8 +30,8 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
         raise click.UsageError("give exactly one of --items FILE or --tasks DIR")
     if items_path:
         try:
-            items = rd.items_from_json(json.loads(items_path.read_text(encoding="utf-8")))
-        except (ValueError, UnicodeDecodeError) as exc:
+            items = rd.items_from_json(runio.read_json(items_path, "items file"))
+        except (ValueError, runio.UnsafeFile) as exc:
             raise click.UsageError(f"{items_path}: not a JSON list of items: {exc}")
         except (KeyError, TypeError, AttributeError) as exc:
             raise click.UsageError(f"{items_path}: each item needs prompt, diff and is_defective ({exc!r})")
@@ -43,7 +45,8 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
     for r in results:
         click.echo(r.fmt())
     if out_file:
-        out_file.write_text(json.dumps([r.as_dict() for r in results], indent=2) + "\n")
+        runio.write_atomic(out_file, json.dumps([r.as_dict() for r in results], indent=2) + "\n",
+                           f"harness corpus reviewer --out {out_file}", ExitCode.BAD_INPUT)
 
 
 def corpus_with_reviewer() -> click.Group:

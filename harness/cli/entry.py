@@ -5,19 +5,20 @@ analysis, corpus, viewer and interop commands load later, on use) takes a second
 loaded machine. A Ctrl-C (SIGINT) or ``kill PID`` (SIGTERM)
 in that window used to print a ``KeyboardInterrupt`` traceback from whichever import it
 interrupted. ``main`` installs ``harness.cli.startup.on_startup_signal`` first, before any import beyond
-that module (the standard library's ``os`` and ``signal``), and restores the previous handlers once the imports are done, so
-each command's own handling (``harness run``'s STOPPED line, click's) applies from then on.
+that module (the standard library's ``os`` and ``signal``); it stays until the command group arms
+the command's own handler (one STOPPED line, exit 4) as it dispatches.
 Nothing has been written before a command runs, so the exit is immediate: exit 4, the README's
 code for a signal.
 """
 from __future__ import annotations
 
-from harness.cli.startup import end_startup, guard_startup
+from harness.cli.startup import guard_startup
 
 
 def main():
-    """The console script: guard, import the command line, unguard, run it."""
-    previous = guard_startup()
+    """The console script: guard, import the command line, run it. The start-up guard stays until
+    the command group arms the command's own handler as it dispatches (``harness.cli.startup``),
+    so no instant between the first instruction and the command is unguarded."""
+    guard_startup()
     from harness.cli.cli import main as cli_main
-    end_startup(previous)
     return cli_main()

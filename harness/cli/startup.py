@@ -1,38 +1,111 @@
-"""The start-up signal guard: a SIGINT or SIGTERM while the harness is still importing is one line
-and exit 4 (the README's exit table), never a traceback. ``harness.cli.entry.main`` guards the
-command line's own imports; ``harness.cli.cli.load_command`` guards a lazy command's."""
+"""Signals from the first instruction to the last (issue 34): every ``harness`` command, in every
+phase, answers SIGINT and SIGTERM with one line and its documented exit code (the README's
+exit-code table), never a traceback, ``Aborted!`` or a silent -15.
+
+Two phases, one handler each:
+
+- **Start-up** (``guard_startup``): installed by ``harness.cli.entry.main`` before any import beyond
+  this module, and again around a lazy command's import (``harness.cli.cli.load_command``). A signal
+  here is ``on_startup_signal``: one line saying nothing was run or written, exit 4, at once.
+- **The command** (``arm_command``): installed by the command group as it dispatches to a command.
+  A signal here raises ``Interrupted`` (a ``KeyboardInterrupt``) in the main thread, so every
+  ``finally`` runs (a lock is released, an atomic write removes its temporary file) and a command
+  that handles Ctrl-C itself (``harness corpus measure``: its partial judgments, exit 130) still
+  does; the group turns the rest into one ``STOPPED`` line and exit 4 (``stopped_line``). A second
+  signal while that unwinds exits at once (exit 4). ``harness run`` installs its own handler
+  while cells run (a first signal drains the pool) and puts this one back after.
+
+A signal the parent set to be ignored (``nohup``, a background job) stays ignored. A process forked
+from the harness (a pool worker) that gets the signal dies of it as it would have without this
+module: the handler is the harness's own process's only.
+"""
 from __future__ import annotations
 
 import os
 import signal
 
 STARTUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOPPED_EXIT = 4  # harness.core.errors.ExitCode.STOPPED (not imported: this module loads before anything else)
+_STATE: dict = {"pid": os.getpid(), "raised": None, "command": "harness", "hint": ""}
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM during a command (raised by ``on_command_signal``)."""
+
+    def __init__(self, signame: str):
+        super().__init__(signame)
+        self.signame = signame
+
+
+def _forked_child(signum: int) -> bool:
+    """In a process forked from the harness, die of the signal as without a handler."""
+    if os.getpid() == _STATE["pid"]:
+        return False
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    return True
 
 
 def on_startup_signal(signum, frame) -> None:
     """A signal before any command ran: one line, exit 4 (the README's exit table), nothing written."""
+    if _forked_child(signum):
+        return
     name = signal.Signals(signum).name
     os.write(2, f"STOPPED: {name} while the harness was starting, before any command ran; nothing was "
                 "run or written\n".encode())
-    os._exit(4)
+    os._exit(STOPPED_EXIT)
 
 
-def guard_startup() -> dict:
-    """Install ``on_startup_signal`` for SIGINT and SIGTERM; returns the handlers it replaced. A
-    signal the parent set to be ignored (``nohup``, a background job) stays ignored: the guard
-    must not make the harness stoppable by a signal meant for its parent."""
+def on_command_signal(signum, frame) -> None:
+    """A signal during a command: raise ``Interrupted`` once; a second one exits at once."""
+    if _forked_child(signum):
+        return
+    name = signal.Signals(signum).name
+    if _STATE["raised"] is not None:
+        os.write(2, f"STOPPED: second {name} during `{_STATE['command']}`: exited at once; outputs are written "
+                    f"atomically (nothing half-written under a final name){_STATE['hint']}\n".encode())
+        os._exit(STOPPED_EXIT)
+    _STATE["raised"] = name
+    raise Interrupted(name)
+
+
+def _install(handler) -> dict:
     previous = {}
     for sig in STARTUP_SIGNALS:
         try:
             if signal.getsignal(sig) == signal.SIG_IGN:
                 continue
-            previous[sig] = signal.signal(sig, on_startup_signal)
+            previous[sig] = signal.signal(sig, handler)
         except ValueError:  # not the main thread (an embedding caller): signals stay as they were
             break
     return previous
+
+
+def guard_startup() -> dict:
+    """Install ``on_startup_signal`` for SIGINT and SIGTERM; returns the handlers it replaced."""
+    return _install(on_startup_signal)
 
 
 def end_startup(previous: dict) -> None:
     """Put back the handlers ``guard_startup`` replaced."""
     for sig, handler in previous.items():
         signal.signal(sig, handler)
+
+
+def arm_command(command: str) -> dict:
+    """Install ``on_command_signal`` for the command ``command`` (e.g. ``harness view``); returns
+    the handlers it replaced."""
+    _STATE.update(pid=os.getpid(), raised=None, command=command, hint="")
+    return _install(on_command_signal)
+
+
+def set_hint(hint: str) -> None:
+    """What the STOPPED line adds, e.g. "; continue with `harness loop run T --resume D`"."""
+    _STATE["hint"] = hint
+
+
+def stopped_line(exc: Interrupted | KeyboardInterrupt) -> str:
+    """The one line for a command a signal stopped."""
+    name = getattr(exc, "signame", "SIGINT")
+    return (f"STOPPED: {name} during `{_STATE['command']}`: stopped before it finished; outputs are written "
+            f"atomically (nothing half-written under a final name){_STATE['hint'] or '; rerun the command'}")

@@ -8,6 +8,8 @@ run cannot write: the run stops (exit 4), the ledger is as it was, ``--resume`` 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.core.errors import ExitCode, InputError
 from harness.core.registry import RegistryError
 
@@ -32,3 +34,43 @@ def exit_code_for(exc: BaseException) -> ExitCode | None:
 def handled() -> tuple[type[BaseException], ...]:
     """The exception classes with a row (for an ``except`` clause)."""
     return tuple(EXIT_CODES)
+
+
+@dataclass(frozen=True)
+class CommandExits:
+    """What one command ends with: every exit code it can end with, the code a SIGINT or SIGTERM
+    ends it with (harness.cli.startup: one STOPPED line), and the code a full or read-only disk
+    ends it with (harness.core.runio.NoSpace: one line naming what to free and the command to
+    rerun; 4 where the command keeps state a rerun continues, 2 for an output that is simply not
+    written). The README's "Exit codes of every command" table is this one (tests/harness/test_exits.py)."""
+    codes: frozenset[int]
+    signal: int
+    disk: int
+
+
+def _cmd(codes: tuple[int, ...], signal: int = 4, disk: int = 2) -> CommandExits:
+    return CommandExits(frozenset(codes) | {signal, disk}, signal, disk)
+
+
+COMMAND_EXITS: dict[str, CommandExits] = {
+    "run": _cmd((0, 2, 3, 4), disk=4),  # also `run --resume`
+    "loop run": _cmd((0, 2, 4), disk=4),
+    "corpus measure": _cmd((0, 1, 2, 4, 130), signal=130, disk=4),
+    "analyze": _cmd((0, 2)),
+    "compare": _cmd((0, 2)),
+    "view": _cmd((0, 2)),
+    "monitor": _cmd((0, 2)),
+    "export inspect": _cmd((0, 2)),
+    "reproduce": _cmd((0, 1, 2)),
+    "ledger verify": _cmd((0, 1, 2)),
+    "other": _cmd((0, 1, 2)),  # protocol, plan, tasks, plugins, schema, power, import, ledger anchor/keygen
+}
+
+
+def command_exits(words: list[str]) -> CommandExits:
+    """The row of ``COMMAND_EXITS`` for a command line's leading words (``["corpus", "measure"]``)."""
+    for n in (2, 1):
+        key = " ".join(words[:n])
+        if key in COMMAND_EXITS:
+            return COMMAND_EXITS[key]
+    return COMMAND_EXITS["other"]

@@ -6,10 +6,11 @@ with ``wall_budget_s = 10`` run 25-53 s. Here every request a live engine sends 
 ``DeadlineTransport`` (an httpx transport like the SDK's usual one): while a send is watched
 (``watch(deadline)``, set by harness/engines/live.py for the current thread), a timer shuts the
 connection's socket down at the deadline, so the read in progress fails at once and the send
-raises ``ReplyDeadline``. The watch also records whether the provider had started sending a
-2xx reply (its headers arrived): such a reply, cut by the deadline or by a connection reset
-mid-body, was generated and is billed by the provider, so it is charged (harness.ledger.spend:
-``unseen_billed``), never counted free.
+raises ``ReplyDeadline``. The watch also records whether the request was sent and whether the
+provider had started sending a 2xx reply (its headers arrived): a send cut at any point after the
+request left (while the status line or headers drip in, mid-body, before the usage) may have been
+generated and billed by the provider, so it is charged its booking, an upper bound
+(harness.ledger.spend: ``unseen_billed``; ``Watch.billable``), never counted free.
 
 The connection's socket is handed to the watch at every read and write (``_WatchedBackend``), so
 a reply whose status line and headers drip in is cut at the deadline too.
@@ -46,10 +47,20 @@ class Watch:
     received: bytearray = field(default_factory=bytearray)  # the body's first bytes (RECEIVED_CAP)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    request_sent: bool = False  # a write of the request reached the socket: the provider may act on it
+
     @property
     def reply_started(self) -> bool:
         """The provider began sending a successful reply: it generated it, and bills it."""
         return self.status is not None and 200 <= self.status < 300
+
+    @property
+    def billable(self) -> bool:
+        """The provider may bill this send: a 2xx reply began, or the request was sent and no status
+        arrived (cut while the status line or headers dripped in, or reset before them: the reply
+        may have been generated). Charged its booking, an upper bound, unless its usage arrived:
+        spend.json never undercounts (issue 34). A non-2xx status is an error reply: not billed."""
+        return self.reply_started or (self.status is None and self.request_sent)
 
     def fire(self) -> None:
         with self.lock:
@@ -170,7 +181,11 @@ class _WatchedStream_:
 
     def write(self, buffer, timeout=None):
         self._attach()
-        return self.inner.write(buffer, timeout)
+        out = self.inner.write(buffer, timeout)
+        w: Watch | None = getattr(_current, "watch", None)
+        if w is not None:
+            w.request_sent = True
+        return out
 
     def close(self):
         return self.inner.close()

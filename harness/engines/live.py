@@ -56,8 +56,8 @@ class LiveEngine:
     def _send_watched(self, wire: dict, timeout: float):
         """``send`` under a whole-reply deadline ``timeout`` seconds from now (harness/engines/deadline.py):
         a reply still arriving then is cut (``ReplyDeadline``, a timeout fault); a 2xx reply whose
-        connection broke mid-body is a ``ReplyCut``. Either is marked billed when the provider had
-        started sending it, so the spend ledger charges it."""
+        connection broke mid-body is a ``ReplyCut``. Either is marked billed when the request had been
+        sent and no error status came back (``Watch.billable``), so the spend ledger charges it."""
         with watch(time.monotonic() + timeout) as w:
             try:
                 return self.send(wire, timeout)
@@ -65,10 +65,12 @@ class LiveEngine:
                 if w.fired:
                     raise ReplyDeadline(f"ReplyTimeout: the reply was not complete within {timeout:.1f}s ("
                                         + ("cut after the provider started sending it" if w.reply_started
-                                           else "no reply yet") + ")", w.reply_started, self._cut_usage(w)) from exc
+                                           else "cut before its status and headers were complete" if w.billable
+                                           else "no reply yet") + ")", w.billable, self._cut_usage(w)) from exc
                 fault = classify(exc)
-                if w.reply_started and fault is not None and fault.kind in ("connection", "timeout"):
-                    raise ReplyCut(f"the connection broke after the provider started sending a {w.status} reply "
+                if w.billable and fault is not None and fault.kind in ("connection", "timeout"):
+                    what = f"a {w.status} reply" if w.status is not None else "the request (no status yet)"
+                    raise ReplyCut(f"the connection broke after the provider received {what} "
                                    f"({fault.detail})", self._cut_usage(w)) from exc
                 raise
 

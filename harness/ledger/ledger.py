@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core import runio
 from harness.core.errors import HarnessError
 from harness.core.safe_text import printable_obj
 
@@ -74,9 +75,9 @@ class Inspection:
 
 def _head(path: Path) -> tuple[int, str] | None | str:
     hp = path.with_suffix(".head")
-    if not hp.exists():
+    if not (hp.exists() or hp.is_symlink()):
         return None
-    parts = hp.read_text(errors="replace").split()
+    parts = runio.read_bytes(hp, "ledger head", 4096).decode(errors="replace").split()
     if len(parts) != 2 or not parts[0].isdigit():
         return "malformed"
     return int(parts[0]), parts[1]
@@ -87,7 +88,7 @@ def inspect(path: Path) -> Inspection:
     the lines, then the chain of seqs and hashes, then the head and a torn last line."""
     path = Path(path)
     ins = Inspection(path)
-    raw = path.read_bytes() if path.exists() else b""
+    raw = runio.read_bytes(path, "ledger") if (path.exists() or path.is_symlink()) else b""
     body, torn = raw, b""
     if raw and not raw.endswith(b"\n"):
         cut = raw.rfind(b"\n") + 1
@@ -110,9 +111,10 @@ def _read_lines(body: bytes, ins: Inspection) -> list[tuple[int, dict]]:
             ins.problems.append(f"line {i}: blank line inside the ledger")
             continue
         try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
-            rec = None
+            rec = runio.parse_json(line, str(ins.path), i)  # nesting bounded before it is parsed
+        except runio.UnsafeFile as exc:
+            ins.problems.append(f"line {i}: not a JSON record ({exc.message})")
+            continue
         if not isinstance(rec, dict):
             ins.problems.append(f"line {i}: not a JSON record")
             continue
@@ -269,13 +271,16 @@ class Ledger:
 
 
 def read_records(path: Path) -> list[dict]:
+    """Every line's object (the safe reader: a FIFO, an oversized file or a line nested too deep is
+    ``runio.UnsafeFile``); a malformed line is ValueError naming the file and line."""
     out = []
-    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{i}: not valid JSON ({exc.msg})") from exc
+    try:
+        for _, obj in runio.read_jsonl(path, "records file"):
+            out.append(obj)
+    except runio.UnsafeFile as exc:
+        if exc.line is None:
+            raise
+        raise ValueError(str(exc)) from None
     return out
 
 

@@ -21,7 +21,7 @@ import uuid
 from enum import Enum
 from pathlib import Path
 
-from harness.core import statefile
+from harness.core import runio, statefile
 from harness.core.errors import InputError
 
 RUN_META_KEYS = {"run_id": str, "protocol_path": str, "protocol": str, "protocol_digest": str, "preregistered": bool,
@@ -40,10 +40,12 @@ class DirState(Enum):
 
 def parse_run_meta(path: Path) -> dict:
     """run.json's object, validated (InputError naming the key or what is wrong with the file)."""
-    try:
-        meta = statefile.loads(statefile.read_text_regular(path, "<file>", "run.json"))
-    except ValueError as exc:
-        raise InputError(str(path), "<file>", f"not JSON ({exc})") from None
+    try:  # the safe reader: a FIFO, a link or a deep nest is refused, never waited on
+        meta = runio.read_json(path, "run.json", 64 << 20)
+    except FileNotFoundError:
+        raise InputError(str(path), "<file>", "no such run.json") from None
+    except runio.UnsafeFile as exc:
+        raise InputError(str(path), "<file>", f"not JSON ({exc.message})") from None
     if not isinstance(meta, dict):
         raise InputError(str(path), "<file>", "expected a JSON object")
     for key, typ in RUN_META_KEYS.items():

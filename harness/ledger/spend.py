@@ -43,7 +43,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core import statefile
+from harness.core import runio, statefile
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.core.errors import HarnessError, InputError
 from harness.core.pricing import FREE, input_rate, price_for, price_tokens, rate, usage_cost
@@ -126,11 +126,11 @@ class SpendLedger:
 
     def read(self) -> dict:
         try:
-            state = statefile.loads(self.path.read_text())
+            state = runio.read_json(self.path, "spend ledger", 64 << 20)  # a FIFO or a deep nest refused, never waited on
         except FileNotFoundError:
             return json.loads(json.dumps(EMPTY))
-        except (ValueError, UnicodeDecodeError) as exc:  # written atomically: only an outside edit gets here
-            raise InputError(str(self.path), "<file>", f"not the run's spend ledger ({exc}); restore it") from None
+        except runio.UnsafeFile as exc:  # written atomically: only an outside edit gets here
+            raise InputError(str(self.path), "<file>", f"not the run's spend ledger ({exc.message}); restore it") from None
         if not isinstance(state, dict):
             raise InputError(str(self.path), "<file>", "expected a JSON object (the run's spend ledger)")
         return {**EMPTY, **state}
@@ -143,8 +143,7 @@ class SpendLedger:
             out = fn(state)
             statefile.write_json(self.path, state)  # temp, fsync, rename, fsync the directory
             for r in out.pop("_rows", []):
-                with (self.run_dir / "spend.jsonl").open("a") as f:
-                    f.write(json.dumps({**r, "when": time.time()}, sort_keys=True) + "\n")
+                runio.append_line(self.run_dir / "spend.jsonl", json.dumps({**r, "when": time.time()}, sort_keys=True))
             return out
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)

@@ -47,6 +47,7 @@ from typing import Callable
 
 from corpus.catalogue import CATALOGUE_DIR, CatalogueError, load_loop
 from corpus.gates import GateError, judge, load_gate
+from harness.core import runio
 from harness.core.engine import Engine
 from harness.core.errors import InputError
 from harness.core.outcomes import LoopEnding
@@ -172,7 +173,7 @@ def load_graph(path: str | Path, catalogue: Path | None = None) -> Graph:
     """A graph file, validated; every refusal is an InputError naming the file, line and key."""
     path = Path(path).resolve()
     data = load_toml(path)
-    text = path.read_text()
+    text = runio.read_text(path, "graph file")
     where = path.parent
     extra = sorted(set(data) - {"graph", "nodes", "edges", "repairs"})
     if extra:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from corpus.catalogue import Loop
 from corpus.gates import Gate, Judgement, judge
+from harness.core import runio
+from harness.core.runio import NoSpace, exists_regular, is_no_space, write_atomic
 from harness.core.wilson import wilson
 from harness.engines import EngineContext, make_engine
 from harness.ledger.ledger import Ledger
@@ -111,25 +113,41 @@ def _twin_path(gate: Gate) -> str | None:
     return str((gate.dir / twin).resolve()) if twin else None
 
 
-def open_ledger(out: Path, resume: bool = False):
+def open_ledger(out: Path, resume: bool = False, *, hold):
     """A new loop ledger in ``out``; with ``resume``, the one a killed run left there, verified and
     crash-repaired as ``harness run --resume`` does (a torn last line moved aside, a head caught up)
-    and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``)."""
+    and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``).
+
+    The ledger has one writer, as a run's does: ``out/loop.lock`` (``runio.DirLock``, an exclusive
+    flock) is taken before the ledger is read and handed to ``hold`` (the command's
+    ``click.Context.with_resource``: released when the command ends, however it ends), so a second
+    ``loop run`` on ``out`` (a ``--resume`` while the loop still runs, two resumes at once) is
+    refused naming the holder's PID, and a kill releases it with the process."""
     from harness.core.errors import InputError
+    from harness.core.runio import DirLock, make_dir
     from harness.ledger.ledger import LedgerRefused
     path = out / "ledger.jsonl"
+    if (path.exists() or path.is_symlink()) and not exists_regular(path):  # a FIFO or a link: never opened
+        runio.open_regular(path, "loop ledger")
     if resume and not (path.is_file() and path.stat().st_size):
         raise InputError(str(out), "--resume", "no loop ledger here to continue (ledger.jsonl); start with --out DIR")
+    rerun = f"harness loop run TARGET --resume {out}"
+    try:
+        make_dir(out, rerun)
+        hold(DirLock(out, "loop.lock", f"continue with `{rerun}`"))
+    except OSError as exc:
+        raise InputError(str(out), "--out", f"cannot create or write the loop directory: {exc.strerror or exc}") from None
     if not resume and path.exists() and path.stat().st_size:
         raise InputError(str(path), "--out", "already holds a loop ledger: continue it with `harness loop run "
                          f"TARGET --resume {out}` (the same target and options), or give a new --out directory")
     try:
-        out.mkdir(parents=True, exist_ok=True)
         ledger = Ledger(path)
     except LedgerRefused as exc:
         raise InputError(str(path), "ledger", "does not verify; refusing to continue it (nothing was changed):\n  "
                          + "\n  ".join(exc.problems)) from None
     except OSError as exc:
+        if is_no_space(exc):
+            raise NoSpace(path, exc, rerun) from None
         raise InputError(str(out), "--out", f"cannot create or write the loop directory: {exc.strerror or exc}") from None
     return ResumeLedger(ledger) if resume else ledger
 
@@ -324,6 +342,8 @@ def render_table8(rows: list[dict]) -> str:
 
 
 def write_summary(out: Path, payload: dict, text: str) -> None:
-    from harness.core.statefile import write_atomic  # rewritten on --resume: never left torn
-    write_atomic(out / "summary.json", json.dumps(payload, indent=1, default=str) + "\n")
-    write_atomic(out / "table.md", text + "\n")
+    """summary.json and table.md, each written atomically (rewritten on --resume: never left torn);
+    a full disk is ``NoSpace`` (exit 4) naming the resume command."""
+    rerun = f"harness loop run TARGET --resume {out}"
+    write_atomic(out / "summary.json", json.dumps(payload, indent=1, default=str) + "\n", rerun)
+    write_atomic(out / "table.md", text + "\n", rerun)

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from corpus.gates import load_gate
+from harness.core import runio
+from harness.core.errors import ExitCode
 from harness.ledger.ledger import Ledger
 from harness.loop.loop import LoopBudget, LoopSpec, audit_done, run_loop, spent_attempts
 from harness.loop.loop_workers import ScriptedWorker, write_scripted_gate
@@ -95,7 +97,8 @@ def render(rows: list[Row], soft_bound: int = SOFT_BOUND) -> str:
 
 
 def write(out: Path, rows: list[Row], problems: list[str], text: str) -> None:
-    (Path(out) / "tables.md").write_text(text + "\n")
-    (Path(out) / "summary.json").write_text(json.dumps(
+    rerun = f"harness reproduce bounded-loops --out {out}"
+    runio.write_atomic(Path(out) / "tables.md", text + "\n", rerun, ExitCode.BAD_INPUT)
+    runio.write_atomic(Path(out) / "summary.json", json.dumps(
         {"rows": [asdict(r) | {"agrees": r.agrees} for r in rows], "drift_problems": problems,
-         "method": __doc__}, indent=1) + "\n")
+         "method": __doc__}, indent=1) + "\n", rerun, ExitCode.BAD_INPUT)

@@ -24,7 +24,7 @@ from harness.control.adjudicator import Adjudication, adjudicate
 from harness.control.arms import ArmResult, run_arm
 from harness.control.attempt import CellContext
 from harness.control.budget import Budget
-from harness.core import record, safefs
+from harness.core import record, runio, safefs
 from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.core.errors import InputError
 from harness.core.layout import transcript_path
@@ -560,11 +560,8 @@ def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
     cut short is skipped), every engine call (worker and reviewer) with its usage by model from the
     transcript, and the test runs and model ids from the event log."""
     events = []
-    for line in log_path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            pass  # a line the kill cut short
+    for _, event in runio.read_jsonl(log_path, "event log", skip_bad=True):  # a line the kill cut short is skipped
+        events.append(event)
     ctx.log.events[:] = events
     transcript = getattr(ctx.engine, "transcript", None)
     if transcript is not None:

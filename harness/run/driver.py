@@ -17,7 +17,6 @@ written atomically; a torn one is repaired from the records (harness.ledger.rund
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -28,12 +27,14 @@ from typing import Callable
 
 from harness.core import protocol as protocol_mod
 from harness.core import record as record_mod
+from harness.core import runio, statefile
 from harness.core.errors import ExitCode, InputError
 from harness.core.matrix import Cell, run_order
 from harness.core.outcomes import Outcome, RunStop, VoidKind
 from harness.core.protocol import Protocol, load_protocol
 from harness.core.registry import needs_model
 from harness.core.roles import Binding, Role, RunEngines, model_levels, resolve_roles
+from harness.core.runio import DirLock
 from harness.core.table import one_per_cell, per_arm_rows, render
 from harness.core.tasks import load_task
 from harness.judge import verdict_cache
@@ -188,18 +189,14 @@ def execute(run_dir: Path, **options) -> RunOutcome:
     writer, so a second session on the same run is refused (InputError) instead of appending a
     second chain of seqs. A kill releases the lock with the process, so --resume after a kill works."""
     read_run_meta(run_dir)  # a directory that is not a run gets its own error, and no run.lock
-    fd = os.open(Path(run_dir) / "run.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    procs.inherit_never(fd)  # closed in every forked worker: only this process holds the lock
+    lock = DirLock(run_dir, "run.lock", f"`harness run --resume {run_dir}`").acquire()  # refused naming the PID
+    assert lock.fd is not None
+    procs.inherit_never(lock.fd)  # closed in every forked worker: only this process holds the lock
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(str(run_dir), "--resume", "another harness process is running this run (it holds "
-                             "run.lock); wait for it to finish or stop it, then --resume") from None
         return _execute(run_dir, **options)
     finally:
-        procs.release(fd)
-        os.close(fd)  # closing the descriptor releases the lock
+        procs.release(lock.fd)
+        lock.release()  # closing the descriptor releases the lock
 
 
 def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int = 1, log=print, limit_cells: int | None = None, pilot: int | None = None,
@@ -221,6 +218,10 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
     s = _verify_and_open(Path(run_dir).resolve(), log)
     s.keep_trees = keep_trees
     cells = _pending(s, pilot, limit_cells)
+    workers, capped = executors.capped_workers(workers, len(cells)) if executor == "local" or not address \
+        else (workers, None)
+    if capped:
+        log(capped)
     try:
         ex = executors.make_executor(executor, workers=workers, address=address, **(executor_options or {}))
     except executors.ExecutorUnavailable as exc:  # nothing dispatched: a stop, every record as it was
@@ -236,8 +237,10 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
             f"{settle.max_reruns} reruns each; a scored rerun supersedes the void record)")
     log(f"{s.proto.name}: {len(s.done)} cells already recorded, {len(cells)} to run, executor={ex.kind}, "
         f"workers={ex.capacity}, verdict cache={'off' if not cache else (cache_dir or 'run dir')}")
+    ledger_spend = s.spend
     progress = Progress(len(cells), ex.capacity, stream=progress_stream,
-                        extra=_sequence_line(s.run_dir, monitor) if monitor else None)
+                        extra=_sequence_line(s.run_dir, monitor) if monitor else None,
+                        spent=(lambda: float(ledger_spend.read()["spent_usd"])) if ledger_spend is not None else None)
     halt = stop or StopRequest()
     _dispatch(s, ex, cells, settle, progress, halt, lambda c: executors.Job(_cell_spec(s, c, cfg), cfg.as_dict(s, disabled)), log)
     if halt.signal and not settle.stopped:
@@ -400,11 +403,11 @@ def _open_settler(s: _Session, disabled: dict[str, str], log) -> "_Settler":
 def _void_counts(voids_path: Path, log) -> dict[str, int]:
     """Void attempts per cell key so far (voids.jsonl); a torn line (a kill mid-write) is skipped."""
     void_counts: dict[str, int] = {}
-    if voids_path.exists():
-        for i, line in enumerate(voids_path.read_text().splitlines(), 1):
+    if voids_path.exists() or voids_path.is_symlink():
+        for i, line in enumerate(runio.read_text(voids_path, "voids journal").splitlines(), 1):
             try:
-                k = json.loads(line)["cell_key"]
-            except (json.JSONDecodeError, KeyError, TypeError):  # a kill mid-write leaves a torn line
+                k = runio.parse_json(line, str(voids_path), i)["cell_key"]
+            except (runio.UnsafeFile, KeyError, TypeError):  # a kill mid-write leaves a torn line
                 if line.strip():
                     log(f"{voids_path.name}:{i}: ignoring a torn line")
                 continue
@@ -420,8 +423,7 @@ def _dispatch(s: _Session, ex, cells: list[Cell], settle: "_Settler", progress: 
     requeues_path = s.run_dir / "requeues.jsonl"
 
     def on_requeue(key: str, reason: str) -> None:
-        with requeues_path.open("a") as f:
-            f.write(json.dumps({"cell_key": key, "reason": reason, "when": time.time()}) + "\n")
+        runio.append_line(requeues_path, json.dumps({"cell_key": key, "reason": reason, "when": time.time()}))
         log(f"re-queued {key}: {reason}")
 
     workers = ex.capacity
@@ -460,11 +462,11 @@ def _finalize(s: _Session, settle: "_Settler", pilot: int | None, workers: int, 
     table = render(per_arm_rows(records, [a.name for a in proto.arms]))
     projection = None
     try:
-        (run_dir / "table.md").write_text(table + "\n")
+        statefile.write_atomic(run_dir / "table.md", table + "\n")
         if pilot is not None:
             projection = pilot_mod.project(records, Counter(c.arm for c in run_order(proto)), workers)
-            (run_dir / "pilot.json").write_text(json.dumps(projection, indent=1, sort_keys=True) + "\n")
-            (run_dir / "pilot.md").write_text(pilot_mod.render(projection) + "\n")
+            statefile.write_json(run_dir / "pilot.json", projection)
+            statefile.write_atomic(run_dir / "pilot.md", pilot_mod.render(projection) + "\n")
     except OSError as exc:
         if not settle.stopped:
             settle.halt(RunStop.DISK, f"disk: could not write the run's tables ({exc}); the ledger is intact")
@@ -495,10 +497,10 @@ def _stopped_before_dispatch(s: _Session, exc: Exception, log, wall_s: float) ->
 def _note_stop(run_dir: Path, settle: "_Settler", records: int, not_run: dict | None) -> None:
     """One row in stops.jsonl: the stop's kind (a RunStop), its reason, when, and what is left."""
     try:
-        with (run_dir / "stops.jsonl").open("a") as f:
-            f.write(json.dumps({"kind": settle.stop_kind.value if settle.stop_kind else None, "reason": settle.stopped,
-                                "when": time.time(), "records": records, "not_run": not_run}) + "\n")
-    except OSError:
+        runio.append_line(run_dir / "stops.jsonl", json.dumps({
+            "kind": settle.stop_kind.value if settle.stop_kind else None, "reason": settle.stopped,
+            "when": time.time(), "records": records, "not_run": not_run}))
+    except (OSError, runio.UnsafeFile):
         pass
 
 
@@ -592,9 +594,8 @@ class _Settler:
         if rec["outcome"] == Outcome.VOID:
             k = rec["cell_key"]
             self.void_counts[k] = self.void_counts.get(k, 0) + 1
-            with self.voids_path.open("a") as f:
-                f.write(json.dumps({"cell_key": k, "void_reason": rec["void_reason"],
-                                    "attempt": self.void_counts[k]}) + "\n")
+            runio.append_line(self.voids_path, json.dumps({"cell_key": k, "void_reason": rec["void_reason"],
+                                                           "attempt": self.void_counts[k]}))
             if self.void_counts[k] <= self.max_reruns:
                 self.rerun.append(Cell.from_key(k))
                 return

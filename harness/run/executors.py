@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from harness.core import runio
 from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
 from harness.judge import verdict_cache
@@ -299,6 +300,46 @@ def _shutdown_quietly(ray) -> None:
         ray.shutdown()
     except Exception:  # nothing started, or half of it: nothing more to do here
         pass
+
+
+WORKERS_PER_CORE = 4  # a cell mostly waits (on its engine, on a confined test run): a few per core keep the CPU busy
+MEMORY_PER_WORKER = 256 << 20  # a worker, its sandbox and a test run's interpreter: measured well under this
+
+
+def machine_cap(cores: int | None = None, available: int | None = None) -> tuple[int, str]:
+    """The most workers this machine is given (issue 34: ``--workers 100000`` forked 2,000+
+    processes): min(WORKERS_PER_CORE x cores, available memory / MEMORY_PER_WORKER), at least 1;
+    and the rule as text."""
+    if not cores:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if available is None:
+        available = _mem_available()
+    by_cpu = WORKERS_PER_CORE * max(1, cores)
+    by_mem = max(1, available // MEMORY_PER_WORKER) if available else by_cpu
+    return max(1, min(by_cpu, by_mem)), (f"min({WORKERS_PER_CORE} x {cores} cores, {available / (1 << 30):.1f} GiB "
+                                         f"available / {MEMORY_PER_WORKER >> 20} MiB per worker)"
+                                         if available else f"{WORKERS_PER_CORE} x {cores} cores")
+
+
+def _mem_available() -> int | None:
+    try:
+        for line in runio.read_bytes("/proc/meminfo", "meminfo", 1 << 20).splitlines():
+            if line.startswith(b"MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, runio.UnsafeFile, ValueError, IndexError):
+        pass
+    return None
+
+
+def capped_workers(requested: int, cells: int) -> tuple[int, str | None]:
+    """The pool size for ``cells`` cells to run: ``requested`` capped by the cells (a worker with no
+    cell is idle) and by ``machine_cap``; with the reason when it was capped (None when not)."""
+    cap, rule = machine_cap()
+    used = max(1, min(requested, max(1, cells), cap))
+    if used == requested:
+        return used, None
+    why = (f"{cells} cell(s) to run" if used == max(1, cells) else f"this machine's cap {cap} = {rule}")
+    return used, f"--workers {requested}: using {used} (capped by {why})"
 
 
 def make_executor(kind: str = "local", *, workers: int = 1, address: str | None = None, **kw):

@@ -1,8 +1,12 @@
 """Progress of a run: done / void / in flight / spend, on one line.
 
 On a terminal the line is redrawn in place; otherwise (a log file, CI) a line is printed at most
-every ``every_s`` seconds and at the end. Spend sums ``cost_usd`` over the records so far; cells
-whose model has no price are counted separately, never as zero.
+every ``every_s`` seconds and at the end. Spend is the run's spend: with a spend ledger
+(``spent``, reading spend.json: every engine call, including calls of void cells, retries, cut
+replies charged at their bookings and earlier sessions) it is that figure, the same as the final
+spend line (issue 34: a sum of the records' ``cost_usd`` undercounted it); without one it sums
+``cost_usd`` over the records so far, and cells whose model has no price are counted separately,
+never as zero.
 
 ``extra`` (optional) is a callable whose short text is appended to the line, recomputed at most
 every ``extra_every_s`` seconds (``harness run --monitor`` uses it for the primary hypothesis's
@@ -22,7 +26,7 @@ def _fmt_s(s: float) -> str:
 
 class Progress:
     def __init__(self, total: int, workers: int, stream=None, every_s: float = 10.0, clock=time.monotonic,
-                 extra=None, extra_every_s: float = 10.0):
+                 extra=None, extra_every_s: float = 10.0, spent=None):
         self.total, self.workers = total, max(1, workers)
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -32,6 +36,7 @@ class Progress:
         self.spend = 0.0
         self.in_flight = 0
         self.extra, self.extra_every_s = extra, extra_every_s
+        self.spent = spent  # () -> the run's spend in USD (spend.json), or None
         self._extra_text, self._extra_at = "", None
 
     def update(self, rec: dict | None = None, *, in_flight: int | None = None, voided: bool = False) -> None:
@@ -59,12 +64,22 @@ class Progress:
     def line(self) -> str:
         el = self.clock() - self.start
         finished = self.done + self.void
-        spend = f"${self.spend:,.4f}" + (f" (+{self.unpriced} unpriced)" if self.unpriced else "")
+        spend = self._spend_text()
         eta = ""
         if finished and self.done < self.total:
             eta = f" | eta {_fmt_s(el / finished * max(0, self.total - self.done))}"
         return (f"{_fmt_s(el)} done {self.done}/{self.total} | void {self.void} | in flight {self.in_flight} | "
                 f"spend {spend}{eta}{self._extra(force=False)}")
+
+    def _spend_text(self) -> str:
+        if self.spent is not None:
+            try:
+                usd = self.spent()
+            except Exception as exc:  # noqa: BLE001 -- a display: an unreadable spend.json shows as such
+                return f"unreadable ({type(exc).__name__})"
+            if usd is not None:
+                return f"${usd:,.4f} (spend.json)"
+        return f"${self.spend:,.4f}" + (f" (+{self.unpriced} unpriced)" if self.unpriced else "")
 
     def _extra(self, force: bool) -> str:
         if self.extra is None:

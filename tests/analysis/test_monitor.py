@@ -249,3 +249,22 @@ def test_the_sequence_is_part_of_the_protocol_and_a_default_leaves_old_locks_alo
     p.write_text(PROTO + 'sequence = "bernstein"\n')
     with pytest.raises(InputError, match="sequence"):
         load_protocol(p)
+
+
+def test_monitor_warns_on_an_edited_ledger_and_strict_refuses(run):
+    """Issue 34: `harness monitor` printed its sequence from an edited ledger without a word (`view`
+    and `export` warned). Every ledger reader verifies the chain first: a warning line, or with
+    --strict a refusal (exit 2) before any number is printed."""
+    execute(run, workers=1, log=lambda m: None, limit_cells=3)
+    ledger = run / "records.jsonl"
+    lines = ledger.read_text().splitlines()
+    rec = json.loads(lines[1])
+    rec["outcome"] = "completed" if rec["outcome"] != "completed" else "safe_stop"
+    lines[1] = json.dumps(rec, sort_keys=True)
+    ledger.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(main, ["monitor", str(run)])
+    assert r.exit_code == 0, r.output
+    assert f"warning: {ledger} does not verify: line 2: edited" in r.output
+    r = CliRunner().invoke(main, ["monitor", str(run), "--strict"])
+    assert r.exit_code == 2 and "does not verify" in r.output and "--strict refuses" in r.output
+    assert "confidence sequence" not in r.output

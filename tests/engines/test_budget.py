@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from engines.loopback import OPENAI_SECRET, Loopback
 from engines.test_cli_runs import write_proto
@@ -98,3 +99,35 @@ def test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceil
     reported = reply.usage.input_tokens + reply.usage.output_tokens + reply.usage.cache_read_tokens \
         + reply.usage.cache_write_tokens
     assert state["spent_tokens"] == reported + booked and state["overrun_tokens"] == reported
+
+
+@pytest.mark.parametrize("flavor", ["anthropic", "openai"])
+def test_a_reply_cut_while_its_status_line_and_headers_drip_is_charged_its_booking(flavor, tasks, monkeypatch,
+                                                                                     tmp_path):
+    """Issue 34, through the real SDKs: a reply whose status line and headers drip past
+    ``request_timeout_s`` is cut on time, and the provider may have generated (and billed) it: it
+    is charged its booking, an upper bound (``unseen_billed``), never nothing. Before, spend.json
+    counted $0.2529 against $0.3367 billed."""
+    from engines.test_redteam_issue25 import HeaderDrip
+
+    from harness.core.engine import EngineFault
+    from harness.engines import EngineContext, make_engine
+    from harness.ledger.spend import Ceiling, CeilingEngine, SpendLedger, input_upper_bound
+    srv = HeaderDrip()
+    host, port = srv.sock.getsockname()
+    monkeypatch.setenv(f"{flavor.upper()}_BASE_URL", f"http://{host}:{port}" + ("/v1" if flavor == "openai" else ""))
+    monkeypatch.setenv(f"{flavor.upper()}_API_KEY", "sk-test-loopback")
+    led = SpendLedger(tmp_path)
+    led.open_session(Ceiling(max_tokens=10 ** 9))
+    req = worker_request(tasks[0])
+    try:
+        eng = make_engine(flavor, EngineContext("worker", tasks[0], {}, "seed", model="m", options={
+            "providers": {flavor: {"request_timeout_s": 1.0, "max_retries": 0}}}))
+        with pytest.raises(EngineFault):
+            CeilingEngine(eng, led, "k", "worker", None).complete(req)
+    finally:
+        srv.close()
+    state = led.read()
+    booked = input_upper_bound(req) + req.max_tokens
+    assert state["unseen_billed"] == 1 and state["unseen_billed_tokens"] == booked
+    assert state["spent_tokens"] == booked and not state["open"]

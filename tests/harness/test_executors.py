@@ -182,3 +182,21 @@ def test_local_pool_survives_a_dead_worker(project):
     assert killed
     _one_per_key(res, project / "p.toml")
     assert (res.run_dir / "requeues.jsonl").read_text().strip()
+
+
+def test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used():
+    """Issue 34: ``--workers 100000`` forked over 2,000 processes for a 2-cell run."""
+    from harness.run.executors import capped_workers
+    used, why = capped_workers(100_000, 2)
+    assert used == 2 and why == "--workers 100000: using 2 (capped by 2 cell(s) to run)"
+    assert capped_workers(1, 50) == (1, None)
+
+
+def test_the_machine_cap_is_the_smaller_of_cores_and_memory():
+    from harness.run.executors import MEMORY_PER_WORKER, WORKERS_PER_CORE, capped_workers, machine_cap
+    assert machine_cap(cores=2, available=100 * MEMORY_PER_WORKER)[0] == 2 * WORKERS_PER_CORE
+    cap, rule = machine_cap(cores=64, available=3 * MEMORY_PER_WORKER)
+    assert cap == 3 and "64 cores" in rule and "MiB per worker" in rule
+    assert machine_cap(cores=1, available=1)[0] == 1  # never below one worker
+    used, why = capped_workers(100_000, 100_000)
+    assert used == machine_cap()[0] and "this machine's cap" in why

@@ -22,6 +22,8 @@ OUTSIDE_THE_ROOT = {
     "harness.judge.subject_rpc.RemoteError": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
     "harness.judge.subject_rpc.Closed": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
     "harness.sandbox.warm.RunLost": "warm.py is also the zygote script, run as `python -I harness/sandbox/warm.py` (stdlib only)",
+    "harness.cli.startup.Interrupted": "a KeyboardInterrupt (a signal, not an error): every `except Exception` lets it "
+                                       "pass, and startup.py loads before the harness package (stdlib only)",
 }
 
 
@@ -100,3 +102,28 @@ def test_the_cli_exits_with_the_tables_code_and_one_line(tmp_path):
     res = CliRunner().invoke(main, ["plan", str(bad)])
     assert res.exit_code == ExitCode.BAD_INPUT and "Traceback" not in res.output
     assert re.match(r"error: .*p\.toml", res.output)
+
+
+def _readme_command_rows() -> dict[str, tuple[set[int], int, int]]:
+    text = (ROOT / "README.md").read_text()
+    table = text.split("| command | exit codes | SIGINT / SIGTERM | full disk |", 1)[1].split("\n\n", 1)[0]
+    rows = {}
+    for line in table.strip().splitlines()[1:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = cells[0].split("`")[1].removeprefix("harness ") if cells[0].startswith("`") else "other"
+        rows[name] = ({int(c) for c in cells[1].split(",")}, int(cells[2]), int(cells[3]))
+    return rows
+
+
+def test_the_readme_exit_table_covers_every_command_and_matches_the_code():
+    """Issue 34: the README's exit-code table covers every command, not only `harness run`."""
+    from harness.cli.cli import LAZY_COMMANDS, main
+    from harness.core.exits import COMMAND_EXITS
+    rows = _readme_command_rows()
+    assert set(rows) == set(COMMAND_EXITS)
+    for name, ex in COMMAND_EXITS.items():
+        assert rows[name] == (set(ex.codes), ex.signal, ex.disk), name
+    other = (ROOT / "README.md").read_text().split("| other commands (", 1)[1].split(")", 1)[0]
+    named = {k.split()[0] for k in rows} | {w.strip("` ").split()[0] for w in other.split(",")}
+    every = set(main.commands) | set(LAZY_COMMANDS)
+    assert every <= named, every - named  # each command of the group has its row (or is named among the others)

@@ -95,3 +95,20 @@ def test_a_live_engine_graph_resume_is_refused_in_one_line(tmp_path):
     res = _run(str(graph), "--resume", str(tmp_path / "o"), "--engine", "openai", "--model", "m")
     assert res.exit_code == 2 and res.output.count("\n") == 1
     assert "cannot be resumed" in res.output and "bill" in res.output
+
+
+def test_a_resume_while_the_loop_still_runs_is_refused_naming_its_pid(tmp_path):
+    """The loop ledger has one writer (``loop.lock``, as a run's ``run.lock``): a second ``loop run``
+    on the directory, a ``--resume`` while the first still runs or two resumes at once, is refused
+    naming the holder's PID, and the ledger is unchanged."""
+    from harness.core.runio import DirLock
+    graph = _graph(tmp_path)
+    out = tmp_path / "out"
+    first = _run(str(graph), "--out", str(out))
+    assert first.exit_code == 0, first.output
+    before = (out / "ledger.jsonl").read_bytes()
+    with DirLock(out, "loop.lock", "x"):  # the loop still running (this process holds its lock)
+        res = _run(str(graph), "--resume", str(out))
+    assert res.exit_code == 2 and f"PID {__import__('os').getpid()}" in res.output and "loop.lock" in res.output
+    assert (out / "ledger.jsonl").read_bytes() == before
+    assert _run(str(graph), "--resume", str(out)).exit_code == 0  # released: the resume proceeds

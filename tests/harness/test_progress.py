@@ -60,3 +60,23 @@ def test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line(tmp_pa
     last = out.getvalue().splitlines()[-1]
     assert "H1 " in last and ("% betting CS [" in last or "no units yet" in last), last  # the betting sequence by default
     assert last.endswith(primary_line(run_dir))  # the same text `harness monitor` computes
+
+
+def test_the_spend_shown_is_the_runs_spend_not_the_records_sum():
+    """Issue 34: the line summed the records' ``cost_usd`` ($0.2529) while spend.json, which also
+    counts retries, void cells and cut replies charged at their bookings, held $0.664849. With a
+    spend ledger the line shows its figure, the same one the final spend line shows."""
+    out = io.StringIO()
+    p = Progress(2, 1, stream=out, every_s=0.0, clock=Clock(), spent=lambda: 0.664849)
+    p.update({"outcome": "completed", "cost_usd": 0.2529})
+    p.close()
+    assert "spend $0.6648 (spend.json)" in out.getvalue() and "0.2529" not in out.getvalue()
+
+
+def test_without_a_spend_ledger_the_records_costs_are_summed():
+    out = io.StringIO()
+    p = Progress(2, 1, stream=out, every_s=0.0, clock=Clock())
+    p.update({"outcome": "completed", "cost_usd": 0.25})
+    p.update({"outcome": "completed", "cost_usd": None})
+    p.close()
+    assert "spend $0.2500 (+1 unpriced)" in out.getvalue()

@@ -86,3 +86,41 @@ def test_the_control_without_the_guard_shows_the_traceback_it_replaces(tmp_path)
     """The stub does interrupt an import: importing the command line unguarded dies in a traceback."""
     p = _signal_during_import(tmp_path, [sys.executable, "-c", "import harness.cli.cli"], signal.SIGINT)
     assert p.returncode != 4 and "KeyboardInterrupt" in p.stderr and "Traceback" in p.stderr
+
+
+# a module imported inside a command's body (after the command group dispatched to it), and the command
+IN_COMMAND = {"view": ("viewer.rundir", ["view", "."]),
+              "monitor": ("analysis.monitor", ["monitor", "."]),
+              "loop run": ("corpus.catalogue", ["loop", "run", ".", "--out", "loop-out"])}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", sorted(IN_COMMAND))
+def test_a_signal_inside_a_command_is_its_stopped_line_and_exit_4(tmp_path, command, sig):
+    """Issue 34: once a command runs (the start-up guard gave way), a signal used to be a silent -15
+    (SIGTERM: no handler) or click's ``Aborted!`` and exit 1 (SIGINT). Every command answers it with
+    one STOPPED line naming the command, and exit 4 (the README's exit-code table)."""
+    module, command_args = IN_COMMAND[command]
+    p = _signal_during_import(tmp_path, ENTRIES["console-script"] + command_args, sig, slow=module)
+    name = signal.Signals(sig).name
+    assert p.returncode == 4, (p.returncode, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"STOPPED: {name} during `harness {command}`"), p.stderr
+    assert "Aborted" not in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_forked_child_dies_of_the_signal_as_without_the_handler():
+    """A process forked from the harness (a pool worker) is not the harness: SIGTERM kills it."""
+    code = ("import os, signal, sys, time\n"
+            "from harness.cli import startup\n"
+            "startup.arm_command('harness x')\n"
+            "r, w = os.pipe()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os.write(w, b'up'); time.sleep(60); os._exit(0)\n"
+            "os.read(r, 2)\n"  # the child runs Python code (a signal before that is dropped by the fork itself)
+            "os.kill(pid, signal.SIGTERM)\n"
+            "_, status = os.waitpid(pid, 0)\n"
+            "print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "True", p.stderr

@@ -1,0 +1,354 @@
+"""The one safe reader, the one atomic writer and the one directory lock for every file a command
+reads or writes in a run, loop, corpus or analysis directory (issue 34).
+
+Each guarantee was first built into ``harness run`` alone; the commands around it (view, monitor,
+loop, corpus, analyze, compare, export) read and wrote by hand, and broke where ``run`` held: a
+FIFO in place of ``records.jsonl`` hung ``view``, a 100,000-deep line raised ``RecursionError``, a
+full disk left empty files under their final names, two ``loop run --resume`` wrote one ledger.
+So every command goes through this module (tests/test_io_boundary.py checks it by AST):
+
+- **Reading** (``read_bytes``, ``read_text``, ``read_json``, ``read_jsonl``): the path is opened
+  with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link is refused, a FIFO never blocks the open), then
+  ``fstat`` must say a regular file, else ``UnsafeFile`` naming the file and what it is. At most
+  ``limit`` bytes are read (a larger file is refused, never held whole). JSON is pre-scanned for
+  its bracket depth *before* ``json.loads`` (``statefile.depth_of``), so a line nested past
+  ``MAX_DEPTH`` is one ``UnsafeFile`` naming the file and line, never a ``RecursionError``.
+- **Writing** (``write_atomic``, ``write_json``, ``append_line``): a temporary file in the same
+  directory, fsync, rename, directory fsync (``statefile.write_atomic``): a kill or a full disk
+  leaves the old file or the new one, never a partial one under the final name. ENOSPC, EDQUOT
+  and EROFS become ``NoSpace``: one line naming the file, what to free, and the command to rerun;
+  its exit code is the caller's (4 for a run, loop or corpus, whose state is kept for a rerun; 2 for
+  an analysis output, which is simply not written).
+- **Locking** (``DirLock``): an exclusive ``flock`` on a lock file in the directory, held by one
+  process for the whole command; the holder's PID is written into the file so that a second
+  writer is refused naming it. A kill releases the lock with the process (the kernel drops the
+  ``flock``), so a rerun after ``kill -9`` proceeds at once.
+Standard library only (every layer may import it).
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import shutil
+import stat
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+from harness.core import statefile
+from harness.core.errors import ExitCode, HarnessError, InputError
+
+MAX_BYTES = 512 << 20  # a records file of ~500k cells; anything a command reads is far smaller
+MAX_DEPTH = statefile.MAX_DEPTH
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+
+
+class UnsafeFile(InputError):
+    """A file a command will not read: not a regular file (a FIFO, device, socket, directory, link),
+    larger than its bound, nested deeper than ``MAX_DEPTH``, or not UTF-8 / JSON. Exit 2."""
+
+
+class NoSpace(HarnessError):
+    """A write refused by the file system (full, over quota, read-only): one line naming the file,
+    what to free and the command to rerun. ``code`` is the exit code the command documents."""
+
+    def __init__(self, path: Path | str, exc: OSError, rerun: str, code: ExitCode = ExitCode.STOPPED,
+                 kept: str = "nothing was written under its final name"):
+        self.path, self.code, self.rerun = str(path), code, rerun
+        why = {errno.EROFS: "the file system is read-only"}.get(exc.errno or 0, "the disk is full")
+        free = ("remount it read-write or write elsewhere" if exc.errno == errno.EROFS
+                else f"free space on the file system holding {Path(path).parent or '.'}")
+        super().__init__(f"{path}: {why} ({exc.strerror or exc}); {kept}; {free}, then rerun `{rerun}`")
+
+
+def is_no_space(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in NO_SPACE_ERRNOS
+
+
+# -- reading ------------------------------------------------------------------------------------
+def _kind(mode: int) -> str:
+    return statefile._kind(mode)
+
+
+def open_regular(path: Path | str, what: str = "file", follow: bool = False) -> tuple[int, os.stat_result]:
+    """A read descriptor for the regular file at ``path`` (never blocking; a link is refused unless
+    ``follow``: a file the user named on the command line, not one inside a run directory).
+    FileNotFoundError when absent; UnsafeFile for anything else."""
+    try:
+        fd = os.open(path, _READ & ~os.O_NOFOLLOW if follow else _READ)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(str(path), "<file>", f"is a symbolic link, not a regular {what}; refusing to "
+                             "follow it") from None
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing
+            raise UnsafeFile(str(path), "<file>", f"is not a regular {what}; refusing to read it") from None
+        raise UnsafeFile(str(path), "<file>", f"cannot open the {what}: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafeFile(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; refusing to read it")
+    return fd, st
+
+
+def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> bytes:
+    """The bytes of the regular file at ``path`` (see the module docstring); FileNotFoundError when absent."""
+    fd, st = open_regular(path, what)
+    try:
+        if st.st_size > limit:
+            raise UnsafeFile(str(path), "<file>", f"is {st.st_size} bytes, over the {limit}-byte bound for a {what}")
+        chunks, got = [], 0
+        while True:
+            b = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+            if got > limit:
+                raise UnsafeFile(str(path), "<file>", f"grew past the {limit}-byte bound for a {what}")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise UnsafeFile(str(path), "<file>", f"cannot read the {what}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
+    """At most the first ``n`` bytes of the regular file at ``path`` (e.g. an event log's first line)."""
+    fd, _ = open_regular(path, what)
+    try:
+        return os.read(fd, n)
+    except OSError as exc:
+        raise UnsafeFile(str(path), "<file>", f"cannot read the {what}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> str:
+    raw = read_bytes(path, what, limit)
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as exc:
+        raise UnsafeFile(str(path), "<file>", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def parse_json(text: str | bytes, where: str, line: int | None = None, max_depth: int = MAX_DEPTH):
+    """``json.loads`` of ``text`` with its nesting pre-scanned first: UnsafeFile naming ``where`` and
+    ``line`` for text nested past ``max_depth`` or not JSON (never RecursionError)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode()
+        except UnicodeDecodeError as exc:
+            raise UnsafeFile(where, "<line>" if line else "<file>", f"not UTF-8 ({exc.reason})", line) from None
+    # the character scan runs only when the text has more brackets than the bound (a C-speed count)
+    if text.count("[") + text.count("{") > max_depth and statefile.depth_of(text, max_depth) > max_depth:
+        raise UnsafeFile(where, "<line>" if line else "<file>", f"JSON nested deeper than {max_depth} levels", line)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UnsafeFile(where, "<line>" if line else "<file>", f"not valid JSON ({exc})", line) from None
+
+
+def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES):
+    return parse_json(read_text(path, what, limit), str(path))
+
+
+def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
+               skip_bad: bool = False) -> Iterator[tuple[int, Any]]:
+    """(line number, object) for each non-blank line; a bad line is UnsafeFile naming file and
+    line, or (``skip_bad``) skipped."""
+    for i, line in enumerate(read_text(path, what, limit).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield i, parse_json(line, str(path), i)
+        except UnsafeFile:
+            if not skip_bad:
+                raise
+
+
+def exists_regular(path: Path | str) -> bool:
+    """True when ``path`` is a regular file (by lstat: nothing is opened)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+# -- writing ------------------------------------------------------------------------------------
+def write_atomic(path: Path | str, data: str | bytes, rerun: str, code: ExitCode = ExitCode.STOPPED,
+                 mode: int = 0o644) -> None:
+    """``statefile.write_atomic`` (temp, fsync, rename, directory fsync), with a full or read-only
+    file system reported as ``NoSpace`` (see the module docstring)."""
+    try:
+        statefile.write_atomic(path, data, mode)
+    except OSError as exc:
+        if is_no_space(exc):
+            raise NoSpace(path, exc, rerun, code) from None
+        raise
+
+
+def write_json(path: Path | str, obj, rerun: str, code: ExitCode = ExitCode.STOPPED) -> None:
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n", rerun, code)
+
+
+def make_dir(path: Path | str, rerun: str, code: ExitCode = ExitCode.STOPPED) -> Path:
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if is_no_space(exc):
+            raise NoSpace(path, exc, rerun, code) from None
+        raise
+    return Path(path)
+
+
+def append_line(path: Path | str, line: str, fsync: bool = False) -> None:
+    """Append ``line`` (a newline added) to the journal at ``path``: opened ``O_APPEND|O_NOFOLLOW|
+    O_NONBLOCK`` and written only when ``fstat`` says a regular file (a FIFO or a link planted in its
+    place is UnsafeFile, never written through or waited on). One ``write`` per line: a kill or a full
+    disk leaves at most a torn last line, which every journal reader skips."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafeFile(str(path), "<file>", "is not a regular file; refusing to write through it") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular file; refusing to write to it")
+        data = memoryview((line + "\n").encode())
+        while data:
+            data = data[os.write(fd, data):]
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_staged(path: Path | str, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` inside a staging directory (``staged_dir``): no fsync per file, the
+    directory is synced and published as a whole. Never use it on a final name."""
+    with open(path, "wb") as fh:
+        fh.write(data.encode() if isinstance(data, str) else data)
+
+
+@contextlib.contextmanager
+def staged_dir(final: Path | str, rerun: str, code: ExitCode, owned: tuple[str, ...] = ()) -> Iterator[Path]:
+    """A fresh staging directory beside ``final``; on success its entries replace ``final``'s (each
+    top-level name by a rename, after ``os.sync``: renames need no space, so a full disk can only
+    strike while staging). On any error the staging directory is removed and ``final`` is as it
+    was; ENOSPC/EROFS is ``NoSpace``. Each name the stage holds replaces ``final``'s entry of that
+    name; ``owned`` names more of ``final``'s entries a rebuild removes; its other entries are kept."""
+    final = Path(final)
+    stage = None
+    try:
+        make_dir(final.parent, rerun, code)
+        stage = final.parent / f".{final.name}.staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        stage.mkdir()
+        yield stage
+        _syncfs(stage)
+        _publish(stage, final, owned)
+    except OSError as exc:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if is_no_space(exc):
+            raise NoSpace(final, exc, rerun, code, kept="nothing was written under its final name (the "
+                          "output is built aside and put in place only when whole)") from None
+        raise
+    except BaseException:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _syncfs(path: Path) -> None:
+    """Flush the file system holding ``path`` (``syncfs(2)``; ``os.sync`` where libc lacks it):
+    the staged files reach the disk before the rename that publishes them."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if getattr(libc, "syncfs", None) is None or libc.syncfs(fd) != 0:
+            os.sync()
+    except OSError:
+        os.sync()
+    finally:
+        os.close(fd)
+
+
+def _publish(stage: Path, final: Path, owned: tuple[str, ...]) -> None:
+    if not final.exists():
+        os.rename(stage, final)
+        statefile.fsync_dir(final.parent)
+        return
+    trash = final.parent / f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    trash.mkdir()
+    for name in dict.fromkeys([*owned, *os.listdir(stage)]):  # what the stage rebuilds, and what it owns
+        if (final / name).exists() or (final / name).is_symlink():
+            os.rename(final / name, trash / name)
+    for entry in os.listdir(stage):
+        os.replace(stage / entry, final / entry)
+    statefile.fsync_dir(final)
+    os.rmdir(stage)
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+# -- the single-writer lock -----------------------------------------------------------------------
+class Locked(InputError):
+    """Another process holds the directory's lock (its PID is named). Exit 2: nothing was changed."""
+
+
+class DirLock:
+    """An exclusive ``flock`` on ``directory/name`` held for the life of the object (a context
+    manager). The holder writes its PID into the file; a second writer is refused naming it."""
+
+    def __init__(self, directory: Path | str, name: str, command: str):
+        self.path = Path(directory) / name
+        self.command = command
+        self.fd: int | None = None
+
+    def acquire(self) -> "DirLock":
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise UnsafeFile(str(self.path), "<file>", "the lock is not a regular file; refusing to use it")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise Locked(str(self.path.parent), "<lock>", f"another harness process{holder} is writing here (it "
+                         f"holds {self.path.name}); wait for it to finish or stop it, then {self.command}") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass  # a full disk: the lock still holds, only the PID is not shown to a second writer
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the flock
+            self.fd = None
+
+    def __enter__(self) -> "DirLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 32, 0).decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return f" (PID {text})" if text.isdigit() else ""
