@@ -299,7 +299,7 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         engine=spec.roles.worker.engine, controller=arm.controller,
         void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
-        hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
+        secret_checks=adj.secret_checks, hidden_checks=adj.checks, acceptance_edited=adj.acceptance_edited, watch_incomplete=ran.watch_incomplete,
         human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
         commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),
