@@ -311,12 +311,13 @@ def _hexes(text: str) -> list[bytes]:
 SEP = b"\0\0\0"  # between the decodings of one codec batched into one view: in no codec's alphabet
 
 
-def text_codecs(text: str) -> list[tuple[str, bytes | str, tuple[int, ...]]]:
+def text_codecs(text: str, transforms: bool = True) -> list[tuple[str, bytes | str, tuple[int, ...]]]:
     """One decoding step of an ASCII text view: for each codec, every run it reads decoded and
     batched into one view (SEP between them; the offsets where each run's first alignment starts:
     where a headerless stream such as raw deflate is tried), plus the text
-    reversed and rot13'd (each then decoded by the next step). One view per codec, not per run:
-    a text of many short runs costs its bytes, not a view each."""
+    reversed and rot13'd when a next step will decode them (``transforms``: as the last step they
+    would add nothing, the matchers search the reversed and rotated key). One view per codec, not
+    per run: a text of many short runs costs its bytes, not a view each."""
     found: dict[str, list[tuple[bytes, bool]]] = {
         "base64": [(b, i == 0) for m in B64_RUN.finditer(text) for i, b in enumerate(_b64(m.group(0)))],
         "base32": [(b, i == 0) for m in B32_RUN.finditer(text) for i, b in enumerate(_b32(m.group(0)))],
@@ -332,7 +333,7 @@ def text_codecs(text: str) -> list[tuple[str, bytes | str, tuple[int, ...]]]:
                 starts += [at] if first else []
                 at += len(b) + len(SEP)
             out.append((what, SEP.join(b for b, _ in blobs), tuple(starts)))
-    if len(text) >= 16:
+    if transforms and len(text) >= 16:
         out += [("reversed", text[::-1], (0,)), ("rot13", text.translate(ROT13), (0,))]
     return out
 
@@ -566,16 +567,18 @@ class TreeScan:
     def _children(self, v: View, source: str) -> list[View]:
         kids: list[tuple[str, bytes | str, tuple[int, ...], int, int]] = []
         text = v.content if isinstance(v.content, str) else None
+        data = v.content if isinstance(v.content, bytes) else None
         if v.codecs < MAX_CODECS:
-            kids += [(what, out, starts, 1, 0) for what, out, starts in text_codecs(source)]
+            last = v.codecs + 1 == MAX_CODECS
+            kids += [(what, out, starts, 1, 0) for what, out, starts in text_codecs(source, transforms=not last)]
             if v.codecs == 0 and text is not None and v.kind != "derived":
                 joined = "".join(m.group(2) for m in STRING_LITERAL.finditer(source))
                 kids += [("its string literals joined", joined, (0,), 0, 0)] if len(joined) >= FRAGMENT else []
-            if text is None:
-                kids += [(what, out, starts, 1, 0) for what, out, starts in utf16_text(v.content)]
-        if v.containers < MAX_CONTAINERS and text is None:
-            kids += [(what, out, (0,), 0, 1) for what, out in decompressed(v.content, self.budget, v.label, v.starts)]
-            kids += [(what, out, (0,), 0, 1) for what, out in archive_members(v.content, self.budget, v.label, v.starts)]
+            if data is not None:
+                kids += [(what, out, starts, 1, 0) for what, out, starts in utf16_text(data)]
+        if v.containers < MAX_CONTAINERS and data is not None:
+            kids += [(what, out, (0,), 0, 1) for what, out in decompressed(data, self.budget, v.label, v.starts)]
+            kids += [(what, out, (0,), 0, 1) for what, out in archive_members(data, self.budget, v.label, v.starts)]
         out = []
         for what, content, starts, dc, dk in kids:
             if not self.budget.spend(len(content) + 64, v.label):
@@ -616,7 +619,8 @@ class _Diffs:
     """A view's successive differences, computed once however many secrets are searched."""
 
     def __init__(self, content: bytes | str):
-        self.content, self._cache = content, {}
+        self.content = content
+        self._cache: dict[tuple[int, str], bytes] = {}
 
     def get(self, lag: int, op: str) -> bytes:
         if (lag, op) not in self._cache:
