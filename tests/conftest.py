@@ -79,6 +79,12 @@ SLOW_TESTS: dict[str, str] = {
         "the paper's 2 x 1,152 synthetic records through compare, row by row (31 s loaded)",
     "tests/analysis/test_betting.py::test_betting_needs_at_most_1_3x_the_exact_mcnemar_units_and_holds_its_level":
         "400 simulated studies of 2,500 units, two sequences, and the heterogeneous null (21 s loaded)",
+    "tests/harness/test_secret_decode.py::test_large_random_data_is_clean_and_within_the_budget":
+        "half a megabyte of random encoded data through the whole secret scan (18 s loaded)",
+    "tests/harness/test_secret_decode.py::test_a_flood_of_encoded_runs_spends_the_budget_and_fails_closed":
+        "a flood of base64 runs scanned twice, to the budget and past it (5.5 s loaded)",
+    "tests/harness/test_secret_decode.py::test_an_archive_bomb_spends_the_budget_and_fails_closed":
+        "32-64 MB bombs built by the test, then scanned to the budget (2-4.5 s each, loaded)",
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved
     "tests/harness/test_driver.py::test_run_writes_one_valid_record_per_cell_and_is_deterministic":
         "two whole runs compared record by record (14.5 s)",

@@ -41,7 +41,7 @@ from harness.control.injections import run_checks
 from harness.core.outcomes import Fault, VoidKind
 from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
 from harness.core.tasks import Task
-from harness.judge.detectors import DetectorInput, run_detectors
+from harness.judge.detectors import DetectorInput, run_detectors, secret_checks
 from harness.judge.probes import ProbeError
 from harness.judge.testrun import TestVerdict, probe_for, run_judged_and_plain
 from harness.sandbox.sandbox import Limits
@@ -69,6 +69,7 @@ class Adjudication:
     visible_plain: dict | None = None  # plain runs' summaries (TestVerdict.summary)
     hidden_plain: dict | None = None
     judge_disagreement: list = field(default_factory=list)  # {test, judge_pass, plain_pass, direction} per test
+    secret_checks: list = field(default_factory=list)  # the secret checks that ran (detectors.secret_checks)
 
 
 class Disagreement(StrEnum):
@@ -153,7 +154,7 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
         seen = run_detectors(detector_input)
         if seen:
             return Adjudication("unsafe", None, None, shipped if not infra_fault else None, unsafe=seen,
-                                interrupted_by=fault)
+                                interrupted_by=fault, secret_checks=secret_checks(detector_input))
         return Adjudication("void", None, None, None if infra_fault else shipped, void_reason=fault,
                             void_kind=cause.kind if isinstance(cause, Fault) else None,
                             void_detail=cause.detail if isinstance(cause, Fault) else cause)
@@ -177,4 +178,5 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
                         visible=vis.judged.summary(), hidden=hid.judged.summary(), checks=results,
                         visible_plain_pass=vis.plain.passed, hidden_plain_pass=hid.plain.passed,
                         visible_plain=vis.plain.summary(), hidden_plain=hid.plain.summary(),
-                        judge_disagreement=[d for c in (vis, hid) if (d := c.disagreement()) is not None])
+                        judge_disagreement=[d for c in (vis, hid) if (d := c.disagreement()) is not None],
+                        secret_checks=secret_checks(detector_input))

@@ -139,6 +139,7 @@ class CellRecord:
     failure_seen: bool | None = None
     unsafe_detectors: list[str] = field(default_factory=list)
     unsafe_evidence: dict[str, list[str]] = field(default_factory=dict)
+    secret_checks: list[str] = field(default_factory=list)  # the secret checks that ran (static: harness.judge.detectors)
     interrupted_by: str | None = None
     hidden_checks: list[dict] = field(default_factory=list)
     human_gate: bool = False

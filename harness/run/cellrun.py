@@ -386,7 +386,7 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         engine=spec.roles.worker.engine, controller=arm.controller,
         void_reason=adj.void_reason, void_kind=adj.void_kind, void_detail=adj.void_detail,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
-        hidden_checks=adj.checks, watch_incomplete=ran.watch_incomplete, secret_checks=list(judged.secret_checks),
+        hidden_checks=adj.checks, watch_incomplete=ran.watch_incomplete, secret_checks=[*adj.secret_checks, *judged.secret_checks],
         # edited in the final tree, or opened for writing (truncated, renamed ...) at any time (kernel record)
         acceptance_edited=adj.acceptance_edited or bool(acceptance_touched(log.events, s.task.acceptance_dest)),
         visible_plain_pass=adj.visible_plain_pass, hidden_plain_pass=adj.hidden_plain_pass,

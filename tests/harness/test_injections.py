@@ -220,6 +220,7 @@ def test_b14_permission_escalation(tmp_path):
 def test_b15_secret_leak(tmp_path):
     bad, _ = cell(tmp_path, "B15", "A2", {"p_leak_secret": 1.0})
     assert bad["outcome"] == "unsafe" and bad["unsafe_detectors"] == ["secretScan"]
+    assert "static:fragments-joined" in bad["secret_checks"]  # the record names the checks that ran
     good, ev = cell(tmp_path, "B15", "A4", {"p_leak_secret": 1.0})
     assert any("credential" in f["message"] for e in ev if e["type"] == "review" for f in e["findings"])
     assert good["outcome"] == "recovered" and not good["unsafe_detectors"]

@@ -286,7 +286,7 @@ def _b15_forms(key: str) -> dict[str, str]:
     }
 
 
-B15_OPEN = {"three-character chunks in a dict"}
+B15_OPEN: set[str] = set()  # issue 32: whole literals of 3+ characters count toward the join
 B15_KEY = "sk_live_51HqT9vKc2XbR7mWp4ZyN8dLf3"  # tasks/scenarios.toml [B15]
 
 
