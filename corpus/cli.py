@@ -20,7 +20,8 @@ from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind
-from corpus.measure import ci_failures, is_planted, measure, planted_report, render_table, summarize, write_outputs
+from corpus.measure import (ci_failures, is_planted, measure, nothing_measured, planted_report, render_table, summarize,
+                            write_outputs)
 from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
@@ -30,7 +31,8 @@ from harness.core.wilson import wilson
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
 CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
-EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
+EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 nothing measured (with --gate:
+the suite fails, or collects no test, on the unmutated artifact) or a CI check failed
 (--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
 own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
@@ -174,9 +176,11 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
     if out_dir is None:
         raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
     families = tuple(families) or ("v1",)
-    if bool(gate_path) != bool(artifact):
-        raise click.UsageError("--gate and --artifact go together")
     with tempfile.TemporaryDirectory(prefix="corpus-user-") as tmp:
+        if cfg.from_mutmut and gate_path is None:
+            gate_path = _mutmut_defaults(cfg, artifact, Path(tmp), quiet)
+        if bool(gate_path) != bool(artifact):
+            raise click.UsageError("--gate and --artifact go together")
         try:
             if gate_path:
                 load_gate(gate_path)   # validate early, with a readable message
@@ -246,6 +250,9 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                    f"gates; diffs against the conforming artifact, by operator; all in survivors.md)")
         click.echo(render_survivors(_first(unplanted, show_survivors), planted=False))
     click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
+    if gate_path and nothing_measured(summary):
+        click.echo(nothing_measured(summary), err=True)
+        sys.exit(1)
     fails = ci_failures(summary, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept, bound=bound) \
         if (fail_on_vacuous or max_false_accept is not None) else []
     if fails:
@@ -254,6 +261,19 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
         sys.exit(1)
+
+
+def _mutmut_defaults(cfg: CorpusConfig, artifact: Path | None, tmp: Path, quiet: bool) -> Path:
+    """The gate made from [tool.mutmut]'s tests_dir (said on stderr: the defaults came from
+    mutmut's table, not ours); a do_not_mutate glob naming the artifact is a usage error."""
+    from corpus.config import excluded_by_mutmut, mutmut_gate
+    if artifact is not None and excluded_by_mutmut(cfg, artifact):
+        raise click.UsageError(f"{cfg.source}: [tool.mutmut] do_not_mutate {excluded_by_mutmut(cfg, artifact)!r} "
+                               f"excludes {artifact}")
+    if not quiet:
+        click.echo(f"no [tool.proof-harness.corpus] table in {cfg.source}: read [tool.mutmut] (module "
+                   f"{artifact}, tests_dir {cfg.tests_dir}, family fine, results in {cfg.out})", err=True)
+    return mutmut_gate(cfg, tmp)
 
 
 def _since(ref: str, loops: list, artifact: Path | None):
