@@ -20,8 +20,16 @@ from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind
-from corpus.measure import (ci_failures, is_planted, measure, nothing_measured, planted_report, render_table, summarize,
-                            write_outputs)
+from corpus.measure import (
+    ci_failures,
+    is_planted,
+    measure,
+    nothing_measured,
+    planted_report,
+    render_table,
+    summarize,
+    write_outputs,
+)
 from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
@@ -43,7 +51,8 @@ EXIT_INTERRUPTED = 130
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
-              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = ()) -> cat.Loop:
+              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = (),
+              extra_operators: tuple[str, ...] = ()) -> cat.Loop:
     """An ad-hoc loop around a user's own gate and conforming artifact (validated: bad input raises
     DeclarationError or KindError with a one-line message). ``skip_lines`` (from pyproject.toml)
     are added to the hints' own."""
@@ -54,6 +63,8 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
     if skip_lines:
         hints["skip_lines"] = [*hints.get("skip_lines", []), *skip_lines]
         check_hint_values(hints_path or Path("pyproject.toml"), "artifact", hints)
+    if extra_operators:
+        hints["extra_operators"] = [*hints.get("extra_operators", []), *extra_operators]
     kind = kind or hints.pop("kind", None) or infer_kind(artifact)
     hints.pop("kind", None)
     if kind == "python":
@@ -184,7 +195,8 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         try:
             if gate_path:
                 load_gate(gate_path)   # validate early, with a readable message
-                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines)]
+                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines,
+                                   cfg.extra_operators)]
                 tier2 = False
             else:
                 loops = cat.load_catalogue(only=loop_id)
@@ -232,7 +244,8 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         run = {"mode": "user", "gate": str(gate_path.resolve()), "artifact": str(artifact.resolve()),
                "kind": loops[0].kind, "hints": str(hints.resolve()) if hints else None,
                "context_dir": str(context_dir.resolve()) if context_dir else None,
-               "skip_lines": list(cfg.skip_lines)} if gate_path else {"mode": "catalogue", "loop": loop_id}
+               "skip_lines": list(cfg.skip_lines), "extra_operators": list(cfg.extra_operators)} \
+            if gate_path else {"mode": "catalogue", "loop": loop_id}
         paths += write_index(out_dir, m.mutants, m.conforming, {**run, "families": list(families)})
         journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
     click.echo(render_table(summary))
@@ -519,7 +532,7 @@ def retest_cmd(mutants, out_dir, workers):
             loops = [user_loop(Path(run["gate"]), Path(run["artifact"]), run.get("kind"),
                                Path(run["hints"]) if run.get("hints") else None,
                                Path(run["context_dir"]) if run.get("context_dir") else None, Path(tmp),
-                               tuple(run.get("skip_lines", ())))]
+                               tuple(run.get("skip_lines", ())), tuple(run.get("extra_operators", ())))]
         else:
             loops = cat.load_catalogue(only=run.get("loop"))
         by_id = {lp.id: lp for lp in loops}

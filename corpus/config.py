@@ -15,6 +15,7 @@ relative to the pyproject.toml's directory. A command-line option always wins ov
     out = ".corpus"                  # where results, the journal and the judgment cache live
     workers = 2
     skip_lines = ["log\\.debug"]    # regexes: matching lines are never mutated
+    extra_operators = ["identity"]  # opt-in operators (identity: == -> is; ordering: != -> < / >)
     fail_on_vacuous = false
     max_false_accept = 0.05
     bound = "upper"
@@ -44,6 +45,7 @@ class CorpusConfig:
     out: Path | None = None
     workers: int | None = None
     skip_lines: tuple[str, ...] = ()
+    extra_operators: tuple[str, ...] = ()     # opt-in operators to generate too (identity, ordering)
     fail_on_vacuous: bool | None = None
     max_false_accept: float | None = None
     bound: str | None = None
@@ -57,7 +59,7 @@ _NOT_TABLE_KEYS = {"source", "from_mutmut", "tests_dir", "do_not_mutate"}
 
 
 _PATHS = ("gate", "artifact", "hints", "context_dir", "out")
-_TYPES = {"families": "a list of strings", "skip_lines": "a list of strings", "workers": "an integer from 1 to 64",
+_TYPES = {"families": "a list of strings", "skip_lines": "a list of strings", "extra_operators": "a list of strings", "workers": "an integer from 1 to 64",
           "fail_on_vacuous": "a boolean", "max_false_accept": "a number from 0 to 1",
           "bound": "\"point\" or \"upper\"", **{k: "a string (a path)" for k in _PATHS}}
 
@@ -70,7 +72,7 @@ def _check(path: Path, key: str, value) -> Any:
         if not isinstance(value, str) or not value or "\0" in value:
             raise bad()
         return (path.parent / value).resolve()
-    if key in ("families", "skip_lines"):
+    if key in ("families", "skip_lines", "extra_operators"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad()
         if key == "families":
@@ -81,7 +83,7 @@ def _check(path: Path, key: str, value) -> Any:
                                        f"(one of {', '.join(FAMILIES)})")
         else:
             from corpus.declarations import check_hint_values
-            check_hint_values(path, TABLE, {"skip_lines": value})
+            check_hint_values(path, TABLE, {key: value})
         return tuple(value)
     if key == "workers":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:

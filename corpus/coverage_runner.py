@@ -71,7 +71,8 @@ def _import_context(ctx: PerTestContext, artifact: str) -> None:
     import importlib._bootstrap_external as ext
     import os
     real = os.path.realpath(artifact)
-    original = ext._LoaderBasics.exec_module
+    basics = getattr(ext, "_LoaderBasics")     # private, so typeshed does not list it
+    original = basics.exec_module
 
     def exec_module(loader, module):
         spec = getattr(module, "__spec__", None)
@@ -85,7 +86,7 @@ def _import_context(ctx: PerTestContext, artifact: str) -> None:
         finally:
             ctx.current = before
             ctx.cov.switch_context(before)
-    ext._LoaderBasics.exec_module = exec_module
+    basics.exec_module = exec_module
 
 
 def main(out_path: str, artifact: str, args: list[str]) -> int:

@@ -83,7 +83,7 @@ def _same(a: CodeType, b: CodeType) -> bool:
         elif x.opname == "KW_NAMES":
             # 3.11 resolves KW_NAMES' argument to a bare index into co_consts, not to the keyword
             # names it loads: compare the names (issue 35: dict(a=1) -> dict(aXX=1) had compared equal)
-            if _const(a.co_consts[x.arg]) != _const(b.co_consts[y.arg]):
+            if x.arg is None or y.arg is None or _const(a.co_consts[x.arg]) != _const(b.co_consts[y.arg]):
                 return False
         elif _const(x.argval) != _const(y.argval):
             return False

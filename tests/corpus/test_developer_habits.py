@@ -165,3 +165,16 @@ def test_nothing_measured_exits_1_with_one_line(cli, tmp_path, tests, needle):
     assert r.exit_code == 1, r.output
     last = r.output.strip().splitlines()[-1]
     assert last.startswith("nothing measured: ") and needle in last, r.output
+
+
+def test_identity_and_ordering_are_opt_in(tmp_path):
+    src = "def f(a, b):\n    return a == b or a != 0\n"
+    ops = {m.operator for m in _fine(src)}
+    assert "identity" not in ops and "ordering" not in ops and "comparison" in ops
+    ops = {m.operator for m in _fine(src, extra_operators=["identity", "ordering"])}
+    assert {"identity", "ordering"} <= ops
+    (tmp_path / "pyproject.toml").write_text("[tool.proof-harness.corpus]\nextra_operators = ['identity']\n")
+    assert load_config(tmp_path / "pyproject.toml").extra_operators == ("identity",)
+    (tmp_path / "pyproject.toml").write_text("[tool.proof-harness.corpus]\nextra_operators = ['identiti']\n")
+    with pytest.raises(DeclarationError, match="unknown operator 'identiti'"):
+        load_config(tmp_path / "pyproject.toml")
