@@ -490,7 +490,10 @@ def _pragma_definitions(lines: set[int], text: str) -> set[int]:
     except (SyntaxError, ValueError):
         return set()
     out: set[int] = set()
-    for node in ast.walk(tree):
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        todo.extend(ast.iter_child_nodes(node))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             header = {node.lineno, *(d.lineno for d in node.decorator_list)}
             if header & lines:
