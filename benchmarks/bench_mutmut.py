@@ -40,6 +40,8 @@ class Sample:
     target: str
     tests: str
     gap: tuple[str, str] | None = None
+    mutmut_source: str = ""           # mutmut's source_paths when not the target (a package)
+    mutmut_skip: tuple[str, ...] = ()  # its do_not_mutate: the package's other modules
 
 
 SAMPLES = (
@@ -48,6 +50,12 @@ SAMPLES = (
     # ordered_set/__init__.py, 536 lines, and its own 30 tests, both unchanged
     Sample("ordered-set 4.1.0, ordered_set/__init__.py, 536 lines, its own 30 tests", EXAMPLES / "ordered-set",
            ("ordered_set",), "ordered_set/__init__.py", "tests"),
+    # a real library module whose suite reloads it (corpus/examples/websocket-abnf/ATTRIBUTION.md:
+    # websocket-client 1.9.0, Apache-2.0): its own 5 tests plus 5 that reload it (wsaccel fallback)
+    Sample("websocket-client 1.9.0, websocket/_abnf.py, 482 lines, 10 tests, 5 reload it",
+           EXAMPLES / "websocket-abnf", ("websocket",), "websocket/_abnf.py", "tests",
+           mutmut_source="websocket", mutmut_skip=("websocket/__init__.py", "websocket/_exceptions.py",
+                                                   "websocket/_utils.py")),
 )
 
 
@@ -203,7 +211,9 @@ def run_mutmut(workers: int, sites_too: bool = False, sample: Sample = SAMPLES[0
         proj.mkdir()
         _copy(sample, proj)
         shutil.copytree(sample.dir / sample.tests, proj / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-        (proj / "setup.cfg").write_text(f"[mutmut]\nsource_paths={sample.target}\ntests_dir=tests/\n")
+        skip = "".join(f"\n  {p}" for p in sample.mutmut_skip)
+        (proj / "setup.cfg").write_text(f"[mutmut]\nsource_paths={sample.mutmut_source or sample.target}\n"
+                                        f"tests_dir=tests/\n" + (f"do_not_mutate ={skip}\n" if skip else ""))
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         t0 = time.perf_counter()
         r = subprocess.run([_mutmut_bin(), "run", "--max-children", str(workers)], cwd=proj, env=env,

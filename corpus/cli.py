@@ -20,7 +20,16 @@ from corpus.freeze import load_frozen, saturation_table, verify
 from corpus.gates import GateError, load_gate
 from corpus.junit import write as write_junit
 from corpus.kinds import KindError, check_content, infer_kind
-from corpus.measure import ci_failures, is_planted, measure, planted_report, render_table, summarize, write_outputs
+from corpus.measure import (
+    ci_failures,
+    is_planted,
+    measure,
+    nothing_measured,
+    planted_report,
+    render_table,
+    summarize,
+    write_outputs,
+)
 from corpus.model import KINDS
 from corpus.operators import FAMILIES, generate, operators
 from corpus.report_html import write as write_html
@@ -32,7 +41,8 @@ from harness.core.wilson import wilson
 
 JOURNAL = "judgments.partial.jsonl"   # under --out while measuring: what a stopped run keeps
 CACHE = "judgment-cache.jsonl"        # under --out, kept: judgments reused while their inputs are unchanged
-EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 a CI check failed
+EXIT_CODES = """Exit codes: 0 measured, and every CI check asked for passed; 1 nothing measured (with --gate:
+the suite fails, or collects no test, on the unmutated artifact) or a CI check failed
 (--fail-on-vacuous: a gate that is vacuous, self-attesting, never judges, cannot accept its
 own conforming artifact, or met no vacuity probe; --max-false-accept: a false-accept rate, or its Wilson upper bound,
 above RATE or n/a); 2 bad input (a malformed gate, hints or loop file, an artifact that is
@@ -43,7 +53,8 @@ EXIT_INTERRUPTED = 130
 
 
 def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Path | None,
-              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = ()) -> cat.Loop:
+              context_dir: Path | None, tmp: Path, skip_lines: tuple[str, ...] = (),
+              extra_operators: tuple[str, ...] = ()) -> cat.Loop:
     """An ad-hoc loop around a user's own gate and conforming artifact (validated: bad input raises
     DeclarationError or KindError with a one-line message). ``skip_lines`` (from pyproject.toml)
     are added to the hints' own."""
@@ -54,6 +65,8 @@ def user_loop(gate_path: Path, artifact: Path, kind: str | None, hints_path: Pat
     if skip_lines:
         hints["skip_lines"] = [*hints.get("skip_lines", []), *skip_lines]
         check_hint_values(hints_path or Path("pyproject.toml"), "artifact", hints)
+    if extra_operators:
+        hints["extra_operators"] = [*hints.get("extra_operators", []), *extra_operators]
     kind = kind or hints.pop("kind", None) or infer_kind(artifact)
     hints.pop("kind", None)
     if kind == "python":
@@ -176,13 +189,16 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
     if out_dir is None:
         raise click.UsageError("--out is required (or out in [tool.proof-harness.corpus] of pyproject.toml)")
     families = tuple(families) or ("v1",)
-    if bool(gate_path) != bool(artifact):
-        raise click.UsageError("--gate and --artifact go together")
     with tempfile.TemporaryDirectory(prefix="corpus-user-") as tmp:
+        if cfg.from_mutmut and gate_path is None:
+            gate_path = _mutmut_defaults(cfg, artifact, Path(tmp), quiet)
+        if bool(gate_path) != bool(artifact):
+            raise click.UsageError("--gate and --artifact go together")
         try:
             if gate_path:
                 load_gate(gate_path)   # validate early, with a readable message
-                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines)]
+                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines,
+                                   cfg.extra_operators)]
                 tier2 = False
             else:
                 loops = cat.load_catalogue(only=loop_id)
@@ -233,7 +249,8 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         run = {"mode": "user", "gate": str(gate_path.resolve()), "artifact": str(artifact.resolve()),
                "kind": loops[0].kind, "hints": str(hints.resolve()) if hints else None,
                "context_dir": str(context_dir.resolve()) if context_dir else None,
-               "skip_lines": list(cfg.skip_lines)} if gate_path else {"mode": "catalogue", "loop": loop_id}
+               "skip_lines": list(cfg.skip_lines), "extra_operators": list(cfg.extra_operators)} \
+            if gate_path else {"mode": "catalogue", "loop": loop_id}
         paths = _write_results(out_dir, rerun, summary, m, report, max_false_accept, bound,
                                {**run, "families": list(families)})
         journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
@@ -252,6 +269,9 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                    f"gates; diffs against the conforming artifact, by operator; all in survivors.md)")
         click.echo(render_survivors(_first(unplanted, show_survivors), planted=False))
     click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
+    if gate_path and nothing_measured(summary):
+        click.echo(nothing_measured(summary), err=True)
+        sys.exit(1)
     fails = ci_failures(summary, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept, bound=bound) \
         if (fail_on_vacuous or max_false_accept is not None) else []
     if fails:
@@ -260,6 +280,19 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
         sys.exit(1)
+
+
+def _mutmut_defaults(cfg: CorpusConfig, artifact: Path | None, tmp: Path, quiet: bool) -> Path:
+    """The gate made from [tool.mutmut]'s tests_dir (said on stderr: the defaults came from
+    mutmut's table, not ours); a do_not_mutate glob naming the artifact is a usage error."""
+    from corpus.config import excluded_by_mutmut, mutmut_gate
+    if artifact is not None and excluded_by_mutmut(cfg, artifact):
+        raise click.UsageError(f"{cfg.source}: [tool.mutmut] do_not_mutate {excluded_by_mutmut(cfg, artifact)!r} "
+                               f"excludes {artifact}")
+    if not quiet:
+        click.echo(f"no [tool.proof-harness.corpus] table in {cfg.source}: read [tool.mutmut] (module "
+                   f"{artifact}, tests_dir {cfg.tests_dir}, family fine, results in {cfg.out})", err=True)
+    return mutmut_gate(cfg, tmp)
 
 
 def _since(ref: str, loops: list, artifact: Path | None):
@@ -531,7 +564,7 @@ def retest_cmd(mutants, out_dir, workers):
             loops = [user_loop(Path(run["gate"]), Path(run["artifact"]), run.get("kind"),
                                Path(run["hints"]) if run.get("hints") else None,
                                Path(run["context_dir"]) if run.get("context_dir") else None, Path(tmp),
-                               tuple(run.get("skip_lines", ())))]
+                               tuple(run.get("skip_lines", ())), tuple(run.get("extra_operators", ())))]
         else:
             loops = cat.load_catalogue(only=run.get("loop"))
         by_id = {lp.id: lp for lp in loops}

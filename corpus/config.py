@@ -15,12 +15,14 @@ relative to the pyproject.toml's directory. A command-line option always wins ov
     out = ".corpus"                  # where results, the journal and the judgment cache live
     workers = 2
     skip_lines = ["log\\.debug"]    # regexes: matching lines are never mutated
+    extra_operators = ["identity"]  # opt-in operators (identity: == -> is; ordering: != -> < / >)
     fail_on_vacuous = false
     max_false_accept = 0.05
     bound = "upper"
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -43,13 +45,21 @@ class CorpusConfig:
     out: Path | None = None
     workers: int | None = None
     skip_lines: tuple[str, ...] = ()
+    extra_operators: tuple[str, ...] = ()     # opt-in operators to generate too (identity, ordering)
     fail_on_vacuous: bool | None = None
     max_false_accept: float | None = None
     bound: str | None = None
+    # read from mutmut's [tool.mutmut] when the file has no [tool.proof-harness.corpus] table
+    from_mutmut: bool = False
+    tests_dir: Path | None = None             # a pytest gate over this directory is made for it
+    do_not_mutate: tuple[str, ...] = ()       # mutmut's globs of files never mutated
+
+
+_NOT_TABLE_KEYS = {"source", "from_mutmut", "tests_dir", "do_not_mutate"}
 
 
 _PATHS = ("gate", "artifact", "hints", "context_dir", "out")
-_TYPES = {"families": "a list of strings", "skip_lines": "a list of strings", "workers": "an integer from 1 to 64",
+_TYPES = {"families": "a list of strings", "skip_lines": "a list of strings", "extra_operators": "a list of strings", "workers": "an integer from 1 to 64",
           "fail_on_vacuous": "a boolean", "max_false_accept": "a number from 0 to 1",
           "bound": "\"point\" or \"upper\"", **{k: "a string (a path)" for k in _PATHS}}
 
@@ -62,7 +72,7 @@ def _check(path: Path, key: str, value) -> Any:
         if not isinstance(value, str) or not value or "\0" in value:
             raise bad()
         return (path.parent / value).resolve()
-    if key in ("families", "skip_lines"):
+    if key in ("families", "skip_lines", "extra_operators"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad()
         if key == "families":
@@ -73,7 +83,7 @@ def _check(path: Path, key: str, value) -> Any:
                                        f"(one of {', '.join(FAMILIES)})")
         else:
             from corpus.declarations import check_hint_values
-            check_hint_values(path, TABLE, {"skip_lines": value})
+            check_hint_values(path, TABLE, {key: value})
         return tuple(value)
     if key == "workers":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
@@ -103,10 +113,10 @@ def load_config(path: Path) -> CorpusConfig:
         if table is None:
             break
     if table is None:
-        return CorpusConfig(source=path)
+        return from_mutmut(path, read_toml(path))
     if not isinstance(table, dict):
         raise DeclarationError(f"{path}: [{TABLE}] must be a table")
-    known = {f.name for f in fields(CorpusConfig)} - {"source"}
+    known = {f.name for f in fields(CorpusConfig)} - _NOT_TABLE_KEYS
     unknown = sorted(set(table) - known)
     if unknown:
         raise DeclarationError(f"{path}: [{TABLE}] unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -121,3 +131,67 @@ def find_config(start: Path | None = None) -> CorpusConfig:
         if (d / "pyproject.toml").is_file():
             return load_config(d / "pyproject.toml")
     return CorpusConfig()
+
+
+def _mutmut_list(path: Path, key: str, value) -> list[str]:
+    """A mutmut key that takes a string or a list of strings (mutmut 2 wrote paths comma-separated)."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise DeclarationError(f"{path}: [tool.mutmut] key {key!r}: expected a string or a list of strings, got {value!r}")
+
+
+def from_mutmut(path: Path, doc: dict) -> CorpusConfig:
+    """The defaults mutmut's ``[tool.mutmut]`` table gives (issue 35: a developer switching from
+    mutmut keeps its table): ``paths_to_mutate`` (or ``source_paths``) names the module, which must
+    be one .py file (the corpus measures one module at a time), judged inside the project (the
+    pyproject's directory, copied per judgment); ``tests_dir`` the pytest suite; ``do_not_mutate``
+    globs of files never mutated; family ``fine``, results under ``.corpus``. Other mutmut keys
+    are ignored. An empty config when there is no such table."""
+    tool = doc.get("tool") if isinstance(doc, dict) else None
+    table = tool.get("mutmut") if isinstance(tool, dict) else None
+    if table is None:
+        return CorpusConfig(source=path)
+    if not isinstance(table, dict):
+        raise DeclarationError(f"{path}: [tool.mutmut] must be a table")
+    root = path.parent
+    key = "paths_to_mutate" if "paths_to_mutate" in table else "source_paths" if "source_paths" in table else None
+    artifact = None
+    if key is not None:
+        paths = _mutmut_list(path, key, table[key])
+        if len(paths) != 1 or not paths[0].endswith(".py"):
+            raise DeclarationError(f"{path}: [tool.mutmut] key {key!r}: the corpus measures one module (one .py "
+                                   f"file) at a time, got {paths!r}; pass --artifact")
+        artifact = (root / paths[0]).resolve()
+    tests = _mutmut_list(path, "tests_dir", table["tests_dir"]) if "tests_dir" in table else ["tests"]
+    if len(tests) != 1:
+        raise DeclarationError(f"{path}: [tool.mutmut] key 'tests_dir': one directory expected, got {tests!r}")
+    tests_dir = (root / tests[0]).resolve()
+    if not tests_dir.exists():
+        raise DeclarationError(f"{path}: [tool.mutmut] key 'tests_dir': {tests[0]!r} does not exist")
+    skip = tuple(_mutmut_list(path, "do_not_mutate", table["do_not_mutate"])) if "do_not_mutate" in table else ()
+    return CorpusConfig(source=path, artifact=artifact, context_dir=root, families=("fine",), out=root / ".corpus",
+                        from_mutmut=True, tests_dir=tests_dir, do_not_mutate=skip)
+
+
+def mutmut_gate(cfg: CorpusConfig, dest: Path) -> Path:
+    """A pytest gate TOML (in ``dest``) over ``cfg.tests_dir``, for a config read from [tool.mutmut]."""
+    assert cfg.tests_dir is not None
+    gate = dest / "mutmut-gate.toml"
+    gate.write_text("[gate]\nname = \"tests_dir\"\nkind = \"pytest\"\n"
+                    f"description = \"the suite named by [tool.mutmut] tests_dir in {cfg.source}\"\n"
+                    f"tests = {json.dumps(str(cfg.tests_dir))}\ntimeout_s = 120\n")
+    return gate
+
+
+def excluded_by_mutmut(cfg: CorpusConfig, artifact: Path) -> str | None:
+    """The ``do_not_mutate`` glob the artifact matches (relative to the project), else None."""
+    import fnmatch
+    if cfg.source is None:
+        return None
+    try:
+        rel = str(Path(artifact).resolve().relative_to(cfg.source.parent))
+    except ValueError:
+        return None
+    return next((g for g in cfg.do_not_mutate if fnmatch.fnmatch(rel, g)), None)

@@ -6,6 +6,14 @@ coverage context per test (its node id; "" while no test runs, i.e. at import an
 Writes {"order": [node ids], "contexts": {line: [node ids]}, "statements": [lines],
 "modules": [[name, file]], "spawners": [node ids of tests that started a process]} and exits with pytest's exit code. Imports only coverage, pytest and
 the standard library.
+
+Every execution of the artifact's module code by an import system loader (the first import, and
+each ``importlib.reload`` or re-import after ``del sys.modules[...]``) runs under the import
+context "", even inside a test: what the module's top level runs then (its defs, its constants,
+a function it calls at import) serves every later test, so it belongs to none alone (issue 35: a
+test that reloaded the module had put its own name on every top-level line, and the whole suite
+then ran for every mutant). Code run by other means (``runpy``, ``exec`` of its text) keeps the
+test's context, and the map then distrusts the selection.
 """
 import json
 import sys
@@ -57,9 +65,34 @@ class PerTestContext:
             self.cov.switch_context(before)
 
 
+def _import_context(ctx: PerTestContext, artifact: str) -> None:
+    """Run the artifact's module code under the import context "" whenever a loader executes it
+    (``_LoaderBasics.exec_module``: the source and bytecode loaders' shared method)."""
+    import importlib._bootstrap_external as ext
+    import os
+    real = os.path.realpath(artifact)
+    basics = getattr(ext, "_LoaderBasics")     # private, so typeshed does not list it
+    original = basics.exec_module
+
+    def exec_module(loader, module):
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None)
+        if not isinstance(origin, str) or os.path.realpath(origin) != real:
+            return original(loader, module)
+        before, ctx.current = ctx.current, ""
+        ctx.cov.switch_context("")
+        try:
+            return original(loader, module)
+        finally:
+            ctx.current = before
+            ctx.cov.switch_context(before)
+    basics.exec_module = exec_module
+
+
 def main(out_path: str, artifact: str, args: list[str]) -> int:
     cov = coverage.Coverage(data_file=None, include=[artifact], config_file=False)
     ctx = PerTestContext(cov)
+    _import_context(ctx, artifact)
     cov.start()
     try:
         code = int(pytest.main(args, plugins=[ctx]))

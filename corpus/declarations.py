@@ -40,7 +40,7 @@ HINT_KEYS = {"requirement": STR, "kind": STR, "not_applicable": LIST_STR, "requi
              "obligations": LIST_STR, "comment_prefix": STR, "required_keys": LIST_STR,
              "typed_keys": LIST_STR, "unordered_lists": LIST_STR, "flags": LIST_STR,
              "required_symbols": LIST_STR, "required_packages": LIST_STR, "role": STR,
-             "skip_lines": LIST_STR}
+             "skip_lines": LIST_STR, "extra_operators": LIST_STR}
 HINT_ROLES = ("tests", "code")   # code: the requirement is the module's behaviour (family fine)
 LOOP_KEYS = {"id": STR, "title": STR, "domains": LIST_STR, "requirement": STR, "gates": LIST_STR}
 LOOP_ARTIFACT_KEYS = {**{k: v for k, v in HINT_KEYS.items() if k != "requirement"},
@@ -157,10 +157,11 @@ def check_hint_values(path: Path, table: str, hints: dict) -> None:
         except re.error as exc:
             raise DeclarationError(f"{path}: [{table}] key 'skip_lines': {pattern!r} is not a regular "
                                    f"expression ({exc})") from None
-    if hints.get("not_applicable"):
-        from corpus.operators import operators
-        names = {o.name for o in operators()}
-        unknown = [n for n in hints["not_applicable"] if n not in names]
-        if unknown:
-            raise DeclarationError(f"{path}: [{table}] key 'not_applicable': unknown operator {unknown[0]!r} "
-                                   f"(see `harness corpus operators`)")
+    for key in ("not_applicable", "extra_operators"):
+        if hints.get(key):
+            from corpus.operators import operators
+            names = {o.name for o in operators()}
+            unknown = [n for n in hints[key] if n not in names]
+            if unknown:
+                raise DeclarationError(f"{path}: [{table}] key {key!r}: unknown operator {unknown[0]!r} "
+                                       f"(see `harness corpus operators`)")

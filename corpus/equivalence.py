@@ -80,6 +80,11 @@ def _same(a: CodeType, b: CodeType) -> bool:
         if isinstance(x.argval, CodeType) or isinstance(y.argval, CodeType):
             if not (isinstance(x.argval, CodeType) and isinstance(y.argval, CodeType) and _same(x.argval, y.argval)):
                 return False
+        elif x.opname == "KW_NAMES":
+            # 3.11 resolves KW_NAMES' argument to a bare index into co_consts, not to the keyword
+            # names it loads: compare the names (issue 35: dict(a=1) -> dict(aXX=1) had compared equal)
+            if x.arg is None or y.arg is None or _const(a.co_consts[x.arg]) != _const(b.co_consts[y.arg]):
+                return False
         elif _const(x.argval) != _const(y.argval):
             return False
     return a.co_exceptiontable == b.co_exceptiontable

@@ -18,8 +18,9 @@ the conforming artifact; a mutant whose only change is one function's code objec
 (``changed_function``: no module, class-body, signature or default change, no shifted line) and
 that has a test selection is judged in a fork of that collected suite with the function's
 ``__code__`` swapped, skipping pytest's start-up and collection (executor "swap"). Not used for a
-session whose suite started a process or whose test files mention a way to re-import the artifact
-or read its file (``SWAP_BLOCKERS``); a child that cannot find the function or a selected test
+session whose suite started a process or whose test files mention a way to read the artifact's
+file other than through the import system (``SWAP_BLOCKERS``; a reload re-reads the mutant: the
+child points the import paths at its own copy); a child that cannot find the function or a selected test
 exits 75 and the mutant goes the fork way. tests/corpus/test_review_issue26.py checks swap
 verdicts against the fork path's.
 
@@ -75,6 +76,7 @@ class PytestSession:
         self._all: list[ForkServer] = []
         self.swapping = False
         self._module_file = ""
+        self._control = ""
         self._lock = threading.Lock()
         self._made = 0
         self._plain: tuple = ({}, [], [])
@@ -144,6 +146,7 @@ class PytestSession:
                    "env": {**env, "CORPUS_ARTIFACT": str(control / self.target), "CORPUS_ARTIFACT_DIR": str(control),
                            "CORPUS_GATE_DIR": str(self.gate.dir), "PYTHONPATH": str(control)}}
         self._module_file = os.path.realpath(control / self.target)
+        self._control = str(control)
         swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect)
                     for _ in range(self.workers)]
         self._all += swappers
@@ -219,7 +222,7 @@ class PytestSession:
         assert mutant.content is not None
         with self._scratch("corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
-            req = {"module_file": self._module_file, "qualname": qualname,
+            req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
                    "codes": function_codes(mutant.content, qualname), "nodeids": selected}
             server = self._swappers.get()
             try:
@@ -245,10 +248,13 @@ class PytestSession:
 
 
 # text in a test file or a conftest.py that may re-import the artifact or read its file, which a
-# swapped function would not reach (the swap path is then not used for the session)
-SWAP_BLOCKERS = ("reload", "sys.modules", "import_module", "importlib", "__import__", "runpy", "exec(",
-                 "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT", "__file__",
-                 "getsource", "inspect")
+# swapped function would not reach (the swap path is then not used for the session). A reload or a re-import through the import system
+# (importlib.reload, import_module, del sys.modules[...] then import) is not one: the swap child
+# points the import paths at its own copy holding the mutant (forkserver._redirect_imports), so the
+# module it re-reads is the mutant, as on the fork path (issue 35). runpy and exec of the file's
+# text, a path built from __file__, and inspect's source readers still block it.
+SWAP_BLOCKERS = ("runpy", "exec(", "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT",
+                 "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader")
 
 def without_comments(text: str) -> str:
     """``text`` with its ``#`` comments blanked (tokenize), so that ``SWAP_BLOCKERS`` are looked

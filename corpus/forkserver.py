@@ -215,6 +215,8 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
         return 75
     fn, new_code = target
     fn.__code__ = new_code
+    if req.get("control"):
+        _redirect_imports(req["control"], req["cwd"])
     failed: list[str] = []
     root = str(session.config.rootpath)
 
@@ -241,6 +243,26 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n"
     os.write(out_fd, summary.encode("utf-8", "replace"))
     return code
+
+
+def _redirect_imports(control: str, work: str) -> None:
+    """Point every import path under ``control`` (the conforming copy the suite was collected
+    from) at the same place under ``work`` (this child's private copy, holding the mutant): a test
+    that reloads the module, or deletes it from ``sys.modules`` and imports it again, then reads
+    the mutant from disk, as it would on the fork path (issue 35: such a suite had lost the swap
+    path). ``sys.path`` and every loaded package's ``__path__`` are rewritten; finder caches cleared."""
+    import importlib
+    ctl = control.rstrip("/")
+
+    def moved(p):
+        return work + p[len(ctl):] if isinstance(p, str) and (p == ctl or p.startswith(ctl + "/")) else p
+    sys.path[:] = [moved(p) for p in sys.path]
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__path__", None)
+        if isinstance(path, list):
+            path[:] = [moved(p) for p in path]
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
 
 
 def _crash_line(report, root: str) -> str:

@@ -648,6 +648,25 @@ def gate_failures(g: dict, *, vacuity_fails: bool = True, max_false_accept: floa
     return out
 
 
+def nothing_measured(summary: dict) -> str | None:
+    """One line saying why no gate measured anything, or None: every gate's control (the
+    conforming artifact) was rejected or not judged - its suite fails before any mutation, or
+    collects no test (pytest exit 5) - so each survivor would be the suite's failure, not a gap
+    (issue 35: such a run printed a rate and exited 0; mutmut exits 1)."""
+    gates = summary.get("gates") or []
+    if not gates:
+        return "nothing measured: no gate judged any mutant"
+    if any(g["control_verdict"] == Verdict.ACCEPT.value for g in gates):
+        return None
+    g = gates[0]
+    reason = (g["control_reason"] or "").strip().splitlines()
+    detail = "its suite collected no test (pytest exit 5)" if (g["control_reason"] or "").startswith("pytest exit 5") \
+        else f"its suite does not pass on the unmutated artifact (control: {g['control_verdict']}" \
+             f"{': ' + reason[-1][:120] if reason else ''})"
+    more = f" (and {len(gates) - 1} more gate(s))" if len(gates) > 1 else ""
+    return f"nothing measured: {g['loop']}:{g['gate']}: {detail}{more}"
+
+
 def _vacuity_untested(g: dict) -> bool:
     return all(g["vacuity"][c]["verdict"] == "untested" for c in VACUITY_CLASSES)
 

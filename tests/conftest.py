@@ -94,6 +94,14 @@ SLOW_TESTS: dict[str, str] = {
         "three corpus runs over a module (12 s)",
     "tests/corpus/test_fast_pytest.py::test_fast_path_gives_the_cold_verdicts":
         "every mutant judged on the fast path and cold (10 s)",
+    "tests/corpus/test_fast_pytest.py::test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_verdicts":
+        "every mutant of a reloaded module judged on the fast path and cold (74 s at load 10; ~10 s idle)",
+    "tests/corpus/test_operators.py::test_each_new_operator_alone_reveals_its_gap":
+        "a whole fine-family measure run over the gaps module (60 s at load 10)",
+    "tests/corpus/test_developer_habits.py::test_mutmut_table_is_read_when_ours_is_absent":
+        "a whole measure run from [tool.mutmut] (issue 35)",
+    "tests/corpus/test_developer_habits.py::test_nothing_measured_exits_1_with_one_line":
+        "two measure runs whose suites fail on the control (issue 35)",
     "tests/harness/test_tasks.py::test_task_validates":
         "every task's reference and candidates through the judge, both tests (422 s; the agreement study's subset)",
     "tests/harness/test_redteam_issue21_review.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":

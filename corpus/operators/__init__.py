@@ -57,6 +57,7 @@ class Operator:
     engine: str = "text"         # "libcst" for Python source operators built on libcst
     doc: str = ""
     declared_examples: tuple[Example, ...] = ()
+    opt_in: bool = False         # generated only when the hints' extra_operators names it
 
     def examples(self) -> tuple[Example, ...]:
         return self.declared_examples
@@ -82,12 +83,13 @@ FAMILIES = ("v1", "v2", "fine")
 
 
 def operator(name: str, family: str, kinds: Iterable[str], label: str, *, probe: str | None = None,
-             engine: str = "text", examples: Iterable[Example] = ()) -> Callable[[OpFn], OpFn]:
+             engine: str = "text", examples: Iterable[Example] = (), opt_in: bool = False) -> Callable[[OpFn], OpFn]:
     assert label in (DESTROYING, PRESERVING), label
     assert family and isinstance(family, str), family  # FAMILIES are the built-in ones; a plug-in may add its own
 
     def deco(fn: OpFn) -> OpFn:
-        op = Operator(name, family, tuple(kinds), label, fn, probe, engine, (fn.__doc__ or "").strip(), tuple(examples))
+        op = Operator(name, family, tuple(kinds), label, fn, probe, engine, (fn.__doc__ or "").strip(), tuple(examples),
+                      opt_in)
         # one name may serve several artifact kinds (each its own function): the part's name says which
         OPERATORS.add(f"{family}/{name}[{'+'.join(op.kinds)}]", op, module=fn.__module__, family=family,
                       label=label)
@@ -102,11 +104,12 @@ def operators(family: str | None = None, kind: str | None = None) -> list[Operat
 
 
 def generate(spec: ArtifactSpec, family: str = "v1") -> list[Mutant]:
-    """Every mutant of ``family`` for this artifact, in a deterministic order."""
+    """Every mutant of ``family`` for this artifact, in a deterministic order (an opt-in operator
+    only when the hints' ``extra_operators`` names it)."""
     out: list[Mutant] = []
     seen: set[bytes | None] = {spec.content}
     for op in operators(family, spec.kind):
-        if op.name in spec.not_applicable:
+        if op.name in spec.not_applicable or op.opt_in and op.name not in spec.hints.get("extra_operators", ()):
             continue
         for i, (content, note, label) in enumerate(op.apply(spec)):
             if content in seen:      # an operator that changed nothing, or a duplicate

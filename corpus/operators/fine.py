@@ -58,6 +58,12 @@ METHOD_PAIRS = {"upper": "lower", "lstrip": "rstrip", "startswith": "endswith", 
                 "removeprefix": "removesuffix"}
 METHOD_PAIRS.update({v: k for k, v in list(METHOD_PAIRS.items())})
 BUILTIN_PAIRS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+# -x -> +x, +x -> -x, ~x -> not x, not x -> ~x (cosmic-ray's unary operator replacement)
+UNARY = {cst.Minus: cst.Plus, cst.Plus: cst.Minus, cst.BitInvert: cst.Not, cst.Not: cst.BitInvert}
+# operators that mostly make equivalent mutants on typical code (issue 35: '==' -> 'is' gave 15
+# survivors on a semver module, 11 of them equivalent): generated only when the hints' (or the
+# config's) ``extra_operators`` names them
+OPT_IN = frozenset({"identity", "ordering"})
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -161,6 +167,9 @@ class _Sites(cst.CSTVisitor):
         self.add("break_continue", node, cst.Continue(semicolon=node.semicolon))
         self.add("break_continue", node, cst.Return(value=None, semicolon=node.semicolon))
 
+    def visit_Continue(self, node):
+        self.add("break_continue", node, cst.Break(semicolon=node.semicolon))
+
     def visit_SimpleStatementLine(self, node):
         if id(node) in self.docstrings:
             return False
@@ -184,6 +193,13 @@ class _Sites(cst.CSTVisitor):
             self.add("remove_not", node, node.expression)
         elif isinstance(node.operator, (cst.Minus, cst.BitInvert)):
             self.add("arithmetic", node, node.expression)
+        swap = UNARY.get(type(node.operator))
+        if swap is not None:
+            new = node.with_changes(operator=swap(whitespace_after=cst.SimpleWhitespace(" ")) if swap is cst.Not
+                                    else swap(), expression=_grouped_unary(node.expression))
+            if swap is cst.Not and not node.lpar:      # 'not' binds looser than the '~' it replaces
+                new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            self.add("unary", node, new)
 
     def visit_AugAssign(self, node):
         new = AUGMENTED.get(type(node.operator))
@@ -224,6 +240,40 @@ class _Sites(cst.CSTVisitor):
         # "%" raises TypeError and the mutant only tests that the line runs
         inner = "XX" if node.raw_value == "" else f"XX{node.raw_value}XX" if id(node) in self.formats else ""
         self.add("string_constant", node, node.with_changes(value=f"{node.prefix}{node.quote}{inner}{node.quote}"))
+        self._string_case(node)
+
+    def _string_case(self, node):
+        """The literal upper-cased (lower-cased when it has no lower-case letter); not a literal
+        with a backslash (an escape's letters would change), nor a %-format string."""
+        raw = node.raw_value
+        if "\\" in raw or id(node) in self.formats:
+            return
+        case = raw.upper() if raw.upper() != raw else raw.lower()
+        if case != raw:
+            self.add("string_case", node, node.with_changes(value=f"{node.prefix}{node.quote}{case}{node.quote}"))
+
+    def visit_Lambda(self, node):
+        if not m.matches(node.body, m.Name("None")):
+            self.add("lambda_none", node, node.with_changes(body=cst.Name("None")))
+
+    def visit_Match(self, node):
+        if len(node.cases) > 1:
+            for i, case in enumerate(node.cases):
+                rest = [c for j, c in enumerate(node.cases) if j != i]
+                self.add("remove_case", node, node.with_changes(cases=rest),
+                         note=f"case '{_code(case.pattern)}' removed")
+
+    def _decorators(self, node):
+        for i, d in enumerate(node.decorators):
+            rest = [x for j, x in enumerate(node.decorators) if j != i]
+            self.add("remove_decorator", node, node.with_changes(decorators=rest),
+                     note=f"decorator '@{_code(d.decorator)}' removed from '{node.name.value}'")
+
+    def visit_FunctionDef(self, node):
+        self._decorators(node)
+
+    def visit_ClassDef(self, node):
+        self._decorators(node)
 
     def visit_IfExp(self, node):
         self.add("add_not", node, node.with_changes(test=_negated(node.test)))
@@ -279,6 +329,7 @@ class _Sites(cst.CSTVisitor):
                 self.add("argument_to_none", node, node.with_changes(args=new_args),
                          note=f"argument '{_code(arg.value)}' -> None in '{_code(node)}'")
         f = node.func
+        self._call_names(node, f, args)
         if isinstance(f, cst.Attribute) and f.attr.value in METHOD_PAIRS:
             new = node.with_changes(func=f.with_changes(attr=cst.Name(METHOD_PAIRS[f.attr.value])))
             label = _method_swap_label(node, f)
@@ -289,6 +340,30 @@ class _Sites(cst.CSTVisitor):
             one = len(args) == 1 and not args[0].star and isinstance(args[0].value, (cst.List, cst.Tuple, cst.Set)) \
                 and len(args[0].value.elements) == 1 and not isinstance(args[0].value.elements[0], cst.StarredElement)
             self.add("swap_method", node, new, EQUIVALENT if one else DESTROYING)
+
+
+    def _call_names(self, node, f, args):
+        """``dict(a=...)``'s keywords renamed (``aXX``, as mutmut); ``deepcopy`` -> ``copy``."""
+        if m.matches(f, m.Name("dict")):
+            for i, arg in enumerate(args):
+                if arg.keyword is not None:
+                    new_args = list(args)
+                    new_args[i] = arg.with_changes(keyword=cst.Name(arg.keyword.value + "XX"))
+                    self.add("dict_keyword", node, node.with_changes(args=new_args),
+                             note=f"dict keyword '{arg.keyword.value}' -> '{arg.keyword.value}XX'")
+        if m.matches(f, m.Name("deepcopy")):
+            self.add("shallow_copy", node, node.with_changes(func=f.with_changes(value="copy")))
+        elif m.matches(f, m.Attribute(attr=m.Name("deepcopy"))):
+            self.add("shallow_copy", node, node.with_changes(func=f.with_changes(attr=cst.Name("copy"))))
+
+
+def _grouped_unary(expr):
+    """``expr`` parenthesized where a swapped unary operator would bind differently (``not``
+    binds looser than a comparison or an arithmetic operation; ``~``/``-`` tighter)."""
+    if isinstance(expr, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda,
+                         cst.NamedExpr, cst.UnaryOperation)) and not expr.lpar:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
 
 
 def _method_swap_label(call: cst.Call, f: cst.Attribute) -> str | None:
@@ -354,26 +429,76 @@ def _analyse(text: str):
     return mod, spans, visitor.sites, line_starts, visitor.ranges, visitor.units, {}
 
 
-PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
+PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b(?:\s*:?\s*(start|end)\b)?")
 
 
 @functools.lru_cache(maxsize=8)
 def skipped_lines(text: str, patterns: tuple[str, ...] = ()) -> frozenset[int]:
-    """Line numbers (1-based) never mutated: a line whose comment says ``# pragma: no mutate``
-    (as mutmut: the mutants starting on that line are dropped; a pragma inside a string does not
-    count, comments are read with tokenize), and a line matching one of the ``skip_lines`` hint's
-    regular expressions (re.search on the line's text)."""
-    out = set()
+    """Line numbers (1-based) never mutated (comments are read with tokenize: a pragma inside a
+    string does not count):
+
+    - a line whose comment says ``# pragma: no mutate`` (as mutmut: the mutants starting on that
+      line are dropped); on a ``def`` or ``class`` line (or one of its decorators' lines) the
+      whole definition, its body included;
+    - every line from ``# pragma: no mutate start`` to the next ``# pragma: no mutate end`` (or
+      to the end of the file);
+    - a line matching one of the ``skip_lines`` hint's regular expressions (re.search)."""
+    out: set[int] = set()
+    pragmas: dict[int, str | None] = {}
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT and PRAGMA.search(tok.string):
-                out.add(tok.start[0])
+            if tok.type == tokenize.COMMENT:
+                hit = PRAGMA.search(tok.string)
+                if hit:
+                    pragmas[tok.start[0]] = hit.group(1)
     except (tokenize.TokenError, SyntaxError):
         pass
+    out.update(_pragma_blocks(pragmas, text.count("\n") + 1))
+    out.update(_pragma_definitions({ln for ln, kind in pragmas.items() if kind is None}, text))
     regexes = [re.compile(p) for p in patterns]
     if regexes:
         out.update(i for i, line in enumerate(text.splitlines(), 1) if any(r.search(line) for r in regexes))
     return frozenset(out)
+
+
+def _pragma_blocks(pragmas: dict[int, str | None], last: int) -> set[int]:
+    """Lines covered by ``start``/``end`` pragmas (an unclosed start runs to ``last``), plus the
+    line of every plain pragma."""
+    out, start = set(), None
+    for ln in sorted(pragmas):
+        kind = pragmas[ln]
+        if kind is None:
+            out.add(ln)
+        elif kind == "start" and start is None:
+            start = ln
+        elif kind == "end" and start is not None:
+            out.update(range(start, ln + 1))
+            start = None
+    if start is not None:
+        out.update(range(start, last + 1))
+    return out
+
+
+def _pragma_definitions(lines: set[int], text: str) -> set[int]:
+    """Every line of each def or class whose header (``def``/``class`` line or a decorator's
+    line) carries a plain pragma."""
+    if not lines:
+        return set()
+    import ast
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    out: set[int] = set()
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        todo.extend(ast.iter_child_nodes(node))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            header = {node.lineno, *(d.lineno for d in node.decorator_list)}
+            if header & lines:
+                out.update(range(min(header), (node.end_lineno or node.lineno) + 1))
+    return out
 
 
 def _mutated_statement(text: str, analysis, site) -> str:
@@ -483,12 +608,14 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
 
 def _fine(name: str, examples: list[tuple]):
     """Register the fine operator ``name``; ``examples`` are (before, after[, label]) sources."""
-    exs = [Example("python", e[0], e[1], e[2] if len(e) > 2 else DESTROYING, {"role": "code"}) for e in examples]
+    hints = {"role": "code", **({"extra_operators": [name]} if name in OPT_IN else {})}
+    exs = [Example("python", e[0], e[1], e[2] if len(e) > 2 else DESTROYING, hints) for e in examples]
 
     def fn(spec: ArtifactSpec):
         return _mutants(spec, name)
     fn.__doc__ = _DOCS[name]
-    return operator(name, "fine", ("python",), DESTROYING, engine="libcst", examples=exs)(fn)
+    return operator(name, "fine", ("python",), DESTROYING, engine="libcst", examples=exs,
+                    opt_in=name in OPT_IN)(fn)
 
 
 _DOCS = {
@@ -511,9 +638,16 @@ _DOCS = {
     "zero_iterations": "Force a loop (for, while, comprehension) to iterate zero times.",
     "assign_none": "'x = value' -> 'x = None' (dunder names such as __all__ are left alone).",
     "condition_constant": "An if's (or elif's) condition made constant: 'cond' -> 'cond and False', 'cond or True'.",
-    "break_continue": "'break' -> 'continue', 'break' -> 'return'.",
-    "identity": "'==' -> 'is' (equal values that are different objects tell them apart).",
-    "ordering": "'!=' -> '<', '!=' -> '>' (the inequality made one-sided).",
+    "break_continue": "'break' -> 'continue', 'break' -> 'return', 'continue' -> 'break'.",
+    "identity": "'==' -> 'is' (equal values that are different objects tell them apart). Opt-in: extra_operators.",
+    "ordering": "'!=' -> '<', '!=' -> '>' (the inequality made one-sided). Opt-in: extra_operators.",
+    "unary": "A unary operator replaced: -x -> +x, +x -> -x, ~x -> not x, not x -> ~x.",
+    "string_case": "A string literal upper-cased (lower-cased if it has no lower-case letter; not one with a backslash).",
+    "lambda_none": "A lambda's body -> None.",
+    "remove_case": "One case of a match statement removed (when it has more than one).",
+    "dict_keyword": "A keyword of dict(a=...) renamed (a -> aXX, as mutmut).",
+    "shallow_copy": "deepcopy(x) -> copy(x) (copy.deepcopy -> copy.copy).",
+    "remove_decorator": "One decorator of a def or class removed.",
 }
 
 _fine("arithmetic", [("y = a % 10\n", "y = a / 10\n"), ("y = -a\n", "y = a\n"), ("y = 'a' * 2\n", "y = 'a' / 2\n")])
@@ -557,10 +691,24 @@ _fine("condition_constant", [("if a:\n    go()\n", "if a and False:\n    go()\n"
                              ("if a:\n    go()\n", "if a or True:\n    go()\n"),
                              ("if a or b:\n    go()\n", "if (a or b) and False:\n    go()\n"),
                              ('if __name__ == "__main__":\n    main()\n', NO_MUTANT)])
-_fine("break_continue", [("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
+_fine("break_continue", [("def f(xs):\n    for x in xs:\n        if x:\n            continue\n        g(x)\n",
+                          "def f(xs):\n    for x in xs:\n        if x:\n            break\n        g(x)\n"),
+                         ("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
                           "def f(xs):\n    for x in xs:\n        if x:\n            continue\n    return 1\n"),
                          ("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
                           "def f(xs):\n    for x in xs:\n        if x:\n            return\n    return 1\n")])
+_fine("unary", [("y = -a\n", "y = +a\n"), ("y = ~a + 1\n", "y = (not a) + 1\n"), ("y = not a\n", "y = ~a\n"),
+                ("y = not a == b\n", "y = ~(a == b)\n")])
+_fine("string_case", [("s = 'Abc'\n", "s = 'ABC'\n"), ("s = 'ABC'\n", "s = 'abc'\n"), ("s = '12'\n", NO_MUTANT),
+                      ("s = 'a\\n'\n", NO_MUTANT)])
+_fine("lambda_none", [("f = lambda x: x + 1\n", "f = lambda x: None\n"), ("f = lambda: None\n", NO_MUTANT)])
+_fine("remove_case", [("match x:\n    case 1:\n        y = 1\n    case _:\n        y = 2\n",
+                       "match x:\n    case _:\n        y = 2\n"),
+                      ("match x:\n    case _:\n        y = 2\n", NO_MUTANT)])
+_fine("dict_keyword", [("d = dict(a=1)\n", "d = dict(aXX=1)\n"), ("d = dict(x)\n", NO_MUTANT)])
+_fine("shallow_copy", [("y = copy.deepcopy(x)\n", "y = copy.copy(x)\n"), ("y = deepcopy(x)\n", "y = copy(x)\n")])
+_fine("remove_decorator", [("@cache\ndef f():\n    return 1\n", "def f():\n    return 1\n"),
+                           ("@dataclass\nclass C:\n    x: int\n", "class C:\n    x: int\n")])
 _fine("identity", [("ok = a == b\n", "ok = a is b\n"), ("ok = a != b\n", NO_MUTANT)])
 _fine("ordering", [("ok = a != b\n", "ok = a < b\n"), ("ok = a != b\n", "ok = a > b\n"),
                    ("ok = a == b\n", NO_MUTANT)])

@@ -104,3 +104,77 @@ def test_config_drives_measure_and_browsing(cli, tmp_path, monkeypatch):
 def test_splice_round_trip(a, b):
     lo, hi, rep = splice(a, b)
     assert a[:lo] + rep + a[hi:] == b
+
+
+def test_pragma_block_form_start_end():
+    src = ("def f(a, b):\n    x = a + b\n    # pragma: no mutate start\n    y = a * 2\n    z = b - 1\n"
+           "    # pragma: no mutate end\n    return x + y + z\n")
+    lines = {m.note.split(":")[0] for m in _fine(src)}
+    assert {"L2", "L7"} <= lines and not lines & {"L4", "L5"}
+    # an unclosed start runs to the end of the file; an end with no start is nothing
+    assert skipped_lines("a = 1\n# pragma: no mutate start\nb = 2\nc = 3\n") >= {3, 4}
+    assert skipped_lines("a = 1\n# pragma: no mutate end\nb = 2\n") == frozenset()
+
+
+def test_pragma_on_a_def_or_class_line_covers_its_body():
+    src = ("def f(a):  # pragma: no mutate\n    return a + 1\n\n\n"
+           "@decorate  # pragma: no mutate\ndef g(a):\n    return a - 1\n\n\n"
+           "class C:  # pragma: no mutate\n    def h(self):\n        return 2 * 3\n\n\n"
+           "def k(a):\n    return a * 2\n")
+    lines = {m.note.split(":")[0] for m in _fine(src)}
+    assert lines and not lines & {"L1", "L2", "L5", "L6", "L7", "L10", "L11", "L12"}
+    assert "L16" in lines
+
+
+def test_mutmut_table_is_read_when_ours_is_absent(cli, tmp_path, monkeypatch):
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'calc'\n\n[tool.mutmut]\n"
+                                             "paths_to_mutate = ['calc.py']\ntests_dir = ['tests/']\n")
+    cfg = load_config(tmp_path / "pyproject.toml")
+    assert cfg.from_mutmut and cfg.artifact == (tmp_path / "calc.py").resolve() and cfg.families == ("fine",)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["corpus", "measure", "--workers", "1", "--survivors", "0"])
+    assert r.exit_code == 0, r.output
+    assert "read [tool.mutmut]" in r.output and "no [tool.proof-harness.corpus] table" in r.output
+    s = json.loads((tmp_path / ".corpus" / "summary.json").read_text())
+    assert s["families"] == ["fine"] and s["gates"][0]["all"]["destroying_judged"] > 0
+    # do_not_mutate naming the module: one line, exit 2
+    (tmp_path / "pyproject.toml").write_text("[tool.mutmut]\npaths_to_mutate = 'calc.py'\ndo_not_mutate = ['calc*']\n")
+    r = CliRunner().invoke(cli, ["corpus", "measure"])
+    assert r.exit_code == 2 and "do_not_mutate" in r.output and "Traceback" not in r.output
+    # mutmut names a directory: the corpus measures one module, said in one line
+    (tmp_path / "pyproject.toml").write_text("[tool.mutmut]\npaths_to_mutate = ['src/']\n")
+    with pytest.raises(DeclarationError, match="one module"):
+        load_config(tmp_path / "pyproject.toml")
+
+
+@pytest.mark.parametrize("tests,needle", [
+    ("def test_add():\n    assert False\n", "does not pass on the unmutated artifact"),
+    ("def helper():\n    pass\n", "collected no test"),
+])
+def test_nothing_measured_exits_1_with_one_line(cli, tmp_path, tests, needle):
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(tests)
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "calc-suite"\nkind = "pytest"\ntests = "tests"\n')
+    r = CliRunner().invoke(cli, ["corpus", "measure", "--gate", str(tmp_path / "gate.toml"), "--artifact",
+                                 str(tmp_path / "calc.py"), "--family", "fine", "--out", str(tmp_path / "o"),
+                                 "--workers", "1", "--quiet", "--survivors", "0"])
+    assert r.exit_code == 1, r.output
+    last = r.output.strip().splitlines()[-1]
+    assert last.startswith("nothing measured: ") and needle in last, r.output
+
+
+def test_identity_and_ordering_are_opt_in(tmp_path):
+    src = "def f(a, b):\n    return a == b or a != 0\n"
+    ops = {m.operator for m in _fine(src)}
+    assert "identity" not in ops and "ordering" not in ops and "comparison" in ops
+    ops = {m.operator for m in _fine(src, extra_operators=["identity", "ordering"])}
+    assert {"identity", "ordering"} <= ops
+    (tmp_path / "pyproject.toml").write_text("[tool.proof-harness.corpus]\nextra_operators = ['identity']\n")
+    assert load_config(tmp_path / "pyproject.toml").extra_operators == ("identity",)
+    (tmp_path / "pyproject.toml").write_text("[tool.proof-harness.corpus]\nextra_operators = ['identiti']\n")
+    with pytest.raises(DeclarationError, match="unknown operator 'identiti'"):
+        load_config(tmp_path / "pyproject.toml")

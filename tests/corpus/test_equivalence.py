@@ -221,3 +221,12 @@ def test_accumulator_screen_on_the_bundled_isbn_module():
     assert all(m.label == EQUIVALENT for m in removed)
     kept = [m for m in ms if m.operator == "augmented_assignment" and m not in removed]
     assert kept and all(m.label != EQUIVALENT for m in kept)
+
+
+def test_a_renamed_keyword_is_not_identical_bytecode():
+    # Python 3.11's dis gives KW_NAMES a bare const index: two calls whose keyword names differ
+    # must still compare different (issue 35: dict(a=1) -> dict(aXX=1) was screened as equivalent)
+    from corpus.equivalence import identical_bytecode
+    assert not identical_bytecode("d = dict(a=1)\n", "d = dict(aXX=1)\n")
+    assert not identical_bytecode("f(x, key=1)\n", "f(x, other=1)\n")
+    assert identical_bytecode("f(x, key=1)\n", "f(x, key=1)  # same\n")

@@ -306,3 +306,49 @@ def test_fork_server_timeout_kills_a_child_that_has_no_session_yet(server, tmp_p
     body = "import time\n\ndef test_slow():\n    time.sleep(30)\n"
     code, _, _, secs = server.run(_suite(tmp_path, body), str(tmp_path), scrubbed_env(home=str(tmp_path)), [], 1.0)
     assert code is None and secs < 15
+
+
+RELOAD_MOD = ("import os\n\nFAST = os.environ.get('FAST_IMPL') == '1'\n\n\n"
+              "def double(x):\n    return x * 2\n\n\n"
+              "def half(x):\n    if FAST:\n        return x >> 1\n    return x // 2\n")
+RELOAD_TESTS = ("import importlib\n\nimport rmod\n\n\n"
+                "def test_double():\n    assert rmod.double(3) == 6\n\n\n"
+                "def test_half_both_ways(monkeypatch):\n"
+                "    monkeypatch.setenv('FAST_IMPL', '1')\n    fast = importlib.reload(rmod)\n"
+                "    assert fast.half(9) == 4\n    monkeypatch.delenv('FAST_IMPL')\n"
+                "    slow = importlib.reload(rmod)\n    assert slow.half(9) == 4\n")
+
+
+def test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_verdicts(tmp_path):
+    # issue 35: a test that reloads the module had put its name on every top-level line, so every
+    # mutant ran the whole suite (and the word "reload" turned the swap path off). Now the module's
+    # top level runs under the import context whoever executes it, and the swap child points the
+    # import paths at its own copy, so the reload reads the mutant
+    art, gdir = tmp_path / "art", tmp_path / "gate"
+    art.mkdir()
+    (gdir / "tests").mkdir(parents=True)
+    (art / "rmod.py").write_text(RELOAD_MOD)
+    (gdir / "tests" / "test_rmod.py").write_text(RELOAD_TESTS)
+    (gdir / "gate.toml").write_text('[gate]\nname = "r"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
+    g = load_gate(gdir / "gate.toml")
+    spec = ArtifactSpec("r", "python", "rmod.py", RELOAD_MOD.encode(), {"role": "code"})
+    muts = [m for m in generate(spec, "fine") if m.label == "destroying"]
+    with PytestSession(g, art, "rmod.py", workers=2) as s:
+        assert s.map is not None and s.map.import_lines_have_contexts and s.swapping
+        assert names(s.map.select(RELOAD_MOD.replace("x * 2", "x / 2").encode())) == ["test_double"]
+        assert names(s.map.select(RELOAD_MOD.replace("x >> 1", "x << 1").encode())) == ["test_half_both_ways"]
+        fast = s.judge_all(muts)
+    with ThreadPoolExecutor(2) as ex:
+        cold = list(ex.map(lambda m: _cold_in(g, art, m), muts))
+    assert [f.judgement.verdict for f in fast] == cold, [
+        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
+    by_note = {m.note: f for m, f in zip(muts, fast)}
+    # the mutant only the reloaded (FAST) branch runs: judged by swap, killed through the reload
+    fast_branch = by_note["L12: x >> 1 -> x << 1"]
+    assert fast_branch.executor == "swap" and fast_branch.judgement.verdict is Verdict.REJECT
+    assert sum(f.executor == "swap" for f in fast) > len(fast) // 2
+
+
+def _cold_in(gate, art, mutant):
+    with tempfile.TemporaryDirectory() as tmp:
+        return judge(gate, materialize(art, mutant, Path(tmp) / "a"), "rmod.py").verdict

@@ -1,6 +1,7 @@
 """Operator labels on hand-checked cases; libcst mutants parse; determinism; metadata."""
 import ast
 import json
+from pathlib import Path
 
 import libcst
 
@@ -181,3 +182,34 @@ def test_fine_by_position_equals_rebuilding_the_statement():
             n += 1
     assert n > 180
     assert len(set(analysis[5].values())) >= 3         # make, grow, twice: units of their own
+
+
+def test_each_new_operator_alone_reveals_its_gap():
+    """Issue 35's operators, each against a suite with a gap (tests/corpus/data/gaps): the
+    operator's mutant survives, and on its line no other operator's mutant does, so without it
+    the gap goes unseen."""
+    from corpus.catalogue import Loop
+    from corpus.measure import measure
+    data = Path(__file__).resolve().parent / "data" / "gaps"
+    src = (data / "gaps.py").read_text()
+    loop = Loop(id="gaps", dir=data, title="gaps", domains=["software"], requirement="(test)", kind="python",
+                target="gaps.py", artifact_dir=data, hints={"role": "code"}, not_applicable=(),
+                gate_paths=[data / "gate.toml"])
+    m = measure([loop], families=("fine",), tier2=False, workers=2)
+    survived: dict[int, set[str]] = {}
+    for r in m.rows:
+        mu = m.mutants.get(r.mutant)
+        if mu is not None and mu.label == "destroying" and r.verdict == "accept":
+            survived.setdefault(int(mu.note.split(":", 1)[0][1:]), set()).add(mu.operator)
+    lines = src.splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, ln in enumerate(lines, 1) if ln.strip() == text)
+    expected = {"break_continue": line_of("continue"), "string_case": line_of('return "Hi " + name'),
+                "lambda_none": line_of("return lambda x: x"), "remove_case": line_of("match n:"),
+                "dict_keyword": line_of("return dict(verbose=v)"),
+                "shallow_copy": line_of("return copy.deepcopy(state)"),
+                "remove_decorator": line_of("@functools.cache"), "unary": line_of("return not flag")}
+    for op, line in expected.items():
+        got = survived.get(line, set()) | (survived.get(line + 1, set()) if op == "remove_decorator" else set())
+        assert got == {op}, (op, line, got)

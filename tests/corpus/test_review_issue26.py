@@ -129,18 +129,32 @@ def test_swap_verdicts_equal_the_fork_path_on_the_bundled_module():
     assert {r.judgement.verdict.value for r in swapped} >= {"accept", "reject"}
 
 
-def test_swap_is_not_used_when_a_test_can_reimport_the_artifact(tmp_path):
-    """A test that reloads the module would run the file's (conforming) code, not the swap."""
+def _reload_suite(tmp_path, test_body: str):
     (tmp_path / "art").mkdir()
     (tmp_path / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_calc.py").write_text(
-        "import importlib\nimport calc\n\n\ndef test_add():\n    importlib.reload(calc)\n    assert calc.add(2, 3) == 5\n")
+    (tmp_path / "tests" / "test_calc.py").write_text(test_body)
     (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
-    gate = load_gate(tmp_path / "gate.toml")
     mut = generate(ArtifactSpec("l", "python", "calc.py", (tmp_path / "art" / "calc.py").read_bytes(),
                                 {"role": "code"}), "fine")
-    arith = next(m for m in mut if "a - b" in m.note)
+    return load_gate(tmp_path / "gate.toml"), next(m for m in mut if "a - b" in m.note)
+
+
+def test_a_test_that_reloads_the_artifact_reads_the_mutant_on_the_swap_path(tmp_path):
+    """A reload re-reads the file: the swap child points the import paths at its copy holding the
+    mutant (issue 35; before, the word "reload" turned the swap path off for the session)."""
+    gate, arith = _reload_suite(tmp_path, "import importlib\nimport calc\n\n\ndef test_add():\n"
+                                          "    importlib.reload(calc)\n    assert calc.add(2, 3) == 5\n")
+    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
+        assert s.swapping
+        r = s.judge(arith)
+    assert r.executor == "swap" and r.judgement.verdict.value == "reject"
+
+
+def test_swap_is_not_used_when_a_test_runs_the_artifact_by_path(tmp_path):
+    """runpy (or exec of the file's text) runs the file by path, which no import path reaches."""
+    gate, arith = _reload_suite(tmp_path, "import runpy\n\n\ndef test_add():\n"
+                                          "    ns = runpy.run_path('calc.py')\n    assert ns['add'](2, 3) == 5\n")
     with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
         assert not s.swapping
         r = s.judge(arith)
