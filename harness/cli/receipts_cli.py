@@ -47,8 +47,10 @@ def receipts_verify(run, public_key, no_trees):
     for f in report.findings:
         click.echo(f.line())
     status = "ok" if report.ok else "REJECTED"
+    older = (f"; {report.judge_only} record(s) from before plain-run receipts: their verdicts are checked "
+             "against the judge's receipts only" if report.judge_only else "")
     click.echo(f"{status}: {report.receipts} receipt(s) over {report.records} record(s), "
-               f"{len(report.findings)} failure(s) (local-key scope{'; trees not checked' if no_trees else ''})")
+               f"{len(report.findings)} failure(s) (local-key scope{'; trees not checked' if no_trees else ''}{older})")
     sys.exit(int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED))
 
 
@@ -58,8 +60,8 @@ def receipts_verify(run, public_key, no_trees):
 @click.option("--sample", type=click.IntRange(min=1), default=None, help="re-judge N cells drawn with --seed")
 @click.option("--seed", type=int, default=0, show_default=True)
 def rejudge_cmd(run, cell_keys, sample, seed):
-    """Re-run the judge on the stored final tree of each cell of RUN (a run directory or a bundle) and
-    compare with its signed final receipts: identical, or the difference named."""
+    """Re-run the judge and plain pytest on the stored final tree of each cell of RUN (a run directory
+    or a bundle) and compare with its signed final receipts: identical, or the difference named."""
     from harness.run.bundle import open_source, sources
     from harness.run.rejudge import rejudge
     from harness.sandbox.sandbox import Limits
@@ -72,9 +74,11 @@ def rejudge_cmd(run, cell_keys, sample, seed):
         _bad(exc)
     for r in rows:
         click.echo(f"{'identical' if r.identical else 'DIFFERENT':<10} {r.cell_key}"
-                   + ("" if r.identical else "  " + " | ".join(r.differences)))
+                   + ("" if r.identical else "  " + " | ".join(r.differences))
+                   + "".join(f"  ({n})" for n in r.notes))
     same = sum(r.identical for r in rows)
-    click.echo(f"{same}/{len(rows)} cell(s) identical (same verdict and output digest, visible and hidden)")
+    click.echo(f"{same}/{len(rows)} cell(s) identical (same verdict and output digest, visible and hidden, "
+               "judged and plain)")
     sys.exit(int(ExitCode.OK if rows and same == len(rows) else ExitCode.CHECK_FAILED))
 
 

@@ -14,12 +14,13 @@ What a receipt's parts are here (docs/receipts.md):
   harness has no commits, the start tree is the state the work descends from);
 - storyFilesHash: sha256 over the task's files as the protocol's lock digests them;
 - policyHash: sha256 over the protocol digest (which covers every arm's parameters) and the arm;
-- commandSetHash: sha256 over the judged commands of the task's visible and hidden runs and the
-  judge's code digest;
-- identity: ``python`` + the judged run's arguments with the scratch paths as ``<work>`` and
-  ``<res>``, cwd ``<work>``, the run's exit status, and outputDigest = sha256 of the canonical
-  structured verdict (``structured_verdict``: counts, pass, exit, timeout, subversion; never
-  stdout or wall time, which differ between two runs of one tree).
+- commandSetHash: sha256 over the commands of the task's visible and hidden runs, judged and plain,
+  and the judge's code digest;
+- identity: ``python`` + the run's arguments with the scratch paths as ``<work>`` and ``<res>``
+  (the judge's driver for ``visible``/``hidden``, ``-m pytest`` with its JUnit report for
+  ``visible_plain``/``hidden_plain``), cwd ``<work>``, the run's exit status, and outputDigest =
+  sha256 of the canonical structured verdict (``structured_verdict``: counts, pass, exit,
+  timeout, subversion; never stdout or wall time, which differ between two runs of one tree).
 """
 from __future__ import annotations
 
@@ -46,14 +47,23 @@ def _h(obj) -> str:
     return rc.sha256_hex(rc.canonical_bytes(obj))
 
 
-def _argv(dest_rel: str) -> list[str]:
-    argv = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=False)
+def _argv(dest_rel: str, *, plain: bool = False) -> list[str]:
+    """A run's command with scratch paths as ``<work>``/``<res>``: the judge's driver, or (``plain``)
+    plain ``python -I -m pytest`` with its JUnit report (harness.judge.testrun.pytest_argv)."""
+    argv = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=plain)
     return ["python", *argv[1:]]
 
 
+def kind_argv(kind: str, acceptance_dest: str) -> list[str]:
+    """The command of a receipt ``kind`` (receipts.KINDS) for a task whose visible test is at
+    ``acceptance_dest``."""
+    dest = acceptance_dest if kind.startswith("visible") else HIDDEN_DEST
+    return _argv(dest, plain=kind in rc.PLAIN_KINDS)
+
+
 def command_set(acceptance_dest: str) -> dict:
-    """The judged commands of a task (visible and hidden) and the judge's code digest."""
-    return {"visible": _argv(acceptance_dest), "hidden": _argv(HIDDEN_DEST), "judge": judge_code_digest()}
+    """The commands of a task's runs (visible and hidden, judged and plain) and the judge's code digest."""
+    return {**{k: kind_argv(k, acceptance_dest) for k in rc.KINDS}, "judge": judge_code_digest()}
 
 
 def command_set_hash(acceptance_dest: str) -> str:
@@ -96,11 +106,13 @@ class Notary:
     issued: list = field(default_factory=list)
 
     def issue(self, stage: str, kind: str, material_hash: str, summary: dict) -> dict:
-        """Sign and store a receipt for one judged run of ``kind`` on the tree ``material_hash``."""
+        """Sign and store a receipt for one run of ``kind`` (receipts.KINDS) on the tree ``material_hash``."""
+        if kind not in rc.KINDS or (kind in rc.PLAIN_KINDS and stage != "final"):
+            raise ValueError(f"no receipt kind {kind!r} at stage {stage!r}")
         verdict = structured_verdict(summary)
-        dest = self.ctx.acceptance_dest if kind == "visible" else HIDDEN_DEST
+        args = kind_argv(kind, self.ctx.acceptance_dest)[1:]
         body = {"format": rc.RECEIPT_FORMAT, "binding": self.ctx.binding(material_hash),
-                "identity": {"cmd": "python", "args": _argv(dest)[1:], "cwd": "<work>",
+                "identity": {"cmd": "python", "args": args, "cwd": "<work>",
                              "exit": int(verdict["returncode"]), "outputDigest": rc.output_digest(verdict)},
                 "subject": {"run_id": self.ctx.run_id, "cell_key": self.ctx.cell_key, "stage": stage, "kind": kind,
                             "seq": self.seq},

@@ -5,8 +5,10 @@ A receipt is a JSON object with exactly these keys (``SCHEMA``):
 
 - ``binding`` β(E) = ⟨materialHash, headHash, storyFilesHash, policyHash, commandSetHash⟩;
 - ``identity`` ρ(E) = ⟨cmd, args, cwd, exit, outputDigest⟩;
-- ``subject`` (run, cell, stage ``gate``/``final``, kind ``visible``/``hidden``, seq): what it is about;
-- ``outcome``: the judge's structured ``verdict`` and its ``decision`` (``pass``/``fail``);
+- ``subject`` (run, cell, stage ``gate``/``final``, kind, seq): what it is about. The kind is the
+  run: ``visible``/``hidden`` (the judged runs) or ``visible_plain``/``hidden_plain`` (the final
+  adjudication's plain pytest runs of the same two tests, which a test must pass too);
+- ``outcome``: the run's structured ``verdict`` and its ``decision`` (``pass``/``fail``);
 - ``producer`` (harness, version, key id, actor ``judge``), ``time``, ``format``;
 - ``signature``: ed25519 over the canonical JSON of every other key.
 
@@ -68,7 +70,9 @@ OUTCOME_KEYS = ("verdict", "decision")
 PRODUCER_KEYS = ("harness", "version", "key_id", "actor")
 TOP_KEYS = ("format", "binding", "identity", "subject", "outcome", "producer", "time", "signature")
 STAGES = ("gate", "final")
-KINDS = ("visible", "hidden")
+JUDGED_KINDS = ("visible", "hidden")
+PLAIN_KINDS = ("visible_plain", "hidden_plain")  # final stage only: plain pytest, no probe, no judge
+KINDS = (*JUDGED_KINDS, *PLAIN_KINDS)
 DECISIONS = ("pass", "fail")
 JUDGE_ACTOR = "judge"
 
@@ -235,8 +239,9 @@ def _shape_problem(r) -> str | None:
             and isinstance(i["cwd"], str) and type(i["exit"]) is int and isinstance(i["outputDigest"], str)):
         return "identity: cmd, args, cwd, exit (int) and outputDigest typed"
     if not (isinstance(s["cell_key"], str) and (s["run_id"] is None or isinstance(s["run_id"], str))
-            and s["stage"] in STAGES and s["kind"] in KINDS and type(s["seq"]) is int):
-        return "subject"
+            and s["stage"] in STAGES and s["kind"] in KINDS and type(s["seq"]) is int
+            and not (s["kind"] in PLAIN_KINDS and s["stage"] != "final")):
+        return "subject (a plain run is a final-stage kind only)"
     if not isinstance(o["verdict"], dict) or o["decision"] not in DECISIONS:
         return "outcome: verdict (an object) and decision (pass/fail) are required"
     if not all(isinstance(p[k], str) for k in PRODUCER_KEYS) or r["signature"] is not None and not isinstance(r["signature"], str):

@@ -348,14 +348,17 @@ def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
 
 
 def _keep_evidence(spec: CellSpec, s: _CellSetup, adj: Adjudication, final_files: dict[str, str]) -> None:
-    """The final adjudication's receipts (visible and hidden, bound to the final tree) and the final
-    tree kept in the run's tree store. A failure to keep them is logged and the record says so (no
-    receipt named), never a changed verdict."""
+    """The final adjudication's receipts (visible and hidden, each judged and plain: a test passes only
+    when both pass, so a reader checks the record's verdicts against both; bound to the final tree)
+    and the final tree kept in the run's tree store. A failure to keep them is logged and the record
+    says so (no receipt named), never a changed verdict."""
     try:
         digest = _digest(final_files)
         if spec.keep_trees:
             store_tree(Path(spec.run_dir) / "trees", s.ws.root, final_files)
-        for kind, summary in (("visible", adj.visible), ("hidden", adj.hidden)):
+        runs = (("visible", adj.visible), ("hidden", adj.hidden),
+                ("visible_plain", adj.visible_plain), ("hidden_plain", adj.hidden_plain))
+        for kind, summary in runs:
             if s.notary is not None and summary is not None:
                 s.notary.issue("final", kind, digest, summary)
     except (OSError, ValueError) as exc:

@@ -10,11 +10,15 @@ Per record (every line of ``records.jsonl``; its hash chain first: a broken chai
   (else ``stale``); bound to this cell's start tree, policy (protocol digest and arm), task files
   (the lock in run.json) and the run's one command set per task (else ``binding_incomplete``); its
   file exactly the canonical bytes its name is the digest of (else ``digest_mismatch``);
-- a judged record (visible_pass not null) has a final visible and a final hidden receipt (else
-  ``build_proof_missing``) bound to the record's final tree (else ``stale``), the stored tree under
-  that digest rebuilds to it (else ``stale``; missing: ``build_proof_missing``), and their decisions
-  are the record's (a claimed pass needs exit 0 and decision pass: ``receipt_not_passing``,
-  ``decision_not_pass``);
+- a judged record (visible_pass not null) has a final visible and a final hidden receipt, and the
+  plain pytest receipts (``visible_plain``, ``hidden_plain``) when the record names plain pytest's
+  verdicts (else ``build_proof_missing``; an older record without them is counted as judge-only,
+  not failed), all bound to the record's final tree (else ``stale``); the stored tree under that
+  digest rebuilds to it (else ``stale``; missing: ``build_proof_missing``); a run mixing records
+  with and without plain receipts had some stripped (``build_proof_missing``); and the record's
+  verdicts are its receipts' (``visible_pass`` = judge AND plain: a claimed pass needs every run of
+  the test at exit 0 and decision pass, ``receipt_not_passing``, ``decision_not_pass``; a claimed
+  failure whose runs all passed is ``decision_not_pass``);
 - an A4 record that shipped has a passing gate receipt bound to its final tree (Eq. 2 at the
   moment of shipping; else ``build_proof_missing``).
 
@@ -24,7 +28,7 @@ independent multi-host quorum, and not execution truth against a compromised run
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.record import eq7_violation
@@ -35,6 +39,8 @@ from harness.ledger.receipts import Reason
 from harness.sandbox.treestore import load_tree
 
 GATED_CONTROLLERS = ("A4",)
+PLAIN_OF = dict(zip(rc.JUDGED_KINDS, rc.PLAIN_KINDS))  # visible -> visible_plain, hidden -> hidden_plain
+TEST_OF = {**{k: k for k in rc.JUDGED_KINDS}, **{p: k for k, p in PLAIN_OF.items()}}
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class Report:
     findings: list[Finding]
     receipts: int
     records: int
+    judge_only: int = 0  # judged records whose verdicts predate plain-run receipts: judge receipts only
 
     @property
     def ok(self) -> bool:
@@ -82,6 +89,8 @@ class _Run:
     command_sets: dict  # task -> the first commandSetHash seen
     findings: list
     seen: int = 0
+    judge_only: list = field(default_factory=list)  # cells judged before plain receipts (no *_plain_pass, none)
+    with_plain: int = 0  # judged records with plain receipts
 
 
 def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | None]:
@@ -136,17 +145,55 @@ def _address_problem(raw_digest: str, digest: str) -> tuple[Reason, str] | None:
 
 
 def _claimed(rec: dict, kind: str, r: dict) -> tuple[Reason, str] | None:
-    """The receipt's decision against the record's claim for ``kind``."""
-    claim = rec.get("visible_pass") if kind == "visible" else rec.get("hidden_pass")
-    if claim:
+    """One final receipt's decision against the record. A test the record says passed needs every run
+    of it passing, judged and plain (``visible_pass`` = judge AND plain pytest, harness.control.adjudicator);
+    a plain run's receipt must also say what the record's ``*_plain_pass`` says. A record's failing
+    verdict is checked against both runs of the test together (``_verdicts``)."""
+    test = TEST_OF[kind]
+    passed = r["outcome"]["decision"] == "pass"
+    said = rec.get(f"{test}_plain_pass") if kind in rc.PLAIN_KINDS else None
+    if said is not None and bool(said) != passed:
+        if said:
+            reason, why = rc.passing(r)
+            return reason, f"the record says plain pytest passed the {test} test: {why}"
+        return Reason.DECISION_NOT_PASS, f"the record says plain pytest failed the {test} test, the receipt says pass"
+    if rec.get(f"{test}_pass"):
         reason, why = rc.passing(r)
         return None if reason is Reason.OK else (reason, why)
-    if kind == "visible" and r["outcome"]["decision"] == "pass":
-        return Reason.DECISION_NOT_PASS, "the record says the visible test failed, the receipt says pass"
-    checks_ok = all(c.get("ok") for c in rec.get("hidden_checks") or [] if isinstance(c, dict))
-    if kind == "hidden" and r["outcome"]["decision"] == "pass" and checks_ok:
-        return Reason.DECISION_NOT_PASS, "the record says the oracle failed, the receipt says pass"
     return None
+
+
+def _verdicts(run: _Run, rec: dict, finals: dict[str, dict], where: str) -> None:
+    """The record's verdicts against its final receipts, both runs of each test together: a judged
+    receipt for each test (else ``build_proof_missing``); a plain receipt too when the record names
+    plain pytest's verdict (else ``build_proof_missing``; a record from before plain receipts, with
+    no ``*_plain_pass``, is counted in ``Report.judge_only``, not failed, unless another record of the
+    run has them: ``verify_run``); and a test the record
+    says failed whose runs all passed (and, for the oracle, every hidden check) is ``decision_not_pass``."""
+    checks_ok = all(c.get("ok") for c in rec.get("hidden_checks") or [] if isinstance(c, dict))
+    judge_only = False
+    for test in rc.JUDGED_KINDS:
+        if any(f.where == where for f in run.findings):
+            return
+        judged, plain = finals.get(test), finals.get(PLAIN_OF[test])
+        if judged is None:
+            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{test}", "no receipt for the verdict"))
+            continue
+        if plain is None and rec.get(f"{test}_plain_pass") is not None:
+            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{PLAIN_OF[test]}",
+                                        "the record names plain pytest's verdict, no receipt for it"))
+            continue
+        judge_only = judge_only or plain is None
+        runs = [r for r in (judged, plain) if r is not None]
+        if (rec.get(f"{test}_pass") is False and all(r["outcome"]["decision"] == "pass" for r in runs)
+                and (test == "visible" or checks_ok)):
+            run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, f"final/{test}",
+                                        f"the record says the {test} test failed, its receipts "
+                                        f"({' and '.join(r['subject']['kind'] for r in runs)}) say pass"))
+    if judge_only:
+        run.judge_only.append(where)
+    else:
+        run.with_plain += 1
 
 
 def _final_tree(run: _Run, digest: str | None, where: str) -> None:
@@ -186,9 +233,7 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
     why = eq7_violation(str(rec.get("outcome")), rec)
     if why:
         run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, "outcome", f"the record's outcome is not its verdicts': {why}"))
-    for kind in ("visible", "hidden"):
-        if kind not in finals and not any(f.where == where for f in run.findings):
-            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{kind}", "no receipt for the verdict"))
+    _verdicts(run, rec, finals, where)
     if keep_trees:
         _final_tree(run, rec.get("tree_digest_final"), where)
     if rec.get("controller") in GATED_CONTROLLERS and rec.get("shipped"):
@@ -224,4 +269,8 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> R
         run.findings.append(Finding(Reason.DIGEST_MISMATCH, "records", "records.jsonl", problem))
     for rec in ins.records:
         _check_record(run, rec, trees)
-    return Report(run.findings, run.seen, len(ins.records))
+    if run.with_plain:  # one harness made the run (one command set per task): plain receipts stripped
+        run.findings += [Finding(Reason.BUILD_PROOF_MISSING, where, "final/*_plain",
+                                 "no plain pytest receipts, while the run's other records have them")
+                         for where in run.judge_only]
+    return Report(run.findings, run.seen, len(ins.records), len(run.judge_only))

@@ -1,7 +1,9 @@
-"""``harness rejudge``: gate-grade replay (Proof-or-Stop future work 1c). The judge re-runs the
-visible test and the hidden oracle on each cell's stored final tree (run_dir/trees) and the result
-is compared with the cell's signed final receipts: the same verdict, the same output digest, or
-the difference, named.
+"""``harness rejudge``: gate-grade replay (Proof-or-Stop future work 1c). The visible test and the
+hidden oracle are re-run on each cell's stored final tree (run_dir/trees), each twice as the final
+adjudication ran them (judged, and by plain pytest: harness.judge.testrun.run_judged_and_plain), and
+each result is compared with the cell's signed final receipt of that run: the same verdict, the
+same output digest, or the difference, named. A record from before plain-run receipts (no plain
+receipt, no ``*_plain_pass``) has its judged runs compared only, and the replay says so.
 
 The output digest compared is the receipt's outputDigest: sha256 of the judge's structured verdict
 (harness.judge.evidence.structured_verdict: pass, counts, exit status, timeout, subversion), never
@@ -19,7 +21,7 @@ from harness.core import safefs
 from harness.core.errors import InputError
 from harness.core.tasks import load_task
 from harness.judge import evidence
-from harness.judge.testrun import run_pytest
+from harness.judge.testrun import run_judged_and_plain
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
 from harness.sandbox.sandbox import Limits, hidden_for
@@ -33,6 +35,7 @@ class CellReplay:
     cell_key: str
     differences: list[str] = field(default_factory=list)
     digests: dict = field(default_factory=dict)  # kind -> (stored outputDigest, replayed outputDigest)
+    notes: list[str] = field(default_factory=list)  # what was not compared, and why (not a difference)
 
     @property
     def identical(self) -> bool:
@@ -125,9 +128,14 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
         if lost:
             out.differences.append(f"{len(lost)} entr(ies) not stored, so not recreated: {', '.join(lost[:3])}")
         hide = hidden_for(Path(run_dir), Path(tasks_dir))
-        vis = run_pytest(root, task.acceptance, dest_rel=task.acceptance_dest, hide=hide, limits=limits)
-        hid = run_pytest(root, task.oracle, dest_rel=ORACLE_DEST, hide=hide, limits=limits, show=False)
-    for kind, v in (("visible", vis), ("hidden", hid)):
+        vis = run_judged_and_plain(root, task.acceptance, dest_rel=task.acceptance_dest, hide=hide, limits=limits)
+        hid = run_judged_and_plain(root, task.oracle, dest_rel=ORACLE_DEST, hide=hide, limits=limits, show=False)
+    runs = (("visible", vis[0]), ("hidden", hid[0]), ("visible_plain", vis[1]), ("hidden_plain", hid[1]))
+    for kind, v in runs:
+        test = kind.removesuffix("_plain")
+        if kind in rc.PLAIN_KINDS and kind not in finals and rec.get(f"{test}_plain_pass") is None:
+            out.notes.append(f"{kind}: the record predates plain-run receipts, not compared")
+            continue
         _compare(kind, finals.get(kind), evidence.structured_verdict(v.summary()), out)
     return out
 

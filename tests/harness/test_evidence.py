@@ -67,3 +67,29 @@ def test_integrity_an_edited_receipt_is_not_admitted(notary):
     r["outcome"]["decision"] = "pass"
     r["outcome"]["verdict"]["passed"] = True
     assert admit(notary, r) is Reason.SIGNATURE_INVALID
+
+
+def test_a_plain_pytest_run_has_its_own_receipt_kind_and_command_never_the_judges(notary):
+    """The final adjudication's plain pytest runs (a test passes only when the judge and plain pytest both
+    pass it) get receipts of their own kind, whose identity is plain pytest's argv, and the command set
+    covers all four runs."""
+    judged = notary.issue("final", "visible", T1, PASS)
+    plain = notary.issue("final", "visible_plain", T1, {**PASS, "passed": False, "failures": 1, "returncode": 1})
+    hidden_plain = notary.issue("final", "hidden_plain", T1, PASS)
+    assert rc.check_receipt(plain, notary.signer.public_raw) == (Reason.OK, "")
+    assert plain["identity"]["args"][:3] == ["-I", "-m", "pytest"] and "--junitxml=<res>/junit.xml" in plain["identity"]["args"]
+    assert "-m" not in judged["identity"]["args"] and judged["identity"]["args"][1] == "<res>/_hx_driver.py"
+    assert plain["identity"]["args"][-1] == "<work>/tests/test_visible.py"
+    assert hidden_plain["identity"]["args"][-1] == f"<work>/{evidence.HIDDEN_DEST}"
+    assert (plain["identity"]["exit"], plain["outcome"]["decision"]) == (1, "fail")
+    assert rc.passing(plain)[0] is Reason.RECEIPT_NOT_PASSING
+    cmds = evidence.command_set("tests/test_visible.py")
+    assert set(cmds) == {*rc.KINDS, "judge"} and cmds["visible_plain"] == ["python", *plain["identity"]["args"]]
+
+
+def test_a_plain_run_is_a_final_stage_kind_only(notary):
+    with pytest.raises(ValueError):
+        notary.issue("gate", "visible_plain", T1, PASS)
+    r = notary.issue("final", "hidden_plain", T1, PASS)
+    forged = notary.signer.sign({**r, "subject": {**r["subject"], "stage": "gate"}})
+    assert rc.check_receipt(forged, notary.signer.public_raw)[0] is Reason.MALFORMED_BUNDLE

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli.cli import main
+from harness.ledger import receipts as rc
 from harness.ledger.receipts import Reason
 from harness.run import tamper
 from harness.run.bundle import export_bundle
@@ -52,8 +53,12 @@ def test_the_authentic_run_verifies_with_every_cell_named_by_receipts(authentic)
     report = verify_run(authentic.dir, authentic.public_pem)
     assert report.ok, [f.line() for f in report.findings]
     recs = [json.loads(line) for line in (authentic.dir / "records.jsonl").read_text().splitlines()]
-    assert len(recs) == 12 and all(len(r["receipts"]) >= 2 for r in recs)
-    assert report.receipts == sum(len(r["receipts"]) for r in recs)
+    assert len(recs) == 12 and all(len(r["receipts"]) >= 4 for r in recs)
+    assert report.receipts == sum(len(r["receipts"]) for r in recs) and report.judge_only == 0
+    for rec in recs:  # every run of the final adjudication, judged and plain, has its receipt
+        kinds = [json.loads((authentic.dir / "receipts" / f"{d}.json").read_bytes())["subject"]
+                 for d in rec["receipts"]]
+        assert sorted(k["kind"] for k in kinds if k["stage"] == "final") == sorted(rc.KINDS)
     assert not (authentic.dir / "receipts" / "receipt-signing.pem").exists()
 
 
@@ -143,6 +148,108 @@ def test_a_record_whose_verdicts_are_rewritten_is_refused_by_its_receipts(authen
     assert tamper.reached(b) is Reason.DECISION_NOT_PASS
 
 
+def _resign_final(b, rec: dict, kind: str, change) -> None:
+    """Replace ``rec``'s final receipt of ``kind`` with a changed one, signed with the run's key (an
+    attacker holding it), named by its new digest in ``rec`` (the caller rewrites the chain)."""
+    from harness.judge.evidence import write_receipt
+    for i, d in enumerate(rec["receipts"]):
+        r = rc.strict_loads((b.dir / "receipts" / f"{d}.json").read_bytes())
+        if (r["subject"]["stage"], r["subject"]["kind"]) == ("final", kind):
+            change(r)
+            rec["receipts"][i] = write_receipt(b.dir, rc.Signer(b.private_pem).sign(r))
+            return
+    raise LookupError(kind)
+
+
+def _fail(r: dict) -> None:
+    r["outcome"]["verdict"].update(passed=False, failures=1, returncode=1)
+    r["identity"].update(exit=1, outputDigest=rc.output_digest(r["outcome"]["verdict"]))
+    r["outcome"]["decision"] = "fail"
+
+
+def _pass(r: dict) -> None:
+    r["outcome"]["verdict"].update(passed=True, failures=0, errors=0, returncode=0)
+    r["identity"].update(exit=0, outputDigest=rc.output_digest(r["outcome"]["verdict"]))
+    r["outcome"]["decision"] = "pass"
+
+
+@pytest.mark.parametrize("plain_pass_said", [True, False, None])
+def test_a_visible_pass_whose_plain_pytest_receipt_fails_is_refused(authentic, tmp_path, plain_pass_said):
+    """visible_pass is judge AND plain pytest: a record that claims the pass while its plain run's signed
+    receipt says fail is refused, whatever it says of visible_plain_pass."""
+    b = _copy(authentic, tmp_path)
+
+    def change(recs):
+        rec = next(r for r in recs if r["visible_pass"])
+        _resign_final(b, rec, "visible_plain", _fail)
+        rec["visible_plain_pass"] = plain_pass_said
+    _rewrite(b, change)
+    findings = verify_run(b.dir, b.public_pem).findings
+    assert [(f.reason, f.what.split("#")[0]) for f in findings] == [(Reason.RECEIPT_NOT_PASSING, "final/visible_plain")]
+
+
+def test_the_judge_passing_and_plain_pytest_failing_is_a_failed_test_and_both_receipts_say_so(authentic, tmp_path):
+    """The oracle of an amplified cell: its judged receipt re-signed to pass, plain pytest's still fails.
+    The record's hidden_pass false is then right (judge AND plain) and verifies; claiming it true is refused
+    by the plain receipt, and so is claiming false when both runs pass."""
+    b = _copy(authentic, tmp_path)
+    key = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
+               if json.loads(x)["outcome"] == "amplified")
+
+    def judge_passes(recs):
+        _resign_final(b, next(r for r in recs if r["cell_key"] == key), "hidden", _pass)
+    _rewrite(b, judge_passes)
+    assert tamper.reached(b) is Reason.OK
+    _rewrite(b, lambda recs: next(r for r in recs if r["cell_key"] == key).update(outcome="completed", hidden_pass=True))
+    assert tamper.reached(b) is Reason.RECEIPT_NOT_PASSING  # plain pytest's receipt: exit 1
+    b = _copy(authentic, tmp_path / "2")
+
+    def both_pass(recs):
+        rec = next(r for r in recs if r["cell_key"] == key)
+        _resign_final(b, rec, "hidden", _pass)
+        _resign_final(b, rec, "hidden_plain", _pass)
+    _rewrite(b, both_pass)
+    assert tamper.reached(b) is Reason.DECISION_NOT_PASS  # said failed, both runs say pass, no hidden check
+
+
+def _judge_only(b, keep_fields: bool, only: int | None = None) -> None:
+    """The run as it was before plain-run receipts: records (all, or record ``only``) name the judge's
+    receipts only."""
+    def strip(recs):
+        for rec in recs if only is None else recs[only:only + 1]:
+            rec["receipts"] = [d for d in rec["receipts"] if rc.strict_loads(
+                (b.dir / "receipts" / f"{d}.json").read_bytes())["subject"]["kind"] not in rc.PLAIN_KINDS]
+            if not keep_fields:
+                rec["visible_plain_pass"] = rec["hidden_plain_pass"] = None
+    _rewrite(b, strip)
+
+
+def test_an_older_run_without_plain_receipts_verifies_and_says_so_unless_its_records_name_plain_verdicts(
+        authentic, tmp_path):
+    b = _copy(authentic, tmp_path)
+    _judge_only(b, keep_fields=False)
+    report = verify_run(b.dir, b.public_pem)
+    assert report.ok and report.judge_only == 12
+    key = tmp_path / "pub.pem"
+    key.write_bytes(b.public_pem)
+    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
+    assert r.exit_code == 0 and "12 record(s) from before plain-run receipts" in r.output, r.output
+    b = _copy(authentic, tmp_path / "2")
+    _judge_only(b, keep_fields=True)
+    findings = verify_run(b.dir, b.public_pem).findings
+    assert {(f.reason, f.what) for f in findings} == {(Reason.BUILD_PROOF_MISSING, "final/visible_plain")}
+    assert len(findings) == 12
+
+
+def test_plain_receipts_stripped_from_one_record_of_a_run_are_missing_proof(authentic, tmp_path):
+    """A run has one command set per task, so it is all from before plain receipts or none of it: one record
+    made to look older (its plain receipts and verdicts removed) is refused."""
+    b = _copy(authentic, tmp_path)
+    _judge_only(b, keep_fields=False, only=2)
+    report = verify_run(b.dir, b.public_pem)
+    assert [(f.reason, f.what) for f in report.findings] == [(Reason.BUILD_PROOF_MISSING, "final/*_plain")]
+
+
 def test_a_bundle_alone_verifies_and_rejudges_identically_and_a_changed_tree_is_named(authentic, tmp_path):
     out = tmp_path / "run.tar.gz"
     export_bundle(authentic.dir, out)
@@ -152,6 +259,7 @@ def test_a_bundle_alone_verifies_and_rejudges_identically_and_a_changed_tree_is_
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["rejudge", str(out), "--sample", "10", "--seed", "3"])
     assert r.exit_code == 0 and "10/10 cell(s) identical" in r.output, r.output
+    assert "predates" not in r.output
     b = _copy(authentic, tmp_path)
     tamper._flip_code_byte(b)
     first = json.loads((b.dir / "records.jsonl").read_text().splitlines()[0])["cell_key"]
@@ -182,3 +290,26 @@ def test_rejudge_never_compares_with_a_receipt_edited_after_signing(authentic, t
     tasks_dir, lim = sources(b.dir)
     [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
     assert not row.identical and any("does not verify: signature_invalid" in d for d in row.differences)
+
+
+def test_rejudge_replays_plain_pytest_too_and_names_a_plain_difference(authentic, tmp_path):
+    """Each cell's four final runs are replayed and compared (the plain runs' structured verdicts are as
+    deterministic as the judge's: no wall time, no cache flag); a plain receipt that says otherwise than
+    the replay is named; an older run's missing plain receipts are a note, not a difference."""
+    from harness.run.bundle import sources
+    from harness.run.rejudge import rejudge
+    from harness.sandbox.sandbox import Limits
+    b = _copy(authentic, tmp_path)
+    tasks_dir, lim = sources(b.dir)
+    key = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
+               if json.loads(x)["visible_pass"])
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert row.identical and set(row.digests) == set(rc.KINDS) and not row.notes, row.differences
+    assert all(stored == replayed for stored, replayed in row.digests.values())
+    _rewrite(b, lambda recs: _resign_final(b, next(r for r in recs if r["cell_key"] == key), "visible_plain", _fail))
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert [d.split(" (")[0] for d in row.differences] == ["visible_plain: output digest differs"]
+    b = _copy(authentic, tmp_path / "2")
+    _judge_only(b, keep_fields=False)
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert row.identical and len(row.notes) == 2 and set(row.digests) == set(rc.JUDGED_KINDS)
