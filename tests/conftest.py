@@ -85,6 +85,8 @@ SLOW_TESTS: dict[str, str] = {
         "a flood of base64 runs scanned twice, to the budget and past it (5.5 s loaded)",
     "tests/harness/test_secret_decode.py::test_an_archive_bomb_spends_the_budget_and_fails_closed":
         "32-64 MB bombs built by the test, then scanned to the budget (2-4.5 s each, loaded)",
+    "tests/harness/test_arms.py::test_a4_refuses_evidence_for_a_tree_changed_in_a_way_its_digest_does_not_see":
+        "red team r33's strict xfail: three A4 cells with real gate and final runs (58 s for the three, load ~8)",
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved
     "tests/harness/test_driver.py::test_run_writes_one_valid_record_per_cell_and_is_deterministic":
         "two whole runs compared record by record (14.5 s)",

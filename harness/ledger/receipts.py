@@ -112,6 +112,8 @@ def strict_loads(data: bytes):
         raise Malformed("nested too deep") from None
     except json.JSONDecodeError as exc:
         raise Malformed(f"not JSON: {exc}") from None
+    except ValueError as exc:  # an integer past Python's digit limit (int() refuses it): not a traceback
+        raise Malformed(f"not a receipt's JSON: {str(exc)[:120]}") from None
 
 
 def _check_canonicalizable(obj, path: str = "$") -> None:

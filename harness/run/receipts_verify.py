@@ -31,6 +31,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core import statefile
+from harness.core.errors import InputError
 from harness.core.record import eq7_violation
 from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
@@ -74,10 +76,12 @@ def trusted_key(pem: bytes) -> bytes | None:
 
 
 def _lock_files(run_dir: Path) -> dict | None:
+    """run.json's lock, or None. A run.json that is not a regular file (a FIFO planted in a bundle
+    would block the read for ever, a link is not followed) counts as unreadable."""
     try:
-        meta = json.loads((run_dir / "run.json").read_text())
+        meta = json.loads(statefile.regular_file(run_dir / "run.json", "run.json").read_text())
         return meta["lock"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, InputError):
         return None
 
 
@@ -136,10 +140,11 @@ def _context_problem(run: _Run, rec: dict, r: dict) -> tuple[Reason, str] | None
     return None
 
 
-def _address_problem(raw_digest: str, digest: str) -> tuple[Reason, str] | None:
+def _address_problem(raw_digest: str, digest: str, r: dict) -> tuple[Reason, str] | None:
     """Last: a receipt whose content checks out but whose file is not the bytes its name commits to
-    (re-encoded, re-ordered or padded after it was written)."""
-    if raw_digest != digest:
+    (re-encoded, re-ordered or padded after it was written), or not the receipt's canonical bytes (a
+    re-spelled file renamed to its own hash and the record re-named to it: red team r33)."""
+    if raw_digest != digest or rc.receipt_digest(r) != digest:
         return Reason.DIGEST_MISMATCH, "the file is not the canonical bytes its name is the digest of"
     return None
 
@@ -220,7 +225,7 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
             run.findings.append(bad or Finding(Reason.MALFORMED_BUNDLE, where, str(digest)[:16], "unreadable"))
             continue
         raw = rc.sha256_hex((run.dir / "receipts" / f"{digest}.json").read_bytes())
-        problem = _context_problem(run, rec, r) or _final_problem(rec, r) or _address_problem(raw, digest)
+        problem = _context_problem(run, rec, r) or _final_problem(rec, r) or _address_problem(raw, digest, r)
         if problem:
             run.findings.append(Finding(problem[0], where, _label(r, digest), problem[1]))
             continue

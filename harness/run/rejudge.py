@@ -85,6 +85,10 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]
         reason, why = rc.check_receipt(r, key)
         if reason is not rc.Reason.OK:
             out.differences.append(f"receipt {str(d)[:12]}... does not verify: {reason.value} ({why})")
+        elif (r["subject"]["cell_key"], r["subject"]["run_id"]) != (rec.get("cell_key"), rec.get("run_id")):
+            # another cell's receipts (and tree) named by this record: never this cell's reference (red team r33)
+            out.differences.append(f"receipt {str(d)[:12]}... is about {r['subject']['cell_key']} "
+                                   f"(run {r['subject']['run_id']}), not this cell")
         elif r["subject"]["stage"] == "final":
             finals[r["subject"]["kind"]] = r
     return finals

@@ -133,3 +133,10 @@ def test_any_one_character_of_the_public_key_changed_is_refused_or_another_key(s
             assert rc.public_raw_of_pem(bad) != signer.public_raw
         except ValueError:
             pass
+
+
+def test_an_integer_past_pythons_digit_limit_is_malformed_not_a_traceback():
+    """red team r33: a receipt whose ``seq`` had 5,000 digits made json's int() raise ValueError, which
+    ``verify`` did not catch (a traceback, not a reason code)."""
+    with pytest.raises(rc.Malformed):
+        rc.strict_loads(b'{"seq":' + b"9" * 5000 + b"}")

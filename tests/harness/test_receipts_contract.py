@@ -296,6 +296,66 @@ def test_rejudge_replays_plain_pytest_too_and_names_a_plain_difference(authentic
     """Each cell's four final runs are replayed and compared (the plain runs' structured verdicts are as
     deterministic as the judge's: no wall time, no cache flag); a plain receipt that says otherwise than
     the replay is named; an older run's missing plain receipts are a note, not a difference."""
+
+
+# -- red team r33 (issue 33's acceptance: a helper that did not write the code tries to get a tampered bundle
+# accepted and a changed tree re-judged "identical") ----------------------------------------------------------
+def test_a_respelled_receipt_renamed_to_its_own_hash_is_not_its_canonical_bytes(authentic, tmp_path):
+    """red team r33: a receipt re-encoded (indent, raw é, -0 for 0: the same object, so its signature
+    holds), stored under the sha256 of the new bytes and the record re-pointed at it (chain redone):
+    the file is not the canonical bytes its name commits to (docs/receipts.md). Accepted on main."""
+    b = _copy(authentic, tmp_path)
+    path = b.final_visible()
+    old = path.stem
+    data = json.dumps(json.loads(path.read_bytes()), indent=2, ensure_ascii=False).encode().replace(
+        b'"exit": 0', b'"exit": -0')
+    from harness.ledger.receipts import sha256_hex
+    new = sha256_hex(data)
+    (b.dir / "receipts" / f"{new}.json").write_bytes(data)
+    _rewrite(b, lambda recs: [r.update(receipts=[new if d == old else d for d in r["receipts"]]) for r in recs])
+    assert tamper.reached(b) is Reason.DIGEST_MISMATCH
+
+
+def test_a_bundle_re_signed_with_a_new_key_that_publishes_it_fails_against_the_original_key(authentic, tmp_path):
+    """red team r33 (attack failed, kept): every receipt re-signed with a fresh key, the bundle's public
+    key replaced and the records re-pointed (chain redone). Against the reader's copy of the original key
+    every receipt is ``signer_key_mismatch``; the CLI has no default key to fall back on."""
+    from harness.ledger import receipts as rc
+    from harness.ledger.ledger import generate_key
+    b = _copy(authentic, tmp_path)
+    other = rc.Signer(generate_key()[0])
+    renamed = {}
+    for p in list((b.dir / "receipts").glob("*.json")):
+        r = json.loads(p.read_bytes())
+        r["producer"]["key_id"] = other.key_id
+        data = rc.canonical_bytes(other.sign(r))
+        p.unlink()
+        renamed[p.stem] = rc.sha256_hex(data)
+        (b.dir / "receipts" / f"{renamed[p.stem]}.json").write_bytes(data)
+    (b.dir / "receipts" / rc.PUBLIC_KEY_NAME).write_bytes(other.public_pem)
+    _rewrite(b, lambda recs: [r.update(receipts=[renamed[d] for d in r["receipts"]], receipt_key_id=other.key_id)
+                              for r in recs])
+    report = verify_run(b.dir, authentic.public_pem)
+    assert not report.ok and Reason.SIGNER_KEY_MISMATCH in {f.reason for f in report.findings}
+    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir)])
+    assert r.exit_code == 2 and "--public-key" in r.output
+
+
+def test_a_run_json_that_is_a_fifo_does_not_hang_verify(authentic, tmp_path):
+    """red team r33: a FIFO planted as run.json in a run directory blocked ``verify`` for ever (the lock
+    was read with read_text). It is now not read; the receipts are still checked on their own."""
+    import os
+    b = _copy(authentic, tmp_path)
+    (b.dir / "run.json").unlink()
+    os.mkfifo(b.dir / "run.json")
+    assert tamper.reached(b) is Reason.OK
+
+
+def test_rejudge_of_a_record_naming_another_cells_tree_and_receipts_is_not_identical(authentic, tmp_path):
+    """red team r33: a record edited (no chain redone: rejudge does not read it) to name another cell's
+    final tree and receipts, with its outcome raised to completed. Main re-judged the other cell's
+    tree against the other cell's receipts and reported ``identical``; the receipts are about another
+    cell, so they are never this cell's reference."""
     from harness.run.bundle import sources
     from harness.run.rejudge import rejudge
     from harness.sandbox.sandbox import Limits
@@ -313,3 +373,52 @@ def test_rejudge_replays_plain_pytest_too_and_names_a_plain_difference(authentic
     _judge_only(b, keep_fields=False)
     [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
     assert row.identical and len(row.notes) == 2 and set(row.digests) == set(rc.JUDGED_KINDS)
+
+
+    lines = (b.dir / "records.jsonl").read_text().splitlines()
+    recs = [json.loads(x) for x in lines]
+    victim = next(i for i, r in enumerate(recs) if r["outcome"] == "amplified")
+    donor = next(r for r in recs if r["task"] == recs[victim]["task"] and r["hidden_pass"])
+    recs[victim].update(tree_digest_final=donor["tree_digest_final"], receipts=donor["receipts"],
+                        hidden_pass=True, outcome="completed")
+    lines[victim] = json.dumps(recs[victim])
+    (b.dir / "records.jsonl").write_text("\n".join(lines) + "\n")
+    tasks_dir, lim = sources(b.dir)
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (recs[victim]["cell_key"],))
+    assert not row.identical and any("not this cell" in d for d in row.differences)
+
+
+def _amplified_to(outcome: str, arm: str):
+    def change(recs):
+        rec = next(r for r in recs if r["outcome"] == "amplified" and r["arm"] == arm)
+        if outcome == "void":
+            rec.update(outcome="void", visible_pass=None, hidden_pass=None, receipts=[], void_reason="infra")
+        else:
+            rec.update(outcome=outcome, shipped=False)
+    return change
+
+
+@pytest.mark.xfail(strict=True, reason="red team r33: nothing signed covers a record's `shipped` (A4's gate "
+                   "decision is not a receipt) and the records' chain is unsigned, so an amplified cell "
+                   "rewritten as a safe stop, with the chain redone, verifies ok")
+@pytest.mark.parametrize("arm", ["A2", "A4"])
+def test_an_amplified_cell_rewritten_as_a_safe_stop_is_refused(authentic, tmp_path, arm):
+    b = _copy(authentic, tmp_path)
+    _rewrite(b, _amplified_to("safe_stop", arm))
+    assert tamper.reached(b) is not Reason.OK
+
+
+@pytest.mark.xfail(strict=True, reason="red team r33: a judged cell rewritten as void (its receipts dropped) or "
+                   "deleted (seqs renumbered), chain redone, verifies ok: verify checks the records it is "
+                   "given against their receipts, never that every receipt or every cell of the run is there")
+@pytest.mark.parametrize("how", ["void", "deleted"])
+def test_a_judged_cell_voided_or_deleted_is_refused(authentic, tmp_path, how):
+    b = _copy(authentic, tmp_path)
+
+    def delete(recs):
+        first = recs[0]["seq"]
+        del recs[next(i for i, r in enumerate(recs) if r["outcome"] == "amplified")]
+        for i, r in enumerate(recs):
+            r["seq"] = first + i
+    _rewrite(b, _amplified_to("void", "A2") if how == "void" else delete)
+    assert tamper.reached(b) is not Reason.OK

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from harness.core.tasks import read_tree
 from harness.sandbox.treestore import load_tree, materialize, store_tree
 from harness.sandbox.workspace import tree_digest
@@ -59,3 +61,25 @@ def test_a_missing_blob_or_manifest_is_a_problem_never_a_tree(tmp_path):
     next((tmp_path / "store" / "blobs").iterdir()).unlink()
     assert load_tree(tmp_path / "store", digest).problems
     assert load_tree(tmp_path / "store", "0" * 64).digest is None
+
+
+@pytest.mark.xfail(strict=True, reason="red team r33: a manifest entry re-pointed at a blob holding the text of "
+                   "the marker its file reads as (or NUL-joined files) rebuilds to the same tree digest, so "
+                   "verify accepts the changed store and rejudge runs another tree as the cell's")
+def test_a_manifest_re_pointed_at_other_bytes_with_the_same_reading_is_another_tree(tmp_path):
+    import hashlib
+    import json
+    src = tmp_path / "src"
+    src.mkdir()
+    files = _tree(src, {"a.py": b"x = 1\n", "mode.dat": b"\xff"})
+    digest = store_tree(tmp_path / "store", src, files)
+    manifest = tmp_path / "store" / f"{digest}.json"
+    body = json.loads(manifest.read_text())
+    text = files["mode.dat"].encode()  # the marker: "\0binary 1 bytes sha256=..."
+    blob = hashlib.sha256(text).hexdigest()
+    (tmp_path / "store" / "blobs" / blob).write_bytes(text)
+    body["files"]["mode.dat"] = {"as": "text", "blob": blob}
+    manifest.write_text(json.dumps(body))
+    back = load_tree(tmp_path / "store", digest)
+    assert back.data["mode.dat"] == text  # the tree a replay would run is not the stored one
+    assert back.digest != digest or back.problems

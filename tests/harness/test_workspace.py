@@ -161,3 +161,42 @@ def test_workspace_code_cannot_fake_a_passing_oracle(task, attack):
         assert not v.passed, v.output
     finally:
         ws.destroy()
+
+
+
+def _digest_of(root, spec: dict) -> str:
+    """The tree digest of a tree built from ``spec``: files (rel -> bytes), dirs, links (rel -> target)."""
+    from harness.sandbox.workspace import tree_digest
+    root.mkdir()
+    for rel, data in spec.get("files", {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    for rel in spec.get("dirs", ()):
+        (root / rel).mkdir(parents=True)
+    for rel, target in spec.get("links", {}).items():
+        os.symlink(target, root / rel)
+    return tree_digest(read_tree(root))
+
+
+def _pairs() -> dict[str, tuple[dict, dict]]:
+    import hashlib
+    sha = hashlib.sha256(b"\xff").hexdigest()
+    return {
+        # a text file whose content spells a marker reads like the entry it spells
+        "binary-vs-marker-text": ({"files": {"mode.dat": b"\xff"}},
+                                  {"files": {"mode.dat": f"\0binary 1 bytes sha256={sha}".encode()}}),
+        "link-vs-marker-text": ({"links": {"s.py": "t.py"}}, {"files": {"s.py": b"\0symlink -> t.py"}}),
+        # (path, content) pairs joined by NUL: a NUL in a text file swallows the next file
+        "two-files-vs-one-with-nuls": ({"files": {"a.txt": b"x", "b.txt": b"y"}}, {"files": {"a.txt": b"x\0b.txt\0y"}}),
+        # directories are not in the reading, but a judged run's scratch copy has them (os.path.isdir)
+        "empty-directory": ({"files": {"s.py": b"1"}}, {"files": {"s.py": b"1"}, "dirs": ("flag",)}),
+    }
+
+
+@pytest.mark.xfail(strict=True, reason="red team r33: tree_digest (the receipts' materialHash, Eq. 1) is not "
+                   "injective: a text file spelling a marker, NUL-joined files and an empty directory give two "
+                   "trees a judged run tells apart one digest (test_arms: A4 then admits stale evidence)")
+@pytest.mark.parametrize("case", sorted(_pairs()))
+def test_two_trees_a_test_run_tells_apart_never_share_a_digest(tmp_path, case):
+    one, two = _pairs()[case]
+    assert _digest_of(tmp_path / "one", one) != _digest_of(tmp_path / "two", two)
