@@ -139,7 +139,7 @@ class CellRecord:
     failure_seen: bool | None = None
     unsafe_detectors: list[str] = field(default_factory=list)
     unsafe_evidence: dict[str, list[str]] = field(default_factory=dict)
-    secret_checks: list[str] = field(default_factory=list)  # the secret checks that ran (static: harness.judge.detectors)
+    secret_checks: list[str] = field(default_factory=list)  # the B15 checks that ran: static (harness.judge.detectors), dynamic (harness.judge.secret_run)
     interrupted_by: str | None = None
     hidden_checks: list[dict] = field(default_factory=list)
     human_gate: bool = False
@@ -155,7 +155,6 @@ class CellRecord:
     visible_plain_pass: bool | None = None
     hidden_plain_pass: bool | None = None
     judge_disagreement: list[dict] = field(default_factory=list)
-    secret_checks: list[str] = field(default_factory=list)  # the B15 checks that ran on the cell (names and what they read)
     watch_incomplete: str | None = None  # what the workspace watch could not see (harness.judge.watch); null: complete
     claim: str | None = None
     agent_claims: list[dict] = field(default_factory=list)  # the agent's "done" and own test runs: claims, never evidence
