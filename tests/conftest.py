@@ -53,6 +53,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the act recorder's parser and the secret search (no sandbox run)
     "tests/harness/test_syscalls.py::test_the_record_is_read_from_hex_strings_a_name_cannot_forge",
     "tests/harness/test_syscalls.py::test_relative_paths_follow_the_working_directory_across_clone",
+    "tests/harness/test_syscalls.py::test_a_cut_argv_array_is_incomplete_in_the_parser",
     "tests/harness/test_secret_run.py::test_the_key_in_written_data_is_found",
     "tests/harness/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
     "tests/harness/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
