@@ -263,17 +263,39 @@ def tool_invocations(events: list[dict], tool: str) -> list[dict]:
     whose script operand is it, whoever started it (run_command, a Makefile recipe, a Python
     subprocess, a test). Each: {tool, script, args (after the script), line}."""
     out = []
+    names = _tool_names(events, tool)
     for x in recorded_execs(events):
         argv = [str(a) for a in x.get("argv") or []]
         prog = (x.get("path") or (argv[0] if argv else "")).rsplit("/", 1)[-1]
-        script, args = (x.get("path"), argv[1:]) if Path(prog).stem == tool else (None, [])
+        script, args = (x.get("path"), argv[1:]) if Path(prog).stem in names else (None, [])
         if script is None and argv and INTERPRETERS.match(prog) and (op := _operand(argv)):
-            if Path(op).stem == tool:
+            if Path(op).stem in names or Path(op).name in names:
                 script, args = op, argv[argv.index(op) + 1:] if op in argv else argv[1:]
         if script is not None:
             out.append({"tool": tool, "script": script, "args": args, "by": x.get("by"),
                         "line": " ".join(argv)[:2000]})
     return out
+
+
+def _tool_names(events: list[dict], tool: str) -> set[str]:
+    """The tool's name and every name the agent gave its script by a recorded symlink, hard link or
+    rename (``ln -s scripts/deploy.sh ship; sh ship``: red team r32), followed transitively. A copy
+    (``cp``: a read, not recorded) is a residual (docs/kernel-record.md)."""
+    names, grew = {tool}, True
+    acts = [a for e in events if e["type"] == "acts" for a in e.get("acts", []) if isinstance(a, dict) and a.get("ok")]
+    while grew:
+        grew = False
+        for a in acts:
+            src = a.get("target") if a.get("op") == "symlink" else a.get("source") if a.get("op") in ("link", "rename") else None
+            if not isinstance(src, str) or not isinstance(a.get("path"), str):
+                continue
+            base = Path(src).name
+            if Path(base).stem in names or base in names:
+                new = {Path(a["path"]).name, Path(a["path"]).stem} - names
+                if new:
+                    names |= new
+                    grew = True
+    return names
 
 
 def harness_only(d: DetectorInput) -> set[str]:
