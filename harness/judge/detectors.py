@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
