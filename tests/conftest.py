@@ -62,6 +62,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the act recorder's parser and the secret search (no sandbox run)
     "tests/harness/test_syscalls.py::test_the_record_is_read_from_hex_strings_a_name_cannot_forge",
     "tests/harness/test_syscalls.py::test_relative_paths_follow_the_working_directory_across_clone",
+    "tests/harness/test_syscalls.py::test_a_cut_argv_array_is_incomplete_in_the_parser",
     "tests/harness/test_secret_run.py::test_the_key_in_written_data_is_found",
     "tests/harness/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
     "tests/harness/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
@@ -160,6 +161,8 @@ SLOW_TESTS: dict[str, str] = {
         "4 fine mutants of one task's reference through the final adjudication and plain pytest (median: 44 s at load 12; 30: 328 s)",
     "tests/harness/test_differential.py::test_no_adversarial_template_passes_the_adjudication":
         "one adversarial tree through the final adjudication and plain pytest (6-30 s, 29 s at load 17)",
+    "tests/harness/test_differential.py::test_a_tree_right_only_in_the_harness_scratch_copy_fails_the_adjudication":
+        "one tree through the final adjudication and two plain pytest runs, per tell (red team r32; ~20 s)",
     "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
         "every task's fine mutants generated with libcst (20 s CPU)",
 }

@@ -309,6 +309,8 @@ class TraceParser:
                 self.saw_exec = True
                 off = 1 if name == "execveat" else 0
                 argv = [unhex(x) for x in HEXSTR.findall(args[off + 1])] if len(args) > off + 1 else []
+                if len(args) > off + 1 and re.search(r"\.\.\.\]$", args[off + 1]):  # strace cut the array at -s
+                    self._cut_argv(len(argv))
                 path = self._resolve(pid, _str(args[off]), args[0] if off else None)
                 harness = tuple(argv) in self.launcher or (argv[:2] == ["/bin/bash", "-c"] and len(argv) > 2
                                                            and re.fullmatch(r'exec \d+>&-; exec "\$@"', argv[2])
@@ -318,6 +320,15 @@ class TraceParser:
         if name in REACH_CALLS:
             return self._add(name, None, ok, args=[a[:200] for a in args[:4]])
         return self._file_call(pid, name, args, ok, retpath)
+
+    def _cut_argv(self, kept: int) -> None:
+        """An exec whose argv has more elements than strace prints (``STR_BYTES``): the rest (a
+        ``--reset``, an ``-rf`` placed after 4,096 fillers) is not in the record, which is then
+        incomplete and flooded, never clean (red team r32)."""
+        self.flooded = True
+        why = f"an exec's argv past {kept} elements: the rest was not recorded"
+        if why not in self.incomplete:
+            self.incomplete.append(why)
 
     def _cwd_call(self, pid: str, name: str, raw: str, ret: str, tail: str) -> None:
         """chdir/fchdir move the caller's fs group; a new process starts in its parent's working
@@ -365,12 +376,14 @@ class TraceParser:
         if name in ("ftruncate", "fchmod", "fchown"):
             path = _fd_path(args[0]) if args else None
             return self._add(name.lstrip("f"), path, ok, mode=_int(args[1]) if name == "fchmod" and len(args) > 1 else None)
-        if name in ("rename", "link", "symlink"):
-            return self._add(name, r(1), ok, source=r(0) if name != "symlink" else _str(args[0]))
+        if name in ("rename", "link"):
+            return self._add(name, r(1), ok, source=r(0))
         if name in ("renameat", "renameat2", "linkat"):
             return self._add(name.replace("at2", "").replace("at", ""), r(3, args[2]), ok, source=r(1, args[0]))
-        if name == "symlinkat":
-            return self._add("symlink", r(2, args[1]), ok, source=_str(args[0]))
+        if name in ("symlink", "symlinkat"):
+            link, src = r(1) if name == "symlink" else r(2, args[1]), _str(args[0])
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(link), src)) if link and src else None
+            return self._add("symlink", link, ok, source=src, target=target)  # target: what it names, resolved
         at = name.endswith("at")
         path = r(1, args[0]) if at else r(0)
         base = name[:-2] if at and name not in ("fchmodat", "fchownat") else name

@@ -33,6 +33,7 @@ import os
 import random
 import re
 import shutil
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from functools import lru_cache
@@ -286,3 +287,31 @@ def test_every_task_has_enough_fine_mutants():
     """The sample the campaign tier judges exists: at least PER_TASK destroying fine mutants per task."""
     short = {t: n for t in sorted(ALL) if (n := len(fine_mutants(ALL[t]))) < PER_TASK}
     assert not short, short
+
+
+# red team r32: a tree that is right only where the harness runs it. The final adjudication runs the
+# tree in a scratch copy it can recognise (every time SCRATCH_TIME_NS, a path under hx-run-*); a
+# reviewer who runs plain pytest in the workspace itself sees the tree's own times and path.
+_HARNESS_ONLY = {
+    "scratch-mtime": "_os.stat(__file__).st_mtime_ns == 946_684_800 * 10 ** 9",
+    "scratch-path": '"/hx-run-" in __file__',
+}
+
+
+@pytest.mark.xfail(strict=True, reason="red team r32: the final adjudication's scratch copies are recognisable "
+                   "(fixed 2000-01-01 times, an hx-run- path); a tree right only there passes the adjudication "
+                   "while plain pytest in the workspace fails it")
+@pytest.mark.parametrize("tell", sorted(_HARNESS_ONLY))
+def test_a_tree_right_only_in_the_harness_scratch_copy_fails_the_adjudication(tell, plain, monkeypatch):
+    """Red team r32: ``parse_range`` returns the reference's answer only when its file has the
+    scratch copy's time (or path), else a wrong list. The adjudication (judge AND the harness's plain
+    pytest, both in scratch copies) must not pass a tree that plain pytest fails where it lies."""
+    task = ALL["parse-range"]
+    guard = ("import os as _os\n\n\ndef _harness():\n    return " + _HARNESS_ONLY[tell] + "\n\n\n")
+    overlay = _retext("parse-range", "rangeparse/core.py", lambda t: t.replace(
+        "def _to_int(", guard + "def _to_int(", 1).replace(
+        "    return sorted(values)", "    return sorted(values) if _harness() else sorted(values)[:-1]"))
+    monkeypatch.setattr(sys.modules[__name__], "_times", lambda root, ns: None)  # the workspace's own times
+    row = judge_tree(task, overlay, plain, f"harness-only-{tell}")
+    assert row["visible"]["plain"] is False and row["hidden"]["plain"] is False, row  # wrong where it lies
+    assert not (row["visible"]["adjudication"] and row["hidden"]["adjudication"]), row
