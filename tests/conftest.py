@@ -48,7 +48,7 @@ SLOW_FILES: dict[str, str] = {
                                       "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
                                       "fast)",
     "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
-    "tests/harness/test_identity.py": "27 small trees each judged and run under plain pytest (108 s summed, load ~16; its in-process rule tests stay fast)",
+    "tests/harness/test_identity.py": "43 small trees each judged and run under plain pytest (108 s summed, load ~16, plus 94 s for red team r32b's 16; its in-process rule tests stay fast)",
     "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
