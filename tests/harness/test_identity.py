@@ -317,10 +317,6 @@ JUDGE_LENIENT = {
     "fraction_subclass_numerator_property": ("import fractions\n\n\nclass F(fractions.Fraction):\n"
                                              "    numerator = property(lambda self: 3)\n\n\ndef value():\n    return F(1, 2)\n",
                                              _FRACTION_TEST.format("3, 2")),
-    # a plain tree class registered as a Mapping crosses as dict(x.items()), no dunder of its own
-    "class_registered_as_a_Mapping": ("import collections.abc\n\n\nclass M:\n    def items(self):\n        return [('a', 1)]\n\n\n"
-                                      "collections.abc.Mapping.register(M)\n\n\ndef value():\n    return M()\n",
-                                      _METHOD_TEST.format("value()", "{'a': 1}")),
     # a captured pure-Python class whose special method the tree reassigned: identity holds (it IS the
     # interpreter's class, MRO unchanged) but its behaviour is the tree's; tree_operated skips it
     "captured_IntEnum_eq_reassigned": ("import enum\n\n\nclass C(enum.IntEnum):\n    THREE = 3\n\n\n"
@@ -405,3 +401,37 @@ def test_a_tree_that_hides_its_warning_or_nests_a_spoofed_class_fails_both(tmp_p
     """Origin: red team r32b (attacks that did not work on main)."""
     judged, plain, out = both(tmp_path, *CLOSED_ATTACKS[name])
     assert (judged, plain) == (False, False), out
+
+
+def test_a_tree_class_registered_as_a_Mapping_is_not_the_dict_its_items_give(tmp_path):
+    """Origin: red team r32b. ``Mapping.register`` makes a class with identity ``==`` a Mapping; it
+    crossed as ``dict(x.items())`` and the judge passed what plain pytest failed. A class whose ``==``
+    really is the Mapping's (a UserDict) still crosses by value."""
+    registered = ("import collections.abc\n\n\nclass M:\n    def items(self):\n        return [('a', 1)]\n\n\n"
+                  "collections.abc.Mapping.register(M)\n\n\ndef value():\n    return M()\n")
+    test = "from pkg import value\n\n\ndef test_value():\n    assert value() == {'a': 1}\n"
+    judged, plain, out = both(tmp_path, registered, test)
+    assert (judged, plain) == (False, False), out
+    user_dict = "import collections\n\n\nclass M(collections.UserDict):\n    pass\n\n\ndef value():\n    return M(a=1)\n"
+    judged, plain, out = both(tmp_path / "honest", user_dict, test)
+    assert (judged, plain) == (True, True), out
+
+
+def test_only_a_class_whose_eq_is_not_identity_has_a_value_base(rpc):
+    """Origin: red team r32b: an ABC's ``register`` is no ``==``."""
+    import collections
+    import collections.abc
+    import numbers
+
+    class Registered:
+        def items(self):
+            return [("a", 1)]
+
+    class Number:
+        def __index__(self):
+            return 3
+
+    collections.abc.Mapping.register(Registered)
+    numbers.Integral.register(Number)
+    assert rpc._value_base(Registered()) is None and rpc._value_base(Number()) is None
+    assert rpc._value_base(collections.UserDict(a=1)) == {"a": 1}
