@@ -48,7 +48,7 @@ SLOW_FILES: dict[str, str] = {
                                       "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
                                       "fast)",
     "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
-    "tests/harness/test_identity.py": "27 small trees each judged and run under plain pytest (108 s summed, load ~16; its in-process rule tests stay fast)",
+    "tests/harness/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
     "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
@@ -72,6 +72,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
     "tests/harness/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
     "tests/harness/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
+    "tests/harness/test_identity.py::test_only_a_class_whose_eq_is_not_identity_has_a_value_base",
     "tests/harness/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {

@@ -813,6 +813,8 @@ def _value_base(x):
         return _value_base(np.ndarray.item(x)) if not _isinstance(np.ndarray.item(x), (int, float, bool)) else np.ndarray.item(x)
     if qualname(_type(x)) in ("numpy.bool_", "numpy.bool"):
         return bool(x)
+    if not _eq_by_value(_type(x)):  # == is identity (a class merely registered with an ABC): never a value
+        return None
     if _isinstance(x, _numbers.Integral):
         return _operator.index(x)
     if _isinstance(x, _numbers.Real):
@@ -820,6 +822,17 @@ def _value_base(x):
     if _isinstance(x, _Mapping):
         return dict(x.items())
     return None
+
+
+def _eq_by_value(cls) -> bool:
+    """Whether ``==`` on instances of ``cls`` is anything but ``object``'s identity. An ABC counts a
+    class as a Mapping or a number by ``register`` alone: such an instance equals nothing but itself
+    under plain pytest, so it never crosses as the value its ``items()`` or ``__index__`` would give
+    (red team r32b)."""
+    for klass in _TYPE_MRO(cls):
+        if "__eq__" in _TYPE_DICT(klass):
+            return klass is not object
+    return False
 
 
 def _value_base_known(x, mod, cls):

@@ -297,3 +297,141 @@ def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_
     rpc = _fresh_rpc()
     rpc.capture_identities(["tomllib"])
     assert rpc.trusted_name(sys.modules["tomllib"].TOMLDecodeError) == "tomllib.TOMLDecodeError"
+
+
+# == red team r32b: where the judge and plain pytest still disagree (strict xfails: each fails on main) ======
+# Each tree below is judged and run under plain pytest, as above. A "lenient" case is a wrong tree the judge
+# passes while plain pytest fails it (recorded as judge_pass_plain_fail; the AND rule hides it, but it is a
+# defect of the judge). A "strict" case is a correct tree plain pytest passes and the judge fails.
+_FRACTION_TEST = "import fractions\nfrom pkg import value\n\n\ndef test_value():\n    assert value() == fractions.Fraction({})\n"
+_METHOD_TEST = "from pkg import value\n\n\ndef test_value():\n    assert {} == {}\n"
+JUDGE_LENIENT = {
+    # a tree subclass that overrides an ordinary (non-dunder) method of its value base: the driver's
+    # stand-in answers with the base type's method, plain pytest with the tree's
+    "dict_subclass_overrides_keys": ("class D(dict):\n    def keys(self):\n        return ['zzz']\n\n\n"
+                                     "def value():\n    return D(a=1)\n", _METHOD_TEST.format("list(value().keys())", "['a']")),
+    "str_subclass_overrides_upper": ("class S(str):\n    def upper(self):\n        return 'WRONG'\n\n\n"
+                                     "def value():\n    return S('abc')\n", _METHOD_TEST.format("value().upper()", "'ABC'")),
+    # a Fraction subclass whose ``numerator`` property lies: the base value is read through it
+    # (_value_base_known), Fraction.__eq__ reads ``_numerator``
+    "fraction_subclass_numerator_property": ("import fractions\n\n\nclass F(fractions.Fraction):\n"
+                                             "    numerator = property(lambda self: 3)\n\n\ndef value():\n    return F(1, 2)\n",
+                                             _FRACTION_TEST.format("3, 2")),
+    # a captured pure-Python class whose special method the tree reassigned: identity holds (it IS the
+    # interpreter's class, MRO unchanged) but its behaviour is the tree's; tree_operated skips it
+    "captured_IntEnum_eq_reassigned": ("import enum\n\n\nclass C(enum.IntEnum):\n    THREE = 3\n\n\n"
+                                       "enum.IntEnum.__eq__ = lambda s, o: False\nenum.IntEnum.__hash__ = int.__hash__\n\n\n"
+                                       "def value():\n    return C.THREE\n", _METHOD_TEST.format("value()", "3")),
+    "captured_Fraction_eq_reassigned": ("import fractions\n\nfractions.Fraction.__eq__ = lambda s, o: False\n\n\n"
+                                        "def value():\n    return fractions.Fraction(1, 2)\n", _FRACTION_TEST.format("1, 2")),
+    # an exception's __context__ / __cause__ never crosses: "the internal error does not leak" passes
+    "exception_context_dropped": ("def parse(s):\n    try:\n        int(s)\n    except ValueError:\n        raise KeyError(s)\n",
+                                  "import pytest\nfrom pkg import parse\n\n\ndef test_bad():\n    with pytest.raises(KeyError) as ei:\n"
+                                  "        parse('x')\n    assert ei.value.__context__ is None\n"),
+    # the test's warning filters stay in the driver: the subject records every warning under "always", so
+    # a tree that swallows its own warning once it is an error takes the other path than under plain pytest
+    "warning_filter_of_the_test_not_applied_in_the_subject": (
+        "import warnings\n\n\ndef value():\n    try:\n        warnings.warn('d', DeprecationWarning)\n"
+        "    except DeprecationWarning:\n        return 0\n    return 3\n",
+        "import warnings\nfrom pkg import value\n\n\ndef test_value():\n    with warnings.catch_warnings():\n"
+        "        warnings.simplefilter('error')\n        try:\n            v = value()\n        except DeprecationWarning:\n"
+        "            v = 3\n    assert v == 3\n"),
+}
+_RAISES_THEN = "import pytest\nfrom pkg import parse\n\n\ndef test_bad():\n    with pytest.raises({}) as ei:\n        parse('x')\n    {}\n"
+JUDGE_STRICTER = {
+    # pytest >= 8 matches ``match=`` against the message and its PEP 678 notes; __notes__ never crosses
+    "match_against_a_note": ("def parse(s):\n    e = ValueError('bad')\n    e.add_note('hint: use digits')\n    raise e\n",
+                             "import pytest\nfrom pkg import parse\n\n\ndef test_bad():\n"
+                             "    with pytest.raises(ValueError, match='use digits'):\n        parse('x')\n"),
+    "exception_cause": ("def parse(s):\n    try:\n        int(s)\n    except ValueError as e:\n        raise KeyError(s) from e\n",
+                        _RAISES_THEN.format("KeyError", "assert isinstance(ei.value.__cause__, ValueError)")),
+    # attributes of a tree exception class (not its instance __dict__) are not reachable on the stand-in
+    "exception_class_attribute": ("class ParseError(ValueError):\n    code = 'E1'\n\n\ndef parse(s):\n    raise ParseError('bad')\n",
+                                  _RAISES_THEN.format("ValueError", "assert ei.value.code == 'E1'")),
+    "exception_property": ("class ParseError(ValueError):\n    def __init__(self, msg, line):\n        super().__init__(msg)\n"
+                           "        self._line = line\n\n    @property\n    def line(self):\n        return self._line\n\n\n"
+                           "def parse(s):\n    raise ParseError('bad', 3)\n", _RAISES_THEN.format("ValueError", "assert ei.value.line == 3")),
+    # the same filter: a tree that turns its own warning into a result when warnings are errors
+    "warning_as_error_caught_by_the_tree": (
+        "import warnings\n\n\ndef value():\n    try:\n        warnings.warn('d', DeprecationWarning)\n"
+        "    except DeprecationWarning:\n        return 'strict'\n    return 'lenient'\n",
+        "import warnings\nfrom pkg import value\n\n\ndef test_value():\n    with warnings.catch_warnings():\n"
+        "        warnings.simplefilter('error')\n        v = value()\n    assert v == 'strict'\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team r32b: the judge passes a tree plain pytest fails (open defect)")
+@pytest.mark.parametrize("name", sorted(JUDGE_LENIENT))
+def test_the_judge_never_passes_what_plain_pytest_fails(tmp_path, name):
+    """Origin: red team r32b. Each tree is wrong as plain pytest runs it; the judge must fail it too."""
+    judged, plain, out = both(tmp_path, *JUDGE_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team r32b: the judge fails a correct tree plain pytest passes (open defect)")
+@pytest.mark.parametrize("name", sorted(JUDGE_STRICTER))
+def test_the_judge_passes_a_correct_tree_that_plain_pytest_passes(tmp_path, name):
+    """Origin: red team r32b. Each tree is correct and honest (no spoofed name or class); the judge
+    must pass it as plain pytest does."""
+    judged, plain, out = both(tmp_path, *JUDGE_STRICTER[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
+
+
+# attacks of red team r32b that failed: kept as specifications (both the judge and plain pytest fail them)
+CLOSED_ATTACKS = {
+    "warning_ignored_by_the_tree": ("import warnings\n\n\ndef old():\n    warnings.simplefilter('ignore')\n"
+                                    "    warnings.warn('old', DeprecationWarning, stacklevel=2)\n", WARNS_DEPRECATION),
+    "showwarning_replaced_by_the_tree": ("import warnings\n\n\ndef old():\n    warnings.showwarning = lambda *a, **k: None\n"
+                                         "    warnings.warn('old', DeprecationWarning, stacklevel=2)\n", WARNS_DEPRECATION),
+    "exception_group_of_a_class_named_ValueError": (
+        "class ValueError(Exception):\n    __module__ = 'builtins'\n\n\ndef parse(s):\n"
+        "    raise ExceptionGroup('many', [ValueError('bad')])\n",
+        _RAISES_THEN.format("ExceptionGroup", "assert ei.group_contains(ValueError)")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_ATTACKS))
+def test_a_tree_that_hides_its_warning_or_nests_a_spoofed_class_fails_both(tmp_path, name):
+    """Origin: red team r32b (attacks that did not work on main)."""
+    judged, plain, out = both(tmp_path, *CLOSED_ATTACKS[name])
+    assert (judged, plain) == (False, False), out
+
+
+def test_a_tree_class_registered_as_a_Mapping_is_not_the_dict_its_items_give(tmp_path):
+    """Origin: red team r32b. ``Mapping.register`` makes a class with identity ``==`` a Mapping; it
+    crossed as ``dict(x.items())`` and the judge passed what plain pytest failed. A class whose ``==``
+    really is the Mapping's (a UserDict) still crosses by value."""
+    registered = ("import collections.abc\n\n\nclass M:\n    def items(self):\n        return [('a', 1)]\n\n\n"
+                  "collections.abc.Mapping.register(M)\n\n\ndef value():\n    return M()\n")
+    test = "from pkg import value\n\n\ndef test_value():\n    assert value() == {'a': 1}\n"
+    judged, plain, out = both(tmp_path, registered, test)
+    assert (judged, plain) == (False, False), out
+    user_dict = "import collections\n\n\nclass M(collections.UserDict):\n    pass\n\n\ndef value():\n    return M(a=1)\n"
+    judged, plain, out = both(tmp_path / "honest", user_dict, test)
+    assert (judged, plain) == (True, True), out
+
+
+def test_only_a_class_whose_eq_is_not_identity_has_a_value_base(rpc):
+    """Origin: red team r32b: an ABC's ``register`` is no ``==``."""
+    import collections
+    import collections.abc
+    import numbers
+
+    class Registered:
+        def items(self):
+            return [("a", 1)]
+
+    class Number:
+        def __index__(self):
+            return 3
+
+    collections.abc.Mapping.register(Registered)
+    numbers.Integral.register(Number)
+    assert rpc._value_base(Registered()) is None and rpc._value_base(Number()) is None
+    assert rpc._value_base(collections.UserDict(a=1)) == {"a": 1}
