@@ -82,3 +82,18 @@ def test_a_duplicate_key_a_missing_field_and_odd_spacing_go_row_by_row(tmp_path)
     assert fast_rows(_write(p, missing)) is None
     assert fast_rows(_write(p, rows, sep=" : ")) is None  # read row by row, and fine
     load_records(p)
+
+
+def test_a_duplicate_key_spelled_with_a_blank_before_its_colon_goes_row_by_row(tmp_path):
+    """Review r37: '"outcome" : "recovered", ... "outcome": "amplified"' holds '":' once per distinct key,
+    so the count check saw no duplicate, and json.loads kept the last value in silence where the per-row
+    reader rejects the line. Such a file is read row by row, which names the field."""
+    p = tmp_path / "r.jsonl"
+    rows = _rows()
+    _write(p, rows)
+    lines = p.read_text().splitlines(keepends=True)
+    lines[4] = '{"outcome" : "recovered", ' + lines[4][1:]
+    p.write_text("".join(lines))
+    assert fast_rows(p) is None
+    with pytest.raises(RecordsError, match=r"r\.jsonl:5: field 'outcome': written twice"):
+        load_records(p)
