@@ -205,7 +205,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
         load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     versions = _check_versions(recs, locs)
-    for r, loc in zip(recs, locs):  # a producer's own field, outside the record schema: typed here
+    names = set().union(*map(dict.keys, recs))  # a field no row holds needs no per-row check below
+    for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
             raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
     arms = sorted({r["arm"] for r in recs})
@@ -216,13 +217,15 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     plan, note = _plan(meta, arms, key) if is_dir else (None, "no plan given (a records file)")
     ref = {"protocol_digest": meta.get("protocol_digest") or _modal([r.get("protocol_digest") for r in recs]),
            "model_id": _modal([r.get("model_id") for r in recs])}
-    tasks = {r["task"] for r in recs}
-    task_ref = {t: _modal([r.get("task_digest") for r in recs if r["task"] == t]) for t in tasks}
+    digests_of: dict[str, list] = {}  # task -> its rows' task digests, in row order: one pass, however many tasks
+    for r in recs:
+        digests_of.setdefault(r["task"], []).append(r.get("task_digest"))
+    task_ref = {t: _modal(v) for t, v in digests_of.items()}
     side = Side(label, str(source), is_dir, ", ".join(arms), len(recs), plan, note, reference=ref,
                 schema_versions=versions,
                 controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
     side.torn_last_line = int(is_dir and _ends_torn(records_path))
-    _split(side, recs, locs, key, ref, task_ref)
+    _split(side, recs, locs, key, ref, task_ref, names)
     return side
 
 
@@ -237,18 +240,25 @@ def _ends_torn(path: Path) -> bool:
         os.close(fd)
 
 
-def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict) -> None:
+def _split(side: Side, recs: list[dict], locs: list[str], key: tuple[str, ...], ref: dict, task_ref: dict,
+           names: set[str]) -> None:
     """Fill ``side.terminal``/``void_keys``/``contamination``: the first scored row of each join
     key is kept; scored rows of one key with different outcomes, or one join key over two cells,
-    are errors (the key is too coarse, or the run holds a conflict)."""
+    are errors (the key is too coarse, or the run holds a conflict). ``names``: the fields some row
+    holds (a row without protocol_digest, task_digest or, when the side has no reference model,
+    model_id is no contamination; one without factors has no factor suffix)."""
     cell_of: dict[str, tuple[str, str]] = {}
+    head = [f for f in ("arm", "task", "scenario", "repeat") if f in key]
+    with_factors = "factors" in key
+    screen = bool(names & {"protocol_digest", "task_digest"}) or ("model_id" in names and ref["model_id"] is not None)
     for rec, loc in zip(recs, locs):
-        why = _contamination(rec, ref, task_ref)
+        why = _contamination(rec, ref, task_ref) if screen else None
         if why is not None:
             side.contamination[why] += 1
             continue
-        jk = join_key(rec, key)
-        cell = record_cell_key(rec)
+        suffix = factor_suffix(rec.get("factors")) if "factors" in names else ""  # both keys, built once a row
+        jk = "|".join([str(rec[f]) for f in head]) + (suffix if with_factors else "")
+        cell = f"{rec['arm']}|{rec['task']}|{rec['scenario']}|{rec['repeat']}{suffix}"
         first = cell_of.setdefault(jk, (cell, loc))
         if first[0] != cell:
             raise CompareError(f"{loc}: field 'factors': join key {jk!r} matches two cells ({first[0]} at {first[1]} "
@@ -409,11 +419,11 @@ def completed(r: dict) -> bool:
 def matrix_2x2(pairs: list[tuple[str, dict, dict]], row_of, col_of, labels: tuple[tuple[str, str], tuple[str, str]]
                ) -> list[dict[str, Any]]:
     """Four cells (row yes/no x column yes/no), each a count and a rate over the matched pairs."""
+    counts = Counter((bool(row_of(a)), bool(col_of(b))) for _, a, b in pairs)  # one pass for the four cells
     cells: list[dict[str, Any]] = []
     for rv, rl in ((True, labels[0][0]), (False, labels[0][1])):
         for cv, cl in ((True, labels[1][0]), (False, labels[1][1])):
-            k = sum(1 for _, a, b in pairs if bool(row_of(a)) == rv and bool(col_of(b)) == cv)
-            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, "count": k})
+            cells.append({"row": rl, "col": cl, "a": rv, "b": cv, "count": counts.get((rv, cv), 0)})
     return [{**c, **r} for c, r in zip(cells, partition_rates([c["count"] for c in cells]))]
 
 
@@ -517,6 +527,12 @@ def io_tokens(r: dict) -> int | None:
             + r["tokens_out"])
 
 
+def io_list(recs: list[dict]) -> list[int | None]:
+    """``io_tokens`` of each record, computed a column at a time (the same sums, in Python integers)."""
+    cols = [[r.get(n) for r in recs] for n in ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens")]
+    return [None if ti is None or to is None else ti + (cr or 0) + (cw or 0) + to for ti, to, cr, cw in zip(*cols)]
+
+
 def side_tokens(recs: list[dict]) -> dict[str, Any]:
     """One side's Table 28 column over its matched rows; a field no row reports is 'not exposed'."""
     out: dict[str, Any] = {"rows": len(recs)}
@@ -525,7 +541,7 @@ def side_tokens(recs: list[dict]) -> dict[str, Any]:
         s, n = _reported(recs, name)
         out[name] = {"sum": s if n else None, "rows_reporting": n,
                      "shown": f"{s:,} over {n:,} rows" if n else silent}
-    known = [t for t in (io_tokens(r) for r in recs) if t is not None]
+    known = [t for t in io_list(recs) if t is not None]
     out["io_rows"] = len(known)
     out["io"] = sum(known) if known else None
     out["io_mean"] = sum(known) / len(known) if known else None
@@ -554,7 +570,7 @@ def token_readout(pairs: list[tuple[str, dict, dict]], la: str, lb: str) -> dict
     pairs where both sides report usage, and cost where every matched row of both sides is priced."""
     ta = side_tokens([a for _, a, _ in pairs])
     tb = side_tokens([b for _, _, b in pairs])
-    raw = [(io_tokens(a), io_tokens(b)) for _, a, b in pairs]
+    raw = list(zip(io_list([a for _, a, _ in pairs]), io_list([b for _, _, b in pairs])))
     both: list[tuple[int, int]] = [(x, y) for x, y in raw if x is not None and y is not None]
     sa, sb = sum(x for x, _ in both), sum(y for _, y in both)
     res: dict[str, Any] = {"a": ta, "b": tb, "pairs_with_usage": len(both), "pairs": len(pairs),
@@ -605,6 +621,13 @@ def _no_match_hint(a: Side, b: Side, key: tuple[str, ...]) -> str:
 # -- the whole comparison ------------------------------------------------------------------------
 def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[str, Any]:
     """Every table of the readout as one JSON-ready dict (compare.json)."""
+    from analysis.fastload import gc_paused
+
+    with gc_paused():
+        return _compare(source_a, source_b, opts)
+
+
+def _compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[str, Any]:
     a = load_side(source_a, opts.label_a, opts.key)
     b = load_side(source_b, opts.label_b, opts.key)
     from analysis.adjudicated import adjudicated, token_convention
