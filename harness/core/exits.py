@@ -63,7 +63,8 @@ COMMAND_EXITS: dict[str, CommandExits] = {
     "export inspect": _cmd((0, 2)),
     "reproduce": _cmd((0, 1, 2)),
     "ledger verify": _cmd((0, 1, 2)),
-    "other": _cmd((0, 1, 2)),  # protocol, plan, tasks, plugins, schema, power, import, ledger anchor/keygen
+    "other": _cmd((0, 1, 2)),  # protocol, plan, tasks, plugins, schema, power, import, ledger anchor/keygen,
+    # export bundle, receipts verify, rejudge
 }
 
 

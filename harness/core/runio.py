@@ -97,9 +97,10 @@ def open_regular(path: Path | str, what: str = "file", follow: bool = False) -> 
     return fd, st
 
 
-def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file at ``path`` (see the module docstring); FileNotFoundError when absent."""
-    fd, st = open_regular(path, what)
+def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False) -> bytes:
+    """The bytes of the regular file at ``path`` (see the module docstring); FileNotFoundError when absent.
+    ``follow``: a link is followed (a file the user named on the command line, see ``open_regular``)."""
+    fd, st = open_regular(path, what, follow)
     try:
         if st.st_size > limit:
             raise UnsafeFile(str(path), "<file>", f"is {st.st_size} bytes, over the {limit}-byte bound for a {what}")

@@ -27,12 +27,10 @@ independent multi-host quorum, and not execution truth against a compromised run
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core import statefile
-from harness.core.errors import InputError
+from harness.core import runio
 from harness.core.record import eq7_violation
 from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
@@ -68,6 +66,9 @@ class Report:
         return not self.findings and self.records > 0
 
 
+RUN_JSON_BYTES = 16 << 20  # run.json is a few KiB; the bound only keeps a planted huge file unread
+
+
 def trusted_key(pem: bytes) -> bytes | None:
     try:
         return rc.public_raw_of_pem(pem)
@@ -79,9 +80,9 @@ def _lock_files(run_dir: Path) -> dict | None:
     """run.json's lock, or None. A run.json that is not a regular file (a FIFO planted in a bundle
     would block the read for ever, a link is not followed) counts as unreadable."""
     try:
-        meta = json.loads(statefile.regular_file(run_dir / "run.json", "run.json").read_text())
-        return meta["lock"]
-    except (OSError, ValueError, KeyError, TypeError, InputError):
+        meta = runio.read_json(run_dir / "run.json", "run file", limit=RUN_JSON_BYTES)  # a FIFO, deep or huge run.json
+        return meta["lock"]  # is refused in one step (fault review r34), never waited on or recursed into
+    except (OSError, runio.UnsafeFile, KeyError, TypeError):
         return None
 
 
@@ -102,8 +103,11 @@ def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | No
     path = run.dir / "receipts" / f"{digest}.json"
     if not isinstance(digest, str) or not rc.HEX64.fullmatch(digest) or not path.is_file() or path.is_symlink():
         return None, Finding(Reason.BUILD_PROOF_MISSING, where, str(digest)[:16], "the named receipt is not in the run")
-    raw = path.read_bytes()
     run.seen += 1
+    try:  # bounded: a 2 GB sparse file named as a receipt is refused unread (fault review r34)
+        raw = runio.read_bytes(path, "receipt", limit=rc.MAX_RECEIPT_BYTES)
+    except runio.UnsafeFile as exc:
+        return None, Finding(Reason.MALFORMED_BUNDLE, where, digest[:16], exc.message)
     try:
         r = rc.strict_loads(raw)
     except rc.Malformed as exc:

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core import safefs
+from harness.core import runio, safefs
 from harness.core.errors import InputError
 from harness.core.tasks import load_task
 from harness.judge import evidence
@@ -66,8 +66,10 @@ def select(records: dict[str, dict], keys: tuple[str, ...], sample: int | None, 
 
 def _published_key(run_dir: Path) -> bytes | None:
     try:
-        return rc.public_raw_of_pem((Path(run_dir) / "receipts" / rc.PUBLIC_KEY_NAME).read_bytes())
-    except (OSError, ValueError):
+        # the safe reader: a FIFO planted as the key is refused, never waited on (fault review r34)
+        return rc.public_raw_of_pem(runio.read_bytes(Path(run_dir) / "receipts" / rc.PUBLIC_KEY_NAME, "public key",
+                                                     limit=rc.MAX_RECEIPT_BYTES))
+    except (OSError, ValueError, runio.UnsafeFile):
         return None
 
 
@@ -79,8 +81,9 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]
     key = _published_key(run_dir)
     for d in rec.get("receipts") or []:
         try:
-            r = rc.strict_loads((Path(run_dir) / "receipts" / f"{d}.json").read_bytes())
-        except (OSError, rc.Malformed, TypeError):
+            r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
+                                                 limit=rc.MAX_RECEIPT_BYTES))
+        except (OSError, rc.Malformed, TypeError, runio.UnsafeFile):
             continue
         reason, why = rc.check_receipt(r, key)
         if reason is not rc.Reason.OK:

@@ -4,8 +4,11 @@ with its reason, all ten non-ok codes are reached; one byte changed in a tree, a
 or the public key is refused; a bundle verifies and re-judges alone; rejudge names a changed tree."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -422,3 +425,89 @@ def test_a_judged_cell_voided_or_deleted_is_refused(authentic, tmp_path, how):
             r["seq"] = first + i
     _rewrite(b, _amplified_to("void", "A2") if how == "void" else delete)
     assert tamper.reached(b) is not Reason.OK
+
+
+# -- the new commands under the faults of issue 34 (fault review r34) -------------------------------------
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@contextlib.contextmanager
+def _fifo_rescued(path):
+    """A FIFO at ``path``; a thread opens its write end whenever a reader blocks on it (so a command that
+    wrongly waits on it returns, and the test fails on its result instead of hanging)."""
+    os.mkfifo(path)
+    done = threading.Event()
+
+    def rescue():
+        while not done.is_set():
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO until a reader has it open
+            except OSError:
+                done.wait(0.01)
+    th = threading.Thread(target=rescue, daemon=True)
+    th.start()
+    try:
+        yield path
+    finally:
+        done.set()
+        th.join()
+
+
+def test_a_run_json_nested_100000_deep_is_no_recursion_error_in_receipts_verify(authentic, tmp_path):
+    """Fault review r34: `harness receipts verify RUN` with run.json nested 100,000 deep printed a
+    RecursionError traceback and exited 1; run.json is read through the safe reader (a FIFO or a 2 GB
+    sparse run.json hung it the same way)."""
+    b = _copy(authentic, tmp_path)
+    (b.dir / "run.json").write_text(DEEP)
+    report = verify_run(b.dir, b.public_pem)  # no RecursionError: run.json's lock is simply not used
+    assert report.records == 12
+
+
+def test_a_fifo_named_as_the_public_key_is_one_line_exit_2_never_a_hang(authentic, tmp_path):
+    """Fault review r34: `harness receipts verify RUN --public-key FIFO` hung (click's Path check lets a
+    FIFO through); `harness rejudge` hung on a FIFO planted as receipts/public_key.pem."""
+    from harness.run.rejudge import _published_key
+    with _fifo_rescued(tmp_path / "key.pem") as fifo:
+        r = CliRunner().invoke(main, ["receipts", "verify", str(authentic.dir), "--public-key", str(fifo)])
+    assert r.exit_code == 2 and "FIFO" in r.output, r.output
+    b = _copy(authentic, tmp_path)
+    (b.dir / "receipts" / "public_key.pem").unlink()
+    with _fifo_rescued(b.dir / "receipts" / "public_key.pem"):
+        assert _published_key(b.dir) is None
+
+
+
+def test_an_export_bundle_stopped_mid_write_leaves_nothing_under_the_final_name(authentic, tmp_path, monkeypatch):
+    """Fault review r34: a full disk under `harness export bundle RUN --bundle OUT` left a 16 KiB OUT
+    (while the line said "nothing was written under its final name"); SIGTERM mid-write left a
+    truncated OUT (gzip: crc error) under the STOPPED line "nothing half-written"; two at once to one
+    OUT both exited 0 and left a corrupt one. The bundle must be built aside and renamed when whole."""
+    import errno
+    import tarfile
+
+    from harness.core.runio import NoSpace
+    real, calls = tarfile.TarFile.add, []
+
+    def add(self, *a, **k):
+        calls.append(a)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *a, **k)
+    monkeypatch.setattr(tarfile.TarFile, "add", add)
+    out = tmp_path / "run.tar.gz"
+    with pytest.raises(NoSpace, match="nothing was written under its final name"):
+        export_bundle(authentic.dir, out)
+    assert not out.exists() and not list(tmp_path.glob(".run.tar.gz.partial-*"))  # the partial is removed too
+
+
+
+def test_export_bundle_refuses_a_run_file_that_is_not_a_regular_file(authentic, tmp_path):
+    """Fault review r34: `harness export bundle` of a run whose records.jsonl is a FIFO (or a receipt a
+    link to /etc/shadow) exited 0, and the bundle it wrote is then refused by `harness receipts verify`
+    ("not a readable bundle"): a published bundle nobody can read. It must refuse in one line instead."""
+    from harness.core.errors import InputError
+    b = _copy(authentic, tmp_path)
+    (b.dir / "records.jsonl").unlink()
+    os.mkfifo(b.dir / "records.jsonl")
+    with pytest.raises(InputError):
+        export_bundle(b.dir, tmp_path / "run.tar.gz")
