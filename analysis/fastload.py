@@ -142,7 +142,8 @@ def _columns(recs: list[dict]) -> dict[str, list] | None:
 
 
 def _columns_ok(cols: dict[str, list], scenarios: set[str] | None, null_spellings: frozenset[str]) -> bool:
-    if not set(cols["outcome"]) <= set(record.OUTCOMES) or _types(cols["outcome"]) != {str}:
+    if _types(cols["outcome"]) != {str} or not set(cols["outcome"]) <= set(record.OUTCOMES):  # types first: a
+        # list is unhashable (Hypothesis found it in the per-row reader's Eq. 7 check; here too)
         return False
     void = np.array([o == "void" for o in cols["outcome"]], dtype=bool)
     if not all(_strings_ok(cols[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):

@@ -54,6 +54,9 @@ RUNNER_RETURNS = {
     "harness.engines.transcript": 2,
     "harness.engines": 1,
     "harness.judge.watch": 1,
+    # issue 33: the cell's notary is made at setup (its key bound to the run) and signs at the final
+    # adjudication and when the tree is stored: the receipts are written where the verdicts are
+    "harness.judge.evidence": 2,
 }
 
 

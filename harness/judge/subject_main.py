@@ -114,9 +114,14 @@ def _event_classifier(untrusted_caller, text):
     by_caller = frozenset({"sys._getframe", "code.__new__", "function.__new__"})
     code_attrs = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"})
     frame_attrs = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+    import types
+    # types.coroutine marks a generator function awaitable by writing its own code back with one flag
+    # more (asyncio's tasks.py does it at import, so does any suite importing unittest.mock): the one
+    # __code__ write that is not a swap. Known by its code object, captured before the tree runs.
+    coroutine_code = types.coroutine.__code__
 
     def classify(event, args, _getframe=sys._getframe, _text=text, _len=len, _startswith=str.startswith,
-                 _untrusted=untrusted_caller):
+                 _untrusted=untrusted_caller, _coroutine=coroutine_code):
         if event in always:
             return event
         if event in by_caller or _startswith(event, "ctypes."):
@@ -127,7 +132,9 @@ def _event_classifier(untrusted_caller, text):
             # namedtuple sets __new__.__defaults__: a default or closure written by the interpreter's
             # own code is not evidence; a swapped __code__ always is
             name = _text(args[1])
-            return f"{event} {name}" if name == "__code__" or _untrusted(_getframe) else None
+            if name == "__code__":
+                return None if _getframe(2).f_code is _coroutine else f"{event} {name}"
+            return f"{event} {name}" if _untrusted(_getframe) else None
         if event == "object.__getattr__" and _len(args) > 1 and _text(args[1]) in frame_attrs:
             return f"{event} {_text(args[1])}" if _untrusted(_getframe) else None
         if event in ("open", "os.listdir", "os.scandir") and args:

@@ -196,7 +196,7 @@ def run_signer(run_dir: Path) -> Signer:
     """The run's signer: its key in ``run_dir/keys`` (mode 600, created once per run, never exported),
     its public key published in ``run_dir/receipts``. Concurrent workers agree: the key is created
     with O_EXCL and a loser reads the winner's."""
-    from harness.core import statefile
+    from harness.core import runio, statefile
     from harness.ledger.ledger import generate_key
     keys = Path(run_dir) / "keys"
     keys.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -214,7 +214,7 @@ def run_signer(run_dir: Path) -> Signer:
         except FileExistsError:
             pass
         os.unlink(tmp)
-    signer = Signer(statefile.regular_file(path, "receipt key").read_bytes())
+    signer = Signer(runio.read_bytes(path, "receipt key", limit=1 << 16))  # a FIFO or link planted as the key: refused
     pub = Path(run_dir) / "receipts" / PUBLIC_KEY_NAME
     if not pub.exists():
         pub.parent.mkdir(parents=True, exist_ok=True)

@@ -150,13 +150,19 @@ def _with_text(reply: dict, flavor: str, text: str) -> dict:
     return reply
 
 
-def test_a_connection_dropped_before_any_reply_is_not_charged(tmp_path, tasks, live):  # noqa: F811
+def test_a_connection_dropped_after_the_request_is_booked_at_its_upper_estimate(tmp_path, tasks, live):  # noqa: F811
+    """Issue 34 (every billed byte charged; spend.json never undercounts the bill): the provider had the
+    whole request when the connection dropped, so it may bill it; the request is booked at its upper
+    estimate, as a reply cut at any later point is (issue 25 booked nothing here)."""
     _, lb, make, _ = live
     led = SpendLedger(tmp_path)
     led.open_session(Ceiling(max_tokens=10 ** 9))
     lb.queue("drop")
-    CeilingEngine(make(), led, "k", "worker", None).complete(worker_request(tasks[0]))
-    assert led.read()["unseen_billed"] == 0
+    req = worker_request(tasks[0])
+    CeilingEngine(make(), led, "k", "worker", None).complete(req)
+    state = led.read()
+    assert state["unseen_billed"] == 1
+    assert state["unseen_billed_tokens"] == input_upper_bound(req) + req.max_tokens
 
 
 def _provider_usd(flavor: str, usage: dict, price: dict) -> float:
