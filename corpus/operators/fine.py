@@ -485,8 +485,10 @@ def _pragma_definitions(lines: set[int], text: str) -> set[int]:
     if not lines:
         return set()
     import ast
+
+    from corpus.pyparse import parse
     try:
-        tree = ast.parse(text)
+        tree = parse(text)  # through the lock every AST in the corpus is built under (corpus/pyparse.py)
     except (SyntaxError, ValueError):
         return set()
     out: set[int] = set()

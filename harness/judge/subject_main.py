@@ -197,8 +197,10 @@ def main() -> None:
     except rpc.Closed:
         sys.exit(0)  # the run never needed the tree (a collection error): nothing was imported
     pre = init.get("pre", [])
-    if pre:  # the installed modules the test imports, imported and captured before the tree is on the path
-        rpc.capture_identities([m for m in pre if isinstance(m, str)])
+    # the installed modules the test imports, imported and captured before the tree is on the path; and
+    # pytest's outcomes always: a tree's own suite run in here raises pytest.fail/skip's classes, which
+    # must cross as pytest's (a test catching pytest.fail.Exception), never as classes of the tree
+    rpc.capture_identities(["_pytest.outcomes", *[m for m in pre if isinstance(m, str)]])
     sys.path[:] = [p for p in init.get("path", []) if isinstance(p, str)]
     sys.argv = [init.get("argv0", "")]
     del sys.modules["_hx_rpc"]  # nothing for the code under test to import by name

@@ -25,9 +25,9 @@ def measure(cli, tmp_path, gate, *flags, families=("v1",)):
 @pytest.mark.parametrize("gate,why", [("never_judges.toml", "never judges"), ("hangs.toml", "never judges"),
                                       ("rejects_everything.toml", "cannot accept its own conforming artifact")])
 def test_gates_that_cannot_accept_fail_ci(cli, tmp_path, gate, why):
-    if gate == "never_judges.toml":
+    if gate == "never_judges.toml":  # no CI check asked for: still exit 1, nothing was measured (issue 35)
         r = measure(cli, tmp_path, gate)
-        assert r.exit_code == 0, r.output            # measured; no CI check asked for
+        assert r.exit_code == 1 and "nothing measured" in r.output, r.output
     r = measure(cli, tmp_path, gate, "--fail-on-vacuous")
     assert r.exit_code == 1 and why in r.output, r.output
     case = (tmp_path / gate / "junit.xml").read_text()
@@ -76,7 +76,8 @@ def test_max_false_accept_on_the_command_line(cli, tmp_path):
 
 def test_exit_codes_are_documented(cli):
     text = " ".join(CliRunner().invoke(cli, ["corpus", "measure", "--help"]).output.split())
-    assert "Exit codes: 0" in text and "1 a CI check failed" in text and "2 bad input" in text
+    assert "Exit codes: 0" in text and "1 nothing measured" in text and "a CI check failed" in text
+    assert "2 bad input" in text
 
 
 def test_a_gate_no_vacuity_probe_reached_does_not_pass_fail_on_vacuous(cli, tmp_path):

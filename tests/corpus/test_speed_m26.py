@@ -122,8 +122,11 @@ def _measure(directory: Path, target: str, copy: tuple[str, ...], tmp: Path):
     for name in copy:
         src = directory / name
         (shutil.copytree(src, art / name) if src.is_dir() else shutil.copy(src, art / name))
+    # identity and ordering became opt-in after the pin (issue 35: mostly equivalents); named here so
+    # every pinned mutant is generated again
     loop = Loop(id="bench", dir=tmp, title=target, domains=["software"], requirement="(bench)", kind="python",
-                target=target, artifact_dir=art, hints={"role": "code"}, not_applicable=(),
+                target=target, artifact_dir=art, hints={"role": "code", "extra_operators": ["identity", "ordering"]},
+                not_applicable=(),
                 gate_paths=[directory / "gate.toml"])
     return measure([loop], families=("fine",), tier2=False, workers=2)
 
@@ -132,12 +135,20 @@ def _measure(directory: Path, target: str, copy: tuple[str, ...], tmp: Path):
 @pytest.mark.parametrize("sample", SAMPLES, ids=["isbn", "ordered-set"])
 def test_every_verdict_on_the_bench_modules_is_the_pinned_one(sample, tmp_path):
     """The same mutants (id and note) and the same verdict for each as before the speed-ups, on
-    both bench modules: what was killed is killed, what survived survives."""
+    both bench modules: what was killed is killed, what survived survives. Mutants of operators added
+    since the pin are extra, never in place of a pinned one."""
     directory, target, copy = sample
     m = _measure(directory, target, copy, tmp_path)
     pinned = json.loads(PINNED.read_text())[target]
     got = {r.mutant: [m.mutants[r.mutant].note, r.verdict] for r in m.rows if not r.is_control}
-    assert got == {k: v[:2] for k, v in pinned.items()}
+    assert {k: got.get(k) for k in pinned} == {k: v[:2] for k, v in pinned.items()}
+    # what the pin does not hold comes only from the operators issue 35 added after it
+    extra = sorted({k.split("/")[2] for k in set(got) - set(pinned)})
+    assert set(extra) <= OPERATORS_AFTER_THE_PIN, extra
+
+
+OPERATORS_AFTER_THE_PIN = {"break_continue", "unary", "string_case", "lambda_none", "remove_case", "dict_keyword",
+                           "shallow_copy", "remove_decorator"}  # issue 35's eight (corpus/operators/fine.py)
 
 
 # the accept cache key narrowed to the covering tests: an accept is reused while the tests selected

@@ -97,6 +97,22 @@ def test_an_except_clause_in_the_test_matches_by_identity_too(tmp_path):
     assert (judged, plain) == (True, True), out
 
 
+CATCHES_PYTEST_FAIL = ("import pytest\nfrom pkg import check\n\n\ndef test_check_fails_its_own_way():\n"
+                      "    try:\n        check()\n    except pytest.fail.Exception:\n        caught = True\n"
+                      "    else:\n        caught = False\n    assert caught is True\n")
+TREE_CALLS_PYTEST_FAIL = "import pytest\n\n\ndef check():\n    pytest.fail('no')\n"
+
+
+def test_pytest_fail_raised_in_the_tree_crosses_as_pytests_own_class(tmp_path):
+    """A tree that runs a suite of its own (slugify-tests-v2: the acceptance test calls the tree's
+    test functions) raises pytest's Failed in the subject, where pytest is imported only after the
+    identities were captured: it must cross as pytest's class (caught by ``except
+    pytest.fail.Exception``), as under plain pytest, not as a class of the tree (the judge failed
+    the reference: a judged verdict stricter than plain pytest)."""
+    judged, plain, out = both(tmp_path, TREE_CALLS_PYTEST_FAIL, CATCHES_PYTEST_FAIL)
+    assert (judged, plain) == (True, True), out
+
+
 # == warnings: category and origin ======================================================================
 WARNS_DEPRECATION = "import pytest\nfrom pkg import old\n\n\ndef test_old():\n    with pytest.warns(DeprecationWarning):\n        old()\n"
 SPOOFED_WARNING = ("import warnings\n\n\nclass DeprecationWarning(UserWarning):\n    __module__ = 'builtins'\n\n\n"
