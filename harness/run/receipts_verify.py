@@ -308,7 +308,8 @@ def _check_seal(run: _Run, records: list[dict]) -> bool:
     """The records against their own seals and the run's head seal (see the module's docstring). True
     for an older run (no seal, its receipts all ``hx-receipt-1``): not sealed, reported, not failed."""
     for rec in records:  # each record's own seal: names the cell whose fields changed
-        names = rec.get("receipts") if isinstance(rec.get("receipts"), list) else []
+        names = rec.get("receipts")
+        names = names if isinstance(names, list) else []
         if "seal" in rec or any(isinstance(d, str) and d in run.current for d in names):
             problem = record_seal_problem(rec, run.trusted)
             if problem is not None:
