@@ -17,7 +17,10 @@ An unsigned chain cannot catch a rewrite of every hash, or the last line deleted
 updated to match. An **anchor** can: ``harness ledger anchor`` writes the head (seq, hash, record
 count, protocol digest, time), optionally signed with an ed25519 key, to a file the user keeps
 outside the run directory (or commits); ``harness ledger verify --anchor FILE`` proves the ledger
-still extends that head. (The paper's receipts are the model.)
+still extends that head. (The paper's receipts are the model.) A run's driver does this itself with the
+run's receipt key (harness.ledger.seal): each record carries its own ``seal`` (a signature over its
+fields, added before its hash) and ``receipts/ledger.seal`` is a signed anchor of the head, rewritten
+after every record.
 """
 from __future__ import annotations
 
