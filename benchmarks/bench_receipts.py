@@ -2,7 +2,8 @@
 
 Rows:
   * receipts_per_cell: a cell's evidence work (its three receipts signed and written: a gate check and
-    the final visible and hidden; its final tree kept in a fresh store) vs one judged visible test
+    the final visible and hidden; its record's seal signed and the ledger's head seal written; its
+    final tree kept in a fresh store) vs one judged visible test
     run of the same tree (the unit of work a cell already does several times), over the final trees
     of a real simulated run.
   * tree_store_bytes: bytes the tree store holds per cell over a real run (blobs deduplicated across
@@ -53,18 +54,21 @@ def _records(run: Path) -> list[dict]:
 
 
 def _evidence_row(run: Path, tmp: Path, n: int) -> dict:
-    from harness.core.tasks import load_task
+    from harness.core.tasks import load_task, read_entries
     from harness.judge import evidence
     from harness.judge.testrun import run_pytest
     from harness.ledger.receipts import run_signer
+    from harness.ledger.seal import Sealer
     from harness.sandbox.sandbox import Limits
     from harness.sandbox.treestore import load_tree, materialize, store_tree
     recs = [r for r in _records(run) if r.get("tree_digest_final")][:n]
     evid_s = judge_s = 0.0
+    sealer = Sealer(tmp / "sealed", "0" * 64, "bench")
     for i, rec in enumerate(recs):
         tree = load_tree(run / "trees", rec["tree_digest_final"])
         root = tmp / f"t{i}"
         materialize(tree, root)
+        reading = read_entries(root)  # the cell reads its final tree anyway (its digest): not timed here
         task = load_task(ROOT / "tasks" / rec["task"])
         t0 = time.perf_counter()
         v = run_pytest(root, task.acceptance, dest_rel=task.acceptance_dest, limits=Limits(timeout_s=60))
@@ -75,11 +79,16 @@ def _evidence_row(run: Path, tmp: Path, n: int) -> dict:
         notary = evidence.Notary(run_signer(tmp / "keys"), tmp / "out", ctx)
         for stage, kind in (("gate", "visible"), ("final", "visible"), ("final", "hidden")):
             notary.issue(stage, kind, tree.digest or "", v.summary())
-        store_tree(tmp / f"store{i}", root, tree.files)
+        store_tree(tmp / f"store{i}", root, reading)
+        sealed = dict(rec, seal=None)
+        sealed["seal"] = sealer.sign(sealed)  # the record's own seal, then the head seal written (the driver's append)
+        sealer(sealed, i + 1)
         evid_s += time.perf_counter() - t0
-    return {"name": f"receipts: a cell's 3 receipts signed + final tree kept vs one judged visible run ({len(recs)} trees)",
+    return {"name": f"receipts: a cell's 3 receipts signed + record sealed + final tree kept vs one judged visible run "
+                    f"({len(recs)} trees)",
             "baseline": "one judged visible test run", "baseline_s": judge_s / len(recs),
-            "subject": "sign + write 3 receipts, store the final tree (fresh store)", "subject_s": evid_s / len(recs),
+            "subject": "sign + write 3 receipts, seal the record and the ledger head, store the final tree (fresh store)",
+            "subject_s": evid_s / len(recs),
             "ratio": evid_s / judge_s, "unit": "per cell, lower is better",
             "notes": "a cell runs >= 3 judged test runs (gate, final visible, final hidden), so the share of a cell is "
                      "below ratio/3"}

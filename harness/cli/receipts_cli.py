@@ -50,6 +50,9 @@ def receipts_verify(run, public_key, no_trees):
     status = "ok" if report.ok else "REJECTED"
     older = (f"; {report.judge_only} record(s) from before plain-run receipts: their verdicts are checked "
              "against the judge's receipts only" if report.judge_only else "")
+    older += (f"; {report.legacy} record(s) of an older run (hx-receipt-1): the records are not sealed (a rewrite "
+              "with the hash chain redone is not detected) and their tree digests are the older (path, text) "
+              "encoding (docs/receipts.md)" if report.legacy else "")
     click.echo(f"{status}: {report.receipts} receipt(s) over {report.records} record(s), "
                f"{len(report.findings)} failure(s) (local-key scope{'; trees not checked' if no_trees else ''}{older})")
     sys.exit(int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED))

@@ -18,6 +18,9 @@ from harness.core.errors import InputError
 from harness.core.safefs import DEFAULT_LIMITS, TreeLimits
 from harness.core.tomlfile import load_toml
 from harness.core.treecopy import special_kind
+from harness.core.treereading import BINARY_MARK, LIMIT_MARK, SPECIAL_MARK, SYMLINK_MARK, Entry, Kind, TreeReading
+
+__all__ = ["BINARY_MARK", "LIMIT_MARK", "SPECIAL_MARK", "SYMLINK_MARK", "read_entries", "read_tree"]  # the markers: importable from here, as before
 
 CANDIDATE_KINDS = ("correct", "plausible_wrong", "broken")
 SIM_DISTS = ("first", "after_visible_fail", "after_finding")
@@ -65,50 +68,51 @@ class Task:
                 if p.is_file() and "__pycache__" not in p.parts}
 
 
-BINARY_MARK = "\0binary "
-
-
-SYMLINK_MARK = "\x00symlink -> "
-# a FIFO, socket or device node; it starts with BINARY_MARK so every reader that leaves binary
-# contents alone (detectors, diffs, restore) leaves it alone too
-SPECIAL_MARK = BINARY_MARK + "special file, not copied: "
-# where a tree passes one of its declared limits (harness.core.safefs TreeLimits): binary-like, so
-# readers that leave binary contents alone leave it alone too
-LIMIT_MARK = BINARY_MARK + "past the limits: "
-
-
 def read_tree(root: Path, *, skip_bytecode: bool = False, limits: TreeLimits = DEFAULT_LIMITS,
               known: frozenset[str] | set[str] = frozenset()) -> dict[str, str]:
-    """All files under root as {posix relative path: text}, sorted. A file that is not UTF-8 text
-    (a SQLite database, say) or is larger than ``limits.max_text_bytes`` reads as a marker naming
-    its size and sha256 (hashed in bounded chunks), a symlink as a marker naming its target (never
-    followed: a link to a host file must not pull that file into digests, diffs or the reviewer's
-    packet), and a FIFO, socket or device node as a marker naming its kind (never opened: a FIFO
-    would block), so digests, detectors and diffs still see them. The walk is iterative and
-    opens nothing through a link (harness.core.safefs); where the tree passes one of ``limits`` a
-    LIMIT_MARK entry says which, and past the entry count the walk stops but every path in
-    ``known`` (the start tree's) is still read on its own, so an edit of a task file is seen.
-    ``skip_bytecode`` drops __pycache__ (for reading the task corpus itself; a workspace's tree
-    keeps them, so a planted module in __pycache__ is seen by digests and detectors)."""
-    out: dict[str, str] = {}
+    """All files under root as {posix relative path: text}, sorted: the text view of
+    ``read_entries`` (``TreeReading.files``). A file that is not UTF-8 text (a SQLite database,
+    say) or is larger than ``limits.max_text_bytes`` reads as a marker naming its size and sha256,
+    a symlink as a marker naming its target, a FIFO, socket or device node as a marker naming its
+    kind, so digests, detectors and diffs still see them. The view is ambiguous (a text file can
+    hold a marker's characters; directories are not in it): a tree's digest is over
+    ``read_entries``, never over this."""
+    return read_entries(root, skip_bytecode=skip_bytecode, limits=limits, known=known).files
+
+
+def read_entries(root: Path, *, skip_bytecode: bool = False, limits: TreeLimits = DEFAULT_LIMITS,
+                 known: frozenset[str] | set[str] = frozenset()) -> TreeReading:
+    """Every entry under root with its kind (harness.core.treereading): text, binary (size and
+    sha256, hashed in bounded chunks), symlink (its target, never followed: a link to a host file
+    must not pull that file into digests, diffs or the reviewer's packet), special (a FIFO, socket
+    or device node, never opened: a FIFO would block), over a limit, or directory (empty ones
+    included). The walk is iterative and opens nothing through a link (harness.core.safefs); where
+    the tree passes one of ``limits`` an ``over`` entry says which, and past the entry count the
+    walk stops but every path in ``known`` (the start tree's) is still read on its own, so an edit
+    of a task file is seen. ``skip_bytecode`` drops __pycache__ (for reading the task corpus
+    itself; a workspace's tree keeps them, so a planted module in __pycache__ is seen by digests
+    and detectors)."""
+    out: dict[str, Entry] = {}
     budget = [limits.max_total_bytes]
     stopped = False
     skip = frozenset({"__pycache__"}) if skip_bytecode else frozenset()
     for e in safefs.walk(root, limits, skip_names=skip):
         if e.over is not None:
-            out[e.rel] = LIMIT_MARK + str(e.over)
+            out[e.rel] = Entry(Kind.OVER, str(e.over))
             stopped = stopped or e.over.limit is safefs.Limit.ENTRIES
-        elif e.st is not None and not stat.S_ISDIR(e.st.st_mode):
-            out[e.rel] = _entry_text(e.dirfd, e.name, e.rel, e.st, budget, limits)
+        elif e.st is not None and stat.S_ISDIR(e.st.st_mode):
+            out[e.rel] = Entry(Kind.DIR)
+        elif e.st is not None:
+            out[e.rel] = _entry(e.dirfd, e.name, e.rel, e.st, budget, limits)
     for rel in sorted(set(known) - set(out)) if stopped else ():
-        text = _read_one(root, rel, budget, limits)
-        if text is not None:
-            out[rel] = text
-    return dict(sorted(out.items()))
+        entry = _read_one(root, rel, budget, limits)
+        if entry is not None:
+            out[rel] = entry
+    return TreeReading(dict(sorted(out.items())))
 
 
-def _read_one(root: Path, rel: str, budget: list[int], limits: TreeLimits) -> str | None:
-    """One path's reading as read_tree gives it (None if absent or a directory)."""
+def _read_one(root: Path, rel: str, budget: list[int], limits: TreeLimits) -> Entry | None:
+    """One path's entry as read_entries gives it (None if absent or a directory)."""
     try:
         with safefs.root_fd(root) as rfd:
             dfd = safefs.open_dir(rfd, safefs.split(rel)[:-1])
@@ -117,44 +121,44 @@ def _read_one(root: Path, rel: str, budget: list[int], limits: TreeLimits) -> st
                 st = safefs.lstat_at(dfd, name)
                 if st is None or stat.S_ISDIR(st.st_mode):
                     return None
-                return _entry_text(dfd, name, rel, st, budget, limits)
+                return _entry(dfd, name, rel, st, budget, limits)
             finally:
                 os.close(dfd)
     except (OSError, ValueError, safefs.PathError):
         return None  # a link or a non-directory on its way: the walk shows what is there instead
 
 
-def _entry_text(dirfd: int, name: str, rel: str, st: os.stat_result, budget: list[int], limits: TreeLimits) -> str:
-    """The reading of one non-directory entry; ``budget`` (bytes left of the tree's total size
-    limit) is charged a regular file's size before it is read."""
+def _entry(dirfd: int, name: str, rel: str, st: os.stat_result, budget: list[int], limits: TreeLimits) -> Entry:
+    """The entry of one non-directory; ``budget`` (bytes left of the tree's total size limit) is
+    charged a regular file's size before it is read."""
     if stat.S_ISLNK(st.st_mode):
-        return SYMLINK_MARK + os.readlink(name, dir_fd=dirfd)
+        return Entry(Kind.SYMLINK, os.readlink(name, dir_fd=dirfd))
     if not stat.S_ISREG(st.st_mode):  # a FIFO, socket or device node: never opened
-        return SPECIAL_MARK + (special_kind(st.st_mode) or "special file")
+        return Entry(Kind.SPECIAL, special_kind(st.st_mode) or "special file")
     if st.st_size > limits.max_file_bytes or st.st_size > budget[0]:
         which = "file size" if st.st_size > limits.max_file_bytes else "total size"
-        return f"{LIMIT_MARK}{st.st_size} bytes, not read: past the tree's {which} limit"
+        return Entry(Kind.OVER, f"{st.st_size} bytes, not read: past the tree's {which} limit")
     budget[0] -= st.st_size
     try:
         fd, st = safefs.open_file_at(dirfd, name, rel)
     except (safefs.PathError, FileNotFoundError) as exc:  # swapped since it was listed
-        return f"{LIMIT_MARK}not read: {exc}"
+        return Entry(Kind.OVER, f"not read: {exc}")
     try:
-        return _read_text(fd, st.st_size, limits.max_text_bytes)
+        return _read_file(fd, st.st_size, limits.max_text_bytes)
     finally:
         os.close(fd)
 
 
-def _read_text(fd: int, size: int, max_text: int) -> str:
+def _read_file(fd: int, size: int, max_text: int) -> Entry:
     if size <= max_text:
         data = safefs._read_upto(fd, max_text + 1)
         if len(data) <= max_text:
             try:
-                return data.decode()
+                return Entry(Kind.TEXT, data.decode())
             except UnicodeDecodeError:
-                return f"{BINARY_MARK}{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()}"
+                return Entry.of_bytes(data)
         size = max(size, len(data))
-    return f"{BINARY_MARK}{size} bytes sha256={safefs.hash_fd(fd, size)}"
+    return Entry(Kind.BINARY, size=size, sha256=safefs.hash_fd(fd, size))
 
 
 def sha256_file(path: Path) -> str:

@@ -17,7 +17,10 @@ An unsigned chain cannot catch a rewrite of every hash, or the last line deleted
 updated to match. An **anchor** can: ``harness ledger anchor`` writes the head (seq, hash, record
 count, protocol digest, time), optionally signed with an ed25519 key, to a file the user keeps
 outside the run directory (or commits); ``harness ledger verify --anchor FILE`` proves the ledger
-still extends that head. (The paper's receipts are the model.)
+still extends that head. (The paper's receipts are the model.) A run's driver does this itself with the
+run's receipt key (harness.ledger.seal): each record carries its own ``seal`` (a signature over its
+fields, added before its hash) and ``receipts/ledger.seal`` is a signed anchor of the head, rewritten
+after every record.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from harness.core import runio
 from harness.core.errors import HarnessError
@@ -235,6 +239,11 @@ class Ledger:
         self.repair = self._move_torn(ins.torn) if ins.torn else None
         self.last_hash = self.records[-1]["hash"] if self.records else ""
         self.head_repaired = ins.head_behind
+        # the driver seals the records with the run's key (harness.ledger.seal): ``sign_record`` gives a
+        # record's own seal (before its hash, which covers it); ``on_append`` is called with (the
+        # record, the record count) after each record's line and head are written
+        self.sign_record: Callable[[dict], str] | None = None
+        self.on_append: Callable[[dict, int], None] | None = None
         if ins.head_behind:
             self._write_head(self.records[-1])
 
@@ -258,6 +267,9 @@ class Ledger:
 
     def append(self, rec: dict) -> dict:
         rec = dict(printable_obj(rec), seq=len(self.records), prev_hash=self.last_hash)
+        rec.pop("seal", None)  # the ledger's own field, like the hash: never carried over from elsewhere
+        if self.sign_record is not None:
+            rec["seal"] = self.sign_record(rec)
         rec["hash"] = record_hash(rec)
         line = canonical(rec) + "\n"
         with self.path.open("a") as f:
@@ -267,6 +279,8 @@ class Ledger:
         self._write_head(rec)
         self.records.append(rec)
         self.last_hash = rec["hash"]
+        if self.on_append is not None:
+            self.on_append(rec, len(self.records))
         return rec
 
 

@@ -41,7 +41,9 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError
 
-RECEIPT_FORMAT = "hx-receipt-1"
+RECEIPT_FORMAT = "hx-receipt-2"  # materialHash/headHash are hx-tree-digest-2 digests; the run's records are sealed
+LEGACY_RECEIPT_FORMAT = "hx-receipt-1"  # an older run's: its tree digests are the older (path, text) encoding
+RECEIPT_FORMATS = (RECEIPT_FORMAT, LEGACY_RECEIPT_FORMAT)
 MAX_RECEIPT_BYTES = 1 << 20
 HEX64 = re.compile(r"[0-9a-f]{64}")
 PRIVATE_KEY_NAME = "receipt-signing.pem"  # in the run's keys/ (mode 600), never exported
@@ -187,6 +189,10 @@ class Signer:
                                                         serialization.PublicFormat.SubjectPublicKeyInfo)
         self.key_id = key_id(self.public_raw)
 
+    def sign_bytes(self, data: bytes) -> bytes:
+        """The raw ed25519 signature of ``data`` (the ledger seal, harness.ledger.seal)."""
+        return self._key.sign(data)
+
     def sign(self, body: dict) -> dict:
         unsigned = {k: v for k, v in body.items() if k != "signature"}
         return {**unsigned, "signature": base64.b64encode(self._key.sign(canonical_bytes(unsigned))).decode()}
@@ -227,7 +233,7 @@ def _shape_problem(r) -> str | None:
     """Why ``r`` is not a receipt (keys, types, nulls where a value is required), or None."""
     if not isinstance(r, dict) or set(r) != set(TOP_KEYS):
         return f"top-level keys must be exactly {sorted(TOP_KEYS)}"
-    if r["format"] != RECEIPT_FORMAT or not isinstance(r["time"], str):
+    if r["format"] not in RECEIPT_FORMATS or not isinstance(r["time"], str):
         return "format or time"
     parts = (("binding", BINDING_KEYS), ("identity", IDENTITY_KEYS), ("subject", SUBJECT_KEYS),
              ("outcome", OUTCOME_KEYS), ("producer", PRODUCER_KEYS))

@@ -2,8 +2,8 @@
 and re-judge any cell with no other input, as one ``.tar.gz``.
 
 Layout under ``bundle/``: ``records.jsonl`` and ``records.head`` (the hash-chained records),
-``run.json`` (the run's meta with the protocol's lock), ``receipts/`` (every receipt and the run's
-``public_key.pem``), ``trees/`` (the final trees, content-addressed), ``protocol/`` (the protocol
+``run.json`` (the run's meta with the protocol's lock), ``receipts/`` (every receipt, the run's
+``public_key.pem`` and the records' head seal ``ledger.seal``), ``trees/`` (the final trees, content-addressed), ``protocol/`` (the protocol
 file and its lock), ``tasks/`` (each task the protocol names: the visible test and the hidden oracle
 the judge re-runs), and ``bundle.json`` (where those are, and the test limits the run used). The
 run's private key (``keys/``) is never in it. ``open_source`` reads a run directory or a bundle

@@ -37,6 +37,7 @@ from harness.core.roles import Role, Roles, RunEngines, resolve_roles
 from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
+from harness.core.treereading import TreeReading, tree_digest
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript
 from harness.judge import evidence
@@ -130,7 +131,8 @@ class _CellSetup:
     events_file: Path
     log: EventLog
     ws: Workspace
-    start_files: dict[str, str]
+    start_tree: TreeReading  # the start tree's typed reading (its digest: the record's tree_digest_start)
+    start_files: dict[str, str]  # its text view
     base_files: dict[str, str]
     start_modes: dict
     model: str | None
@@ -156,7 +158,8 @@ class _ControllerRun:
 class _Judged:
     """The adjudication, with the final tree and every test run of the cell (the record's evidence)."""
     adj: Adjudication
-    final_files: dict[str, str]
+    final_tree: TreeReading  # the final tree's typed reading (its digest: the record's tree_digest_final)
+    final_files: dict[str, str]  # its text view
     test_runs: list
     secret_checks: list = field(default_factory=list)  # the B15 checks that ran (the record's secret_checks)
 
@@ -179,7 +182,8 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
     ws = Workspace.create(task, overlay=inj.overlay)
     inj.materialize(ws)
-    start_files = ws.files()
+    start_tree = ws.reading()
+    start_files = start_tree.files
     base_files = inj.reviewer_base(task, start_files)
     start_modes = tree_modes(ws.root)
     model = spec.roles.worker.model
@@ -188,11 +192,11 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
                 model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
-    return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_files, base_files, start_modes,
-                      model, ectx, transcript, watch, acts, _notary(spec, task, log, start_files))
+    return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_tree, start_files, base_files,
+                      start_modes, model, ectx, transcript, watch, acts, _notary(spec, task, log, start_tree))
 
 
-def _notary(spec: CellSpec, task, log: EventLog, start_files: dict[str, str]) -> Notary | None:
+def _notary(spec: CellSpec, task, log: EventLog, start_tree: TreeReading) -> Notary | None:
     """The cell's notary (harness.judge.evidence): the run's key, and the binding every receipt of
     this cell carries besides its tree."""
     if not spec.receipts:
@@ -203,7 +207,7 @@ def _notary(spec: CellSpec, task, log: EventLog, start_files: dict[str, str]) ->
     except PackageNotFoundError:
         ver = "0"
     ctx = evidence.Context(
-        run_id=spec.run_meta.get("run_id"), cell_key=spec.cell.key, head_hash=_digest(start_files),
+        run_id=spec.run_meta.get("run_id"), cell_key=spec.cell.key, head_hash=tree_digest(start_tree),
         story_files_hash=evidence.story_files_hash(spec.cell.task, spec.story_files),
         policy_hash=evidence.policy_hash(spec.run_meta.get("protocol_digest"), spec.cell.arm),
         command_set_hash=evidence.command_set_hash(task.acceptance_dest), acceptance_dest=task.acceptance_dest)
@@ -302,7 +306,8 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
     a verdict: the cell is void with the reason, or unsafe when the detectors saw an unsafe action."""
     ctx = ran.ctx
     test_runs = ctx.test_runs if ctx else []
-    final_files = s.ws.files()
+    final_tree = s.ws.reading()
+    final_files = final_tree.files
     final_blobs = changed_blobs(s.ws.root, s.start_files, final_files, tuple(s.inj.secrets))
     if (why := write_cell_diffs(s.events_file, s.base_files, s.start_files, final_files, s.transcript.redact.text)):
         s.log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
@@ -323,11 +328,11 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
     for d in adj.judge_disagreement:  # the judge and plain pytest disagree on a test of the final tree
         s.log.emit("judge_disagreement", **d)
     secret_checks = _secret_run(spec, s, adj)
-    _keep_evidence(spec, s, adj, final_files)
+    _keep_evidence(spec, s, adj, final_tree)
     s.log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
                unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden,
                visible_plain=adj.visible_plain, hidden_plain=adj.hidden_plain)
-    return _Judged(adj, final_files, test_runs, secret_checks)
+    return _Judged(adj, final_tree, final_files, test_runs, secret_checks)
 
 
 def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
@@ -347,15 +352,15 @@ def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
     return [ran]
 
 
-def _keep_evidence(spec: CellSpec, s: _CellSetup, adj: Adjudication, final_files: dict[str, str]) -> None:
+def _keep_evidence(spec: CellSpec, s: _CellSetup, adj: Adjudication, final_tree: TreeReading) -> None:
     """The final adjudication's receipts (visible and hidden, each judged and plain: a test passes only
     when both pass, so a reader checks the record's verdicts against both; bound to the final tree)
     and the final tree kept in the run's tree store. A failure to keep them is logged and the record
     says so (no receipt named), never a changed verdict."""
     try:
-        digest = _digest(final_files)
+        digest = tree_digest(final_tree)
         if spec.keep_trees:
-            store_tree(Path(spec.run_dir) / "trees", s.ws.root, final_files)
+            store_tree(Path(spec.run_dir) / "trees", s.ws.root, final_tree)
         runs = (("visible", adj.visible), ("hidden", adj.hidden),
                 ("visible_plain", adj.visible_plain), ("hidden_plain", adj.hidden_plain))
         for kind, summary in runs:
@@ -398,7 +403,7 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
         claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),
         refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
-        tree_digest_start=_digest(s.start_files), tree_digest_final=_digest(judged.final_files),
+        tree_digest_start=tree_digest(s.start_tree), tree_digest_final=tree_digest(judged.final_tree),
         test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
         cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
         confinement=confinement_level(), receipts=[e["digest"] for e in log.of_type("receipt")],
@@ -602,6 +607,3 @@ def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None 
                         confinement=confinement_level(), **spec.run_meta)
 
 
-def _digest(files):
-    from harness.sandbox.workspace import tree_digest
-    return tree_digest(files)

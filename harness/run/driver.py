@@ -41,6 +41,7 @@ from harness.judge import verdict_cache
 from harness.ledger import rundir
 from harness.ledger import spend as spend_mod
 from harness.ledger.ledger import Ledger, LedgerRefused
+from harness.ledger.seal import Sealer, seal_path
 from harness.run import executors
 from harness.run import pilot as pilot_mod
 from harness.run.cellrun import CellSpec
@@ -313,10 +314,23 @@ def _verify_and_open(run_dir: Path, log) -> _Session:
     if ledger.repair:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
     _check_ledger_kinds(ledger)
+    _seal(run_dir, meta, ledger)
     latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
     return _Session(run_dir, meta, proto, ledger, done={k for k, o in latest.items() if o != Outcome.VOID},
                     void_keys={k for k, o in latest.items() if o == Outcome.VOID},
                     expected=_expected_digests(proto, meta["lock"]))
+
+
+def _seal(run_dir: Path, meta: dict, ledger: Ledger) -> None:
+    """Seal the ledger with the run's key after every record from now on (harness.ledger.seal: a rewrite
+    of the records with the chain redone, or a cell deleted, is then refused by ``receipts verify``).
+    A ledger that is not the one the key sealed is never resumed (InputError; nothing changes) and a
+    kill's one unsealed record is sealed."""
+    sealer = Sealer(run_dir, meta["protocol_digest"], meta["run_id"])
+    why = sealer.resume_problem(ledger.records)
+    if why:
+        raise InputError(str(seal_path(run_dir)), "seal", f"{why}; refusing to resume (nothing was changed)")
+    ledger.sign_record, ledger.on_append = sealer.sign, sealer
 
 
 def _check_ledger_kinds(ledger: Ledger) -> None:

@@ -22,6 +22,17 @@ Per record (every line of ``records.jsonl``; its hash chain first: a broken chai
 - an A4 record that shipped has a passing gate receipt bound to its final tree (Eq. 2 at the
   moment of shipping; else ``build_proof_missing``).
 
+Then the records against their seals (harness.ledger.seal, the run's key): each record's own seal
+(every field of the record; a record that names current receipts must carry one, else
+``signature_missing``; a field changed after it was written is ``signature_invalid``, naming the
+cell), then the head seal (the last record's hash and the record count, so every record, their
+order and their number): unsigned (``signature_missing``), another key (``signer_key_mismatch``),
+edited (``signature_invalid``), not a seal (``malformed_bundle``), or the seal of other records
+(``digest_mismatch``: a record rewritten with the chain redone, a cell deleted or added). A run whose receipts are ``hx-receipt-2`` must have
+its seal (else ``build_proof_missing``), and so must a run with no receipt at all. An older run
+(receipts ``hx-receipt-1``, no seal) is counted in ``Report.legacy``: its records are not covered by
+a signature and its tree digests are the older (path, text) encoding (docs/receipts.md).
+
 Local-key scope: this proves tamper evidence and freshness under the run's key, not an
 independent multi-host quorum, and not execution truth against a compromised runner.
 """
@@ -36,6 +47,7 @@ from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
 from harness.ledger.receipts import Reason
+from harness.ledger.seal import SEAL_NAME, check_seal, read_seal, record_seal_problem, seal_mismatch
 from harness.sandbox.treestore import load_tree
 
 GATED_CONTROLLERS = ("A4",)
@@ -60,6 +72,7 @@ class Report:
     receipts: int
     records: int
     judge_only: int = 0  # judged records whose verdicts predate plain-run receipts: judge receipts only
+    legacy: int = 0  # records of an older run (hx-receipt-1, no ledger seal): not sealed, older tree digests
 
     @property
     def ok(self) -> bool:
@@ -96,6 +109,8 @@ class _Run:
     seen: int = 0
     judge_only: list = field(default_factory=list)  # cells judged before plain receipts (no *_plain_pass, none)
     with_plain: int = 0  # judged records with plain receipts
+    formats: set = field(default_factory=set)  # the formats of the receipts that passed their own checks
+    current: set = field(default_factory=set)  # the digests of those of the current format (hx-receipt-2)
 
 
 def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | None]:
@@ -115,6 +130,9 @@ def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | No
     reason, why = rc.check_receipt(r, run.trusted)
     if reason is not Reason.OK:
         return None, Finding(reason, where, _label(r, digest), why)
+    run.formats.add(r["format"])
+    if r["format"] == rc.RECEIPT_FORMAT:
+        run.current.add(digest)
     return r, None
 
 
@@ -282,4 +300,39 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> R
         run.findings += [Finding(Reason.BUILD_PROOF_MISSING, where, "final/*_plain",
                                  "no plain pytest receipts, while the run's other records have them")
                          for where in run.judge_only]
-    return Report(run.findings, run.seen, len(ins.records), len(run.judge_only))
+    legacy = _check_seal(run, ins.records)
+    return Report(run.findings, run.seen, len(ins.records), len(run.judge_only), len(ins.records) if legacy else 0)
+
+
+def _check_seal(run: _Run, records: list[dict]) -> bool:
+    """The records against their own seals and the run's head seal (see the module's docstring). True
+    for an older run (no seal, its receipts all ``hx-receipt-1``): not sealed, reported, not failed."""
+    for rec in records:  # each record's own seal: names the cell whose fields changed
+        names = rec.get("receipts")
+        names = names if isinstance(names, list) else []
+        if "seal" in rec or any(isinstance(d, str) and d in run.current for d in names):
+            problem = record_seal_problem(rec, run.trusted)
+            if problem is not None:
+                run.findings.append(Finding(problem[0], str(rec.get("cell_key")), f"record seq {rec.get('seq')}",
+                                            problem[1]))
+    where, what = "records", f"receipts/{SEAL_NAME}"
+    try:
+        seal = read_seal(run.dir)
+    except rc.Malformed as exc:
+        run.findings.append(Finding(Reason.MALFORMED_BUNDLE, where, what, str(exc)))
+        return False
+    if seal is None:
+        if records and run.formats == {rc.LEGACY_RECEIPT_FORMAT} and not any("seal" in r for r in records):
+            return True
+        if records:
+            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, what,
+                                        "no ledger seal: nothing signed covers the records' own fields or which "
+                                        "cells there are"))
+        return False
+    reason, why = check_seal(seal, run.trusted)
+    if reason is Reason.OK:
+        mismatch = seal_mismatch(seal, records)
+        reason, why = (Reason.OK, "") if mismatch is None else (Reason.DIGEST_MISMATCH, mismatch)
+    if reason is not Reason.OK:
+        run.findings.append(Finding(reason, where, what, why))
+    return False

@@ -25,7 +25,7 @@ from harness.judge.testrun import run_judged_and_plain
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
 from harness.sandbox.sandbox import Limits, hidden_for
-from harness.sandbox.treestore import load_tree, materialize
+from harness.sandbox.treestore import LEGACY_TREE_FORMAT, load_tree, materialize
 
 ORACLE_DEST = evidence.HIDDEN_DEST
 
@@ -119,6 +119,9 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
         out.differences.append(f"the stored tree does not rebuild to the record's final tree {digest[:12]}... "
                                f"({'; '.join(tree.problems) or 'its bytes changed'})")
         return out
+    if tree.format == LEGACY_TREE_FORMAT:
+        out.notes.append("an older run's tree (hx-tree-1): its digest is the older (path, text) encoding, which "
+                         "cannot tell a marker from a file holding its text or see an empty directory")
     task = load_task(Path(tasks_dir) / str(rec.get("task")))
     finals = _stored_finals(run_dir, rec, out)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one

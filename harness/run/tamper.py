@@ -83,9 +83,9 @@ def _flip_code_byte(b: Bundle) -> None:
     import json
     rec = json.loads((b.dir / "records.jsonl").read_text().splitlines()[0])
     manifest = json.loads((b.dir / "trees" / f"{rec['tree_digest_final']}.json").read_text())
-    for rel, entry in sorted(manifest["files"].items()):
+    for rel, entry in sorted(manifest["entries"].items()):
         blob = b.dir / "trees" / "blobs" / str(entry.get("blob"))
-        data = blob.read_bytes() if entry.get("as") == "text" else b""
+        data = blob.read_bytes() if entry.get("kind") == "text" else b""
         i = next((i for i, c in enumerate(data) if 0x61 <= c <= 0x79), None)  # a lowercase letter: stays UTF-8
         if i is not None:
             blob.write_bytes(data[:i] + bytes([data[i] + 1]) + data[i + 1:])

@@ -9,7 +9,6 @@ never copied in.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,10 +21,11 @@ from harness.core import safefs
 from harness.core.errors import HarnessError
 from harness.core.safe_text import printable
 from harness.core.safefs import DEFAULT_LIMITS, PathError, TreeLimits
-from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_tree
+from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_entries
 from harness.core.treecopy import copy_tree
+from harness.core.treereading import TreeReading, tree_digest
 
-__all__ = ["EventLog", "PathError", "PathEscape", "Workspace", "tree_digest", "tree_modes"]
+__all__ = ["EventLog", "PathError", "PathEscape", "TreeReading", "Workspace", "tree_digest", "tree_modes"]
 
 
 class PathEscape(HarnessError):
@@ -56,15 +56,6 @@ class EventLog:
 
     def of_type(self, *types: str) -> list[dict]:
         return [e for e in self.events if e["type"] in types]
-
-
-def tree_digest(files: dict[str, str]) -> str:
-    """sha256 over the sorted (path, content) pairs of a tree (names as their bytes: a name that is
-    not UTF-8 is still a name)."""
-    h = hashlib.sha256()
-    for rel in sorted(files):
-        h.update(os.fsencode(rel) + b"\0" + files[rel].encode("utf-8", "surrogatepass") + b"\0")
-    return h.hexdigest()
 
 
 class Workspace:
@@ -149,17 +140,22 @@ class Workspace:
         self.resolve(rel)
         return safefs.unlink(self.root, rel)
 
-    def files(self) -> dict[str, str]:
-        """The tree's reading (tasks.read_tree, within ``limits``). The first reading's paths are
-        remembered: past the entry limit they are still read one by one, so an edit to a start
-        file is seen however many files the agent adds."""
-        got = read_tree(self.root, limits=self.limits, known=self._known or frozenset())
+    def reading(self) -> TreeReading:
+        """The tree's typed reading (tasks.read_entries, within ``limits``): what its digest is over.
+        The first reading's file paths are remembered: past the entry limit they are still read one
+        by one, so an edit to a start file is seen however many files the agent adds."""
+        got = read_entries(self.root, limits=self.limits, known=self._known or frozenset())
         if self._known is None:
-            self._known = frozenset(got)
+            self._known = frozenset(got.files)
         return got
 
+    def files(self) -> dict[str, str]:
+        """The tree's text view (``reading().files``: markers for what is not text, no directories)."""
+        return self.reading().files
+
     def digest(self) -> str:
-        return tree_digest(self.files())
+        """``tree_digest`` of the tree as it is now (harness.core.treereading)."""
+        return tree_digest(self.reading())
 
     def check(self) -> None:
         """TreeLimitExceeded where the tree passes one of its limits (metadata only)."""

@@ -229,8 +229,8 @@ _DEPENDS = {  # what the candidate's behaviour hangs on, appended to the referen
 
 
 class _SameDigestEdit(_EditsDuringReview):
-    """What the agent left behind changes the tree after the passing check in a way the tree digest does
-    not see (red team r33): an empty directory removed, a binary file replaced by the text of its marker,
+    """What the agent left behind changes the tree after the passing check in a way the older (path, text)
+    tree digest did not see (red team r33): an empty directory removed, a binary file replaced by the text of its marker,
     a file folded into the one before it with NULs."""
 
     def __init__(self, ws, case):
@@ -242,6 +242,8 @@ class _SameDigestEdit(_EditsDuringReview):
         if self.calls == 1:
             pkg = self.ws.root / "rangeparse"
             before = self.ws.digest()
+            from harness.sandbox.treestore import _legacy_digest
+            legacy = _legacy_digest(self.ws.files())
             if self.case == "empty-directory":
                 (pkg / "ok").rmdir()
             elif self.case == "marker-text":
@@ -250,15 +252,17 @@ class _SameDigestEdit(_EditsDuringReview):
             else:
                 (pkg / "a.txt").write_text("x\0rangeparse/b.txt\0y")
                 (pkg / "b.txt").unlink()
-            assert self.ws.digest() == before  # the edit is invisible to the digest
+            assert _legacy_digest(self.ws.files()) == legacy  # invisible to the (path, text) digest of before
+            assert self.ws.digest() != before  # the typed reading's digest sees it
         return self.inner.complete(req)
 
 
-@pytest.mark.xfail(strict=True, reason="red team r33: the materialHash (tree_digest) misses empty directories, "
-                   "and a text file can spell a marker or swallow the next file with NULs: the tree changes "
-                   "after the passing check, its digest does not, and Eq. 2's Fresh admits the stale receipt")
 @pytest.mark.parametrize("case", sorted(_DEPENDS))
 def test_a4_refuses_evidence_for_a_tree_changed_in_a_way_its_digest_does_not_see(task, make_ctx, tmp_path, case):
+    """red team r33: the materialHash (tree_digest) missed empty directories, and a text file could spell a
+    marker or swallow the next file with NULs: the tree changed after the passing check, its digest did
+    not, and Eq. 2's Fresh admitted the stale receipt. The digest is over the typed reading now (each
+    entry's kind explicit, every field length-prefixed, directories in it): the gate refuses ``stale``."""
     files = candidate(task, "reference")
     files["rangeparse/core.py"] += "\nimport os as _os\n_here = _os.path.dirname(__file__)\n" + _DEPENDS[case]
     ctx = make_ctx(task, ScriptedWorker([files]), None)

@@ -67,7 +67,7 @@ def test_run_writes_one_valid_record_per_cell_and_is_deterministic(project):
         assert REQUIRED <= set(r), REQUIRED - set(r)
         assert r["preregistered"] is False and r["model_id"] == "simulated-v1"
     volatile = ("wall_s", "test_exec_s", "hash", "prev_hash", "run_id", "cached_verdicts", "verdict_cache",
-                "receipts", "receipt_key_id")  # a receipt carries its run, its time and the run's own key
+                "receipts", "receipt_key_id", "seal")  # a receipt (and a record's seal) carries the run's own key
     strip = lambda r: {k: v for k, v in r.items() if k not in volatile}  # noqa: E731
     assert sorted(map(json.dumps, map(strip, outs[0]))) == sorted(map(json.dumps, map(strip, outs[1])))
     assert verify(project / "r1" / "records.jsonl") == []

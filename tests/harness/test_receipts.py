@@ -140,3 +140,14 @@ def test_an_integer_past_pythons_digit_limit_is_malformed_not_a_traceback():
     ``verify`` did not catch (a traceback, not a reason code)."""
     with pytest.raises(rc.Malformed):
         rc.strict_loads(b'{"seq":' + b"9" * 5000 + b"}")
+
+
+@pytest.mark.parametrize("fmt, ok", [(rc.RECEIPT_FORMAT, True), (rc.LEGACY_RECEIPT_FORMAT, True),
+                                     ("hx-receipt-3", False), (None, False)])
+def test_a_receipts_format_is_the_current_or_an_older_runs_and_nothing_else(signer, fmt, ok):
+    """hx-receipt-2 (tree digests hx-tree-digest-2, records sealed) and an older run's hx-receipt-1 are
+    receipts; the format is under the signature, so a reader knows which tree digest a materialHash is."""
+    r = signed(signer, lambda b: b.update(format=fmt))
+    assert (rc.check_receipt(r, signer.public_raw)[0] is Reason.OK) is ok
+    if not ok:
+        assert rc.check_receipt(r, signer.public_raw)[0] is Reason.MALFORMED_BUNDLE

@@ -118,23 +118,32 @@ def test_one_byte_of_the_public_key_is_a_signer_mismatch(authentic, tmp_path):
     assert tamper.reached(b) is Reason.SIGNER_KEY_MISMATCH
 
 
-def _rewrite(b, change) -> None:
-    """Change the records and rewrite the hash chain and head to match, as an attacker would (an
-    unsigned chain is only as good as its anchor)."""
+def _rewrite(b, change, seal_with: bytes | None = None) -> None:
+    """Change the records and rewrite the hash chain and head to match, as an attacker would. Without
+    the run's key the ledger seal (harness.ledger.seal) is left as it was; ``seal_with`` (a private
+    key: the run's, for an attacker holding it, which local-key scope cannot stop) seals the result."""
+    import base64
+
     from harness.ledger.ledger import record_hash
+    from harness.ledger.seal import make_seal, record_seal_body, seal_path
     recs = [json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()]
     change(recs)
     prev = ""
     for r in recs:
         r["prev_hash"] = prev
+        if seal_with is not None:  # each record's own seal too
+            r["seal"] = base64.b64encode(rc.Signer(seal_with).sign_bytes(record_seal_body(r))).decode()
         r["hash"] = prev = record_hash(r)
     (b.dir / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (b.dir / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+    if seal_with is not None:
+        seal = make_seal(rc.Signer(seal_with), recs[-1], len(recs), recs[-1].get("protocol_digest"), recs[-1].get("run_id"))
+        seal_path(b.dir).write_text(json.dumps(seal))
 
 
 def test_a_receipt_of_another_cell_replayed_is_stale(authentic, tmp_path):
     b = _copy(authentic, tmp_path)
-    _rewrite(b, lambda recs: recs[0].update(receipts=recs[1]["receipts"]))
+    _rewrite(b, lambda recs: recs[0].update(receipts=recs[1]["receipts"]), seal_with=b.private_pem)
     assert {f.reason for f in verify_run(b.dir, b.public_pem).findings} == {Reason.STALE}
 
 
@@ -144,10 +153,11 @@ def test_a_record_whose_verdicts_are_rewritten_is_refused_by_its_receipts(authen
     def flip(recs):
         rec = next(r for r in recs if r["outcome"] == "amplified")
         rec.update(outcome="completed", hidden_pass=True)
-    _rewrite(b, flip)
+    _rewrite(b, flip, seal_with=b.private_pem)
     assert tamper.reached(b) is Reason.DECISION_NOT_PASS  # the oracle's receipt: exit 0 (it ran), decision fail
     b = _copy(authentic, tmp_path / "2")
-    _rewrite(b, lambda recs: next(r for r in recs if r["outcome"] == "amplified").update(outcome="completed"))
+    _rewrite(b, lambda recs: next(r for r in recs if r["outcome"] == "amplified").update(outcome="completed"),
+             seal_with=b.private_pem)
     assert tamper.reached(b) is Reason.DECISION_NOT_PASS
 
 
@@ -186,7 +196,7 @@ def test_a_visible_pass_whose_plain_pytest_receipt_fails_is_refused(authentic, t
         rec = next(r for r in recs if r["visible_pass"])
         _resign_final(b, rec, "visible_plain", _fail)
         rec["visible_plain_pass"] = plain_pass_said
-    _rewrite(b, change)
+    _rewrite(b, change, seal_with=b.private_pem)
     findings = verify_run(b.dir, b.public_pem).findings
     assert [(f.reason, f.what.split("#")[0]) for f in findings] == [(Reason.RECEIPT_NOT_PASSING, "final/visible_plain")]
 
@@ -201,9 +211,10 @@ def test_the_judge_passing_and_plain_pytest_failing_is_a_failed_test_and_both_re
 
     def judge_passes(recs):
         _resign_final(b, next(r for r in recs if r["cell_key"] == key), "hidden", _pass)
-    _rewrite(b, judge_passes)
+    _rewrite(b, judge_passes, seal_with=b.private_pem)
     assert tamper.reached(b) is Reason.OK
-    _rewrite(b, lambda recs: next(r for r in recs if r["cell_key"] == key).update(outcome="completed", hidden_pass=True))
+    _rewrite(b, lambda recs: next(r for r in recs if r["cell_key"] == key).update(outcome="completed", hidden_pass=True),
+             seal_with=b.private_pem)
     assert tamper.reached(b) is Reason.RECEIPT_NOT_PASSING  # plain pytest's receipt: exit 1
     b = _copy(authentic, tmp_path / "2")
 
@@ -211,7 +222,7 @@ def test_the_judge_passing_and_plain_pytest_failing_is_a_failed_test_and_both_re
         rec = next(r for r in recs if r["cell_key"] == key)
         _resign_final(b, rec, "hidden", _pass)
         _resign_final(b, rec, "hidden_plain", _pass)
-    _rewrite(b, both_pass)
+    _rewrite(b, both_pass, seal_with=b.private_pem)
     assert tamper.reached(b) is Reason.DECISION_NOT_PASS  # said failed, both runs say pass, no hidden check
 
 
@@ -224,7 +235,7 @@ def _judge_only(b, keep_fields: bool, only: int | None = None) -> None:
                 (b.dir / "receipts" / f"{d}.json").read_bytes())["subject"]["kind"] not in rc.PLAIN_KINDS]
             if not keep_fields:
                 rec["visible_plain_pass"] = rec["hidden_plain_pass"] = None
-    _rewrite(b, strip)
+    _rewrite(b, strip, seal_with=b.private_pem)
 
 
 def test_an_older_run_without_plain_receipts_verifies_and_says_so_unless_its_records_name_plain_verdicts(
@@ -299,6 +310,24 @@ def test_rejudge_replays_plain_pytest_too_and_names_a_plain_difference(authentic
     """Each cell's four final runs are replayed and compared (the plain runs' structured verdicts are as
     deterministic as the judge's: no wall time, no cache flag); a plain receipt that says otherwise than
     the replay is named; an older run's missing plain receipts are a note, not a difference."""
+    from harness.run.bundle import sources
+    from harness.run.rejudge import rejudge
+    from harness.sandbox.sandbox import Limits
+    b = _copy(authentic, tmp_path)
+    tasks_dir, lim = sources(b.dir)
+    key = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
+               if json.loads(x)["visible_pass"])
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert row.identical and set(row.digests) == set(rc.KINDS) and not row.notes, row.differences
+    assert all(stored == replayed for stored, replayed in row.digests.values())
+    _rewrite(b, lambda recs: _resign_final(b, next(r for r in recs if r["cell_key"] == key), "visible_plain", _fail),
+             seal_with=b.private_pem)
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert [d.split(" (")[0] for d in row.differences] == ["visible_plain: output digest differs"]
+    b = _copy(authentic, tmp_path / "2")
+    _judge_only(b, keep_fields=False)
+    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
+    assert row.identical and len(row.notes) == 2 and set(row.digests) == set(rc.JUDGED_KINDS)
 
 
 # -- red team r33 (issue 33's acceptance: a helper that did not write the code tries to get a tampered bundle
@@ -326,7 +355,8 @@ def test_a_bundle_re_signed_with_a_new_key_that_publishes_it_fails_against_the_o
     from harness.ledger import receipts as rc
     from harness.ledger.ledger import generate_key
     b = _copy(authentic, tmp_path)
-    other = rc.Signer(generate_key()[0])
+    other_pem = generate_key()[0]
+    other = rc.Signer(other_pem)
     renamed = {}
     for p in list((b.dir / "receipts").glob("*.json")):
         r = json.loads(p.read_bytes())
@@ -337,9 +367,10 @@ def test_a_bundle_re_signed_with_a_new_key_that_publishes_it_fails_against_the_o
         (b.dir / "receipts" / f"{renamed[p.stem]}.json").write_bytes(data)
     (b.dir / "receipts" / rc.PUBLIC_KEY_NAME).write_bytes(other.public_pem)
     _rewrite(b, lambda recs: [r.update(receipts=[renamed[d] for d in r["receipts"]], receipt_key_id=other.key_id)
-                              for r in recs])
+                              for r in recs], seal_with=other_pem)
     report = verify_run(b.dir, authentic.public_pem)
     assert not report.ok and Reason.SIGNER_KEY_MISMATCH in {f.reason for f in report.findings}
+    assert _seal_findings(b) == [(Reason.SIGNER_KEY_MISMATCH, "receipts/ledger.seal")]
     r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir)])
     assert r.exit_code == 2 and "--public-key" in r.output
 
@@ -363,21 +394,6 @@ def test_rejudge_of_a_record_naming_another_cells_tree_and_receipts_is_not_ident
     from harness.run.rejudge import rejudge
     from harness.sandbox.sandbox import Limits
     b = _copy(authentic, tmp_path)
-    tasks_dir, lim = sources(b.dir)
-    key = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
-               if json.loads(x)["visible_pass"])
-    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
-    assert row.identical and set(row.digests) == set(rc.KINDS) and not row.notes, row.differences
-    assert all(stored == replayed for stored, replayed in row.digests.values())
-    _rewrite(b, lambda recs: _resign_final(b, next(r for r in recs if r["cell_key"] == key), "visible_plain", _fail))
-    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
-    assert [d.split(" (")[0] for d in row.differences] == ["visible_plain: output digest differs"]
-    b = _copy(authentic, tmp_path / "2")
-    _judge_only(b, keep_fields=False)
-    [row] = rejudge(b.dir, tasks_dir, Limits(timeout_s=lim["timeout_s"]), (key,))
-    assert row.identical and len(row.notes) == 2 and set(row.digests) == set(rc.JUDGED_KINDS)
-
-
     lines = (b.dir / "records.jsonl").read_text().splitlines()
     recs = [json.loads(x) for x in lines]
     victim = next(i for i, r in enumerate(recs) if r["outcome"] == "amplified")
@@ -401,30 +417,123 @@ def _amplified_to(outcome: str, arm: str):
     return change
 
 
-@pytest.mark.xfail(strict=True, reason="red team r33: nothing signed covers a record's `shipped` (A4's gate "
-                   "decision is not a receipt) and the records' chain is unsigned, so an amplified cell "
-                   "rewritten as a safe stop, with the chain redone, verifies ok")
+def _seal_findings(b) -> list[tuple[Reason, str]]:
+    return [(f.reason, f.what) for f in verify_run(b.dir, b.public_pem).findings if f.where == "records"]
+
+
 @pytest.mark.parametrize("arm", ["A2", "A4"])
 def test_an_amplified_cell_rewritten_as_a_safe_stop_is_refused(authentic, tmp_path, arm):
+    """red team r33: nothing signed covered a record's ``shipped`` (A4's gate decision is not a receipt) and
+    the records' chain was unsigned, so an amplified cell rewritten as a safe stop, with the chain redone,
+    verified ok. The ledger seal (the run's key over the last record's hash, so over every record) refuses it."""
     b = _copy(authentic, tmp_path)
+    victim = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
+                  if json.loads(x)["outcome"] == "amplified" and json.loads(x)["arm"] == arm)
     _rewrite(b, _amplified_to("safe_stop", arm))
-    assert tamper.reached(b) is not Reason.OK
+    findings = verify_run(b.dir, b.public_pem).findings
+    assert [(f.reason, f.where) for f in findings] == [(Reason.SIGNATURE_INVALID, victim), (Reason.DIGEST_MISMATCH, "records")]
 
 
-@pytest.mark.xfail(strict=True, reason="red team r33: a judged cell rewritten as void (its receipts dropped) or "
-                   "deleted (seqs renumbered), chain redone, verifies ok: verify checks the records it is "
-                   "given against their receipts, never that every receipt or every cell of the run is there")
-@pytest.mark.parametrize("how", ["void", "deleted"])
-def test_a_judged_cell_voided_or_deleted_is_refused(authentic, tmp_path, how):
+def _delete_amplified(recs):
+    first = recs[0]["seq"]
+    del recs[next(i for i, r in enumerate(recs) if r["outcome"] == "amplified")]
+    for i, r in enumerate(recs):
+        r["seq"] = first + i
+
+
+def _append_copy(recs):
+    recs.append(dict(recs[0], seq=len(recs)))
+
+
+@pytest.mark.parametrize("how", ["void", "deleted", "added"])
+def test_a_judged_cell_voided_deleted_or_added_is_refused(authentic, tmp_path, how):
+    """red team r33: a judged cell rewritten as void (its receipts dropped) or deleted (seqs renumbered),
+    chain redone, verified ok: verify checked the records it was given against their receipts, never
+    that every cell of the run is there. The seal names the record count and the last hash."""
     b = _copy(authentic, tmp_path)
+    _rewrite(b, {"void": _amplified_to("void", "A2"), "deleted": _delete_amplified, "added": _append_copy}[how])
+    findings = verify_run(b.dir, b.public_pem).findings
+    assert {f.reason for f in findings} == {Reason.SIGNATURE_INVALID, Reason.DIGEST_MISMATCH}  # a record's, the head's
+    [head] = [f for f in findings if f.where == "records"]
+    assert head.reason is Reason.DIGEST_MISMATCH and {"void": "rewritten"}.get(how, how) in head.detail
 
-    def delete(recs):
-        first = recs[0]["seq"]
-        del recs[next(i for i, r in enumerate(recs) if r["outcome"] == "amplified")]
-        for i, r in enumerate(recs):
-            r["seq"] = first + i
-    _rewrite(b, _amplified_to("void", "A2") if how == "void" else delete)
-    assert tamper.reached(b) is not Reason.OK
+
+def _reseal(b, change) -> None:
+    from harness.ledger.seal import seal_path
+    path = seal_path(b.dir)
+    seal = json.loads(path.read_text())
+    change(seal)
+    path.write_text(json.dumps(seal))
+
+
+def _other_key_seal(b) -> None:
+    from harness.ledger.ledger import generate_key
+    from harness.ledger.seal import make_seal, seal_path
+    recs = [json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()]
+    seal = make_seal(rc.Signer(generate_key()[0]), recs[-1], len(recs), None, recs[-1]["run_id"])
+    seal_path(b.dir).write_text(json.dumps(seal))
+
+
+def test_a_records_seal_stripped_is_missing_and_names_its_cell(authentic, tmp_path):
+    """A record of a current run (its receipts hx-receipt-2) must carry its own seal: stripping it (chain
+    redone) is ``signature_missing`` for that cell, besides the head seal no longer matching."""
+    b = _copy(authentic, tmp_path)
+    key = json.loads((b.dir / "records.jsonl").read_text().splitlines()[3])["cell_key"]
+    _rewrite(b, lambda recs: recs[3].pop("seal"))
+    findings = [(f.reason, f.where) for f in verify_run(b.dir, b.public_pem).findings]
+    assert findings == [(Reason.SIGNATURE_MISSING, key), (Reason.DIGEST_MISMATCH, "records")]
+
+
+SEAL_TAMPERS = {  # what was done to the seal -> the reason it reaches
+    "removed": (lambda b: (b.dir / "receipts" / "ledger.seal").unlink(), Reason.BUILD_PROOF_MISSING),
+    "count-edited": (lambda b: _reseal(b, lambda s: s.update(records=s["records"] - 1)), Reason.SIGNATURE_INVALID),
+    "unsigned": (lambda b: _reseal(b, lambda s: s.update(signature="")), Reason.SIGNATURE_MISSING),
+    "another-key": (_other_key_seal, Reason.SIGNER_KEY_MISMATCH),
+    "not-a-seal": (lambda b: (b.dir / "receipts" / "ledger.seal").write_text('{"seq": 1, "seq": 2}'),
+                   Reason.MALFORMED_BUNDLE),
+    "extra-key": (lambda b: _reseal(b, lambda s: s.update(note="trust me")), Reason.MALFORMED_BUNDLE),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEAL_TAMPERS))
+def test_a_tampered_ledger_seal_is_refused_with_its_reason(authentic, tmp_path, case):
+    b = _copy(authentic, tmp_path)
+    tamper_with, reason = SEAL_TAMPERS[case]
+    tamper_with(b)
+    assert _seal_findings(b) == [(reason, "receipts/ledger.seal")]
+
+
+def test_the_seal_is_a_ledger_anchor_the_ledger_command_checks_too(authentic, tmp_path):
+    """The seal is an hx-ledger-anchor-1 signed with the run's key: `harness ledger verify --anchor` reads it."""
+    key = tmp_path / "pub.pem"
+    key.write_bytes(authentic.public_pem)
+    r = CliRunner().invoke(main, ["ledger", "verify", str(authentic.dir / "records.jsonl"), "--anchor",
+                                  str(authentic.dir / "receipts" / "ledger.seal"), "--public-key", str(key)])
+    assert r.exit_code == 0, r.output
+
+
+def test_an_older_run_unsealed_with_older_receipts_verifies_and_says_so_a_stripped_seal_does_not(authentic, tmp_path):
+    """An older run (hx-receipt-1 receipts, no seal) is reported as such, not failed: its records are not
+    covered by a signature. A current run whose seal was removed is refused: its receipts say it was sealed."""
+    b = _copy(authentic, tmp_path)
+    (b.dir / "receipts" / "ledger.seal").unlink()
+    assert _seal_findings(b) == [(Reason.BUILD_PROOF_MISSING, "receipts/ledger.seal")]
+    renamed = {}
+    signer = rc.Signer(b.private_pem)
+    for p in list((b.dir / "receipts").glob("*.json")):  # an older producer (the run's key: as it signed then)
+        r = json.loads(p.read_bytes())
+        r["format"] = rc.LEGACY_RECEIPT_FORMAT
+        data = rc.canonical_bytes(signer.sign(r))
+        p.unlink()
+        renamed[p.stem] = rc.sha256_hex(data)
+        (b.dir / "receipts" / f"{renamed[p.stem]}.json").write_bytes(data)
+    _rewrite(b, lambda recs: [(r.update(receipts=[renamed[d] for d in r["receipts"]]), r.pop("seal")) for r in recs])
+    report = verify_run(b.dir, b.public_pem)
+    assert report.ok and report.legacy == 12, [f.line() for f in report.findings]
+    key = tmp_path / "pub.pem"
+    key.write_bytes(b.public_pem)
+    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
+    assert r.exit_code == 0 and "12 record(s) of an older run (hx-receipt-1): the records are not sealed" in r.output
 
 
 # -- the new commands under the faults of issue 34 (fault review r34) -------------------------------------
