@@ -11,6 +11,10 @@ delivered) the refusals are split by the refusing run's hidden-oracle verdict on
 * refused and wrong (hidden oracle fails): a wrong delivery avoided;
 * refused and right (hidden oracle passes): a false stop (Eq. 7).
 
+Beside each cell, not in the matrix's off-diagonal sum: the pairs where the other run shipped a wrong tree
+(amplified) and the refusing run did not deliver, split the same way (``beside``): wrong deliveries the
+other run made, refused here.
+
 Each share carries its Wilson 95% interval (``harness.core.wilson``, checked against statsmodels), and the
 paired token readout (Table 28's increment of the refusing run over the other, input+output tokens over the
 pairs where both report usage) is divided by the wrong deliveries avoided: tokens per wrong delivery avoided.
@@ -64,6 +68,15 @@ def direction(pairs: list[tuple[str, dict, dict]], completing: str, refusing: st
                            "refusing": refusing, "n": n, "wrong_delivery_avoided": _share(wrong, n),
                            "false_stop": _share(n - wrong, n)}
     out["tokens"] = _per_avoided(increment, wrong, refusing, completing)
+    # beside the cell (on the matrix's diagonal, so not in its sum): the completing side shipped a tree its
+    # hidden oracle fails (amplified) and the refusing side did not deliver - a wrong delivery observed in
+    # the other run, refused here; split the same way by the refusing side's own verdict (review r37)
+    seen = [(c, r) for c, r in ((b, a) if swap else (a, b) for _, a, b in pairs)
+            if c["outcome"] == "amplified" and not r["shipped"]]
+    seen_wrong = sum(1 for _, r in seen if not r["hidden_pass"])
+    out["beside"] = {"cell": f"{completing} amplified x {refusing} not delivered", "n": len(seen),
+                     "wrong_delivery_avoided": _share(seen_wrong, len(seen)),
+                     "false_stop": _share(len(seen) - seen_wrong, len(seen))}
     return out
 
 

@@ -14,7 +14,9 @@ Stakes: WSR's approximate GRAPA (aGRAPA, the plug-in growth-rate-optimal bet):
     l_i(m) = (mu_{i-1} - m) / (s2_{i-1} + (mu_{i-1} - m)^2), truncated to [-C/(1 - m), C/m],
 with mu_t = (1/2 + sum_{j<=t} X_j)/(t + 1), s2_t = (1/4 + sum_{j<=t} (X_j - mu_j)^2)/(t + 1) (their
 regularised predictable estimates) and C = ``TRUNC`` = 3/4. The set is computed on a grid of m; each
-endpoint is rounded outward to the grid (``GRID`` points: 0.05 pp in D).
+endpoint is rounded outward to the grid (``GRID`` points: 0.05 pp in D). Whether it excludes 0 is read
+at 0, a grid point: the capital at 0 reaching 1/alpha (``excludes_zero``, the rule ``first_exclusion``
+and ``harness power --monitor`` count).
 
 What it guarantees here. "Excludes 0" is a level-alpha test, valid at any stopping time, of the null
 that every unit's conditional mean difference is 0 (then E[X_i | past] = 1/2 exactly, whatever the
@@ -72,6 +74,7 @@ class BettingSequence:
     lower: float | None
     upper: float | None
     alpha: float
+    excludes_zero: bool | None = None  # the capital at m = 0 reached 1/alpha at some look (first_exclusion's rule)
 
 
 def betting_sequence(d, alpha: float = 0.05) -> BettingSequence:
@@ -93,4 +96,8 @@ def betting_sequence(d, alpha: float = 0.05) -> BettingSequence:
         raise ValueError("the betting sequence excluded every candidate mean (numerical failure)")
     grid = np.linspace(-1.0, 1.0, GRID)
     lo_i, hi_i = keep[0], keep[-1] + 2  # indices into the full grid, one step outward
-    return BettingSequence(n, mean, float(grid[lo_i]), float(grid[hi_i]), alpha)
+    # "excludes 0" is read at 0 itself (a grid point), not from the outward-rounded ends: the ends are the
+    # excluded grid points next to the kept set, so a set just above 0 has lower == 0 with 0 excluded (the
+    # monitor then stopped one grid point late, later than `harness power --monitor` counts; review r37)
+    zero = GRID // 2 - 1  # 0's row in ms (the grid without its two ends)
+    return BettingSequence(n, mean, float(grid[lo_i]), float(grid[hi_i]), alpha, bool(excluded[zero]))

@@ -132,6 +132,13 @@ def _adjudicated_md(r: dict[str, Any]) -> list[str]:
                      d["tokens"]["shown"]] for d in adj["directions"]]
             out += _md_table(["Off-diagonal cell", "Cells", "Wrong delivery avoided", "False stop",
                               "Tokens per wrong delivery avoided"], rows)
+            beside = [d["beside"] for d in adj["directions"] if "beside" in d]
+            if beside:
+                out += ["", "Beside the matrix (its diagonal): the other run shipped a tree its hidden oracle fails "
+                        "(amplified) and this run did not deliver; split the same way.", ""]
+                out += _md_table(["Diagonal cell", "Cells", "Wrong delivery avoided", "False stop"],
+                                 [[b["cell"], f"{b['n']:,}", b["wrong_delivery_avoided"]["shown"],
+                                   b["false_stop"]["shown"]] for b in beside])
     for w in r.get("token_convention") or []:
         out += ["", w["text"]]
     return out

@@ -114,7 +114,7 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
           "method": {"kind": "confidence_sequence", "name": EB_METHOD, "alpha": alpha, "rho": rho,
                      "tuned_for_v": v_opt, "V": end["V"], "order": ORDER}}
     betting = {"lower": bet.lower, "upper": bet.upper, "level": 1 - alpha,
-               "excludes_zero": _excludes({"lower": bet.lower, "upper": bet.upper}), "method": BET_METHOD}
+               "excludes_zero": bet.excludes_zero, "method": BET_METHOD}  # read at 0 (analysis.betting)
     chosen = betting if sequence == "betting" else eb
     method = {"kind": "confidence_sequence", "name": BET_METHOD, "alpha": alpha, "V": end["V"], "order": ORDER} \
         if sequence == "betting" else eb["method"]
@@ -123,6 +123,7 @@ def sequence_for(h, units: list[str], tidy, void_cells: set[tuple[str, str]], al
             "matched_units_recorded": recorded, "waiting_beyond_prefix": recorded - len(d),
             "waiting_on": waiting_on, "mean": end["mean"], "sequence": sequence,
             "lower": chosen["lower"], "upper": chosen["upper"], "level": 1 - alpha,
+            "excludes_zero": chosen["excludes_zero"],
             "discordant": int(sum(x != 0 for x in d)),
             "a_only": int(sum(x > 0 for x in d)), "b_only": int(sum(x < 0 for x in d)),
             "method": method, "betting": betting, "empirical_bernstein": eb}
@@ -144,7 +145,7 @@ def _rule(cfg: MonitoringTable, seqs: list[dict]) -> dict | None:
         if s["lower"] is None or s["units_in_sequence"] < min_units:
             ok = False
         elif rule == "excludes_zero":
-            ok = s["lower"] > 0 or s["upper"] < 0
+            ok = bool(s["excludes_zero"])  # the chosen sequence's own reading (betting: at 0, analysis.betting)
         else:
             ok = (s["upper"] - s["lower"]) / 2 < cfg.half_width
         per.append({"id": s["id"], "met": ok})

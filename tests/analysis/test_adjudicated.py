@@ -141,8 +141,6 @@ def test_the_compare_page_shows_the_breakdown_and_redraws_it_from_compare_json(t
     assert "A2 completed x A4 not delivered" in page and "3/4 75.0%" in page and "333.3 = 1,000 / 3" in page
 
 
-@pytest.mark.xfail(strict=True, reason="review r37: the breakdown keeps only completed deliveries (Eq. 7: shipped "
-                   "and right), so a delivery the other run shipped wrong (amplified) and this run refused is in no cell")
 def test_a_wrong_delivery_the_other_run_shipped_and_this_run_refused_is_counted_as_avoided(tmp_path):
     """Review r37. The paper's section 13 (1b) asks how many of the no-review run's deliveries that the gated
     run did not admit were wrong. In Eq. 7 terms those deliveries are completed (right) or amplified (wrong):
@@ -152,5 +150,6 @@ def test_a_wrong_delivery_the_other_run_shipped_and_this_run_refused_is_counted_
     b = _write(tmp_path / "b.jsonl", [_row("A4", 1, "safe_stop", 200), _row("A4", 2, "completed", 200)])
     adj = compare(a, b, Options(label_a="A2", label_b="A4"))["adjudicated"]
     assert adj["status"] == "ok"
-    avoided = sum(d["wrong_delivery_avoided"]["k"] for d in adj["directions"] if d["refusing"] == "A4")
-    assert avoided == 1
+    [d] = [d for d in adj["directions"] if d["refusing"] == "A4"]
+    assert d["n"] == 0  # the off-diagonal cell (A2 completed x A4 not delivered) is empty: its sum is unchanged
+    assert d["beside"]["n"] == 1 and d["beside"]["wrong_delivery_avoided"]["k"] == 1  # counted beside it

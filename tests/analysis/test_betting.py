@@ -90,8 +90,6 @@ def test_cli_power_monitor(tmp_path):
     assert r.exit_code == 2 and "need --rate for A4 and A2p" in r.output
 
 
-@pytest.mark.xfail(strict=True, reason="review r37: the monitor's excludes-0 reads the grid interval rounded outward, "
-                   "so it also needs m = +0.0005 excluded; harness power --monitor simulates the capital at 0 alone")
 def test_the_monitor_excludes_zero_at_the_unit_the_power_simulation_stops_at():
     """Review r37. ``harness power --monitor`` counts a study as stopped at the first unit where the capital at 0
     reaches 1/alpha (``first_exclusion``); the monitor's stopping rule reads ``lower > 0`` of the grid sequence,
@@ -103,4 +101,6 @@ def test_the_monitor_excludes_zero_at_the_unit_the_power_simulation_stops_at():
     fe = first_exclusion(d, 0.05)
     i = int(np.flatnonzero(fe <= 1200)[0])  # a stream the simulation counts as stopped (at unit 562)
     s = betting_sequence(d[i, :fe[i]])
-    assert s.lower > 0 or s.upper < 0
+    assert s.excludes_zero  # at the unit the simulation stops at
+    assert not betting_sequence(d[i, :fe[i] - 1]).excludes_zero  # and not one unit before
+    assert s.lower >= 0 or s.upper <= 0  # the rounded ends (excluded grid points) agree: the set is past 0
