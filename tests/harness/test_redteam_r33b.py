@@ -102,3 +102,86 @@ def test_a4_refuses_a_check_of_a_tree_whose_reading_left_entries_unread(task, ma
     refuse = ctx.log.of_type("gate_refuse")
     assert [r["code"] for r in refuse] == ["stale"] and "not read" in refuse[0]["detail"]
     assert not res.shipped and not ctx.log.of_type("gate_admit")
+
+
+# -- a published run's records.jsonl -------------------------------------------------------------------------
+RUN = """
+[protocol]
+name = "redteam-r33b"
+seed = 7
+repeats = 1
+tasks_dir = "{tasks}"
+tasks = ["parse-range"]
+scenarios = ["null", "B2"]
+engine = "simulated"
+
+[arms.A2]
+controller = "A2"
+[arms.A4]
+controller = "A4"
+"""
+
+
+@pytest.fixture(scope="module")
+def authentic(tmp_path_factory):
+    """A real 4-cell run (A2, A4 x parse-range x null, B2; simulated engine: real test runs and receipts)."""
+    from harness.run import tamper
+    from support.scripted import TASKS
+    return tamper.build_authentic(tmp_path_factory.mktemp("authentic"), TASKS, protocol=RUN)
+
+
+def _copy(authentic, tmp_path):
+    import shutil
+
+    from harness.run import tamper
+    dest = tmp_path / "copy"
+    shutil.copytree(authentic.dir, dest, ignore=shutil.ignore_patterns("keys"))
+    return tamper.Bundle(dest, authentic.public_pem, authentic.private_pem)
+
+
+def _edit_amplified_line(b, change) -> str:
+    """Change the raw line of an amplified record (no chain or seal redone: the attacker has no key);
+    returns its cell key."""
+    import json
+    path = b.dir / "records.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    i = next(i for i, x in enumerate(lines) if json.loads(x)["outcome"] == "amplified")
+    lines[i] = change(lines[i])
+    path.write_text("".join(lines))
+    return json.loads(lines[i].replace("NaN", "null").replace("1e400", "null"))["cell_key"]
+
+
+def test_a_record_with_a_duplicated_key_is_refused_not_read_as_its_last_value(authentic, tmp_path):
+    """red team r33b: an amplified record's line given a second ``"outcome":"completed"`` before its own
+    verified ok (Python keeps the last value, which the hash and the seal cover), while the file shows a
+    completed cell to any reader that keeps the first (or to a person or a grep). The ledger writes one
+    value per key; a line with two is edited, and verify says so."""
+    from harness.ledger.ledger import inspect
+    from harness.ledger.receipts import Reason
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    _edit_amplified_line(b, lambda line: '{"outcome":"completed",' + line[1:])
+    assert any("duplicate key 'outcome'" in p for p in inspect(b.dir / "records.jsonl").problems)
+    report = verify_run(b.dir, b.public_pem)
+    assert not report.ok and Reason.DIGEST_MISMATCH in {f.reason for f in report.findings}
+
+
+@pytest.mark.parametrize("value", ["NaN", "1e400", '"\\ud800"'])
+def test_a_record_value_with_no_canonical_form_is_a_finding_not_a_crash(authentic, tmp_path, value):
+    """red team r33b: a record's ``cost_usd`` rewritten as NaN, as 1e400 (an infinite float) or as a lone
+    surrogate made ``harness receipts verify`` (and ``harness ledger verify``) end in a traceback: the
+    ledger hashes the canonical record, which has no such value. It is an edited line, named."""
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    from harness.ledger.receipts import Reason
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    _edit_amplified_line(b, lambda line: line.replace('"cost_usd":null', f'"cost_usd":{value}'))
+    report = verify_run(b.dir, b.public_pem)
+    assert [(f.reason, f.where) for f in report.findings][:1] == [(Reason.DIGEST_MISMATCH, "records")]
+    key = tmp_path / "pub.pem"
+    key.write_bytes(b.public_pem)
+    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
+    assert r.exit_code == 1 and r.exception is None or isinstance(r.exception, SystemExit), r.output
+    assert "REJECTED" in r.output
