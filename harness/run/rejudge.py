@@ -8,7 +8,9 @@ receipt, no ``*_plain_pass``) has its judged runs compared only, and the replay 
 The output digest compared is the receipt's outputDigest: sha256 of the judge's structured verdict
 (harness.judge.evidence.structured_verdict: pass, counts, exit status, timeout, subversion), never
 stdout or wall time, which differ between two runs of one tree. A stored tree that no longer
-rebuilds to the record's digest is reported as such, never re-judged as if it were the cell's.
+rebuilds to the record's digest is reported as such, never re-judged as if it were the cell's, and
+neither is a cell whose task files (the tests, the task's definition) are not the ones its receipts'
+storyFilesHash binds: a bundle's tests swapped would be replayed instead of the judged ones.
 """
 from __future__ import annotations
 
@@ -97,6 +99,47 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]
     return finals
 
 
+def task_file_digests(tasks_dir: Path, task: str) -> dict[str, str]:
+    """``{"<task>/<path>": sha256}`` of every file under the task's directory, as the protocol's lock
+    digests them (harness.core.protocol.covered_files: bytecode left out); an entry that is not a
+    regular file or a directory is listed with a digest that names it (the lock never holds one)."""
+    root = Path(tasks_dir) / task
+    out = {}
+    for f in sorted(root.rglob("*")) if root.is_dir() and not root.is_symlink() else ():
+        if "__pycache__" in f.relative_to(root).parts or (f.is_dir() and not f.is_symlink()):
+            continue
+        rel = f"{task}/{f.relative_to(root).as_posix()}"
+        try:
+            out[rel] = rc.sha256_hex(runio.read_bytes(f, "task file", limit=MAX_TASK_FILE_BYTES))
+        except (OSError, runio.UnsafeFile) as exc:
+            out[rel] = f"not a readable regular file ({exc})"
+    return out
+
+
+MAX_TASK_FILE_BYTES = 64 << 20
+
+
+def _task_problem(run_dir: Path, tasks_dir: Path, rec: dict, finals: dict[str, dict]) -> str | None:
+    """Why the task's files under ``tasks_dir`` are not the ones the cell's receipts are bound to, or
+    None. A receipt's storyFilesHash is over the lock's digests of the task's files (signed), so the
+    files on disk must digest to it; the lock in run.json, when readable, names the files that differ.
+    Without this a bundle's tests could be swapped, and the replay would run other tests than the
+    judged ones (red team r33b: a fake oracle replayed a passing cell ``identical``)."""
+    task = str(rec.get("task"))
+    bound = {r["binding"]["storyFilesHash"] for r in finals.values()}
+    on_disk = task_file_digests(tasks_dir, task)
+    if bound == {evidence.story_files_hash(task, on_disk)}:
+        return None
+    from harness.run.driver import story_files
+    from harness.run.receipts_verify import _lock_files
+    lock = _lock_files(Path(run_dir))
+    locked = story_files(lock, task) if lock is not None else {}
+    named = sorted(k for k in set(locked) | set(on_disk) if locked.get(k) != on_disk.get(k)) if locked else []
+    return (f"the task's files under {tasks_dir} are not the ones its receipts are bound to (storyFilesHash)"
+            + (f": {', '.join(k.removeprefix(task + '/') for k in named[:5])}{' ...' if len(named) > 5 else ''}"
+               f" differ from the run's lock" if named else "") + "; its tests are not replayed")
+
+
 def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) -> None:
     got = rc.output_digest(replayed)
     if stored is None:
@@ -128,6 +171,9 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
         if r["binding"]["materialHash"] != digest:
             out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "
                                    f"not the record's final tree {digest[:12]}...")
+    if finals and (why := _task_problem(run_dir, tasks_dir, rec, finals)) is not None:
+        out.differences.append(why)
+        return out
     with tempfile.TemporaryDirectory(prefix="hx-rejudge-") as tmp:
         root = Path(tmp) / "tree"
         try:

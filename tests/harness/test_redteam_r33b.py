@@ -185,3 +185,42 @@ def test_a_record_value_with_no_canonical_form_is_a_finding_not_a_crash(authenti
     r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
     assert r.exit_code == 1 and r.exception is None or isinstance(r.exception, SystemExit), r.output
     assert "REJECTED" in r.output
+
+
+# -- rejudge ---------------------------------------------------------------------------------------------------
+def _bundle_dir(authentic, tmp_path):
+    """The run exported as a bundle and unpacked, as a reader has it."""
+    import tarfile
+
+    from harness.run.bundle import TOP, export_bundle
+    out = tmp_path / "run.tar.gz"
+    export_bundle(authentic.dir, out)
+    with tarfile.open(out) as tar:
+        tar.extractall(tmp_path / "x", filter="data")
+    return tmp_path / "x" / TOP
+
+
+def test_rejudge_never_runs_a_task_file_other_than_the_one_the_receipts_are_bound_to(authentic, tmp_path):
+    """red team r33b: rejudge ran whatever tests the bundle's tasks/ held. A bundle whose hidden oracle is
+    replaced by as many trivially passing tests replayed a passing cell ``identical``, so a publisher could
+    make any oracle verdict "reproduce" (the replay is what checks a runner that signed a pass the oracle
+    never gave). A receipt's storyFilesHash binds the task's files (the lock's digests of them): a task
+    directory that does not digest to it is named, and the cell is not identical."""
+    import json
+
+    from harness.run.bundle import sources
+    from harness.run.rejudge import rejudge
+    from harness.sandbox.sandbox import Limits
+    root = _bundle_dir(authentic, tmp_path)
+    rec = next(json.loads(x) for x in (root / "records.jsonl").read_text().splitlines()
+               if json.loads(x)["hidden_pass"])
+    hidden = next(r for r in (json.loads((root / "receipts" / f"{d}.json").read_bytes()) for d in rec["receipts"])
+                  if r["subject"]["kind"] == "hidden" and r["subject"]["stage"] == "final")
+    tasks_dir, lim = sources(root)
+    limits = Limits(timeout_s=lim["timeout_s"])
+    [row] = rejudge(root, tasks_dir, limits, (rec["cell_key"],))
+    assert row.identical, row.differences  # the authentic bundle replays
+    fake = "".join(f"def test_{i}():\n    pass\n\n\n" for i in range(hidden["outcome"]["verdict"]["tests"]))
+    (tasks_dir / rec["task"] / "oracle" / "test_oracle.py").write_text(fake)
+    [row] = rejudge(root, tasks_dir, limits, (rec["cell_key"],))
+    assert not row.identical and any("oracle/test_oracle.py" in d for d in row.differences), row.differences
