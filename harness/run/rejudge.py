@@ -26,6 +26,7 @@ from harness.judge import evidence
 from harness.judge.testrun import run_judged_and_plain
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
+from harness.ledger.seal import record_seal_problem
 from harness.sandbox.sandbox import Limits, hidden_for
 from harness.sandbox.treestore import LEGACY_TREE_FORMAT, load_tree, materialize
 
@@ -75,12 +76,17 @@ def _published_key(run_dir: Path) -> bytes | None:
         return None
 
 
-def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]:
-    """The cell's final receipts that pass their own checks against the run's published key (a receipt
-    edited after signing is never the reference a replay is compared with; ``harness receipts verify
-    --public-key`` checks the key itself against one the reader trusts)."""
+def _stored_finals(run_dir: Path, rec: dict, out: CellReplay, trusted: bytes | None = None) -> dict[str, dict]:
+    """The cell's final receipts that pass their own checks against ``trusted`` (the key the reader
+    passed), else the run's published key (a receipt edited after signing is never the reference a
+    replay is compared with). The record must be the one that key sealed (its ``seal``; a record of a
+    current run without one is a difference): a record re-pointed at another tree is never replayed
+    as the cell's. Only a trusted key stops a publisher who re-signed everything with a key of their
+    own and published it in the run's place (red team r33b)."""
     finals = {}
-    key = _published_key(run_dir)
+    key = trusted if trusted is not None else _published_key(run_dir)
+    if "seal" in rec and (problem := record_seal_problem(rec, key)) is not None:
+        out.differences.append(f"record: {problem[0].value} ({problem[1]})")
     for d in rec.get("receipts") or []:
         try:
             r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
@@ -96,6 +102,8 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]
                                    f"(run {r['subject']['run_id']}), not this cell")
         elif r["subject"]["stage"] == "final":
             finals[r["subject"]["kind"]] = r
+    if "seal" not in rec and any(r["format"] == rc.RECEIPT_FORMAT for r in finals.values()):
+        out.differences.append("record: signature_missing (a record of a sealed run without its seal)")
     return finals
 
 
@@ -153,8 +161,9 @@ def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) ->
         out.differences.append(f"{kind}: output digest differs ({'; '.join(changed) or 'the stored verdict was edited'})")
 
 
-def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> CellReplay:
-    """Re-judge one cell's stored final tree (see the module's docstring)."""
+def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits, trusted: bytes | None = None) -> CellReplay:
+    """Re-judge one cell's stored final tree (see the module's docstring); ``trusted``: the raw public key
+    the reader trusts (None: the run's published key)."""
     out = CellReplay(str(rec.get("cell_key")))
     digest = str(rec.get("tree_digest_final"))
     tree = load_tree(Path(run_dir) / "trees", digest)
@@ -166,7 +175,7 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
         out.notes.append("an older run's tree (hx-tree-1): its digest is the older (path, text) encoding, which "
                          "cannot tell a marker from a file holding its text or see an empty directory")
     task = load_task(Path(tasks_dir) / str(rec.get("task")))
-    finals = _stored_finals(run_dir, rec, out)
+    finals = _stored_finals(run_dir, rec, out, trusted)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
         if r["binding"]["materialHash"] != digest:
             out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "
@@ -197,6 +206,6 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
 
 
 def rejudge(run_dir: Path, tasks_dir: Path, limits: Limits, keys: tuple[str, ...] = (), sample: int | None = None,
-            seed: int = 0) -> list[CellReplay]:
+            seed: int = 0, trusted: bytes | None = None) -> list[CellReplay]:
     records = scored_records(run_dir)
-    return [replay_cell(run_dir, records[k], tasks_dir, limits) for k in select(records, keys, sample, seed)]
+    return [replay_cell(run_dir, records[k], tasks_dir, limits, trusted) for k in select(records, keys, sample, seed)]

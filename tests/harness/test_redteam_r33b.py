@@ -224,3 +224,59 @@ def test_rejudge_never_runs_a_task_file_other_than_the_one_the_receipts_are_boun
     (tasks_dir / rec["task"] / "oracle" / "test_oracle.py").write_text(fake)
     [row] = rejudge(root, tasks_dir, limits, (rec["cell_key"],))
     assert not row.identical and any("oracle/test_oracle.py" in d for d in row.differences), row.differences
+
+
+def _forge_with_own_key(root) -> str:
+    """What a publisher without the run's key can do: make a new key, publish it as the run's, and re-sign
+    an amplified cell's record to name a passing cell's final tree and receipts (the subjects rewritten to
+    the amplified cell) with it. Returns the amplified cell's key."""
+    import base64
+    import json
+
+    from harness.ledger import receipts as rc
+    from harness.ledger.ledger import generate_key, record_hash
+    from harness.ledger.seal import record_seal_body
+    priv, pub = generate_key()
+    forger = rc.Signer(priv)
+    (root / "receipts" / rc.PUBLIC_KEY_NAME).write_bytes(pub)
+    path = root / "records.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    victim = next(r for r in recs if r["outcome"] == "amplified")
+    donor = next(r for r in recs if r["task"] == victim["task"] and r["hidden_pass"])
+    names = []
+    for d in donor["receipts"]:
+        r = json.loads((root / "receipts" / f"{d}.json").read_bytes())
+        r["subject"]["cell_key"] = victim["cell_key"]
+        r["producer"]["key_id"] = forger.key_id
+        data = rc.canonical_bytes(forger.sign(r))
+        names.append(rc.sha256_hex(data))
+        (root / "receipts" / f"{names[-1]}.json").write_bytes(data)
+    victim.update(tree_digest_final=donor["tree_digest_final"], receipts=names, hidden_pass=True,
+                  outcome="completed", receipt_key_id=forger.key_id)
+    prev = ""
+    for r in recs:
+        r["prev_hash"] = prev
+        r["seal"] = base64.b64encode(forger.sign_bytes(record_seal_body(r))).decode()
+        r["hash"] = prev = record_hash(r)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (root / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+    return victim["cell_key"]
+
+
+def test_rejudge_with_the_trusted_key_never_compares_with_a_forgers_receipts(authentic, tmp_path):
+    """red team r33b: rejudge checked receipts against the bundle's own published key. A publisher who
+    re-signed an amplified cell (its record naming a passing cell's tree, its receipts re-signed) with a
+    key of their own, published in its place, had that cell replayed ``identical``. ``rejudge
+    --public-key`` checks the receipts and the records' seals against the key the reader trusts; without
+    it, the summary says whose key the receipts were checked against."""
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    root = _bundle_dir(authentic, tmp_path)
+    victim = _forge_with_own_key(root)
+    r = CliRunner().invoke(main, ["rejudge", str(root), victim])
+    assert r.exit_code == 0 and "checked against the run's published key" in r.output, r.output
+    key = tmp_path / "trusted.pem"
+    key.write_bytes(authentic.public_pem)
+    r = CliRunner().invoke(main, ["rejudge", str(root), victim, "--public-key", str(key)])
+    assert r.exit_code == 1 and "signer_key_mismatch" in r.output and "0/1 cell(s) identical" in r.output, r.output
