@@ -280,3 +280,42 @@ def test_rejudge_with_the_trusted_key_never_compares_with_a_forgers_receipts(aut
     key.write_bytes(authentic.public_pem)
     r = CliRunner().invoke(main, ["rejudge", str(root), victim, "--public-key", str(key)])
     assert r.exit_code == 1 and "signer_key_mismatch" in r.output and "0/1 cell(s) identical" in r.output, r.output
+
+
+# -- what the digest leaves out ---------------------------------------------------------------------------------
+MODE_TEST = '''
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_what_the_tree_modes_are():
+    assert os.stat(ROOT / "pkg" / "mod.py").st_mode & 0o7777 == 0o644
+    assert os.stat(ROOT / "pkg" / "run.sh").st_mode & 0o7777 == 0o644
+    assert not os.access(ROOT / "pkg" / "run.sh", os.X_OK)
+'''
+
+
+@pytest.mark.parametrize("modes", [(0o644, 0o644), (0o600, 0o755), (0o444, 0o700)])
+def test_a_mode_change_the_digest_leaves_out_is_never_seen_by_a_judged_run(tmp_path, modes):
+    """Attack tried (red team r33b), and refused by design: the tree digest leaves permission bits out, so
+    a file made executable or unreadable after a passing check keeps the digest. That is safe only if no
+    judged run can see a mode: the judge's scratch copy gives every file one mode (harness.sandbox.open_up),
+    so a test reading modes sees the same under every chmod, and its verdict cannot change with them."""
+    from harness.core.tasks import read_entries
+    from harness.core.treereading import tree_digest
+    from harness.judge.testrun import run_pytest
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "mod.py").write_text("X = 1\n")
+    (tree / "pkg" / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    test = tmp_path / "test_modes.py"
+    test.write_text(MODE_TEST)
+    before = tree_digest(read_entries(tree))
+    os.chmod(tree / "pkg" / "mod.py", modes[0])
+    os.chmod(tree / "pkg" / "run.sh", modes[1])
+    assert tree_digest(read_entries(tree)) == before  # the digest does not see modes
+    for judged in (True, False):  # the judge's run and plain pytest's: one mode, whatever the tree's
+        v = run_pytest(tree, test, dest_rel="tests/test_modes.py", judged=judged)
+        assert v.passed and v.tests == 1, v.output
