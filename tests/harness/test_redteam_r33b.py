@@ -319,3 +319,67 @@ def test_a_mode_change_the_digest_leaves_out_is_never_seen_by_a_judged_run(tmp_p
     for judged in (True, False):  # the judge's run and plain pytest's: one mode, whatever the tree's
         v = run_pytest(tree, test, dest_rel="tests/test_modes.py", judged=judged)
         assert v.passed and v.tests == 1, v.output
+
+
+# -- downgrade -------------------------------------------------------------------------------------------------
+def _resumed_older_run(b, older: int) -> None:
+    """The run as the harness leaves an older run (hx-receipt-1 receipts, no seals) that it resumed: its
+    first ``older`` records are the older harness's (their receipts re-signed as hx-receipt-1 with the run's
+    key, as the older harness signed them; no seal), the rest this harness's (sealed), and the head seal
+    over all of them (resuming seals an older run's ledger: harness.ledger.seal.Sealer.resume_problem)."""
+    import json
+
+    from harness.ledger import receipts as rc
+    from harness.ledger.ledger import record_hash
+    from harness.ledger.seal import make_seal, seal_path
+    signer = rc.Signer(b.private_pem)
+    path = b.dir / "records.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    for rec in recs[:older]:
+        names = []
+        for d in rec["receipts"]:
+            p = b.dir / "receipts" / f"{d}.json"
+            r = json.loads(p.read_bytes())
+            r["format"] = rc.LEGACY_RECEIPT_FORMAT
+            data = rc.canonical_bytes(signer.sign(r))
+            p.unlink()
+            names.append(rc.sha256_hex(data))
+            (b.dir / "receipts" / f"{names[-1]}.json").write_bytes(data)
+        rec["receipts"] = names
+        rec.pop("seal")
+    prev = ""
+    for r in recs:
+        r["prev_hash"] = prev
+        r["hash"] = prev = record_hash(r)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (b.dir / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+    seal = make_seal(signer, recs[-1], len(recs), recs[-1].get("protocol_digest"), recs[-1].get("run_id"))
+    seal_path(b.dir).write_text(json.dumps(seal))
+
+
+@pytest.mark.xfail(strict=True, reason="open (red team r33b): an older run is accepted with a note by design, and "
+                   "a resumed older run's older prefix is one; refusing it needs older runs to be opt-in "
+                   "(e.g. `receipts verify --accept-older`) or the head seal kept outside the run")
+def test_a_resumed_older_run_cut_back_to_its_older_records_is_not_accepted_as_an_older_run(authentic, tmp_path):
+    """Downgrade: an older run resumed by this harness is sealed (its later records and the head seal),
+    under the same key. Without the key, its records cut back to the older ones, the later receipts and the
+    head seal deleted, it reads exactly as an older run: verify accepts it with the older-run note, and the
+    cells judged after the resume are gone (and the older records can be rewritten: nothing signs them)."""
+    import json
+
+    from harness.ledger.seal import seal_path
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    _resumed_older_run(b, older=2)
+    report = verify_run(b.dir, b.public_pem)
+    assert report.ok and report.legacy == 0, [f.line() for f in report.findings]  # the resumed run: sealed, ok
+    lines = (b.dir / "records.jsonl").read_text().splitlines(keepends=True)
+    for line in lines[2:]:
+        for d in json.loads(line)["receipts"]:
+            (b.dir / "receipts" / f"{d}.json").unlink()
+    (b.dir / "records.jsonl").write_text("".join(lines[:2]))
+    last = json.loads(lines[1])
+    (b.dir / "records.head").write_text(f"{last['seq']} {last['hash']}\n")
+    seal_path(b.dir).unlink()
+    report = verify_run(b.dir, b.public_pem)
+    assert not report.ok, f"accepted as an older run of {report.legacy} record(s)"
