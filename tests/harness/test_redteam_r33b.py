@@ -383,3 +383,61 @@ def test_a_resumed_older_run_cut_back_to_its_older_records_is_not_accepted_as_an
     seal_path(b.dir).unlink()
     report = verify_run(b.dir, b.public_pem)
     assert not report.ok, f"accepted as an older run of {report.legacy} record(s)"
+
+
+def _shipped_a4_on_an_unread_entry(b) -> str:
+    """The run as a harness from before this fix would have signed it (the run's key: this is what it
+    wrote, not a forgery): the shipped A4 cell's final tree has an entry past the tree's limits (its stored
+    manifest gains one ``over`` entry; the final and gate receipts, the record and the seals follow its
+    digest). Returns the cell key."""
+    import base64
+    import json
+
+    from harness.ledger import receipts as rc
+    from harness.ledger.ledger import record_hash
+    from harness.ledger.seal import make_seal, record_seal_body, seal_path
+    from harness.sandbox.treestore import load_tree
+    signer = rc.Signer(b.private_pem)
+    path = b.dir / "records.jsonl"
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    rec = next(r for r in recs if r["controller"] == "A4" and r["shipped"])
+    old = rec["tree_digest_final"]
+    body = json.loads((b.dir / "trees" / f"{old}.json").read_text())
+    body["entries"]["!pad0.pyc"] = {"kind": "over", "text": "67108864 bytes, not read: past the tree's total size limit"}
+    tmp = b.dir / "trees" / f"{'0' * 64}.json"
+    tmp.write_text(json.dumps(body))
+    new = load_tree(b.dir / "trees", "0" * 64).digest
+    tmp.rename(b.dir / "trees" / f"{new}.json")
+    names = []
+    for d in rec["receipts"]:
+        r = json.loads((b.dir / "receipts" / f"{d}.json").read_bytes())
+        if r["binding"]["materialHash"] == old:
+            r["binding"]["materialHash"] = new
+            data = rc.canonical_bytes(signer.sign(r))
+            d = rc.sha256_hex(data)
+            (b.dir / "receipts" / f"{d}.json").write_bytes(data)
+        names.append(d)
+    rec.update(tree_digest_final=new, receipts=names)
+    prev = ""
+    for r in recs:
+        r["prev_hash"] = prev
+        r["seal"] = base64.b64encode(signer.sign_bytes(record_seal_body(r))).decode()
+        r["hash"] = prev = record_hash(r)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (b.dir / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+    seal_path(b.dir).write_text(json.dumps(make_seal(signer, recs[-1], len(recs), recs[-1].get("protocol_digest"),
+                                                     recs[-1].get("run_id"))))
+    return rec["cell_key"]
+
+
+def test_verify_refuses_an_a4_cell_shipped_on_a_tree_whose_reading_left_entries_unread(authentic, tmp_path):
+    """Eq. 2 at the moment of shipping, re-checked offline: an A4 cell that shipped on a final tree with an
+    entry past the tree's limits was admitted on a digest that does not pin the tree down (the gate before
+    red team r33b). Verify names it ``stale`` from the stored tree, everything else about the run being
+    authentic."""
+    from harness.ledger.receipts import Reason
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    key = _shipped_a4_on_an_unread_entry(b)
+    findings = [(f.reason, f.where, f.what) for f in verify_run(b.dir, b.public_pem).findings]
+    assert findings == [(Reason.STALE, key, "gate/visible")]
