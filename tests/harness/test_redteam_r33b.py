@@ -1,12 +1,19 @@
 """Red team r33b: the receipts of issue 33 attacked by someone who controls a published run (or the agent's
-tree) but not the run's private key. Each test is an attack that worked on main, and the rule that now
-refuses it (docs/receipts.md).
+tree) but not the run's private key. Each test is an attack that worked on main and the rule that now
+refuses it, or (one strict xfail) an attack still open, or (modes) an attack the design refuses
+(docs/receipts.md).
 
 - A4's gate admitted stale evidence through what the tree digest does not read: the judge leaves
   bytecode out of its limits and its copy (``__pycache__``, ``*.pyc``), the tree's reading does not, so
   bytecode the judge never sees pushed the tree's reading past its total-size or entry limit. Past a
   limit the reading records an entry without its content (``over``: a size, or nothing past the entry
-  count), so a source file edited after the passing check kept the tree's digest, and Fresh held."""
+  count), so a source file edited after the passing check kept the tree's digest, and Fresh held.
+  Verify re-checks it for a shipped A4 cell from the stored tree.
+- A record line with a key twice verified (the last value is the sealed one, the file shows both); a
+  NaN, an infinite float or a lone surrogate in a record ended verify in a traceback.
+- rejudge replayed whatever tests a bundle's ``tasks/`` held, and trusted the key the bundle publishes.
+- Open: an older run resumed by this harness, cut back to its older records, reads as an older run.
+"""
 from __future__ import annotations
 
 import os
