@@ -63,26 +63,39 @@ def receipts_verify(run, public_key, no_trees):
 @click.argument("cell_keys", nargs=-1)
 @click.option("--sample", type=click.IntRange(min=1), default=None, help="re-judge N cells drawn with --seed")
 @click.option("--seed", type=int, default=0, show_default=True)
-def rejudge_cmd(run, cell_keys, sample, seed):
+@click.option("--public-key", "public_key", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="the run's public key (PEM) as you trust it: the receipts and records' seals are checked "
+                   "against it (default: the key the run publishes, which whoever published the run chose)")
+def rejudge_cmd(run, cell_keys, sample, seed, public_key):
     """Re-run the judge and plain pytest on the stored final tree of each cell of RUN (a run directory
     or a bundle) and compare with its signed final receipts: identical, or the difference named."""
+    from harness.core import runio
+    from harness.ledger.receipts import public_raw_of_pem
     from harness.run.bundle import open_source, sources
     from harness.run.rejudge import rejudge
     from harness.sandbox.sandbox import Limits
     try:
+        trusted = None
+        if public_key is not None:
+            try:
+                trusted = public_raw_of_pem(runio.read_bytes(public_key, "public key", limit=1 << 16, follow=True))
+            except (ValueError, TypeError) as exc:
+                raise InputError(public_key, "--public-key", f"not an ed25519 public key (PEM): {exc}") from None
         with open_source(Path(run)) as root:
             tasks_dir, lim = sources(root)
             rows = rejudge(root, tasks_dir, Limits(timeout_s=lim["timeout_s"], memory_mb=lim["memory_mb"]),
-                           tuple(cell_keys), sample, seed)
-    except (InputError, OSError) as exc:
+                           tuple(cell_keys), sample, seed, trusted)
+    except (InputError, OSError) as exc:  # runio.UnsafeFile is an InputError
         _bad(exc)
     for r in rows:
         click.echo(f"{'identical' if r.identical else 'DIFFERENT':<10} {r.cell_key}"
                    + ("" if r.identical else "  " + " | ".join(r.differences))
                    + "".join(f"  ({n})" for n in r.notes))
     same = sum(r.identical for r in rows)
+    whose = ("the key given (--public-key)" if public_key is not None else
+             "the run's published key (receipts/public_key.pem): pass --public-key to check them against one you trust")
     click.echo(f"{same}/{len(rows)} cell(s) identical (same verdict and output digest, visible and hidden, "
-               "judged and plain)")
+               f"judged and plain; receipts checked against {whose})")
     sys.exit(int(ExitCode.OK if rows and same == len(rows) else ExitCode.CHECK_FAILED))
 
 

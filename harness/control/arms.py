@@ -17,7 +17,8 @@ outcome from the final tree. Shipping rules:
   reflection and repair) -> gate -> done. Ships only on admissible evidence: the pristine visible
   test passed on the current tree AND a reviewer ship verdict is bound to the same tree digest.
   With receipts (the cell has a notary) the test's evidence is its signed receipt, admitted by
-  Eq. 2 (harness.judge.evidence.admissible): Fresh (bound to the live tree), Complete, signed by
+  Eq. 2 (harness.judge.evidence.admissible): Fresh (bound to the live tree, whose reading read
+  every entry: one past the tree's limits leaves its digest no proof), Complete, signed by
   the run's judge key, attested, about this claim, passing. An edit after the check or the review
   makes the evidence stale: refused with its reason code (``gate_refuse``, ``code``), and the loop
   goes on to another attempt. The agent's own test runs and its "done" are claims, never
@@ -29,6 +30,7 @@ there and nothing ships (reason "human_gate").
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.control.attempt import (
@@ -45,6 +47,7 @@ from harness.control.reviewer import ReviewVerdict
 from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
+from harness.core.treereading import tree_digest
 from harness.judge import evidence
 from harness.ledger.receipts import Reason
 
@@ -67,17 +70,22 @@ def admissible(check: GateCheck, verdict: ReviewVerdict | None, current_digest: 
             and check.tree_digest == verdict.tree_digest == current_digest)
 
 
-def gate_reason(ctx: CellContext, check: GateCheck, verdict: ReviewVerdict, live: str) -> tuple[Reason, str]:
+def gate_reason(ctx: CellContext, check: GateCheck, verdict: ReviewVerdict, live: str,
+                unread: Sequence[str] = ()) -> tuple[Reason, str]:
     """Why A4's done gate refuses (``Reason``), or ``ok``: the test evidence by Eq. 2 over its receipt
     when the cell issues receipts (else the check's own digest and pass), and the reviewer's ship
-    verdict bound to the live tree."""
+    verdict bound to the live tree. ``unread``: the live reading's entries past the tree's limits
+    (``TreeReading.unread``); with any, no digest shows the tree unchanged (``stale``)."""
     if ctx.notary is not None:
         if check.receipt is None:
             return Reason.BUILD_PROOF_MISSING, "no receipt for the visible check"
         reason, why = evidence.admissible(check.receipt, claim=("gate", "visible"), live_digest=live,
-                                          ctx=ctx.notary.ctx, trusted_public_raw=ctx.notary.signer.public_raw)
+                                          ctx=ctx.notary.ctx, trusted_public_raw=ctx.notary.signer.public_raw,
+                                          live_unread=unread)
         if reason is not Reason.OK:
             return reason, why
+    elif (problem := evidence.unread_problem(unread)) is not None:
+        return problem
     elif check.tree_digest != live:
         return Reason.STALE, "the tree changed after the check"
     elif not check.passed:
@@ -160,7 +168,8 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
             verdict = request_review(ctx)
             if verdict.verdict is None:
                 return ArmResult(False, False, "safe_stop:review_unparseable")
-        code, why = gate_reason(ctx, check, verdict, ctx.ws.digest())
+        live = ctx.ws.reading()
+        code, why = gate_reason(ctx, check, verdict, tree_digest(live), live.unread)
         if code is Reason.OK:
             ctx.log.emit("gate_admit", tree_digest=check.tree_digest, receipt=_digest_of(check))
             return ArmResult(True, False, "shipped")

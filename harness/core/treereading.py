@@ -28,7 +28,8 @@ and (sha256 being collision resistant) never share a digest. ``tests/harness/tes
 parses the bytes back as the specification of this format.
 
 What the digest does not cover: permission bits, times, owners (``harness.sandbox.workspace.tree_modes``
-and the detectors read modes), and the bytes of an entry past the limits.
+and the detectors read modes), and the bytes of an entry past the limits (``TreeReading.unread``: a
+reading with such entries does not pin the tree down, and A4's gate never treats its digest as Fresh).
 """
 from __future__ import annotations
 
@@ -112,6 +113,14 @@ class TreeReading:
     @property
     def dirs(self) -> list[str]:
         return sorted(rel for rel, e in self.entries.items() if e.kind is Kind.DIR)
+
+    @property
+    def unread(self) -> list[str]:
+        """The paths whose content this reading did not read (``over``: past one of the tree's limits; past
+        the entry count, where the walk stopped, nothing after it is listed at all). Their content, and
+        what the walk never reached, can change under an unchanged digest, so a digest of a reading with
+        any is no proof that a tree is unchanged (A4's Fresh refuses it: red team r33b)."""
+        return sorted(rel for rel, e in self.entries.items() if e.kind is Kind.OVER)
 
 
 def _bytes(s: str) -> bytes:

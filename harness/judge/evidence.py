@@ -25,6 +25,7 @@ What a receipt's parts are here (docs/receipts.md):
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,8 +141,21 @@ def write_receipt(run_dir: Path, receipt: dict) -> str:
     return digest
 
 
+def unread_problem(unread: Sequence[str]) -> tuple[Reason, str] | None:
+    """Fresh's precondition: the live tree's reading read every entry. An entry past the tree's limits
+    (``TreeReading.unread``) is in the digest without its content, so an equal digest does not show
+    the tree is the one the check ran on (red team r33b: bytecode, which the judge neither copies nor
+    counts, pushed the reading past its total size, and a source file edited after the passing check
+    kept the digest). ``stale`` naming them, or None."""
+    if not unread:
+        return None
+    return Reason.STALE, (f"{len(unread)} entr(ies) of the live tree past its limits were not read "
+                          f"({', '.join(unread[:3])}{', ...' if len(unread) > 3 else ''}): its digest cannot show "
+                          "it is the tree the check ran on")
+
+
 def admissible(receipt, *, claim: tuple[str, str], live_digest: str, ctx: Context,
-               trusted_public_raw: bytes) -> tuple[Reason, str]:
+               trusted_public_raw: bytes, live_unread: Sequence[str] = ()) -> tuple[Reason, str]:
     """Eq. 2, Admissible(E, c, H) = Fresh ∧ Complete ∧ IntegrityVerified ∧ ProducerAuthorized ∧
     ExecutionAttested ∧ Supports ∧ OutcomeAccepted, for the claim ``c`` = (stage, kind) "this test
     passes" at the live tree ``H``. Returns ``ok`` or the first conjunct's reason (closed enum).
@@ -149,7 +163,8 @@ def admissible(receipt, *, claim: tuple[str, str], live_digest: str, ctx: Contex
     ExecutionAttested (a complete identity whose outputDigest is the verdict's) are
     ``check_receipt``; Complete is the binding equal to this cell's policy, task files, command set
     and start; Supports is the receipt being about this cell and claim; Fresh is the materialHash
-    equal to the live tree's digest; OutcomeAccepted is exit 0 and decision pass."""
+    equal to the live tree's digest, over a reading that read every entry (``live_unread``, the live
+    reading's ``unread``, is empty: ``unread_problem``); OutcomeAccepted is exit 0 and decision pass."""
     reason, why = rc.check_receipt(receipt, trusted_public_raw)
     if reason is not Reason.OK:
         return reason, why
@@ -162,6 +177,8 @@ def admissible(receipt, *, claim: tuple[str, str], live_digest: str, ctx: Contex
     subj = receipt["subject"]
     if (subj["cell_key"], subj["run_id"]) != (ctx.cell_key, ctx.run_id) or (subj["stage"], subj["kind"]) != claim:
         return Reason.STALE, f"about {subj['cell_key']} {subj['stage']}/{subj['kind']}, not this claim"
+    if (unread := unread_problem(live_unread)) is not None:
+        return unread
     if receipt["binding"]["materialHash"] != live_digest:
         return Reason.STALE, (f"bound to tree {receipt['binding']['materialHash'][:12]}..., the live tree is "
                               f"{live_digest[:12]}...")

@@ -108,21 +108,29 @@ def inspect(path: Path) -> Inspection:
 
 def _read_lines(body: bytes, ins: Inspection) -> list[tuple[int, dict]]:
     """(line number, record) of each complete line that is a JSON object; a blank line, a line
-    that is not a record, and one whose hash does not match its content are problems."""
+    that is not a record (a key given twice among them: the ledger writes one value per key), and
+    one whose hash does not match its content (or that has no canonical form to hash: a NaN, an
+    infinite float, a lone surrogate; red team r33b) are problems."""
     recs: list[tuple[int, dict]] = []
     for i, line in enumerate(body.decode(errors="replace").splitlines(), 1):
         if not line.strip():
             ins.problems.append(f"line {i}: blank line inside the ledger")
             continue
         try:
-            rec = runio.parse_json(line, str(ins.path), i)  # nesting bounded before it is parsed
+            rec = runio.parse_json(line, str(ins.path), i, unique_keys=True)  # nesting bounded before it is parsed
         except runio.UnsafeFile as exc:
             ins.problems.append(f"line {i}: not a JSON record ({exc.message})")
             continue
         if not isinstance(rec, dict):
             ins.problems.append(f"line {i}: not a JSON record")
             continue
-        if not isinstance(rec.get("seq"), int) or rec.get("hash") != record_hash(rec):
+        try:
+            rehashed = record_hash(rec)
+        except ValueError as exc:  # json.loads reads what canonical() cannot write (UnicodeEncodeError too)
+            ins.problems.append(f"line {i}: edited (a value no record has: {str(exc)[:80]}); cell {rec.get('cell_key')}")
+            recs.append((i, rec))
+            continue
+        if not isinstance(rec.get("seq"), int) or rec.get("hash") != rehashed:
             what = "inserted or edited (no valid seq/hash)" if "hash" not in rec else "edited (content does not match its hash)"
             ins.problems.append(f"line {i}: {what}; cell {rec.get('cell_key')}")
         recs.append((i, rec))

@@ -20,7 +20,10 @@ Per record (every line of ``records.jsonl``; its hash chain first: a broken chai
   the test at exit 0 and decision pass, ``receipt_not_passing``, ``decision_not_pass``; a claimed
   failure whose runs all passed is ``decision_not_pass``);
 - an A4 record that shipped has a passing gate receipt bound to its final tree (Eq. 2 at the
-  moment of shipping; else ``build_proof_missing``).
+  moment of shipping; else ``build_proof_missing``), and its stored final tree's reading read every
+  entry (else ``stale``: an entry past the tree's limits leaves the digest no proof that the shipped
+  tree is the checked one; A4's gate refuses such a tree since red team r33b, a run made before
+  shipped on it).
 
 Then the records against their seals (harness.ledger.seal, the run's key): each record's own seal
 (every field of the record; a record that names current receipts must carry one, else
@@ -43,6 +46,7 @@ from pathlib import Path
 
 from harness.core import runio
 from harness.core.record import eq7_violation
+from harness.core.treereading import TreeReading
 from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
@@ -223,10 +227,11 @@ def _verdicts(run: _Run, rec: dict, finals: dict[str, dict], where: str) -> None
         run.with_plain += 1
 
 
-def _final_tree(run: _Run, digest: str | None, where: str) -> None:
+def _final_tree(run: _Run, digest: str | None, where: str) -> TreeReading | None:
+    """The stored final tree checked against the record's digest; its reading when it rebuilds to it."""
     if not isinstance(digest, str):
         run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, "tree", "the record names no final tree"))
-        return
+        return None
     tree = load_tree(run.dir / "trees", digest)
     if tree.digest is None:
         run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"tree {digest[:12]}", "; ".join(tree.problems)))
@@ -234,6 +239,9 @@ def _final_tree(run: _Run, digest: str | None, where: str) -> None:
         run.findings.append(Finding(Reason.STALE, where, f"tree {digest[:12]}",
                                     f"the stored tree rebuilds to {tree.digest[:12]}... "
                                     f"{'; '.join(tree.problems)}".strip()))
+    else:
+        return tree.reading
+    return None
 
 
 def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
@@ -261,9 +269,10 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
     if why:
         run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, "outcome", f"the record's outcome is not its verdicts': {why}"))
     _verdicts(run, rec, finals, where)
-    if keep_trees:
-        _final_tree(run, rec.get("tree_digest_final"), where)
+    final = _final_tree(run, rec.get("tree_digest_final"), where) if keep_trees else None
     if rec.get("controller") in GATED_CONTROLLERS and rec.get("shipped"):
+        if final is not None and (unread := evidence.unread_problem(final.unread)) is not None:
+            run.findings.append(Finding(unread[0], where, "gate/visible", f"shipped by A4: {unread[1]}"))
         fresh = [g for g in gates if g["binding"]["materialHash"] == rec.get("tree_digest_final")
                  and rc.passing(g)[0] is Reason.OK]
         if not fresh:

@@ -8,7 +8,9 @@ receipt, no ``*_plain_pass``) has its judged runs compared only, and the replay 
 The output digest compared is the receipt's outputDigest: sha256 of the judge's structured verdict
 (harness.judge.evidence.structured_verdict: pass, counts, exit status, timeout, subversion), never
 stdout or wall time, which differ between two runs of one tree. A stored tree that no longer
-rebuilds to the record's digest is reported as such, never re-judged as if it were the cell's.
+rebuilds to the record's digest is reported as such, never re-judged as if it were the cell's, and
+neither is a cell whose task files (the tests, the task's definition) are not the ones its receipts'
+storyFilesHash binds: a bundle's tests swapped would be replayed instead of the judged ones.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from harness.judge import evidence
 from harness.judge.testrun import run_judged_and_plain
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
+from harness.ledger.seal import record_seal_problem
 from harness.sandbox.sandbox import Limits, hidden_for
 from harness.sandbox.treestore import LEGACY_TREE_FORMAT, load_tree, materialize
 
@@ -73,12 +76,17 @@ def _published_key(run_dir: Path) -> bytes | None:
         return None
 
 
-def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]:
-    """The cell's final receipts that pass their own checks against the run's published key (a receipt
-    edited after signing is never the reference a replay is compared with; ``harness receipts verify
-    --public-key`` checks the key itself against one the reader trusts)."""
+def _stored_finals(run_dir: Path, rec: dict, out: CellReplay, trusted: bytes | None = None) -> dict[str, dict]:
+    """The cell's final receipts that pass their own checks against ``trusted`` (the key the reader
+    passed), else the run's published key (a receipt edited after signing is never the reference a
+    replay is compared with). The record must be the one that key sealed (its ``seal``; a record of a
+    current run without one is a difference): a record re-pointed at another tree is never replayed
+    as the cell's. Only a trusted key stops a publisher who re-signed everything with a key of their
+    own and published it in the run's place (red team r33b)."""
     finals = {}
-    key = _published_key(run_dir)
+    key = trusted if trusted is not None else _published_key(run_dir)
+    if "seal" in rec and (problem := record_seal_problem(rec, key)) is not None:
+        out.differences.append(f"record: {problem[0].value} ({problem[1]})")
     for d in rec.get("receipts") or []:
         try:
             r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
@@ -94,7 +102,50 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay) -> dict[str, dict]
                                    f"(run {r['subject']['run_id']}), not this cell")
         elif r["subject"]["stage"] == "final":
             finals[r["subject"]["kind"]] = r
+    if "seal" not in rec and any(r["format"] == rc.RECEIPT_FORMAT for r in finals.values()):
+        out.differences.append("record: signature_missing (a record of a sealed run without its seal)")
     return finals
+
+
+def task_file_digests(tasks_dir: Path, task: str) -> dict[str, str]:
+    """``{"<task>/<path>": sha256}`` of every file under the task's directory, as the protocol's lock
+    digests them (harness.core.protocol.covered_files: bytecode left out); an entry that is not a
+    regular file or a directory is listed with a digest that names it (the lock never holds one)."""
+    root = Path(tasks_dir) / task
+    out = {}
+    for f in sorted(root.rglob("*")) if root.is_dir() and not root.is_symlink() else ():
+        if "__pycache__" in f.relative_to(root).parts or (f.is_dir() and not f.is_symlink()):
+            continue
+        rel = f"{task}/{f.relative_to(root).as_posix()}"
+        try:
+            out[rel] = rc.sha256_hex(runio.read_bytes(f, "task file", limit=MAX_TASK_FILE_BYTES))
+        except (OSError, runio.UnsafeFile) as exc:
+            out[rel] = f"not a readable regular file ({exc})"
+    return out
+
+
+MAX_TASK_FILE_BYTES = 64 << 20
+
+
+def _task_problem(run_dir: Path, tasks_dir: Path, rec: dict, finals: dict[str, dict]) -> str | None:
+    """Why the task's files under ``tasks_dir`` are not the ones the cell's receipts are bound to, or
+    None. A receipt's storyFilesHash is over the lock's digests of the task's files (signed), so the
+    files on disk must digest to it; the lock in run.json, when readable, names the files that differ.
+    Without this a bundle's tests could be swapped, and the replay would run other tests than the
+    judged ones (red team r33b: a fake oracle replayed a passing cell ``identical``)."""
+    task = str(rec.get("task"))
+    bound = {r["binding"]["storyFilesHash"] for r in finals.values()}
+    on_disk = task_file_digests(tasks_dir, task)
+    if bound == {evidence.story_files_hash(task, on_disk)}:
+        return None
+    from harness.run.driver import story_files
+    from harness.run.receipts_verify import _lock_files
+    lock = _lock_files(Path(run_dir))
+    locked = story_files(lock, task) if lock is not None else {}
+    named = sorted(k for k in set(locked) | set(on_disk) if locked.get(k) != on_disk.get(k)) if locked else []
+    return (f"the task's files under {tasks_dir} are not the ones its receipts are bound to (storyFilesHash)"
+            + (f": {', '.join(k.removeprefix(task + '/') for k in named[:5])}{' ...' if len(named) > 5 else ''}"
+               f" differ from the run's lock" if named else "") + "; its tests are not replayed")
 
 
 def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) -> None:
@@ -110,8 +161,9 @@ def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) ->
         out.differences.append(f"{kind}: output digest differs ({'; '.join(changed) or 'the stored verdict was edited'})")
 
 
-def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> CellReplay:
-    """Re-judge one cell's stored final tree (see the module's docstring)."""
+def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits, trusted: bytes | None = None) -> CellReplay:
+    """Re-judge one cell's stored final tree (see the module's docstring); ``trusted``: the raw public key
+    the reader trusts (None: the run's published key)."""
     out = CellReplay(str(rec.get("cell_key")))
     digest = str(rec.get("tree_digest_final"))
     tree = load_tree(Path(run_dir) / "trees", digest)
@@ -123,11 +175,14 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
         out.notes.append("an older run's tree (hx-tree-1): its digest is the older (path, text) encoding, which "
                          "cannot tell a marker from a file holding its text or see an empty directory")
     task = load_task(Path(tasks_dir) / str(rec.get("task")))
-    finals = _stored_finals(run_dir, rec, out)
+    finals = _stored_finals(run_dir, rec, out, trusted)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
         if r["binding"]["materialHash"] != digest:
             out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "
                                    f"not the record's final tree {digest[:12]}...")
+    if finals and (why := _task_problem(run_dir, tasks_dir, rec, finals)) is not None:
+        out.differences.append(why)
+        return out
     with tempfile.TemporaryDirectory(prefix="hx-rejudge-") as tmp:
         root = Path(tmp) / "tree"
         try:
@@ -151,6 +206,6 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits) -> Ce
 
 
 def rejudge(run_dir: Path, tasks_dir: Path, limits: Limits, keys: tuple[str, ...] = (), sample: int | None = None,
-            seed: int = 0) -> list[CellReplay]:
+            seed: int = 0, trusted: bytes | None = None) -> list[CellReplay]:
     records = scored_records(run_dir)
-    return [replay_cell(run_dir, records[k], tasks_dir, limits) for k in select(records, keys, sample, seed)]
+    return [replay_cell(run_dir, records[k], tasks_dir, limits, trusted) for k in select(records, keys, sample, seed)]
