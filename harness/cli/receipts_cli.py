@@ -32,7 +32,9 @@ def receipts_grp() -> None:
               help="the run's public key (PEM) as you trust it, e.g. the one published beside the run")
 @click.option("--no-trees", "no_trees", is_flag=True,
               help="the run was made with --no-keep-trees: check bindings against the records only (not the trees)")
-def receipts_verify(run, public_key, no_trees):
+@click.option("--accept-older", "accept_older", is_flag=True,
+              help="accept a run made before records were sealed (hx-receipt-1) with its weaker checks, reported")
+def receipts_verify(run, public_key, no_trees, accept_older):
     """Check every receipt of RUN (a run directory or an exported bundle) against the records, the stored
     trees and PUBLIC_KEY, offline. One line per failure with its reason code; exit 0 only when all are ok.
     Local-key scope: tamper evidence and freshness, not execution truth against a compromised runner."""
@@ -42,7 +44,7 @@ def receipts_verify(run, public_key, no_trees):
     try:  # the safe reader: a FIFO named as the key is refused, never waited on (fault review r34)
         pem = runio.read_bytes(public_key, "public key", limit=1 << 16, follow=True)
         with open_source(Path(run)) as root:
-            report = verify_run(root, pem, trees=not no_trees)
+            report = verify_run(root, pem, trees=not no_trees, accept_older=accept_older)
     except (InputError, OSError) as exc:
         _bad(exc)
     for f in report.findings:

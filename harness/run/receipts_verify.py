@@ -288,10 +288,13 @@ def _final_problem(rec: dict, r: dict) -> tuple[Reason, str] | None:
     return _claimed(rec, r["subject"]["kind"], r)
 
 
-def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> Report:
+def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, accept_older: bool = False) -> Report:
     """Check every receipt of the run at ``run_dir`` (see the module's docstring). ``trees``: the final
     trees must be in the run's tree store (a run made with ``--no-keep-trees`` is checked with
-    ``trees=False``: its bindings are then checked against the records only, and the report says so)."""
+    ``trees=False``: its bindings are then checked against the records only, and the report says so).
+    ``accept_older``: an older run (hx-receipt-1, no seal) is accepted with its weaker checks, reported;
+    without it, it is refused (``build_proof_missing``): a current run cut back to its older records,
+    receipts and seal deleted, reads exactly as one (red team r33b), so only the reader can opt in."""
     run_dir = Path(run_dir)
     run = _Run(run_dir, trusted_key(public_key_pem), _lock_files(run_dir), {}, [])
     if run.trusted is None:
@@ -310,6 +313,10 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True) -> R
                                  "no plain pytest receipts, while the run's other records have them")
                          for where in run.judge_only]
     legacy = _check_seal(run, ins.records)
+    if legacy and not accept_older:
+        run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, "records", f"receipts/{SEAL_NAME}",
+                                    "an older run (hx-receipt-1, no ledger seal): nothing signed covers its records "
+                                    "or which cells there are; --accept-older checks it with those weaker checks"))
     return Report(run.findings, run.seen, len(ins.records), len(run.judge_only), len(ins.records) if legacy else 0)
 
 

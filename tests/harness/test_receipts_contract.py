@@ -528,11 +528,12 @@ def test_an_older_run_unsealed_with_older_receipts_verifies_and_says_so_a_stripp
         renamed[p.stem] = rc.sha256_hex(data)
         (b.dir / "receipts" / f"{renamed[p.stem]}.json").write_bytes(data)
     _rewrite(b, lambda recs: [(r.update(receipts=[renamed[d] for d in r["receipts"]]), r.pop("seal")) for r in recs])
-    report = verify_run(b.dir, b.public_pem)
+    assert not verify_run(b.dir, b.public_pem).ok  # older runs are the reader's opt-in (red team r33b)
+    report = verify_run(b.dir, b.public_pem, accept_older=True)
     assert report.ok and report.legacy == 12, [f.line() for f in report.findings]
     key = tmp_path / "pub.pem"
     key.write_bytes(b.public_pem)
-    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key)])
+    r = CliRunner().invoke(main, ["receipts", "verify", str(b.dir), "--public-key", str(key), "--accept-older"])
     assert r.exit_code == 0 and "12 record(s) of an older run (hx-receipt-1): the records are not sealed" in r.output
 
 

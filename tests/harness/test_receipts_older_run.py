@@ -21,8 +21,15 @@ BUNDLE = REPO / "tests" / "fixtures" / "older-run-hx-receipt-1.tar.gz"
 KEY = REPO / "tests" / "fixtures" / "older-run-hx-receipt-1.pub.pem"
 
 
-def test_an_older_run_verifies_and_the_summary_says_it_is_older():
+def test_an_older_run_is_refused_unless_the_reader_accepts_older_runs():
+    """Red team r33b: a current run cut back to its older records reads exactly as an older run, so the
+    weaker checks apply only when the reader asks for them."""
     r = CliRunner().invoke(main, ["receipts", "verify", str(BUNDLE), "--public-key", str(KEY)])
+    assert r.exit_code == 1 and "build_proof_missing" in r.output and "--accept-older" in r.output, r.output
+
+
+def test_an_older_run_verifies_with_accept_older_and_the_summary_says_it_is_older():
+    r = CliRunner().invoke(main, ["receipts", "verify", str(BUNDLE), "--public-key", str(KEY), "--accept-older"])
     assert r.exit_code == 0, r.output
     assert r.output.startswith("ok: 5 receipt(s) over 1 record(s), 0 failure(s)")
     assert "1 record(s) of an older run (hx-receipt-1): the records are not sealed" in r.output
@@ -41,5 +48,5 @@ def test_a_byte_flipped_in_an_older_runs_stored_tree_is_still_stale(tmp_path):
     blob = next(p for p in sorted((run / "trees" / "blobs").iterdir()) if b"def " in p.read_bytes())
     data = blob.read_bytes()
     blob.write_bytes(data.replace(b"def ", b"deg ", 1))
-    report = verify_run(run, KEY.read_bytes())
+    report = verify_run(run, KEY.read_bytes(), accept_older=True)
     assert [f.reason for f in report.findings] == [Reason.STALE] and report.legacy == 1

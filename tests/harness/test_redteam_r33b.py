@@ -364,9 +364,6 @@ def _resumed_older_run(b, older: int) -> None:
     seal_path(b.dir).write_text(json.dumps(seal))
 
 
-@pytest.mark.xfail(strict=True, reason="open (red team r33b): an older run is accepted with a note by design, and "
-                   "a resumed older run's older prefix is one; refusing it needs older runs to be opt-in "
-                   "(e.g. `receipts verify --accept-older`) or the head seal kept outside the run")
 def test_a_resumed_older_run_cut_back_to_its_older_records_is_not_accepted_as_an_older_run(authentic, tmp_path):
     """Downgrade: an older run resumed by this harness is sealed (its later records and the head seal),
     under the same key. Without the key, its records cut back to the older ones, the later receipts and the
@@ -389,7 +386,7 @@ def test_a_resumed_older_run_cut_back_to_its_older_records_is_not_accepted_as_an
     (b.dir / "records.head").write_text(f"{last['seq']} {last['hash']}\n")
     seal_path(b.dir).unlink()
     report = verify_run(b.dir, b.public_pem)
-    assert not report.ok, f"accepted as an older run of {report.legacy} record(s)"
+    assert not report.ok, f"accepted as an older run of {report.legacy} record(s)"  # older runs are opt-in
 
 
 def _shipped_a4_on_an_unread_entry(b) -> str:
