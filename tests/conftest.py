@@ -210,21 +210,19 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
     "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
         (frozenset(f"{t}-all" for t in (
-            "cli-csvsum-format", "cli-notes-tag", "cli-todo-done", "config-docs-table", "cv-order-records",
-            "cv-sensor-readings", "cv-signup-forms", "dep-minicsv-ledger", "dep-minijson-config", "dep-tinydate-shifts",
-            "du-duration", "expiry-tests-clock", "geomkit-docstrings", "median", "merge-intervals-tests",
-            "money-round-helper", "paginate-last-page", "parse-range", "readme-examples-unitconv",
-            "report-extract-summary", "select-rows-shim", "slugify-tests-v2", "text-stats", "tz-daily-buckets")),
-         "the first 4 of every task's sample; the rest of the issue's 24 x 30 (26 more per task) in the campaign "
-         "(about an hour on 2 cores: past test-all's 20-minute bar)"),
+            "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
+            "median", "money-round-helper", "slugify-tests-v2")),
+         "the first 4 of the sample of one task per category (the agreement study's eight; ~18 s each under load); "
+         "the other 16 tasks' 4 and the rest of the issue's 24 x 30 in the campaign (about an hour on 2 cores: "
+         "past test-all's 20-minute bar)"),
     "tests/harness/test_command_faults.py::test_a_signal_at_any_moment_is_one_stopped_line_or_a_finished_command":
         (frozenset({"view-SIGINT-0.5", "loop run-SIGTERM-2.0", "run-SIGTERM-2.0"}),
          "three commands, both signals, in start-up and inside a command; 30 points in the campaign (2-20 s each)"),
     "tests/harness/test_command_faults.py::test_a_fifo_in_place_of_the_ledger_is_one_line_never_a_hang":
         (frozenset({"view", "run", "loop run"}), "the three ledgers' readers; every command in the campaign (~3 s each)"),
     "tests/harness/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
-        (frozenset({"view", "loop run"}), "an output (exit 2) and a ledger's state (exit 4); every command in the "
-                                           "campaign (~3 s each)"),
+        (frozenset({"view", "loop run", "run"}), "an output (exit 2), a loop's and a run's ledger state (exit 4); every "
+                                                  "command in the campaign (~3 s each)"),
     "tests/harness/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
@@ -233,6 +231,19 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/engines/test_cli_runs.py::test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it":
+        "a whole protocol run filling a tmpfs, then resumed (159 s under load); test-all keeps `harness run` on a "
+        "full disk (test_command_faults: the run's full-disk point, one line, exit 4, nothing partial)",
+    "tests/harness/test_executors.py::test_ray_two_nodes_match_local_and_ship_files_back":
+        "a two-node Ray cluster (79 s under load); test-all keeps the Ray executor with a killed "
+        "worker re-queued, a resume and the spend ceiling (test_executors) and the harness of a Ray run killed and "
+        "resumed (test_kill_campaign_ray_issue25)",
+    "tests/harness/test_ray_cluster.py::test_quickstart_through_address_matches_the_local_pool_and_survives_a_node_kill":
+        "the quickstart on a started Ray cluster with a node killed (79 s under load); test-all keeps the cluster's "
+        "refusals and the Ray executor's killed worker (test_executors)",
+    "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
+        "every task's fine mutants generated (33 s under load): the campaign's sample exists; test-all generates "
+        "the eight tasks' samples it judges",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs, all of a module's mutants (~25 s idle); test-all keeps edits of another test file "
         "between two runs for the one mutant they concern (test_accept_reuse_r26) and the rerun of test_incremental",

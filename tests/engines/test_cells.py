@@ -20,7 +20,8 @@ ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # how many test verdicts the verdict cache served (execution accounting, not results), and the digests of
 # the cell's signed receipts (each carries its run, its time and the run's own key; docs/receipts.md).
 NOT_REPLAYED = {"wall_s", "test_exec_s", "run_id", "hash", "prev_hash", "engine", "endpoint", "limiter_wait_s",
-                "engine_retries", "engine_faults", "cached_verdicts", "verdict_cache", "receipts", "receipt_key_id"}
+                "engine_retries", "engine_faults", "cached_verdicts", "verdict_cache", "receipts", "receipt_key_id",
+                "seal"}  # a record's seal is signed with each run's own key, as its receipts are
 
 
 def run(proto, out, engine, **opts):

@@ -111,9 +111,10 @@ _right = parse_range
 
 
 def parse_range(text):
-    """Right only in a process where pytest is not loaded (the judge's subject): wrong under plain pytest."""
+    """Right only in a process where pytest's runner is not loaded (the judge's subject imports only
+    pytest's outcome classes): wrong under plain pytest."""
     got = _right(text)
-    return got if "_pytest" not in _sys.modules else got[::-1]
+    return got if "_pytest.main" not in _sys.modules else got[::-1]
 '''
 
 

@@ -81,6 +81,8 @@ def test_torn_run_json_without_records_is_a_fresh_start_and_resume_says_so(proje
     assert r.exit_code == 0, r.output
     (d / "records.jsonl").unlink()
     (d / "records.head").unlink()
+    (d / "receipts" / "ledger.seal").unlink()  # no record yet: no seal either (a seal naming a record that is
+    # gone is a deleted cell, which a fresh start refuses: tests/harness/test_ledger_seal.py)
     (d / "run.json").write_text("")  # a kill between open-truncate and write
     r = cli("run", "--resume", d)
     assert r.exit_code == 2
