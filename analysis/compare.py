@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
@@ -76,6 +76,10 @@ class Options:
     label_a: str = "A"
     label_b: str = "B"
     alpha: float = 0.05
+    # the command line's labels: an empty label is its side's arm (the one arm its rows hold, else the name of
+    # the file or folder, else A/B), and two equal labels become 'L (A)' and 'L (B)'. Resolved from the rows
+    # the comparison reads, so the inputs are read once (a second read doubled the time at a million rows)
+    default_labels: bool = False
 
 
 @dataclass
@@ -95,6 +99,7 @@ class Side:
     reference: dict[str, str | None] = field(default_factory=dict)
     schema_versions: list[int] = field(default_factory=list)
     controllers: list[str] = field(default_factory=list)
+    arms: list[str] = field(default_factory=list)  # the arms its rows hold, sorted
     torn_last_line: int = 0  # a run's ledger line still being written (no newline): not read, counted
 
 
@@ -222,7 +227,7 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
         digests_of.setdefault(r["task"], []).append(r.get("task_digest"))
     task_ref = {t: _modal(v) for t, v in digests_of.items()}
     side = Side(label, str(source), is_dir, ", ".join(arms), len(recs), plan, note, reference=ref,
-                schema_versions=versions,
+                schema_versions=versions, arms=arms,
                 controllers=sorted({str(r["controller"]) for r in recs if r.get("controller")}))
     side.torn_last_line = int(is_dir and _ends_torn(records_path))
     _split(side, recs, locs, key, ref, task_ref, names)
@@ -627,9 +632,28 @@ def compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[s
         return _compare(source_a, source_b, opts)
 
 
+def default_label(side: Side, fallback: str) -> str:
+    """A side's name when none is given: its one arm, else the name of its file or folder, else ``fallback``."""
+    if len(side.arms) == 1 and side.arms[0]:
+        return side.arms[0]
+    return Path(side.source).name or fallback
+
+
+def _labelled(a: Side, b: Side, opts: Options) -> Options:
+    """``opts`` with the command line's labels resolved (``Options.default_labels``), set on both sides."""
+    if opts.default_labels:
+        la, lb = opts.label_a or default_label(a, "A"), opts.label_b or default_label(b, "B")
+        if la == lb:
+            la, lb = f"{la} (A)", f"{lb} (B)"
+        opts = replace(opts, label_a=la, label_b=lb, default_labels=False)
+    a.label, b.label = opts.label_a, opts.label_b
+    return opts
+
+
 def _compare(source_a: str | Path, source_b: str | Path, opts: Options) -> dict[str, Any]:
     a = load_side(source_a, opts.label_a, opts.key)
     b = load_side(source_b, opts.label_b, opts.key)
+    opts = _labelled(a, b, opts)
     from analysis.adjudicated import adjudicated, token_convention
 
     pa, pb, note = planned_keys(a, b)

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
@@ -51,6 +52,28 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+@dataclass
+class Screened:
+    """A file the screen passed: its rows (as ``json.loads`` gives them to the per-row path), their 'FILE:LINE'
+    labels, and each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one), so the
+    callers count and join by column without walking the rows again."""
+
+    recs: list[dict]
+    locs: list[str]
+    cols: dict[str, list]
+
+    def __iter__(self) -> Iterator:
+        """(rows, labels), as ``analysis.records.read_raw`` returns them."""
+        return iter((self.recs, self.locs))
+
+    def column(self, name: str) -> list:
+        """Field ``name`` over the rows, None where a row lacks it (``dict.get``'s value)."""
+        col = self.cols.get(name)
+        if col is None:
+            return [None] * len(self.recs)
+        return [None if v is MISSING else v for v in col] if any(v is MISSING for v in col) else col
 
 
 def _lines(path: Path, complete_lines_only: bool) -> list[tuple[int, str]] | None:
@@ -176,8 +199,8 @@ def _representatives(cols: dict[str, list]) -> list[int]:
 
 
 def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only: bool, validate: Callable,
-               null_scenario: Callable, null_spellings: frozenset[str]) -> tuple[list[dict], list[str]] | None:
-    """(rows, their 'FILE:LINE' labels) when the file is JSON lines of the plain shape and every check passes;
+               null_scenario: Callable, null_spellings: frozenset[str]) -> Screened | None:
+    """The rows, their 'FILE:LINE' labels and their columns (``Screened``) when the file is JSON lines of the plain shape and every check passes;
     None otherwise (the caller reads it row by row). Only for files ``analysis.records.read_raw`` reads as
     JSON lines. ``validate``, ``null_scenario`` and ``null_spellings`` are the per-row reader's own
     (``analysis.records.fast_rows`` passes them), so the rules are never copied."""
@@ -201,4 +224,4 @@ def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only
         validate(recs[i], f"{path}:row", scenarios, problems)
     if problems:
         return None
-    return recs, [f"{path}:{i}" for i, _ in numbered]
+    return Screened(recs, [f"{path}:{i}" for i, _ in numbered], cols)
