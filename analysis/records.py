@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -494,7 +495,7 @@ def fast_rows(path: str | Path, scenarios: set[str] | None = None,
 
 def load_records(path: str | Path, on_conflict: str = "error",
                  scenarios: set[str] | None = None, complete_lines_only: bool = False,
-                 raw: tuple[list[dict], list[str]] | Screened | None = None, validated: bool = False) -> LoadResult:
+                 raw: tuple[list[dict], Sequence[str]] | Screened | None = None, validated: bool = False) -> LoadResult:
     """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
     ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger).
     ``raw``: the rows ``read_raw`` already returned for ``path``, so that a caller that uses them
@@ -558,7 +559,7 @@ class _Dedup:
     on_conflict: str
 
 
-def _dedup(outcomes: list[str], keys: list[str], locs: list[str], on_conflict: str, path) -> _Dedup:
+def _dedup(outcomes: list[str], keys: list[str], locs: Sequence[str], on_conflict: str, path) -> _Dedup:
     """Row by row, first occurrence order kept (the reference; ``_dedup_columnar`` gives the same when it can)."""
     chosen: dict[str, int] = {}
     void_only: dict[str, int] = {}

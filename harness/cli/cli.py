@@ -676,8 +676,8 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
     try:
         key = parse_key(key_text)
         # a label not given is the side's arm, resolved from the rows compare reads (analysis.compare.default_label)
-        opts = Options(key=key, label_a=label_a or "", label_b=label_b or "", default_labels=True)
-        result = _guard(compare, run_a, run_b, opts)
+        opts = Options(key=key, label_a=label_a or "", label_b=label_b or "")
+        result = _guard(compare, run_a, run_b, opts, default_labels=True)
         runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
         # built aside and put in place whole: a full disk is one line, exit 2, and --out as it was
         with staged_dir(Path(out), f"harness compare {run_a} {run_b} --out {out}", ExitCode.BAD_INPUT,
