@@ -221,7 +221,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     recs, locs = (fast.recs, fast.locs) if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
     if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
         load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
-    names = set().union(*map(dict.keys, recs))  # a field no row holds needs no per-row check below
+    names = fast.names if fast is not None else set().union(*map(dict.keys, recs))  # a field no row holds needs
+    # no per-row check below
     versions = _check_versions(recs, locs) if "schema_version" in names else [1]
     for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
         if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):

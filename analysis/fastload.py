@@ -65,6 +65,8 @@ class Screened:
     recs: list[dict]
     locs: Sequence[str]
     cols: dict[str, list]
+    names: set[str]  # the fields some row holds
+    partial: set[str]  # the CORE fields some row lacks (their columns hold MISSING)
 
     def __iter__(self) -> Iterator:
         """(rows, labels), as ``analysis.records.read_raw`` returns them."""
@@ -75,7 +77,7 @@ class Screened:
         col = self.cols.get(name)
         if col is None:
             return [None] * len(self.recs)
-        return [None if v is MISSING else v for v in col] if MISSING in col else col
+        return [None if v is MISSING else v for v in col] if name in self.partial else col
 
 
 class Labels(Sequence[str]):
@@ -96,36 +98,41 @@ class Labels(Sequence[str]):
         return (f"{self.path}:{n}" for n in self.numbers)
 
 
-def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[str]] | None:
-    """The line number and text of each non-blank line, numbered as the per-row reader numbers them."""
+def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[str], str | None] | None:
+    """The line number and text of each non-blank line, numbered as the per-row reader numbers them, and the
+    file's text of exactly those lines (their '\\n's between them) when no line is blank."""
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    if "\r" in text or "\\u" in text:  # universal newlines and lone surrogates: the per-row reader's cases
+    # universal newlines and lone surrogates: the per-row reader's cases ('\\' first: one character, found fast)
+    if "\r" in text or "\\" in text and "\\u" in text:
         return None
     if complete_lines_only:
         text = text[: text.rfind("\n") + 1]
     lines = text.split("\n")
+    cut = len(text)
     if lines and not lines[-1].strip():
-        lines.pop()  # the text after the last newline, when blank: no line
-    if all(map(str.strip, lines)):  # no blank line: line i is row i
-        return range(1, len(lines) + 1), lines
+        cut -= len(lines.pop()) + 1  # the text after the last newline, when blank: no line
+    if "" not in lines and not any(map(str.isspace, lines)):  # no blank line: line i is row i
+        return range(1, len(lines) + 1), lines, text[:cut] if cut < len(text) else text
     numbered = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
-    return [i for i, _ in numbered], [line for _, line in numbered]
+    return [i for i, _ in numbered], [line for _, line in numbered], None
 
 
-def _parse(lines: list[str]) -> list[dict] | None:
+def _parse(lines: list[str], body: str | None) -> list[dict] | None:
     """The lines as one JSON array (one parser call, not one a line); None unless each line is exactly one
-    flat object with each key named once."""
+    flat object with each key named once. ``body``: the lines' text joined by '\\n', when the file holds it."""
     if not (all(map(str.startswith, map(str.lstrip, lines), repeat("{")))
             and all(map(str.endswith, map(str.rstrip, lines), repeat("}")))):
         return None
-    joined = ",".join(lines)
-    if _SPACED_COLON.search(joined):  # a key spelled '"k" :' escapes the '":' count below (review r37)
+    joined = "".join(("[", body.replace("\n", ",") if body is not None else ",".join(lines), "]"))
+    quoted = joined.count('":')
+    # a key spelled '"k" :' escapes the '":' count below (review r37): searched for unless every ':' follows a '"'
+    if joined.count(":") != quoted and _SPACED_COLON.search(joined):
         return None
     try:
-        recs = json.loads("[" + joined + "]")
+        recs = json.loads(joined)
     except (ValueError, RecursionError):
         return None
     if len(recs) != len(lines) or set(map(type, recs)) != {dict}:
@@ -134,7 +141,7 @@ def _parse(lines: list[str]) -> list[dict] | None:
     # keeps one of two equal keys, so a line whose count of '":' differs from its number of keys has a
     # duplicate (or a '":' inside a string): not screened. No line counts fewer than its keys, so the counts of
     # the whole text and of all rows are equal exactly when every line's are
-    if joined.count('":') != sum(map(len, recs)):
+    if quoted != sum(map(len, recs)):
         return None
     return recs
 
@@ -143,17 +150,18 @@ def _types(col: list) -> set[type]:
     return set(map(type, col))
 
 
-def _numbers_ok(col: list, ints: bool, void: np.ndarray, none_ok: str) -> bool:
+def _numbers_ok(col: list, types: set[type], ints: bool, void: np.ndarray, none_ok: str) -> bool:
     """Every value an int (ints) or int/float, finite, >= 0 and within int64; None where ``none_ok`` allows it
-    ('always', 'void' or 'never')."""
+    ('always', 'void' or 'never'). ``types``: the set of the values' types."""
     allowed = {int} if ints else {int, float}
-    types = _types(col)
     if not types <= allowed | {_NONE}:
         return False
-    is_none = np.fromiter(map(operator.is_, col, repeat(None)), dtype=bool, count=len(col))
-    if is_none.any() and (none_ok == "never" or none_ok == "void" and (is_none & ~void).any()):
-        return False
-    vals = [v for v in col if v is not None] if is_none.any() else col
+    vals = col
+    if _NONE in types:
+        is_none = np.fromiter(map(operator.is_, col, repeat(None)), dtype=bool, count=len(col))
+        if none_ok == "never" or none_ok == "void" and (is_none & ~void).any():
+            return False
+        vals = [v for v in col if v is not None]
     if not vals:
         return True
     try:
@@ -165,8 +173,9 @@ def _numbers_ok(col: list, ints: bool, void: np.ndarray, none_ok: str) -> bool:
     return bool(np.isfinite(arr).all() and arr.min() >= 0)
 
 
-def _strings_ok(col: list, scenarios: set[str] | None, name: str, null_spellings: frozenset[str]) -> bool:
-    if _types(col) != {str}:
+def _strings_ok(col: list, types: set[type], scenarios: set[str] | None, name: str,
+                null_spellings: frozenset[str]) -> bool:
+    if types != {str}:
         return False
     for v in set(col):
         if not v.strip() or "|" in v:
@@ -177,51 +186,55 @@ def _strings_ok(col: list, scenarios: set[str] | None, name: str, null_spellings
     return True
 
 
-def _columns(recs: list[dict]) -> dict[str, list] | None:
-    """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one); None when a
-    required field is missing from some row."""
-    names = set().union(*map(dict.keys, recs))
-    if set(map(len, recs)) == {len(names)}:  # every row holds every field: one tuple a row, transposed
+def _columns(recs: list[dict], names: set[str]) -> tuple[dict[str, list], set[str]] | None:
+    """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one) and the fields
+    some row lacks; None when a required field is missing from some row. ``names``: the fields some row holds."""
+    if not set(record.REQUIRED) <= names:
+        return None
+    n = len(recs)
+    if set(map(len, recs)) == {len(names)}:  # every row holds every field it names: one tuple a row, transposed
         fields = sorted(names)
         got = dict(zip(fields, map(list, zip(*map(itemgetter(*fields), recs))))) if len(fields) > 1 else \
             {fields[0]: [r[fields[0]] for r in recs]}
-        cols = {f: got.get(f) or [MISSING] * len(recs) for f in CORE}
-    else:
-        cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
-    if any(_Missing in _types(cols[f]) for f in record.REQUIRED):
+        return {f: got.get(f) or [MISSING] * n for f in CORE}, set(CORE) - names
+    cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
+    partial = {f for f in CORE if MISSING in cols[f]}
+    if partial & set(record.REQUIRED):
         return None
-    return cols
+    return cols, partial
 
 
-def _columns_ok(cols: dict[str, list], scenarios: set[str] | None, null_spellings: frozenset[str]) -> bool:
-    if _types(cols["outcome"]) != {str} or not set(cols["outcome"]) <= set(record.OUTCOMES):  # types first: a
+def _columns_ok(cols: dict[str, list], kinds: dict[str, set[type]], scenarios: set[str] | None,
+                null_spellings: frozenset[str]) -> bool:
+    """Every column passes the per-row rules; ``kinds``: the set of each column's value types."""
+    if kinds["outcome"] != {str} or not set(cols["outcome"]) <= set(record.OUTCOMES):  # types first: a
         # list is unhashable (Hypothesis, tests/analysis/test_records_fuzz.py)
         return False
     void = np.array([o == "void" for o in cols["outcome"]], dtype=bool)
-    if not all(_strings_ok(cols[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):
+    if not all(_strings_ok(cols[f], kinds[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):
         return False
-    if _types(cols["repeat"]) != {int} or not _numbers_ok(cols["repeat"], True, void, "never") \
+    if kinds["repeat"] != {int} or not _numbers_ok(cols["repeat"], kinds["repeat"], True, void, "never") \
             or min(cols["repeat"]) < 1:
         return False
     for f in ("visible_pass", "hidden_pass", "shipped"):
-        types = _types(cols[f])
+        types = kinds[f]
         if not types <= {bool, _NONE} or _NONE in types and any(v is None and not vd for v, vd in zip(cols[f], void)):
             return False
-    if not all(_numbers_ok(cols[f], True, void, "always") for f in ("tokens_in", "tokens_out")):
+    if not all(_numbers_ok(cols[f], kinds[f], True, void, "always") for f in ("tokens_in", "tokens_out")):
         return False
-    if not _numbers_ok(cols["wall_s"], False, void, "void"):
+    if not _numbers_ok(cols["wall_s"], kinds["wall_s"], False, void, "void"):
         return False
-    present = [v for v in cols["cost_usd"] if v is not MISSING]
-    if not _numbers_ok(present, False, np.ones(len(present), dtype=bool), "always"):
+    present = [v for v in cols["cost_usd"] if v is not MISSING] if _Missing in kinds["cost_usd"] else cols["cost_usd"]
+    if not _numbers_ok(present, kinds["cost_usd"] - {_Missing}, False, np.ones(len(present), dtype=bool), "always"):
         return False
-    return all(_types([v for v in cols[f] if v is not MISSING]) <= {str, _NONE} for f in ("engine", "model_id"))
+    return all(kinds[f] - {_Missing} <= {str, _NONE} for f in ("engine", "model_id"))
 
 
-def _representatives(cols: dict[str, list]) -> list[int]:
-    """One row index per distinct (outcome, flags, the type of every field, absent fields included)."""
+def _representatives(cols: dict[str, list], kinds: dict[str, set[type]]) -> list[int]:
+    """One row index per distinct (outcome, flags, the type of every field, absent fields included); a field
+    whose values are all of one type (``kinds``) tells no rows apart and is left out of the signature."""
     flags = [cols[f] for f in ("outcome", "visible_pass", "hidden_pass", "shipped")]
-    types = [map(type, cols[f]) for f in CORE]
-    sigs = list(zip(*flags, *types))
+    sigs = list(zip(*flags, *(map(type, cols[f]) for f in CORE if len(kinds[f]) > 1)))
     first = dict(zip(reversed(sigs), range(len(sigs) - 1, -1, -1)))  # each signature's first row
     return sorted(first.values())
 
@@ -239,20 +252,25 @@ def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only
     numbered = _lines(path, complete_lines_only)
     if not numbered or not numbered[1]:
         return None
-    numbers, lines = numbered
-    recs = _parse(lines)
-    if recs is None or not set().union(*map(dict.keys, recs)) <= set(CORE):
+    numbers, lines, body = numbered
+    recs = _parse(lines, body)
+    if recs is None:
         return None
-    cols = _columns(recs)
-    if cols is not None and None in cols["scenario"]:  # a JSON null scenario: the per-row reader's reading of it
+    names = set().union(*map(dict.keys, recs))
+    got = _columns(recs, names) if names <= set(CORE) else None
+    if got is None:
+        return None
+    cols, partial = got
+    if None in cols["scenario"]:  # a JSON null scenario: the per-row reader's reading of it
         scenario = cols["scenario"]
         for i in [i for i, v in enumerate(scenario) if v is None]:
             scenario[i] = null_scenario(recs[i])["scenario"]
-    if cols is None or not _columns_ok(cols, scenarios, null_spellings):
+    kinds = {f: _types(cols[f]) for f in CORE}
+    if not _columns_ok(cols, kinds, scenarios, null_spellings):
         return None
     problems: list[str] = []
-    for i in _representatives(cols):
+    for i in _representatives(cols, kinds):
         validate(recs[i], f"{path}:row", scenarios, problems)
     if problems:
         return None
-    return Screened(recs, Labels(path, numbers), cols)
+    return Screened(recs, Labels(path, numbers), cols, names, partial)

@@ -7,7 +7,8 @@ per-scenario.csv, tidy CSV and Parquet, compare's whole result as JSON; and a fi
 refused with the same one-line message (file, line and field) by both.
 
 The generator mixes what a producer writes: Eq. 7-consistent flags and, now and then, inconsistent ones; void
-rows, restart duplicates and conflicting duplicates; JSON null scenarios; unknown usage (null tokens); integer
+rows, restart duplicates and conflicting duplicates; JSON null scenarios; a quote, a colon and a non-ASCII letter in
+a task name (escaped as \\u00e2 or written as it is); unknown usage (null tokens); integer
 and float wall times and costs, absent or null costs, engines and models; an extra field now and then (read row by
 row on both sides); shuffled keys, compact and spaced separators, blank lines. Each test also counts the files the columnar screen
 passed, so that it never compares the per-row path with itself."""
@@ -44,7 +45,7 @@ def a_row(draw, arm: str) -> dict:
     else:
         flags = draw(st.sampled_from(CONSISTENT[outcome]))
     tokens = st.one_of(st.integers(0, 400_000), st.none(), st.just(2**63 - 1))
-    row = {"arm": arm, "task": draw(st.sampled_from(["t0", "t1", "t2"])),
+    row = {"arm": arm, "task": draw(st.sampled_from(["t0", "t1", 't"2', "t\u00e23:"])),
            "scenario": draw(st.sampled_from(["null", "B1", "B2", None])), "repeat": draw(st.integers(1, 3)),
            "outcome": outcome, **dict(zip(FLAGS, flags)),
            "tokens_in": draw(tokens), "tokens_out": draw(tokens),
@@ -80,13 +81,15 @@ def a_file(draw, arm: str) -> str:
         name, value = draw(st.sampled_from(DAMAGE))
         rows[i] = {**rows[i], name: value}
     sep = draw(st.sampled_from([(", ", ": "), (",", ":")]))
+    ascii_only = draw(st.integers(0, 4)) == 0  # '\\u00e2' escapes (read row by row) or the character itself
     lines = []
     for r in rows:
         keys = draw(st.permutations(list(r)))
-        lines.append(json.dumps({k: r[k] for k in keys}, separators=sep))
+        lines.append(json.dumps({k: r[k] for k in keys}, separators=sep, ensure_ascii=ascii_only))
     if draw(st.integers(0, 5)) == 0:
         lines.insert(draw(st.integers(0, len(lines))), "  ")  # a blank line: not a row, and counted in line numbers
-    return "\n".join(lines) + "\n"
+    # the end of the file: a newline, none (the last row unterminated), a blank tail, a blank last line
+    return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n  ", "\n\n"]))
 
 
 def _per_row():
@@ -131,11 +134,11 @@ def test_analyze_prints_the_same_by_column_and_row_by_row():
 
 
 def test_compare_prints_the_same_by_column_and_row_by_row():
-    """40 generated pairs of files (default labels, as the command line asks); at least a quarter of them have
-    both sides read by column."""
+    """60 generated pairs of files (default labels, as the command line asks); at least an eighth of them have
+    both sides read by column (about a quarter do)."""
     screened = []
 
-    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
     @given(a=a_file("A2p"), b=a_file("A4"))
     def check(a, b):
         with tempfile.TemporaryDirectory() as td:
@@ -149,4 +152,4 @@ def test_compare_prints_the_same_by_column_and_row_by_row():
         assert fast == slow
 
     check()
-    assert sum(screened) >= len(screened) / 4, f"{sum(screened)} of {len(screened)} pairs read by column"
+    assert sum(screened) >= len(screened) / 8, f"{sum(screened)} of {len(screened)} pairs read by column"
