@@ -98,9 +98,10 @@ class Labels(Sequence[str]):
         return (f"{self.path}:{n}" for n in self.numbers)
 
 
-def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[str], str | None] | None:
-    """The line number and text of each non-blank line, numbered as the per-row reader numbers them, and the
-    file's text of exactly those lines (their '\\n's between them) when no line is blank."""
+def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[str] | None, str | None] | None:
+    """The line numbers of the non-blank lines (numbered as the per-row reader numbers them), their texts, and
+    the file's text of exactly those lines (their '\\n's between them) when no line is blank. When every line is
+    one '{...}' with nothing around it (as json.dumps writes), the texts are not split apart (None)."""
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
@@ -110,6 +111,10 @@ def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[s
         return None
     if complete_lines_only:
         text = text[: text.rfind("\n") + 1]
+    body = text[:-1] if text.endswith("\n") else text
+    newlines = body.count("\n")
+    if body.startswith("{") and body.endswith("}") and body.count("}\n{") == newlines:
+        return range(1, newlines + 2), None, body  # each line '{...}', none blank: line i is row i
     lines = text.split("\n")
     cut = len(text)
     if lines and not lines[-1].strip():
@@ -120,29 +125,32 @@ def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[s
     return [i for i, _ in numbered], [line for _, line in numbered], None
 
 
-def _parse(lines: list[str], body: str | None) -> list[dict] | None:
-    """The lines as one JSON array (one parser call, not one a line); None unless each line is exactly one
-    flat object with each key named once. ``body``: the lines' text joined by '\\n', when the file holds it."""
-    if not (all(map(str.startswith, map(str.lstrip, lines), repeat("{")))
-            and all(map(str.endswith, map(str.rstrip, lines), repeat("}")))):
+_ACROSS = re.compile(r"\}\s*,\s*\{")  # what a string spanning two lines holds where they were joined
+
+
+def _parse(lines: list[str] | None, body: str | None, n: int) -> list[dict] | None:
+    """The ``n`` lines as one JSON array (one parser call, not one a line); None unless each line is exactly one
+    flat object with each key named once. ``lines``: their texts (None when each is known to be one '{...}');
+    ``body``: their text joined by '\\n', when the file holds it."""
+    if lines is not None and not (all(map(str.startswith, map(str.lstrip, lines), repeat("{")))
+                                  and all(map(str.endswith, map(str.rstrip, lines), repeat("}")))):
         return None
-    joined = "".join(("[", body.replace("\n", ",") if body is not None else ",".join(lines), "]"))
-    quoted = joined.count('":')
-    # a key spelled '"k" :' escapes the '":' count below (review r37): searched for unless every ':' follows a '"'
-    if joined.count(":") != quoted and _SPACED_COLON.search(joined):
-        return None
+    joined = "".join(("[", body.replace("\n", ",") if body is not None else ",".join(lines or []), "]"))
     try:
         recs = json.loads(joined)
     except (ValueError, RecursionError):
         return None
-    if len(recs) != len(lines) or set(map(type, recs)) != {dict}:
+    if len(recs) != n or set(map(type, recs)) != {dict}:
         return None
-    # a flat object names each key once as '"key":' (a blank before the colon was refused above); json.loads
-    # keeps one of two equal keys, so a line whose count of '":' differs from its number of keys has a
-    # duplicate (or a '":' inside a string): not screened. No line counts fewer than its keys, so the counts of
-    # the whole text and of all rows are equal exactly when every line's are
-    if quoted != sum(map(len, recs)):
-        return None
+    # a flat object names each key once as '"key":'; json.loads keeps one of two equal keys, so a line whose
+    # count of '":' differs from its number of keys has a duplicate (or a '":' inside a string): not screened.
+    # No line counts fewer '":' than its keys unless a key is spelled '"k" :' (review r37: searched for below),
+    # and none fewer ':' than '":', so equal counts over the whole text mean equal counts on every line
+    keys = sum(map(len, recs))
+    colons = joined.count(":")
+    if colons != keys:
+        if joined.count('":') != keys or _SPACED_COLON.search(joined):
+            return None
     return recs
 
 
@@ -230,6 +238,12 @@ def _columns_ok(cols: dict[str, list], kinds: dict[str, set[type]], scenarios: s
     return all(kinds[f] - {_Missing} <= {str, _NONE} for f in ("engine", "model_id"))
 
 
+def _spans_lines(cols: dict[str, list], kinds: dict[str, set[type]]) -> bool:
+    """Some string holds '}' ',' '{' (blanks between): it may be a string the one-array parse read across two
+    lines (line 1 '{"arm": "}', line 2 '{"}' are one record there, and two malformed lines row by row)."""
+    return any(_ACROSS.search(v) for f in CORE if str in kinds[f] for v in set(cols[f]) if isinstance(v, str) and "," in v)
+
+
 def _representatives(cols: dict[str, list], kinds: dict[str, set[type]]) -> list[int]:
     """One row index per distinct (outcome, flags, the type of every field, absent fields included); a field
     whose values are all of one type (``kinds``) tells no rows apart and is left out of the signature."""
@@ -250,10 +264,10 @@ def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only
     if suffix in (".csv", ".tsv", ".parquet", ".pq") or not path.is_file():
         return None
     numbered = _lines(path, complete_lines_only)
-    if not numbered or not numbered[1]:
+    if not numbered or not numbered[0]:
         return None
     numbers, lines, body = numbered
-    recs = _parse(lines, body)
+    recs = _parse(lines, body, len(numbers))
     if recs is None:
         return None
     names = set().union(*map(dict.keys, recs))
@@ -266,7 +280,7 @@ def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only
         for i in [i for i, v in enumerate(scenario) if v is None]:
             scenario[i] = null_scenario(recs[i])["scenario"]
     kinds = {f: _types(cols[f]) for f in CORE}
-    if not _columns_ok(cols, kinds, scenarios, null_spellings):
+    if not _columns_ok(cols, kinds, scenarios, null_spellings) or _spans_lines(cols, kinds):
         return None
     problems: list[str] = []
     for i in _representatives(cols, kinds):
