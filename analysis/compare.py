@@ -418,17 +418,26 @@ def _reviewer_expected(side: Side) -> str:
     return "yes" if reviewed else "no"
 
 
+def _kept(side: Side, planned: set[str]) -> tuple[int, Any]:
+    """How many of the side's terminal keys are planned, and their rows (every terminal row when each key is
+    planned, as without a plan: no intersection of a million keys is built)."""
+    if side.terminal.keys() <= planned:
+        return len(side.terminal), side.terminal.values()
+    kept = planned & side.terminal.keys()
+    return len(kept), map(side.terminal.__getitem__, kept)
+
+
 def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
     """Table 24 for one side."""
-    terminal = planned & side.terminal.keys()
+    terminal, _ = _kept(side, planned)
     contaminated = sum(side.contamination.values())
     rounds = side.cols["review_rounds"]
     observed = "review_rounds" in side.names and any((rounds[i] or 0) > 0 for i in side.terminal.values())
     return {"label": side.label, "source": side.source, "arm": side.arm,
             "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else
             f"{note}; {side.plan_note}" if side.run_dir else note,
-            "terminal": len(terminal), "pending": len(planned - terminal),
-            "extra_rows": side.rows - contaminated - len(terminal),
+            "terminal": terminal, "pending": len(planned) - terminal,
+            "extra_rows": side.rows - contaminated - terminal,
             "contamination_rows": contaminated, "torn_last_line": side.torn_last_line,
             "contamination": {c.value: side.contamination.get(c, 0) for c in Contamination},
             "reference": dict(side.reference), "rows": side.rows,
@@ -503,10 +512,8 @@ def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> li
     outcome on a side without a reviewer whose runner is not one of the harness's arms is 'n/a'
     (the paper's no-review control). The harness's arms all stop or retry (A1 at its human gate, A2
     when its retries run out), so their zeros are counts, whatever the data."""
-    kept = planned & side.terminal.keys()
-    rows = side.terminal.values() if len(kept) == len(side.terminal) else map(side.terminal.__getitem__, kept)
+    total, rows = _kept(side, planned)
     counts = Counter(map(side.cols["outcome"].__getitem__, rows))
-    total = len(kept)
     foreign = bool(side.controllers) and not set(side.controllers) & HARNESS_CONTROLLERS
     out = []
     for label, outs, control in NATIVE_ROWS:

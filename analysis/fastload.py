@@ -194,22 +194,30 @@ def _strings_ok(col: list, types: set[type], scenarios: set[str] | None, name: s
     return True
 
 
-def _columns(recs: list[dict], names: set[str]) -> tuple[dict[str, list], set[str]] | None:
-    """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one) and the fields
-    some row lacks; None when a required field is missing from some row. ``names``: the fields some row holds."""
-    if not set(record.REQUIRED) <= names:
-        return None
+def _columns(recs: list[dict]) -> tuple[dict[str, list], set[str], set[str]] | None:
+    """Each CORE field as a list over the rows (``MISSING`` where a row lacks an optional one), the fields some
+    row lacks and the fields some row holds; None when a row holds a field outside CORE or lacks a required one."""
     n = len(recs)
-    if set(map(len, recs)) == {len(names)}:  # every row holds every field it names: one tuple a row, transposed
-        fields = sorted(names)
-        got = dict(zip(fields, map(list, zip(*map(itemgetter(*fields), recs))))) if len(fields) > 1 else \
-            {fields[0]: [r[fields[0]] for r in recs]}
-        return {f: got.get(f) or [MISSING] * n for f in CORE}, set(CORE) - names
+    fields = sorted(recs[0])
+    if set(map(len, recs)) == {len(fields)} and set(fields) <= set(CORE):
+        try:  # every row holds the first row's fields (as many, and each found): one tuple a row, transposed
+            got = dict(zip(fields, map(list, zip(*map(itemgetter(*fields), recs))))) if len(fields) > 1 else \
+                {fields[0]: [r[fields[0]] for r in recs]}
+        except KeyError:
+            pass
+        else:
+            names = set(fields)
+            if not set(record.REQUIRED) <= names:
+                return None
+            return {f: got.get(f) or [MISSING] * n for f in CORE}, set(CORE) - names, names
+    names = set().union(*map(dict.keys, recs))
+    if not names <= set(CORE) or not set(record.REQUIRED) <= names:
+        return None
     cols = {f: [r.get(f, MISSING) for r in recs] for f in CORE}
     partial = {f for f in CORE if MISSING in cols[f]}
     if partial & set(record.REQUIRED):
         return None
-    return cols, partial
+    return cols, partial, names
 
 
 def _columns_ok(cols: dict[str, list], kinds: dict[str, set[type]], scenarios: set[str] | None,
@@ -270,11 +278,10 @@ def valid_rows(path: str | Path, scenarios: set[str] | None, complete_lines_only
     recs = _parse(lines, body, len(numbers))
     if recs is None:
         return None
-    names = set().union(*map(dict.keys, recs))
-    got = _columns(recs, names) if names <= set(CORE) else None
+    got = _columns(recs)
     if got is None:
         return None
-    cols, partial = got
+    cols, partial, names = got
     if None in cols["scenario"]:  # a JSON null scenario: the per-row reader's reading of it
         scenario = cols["scenario"]
         for i in [i for i, v in enumerate(scenario) if v is None]:
