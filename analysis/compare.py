@@ -29,6 +29,7 @@ import itertools
 import math
 import operator
 import os
+import signal
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,17 @@ class Side:
     torn_last_line: int = 0  # a run's ledger line still being written (no newline): not read, counted
     cols: dict[str, list] = field(default_factory=dict)  # SIDE_FIELDS, each over every row
     names: set[str] = field(default_factory=set)  # the fields some row holds
+
+    def __getstate__(self) -> dict:
+        """Pickled (from the process that read it, ``_load_sides``) without the columns of fields no row holds."""
+        state = dict(self.__dict__)
+        state["cols"] = {f: c for f, c in self.cols.items() if f in self.names}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for f in SIDE_FIELDS:
+            self.cols.setdefault(f, [None] * self.rows)
 
 
 # the fields the tables read from a matched row, and those read over every row of a side
@@ -778,9 +790,61 @@ def _labelled(a: Side, b: Side, opts: Options, default_labels: bool) -> Options:
     return opts
 
 
+PARALLEL_BYTES = 32 << 20  # both inputs at least this large (~130,000 rows each): B is read in a second process
+
+
+def _records_size(source: str | Path) -> int:
+    path = Path(source)
+    try:
+        return (path / "records.jsonl" if path.is_dir() else path).stat().st_size
+    except OSError:
+        return 0
+
+
+def _load_sides(source_a: str | Path, source_b: str | Path, opts: Options) -> tuple[Side, Side]:
+    """Both sides, as ``load_side`` reads them one after the other. When both inputs are large, B is read in a
+    forked process while this one reads A (the read is most of a comparison's time and the machine has two
+    cores), and handed back pickled. Anything but B's Side from a child that exited cleanly (B's input refused,
+    the child killed, no fork) and B is read here, after A, so every error is the one, and in the order, the
+    serial reads give."""
+    if not hasattr(os, "fork") or min(_records_size(source_a), _records_size(source_b)) < PARALLEL_BYTES:
+        return load_side(source_a, opts.label_a, opts.key), load_side(source_b, opts.label_b, opts.key)
+    import pickle
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read B, write it, leave without running the parent's exit handlers
+        code = 1
+        try:
+            os.close(r)
+            data = pickle.dumps(load_side(source_b, opts.label_b, opts.key), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(w, "wb") as fh:
+                fh.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    data, status = b"", 1
+    try:
+        a = load_side(source_a, opts.label_a, opts.key)
+        with os.fdopen(r, "rb") as fh:
+            r = -1
+            data = fh.read()
+    finally:
+        if r != -1:  # A was refused (or interrupted): B is not waited for
+            os.close(r)
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if status == 0 and data:
+        try:
+            return a, pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a damaged hand-over: read B here
+            pass
+    return a, load_side(source_b, opts.label_b, opts.key)
+
+
 def _compare(source_a: str | Path, source_b: str | Path, opts: Options, default_labels: bool) -> dict[str, Any]:
-    a = load_side(source_a, opts.label_a, opts.key)
-    b = load_side(source_b, opts.label_b, opts.key)
+    a, b = _load_sides(source_a, source_b, opts)
     opts = _labelled(a, b, opts, default_labels)
     from analysis.adjudicated import adjudicated, token_convention
 

@@ -2,15 +2,17 @@
 
 ``analysis.records`` validates every row with a Python call (and a JSON-Schema pass) per row: about 100 us a
 row, 100 s at a million. Most files hold rows of one plain shape: the interchange minimum plus cost_usd,
-engine and model_id, each a scalar. ``valid_rows`` parses such a file with plain ``json.loads`` and checks
-each field over the whole column at once (the set of types a column holds, its numeric range as one array,
-its few distinct strings one by one), then runs the per-row validator itself on one row of every distinct
-combination of outcome, flags and value types, so a case the column checks did not foresee still meets the
-per-row rules. It returns the rows only when every check passes; anything else (another field, a nested
-value, a duplicate key, a backslash-u escape, a carriage return, a value out of range) returns None, and the
-caller reads the file row by row, whose messages name file, line and field. The fast path therefore never
-accepts a file the per-row path rejects, and the rows it returns are the ones ``json.loads`` gives the
-per-row path, so every number computed from them is unchanged (tests/analysis/test_output_snapshot.py).
+engine and model_id, each a scalar. ``valid_rows`` parses such a file with one plain ``json.loads`` call (its
+lines joined into one array) and checks each field over the whole column at once (the set of types a column
+holds, its numeric range as one array, its few distinct strings one by one), then runs the per-row validator
+itself on one row of every distinct combination of outcome, flags and value types, so a case the column checks
+did not foresee still meets the per-row rules. It returns the rows and their columns (``Screened``) only when
+every check passes; anything else (another field, a nested value, a duplicate key, a backslash-u escape, a
+carriage return, a value out of range, a string that may span two lines of the joined array) returns None, and
+the caller reads the file row by row, whose messages name file, line and field. The fast path therefore never
+accepts a file the per-row path rejects, and the rows it returns are the ones ``json.loads`` gives the per-row
+path, so every number computed from them is unchanged (tests/analysis/test_output_snapshot.py; the fast and
+per-row paths side by side on generated files: tests/analysis/test_fast_path_differential.py).
 """
 from __future__ import annotations
 
@@ -142,10 +144,10 @@ def _parse(lines: list[str] | None, body: str | None, n: int) -> list[dict] | No
         return None
     if len(recs) != n or set(map(type, recs)) != {dict}:
         return None
-    # a flat object names each key once as '"key":'; json.loads keeps one of two equal keys, so a line whose
-    # count of '":' differs from its number of keys has a duplicate (or a '":' inside a string): not screened.
-    # No line counts fewer '":' than its keys unless a key is spelled '"k" :' (review r37: searched for below),
-    # and none fewer ':' than '":', so equal counts over the whole text mean equal counts on every line
+    # json.loads keeps one of two equal keys, where the per-row reader rejects the line. Each key of a flat object
+    # is followed by its own ':', so a text holding exactly as many ':' as the rows hold keys names no key twice,
+    # whatever its spacing. With ':' inside values, the count of '":' must equal the keys instead, and no key may
+    # be spelled '"k" :' (review r37: such a key escapes that count); any other file is not screened
     keys = sum(map(len, recs))
     colons = joined.count(":")
     if colons != keys:

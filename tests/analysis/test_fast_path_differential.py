@@ -22,6 +22,7 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from analysis import compare as compare_module
 from analysis import fastload
 from analysis.compare import CompareError, Options, compare
 from analysis.pipeline import analyze
@@ -134,7 +135,8 @@ def test_analyze_prints_the_same_by_column_and_row_by_row():
 
 
 def test_compare_prints_the_same_by_column_and_row_by_row():
-    """60 generated pairs of files (default labels, as the command line asks); at least an eighth of them have
+    """60 generated pairs of files (default labels, as the command line asks), compared by column, by column with
+    B read in a forked process (``analysis.compare._load_sides``), and row by row; at least an eighth of them have
     both sides read by column (about a quarter do)."""
     screened = []
 
@@ -146,10 +148,13 @@ def test_compare_prints_the_same_by_column_and_row_by_row():
             pa.write_text(a)
             pb.write_text(b)
             fast = _compare(pa, pb)
+            with mock.patch.object(compare_module, "PARALLEL_BYTES", 0):  # B read in a forked process
+                forked = _compare(pa, pb)
             with _per_row():
                 slow = _compare(pa, pb)
             screened.append(fast_rows(pa) is not None and fast_rows(pb) is not None)
         assert fast == slow
+        assert forked == slow
 
     check()
     assert sum(screened) >= len(screened) / 8, f"{sum(screened)} of {len(screened)} pairs read by column"
