@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import json
 import operator
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -104,9 +105,14 @@ def _lines(path: Path, complete_lines_only: bool) -> tuple[Sequence[int], list[s
     """The line numbers of the non-blank lines (numbered as the per-row reader numbers them), their texts, and
     the file's text of exactly those lines (their '\\n's between them) when no line is blank. When every line is
     one '{...}' with nothing around it (as json.dumps writes), the texts are not split apart (None)."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    from harness.core import runio
+
+    try:  # opened as the per-row reader opens it: a FIFO or socket swapped in after the caller's is_file is
+        # refused (the per-row reader then names it), never waited on
+        fd = runio.open_regular(path, "records file", follow=True)[0]
+        with os.fdopen(fd, "rb") as fh:
+            text = fh.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError, runio.UnsafeFile):
         return None
     # universal newlines and lone surrogates: the per-row reader's cases ('\\' first: one character, found fast)
     if "\r" in text or "\\" in text and "\\u" in text:
