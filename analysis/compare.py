@@ -109,21 +109,32 @@ class Side:
     names: set[str] = field(default_factory=set)  # the fields some row holds
 
     def __getstate__(self) -> dict:
-        """Pickled (from the process that read it, ``_load_sides``) without the columns of fields no row holds."""
+        """Pickled (from the process that read it, ``_load_sides``) with the columns the tables read after the split
+        (HANDED) only, and not those of fields no row holds; each string column's equal values made one object, so
+        that the pickle writes each once (a million rows: 2.6 s -> 0.5 s to write, 1.0 s -> 0.85 s to read)."""
         state = dict(self.__dict__)
-        state["cols"] = {f: c for f, c in self.cols.items() if f in self.names}
+        state["cols"] = {f: _shared(c) if f in INTERNED else c
+                         for f, c in self.cols.items() if f in self.names and f in HANDED}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        for f in SIDE_FIELDS:
+        for f in HANDED:
             self.cols.setdefault(f, [None] * self.rows)
+
+
+def _shared(col: list) -> list:
+    """``col`` with equal values as one object each (a pickle writes an object once, then refers to it)."""
+    first: dict = {}
+    return [first.setdefault(v, v) for v in col]
 
 
 # the fields the tables read from a matched row, and those read over every row of a side
 PAIR_FIELDS = ("task", "outcome", "shipped", "hidden_pass", "tokens_in", "tokens_out", "cache_read_tokens",
                "cache_write_tokens", "reasoning_tokens", "cost_usd", "model_id", "engine", "tree_digest_final")
 SIDE_FIELDS = (*PAIR_FIELDS, "arm", "scenario", "repeat", "factors", "review_rounds", "task_digest")
+HANDED = (*PAIR_FIELDS, "factors", "review_rounds", "task_digest")  # read after the split (arm, scenario, repeat: not)
+INTERNED = ("task", "outcome", "engine", "model_id", "tree_digest_final", "task_digest")  # strings, few distinct
 
 
 def join_key(rec: dict, key: tuple[str, ...]) -> str:
