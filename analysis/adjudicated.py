@@ -27,9 +27,12 @@ readout's wording and names the side that lacks verdicts.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core.wilson import wilson
+
+if TYPE_CHECKING:
+    from analysis.compare import Pairs
 
 COMPLETION = ("completed", "recovered")
 VERDICT_FIELD = "tree_digest_final"
@@ -37,16 +40,16 @@ CRITERION = (f"a row carries a hidden-oracle verdict when it names the final tre
              f"judged ({VERDICT_FIELD}); every matched row of a side must")
 
 
-def _has_verdict(rec: dict) -> bool:
-    v = rec.get(VERDICT_FIELD)
-    return isinstance(v, str) and bool(v) and isinstance(rec.get("hidden_pass"), bool)
-
-
-def _lacking(rows: list[dict], label: str, source: str) -> dict[str, Any] | None:
-    missing = sum(not _has_verdict(r) for r in rows)
+def _lacking(rows: dict[str, list], label: str, source: str) -> dict[str, Any] | None:
+    """``rows``: one side's columns over the matched pairs (``analysis.compare.Pairs``)."""
+    digests, hidden = rows[VERDICT_FIELD], rows["hidden_pass"]  # a verdict: a judged tree named, a bool verdict
+    if digests.count(None) == len(digests):  # no row names a judged tree: none carries a verdict
+        missing = len(digests)
+    else:
+        missing = sum(not (isinstance(v, str) and bool(v) and isinstance(h, bool)) for v, h in zip(digests, hidden))
     if not missing:
         return None
-    return {"label": label, "source": source, "rows_without": missing, "rows": len(rows)}
+    return {"label": label, "source": source, "rows_without": missing, "rows": len(digests)}
 
 
 def _share(k: int, n: int) -> dict[str, Any]:
@@ -54,16 +57,16 @@ def _share(k: int, n: int) -> dict[str, Any]:
     return {**p.as_dict(), "method": "Wilson score 95%", "shown": p.fmt()}
 
 
-def direction(pairs: list[tuple[str, dict, dict]], completing: str, refusing: str, swap: bool,
-              increment: int | None) -> dict[str, Any]:
+def direction(pairs: Pairs, completing: str, refusing: str, swap: bool, increment: int | None) -> dict[str, Any]:
     """One off-diagonal cell: the completing side completed (Eq. 7: shipped, hidden oracle passes), the
     refusing side did not deliver; its refusals split by the refusing side's own hidden verdict.
-    ``swap``: the refusing side is A (pairs are (key, A, B)). ``increment``: the paired input+output
-    tokens of the refusing side minus the completing side's (None when no pair reports usage)."""
-    cell = [(b, a) if swap else (a, b) for _, a, b in pairs]  # (completing, refusing)
-    cell = [(c, r) for c, r in cell if c["outcome"] in COMPLETION and not r["shipped"]]
+    ``swap``: the refusing side is A (``pairs.a``). ``increment``: the paired input+output tokens of the
+    refusing side minus the completing side's (None when no pair reports usage)."""
+    done, refuse = (pairs.b, pairs.a) if swap else (pairs.a, pairs.b)
+    cell = [h for o, s, h in zip(done["outcome"], refuse["shipped"], refuse["hidden_pass"])
+            if o in COMPLETION and not s]  # the refusing side's hidden verdict of each refusal
     n = len(cell)
-    wrong = sum(1 for _, r in cell if not r["hidden_pass"])
+    wrong = sum(1 for h in cell if not h)
     out: dict[str, Any] = {"cell": f"{completing} completed x {refusing} not delivered", "completing": completing,
                            "refusing": refusing, "n": n, "wrong_delivery_avoided": _share(wrong, n),
                            "false_stop": _share(n - wrong, n)}
@@ -71,9 +74,9 @@ def direction(pairs: list[tuple[str, dict, dict]], completing: str, refusing: st
     # beside the cell (on the matrix's diagonal, so not in its sum): the completing side shipped a tree its
     # hidden oracle fails (amplified) and the refusing side did not deliver - a wrong delivery observed in
     # the other run, refused here; split the same way by the refusing side's own verdict (review r37)
-    seen = [(c, r) for c, r in ((b, a) if swap else (a, b) for _, a, b in pairs)
-            if c["outcome"] == "amplified" and not r["shipped"]]
-    seen_wrong = sum(1 for _, r in seen if not r["hidden_pass"])
+    seen = [h for o, s, h in zip(done["outcome"], refuse["shipped"], refuse["hidden_pass"])
+            if o == "amplified" and not s]
+    seen_wrong = sum(1 for h in seen if not h)
     out["beside"] = {"cell": f"{completing} amplified x {refusing} not delivered", "n": len(seen),
                      "wrong_delivery_avoided": _share(seen_wrong, len(seen)),
                      "false_stop": _share(len(seen) - seen_wrong, len(seen))}
@@ -102,16 +105,15 @@ def _fixed1(x: Fraction) -> str:
     return f"{whole:,}.{frac}"
 
 
-def adjudicated(pairs: list[tuple[str, dict, dict]], sides: tuple[tuple[str, str], tuple[str, str]],
+def adjudicated(pairs: Pairs, sides: tuple[tuple[str, str], tuple[str, str]],
                 increment: int | None) -> dict[str, Any]:
     """Both directions when both sides carry hidden-oracle verdicts on every matched row, else n/a naming
     the side(s) without them. ``sides``: ((label A, source A), (label B, source B)); ``increment``: Table
     28's paired increment B - A."""
     (la, sa), (lb, sb) = sides
-    lacking = [x for x in (_lacking([a for _, a, _ in pairs], la, sa), _lacking([b for _, _, b in pairs], lb, sb))
-               if x is not None]
+    lacking = [x for x in (_lacking(pairs.a, la, sa), _lacking(pairs.b, lb, sb)) if x is not None]
     res: dict[str, Any] = {"criterion": CRITERION, "lacking": lacking, "pairs": len(pairs)}
-    if not pairs:
+    if not len(pairs):
         return {**res, "status": "n/a (no matched pairs)", "directions": []}
     if lacking:
         return {**res, "status": "n/a: " + "; ".join(
@@ -122,23 +124,25 @@ def adjudicated(pairs: list[tuple[str, dict, dict]], sides: tuple[tuple[str, str
                                                  direction(pairs, lb, la, True, neg)]}
 
 
-def token_convention(rows_by_side: list[tuple[str, list[tuple[str, dict]]]]) -> list[dict[str, Any]]:
+def token_convention(rows_by_side: list[tuple[str, list[str], dict[str, list]]]) -> list[dict[str, Any]]:
     """The double-counting footprint, per side: every row with a cached count (cache_read_tokens > 0) has
     cache_read_tokens <= tokens_in, as when tokens_in is the engine's whole prompt including the cached part
     (OpenAI's prompt_tokens convention). This harness writes uncached input in tokens_in and adds the cached
     part once (``analysis.compare.io_tokens``), so such rows may count the cached part twice. A warning names
     the rows (their join keys, the first five) and the engines; it cannot prove the convention, only show its
-    footprint."""
+    footprint. ``rows_by_side``: (label, the pairs' join keys, that side's columns over the pairs)."""
     out = []
-    for label, rows in rows_by_side:
-        cached = [(k, r) for k, r in rows if (r.get("cache_read_tokens") or 0) > 0 and r.get("tokens_in") is not None]
-        if not cached or any(r["cache_read_tokens"] > r["tokens_in"] for _, r in cached):
+    for label, keys, rows in rows_by_side:
+        reads, inputs, engine = rows["cache_read_tokens"], rows["tokens_in"], rows["engine"]
+        cached = [(keys[i], reads[i], inputs[i], engine[i]) for i, c in enumerate(reads)
+                  if (c or 0) > 0 and inputs[i] is not None] if reads.count(None) < len(reads) else []
+        if not cached or any(c > t for _, c, t, _ in cached):
             continue
-        engines = sorted({str(r.get("engine")) for _, r in cached if r.get("engine")})
-        keys = [k for k, _ in cached]
-        out.append({"label": label, "rows": len(cached), "keys": keys[:5], "engines": engines,
+        engines = sorted({str(e) for _, _, _, e in cached if e})
+        named = [k for k, _, _, _ in cached]
+        out.append({"label": label, "rows": len(cached), "keys": named[:5], "engines": engines,
                     "text": (f"WARNING ({label}): all {len(cached):,} rows with a cached count have cache_read_tokens "
-                             f"<= tokens_in (rows {', '.join(keys[:5])}{', ...' if len(keys) > 5 else ''}; engine "
+                             f"<= tokens_in (rows {', '.join(named[:5])}{', ...' if len(named) > 5 else ''}; engine "
                              f"{', '.join(engines) or 'not recorded'}): the footprint of tokens_in that already "
                              "includes the cached input (OpenAI's prompt_tokens convention). Input+output tokens add "
                              "cache_read_tokens to tokens_in, so these rows may count the cached part twice; check "

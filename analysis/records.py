@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 from jsonschema import Draft202012Validator
 
+from analysis.fastload import Screened
 from harness.core import record
 
 # Outcome names, the interchange minimum and Eq. (7) are defined once, in harness.core.record (a
@@ -483,9 +485,9 @@ def factor_suffix(facs: dict | None) -> str:
 
 
 def fast_rows(path: str | Path, scenarios: set[str] | None = None,
-              complete_lines_only: bool = False) -> tuple[list[dict], list[str]] | None:
+              complete_lines_only: bool = False) -> Screened | None:
     """The rows of a JSON-lines file of the plain shape, validated by column (``analysis.fastload``) with this
-    module's own rules, or None: read it row by row."""
+    module's own rules, with their columns, or None: read it row by row."""
     from analysis.fastload import valid_rows
 
     return valid_rows(path, scenarios, complete_lines_only, _validate, _null_scenario, frozenset(_NULL_SPELLINGS))
@@ -493,19 +495,22 @@ def fast_rows(path: str | Path, scenarios: set[str] | None = None,
 
 def load_records(path: str | Path, on_conflict: str = "error",
                  scenarios: set[str] | None = None, complete_lines_only: bool = False,
-                 raw: tuple[list[dict], list[str]] | None = None, validated: bool = False) -> LoadResult:
+                 raw: tuple[list[dict], Sequence[str]] | Screened | None = None, validated: bool = False) -> LoadResult:
     """Read, validate, de-duplicate. Raises RecordsError naming file, line and field.
     ``complete_lines_only``: a JSONL file still being appended to (a running study's ledger).
     ``raw``: the rows ``read_raw`` already returned for ``path``, so that a caller that uses them
     uses the rows validated here (a ledger read twice may have grown in between); ``validated``: those
     rows came from ``analysis.fastload.valid_rows``, which validated them (for the same ``scenarios``).
     Without ``raw``, a JSON-lines file of the plain shape is read and validated by column
-    (``analysis.fastload``); any other file row by row."""
+    (``analysis.fastload``) and keyed and de-duplicated by column (``_load_screened``); any other file row by
+    row."""
     if on_conflict not in ("error", "first", "last"):
         raise ValueError(f"on_conflict must be error|first|last, got {on_conflict!r}")
     if raw is None:
         raw = fast_rows(path, scenarios, complete_lines_only)
         validated = raw is not None
+    if isinstance(raw, Screened):
+        return _load_screened(path, raw, on_conflict)
     recs, locs = raw if raw is not None else read_raw(path, complete_lines_only)
     problems: list[str] = []
     for rec, loc in zip(recs, locs):
@@ -534,14 +539,34 @@ def load_records(path: str | Path, on_conflict: str = "error",
         keys.append(key)
     if problems:
         raise RecordsError(problems)
+    dedup = _dedup([r["outcome"] for r in recs], keys, locs, on_conflict, path)
+    fnames = sorted(factor_names)
+    chosen = [recs[i] for i in dedup.idx]
+    digests = sorted({str(r["protocol_digest"]) for r in recs if r.get("protocol_digest") is not None})
+    return _result(path, recs, keys, dedup, lambda name: [r.get(name) for r in chosen], fnames, digests)
 
-    # de-duplication (first occurrence order is kept)
+
+@dataclass
+class _Dedup:
+    """De-duplication of one file's rows (module docstring): the rows kept (their indices, in file order), the
+    void-only keys (key -> its first void row, in the order of those rows) and the accounting."""
+
+    idx: list[int]
+    void_only: dict[str, int]
+    dup_dropped: int
+    void_superseded: int
+    conflicts: dict[str, list[str]]
+    on_conflict: str
+
+
+def _dedup(outcomes: list[str], keys: list[str], locs: Sequence[str], on_conflict: str, path) -> _Dedup:
+    """Row by row, first occurrence order kept (the reference; ``_dedup_columnar`` gives the same when it can)."""
     chosen: dict[str, int] = {}
     void_only: dict[str, int] = {}
     dup_dropped = void_superseded = 0
     conflicts: dict[str, list[str]] = {}
-    for i, (rec, key) in enumerate(zip(recs, keys)):
-        if rec["outcome"] == "void":
+    for i, (outcome, key) in enumerate(zip(outcomes, keys)):
+        if outcome == "void":
             if key in chosen:
                 void_superseded += 1
             elif key in void_only:
@@ -555,10 +580,10 @@ def load_records(path: str | Path, on_conflict: str = "error",
         j = chosen.get(key)
         if j is None:
             chosen[key] = i
-        elif recs[j]["outcome"] == rec["outcome"]:
+        elif outcomes[j] == outcome:
             dup_dropped += 1
         else:
-            conflicts.setdefault(key, [f"{locs[j]} {recs[j]['outcome']}"]).append(f"{locs[i]} {rec['outcome']}")
+            conflicts.setdefault(key, [f"{locs[j]} {outcomes[j]}"]).append(f"{locs[i]} {outcome}")
             dup_dropped += 1
             if on_conflict == "last":
                 chosen[key] = i
@@ -568,23 +593,73 @@ def load_records(path: str | Path, on_conflict: str = "error",
         lines.append(f"{len(conflicts)} conflicting cell key(s) in {path}; pass --on-conflict first|last "
                      "to resolve them explicitly (the policy is written into the outputs)")
         raise RecordsError(lines)
+    return _Dedup(sorted(chosen.values()), void_only, dup_dropped, void_superseded, conflicts, on_conflict)
 
-    fnames = sorted(factor_names)
-    idx = sorted(chosen.values())
-    tidy = _build_tidy([recs[i] for i in idx], [keys[i] for i in idx], fnames)
+
+def _dedup_columnar(outcomes: list[str], keys: list[str], on_conflict: str) -> _Dedup | None:
+    """``_dedup`` by column (integer codes of the keys and outcomes), or None when some key holds scored rows
+    with different outcomes (a conflict: its messages and policies are ``_dedup``'s). Without a conflict every
+    policy keeps the first scored row of a key, a void row is superseded unless its key holds no scored row, and
+    the void-only keys are ordered by their first void row, as ``_dedup``'s loop leaves them."""
+    n = len(keys)
+    codes, uniq = pd.factorize(np.array(keys, dtype=object))
+    ocodes, ouniq = pd.factorize(np.array(outcomes, dtype=object))
+    is_void = ocodes == (list(ouniq).index("void") if "void" in set(ouniq) else -1)
+    scored = np.flatnonzero(~is_void)
+    sc_codes = codes[scored]
+    order = np.argsort(sc_codes, kind="stable")
+    grouped = sc_codes[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) else np.zeros(0, np.int64)
+    if len(grouped):
+        oc = ocodes[scored][order]
+        if (np.minimum.reduceat(oc, starts) != np.maximum.reduceat(oc, starts)).any():
+            return None
+    first = np.sort(scored[order[starts]])  # the first scored row of each key (stable order: its smallest index)
+    has_scored = np.zeros(len(uniq), dtype=bool)
+    has_scored[grouped[starts] if len(grouped) else []] = True
+    voids = np.flatnonzero(is_void)
+    lone = voids[~has_scored[codes[voids]]]
+    _, at = np.unique(codes[lone], return_index=True)
+    void_first = np.sort(lone[at])
+    assert len(first) + len(void_first) <= n
+    return _Dedup(first.tolist(), {keys[i]: i for i in void_first.tolist()}, len(scored) - len(first),
+                  len(voids) - len(void_first), {}, on_conflict)
+
+
+def _load_screened(path: str | Path, s: Screened, on_conflict: str) -> LoadResult:
+    """``load_records`` of a file the columnar screen passed (fields of ``analysis.fastload.CORE`` only: no
+    factors, cell_key or protocol_digest): the cell keys built a column at a time, de-duplicated by column
+    (``_dedup_columnar``, or row by row on a conflict) and the tidy data taken from the columns."""
+    if not s.recs:
+        raise RecordsError([f"{path}: no records"])
+    keys = [f"{a}|{t}|{sc}|{r}" for a, t, sc, r in zip(*(s.cols[f] for f in ("arm", "task", "scenario", "repeat")))]
+    outcomes = s.cols["outcome"]
+    dedup = _dedup_columnar(outcomes, keys, on_conflict) or _dedup(outcomes, keys, s.locs, on_conflict, path)
+    whole = len(dedup.idx) == len(keys)  # every row kept (no duplicate, no void): the columns as they are
+
+    def column(name: str) -> list:
+        col = s.column(name)
+        return col if whole else np.array(col, dtype=object)[dedup.idx].tolist()
+
+    return _result(path, s.recs, keys, dedup, column, [], [])
+
+
+def _result(path: str | Path, recs: list[dict], keys: list[str], d: _Dedup, column, fnames: list[str],
+            digests: list[str]) -> LoadResult:
+    """The LoadResult of de-duplicated rows; ``column(name)``: field ``name`` over the kept rows."""
+    tidy = _build_tidy(column, [keys[i] for i in d.idx] if len(d.idx) < len(keys) else keys, fnames)
     void: dict[str, int] = {}
     vrows = []
-    for key, i in void_only.items():
+    for key, i in d.void_only.items():
         r = recs[i]
         void[r["arm"]] = void.get(r["arm"], 0) + 1
         vrows.append({"arm": r["arm"], "scenario": r["scenario"],
                       **{f"factor_{n}": _fstr((r.get("factors") or {}).get(n)) for n in fnames},
                       "match_key": key.split("|", 1)[1]})
     void_keys = pd.DataFrame(vrows, columns=["arm", "scenario", *[f"factor_{n}" for n in fnames], "match_key"])
-    resolved = [f"{k} (kept {on_conflict}): " + " vs ".join(v) for k, v in conflicts.items()]
-    digests = sorted({str(r["protocol_digest"]) for r in recs if r.get("protocol_digest") is not None})
-    return LoadResult(str(path), tidy, len(recs), void, void_keys, dup_dropped, void_superseded,
-                      on_conflict, resolved, fnames, digests)
+    resolved = [f"{k} (kept {d.on_conflict}): " + " vs ".join(v) for k, v in d.conflicts.items()]
+    return LoadResult(str(path), tidy, len(recs), void, void_keys, d.dup_dropped, d.void_superseded,
+                      d.on_conflict, resolved, fnames, digests)
 
 
 def _fstr(v) -> str:
@@ -596,9 +671,8 @@ TIDY_COLUMNS = ["cell_key", "match_key", "arm", "task", "scenario", "repeat", "i
                 "tokens_in", "tokens_out", "wall_s", "cost_usd", "model_id", "engine"]
 
 
-def _build_tidy(recs: list[dict], keys: list[str], fnames: list[str]) -> pd.DataFrame:
-    def col(name, default=None):
-        return [r.get(name, default) for r in recs]
+def _build_tidy(col, keys: list[str], fnames: list[str]) -> pd.DataFrame:
+    """The tidy frame of the kept rows; ``col(name)``: field ``name`` over them (None where a row lacks it)."""
 
     outcome = np.array(col("outcome"), dtype=object)
     scenario = np.array(col("scenario"), dtype=object)
@@ -622,7 +696,7 @@ def _build_tidy(recs: list[dict], keys: list[str], fnames: list[str]) -> pd.Data
         "engine": [None if v is None else str(v) for v in col("engine")],
     })
     for n in fnames:
-        df[f"factor_{n}"] = [_fstr((r.get("factors") or {}).get(n)) for r in recs]
+        df[f"factor_{n}"] = [_fstr((f or {}).get(n)) for f in col("factors")]
     # match key: the cell key without the arm (task|scenario|repeat|factors)
     df["match_key"] = [k.split("|", 1)[1] for k in keys]
     df = df[TIDY_COLUMNS + [f"factor_{n}" for n in fnames]]

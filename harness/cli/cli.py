@@ -675,11 +675,9 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
 
     try:
         key = parse_key(key_text)
-        labels = {"label_a": label_a or _default_label(run_a, "A"), "label_b": label_b or _default_label(run_b, "B")}
-        if labels["label_a"] == labels["label_b"]:
-            labels = {"label_a": labels["label_a"] + " (A)", "label_b": labels["label_b"] + " (B)"}
-        opts = Options(key=key, **labels)
-        result = _guard(compare, run_a, run_b, opts)
+        # a label not given is the side's arm, resolved from the rows compare reads (analysis.compare.default_label)
+        opts = Options(key=key, label_a=label_a or "", label_b=label_b or "")
+        result = _guard(compare, run_a, run_b, opts, default_labels=True)
         runs = [Path(p) for p in (run_a, run_b) if Path(p).is_dir()]
         # built aside and put in place whole: a full disk is one line, exit 2, and --out as it was
         with staged_dir(Path(out), f"harness compare {run_a} {run_b} --out {out}", ExitCode.BAD_INPUT,
@@ -693,19 +691,6 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
 
 
 ledger_guard.wrap(compare_cmd)  # each run's ledger verified first (warn, or --strict refuse)
-
-
-def _default_label(source: str, fallback: str) -> str:
-    """The arm of the first record (run directory or records file), else A/B."""
-    from analysis.records import RecordsError, read_raw
-    p = Path(source)
-    try:
-        recs, _ = read_raw(p / "records.jsonl" if p.is_dir() else p, complete_lines_only=p.is_dir())
-    except (RecordsError, OSError):
-        return fallback
-    arms = {r.get("arm") for r in recs}
-    arm = arms.pop() if len(arms) == 1 else None
-    return arm if isinstance(arm, str) and arm else (p.name or fallback)
 
 
 if __name__ == "__main__":  # python -m harness.cli.cli (unguarded; ``python -m harness.cli`` guards start-up)

@@ -69,7 +69,10 @@ def test_a_row_the_validator_rejects_is_never_screened_through(tmp_path, field, 
             load_records(p)
 
 
-def test_a_duplicate_key_a_missing_field_and_odd_spacing_go_row_by_row(tmp_path):
+def test_a_duplicate_key_and_a_missing_field_go_row_by_row_and_odd_spacing_alone_does_not(tmp_path, monkeypatch):
+    """A blank before each colon ('"arm" : "A4"') with no duplicate key: every ':' of the text is one key's (as
+    many colons as keys), which proves no key is named twice, so the columnar screen reads it, with the per-row
+    result."""
     p = tmp_path / "r.jsonl"
     rows = _rows()
     _write(p, rows)
@@ -80,8 +83,12 @@ def test_a_duplicate_key_a_missing_field_and_odd_spacing_go_row_by_row(tmp_path)
         load_records(p)
     missing = [{k: v for k, v in r.items() if k != "wall_s"} if i == 3 else r for i, r in enumerate(rows)]
     assert fast_rows(_write(p, missing)) is None
-    assert fast_rows(_write(p, rows, sep=" : ")) is None  # read row by row, and fine
-    load_records(p)
+    assert fast_rows(_write(p, rows, sep=" : ")) is not None
+    fast = load_records(p)
+    monkeypatch.setattr(fastload, "valid_rows", lambda *a, **k: None)
+    slow = load_records(p)
+    pd.testing.assert_frame_equal(fast.tidy, slow.tidy)
+    assert fast.accounting() == slow.accounting()
 
 
 def test_a_duplicate_key_spelled_with_a_blank_before_its_colon_goes_row_by_row(tmp_path):
@@ -96,4 +103,17 @@ def test_a_duplicate_key_spelled_with_a_blank_before_its_colon_goes_row_by_row(t
     p.write_text("".join(lines))
     assert fast_rows(p) is None
     with pytest.raises(RecordsError, match=r"r\.jsonl:5: field 'outcome': written twice"):
+        load_records(p)
+
+
+def test_two_malformed_lines_the_one_array_parse_would_join_are_read_row_by_row(tmp_path):
+    """Line 1 '{..., "arm": "}' and line 2 '{"}' are each not JSON, but joined by the one-array parse's comma they
+    are one record whose arm is '},{'; a third line of two records kept the count of records equal to the count
+    of lines, so the screen passed the file (the arm '},{' scored) where the per-row reader names line 1."""
+    rows = _rows()
+    first = json.dumps({k: v for k, v in rows[0].items() if k != "arm"})[:-1] + ', "arm": "}'
+    p = tmp_path / "r.jsonl"
+    p.write_text("\n".join([first, '{"}', json.dumps(rows[2]) + "," + json.dumps(rows[3])]) + "\n")
+    assert fast_rows(p) is None
+    with pytest.raises(RecordsError, match=r"r\.jsonl:1: not valid JSON"):
         load_records(p)
