@@ -58,14 +58,24 @@ def _preload() -> None:
             pass
 
 
+_CONFINE = None  # the zygote's copy of harness.sandbox.confine, loaded once at its start
+
+
 def _load_confine():
     """harness.sandbox.confine, loaded by path under a private name (the zygote has no harness package
-    on sys.path, and the module is forgotten with the zygote's others before pytest runs)."""
+    on sys.path, and the module is forgotten with the zygote's others before pytest runs). Loaded once,
+    when the zygote starts (``_zygote_main``), before any run: each run's fork inherits it, so no run's
+    setup reads a file a concurrent run could be writing (a warm run under load once fell back to cold
+    with a half-read module: AttributeError set_limits)."""
+    global _CONFINE
+    if _CONFINE is not None:
+        return _CONFINE
     import importlib.util
     spec = importlib.util.spec_from_file_location("_harness_confine",
                                                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    _CONFINE = mod
     return mod
 
 
@@ -159,6 +169,7 @@ def _zygote_main():
     import socket
     import struct  # noqa: F401  (used by socket fd passing)
     _preload()
+    _load_confine()
     preloaded = set(sys.modules)
     cap_last = int(open("/proc/sys/kernel/cap_last_cap").read())
     ctl = socket.socket(fileno=int(sys.argv[1]))
