@@ -27,6 +27,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from corpus.kill_history import KILL_HISTORY
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant, sha256
 from corpus.operators import generate
 from corpus.rerun import FineReuse, fine_cache_key
+from corpus.screen import rule_of
 from corpus.text import escape_controls
 from corpus.tier2 import load_tier2
 from corpus.workdir import materialize
@@ -490,6 +492,8 @@ def rates(rows: list[Row]) -> dict:
         "incapacity": sum(r.verdict == Verdict.INCAPACITY.value for r in rows),
         "incapacity_ids": [r.mutant for r in rows if r.verdict == Verdict.INCAPACITY.value],
         "equivalent": sum(r.label == EQUIVALENT for r in rows),
+        # per rule of the screen that proved them (corpus/screen.py): screened, never dropped
+        "equivalent_by_rule": dict(sorted(Counter(rule_of(r.reason) for r in rows if r.label == EQUIVALENT).items())),
         "skipped": sum(r.verdict == SKIPPED for r in rows),
     }
 
@@ -715,6 +719,11 @@ def write_outputs(summary: dict, m: Measurement, out: Path) -> list[Path]:
     return paths
 
 
+def _rules(r: dict) -> str:
+    """'identical bytecode 3, small-int identity 1': the screen's rules with their counts."""
+    return ", ".join(f"{k} {v}" for k, v in (r.get("equivalent_by_rule") or {}).items())
+
+
 def _na(x):
     return "n/a" if x is None else f"{x:.4f}"
 
@@ -744,7 +753,7 @@ def render_table(summary: dict) -> str:
                          f"false accept {r['false_accept']['fmt']:28} preserving "
                          f"{r['preserving_judged']:>4}/{r['preserving_n']:<4} judged  false reject "
                          f"{r['false_reject']['fmt']:28} incapacity {r['incapacity']}"
-                         f"{'  equivalent ' + str(r['equivalent']) + ' (not judged)' if r['equivalent'] else ''}")
+                         f"{'  equivalent ' + str(r['equivalent']) + ' (not judged: ' + _rules(r) + ')' if r['equivalent'] else ''}")
     if summary["vacuous_gates"]:
         lines.append("")
         lines.append("VACUOUS GATES (class: proving mutant)")
