@@ -21,9 +21,11 @@ every mutant - the conservative answer where a fixture or a data file changed.
 **Each test's fingerprint** (``TestPrints``): sha256 over what the test runs of the suite and of
 the module - its own function (and the same file's functions it names), what every test file
 does when collected (its module-level code, fixtures and helpers; ``SuiteSplit._collected``: a
-new plain test adds nothing there), and the text of every unit of the module it executed on the
-conforming artifact (this run's coverage map). A test's fingerprint changes when the test was
-edited, or a function it ran was.
+new plain test adds nothing there), the text of every unit of the module it executed on the
+conforming artifact (this run's coverage map), and of every function whose body ran under the
+import context (called at import, at collection, by a fixture wider than a function: what it
+returned may be any test's input). A test's fingerprint changes when the test was edited, or a
+function it ran was.
 
 **Reuse** (``FineReuse.lookup``), for an entry under the same static key:
 - a reject whose killing test is selected again and has the same fingerprint: that test runs the
@@ -280,13 +282,20 @@ class TestPrints:
             for kept in collected[f]:
                 if kept:            # a file of plain tests only adds nothing at collection
                     h.update(f.encode() + b"\0" + kept + b"\0")
-        self._suite = h.hexdigest()
         self._ran: dict[tuple[str, str], set[int]] = {}     # by node_key: pytest and coverage name a test apart
         line_unit = units.line_units() if units is not None else {}
+        # a function body run under the import context (by the module's top level, by a test
+        # file at collection, by a fixture wider than a function) serves every test: what it
+        # returned may be any test's input, so its text is in every fingerprint
+        shared: set[int] = set()
         for line, tests in cmap.contexts.items():
             for t in tests:
                 if t:
                     self._ran.setdefault(node_key(t), set()).add(line_unit.get(line, -1))
+                elif line in cmap._in_function:
+                    shared.add(line_unit.get(line, -1))
+        h.update(b"\3" + b"\0".join(units.text(i) if units is not None and i >= 0 else b"?" for i in sorted(shared)))
+        self._suite = h.hexdigest()
         self._units = units
         self._prints: dict[tuple[str, str], str | None] = {}
         self._trees: dict[Path, ast.Module | None] = {}

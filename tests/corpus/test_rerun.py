@@ -261,3 +261,22 @@ def test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_t
     assert edit["rejudged"] < 0.2 * edit["of"], edit
     assert out["one test added"]["rejudged"] < 0.05 * out["one test added"]["of"], out
     assert out["no-op rerun"]["rejudged"] == 0
+
+
+COLLECTED = ("def base():\n    return (0, 0)\n\n\n"
+             "def add(a, b):\n    return a + b\n")
+COLLECTED_TESTS = {"test_add.py": "import calc\n\nCASE = calc.base()\n\n\n"
+                                  "def test_add():\n    a, b = CASE\n    assert calc.add(a, b) == a + b\n"}
+
+
+def test_a_function_a_test_file_calls_at_collection_counts_for_every_test(tmp_path):
+    """base() runs while test_add.py is collected (its lines carry the import context, no test's
+    name), and test_add uses what it returned: once base returns (2, 3), ``a + b -> a - b`` is
+    killed. Every test's fingerprint holds the functions whose bodies ran at collection."""
+    p = Project(tmp_path, COLLECTED, COLLECTED_TESTS)
+    minus = "L6: a + b -> a - b"
+    assert rows(p.run())[minus][0] == "accept"
+    p.edit("art/calc.py", "return (0, 0)", "return (2, 3)")
+    m = p.run()
+    assert rows(m)[minus][0] == "reject"
+    assert_same_as_fresh(p, m)
