@@ -115,8 +115,59 @@ def scenarios(workers: int = 2, check: bool = False, edits=EDITS) -> list[dict]:
     return out
 
 
+def _mutmut_noop(workers: int) -> float:
+    """mutmut 3 on a fresh copy of the semver sample, run to the end, then run again with nothing
+    changed: the second run's wall seconds (its set-up, reading its results, judging nothing)."""
+    import os
+    import subprocess
+
+    from benchmarks.bench_mutmut import SAMPLES, _copy, _mutmut_bin
+    sample = next(s for s in SAMPLES if s.target == "semver.py")
+    with tempfile.TemporaryDirectory(prefix="bench-mutmut-noop-") as tmp:
+        proj = Path(tmp) / "proj"
+        proj.mkdir()
+        _copy(sample, proj)
+        shutil.copytree(sample.dir / sample.tests, proj / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+        (proj / "setup.cfg").write_text("[mutmut]\nsource_paths=semver.py\ntests_dir=tests/\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        argv = [_mutmut_bin(), "run", "--max-children", str(workers)]
+        first = subprocess.run(argv, cwd=proj, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=1800)
+        if not (proj / "mutants" / "semver.py.meta").is_file():
+            raise RuntimeError(f"mutmut run failed (exit {first.returncode}): {(first.stdout + first.stderr)[-300:]}")
+        t0 = time.perf_counter()
+        subprocess.run(argv, cwd=proj, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
+        return time.perf_counter() - t0
+
+
+def _corpus_noop(workers: int) -> float:
+    """The corpus on a fresh copy, run to the end with the judgment cache, then run again with
+    nothing changed: the second run's wall seconds."""
+    with tempfile.TemporaryDirectory(prefix="bench-rerun-noop-") as tmp:
+        loop = _project(Path(tmp) / "p")
+        cache = Path(tmp) / "p" / "out" / "judgment-cache.jsonl"
+        cache.parent.mkdir()
+        _run(loop, cache, workers)
+        return _run(loop, cache, workers)[1]
+
+
+def noop_race(pairs: int = 3, workers: int = 2) -> dict:
+    """mutmut's no-op rerun wall / the corpus's, median of interleaved pairs (mutmut first), on
+    the semver sample (issue 35's acceptance: the corpus within 2x of mutmut, ratio >= 0.5)."""
+    walls = [(_mutmut_noop(workers), _corpus_noop(workers)) for _ in range(pairs)]
+    ratios = sorted(m / c for m, c in walls)
+    ratio = ratios[len(ratios) // 2]
+    m, c = walls[[x / y for x, y in walls].index(ratio)]
+    return {"name": "no-op rerun on the semver sample: mutmut wall / corpus wall", "baseline": f"mutmut {m:.1f}s",
+            "baseline_s": m, "subject": f"corpus {c:.1f}s", "subject_s": c, "ratio": ratio,
+            "unit": "x (mutmut no-op rerun wall / corpus no-op rerun wall; >1 = corpus faster)",
+            "notes": f"median of {pairs} interleaved pairs (ratios {', '.join(f'{r:.2f}' for r in ratios)}), "
+                     f"{workers} workers each, each side after its own full run on a fresh copy"}
+
+
 def run(quick: bool = False) -> list[dict]:
-    """``make bench`` rows: the share of mutants judged again per scenario (lower is better)."""
+    """``make bench`` rows: the share of mutants judged again per scenario (lower is better),
+    and the no-op rerun raced against mutmut's when mutmut is installed."""
     rows = scenarios(edits=EDITS[:1] if quick else EDITS)
     first = rows[0]
     return [{"name": f"corpus rerun on the semver sample: {r['scenario']}",
@@ -125,14 +176,29 @@ def run(quick: bool = False) -> list[dict]:
              "subject_s": r["wall_s"], "ratio": 100.0 * r["rejudged"] / max(1, r["of"]),
              "unit": "% of the mutants judged again (acceptance: under 20% for a one-function edit)",
              "notes": "each scenario starts from the first run's judgment cache; equivalent mutants left out"}
-            for r in rows[1:]]
+            for r in rows[1:]] + _race(quick)
+
+
+def _race(quick: bool) -> list[dict]:
+    try:
+        from benchmarks.bench_mutmut import _mutmut_bin
+        _mutmut_bin()
+    except SystemExit:          # mutmut is the bench-only extra; without it there is nothing to race
+        return []
+    return [noop_race(pairs=1 if quick else 3)]
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_rerun")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--check", action="store_true", help="also run each state fresh and compare the verdicts")
+    ap.add_argument("--race", type=int, default=0, metavar="PAIRS",
+                    help="instead: race mutmut's no-op rerun against the corpus's, PAIRS interleaved pairs")
     args = ap.parse_args(argv)
+    if args.race:
+        r = noop_race(args.race, args.workers)
+        print(f"{r['name']}: {r['ratio']:.2f} ({r['baseline']}, {r['subject']}; {r['notes']})")
+        return
     for r in scenarios(args.workers, args.check):
         print(f"{r['scenario']:55} judged again {r['rejudged']:>5} of {r['of']:>5} "
               f"({100.0 * r['rejudged'] / max(1, r['of']):5.1f}%)  wall {r['wall_s']:7.1f}s"
