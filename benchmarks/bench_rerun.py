@@ -55,6 +55,11 @@ def _project(root: Path) -> Loop:
     shutil.copy(SAMPLE / "semver.py", root / "artifact" / "semver.py")
     shutil.copytree(SAMPLE / "tests", root / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(SAMPLE / "gate.toml", root / "gate.toml")
+    return _loop(root)
+
+
+def _loop(root: Path) -> Loop:
+    """The Loop over a copy ``_project`` made."""
     return Loop(id="semver", dir=root, title="semver", domains=["software"], requirement="(bench)",
                 kind="python", target="semver.py", artifact_dir=root / "artifact", hints={"role": "code"},
                 not_applicable=(), gate_paths=[root / "gate.toml"])
@@ -142,13 +147,24 @@ def _mutmut_noop(workers: int) -> float:
 
 def _corpus_noop(workers: int) -> float:
     """The corpus on a fresh copy, run to the end with the judgment cache, then run again with
-    nothing changed: the second run's wall seconds."""
+    nothing changed in a new Python process (as a user's second command, and as mutmut's second
+    run: nothing this process generated or parsed is reused): that process's wall seconds, its
+    interpreter start and imports included."""
+    import subprocess
+    import sys
     with tempfile.TemporaryDirectory(prefix="bench-rerun-noop-") as tmp:
         loop = _project(Path(tmp) / "p")
         cache = Path(tmp) / "p" / "out" / "judgment-cache.jsonl"
         cache.parent.mkdir()
         _run(loop, cache, workers)
-        return _run(loop, cache, workers)[1]
+        t0 = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "benchmarks.bench_rerun", "--measure", str(Path(tmp) / "p"),
+                            "--workers", str(workers)], capture_output=True, text=True, timeout=1800,
+                           cwd=Path(__file__).resolve().parents[1])
+        wall = time.perf_counter() - t0
+        if r.returncode != 0 or "judged again 0 " not in r.stdout:
+            raise RuntimeError(f"the corpus's no-op rerun failed or judged something: {(r.stdout + r.stderr)[-300:]}")
+        return wall
 
 
 def noop_race(pairs: int = 3, workers: int = 2) -> dict:
@@ -194,7 +210,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--check", action="store_true", help="also run each state fresh and compare the verdicts")
     ap.add_argument("--race", type=int, default=0, metavar="PAIRS",
                     help="instead: race mutmut's no-op rerun against the corpus's, PAIRS interleaved pairs")
+    ap.add_argument("--measure", metavar="DIR", help=argparse.SUPPRESS)   # _corpus_noop's second run
     args = ap.parse_args(argv)
+    if args.measure:
+        m, _ = _run(_loop(Path(args.measure)), Path(args.measure) / "out" / "judgment-cache.jsonl", args.workers)
+        print(f"judged again {_counts(m)[0]} of {_counts(m)[1]}")
+        return
     if args.race:
         r = noop_race(args.race, args.workers)
         print(f"{r['name']}: {r['ratio']:.2f} ({r['baseline']}, {r['subject']}; {r['notes']})")

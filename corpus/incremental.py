@@ -326,8 +326,13 @@ class JudgmentCache:
                     continue            # a torn line (a kill while writing) is ignored
 
     @staticmethod
-    def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None) -> str:
-        unit = f"control:{sha256(parent)}" if mutant is None else unit_key(parent, mutant)
+    def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None, exact: bool = False) -> str:
+        """The main key; ``exact``: the mutant by its own bytes, not its unit (the caller put the
+        module's exact bytes in ``gate_digest``: a pytest gate on the fast path)."""
+        if mutant is None:
+            unit = f"control:{sha256(parent)}"
+        else:
+            unit = f"exact:{mutant.digest or 'deleted'}:{mutant.operator}" if exact else unit_key(parent, mutant)
         return sha256(f"{loop}\0{gate_digest}\0{unit}\0{mutant.label if mutant else ''}".encode())
 
     def get(self, key: str) -> dict | None:

@@ -334,39 +334,47 @@ def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
 
 
 def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest, fast: bool = True
-                ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple[str, SuiteSplit]]]:
+                ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple[str, SuiteSplit]],
+                           set[str]]:
     """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
-    journalled, every job's cache key, and every mutant job's (fine key, its gate's
-    ``SuiteSplit``) for the fast path's reuse (corpus/rerun.py). A pytest gate judged on the
-    fast path keys on the module's exact bytes here: any edit of the module goes through the fine
-    reuse, which checks what the covering tests ran (a test composing two functions may kill a
-    mutant of one once the other was edited; the name-level unit key cannot see that)."""
+    journalled, every job's cache key, every other mutant job's (fine key, its gate's
+    ``SuiteSplit``) for the fast path's reuse (corpus/rerun.py), and the fine keys the reused
+    rows name (kept in the store without computing them again: a no-op rerun reads the store and
+    little else). A pytest gate judged on the fast path keys on the module's exact bytes here: any
+    edit of the module goes through the fine reuse, which checks what the covering tests ran (a
+    test composing two functions may kill a mutant of one once the other was edited; the
+    name-level unit key cannot see that)."""
     if cache is None:
-        return [], {}, {}
+        return [], {}, {}, set()
     parents: dict[str, bytes] = {}
     rows: list[Row] = []
     keys: dict[tuple[str, str, str], str] = {}
     fkeys: dict[tuple[str, str, str], tuple[str, SuiteSplit]] = {}
+    kept: set[str] = set()
     contexts: dict[tuple[str, str], tuple[str, str, SuiteSplit]] = {}
     for j in jobs:
         parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
         gk = (j.loop.id, str(j.gate.path))
+        fine = fast and j.gate.kind == "pytest"
         if gk not in contexts:
             cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
             split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
-            exact = f":{sha256(parent)}" if fast and j.gate.kind == "pytest" else ""
+            exact = f":{sha256(parent)}" if fine else ""
             contexts[gk] = (digest(j.gate) + ":" + cd + exact, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]
-        k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)
-        if j.mutant is not None and fast and j.gate.kind == "pytest":
-            fkeys[_job_key(j)] = (fine_cache_key(j.loop.id, rest, parent, j.mutant), split)
-        if _job_key(j) in journalled:
+        k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant, exact=fine)
+        hit = cache.get(k) or {}
+        usable = hit.get("verdict") not in (SKIPPED, None)
+        if j.mutant is not None and fine:
+            if usable and isinstance(hit.get("fine_key"), str):
+                kept.add(hit["fine_key"])
+            else:
+                fkeys[_job_key(j)] = (fine_cache_key(j.loop.id, rest, parent, j.mutant), split)
+        if _job_key(j) in journalled or not usable:
             continue
-        hit = cache.get(k)
-        if hit is not None and hit.get("verdict") not in (SKIPPED, None):
-            rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
-                             hit.get("tests"), hit.get("killer")))
-    return rows, keys, fkeys
+        rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                         hit.get("tests"), hit.get("killer")))
+    return rows, keys, fkeys, kept
 
 
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
@@ -392,7 +400,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         preflight(jobs)
     resumed = book.load(jobs) if book else {}
     store = JudgmentCache(cache) if cache is not None else None
-    cached, cache_keys, fine_keys = _from_cache(store, jobs, set(resumed),
+    cached, cache_keys, fine_keys, fine_kept = _from_cache(store, jobs, set(resumed),
                                                 book.gate_digest if book else Journal(Path(os.devnull)).gate_digest,
                                                 fast)
     resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
@@ -405,7 +413,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
             book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
         if store is not None and row.verdict != SKIPPED and \
                 not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
-            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
+            fk = fine_keys.get((row.loop, row.gate_path, row.mutant))
+            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row, {"fine_key": fk[0]} if fk else None)
         with lock:
             done[0] += 1
             n = done[0]
@@ -457,7 +466,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                     not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
                 store.put(k, r)
         if keep is None:        # a narrowed run (--since) keeps the judgments it left out
-            store.compact(set(cache_keys.values()) | {k for k, _ in fine_keys.values()})
+            store.compact(set(cache_keys.values()) | {k for k, _ in fine_keys.values()} | fine_kept)
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
