@@ -56,6 +56,10 @@ SAMPLES = (
            EXAMPLES / "websocket-abnf", ("websocket",), "websocket/_abnf.py", "tests",
            mutmut_source="websocket", mutmut_skip=("websocket/__init__.py", "websocket/_exceptions.py",
                                                    "websocket/_utils.py")),
+    # a semver-shaped module written for issue 35's measurements: a regex parse, a value class,
+    # prerelease precedence, bumps and range matching through a table of functions; its 100 tests
+    Sample("semver sample, semver.py, 288 lines, 100 tests", EXAMPLES / "semver", ("semver.py",), "semver.py",
+           "tests"),
 )
 
 
@@ -80,6 +84,9 @@ OPERATOR_CLASS = {
     "remove_return_value": "value", "assign_none": "value", "remove_statement": "value",
     "break_continue": "control", "zero_iterations": "control", "swap_method": "call",
     "remove_handler": "control", "broaden_handler": "control",
+    # issue 35's operators: a literal's case is a string change, a unary swap an arithmetic one
+    "string_case": "string", "unary": "arithmetic", "lambda_none": "value", "remove_case": "control",
+    "dict_keyword": "call", "shallow_copy": "call", "remove_decorator": "call",
 }
 _COMPARE = {"==", "!=", "<", "<=", ">", ">=", "is", "in", "not"}
 _ARITH = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "+=", "-=", "*=", "/=", "//=",
@@ -88,14 +95,32 @@ _BOOL = {"and", "or", "not", "True", "False"}
 
 
 def _tokens(line: str) -> list[tuple[int, str]]:
+    """The tokens of one line of code. A line cut from a longer statement (mutmut shows the
+    changed line of a call spread over lines: ``build=self._build)``) is tokenized with its
+    brackets balanced, and the added brackets dropped again."""
     import io
     import tokenize
+    text = line.strip()
+    opened = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+    before, after = "(" * max(0, -opened), ")" * max(0, opened)
     try:
-        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
+        toks = [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(before + text + after + "\n").readline)
                 if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
                                   tokenize.DEDENT)]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
+    return toks[len(before):len(toks) - len(after)]
+
+
+def _fstring_fields(tok: str) -> str | None:
+    """The replacement fields of an f-string token joined (``f"{a} x {b(c)}"`` -> ``a b(c)``), or
+    None when it is not an f-string: Python 3.11 tokenizes an f-string as one STRING token, so a
+    change inside a field (``type(value)`` -> ``type(None)``) must be read from its fields."""
+    import re
+    prefix = re.match(r"[A-Za-z]*", tok)
+    if prefix is None or "f" not in prefix.group(0).lower():
+        return None
+    return " ".join(re.findall(r"\{([^{}]*)\}", tok))
 
 
 def _pairs(toks: list[tuple[int, str]], *pairs: tuple[str, str]) -> int:
@@ -113,8 +138,14 @@ def classify_change(old: str, new: str) -> str:
         if tag != "equal":
             changed_a += a[i1:i2]
             changed_b += b[j1:j2]
+    if len(changed_a) == len(changed_b) == 1 and changed_a[0][0] == changed_b[0][0] == token.STRING:
+        fa, fb = _fstring_fields(changed_a[0][1]), _fstring_fields(changed_b[0][1])
+        if fa is not None and fb is not None and fa != fb:
+            return classify_change(fa, fb)      # the change is inside a replacement field
     strs = {s for _, s in changed_a + changed_b}
     types = {t for t, _ in changed_a + changed_b}
+    if changed_a and not changed_b:
+        return "argument"           # a token dropped (f(a, 0) -> f(a, )): an argument removed
     if strs == {"not"} and _pairs(b, ("not", "in"), ("is", "not")) != _pairs(a, ("not", "in"), ("is", "not")):
         return "comparison"         # in -> not in, is -> is not (the corpus's comparison operator)
     eq = next((i for i, t in enumerate(a) if t[1] == "="), None)
@@ -271,9 +302,10 @@ def run(quick: bool = False) -> list[dict]:
 
 def _row(sample: Sample, n: int, workers: int = 2) -> dict:
     pairs = [(run_mutmut(workers, sites_too=i == 0, sample=sample), run_corpus(workers, sample)) for i in range(n)]
-    missing = survivors_missed(pairs[0][0]["sites"], pairs[0][1]["sites"])
+    source = (sample.dir / sample.target).read_text()
+    missing = survivors_missed(pairs[0][0]["sites"], pairs[0][1]["sites"], source)
     # a mutmut survivor the corpus proved equivalent (same line and class) is not a gap it missed
-    proved = survivors_missed(missing, pairs[0][1]["equivalent_sites"])
+    proved = survivors_missed(missing, pairs[0][1]["equivalent_sites"], source)
     proved_n, missing = len(missing) - len(proved), proved
     ratios = sorted(b["wall_s"] / s["wall_s"] for b, s in pairs)
     ratio = ratios[len(ratios) // 2]
@@ -296,8 +328,22 @@ def _row(sample: Sample, n: int, workers: int = 2) -> dict:
                      + (f" (missed: {'; '.join(x['change'] for x in missing)})" if missing else "")}
 
 
-def survivors_missed(mutmut_sites: list[dict], corpus_sites: list[dict]) -> list[dict]:
+def survivors_missed(mutmut_sites: list[dict], corpus_sites: list[dict], source: str | None = None) -> list[dict]:
     """The mutmut survivors with no corpus survivor on the same line of the same operator class
-    (issue 26's acceptance: this list is empty)."""
-    have = {(c["line"], c["class"]) for c in corpus_sites}
-    return [m for m in mutmut_sites if (m["line"], m["class"]) not in have]
+    (issue 26's acceptance: this list is empty). With the module's ``source``, a line is read as
+    the statement holding it (mutmut names the changed line of a call spread over lines, the
+    corpus the line the call starts on)."""
+    start = _statement_starts(source) if source is not None else {}
+    have = {(start.get(c["line"], c["line"]), c["class"]) for c in corpus_sites}
+    return [m for m in mutmut_sites if (start.get(m["line"], m["line"]), m["class"]) not in have]
+
+
+def _statement_starts(source: str) -> dict[int, int]:
+    """line -> the first line of the innermost simple statement holding it."""
+    import ast
+    out: dict[int, int] = {}
+    for node in sorted((n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)
+                        and not hasattr(n, "body")), key=lambda n: n.lineno):
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            out[line] = node.lineno
+    return out

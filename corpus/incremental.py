@@ -11,13 +11,8 @@ statements) keys on its exact bytes and its parent's. The control keys on the ar
 The unit key also holds the text of every top-level def or class the mutated statement reaches by
 name, transitively (``_callees``): a mutant of ``f`` is judged through the ``helper`` it calls, so
 editing ``helper`` re-judges it. Every key also holds ``context_digest``: the artifact directory's
-other source files (a context directory's sibling modules) and the pytest configuration beside
+other files (a context directory's sibling modules, data files) and the pytest configuration beside
 the gate (conftest.py, pytest.ini, pyproject.toml less its [tool.proof-harness] table, ...).
-
-A suite edit changes every key above (the gate's digest holds its test files); two second keys
-leave the test files out: ``reject_key`` (reused while the killing test's file is unchanged) and
-``accept_key`` (reused while the tests the coverage map selects for the mutant, and their files,
-are unchanged: ``SuiteSplit.covering``, checked on the fast path by ``measure.AcceptReuse``).
 
 The key holds its *callers* too (``_related``): every top-level def or class that reaches the
 mutated statement by name, transitively, and each one's callees: a test reaching the mutant
@@ -27,6 +22,13 @@ This is mutmut's rule (a mutant is re-tested when its function changed) widened 
 around it, by name. What a name-level graph cannot see (a function passed as a value and called
 elsewhere under another name, ``getattr`` by a computed string) is why ``--fresh`` ignores the
 cache, and the cache is never shared across gates or loops.
+
+A suite edit changes every key above (the gate's digest holds its test files). A pytest gate on
+the fast path keys on the module's exact bytes too (a test composing two functions, ``g(f(x))``,
+may kill a mutant of ``g`` once ``f`` was edited, and a name-level graph cannot see that): any
+edit of the module or of the suite goes through corpus/rerun.py instead, where a judgment is
+reused while the mutant's unit, what it reaches by name, and the fingerprints of the tests its
+verdict rests on are unchanged. The unit key serves the other gates (and ``--cold``).
 
 ``changed_units(text, lines)`` gives, for ``--since GIT_REF``, the top-level statements that hold a
 line changed since REF (``git diff -U0``); mutants elsewhere are not judged.
@@ -207,9 +209,10 @@ def is_test_file(p: Path) -> bool:
 
 
 class SuiteSplit:
-    """A gate's files split for reusing a reject (``JudgmentCache.reject_key``): ``rest`` is the
-    sha256 over every file the gate depends on except its test files (conftest.py, helpers, data
-    and the gate file stay in it), ``tests`` its test files by base name."""
+    """A gate's files split for the fine reuse (corpus/rerun.py): ``rest`` is the sha256 over
+    every file the gate depends on except its test files (conftest.py, helpers, data and the gate
+    file stay in it), ``tests`` its test files by base name, ``_collected`` what each test file
+    does when collected beside other tests."""
 
     def __init__(self, files: list[Path], module: str | None = None):
         # ``module``: the artifact's top-level module name; a test file's import of it (or of
@@ -229,52 +232,11 @@ class SuiteSplit:
                 h.update(str(p).encode() + b"\0" + _file_bytes(p) + b"\0")
         self.rest = h.hexdigest()
 
-    def killer_sha(self, nodeid: str | None) -> str | None:
-        """sha256 of the test file holding ``nodeid`` (the test that killed a mutant); None when
-        it is not one file of the suite (no name, or two files of that name)."""
-        from corpus.kill_history import node_key
-        if not nodeid:
-            return None
-        found = self.tests.get(node_key(nodeid)[0], [])
-        return sha256(_file_bytes(found[0])) if len(found) == 1 else None
-
-
-    def covering(self, selected: list[str] | None) -> str | None:
-        """sha256 over what an accept depends on in the suite: the tests the coverage map selects
-        for the mutant (by file base name and name) and the bytes of each file holding one;
-        every test file when ``selected`` is None (the whole suite runs). None when a selected
-        test's file is not one file of the suite. A test added in another file that now runs
-        the mutated lines changes the selection, so the digest. Every other test file counts by
-        what it does when collected beside the selected tests (``_without_tests``: a global patch
-        at import, a fixture, a helper), whole when a test file imports it by name: only an edit
-        of the body of a test that is not selected keeps the digest."""
-        from corpus.kill_history import node_key
-        if selected is None:
-            names = ["*"]
-            files = sorted(self.tests)
-        else:
-            keys = sorted({node_key(n) for n in selected})
-            names = [f"{f}::{rest}" for f, rest in keys]
-            files = sorted({f for f, _ in keys})
-        h = hashlib.sha256("\0".join(names).encode() + b"\1")
-        for f in files:
-            found = self.tests.get(f, [])
-            if len(found) != 1:
-                return None
-            h.update(f.encode() + b"\0" + _file_bytes(found[0]) + b"\0")
-        # every other test file is collected in the same session: its module-level code (a global
-        # patch of the artifact at import), its fixtures and helpers run or are imported there
-        h.update(b"\2")
-        collected = self._collected()
-        for f in sorted(set(self.tests) - set(files)):
-            for kept in collected[f]:
-                if kept:
-                    h.update(f.encode() + b"\0" + kept + b"\0")
-        return h.hexdigest()
-
     def _collected(self) -> dict[str, list[bytes]]:
         """Per test file base name, what each file of that name does when collected beside other
-        tests (``covering``), read and parsed once per run, not once per mutant."""
+        tests: its module-level code (a global patch of the artifact at import), fixtures and
+        helpers (``_without_tests``), the whole file when a test file imports it by name. Read
+        and parsed once per run, not once per mutant."""
         with self._lock:
             if self._kept is None:
                 imported = self._imported_names()
@@ -364,29 +326,14 @@ class JudgmentCache:
                     continue            # a torn line (a kill while writing) is ignored
 
     @staticmethod
-    def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None) -> str:
-        unit = f"control:{sha256(parent)}" if mutant is None else unit_key(parent, mutant)
+    def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None, exact: bool = False) -> str:
+        """The main key; ``exact``: the mutant by its own bytes, not its unit (the caller put the
+        module's exact bytes in ``gate_digest``: a pytest gate on the fast path)."""
+        if mutant is None:
+            unit = f"control:{sha256(parent)}"
+        else:
+            unit = f"exact:{mutant.digest or 'deleted'}:{mutant.operator}" if exact else unit_key(parent, mutant)
         return sha256(f"{loop}\0{gate_digest}\0{unit}\0{mutant.label if mutant else ''}".encode())
-
-    @staticmethod
-    def reject_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
-        """A second key for a rejected mutant: the gate's files *without its test files* (``rest``:
-        ``SuiteSplit.rest`` with the context digest); the entry also holds the sha256 of the file
-        of the test that killed it (``killer_sha``). The reject is reused while that file, the
-        mutant's unit and everything else but the other test files are unchanged: the killing test
-        still runs the same code and fails the same way, whatever was edited in another test
-        file. An accept's second key is ``accept_key``: reused while its covering tests are."""
-        return sha256(f"reject\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
-
-    @staticmethod
-    def accept_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
-        """A second key for an accepted mutant, as ``reject_key`` (the gate's files without its
-        test files): the entry also holds ``SuiteSplit.covering`` of the tests selected for it
-        when it was judged. The accept is reused while the tests selected now (from this run's
-        coverage of the conforming artifact) and their files are the same: a test file that runs
-        none of the mutated lines cannot tell the mutant from the conforming artifact, the
-        selection the fast path's own accept rests on (corpus/coverage_map.py)."""
-        return sha256(f"accept\0{loop}\0{rest}\0{unit_key(parent, mutant)}\0{mutant.label}".encode())
 
     def get(self, key: str) -> dict | None:
         return self.entries.get(key)
@@ -408,7 +355,7 @@ class JudgmentCache:
         tmp.replace(self.path)
 
 
-_SOURCE_SUFFIXES = (".py", ".pyi", ".cfg", ".ini", ".toml")
+_NOT_INPUTS = (".pyc", ".pyo")      # the interpreter's caches: never something a test or the module reads
 _PYTEST_CONFIG = ("conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
 
 
@@ -418,8 +365,9 @@ def _skip_dir(d: Path) -> bool:
 
 
 def _source_files(root: Path, skip: Path | None) -> list[Path]:
-    """The source and configuration files under ``root`` (hidden directories, virtualenvs,
-    caches and ``skip`` - the --out directory - left out)."""
+    """The files under ``root``: sources, configuration and data alike (a test or the module
+    may read a .json or .csv beside it: issue 35's rerun must see that file change). Hidden
+    directories, virtualenvs, caches and ``skip`` - the --out directory - are left out."""
     out: list[Path] = []
     todo = [root]
     while todo:
@@ -432,7 +380,7 @@ def _source_files(root: Path, skip: Path | None) -> list[Path]:
             if p.is_dir() and not p.is_symlink():
                 if not _skip_dir(p) and (skip is None or p.resolve() != skip):
                     todo.append(p)
-            elif p.is_file() and p.suffix in _SOURCE_SUFFIXES:
+            elif p.is_file() and p.suffix not in _NOT_INPUTS:
                 out.append(p)
     return out
 
@@ -454,8 +402,8 @@ def _file_bytes(p: Path) -> bytes:
 
 def context_digest(artifact_dir: Path, target: Path, gate_dir: Path, skip: Path | None) -> str:
     """sha256 over what a judgment depends on besides the artifact and the gate's own files: the
-    other source and configuration files of the artifact's directory (a context directory's
-    sibling modules the artifact imports) and the pytest configuration beside the gate
+    other files of the artifact's directory (a context directory's sibling modules the artifact
+    imports, the data files it or a test reads) and the pytest configuration beside the gate
     (conftest.py, pytest.ini, pyproject.toml, setup.cfg, tox.ini). Part of every cache key, so
     an edit of a sibling module re-judges the loop instead of reusing its old verdicts."""
     skip = skip.resolve() if skip is not None else None

@@ -27,6 +27,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,8 +38,10 @@ from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
 from corpus.incremental import JudgmentCache, SuiteSplit, context_digest
 from corpus.kill_history import KILL_HISTORY
-from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant
+from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant, sha256
 from corpus.operators import generate
+from corpus.rerun import FineReuse, fine_cache_key
+from corpus.screen import rule_of
 from corpus.text import escape_controls
 from corpus.tier2 import load_tier2
 from corpus.workdir import materialize
@@ -179,67 +182,38 @@ def _pool(fn, items: list, workers: int) -> list:
         ex.shutdown(wait=True, cancel_futures=True)
 
 
-def _fast_rows(group: list[Job], session: PytestSession, tick, reuse: AcceptReuse | None = None) -> list[Row]:
-    """One pytest gate's mutant jobs through corpus/fast_pytest.py (coverage-selected tests,
-    forked from a pre-imported pytest, -x, parallel); the control was judged cold before, as the
-    reference verdict. ``tick(row)`` is called as each row is finished. ``reuse``: an accept whose
-    covering tests are unchanged is taken from the judgment cache instead (``AcceptReuse``)."""
-    rows = [tick(run_job(j)) for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
-    todo = [j for j in group if j.mutant is not None and j.mutant.label != EQUIVALENT]
+def _fast_rows(todo: list[Job], session: PytestSession, tick, reuse: FineReuse | None = None) -> list[Row]:
+    """One pytest gate's mutant jobs (none equivalent, none reused) through corpus/fast_pytest.py
+    (coverage-selected tests, forked from a pre-imported pytest, -x, parallel); the control was
+    judged cold before, as the reference verdict. ``tick(row)`` is called as each row is
+    finished; ``reuse`` stores each judgment with the test fingerprints it rests on."""
 
     def fast(job: Job) -> Row:
-        kept = reuse.lookup(job, session) if reuse is not None else None
-        if kept is not None:
-            return tick(kept)
         fj = session.judge(job.mutant)
         j = fj.judgement
         row = _row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests, fj.killer)
         if reuse is not None:
-            reuse.remember(job, session, row)
+            reuse.remember(_job_key(job), job.mutant, session, row)
         return tick(row)
 
-    return rows + _pool(fast, todo, session.workers)
+    return _pool(fast, todo, session.workers)
 
 
-class AcceptReuse:
-    """Accepts reused on the fast path while their covering tests are unchanged (issue 26: a
-    judgment keyed by the mutant, the covering tests' content and the gate's other files). The
-    main cache key holds every test file, so any suite edit misses it; then an entry under
-    ``JudgmentCache.accept_key`` (the mutant's unit, the gate's files but its test files, the
-    context) is reused when ``SuiteSplit.covering`` of this run's selection for the mutant equals
-    the one stored with it. Decided on the fast path only: the selection needs this run's
-    coverage map (``PytestSession.map``); without one the mutant is judged."""
-
-    def __init__(self, store: JudgmentCache, keys: dict[tuple[str, str, str], tuple]):
-        self.store, self.keys = store, keys      # job key -> (reject key, SuiteSplit, accept key)
-        self._lock = threading.Lock()
-        self.reused = 0
-
-    def _covering(self, job: Job, session: PytestSession) -> str | None:
-        k = self.keys.get(_job_key(job))
-        if k is None or session.map is None or job.mutant is None or job.mutant.content is None:
-            return None
-        return k[1].covering(session.map.select(job.mutant.content))
-
-    def lookup(self, job: Job, session: PytestSession) -> Row | None:
-        k = self.keys.get(_job_key(job))
-        hit = self.store.get(k[2]) if k is not None else None
-        if hit is None or hit.get("verdict") != Verdict.ACCEPT.value or not hit.get("covering"):
-            return None
-        if self._covering(job, session) != hit["covering"]:
-            return None
-        with self._lock:
-            self.reused += 1
-        return _row(job, Verdict.ACCEPT.value, hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
-                    hit.get("tests"))
-
-    def remember(self, job: Job, session: PytestSession, row: Row) -> None:
-        k = self.keys.get(_job_key(job))
-        if k is None or row.verdict != Verdict.ACCEPT.value or row.executor not in ("swap", "fork", "coverage"):
-            return
-        covering = self._covering(job, session)
-        if covering:
-            self.store.put(k[2], row, {"covering": covering})
+def _reused_rows(group: list[Job], session: PytestSession, reuse: FineReuse | None) -> tuple[list[Row], list[Job]]:
+    """(rows reused by ``reuse`` - corpus/rerun.py: the mutant's unit and what it reaches are
+    unchanged, and so are the fingerprints of the tests its verdict rests on -, the jobs left
+    to judge). Equivalent mutants are left to judge (they are never run)."""
+    rows: list[Row] = []
+    todo: list[Job] = []
+    for j in group:
+        hit = reuse.lookup(_job_key(j), j.mutant, session) if reuse is not None and j.mutant is not None \
+            and j.mutant.label != EQUIVALENT else None
+        if hit is None:
+            todo.append(j)
+        else:
+            rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                             hit.get("tests"), hit.get("killer")))
+    return rows, todo
 
 
 def derive_timeout(gate: Gate, control_s: float) -> dict:
@@ -359,47 +333,48 @@ def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
     return out
 
 
-def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest
-                ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple]]:
+def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest, fast: bool = True
+                ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple[str, SuiteSplit]],
+                           set[str]]:
     """Rows reused from the judgment cache (corpus/incremental.py) for the jobs not already
-    journalled, every job's cache key, and every mutant job's (reject key, its gate's
-    ``SuiteSplit``, accept key): a reject whose killing test's file is unchanged is reused though
-    another test file changed (an accept's second key is decided on the fast path: ``AcceptReuse``)."""
+    journalled, every job's cache key, every other mutant job's (fine key, its gate's
+    ``SuiteSplit``) for the fast path's reuse (corpus/rerun.py), and the fine keys the reused
+    rows name (kept in the store without computing them again: a no-op rerun reads the store and
+    little else). A pytest gate judged on the fast path keys on the module's exact bytes here: any
+    edit of the module goes through the fine reuse, which checks what the covering tests ran (a
+    test composing two functions may kill a mutant of one once the other was edited; the
+    name-level unit key cannot see that)."""
     if cache is None:
-        return [], {}, {}
+        return [], {}, {}, set()
     parents: dict[str, bytes] = {}
     rows: list[Row] = []
     keys: dict[tuple[str, str, str], str] = {}
-    rkeys: dict[tuple[str, str, str], tuple] = {}
+    fkeys: dict[tuple[str, str, str], tuple[str, SuiteSplit]] = {}
+    kept: set[str] = set()
     contexts: dict[tuple[str, str], tuple[str, str, SuiteSplit]] = {}
     for j in jobs:
         parent = parents.setdefault(j.loop.id, j.loop.target_path.read_bytes())
         gk = (j.loop.id, str(j.gate.path))
+        fine = fast and j.gate.kind == "pytest"
         if gk not in contexts:
             cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
             split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
-            contexts[gk] = (digest(j.gate) + ":" + cd, split.rest + ":" + cd, split)
+            exact = f":{sha256(parent)}" if fine else ""
+            contexts[gk] = (digest(j.gate) + ":" + cd + exact, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]
-        k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant)
-        if j.mutant is not None:
-            rkeys[_job_key(j)] = (cache.reject_key(j.loop.id, rest, parent, j.mutant), split,
-                                  cache.accept_key(j.loop.id, rest, parent, j.mutant))
-        if _job_key(j) in journalled:
+        k = keys[_job_key(j)] = cache.key(j.loop.id, ctx, parent, j.mutant, exact=fine)
+        hit = cache.get(k) or {}
+        usable = hit.get("verdict") not in (SKIPPED, None)
+        if j.mutant is not None and fine:
+            if usable and isinstance(hit.get("fine_key"), str):
+                kept.add(hit["fine_key"])
+            else:
+                fkeys[_job_key(j)] = (fine_cache_key(j.loop.id, rest, parent, j.mutant), split)
+        if _job_key(j) in journalled or not usable:
             continue
-        hit = cache.get(k)
-        if hit is None and j.mutant is not None:
-            hit = _reusable_reject(cache.get(rkeys[_job_key(j)][0]), split)
-        if hit is not None and hit.get("verdict") not in (SKIPPED, None):
-            rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
-                             hit.get("tests")))
-    return rows, keys, rkeys
-
-
-def _reusable_reject(hit: dict | None, split: SuiteSplit) -> dict | None:
-    """``hit`` (a reject-key entry) when it is a reject whose killing test's file is unchanged."""
-    if hit is None or hit.get("verdict") != Verdict.REJECT.value or not hit.get("killer_sha"):
-        return None
-    return hit if split.killer_sha(hit.get("killer")) == hit["killer_sha"] else None
+        rows.append(_row(j, hit["verdict"], hit.get("reason", ""), hit.get("seconds", 0.0), "cached",
+                         hit.get("tests"), hit.get("killer")))
+    return rows, keys, fkeys, kept
 
 
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
@@ -425,13 +400,11 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         preflight(jobs)
     resumed = book.load(jobs) if book else {}
     store = JudgmentCache(cache) if cache is not None else None
-    cached, cache_keys, reject_keys = _from_cache(store, jobs, set(resumed),
-                                     book.gate_digest if book else Journal(Path(os.devnull)).gate_digest)
+    cached, cache_keys, fine_keys, fine_kept = _from_cache(store, jobs, set(resumed),
+                                                book.gate_digest if book else Journal(Path(os.devnull)).gate_digest,
+                                                fast)
     resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
     pending = [j for j in jobs if _job_key(j) not in resumed]
-    if announce is not None:
-        announce(sum(1 for k in resumed if not k[2].endswith("/control")),
-                 sum(j.mutant is not None for j in pending))
     job_of = {_job_key(j): j for j in pending}
     lock, done = threading.Lock(), [0]
 
@@ -440,11 +413,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
             book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
         if store is not None and row.verdict != SKIPPED and \
                 not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
-            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row)
-            rk = reject_keys.get((row.loop, row.gate_path, row.mutant))
-            sha = rk[1].killer_sha(row.killer) if rk is not None and row.verdict == Verdict.REJECT.value else None
-            if rk is not None and sha:
-                store.put(rk[0], row, {"killer_sha": sha})
+            fk = fine_keys.get((row.loop, row.gate_path, row.mutant))
+            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row, {"fine_key": fk[0]} if fk else None)
         with lock:
             done[0] += 1
             n = done[0]
@@ -453,7 +423,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
         return row
 
     rows: list[Row] = list(resumed.values())
-    reuse = AcceptReuse(store, reject_keys) if store is not None else None
+    reuse = FineReuse(store, fine_keys) if store is not None else None
     pre = ThreadPoolExecutor(max_workers=2)
     starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
         if fast else {}
@@ -472,9 +442,18 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                 groups.setdefault(key, []).append(j)
             else:
                 cold.append(j)
+        todo: dict[tuple[str, str], list[Job]] = {}
+        for key, group in groups.items():       # what the fine reuse keeps needs each session's coverage map
+            kept, todo[key] = _reused_rows(group, starting[key].result(), reuse)
+            rows += [tick(r) for r in kept]
+        if announce is not None:
+            announce(sum(1 for k in resumed if not k[2].endswith("/control")) + (reuse.reused if reuse else 0),
+                     len(cold) + sum(len(t) for t in todo.values()))
         rows += _pool(lambda j: tick(run_job(j)), cold, workers)
-        for key, group in groups.items():
-            rows += _fast_rows(group, starting[key].result(), tick, reuse)
+        for key, group in todo.items():
+            equivalent = [j for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
+            rows += [tick(run_job(j)) for j in equivalent]
+            rows += _fast_rows([j for j in group if j not in equivalent], starting[key].result(), tick, reuse)
     finally:
         pre.shutdown(wait=True, cancel_futures=True)
         for f in starting.values():
@@ -487,8 +466,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
                     not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
                 store.put(k, r)
         if keep is None:        # a narrowed run (--since) keeps the judgments it left out
-            store.compact(set(cache_keys.values()) | {k for k, *_ in reject_keys.values()} |
-                          {k[2] for k in reject_keys.values()})
+            store.compact(set(cache_keys.values()) | {k for k, _ in fine_keys.values()} | fine_kept)
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})
@@ -523,6 +501,8 @@ def rates(rows: list[Row]) -> dict:
         "incapacity": sum(r.verdict == Verdict.INCAPACITY.value for r in rows),
         "incapacity_ids": [r.mutant for r in rows if r.verdict == Verdict.INCAPACITY.value],
         "equivalent": sum(r.label == EQUIVALENT for r in rows),
+        # per rule of the screen that proved them (corpus/screen.py): screened, never dropped
+        "equivalent_by_rule": dict(sorted(Counter(rule_of(r.reason) for r in rows if r.label == EQUIVALENT).items())),
         "skipped": sum(r.verdict == SKIPPED for r in rows),
     }
 
@@ -748,6 +728,11 @@ def write_outputs(summary: dict, m: Measurement, out: Path) -> list[Path]:
     return paths
 
 
+def _rules(r: dict) -> str:
+    """'identical bytecode 3, small-int identity 1': the screen's rules with their counts."""
+    return ", ".join(f"{k} {v}" for k, v in (r.get("equivalent_by_rule") or {}).items())
+
+
 def _na(x):
     return "n/a" if x is None else f"{x:.4f}"
 
@@ -777,7 +762,7 @@ def render_table(summary: dict) -> str:
                          f"false accept {r['false_accept']['fmt']:28} preserving "
                          f"{r['preserving_judged']:>4}/{r['preserving_n']:<4} judged  false reject "
                          f"{r['false_reject']['fmt']:28} incapacity {r['incapacity']}"
-                         f"{'  equivalent ' + str(r['equivalent']) + ' (not judged)' if r['equivalent'] else ''}")
+                         f"{'  equivalent ' + str(r['equivalent']) + ' (not judged: ' + _rules(r) + ')' if r['equivalent'] else ''}")
     if summary["vacuous_gates"]:
         lines.append("")
         lines.append("VACUOUS GATES (class: proving mutant)")

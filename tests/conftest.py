@@ -118,6 +118,9 @@ SLOW_TESTS: dict[str, str] = {
         "ordered-set's mutants judged on both the swap and the fork path (tens of seconds)",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs over a module, a test file edited between them (tens of seconds)",
+    "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
+        "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run "
+        "(152 s at load 6, 363 s at load 10; issue 35)",
     "tests/corpus/test_bench.py::test_bench_rows_shape":
         "the corpus benchmark's quick run, whole (25 s idle): a smoke test of make bench's rows",
     "tests/engines/test_redteam_issue25b.py::"

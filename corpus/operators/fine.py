@@ -32,6 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from corpus.equivalence import accumulator_equivalent, compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
+from corpus.screen import screen
 
 ARITHMETIC = {cst.Add: cst.Subtract, cst.Subtract: cst.Add, cst.Multiply: cst.Divide,
               cst.Divide: cst.Multiply, cst.FloorDivide: cst.Divide, cst.Modulo: cst.Divide,
@@ -603,6 +604,8 @@ def _mutants(spec: ArtifactSpec, op: str) -> list[tuple]:
         elif label == DESTROYING and op == "augmented_assignment" and accumulator_equivalent(spec.text, original, stmt):
             label, note = EQUIVALENT, (f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: an int "
                                        f"accumulator read only as its residue's zero test, negated]")
+        elif label == DESTROYING and (found := screen(spec.text, original, stmt, op)) is not None:
+            label, note = EQUIVALENT, f"{note or _code(node) + ' -> ' + _code(new)} [equivalent: {found[0]}: {found[1]}]"
         code = spec.text[:lo] + mutated + spec.text[hi:]
         out.append((code.encode(), f"L{line}: {note or _code(node) + ' -> ' + _code(new)}", label, True))
     return out

@@ -1,4 +1,4 @@
-"""Red team of issue 26's accept reuse (``measure.AcceptReuse``): edits of a test file that holds
+"""Red team of issue 26's accept reuse (now corpus/rerun.py's ``FineReuse``): edits of a test file that holds
 no selected test but still changes what a selected test does. Each case compares the second run's
 verdict of ``a + b -> a - b`` with what a run from scratch says (killed): a reused accept there is a
 false accept in the published survivors."""
@@ -81,10 +81,16 @@ def test_an_edit_of_a_non_covering_tests_body_still_keeps_the_accept(tmp_path):
 
 
 def _covering(tmp_path: Path, files: dict[str, str]) -> str | None:
+    """The fingerprint of test_add (corpus/rerun.py ``TestPrints``) over the test files now in
+    ``tmp_path``: what an accept or a kill of a mutant test_add covers rests on."""
+    from corpus.coverage_map import CoverageMap
     from corpus.incremental import SuiteSplit
+    from corpus.rerun import TestPrints
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    return SuiteSplit(sorted(tmp_path.glob("*.py")), "calc").covering(["test_add.py::test_add"])
+    cmap = CoverageMap(target="calc.py", source="def add(a, b):\n    return a + b\n", order=["test_add.py::test_add"],
+                       contexts={2: {"test_add.py::test_add"}}, statements={1, 2})
+    return TestPrints(cmap, SuiteSplit(sorted(tmp_path.glob("*.py")), "calc")).of("test_add.py::test_add")
 
 
 ADD = "from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0\n"

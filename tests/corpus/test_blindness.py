@@ -20,11 +20,11 @@ from corpus.catalogue import load_catalogue
 from corpus.operators import FAMILIES, generate
 
 PKG = Path(corpus.__file__).parent
-GENERATORS = sorted((PKG / "operators").glob("*.py")) + [PKG / "model.py", PKG / "equivalence.py"]
+GENERATORS = sorted((PKG / "operators").glob("*.py")) + [PKG / "model.py", PKG / "equivalence.py", PKG / "screen.py"]
 # io: StringIO for the YAML emitter; ruamel.yaml / tomlkit parse the artifact text in memory;
 # dis / types: the bytecode comparison of corpus/equivalence.py
 ALLOWED_IMPORTS = {"__future__", "copy", "json", "re", "hashlib", "dataclasses", "typing", "libcst",
-                   "corpus.model", "corpus.operators", "corpus.equivalence", "collections", "itertools",
+                   "corpus.model", "corpus.operators", "corpus.equivalence", "corpus.screen", "collections", "itertools",
                    "functools", "io", "ruamel.yaml", "tomlkit", "dis", "types",
                    "tokenize", "warnings", "ast", "corpus.pyparse"}   # ast, corpus.pyparse: parse (never runs) text; warnings: silences SyntaxWarning in compile; tokenize: reads '# pragma: no mutate' comments from the text it is given
 # compile() turns source into code objects without running them: allowed only where bytecode is

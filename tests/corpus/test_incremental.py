@@ -146,8 +146,9 @@ def test_an_edit_of_a_caller_changes_the_key():
     assert _f_keys(CALLS.replace("y - 1", "y - 5")) == before     # unrelated: kept
 
 
-# issue 26: a reject is reused while the file of the test that killed it is unchanged, whatever
-# else in the suite was edited; an accept is judged again (an edited or new test may kill it)
+# issue 26, refined by issue 35: a reject is reused while the test that killed it is unchanged,
+# whatever else in the suite was edited; an accept is judged again when a test covering it was
+# added or edited (it may kill it now)
 def _two_file_project(d: Path):
     """add's test kills ``a - b`` (a reject whose killer is in test_add.py)."""
     from support.calc_project import add_and_neg_loop
@@ -160,20 +161,25 @@ def test_a_reject_survives_an_edit_of_another_test_file(tmp_path):
     cache = tmp_path / "out" / "judgment-cache.jsonl"
     cache.parent.mkdir()
 
-    def run():
-        m = measure([loop], families=("fine",), tier2=False, workers=1, cache=cache)
+    def run(fresh: bool = False):
+        m = measure([loop], families=("fine",), tier2=False, workers=1, cache=None if fresh else cache)
         return {r.mutant: r for r in m.rows if not r.is_control}, m
-    first, _ = run()
+    first, m0 = run()
     add_rejects = {k for k, r in first.items() if r.verdict == "reject" and r.killer and "test_add" in r.killer}
-    neg_judged = {k for k, r in first.items() if r.verdict in ("accept", "reject") and k not in add_rejects}
-    assert add_rejects and neg_judged
+    neg_rejects = {k for k, r in first.items() if r.verdict == "reject" and r.killer and "test_neg" in r.killer}
+    # neg's survivors (line 6, ``return -x``): test_neg_one, added below, covers them
+    neg_accepts = {k for k, r in first.items() if r.verdict == "accept" and m0.mutants[k].note.startswith("L6:")}
+    assert add_rejects and neg_rejects and neg_accepts
     (tmp_path / "tests" / "test_neg.py").write_text(
         "from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n\n\ndef test_neg_one():\n    assert neg(1) == -1\n")
     second, m = run()
-    assert all(second[k].executor == "cached" and second[k].verdict == "reject" for k in add_rejects)
-    assert all(second[k].executor != "cached" for k in neg_judged)      # accepts and test_neg's kills
-    assert m.cached == len(add_rejects)
+    # the kills of unchanged tests are kept; what the added test covers is judged again
+    assert all(second[k].executor == "cached" and second[k].verdict == "reject" for k in add_rejects | neg_rejects)
+    assert all(second[k].executor != "cached" for k in neg_accepts)
+    assert m.cached == sum(r.executor == "cached" for r in second.values())
+    assert {k: r.verdict for k, r in second.items()} == {k: r.verdict for k, r in run(fresh=True)[0].items()}
     (tmp_path / "tests" / "test_add.py").write_text(
         "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n    assert add(0, 0) == 0\n")
     third, _ = run()
-    assert all(third[k].executor != "cached" for k in add_rejects)    # the killer's own file changed
+    assert all(third[k].executor != "cached" for k in add_rejects)    # the killer itself changed
+    assert all(third[k].executor == "cached" for k in neg_rejects)

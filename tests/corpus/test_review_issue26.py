@@ -171,6 +171,11 @@ def test_swap_is_not_used_when_a_test_runs_the_artifact_by_path(tmp_path):
     ("return check(d[:12], x)", "return check(x)", "argument"),
     ("total = 0", "total = None", "value"),
     ("s = t.lstrip()", "s = t.rstrip()", "call"),
+    # issue 35, the semver race: a change inside an f-string's field, a line cut from a call spread
+    # over lines, a trailing argument dropped (mutmut leaves its comma) - each was another class
+    ('raise E(f"{n} not {type(value).__name__}")', 'raise E(f"{n} not {type(None).__name__}")', "argument"),
+    ("patch=self._patch, build=self._build)", "patch=self._patch, build=None)", "argument"),
+    ("return type(self)(major + 1, 0, 0)", "return type(self)(major + 1, 0, )", "argument"),
 ])
 def test_classify_a_mutmut_change(old, new, cls):
     assert classify_change(old, new) == cls
@@ -181,6 +186,11 @@ def test_survivors_missed_is_by_line_and_class():
     corpus = [{"line": 28, "class": "number", "change": "x"}, {"line": 6, "class": "argument", "change": "y"}]
     assert survivors_missed(mutmut, corpus) == [mutmut[1]]
     assert survivors_missed(mutmut[:1], corpus) == []
+    # a call spread over lines: mutmut names the changed line, the corpus the statement's first
+    source = "def f(a):\n    return dict(\n        x=a,\n        y=a)\n"
+    cut = [{"line": 4, "class": "argument", "change": "y=a) -> y=None)"}]
+    assert survivors_missed(cut, [{"line": 2, "class": "argument", "change": "z"}], source) == []
+    assert survivors_missed(cut, [{"line": 2, "class": "argument", "change": "z"}]) == cut
 
 
 @pytest.mark.parametrize("text,needle", [

@@ -181,11 +181,17 @@ def test_an_accept_is_kept_while_its_covering_tests_are_unchanged(tmp_path):
     # a rerun of the same files: everything from the cache, the reused accepts included
     again, m = run()
     assert all(r.executor == "cached" for r in again.values()) and m.cached == len(again) + 1   # + the control
-    # the covering file itself edited: add's accepts are judged again
+    # a comment in the covering test: the same code, the accepts are kept (issue 35: a test's
+    # fingerprint is its code, not its file's bytes)
     (tmp_path / "tests" / "test_add.py").write_text(
         "from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0  # same test\n")
     third, _ = run()
-    assert all(third[k].executor != "cached" and third[k].verdict == "accept" for k in add_acc)
+    assert all(third[k].executor == "cached" and third[k].verdict == "accept" for k in add_acc)
+    # the covering test itself edited: add's accepts are judged again
+    (tmp_path / "tests" / "test_add.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(0, 0) == 0 * 1\n")
+    fourth, _ = run()
+    assert all(fourth[k].executor != "cached" and fourth[k].verdict == "accept" for k in add_acc)
 
 
 def test_a_new_test_file_that_runs_the_mutant_rejudges_its_accept(tmp_path):

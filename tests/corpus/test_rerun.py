@@ -1,0 +1,282 @@
+"""Reruns that re-judge only what an edit can change (issue 35, item 2; corpus/rerun.py).
+
+Each case measures a small project with the judgment cache, edits it, measures again, and checks
+two things: which mutants were judged again (executor not "cached"), and that every verdict of
+the rerun equals a run from scratch's - a rerun that keeps an old verdict an edit changed would
+publish a survivor that is killed (or a kill that no longer happens). The adversarial edits of
+the issue's acceptance are here: a helper called through a table of functions, a test reading a
+data file, a fixture changed in conftest.py or in the test file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus.catalogue import Loop
+from corpus.incremental import context_digest, unit_key
+from corpus.measure import Measurement, measure
+from corpus.model import ArtifactSpec
+from corpus.operators import generate
+from corpus.rerun import static_key
+
+
+class Project:
+    """``art/calc.py`` with its suite in ``tests/`` and a pytest gate; ``run()`` measures it with
+    the judgment cache under ``out/``, ``fresh()`` without it."""
+
+    def __init__(self, d: Path, module: str, tests: dict[str, str]):
+        self.d = d
+        (d / "art").mkdir()
+        (d / "art" / "calc.py").write_text(module)
+        (d / "tests").mkdir()
+        for name, text in tests.items():
+            (d / "tests" / name).write_text(text)
+        (d / "gate.toml").write_text('[gate]\nname = "calc"\nkind = "pytest"\ntests = "tests"\n')
+        (d / "out").mkdir()
+        self.loop = Loop(id="calc", dir=d, title="calc", domains=["software"], requirement="(test)",
+                         kind="python", target="calc.py", artifact_dir=d / "art", hints={"role": "code"},
+                         not_applicable=(), gate_paths=[d / "gate.toml"])
+
+    def run(self, cache: bool = True) -> Measurement:
+        return measure([self.loop], families=("fine",), tier2=False, workers=1,
+                       cache=self.d / "out" / "judgment-cache.jsonl" if cache else None)
+
+    def write(self, path: str, text: str) -> None:
+        (self.d / path).write_text(text)
+
+    def edit(self, path: str, old: str, new: str) -> None:
+        text = (self.d / path).read_text()
+        assert text.count(old) == 1, (path, old)
+        self.write(path, text.replace(old, new))
+
+
+def rows(m: Measurement) -> dict[str, tuple[str, str, str]]:
+    """note -> (verdict, executor, killer) of every judged mutant (the note names line and change)."""
+    return {m.mutants[r.mutant].note: (r.verdict, r.executor, r.killer or "") for r in m.rows
+            if not r.is_control and r.verdict in ("accept", "reject", "incapacity")}
+
+
+def rejudged(m: Measurement) -> set[str]:
+    return {note for note, (_, ex, _) in rows(m).items() if ex != "cached"}
+
+
+def assert_same_as_fresh(p: Project, m: Measurement) -> None:
+    again = {k: v[0] for k, v in rows(m).items()}
+    fresh = {k: v[0] for k, v in rows(p.run(cache=False)).items()}
+    assert again == fresh, {k: (again.get(k), fresh.get(k)) for k in set(again) | set(fresh)
+                            if again.get(k) != fresh.get(k)}
+
+
+THREE = ("def add(a, b):\n    return a + b\n\n\n"
+         "def neg(x):\n    return -x\n\n\n"
+         "def scale(x, k):\n    if k == 0:\n        return 0\n    return x * k\n")
+THREE_TESTS = {
+    "test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    "test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(0) == 0\n",
+    "test_scale.py": "from calc import scale\n\n\ndef test_scale():\n    assert scale(2, 3) == 6\n",
+}
+
+
+def on_line(m: Measurement, *lines: int) -> set[str]:
+    return {n for n in rows(m) if int(n.split(":", 1)[0][1:]) in lines}
+
+
+def test_a_noop_rerun_judges_nothing_and_starts_no_suite(tmp_path, monkeypatch):
+    p = Project(tmp_path, THREE, THREE_TESTS)
+    first = p.run()
+    assert rejudged(first) == set(rows(first))
+    import corpus.measure as cm
+    monkeypatch.setattr(cm, "PytestSession", None)      # a no-op rerun must not need one
+    again = p.run()
+    assert rejudged(again) == set() and all(r.executor == "cached" for r in again.rows)
+    assert {k: v[0] for k, v in rows(again).items()} == {k: v[0] for k, v in rows(first).items()}
+
+
+def test_an_edit_of_one_function_rejudges_its_mutants_and_what_its_tests_cover(tmp_path):
+    """scale() is edited (same behaviour, new text): its mutants are judged again; add's and neg's
+    are not (no test that covers them runs scale, and they do not name it)."""
+    p = Project(tmp_path, THREE, THREE_TESTS)
+    p.run()
+    p.edit("art/calc.py", "    return x * k\n", "    out = x * k\n    return out\n")
+    m = p.run()
+    scale = on_line(m, 10, 11, 12, 13)
+    assert scale and rejudged(m) == scale
+    assert_same_as_fresh(p, m)
+
+
+COMPOSED = ("def f(x):\n    return x * 0\n\n\n"
+            "def g(y):\n    return y + y\n")
+COMPOSED_TESTS = {"test_fg.py": "from calc import f, g\n\n\ndef test_g_of_f():\n    assert g(f(2)) == 2 * f(2)\n"}
+
+
+def test_a_test_composing_two_functions_kills_a_survivor_once_the_other_was_edited(tmp_path):
+    """g's ``y + y -> y - y`` survives while f returns 0; f is edited to return x, and the test
+    that runs g(f(2)) now kills it. g does not name f, so the name-level unit key (corpus/
+    incremental.py) keeps its key: only the covering test's fingerprint (it ran f) sees the edit."""
+    p = Project(tmp_path, COMPOSED, COMPOSED_TESTS)
+    first = rows(p.run())
+    minus = "L6: y + y -> y - y"
+    assert first[minus][0] == "accept"
+    before = (tmp_path / "art" / "calc.py").read_bytes()
+    p.edit("art/calc.py", "return x * 0", "return x * 1")
+    after = (tmp_path / "art" / "calc.py").read_bytes()
+    mutant = lambda src: next(mu for mu in generate(ArtifactSpec("l", "python", "calc.py", src, {"role": "code"}),  # noqa: E731
+                                                    "fine") if mu.note == minus)
+    assert unit_key(before, mutant(before)) == unit_key(after, mutant(after))
+    m = p.run()
+    assert rows(m)[minus][:2] == ("reject", rows(m)[minus][1]) and rows(m)[minus][1] != "cached"
+    assert_same_as_fresh(p, m)
+
+
+TABLE = ("def _double(x):\n    return x * 2\n\n\n"
+         "def _neg(x):\n    return -x\n\n\n"
+         "_OPS = {\"double\": _double, \"neg\": _neg}\n\n\n"
+         "def apply(name, x):\n    out = _OPS[name](x)\n    return out * 3\n\n\n"
+         "def other(z):\n    return z - 1\n")
+TABLE_TESTS = {"test_apply.py": "import calc\n\n\ndef test_apply():\n"
+                                "    assert calc.apply(\"double\", 0) == 3 * calc._OPS[\"double\"](0)\n\n\n"
+                                "def test_other():\n    assert calc.other(1) == 0\n"}
+
+
+def test_an_edit_in_a_helper_called_through_a_table_of_functions_rejudges_the_dispatcher(tmp_path):
+    """apply() calls _double through the _OPS table, never by its name. ``out * 3 -> out / 3``
+    survives while _double(0) is 0; once _double returns x * 2 + 6 the same test kills it."""
+    p = Project(tmp_path, TABLE, TABLE_TESTS)
+    div = "L14: out * 3 -> out / 3"
+    assert rows(p.run())[div][0] == "accept"
+    p.edit("art/calc.py", "    return x * 2\n", "    return x * 2 + 6\n")
+    m = p.run()
+    assert rows(m)[div][0] == "reject" and rows(m)[div][1] != "cached"
+    assert not on_line(m, 18) & rejudged(m)             # other() neither runs nor names _double
+    assert_same_as_fresh(p, m)
+
+
+def test_the_static_key_reaches_a_function_through_a_table_and_a_computed_getattr():
+    """A mutant's static key (corpus/rerun.py) holds every function its unit reaches by name:
+    through a top-level table, and - for ``getattr(self, "bump_" + part)`` - every name with
+    that prefix; an edit elsewhere keeps it."""
+    src = TABLE + ("\n\nclass V:\n    def bump_a(self):\n        return 1\n\n"
+                   "    def bump_b(self):\n        return 2\n\n"
+                   "    def go(self, part):\n        return getattr(self, \"bump_\" + part)() + 0\n\n"
+                   "    def plain(self):\n        return 5\n")
+
+    def keys(text: str, line_text: str) -> set[str]:
+        data = text.encode()
+        line = text.splitlines().index(line_text) + 1
+        return {static_key(data, mu) for mu in generate(ArtifactSpec("l", "python", "calc.py", data, {"role": "code"}),
+                                                        "fine") if mu.note.startswith(f"L{line}:")}
+    apply_line, go_line = "    return out * 3", "        return getattr(self, \"bump_\" + part)() + 0"
+    base_apply, base_go = keys(src, apply_line), keys(src, go_line)
+    assert base_apply and base_go
+    helper = src.replace("    return x * 2\n", "    return x * 2 + 6\n")
+    assert not keys(helper, apply_line) & base_apply              # through the table
+    bumped = src.replace("        return 2\n", "        return 3\n")
+    assert not keys(bumped, go_line) & base_go                    # through getattr("bump_" + ...)
+    assert keys(bumped, apply_line) == base_apply
+    plain = src.replace("        return 5\n", "        return 6\n")
+    assert keys(plain, go_line) == base_go and keys(plain, apply_line) == base_apply
+
+
+DATA_TESTS = {"test_add.py": "import json\nfrom pathlib import Path\n\nfrom calc import add\n\n\n"
+                             "def test_add_cases():\n"
+                             "    for a, b in json.loads((Path(__file__).parent / \"cases.json\").read_text()):\n"
+                             "        assert add(a, b) == a + b\n",
+              "cases.json": "[[0, 0]]\n"}
+
+
+def test_a_test_reading_a_data_file_kills_a_survivor_once_the_data_changed(tmp_path):
+    p = Project(tmp_path, THREE, DATA_TESTS)
+    minus = "L2: a + b -> a - b"
+    assert rows(p.run())[minus][0] == "accept"
+    p.write("tests/cases.json", "[[0, 0], [2, 3]]\n")
+    m = p.run()
+    assert rows(m)[minus][0] == "reject"
+    assert_same_as_fresh(p, m)
+
+
+def test_a_data_file_beside_the_module_is_part_of_every_key(tmp_path):
+    """The artifact's directory may hold what the module or a test reads (a .json, a .csv): the
+    context digest in every key holds it (it held .py/.toml/.ini/.cfg only)."""
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / "m.py").write_text("X = 1\n")
+    (tmp_path / "art" / "rates.json").write_text('{"rate": 1}\n')
+    key = lambda: context_digest(tmp_path / "art", tmp_path / "art" / "m.py", tmp_path, tmp_path / "out")  # noqa: E731
+    k0 = key()
+    (tmp_path / "art" / "rates.json").write_text('{"rate": 2}\n')
+    assert key() != k0
+
+
+FIXTURE_CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef pair():\n    return (0, 0)\n"
+FIXTURE_TEST = "from calc import add\n\n\ndef test_add(pair):\n    a, b = pair\n    assert add(a, b) == a + b\n"
+
+
+@pytest.mark.parametrize("where", ["conftest.py", "test_add.py"])
+def test_a_changed_fixture_kills_a_survivor(tmp_path, where):
+    """The fixture the covering test uses, in conftest.py (every mutant is judged again: the
+    conservative answer) or in the test file itself (every test of the suite may use it)."""
+    tests = {"conftest.py": FIXTURE_CONFTEST, "test_add.py": FIXTURE_TEST} if where == "conftest.py" else \
+        {"test_add.py": FIXTURE_CONFTEST.replace("import pytest\n", "import pytest\n\nfrom calc import add\n")
+         + "\n\ndef test_add(pair):\n    a, b = pair\n    assert add(a, b) == a + b\n"}
+    p = Project(tmp_path, THREE, tests)
+    minus = "L2: a + b -> a - b"
+    assert rows(p.run())[minus][0] == "accept"
+    p.edit(f"tests/{where}", "return (0, 0)", "return (2, 3)")
+    m = p.run()
+    assert rows(m)[minus][0] == "reject"
+    assert_same_as_fresh(p, m)
+
+
+def test_an_added_test_rejudges_only_the_mutants_it_covers(tmp_path):
+    """A new test of scale() kills the ``k == 0`` survivors; add's and neg's mutants, and
+    scale's mutants killed by the unchanged test_scale, keep their judgments."""
+    p = Project(tmp_path, THREE, THREE_TESTS)
+    first = rows(p.run())
+    p.edit("tests/test_scale.py", "    assert scale(2, 3) == 6\n",
+           "    assert scale(2, 3) == 6\n\n\ndef test_scale_zero():\n    assert scale(5, 0) == 0\n")
+    m = p.run()
+    scale_survivors = {n for n in on_line(m, 10, 11, 12, 13) if first.get(n, ("",))[0] == "accept"}
+    assert scale_survivors and rejudged(m) == scale_survivors
+    assert any(rows(m)[n][0] == "reject" for n in scale_survivors)      # the new test kills some
+    assert_same_as_fresh(p, m)
+
+
+def test_an_edited_test_rejudges_what_it_covers_and_its_kills(tmp_path):
+    p = Project(tmp_path, THREE, THREE_TESTS)
+    first = rows(p.run())
+    p.edit("tests/test_neg.py", "    assert neg(0) == 0\n", "    assert neg(0) == 0\n    assert neg(4) == -4\n")
+    m = p.run()
+    neg = on_line(m, 6, 7)
+    assert neg and rejudged(m) == neg
+    assert any(first[n][0] == "accept" and rows(m)[n][0] == "reject" for n in neg)
+    assert_same_as_fresh(p, m)
+
+
+def test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance():
+    """benchmarks/bench_rerun.py on corpus/examples/semver: a leaf method's edit re-judges under
+    20% of the mutants, an added test under 5%, and each rerun says what a fresh run says."""
+    from benchmarks.bench_rerun import EDITS, scenarios
+    out = {r["scenario"]: r for r in scenarios(workers=2, check=True, edits=EDITS[1:2])}
+    edit = out[f"edit {EDITS[1][0]}"]
+    assert edit["rejudged"] < 0.2 * edit["of"], edit
+    assert out["one test added"]["rejudged"] < 0.05 * out["one test added"]["of"], out
+    assert out["no-op rerun"]["rejudged"] == 0
+
+
+COLLECTED = ("def base():\n    return (0, 0)\n\n\n"
+             "def add(a, b):\n    return a + b\n")
+COLLECTED_TESTS = {"test_add.py": "import calc\n\nCASE = calc.base()\n\n\n"
+                                  "def test_add():\n    a, b = CASE\n    assert calc.add(a, b) == a + b\n"}
+
+
+def test_a_function_a_test_file_calls_at_collection_counts_for_every_test(tmp_path):
+    """base() runs while test_add.py is collected (its lines carry the import context, no test's
+    name), and test_add uses what it returned: once base returns (2, 3), ``a + b -> a - b`` is
+    killed. Every test's fingerprint holds the functions whose bodies ran at collection."""
+    p = Project(tmp_path, COLLECTED, COLLECTED_TESTS)
+    minus = "L6: a + b -> a - b"
+    assert rows(p.run())[minus][0] == "accept"
+    p.edit("art/calc.py", "return (0, 0)", "return (2, 3)")
+    m = p.run()
+    assert rows(m)[minus][0] == "reject"
+    assert_same_as_fresh(p, m)

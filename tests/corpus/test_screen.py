@@ -1,0 +1,162 @@
+"""The type-aware equivalence screen (issue 35, item 3; corpus/screen.py).
+
+Two kinds of checks. Each rule, by example: what it screens and the near misses it must keep
+(a bool where an int was needed, a parameter whose type nothing proves, a default of another
+type, a guard whose name is rebound before the comparison). And, generated: many small modules
+built from templates with random constants, every fine mutant of each run against a battery of
+inputs next to the original - a mutant any input tells apart is killable, and no killable mutant
+may be screened; the screened ones are counted per rule, so the check is not vacuous.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from corpus.model import EQUIVALENT, ArtifactSpec
+from corpus.operators import generate
+from corpus.screen import RULES, rule_of
+
+
+def mutants(src: str):
+    return generate(ArtifactSpec("l", "python", "m.py", src.encode(), {"role": "code", "extra_operators": ["identity"]}),
+                    "fine")
+
+
+def screened(src: str) -> dict[str, str]:
+    """note (without its equivalence tag) -> rule, for every mutant a new rule screened."""
+    return {m.note.split(" [equivalent:", 1)[0]: rule_of(m.note) for m in mutants(src)
+            if m.label == EQUIVALENT and rule_of(m.note) in RULES}
+
+
+def test_small_int_identity_needs_an_exact_int_and_a_cached_literal():
+    src = ("def f(items, x):\n    n = len(items) * 2\n    b = True\n    big = len(items)\n"
+           "    return n == 4, x == 4, b == 1, big == 1000\n")
+    got = screened(src)
+    assert got == {"L5: n == 4 -> n is 4": "small-int identity"}, got
+
+
+def test_a_dropped_default_needs_the_same_literal_of_the_same_type():
+    src = ("def g(a, b=0, c=None, *, d='x'):\n    return a, b, c, d\n\n\n"
+           "def call(v):\n    return g(v, 0, None, d='x'), g(v, 0.0), g(v, False), g(v, 0, 1)\n")
+    got = screened(src)
+    assert got == {"L6: argument 'None' dropped from 'g(v, 0, None, d='x')'": "default argument",
+                   "L6: argument ''x'' dropped from 'g(v, 0, None, d='x')'": "default argument"}, got
+    # a decorated callee, an identity test on the parameter, a name bound twice: kept
+    for variant in ("import functools\n\n\n@functools.lru_cache\n" + src,
+                    src.replace("    return a, b, c, d\n", "    return a, b is 0, c, d is 'x'\n"),
+                    src + "\n\ng = print\n"):
+        assert not {k for k in screened(variant) if k.startswith("L6: argument ''x''")}, variant
+
+
+def test_a_class_called_by_name_drops_a_default_of_its_init():
+    src = ("class P:\n    def __init__(self, x=0, y=0):\n        self.v = (x, y)\n\n\n"
+           "def origin():\n    return P(0, 0).v\n")
+    assert screened(src) == {"L7: argument '0' dropped from 'P(0, 0)'": "default argument"}
+    assert screened(src.replace("class P:", "class P(dict):")) == {}       # a base's __new__ may count arguments
+
+
+def test_a_boundary_swap_under_a_guard_that_excludes_the_boundary():
+    src = ("def f(items):\n    n = len(items)\n    if n == 3:\n        return 'three'\n    if n < 3:\n"
+           "        return 'few'\n    return 'many'\n\n\n"
+           "def g(items):\n    n = len(items)\n    if n != 3:\n        return n > 3\n    return None\n\n\n"
+           "def h(x):\n    if x == 3:\n        return 0\n    return x < 3\n")
+    got = {k: v for k, v in screened(src).items() if v == "guarded boundary"}
+    assert got == {"L5: n < 3 -> n <= 3": "guarded boundary", "L13: n > 3 -> n >= 3": "guarded boundary"}, got
+    rebound = src.replace("        return 'three'\n    if n < 3:", "        return 'three'\n    n = 3\n    if n < 3:")
+    assert "L6: n < 3 -> n <= 3" not in screened(rebound)
+
+
+def test_a_member_the_fallback_answers_alike():
+    src = ("def f(items):\n    n = len(items)\n    if n in (5, 7) or n > 4:\n        return 'big'\n    return 'small'\n")
+    got = screened(src)
+    # 5 -> 6 and 7 -> 8 (and 7 -> 6): the fallback n > 4 says True for both; 5 -> 4, -> 0: it does not
+    assert got and set(got.values()) == {"fallback member"}
+    assert all(k.split(" -> ")[1] not in ("4", "0") for k in got), got
+
+
+# ----------------------------------------------------------------------------- generated cases
+
+def _identity_module(r: random.Random) -> str:
+    k1, k2 = r.choice([-6, -5, 0, 1, 2, 3, 255, 256, 257, 1000]), r.randint(0, 6)
+    op = r.choice(["+", "-", "*"])
+    lit = r.choice(["True", "1", "len(items)", "len(items) > 2", "x"])
+    return (f"def f(items, x):\n    n = len(items) {op} {k1}\n    b = {lit}\n"
+            f"    if n == {k2}:\n        return 'eq'\n    if n < {k2}:\n        return 'lt'\n"
+            f"    return n == {k1}, b == 1, n != {k2}\n")
+
+
+def _default_module(r: random.Random) -> str:
+    pool = ["0", "1", "0.0", "1.0", "True", "False", "None", "''", "'a'", "-1", "10 ** 30", "()"]
+    d1, d2, v1, v2 = (r.choice(pool) for _ in range(4))
+    if r.random() < 0.5:
+        v2 = d2
+    ident = r.random() < 0.2
+    body = "    return (a, b, c, type(b).__name__, type(c).__name__" + (", c is " + d2 if ident else "") + ")\n"
+    return (f"def g(a, b={d1}, c={d2}):\n{body}\n\n"
+            f"def call(x):\n    return g(x, {v1}, {v2}), g(x, {v1}), g(x, b={v1}, c={v2})\n")
+
+
+def _guard_module(r: random.Random) -> str:
+    k = r.randint(-2, 5)
+    guard = r.choice([f"n == {k}", f"n != {k}", "not n" if k == 0 else f"n == {k}", f"n >= {k}"])
+    cmp = r.choice(["<", "<=", ">", ">="])
+    between = r.choice(["", "    n = n + 1\n", "    m = n\n"])
+    return (f"def f(items):\n    n = len(items) - 2\n    if {guard}:\n        return 'guard'\n{between}"
+            f"    if n {cmp} {k}:\n        return 'a'\n    return 'b'\n")
+
+
+def _member_module(r: random.Random) -> str:
+    m1, m2, k = r.randint(0, 8), r.randint(0, 8), r.randint(-1, 8)
+    cmp = r.choice([">", ">=", "<", "=="])
+    if r.random() < 0.5:
+        return (f"def f(items):\n    n = len(items)\n    if n in ({m1}, {m2}) or n {cmp} {k}:\n        return 'x'\n"
+                f"    return 'y'\n")
+    s1, s2 = r.choice(["'a'", "'b'", "''", "'ab'"]), r.choice(["'a'", "'XX'", "'B'"])
+    return (f"def f(items):\n    t = f'{{len(items)}}'[:1] + 'b'[:len(items) % 2]\n"
+            f"    if t in ({s1}, {s2}):\n        return 'x'\n    elif t > 'a':\n        return 'x'\n    return 'y'\n")
+
+
+def _outputs(src: str) -> list:
+    """What the module's functions give (value and type, or the exception's type) on a battery of
+    inputs: the same list for two versions means no input of the battery tells them apart."""
+    ns: dict = {}
+    exec(compile(src, "<generated>", "exec"), ns)   # noqa: S102 - the test's own generated modules
+    out = []
+    for name in ("f", "call"):
+        fn = ns.get(name)
+        if fn is None:
+            continue
+        for size in range(0, 12):
+            args = ([0] * size, size) if name == "f" and fn.__code__.co_argcount == 2 else \
+                ([0] * size,) if name == "f" else (size,)
+            try:
+                v = fn(*args)
+                out.append((repr(v), type(v).__name__))
+            except Exception as exc:     # the exception's type is what a test sees
+                out.append(("raises", type(exc).__name__))
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@pytest.mark.parametrize("make", [_identity_module, _default_module, _guard_module, _member_module])
+def test_no_killable_mutant_is_ever_screened(make):
+    r = random.Random(35 + sum(map(ord, make.__name__)))
+    counts: dict[str, int] = {}
+    killable = 0
+    for _ in range(25):
+        src = make(r)
+        base = _outputs(src)
+        for mu in mutants(src):
+            if mu.content is None:
+                continue
+            differs = _outputs(mu.content.decode()) != base
+            killable += differs
+            rule = rule_of(mu.note) if mu.label == EQUIVALENT else None
+            if rule in RULES:
+                assert not differs, (src, mu.note)
+                counts[rule] = counts.get(rule, 0) + 1
+    expected = {_identity_module: {"small-int identity", "guarded boundary"}, _default_module: {"default argument"},
+                _guard_module: {"guarded boundary"}, _member_module: {"fallback member"}}[make]
+    assert expected <= set(counts), counts      # the rules did fire: the check is not vacuous
+    assert killable                             # and the battery does tell mutants apart
