@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
+                                  "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s)",
     "tests/harness/test_receipts_contract.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
     "tests/harness/test_redteam_a29b.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
@@ -76,6 +78,10 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/analysis/test_fast_path_differential.py::test_analyze_prints_the_same_by_column_and_row_by_row":
+        "Hypothesis: generated records files through analyze's columnar and per-row paths (3-13 s by load)",
+    "tests/analysis/test_fast_path_differential.py::test_compare_prints_the_same_by_column_and_row_by_row":
+        "Hypothesis: generated pairs of files through compare's columnar, forked and per-row paths (3-12 s by load)",
     # issue 37, measured at load 12 on the shared 2-core machine
     "tests/analysis/test_adjudicated.py::test_the_paper_records_say_both_sides_lack_verdicts":
         "the paper's 2 x 1,152 synthetic records through compare, row by row (31 s loaded)",
@@ -118,9 +124,6 @@ SLOW_TESTS: dict[str, str] = {
         "ordered-set's mutants judged on both the swap and the fork path (tens of seconds)",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs over a module, a test file edited between them (tens of seconds)",
-    "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
-        "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run "
-        "(152 s at load 6, 363 s at load 10; issue 35)",
     "tests/corpus/test_bench.py::test_bench_rows_shape":
         "the corpus benchmark's quick run, whole (25 s idle): a smoke test of make bench's rows",
     "tests/engines/test_redteam_issue25b.py::"
@@ -234,6 +237,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
+        "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run (152 s at "
+        "load 6, 363 s at load 10; issue 35); test-all keeps every rerun rule on small modules (test_rerun.py)",
     "tests/engines/test_cli_runs.py::test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it":
         "a whole protocol run filling a tmpfs, then resumed (159 s under load); test-all keeps `harness run` on a "
         "full disk (test_command_faults: the run's full-disk point, one line, exit 4, nothing partial)",

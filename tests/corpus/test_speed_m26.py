@@ -141,7 +141,14 @@ def test_every_verdict_on_the_bench_modules_is_the_pinned_one(sample, tmp_path):
     m = _measure(directory, target, copy, tmp_path)
     pinned = json.loads(PINNED.read_text())[target]
     got = {r.mutant: [m.mutants[r.mutant].note, r.verdict] for r in m.rows if not r.is_control}
-    assert {k: got.get(k) for k in pinned} == {k: v[:2] for k, v in pinned.items()}
+    want = {k: v[:2] for k, v in pinned.items()}
+    # the equivalence screen (issue 35) takes a pinned survivor out of judging, with its rule in the note;
+    # it may never take one the tests killed (a killable mutant screened is a lost gap)
+    screened = {k for k, (note, verdict) in got.items()
+                if k in want and got[k] != want[k] and verdict == "not-judged" and "[equivalent:" in note}
+    assert all(want[k][1] == "accept" and got[k][0].startswith(want[k][0]) for k in screened), \
+        {k: (got[k], want[k]) for k in screened}
+    assert {k: got.get(k) for k in pinned if k not in screened} == {k: v for k, v in want.items() if k not in screened}
     # what the pin does not hold comes only from the operators issue 35 added after it
     extra = sorted({k.split("/")[2] for k in set(got) - set(pinned)})
     assert set(extra) <= OPERATORS_AFTER_THE_PIN, extra
