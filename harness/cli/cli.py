@@ -540,7 +540,7 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
         if engine == "simulated" and models:
             raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
                              "live model (--engine anthropic or openai)")
-        if tpath.is_file():
+        if runio.named_kind(tpath, "graph TOML") == "file":  # a FIFO or device named as TARGET: one line
             if resume and engine not in GRAPH_RESUMABLE:
                 raise InputError(str(tpath), "--resume", GRAPH_RESUME_REFUSED.format(engine=engine))
             _loop_graph_run(tpath, engine, models, outp, options, seed, resume=bool(resume))

@@ -1,0 +1,171 @@
+"""Faults a fresh review found (issue 34, helper r34b): commands and files the first campaign
+(tests/harness/test_command_faults.py) did not reach.
+
+Each case runs the command as a user does (``python -m harness.cli``, the guarded entry point) on a
+small input with one fault planted, and asserts the guarantee of issue 34: one line naming the file
+(and line) with the README's exit code (``harness.core.exits.COMMAND_EXITS``), never a hang, a
+traceback, a ``RecursionError`` or ``Aborted!``; and nothing lost or left partial.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.harness.test_command_faults import DEEP, ROOT, _problem_lines, assert_one_line, harness
+
+CMD_TIMEOUT = 120  # a hang (a FIFO opened for reading or writing) never returns: the bound, not a timing check
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return harness(*args, timeout=CMD_TIMEOUT)
+
+
+def no_traceback(p: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in p.stderr and "RecursionError" not in p.stderr and "Aborted" not in p.stderr, \
+        p.stderr[-2000:]
+
+
+# -- fixtures: one small corpus measurement, one small run (built once, copied per case) ---------------
+@pytest.fixture(scope="module")
+def corpus_out(tmp_path_factory) -> Path:
+    """A finished `harness corpus measure` of one small catalogue loop (changelog-entry: 9 judgments)."""
+    out = tmp_path_factory.mktemp("corpus") / "out"
+    p = run_cli("corpus", "measure", "--loop", "changelog-entry", "--out", str(out))
+    assert p.returncode == 0, p.stderr[-2000:]
+    return out
+
+
+@pytest.fixture
+def corpus_copy(tmp_path, corpus_out) -> Path:
+    return Path(shutil.copytree(corpus_out, tmp_path / "out", symlinks=True))
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    from harness.run.driver import execute, prepare
+    run = tmp_path_factory.mktemp("run") / "run"
+    prepare(ROOT / "protocols" / "quickstart.toml", run, engine=None, reviewer_engine=None, model=None,
+            exploratory=False)
+    execute(run, limit_cells=2, log=lambda m: None)
+    return run
+
+
+@pytest.fixture
+def run_copy(tmp_path, small_run) -> Path:
+    return Path(shutil.copytree(small_run, tmp_path / "run", symlinks=True))
+
+
+# -- the corpus measurement's own files ----------------------------------------------------------------
+def test_a_fifo_in_place_of_the_judgment_cache_is_one_line_never_a_hang(corpus_copy):
+    """`corpus measure` reads and appends judgment-cache.jsonl: a FIFO there was skipped by the
+    reader (not a file) and then opened for appending, which waits for a reader forever."""
+    cache = corpus_copy / "judgment-cache.jsonl"
+    cache.unlink()
+    os.mkfifo(cache)
+    p = run_cli("corpus", "measure", "--loop", "changelog-entry", "--out", str(corpus_copy))
+    assert_one_line(p, "corpus measure", "fifo")
+    assert "judgment-cache.jsonl" in p.stderr and "FIFO" in p.stderr
+
+
+@pytest.mark.parametrize("name", ["judgment-cache.jsonl", "judgments.partial.jsonl"])
+def test_a_line_nested_100000_deep_in_the_cache_or_journal_is_skipped_never_a_recursion_error(corpus_copy, name):
+    """The cache and the journal skip a line they cannot use (a torn line after a kill); a line
+    nested 100,000 deep is such a line, not a RecursionError traceback. The measurement finishes."""
+    from corpus.cli import CACHE, JOURNAL
+    assert name in (CACHE, JOURNAL)
+    with (corpus_copy / name).open("a") as f:
+        f.write(DEEP + "\n")
+    p = run_cli("corpus", "measure", "--loop", "changelog-entry", "--out", str(corpus_copy))
+    no_traceback(p)
+    assert p.returncode == 0, p.stderr[-2000:]
+
+
+@pytest.mark.parametrize("command", ["results", "show", "retest"])
+def test_a_line_nested_100000_deep_in_mutants_jsonl_names_the_file_and_line(corpus_copy, command):
+    lines = (corpus_copy / "mutants.jsonl").read_text().splitlines()
+    (corpus_copy / "mutants.jsonl").write_text("\n".join([*lines[:2], DEEP, *lines[2:]]) + "\n")
+    mutant = lines[1].split('"id": "')[1].split('"')[0]
+    argv = {"results": ["results", "--all"], "show": ["show", mutant], "retest": ["retest", mutant]}[command]
+    p = run_cli("corpus", *argv, "--out", str(corpus_copy))
+    no_traceback(p)
+    assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1, p.stderr[-2000:]
+    assert f"{corpus_copy / 'mutants.jsonl'}:3" in p.stderr
+
+
+@pytest.mark.parametrize("fault", ["not-utf8", "huge-field", "fifo", "symlink"])
+@pytest.mark.parametrize("command", ["results", "show"])
+def test_a_bad_judgments_csv_is_one_line_naming_it(corpus_copy, command, fault):
+    """judgments.csv was read with the csv module by hand: a non-UTF-8 byte or a field over csv's
+    field limit was a traceback, and a link planted in its place was followed."""
+    path = corpus_copy / "judgments.csv"
+    if fault == "not-utf8":
+        path.write_bytes(b"\xff\xfe" + path.read_bytes())
+    elif fault == "huge-field":
+        path.write_text(path.read_text() + '"' + "x" * 200_000 + '"\n')
+    elif fault == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    else:
+        real = corpus_copy.parent / "elsewhere.csv"
+        path.rename(real)
+        path.symlink_to(real)
+    argv = {"results": ["results", "--all"], "show": ["show", "changelog-entry/v1/empty/0"]}[command]
+    p = run_cli("corpus", *argv, "--out", str(corpus_copy))
+    no_traceback(p)
+    assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1, p.stderr[-2000:]
+    assert "judgments.csv" in p.stderr
+
+
+# -- a run's receipt key ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("damage", [b"not a key\n", b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"])
+def test_a_damaged_receipt_key_is_one_line_naming_it_on_resume(run_copy, damage):
+    """`run --resume` signs with DIR/keys/receipt-signing.pem: an unreadable PEM there was a
+    ValueError traceback with exit 1 (not in the README's table for run)."""
+    key = run_copy / "keys" / "receipt-signing.pem"
+    key.write_bytes(damage)
+    before = (run_copy / "records.jsonl").read_bytes()
+    p = run_cli("run", "--resume", str(run_copy), "--limit-cells", "1")
+    assert_one_line(p, "run", "bad input")
+    assert str(key) in p.stderr
+    assert (run_copy / "records.jsonl").read_bytes() == before
+
+
+# -- loop run's TARGET -----------------------------------------------------------------------------------
+def test_a_fifo_as_the_loop_target_is_one_line(tmp_path):
+    """TARGET is a graph TOML, a loop directory or a catalogue: a FIFO (click's exists=True lets
+    it through) was taken for a directory and listed: a NotADirectoryError traceback."""
+    fifo = tmp_path / "graph.toml"
+    os.mkfifo(fifo)
+    p = run_cli("loop", "run", str(fifo), "--out", str(tmp_path / "out"))
+    assert_one_line(p, "loop run", "fifo")
+    assert str(fifo) in p.stderr and "FIFO" in p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# -- ledger readers that did not verify ----------------------------------------------------------------
+def _edit_a_record(run: Path) -> None:
+    """Change one recorded outcome in place (the chain no longer verifies)."""
+    text = (run / "records.jsonl").read_text()
+    edited = text.replace('"acceptance_edited":false', '"acceptance_edited":true', 1)
+    assert edited != text
+    (run / "records.jsonl").write_text(edited)
+
+
+@pytest.mark.parametrize("command", ["export bundle", "rejudge"])
+def test_an_edited_ledger_is_warned_about_and_strict_refuses(tmp_path, run_copy, command):
+    """`export bundle` published an edited ledger as evidence, and `rejudge` said "identical" over
+    one, without a word; every other ledger reader warns (issue 34, item 7)."""
+    _edit_a_record(run_copy)
+    argv = {"export bundle": ["export", "bundle", str(run_copy), "--bundle", str(tmp_path / "b.tar.gz")],
+            "rejudge": ["rejudge", str(run_copy), "--sample", "1"]}[command]
+    p = run_cli(*argv)
+    no_traceback(p)
+    assert "does not verify" in p.stderr, p.stderr[-2000:]
+    (tmp_path / "b.tar.gz").unlink(missing_ok=True)
+    strict = run_cli(*argv, "--strict")
+    assert strict.returncode == 2 and len(_problem_lines(strict.stderr)) == 1, strict.stderr[-2000:]
+    assert "--strict refuses" in strict.stderr and not (tmp_path / "b.tar.gz").exists()
