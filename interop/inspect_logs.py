@@ -346,6 +346,5 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
             seen[rec["cell_key"]] = f"{path.name} sample {sample.id} epoch {sample.epoch}"
             recs.append(rec)
             arms[rec["arm"]] += 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_records(out, recs)
+    write_records(out, recs, rerun=f"harness import inspect {logdir} --arm-from {arm_from} --out {out}")
     return Imported(len(recs), len(paths), dict(arms))

@@ -108,7 +108,8 @@ class _Harness(click.Group):
             if not is_no_space(exc):
                 raise
             rerun = " ".join(["harness", *sys.argv[1:]])
-            click.echo(f"error: {NoSpace(exc.filename or '.', exc, rerun, ExitCode.BAD_INPUT)}", err=True)
+            # a writer not yet on runio: do not claim nothing was written (it may have left part of its output)
+            click.echo(f"error: {NoSpace(exc.filename or '--out', exc, rerun, ExitCode.BAD_INPUT, kept='what the command wrote before may be incomplete')}", err=True)
             ctx.exit(command_exits(words).disk)
         except tuple(c for c in EXIT_CODES if issubclass(c, HarnessError)) as exc:
             click.echo(f"error: {exc}", err=True)
@@ -452,16 +453,27 @@ def ledger_keygen(out):
     """Make an ed25519 key pair for signing anchors."""
     from harness.ledger.ledger import generate_key
     priv, pub = generate_key()
+    name = Path(out).name
     try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key
-        with os.fdopen(fd, "wb") as f:
-            f.write(priv)
-        Path(out + ".pub").write_bytes(pub)
+        if os.path.lexists(out):
+            raise FileExistsError(out)
+        # both halves written aside and linked into place only when whole (a full disk left an empty
+        # private key under --out, which a rerun then refused to overwrite); a link never overwrites a key
+        with staged_dir_files(Path(out).parent, f"harness ledger keygen --out {out}") as stage:
+            fd = os.open(stage / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(priv)
+            runio.write_staged(stage / (name + ".pub"), pub)
     except FileExistsError:
         _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
     except OSError as exc:
         _fail(InputError(out, "--out", f"cannot write the key: {exc.strerror or exc}"))
     click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
+
+
+def staged_dir_files(directory: Path, rerun: str):
+    """``runio.staged_files`` for a key pair: never over an existing file; a full disk is exit 2."""
+    return runio.staged_files(directory, rerun, ExitCode.BAD_INPUT, replace=False)
 
 
 @main.group()

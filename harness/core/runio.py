@@ -298,6 +298,43 @@ def staged_dir(final: Path | str, rerun: str, code: ExitCode, owned: tuple[str, 
         raise
 
 
+@contextlib.contextmanager
+def staged_files(directory: Path | str, rerun: str, code: ExitCode, replace: bool = True) -> Iterator[Path]:
+    """A fresh staging directory inside ``directory`` for files that go there whole (a records file
+    and its head, a key pair, a generated records file): each file the caller writes into the stage
+    is moved to ``directory`` under its own name only when every one was written and synced (a
+    rename needs no space, so a full disk strikes only while staging). On any error the stage is
+    removed and ``directory`` is as it was: nothing empty or partial under a final name; ENOSPC and
+    EROFS are ``NoSpace``. ``replace=False`` never overwrites a file there (a key): FileExistsError."""
+    directory = Path(directory)
+    stage = None
+    try:
+        make_dir(directory, rerun, code)
+        stage = directory / f".staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        stage.mkdir()
+        yield stage
+        _syncfs(stage)
+        for entry in sorted(os.listdir(stage)):
+            if replace:
+                os.replace(stage / entry, directory / entry)
+            else:
+                os.link(stage / entry, directory / entry)  # atomic, and never over an existing file
+        statefile.fsync_dir(directory)
+        shutil.rmtree(stage, ignore_errors=True)
+    except OSError as exc:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if is_no_space(exc):
+            raise NoSpace(directory / (exc.filename and Path(exc.filename).name or ""), exc, rerun, code,
+                          kept="nothing was written under its final name (the files are written aside and put "
+                          "in place only when whole)") from None
+        raise
+    except BaseException:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
 def _syncfs(path: Path) -> None:
     """Flush the file system holding ``path`` (``syncfs(2)``; ``os.sync`` where libc lacks it):
     the staged files reach the disk before the rename that publishes them."""

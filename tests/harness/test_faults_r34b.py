@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.test_command_faults import DEEP, ROOT, _problem_lines, assert_one_line, harness
+from tests.harness.test_command_faults import full_disk as full_disk  # a fixture (a small filled tmpfs)
 
 CMD_TIMEOUT = 120  # a hang (a FIFO opened for reading or writing) never returns: the bound, not a timing check
 
@@ -169,3 +170,56 @@ def test_an_edited_ledger_is_warned_about_and_strict_refuses(tmp_path, run_copy,
     strict = run_cli(*argv, "--strict")
     assert strict.returncode == 2 and len(_problem_lines(strict.stderr)) == 1, strict.stderr[-2000:]
     assert "--strict refuses" in strict.stderr and not (tmp_path / "b.tar.gz").exists()
+
+
+# -- schema records --validate ---------------------------------------------------------------------------
+def test_a_fifo_given_to_schema_validate_is_one_line_never_a_hang(tmp_path):
+    """click's ``Path(exists=True)`` lets a FIFO through, and open() on it waits for a writer forever."""
+    fifo = tmp_path / "records.jsonl"
+    os.mkfifo(fifo)
+    p = run_cli("schema", "records", "--validate", str(fifo))
+    assert_one_line(p, "other", "fifo")
+    assert str(fifo) in p.stderr and "FIFO" in p.stderr
+
+
+# -- a full disk under the commands that wrote by hand -------------------------------------------------
+@pytest.fixture(scope="module")
+def eval_logs(tmp_path_factory, small_run) -> Path:
+    logs = tmp_path_factory.mktemp("evals") / "logs"
+    p = run_cli("export", "inspect", str(small_run), "--out", str(logs))
+    assert p.returncode == 0, p.stderr[-2000:]
+    return logs
+
+
+def _outputs(mnt: Path) -> list[Path]:
+    """Every file the command left on the filled file system (the filler apart)."""
+    return [f for f in mnt.rglob("*") if f.is_file() and f.name != "filler"]
+
+
+DISK_WRITERS = {
+    "import inspect": lambda m, run, logs: ["import", "inspect", str(logs), "--arm-from", "task", "--out",
+                                            str(m / "imported.jsonl")],
+    "reproduce paper": lambda m, run, logs: ["reproduce", "paper", "--records", str(run / "records.jsonl"),
+                                             "--out", str(m / "rp"), "--B", "20"],
+    "reproduce bounded-loops": lambda m, run, logs: ["reproduce", "bounded-loops", "--out", str(m / "bl")],
+    "reproduce synth-paper": lambda m, run, logs: ["reproduce", "synth-paper", "--out", str(m / "s.jsonl")],
+    "reproduce synth-paired": lambda m, run, logs: ["reproduce", "synth-paired", "--out-a", str(m / "a.jsonl"),
+                                                    "--out-b", str(m / "b.jsonl")],
+    "ledger keygen": lambda m, run, logs: ["ledger", "keygen", "--out", str(m / "key.pem")],
+    "power --monitor": lambda m, run, logs: ["power", "--monitor", "--rate", "A4=0.9", "--rate", "A2p=0.5",
+                                             "--sims", "5", "--max-units", "20", "--json-out", str(m / "pw.json")],
+}
+
+
+@pytest.mark.parametrize("command", list(DISK_WRITERS))
+def test_a_full_disk_leaves_nothing_under_a_final_name(full_disk, small_run, eval_logs, command):
+    """Each of these wrote its output in place: a full disk left an empty file under its final name
+    (an empty private key, which a rerun then refused to overwrite; an empty records file; an empty
+    analysis table), while the one line said nothing was written. Now: one line, exit 2, nothing there."""
+    mnt, fill = full_disk
+    fill()
+    p = run_cli(*DISK_WRITERS[command](mnt, small_run, eval_logs))
+    assert_one_line(p, command.split()[0] if command.startswith("reproduce") else "other", "disk")
+    assert "disk is full" in p.stderr and "then rerun" in p.stderr, p.stderr[-2000:]
+    assert _outputs(mnt) == [], _outputs(mnt)
+    assert not [n for n in os.listdir(mnt) if "staging" in n]
