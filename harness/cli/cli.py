@@ -14,7 +14,15 @@ from harness.cli import ledger_guard
 from harness.cli.plugins import register as register_plugins
 from harness.cli.receipts_cli import register as register_receipts
 from harness.cli.schema_cli import register as register_schema
-from harness.cli.startup import Interrupted, arm_command, end_startup, guard_startup, set_hint, stopped_line
+from harness.cli.startup import (
+    Interrupted,
+    arm_command,
+    end_command,
+    end_startup,
+    guard_startup,
+    set_hint,
+    stopped_line,
+)
 from harness.core import runio
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, command_exits, exit_code_for
@@ -96,6 +104,25 @@ class _Harness(click.Group):
         SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line."""
         words = _command_words(self, ctx)
         arm_command(" ".join(["harness", *words]))
+        code = 1
+        try:
+            rv = self._dispatch(ctx, words)
+            code = 0
+            return rv
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            raise
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+            raise
+        except click.ClickException as exc:
+            code = exc.exit_code
+            raise
+        finally:
+            end_command(code)  # the exit path: a signal now leaves the command's code as it is
+
+    def _dispatch(self, ctx: click.Context, words: list[str]):
+        """The command, with a signal, a full disk and a harness error each one line."""
         try:
             return super().invoke(ctx)
         except Interrupted as exc:
@@ -109,7 +136,9 @@ class _Harness(click.Group):
                 raise
             rerun = " ".join(["harness", *sys.argv[1:]])
             # a writer not yet on runio: do not claim nothing was written (it may have left part of its output)
-            click.echo(f"error: {NoSpace(exc.filename or '--out', exc, rerun, ExitCode.BAD_INPUT, kept='what the command wrote before may be incomplete')}", err=True)
+            line = NoSpace(exc.filename or "--out", exc, rerun, ExitCode.BAD_INPUT,
+                           kept="what the command wrote before may be incomplete")
+            click.echo(f"error: {line}", err=True)
             ctx.exit(command_exits(words).disk)
         except tuple(c for c in EXIT_CODES if issubclass(c, HarnessError)) as exc:
             click.echo(f"error: {exc}", err=True)
