@@ -28,10 +28,12 @@ def write_records(path: Path, records: Iterable[dict], rerun: str = "the command
     """Write each record to a new ledger at ``path`` (seq, prev_hash and hash added as the run's
     driver adds them); returns how many were written. The caller checks ``path`` is new. The ledger
     and its head are built aside and moved in only when whole (``runio.staged_files``): a full disk
-    leaves nothing under ``path`` (it left an empty or partial ledger), and is ``NoSpace``, exit 2."""
+    leaves nothing under ``path`` (it left an empty or partial ledger), and is ``NoSpace``, exit 2.
+    They are linked into place, never over a file: of two writers at once, the second gets
+    FileExistsError (they appended to one ledger, interleaving its chain)."""
     path = Path(path)
     n = 0
-    with runio.staged_files(path.parent, rerun, ExitCode.BAD_INPUT) as stage:
+    with runio.staged_files(path.parent, rerun, ExitCode.BAD_INPUT, replace=False) as stage:
         ledger = Ledger(stage / path.name)
         for rec in records:
             ledger.append(rec)

@@ -248,3 +248,56 @@ def test_a_signal_once_the_command_has_finished_leaves_its_exit_code(small_run, 
         assert p.returncode in (0, 4), (p.returncode, err[-2000:])
         if p.returncode == 4:
             assert_one_line(p, "ledger verify", "signal")
+
+
+def test_view_of_a_compare_folder_on_a_full_disk_is_one_line_naming_what_to_rerun(full_disk, tmp_path, small_run):
+    """`harness view DIR` on a `harness compare --out DIR` redraws the page in DIR itself: a full disk
+    there was "error: [Errno 28] No space left on device" (no file, no rerun), and its stylesheet was
+    written in place (a partial file under its final name)."""
+    mnt, fill = full_disk
+    cmp = mnt / "cmp"
+    p = run_cli("compare", str(small_run), str(small_run), "--out", str(cmp), "--no-figures", "--key",
+                "arm,task,scenario,repeat,factors")
+    assert p.returncode == 0, p.stderr[-2000:]
+    fill()
+    p = run_cli("view", str(cmp))
+    assert_one_line(p, "view", "disk")
+    assert "disk is full" in p.stderr and f"harness view {cmp}" in p.stderr, p.stderr[-2000:]
+    assert not [f for f in cmp.rglob("*") if f.is_file() and f.stat().st_size == 0]
+
+
+# -- two writers at once ---------------------------------------------------------------------------------
+def _at_once(argvs: list[list[str]]) -> list[tuple[int, str]]:
+    procs = [subprocess.Popen([sys.executable, "-m", "harness.cli", *a], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for a in argvs]
+    return [(p.wait(timeout=CMD_TIMEOUT), p.stderr.read() if p.stderr else "") for p in procs]
+
+
+def test_two_bounded_loops_reproductions_into_one_out_leave_one_verified_ledger(tmp_path):
+    """Both appended to one ledger.jsonl and both exited 0: 150-290 chain problems. Now one writer
+    holds reproduce.lock; another is refused naming it (exit 2), or runs after it."""
+    from harness.ledger.ledger import inspect
+    out = tmp_path / "bl"
+    results = _at_once([["reproduce", "bounded-loops", "--out", str(out)]] * 3)
+    codes = sorted(code for code, _ in results)
+    assert codes[0] == 0 and set(codes) <= {0, 2}, results
+    assert all("reproduce.lock" in err and "PID" in err for code, err in results if code == 2)
+    ins = inspect(out / "ledger.jsonl")
+    assert not ins.problems, ins.problems[:3]
+
+
+def test_a_new_records_file_is_never_written_over_another(tmp_path):
+    """`import inspect --out FILE` checks FILE is new, then writes it: a second import finishing
+    in between appended to the same ledger (an interleaved chain). write_records now links the
+    whole ledger into place, never over a file: the loser gets FileExistsError (one line in the
+    command) and the first file is as it was."""
+    from harness.ledger.ledger import inspect
+    from harness.run.records import write_records
+    out = tmp_path / "imported.jsonl"
+    assert write_records(out, [{"cell_key": "a|t|s|1", "arm": "a"}]) == 1
+    before = out.read_bytes(), out.with_suffix(".head").read_bytes()
+    with pytest.raises(FileExistsError):
+        write_records(out, [{"cell_key": "b|t|s|1", "arm": "b"}])
+    assert (out.read_bytes(), out.with_suffix(".head").read_bytes()) == before
+    assert not inspect(out).problems
+    assert not [n for n in os.listdir(tmp_path) if "staging" in n]
