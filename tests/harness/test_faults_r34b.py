@@ -301,3 +301,32 @@ def test_a_new_records_file_is_never_written_over_another(tmp_path):
     assert (out.read_bytes(), out.with_suffix(".head").read_bytes()) == before
     assert not inspect(out).problems
     assert not [n for n in os.listdir(tmp_path) if "staging" in n]
+
+
+# -- the files a user names to corpus measure --------------------------------------------------------------
+USER_GATE = ROOT / "corpus" / "examples" / "user-gate"
+
+
+@pytest.mark.parametrize("option", ["--gate", "--hints", "--config", "--frozen"])
+def test_a_fifo_named_to_corpus_measure_is_one_line_never_a_hang(tmp_path, option):
+    """--gate, --hints, --config (TOML) and --frozen (JSON) were read with read_bytes/read_text:
+    a FIFO named there (click's exists=True lets it through) hung the measurement before it began."""
+    fifo = tmp_path / "named"
+    os.mkfifo(fifo)
+    base = {"--gate": ["--gate", str(fifo), "--artifact", str(USER_GATE / "release-notes.md")],
+            "--hints": ["--gate", str(USER_GATE / "gate.toml"), "--artifact", str(USER_GATE / "release-notes.md"),
+                        "--hints", str(fifo)],
+            "--config": ["--loop", "changelog-entry", "--config", str(fifo)],
+            "--frozen": ["--loop", "changelog-entry", "--frozen", str(fifo)]}[option]
+    p = run_cli("corpus", "measure", *base, "--out", str(tmp_path / "out"))
+    no_traceback(p)
+    assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1, p.stderr[-2000:]
+    assert str(fifo) in p.stderr and "FIFO" in p.stderr
+
+
+def test_a_freeze_file_nested_100000_deep_is_one_line(tmp_path):
+    frozen = tmp_path / "freeze.json"
+    frozen.write_text(DEEP)
+    p = run_cli("corpus", "measure", "--loop", "changelog-entry", "--frozen", str(frozen), "--out", str(tmp_path / "o"))
+    no_traceback(p)
+    assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1 and str(frozen) in p.stderr, p.stderr[-2000:]
