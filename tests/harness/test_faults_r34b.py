@@ -331,3 +331,13 @@ def test_a_freeze_file_nested_100000_deep_is_one_line(tmp_path):
     p = run_cli("corpus", "measure", "--loop", "changelog-entry", "--frozen", str(frozen), "--out", str(tmp_path / "o"))
     no_traceback(p)
     assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1 and str(frozen) in p.stderr, p.stderr[-2000:]
+
+
+def test_ledger_verify_names_a_fifo_in_place_of_the_ledger(run_copy):
+    """It said "no records.jsonl here" of a run whose records.jsonl is a FIFO (a file check that a
+    FIFO fails); the safe reader names what is there."""
+    (run_copy / "records.jsonl").unlink()
+    os.mkfifo(run_copy / "records.jsonl")
+    p = run_cli("ledger", "verify", str(run_copy))
+    assert_one_line(p, "ledger verify", "fifo")
+    assert "FIFO" in p.stderr and "no records.jsonl" not in p.stderr, p.stderr[-2000:]
