@@ -106,18 +106,27 @@ def reproduce_paper_cmd(records, paired_a, paired_b, out, seed, B, on_conflict, 
     if not records and not paired_a:
         raise InputProblem("give --records FILE, or --paired-a FILE --paired-b FILE, or both")
     rows: list[dict] = []
-    if records:
-        rows, text = _guard(reproduce_paper, records, out, seed=seed, B=B, on_conflict=on_conflict)
+    texts: list[str] = []
+    given = [f"--records {records}"] if records else []
+    given += [f"--paired-a {paired_a} --paired-b {paired_b}"] if paired_a else []
+    rerun = " ".join(["harness reproduce paper", *given, f"--out {out}"])
+    # built aside and put in place whole: a full disk is one line (exit 2) and leaves --out as it was
+    # (analysis tables and reproduce.md were written in place: an empty analysis.tidy.csv was left)
+    with runio.staged_dir(Path(out), rerun, ExitCode.BAD_INPUT) as stage:
+        if records:
+            rows, text = _guard(reproduce_paper, records, stage, seed=seed, B=B, on_conflict=on_conflict)
+            texts.append(text)
+        if paired_a:
+            from analysis.compare import CompareError
+            from analysis.paired_paper import reproduce_paired
+            try:
+                prows, ptext = _guard(reproduce_paired, paired_a, paired_b, stage / "paired")
+            except CompareError as exc:
+                raise InputProblem(str(exc)) from exc
+            texts.append(ptext)
+            rows = rows + prows
+    for text in texts:
         click.echo(text)
-    if paired_a:
-        from analysis.compare import CompareError
-        from analysis.paired_paper import reproduce_paired
-        try:
-            prows, ptext = _guard(reproduce_paired, paired_a, paired_b, Path(out) / "paired")
-        except CompareError as exc:
-            raise InputProblem(str(exc)) from exc
-        click.echo(ptext)
-        rows = rows + prows
     n_diff = sum(r["status"] == "differs" for r in rows)
     if strict and n_diff:
         raise click.ClickException(f"{n_diff} value(s) differ from the published tables")
@@ -227,7 +236,8 @@ def _power_monitor(rate_map, pilot, a, b, endpoint, sims, seed, target, max_unit
     res["text"] = render_monitor_power(res, a, b)
     click.echo(res["text"])
     if json_out:
-        _guard(Path(json_out).write_text, json.dumps(res, indent=2) + "\n")
+        runio.write_atomic(json_out, json.dumps(res, indent=2) + "\n", f"harness power --monitor --json-out {json_out}",
+                           ExitCode.BAD_INPUT)
 
 
 @click.command("monitor")

@@ -261,8 +261,8 @@ def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
     from viewer.page import CSP, esc
 
     (out / "assets").mkdir(exist_ok=True)
-    runio.write_staged(out / "assets" / "viewer.css",  # the package's own stylesheet, into the staged output
-                       resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
+    # the package's own stylesheet, atomically: `harness view DIR` redraws the page in DIR itself (not staged)
+    write_atomic(out / "assets" / "viewer.css", resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
     body = [f"<h1>{esc(r['labels']['a'])} vs {esc(r['labels']['b'])}</h1>",
             '<p><img src="compare.png" alt="paired matrices"></p>']
     for run in runs:

@@ -16,6 +16,8 @@ from typing import Any
 
 from analysis.compare import Options, compare
 from analysis.paper import SCENARIOS, TASKS
+from harness.core import runio
+from harness.core.errors import ExitCode
 
 REPEATS = 3  # 24 tasks x 16 scenarios x 3 repeats = the paper's 1,152 cells
 LABELS = ("No-review control", "Proof-or-Stop gated run")
@@ -83,8 +85,9 @@ def synthetic_paired_records(path_a: str | Path, path_b: str | Path) -> tuple[in
                            1, "cell03-protocol"))
     rows_a += rows_a[:EXTRA_ROWS[0]]  # audit receipt rows: repeats of cells already recorded
     rows_b += rows_b[:EXTRA_ROWS[1]]
-    for path, rows in ((path_a, rows_a), (path_b, rows_b)):
-        Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for path, rows in ((path_a, rows_a), (path_b, rows_b)):  # atomic: never an empty or partial file (exit 2)
+        runio.write_atomic(path, "".join(json.dumps(r) + "\n" for r in rows),
+                           f"harness reproduce synth-paired --out-a {path_a} --out-b {path_b}", ExitCode.BAD_INPUT)
     return len(rows_a), len(rows_b)
 
 

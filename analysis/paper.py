@@ -19,7 +19,8 @@ import tomllib
 from pathlib import Path
 
 from analysis.tables import PAPER_SCHEME
-from harness.core import record
+from harness.core import record, runio
+from harness.core.errors import ExitCode
 
 PUBLISHED = Path(__file__).parent / "published" / "proof_or_stop_000.toml"
 SYNTHETIC_ENGINE = "synthetic-paper-counts"
@@ -127,9 +128,9 @@ def synthetic_paper_records(path: str | Path, restart_duplicates: int = 77) -> i
                       "model_id": "synthetic", "engine": SYNTHETIC_ENGINE,
                       "cell_key": f"{arm}|{t}|{sc}|{r}"})
     dups = [dict(lines[(i * 97) % len(lines)]) for i in range(restart_duplicates)]
-    with open(path, "w", encoding="utf-8") as fh:
-        for rec in lines + dups:
-            fh.write(json.dumps(rec, sort_keys=True) + "\n")
+    # atomic: a full disk leaves no empty or partial records file under its name (one line, exit 2)
+    runio.write_atomic(path, "".join(json.dumps(rec, sort_keys=True) + "\n" for rec in lines + dups),
+                       f"harness reproduce synth-paper --out {path}", ExitCode.BAD_INPUT)
     return len(lines) + len(dups)
 
 

@@ -11,7 +11,6 @@ has changed since is refused, never applied to the wrong text.
 """
 from __future__ import annotations
 
-import csv
 import difflib
 import json
 import re
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.model import Mutant, sha256
+from harness.core import runio
 
 MUTANTS = "mutants.jsonl"
 RUN = "run.json"
@@ -92,16 +92,23 @@ class Stored:
                       content=self.content(parent), probe=self.d.get("probe"), note=self.d["note"])
 
 
+def _present(out: Path, path: Path) -> None:
+    """A measurement's file is there (as anything: a FIFO or a link is then refused by the safe
+    reader, naming what it is, not reported as missing)."""
+    if not (path.exists() or path.is_symlink()):
+        raise BrowseError(f"{out}: no {path.name}: not the --out of a finished `harness corpus measure`")
+
+
 def load_index(out: Path) -> dict[str, Stored]:
+    """``--out``/mutants.jsonl by id, read by the safe reader (a FIFO, a link, a line nested past
+    the bound: one line naming the file and line)."""
     path = out / MUTANTS
-    if not path.is_file():
-        raise BrowseError(f"{out}: no {MUTANTS}: not the --out of a finished `harness corpus measure`")
+    _present(out, path)
     out_d: dict[str, Stored] = {}
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for i, d in runio.read_jsonl(path, "mutant index"):
         try:
-            d = json.loads(line)
             out_d[d["id"]] = Stored(d)
-        except (ValueError, KeyError, TypeError):
+        except (KeyError, TypeError):
             raise BrowseError(f"{path}:{i}: not a mutant record") from None
     return out_d
 
@@ -120,9 +127,9 @@ def find(index: dict[str, Stored], ident: str) -> Stored:
 
 def conforming(out: Path, loop: str) -> bytes:
     p = out / "conforming" / _slug(loop)
-    if not p.is_file():
+    if not (p.exists() or p.is_symlink()):
         raise BrowseError(f"{out}: no conforming copy for loop {loop!r}")
-    return p.read_bytes()
+    return runio.read_bytes(p, "conforming artifact")
 
 
 def diff(s: Stored, parent: bytes) -> str:
@@ -134,11 +141,10 @@ def diff(s: Stored, parent: bytes) -> str:
 
 
 def judgments(out: Path) -> list[dict]:
+    """``--out``/judgments.csv's rows, read by the safe reader (see ``load_index``)."""
     path = out / "judgments.csv"
-    if not path.is_file():
-        raise BrowseError(f"{out}: no judgments.csv: not the --out of a finished `harness corpus measure`")
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    _present(out, path)
+    return runio.read_csv(path, "judgments file")
 
 
 def is_survivor(row: dict) -> bool:

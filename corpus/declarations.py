@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from corpus.model import KINDS
+from harness.core import runio
 
 STR, NUMBER, LIST_STR, LIST_INT = "a string", "a positive number", "a list of strings", "a list of integers"
 
@@ -52,8 +53,12 @@ class DeclarationError(ValueError):
 
 
 def read_toml(path: Path) -> dict:
+    """A gate, loop, hints or pyproject TOML the user names (links followed), read by the safe reader:
+    a FIFO there (a --gate, --config or --hints) hung the measurement before it started."""
     try:
-        return tomllib.loads(Path(path).read_bytes().decode("utf-8"))
+        return tomllib.loads(runio.read_bytes(path, "TOML file", limit=16 << 20, follow=True).decode("utf-8"))
+    except runio.UnsafeFile as exc:
+        raise DeclarationError(f"{path}: {exc.message}") from None
     except OSError as exc:
         raise DeclarationError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

@@ -5,12 +5,12 @@ family (v2) measured against the *same frozen* gates shows what saturation hid.
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from corpus.catalogue import Loop
 from corpus.operators import operators
+from harness.core import runio
 
 FREEZE_VERSION = 1
 
@@ -45,10 +45,10 @@ def verify(frozen: dict, loops: list[Loop]) -> list[str]:
 
 
 def load_frozen(path: str | Path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a corpus freeze file (not JSON: {exc})") from None
+    try:  # the safe reader: a FIFO (it hung) or a file nested past the bound (a RecursionError) is one line
+        data = runio.parse_json(runio.read_bytes(path, "freeze file", limit=64 << 20, follow=True), str(path))
+    except (runio.UnsafeFile, OSError) as exc:
+        raise ValueError(f"{path}: not a corpus freeze file ({getattr(exc, 'message', None) or exc})") from None
     if not isinstance(data, dict) or data.get("version") != FREEZE_VERSION or \
             not isinstance(data.get("gates"), dict) or \
             not all(isinstance(v, dict) and "digest" in v for v in data["gates"].values()):

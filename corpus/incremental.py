@@ -47,6 +47,7 @@ from pathlib import Path
 
 from corpus.model import Mutant, sha256
 from corpus.pyparse import parse
+from harness.core import runio, statefile
 
 
 @functools.lru_cache(maxsize=16)
@@ -317,13 +318,14 @@ class JudgmentCache:
         self.path = path
         self._lock = threading.Lock()
         self.entries: dict[str, dict] = {}
-        if path.is_file():
-            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if path.exists() or path.is_symlink():
+            # the safe reader: a FIFO or a link in the cache's place is one line (exit 2), never a
+            # hang; a line it cannot use (torn by a kill, nested past the bound) is skipped
+            for _, d in runio.read_jsonl(path, "judgment cache", skip_bad=True):
                 try:
-                    d = json.loads(line)
                     self.entries[d["key"]] = d["row"]
-                except (ValueError, KeyError, TypeError):
-                    continue            # a torn line (a kill while writing) is ignored
+                except (KeyError, TypeError):
+                    continue
 
     @staticmethod
     def key(loop: str, gate_digest: str, parent: bytes, mutant: Mutant | None, exact: bool = False) -> str:
@@ -340,19 +342,15 @@ class JudgmentCache:
 
     def put(self, key: str, row, extra: dict | None = None) -> None:
         d = {**asdict(row), **(extra or {})}
-        line = json.dumps({"key": key, "row": d}) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as f:
+        line = json.dumps({"key": key, "row": d})
+        with self._lock:
             self.entries[key] = d
-            f.write(line)
+            runio.append_line(self.path, line)  # one write per line; a FIFO or a link there is refused
 
     def compact(self, keep: set[str]) -> None:
         """Rewrite the file with only ``keep`` (the keys of the run just finished)."""
-        tmp = self.path.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as f:
-            for k in sorted(keep):
-                if k in self.entries:
-                    f.write(json.dumps({"key": k, "row": self.entries[k]}) + "\n")
-        tmp.replace(self.path)
+        statefile.write_atomic(self.path, "".join(json.dumps({"key": k, "row": self.entries[k]}) + "\n"
+                                                  for k in sorted(keep) if k in self.entries))
 
 
 _NOT_INPUTS = (".pyc", ".pyo")      # the interpreter's caches: never something a test or the module reads

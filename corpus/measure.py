@@ -260,10 +260,10 @@ class Journal:
         # the safe reader: a FIFO or a link in the journal's place is one line (exit 2), never a hang
         for line in runio.read_bytes(self.path, "journal").decode("utf-8", errors="replace").splitlines():
             try:
-                d = json.loads(line)
+                d = runio.parse_json(line, str(self.path))  # nested past the bound: skipped as a torn line is
                 row = Row(**{k: v for k, v in d.items() if k not in ("gate_digest", "mutant_digest")})
                 row.reason = escape_controls(row.reason)
-            except (ValueError, TypeError):
+            except (runio.UnsafeFile, ValueError, TypeError, AttributeError):
                 continue
             job = by_key.get((row.loop, row.gate_path, row.mutant))
             if job is not None and d.get("gate_digest") == self.gate_digest(job.gate) and \

@@ -346,6 +346,9 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
             seen[rec["cell_key"]] = f"{path.name} sample {sample.id} epoch {sample.epoch}"
             recs.append(rec)
             arms[rec["arm"]] += 1
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_records(out, recs)
+    try:
+        write_records(out, recs, rerun=f"harness import inspect {logdir} --arm-from {arm_from} --out {out}")
+    except FileExistsError:  # another import wrote it meanwhile: never overwritten
+        raise InputError(str(out), "--out", "already exists (written by another process meanwhile); records files "
+                         "are append-only ledgers, give a new path") from None
     return Imported(len(recs), len(paths), dict(arms))

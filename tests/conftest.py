@@ -51,11 +51,15 @@ SLOW_FILES: dict[str, str] = {
                                       "fast)",
     "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
     "tests/harness/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
+    "tests/harness/test_faults_r34b.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
+                                         "tmpfs, signals in the exit path and two writers (62 s for 37 tests, 0.1-6 s each)",
     "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
+    # a new records file is linked into place, never over another (in-process, 0.1 s)
+    "tests/harness/test_faults_r34b.py::test_a_new_records_file_is_never_written_over_another",
     # the pool's size rule (pure arithmetic) beside the executor it sizes
     "tests/harness/test_executors.py::test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used",
     "tests/harness/test_executors.py::test_the_machine_cap_is_the_smaller_of_cores_and_memory",

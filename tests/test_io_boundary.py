@@ -34,8 +34,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     ("harness/ledger/ledger.py", "Ledger.append", "open"):
         "the ledger's own append-only writer: one fsynced line per record under run.lock / loop.lock, then "
         "the head written atomically; rewriting the whole file per record would make a run quadratic",
-    ("harness/cli/cli.py", "ledger_keygen", "write_bytes"):
-        "the public half of a key pair whose private half was just created O_EXCL beside it (a key file)",
     ("harness/run/driver.py", "_make_out_dir", "write_bytes"):
         "an empty write probe of --out, removed at once: it tests the directory is writable before a run",
     ("harness/loop/loop_runs.py", "MemoJudge.__call__", "read_bytes"):
@@ -55,9 +53,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "`corpus apply` writes a mutant into the user's own artifact on purpose (undone with their VCS)",
     ("corpus/cli.py", "retest_cmd", "read_bytes"):
         "the artifact under measurement as it is now, read to rebuild the mutants to judge again",
-    ("harness/cli/schema_cli.py", "validate_file", "open"):
-        "`harness schema records FILE` reads a file the user names, line by line in bounded memory; "
-        "each line's problem is reported with its number (a FIFO is refused by the click.Path check)",
     ("harness/cli/validate.py", "validate_task", "read_text"):
         "`harness tasks validate` reads the task corpus in the repository (trusted input, not a run file)",
     ("viewer/site.py", "_copy_assets", "read_bytes"):

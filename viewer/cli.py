@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from harness.core.errors import InputError
+from harness.core import runio
+from harness.core.errors import ExitCode, InputError
 
 
 def register(group: click.Group) -> None:
@@ -62,7 +63,13 @@ def _view_compare(out: Path) -> None:
 
     try:
         page = rebuild_page(out)
-    except (CompareError, OSError) as exc:
+    except OSError as exc:  # a full or read-only disk: one line naming the file and the rerun (each file is atomic)
+        if runio.is_no_space(exc):
+            raise runio.NoSpace(exc.filename or out / "compare.html", exc, f"harness view {out}", ExitCode.BAD_INPUT,
+                                kept="each file of the page is written atomically (none is partial)") from None
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except CompareError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     click.echo(f"compare report: {page}")

@@ -14,7 +14,15 @@ from harness.cli import ledger_guard
 from harness.cli.plugins import register as register_plugins
 from harness.cli.receipts_cli import register as register_receipts
 from harness.cli.schema_cli import register as register_schema
-from harness.cli.startup import Interrupted, arm_command, end_startup, guard_startup, set_hint, stopped_line
+from harness.cli.startup import (
+    Interrupted,
+    arm_command,
+    end_command,
+    end_startup,
+    guard_startup,
+    set_hint,
+    stopped_line,
+)
 from harness.core import runio
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, command_exits, exit_code_for
@@ -96,6 +104,25 @@ class _Harness(click.Group):
         SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line."""
         words = _command_words(self, ctx)
         arm_command(" ".join(["harness", *words]))
+        code = 1
+        try:
+            rv = self._dispatch(ctx, words)
+            code = 0
+            return rv
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            raise
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+            raise
+        except click.ClickException as exc:
+            code = exc.exit_code
+            raise
+        finally:
+            end_command(code)  # the exit path: a signal now leaves the command's code as it is
+
+    def _dispatch(self, ctx: click.Context, words: list[str]):
+        """The command, with a signal, a full disk and a harness error each one line."""
         try:
             return super().invoke(ctx)
         except Interrupted as exc:
@@ -108,7 +135,10 @@ class _Harness(click.Group):
             if not is_no_space(exc):
                 raise
             rerun = " ".join(["harness", *sys.argv[1:]])
-            click.echo(f"error: {NoSpace(exc.filename or '.', exc, rerun, ExitCode.BAD_INPUT)}", err=True)
+            # a writer not yet on runio: do not claim nothing was written (it may have left part of its output)
+            line = NoSpace(exc.filename or "--out", exc, rerun, ExitCode.BAD_INPUT,
+                           kept="what the command wrote before may be incomplete")
+            click.echo(f"error: {line}", err=True)
             ctx.exit(command_exits(words).disk)
         except tuple(c for c in EXIT_CODES if issubclass(c, HarnessError)) as exc:
             click.echo(f"error: {exc}", err=True)
@@ -383,7 +413,7 @@ def ledger_verify(file, anchor, public_key):
     Exit 0 intact, 1 a problem found, 2 bad input."""
     from harness.ledger.ledger import check_anchor, inspect
     path = _records_path(file)
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):  # a FIFO or a link there is named by the safe reader, not "missing"
         _fail(InputError(str(file), "<file>", "no records.jsonl here"))
     try:
         ins = inspect(path)
@@ -452,16 +482,27 @@ def ledger_keygen(out):
     """Make an ed25519 key pair for signing anchors."""
     from harness.ledger.ledger import generate_key
     priv, pub = generate_key()
+    name = Path(out).name
     try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never overwrites a key
-        with os.fdopen(fd, "wb") as f:
-            f.write(priv)
-        Path(out + ".pub").write_bytes(pub)
+        if os.path.lexists(out):
+            raise FileExistsError(out)
+        # both halves written aside and linked into place only when whole (a full disk left an empty
+        # private key under --out, which a rerun then refused to overwrite); a link never overwrites a key
+        with staged_dir_files(Path(out).parent, f"harness ledger keygen --out {out}") as stage:
+            fd = os.open(stage / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(priv)
+            runio.write_staged(stage / (name + ".pub"), pub)
     except FileExistsError:
         _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
     except OSError as exc:
         _fail(InputError(out, "--out", f"cannot write the key: {exc.strerror or exc}"))
     click.echo(f"private key: {out} (keep it secret)\npublic key:  {out}.pub")
+
+
+def staged_dir_files(directory: Path, rerun: str):
+    """``runio.staged_files`` for a key pair: never over an existing file; a full disk is exit 2."""
+    return runio.staged_files(directory, rerun, ExitCode.BAD_INPUT, replace=False)
 
 
 @main.group()
@@ -540,7 +581,7 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
         if engine == "simulated" and models:
             raise InputError("--model", "<option>", "the simulated engine draws corpus drafts; --model names a "
                              "live model (--engine anthropic or openai)")
-        if tpath.is_file():
+        if runio.named_kind(tpath, "graph TOML") == "file":  # a FIFO or device named as TARGET: one line
             if resume and engine not in GRAPH_RESUMABLE:
                 raise InputError(str(tpath), "--resume", GRAPH_RESUME_REFUSED.format(engine=engine))
             _loop_graph_run(tpath, engine, models, outp, options, seed, resume=bool(resume))

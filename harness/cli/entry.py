@@ -12,7 +12,7 @@ code for a signal.
 """
 from __future__ import annotations
 
-from harness.cli.startup import guard_startup
+from harness.cli.startup import guard_startup, mark_program
 
 
 def main():
@@ -20,5 +20,6 @@ def main():
     the command group arms the command's own handler as it dispatches (``harness.cli.startup``),
     so no instant between the first instruction and the command is unguarded."""
     guard_startup()
+    mark_program()
     from harness.cli.cli import main as cli_main
     return cli_main()

@@ -1,6 +1,6 @@
 """Every command that reads a run's records ledger verifies its chain first (issue 34), as
 ``harness view`` and ``harness export`` do: ``harness monitor``, ``harness analyze``, ``harness
-compare`` and ``harness reproduce paper``. A ledger with a problem (an edited, deleted, inserted or
+compare``, ``harness reproduce paper``, ``harness export bundle`` and ``harness rejudge``. A ledger with a problem (an edited, deleted, inserted or
 reordered line, an edited head: ``harness.ledger.ledger.inspect``) gets one warning line on stderr
 and the command goes on reading it as it is; with ``--strict`` the command refuses (exit 2) before
 reading a number from it.
@@ -27,6 +27,8 @@ LEDGER_PARAMS: dict[str, tuple[str, ...]] = {
     "monitor": ("run_dir",),
     "compare": ("run_a", "run_b"),
     "paper": ("records", "paired_a", "paired_b"),
+    "bundle": ("run",),  # `export bundle`: evidence others verify is not published silently from an edited ledger
+    "rejudge": ("run",),  # "identical" is a claim about the run's records
 }
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from harness.cli import ledger_guard
 from harness.core.errors import ExitCode, InputError
 
 
@@ -103,4 +104,4 @@ def rejudge_cmd(run, cell_keys, sample, seed, public_key):
 
 def register(group: click.Group) -> None:
     group.add_command(receipts_grp)
-    group.add_command(rejudge_cmd)
+    group.add_command(ledger_guard.wrap(rejudge_cmd))  # the run's ledger verified first (warn; --strict refuses)

@@ -14,10 +14,17 @@ import click
 @click.option("--out", default="results/reproduce-bounded-loops", show_default=True, type=click.Path(file_okay=False))
 def reproduce_bounded_loops_cmd(out):
     """Tables 1 and 2 of the Bounded Loops paper (predicted vs observed utilisation) from scripted workers."""
+    from harness.core import runio
+    from harness.core.errors import ExitCode
     from harness.loop.reproduce_loops import render, run, write
-    rows, problems = run(Path(out))
-    text = render(rows)
-    write(Path(out), rows, problems, text)
+    rerun = f"harness reproduce bounded-loops --out {out}"
+    runio.make_dir(out, rerun, ExitCode.BAD_INPUT)
+    # one writer: two reproductions into one --out interleaved one ledger (hundreds of chain problems,
+    # both exiting 0); a second is refused naming the first's PID (exit 2), a kill releases the lock
+    with runio.DirLock(out, "reproduce.lock", f"rerun `{rerun}`"):
+        rows, problems = run(Path(out))
+        text = render(rows)
+        write(Path(out), rows, problems, text)
     click.echo(text)
     if problems:
         click.echo("DRIFT: " + "; ".join(problems), err=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
 
-from harness.core import record
+from harness.core import record, runio
 
 
 def validate_file(path: str) -> tuple[int, list[str]]:
@@ -18,7 +19,10 @@ def validate_file(path: str) -> tuple[int, list[str]]:
     from jsonschema import Draft202012Validator
     validator = Draft202012Validator(record.json_schema())
     n, problems = 0, []
-    with open(path, "rb") as fh:
+    # a FIFO, socket or device named as FILE is refused before a byte is read (click's exists=True
+    # lets one through, and open() on a FIFO waits for a writer forever); read line by line after
+    fd, _ = runio.open_regular(path, "records file", follow=True)
+    with os.fdopen(fd, "rb") as fh:
         for i, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue

@@ -7,6 +7,9 @@ Two phases, one handler each:
 - **Start-up** (``guard_startup``): installed by ``harness.cli.entry.main`` before any import beyond
   this module, and again around a lazy command's import (``harness.cli.cli.load_command``). A signal
   here is ``on_startup_signal``: one line saying nothing was run or written, exit 4, at once.
+- **The exit** (``end_command``): once the command has finished, its exit code stands; a signal
+  while the process exits (click's return, the interpreter joining threads) is let go, a second
+  exits at once with that code (``on_exit_signal``).
 - **The command** (``arm_command``): installed by the command group as it dispatches to a command.
   A signal here raises ``Interrupted`` (a ``KeyboardInterrupt``) in the main thread, so every
   ``finally`` runs (a lock is released, an atomic write removes its temporary file) and a command
@@ -21,12 +24,14 @@ module: the handler is the harness's own process's only.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 
 STARTUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOPPED_EXIT = 4  # harness.core.errors.ExitCode.STOPPED (not imported: this module loads before anything else)
-_STATE: dict = {"pid": os.getpid(), "raised": None, "command": "harness", "hint": ""}
+_STATE: dict = {"pid": os.getpid(), "raised": None, "command": "harness", "hint": "", "program": False,
+                "exit_code": 0, "exit_signals": 0}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -69,6 +74,19 @@ def on_command_signal(signum, frame) -> None:
     raise Interrupted(name)
 
 
+def on_exit_signal(signum, frame) -> None:
+    """A signal once the command has finished (``end_command``): its work is done and its outputs
+    written, the process is exiting (click's return, stdout's flush, the interpreter joining its
+    threads). The command's own exit code stands: the first signal is let go, a second exits at
+    once with that code. Raising here was a traceback from ``threading._shutdown`` with exit 0, or
+    a ``KeyboardInterrupt`` out of the interpreter's top level: killed by the signal (exit -2)."""
+    if _forked_child(signum):
+        return
+    if _STATE["exit_signals"]:
+        os._exit(_STATE["exit_code"])
+    _STATE["exit_signals"] += 1
+
+
 def _install(handler) -> dict:
     previous = {}
     for sig in STARTUP_SIGNALS:
@@ -97,6 +115,33 @@ def arm_command(command: str) -> dict:
     the handlers it replaced."""
     _STATE.update(pid=os.getpid(), raised=None, command=command, hint="")
     return _install(on_command_signal)
+
+
+def mark_program() -> None:
+    """This process is the ``harness`` program (``harness.cli.entry.main``), not a caller embedding
+    the command group (click's CliRunner in a test): ``end_command`` guards its exit path."""
+    _STATE["program"] = True
+
+
+def end_command(code: int) -> None:
+    """The command finished with ``code``: from here to the process's end a signal is
+    ``on_exit_signal`` (the program only; an embedding caller's handlers are left as they are)."""
+    if not _STATE["program"]:
+        return
+    _STATE.update(exit_code=code, exit_signals=0)
+    _install(on_exit_signal)
+    atexit.register(_ignore_in_finalization)
+
+
+def _ignore_in_finalization() -> None:
+    """The interpreter's last step (an ``atexit`` callback: after its threads are joined, before
+    it resets every Python signal handler to the kernel's default, which made a signal then kill
+    the finished program: exit -15 or -2): SIGINT and SIGTERM are ignored until the process ends."""
+    for sig in STARTUP_SIGNALS:
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except ValueError:
+            pass
 
 
 def set_hint(hint: str) -> None:

@@ -28,9 +28,11 @@ Standard library only (every layer may import it).
 from __future__ import annotations
 
 import contextlib
+import csv
 import ctypes
 import errno
 import fcntl
+import io
 import json
 import os
 import shutil
@@ -175,8 +177,11 @@ def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES):
 def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
                skip_bad: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, object) for each non-blank line; a bad line is UnsafeFile naming file and
-    line, or (``skip_bad``) skipped."""
-    for i, line in enumerate(read_text(path, what, limit).splitlines(), 1):
+    line, or (``skip_bad``: a journal or a cache, whose torn last line a kill leaves) skipped, a
+    line with bytes that are not UTF-8 included. The file itself (a FIFO, a link, too large) is
+    refused either way."""
+    text = read_bytes(path, what, limit).decode("utf-8", "replace") if skip_bad else read_text(path, what, limit)
+    for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -184,6 +189,29 @@ def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
         except UnsafeFile:
             if not skip_bad:
                 raise
+
+
+def read_csv(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> list[dict[str, str]]:
+    """The rows of the CSV file at ``path`` (a header line, then one dict per row), read by
+    ``read_text``; a row the csv module cannot parse (a field over its limit, a stray NUL) is
+    UnsafeFile naming the file and line, never a ``_csv.Error`` traceback."""
+    reader = csv.DictReader(io.StringIO(read_text(path, what, limit), newline=""))
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise UnsafeFile(str(path), "<line>", f"not a valid CSV row ({exc})", reader.line_num) from None
+
+
+def named_kind(path: Path | str, what: str = "file") -> str:
+    """``"file"`` or ``"dir"`` for a path the user named that may be either (links followed); a
+    FIFO, socket or device is UnsafeFile (a check by ``stat``: nothing is opened, nothing waits).
+    FileNotFoundError when absent."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    raise UnsafeFile(str(path), "<file>", f"is a {_kind(mode)}, not a regular {what} or a directory; refusing to read it")
 
 
 def exists_regular(path: Path | str) -> bool:
@@ -275,6 +303,43 @@ def staged_dir(final: Path | str, rerun: str, code: ExitCode, owned: tuple[str, 
         if is_no_space(exc):
             raise NoSpace(final, exc, rerun, code, kept="nothing was written under its final name (the "
                           "output is built aside and put in place only when whole)") from None
+        raise
+    except BaseException:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def staged_files(directory: Path | str, rerun: str, code: ExitCode, replace: bool = True) -> Iterator[Path]:
+    """A fresh staging directory inside ``directory`` for files that go there whole (a records file
+    and its head, a key pair, a generated records file): each file the caller writes into the stage
+    is moved to ``directory`` under its own name only when every one was written and synced (a
+    rename needs no space, so a full disk strikes only while staging). On any error the stage is
+    removed and ``directory`` is as it was: nothing empty or partial under a final name; ENOSPC and
+    EROFS are ``NoSpace``. ``replace=False`` never overwrites a file there (a key): FileExistsError."""
+    directory = Path(directory)
+    stage = None
+    try:
+        make_dir(directory, rerun, code)
+        stage = directory / f".staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        stage.mkdir()
+        yield stage
+        _syncfs(stage)
+        for entry in sorted(os.listdir(stage)):
+            if replace:
+                os.replace(stage / entry, directory / entry)
+            else:
+                os.link(stage / entry, directory / entry)  # atomic, and never over an existing file
+        statefile.fsync_dir(directory)
+        shutil.rmtree(stage, ignore_errors=True)
+    except OSError as exc:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if is_no_space(exc):
+            raise NoSpace(directory / (exc.filename and Path(exc.filename).name or ""), exc, rerun, code,
+                          kept="nothing was written under its final name (the files are written aside and put "
+                          "in place only when whole)") from None
         raise
     except BaseException:
         if stage is not None:

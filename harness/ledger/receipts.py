@@ -220,7 +220,13 @@ def run_signer(run_dir: Path) -> Signer:
         except FileExistsError:
             pass
         os.unlink(tmp)
-    signer = Signer(runio.read_bytes(path, "receipt key", limit=1 << 16))  # a FIFO or link planted as the key: refused
+    from cryptography.exceptions import UnsupportedAlgorithm
+    pem = runio.read_bytes(path, "receipt key", limit=1 << 16)  # a FIFO or link planted as the key: refused
+    try:
+        signer = Signer(pem)
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:  # damaged, another algorithm, or passphrase-protected (TypeError)
+        raise runio.UnsafeFile(str(path), "<key>", f"not the run's ed25519 receipt key ({exc}); restore it from a "
+                               "backup (receipts already signed name its key id)") from None
     pub = Path(run_dir) / "receipts" / PUBLIC_KEY_NAME
     if not pub.exists():
         pub.parent.mkdir(parents=True, exist_ok=True)

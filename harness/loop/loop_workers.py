@@ -24,7 +24,9 @@ from corpus.catalogue import Loop
 from corpus.model import EQUIVALENT
 from corpus.operators import generate
 from corpus.tier2 import load_tier2
+from harness.core import runio
 from harness.core.engine import EngineReply, EngineRequest, ToolCall, Usage, estimate_tokens
+from harness.core.errors import ExitCode
 
 CONFORMING = "conforming"
 ACCEPT_TOKEN = "ACCEPT"
@@ -123,7 +125,10 @@ def write_scripted_gate(directory) -> Path:
     ``"ACCEPT"`` and rejects anything else with a message quoting the artifact, so every new
     draft changes the gate's message and a repeated draft repeats it."""
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "schema.json").write_text(json.dumps(SCRIPTED_SCHEMA))
-    (d / "gate.toml").write_text('[gate]\nname = "scripted"\nkind = "jsonschema"\nschema = "schema.json"\n')
+    rerun = f"harness reproduce bounded-loops --out {d.parent}"
+    runio.make_dir(d, rerun, ExitCode.BAD_INPUT)
+    # atomic: a full disk left an empty schema.json under its name (one line, exit 2, nothing partial)
+    runio.write_atomic(d / "schema.json", json.dumps(SCRIPTED_SCHEMA), rerun, ExitCode.BAD_INPUT)
+    runio.write_atomic(d / "gate.toml", '[gate]\nname = "scripted"\nkind = "jsonschema"\nschema = "schema.json"\n',
+                       rerun, ExitCode.BAD_INPUT)
     return d / "gate.toml"

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from harness.core import runio
+from harness.core.errors import ExitCode
 from harness.ledger.ledger import Ledger, verify
 
 RECORDS_FILE = "records.jsonl"
@@ -22,12 +24,18 @@ def ledger_problems(run_dir: Path) -> list[str]:
     return verify(path)
 
 
-def write_records(path: Path, records: Iterable[dict]) -> int:
-    """Append each record to a new ledger at ``path`` (seq, prev_hash and hash added as the run's
-    driver adds them); returns how many were written. The caller checks ``path`` is new."""
-    ledger = Ledger(Path(path))
+def write_records(path: Path, records: Iterable[dict], rerun: str = "the command") -> int:
+    """Write each record to a new ledger at ``path`` (seq, prev_hash and hash added as the run's
+    driver adds them); returns how many were written. The caller checks ``path`` is new. The ledger
+    and its head are built aside and moved in only when whole (``runio.staged_files``): a full disk
+    leaves nothing under ``path`` (it left an empty or partial ledger), and is ``NoSpace``, exit 2.
+    They are linked into place, never over a file: of two writers at once, the second gets
+    FileExistsError (they appended to one ledger, interleaving its chain)."""
+    path = Path(path)
     n = 0
-    for rec in records:
-        ledger.append(rec)
-        n += 1
+    with runio.staged_files(path.parent, rerun, ExitCode.BAD_INPUT, replace=False) as stage:
+        ledger = Ledger(stage / path.name)
+        for rec in records:
+            ledger.append(rec)
+            n += 1
     return n
