@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from harness.core.wilson import wilson
 
 if TYPE_CHECKING:
-    from analysis.compare import Pairs
+    from analysis.pairs import Pairs
 
 COMPLETION = ("completed", "recovered")
 VERDICT_FIELD = "tree_digest_final"
@@ -41,7 +41,7 @@ CRITERION = (f"a row carries a hidden-oracle verdict when it names the final tre
 
 
 def _lacking(rows: dict[str, list], label: str, source: str) -> dict[str, Any] | None:
-    """``rows``: one side's columns over the matched pairs (``analysis.compare.Pairs``)."""
+    """``rows``: one side's columns over the matched pairs (``analysis.pairs.Pairs``)."""
     digests, hidden = rows[VERDICT_FIELD], rows["hidden_pass"]  # a verdict: a judged tree named, a bool verdict
     if digests.count(None) == len(digests):  # no row names a judged tree: none carries a verdict
         missing = len(digests)

@@ -40,6 +40,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from analysis.pairs import Pairs
 from analysis.records import factor_suffix, fast_rows, load_records, read_raw
 from harness.core import record
 
@@ -466,19 +467,6 @@ def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
             "reference": dict(side.reference), "rows": side.rows,
             "reviewer_expected": _reviewer_expected(side), "reviewer_observed": "yes" if observed else "no",
             "controllers": side.controllers, "schema_versions": side.schema_versions}
-
-
-@dataclass
-class Pairs:
-    """The matched pairs, sorted by join key: ``keys`` and each side's PAIR_FIELDS as columns over the pairs
-    (``a[field][i]`` is A's value in pair i)."""
-
-    keys: list[str]
-    a: dict[str, list]
-    b: dict[str, list]
-
-    def __len__(self) -> int:
-        return len(self.keys)
 
 
 def _take(side: Side, rows: list[int]) -> dict[str, list]:

@@ -169,8 +169,8 @@ def _zygote_main():
     import socket
     import struct  # noqa: F401  (used by socket fd passing)
     _preload()
-    _load_confine()
     preloaded = set(sys.modules)
+    _load_confine()  # after the snapshot: its imports (ctypes, resource) are forgotten before pytest, as before
     cap_last = int(open("/proc/sys/kernel/cap_last_cap").read())
     ctl = socket.socket(fileno=int(sys.argv[1]))
     while True:

@@ -29,12 +29,31 @@ def _file(path: Path, arm: str, bad_line: int | None = None) -> Path:
     return path
 
 
+def _children() -> set[int]:
+    """This process's live children (every thread's), from /proc: the test worker may hold children of
+    its own from earlier tests (a warm zygote), so the check compares sets, never 'no child at all'."""
+    out: set[int] = set()
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as fh:
+                out |= {int(p) for p in fh.read().split()}
+        except OSError:
+            pass
+    return out
+
+
+_BEFORE: set[int] = set()
+
+
 def _no_child_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+    """No child the compare forked is still alive (a zombie it failed to reap counts too)."""
+    return not (_children() - _BEFORE)
+
+
+@pytest.fixture(autouse=True)
+def _children_before():
+    global _BEFORE
+    _BEFORE = _children()
 
 
 @pytest.fixture
