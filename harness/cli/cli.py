@@ -486,6 +486,8 @@ def ledger_keygen(out):
     try:
         if os.path.lexists(out):
             raise FileExistsError(out)
+        if not Path(out).parent.is_dir():  # a key goes where the user said, never into a directory made for it
+            raise FileNotFoundError(2, "No such directory", str(Path(out).parent))
         # both halves written aside and linked into place only when whole (a full disk left an empty
         # private key under --out, which a rerun then refused to overwrite); a link never overwrites a key
         with staged_dir_files(Path(out).parent, f"harness ledger keygen --out {out}") as stage:
