@@ -148,7 +148,7 @@ def changed_lines(original: str, mutant: str) -> set[int]:
     """1-based lines of ``original`` the mutant replaced or deleted (an insertion counts the lines
     on both sides of it). difflib's opcodes over the window between the common prefix and the
     common suffix of the two line lists, not over the whole module: the same lines as
-    ``changed_lines_difflib`` on every generated mutant (tests/corpus/test_speed_m26.py checks
+    ``changed_lines_difflib`` on every generated mutant (tests/corpus/test_fast_pytest_swap.py checks
     all of isbn's and ordered-set's) at a fraction of its cost (issue 26: difflib over the whole
     module was a tenth of the parent's time per mutant on ordered-set)."""
     a, b = python_lines(original), python_lines(mutant)

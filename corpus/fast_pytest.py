@@ -21,7 +21,7 @@ that has a test selection is judged in a fork of that collected suite with the f
 session whose suite started a process or whose test files mention a way to read the artifact's
 file other than through the import system (``SWAP_BLOCKERS``; a reload re-reads the mutant: the
 child points the import paths at its own copy); a child that cannot find the function or a selected test
-exits 75 and the mutant goes the fork way. tests/corpus/test_review_issue26.py checks swap
+exits 75 and the mutant goes the fork way. tests/corpus/test_judgment_cache.py checks swap
 verdicts against the fork path's.
 
 Workers run in parallel threads, each owning a server. A server that fails sends that mutant

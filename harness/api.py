@@ -4,7 +4,7 @@ seam's types and base class with the engine context, the arm parameter and resul
 attempt loop an arm runs, and the detector input. Gate kinds and mutant operators also use the
 ``corpus`` package's own types (``corpus.gates``, ``corpus.operators``).
 
-No module of the harness imports this one (``tests/test_layers.py``): the layers behind it may move,
+No module of the harness imports this one (``tests/architecture/test_layers.py``): the layers behind it may move,
 this surface stays."""
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ smoke test); ``make test-all`` (CI) runs everything. A test is slow when its fil
 ``SLOW_FILES`` (unless named in ``FAST_IN_SLOW_FILES``) or it is in ``SLOW_TESTS`` (a test, every
 parametrization, or one node id with its parameters). The marker is assigned here, by node id, so that tests are classified without
 editing their files. Each entry carries the wall time measured for it (``--durations``, on a shared,
-loaded 2-core machine) and why it belongs to the end-to-end tier. tests/test_tiers.py checks that
+loaded 2-core machine) and why it belongs to the end-to-end tier. tests/architecture/test_tiers.py checks that
 every entry still names a test that exists.
 """
 from __future__ import annotations
@@ -15,71 +15,71 @@ import pytest
 SLOW_FILES: dict[str, str] = {
     "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
                                   "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s)",
-    "tests/harness/test_receipts_contract.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
+    "tests/harness/run/test_tamper.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
-    "tests/harness/test_redteam_a29b.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
-    "tests/harness/test_redteam_issue21_r28.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
-    "tests/harness/test_redteam_a28.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
-    "tests/analysis/test_headline_r28.py": "coverage simulations of the stratified headline on tiny tasks (~15 s)",
-    "tests/harness/test_judge_agreement.py": "the agreement study: every task x (start + every candidate) x (visible, oracle), judged against plain pytest (7-13 min)",
-    "tests/harness/test_ray_cluster.py": "Ray cluster: starts head and worker nodes (271 s)",
-    "tests/harness/test_executors.py": "Ray executor on two nodes, a killed worker re-queued (219 s)",
-    "tests/engines/test_cells.py": "whole cells of every arm through the SDK clients against a local server (114 s)",
-    "tests/engines/test_cli_runs.py": "end-to-end CLI runs: full disk, refused credentials, pilot (280 s)",
-    "tests/harness/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
-    "tests/harness/test_kill_campaign_issue25.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
-    "tests/harness/test_kill_campaign_ray_issue25.py": "kill -9 of an 8-cell Ray CLI run (harness, Ray worker, raylet), each resumed (60-120 s each; the points SWEEPS keeps, all seven in make test-campaign)",
+    "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
+    "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
+    "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
+    "tests/analysis/test_stratified_headline.py": "coverage simulations of the stratified headline on tiny tasks (~15 s)",
+    "tests/harness/judge/test_judge_agreement.py": "the agreement study: every task x (start + every candidate) x (visible, oracle), judged against plain pytest (7-13 min)",
+    "tests/harness/run/test_ray_cluster.py": "Ray cluster: starts head and worker nodes (271 s)",
+    "tests/harness/run/test_executors.py": "Ray executor on two nodes, a killed worker re-queued (219 s)",
+    "tests/harness/engines/test_sdk_cells.py": "whole cells of every arm through the SDK clients against a local server (114 s)",
+    "tests/harness/engines/test_cli_runs.py": "end-to-end CLI runs: full disk, refused credentials, pilot (280 s)",
+    "tests/harness/cli/test_plugins.py": "builds and pip-installs the example plug-in, runs harness subprocesses (44 s)",
+    "tests/harness/run/test_kill_campaign.py": "kill -9 of a 12-cell CLI run at seven moments, each resumed (~40 s each)",
+    "tests/harness/run/test_kill_campaign_ray.py": "kill -9 of an 8-cell Ray CLI run (harness, Ray worker, raylet), each resumed (60-120 s each; the points SWEEPS keeps, all seven in make test-campaign)",
     "tests/viewer/test_browser.py": "headless Chromium through every page of the report (154 s)",
     # measured as summed durations of a two-worker fast-tier run on a loaded machine (load 7-9)
-    "tests/harness/test_faults_issue25.py": "CLI runs killed, signalled, refused at their limits, each resumed (427 s)",
-    "tests/engines/test_faults_issue25.py": "CLI runs through both SDKs with faults injected at a loopback provider (67 s)",
-    "tests/engines/test_revoked_stages_issue25.py": "credentials revoked at six stages of a cell, both SDKs, each CLI run resumed (200-314 s)",
+    "tests/harness/run/test_fault_recovery.py": "CLI runs killed, signalled, refused at their limits, each resumed (427 s)",
+    "tests/harness/engines/test_provider_faults.py": "CLI runs through both SDKs with faults injected at a loopback provider (67 s)",
+    "tests/harness/engines/test_revoked_credentials.py": "credentials revoked at six stages of a cell, both SDKs, each CLI run resumed (200-314 s)",
     "tests/analysis/test_compare.py": "two simulated runs through the CLI, compared (177 s; the paired statistics are unit-tested in test_paired)",
     "tests/interop/test_inspect_logs.py": "a simulated run exported to Inspect eval logs and read back (109 s)",
-    "tests/harness/test_verdict_cache.py": "whole runs with and without the verdict cache (109 s)",
+    "tests/harness/judge/test_verdict_cache.py": "whole runs with and without the verdict cache (109 s)",
     "tests/analysis/test_output_snapshot.py": "analyze and compare on the paper's and the quickstart's records, every output "
                                               "against the snapshot (25 s CPU; 380 s wall at load 12)",
     # measured as summed durations in a two-worker test-all run on an idle machine: a fresh clone's
     # fast tier took 7m30s (over the 6-minute bar) before these moved
-    "tests/harness/test_injections.py": "a whole cell per injected failure B1..B15 and its detectors (80 s)",
-    "tests/corpus/test_accept_reuse_r26.py": "corpus runs over a module twice, a test file edited between them (68 s)",
-    "tests/corpus/test_speed_m26.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
-    "tests/harness/test_redteam_issue21.py": "whole cells of the red team's scoring attacks (36 s)",
-    "tests/corpus/test_review_issue26.py": "corpus runs of the issue-26 review cases (28 s)",
-    "tests/harness/test_syscalls.py": "the kernel act recorder's attacks, each a real strace-wrapped sandbox run at every "
+    "tests/harness/control/test_injections.py": "a whole cell per injected failure B1..B15 and its detectors (80 s)",
+    "tests/corpus/test_rerun_accept_reuse.py": "corpus runs over a module twice, a test file edited between them (68 s)",
+    "tests/corpus/test_fast_pytest_swap.py": "the bench modules' mutants judged and pinned, swap and fork paths (67 s)",
+    "tests/harness/judge/test_process_boundary_attacks.py": "whole cells of the red team's scoring attacks (36 s)",
+    "tests/corpus/test_judgment_cache.py": "corpus runs of the issue-26 review cases (28 s)",
+    "tests/harness/sandbox/test_syscalls.py": "the kernel act recorder's attacks, each a real strace-wrapped sandbox run at every "
                                       "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
                                       "fast)",
-    "tests/harness/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
-    "tests/harness/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
-    "tests/harness/test_faults_r34b.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
+    "tests/harness/judge/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
+    "tests/harness/judge/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
+    "tests/harness/cli/test_command_faults_files.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
                                          "tmpfs, signals in the exit path and two writers (62 s for 37 tests, 0.1-6 s each)",
-    "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
+    "tests/harness/cli/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # a new records file is linked into place, never over another (in-process, 0.1 s)
-    "tests/harness/test_faults_r34b.py::test_a_new_records_file_is_never_written_over_another",
+    "tests/harness/cli/test_command_faults_files.py::test_a_new_records_file_is_never_written_over_another",
     # the pool's size rule (pure arithmetic) beside the executor it sizes
-    "tests/harness/test_executors.py::test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used",
-    "tests/harness/test_executors.py::test_the_machine_cap_is_the_smaller_of_cores_and_memory",
+    "tests/harness/run/test_executors.py::test_the_pool_is_capped_by_the_cells_to_run_and_says_what_it_used",
+    "tests/harness/run/test_executors.py::test_the_machine_cap_is_the_smaller_of_cores_and_memory",
     # the one browser smoke test of the fast tier: the overview opens from file:// with no console error
     "tests/viewer/test_browser.py::test_overview_from_the_file_system",
     # the act recorder's parser and the secret search (no sandbox run)
-    "tests/harness/test_syscalls.py::test_the_record_is_read_from_hex_strings_a_name_cannot_forge",
-    "tests/harness/test_syscalls.py::test_relative_paths_follow_the_working_directory_across_clone",
-    "tests/harness/test_syscalls.py::test_a_cut_argv_array_is_incomplete_in_the_parser",
-    "tests/harness/test_secret_run.py::test_the_key_in_written_data_is_found",
-    "tests/harness/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
-    "tests/harness/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
+    "tests/harness/sandbox/test_syscalls.py::test_the_record_is_read_from_hex_strings_a_name_cannot_forge",
+    "tests/harness/sandbox/test_syscalls.py::test_relative_paths_follow_the_working_directory_across_clone",
+    "tests/harness/sandbox/test_syscalls.py::test_a_cut_argv_array_is_incomplete_in_the_parser",
+    "tests/harness/judge/test_secret_run.py::test_the_key_in_written_data_is_found",
+    "tests/harness/judge/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
+    "tests/harness/judge/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
     # the identity rules in one process (well under a second); the judged trees run in test-all
-    "tests/harness/test_identity.py::test_a_class_is_the_interpreters_only_by_identity",
-    "tests/harness/test_identity.py::test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters",
-    "tests/harness/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
-    "tests/harness/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
-    "tests/harness/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
-    "tests/harness/test_identity.py::test_only_a_class_whose_eq_is_not_identity_has_a_value_base",
-    "tests/harness/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
+    "tests/harness/judge/test_identity.py::test_a_class_is_the_interpreters_only_by_identity",
+    "tests/harness/judge/test_identity.py::test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters",
+    "tests/harness/judge/test_identity.py::test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method",
+    "tests/harness/judge/test_identity.py::test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line",
+    "tests/harness/judge/test_identity.py::test_the_protocols_operations_are_bound_before_the_tree_runs",
+    "tests/harness/judge/test_identity.py::test_only_a_class_whose_eq_is_not_identity_has_a_value_base",
+    "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
     "tests/analysis/test_fast_path_differential.py::test_analyze_prints_the_same_by_column_and_row_by_row":
@@ -91,18 +91,18 @@ SLOW_TESTS: dict[str, str] = {
         "the paper's 2 x 1,152 synthetic records through compare, row by row (31 s loaded)",
     "tests/analysis/test_betting.py::test_betting_needs_at_most_1_3x_the_exact_mcnemar_units_and_holds_its_level":
         "400 simulated studies of 2,500 units, two sequences, and the heterogeneous null (21 s loaded)",
-    "tests/harness/test_secret_decode.py::test_large_random_data_is_clean_and_within_the_budget":
+    "tests/harness/judge/test_secret_decode.py::test_large_random_data_is_clean_and_within_the_budget":
         "half a megabyte of random encoded data through the whole secret scan (18 s loaded)",
-    "tests/harness/test_secret_decode.py::test_a_flood_of_encoded_runs_spends_the_budget_and_fails_closed":
+    "tests/harness/judge/test_secret_decode.py::test_a_flood_of_encoded_runs_spends_the_budget_and_fails_closed":
         "a flood of base64 runs scanned twice, to the budget and past it (5.5 s loaded)",
-    "tests/harness/test_secret_decode.py::test_an_archive_bomb_spends_the_budget_and_fails_closed":
+    "tests/harness/judge/test_secret_decode.py::test_an_archive_bomb_spends_the_budget_and_fails_closed":
         "32-64 MB bombs built by the test, then scanned to the budget (2-4.5 s each, loaded)",
-    "tests/harness/test_arms.py::test_a4_refuses_evidence_for_a_tree_changed_in_a_way_its_digest_does_not_see":
+    "tests/harness/control/test_arms.py::test_a4_refuses_evidence_for_a_tree_changed_in_a_way_its_digest_does_not_see":
         "red team r33's strict xfail: three A4 cells with real gate and final runs (58 s for the three, load ~8)",
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m20s before these moved
-    "tests/harness/test_driver.py::test_run_writes_one_valid_record_per_cell_and_is_deterministic":
+    "tests/harness/run/test_driver.py::test_run_writes_one_valid_record_per_cell_and_is_deterministic":
         "two whole runs compared record by record (14.5 s)",
-    "tests/harness/test_redteam_issue21_review_judge.py::test_no_run_reaches_another_runs_channel":
+    "tests/harness/judge/test_testrun_attacks.py::test_no_run_reaches_another_runs_channel":
         "two judged runs at once, cold and warm, each up to ~10 s (21 s)",
     "tests/corpus/test_incremental.py::test_rerun_judges_nothing_and_an_edit_only_its_function":
         "three corpus runs over a module (12 s)",
@@ -116,65 +116,65 @@ SLOW_TESTS: dict[str, str] = {
         "a whole measure run from [tool.mutmut] (issue 35)",
     "tests/corpus/test_developer_habits.py::test_nothing_measured_exits_1_with_one_line":
         "two measure runs whose suites fail on the control (issue 35)",
-    "tests/harness/test_tasks.py::test_task_validates":
+    "tests/harness/core/test_tasks.py::test_task_validates":
         "every task's reference and candidates through the judge, both tests (422 s; the agreement study's subset)",
-    "tests/harness/test_redteam_issue21_review.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
+    "tests/harness/sandbox/test_agent_tree_attacks.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
         "a whole cell per scenario hook and planted path (100 s)",
-    "tests/harness/test_driver.py::test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key":
+    "tests/harness/run/test_driver.py::test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key":
         "a CLI run killed with SIGKILL and resumed (32 s)",
-    "tests/harness/test_adversarial.py::test_secret_in_any_encoding_is_found":
+    "tests/harness/control/test_adversarial.py::test_secret_in_any_encoding_is_found":
         "a whole cell per encoding of a planted secret (43 s)",
-    "tests/corpus/test_speed_issue26.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
+    "tests/corpus/test_fast_pytest_ordered_set.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
         "ordered-set's mutants judged on both the swap and the fork path (tens of seconds)",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs over a module, a test file edited between them (tens of seconds)",
     "tests/corpus/test_bench.py::test_bench_rows_shape":
         "the corpus benchmark's quick run, whole (25 s idle): a smoke test of make bench's rows",
-    "tests/engines/test_redteam_issue25b.py::"
+    "tests/harness/engines/test_cut_reply_charging.py::"
     "test_a_proxy_url_that_is_not_a_url_is_bad_input_before_the_run_and_its_credentials_never_printed":
         "a harness CLI subprocess per URL (12 s each, most of it importing the command line)",
-    "tests/harness/test_redteam_issue25b.py::test_a_sigint_the_parent_ignored_stays_ignored_during_start_up":
+    "tests/harness/cli/test_entry.py::test_a_sigint_the_parent_ignored_stays_ignored_during_start_up":
         "the whole start-up of the command line under repeated SIGINTs, per entry point (8-14 s each, loaded)",
-    "tests/engines/test_proxy_issue25.py::test_a_socks_proxy_is_bad_input_before_the_run":
+    "tests/harness/engines/test_proxy.py::test_a_socks_proxy_is_bad_input_before_the_run":
         "a harness CLI subprocess (10 s, most of it importing the command line)",
-    "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
+    "tests/harness/engines/test_provider_faults.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
         "the fault-injection run through both SDKs: a CLI run and its resumes per SDK and cut kind (53 s each)",
     "tests/corpus/test_measure.py::test_planted_vacuous_gates_found_and_repaired_gates_clean_over_v1":
         "the catalogue loop: measures seven catalogue loops' gates against every v1 mutant (40 s setup)",
-    "tests/engines/test_budget.py::test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling":
+    "tests/harness/engines/test_budget_live.py::test_a_malformed_reply_the_retry_layer_discarded_is_charged_against_the_ceiling":
         "a run per SDK whose retry layer re-sends (13 s each)",
-    "tests/harness/test_redteam_issue21_links.py::test_a_chain_past_the_recursion_limit_and_path_max":
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_a_chain_past_the_recursion_limit_and_path_max":
         "builds and removes a 2,500-deep directory chain (was 10,000 deep: 47 s, each rmdir O(depth))",
-    "tests/harness/test_redteam_issue21_links.py::test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files":
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files":
         "makes 100,000 files (25 s)",
-    "tests/harness/test_redteam_issue21_links.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
         "whole cells, cold and warm, each building a tree past a limit (deep chain, 30k files, sparse files)",
     # measured in a fresh clone's fast tier (two workers, idle 2-core machine): 6m26s before these moved
     "tests/harness/test_pinned_outcomes.py::test_outcomes_per_cell_key_are_pinned[clean-pilot]":
         "the clean pilot design run whole (15 s); the quickstart's pinned outcomes stay in the fast tier",
-    "tests/harness/test_redteam_issue21_links.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         "whole cells, cold and warm, each building a tree past a limit (7-10 s each)",
-    "tests/harness/test_warm.py::test_same_verdicts_on_every_candidate":
+    "tests/harness/sandbox/test_warm.py::test_same_verdicts_on_every_candidate":
         "every candidate of a task judged cold and warm (9 s)",
     "tests/corpus/test_gates.py::test_pytest_gate_and_collection_ownership":
         "a pytest gate's mutants judged end to end (8 s)",
-    "tests/corpus/test_changed_lines_r26.py::test_a_mutant_below_a_line_separator_in_a_string_is_killed":
+    "tests/corpus/test_coverage_map.py::test_a_mutant_below_a_line_separator_in_a_string_is_killed":
         "a corpus run over a module (8 s)",
     "tests/corpus/test_scope_selection.py::test_a_local_made_global_selects_the_functions_tests":
         "corpus runs before and after an edit (7 s)",
     "tests/corpus/test_fast_pytest.py::test_non_python_artifact_forks_the_whole_suite":
         "a non-Python artifact's mutants through the whole suite (7 s)",
-    "tests/harness/test_redteam_issue25.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
+    "tests/harness/run/test_fault_attacks.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
         "a zygote killed mid-run and the run redone (7 s)",
     # the differential suite (issue 32): each tree is four harness runs (judged and plain, visible and
     # oracle) and two plain pytest runs of its own
-    "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
+    "tests/harness/judge/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
         "4 fine mutants of one task's reference through the final adjudication and plain pytest (median: 44 s at load 12; 30: 328 s)",
-    "tests/harness/test_differential.py::test_no_adversarial_template_passes_the_adjudication":
+    "tests/harness/judge/test_differential.py::test_no_adversarial_template_passes_the_adjudication":
         "one adversarial tree through the final adjudication and plain pytest (6-30 s, 29 s at load 17)",
-    "tests/harness/test_differential.py::test_a_tree_right_only_in_the_harness_scratch_copy_fails_the_adjudication":
+    "tests/harness/judge/test_differential.py::test_a_tree_right_only_in_the_harness_scratch_copy_fails_the_adjudication":
         "one tree through the final adjudication and two plain pytest runs, per tell (red team r32; ~20 s)",
-    "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
+    "tests/harness/judge/test_differential.py::test_every_task_has_enough_fine_mutants":
         "every task's fine mutants generated with libcst (20 s CPU)",
 }
 
@@ -185,88 +185,88 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
-    "tests/harness/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest": (frozenset({
+    "tests/harness/judge/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest": (frozenset({
         "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
         "median", "money-round-helper", "slugify-tests-v2"}),
-        "one task per category (tests/test_tiers.py checks the categories); all 24 tasks take ~190 s summed"),
-    "tests/harness/test_tasks.py::test_task_validates": (frozenset({
+        "one task per category (tests/architecture/test_tiers.py checks the categories); all 24 tasks take ~190 s summed"),
+    "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
-        "four of the agreement study's tasks, four categories (tests/test_tiers.py checks both): the agreement "
+        "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
         "study runs every category's reference and candidates through the judge in test-all already, and the "
         "task files are pinned by the protocol locks, which test-all checks; all 24 take ~420 s summed"),
-    "tests/harness/test_redteam_issue21_r28.py::test_replies_the_tree_writes_itself_forge_nothing": (frozenset({
+    "tests/harness/judge/test_two_process_judge_attacks.py::test_replies_the_tree_writes_itself_forge_nothing": (frozenset({
         "cold-nested", "cold-twice", "warm-twice", "cold-protocol error", "warm-protocol error"}),
         "the nested reply once: the subject then stops answering and the driver waits out its audit "
         "heartbeat (~20 s a run)"),
-    "tests/harness/test_kill_campaign_issue25.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
+    "tests/harness/run/test_kill_campaign.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
         (frozenset({"run.json-0.0", "cells-0.0", "records-3"}),
          "one kill per anchored stage; the seeded random moments and records-1 in the campaign (~20 s each)"),
-    "tests/harness/test_faults_issue25.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
+    "tests/harness/run/test_fault_recovery.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
         (frozenset({"0.4"}), "one fixed delay; the anchored kill campaign covers the first seconds (~11 s each)"),
-    "tests/engines/test_faults_issue25.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
+    "tests/harness/engines/test_provider_faults.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
         (frozenset({"anthropic-anywhere", "openai-after_usage"}), "each SDK and each cut kind once (~21 s each)"),
-    "tests/engines/test_revoked_stages_issue25.py::test_revoked_credentials_at_every_stage_drop_no_finished_cell":
+    "tests/harness/engines/test_revoked_credentials.py::test_revoked_credentials_at_every_stage_drop_no_finished_cell":
         (frozenset({"first_worker_reply-anthropic-401", "a2_rerun_attempt-openai-401", "adjudicating-openai-403"}),
          "each SDK, 401 and 403, a stage that waits on the provider and one held inside the harness; the other "
          "three stages in the campaign (9-32 s each)"),
-    "tests/harness/test_kill_campaign_ray_issue25.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
+    "tests/harness/run/test_kill_campaign_ray.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
         (frozenset({"records-3"}), "the harness killed mid-run; the other moments in the campaign (30-70 s each)"),
-    "tests/harness/test_kill_campaign_ray_issue25.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
+    "tests/harness/run/test_kill_campaign_ray.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
         (frozenset(), "all in the campaign (the raylet 53 s idle, a worker ~90 s): test-all kills the harness of a Ray "
                       "run (records-3 above) and a Ray worker under a live run (test_executors)"),
-    "tests/harness/test_faults_issue25.py::test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4":
+    "tests/harness/run/test_fault_recovery.py::test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4":
         (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
-    "tests/corpus/test_speed_m26.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
+    "tests/corpus/test_fast_pytest_swap.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
-    "tests/harness/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
+    "tests/harness/judge/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":
         (frozenset(f"{t}-all" for t in (
             "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
             "median", "money-round-helper", "slugify-tests-v2")),
          "the first 4 of the sample of one task per category (the agreement study's eight; ~18 s each under load); "
          "the other 16 tasks' 4 and the rest of the issue's 24 x 30 in the campaign (about an hour on 2 cores: "
          "past test-all's 20-minute bar)"),
-    "tests/harness/test_command_faults.py::test_a_signal_at_any_moment_is_one_stopped_line_or_a_finished_command":
+    "tests/harness/cli/test_command_faults.py::test_a_signal_at_any_moment_is_one_stopped_line_or_a_finished_command":
         (frozenset({"view-SIGINT-0.5", "loop run-SIGTERM-2.0", "run-SIGTERM-2.0"}),
          "three commands, both signals, in start-up and inside a command; 30 points in the campaign (2-20 s each)"),
-    "tests/harness/test_command_faults.py::test_a_fifo_in_place_of_the_ledger_is_one_line_never_a_hang":
+    "tests/harness/cli/test_command_faults.py::test_a_fifo_in_place_of_the_ledger_is_one_line_never_a_hang":
         (frozenset({"view", "run", "loop run"}), "the three ledgers' readers; every command in the campaign (~3 s each)"),
-    "tests/harness/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
+    "tests/harness/cli/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
         (frozenset({"view", "loop run", "run"}), "an output (exit 2), a loop's and a run's ledger state (exit 4); every "
                                                   "command in the campaign (~3 s each)"),
-    "tests/harness/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
+    "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
 }
 
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
-# behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
+# behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
-    "tests/harness/test_faults_r34b.py::test_a_signal_once_the_command_has_finished_leaves_its_exit_code":
+    "tests/harness/cli/test_command_faults_files.py::test_a_signal_once_the_command_has_finished_leaves_its_exit_code":
         "timing-dependent and still open in a narrow window: a SIGTERM landing after the command's guard is "
         "disarmed printed click's 'Aborted!' in 1 of 3 test-all runs (2026-12-05); test-all keeps the signal "
         "sweep inside commands (test_command_faults) until the exit path is guarded end to end",
     "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
         "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run (152 s at "
         "load 6, 363 s at load 10; issue 35); test-all keeps every rerun rule on small modules (test_rerun.py)",
-    "tests/engines/test_cli_runs.py::test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it":
+    "tests/harness/engines/test_cli_runs.py::test_a_full_disk_stops_the_run_cleanly_and_resume_finishes_it":
         "a whole protocol run filling a tmpfs, then resumed (159 s under load); test-all keeps `harness run` on a "
         "full disk (test_command_faults: the run's full-disk point, one line, exit 4, nothing partial)",
-    "tests/harness/test_executors.py::test_ray_two_nodes_match_local_and_ship_files_back":
+    "tests/harness/run/test_executors.py::test_ray_two_nodes_match_local_and_ship_files_back":
         "a two-node Ray cluster (79 s under load); test-all keeps the Ray executor with a killed "
         "worker re-queued, a resume and the spend ceiling (test_executors) and the harness of a Ray run killed and "
-        "resumed (test_kill_campaign_ray_issue25)",
-    "tests/harness/test_ray_cluster.py::test_quickstart_through_address_matches_the_local_pool_and_survives_a_node_kill":
+        "resumed (test_kill_campaign_ray)",
+    "tests/harness/run/test_ray_cluster.py::test_quickstart_through_address_matches_the_local_pool_and_survives_a_node_kill":
         "the quickstart on a started Ray cluster with a node killed (79 s under load); test-all keeps the cluster's "
         "refusals and the Ray executor's killed worker (test_executors)",
-    "tests/harness/test_differential.py::test_every_task_has_enough_fine_mutants":
+    "tests/harness/judge/test_differential.py::test_every_task_has_enough_fine_mutants":
         "every task's fine mutants generated (33 s under load): the campaign's sample exists; test-all generates "
         "the eight tasks' samples it judges",
     "tests/corpus/test_incremental.py::test_a_reject_survives_an_edit_of_another_test_file":
         "two corpus runs, all of a module's mutants (~25 s idle); test-all keeps edits of another test file "
-        "between two runs for the one mutant they concern (test_accept_reuse_r26) and the rerun of test_incremental",
-    "tests/corpus/test_speed_issue26.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
+        "between two runs for the one mutant they concern (test_rerun_accept_reuse) and the rerun of test_incremental",
+    "tests/corpus/test_fast_pytest_ordered_set.py::test_swap_verdicts_equal_the_fork_path_on_ordered_set":
         "ordered-set's mutants on the swap and the fork path (32 s idle); test-all keeps the same check on the "
-        "bundled module (test_review_issue26::test_swap_verdicts_equal_the_fork_path_on_the_bundled_module)",
+        "bundled module (test_judgment_cache::test_swap_verdicts_equal_the_fork_path_on_the_bundled_module)",
 }
 
 
@@ -302,18 +302,18 @@ def is_slow(nodeid: str) -> bool:
 # worker, which pytest 9.2 no longer lets it do (pytest-xdist issue 1386: every test was scheduled on
 # its own, so a file's module fixtures were built on both workers and the Ray files ran at once).
 SERIAL_GROUPS: dict[str, str] = {
-    "tests/harness/test_ray_cluster.py": "ray",
-    "tests/harness/test_executors.py": "ray",
-    "tests/harness/test_kill_campaign_ray_issue25.py": "ray",
+    "tests/harness/run/test_ray_cluster.py": "ray",
+    "tests/harness/run/test_executors.py": "ray",
+    "tests/harness/run/test_kill_campaign_ray.py": "ray",
 }
 
 
 # Files of many independent, long parametrizations with no module fixture worth sharing: each test
 # is its own group, so a file of minutes does not run on one worker at the end of the run.
 SPLIT_FILES: frozenset[str] = frozenset({
-    "tests/harness/test_differential.py",
-    "tests/harness/test_judge_agreement.py",
-    "tests/harness/test_tasks.py",
+    "tests/harness/judge/test_differential.py",
+    "tests/harness/judge/test_judge_agreement.py",
+    "tests/harness/core/test_tasks.py",
 })
 
 

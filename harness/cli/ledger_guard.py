@@ -11,7 +11,7 @@ is read as before. The crash states a run in progress shows (a torn last line, a
 behind) are not problems here: ``--resume`` repairs them.
 
 The check lives in the command line layer because ``analysis`` may import ``harness.core`` only
-(tests/test_layers.py); ``wrap`` adds it around the lazily loaded commands (``harness.cli.cli``)."""
+(tests/architecture/test_layers.py); ``wrap`` adds it around the lazily loaded commands (``harness.cli.cli``)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -13,7 +13,7 @@ from enum import IntEnum
 
 class HarnessError(Exception):
     """Root of every exception class defined in ``harness`` (apart from the standalone files that
-    run outside the harness process; see tests/harness/test_exits.py for the named ones)."""
+    run outside the harness process; see tests/harness/core/test_exits.py for the named ones)."""
 
 
 class ExitCode(IntEnum):

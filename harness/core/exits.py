@@ -42,7 +42,7 @@ class CommandExits:
     ends it with (harness.cli.startup: one STOPPED line), and the code a full or read-only disk
     ends it with (harness.core.runio.NoSpace: one line naming what to free and the command to
     rerun; 4 where the command keeps state a rerun continues, 2 for an output that is simply not
-    written). The README's "Exit codes of every command" table is this one (tests/harness/test_exits.py)."""
+    written). The README's "Exit codes of every command" table is this one (tests/harness/core/test_exits.py)."""
     codes: frozenset[int]
     signal: int
     disk: int

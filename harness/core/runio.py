@@ -5,7 +5,7 @@ Each guarantee was first built into ``harness run`` alone; the commands around i
 loop, corpus, analyze, compare, export) read and wrote by hand, and broke where ``run`` held: a
 FIFO in place of ``records.jsonl`` hung ``view``, a 100,000-deep line raised ``RecursionError``, a
 full disk left empty files under their final names, two ``loop run --resume`` wrote one ledger.
-So every command goes through this module (tests/test_io_boundary.py checks it by AST):
+So every command goes through this module (tests/architecture/test_io_boundary.py checks it by AST):
 
 - **Reading** (``read_bytes``, ``read_text``, ``read_json``, ``read_jsonl``): the path is opened
   with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link is refused, a FIFO never blocks the open), then

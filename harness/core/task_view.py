@@ -2,12 +2,12 @@
 
 A worker needs the prompt, the scope it may edit, the high-risk paths, and where the visible
 acceptance test lives. It never needs the hidden oracle, the reference solution or the candidate
-labels: those stay with the adjudicator (and the task loader). tests/harness/test_task_view.py
+labels: those stay with the adjudicator (and the task loader). tests/harness/core/test_task_view.py
 walks the AST of every arm, engine and reviewer module to prove none of them can reach them.
 
 The simulated engine is the one exception, by design: it is a stand-in model that draws its
 edits from the task's candidate bank, so it receives that bank (``SimulationBank``), never the
-oracle or the reference; tests/harness/test_simulated.py proves it never touches the oracle.
+oracle or the reference; tests/harness/engines/test_simulated.py proves it never touches the oracle.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ Python string has exactly one byte string). The payload is the text (``text``), 
 and the sha256's 64 hex digits (``binary``), the target (``symlink``), the description
 (``special``, ``over``), nothing (``dir``). Every field is length-prefixed and the kind is explicit,
 so the bytes parse back into exactly one reading: two distinct readings never share an encoding,
-and (sha256 being collision resistant) never share a digest. ``tests/harness/test_tree_digest.py``
+and (sha256 being collision resistant) never share a digest. ``tests/harness/core/test_treereading.py``
 parses the bytes back as the specification of this format.
 
 What the digest does not cover: permission bits, times, owners (``harness.sandbox.workspace.tree_modes``

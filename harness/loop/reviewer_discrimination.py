@@ -5,7 +5,7 @@ candidates plus genuine controls as the pair (catchRate, falseBlock).
   parseable verdict and is counted apart (it is neither a catch nor a block).
 - Items are ``(prompt, diff, is_defective)``. The label is held by the scorer and is never passed
   to the reviewer: the reviewer receives exactly the two strings (a leaked answer key is one of
-  the known ways harnesses go wrong; tests/corpus/test_reviewer.py checks it).
+  the known ways harnesses go wrong; tests/harness/loop/test_reviewer_discrimination.py checks it).
 - catchRate = blocked defective / defective with a verdict; falseBlock = blocked genuine /
   genuine with a verdict; Wilson 95% each; an empty denominator is "n/a", never 0 or 1.
 - Reference reviewers bracket the space: test-only (ships whatever passes the visible test; the
