@@ -1,6 +1,6 @@
 """Cross-references in prose name symbols that exist (issue 22: "name symbols, not file paths that
 go stale on a move"). Every ``harness.a.b.C`` written in the code's text (docstrings, comments,
-messages) or in README.md / CONTRIBUTING.md must import and resolve, and every ``harness/x/y.py``
+messages) or in README.md / CONTRIBUTING.md / docs/ must import and resolve, and every ``harness/x/y.py``
 path must exist. ``STALE`` lists references not fixed yet (in files another change owns); it may
 only shrink."""
 from __future__ import annotations
@@ -29,7 +29,8 @@ def _texts():
             rel = path.relative_to(REPO).as_posix()
             if not rel.startswith(SKIP):
                 yield rel, path.read_text(encoding="utf-8")
-    for doc in ("README.md", "CONTRIBUTING.md"):
+    docs = ["README.md", "CONTRIBUTING.md", *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md"))]
+    for doc in docs:
         yield doc, (REPO / doc).read_text(encoding="utf-8")
 
 
