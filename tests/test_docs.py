@@ -9,11 +9,15 @@
 - Every ``make TARGET`` a page shows is a target of the Makefile (the README's quickstart is ``make run``
   and ``make test``; ``.ci/run`` runs ``make test-all``).
 - README.md stays a README: at most 200 lines (the issue's acceptance), the manual is in docs/.
+- The manual builds as a static site with MkDocs (``mkdocs.yml``) in strict mode: a warning (a page left
+  out of the nav, an anchor MkDocs cannot find) fails the build.
 """
 from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,6 +206,19 @@ def test_the_readme_is_short_and_its_quickstart_is_the_makefiles():
     assert "make run " in text and "make test " in text
     assert "make test-all" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert {"run", "test", "test-all"} <= make_targets()
+
+
+def test_the_manual_builds_as_a_site_with_warnings_as_errors(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"),
+                          "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (tmp_path / "site" / "reference" / "cli.html").is_file()
+
+
+def test_every_page_of_the_manual_is_in_the_sites_nav():
+    nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = {p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")}
+    assert {p for p in pages if f": {p}" not in nav} == set()
 
 
 # --- the checks can fail --------------------------------------------------------------------------
