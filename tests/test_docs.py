@@ -9,6 +9,8 @@
 - Every ``make TARGET`` a page shows is a target of the Makefile (the README's quickstart is ``make run``
   and ``make test``; ``.ci/run`` runs ``make test-all``).
 - README.md stays a README: at most 200 lines (the issue's acceptance), the manual is in docs/.
+- Text written before the move that still cites "(README, SECTION)" (analysis output pinned in
+  tests/fixtures, frozen protocols' comments) names a section docs/index.md's "Moved sections" table maps.
 - The manual builds as a static site with MkDocs (``mkdocs.yml``) in strict mode: a warning (a page left
   out of the nav, an anchor MkDocs cannot find) fails the build.
 """
@@ -232,6 +234,40 @@ def test_every_page_of_the_manual_is_in_the_sites_nav():
     nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     pages = {p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md")}
     assert {p for p in pages if f": {p}" not in nav} == set()
+
+
+CITATION = re.compile(r"\(README(?:\.md)?, \"?([A-Z][\w ,'-]*?)\"?[):;]")
+CITING = ("analysis/*.py", "harness/**/*.py", "corpus/**/*.py", "viewer/*.py", "interop/*.py", "protocols/*.toml",
+          "tests/fixtures/analysis_outputs/*")
+
+
+def moved_sections() -> set[str]:
+    """The old README section names of docs/index.md's "Moved sections" table (first column, ';'-separated)."""
+    table = (REPO / "docs" / "index.md").read_text(encoding="utf-8").split("## Moved sections", 1)[1]
+    rows = [ln.strip().strip("|").split("|")[0] for ln in table.splitlines() if ln.startswith("| ")][1:]
+    return {name.strip().lower() for row in rows for name in row.split(";")}
+
+
+def unmapped_citations(text: str, moved: set[str]) -> set[str]:
+    return {name for name in CITATION.findall(text) if name.strip().lower() not in moved}
+
+
+def test_every_remaining_readme_citation_names_a_moved_section():
+    moved = moved_sections()
+    cited: dict[str, set[str]] = {}
+    for pattern in CITING:
+        for path in REPO.glob(pattern):
+            if path.is_file() and (bad := unmapped_citations(path.read_text(encoding="utf-8", errors="replace"), moved)):
+                cited[_rel(path)] = bad
+    assert not cited, f"cited README sections docs/index.md's 'Moved sections' table does not map: {cited}"
+    assert {"calibration", "coverage and width by estimand"} <= moved
+
+
+def test_the_citation_check_catches_an_unmapped_section():
+    moved = {"calibration", "the ledger, faults and exit codes"}
+    text = ('"... (README, Calibration: rare tasks)", # (README, Calibration)\n'
+            '(README, "The ledger, faults and exit codes") (README, Nowhere) (README.md, "Gone")')
+    assert unmapped_citations(text, moved) == {"Nowhere", "Gone"}
 
 
 # --- the checks can fail --------------------------------------------------------------------------
