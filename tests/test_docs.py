@@ -236,6 +236,16 @@ def test_every_page_of_the_manual_is_in_the_sites_nav():
     assert {p for p in pages if f": {p}" not in nav} == set()
 
 
+def test_the_architecture_page_names_every_layer_of_harness():
+    """The layer table (docs/explanation/architecture.md) has one row per sub-package of harness/, no more:
+    the README's Layout section had gone stale against the layer test before issue 36."""
+    page = (REPO / "docs" / "explanation" / "architecture.md").read_text(encoding="utf-8")
+    table = page.split("| layer (bottom to top) | what it holds |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `harness\.(\w+)` \|", table, re.M)
+    packages = {p.parent.name for p in (REPO / "harness").glob("*/__init__.py")}
+    assert len(rows) == len(set(rows)) and set(rows) == packages, (rows, packages)
+
+
 CITATION = re.compile(r"\(README(?:\.md)?, \"?([A-Z][\w ,'-]*?)\"?[):;]")
 CITING = ("analysis/*.py", "harness/**/*.py", "corpus/**/*.py", "viewer/*.py", "interop/*.py", "protocols/*.toml",
           "tests/fixtures/analysis_outputs/*")
