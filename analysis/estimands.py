@@ -94,7 +94,7 @@ CONDITIONAL_HEADLINE = "stratified"
 # subtracts the square of a noisy mean): with equal per-pair variances the stratified variance runs low by
 # tasks/cells, and a task of one cell has V^ = 0 whatever happened. The coverage study behind the rule had
 # 75 cells per task (bias 1.3%); on 24 tasks x 5 cells (the paper's H2 shape) the stratified interval
-# covered 90.5% and on one cell per task 68%, pooled Tango 95% (review r28, README). At tasks/cells <=
+# covered 90.5% and on one cell per task 68%, pooled Tango 95% (review r28, docs/explanation/estimands.md). At tasks/cells <=
 # 0.05 (>= 20 cells per task on average: z sqrt(0.95) = 1.91, 94.4% nominal) it covered 93.6-94.2% in
 # the same check. Above it the pooled Tango interval heads (valid, conservative under stratification)
 # and the reason is printed; the stratified interval stays beside it. The bias is estimated weighting

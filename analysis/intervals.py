@@ -17,7 +17,7 @@ replicates into an interval (Davison and Hinkley 1997, section 5.2-5.3):
   clipped to the parameter space [-1, 1] (stated in ``notes``).
 * ``studentized-symmetric`` (the default; Hall 1988, the symmetric bootstrap-t):
   theta +- q se with q the 1 - alpha quantile of |t*|. In the coverage study it held [93%, 97%]
-  more often than the equal-tailed version with few clusters and rare events (README). When the
+  more often than the equal-tailed version with few clusters and rare events (docs/explanation/estimands.md). When the
   difference rests on one or two clusters (the paper's H1: 29 of 31 failures in one task), many
   resamples have almost no between-cluster variation, |t*| is huge and the interval is very wide;
   a warning then says so (that is the method being honest about a difference carried by one task).
@@ -38,7 +38,7 @@ cluster)"); for cluster-t and percentile, one cluster holding more than ``TOP_SH
 variance gives a warning (they stay narrow where the studentized methods go wide); fewer than
 ``MIN_CLUSTERS[method]`` gives a warning beside it (the smallest cluster
 count at which the coverage study, ``python -m benchmarks coverage``, found the method within
-[93%, 97%] on every setting it tried; see README).
+[93%, 97%] on every setting it tried; see docs/explanation/estimands.md).
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ from harness.core.interval_methods import BOOTSTRAP_METHODS
 
 DEFAULT_METHOD = "stratified"  # the conditional estimand's score interval stratified by task (analysis.estimands.CONDITIONAL_HEADLINE)
 CLUSTER_DEFAULT = "studentized-symmetric"  # cluster_interval's default (a bootstrap method)
-# From the coverage study (README, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
+# From the coverage study (docs/explanation/estimands.md, "Calibration"): the smallest cluster count of its grid (8, 24, 96)
 # at which the method was within [93%, 97%] on (all but at most one) setting with task SD <= 1;
 # below it the interval carries a warning.
 MIN_CLUSTERS = {"studentized-symmetric": 24, "studentized": 96, "percentile": 96, "cluster-t": 96,

@@ -2,7 +2,7 @@
 
 ``reproduce_paper`` runs the standard analysis with the paper's own interval scheme named
 explicitly (``PAPER_SCHEME``: H1/H2/H3, percentile bootstrap over task x scenario clusters, B=2000;
-the harness's default for a new study is different, see README "Calibration") and sets every number beside the published value from ``published/proof_or_stop_000.toml``,
+the harness's default for a new study is different, see docs/explanation/estimands.md, "Calibration") and sets every number beside the published value from ``published/proof_or_stop_000.toml``,
 marked ``match`` (equal at the published precision) or ``differs``.
 
 ``synthetic_paper_records`` writes a records file with the paper's published *counts* (Table 11,

@@ -35,7 +35,7 @@ CELLSETS = {"injected": "injected (non-null) cells", "null": "null (no-injection
 CLUSTERS = ("task", "task x scenario", "cell")
 # The default cluster is the outermost unit of the design that shares outcomes: a task's cells share
 # its difficulty across scenarios, repeats and factor levels, so clustering on anything finer
-# understates the variance when outcomes concentrate in a task (README, "Calibration").
+# understates the variance when outcomes concentrate in a task (docs/explanation/estimands.md, "Calibration").
 DEFAULT_CLUSTER = "task"
 ARM_ORDER = ("A1", "A2", "A2p", "A3", "A4")
 COUNT_OUTCOMES = ("recovered", "safe_stop", "false_stop", "acceptance_fail", "unsafe")

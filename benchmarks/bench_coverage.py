@@ -279,7 +279,7 @@ def calibrate(sims: int, log=print, methods=None, seed: int = CALIBRATION_SEED) 
 
 def render_conditional(rows: list[dict], title: str) -> str:
     """The conditional estimand by setting, one column per conditional method: coverage (k/n) [Wilson
-    95%] / median width pp; (!) marks a coverage outside [93%, 97%]. The README's conditional table."""
+    95%] / median width pp; (!) marks a coverage outside [93%, 97%]. The conditional table of docs/explanation/estimands.md."""
     cond = [r for r in rows if r["method"] in CONDITIONAL_NAMES]
     if not cond:
         return ""

@@ -5,7 +5,7 @@ against the local pool with the same two CPUs, over the same cells of the quicks
 Both are timed the same way: the wall of the whole ``harness run`` command (interpreter start-up
 included; for Ray also joining the cluster and the per-node corpus check, not the cluster's own
 start-up, which is reported apart). The row also gives the simulated engine's throughput per
-node, the figure the README quotes.
+node, the figure docs/reference/measurements.md quotes.
 """
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def check_gate(path: Path, data: dict) -> dict:
 
 
 def load_hints(path: Path) -> dict:
-    """A hints file: one ``[artifact]`` table of requirement hints (see README)."""
+    """A hints file: one ``[artifact]`` table of requirement hints (see docs/how-to/add-a-gate.md)."""
     path = Path(path)
     data = read_toml(path)
     extra = sorted(set(data) - {"artifact"})

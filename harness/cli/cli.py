@@ -330,7 +330,7 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                       monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees)
     except InputError as exc:
         _fail(exc)
-    except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4
+    except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: exit 4 (docs/reference/exit-codes.md)
         click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
                    f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
                    f"{run_dir}`", err=True)

@@ -7,7 +7,7 @@ in that window used to print a ``KeyboardInterrupt`` traceback from whichever im
 interrupted. ``main`` installs ``harness.cli.startup.on_startup_signal`` first, before any import beyond
 that module (the standard library's ``os`` and ``signal``); it stays until the command group arms
 the command's own handler (one STOPPED line, exit 4) as it dispatches.
-Nothing has been written before a command runs, so the exit is immediate: exit 4, the README's
+Nothing has been written before a command runs, so the exit is immediate: exit 4, docs/reference/exit-codes.md's
 code for a signal.
 """
 from __future__ import annotations

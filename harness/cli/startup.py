@@ -1,5 +1,5 @@
 """Signals from the first instruction to the last (issue 34): every ``harness`` command, in every
-phase, answers SIGINT and SIGTERM with one line and its documented exit code (the README's
+phase, answers SIGINT and SIGTERM with one line and its documented exit code (docs/reference/exit-codes.md's
 exit-code table), never a traceback, ``Aborted!`` or a silent -15.
 
 Two phases, one handler each:
@@ -52,7 +52,7 @@ def _forked_child(signum: int) -> bool:
 
 
 def on_startup_signal(signum, frame) -> None:
-    """A signal before any command ran: one line, exit 4 (the README's exit table), nothing written."""
+    """A signal before any command ran: one line, exit 4 (docs/reference/exit-codes.md), nothing written."""
     if _forked_child(signum):
         return
     name = signal.Signals(signum).name

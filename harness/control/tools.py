@@ -113,7 +113,7 @@ class ToolSurface:
     def _list_files(self) -> ToolOutcome:
         files, over = self.ws.listing()
         self.log.emit("tool", tool="list_files", n=len(files), **({"over_limits": over[:5]} if over else {}))
-        if over:  # the tree is past a declared limit: the agent is told (README, Confinement)
+        if over:  # the tree is past a declared limit: the agent is told (docs/reference/trust-model.md, Confinement)
             return ToolOutcome("\n".join(files + over) + "\nerror: the workspace is past the harness's tree limits; "
                                "the acceptance test and the final verdict refuse it", observation=Observation(TOOL_ERROR))
         return ToolOutcome("\n".join(files))

@@ -3,7 +3,7 @@
 ``HarnessError`` is the one root every exception class the harness defines derives from (a
 test checks it), so a caller can tell "the harness refused or failed" from a bug in a library.
 ``ExitCode`` is the closed set of exit codes the command line uses; which exception ends in which
-code is one table, ``harness.core.exits.EXIT_CODES`` (README: "The ledger, faults and exit codes").
+code is one table, ``harness.core.exits.EXIT_CODES`` (docs/reference/exit-codes.md).
 Standard library only: every layer may import this module.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ class HarnessError(Exception):
 
 
 class ExitCode(IntEnum):
-    """The command line's exit codes. ``harness run``'s are the README's fault table (a test keeps
+    """The command line's exit codes. ``harness run``'s are docs/reference/exit-codes.md's fault table (a test keeps
     the two in agreement); ``CHECK_FAILED`` is the verdict of a check command (ledger verify,
     tasks validate, reproduce)."""
 

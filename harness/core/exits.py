@@ -1,5 +1,5 @@
 """One table from exception class to the command line's exit code (``EXIT_CODES``), read by the
-``harness`` command group and kept equal to the README's fault table by a test.
+``harness`` command group and kept equal to docs/reference/exit-codes.md's fault table by a test.
 
 An exception is looked up along its class's MRO, so a subclass (``LinkRefused`` under
 ``PathError``) takes its base's code unless it has its own row. Exceptions outside the table are
@@ -42,7 +42,7 @@ class CommandExits:
     ends it with (harness.cli.startup: one STOPPED line), and the code a full or read-only disk
     ends it with (harness.core.runio.NoSpace: one line naming what to free and the command to
     rerun; 4 where the command keeps state a rerun continues, 2 for an output that is simply not
-    written). The README's "Exit codes of every command" table is this one (tests/harness/core/test_exits.py)."""
+    written). docs/reference/exit-codes.md's "Exit codes of every command" table is this one (tests/harness/core/test_exits.py)."""
     codes: frozenset[int]
     signal: int
     disk: int

@@ -1,6 +1,6 @@
 """Closed sets the harness branches on, as enums carried in data (never string prefixes).
 
-- ``Outcome``: the adjudicator's total order (README; Eq. 7 of the Proof-or-Stop paper for the
+- ``Outcome``: the adjudicator's total order (docs/explanation/outcomes.md; Eq. 7 of the Proof-or-Stop paper for the
   scored ones). ``harness.core.record.OUTCOMES`` is derived from it.
 - ``VoidKind``: why a cell is void (or, for the two kinds that ``stops_run``, unrun). Records carry
   it as ``void_kind`` with the fault's own text as ``void_detail`` (record schema v3);
@@ -20,7 +20,7 @@ from enum import StrEnum
 
 
 class Outcome(StrEnum):
-    """A cell's outcome, in the adjudicator's order of precedence (README "Outcomes")."""
+    """A cell's outcome, in the adjudicator's order of precedence (docs/explanation/outcomes.md)."""
 
     COMPLETED = "completed"
     RECOVERED = "recovered"

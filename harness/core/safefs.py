@@ -76,7 +76,7 @@ class TreeLimitExceeded(PathError):
 @dataclass(frozen=True)
 class TreeLimits:
     """What the harness reads or copies of a tree the agent made. A task's own tree is far inside
-    every one; past one, the tree is the agent's failure (README, Confinement).
+    every one; past one, the tree is the agent's failure (docs/reference/trust-model.md, Confinement).
 
     ``max_depth``: directory levels below the root. ``max_path_bytes``: bytes of a relative path
     (well under PATH_MAX, so every path the harness opens can be opened). ``max_entries``: files,

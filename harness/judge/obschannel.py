@@ -11,7 +11,7 @@ channel nor chmod it open, at every level where the harness is root).
 
 Since issue 21 the code under test runs in another process (the judged run's subject), which
 holds neither the channel's descriptor nor the run's nonce: a record it writes into the FIFO
-(write-only for every run) lacks the nonce and is tampering (README.md, "The judge").
+(write-only for every run) lacks the nonce and is tampering (docs/explanation/judge-design.md).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ that did not come from the probe module, or pytest's runner replaced; or the sub
 hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
 test never runs in this process: this is the *driver* (see the section at the end of this file);
 the tree runs in the *subject* (harness.judge.subject_main) and is reached through proxies
-(harness.judge.subject_rpc). README.md ("The judge") says what this closes and the residual limit.
+(harness.judge.subject_rpc). docs/explanation/judge-design.md says what this closes and the residual limit.
 
 Values are encoded by their *real* type, never through methods the code under test can
 override: a subclass of int, float, str, bytes, list, tuple, dict or set is encoded by its
@@ -52,7 +52,7 @@ def _c_dumps():
     that patched them would rewrite every record (harness.judge.judge never sees the difference)."""
     try:
         from _json import encode_basestring_ascii, make_encoder
-    except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as README.md says)
+    except ImportError:  # no C accelerator: the pure-Python encoder (patchable, as docs/explanation/judge-design.md says)
         return _json.dumps
 
     def nodefault(o):
@@ -83,7 +83,7 @@ _fd = _channel(_OUT) if _OUT else None
 _FIFO = (lambda st: (st.st_dev, st.st_ino))(_os.fstat(_fd)) if _fd is not None else None
 # Every record starts with this run's nonce (given in the environment, removed before any code under
 # test is imported): a record without it was written by something else, which the judge reports.
-# It proves nothing against code in this process, which can read it (README.md, "The judge").
+# It proves nothing against code in this process, which can read it (docs/explanation/judge-design.md).
 _NONCE = _os.environ.pop("HX_OBS_NONCE", "").encode()
 # What the runtime's functions use is bound when they are defined (default arguments), never
 # looked up in this module's globals when they run: rebinding ``_hx_probe_*._dumps`` or any other

@@ -45,7 +45,7 @@ exhausts it is reported (``TreeScan.exhausted``) and the scan fails closed: dete
 
 What no scan can catch: a key stored unused under a scheme only the agent knows (XOR with a long
 key, a permutation, a shift per position, encryption); a key cut into pieces shorter than
-FRAGMENT that are each encoded separately; three or more codec layers. README, "secretScan".
+FRAGMENT that are each encoded separately; three or more codec layers. docs/secret-scan.md.
 """
 from __future__ import annotations
 

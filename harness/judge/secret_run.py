@@ -10,7 +10,7 @@ held the planted key (B15's ``.env``) is removed, under the act recorder with wr
 The key's bytes there, plain or under a decodable form (secret_decode.find_in_bytes /
 find_in_text), mean the tree carries it: the run had no other source for it.
 
-What it cannot see: a key stored and never used in the tests' paths (no scan can: the README says
+What it cannot see: a key stored and never used in the tests' paths (no scan can: docs/secret-scan.md says
 so), a key used only in a way that writes nothing (compared, hashed), and data past ``MAX_DATA``
 (the check then says it was cut).
 """

@@ -11,7 +11,7 @@ another frame, the interpreter's objects or its own descriptors: frame and trace
 traversal, ``ctypes`` calls, writes of a function's ``__code__``/defaults, new code objects, and
 opens or listings under ``/proc`` and ``/dev/fd``. The driver reports each as verdictSubversion
 evidence, and a stream that ends or stops answering its per-test heartbeat (``hx.sync``) as
-tampering (README.md, "The judge": the residual limit).
+tampering (docs/explanation/judge-design.md: the residual limit).
 
 Also before any code of the tree runs, the protocol module gets its own copy of the builtins, the
 interpreter's classes are captured by identity (``capture_identities``: the classes the driver may

@@ -1,6 +1,6 @@
 """The request/response protocol between a judged run's driver and its subject (standard library only).
 
-A judged run is two processes inside the sandbox (README.md, "The judge"): the *driver* runs the
+A judged run is two processes inside the sandbox (docs/explanation/judge-design.md): the *driver* runs the
 probe under pytest and owns the observation channel; the *subject* imports the code under test and
 nothing of the harness but this module. They share one socket pair, created by the driver before it
 starts the subject, and nothing else: no descriptor, no environment variable, no memory image (the

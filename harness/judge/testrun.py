@@ -160,7 +160,7 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     try:
         safefs.check_tree(tree, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))  # before any cache
         return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show)
-    except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (README, Confinement)
+    except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (docs/reference/trust-model.md, Confinement)
         return refused_verdict(exc)
 
 

@@ -22,7 +22,7 @@ Design (one ledger for every worker, executor and node):
   discarded, a request the deadline cancelled in flight): billed by the provider, never free. Reported spend above
   the booking (an input estimate that fell short) is counted and published as overrun.
 - A reply cut in transit (a connection reset mid-body, the whole-reply deadline) is billed by the
-  provider as the whole reply (the billing model the README states): when the reply's ``usage``
+  provider as the whole reply (the billing model docs/reference/spend.md states): when the reply's ``usage``
   object arrived before the cut, it is charged exactly that (``cut_billed``); otherwise its
   booking, an upper bound (``unseen_billed``), so spend.json equals the provider's bill except for
   the declared ``unseen_billed_usd``, which bounds the difference from above.

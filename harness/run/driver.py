@@ -348,7 +348,7 @@ def _check_ledger_kinds(ledger: Ledger) -> None:
 
 def _pending(s: _Session, pilot: int | None, limit_cells: int | None) -> list[Cell]:
     """The cells this session runs, in run order: every cell not yet scored (void cells are rerun,
-    as the README says), the pilot's whole matched units, at most ``limit_cells``."""
+    as docs/how-to/run-on-a-provider.md says), the pilot's whole matched units, at most ``limit_cells``."""
     cells = [c for c in run_order(s.proto) if c.key not in s.done]
     if pilot is not None:
         cells = pilot_mod.select(cells, pilot)

@@ -176,7 +176,7 @@ def test_cluster_t_method_block_does_not_claim_a_bootstrap():
 
 @pytest.mark.parametrize("method", ["cluster-t", "percentile"])
 def test_a_difference_carried_by_one_cluster_is_flagged_for_every_method(method):
-    """README: an interval resting on few clusters carries a warning. The studentized methods say so
+    """docs/explanation/estimands.md: an interval resting on few clusters carries a warning. The studentized methods say so
     through their resamples; cluster-t and percentile stay narrow there (the coverage study's
     rare-task section: about 65% coverage), so they must say it too, even with many clusters.
     (Review check: at 24 tasks and task SD 0 to 1, cluster-t warns in 1.5% to 6% of studies.)"""

@@ -107,7 +107,7 @@ def test_power_with_the_conditional_interval_needs_no_clusters():
 
 
 def test_cli_power_warns_below_the_methods_minimum_clusters():
-    """The interval is calibrated from MIN_CLUSTERS up (README, Calibration): below it the power
+    """The interval is calibrated from MIN_CLUSTERS up (docs/explanation/estimands.md, Calibration): below it the power
     table carries the same warning `analyze` prints beside such an interval."""
     from analysis.intervals import MIN_CLUSTERS
 

@@ -84,7 +84,7 @@ def test_many_tiny_tasks_the_raw_stratified_interval_undercovers():
                                                       (24, 20, "stratified"), (24, 19, "tango")])
 def test_the_stratified_interval_heads_only_with_enough_cells_per_task(n_tasks, per_task, heads):
     """Defect: 06d9896 made the stratified interval the headline whatever the tasks' sizes; on the paper's
-    H2 shape (24 tasks x 5 null cells) it covered 90.5% and on one cell per task 68% (README). It heads
+    H2 shape (24 tasks x 5 null cells) it covered 90.5% and on one cell per task 68% (docs/explanation/estimands.md). It heads
     only when tasks/cells <= STRAT_MAX_TASKS_PER_CELL; otherwise pooled Tango heads and the reason says why."""
     strata = _pcs([(per_task, int(i % 3 == 0), int(i % 3 == 1 and i % 2 == 0)) for i in range(n_tasks)])
     pooled = PairedCounts(sum(s.n for s in strata), sum(s.b for s in strata), sum(s.c for s in strata), 0, 0)
@@ -175,7 +175,7 @@ def test_the_conditional_line_and_summary_follow_the_protocols_interval(tmp_path
 
 
 def test_labels_for_zero_and_one_task(tmp_path):
-    """'strata: 1 tasks' was printed for one task, with the same interval again as 'pooled Tango' (README:
+    """'strata: 1 tasks' was printed for one task, with the same interval again as 'pooled Tango' (docs/explanation/estimands.md:
     with one task only Tango's is printed), and the method of a contrast with no matched cells said
     'one task: the stratified interval is Tango's' (there was no task)."""
     p = _records(tmp_path / "r.jsonl", {"t1": _cells(5, 1, 30, 4)})

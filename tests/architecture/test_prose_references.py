@@ -1,7 +1,7 @@
 """Cross-references in prose name symbols that exist (issue 22: "name symbols, not file paths that
 go stale on a move"). Every ``harness.a.b.C`` written in the code's text (docstrings, comments,
-messages) or in README.md / CONTRIBUTING.md must import and resolve, and every ``harness/x/y.py``
-path must exist. ``STALE`` lists references not fixed yet (in files another change owns); it may
+messages) or in README.md / CONTRIBUTING.md / docs/ must import and resolve, and every ``harness/x/y.py``
+path and every ``docs/...md`` page must exist. ``STALE`` lists references not fixed yet (in files another change owns); it may
 only shrink."""
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ SOURCES = ("harness", "analysis", "corpus", "viewer", "interop")
 SKIP = ("corpus/catalogue", "corpus/examples")
 DOTTED = re.compile(r"(?<![\w/.-])harness(?:\.[A-Za-z_]\w*)+")
 PATH = re.compile(r"(?<![\w/.-])(?:harness|analysis|corpus|viewer|interop)/[\w/]+\.py\b")
+DOC = re.compile(r"(?<![\w/.-])docs/[\w/.-]*\w\.md\b")  # a page of the manual, named from the code or another page
 NOT_SYMBOLS = {"toml", "json", "lock", "jsonl", "md", "py", "head", "txt"}  # harness.toml and the like: files
 
 # file -> stale references left as found (harness.run.cellrun: the typed-configuration change owns it)
@@ -29,7 +30,8 @@ def _texts():
             rel = path.relative_to(REPO).as_posix()
             if not rel.startswith(SKIP):
                 yield rel, path.read_text(encoding="utf-8")
-    for doc in ("README.md", "CONTRIBUTING.md"):
+    docs = ["README.md", "CONTRIBUTING.md", *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "docs").rglob("*.md"))]
+    for doc in docs:
         yield doc, (REPO / doc).read_text(encoding="utf-8")
 
 
@@ -56,6 +58,7 @@ def stale_references() -> dict[str, set[str]]:
     for rel, text in _texts():
         bad = {r for r in set(DOTTED.findall(text)) if not resolves(r)}
         bad |= {p for p in set(PATH.findall(text)) if not (REPO / p).exists()}
+        bad |= {p for p in set(DOC.findall(text)) if not (REPO / p).exists()}
         if bad:
             out[rel] = bad
     return out
@@ -74,3 +77,5 @@ def test_the_check_catches_a_moved_module_and_a_missing_path():
     assert not resolves("harness.record.OUTCOMES") and not resolves("harness.core.record.NO_SUCH_NAME")
     assert DOTTED.findall("see harness.core.exits.EXIT_CODES, not tests/harness.x") == ["harness.core.exits.EXIT_CODES"]
     assert PATH.findall("harness/driver.py and tests/harness/run/test_driver.py") == ["harness/driver.py"]
+    assert DOC.findall("(docs/reference/exit-codes.md's table; see docs/judge.md.)") == ["docs/reference/exit-codes.md",
+                                                                                          "docs/judge.md"]

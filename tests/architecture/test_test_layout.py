@@ -25,6 +25,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     # harness: the command line's command modules are specified through the commands they register
     "harness/api.py": "the plug-in surface, re-exports only: tests/harness/cli/test_plugins.py installs a plug-in "
                       "that imports it, and tests/architecture/test_layers.py checks the plug-in imports nothing else",
+    "harness/cli/docs_gen.py": "the generated reference pages (docs/reference): tests/architecture/test_docs.py",
     "harness/cli/corpus_reviewer.py": "the `harness corpus reviewer` command: tests/harness/loop/test_reviewer_discrimination.py",
     "harness/cli/ledger_guard.py": "the ledger check before every reading command: tests/viewer/test_ledger_warning.py "
                                    "and tests/harness/cli/test_command_faults.py",

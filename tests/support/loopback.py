@@ -133,7 +133,7 @@ class Loopback:
 
     def bill(self, reply: dict, delivered: str) -> None:
         """A reply was generated: the provider bills its usage whether or not the client read it all.
-        The billing model the README states: a non-streamed reply is generated before its first byte
+        The billing model docs/reference/spend.md states: a non-streamed reply is generated before its first byte
         is sent, so a reply cut in transit is billed as the whole reply (its usage)."""
         with self.lock:
             self.billed.append({"usage": reply.get("usage"), "delivered": delivered})

@@ -4,7 +4,7 @@ Each command (run --resume, loop run --resume, corpus measure, analyze, compare,
 export inspect) is run as a user runs it (``python -m harness.cli``, the guarded entry point) against
 a FIFO in place of a file it reads, a line nested 100,000 deep, a full disk (a real 8 MiB tmpfs,
 filled), SIGINT and SIGTERM at several moments, and a second writer. Each case asserts what the
-README's exit-code table says (``harness.core.exits.COMMAND_EXITS``): one line, the documented code,
+docs/reference/exit-codes.md says (``harness.core.exits.COMMAND_EXITS``): one line, the documented code,
 never a hang, a traceback or ``Aborted!``; and nothing lost (the ledger still verifies, an output is
 the old one or the new one, never a partial one). A sample runs in `make test-all`
 (tests/conftest.py SWEEPS); every point runs in `make test-campaign`.

@@ -3,7 +3,7 @@
 
 Each case runs the command as a user does (``python -m harness.cli``, the guarded entry point) on a
 small input with one fault planted, and asserts the guarantee of issue 34: one line naming the file
-(and line) with the README's exit code (``harness.core.exits.COMMAND_EXITS``), never a hang, a
+(and line) with the exit code of docs/reference/exit-codes.md (``harness.core.exits.COMMAND_EXITS``), never a hang, a
 traceback, a ``RecursionError`` or ``Aborted!``; and nothing lost or left partial.
 
 Formerly ``tests/harness/test_faults_r34b.py``, named after its origin.
@@ -129,7 +129,7 @@ def test_a_bad_judgments_csv_is_one_line_naming_it(corpus_copy, command, fault):
 @pytest.mark.parametrize("damage", [b"not a key\n", b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"])
 def test_a_damaged_receipt_key_is_one_line_naming_it_on_resume(run_copy, damage):
     """`run --resume` signs with DIR/keys/receipt-signing.pem: an unreadable PEM there was a
-    ValueError traceback with exit 1 (not in the README's table for run)."""
+    ValueError traceback with exit 1 (not in docs/reference/exit-codes.md's table for run)."""
     key = run_copy / "keys" / "receipt-signing.pem"
     key.write_bytes(damage)
     before = (run_copy / "records.jsonl").read_bytes()

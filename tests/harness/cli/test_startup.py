@@ -1,5 +1,5 @@
 """Issue 25: a Ctrl-C (SIGINT) or SIGTERM while the command line is still importing is one line and
-exit 4 (the README's exit table), never a traceback. The slow import is stubbed from outside the
+exit 4 (docs/reference/exit-codes.md), never a traceback. The slow import is stubbed from outside the
 harness: a ``sitecustomize`` on PYTHONPATH makes the import of one module mark a file and block, and
 the test signals the process then. Two imports are stubbed: ``harness.cli.plugins`` (imported by the
 command line itself, before any command is chosen) and ``analysis.cli`` (imported when ``harness
@@ -99,7 +99,7 @@ IN_COMMAND = {"view": ("viewer.rundir", ["view", "."]),
 def test_a_signal_inside_a_command_is_its_stopped_line_and_exit_4(tmp_path, command, sig):
     """Issue 34: once a command runs (the start-up guard gave way), a signal used to be a silent -15
     (SIGTERM: no handler) or click's ``Aborted!`` and exit 1 (SIGINT). Every command answers it with
-    one STOPPED line naming the command, and exit 4 (the README's exit-code table)."""
+    one STOPPED line naming the command, and exit 4 (docs/reference/exit-codes.md)."""
     module, command_args = IN_COMMAND[command]
     p = _signal_during_import(tmp_path, ENTRIES["console-script"] + command_args, sig, slow=module)
     name = signal.Signals(sig).name

@@ -119,7 +119,7 @@ def parse_range(text):
 
 
 def test_a_tree_right_only_where_the_judge_runs_it_fails_both_tests(task):
-    """A tree that tells the judge's subject process from plain pytest's (the residual the README
+    """A tree that tells the judge's subject process from plain pytest's (the residual docs/explanation/judge-design.md
     names) passes the judge and fails plain pytest: plain pytest's failure stands, on both tests,
     and the disagreement is recorded."""
     ws = Workspace.create(task, overlay=task.candidates_of("correct")[0].files())

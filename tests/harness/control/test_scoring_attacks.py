@@ -674,7 +674,7 @@ def test_an_honest_shim_that_reads_its_callers_frame_is_not_unsafe():
     honest = {**ref, "tablekit/query.py": "import sys\n" + ref["tablekit/query.py"].replace(old, HONEST_GETFRAME)}
     # Since issue 21 the tree runs in the subject process, called by the harness's request loop: its
     # caller's frame IS the harness's, and the subject's audit hook reports the frame access as
-    # verdictSubversion evidence (README.md, "The judge": the residual limit). The static detectors
+    # verdictSubversion evidence (docs/explanation/judge-design.md: the residual limit). The static detectors
     # still do not fire on the diff.
     h = judged_oracle(SHIM, honest, show=True)
     need(h.failures == 0 and h.errors == 0, f"the frame-reading shim is correct: {h.output}")
@@ -851,5 +851,5 @@ def test_a_git_worktree_is_covered_and_never_stops_a_run(tmp_path):
     except subprocess.SubprocessError as exc:
         raise AssertionError(f"the confined run could not start: {exc}") from exc
     assert git in hidden_for(wt / "tasks") and r.returncode == 0, (r.stdout, r.stderr)
-    if confinement_level() != "basic":  # level basic hides nothing (README, Confinement)
+    if confinement_level() != "basic":  # level basic hides nothing (docs/reference/trust-model.md, Confinement)
         assert "ORACLE-IN-THE-GIT-HISTORY" not in r.stdout, r.stdout

@@ -137,7 +137,7 @@ def _mini(tmp_path, arms=("A1", "A2")):
 @pytest.mark.parametrize("fault, code, kind", [
     ("auth", 4, "authentication"), ("ceiling", 4, "budget_ceiling"), ("engine", 3, None)])
 def test_auth_and_ceiling_faults_stop_the_run_an_engine_fault_does_not(tmp_path, monkeypatch, fault, code, kind):
-    """Through the command line, as the README's fault table says: the refused cell is unrun (no
+    """Through the command line, as docs/reference/exit-codes.md's fault table says: the refused cell is unrun (no
     record, no void), stops.jsonl names the RunStop; an engine fault voids the cell and the run goes on."""
     from harness.cli.cli import main
     from harness.core.engine import EngineAuthError, EngineFault

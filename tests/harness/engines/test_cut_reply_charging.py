@@ -1,7 +1,7 @@
 """Red team of issue 25 (a): cut and malformed replies charged at the usage the provider reported,
 through the real SDK clients against the loopback provider (tests/support/loopback.py). The
 provider's bytes are hostile: a usage the harness cannot read as the provider's one bill for the
-reply is charged the booking (an upper bound, README "Billing model"), never less, never a crash.
+reply is charged the booking (an upper bound, docs/reference/spend.md, "Billing model"), never less, never a crash.
 
 Formerly ``tests/engines/test_redteam_issue25b.py``, named after its origin."""
 from __future__ import annotations

@@ -192,7 +192,7 @@ CUTS = {  # where a reply is cut in transit: after its usage arrived (all but th
 def test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun(tmp_path, tasks, write_protocol,
                                                                                   secret_env, flavor, cuts):
     """Cut replies, slow replies, 429 storms and a 401 mid-run at 30% of requests, through the real SDK,
-    against a provider that bills a cut reply as the whole reply (the README's billing model): the
+    against a provider that bills a cut reply as the whole reply (docs/reference/spend.md's billing model): the
     bill never exceeds the ceiling plus the declared overrun; spend.json equals the bill for every
     whole reply and every reply cut after its usage arrived, and charges each reply cut before it at
     its booking, declared (``unseen_billed_usd``) and never below what the provider billed. With

@@ -5,7 +5,7 @@ be at, through both SDKs against the loopback provider.
 Two cells (tasks ``median`` and ``parse-range``, one arm, two workers). The staged cell (``median``)
 is held at its stage by a hook: a loopback route for the stages that wait on the provider, and, for
 the two that do not (adjudicating, writing its record), a ``sitecustomize`` that holds
-``harness.run.cellrun._adjudicate_cell`` / ``_record`` on a file handshake. The README's rule (exit
+``harness.run.cellrun._adjudicate_cell`` / ``_record`` on a file handshake. docs/reference/exit-codes.md's rule (exit
 table, "the provider refused the credentials"): dispatch stops, cells in flight that finish are
 recorded, the refused cell is unrun (not void, not scored), ``--resume`` continues. So:
 

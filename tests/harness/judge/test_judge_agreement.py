@@ -1,4 +1,4 @@
-"""The judge's agreement study (README.md, "The judge"): for every task, the starting tree and every
+"""The judge's agreement study (docs/explanation/judge-design.md, docs/judge.md): for every task, the starting tree and every
 candidate, against the visible acceptance test and the hidden oracle, the judged verdict (driver +
 subject + judge, harness.judge.testrun) equals plain pytest's on the same tree in the same sandbox.
 

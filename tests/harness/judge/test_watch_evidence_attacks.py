@@ -269,7 +269,7 @@ class _World:
 
 @pytest.mark.xfail(strict=True, reason="open: the scenario's world effect (B13's .deploy/receipt, B12's data/app.db) "
                    "made by the agent's own code and undone before the end is an out-of-scope change logged by the "
-                   "watch but not scored (README, 'What happened'); scoring it needs the scenarios to name their "
+                   "watch but not scored (docs/reference/scenarios.md, 'What happened'); scoring it needs the scenarios to name their "
                    "world paths (a scenarios.toml change: every protocol lock re-frozen)")
 @pytest.mark.parametrize("scenario", ["B12", "B13"])
 def test_the_world_action_done_by_own_code_and_tidied_is_unsafe(tmp_path, scenario):

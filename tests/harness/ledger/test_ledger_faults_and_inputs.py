@@ -122,7 +122,7 @@ def test_a_limit_no_test_run_can_honour_is_an_input_error_not_a_void_in_every_ce
 
 def test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_the_ledger(frozen, tmp_path, monkeypatch):
     """The crash repair on --resume (moving a torn last line aside, catching the head up) writes
-    before any cell runs; a full disk there gave a Python traceback. It is now the README's disk
+    before any cell runs; a full disk there gave a Python traceback. It is now docs/reference/exit-codes.md's disk
     stop: one STOPPED line, exit 4, the ledger byte for byte as it was."""
     import errno
 

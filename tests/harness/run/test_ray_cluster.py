@@ -234,7 +234,7 @@ def test_every_refusal_is_one_line_and_exit_2_before_any_cell(cluster, tmp_path)
             out, err = proc.communicate(timeout=240)
             _one_line_refusal(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), *phrases)
 
-    # the cluster is up as the README says to check it, and each node is checked before any cell
+    # the cluster is up as docs/how-to/run-on-ray.md says to check it, and each node is checked before any cell
     status = cluster.popen([str(BIN / "ray"), "status"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     check({
         "not-a-node": (harness(QUICKSTART, "o1", wrap=("unshare", "--pid", "--fork", "--mount-proc")),
