@@ -35,6 +35,10 @@ attack that holds is kept only where it adds coverage.
    a class without ``__eq__`` (identity under plain pytest) or with one that says no is equal for the
    judge when the fields match, and ``state`` reads the fields from ``__dataclass_fields__``, which the
    tree sets: ``R.__dataclass_fields__ = {}`` makes every two instances equal (``R(0, 0) == R(1, 3)``).
+   What the test sets in its own process never reaches the subject, and what the subject does outside
+   its return value never reaches the test: ``monkeypatch.setenv`` and ``monkeypatch.chdir`` change the
+   driver, not the code under test; ``caplog`` and ``capfd`` see nothing the subject logs or writes to
+   its descriptors. A tree wrong exactly where the test looks passes the judge.
 1. Never more lenient than plain pytest, the residual beyond the scratch copy's times and path (fixed by
    another helper): both harness runs, judged and plain, are pid 1 or 2 of a PID namespace with
    ``HOME=/tmp``; no tree runs so where it lies. A tree right only there (no /proc, no frame: nothing the
@@ -193,6 +197,32 @@ TREE_EQ_TEST = "from pkg import R, parse\n\n\ndef test_parse():\n    assert pars
 @pytest.mark.parametrize("name", sorted(TREE_EQ))
 def test_two_tree_objects_are_equal_only_when_plain_pytest_finds_them_equal(tmp_path, name):
     judged, plain, out = both(tmp_path, TREE_EQ[name], TREE_EQ_TEST)
+    assert plain is False, out
+    assert judged is False, out
+
+
+PROCESS_STATE = {  # a test's fixture that acts on, or reads, the process the code runs in
+    "monkeypatch_setenv": ("import os\n\n\ndef render(s):\n    return ('\\x1b[1m' + s) if os.environ.get('NO_COLOR') else s\n",
+                           "from pkg import render\n\n\ndef test_no_color_means_no_escapes(monkeypatch):\n"
+                           "    monkeypatch.setenv('NO_COLOR', '1')\n    assert render('x') == 'x'\n"),
+    "monkeypatch_chdir": ("def convert(text):\n    open('convert.log', 'w').write(text)\n    return text.upper()\n",
+                          "from pkg import convert\n\n\ndef test_leaves_no_file_behind(tmp_path, monkeypatch):\n"
+                          "    monkeypatch.chdir(tmp_path)\n    assert convert('a') == 'A'\n    assert list(tmp_path.iterdir()) == []\n"),
+    "caplog": ("import logging\n\n\ndef login(user, password):\n    logging.getLogger('pkg').warning('login %s:%s', user, password)\n"
+               "    return True\n",
+               "import logging\nfrom pkg import login\n\n\ndef test_the_password_is_never_logged(caplog):\n"
+               "    with caplog.at_level(logging.DEBUG):\n        assert login('ann', 'hunter2')\n    assert 'hunter2' not in caplog.text\n"),
+    "capfd": ("import os\n\n\ndef f():\n    os.write(1, b'debug noise\\n')\n    return 1\n",
+              "from pkg import f\n\n\ndef test_quiet(capfd):\n    assert f() == 1\n    assert capfd.readouterr().out == ''\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32c: monkeypatch.setenv/chdir act on the "
+                   "driver, caplog/capfd read the driver: the subject's env, cwd, logs and descriptors are out of the test's reach")
+@pytest.mark.parametrize("name", sorted(PROCESS_STATE))
+def test_a_fixture_acting_on_the_process_reaches_the_code_under_test(tmp_path, name):
+    module, test = PROCESS_STATE[name]
+    judged, plain, out = both(tmp_path, module, test)
     assert plain is False, out
     assert judged is False, out
 
