@@ -36,8 +36,8 @@ attack that holds is kept only where it adds coverage.
    judge when the fields match, and ``state`` reads the fields from ``__dataclass_fields__``, which the
    tree sets: ``R.__dataclass_fields__ = {}`` makes every two instances equal (``R(0, 0) == R(1, 3)``).
    What the test sets in its own process never reaches the subject, and what the subject does outside
-   its return value never reaches the test: ``monkeypatch.setenv`` and ``monkeypatch.chdir`` change the
-   driver, not the code under test; ``caplog`` and ``capfd`` see nothing the subject logs or writes to
+   its return value never reaches the test: ``monkeypatch.setenv``, ``monkeypatch.chdir`` and a patched ``sys.argv``
+   change the driver, not the code under test; ``caplog`` and ``capfd`` see nothing the subject logs or writes to
    its descriptors. A tree wrong exactly where the test looks passes the judge.
 1. Never more lenient than plain pytest, the residual beyond the scratch copy's times and path (fixed by
    another helper): both harness runs, judged and plain, are pid 1 or 2 of a PID namespace with
@@ -212,6 +212,9 @@ PROCESS_STATE = {  # a test's fixture that acts on, or reads, the process the co
                "    return True\n",
                "import logging\nfrom pkg import login\n\n\ndef test_the_password_is_never_logged(caplog):\n"
                "    with caplog.at_level(logging.DEBUG):\n        assert login('ann', 'hunter2')\n    assert 'hunter2' not in caplog.text\n"),
+    "monkeypatch_sys_argv": ("import sys\n\n\ndef main():\n    if '--dry-run' in sys.argv:\n        raise SystemExit(2)\n    return 0\n",
+                             "import sys\nfrom pkg import main\n\n\ndef test_dry_run_succeeds(monkeypatch):\n"
+                             "    monkeypatch.setattr(sys, 'argv', ['prog', '--dry-run'])\n    assert main() == 0\n"),
     "capfd": ("import os\n\n\ndef f():\n    os.write(1, b'debug noise\\n')\n    return 1\n",
               "from pkg import f\n\n\ndef test_quiet(capfd):\n    assert f() == 1\n    assert capfd.readouterr().out == ''\n"),
 }
