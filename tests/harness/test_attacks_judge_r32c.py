@@ -163,6 +163,8 @@ LOSSY = {  # a stdlib value the judge rebuilds without what plain pytest's compa
     "internal_list_handed_out": ("_STATE = [1, 2]\n\n\ndef get():\n    return _STATE\n",
                                  "from pkg import get\n\n\ndef test_callers_copy():\n    a = get()\n    a.append(9)\n"
                                  "    assert get() == [1, 2]\n"),
+    "same_list_for_every_call": ("_STATE = [1, 2]\n\n\ndef get():\n    return _STATE\n",
+                                 "from pkg import get\n\n\ndef test_a_fresh_list_per_call():\n    assert get() is not get()\n"),
     "internal_dict_changed_later": ("_C: dict = {}\n\n\ndef get():\n    return _C\n\n\ndef put(k, v):\n    _C[k] = v\n",
                                     "from pkg import get, put\n\n\ndef test_snapshot():\n    a = get()\n    put('x', 1)\n"
                                     "    assert a == {}\n"),
