@@ -14,7 +14,9 @@ attack that holds is kept only where it adds coverage.
    type's own for that name: ``__eq__ = int.__ne__`` (or ``str.__ne__``, ``__lt__ = int.__gt__``,
    ``__contains__ = dict.__contains__``, ``__len__ = str.__len__``, ``__eq__ = object.__ne__``) passes
    as inert, so the judge compares the base value while plain pytest runs the borrowed method. The
-   issue's own int-written-back attack comes back with one line changed.
+   issue's own int-written-back attack comes back with one line changed. A captured class the tree
+   patches (``collections.Counter.__eq__ = dict.__ne__``) is still "the interpreter's": only its MRO is
+   checked, never its namespace.
    Stdlib values cross by a lossy form: an ``OrderedDict`` becomes a ``dict`` (order-blind ``==``), a
    ``time``/``datetime`` loses ``fold`` (isoformat), a ``PurePosixPath`` becomes a ``PosixPath``; a
    mutable value returned by a call is a copy (README: an "intended difference", but one where the
@@ -127,6 +129,9 @@ BORROWED = {  # name -> (tree module, harness test): plain pytest fails each, th
                                         "from pkg import f\n\n\ndef test_f():\n    assert 1 in f()\n"),
     "list_len_is_str_len": (_value("class L(list):\n    __len__ = str.__len__", "L([1, 2])"),
                             "from pkg import f\n\n\ndef test_f():\n    assert len(f()) == 2\n"),
+    "captured_counter_patched": ("import collections\n\ncollections.Counter.__eq__ = dict.__ne__\n\n\n"
+                                 "def f():\n    return collections.Counter(a=1)\n",
+                                 "from pkg import f\n\n\ndef test_f():\n    assert f() == {'a': 1}\n"),
     "int_written_back_eq_is_int_ne": (
         "class _Same(int):\n    __eq__ = int.__ne__\n    __hash__ = int.__hash__\n\n\n"
         "def norm(xs):\n    xs[:] = [_Same(x) for x in xs]\n",
