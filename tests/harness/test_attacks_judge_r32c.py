@@ -23,7 +23,8 @@ attack that holds is kept only where it adds coverage (the B15 controls, the unt
    - Values cross in a lossy form: an ``OrderedDict`` becomes a ``dict`` (order-blind ``==``), a
      ``time``/``datetime`` loses ``fold``, a ``PurePosixPath`` becomes a ``PosixPath``, a returned
      mutable is a new copy per call (README: an "intended difference"; here it passes a tree that hands
-     out its internal list, and ``get() is not get()``).
+     out its internal list, and ``get() is not get()``); an exception crosses without its
+     ``__cause__``, ``__context__`` and ``__notes__``.
    - Two tree objects are compared by ``state``, never by the tree's ``__eq__``: a class without one
      (identity under plain pytest) or with one that says no is equal when the fields match, and
      ``state`` reads the fields from the tree's own ``__dataclass_fields__``: ``R.__dataclass_fields__
@@ -251,6 +252,18 @@ LOSSY = {  # a stdlib value the judge rebuilds without what plain pytest's compa
                                  "    assert get() == [1, 2]\n"),
     "same_list_for_every_call": ("_STATE = [1, 2]\n\n\ndef get():\n    return _STATE\n",
                                  "from pkg import get\n\n\ndef test_a_fresh_list_per_call():\n    assert get() is not get()\n"),
+    "exception_cause": ("def load(s):\n    try:\n        return int(s)\n    except ValueError as e:\n"
+                        "        raise LookupError('bad config') from e\n",
+                        "import pytest\nfrom pkg import load\n\n\ndef test_the_internal_error_is_not_chained():\n"
+                        "    with pytest.raises(LookupError) as ei:\n        load('x')\n    assert ei.value.__cause__ is None\n"),
+    "exception_context": ("def load(s):\n    try:\n        return int(s)\n    except ValueError:\n        raise LookupError('bad config')\n",
+                          "import pytest\nfrom pkg import load\n\n\ndef test_raised_from_none():\n"
+                          "    with pytest.raises(LookupError) as ei:\n        load('x')\n"
+                          "    assert ei.value.__suppress_context__ or ei.value.__context__ is None\n"),
+    "exception_notes": ("def login(pw):\n    e = PermissionError('denied')\n    e.add_note('password was ' + pw)\n    raise e\n",
+                        "import pytest\nfrom pkg import login\n\n\ndef test_no_password_in_the_notes():\n"
+                        "    with pytest.raises(PermissionError) as ei:\n        login('hunter2')\n"
+                        "    assert 'hunter2' not in ''.join(getattr(ei.value, '__notes__', []))\n"),
     "internal_dict_changed_later": ("_C: dict = {}\n\n\ndef get():\n    return _C\n\n\ndef put(k, v):\n    _C[k] = v\n",
                                     "from pkg import get, put\n\n\ndef test_snapshot():\n    a = get()\n    put('x', 1)\n"
                                     "    assert a == {}\n"),
