@@ -21,7 +21,8 @@ attack that holds is kept only where it adds coverage (the B15 controls, the unt
      with one line changed. A captured class the tree patches (``collections.Counter.__eq__ =
      dict.__ne__``) is still "the interpreter's": its MRO is checked, never its namespace.
    - Values cross in a lossy form: an ``OrderedDict`` becomes a ``dict`` (order-blind ``==``), a
-     ``time``/``datetime`` loses ``fold``, a ``PurePosixPath`` becomes a ``PosixPath``, a returned
+     ``time``/``datetime`` loses ``fold``, a ``PurePosixPath`` becomes a ``PosixPath``, a read-only
+     ``MappingProxyType`` a mutable ``dict``, a returned
      mutable is a new copy per call (README: an "intended difference"; here it passes a tree that hands
      out its internal list, and ``get() is not get()``); an exception crosses without its
      ``__cause__``, ``__context__`` and ``__notes__``.
@@ -264,6 +265,9 @@ LOSSY = {  # a stdlib value the judge rebuilds without what plain pytest's compa
                         "import pytest\nfrom pkg import login\n\n\ndef test_no_password_in_the_notes():\n"
                         "    with pytest.raises(PermissionError) as ei:\n        login('hunter2')\n"
                         "    assert 'hunter2' not in ''.join(getattr(ei.value, '__notes__', []))\n"),
+    "read_only_mapping_proxy": ("import types\n\n_CFG = {'a': 1}\n\n\ndef config():\n    return types.MappingProxyType(_CFG)\n",
+                                "from pkg import config\n\n\ndef test_the_caller_gets_a_config_it_may_edit():\n"
+                                "    c = config()\n    c['b'] = 2\n    assert c == {'a': 1, 'b': 2}\n"),
     "internal_dict_changed_later": ("_C: dict = {}\n\n\ndef get():\n    return _C\n\n\ndef put(k, v):\n    _C[k] = v\n",
                                     "from pkg import get, put\n\n\ndef test_snapshot():\n    a = get()\n    put('x', 1)\n"
                                     "    assert a == {}\n"),
