@@ -1,4 +1,4 @@
-"""Red team r32c: attacks on issue 32's guarantees (DESIGN.md, "Trust boundary"), by a helper that
+"""The final check (harness.control.adjudicator) and what it reads, attacked (origin: red team r32c): attacks on issue 32's guarantees (DESIGN.md, "Trust boundary"), by a helper that
 did not write the code. Each break is a strict xfail (it fails on main, the branch stays green); an
 attack that holds is kept only where it adds coverage (the B15 controls, the untraced child alone).
 
@@ -76,17 +76,17 @@ from harness.judge.detectors import (
 from harness.sandbox import syscalls
 from harness.sandbox.sandbox import Limits
 from support.scripted import TASKS
-from tests.harness.test_differential import ALL, _retext, judge_tree
-from tests.harness.test_differential import plain as plain  # noqa: F401 - a fixture
-from tests.harness.test_identity import both
-from tests.harness.test_secret_decode import _b64, _zip, scanned
-from tests.harness.test_secret_run import KEY
-from tests.harness.test_secret_run import _check as _secret_check
-from tests.harness.test_secret_run import tree as tree  # noqa: F401 - a fixture
-from tests.harness.test_syscalls import ACC, START, _d, _run
-from tests.harness.test_syscalls import level as level  # noqa: F401 - fixtures
-from tests.harness.test_syscalls import task as task  # noqa: F401
-from tests.harness.test_syscalls import ws as ws  # noqa: F401
+from tests.harness.judge.test_differential import ALL, _retext, judge_tree
+from tests.harness.judge.test_differential import plain as plain  # noqa: F401 - a fixture
+from tests.harness.judge.test_identity import both
+from tests.harness.judge.test_secret_decode import _b64, _zip, scanned
+from tests.harness.judge.test_secret_run import KEY
+from tests.harness.judge.test_secret_run import _check as _secret_check
+from tests.harness.judge.test_secret_run import tree as tree  # noqa: F401 - a fixture
+from tests.harness.sandbox.test_syscalls import ACC, START, _d, _run
+from tests.harness.sandbox.test_syscalls import level as level  # noqa: F401 - fixtures
+from tests.harness.sandbox.test_syscalls import task as task  # noqa: F401
+from tests.harness.sandbox.test_syscalls import ws as ws  # noqa: F401
 
 # == 3. the kernel record ==============================================================================
 _BIND = ('import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n'
