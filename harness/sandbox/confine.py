@@ -66,8 +66,59 @@ def keyring_filter() -> list[tuple[int, int, int, int]]:
         for i, nr in enumerate(calls):
             prog.append((_JEQ_K, "deny", "allow" if i == len(calls) - 1 else 0, nr))
         prog.append((f"label next-{arch}",))
-    prog += [("label allow",), (_RET_K, 0, 0, SECCOMP_RET_ALLOW), ("label deny",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
-             ("label nosys",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS)]
+    return _assemble(prog)
+
+
+# A process of the agent's tree that makes its own user and mount namespace (unshare needs no
+# capability for a user namespace) gets every capability there, bind-mounts the workspace under
+# another path and edits or re-modes the visible test through it: strace names the file by the
+# path of the tracee's namespace, so no reader of the act record ties the edit to the visible test
+# (red team r32c). No confined run needs a namespace or a mount of its own (the harness makes the
+# run's namespaces before this filter is installed), so, once the run's own confinement is in
+# place, every confined run is denied: clone and unshare with any namespace flag, setns, mount,
+# umount, pivot_root and the new mount API (EPERM), and clone3 (ENOSYS: its flags sit in memory a
+# filter cannot read; a C library falls back to clone, whose flags it can). ptrace and
+# process_vm_writev are denied too: a child made with clone(CLONE_UNTRACED) is not followed by
+# strace, and its parent, tracing it itself and letting every seccomp stop run, made it act with no
+# record (red team r32c); without a tracer such a child's traced calls fail (ENOSYS).
+NAMESPACE_FLAGS = 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00020000
+CLONE_NEWTIME = 0x00000080  # unshare only: in clone's flags that bit is part of the exit signal
+NEW_MOUNT_API = (428, 429, 430, 431, 432, 433, 442)  # open_tree .. fspick, mount_setattr (one number on both ABIs)
+CLONE3 = 435
+NAMESPACE_SYSCALLS = {  # (clone, unshare, (always denied...)): setns, mount, umount(2), pivot_root, ptrace,
+    # process_vm_writev, then the new mount API
+    AUDIT_ARCH_X86_64: (56, 272, (308, 165, 166, 155, 101, 311, *NEW_MOUNT_API)),
+    AUDIT_ARCH_I386: (120, 310, (346, 21, 22, 52, 217, 26, 348, *NEW_MOUNT_API)),
+}
+
+
+def namespace_filter() -> list[tuple[int, int, int, int]]:
+    """The seccomp BPF program (code, jt, jf, k) of the rule above, for x86-64 and i386 (x32 is
+    denied whole by ``keyring_filter``); every other call, and every other architecture's, is allowed."""
+    prog: list[tuple] = [(_LD_W_ABS, 0, 0, 4)]  # seccomp_data.arch
+    for arch, (clone, unshare, always) in NAMESPACE_SYSCALLS.items():
+        prog.append((_JEQ_K, 0, f"next-{arch}", arch))
+        prog.append((_LD_W_ABS, 0, 0, 0))  # seccomp_data.nr
+        prog.append((_JEQ_K, "nosys", 0, CLONE3))
+        prog.append((_JEQ_K, f"clone-{arch}", 0, clone))
+        prog.append((_JEQ_K, f"unshare-{arch}", 0, unshare))
+        for i, nr in enumerate(always):
+            prog.append((_JEQ_K, "deny", "allow" if i == len(always) - 1 else 0, nr))
+        prog.append((f"label clone-{arch}",))
+        prog.append((_LD_W_ABS, 0, 0, 16))  # the low word of seccomp_data.args[0]: the flags
+        prog.append((_JSET_K, "deny", "allow", NAMESPACE_FLAGS))
+        prog.append((f"label unshare-{arch}",))
+        prog.append((_LD_W_ABS, 0, 0, 16))
+        prog.append((_JSET_K, "deny", "allow", NAMESPACE_FLAGS | CLONE_NEWTIME))
+        prog.append((f"label next-{arch}",))
+    return _assemble(prog)
+
+
+def _assemble(prog: list[tuple]) -> list[tuple[int, int, int, int]]:
+    """Resolve the labels of ``prog`` (``("label NAME",)`` entries; a jump target may be a label's
+    name or an offset) and append the three verdicts: allow, deny (EPERM), nosys (ENOSYS)."""
+    prog = [*prog, ("label allow",), (_RET_K, 0, 0, SECCOMP_RET_ALLOW), ("label deny",),
+            (_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM), ("label nosys",), (_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS)]
     labels: dict[str, int] = {}
     out: list[tuple] = []
     for ins in prog:
@@ -84,12 +135,27 @@ def keyring_filter() -> list[tuple[int, int, int, int]]:
 def deny_keyrings(libc) -> None:
     """Install ``keyring_filter`` in this process (inherited by every child and across exec).
     Without CAP_SYS_ADMIN the kernel wants no_new_privs first (the confined command gets it anyway)."""
-    import struct
+    _install(libc, keyring_filter())
 
+
+def deny_namespaces(libc) -> None:
+    """Install ``namespace_filter`` in this process: the last step of a run's confinement, after
+    its own namespaces and mounts are made (the warm path: ``warm._become_run``; the cold path: the
+    ``NAMESPACE_SHIM`` the launcher execs the command through)."""
+    _install(libc, namespace_filter())
+
+
+def packed(filt: list[tuple[int, int, int, int]]) -> bytes:
+    """The filter as the kernel reads it: struct sock_filter {u16 code; u8 jt; u8 jf; u32 k}."""
+    import struct
+    return b"".join(struct.pack("HBBI", c, jt, jf, k) for c, jt, jf, k in filt)
+
+
+def _install(libc, filt: list[tuple[int, int, int, int]]) -> None:
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    code = b"".join(struct.pack("HBBI", c, jt, jf, k) for c, jt, jf, k in keyring_filter())
+    code = packed(filt)
     buf = ctypes.create_string_buffer(code, len(code))
     prog = SockFprog(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))
     pr_set_seccomp, seccomp_mode_filter, pr_set_no_new_privs = 22, 2, 38
@@ -97,6 +163,31 @@ def deny_keyrings(libc) -> None:
         _check(libc, libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
         _check(libc, libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0),
                "prctl(PR_SET_SECCOMP)")
+
+
+# The cold path's last step at the namespaces and basic levels (bubblewrap installs the same filter
+# itself: sandbox.filter_fd): the launcher (unshare) has made the run's namespaces and mounts; this interpreter (``python -I -S -c NAMESPACE_SHIM PROGRAM ARGV...``)
+# sets no_new_privs (the launcher has, at every level but basic), installs the filter program given in
+# hex (``namespace_filter``, packed by ``packed``: nothing is read from a file the sandbox may not
+# show) and execs the command; a filter the kernel refuses ends the run (exit 126), never unfiltered.
+# It runs inside the act recorder's strace, which must itself keep ptrace: the filter is never
+# installed in the process that becomes strace.
+NAMESPACE_SHIM = ("import ctypes, os, sys\n"
+                  "class P(ctypes.Structure):\n"
+                  "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+                  "code = bytes.fromhex(sys.argv[1])\n"
+                  "buf = ctypes.create_string_buffer(code, len(code))\n"
+                  "libc = ctypes.CDLL(None, use_errno=True)\n"
+                  "libc.prctl(38, 1, 0, 0, 0)\n"
+                  "if libc.prctl(22, 2, ctypes.byref(P(len(code) // 8, ctypes.cast(buf, ctypes.c_void_p))), 0, 0) != 0:\n"
+                  "    sys.stderr.write('confinement: the namespace filter could not be installed\\n')\n"
+                  "    os._exit(126)\n"
+                  "os.execvp(sys.argv[2], sys.argv[2:])\n")
+
+
+def shim_argv(python: str, argv: list[str]) -> list[str]:
+    """``argv`` exec'd through ``NAMESPACE_SHIM`` by ``python`` (the cold path's last launcher step)."""
+    return [python, "-I", "-S", "-c", NAMESPACE_SHIM, packed(namespace_filter()).hex(), *argv]
 
 
 def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC,

@@ -233,7 +233,10 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
     return args
 
 
-def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...], hide: tuple[str, ...]) -> list[str]:
+def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...], hide: tuple[str, ...],
+                seccomp_fd: int) -> list[str]:
+    """bubblewrap around argv; ``seccomp_fd`` holds ``confine.namespace_filter`` (``filter_fd``), which
+    bubblewrap installs as its last step, after it made the run's namespaces and mounts."""
     cwd_s = str(Path(cwd).resolve())
     readable = () if any(_inside(cwd_s, w) for w in writable) else (cwd_s,)  # the working directory, read-only
     # as root, bubblewrap drops the effective and permitted capabilities but keeps the bounding set:
@@ -245,18 +248,26 @@ def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...]
            *bwrap_view(writable=writable, hide=hide, readable=readable), "--remount-ro", "/", "--clearenv"]
     for k, v in env.items():
         out += ["--setenv", k, v]
-    return [*out, "--chdir", str(cwd), "--", *then, *argv]
+    return [*out, "--seccomp", str(seccomp_fd), "--chdir", str(cwd), "--", *then, *argv]
+
+
+def filter_fd() -> int:
+    """A memfd holding ``confine.namespace_filter`` as the kernel reads it (bubblewrap's --seccomp)."""
+    fd = os.memfd_create("hx-seccomp", 0)
+    os.write(fd, confine.packed(confine.namespace_filter()))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 # -- the cover list (levels namespaces+*) --------------------------------------------------------
 def _wrap(argv: list[str], level: str) -> list[str]:
     """Prefix argv with a fresh PID namespace (own /proc) and a privilege drop."""
-    if not level.startswith("namespaces"):
-        return list(argv)
+    if not level.startswith("namespaces"):  # basic: no namespaces; the filter is still the last step
+        return confine.shim_argv(sys.executable, argv)
     drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     if level == "namespaces+nobody":
         drop += [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    return ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *drop, "--", *argv]
+    return ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *drop, "--", *confine.shim_argv(sys.executable, argv)]
 
 
 def _mountpoints() -> list[str]:
@@ -376,10 +387,12 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
     level = confinement_level()
     hidden = tuple(str(Path(h).resolve()) for h in hide if Path(h).exists())
     wr = tuple(str(Path(w).resolve()) for w in writable)
+    keep: list[int] = []  # descriptors the launcher reads (bubblewrap's filter), closed when it has started
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
         if level == "bwrap":
             env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
-            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden)
+            keep.append(filter_fd())
+            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1])
             pre = _preexec(limits, hidden, level, wr)
         else:
             os.chmod(tmp, 0o1777)
@@ -392,10 +405,12 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
         try:
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
                 proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                        preexec_fn=pre, pass_fds=(trace_fd,) if trace_fd is not None else ())
+                                        preexec_fn=pre, pass_fds=(*keep, *(() if trace_fd is None else (trace_fd,))))
         finally:
             if trace_fd is not None:
                 os.close(trace_fd)  # strace holds it now: EOF when strace (the last holder) ends
+            for fd in keep:
+                os.close(fd)
         timed_out = _wait(proc, limits.timeout_s)
         if session is not None:
             session.finish(proc.returncode)

@@ -153,6 +153,7 @@ def _become_run(libc, check, req: dict, out_fd: int, err_fd: int) -> None:
     data = (Data * 2)()
     check(libc.capset(ctypes.byref(Hdr(0x20080522, 0)), data), "capset")
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _load_confine().deny_namespaces(libc)  # the last confinement step: no namespace or mount of the run's own
     os.chdir(req["cwd"])
     os.environ.clear()
     os.environ.update(req["env"])
