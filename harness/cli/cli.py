@@ -714,7 +714,7 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
     paper's Tables 12 and 24-28). Exit 2 on bad input."""
     from analysis.cli import InputProblem, _guard
     from analysis.compare import CompareError, Options, compare, parse_key
-    from analysis.compare_render import write_all
+    from viewer.compare_page import write_all
 
     try:
         key = parse_key(key_text)
