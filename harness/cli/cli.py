@@ -275,8 +275,9 @@ def plan(path, worst_case, engine, reviewer_engine, model):
               help="with --engine replay: replay each cell from DIR/transcripts (no network)")
 @click.option("--transcript", "transcript_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="where cells run: a local process pool, or a Ray cluster (pip install -e '.[ray]')")
+@click.option("--executor", default="local", show_default=True,
+              help="where cells run: local (a process pool), ray (a Ray cluster; pip install -e '.[ray]'), or an "
+                   "executor a plug-in registered (`harness plugins --kind executors`)")
 @click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto; "
               "default: $RAY_ADDRESS, else start a local Ray instance with --workers CPUs)")
 @click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
@@ -298,8 +299,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
     if no_warm:
         os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
+    from harness.core.registry import EXECUTORS
     from harness.run.driver import StopRequest, execute, prepare
-    if address and executor != "ray":
+    if executor not in EXECUTORS:
+        raise click.UsageError(f"--executor: unknown executor {executor!r} (known: {', '.join(EXECUTORS.names())})")
+    if address and not EXECUTORS.get(executor).flag("address"):
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
         raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
