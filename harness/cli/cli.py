@@ -297,8 +297,6 @@ def plan(path, worst_case, engine, reviewer_engine, model):
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
         transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor, keep_trees):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
-    if no_warm:
-        os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
     from harness.core.registry import EXECUTORS
     from harness.run.driver import StopRequest, execute, prepare
     if executor not in EXECUTORS:
@@ -331,7 +329,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
                       cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
-                      monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees)
+                      monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees,
+                      warm=False if no_warm else None)
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: the README's exit 4

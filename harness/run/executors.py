@@ -42,24 +42,27 @@ from harness.run import ray_cluster, ray_reaper
 from harness.run.cellrun import CellSpec, events_path, run_cell, void_record
 from harness.run.ray_cluster import loopback_ray
 from harness.sandbox import procs
+from harness.sandbox.sandbox import warm_scoped
 
 
 @dataclass
 class Job:
     spec: CellSpec
     cache: dict = field(default_factory=dict)  # verdict-cache config (harness.judge.verdict_cache.activate)
+    warm: bool | None = None  # warm test execution on/off for the cell (harness.sandbox.sandbox.warm_scoped)
     requeues: int = 0
 
 
-def execute_cell(spec: CellSpec, cache: dict | None = None) -> dict:
-    """Run one cell with the verdict cache configured by ``cache`` and say in the record how the
-    cache was used (``verdict_cache``: status, hits, misses, spot checks, mismatches)."""
+def execute_cell(spec: CellSpec, cache: dict | None = None, warm: bool | None = None) -> dict:
+    """Run one cell with the verdict cache configured by ``cache`` and warm test execution on or off
+    (``warm``; None: the process's default), and say in the record how the cache was used
+    (``verdict_cache``: status, hits, misses, spot checks, mismatches)."""
     cache = dict(cache or {})
     task = spec.cell.task
     if cache.get("enabled"):
         cache.setdefault("dir", None)
         cache["dir"] = cache["dir"] or str(Path(spec.run_dir) / "verdict-cache")
-    with verdict_cache.activate(cache, task, spec.cell.key) as session:
+    with warm_scoped(warm), verdict_cache.activate(cache, task, spec.cell.key) as session:
         rec = run_cell(spec)
     if session is not None:
         info = session.summary()
@@ -83,17 +86,18 @@ def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
     return out + ([tr] if tr.is_file() else [])
 
 
-def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[dict, dict[str, bytes]]:
+def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False,
+                warm: bool | None = None) -> tuple[dict, dict[str, bytes]]:
     """What a Ray worker runs: the cell in the real run directory when this node can see it,
     else in a node-local scratch one, returning the cell's files with the record."""
     real = Path(spec.run_dir)
     if real.is_dir() and not force_ship:
-        return execute_cell(spec, cache), {}
+        return execute_cell(spec, cache, warm), {}
     run_id = spec.run_meta.get("run_id", "run")
     scratch = Path(tempfile.gettempdir()) / "hx-ray" / str(run_id)  # per node: its workers share cache and limiter
     scratch.mkdir(parents=True, exist_ok=True)
     local = replace(spec, run_dir=scratch, hide_extra=(*spec.hide_extra, real))
-    rec = execute_cell(local, cache)
+    rec = execute_cell(local, cache, warm)
     files = {}
     for p in _cell_files(scratch, local):
         files[p.relative_to(scratch).as_posix()] = p.read_bytes()
@@ -301,7 +305,7 @@ class LocalExecutor(Executor):
     def _submit(self, job: Job) -> Hashable:
         if self._pool is None:
             return _Inline()
-        return self._pool.submit(execute_cell, job.spec, job.cache)
+        return self._pool.submit(execute_cell, job.spec, job.cache, job.warm)
 
     def _wait(self, handles: list) -> Iterable:
         if self._pool is None:
@@ -314,7 +318,7 @@ class LocalExecutor(Executor):
 
     def _result(self, handle, job: Job) -> tuple[dict, dict[str, bytes]]:
         if isinstance(handle, _Inline):
-            return execute_cell(job.spec, job.cache), {}
+            return execute_cell(job.spec, job.cache, job.warm), {}
         try:
             return handle.result(), {}
         except BrokenProcessPool:
@@ -368,7 +372,7 @@ class RayExecutor(Executor):
         return RemoteLedger(actor, ledger.run_dir)
 
     def _submit(self, job: Job) -> Hashable:
-        return self._remote.remote(job.spec, job.cache, self.force_ship)
+        return self._remote.remote(job.spec, job.cache, self.force_ship, job.warm)
 
     def _wait(self, handles: list) -> Iterable:
         done, _ = self.ray.wait(handles, num_returns=1, timeout=None)

@@ -134,11 +134,15 @@ def test_a_cell_that_raises_is_not_a_lost_worker_and_the_executor_still_closes(m
 
 def test_the_local_executor_with_one_worker_runs_each_cell_in_this_process_in_order(monkeypatch):
     ran = []
-    monkeypatch.setattr(executors, "execute_cell", lambda spec, cache: ran.append(spec.cell.key) or {"cell_key": spec.cell.key})
+    monkeypatch.setattr(executors, "execute_cell",
+                        lambda spec, cache, warm: ran.append((spec.cell.key, warm)) or {"cell_key": spec.cell.key})
     ex = LocalExecutor(1)
     assert (ex.capacity, ex.in_flight) == (1, 1)
-    recs = list(ex.run(_job(k) for k in "abc"))
-    assert [r["cell_key"] for r in recs] == ran == ["a", "b", "c"] and all(r["requeues"] == 0 for r in recs)
+    jobs = [_job(k) for k in "abc"]
+    jobs[1].warm = False  # the job's warm setting reaches the cell (harness run --no-warm)
+    recs = list(ex.run(iter(jobs)))
+    assert [r["cell_key"] for r in recs] == ["a", "b", "c"] and all(r["requeues"] == 0 for r in recs)
+    assert ran == [("a", None), ("b", False), ("c", None)]
 
 
 def test_executors_are_parts_of_the_registry_and_a_plugin_executor_is_made_by_name():
