@@ -1,9 +1,8 @@
 """Rendering of a comparison (analysis.compare): Markdown (printed and DIR/compare.md), the JSON
-(DIR/compare.json), a figure of the paired matrices (DIR/compare.png, matplotlib Agg) and a static
-page in the viewer's style and Content-Security-Policy (DIR/compare.html)."""
+(DIR/compare.json) and a figure of the paired matrices (DIR/compare.png, matplotlib Agg). The static
+page beside them (DIR/compare.html) is the viewer's (``viewer.compare_page``)."""
 from __future__ import annotations
 
-import html
 import io
 import json
 import math
@@ -11,7 +10,6 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from harness.core import runio
 from harness.core.statefile import write_atomic
 
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"}
@@ -21,7 +19,7 @@ def _md_text(text: str) -> str:
     """``text`` as one line of Markdown that shows as written: a line break or other control
     character (a run label, an arm or a model name from a producer's records) is a space, so it
     cannot start a heading, list item or table row; '&', '<', '>', '[' and ']' are entities, so a
-    label cannot put HTML, a link or an image into compare.md (``_md_to_html`` reads them back
+    label cannot put HTML, a link or an image into compare.md (``viewer.compare_page._md_to_html`` reads them back
     before escaping)."""
     return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else _ENTITIES.get(ch, ch) for ch in text)
 
@@ -253,66 +251,10 @@ def _heat(ax, grid, rows, cols, notes) -> None:
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if v > hi / 2 else "black")
 
 
-def write_page(r: dict[str, Any], md: str, out: Path, runs: list[Path]) -> Path:
-    """DIR/compare.html: the Markdown tables as a static page under the viewer's CSP and style
-    (the stylesheet copied beside it), linking the figure and each run's `harness view` report."""
-    from importlib import resources
-
-    from viewer.page import CSP, esc
-
-    (out / "assets").mkdir(exist_ok=True)
-    # the package's own stylesheet, atomically: `harness view DIR` redraws the page in DIR itself (not staged)
-    write_atomic(out / "assets" / "viewer.css", resources.files("viewer").joinpath("static", "viewer.css").read_bytes())
-    body = [f"<h1>{esc(r['labels']['a'])} vs {esc(r['labels']['b'])}</h1>",
-            '<p><img src="compare.png" alt="paired matrices"></p>']
-    for run in runs:
-        # a run's report lives in RUN/report (harness view's default)
-        body.append(f'<p>Run report: <a href="{esc(_relpath(run / "report" / "index.html", out))}">{esc(run)}</a></p>')
-    body.append(_md_to_html(md))
-    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f'<title>compare</title><link rel="icon" href="data:,"><link rel="stylesheet" href="assets/viewer.css">'
-            f'</head><body data-page="compare"><header><span class="brand">proof-harness</span>'
-            f'<span class="run">compare</span><nav><a href="compare.md">compare.md</a>'
-            f'<a href="compare.json">compare.json</a></nav></header><main>{"".join(body)}</main></body></html>\n')
-    path = out / "compare.html"
-    write_atomic(path, page)
-    return path
-
-
-def _relpath(target: Path, start: Path) -> str:
-    import os
-    return os.path.relpath(target.resolve(), start.resolve())
-
-
-def _md_to_html(md: str) -> str:
-    """The compare.md subset (headings, pipe tables, paragraphs, list items) as escaped HTML: the
-    entities ``_md_text`` wrote are read back, then everything is escaped once."""
-    from viewer.page import esc, table
-
-    def text(md_text: str) -> str:
-        return esc(html.unescape(md_text))
-
-    out: list[str] = []
-    rows: list[list[str]] = []
-    for line in md.split("\n") + [""]:
-        if line.startswith("|"):
-            if not line.startswith("|---"):
-                rows.append([c.strip() for c in line.strip("|").split(" | ")])
-            continue
-        if rows:
-            out.append(table([text(h) for h in rows[0]], [[text(c) for c in row] for row in rows[1:]]))
-            rows = []
-        if line.startswith("#"):
-            level = min(len(line) - len(line.lstrip("#")), 3)
-            out.append(f"<h{level}>{text(line.lstrip('# '))}</h{level}>")
-        elif line.strip():
-            out.append(f"<p>{text(line.strip().lstrip('- ').replace('**', ''))}</p>")
-    return "".join(out)
-
-
-def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = True) -> str:
-    """compare.md, compare.json, compare.png and (for run directories) compare.html; returns the Markdown."""
+def write_all(r: dict[str, Any], out: Path, figure: bool = True) -> str:
+    """compare.md, compare.json and compare.png; returns the Markdown. The page beside them
+    (compare.html, in the viewer's style) is the viewer's: ``viewer.compare_page.write_all`` writes
+    these files and the page."""
     out.mkdir(parents=True, exist_ok=True)
     md = render_md(r)
     for stale in ("compare.png", "compare.html"):  # a previous comparison's: never left beside this one's
@@ -324,27 +266,4 @@ def write_all(r: dict[str, Any], out: Path, runs: list[Path], figure: bool = Tru
     write_atomic(out / "compare.json", json.dumps(r, indent=2, default=str) + "\n")
     if figure:
         write_figure(r, out / "compare.png")
-        write_page(r, md, out, runs)
     return md
-
-
-def rebuild_page(out: Path) -> Path:
-    """`harness view DIR` on a `harness compare --out DIR`: the page (and a missing figure) drawn
-    again from DIR/compare.json; the run reports linked are those of the inputs that are still run
-    directories. A compare.json not written by `harness compare` is a one-line error."""
-    from analysis.compare import CompareError
-    path = out / "compare.json"
-    try:  # a FIFO or a link refused; malformed, nested past MAX_DEPTH, or an integer past 4,300 digits
-        r = runio.read_json(path, "compare.json")
-    except (OSError, runio.UnsafeFile) as exc:
-        raise CompareError(f"{path}: not valid JSON ({exc})") from exc
-    try:  # the tables and the figure read every field they draw: damage anywhere is named here
-        md = render_md(r)
-        sources = [r["completeness"][side]["source"] for side in ("a", "b")]
-        runs = [Path(src) for src in sources if isinstance(src, str) and (Path(src) / "run.json").is_file()]
-        if not (out / "compare.png").is_file():
-            write_figure(r, out / "compare.png")
-    except (KeyError, TypeError, AttributeError, IndexError, StopIteration, ValueError, ArithmeticError) as exc:
-        raise CompareError(f"{path}: not a comparison written by `harness compare` "
-                           f"({type(exc).__name__}: {exc})") from exc
-    return write_page(r, md, out, runs)

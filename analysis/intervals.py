@@ -170,6 +170,55 @@ def _mjse(x: np.ndarray, probs: list[float]) -> list[float]:
     return [0.0 if not np.isfinite(v) else float(v) for v in np.asarray(se)]
 
 
+def _cluster_t(d, m, est: float, alpha: float) -> tuple[float, float, float, float, str]:
+    """The cluster-t interval: the CR2 cluster-robust s.e. times the t quantile with Bell-McCaffrey
+    df (no resampling). Returns lo, hi, the s.e., the df and the method's note."""
+    from scipy.stats import t as t_dist
+
+    from analysis.estimands import cr2
+
+    fit = cr2(d, m)
+    se, df = fit.se, fit.df
+    q = float(t_dist.ppf(1 - alpha / 2, df)) if se > 0 else 0.0
+    return (est - q * se, est + q * se, se, df,
+            f"CR2 cluster-robust s.e. {se:.6g} x t quantile {q:.4f} ({df:.2f} Bell-McCaffrey df); no resampling")
+
+
+def _studentized(d, m, est: float, se: float, method: str, B: int, seed: int, alpha: float,
+                 mcse: bool) -> tuple[float, float, Sequence[float | None], str | None]:
+    """The studentized (equal-tailed or symmetric) cluster-bootstrap interval: lo, hi, the Monte
+    Carlo s.e. of each endpoint, and a warning when too many resamples have almost no
+    between-cluster variation (the difference rests on few clusters)."""
+    C = len(m)
+    probs = [alpha / 2, 1 - alpha / 2]
+    sums = replicate_sums(d, m, B, seed, second_moments=True)
+    t = studentized_t(sums, est, C)
+    # MC s.e. on the scale of the endpoint itself (each resample's candidate endpoint, clipped
+    # to [-1, 1]), so a quantile next to unbounded resamples gives a finite, honest s.e.
+    mc: Sequence[float | None]
+    if method == "studentized":
+        q_lo, q_hi = np.quantile(t, probs)
+        cand = np.clip(est - t * se, -1, 1)  # decreasing in t: t's upper quantile is the lower endpoint
+        mc = _mjse(cand, probs) if mcse else [None, None]
+    else:
+        q_hi = float(np.quantile(np.abs(t), 1 - alpha))
+        q_lo = -q_hi
+        mc = [_mjse(np.clip(est + np.abs(t) * se, -1, 1), [1 - alpha])[0]] * 2 if mcse else [None, None]
+    lo, hi = est - q_hi * se, est - q_lo * se
+    sm = sums[:, 1].astype(np.float64)
+    th = sums[:, 0] / sm
+    ss = np.maximum(sums[:, 2] - 2 * th * sums[:, 3] + th * th * sums[:, 4], 0.0)
+    flat = float(np.mean(np.sqrt(C / (C - 1) * ss) / sm < UNSTABLE * se))
+    warning = None
+    if flat > alpha / 2:
+        share = float(np.max(np.abs(d)) / max(np.sum(np.abs(d)), 1))
+        warning = (f"{100 * flat:.0f}% of resamples have almost no between-cluster variation (s.e. < "
+                   f"{UNSTABLE:g} x the observed): the difference rests on few clusters (the largest "
+                   f"holds {100 * share:.0f}% of the per-cluster differences |s_a - s_b|), so the "
+                   "studentized interval is wide; see the task concentration table")
+    return float(lo), float(hi), mc, warning
+
+
 def cluster_interval(s_a, s_b, m, method: str = CLUSTER_DEFAULT, B: int = 2000, seed: int = 0,
                      alpha: float = 0.05, mcse: bool = True) -> ClusterInterval:
     """Difference in pooled rates (a - b) over matched cells with a paired cluster-bootstrap interval."""
@@ -198,47 +247,17 @@ def cluster_interval(s_a, s_b, m, method: str = CLUSTER_DEFAULT, B: int = 2000, 
     mc: Sequence[float | None]  # Monte Carlo s.e. of (lo, hi); None when mcse=False
     df = None
     if method == "cluster-t":
-        from scipy.stats import t as t_dist
-
-        from analysis.estimands import cr2
-
-        fit = cr2(d, m)
-        se, df = fit.se, fit.df
-        q = float(t_dist.ppf(1 - alpha / 2, df)) if se > 0 else 0.0
-        lo, hi = est - q * se, est + q * se
+        lo, hi, se, df, note = _cluster_t(d, m, est, alpha)
         mc = [0.0, 0.0]
-        notes.append(f"CR2 cluster-robust s.e. {se:.6g} x t quantile {q:.4f} ({df:.2f} Bell-McCaffrey df); "
-                     "no resampling")
+        notes.append(note)
     elif method == "percentile":
         sums = replicate_sums(d, m, B, seed, second_moments=False)
         reps = sums[:, 0] / sums[:, 1]
         lo, hi = (float(x) for x in np.quantile(reps, probs))
         mc = _mjse(reps, probs) if mcse else [None, None]
     else:
-        sums = replicate_sums(d, m, B, seed, second_moments=True)
-        t = studentized_t(sums, est, C)
-        # MC s.e. on the scale of the endpoint itself (each resample's candidate endpoint, clipped
-        # to [-1, 1]), so a quantile next to unbounded resamples gives a finite, honest s.e.
-        if method == "studentized":
-            q_lo, q_hi = np.quantile(t, probs)
-            cand = np.clip(est - t * se, -1, 1)  # decreasing in t: t's upper quantile is the lower endpoint
-            mc = _mjse(cand, probs) if mcse else [None, None]
-        else:
-            q_hi = float(np.quantile(np.abs(t), 1 - alpha))
-            q_lo = -q_hi
-            mc = [_mjse(np.clip(est + np.abs(t) * se, -1, 1), [1 - alpha])[0]] * 2 if mcse else [None, None]
-        lo, hi = est - q_hi * se, est - q_lo * se
-        sm = sums[:, 1].astype(np.float64)
-        th = sums[:, 0] / sm
-        ss = np.maximum(sums[:, 2] - 2 * th * sums[:, 3] + th * th * sums[:, 4], 0.0)
-        flat = float(np.mean(np.sqrt(C / (C - 1) * ss) / sm < UNSTABLE * se))
-        if flat > alpha / 2:
-            share = float(np.max(np.abs(d)) / max(np.sum(np.abs(d)), 1))
-            warnings.append(f"{100 * flat:.0f}% of resamples have almost no between-cluster variation (s.e. < "
-                            f"{UNSTABLE:g} x the observed): the difference rests on few clusters (the largest "
-                            f"holds {100 * share:.0f}% of the per-cluster differences |s_a - s_b|), so the "
-                            "studentized interval is wide; see the task concentration table")
-        lo, hi = float(lo), float(hi)
+        lo, hi, mc, flat_warning = _studentized(d, m, est, se, method, B, seed, alpha, mcse)
+        warnings += [flat_warning] if flat_warning else []
     if method in ("cluster-t", "percentile") and se > 0.0:
         r2 = (d - est * m).astype(np.float64) ** 2 / (1 - m / N)  # each cluster's term of the CR2 variance
         top = float(r2.max() / r2.sum())

@@ -113,7 +113,7 @@ def reproduce_paired(path_a: str | Path, path_b: str | Path, out: str | Path) ->
     from analysis.compare_render import write_all
 
     r = compare(path_a, path_b, Options(label_a=LABELS[0], label_b=LABELS[1]))
-    write_all(r, Path(out) / "compare", [], figure=False)
+    write_all(r, Path(out) / "compare", figure=False)
     mine = ours(r)
     rows = []
     for table in ("24", "25", "28"):

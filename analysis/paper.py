@@ -175,15 +175,33 @@ def interval_status(c: dict, published: list[float]) -> str:
     return "differs"
 
 
-def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
-    """Rows {table, item, ours, published, status}."""
-    rows = []
+class _Rows:
+    """The comparison's rows {table, item, ours, published, status}; ``add`` appends one (status:
+    "match" when ours equals published, or ``ok`` says so; else "differs"; or the status given)."""
 
-    def add(table, item, ours, published, ok=None, status=None):
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def __call__(self, table, item, ours, published, ok=None, status=None) -> None:
         if status is None:
             status = "match" if (ours == published if ok is None else ok) else "differs"
-        rows.append({"table": table, "item": item, "ours": ours, "published": published, "status": status})
+        self.rows.append({"table": table, "item": item, "ours": ours, "published": published, "status": status})
 
+
+def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
+    """Rows {table, item, ours, published, status}: Table 11, the hypotheses of Section 5.2, Tables
+    13 and 17, and the scored cells."""
+    add = _Rows()
+    _compare_table11(add, summary, pub)
+    _compare_hypotheses(add, summary, pub, synthetic)
+    _compare_table13(add, summary, pub)
+    _compare_table17(add, summary, pub)
+    add("Section 5.2", "scored cells", summary["records"]["scored"], pub["cells"])
+    return add.rows
+
+
+def _compare_table11(add: _Rows, summary: dict, pub: dict) -> None:
+    """Table 11: each arm's completion, amplified, mean tokens and wall, acceptance_fail."""
     for arm, p in pub["table11"].items():
         a = summary["arms"].get(arm)
         if a is None:
@@ -204,6 +222,10 @@ def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
         add("Table 11", f"{arm} mean wall s", _r(a["mean_wall_s"]), p["mean_wall_s"])
         if "acceptance_fail" in p:
             add("Table 11", f"{arm} acceptance_fail (all cells)", a["acceptance_fail"]["k"], p["acceptance_fail"])
+
+
+def _compare_hypotheses(add: _Rows, summary: dict, pub: dict, synthetic: bool) -> None:
+    """Section 5.2: each hypothesis's estimate, interval (not checkable on a synthetic allocation) and rates."""
     byid = {c["id"]: c for c in summary["contrasts"]}
     for hid, p in pub["hypotheses"].items():
         c = byid.get(hid)
@@ -220,11 +242,15 @@ def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
                 interval_status(c, [p["lo_pp"], p["hi_pp"]])
             add("Section 5.2", f"{hid} {level:.4g}% CI pp ({m['cluster']} {m['method']} bootstrap, B={m['B']})",
                 ours, [p["lo_pp"], p["hi_pp"]], status=status)
-            rows[-1]["mcse_pp"] = None if m.get("lo_mcse") is None else \
+            add.rows[-1]["mcse_pp"] = None if m.get("lo_mcse") is None else \
                 [round(100 * m["lo_mcse"], 3), round(100 * m["hi_mcse"], 3)]
         if "rate_a_pct" in p:
             add("Section 5.2", f"{hid} {c['a']} {c['endpoint']} %", _r(100 * c["rate_a"]["rate"]) if c["rate_a"]["rate"] is not None else None, p["rate_a_pct"])
             add("Section 5.2", f"{hid} {c['b']} {c['endpoint']} %", _r(100 * c["rate_b"]["rate"]) if c["rate_b"]["rate"] is not None else None, p["rate_b_pct"])
+
+
+def _compare_table13(add: _Rows, summary: dict, pub: dict) -> None:
+    """Table 13: the top task and the amplified counts with it, without it and over all tasks."""
     tc = summary.get("task_concentration") or {}
     t13 = pub["table13"]
     add("Table 13", "top task", tc.get("top_task"), t13["top_task"])
@@ -233,6 +259,10 @@ def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
         for side in ("a", "b"):
             arm = tc.get(side, side)
             add("Table 13", f"{scope} {arm} amplified k/n", v.get(side), t13[scope][side])
+
+
+def _compare_table17(add: _Rows, summary: dict, pub: dict) -> None:
+    """Table 17: each scenario's not-amplified rates of A4 and A2p, and the BH-FDR rejections."""
     t17 = pub["table17"]
     ps = {r["scenario"]: r for r in summary["per_scenario"]}
     for sc in (f"B{i}" for i in range(1, 16)):
@@ -243,8 +273,6 @@ def compare(summary: dict, pub: dict, synthetic: bool) -> list[dict]:
             ok=ours is not None and ours == [float(x) for x in t17[sc]])
     add("Table 17", "BH-FDR rejected / tested", f"{summary['fdr']['rejected']}/{summary['fdr']['tested']}",
         f"{t17['fdr_rejected']}/{t17['fdr_tested']}")
-    add("Section 5.2", "scored cells", summary["records"]["scored"], pub["cells"])
-    return rows
 
 
 def render_reproduce(rows: list[dict], synthetic: bool) -> str:

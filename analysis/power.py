@@ -126,24 +126,11 @@ def _conditional_excludes_zero(pa_c: np.ndarray, pb_c: np.ndarray, k: int, inter
 def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: str, tasks: int,
          scenarios: int, ks: list[int], task_sd: float, sims: int, B: int, seed: int, cluster: str,
          target: float, band: tuple[float, float] | None, interval: str = DEFAULT_METHOD) -> dict:
-    lines = []
-    source: dict
-    if pilot:
-        pr = pilot_rates(pilot, a, b, endpoint)
-        p_a, p_b = pr["a"].rate, pr["b"].rate
-        base = pr["b"]
-        source = {"kind": "pilot", "file": pilot, "n_matched": pr["n_matched"], "cells": pr["cells"],
-                  "a": pr["a"].as_dict(), "b": pr["b"].as_dict()}
-        lines.append(f"pilot {pilot}: {endpoint} over {pr['n_matched']} matched {pr['cells']} cells: "
-                     f"{a} {pr['a'].fmt()}, {b} {pr['b'].fmt()} (Wilson 95%)")
-    else:
-        missing = [x for x in (a, b) if x not in rates]
-        if missing:
-            raise ValueError(f"need --rate for {', '.join(missing)} (or --pilot FILE)")
-        p_a, p_b = rates[a], rates[b]
-        base = None
-        source = {"kind": "assumed", "a": p_a, "b": p_b}
-        lines.append(f"assumed marginal {endpoint} rates (over tasks): {a} = {p_a}, {b} = {p_b}")
+    """Power of a design per number of repeats k (``harness power``): the rates assumed or read from a
+    pilot, the sizing rule's band (refused outside it), the warning when clusters are few, one
+    simulated row per k and the smallest k reaching ``target``; the document and its text."""
+    lines: list[str] = []
+    p_a, p_b, base, source = _rates(rates, pilot, a, b, endpoint, lines)
     conditional = None
     if task_sd > 0:
         la, lb = conditional_logit(p_a, task_sd), conditional_logit(p_b, task_sd)
@@ -159,15 +146,7 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
                          "B": B, "seed": seed},
               "rows": [], "recommended_k": None, "target": target}
     if band is not None:
-        lo, hi = band
-        shown = base.fmt(pct=False) if base is not None else f"{p_b}"
-        if not lo <= p_b <= hi:
-            lines.append(f"sizing rule: base rate ({b}) {shown} is outside the pre-registered planning band "
-                         f"[{lo}, {hi}]: the study is NOT sized (refused).")
-            result["refused"] = True
-            result["text"] = "\n".join(lines)
-            raise PowerRefused(f"base rate {p_b:.3f} outside planning band [{lo}, {hi}]", result)
-        lines.append(f"sizing rule: base rate ({b}) {shown} is inside the planning band [{lo}, {hi}]")
+        _check_band(band, base, p_b, b, lines, result)
     result["refused"] = False
     n_sc = 1 if endpoint == "completion" else scenarios
     n_clusters = {"task": tasks, "task x scenario": tasks * n_sc, "cell": tasks * n_sc * min(ks)}[cluster]
@@ -186,6 +165,53 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
                  "studies per k; power = share whose 95% interval excludes 0")
     lines.append("| k | cells per arm | power (studies excluding 0 / studies) | MC s.e. (binomial) |")
     lines.append("|---|---|---|---|")
+    _power_rows(result, lines, p_a, p_b, tasks, n_sc, ks, task_sd, sims, B, seed, cluster, interval, target)
+    result["text"] = "\n".join(lines)
+    return result
+
+
+def _rates(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: str,
+           lines: list[str]) -> tuple[float, float, Any, dict]:
+    """The two arms' rates (from the pilot's records, else assumed with --rate), the base arm's
+    Wilson proportion when from a pilot (None when assumed), and the source as the document says it."""
+    source: dict
+    if pilot:
+        pr = pilot_rates(pilot, a, b, endpoint)
+        p_a, p_b = pr["a"].rate, pr["b"].rate
+        base = pr["b"]
+        source = {"kind": "pilot", "file": pilot, "n_matched": pr["n_matched"], "cells": pr["cells"],
+                  "a": pr["a"].as_dict(), "b": pr["b"].as_dict()}
+        lines.append(f"pilot {pilot}: {endpoint} over {pr['n_matched']} matched {pr['cells']} cells: "
+                     f"{a} {pr['a'].fmt()}, {b} {pr['b'].fmt()} (Wilson 95%)")
+    else:
+        missing = [x for x in (a, b) if x not in rates]
+        if missing:
+            raise ValueError(f"need --rate for {', '.join(missing)} (or --pilot FILE)")
+        p_a, p_b = rates[a], rates[b]
+        base = None
+        source = {"kind": "assumed", "a": p_a, "b": p_b}
+        lines.append(f"assumed marginal {endpoint} rates (over tasks): {a} = {p_a}, {b} = {p_b}")
+    return p_a, p_b, base, source
+
+
+def _check_band(band: tuple[float, float], base, p_b: float, b: str, lines: list[str], result: dict) -> None:
+    """The sizing rule: the base arm's rate must lie inside the pre-registered planning band, else the
+    study is not sized (PowerRefused carrying the document)."""
+    lo, hi = band
+    shown = base.fmt(pct=False) if base is not None else f"{p_b}"
+    if not lo <= p_b <= hi:
+        lines.append(f"sizing rule: base rate ({b}) {shown} is outside the pre-registered planning band "
+                     f"[{lo}, {hi}]: the study is NOT sized (refused).")
+        result["refused"] = True
+        result["text"] = "\n".join(lines)
+        raise PowerRefused(f"base rate {p_b:.3f} outside planning band [{lo}, {hi}]", result)
+    lines.append(f"sizing rule: base rate ({b}) {shown} is inside the planning band [{lo}, {hi}]")
+
+
+def _power_rows(result: dict, lines: list[str], p_a: float, p_b: float, tasks: int, n_sc: int, ks: list[int],
+                task_sd: float, sims: int, B: int, seed: int, cluster: str, interval: str, target: float) -> None:
+    """One simulated row per k (the stratified headline gives way to Tango where analyze would) and
+    the smallest k reaching ``target``."""
     notes = []
     for k in ks:
         used = interval
@@ -205,8 +231,6 @@ def plan(rates: dict[str, float], pilot: str | None, a: str, b: str, endpoint: s
         lines.append(f"no k in {ks} reaches power {target}")
     else:
         lines.append(f"smallest k reaching power {target}: {result['recommended_k']}")
-    result["text"] = "\n".join(lines)
-    return result
 
 
 def _expit(x: float) -> float:

@@ -382,9 +382,41 @@ def _is_num(v: object) -> TypeGuard[float]:
 
 
 def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[str]) -> None:
+    """Every problem of one record, appended to ``problems`` as "LOC: field 'F': why", in a fixed
+    order: its identity, its flags and numbers, then its version, closed kinds, Eq. 7 and the schema."""
     def bad(fld: str, msg: str) -> None:
         problems.append(f"{loc}: field '{fld}': {msg}")
 
+    outcome = _validate_identity(rec, scenarios, bad)
+    _validate_values(rec, outcome == "void", bad)
+    _validate_version(rec, bad)
+    if not any(p.startswith(f"{loc}: field 'void_kind'") for p in problems):
+        for fld, msg in record.kind_problems(rec):  # the closed kinds, as the run branches on them
+            if fld == "void_kind":
+                bad(fld, msg)
+    v = rec.get("unsafe_detectors")
+    if v is not None and not isinstance(v, list):
+        bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
+    if isinstance(outcome, str) and all(isinstance(rec.get(k), bool) for k in BOOL_FIELDS):
+        why = record.eq7_violation(outcome, rec)  # (shipped, visible_pass, hidden_pass), Eq. 7
+        if why:
+            bad("outcome", why)
+    # every other field the record schema types (harness.core.record), named by file, line and field
+    named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
+    for err in _SCHEMA_VALIDATOR.iter_errors(rec):
+        if not err.path or err.path[0] in REQUIRED or err.path[0] in named or err.path[0] in ("factors", "cost_usd",
+                                                                                             "unsafe_detectors"):
+            continue  # the interchange minimum, Eq. 7 and these fields are checked above, in their own words
+        name = str(err.path[0])
+        named.add(name)
+        bad(name, f"{err.message} (record schema v{record.SCHEMA_VERSION}: `harness schema records`)")
+
+
+
+
+def _validate_identity(rec: dict, scenarios: set[str] | None, bad) -> str | None:
+    """The required fields, the outcome, the cell's arm, task, scenario and repeat; returns the
+    outcome (None when absent, its repr when not a string)."""
     for f in REQUIRED:
         if f not in rec:
             bad(f, "required field missing")
@@ -393,7 +425,6 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         outcome = None if "outcome" not in rec else repr(outcome)
     if "outcome" in rec and outcome not in OUTCOMES:
         bad("outcome", f"must be one of {', '.join(OUTCOMES)}; got {rec.get('outcome')!r}")
-    is_void = outcome == "void"
     for f in ("arm", "task", "scenario"):
         v = rec.get(f)
         if f in rec and (not isinstance(v, str) or not v.strip() or "|" in v):
@@ -408,6 +439,11 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
     rep = rec.get("repeat")
     if "repeat" in rec and (not _is_int(rep) or rep < 1):
         bad("repeat", f"must be an integer >= 1 (and < 2^63); got {rep!r}")
+    return outcome
+
+
+def _validate_values(rec: dict, is_void: bool, bad) -> None:
+    """The flags, token counts, wall time, cost and factors (a void record may leave flags and wall null)."""
     for f in BOOL_FIELDS:
         v = rec.get(f)
         if f in rec and not isinstance(v, bool) and not (v is None and is_void):
@@ -434,27 +470,6 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
             for k, fv in facs.items():
                 if not isinstance(fv, (str, int, float, bool)) or "|" in str(fv) or "=" in str(k):
                     bad("factors", f"factor {k!r} must be a scalar without '|' (got {fv!r})")
-    _validate_version(rec, bad)
-    if not any(p.startswith(f"{loc}: field 'void_kind'") for p in problems):
-        for fld, msg in record.kind_problems(rec):  # the closed kinds, as the run branches on them
-            if fld == "void_kind":
-                bad(fld, msg)
-    v = rec.get("unsafe_detectors")
-    if v is not None and not isinstance(v, list):
-        bad("unsafe_detectors", f"must be a list; got {type(v).__name__}")
-    if isinstance(outcome, str) and all(isinstance(rec.get(k), bool) for k in BOOL_FIELDS):
-        why = record.eq7_violation(outcome, rec)  # (shipped, visible_pass, hidden_pass), Eq. 7
-        if why:
-            bad("outcome", why)
-    # every other field the record schema types (harness.core.record), named by file, line and field
-    named = {p.split("field '", 1)[1].split("'", 1)[0] for p in problems if p.startswith(f"{loc}: field '")}
-    for err in _SCHEMA_VALIDATOR.iter_errors(rec):
-        if not err.path or err.path[0] in REQUIRED or err.path[0] in named or err.path[0] in ("factors", "cost_usd",
-                                                                                             "unsafe_detectors"):
-            continue  # the interchange minimum, Eq. 7 and these fields are checked above, in their own words
-        name = str(err.path[0])
-        named.add(name)
-        bad(name, f"{err.message} (record schema v{record.SCHEMA_VERSION}: `harness schema records`)")
 
 
 def _validate_version(rec: dict, bad) -> None:

@@ -176,6 +176,14 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_report(s: dict) -> str:
+    """report.md from the analysis summary ``s``: its sections in order, each a named phase."""
+    sections = (_records_section, _arms_section, _hypotheses_section, _per_scenario_section,
+                _concentration_section, _coverage_section, _glmm_section)
+    return "".join(part for section in sections for part in section(s))
+
+
+def _records_section(s: dict) -> list[str]:
+    """The title, the input and settings, the records table, mixed-protocol and conflict notes, and the definitions."""
     r = s["records"]
     parts = ["# Analysis report\n\n",
              f"Input: `{s['input']['path']}` (sha256 `{s['input']['sha256'][:16]}...`). "
@@ -201,8 +209,12 @@ def render_report(s: dict) -> str:
         parts.append("Conflicting duplicates resolved by the explicit policy:\n\n"
                      + "".join(f"- {c}\n" for c in r["conflicts_resolved"][:50]) + "\n")
     parts.append(DEFINITIONS)
+    return parts
 
-    # Table 11 layout
+
+def _arms_section(s: dict) -> list[str]:
+    """Table 11 layout: the per-arm rates, the outcome counts and the cost co-metrics."""
+    parts: list[str] = []
     parts.append("\n## Per-arm results (Table 11 layout)\n\n")
     parts.append("Each cell: k/n = rate [Wilson 95%], over the common matched cell set. "
                  "Means are per scored matched cell.\n\n")
@@ -235,8 +247,12 @@ def render_report(s: dict) -> str:
                      f"{fmt_num(a['mean_wall_s'], 1)} s (n={n})", cost])
     parts.append("\nCost co-metrics (arithmetic means over the arm's matched cells).\n\n")
     parts.append(_table(["arm", "mean tokens (in+out)", "mean tokens in / out", "mean wall", "mean cost"], rows))
+    return parts
 
-    # hypotheses
+
+def _hypotheses_section(s: dict) -> list[str]:
+    """The hypotheses' matched-pair contrasts, each with its two estimands."""
+    parts: list[str] = []
     parts.append("\n## Hypotheses (matched pairs; two named estimands)\n\n")
     parts.append("Estimate = difference in pooled rates (a - b) in percentage points over the matched cells. "
                  "Two estimands, each with its own method: *conditional* = the mean difference over the "
@@ -260,8 +276,12 @@ def render_report(s: dict) -> str:
             parts.append(f"- {c['id']}: {c['description']}\n")
         for line in fmt_estimands(c):
             parts.append(f"  - {c['id']} {line.strip()}\n")
+    return parts
 
-    # per scenario
+
+def _per_scenario_section(s: dict) -> list[str]:
+    """Per-scenario not-amplified of the FDR pair, Fisher p and Benjamini-Hochberg q (Table 17)."""
+    parts: list[str] = []
     f = s["fdr"]
     a, b = f["pair"]
     parts.append(f"\n## Per-scenario not-amplified, {a} vs {b} (Table 17 last column; exploratory)\n\n")
@@ -277,8 +297,12 @@ def render_report(s: dict) -> str:
                      fmt_p(p["p"]), fmt_p(p["q"]), "yes" if p["rejected"] else "no"])
     parts.append(_table(["scenario", f"{a} not-amplified", f"{b} not-amplified", "Fisher p", "BH q",
                          "rejected"], rows) if rows else "n/a (no matched injected cells)\n")
+    return parts
 
-    # concentration
+
+def _concentration_section(s: dict) -> list[str]:
+    """Table 13 layout: the task concentration of a hypothesis, when computed."""
+    parts: list[str] = []
     tc = s["task_concentration"]
     if tc:
         parts.append(f"\n## Task concentration (Table 13 layout; {tc['hypothesis']} pair, "
@@ -292,7 +316,12 @@ def render_report(s: dict) -> str:
             rows.append([label, _kn(v["a"]), _kn(v["b"])])
         parts.append(_table(["scope", f"{tc['a']} {tc['endpoint']}", f"{tc['b']} {tc['endpoint']}"], rows))
         parts.append(f"\nMethod: {tc['method']}.\n")
+    return parts
 
+
+def _coverage_section(s: dict) -> list[str]:
+    """The strata where an arm has no record at all."""
+    parts: list[str] = []
     parts.append("\n## Coverage\n\n")
     if s["coverage_gaps"]:
         parts.append("Strata where an arm has no record at all (not applicable by design, or missing "
@@ -302,7 +331,12 @@ def render_report(s: dict) -> str:
             parts.append(f"- {st}: no records for {', '.join(g['arms_without_records'])}\n")
     else:
         parts.append("Every arm has records in every stratum (scenario x factors).\n")
+    return parts
 
+
+def _glmm_section(s: dict) -> list[str]:
+    """The GLMM sensitivity analysis, the emitted R script's note and the figures."""
+    parts: list[str] = []
     if "glmm" in s:
         parts.append("\n## GLMM sensitivity analysis (not the primary inference)\n\n")
         for g in s["glmm"]:
@@ -322,7 +356,7 @@ def render_report(s: dict) -> str:
                  "script, not the primary inference.\n")
     if s.get("figures"):
         parts.append("\n## Figures\n\n" + "".join(f"- `{p}`\n" for p in s["figures"]))
-    return "".join(parts)
+    return parts
 
 
 def _kn(v) -> str:

@@ -175,70 +175,95 @@ def run(quick: bool = False) -> list[dict]:
         u2 = _run(proto, tmp / "u2", n, workers=2, cache=False)
         c1 = _run(proto, tmp / "c1", n, workers=1, cache=True)
         c2 = _run(proto, tmp / "c2", n, workers=2, cache=True)
-        same = "outcomes identical" if u1["outcomes"] == u2["outcomes"] == c1["outcomes"] == c2["outcomes"] \
-            else "OUTCOMES DIFFER between runs"
-
-        def proj(r):
-            return total / (r["n"] / r["wall"]) / 60
-
-        rows.append({"name": "per-cell overhead (uncached, 1 worker)", "baseline": "summed test-subprocess wall",
-                     "baseline_s": u1["test_s"], "subject": "summed cell wall", "subject_s": u1["cell_s"],
-                     "ratio": u1["cell_s"] / u1["test_s"], "unit": "x (target <= 1.25)",
-                     "notes": f"{u1['n']} cells, {u1['runs']} test executions, design {src}"})
-        rows.append({"name": "powered design: 2 workers vs 1 (uncached)", "baseline": f"1 worker {u1['n'] / u1['wall']:.2f} cells/s",
-                     "baseline_s": u1["wall"], "subject": f"2 workers {u2['n'] / u2['wall']:.2f} cells/s",
-                     "subject_s": u2["wall"], "ratio": u1["wall"] / u2["wall"], "unit": "x throughput",
-                     "notes": f"sample of {n}/{total} cells; projected full design: {proj(u1):.0f} min (1w), "
-                              f"{proj(u2):.0f} min (2w); {same}"})
-        rows.append({"name": "verdict cache, 1 worker (cold cache)", "baseline": f"uncached {u1['n'] / u1['wall']:.2f} cells/s",
-                     "baseline_s": u1["wall"], "subject": f"cached {c1['n'] / c1['wall']:.2f} cells/s",
-                     "subject_s": c1["wall"], "ratio": u1["wall"] / c1["wall"], "unit": "x throughput",
-                     "notes": f"{c1['cached']}/{c1['runs']} verdicts from the cache; projected full design "
-                              f"{proj(c1):.1f} min; {same}"})
-        rows.append({"name": "verdict cache, 2 workers (cold cache)", "baseline": f"uncached 2w {u2['n'] / u2['wall']:.2f} cells/s",
-                     "baseline_s": u2["wall"], "subject": f"cached 2w {c2['n'] / c2['wall']:.2f} cells/s",
-                     "subject_s": c2["wall"], "ratio": u2["wall"] / c2["wall"], "unit": "x throughput",
-                     "notes": f"{c2['cached']}/{c2['runs']} verdicts cached; PROJECTED full design ({total} cells) "
-                              f"{proj(c2):.1f} min on 2 workers (target <= 20; extrapolated from a {n}-cell sample)"})
-        # whole (task, scenario) groups (every arm x every repeat), seeded: the cache's reuse within a
-        # group is what the full design sees, so this extrapolates better than the first N cells
-        import random
-        rng = random.Random(7)
-        all_tasks = sorted(p.name for p in (ROOT / "tasks").iterdir() if (p / "task.toml").is_file())
-        gt, gs = rng.sample(all_tasks, 1 if quick else 2), rng.sample(SCENARIOS, 2)
-        gproto = _design(tmp, gt, gs, "bench-groups.toml")
-        gcells = len(enumerate_cells(load_protocol(gproto)))
-        g2 = _run(gproto, tmp / "g2", None, workers=2, cache=True)
-        rows.append({"name": "verdict cache, 2 workers, whole matched groups", "baseline": "uncached 2w (first-N sample rate)",
-                     "baseline_s": gcells / (u2["n"] / u2["wall"]), "subject": f"cached 2w {g2['n'] / g2['wall']:.2f} cells/s",
-                     "subject_s": g2["wall"], "ratio": (gcells / (u2["n"] / u2["wall"])) / g2["wall"],
-                     "unit": "x throughput",
-                     "notes": f"tasks {gt} x scenarios {gs}: {gcells} cells, {g2['cached']}/{g2['runs']} verdicts cached; "
-                              f"PROJECTED full design ({total} cells) {proj(g2):.1f} min on 2 workers "
-                              f"(target <= 20; extrapolated from {len(gt) * len(gs)} whole groups)"})
+        rows += _sample_rows(u1, u2, c1, c2, n, total, src)
+        rows.append(_group_row(tmp, quick, u2, total))
         s = _startup_share(3 if quick else 10)
         rows.append({"name": "start-up share of a test execution", "baseline": "harness test execution (median task)",
                      "baseline_s": s["exec"], "subject": "python -I -c 'import pytest'", "subject_s": s["start"],
                      "ratio": s["start"] / s["exec"], "unit": "fraction of an uncached execution",
                      "notes": "what warm (pre-imported, fork-per-run) execution could save per cache miss"})
         rows += _warm_vs_cold(proto, tmp, 5 if quick else 20, n)
-        try:
-            import ray  # noqa: F401
-        except ModuleNotFoundError:
-            return rows
-        cluster = _ray_two_nodes()
-        try:
-            from harness.run.executors import RayExecutor
-            RayExecutor()  # attach to the cluster ray.init joined
-            r2 = _run(proto, tmp / "r2", n, executor="ray", cache=False)
-        finally:
-            import ray
-            ray.shutdown()
-            cluster.shutdown()
-        same_r = "outcomes identical" if r2["outcomes"] == u2["outcomes"] else "OUTCOMES DIFFER"
-        rows.append({"name": "ray: local 2-node cluster vs local pool (uncached)",
-                     "baseline": f"local pool 2w {u2['n'] / u2['wall']:.2f} cells/s", "baseline_s": u2["wall"],
-                     "subject": f"ray 2 nodes x 1 CPU {r2['n'] / r2['wall']:.2f} cells/s", "subject_s": r2["wall"],
-                     "ratio": u2["wall"] / r2["wall"], "unit": "x throughput (target >= 0.8)",
-                     "notes": f"same {n} cells, same 2 CPUs; {same_r}; requeues {r2['requeues']}; cluster start-up excluded"})
+        rows += _ray_rows(proto, tmp, n, u2)
     return rows
+
+
+def _projected_min(total: int, r: dict) -> float:
+    """Minutes the whole design of ``total`` cells would take at run ``r``'s rate."""
+    return total / (r["n"] / r["wall"]) / 60
+
+
+def _sample_rows(u1: dict, u2: dict, c1: dict, c2: dict, n: int, total: int, src: str) -> list[dict]:
+    """The first-N sample: per-cell overhead, 2 workers vs 1, and the verdict cache on 1 and 2 workers."""
+    same = "outcomes identical" if u1["outcomes"] == u2["outcomes"] == c1["outcomes"] == c2["outcomes"] \
+        else "OUTCOMES DIFFER between runs"
+
+    def proj(r):
+        return _projected_min(total, r)
+
+    rows = []
+    rows.append({"name": "per-cell overhead (uncached, 1 worker)", "baseline": "summed test-subprocess wall",
+                 "baseline_s": u1["test_s"], "subject": "summed cell wall", "subject_s": u1["cell_s"],
+                 "ratio": u1["cell_s"] / u1["test_s"], "unit": "x (target <= 1.25)",
+                 "notes": f"{u1['n']} cells, {u1['runs']} test executions, design {src}"})
+    rows.append({"name": "powered design: 2 workers vs 1 (uncached)", "baseline": f"1 worker {u1['n'] / u1['wall']:.2f} cells/s",
+                 "baseline_s": u1["wall"], "subject": f"2 workers {u2['n'] / u2['wall']:.2f} cells/s",
+                 "subject_s": u2["wall"], "ratio": u1["wall"] / u2["wall"], "unit": "x throughput",
+                 "notes": f"sample of {n}/{total} cells; projected full design: {proj(u1):.0f} min (1w), "
+                          f"{proj(u2):.0f} min (2w); {same}"})
+    rows.append({"name": "verdict cache, 1 worker (cold cache)", "baseline": f"uncached {u1['n'] / u1['wall']:.2f} cells/s",
+                 "baseline_s": u1["wall"], "subject": f"cached {c1['n'] / c1['wall']:.2f} cells/s",
+                 "subject_s": c1["wall"], "ratio": u1["wall"] / c1["wall"], "unit": "x throughput",
+                 "notes": f"{c1['cached']}/{c1['runs']} verdicts from the cache; projected full design "
+                          f"{proj(c1):.1f} min; {same}"})
+    rows.append({"name": "verdict cache, 2 workers (cold cache)", "baseline": f"uncached 2w {u2['n'] / u2['wall']:.2f} cells/s",
+                 "baseline_s": u2["wall"], "subject": f"cached 2w {c2['n'] / c2['wall']:.2f} cells/s",
+                 "subject_s": c2["wall"], "ratio": u2["wall"] / c2["wall"], "unit": "x throughput",
+                 "notes": f"{c2['cached']}/{c2['runs']} verdicts cached; PROJECTED full design ({total} cells) "
+                          f"{proj(c2):.1f} min on 2 workers (target <= 20; extrapolated from a {n}-cell sample)"})
+    return rows
+
+
+def _group_row(tmp: Path, quick: bool, u2: dict, total: int) -> dict:
+    """The verdict cache over whole (task, scenario) groups (every arm x every repeat), seeded: the
+    cache's reuse within a group is what the full design sees, so this extrapolates better than the
+    first N cells."""
+    import random
+
+    from harness.core.matrix import enumerate_cells
+    from harness.core.protocol import load_protocol
+    rng = random.Random(7)
+    all_tasks = sorted(p.name for p in (ROOT / "tasks").iterdir() if (p / "task.toml").is_file())
+    gt, gs = rng.sample(all_tasks, 1 if quick else 2), rng.sample(SCENARIOS, 2)
+    gproto = _design(tmp, gt, gs, "bench-groups.toml")
+    gcells = len(enumerate_cells(load_protocol(gproto)))
+    g2 = _run(gproto, tmp / "g2", None, workers=2, cache=True)
+    return {"name": "verdict cache, 2 workers, whole matched groups", "baseline": "uncached 2w (first-N sample rate)",
+            "baseline_s": gcells / (u2["n"] / u2["wall"]), "subject": f"cached 2w {g2['n'] / g2['wall']:.2f} cells/s",
+            "subject_s": g2["wall"], "ratio": (gcells / (u2["n"] / u2["wall"])) / g2["wall"],
+            "unit": "x throughput",
+            "notes": f"tasks {gt} x scenarios {gs}: {gcells} cells, {g2['cached']}/{g2['runs']} verdicts cached; "
+                     f"PROJECTED full design ({total} cells) {_projected_min(total, g2):.1f} min on 2 workers "
+                     f"(target <= 20; extrapolated from {len(gt) * len(gs)} whole groups)"}
+
+
+def _ray_rows(proto: Path, tmp: Path, n: int, u2: dict) -> list[dict]:
+    """Ray on a local two-node cluster against the local pool (none without the ray extra)."""
+    try:
+        import ray  # noqa: F401
+    except ModuleNotFoundError:
+        return []
+    cluster = _ray_two_nodes()
+    try:
+        from harness.run.executors import RayExecutor
+        RayExecutor()  # attach to the cluster ray.init joined
+        r2 = _run(proto, tmp / "r2", n, executor="ray", cache=False)
+    finally:
+        import ray
+        ray.shutdown()
+        cluster.shutdown()
+    same_r = "outcomes identical" if r2["outcomes"] == u2["outcomes"] else "OUTCOMES DIFFER"
+    return [{"name": "ray: local 2-node cluster vs local pool (uncached)",
+             "baseline": f"local pool 2w {u2['n'] / u2['wall']:.2f} cells/s", "baseline_s": u2["wall"],
+             "subject": f"ray 2 nodes x 1 CPU {r2['n'] / r2['wall']:.2f} cells/s", "subject_s": r2["wall"],
+             "ratio": u2["wall"] / r2["wall"], "unit": "x throughput (target >= 0.8)",
+             "notes": f"same {n} cells, same 2 CPUs; {same_r}; requeues {r2['requeues']}; cluster start-up excluded"}]

@@ -192,57 +192,17 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
     with tempfile.TemporaryDirectory(prefix="corpus-user-") as tmp:
         if cfg.from_mutmut and gate_path is None:
             gate_path = _mutmut_defaults(cfg, artifact, Path(tmp), quiet)
-        if bool(gate_path) != bool(artifact):
-            raise click.UsageError("--gate and --artifact go together")
-        try:
-            if gate_path:
-                load_gate(gate_path)   # validate early, with a readable message
-                loops = [user_loop(gate_path, artifact, kind, hints, context_dir, Path(tmp), cfg.skip_lines,
-                                   cfg.extra_operators)]
-                tier2 = False
-            else:
-                loops = cat.load_catalogue(only=loop_id)
-                tier2 = not no_tier2
-            for lp in loops:
-                lp.gates()
-            if frozen:
-                probs = verify(load_frozen(frozen), loops) if not gate_path else []
-                if probs:
-                    click.echo("gates changed since the freeze:\n  " + "\n  ".join(probs), err=True)
-                    sys.exit(2)
-        except (GateError, cat.CatalogueError, DeclarationError, KindError, ValueError) as exc:
-            raise click.UsageError(str(exc))
-
-        def progress(done, total):
-            if not quiet and (done % 50 == 0 or done == total):
-                click.echo(f"  judged {done}/{total}", err=True)
-
+        loops, tier2 = _loops_to_measure(cfg, loop_id, no_tier2, gate_path, artifact, kind, hints, context_dir,
+                                         frozen, Path(tmp))
         rerun = _rerun_line()
         runio.make_dir(out_dir, rerun)
         # one measurement writes a journal at a time: a second is refused naming the first's PID
         click.get_current_context().with_resource(runio.DirLock(out_dir, "measure.lock", f"rerun `{rerun}`"))
-        journal = out_dir / JOURNAL
         preflight = _bound_preflight(max_false_accept) if max_false_accept is not None and bound == "upper" \
             else None
         keep = _since(since, loops, artifact) if since else None
-
-        def announce(reused: int, to_judge: int) -> None:
-            if not quiet or reused:
-                click.echo(f"{reused} unchanged, {to_judge} to judge", err=True)
-        try:
-            m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress,
-                        fast=not cold, journal=journal, preflight=preflight, keep=keep, announce=announce,
-                        cache=None if fresh else out_dir / CACHE)
-        except KeyboardInterrupt:
-            _interrupted(journal)
-        except OSError as exc:  # a full disk under the journal: every judgment reached is kept in it
-            if not runio.is_no_space(exc):
-                raise
-            raise runio.NoSpace(exc.filename or journal, exc, rerun, ExitCode.STOPPED,
-                                kept=f"every judgment reached is kept in {journal}") from None
-        if m.resumed:
-            click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
-                       f"was stopped; same mutants, same gate files)", err=True)
+        m = _judge(loops, out_dir, rerun, families=families, tier2=tier2, workers=workers, cold=cold, fresh=fresh,
+                   keep=keep, quiet=quiet, preflight=preflight)
         summary = summarize(m)
         summary["planted"] = planted_report(summary, loops)
         report = survivor_report(summary, m)
@@ -253,7 +213,72 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
             if gate_path else {"mode": "catalogue", "loop": loop_id}
         paths = _write_results(out_dir, rerun, summary, m, report, max_false_accept, bound,
                                {**run, "families": list(families)})
-        journal.unlink(missing_ok=True)        # every judgment is now in judgments.csv
+        (out_dir / JOURNAL).unlink(missing_ok=True)  # every judgment is now in judgments.csv
+    _print_measurement(summary, report, families, show_survivors, paths)
+    _exit_on_ci_failures(summary, bool(gate_path), fail_on_vacuous, max_false_accept, bound)
+
+
+def _loops_to_measure(cfg, loop_id, no_tier2, gate_path, artifact, kind, hints, context_dir, frozen,
+                      tmp: Path) -> tuple[list, bool]:
+    """The loops ``corpus measure`` judges, with whether tier-2 mutants join: the user's gate over
+    their artifact, else the catalogue's loops; every gate validated (a usage error, exit 2) and,
+    with --frozen, unchanged since the freeze (exit 2 naming the changes)."""
+    if bool(gate_path) != bool(artifact):
+        raise click.UsageError("--gate and --artifact go together")
+    try:
+        if gate_path:
+            load_gate(gate_path)   # validate early, with a readable message
+            loops = [user_loop(gate_path, artifact, kind, hints, context_dir, tmp, cfg.skip_lines,
+                               cfg.extra_operators)]
+            tier2 = False
+        else:
+            loops = cat.load_catalogue(only=loop_id)
+            tier2 = not no_tier2
+        for lp in loops:
+            lp.gates()
+        if frozen:
+            probs = verify(load_frozen(frozen), loops) if not gate_path else []
+            if probs:
+                click.echo("gates changed since the freeze:\n  " + "\n  ".join(probs), err=True)
+                sys.exit(2)
+    except (GateError, cat.CatalogueError, DeclarationError, KindError, ValueError) as exc:
+        raise click.UsageError(str(exc))
+    return loops, tier2
+
+
+def _judge(loops: list, out_dir: Path, rerun: str, *, families, tier2: bool, workers: int, cold: bool, fresh: bool,
+           keep, quiet: bool, preflight):
+    """Every mutant judged by every gate (``corpus.measure.measure``), journalled under --out: a
+    Ctrl-C or a full disk stops with every judgment reached kept (exit 4, the rerun resumes)."""
+    journal = out_dir / JOURNAL
+
+    def progress(done, total):
+        if not quiet and (done % 50 == 0 or done == total):
+            click.echo(f"  judged {done}/{total}", err=True)
+
+    def announce(reused: int, to_judge: int) -> None:
+        if not quiet or reused:
+            click.echo(f"{reused} unchanged, {to_judge} to judge", err=True)
+    try:
+        m = measure(loops, families=families, tier2=tier2, workers=workers, progress=progress,
+                    fast=not cold, journal=journal, preflight=preflight, keep=keep, announce=announce,
+                    cache=None if fresh else out_dir / CACHE)
+    except KeyboardInterrupt:
+        _interrupted(journal)
+    except OSError as exc:  # a full disk under the journal: every judgment reached is kept in it
+        if not runio.is_no_space(exc):
+            raise
+        raise runio.NoSpace(exc.filename or journal, exc, rerun, ExitCode.STOPPED,
+                            kept=f"every judgment reached is kept in {journal}") from None
+    if m.resumed:
+        click.echo(f"resumed {m.resumed} judgments from {journal} (an earlier run of this measurement "
+                   f"was stopped; same mutants, same gate files)", err=True)
+    return m
+
+
+def _print_measurement(summary: dict, report: list, families, show_survivors: int, paths) -> None:
+    """The table, the planted defects, the saturation table (v1 and v2), the first surviving
+    mutants' diffs and the files written."""
     click.echo(render_table(summary))
     if summary["planted"]:
         click.echo("\nPLANTED DEFECTS (found = the instrument detected what was planted)")
@@ -269,6 +294,11 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                    f"gates; diffs against the conforming artifact, by operator; all in survivors.md)")
         click.echo(render_survivors(_first(unplanted, show_survivors), planted=False))
     click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
+
+
+def _exit_on_ci_failures(summary: dict, user_gate: bool, fail_on_vacuous: bool, max_false_accept, bound) -> None:
+    """Exit 1 when a CI check fails (--fail-on-vacuous, --max-false-accept; each reason names its
+    gate, printed even when nothing was measured) or a user's gate measured nothing."""
     fails = ci_failures(summary, fail_on_vacuous=fail_on_vacuous, max_false_accept=max_false_accept, bound=bound) \
         if (fail_on_vacuous or max_false_accept is not None) else []
     if fails:  # the CI checks' reasons are printed even when nothing was measured: each names its gate
@@ -276,7 +306,7 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
                                          (f"--max-false-accept {max_false_accept} --bound {bound}",
                                           max_false_accept is not None)) if on)
         click.echo(f"\nFAIL ({flags}):\n  " + "\n  ".join(fails), err=True)
-    empty = nothing_measured(summary) if gate_path else None
+    empty = nothing_measured(summary) if user_gate else None
     if empty:
         click.echo(empty, err=True)
     if fails or empty:

@@ -405,8 +405,6 @@ class ForkServer:
             timeout_s: float, extra: dict | None = None) -> tuple[int | None, str, str, float]:
         """(exit code or None on timeout, stdout, stderr, seconds) of ``pytest ARGS`` in a child."""
         import json
-        import selectors
-        import signal
         import socket
         import time
         out_w: int | None    # write ends: None once handed to the server and closed here
@@ -425,35 +423,7 @@ class ForkServer:
                 pid = json.loads(self.sock.recv(1 << 16))["pid"]
             except (OSError, ValueError, KeyError) as exc:
                 raise ForkServerError(f"fork server unavailable: {exc!r}") from exc
-            bufs = {out_r: bytearray(), err_r: bytearray()}
-            sel = selectors.DefaultSelector()
-            for fd in bufs:
-                sel.register(fd, selectors.EVENT_READ)
-            deadline, timed_out, open_fds = t0 + timeout_s, False, set(bufs)
-            while open_fds:
-                wait = deadline - time.perf_counter()
-                if wait <= 0 and not timed_out:
-                    timed_out = True
-                    try:
-                        os.killpg(pid, signal.SIGKILL)   # the child leads its own session
-                    except ProcessLookupError:
-                        # not yet: the pid arrived after the deadline and the child has not called
-                        # setsid. It is the server's unreaped child, so the pid is still its own
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                    deadline += 10.0
-                elif wait <= 0:
-                    break
-                for key, _ in sel.select(timeout=max(wait, 0)):
-                    chunk = os.read(key.fd, 1 << 16)
-                    if chunk:
-                        bufs[key.fd] += chunk
-                    else:
-                        sel.unregister(key.fd)
-                        open_fds.discard(key.fd)
-            sel.close()
+            bufs, timed_out = _read_run(pid, (out_r, err_r), t0 + timeout_s)
             try:
                 status = json.loads(self.sock.recv(1 << 16))["status"]
             except (OSError, ValueError, KeyError) as exc:
@@ -477,7 +447,46 @@ class ForkServer:
                 self.proc.wait()
 
 
+def _read_run(pid: int, fds: tuple[int, ...], deadline: float) -> tuple[dict[int, bytearray], bool]:
+    """Each of ``fds`` (a run's stdout and stderr) read to its end, and whether the run timed out:
+    past ``deadline`` the run's process group is killed, and the pipes get 10 s more to close."""
+    import selectors
+    import signal
+    import time
+    bufs = {fd: bytearray() for fd in fds}
+    sel = selectors.DefaultSelector()
+    for fd in bufs:
+        sel.register(fd, selectors.EVENT_READ)
+    timed_out, open_fds = False, set(bufs)
+    while open_fds:
+        wait = deadline - time.perf_counter()
+        if wait <= 0 and not timed_out:
+            timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)   # the child leads its own session
+            except ProcessLookupError:
+                # not yet: the pid arrived after the deadline and the child has not called
+                # setsid. It is the server's unreaped child, so the pid is still its own
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            deadline += 10.0
+        elif wait <= 0:
+            break
+        for key, _ in sel.select(timeout=max(wait, 0)):
+            chunk = os.read(key.fd, 1 << 16)
+            if chunk:
+                bufs[key.fd] += chunk
+            else:
+                sel.unregister(key.fd)
+                open_fds.discard(key.fd)
+    sel.close()
+    return bufs, timed_out
+
+
 if __name__ == "__main__":
     import json as _json
     del sys.path[0]        # this script's directory (corpus/) must shadow nothing
     _serve(int(sys.argv[1]), *_json.loads(sys.argv[2]))
+

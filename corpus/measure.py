@@ -377,6 +377,78 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
     return rows, keys, fkeys, kept
 
 
+class _Tick:
+    """What happens to each finished judgment of a measurement: journalled (``book``), stored in the
+    judgment cache (``store``; an incapable control is retried next run, never stored), counted and
+    reported to ``progress(done, total)``. Called from the pool's threads."""
+
+    def __init__(self, book, store, job_of: dict, cache_keys: dict, fine_keys: dict, progress, total: int):
+        self.book, self.store, self.job_of, self.progress, self.total = book, store, job_of, progress, total
+        self.cache_keys, self.fine_keys = cache_keys, fine_keys
+        self.lock, self.done = threading.Lock(), 0
+
+    def __call__(self, row: Row) -> Row:
+        if self.book and row.verdict != SKIPPED:
+            self.book.record(self.job_of[(row.loop, row.gate_path, row.mutant)], row)
+        if self.store is not None and row.verdict != SKIPPED and \
+                not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
+            fk = self.fine_keys.get((row.loop, row.gate_path, row.mutant))
+            self.store.put(self.cache_keys[(row.loop, row.gate_path, row.mutant)], row,
+                           {"fine_key": fk[0]} if fk else None)
+        with self.lock:
+            self.done += 1
+            n = self.done
+        if self.progress:
+            self.progress(n, self.total)
+        return row
+
+
+def _judge_pending(jobs: list[Job], pending: list[Job], resumed: dict, workers: int, tick, starting: dict, reuse,
+                   announce) -> tuple[list[Row], dict, dict]:
+    """The pending judgments, controls first (``_controls_first``): a gate whose control stopped has
+    its mutants SKIPPED; a gate with a fork-server session has what the fine reuse keeps reused and
+    the rest judged fast; every other mutant is judged cold in the pool. Returns the rows, the
+    controls' timeouts and the stopped gates."""
+    rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
+    groups: dict[tuple[str, str], list[Job]] = {}
+    cold: list[Job] = []
+    for j in pending:
+        key = (j.loop.id, str(j.gate.path))
+        if j.mutant is None:
+            continue
+        if key in stopped:
+            rows.append(tick(_row(j, SKIPPED, stopped[key], executor="none")))
+        elif key in starting:
+            groups.setdefault(key, []).append(j)
+        else:
+            cold.append(j)
+    todo: dict[tuple[str, str], list[Job]] = {}
+    for key, group in groups.items():       # what the fine reuse keeps needs each session's coverage map
+        kept, todo[key] = _reused_rows(group, starting[key].result(), reuse)
+        rows += [tick(r) for r in kept]
+    if announce is not None:
+        announce(sum(1 for k in resumed if not k[2].endswith("/control")) + (reuse.reused if reuse else 0),
+                 len(cold) + sum(len(t) for t in todo.values()))
+    rows += _pool(lambda j: tick(run_job(j)), cold, workers)
+    for key, group in todo.items():
+        equivalent = [j for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
+        rows += [tick(run_job(j)) for j in equivalent]
+        rows += _fast_rows([j for j in group if j not in equivalent], starting[key].result(), tick, reuse)
+    return rows, timeouts, stopped
+
+
+def _cache_all(store, rows: list[Row], cache_keys: dict, fine_keys: dict, fine_kept: set, narrowed: bool) -> None:
+    """After a measurement: the judgments resumed from the journal join the cache too, and the cache
+    keeps only this measurement's keys (a narrowed run, ``--since``, keeps the ones it left out)."""
+    for r in rows:
+        k = cache_keys.get((r.loop, r.gate_path, r.mutant))
+        if k is not None and store.get(k) is None and r.verdict != SKIPPED and \
+                not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
+            store.put(k, r)
+    if not narrowed:
+        store.compact(set(cache_keys.values()) | {k for k, _ in fine_keys.values()} | fine_kept)
+
+
 def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: int = 2,
             gates: dict[str, list[Gate]] | None = None, progress=None, fast: bool = True,
             journal: Path | None = None, preflight=None, cache: Path | None = None, keep=None,
@@ -406,67 +478,22 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
     pending = [j for j in jobs if _job_key(j) not in resumed]
     job_of = {_job_key(j): j for j in pending}
-    lock, done = threading.Lock(), [0]
-
-    def tick(row: Row) -> Row:
-        if book and row.verdict != SKIPPED:
-            book.record(job_of[(row.loop, row.gate_path, row.mutant)], row)
-        if store is not None and row.verdict != SKIPPED and \
-                not (row.is_control and row.verdict == Verdict.INCAPACITY.value):   # retried next run
-            fk = fine_keys.get((row.loop, row.gate_path, row.mutant))
-            store.put(cache_keys[(row.loop, row.gate_path, row.mutant)], row, {"fine_key": fk[0]} if fk else None)
-        with lock:
-            done[0] += 1
-            n = done[0]
-        if progress:
-            progress(n, len(pending))
-        return row
-
+    tick = _Tick(book, store, job_of, cache_keys, fine_keys, progress, len(pending))
     rows: list[Row] = list(resumed.values())
     reuse = FineReuse(store, fine_keys) if store is not None else None
     pre = ThreadPoolExecutor(max_workers=2)
     starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
         if fast else {}
     try:
-        ctrl_rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
-        rows += ctrl_rows
-        groups: dict[tuple[str, str], list[Job]] = {}
-        cold: list[Job] = []
-        for j in pending:
-            key = (j.loop.id, str(j.gate.path))
-            if j.mutant is None:
-                continue
-            if key in stopped:
-                rows.append(tick(_row(j, SKIPPED, stopped[key], executor="none")))
-            elif key in starting:
-                groups.setdefault(key, []).append(j)
-            else:
-                cold.append(j)
-        todo: dict[tuple[str, str], list[Job]] = {}
-        for key, group in groups.items():       # what the fine reuse keeps needs each session's coverage map
-            kept, todo[key] = _reused_rows(group, starting[key].result(), reuse)
-            rows += [tick(r) for r in kept]
-        if announce is not None:
-            announce(sum(1 for k in resumed if not k[2].endswith("/control")) + (reuse.reused if reuse else 0),
-                     len(cold) + sum(len(t) for t in todo.values()))
-        rows += _pool(lambda j: tick(run_job(j)), cold, workers)
-        for key, group in todo.items():
-            equivalent = [j for j in group if j.mutant is not None and j.mutant.label == EQUIVALENT]
-            rows += [tick(run_job(j)) for j in equivalent]
-            rows += _fast_rows([j for j in group if j not in equivalent], starting[key].result(), tick, reuse)
+        judged, timeouts, stopped = _judge_pending(jobs, pending, resumed, workers, tick, starting, reuse, announce)
+        rows += judged
     finally:
         pre.shutdown(wait=True, cancel_futures=True)
         for f in starting.values():
             if not f.cancelled() and f.exception() is None:
                 f.result().__exit__(None, None, None)
     if store is not None:
-        for r in rows:          # judgments resumed from the journal join the cache too
-            k = cache_keys.get((r.loop, r.gate_path, r.mutant))
-            if k is not None and store.get(k) is None and r.verdict != SKIPPED and \
-                    not (r.is_control and r.verdict == Verdict.INCAPACITY.value):
-                store.put(k, r)
-        if keep is None:        # a narrowed run (--since) keeps the judgments it left out
-            store.compact(set(cache_keys.values()) | {k for k, _ in fine_keys.values()} | fine_kept)
+        _cache_all(store, rows, cache_keys, fine_keys, fine_kept, narrowed=keep is not None)
     by_job = {(r.loop, r.gate_path, r.mutant): r for r in rows}      # back into plan order
     rows = [by_job[_job_key(j)] for j in jobs]
     measured = sorted({r.loop for r in rows})

@@ -277,6 +277,17 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
     # what a harness export carries beside the outcome (the analysis reads protocol_digest)
     rec.update({k: meta[k] for k in ("attempts", "review_rounds", "protocol_digest", "usage_by_model")
                 if meta.get(k) is not None})
+    _outcome_fields(rec, sample, scores, where, score_name, visible_score)
+    key = "|".join([rec["arm"], rec["task"], rec["scenario"], str(rec["repeat"]),
+                    *[f"{k}={v}" for k, v in sorted(rec["factors"].items())]])
+    return {"cell_key": key, **rec}
+
+
+def _outcome_fields(rec: dict, sample, scores: dict, where: str, score_name: str | None,
+                    visible_score: str | None) -> None:
+    """The record's outcome, flags and ``inspect_mapping``, added to ``rec``: a harness export's own
+    adjudicated outcome (checked against Eq. 7), void for an errored sample, else Eq. 7 over the
+    hidden score (``score_name``), the visible one (or shipped) and shipped (no limit hit)."""
     own = scores.get("outcome")
     if own is not None and own.value in OUTCOMES:  # a harness export: the adjudicator's outcome and flags
         m = own.metadata or {}
@@ -309,9 +320,6 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
                    inspect_mapping=(f"hidden_pass = score {name}; shipped = no error and no limit; visible_pass = "
                                     + (f"score {visible_score}" if visible_score else "shipped (no visible gate)")
                                     + "; outcome by Eq. 7 with no failure seen"))
-    key = "|".join([rec["arm"], rec["task"], rec["scenario"], str(rec["repeat"]),
-                    *[f"{k}={v}" for k, v in sorted(rec["factors"].items())]])
-    return {"cell_key": key, **rec}
 
 
 def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = None,

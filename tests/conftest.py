@@ -58,6 +58,9 @@ SLOW_FILES: dict[str, str] = {
                                             "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
+    # the verdict cache's session is the cell's context (in-process; faked executions, 0-2.3 s)
+    "tests/harness/judge/test_verdict_cache.py::test_a_session_is_the_cells_own_and_no_other_threads",
+    "tests/harness/judge/test_verdict_cache.py::test_the_plain_run_of_the_judged_pair_goes_through_the_cells_session",
     # a new records file is linked into place, never over another (in-process, 0.1 s)
     "tests/harness/cli/test_command_faults_files.py::test_a_new_records_file_is_never_written_over_another",
     # the pool's size rule (pure arithmetic) beside the executor it sizes
@@ -156,6 +159,8 @@ SLOW_TESTS: dict[str, str] = {
         "whole cells, cold and warm, each building a tree past a limit (7-10 s each)",
     "tests/harness/sandbox/test_warm.py::test_same_verdicts_on_every_candidate":
         "every candidate of a task judged cold and warm (9 s)",
+    "tests/harness/sandbox/test_warm.py::test_no_warm_runs_the_cells_cold_and_leaves_the_environment_as_it_was":
+        "a one-cell `harness run --no-warm` through the CLI (10 s loaded)",
     "tests/corpus/test_gates.py::test_pytest_gate_and_collection_ownership":
         "a pytest gate's mutants judged end to end (8 s)",
     "tests/corpus/test_coverage_map.py::test_a_mutant_below_a_line_separator_in_a_string_is_killed":

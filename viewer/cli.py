@@ -59,7 +59,7 @@ def view_cmd(run, out, analysis_dir, workers):
 def _view_compare(out: Path) -> None:
     """A `harness compare --out` folder: its page (DIR/compare.html) drawn again from compare.json."""
     from analysis.compare import CompareError
-    from analysis.compare_render import rebuild_page
+    from viewer.compare_page import rebuild_page
 
     try:
         page = rebuild_page(out)

@@ -275,8 +275,9 @@ def plan(path, worst_case, engine, reviewer_engine, model):
               help="with --engine replay: replay each cell from DIR/transcripts (no network)")
 @click.option("--transcript", "transcript_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="with --engine replay: one hand-written transcript for every cell (a scripted agent)")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="where cells run: a local process pool, or a Ray cluster (pip install -e '.[ray]')")
+@click.option("--executor", default="local", show_default=True,
+              help="where cells run: local (a process pool), ray (a Ray cluster; pip install -e '.[ray]'), or an "
+                   "executor a plug-in registered (`harness plugins --kind executors`)")
 @click.option("--address", default=None, help="with --executor ray: the cluster to join (e.g. HOST:6379 or auto; "
               "default: $RAY_ADDRESS, else start a local Ray instance with --workers CPUs)")
 @click.option("--no-cache", "no_cache", is_flag=True, help="execute every test run (no verdict reuse)")
@@ -296,10 +297,11 @@ def plan(path, worst_case, engine, reviewer_engine, model):
 def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory, limit_cells, pilot, replay_from,
         transcript_file, executor, address, no_cache, cache_dir, no_warm, raise_usd, raise_tokens, monitor, keep_trees):
     """Run protocol PATH into --out DIR, or continue a run with --resume DIR."""
-    if no_warm:
-        os.environ["HARNESS_WARM"] = "0"  # read by harness.sandbox.warm in this process and its local workers
+    from harness.core.registry import EXECUTORS
     from harness.run.driver import StopRequest, execute, prepare
-    if address and executor != "ray":
+    if executor not in EXECUTORS:
+        raise click.UsageError(f"--executor: unknown executor {executor!r} (known: {', '.join(EXECUTORS.names())})")
+    if address and not EXECUTORS.get(executor).flag("address"):
         raise click.UsageError("--address names a Ray cluster: add --executor ray")
     if (raise_usd or raise_tokens) and not resume:
         raise click.UsageError("--raise-budget-usd/--raise-budget-tokens raise a stopped run's ceiling: use with --resume DIR")
@@ -327,7 +329,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
                       pilot=pilot, executor=executor, address=address, cache=not no_cache,
                       cache_dir=Path(cache_dir) if cache_dir else None, raise_budget=Ceiling(raise_usd, raise_tokens),
-                      monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees)
+                      monitor=primary_line if monitor else None, stop=stop, keep_trees=keep_trees,
+                      warm=False if no_warm else None)
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: exit 4 (docs/reference/exit-codes.md)
@@ -714,7 +717,7 @@ def compare_cmd(run_a, run_b, out, label_a, label_b, key_text, no_figures):
     paper's Tables 12 and 24-28). Exit 2 on bad input."""
     from analysis.cli import InputProblem, _guard
     from analysis.compare import CompareError, Options, compare, parse_key
-    from analysis.compare_render import write_all
+    from viewer.compare_page import write_all
 
     try:
         key = parse_key(key_text)

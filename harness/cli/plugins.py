@@ -32,7 +32,7 @@ def register(main: click.Group) -> None:
     @click.option("--kind", type=click.Choice(sorted(KINDS)), default=None, help="list only this kind")
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def plugins(kind: str | None, as_json: bool) -> None:
-        """List every registered engine, arm, scenario hook, detector, gate kind and operator, with its origin."""
+        """List every registered engine, arm, scenario hook, detector, gate kind, operator and executor, with its origin."""
         try:
             rows = listing()
         except RegistryError as exc:

@@ -11,7 +11,7 @@ decorators (``harness.api``), which carry the same metadata.
 from __future__ import annotations
 
 from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
-from harness.core.registry import ARMS, ENGINES, SCENARIOS, Ref
+from harness.core.registry import ARMS, ENGINES, EXECUTORS, SCENARIOS, Ref
 
 # Arms (paper section 5.2; controllers in harness.control.arms): parameters, single_shot, budgeted, and the
 # worst-case counts W = max_attempts, V = max_reviews per execution of a cell (harness.ledger.worst_case).
@@ -42,3 +42,8 @@ for _name, _attr in (("truncate_context", "_truncate_context"), ("kill_host", "_
     SCENARIOS.declare(_name, Ref(_INJECTIONS, _attr), stage="turn")
 for _name in ("unchanged", "exists", "absent", "no_new_files", "sqlite_rows", "unsatisfiable", "tool_log"):
     SCENARIOS.declare(_name, Ref(_INJECTIONS, "_" + _name), stage="check")
+
+# Executors (harness.run.executors): where cells run, each an ``Executor`` class made by its
+# ``create``; ``address`` marks one that joins a cluster named with ``--address``.
+EXECUTORS.declare("local", Ref("harness.run.executors", "LocalExecutor"))
+EXECUTORS.declare("ray", Ref("harness.run.executors", "RayExecutor"), address=True)

@@ -1,5 +1,5 @@
 """One registration idiom for every part a researcher extends: engines, arms, scenario hooks,
-detectors, gate kinds and mutant operators.
+detectors, gate kinds, mutant operators and executors.
 
 A part is registered once, by a decorator, with what the rest of the harness needs to know about
 it: a typed parameter dataclass (its fields are the part's allowed keys, their types and defaults)
@@ -14,7 +14,7 @@ then imports nothing above ``harness.core``, and the implementation module is im
 the part's object is asked for (``Part.obj``, ``Part.doc``), by the layer that calls it. A
 separately installed distribution adds parts through entry points in the group
 ``proof_harness.<kind>`` (``proof_harness.engines``, ``.arms``, ``.scenarios``, ``.detectors``,
-``.gates``, ``.operators``). An entry point names a module, whose import registers parts with the
+``.gates``, ``.operators``, ``.executors``). An entry point names a module, whose import registers parts with the
 decorator, or an object, registered under the entry point's name. Either way the part's origin is
 the distribution's name and version, which ``harness plugins`` prints.
 
@@ -224,7 +224,8 @@ OPERATORS = Registry("operators", ("corpus.operators.common", "corpus.operators.
                                    "corpus.operators.python_src", "corpus.operators.pins", "corpus.operators.commits",
                                    "corpus.operators.v2", "corpus.operators.fine", "corpus.operators.structured",
                                    "corpus.operators.attestation"), callable_parts=False)
-KINDS: dict[str, Registry] = {r.kind: r for r in (ENGINES, ARMS, SCENARIOS, DETECTORS, GATES, OPERATORS)}
+EXECUTORS = Registry("executors", ("harness.core.builtin_parts",))  # declared: harness.run.executors
+KINDS: dict[str, Registry] = {r.kind: r for r in (ENGINES, ARMS, SCENARIOS, DETECTORS, GATES, OPERATORS, EXECUTORS)}
 
 
 def needs_model(name: str) -> bool:

@@ -30,11 +30,8 @@ CHECK = "dynamic: tests run without the planted key's files; recorded writes, se
 def _uncached():
     """No verdict cache for these runs: a reused verdict did not execute, so it wrote nothing."""
     from harness.judge import verdict_cache
-    prev, verdict_cache._ACTIVE = verdict_cache._ACTIVE, None
-    try:
+    with verdict_cache.suspended():
         yield
-    finally:
-        verdict_cache._ACTIVE = prev
 
 
 def planted_files(start_files: dict[str, str], secrets: tuple[str, ...]) -> list[str]:

@@ -21,6 +21,7 @@ through ``place_file``, which never follows a link the agent planted.
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import importlib.util
 import marshal
@@ -178,8 +179,9 @@ def run_judged_and_plain(tree: Path, test_file: Path, *, dest_rel: str, hide: tu
     pool = _PLAIN_THREADS.get(os.getpid())
     if pool is None:
         pool = _PLAIN_THREADS.setdefault(os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="hx-plain"))
-    plain = pool.submit(run_pytest, tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=False,
-                        show=show)
+    # in a copy of this context: the cell's verdict-cache session and warm setting hold there too
+    plain = pool.submit(contextvars.copy_context().run, run_pytest, tree, test_file, dest_rel=dest_rel, hide=hide,
+                        limits=limits, judged=False, show=show)
     try:
         judged = run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
     finally:
@@ -221,7 +223,7 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
 
 def _run_confined_pytest(argv, cwd, **kw):
     """Warm (harness.sandbox.warm: a pre-imported zygote forks the run under the same confinement) when
-    enabled (HARNESS_WARM, default on; off at level 'basic'), else, or if the zygote cannot run
+    enabled (harness.sandbox.warm.enabled: the cell's setting, default on; off at level 'basic'), else, or if the zygote cannot run
     it, cold (sandbox.run_confined: a fresh ``python -I -m pytest``). Verdicts are the same either
     way, so the verdict cache key does not name the executor."""
     from harness.sandbox import warm

@@ -27,12 +27,14 @@ tests nondeterministic: the entry is evicted, the fresh verdict is used, the tas
 of the run (and for later runs sharing DIR, until the marker is deleted); stderr and every later
 record of that task say so.
 
-A cell activates a session (``activate``); ``run_pytest`` consults ``active()``. Nothing is
+A cell activates a session (``activate``, a context variable scoped to the cell); ``run_pytest``
+consults ``active()``. Nothing is
 cached outside a session, so task validation, the corpus tool and unit tests run uncached.
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -263,26 +265,43 @@ class Session:
                 "misses": self.misses, "spot_checks": self.spot_checks, "mismatches": len(self.mismatches)}
 
 
-_ACTIVE: Session | None = None
+# The session of the cell running in this context. A context variable, scoped to the cell by
+# ``activate``, rather than an argument: passing it explicitly would thread a cache through the arm,
+# the controller, the judge and the adjudicator down to ``run_pytest``, none of which reads it, while
+# the one reader is ``run_pytest``. Rather than a module global: a session is one cell's, and two
+# cells in two threads of one process (or a thread that runs no cell) must not see each other's; a
+# thread the cell itself starts with a copy of its context (the judged pair's plain run,
+# harness.judge.testrun ``run_judged_and_plain``) shares it.
+_SESSION: contextvars.ContextVar[Session | None] = contextvars.ContextVar("verdict_cache_session", default=None)
 
 
 def active() -> Session | None:
-    return _ACTIVE
+    """The session of the cell running in this context (``activate``), else None (nothing cached)."""
+    return _SESSION.get()
 
 
 @contextlib.contextmanager
 def activate(config: dict | None, task: str, cell_key: str):
-    """Make a session active for the duration of a cell. ``config``: {"enabled", "dir",
-    "spot_rate", "seed", "disabled_tasks"}; a falsy config or enabled=False yields None."""
-    global _ACTIVE
+    """Make a session active for the duration of a cell, in this context. ``config``: {"enabled",
+    "dir", "spot_rate", "seed", "disabled_tasks"}; a falsy config or enabled=False yields None."""
     config = config or {}
     if not config.get("enabled") or not config.get("dir") or task in set(config.get("disabled_tasks") or ()):
         yield None
         return
-    prev = _ACTIVE
-    _ACTIVE = Session(VerdictCache(Path(config["dir"])), task, cell_key, seed=str(config.get("seed", "0")),
+    session = Session(VerdictCache(Path(config["dir"])), task, cell_key, seed=str(config.get("seed", "0")),
                       spot_rate=float(config.get("spot_rate", DEFAULT_SPOT_RATE)))
+    token = _SESSION.set(session)
     try:
-        yield _ACTIVE
+        yield session
     finally:
-        _ACTIVE = prev
+        _SESSION.reset(token)
+
+
+@contextlib.contextmanager
+def suspended():
+    """No session inside (a run whose verdict must be executed, never reused); the cell's again after."""
+    token = _SESSION.set(None)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)

@@ -47,6 +47,7 @@ from harness.run import pilot as pilot_mod
 from harness.run.cellrun import CellSpec
 from harness.run.progress import Progress
 from harness.sandbox import procs
+from harness.sandbox.sandbox import warm_requested
 
 
 @dataclass
@@ -204,7 +205,7 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
              progress_stream=None, executor: str = "local", address: str | None = None, cache: bool = True,
              cache_dir: Path | None = None, spot_rate: float | None = None, executor_options: dict | None = None,
              raise_budget: "spend_mod.Ceiling | None" = None,
-             monitor: Callable[[Path], str] | None = None, keep_trees: bool = True) -> RunOutcome:
+             monitor: Callable[[Path], str] | None = None, keep_trees: bool = True, warm: bool | None = None) -> RunOutcome:
     """Run (or resume) every cell of the run in run_dir that has no record yet (the caller holds run.lock).
 
     ``executor``: "local" (this process or a pool of ``workers``) or "ray" (``address`` of an
@@ -212,6 +213,8 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
     (harness.judge.verdict_cache) in ``cache_dir`` (default: run_dir/verdict-cache). ``raise_budget``: a
     higher spend ceiling for this run (written to spend.json; the protocol and its lock are unchanged).
     ``keep_trees``: keep each cell's final tree in run_dir/trees (``harness rejudge`` replays them).
+    ``warm``: warm test execution on or off in every cell (``--no-warm``; None: this process's
+    default, harness.sandbox.sandbox.warm_requested), carried to each worker with its job.
 
     The run as named phases over one ``_Session``: verify and open, pending cells, dispatch (which
     settles each record and requeues voids under the rerun policy), finalize."""
@@ -243,7 +246,9 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
                         extra=_sequence_line(s.run_dir, monitor) if monitor else None,
                         spent=(lambda: float(ledger_spend.read()["spent_usd"])) if ledger_spend is not None else None)
     halt = stop or StopRequest()
-    _dispatch(s, ex, cells, settle, progress, halt, lambda c: executors.Job(_cell_spec(s, c, cfg), cfg.as_dict(s, disabled)), log)
+    on = warm_requested() if warm is None else warm  # decided here, once, for every worker and node
+    _dispatch(s, ex, cells, settle, progress, halt,
+              lambda c: executors.Job(_cell_spec(s, c, cfg), cfg.as_dict(s, disabled), warm=on), log)
     if halt.signal and not settle.stopped:
         settle.halt(RunStop.SIGNAL, f"interrupted by {halt.signal}: dispatch stopped, every cell that finished is "
                     f"recorded, cells not finished are unrun (never void, never scored); continue with "

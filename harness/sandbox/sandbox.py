@@ -37,9 +37,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from harness.sandbox import confine, syscalls
 
@@ -165,6 +168,36 @@ def confinement_level() -> str:
     """The strongest level this machine supports (see the module docstring), capped by
     HARNESS_CONFINEMENT."""
     return _level(_cap())
+
+
+# -- warm execution on or off (harness.sandbox.warm), per cell -----------------------------------
+# A context variable, neither a module global nor os.environ: ``harness run --no-warm`` is a setting
+# of the run, carried to each cell as data (harness.run.executors.Job.warm) and in force for that
+# cell's code only (``warm_scoped``), whether the cell runs in this process, a pool worker or a Ray
+# worker; a thread the cell starts with a copy of its context (the judged pair's plain run,
+# harness.judge.testrun) follows it. The flag used to be written into os.environ, where it outlived
+# the command in the process and never reached a Ray worker.
+_WARM: ContextVar[bool | None] = ContextVar("harness_warm", default=None)
+
+
+def warm_requested() -> bool:
+    """Whether warm test execution is asked for: the setting in force (``warm_scoped``), else the
+    process's default, HARNESS_WARM=0|1 (default 1; the harness reads it and never writes it)."""
+    on = _WARM.get()
+    if on is not None:
+        return on
+    return os.environ.get("HARNESS_WARM", "1").strip() not in ("0", "false", "no", "off", "")
+
+
+@contextmanager
+def warm_scoped(on: bool | None) -> Iterator[None]:
+    """Warm execution on (True) or off (False) for the code run inside, in this context; None leaves
+    the setting as it is."""
+    token = _WARM.set(_WARM.get() if on is None else on)
+    try:
+        yield
+    finally:
+        _WARM.reset(token)
 
 
 @lru_cache(maxsize=8)

@@ -253,10 +253,11 @@ def scratch_base() -> str | None:
 
 
 def enabled() -> bool:
-    """HARNESS_WARM=0|1 (default 1) and a confinement level the zygote reproduces (root: the
-    zygote needs the privilege to give each run its own namespaces)."""
-    from harness.sandbox.sandbox import confinement_level
-    if os.environ.get("HARNESS_WARM", "1").strip() in ("0", "false", "no", "off", ""):
+    """Warm execution asked for (``harness.sandbox.sandbox.warm_requested``: the cell's setting, else
+    HARNESS_WARM, default on) and a confinement level the zygote reproduces (root: the zygote needs
+    the privilege to give each run its own namespaces)."""
+    from harness.sandbox.sandbox import confinement_level, warm_requested
+    if not warm_requested():
         return False
     return confinement_level() != "basic" and os.geteuid() == 0
 
@@ -318,7 +319,7 @@ def _zygote_argv(level: str) -> list[str]:
     from harness.sandbox.sandbox import bwrap_view, required_bwrap
     base = scratch_base()
     if base is None:
-        raise RuntimeError("the bwrap zygote needs warm execution on (HARNESS_WARM) for its scratch base")
+        raise RuntimeError("the bwrap zygote needs warm execution on (enabled()) for its scratch base")
     code = os.path.join(base, ".zygote")  # its code lives in the scratch base, which every run sees covered
     os.makedirs(code, exist_ok=True)
     for name in ("warm.py", "confine.py"):
@@ -378,7 +379,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     if level == "bwrap":
         base = scratch_base()
         if base is None:
-            return None  # warm execution off (HARNESS_WARM): run it cold
+            return None  # warm execution off (enabled()): run it cold
         if not all(w == base or w.startswith(base + "/") for w in writable):
             return None  # scratch outside the zygote's view: run it cold
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:

@@ -130,7 +130,7 @@ def test_token_convention_footprint_warns_naming_rows(tmp_path):
 
 
 def test_the_compare_page_shows_the_breakdown_and_redraws_it_from_compare_json(tmp_path):
-    from analysis.compare_render import rebuild_page, write_all
+    from viewer.compare_page import rebuild_page, write_all
 
     r = compare(*_files(tmp_path), Options(label_a="A2", label_b="A4"))
     out = tmp_path / "cmp"

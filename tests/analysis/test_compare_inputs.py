@@ -199,7 +199,7 @@ def test_a_kill_while_writing_leaves_the_previous_outputs_whole(compare_dir, tmp
             "from analysis.compare_render import write_all; "
             f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
             "out = Path(sys.argv[1]); r = json.loads((out / 'compare.json').read_text()); "
-            "r['wording'] += ' (again)'; write_all(r, out, [], figure=False)")
+            "r['wording'] += ' (again)'; write_all(r, out, figure=False)")
     proc = subprocess.run([sys.executable, "-c", code, str(compare_dir)], cwd=REPO, capture_output=True, timeout=120)
     assert proc.returncode != 0  # killed by the limit, as by a kill -9 mid-write
     assert (compare_dir / "compare.json").read_bytes() == before["compare.json"]

@@ -39,7 +39,7 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     ("harness/loop/loop_runs.py", "MemoJudge.__call__", "read_bytes"):
         "the loop workspace's target, a harness-made scratch tree the worker changes only through authorized "
         "write calls (it cannot make a link or a FIFO there); its digest keys the gate's memo",
-    ("analysis/compare_render.py", "write_page", "read_bytes"):
+    ("viewer/compare_page.py", "write_page", "read_bytes"):
         "the viewer's own stylesheet, read from the installed package (importlib.resources)",
     ("corpus/cli.py", "user_loop", "read_bytes"):
         "the user's artifact named with --artifact, read to check its kind and copied for the gate to judge",

@@ -7,7 +7,9 @@ control, run, loop, cli. A module imports only from its own layer or a lower one
 among the harness layers only ``loop`` may import ``corpus`` and only ``cli`` the four packages;
 ``harness.api`` (the plug-in surface) is imported by no module here and the example plug-in imports
 nothing else of the harness. No import cycle among all these modules, top-level or inside a
-function. There is no allow-list: every rule holds for every module.
+function, and none among the packages (each harness layer, ``analysis``, ``corpus``, ``viewer``,
+``interop``, ``benchmarks``): ``viewer`` and ``interop`` sit above ``analysis`` and ``corpus``. There is
+no allow-list: every rule holds for every module.
 
 Modules the plug-in registry imports by name (``harness.core.registry``'s built-in lists) are
 resolved too: a module that *looks a part up* (reads a registry other than to register a part:
@@ -279,6 +281,44 @@ def test_registry_lookups_go_down_the_layers(graph):
 
 def test_no_import_cycle_even_through_imports_inside_functions(graph):
     assert cycles(graph) == []
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to units (``unit_of``: each harness layer, ``harness.api``, and every
+    other top-level package): unit -> the other units its modules import."""
+    out: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        unit = unit_of(mod)
+        out.setdefault(unit, set()).update(unit_of(d) for d in deps if unit_of(d) != unit)
+    return out
+
+
+def test_no_import_cycle_between_packages_even_through_imports_inside_functions():
+    """Every package of the repository (the benchmarks too) and every harness layer: no two import
+    each other, at any distance, counting imports inside functions. Module cycles are not enough: two
+    packages can import each other through different modules (``analysis.compare_render`` imported
+    ``viewer.page`` while ``viewer.cli`` imported ``analysis.compare_render``; the comparison's page is
+    now the viewer's, ``viewer.compare_page``), and then neither can be read, tested or shipped without
+    the other. The order among the packages beside the harness: ``viewer`` and ``interop`` may import
+    ``analysis`` and ``corpus``, never the reverse."""
+    units = package_graph(scan(REPO, packages=(*PACKAGES, "benchmarks")))
+    assert {"analysis", "viewer", "corpus", "interop", "benchmarks", "harness.core", "harness.cli"} <= set(units)
+    assert cycles(units) == []
+
+
+def test_a_package_cycle_through_different_modules_is_caught(tmp_path):
+    """A planted tree: ``analysis.render`` imports ``viewer.page`` inside a function and ``viewer.cli``
+    imports ``analysis.render``: no module cycle, one package cycle."""
+    for pkg, files in (("analysis", {"render.py": "def page():\n    from viewer.page import esc\n    return esc\n"}),
+                       ("viewer", {"page.py": "def esc(s):\n    return s\n", "cli.py": "from analysis import render\n"})):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("")
+        for name, text in files.items():
+            (tmp_path / pkg / name).write_text(text)
+    g = scan(tmp_path, packages=("analysis", "viewer"), skip=())
+    assert cycles(g) == []
+    assert package_graph(g) == {"analysis": {"viewer"}, "viewer": {"analysis"}}
+    assert cycles(package_graph(g)) == [["analysis", "viewer"]]
 
 
 def test_the_example_plugin_imports_only_the_plugin_surface():

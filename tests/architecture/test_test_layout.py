@@ -96,8 +96,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "harness/run/records.py": "a run's records file, written and read: tests/harness/run/test_driver.py, "
                               "tests/harness/cli/test_command_faults_files.py",
     "harness/run/rejudge.py": "`harness rejudge`: tests/harness/run/test_tamper.py",
-    "harness/sandbox/confine.py": "what a confined run may not read: tests/harness/sandbox/test_sandbox.py, "
-                                  "tests/harness/sandbox/test_workspace.py",
     "harness/sandbox/procs.py": "the processes a run leaves: tests/harness/run/test_fault_recovery.py",
     # analysis
     "analysis/cli.py": "the analysis commands, specified command by command: tests/analysis/test_pipeline.py, "
@@ -155,6 +153,7 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "viewer/celldata.py": "a cell's row and page data, read on the built pages: tests/viewer/test_site.py, "
                           "tests/viewer/test_browser.py",
     "viewer/cli.py": "`harness view`: tests/viewer/test_site.py, tests/harness/cli/test_cli.py (lazy loading)",
+    "viewer/compare_page.py": "the comparison's HTML page, written by `harness compare`: tests/analysis/test_compare.py",
     "viewer/figures.py": "the overview's figures: tests/viewer/test_site.py",
     "viewer/overview.py": "the overview page: tests/viewer/test_site.py, tests/viewer/test_browser.py",
     "viewer/page.py": "the pages' shell and escaping: tests/viewer/test_site.py",

@@ -122,6 +122,37 @@ def test_spot_check_mismatch_disables_the_task(tree, tmp_path, monkeypatch):
         assert s3 is None
 
 
+def test_a_session_is_the_cells_own_and_no_other_threads(tmp_path):
+    """The session is in force in the cell's context only (a context variable, issue 36): a thread
+    that runs no cell sees none, while a module global showed it the cell's (and two cells in two
+    threads of one process each other's); ``suspended`` lifts it for a block."""
+    import threading
+    seen: dict[str, object] = {}
+    cfg = {"enabled": True, "dir": str(tmp_path / "vc")}
+    with verdict_cache.activate(cfg, "t", "c1") as s:
+        other = threading.Thread(target=lambda: seen.update(other=verdict_cache.active()))
+        other.start()
+        other.join()
+        with verdict_cache.suspended():
+            seen["suspended"] = verdict_cache.active()
+        seen["cell"] = verdict_cache.active()
+    assert s is not None and seen == {"other": None, "suspended": None, "cell": s}
+    assert verdict_cache.active() is None
+
+
+def test_the_plain_run_of_the_judged_pair_goes_through_the_cells_session(tree, tmp_path, monkeypatch):
+    """``run_judged_and_plain`` runs the plain pytest run in a harness thread, in a copy of the cell's
+    context: both runs are cached and reused under the cell's session."""
+    root, test = tree
+    monkeypatch.setattr(testrun, "_execute_judged", lambda *a, **k: _fake(True))
+    monkeypatch.setattr(testrun, "_execute_advisory", lambda *a, **k: _fake(True))
+    with verdict_cache.activate({"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}, "t", "c") as s:
+        first = testrun.run_judged_and_plain(root, test, dest_rel="t.py")
+        second = testrun.run_judged_and_plain(root, test, dest_rel="t.py")
+    assert [v.cached for v in (*first, *second)] == [False, False, True, True]
+    assert s.summary()["hits"] == 2 and s.summary()["misses"] == 2
+
+
 def test_timeouts_are_not_stored(tree, tmp_path, monkeypatch):
     root, test = tree
     monkeypatch.setattr(testrun, "_execute_judged", lambda *a, **k: replace(_fake(False), timed_out=True))

@@ -218,6 +218,55 @@ def test_basic_level_and_switch_fall_back_to_cold(monkeypatch):
     assert warm.enabled() == (confinement_level() != "basic")
 
 
+def test_a_cells_warm_setting_overrides_the_process_default(monkeypatch):
+    """``harness run --no-warm`` reaches each cell as data (harness.sandbox.sandbox.warm_scoped), in
+    force for that cell's code only; HARNESS_WARM is the process's default, read and never written."""
+    from harness.sandbox.sandbox import warm_requested, warm_scoped
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    with warm_scoped(False):
+        assert not warm_requested() and not warm.enabled()
+        with warm_scoped(None):  # None keeps the setting in force
+            assert not warm_requested()
+    assert warm_requested()
+    monkeypatch.setenv("HARNESS_WARM", "0")
+    with warm_scoped(True):
+        assert warm_requested() and warm.enabled() == (confinement_level() != "basic")
+    assert not warm_requested()
+
+
+RUN_PROTO = """
+[protocol]
+name = "nowarm"
+seed = 1
+repeats = 1
+tasks_dir = "tasks"
+tasks = ["parse-range"]
+scenarios = ["null"]
+
+[arms.A1]
+"""
+
+
+def test_no_warm_runs_the_cells_cold_and_leaves_the_environment_as_it_was(tmp_path, monkeypatch):
+    """``harness run --no-warm`` used to write HARNESS_WARM=0 into os.environ: it outlived the command
+    in the process (a later run in it went cold too) and never reached a Ray worker. Now the flag
+    travels with each job and the environment is as it was."""
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    from support.scripted import copy_tasks
+    copy_tasks(tmp_path, ("parse-range",))
+    (tmp_path / "p.toml").write_text(RUN_PROTO)
+    monkeypatch.delenv("HARNESS_WARM", raising=False)
+    before = dict(warm.STATS)
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "p.toml"), "--out", str(tmp_path / "run"), "--exploratory",
+                                  "--no-warm", "--no-cache"])
+    assert r.exit_code == 0, r.output
+    assert "HARNESS_WARM" not in os.environ
+    assert warm.STATS["warm"] == before["warm"]  # every test run of the cell went cold
+    assert json.loads((tmp_path / "run" / "records.jsonl").read_text().splitlines()[0])["outcome"]
+
+
 @needs_root
 def test_zygote_that_cannot_start_falls_back_to_cold(task, monkeypatch):
     monkeypatch.setenv("HARNESS_WARM", "1")
