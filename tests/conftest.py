@@ -241,10 +241,6 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
-    "tests/harness/test_faults_r34b.py::test_a_signal_once_the_command_has_finished_leaves_its_exit_code":
-        "timing-dependent and still open in a narrow window: a SIGTERM landing after the command's guard is "
-        "disarmed printed click's 'Aborted!' in 1 of 3 test-all runs (2026-12-05); test-all keeps the signal "
-        "sweep inside commands (test_command_faults) until the exit path is guarded end to end",
     "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
         "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run (152 s at "
         "load 6, 363 s at load 10; issue 35); test-all keeps every rerun rule on small modules (test_rerun.py)",

@@ -8,11 +8,26 @@ full disk left empty files under their final names, two ``loop run --resume`` wr
 So every command goes through this module (tests/test_io_boundary.py checks it by AST):
 
 - **Reading** (``read_bytes``, ``read_text``, ``read_json``, ``read_jsonl``): the path is opened
-  with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link is refused, a FIFO never blocks the open), then
+  with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link refused unless ``follow``, below; a FIFO never
+  blocks the open), then
   ``fstat`` must say a regular file, else ``UnsafeFile`` naming the file and what it is. At most
   ``limit`` bytes are read (a larger file is refused, never held whole). JSON is pre-scanned for
   its bracket depth *before* ``json.loads`` (``statefile.depth_of``), so a line nested past
   ``MAX_DEPTH`` is one ``UnsafeFile`` naming the file and line, never a ``RecursionError``.
+  A file that is there but is not a regular file is ``NotRegular`` (an ``UnsafeFile``): callers
+  that word their own errors (``run.json`` "missing or torn", a receipt "malformed") let it
+  through, so the line says what the file is, never a reason it does not have.
+- **Links: one rule** (``follow``). A path the user names on the command line (an argument or an
+  option's value: a protocol, a graph TOML, a transcript, a public key, a records file, a freeze
+  file) is opened *following* links: the user chose that path, and a link there is theirs (a
+  checkout's ``protocols/current.toml``, a key in a secrets mount). What it resolves to must still
+  be a regular file. A file the harness finds by name *inside* a directory (a run, loop, corpus,
+  analysis or bundle directory, even one the user named) is never followed (``O_NOFOLLOW``): a
+  link planted there could point anywhere (``~/.ssh``, ``/dev/zero``), and nothing the harness
+  writes there is a link. The directory the user names may itself be a link (only the last
+  component of the file's path is checked). Every reader here takes ``follow`` (default False:
+  the strict rule), and the readers built on them (the TOML loader, the transcript loader, the
+  tree store) pass it, so the rule lives in one place.
 - **Writing** (``write_atomic``, ``write_json``, ``append_line``): a temporary file in the same
   directory, fsync, rename, directory fsync (``statefile.write_atomic``): a kill or a full disk
   leaves the old file or the new one, never a partial one under the final name. ENOSPC, EDQUOT
@@ -55,6 +70,11 @@ class UnsafeFile(InputError):
     larger than its bound, nested deeper than ``MAX_DEPTH``, or not UTF-8 / JSON. Exit 2."""
 
 
+class NotRegular(UnsafeFile):
+    """A file that is there but is not a regular file (a FIFO, socket, device, directory, or a
+    link where links are not followed): refused before a byte is read, the line naming what it is."""
+
+
 class NoSpace(HarnessError):
     """A write refused by the file system (full, over quota, read-only): one line naming the file,
     what to free and the command to rerun. ``code`` is the exit code the command documents."""
@@ -78,25 +98,46 @@ def _kind(mode: int) -> str:
 
 
 def open_regular(path: Path | str, what: str = "file", follow: bool = False) -> tuple[int, os.stat_result]:
-    """A read descriptor for the regular file at ``path`` (never blocking; a link is refused unless
-    ``follow``: a file the user named on the command line, not one inside a run directory).
-    FileNotFoundError when absent; UnsafeFile for anything else."""
+    """A read descriptor for the regular file at ``path``, opened without blocking. ``follow``: a
+    path the user named on the command line (its links followed); else a file inside a run, loop,
+    corpus or analysis directory (a link refused): the module docstring's one rule.
+    FileNotFoundError when absent; ``NotRegular`` when it is there but not a regular file;
+    UnsafeFile when it cannot be opened."""
     try:
         fd = os.open(path, _READ & ~os.O_NOFOLLOW if follow else _READ)
     except FileNotFoundError:
         raise
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise UnsafeFile(str(path), "<file>", f"is a symbolic link, not a regular {what}; refusing to "
-                             "follow it") from None
+            raise NotRegular(str(path), "<file>", f"is a symbolic link, not a regular {what}; refusing to "
+                             "follow a link inside a run, loop, corpus or analysis directory") from None
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing
-            raise UnsafeFile(str(path), "<file>", f"is not a regular {what}; refusing to read it") from None
+            raise NotRegular(str(path), "<file>", f"is not a regular {what}; refusing to read it") from None
         raise UnsafeFile(str(path), "<file>", f"cannot open the {what}: {exc.strerror or exc}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise UnsafeFile(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; refusing to read it")
+        raise NotRegular(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; refusing to read it")
     return fd, st
+
+
+def regular_or_absent(path: Path | str, what: str = "file", follow: bool = False) -> bool:
+    """True when ``path`` is a regular file, False when nothing is there; ``NotRegular`` when
+    something else is (a FIFO, a socket, a directory; a link unless ``follow``). Checked by
+    (l)stat, so nothing is opened and nothing waits: for a caller that branches on a file being
+    present (``run.json`` torn or absent, a run without records) before it reads it with
+    ``read_*``, which checks again on the descriptor."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise UnsafeFile(str(path), "<file>", f"cannot stat the {what}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return True
+    why = ("refusing to follow a link inside a run, loop, corpus or analysis directory" if stat.S_ISLNK(st.st_mode)
+           else "refusing to read it")
+    raise NotRegular(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; {why}")
 
 
 def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False) -> bytes:
@@ -133,8 +174,9 @@ def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
-def read_text(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> str:
-    raw = read_bytes(path, what, limit)
+def read_text(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False) -> str:
+    """The UTF-8 text of the regular file at ``path`` (``read_bytes``; ``follow``: the user named it)."""
+    raw = read_bytes(path, what, limit, follow)
     try:
         return raw.decode()
     except UnicodeDecodeError as exc:
@@ -170,8 +212,8 @@ def parse_json(text: str | bytes, where: str, line: int | None = None, max_depth
         raise UnsafeFile(where, "<line>" if line else "<file>", f"not valid JSON ({exc})", line) from None
 
 
-def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES):
-    return parse_json(read_text(path, what, limit), str(path))
+def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False):
+    return parse_json(read_text(path, what, limit, follow), str(path))
 
 
 def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
