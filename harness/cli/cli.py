@@ -504,9 +504,7 @@ def ledger_keygen(out):
         # both halves written aside and linked into place only when whole (a full disk left an empty
         # private key under --out, which a rerun then refused to overwrite); a link never overwrites a key
         with staged_dir_files(Path(out).parent, f"harness ledger keygen --out {out}") as stage:
-            fd = os.open(stage / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(priv)
+            runio.write_staged(stage / name, priv, mode=0o600)
             runio.write_staged(stage / (name + ".pub"), pub)
     except FileExistsError:
         _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))

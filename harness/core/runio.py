@@ -54,7 +54,7 @@ import shutil
 import stat
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from harness.core import statefile
 from harness.core.errors import ExitCode, HarnessError, InputError
@@ -161,6 +161,15 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, fol
         raise UnsafeFile(str(path), "<file>", f"cannot read the {what}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+
+
+def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False) -> IO[Any]:
+    """A file object (use it in a ``with``) over the regular file at ``path``, opened at once by
+    ``open_regular`` (a FIFO or a link refused first, the one link rule), for a reader that streams
+    a large file line by line (a records file of a million lines) instead of holding it whole;
+    ``text``: UTF-8, strict."""
+    fd, _ = open_regular(path, what, follow)
+    return os.fdopen(fd, "r", encoding="utf-8", errors="strict") if text else os.fdopen(fd, "rb")
 
 
 def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
@@ -316,11 +325,45 @@ def append_line(path: Path | str, line: str, fsync: bool = False) -> None:
         os.close(fd)
 
 
-def write_staged(path: Path | str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` inside a staging directory (``staged_dir``): no fsync per file, the
-    directory is synced and published as a whole. Never use it on a final name."""
-    with open(path, "wb") as fh:
-        fh.write(data.encode() if isinstance(data, str) else data)
+def write_staged(path: Path | str, data: str | bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to the new file ``path`` inside a staging directory (``staged_dir``,
+    ``staged_files``): no fsync per file, the directory is synced and published as a whole. Never
+    use it on a final name. ``mode``: 0o600 for a private key (created so, never widened)."""
+    _write_new(path, data.encode() if isinstance(data, str) else data, mode, exclusive=False)
+
+
+def _write_new(path: Path | str, data: bytes, mode: int, fsync: bool = False, exclusive: bool = True) -> None:
+    """Write ``data`` to ``path`` (never through a link; ``exclusive``: never over an existing file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def create_once(path: Path | str, data: str | bytes, mode: int = 0o600) -> bool:
+    """Create ``path`` holding ``data`` unless a file is already there (True when this call made it):
+    written whole and fsynced beside it, then linked into place (``link`` is atomic and never
+    replaces a file), so concurrent writers agree on one content and a kill or a full disk leaves
+    no partial file under the name (a run's private key: every worker signs with the first one)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        _write_new(tmp, data.encode() if isinstance(data, str) else data, mode, fsync=True)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        statefile.fsync_dir(path.parent)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 @contextlib.contextmanager
