@@ -53,11 +53,19 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
     "tests/harness/test_faults_r34b.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
                                          "tmpfs, signals in the exit path and two writers (62 s for 37 tests, 0.1-6 s each)",
+    "tests/harness/test_faults_r34c.py": "residuals of issue 34 (helper i34res): commands as subprocesses on a FIFO "
+                                         "or link in place of run.json, records.jsonl, a receipt, the key; loop run's "
+                                         "hints (56 s for 11 tests on a loaded 2-core machine: 18 s building the run, "
+                                         "0.7-8.5 s each)",
     "tests/harness/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
 }
 FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
+    "tests/harness/test_faults_r34c.py::test_a_path_the_user_names_is_followed_and_a_file_inside_a_directory_is_not",
+    "tests/harness/test_faults_r34c.py::test_every_user_named_file_reader_follows_a_link_as_the_protocol_does",
+    # the exit path's second signal, in a bare interpreter (0.15 s)
+    "tests/harness/test_faults_r34b.py::test_a_second_signal_in_the_exit_path_exits_at_once_with_the_commands_code",
     # a new records file is linked into place, never over another (in-process, 0.1 s)
     "tests/harness/test_faults_r34b.py::test_a_new_records_file_is_never_written_over_another",
     # the pool's size rule (pure arithmetic) beside the executor it sizes
