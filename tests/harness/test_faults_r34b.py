@@ -251,6 +251,23 @@ def test_a_signal_at_the_end_of_a_command_is_its_stopped_line_or_leaves_its_exit
         assert p.stderr == "", p.stderr
 
 
+@pytest.mark.parametrize("point,code", [("returned", 4), ("finished", 0)])
+def test_export_inspect_answers_sigterm_at_its_end_with_the_documented_line(tmp_path, small_run, point, code):
+    """`harness export inspect` (the red team: its SIGTERM wording differed from the table's): at the
+    same two points, the table's STOPPED line and exit 4, or its own exit 0 and nothing printed."""
+    p = subprocess.run([sys.executable, "-m", "harness.cli", "export", "inspect", str(small_run), "--out",
+                        str(tmp_path / "logs")], cwd=ROOT, capture_output=True, text=True, timeout=CMD_TIMEOUT,
+                       env={**os.environ, "HARNESS_TEST_SIGNAL": f"{point}:SIGTERM"})
+    no_traceback(p)
+    assert p.returncode == code, (p.returncode, p.stderr[-2000:])
+    problems = _problem_lines(p.stderr)
+    if code == 4:
+        assert_one_line(p, "export inspect", "signal")
+        assert problems[0].startswith("STOPPED: SIGTERM during `harness export inspect`: stopped before it finished")
+    else:
+        assert problems == [] and "eval log(s)" in p.stdout, p.stderr[-2000:]
+
+
 def test_a_second_signal_in_the_exit_path_exits_at_once_with_the_commands_code(small_run):
     """The first signal after the finish is let go; a second ends the process at once with the
     command's code, never the signal's default (-15) or a traceback."""
