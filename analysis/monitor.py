@@ -52,6 +52,8 @@ def _run_meta(run_dir: Path) -> dict:
         meta = runio.read_json(f, "run.json")  # a FIFO, a link or a deep nest refused, never waited on
     except FileNotFoundError:
         raise MonitorError(f"{f}: missing (expected a run directory from `harness run --out`)") from None
+    except runio.NotRegular as exc:  # a FIFO or a link: what it is, not "not JSON"
+        raise MonitorError(str(exc)) from None
     except runio.UnsafeFile as exc:
         raise MonitorError(f"{f}: not readable JSON ({exc.message})") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("protocol_path"), str) \

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import IO, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -111,12 +110,13 @@ def _null_scenario(rec: dict) -> dict:
     return rec
 
 
-def _open_records(path: Path) -> int:
-    """A read descriptor for the records file (harness.core.runio: a FIFO swapped in after the
-    ``is_file`` check, or a link, is refused in one line, never waited on)."""
+def _open_records(path: Path, text: bool = False) -> IO[Any]:
+    """The records file as a stream (harness.core.runio.open_stream: a FIFO swapped in after the
+    ``is_file`` check is refused in one line, never waited on; the file the user named, so a link
+    is followed, runio's one rule)."""
     from harness.core import runio
     try:
-        return runio.open_regular(path, "records file", follow=True)[0]  # the file the user named
+        return runio.open_stream(path, "records file", follow=True, text=text)
     except runio.UnsafeFile as exc:
         raise RecordsError([str(exc)]) from None
 
@@ -124,7 +124,7 @@ def _open_records(path: Path) -> int:
 def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
     """``complete_lines_only``: skip a last line without its newline (a ledger being written)."""
     recs, locs, problems = [], [], []
-    with os.fdopen(_open_records(path), "r", encoding="utf-8", errors="strict") as fh:
+    with _open_records(path, text=True) as fh:
         for i, line in enumerate(fh, 1):
             if complete_lines_only and not line.endswith("\n"):
                 break
@@ -357,7 +357,7 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
 
 def _not_utf8(path: Path) -> str:
     """'FILE:LINE: not UTF-8 text (byte B of the line)' for the first line that does not decode."""
-    with os.fdopen(_open_records(path), "rb") as fh:
+    with _open_records(path) as fh:
         for i, raw in enumerate(fh, 1):
             try:
                 raw.decode("utf-8")

@@ -47,22 +47,24 @@ def _slug(loop: str) -> str:
 
 def write_index(out: Path, mutants: dict[str, Mutant], conforming: dict[str, tuple[str, bytes]],
                 run: dict) -> list[Path]:
-    """mutants.jsonl, conforming/<loop> and run.json under ``out``."""
+    """mutants.jsonl, conforming/<loop> and run.json under ``out``, a staging directory
+    (``runio.staged_dir``: published whole by the caller, so each file is ``runio.write_staged``)."""
     (out / "conforming").mkdir(parents=True, exist_ok=True)
     for loop, (_, data) in conforming.items():
-        (out / "conforming" / _slug(loop)).write_bytes(data)
-    with (out / MUTANTS).open("w", encoding="utf-8") as f:
-        for m in mutants.values():
-            d: dict[str, object] = {"id": m.id, "loop": m.loop, "family": m.family, "operator": m.operator, "label": m.label,
-                 "note": m.note, "target": m.target, "parent_digest": m.parent_digest, "probe": m.probe}
-            parent = conforming.get(m.loop, ("", b""))[1]
-            if m.content is None:
-                d["deleted"] = True
-            else:
-                lo, hi, rep = splice(parent, m.content)
-                d.update(start=lo, end=hi, replacement=rep.hex())
-            f.write(json.dumps(d) + "\n")
-    (out / RUN).write_text(json.dumps(run, indent=2) + "\n")
+        runio.write_staged(out / "conforming" / _slug(loop), data)
+    lines: list[str] = []
+    for m in mutants.values():
+        d: dict[str, object] = {"id": m.id, "loop": m.loop, "family": m.family, "operator": m.operator,
+                                "label": m.label, "note": m.note, "target": m.target, "parent_digest": m.parent_digest, "probe": m.probe}
+        parent = conforming.get(m.loop, ("", b""))[1]
+        if m.content is None:
+            d["deleted"] = True
+        else:
+            lo, hi, rep = splice(parent, m.content)
+            d.update(start=lo, end=hi, replacement=rep.hex())
+        lines.append(json.dumps(d) + "\n")
+    runio.write_staged(out / MUTANTS, "".join(lines))
+    runio.write_staged(out / RUN, json.dumps(run, indent=2) + "\n")
     return [out / MUTANTS, out / RUN]
 
 

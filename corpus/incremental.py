@@ -385,8 +385,10 @@ def _source_files(root: Path, skip: Path | None) -> list[Path]:
 
 def _file_bytes(p: Path) -> bytes:
     """A file's bytes for ``context_digest``; pyproject.toml without its [tool.proof-harness]
-    table (the corpus's own settings - workers, out - do not change a verdict; pytest's do)."""
-    data = p.read_bytes()
+    table (the corpus's own settings - workers, out - do not change a verdict; pytest's do). Read by
+    the one safe reader: a file of the user's own source tree, found by walking it (a link there is
+    the user's, followed; a FIFO swapped in after the walk's ``is_file`` is refused, never waited on)."""
+    data = runio.read_bytes(p, "source file", follow=True)
     if p.name != "pyproject.toml":
         return data
     import tomllib
@@ -412,7 +414,7 @@ def context_digest(artifact_dir: Path, target: Path, gate_dir: Path, skip: Path 
     for side, rel, p in sorted(named):
         try:
             data = _file_bytes(p)
-        except OSError:
+        except (OSError, runio.UnsafeFile):
             data = b"?"
         h.update(f"{side}:{rel}".encode() + b"\0" + data + b"\0")
     return h.hexdigest()

@@ -53,6 +53,10 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
     "tests/harness/cli/test_command_faults_files.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
                                          "tmpfs, signals in the exit path and two writers (62 s for 37 tests, 0.1-6 s each)",
+    "tests/harness/cli/test_command_faults_links.py": "residuals of issue 34 (helper i34res): commands as subprocesses on a FIFO "
+                                         "or link in place of run.json, records.jsonl, a receipt, the key; loop run's "
+                                         "hints (56 s for 11 tests on a loaded 2-core machine: 18 s building the run, "
+                                         "0.7-8.5 s each)",
     "tests/harness/cli/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
@@ -61,6 +65,10 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     # the verdict cache's session is the cell's context (in-process; faked executions, 0-2.3 s)
     "tests/harness/judge/test_verdict_cache.py::test_a_session_is_the_cells_own_and_no_other_threads",
     "tests/harness/judge/test_verdict_cache.py::test_the_plain_run_of_the_judged_pair_goes_through_the_cells_session",
+    "tests/harness/cli/test_command_faults_links.py::test_a_path_the_user_names_is_followed_and_a_file_inside_a_directory_is_not",
+    "tests/harness/cli/test_command_faults_links.py::test_every_user_named_file_reader_follows_a_link_as_the_protocol_does",
+    # the exit path's second signal, in a bare interpreter (0.15 s)
+    "tests/harness/cli/test_command_faults_files.py::test_a_second_signal_in_the_exit_path_exits_at_once_with_the_commands_code",
     # a new records file is linked into place, never over another (in-process, 0.1 s)
     "tests/harness/cli/test_command_faults_files.py::test_a_new_records_file_is_never_written_over_another",
     # the pool's size rule (pure arithmetic) beside the executor it sizes
@@ -246,10 +254,6 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
-    "tests/harness/cli/test_command_faults_files.py::test_a_signal_once_the_command_has_finished_leaves_its_exit_code":
-        "timing-dependent and still open in a narrow window: a SIGTERM landing after the command's guard is "
-        "disarmed printed click's 'Aborted!' in 1 of 3 test-all runs (2026-12-05); test-all keeps the signal "
-        "sweep inside commands (test_command_faults) until the exit path is guarded end to end",
     "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
         "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run (152 s at "
         "load 6, 363 s at load 10; issue 35); test-all keeps every rerun rule on small modules (test_rerun.py)",

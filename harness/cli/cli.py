@@ -17,10 +17,11 @@ from harness.cli.schema_cli import register as register_schema
 from harness.cli.startup import (
     Interrupted,
     arm_command,
-    end_command,
     end_startup,
+    finish_command,
     guard_startup,
     set_hint,
+    signal_point,
     stopped_line,
 )
 from harness.core import runio
@@ -101,25 +102,37 @@ class _Harness(click.Group):
 
     def invoke(self, ctx: click.Context):
         """Dispatch with the command's signal handler armed (``harness.cli.startup``): a SIGINT or
-        SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line."""
+        SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line.
+        Once the command has returned or raised, ``finish_command`` fixes its exit code: a signal
+        after that leaves it. A signal between the command's own handlers (``_dispatch``) and that
+        finish is the outer ``except Interrupted`` here (``Interrupted`` is raised once; a second
+        signal exits at once), never an ``Interrupted`` escaping to click ("Aborted!", exit 1)."""
         words = _command_words(self, ctx)
-        arm_command(" ".join(["harness", *words]))
         code = 1
         try:
-            rv = self._dispatch(ctx, words)
-            code = 0
-            return rv
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-            raise
-        except click.exceptions.Exit as exc:
-            code = exc.exit_code
-            raise
-        except click.ClickException as exc:
-            code = exc.exit_code
-            raise
-        finally:
-            end_command(code)  # the exit path: a signal now leaves the command's code as it is
+            arm_command(" ".join(["harness", *words]))
+            try:
+                rv = self._dispatch(ctx, words)
+                code = 0
+                signal_point("returned")
+                return rv
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                raise
+            except click.exceptions.Exit as exc:
+                code = exc.exit_code
+                raise
+            except click.ClickException as exc:
+                code = exc.exit_code
+                raise
+            finally:
+                finish_command(code)  # the exit path: a signal now leaves the command's code as it is
+                signal_point("finished")
+        except Interrupted as exc:  # after the command's handlers, before its finish: the command's STOPPED line
+            code = command_exits(words).signal
+            click.echo(stopped_line(exc), err=True)
+            finish_command(code)
+            ctx.exit(code)
 
     def _dispatch(self, ctx: click.Context, words: list[str]):
         """The command, with a signal, a full disk and a harness error each one line."""
@@ -494,9 +507,7 @@ def ledger_keygen(out):
         # both halves written aside and linked into place only when whole (a full disk left an empty
         # private key under --out, which a rerun then refused to overwrite); a link never overwrites a key
         with staged_dir_files(Path(out).parent, f"harness ledger keygen --out {out}") as stage:
-            fd = os.open(stage / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(priv)
+            runio.write_staged(stage / name, priv, mode=0o600)
             runio.write_staged(stage / (name + ".pub"), pub)
     except FileExistsError:
         _fail(InputError(out, "--out", "already exists (a key is never overwritten); choose a new path"))
@@ -579,7 +590,7 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     if bool(out) == bool(resume):
         raise click.UsageError("give --out DIR for a new loop run, or --resume DIR to continue one")
     tpath, outp = Path(target), Path(out or resume)
-    set_hint(f"; every ledger row written is kept; continue with `harness loop run {target} --resume {outp}`")
+    set_hint(f"; every ledger row written is kept; continue with `{lr.resume_command(target, outp)}`")
     try:
         if engine == "replay" and not transcript:
             raise InputError("--transcript", "<option>", "the replay engine needs --transcript FILE")
@@ -595,25 +606,26 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
         if not loops:
             raise InputError(str(tpath), "TARGET", "no corpus loop here: expected a loop directory (with loop.toml), "
                              "a catalogue of them, or a graph TOML")
-        ledger = lr.open_ledger(outp, resume=bool(resume), hold=click.get_current_context().with_resource)
+        ledger = lr.open_ledger(outp, resume=bool(resume), hold=click.get_current_context().with_resource,
+                                target=target)
         if getattr(ledger, "repaired", False):
             click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)",
                        err=True)
         text = _loop_catalogue_run(loops, ledger, budget, outp, engine, models, options, runs, seed, gate_names,
-                                   tiers)
+                                   tiers, target)
     except (InputError, CatalogueError, ValueError, KeyError) as exc:
         _fail(exc)
     except OSError as exc:  # a full disk under the ledger: the rows written are kept, --resume continues
         if not is_no_space(exc):
             raise
-        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, f"harness loop run {target} --resume {outp}",
+        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, lr.resume_command(target, outp),
                       kept="every ledger row written is kept (a torn last line is moved aside on --resume)") from None
     click.echo(text)
     click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")
 
 
 def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, options: dict, runs: int, seed: int,
-                        gate_names, tiers) -> str:
+                        gate_names, tiers, target: str) -> str:
     """The loops of a catalogue run: simulated (every gate, seeded corpus drafts: the false-DONE
     table) or a live engine (one gate per loop: Table 8); the summary written; returns its text."""
     from harness.loop import loop_runs as lr
@@ -624,7 +636,7 @@ def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, 
             summaries += lr.run_simulated(loop, gates, ledger, budget, runs, seed, tuple(int(t) for t in tiers) or (1, 2))
         text = lr.render_false_done(summaries, budget)
         lr.write_summary(outp, {"gates": [s.as_dict() for s in summaries], "max_attempts": budget.max_attempts,
-                                "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text)
+                                "soft_bound": budget.soft_bound, "runs": runs, "seed": seed}, text, target)
         return text
     done = []
     for loop in loops:
@@ -634,7 +646,7 @@ def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, 
     text = lr.render_table8(rows)
     lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
                             "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
-                                      if r.result.state != "done"}}, text)
+                                      if r.result.state != "done"}}, text, target)
     return text
 
 
@@ -653,7 +665,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
     from harness.loop.loop_graph import load_graph, run_graph, worst_case_attempts
     from harness.loop.loop_workers import Candidate, CorpusWorker, corpus_pool
     graph = load_graph(path)
-    ledger = lr.open_ledger(out, resume=resume, hold=click.get_current_context().with_resource)
+    ledger = lr.open_ledger(out, resume=resume, hold=click.get_current_context().with_resource, target=str(path))
     if getattr(ledger, "repaired", False):
         click.echo("repaired the loop ledger after a kill (a torn last line moved aside, or its head caught up)", err=True)
 
@@ -677,7 +689,7 @@ def _loop_graph_run(path: Path, engine: str, models, out: Path, options: dict, s
                  f"{graph.repair_budget} repairs used; worst-case bound {bound['total']} ({bound['formula']})")
     text = "\n".join(lines)
     lr.write_summary(out, {"state": res.state, "reason": res.reason, "attempts": res.attempts,
-                           "repairs_used": res.repairs_used, "bound": bound}, text)
+                           "repairs_used": res.repairs_used, "bound": bound}, text, str(path))
     click.echo(text)
     click.echo(f"ledger: {out / 'ledger.jsonl'} ({len(ledger.records)} rows)")
 

@@ -12,7 +12,7 @@ code for a signal.
 """
 from __future__ import annotations
 
-from harness.cli.startup import guard_startup, mark_program
+from harness.cli.startup import guard_startup, mark_program, signal_point
 
 
 def main():
@@ -21,5 +21,6 @@ def main():
     so no instant between the first instruction and the command is unguarded."""
     guard_startup()
     mark_program()
+    signal_point("startup")
     from harness.cli.cli import main as cli_main
     return cli_main()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
@@ -21,8 +20,7 @@ def validate_file(path: str) -> tuple[int, list[str]]:
     n, problems = 0, []
     # a FIFO, socket or device named as FILE is refused before a byte is read (click's exists=True
     # lets one through, and open() on a FIFO waits for a writer forever); read line by line after
-    fd, _ = runio.open_regular(path, "records file", follow=True)
-    with os.fdopen(fd, "rb") as fh:
+    with runio.open_stream(path, "records file", follow=True) as fh:
         for i, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue

@@ -8,11 +8,26 @@ full disk left empty files under their final names, two ``loop run --resume`` wr
 So every command goes through this module (tests/architecture/test_io_boundary.py checks it by AST):
 
 - **Reading** (``read_bytes``, ``read_text``, ``read_json``, ``read_jsonl``): the path is opened
-  with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link is refused, a FIFO never blocks the open), then
+  with ``O_RDONLY|O_NOFOLLOW|O_NONBLOCK`` (a link refused unless ``follow``, below; a FIFO never
+  blocks the open), then
   ``fstat`` must say a regular file, else ``UnsafeFile`` naming the file and what it is. At most
   ``limit`` bytes are read (a larger file is refused, never held whole). JSON is pre-scanned for
   its bracket depth *before* ``json.loads`` (``statefile.depth_of``), so a line nested past
   ``MAX_DEPTH`` is one ``UnsafeFile`` naming the file and line, never a ``RecursionError``.
+  A file that is there but is not a regular file is ``NotRegular`` (an ``UnsafeFile``): callers
+  that word their own errors (``run.json`` "missing or torn", a receipt "malformed") let it
+  through, so the line says what the file is, never a reason it does not have.
+- **Links: one rule** (``follow``). A path the user names on the command line (an argument or an
+  option's value: a protocol, a graph TOML, a transcript, a public key, a records file, a freeze
+  file) is opened *following* links: the user chose that path, and a link there is theirs (a
+  checkout's ``protocols/current.toml``, a key in a secrets mount). What it resolves to must still
+  be a regular file. A file the harness finds by name *inside* a directory (a run, loop, corpus,
+  analysis or bundle directory, even one the user named) is never followed (``O_NOFOLLOW``): a
+  link planted there could point anywhere (``~/.ssh``, ``/dev/zero``), and nothing the harness
+  writes there is a link. The directory the user names may itself be a link (only the last
+  component of the file's path is checked). Every reader here takes ``follow`` (default False:
+  the strict rule), and the readers built on them (the TOML loader, the transcript loader, the
+  tree store) pass it, so the rule lives in one place.
 - **Writing** (``write_atomic``, ``write_json``, ``append_line``): a temporary file in the same
   directory, fsync, rename, directory fsync (``statefile.write_atomic``): a kill or a full disk
   leaves the old file or the new one, never a partial one under the final name. ENOSPC, EDQUOT
@@ -39,7 +54,7 @@ import shutil
 import stat
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 from harness.core import statefile
 from harness.core.errors import ExitCode, HarnessError, InputError
@@ -53,6 +68,11 @@ NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBI
 class UnsafeFile(InputError):
     """A file a command will not read: not a regular file (a FIFO, device, socket, directory, link),
     larger than its bound, nested deeper than ``MAX_DEPTH``, or not UTF-8 / JSON. Exit 2."""
+
+
+class NotRegular(UnsafeFile):
+    """A file that is there but is not a regular file (a FIFO, socket, device, directory, or a
+    link where links are not followed): refused before a byte is read, the line naming what it is."""
 
 
 class NoSpace(HarnessError):
@@ -78,25 +98,46 @@ def _kind(mode: int) -> str:
 
 
 def open_regular(path: Path | str, what: str = "file", follow: bool = False) -> tuple[int, os.stat_result]:
-    """A read descriptor for the regular file at ``path`` (never blocking; a link is refused unless
-    ``follow``: a file the user named on the command line, not one inside a run directory).
-    FileNotFoundError when absent; UnsafeFile for anything else."""
+    """A read descriptor for the regular file at ``path``, opened without blocking. ``follow``: a
+    path the user named on the command line (its links followed); else a file inside a run, loop,
+    corpus or analysis directory (a link refused): the module docstring's one rule.
+    FileNotFoundError when absent; ``NotRegular`` when it is there but not a regular file;
+    UnsafeFile when it cannot be opened."""
     try:
         fd = os.open(path, _READ & ~os.O_NOFOLLOW if follow else _READ)
     except FileNotFoundError:
         raise
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise UnsafeFile(str(path), "<file>", f"is a symbolic link, not a regular {what}; refusing to "
-                             "follow it") from None
+            raise NotRegular(str(path), "<file>", f"is a symbolic link, not a regular {what}; refusing to "
+                             "follow a link inside a run, loop, corpus or analysis directory") from None
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing
-            raise UnsafeFile(str(path), "<file>", f"is not a regular {what}; refusing to read it") from None
+            raise NotRegular(str(path), "<file>", f"is not a regular {what}; refusing to read it") from None
         raise UnsafeFile(str(path), "<file>", f"cannot open the {what}: {exc.strerror or exc}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise UnsafeFile(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; refusing to read it")
+        raise NotRegular(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; refusing to read it")
     return fd, st
+
+
+def regular_or_absent(path: Path | str, what: str = "file", follow: bool = False) -> bool:
+    """True when ``path`` is a regular file, False when nothing is there; ``NotRegular`` when
+    something else is (a FIFO, a socket, a directory; a link unless ``follow``). Checked by
+    (l)stat, so nothing is opened and nothing waits: for a caller that branches on a file being
+    present (``run.json`` torn or absent, a run without records) before it reads it with
+    ``read_*``, which checks again on the descriptor."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise UnsafeFile(str(path), "<file>", f"cannot stat the {what}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return True
+    why = ("refusing to follow a link inside a run, loop, corpus or analysis directory" if stat.S_ISLNK(st.st_mode)
+           else "refusing to read it")
+    raise NotRegular(str(path), "<file>", f"is a {_kind(st.st_mode)}, not a regular {what}; {why}")
 
 
 def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False) -> bytes:
@@ -122,6 +163,15 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, fol
         os.close(fd)
 
 
+def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False) -> IO[Any]:
+    """A file object (use it in a ``with``) over the regular file at ``path``, opened at once by
+    ``open_regular`` (a FIFO or a link refused first, the one link rule), for a reader that streams
+    a large file line by line (a records file of a million lines) instead of holding it whole;
+    ``text``: UTF-8, strict."""
+    fd, _ = open_regular(path, what, follow)
+    return os.fdopen(fd, "r", encoding="utf-8", errors="strict") if text else os.fdopen(fd, "rb")
+
+
 def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
     """At most the first ``n`` bytes of the regular file at ``path`` (e.g. an event log's first line)."""
     fd, _ = open_regular(path, what)
@@ -133,8 +183,9 @@ def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
-def read_text(path: Path | str, what: str = "file", limit: int = MAX_BYTES) -> str:
-    raw = read_bytes(path, what, limit)
+def read_text(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False) -> str:
+    """The UTF-8 text of the regular file at ``path`` (``read_bytes``; ``follow``: the user named it)."""
+    raw = read_bytes(path, what, limit, follow)
     try:
         return raw.decode()
     except UnicodeDecodeError as exc:
@@ -170,8 +221,8 @@ def parse_json(text: str | bytes, where: str, line: int | None = None, max_depth
         raise UnsafeFile(where, "<line>" if line else "<file>", f"not valid JSON ({exc})", line) from None
 
 
-def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES):
-    return parse_json(read_text(path, what, limit), str(path))
+def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES, follow: bool = False):
+    return parse_json(read_text(path, what, limit, follow), str(path))
 
 
 def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
@@ -274,11 +325,45 @@ def append_line(path: Path | str, line: str, fsync: bool = False) -> None:
         os.close(fd)
 
 
-def write_staged(path: Path | str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` inside a staging directory (``staged_dir``): no fsync per file, the
-    directory is synced and published as a whole. Never use it on a final name."""
-    with open(path, "wb") as fh:
-        fh.write(data.encode() if isinstance(data, str) else data)
+def write_staged(path: Path | str, data: str | bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to the new file ``path`` inside a staging directory (``staged_dir``,
+    ``staged_files``): no fsync per file, the directory is synced and published as a whole. Never
+    use it on a final name. ``mode``: 0o600 for a private key (created so, never widened)."""
+    _write_new(path, data.encode() if isinstance(data, str) else data, mode, exclusive=False)
+
+
+def _write_new(path: Path | str, data: bytes, mode: int, fsync: bool = False, exclusive: bool = True) -> None:
+    """Write ``data`` to ``path`` (never through a link; ``exclusive``: never over an existing file)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def create_once(path: Path | str, data: str | bytes, mode: int = 0o600) -> bool:
+    """Create ``path`` holding ``data`` unless a file is already there (True when this call made it):
+    written whole and fsynced beside it, then linked into place (``link`` is atomic and never
+    replaces a file), so concurrent writers agree on one content and a kill or a full disk leaves
+    no partial file under the name (a run's private key: every worker signs with the first one)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        _write_new(tmp, data.encode() if isinstance(data, str) else data, mode, fsync=True)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        statefile.fsync_dir(path.parent)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 @contextlib.contextmanager

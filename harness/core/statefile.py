@@ -10,8 +10,8 @@ disk at any step leaves either the old file or the new one, never an empty or ha
 example a lock nested 100,000 deep, which made the C decoder raise ``RecursionError``) is a
 ``ValueError`` like any other malformed JSON, so callers report it as bad input in one line.
 
-``regular_file`` refuses, before any byte is read, a path that is not a regular file: a FIFO
-would block the reader for ever, a device could be endless, a symbolic link may point anywhere.
+Reading a file (refusing a FIFO, a device, a link, an oversized file) is ``harness.core.runio``'s
+one safe reader, not this module's.
 """
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ import os
 import stat
 import uuid
 from pathlib import Path
-
-from harness.core.errors import InputError
 
 MAX_DEPTH = 200  # no file the harness writes nests deeper than a dozen levels
 
@@ -124,23 +122,6 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH):
     return obj
 
 
-def regular_file(path: Path | str, field: str, what: str = "file", follow: bool = False) -> Path:
-    """``path`` when it is a regular file (not a FIFO, device, socket, directory or, unless
-    ``follow``, a symbolic link); else InputError naming it and what it is. Checked with
-    (l)stat, so nothing is opened: a FIFO would block the reader for ever."""
-    path = Path(path)
-    try:
-        st = os.stat(path) if follow else os.lstat(path)
-    except FileNotFoundError:
-        raise InputError(str(path), field, f"no such {what}") from None
-    except OSError as exc:
-        raise InputError(str(path), field, f"cannot stat the {what}: {exc.strerror or exc}") from None
-    kind = _kind(st.st_mode)
-    if kind != "regular file":
-        raise InputError(str(path), field, f"is a {kind}, not a regular {what}; refusing to read it")
-    return path
-
-
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISLNK, "symbolic link"), (stat.S_ISFIFO, "FIFO"),
                        (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
@@ -148,14 +129,3 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "special file"
-
-
-def read_text_regular(path: Path | str, field: str, what: str = "file") -> str:
-    """The text of a regular file (see ``regular_file``); an unreadable one (mode 000) is InputError too."""
-    p = regular_file(path, field, what)
-    try:
-        return p.read_text()
-    except PermissionError as exc:
-        raise InputError(str(p), field, f"cannot read the {what}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(str(p), field, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None

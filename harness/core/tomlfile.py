@@ -7,16 +7,17 @@ from pathlib import Path
 
 from harness.core.errors import InputError
 
+TOML_BYTES = 64 << 20  # a protocol, a graph or a task file is a few KiB
+
 
 def load_toml(path: Path) -> dict:
-    from harness.core.statefile import regular_file
-    regular_file(path, "<file>", "TOML file", follow=True)  # a FIFO or a device would hang or never end
+    """The TOML file at ``path``, a file the user named (read by the one safe reader, links followed:
+    ``harness.core.runio``'s rule; a FIFO or a device, which would hang or never end, refused)."""
+    from harness.core import runio
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InputError(str(path), "<file>", f"cannot read: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(str(path), "<file>", f"not UTF-8 text (byte {exc.start})") from None
+        text = runio.read_text(path, "TOML file", limit=TOML_BYTES, follow=True)
+    except FileNotFoundError:
+        raise InputError(str(path), "<file>", "no such TOML file") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -241,13 +241,13 @@ def load_entries(path: Path) -> list[dict]:
     object with a ``calls`` list). Hand-written entries need only ``role`` (default worker) and
     ``reply``; without ``request`` the replay does not check what the controller asked.
     Malformed input raises InputError naming the file, the entry (line or index) and the field."""
+    from harness.core import runio
     from harness.core.errors import InputError
-    from harness.core.statefile import regular_file
-    path = regular_file(Path(path), "<file>", "transcript")  # a FIFO would hang the run; a link may point anywhere
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), "<file>", f"cannot read the transcript: {exc}") from None
+    path = Path(path)
+    try:  # the one safe reader: a file the user named (--transcript), so a link is followed; a FIFO is refused
+        text = runio.read_text(path, "transcript", follow=True)
+    except FileNotFoundError:
+        raise InputError(str(path), "<file>", "no such transcript") from None
     stripped = text.lstrip()
     numbered: list[tuple[int, object]] = []
     try:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
 from enum import StrEnum
 from pathlib import Path
@@ -207,19 +206,8 @@ def run_signer(run_dir: Path) -> Signer:
     keys = Path(run_dir) / "keys"
     keys.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = keys / PRIVATE_KEY_NAME
-    if not path.exists():
-        priv, _ = generate_key()
-        tmp = keys / f".{PRIVATE_KEY_NAME}.{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(priv)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, path)  # atomic, and never over a key another worker made first
-        except FileExistsError:
-            pass
-        os.unlink(tmp)
+    if not path.exists():  # written aside and linked: never over a key another worker made first
+        runio.create_once(path, generate_key()[0], mode=0o600)
     from cryptography.exceptions import UnsupportedAlgorithm
     pem = runio.read_bytes(path, "receipt key", limit=1 << 16)  # a FIFO or link planted as the key: refused
     try:

@@ -44,6 +44,8 @@ def parse_run_meta(path: Path) -> dict:
         meta = runio.read_json(path, "run.json", 64 << 20)
     except FileNotFoundError:
         raise InputError(str(path), "<file>", "no such run.json") from None
+    except runio.NotRegular:  # a FIFO, a socket, a link: say what it is, not that it is not JSON
+        raise
     except runio.UnsafeFile as exc:
         raise InputError(str(path), "<file>", f"not JSON ({exc.message})") from None
     if not isinstance(meta, dict):
@@ -62,13 +64,16 @@ def has_records(run_dir: Path) -> bool:
 
 
 def state_of(run_dir: Path) -> DirState:
+    """What ``run_dir`` holds (``DirState``). A ``run.json`` that is there but is not a regular file
+    (a FIFO, a socket, a link) is none of these states: ``runio.NotRegular`` naming it, exit 2
+    (it is neither torn nor missing, and repairing it would write over whatever it is)."""
     run_dir = Path(run_dir)
     if not run_dir.exists():
         return DirState.EMPTY
     if not run_dir.is_dir():
         return DirState.OTHER
     rj = run_dir / "run.json"
-    if rj.exists() or rj.is_symlink():
+    if runio.regular_or_absent(rj, "run.json"):
         try:
             parse_run_meta(rj)
             return DirState.RUN

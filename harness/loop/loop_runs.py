@@ -113,7 +113,7 @@ def _twin_path(gate: Gate) -> str | None:
     return str((gate.dir / twin).resolve()) if twin else None
 
 
-def open_ledger(out: Path, resume: bool = False, *, hold):
+def open_ledger(out: Path, resume: bool = False, *, hold, target: str):
     """A new loop ledger in ``out``; with ``resume``, the one a killed run left there, verified and
     crash-repaired as ``harness run --resume`` does (a torn last line moved aside, a head caught up)
     and wrapped so that passes which reached a terminal row are not run again (``ResumeLedger``).
@@ -131,15 +131,15 @@ def open_ledger(out: Path, resume: bool = False, *, hold):
         runio.open_regular(path, "loop ledger")
     if resume and not (path.is_file() and path.stat().st_size):
         raise InputError(str(out), "--resume", "no loop ledger here to continue (ledger.jsonl); start with --out DIR")
-    rerun = f"harness loop run TARGET --resume {out}"
+    rerun = resume_command(target, out)
     try:
         make_dir(out, rerun)
         hold(DirLock(out, "loop.lock", f"continue with `{rerun}`"))
     except OSError as exc:
         raise InputError(str(out), "--out", f"cannot create or write the loop directory: {exc.strerror or exc}") from None
     if not resume and path.exists() and path.stat().st_size:
-        raise InputError(str(path), "--out", "already holds a loop ledger: continue it with `harness loop run "
-                         f"TARGET --resume {out}` (the same target and options), or give a new --out directory")
+        raise InputError(str(path), "--out", f"already holds a loop ledger: continue it with `{rerun}` (the same "
+                         "options), or give a new --out directory")
     try:
         ledger = Ledger(path)
     except LedgerRefused as exc:
@@ -341,9 +341,15 @@ def render_table8(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_summary(out: Path, payload: dict, text: str) -> None:
+def resume_command(target: str, out: Path) -> str:
+    """The command that continues the loop run in ``out``: the TARGET the user gave, never the word
+    "TARGET" (every hint, lock refusal and full-disk line names it)."""
+    return f"harness loop run {target} --resume {out}"
+
+
+def write_summary(out: Path, payload: dict, text: str, target: str) -> None:
     """summary.json and table.md, each written atomically (rewritten on --resume: never left torn);
     a full disk is ``NoSpace`` (exit 4) naming the resume command."""
-    rerun = f"harness loop run TARGET --resume {out}"
+    rerun = resume_command(target, out)
     write_atomic(out / "summary.json", json.dumps(payload, indent=1, default=str) + "\n", rerun)
     write_atomic(out / "table.md", text + "\n", rerun)

@@ -120,7 +120,11 @@ class _Run:
 def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | None]:
     """A named receipt parsed and checked on its own (None and the finding when it fails)."""
     path = run.dir / "receipts" / f"{digest}.json"
-    if not isinstance(digest, str) or not rc.HEX64.fullmatch(digest) or not path.is_file() or path.is_symlink():
+    try:
+        present = isinstance(digest, str) and bool(rc.HEX64.fullmatch(digest)) and runio.regular_or_absent(path, "receipt")
+    except runio.UnsafeFile as exc:  # a FIFO or a link named as the receipt: what it is, not "not in the run"
+        return None, Finding(Reason.MALFORMED_BUNDLE, where, str(digest)[:16], exc.message)
+    if not present:
         return None, Finding(Reason.BUILD_PROOF_MISSING, where, str(digest)[:16], "the named receipt is not in the run")
     run.seen += 1
     try:  # bounded: a 2 GB sparse file named as a receipt is refused unread (fault review r34)
@@ -301,7 +305,7 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, acce
         run.findings.append(Finding(Reason.SIGNER_KEY_MISMATCH, "public key", "--public-key",
                                     "not an ed25519 public key (PEM)"))
     path = run_dir / "records.jsonl"
-    if not path.is_file():
+    if not runio.regular_or_absent(path, "records file"):  # a FIFO or a link there: NotRegular (exit 2), naming it
         return Report([Finding(Reason.MALFORMED_BUNDLE, "records", str(path), "no records.jsonl")], 0, 0)
     ins = ledger_mod.inspect(path)
     for problem in ins.problems:

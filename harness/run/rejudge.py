@@ -68,10 +68,16 @@ def select(records: dict[str, dict], keys: tuple[str, ...], sample: int | None, 
 
 
 def _published_key(run_dir: Path) -> bytes | None:
+    """The run's published key, or None when it has none (or it is not a PEM key: every receipt is
+    then a difference naming ``signer_key_mismatch``). A key file that is there but is not a regular
+    file (a FIFO, a link) is ``runio.NotRegular``, one line and exit 2: it is not a key that fails to
+    match, and a replay compared against no key would name the wrong fault."""
     try:
         # the safe reader: a FIFO planted as the key is refused, never waited on (fault review r34)
         return rc.public_raw_of_pem(runio.read_bytes(Path(run_dir) / "receipts" / rc.PUBLIC_KEY_NAME, "public key",
                                                      limit=rc.MAX_RECEIPT_BYTES))
+    except runio.NotRegular:
+        raise
     except (OSError, ValueError, runio.UnsafeFile):
         return None
 

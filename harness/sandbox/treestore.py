@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core import safefs, statefile
+from harness.core import runio, safefs, statefile
 from harness.core.errors import InputError
 from harness.core.treereading import SYMLINK_MARK, Entry, Kind, TreeReading, tree_digest
 
@@ -150,9 +150,7 @@ def load_tree(store: Path, digest: str) -> StoredTree:
         return out
     path = Path(store) / f"{digest}.json"
     try:
-        raw = statefile.regular_file(path, "tree").read_bytes()
-        if len(raw) > MAX_MANIFEST_BYTES:
-            raise ValueError("too large")
+        raw = runio.read_bytes(path, "tree manifest", limit=MAX_MANIFEST_BYTES)  # inside the run: no link followed
         body = statefile.loads(raw)
     except (OSError, ValueError, InputError) as exc:
         out.problems.append(f"tree {digest[:12]}... not readable: {exc}")

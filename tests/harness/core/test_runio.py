@@ -179,3 +179,22 @@ def test_a_killed_holder_releases_the_lock(tmp_path):
         p.kill()
         p.wait()
     runio.DirLock(tmp_path, "run.lock", "x").acquire().release()
+
+
+def test_create_once_keeps_the_first_content_private_and_leaves_no_temporary_file(tmp_path):
+    """The run's private key: concurrent workers each call it; the first file stays (mode 600), a
+    later call changes nothing and says so, and no temporary file is left beside it."""
+    key = tmp_path / "key.pem"
+    assert runio.create_once(key, b"first", mode=0o600) is True
+    assert runio.create_once(key, b"second", mode=0o600) is False
+    assert key.read_bytes() == b"first" and (key.stat().st_mode & 0o777) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["key.pem"]
+
+
+def test_open_stream_refuses_a_fifo_and_reads_a_regular_file_line_by_line(tmp_path):
+    (tmp_path / "r.jsonl").write_bytes(b"a\nb\n")
+    with runio.open_stream(tmp_path / "r.jsonl", "records file") as fh:
+        assert list(fh) == [b"a\n", b"b\n"]
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(runio.NotRegular, match="FIFO"):
+        runio.open_stream(tmp_path / "fifo", "records file")
