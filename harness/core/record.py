@@ -207,10 +207,14 @@ class CellRecord:
             object.__setattr__(self, "void_kind", VoidKind(self.void_kind))
         if self.void_kind is not None and self.outcome != Outcome.VOID:
             raise ValueError(f"void_kind {self.void_kind!r} on a {self.outcome!r} record (void records only)")
-        why = eq7_violation(self.outcome, {"shipped": self.shipped, "visible_pass": self.visible_pass,
-                                           "hidden_pass": self.hidden_pass})
-        if why:
-            raise ValueError(why)
+
+    @property
+    def eq7_problem(self) -> str | None:
+        """Why the record's flags contradict its outcome under Eq. 7, or None. The builder (``make``)
+        refuses such a record; a reader gets it as the file holds it (the viewer shows a ledger that
+        does not verify as it is, the analysis refuses it with the file and line)."""
+        return eq7_violation(self.outcome, {"shipped": self.shipped, "visible_pass": self.visible_pass,
+                                            "hidden_pass": self.hidden_pass})
 
     def as_dict(self) -> dict[str, Any]:
         """Every record field (FIELDS) as plain JSON values: the dict ``build`` returns."""
@@ -237,7 +241,8 @@ class CellRecord:
         a field an older version lacks takes its default (v1's cache tokens 0, v3's void_kind
         None; ``void_kind_of`` reads an older void record's kind from its text). ValueError naming
         ``source`` (the file and line) for a record the object cannot be: not an object, an
-        unreadable version, no cell or outcome (IDENTITY), an outcome outside the enum, Eq. 7 broken."""
+        unreadable version, no cell or outcome (IDENTITY), an outcome or void kind outside its enum.
+        Flags that contradict the outcome (Eq. 7) are read as written: ``eq7_problem`` says so."""
         if not isinstance(obj, Mapping):
             raise ValueError(f"{source}: a record must be a JSON object; got {type(obj).__name__}")
         version = obj.get("schema_version", 1)
@@ -249,7 +254,8 @@ class CellRecord:
         known = {k: v for k, v in obj.items() if k in _FIELD_SET}
         known["schema_version"] = version  # a record without one is v1, never the version this code writes
         if "cell_key" not in known:  # a third party's record may carry no key: its identity makes it
-            facs = obj.get("factors") if isinstance(obj.get("factors"), Mapping) else {}
+            given = obj.get("factors")
+            facs: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
             known["cell_key"] = "|".join([*(str(obj[k]) for k in ("arm", "task", "scenario", "repeat")),
                                           *(f"{k}={facs[k]}" for k in sorted(facs))])
         extra = {k: v for k, v in obj.items() if k not in _FIELD_SET and k not in LEDGER_STAMP}
@@ -364,8 +370,11 @@ def build(**values: Any) -> dict[str, Any]:
 
 def make(**values: Any) -> CellRecord:
     """The one builder of a record: every field present (unset ones at their defaults), an unknown
-    field a TypeError, Eq. 7 checked."""
-    return CellRecord(**values)
+    field a TypeError, Eq. 7 checked (ValueError)."""
+    rec = CellRecord(**values)
+    if rec.eq7_problem:
+        raise ValueError(rec.eq7_problem)
+    return rec
 
 
 # -- the JSON Schema of the interchange format --------------------------------------------------------

@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Iterator
 from harness.core import runio
 from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
+from harness.core.record import CellRecord
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
 from harness.run import ray_cluster, ray_reaper
@@ -47,7 +48,7 @@ class Job:
     requeues: int = 0
 
 
-def execute_cell(spec: CellSpec, cache: dict | None = None) -> dict:
+def execute_cell(spec: CellSpec, cache: dict | None = None) -> CellRecord:
     """Run one cell with the verdict cache configured by ``cache`` and say in the record how the
     cache was used (``verdict_cache``: status, hits, misses, spot checks, mismatches)."""
     cache = dict(cache or {})
@@ -67,8 +68,7 @@ def execute_cell(spec: CellSpec, cache: dict | None = None) -> dict:
         info = {"status": "off"}
     else:
         info = {"status": "disabled: nondeterministic"}
-    rec["verdict_cache"] = info
-    return rec
+    return rec.with_extra(verdict_cache=info)
 
 
 def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
@@ -79,7 +79,7 @@ def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
     return out + ([tr] if tr.is_file() else [])
 
 
-def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[dict, dict[str, bytes]]:
+def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False) -> tuple[CellRecord, dict[str, bytes]]:
     """What a Ray worker runs: the cell in the real run directory when this node can see it,
     else in a node-local scratch one, returning the cell's files with the record."""
     real = Path(spec.run_dir)
@@ -109,7 +109,7 @@ class ExecutorUnavailable(ExecutorLost):
     succeed once the machine is quieter."""
 
 
-def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
+def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> CellRecord | None:
     job.requeues += 1
     on_requeue(job.spec.cell.key, reason)
     if job.requeues > MAX_REQUEUES:
@@ -139,12 +139,10 @@ class LocalExecutor:
         """Workers that die with the harness and hold none of its locks (harness.sandbox.procs)."""
         return ProcessPoolExecutor(max_workers=self.workers, initializer=procs.worker_init, initargs=(os.getpid(),))
 
-    def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[dict]:
+    def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None) -> Iterator[CellRecord]:
         if self.workers <= 1:
             for j in jobs:
-                rec = execute_cell(j.spec, j.cache)
-                rec["requeues"] = 0
-                yield rec
+                yield execute_cell(j.spec, j.cache).with_extra(requeues=0)
             return
         it = iter(jobs)
         retry: list[Job] = []
@@ -177,17 +175,14 @@ class LocalExecutor:
                         broken = True
                         void = _requeue_or_void(j, "a pool worker process died", count, retry)
                         if void is not None:
-                            void["requeues"] = j.requeues
-                            yield void
+                            yield void.with_extra(requeues=j.requeues)
                         continue
-                    rec["requeues"] = j.requeues
-                    yield rec
+                    yield rec.with_extra(requeues=j.requeues)
                 if broken:  # every other in-flight cell died with the pool: re-queue them all
                     for fut, j in list(pending.items()):
                         void = _requeue_or_void(j, "a pool worker process died", count, retry)
                         if void is not None:
-                            void["requeues"] = j.requeues
-                            yield void
+                            yield void.with_extra(requeues=j.requeues)
                     pending.clear()
                     pool.shutdown(wait=False, cancel_futures=True)
                     pool = self._pool()
@@ -249,7 +244,7 @@ class RayExecutor:
         return RemoteLedger(actor, ledger.run_dir)
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None,
-            write_file: Callable[[str, bytes], None] | None = None) -> Iterator[dict]:
+            write_file: Callable[[str, bytes], None] | None = None) -> Iterator[CellRecord]:
         ray = self.ray
         it = iter(jobs)
         retry: list[Job] = []
@@ -280,8 +275,7 @@ class RayExecutor:
                 except ray.exceptions.RayError as exc:  # worker or node died, object lost, ...
                     void = _requeue_or_void(j, f"ray worker lost: {type(exc).__name__}", count, retry)
                     if void is not None:
-                        void["requeues"] = j.requeues
-                        yield void
+                        yield void.with_extra(requeues=j.requeues)
                     continue
                 for rel, data in files.items():
                     if write_file is not None:
@@ -290,8 +284,7 @@ class RayExecutor:
                         dest = Path(j.spec.run_dir) / rel
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(data)
-                rec["requeues"] = j.requeues
-                yield rec
+                yield rec.with_extra(requeues=j.requeues)
 
 
 def _shutdown_quietly(ray) -> None:

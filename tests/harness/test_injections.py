@@ -41,7 +41,7 @@ def cell(tmp_path, scenario, arm, sim=None, engine="simulated", task=TASK):
 
 
 def failed_checks(rec):
-    return sorted(c["kind"] for c in rec["hidden_checks"] if not c["ok"])
+    return sorted(c["kind"] for c in rec.hidden_checks if not c["ok"])
 
 
 def test_scenario_table_is_complete_and_valid():

@@ -78,9 +78,9 @@ def test_a_void_cell_record_has_every_field_and_validates(tmp_path):
                     expected={}, limits=LimitsTable(), run_meta={"protocol": "p", "protocol_digest": "d", "preregistered": False,
                                                       "run_id": "r"})
     rec = run_cell(spec)
-    assert rec["outcome"] == "void" and "ground truth" in rec["void_reason"]
-    assert set(rec) == set(record.FIELDS)
-    (tmp_path / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    assert rec.outcome == "void" and "ground truth" in rec.void_reason
+    assert set(rec.to_json()) == set(record.FIELDS)
+    (tmp_path / "records.jsonl").write_text(json.dumps(rec.to_json()) + "\n")
     r = CliRunner().invoke(main, ["schema", "records", "--validate", str(tmp_path / "records.jsonl")])
     assert r.exit_code == 0 and "1 record(s), 0 problem(s)" in r.output
 
@@ -172,7 +172,6 @@ def test_a_third_party_record_without_a_key_gets_its_cells_key_and_keeps_its_own
     ({**V1, "schema_version": 9}, "schema_version 9 is not readable"),
     ({k: v for k, v in V1.items() if k != "outcome"}, "missing outcome"),
     ({**V1, "outcome": "won"}, "'won' is not one of"),
-    ({**V1, "hidden_pass": True}, "Eq. 7"),
     ({**V1, "void_kind": "engine_fault"}, "void records only"),
     ({**V1, "hash": "h"}, "seq"),
 ])
@@ -180,3 +179,13 @@ def test_an_object_that_is_no_record_is_refused_naming_its_source(obj, why):
     with pytest.raises(ValueError) as exc:
         record.CellRecord.from_json(obj, source="runs/r/records.jsonl:7")
     assert str(exc.value).startswith("runs/r/records.jsonl:7: ") and why in str(exc.value)
+
+
+def test_flags_that_contradict_the_outcome_are_read_as_written_and_said_but_never_built():
+    """A ledger line whose flags break Eq. 7 (a forged outcome) parses, so the viewer can show the
+    file as it is; the record says what is wrong, and the builder refuses to make such a record."""
+    rec = record.CellRecord.from_json({**V1, "hidden_pass": True}, source="records.jsonl:6")
+    assert rec.outcome is Outcome.AMPLIFIED and "Eq. 7" in rec.eq7_problem
+    assert record.CellRecord.from_json(V1, source="records.jsonl:1").eq7_problem is None
+    with pytest.raises(ValueError, match="Eq. 7"):
+        record.make(**{**V1, "hidden_pass": True})
