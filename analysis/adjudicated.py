@@ -29,6 +29,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from harness.core.outcomes import Outcome
 from harness.core.wilson import wilson
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def direction(pairs: Pairs, completing: str, refusing: str, swap: bool, incremen
     # hidden oracle fails (amplified) and the refusing side did not deliver - a wrong delivery observed in
     # the other run, refused here; split the same way by the refusing side's own verdict (review r37)
     seen = [h for o, s, h in zip(done["outcome"], refuse["shipped"], refuse["hidden_pass"])
-            if o == "amplified" and not s]
+            if o == Outcome.AMPLIFIED and not s]
     seen_wrong = sum(1 for h in seen if not h)
     out["beside"] = {"cell": f"{completing} amplified x {refusing} not delivered", "n": len(seen),
                      "wrong_delivery_avoided": _share(seen_wrong, len(seen)),

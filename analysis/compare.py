@@ -43,6 +43,7 @@ import numpy as np
 from analysis.pairs import Pairs
 from analysis.records import factor_suffix, fast_rows, load_records, read_raw
 from harness.core import record
+from harness.core.outcomes import Outcome
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
@@ -51,7 +52,7 @@ REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 # the harness's built-in arms (harness.core.builtin_parts): each can stop or recover
 HARNESS_CONTROLLERS = frozenset({"A1", "A2", "A2p", "A3", "A4"})
 COMPLETION = ("completed", "recovered")
-SCORED = tuple(o for o in record.OUTCOMES if o != "void")
+SCORED = tuple(o.value for o in Outcome if o is not Outcome.VOID)
 
 
 class CompareError(ValueError):
@@ -320,7 +321,7 @@ def _split(side: Side, recs: list[dict], locs: Sequence[str], key: tuple[str, ..
         if first[0] != cell:
             raise CompareError(f"{loc}: field 'factors': join key {jk!r} matches two cells ({first[0]} at {first[1]} "
                                f"and {cell}); add factors to --key")
-        if rec["outcome"] == "void":
+        if rec["outcome"] == Outcome.VOID:
             if jk not in side.terminal:
                 side.void_keys.add(jk)
             continue
@@ -355,7 +356,7 @@ def _split_columnar(side: Side, key: tuple[str, ...], ref: dict, names: set[str]
     outcomes = cols["outcome"]
     if len(rows) < n:
         jks, outcomes = [jks[i] for i in rows], [outcomes[i] for i in rows]
-    scored = [j for j, o in enumerate(outcomes) if o != "void"]  # positions in ``rows``
+    scored = [j for j, o in enumerate(outcomes) if o != Outcome.VOID]  # positions in ``rows``
     skeys = list(map(jks.__getitem__, scored))
     first = dict(zip(reversed(skeys), reversed(scored)))  # each key's first scored position
     if len(first) < len(scored) and len(set(zip(skeys, map(outcomes.__getitem__, scored)))) != len(first):
@@ -364,7 +365,7 @@ def _split_columnar(side: Side, key: tuple[str, ...], ref: dict, names: set[str]
     # a position in ``rows`` is the row itself unless contaminated rows were left out (the order of
     # ``terminal`` is never read: the tables sort by join key or count)
     side.terminal = first if isinstance(rows, range) else {k: rows[j] for k, j in first.items()}
-    side.void_keys = {k for k, o in zip(jks, outcomes) if o == "void"} - side.terminal.keys() \
+    side.void_keys = {k for k, o in zip(jks, outcomes) if o == Outcome.VOID} - side.terminal.keys() \
         if len(scored) < len(outcomes) else set()
     return True
 

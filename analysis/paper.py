@@ -21,6 +21,7 @@ from pathlib import Path
 from analysis.tables import PAPER_SCHEME
 from harness.core import record, runio
 from harness.core.errors import ExitCode
+from harness.core.outcomes import Outcome
 
 PUBLISHED = Path(__file__).parent / "published" / "proof_or_stop_000.toml"
 SYNTHETIC_ENGINE = "synthetic-paper-counts"
@@ -220,7 +221,7 @@ def _compare_table11(add: _Rows, summary: dict, pub: dict) -> None:
         add("Table 11", f"{arm} mean tokens", None if a["mean_tokens"] is None else round(a["mean_tokens"]),
             p["mean_tokens"])
         add("Table 11", f"{arm} mean wall s", _r(a["mean_wall_s"]), p["mean_wall_s"])
-        if "acceptance_fail" in p:
+        if Outcome.ACCEPTANCE_FAIL in p:
             add("Table 11", f"{arm} acceptance_fail (all cells)", a["acceptance_fail"]["k"], p["acceptance_fail"])
 
 

@@ -82,11 +82,11 @@ def _run(proto: Path, out: Path, n: int, **kw) -> dict:
     res = execute(out, log=lambda m: None, limit_cells=n, progress_stream=open(os.devnull, "w"), **kw)
     wall = time.perf_counter() - t0
     recs = res.records
-    return {"wall": wall, "n": len(recs), "cell_s": sum(r["wall_s"] for r in recs),
-            "test_s": sum(r.get("test_exec_s") or 0 for r in recs), "runs": sum(r.get("test_runs") or 0 for r in recs),
-            "cached": sum(r.get("cached_verdicts") or 0 for r in recs),
-            "voids": sum(r["outcome"] == "void" for r in recs), "requeues": sum(r.get("requeues", 0) for r in recs),
-            "outcomes": sorted((r["cell_key"], r["outcome"]) for r in recs)}
+    return {"wall": wall, "n": len(recs), "cell_s": sum(r.wall_s for r in recs),
+            "test_s": sum(r.test_exec_s or 0 for r in recs), "runs": sum(r.test_runs or 0 for r in recs),
+            "cached": sum(r.cached_verdicts or 0 for r in recs),
+            "voids": sum(not r.scored for r in recs), "requeues": sum(r.extra.get("requeues", 0) for r in recs),
+            "outcomes": sorted((r.cell_key, r.outcome.value) for r in recs)}
 
 
 def _startup_share(n: int) -> dict:

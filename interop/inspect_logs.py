@@ -34,10 +34,11 @@ from urllib.request import url2pathname
 
 from harness.core import runio
 from harness.core.errors import ExitCode, InputError
+from harness.core.outcomes import Outcome
+from harness.core.record import OUTCOMES, CellRecord
 from harness.core.table import per_arm_rows
 from harness.run.records import write_records
 
-OUTCOMES = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
 SCORER = "harness_adjudicator"
 
 
@@ -97,46 +98,47 @@ def _chat(m: dict):
     return ChatMessageAssistant(content=content, tool_calls=calls or None)
 
 
-def _sample(rec: dict, transcript_text: str | None, source: str = "transcript"):
+def _sample(rec: CellRecord, transcript_text: str | None, source: str = "transcript"):
     from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ModelUsage
     from inspect_ai.scorer import Score
     msgs = [_chat(m) for m in conversation(transcript_text, source=source)]
     first_user = next((m.text for m in msgs if m.role == "user"), "")
-    factors = rec.get("factors") or {}
-    sid = "|".join([rec["task"], str(rec["scenario"]), *[f"{k}={v}" for k, v in sorted(factors.items())]])
-    flags = {k: rec.get(k) for k in ("shipped", "visible_pass", "hidden_pass", "failure_seen", "stop_reason",
-                                     "void_reason")}
-    score = Score(value=rec["outcome"], answer="shipped" if rec.get("shipped") else "not shipped",
-                  explanation=(f"Eq. 7 (adjudicator's total order): S={rec.get('shipped')}, G={rec.get('hidden_pass')}, "
-                               f"visible={rec.get('visible_pass')}, detectors={rec.get('unsafe_detectors') or []}"),
+    factors = rec.factors or {}
+    sid = "|".join([rec.task, str(rec.scenario), *[f"{k}={v}" for k, v in sorted(factors.items())]])
+    flags = {"shipped": rec.shipped, "visible_pass": rec.visible_pass, "hidden_pass": rec.hidden_pass,
+             "failure_seen": rec.failure_seen, "stop_reason": rec.stop_reason, "void_reason": rec.void_reason}
+    score = Score(value=rec.outcome.value, answer="shipped" if rec.shipped else "not shipped",
+                  explanation=(f"Eq. 7 (adjudicator's total order): S={rec.shipped}, G={rec.hidden_pass}, "
+                               f"visible={rec.visible_pass}, detectors={rec.unsafe_detectors or []}"),
                   metadata=flags)
     usage = {m: ModelUsage(input_tokens=u.get("input_tokens", 0), output_tokens=u.get("output_tokens", 0),
                            total_tokens=u.get("input_tokens", 0) + u.get("output_tokens", 0),
                            input_tokens_cache_read=u.get("cache_read_tokens"),
                            input_tokens_cache_write=u.get("cache_write_tokens"), reasoning_tokens=u.get("reasoning_tokens"))
-             for m, u in (rec.get("usage_by_model") or {}).items()}
-    meta = {"task": rec["task"], "scenario": str(rec["scenario"]), "repeat": rec["repeat"], "cell_key": rec["cell_key"],
-            "arm": rec["arm"], "detectors": sorted(rec.get("unsafe_detectors") or []), "factors": factors,
-            **{k: rec.get(k) for k in ("tokens_in", "tokens_out", "wall_s", "cost_usd", "attempts", "review_rounds",
-                                       "model_id", "engine", "protocol_digest", "hash", "usage_by_model")},
+             for m, u in (rec.usage_by_model or {}).items()}
+    meta = {"task": rec.task, "scenario": str(rec.scenario), "repeat": rec.repeat, "cell_key": rec.cell_key,
+            "arm": rec.arm, "detectors": sorted(rec.unsafe_detectors or []), "factors": factors,
+            "tokens_in": rec.tokens_in, "tokens_out": rec.tokens_out, "wall_s": rec.wall_s, "cost_usd": rec.cost_usd,
+            "attempts": rec.attempts, "review_rounds": rec.review_rounds, "model_id": rec.model_id,
+            "engine": rec.engine, "protocol_digest": rec.protocol_digest,
+            "hash": rec.ledger.hash if rec.ledger else None, "usage_by_model": rec.usage_by_model,
             **_void_fields(rec)}
-    error = (EvalError(message=str(rec.get("void_reason")), traceback="", traceback_ansi="")
-             if rec["outcome"] == "void" else None)
-    return EvalSample(id=sid, epoch=int(rec["repeat"]), input=first_user or rec["cell_key"], target="",
+    error = (EvalError(message=str(rec.void_reason), traceback="", traceback_ansi="")
+             if rec.outcome is Outcome.VOID else None)
+    return EvalSample(id=sid, epoch=int(rec.repeat), input=first_user or rec.cell_key, target="",
                       messages=msgs, scores={"outcome": score}, metadata=meta, model_usage=usage,
-                      total_time=rec.get("wall_s"), error=error)
+                      total_time=rec.wall_s, error=error)
 
 
-def _void_fields(rec: dict) -> dict:
+def _void_fields(rec: CellRecord) -> dict:
     """A void cell's kind (a ``VoidKind`` value: from ``void_kind`` on a v3 record, read from
-    ``void_reason`` on an older one, as ``void_kind_of`` does) and detail, for the sample's
+    ``void_reason`` on an older one, as ``CellRecord.kind`` does) and detail, for the sample's
     metadata; nothing for a cell that is not void."""
-    from harness.core.record import void_kind_of
-    if rec.get("outcome") != "void":
+    if rec.scored:
         return {}
-    kind = void_kind_of(rec)
-    return {"void_kind": kind.value if kind is not None else None, "void_detail": rec.get("void_detail")}
+    kind = rec.kind
+    return {"void_kind": kind.value if kind is not None else None, "void_detail": rec.void_detail}
 
 
 def _refuse_forged_kinds(run) -> None:
@@ -146,7 +148,7 @@ def _refuse_forged_kinds(run) -> None:
     wrote. Checked before any log is written."""
     from harness.core.record import kind_problems
     for line, rec in zip(run.record_lines, run.records):
-        for fld, what in kind_problems(rec):
+        for fld, what in kind_problems(rec.to_json()):
             raise InputError(str(run.path / "records.jsonl"), fld, what, line=line)
 
 
@@ -176,15 +178,15 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
         paths = []
         for row in per_arm_rows(run.records, run.arms):
             arm = row["arm"]
-            recs = [r for r in run.records if r["arm"] == arm]
+            recs = [r for r in run.records if r.arm == arm]
             if not recs:
                 continue
             samples = []
             for r in recs:
-                tr = transcript_file(run.path, r["cell_key"], r)
+                tr = transcript_file(run.path, r.cell_key, r)
                 text = runio.read_bytes(tr, "transcript").decode(errors="replace") if tr.is_file() else None
                 samples.append(_sample(r, text, str(tr)))
-            models = sorted({m for r in recs for m in (r.get("model_id") or "").split(",") if m}) or [run.meta.get("engine")]
+            models: list = sorted({m for r in recs for m in (r.model_id or "").split(",") if m}) or [run.meta.get("engine")]
             metrics = {}
             for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
                 if p.n:
@@ -194,11 +196,11 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
             spec = EvalSpec(created=created, task=f"{run.meta.get('protocol')}/{arm}", task_args={"arm": arm},
                             run_id=str(run.meta.get("run_id")), model="/".join([str(run.meta.get("engine")), models[0]]),
                             dataset=EvalDataset(name=str(run.meta.get("protocol")), samples=len(samples)),
-                            config=EvalConfig(epochs=max(int(r["repeat"]) for r in recs)),
+                            config=EvalConfig(epochs=max(int(r.repeat) for r in recs)),
                             metadata={"harness_protocol_digest": run.meta.get("protocol_digest"),
                                       "preregistered": run.meta.get("preregistered"), "arm": arm, "models": models,
                                       "source": "proof-harness run directory (harness export inspect)"})
-            results = EvalResults(total_samples=len(samples), completed_samples=sum(r["outcome"] != "void" for r in recs),
+            results = EvalResults(total_samples=len(samples), completed_samples=sum(r.scored for r in recs),
                                   scores=[EvalScore(name="outcome", scorer=SCORER, metrics=metrics)])
             log = EvalLog(eval=spec, plan=EvalPlan(), results=results, samples=samples,
                           stats=EvalStats(started_at=created, completed_at=created), status="success")

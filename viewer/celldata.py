@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.core import runio
 from harness.core.layout import diff_paths, read_diff, transcript_path
+from harness.core.record import CellRecord
 
 # Columns of the cell list, in the order rows carry them (the browser reads them by name).
 COLUMNS = ("key", "unit", "arm", "task", "scenario", "repeat", "factors", "outcome", "detectors", "tokens",
@@ -29,15 +30,15 @@ def unit_of(key: str) -> str:
     return key.split("|", 1)[1]
 
 
-def list_row(rec: dict, file: str) -> list:
+def list_row(rec: CellRecord, file: str) -> list:
     """The cell-list row of a recorded cell."""
-    factors = rec.get("factors") or {}
-    return [rec["cell_key"], unit_of(rec["cell_key"]), rec["arm"], rec["task"], str(rec["scenario"]), rec["repeat"],
-            ",".join(f"{k}={v}" for k, v in sorted(factors.items())), rec["outcome"],
-            sorted(rec.get("unsafe_detectors") or []),
-            int(rec.get("tokens_in") or 0) + int(rec.get("tokens_out") or 0), rec.get("wall_s"), rec.get("cost_usd"),
-            rec.get("stop_reason"), rec.get("shipped"), rec.get("visible_pass"), rec.get("hidden_pass"),
-            rec.get("attempts"), rec.get("review_rounds"), rec.get("model_id"), file]
+    factors = rec.factors or {}
+    return [rec.cell_key, unit_of(rec.cell_key), rec.arm, rec.task, str(rec.scenario), rec.repeat,
+            ",".join(f"{k}={v}" for k, v in sorted(factors.items())), rec.outcome.value,
+            sorted(rec.unsafe_detectors or []),
+            int(rec.tokens_in or 0) + int(rec.tokens_out or 0), rec.wall_s, rec.cost_usd,
+            rec.stop_reason, rec.shipped, rec.visible_pass, rec.hidden_pass,
+            rec.attempts, rec.review_rounds, rec.model_id, file]
 
 
 def in_flight_row(key: str, file: str) -> list:
@@ -66,12 +67,12 @@ def voided_transcripts(run_dir: Path) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def transcript_file(run_dir: Path, key: str, record: dict | None) -> Path:
+def transcript_file(run_dir: Path, key: str, record: CellRecord | None) -> Path:
     """The cell's transcript: the record's ``transcript`` path, but never outside the run directory."""
     run_dir = Path(run_dir).resolve()
     tr = transcript_path(run_dir, key)
-    if record and isinstance(record.get("transcript"), str):
-        named = (run_dir / record["transcript"]).resolve()
+    if record and isinstance(record.transcript, str):
+        named = (run_dir / record.transcript).resolve()
         tr = named if named.is_relative_to(run_dir) else tr
     return tr
 
@@ -87,14 +88,14 @@ def _diff(path: Path) -> tuple[str | None, str | None]:
         return None, f"{path.name} is unreadable ({type(exc).__name__}: {exc}): a write in progress, or a kill mid-write"
 
 
-def page_data(run_dir: Path, key: str, events_file: Path, record: dict | None,
+def page_data(run_dir: Path, key: str, events_file: Path, record: CellRecord | None,
               voided: dict[str, list[str]] | None = None) -> dict:
     """Everything the cell's page shows, from the run directory only. ``voided``: voided_transcripts()."""
     diff_file, candidate_file = diff_paths(events_file)
     run_dir = Path(run_dir).resolve()
     tr = transcript_file(run_dir, key, record)
     (diff, diff_error), (candidate, candidate_error) = _diff(diff_file), _diff(candidate_file)
-    return {"key": key, "record": record, "events": _text(events_file), "transcript": _text(tr),
+    return {"key": key, "record": record.to_json() if record else None, "events": _text(events_file), "transcript": _text(tr),
             "transcript_file": tr.relative_to(run_dir).as_posix(),
             "voided_transcripts": (voided or {}).get(tr.name, []), "diff": diff, "candidate_diff": candidate,
             "diff_error": diff_error, "candidate_diff_error": candidate_error}

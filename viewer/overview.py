@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
+from harness.core.outcomes import Outcome
+from harness.core.record import NULL_SCENARIO, CellRecord
 from harness.core.table import per_arm_rows
 from viewer import figures
 from viewer.page import badge, esc, table
@@ -53,18 +55,18 @@ def _ledger_banner(run: RunDir) -> str:
 
 def _facts(run: RunDir) -> str:
     m, recs = run.meta, run.records
-    models = Counter(r.get("model_id") or "n/a" for r in recs)
-    endpoints = Counter(r.get("endpoint") or "n/a" for r in recs)
-    conf = Counter(r.get("confinement") or "n/a" for r in recs)
-    priced = [r for r in recs if isinstance(r.get("cost_usd"), (int, float))]
-    notes = Counter(r.get("cost_note") for r in recs if not isinstance(r.get("cost_usd"), (int, float)))
-    cost = (f"${sum(r['cost_usd'] for r in priced):,.4f} over {len(priced)} priced cells"
+    models = Counter(r.model_id or "n/a" for r in recs)
+    endpoints = Counter(r.endpoint or "n/a" for r in recs)
+    conf = Counter(r.confinement or "n/a" for r in recs)
+    priced = [r for r in recs if isinstance(r.cost_usd, (int, float))]
+    notes = Counter(r.cost_note for r in recs if not isinstance(r.cost_usd, (int, float)))
+    cost = (f"${sum(r.cost_usd or 0.0 for r in priced):,.4f} over {len(priced)} priced cells"
             if priced else "n/a (no priced cell)")
     if len(priced) < len(recs):
         cost += f"; {len(recs) - len(priced)} cells unpriced" + (
             " (" + "; ".join(f"{n}: {note}" for note, n in notes.most_common(3) if note) + ")" if any(notes) else "")
-    tin = sum(int(r.get("tokens_in") or 0) for r in recs)
-    tout = sum(int(r.get("tokens_out") or 0) for r in recs)
+    tin = sum(int(r.tokens_in or 0) for r in recs)
+    tout = sum(int(r.tokens_out or 0) for r in recs)
     problems = run.ledger_problems if (run.path / "records.jsonl").is_file() else ["no records.jsonl yet"]
     chain = "intact (every line's hash and the head verified)" if not problems else \
         f"{len(problems)} problem(s): " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
@@ -80,7 +82,7 @@ def _facts(run: RunDir) -> str:
         ("confinement (cells)", ", ".join(f"{k} ({v})" for k, v in conf.most_common())),
         ("cost", cost),
         ("tokens", f"{tin:,} in + {tout:,} out = {tin + tout:,} over {len(recs)} cells"),
-        ("wall time", f"{sum(float(r.get('wall_s') or 0) for r in recs):,.1f} cell-seconds"),
+        ("wall time", f"{sum(float(r.wall_s or 0) for r in recs):,.1f} cell-seconds"),
         ("ledger chain", chain),
     ]
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>"
@@ -109,8 +111,8 @@ def _per_arm(rows: list[dict]) -> str:
     return table(head, out, "per-arm") + f'<p class="note">{note}</p>'
 
 
-def _crosstab(recs: list[dict], row_key: str, rows: list[str], link_key: str) -> str:
-    c = Counter((str(r[row_key]), r["outcome"]) for r in recs)
+def _crosstab(recs: list[CellRecord], row_key: str, rows: list[str], link_key: str) -> str:
+    c = Counter((str(getattr(r, row_key)), r.outcome.value) for r in recs)
     present = [o for o in OUTCOMES if any(c[(x, o)] for x in rows)]
     body = []
     for x in rows:
@@ -122,8 +124,8 @@ def _crosstab(recs: list[dict], row_key: str, rows: list[str], link_key: str) ->
     return table([esc(row_key)] + [badge(o) for o in present] + ["all"], body + [totals], "counts")
 
 
-def _detectors(recs: list[dict], arms: list[str]) -> str:
-    c = Counter((r["arm"], d) for r in recs for d in r.get("unsafe_detectors") or [])
+def _detectors(recs: list[CellRecord], arms: list[str]) -> str:
+    c = Counter((r.arm, d) for r in recs for d in r.unsafe_detectors or [])
     names = sorted({d for _, d in c})
     if not names:
         return '<p class="note">No unsafe-action detector fired in any recorded cell.</p>'
@@ -133,20 +135,20 @@ def _detectors(recs: list[dict], arms: list[str]) -> str:
 
 
 def _voids(run: RunDir) -> str:
-    final = {r["cell_key"]: r["outcome"] for r in run.records}
+    final = {r.cell_key: r.outcome for r in run.records}
     rows = []
     seen = set()
     for v in run.voids:
         k = v.get("cell_key", "?")
         seen.add(k)
         now = final.get(k)
-        fate = "not recorded yet" if now is None else ("still void" if now == "void" else f"rerun, now {now}")
+        fate = "not recorded yet" if now is None else ("still void" if now is Outcome.VOID else f"rerun, now {now}")
         rows.append([f'<a href="cell.html#{esc(quote(k, safe=""))}">{esc(k)}</a>', esc(v.get("attempt")),
                      esc(v.get("void_reason")), esc(fate)])
     for r in run.records:
-        if r["outcome"] == "void" and r["cell_key"] not in seen:
-            rows.append([f'<a href="cell.html#{esc(quote(r["cell_key"], safe=""))}">{esc(r["cell_key"])}</a>', "-",
-                         esc(r.get("void_reason")), "still void"])
+        if not r.scored and r.cell_key not in seen:
+            rows.append([f'<a href="cell.html#{esc(quote(r.cell_key, safe=""))}">{esc(r.cell_key)}</a>', "-",
+                         esc(r.void_reason), "still void"])
     out = (table(["cell", "attempt", "void reason", "fate"], rows, "voids") if rows
            else '<p class="note">No void attempt: every cell that ran was scored.</p>')
     if run.requeues:
@@ -158,21 +160,21 @@ def _voids(run: RunDir) -> str:
 def render(run: RunDir, fig_dir: Path) -> str:
     """The overview page's body (HTML); writes its figures into fig_dir."""
     recs = run.records
-    arms = run.arms or sorted({r["arm"] for r in recs})
+    arms = run.arms or sorted({r.arm for r in recs})
     rows = per_arm_rows(recs, arms)
-    scenarios = sorted({str(r["scenario"]) for r in recs}, key=lambda s: (s != "null", len(s), s))
+    scenarios = sorted({str(r.scenario) for r in recs}, key=lambda s: (s != NULL_SCENARIO, len(s), s))
     parts = [f"<h1>Run {esc(run.meta.get('protocol'))} <small>{esc(run.meta.get('run_id'))}</small></h1>",
              _ledger_banner(run), _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
     if recs:
         fig_dir.mkdir(parents=True, exist_ok=True)
-        per_arm: dict[str, dict[str, int]] = {a: Counter(r["outcome"] for r in recs if r["arm"] == a) for a in arms}
+        per_arm: dict[str, dict[str, int]] = {a: Counter(r.outcome.value for r in recs if r.arm == a) for a in arms}
         f1 = figures.outcome_bars(per_arm, arms, fig_dir / "outcomes.svg")
         f2 = figures.rate_intervals(rows, fig_dir / "rates.svg")
         parts += ["<h2>Figures</h2>", f'<figure><img src="figures/{f1}" alt="outcomes per arm"></figure>',
                   f'<figure><img src="figures/{f2}" alt="completion and amplified per arm, Wilson 95%"></figure>']
     parts += ["<h2>Counts by outcome</h2>", "<h3>per arm</h3>", _crosstab(recs, "arm", arms, "arm"),
               "<h3>per scenario</h3>", _crosstab(recs, "scenario", scenarios, "scenario"),
-              "<h3>per task</h3>", _crosstab(recs, "task", sorted({r["task"] for r in recs}), "task"),
+              "<h3>per task</h3>", _crosstab(recs, "task", sorted({r.task for r in recs}), "task"),
               "<h2>Unsafe-action detectors (cells per arm)</h2>", _detectors(recs, arms),
               "<h2>Voids</h2>", _voids(run)]
     return "\n".join(parts)

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.core import runio
 from harness.core.errors import InputError
 from harness.core.matrix import Cell
+from harness.core.record import IDENTITY, CellRecord, kind_problems
 from harness.run.cellrun import events_path
 from harness.run.records import ledger_problems
 
@@ -17,7 +18,7 @@ from harness.run.records import ledger_problems
 class RunDir:
     path: Path
     meta: dict  # run.json without the lock's file list
-    records: list[dict]  # the ledger's lines, in order
+    records: list[CellRecord]  # the ledger's lines, in order
     torn_tail: bool = False  # the last line was incomplete (a run in progress, or a kill mid-write)
     in_flight: dict[str, Path] = field(default_factory=dict)  # cell key -> event log, no record yet
     voids: list[dict] = field(default_factory=list)  # voids.jsonl: every void attempt
@@ -69,15 +70,11 @@ def load_run(path: Path) -> RunDir:
     lock = meta.pop("lock", None) or {}
     meta["lock_files"] = len(lock.get("files", {}))
     numbered, torn = _jsonl(path / "records.jsonl", tolerate_torn_tail=True)
-    records = [r for _, r in numbered]
-    for i, r in numbered:
-        for k in ("cell_key", "arm", "task", "scenario", "repeat", "outcome"):
-            if k not in r:
-                raise InputError(str(path / "records.jsonl"), k, "missing; every record names its cell and outcome", line=i)
+    records = [_parse(path / "records.jsonl", i, r) for i, r in numbered]
     run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered])
     run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
     run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
-    run.in_flight = _in_flight(path, {r["cell_key"] for r in records})
+    run.in_flight = _in_flight(path, {r.cell_key for r in records})
     run.arms, run.planned, run.protocol_note = _design(meta, records)
     run.ledger_problems = ledger_problems(path)
     return run
@@ -122,10 +119,24 @@ def _in_flight(path: Path, recorded: set[str]) -> dict[str, Path]:
     return out
 
 
-def _design(meta: dict, records: list[dict]) -> tuple[list[str], int | None, str | None]:
+def _parse(path: Path, line: int, obj: dict) -> CellRecord:
+    """One records line as a ``CellRecord`` (``from_json``, any version); InputError naming the
+    file, the line and what is wrong (every record names its cell and outcome)."""
+    for k in ("cell_key", *IDENTITY):
+        if k not in obj:
+            raise InputError(str(path), k, "missing; every record names its cell and outcome", line=line)
+    try:
+        return CellRecord.from_json(obj, source=f"{path}:{line}")
+    except ValueError as exc:
+        named = [name for name, _ in kind_problems(obj)]  # an outcome or void_kind outside its enum: name it
+        raise InputError(str(path), named[0] if named else "record", str(exc).removeprefix(f"{path}:{line}: "),
+                         line=line) from None
+
+
+def _design(meta: dict, records: list[CellRecord]) -> tuple[list[str], int | None, str | None]:
     """Arm order and planned cell count from the protocol run.json names (the only file outside the
     run directory the report reads); falls back to the arms seen in the records."""
-    seen = list(dict.fromkeys(r["arm"] for r in records))
+    seen = list(dict.fromkeys(r.arm for r in records))
     proto_path = meta.get("protocol_path")
     if not proto_path:
         return sorted(seen), None, "run.json names no protocol"

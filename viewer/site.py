@@ -25,6 +25,7 @@ from pathlib import Path
 
 from harness.core import runio
 from harness.core.errors import ExitCode, InputError
+from harness.core.record import CellRecord
 from viewer import celldata, overview
 from viewer.page import shell
 from viewer.rundir import RunDir, load_run
@@ -92,7 +93,7 @@ def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: i
     out = Path(out)
     with _stage(out, f"harness view {run_dir} --out {out}") as stage:
         has_analysis = _write_pages(run, stage, analysis_dir, workers)
-    latest = {r["cell_key"] for r in run.records}
+    latest = {r.cell_key for r in run.records}
     return Built(out / "index.html", len(latest), len(run.in_flight), time.perf_counter() - t0, has_analysis,
                  run.ledger_problems)
 
@@ -109,10 +110,10 @@ def _write_pages(run: RunDir, out: Path, analysis_dir: Path | None, workers: int
     runio.write_staged(out / "index.html", shell(f"Run {run.meta.get('protocol')}", overview.render(run, out / "figures"),
                                                  page="overview", run_label=label, analysis=has_analysis))
 
-    latest = {r["cell_key"]: r for r in run.records}  # one record per key; a duplicate's last line wins
+    latest = {r.cell_key: r for r in run.records}  # one record per key; a duplicate's last line wins
     cells_dir = out / "data" / "cells"
     cells_dir.mkdir(parents=True, exist_ok=True)
-    jobs: list[tuple[str, Path, dict | None]] = [(k, run.events_file(k), r) for k, r in latest.items()]
+    jobs: list[tuple[str, Path, CellRecord | None]] = [(k, run.events_file(k), r) for k, r in latest.items()]
     jobs += [(k, ev, None) for k, ev in run.in_flight.items() if k not in latest]
     rows = [celldata.list_row(r, celldata.page_name(ev)) if r else celldata.in_flight_row(k, celldata.page_name(ev))
             for k, ev, r in jobs]

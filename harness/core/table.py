@@ -11,58 +11,60 @@ cells (never scored).
 """
 from __future__ import annotations
 
+from harness.core.outcomes import Outcome
+from harness.core.record import NULL_SCENARIO, CellRecord
 from harness.core.wilson import wilson
 
 # Eq. 7's not-amplified endpoint (analysis/records.py: the tidy column not_amplified)
-NOT_AMPLIFIED = ("recovered", "safe_stop")
+NOT_AMPLIFIED = (Outcome.RECOVERED, Outcome.SAFE_STOP)
+COMPLETION = (Outcome.COMPLETED, Outcome.RECOVERED)  # H2's endpoint over null cells
 
 
-def one_per_cell(records: list[dict]) -> list[dict]:
+def one_per_cell(records: list[CellRecord]) -> list[CellRecord]:
     """One record per cell key, in first-seen order: the last scored record of the key, else its
     last void one. A ledger after --resume holds a void record and the scored rerun that
     superseded it, or a void per session that left the cell void; each is one cell (the rule
     analysis/records.py applies as ``void_superseded``)."""
-    chosen: dict[str, dict] = {}
+    chosen: dict[str, CellRecord] = {}
     for r in records:
-        key = r.get("cell_key") or f"{r['arm']}|{r['task']}|{r['scenario']}|{r['repeat']}"
-        if key not in chosen or r["outcome"] != "void" or chosen[key]["outcome"] == "void":
-            chosen[key] = r
+        if r.cell_key not in chosen or r.scored or not chosen[r.cell_key].scored:
+            chosen[r.cell_key] = r
     return list(chosen.values())
 
 
-def per_arm_rows(records: list[dict], arms: list[str]) -> list[dict]:
+def per_arm_rows(records: list[CellRecord], arms: list[str]) -> list[dict]:
     """The table's rows, one cell per key (``one_per_cell``)."""
     records = one_per_cell(records)
     rows = []
     for arm in arms:
-        rs = [r for r in records if r["arm"] == arm]
-        scored = [r for r in rs if r["outcome"] != "void"]
-        null = [r for r in scored if r["scenario"] == "null"]
-        inj = [r for r in scored if r["scenario"] != "null"]
+        rs = [r for r in records if r.arm == arm]
+        scored = [r for r in rs if r.scored]
+        null = [r for r in scored if r.scenario == NULL_SCENARIO]
+        inj = [r for r in scored if r.scenario != NULL_SCENARIO]
         n = len(scored)
-        known = [r for r in scored if r.get("tokens_in") is not None and r.get("tokens_out") is not None]
+        known = [r for r in scored if r.tokens_in is not None and r.tokens_out is not None]
         rows.append({
             "arm": arm, "cells": n, "void": len(rs) - n,
-            "completion": wilson(sum(r["outcome"] in ("completed", "recovered") for r in null), len(null)),
-            "amplified": wilson(sum(r["outcome"] == "amplified" for r in inj), len(inj)),
-            "not_amplified": wilson(sum(r["outcome"] in NOT_AMPLIFIED for r in inj), len(inj)),
+            "completion": wilson(sum(r.outcome in COMPLETION for r in null), len(null)),
+            "amplified": wilson(sum(r.outcome is Outcome.AMPLIFIED for r in inj), len(inj)),
+            "not_amplified": wilson(sum(r.outcome in NOT_AMPLIFIED for r in inj), len(inj)),
             "injected_other": _others(inj),
-            "safe_stop": sum(r["outcome"] == "safe_stop" for r in scored),
-            "recovered": sum(r["outcome"] == "recovered" for r in scored),
-            "unsafe": sum(r["outcome"] == "unsafe" for r in scored),
-            "mean_tokens": (sum(r["tokens_in"] + r["tokens_out"] for r in known) / len(known)) if known else None,
+            "safe_stop": sum(r.outcome is Outcome.SAFE_STOP for r in scored),
+            "recovered": sum(r.outcome is Outcome.RECOVERED for r in scored),
+            "unsafe": sum(r.outcome is Outcome.UNSAFE for r in scored),
+            "mean_tokens": (sum((r.tokens_in or 0) + (r.tokens_out or 0) for r in known) / len(known)) if known else None,
             "tokens_known": len(known),
-            "mean_wall_s": (sum(r["wall_s"] for r in scored) / n) if n else None,
+            "mean_wall_s": (sum(r.wall_s for r in scored) / n) if n else None,
         })
     return rows
 
 
-def _others(inj: list[dict]) -> dict[str, int]:
+def _others(inj: list[CellRecord]) -> dict[str, int]:
     """Injected cells that are neither amplified nor not-amplified, by outcome (completed, false_stop, ...)."""
     out: dict[str, int] = {}
     for r in inj:
-        if r["outcome"] != "amplified" and r["outcome"] not in NOT_AMPLIFIED:
-            out[r["outcome"]] = out.get(r["outcome"], 0) + 1
+        if r.outcome is not Outcome.AMPLIFIED and r.outcome not in NOT_AMPLIFIED:
+            out[r.outcome.value] = out.get(r.outcome.value, 0) + 1
     return dict(sorted(out.items()))
 
 

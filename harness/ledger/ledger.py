@@ -35,6 +35,7 @@ from typing import Callable
 
 from harness.core import runio
 from harness.core.errors import HarnessError
+from harness.core.record import CellRecord
 from harness.core.safe_text import printable_obj
 
 ANCHOR_FORMAT = "hx-ledger-anchor-1"
@@ -244,6 +245,7 @@ class Ledger:
         if ins.problems:
             raise LedgerRefused(self.path, ins.problems)
         self.records = ins.records
+        self._cells: list[CellRecord] = []  # the records parsed as CellRecord objects (``cell_records``)
         self.repair = self._move_torn(ins.torn) if ins.torn else None
         self.last_hash = self.records[-1]["hash"] if self.records else ""
         self.head_repaired = ins.head_behind
@@ -272,6 +274,23 @@ class Ledger:
 
     def keys(self) -> set[str]:
         return {r["cell_key"] for r in self.records}
+
+    def cell_records(self) -> list[CellRecord]:
+        """The ledger's records as ``CellRecord`` objects (parsed once each, as lines are read or
+        appended); a line that is no cell record is ValueError naming the file and line."""
+        self._parse_new()
+        return list(self._cells)
+
+    def _parse_new(self) -> None:
+        for i in range(len(self._cells), len(self.records)):
+            self._cells.append(CellRecord.from_json(self.records[i], source=f"{self.path}:{i + 1}"))
+
+    def append_record(self, rec: CellRecord) -> CellRecord:
+        """Append a cell's record (serialized here, at the file's edge); returns it with the
+        ledger's stamp (seq, prev_hash, seal, hash)."""
+        self.append(rec.to_json())
+        self._parse_new()
+        return self._cells[-1]
 
     def append(self, rec: dict) -> dict:
         rec = dict(printable_obj(rec), seq=len(self.records), prev_hash=self.last_hash)

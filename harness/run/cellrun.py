@@ -30,9 +30,10 @@ from harness.core.errors import InputError
 from harness.core.layout import transcript_path
 from harness.core.matrix import Cell
 from harness.core.observation import CONTEXT_LOST, observed
-from harness.core.outcomes import Fault, VoidKind
+from harness.core.outcomes import Fault, Outcome, VoidKind
 from harness.core.pricing import cell_cost
 from harness.core.protocol import Arm, LimitsTable
+from harness.core.record import CellRecord
 from harness.core.roles import Role, Roles, RunEngines, resolve_roles
 from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
@@ -95,7 +96,7 @@ def events_path(run_dir: Path, cell: Cell) -> Path:
     return Path(run_dir) / "cells" / f"{safe}.events.jsonl"
 
 
-def run_cell(spec: CellSpec) -> dict:
+def run_cell(spec: CellSpec) -> CellRecord:
     """The cell's record. Never raises: whatever goes wrong in the harness (a full disk included)
     ends in a void record naming it, so a worker never takes the run down."""
     t0 = time.perf_counter()
@@ -106,7 +107,7 @@ def run_cell(spec: CellSpec) -> dict:
         return void_record(spec, str(fault), time.perf_counter() - t0, fault)
 
 
-def _run_cell(spec: CellSpec, t0: float) -> dict:
+def _run_cell(spec: CellSpec, t0: float) -> CellRecord:
     """The cell as named phases: setup -> bind engines and run the controller -> adjudicate -> record."""
     setup = _setup(spec)
     if isinstance(setup, Fault):  # fail closed: the cell cannot be set up
@@ -322,8 +323,8 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
         s.log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
         fault = Fault(VoidKind.ADJUDICATION_ERROR, f"{type(exc).__name__}: {exc}")
         seen = _unsafe_despite_crash(s.task, s.start_files, final_files, s.log.events, s.inj, s.start_modes, s.ws.root)
-        adj = (Adjudication("unsafe", None, None, None, unsafe=seen, interrupted_by=str(fault)) if seen
-               else Adjudication("void", None, None, None, void_reason=str(fault), void_kind=fault.kind,
+        adj = (Adjudication(Outcome.UNSAFE, None, None, None, unsafe=seen, interrupted_by=str(fault)) if seen
+               else Adjudication(Outcome.VOID, None, None, None, void_reason=str(fault), void_kind=fault.kind,
                                  void_detail=fault.detail))  # unsafe outranks void
     for d in adj.judge_disagreement:  # the judge and plain pytest disagree on a test of the final tree
         s.log.emit("judge_disagreement", **d)
@@ -339,7 +340,7 @@ def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
     """B15's dynamic check (harness.judge.secret_run) on a cell that planted a key and was judged:
     the final tree's tests run without the key's files, the kernel recording what they write, send
     and exec; the key there makes the cell unsafe (secretScan). Returns the checks that ran."""
-    if not s.inj.secrets or adj.outcome == "void":
+    if not s.inj.secrets or adj.outcome == Outcome.VOID:
         return []
     from harness.control.adjudicator import ORACLE_DEST
     from harness.judge.secret_run import run_secret_check
@@ -382,8 +383,8 @@ def _claims(log: EventLog) -> list[dict]:
     return out
 
 
-def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged, t0: float) -> dict:
-    """The cell's record (harness.record.build): identity and outcome, the fault's kind, what the
+def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged, t0: float) -> CellRecord:
+    """The cell's record (harness.core.record.make): identity and outcome, the fault's kind, what the
     controller did, the evidence, and usage and cost. A fault that ``stops_run`` marks the record
     ``stop_run``: the driver stops the run and this cell stays unrun (not a void)."""
     cell, arm, adj, ctx, log = spec.cell, spec.arm, judged.adj, ran.ctx, s.log
@@ -411,9 +412,9 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
     )
     fields.update(_controller_fields(ctx, ran.result))
     fields.update(_usage_fields(spec, ctx, s.transcript))
-    if adj.outcome == "void" and ran.fault and ran.fault.kind.stops_run:
+    if adj.outcome == Outcome.VOID and ran.fault and ran.fault.kind.stops_run:
         fields["stop_run"] = str(ran.fault)  # the driver stops the run; this cell stays unrun (not a void)
-    return record.build(**fields)
+    return record.make(**fields)
 
 
 def _controller_fields(ctx: CellContext | None, result: ArmResult | None) -> dict:
@@ -595,15 +596,15 @@ def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_mod
         return {}
 
 
-def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None = None) -> dict:
+def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None = None) -> CellRecord:
     """A record for a cell that could not even be set up: void, with the reason and the fault's
     kind (``fault``; else read from the reason's text), never scored."""
     c = spec.cell
     kind = fault.kind if fault else VoidKind.of_reason(reason)
-    return record.build(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
-                        factors=dict(c.factors), outcome="void", wall_s=round(wall_s, 4),
-                        engine=spec.roles.worker.engine, controller=spec.arm.controller,
-                        void_reason=reason, void_kind=kind, void_detail=fault.detail if fault else reason,
-                        confinement=confinement_level(), **spec.run_meta)
+    return record.make(cell_key=c.key, arm=c.arm, task=c.task, scenario=c.scenario, repeat=c.repeat,
+                       factors=dict(c.factors), outcome=Outcome.VOID, wall_s=round(wall_s, 4),
+                       engine=spec.roles.worker.engine, controller=spec.arm.controller,
+                       void_reason=reason, void_kind=kind, void_detail=fault.detail if fault else reason,
+                       confinement=confinement_level(), **spec.run_meta)
 
 

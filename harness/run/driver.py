@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -32,6 +32,7 @@ from harness.core.errors import ExitCode, InputError
 from harness.core.matrix import Cell, run_order
 from harness.core.outcomes import Outcome, RunStop, VoidKind
 from harness.core.protocol import Protocol, load_protocol
+from harness.core.record import CellRecord
 from harness.core.registry import needs_model
 from harness.core.roles import Binding, Role, RunEngines, model_levels, resolve_roles
 from harness.core.runio import DirLock
@@ -60,7 +61,7 @@ class StopRequest:
 @dataclass
 class RunOutcome:
     run_dir: Path
-    records: list[dict]
+    records: list[CellRecord]
     still_void: list[str]
     table: str
     wall_s: float
@@ -320,7 +321,7 @@ def _verify_and_open(run_dir: Path, log) -> _Session:
         log(f"repaired a torn last line ({ledger.repair.torn_bytes} bytes moved to {ledger.repair.moved_to.name})")
     _check_ledger_kinds(ledger)
     _seal(run_dir, meta, ledger)
-    latest = {r["cell_key"]: r["outcome"] for r in ledger.records}  # a rerun's record supersedes a void one
+    latest = {r.cell_key: r.outcome for r in ledger.cell_records()}  # a rerun's record supersedes a void one
     return _Session(run_dir, meta, proto, ledger, done={k for k, o in latest.items() if o != Outcome.VOID},
                     void_keys={k for k, o in latest.items() if o == Outcome.VOID},
                     expected=_expected_digests(proto, meta["lock"]))
@@ -344,10 +345,7 @@ def _check_ledger_kinds(ledger: Ledger) -> None:
     line rewritten and re-hashed must not make a cell count as scored, void or unrun by a kind the
     driver never wrote. InputError naming the ledger, the line and the field; nothing changes."""
     for line, rec in enumerate(ledger.records, 1):  # a verified ledger has no blank lines
-        if not isinstance(rec.get("cell_key"), str):
-            raise InputError(str(ledger.path), "cell_key", f"must be a string; got {rec.get('cell_key')!r}; "
-                             "refusing to resume (nothing was changed)", line=line)
-        for name, why in record_mod.kind_problems(rec):
+        for name, why in record_mod.resume_problems(rec):
             raise InputError(str(ledger.path), name, f"{why}; refusing to resume (nothing was changed)", line=line)
 
 
@@ -389,9 +387,9 @@ def _disabled_tasks(s: _Session, cfg: _CacheConfig, log) -> dict[str, str]:
     """Tasks whose verdicts are never cached: proved nondeterministic by a spot-check in an earlier
     record of this run, or marked so in the cache directory. {task: why}."""
     disabled: dict[str, str] = {}
-    for r in s.ledger.records:
-        if (r.get("verdict_cache") or {}).get("nondeterministic"):
-            disabled.setdefault(r["task"], f"spot-check mismatch in {r['cell_key']}")
+    for r in s.ledger.cell_records():
+        if r.nondeterministic_tests:
+            disabled.setdefault(r.task, f"spot-check mismatch in {r.cell_key}")
     d = cfg.dir or s.run_dir / "verdict-cache"
     if cfg.enabled and d.is_dir():
         for t in verdict_cache.VerdictCache(d).nondeterministic():
@@ -457,7 +455,7 @@ def _dispatch(s: _Session, ex, cells: list[Cell], settle: "_Settler", progress: 
             for i, rec in enumerate(stream, 1):
                 if not settle.take(rec):
                     break
-                progress.update(None if rec.get("stop_run") else rec, in_flight=min(workers, len(queue) - i))
+                progress.update(None if rec.stop_run else rec, in_flight=min(workers, len(queue) - i))
         except executors.ExecutorLost as exc:  # not the cells' fault: they stay unrun (never void, never scored)
             settle.halt(RunStop.EXECUTOR, f"executor: {exc}; every cell that finished is recorded, cells not "
                         f"finished are unrun (never void, never scored); continue with "
@@ -475,8 +473,8 @@ def _finalize(s: _Session, settle: "_Settler", pilot: int | None, workers: int, 
     """The session's outcome: the table (and the pilot's projection) written, every cell whose
     latest record is void (from this session or an earlier one) keeping the run incomplete, the
     cells not run when the run stopped, the spend line, and a row in stops.jsonl."""
-    records, proto, run_dir = s.ledger.records, s.proto, s.run_dir
-    latest = {r["cell_key"]: r["outcome"] for r in records}
+    records, proto, run_dir = s.ledger.cell_records(), s.proto, s.run_dir
+    latest = {r.cell_key: r.outcome for r in records}
     still_void = [k for k, o in latest.items() if o == Outcome.VOID]
     table = render(per_arm_rows(records, [a.name for a in proto.arms]))
     projection = None
@@ -491,7 +489,7 @@ def _finalize(s: _Session, settle: "_Settler", pilot: int | None, workers: int, 
             settle.halt(RunStop.DISK, f"disk: could not write the run's tables ({exc}); the ledger is intact")
     not_run = None
     if settle.stopped:
-        have = {r["cell_key"] for r in records}
+        have = {r.cell_key for r in records}
         not_run = dict(Counter(c.arm for c in run_order(proto) if c.key not in have))
     spend_line = None
     if s.spend is not None:
@@ -574,7 +572,7 @@ class _Settler:
         """The run stops dispatching: ``kind`` (stops.jsonl) and ``why`` (the STOPPED line)."""
         self.stop_kind, self.stopped = kind, why
 
-    def take(self, rec: dict) -> bool:
+    def take(self, rec: CellRecord) -> bool:
         """Account one record; False when the run must stop (``stopped`` says why). At the spend
         ceiling the run stops dispatching but takes the cells already in flight: one refused a call
         (unrun, dropped), or finished its gate without another call (recorded; never cut short)."""
@@ -582,17 +580,17 @@ class _Settler:
         if kind is RunStop.BUDGET_CEILING:
             if not self.stopped:
                 self.halted_at = time.time()
-                self.halt(kind, f"{rec['stop_run']}; unrun cells are not run (never void, never scored); raise it: "
+                self.halt(kind, f"{rec.stop_run}; unrun cells are not run (never void, never scored); raise it: "
                                 f"`harness run --resume {self.run_dir} --raise-budget-usd X` (or --raise-budget-tokens N)")
-                self.log(f"STOPPING: {rec['stop_run']}")
+                self.log(f"STOPPING: {rec.stop_run}")
             return True
         if self.halted_at is not None:
             self.after_halt.append(round(time.time() - self.halted_at, 3))
-            rec["finished_after_ceiling_s"] = self.after_halt[-1]
+            rec = replace(rec, finished_after_ceiling_s=self.after_halt[-1])
         if kind is not None:  # this cell is unrun; cells still in flight are taken as they finish
             if not self.stopped:
-                self.halt(kind, f"{rec['stop_run']} (fix it, then `harness run --resume {self.run_dir}`)")
-                self.log(f"STOPPING: {rec['stop_run']}")
+                self.halt(kind, f"{rec.stop_run} (fix it, then `harness run --resume {self.run_dir}`)")
+                self.log(f"STOPPING: {rec.stop_run}")
             return True
         self.executed += 1
         try:
@@ -604,44 +602,42 @@ class _Settler:
             return False
         return True
 
-    def _account(self, rec: dict) -> None:
-        vc = rec.get("verdict_cache") or {}
-        if vc.get("nondeterministic") and rec["task"] not in self.disabled:
-            self.disabled[rec["task"]] = f"spot-check mismatch in {rec['cell_key']}"
-            self.log(f"verdict cache DISABLED for task {rec['task']}: a spot-check rerun disagreed with a cached "
-                     f"verdict in cell {rec['cell_key']}; its tests are nondeterministic")
-        if rec["outcome"] == Outcome.VOID:
-            k = rec["cell_key"]
+    def _account(self, rec: CellRecord) -> None:
+        if rec.nondeterministic_tests and rec.task not in self.disabled:
+            self.disabled[rec.task] = f"spot-check mismatch in {rec.cell_key}"
+            self.log(f"verdict cache DISABLED for task {rec.task}: a spot-check rerun disagreed with a cached "
+                     f"verdict in cell {rec.cell_key}; its tests are nondeterministic")
+        if rec.outcome is Outcome.VOID:
+            k = rec.cell_key
             self.void_counts[k] = self.void_counts.get(k, 0) + 1
-            runio.append_line(self.voids_path, json.dumps({"cell_key": k, "void_reason": rec["void_reason"],
+            runio.append_line(self.voids_path, json.dumps({"cell_key": k, "void_reason": rec.void_reason,
                                                            "attempt": self.void_counts[k]}))
             if self.void_counts[k] <= self.max_reruns:
                 self.rerun.append(Cell.from_key(k))
                 return
-        self.ledger.append(rec)
+        self.ledger.append_record(rec)
         if len(self.ledger.records) % 50 == 0:
             self.log(f"  {len(self.ledger.records)} recorded ...")
 
 
-def _stop_kind(rec: dict) -> RunStop | None:
+def _stop_kind(rec: CellRecord) -> RunStop | None:
     """The run stop a record asks for (``stop_run``: its cell is unrun), from its ``void_kind``;
     a record without one (older producers, hand-made records) names the ceiling in its text."""
-    if not rec.get("stop_run"):
+    if not rec.stop_run:
         return None
-    kind = rec.get("void_kind")
-    if isinstance(kind, str) and kind in VoidKind.__members__.values() and VoidKind(kind).stops_run:
-        return RunStop.of_fault(VoidKind(kind))
-    legacy = VoidKind.of_reason(rec["stop_run"])
+    if rec.void_kind is not None and rec.void_kind.stops_run:
+        return RunStop.of_fault(rec.void_kind)
+    legacy = VoidKind.of_reason(rec.stop_run)
     return RunStop.of_fault(legacy) if legacy is not None and legacy.stops_run else RunStop.AUTHENTICATION
 
 
 read_run_meta = rundir.read_run_meta  # kept importable from here
 
 
-def incomplete_denominators(records: list[dict], still_void: list[str]) -> dict[str, str]:
+def incomplete_denominators(records: list[CellRecord], still_void: list[str]) -> dict[str, str]:
     per: dict[str, list[int]] = {}
     for r in one_per_cell(records):  # a void superseded by its rerun, or repeated by a resume, is one cell
-        a = per.setdefault(r["arm"], [0, 0])
+        a = per.setdefault(r.arm, [0, 0])
         a[1] += 1
-        a[0] += r["outcome"] != "void"
+        a[0] += r.scored
     return {arm: f"{s}/{n} scored" for arm, (s, n) in per.items()}

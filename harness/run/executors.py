@@ -35,6 +35,7 @@ from typing import Callable, Hashable, Iterable, Iterator
 from harness.core import runio
 from harness.core.errors import HarnessError
 from harness.core.layout import transcript_path
+from harness.core.record import CellRecord
 from harness.core.registry import EXECUTORS
 from harness.judge import verdict_cache
 from harness.ledger.worst_case import MAX_REQUEUES
@@ -53,7 +54,7 @@ class Job:
     requeues: int = 0
 
 
-def execute_cell(spec: CellSpec, cache: dict | None = None, warm: bool | None = None) -> dict:
+def execute_cell(spec: CellSpec, cache: dict | None = None, warm: bool | None = None) -> CellRecord:
     """Run one cell with the verdict cache configured by ``cache`` and warm test execution on or off
     (``warm``; None: the process's default), and say in the record how the cache was used
     (``verdict_cache``: status, hits, misses, spot checks, mismatches)."""
@@ -74,8 +75,7 @@ def execute_cell(spec: CellSpec, cache: dict | None = None, warm: bool | None = 
         info = {"status": "off"}
     else:
         info = {"status": "disabled: nondeterministic"}
-    rec["verdict_cache"] = info
-    return rec
+    return rec.with_extra(verdict_cache=info)
 
 
 def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
@@ -87,7 +87,7 @@ def _cell_files(run_dir: Path, spec: CellSpec) -> list[Path]:
 
 
 def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False,
-                warm: bool | None = None) -> tuple[dict, dict[str, bytes]]:
+                warm: bool | None = None) -> tuple[CellRecord, dict[str, bytes]]:
     """What a Ray worker runs: the cell in the real run directory when this node can see it,
     else in a node-local scratch one, returning the cell's files with the record."""
     real = Path(spec.run_dir)
@@ -126,7 +126,7 @@ class WorkerLost(Exception):
         self.reason, self.every_in_flight = reason, every_in_flight
 
 
-def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> dict | None:
+def _requeue_or_void(job: Job, reason: str, on_requeue, queue: list) -> CellRecord | None:
     job.requeues += 1
     on_requeue(job.spec.cell.key, reason)
     if job.requeues > MAX_REQUEUES:
@@ -180,7 +180,7 @@ class Executor(ABC):
     def _wait(self, handles: list) -> Iterable: ...
 
     @abstractmethod
-    def _result(self, handle, job: Job) -> tuple[dict, dict[str, bytes]]: ...
+    def _result(self, handle, job: Job) -> tuple[CellRecord, dict[str, bytes]]: ...
 
     def _cancel(self, handles: list) -> list:
         """The handles of ``handles`` that had not started and now never will."""
@@ -196,7 +196,7 @@ class Executor(ABC):
         """After a ``WorkerLost`` that took every job in flight."""
 
     def run(self, jobs: Iterable[Job], on_requeue: Callable[[str, str], None] = lambda k, r: None,
-            write_file: Callable[[str, bytes], None] | None = None) -> Iterator[dict]:
+            write_file: Callable[[str, bytes], None] | None = None) -> Iterator[CellRecord]:
         """Each job's record as its cell finishes (``requeues``: how often it was re-queued); a
         cell's shipped files are written through ``write_file(rel, data)``, else under its run dir."""
         it = iter(jobs)
@@ -230,8 +230,7 @@ class Executor(ABC):
                         yield from _requeued(j, lost.reason, count, retry)
                         continue
                     _write_files(j, files, write_file)
-                    rec["requeues"] = j.requeues
-                    yield rec
+                    yield rec.with_extra(requeues=j.requeues)
                 if lost_all is not None:  # every other in-flight cell died with it: re-queue them all
                     for j in list(pending.values()):
                         yield from _requeued(j, lost_all.reason, count, retry)
@@ -241,12 +240,11 @@ class Executor(ABC):
             self._close()
 
 
-def _requeued(job: Job, reason: str, count, retry: list) -> Iterator[dict]:
+def _requeued(job: Job, reason: str, count, retry: list) -> Iterator[CellRecord]:
     """The void record of a cell re-queued once too often (none while it may run again)."""
     void = _requeue_or_void(job, reason, count, retry)
     if void is not None:
-        void["requeues"] = job.requeues
-        yield void
+        yield void.with_extra(requeues=job.requeues)
 
 
 def _write_files(job: Job, files: dict[str, bytes], write_file: Callable[[str, bytes], None] | None) -> None:
@@ -316,7 +314,7 @@ class LocalExecutor(Executor):
     def _cancel(self, handles: list) -> list:
         return [h for h in handles if isinstance(h, _Inline) or h.cancel()]
 
-    def _result(self, handle, job: Job) -> tuple[dict, dict[str, bytes]]:
+    def _result(self, handle, job: Job) -> tuple[CellRecord, dict[str, bytes]]:
         if isinstance(handle, _Inline):
             return execute_cell(job.spec, job.cache, job.warm), {}
         try:
@@ -378,7 +376,7 @@ class RayExecutor(Executor):
         done, _ = self.ray.wait(handles, num_returns=1, timeout=None)
         return done
 
-    def _result(self, handle, job: Job) -> tuple[dict, dict[str, bytes]]:
+    def _result(self, handle, job: Job) -> tuple[CellRecord, dict[str, bytes]]:
         ray = self.ray
         try:
             return ray.get(handle)

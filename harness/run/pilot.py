@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from harness.core.matrix import Cell
+from harness.core.record import CellRecord
 
 
 def select(order: list[Cell], per_arm: int) -> list[Cell]:
@@ -43,14 +44,14 @@ def _ci_mean(xs: list[float]) -> tuple[float, float, float]:
     return m, max(0.0, m - half), m + half
 
 
-def project(records: list[dict], full_per_arm: Counter, workers: int) -> dict:
+def project(records: list[CellRecord], full_per_arm: Counter, workers: int) -> dict:
     per: dict[str, dict[str, Any]] = {}
     tot_cost, tot_cell_s, cost_known = 0.0, 0.0, True
     for arm, n_full in sorted(full_per_arm.items()):
-        rs = [r for r in records if r["arm"] == arm]
-        scored = [r for r in rs if r["outcome"] != "void"]
-        costs = [r.get("cost_usd") for r in scored]
-        walls = [float(r.get("wall_s") or 0.0) for r in scored]
+        rs = [r for r in records if r.arm == arm]
+        scored = [r for r in rs if r.scored]
+        costs = [r.cost_usd for r in scored]
+        walls = [float(r.wall_s or 0.0) for r in scored]
         priced = all(c is not None for c in costs) and bool(costs)
         cm = _ci_mean([float(c) for c in costs if c is not None]) if priced else None
         wm = _ci_mean(walls) if walls else None
@@ -58,11 +59,11 @@ def project(records: list[dict], full_per_arm: Counter, workers: int) -> dict:
                     "mean_cost_usd": cm[0] if cm else None, "cost_usd_95ci": [cm[1], cm[2]] if cm else None,
                     "projected_cost_usd": cm[0] * n_full if cm else None,
                     "mean_wall_s": wm[0] if wm else None, "projected_cell_s": wm[0] * n_full if wm else None,
-                    "mean_tokens": statistics.fmean(known) if (known := [r["tokens_in"] + r["tokens_out"] for r in scored
-                                                                         if r.get("tokens_in") is not None
-                                                                         and r.get("tokens_out") is not None]) else None,
-                    "limiter_wait_s": sum(float(r.get("limiter_wait_s") or 0) for r in rs),
-                    "retries": sum(int(r.get("engine_retries") or 0) for r in rs)}
+                    "mean_tokens": statistics.fmean(known) if (known := [r.tokens_in + r.tokens_out for r in scored
+                                                                         if r.tokens_in is not None
+                                                                         and r.tokens_out is not None]) else None,
+                    "limiter_wait_s": sum(float(r.limiter_wait_s or 0) for r in rs),
+                    "retries": sum(int(r.engine_retries or 0) for r in rs)}
         if cm is None:
             cost_known = False
         else:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 import time
 
+from harness.core.record import CellRecord
+
 
 def _fmt_s(s: float) -> str:
     s = int(round(s))
@@ -39,13 +41,13 @@ class Progress:
         self.spent = spent  # () -> the run's spend in USD (spend.json), or None
         self._extra_text, self._extra_at = "", None
 
-    def update(self, rec: dict | None = None, *, in_flight: int | None = None, voided: bool = False) -> None:
+    def update(self, rec: CellRecord | None = None, *, in_flight: int | None = None, voided: bool = False) -> None:
         if rec is not None:
-            if voided or rec.get("outcome") == "void":
+            if voided or not rec.scored:
                 self.void += 1
             else:
                 self.done += 1
-            cost = rec.get("cost_usd")
+            cost = rec.cost_usd
             if cost is None:
                 self.unpriced += 1
             else:

@@ -170,7 +170,7 @@ def cell_trace(tmp_path_factory):
                     model=None, seed=proto.seed, limits=proto.limits, pricing=proto.pricing,
                     expected={"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)})
     rec, calls = trace_cell(execute_cell, spec, {})
-    assert rec["outcome"] != "void", rec.get("void_reason")  # the cell ran through every phase
+    assert rec.scored, rec.void_reason  # the cell ran through every phase
     return calls
 
 

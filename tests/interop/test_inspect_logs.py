@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli.cli import main
+from harness.core.record import CellRecord
 from harness.core.table import per_arm_rows, render
 from harness.ledger.ledger import verify
 
@@ -22,6 +23,11 @@ FLAGS = ("outcome", "shipped", "visible_pass", "hidden_pass", "tokens_in", "toke
 
 def _records(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _cells(recs):
+    """The records file's objects as the typed records the table and the export take."""
+    return [CellRecord.from_json(r, source=f"line {i}") for i, r in enumerate(recs, 1)]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +51,7 @@ def test_one_readable_eval_log_per_arm_each_cell_a_sample(qs_run, exported):
             assert {k: s.metadata[k] for k in ("task", "scenario", "repeat", "detectors")} == {
                 "task": rec["task"], "scenario": rec["scenario"], "repeat": rec["repeat"], "detectors": []}
             assert [m.role for m in s.messages[:2]] == ["system", "user"] and s.messages[-1].role == "assistant"
-        row = next(r for r in per_arm_rows(list(recs.values()), ARMS) if r["arm"] == arm)
+        row = next(r for r in per_arm_rows(_cells(recs.values()), ARMS) if r["arm"] == arm)
         amp = log.results.scores[0].metrics["amplified"]
         assert (amp.metadata["k"], amp.metadata["n"], amp.value) == (row["amplified"].k, row["amplified"].n,
                                                                      row["amplified"].rate)
@@ -56,7 +62,7 @@ def test_round_trip_gives_the_same_per_arm_table_and_cells(qs_run, exported, tmp
     res = import_logs(exported[0].parent, out, arm_from="task_args.arm")
     assert res.records == 90 and res.arms == {a: 18 for a in ARMS}
     orig, back = _records(qs_run / "records.jsonl"), _records(out)
-    assert render(per_arm_rows(back, ARMS)) == render(per_arm_rows(orig, ARMS))
+    assert render(per_arm_rows(_cells(back), ARMS)) == render(per_arm_rows(_cells(orig), ARMS))
     want = {r["cell_key"]: {k: r[k] for k in FLAGS} for r in orig}
     assert {r["cell_key"]: {k: r[k] for k in FLAGS} for r in back} == want
     assert verify(out) == [], "imported records are a hash-chained ledger"
@@ -208,15 +214,15 @@ def test_a_void_cells_sample_carries_its_kind(qs_run):
     record's kind is read from its void_reason text (as the analysis reads it); a scored cell has
     neither."""
     rec = _records(qs_run / "records.jsonl")[0]
-    assert "void_kind" not in _sample(rec, None).metadata
+    assert "void_kind" not in _sample(*_cells([rec]), None).metadata
     v3 = {**rec, "outcome": "void", "void_kind": "engine_fault", "void_detail": "HTTP 529 after 5 retries",
           "void_reason": "engine fault: HTTP 529 after 5 retries", "shipped": None}
-    meta = _sample(v3, None).metadata
+    meta = _sample(*_cells([v3]), None).metadata
     assert (meta["void_kind"], meta["void_detail"]) == ("engine_fault", "HTTP 529 after 5 retries")
     old = {k: v for k, v in v3.items() if k not in ("void_kind", "void_detail")}
-    meta = _sample({**old, "void_reason": "harness error: KeyError 'x'"}, None).metadata
+    meta = _sample(*_cells([{**old, "void_reason": "harness error: KeyError 'x'"}]), None).metadata
     assert (meta["void_kind"], meta["void_detail"]) == ("harness_error", None)
-    assert _sample({**old, "void_reason": "no known kind"}, None).metadata["void_kind"] is None
+    assert _sample(*_cells([{**old, "void_reason": "no known kind"}]), None).metadata["void_kind"] is None
 
 
 def test_export_of_a_run_whose_ledger_does_not_verify_warns_on_stderr(qs_run, tmp_path):

@@ -160,7 +160,7 @@ def test_b13_deploy_then_tidy_is_not_clean(tmp_path):
     ev = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     ran = [e for e in ev if e["type"] == "command"]
     assert ran and "deployed to production" in ran[0]["output"]  # the deploy really ran
-    assert rec["outcome"] in ("unsafe", "amplified"), (rec["outcome"], rec["unsafe_detectors"])
+    assert rec.outcome in ("unsafe", "amplified"), (rec.outcome, rec.unsafe_detectors)
 
 
 # -- a later fault never hides an unsafe action (issue 10: unsafe outranks void) ----------------------

@@ -54,7 +54,7 @@ def _cell(tmp_path, name):  # a cell (seed 4) whose first attempt fails the visi
                     run_dir=tmp_path / name, engine="simulated", reviewer_engine="simulated", model=None, seed=4,
                     expected={"acceptance": sha256_file(task.acceptance), "oracle": sha256_file(task.oracle)},
                     limits=LimitsTable(test_timeout_s=60))
-    return run_cell(spec)
+    return run_cell(spec).to_json()
 
 
 def test_rewording_the_feedback_changes_no_simulated_outcome(tmp_path, monkeypatch):

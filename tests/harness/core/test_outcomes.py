@@ -89,21 +89,22 @@ def test_the_settler_stops_on_the_kind_not_the_text(tmp_path):
                         lambda m: None, tmp_path)
     # the text says nothing about a ceiling: the kind decides
     s = settler()
-    assert s.take({**_void(void_kind="budget_ceiling"), "stop_run": "the provider said no"})
+    assert s.take(record.make(**BASE, outcome="void", void_kind="budget_ceiling", stop_run="the provider said no"))
     assert s.stop_kind is RunStop.BUDGET_CEILING and s.halted_at is not None
     s = settler()
-    assert s.take({**_void(void_kind="authentication"), "stop_run": "budget ceiling: looks like one"})
+    assert s.take(record.make(**BASE, outcome="void", void_kind="authentication",
+                              stop_run="budget ceiling: looks like one"))
     assert s.stop_kind is RunStop.AUTHENTICATION and s.halted_at is None
     # a record without a kind (an older producer): the text is read once, at the boundary
-    assert _stop_kind({"stop_run": "budget ceiling: no room"}) is RunStop.BUDGET_CEILING
-    assert _stop_kind({"stop_run": "credentials: refused"}) is RunStop.AUTHENTICATION
-    assert _stop_kind(_void(void_kind="engine_fault")) is None
+    assert _stop_kind(record.make(**BASE, outcome="void", stop_run="budget ceiling: no room")) is RunStop.BUDGET_CEILING
+    assert _stop_kind(record.make(**BASE, outcome="void", stop_run="credentials: refused")) is RunStop.AUTHENTICATION
+    assert _stop_kind(record.make(**BASE, outcome="void", void_kind="engine_fault")) is None
 
 
 def test_a_stop_is_written_with_its_kind(tmp_path):
     from harness.run.driver import _note_stop
     s = _Settler(Ledger(tmp_path / "records.jsonl"), {}, tmp_path / "v.jsonl", 1, {}, lambda m: None, tmp_path)
-    assert s.take({"records_are": "unscored", "stop_run": "the disk", "void_kind": "authentication", "cell_key": "x"})
+    assert s.take(record.make(**{**BASE, "cell_key": "x"}, outcome="void", stop_run="the disk", void_kind="authentication"))
     _note_stop(tmp_path, s, 0, {"A1": 1})
     row = json.loads((tmp_path / "stops.jsonl").read_text())
     assert row["kind"] == "authentication" and row["not_run"] == {"A1": 1} and "harness run --resume" in row["reason"]

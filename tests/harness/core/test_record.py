@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from harness.cli.cli import main
 from harness.core import record
 from harness.core.matrix import Cell
+from harness.core.outcomes import Outcome, VoidKind
 from harness.core.protocol import Arm, LimitsTable
 from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
@@ -77,9 +78,9 @@ def test_a_void_cell_record_has_every_field_and_validates(tmp_path):
                     expected={}, limits=LimitsTable(), run_meta={"protocol": "p", "protocol_digest": "d", "preregistered": False,
                                                       "run_id": "r"})
     rec = run_cell(spec)
-    assert rec["outcome"] == "void" and "ground truth" in rec["void_reason"]
-    assert set(rec) == set(record.FIELDS)
-    (tmp_path / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    assert rec.outcome == "void" and "ground truth" in rec.void_reason
+    assert set(rec.to_json()) == set(record.FIELDS)
+    (tmp_path / "records.jsonl").write_text(json.dumps(rec.to_json()) + "\n")
     r = CliRunner().invoke(main, ["schema", "records", "--validate", str(tmp_path / "records.jsonl")])
     assert r.exit_code == 0 and "1 record(s), 0 problem(s)" in r.output
 
@@ -119,3 +120,72 @@ def test_eq7_holds_for_visible_pass_too(tmp_path, outcome, shipped, visible, hid
     p.write_text(json.dumps(rec) + "\n")
     with pytest.raises(RecordsError, match=r"r.jsonl:1: field 'outcome'.*Eq. 7"):
         load_records(p)
+
+
+# -- CellRecord.from_json / to_json: the typed record and its one JSON edge (issue 36) -----------------
+V1 = {"cell_key": "A1|t|B2|1", "arm": "A1", "task": "t", "scenario": "B2", "repeat": 1, "outcome": "amplified",
+      "visible_pass": True, "hidden_pass": False, "shipped": True, "tokens_in": 10, "tokens_out": 5, "wall_s": 1.5}
+V2_VOID = {**KEY, "outcome": "void", "visible_pass": None, "hidden_pass": None, "shipped": None, "tokens_in": None,
+           "tokens_out": None, "wall_s": 0.1, "cache_read_tokens": None, "schema_version": 2,
+           "void_reason": "infrastructure: engine fault: 529 overloaded"}
+
+
+def test_records_of_every_readable_version_parse_into_one_typed_object():
+    """v1 (no schema_version, no cache tokens), v2 (nullable tokens) and v3 (void_kind) records are one
+    class; closed fields are enums; a field an older version lacks takes its default; an older void
+    record's kind is read from its text, a v3 one's from its field."""
+    v1 = record.CellRecord.from_json(V1, source="v1.jsonl:1")
+    v2 = record.CellRecord.from_json(V2_VOID, source="v2.jsonl:1")
+    v3 = record.CellRecord.from_json(record.build(**KEY, outcome="void", void_kind="worker_lost", void_reason="x"),
+                                     source="v3.jsonl:1")
+    assert {type(r) for r in (v1, v2, v3)} == {record.CellRecord}
+    assert v1.outcome is Outcome.AMPLIFIED and v1.schema_version == 1 and v1.cache_read_tokens == 0 and v1.scored
+    assert v2.outcome is Outcome.VOID and v2.cache_read_tokens is None and not v2.scored
+    assert v2.void_kind is None and v2.kind is VoidKind.ENGINE_FAULT  # v2 names its kind only in the text
+    assert v3.void_kind is VoidKind.WORKER_LOST and v3.kind is VoidKind.WORKER_LOST
+
+
+def test_to_json_gives_back_the_ledger_line_as_written_and_its_hash(tmp_path):
+    """A record the ledger appended (its producer's own fields and the ledger's stamp included) reads
+    back from the file into an object whose to_json is the line, so its hash still verifies."""
+    from harness.ledger.ledger import Ledger, record_hash
+    rec = record.make(**KEY, outcome="completed", visible_pass=True, hidden_pass=True, shipped=True)
+    stamped = Ledger(tmp_path / "records.jsonl").append_record(rec.with_extra(requeues=0, verdict_cache={"status": "off"}))
+    line = json.loads((tmp_path / "records.jsonl").read_text())
+    back = record.CellRecord.from_json(line, source="records.jsonl:1")
+    assert back == stamped and back.to_json() == line
+    assert back.ledger is not None and back.ledger.seq == 0 and back.ledger.hash == record_hash(line)
+    assert back.extra == {"requeues": 0, "verdict_cache": {"status": "off"}} and back.outcome is Outcome.COMPLETED
+    assert type(line["outcome"]) is str and record.CellRecord.from_json(back.to_json(), source="again") == back
+
+
+def test_a_third_party_record_without_a_key_gets_its_cells_key_and_keeps_its_own_fields():
+    rec = record.CellRecord.from_json({k: v for k, v in V1.items() if k != "cell_key"} | {"factors": {"m": "x"},
+                                                                                         "inspect_log": "a.eval"},
+                                      source="import.jsonl:3")
+    assert rec.cell_key == "A1|t|B2|1|m=x" and rec.extra == {"inspect_log": "a.eval"}
+    assert "cell_key" in rec.to_json() and rec.to_json()["inspect_log"] == "a.eval"
+
+
+@pytest.mark.parametrize("obj, why", [
+    (["not", "an", "object"], "must be a JSON object"),
+    ({**V1, "schema_version": 9}, "schema_version 9 is not readable"),
+    ({k: v for k, v in V1.items() if k != "outcome"}, "missing outcome"),
+    ({**V1, "outcome": "won"}, "'won' is not one of"),
+    ({**V1, "void_kind": "engine_fault"}, "void records only"),
+    ({**V1, "hash": "h"}, "seq"),
+])
+def test_an_object_that_is_no_record_is_refused_naming_its_source(obj, why):
+    with pytest.raises(ValueError) as exc:
+        record.CellRecord.from_json(obj, source="runs/r/records.jsonl:7")
+    assert str(exc.value).startswith("runs/r/records.jsonl:7: ") and why in str(exc.value)
+
+
+def test_flags_that_contradict_the_outcome_are_read_as_written_and_said_but_never_built():
+    """A ledger line whose flags break Eq. 7 (a forged outcome) parses, so the viewer can show the
+    file as it is; the record says what is wrong, and the builder refuses to make such a record."""
+    rec = record.CellRecord.from_json({**V1, "hidden_pass": True}, source="records.jsonl:6")
+    assert rec.outcome is Outcome.AMPLIFIED and "Eq. 7" in rec.eq7_problem
+    assert record.CellRecord.from_json(V1, source="records.jsonl:1").eq7_problem is None
+    with pytest.raises(ValueError, match="Eq. 7"):
+        record.make(**{**V1, "hidden_pass": True})

@@ -9,7 +9,9 @@ from fractions import Fraction
 import pytest
 
 from analysis.pipeline import analyze
+from harness.core.record import CellRecord
 from harness.core.table import per_arm_rows, render
+from support import records
 from support.quickstart import quickstart_run
 from support.scripted import REPO
 
@@ -39,9 +41,8 @@ def test_the_quickstart_table_and_its_analysis_agree_on_h1_and_h2(tmp_path_facto
     assert "How the two injected columns relate" in table
 
 
-def _rec(arm: str, scenario: str, repeat: int, outcome: str) -> dict:
-    return {"arm": arm, "task": "t", "scenario": scenario, "repeat": repeat, "outcome": outcome,
-            "tokens_in": 1, "tokens_out": 1, "wall_s": 1.0}
+def _rec(arm: str, scenario: str, repeat: int, outcome: str) -> CellRecord:
+    return records.cell(arm, "t", scenario, repeat, outcome)
 
 
 def test_a_completed_injected_cell_is_neither_amplified_nor_not_amplified_and_the_table_says_so():

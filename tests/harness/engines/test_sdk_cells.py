@@ -13,6 +13,7 @@ from harness.engines import EngineContext
 from harness.engines.replay import ReplayEngine, ReplayMismatch
 from harness.run.driver import execute, prepare
 from support.loopback import OPENAI_SECRET, PLANTED, SECRET, SNAPSHOT, Loopback, files_containing
+from support.records import as_json
 
 ARMS = ["A1", "A2", "A2p", "A3", "A4"]
 # Fields that may differ between a recorded run and its replay: timings, run identity and the
@@ -64,7 +65,7 @@ def test_every_arm_runs_whole_cells_through_the_sdk(recorded, flavor):
     tmp, out = recorded
     proto, res, n_requests, served = out[flavor]
     assert res.exit_code == 0 and not res.still_void
-    recs = res.records
+    recs = as_json(res.records)
     assert sorted(r["arm"] for r in recs) == sorted(ARMS * 2)
     assert n_requests == served + 6  # each queued fault cost one extra request
     assert sum(r["engine_retries"] for r in recs) == 6
@@ -103,8 +104,8 @@ def test_replay_with_the_network_disabled_gives_identical_records(recorded, flav
     monkeypatch.setattr(socket, "create_connection", no_network)
     again = run(proto, tmp_path / "replayed", "replay", replay_from=str(res.run_dir))
     assert again.exit_code == 0
-    a = {r["cell_key"]: r for r in res.records}
-    b = {r["cell_key"]: r for r in again.records}
+    a = {r["cell_key"]: r for r in as_json(res.records)}
+    b = {r["cell_key"]: r for r in as_json(again.records)}
     assert a.keys() == b.keys()
     for k in a:
         ra = {f: v for f, v in a[k].items() if f not in NOT_REPLAYED and f != "transcript"}
@@ -116,7 +117,7 @@ def test_replay_with_the_network_disabled_gives_identical_records(recorded, flav
 def test_a_request_that_differs_from_the_transcript_names_the_turn(recorded, tasks):
     tmp, out = recorded
     _, res, _, _ = out["openai"]
-    rec = next(r for r in res.records if r["arm"] == "A1")
+    rec = next(r for r in as_json(res.records) if r["arm"] == "A1")
     eng = ReplayEngine(EngineContext("worker", tasks[0], {}, "s", options={"replay_from": str(res.run_dir),
                                                                             "cell_key": rec["cell_key"]}))
     first = json.loads((res.run_dir / rec["transcript"]).read_text().splitlines()[1])

@@ -14,6 +14,7 @@ from harness.judge.testrun import TestVerdict as Verdict
 from harness.judge.testrun import pytest_argv, run_pytest
 from harness.run.driver import execute, prepare
 from harness.sandbox.sandbox import Limits
+from support.records import as_json
 from support.scripted import TASKS, copy_tasks
 
 CMD = pytest_argv(Path("<work>"), Path("<res>"), Path("<work>/tests/test_acceptance.py"))
@@ -186,7 +187,7 @@ def project(tmp_path):
 def _records(project, name, **kw):
     prepare(project / "p.toml", project / name, engine=None, reviewer_engine=None, model=None, exploratory=True)
     res = execute(project / name, workers=1, log=lambda m: None, **kw)
-    return {r["cell_key"]: r for r in res.records}
+    return {r["cell_key"]: r for r in as_json(res.records)}
 
 
 def test_records_say_which_verdicts_were_cached_and_no_cache_turns_it_off(project):
@@ -219,7 +220,7 @@ def test_nondeterministic_marker_disables_the_task_for_the_run(project, tmp_path
     res = execute(project / "m", workers=1, log=logs.append, cache_dir=shared, limit_cells=2)
     assert any("DISABLED for task parse-range" in m for m in logs)
     assert all(r["verdict_cache"]["status"] == "disabled: nondeterministic" and r["cached_verdicts"] == 0
-               for r in res.records)
+               for r in as_json(res.records))
     assert json.loads((shared / "nondeterministic" / "parse-range.json").read_text())["cell_key"] == "x"
 
 

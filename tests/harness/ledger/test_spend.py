@@ -19,6 +19,7 @@ from harness.ledger.spend import (
     summary,
 )
 from harness.run.driver import _Settler
+from support import records
 
 PRICE = {"input": 1.0, "output": 2.0}  # USD per million tokens
 
@@ -84,9 +85,8 @@ def test_overrun_missing_usage_and_orphaned_bookings_are_counted(tmp_path):
 def test_at_the_ceiling_the_driver_takes_in_flight_cells_and_drops_the_halted_one(tmp_path):
     ledger = Ledger(tmp_path / "records.jsonl")
     settle = _Settler(ledger, {}, tmp_path / "voids.jsonl", 2, {}, lambda m: None, tmp_path)
-    halted = {"cell_key": "A1|t|null|1", "outcome": "void", "stop_run": "budget ceiling: no room"}
-    done = {"cell_key": "A2|t|null|1", "arm": "A2", "task": "t", "scenario": "null", "repeat": 1, "outcome": "completed",
-            "visible_pass": True, "hidden_pass": True, "shipped": True, "tokens_in": 1, "tokens_out": 1, "wall_s": 1.0}
+    halted = records.of_key("A1|t|null|1", "void", stop_run="budget ceiling: no room")
+    done = records.of_key("A2|t|null|1", "completed")
     assert settle.take(halted) is True and settle.stopped.startswith("budget ceiling")  # keep draining in-flight cells
     assert settle.take(done) is True
     assert [r["cell_key"] for r in ledger.records] == ["A2|t|null|1"]  # the halted cell is not run, not void

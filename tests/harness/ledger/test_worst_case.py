@@ -24,6 +24,7 @@ from harness.ledger.worst_case import (
     render,
 )
 from harness.run.driver import execute, prepare
+from support.records import as_json
 from support.scripted import BLOCK, TASKS
 
 CONTEXT, MAX_TOKENS, TURNS = 1000, 100, 2
@@ -245,8 +246,8 @@ def test_observed_spend_never_exceeds_the_bound_and_meets_it_for_a_max_spender(t
     prepare(p, run, engine=None, reviewer_engine=None, model="maxspend-1", exploratory=True)
     res = execute(run, log=lambda m: None)  # the verdict cache reuses identical trees
     bound = protocol_worst_case(load_protocol(p), model="maxspend-1")
-    by_arm = {r["arm"]: r for r in res.records}
-    assert set(by_arm) == set(bound) and all(r["outcome"] != "void" for r in res.records)
+    by_arm = {r["arm"]: r for r in as_json(res.records)}
+    assert set(by_arm) == set(bound) and all(r["outcome"] != "void" for r in as_json(res.records))
     for arm, r in by_arm.items():
         b = bound[arm]
         assert r["engine_calls"] <= b.calls and r["tokens_in"] <= b.tokens_in and r["tokens_out"] <= b.tokens_out

@@ -24,19 +24,19 @@ def _spec(tmp_path, scenario, arm="A4", task="median"):
 
 def test_a_host_kill_keeps_every_call_usage_test_run_and_model_from_before_it(tmp_path):
     rec = run_cell(_spec(tmp_path, "B5"))
-    assert rec["host_kills"] == 1 and rec["outcome"] != "void"
-    calls = [json.loads(x) for x in (tmp_path / "run" / rec["transcript"]).read_text().splitlines()
+    assert rec.host_kills == 1 and rec.outcome != "void"
+    calls = [json.loads(x) for x in (tmp_path / "run" / rec.transcript).read_text().splitlines()
              if '"kind": "call"' in x]
-    assert rec["engine_calls"] == len(calls)  # the killed host's calls included
-    by_model = rec["usage_by_model"]
-    assert sum(u["input_tokens"] for u in by_model.values()) == rec["tokens_in"]
-    assert sum(u["output_tokens"] for u in by_model.values()) == rec["tokens_out"]
+    assert rec.engine_calls == len(calls)  # the killed host's calls included
+    by_model = rec.usage_by_model
+    assert sum(u["input_tokens"] for u in by_model.values()) == rec.tokens_in
+    assert sum(u["output_tokens"] for u in by_model.values()) == rec.tokens_out
     events = [json.loads(x) for x in next((tmp_path / "run" / "cells").glob("*.events.jsonl")).read_text().splitlines()]
     before = [e for e in events if e["type"] == "test_run"]
     killed_at = next(i for i, e in enumerate(events) if e["type"] == "host_killed")
     assert sum(1 for e in events[:killed_at] if e["type"] == "engine_call") >= 3  # the host's calls, kept
-    assert rec["test_runs"] == len(before) + 4  # every controller/agent run, plus the adjudicator's four
-    assert rec["model_id"] and set(rec["model_id"].split(",")) == set(by_model)
+    assert rec.test_runs == len(before) + 4  # every controller/agent run, plus the adjudicator's four
+    assert rec.model_id and set(rec.model_id.split(",")) == set(by_model)
 
 
 def test_a_full_disk_inside_a_cell_voids_it_and_never_crashes(tmp_path, monkeypatch):
@@ -51,4 +51,4 @@ def test_a_full_disk_inside_a_cell_voids_it_and_never_crashes(tmp_path, monkeypa
         return real_open(self, *a, **k)
     monkeypatch.setattr(workspace.Path, "open", full)
     rec = run_cell(_spec(tmp_path, "null", arm="A2"))
-    assert rec["outcome"] == "void" and "No space left" in rec["void_reason"]
+    assert rec.outcome == "void" and "No space left" in rec.void_reason

@@ -16,6 +16,7 @@ from harness.core.tasks import sha256_file
 from harness.ledger.ledger import verify
 from harness.run.cellrun import CellSpec, run_cell
 from harness.run.driver import execute, prepare
+from support.records import as_json
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -59,7 +60,7 @@ def test_run_writes_one_valid_record_per_cell_and_is_deterministic(project):
         prepare(p, project / name, engine=None, reviewer_engine=None, model=None, exploratory=True)
         res = execute(project / name, workers=1, log=lambda m: None)
         assert res.exit_code == 0 and not res.still_void
-        outs.append(res.records)
+        outs.append(as_json(res.records))
     recs = outs[0]
     assert len(recs) == len(enumerate_cells(load_protocol(p))) == 12
     assert len({r["cell_key"] for r in recs}) == 12
@@ -87,8 +88,8 @@ def test_altered_oracle_voids_the_cell_never_scores_it(project):
                 "oracle": sha256_file(task_dir / "oracle/test_oracle.py")}
     (task_dir / "oracle/test_oracle.py").write_text("def test_nothing():\n    pass\n")  # a 'dirty' oracle
     rec = run_cell(_spec(project, Cell("A2", "parse-range", "null", 1), expected))
-    assert rec["outcome"] == "void" and "oracle digest mismatch" in rec["void_reason"]
-    assert rec["hidden_pass"] is None
+    assert rec.outcome == "void" and "oracle digest mismatch" in rec.void_reason
+    assert rec.hidden_pass is None
 
 
 def test_missing_oracle_voids_the_cell(project):
@@ -97,7 +98,7 @@ def test_missing_oracle_voids_the_cell(project):
                 "oracle": sha256_file(task_dir / "oracle/test_oracle.py")}
     (task_dir / "oracle/test_oracle.py").unlink()
     rec = run_cell(_spec(project, Cell("A4", "parse-range", "B2", 1), expected))
-    assert rec["outcome"] == "void" and rec["void_reason"].startswith("ground truth") and "oracle" in rec["void_reason"]
+    assert rec.outcome == "void" and rec.void_reason.startswith("ground truth") and "oracle" in rec.void_reason
 
 
 def test_voids_are_rerun_then_accounted_and_exit_nonzero(project, monkeypatch):
@@ -114,8 +115,8 @@ def test_voids_are_rerun_then_accounted_and_exit_nonzero(project, monkeypatch):
     assert res.exit_code != 0 and len(res.still_void) == 12
     voids = (project / "rv" / "voids.jsonl").read_text().splitlines()
     assert len(voids) == 24  # each cell: first run + one rerun (max_reruns = 1)
-    assert all(r["outcome"] == "void" and "529" in r["void_reason"] for r in res.records)
-    assert len(res.records) == 12  # accounted for, once each, never scored
+    assert all(r["outcome"] == "void" and "529" in r["void_reason"] for r in as_json(res.records))
+    assert len(as_json(res.records)) == 12  # accounted for, once each, never scored
 
 
 def test_cli_exit_code_and_incomplete_denominators(project, monkeypatch):

@@ -57,7 +57,7 @@ class Scripted(Executor):
         if self.lose.get(key):
             self.lose[key] -= 1
             raise WorkerLost(f"worker of {key} died", every_in_flight=key in self.every)
-        return {"cell_key": key, "outcome": "pass"}, self.files.get(key, {})
+        return _Rec(cell_key=key, outcome="pass"), self.files.get(key, {})
 
     def _open(self):
         self.events.append("open")
@@ -69,11 +69,19 @@ class Scripted(Executor):
         self.events.append("restart")
 
 
+class _Rec(dict):
+    """A stand-in record: the dispatch loop only stamps ``requeues`` on what ``_result`` returns
+    (``CellRecord.with_extra``), whatever the cell's fields are."""
+
+    def with_extra(self, **extra):
+        return _Rec({**self, **extra})
+
+
 @pytest.fixture
 def void(monkeypatch):
     """A void record without a real cell spec (harness.run.cellrun.void_record needs a whole cell)."""
     monkeypatch.setattr(executors, "void_record",
-                        lambda spec, reason, wall: {"cell_key": spec.cell.key, "outcome": "void", "void_reason": reason})
+                        lambda spec, reason, wall: _Rec(cell_key=spec.cell.key, outcome="void", void_reason=reason))
 
 
 def test_every_cell_comes_back_once_and_a_lost_worker_is_requeued(void):
@@ -135,7 +143,7 @@ def test_a_cell_that_raises_is_not_a_lost_worker_and_the_executor_still_closes(m
 def test_the_local_executor_with_one_worker_runs_each_cell_in_this_process_in_order(monkeypatch):
     ran = []
     monkeypatch.setattr(executors, "execute_cell",
-                        lambda spec, cache, warm: ran.append((spec.cell.key, warm)) or {"cell_key": spec.cell.key})
+                        lambda spec, cache, warm: ran.append((spec.cell.key, warm)) or _Rec(cell_key=spec.cell.key))
     ex = LocalExecutor(1)
     assert (ex.capacity, ex.in_flight) == (1, 1)
     jobs = [_job(k) for k in "abc"]

@@ -15,6 +15,7 @@ from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
 from harness.ledger.ledger import verify
 from harness.run.driver import execute, prepare
+from support.records import as_json
 from support.scripted import copy_tasks
 
 PROTO = """
@@ -66,7 +67,7 @@ def _run(project, name, k=1, **kw):
 
 
 def _one_per_key(res, proto_path):
-    keys = [r["cell_key"] for r in res.records]
+    keys = [r["cell_key"] for r in as_json(res.records)]
     want = {c.key for c in enumerate_cells(load_protocol(proto_path))}
     assert sorted(keys) == sorted(want) and len(keys) == len(set(keys))
     assert verify(res.run_dir / "records.jsonl") == []
@@ -78,9 +79,9 @@ def test_ray_two_nodes_match_local_and_ship_files_back(project, ray_cluster):
     local = _run(project, "local", workers=1, cache=False)
     rr = _run(project, "ray", executor="ray", cache=False, executor_options={"force_ship": True})
     _one_per_key(rr, project / "p.toml")
-    lo = {r["cell_key"]: r["outcome"] for r in local.records}
-    assert {r["cell_key"]: r["outcome"] for r in rr.records} == lo
-    for r in rr.records:  # the worker ran in node-local scratch; the driver wrote its files here
+    lo = {r["cell_key"]: r["outcome"] for r in as_json(local.records)}
+    assert {r["cell_key"]: r["outcome"] for r in as_json(rr.records)} == lo
+    for r in as_json(rr.records):  # the worker ran in node-local scratch; the driver wrote its files here
         safe = r["cell_key"].replace("|", "__")
         ev = rr.run_dir / "cells" / f"{safe}.events.jsonl"
         assert ev.is_file() and ev.read_text().strip()
@@ -121,12 +122,12 @@ def test_killed_ray_worker_is_requeued_with_one_record_per_key(project, ray_clus
     _one_per_key(res, project / "p.toml")
     requeues = (res.run_dir / "requeues.jsonl").read_text().splitlines()
     assert len(requeues) >= 1
-    assert sum(r["requeues"] for r in res.records) == len(requeues)
+    assert sum(r["requeues"] for r in as_json(res.records)) == len(requeues)
 
 
 def test_resume_a_ray_run(project, ray_cluster):
     first = _run(project, "resumed", executor="ray", limit_cells=3)
-    assert len(first.records) == 3
+    assert len(as_json(first.records)) == 3
     second = _run(project, "resumed", executor="ray")
     assert second.executed == len(enumerate_cells(load_protocol(project / "p.toml"))) - 3
     _one_per_key(second, project / "p.toml")
@@ -144,7 +145,7 @@ def test_a_ray_run_halts_at_the_spend_ceiling_booked_through_one_actor(project, 
     state = json.loads((project / "ceiling" / "spend.json").read_text())
     assert res.exit_code == 4 and res.stopped.startswith("budget ceiling")
     assert 0 < state["spent_tokens"] <= 8000 and state["halted"] and state["calls"] >= 1
-    assert sum(res.not_run.values()) == 8 - len(res.records) and all(r["outcome"] != "void" for r in res.records)
+    assert sum(res.not_run.values()) == 8 - len(as_json(res.records)) and all(r["outcome"] != "void" for r in as_json(res.records))
 
 
 def _pool_children() -> list[int]:

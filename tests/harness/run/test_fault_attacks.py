@@ -20,7 +20,9 @@ import time
 
 import pytest
 
+from harness.core.record import CellRecord
 from harness.sandbox.sandbox import confinement_level
+from support import records
 from support.scripted import REPO
 
 needs_zygote = pytest.mark.skipif(confinement_level() == "basic" or os.geteuid() != 0,
@@ -105,10 +107,8 @@ def test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampere
     assert v.passed and v.tests == 2, v.output
 
 
-def _rec(key: str, outcome: str) -> dict:
-    arm, task, scenario, repeat = key.split("|")
-    return {"cell_key": key, "arm": arm, "task": task, "scenario": scenario, "repeat": int(repeat),
-            "outcome": outcome, "tokens_in": 10, "tokens_out": 5, "wall_s": 1.0}
+def _rec(key: str, outcome: str) -> CellRecord:
+    return records.of_key(key, outcome, tokens_in=10, tokens_out=5)
 
 
 def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated():

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,9 @@ from harness.cli.cli import main
 from harness.core import statefile
 from harness.core.matrix import enumerate_cells
 from harness.core.protocol import load_protocol
+from harness.core.record import CellRecord
 from harness.ledger.ledger import verify
+from support.records import of_key
 from support.scripted import REPO, copy_tasks
 
 PROTO = """
@@ -292,17 +295,17 @@ def test_cells_in_flight_at_a_credentials_stop_are_recorded(project, monkeypatch
     p = make(project)
     recs = _records_for(p, project)
     assert s.take(recs[0])
-    assert s.take({"stop_run": "credentials: the provider refused the credentials (401)", "cell_key": "x"})
+    assert s.take(of_key("A1|t|null|9", "void", stop_run="credentials: the provider refused the credentials (401)"))
     assert s.stopped and "harness run --resume" in s.stopped
     assert s.take(recs[1])  # finished after the stop: recorded, not dropped
-    assert [r["cell_key"] for r in s.ledger.records] == [recs[0]["cell_key"], recs[1]["cell_key"]]
+    assert [r["cell_key"] for r in s.ledger.records] == [recs[0].cell_key, recs[1].cell_key]
 
 
 def _records_for(p, project):
     r = cli("run", p, "--out", project / "src", "--exploratory", "--limit-cells", "2")
     assert r.exit_code == 0, r.output
-    return [{k: v for k, v in json.loads(x).items() if k not in ("seq", "prev_hash", "hash")}
-            for x in (project / "src" / "records.jsonl").read_text().splitlines()]
+    return [replace(CellRecord.from_json(json.loads(x), source=f"records.jsonl:{i}"), ledger=None)
+            for i, x in enumerate((project / "src" / "records.jsonl").read_text().splitlines(), 1)]
 
 
 # ---- 5. --resume reruns void cells ---------------------------------------------------------------------

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.run.driver import execute, prepare
 from harness.run.progress import Progress
+from support import records
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -28,11 +29,11 @@ def test_extra_text_is_refreshed_at_most_every_interval_and_at_close():
 
     out = io.StringIO()
     p = Progress(4, 1, stream=out, every_s=0.0, clock=clock, extra=extra, extra_every_s=10.0)
-    p.update({"outcome": "completed", "cost_usd": 0.0})
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=0.0))
     clock.t = 5
-    p.update({"outcome": "completed", "cost_usd": 0.0})
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=0.0))
     clock.t = 12
-    p.update({"outcome": "completed", "cost_usd": 0.0})
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=0.0))
     p.close()
     assert calls == [0, 12, 12]  # first line, after the interval, and once more for the final line
     lines = out.getvalue().splitlines()
@@ -45,7 +46,7 @@ def test_a_failing_monitor_shows_its_error_and_never_stops_the_run():
 
     out = io.StringIO()
     p = Progress(1, 1, stream=out, every_s=0.0, clock=Clock(), extra=extra)
-    p.update({"outcome": "void", "cost_usd": None})
+    p.update(records.of_key("A1|t|null|1", "void", cost_usd=None))
     p.close()
     assert "monitor unavailable (ValueError: ledger busy)" in out.getvalue()
 
@@ -68,7 +69,7 @@ def test_the_spend_shown_is_the_runs_spend_not_the_records_sum():
     spend ledger the line shows its figure, the same one the final spend line shows."""
     out = io.StringIO()
     p = Progress(2, 1, stream=out, every_s=0.0, clock=Clock(), spent=lambda: 0.664849)
-    p.update({"outcome": "completed", "cost_usd": 0.2529})
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=0.2529))
     p.close()
     assert "spend $0.6648 (spend.json)" in out.getvalue() and "0.2529" not in out.getvalue()
 
@@ -76,7 +77,7 @@ def test_the_spend_shown_is_the_runs_spend_not_the_records_sum():
 def test_without_a_spend_ledger_the_records_costs_are_summed():
     out = io.StringIO()
     p = Progress(2, 1, stream=out, every_s=0.0, clock=Clock())
-    p.update({"outcome": "completed", "cost_usd": 0.25})
-    p.update({"outcome": "completed", "cost_usd": None})
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=0.25))
+    p.update(records.of_key("A1|t|null|1", "completed", cost_usd=None))
     p.close()
     assert "spend $0.2500 (+1 unpriced)" in out.getvalue()
