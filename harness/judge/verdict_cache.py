@@ -1,18 +1,23 @@
 """A content-addressed cache of test verdicts.
 
 A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
-read and how it is run: the tree it runs on (every file's bytes, mode, symlink target and, for a
-sparse file, its data extents, and every directory), the test file's bytes and where it is placed, the pytest command line, the interpreter
+read and how it is run: the tree it runs on (every file's bytes, mode, modification time, symlink
+target and, for a sparse file, its data extents, and every directory and its time), whether the
+tree is presented at its own path (the final adjudication) or at a scratch path, the test file's bytes and where it is placed, the pytest command line, the interpreter
 (executable, version and every installed distribution), the limits, the confinement level, whether
 the harness's canary is appended, and the harness code that turns a run into a verdict
 (``VERDICT_CODE``: harness.judge.testrun, harness.sandbox.sandbox, ...). The key is a sha256 over
 all of them. The canary's random *name* is not part of the key (only whether a canary is used): a
 cached verdict was produced by a real execution in which the canary was checked, so a subverted run
-stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are
-not in the key; hidden directories are unreadable to the test, so their content cannot matter.
-What a run could also read of its tree and the key leaves out is the same in every scratch copy
-(harness.judge.testrun ``_scratch_copy``): times fixed, owner the harness, no extended attributes,
-modes opened up, entries created in sorted order.
+stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs, the
+workspace's own path where the final adjudication presents the tree) are not in the key: each is a
+fresh random directory per run or per cell, so a tree whose verdict depends on it is
+nondeterministic (the spot-check's business), and hidden directories are unreadable to the test.
+What a run could also read of its tree and the key leaves out is either the same in every scratch
+copy (owner the harness, no extended attributes, modes opened up, entries created in sorted order)
+or differs in every copy (inode numbers, change and birth times, the access times a run's own reads
+move). The modification times are kept from the tree and are in the key: a copy that fixed them
+(every time 2000-01-01, before red team r32) let a tree tell the harness's copy from its workspace.
 
 Timed-out runs and runs that produced no JUnit report are never stored (they depend on load).
 
@@ -55,14 +60,15 @@ def _sha(b: bytes) -> str:
 
 
 def tree_manifest(root: Path) -> list[list]:
-    """Every entry under root: [relpath, kind, mode, content digest | link target]. When the tree
-    holds bytecode (``.pyc``), file mtimes join the manifest: a pyc is used only if its header
-    matches its source's mtime, so the verdict can depend on them. The walk is the harness's
-    safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its
-    limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
+    """Every entry under root: [relpath, kind, mode, content digest | link target, mtime in ns].
+    The modification time of every file, directory and link is in the key because a test run's
+    scratch copy keeps it (harness.judge.testrun ``_scratch_copy``): a tree can read its own times,
+    and a copy that fixed them instead told the tree it was being judged (red team r32). The walk is
+    the harness's safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a
+    tree past its limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is
+    needed)."""
     from harness.core import safefs
     out: list[list] = []
-    has_pyc = False
     for e in safefs.walk(root):
         if e.over is not None:
             raise e.over
@@ -71,9 +77,9 @@ def tree_manifest(root: Path) -> list[list]:
             continue
         mode = stat.S_IMODE(st.st_mode)
         if stat.S_ISLNK(st.st_mode):
-            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd)])
+            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd), st.st_mtime_ns])
         elif stat.S_ISDIR(st.st_mode):
-            out.append([e.rel, "dir", mode, ""])
+            out.append([e.rel, "dir", mode, "", st.st_mtime_ns])
         elif stat.S_ISREG(st.st_mode):
             try:
                 fd, fst = safefs.open_file_at(e.dirfd, e.name, e.rel)
@@ -85,12 +91,8 @@ def tree_manifest(root: Path) -> list[list]:
                             st.st_mtime_ns])
             finally:
                 os.close(fd)
-            has_pyc = has_pyc or e.name.endswith(".pyc")
         else:
             out.append([e.rel, "other", mode, ""])
-    if not has_pyc:
-        for row in out:
-            del row[4:]
     out.sort(key=lambda row: row[0])
     return out
 

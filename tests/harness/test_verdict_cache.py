@@ -44,19 +44,30 @@ def test_key_changes_with_every_input(tree, tmp_path):
     assert key(copy, test) == base  # the tree's content, not its path
     some = sorted(p for p in root.rglob("*.py"))[0]
     old = some.read_text()
+    times = {p: (os.stat(p).st_atime_ns, os.stat(p).st_mtime_ns) for p in (root, some)}
+
+    def same_times():  # every modification time is in the key too (test_every_modification_time_is_part_of_the_key)
+        for p, ns in times.items():
+            os.utime(p, ns=ns)
+
     some.write_text(old + "\n# edited\n")
+    same_times()
     assert key(root, test) != base  # an input file's bytes
     some.write_text(old)
+    same_times()
     assert key(root, test) == base
     (root / "new_module.py").write_text("X = 1\n")
+    same_times()
     assert key(root, test) != base  # a new file
     (root / "new_module.py").unlink()
     os.chmod(some, 0o755)
     assert key(root, test) != base  # a mode
     os.chmod(some, 0o644)
     (root / "newdir").mkdir()
+    same_times()
     assert key(root, test) != base  # an (empty) directory
     (root / "newdir").rmdir()
+    same_times()
     assert key(root, test) == base
     test2 = tmp_path / "test_y.py"
     test2.write_text(test.read_text() + "\n")
@@ -70,14 +81,22 @@ def test_key_changes_with_every_input(tree, tmp_path):
     assert key(root, test, canary=False) != base  # whether a canary is appended (its random name is not)
 
 
-def test_pyc_makes_mtimes_part_of_the_key(tree):
+def test_every_modification_time_is_part_of_the_key(tree):
+    """The scratch copy keeps the tree's times (red team r32: fixed ones told a tree it was judged),
+    so the key holds each file's, directory's and link's modification time; access times are not
+    (every read may move them)."""
     root, test = tree
     some = sorted(root.rglob("*.py"))[0]
-    (some.parent / "__pycache__").mkdir(exist_ok=True)
-    (some.parent / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0" * 16)
+    (root / "link").symlink_to(some.name)
     k1 = key(root, test)
-    os.utime(some, ns=(1, 1))
-    assert key(root, test) != k1
+    for p in (some, some.parent, root / "link"):
+        st = os.lstat(p)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1), follow_symlinks=False)
+        assert key(root, test) != k1, p
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+        assert key(root, test) == k1
+    os.utime(some, ns=(1, os.stat(some).st_mtime_ns))
+    assert key(root, test) == k1
 
 
 def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
@@ -241,6 +260,8 @@ def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False
             fh.truncate(8192)
         else:
             fh.write(bytes(8192))
+    for p in [root, *root.rglob("*")]:  # twins differ only in what they are named for
+        os.utime(p, ns=(2 * 10 ** 18,) * 2, follow_symlinks=False)
     os.utime(core, ns=(2 * 10 ** 18 + int(odd_mtime),) * 2)
     if xattr:
         with_xattr = True
@@ -256,10 +277,11 @@ def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False
 @pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
 def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
     """The attack (issue 32): a tree whose behaviour depends on its own file times got the cached
-    passing verdict of a tree with the same bytes and other times. Now the scratch copy gives every
-    tree the same times and no extended attributes, and the key names a sparse file's holes: for
-    each twin (odd mtime and an extended attribute; a sparse data file) the verdict reused through the
-    cache equals the verdict executed uncached, for the judged and the plain run."""
+    passing verdict of a tree with the same bytes and other times. Now the scratch copy keeps the
+    tree's times and the key holds them, the copy has no extended attributes, and the key names a
+    sparse file's holes: for each twin (odd mtime and an extended attribute; a sparse data file) the
+    verdict reused through the cache equals the verdict executed uncached, for the judged and the
+    plain run."""
     test = TASKS / "parse-range" / "acceptance" / "test_acceptance.py"
     honest = _metadata_tree(tmp_path, "honest")
     twins = [_metadata_tree(tmp_path, "times", odd_mtime=True, xattr=True),
