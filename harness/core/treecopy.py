@@ -36,12 +36,14 @@ def special_kind(mode: int) -> str | None:
 
 
 def copy_tree(src: Path, dest: Path, *, skip_names: frozenset[str] = frozenset(),
-              skip_suffixes: tuple[str, ...] = (), limits: TreeLimits = DEFAULT_LIMITS) -> list[str]:
+              skip_suffixes: tuple[str, ...] = (), limits: TreeLimits = DEFAULT_LIMITS,
+              times_ns: int | None = None) -> list[str]:
     """Copy src into dest (created; must not exist), keeping modes and the access and modification
-    times of every file, directory and link. A test run's scratch copy keeps the tree's own times
-    (harness.judge.testrun ``_scratch_copy``: the fixed times it once gave every entry told a tree it
-    was being judged, red team r32). Ownership is always this process's and extended attributes are
-    never copied.
+    times of every file, directory and link, or, with ``times_ns``, giving every entry that access and
+    modification time instead (harness.judge.testrun ``_scratch_copy``: the copy of a run during the
+    agent's turns has fixed times, which the verdict cache's key can leave out; the final
+    adjudication's copy keeps the tree's own, which the key holds). Ownership is always this
+    process's and extended attributes are never copied.
     Entries named in ``skip_names`` or ending in ``skip_suffixes`` are left out. Returns the
     relative paths of the special files skipped (FIFOs, sockets, device nodes), sorted. The walk
     is iterative and opens nothing through a link (safefs.walk); a tree past ``limits`` raises
@@ -59,21 +61,22 @@ def copy_tree(src: Path, dest: Path, *, skip_names: frozenset[str] = frozenset()
         d = os.path.join(dest, e.rel)  # dest holds only what this copy made: real directories
         if stat.S_ISLNK(e.st.st_mode):
             os.symlink(os.readlink(e.name, dir_fd=e.dirfd), d)
-            os.utime(d, ns=(e.st.st_atime_ns, e.st.st_mtime_ns), follow_symlinks=False)
+            os.utime(d, ns=(e.st.st_atime_ns, e.st.st_mtime_ns) if times_ns is None else (times_ns, times_ns),
+                     follow_symlinks=False)
         elif stat.S_ISDIR(e.st.st_mode):
             os.mkdir(d, 0o700)
             dirs.append((d, e.st))
         elif stat.S_ISREG(e.st.st_mode):
-            _copy_file(e.dirfd, e.name, d, e.rel, skipped)
+            _copy_file(e.dirfd, e.name, d, e.rel, skipped, times_ns)
         else:
             skipped.append(e.rel)
     for d, st in reversed(dirs):  # contents first, so the directories' times are kept
-        _keep_stat(d, st)
-    _keep_stat(os.fspath(dest), os.stat(src, follow_symlinks=False))
+        _keep_stat(d, st, times_ns)
+    _keep_stat(os.fspath(dest), os.stat(src, follow_symlinks=False), times_ns)
     return sorted(skipped)
 
 
-def _copy_file(dirfd: int, name: str, dest: str, rel: str, skipped: list[str]) -> None:
+def _copy_file(dirfd: int, name: str, dest: str, rel: str, skipped: list[str], times_ns: int | None) -> None:
     try:
         fd, st = open_file_at(dirfd, name, rel)
     except (PathError, FileNotFoundError):  # swapped for something else (or removed) since the listing
@@ -87,7 +90,7 @@ def _copy_file(dirfd: int, name: str, dest: str, rel: str, skipped: list[str]) -
             os.close(out)
     finally:
         os.close(fd)
-    _keep_stat(dest, st)
+    _keep_stat(dest, st, times_ns)
 
 
 def _copy_extents(fin: int, fout: int, size: int) -> None:
@@ -116,7 +119,8 @@ def _copy_extents(fin: int, fout: int, size: int) -> None:
     os.ftruncate(fout, size)  # the trailing hole (and the size of a file that is all hole)
 
 
-def _keep_stat(path: str, st: os.stat_result) -> None:
-    """Mode and times of a directory or file this module just created (never a link)."""
+def _keep_stat(path: str, st: os.stat_result, times_ns: int | None) -> None:
+    """Mode and times of a directory or file this module just created (never a link); ``times_ns``
+    replaces both times when given."""
     os.chmod(path, stat.S_IMODE(st.st_mode))
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns) if times_ns is None else (times_ns, times_ns))

@@ -157,8 +157,9 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     """Copy ``tree`` to scratch, put ``test_file`` at ``dest_rel`` in it, run it confined.
     ``judged``: a harness verdict (probe + judge); else the agent's advisory pytest run.
     ``show``: the verdict's output may name the failing tests and values (never for the oracle).
-    ``at_own_path`` (the final adjudication): the run sees the copy at ``tree``'s own path
-    (``_scratch_copy``); at level basic, which has no mount namespace, it stays at its scratch path.
+    ``at_own_path`` (the final adjudication): the run sees the copy with the tree's own times and at
+    ``tree``'s own path (``_scratch_copy``); at level basic, which has no mount namespace, at its
+    scratch path.
     Inside a cell with the verdict cache on, an identical earlier execution's verdict is reused
     (``cached=True``); see harness.judge.verdict_cache."""
     try:
@@ -221,7 +222,8 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
     key = lambda: verdict_cache.cache_key(  # noqa: E731
         tree, test_file, dest_rel=dest_rel, canary=judged, limits=asdict(limits), confinement=confinement_level(),
         command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=not judged),
-        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show, "at_own_path": at is not None})
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show, "at_own_path": at is not None},
+        times=at is not None)
     return session.run(key, execute, lambda d: TestVerdict(**d))
 
 
@@ -265,26 +267,41 @@ def place_file(root: Path, rel: str, text: str) -> Path:
     return Path(root) / rel
 
 
+# The access and modification time of every entry of the scratch copy of a run during the agent's
+# turns (2000-01-01 UTC); the final adjudication's copy keeps the tree's own (``_scratch_copy``).
+SCRATCH_TIME_NS = 946_684_800 * 10 ** 9
+
+
 def _scratch_copy(tree: Path, at: Path | None = None) -> tuple[Path, Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
     followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
     a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure.
     Returns (scratch, the copy, the result dir, the path the run sees the copy at: ``at`` or the copy).
 
-    The copy keeps the tree's access and modification times, and the verdict cache's key holds
-    every modification time (harness.judge.verdict_cache): a tree reading its own mtime gets the
-    same verdict cached and uncached. (Until red team r32 every time was fixed at 2000-01-01 so the
-    key could leave times out; that told a tree it was in the harness's copy, and a tree right only
-    there passed the final adjudication that plain pytest in its workspace failed.) With ``at``
-    (the final adjudication: the workspace's own path) the run is shown the copy at that path, by a
-    bind mount in its own mount namespace (harness.sandbox.sandbox ``run_confined`` ``binds``);
-    the workspace itself is never written."""
+    Two kinds of copy, and what the verdict cache's key holds of each (harness.judge.verdict_cache),
+    so that a tree reading its own metadata gets the same verdict cached and uncached:
+
+    - with ``at`` (the final adjudication: ``at`` is the workspace's own path): the copy keeps the
+      tree's access and modification times, the key holds every modification time, and the run is
+      shown the copy at ``at`` (and works there), by a bind mount in its own mount namespace
+      (harness.sandbox.sandbox ``run_confined`` ``binds``; the workspace itself is never written).
+      Red team r32: a copy with fixed times under ``/tmp/hx-run-*`` told the tree it was being
+      judged, and a tree right only there passed the adjudication that plain pytest in its
+      workspace failed;
+    - without (the runs during the agent's turns: its ``run_acceptance``, the controllers' gate):
+      every time is ``SCRATCH_TIME_NS`` and the key leaves times out, so identical trees share
+      verdicts across cells and runs. These runs share the tell (fixed times, scratch path); none
+      of them decides the cell's outcome.
+
+    Either way the owner is the harness, extended attributes are not copied and ``open_up`` gives
+    every entry one mode (the key holds the tree's modes)."""
     from harness.core.treecopy import copy_tree
     from harness.sandbox import warm
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
     try:
         work = scratch / "w"
-        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))
+        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",),
+                  times_ns=None if at is not None else SCRATCH_TIME_NS)
         res = scratch / "res"
         res.mkdir()
         (res / "pytest.ini").write_text(PYTEST_INI)

@@ -115,10 +115,30 @@ def test_a_sparse_file_stays_sparse_in_the_copy(tmp_path):
         assert fh.read(1 << 16) == bytes(1 << 16)
 
 
+def test_with_fixed_times_every_entry_gets_them_and_no_extended_attribute_is_copied(tree, tmp_path):
+    """The scratch copy of a run in the agent's turns (harness.judge.testrun ``_scratch_copy``) keeps
+    nothing of the tree's metadata that the verdict cache's key leaves out: every file, directory
+    and link gets one time, and an extended attribute the agent set is not copied."""
+    os.utime(tree / "pkg" / "mod.py", ns=(3, 3))
+    try:
+        os.setxattr(tree / "pkg" / "mod.py", "user.hx", b"1")
+        has_xattr = True
+    except OSError:  # a filesystem without user xattrs
+        has_xattr = False
+    dest = tmp_path / "dest"
+    copy_tree(tree, dest, skip_names=frozenset({"__pycache__"}), times_ns=testrun.SCRATCH_TIME_NS)
+    for p in [dest, *dest.rglob("*")]:  # (the access times change as this loop reads the copy)
+        assert os.lstat(p).st_mtime_ns == testrun.SCRATCH_TIME_NS, p
+    if has_xattr:
+        assert os.listxattr(dest / "pkg" / "mod.py") == []
+    copy_tree(tree, tmp_path / "kept")  # without times_ns the times are kept
+    assert os.stat(tmp_path / "kept" / "pkg" / "mod.py").st_mtime_ns == 3
+
+
 def test_every_entry_keeps_its_times_and_no_extended_attribute_is_copied(tree, tmp_path):
-    """A test run's scratch copy (harness.judge.testrun ``_scratch_copy``) shows the tree the times it
-    has in its workspace, links' and directories' included (red team r32: fixed times told a tree it
-    was in the harness's copy); an extended attribute the agent set is not copied."""
+    """The final adjudication's scratch copy (harness.judge.testrun ``_scratch_copy``) shows the tree
+    the times it has in its workspace, links' and directories' included (red team r32: fixed times
+    told a tree it was in the harness's copy); an extended attribute the agent set is not copied."""
     os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
     os.utime(tree / "pkg-link", ns=(7, 9), follow_symlinks=False)
     os.utime(tree / "pkg", ns=(11, 13))
@@ -137,13 +157,23 @@ def test_every_entry_keeps_its_times_and_no_extended_attribute_is_copied(tree, t
         assert os.listxattr(dest / "pkg" / "mod.py") == []
 
 
-def test_a_scratch_copy_keeps_the_trees_times(tree):
-    """Red team r32: every entry of the scratch copy had the time 2000-01-01, which no workspace
-    has; a tree that checked for it behaved right only in the harness's copy."""
-    os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
+def test_a_scratch_copy_of_the_agents_turns_has_fixed_times(tree):
     scratch, work, _, seen = testrun._scratch_copy(tree)
     try:
         assert seen == work
+        assert {os.lstat(p).st_mtime_ns for p in [work, *work.rglob("*")]} == {testrun.SCRATCH_TIME_NS}
+    finally:
+        testrun.safefs.rmtree(scratch)
+
+
+def test_the_final_adjudications_scratch_copy_keeps_the_trees_times_and_is_shown_at_its_path(tree):
+    """Red team r32: every entry of the final adjudication's copy had the time 2000-01-01, which no
+    workspace has, under /tmp/hx-run-*; a tree that checked for either behaved right only in the
+    harness's copy. Now it keeps the tree's times, and the run is shown it at ``at``."""
+    os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
+    scratch, work, _, seen = testrun._scratch_copy(tree, at=tree)
+    try:
+        assert seen == tree and work != tree
         assert os.stat(work / "pkg" / "mod.py").st_mtime_ns == 5
         assert os.lstat(work / "pkg-link").st_mtime_ns == os.lstat(tree / "pkg-link").st_mtime_ns
         assert os.stat(work).st_mtime_ns == os.stat(tree).st_mtime_ns

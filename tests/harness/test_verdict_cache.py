@@ -44,30 +44,19 @@ def test_key_changes_with_every_input(tree, tmp_path):
     assert key(copy, test) == base  # the tree's content, not its path
     some = sorted(p for p in root.rglob("*.py"))[0]
     old = some.read_text()
-    times = {p: (os.stat(p).st_atime_ns, os.stat(p).st_mtime_ns) for p in (root, some)}
-
-    def same_times():  # every modification time is in the key too (test_every_modification_time_is_part_of_the_key)
-        for p, ns in times.items():
-            os.utime(p, ns=ns)
-
     some.write_text(old + "\n# edited\n")
-    same_times()
     assert key(root, test) != base  # an input file's bytes
     some.write_text(old)
-    same_times()
     assert key(root, test) == base
     (root / "new_module.py").write_text("X = 1\n")
-    same_times()
     assert key(root, test) != base  # a new file
     (root / "new_module.py").unlink()
     os.chmod(some, 0o755)
     assert key(root, test) != base  # a mode
     os.chmod(some, 0o644)
     (root / "newdir").mkdir()
-    same_times()
     assert key(root, test) != base  # an (empty) directory
     (root / "newdir").rmdir()
-    same_times()
     assert key(root, test) == base
     test2 = tmp_path / "test_y.py"
     test2.write_text(test.read_text() + "\n")
@@ -81,22 +70,35 @@ def test_key_changes_with_every_input(tree, tmp_path):
     assert key(root, test, canary=False) != base  # whether a canary is appended (its random name is not)
 
 
-def test_every_modification_time_is_part_of_the_key(tree):
-    """The scratch copy keeps the tree's times (red team r32: fixed ones told a tree it was judged),
-    so the key holds each file's, directory's and link's modification time; access times are not
-    (every read may move them)."""
+def test_pyc_makes_mtimes_part_of_the_key(tree):
+    root, test = tree
+    some = sorted(root.rglob("*.py"))[0]
+    (some.parent / "__pycache__").mkdir(exist_ok=True)
+    (some.parent / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0" * 16)
+    k1 = key(root, test)
+    os.utime(some, ns=(1, 1))
+    assert key(root, test) != k1
+
+
+def test_the_final_adjudications_key_holds_every_modification_time(tree):
+    """The final adjudication's copy keeps the tree's times (red team r32: fixed ones told a tree it
+    was being judged), so its key (``times=True``) holds each file's, directory's and link's
+    modification time; access times are not in it (every read may move them). The copies of the
+    agent's turns fix every time, and their key leaves times out."""
     root, test = tree
     some = sorted(root.rglob("*.py"))[0]
     (root / "link").symlink_to(some.name)
-    k1 = key(root, test)
+    k1, kept = key(root, test), key(root, test, times=True)
+    assert kept != k1
     for p in (some, some.parent, root / "link"):
         st = os.lstat(p)
         os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1), follow_symlinks=False)
-        assert key(root, test) != k1, p
+        assert key(root, test, times=True) != kept, p
+        assert key(root, test) == k1, p
         os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
-        assert key(root, test) == k1
+        assert key(root, test, times=True) == kept
     os.utime(some, ns=(1, os.stat(some).st_mtime_ns))
-    assert key(root, test) == k1
+    assert key(root, test, times=True) == kept
 
 
 def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
@@ -274,11 +276,13 @@ def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False
     return root
 
 
+@pytest.mark.parametrize("final", [False, True], ids=["turns", "final"])
 @pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
-def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
+def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged, final):
     """The attack (issue 32): a tree whose behaviour depends on its own file times got the cached
-    passing verdict of a tree with the same bytes and other times. Now the scratch copy keeps the
-    tree's times and the key holds them, the copy has no extended attributes, and the key names a
+    passing verdict of a tree with the same bytes and other times. Now the scratch copy of a run in
+    the agent's turns gives every tree the same times, the final adjudication's keeps the tree's
+    own and its key holds them (``final``), neither copies extended attributes, and the key names a
     sparse file's holes: for each twin (odd mtime and an extended attribute; a sparse data file) the
     verdict reused through the cache equals the verdict executed uncached, for the judged and the
     plain run."""
@@ -290,7 +294,8 @@ def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_unc
         twins.pop()  # this filesystem does not keep holes
 
     def run(root):
-        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged)
+        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged,
+                       at_own_path=final)
         return v.passed, v.tests, v.failures, v.errors
 
     uncached = [run(t) for t in twins]
