@@ -165,6 +165,7 @@ def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, 
     try:
         safefs.check_tree(tree, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))  # before any cache
         return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show,
+                           final=at_own_path,
                            at=Path(tree).resolve() if at_own_path and presents_at_own_path() else None)
     except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (README, Confinement)
         return refused_verdict(exc)
@@ -201,13 +202,15 @@ def refused_verdict(exc: safefs.TreeLimitExceeded) -> TestVerdict:
 
 
 def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...], limits: Limits,
-                judged: bool, show: bool, at: Path | None) -> TestVerdict:
+                judged: bool, show: bool, final: bool, at: Path | None) -> TestVerdict:
     from harness.judge import verdict_cache
 
     def execute_once() -> TestVerdict:
         if judged:
-            return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show, at=at)
-        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show, at=at)
+            return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show,
+                                   final=final, at=at)
+        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show,
+                                 final=final, at=at)
 
     def execute() -> TestVerdict:
         from harness.sandbox import warm
@@ -222,8 +225,8 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
     key = lambda: verdict_cache.cache_key(  # noqa: E731
         tree, test_file, dest_rel=dest_rel, canary=judged, limits=asdict(limits), confinement=confinement_level(),
         command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=not judged),
-        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show, "at_own_path": at is not None},
-        times=at is not None)
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show, "own_times": final, "at_own_path": at is not None},
+        times=final)
     return session.run(key, execute, lambda d: TestVerdict(**d))
 
 
@@ -272,7 +275,7 @@ def place_file(root: Path, rel: str, text: str) -> Path:
 SCRATCH_TIME_NS = 946_684_800 * 10 ** 9
 
 
-def _scratch_copy(tree: Path, at: Path | None = None) -> tuple[Path, Path, Path, Path]:
+def _scratch_copy(tree: Path, at: Path | None = None, *, own_times: bool = False) -> tuple[Path, Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
     followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
     a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure.
@@ -281,13 +284,13 @@ def _scratch_copy(tree: Path, at: Path | None = None) -> tuple[Path, Path, Path,
     Two kinds of copy, and what the verdict cache's key holds of each (harness.judge.verdict_cache),
     so that a tree reading its own metadata gets the same verdict cached and uncached:
 
-    - with ``at`` (the final adjudication: ``at`` is the workspace's own path): the copy keeps the
-      tree's access and modification times, the key holds every modification time, and the run is
-      shown the copy at ``at`` (and works there), by a bind mount in its own mount namespace
-      (harness.sandbox.sandbox ``run_confined`` ``binds``; the workspace itself is never written).
-      Red team r32: a copy with fixed times under ``/tmp/hx-run-*`` told the tree it was being
-      judged, and a tree right only there passed the adjudication that plain pytest in its
-      workspace failed;
+    - ``own_times`` (the final adjudication): the copy keeps the tree's access and modification
+      times and the key holds every modification time; with ``at`` (the workspace's own path, at
+      every level but basic) the run is shown the copy at ``at`` (and works there), by a bind mount
+      in its own mount namespace (harness.sandbox.sandbox ``run_confined`` ``binds``; the
+      workspace itself is never written). Red team r32: a copy with fixed times under
+      ``/tmp/hx-run-*`` told the tree it was being judged, and a tree right only there passed the
+      adjudication that plain pytest in its workspace failed;
     - without (the runs during the agent's turns: its ``run_acceptance``, the controllers' gate):
       every time is ``SCRATCH_TIME_NS`` and the key leaves times out, so identical trees share
       verdicts across cells and runs. These runs share the tell (fixed times, scratch path); none
@@ -301,7 +304,7 @@ def _scratch_copy(tree: Path, at: Path | None = None) -> tuple[Path, Path, Path,
     try:
         work = scratch / "w"
         copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",),
-                  times_ns=None if at is not None else SCRATCH_TIME_NS)
+                  times_ns=None if own_times else SCRATCH_TIME_NS)
         res = scratch / "res"
         res.mkdir()
         (res / "pytest.ini").write_text(PYTEST_INI)
@@ -342,12 +345,13 @@ def place_test(work: Path, rel: str, text: str) -> Path:
 
 
 def _execute_advisory(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-                      limits: Limits = Limits(), show: bool = True, at: Path | None = None) -> TestVerdict:
+                      limits: Limits = Limits(), show: bool = True, final: bool = False,
+                      at: Path | None = None) -> TestVerdict:
     """Plain pytest (no probe, no judge) on a scratch copy with ``test_file`` at ``dest_rel``: the
     agent's ``run_acceptance``, and the plain half of the final adjudication (harness.control.adjudicator:
     a check passes only when the judge and plain pytest both pass it). ``show=False`` (the hidden
     oracle): the output is counts only, never a test name, a line or a value."""
-    scratch, work, res, seen = _scratch_copy(tree, at)
+    scratch, work, res, seen = _scratch_copy(tree, at, own_times=final)
     try:
         place_test(work, dest_rel, Path(test_file).read_text())
         open_up(scratch)
@@ -373,7 +377,8 @@ CANARY_PREFIX = "test_zz_hx_canary_"
 
 
 def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-                    limits: Limits = Limits(), show: bool = True, at: Path | None = None) -> TestVerdict:
+                    limits: Limits = Limits(), show: bool = True, final: bool = False,
+                    at: Path | None = None) -> TestVerdict:
     probe = probe_for(test_file)
     token = secrets.token_hex(8)
     runtime = f"_hx_probe_{token}"
@@ -386,7 +391,7 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
                        tests=[*probe.plan.tests, probes.TestSpec(canary, (), (cid,))])
     source = probe.source.replace(probes.RUNTIME_NAME, runtime, 1) + (
         f"\n\ndef {canary}():\n    _hx.enter({canary!r}, [])\n    _hx.check({cid}, lambda: {a} * {b})\n    _hx.leave()\n")
-    scratch, work, res, seen = _scratch_copy(tree, at)
+    scratch, work, res, seen = _scratch_copy(tree, at, own_times=final)
     try:
         place_test(work, dest_rel, source)
         obs = res / f"obs-{token}.jsonl"

@@ -169,9 +169,10 @@ def test_a_scratch_copy_of_the_agents_turns_has_fixed_times(tree):
 def test_the_final_adjudications_scratch_copy_keeps_the_trees_times_and_is_shown_at_its_path(tree):
     """Red team r32: every entry of the final adjudication's copy had the time 2000-01-01, which no
     workspace has, under /tmp/hx-run-*; a tree that checked for either behaved right only in the
-    harness's copy. Now it keeps the tree's times, and the run is shown it at ``at``."""
+    harness's copy. Now it keeps the tree's times (``own_times``, at every level), and the run is
+    shown it at ``at`` (every level but basic)."""
     os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
-    scratch, work, _, seen = testrun._scratch_copy(tree, at=tree)
+    scratch, work, _, seen = testrun._scratch_copy(tree, at=tree, own_times=True)
     try:
         assert seen == tree and work != tree
         assert os.stat(work / "pkg" / "mod.py").st_mtime_ns == 5
