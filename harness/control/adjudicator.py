@@ -29,6 +29,9 @@ pristine test file in its own throwaway scratch copy and sandbox, same confineme
 test passes only when both pass it. Plain pytest's pass proves nothing (the tree can forge it in its
 own process), but its failure is real: a tree that fails plain pytest never gains from the judge. A
 disagreement, either way, is kept in ``judge_disagreement`` (the record and an event of the log).
+All four runs see the tree with its own times and, at every level but ``basic``, at the workspace's
+own path (harness.judge.testrun ``_scratch_copy``, docs/scratch-copy.md): a copy the tree could
+recognise let a tree right only there pass (red team r32).
 """
 from __future__ import annotations
 

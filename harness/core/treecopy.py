@@ -38,11 +38,12 @@ def special_kind(mode: int) -> str | None:
 def copy_tree(src: Path, dest: Path, *, skip_names: frozenset[str] = frozenset(),
               skip_suffixes: tuple[str, ...] = (), limits: TreeLimits = DEFAULT_LIMITS,
               times_ns: int | None = None) -> list[str]:
-    """Copy src into dest (created; must not exist), keeping modes and modification times, or, with
-    ``times_ns``, giving every file and directory that access and modification time instead (a
-    judged run's scratch copy: what the verdict cache's key leaves out must not differ between two
-    copies of one tree, harness.judge.testrun ``_scratch_copy``). Ownership is always this process's
-    and extended attributes are never copied.
+    """Copy src into dest (created; must not exist), keeping modes and the access and modification
+    times of every file, directory and link, or, with ``times_ns``, giving every entry that access and
+    modification time instead (harness.judge.testrun ``_scratch_copy``: the copy of a run during the
+    agent's turns has fixed times, which the verdict cache's key can leave out; the final
+    adjudication's copy keeps the tree's own, which the key holds). Ownership is always this
+    process's and extended attributes are never copied.
     Entries named in ``skip_names`` or ending in ``skip_suffixes`` are left out. Returns the
     relative paths of the special files skipped (FIFOs, sockets, device nodes), sorted. The walk
     is iterative and opens nothing through a link (safefs.walk); a tree past ``limits`` raises
@@ -60,8 +61,8 @@ def copy_tree(src: Path, dest: Path, *, skip_names: frozenset[str] = frozenset()
         d = os.path.join(dest, e.rel)  # dest holds only what this copy made: real directories
         if stat.S_ISLNK(e.st.st_mode):
             os.symlink(os.readlink(e.name, dir_fd=e.dirfd), d)
-            if times_ns is not None:
-                os.utime(d, ns=(times_ns, times_ns), follow_symlinks=False)
+            os.utime(d, ns=(e.st.st_atime_ns, e.st.st_mtime_ns) if times_ns is None else (times_ns, times_ns),
+                     follow_symlinks=False)
         elif stat.S_ISDIR(e.st.st_mode):
             os.mkdir(d, 0o700)
             dirs.append((d, e.st))

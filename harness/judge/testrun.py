@@ -28,6 +28,7 @@ import marshal
 import os
 import re
 import secrets
+import stat
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -152,15 +153,21 @@ def judge_code_digest() -> str:
 
 
 def run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-               limits: Limits = Limits(), judged: bool = True, show: bool = True) -> TestVerdict:
+               limits: Limits = Limits(), judged: bool = True, show: bool = True,
+               at_own_path: bool = False) -> TestVerdict:
     """Copy ``tree`` to scratch, put ``test_file`` at ``dest_rel`` in it, run it confined.
     ``judged``: a harness verdict (probe + judge); else the agent's advisory pytest run.
     ``show``: the verdict's output may name the failing tests and values (never for the oracle).
+    ``at_own_path`` (the final adjudication): the run sees the copy with the tree's own times and at
+    ``tree``'s own path (``_scratch_copy``); at level basic, which has no mount namespace, at its
+    scratch path.
     Inside a cell with the verdict cache on, an identical earlier execution's verdict is reused
     (``cached=True``); see harness.judge.verdict_cache."""
     try:
         safefs.check_tree(tree, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))  # before any cache
-        return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show)
+        return _run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, judged=judged, show=show,
+                           final=at_own_path,
+                           at=Path(tree).resolve() if at_own_path and presents_at_own_path() else None)
     except safefs.TreeLimitExceeded as exc:  # the agent's tree: its failure, never a void (docs/reference/trust-model.md, Confinement)
         return refused_verdict(exc)
 
@@ -174,16 +181,17 @@ def run_judged_and_plain(tree: Path, test_file: Path, *, dest_rel: str, hide: tu
     plain run (``judged=False``) in a long-lived harness thread, which keeps its own warm zygote
     (harness.sandbox.warm: one per thread), the judged run in this one. Each has its own scratch copy
     and sandbox, both the same confinement and limits, and each goes through the verdict cache under
-    its own key. The final adjudication (harness.control.adjudicator) needs both: on an idle machine
+    its own key. Both see the tree at its own path, as a run in the workspace would
+    (``run_pytest`` ``at_own_path``). The final adjudication (harness.control.adjudicator) needs both: on an idle machine
     the pair costs about one run's wall time more than plain pytest, not two (benchmarks.bench_judge)."""
     pool = _PLAIN_THREADS.get(os.getpid())
     if pool is None:
         pool = _PLAIN_THREADS.setdefault(os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="hx-plain"))
     # in a copy of this context: the cell's verdict-cache session and warm setting hold there too
     plain = pool.submit(contextvars.copy_context().run, run_pytest, tree, test_file, dest_rel=dest_rel, hide=hide,
-                        limits=limits, judged=False, show=show)
+                        limits=limits, judged=False, show=show, at_own_path=True)
     try:
-        judged = run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
+        judged = run_pytest(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show, at_own_path=True)
     finally:
         done = plain.result()  # never left running behind the caller, even when the judged run raised
     return judged, done
@@ -196,13 +204,15 @@ def refused_verdict(exc: safefs.TreeLimitExceeded) -> TestVerdict:
 
 
 def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...], limits: Limits,
-                judged: bool, show: bool) -> TestVerdict:
+                judged: bool, show: bool, final: bool, at: Path | None) -> TestVerdict:
     from harness.judge import verdict_cache
 
     def execute_once() -> TestVerdict:
         if judged:
-            return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
-        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show)
+            return _execute_judged(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show,
+                                   final=final, at=at)
+        return _execute_advisory(tree, test_file, dest_rel=dest_rel, hide=hide, limits=limits, show=show,
+                                 final=final, at=at)
 
     def execute() -> TestVerdict:
         from harness.sandbox import warm
@@ -217,8 +227,23 @@ def _run_pytest(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path,
     key = lambda: verdict_cache.cache_key(  # noqa: E731
         tree, test_file, dest_rel=dest_rel, canary=judged, limits=asdict(limits), confinement=confinement_level(),
         command=pytest_argv(Path("<work>"), Path("<res>"), Path("<work>") / dest_rel, junit=not judged),
-        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show})
+        extra={"env": PYTEST_ENV, "ini": PYTEST_INI, "show": show, "own_times": final, "at_own_path": at is not None},
+        times=final)
     return session.run(key, execute, lambda d: TestVerdict(**d))
+
+
+def _binds(work: Path, seen: Path) -> tuple[tuple[str, str], ...]:
+    """The bind mount that shows the copy ``work`` at ``seen`` (none when the run sees it where it is)."""
+    return () if seen == work else ((str(work), str(seen)),)
+
+
+def presents_at_own_path() -> bool:
+    """Can a run be shown its copy at the tree's own path? Only in a mount namespace of its own:
+    every level but ``basic``. At level basic the final adjudication's runs see the copy at its
+    scratch path (``/tmp/hx-run-XXXX/w``), which a tree can tell from its workspace's path: the
+    one place the path tell of red team r32 stays open (that level hides no file from the tree
+    either, harness.sandbox.sandbox)."""
+    return confinement_level() != "basic"
 
 
 def _run_confined_pytest(argv, cwd, **kw):
@@ -247,46 +272,94 @@ def place_file(root: Path, rel: str, text: str) -> Path:
     return Path(root) / rel
 
 
-# Every file and directory of a scratch copy gets this access and modification time (2000-01-01 UTC).
+# The access and modification time of every entry of the scratch copy of a run during the agent's
+# turns (2000-01-01 UTC); the final adjudication's copy keeps the tree's own (``_scratch_copy``).
 SCRATCH_TIME_NS = 946_684_800 * 10 ** 9
 
 
-def _scratch_copy(tree: Path) -> tuple[Path, Path, Path]:
+def _scratch_copy(tree: Path, at: Path | None = None, *, own_times: bool = False) -> tuple[Path, Path, Path, Path]:
     """A fresh scratch dir with the tree copied into ``w`` (links copied as links, never
     followed; FIFOs, sockets and device nodes left out, harness.core.treecopy; bytecode left out:
     a planted .pyc must not stand in for the reviewed source). Nothing is left behind on failure.
-    The copy holds nothing of the tree's metadata that the verdict cache's key leaves out: every
-    time is ``SCRATCH_TIME_NS``, the owner is the harness, extended attributes are not copied and
-    ``open_up`` gives every entry one mode, so a tree that reads its own metadata (its mtime, say)
-    gets the same verdict cached and uncached (harness.judge.verdict_cache)."""
+    Returns (scratch, the copy, the result dir, the path the run sees the copy at: ``at`` or the copy).
+
+    Two kinds of copy, and what the verdict cache's key holds of each (harness.judge.verdict_cache),
+    so that a tree reading its own metadata gets the same verdict cached and uncached:
+
+    - ``own_times`` (the final adjudication): the copy keeps the tree's access and modification
+      times and the key holds every modification time; with ``at`` (the workspace's own path, at
+      every level but basic) the run is shown the copy at ``at`` (and works there), by a bind mount
+      in its own mount namespace (harness.sandbox.sandbox ``run_confined`` ``binds``; the
+      workspace itself is never written). Red team r32: a copy with fixed times under
+      ``/tmp/hx-run-*`` told the tree it was being judged, and a tree right only there passed the
+      adjudication that plain pytest in its workspace failed;
+    - without (the runs during the agent's turns: its ``run_acceptance``, the controllers' gate):
+      every time is ``SCRATCH_TIME_NS`` and the key leaves times out, so identical trees share
+      verdicts across cells and runs. These runs share the tell (fixed times, scratch path); none
+      of them decides the cell's outcome.
+
+    Either way the owner is the harness, extended attributes are not copied and ``open_up`` gives
+    every entry one mode (the key holds the tree's modes)."""
     from harness.core.treecopy import copy_tree
     from harness.sandbox import warm
     scratch = Path(tempfile.mkdtemp(prefix="hx-run-", dir=warm.scratch_base()))
     try:
         work = scratch / "w"
-        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",), times_ns=SCRATCH_TIME_NS)
+        copy_tree(tree, work, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",),
+                  times_ns=None if own_times else SCRATCH_TIME_NS)
         res = scratch / "res"
         res.mkdir()
         (res / "pytest.ini").write_text(PYTEST_INI)
     except BaseException:
         safefs.rmtree(scratch)
         raise
-    return scratch, work, res
+    return scratch, work, res, Path(at) if at is not None else work
+
+
+def place_test(work: Path, rel: str, text: str) -> Path:
+    """``place_file``, leaving the copy's times as the tree's own: every directory that existed
+    keeps its times, and the placed file (and any directory made for it) gets the times of the
+    entry it replaces, else of the nearest directory that existed. The harness's test is then no
+    sign of a harness copy by its time (the copy keeps the tree's times, ``_scratch_copy``), and its
+    times are a function of the tree, which the verdict cache's key holds."""
+    parts = Path(rel).parts
+    ancestors = [Path(work, *parts[:i]) for i in range(len(parts))]
+    kept: list[tuple[Path, os.stat_result]] = []
+    for d in ancestors:  # stop at the first that is not a real directory: place_file replaces it
+        try:
+            st = os.stat(d, follow_symlinks=False)
+        except FileNotFoundError:
+            break
+        if not stat.S_ISDIR(st.st_mode):
+            break
+        kept.append((d, st))
+    try:
+        old = os.stat(Path(work, rel), follow_symlinks=False) if len(kept) == len(ancestors) else None
+    except FileNotFoundError:
+        old = None
+    src = old if old is not None else kept[-1][1]
+    dest = place_file(work, rel, text)
+    for d in [*ancestors[len(kept):], dest]:
+        os.utime(d, ns=(src.st_atime_ns, src.st_mtime_ns), follow_symlinks=False)
+    for d, st in reversed(kept):
+        os.utime(d, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+    return dest
 
 
 def _execute_advisory(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-                      limits: Limits = Limits(), show: bool = True) -> TestVerdict:
+                      limits: Limits = Limits(), show: bool = True, final: bool = False,
+                      at: Path | None = None) -> TestVerdict:
     """Plain pytest (no probe, no judge) on a scratch copy with ``test_file`` at ``dest_rel``: the
     agent's ``run_acceptance``, and the plain half of the final adjudication (harness.control.adjudicator:
     a check passes only when the judge and plain pytest both pass it). ``show=False`` (the hidden
     oracle): the output is counts only, never a test name, a line or a value."""
-    scratch, work, res = _scratch_copy(tree)
+    scratch, work, res, seen = _scratch_copy(tree, at, own_times=final)
     try:
-        dest = place_file(work, dest_rel, Path(test_file).read_text())
+        place_test(work, dest_rel, Path(test_file).read_text())
         open_up(scratch)
         res.chmod(0o777)
-        r = _run_confined_pytest(pytest_argv(work, res, dest), work, hide=hide, limits=limits, writable=(scratch,),
-                                 env_extra=dict(PYTEST_ENV))
+        r = _run_confined_pytest(pytest_argv(seen, res, seen / dest_rel), seen, hide=hide, limits=limits,
+                                 writable=(scratch,), env_extra=dict(PYTEST_ENV), binds=_binds(work, seen))
         cases = _junit_cases(res / "junit.xml")
     finally:
         safefs.rmtree(scratch)  # iterative: the run may have left a deep tree in it
@@ -306,7 +379,8 @@ CANARY_PREFIX = "test_zz_hx_canary_"
 
 
 def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[Path, ...] = (),
-                    limits: Limits = Limits(), show: bool = True) -> TestVerdict:
+                    limits: Limits = Limits(), show: bool = True, final: bool = False,
+                    at: Path | None = None) -> TestVerdict:
     probe = probe_for(test_file)
     token = secrets.token_hex(8)
     runtime = f"_hx_probe_{token}"
@@ -319,9 +393,9 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
                        tests=[*probe.plan.tests, probes.TestSpec(canary, (), (cid,))])
     source = probe.source.replace(probes.RUNTIME_NAME, runtime, 1) + (
         f"\n\ndef {canary}():\n    _hx.enter({canary!r}, [])\n    _hx.check({cid}, lambda: {a} * {b})\n    _hx.leave()\n")
-    scratch, work, res = _scratch_copy(tree)
+    scratch, work, res, seen = _scratch_copy(tree, at, own_times=final)
     try:
-        dest = place_file(work, dest_rel, source)
+        place_test(work, dest_rel, source)
         obs = res / f"obs-{token}.jsonl"
         _place_module(res, f"{runtime}.py", RUNTIME_SOURCE)
         _place_module(res, "_hx_rpc.py", RPC_SOURCE)
@@ -331,8 +405,9 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
         res.chmod(0o777)
         nonce = secrets.token_hex(16)  # frames the run's records (harness.judge.probe_runtime)
         with ObservationChannel(obs, judging.MAX_OBSERVATIONS_BYTES) as channel:  # read while the run lives
-            r = _run_confined_pytest(pytest_argv(work, res, dest, junit=False), work, hide=hide, limits=limits,
-                                     writable=(scratch,), env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce, "HX_OBS_PATH": str(obs)})
+            r = _run_confined_pytest(pytest_argv(seen, res, seen / dest_rel, junit=False), seen, hide=hide,
+                                     limits=limits, writable=(scratch,), binds=_binds(work, seen),
+                                     env_extra={**PYTEST_ENV, "HX_OBS_NONCE": nonce, "HX_OBS_PATH": str(obs)})
         j = judging.judge(plan, channel.data, canary=canary, returncode=None if r.timed_out else r.returncode,
                           seen=("the run replaced its observation channel",) if channel.replaced else (),
                           nonce=nonce.encode())

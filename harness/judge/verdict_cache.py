@@ -2,17 +2,27 @@
 
 A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
 read and how it is run: the tree it runs on (every file's bytes, mode, symlink target and, for a
-sparse file, its data extents, and every directory), the test file's bytes and where it is placed, the pytest command line, the interpreter
+sparse file, its data extents, and every directory; for the final adjudication every entry's
+modification time too), whether the tree is shown at its own path with its own times (the final
+adjudication) or in a scratch copy with fixed ones (the runs of the agent's turns), the test file's bytes and where it is placed, the pytest command line, the interpreter
 (executable, version and every installed distribution), the limits, the confinement level, whether
 the harness's canary is appended, and the harness code that turns a run into a verdict
 (``VERDICT_CODE``: harness.judge.testrun, harness.sandbox.sandbox, ...). The key is a sha256 over
 all of them. The canary's random *name* is not part of the key (only whether a canary is used): a
 cached verdict was produced by a real execution in which the canary was checked, so a subverted run
-stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs) are
-not in the key; hidden directories are unreadable to the test, so their content cannot matter.
-What a run could also read of its tree and the key leaves out is the same in every scratch copy
-(harness.judge.testrun ``_scratch_copy``): times fixed, owner the harness, no extended attributes,
-modes opened up, entries created in sorted order.
+stays subverted when it is reused. Paths that differ between runs (scratch dirs, hidden dirs, the
+workspace's own path where the final adjudication presents the tree) are not in the key: each is a
+fresh random directory per run or per cell, so a tree whose verdict depends on it is
+nondeterministic (the spot-check's business), and hidden directories are unreadable to the test.
+What a run could also read of its tree and the key leaves out is either the same in every scratch
+copy (owner the harness, no extended attributes, modes opened up, entries created in sorted order;
+in the runs of the agent's turns every time fixed at 2000-01-01) or differs in every copy (inode
+numbers, change and birth times, the access times a run's own reads move). The final
+adjudication's copy keeps the tree's times and its key holds the modification times: a copy that
+fixed them told a tree it was being judged (red team r32). The price: a final adjudication's
+verdict is reused only for a tree with the same times, in practice never across cells (the agent's
+edits date its files), where the fixed-time runs of the agent's turns are reused across cells and
+runs.
 
 Timed-out runs and runs that produced no JUnit report are never stored (they depend on load).
 
@@ -56,12 +66,13 @@ def _sha(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
 
 
-def tree_manifest(root: Path) -> list[list]:
-    """Every entry under root: [relpath, kind, mode, content digest | link target]. When the tree
-    holds bytecode (``.pyc``), file mtimes join the manifest: a pyc is used only if its header
-    matches its source's mtime, so the verdict can depend on them. The walk is the harness's
-    safe one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its
-    limits raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
+def tree_manifest(root: Path, *, times: bool = False) -> list[list]:
+    """Every entry under root: [relpath, kind, mode, content digest | link target], and with
+    ``times`` its modification time in ns (the final adjudication's scratch copy keeps the tree's
+    times, harness.judge.testrun ``_scratch_copy``; every other copy fixes them). When the tree holds
+    bytecode (``.pyc``), file mtimes join the manifest either way. The walk is the harness's safe
+    one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its limits
+    raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
     from harness.core import safefs
     out: list[list] = []
     has_pyc = False
@@ -73,9 +84,9 @@ def tree_manifest(root: Path) -> list[list]:
             continue
         mode = stat.S_IMODE(st.st_mode)
         if stat.S_ISLNK(st.st_mode):
-            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd)])
+            out.append([e.rel, "link", mode, os.readlink(e.name, dir_fd=e.dirfd), st.st_mtime_ns])
         elif stat.S_ISDIR(st.st_mode):
-            out.append([e.rel, "dir", mode, ""])
+            out.append([e.rel, "dir", mode, "", st.st_mtime_ns])
         elif stat.S_ISREG(st.st_mode):
             try:
                 fd, fst = safefs.open_file_at(e.dirfd, e.name, e.rel)
@@ -90,9 +101,10 @@ def tree_manifest(root: Path) -> list[list]:
             has_pyc = has_pyc or e.name.endswith(".pyc")
         else:
             out.append([e.rel, "other", mode, ""])
-    if not has_pyc:
+    if not times:
         for row in out:
-            del row[4:]
+            if row[1] != "file" or not has_pyc:
+                del row[4:]
     out.sort(key=lambda row: row[0])
     return out
 
@@ -142,9 +154,11 @@ def harness_code_digest() -> str:
 
 
 def cache_key(tree: Path, test_file: Path, *, dest_rel: str, command: list[str], canary: bool, limits: dict,
-              confinement: str, interpreter: dict | None = None, extra: dict | None = None) -> str:
-    """sha256 over every input a test execution is a function of (see the module docstring)."""
-    doc = {"schema": SCHEMA, "tree": tree_manifest(tree), "test": _sha(Path(test_file).read_bytes()),
+              confinement: str, interpreter: dict | None = None, extra: dict | None = None,
+              times: bool = False) -> str:
+    """sha256 over every input a test execution is a function of (see the module docstring);
+    ``times``: the run's copy keeps the tree's times, so the key holds every modification time."""
+    doc = {"schema": SCHEMA, "tree": tree_manifest(tree, times=times), "test": _sha(Path(test_file).read_bytes()),
            "dest": dest_rel, "command": list(command), "canary": bool(canary), "limits": limits,
            "confinement": confinement, "interpreter": interpreter or interpreter_identity(),
            "harness": harness_code_digest(), "extra": extra or {}}

@@ -191,15 +191,17 @@ def shim_argv(python: str, argv: list[str]) -> list[str]:
 
 
 def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC,
-            fresh_tmp: bool = False) -> None:
+            fresh_tmp: bool = False, binds=()) -> None:
     """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing
     one run leaves there reaches a later run); every hidden dir covered by an unreadable tmpfs;
     only the writable dirs writable (bind-mounted onto themselves), every other mount remounted
     read-only so a test run cannot write the live workspace, the harness, site-packages, /dev or
-    /dev/shm.
+    /dev/shm. ``binds``: (source, destination) pairs, each source (a writable scratch directory)
+    also shown at its destination (``bind_at``).
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
+    bind_fds = [os.open(src, os.O_PATH | os.O_DIRECTORY) for src, _ in binds]  # before any cover
     for d in hide:
         _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
     if fresh_tmp:  # the warm path: this run's own /tmp (nothing another run left or leaves there)
@@ -207,6 +209,7 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
         writable = [w for w in writable if not _under(w, "/tmp")]
     for w in writable:
         _check(libc, libc.mount(w.encode(), w.encode(), None, MS_BIND | MS_REC, None), f"bind {w} failed")
+    bind_at(libc, [dst for _, dst in binds], bind_fds)
     for m in readonly:
         if any(m == w or m.startswith(w.rstrip("/") + "/") for w in writable):
             continue
@@ -277,11 +280,13 @@ def fresh_dev(libc) -> None:
 
 
 def isolate_run(libc, *, scratch, base, hide=(),
-                flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC) -> None:
+                flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=()) -> None:
     """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
     private namespaces, a fresh /tmp and /dev/shm, and of the zygote's scratch base only this
     run's scratch directories (bind-mounted back from file descriptors opened before the base
-    was covered). What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S
+    was covered), and each ``binds`` source shown at its destination too (``bind_at``; a
+    destination under /tmp, on the fresh tmpfs: the zygote's view has nothing else to mount on).
+    What the run can reach is what a cold ``bwrap --tmpfs /tmp --bind S S --bind S D
     --unshare-ipc`` run can (its own IPC namespace, not the zygote's); the covered mounts stay in
     the table, out of reach (no capability to unmount them).
     Any step that fails raises: a half-confined run is never started."""
@@ -289,6 +294,7 @@ def isolate_run(libc, *, scratch, base, hide=(),
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
     loopback_up()  # as in a bwrap network namespace: loopback only, and up
     fds = [os.open(p, os.O_PATH | os.O_DIRECTORY) for p in scratch]
+    bind_fds = [os.open(src, os.O_PATH | os.O_DIRECTORY) for src, _ in binds]
     # the interpreter and the code it imports, when they live under /tmp (a checkout or virtualenv
     # there): bound back read-only over the fresh /tmp, as a cold run's view binds them after its tmpfs
     keep = _code_dirs_under_tmp(base)
@@ -301,9 +307,22 @@ def isolate_run(libc, *, scratch, base, hide=(),
         _check(libc, libc.mount(b"tmpfs", base.encode(), b"tmpfs", 0, b"mode=755"), "scratch base cover failed")
     _bind_back(libc, keep, keep_fds, readonly=True)
     _bind_back(libc, scratch, fds, readonly=False)
+    bind_at(libc, [dst for _, dst in binds], bind_fds)
     for d in hide:  # a hidden directory inside an allowed one (the zygote's view shows nothing else)
         if os.path.exists(d):
             _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")
+
+
+def bind_at(libc, dests: list[str], fds: list[int]) -> None:
+    """Show each directory (a descriptor opened before anything was covered) at its destination
+    as well, writable, made if it does not exist, closing the descriptor. The final adjudication
+    shows a run its scratch copy at the workspace's own path this way (harness.judge.testrun
+    ``_scratch_copy``): the path is no sign of a harness copy, and the workspace is never written."""
+    for dst, fd in zip(dests, fds):
+        os.makedirs(dst, exist_ok=True)
+        _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), dst.encode(), None, MS_BIND | MS_REC, None),
+               f"bind at {dst} failed")
+        os.close(fd)
 
 
 def _bind_back(libc, paths: list[str], fds: list[int], *, readonly: bool) -> None:

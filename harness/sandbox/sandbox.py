@@ -267,18 +267,21 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
 
 
 def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...], hide: tuple[str, ...],
-                seccomp_fd: int) -> list[str]:
+                seccomp_fd: int, binds: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """bubblewrap around argv; ``seccomp_fd`` holds ``confine.namespace_filter`` (``filter_fd``), which
-    bubblewrap installs as its last step, after it made the run's namespaces and mounts."""
+    bubblewrap installs as its last step, after it made the run's namespaces and mounts; ``binds``:
+    (source, destination) directories shown at another path in the run's mount namespace."""
     cwd_s = str(Path(cwd).resolve())
-    readable = () if any(_inside(cwd_s, w) for w in writable) else (cwd_s,)  # the working directory, read-only
+    shown = (*writable, *(dst for _, dst in binds))
+    readable = () if any(_inside(cwd_s, w) for w in shown) else (cwd_s,)  # the working directory, read-only
     # as root, bubblewrap drops the effective and permitted capabilities but keeps the bounding set:
     # setpriv (util-linux) empties it too, so nothing the command execs can regain a capability
     drop = ["--cap-add", "CAP_SETPCAP"] if os.geteuid() == 0 else []
     then = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"] if os.geteuid() == 0 else []
     out = [required_bwrap(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", *drop,
-           *bwrap_view(writable=writable, hide=hide, readable=readable), "--remount-ro", "/", "--clearenv"]
+           *bwrap_view(writable=writable, hide=hide, readable=readable),
+           *[a for src, dst in binds for a in ("--bind", src, dst)], "--remount-ro", "/", "--clearenv"]
     for k, v in env.items():
         out += ["--setenv", k, v]
     return [*out, "--seccomp", str(seccomp_fd), "--chdir", str(cwd), "--", *then, *argv]
@@ -316,7 +319,8 @@ def _mountpoints() -> list[str]:
     return sorted(set(out), key=len)
 
 
-def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = ()):
+def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = (),
+             binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None):
     namespaces = level.startswith("namespaces")
     readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
     libc = _libc()  # loaded before the fork: no dlopen between fork and exec
@@ -325,7 +329,9 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
         confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
         confine.deny_keyrings(libc)
         if namespaces:
-            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly)
+            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds)
+            if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
+                os.chdir(cwd)
 
     return setup
 
@@ -413,25 +419,32 @@ def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
 
 
 def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), limits: Limits = Limits(),
-                 env_extra: dict | None = None, writable: tuple[Path, ...] = ()) -> ExecResult:
+                 env_extra: dict | None = None, writable: tuple[Path, ...] = (),
+                 binds: tuple[tuple[str, str], ...] = ()) -> ExecResult:
     """Run argv in cwd under the confinement described in the module docstring. Only
     ``writable`` (and a private /tmp) can be written; at level bwrap nothing else of the host is
-    visible, at the namespace levels every path in ``hide`` is covered."""
+    visible, at the namespace levels every path in ``hide`` is covered. ``binds``: (source,
+    destination) pairs of directories, each source (inside ``writable``) also shown, writable, at its
+    destination, in the run's own mount namespace (the host's destination is never written); at
+    level basic, which has none, a ValueError."""
     level = confinement_level()
+    if binds and level == "basic":
+        raise ValueError("level basic has no mount namespace to show a directory at another path")
     hidden = tuple(str(Path(h).resolve()) for h in hide if Path(h).exists())
     wr = tuple(str(Path(w).resolve()) for w in writable)
+    bd = tuple((str(Path(src).resolve()), str(Path(dst).absolute())) for src, dst in binds)
     keep: list[int] = []  # descriptors the launcher reads (bubblewrap's filter), closed when it has started
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
         if level == "bwrap":
             env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
             keep.append(filter_fd())
-            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1])
+            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1], bd)
             pre = _preexec(limits, hidden, level, wr)
         else:
             os.chmod(tmp, 0o1777)
             env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
             cmd = _wrap(list(argv), level)
-            pre = _preexec(limits, hidden, level, (*wr, tmp))
+            pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd))
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
         cmd, session, trace_fd = _recorded(cmd, cwd)
         t0 = time.perf_counter()

@@ -97,10 +97,11 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         confine.deny_keyrings(libc)
         if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
             confine.isolate_run(libc, scratch=req["writable"], base=req["base"], hide=req["hide"],
-                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC)
+                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=req["binds"])
         else:
             confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
-                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, fresh_tmp=True)
+                            flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, fresh_tmp=True,
+                            binds=req["binds"])
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
@@ -354,12 +355,14 @@ def _zygote():
     return parent
 
 
-def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=()):
+def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=(), binds=()):
     """Run ``argv`` (a harness pytest command: python -I -m pytest ARGS) warm, confined exactly as
     ``sandbox.run_confined`` would. Returns an ExecResult, or None when the run must go cold
     (zygote unavailable or confinement could not be applied; the caller then runs it cold; and
     every run the act recorder must trace, harness.sandbox.syscalls: strace wraps a launcher it
     starts, and a zygote's fork is not one).
+    ``binds`` as ``sandbox.run_confined``'s; at level bwrap a destination outside /tmp goes cold
+    (the zygote's view has no directory to mount it on but the run's fresh /tmp).
     Output goes to capture files the harness opened (read back capped, like the cold path)."""
     import tempfile
     from pathlib import Path
@@ -376,14 +379,18 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     rest = list(argv[3:]) if script else list(argv[4:])
     hidden = [str(Path(h).resolve()) for h in hide if Path(h).exists()]
     writable = [str(Path(w).resolve()) for w in writable]
+    bound = [[str(Path(src).resolve()), str(Path(dst).absolute())] for src, dst in binds]
     if level == "bwrap":
         base = scratch_base()
         if base is None:
             return None  # warm execution off (enabled()): run it cold
         if not all(w == base or w.startswith(base + "/") for w in writable):
             return None  # scratch outside the zygote's view: run it cold
+        if not all(dst.startswith("/tmp/") for _, dst in bound):
+            return None  # nowhere in the zygote's view to show it: run it cold
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
         req = _request(level, rest, cwd, hidden, writable, tmp, env_extra, script, limits)
+        req["binds"] = bound
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
         ran = _run_in_zygote(req, out_path, err_path, limits)
         if ran is None:

@@ -74,7 +74,7 @@ def test_a_scratch_copy_that_fails_leaves_nothing_behind(tree, monkeypatch):
 
 def test_a_scratch_copy_of_a_tree_with_a_fifo_succeeds(tree, monkeypatch):
     monkeypatch.setattr(warm, "scratch_base", lambda: str(tree.parent))
-    scratch, work, res = testrun._scratch_copy(tree)
+    scratch, work, res, _ = testrun._scratch_copy(tree)
     assert work == scratch / "w" and scratch.parent == tree.parent
     assert (work / "pkg" / "mod.py").is_file() and not os.path.lexists(work / "pkg" / "pipe")
     assert (res / "pytest.ini").is_file()
@@ -116,9 +116,9 @@ def test_a_sparse_file_stays_sparse_in_the_copy(tmp_path):
 
 
 def test_with_fixed_times_every_entry_gets_them_and_no_extended_attribute_is_copied(tree, tmp_path):
-    """A judged run's scratch copy (harness.judge.testrun ``_scratch_copy``) keeps nothing of the
-    tree's metadata that the verdict cache's key leaves out: every file, directory and link gets one
-    time, and an extended attribute the agent set is not copied."""
+    """The scratch copy of a run in the agent's turns (harness.judge.testrun ``_scratch_copy``) keeps
+    nothing of the tree's metadata that the verdict cache's key leaves out: every file, directory
+    and link gets one time, and an extended attribute the agent set is not copied."""
     os.utime(tree / "pkg" / "mod.py", ns=(3, 3))
     try:
         os.setxattr(tree / "pkg" / "mod.py", "user.hx", b"1")
@@ -135,9 +135,48 @@ def test_with_fixed_times_every_entry_gets_them_and_no_extended_attribute_is_cop
     assert os.stat(tmp_path / "kept" / "pkg" / "mod.py").st_mtime_ns == 3
 
 
-def test_a_scratch_copy_has_fixed_times(tree):
-    scratch, work, _ = testrun._scratch_copy(tree)
+def test_every_entry_keeps_its_times_and_no_extended_attribute_is_copied(tree, tmp_path):
+    """The final adjudication's scratch copy (harness.judge.testrun ``_scratch_copy``) shows the tree
+    the times it has in its workspace, links' and directories' included (red team r32: fixed times
+    told a tree it was in the harness's copy); an extended attribute the agent set is not copied."""
+    os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
+    os.utime(tree / "pkg-link", ns=(7, 9), follow_symlinks=False)
+    os.utime(tree / "pkg", ns=(11, 13))
     try:
+        os.setxattr(tree / "pkg" / "mod.py", "user.hx", b"1")
+        has_xattr = True
+    except OSError:  # a filesystem without user xattrs
+        has_xattr = False
+    before = {p.relative_to(tree): os.lstat(p).st_mtime_ns for p in [tree, *tree.rglob("*")]
+              if "__pycache__" not in p.parts and p.suffix != ".pyc" and p.name not in ("pipe", "sock")}
+    dest = tmp_path / "dest"
+    copy_tree(tree, dest, skip_names=frozenset({"__pycache__"}), skip_suffixes=(".pyc",))
+    assert {p.relative_to(dest): os.lstat(p).st_mtime_ns for p in [dest, *dest.rglob("*")]} == before
+    assert os.lstat(dest / "pkg-link").st_atime_ns == 7 and os.lstat(dest / "pkg").st_mtime_ns == 13
+    if has_xattr:
+        assert os.listxattr(dest / "pkg" / "mod.py") == []
+
+
+def test_a_scratch_copy_of_the_agents_turns_has_fixed_times(tree):
+    scratch, work, _, seen = testrun._scratch_copy(tree)
+    try:
+        assert seen == work
         assert {os.lstat(p).st_mtime_ns for p in [work, *work.rglob("*")]} == {testrun.SCRATCH_TIME_NS}
+    finally:
+        testrun.safefs.rmtree(scratch)
+
+
+def test_the_final_adjudications_scratch_copy_keeps_the_trees_times_and_is_shown_at_its_path(tree):
+    """Red team r32: every entry of the final adjudication's copy had the time 2000-01-01, which no
+    workspace has, under /tmp/hx-run-*; a tree that checked for either behaved right only in the
+    harness's copy. Now it keeps the tree's times (``own_times``, at every level), and the run is
+    shown it at ``at`` (every level but basic)."""
+    os.utime(tree / "pkg" / "mod.py", ns=(3, 5))
+    scratch, work, _, seen = testrun._scratch_copy(tree, at=tree, own_times=True)
+    try:
+        assert seen == tree and work != tree
+        assert os.stat(work / "pkg" / "mod.py").st_mtime_ns == 5
+        assert os.lstat(work / "pkg-link").st_mtime_ns == os.lstat(tree / "pkg-link").st_mtime_ns
+        assert os.stat(work).st_mtime_ns == os.stat(tree).st_mtime_ns
     finally:
         testrun.safefs.rmtree(scratch)

@@ -81,6 +81,27 @@ def test_pyc_makes_mtimes_part_of_the_key(tree):
     assert key(root, test) != k1
 
 
+def test_the_final_adjudications_key_holds_every_modification_time(tree):
+    """The final adjudication's copy keeps the tree's times (red team r32: fixed ones told a tree it
+    was being judged), so its key (``times=True``) holds each file's, directory's and link's
+    modification time; access times are not in it (every read may move them). The copies of the
+    agent's turns fix every time, and their key leaves times out."""
+    root, test = tree
+    some = sorted(root.rglob("*.py"))[0]
+    (root / "link").symlink_to(some.name)
+    k1, kept = key(root, test), key(root, test, times=True)
+    assert kept != k1
+    for p in (some, some.parent, root / "link"):
+        st = os.lstat(p)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1), follow_symlinks=False)
+        assert key(root, test, times=True) != kept, p
+        assert key(root, test) == k1, p
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+        assert key(root, test, times=True) == kept
+    os.utime(some, ns=(1, os.stat(some).st_mtime_ns))
+    assert key(root, test, times=True) == kept
+
+
 def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
     root, test = tree
     calls = []
@@ -273,6 +294,8 @@ def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False
             fh.truncate(8192)
         else:
             fh.write(bytes(8192))
+    for p in [root, *root.rglob("*")]:  # twins differ only in what they are named for
+        os.utime(p, ns=(2 * 10 ** 18,) * 2, follow_symlinks=False)
     os.utime(core, ns=(2 * 10 ** 18 + int(odd_mtime),) * 2)
     if xattr:
         with_xattr = True
@@ -285,13 +308,16 @@ def _metadata_tree(tmp_path, name, *, odd_mtime=False, xattr=False, sparse=False
     return root
 
 
+@pytest.mark.parametrize("final", [False, True], ids=["turns", "final"])
 @pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
-def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
+def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_uncached(tmp_path, judged, final):
     """The attack (issue 32): a tree whose behaviour depends on its own file times got the cached
-    passing verdict of a tree with the same bytes and other times. Now the scratch copy gives every
-    tree the same times and no extended attributes, and the key names a sparse file's holes: for
-    each twin (odd mtime and an extended attribute; a sparse data file) the verdict reused through the
-    cache equals the verdict executed uncached, for the judged and the plain run."""
+    passing verdict of a tree with the same bytes and other times. Now the scratch copy of a run in
+    the agent's turns gives every tree the same times, the final adjudication's keeps the tree's
+    own and its key holds them (``final``), neither copies extended attributes, and the key names a
+    sparse file's holes: for each twin (odd mtime and an extended attribute; a sparse data file) the
+    verdict reused through the cache equals the verdict executed uncached, for the judged and the
+    plain run."""
     test = TASKS / "parse-range" / "acceptance" / "test_acceptance.py"
     honest = _metadata_tree(tmp_path, "honest")
     twins = [_metadata_tree(tmp_path, "times", odd_mtime=True, xattr=True),
@@ -300,7 +326,8 @@ def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_unc
         twins.pop()  # this filesystem does not keep holes
 
     def run(root):
-        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged)
+        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged,
+                       at_own_path=final)
         return v.passed, v.tests, v.failures, v.errors
 
     uncached = [run(t) for t in twins]
