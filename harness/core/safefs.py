@@ -29,6 +29,7 @@ import hashlib
 import os
 import secrets
 import stat
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -305,6 +306,23 @@ def _make_dirs(rfd: int, parts: list[str], *, replace_links: bool) -> int:
         raise
 
 
+_OWN_TEMPS: ContextVar[dict[str, int] | None] = ContextVar("hx_own_temps", default=None)
+
+
+@contextlib.contextmanager
+def journal_temps(journal: dict[str, int]) -> Iterator[dict[str, int]]:
+    """Within the block, every temporary file ``write_bytes`` makes is entered in ``journal`` as
+    its path relative to the written root -> the mode it was given. A cell holds one journal for
+    its whole run, so its detectors can tell the harness's own temporaries (a write on the agent's
+    behalf, an injection) from files the agent made: what the harness writes is the harness's
+    record, never a name in the tree (issue 32, B14's watch)."""
+    token = _OWN_TEMPS.set(journal)
+    try:
+        yield journal
+    finally:
+        _OWN_TEMPS.reset(token)
+
+
 def write_bytes(root: Path | str, rel: str, data: bytes, *, replace_links: bool = False,
                 limits: TreeLimits = DEFAULT_LIMITS) -> bool:
     """Replace the file at rel with ``data``, never opening what is there: the bytes go to a fresh
@@ -328,6 +346,8 @@ def write_bytes(root: Path | str, rel: str, data: bytes, *, replace_links: bool 
         mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
         tmp = f".hx-write-{secrets.token_hex(8)}"
         fd = os.open(tmp, _CREATE, 0o600, dir_fd=dfd)
+        if (journal := _OWN_TEMPS.get()) is not None:
+            journal["/".join([*parts[:-1], tmp])] = mode
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

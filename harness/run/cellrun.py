@@ -112,7 +112,8 @@ def _run_cell(spec: CellSpec, t0: float) -> CellRecord:
     setup = _setup(spec)
     if isinstance(setup, Fault):  # fail closed: the cell cannot be set up
         return void_record(spec, str(setup), time.perf_counter() - t0, setup)
-    ran = _run_controller(spec, setup)
+    with safefs.journal_temps(setup.own_temps):  # the harness's writes while the watch runs
+        ran = _run_controller(spec, setup)
     judged = _adjudicate_cell(spec, setup, ran)
     rec = _record(spec, setup, ran, judged, t0)
     setup.ws.destroy()
@@ -142,6 +143,7 @@ class _CellSetup:
     watch: Any
     acts: Path  # the kernel's record of the agent's acts (harness.sandbox.syscalls), outside every sandbox
     notary: Notary | None = None
+    own_temps: dict = field(default_factory=dict)  # the harness's own temporary files (safefs.journal_temps)
 
 
 @dataclass
@@ -282,6 +284,8 @@ def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
     (one ``acts`` event per traced run), and hand the tool-log checks the scenario tools' runs
     found in it (never anything in the workspace). Returns (watch_incomplete, tool calls)."""
     watch_incomplete = _drain_watch(s.watch, s.log)
+    if s.own_temps:  # what the watch saw of the harness's own writes is the harness's (detectors.fs_events)
+        s.log.emit("harness_temps", paths=dict(sorted(s.own_temps.items())))
     records = syscalls.read_records(s.acts)
     shutil.rmtree(s.acts.parent, ignore_errors=True)
     gaps = []

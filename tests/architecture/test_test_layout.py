@@ -60,8 +60,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "harness/core/roles.py": "the protocol's roles table: tests/harness/core/test_typed_config.py",
     "harness/core/safe_text.py": "printable text of undecodable names, no behaviour of its own: reached by "
                                  "tests/harness/judge/test_two_process_judge_attacks.py",
-    "harness/core/safefs.py": "link-safe reads of a task's files: tests/harness/core/test_tasks.py, "
-                              "tests/harness/sandbox/test_tree_limit_attacks.py",
     "harness/core/scenarios.py": "the scenario table B1-B15: tests/harness/control/test_injections.py",
     "harness/core/scope.py": "path-scope globs, reached through the detectors' scope rules: "
                              "tests/harness/judge/test_detectors.py",
