@@ -117,7 +117,7 @@ class ExecutorUnavailable(ExecutorLost):
     succeed once the machine is quieter."""
 
 
-class WorkerLost(Exception):
+class WorkerLost(HarnessError):
     """A cell's worker died under it (not the cell's fault): the dispatch loop re-queues the cell,
     and with ``every_in_flight`` every other cell in flight too (a broken process pool takes them all)."""
 

@@ -8,6 +8,8 @@ import pkgutil
 import re
 from pathlib import Path
 
+import pytest
+
 import harness
 from harness.core.errors import ExitCode, HarnessError, InputError
 from harness.core.exits import EXIT_CODES, RUN_EXIT_CODES, exit_code_for
@@ -108,8 +110,12 @@ def test_the_cli_exits_with_the_tables_code_and_one_line(tmp_path):
     assert re.match(r"error: .*p\.toml", res.output)
 
 
-def _documented_command_rows() -> dict[str, tuple[set[int], int, int]]:
-    text = EXIT_PAGE.read_text().split("## Exit codes of every command", 1)[1]
+README = ROOT / "README.md"
+
+
+def _documented_command_rows(page: Path = EXIT_PAGE, heading: str = "## Exit codes of every command"
+                             ) -> dict[str, tuple[set[int], int, int]]:
+    text = page.read_text().split(heading, 1)[1]
     table = text.split("| command | exit codes | SIGINT / SIGTERM | full disk |", 1)[1].split("\n\n", 1)[0]
     rows = {}
     for line in table.strip().splitlines()[1:]:
@@ -119,15 +125,18 @@ def _documented_command_rows() -> dict[str, tuple[set[int], int, int]]:
     return rows
 
 
-def test_the_documented_exit_table_covers_every_command_and_matches_the_code():
-    """Issue 34: the exit-code table (docs/reference/exit-codes.md) covers every command, not only `harness run`."""
+@pytest.mark.parametrize("page,heading", [(EXIT_PAGE, "## Exit codes of every command"), (README, "## Exit codes")],
+                         ids=["reference", "readme"])
+def test_the_documented_exit_table_covers_every_command_and_matches_the_code(page, heading):
+    """Issue 34: the exit-code table covers every command, not only `harness run`: the reference page's and
+    the README's (the front door states the contract), each equal to ``COMMAND_EXITS``."""
     from harness.cli.cli import LAZY_COMMANDS, main
     from harness.core.exits import COMMAND_EXITS
-    rows = _documented_command_rows()
+    rows = _documented_command_rows(page, heading)
     assert set(rows) == set(COMMAND_EXITS)
     for name, ex in COMMAND_EXITS.items():
         assert rows[name] == (set(ex.codes), ex.signal, ex.disk), name
-    other = EXIT_PAGE.read_text().split("| other commands (", 1)[1].split(")", 1)[0]
+    other = page.read_text().split(heading, 1)[1].split("| other commands (", 1)[1].split(")", 1)[0]
     named = {k.split()[0] for k in rows} | {w.strip("` ").split()[0] for w in other.split(",")}
     every = set(main.commands) | set(LAZY_COMMANDS)
     assert every <= named, every - named  # each command of the group has its row (or is named among the others)
