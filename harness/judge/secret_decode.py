@@ -56,7 +56,8 @@ exhausts it is reported (``TreeScan.exhausted``) and the scan fails closed: dete
 
 What no scan can catch: a key stored unused under a scheme only the agent knows (XOR with a long
 key, a permutation, a shift per position, encryption); a key cut into pieces shorter than
-FRAGMENT that are each encoded separately; three or more codec layers. docs/secret-scan.md.
+FRAGMENT that are each encoded separately and are not whole literals; pieces shorter than
+KEYED_FRAGMENT each under its own keyed scheme; three or more codec layers. docs/secret-scan.md.
 """
 from __future__ import annotations
 
