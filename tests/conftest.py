@@ -77,6 +77,8 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_secret_run.py::test_an_exec_argument_cut_at_the_string_bound_fails_closed",
     "tests/harness/judge/test_secret_run.py::test_the_final_content_of_written_files_is_read_inside_their_views_only",
     "tests/harness/judge/test_secret_run.py::test_final_content_past_the_cap_fails_closed",
+    "tests/harness/judge/test_secret_run.py::test_an_execs_environment_is_read_and_searched",
+    "tests/harness/judge/test_secret_run.py::test_a_path_the_run_wrote_is_searched",
     # the identity rules in one process (well under a second); the judged trees run in test-all
     "tests/harness/judge/test_identity.py::test_a_class_is_the_interpreters_only_by_identity",
     "tests/harness/judge/test_identity.py::test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpreters",

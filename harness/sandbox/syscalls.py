@@ -111,7 +111,7 @@ def wrap(argv: list[str], fd: int, *, data: bool = False) -> list[str]:
     descriptor ``fd`` (a pipe the harness reads), which the first program strace runs closes.
     ``data``: every written buffer dumped whole (``-e write=all``), the kernel's copies traced."""
     calls = TRACED + (DATA_CALLS + COPY_CALLS + ("?sendfile64",) if data else ())
-    dump = ["-e", "write=all"] if data else []
+    dump = ["-e", "write=all", "-e", "abbrev=!execve"] if data else []  # buffers whole; each exec's environment
     return [strace_binary() or "strace", "--seccomp-bpf", "-f", "--pidns-translation", "-qq", "-X", "raw", "-y", "-xx", "-s",
             str(STR_BYTES), "-e", "trace=" + ",".join(calls), *dump, "-e", "signal=none", "-o", f"/proc/self/fd/{fd}",
             "--", "/bin/bash", "-c", CLOSER.format(fd=fd), "sh", *argv]
@@ -396,15 +396,19 @@ class TraceParser:
                 argv = [unhex(x) for x in HEXSTR.findall(args[off + 1])] if len(args) > off + 1 else []
                 if len(args) > off + 1 and re.search(r"\.\.\.\]$", args[off + 1]):  # strace cut the array at -s
                     self._cut_argv(len(argv))
-                if self.keep_data and len(args) > off + 1 and '"...' in args[off + 1]:  # an element cut at -s
-                    why = f"an exec argument longer than {STR_BYTES} bytes was cut"
-                    if why not in self.data_cut:
-                        self.data_cut.append(why)
+                env = None
+                if self.keep_data:  # the secret run: each exec's environment too (-e abbrev=!execve)
+                    env = [unhex(x) for x in HEXSTR.findall(args[off + 2])] if len(args) > off + 2 else []
+                    for arr, what in ((args[off + 1:off + 2], "argument"), (args[off + 2:off + 3], "environment string")):
+                        if arr and ('"...' in arr[0] or re.search(r"\.\.\.\]$", arr[0])):  # cut at -s
+                            why = f"an exec {what} past {STR_BYTES} bytes (or elements) was cut"
+                            if why not in self.data_cut:
+                                self.data_cut.append(why)
                 path = self._resolve(pid, _str(args[off]), args[0] if off else None)
                 harness = tuple(argv) in self.launcher or (argv[:2] == ["/bin/bash", "-c"] and len(argv) > 2
                                                            and re.fullmatch(r'exec \d+>&-; exec "\$@"', argv[2])
                                                            and tuple(argv[4:]) in self.launcher)
-                self._add("exec", path, ok, argv=argv, cwd=self._cwd_of(pid), harness=harness or None)
+                self._add("exec", path, ok, argv=argv, cwd=self._cwd_of(pid), harness=harness or None, env=env)
             return None
         if name in REACH_CALLS:
             return self._add(name, None, ok, args=[a[:200] for a in args[:4]])

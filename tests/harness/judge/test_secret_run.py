@@ -159,3 +159,27 @@ def test_a_key_copied_by_the_kernel_into_a_file_is_found(tree):
                     "_o.copy_file_range(_s, _d, len(_K), 0)\n_o.close(_d)\n_o.close(_s)\n")
     hits, ran = _check(task, root)
     assert any(".cache-copy" in h for h in hits), (hits, ran)
+
+
+def test_an_execs_environment_is_read_and_searched():
+    env = _hex(f"K={KEY}".encode())
+    line = f'7 execve("{_hex(b"/bin/true")}", ["{_hex(b"true")}"], ["{env}"]) = 0'
+    p = _parsed([line])
+    record = {"by": "secret_run", "acts": p.acts(), "incomplete": [], "data_hex": ""}
+    assert any("environment" in h for h in secret_run.search([record], (KEY,))) and not p.data_cut
+
+
+def test_a_path_the_run_wrote_is_searched():
+    acts = [{"op": "rename", "ok": True, "path": f"/tmp/{KEY[:17]}/{KEY[17:]}", "source": "/tmp/x"}]
+    assert secret_run.search([{"by": "secret_run", "acts": acts, "incomplete": [], "data_hex": ""}], (KEY,))
+
+
+@pytest.mark.skipif(syscalls.strace_binary() is None, reason="strace cannot trace here")
+def test_a_key_passed_in_a_childs_environment_is_found(tree):
+    """Nothing written, nothing in argv: the key goes to a child process in its environment."""
+    task, root = tree
+    core = root / "rangeparse" / "core.py"
+    core.write_text(core.read_text() + f"\n_K = bytes(b ^ 0x5A for b in {XORED}).decode()\n"
+                    "import subprocess as _sp\n_sp.run(['/bin/true'], env={'K': _K})\n")
+    hits, ran = _check(task, root)
+    assert any("environment" in h for h in hits), (hits, ran)
