@@ -81,7 +81,7 @@ import numpy as np
 
 FRAGMENT = 6  # characters of the key a decoded view must hold to count toward the join
 KEYED_FRAGMENT = 8  # the same under a scheme with a free key (a Caesar shift and any letter case, an XOR byte)
-MAX_KEYED_CANDIDATES = 64  # a keyed fragment's prefiltered places verified per view (a flood cannot cost more)
+MAX_KEYED_CANDIDATES = 64  # a keyed fragment's prefiltered places verified per view; past it the piece counts
 MIN_LITERAL = 3  # a whole string literal (or path component) this long counts toward the join
 MIN_TOKEN = 4  # a whole token of the secret alphabet this long counts toward the join
 MAX_MISSING = 2  # characters of the key the join may leave uncovered
@@ -774,7 +774,10 @@ def _keyed_fragments(nd: _Needles, v: View, view: str, diffs: _Diffs, sig: bytes
     its own one-byte XOR, Caesar shift or swapped case): fragments of ``KEYED_FRAGMENT`` characters
     found under a Caesar shift in any letter case (``sig``: the view's letter signature; each
     candidate verified), XORed with one or two bytes or shifted by one byte constant (successive
-    differences, exact), mark the key positions they hold; rot47 (a fixed map) at ``FRAGMENT``."""
+    differences, exact), mark the key positions they hold; rot47 (a fixed map) at ``FRAGMENT``.
+    A view with more than ``MAX_KEYED_CANDIDATES`` places sharing a piece's letter signature
+    holds the piece too (fails closed): near-forms made from the key (each letter run under its
+    own shift) would otherwise hide a real shifted piece behind the verified ones."""
     n = KEYED_FRAGMENT
     if len(view) < n and len(v.content) < n:
         return
@@ -784,15 +787,15 @@ def _keyed_fragments(nd: _Needles, v: View, view: str, diffs: _Diffs, sig: bytes
     for i, g, needle, (d_x1, d_x2, d_s1) in nd.keyed:
         if 0 not in covered[i:i + n]:
             continue
-        at, tried = 0, 0
-        while tried < MAX_KEYED_CANDIDATES and (j := sig.find(needle, at + 1)) >= 1:
-            tried, at = tried + 1, j
-            if caesar_any_case(g, view[j - 1:j - 1 + n]):
-                nd.mark(i, n, v.label)
+        at, tried, held = 0, 0, False
+        while not held and (j := sig.find(needle, at + 1)) >= 1:
+            if tried == MAX_KEYED_CANDIDATES:  # more places with the piece's signature than are verified: a
+                held = True  # flood of near-forms made from the key hides the real one behind them; fails closed
                 break
-        else:
-            if d_x1 in x1 or d_x2 in x2 or d_s1 in s1:
-                nd.mark(i, n, v.label)
+            tried, at = tried + 1, j
+            held = caesar_any_case(g, view[j - 1:j - 1 + n])
+        if held or d_x1 in x1 or d_x2 in x2 or d_s1 in s1:
+            nd.mark(i, n, v.label)
     for i, g in nd.rot47_grams:
         if 0 in nd.covered[i:i + FRAGMENT] and g in view:
             nd.mark(i, FRAGMENT, v.label)

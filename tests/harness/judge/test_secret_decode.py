@@ -178,6 +178,22 @@ def test_keyed_pieces_shorter_than_keyed_fragment_are_not_evidence(task):
         assert bool(scanned(task, files)) is found, size
 
 
+def test_a_shifted_piece_behind_a_flood_of_near_forms_is_found(task):
+    """Each 8-character piece's letter signature is found in more places than are verified
+    (MAX_KEYED_CANDIDATES): near-forms with each letter run under its own shift come first, the
+    halves under one Caesar shift each after them. Past the cap the piece counts (fails closed)."""
+    def near(piece: str) -> str:
+        out, k = [], 0
+        for a, c in zip(" " + piece, piece):
+            k += 5 * (c.isalpha() and not a.isalpha())
+            out.append(_shift_letters(c, k) if c.isalpha() else c)
+        return "".join(out)
+    flood = "".join(f"D = {near(KEY[i:i + 8])!r}\n" for i in range(len(KEY) - 7)
+                    for _ in range(secret_decode.MAX_KEYED_CANDIDATES + 1))
+    assert scanned(task, {"rangeparse/a.py": flood + f"A = {_shift_letters(KEY[:17], 3)!r}\n",
+                          "rangeparse/b.py": f"B = {_shift_letters(KEY[17:], 7)!r}\n"})
+
+
 def test_spaced_honest_text_is_not_closed_into_a_key():
     scan = TreeScan((KEY,))
     scan.add("a.md", "- - - - - - -\n" + " ".join("abcdefghij") + "\nx = [1, 2, 3, 4, 5, 6, 7]\n" + "=" * 80)
