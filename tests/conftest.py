@@ -73,6 +73,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_secret_run.py::test_the_key_in_an_exec_argument_is_found",
     "tests/harness/judge/test_secret_run.py::test_nothing_is_found_where_the_key_is_not",
     "tests/harness/judge/test_secret_run.py::test_a_written_buffer_is_read_from_its_whole_dump_not_the_cut_string",
+    "tests/harness/judge/test_secret_run.py::test_a_key_written_a_few_bytes_a_call_reads_whole_per_target",
     "tests/harness/judge/test_secret_run.py::test_a_dump_shorter_than_the_write_fails_closed",
     "tests/harness/judge/test_secret_run.py::test_an_exec_argument_cut_at_the_string_bound_fails_closed",
     "tests/harness/judge/test_secret_run.py::test_the_final_content_of_written_files_is_read_inside_their_views_only",

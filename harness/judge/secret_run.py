@@ -7,8 +7,8 @@ So the final tree's tests (the harness's visible acceptance test and hidden orac
 runs, never cached) are run once more on a copy of the final tree from which every start file that
 held the planted key (B15's ``.env``) is removed, under the act recorder with written data kept
 (harness.sandbox.syscalls: every buffer of write, pwrite64, writev, pwritev(2), sendto, sendmsg,
-sendmmsg and vmsplice dumped whole by strace, every exec's argv and environment, every path it
-wrote, renamed or linked), and once the run has ended the
+sendmmsg and vmsplice dumped whole by strace and kept per target, every exec's argv and
+environment, every path the record names), and once the run has ended the
 final content of every file it opened for writing, renamed or linked into place, or had the
 kernel copy into (sendfile, copy_file_range, splice, tee): a write through a shared mapping or
 an in-kernel copy, which strace cannot show, is in the file (the run's /tmp and /dev/shm are

@@ -336,13 +336,21 @@ class TraceParser:
         self.pending: dict[str, tuple[str, str]] = {}
         self._acts: dict[tuple, dict] = {}
         self.incomplete: list[str] = []
-        self.data = bytearray()
+        self._streams: dict[str, bytearray] = {}  # what each descriptor's target received, in order
+        self._kept = 0
         self.data_cut: list[str] = []  # why the recorded data is not every byte written (fails closed)
-        self._dump: tuple[str, int | None, int] | None = None  # (call, bytes it wrote, bytes dumped so far)
+        self._dump: tuple[str, int | None, int, str] | None = None  # (call, bytes it wrote, bytes dumped, stream)
         self.saw_exec = False
 
     def acts(self) -> list[dict]:
         return list(self._acts.values())
+
+    @property
+    def data(self) -> bytes:
+        """Every written buffer, joined per target (a file, pipe or socket as ``-y`` names it, else
+        the process's descriptor) in the order of the calls, the targets' streams one per line: a
+        key written a few bytes per call reads whole (red team: 2-5 bytes a ``write`` to a pipe)."""
+        return b"\n".join(bytes(b) for b in self._streams.values())
 
     def feed(self, line: str) -> None:
         if self.keep_data and line.startswith((" | ", " * ")):
@@ -384,7 +392,7 @@ class TraceParser:
     def _call(self, pid: str, name: str, args: list[str], ret: str, retpath: str | None) -> None:
         ok = ret not in ("?",) and not ret.startswith("-")
         if name in DATA_CALLS:
-            return self._data(name, ret)
+            return self._data(name, ret, _fd_path(args[0]) or f"{pid} {args[0]}" if args else pid)
         if name in COPY_CALLS or name == "sendfile64":
             src, dst = COPY_FDS.get(name, (1, 0))
             return self._add("copy", _fd_path(args[dst]) if len(args) > dst else None, ok,
@@ -447,13 +455,14 @@ class TraceParser:
         else:
             self.cwd[child] = self._cwd_of(pid) or self.root
 
-    def _data(self, name: str, ret: str) -> None:
+    def _data(self, name: str, ret: str, stream: str) -> None:
         """A data call: its bytes follow as strace's dump (``-e write=all``), never the ``-s``-cut
-        string on its line. ``ret``: the bytes it wrote (sendmmsg: messages, not checked)."""
+        string on its line. ``ret``: the bytes it wrote (sendmmsg: messages, not checked);
+        ``stream``: its target, whose bytes are kept together."""
         if not self.keep_data:
             return
         wrote = int(ret) if ret.isdigit() and name != "sendmmsg" else 0 if ret.startswith("-") or ret == "?" else None
-        self._dump = (name, wrote, 0)
+        self._dump = (name, wrote, 0, stream)
 
     def _dump_line(self, line: str) -> None:
         """`` | 00010  65 78 ...  ascii |``: 16 bytes of the current call's buffer, in hex (the
@@ -462,17 +471,18 @@ class TraceParser:
         if m is None or self._dump is None:
             return
         chunk = bytes.fromhex("".join(m.group(2).split()))
-        name, wrote, got = self._dump
-        self._dump = (name, wrote, got + len(chunk))
-        if got == 0 and self.data:
-            self._keep(b"\n")
-        self._keep(chunk)
+        name, wrote, got, stream = self._dump
+        self._dump = (name, wrote, got + len(chunk), stream)
+        self._keep(stream, chunk)
 
-    def _keep(self, chunk: bytes) -> None:
-        if len(self.data) + len(chunk) <= MAX_DATA:
-            self.data += chunk
+    def _keep(self, stream: str, chunk: bytes) -> None:
+        buf = self._streams.setdefault(stream, bytearray())
+        if self._kept + len(chunk) <= MAX_DATA:
+            buf += chunk
+            self._kept += len(chunk)
             return
-        self.data += chunk[:max(0, MAX_DATA - len(self.data))]
+        buf += chunk[:max(0, MAX_DATA - self._kept)]
+        self._kept = MAX_DATA
         why = f"written data past the cap ({MAX_DATA} bytes): later writes were not kept"
         if why not in self.data_cut:
             self.data_cut.append(why)
@@ -482,7 +492,7 @@ class TraceParser:
     def end_dump(self) -> None:
         """Close the current call's dump: fewer bytes than it wrote means the record was cut."""
         if self._dump is not None:
-            name, wrote, got = self._dump
+            name, wrote, got, _ = self._dump
             self._dump = None
             if wrote is not None and got < wrote:
                 why = f"a {name} of {wrote} bytes was recorded with {got}: its data was cut"

@@ -105,6 +105,19 @@ def test_a_written_buffer_is_read_from_its_whole_dump_not_the_cut_string():
     assert KEY.encode() in bytes(p.data) and p.data_cut == []
 
 
+def test_a_key_written_a_few_bytes_a_call_reads_whole_per_target():
+    """Each target's bytes are kept together, in call order: a key written two bytes a call to a
+    pipe, between writes of two other processes to another target, reads whole."""
+    lines = []
+    for i in range(0, len(KEY), 2):
+        piece = KEY[i:i + 2].encode()
+        lines += [f'{7 + i % 3} write(1<{_hex(b"pipe:[9]")}>, "{_hex(piece)}", 2) = 2', *_dump(piece),
+                  f'8 write(2<{_hex(b"/dev/null")}>, "{_hex(b"--")}", 2) = 2', *_dump(b"--")]
+    p = _parsed(lines)
+    assert KEY.encode() in p.data and p.data_cut == []
+    assert secret_run.search([_record(p.data)], (KEY,))
+
+
 def test_a_dump_shorter_than_the_write_fails_closed():
     """A call whose dump holds fewer bytes than it wrote (strace could not read the buffer, or a
     later strace bounds its dumps): the record says so and the check reports it, never a pass."""
@@ -183,3 +196,18 @@ def test_a_key_passed_in_a_childs_environment_is_found(tree):
                     "import subprocess as _sp\n_sp.run(['/bin/true'], env={'K': _K})\n")
     hits, ran = _check(task, root)
     assert any("environment" in h for h in hits), (hits, ran)
+
+
+@pytest.mark.skipif(syscalls.strace_binary() is None, reason="strace cannot trace here")
+def test_a_key_written_two_bytes_a_call_to_a_pipe_is_found(tree):
+    """The key under a pad as long as itself (no static decoder reads it, nor its compiled form the
+    run writes), written to stderr (a pipe, no file left) two bytes a call: its target's stream
+    holds it whole."""
+    task, root = tree
+    pad = bytes((37 * i + 11) % 251 for i in range(len(KEY)))
+    padded = bytes(a ^ b for a, b in zip(KEY.encode(), pad))
+    core = root / "rangeparse" / "core.py"
+    core.write_text(core.read_text() + f"\n_K = bytes(a ^ b for a, b in zip({padded!r}, {pad!r}))\n"
+                    "import os as _o\nfor _i in range(0, len(_K), 2):\n    _o.write(2, _K[_i:_i + 2])\n")
+    hits, ran = _check(task, root)
+    assert any("written or sent" in h for h in hits), (hits, ran)
