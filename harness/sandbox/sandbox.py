@@ -239,12 +239,15 @@ def allowlist() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 
 
 def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = True, dev_shm: bool = True,
-               proc: bool = True, readable: tuple[str, ...] = ()) -> list[str]:
-    """The bubblewrap arguments of the allow-list view (no command, no namespaces)."""
+               proc: bool = True, readable: tuple[str, ...] = (), kept: dict[str, str] | None = None) -> list[str]:
+    """The bubblewrap arguments of the allow-list view (no command, no namespaces). ``kept``:
+    host directories bound at /tmp and /dev/shm instead of a tmpfs, for a run whose files are
+    read once it has ended (the secret run, harness.judge.secret_run)."""
     ro, links = allowlist()
+    kept = kept or {}
     args: list[str] = []
     if tmp:  # first: an allowed directory under /tmp (a checkout or virtualenv there) is bound over it
-        args += ["--tmpfs", "/tmp"]
+        args += ["--bind", kept["/tmp"], "/tmp"] if "/tmp" in kept else ["--tmpfs", "/tmp"]
     for target, link in links:
         args += ["--symlink", target, link]
     for d in ro:
@@ -255,7 +258,7 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
         args += ["--proc", "/proc"]
     args += ["--dev", "/dev"]
     if dev_shm:
-        args += ["--tmpfs", "/dev/shm"]
+        args += ["--bind", kept["/dev/shm"], "/dev/shm"] if "/dev/shm" in kept else ["--tmpfs", "/dev/shm"]
     for w in writable:
         args += ["--bind", w, w]
     for r in readable:
@@ -267,10 +270,11 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
 
 
 def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...], hide: tuple[str, ...],
-                seccomp_fd: int, binds: tuple[tuple[str, str], ...] = ()) -> list[str]:
+                seccomp_fd: int, binds: tuple[tuple[str, str], ...] = (), kept: dict[str, str] | None = None) -> list[str]:
     """bubblewrap around argv; ``seccomp_fd`` holds ``confine.namespace_filter`` (``filter_fd``), which
     bubblewrap installs as its last step, after it made the run's namespaces and mounts; ``binds``:
-    (source, destination) directories shown at another path in the run's mount namespace."""
+    (source, destination) directories shown at another path in the run's mount namespace; ``kept``: the run's
+    own /tmp and /dev/shm on the host (the secret run reads its files once it has ended)."""
     cwd_s = str(Path(cwd).resolve())
     shown = (*writable, *(dst for _, dst in binds))
     readable = () if any(_inside(cwd_s, w) for w in shown) else (cwd_s,)  # the working directory, read-only
@@ -280,7 +284,7 @@ def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...]
     then = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"] if os.geteuid() == 0 else []
     out = [required_bwrap(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", *drop,
-           *bwrap_view(writable=writable, hide=hide, readable=readable),
+           *bwrap_view(writable=writable, hide=hide, readable=readable, kept=kept),
            *[a for src, dst in binds for a in ("--bind", src, dst)], "--remount-ro", "/", "--clearenv"]
     for k, v in env.items():
         out += ["--setenv", k, v]
@@ -389,14 +393,17 @@ def _git_dir(dotgit: Path) -> Path:
     return (gitdir / common.read_text().strip()).resolve() if common.is_file() else gitdir
 
 
-def _recorded(cmd: list[str], cwd: Path) -> tuple[list[str], syscalls.Session | None, int | None]:
+def _recorded(cmd: list[str], cwd: Path, views: tuple[tuple[str, str], ...] = ()
+              ) -> tuple[list[str], syscalls.Session | None, int | None]:
     """The launcher command under the act recorder when a recording is in force
     (harness.sandbox.syscalls; the run's record appended when it ends), else as it is. Without
-    strace the recording gets a record saying the run was not traced (incomplete, never clean)."""
+    strace the recording gets a record saying the run was not traced (incomplete, never clean).
+    ``views``: (inside, host) of each directory the run can write (a data recording reads the
+    final content of the files it wrote there)."""
     rec = syscalls.active()
     if rec is None:
         return cmd, None, None
-    started = syscalls.begin(rec, cwd, cmd)
+    started = syscalls.begin(rec, cwd, cmd, views)
     if started is None:
         syscalls.unavailable(rec, cwd, "strace is not installed: this run's acts were not recorded")
         return cmd, None, None
@@ -434,19 +441,28 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
     wr = tuple(str(Path(w).resolve()) for w in writable)
     bd = tuple((str(Path(src).resolve()), str(Path(dst).absolute())) for src, dst in binds)
     keep: list[int] = []  # descriptors the launcher reads (bubblewrap's filter), closed when it has started
+    rec = syscalls.active()
+    keep_files = rec is not None and rec.data  # the secret run: its files are read once it has ended
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
+        views: tuple[tuple[str, str], ...] = (*((w, w) for w in wr), *((dst, src) for src, dst in bd))
         if level == "bwrap":
             env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+            kept = {"/tmp": os.path.join(tmp, "tmp"), "/dev/shm": os.path.join(tmp, "shm")} if keep_files else {}
+            for d in kept.values():  # the run's own /tmp and /dev/shm, on the host, removed with ``tmp``
+                os.mkdir(d, 0o700)
+                os.chmod(d, 0o1777)
+            views += tuple(kept.items())
             keep.append(filter_fd())
-            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1], bd)
+            cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1], bd, kept)
             pre = _preexec(limits, hidden, level, wr)
         else:
             os.chmod(tmp, 0o1777)
             env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
             cmd = _wrap(list(argv), level)
             pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd))
+            views += ((tmp, tmp),) + ((("/tmp", "/tmp"), ("/dev/shm", "/dev/shm")) if level == "basic" else ())
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
-        cmd, session, trace_fd = _recorded(cmd, cwd)
+        cmd, session, trace_fd = _recorded(cmd, cwd, views if keep_files else ())
         t0 = time.perf_counter()
         try:
             with open(out_path, "wb") as out, open(err_path, "wb") as err:

@@ -35,6 +35,7 @@ import os
 import posixpath
 import re
 import shutil
+import stat
 import subprocess
 import threading
 from contextlib import contextmanager
@@ -48,7 +49,15 @@ ACT_CALLS = ("execve", "execveat", "open", "openat", "openat2", "creat", "rename
 REACH_CALLS = ("io_uring_setup", "process_vm_writev", "ptrace", "open_by_handle_at", "memfd_create")
 CWD_CALLS = ("chdir", "fchdir", "clone", "clone3", "fork", "vfork")
 TRACED = ACT_CALLS + REACH_CALLS + CWD_CALLS
-DATA_CALLS = ("write", "pwrite64", "writev", "sendto", "sendmsg")  # the secret run (B15): data leaving a process
+# The secret run (B15): data leaving a process. Each call's whole buffer is dumped by strace
+# (``-e write=all``), whatever ``-s`` is; the record checks the dump holds every byte the call
+# returned as written, and says so when it does not (``data_cut``: the check fails closed).
+DATA_CALLS = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "sendto", "sendmsg", "sendmmsg", "vmsplice")
+# Data moved by the kernel, never through the caller's memory: strace cannot show it. The
+# destination is named in the record, and the final content of every file the run wrote is read
+# after the run (``Session.finish``): a file's bytes are what was written, however it was written.
+COPY_CALLS = ("sendfile", "copy_file_range", "splice", "tee")
+COPY_FDS = {"sendfile": (1, 0), "copy_file_range": (0, 2), "splice": (0, 2), "tee": (0, 1)}  # (source, destination)
 MAX_ACTS = 20000  # distinct acts kept per run; past it the record is incomplete (a flood), never clean
 MAX_DATA = 8 << 20  # bytes of written data kept per run for the secret check
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000  # O_WRONLY | O_RDWR | O_CREAT | O_TRUNC
@@ -99,10 +108,12 @@ def recording(path: Path | str | None, label: str, *, data: bool = False):
 
 def wrap(argv: list[str], fd: int, *, data: bool = False) -> list[str]:
     """``argv`` (the sandbox launcher and its command) under strace, its trace written to the
-    descriptor ``fd`` (a pipe the harness reads), which the first program strace runs closes."""
-    calls = TRACED + (DATA_CALLS if data else ())
+    descriptor ``fd`` (a pipe the harness reads), which the first program strace runs closes.
+    ``data``: every written buffer dumped whole (``-e write=all``), the kernel's copies traced."""
+    calls = TRACED + (DATA_CALLS + COPY_CALLS + ("?sendfile64",) if data else ())
+    dump = ["-e", "write=all", "-e", "abbrev=!execve"] if data else []  # buffers whole; each exec's environment
     return [strace_binary() or "strace", "--seccomp-bpf", "-f", "--pidns-translation", "-qq", "-X", "raw", "-y", "-xx", "-s",
-            str(STR_BYTES), "-e", "trace=" + ",".join(calls), "-e", "signal=none", "-o", f"/proc/self/fd/{fd}",
+            str(STR_BYTES), "-e", "trace=" + ",".join(calls), *dump, "-e", "signal=none", "-o", f"/proc/self/fd/{fd}",
             "--", "/bin/bash", "-c", CLOSER.format(fd=fd), "sh", *argv]
 
 
@@ -122,6 +133,7 @@ class Session:
     parser: TraceParser | None = None
     thread: threading.Thread | None = None
     launcher: tuple = ()
+    views: tuple = ()  # (path inside the run, path on the host) of each directory the run could write
 
     def start(self) -> None:
         self.parser = TraceParser(self.root, keep_data=self.rec.data, launcher=self.launcher)
@@ -154,24 +166,86 @@ class Session:
         out = {"by": self.rec.label, "root": self.root, "acts": p.acts() if p else [], "incomplete": incomplete,
                "flooded": bool(p and p.flooded), "returncode": returncode}
         if self.rec.data and p is not None:
+            p.end_dump()
+            files, cut = final_contents(p.acts(), self.views)
             out["data_hex"] = bytes(p.data).hex()
+            out["files_hex"] = {k: v.hex() for k, v in files.items()}
+            out["data_cut"] = list(dict.fromkeys([*p.data_cut, *cut]))
         with open(self.rec.path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(out) + "\n")
         return out
 
 
-def begin(rec: Recording, root: Path | str, launcher: list[str] | tuple[str, ...] = ()) -> tuple[Session, int] | None:
+def begin(rec: Recording, root: Path | str, launcher: list[str] | tuple[str, ...] = (),
+          views: tuple[tuple[str, str], ...] = ()) -> tuple[Session, int] | None:
     """A session for one run rooted at ``root`` (its workspace), and the descriptor strace writes
     to; None when strace is missing (the caller's record says so). ``launcher``: the command the
     harness starts (the sandbox launcher and the command it runs): an exec of it, or of any tail
-    of it (setpriv, the requested command itself), is tagged ``harness`` in the record."""
+    of it (setpriv, the requested command itself), is tagged ``harness`` in the record.
+    ``views``: (inside, host) for each directory the run can write, where a data recording
+    reads the final content of the files the run wrote once it has ended."""
     if strace_binary() is None:
         return None
     r, w = os.pipe()
     os.set_inheritable(w, True)
-    s = Session(rec, os.path.realpath(str(root)), r, w, launcher=tuple(launcher))
+    s = Session(rec, os.path.realpath(str(root)), r, w, launcher=tuple(launcher), views=tuple(views))
     s.start()
     return s, w
+
+
+WRITTEN_OPS = ("open_w", "rename", "link", "copy", "truncate")
+
+
+def final_contents(acts: list[dict], views: tuple[tuple[str, str], ...]) -> tuple[dict[str, bytes], list[str]]:
+    """The final bytes of every regular file the run opened for writing, renamed or linked into
+    place, or copied into by the kernel (at most ``MAX_DATA`` in all), read on the host through
+    ``views`` once the run has ended: a write through a shared mapping, by ``copy_file_range``
+    or by any other call strace cannot show is in the file. No link is followed out of its view
+    (the host path is resolved and must stay inside it); a FIFO or device is never opened. The
+    second value says what could not be read whole (past the cap): the secret check fails closed."""
+    out: dict[str, bytes] = {}
+    cut: list[str] = []
+    left = MAX_DATA
+    paths = dict.fromkeys(a["path"] for a in acts if a.get("op") in WRITTEN_OPS and a.get("ok") and a.get("path"))
+    for path in paths:
+        host = _on_host(str(path), views)
+        if host is None:
+            continue
+        try:
+            fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone (unlinked, renamed: the rename is in the record) or a link
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read(max(0, left) + 1)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if len(data) > left:
+            cut.append(f"the final content of the files the run wrote is past the cap ({MAX_DATA} bytes): "
+                       f"{path} and later files were not read whole")
+            out[path] = data[:left]
+            break
+        left -= len(data)
+        out[path] = data
+    return out, cut
+
+
+def _on_host(path: str, views: tuple[tuple[str, str], ...]) -> str | None:
+    """The host path of a path inside the run (longest view first), only if it resolves inside
+    that view on the host (a link planted in the run cannot point the harness elsewhere)."""
+    for inside, host in sorted(views, key=lambda v: -len(v[0])):
+        if path == inside or path.startswith(inside.rstrip("/") + "/"):
+            cand = os.path.join(host, os.path.relpath(path, inside))
+            real, top = os.path.realpath(cand), os.path.realpath(host)
+            if real == top or real.startswith(top.rstrip("/") + "/"):
+                return real
+            return None
+    return None
 
 
 def unavailable(rec: Recording, root: Path | str, why: str) -> None:
@@ -201,6 +275,7 @@ LINE = re.compile(r"^(\d+) +(\w+)\((.*)\) += (-?\d+|0x[0-9a-f]+|\?)(?:<([^>]*)>)
 UNFINISHED = re.compile(r"^(\d+) +(\w+)\((.*) <unfinished \.\.\.>$")
 RESUMED = re.compile(r"^(\d+) +<\.\.\. (\w+) resumed>(.*)$")
 HEXSTR = re.compile(r'"((?:\\x[0-9a-f]{2})*)"')
+DUMP = re.compile(r"^ \| ([0-9a-f]{5,})  (.{1,49})")  # strace -e write=: offset, then 16 bytes in hex
 
 
 def unhex(s: str) -> str:
@@ -261,14 +336,28 @@ class TraceParser:
         self.pending: dict[str, tuple[str, str]] = {}
         self._acts: dict[tuple, dict] = {}
         self.incomplete: list[str] = []
-        self.data = bytearray()
+        self._streams: dict[str, bytearray] = {}  # what each descriptor's target received, in order
+        self._kept = 0
+        self.data_cut: list[str] = []  # why the recorded data is not every byte written (fails closed)
+        self._dump: tuple[str, int | None, int, str] | None = None  # (call, bytes it wrote, bytes dumped, stream)
         self.saw_exec = False
 
     def acts(self) -> list[dict]:
         return list(self._acts.values())
 
+    @property
+    def data(self) -> bytes:
+        """Every written buffer, joined per target (a file, pipe or socket as ``-y`` names it, else
+        the process's descriptor) in the order of the calls, the targets' streams one per line: a
+        key written a few bytes per call reads whole (red team: 2-5 bytes a ``write`` to a pipe)."""
+        return b"\n".join(bytes(b) for b in self._streams.values())
+
     def feed(self, line: str) -> None:
+        if self.keep_data and line.startswith((" | ", " * ")):
+            return self._dump_line(line)
         line = line.rstrip()
+        if self.keep_data:
+            self.end_dump()
         if m := UNFINISHED.match(line):
             self.pending[m.group(1)] = (m.group(2), m.group(3))
             return
@@ -303,7 +392,11 @@ class TraceParser:
     def _call(self, pid: str, name: str, args: list[str], ret: str, retpath: str | None) -> None:
         ok = ret not in ("?",) and not ret.startswith("-")
         if name in DATA_CALLS:
-            return self._data(args)
+            return self._data(name, ret, _fd_path(args[0]) or f"{pid} {args[0]}" if args else pid)
+        if name in COPY_CALLS or name == "sendfile64":
+            src, dst = COPY_FDS.get(name, (1, 0))
+            return self._add("copy", _fd_path(args[dst]) if len(args) > dst else None, ok,
+                             source=_fd_path(args[src]) if len(args) > src else None, call=name)
         if name in ("execve", "execveat"):
             if ok:
                 self.saw_exec = True
@@ -311,11 +404,19 @@ class TraceParser:
                 argv = [unhex(x) for x in HEXSTR.findall(args[off + 1])] if len(args) > off + 1 else []
                 if len(args) > off + 1 and re.search(r"\.\.\.\]$", args[off + 1]):  # strace cut the array at -s
                     self._cut_argv(len(argv))
+                env = None
+                if self.keep_data:  # the secret run: each exec's environment too (-e abbrev=!execve)
+                    env = [unhex(x) for x in HEXSTR.findall(args[off + 2])] if len(args) > off + 2 else []
+                    for arr, what in ((args[off + 1:off + 2], "argument"), (args[off + 2:off + 3], "environment string")):
+                        if arr and ('"...' in arr[0] or re.search(r"\.\.\.\]$", arr[0])):  # cut at -s
+                            why = f"an exec {what} past {STR_BYTES} bytes (or elements) was cut"
+                            if why not in self.data_cut:
+                                self.data_cut.append(why)
                 path = self._resolve(pid, _str(args[off]), args[0] if off else None)
                 harness = tuple(argv) in self.launcher or (argv[:2] == ["/bin/bash", "-c"] and len(argv) > 2
                                                            and re.fullmatch(r'exec \d+>&-; exec "\$@"', argv[2])
                                                            and tuple(argv[4:]) in self.launcher)
-                self._add("exec", path, ok, argv=argv, cwd=self._cwd_of(pid), harness=harness or None)
+                self._add("exec", path, ok, argv=argv, cwd=self._cwd_of(pid), harness=harness or None, env=env)
             return None
         if name in REACH_CALLS:
             return self._add(name, None, ok, args=[a[:200] for a in args[:4]])
@@ -354,15 +455,49 @@ class TraceParser:
         else:
             self.cwd[child] = self._cwd_of(pid) or self.root
 
-    def _data(self, args: list[str]) -> None:
-        if not self.keep_data or len(args) < 2:
+    def _data(self, name: str, ret: str, stream: str) -> None:
+        """A data call: its bytes follow as strace's dump (``-e write=all``), never the ``-s``-cut
+        string on its line. ``ret``: the bytes it wrote (sendmmsg: messages, not checked);
+        ``stream``: its target, whose bytes are kept together."""
+        if not self.keep_data:
             return
-        for s in HEXSTR.findall(",".join(args[1:])):
-            if len(self.data) < MAX_DATA:
-                self.data += bytes.fromhex(s.replace("\\x", "")) + b"\n"
-            elif "written data past the cap" not in self.incomplete:
-                self.incomplete.append("written data past the cap")
-            self.flooded = True
+        wrote = int(ret) if ret.isdigit() and name != "sendmmsg" else 0 if ret.startswith("-") or ret == "?" else None
+        self._dump = (name, wrote, 0, stream)
+
+    def _dump_line(self, line: str) -> None:
+        """`` | 00010  65 78 ...  ascii |``: 16 bytes of the current call's buffer, in hex (the
+        ASCII column, which the tracee's bytes fill, is never read)."""
+        m = DUMP.match(line)
+        if m is None or self._dump is None:
+            return
+        chunk = bytes.fromhex("".join(m.group(2).split()))
+        name, wrote, got, stream = self._dump
+        self._dump = (name, wrote, got + len(chunk), stream)
+        self._keep(stream, chunk)
+
+    def _keep(self, stream: str, chunk: bytes) -> None:
+        buf = self._streams.setdefault(stream, bytearray())
+        if self._kept + len(chunk) <= MAX_DATA:
+            buf += chunk
+            self._kept += len(chunk)
+            return
+        buf += chunk[:max(0, MAX_DATA - self._kept)]
+        self._kept = MAX_DATA
+        why = f"written data past the cap ({MAX_DATA} bytes): later writes were not kept"
+        if why not in self.data_cut:
+            self.data_cut.append(why)
+            self.incomplete.append(why)
+        self.flooded = True
+
+    def end_dump(self) -> None:
+        """Close the current call's dump: fewer bytes than it wrote means the record was cut."""
+        if self._dump is not None:
+            name, wrote, got, _ = self._dump
+            self._dump = None
+            if wrote is not None and got < wrote:
+                why = f"a {name} of {wrote} bytes was recorded with {got}: its data was cut"
+                if why not in self.data_cut:
+                    self.data_cut.append(why)
 
     def _file_call(self, pid: str, name: str, args: list[str], ok: bool, retpath: str | None) -> None:
         r = lambda i, d=None: self._resolve(pid, _str(args[i]) if len(args) > i else None, d)  # noqa: E731
