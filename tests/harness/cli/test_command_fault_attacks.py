@@ -338,3 +338,70 @@ def test_resume_names_a_wrong_typed_run_json_field(run_copy):
     assert_one_line(p, "run", "bad input")
     assert "run.json" in p.stderr and "protocol" in p.stderr.replace(str(run_copy), "") \
         and "missing or torn" not in p.stderr, p.stderr[-2000:]
+
+
+# -- corpus apply: the one command that writes into the user's own file ----------------------------------
+@pytest.fixture
+def measured_user_gate(full_disk, tmp_path):
+    """The example user gate copied onto a small tmpfs, measured with --out outside it."""
+    mnt, fill = full_disk
+    gate = Path(shutil.copytree(USER_GATE, mnt / "ug"))
+    out = tmp_path / "measured"
+    p = run_cli("corpus", "measure", "--gate", str(gate / "gate.toml"), "--artifact", str(gate / "release-notes.md"),
+                "--out", str(out))
+    assert p.returncode == 0, p.stderr[-2000:]
+    return gate / "release-notes.md", out, fill
+
+
+def _set_mutant(out: Path, operator: str, **fields) -> str:
+    rows = [json.loads(ln) for ln in (out / "mutants.jsonl").read_text().splitlines()]
+    row = next(r for r in rows if r["operator"] == operator)
+    row.update(fields)
+    (out / "mutants.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return row["id"]
+
+
+@xfail("`corpus apply` writes the mutant over the user's artifact in place (Path.write_bytes, not the atomic "
+       "writer): on a full disk the artifact is left truncated to what fit (4 KiB of a 2 MB mutant here; its "
+       "269 bytes gone), and the line says \"--out: ... free space on the file system holding .\" "
+       "(the mutant's size is raised in mutants.jsonl so that it cannot fit)")
+def test_corpus_apply_on_a_full_disk_leaves_the_artifact_as_it_was(measured_user_gate):
+    artifact, out, fill = measured_user_gate
+    before = artifact.read_bytes()
+    mutant = _set_mutant(out, "add_comment", replacement=(b"<!-- " + b"x" * 2_000_000 + b" -->").hex())
+    fill()
+    p = run_cli("corpus", "apply", mutant, "--out", str(out))
+    no_traceback(p)
+    assert p.returncode == 2 and len(_problem_lines(p.stderr)) == 1, (p.returncode, p.stderr[-2000:])
+    assert artifact.read_bytes() == before, len(artifact.read_bytes())
+    assert str(artifact) in p.stderr, p.stderr[-2000:]
+
+
+@xfail("`corpus apply` of a mutant whose replacement in mutants.jsonl is not hex is a ValueError traceback "
+       "(bytes.fromhex), exit 1, instead of one line naming mutants.jsonl, the line and the field")
+def test_corpus_apply_names_a_malformed_mutant_field(tmp_path):
+    gate = Path(shutil.copytree(USER_GATE, tmp_path / "ug"))
+    out = tmp_path / "measured"
+    assert run_cli("corpus", "measure", "--gate", str(gate / "gate.toml"), "--artifact",
+                   str(gate / "release-notes.md"), "--out", str(out)).returncode == 0
+    before = (gate / "release-notes.md").read_bytes()
+    mutant = _set_mutant(out, "add_comment", replacement="not hex")
+    p = run_cli("corpus", "apply", mutant, "--out", str(out))
+    assert_one_line(p, "other", "bad input")
+    assert "mutants.jsonl" in p.stderr and "replacement" in p.stderr, p.stderr[-2000:]
+    assert (gate / "release-notes.md").read_bytes() == before
+
+
+# -- view of an analysis folder whose report is a FIFO -----------------------------------------------------
+@xfail("`view RUN --analysis DIR` with DIR/report.md a FIFO says \"report.md: not an analysis output directory "
+       "(expected report.md and summary.json ...)\", and `view DIR` says \"run.json: not a run directory\": "
+       "the FIFO is refused but never named as what it is (the safe reader's line names a FIFO)")
+def test_view_names_a_fifo_in_place_of_the_analysis_report(tmp_path, small_run):
+    analysis = tmp_path / "analysis"
+    assert run_cli("analyze", str(small_run / "records.jsonl"), "--no-figures", "--B", "20", "--out",
+                   str(analysis)).returncode == 0
+    (analysis / "report.md").unlink()
+    os.mkfifo(analysis / "report.md")
+    p = run_cli("view", str(small_run), "--analysis", str(analysis), "--out", str(tmp_path / "report"))
+    assert_one_line(p, "view", "fifo")
+    assert "report.md" in p.stderr and "FIFO" in p.stderr, p.stderr[-2000:]
