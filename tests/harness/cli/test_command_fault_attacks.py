@@ -425,3 +425,42 @@ def test_protocol_freeze_on_a_full_disk_names_the_lock_and_its_file_system(full_
     assert_one_line(p, "other", "disk")
     assert lock.read_bytes() == before
     assert str(lock) in p.stderr and "--out" not in p.stderr and f"holding {mnt}" in p.stderr, p.stderr[-2000:]
+
+
+# -- loop run on a full disk: the rerun it names ----------------------------------------------------------
+@xfail("`loop run T --runs 2 --seed 5 --out D` on a full disk (before its first row) stops naming \"then rerun "
+       "`harness loop run T --resume D`\": the options are dropped (--resume needs the same ones), and that "
+       "rerun is refused (\"--resume: no loop ledger here to continue (ledger.jsonl); start with --out DIR\") "
+       "because D holds an empty ledger.jsonl")
+def test_loop_run_on_a_full_disk_names_a_rerun_that_continues(full_disk):
+    mnt, fill = full_disk
+    out = mnt / "loop"
+    argv = ["loop", "run", str(ROOT / "corpus" / "catalogue" / "changelog-entry"), "--runs", "2", "--seed", "5",
+            "--out", str(out)]
+    fill()
+    p = run_cli(*argv)
+    assert_one_line(p, "loop run", "disk")
+    rerun = _rerun_named(p.stderr).split()
+    assert {"--runs", "2", "--seed", "5"} <= set(rerun), rerun
+    (mnt / "filler").unlink()
+    again = run_cli(*rerun[1:])
+    assert again.returncode == 0, again.stderr[-2000:]
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param("import inspect", marks=xfail("`import inspect --out M/x.jsonl` on a full disk M says \"free space "
+                                               "on the file system holding <parent of M>\": another file system "
+                                               "(runio.staged_files names the directory's parent)")),
+    pytest.param("ledger keygen", marks=xfail("`ledger keygen --out M/k.pem` on a full disk M names the file system "
+                                              "holding M's parent, not M's")),
+])
+def test_a_full_disk_line_names_the_file_system_that_is_full(full_disk, eval_logs, command):
+    mnt, fill = full_disk
+    argv = {"import inspect": ["import", "inspect", str(eval_logs), "--arm-from", "task", "--out",
+                               str(mnt / "imported.jsonl")],
+            "ledger keygen": ["ledger", "keygen", "--out", str(mnt / "k.pem")]}[command]
+    fill()
+    p = run_cli(*argv)
+    assert_one_line(p, "other", "disk")
+    held = re.findall(r"free space on the file system holding (\S+?),", p.stderr)
+    assert held and Path(held[0]).resolve().is_relative_to(mnt.resolve()), (held, p.stderr[-2000:])
