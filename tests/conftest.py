@@ -57,6 +57,11 @@ SLOW_FILES: dict[str, str] = {
                                          "or link in place of run.json, records.jsonl, a receipt, the key; loop run's "
                                          "hints (56 s for 11 tests on a loaded 2-core machine: 18 s building the run, "
                                          "0.7-8.5 s each)",
+    "tests/harness/cli/test_command_fault_attacks.py": "fault review r34c (issue 34's acceptance): commands as subprocesses "
+                                                   "against wrong-typed records, a 100,000-deep TOML, a full tmpfs, "
+                                                   "links the user names, a FIFO among eval logs (~210 s for 37 tests "
+                                                   "on two workers, loaded 2-core machine: ~20 s building the run, "
+                                                   "1-10 s each alone, up to 34 s at load ~8)",
     "tests/harness/cli/test_command_faults.py": "the fault campaign of issue 34: every command as a subprocess against "
                                             "FIFOs, deep JSON, a full tmpfs, signals and a second writer (the "
                                             "points SWEEPS keeps; all of them in make test-campaign)",
