@@ -177,6 +177,8 @@ def _enc(x, budget, depth=0):
     t = _type(x)
     if x is None or t is bool:
         return x
+    if _rpc is not None and _rpc.observed_opaque(x):  # a tree object whose own methods answer: never its base value
+        return _opaque(x, _name(t))
     if _isinstance(x, int):
         v = int.__int__(x)
         # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
@@ -210,7 +212,8 @@ def _enc(x, budget, depth=0):
         return {"t": "dec", "v": _safe(dec.Decimal.__str__, x) or "NaN"}
     frac = _sys.modules.get("fractions")
     if frac is not None and _isinstance(x, frac.Fraction):
-        return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
+        own = type.__dict__["__dict__"].__get__(frac.Fraction)  # its own slots: never a subclass's property
+        return {"t": "fr", "v": [_enc(own["_numerator"].__get__(x), budget), _enc(own["_denominator"].__get__(x), budget)]}
     dt = _sys.modules.get("datetime")
     if dt is not None:
         for cls, tag in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time")):

@@ -239,6 +239,11 @@ def test_a_captured_class_whose_bases_were_reassigned_is_no_longer_the_interpret
 
 
 def test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_method(rpc):
+    """A value crosses as its base value only when every class in its MRO is the interpreter's,
+    unpatched, and every special method it finds is its base type's own (``crosses_as_base``); the
+    probe observes it by value only when every special method it finds is one an unpatched class of
+    the interpreter in its MRO holds under that name (``observed_as_base``): inherited, not written,
+    patched in or borrowed from another slot."""
     import collections
     import enum
 
@@ -258,9 +263,22 @@ def test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_metho
         pass
 
     Later.__lt__ = lambda self, other: True
+
+    class Borrowed(int):
+        __eq__ = int.__ne__
+        __hash__ = int.__hash__
+
+    class Contains(tuple):
+        __contains__ = dict.__contains__
+
     P = collections.namedtuple("P", "x y")
-    assert [rpc.tree_operated(k) for k in (C, F, P, collections.OrderedDict)] == [False] * 4
-    assert [rpc.tree_operated(k) for k in (Own, Later, type("Sub", (Own,), {}))] == [True] * 3
+    import http
+    rpc.capture_identities()
+    plain = (C, F, P, collections.OrderedDict, collections.Counter)
+    assert [rpc.observed_as_base(k) for k in plain] == [True] * 5
+    assert [rpc.observed_as_base(k) for k in (Own, Later, type("Sub", (Own,), {}), Borrowed, Contains)] == [False] * 5
+    assert not any(rpc.crosses_as_base(k) for k in (*plain, Own, Borrowed))  # a class of the tree, or an __eq__ of its own
+    assert rpc.crosses_as_base(http.HTTPStatus)  # the interpreter's IntEnum, unpatched: int's own methods
 
 
 def test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line(rpc):
@@ -322,24 +340,6 @@ def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_
 _FRACTION_TEST = "import fractions\nfrom pkg import value\n\n\ndef test_value():\n    assert value() == fractions.Fraction({})\n"
 _METHOD_TEST = "from pkg import value\n\n\ndef test_value():\n    assert {} == {}\n"
 JUDGE_LENIENT = {
-    # a tree subclass that overrides an ordinary (non-dunder) method of its value base: the driver's
-    # stand-in answers with the base type's method, plain pytest with the tree's
-    "dict_subclass_overrides_keys": ("class D(dict):\n    def keys(self):\n        return ['zzz']\n\n\n"
-                                     "def value():\n    return D(a=1)\n", _METHOD_TEST.format("list(value().keys())", "['a']")),
-    "str_subclass_overrides_upper": ("class S(str):\n    def upper(self):\n        return 'WRONG'\n\n\n"
-                                     "def value():\n    return S('abc')\n", _METHOD_TEST.format("value().upper()", "'ABC'")),
-    # a Fraction subclass whose ``numerator`` property lies: the base value is read through it
-    # (_value_base_known), Fraction.__eq__ reads ``_numerator``
-    "fraction_subclass_numerator_property": ("import fractions\n\n\nclass F(fractions.Fraction):\n"
-                                             "    numerator = property(lambda self: 3)\n\n\ndef value():\n    return F(1, 2)\n",
-                                             _FRACTION_TEST.format("3, 2")),
-    # a captured pure-Python class whose special method the tree reassigned: identity holds (it IS the
-    # interpreter's class, MRO unchanged) but its behaviour is the tree's; tree_operated skips it
-    "captured_IntEnum_eq_reassigned": ("import enum\n\n\nclass C(enum.IntEnum):\n    THREE = 3\n\n\n"
-                                       "enum.IntEnum.__eq__ = lambda s, o: False\nenum.IntEnum.__hash__ = int.__hash__\n\n\n"
-                                       "def value():\n    return C.THREE\n", _METHOD_TEST.format("value()", "3")),
-    "captured_Fraction_eq_reassigned": ("import fractions\n\nfractions.Fraction.__eq__ = lambda s, o: False\n\n\n"
-                                        "def value():\n    return fractions.Fraction(1, 2)\n", _FRACTION_TEST.format("1, 2")),
     # an exception's __context__ / __cause__ never crosses: "the internal error does not leak" passes
     "exception_context_dropped": ("def parse(s):\n    try:\n        int(s)\n    except ValueError:\n        raise KeyError(s)\n",
                                   "import pytest\nfrom pkg import parse\n\n\ndef test_bad():\n    with pytest.raises(KeyError) as ei:\n"
@@ -374,6 +374,38 @@ JUDGE_STRICTER = {
         "import warnings\nfrom pkg import value\n\n\ndef test_value():\n    with warnings.catch_warnings():\n"
         "        warnings.simplefilter('error')\n        v = value()\n    assert v == 'strict'\n"),
 }
+
+
+# closed by issue 32 (a tree object's own methods answer, in the subject; the probe observes it by value
+# only when no method of the tree can answer for it: harness.judge.subject_rpc ``observed_as_base``)
+LENIENT_CLOSED = {
+    # a tree subclass that overrides an ordinary (non-dunder) method of its value base: the driver's
+    # stand-in answers with the base type's method, plain pytest with the tree's
+    "dict_subclass_overrides_keys": ("class D(dict):\n    def keys(self):\n        return ['zzz']\n\n\n"
+                                     "def value():\n    return D(a=1)\n", _METHOD_TEST.format("list(value().keys())", "['a']")),
+    "str_subclass_overrides_upper": ("class S(str):\n    def upper(self):\n        return 'WRONG'\n\n\n"
+                                     "def value():\n    return S('abc')\n", _METHOD_TEST.format("value().upper()", "'ABC'")),
+    # a Fraction subclass whose ``numerator`` property lies: the base value is read through it
+    # (_value_base_known), Fraction.__eq__ reads ``_numerator``
+    "fraction_subclass_numerator_property": ("import fractions\n\n\nclass F(fractions.Fraction):\n"
+                                             "    numerator = property(lambda self: 3)\n\n\ndef value():\n    return F(1, 2)\n",
+                                             _FRACTION_TEST.format("3, 2")),
+    # a captured pure-Python class whose special method the tree reassigned: identity holds (it IS the
+    # interpreter's class, MRO unchanged) but its behaviour is the tree's; tree_operated skips it
+    "captured_IntEnum_eq_reassigned": ("import enum\n\n\nclass C(enum.IntEnum):\n    THREE = 3\n\n\n"
+                                       "enum.IntEnum.__eq__ = lambda s, o: False\nenum.IntEnum.__hash__ = int.__hash__\n\n\n"
+                                       "def value():\n    return C.THREE\n", _METHOD_TEST.format("value()", "3")),
+    "captured_Fraction_eq_reassigned": ("import fractions\n\nfractions.Fraction.__eq__ = lambda s, o: False\n\n\n"
+                                        "def value():\n    return fractions.Fraction(1, 2)\n", _FRACTION_TEST.format("1, 2")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LENIENT_CLOSED))
+def test_a_tree_value_whose_own_methods_differ_from_its_base_fails_as_under_plain_pytest(tmp_path, name):
+    """Origin: red team r32b (strict xfails until issue 32's value rule). Each tree is wrong as plain
+    pytest runs it, through a method of its own (or a patched interpreter class); the judge fails it too."""
+    judged, plain, out = both(tmp_path, *LENIENT_CLOSED[name])
+    assert (judged, plain) == (False, False), out
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
