@@ -319,9 +319,10 @@ class _Info:
         return self.type.__name__ if self.type else None
 
     def match(self, regexp):
-        """As pytest's ExceptionInfo.match: True, or an AssertionError (the test does not complete)."""
+        """As pytest's ExceptionInfo.match (the message, then each PEP 678 note): True, or an
+        AssertionError (the test does not complete)."""
         import re
-        text = _safe(_str, self.value) or ""
+        text = _match_text(self.value)
         if re.search(regexp, text) is None:
             raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
         return True
@@ -350,9 +351,23 @@ class raises:
             except BaseException:  # noqa: BLE001
                 local = False
         _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
-                                                    "str": (_safe(_str, ev) or "")[:_MAX_STR], "local": local}})
+                                                    "str": _match_text(ev)[:_MAX_STR], "local": local}})
         self.info.value, self.info.type, self.info.tb = ev, et, tb
         return True
+
+
+def _match_text(ev):
+    """The text ``pytest.raises(match=...)`` and ``ExceptionInfo.match`` search (pytest >= 8): the message,
+    then each PEP 678 note (an exception from the subject carries the notes it had there, ``dec_exc``).
+    Read from the instance's own ``__dict__``: no attribute lookup that a class could answer."""
+    text = _safe(_str, ev) or ""
+    try:
+        notes = dict.get(object.__getattribute__(ev, "__dict__"), "__notes__")
+    except (AttributeError, TypeError):
+        notes = None
+    if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
+        text = "\n".join([text, *notes])
+    return text
 
 
 def raises_call(site, local, func, *args, _guard=_guard, **kwargs):

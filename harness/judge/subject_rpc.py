@@ -11,8 +11,9 @@ its reply it serves the other side's requests (a driver callback passed into wor
 back into the driver, nested to any depth). Values cross by *value* when they are plain data, encoded
 by their real built-in type and never through a method the code under test can override
 (``_enc``): None, bool, int, float, str, bytes, list, tuple, dict, set, frozenset, Decimal, Fraction,
-date/time/datetime/timedelta, complex, range and paths. A subclass of a value type (an IntEnum, a
-numpy float, an OrderedDict) crosses as its base value plus a handle, so the receiver's stand-in
+date/time/datetime/timedelta (with ``fold``), complex, range, paths (a pure path stays pure) and
+OrderedDict (as one, in its order). A subclass of a value type (an IntEnum, a numpy float, a
+defaultdict) crosses as its base value plus a handle, so the receiver's stand-in
 compares as the base value while ``repr``/``str``/attributes still come from the live object, but
 only while no class of the tree defines a special method of its own on it (``tree_operated``): one
 that does is a tree object, compared as plain pytest compares it (in the subject), never by its base
@@ -33,6 +34,7 @@ its channel or its nonce through a proxy.
 """
 import base64 as _base64
 import builtins as _builtins
+import collections as _collections
 import datetime as _datetime
 import decimal as _decimal
 import fractions as _fractions
@@ -338,7 +340,8 @@ class _Ctx:
         self.track, self.originals = track, originals
 
 
-_MUTABLE = (list, dict, set, bytearray)
+_OrderedDict = _collections.OrderedDict  # bound when this module loads: ``collections.OrderedDict = X`` in the tree changes nothing here
+_MUTABLE = (list, dict, set, bytearray, _OrderedDict)
 
 
 def _snapshot(x):
@@ -346,6 +349,8 @@ def _snapshot(x):
     t = _type(x)
     if t is bytearray:
         return bytes(x)
+    if t is _OrderedDict:  # its items in its order: ``move_to_end`` is a change
+        return list(_OrderedDict.items(x))
     return list(dict.items(x)) if t is dict else list(t.__iter__(x))
 
 
@@ -425,10 +430,25 @@ class Peer:
                 continue
             self._write_back(msg.get("wb"), sent.track)
             if "x" in msg:
-                raise self.dec_exc(msg["x"])
+                self._raise(self.dec_exc(msg["x"]))
             if "r" not in msg:
                 raise RemoteError("a reply without a result")
             return self.dec(msg["r"])
+
+    @staticmethod
+    def _raise(exc: BaseException):
+        """Raise the peer's exception here with the context it had there. Raised while this side
+        handles an exception, Python makes that one its ``__context__``; under plain pytest the tree's
+        own handled exception (the one the peer sent) is it, and the caller's only when the tree had
+        none, so a context the peer sent is put back (a bare ``raise`` chains nothing)."""
+        ctx = _EXC_ATTR["__context__"].__get__(exc)
+        if ctx is None:
+            raise exc
+        try:
+            raise exc
+        except BaseException:  # noqa: BLE001 - exc itself, re-raised as it is
+            _EXC_ATTR["__context__"].__set__(exc, ctx)
+            raise
 
     def serve_forever(self) -> None:
         while True:
@@ -564,6 +584,9 @@ class Peer:
                 budget.track.append(x)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
+        if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
+            return {"t": "od", "v": [[self.enc(k, budget, depth + 1), self.enc(v, budget, depth + 1)]
+                                     for k, v in _OrderedDict.items(x)]}
         known = self._enc_known(x, t) if self.side != "subject" or all(unpatched(k) for k in _TYPE_MRO(t)) else None
         if known is not None:
             return known
@@ -607,12 +630,14 @@ class Peer:
             return {"t": "dec", "v": _decimal.Decimal.__str__(x)}
         if t is _fractions.Fraction:
             return {"t": "fr", "v": [x.numerator, x.denominator]}
-        if t is _datetime.date or t is _datetime.datetime or t is _datetime.time:
-            return {"t": t.__name__, "v": t.isoformat(x)}
+        if t is _datetime.date:
+            return {"t": "date", "v": t.isoformat(x)}
+        if t is _datetime.datetime or t is _datetime.time:  # with ``fold``, which isoformat leaves out
+            return {"t": t.__name__, "v": t.isoformat(x), "fold": t.fold.__get__(x)}
         if t is _datetime.timedelta:
             return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
-        if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:
-            return {"t": "path", "v": t.__fspath__(x)}
+        if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:  # a pure path stays pure (no filesystem methods)
+            return {"t": "path", "v": t.__fspath__(x), "pure": t is _pathlib.PurePosixPath}
         return None
 
     def _handle(self, x) -> dict:
@@ -642,7 +667,10 @@ class Peer:
         return {"t": "cls", "id": self.export(cls), "n": qualname(cls), "mro": mro,
                 "ws": not trusted_file(getattr(mod, "__file__", None)) if mod is not None else True}
 
-    def enc_exc(self, exc) -> dict:
+    def enc_exc(self, exc, depth=0, seen=None) -> dict:
+        seen = {} if seen is None else seen  # id(exception) -> its handle: one chain's exceptions, each once
+        hid = self.export(exc)
+        seen[id(exc)] = hid
         try:
             args = self.enc(list(BaseException.__getattribute__(exc, "args")))
         except Exception:  # noqa: BLE001
@@ -662,8 +690,44 @@ class Peer:
                         pass
         except Exception:  # noqa: BLE001
             pass
-        return {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs,
-                "id": self.export(exc)}
+        out = {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs, "id": hid}
+        self._enc_chain(exc, out, depth, seen)
+        return out
+
+    def _enc_chain(self, exc, out: dict, depth: int, seen: dict) -> None:
+        """What else plain pytest's reading of an exception sees: its PEP 678 notes (``match=`` reads
+        them), and its ``__cause__``, ``__context__`` and ``__suppress_context__``, read through
+        BaseException's own descriptors. An exception met twice in one chain (``raise X from e`` in
+        ``except ... as e`` makes ``e`` both cause and context; a cycle) crosses once, then by its handle
+        (``same``), so ``is`` holds on the receiver as it does here; a chain is cut past _MAX_CHAIN links."""
+        notes = self._notes(exc)
+        if notes is not None:
+            out["notes"] = notes
+        out["sup"] = _EXC_ATTR["__suppress_context__"].__get__(exc) is True
+        for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
+            linked = _EXC_ATTR[name].__get__(exc)
+            if linked is None or not _isinstance(linked, BaseException):
+                continue
+            if id(linked) in seen:
+                out[key] = {"same": seen[id(linked)]}
+            elif depth < _MAX_CHAIN:
+                out[key] = self.enc_exc(linked, depth + 1, seen)
+
+    def _notes(self, exc):
+        """``exc.__notes__`` as ``pytest.raises(match=...)`` reads it (``getattr``: an instance's own
+        list, or what its class gives), when it is a list or tuple of str; None otherwise. The subject
+        reads it as plain pytest does (the tree's own property, if any, runs here, where the tree's code
+        runs); the driver only from the instance's own ``__dict__`` (no attribute lookup of a stand-in)."""
+        try:
+            if self.side == "subject":
+                notes = getattr(exc, "__notes__", None)
+            else:
+                notes = dict.get(object.__getattribute__(exc, "__dict__"), "__notes__")
+            if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
+                return [n[:1 << 16] for n in notes[:64]]
+        except Exception:  # noqa: BLE001 - whatever a tree object does, the exception still crosses
+            pass
+        return None
 
     # -- decoding ------------------------------------------------------------------------------
     def dec(self, v, depth=0, ctx=None):
@@ -722,11 +786,15 @@ class Peer:
         if t == "fr":
             return _fractions.Fraction(*x)
         if t in ("date", "datetime", "time"):
-            return getattr(_datetime, t).fromisoformat(x)
+            out = getattr(_datetime, t).fromisoformat(x)
+            return out.replace(fold=1) if v.get("fold") == 1 else out
+        if t == "od":
+            return self._tracked(ctx, lambda: _OrderedDict([(self.dec(k, depth + 1, ctx), self.dec(e, depth + 1, ctx))
+                                                            for k, e in x]))
         if t == "td":
             return _datetime.timedelta(days=x[0], seconds=x[1], microseconds=x[2])
         if t == "path":
-            return _pathlib.Path(x)
+            return _pathlib.PurePosixPath(x) if v.get("pure") is True else _pathlib.Path(x)
         if t == "h":
             return self.proxy(v)
         if t == "sv":
@@ -811,7 +879,8 @@ class Peer:
             self.classes[hid] = cls
         return cls
 
-    def dec_exc(self, e: dict) -> BaseException:
+    def dec_exc(self, e: dict, depth: int = 0, made: dict | None = None) -> BaseException:
+        made = {} if made is None else made  # the peer's handle -> the exception built for it, in one chain
         cls = self.class_for(e["cls"])
         if not (_isinstance(cls, type) and issubclass(cls, BaseException)):
             cls = RuntimeError
@@ -839,9 +908,35 @@ class Peer:
         if getattr(cls, "_hx_synth", False):
             object.__setattr__(exc, "_hx_str", e.get("str", ""))
             object.__setattr__(exc, "_hx_ref", e.get("id"))
+        if _type(e.get("id")) is int:
+            made[e["id"]] = exc
+        self._dec_chain(e, exc, depth, made)
         return exc
 
+    def _dec_chain(self, e: dict, exc, depth: int, made: dict) -> None:
+        """The notes, cause, context and ``__suppress_context__`` ``_enc_chain`` sent (set through
+        BaseException's own descriptors); a link the peer named by handle (``same``) is the exception
+        already built for it."""
+        notes = e.get("notes") or []
+        if _type(notes) is list and all(_type(n) is str for n in notes) and "notes" in e:
+            object.__setattr__(exc, "__notes__", list(notes))
+        for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
+            link = e.get(key) or {}
+            if not _isinstance(link, dict) or not link:
+                continue
+            if "same" in link:
+                linked = made.get(link["same"]) if _type(link["same"]) is int else None
+            elif depth < _MAX_CHAIN:
+                linked = self.dec_exc(link, depth + 1, made)
+            else:
+                linked = None
+            if linked is not None:
+                _EXC_ATTR[name].__set__(exc, linked)
+        _EXC_ATTR["__suppress_context__"].__set__(exc, e.get("sup") is True)
 
+
+_MAX_CHAIN = 32  # the links of an exception chain that cross (a longer chain is cut there)
+_EXC_ATTR: dict = {name: BaseException.__dict__[name] for name in ("__cause__", "__context__", "__suppress_context__")}
 REMOTE_MODULES = frozenset({"doctest", "inspect", "importlib", "runpy", "pkgutil"})
 
 
@@ -928,7 +1023,8 @@ def _value_base_known(x, mod, cls):
         own = _TYPE_DICT(mod.Fraction)
         return mod.Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
     base = getattr(mod, cls)
-    return base.fromisoformat(base.isoformat(x))
+    out = base.fromisoformat(base.isoformat(x))
+    return out.replace(fold=base.fold.__get__(x)) if cls == "datetime" else out
 
 
 def _resolve_class(meta: dict):
