@@ -443,6 +443,11 @@ EXCEPTION_CHAIN = {
     # ``raise X from e`` in ``except ... as e``: e is both cause and context, one object
     "cause_is_context": ("def parse(s):\n    try:\n        int(s)\n    except ValueError as e:\n        raise KeyError(s) from e\n",
                          _RAISES_THEN.format("KeyError", "assert ei.value.__cause__ is ei.value.__context__"), True),
+    # a cycle the tree made (Python cuts one only when it raises): each exception crosses once
+    "a_cycle_crosses_as_one": ("def parse(s):\n    a, b = KeyError('a'), ValueError('b')\n    a.__context__ = b\n"
+                               "    b.__context__ = a\n    b.__cause__ = b\n    raise a\n",
+                               _RAISES_THEN.format("KeyError", "assert ei.value.__context__.__context__ is ei.value\n"
+                                                   "    assert ei.value.__context__.__cause__ is ei.value.__context__"), True),
     # ExceptionInfo.match searches the notes too: a note after the message defeats an anchored pattern
     "info_match_reads_the_notes": ("def parse(s):\n    e = ValueError('bad')\n    e.add_note('hint')\n    raise e\n",
                                    _RAISES_THEN.format("ValueError", "assert ei.match('^bad$')"), False),
