@@ -50,7 +50,8 @@ SLOW_FILES: dict[str, str] = {
                                       "confinement level (92 s summed on a loaded 2-core machine; its parser tests stay "
                                       "fast)",
     "tests/harness/judge/test_secret_run.py": "B15's dynamic check: two recorded pytest runs per tree (~15 s each on a loaded machine)",
-    "tests/harness/judge/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17; its in-process rule tests stay fast)",
+    "tests/harness/judge/test_identity.py": "44 small trees each judged and run under plain pytest (108 s summed, load ~16, plus ~100 s for red team r32b's 17 "
+                                            "and ~40 s for issue 32's 14 exception-chain and OrderedDict write-back trees; its in-process rule tests stay fast)",
     "tests/harness/cli/test_command_faults_files.py": "fault review r34b: commands as subprocesses against FIFOs, deep JSON, a full "
                                          "tmpfs, signals in the exit path and two writers (62 s for 37 tests, 0.1-6 s each)",
     "tests/harness/cli/test_command_faults_links.py": "residuals of issue 34 (helper i34res): commands as subprocesses on a FIFO "

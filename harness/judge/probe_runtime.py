@@ -177,6 +177,8 @@ def _enc(x, budget, depth=0):
     t = _type(x)
     if x is None or t is bool:
         return x
+    if _rpc is not None and _rpc.observed_opaque(x):  # a tree object whose own methods answer: never its base value
+        return _opaque(x, _name(t))
     if _isinstance(x, int):
         v = int.__int__(x)
         # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
@@ -210,7 +212,8 @@ def _enc(x, budget, depth=0):
         return {"t": "dec", "v": _safe(dec.Decimal.__str__, x) or "NaN"}
     frac = _sys.modules.get("fractions")
     if frac is not None and _isinstance(x, frac.Fraction):
-        return {"t": "fr", "v": [_enc(x.numerator, budget), _enc(x.denominator, budget)]}
+        own = type.__dict__["__dict__"].__get__(frac.Fraction)  # its own slots: never a subclass's property
+        return {"t": "fr", "v": [_enc(own["_numerator"].__get__(x), budget), _enc(own["_denominator"].__get__(x), budget)]}
     dt = _sys.modules.get("datetime")
     if dt is not None:
         for cls, tag in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time")):
@@ -316,9 +319,10 @@ class _Info:
         return self.type.__name__ if self.type else None
 
     def match(self, regexp):
-        """As pytest's ExceptionInfo.match: True, or an AssertionError (the test does not complete)."""
+        """As pytest's ExceptionInfo.match (the message, then each PEP 678 note): True, or an
+        AssertionError (the test does not complete)."""
         import re
-        text = _safe(_str, self.value) or ""
+        text = _match_text(self.value)
         if re.search(regexp, text) is None:
             raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
         return True
@@ -347,9 +351,23 @@ class raises:
             except BaseException:  # noqa: BLE001
                 local = False
         _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
-                                                    "str": (_safe(_str, ev) or "")[:_MAX_STR], "local": local}})
+                                                    "str": _match_text(ev)[:_MAX_STR], "local": local}})
         self.info.value, self.info.type, self.info.tb = ev, et, tb
         return True
+
+
+def _match_text(ev):
+    """The text ``pytest.raises(match=...)`` and ``ExceptionInfo.match`` search (pytest >= 8): the message,
+    then each PEP 678 note (an exception from the subject carries the notes it had there, ``dec_exc``).
+    Read from the instance's own ``__dict__``: no attribute lookup that a class could answer."""
+    text = _safe(_str, ev) or ""
+    try:
+        notes = dict.get(object.__getattribute__(ev, "__dict__"), "__notes__")
+    except (AttributeError, TypeError):
+        notes = None
+    if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
+        text = "\n".join([text, *notes])
+    return text
 
 
 def raises_call(site, local, func, *args, _guard=_guard, **kwargs):

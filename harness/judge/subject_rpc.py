@@ -11,8 +11,9 @@ its reply it serves the other side's requests (a driver callback passed into wor
 back into the driver, nested to any depth). Values cross by *value* when they are plain data, encoded
 by their real built-in type and never through a method the code under test can override
 (``_enc``): None, bool, int, float, str, bytes, list, tuple, dict, set, frozenset, Decimal, Fraction,
-date/time/datetime/timedelta, complex, range and paths. A subclass of a value type (an IntEnum, a
-numpy float, an OrderedDict) crosses as its base value plus a handle, so the receiver's stand-in
+date/time/datetime/timedelta (with ``fold``), complex, range, paths (a pure path stays pure) and
+OrderedDict (as one, in its order). A subclass of a value type (an IntEnum, a numpy float, a
+defaultdict) crosses as its base value plus a handle, so the receiver's stand-in
 compares as the base value while ``repr``/``str``/attributes still come from the live object, but
 only while no class of the tree defines a special method of its own on it (``tree_operated``): one
 that does is a tree object, compared as plain pytest compares it (in the subject), never by its base
@@ -33,6 +34,7 @@ its channel or its nonce through a proxy.
 """
 import base64 as _base64
 import builtins as _builtins
+import collections as _collections
 import datetime as _datetime
 import decimal as _decimal
 import fractions as _fractions
@@ -104,9 +106,8 @@ _TYPE_FLAGS = type.__dict__["__flags__"].__get__
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
 _HEAPTYPE, _IMMUTABLETYPE = 1 << 9, 1 << 8
-_IDENTITY: dict = {}  # id(class) -> (class, "module.qualname", its MRO when captured)
+_IDENTITY: dict = {}  # id(class) -> (class, "module.qualname", its MRO when captured, its namespace then)
 _BY_NAME: dict = {}  # "module.qualname" -> the captured class (the subject resolves the driver's classes here)
-_CAPTURED_ATTRS: dict = {}  # id(value) -> value, for every entry of a captured class's namespace (held: ids stay theirs)
 
 
 def _capture_class(cls, name=None) -> None:
@@ -117,11 +118,8 @@ def _capture_class(cls, name=None) -> None:
         mro, ns = _TYPE_MRO(cls), _TYPE_DICT(cls)
     except Exception:  # noqa: BLE001
         return
-    _IDENTITY[id(cls)] = (cls, name, mro)
+    _IDENTITY[id(cls)] = (cls, name, mro, dict(ns))
     _BY_NAME.setdefault(name, cls)
-    for key, value in ns.items():
-        if key[:2] == "__":
-            _CAPTURED_ATTRS[id(value)] = value
     for base in mro:
         if id(base) not in _IDENTITY:
             _capture_class(base)
@@ -166,31 +164,105 @@ def trusted_name(cls):
     return None
 
 
-# A value of a built-in type's subclass crosses as its base value (a stand-in that compares, hashes and
-# iterates as the base type, its repr/str/attributes read from the live object) only while nothing the
-# stand-in does differs from what the live object would do: no class of the tree in its MRO defines a
-# special method of its own, other than these (construction, pickling, repr/str, which the stand-in
-# forwards) or one of the interpreter's own functions (``enum`` copies ``Flag.__or__`` into an IntFlag).
-# Otherwise it is a tree object: a handle, whose operations run in the subject as plain pytest runs them,
-# and which the judge never finds equal to an expected value (harness.judge.judge ``Opaque``).
-_INERT = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__match_args__",
-                    "__annotations__", "__new__", "__init__", "__init_subclass__", "__class_getitem__", "__orig_bases__",
-                    "__parameters__", "__repr__", "__str__", "__getnewargs__", "__getnewargs_ex__", "__reduce__",
-                    "__reduce_ex__", "__copy__", "__deepcopy__", "__getattr__", "__dir__", "__set_name__",
-                    "__getstate__", "__setstate__", "__firstlineno__", "__static_attributes__", "__abstractmethods__"})
+def unpatched(cls) -> bool:
+    """Whether ``cls`` is one of the interpreter's classes as it was before the tree ran: a type defined
+    in C that no code can change, or a captured class whose namespace holds exactly the objects it held
+    when captured (``Counter.__eq__ = dict.__ne__`` makes ``Counter`` the tree's to operate)."""
+    flags = _TYPE_FLAGS(cls)
+    if not flags & _HEAPTYPE or flags & _IMMUTABLETYPE:
+        return True
+    entry = _IDENTITY.get(id(cls))
+    if entry is None or entry[0] is not cls:
+        return False
+    now, then = _TYPE_DICT(cls), entry[3]
+    return _len(now) == _len(then) and all(then.get(k, _MISSING) is v for k, v in now.items())
 
 
-def tree_operated(cls) -> bool:
-    """Whether a class of the tree in ``cls``'s MRO defines a special method of its own (see above)."""
-    for klass in _TYPE_MRO(cls):
-        if trusted_name(klass) is not None:
-            continue
-        for name, value in _TYPE_DICT(klass).items():
-            if _type(name) is str and name[:2] == "__" == name[-2:] and name not in _INERT:
-                own = _CAPTURED_ATTRS.get(id(value))
-                if own is None or own is not value:
-                    return True
-    return False
+_MISSING = object()
+# The special methods through which plain pytest's comparison, repr, len, ``in`` and iteration (and the
+# test's arithmetic) can reach a value: the rule below compares each, by identity, with its base type's.
+_CMP = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+_ARITH = tuple(f"__{r}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+                                       "xor", "lshift", "rshift", "divmod") for r in ("", "r"))
+SLOTS = frozenset({*_CMP, *_ARITH})  # what a ``slot`` request may call (one side of a binary operator)
+_SPECIAL = (*_CMP, *_ARITH, "__hash__", "__len__", "__contains__", "__iter__", "__reversed__", "__getitem__",
+            "__missing__", "__bool__", "__int__", "__index__", "__float__", "__complex__", "__neg__", "__pos__",
+            "__abs__", "__invert__", "__round__", "__trunc__", "__floor__", "__ceil__", "__getattribute__",
+            "__getattr__", "__class__", "__instancecheck__", "__fspath__")
+
+
+def _mro_get(mro, name):
+    """What attribute lookup finds for ``name`` on a class with this MRO, read from the classes'
+    namespaces themselves (as the interpreter's slot lookup does: no metaclass can answer)."""
+    for klass in mro:
+        ns = _TYPE_DICT(klass)
+        if name in ns:
+            return ns[name]
+    return _MISSING
+
+
+def _base_class(mro):
+    """The value class a value of this MRO is read as: its first built-in value type, or the stdlib's
+    Decimal, Fraction, date, datetime; None for any other."""
+    known = (*_VALUE_BASES, _decimal.Decimal, _fractions.Fraction, _datetime.datetime, _datetime.date)
+    for klass in mro:
+        if klass in known:
+            return klass
+    return None
+
+
+def crosses_as_base(cls) -> bool:
+    """Whether a value of ``cls`` (a subclass of a value type) may cross from the subject as its base
+    value: every class in its MRO is the interpreter's and unpatched (``unpatched``), and for every
+    special method plain pytest could call on it (``_SPECIAL``) the object its MRO finds *is* the base
+    type's own (``OrderedDict.__eq__``, ``Counter.__eq__``, ``defaultdict.__missing__`` are not). Any
+    other value is a tree object: it crosses with the flag "op" and every operation on it runs in the
+    subject (``Peer.shadow``), as plain pytest runs it. A class of the tree is never the interpreter's,
+    so its values are always tree objects, whatever methods it defines or borrows."""
+    mro = _TYPE_MRO(cls)
+    return all(unpatched(k) for k in mro) and _behaves_as_base(mro)
+
+
+def _behaves_as_base(mro) -> bool:
+    """Whether every special method a value of this MRO answers with (``_SPECIAL``) *is* its base
+    type's own (a class of the tree may have none of its own: an enum of ints)."""
+    base = _base_class(mro)
+    if base is None:
+        return False
+    own = _TYPE_MRO(base)
+    return all(_mro_get(mro, name) is _mro_get(own, name) for name in _SPECIAL)
+
+
+def observed_as_base(cls) -> bool:
+    """Whether the probe may observe a tree object of ``cls`` by its base value (the judge compares
+    that with the expected value outside the sandbox, where no code of the tree can run): only when
+    no code of the tree can answer for it. For every special method (``_SPECIAL``), the object a value
+    of ``cls`` finds must be the one an unpatched class of the interpreter in its MRO holds *under that
+    same name* (``unpatched``): what it would inherit anyway. So an enum of ints, an ``IntFlag`` (whose
+    class ``enum`` gives ``Flag.__or__`` as ``__or__``) and a stdlib ``Counter`` (read as the dict it is)
+    are observed by value; an ``__eq__`` the tree wrote, patched in, or borrowed from another slot
+    (``__eq__ = int.__ne__``, ``__contains__ = dict.__contains__``) makes the value opaque to the probe,
+    which the judge finds equal to nothing, as it does every other object of the tree."""
+    mro = _TYPE_MRO(cls)
+    clean = [k for k in mro if unpatched(k)]
+    for name in _SPECIAL:
+        found = _mro_get(mro, name)
+        if found is not _MISSING and not any(_TYPE_DICT(k).get(name, _MISSING) is found for k in clean):
+            return False
+    return True
+
+
+def _slot(name, a, *rest):
+    """One side of a binary operator, as the interpreter calls it: the method ``type(a)`` finds for
+    ``name`` (``NotImplemented`` when it has none), applied to ``a`` and ``rest``. The other side, and
+    the identity fallback of ``==``, are left to the caller's interpreter, which holds the other operand."""
+    if name not in SLOTS:
+        raise RemoteError(f"not an operator slot: {name!r}")
+    method = _mro_get(_TYPE_MRO(_type(a)), name)
+    if method is _MISSING or method is None:
+        return NotImplemented
+    get = _getattr(_type(method), "__get__", None)
+    return (get(method, a, _type(a)) if get is not None else method)(*rest)
 
 
 def _direct(f, a, k):
@@ -268,7 +340,8 @@ class _Ctx:
         self.track, self.originals = track, originals
 
 
-_MUTABLE = (list, dict, set, bytearray)
+_OrderedDict = _collections.OrderedDict  # bound when this module loads: ``collections.OrderedDict = X`` in the tree changes nothing here
+_MUTABLE = (list, dict, set, bytearray, _OrderedDict)
 
 
 def _snapshot(x):
@@ -276,6 +349,8 @@ def _snapshot(x):
     t = _type(x)
     if t is bytearray:
         return bytes(x)
+    if t is _OrderedDict:  # its items in its order: ``move_to_end`` is a change
+        return list(_OrderedDict.items(x))
     return list(dict.items(x)) if t is dict else list(t.__iter__(x))
 
 
@@ -355,10 +430,25 @@ class Peer:
                 continue
             self._write_back(msg.get("wb"), sent.track)
             if "x" in msg:
-                raise self.dec_exc(msg["x"])
+                self._raise(self.dec_exc(msg["x"]))
             if "r" not in msg:
                 raise RemoteError("a reply without a result")
             return self.dec(msg["r"])
+
+    @staticmethod
+    def _raise(exc: BaseException):
+        """Raise the peer's exception here with the context it had there. Raised while this side
+        handles an exception, Python makes that one its ``__context__``; under plain pytest the tree's
+        own handled exception (the one the peer sent) is it, and the caller's only when the tree had
+        none, so a context the peer sent is put back (a bare ``raise`` chains nothing)."""
+        ctx = _EXC_ATTR["__context__"].__get__(exc)
+        if ctx is None:
+            raise exc
+        try:
+            raise exc
+        except BaseException:  # noqa: BLE001 - exc itself, re-raised as it is
+            _EXC_ATTR["__context__"].__set__(exc, ctx)
+            raise
 
     def serve_forever(self) -> None:
         while True:
@@ -436,8 +526,8 @@ class Peer:
             return cross(args[0], args[1], dict(args[2]))
         if op == "vars":
             return {k: v for k, v in cross(_vars, (args[0],), {}).items() if k != "__builtins__"}
-        if op == "same_state":
-            return cross(state, (args[0],), {}) == cross(state, (args[1],), {})
+        if op == "slot":
+            return cross(_slot, args, {})
         if op == "enter":
             return cross(_getattr(args[0], "__enter__"), (), {})
         if op == "exit":
@@ -482,6 +572,8 @@ class Peer:
             return x if -(1 << 62) < x < (1 << 62) else {"t": "I", "v": int.__format__(x, "x")}
         if t is float:
             return x if x == x and x not in (float("inf"), float("-inf")) else {"t": "f", "v": repr(x)}
+        if x is NotImplemented:  # one side of a binary operator declined (``_slot``): the caller tries the other
+            return {"t": "NI"}
         ref = _ref_of(x)
         if ref is not None:
             return {"t": "ref", "id": ref}
@@ -492,7 +584,10 @@ class Peer:
                 budget.track.append(x)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
-        known = self._enc_known(x, t)
+        if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
+            return {"t": "od", "v": [[self.enc(k, budget, depth + 1), self.enc(v, budget, depth + 1)]
+                                     for k, v in _OrderedDict.items(x)]}
+        known = self._enc_known(x, t) if self.side != "subject" or all(unpatched(k) for k in _TYPE_MRO(t)) else None
         if known is not None:
             return known
         if _isinstance(x, BaseException):
@@ -502,8 +597,13 @@ class Peer:
         if _isinstance(x, _types.ModuleType):
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
-        if base is not None and not (self.side == "subject" and tree_operated(t)):
-            return {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+        if base is not None:
+            out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+            if self.side == "subject" and not crosses_as_base(t):
+                out["op"] = True  # a tree object: the receiver's stand-in runs every operation here
+                if observed_as_base(t):
+                    out["vb"] = True
+            return out
         return self._handle(x)
 
     def _enc_builtin(self, x, t, budget, depth):
@@ -530,12 +630,14 @@ class Peer:
             return {"t": "dec", "v": _decimal.Decimal.__str__(x)}
         if t is _fractions.Fraction:
             return {"t": "fr", "v": [x.numerator, x.denominator]}
-        if t is _datetime.date or t is _datetime.datetime or t is _datetime.time:
-            return {"t": t.__name__, "v": t.isoformat(x)}
+        if t is _datetime.date:
+            return {"t": "date", "v": t.isoformat(x)}
+        if t is _datetime.datetime or t is _datetime.time:  # with ``fold``, which isoformat leaves out
+            return {"t": t.__name__, "v": t.isoformat(x), "fold": t.fold.__get__(x)}
         if t is _datetime.timedelta:
             return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
-        if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:
-            return {"t": "path", "v": t.__fspath__(x)}
+        if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:  # a pure path stays pure (no filesystem methods)
+            return {"t": "path", "v": t.__fspath__(x), "pure": t is _pathlib.PurePosixPath}
         return None
 
     def _handle(self, x) -> dict:
@@ -565,7 +667,10 @@ class Peer:
         return {"t": "cls", "id": self.export(cls), "n": qualname(cls), "mro": mro,
                 "ws": not trusted_file(getattr(mod, "__file__", None)) if mod is not None else True}
 
-    def enc_exc(self, exc) -> dict:
+    def enc_exc(self, exc, depth=0, seen=None) -> dict:
+        seen = {} if seen is None else seen  # id(exception) -> its handle: one chain's exceptions, each once
+        hid = self.export(exc)
+        seen[id(exc)] = hid
         try:
             args = self.enc(list(BaseException.__getattribute__(exc, "args")))
         except Exception:  # noqa: BLE001
@@ -585,8 +690,44 @@ class Peer:
                         pass
         except Exception:  # noqa: BLE001
             pass
-        return {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs,
-                "id": self.export(exc)}
+        out = {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs, "id": hid}
+        self._enc_chain(exc, out, depth, seen)
+        return out
+
+    def _enc_chain(self, exc, out: dict, depth: int, seen: dict) -> None:
+        """What else plain pytest's reading of an exception sees: its PEP 678 notes (``match=`` reads
+        them), and its ``__cause__``, ``__context__`` and ``__suppress_context__``, read through
+        BaseException's own descriptors. An exception met twice in one chain (``raise X from e`` in
+        ``except ... as e`` makes ``e`` both cause and context; a cycle) crosses once, then by its handle
+        (``same``), so ``is`` holds on the receiver as it does here; a chain is cut past _MAX_CHAIN links."""
+        notes = self._notes(exc)
+        if notes is not None:
+            out["notes"] = notes
+        out["sup"] = _EXC_ATTR["__suppress_context__"].__get__(exc) is True
+        for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
+            linked = _EXC_ATTR[name].__get__(exc)
+            if linked is None or not _isinstance(linked, BaseException):
+                continue
+            if id(linked) in seen:
+                out[key] = {"same": seen[id(linked)]}
+            elif depth < _MAX_CHAIN:
+                out[key] = self.enc_exc(linked, depth + 1, seen)
+
+    def _notes(self, exc):
+        """``exc.__notes__`` as ``pytest.raises(match=...)`` reads it (``getattr``: an instance's own
+        list, or what its class gives), when it is a list or tuple of str; None otherwise. The subject
+        reads it as plain pytest does (the tree's own property, if any, runs here, where the tree's code
+        runs); the driver only from the instance's own ``__dict__`` (no attribute lookup of a stand-in)."""
+        try:
+            if self.side == "subject":
+                notes = getattr(exc, "__notes__", None)
+            else:
+                notes = dict.get(object.__getattribute__(exc, "__dict__"), "__notes__")
+            if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
+                return [n[:1 << 16] for n in notes[:64]]
+        except Exception:  # noqa: BLE001 - whatever a tree object does, the exception still crosses
+            pass
+        return None
 
     # -- decoding ------------------------------------------------------------------------------
     def dec(self, v, depth=0, ctx=None):
@@ -645,15 +786,21 @@ class Peer:
         if t == "fr":
             return _fractions.Fraction(*x)
         if t in ("date", "datetime", "time"):
-            return getattr(_datetime, t).fromisoformat(x)
+            out = getattr(_datetime, t).fromisoformat(x)
+            return out.replace(fold=1) if v.get("fold") == 1 else out
+        if t == "od":
+            return self._tracked(ctx, lambda: _OrderedDict([(self.dec(k, depth + 1, ctx), self.dec(e, depth + 1, ctx))
+                                                            for k, e in x]))
         if t == "td":
             return _datetime.timedelta(days=x[0], seconds=x[1], microseconds=x[2])
         if t == "path":
-            return _pathlib.Path(x)
+            return _pathlib.PurePosixPath(x) if v.get("pure") is True else _pathlib.Path(x)
         if t == "h":
             return self.proxy(v)
         if t == "sv":
-            return self.shadow(self.dec(x, depth + 1, ctx), v["h"])
+            return self.shadow(self.dec(x, depth + 1, ctx), v["h"], v.get("op") is True, v.get("vb") is True)
+        if t == "NI":
+            return NotImplemented
         if t == "cls":
             return self.class_for(v)
         if t == "m":
@@ -671,21 +818,28 @@ class Peer:
             self.proxies[hid] = p
         return p
 
-    def shadow(self, base, meta: dict):
+    def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False):
         """A stand-in of the peer's value-type subclass: its base value, with the live object's
-        repr/str/attributes on request."""
-        key = ("sv", meta["id"])
+        repr/str/attributes on request. ``operated`` (a tree object, ``crosses_as_base``): every
+        operation of the stand-in, and every public attribute, is a request to the live object, so
+        it compares, hashes, iterates and answers as the live object does; it stays an instance of
+        the base type (``isinstance(x, int)`` holds, as it does for the live object). ``value_like``:
+        the probe may observe it by its base value (``observed_as_base``), else it observes it as opaque
+        (``observed_opaque``)."""
+        key = ("sv", meta["id"], operated)
         if key in self.proxies:  # the same live object: the same stand-in (``is`` holds, as for enum members)
             return self.proxies[key]
-        cls = _shadow_class(_type(base))
+        cls = _forward_class(_type(base)) if operated else _shadow_class(_type(base))
         if cls is None:
-            return base
+            return self.proxy(meta) if operated else base
         cls = _named(cls, str(meta.get("ty", "?")), meta.get("tt") is True)
         try:
             s = cls(base)
         except Exception:  # noqa: BLE001
-            return base
+            return self.proxy(meta) if operated else base
         object.__setattr__(s, "_hx_remote", self.proxy(meta))
+        if operated:
+            object.__setattr__(s, "_hx_vb", value_like)
         self.proxies[key] = s
         return s
 
@@ -725,7 +879,8 @@ class Peer:
             self.classes[hid] = cls
         return cls
 
-    def dec_exc(self, e: dict) -> BaseException:
+    def dec_exc(self, e: dict, depth: int = 0, made: dict | None = None) -> BaseException:
+        made = {} if made is None else made  # the peer's handle -> the exception built for it, in one chain
         cls = self.class_for(e["cls"])
         if not (_isinstance(cls, type) and issubclass(cls, BaseException)):
             cls = RuntimeError
@@ -753,9 +908,35 @@ class Peer:
         if getattr(cls, "_hx_synth", False):
             object.__setattr__(exc, "_hx_str", e.get("str", ""))
             object.__setattr__(exc, "_hx_ref", e.get("id"))
+        if _type(e.get("id")) is int:
+            made[e["id"]] = exc
+        self._dec_chain(e, exc, depth, made)
         return exc
 
+    def _dec_chain(self, e: dict, exc, depth: int, made: dict) -> None:
+        """The notes, cause, context and ``__suppress_context__`` ``_enc_chain`` sent (set through
+        BaseException's own descriptors); a link the peer named by handle (``same``) is the exception
+        already built for it."""
+        notes = e.get("notes") or []
+        if _type(notes) is list and all(_type(n) is str for n in notes) and "notes" in e:
+            object.__setattr__(exc, "__notes__", list(notes))
+        for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
+            link = e.get(key) or {}
+            if not _isinstance(link, dict) or not link:
+                continue
+            if "same" in link:
+                linked = made.get(link["same"]) if _type(link["same"]) is int else None
+            elif depth < _MAX_CHAIN:
+                linked = self.dec_exc(link, depth + 1, made)
+            else:
+                linked = None
+            if linked is not None:
+                _EXC_ATTR[name].__set__(exc, linked)
+        _EXC_ATTR["__suppress_context__"].__set__(exc, e.get("sup") is True)
 
+
+_MAX_CHAIN = 32  # the links of an exception chain that cross (a longer chain is cut there)
+_EXC_ATTR: dict = {name: BaseException.__dict__[name] for name in ("__cause__", "__context__", "__suppress_context__")}
 REMOTE_MODULES = frozenset({"doctest", "inspect", "importlib", "runpy", "pkgutil"})
 
 
@@ -838,10 +1019,12 @@ def _eq_by_value(cls) -> bool:
 def _value_base_known(x, mod, cls):
     if cls == "Decimal":
         return mod.Decimal(mod.Decimal.__str__(x))
-    if cls == "Fraction":
-        return mod.Fraction(x.numerator, x.denominator)
+    if cls == "Fraction":  # through Fraction's own slots, never a property of a subclass
+        own = _TYPE_DICT(mod.Fraction)
+        return mod.Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
     base = getattr(mod, cls)
-    return base.fromisoformat(base.isoformat(x))
+    out = base.fromisoformat(base.isoformat(x))
+    return out.replace(fold=base.fold.__get__(x)) if cls == "datetime" else out
 
 
 def _resolve_class(meta: dict):
@@ -951,18 +1134,8 @@ class RemoteObject:
     __doc__ = property(lambda self: self._q("getattr", "__doc__"))
     __module__ = property(lambda self: self._q("getattr", "__module__"))
 
-    def __eq__(self, other):
-        peer = object.__getattribute__(self, "_hx_peer")
-        if _isinstance(other, RemoteObject) and object.__getattribute__(other, "_hx_peer") is peer:
-            return bool(peer.request("same_state", self, other))
-        return NotImplemented
-
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
     def __hash__(self):
-        return hash(object.__getattribute__(self, "_hx_ty"))
+        return object.__getattribute__(self, "_hx_peer").request("hash", self)
 
     def __repr__(self):
         return self._q("repr")
@@ -1028,20 +1201,19 @@ class _Iter:
         return self.r._q("next")
 
 
-def _binop(name, reflected=False):
+def _slot_method(name):
+    """A binary operator's method of a proxy: the live object's own method for it, run where the
+    object lives (``_slot``). Its ``NotImplemented`` comes back as such, so this interpreter tries the
+    other operand's reflected method and then (for ``==``/``!=``) identity, exactly as plain pytest's
+    would: equality and ordering of a tree object are the tree's, never the driver's reading of its state."""
     def f(self, other):
-        peer = object.__getattribute__(self, "_hx_peer")
-        return peer.request(name, other, self) if reflected else peer.request(name, self, other)
+        return object.__getattribute__(self, "_hx_peer").request("slot", name, self, other)
+    f.__name__ = name
     return f
 
 
-for _op, _dunder in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "truediv"),
-                     ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow"), ("matmul", "matmul"),
-                     ("and_", "and"), ("or_", "or"), ("xor", "xor"), ("lshift", "lshift"), ("rshift", "rshift")):
-    setattr(RemoteObject, f"__{_dunder}__", _binop(_op))
-    setattr(RemoteObject, f"__r{_dunder}__", _binop(_op, True))
-for _op in ("lt", "le", "gt", "ge"):
-    setattr(RemoteObject, f"__{_op}__", _binop(_op))
+for _name in sorted(SLOTS):
+    setattr(RemoteObject, _name, _slot_method(_name))
 for _op in ("neg", "pos", "abs", "invert"):
     setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self: self._q(o))(_op))
 
@@ -1111,6 +1283,47 @@ def _shadow_class(base: type):
     return cls
 
 
+_FORWARDS: dict = {}
+_FORWARDED = (*sorted(SLOTS), "__hash__", "__len__", "__iter__", "__contains__", "__getitem__", "__setitem__",
+              "__delitem__", "__bool__", "__int__", "__float__", "__index__", "__format__", "__neg__", "__pos__",
+              "__abs__", "__invert__")
+
+
+def _forward_class(base: type):
+    """The stand-in class of a tree object of a value type (``Peer.shadow``, ``operated``): a subclass
+    of the base's shadow whose special methods (``_FORWARDED``) and public attributes are the live
+    object's, each a request (``RemoteObject``)."""
+    shadow = _shadow_class(base)
+    if shadow is None:
+        return None
+    cls = _FORWARDS.get(base)
+    if cls is None:
+        def forward(name):
+            def f(self, *args):
+                return _getattr(object.__getattribute__(self, "__dict__")["_hx_remote"], name)(*args)
+            f.__name__ = name
+            return f
+
+        def _gattr(self, name):
+            if name[:1] != "_":
+                return object.__getattribute__(self, "__dict__")["_hx_remote"]._q("getattr", name)
+            return object.__getattribute__(self, name)
+
+        ns = {name: forward(name) for name in _FORWARDED}
+        ns["__getattribute__"] = _gattr
+        cls = type(f"Tree{shadow.__name__}", (shadow,), ns)
+        _FORWARDS[base] = cls
+    return cls
+
+
+def observed_opaque(x) -> bool:
+    """Whether ``x`` is the stand-in of a tree object the probe must observe as opaque, never by the
+    base value it also holds (``Peer.shadow``; ``observed_as_base`` in the subject)."""
+    if not _FORWARDS or not _isinstance(x, tuple(_FORWARDS.values())):
+        return False
+    return object.__getattribute__(x, "__dict__").get("_hx_vb") is not True
+
+
 class ProxyModuleBase(_types.ModuleType):
     """Base of the driver's proxy modules (harness.judge.probe_runtime defines the import hook)."""
 
@@ -1120,10 +1333,12 @@ def _driver_policy(op: str, args: list) -> None:
     public attribute of a non-module object, iterate, take str/repr/len/bool/next of it. Nothing
     reaches the probe runtime, its channel, its nonce or a module."""
     allowed = {"call", "getattr", "repr", "str", "len", "bool", "iter", "next", "format", "hash", "getitem",
-               "contains", "int", "float", "index", "enter", "exit", *BINOPS, *UNOPS}
+               "contains", "int", "float", "index", "enter", "exit", "slot", *BINOPS, *UNOPS}
     if op not in allowed:
         raise PermissionError(f"the subject may not {op} the driver's objects")
-    target = args[0] if args else None
+    if op == "slot" and (not args or args[0] not in SLOTS):
+        raise PermissionError("the subject may call only a binary operator's method of the driver's objects")
+    target = (args[1] if _len(args) > 1 else None) if op == "slot" else (args[0] if args else None)
     if _isinstance(target, _types.ModuleType) or getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
@@ -1201,63 +1416,6 @@ class _Warnings:
             except Exception:  # noqa: BLE001
                 pass
         return False
-
-
-def state(obj, depth=0, seen=None):
-    """An object's comparable state: its real type and, by value, its fields (dataclass or attrs
-    fields, ``__dict__``, slots); never its own ``__eq__``."""
-    seen = set() if seen is None else seen
-    if depth > 40 or id(obj) in seen:
-        return ["<deep>"]
-    t = _type(obj)
-    if t in (bool, int, float):  # numbers by value, as == compares them (1 == 1.0, Decimal("1.5") == Decimal("1.50"))
-        return ["<number>", obj]
-    if obj is None or t in (str, bytes):
-        return [qualname(t), obj if t is not bytes else obj.hex()]
-    base = _value_base(obj) if t not in (list, tuple, dict, set, frozenset) else obj
-    seen = seen | {id(obj)}
-    if _isinstance(obj, (list, tuple)) and base is not None:
-        return [qualname(t), [state(v, depth + 1, seen) for v in (list.__iter__(obj) if _isinstance(obj, list)
-                                                                  else tuple.__iter__(obj))]]
-    if _isinstance(obj, dict):
-        return [qualname(t), sorted([repr(state(k, depth + 1, seen)), state(v, depth + 1, seen)]
-                                    for k, v in dict.items(obj))]
-    if _isinstance(obj, (set, frozenset)):
-        return [qualname(t), sorted(repr(state(v, depth + 1, seen)) for v in obj)]
-    if base is not None:
-        return ["<number>", base] if qualname(t) in ("decimal.Decimal", "fractions.Fraction") else [qualname(t), repr(base)]
-    return [qualname(t), _fields(obj, depth, seen)]
-
-
-def _fields(obj, depth, seen):
-    out = {}
-    dc = getattr(_type(obj), "__dataclass_fields__", None)
-    if _isinstance(dc, dict):
-        for name, f in dc.items():  # a field(compare=False) takes no part in the dataclass's own __eq__
-            if getattr(f, "compare", True):
-                out[name] = state(getattr(obj, name, None), depth + 1, seen)
-        return sorted(out.items())
-    attrs = getattr(_type(obj), "__attrs_attrs__", None)
-    if attrs is not None:
-        for a in attrs:  # attrs: an attribute with eq=False likewise
-            if getattr(a, "eq", True):
-                out[a.name] = state(getattr(obj, a.name, None), depth + 1, seen)
-        return sorted(out.items())
-    try:
-        d = object.__getattribute__(obj, "__dict__")
-        for k, v in dict.items(d):
-            out[str(k)] = state(v, depth + 1, seen)
-    except (AttributeError, TypeError):
-        pass
-    for klass in type.__getattribute__(_type(obj), "__mro__"):
-        for slot in klass.__dict__.get("__slots__", ()) if _isinstance(klass.__dict__.get("__slots__", ()), (tuple, list)) else ():
-            try:
-                out[f"slot:{slot}"] = state(object.__getattribute__(obj, slot), depth + 1, seen)
-            except AttributeError:
-                pass
-    if not out:
-        return ["<id>", id(obj)]  # nothing to compare by: equal only to itself
-    return sorted(out.items())
 
 
 def _capture() -> tuple:

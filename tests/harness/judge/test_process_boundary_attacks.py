@@ -257,7 +257,7 @@ def test_nothing_one_run_writes_in_dev_or_tmp_reaches_the_next(tmp_path, executo
     assert second.passed, second.output
 
 
-# == 6. comparisons and values cross by real type and state ==========================================
+# == 6. values cross by real type; a tree object is compared by its own methods, in the subject ========
 EVIL_EQ = r'''
 class Box:
     def __init__(self, v):
@@ -276,12 +276,16 @@ def half():
 '''
 
 
-def test_workspace_eq_never_decides_a_comparison(tmp_path, executor):
-    """Two workspace objects compare by encoded state (never their own ``__eq__``), a value-type
-    subclass by its base value."""
+def test_a_tree_objects_own_eq_decides_only_where_plain_pytest_runs_it(tmp_path, executor):
+    """Two workspace objects compare as plain pytest compares them: the tree's own ``__eq__`` runs, in
+    the subject (issue 32: never the driver's reading of their state, which ``__dataclass_fields__ = {}``
+    fooled), so an ``__eq__`` that always says yes passes ``box(1) == box(2)`` as it does under plain
+    pytest (whose failure the final check also requires: harness.control.adjudicator). A value-type
+    subclass with an ``__eq__`` of its own is opaque to a comparison the judge makes outside the
+    sandbox: ``half() == 0.5`` is never decided by its base value, nor by its own method there."""
     v = tiny(tmp_path, EVIL_EQ, "from pkg import box, half\n\n\ndef test_boxes():\n    assert box(1) == box(2)\n\n\n"
                                 "def test_half():\n    assert half() == 0.5\n")
-    assert v.failures == 2 and not v.passed, v.output
+    assert v.failures == 1 and "half" in v.output and not v.passed, v.output
     same = tiny(tmp_path / "s", EVIL_EQ, "from pkg import box\n\n\ndef test_same():\n    assert box(1) == box(1)\n")
     assert same.passed, same.output
 
