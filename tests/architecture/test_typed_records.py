@@ -38,7 +38,8 @@ ENUM_DEFINITION = "harness/core/outcomes.py"
 # object before it is parsed into a CellRecord. Every read outside them is a finding.
 EDGE = {
     "harness/core/record.py": "CellRecord.from_json / to_json, the JSON Schema, and the checks of a record's raw object",
-    "harness/ledger/ledger.py": "the hash-chained records file: hashes, chains and anchors over the lines as written",
+    "harness/ledger/ledger.py": ("the hash-chained records file: hashes, chains and anchors over the lines as written, and "
+                                 "LedgerLine, the lenient view of a line that receipts verify and rejudge check"),
     "harness/ledger/seal.py": "the run key's seal over the ledger's lines as written",
     "harness/ledger/rundir.py": "run.json repaired from the records file's lines",
     "analysis/records.py": "the analysis's reader: validates every producer's record object (JSONL, CSV, Parquet) into columns",
@@ -67,10 +68,8 @@ CONTRAST = "not a record: a contrast of the analysis summary"
 TIDY = ("not a record: a column of the analysis's tidy table (analysis.records builds it, validated, from every "
         "producer's records, a million in seconds) or a DataFrame derived from it")
 COLS = "not a record: compare's columns dict (analysis.fastload reads a side by column; typed objects are slower)"
-RAW = ("not yet typed: compare's row-by-row reference path reads validated record objects as dicts (it must agree "
-       "with the columnar path, which has no objects)")
-VERIFY = ("not yet typed: receipts verify and rejudge read the ledger's lines as written, forged ones included "
-          "(a line CellRecord.from_json refuses must still be reported against its receipts)")
+REF_COLS = ("not a record: compare's columns dict and a side's reference (the protocol digest and model its rows are "
+            "screened against); the row-by-row path reads each row as a typed Row of the columns")
 TAMPER = "the tamper campaign's forgeries: it edits records files' lines as JSON on purpose"
 IMPORT = ("not yet typed: the Inspect import builds records files from Inspect samples' metadata (a producer: it "
           "writes only what a sample carries)")
@@ -81,22 +80,16 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("analysis/adjudicated.py", "direction"): (6, 0, TIDY),
     ("analysis/adjudicated.py", "token_convention"): (3, 0, TIDY),
     ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "_check_versions"): (2, 0, RAW),
     ("analysis/compare.py", "_compare"): (4, 0, COLS),
-    ("analysis/compare.py", "_contamination"): (9, 0, RAW),
     ("analysis/compare.py", "_no_match_hint.facs"): (1, 0, COLS),
     ("analysis/compare.py", "_plan"): (3, 0, META),
-    ("analysis/compare.py", "_split"): (10, 0, RAW),
+    ("analysis/compare.py", "_split"): (3, 0, REF_COLS),
     ("analysis/compare.py", "_split_columnar"): (8, 0, COLS),
-    ("analysis/compare.py", "completed"): (1, 0, RAW),
     ("analysis/compare.py", "completeness"): (1, 0, COLS),
-    ("analysis/compare.py", "io_tokens"): (6, 0, RAW),
-    ("analysis/compare.py", "join_key"): (1, 0, RAW),
-    ("analysis/compare.py", "load_side"): (6, 0, COLS),
+    ("analysis/compare.py", "load_side"): (7, 0, COLS),
     ("analysis/compare.py", "native_outcomes"): (1, 0, COLS),
     ("analysis/compare.py", "outcome_matrix"): (2, 0, COLS),
     ("analysis/compare.py", "paired_test"): (1, 0, COLS),
-    ("analysis/compare.py", "record_cell_key"): (5, 0, RAW),
     ("analysis/compare.py", "side_tokens"): (5, 0, COLS),
     ("analysis/compare.py", "subclasses"): (3, 0, COLS),
     ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
@@ -164,18 +157,12 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/run/driver.py", "_verify_and_open"): (4, 0, META),
     ("harness/run/driver.py", "_void_counts"): (1, 0, JOURNAL),
     ("harness/run/executors.py", "remote_cell"): (1, 0, META),
-    ("harness/run/receipts_verify.py", "_check_record"): (8, 0, VERIFY),
-    ("harness/run/receipts_verify.py", "_check_seal"): (3, 0, VERIFY),
     ("harness/run/receipts_verify.py", "_claimed"): (1, 0, RECEIPT),
-    ("harness/run/receipts_verify.py", "_context_problem"): (12, 0, VERIFY),
-    ("harness/run/receipts_verify.py", "_final_problem"): (1, 0, VERIFY),
+    ("harness/run/receipts_verify.py", "_context_problem"): (4, 0, RECEIPT),
     ("harness/run/receipts_verify.py", "_label"): (1, 0, RECEIPT),
-    ("harness/run/receipts_verify.py", "_verdicts"): (2, 0, VERIFY),
+    ("harness/run/receipts_verify.py", "_verdicts"): (1, 0, RECEIPT),
     ("harness/run/rejudge.py", "_compare"): (1, 0, RECEIPT),
-    ("harness/run/rejudge.py", "_stored_finals"): (7, 0, VERIFY),
-    ("harness/run/rejudge.py", "_task_problem"): (1, 0, VERIFY),
-    ("harness/run/rejudge.py", "replay_cell"): (3, 0, VERIFY),
-    ("harness/run/rejudge.py", "scored_records"): (2, 0, VERIFY),
+    ("harness/run/rejudge.py", "_stored_finals"): (4, 0, RECEIPT),
     ("harness/run/tamper.py", "Bundle.final_visible"): (2, 0, TAMPER),
     ("harness/run/tamper.py", "_evidence_edit"): (2, 0, TAMPER),
     ("harness/run/tamper.py", "_flip_code_byte"): (1, 0, TAMPER),
