@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -139,10 +139,29 @@ HANDED = (*PAIR_FIELDS, "factors", "review_rounds", "task_digest")  # read after
 INTERNED = ("task", "outcome", "engine", "model_id", "tree_digest_final", "task_digest")  # strings, few distinct
 
 
-def join_key(rec: dict, key: tuple[str, ...]) -> str:
-    """The join key of a record: the chosen fields in KEY_FIELDS order, '|'-separated."""
-    parts = [str(rec[f]) for f in ("arm", "task", "scenario", "repeat") if f in key]
-    return "|".join(parts) + (factor_suffix(rec.get("factors")) if "factors" in key else "")
+class Row(NamedTuple):
+    """One row of a side as ``_split`` reads it: its cell, its outcome and what screens it for contamination. A
+    typed view over the side's columns (``Side.cols``, each field's value as the row holds it, None where it
+    lacks it), never the records file's object: JSON stays in the reader (analysis.records, analysis.fastload)."""
+
+    arm: Any
+    task: Any
+    scenario: Any
+    repeat: Any
+    factors: dict | None
+    outcome: str
+    protocol_digest: str | None
+    task_digest: str | None
+    model_id: str | None
+
+
+IDENTITY = ("arm", "task", "scenario", "repeat")
+
+
+def join_key(key: tuple[str, ...], arm: Any, task: Any, scenario: Any, repeat: Any, factors: dict | None) -> str:
+    """The join key of a cell: the chosen fields in KEY_FIELDS order, '|'-separated."""
+    parts = [str(v) for f, v in zip(IDENTITY, (arm, task, scenario, repeat)) if f in key]
+    return "|".join(parts) + (factor_suffix(factors) if "factors" in key else "")
 
 
 def parse_key(text: str) -> tuple[str, ...]:
@@ -200,19 +219,22 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
     if meta.get("protocol_digest") and now != meta["protocol_digest"]:
         return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
                       f"now {now[:12]}...): its plan is not the run's")
-    keys = {join_key({"arm": c.arm, "task": c.task, "scenario": c.scenario, "repeat": c.repeat,
-                      "factors": dict(c.factors)}, key) for c in cells if "arm" in key or c.arm in arms}
+    keys = {join_key(key, c.arm, c.task, c.scenario, c.repeat, dict(c.factors)) for c in cells
+            if "arm" in key or c.arm in arms}
     return keys, f"the protocol's plan ({proto_path})"
 
 
-def _contamination(rec: dict, ref: dict[str, Any], task_ref: dict[str, Any]) -> Contamination | None:
-    if rec.get("protocol_digest") is not None and rec["protocol_digest"] != ref["protocol_digest"]:
+def _contamination(row: Row, ref_digest: str | None, ref_model: str | None,
+                   task_ref: dict[str, Any]) -> Contamination | None:
+    """Why a row is not a cell of its side's run (its protocol digest, task digest or model is not the side's
+    reference ``ref_digest``, ``task_ref`` of its task, ``ref_model``), or None."""
+    if row.protocol_digest is not None and row.protocol_digest != ref_digest:
         return Contamination.PROTOCOL
-    td = rec.get("task_digest")
-    if td is not None and td != task_ref.get(rec["task"]):
+    td = row.task_digest
+    if td is not None and td != task_ref.get(row.task):
         return Contamination.TASK_DIGEST
-    if rec.get("model_id") is not None and ref["model_id"] is not None and "model" not in (rec.get("factors") or {}) \
-            and not _models(rec["model_id"]) & _models(ref["model_id"]):
+    if row.model_id is not None and ref_model is not None and "model" not in (row.factors or {}) \
+            and not _models(row.model_id) & _models(ref_model):
         return Contamination.MODEL
     return None
 
@@ -223,11 +245,12 @@ def _models(label: str) -> set[str]:
     return {m.strip() for m in str(label).split(",") if m.strip()}
 
 
-def _check_versions(recs: list[dict], locs: Sequence[str]) -> list[int]:
-    """Schema versions present; a version newer than this reader is an error."""
-    versions = sorted({r.get("schema_version", 1) for r in recs})
-    for r, loc in zip(recs, locs):
-        v = r.get("schema_version", 1)
+def _check_versions(column: list, locs: Sequence[str]) -> list[int]:
+    """Schema versions present (``column``: each row's schema_version, None where it has none: v1); a version
+    newer than this reader is an error."""
+    given = [1 if v is None else v for v in column]  # the reader refused a null one (analysis.records)
+    versions = sorted(set(given))
+    for v, loc in zip(given, locs):
         if v not in record.READABLE_VERSIONS:
             raise CompareError(f"{loc}: field 'schema_version': {v!r} is not a record schema this reader knows "
                                f"({', '.join(map(str, record.READABLE_VERSIONS))})")
@@ -248,10 +271,6 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
         load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
     names = fast.names if fast is not None else set().union(*map(dict.keys, recs))  # a field no row holds needs
     # no per-row check below
-    versions = _check_versions(recs, locs) if "schema_version" in names else [1]
-    for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
-        if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
-            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
     n = len(recs)
 
     def column(name: str) -> list:
@@ -259,6 +278,10 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
             return [None] * n
         return fast.column(name) if fast is not None else [r.get(name) for r in recs]
 
+    versions = _check_versions(column("schema_version"), locs) if "schema_version" in names else [1]
+    for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
+        if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
+            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
     cols = {f: column(f) for f in (*SIDE_FIELDS, "protocol_digest", "controller")}
     arms = sorted(set(cols["arm"]))
     if len(arms) != 1 and "arm" not in key:
@@ -278,7 +301,7 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
                 cols={f: cols[f] for f in SIDE_FIELDS})
     side.torn_last_line = int(is_dir and _ends_torn(records_path))
     if fast is None or not _split_columnar(side, key, ref, names):
-        _split(side, recs, locs, key, ref, task_ref, names)
+        _split(side, cols["protocol_digest"], locs, key, ref, task_ref, names)
     return side
 
 
@@ -293,42 +316,45 @@ def _ends_torn(path: Path) -> bool:
         os.close(fd)
 
 
-def _split(side: Side, recs: list[dict], locs: Sequence[str], key: tuple[str, ...], ref: dict, task_ref: dict,
+def _split(side: Side, protocol_digests: list, locs: Sequence[str], key: tuple[str, ...], ref: dict, task_ref: dict,
            names: set[str]) -> None:
     """Fill ``side.terminal``/``void_keys``/``contamination``: the first scored row of each join
     key is kept; scored rows of one key with different outcomes, or one join key over two cells,
     are errors (the key is too coarse, or the run holds a conflict). ``names``: the fields some row
     holds (a row without protocol_digest, task_digest or, when the side has no reference model,
-    model_id is no contamination; one without factors has no factor suffix). Row by row: the reference
-    ``_split_columnar`` agrees with."""
+    model_id is no contamination; one without factors has no factor suffix). Row by row (a ``Row`` of
+    the side's columns, and ``protocol_digests``, each row's): the reference ``_split_columnar`` agrees with."""
     side.terminal.clear()
     side.void_keys.clear()
     side.contamination.clear()
     cell_of: dict[str, tuple[str, str]] = {}
-    head = [f for f in ("arm", "task", "scenario", "repeat") if f in key]
+    in_key = [f in key for f in IDENTITY]
     with_factors = "factors" in key
-    screen = bool(names & {"protocol_digest", "task_digest"}) or ("model_id" in names and ref["model_id"] is not None)
+    ref_digest, ref_model = ref["protocol_digest"], ref["model_id"]
+    screen = bool(names & {"protocol_digest", "task_digest"}) or ("model_id" in names and ref_model is not None)
     outcomes = side.cols["outcome"]
-    for i, (rec, loc) in enumerate(zip(recs, locs)):
-        why = _contamination(rec, ref, task_ref) if screen else None
+    columns = [protocol_digests if f == "protocol_digest" else side.cols[f] for f in Row._fields]
+    for i, (row, loc) in enumerate(zip(map(Row._make, zip(*columns)), locs)):
+        why = _contamination(row, ref_digest, ref_model, task_ref) if screen else None
         if why is not None:
             side.contamination[why] += 1
             continue
-        suffix = factor_suffix(rec.get("factors")) if "factors" in names else ""  # both keys, built once a row
-        jk = "|".join([str(rec[f]) for f in head]) + (suffix if with_factors else "")
-        cell = f"{rec['arm']}|{rec['task']}|{rec['scenario']}|{rec['repeat']}{suffix}"
+        ident = (row.arm, row.task, row.scenario, row.repeat)
+        suffix = factor_suffix(row.factors) if "factors" in names else ""  # both keys, built once a row
+        jk = "|".join([str(v) for v, used in zip(ident, in_key) if used]) + (suffix if with_factors else "")
+        cell = "|".join(map(str, ident)) + suffix
         first = cell_of.setdefault(jk, (cell, loc))
         if first[0] != cell:
             raise CompareError(f"{loc}: field 'factors': join key {jk!r} matches two cells ({first[0]} at {first[1]} "
                                f"and {cell}); add factors to --key")
-        if rec["outcome"] == Outcome.VOID:
+        if row.outcome == Outcome.VOID:
             if jk not in side.terminal:
                 side.void_keys.add(jk)
             continue
         kept = outcomes[side.terminal.setdefault(jk, i)]
         side.void_keys.discard(jk)
-        if kept != rec["outcome"]:
-            raise CompareError(f"{loc}: field 'outcome': {rec['outcome']!r} conflicts with an earlier record of cell "
+        if kept != row.outcome:
+            raise CompareError(f"{loc}: field 'outcome': {row.outcome!r} conflicts with an earlier record of cell "
                                f"{cell} ({kept!r}); resolve the duplicate before comparing")
 
 
@@ -370,8 +396,9 @@ def _split_columnar(side: Side, key: tuple[str, ...], ref: dict, names: set[str]
     return True
 
 
-def record_cell_key(rec: dict) -> str:
-    return f"{rec['arm']}|{rec['task']}|{rec['scenario']}|{rec['repeat']}{factor_suffix(rec.get('factors'))}"
+def record_cell_key(rec: record.CellRecord) -> str:
+    """A record's cell (arm|task|scenario|repeat and its factors' suffix)."""
+    return f"{rec.arm}|{rec.task}|{rec.scenario}|{rec.repeat}{factor_suffix(rec.factors)}"
 
 
 # -- rates ---------------------------------------------------------------------------------------
@@ -536,8 +563,8 @@ def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> li
 
 
 # -- paired matrices (Tables 12, 26, 27) ---------------------------------------------------------
-def completed(r: dict) -> bool:
-    return r["outcome"] in COMPLETION
+def completed(r: record.CellRecord) -> bool:
+    return r.outcome in COMPLETION
 
 
 def completions(outcomes: list[str]) -> list[bool]:
@@ -649,15 +676,14 @@ def _reported(col: list) -> tuple[int, int]:
     return sum(got), len(got)
 
 
-def io_tokens(r: dict) -> int | None:
+def io_tokens(r: record.CellRecord) -> int | None:
     """Input + output tokens of one record, in the paper's input+output semantics: the harness
     writes uncached input in tokens_in and the cached parts beside it (cache_read_tokens,
     cache_write_tokens; harness.engines), so input = tokens_in + each cached part that is reported;
     reasoning_tokens are part of tokens_out and never added. None when usage is unknown."""
-    if r.get("tokens_in") is None or r.get("tokens_out") is None:
+    if r.tokens_in is None or r.tokens_out is None:
         return None
-    return (r["tokens_in"] + (r.get("cache_read_tokens") or 0) + (r.get("cache_write_tokens") or 0)
-            + r["tokens_out"])
+    return r.tokens_in + (r.cache_read_tokens or 0) + (r.cache_write_tokens or 0) + r.tokens_out
 
 
 def io_list(cols: dict[str, list]) -> list[int | None]:

@@ -29,6 +29,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -248,7 +249,21 @@ class Imported:
     arms: dict[str, int]
 
 
-def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visible_score: str | None) -> dict:
+@dataclass(frozen=True)
+class ImportedRecord:
+    """The record the import makes of one Inspect sample: the ``CellRecord`` and the record fields the sample
+    states (``stated``). A producer writes what it knows and no more (an Inspect log states no cache tokens,
+    no probe and no receipts), so the file's object is the record's JSON cut to those fields and the import's
+    own (``inspect_*``, the record's ``extra``): ``to_json``, called where the records file is written."""
+
+    record: CellRecord
+    stated: frozenset[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.record.to_json().items() if k in self.stated or k in self.record.extra}
+
+
+def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visible_score: str | None) -> ImportedRecord:
     where = f"{path} sample {sample.id} epoch {sample.epoch}"
     arm = _field(log, sample, arm_from)
     if arm in (None, ""):
@@ -266,62 +281,65 @@ def _record(log, path: Path, sample, arm_from: str, score_name: str | None, visi
             raise InputError(where, f"metadata.{name}", f"{value!r} is not {'an integer' if kind is int else 'a number'}"
                              ) from None
 
-    rec = {"arm": str(arm), "task": str(meta.get("task", sample.id)), "scenario": str(meta.get("scenario", "null")),
-           "repeat": number(int, "repeat", sample.epoch),
-           "tokens_in": number(int, "tokens_in", sum(u.input_tokens for u in usage.values())),
-           "tokens_out": number(int, "tokens_out", sum(u.output_tokens for u in usage.values())),
-           "wall_s": number(float, "wall_s", sample.total_time or sample.working_time or 0.0),
-           "factors": meta.get("factors") or {}, "model_id": meta.get("model_id", log.eval.model),
-           "engine": meta.get("engine", "inspect"), "cost_usd": meta.get("cost_usd"),
-           "unsafe_detectors": list(meta.get("detectors") or []),
-           "inspect_log": path.name, "inspect_sample_id": sample.id, "inspect_epoch": sample.epoch,
-           "inspect_eval_id": log.eval.eval_id}
+    task, scenario = str(meta.get("task", sample.id)), str(meta.get("scenario", "null"))
+    repeat, factors = number(int, "repeat", sample.epoch), meta.get("factors") or {}
+    values: dict[str, Any] = {
+        "arm": str(arm), "task": task, "scenario": scenario, "repeat": repeat,
+        "tokens_in": number(int, "tokens_in", sum(u.input_tokens for u in usage.values())),
+        "tokens_out": number(int, "tokens_out", sum(u.output_tokens for u in usage.values())),
+        "wall_s": number(float, "wall_s", sample.total_time or sample.working_time or 0.0),
+        "factors": factors, "model_id": meta.get("model_id", log.eval.model),
+        "engine": meta.get("engine", "inspect"), "cost_usd": meta.get("cost_usd"),
+        "unsafe_detectors": list(meta.get("detectors") or [])}
     # what a harness export carries beside the outcome (the analysis reads protocol_digest)
-    rec.update({k: meta[k] for k in ("attempts", "review_rounds", "protocol_digest", "usage_by_model")
-                if meta.get(k) is not None})
-    _outcome_fields(rec, sample, scores, where, score_name, visible_score)
-    key = "|".join([rec["arm"], rec["task"], rec["scenario"], str(rec["repeat"]),
-                    *[f"{k}={v}" for k, v in sorted(rec["factors"].items())]])
-    return {"cell_key": key, **rec}
+    values.update({k: meta[k] for k in ("attempts", "review_rounds", "protocol_digest", "usage_by_model")
+                   if meta.get(k) is not None})
+    outcome, mapping = _outcome_fields(sample, scores, where, score_name, visible_score)
+    values.update(outcome)
+    key = "|".join([str(arm), task, scenario, str(repeat), *[f"{k}={v}" for k, v in sorted(factors.items())]])
+    rec = CellRecord(cell_key=key, **values).with_extra(
+        inspect_log=path.name, inspect_sample_id=sample.id, inspect_epoch=sample.epoch,
+        inspect_eval_id=log.eval.eval_id, inspect_mapping=mapping)
+    return ImportedRecord(rec, frozenset({"cell_key", *values}))
 
 
-def _outcome_fields(rec: dict, sample, scores: dict, where: str, score_name: str | None,
-                    visible_score: str | None) -> None:
-    """The record's outcome, flags and ``inspect_mapping``, added to ``rec``: a harness export's own
-    adjudicated outcome (checked against Eq. 7), void for an errored sample, else Eq. 7 over the
-    hidden score (``score_name``), the visible one (or shipped) and shipped (no limit hit)."""
+def _outcome_fields(sample, scores: dict, where: str, score_name: str | None,
+                    visible_score: str | None) -> tuple[dict[str, Any], str]:
+    """The record's outcome and flags (the fields a sample states, by name) and its ``inspect_mapping``: a
+    harness export's own adjudicated outcome (checked against Eq. 7), void for an errored sample, else Eq. 7
+    over the hidden score (``score_name``), the visible one (or shipped) and shipped (no limit hit)."""
     own = scores.get("outcome")
     if own is not None and own.value in OUTCOMES:  # a harness export: the adjudicator's outcome and flags
         m = own.metadata or {}
-        rec.update(outcome=own.value, shipped=m.get("shipped"), visible_pass=m.get("visible_pass"),
-                   hidden_pass=m.get("hidden_pass"), void_reason=m.get("void_reason"), stop_reason=m.get("stop_reason"),
-                   failure_seen=m.get("failure_seen"),
-                   inspect_mapping="harness export: outcome score as adjudicated")
-        if all(isinstance(rec[k], bool) for k in ("shipped", "visible_pass", "hidden_pass")):
+        flags = {"shipped": m.get("shipped"), "visible_pass": m.get("visible_pass"), "hidden_pass": m.get("hidden_pass")}
+        if all(isinstance(v, bool) for v in flags.values()):
             from harness.core.record import eq7_violation  # Eq. 7, defined once
-            why = eq7_violation(own.value, rec)
+            why = eq7_violation(own.value, flags)
             if why:
                 raise InputError(where, "scores.outcome", why)
-    elif sample.error is not None:
-        rec.update(outcome="void", shipped=None, visible_pass=None, hidden_pass=None,
-                   void_reason=f"inspect sample error: {sample.error.message}"[:500],
-                   inspect_mapping="errored sample -> void")
-    else:
-        name = score_name or next(iter(scores), None)
-        if name is None or name not in scores:
-            raise InputError(where, "scores", f"no score {name!r} (has: {', '.join(scores) or 'none'}); pass --score NAME")
-        try:
-            hidden = _verdict(scores[name])
-            shipped = sample.limit is None
-            visible = _verdict(scores[visible_score]) if visible_score else shipped
-        except KeyError:
-            raise InputError(where, "--visible-score", f"no score {visible_score!r} in this sample") from None
-        except ValueError as exc:
-            raise InputError(where, f"scores.{name}", str(exc)) from exc
-        rec.update(outcome=_eq7(shipped, visible, hidden), shipped=shipped, visible_pass=visible, hidden_pass=hidden,
-                   inspect_mapping=(f"hidden_pass = score {name}; shipped = no error and no limit; visible_pass = "
-                                    + (f"score {visible_score}" if visible_score else "shipped (no visible gate)")
-                                    + "; outcome by Eq. 7 with no failure seen"))
+        return ({"outcome": own.value, **flags, "void_reason": m.get("void_reason"),
+                 "stop_reason": m.get("stop_reason"), "failure_seen": m.get("failure_seen")},
+                "harness export: outcome score as adjudicated")
+    if sample.error is not None:
+        return ({"outcome": Outcome.VOID, "shipped": None, "visible_pass": None, "hidden_pass": None,
+                 "void_reason": f"inspect sample error: {sample.error.message}"[:500]},
+                "errored sample -> void")
+    name = score_name or next(iter(scores), None)
+    if name is None or name not in scores:
+        raise InputError(where, "scores", f"no score {name!r} (has: {', '.join(scores) or 'none'}); pass --score NAME")
+    try:
+        hidden = _verdict(scores[name])
+        shipped = sample.limit is None
+        visible = _verdict(scores[visible_score]) if visible_score else shipped
+    except KeyError:
+        raise InputError(where, "--visible-score", f"no score {visible_score!r} in this sample") from None
+    except ValueError as exc:
+        raise InputError(where, f"scores.{name}", str(exc)) from exc
+    return ({"outcome": _eq7(shipped, visible, hidden), "shipped": shipped, "visible_pass": visible,
+             "hidden_pass": hidden},
+            (f"hidden_pass = score {name}; shipped = no error and no limit; visible_pass = "
+             + (f"score {visible_score}" if visible_score else "shipped (no visible gate)")
+             + "; outcome by Eq. 7 with no failure seen"))
 
 
 def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = None,
@@ -339,7 +357,7 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
     if not paths:
         raise InputError(str(logdir), "LOGDIR", "no Inspect eval logs found (as Inspect lists them: *.eval, "
                          "and *.json named with the ISO timestamp Inspect writes)")
-    recs: list[dict] = []
+    recs: list[ImportedRecord] = []
     arms: defaultdict[str, int] = defaultdict(int)
     seen: dict = {}
     for path in paths:
@@ -350,14 +368,15 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
             raise InputError(str(path), "log", f"not a readable Inspect eval log: {type(exc).__name__}: {why}") from exc
         for sample in log.samples or []:
             rec = _record(log, path, sample, arm_from, score, visible_score)
-            if rec["cell_key"] in seen:
-                raise InputError(str(path), "cell key", f"{rec['cell_key']} also comes from {seen[rec['cell_key']]}; "
+            key = rec.record.cell_key
+            if key in seen:
+                raise InputError(str(path), "cell key", f"{key} also comes from {seen[key]}; "
                                  "choose an --arm-from field that tells the logs apart")
-            seen[rec["cell_key"]] = f"{path.name} sample {sample.id} epoch {sample.epoch}"
+            seen[key] = f"{path.name} sample {sample.id} epoch {sample.epoch}"
             recs.append(rec)
-            arms[rec["arm"]] += 1
-    try:
-        write_records(out, recs, rerun=f"harness import inspect {logdir} --arm-from {arm_from} --out {out}")
+            arms[rec.record.arm] += 1
+    try:  # serialized here, where the file is written
+        write_records(out, (r.to_json() for r in recs), rerun=f"harness import inspect {logdir} --arm-from {arm_from} --out {out}")
     except FileExistsError:  # another import wrote it meanwhile: never overwritten
         raise InputError(str(out), "--out", "already exists (written by another process meanwhile); records files "
                          "are append-only ledgers, give a new path") from None

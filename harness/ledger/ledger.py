@@ -31,7 +31,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from harness.core import runio
 from harness.core.errors import HarnessError
@@ -57,6 +57,61 @@ class LedgerRefused(HarnessError):
         super().__init__(f"{path}: {len(problems)} problem(s): " + "; ".join(problems[:5]))
 
 
+@dataclass(frozen=True)
+class LedgerLine:
+    """One line of a ledger as written, read leniently: the fields that ``harness receipts verify`` and
+    ``harness rejudge`` check against a cell's receipts, each the value the line holds (None where it holds
+    none), unchecked. Those readers check a published run, whose lines may be forged: a line that
+    ``CellRecord.from_json`` refuses (an outcome outside the enum, no cell, a version this code never
+    wrote, a field of another type) is still a line of the run and must be reported against its receipts,
+    never dropped or refused before them. So nothing here is parsed into its enum or refused; ``raw`` is
+    the object itself, for the checks over every field of the line as written (its seal, the head seal).
+    A reader that carries the run's records forward (resume, analyze, the viewer) parses them into
+    ``CellRecord`` (``Ledger.cell_records``)."""
+
+    raw: dict[str, Any]
+    seq: Any
+    cell_key: Any
+    run_id: Any
+    arm: Any
+    task: Any
+    controller: Any
+    outcome: Any
+    shipped: Any
+    visible_pass: Any
+    hidden_pass: Any
+    visible_plain_pass: Any
+    hidden_plain_pass: Any
+    hidden_checks: Any
+    receipts: Any
+    protocol_digest: Any
+    tree_digest_start: Any
+    tree_digest_final: Any
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> LedgerLine:
+        """The view of a line's object (every field read with ``dict.get``: None where the line has none)."""
+        names = [f for f in cls.__dataclass_fields__ if f != "raw"]
+        return cls(obj, **{name: obj.get(name) for name in names})
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the line carries a ``seal`` field at all (whatever its value)."""
+        return "seal" in self.raw
+
+    def passed(self, test: str) -> Any:
+        """The line's verdict of ``test`` (visible or hidden: ``visible_pass``, ``hidden_pass``), as written."""
+        return {"visible": self.visible_pass, "hidden": self.hidden_pass}[test]
+
+    def plain_passed(self, test: str) -> Any:
+        """Plain pytest's verdict of ``test`` (``visible_plain_pass``, ``hidden_plain_pass``), as written."""
+        return {"visible": self.visible_plain_pass, "hidden": self.hidden_plain_pass}[test]
+
+    def flags(self) -> dict[str, Any]:
+        """The flags Eq. 7 ties to the outcome (harness.core.record.eq7_violation), as written."""
+        return {"shipped": self.shipped, "visible_pass": self.visible_pass, "hidden_pass": self.hidden_pass}
+
+
 @dataclass
 class Inspection:
     """What a ledger holds, read without changing it."""
@@ -65,6 +120,11 @@ class Inspection:
     problems: list[str] = field(default_factory=list)  # tampering: never repaired, never resumed
     torn: bytes = b""  # a torn last line a kill left (a crash repair moves it aside)
     head_behind: bool = False  # the head is one record behind a complete last line (a crash repair catches it up)
+
+    @property
+    def lines(self) -> list[LedgerLine]:
+        """The records as written, each a ``LedgerLine`` (forged lines included)."""
+        return [LedgerLine.of(r) for r in self.records]
 
     @property
     def notes(self) -> list[str]:

@@ -50,6 +50,7 @@ from harness.core.treereading import TreeReading
 from harness.judge import evidence
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
+from harness.ledger.ledger import LedgerLine
 from harness.ledger.receipts import Reason
 from harness.ledger.seal import SEAL_NAME, check_seal, read_seal, record_seal_problem, seal_mismatch
 from harness.sandbox.treestore import load_tree
@@ -151,20 +152,20 @@ def _label(r, digest: str) -> str:
         return digest[:12]
 
 
-def _context_problem(run: _Run, rec: dict, r: dict) -> tuple[Reason, str] | None:
+def _context_problem(run: _Run, rec: LedgerLine, r: dict) -> tuple[Reason, str] | None:
     """The receipt against its record and the run: subject and binding."""
     s, b = r["subject"], r["binding"]
-    if (s["cell_key"], s["run_id"]) != (rec.get("cell_key"), rec.get("run_id")):
+    if (s["cell_key"], s["run_id"]) != (rec.cell_key, rec.run_id):
         return Reason.STALE, f"a receipt of {s['cell_key']} (run {s['run_id']}), not of this record"
-    if b["headHash"] != rec.get("tree_digest_start"):
+    if b["headHash"] != rec.tree_digest_start:
         return Reason.BINDING_INCOMPLETE, "headHash is not the cell's start tree"
-    if b["policyHash"] != evidence.policy_hash(rec.get("protocol_digest"), str(rec.get("arm"))):
+    if b["policyHash"] != evidence.policy_hash(rec.protocol_digest, str(rec.arm)):
         return Reason.BINDING_INCOMPLETE, "policyHash is not this protocol and arm"
     if run.lock is not None:
         from harness.run.driver import story_files
-        if b["storyFilesHash"] != evidence.story_files_hash(str(rec.get("task")), story_files(run.lock, str(rec.get("task")))):
+        if b["storyFilesHash"] != evidence.story_files_hash(str(rec.task), story_files(run.lock, str(rec.task))):
             return Reason.BINDING_INCOMPLETE, "storyFilesHash is not the task's locked files"
-    first = run.command_sets.setdefault(str(rec.get("task")), b["commandSetHash"])
+    first = run.command_sets.setdefault(str(rec.task), b["commandSetHash"])
     if b["commandSetHash"] != first:
         return Reason.BINDING_INCOMPLETE, "commandSetHash differs from the run's command set for this task"
     return None
@@ -179,33 +180,33 @@ def _address_problem(raw_digest: str, digest: str, r: dict) -> tuple[Reason, str
     return None
 
 
-def _claimed(rec: dict, kind: str, r: dict) -> tuple[Reason, str] | None:
+def _claimed(rec: LedgerLine, kind: str, r: dict) -> tuple[Reason, str] | None:
     """One final receipt's decision against the record. A test the record says passed needs every run
     of it passing, judged and plain (``visible_pass`` = judge AND plain pytest, harness.control.adjudicator);
     a plain run's receipt must also say what the record's ``*_plain_pass`` says. A record's failing
     verdict is checked against both runs of the test together (``_verdicts``)."""
     test = TEST_OF[kind]
     passed = r["outcome"]["decision"] == "pass"
-    said = rec.get(f"{test}_plain_pass") if kind in rc.PLAIN_KINDS else None
+    said = rec.plain_passed(test) if kind in rc.PLAIN_KINDS else None
     if said is not None and bool(said) != passed:
         if said:
             reason, why = rc.passing(r)
             return reason, f"the record says plain pytest passed the {test} test: {why}"
         return Reason.DECISION_NOT_PASS, f"the record says plain pytest failed the {test} test, the receipt says pass"
-    if rec.get(f"{test}_pass"):
+    if rec.passed(test):
         reason, why = rc.passing(r)
         return None if reason is Reason.OK else (reason, why)
     return None
 
 
-def _verdicts(run: _Run, rec: dict, finals: dict[str, dict], where: str) -> None:
+def _verdicts(run: _Run, rec: LedgerLine, finals: dict[str, dict], where: str) -> None:
     """The record's verdicts against its final receipts, both runs of each test together: a judged
     receipt for each test (else ``build_proof_missing``); a plain receipt too when the record names
     plain pytest's verdict (else ``build_proof_missing``; a record from before plain receipts, with
     no ``*_plain_pass``, is counted in ``Report.judge_only``, not failed, unless another record of the
     run has them: ``verify_run``); and a test the record
     says failed whose runs all passed (and, for the oracle, every hidden check) is ``decision_not_pass``."""
-    checks_ok = all(c.get("ok") for c in rec.get("hidden_checks") or [] if isinstance(c, dict))
+    checks_ok = all(c.get("ok") for c in rec.hidden_checks or [] if isinstance(c, dict))
     judge_only = False
     for test in rc.JUDGED_KINDS:
         if any(f.where == where for f in run.findings):
@@ -214,13 +215,13 @@ def _verdicts(run: _Run, rec: dict, finals: dict[str, dict], where: str) -> None
         if judged is None:
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{test}", "no receipt for the verdict"))
             continue
-        if plain is None and rec.get(f"{test}_plain_pass") is not None:
+        if plain is None and rec.plain_passed(test) is not None:
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, f"final/{PLAIN_OF[test]}",
                                         "the record names plain pytest's verdict, no receipt for it"))
             continue
         judge_only = judge_only or plain is None
         runs = [r for r in (judged, plain) if r is not None]
-        if (rec.get(f"{test}_pass") is False and all(r["outcome"]["decision"] == "pass" for r in runs)
+        if (rec.passed(test) is False and all(r["outcome"]["decision"] == "pass" for r in runs)
                 and (test == "visible" or checks_ok)):
             run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, f"final/{test}",
                                         f"the record says the {test} test failed, its receipts "
@@ -248,11 +249,11 @@ def _final_tree(run: _Run, digest: str | None, where: str) -> TreeReading | None
     return None
 
 
-def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
-    where = str(rec.get("cell_key"))
+def _check_record(run: _Run, rec: LedgerLine, keep_trees: bool) -> None:
+    where = str(rec.cell_key)
     finals: dict[str, dict] = {}
     gates: list[dict] = []
-    names = rec.get("receipts")
+    names = rec.receipts
     for digest in names if isinstance(names, list) else []:
         r, bad = _load(run, digest, where)
         if r is None:
@@ -267,27 +268,27 @@ def _check_record(run: _Run, rec: dict, keep_trees: bool) -> None:
             gates.append(r)
         else:
             finals.setdefault(r["subject"]["kind"], r)
-    if rec.get("visible_pass") is None:
+    if rec.visible_pass is None:
         return
-    why = eq7_violation(str(rec.get("outcome")), rec)
+    why = eq7_violation(str(rec.outcome), rec.flags())
     if why:
         run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, "outcome", f"the record's outcome is not its verdicts': {why}"))
     _verdicts(run, rec, finals, where)
-    final = _final_tree(run, rec.get("tree_digest_final"), where) if keep_trees else None
-    if rec.get("controller") in GATED_CONTROLLERS and rec.get("shipped"):
+    final = _final_tree(run, rec.tree_digest_final, where) if keep_trees else None
+    if rec.controller in GATED_CONTROLLERS and rec.shipped:
         if final is not None and (unread := evidence.unread_problem(final.unread)) is not None:
             run.findings.append(Finding(unread[0], where, "gate/visible", f"shipped by A4: {unread[1]}"))
-        fresh = [g for g in gates if g["binding"]["materialHash"] == rec.get("tree_digest_final")
+        fresh = [g for g in gates if g["binding"]["materialHash"] == rec.tree_digest_final
                  and rc.passing(g)[0] is Reason.OK]
         if not fresh:
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, "gate/visible",
                                         "shipped by A4 with no passing gate receipt for its final tree"))
 
 
-def _final_problem(rec: dict, r: dict) -> tuple[Reason, str] | None:
+def _final_problem(rec: LedgerLine, r: dict) -> tuple[Reason, str] | None:
     if r["subject"]["stage"] != "final":
         return None
-    if r["binding"]["materialHash"] != rec.get("tree_digest_final"):
+    if r["binding"]["materialHash"] != rec.tree_digest_final:
         return Reason.STALE, "bound to another tree than the record's final tree"
     return _claimed(rec, r["subject"]["kind"], r)
 
@@ -310,13 +311,14 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, acce
     ins = ledger_mod.inspect(path)
     for problem in ins.problems:
         run.findings.append(Finding(Reason.DIGEST_MISMATCH, "records", "records.jsonl", problem))
-    for rec in ins.records:
+    lines = ins.lines  # each line as written, forged ones included (harness.ledger.ledger.LedgerLine)
+    for rec in lines:
         _check_record(run, rec, trees)
     if run.with_plain:  # one harness made the run (one command set per task): plain receipts stripped
         run.findings += [Finding(Reason.BUILD_PROOF_MISSING, where, "final/*_plain",
                                  "no plain pytest receipts, while the run's other records have them")
                          for where in run.judge_only]
-    legacy = _check_seal(run, ins.records)
+    legacy = _check_seal(run, lines)
     if legacy and not accept_older:
         run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, "records", f"receipts/{SEAL_NAME}",
                                     "an older run (hx-receipt-1, no ledger seal): nothing signed covers its records "
@@ -324,17 +326,15 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, acce
     return Report(run.findings, run.seen, len(ins.records), len(run.judge_only), len(ins.records) if legacy else 0)
 
 
-def _check_seal(run: _Run, records: list[dict]) -> bool:
+def _check_seal(run: _Run, records: list[LedgerLine]) -> bool:
     """The records against their own seals and the run's head seal (see the module's docstring). True
     for an older run (no seal, its receipts all ``hx-receipt-1``): not sealed, reported, not failed."""
     for rec in records:  # each record's own seal: names the cell whose fields changed
-        names = rec.get("receipts")
-        names = names if isinstance(names, list) else []
-        if "seal" in rec or any(isinstance(d, str) and d in run.current for d in names):
-            problem = record_seal_problem(rec, run.trusted)
+        names = rec.receipts if isinstance(rec.receipts, list) else []
+        if rec.sealed or any(isinstance(d, str) and d in run.current for d in names):
+            problem = record_seal_problem(rec.raw, run.trusted)
             if problem is not None:
-                run.findings.append(Finding(problem[0], str(rec.get("cell_key")), f"record seq {rec.get('seq')}",
-                                            problem[1]))
+                run.findings.append(Finding(problem[0], str(rec.cell_key), f"record seq {rec.seq}", problem[1]))
     where, what = "records", f"receipts/{SEAL_NAME}"
     try:
         seal = read_seal(run.dir)
@@ -342,7 +342,7 @@ def _check_seal(run: _Run, records: list[dict]) -> bool:
         run.findings.append(Finding(Reason.MALFORMED_BUNDLE, where, what, str(exc)))
         return False
     if seal is None:
-        if records and run.formats == {rc.LEGACY_RECEIPT_FORMAT} and not any("seal" in r for r in records):
+        if records and run.formats == {rc.LEGACY_RECEIPT_FORMAT} and not any(r.sealed for r in records):
             return True
         if records:
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, what,
@@ -351,7 +351,7 @@ def _check_seal(run: _Run, records: list[dict]) -> bool:
         return False
     reason, why = check_seal(seal, run.trusted)
     if reason is Reason.OK:
-        mismatch = seal_mismatch(seal, records)
+        mismatch = seal_mismatch(seal, [r.raw for r in records])
         reason, why = (Reason.OK, "") if mismatch is None else (Reason.DIGEST_MISMATCH, mismatch)
     if reason is not Reason.OK:
         run.findings.append(Finding(reason, where, what, why))

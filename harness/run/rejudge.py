@@ -26,6 +26,7 @@ from harness.judge import evidence
 from harness.judge.testrun import run_judged_and_plain
 from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
+from harness.ledger.ledger import LedgerLine
 from harness.ledger.seal import record_seal_problem
 from harness.sandbox.sandbox import Limits, hidden_for
 from harness.sandbox.treestore import LEGACY_TREE_FORMAT, load_tree, materialize
@@ -45,18 +46,19 @@ class CellReplay:
         return not self.differences
 
 
-def scored_records(run_dir: Path) -> dict[str, dict]:
-    """The latest record of each cell that was judged (not void), by cell key."""
+def scored_records(run_dir: Path) -> dict[str, LedgerLine]:
+    """The latest record of each cell that was judged (not void), by cell key: each line as written
+    (harness.ledger.ledger.LedgerLine), a forged one included, so that it is compared with its receipts."""
     path = Path(run_dir) / "records.jsonl"
     if not path.is_file():
         raise InputError(str(path), "RUN", "no records.jsonl")
     latest = {}
-    for rec in ledger_mod.inspect(path).records:
-        latest[str(rec.get("cell_key"))] = rec
-    return {k: r for k, r in latest.items() if r.get("visible_pass") is not None}
+    for rec in ledger_mod.inspect(path).lines:
+        latest[str(rec.cell_key)] = rec
+    return {k: r for k, r in latest.items() if r.visible_pass is not None}
 
 
-def select(records: dict[str, dict], keys: tuple[str, ...], sample: int | None, seed: int) -> list[str]:
+def select(records: dict[str, LedgerLine], keys: tuple[str, ...], sample: int | None, seed: int) -> list[str]:
     """The cells to replay: the named ones (each must exist), else all, then a seeded sample."""
     unknown = [k for k in keys if k not in records]
     if unknown:
@@ -82,7 +84,7 @@ def _published_key(run_dir: Path) -> bytes | None:
         return None
 
 
-def _stored_finals(run_dir: Path, rec: dict, out: CellReplay, trusted: bytes | None = None) -> dict[str, dict]:
+def _stored_finals(run_dir: Path, rec: LedgerLine, out: CellReplay, trusted: bytes | None = None) -> dict[str, dict]:
     """The cell's final receipts that pass their own checks against ``trusted`` (the key the reader
     passed), else the run's published key (a receipt edited after signing is never the reference a
     replay is compared with). The record must be the one that key sealed (its ``seal``; a record of a
@@ -91,9 +93,9 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay, trusted: bytes | N
     own and published it in the run's place (red team r33b)."""
     finals = {}
     key = trusted if trusted is not None else _published_key(run_dir)
-    if "seal" in rec and (problem := record_seal_problem(rec, key)) is not None:
+    if rec.sealed and (problem := record_seal_problem(rec.raw, key)) is not None:
         out.differences.append(f"record: {problem[0].value} ({problem[1]})")
-    for d in rec.get("receipts") or []:
+    for d in rec.receipts or []:
         try:
             r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
                                                  limit=rc.MAX_RECEIPT_BYTES))
@@ -102,13 +104,13 @@ def _stored_finals(run_dir: Path, rec: dict, out: CellReplay, trusted: bytes | N
         reason, why = rc.check_receipt(r, key)
         if reason is not rc.Reason.OK:
             out.differences.append(f"receipt {str(d)[:12]}... does not verify: {reason.value} ({why})")
-        elif (r["subject"]["cell_key"], r["subject"]["run_id"]) != (rec.get("cell_key"), rec.get("run_id")):
+        elif (r["subject"]["cell_key"], r["subject"]["run_id"]) != (rec.cell_key, rec.run_id):
             # another cell's receipts (and tree) named by this record: never this cell's reference (red team r33)
             out.differences.append(f"receipt {str(d)[:12]}... is about {r['subject']['cell_key']} "
                                    f"(run {r['subject']['run_id']}), not this cell")
         elif r["subject"]["stage"] == "final":
             finals[r["subject"]["kind"]] = r
-    if "seal" not in rec and any(r["format"] == rc.RECEIPT_FORMAT for r in finals.values()):
+    if not rec.sealed and any(r["format"] == rc.RECEIPT_FORMAT for r in finals.values()):
         out.differences.append("record: signature_missing (a record of a sealed run without its seal)")
     return finals
 
@@ -133,13 +135,13 @@ def task_file_digests(tasks_dir: Path, task: str) -> dict[str, str]:
 MAX_TASK_FILE_BYTES = 64 << 20
 
 
-def _task_problem(run_dir: Path, tasks_dir: Path, rec: dict, finals: dict[str, dict]) -> str | None:
+def _task_problem(run_dir: Path, tasks_dir: Path, rec: LedgerLine, finals: dict[str, dict]) -> str | None:
     """Why the task's files under ``tasks_dir`` are not the ones the cell's receipts are bound to, or
     None. A receipt's storyFilesHash is over the lock's digests of the task's files (signed), so the
     files on disk must digest to it; the lock in run.json, when readable, names the files that differ.
     Without this a bundle's tests could be swapped, and the replay would run other tests than the
     judged ones (red team r33b: a fake oracle replayed a passing cell ``identical``)."""
-    task = str(rec.get("task"))
+    task = str(rec.task)
     bound = {r["binding"]["storyFilesHash"] for r in finals.values()}
     on_disk = task_file_digests(tasks_dir, task)
     if bound == {evidence.story_files_hash(task, on_disk)}:
@@ -167,11 +169,11 @@ def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) ->
         out.differences.append(f"{kind}: output digest differs ({'; '.join(changed) or 'the stored verdict was edited'})")
 
 
-def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits, trusted: bytes | None = None) -> CellReplay:
+def replay_cell(run_dir: Path, rec: LedgerLine, tasks_dir: Path, limits: Limits, trusted: bytes | None = None) -> CellReplay:
     """Re-judge one cell's stored final tree (see the module's docstring); ``trusted``: the raw public key
     the reader trusts (None: the run's published key)."""
-    out = CellReplay(str(rec.get("cell_key")))
-    digest = str(rec.get("tree_digest_final"))
+    out = CellReplay(str(rec.cell_key))
+    digest = str(rec.tree_digest_final)
     tree = load_tree(Path(run_dir) / "trees", digest)
     if tree.digest != digest:
         out.differences.append(f"the stored tree does not rebuild to the record's final tree {digest[:12]}... "
@@ -180,7 +182,7 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits, trust
     if tree.format == LEGACY_TREE_FORMAT:
         out.notes.append("an older run's tree (hx-tree-1): its digest is the older (path, text) encoding, which "
                          "cannot tell a marker from a file holding its text or see an empty directory")
-    task = load_task(Path(tasks_dir) / str(rec.get("task")))
+    task = load_task(Path(tasks_dir) / str(rec.task))
     finals = _stored_finals(run_dir, rec, out, trusted)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
         if r["binding"]["materialHash"] != digest:
@@ -204,7 +206,7 @@ def replay_cell(run_dir: Path, rec: dict, tasks_dir: Path, limits: Limits, trust
     runs = (("visible", vis[0]), ("hidden", hid[0]), ("visible_plain", vis[1]), ("hidden_plain", hid[1]))
     for kind, v in runs:
         test = kind.removesuffix("_plain")
-        if kind in rc.PLAIN_KINDS and kind not in finals and rec.get(f"{test}_plain_pass") is None:
+        if kind in rc.PLAIN_KINDS and kind not in finals and rec.plain_passed(test) is None:
             out.notes.append(f"{kind}: the record predates plain-run receipts, not compared")
             continue
         _compare(kind, finals.get(kind), evidence.structured_verdict(v.summary()), out)

@@ -18,6 +18,7 @@ from analysis.paired_paper import _row, reproduce_paired, synthetic_paired_recor
 from harness.cli.cli import main
 from harness.core import record
 from harness.core.wilson import wilson as wilson_ci
+from support import records
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -230,8 +231,11 @@ def test_side_with_every_token_subfield_null_and_mixed_schema_versions(tmp_path)
 
 
 def test_io_tokens_never_adds_reasoning_and_unknown_usage_is_none():
-    assert io_tokens({"tokens_in": 10, "tokens_out": 5, "reasoning_tokens": 4, "cache_read_tokens": None}) == 15
-    assert io_tokens({"tokens_in": None, "tokens_out": 5}) is None
+    assert io_tokens(records.cell("A1", "t", "s", 0, "completed", tokens_in=10, tokens_out=5, reasoning_tokens=4,
+                                  cache_read_tokens=None, cache_write_tokens=None)) == 15
+    assert io_tokens(records.cell("A1", "t", "s", 0, "completed", tokens_in=None, tokens_out=5)) is None
+    assert io_tokens(records.cell("A1", "t", "s", 0, "completed", tokens_in=10, tokens_out=5, cache_read_tokens=3,
+                                  cache_write_tokens=2)) == 20
 
 
 @pytest.mark.parametrize("mutate, needle", [

@@ -9,10 +9,12 @@ from click.testing import CliRunner
 from harness.cli.cli import main
 from harness.ledger.ledger import (
     Ledger,
+    LedgerLine,
     LedgerRefused,
     canonical,
     check_anchor,
     generate_key,
+    inspect,
     make_anchor,
     record_hash,
     verify,
@@ -281,3 +283,25 @@ def test_an_anchor_signed_with_a_non_ed25519_key_is_refused(tmp_path):
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     with pytest.raises(ValueError, match="ECPrivateKey"):
         make_anchor(path, private_key_pem=pem)
+
+
+def test_a_ledger_line_is_read_as_written_forged_values_and_missing_fields_included(tmp_path):
+    """``LedgerLine`` (what receipts verify and rejudge check) reads each field as the line holds it, never
+    parsed into its enum or refused: an outcome outside the enum stays a string, a missing field is None, a
+    field of another type is kept; ``raw`` is the object itself, for the checks over every field."""
+    obj = {"cell_key": "A1|t|null|1", "outcome": "delivered", "receipts": "not-a-list", "visible_pass": True,
+           "hidden_plain_pass": False, "seal": None, "seq": 0}
+    line = LedgerLine.of(obj)
+    assert (line.cell_key, line.outcome, line.receipts, line.arm, line.sealed) == (
+        "A1|t|null|1", "delivered", "not-a-list", None, True)
+    assert (line.passed("visible"), line.passed("hidden"), line.plain_passed("hidden"), line.plain_passed("visible")) == (
+        True, None, False, None)
+    assert line.flags() == {"shipped": None, "visible_pass": True, "hidden_pass": None}
+    assert line.raw is obj and not LedgerLine.of({}).sealed
+
+
+def test_inspection_lines_are_its_records_as_written(tmp_path):
+    led = Ledger(tmp_path / "records.jsonl")
+    led.append({"cell_key": "k", "outcome": "completed"})
+    ins = inspect(tmp_path / "records.jsonl")
+    assert [(ln.cell_key, ln.outcome, ln.seq, ln.raw) for ln in ins.lines] == [("k", "completed", 0, ins.records[0])]

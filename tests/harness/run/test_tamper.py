@@ -621,3 +621,29 @@ def test_export_bundle_refuses_a_run_file_that_is_not_a_regular_file(authentic, 
     os.mkfifo(b.dir / "records.jsonl")
     with pytest.raises(InputError):
         export_bundle(b.dir, tmp_path / "run.tar.gz")
+
+
+def test_a_forged_line_no_cell_record_can_be_is_still_checked_against_its_receipts(authentic, tmp_path):
+    """A line ``CellRecord.from_json`` refuses (an outcome outside the enum) is a line of the run all the same:
+    verify and rejudge read the ledger's lines as written (harness.ledger.ledger.LedgerLine), so the forgery
+    is reported against its receipts (here its arm, which its receipts' policyHash does not bind), never
+    dropped as unreadable, and rejudge still selects it."""
+    from harness.core.record import CellRecord
+    from harness.run.rejudge import scored_records
+    b = _copy(authentic, tmp_path)
+    victim = next(json.loads(x)["cell_key"] for x in (b.dir / "records.jsonl").read_text().splitlines()
+                  if json.loads(x)["outcome"] == "amplified")
+
+    def forge(recs):
+        rec = next(r for r in recs if r["cell_key"] == victim)
+        rec.update(outcome="delivered", arm="A9")
+    _rewrite(b, forge, seal_with=authentic.private_pem)
+    line = next(json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()
+                if json.loads(x)["cell_key"] == victim)
+    with pytest.raises(ValueError, match="outcome"):
+        CellRecord.from_json(line, source="records.jsonl")
+    findings = verify_run(b.dir, b.public_pem).findings
+    assert findings and {(f.reason, f.where) for f in findings} == {(Reason.BINDING_INCOMPLETE, victim)}
+    assert all("policyHash" in f.detail for f in findings)
+    forged = scored_records(b.dir)[victim]
+    assert (forged.outcome, forged.arm, forged.sealed) == ("delivered", "A9", True)
