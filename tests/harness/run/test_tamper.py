@@ -575,15 +575,17 @@ def test_a_run_json_nested_100000_deep_is_no_recursion_error_in_receipts_verify(
 
 def test_a_fifo_named_as_the_public_key_is_one_line_exit_2_never_a_hang(authentic, tmp_path):
     """Fault review r34: `harness receipts verify RUN --public-key FIFO` hung (click's Path check lets a
-    FIFO through); `harness rejudge` hung on a FIFO planted as receipts/public_key.pem."""
+    FIFO through); `harness rejudge` hung on a FIFO planted as receipts/public_key.pem. Issue 34's one
+    link rule: a planted FIFO is runio.NotRegular (one line naming it, exit 2), not a missing key."""
+    from harness.core import runio
     from harness.run.rejudge import _published_key
     with _fifo_rescued(tmp_path / "key.pem") as fifo:
         r = CliRunner().invoke(main, ["receipts", "verify", str(authentic.dir), "--public-key", str(fifo)])
     assert r.exit_code == 2 and "FIFO" in r.output, r.output
     b = _copy(authentic, tmp_path)
     (b.dir / "receipts" / "public_key.pem").unlink()
-    with _fifo_rescued(b.dir / "receipts" / "public_key.pem"):
-        assert _published_key(b.dir) is None
+    with _fifo_rescued(b.dir / "receipts" / "public_key.pem"), pytest.raises(runio.NotRegular):
+        _published_key(b.dir)  # named, never waited on: not a key that fails to match (one line, exit 2)
 
 
 
