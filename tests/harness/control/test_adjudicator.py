@@ -80,7 +80,7 @@ def test_a_test_passes_only_when_the_judge_and_plain_pytest_both_pass(task, monk
     from harness.judge import testrun
     runs = []
 
-    def fake(tree, test_file, *, dest_rel, hide=(), limits=None, judged=True, show=True):
+    def fake(tree, test_file, *, dest_rel, hide=(), limits=None, judged=True, show=True, at_own_path=False):
         runs.append((dest_rel, judged, show))
         return _verdict(judge_pass if judged else plain_pass)
 

@@ -125,10 +125,14 @@ def test_the_run_key_is_made_once_with_mode_600_and_its_public_half_published(tm
 def test_any_one_character_of_the_public_key_changed_is_refused_or_another_key(signer):
     """A damaged PEM may not parse, parse as another algorithm (cryptography's UnsupportedAlgorithm) or
     be another ed25519 key: never the signer's key, never an exception other than ValueError."""
+    import base64
     pem = signer.public_pem
     start = pem.index(b"\n") + 1
-    for i in range(start, pem.index(b"\n", start)):
+    end = pem.index(b"\n", start)
+    for i in range(start, end):
         bad = pem[:i] + (b"A" if pem[i:i + 1] != b"A" else b"B") + pem[i + 1:]
+        if base64.b64decode(bad[start:end]) == base64.b64decode(pem[start:end]):
+            continue  # only the last character's unused low bits changed ('A' -> 'B' there): the same bytes
         try:
             assert rc.public_raw_of_pem(bad) != signer.public_raw
         except ValueError:
