@@ -170,7 +170,18 @@ def public_raw_of_pem(pem: bytes) -> bytes:
         raise ValueError(f"not a public key this verifier knows: {exc}") from None
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError(f"not an ed25519 public key ({type(key).__name__})")
+    if _pem_der(pem) != key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo):
+        # cryptography reads some damaged encodings as the same key (a BIT STRING's unused-bits count
+        # set to 1): a published key is its exact DER, never a look-alike of it
+        raise ValueError("not the canonical encoding of an ed25519 public key")
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def _pem_der(pem: bytes) -> bytes:
+    """The DER bytes inside a one-block PEM (what load_pem_public_key decoded)."""
+    import base64
+    body = b"".join(line.strip() for line in pem.strip().splitlines() if not line.startswith(b"-----"))
+    return base64.b64decode(body)
 
 
 class Signer:
