@@ -32,9 +32,11 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     if getattr(_PARSING, "inside", False):
         raise ReentrantParse(f"{filename}: a parse started inside a parse on the same thread "
                              "(a GC callback or finalizer?); the parse lock is not re-entrant")
-    with _LOCK:
-        _PARSING.inside = True
-        try:
+    # the flag is up before the lock is taken and down after it is released: a GC callback that runs
+    # between the two (setting the flag can allocate) is inside this parse too, and must raise, not wait
+    _PARSING.inside = True
+    try:
+        with _LOCK:
             return ast.parse(source, filename)
-        finally:
-            _PARSING.inside = False
+    finally:
+        _PARSING.inside = False
