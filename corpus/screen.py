@@ -607,8 +607,7 @@ class _Closed:
             top = top.body[0]
         if top is None:
             return None
-        want = ast.dump(top)
-        hits = [n for n in ast.walk(kinds.module) if type(n) is type(top) and ast.dump(n) == want]
+        hits = _by_dump(module, type(top).__name__).get(ast.dump(top), [])
         if len(hits) != 1:
             return None
         return _Closed(kinds, {id(x): y for x, y in zip(ast.walk(top), ast.walk(hits[0]))})
@@ -617,6 +616,17 @@ class _Closed:
 @functools.lru_cache(maxsize=4)
 def _kinds(text: str) -> Kinds:
     return Kinds(parse(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _by_dump(text: str, kind: str) -> dict[str, list[ast.AST]]:
+    """The module's nodes of one type (its name) by their ``ast.dump``, in ``ast.walk`` order: found once per
+    module and type, not once per mutant (each mutant's unit is looked up here)."""
+    out: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(_kinds(text).module):
+        if type(n).__name__ == kind:
+            out.setdefault(ast.dump(n), []).append(n)
+    return out
 
 
 def _compare_at(a, path, closed: _Closed | None):
