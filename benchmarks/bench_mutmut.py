@@ -144,19 +144,25 @@ def classify_change(old: str, new: str) -> str:
             return classify_change(fa, fb)      # the change is inside a replacement field
     strs = {s for _, s in changed_a + changed_b}
     types = {t for t, _ in changed_a + changed_b}
+    if strs == {"not"} and _pairs(b, ("not", "in"), ("is", "not")) != _pairs(a, ("not", "in"), ("is", "not")):
+        return "comparison"         # in -> not in, is -> is not, and back (the corpus's comparison operator)
+    if strs == {"not"}:
+        return "boolean"            # not x -> x, x -> not x (the corpus's remove_not / add_not)
     if changed_a and not changed_b:
         return "argument"           # a token dropped (f(a, 0) -> f(a, )): an argument removed
-    if strs == {"not"} and _pairs(b, ("not", "in"), ("is", "not")) != _pairs(a, ("not", "in"), ("is", "not")):
-        return "comparison"         # in -> not in, is -> is not (the corpus's comparison operator)
     eq = next((i for i, t in enumerate(a) if t[1] == "="), None)
     if eq is not None and b == a[:eq + 1] + [(token.NAME, "None")] and a[eq + 1:] != b[eq + 1:]:
         return "value"              # x = <anything> -> x = None
+    if eq is not None and a == a[:eq + 1] + [(token.NAME, "None")] and len(b) == eq + 2 and a[:eq + 1] == b[:eq + 1]:
+        return "value"              # x = None -> x = "" (the value assigned replaced)
     if types and types <= {token.NUMBER}:
         return "number"
     if types and types <= {token.STRING}:
         return "string"
     if strs and strs <= _BOOL and not strs & {"not"} - {s for _, s in changed_b}:
         return "boolean"
+    if not changed_a and strs - {"(", ")"} in ({"or", "True"}, {"and", "False"}):
+        return "boolean"            # cond -> (cond) or True: a condition made constant
     if strs and strs <= _COMPARE:
         return "comparison"
     if strs and strs <= _ARITH:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/corpus/test_screen_semver.py": "issue 35's screen measure: the semver sample's mutants against the hand-read "
+                                          "survivors (21 s at load 10), and every screened mutant of the four benchmark "
+                                          "modules run against its whole suite (21-172 s per module at load 10)",
     "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
                                   "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s)",
     "tests/harness/run/test_tamper.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "

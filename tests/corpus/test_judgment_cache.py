@@ -178,6 +178,17 @@ def test_swap_is_not_used_when_a_test_runs_the_artifact_by_path(tmp_path):
     ('raise E(f"{n} not {type(value).__name__}")', 'raise E(f"{n} not {type(None).__name__}")', "argument"),
     ("patch=self._patch, build=self._build)", "patch=self._patch, build=None)", "argument"),
     ("return type(self)(major + 1, 0, 0)", "return type(self)(major + 1, 0, )", "argument"),
+    # the _abnf.py race: mutmut makes a conditional expression's test constant (the corpus's
+    # condition_constant, a boolean change)
+    ("x = a if isinstance(d, str) else b", "x = a if (isinstance(d, str)) or True else b", "boolean"),
+    ("x = a if ok else b", "x = a if (ok) and False else b", "boolean"),
+    # a dropped `not` is a boolean change (remove_not), or a comparison one where it made `is not`;
+    # `x = None` -> `x = ""` is the value assigned replaced (assign_none's class)
+    ("and not skip_utf8_validation", "and skip_utf8_validation", "boolean"),
+    ("and data is not None", "and data is None", "comparison"),
+    ("if key not in seen:", "if key in seen:", "comparison"),
+    ("self.cont_data = None", 'self.cont_data = ""', "value"),
+    ("self.cont_data: Optional[list[Any]] = None", 'self.cont_data: Optional[list[Any]] = ""', "value"),
 ])
 def test_classify_a_mutmut_change(old, new, cls):
     assert classify_change(old, new) == cls

@@ -75,6 +75,51 @@ def test_a_member_the_fallback_answers_alike():
     assert all(k.split(" -> ")[1] not in ("4", "0") for k in got), got
 
 
+# ----------------------------------------------------------------------------- closed-world rules
+
+_CHECKED = ("class P:\n    def __init__(self, n, m=0):\n"
+            "        if not isinstance(n, int) or isinstance(n, bool):\n            raise TypeError(n)\n"
+            "        if n < 0:\n            raise ValueError(n)\n        self._n = n\n        self.m = m\n\n"
+            "    def empty(self):\n        return self._n == 0\n\n"
+            "    def fresh(self):\n        return type(self)(self._n + 1, 0)\n")
+
+
+def test_a_private_attribute_checked_in_init_is_a_non_negative_exact_int():
+    got = screened(_CHECKED)
+    assert got.get("L11: self._n == 0 -> self._n <= 0") == "non-negative boundary", got
+    assert got.get("L11: self._n == 0 -> self._n is 0") == "small-int identity", got
+    assert got.get("L14: argument '0' dropped from 'type(self)(self._n + 1, 0)'") == "default argument", got
+    # no `n < 0` check: an int, maybe negative; a public attribute: a test may set it to anything
+    unchecked = screened(_CHECKED.replace("        if n < 0:\n            raise ValueError(n)\n", ""))
+    assert "L9: self._n == 0 -> self._n <= 0" not in unchecked and "L9: self._n == 0 -> self._n is 0" in unchecked
+    public = screened(_CHECKED.replace("self._n", "self.n"))
+    assert not {k for k in public if "self.n == 0" in k}, public
+    # a class with a base: type(self)'s __init__ may be another's
+    assert not screened(_CHECKED.replace("class P:", "class P(dict):"))
+
+
+def test_a_parameter_a_membership_check_narrows_to_a_few_literals():
+    src = ("def f(part):\n    if part not in ('a', 'b'):\n        raise ValueError(part)\n"
+           "    if part == 'b':\n        return 1\n    return 2\n")
+    got = screened(src)
+    assert got == {"L4: part == 'b' -> part >= 'b'": "finite domain"}, got    # 'a' >= 'b' is False too
+    # three values: 'c' >= 'b' is True; a rebound parameter; no check; `is`: equal is not the same object
+    assert not screened(src.replace("('a', 'b')", "('a', 'b', 'c')"))
+    assert not screened(src.replace("    if part == 'b':", "    part = part.lower()\n    if part == 'b':"))
+    assert not screened(src.replace("    if part not in ('a', 'b'):\n        raise ValueError(part)\n", ""))
+
+
+def test_a_codec_name_case_on_proved_bytes():
+    src = ("def f(data):\n    if isinstance(data, bytes):\n        data = data.decode('ascii')\n    return data\n")
+    assert screened(src) == {"L3: 'ascii' -> 'ASCII'": "codec name case"}
+    assert not screened(src.replace("isinstance(data, bytes)", "data"))       # any object's decode
+
+
+def test_identity_on_a_parameter_string_is_never_screened():
+    src = "def f(s, t):\n    n = len(t)\n    return s == 'major', n == 'x', s == None\n"
+    assert not screened(src)
+
+
 # ----------------------------------------------------------------------------- generated cases
 
 def _identity_module(r: random.Random) -> str:
