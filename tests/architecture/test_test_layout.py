@@ -142,6 +142,8 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "corpus/operators/v2.py": "an operator family: tests/corpus/test_operators.py, tests/corpus/test_operator_examples.py",
     "corpus/report_html.py": "the per-gate HTML page: tests/corpus/test_reports.py, tests/corpus/test_cli.py",
     "corpus/survivors.py": "the survivor report: tests/corpus/test_reports.py",
+    "corpus/screen_types.py": "the screen's closed-world kinds of a module's expressions, no rule of its own: reached by "
+                              "tests/corpus/test_screen.py and tests/corpus/test_screen_semver.py (every rule fired, near misses kept)",
     "corpus/text.py": "text read from an artifact: tests/corpus/test_failure_handling.py",
     "corpus/tier2.py": "tier-2 metadata: tests/corpus/test_tier2_freeze.py, tests/corpus/test_measure.py",
     "corpus/workdir.py": "the measurement's scratch directory: tests/corpus/test_fast_pytest.py, "
