@@ -26,9 +26,10 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "harness/api.py": "the plug-in surface, re-exports only: tests/harness/cli/test_plugins.py installs a plug-in "
                       "that imports it, and tests/architecture/test_layers.py checks the plug-in imports nothing else",
     "harness/cli/docs_gen.py": "the generated reference pages (docs/reference): tests/architecture/test_docs.py",
-    "harness/cli/corpus_reviewer.py": "the `harness corpus reviewer` command: tests/harness/loop/test_reviewer_discrimination.py",
-    "harness/cli/ledger_guard.py": "the ledger check before every reading command: tests/viewer/test_ledger_warning.py "
-                                   "and tests/harness/cli/test_command_faults.py",
+    "harness/cli/corpus_reviewer.py": "the `harness corpus reviewer` command: tests/corpus/test_cli.py, tests/corpus/test_input_errors.py, "
+                                      "tests/harness/cli/test_command_fault_attacks.py",
+    "harness/cli/ledger_guard.py": "the ledger check before every reading command (analyze, compare, export, monitor, reproduce): "
+                                   "tests/harness/cli/test_command_faults.py",
     "harness/cli/receipts_cli.py": "`harness receipts verify` and `harness rejudge`: tests/harness/run/test_tamper.py, "
                                    "tests/harness/run/test_receipts_verify.py",
     "harness/cli/reproduce_cli.py": "`harness reproduce`: tests/harness/loop/test_reproduce_loops.py, tests/analysis/test_paper.py",
@@ -58,8 +59,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "harness/core/pricing.py": "token prices: tests/harness/core/test_typed_config.py, tests/harness/engines/test_wire.py",
     "harness/core/registry.py": "the parts registry: tests/harness/cli/test_plugins.py, tests/harness/core/test_exits.py",
     "harness/core/roles.py": "the protocol's roles table: tests/harness/core/test_typed_config.py",
-    "harness/core/safe_text.py": "printable text of undecodable names, no behaviour of its own: reached by "
-                                 "tests/harness/judge/test_two_process_judge_attacks.py",
     "harness/core/scenarios.py": "the scenario table B1-B15: tests/harness/control/test_injections.py",
     "harness/core/scope.py": "path-scope globs, reached through the detectors' scope rules: "
                              "tests/harness/judge/test_detectors.py",
