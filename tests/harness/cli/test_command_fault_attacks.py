@@ -361,10 +361,6 @@ def _set_mutant(out: Path, operator: str, **fields) -> str:
     return row["id"]
 
 
-@xfail("`corpus apply` writes the mutant over the user's artifact in place (Path.write_bytes, not the atomic "
-       "writer): on a full disk the artifact is left truncated to what fit (4 KiB of a 2 MB mutant here; its "
-       "269 bytes gone), and the line says \"--out: ... free space on the file system holding .\" "
-       "(the mutant's size is raised in mutants.jsonl so that it cannot fit)")
 def test_corpus_apply_on_a_full_disk_leaves_the_artifact_as_it_was(measured_user_gate):
     artifact, out, fill = measured_user_gate
     before = artifact.read_bytes()
@@ -377,8 +373,6 @@ def test_corpus_apply_on_a_full_disk_leaves_the_artifact_as_it_was(measured_user
     assert str(artifact) in p.stderr, p.stderr[-2000:]
 
 
-@xfail("`corpus apply` of a mutant whose replacement in mutants.jsonl is not hex is a ValueError traceback "
-       "(bytes.fromhex), exit 1, instead of one line naming mutants.jsonl, the line and the field")
 def test_corpus_apply_names_a_malformed_mutant_field(tmp_path):
     gate = Path(shutil.copytree(USER_GATE, tmp_path / "ug"))
     out = tmp_path / "measured"
