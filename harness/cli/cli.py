@@ -218,7 +218,7 @@ def protocol_check(paths):
     for path in paths or [str(p) for p in shipped_protocols()]:
         problem = check_protocol(Path(path))
         bad += problem is not None
-        click.echo(f"{path}: {problem or 'valid and matches its lock'}")
+        click.echo(f"{path}: {problem or 'valid and matches its lock'}", err=problem is not None)  # a problem: stderr
     if bad:
         sys.exit(2)
 
