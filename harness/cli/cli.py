@@ -100,7 +100,16 @@ class _Harness(click.Group):
                 return _unavailable(cmd_name, CommandUnavailable(cmd_name, ref, exc))
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.parent is None:
+            ctx.meta["harness.argv"] = list(args)  # the command line as typed: what a full disk names to rerun
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context):
+        with runio.typed_command_is(ctx.meta.get("harness.argv") or sys.argv[1:]):
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx: click.Context):
         """Dispatch with the command's signal handler armed (``harness.cli.startup``): a SIGINT or
         SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line.
         Once the command has returned or raised, ``finish_command`` fixes its exit code: a signal
@@ -147,7 +156,7 @@ class _Harness(click.Group):
         except OSError as exc:  # a full disk under a command that wrote by hand: one line, its table's code
             if not is_no_space(exc):
                 raise
-            rerun = " ".join(["harness", *sys.argv[1:]])
+            rerun = runio.typed_command() or " ".join(["harness", *sys.argv[1:]])
             # a writer not yet on runio: do not claim nothing was written (it may have left part of its output)
             line = NoSpace(exc.filename or "--out", exc, rerun, ExitCode.BAD_INPUT,
                            kept="what the command wrote before may be incomplete")
@@ -347,9 +356,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: exit 4 (docs/reference/exit-codes.md)
+        # a run that has its run.json continues with --resume; one stopped before it has none is started again
+        again = (f"harness run --resume {run_dir}" if runio.exists_regular(Path(run_dir) / "run.json")
+                 else runio.typed_command() or f"harness run PROTOCOL --out {run_dir}")
         click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
-                   f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
-                   f"{run_dir}`", err=True)
+                   f"repair writes aside first, the head atomically); fix it, then `{again}`", err=True)
         sys.exit(int(exit_code_for(exc) or ExitCode.STOPPED))
     finally:
         for sig, handler in previous.items():
@@ -618,7 +629,10 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     except OSError as exc:  # a full disk under the ledger: the rows written are kept, --resume continues
         if not is_no_space(exc):
             raise
-        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, lr.resume_command(target, outp),
+        # rows written: the same command continues them (--resume); none yet: the command as typed starts again
+        rows = runio.exists_regular(outp / "ledger.jsonl") and (outp / "ledger.jsonl").stat().st_size > 0
+        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, lr.resume_command(target, outp) if rows or resume
+                      else runio.typed_command() or lr.resume_command(target, outp),
                       kept="every ledger row written is kept (a torn last line is moved aside on --resume)") from None
     click.echo(text)
     click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")

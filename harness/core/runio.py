@@ -50,6 +50,7 @@ import fcntl
 import io
 import json
 import os
+import shlex
 import shutil
 import stat
 import uuid
@@ -75,16 +76,64 @@ class NotRegular(UnsafeFile):
     link where links are not followed): refused before a byte is read, the line naming what it is."""
 
 
+_TYPED: list[list[str]] = []  # the command line being run (``harness`` + its arguments), innermost last
+
+
+@contextlib.contextmanager
+def typed_command_is(argv: list[str]) -> Iterator[None]:
+    """While the command group dispatches one command line (``argv``: the words after ``harness``),
+    ``typed_command`` names it: the rerun a full-disk line names is the command the user ran, every
+    option kept, never one rebuilt by hand (issue 34)."""
+    _TYPED.append(list(argv))
+    try:
+        yield
+    finally:
+        _TYPED.pop()
+
+
+def typed_command(swap: dict[str, str] | None = None) -> str | None:
+    """``harness ARGS...`` as typed (shell-quoted), or None outside a command line; ``swap`` renames
+    options (``{"--out": "--resume"}``: the same command, continuing what it started)."""
+    if not _TYPED:
+        return None
+    words = []
+    for w in _TYPED[-1]:
+        for old, new in (swap or {}).items():
+            if w == old:
+                w = new
+            elif w.startswith(old + "="):
+                w = new + w[len(old):]
+        words.append(w)
+    return "harness " + shlex.join(words) if words else "harness"
+
+
+def _holding(path: Path | str) -> Path:
+    """The directory whose file system a write to ``path`` filled: ``path`` itself when it is a
+    directory, else the nearest directory above it that exists (never '.' for a relative name
+    whose directory is elsewhere, never the parent of a mount point)."""
+    p = Path(os.path.abspath(path))
+    if p.is_dir() and not p.is_symlink():
+        return p
+    p = p.parent
+    while not p.is_dir() and p != p.parent:
+        p = p.parent
+    return p
+
+
 class NoSpace(HarnessError):
     """A write refused by the file system (full, over quota, read-only): one line naming the file,
-    what to free and the command to rerun. ``code`` is the exit code the command documents."""
+    what to free and the command to rerun. ``code`` is the exit code the command documents. An
+    output simply not written (``code`` not STOPPED) is rerun by the command the user typed
+    (``typed_command``) when there is one; a stopped command's ``rerun`` continues its state."""
 
     def __init__(self, path: Path | str, exc: OSError, rerun: str, code: ExitCode = ExitCode.STOPPED,
                  kept: str = "nothing was written under its final name"):
+        if code != ExitCode.STOPPED:
+            rerun = typed_command() or rerun
         self.path, self.code, self.rerun = str(path), code, rerun
         why = {errno.EROFS: "the file system is read-only"}.get(exc.errno or 0, "the disk is full")
         free = ("remount it read-write or write elsewhere" if exc.errno == errno.EROFS
-                else f"free space on the file system holding {Path(path).parent or '.'}")
+                else f"free space on the file system holding {_holding(path)}")
         super().__init__(f"{path}: {why} ({exc.strerror or exc}); {kept}; {free}, then rerun `{rerun}`")
 
 

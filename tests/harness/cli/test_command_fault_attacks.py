@@ -175,11 +175,7 @@ DISK_RERUNS = {
 
 
 @pytest.mark.parametrize("command", [
-    pytest.param(name, marks=xfail(f"`{name}` on a full disk names a rerun command built by hand that drops the "
-                                   "options given (--protocol/--seed/--B, --key, --sign-key, --rate): the rerun "
-                                   "computes something else or fails (`harness power --json-out F`: \"need --rate\"; "
-                                   "`harness compare A B --out D`: \"pass --key\")"))
-    for name in DISK_RERUNS])
+    pytest.param(name) for name in DISK_RERUNS])
 def test_a_full_disk_line_names_the_command_that_was_run(full_disk, small_run, command):
     mnt, fill = full_disk
     if command == "ledger anchor":
@@ -192,9 +188,6 @@ def test_a_full_disk_line_names_the_command_that_was_run(full_disk, small_run, c
     assert rerun[0] == "harness" and sorted(rerun[1:]) == sorted(argv), (rerun, argv)
 
 
-@xfail("a fresh `harness run PROTOCOL --out DIR` on a full disk stops (exit 4) with \"then `harness run "
-       "--resume DIR`\", but DIR holds no run.json: that rerun is refused (\"--resume: not a run directory "
-       "(no run.json); start one with PATH --out DIR\"); the table says an --out that cannot be created is exit 2")
 def test_a_fresh_run_on_a_full_disk_names_a_rerun_that_works(full_disk):
     mnt, fill = full_disk
     out = mnt / "run"
@@ -399,10 +392,6 @@ def test_view_names_a_fifo_in_place_of_the_analysis_report(tmp_path, small_run):
 
 
 # -- protocol freeze on a full disk ----------------------------------------------------------------------
-@xfail("`protocol freeze P` on a full disk keeps the old lock (held) but its line is the generic fallback: "
-       "\"--out: the disk is full ...; what the command wrote before may be incomplete; free space on the file "
-       "system holding .\": the command has no --out, and '.' (the working directory) is another file system "
-       "than the lock's")
 def test_protocol_freeze_on_a_full_disk_names_the_lock_and_its_file_system(full_disk):
     mnt, fill = full_disk
     shutil.copytree(ROOT / "tasks", mnt / "tasks")
@@ -419,10 +408,6 @@ def test_protocol_freeze_on_a_full_disk_names_the_lock_and_its_file_system(full_
 
 
 # -- loop run on a full disk: the rerun it names ----------------------------------------------------------
-@xfail("`loop run T --runs 2 --seed 5 --out D` on a full disk (before its first row) stops naming \"then rerun "
-       "`harness loop run T --resume D`\": the options are dropped (--resume needs the same ones), and that "
-       "rerun is refused (\"--resume: no loop ledger here to continue (ledger.jsonl); start with --out DIR\") "
-       "because D holds an empty ledger.jsonl")
 def test_loop_run_on_a_full_disk_names_a_rerun_that_continues(full_disk):
     mnt, fill = full_disk
     out = mnt / "loop"
@@ -438,13 +423,7 @@ def test_loop_run_on_a_full_disk_names_a_rerun_that_continues(full_disk):
     assert again.returncode == 0, again.stderr[-2000:]
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param("import inspect", marks=xfail("`import inspect --out M/x.jsonl` on a full disk M says \"free space "
-                                               "on the file system holding <parent of M>\": another file system "
-                                               "(runio.staged_files names the directory's parent)")),
-    pytest.param("ledger keygen", marks=xfail("`ledger keygen --out M/k.pem` on a full disk M names the file system "
-                                              "holding M's parent, not M's")),
-])
+@pytest.mark.parametrize("command", ["import inspect", "ledger keygen"])
 def test_a_full_disk_line_names_the_file_system_that_is_full(full_disk, eval_logs, command):
     mnt, fill = full_disk
     argv = {"import inspect": ["import", "inspect", str(eval_logs), "--arm-from", "task", "--out",
