@@ -269,8 +269,6 @@ def test_the_bundle_of_an_intact_run_holds_its_ledger(tmp_path, small_run):
 
 
 # -- a hand-written transcript with a bad line in the middle ----------------------------------------------
-@xfail("a JSON-lines transcript with a bad line 3 is named \"t.jsonl:1: not JSON\": the loader reports "
-       "json's line within the one line it parsed (always 1), not the file's line")
 def test_a_bad_transcript_line_is_named_by_its_line_in_the_file(tmp_path):
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"role": "worker", "reply": {"text": "a"}}\n'
@@ -285,8 +283,6 @@ def test_a_bad_transcript_line_is_named_by_its_line_in_the_file(tmp_path):
 
 
 # -- corpus reviewer: an item with a wrong-typed field ----------------------------------------------------
-@xfail("`corpus reviewer --items F` takes an item whose diff is 5 and whose is_defective is \"yes\" (a string, "
-       "truthy) and scores the reviewers over it, exit 0; a missing key is refused naming F")
 def test_corpus_reviewer_names_a_wrong_typed_item_field(tmp_path):
     items = tmp_path / "items.json"
     items.write_text(json.dumps([{"prompt": "p", "diff": 5, "is_defective": "yes"}]))
