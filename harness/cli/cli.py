@@ -449,10 +449,10 @@ def ledger_verify(file, anchor, public_key):
     problems, notes = list(ins.problems), list(ins.notes)
     if anchor:
         try:
-            data = runio.read_json(anchor, "anchor", 1 << 20)
+            data = runio.read_json(anchor, "anchor", 1 << 20, follow=True)
         except (OSError, runio.UnsafeFile) as exc:
             _fail(InputError(anchor, "<file>", f"not a JSON anchor: {exc}"))
-        pub = runio.read_bytes(public_key, "public key", 1 << 16) if public_key else None
+        pub = runio.read_bytes(public_key, "public key", 1 << 16, follow=True) if public_key else None
         try:
             p2, n2 = check_anchor(path, data, public_key_pem=pub)
         except ValueError as exc:
@@ -484,7 +484,7 @@ def ledger_anchor(run, out, sign_key):
     from harness.ledger.ledger import LedgerRefused, make_anchor
     path = _records_path(run)
     try:
-        a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16) if sign_key else None)
+        a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16, follow=True) if sign_key else None)
     except LedgerRefused as exc:
         _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
     except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key

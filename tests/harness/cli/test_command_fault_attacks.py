@@ -220,13 +220,7 @@ def test_import_inspect_names_a_fifo_among_the_logs(tmp_path, eval_logs):
 
 # -- a file the user names, through a link ----------------------------------------------------------------
 @pytest.mark.parametrize("option", [
-    pytest.param("--anchor", marks=xfail("`ledger verify --anchor LINK` refuses a link to a good anchor the user "
-                                         "named: \"refusing to follow a link inside a run, loop, corpus or analysis "
-                                         "directory\" (the rule: a file the user names follows its links)")),
-    pytest.param("--public-key", marks=xfail("`ledger verify --anchor A --public-key LINK` refuses a link the user "
-                                             "named, while `receipts verify --public-key LINK` follows it")),
-    pytest.param("--sign-key", marks=xfail("`ledger anchor --sign-key LINK` refuses a link to the user's own key "
-                                           "as if it were inside a run directory")),
+    "--anchor", "--public-key", "--sign-key",
 ])
 def test_a_user_named_key_or_anchor_is_read_through_a_link(tmp_path, small_run, option):
     keys = tmp_path / "keys"
@@ -248,9 +242,6 @@ def test_a_user_named_key_or_anchor_is_read_through_a_link(tmp_path, small_run, 
 
 
 # -- receipts verify: a key that is not a key -------------------------------------------------------------
-@xfail("`receipts verify --public-key F` with F not a PEM key rejects every receipt and record "
-       "(signer_key_mismatch, one line per receipt, exit 1: a failed check) instead of naming F as bad "
-       "input; `rejudge --public-key F` says \"not an ed25519 public key (PEM)\", exit 2")
 def test_receipts_verify_names_an_unreadable_public_key_as_bad_input(tmp_path, small_run):
     key = tmp_path / "key.pem"
     key.write_text("not a key\n")
