@@ -203,9 +203,6 @@ def eval_logs(tmp_path_factory, small_run) -> Path:
     return logs
 
 
-@xfail("`import inspect` lists LOGDIR with Inspect's own listing, which skips a FIFO named as an eval log: "
-       "the import writes the other logs' records, says \"from N-1 log(s)\" and exits 0; the one safe reader "
-       "names a FIFO (exit 2)")
 def test_import_inspect_names_a_fifo_among_the_logs(tmp_path, eval_logs):
     logs = Path(shutil.copytree(eval_logs, tmp_path / "logs"))
     victim = sorted(logs.glob("*.eval"))[0]
