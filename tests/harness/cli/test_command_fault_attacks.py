@@ -347,9 +347,6 @@ def test_corpus_apply_names_a_malformed_mutant_field(tmp_path):
 
 
 # -- view of an analysis folder whose report is a FIFO -----------------------------------------------------
-@xfail("`view RUN --analysis DIR` with DIR/report.md a FIFO says \"report.md: not an analysis output directory "
-       "(expected report.md and summary.json ...)\", and `view DIR` says \"run.json: not a run directory\": "
-       "the FIFO is refused but never named as what it is (the safe reader's line names a FIFO)")
 def test_view_names_a_fifo_in_place_of_the_analysis_report(tmp_path, small_run):
     analysis = tmp_path / "analysis"
     assert run_cli("analyze", str(small_run / "records.jsonl"), "--no-figures", "--B", "20", "--out",
