@@ -97,8 +97,6 @@ def test_monitor_warns_when_the_ledger_is_gone_and_its_head_remains(run_copy):
     assert_one_line(strict, "monitor", "bad input")
 
 
-@xfail("`export bundle` of a run whose records.jsonl was deleted (records.head remains) writes a bundle "
-       "without the ledger, exit 0, no warning; --strict writes it too")
 def test_export_bundle_refuses_under_strict_a_run_whose_ledger_is_gone(tmp_path, run_copy):
     (run_copy / "records.jsonl").unlink()
     bundle = tmp_path / "b.tar.gz"
