@@ -34,6 +34,8 @@ from harness.core.runio import NoSpace, is_no_space, staged_dir
 # imports pandas, scipy and statsmodels (about 2 s of CPU), which every ``harness run`` and
 # ``--resume`` paid before running a cell (click's lazily loaded subcommands). Each value is
 # "module:attribute", a click command or a function returning one.
+ARGV_KEY = "harness_argv"  # ctx.meta: the command line as typed (runio.typed_command)
+
 LAZY_COMMANDS: dict[str, str] = {
     "analyze": "analysis.cli:analyze_cmd",
     "reproduce": "harness.cli.reproduce_cli:reproduce_group",
@@ -102,11 +104,11 @@ class _Harness(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if ctx.parent is None:
-            ctx.meta["harness.argv"] = list(args)  # the command line as typed: what a full disk names to rerun
+            ctx.meta[ARGV_KEY] = list(args)  # the command line as typed: what a full disk names to rerun
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
-        with runio.typed_command_is(ctx.meta.get("harness.argv") or sys.argv[1:]):
+        with runio.typed_command_is(ctx.meta.get(ARGV_KEY) or sys.argv[1:]):
             return self._invoke(ctx)
 
     def _invoke(self, ctx: click.Context):
