@@ -40,7 +40,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "analyze": "analysis.cli:analyze_cmd",
     "reproduce": "harness.cli.reproduce_cli:reproduce_group",
     "power": "analysis.cli:power_cmd",
-    "monitor": "analysis.cli:monitor_cmd",
+    "monitor": "harness.cli.cli:monitor_cmd",
     "corpus": "harness.cli.corpus_reviewer:corpus_with_reviewer",
     "view": "viewer.cli:view_cmd",
     "export": "interop.cli:export_grp",
@@ -197,6 +197,29 @@ def _fail(exc: Exception, code: int | None = None):
     """One line on stderr, then the exception's exit code (``EXIT_CODES``; bad input by default)."""
     click.echo(f"error: {exc}", err=True)
     sys.exit(int(code if code is not None else exit_code_for(exc) or ExitCode.BAD_INPUT))
+
+
+@click.command("monitor")
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option("--json-out", type=click.Path(dir_okay=False), help="also write the report as JSON")
+@click.option("--strict", is_flag=True, help="refuse (exit 2) when RUN's records ledger does not verify")
+@click.pass_context
+def monitor_cmd(ctx: click.Context, run_dir, json_out, strict):
+    """Anytime-valid confidence sequence per monitored hypothesis of RUN (in progress or finished).
+
+    Every ledger reader verifies: a records ledger that does not verify (tampered, or records.jsonl
+    gone while its head remains) is warned about on stderr, or with --strict refused."""
+    from analysis.cli import monitor_cmd as report  # the report itself (analysis reads harness.core only)
+    from harness.run.records import RECORDS_FILE, ledger_problems
+    from viewer.rundir import ledger_warning, one_line
+    problems = ledger_problems(Path(run_dir)) if Path(run_dir).is_dir() else []
+    if problems and strict:
+        _fail(InputError(str(Path(run_dir) / RECORDS_FILE), "ledger", f"does not verify: {one_line(problems[0])}; "
+                         "refusing under --strict (harness ledger verify lists every problem)"))
+    ctx.invoke(report, run_dir=run_dir, json_out=json_out)
+    warning = ledger_warning(Path(run_dir), problems)
+    if warning:
+        click.echo(warning, err=True)
 
 
 @main.group()

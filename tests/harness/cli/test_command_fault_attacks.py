@@ -86,9 +86,6 @@ def test_a_null_cell_key_is_one_line_naming_the_field(tmp_path, run_copy, comman
 
 
 # -- a ledger that is gone while its head remains --------------------------------------------------------
-@xfail("`monitor` of a run whose records.jsonl was deleted (records.head still names seq 1) prints "
-       "\"0 of 90 cells recorded\" and exits 0 without a word; `view` and `export inspect` warn that "
-       "the ledger does not verify (issue 34, item 7: every ledger reader verifies)")
 def test_monitor_warns_when_the_ledger_is_gone_and_its_head_remains(run_copy):
     (run_copy / "records.jsonl").unlink()
     p = run_cli("monitor", str(run_copy))
