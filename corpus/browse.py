@@ -73,6 +73,7 @@ class Stored:
     """One mutant as stored: rebuilt against the conforming bytes it was made from."""
 
     d: dict
+    where: str = ""  # mutants.jsonl:LINE, named when a stored field is malformed
 
     @property
     def id(self) -> str:
@@ -85,7 +86,19 @@ class Stored:
                               f"run `harness corpus measure` again")
         if self.d.get("deleted"):
             return None
-        return parent[:self.d["start"]] + bytes.fromhex(self.d["replacement"]) + parent[self.d["end"]:]
+        start, end, rep = self.d.get("start"), self.d.get("end"), self.d.get("replacement")
+        for name, value in (("start", start), ("end", end)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= len(parent):
+                raise BrowseError(f"{self.where or self.id}: field {name!r} is not an offset into the artifact "
+                                  f"({value!r}); run `harness corpus measure` again")
+        try:
+            raw = bytes.fromhex(rep) if isinstance(rep, str) else None
+        except ValueError:
+            raw = None
+        if raw is None:
+            raise BrowseError(f"{self.where or self.id}: field 'replacement' is not hex ({str(rep)[:40]!r}); "
+                              "run `harness corpus measure` again")
+        return parent[:start] + raw + parent[end:]
 
     def mutant(self, parent: bytes) -> Mutant:
         return Mutant(id=self.id, loop=self.d["loop"], family=self.d["family"], tier=1 if self.d["family"] != "tier2"
@@ -109,7 +122,7 @@ def load_index(out: Path) -> dict[str, Stored]:
     out_d: dict[str, Stored] = {}
     for i, d in runio.read_jsonl(path, "mutant index"):
         try:
-            out_d[d["id"]] = Stored(d)
+            out_d[d["id"]] = Stored(d, f"{path}:{i}")
         except (KeyError, TypeError):
             raise BrowseError(f"{path}:{i}: not a mutant record") from None
     return out_d

@@ -3,7 +3,9 @@ score a reviewer. Registered into the main CLI by harness.cli.cli."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -569,10 +571,14 @@ def apply_cmd(mutant, out_dir):
     out = _out_dir(out_dir)
     s = browse.find(browse.load_index(out), mutant)
     path = _artifact_on_disk(out, s)
-    content = s.content(path.read_bytes())
+    # the user's own file: read through its link (they named it to `corpus measure`), and replaced
+    # atomically beside its target by the one writer (a full disk leaves it as it was, never cut)
+    target = Path(os.path.realpath(path))
+    old = runio.read_bytes(target, "artifact", follow=True)
+    content = s.content(old)
     if content is None:
         raise click.UsageError(f"{s.id} deletes {path}; not applied")
-    path.write_bytes(content)
+    runio.write_atomic(target, content, _rerun_line(), ExitCode.BAD_INPUT, mode=stat.S_IMODE(os.stat(target).st_mode))
     click.echo(f"applied {s.id} to {path} ({s.d['note']})")
 
 

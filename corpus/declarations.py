@@ -8,11 +8,12 @@ into a default (a typo in ``timeout_s`` is an error, not 30 seconds).
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 from corpus.model import KINDS
 from harness.core import runio
+from harness.core.errors import InputError
+from harness.core.tomlfile import parse_toml
 
 STR, NUMBER, LIST_STR, LIST_INT = "a string", "a positive number", "a list of strings", "a list of integers"
 
@@ -56,15 +57,16 @@ def read_toml(path: Path) -> dict:
     """A gate, loop, hints or pyproject TOML the user names (links followed), read by the safe reader:
     a FIFO there (a --gate, --config or --hints) hung the measurement before it started."""
     try:
-        return tomllib.loads(runio.read_bytes(path, "TOML file", limit=16 << 20, follow=True).decode("utf-8"))
+        return parse_toml(runio.read_bytes(path, "TOML file", limit=16 << 20, follow=True).decode("utf-8"), str(path))
     except runio.UnsafeFile as exc:
         raise DeclarationError(f"{path}: {exc.message}") from None
     except OSError as exc:
         raise DeclarationError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise DeclarationError(f"{path}: not UTF-8 text (byte {exc.start}); expected a TOML file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DeclarationError(f"{path}: not valid TOML: {exc}") from None
+    except InputError as exc:  # not TOML, or nested past the bound (the one TOML loader's line)
+        raise DeclarationError(f"{path}: not valid TOML: {exc.message}"
+                               + (f" (line {exc.line})" if exc.line else "")) from None
 
 
 def _type_ok(value, expected: str) -> bool:

@@ -391,10 +391,11 @@ def _file_bytes(p: Path) -> bytes:
     data = runio.read_bytes(p, "source file", follow=True)
     if p.name != "pyproject.toml":
         return data
-    import tomllib
+    from harness.core.errors import InputError
+    from harness.core.tomlfile import parse_toml
     try:
-        doc = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = parse_toml(data.decode("utf-8"), str(p))
+    except (UnicodeDecodeError, InputError):
         return data
     doc.get("tool", {}).pop("proof-harness", None)
     return json.dumps(doc, sort_keys=True, default=str).encode()

@@ -4,7 +4,6 @@ clear line instead of a traceback."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -12,6 +11,8 @@ from ruamel.yaml.error import YAMLError
 
 from corpus.model import KINDS
 from corpus.pyparse import parse
+from harness.core.errors import InputError
+from harness.core.tomlfile import parse_toml
 
 KIND_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".py": "python",
                   ".txt": "text", ".text": "text", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
@@ -54,14 +55,15 @@ def check_content(path: Path, data: bytes, kind: str) -> None:
         elif kind == "python":
             parse(text, filename=str(path))
         elif kind == "toml":
-            tomllib.loads(text)
+            parse_toml(text, str(path))
         elif kind == "yaml":
             list(YAML(typ="safe", pure=True).load_all(text))
     except json.JSONDecodeError as exc:
         raise KindError(f"{path}:{exc.lineno}:{exc.colno}: --kind json, but not JSON: {exc.msg}") from None
     except SyntaxError as exc:
         raise KindError(f"{path}:{exc.lineno}: --kind python, but not Python: {exc.msg}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise KindError(f"{path}: --kind toml, but not TOML: {exc}") from None
+    except InputError as exc:  # the one TOML loader: not TOML, or nested past its bound
+        raise KindError(f"{path}: --kind toml, but not TOML: {exc.message}"
+                        + (f" (line {exc.line})" if exc.line else "")) from None
     except YAMLError as exc:
         raise KindError(f"{path}: --kind yaml, but not YAML: {' '.join(str(exc).split())}") from None

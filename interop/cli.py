@@ -27,14 +27,26 @@ def export_grp():
 @export_grp.command("bundle")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--bundle", "out", required=True, type=click.Path(dir_okay=False), help="the .tar.gz to write")
-def export_bundle_cmd(run, out):
+@click.option("--strict", is_flag=True, help="refuse (exit 2, nothing written) when RUN's records ledger does not verify")
+def export_bundle_cmd(run, out, strict):
     """RUN as one self-contained bundle: records, receipts, final trees, protocol and lock, tasks, public key
-    (never the private key). `harness receipts verify` and `harness rejudge` work from it alone."""
+    (never the private key). `harness receipts verify` and `harness rejudge` work from it alone.
+    A ledger that does not verify (tampered, or records.jsonl gone while its head remains) is warned
+    about, or with --strict refused."""
     from harness.run.bundle import export_bundle
+    from harness.run.records import RECORDS_FILE, ledger_problems
+    from viewer.rundir import ledger_warning, one_line
     try:
+        problems = ledger_problems(Path(run))
+        if problems and strict:
+            raise InputError(str(Path(run) / RECORDS_FILE), "ledger", f"does not verify: {one_line(problems[0])}; "
+                             "refusing to bundle it under --strict (harness ledger verify lists every problem)")
         export_bundle(Path(run), Path(out))
     except InputError as exc:
         _fail(exc)
+    warning = ledger_warning(Path(run), problems)
+    if warning:
+        click.echo(warning, err=True)
     click.echo(f"wrote {out}")
 
 

@@ -352,6 +352,10 @@ def import_logs(logdir: Path, out: Path, *, arm_from: str, score: str | None = N
         if path.exists():
             raise InputError(str(path), "--out", "already exists; records files are append-only ledgers (with their "
                              ".head), give a new path")
+    # a file named as an eval log that is not a regular file (a FIFO, a socket, a link): Inspect's listing
+    # skips it without a word, so the import would say "from N-1 logs"; the one safe reader's rule names it
+    for cand in sorted(logdir.rglob("*.eval")):
+        runio.regular_or_absent(cand, "Inspect eval log")
     # Inspect's own listing: it knows its log names (and skips its manifest, logs.json, and other files)
     paths = sorted(Path(url2pathname(urlparse(info.name).path)) for info in list_eval_logs(str(logdir.resolve())))
     if not paths:

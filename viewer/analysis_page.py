@@ -45,7 +45,7 @@ def write_analysis(analysis_dir: Path, out: Path, run_label: str) -> Path:
     """Write out/analysis.html from an analysis output directory (report.md, figures/)."""
     analysis_dir = Path(analysis_dir)
     report = analysis_dir / "report.md"
-    if not report.is_file():
+    if not runio.regular_or_absent(report, "report.md"):  # a FIFO or a link there: named as what it is
         raise InputError(str(analysis_dir), "report.md", "not an analysis output directory "
                          "(expected report.md and summary.json, as `harness analyze --out` writes)")
     dest = out / "analysis"

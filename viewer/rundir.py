@@ -125,6 +125,12 @@ def _parse(path: Path, line: int, obj: dict) -> CellRecord:
     for k in ("cell_key", *IDENTITY):
         if k not in obj:
             raise InputError(str(path), k, "missing; every record names its cell and outcome", line=line)
+    for k, typ, what in (("cell_key", str, "a string (ARM|TASK|SCENARIO|REPEAT)"), ("arm", str, "a string"),
+                         ("task", str, "a string"), ("repeat", int, "an integer")):
+        v = obj[k]
+        if not isinstance(v, typ) or isinstance(v, bool):  # a null or wrong type: named, never a traceback later
+            raise InputError(str(path), k, f"expected {what}, got {'null' if v is None else type(v).__name__}",
+                             line=line)
     try:
         return CellRecord.from_json(obj, source=f"{path}:{line}")
     except ValueError as exc:

@@ -34,11 +34,13 @@ from harness.core.runio import NoSpace, is_no_space, staged_dir
 # imports pandas, scipy and statsmodels (about 2 s of CPU), which every ``harness run`` and
 # ``--resume`` paid before running a cell (click's lazily loaded subcommands). Each value is
 # "module:attribute", a click command or a function returning one.
+ARGV_KEY = "harness_argv"  # ctx.meta: the command line as typed (runio.typed_command)
+
 LAZY_COMMANDS: dict[str, str] = {
     "analyze": "analysis.cli:analyze_cmd",
     "reproduce": "harness.cli.reproduce_cli:reproduce_group",
     "power": "analysis.cli:power_cmd",
-    "monitor": "analysis.cli:monitor_cmd",
+    "monitor": "harness.cli.cli:monitor_cmd",
     "corpus": "harness.cli.corpus_reviewer:corpus_with_reviewer",
     "view": "viewer.cli:view_cmd",
     "export": "interop.cli:export_grp",
@@ -100,7 +102,16 @@ class _Harness(click.Group):
                 return _unavailable(cmd_name, CommandUnavailable(cmd_name, ref, exc))
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.parent is None:
+            ctx.meta[ARGV_KEY] = list(args)  # the command line as typed: what a full disk names to rerun
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context):
+        with runio.typed_command_is(ctx.meta.get(ARGV_KEY) or sys.argv[1:]):
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx: click.Context):
         """Dispatch with the command's signal handler armed (``harness.cli.startup``): a SIGINT or
         SIGTERM from here on is one STOPPED line and exit 4; a full disk is ``NoSpace``'s line.
         Once the command has returned or raised, ``finish_command`` fixes its exit code: a signal
@@ -147,7 +158,7 @@ class _Harness(click.Group):
         except OSError as exc:  # a full disk under a command that wrote by hand: one line, its table's code
             if not is_no_space(exc):
                 raise
-            rerun = " ".join(["harness", *sys.argv[1:]])
+            rerun = runio.typed_command() or " ".join(["harness", *sys.argv[1:]])
             # a writer not yet on runio: do not claim nothing was written (it may have left part of its output)
             line = NoSpace(exc.filename or "--out", exc, rerun, ExitCode.BAD_INPUT,
                            kept="what the command wrote before may be incomplete")
@@ -188,6 +199,29 @@ def _fail(exc: Exception, code: int | None = None):
     sys.exit(int(code if code is not None else exit_code_for(exc) or ExitCode.BAD_INPUT))
 
 
+@click.command("monitor")
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option("--json-out", type=click.Path(dir_okay=False), help="also write the report as JSON")
+@click.option("--strict", is_flag=True, help="refuse (exit 2) when RUN's records ledger does not verify")
+@click.pass_context
+def monitor_cmd(ctx: click.Context, run_dir, json_out, strict):
+    """Anytime-valid confidence sequence per monitored hypothesis of RUN (in progress or finished).
+
+    Every ledger reader verifies: a records ledger that does not verify (tampered, or records.jsonl
+    gone while its head remains) is warned about on stderr, or with --strict refused."""
+    from analysis.cli import monitor_cmd as report  # the report itself (analysis reads harness.core only)
+    from harness.run.records import RECORDS_FILE, ledger_problems
+    from viewer.rundir import ledger_warning, one_line
+    problems = ledger_problems(Path(run_dir)) if Path(run_dir).is_dir() else []
+    if problems and strict:
+        _fail(InputError(str(Path(run_dir) / RECORDS_FILE), "ledger", f"does not verify: {one_line(problems[0])}; "
+                         "refusing under --strict (harness ledger verify lists every problem)"))
+    ctx.invoke(report, run_dir=run_dir, json_out=json_out)
+    warning = ledger_warning(Path(run_dir), problems)
+    if warning:
+        click.echo(warning, err=True)
+
+
 @main.group()
 def protocol() -> None:
     """Freeze and check pre-registered protocols."""
@@ -218,7 +252,7 @@ def protocol_check(paths):
     for path in paths or [str(p) for p in shipped_protocols()]:
         problem = check_protocol(Path(path))
         bad += problem is not None
-        click.echo(f"{path}: {problem or 'valid and matches its lock'}")
+        click.echo(f"{path}: {problem or 'valid and matches its lock'}", err=problem is not None)  # a problem: stderr
     if bad:
         sys.exit(2)
 
@@ -347,9 +381,11 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
     except InputError as exc:
         _fail(exc)
     except OSError as exc:  # a full disk (or a file the run cannot write) outside a cell: exit 4 (docs/reference/exit-codes.md)
+        # a run that has its run.json continues with --resume; one stopped before it has none is started again
+        again = (f"harness run --resume {run_dir}" if runio.exists_regular(Path(run_dir) / "run.json")
+                 else runio.typed_command() or f"harness run PROTOCOL --out {run_dir}")
         click.echo(f"STOPPED: {exc.filename or run_dir}: {exc.strerror or exc}; the ledger is as it was (a "
-                   f"repair writes aside first, the head atomically); fix it, then `harness run --resume "
-                   f"{run_dir}`", err=True)
+                   f"repair writes aside first, the head atomically); fix it, then `{again}`", err=True)
         sys.exit(int(exit_code_for(exc) or ExitCode.STOPPED))
     finally:
         for sig, handler in previous.items():
@@ -438,10 +474,10 @@ def ledger_verify(file, anchor, public_key):
     problems, notes = list(ins.problems), list(ins.notes)
     if anchor:
         try:
-            data = runio.read_json(anchor, "anchor", 1 << 20)
+            data = runio.read_json(anchor, "anchor", 1 << 20, follow=True)
         except (OSError, runio.UnsafeFile) as exc:
             _fail(InputError(anchor, "<file>", f"not a JSON anchor: {exc}"))
-        pub = runio.read_bytes(public_key, "public key", 1 << 16) if public_key else None
+        pub = runio.read_bytes(public_key, "public key", 1 << 16, follow=True) if public_key else None
         try:
             p2, n2 = check_anchor(path, data, public_key_pem=pub)
         except ValueError as exc:
@@ -473,7 +509,7 @@ def ledger_anchor(run, out, sign_key):
     from harness.ledger.ledger import LedgerRefused, make_anchor
     path = _records_path(run)
     try:
-        a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16) if sign_key else None)
+        a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16, follow=True) if sign_key else None)
     except LedgerRefused as exc:
         _fail(InputError(str(path), "<ledger>", "cannot anchor a ledger that does not verify: " + "; ".join(exc.problems)))
     except (ValueError, TypeError) as exc:  # TypeError: a passphrase-protected key
@@ -618,7 +654,10 @@ def loop_run_cmd(target, engine, models, out, resume, max_attempts, soft_bound, 
     except OSError as exc:  # a full disk under the ledger: the rows written are kept, --resume continues
         if not is_no_space(exc):
             raise
-        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, lr.resume_command(target, outp),
+        # rows written: the same command continues them (--resume); none yet: the command as typed starts again
+        rows = runio.exists_regular(outp / "ledger.jsonl") and (outp / "ledger.jsonl").stat().st_size > 0
+        raise NoSpace(exc.filename or outp / "ledger.jsonl", exc, lr.resume_command(target, outp) if rows or resume
+                      else runio.typed_command() or lr.resume_command(target, outp),
                       kept="every ledger row written is kept (a torn last line is moved aside on --resume)") from None
     click.echo(text)
     click.echo(f"ledger: {outp / 'ledger.jsonl'} ({len(ledger.records)} rows); summary: {outp / 'summary.json'}")

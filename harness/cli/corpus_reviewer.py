@@ -33,7 +33,9 @@ def reviewer_cmd(items_path, tasks_dir, engine, model, which, out_file):
             items = rd.items_from_json(runio.read_json(items_path, "items file"))
         except (ValueError, runio.UnsafeFile) as exc:
             raise click.UsageError(f"{items_path}: not a JSON list of items: {exc}")
-        except (KeyError, TypeError, AttributeError) as exc:
+        except TypeError as exc:  # a field of the wrong type, named
+            raise click.UsageError(f"{items_path}: {exc}")
+        except (KeyError, AttributeError) as exc:
             raise click.UsageError(f"{items_path}: each item needs prompt, diff and is_defective ({exc!r})")
     else:
         items = rd.items_from_tasks(rd.read_task_dirs(tasks_dir))

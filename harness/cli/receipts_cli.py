@@ -44,6 +44,11 @@ def receipts_verify(run, public_key, no_trees, accept_older):
     from harness.run.receipts_verify import verify_run
     try:  # the safe reader: a FIFO named as the key is refused, never waited on (fault review r34)
         pem = runio.read_bytes(public_key, "public key", limit=1 << 16, follow=True)
+        try:  # a key that is not a key is bad input naming it, not a failed check of every receipt
+            from harness.ledger.receipts import public_raw_of_pem
+            public_raw_of_pem(pem)
+        except (ValueError, TypeError) as exc:
+            raise InputError(public_key, "--public-key", f"not an ed25519 public key (PEM): {exc}") from None
         with open_source(Path(run)) as root:
             report = verify_run(root, pem, trees=not no_trees, accept_older=accept_older)
     except (InputError, OSError) as exc:

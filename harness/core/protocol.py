@@ -581,8 +581,10 @@ def freeze(proto: Protocol, note: str | None = None) -> dict:
         notes.append(f"{time.strftime('%Y-%m-%d', time.gmtime())}: {' '.join(note.split())}")
     if notes:
         lock["notes"] = notes
-    from harness.core.statefile import write_json
-    write_json(proto.lock_path, lock)  # atomic: a kill never leaves a torn lock
+    from harness.core import runio
+    from harness.core.errors import ExitCode
+    # atomic: a kill never leaves a torn lock; a full disk is one line naming the lock (the old one kept)
+    runio.write_json(proto.lock_path, lock, f"harness protocol freeze {proto.path}", ExitCode.BAD_INPUT)
     return lock
 
 

@@ -50,6 +50,7 @@ import fcntl
 import io
 import json
 import os
+import shlex
 import shutil
 import stat
 import uuid
@@ -75,16 +76,64 @@ class NotRegular(UnsafeFile):
     link where links are not followed): refused before a byte is read, the line naming what it is."""
 
 
+_TYPED: list[list[str]] = []  # the command line being run (``harness`` + its arguments), innermost last
+
+
+@contextlib.contextmanager
+def typed_command_is(argv: list[str]) -> Iterator[None]:
+    """While the command group dispatches one command line (``argv``: the words after ``harness``),
+    ``typed_command`` names it: the rerun a full-disk line names is the command the user ran, every
+    option kept, never one rebuilt by hand (issue 34)."""
+    _TYPED.append(list(argv))
+    try:
+        yield
+    finally:
+        _TYPED.pop()
+
+
+def typed_command(swap: dict[str, str] | None = None) -> str | None:
+    """``harness ARGS...`` as typed (shell-quoted), or None outside a command line; ``swap`` renames
+    options (``{"--out": "--resume"}``: the same command, continuing what it started)."""
+    if not _TYPED:
+        return None
+    words = []
+    for w in _TYPED[-1]:
+        for old, new in (swap or {}).items():
+            if w == old:
+                w = new
+            elif w.startswith(old + "="):
+                w = new + w[len(old):]
+        words.append(w)
+    return "harness " + shlex.join(words) if words else "harness"
+
+
+def _holding(path: Path | str) -> Path:
+    """The directory whose file system a write to ``path`` filled: ``path`` itself when it is a
+    directory, else the nearest directory above it that exists (never '.' for a relative name
+    whose directory is elsewhere, never the parent of a mount point)."""
+    p = Path(os.path.abspath(path))
+    if p.is_dir() and not p.is_symlink():
+        return p
+    p = p.parent
+    while not p.is_dir() and p != p.parent:
+        p = p.parent
+    return p
+
+
 class NoSpace(HarnessError):
     """A write refused by the file system (full, over quota, read-only): one line naming the file,
-    what to free and the command to rerun. ``code`` is the exit code the command documents."""
+    what to free and the command to rerun. ``code`` is the exit code the command documents. An
+    output simply not written (``code`` not STOPPED) is rerun by the command the user typed
+    (``typed_command``) when there is one; a stopped command's ``rerun`` continues its state."""
 
     def __init__(self, path: Path | str, exc: OSError, rerun: str, code: ExitCode = ExitCode.STOPPED,
                  kept: str = "nothing was written under its final name"):
+        if code != ExitCode.STOPPED:
+            rerun = typed_command() or rerun
         self.path, self.code, self.rerun = str(path), code, rerun
         why = {errno.EROFS: "the file system is read-only"}.get(exc.errno or 0, "the disk is full")
         free = ("remount it read-write or write elsewhere" if exc.errno == errno.EROFS
-                else f"free space on the file system holding {Path(path).parent or '.'}")
+                else f"free space on the file system holding {_holding(path)}")
         super().__init__(f"{path}: {why} ({exc.strerror or exc}); {kept}; {free}, then rerun `{rerun}`")
 
 
@@ -368,19 +417,27 @@ def create_once(path: Path | str, data: str | bytes, mode: int = 0o600) -> bool:
 
 @contextlib.contextmanager
 def staged_dir(final: Path | str, rerun: str, code: ExitCode, owned: tuple[str, ...] = ()) -> Iterator[Path]:
-    """A fresh staging directory beside ``final``; on success its entries replace ``final``'s (each
-    top-level name by a rename, after ``os.sync``: renames need no space, so a full disk can only
-    strike while staging). On any error the staging directory is removed and ``final`` is as it
-    was; ENOSPC/EROFS is ``NoSpace``. Each name the stage holds replaces ``final``'s entry of that
-    name; ``owned`` names more of ``final``'s entries a rebuild removes; its other entries are kept."""
+    """A fresh staging directory beside ``final``; on success it becomes ``final`` in one step: the
+    entries of the old ``final`` it neither rebuilds nor owns are linked into it (hard links: no data
+    copied, no space but directory entries), then the two directories are swapped by one
+    ``renameat2(RENAME_EXCHANGE)`` (after ``syncfs``), and the old one, now under the staging name,
+    is removed. A kill at any instruction leaves the old output or the new one under ``final``,
+    never a mix; what a kill leaves beside it (a ``.NAME.staging-PID-*`` or ``.NAME.old-PID-*``
+    directory of a process that is gone) is removed by the next ``staged_dir`` of that output. On
+    any error the staging directory is removed and ``final`` is as it was; ENOSPC/EROFS is
+    ``NoSpace``. Each name the stage holds replaces ``final``'s entry of that name; ``owned`` names
+    more of ``final``'s entries a rebuild removes; its other entries are kept. ``final`` given as a
+    link to a directory is published at the directory it points to (the link is kept)."""
     final = Path(final)
+    if final.is_symlink():
+        final = Path(os.path.realpath(final))
     stage = None
     try:
         make_dir(final.parent, rerun, code)
+        _clean_stale_siblings(final)
         stage = final.parent / f".{final.name}.staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         stage.mkdir()
         yield stage
-        _syncfs(stage)
         _publish(stage, final, owned)
     except OSError as exc:
         if stage is not None:
@@ -446,21 +503,99 @@ def _syncfs(path: Path) -> None:
         os.close(fd)
 
 
+RENAME_EXCHANGE = 2  # linux/fs.h: swap two paths in one step (Linux >= 3.15)
+
+
+def exchange(a: Path | str, b: Path | str) -> None:
+    """Swap the entries ``a`` and ``b`` (two directories) in one atomic step:
+    ``renameat2(RENAME_EXCHANGE)``. OSError when the kernel, libc or file system cannot (ENOSYS,
+    EINVAL): the caller falls back to two renames."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not in this libc")
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd = -100
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), RENAME_EXCHANGE) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+def _link_tree(src: Path, dest: Path) -> None:
+    """``dest`` as a copy of ``src`` made of hard links (directories recreated, links copied as links)."""
+    st = os.lstat(src)
+    if stat.S_ISDIR(st.st_mode):
+        os.mkdir(dest, stat.S_IMODE(st.st_mode))
+        for name in os.listdir(src):
+            _link_tree(src / name, dest / name)
+    elif stat.S_ISLNK(st.st_mode):
+        os.symlink(os.readlink(src), dest)
+    else:
+        os.link(src, dest, follow_symlinks=False)
+
+
+def _pid_gone(name: str) -> bool:
+    """True when the PID in a ``.NAME.staging-PID-HEX`` / ``.NAME.old-PID-HEX`` name is no live process."""
+    try:
+        pid = int(name.rsplit("-", 2)[-2])
+    except (ValueError, IndexError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _clean_stale_siblings(final: Path) -> None:
+    """Remove what a killed ``staged_dir`` of ``final`` left beside it (a staging directory, or the
+    old output after the swap); an old output left by a kill between the two renames of the
+    fallback, with ``final`` absent, is put back first (the old output, never none)."""
+    try:
+        names = os.listdir(final.parent)
+    except OSError:
+        return
+    for name in sorted(names):
+        for kind in ("staging", "old"):
+            if name.startswith(f".{final.name}.{kind}-") and _pid_gone(name):
+                path = final.parent / name
+                if kind == "old" and not (final.exists() or final.is_symlink()):
+                    with contextlib.suppress(OSError):
+                        os.rename(path, final)
+                        continue
+                shutil.rmtree(path, ignore_errors=True)
+
+
 def _publish(stage: Path, final: Path, owned: tuple[str, ...]) -> None:
-    if not final.exists():
+    if not (final.exists() or final.is_symlink()):
+        _syncfs(stage)
         os.rename(stage, final)
         statefile.fsync_dir(final.parent)
         return
-    trash = final.parent / f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    trash.mkdir()
-    for name in dict.fromkeys([*owned, *os.listdir(stage)]):  # what the stage rebuilds, and what it owns
-        if (final / name).exists() or (final / name).is_symlink():
-            os.rename(final / name, trash / name)
-    for entry in os.listdir(stage):
-        os.replace(stage / entry, final / entry)
-    statefile.fsync_dir(final)
-    os.rmdir(stage)
-    shutil.rmtree(trash, ignore_errors=True)
+    rebuilt = set(os.listdir(stage))
+    for name in os.listdir(final):  # what the old output holds that this one neither rebuilds nor owns
+        if name not in rebuilt and name not in owned:
+            _link_tree(final / name, stage / name)
+    with contextlib.suppress(OSError):
+        os.chmod(stage, stat.S_IMODE(os.stat(final).st_mode))
+    _syncfs(stage)
+    old = stage  # after the swap, the staging name holds the old output
+    try:
+        exchange(stage, final)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        # no RENAME_EXCHANGE here: two renames; a kill between them leaves the old output under the
+        # .old- name and no final, which the next staged_dir puts back (_clean_stale_siblings)
+        old = final.parent / f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        os.rename(final, old)
+        os.rename(stage, final)
+    statefile.fsync_dir(final.parent)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 # -- the single-writer lock -----------------------------------------------------------------------

@@ -262,7 +262,10 @@ def load_entries(path: Path) -> list[dict]:
         else:
             for i, line in enumerate(text.splitlines(), 1):
                 if line.strip():
-                    numbered.append((i, json.loads(line)))
+                    try:
+                        numbered.append((i, json.loads(line)))
+                    except json.JSONDecodeError as exc:  # the file's line, not json's line within this one
+                        raise InputError(str(path), "<file>", f"not JSON: {exc.msg}", line=i) from None
     except json.JSONDecodeError as exc:
         raise InputError(str(path), "<file>", f"not JSON: {exc.msg}", line=exc.lineno) from None
     except RecursionError:

@@ -38,6 +38,11 @@ class DirState(Enum):
     OTHER = "other"  # a directory with other things in it (not a run)
 
 
+class WrongField(InputError):
+    """run.json is a whole JSON object but one of its fields has the wrong type: an edit, not a kill
+    (a kill or a full disk leaves it torn or absent), so it is named, never repaired over."""
+
+
 def parse_run_meta(path: Path) -> dict:
     """run.json's object, validated (InputError naming the key or what is wrong with the file)."""
     try:  # the safe reader: a FIFO, a link or a deep nest is refused, never waited on
@@ -51,6 +56,9 @@ def parse_run_meta(path: Path) -> dict:
     if not isinstance(meta, dict):
         raise InputError(str(path), "<file>", "expected a JSON object")
     for key, typ in RUN_META_KEYS.items():
+        if key in meta and not isinstance(meta[key], typ):  # whole, but wrong: named, never called torn
+            raise WrongField(str(path), key, f"expected a {typ.__name__}, got "
+                             f"{'null' if meta[key] is None else type(meta[key]).__name__}")
         if not isinstance(meta.get(key), typ):
             raise InputError(str(path), key, f"missing or not a {typ.__name__}")
     if not isinstance(meta.get("engine_options", {}), dict):
@@ -77,6 +85,8 @@ def state_of(run_dir: Path) -> DirState:
         try:
             parse_run_meta(rj)
             return DirState.RUN
+        except WrongField:
+            raise
         except InputError:
             pass
     elif not (run_dir / "records.jsonl").exists():

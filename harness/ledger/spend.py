@@ -133,6 +133,15 @@ class SpendLedger:
             raise InputError(str(self.path), "<file>", f"not the run's spend ledger ({exc.message}); restore it") from None
         if not isinstance(state, dict):
             raise InputError(str(self.path), "<file>", "expected a JSON object (the run's spend ledger)")
+        for key, default in EMPTY.items():  # a field of the wrong type: named now, not a traceback after a cell
+            v = state.get(key, default)
+            ok = {float: lambda x: isinstance(x, (int, float)) and not isinstance(x, bool),
+                  int: lambda x: isinstance(x, int) and not isinstance(x, bool),
+                  dict: lambda x: isinstance(x, dict), list: lambda x: isinstance(x, list)}.get(type(default))
+            if ok is not None and not ok(v):
+                want = {float: "a number", int: "an integer", dict: "an object", list: "a list"}[type(default)]
+                raise InputError(str(self.path), key, f"expected {want}, got "
+                                 f"{'null' if v is None else type(v).__name__}; restore the run's spend ledger")
         return {**EMPTY, **state}
 
     def _update(self, fn):

@@ -344,7 +344,7 @@ def render_table8(rows: list[dict]) -> str:
 def resume_command(target: str, out: Path) -> str:
     """The command that continues the loop run in ``out``: the TARGET the user gave, never the word
     "TARGET" (every hint, lock refusal and full-disk line names it)."""
-    return f"harness loop run {target} --resume {out}"
+    return runio.typed_command({"--out": "--resume"}) or f"harness loop run {target} --resume {out}"
 
 
 def write_summary(out: Path, payload: dict, text: str, target: str) -> None:

@@ -100,7 +100,22 @@ def score_references(items: list[Item], only: str | None = None) -> list[Score]:
 
 # ----------------------------------------------------------------------------- loading
 
+ITEM_FIELDS = {"prompt": (str, "a string"), "diff": (str, "a string"), "is_defective": (bool, "true or false"),
+               "id": (str, "a string"), "visible_pass": (bool, "true or false")}
+
+
 def items_from_json(rows: list[dict]) -> list[Item]:
+    """Items from a JSON list; a field of the wrong type (a diff that is a number, an is_defective
+    that is the string "yes", which ``bool`` would take as true) is a TypeError naming the item and
+    the field."""
+    if not isinstance(rows, list):
+        raise TypeError("expected a JSON list of items")
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise TypeError(f"item {n}: expected an object")
+        for name, (typ, what) in ITEM_FIELDS.items():
+            if name in r and not isinstance(r[name], typ):
+                raise TypeError(f"item {n}: field {name!r}: expected {what}, got {type(r[name]).__name__}")
     return [Item(prompt=r["prompt"], diff=r["diff"], is_defective=bool(r["is_defective"]),
                  id=r.get("id", ""), visible_pass=bool(r.get("visible_pass", True))) for r in rows]
 

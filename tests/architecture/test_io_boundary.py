@@ -63,10 +63,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "the copy of the user's artifact into the measurement's private temporary directory (not an output)",
     ("corpus/cli.py", "_since", "read_bytes"):
         "the artifact under measurement, read to find the functions changed since a git revision",
-    ("corpus/cli.py", "apply_cmd", "read_bytes"):
-        "`corpus apply` reads the user's own artifact to check it is unchanged since the measurement",
-    ("corpus/cli.py", "apply_cmd", "write_bytes"):
-        "`corpus apply` writes a mutant into the user's own artifact on purpose (undone with their VCS)",
     ("corpus/cli.py", "retest_cmd", "read_bytes"):
         "the artifact under measurement as it is now, read to rebuild the mutants to judge again",
     ("harness/cli/validate.py", "validate_task", "read_text"):

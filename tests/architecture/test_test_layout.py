@@ -64,8 +64,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
                              "tests/harness/judge/test_detectors.py",
     "harness/core/statefile.py": "state files rewritten atomically: tests/harness/core/test_runio.py, "
                                  "tests/harness/run/test_fault_recovery.py",
-    "harness/core/tomlfile.py": "one loader, reached by every TOML input's fuzzing: "
-                                "tests/harness/core/test_input_loaders_fuzz.py",
     # harness.engines: the live engines are specified together, against a loopback provider
     "harness/engines/anthropic.py": "through the real SDK against a loopback server: tests/harness/engines/test_wire.py",
     "harness/engines/limiter.py": "the rate limiter of the live engines: tests/harness/engines/test_wire.py",

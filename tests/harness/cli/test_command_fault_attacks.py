@@ -6,7 +6,9 @@ Each case runs the command as a user does (``python -m harness.cli``, the guarde
 one fault planted and asserts issue 34's guarantee: one line naming the file (line, field), the exit
 code of docs/reference/exit-codes.md (``harness.core.exits.COMMAND_EXITS``), never a traceback; and
 nothing lost. Every test here is a break that still holds at the time of writing: ``xfail(strict=True)``
-with what was observed; a fix turns it into a pass (and strict makes the stale mark fail).
+with what was observed; a fix turns it into a pass (and strict makes the stale mark fail). All 37 were
+fixed in shared code (the one reader, the one writer, the bounded TOML loader, the typed rerun) and their
+marks removed; ``xfail`` stays for the next break found.
 """
 from __future__ import annotations
 
@@ -66,9 +68,6 @@ def _rewrite_record(run: Path, index: int, **fields) -> None:
 
 
 # -- a wrong type or a null in a record field -----------------------------------------------------------
-@xfail("`export inspect` turns the record's repeat into an epoch with int(): a record whose repeat is "
-       "\"two\" is a ValueError traceback with exit 1 (monitor, analyze, compare and reproduce name "
-       "records.jsonl:2 field 'repeat', exit 2)")
 def test_export_inspect_names_a_wrong_typed_repeat_field(tmp_path, run_copy):
     _rewrite_record(run_copy, 1, repeat="two")
     p = run_cli("export", "inspect", str(run_copy), "--out", str(tmp_path / "logs"))
@@ -77,12 +76,7 @@ def test_export_inspect_names_a_wrong_typed_repeat_field(tmp_path, run_copy):
     assert not (tmp_path / "logs").exists()
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param("view", marks=xfail("`view` splits a record's cell_key: a null cell_key (and arm) is an "
-                                     "AttributeError traceback ('NoneType' object has no attribute 'split'), exit 1")),
-    pytest.param("export inspect", marks=xfail("`export inspect` splits a record's cell_key: a null cell_key is "
-                                               "an AttributeError traceback, exit 1")),
-])
+@pytest.mark.parametrize("command", ["view", "export inspect"])
 def test_a_null_cell_key_is_one_line_naming_the_field(tmp_path, run_copy, command):
     """monitor, analyze and compare name records.jsonl:2 field 'cell_key' (exit 2); these two did not."""
     _rewrite_record(run_copy, 1, cell_key=None, arm=None)
@@ -94,9 +88,6 @@ def test_a_null_cell_key_is_one_line_naming_the_field(tmp_path, run_copy, comman
 
 
 # -- a ledger that is gone while its head remains --------------------------------------------------------
-@xfail("`monitor` of a run whose records.jsonl was deleted (records.head still names seq 1) prints "
-       "\"0 of 90 cells recorded\" and exits 0 without a word; `view` and `export inspect` warn that "
-       "the ledger does not verify (issue 34, item 7: every ledger reader verifies)")
 def test_monitor_warns_when_the_ledger_is_gone_and_its_head_remains(run_copy):
     (run_copy / "records.jsonl").unlink()
     p = run_cli("monitor", str(run_copy))
@@ -105,8 +96,6 @@ def test_monitor_warns_when_the_ledger_is_gone_and_its_head_remains(run_copy):
     assert_one_line(strict, "monitor", "bad input")
 
 
-@xfail("`export bundle` of a run whose records.jsonl was deleted (records.head remains) writes a bundle "
-       "without the ledger, exit 0, no warning; --strict writes it too")
 def test_export_bundle_refuses_under_strict_a_run_whose_ledger_is_gone(tmp_path, run_copy):
     (run_copy / "records.jsonl").unlink()
     bundle = tmp_path / "b.tar.gz"
@@ -140,10 +129,7 @@ TOML_TABLE = {"run": "run", "loop run": "loop run", "analyze --protocol": "analy
 
 
 @pytest.mark.parametrize("command", [
-    pytest.param(name, marks=xfail(f"`{name}` reads a TOML nested 100,000 deep (a 200 KB file) with no depth "
-                                   "bound: a RecursionError traceback from tomllib, exit 1 (JSON inputs are "
-                                   "bounded at 200 levels)"))
-    for name in TOML_READERS])
+    pytest.param(name) for name in TOML_READERS])
 def test_a_toml_nested_100000_deep_is_one_line_naming_the_file(tmp_path, small_run, command):
     toml = tmp_path / "deep.toml"
     toml.write_text(DEEP_TOML)
@@ -178,11 +164,7 @@ DISK_RERUNS = {
 
 
 @pytest.mark.parametrize("command", [
-    pytest.param(name, marks=xfail(f"`{name}` on a full disk names a rerun command built by hand that drops the "
-                                   "options given (--protocol/--seed/--B, --key, --sign-key, --rate): the rerun "
-                                   "computes something else or fails (`harness power --json-out F`: \"need --rate\"; "
-                                   "`harness compare A B --out D`: \"pass --key\")"))
-    for name in DISK_RERUNS])
+    pytest.param(name) for name in DISK_RERUNS])
 def test_a_full_disk_line_names_the_command_that_was_run(full_disk, small_run, command):
     mnt, fill = full_disk
     if command == "ledger anchor":
@@ -195,9 +177,6 @@ def test_a_full_disk_line_names_the_command_that_was_run(full_disk, small_run, c
     assert rerun[0] == "harness" and sorted(rerun[1:]) == sorted(argv), (rerun, argv)
 
 
-@xfail("a fresh `harness run PROTOCOL --out DIR` on a full disk stops (exit 4) with \"then `harness run "
-       "--resume DIR`\", but DIR holds no run.json: that rerun is refused (\"--resume: not a run directory "
-       "(no run.json); start one with PATH --out DIR\"); the table says an --out that cannot be created is exit 2")
 def test_a_fresh_run_on_a_full_disk_names_a_rerun_that_works(full_disk):
     mnt, fill = full_disk
     out = mnt / "run"
@@ -221,9 +200,6 @@ def eval_logs(tmp_path_factory, small_run) -> Path:
     return logs
 
 
-@xfail("`import inspect` lists LOGDIR with Inspect's own listing, which skips a FIFO named as an eval log: "
-       "the import writes the other logs' records, says \"from N-1 log(s)\" and exits 0; the one safe reader "
-       "names a FIFO (exit 2)")
 def test_import_inspect_names_a_fifo_among_the_logs(tmp_path, eval_logs):
     logs = Path(shutil.copytree(eval_logs, tmp_path / "logs"))
     victim = sorted(logs.glob("*.eval"))[0]
@@ -238,13 +214,7 @@ def test_import_inspect_names_a_fifo_among_the_logs(tmp_path, eval_logs):
 
 # -- a file the user names, through a link ----------------------------------------------------------------
 @pytest.mark.parametrize("option", [
-    pytest.param("--anchor", marks=xfail("`ledger verify --anchor LINK` refuses a link to a good anchor the user "
-                                         "named: \"refusing to follow a link inside a run, loop, corpus or analysis "
-                                         "directory\" (the rule: a file the user names follows its links)")),
-    pytest.param("--public-key", marks=xfail("`ledger verify --anchor A --public-key LINK` refuses a link the user "
-                                             "named, while `receipts verify --public-key LINK` follows it")),
-    pytest.param("--sign-key", marks=xfail("`ledger anchor --sign-key LINK` refuses a link to the user's own key "
-                                           "as if it were inside a run directory")),
+    "--anchor", "--public-key", "--sign-key",
 ])
 def test_a_user_named_key_or_anchor_is_read_through_a_link(tmp_path, small_run, option):
     keys = tmp_path / "keys"
@@ -266,9 +236,6 @@ def test_a_user_named_key_or_anchor_is_read_through_a_link(tmp_path, small_run, 
 
 
 # -- receipts verify: a key that is not a key -------------------------------------------------------------
-@xfail("`receipts verify --public-key F` with F not a PEM key rejects every receipt and record "
-       "(signer_key_mismatch, one line per receipt, exit 1: a failed check) instead of naming F as bad "
-       "input; `rejudge --public-key F` says \"not an ed25519 public key (PEM)\", exit 2")
 def test_receipts_verify_names_an_unreadable_public_key_as_bad_input(tmp_path, small_run):
     key = tmp_path / "key.pem"
     key.write_text("not a key\n")
@@ -287,8 +254,6 @@ def test_the_bundle_of_an_intact_run_holds_its_ledger(tmp_path, small_run):
 
 
 # -- a hand-written transcript with a bad line in the middle ----------------------------------------------
-@xfail("a JSON-lines transcript with a bad line 3 is named \"t.jsonl:1: not JSON\": the loader reports "
-       "json's line within the one line it parsed (always 1), not the file's line")
 def test_a_bad_transcript_line_is_named_by_its_line_in_the_file(tmp_path):
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"role": "worker", "reply": {"text": "a"}}\n'
@@ -303,8 +268,6 @@ def test_a_bad_transcript_line_is_named_by_its_line_in_the_file(tmp_path):
 
 
 # -- corpus reviewer: an item with a wrong-typed field ----------------------------------------------------
-@xfail("`corpus reviewer --items F` takes an item whose diff is 5 and whose is_defective is \"yes\" (a string, "
-       "truthy) and scores the reviewers over it, exit 0; a missing key is refused naming F")
 def test_corpus_reviewer_names_a_wrong_typed_item_field(tmp_path):
     items = tmp_path / "items.json"
     items.write_text(json.dumps([{"prompt": "p", "diff": 5, "is_defective": "yes"}]))
@@ -315,9 +278,6 @@ def test_corpus_reviewer_names_a_wrong_typed_item_field(tmp_path):
 
 
 # -- run --resume: a run file whose field has the wrong type -------------------------------------------
-@xfail("`run --resume` of a run whose spend.json holds {\"spent_usd\": \"lots\"} is not refused before the "
-       "first cell: the cell runs and is recorded, then the final spend line is a ValueError traceback "
-       "(\"Unknown format code 'f' for object of type 'str'\"), exit 1; a spend.json that is a list is named, exit 2")
 def test_resume_names_a_wrong_typed_spend_ledger_field_before_any_cell(run_copy):
     (run_copy / "spend.json").write_text('{"spent_usd": "lots"}')
     before = (run_copy / "records.jsonl").read_bytes()
@@ -327,9 +287,6 @@ def test_resume_names_a_wrong_typed_spend_ledger_field_before_any_cell(run_copy)
     assert (run_copy / "records.jsonl").read_bytes() == before  # refused before the first cell
 
 
-@xfail("`run --resume` of a run whose run.json is whole but holds \"protocol\": 5 calls it \"missing or torn (a "
-       "kill or a full disk while it was written)\" instead of naming the field; view, monitor, export inspect "
-       "and compare read it without a word")
 def test_resume_names_a_wrong_typed_run_json_field(run_copy):
     meta = json.loads((run_copy / "run.json").read_text())
     meta["protocol"] = 5
@@ -361,10 +318,6 @@ def _set_mutant(out: Path, operator: str, **fields) -> str:
     return row["id"]
 
 
-@xfail("`corpus apply` writes the mutant over the user's artifact in place (Path.write_bytes, not the atomic "
-       "writer): on a full disk the artifact is left truncated to what fit (4 KiB of a 2 MB mutant here; its "
-       "269 bytes gone), and the line says \"--out: ... free space on the file system holding .\" "
-       "(the mutant's size is raised in mutants.jsonl so that it cannot fit)")
 def test_corpus_apply_on_a_full_disk_leaves_the_artifact_as_it_was(measured_user_gate):
     artifact, out, fill = measured_user_gate
     before = artifact.read_bytes()
@@ -377,8 +330,6 @@ def test_corpus_apply_on_a_full_disk_leaves_the_artifact_as_it_was(measured_user
     assert str(artifact) in p.stderr, p.stderr[-2000:]
 
 
-@xfail("`corpus apply` of a mutant whose replacement in mutants.jsonl is not hex is a ValueError traceback "
-       "(bytes.fromhex), exit 1, instead of one line naming mutants.jsonl, the line and the field")
 def test_corpus_apply_names_a_malformed_mutant_field(tmp_path):
     gate = Path(shutil.copytree(USER_GATE, tmp_path / "ug"))
     out = tmp_path / "measured"
@@ -393,9 +344,6 @@ def test_corpus_apply_names_a_malformed_mutant_field(tmp_path):
 
 
 # -- view of an analysis folder whose report is a FIFO -----------------------------------------------------
-@xfail("`view RUN --analysis DIR` with DIR/report.md a FIFO says \"report.md: not an analysis output directory "
-       "(expected report.md and summary.json ...)\", and `view DIR` says \"run.json: not a run directory\": "
-       "the FIFO is refused but never named as what it is (the safe reader's line names a FIFO)")
 def test_view_names_a_fifo_in_place_of_the_analysis_report(tmp_path, small_run):
     analysis = tmp_path / "analysis"
     assert run_cli("analyze", str(small_run / "records.jsonl"), "--no-figures", "--B", "20", "--out",
@@ -408,10 +356,6 @@ def test_view_names_a_fifo_in_place_of_the_analysis_report(tmp_path, small_run):
 
 
 # -- protocol freeze on a full disk ----------------------------------------------------------------------
-@xfail("`protocol freeze P` on a full disk keeps the old lock (held) but its line is the generic fallback: "
-       "\"--out: the disk is full ...; what the command wrote before may be incomplete; free space on the file "
-       "system holding .\": the command has no --out, and '.' (the working directory) is another file system "
-       "than the lock's")
 def test_protocol_freeze_on_a_full_disk_names_the_lock_and_its_file_system(full_disk):
     mnt, fill = full_disk
     shutil.copytree(ROOT / "tasks", mnt / "tasks")
@@ -428,10 +372,6 @@ def test_protocol_freeze_on_a_full_disk_names_the_lock_and_its_file_system(full_
 
 
 # -- loop run on a full disk: the rerun it names ----------------------------------------------------------
-@xfail("`loop run T --runs 2 --seed 5 --out D` on a full disk (before its first row) stops naming \"then rerun "
-       "`harness loop run T --resume D`\": the options are dropped (--resume needs the same ones), and that "
-       "rerun is refused (\"--resume: no loop ledger here to continue (ledger.jsonl); start with --out DIR\") "
-       "because D holds an empty ledger.jsonl")
 def test_loop_run_on_a_full_disk_names_a_rerun_that_continues(full_disk):
     mnt, fill = full_disk
     out = mnt / "loop"
@@ -447,13 +387,7 @@ def test_loop_run_on_a_full_disk_names_a_rerun_that_continues(full_disk):
     assert again.returncode == 0, again.stderr[-2000:]
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param("import inspect", marks=xfail("`import inspect --out M/x.jsonl` on a full disk M says \"free space "
-                                               "on the file system holding <parent of M>\": another file system "
-                                               "(runio.staged_files names the directory's parent)")),
-    pytest.param("ledger keygen", marks=xfail("`ledger keygen --out M/k.pem` on a full disk M names the file system "
-                                              "holding M's parent, not M's")),
-])
+@pytest.mark.parametrize("command", ["import inspect", "ledger keygen"])
 def test_a_full_disk_line_names_the_file_system_that_is_full(full_disk, eval_logs, command):
     mnt, fill = full_disk
     argv = {"import inspect": ["import", "inspect", str(eval_logs), "--arm-from", "task", "--out",
