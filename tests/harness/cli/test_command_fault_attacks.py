@@ -42,22 +42,6 @@ def xfail(reason: str):
     return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"red team r34c: {reason}")
 
 
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory) -> Path:
-    """A two-cell quickstart run, built once and copied per case."""
-    from harness.run.driver import execute, prepare
-    run = tmp_path_factory.mktemp("run") / "run"
-    prepare(ROOT / "protocols" / "quickstart.toml", run, engine=None, reviewer_engine=None, model=None,
-            exploratory=False)
-    execute(run, limit_cells=2, log=lambda m: None)
-    return run
-
-
-@pytest.fixture
-def run_copy(tmp_path, small_run) -> Path:
-    return Path(shutil.copytree(small_run, tmp_path / "run", symlinks=True))
-
-
 def _rewrite_record(run: Path, index: int, **fields) -> None:
     """Set ``fields`` in the record on line ``index + 1`` (the chain then no longer verifies)."""
     lines = (run / "records.jsonl").read_text().splitlines()

@@ -48,21 +48,6 @@ def corpus_copy(tmp_path, corpus_out) -> Path:
     return Path(shutil.copytree(corpus_out, tmp_path / "out", symlinks=True))
 
 
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory) -> Path:
-    from harness.run.driver import execute, prepare
-    run = tmp_path_factory.mktemp("run") / "run"
-    prepare(ROOT / "protocols" / "quickstart.toml", run, engine=None, reviewer_engine=None, model=None,
-            exploratory=False)
-    execute(run, limit_cells=2, log=lambda m: None)
-    return run
-
-
-@pytest.fixture
-def run_copy(tmp_path, small_run) -> Path:
-    return Path(shutil.copytree(small_run, tmp_path / "run", symlinks=True))
-
-
 # -- the corpus measurement's own files ----------------------------------------------------------------
 def test_a_fifo_in_place_of_the_judgment_cache_is_one_line_never_a_hang(corpus_copy):
     """`corpus measure` reads and appends judgment-cache.jsonl: a FIFO there was skipped by the
