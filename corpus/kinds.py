@@ -12,6 +12,7 @@ from ruamel.yaml.error import YAMLError
 from corpus.model import KINDS
 from corpus.pyparse import parse
 from harness.core.errors import InputError
+from harness.core.statefile import MAX_DEPTH, depth_of
 from harness.core.tomlfile import parse_toml
 
 KIND_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".py": "python",
@@ -51,6 +52,9 @@ def check_content(path: Path, data: bytes, kind: str) -> None:
         raise KindError(f"{path}: not UTF-8 text (byte {exc.start}); the corpus mutates text artifacts only") from None
     try:
         if kind == "json":
+            if text.count("[") + text.count("{") > MAX_DEPTH and depth_of(text, MAX_DEPTH) > MAX_DEPTH:
+                raise KindError(f"{path}: --kind json, but nested deeper than {MAX_DEPTH} levels; "
+                                "the corpus mutates artifacts a reader can parse")
             json.loads(text)
         elif kind == "python":
             parse(text, filename=str(path))
@@ -67,3 +71,6 @@ def check_content(path: Path, data: bytes, kind: str) -> None:
                         + (f" (line {exc.line})" if exc.line else "")) from None
     except YAMLError as exc:
         raise KindError(f"{path}: --kind yaml, but not YAML: {' '.join(str(exc).split())}") from None
+    except RecursionError:  # YAML's flow and block nesting has no bound of its own in ruamel's pure loader
+        raise KindError(f"{path}: --kind {kind}, but nested too deep to parse; "
+                        "the corpus mutates artifacts a reader can parse") from None

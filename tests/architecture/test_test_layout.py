@@ -120,8 +120,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     "corpus/freeze.py": "tier-2 authoring digests: tests/corpus/test_tier2_freeze.py",
     "corpus/junit.py": "JUnit XML output: tests/corpus/test_reports.py",
     "corpus/kill_history.py": "which test killed a mutant before: tests/corpus/test_fast_pytest_ordered_set.py",
-    "corpus/kinds.py": "artifact kinds at the input edge, through the command: tests/corpus/test_cli.py, "
-                       "tests/corpus/test_failure_handling.py",
     "corpus/model.py": "the corpus's data types: tests/corpus/test_operators.py, tests/corpus/test_equivalence.py",
     "corpus/operators/attestation.py": "an operator module: tests/corpus/test_operators.py, "
                                        "tests/corpus/test_operator_examples.py (every operator's declared examples)",
