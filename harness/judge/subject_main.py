@@ -192,6 +192,7 @@ def main() -> None:
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
+    peer.ps = rpc.ProcState("subject")  # the driver's environment, directory, argv, umask, log levels: at every message
     try:
         init = peer._recv()  # the driver starts this process early and sends this on first use
     except rpc.Closed:
@@ -202,7 +203,6 @@ def main() -> None:
     # must cross as pytest's (a test catching pytest.fail.Exception), never as classes of the tree
     rpc.capture_identities(["_pytest.outcomes", *[m for m in pre if isinstance(m, str)]])
     sys.path[:] = [p for p in init.get("path", []) if isinstance(p, str)]
-    sys.argv = [init.get("argv0", "")]
     del sys.modules["_hx_rpc"]  # nothing for the code under test to import by name
     peer.capture = rpc._capture()
     peer.serve_forever()

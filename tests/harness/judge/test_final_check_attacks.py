@@ -32,7 +32,8 @@ attack that holds is kept only where it adds coverage (the B15 controls, the unt
      = {}`` makes ``R(0, 0) == R(1, 3)``.
    - What a test sets in its own process never reaches the subject, and what the subject does besides
      returning never reaches the test: ``monkeypatch.setenv``/``chdir`` and a patched ``sys.argv``
-     change the driver; ``caplog`` and ``capfd`` read the driver.
+     change the driver; ``caplog`` and ``capfd`` read the driver. (Closed: one process state synced at
+     every message, the subject's log records and descriptors 1 and 2 relayed; docs/judge.md.)
    Held: pytest's outcome classes raised by the tree (skip, xfail, exit, fail, a Skipped subclass,
    OutcomeException), ``os._exit(0)``, NaN, Counter/defaultdict/tz/Decimal/bytearray/IntEnum types,
    ``capsys``, ``recwarn``, warnings as errors, a patched ``HTTPStatus``, hidden ``__slots__``.
@@ -343,14 +344,75 @@ PROCESS_STATE = {  # a test's fixture that acts on, or reads, the process the co
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32c: monkeypatch.setenv/chdir act on the "
-                   "driver, caplog/capfd read the driver: the subject's env, cwd, logs and descriptors are out of the test's reach")
 @pytest.mark.parametrize("name", sorted(PROCESS_STATE))
 def test_a_fixture_acting_on_the_process_reaches_the_code_under_test(tmp_path, name):
+    """Was a strict xfail (red team r32c: the fixtures acted on the driver, the code ran in the subject).
+    Closed as one rule (harness.judge.subject_rpc ``ProcState``): every message carries its sender's
+    environment, working directory, argv, umask, log levels and time zone changes, the subject's log
+    records reach the driver's loggers, and its descriptors 1 and 2 are relayed to the driver's
+    (harness.judge.probe_runtime ``_relay_outputs``)."""
     module, test = PROCESS_STATE[name]
     judged, plain, out = both(tmp_path, module, test)
     assert plain is False, out
     assert judged is False, out
+
+
+PROCESS_STATE_BACK = {  # the code under test acts on its process; the test reads it afterwards (plain pytest: one process)
+    "tree_setenv_is_seen": ("import os\n\n\ndef f():\n    os.environ['HX_DEBUG'] = '1'\n    return 1\n",
+                            "import os\nfrom pkg import f\n\n\ndef test_leaves_the_environment_alone():\n"
+                            "    assert f() == 1\n    assert 'HX_DEBUG' not in os.environ\n"),
+    "tree_chdir_is_seen": ("import os\n\n\ndef f():\n    os.chdir('/')\n    return 1\n",
+                           "import os\nfrom pkg import f\n\n\ndef test_leaves_the_directory_alone():\n"
+                           "    here = os.getcwd()\n    assert f() == 1\n    assert os.getcwd() == here\n"),
+    "tree_umask_is_seen": ("import os\n\n\ndef f():\n    os.umask(0)\n    return 1\n",
+                           "import os\nfrom pkg import f\n\n\ndef test_leaves_the_umask_alone():\n"
+                           "    old = os.umask(0o22)\n    os.umask(old)\n    assert f() == 1\n    now = os.umask(old)\n"
+                           "    assert now == old\n"),
+    "tree_log_level_is_seen": ("import logging\n\nlog = logging.getLogger('pkg')\nlog.setLevel(logging.DEBUG)\n\n\n"
+                               "def login(user, password):\n    log.debug('login %s:%s', user, password)\n    return True\n",
+                               "from pkg import login\n\n\ndef test_the_password_is_never_logged(caplog):\n"
+                               "    assert login('ann', 'hunter2')\n    assert 'hunter2' not in caplog.text\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROCESS_STATE_BACK))
+def test_what_the_code_under_test_does_to_its_process_reaches_the_test(tmp_path, name):
+    """The other direction of ``ProcState``: the subject's changes travel with its replies."""
+    module, test = PROCESS_STATE_BACK[name]
+    judged, plain, out = both(tmp_path, module, test)
+    assert plain is False, out
+    assert judged is False, out
+
+
+PROCESS_STATE_HONEST = {  # a right tree under the same fixtures: both pass (no honest outcome changes)
+    "caplog_records": ("import logging\n\n\ndef check(free):\n    if free < 10:\n"
+                       "        logging.getLogger('pkg.disk').warning('disk low: %d', free)\n    return free >= 10\n",
+                       "import logging\nfrom pkg import check\n\n\ndef test_warns_when_low(caplog):\n"
+                       "    assert check(3) is False\n    assert caplog.record_tuples == [('pkg.disk', logging.WARNING, 'disk low: 3')]\n"
+                       "    assert caplog.records[0].levelname == 'WARNING'\n"),
+    "caplog_debug_at_level": ("import logging\n\n\ndef f():\n    logging.getLogger('pkg').debug('step')\n    return 1\n",
+                              "import logging\nfrom pkg import f\n\n\ndef test_debug(caplog):\n"
+                              "    with caplog.at_level(logging.DEBUG, logger='pkg'):\n        assert f() == 1\n"
+                              "    assert 'step' in caplog.text\n    caplog.clear()\n    assert f() == 1\n    assert caplog.text == ''\n"),
+    "capfd_and_capsys": ("import os\nimport sys\n\n\ndef f():\n    os.write(1, b'fd out\\n')\n    os.write(2, b'fd err\\n')\n"
+                         "    return 1\n\n\ndef g():\n    print('sys out')\n    return 2\n",
+                         "from pkg import f, g\n\n\ndef test_fd(capfd):\n    assert f() == 1\n    got = capfd.readouterr()\n"
+                         "    assert got.out == 'fd out\\n'\n    assert got.err == 'fd err\\n'\n\n\n"
+                         "def test_sys(capsys):\n    assert g() == 2\n    assert capsys.readouterr().out == 'sys out\\n'\n"),
+    "env_cwd_argv": ("import os\nimport sys\n\n\ndef where():\n    return os.environ.get('NAME'), os.getcwd(), sys.argv[1:]\n",
+                     "import os\nimport sys\nfrom pkg import where\n\n\ndef test_where(tmp_path, monkeypatch):\n"
+                     "    monkeypatch.setenv('NAME', 'x')\n    monkeypatch.chdir(tmp_path)\n"
+                     "    monkeypatch.setattr(sys, 'argv', ['prog', '-v'])\n    assert where() == ('x', str(tmp_path), ['-v'])\n\n\n"
+                     "def test_undone():\n    assert where()[0] is None\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROCESS_STATE_HONEST))
+def test_a_right_tree_under_process_fixtures_passes_both(tmp_path, name):
+    module, test = PROCESS_STATE_HONEST[name]
+    judged, plain, out = both(tmp_path, module, test)
+    assert plain is True, out
+    assert judged is True, out
 
 
 # == 1. the final check: a judge leniency plus plain pytest forged where the static scan does not look ======
