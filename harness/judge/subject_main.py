@@ -2,8 +2,11 @@
 driver's requests (harness.judge.subject_rpc). Standard library only.
 
 Started by the driver as ``python -I <this file> REQ_FD AUDIT_FD`` with a minimal environment and no
-other descriptor: it never holds the run's nonce, the observation channel, the plan or a path the
-harness keeps secret. Before anything else, and before any workspace import, it installs a Python
+other descriptor but its own output files as 1 and 2 (relayed by the driver: capfd): it never holds the
+run's nonce, the observation channel, the plan or a path the harness keeps secret. The driver's
+environment (the nonce and channel removed from it at the driver's start), working directory, argv,
+umask and log levels arrive with its first message and every later one (harness.judge.subject_rpc
+``ProcState``). Before anything else, and before any workspace import, it installs a Python
 audit hook (``sys.addaudithook``; it cannot be removed) that writes, at once and straight to
 AUDIT_FD (a pipe only the driver reads), every event by which code in this process could reach
 another frame, the interpreter's objects or its own descriptors: frame and trace access

@@ -1471,6 +1471,7 @@ class ProcState:
         self.raw: dict | None = None
         self.records: list = []
         self.forwarder: _Forwarder | None = None
+        self.mark = object()  # in the root logger's level cache while no level changed (``snap``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records)
             self._ensure_forwarder()
@@ -1485,13 +1486,26 @@ class ProcState:
             pass
 
     def snap(self) -> dict:
+        """The state now. The environment and the log levels are read again only when they changed:
+        the environment's raw dict compared with its copy at the last snapshot, the levels by a key this
+        object puts in the root logger's level cache, which every ``setLevel`` and ``logging.disable``
+        clears (``Manager._clear_cache``): a message costs microseconds, not a walk of every logger."""
+        last = self.last
         data = getattr(_ENV, "_data", None)
-        raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
-        if raw is not None and raw == self.raw and self.last is not None:
-            env = self.last["env"]
+        same_env = last is not None and _type(data) is dict and data == self.raw
+        if same_env and last is not None:
+            env = last["env"]
         else:
             env = {k: v for k, v in dict(_ENV).items() if _type(k) is str and _type(v) is str}
-        self.raw = raw
+            self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
+        found = getattr(_LOG_ROOT, "_cache", None)
+        cache: dict | None = found if isinstance(found, dict) and _type(found) is dict else None
+        if last is not None and cache is not None and cache.get(self.mark) is True:
+            lv, ld = last["lv"], last["ld"]
+        else:
+            lv, ld = self._levels(), _LOG_MANAGER.disable
+            if cache is not None:
+                cache[self.mark] = True
         try:
             cwd = _getcwd()
         except OSError:
@@ -1499,13 +1513,17 @@ class ProcState:
         um = _umask(0o022)
         _umask(um)
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
+        tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
+        return {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz}
+
+    @staticmethod
+    def _levels() -> dict:
         lv = {"": _LOG_ROOT.level}
         for name, lg in list(_LOG_MANAGER.loggerDict.items()):
             level = getattr(lg, "level", None) if _isinstance(lg, _Logger) else None
             if _type(name) is str and _type(level) is int and level:
                 lv[name] = level
-        tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
-        return {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": _LOG_MANAGER.disable, "tz": tz}
+        return lv
 
     def outgoing(self, msg: dict) -> None:
         if self.forwarder is not None:
@@ -1519,14 +1537,16 @@ class ProcState:
             delta = {**cur, "full": True}
         else:
             delta = {k: v for k, v in cur.items() if k not in ("env", "lv") and v != last[k]}
-            env = {k: v for k, v in cur["env"].items() if last["env"].get(k) != v}
-            env.update({k: None for k in last["env"] if k not in cur["env"]})
-            lv = {k: v for k, v in cur["lv"].items() if last["lv"].get(k) != v}
-            lv.update({k: 0 for k in last["lv"] if k not in cur["lv"]})
-            if env:
-                delta["env"] = env
-            if lv:
-                delta["lv"] = lv
+            if cur["env"] is not last["env"]:
+                env = {k: v for k, v in cur["env"].items() if last["env"].get(k) != v}
+                env.update({k: None for k in last["env"] if k not in cur["env"]})
+                if env:
+                    delta["env"] = env
+            if cur["lv"] is not last["lv"]:
+                lv = {k: v for k, v in cur["lv"].items() if last["lv"].get(k) != v}
+                lv.update({k: 0 for k in last["lv"] if k not in cur["lv"]})
+                if lv:
+                    delta["lv"] = lv
         if delta:
             msg["ps"] = delta
         self.last = cur
