@@ -490,16 +490,59 @@ def _spawn_subject():
     inherited = _inherited()
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ar, aw = _os.pipe2(_os.O_CLOEXEC)
+    outs = _subject_outputs()
     try:
         proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
                                  str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
-                                env=inherited[1], stdin=subprocess.DEVNULL, cwd=inherited[0])
+                                env=inherited[1], stdin=subprocess.DEVNULL, cwd=inherited[0],
+                                stdout=outs[0][0].fileno(), stderr=outs[1][0].fileno())
     finally:
         theirs.close()
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg = _on_msg
-    _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited)
+    peer.ps = _rpc.ProcState("driver")
+    _relay_outputs()  # an earlier subject's last words
+    _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
+
+
+def _subject_outputs():
+    """The subject's descriptors 1 and 2: a file each (unlinked, append-only), whose new bytes the
+    driver writes to its own descriptors 1 and 2 at every message (``_relay_outputs``): where capfd,
+    or pytest's own capture, has them at that moment, as the code's own writes go under plain
+    pytest. A file, not a pipe: a subject writing much never waits for the driver, which waits for it."""
+    import tempfile
+    outs = []
+    for target in (1, 2):
+        f = tempfile.TemporaryFile(buffering=0)
+        _fcntl.fcntl(f.fileno(), _fcntl.F_SETFL, _fcntl.fcntl(f.fileno(), _fcntl.F_GETFL) | _os.O_APPEND)
+        outs.append([f, 0, target])
+    return outs
+
+
+def _relay_outputs():
+    """Write what the subject wrote to its descriptors 1 and 2 since the last relay to the driver's
+    own (``_subject_outputs``)."""
+    for out in _DRIVER.get("outs") or ():
+        f, off, target = out
+        while True:
+            try:
+                data = _os.pread(f.fileno(), 1 << 20, off)
+            except OSError:
+                break
+            if not data:
+                try:
+                    out[1] = min(off, _os.fstat(f.fileno()).st_size)  # the tree truncated its own output
+                except OSError:
+                    pass
+                break
+            off += _len(data)
+            out[1] = off
+            while data:
+                try:
+                    data = data[_os.write(target, data):]
+                except OSError:
+                    break
 
 
 def _inherited():
@@ -571,7 +614,8 @@ def _test_imports():
 
 
 def _on_msg(msg, _emit=_emit):
-    """Output and warnings the subject's code produced, replayed here (capsys, pytest.warns)."""
+    """Output and warnings the subject's code produced, replayed here (capsys, capfd, pytest.warns)."""
+    _relay_outputs()
     if "o" in msg and _type(msg["o"]) is str:
         _sys.stdout.write(msg["o"])
     if "e" in msg and _type(msg["e"]) is str:
@@ -801,5 +845,6 @@ _SUBJECT_AUDIT_REDIRECTED = 87
 def _stop_subject():
     peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
     _end_subject(proc, *([peer.fd] if peer is not None else []))
+    _relay_outputs()
     if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
         _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})

@@ -2,8 +2,11 @@
 driver's requests (harness.judge.subject_rpc). Standard library only.
 
 Started by the driver as ``python -I <this file> REQ_FD AUDIT_FD`` with a minimal environment and no
-other descriptor: it never holds the run's nonce, the observation channel, the plan or a path the
-harness keeps secret. Before anything else, and before any workspace import, it installs a Python
+other descriptor but its own output files as 1 and 2 (relayed by the driver: capfd): it never holds the
+run's nonce, the observation channel, the plan or a path the harness keeps secret. The driver's
+environment (the nonce and channel removed from it at the driver's start), working directory, argv,
+umask and log levels arrive with its first message and every later one (harness.judge.subject_rpc
+``ProcState``). Before anything else, and before any workspace import, it installs a Python
 audit hook (``sys.addaudithook``; it cannot be removed) that writes, at once and straight to
 AUDIT_FD (a pipe only the driver reads), every event by which code in this process could reach
 another frame, the interpreter's objects or its own descriptors: frame and trace access
@@ -192,6 +195,7 @@ def main() -> None:
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
+    peer.ps = rpc.ProcState("subject")  # the driver's environment, directory, argv, umask, log levels: at every message
     try:
         init = peer._recv()  # the driver starts this process early and sends this on first use
     except rpc.Closed:
@@ -202,7 +206,6 @@ def main() -> None:
     # must cross as pytest's (a test catching pytest.fail.Exception), never as classes of the tree
     rpc.capture_identities(["_pytest.outcomes", *[m for m in pre if isinstance(m, str)]])
     sys.path[:] = [p for p in init.get("path", []) if isinstance(p, str)]
-    sys.argv = [init.get("argv0", "")]
     del sys.modules["_hx_rpc"]  # nothing for the code under test to import by name
     peer.capture = rpc._capture()
     peer.serve_forever()

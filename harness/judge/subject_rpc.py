@@ -378,6 +378,7 @@ class Peer:
         self.on_msg = None  # driver: called with every message received (output, warnings)
         self.capture = None  # subject: (stdout, stderr) buffers flushed into every message
         self.cross, self.crossing_file = _direct, None  # subject: ``crossing()``
+        self.ps = None  # ProcState: the process state both sides share, synced at every message
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -387,6 +388,8 @@ class Peer:
             if o or e:
                 msg["o"], msg["e"] = o, e
                 out.seek(0), out.truncate(0), err.seek(0), err.truncate(0)
+        if self.ps is not None:
+            self.ps.outgoing(msg)
         data = _dumps(msg).encode("utf-8", "surrogatepass")
         data = _pack(">I", _len(data)) + data
         while data:
@@ -413,6 +416,8 @@ class Peer:
             raise RemoteError("not JSON: nested too deep") from None
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
+        if self.ps is not None:
+            self.ps.incoming(msg)
         return msg
 
     # -- requests ----------------------------------------------------------------------------
@@ -1422,3 +1427,239 @@ def _capture() -> tuple:
     out, err = _io.StringIO(), _io.StringIO()
     _sys.stdout, _sys.stderr = out, err
     return out, err
+
+
+# -- one process, two interpreters: the state a test acts on, synced at every message ------------------
+# Under plain pytest the test and the code under test share one process: what a fixture does to it
+# (``monkeypatch.setenv``/``chdir``, a patched ``sys.argv``, ``caplog.set_level``, the umask, ``time.tzset``)
+# is what the code sees, and what the code does to it the test sees. Here they are two processes, so
+# every message carries the sender's changes since the last message (``ProcState``): the driver's
+# before each request (the code under test runs with what the test arranged), the subject's with each
+# reply (the test sees what the code did). The subject's log records travel with its messages too and
+# are handled by the driver's loggers (caplog's handler is there). Nothing of this is a verdict: it is
+# what the tree could do to the test's process under plain pytest, applied to the driver's, and the
+# driver takes only strings and numbers of it.
+import logging as _logging  # noqa: E402 - this section's own import
+import time as _time  # noqa: E402
+
+_ENV = _os.environ
+_getcwd, _chdir, _umask, _tzset = _os.getcwd, _os.chdir, _os.umask, _time.tzset
+_LOG_MANAGER, _LOG_ROOT, _Logger, _PlaceHolder = _logging.Logger.manager, _logging.root, _logging.Logger, _logging.PlaceHolder
+_LOGGER_SET_LEVEL, _LOGGER_HANDLE, _GET_LOGGER = _logging.Logger.setLevel, _logging.Logger.handle, _logging.getLogger
+_MAKE_RECORD, _DISABLE, _FORMAT_EXC = _logging.makeLogRecord, _logging.disable, _logging.Formatter().formatException
+_RECORD_FIELDS = {"name": str, "msg": str, "levelno": int, "levelname": str, "pathname": str, "filename": str,
+                  "module": str, "lineno": int, "funcName": str, "created": float, "msecs": float,
+                  "relativeCreated": float, "thread": int, "threadName": str, "processName": str, "process": int,
+                  "exc_text": str, "stack_info": str}
+_RECORD_ATTRS = frozenset(dir(_logging.LogRecord("", 0, "", 0, "", None, None)))
+MAX_RECORDS = 10_000  # per message; more are dropped (a flood, not a test's records)
+
+
+def _is_str_map(d) -> bool:
+    return _type(d) is dict and all(_type(k) is str and (_type(v) is str or v is None) for k, v in d.items())
+
+
+class ProcState:
+    """One side's view of the process state both sides share (see above). ``outgoing`` adds the
+    changes since the last message to a message (``ps``; ``full`` on the first one, which replaces
+    the receiver's environment), ``incoming`` applies the peer's. The subject also forwards every log
+    record that reaches its root logger (``lg``); the driver hands each to its own logger of that name."""
+
+    def __init__(self, side: str):
+        self.side = side
+        self.last: dict | None = None
+        self.raw: dict | None = None
+        self.records: list = []
+        self.forwarder: _Forwarder | None = None
+        self.mark = object()  # in the root logger's level cache while no level changed (``snap``)
+        if side == "subject":
+            self.forwarder = _Forwarder(self.records)
+            self._ensure_forwarder()
+
+    def _ensure_forwarder(self) -> None:
+        """The forwarder on the subject's root logger at every call boundary, as pytest puts its
+        handlers on the root logger for every test (a tree that cleared them at import)."""
+        try:
+            if self.forwarder is not None and self.forwarder not in _LOG_ROOT.handlers:
+                _LOG_ROOT.addHandler(self.forwarder)
+        except Exception:  # noqa: BLE001 - the tree replaced the list: its records are its own
+            pass
+
+    def snap(self) -> dict:
+        """The state now. The environment and the log levels are read again only when they changed:
+        the environment's raw dict compared with its copy at the last snapshot, the levels by a key this
+        object puts in the root logger's level cache, which every ``setLevel`` and ``logging.disable``
+        clears (``Manager._clear_cache``): a message costs microseconds, not a walk of every logger."""
+        last = self.last
+        data = getattr(_ENV, "_data", None)
+        same_env = last is not None and _type(data) is dict and data == self.raw
+        if same_env and last is not None:
+            env = last["env"]
+        else:
+            env = {k: v for k, v in dict(_ENV).items() if _type(k) is str and _type(v) is str}
+            self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
+        found = getattr(_LOG_ROOT, "_cache", None)
+        cache: dict | None = found if isinstance(found, dict) and _type(found) is dict else None
+        if last is not None and cache is not None and cache.get(self.mark) is True:
+            lv, ld = last["lv"], last["ld"]
+        else:
+            lv, ld = self._levels(), _LOG_MANAGER.disable
+            if cache is not None:
+                cache[self.mark] = True
+        try:
+            cwd = _getcwd()
+        except OSError:
+            cwd = None
+        um = _umask(0o022)
+        _umask(um)
+        argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
+        tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
+        return {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz}
+
+    @staticmethod
+    def _levels() -> dict:
+        lv = {"": _LOG_ROOT.level}
+        for name, lg in list(_LOG_MANAGER.loggerDict.items()):
+            level = getattr(lg, "level", None) if _isinstance(lg, _Logger) else None
+            if _type(name) is str and _type(level) is int and level:
+                lv[name] = level
+        return lv
+
+    def outgoing(self, msg: dict) -> None:
+        if self.forwarder is not None:
+            self._ensure_forwarder()
+            if self.records:
+                msg["lg"] = self.records[:MAX_RECORDS]
+                self.records.clear()
+        cur = self.snap()
+        last = self.last
+        if last is None:
+            delta = {**cur, "full": True}
+        else:
+            delta = {k: v for k, v in cur.items() if k not in ("env", "lv") and v != last[k]}
+            if cur["env"] is not last["env"]:
+                env = {k: v for k, v in cur["env"].items() if last["env"].get(k) != v}
+                env.update({k: None for k in last["env"] if k not in cur["env"]})
+                if env:
+                    delta["env"] = env
+            if cur["lv"] is not last["lv"]:
+                lv = {k: v for k, v in cur["lv"].items() if last["lv"].get(k) != v}
+                lv.update({k: 0 for k in last["lv"] if k not in cur["lv"]})
+                if lv:
+                    delta["lv"] = lv
+        if delta:
+            msg["ps"] = delta
+        self.last = cur
+
+    def incoming(self, msg: dict) -> None:
+        d = msg.get("ps")
+        if d is not None:
+            if _type(d) is not dict:
+                raise RemoteError("a malformed process state")
+            self._apply(d)
+            self.last = self.snap()
+        if self.side == "driver" and "lg" in msg:
+            if _type(msg["lg"]) is not list:
+                raise RemoteError("malformed log records")
+            for r in msg["lg"][:MAX_RECORDS]:
+                _handle_record(r)
+        if self.forwarder is not None:
+            self._ensure_forwarder()
+
+    @staticmethod
+    def _apply(d: dict) -> None:
+        """Apply the peer's changes; what cannot be applied (a path that does not exist here, a
+        value the kernel refuses) is left as it is."""
+        env = d.get("env")
+        if env is not None:
+            if not _is_str_map(env):
+                raise RemoteError("a malformed environment")
+            if d.get("full") is True:
+                for k in [k for k in list(_ENV) if k not in env]:
+                    try:
+                        del _ENV[k]
+                    except Exception:  # noqa: BLE001
+                        pass
+            for k, v in env.items():
+                try:
+                    if v is None:
+                        _ENV.pop(k, None)
+                    elif _ENV.get(k) != v:
+                        _ENV[k] = v
+                except Exception:  # noqa: BLE001 - a name or value with a NUL, a name with "="
+                    pass
+        if _type(d.get("cwd")) is str:
+            try:
+                if _getcwd() != d["cwd"]:
+                    _chdir(d["cwd"])
+            except OSError:
+                pass
+        if _type(d.get("um")) is int and 0 <= d["um"] <= 0o777:
+            _umask(d["um"])
+        argv = d.get("argv")
+        if isinstance(argv, list) and _type(argv) is list and all(_type(a) is str for a in argv):
+            _sys.argv = list(argv)
+        lv = d.get("lv")
+        if lv is not None:
+            if _type(lv) is not dict or not all(_type(k) is str and _type(v) is int for k, v in lv.items()):
+                raise RemoteError("malformed logging levels")
+            for name, level in lv.items():
+                try:
+                    _LOGGER_SET_LEVEL(_LOG_ROOT if name == "" else _GET_LOGGER(name), level)
+                except Exception:  # noqa: BLE001
+                    pass
+        if _type(d.get("ld")) is int and _LOG_MANAGER.disable != d["ld"]:
+            _DISABLE(d["ld"])
+        tz = d.get("tz")
+        if _type(tz) is list and tz != [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]:
+            _tzset()
+
+
+class _Forwarder(_logging.Handler):
+    """The subject's root handler: every record that reaches the subject's root logger goes to the
+    driver with the next message, as plain data (its message formatted here, where its arguments live)."""
+
+    def __init__(self, out: list):
+        super().__init__(0)
+        self.out = out
+
+    def emit(self, record) -> None:
+        try:
+            rec: dict = {}
+            for k, t in _RECORD_FIELDS.items():
+                v = getattr(record, k, None)
+                if k == "msg":
+                    v = record.getMessage()
+                if v is not None and t is float and _type(v) is int:
+                    v = float(v)
+                if _type(v) is t:
+                    rec[k] = v
+            if record.exc_info and not rec.get("exc_text"):
+                rec["exc_text"] = _FORMAT_EXC(record.exc_info)
+            extra = {k: v for k, v in _vars(record).items() if _type(k) is str and k not in _RECORD_ATTRS
+                     and not k.startswith("_") and (v is None or _type(v) in (str, int, float, bool))}
+            if extra:
+                rec["x"] = dict(list(extra.items())[:64])
+            if _len(self.out) < MAX_RECORDS:
+                self.out.append(rec)
+        except Exception:  # noqa: BLE001 - a record that cannot be read is handled as logging handles one
+            self.handleError(record)
+
+
+def _handle_record(r) -> None:
+    """In the driver: a record from the subject, rebuilt from its strings and numbers only, handled
+    by the driver's logger of its name (its handlers and its ancestors', caplog's on the root)."""
+    if _type(r) is not dict:
+        raise RemoteError("a malformed log record")
+    d = {k: r[k] for k, t in _RECORD_FIELDS.items() if k in r and _type(r[k]) is t}
+    x = r.get("x")
+    if _type(x) is dict:
+        d.update({k: v for k, v in x.items() if _type(k) is str and k.isidentifier() and not k.startswith("_")
+                  and k not in _RECORD_ATTRS and (v is None or _type(v) in (str, int, float, bool))})
+    d["args"], d["exc_info"] = None, None
+    name = d.get("name", "root")
+    record = _MAKE_RECORD(d)
+    try:
+        _LOGGER_HANDLE(_LOG_ROOT if name == "root" else _GET_LOGGER(name), record)
+    except Exception:  # noqa: BLE001 - a handler of the test's that failed: as logging reports it
+        pass

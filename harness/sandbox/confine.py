@@ -191,13 +191,14 @@ def shim_argv(python: str, argv: list[str]) -> list[str]:
 
 
 def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC,
-            fresh_tmp: bool = False, binds=()) -> None:
+            fresh_tmp: bool = False, binds=(), home=None) -> None:
     """Private mount, network and IPC namespaces (System V IPC and POSIX message queues: nothing
     one run leaves there reaches a later run); every hidden dir covered by an unreadable tmpfs;
     only the writable dirs writable (bind-mounted onto themselves), every other mount remounted
     read-only so a test run cannot write the live workspace, the harness, site-packages, /dev or
     /dev/shm. ``binds``: (source, destination) pairs, each source (a writable scratch directory)
-    also shown at its destination (``bind_at``).
+    also shown at its destination (``bind_at``). ``home``: (source, destination): the run's home
+    directory (a writable scratch directory) shown at a user's home path (``show_home``).
     Any step that fails raises: a half-confined run is never started."""
     _check(libc, libc.unshare(flags), "unshare failed")
     _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
@@ -215,6 +216,24 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
             continue
         _check(libc, libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
                f"read-only remount of {m} failed")
+    if home:  # from its path, bound writable above (a descriptor opened earlier would lead to a read-only mount)
+        show_home(libc, home[1], home[0])
+
+
+def show_home(libc, dest: str, src: str | None = None) -> None:
+    """The run's home at ``dest`` (a user's home path such as /home/user, harness.sandbox.sandbox
+    ``RUN_HOME``): a fresh tmpfs over its parent (the host's homes are not the run's to see), ``dest``
+    made in it, and on it the writable directory ``src`` (its writes kept where the harness reads them),
+    or a fresh tmpfs when there is none. A home under /tmp told a tree it was in the harness's sandbox
+    (red team r32c); this one exists and is writable, as a user's is."""
+    parent = os.path.dirname(dest.rstrip("/")) or "/"
+    if parent != "/":
+        _check(libc, libc.mount(b"tmpfs", parent.encode(), b"tmpfs", 0, b"mode=755"), f"cover {parent} failed")
+    os.makedirs(dest, exist_ok=True)
+    if src is None:
+        _check(libc, libc.mount(b"tmpfs", dest.encode(), b"tmpfs", 0, b"mode=755"), f"home {dest} failed")
+        return
+    _check(libc, libc.mount(src.encode(), dest.encode(), None, MS_BIND | MS_REC, None), f"home {dest} failed")
 
 
 def loopback_up() -> None:
@@ -280,7 +299,7 @@ def fresh_dev(libc) -> None:
 
 
 def isolate_run(libc, *, scratch, base, hide=(),
-                flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=()) -> None:
+                flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=(), home=None) -> None:
     """Level bwrap, in a child of the warm zygote (which already lives in the allow-list view):
     private namespaces, a fresh /tmp and /dev/shm, and of the zygote's scratch base only this
     run's scratch directories (bind-mounted back from file descriptors opened before the base
@@ -308,6 +327,8 @@ def isolate_run(libc, *, scratch, base, hide=(),
     _bind_back(libc, keep, keep_fds, readonly=True)
     _bind_back(libc, scratch, fds, readonly=False)
     bind_at(libc, [dst for _, dst in binds], bind_fds)
+    if home:  # a fresh home on the zygote's (its view has the mount point, harness.sandbox.warm)
+        _check(libc, libc.mount(b"tmpfs", home.encode(), b"tmpfs", 0, b"mode=755"), f"home {home} failed")
     for d in hide:  # a hidden directory inside an allowed one (the zygote's view shows nothing else)
         if os.path.exists(d):
             _check(libc, libc.mount(b"tmpfs", d.encode(), b"tmpfs", 0, b"size=4k,mode=000"), f"hiding {d} failed")

@@ -47,6 +47,9 @@ from typing import Iterator
 from harness.sandbox import confine, syscalls
 
 NOBODY = 65534
+# HOME of every confined run at levels bwrap and namespaces: a user's home path, existing and writable, a
+# fresh one per run (basic, with no mount namespace, keeps the run's temporary directory)
+RUN_HOME = "/home/user"
 _KEEP_WRITABLE_FS = ("/proc", "/sys", "/dev/pts")  # /dev too is read-only: device nodes stay usable
 SAFE_ENV_KEYS = ("LANG", "LC_ALL", "TZ")
 # Every confined pytest, cold or in the warm zygote (harness.sandbox.warm), runs without auto-loaded plug-ins.
@@ -239,15 +242,19 @@ def allowlist() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 
 
 def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = True, dev_shm: bool = True,
-               proc: bool = True, readable: tuple[str, ...] = (), kept: dict[str, str] | None = None) -> list[str]:
+               proc: bool = True, readable: tuple[str, ...] = (), kept: dict[str, str] | None = None,
+               home: bool = False) -> list[str]:
     """The bubblewrap arguments of the allow-list view (no command, no namespaces). ``kept``:
-    host directories bound at /tmp and /dev/shm instead of a tmpfs, for a run whose files are
-    read once it has ended (the secret run, harness.judge.secret_run)."""
+    host directories bound at /tmp, /dev/shm and ``RUN_HOME`` instead of a tmpfs, for a run whose
+    files are read once it has ended (the secret run, harness.judge.secret_run). ``home``: a home
+    directory at ``RUN_HOME``."""
     ro, links = allowlist()
     kept = kept or {}
     args: list[str] = []
     if tmp:  # first: an allowed directory under /tmp (a checkout or virtualenv there) is bound over it
         args += ["--bind", kept["/tmp"], "/tmp"] if "/tmp" in kept else ["--tmpfs", "/tmp"]
+    if home:
+        args += ["--bind", kept[RUN_HOME], RUN_HOME] if RUN_HOME in kept else ["--tmpfs", RUN_HOME]
     for target, link in links:
         args += ["--symlink", target, link]
     for d in ro:
@@ -284,7 +291,7 @@ def _bwrap_argv(argv: list[str], cwd: Path, env: dict, writable: tuple[str, ...]
     then = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"] if os.geteuid() == 0 else []
     out = [required_bwrap(), *_userns(), "--die-with-parent", "--new-session", "--unshare-pid", "--as-pid-1",
            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", *drop,
-           *bwrap_view(writable=writable, hide=hide, readable=readable, kept=kept),
+           *bwrap_view(writable=writable, hide=hide, readable=readable, kept=kept, home=True),
            *[a for src, dst in binds for a in ("--bind", src, dst)], "--remount-ro", "/", "--clearenv"]
     for k, v in env.items():
         out += ["--setenv", k, v]
@@ -324,7 +331,7 @@ def _mountpoints() -> list[str]:
 
 
 def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = (),
-             binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None):
+             binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None, home: tuple[str, str] | None = None):
     namespaces = level.startswith("namespaces")
     readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
     libc = _libc()  # loaded before the fork: no dlopen between fork and exec
@@ -333,11 +340,24 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
         confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
         confine.deny_keyrings(libc)
         if namespaces:
-            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds)
+            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds, home=home)
             if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
                 os.chdir(cwd)
 
     return setup
+
+
+def run_home_dir(tmp: str, level: str) -> str | None:
+    """At the namespace levels: the run's home on the host (``tmp``/home, owned by the user the run
+    is), shown at ``RUN_HOME`` in its mount namespace (confine ``show_home``); None at level basic,
+    which has no mount namespace, or when the host has no /home to cover."""
+    if not level.startswith("namespaces") or not os.path.isdir(os.path.dirname(RUN_HOME)):
+        return None
+    home = os.path.join(tmp, "home")
+    os.mkdir(home, 0o755)
+    if level == "namespaces+nobody":
+        os.chown(home, NOBODY, NOBODY)
+    return home
 
 
 def open_up(path: Path) -> None:
@@ -446,21 +466,24 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
         views: tuple[tuple[str, str], ...] = (*((w, w) for w in wr), *((dst, src) for src, dst in bd))
         if level == "bwrap":
-            env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
-            kept = {"/tmp": os.path.join(tmp, "tmp"), "/dev/shm": os.path.join(tmp, "shm")} if keep_files else {}
-            for d in kept.values():  # the run's own /tmp and /dev/shm, on the host, removed with ``tmp``
+            env = scrubbed_env(Path(RUN_HOME), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+            kept = {"/tmp": os.path.join(tmp, "tmp"), "/dev/shm": os.path.join(tmp, "shm"),
+                    RUN_HOME: os.path.join(tmp, "home")} if keep_files else {}
+            for d in kept.values():  # the run's own /tmp, /dev/shm and home, on the host, removed with ``tmp``
                 os.mkdir(d, 0o700)
-                os.chmod(d, 0o1777)
+                os.chmod(d, 0o755 if d.endswith("/home") else 0o1777)
             views += tuple(kept.items())
             keep.append(filter_fd())
             cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1], bd, kept)
             pre = _preexec(limits, hidden, level, wr)
         else:
             os.chmod(tmp, 0o1777)
-            env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+            home = run_home_dir(tmp, level)
+            env = scrubbed_env(Path(RUN_HOME if home else tmp), {"TMPDIR": tmp, **(env_extra or {})})
             cmd = _wrap(list(argv), level)
-            pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd))
+            pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd), (home, RUN_HOME) if home else None)
             views += ((tmp, tmp),) + ((("/tmp", "/tmp"), ("/dev/shm", "/dev/shm")) if level == "basic" else ())
+            views += ((RUN_HOME, home),) if home else ()
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
         cmd, session, trace_fd = _recorded(cmd, cwd, views if keep_files else ())
         t0 = time.perf_counter()

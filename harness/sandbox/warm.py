@@ -97,11 +97,12 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
         confine.deny_keyrings(libc)
         if req["level"] == "bwrap":  # the zygote lives in the allow-list view; this run sees its scratch only
             confine.isolate_run(libc, scratch=req["writable"], base=req["base"], hide=req["hide"],
-                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=req["binds"])
+                                flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, binds=req["binds"],
+                                home=req.get("home"))
         else:
             confine.isolate(libc, hide=req["hide"], writable=req["writable"], readonly=req["readonly"],
                             flags=CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC, fresh_tmp=True,
-                            binds=req["binds"])
+                            binds=req["binds"], home=req.get("home"))
         pid = os.fork()
     except BaseException as exc:
         os.write(err_fd, f"warm: confinement setup failed: {exc!r}\n".encode())
@@ -327,7 +328,7 @@ def _zygote_argv(level: str) -> list[str]:
         shutil.copyfile(os.path.join(here, name), os.path.join(code, name))
     args = [required_bwrap(), "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", *[a for c in ZYGOTE_CAPS for a in ("--cap-add", c)],
-            *bwrap_view(writable=(base,), hide=(), dev_shm=False), "--remount-ro", "/", "--chdir", "/"]
+            *bwrap_view(writable=(base,), hide=(), dev_shm=False, home=True), "--remount-ro", "/", "--chdir", "/"]
     return [*args, "--", sys.executable, "-I", os.path.join(code, "warm.py")]
 
 
@@ -413,17 +414,19 @@ def _request(level: str, rest: list[str], cwd, hidden: list[str], writable: list
     and the run's resource limits."""
     from pathlib import Path
 
-    from harness.sandbox.sandbox import _mountpoints, scrubbed_env
+    from harness.sandbox.sandbox import RUN_HOME, _mountpoints, run_home_dir, scrubbed_env
     if level == "bwrap":
-        env = scrubbed_env(Path("/tmp"), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
+        env = scrubbed_env(Path(RUN_HOME), {"TMPDIR": "/tmp", "PWD": str(cwd), **(env_extra or {})})
         req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
-               "writable": writable, "base": scratch_base(), "readonly": [], "script": script}
+               "writable": writable, "base": scratch_base(), "readonly": [], "script": script, "home": RUN_HOME}
     else:
         os.chmod(tmp, 0o1777)
-        env = scrubbed_env(Path(tmp), {"TMPDIR": tmp, **(env_extra or {})})
+        home = run_home_dir(tmp, level)
+        env = scrubbed_env(Path(RUN_HOME if home else tmp), {"TMPDIR": tmp, **(env_extra or {})})
         req = {"args": rest, "cwd": str(cwd), "env": env, "level": level, "hide": hidden,
                "writable": [*writable, str(Path(tmp).resolve())], "script": script,
-               "readonly": [m for m in _mountpoints() if m not in hidden]}
+               "readonly": [m for m in _mountpoints() if m not in hidden],
+               "home": [home, RUN_HOME] if home else None}
     req["limits"] = {"memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "file_mb": limits.file_mb}
     return req
 
