@@ -162,6 +162,17 @@ class _Sites(cst.CSTVisitor):
             return False
         if not m.matches(node.value, m.Name("None")):
             self.add("assign_none", node, node.with_changes(value=cst.Name("None")))
+        else:
+            self.add("none_to_empty", node, node.with_changes(value=cst.SimpleString('""')))
+        return None
+
+    def visit_AnnAssign(self, node):
+        # 'x: T = None' -> 'x: T = ""' (mutmut mutates an annotated assignment's value too); the
+        # annotation itself is never visited (visit_Annotation)
+        if m.matches(node.value, m.Name("None")) and not (
+                m.matches(node.target, m.Name()) and node.target.value.startswith("__") and
+                node.target.value.endswith("__")):
+            self.add("none_to_empty", node, node.with_changes(value=cst.SimpleString('""')))
         return None
 
     def visit_Break(self, node):
@@ -278,6 +289,11 @@ class _Sites(cst.CSTVisitor):
 
     def visit_IfExp(self, node):
         self.add("add_not", node, node.with_changes(test=_negated(node.test)))
+        # each arm forced, the test still evaluated (mutmut's form: '(c) and False', '(c) or True')
+        for op, const in ((cst.And, "False"), (cst.Or, "True")):
+            test = cst.BooleanOperation(left=node.test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+                                        operator=op(), right=cst.Name(const))
+            self.add("ternary_constant", node, node.with_changes(test=test))
 
     def visit_While(self, node):
         self.add("add_not", node, node.with_changes(test=_negated(node.test)))
@@ -644,6 +660,9 @@ _DOCS = {
     "assign_none": "'x = value' -> 'x = None' (dunder names such as __all__ are left alone).",
     "condition_constant": "An if's (or elif's) condition made constant: 'cond' -> 'cond and False', 'cond or True'.",
     "break_continue": "'break' -> 'continue', 'break' -> 'return', 'continue' -> 'break'.",
+    "ternary_constant": "A conditional expression's test made constant: 'a if c else b' -> 'a if (c) and False else b', "
+                        "'a if (c) or True else b' (each arm forced; as mutmut).",
+    "none_to_empty": "'x = None' -> 'x = \"\"' (also 'x: T = None'; as mutmut).",
     "identity": "'==' -> 'is' (equal values that are different objects tell them apart). Opt-in: extra_operators.",
     "ordering": "'!=' -> '<', '!=' -> '>' (the inequality made one-sided). Opt-in: extra_operators.",
     "unary": "A unary operator replaced: -x -> +x, +x -> -x, ~x -> not x, not x -> ~x.",
@@ -702,6 +721,11 @@ _fine("break_continue", [("def f(xs):\n    for x in xs:\n        if x:\n        
                           "def f(xs):\n    for x in xs:\n        if x:\n            continue\n    return 1\n"),
                          ("def f(xs):\n    for x in xs:\n        if x:\n            break\n    return 1\n",
                           "def f(xs):\n    for x in xs:\n        if x:\n            return\n    return 1\n")])
+_fine("ternary_constant", [("y = a if c else b\n", "y = a if (c) and False else b\n"),
+                           ("y = a if c else b\n", "y = a if (c) or True else b\n"),
+                           ("y = a if c or d else b\n", "y = a if (c or d) and False else b\n")])
+_fine("none_to_empty", [("x = None\n", 'x = ""\n'), ("x: int | None = None\n", 'x: int | None = ""\n'),
+                        ("x = a\n", NO_MUTANT), ("x: int\n", NO_MUTANT), ("__doc__ = None\n", NO_MUTANT)])
 _fine("unary", [("y = -a\n", "y = +a\n"), ("y = ~a + 1\n", "y = (not a) + 1\n"), ("y = not a\n", "y = ~a\n"),
                 ("y = not a == b\n", "y = ~(a == b)\n")])
 _fine("string_case", [("s = 'Abc'\n", "s = 'ABC'\n"), ("s = 'ABC'\n", "s = 'abc'\n"), ("s = '12'\n", NO_MUTANT),

@@ -157,7 +157,8 @@ def test_every_verdict_on_the_bench_modules_is_the_pinned_one(sample, tmp_path):
 
 
 OPERATORS_AFTER_THE_PIN = {"break_continue", "unary", "string_case", "lambda_none", "remove_case", "dict_keyword",
-                           "shallow_copy", "remove_decorator"}  # issue 35's eight (corpus/operators/fine.py)
+                           "shallow_copy", "remove_decorator",
+                           "ternary_constant", "none_to_empty"}  # issue 35's ten (corpus/operators/fine.py)
 
 
 # the accept cache key narrowed to the covering tests: an accept is reused while the tests selected

@@ -194,6 +194,21 @@ def test_classify_a_mutmut_change(old, new, cls):
     assert classify_change(old, new) == cls
 
 
+@pytest.mark.parametrize("op", ["ternary_constant", "none_to_empty"])
+def test_the_corpus_operators_mutmut_shares_are_read_in_their_own_class(op):
+    """The matcher reads mutmut's form of a change in the class it gives the corpus operator that
+    makes the same change: each example of the operator, read as another tool's one-line change,
+    lands in ``OPERATOR_CLASS[op]`` (else a mutmut survivor beside a corpus one is a false miss)."""
+    from benchmarks.bench_mutmut import OPERATOR_CLASS
+    from corpus.operators import NO_MUTANT, operators
+    fine = {o.name: o for o in operators("fine")}
+    assert set(fine) <= set(OPERATOR_CLASS), sorted(set(fine) - set(OPERATOR_CLASS))
+    made = [e for e in fine[op].examples() if e.after is not NO_MUTANT]
+    assert made
+    for e in made:
+        assert classify_change(e.before.strip(), e.after.strip()) == OPERATOR_CLASS[op], (e.before, e.after)
+
+
 def test_survivors_missed_is_by_line_and_class():
     mutmut = [{"line": 28, "class": "number", "change": "a"}, {"line": 6, "class": "string", "change": "b"}]
     corpus = [{"line": 28, "class": "number", "change": "x"}, {"line": 6, "class": "argument", "change": "y"}]

@@ -209,7 +209,9 @@ def test_each_new_operator_alone_reveals_its_gap():
                 "lambda_none": line_of("return lambda x: x"), "remove_case": line_of("match n:"),
                 "dict_keyword": line_of("return dict(verbose=v)"),
                 "shallow_copy": line_of("return copy.deepcopy(state)"),
-                "remove_decorator": line_of("@functools.cache"), "unary": line_of("return not flag")}
+                "remove_decorator": line_of("@functools.cache"), "unary": line_of("return not flag"),
+                "ternary_constant": line_of("return a if a is not None else b"),
+                "none_to_empty": line_of("found = None")}
     for op, line in expected.items():
         got = survived.get(line, set()) | (survived.get(line + 1, set()) if op == "remove_decorator" else set())
         assert got == {op}, (op, line, got)

@@ -43,3 +43,15 @@ def square(n):
 
 def flip(flag):
     return not flag
+
+
+def first_set(a, b):
+    return a if a is not None else b
+
+
+def last_match(xs, want):
+    found = None
+    for x in xs:
+        if x == want:
+            found = x
+    return found

@@ -1,4 +1,4 @@
-from gaps import first_negative, flip, greet, identity, kind, options, snapshot, square
+from gaps import first_negative, first_set, flip, greet, identity, kind, last_match, options, snapshot, square
 
 
 def test_first_negative():          # never a negative after a non-negative: continue -> break
@@ -34,3 +34,11 @@ def test_square():                  # the cache is never observed: @functools.ca
 
 def test_flip():                    # flip(True) only checked not to be True: not -> ~
     assert flip(False) and flip(True) is not True
+
+
+def test_first_set():               # never a None first with a second set: 'a if (c) or True else b'
+    assert first_set(1, 2) == 1 and first_set(None, None) is None
+
+
+def test_last_match():              # a miss only checked for falsiness: 'found = None' -> 'found = ""'
+    assert last_match([1, 2], 2) == 2 and not last_match([1], 3)
