@@ -11,10 +11,13 @@ its reply it serves the other side's requests (a driver callback passed into wor
 back into the driver, nested to any depth). Values cross by *value* when they are plain data, encoded
 by their real built-in type and never through a method the code under test can override
 (``_enc``): None, bool, int, float, str, bytes, list, tuple, dict, set, frozenset, Decimal, Fraction,
-date/time/datetime/timedelta (with ``fold``), complex, range, paths (a pure path stays pure) and
-OrderedDict (as one, in its order). A subclass of a value type (an IntEnum, a numpy float, a
-defaultdict) crosses as its base value plus a handle, so the receiver's stand-in
-compares as the base value while ``repr``/``str``/attributes still come from the live object, but
+date/time/datetime/timedelta (with ``fold``, and a cached ZoneInfo by its key), complex, range, paths (a
+pure path stays pure) and OrderedDict (as one, in its order); from the driver, defaultdict and Counter as
+themselves. A container the callee changes is written back into the caller's (``_changes``), and one the
+tree still holds when it crosses is *linked*: one object on each side, kept in step with every message
+(``Peer._link``), as plain pytest's caller and tree share the one object. A subclass of a value type
+(an IntEnum, a numpy float, a defaultdict) crosses as its base value plus a handle, so the receiver's
+stand-in compares as the base value while ``repr``/``str``/attributes still come from the live object, but
 only while no class of the tree defines a special method of its own on it (``tree_operated``): one
 that does is a tree object, compared as plain pytest compares it (in the subject), never by its base
 value. Every other object stays where it lives and crosses as a *handle*; the receiver holds a proxy
@@ -40,6 +43,7 @@ import decimal as _decimal
 import fractions as _fractions
 import importlib as _importlib
 import io as _io
+import itertools as _itertools
 import json as _json
 import numbers as _numbers
 import operator as _operator
@@ -53,6 +57,7 @@ from collections.abc import Mapping as _Mapping
 
 MAX_MSG = 256 << 20
 MAX_NODES = 4_000_000  # values a plain pytest comparison handles (sum of a 300,000-item list)
+MAX_LINKS, MAX_LINKED_ITEMS = 1024, 20_000  # linked containers each side checks at every message (``Peer._room``)
 _type, _isinstance, _len = type, isinstance, len
 _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, frozenset, set)
 BINOPS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor", "lshift",
@@ -323,12 +328,16 @@ def trusted_file(path) -> bool:
 
 class _Budget:
     """One encoding's node count, and (for a request's arguments) the mutable containers met, in
-    encoding order (``track``), or (for a write-back) the receiver's index of each container the
-    request carried (``refs``: id -> index), so an unchanged inner container is named, not copied."""
+    encoding order (``track``), or (for a write-back or a reply) the receiver's index of each container
+    the request carried (``refs``: id -> index), so an unchanged inner container is named, not copied
+    (``top``: the value itself may be one, a callee that returns its argument). ``kept``: the ids of the
+    containers this side still holds besides the value (``_kept``): each crosses linked (``Peer._link``);
+    ``linking``: the contents of a linked container are being encoded (every container in them is linked)."""
 
-    def __init__(self, track=None, refs=None):
+    def __init__(self, track=None, refs=None, kept=None, top=False):
         self.n = 0
-        self.track, self.refs = track, refs
+        self.track, self.refs, self.kept, self.top = track, refs, kept, top
+        self.linking = False
 
 
 class _Ctx:
@@ -342,27 +351,149 @@ class _Ctx:
 
 _OrderedDict = _collections.OrderedDict  # bound when this module loads: ``collections.OrderedDict = X`` in the tree changes nothing here
 _MUTABLE = (list, dict, set, bytearray, _OrderedDict)
+_defaultdict, _Counter = _collections.defaultdict, _collections.Counter
+_DICTS = (_defaultdict, _Counter)  # crossing as themselves from the driver, written back like a dict (``_enc_dict``)
+_getrefcount, _is = _sys.getrefcount, _operator.is_
+_chain = _itertools.chain.from_iterable
+
+
+def _kept(root, held: int) -> set:
+    """The ids of the mutable containers (``_MUTABLE``) in ``root``, reached through the built-in
+    containers only, that something besides ``root`` itself still references: the tree's own state
+    handed out (``return self._items``, a module's list), as opposed to a value built for the caller.
+    Counted by reference count: a container is kept when it has more references than the value's own
+    containers hold to it (``held``: the caller's own references to ``root``). Over-counting only links
+    a fresh value, which the next message unlinks (``Peer._link_sync``)."""
+    return _kept_of(_walk(root, held + 1))  # (+1: this call's parameter)
+
+
+def _walk(root, held: int) -> dict:
+    found: dict = {}  # id -> [container, references the value's own containers hold to it]
+    seen: set = set()
+    stack = [root]
+    if _type(root) in _MUTABLE:
+        found[id(root)] = [root, held]
+    while stack:
+        x = stack.pop()
+        t = _type(x)
+        if t is list or t is tuple:
+            items = t.__iter__(x)
+        elif t is dict or t is _OrderedDict:
+            items = dict.values(x)
+        else:
+            continue
+        for v in items:
+            tv = _type(v)
+            if tv in _MUTABLE:
+                entry = found.get(id(v))
+                if entry is None:
+                    found[id(v)] = [v, 1]
+                    stack.append(v)
+                else:
+                    entry[1] += 1
+            elif tv is tuple and id(v) not in seen:
+                seen.add(id(v))
+                stack.append(v)
+    return found  # (this frame's references end with it: ``_kept_of`` counts the world's)
+
+
+def _kept_of(found: dict) -> set:
+    # each entry's list and getrefcount's argument are the two references this count adds
+    return {key for key, entry in found.items() if _getrefcount(entry[0]) - 2 > entry[1]}
+
+
+def _fill(obj, new) -> None:
+    """Make the container ``obj`` hold what ``new`` (of its exact type) holds, in place, through the
+    built-in types' own methods."""
+    t = _type(obj)
+    if _type(new) is not t:
+        raise RemoteError("a container's new contents are of another type")
+    if t is list:
+        list.__setitem__(obj, slice(None), new)
+    elif t is bytearray:
+        bytearray.__setitem__(obj, slice(None), new)
+    elif t is set:
+        set.clear(obj)
+        set.update(obj, new)
+    elif t is _OrderedDict:
+        _OrderedDict.clear(obj)
+        _OrderedDict.update(obj, new)
+    else:
+        dict.clear(obj)
+        dict.update(obj, new)
+
+
+_EMPTY = {"l": list, "d": dict, "s": set, "ba": bytearray, "od": _OrderedDict}  # a linked container's kind -> its class
 
 
 def _snapshot(x):
-    """What a mutable container holds now (shallow), to tell afterwards whether a call changed it."""
+    """What a mutable container holds now (shallow), to tell afterwards whether it changed: its items,
+    or a mapping's keys and values, in its order (an OrderedDict's own: ``move_to_end`` is a change)."""
     t = _type(x)
     if t is bytearray:
         return bytes(x)
-    if t is _OrderedDict:  # its items in its order: ``move_to_end`` is a change
-        return list(_OrderedDict.items(x))
-    return list(dict.items(x)) if t is dict else list(t.__iter__(x))
+    if t is _OrderedDict:
+        return list(_OrderedDict.keys(x)), list(_OrderedDict.values(x))
+    if t is dict or t in _DICTS:
+        return list(dict.keys(x)), list(dict.values(x))
+    return list(t.__iter__(x))
 
 
-def _same_item(a, b) -> bool:
-    return a is b or (_type(a) is tuple and _type(b) is tuple and _len(a) == 2 == _len(b) and a[0] is b[0] and a[1] is b[1])
+def _same(now, then) -> bool:
+    # by identity, in C (``operator.is_``): no item's own ``__eq__`` runs, whichever side this is
+    return _len(now) == _len(then) and all(map(_is, now, then))
 
 
 def _unchanged(x, snap) -> bool:
     now = _snapshot(x)
-    if _type(x) is bytearray:
+    if _type(now) is bytes:
         return now == snap
-    return _len(now) == _len(snap) and all(map(_same_item, now, snap))
+    if _type(now) is tuple:
+        return _same(now[0], snap[0]) and _same(now[1], snap[1])
+    return _same(now, snap)
+
+
+_ITEMS = {list: (list.__iter__,), set: (set.__iter__,), bytearray: (bytearray.__iter__,), dict: (dict.keys, dict.values),
+          _OrderedDict: (_OrderedDict.keys, _OrderedDict.values)}  # how ``_snapshot`` reads each linked kind, in C
+
+
+class _LinkSig:
+    """All linked containers as last synced, for the check at every message (``Peer._link_sync``) in C
+    over all of them at once: by kind, their lengths and their items (a mapping's keys and values)
+    concatenated, compared by identity with what they hold now. ``base``: each container's reference
+    count when only this side's tables hold it (the table, this object's two lists, the count's
+    argument, and two per snapshot of a linked container that holds it: its own and this one's)."""
+
+    def __init__(self, links: dict, snaps: dict):
+        by_kind: dict = {}
+        for lid, obj in links.items():
+            by_kind.setdefault(_type(obj), []).append(lid)
+        self.groups: list = []
+        self.lids, self.objs = [], []
+        held: list = []
+        for kind, lids in by_kind.items():
+            objs, kept = [links[lid] for lid in lids], [snaps[lid] for lid in lids]
+            if kind is dict or kind is _OrderedDict:
+                lens = [_len(k) for k, _v in kept]
+                flats = [list(_chain(k for k, _v in kept)), list(_chain(v for _k, v in kept))]
+            else:
+                lens, flats = list(map(_len, kept)), [list(_chain(kept))]
+            self.groups.append((_ITEMS[kind], objs, lens, flats))
+            self.lids += lids
+            self.objs += objs
+            held += flats
+        self.items = sum(_len(flat) for flat in held)
+        occurs = _collections.Counter(map(id, _chain(held)))
+        self.base = [4 + 2 * occurs.get(id(obj), 0) for obj in self.objs]
+
+    def unchanged(self) -> bool:
+        for items, objs, lens, flats in self.groups:
+            if list(map(_len, objs)) != lens:
+                return False
+            for read, flat in zip(items, flats):
+                if not _same(list(_chain(map(read, objs))), flat):
+                    return False
+        return True
 
 
 class Peer:
@@ -379,9 +510,22 @@ class Peer:
         self.capture = None  # subject: (stdout, stderr) buffers flushed into every message
         self.cross, self.crossing_file = _direct, None  # subject: ``crossing()``
         self.ps = None  # ProcState: the process state both sides share, synced at every message
+        # linked containers (``_link``): link id -> our container, id(container) -> link id, link id ->
+        # its contents at the last sync; ids this side allocates (the subject's > 0, the driver's < 0)
+        self.links: dict = {}
+        self.link_ids: dict = {}
+        self.link_snaps: dict = {}
+        self.link_next = 1 if side == "subject" else -1
+        self.link_sig = None  # ``_LinkSig`` of the links as last synced (None: to be made again)
+        self.link_items = 0  # the items of the linked containers, as last counted (``_room``, ``_LinkSig``)
+        self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
+        self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
+        sync = self._link_sync()
+        if sync is not None:
+            msg["ln"] = sync
         if self.capture is not None:
             out, err = self.capture
             o, e = out.getvalue(), err.getvalue()
@@ -425,7 +569,13 @@ class Peer:
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
         sent = _Budget(track=[])
-        self._send({"q": op, "a": self.enc(list(args), sent)})
+        msg = {"q": op, "a": self.enc(list(args), sent)}
+        if self.side == "driver":
+            spec = _filter_spec()
+            if spec != self.filters_sent:
+                msg["wf"] = [[a, m, self.enc(c), mod, n] for a, m, c, mod, n in spec]
+                self.filters_sent = spec
+        self._send(msg)
         while True:
             msg = self._recv()
             if self.on_msg is not None:
@@ -433,12 +583,17 @@ class Peer:
             if "q" in msg:
                 self._serve(msg)
                 continue
-            self._write_back(msg.get("wb"), sent.track)
             if "x" in msg:
-                self._raise(self.dec_exc(msg["x"]))
-            if "r" not in msg:
+                exc = self.dec_exc(msg["x"])
+            elif "r" in msg:
+                result = self.dec(msg["r"], 0, _Ctx(originals=sent.track))
+            else:
                 raise RemoteError("a reply without a result")
-            return self.dec(msg["r"])
+            self._write_back(msg.get("wb"), sent.track)
+            self._apply_links(msg.get("ln"))
+            if "x" in msg:
+                self._raise(exc)
+            return result
 
     @staticmethod
     def _raise(exc: BaseException):
@@ -469,10 +624,16 @@ class Peer:
         snaps = None
         try:
             op, args = msg["q"], self.dec(msg.get("a", []), 0, _Ctx(track=track))
+            self._apply_links(msg.get("ln"))
+            if "wf" in msg and self.side == "subject":
+                self.warning_filters = self._dec_filters(msg["wf"])
             snaps = [_snapshot(x) for x in track]
             with _Warnings(self) as w:
                 result = self.handle(op, args)
-            reply = {"r": self.enc(result)}
+            # the tree's own containers in the result cross linked (``_kept``: not a module's namespace,
+            # which the driver copies once at import); the request's own containers by their index
+            kept = _kept(result, 1) if self.side == "subject" and op != "import" else None
+            reply = {"r": self.enc(result, _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True))}
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
             if _isinstance(exc, (KeyboardInterrupt, Closed)):
                 raise
@@ -485,6 +646,24 @@ class Peer:
             if wb:
                 reply["wb"] = wb
         self._send(reply)
+
+    def _dec_filters(self, spec) -> list:
+        """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
+        every other action "always"; an entry whose category this side does not have is left out (no
+        warning of the tree is an instance of it)."""
+        if not _isinstance(spec, list):
+            raise RemoteError("malformed warning filters")
+        out = []
+        for item in spec:
+            if not _isinstance(item, list) or _len(item) != 5:
+                raise RemoteError("malformed warning filters")
+            action, message, category, module, lineno = item
+            category = self.dec(category)
+            if _type(message) is not str or _type(module) is not str or _type(lineno) is not int or lineno < 0 or \
+                    not _isinstance(category, type) or not issubclass(category, Warning) or _isinstance(category, RemoteMeta):
+                continue
+            out.append(("error" if action == "error" else "always", message, category, module, lineno))
+        return out if any(entry[0] == "error" for entry in out) else []
 
     # -- write-back: a container passed by value and changed by the callee ------------------------
     def _changes(self, track: list, snaps: list) -> list:
@@ -509,14 +688,7 @@ class Peer:
                     not 0 <= item[0] < _len(track):
                 raise RemoteError("a malformed write-back")
             orig = track[item[0]]
-            new = self.dec(item[1], 0, _Ctx(originals=track))
-            if _type(new) is not _type(orig):
-                raise RemoteError("a write-back of another type")
-            if _type(orig) in (list, bytearray):
-                orig[:] = new
-            else:
-                orig.clear()
-                orig.update(new)
+            _fill(orig, self.dec(item[1], 0, _Ctx(originals=track)))
 
     def handle(self, op: str, args: list):
         """Apply one request to our own objects (the policy decides what the peer may do). Whatever
@@ -583,15 +755,25 @@ class Peer:
         if ref is not None:
             return {"t": "ref", "id": ref}
         if t in _MUTABLE:
-            if budget.refs is not None and depth > 0 and id(x) in budget.refs:
+            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
+                return {"t": "wb", "i": budget.refs[id(x)]}
+            lid = self.link_ids.get(id(x))
+            if lid is not None and self.links.get(lid) is x:
+                return {"t": "ln", "id": lid}
+            if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
+                return self._link(x, budget, depth)
+            if budget.track is not None:
+                budget.track.append(x)
+        elif t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
+            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
                 return {"t": "wb", "i": budget.refs[id(x)]}
             if budget.track is not None:
                 budget.track.append(x)
+            return self._enc_dict(x, t, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
-            return {"t": "od", "v": [[self.enc(k, budget, depth + 1), self.enc(v, budget, depth + 1)]
-                                     for k, v in _OrderedDict.items(x)]}
+            return self._enc_od(x, budget, depth)
         known = self._enc_known(x, t) if self.side != "subject" or all(unpatched(k) for k in _TYPE_MRO(t)) else None
         if known is not None:
             return known
@@ -603,13 +785,145 @@ class Peer:
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
         if base is not None:
-            out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+            linking, budget.linking = budget.linking, False  # (a copy made here: never linked)
+            try:
+                out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+            finally:
+                budget.linking = linking
             if self.side == "subject" and not crosses_as_base(t):
                 out["op"] = True  # a tree object: the receiver's stand-in runs every operation here
                 if observed_as_base(t):
                     out["vb"] = True
             return out
         return self._handle(x)
+
+    def _enc_dict(self, x, t, budget, depth):
+        """A ``defaultdict`` (with its factory) or ``Counter`` the test passes, as itself: the callee's
+        in-place change is written back into the test's own (as a dict's is). Only the driver's (which
+        holds no code of the tree) and the subject's write-back of the driver's own cross so; a value of
+        the tree's crosses as a tree object (``crosses_as_base``: their special methods are not dict's)."""
+        items = [[self.enc(k, budget, depth + 1), self.enc(v, budget, depth + 1)] for k, v in dict.items(x)]
+        if t is _Counter:
+            return {"t": "ctr", "v": items}
+        return {"t": "dd", "v": items, "f": self.enc(_defaultdict.default_factory.__get__(x), budget, depth + 1)}
+
+    def _enc_od(self, x, budget, depth):
+        return {"t": "od", "v": [[self.enc(k, budget, depth + 1), self.enc(v, budget, depth + 1)]
+                                 for k, v in _OrderedDict.items(x)]}
+
+    # -- linked containers: the tree's own mutable state, one object on each side ------------------
+    # Plain pytest hands the test the tree's own list (``return self._items``): a change the test makes
+    # reaches the tree, a later change of the tree shows through, and every call returns the same object.
+    # A container of the tree that the subject still holds when it crosses (``_kept``) is therefore
+    # *linked*: the receiver builds one container for it (the same one each time it crosses again, a
+    # ``ln`` reference), and each side, with every message it sends, sends the new contents of every
+    # linked container it changed since the last message (``_link_sync``); the receiver applies them
+    # (``_apply_links``) before it runs anything. Only one side runs at a time, so both hold the same
+    # contents whenever either runs code. Every container inside a linked one is linked too, and so is
+    # one the other side puts into it. A link ends when no one but the table holds its container on
+    # one side (``_prune``); the other side then drops it too. A linked container stays a plain list
+    # (dict, set, ...) of the receiver: the probe observes it by value, C code reads it as it is.
+    def _link(self, x, budget, depth) -> dict:
+        lid = self.link_next
+        self.link_next += 1 if self.side == "subject" else -1
+        self.links[lid], self.link_ids[id(x)], self.link_snaps[lid] = x, lid, _snapshot(x)
+        self.link_sig = None
+        linking, budget.linking = budget.linking, True
+        try:
+            return {"t": "ln", "id": lid, "v": self._enc_contents(x, budget, depth)}
+        finally:
+            budget.linking = linking
+
+    def _room(self, x) -> bool:
+        """Whether one more container may be linked: every message checks every linked container (in C,
+        ``_LinkSig``), so their number and items are bounded (``MAX_LINKS``, ``MAX_LINKED_ITEMS``); past
+        that a container crosses as a copy, as every container did before links."""
+        if _len(self.links) >= MAX_LINKS:
+            return False
+        self.link_items += _len(x)
+        return self.link_items <= MAX_LINKED_ITEMS
+
+    def _enc_contents(self, x, budget, depth):
+        t = _type(x)
+        return self._enc_od(x, budget, depth) if t is _OrderedDict else self._enc_builtin(x, t, budget, depth)
+
+    def _unlink(self, lid) -> None:
+        obj = self.links.pop(lid, None)
+        self.link_snaps.pop(lid, None)
+        self.link_sig = None
+        if obj is not None and self.link_ids.get(id(obj)) == lid:
+            del self.link_ids[id(obj)]
+
+    def _link_sync(self):
+        """What goes with a message: the links this side ended (``rm``: no one but this side's tables
+        still holds the container) and the new contents of every linked container changed since the
+        last message (``c``: [link id, contents]). Checked in C over all links at once (``_LinkSig``);
+        a container at a time only when something changed."""
+        if not self.links:
+            return None
+        sig = self.link_sig or _LinkSig(self.links, self.link_snaps)
+        self.link_sig, self.link_items = sig, sig.items
+        counts = list(map(_getrefcount, sig.objs))
+        gone = []
+        if any(map(_operator.le, counts, sig.base)):
+            gone = [lid for lid, n, base in zip(sig.lids, counts, sig.base) if n <= base]
+            for lid in gone:
+                self._unlink(lid)
+        del sig, counts
+        if not gone and self.link_sig is not None and self.link_sig.unchanged():
+            return None
+        changed = []
+        for lid in list(self.links):
+            obj = self.links.get(lid)
+            if obj is None or _unchanged(obj, self.link_snaps[lid]):
+                continue
+            budget = _Budget()
+            budget.linking = True
+            changed.append([lid, self._enc_contents(obj, budget, 0)])
+            self.link_snaps[lid] = _snapshot(obj)
+            self.link_sig = None
+        if not gone and not changed:
+            return None
+        return {"rm": gone, "c": changed}
+
+    def _apply_links(self, sync) -> None:
+        """Apply the peer's ``_link_sync``: its ended links, then its changed contents, in place."""
+        if sync is None:
+            return
+        if not _isinstance(sync, dict) or not _isinstance(sync.get("rm", []), list) or \
+                not _isinstance(sync.get("c", []), list):
+            raise RemoteError("a malformed link sync")
+        for lid in sync.get("rm", []):
+            if _type(lid) is not int:
+                raise RemoteError("a malformed link sync")
+            self._unlink(lid)
+        for item in sync.get("c", []):
+            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or item[0] not in self.links:
+                raise RemoteError("a change of an unknown link")
+            obj = self.links[item[0]]
+            _fill(obj, self.dec(item[1], 1))
+            self.link_snaps[item[0]] = _snapshot(obj)
+            self.link_sig = None
+
+    def _dec_link(self, v: dict, depth: int, ctx):
+        lid = v.get("id")
+        if not isinstance(lid, int) or _type(lid) is not int:
+            raise RemoteError("a malformed link")
+        if "v" not in v:
+            if lid not in self.links:
+                raise RemoteError(f"no such link {lid!r}")
+            return self.links[lid]
+        content = v["v"]
+        kind = "l" if _isinstance(content, list) else content.get("t") if _isinstance(content, dict) else None
+        make = _EMPTY.get(kind) if isinstance(kind, str) else None
+        if make is None or lid in self.links or (lid > 0) != (self.side == "driver"):
+            raise RemoteError("a malformed link")  # each side allocates its own sign (``link_next``)
+        obj = make()
+        self.links[lid], self.link_ids[id(obj)] = obj, lid  # before its contents: they may hold it
+        self.link_sig = None
+        _fill(obj, self.dec(content, depth + 1, _Ctx(originals=ctx.originals) if ctx is not None else None))
+        self.link_snaps[lid] = _snapshot(obj)
+        return obj
 
     def _enc_builtin(self, x, t, budget, depth):
         if t is list:
@@ -638,7 +952,11 @@ class Peer:
         if t is _datetime.date:
             return {"t": "date", "v": t.isoformat(x)}
         if t is _datetime.datetime or t is _datetime.time:  # with ``fold``, which isoformat leaves out
-            return {"t": t.__name__, "v": t.isoformat(x), "fold": t.fold.__get__(x)}
+            out = {"t": t.__name__, "v": t.isoformat(x), "fold": t.fold.__get__(x)}
+            zone = _zone_key(t.tzinfo.__get__(x))
+            if zone is not None:
+                out["tz"] = zone
+            return out
         if t is _datetime.timedelta:
             return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
         if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:  # a pure path stays pure (no filesystem methods)
@@ -760,6 +1078,8 @@ class Peer:
             return b if t == "b" else self._tracked(ctx, lambda: bytearray(b))
         if t == "ref":
             return self.local(v.get("id"))
+        if t == "ln":
+            return self._dec_link(v, depth, ctx)
         if t == "wb":
             i = v.get("i")
             if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):
@@ -792,12 +1112,16 @@ class Peer:
             return _fractions.Fraction(*x)
         if t in ("date", "datetime", "time"):
             out = getattr(_datetime, t).fromisoformat(x)
+            if _type(v.get("tz")) is str:
+                out = _in_zone(out, v["tz"])
             return out.replace(fold=1) if v.get("fold") == 1 else out
         if t == "od":
             return self._tracked(ctx, lambda: _OrderedDict([(self.dec(k, depth + 1, ctx), self.dec(e, depth + 1, ctx))
                                                             for k, e in x]))
         if t == "td":
             return _datetime.timedelta(days=x[0], seconds=x[1], microseconds=x[2])
+        if t in ("dd", "ctr"):
+            return self._tracked(ctx, lambda: self._dec_dict(t, x, v, depth, ctx))
         if t == "path":
             return _pathlib.PurePosixPath(x) if v.get("pure") is True else _pathlib.Path(x)
         if t == "h":
@@ -813,6 +1137,16 @@ class Peer:
         if t == "xv":
             return self.dec_exc(v["x"])
         raise RemoteError(f"unknown tag {t!r}")
+
+    def _dec_dict(self, t, x, v, depth, ctx):
+        out = _Counter() if t == "ctr" else _defaultdict()
+        if t == "dd":
+            factory = self.dec(v.get("f"), depth + 1, ctx)
+            if factory is not None and not callable(factory):
+                raise RemoteError("a defaultdict's factory that is not callable")
+            _defaultdict.default_factory.__set__(out, factory)
+        dict.update(out, {self.dec(k, depth + 1, ctx): self.dec(e, depth + 1, ctx) for k, e in x})
+        return out
 
     def proxy(self, meta: dict):
         hid = meta["id"]
@@ -839,7 +1173,7 @@ class Peer:
             return self.proxy(meta) if operated else base
         cls = _named(cls, str(meta.get("ty", "?")), meta.get("tt") is True)
         try:
-            s = cls(base)
+            s = _made_as(cls, base)
         except Exception:  # noqa: BLE001
             return self.proxy(meta) if operated else base
         object.__setattr__(s, "_hx_remote", self.proxy(meta))
@@ -943,6 +1277,34 @@ class Peer:
 _MAX_CHAIN = 32  # the links of an exception chain that cross (a longer chain is cut there)
 _EXC_ATTR: dict = {name: BaseException.__dict__[name] for name in ("__cause__", "__context__", "__suppress_context__")}
 REMOTE_MODULES = frozenset({"doctest", "inspect", "importlib", "runpy", "pkgutil"})
+
+
+def _zone_key(tz):
+    """The key of ``tz`` when it is the interpreter's ``zoneinfo.ZoneInfo`` (a type defined in C, named by
+    identity: ``trusted_name``) and the instance ``ZoneInfo(key)`` gives (its cache's), else None. Such a
+    datetime crosses with its zone, not the fixed offset its isoformat shows: two datetimes of one zone
+    compare by wall clock under plain pytest (02:30 in the spring gap is not 03:30), and arithmetic, ``dst()``
+    and ``astimezone`` read the zone's rules."""
+    if tz is None:
+        return None
+    cls = _type(tz)
+    try:
+        if trusted_name(cls) != "zoneinfo.ZoneInfo":
+            return None
+        key = _TYPE_DICT(cls)["key"].__get__(tz)
+        return key if _type(key) is str and cls(key) is tz else None
+    except Exception:  # noqa: BLE001 - a zone that cannot be found again crosses as its offset
+        return None
+
+
+def _in_zone(value, key: str):
+    """``value`` (read from its isoformat, a fixed offset) in the zone ``key`` (``_zone_key``), the same
+    wall clock; ``value`` itself when this side cannot load that zone."""
+    try:
+        import zoneinfo
+        return value.replace(tzinfo=zoneinfo.ZoneInfo(key))
+    except Exception:  # noqa: BLE001
+        return value
 
 
 def _ref_of(x):
@@ -1073,10 +1435,28 @@ def _synth_class(peer, meta: dict):
     if issubclass(base, BaseException):
         ns["__str__"] = lambda self: getattr(self, "_hx_str", None) if _type(getattr(self, "_hx_str", None)) is str \
             else BaseException.__str__(self)
+        ns["__getattr__"] = _exc_getattr
     try:
         return RemoteMeta(qual.rpartition(".")[2] or "X", (base,), ns)
     except TypeError:
         return RemoteMeta(qual.rpartition(".")[2] or "X", (Exception if issubclass(base, BaseException) else object,), ns)
+
+
+def _exc_getattr(self, name):
+    """A public attribute of a peer's exception that crossed neither in its arguments nor in its
+    ``__dict__`` (an attribute of its class, a property the class defines): read from the live exception,
+    where it lives (the subject runs the tree's property, as plain pytest does). Only what normal lookup
+    does not find comes here."""
+    if name[:1] == "_":
+        raise AttributeError(name)
+    ref = object.__getattribute__(self, "__dict__").get("_hx_ref")
+    peer = _TYPE_DICT(_type(self)).get("_hx_peer")
+    if _type(ref) is not int or not _isinstance(peer, Peer):
+        raise AttributeError(name)
+    try:
+        return peer.request("getattr", peer.proxy({"id": ref, "ty": "builtins.BaseException", "c": False}), name)
+    except RemoteError:
+        raise AttributeError(name) from None
 
 
 class RemoteMeta(type):
@@ -1288,6 +1668,17 @@ def _shadow_class(base: type):
     return cls
 
 
+def _made_as(cls, base):
+    """An instance of the stand-in class ``cls`` holding the value ``base``: ``cls(base)``, or for a
+    date or datetime (whose constructor takes its fields, not a value) ``cls`` of ``base``'s fields."""
+    if _isinstance(base, _datetime.datetime):
+        return cls(base.year, base.month, base.day, base.hour, base.minute, base.second, base.microsecond,
+                   base.tzinfo, fold=base.fold)
+    if _isinstance(base, _datetime.date):
+        return cls(base.year, base.month, base.day)
+    return cls(base)
+
+
 _FORWARDS: dict = {}
 _FORWARDED = (*sorted(SLOTS), "__hash__", "__len__", "__iter__", "__contains__", "__getitem__", "__setitem__",
               "__delitem__", "__bool__", "__int__", "__float__", "__index__", "__format__", "__neg__", "__pos__",
@@ -1391,7 +1782,11 @@ def _readable_attribute(target, name: str) -> bool:
 
 
 class _Warnings:
-    """In the subject: record the warnings a request emits and send them with the reply."""
+    """In the subject: record the warnings a request emits and send them with the reply. The driver's
+    filters that turn a warning into an error (the test's ``simplefilter("error")``, a ``filterwarnings``
+    mark, ``-W error``) apply here too, in the driver's order (``Peer.warning_filters``): under plain
+    pytest ``warnings.warn`` raises inside the tree, which may catch it and take another path. Every
+    other action records the warning ("always"); the driver replays it under its own filters."""
 
     def __init__(self, peer):
         self.peer = peer
@@ -1402,6 +1797,8 @@ class _Warnings:
         self.cm = _warnings.catch_warnings(record=True)
         self.rec = self.cm.__enter__()
         _warnings.simplefilter("always")
+        for action, message, category, module, lineno in reversed(self.peer.warning_filters):  # each goes first
+            _warnings.filterwarnings(action, message, category, module, lineno)
         self.out: list = []
         self.peer._last_warnings = self.out
         return self.out
@@ -1421,6 +1818,22 @@ class _Warnings:
             except Exception:  # noqa: BLE001
                 pass
         return False
+
+
+def _filter_spec() -> list:
+    """This process's warning filters up to the last that makes a warning an error: (action, message
+    pattern, category, module pattern, line), as ``warnings.filterwarnings`` takes them; [] when none does."""
+    out, last = [], 0
+    for entry in list(_warnings.filters):
+        try:
+            action, message, category, module, lineno = entry
+            out.append((str(action), getattr(message, "pattern", "") or "", category,
+                        getattr(module, "pattern", "") or "", int(lineno)))
+        except (TypeError, ValueError):
+            continue
+        if action == "error":
+            last = _len(out)
+    return out[:last]
 
 
 def _capture() -> tuple:

@@ -79,8 +79,6 @@ WITHOUT_TEST_FILE: dict[str, str] = {
     # harness.judge: the subject's side runs in another process, specified by the judged runs
     "harness/judge/probe_runtime.py": "the probe inside the subject: tests/harness/judge/test_identity.py, "
                                       "tests/harness/judge/test_probes.py",
-    "harness/judge/subject_rpc.py": "the subject's channel to the driver: tests/harness/judge/test_identity.py, "
-                                    "tests/harness/judge/test_two_process_judge_attacks.py",
     "harness/ledger/rundir.py": "a run's run.json, repaired after a kill: tests/harness/run/test_fault_recovery.py, "
                                 "tests/harness/run/test_kill_campaign.py",
     "harness/loop/loop_workers.py": "a loop's workers: tests/harness/loop/test_loop.py, tests/harness/loop/test_loop_graph.py",

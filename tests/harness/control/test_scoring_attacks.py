@@ -559,9 +559,7 @@ CASES = {
     "datetime_subclass": ("import datetime\nclass Stamp(datetime.datetime):\n    pass\ndef when():\n"
                           "    return Stamp(2024, 1, 2)\n",
                           "assert when() == datetime.datetime(2024, 1, 2)", True,
-                          "issue 32 (found 2026-12-05 after the tree-object rule of item 2): the judge fails a bare "
-                          "datetime subclass that plain pytest passes - stricter, never more lenient (the adjudication "
-                          "needs both), but an honest tree returning one is scored acceptance_fail"),
+                          None),  # was a defect (issue 32): its stand-in is made from the value's fields (``_made_as``)
     "mapping_proxy": ("import types\ndef config():\n    return types.MappingProxyType({'a': 1})\n",
                       "assert config() == {'a': 1}", True,
                       None),

@@ -133,19 +133,25 @@ def test_a_literal_local_sent_by_an_operator_is_not_a_judge_constant(tmp_path, u
     assert not v.passed, v.output
 
 
-_SUBCLASS_NOT_WRITTEN_BACK = pytest.mark.xfail(strict=True, reason="defect: a dict subclass the test passes (defaultdict, "
-                                               "Counter) crosses as a stand-in built from a copy of its base value, so the tree's "
-                                               "in-place change is never written back; a correct in-place tree fails under the judge "
-                                               "and passes under plain pytest")
-
-
-# closed (issue 32): an OrderedDict crosses as an OrderedDict and is written back as a dict is (harness.judge.subject_rpc ``_MUTABLE``)
-@pytest.mark.parametrize("make", ["collections.OrderedDict()",
-                                  pytest.param("collections.defaultdict(int)", marks=_SUBCLASS_NOT_WRITTEN_BACK),
-                                  pytest.param("collections.Counter()", marks=_SUBCLASS_NOT_WRITTEN_BACK)])
+# closed (issue 32): an OrderedDict crosses as an OrderedDict, a defaultdict (with its factory) and a Counter as
+# themselves, each written back as a dict is (harness.judge.subject_rpc ``_MUTABLE``, ``Peer._enc_dict``)
+@pytest.mark.parametrize("make", ["collections.OrderedDict()", "collections.defaultdict(int)", "collections.Counter()",
+                                  "collections.defaultdict(lambda: 0)"])
 def test_a_dict_subclass_the_test_passes_is_written_back(tmp_path, make):
     from tests.harness.judge.test_process_boundary_attacks import tiny
     test = ("import collections\n\nfrom pkg import add\n\n\ndef test_t():\n    d = " + make + "\n"
             "    add(d)\n    assert list(d.items()) == [('k', 1)]\n")
     v = tiny(tmp_path, "def add(d):\n    d['k'] = 1\n", test)
+    assert v.passed, v.output
+
+
+@pytest.mark.parametrize("make", ["collections.defaultdict(int)", "collections.defaultdict(lambda: 0)", "collections.Counter()"])
+def test_a_missing_key_of_a_defaultdict_the_test_passes_is_made_by_its_own_factory(tmp_path, make):
+    """The tree's ``d[k] += 1`` reads a missing key: a defaultdict's factory (the interpreter's ``int``, or
+    the test's lambda, called back in the driver) and a Counter's ``__missing__`` answer it, as under plain
+    pytest, and the change is written back."""
+    from tests.harness.judge.test_process_boundary_attacks import tiny
+    test = ("import collections\n\nfrom pkg import add\n\n\ndef test_t():\n    d = " + make + "\n"
+            "    add(d)\n    add(d)\n    assert dict(d) == {'k': 2}\n")
+    v = tiny(tmp_path, "def add(d):\n    d['k'] += 1\n", test)
     assert v.passed, v.output

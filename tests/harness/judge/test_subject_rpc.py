@@ -1,0 +1,269 @@
+"""The protocol between a judged run's driver and its subject (harness.judge.subject_rpc), in one process.
+
+Two peers over a socket pair: the test is the driver, a thread serves a module as the subject. What a
+value is once it has crossed, as plain pytest would hand it over (issue 32, "never more lenient than plain
+pytest"): a container the tree still holds is one object on each side, kept in step (``Peer._link``); a
+fresh one is a copy; a callee that returns its argument returns the caller's own object; an aware datetime
+keeps its ZoneInfo; a defaultdict or Counter the test passes is itself and written back; the test's warning
+filters that make a warning an error apply where the tree warns. The judged runs of these rules (a tree,
+a test, plain pytest beside the judge) are in test_final_check_attacks.py, test_identity.py and
+test_watch_attacks.py.
+"""
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import socket
+import threading
+import types
+import warnings
+import zoneinfo
+
+import pytest
+
+from harness.judge import subject_rpc as rpc
+
+TREE = """
+import collections, datetime as dt, warnings, zoneinfo
+
+_S = [1, 2]
+_C = {}
+_NESTED = {"rows": [[1], [2]]}
+_BIG = [[i] for i in range(50)]
+
+
+def get():
+    return _S
+
+
+def total():
+    return sum(_S)
+
+
+def getc():
+    return _C
+
+
+def put(k, v):
+    _C[k] = v
+
+
+def nested():
+    return _NESTED
+
+
+def rows_total():
+    return sum(sum(r) for r in _NESTED["rows"])
+
+
+def grow_inner():
+    _NESTED["rows"][0].append(10)
+
+
+def fresh():
+    return [1, [2], {"a": [3]}]
+
+
+def same(x):
+    return x
+
+
+def first(d):
+    return d["xs"]
+
+
+def big():
+    return _BIG
+
+
+def wall_clock():
+    return dt.datetime(2021, 3, 28, 2, 30, tzinfo=zoneinfo.ZoneInfo("Europe/Berlin"))
+
+
+def uncached_zone():
+    return dt.datetime(2021, 3, 28, 2, 30, tzinfo=zoneinfo.ZoneInfo.no_cache("Europe/Berlin"))
+
+
+def count(d):
+    d["k"] += 1
+
+
+def swallow():
+    try:
+        warnings.warn("d", DeprecationWarning)
+    except DeprecationWarning:
+        return "error"
+    return "recorded"
+"""
+
+
+@pytest.fixture
+def pair():
+    """(the driver's peer, the subject's peer, the tree module's proxy)."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    mod = types.ModuleType("tree")
+    exec(TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, subject, driver.proxy({"id": hid, "ty": "tree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+def test_a_container_the_tree_holds_is_one_object_kept_in_step_on_both_sides(pair):
+    driver, subject, tree = pair
+    x = tree.get()
+    assert type(x) is list and x == [1, 2]
+    assert tree.get() is x  # the same list for every call, as plain pytest's ``get() is get()``
+    x.append(9)  # the test's change reaches the tree before it next runs
+    assert tree.total() == 12
+    c = tree.getc()
+    tree.put("k", 1)  # the tree's later change shows through the test's dict
+    assert c == {"k": 1}
+
+
+def test_a_container_inside_a_linked_one_is_linked_too(pair):
+    driver, subject, tree = pair
+    n = tree.nested()
+    row = n["rows"][0]
+    row.append(5)
+    assert tree.rows_total() == 8
+    tree.grow_inner()
+    assert row == [1, 5, 10] and n["rows"][0] is row
+    n["rows"].append([100])  # a container the test puts into a linked one is linked from then on
+    assert tree.rows_total() == 118
+    n["rows"][-1].append(1)
+    assert tree.rows_total() == 119
+
+
+def test_a_fresh_container_is_a_copy_and_no_link_is_kept(pair):
+    driver, subject, tree = pair
+    f = tree.fresh()
+    assert f == [1, [2], {"a": [3]}]
+    tree.total()
+    assert not driver.links and not subject.links
+
+
+def test_a_link_ends_on_both_sides_when_the_test_drops_its_container(pair):
+    driver, subject, tree = pair
+    x = tree.get()
+    assert driver.links and subject.links
+    del x
+    tree.total()  # the driver says so with its next message
+    tree.total()
+    assert not driver.links and not subject.links
+    x = tree.get()  # crossing again links it again
+    x.append(3)
+    assert tree.total() == 6
+
+
+def test_a_callee_that_returns_its_argument_returns_the_callers_own_object(pair):
+    driver, subject, tree = pair
+    xs = [3, 1]
+    assert tree.same(xs) is xs
+    d = {"xs": [1]}
+    assert tree.first(d) is d["xs"]
+
+
+def test_past_the_bound_a_container_crosses_as_a_copy(pair, monkeypatch):
+    """Every message checks every link: their number is bounded (``MAX_LINKS``); past it, a copy."""
+    driver, subject, tree = pair
+    monkeypatch.setattr(rpc, "MAX_LINKS", 10)
+    rows = tree.big()
+    assert rows == [[i] for i in range(50)]
+    assert len(subject.links) <= 10 and len(driver.links) <= 10
+    assert tree.big() is rows  # the outer list was linked before the bound was reached
+
+
+def test_kept_tells_the_trees_own_containers_from_fresh_ones():
+    state = [1, [2]]
+
+    def handed_out():
+        return state
+
+    def made():
+        return [1, [2], (3, [4])]
+
+    result = handed_out()
+    assert rpc._kept(result, 1) == {id(state)}  # (its inner list is reached through it: linked with it)
+    result = made()
+    assert rpc._kept(result, 1) == set()
+    result = (state, [5])
+    assert rpc._kept(result, 1) == {id(state)}
+
+
+def test_an_aware_datetime_keeps_its_zone(pair):
+    driver, subject, tree = pair
+    berlin = zoneinfo.ZoneInfo("Europe/Berlin")
+    w = tree.wall_clock()
+    assert w.tzinfo is berlin
+    assert w != dt.datetime(2021, 3, 28, 3, 30, tzinfo=berlin)  # compared by wall clock, as under plain pytest
+    u = tree.uncached_zone()  # not the zone's cached instance: its fixed offset (what ``==`` reads across zones)
+    assert u.tzinfo is not berlin and u.utcoffset() == dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize("make", [lambda: collections.defaultdict(int), lambda: collections.defaultdict(lambda: 0),
+                                  collections.Counter])
+def test_a_defaultdict_or_counter_the_test_passes_is_itself_and_written_back(pair, make):
+    driver, subject, tree = pair
+    d = make()
+    tree.count(d)
+    tree.count(d)
+    assert type(d) is type(make()) and d == {"k": 2}
+
+
+def test_the_tests_error_filters_apply_where_the_tree_warns(pair):
+    driver, subject, tree = pair
+    assert tree.swallow() == "recorded"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tree.swallow() == "error"
+        warnings.simplefilter("ignore", DeprecationWarning)  # first in the list: it wins
+        assert tree.swallow() == "recorded"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert tree.swallow() == "recorded"
+
+
+def test_the_filter_spec_is_empty_unless_a_filter_makes_an_error():
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.simplefilter("always")
+        assert rpc._filter_spec() == []
+        warnings.filterwarnings("error", message="x", category=DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning, append=True)
+        assert rpc._filter_spec() == [("error", "x", DeprecationWarning, "", 0)]
+
+
+def test_a_date_or_datetime_stand_in_is_made_from_the_values_fields():
+    class Stamp(dt.datetime):
+        pass
+
+    class Day(dt.date):
+        pass
+
+    when = dt.datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc, fold=1)
+    made = rpc._made_as(Stamp, when)
+    assert type(made) is Stamp and made == when and made.fold == 1
+    assert rpc._made_as(Day, dt.date(2024, 1, 2)) == dt.date(2024, 1, 2)
+
+
+def test_a_link_the_peer_defines_with_this_sides_sign_or_changes_unknown_is_refused():
+    a, b = socket.socketpair()
+    driver = rpc.Peer(a.detach(), "driver")
+    try:
+        with pytest.raises(rpc.RemoteError):
+            driver.dec({"t": "ln", "id": -5, "v": [1]})  # the driver's own sign: never the subject's to define
+        with pytest.raises(rpc.RemoteError):
+            driver.dec({"t": "ln", "id": 7})  # a reference to a link never defined
+        with pytest.raises(rpc.RemoteError):
+            driver._apply_links({"rm": [], "c": [[3, [1]]]})
+        linked = driver.dec({"t": "ln", "id": 1, "v": [1, {"t": "ln", "id": 2, "v": {"t": "d", "v": []}}]})
+        assert linked == [1, {}] and driver.links[2] is linked[1]
+        with pytest.raises(rpc.RemoteError):
+            driver._apply_links({"rm": [], "c": [[1, {"t": "d", "v": []}]]})  # another kind of container
+    finally:
+        socket.socket(fileno=driver.fd).close()
+        b.close()
