@@ -35,7 +35,7 @@ from harness.core.wilson import wilson
 if TYPE_CHECKING:
     from analysis.pairs import Pairs
 
-COMPLETION = ("completed", "recovered")
+COMPLETION = (Outcome.COMPLETED.value, Outcome.RECOVERED.value)  # the pairs' columns hold strings
 VERDICT_FIELD = "tree_digest_final"
 CRITERION = (f"a row carries a hidden-oracle verdict when it names the final tree the harness's hidden oracle "
              f"judged ({VERDICT_FIELD}); every matched row of a side must")

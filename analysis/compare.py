@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 
 from analysis.pairs import Pairs
-from analysis.records import factor_suffix, fast_rows, load_records, read_raw
+from analysis.records import factor_suffix, fast_rows, load_records, row_columns
 from harness.core import record
 from harness.core.outcomes import Outcome
 
@@ -51,7 +51,7 @@ DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 # the harness's built-in arms (harness.core.builtin_parts): each can stop or recover
 HARNESS_CONTROLLERS = frozenset({"A1", "A2", "A2p", "A3", "A4"})
-COMPLETION = ("completed", "recovered")
+COMPLETION = (Outcome.COMPLETED.value, Outcome.RECOVERED.value)  # values: the columns hold the file's strings
 SCORED = tuple(o.value for o in Outcome if o is not Outcome.VOID)
 
 
@@ -265,24 +265,22 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
     fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
-    # read once: the rows validated are the rows used
-    recs, locs = (fast.recs, fast.locs) if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
+    # read once: the rows validated are the rows used; either way the reader (the serialization edge) hands
+    # them over as columns, never as the file's objects
+    rows = fast if fast is not None else row_columns(records_path, complete_lines_only=is_dir)
     if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
-        load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
-    names = fast.names if fast is not None else set().union(*map(dict.keys, recs))  # a field no row holds needs
-    # no per-row check below
-    n = len(recs)
+        load_records(records_path, on_conflict="first", raw=(rows.recs, rows.locs))  # raises RecordsError
+    names, locs = rows.names, rows.locs  # a field no row holds needs no per-row check below
+    n = len(locs)
 
     def column(name: str) -> list:
-        if name not in names:
-            return [None] * n
-        return fast.column(name) if fast is not None else [r.get(name) for r in recs]
+        return rows.column(name) if name in names else [None] * n
 
     versions = _check_versions(column("schema_version"), locs) if "schema_version" in names else [1]
-    for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
-        if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
-            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
     cols = {f: column(f) for f in (*SIDE_FIELDS, "protocol_digest", "controller")}
+    for digest, loc in zip(cols["task_digest"], locs) if "task_digest" in names else ():  # a producer's own
+        if digest is not None and not isinstance(digest, str):  # field, outside the schema
+            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(digest).__name__}")
     arms = sorted(set(cols["arm"]))
     if len(arms) != 1 and "arm" not in key:
         raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "
@@ -535,12 +533,13 @@ def pair(a: Side, b: Side, pa: set[str], pb: set[str]) -> tuple[Pairs, dict[str,
 
 # -- native outcomes (Table 25) ------------------------------------------------------------------
 NATIVE_ROWS = (  # (label, outcomes, n/a on a side without a control layer when 0)
-    ("Completed directly", ("completed",), False),
-    ("Recovered (a failure seen, then shipped)", ("recovered",), True),
-    ("Safe-stopped (not shipped)", ("safe_stop",), True),
-    ("False stop (not shipped, oracle would pass)", ("false_stop",), True),
-    ("Amplified (shipped, hidden oracle red)", ("amplified",), False),
-    ("Failed terminal outcome (acceptance fail or unsafe)", ("acceptance_fail", "unsafe"), False),
+    ("Completed directly", (Outcome.COMPLETED.value,), False),
+    ("Recovered (a failure seen, then shipped)", (Outcome.RECOVERED.value,), True),
+    ("Safe-stopped (not shipped)", (Outcome.SAFE_STOP.value,), True),
+    ("False stop (not shipped, oracle would pass)", (Outcome.FALSE_STOP.value,), True),
+    ("Amplified (shipped, hidden oracle red)", (Outcome.AMPLIFIED.value,), False),
+    ("Failed terminal outcome (acceptance fail or unsafe)", (Outcome.ACCEPTANCE_FAIL.value, Outcome.UNSAFE.value),
+     False),
     ("Completed/recovered total", COMPLETION, False),
     ("Stopped/failed total (not completed)", tuple(o for o in SCORED if o not in COMPLETION), False),
 )
