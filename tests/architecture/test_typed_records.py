@@ -69,7 +69,8 @@ EDGE = {
 # is refused: the last ones (compare's row path, receipts verify and rejudge, the Inspect import) are typed.
 META = "not a record: run.json's fields (protocol, run_id, protocol_digest, preregistered, engine)"
 ROW = "not a record: a row of the per-arm table (harness.core.table.per_arm_rows), built from CellRecords"
-META_ROW = "not a record: run.json's fields and the per-arm table's rows"
+META_ROW = ("not a record: run.json's fields and the per-arm table's rows ('amplified' there is an endpoint, the "
+            "name of the Inspect metric it exports, not an outcome)")
 ROW_ENDPOINT = "not a record: the per-arm table's rows, keyed by endpoint ('amplified' is an endpoint there)"
 ENDPOINT = "not a record: the tidy table's per-cell columns and a hypothesis's endpoint name ('amplified')"
 EVENT = "not a record: an event of the cell's log (or the probe driver's), whose keys share a field's name"
@@ -85,18 +86,16 @@ SUMMARY = "not a record: the analysis's summary (contrasts, tables, published va
 CONTRAST = "not a record: a contrast of the analysis summary"
 # Records in column form: a records file read, validated, as columns (field -> each row's value), the form the
 # analysis counts and joins a million records in (issue 37: a CellRecord per row is slower by far). The reader
-# at the edge (analysis.records, analysis.fastload) builds the columns and names them by the record's fields
-# (record.FIELDS, and the tidy table's derived columns, analysis.records.TIDY_COLUMNS), so a column is read by a
-# field's name: that read is the form's, allowed and counted here, never a record's object read by key.
+# at the edge (analysis.records, analysis.fastload) builds the columns and names them by the record's fields.
+# compare reads its columns and pairs by analysis.pairs.Col (an enum of them, each checked to be a field of
+# record.FIELDS), so none of its reads is here. The tidy table (a pandas DataFrame, one row a scored cell; its
+# columns are analysis.records.TIDY_COLUMNS) is still read by the field's name as a string: those reads are the
+# column form's, allowed and counted here (a DataFrame is read by column name; an enum of its columns, as
+# compare has, would take them out of this table), never a record's object read by key.
 TIDY = ("records in column form: a column of the analysis's tidy table (analysis.records builds it, validated, from "
         "every producer's records, one row a scored cell) or a DataFrame derived from it")
-COLS = ("records in column form: compare's columns of a side (Side.cols, each field over every row, as the reader "
-        "hands them over: analysis.fastload.Screened or analysis.records.RowColumns)")
-PAIRS = ("records in column form: a side's columns cut to compare's matched pairs (analysis.pairs.Pairs)")
 EVENT_RUNS = ("not a record: an event of the cell's log (the agent's finish claim) and the cell's test runs (each "
               "{by, kind, wall_s, cached})")
-REF_COLS = ("records in column form: compare's columns of a side and its reference (the protocol digest and model its rows are "
-            "screened against); the row-by-row path (_split) reads each row as a typed Row of the columns")
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
 HOST_KILL = ("not a record: the killed host's result file (the cell's attempts, review rounds and flags, written by "
@@ -109,25 +108,10 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
-    ("analysis/adjudicated.py", "_lacking"): (2, 0, PAIRS),
-    ("analysis/adjudicated.py", "direction"): (6, 0, PAIRS),
-    ("analysis/adjudicated.py", "token_convention"): (3, 0, PAIRS),
     ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "_compare"): (4, 0, COLS),
-    ("analysis/compare.py", "_no_match_hint.facs"): (1, 0, COLS),
     ("analysis/compare.py", "_plan"): (3, 0, META),
     ("analysis/compare.py", "_run_meta"): (3, 0, META),
-    ("analysis/compare.py", "_split"): (4, 0, REF_COLS),
-    ("analysis/compare.py", "_split_columnar"): (9, 0, REF_COLS),
-    ("analysis/compare.py", "_take"): (1, 0, PAIRS),
-    ("analysis/compare.py", "completeness"): (1, 0, COLS),
-    ("analysis/compare.py", "io_list"): (1, 0, COLS),
-    ("analysis/compare.py", "load_side"): (8, 0, COLS),
-    ("analysis/compare.py", "native_outcomes"): (1, 0, COLS),
-    ("analysis/compare.py", "outcome_matrix"): (2, 0, COLS),
-    ("analysis/compare.py", "paired_test"): (1, 0, COLS),
-    ("analysis/compare.py", "side_tokens"): (6, 0, COLS),
-    ("analysis/compare.py", "subclasses"): (3, 0, COLS),
+    ("analysis/compare.py", "load_side"): (1, 0, META),
     ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
     ("analysis/compare_render.py", "_tests_md"): (1, 0, SUMMARY),
     ("analysis/compare_render.py", "_tokens_md"): (2, 0, SUMMARY),
@@ -194,7 +178,7 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/run/driver.py", "_CacheConfig.as_dict"): (1, 0, META),
     ("harness/run/driver.py", "_Session.run_meta"): (3, 0, META),
     ("harness/run/driver.py", "_cell_spec"): (1, 0, META),
-    ("harness/run/driver.py", "_check_role_engine"): (1, 0, ENGINE),
+    ("harness/run/driver.py", "_check_role_engine"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_check_transcript_and_corpus"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_seal"): (2, 0, META),
     ("harness/run/driver.py", "_verify_and_open"): (4, 0, META),
@@ -214,7 +198,7 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("interop/inspect_logs.py", "_record"): (8, 0, INSPECT),
     ("interop/inspect_logs.py", "_record.number"): (1, 0, INSPECT),
     ("interop/inspect_logs.py", "_sample"): (3, 0, ENGINE),
-    ("interop/inspect_logs.py", "export_run"): (10, 0, META_ROW),
+    ("interop/inspect_logs.py", "export_run"): (10, 1, META_ROW),
     ("viewer/figures.py", "rate_intervals"): (1, 1, ROW_ENDPOINT),
     ("viewer/overview.py", "_facts"): (5, 0, META),
     ("viewer/overview.py", "_per_arm"): (1, 0, ROW),
@@ -320,6 +304,13 @@ class _Module:
         elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
                 and not isinstance(node.iter, ast.Constant):
             self._add(scope, node.target.id, node.iter, scope)
+        elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Tuple) \
+                and isinstance(node.iter, (ast.Tuple, ast.List)):  # for k, typ in (("arm", str), ...): by position
+            for item in node.iter.elts:
+                if isinstance(item, ast.Tuple) and len(item.elts) == len(node.target.elts):
+                    for name, value in zip(node.target.elts, item.elts):
+                        if isinstance(name, ast.Name):
+                            self._add(scope, name.id, value, scope)
         elif isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else \
                 node.func.attr if isinstance(node.func, ast.Attribute) else None
@@ -514,14 +505,14 @@ def test_no_entry_is_a_record_read_as_a_dict():
 
 
 def test_column_form_reads_are_counted_apart():
-    """The reads of records in column form are the ones the table says they are (the tidy table, compare's
-    columns and pairs), so that the count of each kind is read from the table, not guessed."""
+    """The reads of records in column form are the tidy table's (compare's columns and pairs are read by
+    analysis.pairs.Col, the columns' one schema, so none of theirs is a string-key read), so that the count of
+    each kind is read from the table, not guessed."""
     by_kind: dict[str, int] = {}
     for reads, _, why in NOT_YET.values():
         kind = next(k for k in KINDS if why.startswith(k))
         by_kind[kind] = by_kind.get(kind, 0) + reads
-    assert by_kind["records in column form"] == sum(
-        r for r, _, why in NOT_YET.values() if why in (TIDY, COLS, PAIRS, REF_COLS))
+    assert by_kind["records in column form"] == sum(r for r, _, why in NOT_YET.values() if why == TIDY)
 
 
 def test_the_edge_and_the_table_name_modules_that_exist():
@@ -584,6 +575,9 @@ PLANTED_FORMS = {
                            "f", "record field 'outcome' read by the variable key `name`"),
     "loop over a literal": ('def f(rec):\n    return [rec.get(k) for k in ("arm", "task")]\n', "f",
                             "record fields 'arm', 'task' read by the variable key `k`"),
+    "unpacked loop over a literal": ('def f(rec):\n    for k, typ in (("arm", str), ("repeat", int)):\n'
+                                     '        assert isinstance(rec[k], typ)\n', "f",
+                                     "record fields 'arm', 'repeat' read by the variable key `k`"),
     "loop over a module's tuple": ('KEY = (*("arm", "task"), "repeat")\n\ndef f(rec):\n    for k in KEY:\n'
                                    '        yield rec[k]\n', "f",
                                    "record fields 'arm', 'repeat', 'task' read by the variable key `k`"),
