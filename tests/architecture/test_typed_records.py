@@ -34,12 +34,12 @@ yet typed" (a test says so).
 from __future__ import annotations
 
 import ast
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from harness.core import record
 from harness.core.record import FIELDS, LEDGER_STAMP, OUTCOMES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +48,9 @@ SKIP = ("corpus/catalogue", "corpus/examples")  # data: loops' gates and example
 RECORD_KEYS = frozenset(FIELDS) | frozenset(LEDGER_STAMP)
 ENUM_DEFINITION = "harness/core/outcomes.py"
 OUTCOME_VALUES = frozenset(OUTCOMES)
+# the modules whose computed tuples (record.FIELDS, REQUIRED, IDENTITY) a name bound to a field's name may come
+# from: read as imported here, whatever else the test process has imported
+COMPUTED = {"harness.core.record": record}
 COLLECTIONS = ("tuple", "list", "set", "frozenset", "sorted")
 READ_METHODS = ("get", "pop")  # a dict's reads by key (a Load subscript is the third)
 
@@ -367,14 +370,16 @@ class _Module:
                 _SOURCES[key] = _Module(ast.parse(file.read_text()), self.root, self.follow)
         other = _SOURCES[key]
         got = set(other.bound.get(("<module>", name), set())) if other else set()
-        if not got and self.follow and module in sys.modules:  # a value computed there (record.FIELDS): read
-            # from the module as this test imported it (importing more would cost seconds, and run their code)
-            value = getattr(sys.modules[module], name, None)
+        if not got and self.follow and module in COMPUTED:  # a value computed there (record.FIELDS): read from
+            # the module as this test imports it (never whatever else the process has imported: the same answer
+            # in any order of tests; importing more would cost seconds, and run their code)
+            value = getattr(COMPUTED[module], name, None)
             if isinstance(value, str):
                 got = {value}
             elif isinstance(value, (tuple, list, set, frozenset)) and all(isinstance(v, str) for v in value):
                 got = set(value)
         return got
+
 
 def _reads(node: ast.AST) -> tuple[list[ast.expr], str]:
     """The key expressions a node reads a dict by, and how (a Load subscript, ``.get``, ``.pop``, ``itemgetter``)."""
