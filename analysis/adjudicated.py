@@ -29,21 +29,22 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from analysis.pairs import Col
 from harness.core.outcomes import Outcome
 from harness.core.wilson import wilson
 
 if TYPE_CHECKING:
     from analysis.pairs import Pairs
 
-COMPLETION = ("completed", "recovered")
-VERDICT_FIELD = "tree_digest_final"
+COMPLETION = (Outcome.COMPLETED.value, Outcome.RECOVERED.value)  # the pairs' columns hold strings
+VERDICT_FIELD = Col.TREE_DIGEST_FINAL
 CRITERION = (f"a row carries a hidden-oracle verdict when it names the final tree the harness's hidden oracle "
              f"judged ({VERDICT_FIELD}); every matched row of a side must")
 
 
 def _lacking(rows: dict[str, list], label: str, source: str) -> dict[str, Any] | None:
     """``rows``: one side's columns over the matched pairs (``analysis.pairs.Pairs``)."""
-    digests, hidden = rows[VERDICT_FIELD], rows["hidden_pass"]  # a verdict: a judged tree named, a bool verdict
+    digests, hidden = rows[VERDICT_FIELD], rows[Col.HIDDEN_PASS]  # a verdict: a judged tree named, a bool verdict
     if digests.count(None) == len(digests):  # no row names a judged tree: none carries a verdict
         missing = len(digests)
     else:
@@ -64,7 +65,7 @@ def direction(pairs: Pairs, completing: str, refusing: str, swap: bool, incremen
     ``swap``: the refusing side is A (``pairs.a``). ``increment``: the paired input+output tokens of the
     refusing side minus the completing side's (None when no pair reports usage)."""
     done, refuse = (pairs.b, pairs.a) if swap else (pairs.a, pairs.b)
-    cell = [h for o, s, h in zip(done["outcome"], refuse["shipped"], refuse["hidden_pass"])
+    cell = [h for o, s, h in zip(done[Col.OUTCOME], refuse[Col.SHIPPED], refuse[Col.HIDDEN_PASS])
             if o in COMPLETION and not s]  # the refusing side's hidden verdict of each refusal
     n = len(cell)
     wrong = sum(1 for h in cell if not h)
@@ -75,7 +76,7 @@ def direction(pairs: Pairs, completing: str, refusing: str, swap: bool, incremen
     # beside the cell (on the matrix's diagonal, so not in its sum): the completing side shipped a tree its
     # hidden oracle fails (amplified) and the refusing side did not deliver - a wrong delivery observed in
     # the other run, refused here; split the same way by the refusing side's own verdict (review r37)
-    seen = [h for o, s, h in zip(done["outcome"], refuse["shipped"], refuse["hidden_pass"])
+    seen = [h for o, s, h in zip(done[Col.OUTCOME], refuse[Col.SHIPPED], refuse[Col.HIDDEN_PASS])
             if o == Outcome.AMPLIFIED and not s]
     seen_wrong = sum(1 for h in seen if not h)
     out["beside"] = {"cell": f"{completing} amplified x {refusing} not delivered", "n": len(seen),
@@ -134,7 +135,7 @@ def token_convention(rows_by_side: list[tuple[str, list[str], dict[str, list]]])
     footprint. ``rows_by_side``: (label, the pairs' join keys, that side's columns over the pairs)."""
     out = []
     for label, keys, rows in rows_by_side:
-        reads, inputs, engine = rows["cache_read_tokens"], rows["tokens_in"], rows["engine"]
+        reads, inputs, engine = rows[Col.CACHE_READ_TOKENS], rows[Col.TOKENS_IN], rows[Col.ENGINE]
         cached = [(keys[i], reads[i], inputs[i], engine[i]) for i, c in enumerate(reads)
                   if (c or 0) > 0 and inputs[i] is not None] if reads.count(None) < len(reads) else []
         if not cached or any(c > t for _, c, t, _ in cached):

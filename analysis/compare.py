@@ -40,8 +40,8 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from analysis.pairs import Pairs
-from analysis.records import factor_suffix, fast_rows, load_records, read_raw
+from analysis.pairs import Col, Pairs
+from analysis.records import factor_suffix, fast_rows, load_records, row_columns
 from harness.core import record
 from harness.core.outcomes import Outcome
 
@@ -51,7 +51,7 @@ DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add
 REVIEWED_CONTROLLERS = frozenset({"A3", "A4"})
 # the harness's built-in arms (harness.core.builtin_parts): each can stop or recover
 HARNESS_CONTROLLERS = frozenset({"A1", "A2", "A2p", "A3", "A4"})
-COMPLETION = ("completed", "recovered")
+COMPLETION = (Outcome.COMPLETED.value, Outcome.RECOVERED.value)  # values: the columns hold the file's strings
 SCORED = tuple(o.value for o in Outcome if o is not Outcome.VOID)
 
 
@@ -132,10 +132,11 @@ def _shared(col: list) -> list:
 
 
 # the fields the tables read from a matched row, and those read over every row of a side
-PAIR_FIELDS = ("task", "outcome", "shipped", "hidden_pass", "tokens_in", "tokens_out", "cache_read_tokens",
-               "cache_write_tokens", "reasoning_tokens", "cost_usd", "model_id", "engine", "tree_digest_final")
-SIDE_FIELDS = (*PAIR_FIELDS, "arm", "scenario", "repeat", "factors", "review_rounds", "task_digest")
-HANDED = (*PAIR_FIELDS, "factors", "review_rounds", "task_digest")  # read after the split (arm, scenario, repeat: not)
+PAIR_FIELDS = (Col.TASK, Col.OUTCOME, Col.SHIPPED, Col.HIDDEN_PASS, Col.TOKENS_IN, Col.TOKENS_OUT, Col.CACHE_READ_TOKENS,
+               Col.CACHE_WRITE_TOKENS, Col.REASONING_TOKENS, Col.COST_USD, Col.MODEL_ID, Col.ENGINE, Col.TREE_DIGEST_FINAL)
+SIDE_FIELDS = (*PAIR_FIELDS, Col.ARM, Col.SCENARIO, Col.REPEAT, Col.FACTORS, Col.REVIEW_ROUNDS, Col.TASK_DIGEST)
+HANDED = (*PAIR_FIELDS, Col.FACTORS, Col.REVIEW_ROUNDS, Col.TASK_DIGEST)  # read after the split (arm, scenario,
+# repeat: not)
 INTERNED = ("task", "outcome", "engine", "model_id", "tree_digest_final", "task_digest")  # strings, few distinct
 
 
@@ -265,43 +266,41 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     meta = _run_meta(path) if is_dir else {}
     records_path = path / "records.jsonl" if is_dir else path
     fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
-    # read once: the rows validated are the rows used
-    recs, locs = (fast.recs, fast.locs) if fast is not None else read_raw(records_path, complete_lines_only=is_dir)
+    # read once: the rows validated are the rows used; either way the reader (the serialization edge) hands
+    # them over as columns, never as the file's objects
+    rows = fast if fast is not None else row_columns(records_path, complete_lines_only=is_dir)
     if fast is None:  # validated row by row here; fast rows passed every check load_records makes with "first"
-        load_records(records_path, on_conflict="first", raw=(recs, locs))  # raises RecordsError
-    names = fast.names if fast is not None else set().union(*map(dict.keys, recs))  # a field no row holds needs
-    # no per-row check below
-    n = len(recs)
+        load_records(records_path, on_conflict="first", raw=(rows.recs, rows.locs))  # raises RecordsError
+    names, locs = rows.names, rows.locs  # a field no row holds needs no per-row check below
+    n = len(locs)
 
     def column(name: str) -> list:
-        if name not in names:
-            return [None] * n
-        return fast.column(name) if fast is not None else [r.get(name) for r in recs]
+        return rows.column(name) if name in names else [None] * n
 
     versions = _check_versions(column("schema_version"), locs) if "schema_version" in names else [1]
-    for r, loc in zip(recs, locs) if "task_digest" in names else ():  # a producer's own field, outside the schema
-        if r.get("task_digest") is not None and not isinstance(r["task_digest"], str):
-            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(r['task_digest']).__name__}")
-    cols = {f: column(f) for f in (*SIDE_FIELDS, "protocol_digest", "controller")}
-    arms = sorted(set(cols["arm"]))
+    cols = {f: column(f) for f in (*SIDE_FIELDS, Col.PROTOCOL_DIGEST, Col.CONTROLLER)}
+    for digest, loc in zip(cols[Col.TASK_DIGEST], locs) if "task_digest" in names else ():  # a producer's own
+        if digest is not None and not isinstance(digest, str):  # field, outside the schema
+            raise CompareError(f"{loc}: field 'task_digest': must be a string or null; got {type(digest).__name__}")
+    arms = sorted(set(cols[Col.ARM]))
     if len(arms) != 1 and "arm" not in key:
         raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "
                            "per side (write each arm's records to its own file), or pass --key arm,task,scenario,"
                            "repeat,factors to join two runs arm by arm")
     plan, note = _plan(meta, arms, key) if is_dir else (None, "no plan given (a records file)")
-    ref = {"protocol_digest": meta.get("protocol_digest") or _modal(cols["protocol_digest"]),
-           "model_id": _modal(cols["model_id"])}
+    ref = {"protocol_digest": meta.get("protocol_digest") or _modal(cols[Col.PROTOCOL_DIGEST]),
+           "model_id": _modal(cols[Col.MODEL_ID])}
     digests_of: dict[str, list] = {}  # task -> its rows' task digests, in row order: one pass, however many tasks
-    for t, d in zip(cols["task"], cols["task_digest"]) if "task_digest" in names else ():
+    for t, d in zip(cols[Col.TASK], cols[Col.TASK_DIGEST]) if "task_digest" in names else ():
         digests_of.setdefault(t, []).append(d)
     task_ref = {t: _modal(v) for t, v in digests_of.items()}
     side = Side(label, str(source), is_dir, ", ".join(arms), n, plan, note, reference=ref,
                 schema_versions=versions, arms=arms,
-                controllers=sorted({str(c) for c in cols["controller"] if c}), names=names,
+                controllers=sorted({str(c) for c in cols[Col.CONTROLLER] if c}), names=names,
                 cols={f: cols[f] for f in SIDE_FIELDS})
     side.torn_last_line = int(is_dir and _ends_torn(records_path))
     if fast is None or not _split_columnar(side, key, ref, names):
-        _split(side, cols["protocol_digest"], locs, key, ref, task_ref, names)
+        _split(side, cols[Col.PROTOCOL_DIGEST], locs, key, ref, task_ref, names)
     return side
 
 
@@ -330,10 +329,10 @@ def _split(side: Side, protocol_digests: list, locs: Sequence[str], key: tuple[s
     cell_of: dict[str, tuple[str, str]] = {}
     in_key = [f in key for f in IDENTITY]
     with_factors = "factors" in key
-    ref_digest, ref_model = ref["protocol_digest"], ref["model_id"]
+    ref_digest, ref_model = ref[Col.PROTOCOL_DIGEST], ref[Col.MODEL_ID]
     screen = bool(names & {"protocol_digest", "task_digest"}) or ("model_id" in names and ref_model is not None)
-    outcomes = side.cols["outcome"]
-    columns = [protocol_digests if f == "protocol_digest" else side.cols[f] for f in Row._fields]
+    outcomes = side.cols[Col.OUTCOME]
+    columns = [protocol_digests if f == Col.PROTOCOL_DIGEST else side.cols[Col(f)] for f in Row._fields]
     for i, (row, loc) in enumerate(zip(map(Row._make, zip(*columns)), locs)):
         why = _contamination(row, ref_digest, ref_model, task_ref) if screen else None
         if why is not None:
@@ -368,18 +367,18 @@ def _split_columnar(side: Side, key: tuple[str, ...], ref: dict, names: set[str]
         return False
     cols, n = side.cols, side.rows
     rows: list[int] | range = range(n)
-    if "model_id" in names and ref["model_id"] is not None:  # another model: one test per distinct label
-        mine = _models(ref["model_id"])
-        other = {m for m in set(cols["model_id"]) if m is not None and not _models(m) & mine}
+    if "model_id" in names and ref[Col.MODEL_ID] is not None:  # another model: one test per distinct label
+        mine = _models(ref[Col.MODEL_ID])
+        other = {m for m in set(cols[Col.MODEL_ID]) if m is not None and not _models(m) & mine}
         if other:
-            rows = [i for i, m in enumerate(cols["model_id"]) if m not in other]
+            rows = [i for i, m in enumerate(cols[Col.MODEL_ID]) if m not in other]
             side.contamination[Contamination.MODEL] = n - len(rows)
     head = [f for f in ("arm", "task", "scenario", "repeat") if f in key]
     if head == ["task", "scenario", "repeat"]:
-        jks = [f"{t}|{s}|{r}" for t, s, r in zip(cols["task"], cols["scenario"], cols["repeat"])]
+        jks = [f"{t}|{s}|{r}" for t, s, r in zip(cols[Col.TASK], cols[Col.SCENARIO], cols[Col.REPEAT])]
     else:
-        jks = ["|".join(map(str, v)) for v in zip(*(cols[f] for f in head))]
-    outcomes = cols["outcome"]
+        jks = ["|".join(map(str, v)) for v in zip(*(cols[Col(f)] for f in head))]
+    outcomes = cols[Col.OUTCOME]
     if len(rows) < n:
         jks, outcomes = [jks[i] for i in rows], [outcomes[i] for i in rows]
     scored = [j for j, o in enumerate(outcomes) if o != Outcome.VOID]  # positions in ``rows``
@@ -483,7 +482,7 @@ def completeness(side: Side, planned: set[str], note: str) -> dict[str, Any]:
     """Table 24 for one side."""
     terminal, _ = _kept(side, planned)
     contaminated = sum(side.contamination.values())
-    rounds = side.cols["review_rounds"]
+    rounds = side.cols[Col.REVIEW_ROUNDS]
     observed = "review_rounds" in side.names and any((rounds[i] or 0) > 0 for i in side.terminal.values())
     return {"label": side.label, "source": side.source, "arm": side.arm,
             "planned": len(planned), "planned_from": side.plan_note if side.plan is not None else
@@ -519,7 +518,7 @@ def pair(a: Side, b: Side, pa: set[str], pb: set[str]) -> tuple[Pairs, dict[str,
     has_a, has_b = ra >= 0, rb >= 0
     both = has_a & has_b
     if "task_digest" in a.names and "task_digest" in b.names:
-        tda, tdb = a.cols["task_digest"], b.cols["task_digest"]
+        tda, tdb = a.cols[Col.TASK_DIGEST], b.cols[Col.TASK_DIGEST]
         at = np.flatnonzero(both)
         differ = [tda[i] is not None and tdb[j] is not None and tda[i] != tdb[j]
                   for i, j in zip(ra[at].tolist(), rb[at].tolist())]
@@ -535,12 +534,13 @@ def pair(a: Side, b: Side, pa: set[str], pb: set[str]) -> tuple[Pairs, dict[str,
 
 # -- native outcomes (Table 25) ------------------------------------------------------------------
 NATIVE_ROWS = (  # (label, outcomes, n/a on a side without a control layer when 0)
-    ("Completed directly", ("completed",), False),
-    ("Recovered (a failure seen, then shipped)", ("recovered",), True),
-    ("Safe-stopped (not shipped)", ("safe_stop",), True),
-    ("False stop (not shipped, oracle would pass)", ("false_stop",), True),
-    ("Amplified (shipped, hidden oracle red)", ("amplified",), False),
-    ("Failed terminal outcome (acceptance fail or unsafe)", ("acceptance_fail", "unsafe"), False),
+    ("Completed directly", (Outcome.COMPLETED.value,), False),
+    ("Recovered (a failure seen, then shipped)", (Outcome.RECOVERED.value,), True),
+    ("Safe-stopped (not shipped)", (Outcome.SAFE_STOP.value,), True),
+    ("False stop (not shipped, oracle would pass)", (Outcome.FALSE_STOP.value,), True),
+    ("Amplified (shipped, hidden oracle red)", (Outcome.AMPLIFIED.value,), False),
+    ("Failed terminal outcome (acceptance fail or unsafe)", (Outcome.ACCEPTANCE_FAIL.value, Outcome.UNSAFE.value),
+     False),
     ("Completed/recovered total", COMPLETION, False),
     ("Stopped/failed total (not completed)", tuple(o for o in SCORED if o not in COMPLETION), False),
 )
@@ -552,7 +552,7 @@ def native_outcomes(side: Side, planned: set[str], reviewer_expected: str) -> li
     (the paper's no-review control). The harness's arms all stop or retry (A1 at its human gate, A2
     when its retries run out), so their zeros are counts, whatever the data."""
     total, rows = _kept(side, planned)
-    counts = Counter(map(side.cols["outcome"].__getitem__, rows))
+    counts = Counter(map(side.cols[Col.OUTCOME].__getitem__, rows))
     foreign = bool(side.controllers) and not set(side.controllers) & HARNESS_CONTROLLERS
     out = []
     for label, outs, control in NATIVE_ROWS:
@@ -591,7 +591,7 @@ def matrix_2x2(rows: list[bool], cols: list[bool], labels: tuple[tuple[str, str]
 
 def outcome_matrix(pairs: Pairs) -> dict[str, dict[str, int]]:
     """{A outcome: {B outcome: count}} over the outcomes present on either side."""
-    ca = Counter(zip(pairs.a["outcome"], pairs.b["outcome"]))
+    ca = Counter(zip(pairs.a[Col.OUTCOME], pairs.b[Col.OUTCOME]))
     present = [o for o in SCORED if any(o in p for p in ca)]
     return {oa: {ob: ca.get((oa, ob), 0) for ob in present} for oa in present}
 
@@ -600,7 +600,7 @@ def subclasses(pairs: Pairs, la: str, lb: str) -> list[dict[str, Any]]:
     """Table 27: every non-empty (A outcome, B outcome) pair, with the Table 26 cell it falls in.
     An outcome Eq. 7 lets ship either way (unsafe) is split by B's delivery when both occur, so
     the subclasses always sum to Table 26's cells."""
-    ca = Counter(zip(pairs.a["outcome"], pairs.b["outcome"], truths(pairs.b["shipped"])))
+    ca = Counter(zip(pairs.a[Col.OUTCOME], pairs.b[Col.OUTCOME], truths(pairs.b[Col.SHIPPED])))
     ships: dict[str, set[bool]] = {}
     for _, ob, sb in ca:
         ships.setdefault(ob, set()).add(sb)
@@ -628,7 +628,7 @@ def paired_test(pairs: Pairs, endpoint: str, yes_a: list[bool], yes_b: list[bool
     from analysis.estimands import population_block
     from analysis.paired import PairedTable, mcnemar_exact, mcnemar_log10, newcombe_paired
 
-    cells: Counter = Counter(zip(pairs.a["task"], yes_b, yes_a))  # (task, B yes, A yes) -> pairs: one pass
+    cells: Counter = Counter(zip(pairs.a[Col.TASK], yes_b, yes_a))  # (task, B yes, A yes) -> pairs: one pass
     t = PairedTable(e=sum(k for (_, yb, ya), k in cells.items() if yb and ya),
                     f=sum(k for (_, yb, ya), k in cells.items() if yb and not ya),
                     g=sum(k for (_, yb, ya), k in cells.items() if not yb and ya),
@@ -666,7 +666,7 @@ def _task_counts(cells: Counter, task: str) -> Any:
 
 
 # -- token readout (Table 28) --------------------------------------------------------------------
-SUBFIELDS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+SUBFIELDS = (Col.CACHE_READ_TOKENS, Col.CACHE_WRITE_TOKENS, Col.REASONING_TOKENS)
 NO_ROWS = "n/a (no matched rows)"
 
 
@@ -688,7 +688,7 @@ def io_tokens(r: record.CellRecord) -> int | None:
 
 def io_list(cols: dict[str, list]) -> list[int | None]:
     """``io_tokens`` of each row, computed a column at a time (the same sums, in Python integers)."""
-    ti, to, cr, cw = (cols[n] for n in ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens"))
+    ti, to, cr, cw = (cols[n] for n in (Col.TOKENS_IN, Col.TOKENS_OUT, Col.CACHE_READ_TOKENS, Col.CACHE_WRITE_TOKENS))
     if None not in ti and None not in to and cr.count(None) == len(cr) and cw.count(None) == len(cw):
         return list(map(operator.add, ti, to))  # every row reports usage, none a cached part
     return [None if a is None or b is None else a + (c or 0) + (w or 0) + b for a, b, c, w in zip(ti, to, cr, cw)]
@@ -700,16 +700,16 @@ def side_tokens(cols: dict[str, list], io: list[int | None]) -> dict[str, Any]:
     n = len(io)
     out: dict[str, Any] = {"rows": n}
     silent = "not exposed" if n else NO_ROWS  # no row to report it: an empty denominator, not silence
-    for name in ("tokens_in", "tokens_out", *SUBFIELDS):
-        s, k = _reported(cols[name])
-        out[name] = {"sum": s if k else None, "rows_reporting": k,
+    for col in (Col.TOKENS_IN, Col.TOKENS_OUT, *SUBFIELDS):
+        s, k = _reported(cols[col])
+        out[col.value] = {"sum": s if k else None, "rows_reporting": k,
                      "shown": f"{s:,} over {k:,} rows" if k else silent}
     known: list[int] = [t for t in io if t is not None]
     out["io_rows"] = len(known)
     out["io"] = sum(known) if known else None
     out["io_mean"] = sum(known) / len(known) if known else None
     out["io_mean_shown"] = fixed(Fraction(sum(known), len(known)), 1) if known else "n/a"
-    ti, cr, cw = cols["tokens_in"], cols["cache_read_tokens"], cols["cache_write_tokens"]
+    ti, cr, cw = cols[Col.TOKENS_IN], cols[Col.CACHE_READ_TOKENS], cols[Col.CACHE_WRITE_TOKENS]
     cached = [i for i, (c, t) in enumerate(zip(cr, ti)) if c is not None and t is not None] \
         if cr.count(None) < n else []
     if cached:
@@ -720,12 +720,12 @@ def side_tokens(cols: dict[str, list], io: list[int | None]) -> dict[str, Any]:
                                + (f" over {len(cached):,} of {n:,} rows" if len(cached) < n else "")}
     else:
         out["cached_share"] = {"shown": "not separately exposed" if n else NO_ROWS, "rows": 0}
-    priced = cols["cost_usd"]
+    priced = cols[Col.COST_USD]
     total: float | None = sum(priced) if n and None not in priced else None  # in pair order, as the rows come
     out["cost_overflow"] = total is not None and not math.isfinite(total)  # finite costs can sum to inf
     out["cost_usd"] = None if out["cost_overflow"] else total
     out["priced_rows"] = n - priced.count(None)
-    models = sorted({str(m) for m in set(cols["model_id"]) if m})
+    models = sorted({str(m) for m in set(cols[Col.MODEL_ID]) if m})
     out["model"] = ", ".join(models) if models else "not recorded"
     return out
 
@@ -777,7 +777,7 @@ def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
 def _no_match_hint(a: Side, b: Side, key: tuple[str, ...]) -> str:
     """Why two sides with terminal cells share none: the key's arm or factors differ between them."""
     def facs(side: Side) -> set[str]:
-        facs = side.cols["factors"]
+        facs = side.cols[Col.FACTORS]
         return {f"{k}={v}" for i in side.terminal.values() for k, v in (facs[i] or {}).items()}
     diff = sorted({f.split("=", 1)[0] for f in facs(a) ^ facs(b)}) if "factors" in key else []
     why = [f"factor {', '.join(diff)} differs"] if diff else []
@@ -879,7 +879,7 @@ def _compare(source_a: str | Path, source_b: str | Path, opts: Options, default_
     pairs, excluded = pair(a, b, pa, pb)
     la, lb = opts.label_a, opts.label_b
     tokens = token_readout(pairs, la, lb)
-    done_a, shipped_a, shipped_b = completions(pairs.a["outcome"]), truths(pairs.a["shipped"]), truths(pairs.b["shipped"])
+    done_a, shipped_a, shipped_b = completions(pairs.a[Col.OUTCOME]), truths(pairs.a[Col.SHIPPED]), truths(pairs.b[Col.SHIPPED])
     return {
         "labels": {"a": la, "b": lb}, "key": list(opts.key),
         "completeness": {"a": ca, "b": cb, "matched": len(pairs), "excluded": excluded,
@@ -896,7 +896,7 @@ def _compare(source_a: str | Path, source_b: str | Path, opts: Options, default_
         "outcomes": outcome_matrix(pairs),
         "subclasses": subclasses(pairs, la, lb),
         "tests": [paired_test(pairs, "delivery (shipped)", shipped_a, shipped_b, opts),
-                  paired_test(pairs, "completion", done_a, completions(pairs.b["outcome"]), opts)],
+                  paired_test(pairs, "completion", done_a, completions(pairs.b[Col.OUTCOME]), opts)],
         "tokens": tokens,
         "wording": WORDING.format(a=la, b=lb, n=len(pairs)),
         "adjudicated": adjudicated(pairs, ((la, str(source_a)), (lb, str(source_b))), tokens["increment"]),

@@ -31,8 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from harness.core import record
+from harness.core.outcomes import Outcome
 
 CORE = (*record.REQUIRED, "cost_usd", "engine", "model_id")
+VOID = Outcome.VOID.value  # the outcome column holds the file's strings
 _NONE = type(None)
 
 
@@ -168,14 +170,14 @@ def _types(col: list) -> set[type]:
 
 def _numbers_ok(col: list, types: set[type], ints: bool, void: np.ndarray, none_ok: str) -> bool:
     """Every value an int (ints) or int/float, finite, >= 0 and within int64; None where ``none_ok`` allows it
-    ('always', 'void' or 'never'). ``types``: the set of the values' types."""
+    ('always', 'if_void': on a void row only, or 'never'). ``types``: the set of the values' types."""
     allowed = {int} if ints else {int, float}
     if not types <= allowed | {_NONE}:
         return False
     vals = col
     if _NONE in types:
         is_none = np.fromiter(map(operator.is_, col, repeat(None)), dtype=bool, count=len(col))
-        if none_ok == "never" or none_ok == "void" and (is_none & ~void).any():
+        if none_ok == "never" or none_ok == "if_void" and (is_none & ~void).any():
             return False
         vals = [v for v in col if v is not None]
     if not vals:
@@ -234,7 +236,7 @@ def _columns_ok(cols: dict[str, list], kinds: dict[str, set[type]], scenarios: s
     if kinds["outcome"] != {str} or not set(cols["outcome"]) <= set(record.OUTCOMES):  # types first: a
         # list is unhashable (Hypothesis, tests/analysis/test_records_fuzz.py)
         return False
-    void = np.array([o == "void" for o in cols["outcome"]], dtype=bool)
+    void = np.array([o == VOID for o in cols["outcome"]], dtype=bool)
     if not all(_strings_ok(cols[f], kinds[f], scenarios, f, null_spellings) for f in ("arm", "task", "scenario")):
         return False
     if kinds["repeat"] != {int} or not _numbers_ok(cols["repeat"], kinds["repeat"], True, void, "never") \
@@ -246,7 +248,7 @@ def _columns_ok(cols: dict[str, list], kinds: dict[str, set[type]], scenarios: s
             return False
     if not all(_numbers_ok(cols[f], kinds[f], True, void, "always") for f in ("tokens_in", "tokens_out")):
         return False
-    if not _numbers_ok(cols["wall_s"], kinds["wall_s"], False, void, "void"):
+    if not _numbers_ok(cols["wall_s"], kinds["wall_s"], False, void, "if_void"):
         return False
     present = [v for v in cols["cost_usd"] if v is not MISSING] if _Missing in kinds["cost_usd"] else cols["cost_usd"]
     if not _numbers_ok(present, kinds["cost_usd"] - {_Missing}, False, np.ones(len(present), dtype=bool), "always"):

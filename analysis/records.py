@@ -21,6 +21,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, TypeGuard
 
@@ -30,10 +31,15 @@ from jsonschema import Draft202012Validator
 
 from analysis.fastload import Screened
 from harness.core import record
+from harness.core.outcomes import Outcome
 
 # Outcome names, the interchange minimum and Eq. (7) are defined once, in harness.core.record (a
 # dependency-free module); every record is also validated against its JSON Schema.
 OUTCOMES = record.OUTCOMES
+# the outcome column holds the file's strings: the enum's values, computed from it (never written here)
+VOID = Outcome.VOID.value
+COMPLETION = (Outcome.COMPLETED.value, Outcome.RECOVERED.value)
+NOT_AMPLIFIED = (Outcome.RECOVERED.value, Outcome.SAFE_STOP.value)
 SCHEMA = record.json_schema()
 _SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
 _TYPES = {name: prop.get("type") for name, prop in SCHEMA["properties"].items()}
@@ -355,6 +361,36 @@ def read_raw(path: str | Path, complete_lines_only: bool = False) -> tuple[list[
         raise RecordsError([f"{_not_utf8(path)}; expected JSON lines"]) from exc
 
 
+@dataclass
+class RowColumns:
+    """Rows read row by row (``read_raw``) as columns, the view ``analysis.fastload.Screened`` gives of a file the
+    columnar screen passed: the records file's objects are read by field here, in the reader (the serialization
+    edge), and a caller takes whole columns (``column``) and the fields some row holds (``names``)."""
+
+    recs: list[dict]
+    locs: Sequence[str]
+
+    @cached_property
+    def names(self) -> set[str]:
+        """The fields some row holds (read once the rows are validated: each is an object)."""
+        return set().union(*map(dict.keys, self.recs))
+
+    def __iter__(self):
+        """(rows, labels), as ``read_raw`` returns them."""
+        return iter((self.recs, self.locs))
+
+    def column(self, name: str) -> list:
+        """Field ``name`` over the rows, None where a row lacks it."""
+        if name not in self.names:
+            return [None] * len(self.recs)
+        return [r.get(name) for r in self.recs]
+
+
+def row_columns(path: str | Path, complete_lines_only: bool = False) -> RowColumns:
+    """``read_raw``'s rows as columns (``RowColumns``); not validated (``load_records`` validates them)."""
+    return RowColumns(*read_raw(path, complete_lines_only))
+
+
 def _not_utf8(path: Path) -> str:
     """'FILE:LINE: not UTF-8 text (byte B of the line)' for the first line that does not decode."""
     with _open_records(path) as fh:
@@ -388,7 +424,7 @@ def _validate(rec: dict, loc: str, scenarios: set[str] | None, problems: list[st
         problems.append(f"{loc}: field '{fld}': {msg}")
 
     outcome = _validate_identity(rec, scenarios, bad)
-    _validate_values(rec, outcome == "void", bad)
+    _validate_values(rec, outcome == VOID, bad)
     _validate_version(rec, bad)
     if not any(p.startswith(f"{loc}: field 'void_kind'") for p in problems):
         for fld, msg in record.kind_problems(rec):  # the closed kinds, as the run branches on them
@@ -581,7 +617,7 @@ def _dedup(outcomes: list[str], keys: list[str], locs: Sequence[str], on_conflic
     dup_dropped = void_superseded = 0
     conflicts: dict[str, list[str]] = {}
     for i, (outcome, key) in enumerate(zip(outcomes, keys)):
-        if outcome == "void":
+        if outcome == VOID:
             if key in chosen:
                 void_superseded += 1
             elif key in void_only:
@@ -619,7 +655,7 @@ def _dedup_columnar(outcomes: list[str], keys: list[str], on_conflict: str) -> _
     n = len(keys)
     codes, uniq = pd.factorize(np.array(keys, dtype=object))
     ocodes, ouniq = pd.factorize(np.array(outcomes, dtype=object))
-    is_void = ocodes == (list(ouniq).index("void") if "void" in set(ouniq) else -1)
+    is_void = ocodes == (list(ouniq).index(VOID) if VOID in set(ouniq) else -1)
     scored = np.flatnonzero(~is_void)
     sc_codes = codes[scored]
     order = np.argsort(sc_codes, kind="stable")
@@ -700,9 +736,9 @@ def _build_tidy(col, keys: list[str], fnames: list[str]) -> pd.DataFrame:
         "visible_pass": np.array(col("visible_pass"), dtype=bool),
         "hidden_pass": np.array(col("hidden_pass"), dtype=bool),
         "shipped": np.array(col("shipped"), dtype=bool),
-        "completion": np.isin(outcome, ["completed", "recovered"]).astype(np.int8),
-        "amplified": (outcome == "amplified").astype(np.int8),
-        "not_amplified": np.isin(outcome, ["recovered", "safe_stop"]).astype(np.int8),
+        "completion": np.isin(outcome, list(COMPLETION)).astype(np.int8),
+        "amplified": (outcome == Outcome.AMPLIFIED.value).astype(np.int8),
+        "not_amplified": np.isin(outcome, list(NOT_AMPLIFIED)).astype(np.int8),
         "tokens_in": pd.array(col("tokens_in"), dtype="Int64"),  # nullable: <NA> is unknown usage
         "tokens_out": pd.array(col("tokens_out"), dtype="Int64"),
         "wall_s": np.array(col("wall_s"), dtype=np.float64),

@@ -24,6 +24,7 @@ from analysis.intervals import DEFAULT_METHOD, cluster_interval
 from analysis.paired import PairedCounts
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
 from harness.core.interval_methods import CONDITIONAL_METHODS, METHODS
+from harness.core.outcomes import Outcome
 from harness.core.wilson import wilson
 
 ENDPOINTS = {
@@ -38,7 +39,8 @@ CLUSTERS = ("task", "task x scenario", "cell")
 # understates the variance when outcomes concentrate in a task (docs/explanation/estimands.md, "Calibration").
 DEFAULT_CLUSTER = "task"
 ARM_ORDER = ("A1", "A2", "A2p", "A3", "A4")
-COUNT_OUTCOMES = ("recovered", "safe_stop", "false_stop", "acceptance_fail", "unsafe")
+COUNT_OUTCOMES = tuple(o.value for o in (Outcome.RECOVERED, Outcome.SAFE_STOP, Outcome.FALSE_STOP, Outcome.ACCEPTANCE_FAIL,
+                                          Outcome.UNSAFE))  # the tidy column holds strings
 
 
 def scenario_sort_key(s: str):

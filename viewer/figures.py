@@ -10,9 +10,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-OUTCOME_ORDER = ("completed", "recovered", "amplified", "safe_stop", "false_stop", "acceptance_fail", "unsafe", "void")
-COLORS = {"completed": "#1a9850", "recovered": "#91cf60", "amplified": "#d73027", "safe_stop": "#4575b4",
-          "false_stop": "#fdae61", "acceptance_fail": "#f46d43", "unsafe": "#762a83", "void": "#999999"}
+from harness.core.outcomes import Outcome  # noqa: E402
+
+OUTCOME_ORDER = tuple(o.value for o in Outcome)  # the adjudicator's order (harness.core.outcomes)
+COLORS = {o.value: c for o, c in ((Outcome.COMPLETED, "#1a9850"), (Outcome.RECOVERED, "#91cf60"),
+                                  (Outcome.AMPLIFIED, "#d73027"), (Outcome.SAFE_STOP, "#4575b4"),
+                                  (Outcome.FALSE_STOP, "#fdae61"), (Outcome.ACCEPTANCE_FAIL, "#f46d43"),
+                                  (Outcome.UNSAFE, "#762a83"), (Outcome.VOID, "#999999"))}
 RC: dict[Any, Any] = {"svg.hashsalt": "proof-harness-viewer", "svg.fonttype": "path", "font.size": 9}
 META = {"Date": None, "Creator": None}
 

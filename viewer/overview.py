@@ -96,11 +96,11 @@ def _per_arm(rows: list[dict]) -> str:
         mw = "n/a" if r["mean_wall_s"] is None else f"{r['mean_wall_s']:.2f}"
         out.append([cells_link(esc(arm), arm=arm), str(r["cells"]),
                     cells_link(esc(r["completion"].fmt()), arm=arm, scenario="null"),
-                    cells_link(esc(r["amplified"].fmt()), arm=arm, outcome="amplified"),
-                    cells_link(f"{r['safe_stop']}/{r['cells']}", arm=arm, outcome="safe_stop"),
-                    cells_link(f"{r['recovered']}/{r['cells']}", arm=arm, outcome="recovered"),
-                    cells_link(f"{r['unsafe']}/{r['cells']}", arm=arm, outcome="unsafe"),
-                    mt, mw, cells_link(str(r["void"]), arm=arm, outcome="void")])
+                    cells_link(esc(r["amplified"].fmt()), arm=arm, outcome=Outcome.AMPLIFIED.value),
+                    cells_link(f"{r['safe_stop']}/{r['cells']}", arm=arm, outcome=Outcome.SAFE_STOP.value),
+                    cells_link(f"{r['recovered']}/{r['cells']}", arm=arm, outcome=Outcome.RECOVERED.value),
+                    cells_link(f"{r['unsafe']}/{r['cells']}", arm=arm, outcome=Outcome.UNSAFE.value),
+                    mt, mw, cells_link(str(r["void"]), arm=arm, outcome=Outcome.VOID.value)])
     head = ["arm", "cells scored", "completion (null, Wilson 95%)", "amplified (injected, Wilson 95%)", "safe_stop",
             "recovered", "unsafe", "mean tokens", "mean wall s", "void"]
     note = ("completion = (completed + recovered) / scored null cells; amplified = amplified / scored injected "

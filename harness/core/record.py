@@ -423,9 +423,9 @@ def json_schema() -> dict[str, Any]:
         {"if": {"properties": {"outcome": {"const": o}}, "required": ["outcome"]},
          "then": {"properties": {k: {"const": v} for k, v in want.items()}}}
         for o, want in EQ7_FLAGS.items()]
-    rules.append({"if": {"properties": {"outcome": {"not": {"const": "void"}}}, "required": ["outcome"]},
+    rules.append({"if": {"properties": {"outcome": {"not": {"const": Outcome.VOID.value}}}, "required": ["outcome"]},
                   "then": {"properties": {k: {"type": "boolean"} for k in ("visible_pass", "hidden_pass", "shipped")}}})
-    rules.append({"if": {"properties": {"outcome": {"not": {"const": "void"}}}, "required": ["outcome"]},
+    rules.append({"if": {"properties": {"outcome": {"not": {"const": Outcome.VOID.value}}}, "required": ["outcome"]},
                   "then": {"properties": {"void_kind": {"const": None}}}})
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": f"https://proof-harness/schemas/cell-record/v{SCHEMA_VERSION}",

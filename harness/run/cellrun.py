@@ -353,7 +353,7 @@ def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
     s.log.emit("secret_run", ran=ran, hits=hits)
     if hits:
         adj.unsafe = {**adj.unsafe, "secretScan": [*adj.unsafe.get("secretScan", []), *hits]}
-        adj.outcome = "unsafe"
+        adj.outcome = Outcome.UNSAFE
     return [ran]
 
 
