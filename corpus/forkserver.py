@@ -349,8 +349,8 @@ def _loop(ctl, base_path: list[str], session) -> None:
         os.close(out_fd)
         os.close(err_fd)
         ctl.send(json.dumps({"pid": pid}).encode())
-        _, status = os.waitpid(pid, 0)
-        ctl.send(json.dumps({"status": status}).encode())
+        _, status, usage = os.wait4(pid, 0)
+        ctl.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
 
 
 # ----------------------------------------------------------------------------- client side
@@ -373,6 +373,7 @@ class ForkServer:
         import subprocess
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ready: bool | None = None
+        self.last_cpu = 0.0     # CPU seconds of the last run's child and of what it waited for
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(child.fileno()),
@@ -425,7 +426,9 @@ class ForkServer:
                 raise ForkServerError(f"fork server unavailable: {exc!r}") from exc
             bufs, timed_out = _read_run(pid, (out_r, err_r), t0 + timeout_s)
             try:
-                status = json.loads(self.sock.recv(1 << 16))["status"]
+                reply = json.loads(self.sock.recv(1 << 16))
+                status = reply["status"]
+                self.last_cpu = float(reply.get("cpu", 0.0))
             except (OSError, ValueError, KeyError) as exc:
                 raise ForkServerError(f"fork server lost a run: {exc!r}") from exc
         finally:
