@@ -40,6 +40,7 @@ SPENT: dict[str, float] = defaultdict(float)
 CALLS: dict[str, int] = defaultdict(int)
 CHILD_CPU: dict[str, float] = defaultdict(float)    # the forked children's CPU, by kind of run
 CHILD_RUNS: dict[str, int] = defaultdict(int)
+CHILD_WALL: dict[str, float] = defaultdict(float)
 _LOCK = threading.Lock()
 
 
@@ -56,6 +57,7 @@ def _child_cpu(name: str) -> None:
                                                          " (could not swap: exit 75)" if r[0] == 75 else "")
         with _LOCK:
             CHILD_CPU[kind] += self.last_cpu
+            CHILD_WALL[kind] += r[3]
             CHILD_RUNS[kind] += 1
         return r
     setattr(forkserver.ForkServer, name, wrapper)
@@ -170,7 +172,8 @@ def profile(sample_index: int = 2, workers: int = 2, n: int | None = None, seed:
             "mutants": sum(not r.is_control for r in m.rows), "verdicts": dict(by_verdict),
             "seed": seed, "n": n, "load": os.getloadavg(),
             "executors": dict(by_exec), "spent": dict(SPENT), "calls": dict(CALLS), "judging": dict(JUDGING),
-            "child_cpu": dict(CHILD_CPU), "child_runs": dict(CHILD_RUNS)}
+            "child_cpu": dict(CHILD_CPU), "child_runs": dict(CHILD_RUNS),
+            "child_wall": dict(CHILD_WALL)}
 
 
 def render(p: dict) -> str:
@@ -190,10 +193,11 @@ def render(p: dict) -> str:
            f"{'step':62} {'calls':>6} {'worker-s':>9} {'ms/mutant':>10} {'share':>6}"]
     for label, s in sorted(p["spent"].items(), key=lambda kv: -kv[1]):
         out.append(f"{label:62} {p['calls'].get(label, 0):6d} {s:9.1f} {1000 * s / n:10.1f} {s / total:6.1%}")
-    out.append(f"{'children (CPU, as the fork-server reaped them)':62} {'runs':>6} {'CPU-s':>9} {'ms/run':>10}")
+    out.append(f"{'children (CPU, as the fork-server reaped them; wall, as the worker waited)':62} {'runs':>6} "
+               f"{'CPU-s':>9} {'ms/run':>10} {'wall-s':>9} {'ms/run':>10}")
     for kind, c in sorted(p["child_cpu"].items()):
-        runs = p["child_runs"][kind]
-        out.append(f"{kind:62} {runs:6d} {c:9.2f} {1000 * c / max(runs, 1):10.1f}")
+        runs, w = p["child_runs"][kind], p["child_wall"][kind]
+        out.append(f"{kind:62} {runs:6d} {c:9.2f} {1000 * c / max(runs, 1):10.1f} {w:9.1f} {1000 * w / max(runs, 1):10.0f}")
     return "\n".join(out)
 
 
