@@ -355,3 +355,70 @@ def _statement_starts(source: str) -> dict[int, int]:
         for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
             out[line] = node.lineno
     return out
+
+def _mutmut_project(sample: Sample, tmp: Path) -> tuple[Path, dict]:
+    proj = tmp / "proj"
+    proj.mkdir()
+    _copy(sample, proj)
+    shutil.copytree(sample.dir / sample.tests, proj / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    skip = "".join(f"\n  {p}" for p in sample.mutmut_skip)
+    (proj / "setup.cfg").write_text(f"[mutmut]\nsource_paths={sample.mutmut_source or sample.target}\n"
+                                    f"tests_dir=tests/\n" + (f"do_not_mutate ={skip}\n" if skip else ""))
+    return proj, {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+
+
+def _timed_child(argv: list[str], cwd: Path, env: dict, timeout: float) -> tuple[float, float, str]:
+    """(wall s, CPU s of the process tree, output) of one command; CPU from RUSAGE_CHILDREN, so
+    nothing else may be reaped by this process meanwhile (run it alone)."""
+    import resource
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=timeout)
+    wall = time.perf_counter() - t0
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime, r.stdout + r.stderr
+
+
+def mutmut_per_mutant(sample: Sample = SAMPLES[2], n: int = 40, seed: int = 0, workers: int = 2) -> dict:
+    """mutmut's per-mutant cost on a seeded sample of its own mutants (issue 35: a whole run on
+    ``_abnf.py`` took ~28 minutes under load). Three runs in one fresh project: (1) its set-up
+    (``mutmut run`` on a name matching nothing: it copies, generates every mutant and runs its
+    stats, then stops), (2) ``mutmut run NAME`` on one mutant (the fixed part of a run that
+    judges: its clean and forced-fail runs), (3) ``mutmut run NAMES`` on the ``n`` mutants with
+    the smallest sha256(seed:key). Per mutant = ((3) - (2)) / (n - 1), wall and CPU (the whole
+    process tree's, RUSAGE_CHILDREN)."""
+    import hashlib
+    with tempfile.TemporaryDirectory(prefix="bench-mutmut-pm-") as tmp:
+        proj, env = _mutmut_project(sample, Path(tmp))
+        module = (sample.mutmut_source and sample.target.removesuffix(".py").replace("/", ".")) or \
+            sample.target.removesuffix(".py")
+        run = [_mutmut_bin(), "run", "--max-children", str(workers)]
+        setup = _timed_child([*run, f"{module}.x_no_such_function_*"], proj, env, 1800)
+        meta = proj / "mutants" / f"{sample.target}.meta"
+        keys = sorted(json.loads(meta.read_text())["exit_code_by_key"],
+                      key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).hexdigest())
+        chosen = keys[:n]
+        one = _timed_child([*run, chosen[0]], proj, env, 1800)
+        many = _timed_child([*run, *chosen], proj, env, 3600)
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+    per_wall = (many[0] - one[0]) / max(n - 1, 1)
+    per_cpu = (many[1] - one[1]) / max(n - 1, 1)
+    return {"mutants": len(keys), "n": n, "seed": seed, "workers": workers,
+            "setup_wall_s": setup[0], "setup_cpu_s": setup[1], "one_wall_s": one[0], "one_cpu_s": one[1],
+            "sample_wall_s": many[0], "sample_cpu_s": many[1], "per_mutant_wall_s": per_wall,
+            "per_mutant_cpu_s": per_cpu, "exit_codes": {str(c): sum(codes[k] == c for k in chosen)
+                                                        for c in sorted({codes[k] for k in chosen}, key=str)},
+            "load": os.getloadavg()}
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_mutmut",
+                                 description="mutmut's per-mutant cost on a seeded sample (mutmut_per_mutant)")
+    ap.add_argument("index", nargs="?", type=int, default=2, help="SAMPLES index (2: websocket _abnf.py)")
+    ap.add_argument("--sample", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args()
+    print(json.dumps(mutmut_per_mutant(SAMPLES[a.index], a.sample, a.seed, a.workers), indent=1))

@@ -4,19 +4,33 @@ swaps that function's code into a pre-collected session), so neither imports the
 from __future__ import annotations
 
 import functools
+import threading
 from types import CodeType
 
 _CO_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's code object
 
 
+# warnings.catch_warnings changes process-wide state: the workers' compiles take turns
+_WARNINGS = threading.Lock()
+
+
 # the conforming module and, per worker thread, the mutant in hand (the coverage map's scopes,
-# changed_function and the swap's code objects all compile it)
+# changed_function, the swap's code objects and the mutant's bytecode file all compile it)
 @functools.lru_cache(maxsize=8)
-def _compiled(text: str) -> CodeType:
+def compiled_noting_warnings(text: str) -> tuple[CodeType, bool]:
+    """``text`` compiled as the import system compiles a module (``exec``, ``dont_inherit``, no
+    optimisation; the file name is ``<artifact>``), and whether compiling it warned (a
+    SyntaxWarning such as '"is" with a literal', a DeprecationWarning for an invalid escape).
+    The warnings are recorded, never shown: a mutant's, not news."""
     import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        return compile(text, "<artifact>", "exec", dont_inherit=True)
+    with _WARNINGS, warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code = compile(text, "<artifact>", "exec", dont_inherit=True, optimize=0)
+    return code, bool(seen)
+
+
+def _compiled(text: str) -> CodeType:
+    return compiled_noting_warnings(text)[0]
 
 
 def changed_function(original: str, mutant: bytes) -> str | None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
-from corpus.code_change import _compiled, changed_function
+from corpus.code_change import _compiled, changed_function, compiled_noting_warnings
 from corpus.coverage_map import CoverageMap, measure_coverage
 from corpus.forkserver import ForkServer, ForkServerError
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
@@ -198,6 +198,8 @@ class PytestSession:
                 return swapped
         with self._scratch("corpus-fmut-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
+            if mutant is not None and mutant.content is not None:
+                cache_bytecode(work / self.target, mutant.content)
             home = tmp / "home"
             home.mkdir()
             env = scrubbed_env({"CORPUS_ARTIFACT": str(work / self.target), "CORPUS_ARTIFACT_DIR": str(work),
@@ -222,6 +224,7 @@ class PytestSession:
         assert mutant.content is not None
         with self._scratch("corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
+            cache_bytecode(work / self.target, mutant.content)
             req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
                    "codes": function_codes(mutant.content, qualname), "nodeids": selected}
             server = self._swappers.get()
@@ -292,6 +295,44 @@ def function_codes(mutant: bytes, qualname: str) -> list[str]:
                     walk(c)
     walk(_compiled(mutant.decode("utf-8")))
     return found
+
+
+def cache_bytecode(path: Path, content: bytes) -> bool:
+    """Write the bytecode file of the module at ``path`` (whose bytes are ``content``) into its
+    ``__pycache__``, as a *checked* hash-based pyc (PEP 552): the import system uses it only
+    after hashing the file's bytes and finding them unchanged, and otherwise compiles the file,
+    so a run that loads the module reads the same code either way. It spares a fork's import and
+    every ``importlib.reload`` the compile (issue 35: websocket's suite reloads ``_abnf.py`` up to
+    six times per run; the compile was a tenth of a swap child's time). The code is the one the
+    fast path compiled already (``compiled_noting_warnings``). Not written (False) when the file is
+    not plain UTF-8 (a BOM, another coding: the text compiled is the decoded one) or compiling it
+    warned (from source the warning is raised at each import, where a test's filter may turn it
+    into an error; from a pyc it is not). A child running with ``-O`` or a pycache prefix looks
+    for another file and compiles, as before."""
+    import importlib.util
+    import io
+    import marshal
+    import sys
+    import tokenize
+    try:
+        if tokenize.detect_encoding(io.BytesIO(content).readline)[0] != "utf-8":
+            return False
+        code, warned = compiled_noting_warnings(content.decode("utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return False
+    tag = sys.implementation.cache_tag
+    if warned or tag is None:
+        return False
+    pyc = path.parent / "__pycache__" / f"{path.stem}.{tag}.pyc"
+    flags = 0b11            # hash-based, check_source
+    data = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + importlib.util.source_hash(content) \
+        + marshal.dumps(code)
+    try:
+        pyc.parent.mkdir(exist_ok=True)
+        pyc.write_bytes(data)
+    except OSError:
+        return False
+    return True
 
 
 def _dir_of(session: PytestSession, mutant: Mutant | None) -> Path:

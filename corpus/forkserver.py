@@ -145,19 +145,50 @@ def _swap_child(req: dict, session, out_fd: int, err_fd: int) -> None:
         os._exit(code)
 
 
+# per module file: the module object the suite loaded from it, and per conforming copy: the
+# loaded packages with a ``__path__`` entry under it. Filled in the server by ``_prepare_swap``
+# before it forks, so each child finds both without walking every loaded module: a walk touched
+# each module object, and every object touched after a fork copies its page (a third of a swap
+# child's time on websocket's _abnf.py, issue 35)
+_MODULE_BY_FILE: dict[str, object] = {}
+_PACKAGES_UNDER: dict[str, list] = {}
+
+
+def _module_file_of(mod) -> str | None:
+    """A module's ``__file__`` read from its namespace (a module ``__getattr__`` is never run)."""
+    f = vars(mod).get("__file__") if hasattr(mod, "__dict__") else None
+    return f if isinstance(f, str) else None
+
+
+def _prepare_swap(req: dict) -> None:
+    """In the server, before forking a swap child: look up (once per module file and per
+    conforming copy) what ``_swap_target`` and ``_redirect_imports`` need."""
+    module_file, control = req.get("module_file"), req.get("control")
+    if isinstance(module_file, str) and module_file not in _MODULE_BY_FILE:
+        base = os.path.basename(module_file)
+        _MODULE_BY_FILE[module_file] = next(
+            (m for m in list(sys.modules.values()) if (f := _module_file_of(m)) is not None
+             and os.path.basename(f) == base and os.path.realpath(f) == module_file), None)  # realpath only for a likely match
+    if isinstance(control, str) and control not in _PACKAGES_UNDER:
+        ctl = control.rstrip("/")
+        _PACKAGES_UNDER[ctl] = [m for m in list(sys.modules.values())
+                                if isinstance(p := (vars(m).get("__path__") if hasattr(m, "__dict__") else None), list)
+                                and any(isinstance(e, str) and (e == ctl or e.startswith(ctl + "/")) for e in p)]
+
+
 def _swap_target(req: dict):
     """(the live function object named by ``req["qualname"]`` in the module loaded from
     ``req["module_file"]``, its mutated code object), or None when either cannot be found.
+    A ``staticmethod`` or ``classmethod`` is found through its function (its ``__func__``).
     The mutated code comes compiled (``req["codes"]``: marshalled code objects of every def of
     that qualified name, as ``fast_pytest.function_codes`` makes them) or as ``req["source"]``."""
     import types
-    base = os.path.basename(req["module_file"])
-    mod = next((m for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)
-                and os.path.basename(str(m.__file__)) == base     # realpath only for a likely match
-                and os.path.realpath(str(m.__file__)) == req["module_file"]), None)
+    if req["module_file"] not in _MODULE_BY_FILE:
+        _prepare_swap(req)
+    mod = _MODULE_BY_FILE[req["module_file"]]
     if mod is None:
         return None
-    filename = str(mod.__file__)
+    filename = str(_module_file_of(mod))
     owner: object = mod
     *path, name = req["qualname"].split(".")
     for part in path:
@@ -165,6 +196,8 @@ def _swap_target(req: dict):
         if not isinstance(owner, type):
             return None
     fn = vars(owner).get(name)
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
     if not isinstance(fn, types.FunctionType) or fn.__code__.co_qualname != req["qualname"]:
         return None
     found = _mutated_codes(req, filename)
@@ -250,19 +283,23 @@ def _redirect_imports(control: str, work: str) -> None:
     from) at the same place under ``work`` (this child's private copy, holding the mutant): a test
     that reloads the module, or deletes it from ``sys.modules`` and imports it again, then reads
     the mutant from disk, as it would on the fork path (issue 35: such a suite had lost the swap
-    path). ``sys.path`` and every loaded package's ``__path__`` are rewritten; finder caches cleared."""
-    import importlib
+    path). ``sys.path`` and the ``__path__`` of every package loaded from under ``control`` are
+    rewritten (the packages were listed in the server, ``_prepare_swap``), and the path finders
+    cached for directories under ``control`` are dropped: a directory under ``work`` is new to
+    this process, so its finder is made (and lists the directory) on first use."""
     ctl = control.rstrip("/")
 
     def moved(p):
         return work + p[len(ctl):] if isinstance(p, str) and (p == ctl or p.startswith(ctl + "/")) else p
     sys.path[:] = [moved(p) for p in sys.path]
-    for mod in list(sys.modules.values()):
-        path = getattr(mod, "__path__", None)
+    if ctl not in _PACKAGES_UNDER:
+        _prepare_swap({"control": ctl})
+    for mod in _PACKAGES_UNDER[ctl]:
+        path = vars(mod).get("__path__")
         if isinstance(path, list):
             path[:] = [moved(p) for p in path]
-    sys.path_importer_cache.clear()
-    importlib.invalidate_caches()
+    for key in [k for k in sys.path_importer_cache if isinstance(k, str) and moved(k) != k]:
+        del sys.path_importer_cache[key]
 
 
 def _crash_line(report, root: str) -> str:
@@ -336,6 +373,8 @@ def _loop(ctl, base_path: list[str], session) -> None:
         req = json.loads(msg)
         req["base_path"] = base_path
         out_fd, err_fd = fds
+        if "swap" in req and session is not None:
+            _prepare_swap(req["swap"])
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
@@ -349,8 +388,8 @@ def _loop(ctl, base_path: list[str], session) -> None:
         os.close(out_fd)
         os.close(err_fd)
         ctl.send(json.dumps({"pid": pid}).encode())
-        _, status = os.waitpid(pid, 0)
-        ctl.send(json.dumps({"status": status}).encode())
+        _, status, usage = os.wait4(pid, 0)
+        ctl.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
 
 
 # ----------------------------------------------------------------------------- client side
@@ -373,6 +412,7 @@ class ForkServer:
         import subprocess
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.ready: bool | None = None
+        self.last_cpu = 0.0     # CPU seconds of the last run's child and of what it waited for
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(child.fileno()),
@@ -425,7 +465,9 @@ class ForkServer:
                 raise ForkServerError(f"fork server unavailable: {exc!r}") from exc
             bufs, timed_out = _read_run(pid, (out_r, err_r), t0 + timeout_s)
             try:
-                status = json.loads(self.sock.recv(1 << 16))["status"]
+                reply = json.loads(self.sock.recv(1 << 16))
+                status = reply["status"]
+                self.last_cpu = float(reply.get("cpu", 0.0))
             except (OSError, ValueError, KeyError) as exc:
                 raise ForkServerError(f"fork server lost a run: {exc!r}") from exc
         finally:

@@ -339,7 +339,7 @@ def test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_v
         assert names(s.map.select(RELOAD_MOD.replace("x >> 1", "x << 1").encode())) == ["test_half_both_ways"]
         fast = s.judge_all(muts)
     with ThreadPoolExecutor(2) as ex:
-        cold = list(ex.map(lambda m: _cold_in(g, art, m), muts))
+        cold = list(ex.map(lambda m: _cold_in(g, art, m, "rmod.py"), muts))
     assert [f.judgement.verdict for f in fast] == cold, [
         (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
     by_note = {m.note: f for m, f in zip(muts, fast)}
@@ -349,6 +349,80 @@ def test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_v
     assert sum(f.executor == "swap" for f in fast) > len(fast) // 2
 
 
-def _cold_in(gate, art, mutant):
+def _cold_in(gate, art, mutant, target):
     with tempfile.TemporaryDirectory() as tmp:
-        return judge(gate, materialize(art, mutant, Path(tmp) / "a"), "rmod.py").verdict
+        return judge(gate, materialize(art, mutant, Path(tmp) / "a"), target).verdict
+
+
+STATIC_MOD = ("import os\n\nSHIFT = os.environ.get('SHIFT') == '1'\n\n\n"
+              "class Codec:\n"
+              "    @staticmethod\n    def mask(key, data):\n        if SHIFT:\n            return [b << 1 for b in data]\n"
+              "        return [b ^ key for b in data]\n\n"
+              "    @classmethod\n    def make(cls, n):\n        return [n] * 2\n")
+STATIC_TESTS = ("import importlib\n\nimport smod\nfrom smod import Codec\n\n\n"
+                "def test_mask():\n    assert Codec.mask(1, [2, 3]) == [3, 2]\n\n\n"
+                "def test_make():\n    assert Codec.make(4) == [4, 4]\n\n\n"
+                "def test_mask_after_reload(monkeypatch):\n"
+                "    monkeypatch.setenv('SHIFT', '1')\n    mod = importlib.reload(smod)\n"
+                "    assert mod.Codec.mask(0, [1, 2]) == [2, 4]\n    monkeypatch.delenv('SHIFT')\n"
+                "    mod = importlib.reload(smod)\n    assert mod.Codec.mask(1, [2]) == [3]\n")
+
+
+def test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold(tmp_path):
+    # issue 35: websocket's ABNF.mask, create_frame and _is_valid_close_status are static methods;
+    # the swap child looked for a plain function in the class, exited 75, and each such mutant
+    # paid a failed swap and then a fork. The reloading test reads the mutant from the bytecode
+    # file the fast path writes beside it (cache_bytecode) and kills what only its branch runs
+    art, gdir = tmp_path / "art", tmp_path / "gate"
+    art.mkdir()
+    (gdir / "tests").mkdir(parents=True)
+    (art / "smod.py").write_text(STATIC_MOD)
+    (gdir / "tests" / "test_smod.py").write_text(STATIC_TESTS)
+    (gdir / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\ntimeout_s = 60\n')
+    g = load_gate(gdir / "gate.toml")
+    spec = ArtifactSpec("s", "python", "smod.py", STATIC_MOD.encode(), {"role": "code"})
+    muts = [m for m in generate(spec, "fine") if m.label == "destroying"]
+    with PytestSession(g, art, "smod.py", workers=2) as s:
+        assert s.swapping
+        fast = s.judge_all(muts)
+    with ThreadPoolExecutor(2) as ex:
+        cold = list(ex.map(lambda m: _cold_in(g, art, m, "smod.py"), muts))
+    assert [f.judgement.verdict for f in fast] == cold, [
+        (m.note, f.executor, f.judgement.verdict, c) for m, f, c in zip(muts, fast, cold) if f.judgement.verdict != c]
+    by_note = {m.note: f for m, f in zip(muts, fast)}
+    assert by_note["L10: b << 1 -> b >> 1"].executor == "swap"            # in the static method
+    assert by_note["L10: b << 1 -> b >> 1"].judgement.verdict is Verdict.REJECT   # through the reload
+    assert by_note["L15: [n] * 2 -> [n] / 2"].executor == "swap"          # in the class method
+
+
+def test_the_mutants_bytecode_file_is_the_one_the_import_system_uses(tmp_path):
+    import subprocess
+    import sys
+
+    from corpus.fast_pytest import cache_bytecode
+    mod = tmp_path / "m.py"
+    mod.write_text("def f(x):\n    return x + 1\n")
+    assert cache_bytecode(mod, mod.read_bytes())
+    run = [sys.executable, "-v", "-c", "import m, importlib; importlib.reload(m); print(m.f(1), m.f.__code__.co_filename)"]
+    r = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=scrubbed_env(home=str(tmp_path)))
+    assert r.stdout.split() == ["2", str(mod)]
+    assert f"{tmp_path}/__pycache__/m.cpython-311.pyc matches {mod}" in r.stderr
+    # checked against the file's bytes: a changed file is compiled, never the stale code
+    mod.write_text("def f(x):\n    return x + 2\n")
+    r = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=scrubbed_env(home=str(tmp_path)))
+    assert r.stdout.split() == ["3", str(mod)]
+
+
+@pytest.mark.parametrize("content", [
+    "def f(x):\n    return x is 1\n",              # a SyntaxWarning at each compile from source
+    "def f():\n    return '\\d'\n",                  # a DeprecationWarning (invalid escape)
+    "\ufeffdef f():\n    return 1\n",               # a BOM: not the text compiled
+    "# -*- coding: latin-1 -*-\nX = 1\n",           # another coding
+    "def f(:\n",                                     # does not compile
+])
+def test_no_bytecode_file_when_the_source_would_warn_or_is_not_plain_utf8(tmp_path, content):
+    from corpus.fast_pytest import cache_bytecode
+    mod = tmp_path / "m.py"
+    mod.write_bytes(content.encode("utf-8"))
+    assert not cache_bytecode(mod, mod.read_bytes())
+    assert not (tmp_path / "__pycache__").exists()
