@@ -8,7 +8,8 @@ observation file the probe wrote and decides, per test and parametrize case:
   comparison with the expectations in the plan, every site its straight-line body must reach
   was observed, and it returned;
 - failed: an observation does not satisfy its site (a comparison is false, an operand raised,
-  the wrong exception or none was raised);
+  the wrong exception or none was raised), or a reply of the subject could not cross (a ``fault``
+  record: the judge cannot read it as plain pytest does, so it never passes);
 - error: it never ran, or did not return (it raised, hung or the process died).
 
 The run passes only if at least one test ran and every expected test passed. Anything the judge
@@ -357,7 +358,7 @@ def _show(leaves: list) -> str:
 
 
 _KEYS = {"enter": {"k", "t", "c"}, "leave": {"k"}, "obs": {"k", "s", "v"}, "raises": {"k", "s", "e"},
-         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}}
+         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}, "fault": {"k", "what"}}
 
 
 def _parse(line: str, plan: Plan) -> dict:
@@ -372,6 +373,9 @@ def _parse(line: str, plan: Plan) -> dict:
         if not isinstance(ev["t"], str) or not isinstance(ev["c"], list) or not all(
                 isinstance(c, int) and not isinstance(c, bool) for c in ev["c"]):
             raise Malformed("bad enter record")
+    elif k == "fault":
+        if not isinstance(ev["what"], str):
+            raise Malformed("bad fault record")
     elif k in ("obs", "raises", "warns"):
         site = plan.sites.get(ev["s"]) if isinstance(ev["s"], int) and not isinstance(ev["s"], bool) else None
         if site is None or site.kind != {"obs": "assert"}.get(k, k):
@@ -414,6 +418,9 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
         tamper.append(f"pytest exited {returncode} (all passed / none collected) but {incomplete} test(s) never ran "
                       f"or never returned")
     for ev in stray:  # observations outside any test (module level, or after the last test)
+        if ev["k"] == "fault":
+            results.append(TestResult("<module>", "failed", _fault_reason(ev)))
+            continue
         site = plan.sites[ev["s"]]
         why = _check(site, ev, scope.env(None, (), site.func))
         if why:
@@ -524,12 +531,16 @@ def _case_status(plan: Plan, spec: TestSpec, case: tuple[int, ...], item: dict, 
     status, reason = "passed", ""
     observed: set[int] = set()
     for ev in item["obs"]:
-        site = plan.sites[ev["s"]]
-        observed.add(site.id)
-        try:
-            why = _check(site, ev, scope.env(spec, case, site.func))
-        except ProbeError as exc:
-            why = str(exc)
+        why: str | None
+        if ev["k"] == "fault":
+            why = _fault_reason(ev)
+        else:
+            site = plan.sites[ev["s"]]
+            observed.add(site.id)
+            try:
+                why = _check(site, ev, scope.env(spec, case, site.func))
+            except ProbeError as exc:
+                why = str(exc)
         if why and status == "passed":
             status, reason = "failed", why
     if status == "passed" and not item["left"]:
@@ -541,6 +552,12 @@ def _case_status(plan: Plan, spec: TestSpec, case: tuple[int, ...], item: dict, 
         if status == "passed":
             status, reason = "failed", "returned without reaching every check"
     return status, reason
+
+
+def _fault_reason(ev: dict) -> str:
+    """A protocol fault (harness.judge.subject_rpc ``Peer._serve``): the judge could not read the
+    reply as plain pytest reads it, so the test fails (never more lenient than plain pytest)."""
+    return f"the judge could not read a value as plain pytest does (a protocol fault): {ev['what'][:300]}"
 
 
 def _display(spec: TestSpec, case: tuple[int, ...]) -> str:

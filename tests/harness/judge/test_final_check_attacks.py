@@ -552,12 +552,25 @@ JUDGE_LENIENT_VALUES = {**{f"opaque_under_negation-{k}": v for k, v in OPAQUE_UN
                         **{f"encoding_failure-{k}": v for k, v in ENCODING_FAILURE_RAISED_AS_THE_CALLS.items()}}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk: the judge reads a tree value otherwise "
-                   "than plain pytest (a stand-in's stale base copy, a builtin applied to the base, a special method "
-                   "inherited from a stdlib mixin or patched in after crossing, an exception rebuilt from its args, an "
-                   "encoding failure raised as the call's exception, a list reached through a reply not written back, an opaque value under a negated comparison): it passes "
-                   "what plain pytest fails")
-@pytest.mark.parametrize("name", sorted(JUDGE_LENIENT_VALUES))
+_JUDGE_LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk: the judge reads a tree "
+                                        "value otherwise than plain pytest (a stand-in's stale base copy, a builtin applied to "
+                                        "the base, a special method inherited from a stdlib mixin or patched in after crossing, "
+                                        "an exception rebuilt from its args, a list reached through a reply not written back, "
+                                        "an opaque value under a negated comparison): it passes what plain pytest fails")
+# closed (fail closed: when the judge cannot be sure it reads a value as plain pytest does, the test fails):
+# a reply the subject cannot encode is a protocol fault that fails the test (subject_rpc ``Peer._serve``, the
+# judge's ``fault`` record), never the call's exception; an exception crosses with its exact class and the
+# interpreter's fields of it (``Peer.enc_exc``/``dec_exc``), or the test fails; a value is observed by its base
+# value only when its special methods are the base type's own or enum's/collections' value classes' (never a
+# mixin's: ``observed_as_base``), as its class is when the probe observes it (``observed_opaque`` asks again)
+JUDGE_LENIENT_CLOSED = frozenset({*(f"encoding_failure-{k}" for k in ENCODING_FAILURE_RAISED_AS_THE_CALLS),
+                                  *(f"exception_rebuilt-{k}" for k in EXCEPTION_REBUILT_FROM_ARGS),
+                                  *(f"inherited_special-{k}" for k in WHAT_IT_WOULD_INHERIT),
+                                  *(f"patched_after_crossing-{k}" for k in PATCHED_AFTER_CROSSING)})
+
+
+@pytest.mark.parametrize("name", [n if n in JUDGE_LENIENT_CLOSED else pytest.param(n, marks=_JUDGE_LENIENT_OPEN)
+                                  for n in sorted(JUDGE_LENIENT_VALUES)])
 def test_the_judge_reads_a_tree_value_as_plain_pytest_does(tmp_path, name):
     judged, plain, out = both(tmp_path, *JUDGE_LENIENT_VALUES[name])
     if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
@@ -609,13 +622,18 @@ FORGE_FROM_DATA = ("import os as _os\n\ntry:\n    exec(open(_os.path.join(_os.pa
                    "except ImportError:\n    pass\n\n\n")
 
 
+_STILL_LENIENT = "driver_reads_the_copy-round_of_a_tree_float"
 FINAL_LENIENT = ("encoding_failure-a_cycle", "exception_rebuilt-systemexit_code", "driver_reads_the_copy-round_of_a_tree_float")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk: a judge leniency of section 2 "
-                   "(test_the_judge_reads_a_tree_value_as_plain_pytest_does) plus plain pytest forged by a line the "
-                   "verdictSubversion scan misses passes the final check with no detector firing")
-@pytest.mark.parametrize("name", FINAL_LENIENT)
+_FINAL_LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk: a judge leniency of "
+                                        "section 2 (test_the_judge_reads_a_tree_value_as_plain_pytest_does) plus plain pytest "
+                                        "forged by a line the verdictSubversion scan misses passes the final check with no "
+                                        "detector firing")
+
+
+@pytest.mark.parametrize("name", [n if n in JUDGE_LENIENT_CLOSED else pytest.param(n, marks=_FINAL_LENIENT_OPEN)
+                                  for n in FINAL_LENIENT])
 def test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently(tmp_path, name):
     module, test = JUDGE_LENIENT_VALUES[name]
     honest = _final(tmp_path / "honest", module, test)
@@ -629,7 +647,9 @@ def test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently(tmp_path,
                    "a forge of plain pytest kept in a data file and exec'd by the package is not seen, and with a judge "
                    "leniency the final check passes")
 def test_a_forge_kept_in_a_data_file_is_seen(tmp_path):
-    module, test = JUDGE_LENIENT_VALUES["encoding_failure-a_cycle"]
+    # a leniency the judge still has (the red team used encoding_failure-a_cycle, closed since: the judge
+    # fails that tree itself, which says nothing about the scan)
+    module, test = JUDGE_LENIENT_VALUES[_STILL_LENIENT]
     (tmp_path / "tree" / "pkg").mkdir(parents=True)
     (tmp_path / "tree" / "pkg" / "notes.txt").write_text(FORGE_DATA)
     forged = _final(tmp_path, FORGE_FROM_DATA + module, test)

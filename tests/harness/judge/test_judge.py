@@ -39,3 +39,15 @@ def test_opaque_objects_equal_nothing_not_even_an_equal_repr():
 def test_an_int_past_the_decimal_digit_limit_travels_as_hex():
     n = 7 ** 20000
     assert decode({"t": "I", "v": format(n, "x")}) == n
+
+
+def test_a_protocol_fault_fails_the_test_it_happened_in_and_is_not_tampering():
+    """harness.judge.subject_rpc ``Peer._serve``: a reply that could not cross (the probe runtime's
+    ``fault`` record) fails the test even when every check it made held; outside a test it fails the run."""
+    fault = {"k": "fault", "what": "its result could not be sent"}
+    j = judge(PLAN, _lines(RUN[0], fault, *RUN[1:]), nonce=NONCE)
+    assert not j.passed and not j.subverted and j.failures == 1 and "protocol fault" in j.results[0].reason
+    j = judge(PLAN, _lines(*RUN, fault), nonce=NONCE)
+    assert not j.passed and not j.subverted and any(r.name == "<module>" for r in j.results)
+    j = judge(PLAN, _lines(RUN[0], {"k": "fault", "what": 3}, *RUN[1:]), nonce=NONCE)
+    assert j.subverted  # a malformed record is never the runtime's
