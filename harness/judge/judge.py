@@ -71,19 +71,39 @@ class LeafRaised(HarnessError):
         self.exc, self.msg = exc, msg
 
 
+class Undecidable(TypeError):
+    """A comparison the judge cannot decide as plain pytest would: it involves a sandbox object whose
+    own ``__eq__`` (and hash) plain pytest runs. The site fails ("could not be compared")."""
+
+
+_DECODING = [0]  # > 0 while ``decode`` builds a value: an Opaque may be hashed into the set or dict it is in
+
+
 class Opaque:
-    """A sandbox object that is not plain data: equal to nothing but itself. Equal reprs never make
-    two objects equal (a repr can hide a field); the probe compares two sandbox values in the
-    sandbox (harness.judge.probes), so an Opaque meets only a judge-made value here."""
+    """A sandbox object that is not plain data. Equal reprs never make two objects equal (a repr can hide
+    a field), and the probe compares two sandbox values in the sandbox (harness.judge.probes), so an
+    Opaque meets only a judge-made value here: a comparison with it, either way (``==`` and ``!=``, ``in``
+    and ``not in``, a set's or dict's lookup by hash), is undecidable (``Undecidable``) and fails the
+    check, because plain pytest would run the object's own ``__eq__``, which may say anything. Only
+    identity holds (``a in [a]``). Equal to nothing was lenient under negation (red team r32atk)."""
 
     def __init__(self, type_: str, repr_: str, truthy: bool | None, length: int | None, text: str | None):
         self.type, self.repr, self.truthy, self.length, self.text = type_, repr_, truthy, length, text
 
     def __eq__(self, other):
-        return self is other
+        if other is self:
+            return True
+        raise Undecidable(f"{self.type} is compared by its own __eq__ under plain pytest, which the judge cannot run")
+
+    def __ne__(self, other):
+        if other is self:
+            return False
+        raise Undecidable(f"{self.type} is compared by its own __eq__ under plain pytest, which the judge cannot run")
 
     def __hash__(self):
-        return id(self)
+        if _DECODING[0]:
+            return id(self)
+        raise Undecidable(f"{self.type} is hashed by its own __hash__ under plain pytest, which the judge cannot run")
 
     def __bool__(self):
         if self.truthy is None:
@@ -123,6 +143,14 @@ MAX_DEPTH = 100  # the runtime nests at most 40 values deep (see probe_runtime._
 
 def decode(v, depth: int = 0):
     """A value as the runtime encoded it (harness.judge.probe_runtime), or Malformed."""
+    _DECODING[0] += 1  # an Opaque may be hashed into the set or dict it is in while it is built
+    try:
+        return _decode(v, depth)
+    finally:
+        _DECODING[0] -= 1
+
+
+def _decode(v, depth: int):
     if depth > MAX_DEPTH:
         raise Malformed("a value nested deeper than the runtime ever writes")
     depth += 1
@@ -131,7 +159,7 @@ def decode(v, depth: int = 0):
     if isinstance(v, float):
         return v
     if isinstance(v, list):
-        return [decode(x, depth) for x in v]
+        return [_decode(x, depth) for x in v]
     if not isinstance(v, dict) or not isinstance(v.get("t"), str):
         raise Malformed(f"not an encoded value: {str(v)[:80]}")
     t, x = v["t"], v.get("v")
@@ -141,13 +169,13 @@ def decode(v, depth: int = 0):
         if t == "I":  # an int too long for decimal text (hex has no digit limit)
             return int(_str(x), 16)
         if t == "tu":
-            return tuple(decode(e, depth) for e in _list(x))
+            return tuple(_decode(e, depth) for e in _list(x))
         if t == "d":
-            return {decode(k, depth): decode(val, depth) for k, val in (_pair(p) for p in _list(x))}
+            return {_decode(k, depth): _decode(val, depth) for k, val in (_pair(p) for p in _list(x))}
         if t == "s":
-            return {decode(e, depth) for e in _list(x)}
+            return {_decode(e, depth) for e in _list(x)}
         if t == "fs":
-            return frozenset(decode(e, depth) for e in _list(x))
+            return frozenset(_decode(e, depth) for e in _list(x))
         if t == "b":
             return base64.b64decode(_str(x), validate=True)
         if t == "dec":

@@ -566,7 +566,10 @@ _JUDGE_LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reas
 JUDGE_LENIENT_CLOSED = frozenset({*(f"encoding_failure-{k}" for k in ENCODING_FAILURE_RAISED_AS_THE_CALLS),
                                   *(f"exception_rebuilt-{k}" for k in EXCEPTION_REBUILT_FROM_ARGS),
                                   *(f"inherited_special-{k}" for k in WHAT_IT_WOULD_INHERIT),
-                                  *(f"patched_after_crossing-{k}" for k in PATCHED_AFTER_CROSSING)})
+                                  *(f"patched_after_crossing-{k}" for k in PATCHED_AFTER_CROSSING),
+                                  # a comparison with an opaque tree object is undecidable in the judge, negated
+                                  # or not (harness.judge.judge ``Opaque``): the site fails
+                                  *(f"opaque_under_negation-{k}" for k in OPAQUE_UNDER_NEGATION)})
 
 
 @pytest.mark.parametrize("name", [n if n in JUDGE_LENIENT_CLOSED else pytest.param(n, marks=_JUDGE_LENIENT_OPEN)

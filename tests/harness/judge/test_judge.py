@@ -1,7 +1,9 @@
 """The judge's reading of observations: framing, what equals what, and what is tampering."""
 import json
 
-from harness.judge.judge import Opaque, decode, judge
+import pytest
+
+from harness.judge.judge import Opaque, Undecidable, decode, judge
 from harness.judge.probes import transform
 
 PLAN = transform("from pkg import f\n\ndef test_f():\n    assert f() == 1\n").plan
@@ -32,8 +34,19 @@ def test_a_line_nested_past_the_recursion_limit_is_tampering_not_a_crash():
 
 
 def test_opaque_objects_equal_nothing_not_even_an_equal_repr():
+    """An opaque object is itself only (``a in [a]``); any other comparison with it, negated or not, is
+    undecidable (plain pytest runs its own ``__eq__``): it raises, so the site fails."""
     a, b = (decode({"t": "o", "type": "pkg.P", "repr": "P(1)"}) for _ in range(2))
-    assert isinstance(a, Opaque) and a != b and a in [a]  # itself only
+    assert isinstance(a, Opaque) and a in [a] and not (a != a)  # itself only
+    for compare in (lambda: a == b, lambda: a != b, lambda: a != "x", lambda: "x" != a, lambda: a not in ["x"],
+                    lambda: not a == "x", lambda: a not in {"x"}, lambda: [a] == ["x"]):
+        with pytest.raises(Undecidable):
+            compare()
+
+
+def test_a_set_of_opaque_objects_still_decodes():
+    s = decode({"t": "s", "v": [{"t": "o", "type": "pkg.P", "repr": "P(1)"}, 1]})
+    assert len(s) == 2
 
 
 def test_an_int_past_the_decimal_digit_limit_travels_as_hex():
