@@ -196,6 +196,15 @@ SLOW_TESTS: dict[str, str] = {
         "a non-Python artifact's mutants through the whole suite (7 s)",
     "tests/harness/run/test_fault_attacks.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
         "a zygote killed mid-run and the run redone (7 s)",
+    # red team r32atk's strict xfails on issue 32's guarantees (test_final_check_attacks.py)
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
+        "31 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
+        "three trees through the final check, honest and forged (40 s for the three)",
+    "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
+        "one tree through the final check (15 s)",
+    "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
+        "B15's dynamic check on two trees, each two recorded plain runs with data kept (60 s for the two)",
     # the differential suite (issue 32): each tree is four harness runs (judged and plain, visible and
     # oracle) and two plain pytest runs of its own
     "tests/harness/judge/test_differential.py::test_no_fine_mutant_passes_the_adjudication_that_plain_pytest_fails":

@@ -8,7 +8,8 @@ observation file the probe wrote and decides, per test and parametrize case:
   comparison with the expectations in the plan, every site its straight-line body must reach
   was observed, and it returned;
 - failed: an observation does not satisfy its site (a comparison is false, an operand raised,
-  the wrong exception or none was raised);
+  the wrong exception or none was raised), or a reply of the subject could not cross (a ``fault``
+  record: the judge cannot read it as plain pytest does, so it never passes);
 - error: it never ran, or did not return (it raised, hung or the process died).
 
 The run passes only if at least one test ran and every expected test passed. Anything the judge
@@ -70,19 +71,39 @@ class LeafRaised(HarnessError):
         self.exc, self.msg = exc, msg
 
 
+class Undecidable(TypeError):
+    """A comparison the judge cannot decide as plain pytest would: it involves a sandbox object whose
+    own ``__eq__`` (and hash) plain pytest runs. The site fails ("could not be compared")."""
+
+
+_DECODING = [0]  # > 0 while ``decode`` builds a value: an Opaque may be hashed into the set or dict it is in
+
+
 class Opaque:
-    """A sandbox object that is not plain data: equal to nothing but itself. Equal reprs never make
-    two objects equal (a repr can hide a field); the probe compares two sandbox values in the
-    sandbox (harness.judge.probes), so an Opaque meets only a judge-made value here."""
+    """A sandbox object that is not plain data. Equal reprs never make two objects equal (a repr can hide
+    a field), and the probe compares two sandbox values in the sandbox (harness.judge.probes), so an
+    Opaque meets only a judge-made value here: a comparison with it, either way (``==`` and ``!=``, ``in``
+    and ``not in``, a set's or dict's lookup by hash), is undecidable (``Undecidable``) and fails the
+    check, because plain pytest would run the object's own ``__eq__``, which may say anything. Only
+    identity holds (``a in [a]``). Equal to nothing was lenient under negation (red team r32atk)."""
 
     def __init__(self, type_: str, repr_: str, truthy: bool | None, length: int | None, text: str | None):
         self.type, self.repr, self.truthy, self.length, self.text = type_, repr_, truthy, length, text
 
     def __eq__(self, other):
-        return self is other
+        if other is self:
+            return True
+        raise Undecidable(f"{self.type} is compared by its own __eq__ under plain pytest, which the judge cannot run")
+
+    def __ne__(self, other):
+        if other is self:
+            return False
+        raise Undecidable(f"{self.type} is compared by its own __eq__ under plain pytest, which the judge cannot run")
 
     def __hash__(self):
-        return id(self)
+        if _DECODING[0]:
+            return id(self)
+        raise Undecidable(f"{self.type} is hashed by its own __hash__ under plain pytest, which the judge cannot run")
 
     def __bool__(self):
         if self.truthy is None:
@@ -122,6 +143,14 @@ MAX_DEPTH = 100  # the runtime nests at most 40 values deep (see probe_runtime._
 
 def decode(v, depth: int = 0):
     """A value as the runtime encoded it (harness.judge.probe_runtime), or Malformed."""
+    _DECODING[0] += 1  # an Opaque may be hashed into the set or dict it is in while it is built
+    try:
+        return _decode(v, depth)
+    finally:
+        _DECODING[0] -= 1
+
+
+def _decode(v, depth: int):
     if depth > MAX_DEPTH:
         raise Malformed("a value nested deeper than the runtime ever writes")
     depth += 1
@@ -130,7 +159,7 @@ def decode(v, depth: int = 0):
     if isinstance(v, float):
         return v
     if isinstance(v, list):
-        return [decode(x, depth) for x in v]
+        return [_decode(x, depth) for x in v]
     if not isinstance(v, dict) or not isinstance(v.get("t"), str):
         raise Malformed(f"not an encoded value: {str(v)[:80]}")
     t, x = v["t"], v.get("v")
@@ -140,13 +169,13 @@ def decode(v, depth: int = 0):
         if t == "I":  # an int too long for decimal text (hex has no digit limit)
             return int(_str(x), 16)
         if t == "tu":
-            return tuple(decode(e, depth) for e in _list(x))
+            return tuple(_decode(e, depth) for e in _list(x))
         if t == "d":
-            return {decode(k, depth): decode(val, depth) for k, val in (_pair(p) for p in _list(x))}
+            return {_decode(k, depth): _decode(val, depth) for k, val in (_pair(p) for p in _list(x))}
         if t == "s":
-            return {decode(e, depth) for e in _list(x)}
+            return {_decode(e, depth) for e in _list(x)}
         if t == "fs":
-            return frozenset(decode(e, depth) for e in _list(x))
+            return frozenset(_decode(e, depth) for e in _list(x))
         if t == "b":
             return base64.b64decode(_str(x), validate=True)
         if t == "dec":
@@ -357,7 +386,7 @@ def _show(leaves: list) -> str:
 
 
 _KEYS = {"enter": {"k", "t", "c"}, "leave": {"k"}, "obs": {"k", "s", "v"}, "raises": {"k", "s", "e"},
-         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}}
+         "warns": {"k", "s", "w", "m"}, "tamper": {"k", "what"}, "fault": {"k", "what"}}
 
 
 def _parse(line: str, plan: Plan) -> dict:
@@ -372,6 +401,9 @@ def _parse(line: str, plan: Plan) -> dict:
         if not isinstance(ev["t"], str) or not isinstance(ev["c"], list) or not all(
                 isinstance(c, int) and not isinstance(c, bool) for c in ev["c"]):
             raise Malformed("bad enter record")
+    elif k == "fault":
+        if not isinstance(ev["what"], str):
+            raise Malformed("bad fault record")
     elif k in ("obs", "raises", "warns"):
         site = plan.sites.get(ev["s"]) if isinstance(ev["s"], int) and not isinstance(ev["s"], bool) else None
         if site is None or site.kind != {"obs": "assert"}.get(k, k):
@@ -414,6 +446,9 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
         tamper.append(f"pytest exited {returncode} (all passed / none collected) but {incomplete} test(s) never ran "
                       f"or never returned")
     for ev in stray:  # observations outside any test (module level, or after the last test)
+        if ev["k"] == "fault":
+            results.append(TestResult("<module>", "failed", _fault_reason(ev)))
+            continue
         site = plan.sites[ev["s"]]
         why = _check(site, ev, scope.env(None, (), site.func))
         if why:
@@ -524,12 +559,16 @@ def _case_status(plan: Plan, spec: TestSpec, case: tuple[int, ...], item: dict, 
     status, reason = "passed", ""
     observed: set[int] = set()
     for ev in item["obs"]:
-        site = plan.sites[ev["s"]]
-        observed.add(site.id)
-        try:
-            why = _check(site, ev, scope.env(spec, case, site.func))
-        except ProbeError as exc:
-            why = str(exc)
+        why: str | None
+        if ev["k"] == "fault":
+            why = _fault_reason(ev)
+        else:
+            site = plan.sites[ev["s"]]
+            observed.add(site.id)
+            try:
+                why = _check(site, ev, scope.env(spec, case, site.func))
+            except ProbeError as exc:
+                why = str(exc)
         if why and status == "passed":
             status, reason = "failed", why
     if status == "passed" and not item["left"]:
@@ -541,6 +580,12 @@ def _case_status(plan: Plan, spec: TestSpec, case: tuple[int, ...], item: dict, 
         if status == "passed":
             status, reason = "failed", "returned without reaching every check"
     return status, reason
+
+
+def _fault_reason(ev: dict) -> str:
+    """A protocol fault (harness.judge.subject_rpc ``Peer._serve``): the judge could not read the
+    reply as plain pytest reads it, so the test fails (never more lenient than plain pytest)."""
+    return f"the judge could not read a value as plain pytest does (a protocol fault): {ev['what'][:300]}"
 
 
 def _display(spec: TestSpec, case: tuple[int, ...]) -> str:

@@ -12,7 +12,8 @@ ever in this process. The judge (harness.judge.judge) is the only place a verdic
 Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
-``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}`` and ``{"k": "tamper", "what": ...}``
+``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}``, ``{"k": "fault", "what": reason}``
+(a reply the subject or the driver could not encode: the test fails) and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
 that did not come from the probe module, or pytest's runner replaced; or the subject's audit
 hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
@@ -500,7 +501,7 @@ def _spawn_subject():
         theirs.close()
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
-    peer.on_msg = _on_msg
+    peer.on_msg, peer.on_fault = _on_msg, _on_fault
     peer.ps = _rpc.ProcState("driver")
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
@@ -632,6 +633,12 @@ def _on_msg(msg, _emit=_emit):
         except (KeyError, TypeError, ValueError, _rpc.RemoteError):
             pass
     _audit_drain(block=False)
+
+
+def _on_fault(why, _emit=_emit, _str=_str, _type=_type):
+    """A protocol fault (subject_rpc ``Peer._serve``: a reply one side could not encode): the test
+    that made the request fails in the judge, whatever it does with the exception it gets here."""
+    _emit({"k": "fault", "what": (why if _type(why) is _str else "a protocol fault")[:300]})
 
 
 def _probe_caller():

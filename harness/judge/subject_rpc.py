@@ -242,19 +242,45 @@ def observed_as_base(cls) -> bool:
     """Whether the probe may observe a tree object of ``cls`` by its base value (the judge compares
     that with the expected value outside the sandbox, where no code of the tree can run): only when
     no code of the tree can answer for it. For every special method (``_SPECIAL``), the object a value
-    of ``cls`` finds must be the one an unpatched class of the interpreter in its MRO holds *under that
-    same name* (``unpatched``): what it would inherit anyway. So an enum of ints, an ``IntFlag`` (whose
-    class ``enum`` gives ``Flag.__or__`` as ``__or__``) and a stdlib ``Counter`` (read as the dict it is)
-    are observed by value; an ``__eq__`` the tree wrote, patched in, or borrowed from another slot
-    (``__eq__ = int.__ne__``, ``__contains__ = dict.__contains__``) makes the value opaque to the probe,
-    which the judge finds equal to nothing, as it does every other object of the tree."""
+    of ``cls`` finds must be the base type's own for that name (``_behaves_as_base``), or one held under
+    that same name by an unpatched class of the interpreter in its MRO whose methods read the value's
+    own storage (``_value_holder``: ``enum``'s, and ``collections``' subclasses of the base type); a value
+    with no built-in storage (a UserDict, read through ``items()``) may find them in any unpatched class of
+    the interpreter in its MRO. So an enum of ints, an ``IntFlag`` (whose class ``enum`` gives ``Flag.__or__`` as
+    ``__or__``) and a stdlib ``Counter`` (read as the dict it is) are observed by value; a mixin's
+    method (``UserString.__eq__`` compares ``.data``, not the str), an ``__eq__`` the tree wrote, patched
+    in or borrowed from another slot (``__eq__ = int.__ne__``, ``__contains__ = dict.__contains__``)
+    makes the value opaque to the probe, which the judge finds equal to nothing, as it does every other
+    object of the tree. Decided when the value crosses and again when the probe observes it
+    (``observation``): a class patched in between is read as it is then."""
     mro = _TYPE_MRO(cls)
-    clean = [k for k in mro if unpatched(k)]
+    base = _base_class(mro)
+    if base is None:  # no built-in storage: its value was read through the ABC's protocol (``_value_base``:
+        # a UserDict's ``items()``), which the unpatched class's own methods read too
+        own: tuple = ()
+        holders = [k for k in mro if unpatched(k)]
+    else:
+        own = _TYPE_MRO(base)
+        holders = [k for k in mro if k not in own and unpatched(k) and _value_holder(k, base)]
     for name in _SPECIAL:
         found = _mro_get(mro, name)
-        if found is not _MISSING and not any(_TYPE_DICT(k).get(name, _MISSING) is found for k in clean):
+        if found is _MISSING or (own and found is _mro_get(own, name)):
+            continue
+        if not any(_TYPE_DICT(k).get(name, _MISSING) is found for k in holders):
             return False
     return True
+
+
+def _value_holder(klass, base) -> bool:
+    """Whether ``klass`` (unpatched) is a class whose special methods read a value's own storage: one
+    of ``enum``'s (an ``IntFlag`` answers ``in``, ``len`` and ``|`` with ``Flag``'s), or a subclass of
+    ``base`` from ``collections`` (``Counter``, ``OrderedDict``, ``defaultdict``; never a mixin such as
+    ``UserString``, whose ``__eq__`` compares ``.data``), by the name it was captured under
+    (``trusted_name``: by identity, never the name a class gives itself)."""
+    name = trusted_name(klass)
+    if name is None:
+        return False
+    return name.startswith("enum.") or (name.startswith("collections.") and base in _TYPE_MRO(klass))
 
 
 def _slot(name, a, *rest):
@@ -292,6 +318,22 @@ class RemoteError(Exception):
 
 class Closed(RemoteError):
     """The peer is gone (EOF on the connection)."""
+
+
+class ProtocolFault(RemoteError):
+    """The peer could not send its reply (``Peer._serve``): the request neither returned nor raised
+    as plain pytest would see it. The driver has recorded it (``on_fault``): the test fails, even if
+    it catches this."""
+
+
+def _why(exc) -> str:
+    """A short account of an encoding failure, never through the exception's own ``__str__`` (the
+    tree's code) unless it is one of the interpreter's plain errors with a str message."""
+    text = ""
+    if _type(exc) in (ValueError, TypeError, RecursionError, OverflowError):
+        args = BaseException.__getattribute__(exc, "args")
+        text = args[0] if args and _type(args[0]) is str else ""
+    return f"{qualname(_type(exc))}: {text[:200]}" if text else qualname(_type(exc))
 
 
 def qualname(cls) -> str:
@@ -507,6 +549,7 @@ class Peer:
         self.proxies: dict = {}  # peer handle id -> our proxy of it
         self.classes: dict = {}
         self.on_msg = None  # driver: called with every message received (output, warnings)
+        self.on_fault = None  # driver: called with the reason of every protocol fault sent or received
         self.capture = None  # subject: (stdout, stderr) buffers flushed into every message
         self.cross, self.crossing_file = _direct, None  # subject: ``crossing()``
         self.ps = None  # ProcState: the process state both sides share, synced at every message
@@ -583,6 +626,11 @@ class Peer:
             if "q" in msg:
                 self._serve(msg)
                 continue
+            if "f" in msg:  # the peer could not send its reply (``_serve``): the test fails, whatever it expects
+                why = msg["f"] if _type(msg["f"]) is str else "a protocol fault"
+                if self.on_fault is not None:
+                    self.on_fault(why)
+                raise ProtocolFault(why)
             if "x" in msg:
                 exc = self.dec_exc(msg["x"])
             elif "r" in msg:
@@ -620,8 +668,14 @@ class Peer:
                 self._serve(msg)
 
     def _serve(self, msg: dict) -> None:
+        """Serve one request. The call's own exception goes back as data (the caller raises it); a
+        reply this side cannot encode (a cycle, nesting past the limit, the tree's code run while
+        encoding raising: a Mapping's ``items()``, an ``__index__``, a tzinfo's ``utcoffset``) is never
+        that: the call returned under plain pytest, so no exception a test could expect stands for it.
+        It goes back as a protocol fault (``f``, ``_fault``), which fails the test."""
         track: list = []
         snaps = None
+        op = msg.get("q")
         try:
             op, args = msg["q"], self.dec(msg.get("a", []), 0, _Ctx(track=track))
             self._apply_links(msg.get("ln"))
@@ -630,20 +684,25 @@ class Peer:
             snaps = [_snapshot(x) for x in track]
             with _Warnings(self) as w:
                 result = self.handle(op, args)
-            # the tree's own containers in the result cross linked (``_kept``: not a module's namespace,
-            # which the driver copies once at import); the request's own containers by their index
-            kept = _kept(result, 1) if self.side == "subject" and op != "import" else None
-            reply = {"r": self.enc(result, _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True))}
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
             if _isinstance(exc, (KeyboardInterrupt, Closed)):
                 raise
-            reply = {"x": self.enc_exc(exc)}
+            reply = self._encoded(lambda e=exc: {"x": self.enc_exc(e)}, op, "the exception it raised")
             w = getattr(self, "_last_warnings", None)
+        else:
+            # the tree's own containers in the result cross linked (``_kept``: not a module's namespace,
+            # which the driver copies once at import); the request's own containers by their index
+            reply = self._encoded(lambda: {"r": self.enc(result, _Budget(
+                refs={id(x): i for i, x in enumerate(track)},
+                kept=_kept(result, 1) if self.side == "subject" and op != "import" else None, top=True))},
+                op, "its result")
         if w:
             reply["w"] = w
-        if snaps is not None:
-            wb = self._changes(track, snaps)
-            if wb:
+        if snaps is not None and "f" not in reply:
+            wb = self._encoded(lambda: self._changes(track, snaps), op, "the changes to its arguments")
+            if _type(wb) is dict:
+                reply = wb
+            elif wb:
                 reply["wb"] = wb
         self._send(reply)
 
@@ -664,6 +723,22 @@ class Peer:
                 continue
             out.append(("error" if action == "error" else "always", message, category, module, lineno))
         return out if any(entry[0] == "error" for entry in out) else []
+
+    def _encoded(self, build, op, what):
+        """``build()``, or a protocol fault when it raises (``_serve``)."""
+        try:
+            return build()
+        except BaseException as exc:  # noqa: BLE001 - an encoding failure is the protocol's, never the call's
+            if _isinstance(exc, (KeyboardInterrupt, Closed)):
+                raise
+            return self._fault(f"{what} could not be sent for the request {str(op)[:40]!r}: {_why(exc)}")
+
+    def _fault(self, why: str) -> dict:
+        """A protocol fault this side sends: reported here too (``on_fault``: the driver records it
+        and the test fails), and raised on the other side as ``ProtocolFault``."""
+        if self.on_fault is not None:
+            self.on_fault(why)
+        return {"f": why}
 
     # -- write-back: a container passed by value and changed by the callee ------------------------
     def _changes(self, track: list, snaps: list) -> list:
@@ -709,6 +784,8 @@ class Peer:
             return cross(_getattr(args[0], "__enter__"), (), {})
         if op == "exit":
             return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
+        if op == "observed":  # the probe observes a stand-in: may it still read its base value (no code of the tree runs)
+            return observed_as_base(_type(args[0]))
         if op == "sync":
             _sys.audit("hx.sync", args[0])
             return args[0]
@@ -991,29 +1068,37 @@ class Peer:
                 "ws": not trusted_file(getattr(mod, "__file__", None)) if mod is not None else True}
 
     def enc_exc(self, exc, depth=0, seen=None) -> dict:
+        """An exception as it crosses: its exact class, its ``args``, the interpreter's own fields of its
+        class (``_exc_fields``: ``SystemExit.code``, ``OSError.errno``, ``StopIteration.value``, an
+        exception group's ``message`` and ``exceptions``, read through the C descriptors, never the
+        tree's code), its public ``__dict__`` entries, its notes and chain. Whatever of that cannot be
+        encoded raises (the caller's protocol fault: ``Peer._serve``), never crosses without it."""
         seen = {} if seen is None else seen  # id(exception) -> its handle: one chain's exceptions, each once
         hid = self.export(exc)
         seen[id(exc)] = hid
-        try:
-            args = self.enc(list(BaseException.__getattribute__(exc, "args")))
-        except Exception:  # noqa: BLE001
-            args = None
+        args = self.enc(list(BaseException.__getattribute__(exc, "args")))
         try:
             text = str(exc)
             text = text if _type(text) is str else ""
         except Exception:  # noqa: BLE001
             text = ""
+        fields = {}
+        for name, desc in _exc_fields(_type(exc)).items():
+            try:
+                value = desc.__get__(exc)
+            except AttributeError:  # a field never set (``characters_written``): absent on the receiver too
+                continue
+            fields[name] = self.enc(value)
         attrs = {}
         try:
-            for k, v in dict(getattr(exc, "__dict__", {}) or {}).items():
-                if _type(k) is str and not k.startswith("_"):
-                    try:
-                        attrs[k] = self.enc(v)
-                    except Exception:  # noqa: BLE001
-                        pass
-        except Exception:  # noqa: BLE001
-            pass
-        out = {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs, "id": hid}
+            own = dict(getattr(exc, "__dict__", {}) or {})
+        except Exception:  # noqa: BLE001 - no readable __dict__: no attributes of its own
+            own = {}
+        for k, v in own.items():
+            if _type(k) is str and not k.startswith("_"):
+                attrs[k] = self.enc(v)
+        out = {"cls": self._cls_meta(_type(exc)), "args": args, "str": text[:1 << 20], "d": attrs, "fld": fields,
+               "id": hid}
         self._enc_chain(exc, out, depth, seen)
         return out
 
@@ -1219,31 +1304,42 @@ class Peer:
         return cls
 
     def dec_exc(self, e: dict, depth: int = 0, made: dict | None = None) -> BaseException:
+        """The peer's exception, built as it was there: its exact class (``BaseException.__new__``-like,
+        with no arguments for the constructor to remap: ``OSError`` by errno, ``BaseExceptionGroup`` of
+        Exceptions to ``ExceptionGroup``), then its ``args``, the interpreter's fields ``enc_exc`` sent,
+        set through this side's own descriptors, and its public attributes. What cannot be built exactly
+        is a protocol fault (``_dec_fault``), never an approximation."""
         made = {} if made is None else made  # the peer's handle -> the exception built for it, in one chain
         cls = self.class_for(e["cls"])
         if not (_isinstance(cls, type) and issubclass(cls, BaseException)):
             cls = RuntimeError
         try:
-            args = tuple(self.dec(e["args"])) if e.get("args") is not None else (e.get("str", ""),)
-        except Exception:  # noqa: BLE001
-            args = (e.get("str", ""),)
+            args = tuple(self.dec(e["args"]))
+            fields = {k: self.dec(v) for k, v in dict(e.get("fld") or {}).items()}
+        except Exception as err:  # noqa: BLE001
+            raise self._dec_fault(f"an exception's args or fields could not be read: {_why(err)}") from None
+        own = _exc_fields(cls)
         try:
-            exc = cls.__new__(cls, *args)
-        except Exception:  # noqa: BLE001
-            exc = cls.__new__(cls)
-        try:  # the base's own __init__ (SystemExit.code, OSError.errno, ...); never the peer's code
+            if issubclass(cls, BaseExceptionGroup):  # its message and members are read-only: given to __new__
+                exc = cls.__new__(cls, fields.pop("message"), fields.pop("exceptions"))
+            else:
+                exc = cls.__new__(cls)
+        except Exception as err:  # noqa: BLE001
+            raise self._dec_fault(f"{qualname(cls)} could not be built: {_why(err)}") from None
+        if _type(exc) is not cls:
+            raise self._dec_fault(f"{qualname(cls)} was built as {qualname(_type(exc))}")
+        try:  # the base's own __init__ (a Python-level class's attributes); never the peer's code
             cls.__init__(exc, *args)
         except Exception:  # noqa: BLE001
             pass
         try:
-            exc.args = args
-        except Exception:  # noqa: BLE001
-            pass
-        for k, v in (e.get("d") or {}).items():
-            try:
+            BaseException.__dict__["args"].__set__(exc, args)
+            for name, value in fields.items():
+                own[name].__set__(exc, value)  # a field this side's class has not: KeyError, a fault
+            for k, v in (e.get("d") or {}).items():
                 object.__setattr__(exc, k, self.dec(v))
-            except Exception:  # noqa: BLE001
-                pass
+        except Exception as err:  # noqa: BLE001
+            raise self._dec_fault(f"a field of {qualname(cls)} could not be set: {_why(err)}") from None
         if getattr(cls, "_hx_synth", False):
             object.__setattr__(exc, "_hx_str", e.get("str", ""))
             object.__setattr__(exc, "_hx_ref", e.get("id"))
@@ -1251,6 +1347,13 @@ class Peer:
             made[e["id"]] = exc
         self._dec_chain(e, exc, depth, made)
         return exc
+
+    def _dec_fault(self, why: str) -> "ProtocolFault":
+        """A reply this side cannot read exactly: reported (``on_fault``: the test fails), and the
+        exception to raise in place of the peer's."""
+        if self.on_fault is not None:
+            self.on_fault(why)
+        return ProtocolFault(why)
 
     def _dec_chain(self, e: dict, exc, depth: int, made: dict) -> None:
         """The notes, cause, context and ``__suppress_context__`` ``_enc_chain`` sent (set through
@@ -1272,6 +1375,27 @@ class Peer:
             if linked is not None:
                 _EXC_ATTR[name].__set__(exc, linked)
         _EXC_ATTR["__suppress_context__"].__set__(exc, e.get("sup") is True)
+
+
+_EXC_OWN = frozenset({"args", "__traceback__", "__context__", "__cause__", "__suppress_context__", "__dict__",
+                      "__weakref__", "__class__", "__notes__"})
+_FIELD_TYPES = (_types.MemberDescriptorType, _types.GetSetDescriptorType)
+
+
+def _exc_fields(cls) -> dict:
+    """{name: descriptor} of the fields the interpreter's own classes in ``cls``'s MRO define in C
+    (types no code can change): ``SystemExit.code``, ``OSError.errno``/``strerror``/``filename``/
+    ``filename2``/``characters_written``, ``StopIteration.value``, ``ImportError.name``, a group's
+    ``message`` and ``exceptions``, ...; BaseException's own (args, the chain) cross apart."""
+    out: dict = {}
+    for klass in _TYPE_MRO(cls):
+        flags = _TYPE_FLAGS(klass)
+        if flags & _HEAPTYPE and not flags & _IMMUTABLETYPE:
+            continue
+        for name, desc in _TYPE_DICT(klass).items():
+            if name not in _EXC_OWN and name not in out and _type(desc) in _FIELD_TYPES:
+                out[name] = desc
+    return out
 
 
 _MAX_CHAIN = 32  # the links of an exception chain that cross (a longer chain is cut there)
@@ -1714,10 +1838,23 @@ def _forward_class(base: type):
 
 def observed_opaque(x) -> bool:
     """Whether ``x`` is the stand-in of a tree object the probe must observe as opaque, never by the
-    base value it also holds (``Peer.shadow``; ``observed_as_base`` in the subject)."""
-    if not _FORWARDS or not _isinstance(x, tuple(_FORWARDS.values())):
+    base value it also holds (``Peer.shadow``; ``observed_as_base`` in the subject). The decision made
+    when the value crossed is asked again of the subject now (``observed`` request): a class given an
+    ``__eq__`` (or any special method) since is observed as it is now; a stand-in the subject cannot
+    vouch for (no answer) is opaque."""
+    stand_ins = (*_FORWARDS.values(), *_SHADOWS.values())
+    if not stand_ins or not _isinstance(x, stand_ins):
         return False
-    return object.__getattribute__(x, "__dict__").get("_hx_vb") is not True
+    own = object.__getattribute__(x, "__dict__")
+    remote = own.get("_hx_remote")
+    if remote is None:
+        return False
+    if _FORWARDS and _isinstance(x, tuple(_FORWARDS.values())) and own.get("_hx_vb") is not True:
+        return True
+    try:
+        return object.__getattribute__(remote, "_hx_peer").request("observed", remote) is not True
+    except Exception:  # noqa: BLE001 - no answer the probe can trust: opaque (the judge fails the comparison)
+        return True
 
 
 class ProxyModuleBase(_types.ModuleType):

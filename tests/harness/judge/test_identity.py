@@ -281,6 +281,29 @@ def test_a_value_subclass_is_a_tree_object_when_the_tree_defines_a_special_metho
     assert rpc.crosses_as_base(http.HTTPStatus)  # the interpreter's IntEnum, unpatched: int's own methods
 
 
+def test_a_mixins_special_method_is_not_the_base_types(rpc):
+    """``observed_as_base`` took a special method found in any unpatched class of the MRO: a stdlib
+    mixin's (``UserString.__eq__`` compares ``.data``) was read as the str's (red team r32atk). Now only
+    the base type's own, or one of enum's or of collections' subclasses of the base; and a class patched
+    after it was captured is no longer one."""
+    import collections
+
+    class S(collections.UserString, str):
+        pass
+
+    class L(collections.UserList, list):
+        pass
+
+    class N(int):
+        pass
+
+    rpc.capture_identities()
+    assert not rpc.observed_as_base(S) and not rpc.observed_as_base(L)
+    assert rpc.observed_as_base(N)
+    N.__eq__ = lambda a, b: False  # patched after a value of it crossed: asked again when observed
+    assert not rpc.observed_as_base(N)
+
+
 def test_only_a_warning_the_interpreter_put_on_the_crossing_frame_is_at_the_callers_line(rpc):
     import warnings
     peer = rpc.Peer(-1, "subject")
@@ -310,6 +333,113 @@ def test_the_protocols_operations_are_bound_before_the_tree_runs(rpc, monkeypatc
     import operator
     monkeypatch.setattr(operator, "add", lambda a, b: "forged")
     assert rpc.Peer(-1, "subject").handle("add", [1, 2]) == 3
+
+
+def _cycle():
+    x: list = []
+    x.append(x)
+    return x
+
+
+def _deep():
+    x: list = []
+    for _ in range(70):
+        x = [x]
+    return x
+
+
+def _raising_tz():
+    import datetime as dt
+
+    class Z(dt.tzinfo):
+        def utcoffset(self, d):
+            raise ValueError("no")
+
+    return dt.datetime(2020, 1, 1, tzinfo=Z())
+
+
+def _raises():
+    raise ValueError("bad input")
+
+
+def _call(rpc, *fns):
+    """Each of ``fns`` called from a driver peer in a subject peer (one process, a socket pair): (what
+    each call gave the driver, returned or raised, and the faults the driver heard of)."""
+    import socket
+    import threading
+    a, b = socket.socketpair()
+    try:
+        subject, driver = rpc.Peer(a.fileno(), "subject"), rpc.Peer(b.fileno(), "driver")
+        faults: list = []
+        driver.on_fault = faults.append
+        out = []
+        for f in fns:
+            served = threading.Thread(target=lambda: subject._serve(subject._recv()))
+            served.start()
+            try:
+                out.append(driver.request("call", driver.proxy({"id": subject.export(f), "ty": "x", "c": True}), [], {}))
+            except BaseException as exc:  # noqa: BLE001
+                out.append(exc)
+            served.join(10)
+        return out, faults
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.parametrize("fn", [_cycle, _deep, _raising_tz])
+def test_a_reply_the_subject_cannot_encode_is_a_protocol_fault_never_the_calls_exception(rpc, fn):
+    """The call returned (under plain pytest ``pytest.raises(ValueError)`` fails); the reply that cannot
+    cross is a ``ProtocolFault`` here, and the driver's ``on_fault`` (probe_runtime: a ``fault`` record,
+    which fails the test in the judge) hears of it. The call's own exception still crosses as itself."""
+    (got, own), faults = _call(rpc, fn, _raises)
+    assert isinstance(got, rpc.ProtocolFault) and not isinstance(got, ValueError), got
+    assert len(faults) == 1 and "could not be sent" in faults[0], faults
+    assert type(own) is ValueError and str(own) == "bad input"
+
+
+def _made(make):
+    def f():
+        raise make()
+    return f
+
+
+def _with(exc, **fields):
+    for k, v in fields.items():
+        setattr(exc, k, v)
+    return exc
+
+
+def _args(exc, args):
+    exc.args = args
+    return exc
+
+
+EXACT = {  # an exception as the tree made it: its class and its fields, whatever its args say
+    "systemexit_code": lambda: _with(SystemExit(0), code=2),
+    "oserror_errno": lambda: _with(FileNotFoundError(2, "missing", "a.txt"), errno=13),
+    "oserror_args_only": lambda: _args(OSError(), (2, "missing")),  # OSError(2, ...) would be a FileNotFoundError
+    "oserror_honest": lambda: FileNotFoundError(2, "No such file or directory", "a.txt"),
+    "stopiteration_value": lambda: _with(StopIteration(1), value=2),
+    "import_error_name": lambda: ImportError("no", name="m", path="/p"),
+    "group_members": lambda: _args(ExceptionGroup("m", [ValueError("x")]), ("m", [KeyError("y")])),
+    "base_group": lambda: _args(BaseExceptionGroup("m", [KeyboardInterrupt()]), ("m", [ValueError("x")])),
+    "unicode_decode": lambda: UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_an_exception_crosses_with_its_exact_class_and_fields(rpc, name):
+    """Rebuilt from its args, an exception lost what the tree set later (``code``, ``errno``, ``value``,
+    a group's members) and took the class its base's constructor makes of the args (red team r32atk)."""
+    want = EXACT[name]()
+    (got,), faults = _call(rpc, _made(lambda: want))
+    assert type(got) is type(want) and repr(got.args) == repr(want.args) and not faults, (got, faults)
+    for field in rpc._exc_fields(type(want)):
+        if field == "exceptions":
+            assert [type(x) for x in got.exceptions] == [type(x) for x in want.exceptions]
+        else:
+            assert getattr(got, field, None) == getattr(want, field, None), field
 
 
 def test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path(monkeypatch):

@@ -1,7 +1,9 @@
 """The judge's reading of observations: framing, what equals what, and what is tampering."""
 import json
 
-from harness.judge.judge import Opaque, decode, judge
+import pytest
+
+from harness.judge.judge import Opaque, Undecidable, decode, judge
 from harness.judge.probes import transform
 
 PLAN = transform("from pkg import f\n\ndef test_f():\n    assert f() == 1\n").plan
@@ -32,10 +34,33 @@ def test_a_line_nested_past_the_recursion_limit_is_tampering_not_a_crash():
 
 
 def test_opaque_objects_equal_nothing_not_even_an_equal_repr():
+    """An opaque object is itself only (``a in [a]``); any other comparison with it, negated or not, is
+    undecidable (plain pytest runs its own ``__eq__``): it raises, so the site fails."""
     a, b = (decode({"t": "o", "type": "pkg.P", "repr": "P(1)"}) for _ in range(2))
-    assert isinstance(a, Opaque) and a != b and a in [a]  # itself only
+    assert isinstance(a, Opaque) and a in [a] and not (a != a)  # itself only
+    for compare in (lambda: a == b, lambda: a != b, lambda: a != "x", lambda: "x" != a, lambda: a not in ["x"],
+                    lambda: not a == "x", lambda: a not in {"x"}, lambda: [a] == ["x"]):
+        with pytest.raises(Undecidable):
+            compare()
+
+
+def test_a_set_of_opaque_objects_still_decodes():
+    s = decode({"t": "s", "v": [{"t": "o", "type": "pkg.P", "repr": "P(1)"}, 1]})
+    assert len(s) == 2
 
 
 def test_an_int_past_the_decimal_digit_limit_travels_as_hex():
     n = 7 ** 20000
     assert decode({"t": "I", "v": format(n, "x")}) == n
+
+
+def test_a_protocol_fault_fails_the_test_it_happened_in_and_is_not_tampering():
+    """harness.judge.subject_rpc ``Peer._serve``: a reply that could not cross (the probe runtime's
+    ``fault`` record) fails the test even when every check it made held; outside a test it fails the run."""
+    fault = {"k": "fault", "what": "its result could not be sent"}
+    j = judge(PLAN, _lines(RUN[0], fault, *RUN[1:]), nonce=NONCE)
+    assert not j.passed and not j.subverted and j.failures == 1 and "protocol fault" in j.results[0].reason
+    j = judge(PLAN, _lines(*RUN, fault), nonce=NONCE)
+    assert not j.passed and not j.subverted and any(r.name == "<module>" for r in j.results)
+    j = judge(PLAN, _lines(RUN[0], {"k": "fault", "what": 3}, *RUN[1:]), nonce=NONCE)
+    assert j.subverted  # a malformed record is never the runtime's
