@@ -72,8 +72,7 @@ TIDY = ("not a record: a column of the analysis's tidy table (analysis.records b
 COLS = "not a record: compare's columns dict (analysis.fastload reads a side by column; typed objects are slower)"
 PAIRS = ("not a record: a side's columns over compare's matched pairs (analysis.pairs.Pairs: compare's columns dict, "
          "cut to the pairs)")
-EVENT_RUNS = ("not a record: an event of the cell's log (the agent's finish claim) and the cell's test runs (each "
-              "{by, kind, wall_s, cached})")
+RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached})"
 REF_COLS = ("not a record: compare's columns dict and a side's reference (the protocol digest and model its rows are "
             "screened against); the row-by-row path (_split) reads each row as a typed Row of the columns")
 TAMPER = "the tamper campaign's forgeries: it edits records files' lines as JSON on purpose"
@@ -152,9 +151,8 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/loop/loop_runs.py", "render_table8"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
-    ("harness/run/cellrun.py", "_claims"): (1, 0, EVENT),
     ("harness/run/cellrun.py", "_notary"): (2, 0, META),
-    ("harness/run/cellrun.py", "_record"): (2, 0, EVENT_RUNS),
+    ("harness/run/cellrun.py", "_record"): (1, 0, RUNS),
     ("harness/run/driver.py", "_CacheConfig.as_dict"): (1, 0, META),
     ("harness/run/driver.py", "_Session.run_meta"): (3, 0, META),
     ("harness/run/driver.py", "_cell_spec"): (1, 0, META),
