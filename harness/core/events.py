@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from harness.core.errors import InputError
 
 Num = int | float  # a number written as given: an int stays an int on the line
+_STAMP = ("seq", "t", "type")
 
 
 class EventType(StrEnum):
@@ -88,8 +89,9 @@ class BaseEvent(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The event as its log line's object: the fields that were set, as they were set (no
         default is written; nothing is converted: the line is what the emitter passed)."""
-        out: dict[str, Any] = {k: getattr(self, k) for k in self.model_fields_set if k != "type"}
-        out["type"] = self.type.value
+        out: dict[str, Any] = {k: getattr(self, k) for k in ("seq", "t") if k in self.model_fields_set}
+        out["type"] = self.type.value  # then the fields in their declared order (the order emitters pass them)
+        out.update((k, getattr(self, k)) for k in type(self).model_fields if k not in _STAMP and k in self.model_fields_set)
         return out
 
 

@@ -403,7 +403,7 @@ def _claims(log: EventLog) -> list[dict]:
     """What the agent said about its work: its "done" claims and its own test runs (on the workspace's
     editable test copy). Recorded as claims, never as evidence."""
     out: list[dict] = []
-    for e in log.typed:
+    for e in log.events:
         if isinstance(e, FinishEvent):
             out.append({"kind": "finish", "text": e.claim})
         elif isinstance(e, AgentTestEvent):

@@ -16,7 +16,7 @@ import stat
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from harness.core import safefs
 from harness.core.errors import HarnessError
@@ -40,45 +40,38 @@ class PathEscape(HarnessError):
 class EventLog:
     """Append-only per-cell event log (JSON lines). In memory, optionally mirrored to a file.
 
-    Events are typed (harness.core.events); the log stamps each with ``seq`` and ``t`` and
-    serializes it at this edge: ``typed`` holds the events, ``events`` each one's line object (the
-    file's JSON, for the readers that take an event log's lines)."""
+    Its events are typed (harness.core.events): the log stamps each with ``seq`` and ``t`` and
+    serializes it here, at the file's edge (the line the event's ``to_json`` gives, keys sorted)."""
 
     def __init__(self, path: Path | None = None):
-        self.typed: list[Event] = []
-        self.events: list[dict] = []
+        self.events: list[Event] = []
         self.path = Path(path) if path else None
         self.write_error: OSError | None = None  # the first failed write (a full disk): the cell is void
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("")
 
-    def emit(self, event: BaseEvent | str, **payload: Any) -> Event:
-        if isinstance(event, str):  # the untyped form, while its emitters are converted
-            event = parse_event({"type": event, **payload})
-        stamped = cast(Event, event.model_copy(update={"seq": len(self.events), "t": round(time.time(), 3)}))
-        line = stamped.to_json()
-        self.typed.append(stamped)
-        self.events.append(line)
+    def emit(self, event: E) -> E:
+        stamped = event.model_copy(update={"seq": len(self.events), "t": round(time.time(), 3)})
+        self.events.append(cast(Event, stamped))
         if self.path and self.write_error is None:
             try:
                 with self.path.open("a") as f:
-                    f.write(json.dumps(line, sort_keys=True, default=str) + "\n")
+                    f.write(json.dumps(stamped.to_json(), sort_keys=True, default=str) + "\n")
             except OSError as exc:  # kept in memory; the cell records the fault instead of crashing
                 self.write_error = exc
         return stamped
 
     def restore(self, lines: list[dict], where: str = "<event log>") -> None:
-        """Replace the log's events (not its file) with lines read back from an event log."""
-        self.typed[:] = [parse_event(line, where) for line in lines]
-        self.events[:] = [e.to_json() for e in self.typed]
+        """Replace the log's events (not its file) with the lines read back from an event log."""
+        self.events[:] = [parse_event(line, where) for line in lines]
 
     def of_type(self, *types: EventType) -> list[Event]:
-        return [e for e in self.typed if e.type in types]
+        return [e for e in self.events if e.type in types]
 
     def of_class(self, cls: type[E]) -> list[E]:
         """The events of one class (typed for attribute reads)."""
-        return [e for e in self.typed if isinstance(e, cls)]
+        return [e for e in self.events if isinstance(e, cls)]
 
 
 class Workspace:

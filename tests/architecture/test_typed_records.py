@@ -132,7 +132,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/engines/transcript.py", "Transcript._wire_stats"): (3, 0, ENGINE),
     ("harness/engines/transcript.py", "Transcript.reload"): (1, 0, ENGINE),
     ("harness/engines/transcript.py", "reply_from_dict"): (2, 0, ENGINE),
-    ("harness/judge/detectors.py", "secret_scan"): (1, 0, EVENT),
     ("harness/judge/evidence.py", "Notary.issue"): (1, 0, RECEIPT),
     ("harness/judge/evidence.py", "admissible"): (3, 0, RECEIPT),
     ("harness/judge/probe_runtime.py", "_audit_sync"): (2, 0, EVENT),
