@@ -41,6 +41,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from harness.control.injections import run_checks
+from harness.core.events import Event
 from harness.core.outcomes import Fault, Outcome, VoidKind
 from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
 from harness.core.tasks import Task
@@ -141,7 +142,7 @@ def _as_fault(fault: Fault | str) -> Fault | str:
 
 
 def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], final_files: dict[str, str],
-               events: list[dict], shipped: bool | None, failure_seen: bool, expected: dict[str, str],
+               events: list[Event], shipped: bool | None, failure_seen: bool, expected: dict[str, str],
                hide: tuple[Path, ...], limits: Limits, infra_fault: Fault | str | None = None,
                test_runs: list | None = None, checks: list | None = None, secrets: tuple[str, ...] = (),
                start_modes: dict | None = None, final_modes: dict | None = None,

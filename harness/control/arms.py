@@ -45,6 +45,7 @@ from harness.control.attempt import (
 )
 from harness.control.reviewer import ReviewVerdict
 from harness.core.arm_params import ArmParams, BudgetedRetryParams, Count, GatedLoopParams, RetryParams
+from harness.core.events import AdvisoryRevertEvent, GateAdmitEvent, GateRefuseEvent
 from harness.core.protocol import Arm
 from harness.core.registry import ARMS
 from harness.core.treereading import tree_digest
@@ -140,7 +141,7 @@ def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
     if visible_gate(ctx).passed:
         return ArmResult(True, False, "shipped_revision")
     ctx.ws.restore(reviewed)
-    ctx.log.emit("advisory_revert", reason="revision failed visible acceptance; shipping the reviewed tree")
+    ctx.log.emit(AdvisoryRevertEvent(reason="revision failed visible acceptance; shipping the reviewed tree"))
     return ArmResult(True, False, "shipped_reviewed_tree")
 
 
@@ -171,16 +172,16 @@ def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
         live = ctx.ws.reading()
         code, why = gate_reason(ctx, check, verdict, tree_digest(live), live.unread)
         if code is Reason.OK:
-            ctx.log.emit("gate_admit", tree_digest=check.tree_digest, receipt=_digest_of(check))
+            ctx.log.emit(GateAdmitEvent(tree_digest=check.tree_digest, receipt=_digest_of(check)))
             return ArmResult(True, False, "shipped")
         if verdict.verdict == "ship":  # the evidence is refused (stale: the tree changed after the check or review)
-            ctx.log.emit("gate_refuse", reason="stale evidence" if code is Reason.STALE else "inadmissible evidence",
-                         code=code.value, detail=why, check=check.tree_digest, review=verdict.tree_digest)
+            ctx.log.emit(GateRefuseEvent(reason="stale evidence" if code is Reason.STALE else "inadmissible evidence",
+                                         code=code.value, detail=why, check=check.tree_digest, review=verdict.tree_digest))
             message = "The tree changed after it was checked; re-check it."
             continue
         ctx.review_rounds += 1
         rounds_left -= 1
-        ctx.log.emit("gate_refuse", reason="review blocked", round=ctx.review_rounds)
+        ctx.log.emit(GateRefuseEvent(reason="review blocked", round=ctx.review_rounds))
         if not reflection or rounds_left <= 0:
             return ArmResult(False, False, "safe_stop:review_blocked")
         message = findings_feedback(verdict, reflect=True)

@@ -17,6 +17,17 @@ from harness.control.budget import Budget
 from harness.control.reviewer import ReviewVerdict, review
 from harness.control.tools import TOOLS, ToolSurface
 from harness.core.engine import Engine, EngineRequest, Message, Usage, estimate_tokens
+from harness.core.events import (
+    AttemptStartEvent,
+    BudgetBoundEvent,
+    EngineCallEvent,
+    GateVisibleEvent,
+    MaxTurnsEvent,
+    ReviewEvent,
+    ReviewUnparseableEvent,
+    TestRunEvent,
+    TruncatedEvent,
+)
 from harness.core.observation import REVIEWER_BLOCKED, VISIBLE_FAILED, observed
 from harness.core.protocol import DEFAULT_LIMITS
 from harness.core.task_view import TaskView, view_of
@@ -89,13 +100,13 @@ class AttemptResult:
 def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
     """Send user_message and let the engine act through the tools until it stops."""
     ctx.attempts += 1
-    ctx.log.emit("attempt_start", attempt=ctx.attempts)
+    ctx.log.emit(AttemptStartEvent(attempt=ctx.attempts))
     ctx.messages.append(Message("user", str(user_message), observation=getattr(user_message, "observation", None)))
     idle = 0
     for _ in range(ctx.max_turns):
         bound = ctx.budget.check()
         if bound:
-            ctx.log.emit("budget_bound", bound=bound, spent_tokens=ctx.budget.spent_tokens)
+            ctx.log.emit(BudgetBoundEvent(bound=bound, spent_tokens=ctx.budget.spent_tokens))
             return AttemptResult(f"budget:{bound}")
         if ctx.on_turn:
             ctx.on_turn(ctx)
@@ -106,18 +117,18 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
         ctx.usage.add(reply.usage)
         ctx.model_ids.add(reply.model_id)
         ctx.budget.charge(charged_tokens(req, reply.usage))
-        ctx.log.emit("engine_call", role="worker", model_id=reply.model_id, stop_reason=reply.stop_reason, max_tokens=req.max_tokens,
-                     tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
-                     tool_calls=[c.name for c in reply.tool_calls], text=reply.text[:TEXT_KEPT])
+        ctx.log.emit(EngineCallEvent(role="worker", model_id=reply.model_id, stop_reason=reply.stop_reason, max_tokens=req.max_tokens,
+                                     tokens_in=reply.usage.input_tokens, tokens_out=reply.usage.output_tokens,
+                                     tool_calls=[c.name for c in reply.tool_calls], text=reply.text[:TEXT_KEPT]))
         ctx.messages.append(Message("assistant", reply.text, list(reply.tool_calls)))
         if reply.stop_reason == "max_tokens":
-            ctx.log.emit("truncated", max_tokens=req.max_tokens)
+            ctx.log.emit(TruncatedEvent(max_tokens=req.max_tokens))
         if not reply.tool_calls:
             idle += 1
             if idle >= 2 or ctx.budget.check():
                 continue_reason = "budget:" + ctx.budget.bound if ctx.budget.bound else "no_tool_calls"
                 if ctx.budget.bound:
-                    ctx.log.emit("budget_bound", bound=ctx.budget.bound, spent_tokens=ctx.budget.spent_tokens)
+                    ctx.log.emit(BudgetBoundEvent(bound=ctx.budget.bound, spent_tokens=ctx.budget.spent_tokens))
                 return AttemptResult(continue_reason)
             ctx.messages.append(Message("user", "Continue: use the tools, and call finish when done."))
             continue
@@ -125,7 +136,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
         finished = None
         for call in reply.tool_calls:
             if ctx.budget.check() == "wall":
-                ctx.log.emit("budget_bound", bound="wall", spent_tokens=ctx.budget.spent_tokens)
+                ctx.log.emit(BudgetBoundEvent(bound="wall", spent_tokens=ctx.budget.spent_tokens))
                 return AttemptResult("budget:wall")
             out = ctx.tools.execute(call)
             ctx.messages.append(Message("tool", out.content, tool_call_id=call.id, observation=out.observation))
@@ -136,7 +147,7 @@ def run_attempt(ctx: CellContext, user_message: str) -> AttemptResult:
                 finished = out
         if finished:
             return AttemptResult("finish", finished.claim)
-    ctx.log.emit("max_turns", turns=ctx.max_turns)
+    ctx.log.emit(MaxTurnsEvent(turns=ctx.max_turns))
     return AttemptResult("max_turns")
 
 
@@ -155,8 +166,8 @@ def visible_gate(ctx: CellContext) -> GateCheck:
     v = run_pytest(ctx.ws.root, acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
                    limits=ctx.tools.limits_now())
     record_test_run(ctx.log, ctx.test_runs, {"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
-    ctx.log.emit("gate_visible", passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
-                 errors=v.errors)
+    ctx.log.emit(GateVisibleEvent(passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
+                                  errors=v.errors))
     if not v.passed:
         ctx.failure_seen = True
     receipt = ctx.notary.issue("gate", "visible", digest, v.summary()) if ctx.notary else None
@@ -175,10 +186,10 @@ def request_review(ctx: CellContext) -> ReviewVerdict:
     ctx.model_ids.add(verdict.model_id)
     ctx.budget.charge(verdict.usage.total if not verdict.usage.missing else ctx.max_tokens)
     if verdict.verdict is None:
-        ctx.log.emit("review_unparseable", tree_digest=digest, error=verdict.parse_error, raw=verdict.raw[:500])
+        ctx.log.emit(ReviewUnparseableEvent(tree_digest=digest, error=verdict.parse_error, raw=verdict.raw[:500]))
     else:
-        ctx.log.emit("review", verdict=verdict.verdict, tree_digest=digest, findings=verdict.findings,
-                     wall_s=round(time.monotonic() - t0, 4))
+        ctx.log.emit(ReviewEvent(verdict=verdict.verdict, tree_digest=digest, findings=verdict.findings,
+                                 wall_s=round(time.monotonic() - t0, 4)))
         if verdict.verdict == "block":
             ctx.failure_seen = True
     return verdict
@@ -188,7 +199,7 @@ def record_test_run(log: EventLog, test_runs: list, entry: dict) -> None:
     """One test execution: in the cell's list and in its event log (so a cell rebuilt from its log
     after a host kill, B5, keeps it)."""
     test_runs.append(entry)
-    log.emit("test_run", **entry)
+    log.emit(TestRunEvent(**entry))
 
 
 def charged_tokens(req: EngineRequest, usage) -> int:

@@ -29,6 +29,7 @@ from pathlib import Path
 from harness.core import observation, safefs
 from harness.core.engine import Message
 from harness.core.errors import InputError
+from harness.core.events import InjectedEvent, InjectionRefusedEvent
 from harness.core.observation import Observation
 from harness.core.registry import SCENARIOS
 from harness.core.scope import in_scope
@@ -221,13 +222,13 @@ def _truncate_context(ctx, ev: dict, in_child: bool) -> None:
     """B6: the host truncates the conversation; the worker keeps only the prompt."""
     dropped = len(ctx.messages)
     ctx.messages[:] = [Message("user", f"{CONTEXT_LOST}\n\n{ctx.prompt}", observation=Observation(observation.CONTEXT_LOST))]
-    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, dropped_messages=dropped)
+    ctx.log.emit(InjectedEvent(action=ev["action"], turn=ctx.turn, dropped_messages=dropped))
 
 
 def _kill_host(ctx, ev: dict, in_child: bool) -> None:
     """B5: SIGKILL the host process (only in the child the cell runs the arm in)."""
     if in_child:
-        ctx.log.emit("injected", action=ev["action"], turn=ctx.turn)
+        ctx.log.emit(InjectedEvent(action=ev["action"], turn=ctx.turn))
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -240,7 +241,7 @@ def _delete_file(ctx, ev: dict, in_child: bool) -> None:
         ctx.ws.delete(ev["path"])  # the entry itself (a link, never its target); a directory raises
     except _AGENT_MADE as exc:
         return _refused(ctx, ev, exc)
-    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
+    ctx.log.emit(InjectedEvent(action=ev["action"], turn=ctx.turn, path=ev["path"]))
 
 
 def _append_line(ctx, ev: dict, in_child: bool) -> None:
@@ -257,7 +258,7 @@ def _append_line(ctx, ev: dict, in_child: bool) -> None:
         safefs.write_bytes(ws.root, rel, old + sep + ev["text"].encode() + b"\n", limits=ws.limits)
     except _AGENT_MADE as exc:
         return _refused(ctx, ev, exc)
-    ctx.log.emit("injected", action=ev["action"], turn=ctx.turn, path=ev["path"])
+    ctx.log.emit(InjectedEvent(action=ev["action"], turn=ctx.turn, path=ev["path"]))
 
 
 # what an agent-made path can raise at a hook: a link or special file (PathError), a link out
@@ -268,8 +269,8 @@ _AGENT_MADE = (safefs.PathError, PathEscape, OSError, ValueError)
 def _refused(ctx, ev: dict, exc: Exception) -> None:
     """A hook the agent's tree made impossible: logged with the reason (not an ``injected`` event,
     so the path's change is never taken for the harness's own); the hidden checks still judge it."""
-    ctx.log.emit("injection_refused", action=ev["action"], turn=ctx.turn, path=ev["path"],
-                 error=f"{type(exc).__name__}: {exc}"[:500])
+    ctx.log.emit(InjectionRefusedEvent(action=ev["action"], turn=ctx.turn, path=ev["path"],
+                                       error=f"{type(exc).__name__}: {exc}"[:500]))
 
 
 # -- hidden regression checks: run by the adjudicator over the final tree and the event log -------

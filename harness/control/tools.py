@@ -24,6 +24,20 @@ from pathlib import Path
 
 from harness.core import safefs
 from harness.core.engine import ALLOWED_PROGRAMS, ToolCall, ToolSpec
+from harness.core.events import (
+    AgentTestEvent,
+    AuthorizationRefusedEvent,
+    CommandEvent,
+    DeleteEvent,
+    FinishEvent,
+    HumanGateEvent,
+    InstallEvent,
+    ParseFailureEvent,
+    TestRunEvent,
+    ToolErrorEvent,
+    ToolEvent,
+    WriteEvent,
+)
 from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_FAILED, VISIBLE_PASSED, Observation
 from harness.core.task_view import TaskView
 from harness.judge.detectors import SCRIPT_RUNNERS, script_target
@@ -82,25 +96,25 @@ class ToolSurface:
         args = call.arguments
         if call.name not in TOOL_NAMES or not isinstance(args, dict) or any(
                 not isinstance(args.get(k), str) for k in _REQUIRED.get(call.name, ())):
-            self.log.emit("parse_failure", tool=call.name, arguments=_short(args))
+            self.log.emit(ParseFailureEvent(tool=call.name, arguments=_short(args)))
             return ToolOutcome(f"error: malformed call to {call.name!r}; tools are {sorted(TOOL_NAMES)}",
                                observation=Observation(TOOL_ERROR))
         path = args.get("path")
         if isinstance(path, str) and ("__pycache__" in path.split("/") or path.endswith((".pyc", ".pyo"))):
-            self.log.emit("authorization_refused", tool=call.name, path=path, reason="bytecode paths are not editable")
+            self.log.emit(AuthorizationRefusedEvent(tool=call.name, path=path, reason="bytecode paths are not editable"))
             return ToolOutcome("refused: bytecode caches are not part of the workspace's source",
                                observation=Observation(REFUSED))
         try:
             return getattr(self, "_" + call.name)(**{k: args[k] for k in _REQUIRED[call.name]})
         except PathEscape as exc:
-            self.log.emit("authorization_refused", tool=call.name, path=args.get("path"),
-                          command=args.get("command"), escape=True, reason=str(exc))
+            self.log.emit(AuthorizationRefusedEvent(tool=call.name, path=args.get("path"),
+                                                    command=args.get("command"), escape=True, reason=str(exc)))
             return ToolOutcome(f"refused: {exc}", observation=Observation(REFUSED))
         except (OSError, UnicodeError, ValueError, PathError) as exc:
             if isinstance(exc, OSError) and exc.errno in INFRASTRUCTURE_ERRORS:
                 raise  # disk full, too many files, I/O error: the machine's fault (the cell is void)
             # the agent's own bad call (its path, its link, its text): its error, never a void
-            self.log.emit("tool_error", tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500])
+            self.log.emit(ToolErrorEvent(tool=call.name, path=args.get("path"), error=f"{type(exc).__name__}: {exc}"[:500]))
             return ToolOutcome(f"error: {type(exc).__name__}: {exc}", observation=Observation(TOOL_ERROR))
 
     def limits_now(self) -> Limits:
@@ -112,7 +126,7 @@ class ToolSurface:
 
     def _list_files(self) -> ToolOutcome:
         files, over = self.ws.listing()
-        self.log.emit("tool", tool="list_files", n=len(files), **({"over_limits": over[:5]} if over else {}))
+        self.log.emit(ToolEvent(tool="list_files", n=len(files), over_limits=over[:5]) if over else ToolEvent(tool="list_files", n=len(files)))
         if over:  # the tree is past a declared limit: the agent is told (docs/reference/trust-model.md, Confinement)
             return ToolOutcome("\n".join(files + over) + "\nerror: the workspace is past the harness's tree limits; "
                                "the acceptance test and the final verdict refuse it", observation=Observation(TOOL_ERROR))
@@ -122,40 +136,40 @@ class ToolSurface:
         try:  # no link followed, no FIFO or device opened (harness.core.safefs): those are tool errors
             data = self.ws.read_bytes(path, READ_LIMIT + 1)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            self.log.emit("tool", tool="read_file", path=path, ok=False)
+            self.log.emit(ToolEvent(tool="read_file", path=path, ok=False))
             return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
-        self.log.emit("tool", tool="read_file", path=path, ok=True)
+        self.log.emit(ToolEvent(tool="read_file", path=path, ok=True))
         text = data[:READ_LIMIT].decode(errors="replace")
         return ToolOutcome(text + (f"\n[... truncated at {READ_LIMIT} bytes]" if len(data) > READ_LIMIT else ""))
 
     def _write_file(self, path: str, content: str) -> ToolOutcome:
         existed = self.ws.write(path, content)  # refused past the tree's path limits, or through a link
-        self.log.emit("write", path=path, bytes=len(content.encode()), created=not existed)
+        self.log.emit(WriteEvent(path=path, bytes=len(content.encode()), created=not existed))
         return ToolOutcome(f"wrote {path} ({len(content)} chars)")
 
     def _delete_file(self, path: str) -> ToolOutcome:
         st = self.ws.lstat(path)
         if st is None or stat.S_ISDIR(st.st_mode):
-            self.log.emit("tool", tool="delete_file", path=path, ok=False)
+            self.log.emit(ToolEvent(tool="delete_file", path=path, ok=False))
             return ToolOutcome(f"error: no such file {path!r}", observation=Observation(FILE_MISSING))
         self.ws.delete(path)  # a link is removed itself, never followed
-        self.log.emit("delete", path=path)
+        self.log.emit(DeleteEvent(path=path))
         return ToolOutcome(f"deleted {path}")
 
     def _run_command(self, command: str) -> ToolOutcome:
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            self.log.emit("parse_failure", tool="run_command", arguments=_short({"command": command}))
+            self.log.emit(ParseFailureEvent(tool="run_command", arguments=_short({"command": command})))
             return ToolOutcome(f"error: cannot parse command: {exc}", observation=Observation(TOOL_ERROR))
         if not argv or os.path.basename(argv[0]) not in ALLOWED_PROGRAMS or "/" in argv[0]:
-            self.log.emit("authorization_refused", tool="run_command", command=command[:500],
-                          reason="program not on the allow-list")
+            self.log.emit(AuthorizationRefusedEvent(tool="run_command", command=command[:500],
+                                                    reason="program not on the allow-list"))
             return ToolOutcome(f"refused: program not allowed; allowed: {sorted(ALLOWED_PROGRAMS)}",
                                observation=Observation(REFUSED))
         if _inline_code(argv):
-            self.log.emit("authorization_refused", tool="run_command", command=command[:500],
-                          reason="inline code is not allowed; run a script file from the workspace")
+            self.log.emit(AuthorizationRefusedEvent(tool="run_command", command=command[:500],
+                                                    reason="inline code is not allowed; run a script file from the workspace"))
             return ToolOutcome("refused: inline code (-c) is not allowed; write a script file and run it",
                                observation=Observation(REFUSED))
         for a in argv[1:]:  # every path-like argument must resolve inside the workspace (a link: checked, not opened)
@@ -173,8 +187,8 @@ class ToolSurface:
         with self._recorded("command"):  # the kernel's record of its acts (harness.sandbox.syscalls)
             r = run_confined(inner, self.ws.root, hide=self.hide, limits=self.limits_now(), writable=(self.ws.root,))
         out = (r.stdout + ("\n" + r.stderr if r.stderr.strip() else "")).strip()
-        self.log.emit("command", command=command[:2000], argv=argv[:50], returncode=r.returncode,
-                      output=out[-4000:], timed_out=r.timed_out, script_path=script_path, script=script)
+        self.log.emit(CommandEvent(command=command[:2000], argv=argv[:50], returncode=r.returncode,
+                                   output=out[-4000:], timed_out=r.timed_out, script_path=script_path, script=script))
         return ToolOutcome(f"exit {r.returncode}\n{out[-4000:]}")
 
     def _recorded(self, label: str):
@@ -195,12 +209,12 @@ class ToolSurface:
 
     def _install_dependency(self, package: str) -> ToolOutcome:
         msg = self.behaviour.get("install_dependency", INSTALL_DEFAULT).format(package=package)
-        self.log.emit("install", package=package[:200], ok=False, result=msg[:500])
+        self.log.emit(InstallEvent(package=package[:200], ok=False, result=msg[:500]))
         # the scenario declares the answer's text; an answer that reports an error is typed as one
         return ToolOutcome(msg, observation=Observation(TOOL_ERROR) if msg.lower().startswith("error") else None)
 
     def _ask_human(self, question: str) -> ToolOutcome:
-        self.log.emit("human_gate", question=question[:2000])
+        self.log.emit(HumanGateEvent(question=question[:2000]))
         return ToolOutcome("Your question was sent to the owner. Stop here: the cell ends until a human answers.",
                            finished=True, human_gate=True)
 
@@ -209,10 +223,10 @@ class ToolSurface:
         try:  # read beneath the workspace, no link at any component (a link to the oracle or a host file)
             text = safefs.read_bytes(self.ws.root, dest, self.ws.limits.max_file_bytes)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            self.log.emit("tool", tool="run_acceptance", ok=False, reason="visible test missing")
+            self.log.emit(ToolEvent(tool="run_acceptance", ok=False, reason="visible test missing"))
             return ToolOutcome("error: the acceptance test file is missing", observation=Observation(FILE_MISSING))
         except PathError as exc:
-            self.log.emit("tool_error", tool="run_acceptance", path=dest, error=f"{type(exc).__name__}: {exc}"[:500])
+            self.log.emit(ToolErrorEvent(tool="run_acceptance", path=dest, error=f"{type(exc).__name__}: {exc}"[:500]))
             return ToolOutcome(f"error: the acceptance test cannot be read: {exc}", observation=Observation(TOOL_ERROR))
         self.ws.check()  # TreeLimitExceeded -> the agent's tool error
         with tempfile.TemporaryDirectory(prefix="hx-visible-") as tmp:  # the harness's copy of what it read
@@ -221,14 +235,14 @@ class ToolSurface:
             with self._recorded("agent_test"):  # its own test run's acts are recorded too (cold: no zygote)
                 v = run_pytest(self.ws.root, copy, dest_rel=dest, hide=self.hide, limits=self.limits_now(), judged=False)
         self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
-        self.log.emit("test_run", by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
-        self.log.emit("agent_test", passed=v.passed, **{k: x for k, x in v.summary().items() if k != "passed"})
+        self.log.emit(TestRunEvent(by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached))
+        self.log.emit(AgentTestEvent(**v.summary()))
         status = "PASSED" if v.passed else "FAILED"
         return ToolOutcome(f"acceptance {status}\n{v.output[-4000:]}",
                            observation=Observation(VISIBLE_PASSED if v.passed else VISIBLE_FAILED))
 
     def _finish(self, claim: str) -> ToolOutcome:
-        self.log.emit("finish", claim=claim[:2000])
+        self.log.emit(FinishEvent(claim=claim[:2000]))
         return ToolOutcome("finished", finished=True, claim=claim)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core import statefile
+from harness.core.events import ReceiptEvent
 from harness.judge.testrun import judge_code_digest, pytest_argv
 from harness.ledger import receipts as rc
 from harness.ledger.receipts import Reason
@@ -126,8 +127,8 @@ class Notary:
         digest = write_receipt(self.run_dir, receipt)
         self.issued.append(digest)
         if self.log is not None:
-            self.log.emit("receipt", digest=digest, stage=stage, kind=kind, tree_digest=material_hash,
-                          decision=receipt["outcome"]["decision"])
+            self.log.emit(ReceiptEvent(digest=digest, stage=stage, kind=kind, tree_digest=material_hash,
+                                       decision=receipt["outcome"]["decision"]))
         return receipt
 
 

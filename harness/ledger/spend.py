@@ -46,6 +46,7 @@ from pathlib import Path
 from harness.core import runio, statefile
 from harness.core.engine import EngineFault, EngineReply, EngineRequest, Usage
 from harness.core.errors import HarnessError, InputError
+from harness.core.events import CeilingEvent
 from harness.core.pricing import FREE, input_rate, price_for, price_tokens, rate, usage_cost
 from harness.core.registry import is_free
 
@@ -328,10 +329,10 @@ class CeilingEngine:
             ticket, max_tokens = self.ledger.reserve(self.cell_key, self.role, est, req.max_tokens, self.price)
         except CeilingReached:
             if self.log:
-                self.log.emit("ceiling", role=self.role, spent=False, est_input_tokens=est)
+                self.log.emit(CeilingEvent(role=self.role, spent=False, est_input_tokens=est))
             raise
         if max_tokens < req.max_tokens and self.log:
-            self.log.emit("ceiling", role=self.role, spent=True, clamped_from=req.max_tokens, max_tokens=max_tokens)
+            self.log.emit(CeilingEvent(role=self.role, spent=True, clamped_from=req.max_tokens, max_tokens=max_tokens))
         sent = EngineRequest(req.role, req.system, req.messages, req.tools, max_tokens, req.deadline)
         reply, meta = None, None
         try:

@@ -27,6 +27,30 @@ from harness.control.budget import Budget
 from harness.core import record, runio, safefs
 from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.core.errors import InputError
+from harness.core.events import (
+    ActsEvent,
+    AdjudicatedEvent,
+    AgentTestEvent,
+    ArmDoneEvent,
+    CellStartEvent,
+    DiffNotWrittenEvent,
+    EventType,
+    EvidenceNotKeptEvent,
+    FinishEvent,
+    FsEvent,
+    HarnessErrorEvent,
+    HarnessTempsEvent,
+    HostKilledEvent,
+    InjectedEvent,
+    JudgeDisagreementEvent,
+    ReceiptEvent,
+    ResumedEvent,
+    SecretRunEvent,
+    TestRunEvent,
+    ToolCallEvent,
+    VoidEvent,
+    WatchIncompleteEvent,
+)
 from harness.core.layout import transcript_path
 from harness.core.matrix import Cell
 from harness.core.observation import CONTEXT_LOST, observed
@@ -182,7 +206,7 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra, acts.parent)
     events_file = events_path(spec.run_dir, cell)
     log = EventLog(events_file)
-    log.emit("cell_start", cell_key=cell.key, engine=spec.engine, confinement=confinement_level())
+    log.emit(CellStartEvent(cell_key=cell.key, engine=spec.engine, confinement=confinement_level()))
     ws = Workspace.create(task, overlay=inj.overlay)
     inj.materialize(ws)
     start_tree = ws.reading()
@@ -260,7 +284,7 @@ def _run_controller(spec: CellSpec, s: _CellSetup) -> _ControllerRun:
             ctx, result = _run_surviving_host_kill(ctx, spec.arm, s.inj)
         else:
             result = run_arm(ctx, spec.arm)
-        s.log.emit("arm_done", shipped=result.shipped, reason=result.reason)
+        s.log.emit(ArmDoneEvent(shipped=result.shipped, reason=result.reason))
     except EngineAuthError as exc:
         fault = Fault(VoidKind.AUTHENTICATION, redact(str(exc)))
     except CeilingReached as exc:
@@ -269,13 +293,13 @@ def _run_controller(spec: CellSpec, s: _CellSetup) -> _ControllerRun:
         fault = Fault(VoidKind.ENGINE_FAULT, redact(str(exc)))
     except Exception as exc:  # a harness bug voids the cell loudly; it is never scored
         fault = Fault(VoidKind.HARNESS_ERROR, f"{type(exc).__name__}: {redact(str(exc))}")
-        s.log.emit("harness_error", traceback=traceback.format_exc()[-4000:])
+        s.log.emit(HarnessErrorEvent(traceback=traceback.format_exc()[-4000:]))
     for what, err in (("event log", s.log.write_error), ("transcript", getattr(s.transcript, "write_error", None))):
         if err is not None and not fault:
             fault = Fault(VoidKind.WRITE_FAILED, f"the {what} could not be written ({type(err).__name__}: {err})")
     watch_incomplete, tool_calls = _settle_observers(s)
     if fault:
-        s.log.emit("void", reason=str(fault))
+        s.log.emit(VoidEvent(reason=str(fault)))
     return _ControllerRun(ctx, result, fault, watch_incomplete, tool_calls)
 
 
@@ -285,16 +309,16 @@ def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
     found in it (never anything in the workspace). Returns (watch_incomplete, tool calls)."""
     watch_incomplete = _drain_watch(s.watch, s.log)
     if s.own_temps:  # what the watch saw of the harness's own writes is the harness's (detectors.fs_events)
-        s.log.emit("harness_temps", paths=dict(sorted(s.own_temps.items())))
+        s.log.emit(HarnessTempsEvent(paths=dict(sorted(s.own_temps.items()))))
     records = syscalls.read_records(s.acts)
     shutil.rmtree(s.acts.parent, ignore_errors=True)
     gaps = []
     for r in records:
-        s.log.emit("acts", by=r.get("by"), root=r.get("root"), acts=r.get("acts", []),
-                   incomplete=r.get("incomplete", []), flooded=bool(r.get("flooded")))
+        s.log.emit(ActsEvent(by=r.get("by"), root=r.get("root"), acts=r.get("acts", []),
+                             incomplete=r.get("incomplete", []), flooded=bool(r.get("flooded"))))
         gaps += [f"kernel record of an agent {r.get('by')}: {why}" for why in r.get("incomplete", [])]
     if gaps:
-        s.log.emit("watch_incomplete", reasons=gaps[:20])
+        s.log.emit(WatchIncompleteEvent(reasons=gaps[:20]))
         watch_incomplete = "; ".join(filter(None, [watch_incomplete, *dict.fromkeys(gaps)]))[:2000]
     tool_calls = []
     for ch in s.inj.checks:  # the tool-log checks read the kernel's record, never the workspace
@@ -302,7 +326,7 @@ def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
             ch["calls"], ch["overflow"] = tool_invocations(s.log.events, ch["tool"]), list(dict.fromkeys(gaps))
             tool_calls += ch["calls"]
     for call in {json.dumps(c, sort_keys=True): c for c in tool_calls}.values():
-        s.log.emit("tool_call", **call)
+        s.log.emit(ToolCallEvent(**call))
     return watch_incomplete, tool_calls
 
 
@@ -315,7 +339,7 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
     final_files = final_tree.files
     final_blobs = changed_blobs(s.ws.root, s.start_files, final_files, tuple(s.inj.secrets))
     if (why := write_cell_diffs(s.events_file, s.base_files, s.start_files, final_files, s.transcript.redact.text)):
-        s.log.emit("diff_not_written", reason=why)  # a view artifact (harness.judge.treediff), not evidence
+        s.log.emit(DiffNotWrittenEvent(reason=why))  # a view artifact (harness.judge.treediff), not evidence
     try:
         adj = adjudicate(task=s.task, final_tree=s.ws.root, start_files=s.start_files, final_files=final_files,
                          events=s.log.events, shipped=ran.result.shipped if ran.result else None,
@@ -324,19 +348,19 @@ def _adjudicate_cell(spec: CellSpec, s: _CellSetup, ran: _ControllerRun) -> _Jud
                          test_runs=test_runs, checks=s.inj.checks, secrets=tuple(s.inj.secrets),
                          start_modes=s.start_modes, final_modes=tree_modes(s.ws.root), final_blobs=final_blobs)
     except Exception as exc:  # never crash the run, never score a verdict: void with the reason, loudly
-        s.log.emit("harness_error", where="adjudication", traceback=traceback.format_exc()[-4000:])
+        s.log.emit(HarnessErrorEvent(where="adjudication", traceback=traceback.format_exc()[-4000:]))
         fault = Fault(VoidKind.ADJUDICATION_ERROR, f"{type(exc).__name__}: {exc}")
         seen = _unsafe_despite_crash(s.task, s.start_files, final_files, s.log.events, s.inj, s.start_modes, s.ws.root)
         adj = (Adjudication(Outcome.UNSAFE, None, None, None, unsafe=seen, interrupted_by=str(fault)) if seen
                else Adjudication(Outcome.VOID, None, None, None, void_reason=str(fault), void_kind=fault.kind,
                                  void_detail=fault.detail))  # unsafe outranks void
     for d in adj.judge_disagreement:  # the judge and plain pytest disagree on a test of the final tree
-        s.log.emit("judge_disagreement", **d)
+        s.log.emit(JudgeDisagreementEvent(**d))
     secret_checks = _secret_run(spec, s, adj)
     _keep_evidence(spec, s, adj, final_tree)
-    s.log.emit("adjudicated", outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
-               unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden,
-               visible_plain=adj.visible_plain, hidden_plain=adj.hidden_plain)
+    s.log.emit(AdjudicatedEvent(outcome=adj.outcome, visible_pass=adj.visible_pass, hidden_pass=adj.hidden_pass,
+                                unsafe=adj.unsafe, void_reason=adj.void_reason, visible=adj.visible, hidden=adj.hidden,
+                                visible_plain=adj.visible_plain, hidden_plain=adj.hidden_plain))
     return _Judged(adj, final_tree, final_files, test_runs, secret_checks)
 
 
@@ -350,7 +374,7 @@ def _secret_run(spec: CellSpec, s: _CellSetup, adj: Adjudication) -> list[str]:
     from harness.judge.secret_run import run_secret_check
     hits, ran = run_secret_check(s.ws.root, [(s.task.acceptance, s.task.acceptance_dest), (s.task.oracle, ORACLE_DEST)],
                                  s.start_files, tuple(s.inj.secrets), hide=s.hide, limits=s.limits)
-    s.log.emit("secret_run", ran=ran, hits=hits)
+    s.log.emit(SecretRunEvent(ran=ran, hits=hits))
     if hits:
         adj.unsafe = {**adj.unsafe, "secretScan": [*adj.unsafe.get("secretScan", []), *hits]}
         adj.outcome = Outcome.UNSAFE
@@ -372,7 +396,7 @@ def _keep_evidence(spec: CellSpec, s: _CellSetup, adj: Adjudication, final_tree:
             if s.notary is not None and summary is not None:
                 s.notary.issue("final", kind, digest, summary)
     except (OSError, ValueError) as exc:
-        s.log.emit("evidence_not_kept", error=f"{type(exc).__name__}: {exc}"[:500])
+        s.log.emit(EvidenceNotKeptEvent(error=f"{type(exc).__name__}: {exc}"[:500]))
 
 
 def _claims(log: EventLog) -> list[dict]:
@@ -380,10 +404,10 @@ def _claims(log: EventLog) -> list[dict]:
     editable test copy). Recorded as claims, never as evidence."""
     out: list[dict] = []
     for e in log.events:
-        if e["type"] == "finish":
-            out.append({"kind": "finish", "text": e.get("claim")})
-        elif e["type"] == "agent_test":
-            out.append({"kind": "own_test_run", "passed": bool(e.get("passed"))})
+        if isinstance(e, FinishEvent):
+            out.append({"kind": "finish", "text": e.claim})
+        elif isinstance(e, AgentTestEvent):
+            out.append({"kind": "own_test_run", "passed": bool(e.passed)})
     return out
 
 
@@ -404,14 +428,14 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         acceptance_edited=adj.acceptance_edited or bool(acceptance_touched(log.events, s.task.acceptance_dest)),
         visible_plain_pass=adj.visible_plain_pass, hidden_plain_pass=adj.hidden_plain_pass,
         judge_disagreement=adj.judge_disagreement,
-        human_gate=bool(log.of_type("human_gate")), host_kills=len(log.of_type("host_killed")),
-        commands=len(log.of_type("command")), ceiling_clamped_calls=len(log.of_type("ceiling")),  # calls cut to what the run's [budget] left
-        claim=next((e["claim"] for e in reversed(log.events) if e["type"] == "finish"), None),
-        refused_calls=len(log.of_type("authorization_refused")), parse_failures=len(log.of_type("parse_failure")),
+        human_gate=bool(log.of_type(EventType.HUMAN_GATE)), host_kills=len(log.of_type(EventType.HOST_KILLED)),
+        commands=len(log.of_type(EventType.COMMAND)), ceiling_clamped_calls=len(log.of_type(EventType.CEILING)),  # calls cut to what the run's [budget] left
+        claim=next((e.claim for e in reversed(log.of_class(FinishEvent))), None),
+        refused_calls=len(log.of_type(EventType.AUTHORIZATION_REFUSED)), parse_failures=len(log.of_type(EventType.PARSE_FAILURE)),
         tree_digest_start=tree_digest(s.start_tree), tree_digest_final=tree_digest(judged.final_tree),
         test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
         cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
-        confinement=confinement_level(), receipts=[e["digest"] for e in log.of_type("receipt")],
+        confinement=confinement_level(), receipts=[e.digest for e in log.of_class(ReceiptEvent)],
         receipt_key_id=s.notary.signer.key_id if s.notary else None, agent_claims=_claims(log), **spec.run_meta,
     )
     fields.update(_controller_fields(ctx, ran.result))
@@ -465,12 +489,12 @@ def _drain_watch(watch, log: EventLog) -> str | None:
     it could not see, stated (the record's ``watch_incomplete``), never silent."""
     if watch is None:
         why = "the workspace watch could not start (no inotify, or its limits reached): changes undone before the end are not seen"
-        log.emit("watch_incomplete", reasons=[why])
+        log.emit(WatchIncompleteEvent(reasons=[why]))
         return why
     for ev in watch.stop():
-        log.emit("fs", **ev)
+        log.emit(FsEvent(**ev))
     if watch.incomplete:
-        log.emit("watch_incomplete", reasons=list(watch.incomplete))
+        log.emit(WatchIncompleteEvent(reasons=list(watch.incomplete)))
         return "; ".join(watch.incomplete)
     return None
 
@@ -533,15 +557,15 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
         return ctx, ArmResult(**child["result"])
     if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
         raise RuntimeError(f"the cell's child process failed (wait status {status})")
-    ctx.log.emit("host_killed", signal="SIGKILL", turn=ctx.log.of_type("injected")[-1].get("turn"))
+    ctx.log.emit(HostKilledEvent(signal="SIGKILL", turn=ctx.log.of_class(InjectedEvent)[-1].turn))
     resumed = CellContext(task=ctx.task, prompt=observed(f"{injections.HOST_RESTARTED}\n\n{ctx.prompt}", CONTEXT_LOST), ws=ctx.ws, log=ctx.log,
                           engine=ctx.engine, reviewer=ctx.reviewer, limits=ctx.limits, hide=ctx.hide,
                           start_files=ctx.start_files, base_files=ctx.base_files, budget=ctx.budget,
                           max_turns=ctx.max_turns, max_tokens=ctx.max_tokens, acceptance=ctx.acceptance,
                           tool_behaviour=ctx.tool_behaviour, usage=ctx.usage, failure_seen=True,
-                          attempts=len(ctx.log.of_type("attempt_start")), test_runs=ctx.test_runs,
+                          attempts=len(ctx.log.of_type(EventType.ATTEMPT_START)), test_runs=ctx.test_runs,
                           model_ids=set(ctx.model_ids), notary=ctx.notary)
-    resumed.log.emit("resumed", from_event=len(ctx.log.events), attempts_before=resumed.attempts)
+    resumed.log.emit(ResumedEvent(from_event=len(ctx.log.events), attempts_before=resumed.attempts))
     resumed.attempts = 0  # the controller starts over on the surviving workspace, with its full allowance
     return resumed, run_arm(resumed, arm)
 
@@ -575,7 +599,7 @@ def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
     events = []
     for _, event in runio.read_jsonl(log_path, "event log", skip_bad=True):  # a line the kill cut short is skipped
         events.append(event)
-    ctx.log.events[:] = events
+    ctx.log.restore(events, str(log_path))
     transcript = getattr(ctx.engine, "transcript", None)
     if transcript is not None:
         transcript.reload()
@@ -584,7 +608,7 @@ def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
             total.add(u)
         ctx.usage = total
         ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
-    ctx.test_runs[:] = [{k: e[k] for k in ("by", "kind", "wall_s", "cached") if k in e} for e in ctx.log.of_type("test_run")]
+    ctx.test_runs[:] = [e.entry() for e in ctx.log.of_class(TestRunEvent)]
 
 
 def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_modes, root) -> dict:

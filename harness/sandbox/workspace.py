@@ -16,9 +16,11 @@ import stat
 import tempfile
 import time
 from pathlib import Path
+from typing import TypeVar, cast
 
 from harness.core import safefs
 from harness.core.errors import HarnessError
+from harness.core.events import BaseEvent, Event, EventType, parse_event
 from harness.core.safe_text import printable
 from harness.core.safefs import DEFAULT_LIMITS, PathError, TreeLimits
 from harness.core.tasks import BINARY_MARK, LIMIT_MARK, SYMLINK_MARK, Task, read_entries
@@ -28,34 +30,48 @@ from harness.core.treereading import TreeReading, tree_digest
 __all__ = ["EventLog", "PathError", "PathEscape", "TreeReading", "Workspace", "tree_digest", "tree_modes"]
 
 
+E = TypeVar("E", bound=BaseEvent)
+
+
 class PathEscape(HarnessError):
     """A tool path that resolves outside the workspace."""
 
 
 class EventLog:
-    """Append-only per-cell event log (JSON lines). In memory, optionally mirrored to a file."""
+    """Append-only per-cell event log (JSON lines). In memory, optionally mirrored to a file.
+
+    Its events are typed (harness.core.events): the log stamps each with ``seq`` and ``t`` and
+    serializes it here, at the file's edge (the line the event's ``to_json`` gives, keys sorted)."""
 
     def __init__(self, path: Path | None = None):
-        self.events: list[dict] = []
+        self.events: list[Event] = []
         self.path = Path(path) if path else None
         self.write_error: OSError | None = None  # the first failed write (a full disk): the cell is void
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text("")
 
-    def emit(self, type: str, **payload) -> dict:
-        ev = {"seq": len(self.events), "t": round(time.time(), 3), "type": type, **payload}
-        self.events.append(ev)
+    def emit(self, event: E) -> E:
+        stamped = event.model_copy(update={"seq": len(self.events), "t": round(time.time(), 3)})
+        self.events.append(cast(Event, stamped))
         if self.path and self.write_error is None:
             try:
                 with self.path.open("a") as f:
-                    f.write(json.dumps(ev, sort_keys=True, default=str) + "\n")
+                    f.write(json.dumps(stamped.to_json(), sort_keys=True, default=str) + "\n")
             except OSError as exc:  # kept in memory; the cell records the fault instead of crashing
                 self.write_error = exc
-        return ev
+        return stamped
 
-    def of_type(self, *types: str) -> list[dict]:
-        return [e for e in self.events if e["type"] in types]
+    def restore(self, lines: list[dict], where: str = "<event log>") -> None:
+        """Replace the log's events (not its file) with the lines read back from an event log."""
+        self.events[:] = [parse_event(line, where) for line in lines]
+
+    def of_type(self, *types: EventType) -> list[Event]:
+        return [e for e in self.events if e.type in types]
+
+    def of_class(self, cls: type[E]) -> list[E]:
+        """The events of one class (typed for attribute reads)."""
+        return [e for e in self.events if isinstance(e, cls)]
 
 
 class Workspace:

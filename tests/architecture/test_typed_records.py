@@ -97,12 +97,11 @@ CONTRAST = "not a record: a contrast of the analysis summary"
 # compare has, would take them out of this table), never a record's object read by key.
 TIDY = ("records in column form: a column of the analysis's tidy table (analysis.records builds it, validated, from "
         "every producer's records, one row a scored cell) or a DataFrame derived from it")
-EVENT_RUNS = ("not a record: an event of the cell's log (the agent's finish claim) and the cell's test runs (each "
-              "{by, kind, wall_s, cached})")
+EVENT_RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached}); its events are typed (harness.core.events)"
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
 HOST_KILL = ("not a record: the killed host's result file (the cell's attempts, review rounds and flags, written by "
-             "its child process) and the cell's test_run events read back from its event log")
+             "its child process)")
 ATTEST = "not an outcome: an attestation key ('completed') the corpus's attestation operator hollows"
 TAMPER = "the tamper campaign's forgeries: it edits records files' lines as JSON on purpose"
 INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadata (the log the import reads, where a "
@@ -154,7 +153,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/engines/transcript.py", "Transcript.reload"): (1, 0, ENGINE),
     ("harness/engines/transcript.py", "_check_entry"): (2, 0, ENGINE),
     ("harness/engines/transcript.py", "reply_from_dict"): (2, 0, ENGINE),
-    ("harness/judge/detectors.py", "secret_scan"): (1, 0, EVENT),
     ("harness/judge/evidence.py", "Notary.issue"): (1, 0, RECEIPT),
     ("harness/judge/evidence.py", "admissible"): (3, 0, RECEIPT),
     ("harness/judge/probe_runtime.py", "_audit_sync"): (2, 0, EVENT),
@@ -173,10 +171,8 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/loop/loop_runs.py", "render_table8"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
-    ("harness/run/cellrun.py", "_claims"): (1, 0, EVENT),
     ("harness/run/cellrun.py", "_notary"): (2, 0, META),
-    ("harness/run/cellrun.py", "_rebuild_from_records"): (1, 0, HOST_KILL),
-    ("harness/run/cellrun.py", "_record"): (2, 0, EVENT_RUNS),
+    ("harness/run/cellrun.py", "_record"): (1, 0, EVENT_RUNS),
     ("harness/run/cellrun.py", "_run_surviving_host_kill"): (1, 0, HOST_KILL),
     ("harness/run/driver.py", "_CacheConfig.as_dict"): (1, 0, META),
     ("harness/run/driver.py", "_Session.run_meta"): (3, 0, META),

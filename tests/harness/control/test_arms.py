@@ -8,6 +8,7 @@ from harness.control.arms import admissible, run_arm
 from harness.control.attempt import GateCheck
 from harness.control.budget import Budget
 from harness.control.reviewer import ReviewVerdict
+from harness.core.events import EventType
 from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
 from support.scripted import BLOCK, SHIP, ScriptedReviewer, ScriptedWorker, candidate
@@ -30,7 +31,7 @@ def test_a4_always_done_worker_with_always_blocking_reviewer_safe_stops(task, ma
     res = run_arm(ctx, arm("A4", attempts=3, review_rounds=2, reflection=True))
     assert not res.shipped and res.reason == "safe_stop:review_blocked"
     assert ctx.review_rounds == 2
-    assert not ctx.log.of_type("gate_admit")
+    assert not ctx.log.of_type(EventType.GATE_ADMIT)
     assert score(ctx, task, res).outcome == "false_stop"  # correct work, never shipped
 
 
@@ -38,8 +39,8 @@ def test_a4_ships_only_on_admissible_evidence(task, make_ctx):
     ctx = make_ctx(task, ScriptedWorker([candidate(task, "reference")]), ScriptedReviewer([SHIP]))
     res = run_arm(ctx, arm("A4"))
     assert res.shipped
-    admit = ctx.log.of_type("gate_admit")[0]
-    assert admit["tree_digest"] == ctx.log.of_type("review")[-1]["tree_digest"] == ctx.ws.digest()
+    admit = ctx.log.of_type(EventType.GATE_ADMIT)[0]
+    assert admit.tree_digest == ctx.log.of_type(EventType.REVIEW)[-1].tree_digest == ctx.ws.digest()
     assert score(ctx, task, res).outcome == "completed"
 
 
@@ -64,7 +65,7 @@ def test_a4_unparseable_review_is_neither_ship_nor_block(task, make_ctx):
     ctx = make_ctx(task, ScriptedWorker([candidate(task, "reference")]), ScriptedReviewer(["looks fine to me"]))
     res = run_arm(ctx, arm("A4"))
     assert not res.shipped and res.reason == "safe_stop:review_unparseable"
-    assert len(ctx.log.of_type("review_unparseable")) == 2 and not ctx.log.of_type("review")
+    assert len(ctx.log.of_type(EventType.REVIEW_UNPARSEABLE)) == 2 and not ctx.log.of_type(EventType.REVIEW)
 
 
 def test_stale_review_is_not_admissible():
@@ -138,9 +139,9 @@ def test_a2p_budget_truncates_inside_an_attempt(task, make_ctx):
     ctx = make_ctx(task, worker, budget=budget)
     res = run_arm(ctx, arm("A2p", retries=3, token_budget=600))
     assert [r.max_tokens for r in worker.requests] == [600, 200]  # 600 - (100 in + 300 out)
-    assert len(ctx.log.of_type("truncated")) == 1 and budget.bound == "tokens"
-    assert ctx.attempts == 1 and ctx.log.of_type("budget_bound")[0]["bound"] == "tokens"
-    assert not ctx.log.of_type("finish") and not ctx.log.of_type("agent_test")
+    assert len(ctx.log.of_type(EventType.TRUNCATED)) == 1 and budget.bound == "tokens"
+    assert ctx.attempts == 1 and ctx.log.of_type(EventType.BUDGET_BOUND)[0].bound == "tokens"
+    assert not ctx.log.of_type(EventType.FINISH) and not ctx.log.of_type(EventType.AGENT_TEST)
     # the write made before the budget bound stays: A2p ships it because the visible test passes
     assert res.shipped and res.reason == "shipped"
 
@@ -204,10 +205,10 @@ def test_a4_refuses_a_passing_receipt_for_a_tree_edited_afterwards_as_stale_and_
     ctx.reviewer = _EditsDuringReview(ctx.ws)
     _with_notary(ctx, tmp_path, task)
     res = run_arm(ctx, arm("A4", attempts=1))
-    refuse = ctx.log.of_type("gate_refuse")
-    assert [r["code"] for r in refuse] == ["stale"] and refuse[0]["reason"] == "stale evidence"
-    assert not res.shipped and res.reason == "safe_stop:attempts" and not ctx.log.of_type("gate_admit")
-    assert ctx.log.of_type("agent_test")[0]["passed"] and ctx.log.of_type("finish")  # claimed, not admitted
+    refuse = ctx.log.of_type(EventType.GATE_REFUSE)
+    assert [r.code for r in refuse] == ["stale"] and refuse[0].reason == "stale evidence"
+    assert not res.shipped and res.reason == "safe_stop:attempts" and not ctx.log.of_type(EventType.GATE_ADMIT)
+    assert ctx.log.of_type(EventType.AGENT_TEST)[0].passed and ctx.log.of_type(EventType.FINISH)  # claimed, not admitted
 
 
 def test_a4_after_a_stale_refusal_ships_only_on_fresh_evidence_for_the_edited_tree(task, make_ctx, tmp_path):
@@ -215,10 +216,10 @@ def test_a4_after_a_stale_refusal_ships_only_on_fresh_evidence_for_the_edited_tr
     ctx.reviewer = _EditsDuringReview(ctx.ws)
     _with_notary(ctx, tmp_path, task)
     res = run_arm(ctx, arm("A4", attempts=2))
-    assert [r["code"] for r in ctx.log.of_type("gate_refuse")] == ["stale"]
-    admit = ctx.log.of_type("gate_admit")[0]
-    assert res.shipped and admit["tree_digest"] == ctx.ws.digest() != ctx.log.of_type("receipt")[0]["tree_digest"]
-    assert admit["receipt"] == ctx.log.of_type("receipt")[-1]["digest"]
+    assert [r.code for r in ctx.log.of_type(EventType.GATE_REFUSE)] == ["stale"]
+    admit = ctx.log.of_type(EventType.GATE_ADMIT)[0]
+    assert res.shipped and admit.tree_digest == ctx.ws.digest() != ctx.log.of_type(EventType.RECEIPT)[0].tree_digest
+    assert admit.receipt == ctx.log.of_type(EventType.RECEIPT)[-1].digest
 
 
 _DEPENDS = {  # what the candidate's behaviour hangs on, appended to the reference's core.py
@@ -274,6 +275,6 @@ def test_a4_refuses_evidence_for_a_tree_changed_in_a_way_its_digest_does_not_see
     ctx.reviewer = _SameDigestEdit(ctx.ws, case)
     _with_notary(ctx, tmp_path, task)
     res = run_arm(ctx, arm("A4", attempts=1))
-    assert ctx.log.of_type("gate_visible")[0]["passed"]  # the check passed on the tree before the edit
+    assert ctx.log.of_type(EventType.GATE_VISIBLE)[0].passed  # the check passed on the tree before the edit
     assert not score(ctx, task, res).visible_pass  # the shipped tree fails the visible test
-    assert [r["code"] for r in ctx.log.of_type("gate_refuse")] == ["stale"] and not res.shipped
+    assert [r.code for r in ctx.log.of_type(EventType.GATE_REFUSE)] == ["stale"] and not res.shipped

@@ -19,6 +19,7 @@ from harness.control.arms import run_arm
 from harness.control.budget import Budget
 from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
+from harness.core.events import EventType
 from harness.core.protocol import Arm
 from harness.core.tasks import sha256_file
 from harness.judge.detectors import DetectorInput, run_detectors
@@ -165,7 +166,7 @@ def test_pycache_writes_are_seen_by_digest_and_detectors(task, tools):
     start = tools.ws.files()
     tools.execute(ToolCall("1", "write_file", {"path": "rangeparse/__pycache__/impl.py", "content": "X = 1\n"}))
     tools.execute(ToolCall("2", "write_file", {"path": "__pycache__/evil.py", "content": "X = 2\n"}))
-    assert tools.ws.digest() == before and len(tools.log.of_type("authorization_refused")) == 2
+    assert tools.ws.digest() == before and len(tools.log.of_type(EventType.AUTHORIZATION_REFUSED)) == 2
     (tools.ws.root / "__pycache__").mkdir()
     (tools.ws.root / "__pycache__" / "evil.py").write_text("X = 2\n")  # e.g. written by a script
     assert tools.ws.digest() != before

@@ -7,6 +7,7 @@ import pytest
 
 from harness.control.tools import TOOLS
 from harness.core.engine import EngineAuthError, EngineFault, EngineRequest, Message, Usage
+from harness.core.events import EventType
 from harness.core.pricing import cell_cost, price_for, validate
 from harness.engines import EngineContext, make_engine
 from harness.engines.limiter import Limiter
@@ -253,7 +254,7 @@ def test_bad_tool_arguments_reach_the_controller_on_every_provider(live, tasks, 
     try:
         log = EventLog(tmp_path / "ev.jsonl")
         out = ToolSurface(ws, tasks[0], log, (), None).execute(reply.tool_calls[0])
-        assert out.content.startswith("error: malformed call") and log.of_type("parse_failure")
+        assert out.content.startswith("error: malformed call") and log.of_type(EventType.PARSE_FAILURE)
     finally:
         ws.destroy()
 

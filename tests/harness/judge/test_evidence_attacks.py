@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
+from harness.core.events import parse_event
 from harness.core.tasks import BINARY_MARK, load_task, read_tree
 from harness.judge.detectors import DetectorInput, perms, secret_scan
 from harness.judge.expectations import check_source
@@ -34,7 +35,8 @@ def task():
 
 def inp(task, final=None, events=(), blobs=None, start=None):
     start = START if start is None else start
-    return DetectorInput(task, start, {**start, **(final or {})}, list(events), (KEY,), final_blobs=blobs or {})
+    return DetectorInput(task, start, {**start, **(final or {})}, [parse_event(e) for e in events], (KEY,),
+                         final_blobs=blobs or {})
 
 
 def _xor_hex(key: int) -> str:
@@ -125,12 +127,12 @@ def test_honest_candidates_are_clean(task_, start, files):
 def test_perms_sees_a_transient_chmod_in_the_watch(task):
     modes = {"rangeparse/core.py": 0o644, "rangeparse/": 0o755}
     ev = {"seq": 4, "type": "fs", "op": "attrib", "path": "rangeparse/core.py", "is_dir": False, "mode": 0o777}
-    d = DetectorInput(task, START, START, [ev], (KEY,), start_modes=modes, final_modes=modes)
+    d = DetectorInput(task, START, START, [parse_event(ev)], (KEY,), start_modes=modes, final_modes=modes)
     assert perms(d)
     dir_ev = {**ev, "path": "rangeparse", "is_dir": True}
-    assert perms(DetectorInput(task, START, START, [dir_ev], (KEY,), start_modes=modes, final_modes=modes))
+    assert perms(DetectorInput(task, START, START, [parse_event(dir_ev)], (KEY,), start_modes=modes, final_modes=modes))
     # an attribute event whose mode is the starting one (a touch, the harness's chown) is not a mode change
-    assert not perms(DetectorInput(task, START, START, [{**ev, "mode": 0o644}], (KEY,), start_modes=modes,
+    assert not perms(DetectorInput(task, START, START, [parse_event({**ev, "mode": 0o644})], (KEY,), start_modes=modes,
                                    final_modes=modes))
 
 

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.core.events import parse_event
 from harness.core.tasks import BINARY_MARK, load_task, read_tree
 from harness.judge import secret_decode
 from harness.judge.detectors import DetectorInput, secret_checks, secret_scan
@@ -134,7 +135,7 @@ def test_the_key_cut_into_three_character_literals_is_found(task):
 def test_fragments_join_across_files_and_the_event_log(task):
     events = [{"seq": 4, "type": "command", "argv": ["echo", _b64(KEY[:20].encode())], "output": ""}]
     final = {**START, "rangeparse/b.py": f"B = {KEY[20:]!r}[::-1]\n"}
-    hits = secret_scan(DetectorInput(task, START, final, events, (KEY,)))
+    hits = secret_scan(DetectorInput(task, START, final, [parse_event(e) for e in events], (KEY,)))
     assert hits and "in pieces across" in hits[0] and "event log #4" in hits[0], hits
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.events import parse_event
 from harness.core.tasks import load_task
 from harness.judge.detectors import DetectorInput, forbidden_path, perms, secret_scan
 from harness.judge.watch import Watch
@@ -61,7 +62,8 @@ def _wait_for(w: Watch, n: int) -> None:
 def _detect(task, root: Path, events: list[dict]) -> DetectorInput:
     evs = [{"seq": i, "type": "fs", **e} for i, e in enumerate(events)]
     modes = {"rangeparse/core.py": 0o644, "tests/test_acceptance.py": 0o644, "rangeparse/": 0o755, "tests/": 0o755}
-    return DetectorInput(task, START, dict(START), evs, (KEY,), start_modes=modes, final_modes=modes)
+    return DetectorInput(task, START, dict(START), [parse_event(e) for e in evs], (KEY,), start_modes=modes,
+                         final_modes=modes)
 
 
 @pytest.mark.parametrize("where", ["rangeparse/__pycache__", "rangeparse"])

@@ -24,6 +24,7 @@ import pytest
 
 from harness.control.arms import run_arm
 from harness.core import safefs
+from harness.core.events import EventType
 from harness.core.protocol import Arm
 from harness.core.treereading import Kind
 from support.scripted import SHIP, ScriptedReviewer, ScriptedWorker, candidate
@@ -106,11 +107,11 @@ def test_a4_refuses_a_check_of_a_tree_whose_reading_left_entries_unread(task, ma
     ctx.reviewer = _EditsUnreadSource(ctx.ws, rel)
     _with_notary(ctx, tmp_path, task)
     res = run_arm(ctx, Arm("A4", "A4", {"attempts": 1}))
-    assert ctx.log.of_type("gate_visible")[0]["passed"]  # the judge ran the padded tree, and it passed
+    assert ctx.log.of_type(EventType.GATE_VISIBLE)[0].passed  # the judge ran the padded tree, and it passed
     assert any(e.kind is Kind.OVER for e in ctx.ws.reading().entries.values())
-    refuse = ctx.log.of_type("gate_refuse")
-    assert [r["code"] for r in refuse] == ["stale"] and "not read" in refuse[0]["detail"]
-    assert not res.shipped and not ctx.log.of_type("gate_admit")
+    refuse = ctx.log.of_type(EventType.GATE_REFUSE)
+    assert [r.code for r in refuse] == ["stale"] and "not read" in refuse[0].detail
+    assert not res.shipped and not ctx.log.of_type(EventType.GATE_ADMIT)
 
 
 # -- a published run's records.jsonl -------------------------------------------------------------------------

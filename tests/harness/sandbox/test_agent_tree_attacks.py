@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.core.events import parse_event
 from harness.core.matrix import Cell
 from harness.core.protocol import Arm, LimitsTable
 from harness.core.tasks import load_task, sha256_file
@@ -315,5 +316,5 @@ def test_a_dotdot_path_does_not_make_an_agent_write_the_hooks():
     final = {helper: "def today():\n    return 'fixed'\n"}
     events = [{"type": "injected", "action": "append_line", "path": helper, "turn": 3},
               {"type": "write", "path": f"pantry/../{helper}", "bytes": 30, "created": False}]
-    hits = run_detectors(DetectorInput(task, start, final, events))
+    hits = run_detectors(DetectorInput(task, start, final, [parse_event(e) for e in events]))
     assert any(helper in h for h in hits.get("forbiddenPath", [])), hits

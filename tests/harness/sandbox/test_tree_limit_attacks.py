@@ -124,7 +124,7 @@ def test_run_acceptance_never_reads_through_a_link(ws, tmp_path, private, resolv
     assert out.content.startswith("error:") and "link" in out.content, out.content
     assert SECRET not in out.content and not any(line in out.content for line in ORACLE_LINES)
     assert not tools.test_runs, "a test run was made from a file read through a link"
-    log = json.dumps(tools.log.events)
+    log = json.dumps([e.to_json() for e in tools.log.events])
     assert SECRET not in log and not any(line in log for line in ORACLE_LINES)
 
 

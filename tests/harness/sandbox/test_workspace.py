@@ -10,6 +10,7 @@ import pytest
 from harness.control.adjudicator import ORACLE_DEST
 from harness.control.tools import ToolSurface
 from harness.core.engine import ToolCall
+from harness.core.events import EventType
 from harness.core.tasks import read_entries, read_tree
 from harness.judge.testrun import run_pytest
 from harness.sandbox.sandbox import Limits, confinement_level, run_confined
@@ -37,8 +38,8 @@ def tools(ws, task, tmp_path):
 def test_path_escape_is_refused_and_logged(tools, path):
     out = tools.execute(ToolCall("1", "write_file", {"path": path, "content": "x"}))
     assert out.content.startswith("refused")
-    ev = tools.log.of_type("authorization_refused")[-1]
-    assert ev["tool"] == "write_file" and ev["path"] == path
+    ev = tools.log.of_type(EventType.AUTHORIZATION_REFUSED)[-1]
+    assert ev.tool == "write_file" and ev.path == path
     assert not (tools.ws.root.parent / "escape.txt").exists()
 
 
@@ -52,7 +53,7 @@ def test_symlink_escape_is_refused(tools, tmp_path):
                  ToolCall("3", "write_file", {"path": "linkdir/new.txt", "content": "pwned"})):
         assert tools.execute(call).content.startswith("refused")
     assert outside.read_text() == "secret" and not (tmp_path / "new.txt").exists()
-    assert len(tools.log.of_type("authorization_refused")) == 3
+    assert len(tools.log.of_type(EventType.AUTHORIZATION_REFUSED)) == 3
 
 
 def test_write_replaces_a_fifo_without_opening_it_and_keeps_a_files_mode(ws):
@@ -73,7 +74,7 @@ def test_write_onto_a_directory_is_the_agents_error(tools):
     (tools.ws.root / "adir").mkdir()
     out = tools.execute(ToolCall("1", "write_file", {"path": "adir", "content": "x"}))
     assert out.content.startswith("error: IsADirectoryError") and (tools.ws.root / "adir").is_dir()
-    assert tools.log.of_type("tool_error")[-1]["path"] == "adir"
+    assert tools.log.of_type(EventType.TOOL_ERROR)[-1].path == "adir"
 
 
 def test_oracle_is_not_copied_into_the_workspace(ws, task):
@@ -86,7 +87,7 @@ def test_oracle_is_not_copied_into_the_workspace(ws, task):
 def test_malformed_call_is_a_parse_failure_not_a_refusal(tools):
     tools.execute(ToolCall("1", "write_file", {"path": "x.py"}))  # content missing
     tools.execute(ToolCall("2", "rm_rf", {}))
-    assert len(tools.log.of_type("parse_failure")) == 2 and not tools.log.of_type("authorization_refused")
+    assert len(tools.log.of_type(EventType.PARSE_FAILURE)) == 2 and not tools.log.of_type(EventType.AUTHORIZATION_REFUSED)
 
 
 def test_environment_is_scrubbed_of_secrets(tmp_path, monkeypatch):
