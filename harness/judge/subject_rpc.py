@@ -273,14 +273,16 @@ def observed_as_base(cls) -> bool:
 
 def _value_holder(klass, base) -> bool:
     """Whether ``klass`` (unpatched) is a class whose special methods read a value's own storage: one
-    of ``enum``'s (an ``IntFlag`` answers ``in``, ``len`` and ``|`` with ``Flag``'s), or a subclass of
+    of ``enum``'s (an ``IntFlag`` answers ``in``, ``len`` and ``|`` with ``Flag``'s), one of numpy's (a
+    ``numpy.float64`` is a float whose comparisons numpy's scalar types answer from the same C double:
+    ``np.median`` returns one, and an honest tree returning it must not be opaque), or a subclass of
     ``base`` from ``collections`` (``Counter``, ``OrderedDict``, ``defaultdict``; never a mixin such as
     ``UserString``, whose ``__eq__`` compares ``.data``), by the name it was captured under
     (``trusted_name``: by identity, never the name a class gives itself)."""
     name = trusted_name(klass)
     if name is None:
         return False
-    return name.startswith("enum.") or (name.startswith("collections.") and base in _TYPE_MRO(klass))
+    return name.startswith(("enum.", "numpy.")) or (name.startswith("collections.") and base in _TYPE_MRO(klass))
 
 
 def _slot(name, a, *rest):
@@ -692,10 +694,11 @@ class Peer:
         else:
             # the tree's own containers in the result cross linked (``_kept``: not a module's namespace,
             # which the driver copies once at import); the request's own containers by their index
-            reply = self._encoded(lambda: {"r": self.enc(result, _Budget(
-                refs={id(x): i for i, x in enumerate(track)},
-                kept=_kept(result, 1) if self.side == "subject" and op != "import" else None, top=True))},
-                op, "its result")
+            # (``_kept`` walks the built-in containers only, so it runs none of the tree's code and cannot
+            # fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
+            kept = _kept(result, 1) if self.side == "subject" and op != "import" else None
+            budget = _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
+            reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
             reply["w"] = w
         if snaps is not None and "f" not in reply:

@@ -545,6 +545,11 @@ WHAT_IT_WOULD_INHERIT = {
     "userlist_mixin": ("import collections\n\n\nclass L(collections.UserList, list):\n    pass\n\n\n"
                        "def f():\n    s = L([1, 2])\n    list.extend(s, [1, 2])\n    s.data = [9]\n    return s\n",
                        _VT.format("f()", "[1, 2]")),
+    # numpy's scalar classes answer for a float by its own value (so an honest np.float64 is observed by value);
+    # a tree subclass that writes its own __eq__ is the tree's, never numpy's
+    "numpy_float_subclass_eq": ("import numpy as np\n\n\nclass F(np.float64):\n    def __eq__(self, other):\n"
+                                "        return False\n\n    __hash__ = np.float64.__hash__\n\n\n"
+                                "def f():\n    return F(2.5)\n", _VT.format("f()", "2.5")),
 }
 # ``observed_as_base``/``crosses_as_base`` are decided once, when the value crosses; a later call of the tree
 # that gives the class (its own, or a captured stdlib class) an __eq__ changes plain pytest's comparison only
