@@ -23,3 +23,37 @@ def test_a_journal_holds_each_temporary_with_the_mode_it_was_given(tmp_path):
     assert all(p.startswith(("pkg/.hx-write-", ".hx-write-")) for p in journal)
     assert not any((tmp_path / p).exists() for p in journal)  # each was renamed over its target
     assert (tmp_path / "pkg" / "a.py").stat().st_mode & 0o777 == 0o664
+
+
+def test_journals_of_cells_in_other_threads_never_mix(tmp_path):
+    """Two cells' threads writing at once each journal only their own temporaries; a task a cell hands
+    to a shared pool in a copy of its context (testrun.run_judged_and_plain's plain run) is journalled in
+    that cell's journal, and nothing is journalled once the cell's block has ended."""
+    import contextvars
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1)
+    journals: dict[str, dict[str, int]] = {"a": {}, "b": {}}
+    go = threading.Barrier(2)
+
+    def cell(name: str) -> None:
+        (tmp_path / name).mkdir()
+        with safefs.journal_temps(journals[name]):
+            go.wait()
+            for i in range(20):
+                safefs.write_bytes(tmp_path / name, f"{name}{i}.py", b"x")
+            pool.submit(contextvars.copy_context().run, safefs.write_bytes, tmp_path / name, "pooled.py", b"y").result()
+        pool.submit(safefs.write_bytes, tmp_path / name, "late.py", b"z").result()
+        safefs.write_bytes(tmp_path / name, "after.py", b"w")
+
+    threads = [threading.Thread(target=cell, args=(n,)) for n in journals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    pool.shutdown()
+    assert all(len(j) == 21 for j in journals.values())
+    assert not set(journals["a"]) & set(journals["b"])
+    names = {p for j in journals.values() for p in j}
+    assert not any((tmp_path / n / p).exists() for n in journals for p in names)
