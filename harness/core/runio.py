@@ -212,13 +212,15 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, fol
         os.close(fd)
 
 
-def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False) -> IO[Any]:
+def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False,
+                newline: str | None = None) -> IO[Any]:
     """A file object (use it in a ``with``) over the regular file at ``path``, opened at once by
     ``open_regular`` (a FIFO or a link refused first, the one link rule), for a reader that streams
     a large file line by line (a records file of a million lines) instead of holding it whole;
-    ``text``: UTF-8, strict."""
+    ``text``: UTF-8, strict; ``newline``: as ``open``'s (None: universal newlines, ``"\n"``: a line ends
+    at a line feed only)."""
     fd, _ = open_regular(path, what, follow)
-    return os.fdopen(fd, "r", encoding="utf-8", errors="strict") if text else os.fdopen(fd, "rb")
+    return os.fdopen(fd, "r", encoding="utf-8", errors="strict", newline=newline) if text else os.fdopen(fd, "rb")
 
 
 def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:

@@ -203,10 +203,6 @@ def test_a_key_in_any_other_encoding_or_container_is_refused(signer, damage):
     assert _accepted_as(data) is None
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "review r36: a key file holding two PUBLIC KEY blocks is read as its first (cryptography) and _pem_der's "
-    "non-strict b64decode stops at the first block's '=' padding, so the exact-DER comparison passes: the file a "
-    "reader passes names two keys and the seals are checked with whichever comes first"))
 def test_a_key_file_with_another_key_before_the_runs_key_is_refused(signer):
     assert _accepted_as(_other_pem() + signer.public_pem) is None
 
@@ -221,13 +217,17 @@ FRAMINGS = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "review r36: only the first block's base64 up to its padding is compared with the canonical DER (_pem_der "
-    "drops lines starting with '-----', b64decode(validate=False) skips non-alphabet bytes and ignores what follows "
-    "the padding, and cryptography's PEM reader skips text outside the block and blanks inside it), so a file that "
-    "is not the key's canonical PEM is accepted as the key"))
 @pytest.mark.parametrize("framing", sorted(FRAMINGS))
 def test_a_key_file_that_is_not_exactly_one_canonical_pem_block_is_refused(signer, framing):
     data = FRAMINGS[framing](signer.public_pem)
     assert rc.public_raw_of_pem(signer.public_pem) == signer.public_raw
     assert _accepted_as(data) is None
+
+
+@pytest.mark.parametrize("variant", ["crlf", "no-final-newline", "crlf-no-final-newline"])
+def test_a_canonical_key_with_crlf_line_ends_or_without_its_final_newline_is_read(signer, variant):
+    """The only latitude of the exact-PEM rule: what a text editor or a copy from a web page does to the file."""
+    pem = signer.public_pem
+    data = {"crlf": pem.replace(b"\n", b"\r\n"), "no-final-newline": pem.rstrip(b"\n"),
+            "crlf-no-final-newline": pem.replace(b"\n", b"\r\n").rstrip(b"\r\n")}[variant]
+    assert rc.public_raw_of_pem(data) == signer.public_raw
