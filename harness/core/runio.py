@@ -278,12 +278,14 @@ def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES, foll
 
 def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
                skip_bad: bool = False) -> Iterator[tuple[int, Any]]:
-    """(line number, object) for each non-blank line; a bad line is UnsafeFile naming file and
-    line, or (``skip_bad``: a journal or a cache, whose torn last line a kill leaves) skipped, a
-    line with bytes that are not UTF-8 included. The file itself (a FIFO, a link, too large) is
-    refused either way."""
+    """(line number, object) for each non-blank line (a line ends at a line feed); a bad line is UnsafeFile
+    naming file and line, or (``skip_bad``: a journal or a cache, whose torn last line a kill leaves)
+    skipped, a line with bytes that are not UTF-8 included. The file itself (a FIFO, a link, too large)
+    is refused either way."""
     text = read_bytes(path, what, limit).decode("utf-8", "replace") if skip_bad else read_text(path, what, limit)
-    for i, line in enumerate(text.splitlines(), 1):
+    # a line ends at "\n" only: a JSON line may hold U+2028, U+2029 or U+0085 raw (the ledger writes them so),
+    # where str.splitlines would break it
+    for i, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
