@@ -57,3 +57,43 @@ def test_journals_of_cells_in_other_threads_never_mix(tmp_path):
     assert not set(journals["a"]) & set(journals["b"])
     names = {p for j in journals.values() for p in j}
     assert not any((tmp_path / n / p).exists() for n in journals for p in names)
+
+
+def test_a_journal_of_one_root_holds_only_the_temporaries_written_under_it(tmp_path):
+    """A cell's journal covers its workspace: a write under another root (a scratch copy the judge
+    writes its test into) is not entered as if it were a workspace path."""
+    ws, scratch = tmp_path / "ws", tmp_path / "scratch"
+    ws.mkdir()
+    scratch.mkdir()
+    journal: dict[str, int] = {}
+    with safefs.journal_temps(journal, ws):
+        safefs.write_bytes(ws, "pkg/a.py", b"x")
+        safefs.write_bytes(scratch, "tests/test_x.py", b"y")
+        safefs.write_bytes(str(ws) + "/", "b.py", b"z")  # the same root however it is spelled
+    assert sorted(p.rsplit("/", 1)[0] if "/" in p else "" for p in journal) == ["", "pkg"]
+
+
+def test_a_forked_process_journal_reaches_the_parent_through_its_file(tmp_path):
+    """B5's host is a fork whose copy of the journal dies with it (SIGKILL): its entries are appended to
+    a file the parent adds to its own journal."""
+    import signal
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    temps = tmp_path / "child-temps.jsonl"
+    journal: dict[str, int] = {}
+    with safefs.journal_temps(journal, ws):
+        safefs.write_bytes(ws, "parent.py", b"p")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                with safefs.journal_temps_to_file(temps):
+                    for i in range(3):
+                        safefs.write_bytes(ws, f"child{i}.py", b"c")
+            finally:
+                os.kill(os.getpid(), signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status)
+        assert len(journal) == 1  # the child's entries are in its copy only
+        assert safefs.merge_journal_file(temps) == 3
+    assert len(journal) == 4 and not temps.exists()
+    assert safefs.merge_journal_file(temps) == 0  # no file: nothing

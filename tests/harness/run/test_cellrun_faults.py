@@ -48,12 +48,6 @@ def test_a_host_kill_keeps_every_call_usage_test_run_and_model_from_before_it(b5
     assert rec.model_id and set(rec.model_id.split(",")) == set(by_model)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "review r36: safefs.journal_temps is a contextvar of the cell's process; B5 runs the arm in a forked host "
-    "(cellrun._run_surviving_host_kill), whose writes on the agent's behalf are journalled in the child's copy "
-    "of the dict and lost with it, so the parent's harness_temps event lacks them and, in a tree of "
-    "group-writable files, B14's watch rule can fire on the harness's own temporaries by timing (the flake the "
-    "journal was made to end)"))
 def test_the_harness_temporaries_of_a_killed_host_are_in_the_cells_journal(b5_cell):
     _, run_dir = b5_cell
     events = [json.loads(x) for x in next((run_dir / "cells").glob("*.events.jsonl")).read_text().splitlines()]
