@@ -13,9 +13,10 @@ refuses it, or (one strict xfail) an attack still open, or (modes) an attack the
   NaN, an infinite float or a lone surrogate in a record ended verify in a traceback.
 - rejudge replayed whatever tests a bundle's ``tasks/`` held, and trusted the key the bundle publishes.
 - Open: an older run resumed by this harness, cut back to its older records, reads as an older run.
-- Open (strict xfails, review r36 of the lenient line view): a forged record appended without its newline
-  passes verify while analysis reads it; a void line appended over a judged cell hides it from rejudge; a
-  forged hidden_checks, protocol_digest or receipts of another type ends verify or rejudge in a traceback.
+- Review r36 of the lenient line view: a forged record appended without its newline passed verify while
+  analysis read it; a void line appended over a judged cell hid it from rejudge (which now reads the
+  records with verify's reader, the head seal included); a forged hidden_checks, protocol_digest or
+  receipts of another type ended verify or rejudge in a traceback.
 
 Formerly ``tests/harness/test_redteam_r33b.py``, named after its origin.
 """
