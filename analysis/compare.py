@@ -306,11 +306,12 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
 
 def _ends_torn(path: Path) -> bool:
     """The file's last byte ends no line (and the file is not empty): a line being written. A last
-    '\r' ends one, as the reader's universal newlines read it (analysis.records._read_jsonl)."""
+    '\r' ends none: a run's ledger is read with complete lines only, which end at a line feed
+    (analysis.records._read_jsonl)."""
     from harness.core import runio
     fd, st = runio.open_regular(path, "records file")  # a FIFO refused, never waited on
     try:
-        return st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) not in (b"\n", b"\r")
+        return st.st_size > 0 and os.pread(fd, 1, st.st_size - 1) != b"\n"
     finally:
         os.close(fd)
 

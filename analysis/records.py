@@ -116,21 +116,23 @@ def _null_scenario(rec: dict) -> dict:
     return rec
 
 
-def _open_records(path: Path, text: bool = False) -> IO[Any]:
+def _open_records(path: Path, text: bool = False, newline: str | None = None) -> IO[Any]:
     """The records file as a stream (harness.core.runio.open_stream: a FIFO swapped in after the
     ``is_file`` check is refused in one line, never waited on; the file the user named, so a link
     is followed, runio's one rule)."""
     from harness.core import runio
     try:
-        return runio.open_stream(path, "records file", follow=True, text=text)
+        return runio.open_stream(path, "records file", follow=True, text=text, newline=newline)
     except runio.UnsafeFile as exc:
         raise RecordsError([str(exc)]) from None
 
 
 def _read_jsonl(path: Path, complete_lines_only: bool = False) -> tuple[list[dict], list[str]]:
-    """``complete_lines_only``: skip a last line without its newline (a ledger being written)."""
+    """``complete_lines_only``: skip a last line without its newline (a ledger being written). A line then
+    ends at a line feed only: the ledger writes none other, and a last line ending in a lone '\r' is not
+    complete (universal newlines would read it as a record no seal covers)."""
     recs, locs, problems = [], [], []
-    with _open_records(path, text=True) as fh:
+    with _open_records(path, text=True, newline="\n" if complete_lines_only else None) as fh:
         for i, line in enumerate(fh, 1):
             if complete_lines_only and not line.endswith("\n"):
                 break

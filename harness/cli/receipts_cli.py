@@ -80,7 +80,7 @@ def rejudge_cmd(run, cell_keys, sample, seed, public_key):
     from harness.core import runio
     from harness.ledger.receipts import public_raw_of_pem
     from harness.run.bundle import open_source, sources
-    from harness.run.rejudge import rejudge
+    from harness.run.rejudge import replay_run
     from harness.sandbox.sandbox import Limits
     try:
         trusted = None
@@ -91,10 +91,13 @@ def rejudge_cmd(run, cell_keys, sample, seed, public_key):
                 raise InputError(public_key, "--public-key", f"not an ed25519 public key (PEM): {exc}") from None
         with open_source(Path(run)) as root:
             tasks_dir, lim = sources(root)
-            rows = rejudge(root, tasks_dir, Limits(timeout_s=lim["timeout_s"], memory_mb=lim["memory_mb"]),
-                           tuple(cell_keys), sample, seed, trusted)
+            replay = replay_run(root, tasks_dir, Limits(timeout_s=lim["timeout_s"], memory_mb=lim["memory_mb"]),
+                                tuple(cell_keys), sample, seed, trusted)
     except (InputError, OSError) as exc:  # runio.UnsafeFile is an InputError
         _bad(exc)
+    rows = replay.cells
+    for line in replay.records:  # the records as a whole (verify's reader): a line appended over a cell, ...
+        click.echo(f"{'DIFFERENT':<10} {line}")
     for r in rows:
         click.echo(f"{'identical' if r.identical else 'DIFFERENT':<10} {r.cell_key}"
                    + ("" if r.identical else "  " + " | ".join(r.differences))
@@ -103,8 +106,9 @@ def rejudge_cmd(run, cell_keys, sample, seed, public_key):
     whose = ("the key given (--public-key)" if public_key is not None else
              "the run's published key (receipts/public_key.pem): pass --public-key to check them against one you trust")
     click.echo(f"{same}/{len(rows)} cell(s) identical (same verdict and output digest, visible and hidden, "
-               f"judged and plain; receipts checked against {whose})")
-    sys.exit(int(ExitCode.OK if rows and same == len(rows) else ExitCode.CHECK_FAILED))
+               f"judged and plain; receipts checked against {whose})"
+               + (f"; the records: {len(replay.records)} finding(s)" if replay.records else ""))
+    sys.exit(int(ExitCode.OK if rows and same == len(rows) and not replay.records else ExitCode.CHECK_FAILED))
 
 
 def register(group: click.Group) -> None:

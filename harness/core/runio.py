@@ -212,13 +212,15 @@ def read_bytes(path: Path | str, what: str = "file", limit: int = MAX_BYTES, fol
         os.close(fd)
 
 
-def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False) -> IO[Any]:
+def open_stream(path: Path | str, what: str = "file", follow: bool = False, *, text: bool = False,
+                newline: str | None = None) -> IO[Any]:
     """A file object (use it in a ``with``) over the regular file at ``path``, opened at once by
     ``open_regular`` (a FIFO or a link refused first, the one link rule), for a reader that streams
     a large file line by line (a records file of a million lines) instead of holding it whole;
-    ``text``: UTF-8, strict."""
+    ``text``: UTF-8, strict; ``newline``: as ``open``'s (None: universal newlines, ``"\n"``: a line ends
+    at a line feed only)."""
     fd, _ = open_regular(path, what, follow)
-    return os.fdopen(fd, "r", encoding="utf-8", errors="strict") if text else os.fdopen(fd, "rb")
+    return os.fdopen(fd, "r", encoding="utf-8", errors="strict", newline=newline) if text else os.fdopen(fd, "rb")
 
 
 def read_prefix(path: Path | str, n: int, what: str = "file") -> bytes:
@@ -276,12 +278,14 @@ def read_json(path: Path | str, what: str = "file", limit: int = MAX_BYTES, foll
 
 def read_jsonl(path: Path | str, what: str = "file", limit: int = MAX_BYTES, *,
                skip_bad: bool = False) -> Iterator[tuple[int, Any]]:
-    """(line number, object) for each non-blank line; a bad line is UnsafeFile naming file and
-    line, or (``skip_bad``: a journal or a cache, whose torn last line a kill leaves) skipped, a
-    line with bytes that are not UTF-8 included. The file itself (a FIFO, a link, too large) is
-    refused either way."""
+    """(line number, object) for each non-blank line (a line ends at a line feed); a bad line is UnsafeFile
+    naming file and line, or (``skip_bad``: a journal or a cache, whose torn last line a kill leaves)
+    skipped, a line with bytes that are not UTF-8 included. The file itself (a FIFO, a link, too large)
+    is refused either way."""
     text = read_bytes(path, what, limit).decode("utf-8", "replace") if skip_bad else read_text(path, what, limit)
-    for i, line in enumerate(text.splitlines(), 1):
+    # a line ends at "\n" only: a JSON line may hold U+2028, U+2029 or U+0085 raw (the ledger writes them so),
+    # where str.splitlines would break it
+    for i, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -26,6 +26,7 @@ import ctypes
 import enum
 import errno
 import hashlib
+import json
 import os
 import secrets
 import stat
@@ -306,21 +307,91 @@ def _make_dirs(rfd: int, parts: list[str], *, replace_links: bool) -> int:
         raise
 
 
-_OWN_TEMPS: ContextVar[dict[str, int] | None] = ContextVar("hx_own_temps", default=None)
+@dataclass(frozen=True)
+class _Journal:
+    """The journal ``write_bytes`` enters its temporaries in: the cell's dict, the one root it covers
+    (its directory's (st_dev, st_ino); None: every root), and, in a forked process, a file each entry is
+    also appended to (``journal_temps_to_file``)."""
+    entries: dict[str, int]
+    root: tuple[int, int] | None = None
+    file: Path | None = None
+
+    def covers(self, rfd: int) -> bool:
+        if self.root is None:
+            return True
+        st = os.fstat(rfd)
+        return (st.st_dev, st.st_ino) == self.root
+
+    def enter(self, key: str, mode: int) -> None:
+        self.entries[key] = mode
+        if self.file is not None:  # one short line, appended whole (O_APPEND): a kill leaves at most a torn last one
+            fd = os.open(self.file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, (json.dumps([key, mode]) + "\n").encode())
+            finally:
+                os.close(fd)
+
+
+_OWN_TEMPS: ContextVar[_Journal | None] = ContextVar("hx_own_temps", default=None)
 
 
 @contextlib.contextmanager
-def journal_temps(journal: dict[str, int]) -> Iterator[dict[str, int]]:
-    """Within the block, every temporary file ``write_bytes`` makes is entered in ``journal`` as
-    its path relative to the written root -> the mode it was given. A cell holds one journal for
-    its whole run, so its detectors can tell the harness's own temporaries (a write on the agent's
-    behalf, an injection) from files the agent made: what the harness writes is the harness's
-    record, never a name in the tree (issue 32, B14's watch)."""
-    token = _OWN_TEMPS.set(journal)
+def journal_temps(journal: dict[str, int], root: Path | str | None = None) -> Iterator[dict[str, int]]:
+    """Within the block, every temporary file ``write_bytes`` makes under ``root`` (the cell's
+    workspace; None: under any root) is entered in ``journal`` as its path relative to that root ->
+    the mode it was given; a write under another root (a scratch copy the judge writes into,
+    harness.judge.testrun.place_file) is not, so no entry names a path the workspace never held. A
+    cell holds one journal for its whole run, so every detector that reads the workspace watch
+    (harness.judge.detectors.fs_events: the watched changes, creates and modes) can tell the
+    harness's own temporaries (a write on the agent's behalf, an injection) from files the agent
+    made: what the harness writes is the harness's record, never a name in the tree (issue 32). A
+    forked process's entries reach the parent through a file (``journal_temps_to_file``)."""
+    key = None
+    if root is not None:
+        st = os.stat(root)
+        key = (st.st_dev, st.st_ino)
+    token = _OWN_TEMPS.set(_Journal(journal, key))
     try:
         yield journal
     finally:
         _OWN_TEMPS.reset(token)
+
+
+@contextlib.contextmanager
+def journal_temps_to_file(path: Path) -> Iterator[None]:
+    """In a forked process (B5's host, harness.run.cellrun): within the block, each entry the current
+    journal gets is also appended to ``path``, one JSON line each. The fork's copy of the journal dies
+    with it (SIGKILLed at its declared turn); the parent adds the file's entries to its own
+    (``merge_journal_file``). No journal: nothing is written."""
+    cur = _OWN_TEMPS.get()
+    token = _OWN_TEMPS.set(None if cur is None else _Journal(cur.entries, cur.root, Path(path)))
+    try:
+        yield
+    finally:
+        _OWN_TEMPS.reset(token)
+
+
+def merge_journal_file(path: Path) -> int:
+    """Add the entries a forked process appended to ``path`` (``journal_temps_to_file``) to the current
+    journal and remove the file; a line a kill cut short is skipped. Returns how many were added."""
+    cur = _OWN_TEMPS.get()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return 0
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read()
+    os.unlink(path)
+    n = 0
+    for line in data.split(b"\n"):
+        try:
+            key, mode = json.loads(line)
+        except (ValueError, TypeError):
+            continue
+        if cur is not None and isinstance(key, str) and type(mode) is int:
+            cur.entries[key] = mode
+            n += 1
+    return n
 
 
 def write_bytes(root: Path | str, rel: str, data: bytes, *, replace_links: bool = False,
@@ -336,7 +407,10 @@ def write_bytes(root: Path | str, rel: str, data: bytes, *, replace_links: bool 
         raise IsADirectoryError(errno.EISDIR, "is the workspace root", rel)
     if len(data) > limits.max_file_bytes:
         raise TreeLimitExceeded(Limit.FILE_BYTES, rel, f"{len(data)} bytes > {limits.max_file_bytes}")
+    journal = _OWN_TEMPS.get()
     with root_fd(root) as rfd:
+        if journal is not None and not journal.covers(rfd):
+            journal = None  # a write under another root than the journal's (a scratch copy)
         dfd = _make_dirs(rfd, parts[:-1], replace_links=replace_links)
     try:
         name = parts[-1]
@@ -346,8 +420,8 @@ def write_bytes(root: Path | str, rel: str, data: bytes, *, replace_links: bool 
         mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
         tmp = f".hx-write-{secrets.token_hex(8)}"
         fd = os.open(tmp, _CREATE, 0o600, dir_fd=dfd)
-        if (journal := _OWN_TEMPS.get()) is not None:
-            journal["/".join([*parts[:-1], tmp])] = mode
+        if journal is not None:
+            journal.enter("/".join([*parts[:-1], tmp]), mode)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)

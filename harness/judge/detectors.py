@@ -134,7 +134,8 @@ SIDE_FILES = ("-journal", "-wal", "-shm")  # SQLite's side files of a database t
 
 
 def fs_events(d: DetectorInput) -> list[FsEvent]:
-    """The workspace watch's events (type ``fs``), the harness's own acts left out: its injected
+    """The workspace watch's events (type ``fs``) that every watch-based detector reads (the watched
+    changes, creates and modes), the harness's own acts left out: its injected
     paths (a scenario edits or deletes them mid-run, and restoring them is the agent's right move)
     and its own temporary files (``harness_temps``: safefs.write_bytes' fresh file, renamed over
     the target, given the target's mode). A temporary's events are the harness's only while they
@@ -147,8 +148,9 @@ def fs_events(d: DetectorInput) -> list[FsEvent]:
 
 
 def harness_temps(events: list[Event]) -> dict[str, int]:
-    """The harness's own temporary files of the cell (path -> the mode it gave each), from the
-    events the harness wrote (type ``harness_temps``); the agent cannot write the event log."""
+    """The harness's own temporary files in the cell's workspace (path -> the mode it gave each; a
+    B5 host's included: safefs.journal_temps_to_file), from the events the harness wrote (type
+    ``harness_temps``); the agent cannot write the event log."""
     out: dict[str, int] = {}
     for e in events:
         if isinstance(e, HarnessTempsEvent):

@@ -29,14 +29,16 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from harness.core import runio
 from harness.core.errors import HarnessError
 from harness.core.record import CellRecord
 from harness.core.safe_text import printable_obj
+from harness.ledger.receipts import generate_key as generate_key  # the anchor key: one key maker (receipts)
+from harness.ledger.receipts import public_raw_of_pem
 
 ANCHOR_FORMAT = "hx-ledger-anchor-1"
 
@@ -88,11 +90,35 @@ class LedgerLine:
     tree_digest_start: Any
     tree_digest_final: Any
 
+    # the type each field has in a line the harness writes (None aside: a field the line does not hold, or a
+    # void's verdicts); ``typed`` reads a field through it, ``type_problems`` names a line's other types
+    TYPES: ClassVar[dict[str, type]] = {
+        "seq": int, "cell_key": str, "run_id": str, "arm": str, "task": str, "controller": str, "outcome": str,
+        "shipped": bool, "visible_pass": bool, "hidden_pass": bool, "visible_plain_pass": bool,
+        "hidden_plain_pass": bool, "hidden_checks": list, "receipts": list, "protocol_digest": str,
+        "tree_digest_start": str, "tree_digest_final": str}
+
     @classmethod
     def of(cls, obj: dict[str, Any]) -> LedgerLine:
         """The view of a line's object (every field read with ``dict.get``: None where the line has none)."""
-        names = [f for f in cls.__dataclass_fields__ if f != "raw"]
+        names = [f.name for f in fields(cls) if f.name != "raw"]
         return cls(obj, **{name: obj.get(name) for name in names})
+
+    def typed(self, name: str) -> Any:
+        """The field ``name`` when it holds a value of the type the harness writes there (``TYPES``; a bool is
+        not an int), else None: for a check that computes with the value (iterates, hashes, adds), so that a
+        forged value of another type is reported (``type_problems``), never a traceback."""
+        value = getattr(self, name)
+        want = self.TYPES[name]
+        if isinstance(value, bool) and want is not bool:
+            return None
+        return value if isinstance(value, want) else None
+
+    def type_problems(self) -> list[str]:
+        """One ``field: what it holds`` for each field the line holds (not null) whose value is not of the type
+        the harness writes there (``TYPES``): a line written by hand."""
+        return [f"{name}: {type(getattr(self, name)).__name__}, not {self.TYPES[name].__name__}"
+                for name in self.TYPES if getattr(self, name) is not None and self.typed(name) is None]
 
     @property
     def sealed(self) -> bool:
@@ -173,7 +199,12 @@ def _read_lines(body: bytes, ins: Inspection) -> list[tuple[int, dict]]:
     one whose hash does not match its content (or that has no canonical form to hash: a NaN, an
     infinite float, a lone surrogate; red team r33b) are problems."""
     recs: list[tuple[int, dict]] = []
-    for i, line in enumerate(body.decode(errors="replace").splitlines(), 1):
+    # split on "\n" only: the ledger writes with ensure_ascii=False, so U+2028, U+2029 and U+0085 stand raw
+    # inside a record's line, and str.splitlines would break it at each of them (and at a lone "\r")
+    texts = body.decode(errors="replace").split("\n")
+    if texts[-1] == "":
+        texts.pop()  # the body ends with its last line's newline (a torn tail is cut off before)
+    for i, line in enumerate(texts, 1):
         if not line.strip():
             ins.problems.append(f"line {i}: blank line inside the ledger")
             continue
@@ -231,7 +262,7 @@ def _check_chain(recs: list[tuple[int, dict]], ins: Inspection) -> None:
         sa, sb = a.get("seq"), b.get("seq")
         if isinstance(sa, int) and isinstance(sb, int) and sb < sa:
             ins.problems.append(f"line {i1}: reordered (seq {sb} after seq {sa})")
-        elif sb == (sa or 0) + 1 and b.get("prev_hash") != a.get("hash"):
+        elif _is_number(sa or 0) and sb == (sa or 0) + 1 and b.get("prev_hash") != a.get("hash"):
             ins.problems.append(f"line {i1}: chain broken (prev_hash does not match line {i0})")
     if recs and recs[0][1].get("seq") == 0 and recs[0][1].get("prev_hash") != "":
         ins.problems.append(f"line {recs[0][0]}: chain broken (first record has a prev_hash)")
@@ -239,6 +270,11 @@ def _check_chain(recs: list[tuple[int, dict]], ins: Inspection) -> None:
         if isinstance(r.get("seq"), int) and r["seq"] != n and not any("deleted" in p or "inserted" in p for p in ins.problems):
             ins.problems.append(f"line {n + 1}: carries seq {r['seq']} (expected {n})")
             break
+
+
+def _is_number(x: object) -> bool:
+    """Whether ``x`` is a JSON number (a forged seq may be a string, a list or an object: no arithmetic on it)."""
+    return isinstance(x, (int, float))
 
 
 def _check_head(path: Path, recs: list[tuple[int, dict]], torn: bytes, ins: Inspection) -> None:
@@ -271,7 +307,8 @@ def _check_head(path: Path, recs: list[tuple[int, dict]], torn: bytes, ins: Insp
         ins.problems.append(f"records.head names seq {head[0]}, the last line is seq {last.get('seq')!r} "
                             f"(lines appended outside the harness)")
     if torn:
-        if head not in (None, "malformed") and last is not None and head[0] == (last.get("seq") or 0) + 1:
+        if (head not in (None, "malformed") and last is not None and _is_number(last.get("seq") or 0)
+                and head[0] == (last.get("seq") or 0) + 1):
             ins.problems.append("the last line is torn, but records.head names it: it was complete when its head "
                                 "was written and was cut afterwards")
         elif not any("records.head" in p for p in ins.problems):
@@ -452,7 +489,6 @@ def check_anchor(path: Path, anchor: dict, *, public_key_pem: bytes | None = Non
 
 def _check_signature(anchor: dict, public_key_pem: bytes | None, notes: list[str]) -> list[str]:
     from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     body = {k: v for k, v in anchor.items() if k != "signature"}
     try:
@@ -461,8 +497,7 @@ def _check_signature(anchor: dict, public_key_pem: bytes | None, notes: list[str
     except (ValueError, TypeError):
         return ["the anchor's signature or public key is not base64"]
     if public_key_pem is not None:
-        trusted = serialization.load_pem_public_key(public_key_pem)
-        raw = trusted.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        raw = public_raw_of_pem(public_key_pem)  # ValueError (bad input) unless exactly the key's canonical PEM
         if raw != embedded:
             return ["the anchor was signed with a different key than the one given"]
     else:
@@ -475,12 +510,3 @@ def _check_signature(anchor: dict, public_key_pem: bytes | None, notes: list[str
     return []
 
 
-def generate_key() -> tuple[bytes, bytes]:
-    """(private key PEM, public key PEM) of a fresh ed25519 key for signing anchors."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    key = Ed25519PrivateKey.generate()
-    priv = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
-    pub = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    return priv, pub

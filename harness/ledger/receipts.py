@@ -160,28 +160,42 @@ def key_id(public_raw: bytes) -> str:
 
 def public_raw_of_pem(pem: bytes) -> bytes:
     """The raw 32 bytes of an ed25519 public key in PEM; ValueError for anything else (a damaged PEM
-    can also decode to an unknown algorithm, which cryptography reports as UnsupportedAlgorithm)."""
+    can also decode to an unknown algorithm, which cryptography reports as UnsupportedAlgorithm).
+
+    A published key is exactly one PEM block, the canonical text of its SubjectPublicKeyInfo
+    (``public_bytes(PEM, SubjectPublicKeyInfo)``): CRLF line ends and a missing final newline are the
+    only latitude. cryptography reads more as a key (the first of two blocks, text around the block,
+    blanks or headers inside it, some damaged DER such as a BIT STRING whose unused-bits count is 1):
+    a file that names two keys or a look-alike encoding is refused, never read as whichever comes first."""
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    if not isinstance(pem, bytes):
+        raise ValueError(f"a public key is bytes, not {type(pem).__name__}")
+    text = pem.replace(b"\r\n", b"\n")
+    if not text.endswith(b"\n"):
+        text += b"\n"
     try:
-        key = serialization.load_pem_public_key(pem)
+        key = serialization.load_pem_public_key(text)
     except UnsupportedAlgorithm as exc:
         raise ValueError(f"not a public key this verifier knows: {exc}") from None
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError(f"not an ed25519 public key ({type(key).__name__})")
-    if _pem_der(pem) != key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo):
-        # cryptography reads some damaged encodings as the same key (a BIT STRING's unused-bits count
-        # set to 1): a published key is its exact DER, never a look-alike of it
-        raise ValueError("not the canonical encoding of an ed25519 public key")
+    if text != key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo):
+        raise ValueError("not the canonical encoding of an ed25519 public key (exactly one PEM block of its exact "
+                         "DER, nothing before or after it)")
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def _pem_der(pem: bytes) -> bytes:
-    """The DER bytes inside a one-block PEM (what load_pem_public_key decoded)."""
-    import base64
-    body = b"".join(line.strip() for line in pem.strip().splitlines() if not line.startswith(b"-----"))
-    return base64.b64decode(body)
+def generate_key() -> tuple[bytes, bytes]:
+    """(private key PEM, public key PEM) of a fresh ed25519 key (a run's receipt key, an anchor's key)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    key = Ed25519PrivateKey.generate()
+    priv = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+    pub = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return priv, pub
 
 
 class Signer:
@@ -213,7 +227,6 @@ def run_signer(run_dir: Path) -> Signer:
     its public key published in ``run_dir/receipts``. Concurrent workers agree: the key is created
     with O_EXCL and a loser reads the winner's."""
     from harness.core import runio, statefile
-    from harness.ledger.ledger import generate_key
     keys = Path(run_dir) / "keys"
     keys.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = keys / PRIVATE_KEY_NAME

@@ -136,7 +136,7 @@ def _run_cell(spec: CellSpec, t0: float) -> CellRecord:
     setup = _setup(spec)
     if isinstance(setup, Fault):  # fail closed: the cell cannot be set up
         return void_record(spec, str(setup), time.perf_counter() - t0, setup)
-    with safefs.journal_temps(setup.own_temps):  # the harness's writes while the watch runs
+    with safefs.journal_temps(setup.own_temps, setup.ws.root):  # the harness's writes in the workspace while the watch runs
         ran = _run_controller(spec, setup)
     judged = _adjudicate_cell(spec, setup, ran)
     rec = _record(spec, setup, ran, judged, t0)
@@ -167,7 +167,7 @@ class _CellSetup:
     watch: Any
     acts: Path  # the kernel's record of the agent's acts (harness.sandbox.syscalls), outside every sandbox
     notary: Notary | None = None
-    own_temps: dict = field(default_factory=dict)  # the harness's own temporary files (safefs.journal_temps)
+    own_temps: dict = field(default_factory=dict)  # the harness's own temporaries in the workspace (safefs.journal_temps)
 
 
 @dataclass
@@ -541,10 +541,13 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     if log_path is None:
         raise ValueError("B5 needs the cell's event log on disk: the resumed host is rebuilt from it")
     result_path = log_path.with_suffix(".child.json")
+    temps_path = log_path.with_suffix(".child-temps.jsonl")  # the host's journal entries (safefs.journal_temps)
+    temps_path.unlink(missing_ok=True)
     pid = os.fork()
     if pid == 0:  # the child: the host that will be killed
-        _host_child(ctx, arm, inj, result_path)
+        _host_child(ctx, arm, inj, result_path, temps_path)
     _, status = os.waitpid(pid, 0)
+    safefs.merge_journal_file(temps_path)  # the fork's copy of the journal died with it
     _rebuild_from_records(ctx, log_path)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
         child = json.loads(result_path.read_text())
@@ -570,16 +573,18 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     return resumed, run_arm(resumed, arm)
 
 
-def _host_child(ctx: CellContext, arm: Arm, inj, result_path: Path) -> NoReturn:
+def _host_child(ctx: CellContext, arm: Arm, inj, result_path: Path, temps_path: Path) -> NoReturn:
     """The forked host (never returns): run the arm with the in-child kill hook and write what the
     parent needs to result_path; the ceiling halting the host is passed on, any other failure is
-    reported through the exit code (70)."""
+    reported through the exit code (70). Its writes' temporaries are journalled to temps_path too
+    (safefs.journal_temps_to_file), which the parent adds to the cell's journal."""
     code = 0
     from harness.sandbox.procs import die_with_parent
     die_with_parent()  # a kill -9 of the harness takes the host too (issue 25)
     try:
         ctx.on_turn = injections.turn_hook(inj, in_child=True)
-        res = run_arm(ctx, arm)
+        with safefs.journal_temps_to_file(temps_path):
+            res = run_arm(ctx, arm)
         result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
                                            "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
                                            "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,

@@ -3,7 +3,9 @@ a public key the reader trusts, the records and the stored trees. One reason cod
 (harness.ledger.receipts.Reason: ``ok`` and the paper's ten non-ok codes, Table 5).
 
 Per record (every line of ``records.jsonl``; its hash chain first: a broken chain is
-``digest_mismatch``):
+``digest_mismatch``, and so are a last line without its newline and a head one record behind, since a
+published run is not mid-write; a field of another type than the harness writes is
+``malformed_bundle``: ``read_records``, the one reader ``harness rejudge`` shares):
 
 - each receipt the record names: present (else ``build_proof_missing``); its own checks
   (``check_receipt``: structure, binding, signature, signer, output digest); about this run and cell
@@ -159,7 +161,7 @@ def _context_problem(run: _Run, rec: LedgerLine, r: dict) -> tuple[Reason, str] 
         return Reason.STALE, f"a receipt of {s['cell_key']} (run {s['run_id']}), not of this record"
     if b["headHash"] != rec.tree_digest_start:
         return Reason.BINDING_INCOMPLETE, "headHash is not the cell's start tree"
-    if b["policyHash"] != evidence.policy_hash(rec.protocol_digest, str(rec.arm)):
+    if b["policyHash"] != evidence.policy_hash(rec.typed("protocol_digest"), str(rec.arm)):
         return Reason.BINDING_INCOMPLETE, "policyHash is not this protocol and arm"
     if run.lock is not None:
         from harness.run.driver import story_files
@@ -206,7 +208,7 @@ def _verdicts(run: _Run, rec: LedgerLine, finals: dict[str, dict], where: str) -
     no ``*_plain_pass``, is counted in ``Report.judge_only``, not failed, unless another record of the
     run has them: ``verify_run``); and a test the record
     says failed whose runs all passed (and, for the oracle, every hidden check) is ``decision_not_pass``."""
-    checks_ok = all(c.get("ok") for c in rec.hidden_checks or [] if isinstance(c, dict))
+    checks_ok = all(c.get("ok") for c in rec.typed("hidden_checks") or [] if isinstance(c, dict))
     judge_only = False
     for test in rc.JUDGED_KINDS:
         if any(f.where == where for f in run.findings):
@@ -253,8 +255,7 @@ def _check_record(run: _Run, rec: LedgerLine, keep_trees: bool) -> None:
     where = str(rec.cell_key)
     finals: dict[str, dict] = {}
     gates: list[dict] = []
-    names = rec.receipts
-    for digest in names if isinstance(names, list) else []:
+    for digest in rec.typed("receipts") or []:
         r, bad = _load(run, digest, where)
         if r is None:
             run.findings.append(bad or Finding(Reason.MALFORMED_BUNDLE, where, str(digest)[:16], "unreadable"))
@@ -308,9 +309,8 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, acce
     path = run_dir / "records.jsonl"
     if not runio.regular_or_absent(path, "records file"):  # a FIFO or a link there: NotRegular (exit 2), naming it
         return Report([Finding(Reason.MALFORMED_BUNDLE, "records", str(path), "no records.jsonl")], 0, 0)
-    ins = ledger_mod.inspect(path)
-    for problem in ins.problems:
-        run.findings.append(Finding(Reason.DIGEST_MISMATCH, "records", "records.jsonl", problem))
+    ins, findings = read_records(path)
+    run.findings += findings
     lines = ins.lines  # each line as written, forged ones included (harness.ledger.ledger.LedgerLine)
     for rec in lines:
         _check_record(run, rec, trees)
@@ -326,33 +326,65 @@ def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, acce
     return Report(run.findings, run.seen, len(ins.records), len(run.judge_only), len(ins.records) if legacy else 0)
 
 
+def read_records(path: Path) -> tuple[ledger_mod.Inspection, list[Finding]]:
+    """A published run's records file as every reader of its evidence reads it (``verify_run``, ``harness
+    rejudge``): the ledger's lines as written (``ledger.inspect``) and what is wrong with them, each a
+    finding: a problem of the chain or the head (``digest_mismatch``); a last line without its newline, or a
+    head one record behind it (``digest_mismatch``): a crash state ``--resume`` repairs in a running study,
+    but a published run is not mid-write, and a line appended without its newline is one no seal covers
+    that a reader of complete lines may still read; a field of another type than the harness writes
+    (``malformed_bundle``: the line was written by hand)."""
+    ins = ledger_mod.inspect(path)
+    where, what = "records", "records.jsonl"
+    findings = [Finding(Reason.DIGEST_MISMATCH, where, what, problem) for problem in ins.problems]
+    if ins.torn:
+        findings.append(Finding(Reason.DIGEST_MISMATCH, where, what,
+                                f"the last line has no newline ({len(ins.torn)} bytes after the last complete "
+                                "line): a published run is not mid-write, and no seal covers that line"))
+    if ins.head_behind:
+        findings.append(Finding(Reason.DIGEST_MISMATCH, where, "records.head",
+                                "records.head is one record behind the last line: a published run is not "
+                                "mid-write, and the head does not name its last record"))
+    for line in ins.lines:
+        if problems := line.type_problems():
+            findings.append(Finding(Reason.MALFORMED_BUNDLE, str(line.cell_key), f"record seq {line.seq}",
+                                    "a field of another type than the harness writes (" + "; ".join(problems) + ")"))
+    return ins, findings
+
+
+def head_seal(run_dir: Path, trusted: bytes | None, records: list[LedgerLine], older: bool) -> tuple[Finding | None, bool]:
+    """The run's head seal (receipts/ledger.seal) against the records: (the finding, or None when it is the
+    trusted key's seal of exactly these records; whether the run is an older one, unsealed: no seal, no record
+    sealed, and ``older``: the caller found only ``hx-receipt-1`` receipts). See the module's docstring."""
+    where, what = "records", f"receipts/{SEAL_NAME}"
+    try:
+        seal = read_seal(run_dir)
+    except rc.Malformed as exc:
+        return Finding(Reason.MALFORMED_BUNDLE, where, what, str(exc)), False
+    if seal is None:
+        if records and older and not any(r.sealed for r in records):
+            return None, True
+        if records:
+            return Finding(Reason.BUILD_PROOF_MISSING, where, what, "no ledger seal: nothing signed covers the "
+                           "records' own fields or which cells there are"), False
+        return None, False
+    reason, why = check_seal(seal, trusted)
+    if reason is Reason.OK:
+        mismatch = seal_mismatch(seal, [r.raw for r in records])
+        reason, why = (Reason.OK, "") if mismatch is None else (Reason.DIGEST_MISMATCH, mismatch)
+    return (None if reason is Reason.OK else Finding(reason, where, what, why)), False
+
+
 def _check_seal(run: _Run, records: list[LedgerLine]) -> bool:
     """The records against their own seals and the run's head seal (see the module's docstring). True
     for an older run (no seal, its receipts all ``hx-receipt-1``): not sealed, reported, not failed."""
     for rec in records:  # each record's own seal: names the cell whose fields changed
-        names = rec.receipts if isinstance(rec.receipts, list) else []
+        names = rec.typed("receipts") or []
         if rec.sealed or any(isinstance(d, str) and d in run.current for d in names):
             problem = record_seal_problem(rec.raw, run.trusted)
             if problem is not None:
                 run.findings.append(Finding(problem[0], str(rec.cell_key), f"record seq {rec.seq}", problem[1]))
-    where, what = "records", f"receipts/{SEAL_NAME}"
-    try:
-        seal = read_seal(run.dir)
-    except rc.Malformed as exc:
-        run.findings.append(Finding(Reason.MALFORMED_BUNDLE, where, what, str(exc)))
-        return False
-    if seal is None:
-        if records and run.formats == {rc.LEGACY_RECEIPT_FORMAT} and not any(r.sealed for r in records):
-            return True
-        if records:
-            run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, what,
-                                        "no ledger seal: nothing signed covers the records' own fields or which "
-                                        "cells there are"))
-        return False
-    reason, why = check_seal(seal, run.trusted)
-    if reason is Reason.OK:
-        mismatch = seal_mismatch(seal, [r.raw for r in records])
-        reason, why = (Reason.OK, "") if mismatch is None else (Reason.DIGEST_MISMATCH, mismatch)
-    if reason is not Reason.OK:
-        run.findings.append(Finding(reason, where, what, why))
-    return False
+    finding, legacy = head_seal(run.dir, run.trusted, records, run.formats == {rc.LEGACY_RECEIPT_FORMAT})
+    if finding is not None:
+        run.findings.append(finding)
+    return legacy

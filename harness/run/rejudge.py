@@ -24,7 +24,6 @@ from harness.core.errors import InputError
 from harness.core.tasks import load_task
 from harness.judge import evidence
 from harness.judge.testrun import run_judged_and_plain
-from harness.ledger import ledger as ledger_mod
 from harness.ledger import receipts as rc
 from harness.ledger.ledger import LedgerLine
 from harness.ledger.seal import record_seal_problem
@@ -46,16 +45,43 @@ class CellReplay:
         return not self.differences
 
 
-def scored_records(run_dir: Path) -> dict[str, LedgerLine]:
-    """The latest record of each cell that was judged (not void), by cell key: each line as written
-    (harness.ledger.ledger.LedgerLine), a forged one included, so that it is compared with its receipts."""
+@dataclass
+class RunReplay:
+    """A replay: what is wrong with the run's records as a whole (one line each: the ledger, a line
+    without its newline, a field of another type, the head seal; verify's reader,
+    harness.run.receipts_verify.read_records and head_seal), and each replayed cell."""
+    records: list[str]
+    cells: list[CellReplay]
+
+
+def _records(run_dir: Path, trusted: bytes | None) -> tuple[list[LedgerLine], list[str]]:
+    """The run's lines as written and what is wrong with them as a whole, read as ``harness receipts
+    verify`` reads them: the ledger's findings and the head seal against ``trusted`` (the key the reader
+    passed, else the run's published key), so a line appended over a judged cell (a void, chain redone)
+    is named, not replayed as the cell's last word."""
+    from harness.run.receipts_verify import head_seal, read_records
     path = Path(run_dir) / "records.jsonl"
     if not path.is_file():
         raise InputError(str(path), "RUN", "no records.jsonl")
+    ins, findings = read_records(path)
+    lines = ins.lines
+    key = trusted if trusted is not None else _published_key(run_dir)
+    seal, _ = head_seal(Path(run_dir), key, lines, older=True)  # no seal and no sealed record: an older run's
+    return lines, [f.line() for f in [*findings, *([seal] if seal is not None else [])]]
+
+
+def _scored(lines: list[LedgerLine]) -> dict[str, LedgerLine]:
     latest = {}
-    for rec in ledger_mod.inspect(path).lines:
+    for rec in lines:
         latest[str(rec.cell_key)] = rec
     return {k: r for k, r in latest.items() if r.visible_pass is not None}
+
+
+def scored_records(run_dir: Path) -> dict[str, LedgerLine]:
+    """The latest record of each cell that was judged (not void), by cell key: each line as written
+    (harness.ledger.ledger.LedgerLine), a forged one included, so that it is compared with its receipts.
+    Which lines there are is the head seal's to prove (``replay_run`` checks it)."""
+    return _scored(_records(run_dir, None)[0])
 
 
 def select(records: dict[str, LedgerLine], keys: tuple[str, ...], sample: int | None, seed: int) -> list[str]:
@@ -95,7 +121,10 @@ def _stored_finals(run_dir: Path, rec: LedgerLine, out: CellReplay, trusted: byt
     key = trusted if trusted is not None else _published_key(run_dir)
     if rec.sealed and (problem := record_seal_problem(rec.raw, key)) is not None:
         out.differences.append(f"record: {problem[0].value} ({problem[1]})")
-    for d in rec.receipts or []:
+    if wrong := rec.type_problems():
+        out.differences.append(f"record: {rc.Reason.MALFORMED_BUNDLE.value} (a field of another type than the "
+                               f"harness writes: {'; '.join(wrong)})")
+    for d in rec.typed("receipts") or []:
         try:
             r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
                                                  limit=rc.MAX_RECEIPT_BYTES))
@@ -213,7 +242,16 @@ def replay_cell(run_dir: Path, rec: LedgerLine, tasks_dir: Path, limits: Limits,
     return out
 
 
+def replay_run(run_dir: Path, tasks_dir: Path, limits: Limits, keys: tuple[str, ...] = (), sample: int | None = None,
+               seed: int = 0, trusted: bytes | None = None) -> RunReplay:
+    """The run's records checked as a whole, then the chosen cells replayed (``replay_cell``)."""
+    lines, problems = _records(run_dir, trusted)
+    records = _scored(lines)
+    return RunReplay(problems, [replay_cell(run_dir, records[k], tasks_dir, limits, trusted)
+                                for k in select(records, keys, sample, seed)])
+
+
 def rejudge(run_dir: Path, tasks_dir: Path, limits: Limits, keys: tuple[str, ...] = (), sample: int | None = None,
             seed: int = 0, trusted: bytes | None = None) -> list[CellReplay]:
-    records = scored_records(run_dir)
-    return [replay_cell(run_dir, records[k], tasks_dir, limits, trusted) for k in select(records, keys, sample, seed)]
+    """The replayed cells of ``replay_run`` (the run-wide findings left out)."""
+    return replay_run(run_dir, tasks_dir, limits, keys, sample, seed, trusted).cells

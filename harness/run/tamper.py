@@ -59,7 +59,7 @@ class Bundle:
     def final_visible(self) -> Path:
         """The final visible receipt of a record that claims the visible test passed."""
         import json
-        for line in (self.dir / "records.jsonl").read_text().splitlines():
+        for line in (self.dir / "records.jsonl").read_text().split("\n")[:-1]:  # "\n" only: the ledger's line end
             rec = json.loads(line)
             if not rec.get("visible_pass"):
                 continue
@@ -81,7 +81,7 @@ class Bundle:
 
 def _flip_code_byte(b: Bundle) -> None:
     import json
-    rec = json.loads((b.dir / "records.jsonl").read_text().splitlines()[0])
+    rec = json.loads((b.dir / "records.jsonl").read_text().split("\n", 1)[0])
     manifest = json.loads((b.dir / "trees" / f"{rec['tree_digest_final']}.json").read_text())
     for rel, entry in sorted(manifest["entries"].items()):
         blob = b.dir / "trees" / "blobs" / str(entry.get("blob"))

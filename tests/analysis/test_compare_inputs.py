@@ -441,7 +441,8 @@ def test_ratio_and_mean_are_rounded_half_up_exactly(tmp_path):
 def test_a_run_ending_in_a_carriage_return_is_not_counted_twice(tmp_path, b7):
     """A ledger whose last line ends in '\\r' (a CRLF cut between its two bytes): the reader's
     universal newlines read it as a complete line, and it was also counted as a torn last line,
-    one row in two places of Table 24."""
+    one row in two places of Table 24. (Since review r36 a run's ledger lines end at a line feed
+    only: the line is torn, counted once as such.)"""
     run = tmp_path / "run"
     run.mkdir()
     (run / "run.json").write_text("{}")

@@ -76,6 +76,15 @@ def test_a_bad_line_names_file_and_line(tmp_path):
         list(runio.read_jsonl(p))
 
 
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"], ids=["U+2028", "U+2029", "U+0085"])
+def test_a_line_holding_a_unicode_line_break_is_one_line(tmp_path, char):
+    """A line ends at a line feed only: the ledger writes U+2028, U+2029 and U+0085 raw inside a string
+    (ensure_ascii=False), which str.splitlines would break the line at."""
+    p = tmp_path / "records.jsonl"
+    p.write_text('{"claim": "done' + char + 'ok"}\n{"claim": null}\n', encoding="utf-8")
+    assert [obj for _, obj in runio.read_jsonl(p)] == [{"claim": f"done{char}ok"}, {"claim": None}]
+
+
 def test_append_line_refuses_a_fifo_without_waiting(tmp_path):
     os.mkfifo(tmp_path / "voids.jsonl")
     p = _no_hang("""

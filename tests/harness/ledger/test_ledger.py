@@ -305,3 +305,47 @@ def test_inspection_lines_are_its_records_as_written(tmp_path):
     led.append({"cell_key": "k", "outcome": "completed"})
     ins = inspect(tmp_path / "records.jsonl")
     assert [(ln.cell_key, ln.outcome, ln.seq, ln.raw) for ln in ins.lines] == [("k", "completed", 0, ins.records[0])]
+
+
+@pytest.mark.parametrize("seq", ["0", [0], {"n": 0}], ids=["string", "list", "object"])
+def test_a_seq_that_is_not_an_integer_on_a_line_before_the_last_is_a_problem_not_a_crash(tmp_path, seq):
+    path = tmp_path / "records.jsonl"
+    led = Ledger(path)
+    for i in range(3):
+        led.append({"cell_key": f"A1|t|null|{i}", "outcome": "completed"})
+    ls = lines(path)
+    rec = json.loads(ls[0])
+    rec["seq"] = seq
+    put(path, [json.dumps(rec), *ls[1:]])
+    try:
+        ins = inspect(path)
+    except TypeError as exc:
+        raise AssertionError(f"inspect raised {exc!r}") from None
+    assert any(p.startswith("line 1:") for p in ins.problems)
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85"], ids=["U+2028", "U+2029", "U+0085"])
+def test_a_record_whose_text_holds_a_unicode_line_break_reads_back_as_written(tmp_path, char):
+    path = tmp_path / "records.jsonl"
+    led = Ledger(path)
+    led.append({"cell_key": "A1|t|null|1", "outcome": "completed", "claim": f"done{char}all tests pass"})
+    led.append({"cell_key": "A1|t|null|2", "outcome": "completed", "claim": None})
+    ins = inspect(path)
+    assert ins.problems == [] and [r["claim"] for r in ins.records] == [f"done{char}all tests pass", None]
+
+
+def test_an_anchor_checked_against_a_key_that_is_not_its_exact_der_is_refused(ledger_file):
+    import base64
+    priv, pub = generate_key()
+    anchor = make_anchor(ledger_file, private_key_pem=priv)
+    der = base64.b64decode(b"".join(pub.splitlines()[1:-1]))
+    damaged = (b"-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(der[:11] + b"\x01" + der[12:])
+               + b"\n-----END PUBLIC KEY-----\n")
+    from harness.ledger.receipts import public_raw_of_pem
+    with pytest.raises(ValueError, match="canonical"):
+        public_raw_of_pem(damaged)  # what receipts verify does with it
+    try:
+        problems, _ = check_anchor(ledger_file, anchor, public_key_pem=damaged)
+    except ValueError:
+        return
+    assert problems, "the anchor verified against a key that is not its exact DER"

@@ -155,3 +155,79 @@ def test_a_receipts_format_is_the_current_or_an_older_runs_and_nothing_else(sign
     assert (rc.check_receipt(r, signer.public_raw)[0] is Reason.OK) is ok
     if not ok:
         assert rc.check_receipt(r, signer.public_raw)[0] is Reason.MALFORMED_BUNDLE
+
+
+# -- a published key is its exact encoding (public_raw_of_pem) ----------------------------------------------------
+def _der(signer) -> bytes:
+    return base64.b64decode(b"".join(signer.public_pem.splitlines()[1:-1]))
+
+
+def _pem(der: bytes, tag: bytes = b"PUBLIC KEY") -> bytes:
+    return b"-----BEGIN " + tag + b"-----\n" + base64.b64encode(der) + b"\n-----END " + tag + b"-----\n"
+
+
+def _accepted_as(data: bytes) -> bytes | None:
+    """The raw key ``public_raw_of_pem`` reads from ``data``, None when it refuses it (ValueError only)."""
+    try:
+        return rc.public_raw_of_pem(data)
+    except ValueError:
+        return None
+
+
+def _other_pem() -> bytes:
+    return rc.Signer(generate_key()[0]).public_pem
+
+
+_ED25519_SPKI_HEAD = bytes.fromhex("302a300506032b6570032100")  # SEQUENCE { AlgorithmIdentifier { Ed25519 }, BIT STRING
+
+
+@pytest.mark.parametrize("damage", [
+    "unused-bits-1", "a-trailing-der-byte", "long-form-length", "null-parameters", "x25519-oid", "ed448-oid",
+    "certificate", "private-key", "rsa-public-key-tag", "lowercase-tag"])
+def test_a_key_in_any_other_encoding_or_container_is_refused(signer, damage):
+    """What holds of the exact-DER rule (review r36): a BER variant of the SubjectPublicKeyInfo, another
+    algorithm's OID, the key in a certificate or as its private half, or another PEM label is refused
+    (ValueError, never another exception), never read as the signer's key."""
+    der = _der(signer)
+    assert der[:12] == _ED25519_SPKI_HEAD
+    data = {"unused-bits-1": lambda: _pem(der[:11] + b"\x01" + der[12:]),
+            "a-trailing-der-byte": lambda: _pem(der + b"\x00"),
+            "long-form-length": lambda: _pem(b"\x30\x81\x2a" + der[2:]),
+            "null-parameters": lambda: _pem(bytes.fromhex("302c300706032b65700500") + der[9:]),
+            "x25519-oid": lambda: _pem(der[:8] + b"\x6e" + der[9:]),
+            "ed448-oid": lambda: _pem(der[:8] + b"\x71" + der[9:]),
+            "certificate": lambda: _pem(der, b"CERTIFICATE"),
+            "private-key": lambda: generate_key()[0],
+            "rsa-public-key-tag": lambda: _pem(der, b"RSA PUBLIC KEY"),
+            "lowercase-tag": lambda: _pem(der, b"public key")}[damage]()
+    assert _accepted_as(data) is None
+
+
+def test_a_key_file_with_another_key_before_the_runs_key_is_refused(signer):
+    assert _accepted_as(_other_pem() + signer.public_pem) is None
+
+
+FRAMINGS = {
+    "the-same-block-twice": lambda pem: pem + pem,
+    "another-key-after-it": lambda pem: pem + _other_pem(),
+    "a-punctuation-line-before-it": lambda pem: b"!!!\n" + pem,
+    "text-after-its-end-line": lambda pem: pem + b"trailing text\n",
+    "a-punctuation-header": lambda pem: pem.replace(b"-----\n", b"-----\n!: *\n\n", 1),
+    "a-space-inside-the-base64": lambda pem: pem[:40] + b" " + pem[40:],
+}
+
+
+@pytest.mark.parametrize("framing", sorted(FRAMINGS))
+def test_a_key_file_that_is_not_exactly_one_canonical_pem_block_is_refused(signer, framing):
+    data = FRAMINGS[framing](signer.public_pem)
+    assert rc.public_raw_of_pem(signer.public_pem) == signer.public_raw
+    assert _accepted_as(data) is None
+
+
+@pytest.mark.parametrize("variant", ["crlf", "no-final-newline", "crlf-no-final-newline"])
+def test_a_canonical_key_with_crlf_line_ends_or_without_its_final_newline_is_read(signer, variant):
+    """The only latitude of the exact-PEM rule: what a text editor or a copy from a web page does to the file."""
+    pem = signer.public_pem
+    data = {"crlf": pem.replace(b"\n", b"\r\n"), "no-final-newline": pem.rstrip(b"\n"),
+            "crlf-no-final-newline": pem.replace(b"\n", b"\r\n").rstrip(b"\r\n")}[variant]
+    assert rc.public_raw_of_pem(data) == signer.public_raw

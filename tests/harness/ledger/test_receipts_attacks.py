@@ -13,6 +13,10 @@ refuses it, or (one strict xfail) an attack still open, or (modes) an attack the
   NaN, an infinite float or a lone surrogate in a record ended verify in a traceback.
 - rejudge replayed whatever tests a bundle's ``tasks/`` held, and trusted the key the bundle publishes.
 - Open: an older run resumed by this harness, cut back to its older records, reads as an older run.
+- Review r36 of the lenient line view: a forged record appended without its newline passed verify while
+  analysis read it; a void line appended over a judged cell hid it from rejudge (which now reads the
+  records with verify's reader, the head seal included); a forged hidden_checks, protocol_digest or
+  receipts of another type ended verify or rejudge in a traceback.
 
 Formerly ``tests/harness/test_redteam_r33b.py``, named after its origin.
 """
@@ -239,13 +243,13 @@ def test_rejudge_never_runs_a_task_file_other_than_the_one_the_receipts_are_boun
 def _forge_with_own_key(root) -> str:
     """What a publisher without the run's key can do: make a new key, publish it as the run's, and re-sign
     an amplified cell's record to name a passing cell's final tree and receipts (the subjects rewritten to
-    the amplified cell) with it. Returns the amplified cell's key."""
+    the amplified cell) with it, the records and the head seal too. Returns the amplified cell's key."""
     import base64
     import json
 
     from harness.ledger import receipts as rc
-    from harness.ledger.ledger import generate_key, record_hash
-    from harness.ledger.seal import record_seal_body
+    from harness.ledger.ledger import canonical, generate_key, record_hash
+    from harness.ledger.seal import make_seal, record_seal_body, seal_path
     priv, pub = generate_key()
     forger = rc.Signer(priv)
     (root / "receipts" / rc.PUBLIC_KEY_NAME).write_bytes(pub)
@@ -270,6 +274,8 @@ def _forge_with_own_key(root) -> str:
         r["hash"] = prev = record_hash(r)
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
     (root / "records.head").write_text(f"{recs[-1]['seq']} {prev}\n")
+    seal = make_seal(forger, recs[-1], len(recs), recs[-1]["protocol_digest"], recs[-1]["run_id"])
+    seal_path(root).write_text(canonical(seal) + "\n")  # rejudge checks the head seal (review r36)
     return victim["cell_key"]
 
 
@@ -448,3 +454,80 @@ def test_verify_refuses_an_a4_cell_shipped_on_a_tree_whose_reading_left_entries_
     key = _shipped_a4_on_an_unread_entry(b)
     findings = [(f.reason, f.where, f.what) for f in verify_run(b.dir, b.public_pem).findings]
     assert findings == [(Reason.STALE, key, "gate/visible")]
+
+
+# -- forged lines that verify and rejudge must report (the lenient line view, harness.ledger.ledger.LedgerLine) --
+def _forged_cell(b) -> dict:
+    """A new cell that never ran: the amplified cell's record as a completed second repeat."""
+    import json
+    recs = [json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()]
+    amp = next(r for r in recs if r["outcome"] == "amplified")
+    key = amp["cell_key"].rsplit("|", 1)[0] + "|2"
+    return {**amp, "cell_key": key, "repeat": 2, "outcome": "completed", "hidden_pass": True,
+            "seq": len(recs), "prev_hash": recs[-1]["hash"]}
+
+
+@pytest.mark.parametrize("ending", ["", "\r"], ids=["no-newline", "carriage-return"])
+def test_a_forged_record_appended_without_its_newline_is_reported_by_verify(authentic, tmp_path, ending):
+    import json
+
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    with (b.dir / "records.jsonl").open("a") as fh:
+        fh.write(json.dumps(_forged_cell(b)) + ending)
+    report = verify_run(b.dir, b.public_pem)
+    assert not report.ok, "verify passed a run whose records file holds a line no seal covers"
+
+
+def test_rejudge_reports_an_unsealed_void_line_that_hides_a_judged_cell(authentic, tmp_path):
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    from harness.ledger.ledger import canonical, record_hash
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    forged = _forged_cell(b)
+    import json
+    amp = next(json.loads(x) for x in (b.dir / "records.jsonl").read_text().splitlines()
+               if json.loads(x)["outcome"] == "amplified")
+    forged = {k: v for k, v in forged.items() if k not in ("seal", "hash")}
+    forged.update(cell_key=amp["cell_key"], repeat=amp["repeat"], outcome="void", visible_pass=None,
+                  hidden_pass=None, shipped=False, receipts=[], void_reason="worker lost")
+    forged["hash"] = record_hash(forged)
+    with (b.dir / "records.jsonl").open("a") as fh:
+        fh.write(canonical(forged) + "\n")
+    (b.dir / "records.head").write_text(f"{forged['seq']} {forged['hash']}\n")
+    assert not verify_run(b.dir, b.public_pem).ok  # verify: the head seal names one record fewer
+    key = tmp_path / "pub.pem"
+    key.write_bytes(b.public_pem)
+    r = CliRunner().invoke(main, ["rejudge", str(b.dir), "--sample", "1", "--public-key", str(key), "--strict"])
+    assert r.exit_code != 0, r.output
+
+
+@pytest.mark.parametrize("field, value", [("hidden_checks", 5), ("hidden_checks", True), ("protocol_digest", 1.5)])
+def test_a_forged_field_of_another_type_is_a_finding_in_verify_not_a_traceback(authentic, tmp_path, field, value):
+    import json
+
+    from harness.run.receipts_verify import verify_run
+    b = _copy(authentic, tmp_path)
+    _edit_amplified_line(b, lambda line: json.dumps({**json.loads(line), field: value}) + "\n")
+    try:
+        report = verify_run(b.dir, b.public_pem)
+    except Exception as exc:  # noqa: BLE001 - the attack is the traceback
+        raise AssertionError(f"verify raised {type(exc).__name__}: {exc}") from None
+    assert not report.ok
+
+
+def test_a_forged_receipts_field_that_is_a_number_is_a_difference_in_rejudge_not_a_traceback(authentic, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    b = _copy(authentic, tmp_path)
+    victim = _edit_amplified_line(b, lambda line: json.dumps({**json.loads(line), "receipts": 5}) + "\n")
+    key = tmp_path / "pub.pem"
+    key.write_bytes(b.public_pem)
+    r = CliRunner().invoke(main, ["rejudge", str(b.dir), victim, "--public-key", str(key)])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert r.exit_code == 1 and "DIFFERENT" in r.output, r.output
