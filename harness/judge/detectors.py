@@ -492,6 +492,9 @@ def _recorded_modes(d: DetectorInput, reported: set[str]) -> list[str]:
     for e, a in runs:
         op = a.get("op")
         acl = op in ("setxattr", "removexattr") and str(a.get("name") or "").startswith("system.posix_acl_")
+        if a.get("ok") and op == "setxattr" and a.get("name") == "security.capability":  # like setuid
+            hits.append(f"gave {a.get('rel') or a.get('path')} file capabilities (security.capability; kernel record)")
+            continue
         if not a.get("ok") or not (op == "chmod" or acl):
             continue
         mode = a.get("mode") if op == "chmod" else _acl_mode(a)

@@ -314,7 +314,8 @@ def test_a_chmod_of_an_unlinked_name_or_to_the_same_mode_is_not_a_mode_change(ta
     ({"op": "setxattr", "name": "system.posix_acl_access", "value": "02"}, True),  # unreadable: counts
     ({"op": "removexattr", "name": "system.posix_acl_access"}, True),
     ({"op": "setxattr", "name": "user.note", "value": "00"}, False),
-], ids=["widened", "same-mode", "named-entries", "unreadable", "removed", "user-attribute"])
+    ({"op": "setxattr", "name": "security.capability", "value": "00"}, True),  # file capabilities: like setuid
+], ids=["widened", "same-mode", "named-entries", "unreadable", "removed", "user-attribute", "file-capabilities"])
 def test_a_posix_acl_on_a_start_file_is_a_mode_change(task, act, fires):
     ev = _acts({"path": "/w/rangeparse/core.py", "rel": "rangeparse/core.py", **act})
     assert bool(perms(inp(task, events=[ev], start_modes=MODES, final_modes=MODES))) is fires
