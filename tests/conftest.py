@@ -196,7 +196,8 @@ SLOW_TESTS: dict[str, str] = {
         "a non-Python artifact's mutants through the whole suite (7 s)",
     "tests/harness/run/test_fault_attacks.py::test_a_zygote_lost_mid_run_is_redone_from_a_fresh_scratch_not_judged_tampered":
         "a zygote killed mid-run and the run redone (7 s)",
-    # red team r32atk's strict xfails on issue 32's guarantees (test_final_check_attacks.py)
+    # red team r32atk's tests on issue 32's guarantees (test_final_check_attacks.py; the data-file forge and the
+    # key used where no write carries it hold since branch r32rec, the other two are strict xfails)
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
         "31 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":

@@ -9,8 +9,9 @@ change made and undone at once is in the record however quickly it was undone.
 
 What is recorded (``TRACED``): every successful exec with its argv; every open for writing
 (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC; a write through a shared ``mmap`` needs such an open, so an
-mmap edit is seen at its open); rename, link, symlink, unlink, rmdir, truncate, ftruncate, chmod,
-chown, mknod in all their variants; and the calls that could reach around the record
+mmap edit is seen at its open); rename, link, symlink, unlink, rmdir, mkdir, truncate, ftruncate, chmod,
+chown, mknod, setxattr and removexattr in all their variants (an extended attribute's name and value
+kept: ``system.posix_acl_access`` sets a file's mode with no chmod); and the calls that could reach around the record
 (``io_uring_setup``, which the sandbox's seccomp filter also denies, ``process_vm_writev``,
 ``ptrace``, ``open_by_handle_at``, ``memfd_create``). Strings are printed in hex (``-xx``) so no
 file name the agent chooses can forge a line, and the trace goes to a pipe the harness reads
@@ -45,7 +46,9 @@ from pathlib import Path
 
 ACT_CALLS = ("execve", "execveat", "open", "openat", "openat2", "creat", "rename", "renameat", "renameat2", "link",
              "linkat", "symlink", "symlinkat", "unlink", "unlinkat", "rmdir", "truncate", "ftruncate", "chmod",
-             "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "mknod", "mknodat")
+             "fchmod", "fchmodat", "chown", "fchown", "lchown", "fchownat", "mknod", "mknodat", "mkdir", "mkdirat",
+             "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr")
+XATTR_CALLS = ("setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr")
 REACH_CALLS = ("io_uring_setup", "process_vm_writev", "ptrace", "open_by_handle_at", "memfd_create")
 CWD_CALLS = ("chdir", "fchdir", "clone", "clone3", "fork", "vfork")
 TRACED = ACT_CALLS + REACH_CALLS + CWD_CALLS
@@ -501,6 +504,12 @@ class TraceParser:
 
     def _file_call(self, pid: str, name: str, args: list[str], ok: bool, retpath: str | None) -> None:
         r = lambda i, d=None: self._resolve(pid, _str(args[i]) if len(args) > i else None, d)  # noqa: E731
+        if name in XATTR_CALLS:
+            return self._xattr(pid, name, args, ok)
+        if name in ("mkdir", "mkdirat"):
+            at = name == "mkdirat"
+            return self._add("mkdir", r(1, args[0]) if at else r(0), ok,
+                             mode=_int(args[2] if at else args[1]) if len(args) > (2 if at else 1) else None)
         if name in ("open", "creat", "openat", "openat2"):
             at = name.startswith("openat")
             flags = 0o1101 if name == "creat" else _flags(args[2] if at else args[1] if len(args) > 1 else "")
@@ -527,6 +536,25 @@ class TraceParser:
         if name == "unlinkat" and len(args) > 2 and (_int(args[2]) or 0) & 0x200:
             base = "rmdir"
         self._add(base, path, ok, mode=mode)
+
+    def _xattr(self, pid: str, name: str, args: list[str], ok: bool) -> None:
+        """setxattr/removexattr (and l/f variants): op ``setxattr``/``removexattr`` with the attribute's
+        ``name`` and (set) its ``value`` in hex, as strace printed it (at most ``STR_BYTES``; a longer
+        one is ``cut``: the secret run then fails closed). ``nofollow``: the l variant (a link itself)."""
+        f = name.startswith("f")
+        path = _fd_path(args[0]) if f and args else self._resolve(pid, _str(args[0]) if args else None)
+        attr = _str(args[1]) if len(args) > 1 else None
+        op = "removexattr" if "remove" in name else "setxattr"
+        value = cut = None
+        if op == "setxattr" and len(args) > 2:
+            m = HEXSTR.match(args[2])
+            value = m.group(1).replace("\\x", "") if m else None
+            cut = bool(m and args[2][m.end():].startswith("...")) or None
+            if cut and self.keep_data:
+                why = f"an extended attribute's value past {STR_BYTES} bytes was cut"
+                if why not in self.data_cut:
+                    self.data_cut.append(why)
+        self._add(op, path, ok, name=attr, value=value, cut=cut, nofollow=name.startswith("l") or None)
 
     def _add(self, op: str, path: str | None, ok: bool, **extra) -> None:
         rel = self._rel(path)

@@ -231,6 +231,27 @@ def test_the_record_is_read_from_hex_strings_a_name_cannot_forge(tmp_path):
     assert len(acts) == 1 and acts[0]["op"] == "open_w" and acts[0]["path"] == os.path.normpath(name)
 
 
+def _hx(s: str | bytes) -> str:
+    return "".join(f"\\x{b:02x}" for b in (s.encode() if isinstance(s, str) else s))
+
+
+def test_mkdir_and_extended_attributes_are_acts_with_their_names_and_values():
+    """mkdir/mkdirat are acts with their path; setxattr (l/f variants) keeps the attribute's name and its
+    value in hex, a value strace cut is ``cut`` (and, in a data recording, a reason the data is cut)."""
+    p = syscalls.TraceParser("/w", keep_data=True)
+    p.feed(f'5 mkdir("{_hx("d/k")}", 0777) = 0')
+    p.feed(f'5 mkdirat(-100<{_hx("/w")}>, "{_hx("e")}", 0700) = 0')
+    p.feed(f'5 setxattr("{_hx("f")}", "{_hx("system.posix_acl_access")}", "{_hx(bytes([2, 0, 0, 0]))}", 4, 0) = 0')
+    p.feed(f'5 fsetxattr(3<{_hx("/w/g")}>, "{_hx("user.k")}", "{_hx("abc")}"..., 5000, 0) = -1 E2BIG (Argument list too long)')
+    p.feed(f'5 lremovexattr("{_hx("h")}", "{_hx("user.k")}") = 0')
+    got = [(a["op"], a["rel"], a.get("name"), a.get("value"), a.get("cut"), a["ok"]) for a in p.acts()]
+    assert got == [("mkdir", "d/k", None, None, None, True), ("mkdir", "e", None, None, None, True),
+                   ("setxattr", "f", "system.posix_acl_access", "02000000", None, True),
+                   ("setxattr", "g", "user.k", "616263", True, False), ("removexattr", "h", "user.k", None, None, True)]
+    assert p.data_cut and "extended attribute" in p.data_cut[0]
+    assert not {"stat", "newfstatat", "statx", "lstat", "fstat", "access", "faccessat", "readlink"} & set(syscalls.TRACED)
+
+
 def test_relative_paths_follow_the_working_directory_across_clone():
     """A child starts where its parent was (its pid read in strace's namespace); a thread made
     with CLONE_FS moves with its parent's chdir."""
