@@ -517,7 +517,7 @@ def _recorded_modes(d: DetectorInput, reported: set[str]) -> list[str]:
             hits.append(f"mode {mode if not isinstance(mode, int) else oct(mode & 0o7777)} set through {a.get('path')}"
                         f"{' by an ACL' if acl else ''} (a file the record cannot name; kernel record)")
             continue
-        root = e.get("root") if isinstance(e.get("root"), str) else None
+        root = e.root if isinstance(e.root, str) else None
         paths = _aliases(str(a.get("path") or ""), links) if root else []
         rels = list(dict.fromkeys(r for r in (_rel_to(q, root or "") for q in paths) if r is not None)) or (
             [a["rel"]] if isinstance(a.get("rel"), str) else [])
