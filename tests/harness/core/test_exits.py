@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[3]
 OUTSIDE_THE_ROOT = {
     "harness.judge.subject_rpc.RemoteError": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
     "harness.judge.subject_rpc.Closed": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
+    "harness.judge.subject_rpc.ProtocolFault": "subject_rpc.py is copied into the judged run's subject (stdlib only)",
+    "harness.judge.judge.Undecidable": "a TypeError by design: a comparison the judge cannot decide raises it where "
+                                       "Python's own undecidable comparisons raise TypeError, and the site it is "
+                                       "raised at fails the test (it never leaves the judge)",
     "harness.sandbox.warm.RunLost": "warm.py is also the zygote script, run as `python -I harness/sandbox/warm.py` (stdlib only)",
     "harness.cli.startup.Interrupted": "a KeyboardInterrupt (a signal, not an error): every `except Exception` lets it "
                                        "pass, and startup.py loads before the harness package (stdlib only)",
