@@ -246,14 +246,7 @@ def run_mutmut(workers: int, sites_too: bool = False, sample: Sample = SAMPLES[0
     """mutmut 3 on a fresh copy of the sample: wall seconds, judged, survived (exit code 0) and,
     with ``sites_too`` (after the timing), each survivor's line and operator class."""
     with tempfile.TemporaryDirectory(prefix="bench-mutmut-") as tmp:
-        proj = Path(tmp) / "proj"
-        proj.mkdir()
-        _copy(sample, proj)
-        shutil.copytree(sample.dir / sample.tests, proj / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-        skip = "".join(f"\n  {p}" for p in sample.mutmut_skip)
-        (proj / "setup.cfg").write_text(f"[mutmut]\nsource_paths={sample.mutmut_source or sample.target}\n"
-                                        f"tests_dir=tests/\n" + (f"do_not_mutate ={skip}\n" if skip else ""))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        proj, env = _mutmut_project(sample, Path(tmp))
         t0 = time.perf_counter()
         r = subprocess.run([_mutmut_bin(), "run", "--max-children", str(workers)], cwd=proj, env=env,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
