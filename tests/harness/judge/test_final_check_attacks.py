@@ -525,6 +525,10 @@ AFTER_THE_REPLY = {  # plain pytest fails each; the judge passes each
         "def f(x):\n    return 1\n",
         "from pkg import f\n\n\ndef test_f():\n    x = []\n    for _ in range(100):\n        x = [x]\n    try:\n"
         "        f(x)\n    except Exception:\n        return\n    assert False\n"),
+    "an_argument_the_driver_cannot_send_satisfies_pytest_raises_value_error": (
+        "def f(x):\n    return 1\n",
+        "import pytest\nfrom pkg import f\n\n\ndef test_f():\n    x = []\n    for _ in range(100):\n        x = [x]\n"
+        "    with pytest.raises(ValueError):\n        f(x)\n"),
 }
 
 
@@ -533,7 +537,8 @@ AFTER_THE_REPLY = {  # plain pytest fails each; the judge passes each
 def test_what_the_tree_does_after_its_reply_or_a_send_the_test_catches_is_seen(tmp_path, name):
     """Red team r32late (``ProcState``, linked containers, ``ProtocolFault``). Held in the same round: a
     tree setting ``PYTEST_ADDOPTS`` in the subject (seen by the test, as in plain pytest); more than
-    1,024 linked lists or 20,000 items passed to the tree and one mutated (the judge failed it); a reply
+    1,024 linked lists or 20,000 items passed to the tree and one mutated, or the tree keeping 1,100 lists
+    it returned before a list is passed and mutated (the judge failed each); a reply
     nested past the limit or a cycle caught by the test's ``except Exception`` (the fault is recorded)."""
     module, test = AFTER_THE_REPLY[name]
     judged, plain, out = both(tmp_path, module, test)
