@@ -624,3 +624,85 @@ def test_an_argv_rewritten_after_the_tracer_read_it_is_recorded_as_run(task, ws,
     ok, detail = _tool_log({"tool": "migrate", "args": ["--reset"], "calls": tool_invocations(events, "migrate"),
                             "overflow": []}, ws, {}, {})
     assert not ok, (detail, tool_invocations(events, "migrate"))
+
+
+
+KILLED_OPEN = """import ctypes, mmap, os, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs("s/x")
+for i in range(40):  # a chain of 40 links of ~4,000 bytes of x/../ each: the kernel's walk takes milliseconds
+    os.symlink("x/../" * 790 + (f"L{i + 1}" if i < 39 else "x"), f"s/L{i}")
+PATH = b"s/L0/" + b"./" * 2000 + b"../../tests/test_acceptance.py"
+
+
+def stolen():
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").endswith("tests/test_acceptance.py"):
+                return int(fd)
+        except OSError:
+            pass
+    return None
+
+
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one CPU for both: the opener runs when this one sleeps
+N = None
+for attempt in range(20):
+    r, w = os.pipe()
+    pid = libc.syscall(56, 0x400 | signal.SIGCHLD, 0, 0, 0, 0)  # clone(CLONE_FILES | SIGCHLD): one descriptor table
+    if pid == 0:
+        os.nice(19)
+        os.read(r, 1)
+        os.open(PATH, os.O_RDWR)
+        os._exit(0)
+    st, sc = os.open(f"/proc/{pid}/stat", os.O_RDONLY), os.open(f"/proc/{pid}/syscall", os.O_RDONLY)
+
+    def state():
+        s = os.pread(st, 1024, 0)
+        return s[s.rindex(b")") + 2:][:1]
+    while state() != b"S":
+        pass
+    os.write(w, b"x")
+    while True:
+        a, b = state(), os.pread(sc, 64, 0)
+        if (a == b"t" and b.startswith(b"257 ")) or a in b"ZX":  # openat's stop: strace reads it
+            break
+    while state() == b"t":
+        pass
+    time.sleep(0.0003)  # resumed: the opener walks its links while this one sleeps
+    os.kill(pid, signal.SIGKILL)  # mid-walk: the open completes, its exit is never reported (`= ?`)
+    os.waitpid(pid, 0)
+    for fd in (st, sc, r, w):
+        os.close(fd)
+    N = stolen()  # the killed process's descriptor, left in the table both shared
+    if N is not None:
+        print("won at try", attempt + 1)
+        break
+m = mmap.mmap(N, 0)
+old = m[:]
+m[:] = b"def test_x():\\n    pass\\n".ljust(len(old))
+m.flush()
+print("weak", open("tests/test_acceptance.py").read().strip())
+m[:] = old
+m.close()
+import shutil
+shutil.rmtree("s")
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team r32atk3: a syscall whose process is SIGKILLed while it runs completes but never reaches "
+                          "its exit stop: strace prints `= ?` and the record keeps the act with ok false, which every reader "
+                          "drops (_touches). A second process sharing the descriptor table (clone CLONE_FILES) kills the "
+                          "opener in the middle of a slow walk (40 long links) and keeps the visible test open for writing: "
+                          "it weakens it through a shared mapping and puts it back. Won in 4 of 9 single commands here; a "
+                          "lost race is an ordinary recorded open (the test skips then)")
+def test_an_open_whose_process_is_killed_before_its_exit_is_reported_is_in_the_record(task, ws, tmp_path, level):
+    (ws / "e.py").write_text(KILLED_OPEN)
+    r, events = _run(ws, tmp_path, "python3", "e.py")
+    if any(a["op"] == "open_w" and a.get("rel") == ACC and a["ok"] for e in events for a in e.acts):
+        pytest.skip("the race was lost: the open's exit was reported (an ordinary recorded open)")
+    if "won at try" not in r.stdout:
+        pytest.skip(f"the race was not won ({r.returncode}, {r.stderr[-300:]})")
+    assert "weak def test_x():\n    pass" in r.stdout and (ws / ACC).read_text() == START[ACC], (r.stdout, r.stderr)
+    assert acceptance_touched(events, ACC) and forbidden_path(_d(task, events)), events
