@@ -68,8 +68,9 @@ attack that holds is kept only where it adds coverage (the B15 controls, the unt
 
 Red team r32atk3 (strict xfails): section 2, a tree exception class's own method or property over a member of its
 built-in base (``ExceptionGroup.split``/``derive`` under ``except*``, ``message``, ``errno``, ``code``, ``value``,
-``__cause__``) is not what the judge reads (the stand-in has the built-in's member); with section 1's unseen forge
-the final check passes such a tree. The recorder's escapes are in tests/harness/sandbox/test_syscalls.py.
+``__cause__``, ``__repr__``) is not what the judge reads (the stand-in has the built-in's member); with section 1's
+unseen forge the final check passes such a tree. A tree class's hooks never run for its stand-in (a test's subclass
+and ``__init_subclass__``; ``pytest.warns`` and a category's metaclass ``__subclasscheck__``). The recorder's escapes are in tests/harness/sandbox/test_syscalls.py.
 
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
@@ -805,11 +806,39 @@ EXCEPTION_CLASS_OVERRIDES = {
                                      _RAISES_THEN.format("StopIteration", "ei.value.value == 1")),
     "cause_property": ("class E(ValueError):\n    __cause__ = property(lambda self: KeyError('k'))\n\n\ndef f():\n    raise E('bad')\n",
                        _RAISES_THEN.format("ValueError", "ei.value.__cause__ is None")),
+    "repr_of_a_returned_exception": ("class E(ValueError):\n    def __repr__(self):\n        return 'other'\n\n\n"
+                                     "def f():\n    return E('bad')\n",
+                                     "from pkg import f\n\n\ndef test_f():\n    assert repr(f()) == \"E('bad')\"\n"),
 }
 _EXC_OVERRIDE_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk3: a tree exception class's "
                                        "own method or property over a member of its built-in base (ExceptionGroup.split/"
-                                       "derive under except*, message, errno, code, value, __cause__) does not cross: the "
+                                       "derive under except*, message, errno, code, value, __cause__, __repr__) does not cross: the "
                                        "judge reads the built-in member on the stand-in, plain pytest runs the tree's")
+
+
+# the stand-in of a tree class is a ``RemoteMeta`` class made in the driver: what the tree's metaclass or class does
+# when the test subclasses it (``__init_subclass__``) or when pytest asks ``issubclass`` of a warning's category
+# (``pytest.warns`` with a metaclass ``__subclasscheck__``) never runs, where plain pytest runs it
+CLASS_HOOKS_NOT_RUN = {
+    "init_subclass_of_a_tree_class": ("class Base:\n    def __init_subclass__(cls, **kw):\n        raise TypeError('final')\n",
+                                      "from pkg import Base\n\n\ndef test_f():\n    class Sub(Base):\n        pass\n"
+                                      "    assert issubclass(Sub, Base)\n"),
+    "warning_category_metaclass_subclasscheck": (
+        "import warnings\n\n\nclass M(type):\n    def __subclasscheck__(c, o):\n        return False\n\n\n"
+        "class W(UserWarning, metaclass=M):\n    pass\n\n\ndef f():\n    warnings.warn('x', W)\n",
+        "import pytest\nfrom pkg import f, W\n\n\ndef test_f():\n    with pytest.warns(W):\n        f()\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk3: a tree class's stand-in in the driver runs "
+                   "none of the tree's class hooks: a test's subclass never calls the tree's __init_subclass__, and "
+                   "pytest.warns(W) never calls W's metaclass __subclasscheck__; plain pytest runs both")
+@pytest.mark.parametrize("name", sorted(CLASS_HOOKS_NOT_RUN))
+def test_a_tree_classs_hooks_run_as_under_plain_pytest(tmp_path, name):
+    judged, plain, out = both(tmp_path, *CLASS_HOOKS_NOT_RUN[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
 
 
 @_EXC_OVERRIDE_OPEN
