@@ -912,7 +912,7 @@ def test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found(tree
 
 
 # red team r32atk3: the extended attribute of the case above, set by setxattrat (463, Linux 6.13), a call Debian 12's
-# strace cannot name (recorded as ``syscall_0x1cf``: no name, no value); and by the i386 ABI's write (int 0x80)
+# strace cannot name (recorded as ``syscall_0x1cf``: no name, no value)
 SECRET_UNNAMED_CALLS = {
     "setxattrat": ("import ctypes as _c\n_l = _c.CDLL(None, use_errno=True)\nopen('/tmp/.cx', 'w').close()\n"
                    "class _XA(_c.Structure):\n    _fields_ = [('v', _c.c_uint64), ('n', _c.c_uint32), ('f', _c.c_uint32)]\n"
