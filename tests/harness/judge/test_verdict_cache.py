@@ -337,3 +337,61 @@ def test_a_tree_that_reads_its_own_metadata_gets_the_same_verdict_cached_and_unc
         cached = [run(t) for t in twins]
     assert first[0], "the honest twin passes"
     assert cached == uncached
+
+
+ATIME_READER = '''import os as _os
+
+
+def _data_file_atime_is_odd():
+    """Stat only (an access time no read of the run moves): the data file's access time."""
+    return _os.stat(_os.path.join(_os.path.dirname(__file__), "blob.bin")).st_atime_ns % 2 == 1
+
+
+_right = parse_range
+
+
+def parse_range(text):
+    got = _right(text)
+    return got[::-1] if _data_file_atime_is_odd() else got
+'''
+
+
+def _atime_tree(tmp_path, name, *, odd_atime=False) -> Path:
+    root = tmp_path / name
+    shutil.copytree(TASKS / "parse-range" / "workspace", root)
+    shutil.copytree(TASKS / "parse-range" / "reference", root, dirs_exist_ok=True)
+    core = root / "rangeparse" / "core.py"
+    core.write_text(core.read_text() + "\n\n" + ATIME_READER)
+    (root / "rangeparse" / "blob.bin").write_bytes(b"data\n")
+    for p in [root, *root.rglob("*")]:
+        os.utime(p, ns=(2 * 10 ** 18,) * 2, follow_symlinks=False)
+    # an access time after the modification time and in the future: relatime never moves it on a read
+    os.utime(root / "rangeparse" / "blob.bin", ns=(2 * 10 ** 18 + 10 ** 15 + int(odd_atime), 2 * 10 ** 18))
+    return root
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team r32atk3: the final adjudication's copy keeps every entry's access time (treecopy "
+                          "_keep_stat, symlinks too) while its key holds modification times only, on the premise that "
+                          "'every read may move them'; a file the tree only stats keeps the access time the agent set "
+                          "(after its mtime and in the future, relatime never moves it), so twins differing in one "
+                          "access time share a key and the second gets the first's verdict")
+@pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
+def test_a_tree_that_reads_an_access_time_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
+    test = TASKS / "parse-range" / "acceptance" / "test_acceptance.py"
+    honest, twin = _atime_tree(tmp_path, "honest"), _atime_tree(tmp_path, "twin", odd_atime=True)
+
+    def run(root):
+        v = run_pytest(root, test, dest_rel="tests/test_acceptance.py", hide=(TASKS,), judged=judged, at_own_path=True)
+        return v.passed, v.tests, v.failures, v.errors
+
+    uncached = run(twin)
+    if uncached[0]:  # the premise (not the xfail's AssertionError): the twin fails when it runs
+        pytest.fail(f"the odd-atime twin passed uncached: {uncached}")
+    cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
+    with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1"):
+        first = run(honest)
+        cached = run(twin)
+    if not first[0]:
+        pytest.fail(f"the honest twin failed: {first}")
+    assert cached == uncached
