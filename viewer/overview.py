@@ -71,12 +71,12 @@ def _facts(run: RunDir) -> str:
     chain = "intact (every line's hash and the head verified)" if not problems else \
         f"{len(problems)} problem(s): " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
     rows = [
-        ("protocol", f"{m.get('protocol')} ({m.get('protocol_path')})"),
-        ("protocol digest", f"{m.get('protocol_digest')} over {m.get('lock_files')} files"),
-        ("registration", "pre-registered (frozen lock)" if m.get("preregistered") else "exploratory (not pre-registered)"),
-        ("run id / created", f"{m.get('run_id')} / {m.get('created')}"),
-        ("engine / reviewer engine", f"{m.get('engine')} / {m.get('reviewer_engine')}"),
-        ("model requested", m.get("model") or "the protocol's / the engine's default"),
+        ("protocol", f"{m.protocol} ({m.protocol_path})"),
+        ("protocol digest", f"{m.protocol_digest} over {run.lock_files} files"),
+        ("registration", "pre-registered (frozen lock)" if m.preregistered else "exploratory (not pre-registered)"),
+        ("run id / created", f"{m.run_id} / {m.created}"),
+        ("engine / reviewer engine", f"{m.engine} / {m.reviewer_engine}"),
+        ("model requested", m.model or "the protocol's / the engine's default"),
         ("models that answered (cells)", ", ".join(f"{k} ({v})" for k, v in models.most_common())),
         ("endpoints (cells)", ", ".join(f"{k} ({v})" for k, v in endpoints.most_common())),
         ("confinement (cells)", ", ".join(f"{k} ({v})" for k, v in conf.most_common())),
@@ -163,7 +163,7 @@ def render(run: RunDir, fig_dir: Path) -> str:
     arms = run.arms or sorted({r.arm for r in recs})
     rows = per_arm_rows(recs, arms)
     scenarios = sorted({str(r.scenario) for r in recs}, key=lambda s: (s != NULL_SCENARIO, len(s), s))
-    parts = [f"<h1>Run {esc(run.meta.get('protocol'))} <small>{esc(run.meta.get('run_id'))}</small></h1>",
+    parts = [f"<h1>Run {esc(run.meta.protocol)} <small>{esc(run.meta.run_id)}</small></h1>",
              _ledger_banner(run), _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
     if recs:
         fig_dir.mkdir(parents=True, exist_ok=True)

@@ -22,8 +22,8 @@ appears only where a file is read or written. Two rules, checked on every module
    reading records' objects, and none of their outcome comparisons is a literal.
 
 A string-key read is told from an attribute read by syntax only, so a dict that is not a record
-but uses a record field's name as a key (a table row's ``"arm"``, run.json's ``"run_id"``, an
-event's ``"seq"``) is a finding too, and so is a read of records in column form (the analysis's
+but uses a record field's name as a key (a table row's ``"arm"``, an event's ``"seq"``) is a
+finding too (run.json is read as ``harness.core.runmeta.RunMeta``, so none of its reads is left), and so is a read of records in column form (the analysis's
 tidy table and compare's columns: the reader at the edge hands a records file over as columns
 named by the record's fields, the form a million records are counted and joined in). Those reads
 are listed by function in ``NOT_YET`` with their count and why, each reason saying its kind
@@ -70,10 +70,7 @@ EDGE = {
 # Why a function's reads are not a typed record's. "not a record": the dict is something else that
 # uses a record field's name as a key. A reason that says "not yet typed" (a record read as a dict still)
 # is refused: the last ones (compare's row path, receipts verify and rejudge, the Inspect import) are typed.
-META = "not a record: run.json's fields (protocol, run_id, protocol_digest, preregistered, engine)"
 ROW = "not a record: a row of the per-arm table (harness.core.table.per_arm_rows), built from CellRecords"
-META_ROW = ("not a record: run.json's fields and the per-arm table's rows ('amplified' there is an endpoint, the "
-            "name of the Inspect metric it exports, not an outcome)")
 ROW_ENDPOINT = "not a record: the per-arm table's rows, keyed by endpoint ('amplified' is an endpoint there)"
 ENDPOINT = "not a record: the tidy table's per-cell columns and a hypothesis's endpoint name ('amplified')"
 EVENT = "not a record: an event of the cell's log (or the probe driver's), whose keys share a field's name"
@@ -111,9 +108,6 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "_plan"): (3, 0, META),
-    ("analysis/compare.py", "_run_meta"): (3, 0, META),
-    ("analysis/compare.py", "load_side"): (1, 0, META),
     ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
     ("analysis/compare_render.py", "_tests_md"): (1, 0, SUMMARY),
     ("analysis/compare_render.py", "_tokens_md"): (2, 0, SUMMARY),
@@ -144,7 +138,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/control/arms.py", "run_a4"): (2, 0, ARM),
     ("harness/core/protocol.py", "drift"): (4, 0, PROTOCOL),
     ("harness/core/protocol.py", "read_lock"): (1, 0, PROTOCOL),
-    ("harness/core/roles.py", "RunEngines.of_run"): (1, 0, META),
     ("harness/core/roles.py", "resolve_roles"): (1, 0, ARM),
     ("harness/core/table.py", "render"): (2, 0, ROW),
     ("harness/engines/openai.py", "OpenAIEngine.usage_from_wire"): (2, 0, ENGINE),
@@ -171,18 +164,11 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/loop/loop_runs.py", "render_table8"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
-    ("harness/run/cellrun.py", "_notary"): (2, 0, META),
     ("harness/run/cellrun.py", "_record"): (1, 0, EVENT_RUNS),
     ("harness/run/cellrun.py", "_run_surviving_host_kill"): (1, 0, HOST_KILL),
-    ("harness/run/driver.py", "_CacheConfig.as_dict"): (1, 0, META),
-    ("harness/run/driver.py", "_Session.run_meta"): (3, 0, META),
-    ("harness/run/driver.py", "_cell_spec"): (1, 0, META),
     ("harness/run/driver.py", "_check_role_engine"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_check_transcript_and_corpus"): (2, 0, ENGINE),
-    ("harness/run/driver.py", "_seal"): (2, 0, META),
-    ("harness/run/driver.py", "_verify_and_open"): (4, 0, META),
     ("harness/run/driver.py", "_void_counts"): (1, 0, JOURNAL),
-    ("harness/run/executors.py", "remote_cell"): (1, 0, META),
     ("harness/run/receipts_verify.py", "_claimed"): (1, 0, RECEIPT),
     ("harness/run/receipts_verify.py", "_context_problem"): (4, 0, RECEIPT),
     ("harness/run/receipts_verify.py", "_label"): (1, 0, RECEIPT),
@@ -197,16 +183,12 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("interop/inspect_logs.py", "_record"): (8, 0, INSPECT),
     ("interop/inspect_logs.py", "_record.number"): (1, 0, INSPECT),
     ("interop/inspect_logs.py", "_sample"): (3, 0, ENGINE),
-    ("interop/inspect_logs.py", "export_run"): (10, 1, META_ROW),
+    ("interop/inspect_logs.py", "export_run"): (1, 1, ROW_ENDPOINT),
     ("viewer/figures.py", "rate_intervals"): (1, 1, ROW_ENDPOINT),
-    ("viewer/overview.py", "_facts"): (5, 0, META),
     ("viewer/overview.py", "_per_arm"): (1, 0, ROW),
     ("viewer/overview.py", "_voids"): (3, 0, JOURNAL),
-    ("viewer/overview.py", "render"): (2, 0, META),
     ("viewer/rundir.py", "_in_flight"): (1, 0, EVENT),
     ("viewer/rundir.py", "_parse"): (1, 0, PARSE),
-    ("viewer/site.py", "_write_pages"): (3, 0, META),
-    ("viewer/site.py", "run_label"): (2, 0, META),
 }
 
 
