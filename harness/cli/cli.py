@@ -683,7 +683,7 @@ def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, 
         done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
     rows = lr.table8(done)
     text = lr.render_table8(rows)
-    lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
+    lr.write_summary(outp, {"table8": [r.as_dict() for r in rows], "caution": lr.TABLE8_CAUTION,
                             "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
                                       if r.result.state != "done"}}, text, target)
     return text

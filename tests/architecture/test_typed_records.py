@@ -71,6 +71,8 @@ EDGE = {
     "analysis/records.py": "the analysis's reader: validates every producer's record object (JSONL, CSV, Parquet) into columns",
     "analysis/fastload.py": "the analysis's columnar fast reader of a records file (a million records in seconds)",
     "harness/cli/schema_cli.py": "`harness schema records --validate`: checks records files' objects against the schema",
+    "harness/core/runmeta.py": "RunMeta.from_json / to_json: run.json's object to the typed run meta and back",
+    "harness/loop/rows.py": "LoopRow.from_json: a loop ledger's row (its JSON object) to the typed row the loop reads",
 }
 
 # Why a function's reads are not a typed record's. "not a record": the dict is something else that
@@ -86,7 +88,8 @@ ARM = "not a record: an arm's protocol table"
 PROTOCOL = "not a record: the protocol's frozen lock"
 ANCHOR = "not a record: a ledger anchor (harness ledger anchor)"
 RECEIPT = "not a record: a signed receipt's subject, binding or verdict"
-LOOP = "not a cell record: the bounded loop's ledger rows (attempt, terminal, repair) and reviewer items"
+LOOP = ("not a cell record: the reviewer-discrimination study's items, parsed from their JSON into Item (the "
+        "bounded loop's ledger rows are read as harness.loop.rows.LoopRow)")
 CORPUS = "not a record: a corpus measurement's summary"
 SUMMARY = "not a record: the analysis's summary (contrasts, tables, published values) keyed by a field's name"
 CONTRAST = "not a record: a contrast of the analysis summary"
@@ -140,16 +143,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/ledger/receipts.py", "_shape_problem"): (5, 0, RECEIPT),
     ("harness/ledger/receipts.py", "check_receipt"): (1, 0, RECEIPT),
     ("harness/ledger/receipts.py", "passing"): (2, 0, RECEIPT),
-    ("harness/loop/loop.py", "_attempt_row"): (2, 0, LOOP),
-    ("harness/loop/loop.py", "_terminal"): (4, 0, LOOP),
-    ("harness/loop/loop.py", "audit_done"): (7, 0, LOOP),
-    ("harness/loop/loop.py", "spent_attempts"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.__init__"): (2, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.append"): (5, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.finished_result"): (5, 0, LOOP),
-    ("harness/loop/loop_runs.py", "_pass_key"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "_same_replay"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "render_table8"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
     ("harness/run/cellrun.py", "_record"): (1, 0, EVENT_RUNS),
