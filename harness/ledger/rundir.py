@@ -25,7 +25,6 @@ from harness.core import runio, statefile
 from harness.core.errors import InputError
 from harness.core.runmeta import REQUIRED, RunMeta
 
-RUN_META_KEYS = REQUIRED  # each key run.json must hold, and its type
 # what a run directory may hold before run.json is whole: a killed prepare() leaves only these
 _PRE_RUN_NAMES = {"run.json", "run.lock", "run.json.torn"}
 
@@ -55,7 +54,7 @@ def parse_run_meta(path: Path) -> RunMeta:
         raise InputError(str(path), "<file>", f"not JSON ({exc.message})") from None
     if not isinstance(meta, dict):
         raise InputError(str(path), "<file>", "expected a JSON object")
-    for key, typ in RUN_META_KEYS.items():
+    for key, typ in REQUIRED.items():  # each key run.json must hold, and its type
         if key in meta and not isinstance(meta[key], typ):  # whole, but wrong: named, never called torn
             raise WrongField(str(path), key, f"expected a {typ.__name__}, got "
                              f"{'null' if meta[key] is None else type(meta[key]).__name__}")
