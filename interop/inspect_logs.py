@@ -178,7 +178,7 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
         created = run.meta.created or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         paths = []
         for row in per_arm_rows(run.records, run.arms):
-            arm = row["arm"]
+            arm = row.arm
             recs = [r for r in run.records if r.arm == arm]
             if not recs:
                 continue
@@ -189,11 +189,12 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
                 samples.append(_sample(r, text, str(tr)))
             models: list = sorted({m for r in recs for m in (r.model_id or "").split(",") if m}) or [run.meta.engine]
             metrics = {}
-            for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
-                if p.n:
+            for name, p, denominator in (("completion", row.completion, "scored null cells"),
+                                         ("amplified", row.amplified, "scored injected cells")):
+                if p.n and p.rate is not None:  # a rate has a denominator
                     metrics[name] = EvalMetric(name=name, value=p.rate, metadata={
                         "k": p.k, "n": p.n, "lo": p.lo, "hi": p.hi, "interval": "Wilson score 95% (Eq. 6)",
-                        "denominator": "scored null cells" if name == "completion" else "scored injected cells"})
+                        "denominator": denominator})
             spec = EvalSpec(created=created, task=f"{run.meta.protocol}/{arm}", task_args={"arm": arm},
                             run_id=str(run.meta.run_id), model="/".join([str(run.meta.engine), models[0]]),
                             dataset=EvalDataset(name=str(run.meta.protocol), samples=len(samples)),

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from harness.core.outcomes import Outcome
 from harness.core.record import NULL_SCENARIO, CellRecord
-from harness.core.table import per_arm_rows
+from harness.core.table import PerArmRow, per_arm_rows
 from viewer import figures
 from viewer.page import badge, esc, table
 from viewer.rundir import RunDir
@@ -88,19 +88,19 @@ def _facts(run: RunDir) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>"
 
 
-def _per_arm(rows: list[dict]) -> str:
+def _per_arm(rows: list[PerArmRow]) -> str:
     out = []
     for r in rows:
-        arm = r["arm"]
-        mt = "n/a" if r["mean_tokens"] is None else f"{r['mean_tokens']:,.0f}"
-        mw = "n/a" if r["mean_wall_s"] is None else f"{r['mean_wall_s']:.2f}"
-        out.append([cells_link(esc(arm), arm=arm), str(r["cells"]),
-                    cells_link(esc(r["completion"].fmt()), arm=arm, scenario="null"),
-                    cells_link(esc(r["amplified"].fmt()), arm=arm, outcome=Outcome.AMPLIFIED.value),
-                    cells_link(f"{r['safe_stop']}/{r['cells']}", arm=arm, outcome=Outcome.SAFE_STOP.value),
-                    cells_link(f"{r['recovered']}/{r['cells']}", arm=arm, outcome=Outcome.RECOVERED.value),
-                    cells_link(f"{r['unsafe']}/{r['cells']}", arm=arm, outcome=Outcome.UNSAFE.value),
-                    mt, mw, cells_link(str(r["void"]), arm=arm, outcome=Outcome.VOID.value)])
+        arm = r.arm
+        mt = "n/a" if r.mean_tokens is None else f"{r.mean_tokens:,.0f}"
+        mw = "n/a" if r.mean_wall_s is None else f"{r.mean_wall_s:.2f}"
+        out.append([cells_link(esc(arm), arm=arm), str(r.cells),
+                    cells_link(esc(r.completion.fmt()), arm=arm, scenario="null"),
+                    cells_link(esc(r.amplified.fmt()), arm=arm, outcome=Outcome.AMPLIFIED.value),
+                    cells_link(f"{r.safe_stop}/{r.cells}", arm=arm, outcome=Outcome.SAFE_STOP.value),
+                    cells_link(f"{r.recovered}/{r.cells}", arm=arm, outcome=Outcome.RECOVERED.value),
+                    cells_link(f"{r.unsafe}/{r.cells}", arm=arm, outcome=Outcome.UNSAFE.value),
+                    mt, mw, cells_link(str(r.void), arm=arm, outcome=Outcome.VOID.value)])
     head = ["arm", "cells scored", "completion (null, Wilson 95%)", "amplified (injected, Wilson 95%)", "safe_stop",
             "recovered", "unsafe", "mean tokens", "mean wall s", "void"]
     note = ("completion = (completed + recovered) / scored null cells; amplified = amplified / scored injected "

@@ -22,7 +22,7 @@ appears only where a file is read or written. Two rules, checked on every module
    reading records' objects, and none of their outcome comparisons is a literal.
 
 A string-key read is told from an attribute read by syntax only, so a dict that is not a record
-but uses a record field's name as a key (a table row's ``"arm"``, an event's ``"seq"``) is a
+but uses a record field's name as a key (an event's ``"seq"``, an engine's usage entry) is a
 finding too. Records in column form (the reader at the edge hands a records file over as columns
 named by the record's fields, the form a million records are counted and joined in: compare's
 columns and pairs, the analysis's tidy table) are read by a member of ``analysis.pairs.Col``, the
@@ -78,8 +78,6 @@ EDGE = {
 # Why a function's reads are not a typed record's. "not a record": the dict is something else that
 # uses a record field's name as a key. A reason that says "not yet typed" (a record read as a dict still)
 # is refused: the last ones (compare's row path, receipts verify and rejudge, the Inspect import) are typed.
-ROW = "not a record: a row of the per-arm table (harness.core.table.per_arm_rows), built from CellRecords"
-ROW_ENDPOINT = "not a record: the per-arm table's rows, keyed by endpoint ('amplified' is an endpoint there)"
 ENDPOINT = "not a record: the tidy table's per-cell columns and a hypothesis's endpoint name ('amplified')"
 EVENT = "not a record: an event of the cell's log (or the probe driver's), whose keys share a field's name"
 JOURNAL = "not a record: a line of voids.jsonl or requeues.jsonl (the void and requeue journals)"
@@ -130,7 +128,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/core/protocol.py", "drift"): (4, 0, PROTOCOL),
     ("harness/core/protocol.py", "read_lock"): (1, 0, PROTOCOL),
     ("harness/core/roles.py", "resolve_roles"): (1, 0, ARM),
-    ("harness/core/table.py", "render"): (2, 0, ROW),
     ("harness/engines/openai.py", "OpenAIEngine.usage_from_wire"): (2, 0, ENGINE),
     ("harness/engines/replay.py", "ReplayEngine.__init__"): (4, 0, ENGINE),
     ("harness/engines/transcript.py", "Transcript._wire_stats"): (3, 0, ENGINE),
@@ -164,9 +161,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("interop/inspect_logs.py", "_record"): (8, 0, INSPECT),
     ("interop/inspect_logs.py", "_record.number"): (1, 0, INSPECT),
     ("interop/inspect_logs.py", "_sample"): (3, 0, ENGINE),
-    ("interop/inspect_logs.py", "export_run"): (1, 1, ROW_ENDPOINT),
-    ("viewer/figures.py", "rate_intervals"): (1, 1, ROW_ENDPOINT),
-    ("viewer/overview.py", "_per_arm"): (1, 0, ROW),
     ("viewer/overview.py", "_voids"): (3, 0, JOURNAL),
     ("viewer/rundir.py", "_in_flight"): (1, 0, EVENT),
     ("viewer/rundir.py", "_parse"): (1, 0, PARSE),
