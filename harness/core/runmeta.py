@@ -1,10 +1,10 @@
-"""A run's ``run.json`` as a typed object (issue 36): ``RunMeta``, and ``RunStamp``, what every record of the run carries.
+"""A run's ``run.json`` as a typed object (issue 36): ``RunMeta``; and ``RunStamp``, what its records carry.
 
 ``run.json`` is the run directory's own state file (harness.ledger.rundir reads, validates, repairs and writes
 it). Its object becomes a ``RunMeta`` here, ``RunMeta.from_json``, and goes back to the object the file holds,
 ``RunMeta.to_json``: this module is where its keys are read, and every reader (the run, ``compare``, the
-viewer, the Inspect export) reads attributes. Standard library only, so that the harness, the analysis and the
-viewer share it (the layers below ``harness.ledger`` may not import it).
+viewer, the Inspect export) reads attributes. Standard library only, in ``harness.core``, so that the harness,
+the analysis and the viewer share it (``analysis`` and ``viewer`` may not import ``harness.ledger``).
 
 The round trip is exact for any JSON object: a key this harness does not know is kept (``extra``), a known key
 the file does not hold stays absent (``absent``), and every value is kept as the file holds it. ``from_json``
