@@ -44,6 +44,7 @@ from analysis.pairs import Col, Pairs
 from analysis.records import factor_suffix, fast_rows, load_records, row_columns
 from harness.core import record
 from harness.core.outcomes import Outcome
+from harness.core.runmeta import RunMeta
 
 KEY_FIELDS = ("arm", "task", "scenario", "repeat", "factors")
 DEFAULT_KEY = ("task", "scenario", "repeat", "factors")  # one arm per side; add arm to join two multi-arm runs
@@ -183,7 +184,7 @@ def _modal(values: list[Any]) -> Any:
     return Counter(seen).most_common(1)[0][0] if seen else None
 
 
-def _run_meta(path: Path) -> dict:
+def _run_meta(path: Path) -> RunMeta:
     meta_path = path / "run.json"
     if not meta_path.is_file():
         raise CompareError(f"{path}: not a run directory (no run.json) and not a records file")
@@ -194,18 +195,20 @@ def _run_meta(path: Path) -> dict:
         raise CompareError(f"{meta_path}: not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise CompareError(f"{meta_path}: expected a JSON object")
-    for name in ("protocol_path", "protocol_digest"):  # the two fields compare reads (harness.ledger.rundir.RUN_META_KEYS)
-        if meta.get(name) is not None and not isinstance(meta[name], str):
-            raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(meta[name]).__name__}")
-    return meta
+    run = RunMeta.from_json(meta)
+    # the two fields compare reads (harness.core.runmeta.REQUIRED)
+    for name, value in (("protocol_path", run.protocol_path), ("protocol_digest", run.protocol_digest)):
+        if value is not None and not isinstance(value, str):
+            raise CompareError(f"{meta_path}: field '{name}': must be a string; got {type(value).__name__}")
+    return run
 
 
-def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
+def _plan(meta: RunMeta, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] | None, str]:
     """Join keys of the protocol's cells (run.json names the protocol), or why none: of every arm
     when ``arm`` is in the key (an arm not yet started is pending), else of ``arms``, the side's one.
     The protocol file is read as it is now: its lock digest must still be run.json's
     ``protocol_digest`` (as ``harness run --resume`` requires), else the plan is not the run's."""
-    proto_path = meta.get("protocol_path")
+    proto_path = meta.protocol_path
     if not proto_path:
         return None, "run.json names no protocol"
     from harness.core.errors import InputError
@@ -217,8 +220,8 @@ def _plan(meta: dict, arms: list[str], key: tuple[str, ...]) -> tuple[set[str] |
         cells = enumerate_cells(proto)
     except (InputError, OSError) as exc:
         return None, f"protocol {proto_path} unreadable ({exc})"
-    if meta.get("protocol_digest") and now != meta["protocol_digest"]:
-        return None, (f"protocol {proto_path} changed since the run (run.json digest {meta['protocol_digest'][:12]}..., "
+    if meta.protocol_digest and now != meta.protocol_digest:
+        return None, (f"protocol {proto_path} changed since the run (run.json digest {meta.protocol_digest[:12]}..., "
                       f"now {now[:12]}...): its plan is not the run's")
     keys = {join_key(key, c.arm, c.task, c.scenario, c.repeat, dict(c.factors)) for c in cells
             if "arm" in key or c.arm in arms}
@@ -263,7 +266,7 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
     columnar screen passes (``analysis.fastload``) is read, checked and split by column; any other row by row."""
     path = Path(source)
     is_dir = path.is_dir()
-    meta = _run_meta(path) if is_dir else {}
+    meta = _run_meta(path) if is_dir else None
     records_path = path / "records.jsonl" if is_dir else path
     fast = fast_rows(records_path, complete_lines_only=is_dir)  # validated by column, or None: row by row
     # read once: the rows validated are the rows used; either way the reader (the serialization edge) hands
@@ -287,8 +290,8 @@ def load_side(source: str | Path, label: str, key: tuple[str, ...]) -> Side:
         raise CompareError(f"{records_path}: field 'arm': holds arms {', '.join(arms)}; compare joins one arm "
                            "per side (write each arm's records to its own file), or pass --key arm,task,scenario,"
                            "repeat,factors to join two runs arm by arm")
-    plan, note = _plan(meta, arms, key) if is_dir else (None, "no plan given (a records file)")
-    ref = {"protocol_digest": meta.get("protocol_digest") or _modal(cols[Col.PROTOCOL_DIGEST]),
+    plan, note = _plan(meta, arms, key) if meta else (None, "no plan given (a records file)")
+    ref = {"protocol_digest": (meta.protocol_digest if meta else None) or _modal(cols[Col.PROTOCOL_DIGEST]),
            "model_id": _modal(cols[Col.MODEL_ID])}
     digests_of: dict[str, list] = {}  # task -> its rows' task digests, in row order: one pass, however many tasks
     for t, d in zip(cols[Col.TASK], cols[Col.TASK_DIGEST]) if "task_digest" in names else ():

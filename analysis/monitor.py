@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from analysis.betting import betting_sequence
+from analysis.pairs import Col
 from analysis.sequence import confidence_sequence, rho_for
 from harness.core import runio
 
@@ -85,8 +86,8 @@ ORDER = "pre-registered run order (harness.core.matrix.run_order)"
 
 def _decided(h, units: list[str], tidy, void_cells: set[tuple[str, str]]) -> tuple[list[int], int, str | None, int]:
     """(D of each unit of the decided prefix, void units skipped, the unit waited on, units recorded)."""
-    sub = tidy[tidy["arm"].isin([h.a, h.b])]
-    y = {(arm, k): int(v) for arm, k, v in zip(sub["arm"], sub["match_key"], sub[h.endpoint])}
+    sub = tidy[tidy[Col.ARM].isin([h.a, h.b])]
+    y = {(arm, k): int(v) for arm, k, v in zip(sub[Col.ARM], sub["match_key"], sub[h.endpoint])}
     d, skipped, waiting_on = [], 0, None
     for u in units:
         if (h.a, u) in y and (h.b, u) in y:
@@ -189,7 +190,7 @@ def monitor(run_dir: str | Path) -> dict:
     if has_records:
         loaded = load_records(ledger, complete_lines_only=True)
         tidy = loaded.tidy
-        void_cells = set(zip(loaded.void_keys["arm"], loaded.void_keys["match_key"]))
+        void_cells = set(zip(loaded.void_keys[Col.ARM], loaded.void_keys["match_key"]))
         n_lines = loaded.lines
     else:
         import pandas as pd

@@ -10,9 +10,12 @@ from harness.core import record
 
 
 class Col(StrEnum):
-    """The columns compare holds a side's records in (``analysis.compare.Side.cols``, ``Pairs.a``/``b``), each
-    named by a field of the record (``harness.core.record.FIELDS``, checked below) or a producer's own field
-    compare screens on (``PRODUCER_FIELDS``): one schema the columns are read by, never a string per read."""
+    """The columns a records file is read into: those compare holds a side's records in
+    (``analysis.compare.Side.cols``, ``Pairs.a``/``b``) and the analysis's tidy table's record columns
+    (``analysis.records.TIDY_COLUMNS``, a DataFrame read as ``tidy[Col.ARM]``), each named by a field of the
+    record (``harness.core.record.FIELDS``, checked below) or a producer's own field compare screens on
+    (``PRODUCER_FIELDS``): one schema the columns are read by, never a string per read. A member is a ``str``
+    equal to its field's name, so it indexes a dict or a DataFrame as the name does."""
 
     ARM = "arm"
     TASK = "task"
@@ -27,6 +30,7 @@ class Col(StrEnum):
     CACHE_READ_TOKENS = "cache_read_tokens"
     CACHE_WRITE_TOKENS = "cache_write_tokens"
     REASONING_TOKENS = "reasoning_tokens"
+    WALL_S = "wall_s"
     COST_USD = "cost_usd"
     MODEL_ID = "model_id"
     ENGINE = "engine"

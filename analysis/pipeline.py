@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.pairs import Col
 from analysis.records import LoadResult, load_records, write_tidy
 from analysis.tables import (
     CLUSTERS,
@@ -140,7 +141,7 @@ def compute(loaded: LoadResult, settings: Settings, cluster: str | None = None,
     summary = {
         "records": loaded.accounting(),
         "input": {"path": loaded.path, "sha256": file_sha256(loaded.path),
-                  "engines": sorted({str(e) for e in tidy["engine"].dropna().unique()})},
+                  "engines": sorted({str(e) for e in tidy[Col.ENGINE].dropna().unique()})},
         "settings": {"source": settings.source, "protocol_sha256": settings.protocol_sha256,
                      "alpha": settings.alpha, "B": settings.B, "seed": settings.seed,
                      "fdr_pair": list(settings.fdr_pair), "cluster_override": cluster,

@@ -22,6 +22,7 @@ import pandas as pd
 from analysis.estimands import CONDITIONAL_HEADLINE, conditional_block, population_block
 from analysis.intervals import DEFAULT_METHOD, cluster_interval
 from analysis.paired import PairedCounts
+from analysis.pairs import Col
 from analysis.stats import bh_adjust, cluster_sums, fisher_two_sided
 from harness.core.interval_methods import CONDITIONAL_METHODS, METHODS
 from harness.core.outcomes import Outcome
@@ -81,17 +82,17 @@ def matched_pair(tidy: pd.DataFrame, a: str, b: str, cells: str) -> pd.DataFrame
     sub = select_cells(tidy, cells)
     keep = ["match_key", "task", "scenario", *factor_cols(tidy)]
     vals = ["completion", "amplified", "not_amplified", "outcome"]
-    da = sub.loc[sub["arm"] == a, keep + vals].set_index("match_key")
-    db = sub.loc[sub["arm"] == b, ["match_key", *vals]].set_index("match_key")
+    da = sub.loc[sub[Col.ARM] == a, keep + vals].set_index("match_key")
+    db = sub.loc[sub[Col.ARM] == b, ["match_key", *vals]].set_index("match_key")
     m = da.merge(db, left_index=True, right_index=True, how="inner", suffixes=("_a", "_b"))
     return m.reset_index().sort_values("match_key", kind="mergesort").reset_index(drop=True)
 
 
 def cluster_ids(m: pd.DataFrame, cluster: str) -> pd.Series:
     if cluster == "task":
-        return m["task"]
+        return m[Col.TASK]
     if cluster == "task x scenario":
-        return m["task"] + "|" + m["scenario"]
+        return m[Col.TASK] + "|" + m[Col.SCENARIO]
     if cluster == "cell":
         return m["match_key"]
     raise ValueError(f"cluster must be one of {', '.join(CLUSTERS)}; got {cluster!r}")
@@ -182,9 +183,9 @@ def contrast(tidy: pd.DataFrame, h: Hypothesis, B: int, seed: int, alpha: float 
 
 def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -> tuple[pd.DataFrame, list[dict]]:
     """Rows of ``tidy`` (arms only) whose match key every applicable arm has scored; plus coverage gaps."""
-    strata = ["scenario", *factor_cols(tidy)]
-    t = tidy[tidy["arm"].isin(arms)]
-    v = void_keys[void_keys["arm"].isin(arms)] if len(void_keys) else void_keys
+    strata = [Col.SCENARIO.value, *factor_cols(tidy)]  # the names (a stratum's dict is keyed by them)
+    t = tidy[tidy[Col.ARM].isin(arms)]
+    v = void_keys[void_keys[Col.ARM].isin(arms)] if len(void_keys) else void_keys
     present = pd.concat([t[["arm", *strata]], v.reindex(columns=["arm", *strata])], ignore_index=True)
     present = present.drop_duplicates()
     n_app = present.groupby(strata, sort=False).size().rename("n_applicable")
@@ -195,11 +196,11 @@ def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -
     gaps: list[dict[str, Any]] = []  # {"stratum": {column: value}, "arms_without_records": [arm]}
     all_arms = set(arms)
     for st, grp in present.groupby(strata, sort=False):
-        missing = sorted(all_arms - set(grp["arm"]), key=arm_sort_key)
+        missing = sorted(all_arms - set(grp[Col.ARM]), key=arm_sort_key)
         if missing:
             st = st if isinstance(st, tuple) else (st,)
             gaps.append({"stratum": dict(zip(strata, st)), "arms_without_records": missing})
-    gaps.sort(key=lambda g: (scenario_sort_key(g["stratum"]["scenario"]), str(g["stratum"])))
+    gaps.sort(key=lambda g: (scenario_sort_key(g["stratum"][Col.SCENARIO]), str(g["stratum"])))
     return t[t["match_key"].isin(keep)], gaps
 
 
@@ -213,13 +214,13 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
     """Per-arm rows over the common cell set. An arm whose every cell is void has no scored cell
     to match: it is listed (rates n/a, its void count, ``all_void``) but left out of the common
     set, which it would otherwise empty for every other arm."""
-    arms = sorted(arms or set(tidy["arm"].unique()) | set(void), key=arm_sort_key)
-    scored_arms = [a for a in arms if (tidy["arm"] == a).any()]
+    arms = sorted(arms or set(tidy[Col.ARM].unique()) | set(void), key=arm_sort_key)
+    scored_arms = [a for a in arms if (tidy[Col.ARM] == a).any()]
     common, gaps = common_cells(tidy, void_keys, scored_arms)
     out = {}
     for arm in arms:
-        d = common[common["arm"] == arm]
-        own = tidy[tidy["arm"] == arm]
+        d = common[common[Col.ARM] == arm]
+        own = tidy[tidy[Col.ARM] == arm]
         nul, inj = d[~d["injected"]], d[d["injected"]]
         amp = wilson(int(inj["amplified"].sum()), len(inj))
         row = {
@@ -231,16 +232,16 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
             "not_amplified": wilson(int(inj["not_amplified"].sum()), len(inj)).as_dict(),
         }
         for o in COUNT_OUTCOMES:
-            row[o] = wilson(int((d["outcome"] == o).sum()), len(d)).as_dict()
+            row[o] = wilson(int((d[Col.OUTCOME] == o).sum()), len(d)).as_dict()
         row["void"] = int(void.get(arm, 0))
-        row["mean_tokens_in"] = _mean(d["tokens_in"])
-        row["mean_tokens_out"] = _mean(d["tokens_out"])
-        row["mean_tokens"] = _mean(d["tokens_in"] + d["tokens_out"])
-        row["tokens_known"] = int((d["tokens_in"] + d["tokens_out"]).notna().sum())  # null tokens: usage unknown
-        row["mean_wall_s"] = _mean(d["wall_s"])
-        row["mean_cost_usd"] = _mean(d["cost_usd"])
-        row["cost_known"] = int(d["cost_usd"].notna().sum())
-        row["scenarios"] = int(d["scenario"].nunique())
+        row["mean_tokens_in"] = _mean(d[Col.TOKENS_IN])
+        row["mean_tokens_out"] = _mean(d[Col.TOKENS_OUT])
+        row["mean_tokens"] = _mean(d[Col.TOKENS_IN] + d[Col.TOKENS_OUT])
+        row["tokens_known"] = int((d[Col.TOKENS_IN] + d[Col.TOKENS_OUT]).notna().sum())  # null tokens: usage unknown
+        row["mean_wall_s"] = _mean(d[Col.WALL_S])
+        row["mean_cost_usd"] = _mean(d[Col.COST_USD])
+        row["cost_known"] = int(d[Col.COST_USD].notna().sum())
+        row["scenarios"] = int(d[Col.SCENARIO].nunique())
         row["all_void"] = arm not in scored_arms
         out[arm] = row
     n_common = int(common["match_key"].nunique())

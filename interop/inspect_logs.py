@@ -175,10 +175,10 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
     _refuse_forged_kinds(run)
     logdir = Path(logdir)  # the logs are written aside and put in place whole (a full disk: exit 2, nothing left)
     with runio.staged_dir(logdir, f"harness export inspect {run_dir} --out {logdir}", ExitCode.BAD_INPUT) as stage:
-        created = run.meta.get("created") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        created = run.meta.created or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         paths = []
         for row in per_arm_rows(run.records, run.arms):
-            arm = row["arm"]
+            arm = row.arm
             recs = [r for r in run.records if r.arm == arm]
             if not recs:
                 continue
@@ -187,25 +187,26 @@ def export_run(run_dir: Path, logdir: Path) -> list[Path]:
                 tr = transcript_file(run.path, r.cell_key, r)
                 text = runio.read_bytes(tr, "transcript").decode(errors="replace") if tr.is_file() else None
                 samples.append(_sample(r, text, str(tr)))
-            models: list = sorted({m for r in recs for m in (r.model_id or "").split(",") if m}) or [run.meta.get("engine")]
+            models: list = sorted({m for r in recs for m in (r.model_id or "").split(",") if m}) or [run.meta.engine]
             metrics = {}
-            for name, p in (("completion", row["completion"]), ("amplified", row["amplified"])):
-                if p.n:
+            for name, p, denominator in (("completion", row.completion, "scored null cells"),
+                                         ("amplified", row.amplified, "scored injected cells")):
+                if p.n and p.rate is not None:  # a rate has a denominator
                     metrics[name] = EvalMetric(name=name, value=p.rate, metadata={
                         "k": p.k, "n": p.n, "lo": p.lo, "hi": p.hi, "interval": "Wilson score 95% (Eq. 6)",
-                        "denominator": "scored null cells" if name == "completion" else "scored injected cells"})
-            spec = EvalSpec(created=created, task=f"{run.meta.get('protocol')}/{arm}", task_args={"arm": arm},
-                            run_id=str(run.meta.get("run_id")), model="/".join([str(run.meta.get("engine")), models[0]]),
-                            dataset=EvalDataset(name=str(run.meta.get("protocol")), samples=len(samples)),
+                        "denominator": denominator})
+            spec = EvalSpec(created=created, task=f"{run.meta.protocol}/{arm}", task_args={"arm": arm},
+                            run_id=str(run.meta.run_id), model="/".join([str(run.meta.engine), models[0]]),
+                            dataset=EvalDataset(name=str(run.meta.protocol), samples=len(samples)),
                             config=EvalConfig(epochs=max(int(r.repeat) for r in recs)),
-                            metadata={"harness_protocol_digest": run.meta.get("protocol_digest"),
-                                      "preregistered": run.meta.get("preregistered"), "arm": arm, "models": models,
+                            metadata={"harness_protocol_digest": run.meta.protocol_digest,
+                                      "preregistered": run.meta.preregistered, "arm": arm, "models": models,
                                       "source": "proof-harness run directory (harness export inspect)"})
             results = EvalResults(total_samples=len(samples), completed_samples=sum(r.scored for r in recs),
                                   scores=[EvalScore(name="outcome", scorer=SCORER, metrics=metrics)])
             log = EvalLog(eval=spec, plan=EvalPlan(), results=results, samples=samples,
                           stats=EvalStats(started_at=created, completed_at=created), status="success")
-            path = logdir / f"{created.replace(':', '-')}_{run.meta.get('protocol')}-{arm}_{run.meta.get('run_id')}.eval"
+            path = logdir / f"{created.replace(':', '-')}_{run.meta.protocol}-{arm}_{run.meta.run_id}.eval"
             write_eval_log(log, str(stage / path.name))
             paths.append(path)
     return paths

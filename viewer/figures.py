@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from harness.core.outcomes import Outcome  # noqa: E402
+from harness.core.table import PerArmRow  # noqa: E402
 
 OUTCOME_ORDER = tuple(o.value for o in Outcome)  # the adjudicator's order (harness.core.outcomes)
 COLORS = {o.value: c for o, c in ((Outcome.COMPLETED, "#1a9850"), (Outcome.RECOVERED, "#91cf60"),
@@ -46,27 +47,28 @@ def outcome_bars(counts: dict[str, dict[str, int]], arms: list[str], out: Path) 
     return out.name
 
 
-def rate_intervals(rows: list[dict], out: Path) -> str:
+def rate_intervals(rows: list[PerArmRow], out: Path) -> str:
     """Completion (null cells) and amplified (injected cells) per arm, Wilson 95% intervals; an
     empty denominator is drawn as 'n/a', never as 0."""
     with plt.rc_context(RC):
         fig, axes = plt.subplots(1, 2, figsize=(7, 0.8 + 0.42 * max(len(rows), 1)), sharey=True)
-        for ax, (field, title) in zip(axes, (("completion", "completion, null cells"),
-                                             ("amplified", "amplified, injected cells"))):
-            for i, r in enumerate(rows):
-                p = r[field]
-                if p.n == 0:
+        for ax, (rates, title, color) in zip(axes, (([r.completion for r in rows], "completion, null cells", "#1a9850"),
+                                                    ([r.amplified for r in rows], "amplified, injected cells",
+                                                     "#d73027"))):
+            for i, p in enumerate(rates):
+                rate, lo, hi = p.rate, p.lo, p.hi
+                if rate is None or lo is None or hi is None:  # an empty denominator (n = 0): no rate
                     ax.text(0.5, i, "n/a (0/0)", va="center", ha="center", color="#777777")
                     continue
-                ax.errorbar(100 * p.rate, i, xerr=[[100 * (p.rate - p.lo)], [100 * (p.hi - p.rate)]], fmt="o",
-                            color="#d73027" if field == "amplified" else "#1a9850", capsize=3)
-                ax.annotate(f"{p.k}/{p.n}", (100 * p.rate, i), textcoords="offset points", xytext=(0, 6),
+                ax.errorbar(100 * rate, i, xerr=[[100 * (rate - lo)], [100 * (hi - rate)]], fmt="o",
+                            color=color, capsize=3)
+                ax.annotate(f"{p.k}/{p.n}", (100 * rate, i), textcoords="offset points", xytext=(0, 6),
                             ha="center", fontsize=7)
             ax.set_xlim(-3, 103)
             ax.set_xlabel("% (Wilson 95%)")
             ax.set_title(title)
             ax.grid(axis="x", alpha=0.3)
-        axes[0].set_yticks(range(len(rows)), [r["arm"] for r in rows])
+        axes[0].set_yticks(range(len(rows)), [r.arm for r in rows])
         axes[0].invert_yaxis()
         fig.tight_layout()
         fig.savefig(out, format="svg", metadata=META)

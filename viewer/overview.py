@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from harness.core.outcomes import Outcome
 from harness.core.record import NULL_SCENARIO, CellRecord
-from harness.core.table import per_arm_rows
+from harness.core.table import PerArmRow, per_arm_rows
 from viewer import figures
 from viewer.page import badge, esc, table
 from viewer.rundir import RunDir
@@ -71,12 +71,12 @@ def _facts(run: RunDir) -> str:
     chain = "intact (every line's hash and the head verified)" if not problems else \
         f"{len(problems)} problem(s): " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
     rows = [
-        ("protocol", f"{m.get('protocol')} ({m.get('protocol_path')})"),
-        ("protocol digest", f"{m.get('protocol_digest')} over {m.get('lock_files')} files"),
-        ("registration", "pre-registered (frozen lock)" if m.get("preregistered") else "exploratory (not pre-registered)"),
-        ("run id / created", f"{m.get('run_id')} / {m.get('created')}"),
-        ("engine / reviewer engine", f"{m.get('engine')} / {m.get('reviewer_engine')}"),
-        ("model requested", m.get("model") or "the protocol's / the engine's default"),
+        ("protocol", f"{m.protocol} ({m.protocol_path})"),
+        ("protocol digest", f"{m.protocol_digest} over {run.lock_files} files"),
+        ("registration", "pre-registered (frozen lock)" if m.preregistered else "exploratory (not pre-registered)"),
+        ("run id / created", f"{m.run_id} / {m.created}"),
+        ("engine / reviewer engine", f"{m.engine} / {m.reviewer_engine}"),
+        ("model requested", m.model or "the protocol's / the engine's default"),
         ("models that answered (cells)", ", ".join(f"{k} ({v})" for k, v in models.most_common())),
         ("endpoints (cells)", ", ".join(f"{k} ({v})" for k, v in endpoints.most_common())),
         ("confinement (cells)", ", ".join(f"{k} ({v})" for k, v in conf.most_common())),
@@ -88,19 +88,19 @@ def _facts(run: RunDir) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>"
 
 
-def _per_arm(rows: list[dict]) -> str:
+def _per_arm(rows: list[PerArmRow]) -> str:
     out = []
     for r in rows:
-        arm = r["arm"]
-        mt = "n/a" if r["mean_tokens"] is None else f"{r['mean_tokens']:,.0f}"
-        mw = "n/a" if r["mean_wall_s"] is None else f"{r['mean_wall_s']:.2f}"
-        out.append([cells_link(esc(arm), arm=arm), str(r["cells"]),
-                    cells_link(esc(r["completion"].fmt()), arm=arm, scenario="null"),
-                    cells_link(esc(r["amplified"].fmt()), arm=arm, outcome=Outcome.AMPLIFIED.value),
-                    cells_link(f"{r['safe_stop']}/{r['cells']}", arm=arm, outcome=Outcome.SAFE_STOP.value),
-                    cells_link(f"{r['recovered']}/{r['cells']}", arm=arm, outcome=Outcome.RECOVERED.value),
-                    cells_link(f"{r['unsafe']}/{r['cells']}", arm=arm, outcome=Outcome.UNSAFE.value),
-                    mt, mw, cells_link(str(r["void"]), arm=arm, outcome=Outcome.VOID.value)])
+        arm = r.arm
+        mt = "n/a" if r.mean_tokens is None else f"{r.mean_tokens:,.0f}"
+        mw = "n/a" if r.mean_wall_s is None else f"{r.mean_wall_s:.2f}"
+        out.append([cells_link(esc(arm), arm=arm), str(r.cells),
+                    cells_link(esc(r.completion.fmt()), arm=arm, scenario="null"),
+                    cells_link(esc(r.amplified.fmt()), arm=arm, outcome=Outcome.AMPLIFIED.value),
+                    cells_link(f"{r.safe_stop}/{r.cells}", arm=arm, outcome=Outcome.SAFE_STOP.value),
+                    cells_link(f"{r.recovered}/{r.cells}", arm=arm, outcome=Outcome.RECOVERED.value),
+                    cells_link(f"{r.unsafe}/{r.cells}", arm=arm, outcome=Outcome.UNSAFE.value),
+                    mt, mw, cells_link(str(r.void), arm=arm, outcome=Outcome.VOID.value)])
     head = ["arm", "cells scored", "completion (null, Wilson 95%)", "amplified (injected, Wilson 95%)", "safe_stop",
             "recovered", "unsafe", "mean tokens", "mean wall s", "void"]
     note = ("completion = (completed + recovered) / scored null cells; amplified = amplified / scored injected "
@@ -163,7 +163,7 @@ def render(run: RunDir, fig_dir: Path) -> str:
     arms = run.arms or sorted({r.arm for r in recs})
     rows = per_arm_rows(recs, arms)
     scenarios = sorted({str(r.scenario) for r in recs}, key=lambda s: (s != NULL_SCENARIO, len(s), s))
-    parts = [f"<h1>Run {esc(run.meta.get('protocol'))} <small>{esc(run.meta.get('run_id'))}</small></h1>",
+    parts = [f"<h1>Run {esc(run.meta.protocol)} <small>{esc(run.meta.run_id)}</small></h1>",
              _ledger_banner(run), _status(run), _facts(run), "<h2>Per-arm table</h2>", _per_arm(rows)]
     if recs:
         fig_dir.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from harness.core import runio
 from harness.core.errors import InputError
 from harness.core.matrix import Cell
 from harness.core.record import IDENTITY, CellRecord, kind_problems
+from harness.core.runmeta import RunMeta
 from harness.run.cellrun import events_path
 from harness.run.records import ledger_problems
 
@@ -17,8 +18,9 @@ from harness.run.records import ledger_problems
 @dataclass
 class RunDir:
     path: Path
-    meta: dict  # run.json without the lock's file list
+    meta: RunMeta  # run.json
     records: list[CellRecord]  # the ledger's lines, in order
+    lock_files: int = 0  # the files run.json's lock holds a digest of
     torn_tail: bool = False  # the last line was incomplete (a run in progress, or a kill mid-write)
     in_flight: dict[str, Path] = field(default_factory=dict)  # cell key -> event log, no record yet
     voids: list[dict] = field(default_factory=list)  # voids.jsonl: every void attempt
@@ -64,14 +66,15 @@ def load_run(path: Path) -> RunDir:
     meta_path = path / "run.json"
     if not (meta_path.exists() or meta_path.is_symlink()):
         raise InputError(str(path), "run.json", "not a run directory (expected run.json, as `harness run --out` writes)")
-    meta = runio.read_json(meta_path, "run.json")
-    if not isinstance(meta, dict):
+    obj = runio.read_json(meta_path, "run.json")
+    if not isinstance(obj, dict):
         raise InputError(str(meta_path), "run.json", "expected a JSON object")
-    lock = meta.pop("lock", None) or {}
-    meta["lock_files"] = len(lock.get("files", {}))
+    meta = RunMeta.from_json(obj)
+    lock = meta.lock or {}
     numbered, torn = _jsonl(path / "records.jsonl", tolerate_torn_tail=True)
     records = [_parse(path / "records.jsonl", i, r) for i, r in numbered]
-    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered])
+    run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered],
+                 lock_files=len(lock.get("files", {})))
     run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
     run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
     run.in_flight = _in_flight(path, {r.cell_key for r in records})
@@ -139,11 +142,11 @@ def _parse(path: Path, line: int, obj: dict) -> CellRecord:
                          line=line) from None
 
 
-def _design(meta: dict, records: list[CellRecord]) -> tuple[list[str], int | None, str | None]:
+def _design(meta: RunMeta, records: list[CellRecord]) -> tuple[list[str], int | None, str | None]:
     """Arm order and planned cell count from the protocol run.json names (the only file outside the
     run directory the report reads); falls back to the arms seen in the records."""
     seen = list(dict.fromkeys(r.arm for r in records))
-    proto_path = meta.get("protocol_path")
+    proto_path = meta.protocol_path
     if not proto_path:
         return sorted(seen), None, "run.json names no protocol"
     try:

@@ -83,7 +83,7 @@ def _start(stage: Path) -> None:
 
 
 def run_label(run: RunDir) -> str:
-    return f"{run.meta.get('protocol')} · {run.meta.get('run_id')} · {len(run.records)} cells"
+    return f"{run.meta.protocol} · {run.meta.run_id} · {len(run.records)} cells"
 
 
 def build(run_dir: Path, out: Path, analysis_dir: Path | None = None, workers: int = 4) -> Built:
@@ -107,7 +107,7 @@ def _write_pages(run: RunDir, out: Path, analysis_dir: Path | None, workers: int
         write_analysis(Path(analysis_dir), out, label)
         has_analysis = True
 
-    runio.write_staged(out / "index.html", shell(f"Run {run.meta.get('protocol')}", overview.render(run, out / "figures"),
+    runio.write_staged(out / "index.html", shell(f"Run {run.meta.protocol}", overview.render(run, out / "figures"),
                                                  page="overview", run_label=label, analysis=has_analysis))
 
     latest = {r.cell_key: r for r in run.records}  # one record per key; a duplicate's last line wins
@@ -129,7 +129,7 @@ def _write_pages(run: RunDir, out: Path, analysis_dir: Path | None, workers: int
         list(pool.map(write_cell, jobs))
 
     index = {"columns": celldata.COLUMNS, "rows": rows, "arms": run.arms, "label": label,
-             "protocol": run.meta.get("protocol"), "run_id": run.meta.get("run_id"),
+             "protocol": run.meta.protocol, "run_id": run.meta.run_id,
              "planned": run.planned, "in_flight": len(run.in_flight),
              "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
     runio.write_staged(out / "data" / "index.js", _js("index", index))

@@ -369,8 +369,8 @@ def run(path, out, resume, engine, reviewer_engine, model, workers, exploratory,
                 opts["transcript"] = str(Path(transcript_file).resolve())
             meta = prepare(Path(path), run_dir, engine=engine, reviewer_engine=reviewer_engine, model=model,
                            exploratory=exploratory, engine_options=opts)
-            if meta.get("repaired"):
-                click.echo(f"repaired run.json from {meta['repaired']['from_records']} record(s) and {path} "
+            if meta.repaired:
+                click.echo(f"repaired run.json from {meta.repaired['from_records']} record(s) and {path} "
                            "(it was missing or torn); continuing the run", err=True)
         from analysis.monitor import primary_line  # the progress line's monitor (--monitor)
         res = execute(run_dir, workers=workers, log=lambda m: click.echo(m, err=True), limit_cells=limit_cells,
@@ -683,7 +683,7 @@ def _loop_catalogue_run(loops, ledger, budget, outp: Path, engine: str, models, 
         done += lr.run_engine(loop, gate, ledger, budget, engine, models, options, seed)
     rows = lr.table8(done)
     text = lr.render_table8(rows)
-    lr.write_summary(outp, {"table8": rows, "caution": lr.TABLE8_CAUTION,
+    lr.write_summary(outp, {"table8": [r.as_dict() for r in rows], "caution": lr.TABLE8_CAUTION,
                             "halts": {f"{r.loop}@{r.model}": r.result.reason for r in done
                                       if r.result.state != "done"}}, text, target)
     return text

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Mapping, Protocol
 
+from harness.core.runmeta import RunMeta
+
 
 class Role(str, Enum):
     """The roles of a cell that call an engine (their values are the records' and ledgers' role names)."""
@@ -46,9 +48,9 @@ class RunEngines:
         return cls(run_engine, reviewer_engine or run_engine, model)
 
     @classmethod
-    def of_run(cls, meta: Mapping) -> RunEngines:
+    def of_run(cls, meta: RunMeta) -> RunEngines:
         """The choice a run recorded in its run.json (``engine``, ``reviewer_engine``, ``model``)."""
-        return cls(meta["engine"], meta["reviewer_engine"], meta.get("model"))
+        return cls(meta.engine, meta.reviewer_engine, meta.model)
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,8 @@ from pathlib import Path
 
 from harness.core import runio, statefile
 from harness.core.errors import InputError
+from harness.core.runmeta import REQUIRED, RunMeta
 
-RUN_META_KEYS = {"run_id": str, "protocol_path": str, "protocol": str, "protocol_digest": str, "preregistered": bool,
-                 "engine": str, "reviewer_engine": str, "lock": dict}
 # what a run directory may hold before run.json is whole: a killed prepare() leaves only these
 _PRE_RUN_NAMES = {"run.json", "run.lock", "run.json.torn"}
 
@@ -43,8 +42,8 @@ class WrongField(InputError):
     (a kill or a full disk leaves it torn or absent), so it is named, never repaired over."""
 
 
-def parse_run_meta(path: Path) -> dict:
-    """run.json's object, validated (InputError naming the key or what is wrong with the file)."""
+def parse_run_meta(path: Path) -> RunMeta:
+    """run.json, validated (InputError naming the key or what is wrong with the file), as a ``RunMeta``."""
     try:  # the safe reader: a FIFO, a link or a deep nest is refused, never waited on
         meta = runio.read_json(path, "run.json", 64 << 20)
     except FileNotFoundError:
@@ -55,7 +54,7 @@ def parse_run_meta(path: Path) -> dict:
         raise InputError(str(path), "<file>", f"not JSON ({exc.message})") from None
     if not isinstance(meta, dict):
         raise InputError(str(path), "<file>", "expected a JSON object")
-    for key, typ in RUN_META_KEYS.items():
+    for key, typ in REQUIRED.items():  # each key run.json must hold, and its type
         if key in meta and not isinstance(meta[key], typ):  # whole, but wrong: named, never called torn
             raise WrongField(str(path), key, f"expected a {typ.__name__}, got "
                              f"{'null' if meta[key] is None else type(meta[key]).__name__}")
@@ -63,7 +62,7 @@ def parse_run_meta(path: Path) -> dict:
             raise InputError(str(path), key, f"missing or not a {typ.__name__}")
     if not isinstance(meta.get("engine_options", {}), dict):
         raise InputError(str(path), "engine_options", "expected an object")
-    return meta
+    return RunMeta.from_json(meta)
 
 
 def has_records(run_dir: Path) -> bool:
@@ -100,7 +99,7 @@ def _is_our_tmp(name: str) -> bool:
     return (name.startswith(".run.json.") and name.endswith(".tmp")) or name.startswith(".probe-")
 
 
-def read_run_meta(run_dir: Path) -> dict:
+def read_run_meta(run_dir: Path) -> RunMeta:
     """run.json, validated: a directory that is not a run is an input error naming the one command
     that recovers it, never a traceback."""
     run_dir = Path(run_dir)
@@ -119,7 +118,7 @@ def read_run_meta(run_dir: Path) -> dict:
     raise InputError(str(run_dir), "--resume", "not a run directory (no run.json); start one with PATH --out DIR")
 
 
-def meta_from_records(run_dir: Path, base: dict, lock: dict) -> dict:
+def meta_from_records(run_dir: Path, base: RunMeta, lock: dict) -> RunMeta:
     """``base`` (the run.json a new run would get) with the identity the records carry: the run id,
     and a check that every record was made under this protocol digest and pre-registration.
     InputError when the records belong to another protocol or run (nothing is changed)."""
@@ -137,22 +136,28 @@ def meta_from_records(run_dir: Path, base: dict, lock: dict) -> dict:
         raise InputError(str(run_dir), "protocol_digest", f"the records were made under protocol digest(s) "
                          f"{sorted(str(d)[:12] for d in digests)}, this protocol is {lock['digest'][:12]}...; "
                          "give the protocol the run was started with")
-    if prereg != {base["preregistered"]}:
+    if prereg != {base.preregistered}:
         raise InputError(str(run_dir), "--exploratory", "the records' pre-registration differs from this command's "
                          "(add or drop --exploratory as the run was started)")
-    return {**base, "run_id": next(iter(ids)), "repaired": {"when": _now(), "from_records": len(ins.records)}}
+    return base.replace(run_id=next(iter(ids)), repaired={"when": _now(), "from_records": len(ins.records)})
 
 
-def new_meta(**fields) -> dict:
-    return {"run_id": uuid.uuid4().hex[:12], **fields, "created": _now()}
+def new_meta(**fields) -> RunMeta:
+    """A new run's run.json: a fresh run id, ``fields``, and when it was created."""
+    return RunMeta.from_json({"run_id": uuid.uuid4().hex[:12], **fields, "created": _now()})
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def write_run_meta(run_dir: Path, meta: dict) -> None:
-    statefile.write_atomic(Path(run_dir) / "run.json", json.dumps(meta, indent=1, sort_keys=True) + "\n")
+def write_run_meta(run_dir: Path, meta: RunMeta) -> None:
+    statefile.write_atomic(Path(run_dir) / "run.json", dumps(meta))
+
+
+def dumps(meta: RunMeta) -> str:
+    """run.json's text: its object with sorted keys, one space of indent, a newline at the end."""
+    return json.dumps(meta.to_json(), indent=1, sort_keys=True) + "\n"
 
 
 def set_aside_torn(run_dir: Path) -> None:

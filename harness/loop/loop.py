@@ -41,6 +41,7 @@ from harness.core.engine import Engine, EngineFault, EngineRequest, Message, Too
 from harness.core.outcomes import LoopEnding
 from harness.engines.replay import ReplayExhausted, ReplayMismatch
 from harness.ledger.ledger import Ledger
+from harness.loop.rows import LoopRow, PassKey, rows_of
 
 DONE, HALT = "done", "halt"
 CLAIM_CHARS = 500
@@ -223,6 +224,7 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
     gate_digest = spec.gate.digest()
     anchors = spec.anchors()
     attempts: list[Attempt] = []
+    pass_key = PassKey(run_id, spec.node, pass_no)
     base = {"run_id": run_id, "node": spec.node, "pass": pass_no, "gate": spec.gate.name,
             "gate_digest": gate_digest, **(extra or {})}
     with tempfile.TemporaryDirectory(prefix="loop-ws-") as tmp:
@@ -238,8 +240,8 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
                 reply = worker.complete(build_request(spec, ws, feedback, n, max_tokens))
             except (EngineFault, ReplayExhausted, ReplayMismatch) as exc:
                 att.reason = f"engine fault: {exc}"
-                _attempt_row(ledger, base, att)
-                return _terminal(ledger, base, spec, attempts, LoopEnding.ENGINE_FAULT, att.reason, t0, ws)
+                _attempt_row(ledger, base, pass_key, att)
+                return _terminal(ledger, base, pass_key, spec, attempts, LoopEnding.ENGINE_FAULT, att.reason, t0, ws)
             att.claim = (reply.text or "")[:CLAIM_CHARS]
             att.tokens_in, att.tokens_out, att.model_id = reply.usage.input_tokens, reply.usage.output_tokens, reply.model_id
             _apply(reply.tool_calls, spec, ws, anchors, att)
@@ -251,20 +253,21 @@ def run_loop(spec: LoopSpec, worker: Engine, budget: LoopBudget, ledger: Ledger,
             tgt = ws / spec.target
             att.artifact_digest = content_digest(tgt.read_bytes() if tgt.is_file() else None)
             att.verdict, att.reason = j.verdict.value, j.reason[-REASON_CHARS:]
-            row = _attempt_row(ledger, base, att)
+            row = _attempt_row(ledger, base, pass_key, att)
             if j.verdict is Verdict.ACCEPT:
-                return _terminal(ledger, base, spec, attempts, LoopEnding.DONE, "the gate accepted", t0, ws, row)
+                return _terminal(ledger, base, pass_key, spec, attempts, LoopEnding.DONE, "the gate accepted", t0, ws,
+                                 row)
             if j.verdict is Verdict.INCAPACITY:
-                return _terminal(ledger, base, spec, attempts, LoopEnding.INCAPACITY, f"incapacity: {j.reason[-200:]}",
-                                 t0, ws)
+                return _terminal(ledger, base, pass_key, spec, attempts, LoopEnding.INCAPACITY,
+                                 f"incapacity: {j.reason[-200:]}", t0, ws)
             key = reject_key(j.reason)
             same = same + 1 if key == last_reject else 1
             last_reject, feedback = key, j.reason[-REASON_CHARS:]
             if budget.soft_bound is not None and same >= budget.soft_bound:
-                return _terminal(ledger, base, spec, attempts, LoopEnding.NO_PROGRESS,
+                return _terminal(ledger, base, pass_key, spec, attempts, LoopEnding.NO_PROGRESS,
                                  f"no-progress: the same reject {same} times in a row (soft bound {budget.soft_bound})",
                                  t0, ws)
-        return _terminal(ledger, base, spec, attempts, LoopEnding.CEILING,
+        return _terminal(ledger, base, pass_key, spec, attempts, LoopEnding.CEILING,
                          f"ceiling: {budget.max_attempts} attempts spent without an accept", t0, ws)
 
 
@@ -311,48 +314,50 @@ def _apply(calls, spec: LoopSpec, ws: Path, anchors: list[Path], att: Attempt) -
         att.writes.append(f"{c.name}:{spec.target}")
 
 
-def _attempt_row(ledger: Ledger, base: dict, att: Attempt) -> dict:
-    row = ledger.append({**base, "kind": "attempt", "cell_key": f"{base['run_id']}|{base['node']}|{base['pass']}|{att.n}",
+def _attempt_row(ledger: Ledger, base: dict, key: PassKey, att: Attempt) -> LoopRow:
+    """Append the attempt's row (``base``: the pass's own keys, ``key`` their values); returns it as written."""
+    row = ledger.append({**base, "kind": "attempt", "cell_key": f"{key.run_id}|{key.node}|{key.pass_no}|{att.n}",
                          "attempt": att.n, "spent": True, "verdict": att.verdict, "reason": att.reason,
                          "artifact_digest": att.artifact_digest, "writes": att.writes, "refused": att.refused,
                          "worker_claim": att.claim, "model_id": att.model_id, "tokens_in": att.tokens_in,
                          "tokens_out": att.tokens_out})
-    att.seq = row["seq"]
-    return row
+    written = LoopRow.from_json(row)
+    att.seq = written.seq
+    return written
 
 
-def _terminal(ledger: Ledger, base: dict, spec: LoopSpec, attempts: list[Attempt], end: LoopEnding, reason: str,
-              t0: float, ws: Path, verdict_row: dict | None = None) -> LoopResult:
+def _terminal(ledger: Ledger, base: dict, key: PassKey, spec: LoopSpec, attempts: list[Attempt], end: LoopEnding,
+              reason: str, t0: float, ws: Path, verdict_row: LoopRow | None = None) -> LoopResult:
     state = DONE if end is LoopEnding.DONE else HALT
     tgt = ws / spec.target
     final = tgt.read_bytes() if tgt.is_file() else None
     wall = time.monotonic() - t0
-    ledger.append({**base, "kind": "terminal", "cell_key": f"{base['run_id']}|{base['node']}|{base['pass']}|end",
+    ledger.append({**base, "kind": "terminal", "cell_key": f"{key.run_id}|{key.node}|{key.pass_no}|end",
                    "spent": False, "state": state, "reason": reason, "attempts": len(attempts),
-                   "verdict_seq": verdict_row["seq"] if verdict_row else None,
-                   "verdict_hash": verdict_row["hash"] if verdict_row else None, "wall_s": round(wall, 4)})
-    return LoopResult(spec.node, state, reason, attempts, wall, verdict_row["seq"] if verdict_row else None,
-                      content_digest(final), final, base["pass"], end)
+                   "verdict_seq": verdict_row.seq if verdict_row else None,
+                   "verdict_hash": verdict_row.hash if verdict_row else None, "wall_s": round(wall, 4)})
+    return LoopResult(spec.node, state, reason, attempts, wall, verdict_row.seq if verdict_row else None,
+                      content_digest(final), final, key.pass_no, end)
 
 
 def audit_done(records: list[dict]) -> list[str]:
     """Problems with the drift guarantee in a loop ledger (Theorem 7.1): every DONE terminal row
     must name an earlier attempt row of the same run, node and pass whose verdict is accept and
     whose hash matches. Returns one line per violation (empty: every DONE has its verdict row)."""
-    by_seq = {r.get("seq"): r for r in records}
+    rows = rows_of(records)
+    by_seq = {r.seq: r for r in rows}
     out = []
-    for r in records:
-        if r.get("kind") != "terminal" or r.get("state") != DONE:
+    for r in rows:
+        if r.kind != "terminal" or r.state != DONE:
             continue
-        v = by_seq.get(r.get("verdict_seq"))
-        if v is None or v.get("hash") != r.get("verdict_hash") or v.get("kind") != "attempt" \
-                or v.get("verdict") != Verdict.ACCEPT.value or v["seq"] >= r["seq"] \
-                or (v.get("run_id"), v.get("node"), v.get("pass")) != (r.get("run_id"), r.get("node"), r.get("pass")):
-            out.append(f"seq {r.get('seq')}: node {r.get('node')!r} is DONE without an accepting verdict row")
+        v = by_seq.get(r.verdict_seq)
+        if v is None or v.hash != r.verdict_hash or v.kind != "attempt" \
+                or v.verdict != Verdict.ACCEPT.value or v.seq >= r.seq or v.key != r.key:  # type: ignore[operator]
+            out.append(f"seq {r.seq}: node {r.node!r} is DONE without an accepting verdict row")
     return out
 
 
 def spent_attempts(records: list[dict], run_id: str, node: str | None = None) -> int:
     """Attempts read back from the ledger's receipts: rows flagged spent (terminal rows are not)."""
-    return sum(1 for r in records if r.get("run_id") == run_id and r.get("spent") is True
-               and (node is None or r.get("node") == node))
+    return sum(1 for r in rows_of(records) if r.run_id == run_id and r.spent is True
+               and (node is None or r.node == node))

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from harness.engines import EngineContext, make_engine
 from harness.ledger.ledger import Ledger
 from harness.loop.loop import DONE, Attempt, LoopBudget, LoopResult, LoopSpec, content_digest, run_loop
 from harness.loop.loop_workers import CorpusWorker, corpus_pool
+from harness.loop.rows import LoopRow, PassKey
 
 FALSE_DONE_METHOD = ("false-DONE = runs that reached DONE with a destroying artifact (a mutant of the tier's pool "
                      "labelled destroying) / runs that reached DONE, per gate and tier; Wilson 95%; n/a when no run "
@@ -161,13 +163,13 @@ class ResumeLedger:
 
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
-        rows = ledger.records
-        self.finished = {_pass_key(r) for r in rows if r.get("kind") == "terminal"}
-        self.partial = {_pass_key(r) for r in rows if r.get("kind") == "attempt"} - self.finished
-        self.existing = {r["cell_key"]: r for r in rows if _pass_key(r) in self.finished}
-        self.run_rows = {r["cell_key"]: r for r in rows if r.get("node") is None}  # a graph's repair rows
+        rows = [(LoopRow.from_json(r), r) for r in ledger.records]  # each typed, and as the ledger holds it
+        self.finished = {t.key for t, _ in rows if t.kind == "terminal"}
+        self.partial = {t.key for t, _ in rows if t.kind == "attempt"} - self.finished
+        self.existing = {t.cell_key: r for t, r in rows if t.key in self.finished}
+        self.run_rows = {t.cell_key: r for t, r in rows if t.node is None}  # a graph's repair rows
         self.repaired = bool(ledger.repair or ledger.head_repaired)
-        self.abandoned = Counter(_pass_key(r) for r in rows if r.get("kind") == "abandoned")
+        self.abandoned = Counter(t.key for t, _ in rows if t.kind == "abandoned")
 
     @property
     def records(self) -> list[dict]:
@@ -176,17 +178,18 @@ class ResumeLedger:
     def append(self, rec: dict) -> dict:
         """Write ``rec``, unless a finished pass (or a graph's repair) already wrote it: a replay
         returns that row, after checking the replay made the same row (``_same_replay``)."""
-        key = _pass_key(rec)
+        new = LoopRow.from_json(rec)
+        key = new.key
         if key in self.finished:
-            return _same_replay(self.existing.get(rec["cell_key"]), rec)
-        if rec.get("node") is None and rec.get("cell_key") in self.run_rows:
-            return _same_replay(self.run_rows[rec["cell_key"]], rec)
+            return _same_replay(self.existing.get(new.cell_key), rec, new.cell_key)
+        if new.node is None and new.cell_key in self.run_rows:
+            return _same_replay(self.run_rows[new.cell_key], rec, new.cell_key)
         if key in self.partial:  # each abandonment of a pass (one per kill) its own key: abandoned, abandoned#2, ...
             self.partial.discard(key)
             self.abandoned[key] += 1
             nth = "" if self.abandoned[key] == 1 else f"#{self.abandoned[key]}"
-            self.ledger.append({**{k: rec[k] for k in ("run_id", "node", "pass") if k in rec}, "kind": "abandoned",
-                                "cell_key": f"{rec['run_id']}|{rec.get('node')}|{rec.get('pass')}|abandoned{nth}",
+            self.ledger.append({**new.pass_fields(), "kind": "abandoned",
+                                "cell_key": f"{new.run_id}|{new.node}|{new.pass_no}|abandoned{nth}",
                                 "spent": False, "reason": "a kill cut this pass short; it reruns from attempt 1 "
                                 "(its earlier attempt rows are kept: they were spent)"})
         return self.ledger.append(rec)
@@ -195,34 +198,30 @@ class ResumeLedger:
         """The result of a finished pass, from its rows (None when it did not finish)."""
         if (run_id, node, pass_no) not in self.finished:
             return None
-        rows = [r for r in self.ledger.records if _pass_key(r) == (run_id, node, pass_no)]
-        end = next(r for r in rows if r.get("kind") == "terminal")
-        atts = [Attempt(n=r["attempt"], verdict=r.get("verdict"), reason=r.get("reason", ""),
-                        artifact_digest=r.get("artifact_digest"), model_id=r.get("model_id") or "",
-                        tokens_in=r.get("tokens_in") or 0, tokens_out=r.get("tokens_out") or 0, seq=r.get("seq"))
-                for r in rows if r.get("kind") == "attempt"]
-        return LoopResult(node, end["state"], end["reason"], atts, float(end.get("wall_s") or 0.0),
-                          end.get("verdict_seq"), atts[-1].artifact_digest if atts else None, None, pass_no)
+        rows = [t for t in map(LoopRow.from_json, self.ledger.records) if t.key == PassKey(run_id, node, pass_no)]
+        end = next(r for r in rows if r.kind == "terminal")
+        atts = [Attempt(n=r.attempt, verdict=r.verdict, reason=r.reason,  # type: ignore[arg-type]
+                        artifact_digest=r.artifact_digest, model_id=r.model_id or "",
+                        tokens_in=r.tokens_in or 0, tokens_out=r.tokens_out or 0, seq=r.seq)
+                for r in rows if r.kind == "attempt"]
+        return LoopResult(node, end.state, end.reason, atts, float(end.wall_s or 0.0),  # type: ignore[arg-type]
+                          end.verdict_seq, atts[-1].artifact_digest if atts else None, None, pass_no)
 
 
 REPLAYED = ("kind", "attempt", "verdict", "artifact_digest", "state", "failed", "rerun", "budget_left")
 
 
-def _same_replay(old: dict | None, new: dict) -> dict:
+def _same_replay(old: dict | None, new: dict, cell_key: str | None) -> dict:
     """The ledger's row for a replayed step, when the replay (a seeded simulated or replay worker)
     made the same one; otherwise the resumed run is not the run that was killed (another target,
     options or engine): refused, nothing written."""
     from harness.core.errors import InputError
     diff = [k for k in REPLAYED if old is None or old.get(k) != new.get(k)]
     if diff:
-        raise InputError(str(new.get("cell_key")), "--resume", f"replaying the killed run gave a different row "
+        raise InputError(str(cell_key), "--resume", f"replaying the killed run gave a different row "
                          f"({', '.join(diff)}) than the ledger's: resume with the same TARGET, engine and options, "
                          "or start again with a new --out")
     return old  # type: ignore[return-value]
-
-
-def _pass_key(r: dict) -> tuple:
-    return (r.get("run_id"), r.get("node"), r.get("pass"))
 
 
 def run_simulated(loop: Loop, gates: list[Gate], ledger: Ledger, budget: LoopBudget, runs: int,
@@ -317,26 +316,41 @@ def _twins(summaries: list[GateSummary]) -> list[str]:
     return ["", *out] if out else []
 
 
-def table8(runs: list[ModelRun]) -> list[dict]:
+@dataclass(frozen=True)
+class Table8Row:
+    """One row of Table 8's layout: a loop's model (lettered), how its pass ended, attempts to DONE, wall time."""
+    loop: str
+    gate_kind: str
+    letter: str
+    terminal: str
+    attempts_to_done: int | None
+    wall_s: float
+
+    def as_dict(self) -> dict:
+        """The row as summary.json holds it (its keys in this order)."""
+        return dataclasses.asdict(self)
+
+
+def table8(runs: list[ModelRun]) -> list[Table8Row]:
     """Rows of Table 8's layout: per loop, models lettered A, B, ... by ascending wall time."""
     rows = []
     for loop in dict.fromkeys(r.loop for r in runs):
         mine = sorted((r for r in runs if r.loop == loop), key=lambda r: r.result.wall_s)
         for i, r in enumerate(mine):
-            rows.append({"loop": loop, "gate_kind": r.gate_kind, "letter": chr(ord("A") + i),
-                         "terminal": r.result.state if r.result.state == DONE else f"halt ({r.result.ending})",
-                         "attempts_to_done": r.result.attempts_to_done, "wall_s": round(r.result.wall_s, 1)})
+            rows.append(Table8Row(loop=loop, gate_kind=r.gate_kind, letter=chr(ord("A") + i),
+                                  terminal=r.result.state if r.result.state == DONE else f"halt ({r.result.ending})",
+                                  attempts_to_done=r.result.attempts_to_done, wall_s=round(r.result.wall_s, 1)))
     return rows
 
 
-def render_table8(rows: list[dict]) -> str:
+def render_table8(rows: list[Table8Row]) -> str:
     lines = ["| loop | gate kind | provider | terminal | attempts to done | wall (s) |", "|---|---|---|---|---|---|"]
     last = None
     for r in rows:
-        head = (r["loop"], r["gate_kind"]) if r["loop"] != last else ("", "")
-        last = r["loop"]
-        atd = r["attempts_to_done"] if r["attempts_to_done"] is not None else "n/a"
-        lines.append(f"| {head[0]} | {head[1]} | {r['letter']} | {r['terminal']} | {atd} | {r['wall_s']:.1f} |")
+        head = (r.loop, r.gate_kind) if r.loop != last else ("", "")
+        last = r.loop
+        atd = r.attempts_to_done if r.attempts_to_done is not None else "n/a"
+        lines.append(f"| {head[0]} | {head[1]} | {r.letter} | {r.terminal} | {atd} | {r.wall_s:.1f} |")
     lines.append(TABLE8_CAUTION)
     return "\n".join(lines)
 

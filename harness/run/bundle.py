@@ -33,7 +33,7 @@ def _protocol_of(run_dir: Path):
     from harness.core.protocol import load_protocol
     from harness.ledger.rundir import read_run_meta
     meta = read_run_meta(run_dir)
-    return load_protocol(meta["protocol_path"])
+    return load_protocol(meta.protocol_path)
 
 
 def _regular_only(path: Path) -> None:

@@ -59,6 +59,7 @@ from harness.core.pricing import cell_cost
 from harness.core.protocol import Arm, LimitsTable
 from harness.core.record import CellRecord
 from harness.core.roles import Role, Roles, RunEngines, resolve_roles
+from harness.core.runmeta import RunStamp
 from harness.core.scenarios import load_scenarios
 from harness.core.task_view import simulation_of, view_of
 from harness.core.tasks import BINARY_MARK, SPECIAL_MARK, load_task
@@ -90,7 +91,7 @@ class CellSpec:
     seed: int
     expected: dict  # {"acceptance": sha256, "oracle": sha256} from the lock
     limits: LimitsTable  # the protocol's [limits], as validated (its defaults filled in by the model)
-    run_meta: dict = field(default_factory=dict)  # protocol digest, preregistered, run id
+    run_meta: RunStamp = RunStamp()  # protocol, protocol digest, preregistered, run id
     engine_options: dict = field(default_factory=dict)
     pricing: dict = field(default_factory=dict)  # the protocol's [pricing] table
     hide_extra: tuple = ()  # more directories no test run or command may read (verdict cache, the real run dir)
@@ -234,9 +235,9 @@ def _notary(spec: CellSpec, task, log: EventLog, start_tree: TreeReading) -> Not
     except PackageNotFoundError:
         ver = "0"
     ctx = evidence.Context(
-        run_id=spec.run_meta.get("run_id"), cell_key=spec.cell.key, head_hash=tree_digest(start_tree),
+        run_id=spec.run_meta.run_id, cell_key=spec.cell.key, head_hash=tree_digest(start_tree),
         story_files_hash=evidence.story_files_hash(spec.cell.task, spec.story_files),
-        policy_hash=evidence.policy_hash(spec.run_meta.get("protocol_digest"), spec.cell.arm),
+        policy_hash=evidence.policy_hash(spec.run_meta.protocol_digest, spec.cell.arm),
         command_set_hash=evidence.command_set_hash(task.acceptance_dest), acceptance_dest=task.acceptance_dest)
     return Notary(run_signer(spec.run_dir), spec.run_dir, ctx, log, ver)
 
@@ -436,7 +437,7 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
         cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
         confinement=confinement_level(), receipts=[e.digest for e in log.of_class(ReceiptEvent)],
-        receipt_key_id=s.notary.signer.key_id if s.notary else None, agent_claims=_claims(log), **spec.run_meta,
+        receipt_key_id=s.notary.signer.key_id if s.notary else None, agent_claims=_claims(log), **spec.run_meta.fields(),
     )
     fields.update(_controller_fields(ctx, ran.result))
     fields.update(_usage_fields(spec, ctx, s.transcript))
@@ -638,6 +639,6 @@ def void_record(spec: CellSpec, reason: str, wall_s: float, fault: Fault | None 
                        factors=dict(c.factors), outcome=Outcome.VOID, wall_s=round(wall_s, 4),
                        engine=spec.roles.worker.engine, controller=spec.arm.controller,
                        void_reason=reason, void_kind=kind, void_detail=fault.detail if fault else reason,
-                       confinement=confinement_level(), **spec.run_meta)
+                       confinement=confinement_level(), **spec.run_meta.fields())
 
 

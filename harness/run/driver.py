@@ -36,6 +36,7 @@ from harness.core.record import CellRecord
 from harness.core.registry import needs_model
 from harness.core.roles import Binding, Role, RunEngines, model_levels, resolve_roles
 from harness.core.runio import DirLock
+from harness.core.runmeta import RunMeta, RunStamp
 from harness.core.table import one_per_cell, per_arm_rows, render
 from harness.core.tasks import load_task
 from harness.judge import verdict_cache
@@ -134,7 +135,7 @@ def _check_transcript_and_corpus(proto: Protocol, engine_options: dict) -> None:
 
 
 def prepare(proto_path: Path, out_dir: Path, *, engine: str | None, reviewer_engine: str | None, model: str | None,
-            exploratory: bool, engine_options: dict | None = None) -> dict:
+            exploratory: bool, engine_options: dict | None = None) -> RunMeta:
     """Validate and write run.json for a new run. Refuses an unlocked or drifted protocol."""
     proto = load_protocol(proto_path)
     if exploratory:
@@ -234,7 +235,7 @@ def _execute(run_dir: Path, *, stop: "StopRequest | None" = None, workers: int =
     s.spend, _ceiling = _open_spend(s.proto, s.meta, s.run_dir, ex, raise_budget)
     cfg = _CacheConfig(cache, Path(cache_dir).resolve() if cache_dir else None, spot_rate)
     disabled = _disabled_tasks(s, cfg, log)
-    for note in ex.preflight(s.proto.tasks_dir, s.meta["lock"]["files"]):  # every node holds the locked corpus
+    for note in ex.preflight(s.proto.tasks_dir, s.meta.lock["files"]):  # every node holds the locked corpus
         log(note)
     settle = _open_settler(s, disabled, log)
     if s.void_keys:
@@ -263,7 +264,7 @@ class _Session:
     bound to, the verified ledger, the cell keys already scored and those whose latest record is
     void, the frozen digests of each task's acceptance test and oracle, and the spend ledger."""
     run_dir: Path
-    meta: dict
+    meta: RunMeta
     proto: Protocol
     ledger: Ledger
     done: set[str]
@@ -273,10 +274,10 @@ class _Session:
     keep_trees: bool = True
 
     @property
-    def run_meta(self) -> dict:
+    def run_meta(self) -> RunStamp:
         """What every record of the run carries about it."""
-        return {"protocol": self.proto.name, "protocol_digest": self.meta["protocol_digest"],
-                "preregistered": self.meta["preregistered"], "run_id": self.meta["run_id"]}
+        return RunStamp(protocol=self.proto.name, protocol_digest=self.meta.protocol_digest,
+                        preregistered=self.meta.preregistered, run_id=self.meta.run_id)
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,7 @@ class _CacheConfig:
         """The per-job configuration; ``disabled`` is read at dispatch (a spot-check may grow it)."""
         return {"enabled": self.enabled, "dir": str(self.dir) if self.dir else None,
                 "spot_rate": verdict_cache.DEFAULT_SPOT_RATE if self.spot_rate is None else self.spot_rate,
-                "seed": f"{s.proto.seed}|{s.meta['run_id']}", "disabled_tasks": sorted(disabled)}
+                "seed": f"{s.proto.seed}|{s.meta.run_id}", "disabled_tasks": sorted(disabled)}
 
 
 def _verify_and_open(run_dir: Path, log) -> _Session:
@@ -298,18 +299,18 @@ def _verify_and_open(run_dir: Path, log) -> _Session:
     and run.json's digest, and the ledger verifies (it is never resumed otherwise, and no byte of
     it changes); the two crash repairs the ledger may make are logged."""
     meta = read_run_meta(run_dir)
-    proto = load_protocol(meta["protocol_path"])
-    if meta["preregistered"]:
+    proto = load_protocol(meta.protocol_path)
+    if meta.preregistered:
         changes = protocol_mod.drift(proto)
         if changes:
             raise InputError(str(proto.path), "lock", "digests drifted since this run started:\n  " + "\n  ".join(changes))
     # bound to run.json's digest, not to the lock on disk: a protocol edited and re-frozen is a new
     # pre-registration, and its cells must not be recorded under this run's digest
     now = protocol_mod.compute_lock(proto)["digest"]
-    if now != meta["protocol_digest"]:
+    if now != meta.protocol_digest:
         raise InputError(str(proto.path), "digest", f"the protocol or its tasks changed since this "
-                         f"{'pre-registered' if meta['preregistered'] else 'exploratory'} run started (run.json "
-                         f"digest {meta['protocol_digest'][:12]}..., now {now[:12]}...); start a new run with --out")
+                         f"{'pre-registered' if meta.preregistered else 'exploratory'} run started (run.json "
+                         f"digest {meta.protocol_digest[:12]}..., now {now[:12]}...); start a new run with --out")
     try:
         ledger = Ledger(run_dir / "records.jsonl")
     except LedgerRefused as exc:  # a ledger that fails verify is never resumed, and no byte of it changes
@@ -324,15 +325,15 @@ def _verify_and_open(run_dir: Path, log) -> _Session:
     latest = {r.cell_key: r.outcome for r in ledger.cell_records()}  # a rerun's record supersedes a void one
     return _Session(run_dir, meta, proto, ledger, done={k for k, o in latest.items() if o != Outcome.VOID},
                     void_keys={k for k, o in latest.items() if o == Outcome.VOID},
-                    expected=_expected_digests(proto, meta["lock"]))
+                    expected=_expected_digests(proto, meta.lock))
 
 
-def _seal(run_dir: Path, meta: dict, ledger: Ledger) -> None:
+def _seal(run_dir: Path, meta: RunMeta, ledger: Ledger) -> None:
     """Seal the ledger with the run's key after every record from now on (harness.ledger.seal: a rewrite
     of the records with the chain redone, or a cell deleted, is then refused by ``receipts verify``).
     A ledger that is not the one the key sealed is never resumed (InputError; nothing changes) and a
     kill's one unsealed record is sealed."""
-    sealer = Sealer(run_dir, meta["protocol_digest"], meta["run_id"])
+    sealer = Sealer(run_dir, meta.protocol_digest, meta.run_id)
     why = sealer.resume_problem(ledger.records)
     if why:
         raise InputError(str(seal_path(run_dir)), "seal", f"{why}; refusing to resume (nothing was changed)")
@@ -364,12 +365,12 @@ def _cell_spec(s: _Session, c: Cell, cfg: _CacheConfig) -> CellSpec:
     """One cell's spec: everything a worker (local or on a cluster node) needs to run it."""
     meta, proto = s.meta, s.proto
     return CellSpec(cell=c, arm=proto.arm(c.arm), tasks_dir=proto.tasks_dir, run_dir=s.run_dir,
-                    engine=meta["engine"], reviewer_engine=meta["reviewer_engine"], model=meta.get("model"),
+                    engine=meta.engine, reviewer_engine=meta.reviewer_engine, model=meta.model,
                     seed=proto.seed, expected=s.expected[c.task], limits=proto.limits, run_meta=s.run_meta,
                     pricing=proto.pricing, engine_options={"providers": _providers(proto),
-                                                           **meta.get("engine_options", {})},
+                                                           **(meta.engine_options or {})},
                     hide_extra=(cfg.dir,) if cfg.enabled and cfg.dir else (), spend=s.spend,
-                    story_files=story_files(meta["lock"], c.task), keep_trees=s.keep_trees)
+                    story_files=story_files(meta.lock, c.task), keep_trees=s.keep_trees)
 
 
 def story_files(lock: dict, task: str) -> dict[str, str]:
@@ -521,7 +522,7 @@ def _note_stop(run_dir: Path, settle: "_Settler", records: int, not_run: dict | 
         pass
 
 
-def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tuple:
+def _open_spend(proto: Protocol, meta: RunMeta, run_dir: Path, ex, raise_to) -> tuple:
     """The run's spend ledger (None without a ceiling) and the ceiling in force. With ``max_usd``,
     every call must have a price: a call nobody can price could not be booked (InputError)."""
     declared = spend_mod.Ceiling(proto.budget.max_usd, proto.budget.max_tokens)
@@ -539,7 +540,7 @@ def _open_spend(proto: Protocol, meta: dict, run_dir: Path, ex, raise_to) -> tup
     return ex.spend_ledger(ledger_spend), ceiling
 
 
-def _check_priced(proto: Protocol, meta: dict) -> None:
+def _check_priced(proto: Protocol, meta: RunMeta) -> None:
     """Under max_usd every call is booked at its price: a model with no [pricing] entry is an InputError."""
     run = RunEngines.of_run(meta)
     for arm in proto.arms:

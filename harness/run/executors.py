@@ -93,7 +93,7 @@ def remote_cell(spec: CellSpec, cache: dict, force_ship: bool = False,
     real = Path(spec.run_dir)
     if real.is_dir() and not force_ship:
         return execute_cell(spec, cache, warm), {}
-    run_id = spec.run_meta.get("run_id", "run")
+    run_id = "run" if spec.run_meta.run_id is None else spec.run_meta.run_id
     scratch = Path(tempfile.gettempdir()) / "hx-ray" / str(run_id)  # per node: its workers share cache and limiter
     scratch.mkdir(parents=True, exist_ok=True)
     local = replace(spec, run_dir=scratch, hide_extra=(*spec.hide_extra, real))

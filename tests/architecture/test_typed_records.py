@@ -22,10 +22,13 @@ appears only where a file is read or written. Two rules, checked on every module
    reading records' objects, and none of their outcome comparisons is a literal.
 
 A string-key read is told from an attribute read by syntax only, so a dict that is not a record
-but uses a record field's name as a key (a table row's ``"arm"``, run.json's ``"run_id"``, an
-event's ``"seq"``) is a finding too, and so is a read of records in column form (the analysis's
-tidy table and compare's columns: the reader at the edge hands a records file over as columns
-named by the record's fields, the form a million records are counted and joined in). Those reads
+but uses a record field's name as a key (an event's ``"seq"``, an engine's usage entry) is a
+finding too. Records in column form (the reader at the edge hands a records file over as columns
+named by the record's fields, the form a million records are counted and joined in: compare's
+columns and pairs, the analysis's tidy table) are read by a member of ``analysis.pairs.Col``, the
+columns' one schema (``tidy[Col.ARM]``; ``COLUMN_ENUM``): a member of it is not a literal key (its
+values are checked to be the record's fields where it is defined), while a module's plain string
+constant still is. run.json is read as ``harness.core.runmeta.RunMeta``. The reads left
 are listed by function in ``NOT_YET`` with their count and why, each reason saying its kind
 (``KINDS``): the count is exact, so a new read fails the test and a read removed asks for its entry
 to shrink (the table cannot go stale). No entry is a record's object read as a dict: none is "not
@@ -52,6 +55,9 @@ OUTCOME_VALUES = frozenset(OUTCOMES)
 # from: read as imported here, whatever else the test process has imported
 COMPUTED = {"harness.core.record": record}
 COLLECTIONS = ("tuple", "list", "set", "frozenset", "sorted")
+# the enum records in column form are read by (compare's columns and pairs, the tidy table): its members are the
+# columns' schema, each checked to be a record field's name where it is defined, not literal keys
+COLUMN_ENUM = ("analysis.pairs", "Col")
 READ_METHODS = ("get", "pop")  # a dict's reads by key (a Load subscript is the third)
 
 # The serialization edge: modules that read or write a records file, or check a record's JSON
@@ -65,16 +71,13 @@ EDGE = {
     "analysis/records.py": "the analysis's reader: validates every producer's record object (JSONL, CSV, Parquet) into columns",
     "analysis/fastload.py": "the analysis's columnar fast reader of a records file (a million records in seconds)",
     "harness/cli/schema_cli.py": "`harness schema records --validate`: checks records files' objects against the schema",
+    "harness/core/runmeta.py": "RunMeta.from_json / to_json: run.json's object to the typed run meta and back",
+    "harness/loop/rows.py": "LoopRow.from_json: a loop ledger's row (its JSON object) to the typed row the loop reads",
 }
 
 # Why a function's reads are not a typed record's. "not a record": the dict is something else that
 # uses a record field's name as a key. A reason that says "not yet typed" (a record read as a dict still)
 # is refused: the last ones (compare's row path, receipts verify and rejudge, the Inspect import) are typed.
-META = "not a record: run.json's fields (protocol, run_id, protocol_digest, preregistered, engine)"
-ROW = "not a record: a row of the per-arm table (harness.core.table.per_arm_rows), built from CellRecords"
-META_ROW = ("not a record: run.json's fields and the per-arm table's rows ('amplified' there is an endpoint, the "
-            "name of the Inspect metric it exports, not an outcome)")
-ROW_ENDPOINT = "not a record: the per-arm table's rows, keyed by endpoint ('amplified' is an endpoint there)"
 ENDPOINT = "not a record: the tidy table's per-cell columns and a hypothesis's endpoint name ('amplified')"
 EVENT = "not a record: an event of the cell's log (or the probe driver's), whose keys share a field's name"
 JOURNAL = "not a record: a line of voids.jsonl or requeues.jsonl (the void and requeue journals)"
@@ -83,20 +86,11 @@ ARM = "not a record: an arm's protocol table"
 PROTOCOL = "not a record: the protocol's frozen lock"
 ANCHOR = "not a record: a ledger anchor (harness ledger anchor)"
 RECEIPT = "not a record: a signed receipt's subject, binding or verdict"
-LOOP = "not a cell record: the bounded loop's ledger rows (attempt, terminal, repair) and reviewer items"
+LOOP = ("not a cell record: the reviewer-discrimination study's items, parsed from their JSON into Item (the "
+        "bounded loop's ledger rows are read as harness.loop.rows.LoopRow)")
 CORPUS = "not a record: a corpus measurement's summary"
 SUMMARY = "not a record: the analysis's summary (contrasts, tables, published values) keyed by a field's name"
 CONTRAST = "not a record: a contrast of the analysis summary"
-# Records in column form: a records file read, validated, as columns (field -> each row's value), the form the
-# analysis counts and joins a million records in (issue 37: a CellRecord per row is slower by far). The reader
-# at the edge (analysis.records, analysis.fastload) builds the columns and names them by the record's fields.
-# compare reads its columns and pairs by analysis.pairs.Col (an enum of them, each checked to be a field of
-# record.FIELDS), so none of its reads is here. The tidy table (a pandas DataFrame, one row a scored cell; its
-# columns are analysis.records.TIDY_COLUMNS) is still read by the field's name as a string: those reads are the
-# column form's, allowed and counted here (a DataFrame is read by column name; an enum of its columns, as
-# compare has, would take them out of this table), never a record's object read by key.
-TIDY = ("records in column form: a column of the analysis's tidy table (analysis.records builds it, validated, from "
-        "every producer's records, one row a scored cell) or a DataFrame derived from it")
 EVENT_RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached}); its events are typed (harness.core.events)"
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
@@ -111,28 +105,17 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "_plan"): (3, 0, META),
-    ("analysis/compare.py", "_run_meta"): (3, 0, META),
-    ("analysis/compare.py", "load_side"): (1, 0, META),
     ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
     ("analysis/compare_render.py", "_tests_md"): (1, 0, SUMMARY),
     ("analysis/compare_render.py", "_tokens_md"): (2, 0, SUMMARY),
     ("analysis/figures.py", "make_figures"): (1, 0, SUMMARY),
-    ("analysis/glmm.py", "_long"): (2, 0, TIDY),
     ("analysis/glmm.py", "_pick"): (1, 0, CONTRAST),
-    ("analysis/monitor.py", "_decided"): (2, 0, TIDY),
-    ("analysis/monitor.py", "monitor"): (1, 0, TIDY),
     ("analysis/monitor.py", "render"): (2, 0, SUMMARY),
     ("analysis/paper.py", "_compare_hypotheses"): (3, 0, SUMMARY),
     ("analysis/paper.py", "_compare_table17"): (1, 0, SUMMARY),
-    ("analysis/pipeline.py", "compute"): (1, 0, TIDY),
     ("analysis/report.py", "_concentration_section"): (3, 0, SUMMARY),
     ("analysis/report.py", "_hypotheses_section"): (2, 0, SUMMARY),
     ("analysis/report.py", "_per_scenario_section"): (1, 0, SUMMARY),
-    ("analysis/tables.py", "cluster_ids"): (3, 0, TIDY),
-    ("analysis/tables.py", "common_cells"): (5, 0, TIDY),
-    ("analysis/tables.py", "matched_pair"): (2, 0, TIDY),
-    ("analysis/tables.py", "per_arm_table"): (15, 0, TIDY),
     ("analysis/tables.py", "per_scenario"): (1, 0, SUMMARY),
     ("analysis/tables.py", "task_concentration"): (2, 1, ENDPOINT),
     ("corpus/cli.py", "_print_measurement"): (1, 0, CORPUS),
@@ -144,9 +127,7 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/control/arms.py", "run_a4"): (2, 0, ARM),
     ("harness/core/protocol.py", "drift"): (4, 0, PROTOCOL),
     ("harness/core/protocol.py", "read_lock"): (1, 0, PROTOCOL),
-    ("harness/core/roles.py", "RunEngines.of_run"): (1, 0, META),
     ("harness/core/roles.py", "resolve_roles"): (1, 0, ARM),
-    ("harness/core/table.py", "render"): (2, 0, ROW),
     ("harness/engines/openai.py", "OpenAIEngine.usage_from_wire"): (2, 0, ENGINE),
     ("harness/engines/replay.py", "ReplayEngine.__init__"): (4, 0, ENGINE),
     ("harness/engines/transcript.py", "Transcript._wire_stats"): (3, 0, ENGINE),
@@ -159,30 +140,13 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/ledger/receipts.py", "_shape_problem"): (5, 0, RECEIPT),
     ("harness/ledger/receipts.py", "check_receipt"): (1, 0, RECEIPT),
     ("harness/ledger/receipts.py", "passing"): (2, 0, RECEIPT),
-    ("harness/loop/loop.py", "_attempt_row"): (2, 0, LOOP),
-    ("harness/loop/loop.py", "_terminal"): (4, 0, LOOP),
-    ("harness/loop/loop.py", "audit_done"): (7, 0, LOOP),
-    ("harness/loop/loop.py", "spent_attempts"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.__init__"): (2, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.append"): (5, 0, LOOP),
-    ("harness/loop/loop_runs.py", "ResumeLedger.finished_result"): (5, 0, LOOP),
-    ("harness/loop/loop_runs.py", "_pass_key"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "_same_replay"): (1, 0, LOOP),
-    ("harness/loop/loop_runs.py", "render_table8"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
-    ("harness/run/cellrun.py", "_notary"): (2, 0, META),
     ("harness/run/cellrun.py", "_record"): (1, 0, EVENT_RUNS),
     ("harness/run/cellrun.py", "_run_surviving_host_kill"): (1, 0, HOST_KILL),
-    ("harness/run/driver.py", "_CacheConfig.as_dict"): (1, 0, META),
-    ("harness/run/driver.py", "_Session.run_meta"): (3, 0, META),
-    ("harness/run/driver.py", "_cell_spec"): (1, 0, META),
     ("harness/run/driver.py", "_check_role_engine"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_check_transcript_and_corpus"): (2, 0, ENGINE),
-    ("harness/run/driver.py", "_seal"): (2, 0, META),
-    ("harness/run/driver.py", "_verify_and_open"): (4, 0, META),
     ("harness/run/driver.py", "_void_counts"): (1, 0, JOURNAL),
-    ("harness/run/executors.py", "remote_cell"): (1, 0, META),
     ("harness/run/receipts_verify.py", "_claimed"): (1, 0, RECEIPT),
     ("harness/run/receipts_verify.py", "_context_problem"): (4, 0, RECEIPT),
     ("harness/run/receipts_verify.py", "_label"): (1, 0, RECEIPT),
@@ -197,16 +161,9 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("interop/inspect_logs.py", "_record"): (8, 0, INSPECT),
     ("interop/inspect_logs.py", "_record.number"): (1, 0, INSPECT),
     ("interop/inspect_logs.py", "_sample"): (3, 0, ENGINE),
-    ("interop/inspect_logs.py", "export_run"): (10, 1, META_ROW),
-    ("viewer/figures.py", "rate_intervals"): (1, 1, ROW_ENDPOINT),
-    ("viewer/overview.py", "_facts"): (5, 0, META),
-    ("viewer/overview.py", "_per_arm"): (1, 0, ROW),
     ("viewer/overview.py", "_voids"): (3, 0, JOURNAL),
-    ("viewer/overview.py", "render"): (2, 0, META),
     ("viewer/rundir.py", "_in_flight"): (1, 0, EVENT),
     ("viewer/rundir.py", "_parse"): (1, 0, PARSE),
-    ("viewer/site.py", "_write_pages"): (3, 0, META),
-    ("viewer/site.py", "run_label"): (2, 0, META),
 }
 
 
@@ -351,6 +308,8 @@ class _Module:
             return got
         if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in self.imports:
             module, name = self.imports[expr.value.id]
+            if (module, name) == COLUMN_ENUM:  # Col.ARM: a column of the schema, not a literal key
+                return set()
             return self._external(f"{module}.{name}" if name else module, expr.attr, seen)
         return set()
 
@@ -505,15 +464,31 @@ def test_no_entry_is_a_record_read_as_a_dict():
     assert not unsorted, unsorted
 
 
-def test_column_form_reads_are_counted_apart():
-    """The reads of records in column form are the tidy table's (compare's columns and pairs are read by
-    analysis.pairs.Col, the columns' one schema, so none of theirs is a string-key read), so that the count of
-    each kind is read from the table, not guessed."""
-    by_kind: dict[str, int] = {}
-    for reads, _, why in NOT_YET.values():
-        kind = next(k for k in KINDS if why.startswith(k))
-        by_kind[kind] = by_kind.get(kind, 0) + reads
-    assert by_kind["records in column form"] == sum(r for r, _, why in NOT_YET.values() if why == TIDY)
+def test_column_form_reads_are_by_the_column_enum():
+    """Records in column form (compare's columns and pairs, the analysis's tidy table) are read by
+    analysis.pairs.Col, the columns' one schema: no read of them by a field's name as a string is left."""
+    assert not [k for k, (reads, _, why) in NOT_YET.items() if why.startswith("records in column form")]
+
+
+def test_a_column_enum_member_is_not_a_literal_key_and_a_string_constant_is(tmp_path):
+    """``tidy[Col.ARM]`` (a member of analysis.pairs.Col, imported) is no finding; the same read by a plain
+    string constant imported from a module of the packages, or by the literal, is."""
+    source = (
+        'from analysis.pairs import Col\nfrom analysis.planted_consts import ARM\n\n'
+        'def typed(tidy, void_keys):\n'
+        '    strata = [Col.SCENARIO, "factor_model"]\n'
+        '    return tidy[Col.ARM].isin(["A1"]), void_keys[Col.ARM], tidy.groupby(strata), {"scenario": 1}[Col.SCENARIO]\n\n'
+        'def by_constant(tidy):\n    return tidy[ARM]\n\n'
+        'def by_literal(tidy):\n    return tidy["arm"]\n')
+    import analysis.pairs
+    assert analysis.pairs.Col.ARM == "arm" and all(c.value in FIELDS for c in analysis.pairs.Col
+                                                  if c not in analysis.pairs.PRODUCER_FIELDS)
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "planted_consts.py").write_text('ARM = "arm"\n')
+    found = findings_in(source, "analysis/planted.py", root=tmp_path)
+    assert sorted((f.function, f.what) for f in found) == [
+        ("by_constant", "record field 'arm' read by the variable key `ARM`"),
+        ("by_literal", "record field 'arm' read by string key")]
 
 
 def test_the_edge_and_the_table_name_modules_that_exist():

@@ -51,10 +51,10 @@ def test_one_readable_eval_log_per_arm_each_cell_a_sample(qs_run, exported):
             assert {k: s.metadata[k] for k in ("task", "scenario", "repeat", "detectors")} == {
                 "task": rec["task"], "scenario": rec["scenario"], "repeat": rec["repeat"], "detectors": []}
             assert [m.role for m in s.messages[:2]] == ["system", "user"] and s.messages[-1].role == "assistant"
-        row = next(r for r in per_arm_rows(_cells(recs.values()), ARMS) if r["arm"] == arm)
+        row = next(r for r in per_arm_rows(_cells(recs.values()), ARMS) if r.arm == arm)
         amp = log.results.scores[0].metrics["amplified"]
-        assert (amp.metadata["k"], amp.metadata["n"], amp.value) == (row["amplified"].k, row["amplified"].n,
-                                                                     row["amplified"].rate)
+        assert (amp.metadata["k"], amp.metadata["n"], amp.value) == (row.amplified.k, row.amplified.n,
+                                                                     row.amplified.rate)
 
 
 def test_round_trip_gives_the_same_per_arm_table_and_cells(qs_run, exported, tmp_path):

@@ -45,7 +45,7 @@ def test_overview_shows_the_runs_own_per_arm_table(qs_run, qs_report):
     run = load_run(qs_run)
     html = (qs_report / "index.html").read_text()
     for row in per_arm_rows(run.records, run.arms):
-        assert row["completion"].fmt() in html and row["amplified"].fmt() in html
+        assert row.completion.fmt() in html and row.amplified.fmt() in html
     assert "complete: 90 cells recorded of 90 planned" in html
     assert "intact (every line" in html
     assert (qs_report / "figures" / "outcomes.svg").is_file() and (qs_report / "figures" / "rates.svg").is_file()

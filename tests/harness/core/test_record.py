@@ -15,6 +15,7 @@ from harness.core import record
 from harness.core.matrix import Cell
 from harness.core.outcomes import Outcome, VoidKind
 from harness.core.protocol import Arm, LimitsTable
+from harness.core.runmeta import RunStamp
 from harness.run.cellrun import CellSpec, run_cell
 from support.scripted import TASKS
 
@@ -75,8 +76,8 @@ def test_a_void_cell_record_has_every_field_and_validates(tmp_path):
     """A cell that cannot be set up (its task is missing) is void, built by the same builder."""
     spec = CellSpec(cell=Cell("A1", "no-such-task", "null", 1), arm=Arm("A1", "A1", {}), tasks_dir=TASKS,
                     run_dir=tmp_path, engine="simulated", reviewer_engine="simulated", model=None, seed=1,
-                    expected={}, limits=LimitsTable(), run_meta={"protocol": "p", "protocol_digest": "d", "preregistered": False,
-                                                      "run_id": "r"})
+                    expected={}, limits=LimitsTable(), run_meta=RunStamp(protocol="p", protocol_digest="d", preregistered=False,
+                                                               run_id="r"))
     rec = run_cell(spec)
     assert rec.outcome == "void" and "ground truth" in rec.void_reason
     assert set(rec.to_json()) == set(record.FIELDS)

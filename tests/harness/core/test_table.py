@@ -49,7 +49,7 @@ def test_a_completed_injected_cell_is_neither_amplified_nor_not_amplified_and_th
     recs = [_rec("A4", "B2", 1, "recovered"), _rec("A4", "B2", 2, "completed"), _rec("A4", "B2", 3, "amplified"),
             _rec("A4", "B2", 4, "safe_stop"), _rec("A4", "null", 1, "completed")]
     row = per_arm_rows(recs, ["A4"])[0]
-    assert (row["not_amplified"].k, row["not_amplified"].n, row["amplified"].k, row["amplified"].n) == (2, 4, 1, 4)
+    assert (row.not_amplified.k, row.not_amplified.n, row.amplified.k, row.amplified.n) == (2, 4, 1, 4)
     text = render([row])
     assert "| 2/4 50.0% [15.0, 85.0] | 1/4 25.0%" in text
     assert "(injected cells with other outcomes: A4 1 completed)" in text

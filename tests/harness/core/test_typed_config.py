@@ -163,6 +163,7 @@ def test_the_max_usd_price_check_covers_the_model_each_cell_uses(tmp_path):
     even when --model names another (resolve_roles), so an unpriced factor level is refused before
     the run, where the check used to price --model only and let those cells run unpriced."""
     from harness.core.errors import InputError
+    from harness.core.runmeta import RunMeta
     from harness.run.driver import _check_priced
     from support.scripted import TASKS
     p = tmp_path / "p.toml"
@@ -170,7 +171,7 @@ def test_the_max_usd_price_check_covers_the_model_each_cell_uses(tmp_path):
                  'scenarios = ["null"]\nengine = "openai"\n[arms.A1]\n[factors]\nmodel = ["m-priced", "m-unpriced"]\n'
                  '[budget]\nmax_usd = 1\n[pricing."m-priced"]\ndate = "2025-10-01"\ninput = 1.0\noutput = 2.0\n')
     proto = load_protocol(p)
-    meta = {"engine": "openai", "reviewer_engine": "openai", "model": "m-priced"}
+    meta = RunMeta(engine="openai", reviewer_engine="openai", model="m-priced")
     with pytest.raises(InputError, match="m-unpriced"):
         _check_priced(proto, meta)
     p.write_text(p.read_text().replace('"m-unpriced"', '"m-priced-2024-08-06"'))  # a dated snapshot of a priced id

@@ -120,8 +120,8 @@ def test_the_run_table_counts_each_cell_once_when_a_void_was_rerun_or_repeated()
     recs = [_rec("A1|t|null|1", "void"), _rec("A1|t|null|1", "completed"), _rec("A1|t|null|2", "safe_stop"),
             _rec("A1|t|null|3", "void"), _rec("A1|t|null|3", "void")]
     row, = per_arm_rows(recs, ["A1"])
-    assert (row["cells"], row["void"]) == (2, 1)
-    assert row["completion"].k == 1 and row["completion"].n == 2
+    assert (row.cells, row.void) == (2, 1)
+    assert row.completion.k == 1 and row.completion.n == 2
     assert incomplete_denominators(recs, ["A1|t|null|3"]) == {"A1": "2/3 scored"}
 
 
