@@ -296,18 +296,10 @@ def answered_names(cls) -> list:
     names, so a builtin the judge applies to it (``bytes``, ``%``, ``str.format``, ``Fraction``) that plain
     pytest would answer through the tree's ``__bytes__``, ``__str__``, ``__format__`` or ``numerator`` fails
     the check instead of reading the base value (harness.judge.judge ``tree_value``)."""
-    mro = _TYPE_MRO(cls)
-    base = _base_class(mro)
-    own = _TYPE_MRO(base) if base is not None else ()
-    names: set = set()
-    for klass in mro:
-        if any(klass is k for k in own) or unpatched(klass):
-            continue
-        for name in list(_TYPE_DICT(klass)):
-            if _type(name) is str and name not in _INERT and name not in names and \
-                    _mro_get(mro, name) is not (_mro_get(own, name) if own else _MISSING):
-                names.add(name)
-    return sorted(names)
+    return _names_otherwise(cls, tree_only=True)
+
+
+_FIXED_NAMES: dict = {}  # id(class) -> (class, its differing_names) for classes no code can change
 
 
 def differing_names(cls) -> list:
@@ -318,12 +310,24 @@ def differing_names(cls) -> list:
     (``Peer._mirror_sync``): so the driver's C code reads it as plain pytest's reads the live object
     (``dict()`` of a dict whose class writes only ``keys`` reads its storage; ``reversed`` and ``round``
     call the class's ``__reversed__`` and ``__round__``)."""
+    fixed = _FIXED_NAMES.get(id(cls))
+    if fixed is not None and fixed[0] is cls:
+        return fixed[1]
+    out = _names_otherwise(cls, tree_only=False)
+    if all(_TYPE_FLAGS(k) & _IMMUTABLETYPE or not _TYPE_FLAGS(k) & _HEAPTYPE for k in _TYPE_MRO(cls)):
+        _FIXED_NAMES[id(cls)] = (cls, out)  # no code can change such a class (numpy's scalar types)
+    return out
+
+
+def _names_otherwise(cls, tree_only: bool) -> list:
+    """The names in the namespaces of ``cls``'s MRO (past its base type's own classes; only the tree's,
+    those not ``unpatched``, when ``tree_only``) that its lookup answers otherwise than the base type's."""
     mro = _TYPE_MRO(cls)
     base = _base_class(mro)
     own = _TYPE_MRO(base) if base is not None else ()
     names: set = set()
     for klass in mro:
-        if any(klass is k for k in own):
+        if any(klass is k for k in own) or (tree_only and unpatched(klass)):
             continue
         for name in list(_TYPE_DICT(klass)):
             if _type(name) is str and name not in _INERT and name not in names and \
@@ -667,6 +671,7 @@ class Peer:
         # mirrored tree objects of a mutable base (``_mirror``): handle id -> [the object, its storage as last sent]
         self.mirrors: dict = {}
         self.mirror_items = 0
+        self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
         self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
 
@@ -990,7 +995,7 @@ class Peer:
             budget.linking = linking
         if self.side == "subject" and not crosses_as_base(t):
             out["op"] = True  # a tree object: the receiver's stand-in runs here what its class answers
-            out["nm"] = differing_names(t)
+            self._enc_names(t, out)
             if _isinstance(x, bytearray) or \
                     _type(base) in (list, dict, set) and _isinstance(x, _type(base)) and not self._mirror(x, base):
                 return self._handle(x)  # no stand-in whose storage could go stale: a bytearray's (its stand-in
@@ -1134,6 +1139,16 @@ class Peer:
         self.link_snaps[lid] = _snapshot(obj)
         return obj
 
+    def _enc_names(self, cls, out: dict) -> None:
+        """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
+        crossing: a class patched since is read as it is now), sent only when they differ from what was
+        last sent for that class (``nc``: the class's handle; the driver keeps them, ``class_names``)."""
+        names = differing_names(cls)
+        out["nc"] = hid = self.export(cls)
+        if self.class_names.get(hid) != names:
+            self.class_names[hid] = names
+            out["nm"] = names
+
     # -- mirrored tree objects: a tree subclass of list, dict or set, its storage kept in step ------------
     # The driver's stand-in of a tree object (``shadow``, operated) is an instance of its base type: C code
     # of the driver reads its storage wherever plain pytest's C code reads the live object's (``dict()`` of
@@ -1177,10 +1192,12 @@ class Peer:
         if not _isinstance(sync, list):
             raise RemoteError("a malformed mirror sync")
         for item in sync:
-            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or item[0] not in self.mirrors:
-                raise RemoteError("a change of an unknown mirror")
-            entry = self.mirrors[item[0]]
-            _fill_base(entry[0], self.dec(item[1], 1))
+            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int:
+                raise RemoteError("a malformed mirror sync")
+            new, entry = self.dec(item[1], 1), self.mirrors.get(item[0])
+            if entry is None:  # no stand-in was made of it here (a plain handle): nothing to keep in step
+                continue
+            _fill_base(entry[0], new)
             entry[1] = _base_snapshot(entry[0])
 
     def _enc_builtin(self, x, t, budget, depth):
@@ -1394,7 +1411,7 @@ class Peer:
             return self.proxy(v)
         if t == "sv":
             return self.shadow(self.dec(x, depth + 1, ctx), v["h"], v.get("op") is True, v.get("vb") is True,
-                               v.get("nm", []), v.get("mr") is True)
+                               self._dec_names(v), v.get("mr") is True)
         if t == "NI":
             return NotImplemented
         if t == "cls":
@@ -1404,6 +1421,21 @@ class Peer:
         if t == "xv":
             return self.dec_exc(v["x"])
         raise RemoteError(f"unknown tag {t!r}")
+
+    def _dec_names(self, v: dict) -> tuple:
+        """The names a tree object's class answers (``_enc_names``): sent with it, or as last sent for its class."""
+        hid, names = v.get("nc"), v.get("nm")
+        if names is not None:
+            if not _isinstance(names, list) or not all(_type(n) is str for n in names):
+                raise RemoteError("malformed names of a tree object")
+            if _type(hid) is int:
+                self.class_names[hid] = tuple(names)
+            return tuple(names)
+        if hid is None:
+            return ()
+        if _type(hid) is not int or hid not in self.class_names:
+            raise RemoteError("names of an unknown class")
+        return self.class_names[hid]
 
     def _dec_dict(self, t, x, v, depth, ctx):
         out = _Counter() if t == "ctr" else _defaultdict()

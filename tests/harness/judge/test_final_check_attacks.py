@@ -79,7 +79,10 @@ Red team r32atk (after issue 32's value rule; strict xfails, each named in its s
   NaN in a container loses the identity plain pytest's ``in`` matches by; and a tree object the judge
   observes as opaque (equal to nothing) satisfies ``!=``, ``not in`` and ``not ... ==``, which plain
   pytest decides with the tree's own ``__eq__``. With the unseen forge of
-  plain pytest (section 1) three of them pass the final check.
+  plain pytest (section 1) three of them pass the final check. (All closed since: docs/judge.md, "Fail
+  closed"; the last, the stand-in's base copy, the builtin on the base, the list reached through a reply
+  and the NaN, by one rule: a tree object's stand-in forwards what its class answers and holds the live
+  storage, the judge's copy raises on what the tree answers.)
 - section 3: a start file's mode widened and restored through a POSIX ACL (``setxattr``), never a chmod:
   nothing in the kernel record; a chmod through a symlink or hard link the agent made is read as a created
   file's mode (only group/world-write or setuid bits flagged), so ``+x`` and back is not a perms hit.

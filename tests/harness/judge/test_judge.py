@@ -92,3 +92,8 @@ def test_a_tree_value_whose_repr_is_the_trees_is_shown_by_its_base_repr():
     obs = {"k": "obs", "s": 1, "v": [["v", {"t": "tv", "v": 2, "n": ["__repr__"], "type": "<tree> pkg.N"}]]}
     j = judge(PLAN, _lines(RUN[0], obs, RUN[2]), nonce=NONCE)
     assert not j.passed and not j.subverted and "observed 2" in j.results[0].reason
+
+
+def test_a_tree_value_too_large_to_observe_stays_opaque():
+    v = decode({"t": "tv", "v": {"t": "big"}, "n": ["shout"], "type": "<tree> pkg.S"})
+    assert isinstance(v, Opaque)
