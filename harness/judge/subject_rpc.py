@@ -681,9 +681,11 @@ class Peer:
         if sync is not None:
             msg["ln"] = sync
         if self.mirrors:
-            mirrored = self._mirror_sync()
+            mirrored, dropped = self._mirror_sync()
             if mirrored:
                 msg["mr"] = mirrored
+            if dropped:
+                msg["mx"] = dropped
         if self.capture is not None:
             out, err = self.capture
             o, e = out.getvalue(), err.getvalue()
@@ -754,7 +756,7 @@ class Peer:
                 raise RemoteError("a reply without a result")
             self._write_back(msg.get("wb"), sent.track)
             self._apply_links(msg.get("ln"))
-            self._apply_mirrors(msg.get("mr"))
+            self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "x" in msg:
                 self._raise(exc)
             return result
@@ -795,7 +797,7 @@ class Peer:
         try:
             op, args = msg["q"], self.dec(msg.get("a", []), 0, _Ctx(track=track))
             self._apply_links(msg.get("ln"))
-            self._apply_mirrors(msg.get("mr"))
+            self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
             snaps = [_snapshot(x) for x in track]
@@ -1172,21 +1174,35 @@ class Peer:
         self.mirrors[hid] = [x, _base_snapshot(x)]
         return True
 
-    def _mirror_sync(self) -> list:
-        """[handle id, storage] of every mirrored object whose storage changed since it was last sent (the
-        subject's handle id on both sides: the driver keeps its stand-ins under it, ``shadow``)."""
-        out = []
+    def _mirror_sync(self) -> tuple:
+        """([handle id, storage] of every mirrored object whose storage changed since it was last sent (the
+        subject's handle id on both sides: the driver keeps its stand-ins under it, ``shadow``), [handle id]
+        of every stand-in the driver no longer holds but in its own tables: its mirror ends on both sides,
+        and the live object crossing again gets a new stand-in)."""
+        out, dropped = [], []
         for hid, entry in list(self.mirrors.items()):  # (encoding one may mirror another it holds)
+            if self.side == "driver" and _getrefcount(entry[0]) <= 3:  # proxies, this entry, the argument
+                del self.mirrors[hid]
+                self.proxies.pop(("sv", hid, True), None)
+                dropped.append(hid)
+                continue
             now = _base_snapshot(entry[0])
             if now[0] is not entry[1][0] or not _same(now[1], entry[1][1]) or not _same(now[2], entry[1][2]):
                 entry[1] = now
                 out.append([hid, self.enc(_value_base(entry[0]))])
-        return out
+        return out, dropped
 
-    def _apply_mirrors(self, sync) -> None:
+    def _apply_mirrors(self, sync, dropped=None) -> None:
         """Put the peer's storage of each mirrored object (``_mirror_sync``) into this side's: the driver's
         stand-in, or (a change the driver's own C code made to the stand-in's storage: ``heapq.heappush``)
         the live object, through the base type's own methods, as plain pytest's C code changes it."""
+        if dropped:
+            if not _isinstance(dropped, list) or not all(_type(h) is int for h in dropped):
+                raise RemoteError("a malformed mirror sync")
+            for hid in dropped:  # the driver holds no stand-in of it any more: no need to send its storage
+                entry = self.mirrors.pop(hid, None) if self.side == "subject" else None
+                if entry is not None:
+                    self.mirror_items -= _len(entry[1][1])
         if not sync:
             return
         if not _isinstance(sync, list):

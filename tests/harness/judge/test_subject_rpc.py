@@ -371,3 +371,15 @@ def test_math_nan_crosses_as_the_receivers_own(pair):
     assert math.nan in xs and xs[1] is math.nan
     assert other is not math.nan and other != other
     assert tree.is_math_nan(math.nan) is True
+
+
+def test_a_mirror_ends_on_both_sides_when_the_test_drops_its_stand_in(pair):
+    driver, subject, tree = pair
+    xs = tree.values()[0]
+    assert driver.mirrors and subject.mirrors
+    del xs
+    tree.total()  # the driver says so with its next message
+    assert not driver.mirrors and not subject.mirrors and subject.mirror_items == 0
+    xs = tree.values()[0]
+    xs.sort()
+    assert list(xs) == [3, 2, 1] and len(driver.mirrors) == len(subject.mirrors) == 1
