@@ -122,6 +122,72 @@ class Opaque:
         return self.repr
 
 
+class _Answered:
+    """A name the tree's class answers (harness.judge.subject_rpc ``answered_names``) on the judge's copy of a
+    value observed by its base: reading it (an attribute, or a special method the interpreter looks up for
+    a builtin: ``bytes`` its ``__bytes__``, ``%s`` its ``__str__``, ``format`` its ``__format__``, ``Fraction``
+    its ``numerator``) is undecidable, since plain pytest would run the tree's code there."""
+
+    def __init__(self, name: str, type_: str):
+        self.name, self.type = name, type_
+
+    def __get__(self, obj, owner=None):
+        raise Undecidable(f"{self.type} answers {self.name} with its own code under plain pytest, which the judge "
+                          "cannot run")
+
+
+def _answered_method(name: str, type_: str):
+    def answered(self, *args, **kwargs):
+        if name == "__hash__" and _DECODING[0]:  # put into the set or dict it was observed in (as an Opaque is)
+            return type(self)._hx_base.__hash__(self)
+        raise Undecidable(f"{type_} answers {name} with its own code under plain pytest, which the judge cannot run")
+    answered.__name__ = name
+    return answered
+
+
+_TREE_VALUE_BASES = (int, float, complex, str, bytes, bytearray, tuple, list, dict, frozenset, set, decimal.Decimal,
+                     fractions.Fraction, datetime.datetime, datetime.date)
+_TREE_VALUE_CLASSES: dict = {}
+MAX_ANSWERED = 512  # as harness.judge.subject_rpc's
+
+
+def tree_value(value, names: tuple[str, ...], type_: str):
+    """The judge's copy of a tree object the probe observed by its base value (``value``): an instance of a
+    subclass of the base type holding that value, so whatever reads its storage (a comparison, ``in``,
+    ``len``, a slice, the C code of a builtin) reads the value plain pytest's would, and on which every
+    name of ``names`` (the ones the tree's classes answer) raises ``Undecidable``. A value of another
+    type (the runtime never writes one) is Malformed."""
+    base = type(value)
+    if isinstance(value, Opaque):  # too large to observe whole: opaque already
+        return value
+    if base not in _TREE_VALUE_BASES:
+        raise Malformed(f"a tree value of base {base.__name__}")
+    key = (base, names, type_)
+    cls = _TREE_VALUE_CLASSES.get(key)
+    if cls is None:
+        # a special method is a method that raises when called (the interpreter looks it up and calls it; a
+        # lookup that failed would fall back to the base's: ``repr`` to object's), any other name raises when read
+        ns: dict[str, Any] = {name: _answered_method(name, type_) if name[:2] == "__" == name[-2:] else
+                              _Answered(name, type_) for name in names}
+        cls = type(f"Tree{base.__name__.capitalize()}", (base,), {**ns, "_hx_base": base})
+        _TREE_VALUE_CLASSES[key] = cls
+    if base is datetime.datetime:
+        return cls(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+                   value.tzinfo, fold=value.fold)
+    if base is datetime.date:
+        return cls(value.year, value.month, value.day)
+    return cls(value)
+
+
+def _shown(value) -> str:
+    """``repr`` of an observed value for a report, or its base's repr where the tree answers ``__repr__``."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - an Undecidable, from the value or from one inside it
+        base = getattr(type(value), "_hx_base", None)
+        return base.__repr__(value) if base is not None else object.__repr__(value)
+
+
 class TypeRef:
     """A class observed in the sandbox that the judge does not have: compared by qualified name."""
 
@@ -165,7 +231,8 @@ def _decode(v, depth: int):
     t, x = v["t"], v.get("v")
     try:
         if t == "f" and x in ("nan", "inf", "-inf"):
-            return float(x)
+            # the sandbox's math.nan is the judge's (identity decides ``in`` and container equality for a NaN)
+            return math.nan if x == "nan" and v.get("m") is True else float(x)
         if t == "I":  # an int too long for decimal text (hex has no digit limit)
             return int(_str(x), 16)
         if t == "tu":
@@ -199,12 +266,21 @@ def _decode(v, depth: int):
             return _TYPES.get(_str(x)) or TypeRef(_str(x))
         if t == "big":
             return Opaque("<big>", "<value too large to observe>", None, None, None)
+        if t == "tv":  # a tree object observed by its base value (harness.judge.probe_runtime ``_enc``)
+            return _decode_tree_value(v, depth)
         if t == "o":
             return Opaque(_str(v.get("type")), _str(v.get("repr")), _opt(v.get("truthy"), bool),
                           _opt(v.get("len"), int), _opt(v.get("str"), str))
     except (TypeError, ValueError, decimal.InvalidOperation, OverflowError) as exc:
         raise Malformed(f"bad {t!r} value: {exc}") from exc
     raise Malformed(f"unknown tag {t!r}")
+
+
+def _decode_tree_value(v: dict, depth: int):
+    names = _list(v.get("n"))
+    if not 0 < len(names) <= MAX_ANSWERED or not all(isinstance(n, str) for n in names):
+        raise Malformed("bad names of a tree value")
+    return tree_value(_decode(v.get("v"), depth), tuple(names), _str(v.get("type")))
 
 
 def _list(x) -> list:
@@ -380,7 +456,7 @@ def _eval_expr(expr: str, env: dict):
 def _show(leaves: list) -> str:
     shown = []
     for kind, *rest in leaves:
-        shown.append(f"raised {rest[0]}" if kind == "e" else repr(rest[0]))
+        shown.append(f"raised {rest[0]}" if kind == "e" else _shown(rest[0]))
     text = ", ".join(shown)
     return text if len(text) <= 300 else text[:300] + "..."
 

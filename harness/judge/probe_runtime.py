@@ -28,6 +28,9 @@ anything once encoded), as are subclasses of Decimal, Fraction and the datetime 
 the base class's methods); other numbers (numpy scalars) by the numbers ABCs, other Mappings as
 dicts, a numpy 0-d array by its element, ints past 10,000 bits as hex text; any other object by
 its type, repr, truth value, length and str, which the judge never finds equal to anything (harness.judge.judge ``Opaque``).
+The stand-in of a subject's value is observed as the subject says it is now (harness.judge.subject_rpc
+``observation``): opaque, or its base value now with the names the tree's classes answer (``"tv"``: the
+judge's copy raises on each, ``tree_value``). ``math.nan`` is marked as such (the judge's own).
 """
 import fcntl as _fcntl
 import json as _json
@@ -43,6 +46,7 @@ _MAX_STR = 1 << 20
 _MAX_NODES = 200000
 
 _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
+_NAN = __import__("math").nan  # math.nan, bound before any code of the tree
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
 
@@ -178,14 +182,21 @@ def _enc(x, budget, depth=0):
     t = _type(x)
     if x is None or t is bool:
         return x
-    if _rpc is not None and _rpc.observed_opaque(x):  # a tree object whose own methods answer: never its base value
-        return _opaque(x, _name(t))
+    seen = _rpc.observation(x) if _rpc is not None else None
+    if seen is not None:  # the stand-in of a subject's value: observed as the subject says it is now
+        if seen is _rpc._OPAQUE:  # a tree object whose own methods answer: never its base value
+            return _opaque(x, _name(t))
+        base, names = seen  # its base value now (never the stand-in's copy) and the names the tree answers
+        inner = _enc(base, budget, depth + 1)
+        return {"t": "tv", "v": inner, "n": names, "type": _name(t)} if names else inner
     if _isinstance(x, int):
         v = int.__int__(x)
         # past 4300 decimal digits int -> str raises (sys.set_int_max_str_digits); hex has no limit
         return v if v.bit_length() < 10000 else {"t": "I", "v": int.__format__(v, "x")}
     if _isinstance(x, float):
         v = float.__float__(x)
+        if v is _NAN:  # math.nan: the judge's own (``x in [math.nan]`` matches it by identity, as plain pytest's)
+            return {"t": "f", "v": "nan", "m": True}
         return v if v == v and v not in (float("inf"), float("-inf")) else {"t": "f", "v": _repr(v)}
     if _isinstance(x, str):
         s = str.__str__(x)

@@ -18,9 +18,11 @@ tree still holds when it crosses is *linked*: one object on each side, kept in s
 (``Peer._link``), as plain pytest's caller and tree share the one object. A subclass of a value type
 (an IntEnum, a numpy float, a defaultdict) crosses as its base value plus a handle, so the receiver's
 stand-in compares as the base value while ``repr``/``str``/attributes still come from the live object, but
-only while no class of the tree defines a special method of its own on it (``tree_operated``): one
-that does is a tree object, compared as plain pytest compares it (in the subject), never by its base
-value. Every other object stays where it lives and crosses as a *handle*; the receiver holds a proxy
+only while no class of the tree defines a special method of its own on it (``crosses_as_base``): one
+that does is a tree object, whose stand-in runs in the subject exactly what its class answers otherwise
+than the base (``differing_names``) and holds the live object's storage (a list, dict or set sent again
+after every change: ``Peer._mirror_sync``), so the driver's C code reads it as plain pytest's reads the
+live object; the probe observes it by asking the subject (``observation``). Every other object stays where it lives and crosses as a *handle*; the receiver holds a proxy
 whose operations are requests. Two handles are equal when their encoded state (type, dataclass/attrs
 fields, ``__dict__``, slots) is, never by workspace ``__eq__`` (``state`` op).
 
@@ -45,6 +47,7 @@ import importlib as _importlib
 import io as _io
 import itertools as _itertools
 import json as _json
+import math as _math
 import numbers as _numbers
 import operator as _operator
 import os as _os
@@ -92,6 +95,10 @@ def _c_dumps():
 
 
 _dumps, _loads = _c_dumps(), _json.JSONDecoder().decode
+# ``math.nan`` as this module found it: under plain pytest the test's ``math.nan`` and the tree's are one
+# object, and ``in``, ``==`` of containers and dict lookups match a NaN by identity first; it crosses as the
+# receiver's own (``Peer.enc``), and the probe tells the judge so (harness.judge.probe_runtime ``_enc``).
+_NAN = _math.nan
 _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpack
 
 
@@ -269,6 +276,79 @@ def observed_as_base(cls) -> bool:
         if not any(_TYPE_DICT(k).get(name, _MISSING) is found for k in holders):
             return False
     return True
+
+
+# Names a class namespace holds that no reading of a value can reach through its instances: the class's
+# own bookkeeping and its construction (the judge builds its copy of the value with the base's constructor).
+_INERT = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__annotations__",
+                    "__orig_bases__", "__parameters__", "__init__", "__new__", "__init_subclass__", "__class_getitem__",
+                    "__firstlineno__", "__static_attributes__", "__classcell__", "__abstractmethods__", "_abc_impl",
+                    "__subclasshook__", "__class__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__",
+                    "__set_name__"})
+MAX_ANSWERED = 512  # names a value observed by its base may carry (``answered_names``); past that it is opaque
+
+
+def answered_names(cls) -> list:
+    """The names a value of ``cls`` answers with code of the tree: every name in the namespace of a class
+    of its MRO that is not the interpreter's unpatched class (``unpatched``) whose lookup finds something
+    other than what the base type's lookup finds (``_INERT`` aside). The judge's copy of a value observed by
+    its base (``observed_as_base``) holds the base's storage and raises ``Undecidable`` on each of these
+    names, so a builtin the judge applies to it (``bytes``, ``%``, ``str.format``, ``Fraction``) that plain
+    pytest would answer through the tree's ``__bytes__``, ``__str__``, ``__format__`` or ``numerator`` fails
+    the check instead of reading the base value (harness.judge.judge ``tree_value``)."""
+    return _names_otherwise(cls, tree_only=True)
+
+
+_FIXED_NAMES: dict = {}  # id(class) -> (class, its differing_names) for classes no code can change
+
+
+def differing_names(cls) -> list:
+    """The names a value of ``cls`` answers otherwise than its base type does, in any class of its MRO
+    (the tree's, or the interpreter's: a ``Counter``'s ``__eq__``), ``_INERT`` aside. The driver's stand-in
+    of a tree object forwards exactly these to the live object (``_forward_class``), and leaves every
+    other reading to the base type's own code on its storage, which is the live object's
+    (``Peer._mirror_sync``): so the driver's C code reads it as plain pytest's reads the live object
+    (``dict()`` of a dict whose class writes only ``keys`` reads its storage; ``reversed`` and ``round``
+    call the class's ``__reversed__`` and ``__round__``)."""
+    fixed = _FIXED_NAMES.get(id(cls))
+    if fixed is not None and fixed[0] is cls:
+        return fixed[1]
+    out = _names_otherwise(cls, tree_only=False)
+    if all(_TYPE_FLAGS(k) & _IMMUTABLETYPE or not _TYPE_FLAGS(k) & _HEAPTYPE for k in _TYPE_MRO(cls)):
+        _FIXED_NAMES[id(cls)] = (cls, out)  # no code can change such a class (numpy's scalar types)
+    return out
+
+
+def _names_otherwise(cls, tree_only: bool) -> list:
+    """The names in the namespaces of ``cls``'s MRO (past its base type's own classes; only the tree's,
+    those not ``unpatched``, when ``tree_only``) that its lookup answers otherwise than the base type's."""
+    mro = _TYPE_MRO(cls)
+    base = _base_class(mro)
+    own = _TYPE_MRO(base) if base is not None else ()
+    names: set = set()
+    for klass in mro:
+        if any(klass is k for k in own) or (tree_only and unpatched(klass)):
+            continue
+        for name in list(_TYPE_DICT(klass)):
+            if _type(name) is str and name not in _INERT and name not in names and \
+                    _mro_get(mro, name) is not (_mro_get(own, name) if own else _MISSING):
+                names.add(name)
+    return sorted(names)
+
+
+def _observe(x):
+    """The ``observe`` request: how the probe may read the live value ``x`` now. False: opaque (a special
+    method of the tree's, or a class patched since it crossed: ``observed_as_base``); else [its base value
+    now, read through the base type's own methods (``_value_base``: never the copy the stand-in was made
+    from, which a method of the tree may have changed since), the names the tree answers (``answered_names``)]."""
+    cls = _type(x)
+    if not observed_as_base(cls):
+        return False
+    names = answered_names(cls)
+    if _len(names) > MAX_ANSWERED:
+        return False
+    base = _value_base(x)
+    return False if base is None else [base, names]
 
 
 def _value_holder(klass, base) -> bool:
@@ -497,6 +577,31 @@ def _unchanged(x, snap) -> bool:
     return _same(now, snap)
 
 
+def _base_snapshot(x):
+    """A tree subclass of list, dict or set's storage now, read through the base type's own methods
+    (never the tree's): (its base, its items or keys, a dict's values)."""
+    if _isinstance(x, dict):
+        return dict, list(dict.keys(x)), list(dict.values(x))
+    if _isinstance(x, list):
+        return list, list(list.__iter__(x)), ()
+    return set, list(set.__iter__(x)), ()
+
+
+def _fill_base(obj, new) -> None:
+    """Make the stand-in ``obj`` (an instance of a subclass of list, dict or set) hold ``new`` (of its
+    base type), through the base type's own methods."""
+    if _isinstance(obj, list) and _type(new) is list:
+        list.__setitem__(obj, slice(None), new)
+    elif _isinstance(obj, dict) and _type(new) is dict:
+        dict.clear(obj)
+        dict.update(obj, new)
+    elif _isinstance(obj, set) and _type(new) is set:
+        set.clear(obj)
+        set.update(obj, new)
+    else:
+        raise RemoteError("a mirrored value of another type")
+
+
 _ITEMS = {list: (list.__iter__,), set: (set.__iter__,), bytearray: (bytearray.__iter__,), dict: (dict.keys, dict.values),
           _OrderedDict: (_OrderedDict.keys, _OrderedDict.values)}  # how ``_snapshot`` reads each linked kind, in C
 
@@ -563,6 +668,10 @@ class Peer:
         self.link_next = 1 if side == "subject" else -1
         self.link_sig = None  # ``_LinkSig`` of the links as last synced (None: to be made again)
         self.link_items = 0  # the items of the linked containers, as last counted (``_room``, ``_LinkSig``)
+        # mirrored tree objects of a mutable base (``_mirror``): handle id -> [the object, its storage as last sent]
+        self.mirrors: dict = {}
+        self.mirror_items = 0
+        self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
         self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
 
@@ -571,6 +680,12 @@ class Peer:
         sync = self._link_sync()
         if sync is not None:
             msg["ln"] = sync
+        if self.mirrors:
+            mirrored, dropped = self._mirror_sync()
+            if mirrored:
+                msg["mr"] = mirrored
+            if dropped:
+                msg["mx"] = dropped
         if self.capture is not None:
             out, err = self.capture
             o, e = out.getvalue(), err.getvalue()
@@ -641,6 +756,7 @@ class Peer:
                 raise RemoteError("a reply without a result")
             self._write_back(msg.get("wb"), sent.track)
             self._apply_links(msg.get("ln"))
+            self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "x" in msg:
                 self._raise(exc)
             return result
@@ -681,6 +797,7 @@ class Peer:
         try:
             op, args = msg["q"], self.dec(msg.get("a", []), 0, _Ctx(track=track))
             self._apply_links(msg.get("ln"))
+            self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
             snaps = [_snapshot(x) for x in track]
@@ -692,11 +809,13 @@ class Peer:
             reply = self._encoded(lambda e=exc: {"x": self.enc_exc(e)}, op, "the exception it raised")
             w = getattr(self, "_last_warnings", None)
         else:
-            # the tree's own containers in the result cross linked (``_kept``: not a module's namespace,
-            # which the driver copies once at import); the request's own containers by their index
-            # (``_kept`` walks the built-in containers only, so it runs none of the tree's code and cannot
-            # fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
-            kept = _kept(result, 1) if self.side == "subject" and op != "import" else None
+            # the containers this side still holds in the result cross linked (``_kept``: not a module's
+            # namespace, which the driver copies once at import): the tree's own state, or on the driver's side
+            # a list the test keeps in an attribute or a tuple the subject reached through a reply (a getattr,
+            # an iterator's next), which the tree may change as under plain pytest; the request's own containers
+            # by their index (``_kept`` walks the built-in containers only, so it runs none of the tree's code
+            # and cannot fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
+            kept = _kept(result, 1) if op != "import" else None
             budget = _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
             reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
@@ -787,8 +906,8 @@ class Peer:
             return cross(_getattr(args[0], "__enter__"), (), {})
         if op == "exit":
             return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
-        if op == "observed":  # the probe observes a stand-in: may it still read its base value (no code of the tree runs)
-            return observed_as_base(_type(args[0]))
+        if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
+            return _observe(args[0])
         if op == "sync":
             _sys.audit("hx.sync", args[0])
             return args[0]
@@ -828,6 +947,8 @@ class Peer:
         if t is int:
             return x if -(1 << 62) < x < (1 << 62) else {"t": "I", "v": int.__format__(x, "x")}
         if t is float:
+            if x is _NAN:  # ``math.nan``, the one NaN both sides share by identity (``x in [math.nan]`` holds)
+                return {"t": "f", "v": "nan", "m": True}
             return x if x == x and x not in (float("inf"), float("-inf")) else {"t": "f", "v": repr(x)}
         if x is NotImplemented:  # one side of a binary operator declined (``_slot``): the caller tries the other
             return {"t": "NI"}
@@ -864,18 +985,28 @@ class Peer:
         if _isinstance(x, _types.ModuleType):
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
-        if base is not None:
-            linking, budget.linking = budget.linking, False  # (a copy made here: never linked)
-            try:
-                out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
-            finally:
-                budget.linking = linking
-            if self.side == "subject" and not crosses_as_base(t):
-                out["op"] = True  # a tree object: the receiver's stand-in runs every operation here
-                if observed_as_base(t):
-                    out["vb"] = True
-            return out
-        return self._handle(x)
+        return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
+
+    def _enc_sub(self, x, t, base, budget, depth) -> dict:
+        """A subclass of a value type: its base value and its handle (``shadow``); a tree object's with the
+        names its class answers, mirrored when its base is mutable (``_mirror``)."""
+        linking, budget.linking = budget.linking, False  # (a copy made here: never linked)
+        try:
+            out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+        finally:
+            budget.linking = linking
+        if self.side == "subject" and not crosses_as_base(t):
+            out["op"] = True  # a tree object: the receiver's stand-in runs here what its class answers
+            self._enc_names(t, out)
+            if _isinstance(x, bytearray) or \
+                    _type(base) in (list, dict, set) and _isinstance(x, _type(base)) and not self._mirror(x, base):
+                return self._handle(x)  # no stand-in whose storage could go stale: a bytearray's (its stand-in
+                # would be bytes), or one past the bound
+            if _type(base) in (list, dict, set) and _isinstance(x, _type(base)):
+                out["mr"] = True  # mirrored (``_mirror_sync``)
+            if observed_as_base(t):
+                out["vb"] = True
+        return out
 
     def _enc_dict(self, x, t, budget, depth):
         """A ``defaultdict`` (with its factory) or ``Counter`` the test passes, as itself: the callee's
@@ -944,15 +1075,20 @@ class Peer:
         sig = self.link_sig or _LinkSig(self.links, self.link_snaps)
         self.link_sig, self.link_items = sig, sig.items
         counts = list(map(_getrefcount, sig.objs))
-        gone = []
+        gone, changed = [], []
         if any(map(_operator.le, counts, sig.base)):
             gone = [lid for lid, n, base in zip(sig.lids, counts, sig.base) if n <= base]
-            for lid in gone:
+            for lid in gone:  # a change made just before it was dropped (the other side may hold it still)
+                obj = self.links[lid]
+                if not _unchanged(obj, self.link_snaps[lid]):
+                    budget = _Budget()
+                    budget.linking = True
+                    changed.append([lid, self._enc_contents(obj, budget, 0)])
                 self._unlink(lid)
+            del obj
         del sig, counts
         if not gone and self.link_sig is not None and self.link_sig.unchanged():
             return None
-        changed = []
         for lid in list(self.links):
             obj = self.links.get(lid)
             if obj is None or _unchanged(obj, self.link_snaps[lid]):
@@ -967,16 +1103,12 @@ class Peer:
         return {"rm": gone, "c": changed}
 
     def _apply_links(self, sync) -> None:
-        """Apply the peer's ``_link_sync``: its ended links, then its changed contents, in place."""
+        """Apply the peer's ``_link_sync``: its changed contents, in place, then its ended links."""
         if sync is None:
             return
         if not _isinstance(sync, dict) or not _isinstance(sync.get("rm", []), list) or \
                 not _isinstance(sync.get("c", []), list):
             raise RemoteError("a malformed link sync")
-        for lid in sync.get("rm", []):
-            if _type(lid) is not int:
-                raise RemoteError("a malformed link sync")
-            self._unlink(lid)
         for item in sync.get("c", []):
             if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or item[0] not in self.links:
                 raise RemoteError("a change of an unknown link")
@@ -984,6 +1116,10 @@ class Peer:
             _fill(obj, self.dec(item[1], 1))
             self.link_snaps[item[0]] = _snapshot(obj)
             self.link_sig = None
+        for lid in sync.get("rm", []):
+            if _type(lid) is not int:
+                raise RemoteError("a malformed link sync")
+            self._unlink(lid)
 
     def _dec_link(self, v: dict, depth: int, ctx):
         lid = v.get("id")
@@ -1004,6 +1140,81 @@ class Peer:
         _fill(obj, self.dec(content, depth + 1, _Ctx(originals=ctx.originals) if ctx is not None else None))
         self.link_snaps[lid] = _snapshot(obj)
         return obj
+
+    def _enc_names(self, cls, out: dict) -> None:
+        """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
+        crossing: a class patched since is read as it is now), sent only when they differ from what was
+        last sent for that class (``nc``: the class's handle; the driver keeps them, ``class_names``)."""
+        names = differing_names(cls)
+        out["nc"] = hid = self.export(cls)
+        if self.class_names.get(hid) != names:
+            self.class_names[hid] = names
+            out["nm"] = names
+
+    # -- mirrored tree objects: a tree subclass of list, dict or set, its storage kept in step ------------
+    # The driver's stand-in of a tree object (``shadow``, operated) is an instance of its base type: C code
+    # of the driver reads its storage wherever plain pytest's C code reads the live object's (``dict()`` of
+    # a dict subclass, a set's union, a list's comparison with it). For an immutable base that storage is
+    # the value for good; for a mutable one the subject sends, with every message, the storage of every
+    # such object changed since the last (``_mirror_sync``), read through the base type's own methods, and
+    # the driver puts it into the stand-in (``_apply_mirrors``) before anything of its own runs. What the
+    # driver does to it goes to the live object (the stand-in forwards every mutating special method and
+    # public attribute). Past the bound a tree object of a mutable base crosses as a plain handle: no stand-in
+    # whose storage could go stale.
+    def _mirror(self, x, base) -> bool:
+        """Register the subject's tree object ``x`` (its base value ``base``, a list, dict or set) for
+        ``_mirror_sync``; False when past the bound (``MAX_LINKS``, ``MAX_LINKED_ITEMS``)."""
+        hid = self.export(x)
+        if hid in self.mirrors:
+            self.mirrors[hid][1] = _base_snapshot(x)
+            return True
+        if _len(self.mirrors) >= MAX_LINKS or self.mirror_items + _len(base) > MAX_LINKED_ITEMS:
+            return False
+        self.mirror_items += _len(base)
+        self.mirrors[hid] = [x, _base_snapshot(x)]
+        return True
+
+    def _mirror_sync(self) -> tuple:
+        """([handle id, storage] of every mirrored object whose storage changed since it was last sent (the
+        subject's handle id on both sides: the driver keeps its stand-ins under it, ``shadow``), [handle id]
+        of every stand-in the driver no longer holds but in its own tables: its mirror ends on both sides,
+        and the live object crossing again gets a new stand-in)."""
+        out, dropped = [], []
+        for hid, entry in list(self.mirrors.items()):  # (encoding one may mirror another it holds)
+            if self.side == "driver" and _getrefcount(entry[0]) <= 3:  # proxies, this entry, the argument
+                del self.mirrors[hid]
+                self.proxies.pop(("sv", hid, True), None)
+                dropped.append(hid)
+                continue
+            now = _base_snapshot(entry[0])
+            if now[0] is not entry[1][0] or not _same(now[1], entry[1][1]) or not _same(now[2], entry[1][2]):
+                entry[1] = now
+                out.append([hid, self.enc(_value_base(entry[0]))])
+        return out, dropped
+
+    def _apply_mirrors(self, sync, dropped=None) -> None:
+        """Put the peer's storage of each mirrored object (``_mirror_sync``) into this side's: the driver's
+        stand-in, or (a change the driver's own C code made to the stand-in's storage: ``heapq.heappush``)
+        the live object, through the base type's own methods, as plain pytest's C code changes it."""
+        if dropped:
+            if not _isinstance(dropped, list) or not all(_type(h) is int for h in dropped):
+                raise RemoteError("a malformed mirror sync")
+            for hid in dropped:  # the driver holds no stand-in of it any more: no need to send its storage
+                entry = self.mirrors.pop(hid, None) if self.side == "subject" else None
+                if entry is not None:
+                    self.mirror_items -= _len(entry[1][1])
+        if not sync:
+            return
+        if not _isinstance(sync, list):
+            raise RemoteError("a malformed mirror sync")
+        for item in sync:
+            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int:
+                raise RemoteError("a malformed mirror sync")
+            new, entry = self.dec(item[1], 1), self.mirrors.get(item[0])
+            if entry is None:  # no stand-in was made of it here (a plain handle): nothing to keep in step
+                continue
+            _fill_base(entry[0], new)
+            entry[1] = _base_snapshot(entry[0])
 
     def _enc_builtin(self, x, t, budget, depth):
         if t is list:
@@ -1189,7 +1400,7 @@ class Peer:
         if t == "I":
             return int(x, 16)
         if t == "f":
-            return float(x)
+            return _NAN if v.get("m") is True else float(x)
         if t == "c":
             return complex(*x)
         if t == "r":
@@ -1215,7 +1426,8 @@ class Peer:
         if t == "h":
             return self.proxy(v)
         if t == "sv":
-            return self.shadow(self.dec(x, depth + 1, ctx), v["h"], v.get("op") is True, v.get("vb") is True)
+            return self.shadow(self.dec(x, depth + 1, ctx), v["h"], v.get("op") is True, v.get("vb") is True,
+                               self._dec_names(v), v.get("mr") is True)
         if t == "NI":
             return NotImplemented
         if t == "cls":
@@ -1225,6 +1437,21 @@ class Peer:
         if t == "xv":
             return self.dec_exc(v["x"])
         raise RemoteError(f"unknown tag {t!r}")
+
+    def _dec_names(self, v: dict) -> tuple:
+        """The names a tree object's class answers (``_enc_names``): sent with it, or as last sent for its class."""
+        hid, names = v.get("nc"), v.get("nm")
+        if names is not None:
+            if not _isinstance(names, list) or not all(_type(n) is str for n in names):
+                raise RemoteError("malformed names of a tree object")
+            if _type(hid) is int:
+                self.class_names[hid] = tuple(names)
+            return tuple(names)
+        if hid is None:
+            return ()
+        if _type(hid) is not int or hid not in self.class_names:
+            raise RemoteError("names of an unknown class")
+        return self.class_names[hid]
 
     def _dec_dict(self, t, x, v, depth, ctx):
         out = _Counter() if t == "ctr" else _defaultdict()
@@ -1245,18 +1472,28 @@ class Peer:
             self.proxies[hid] = p
         return p
 
-    def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False):
+    def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False, names=(),
+               mirrored: bool = False):
         """A stand-in of the peer's value-type subclass: its base value, with the live object's
-        repr/str/attributes on request. ``operated`` (a tree object, ``crosses_as_base``): every
-        operation of the stand-in, and every public attribute, is a request to the live object, so
-        it compares, hashes, iterates and answers as the live object does; it stays an instance of
-        the base type (``isinstance(x, int)`` holds, as it does for the live object). ``value_like``:
+        repr/str/attributes on request. ``operated`` (a tree object, ``crosses_as_base``): each name its
+        class answers otherwise than the base (``names``: ``differing_names``), every public attribute and
+        every change is a request to the live object, and its storage is the live object's
+        (``_mirror_sync``), so it compares, hashes, iterates and answers as the live object does, in the
+        driver's C code too; it stays an instance of the base type (``isinstance(x, int)`` holds, as it
+        does for the live object). ``value_like``:
         the probe may observe it by its base value (``observed_as_base``), else it observes it as opaque
-        (``observed_opaque``)."""
+        (``observation``)."""
         key = ("sv", meta["id"], operated)
         if key in self.proxies:  # the same live object: the same stand-in (``is`` holds, as for enum members)
-            return self.proxies[key]
-        cls = _forward_class(_type(base)) if operated else _shadow_class(_type(base))
+            s = self.proxies[key]
+            entry = self.mirrors.get(meta["id"])
+            if entry is not None and entry[0] is s:
+                _fill_base(s, base)  # its storage as the live object holds it now
+                entry[1] = _base_snapshot(s)
+            return s
+        if not _isinstance(names, (list, tuple)) or not all(_type(n) is str for n in names):
+            raise RemoteError("malformed names of a tree object")
+        cls = _forward_class(_type(base), tuple(names)) if operated else _shadow_class(_type(base))
         if cls is None:
             return self.proxy(meta) if operated else base
         cls = _named(cls, str(meta.get("ty", "?")), meta.get("tt") is True)
@@ -1267,6 +1504,8 @@ class Peer:
         object.__setattr__(s, "_hx_remote", self.proxy(meta))
         if operated:
             object.__setattr__(s, "_hx_vb", value_like)
+            if mirrored and _type(base) in (list, dict, set) and _type(meta["id"]) is int:
+                self.mirrors[meta["id"]] = [s, _base_snapshot(s)]  # its storage kept in step (``_mirror_sync``)
         self.proxies[key] = s
         return s
 
@@ -1807,19 +2046,24 @@ def _made_as(cls, base):
 
 
 _FORWARDS: dict = {}
-_FORWARDED = (*sorted(SLOTS), "__hash__", "__len__", "__iter__", "__contains__", "__getitem__", "__setitem__",
-              "__delitem__", "__bool__", "__int__", "__float__", "__index__", "__format__", "__neg__", "__pos__",
-              "__abs__", "__invert__")
+# what a stand-in of a mutable base always sends to the live object: every change the driver makes to it
+_MUTATING = ("__setitem__", "__delitem__", "__iadd__", "__imul__", "__ior__", "__iand__", "__ixor__", "__isub__")
+_STAND_IN_OWN = frozenset({"__repr__", "__str__", "__getattr__", "_hx_ref", "_hx_remote", "_hx_vb"})
 
 
-def _forward_class(base: type):
-    """The stand-in class of a tree object of a value type (``Peer.shadow``, ``operated``): a subclass
-    of the base's shadow whose special methods (``_FORWARDED``) and public attributes are the live
-    object's, each a request (``RemoteObject``)."""
+def _forward_class(base: type, names: tuple = ()):
+    """The stand-in class of a tree object of a value type (``Peer.shadow``, ``operated``): a subclass of
+    the base's shadow (repr and str are the live object's) in which exactly the names the live object's
+    class answers otherwise than the base (``differing_names``), every public attribute, and for a
+    mutable base every mutating special method (``_MUTATING``), are the live object's, each a request
+    (``RemoteObject``). Every other special method is the base type's own, on storage that is the live
+    object's (``Peer._mirror_sync``), so whatever the driver's C code does with it (``dict()``, ``reversed``,
+    ``round``, ``+=``, ``%``) reads it as plain pytest's reads the live object."""
     shadow = _shadow_class(base)
     if shadow is None:
         return None
-    cls = _FORWARDS.get(base)
+    key = (base, names)
+    cls = _FORWARDS.get(key)
     if cls is None:
         def forward(name):
             def f(self, *args):
@@ -1827,37 +2071,52 @@ def _forward_class(base: type):
             f.__name__ = name
             return f
 
+        def attribute(name):
+            return property(lambda self: object.__getattribute__(self, "__dict__")["_hx_remote"]._q("getattr", name))
+
         def _gattr(self, name):
             if name[:1] != "_":
                 return object.__getattribute__(self, "__dict__")["_hx_remote"]._q("getattr", name)
             return object.__getattribute__(self, name)
 
-        ns = {name: forward(name) for name in _FORWARDED}
+        mutable = base in (list, dict, set)
+        ns: dict = {}
+        for name in (*names, *(_MUTATING if mutable else ())):
+            if name in _STAND_IN_OWN or name in ns or (name in _MUTATING and not hasattr(base, name)):
+                continue
+            ns[name] = forward(name) if name[:2] == "__" == name[-2:] else attribute(name)
         ns["__getattribute__"] = _gattr
         cls = type(f"Tree{shadow.__name__}", (shadow,), ns)
-        _FORWARDS[base] = cls
+        _FORWARDS[key] = cls
     return cls
 
 
-def observed_opaque(x) -> bool:
-    """Whether ``x`` is the stand-in of a tree object the probe must observe as opaque, never by the
-    base value it also holds (``Peer.shadow``; ``observed_as_base`` in the subject). The decision made
-    when the value crossed is asked again of the subject now (``observed`` request): a class given an
-    ``__eq__`` (or any special method) since is observed as it is now; a stand-in the subject cannot
-    vouch for (no answer) is opaque."""
+_OPAQUE = ("opaque",)
+
+
+def observation(x):
+    """How the probe observes ``x``: None when it is not the stand-in of a peer's value (read it as it
+    is); ``_OPAQUE`` for a tree object the probe must observe as opaque, never by the base value it also
+    holds (``Peer.shadow``; ``observed_as_base`` in the subject); else (its base value now, the names the
+    tree answers for it). Asked of the subject at every observation (``observe`` request): a class given
+    an ``__eq__`` since the value crossed is observed as it is now, a list a method of the tree sorted
+    since is observed sorted; a stand-in the subject cannot vouch for (no answer) is opaque."""
     stand_ins = (*_FORWARDS.values(), *_SHADOWS.values())
     if not stand_ins or not _isinstance(x, stand_ins):
-        return False
+        return None
     own = object.__getattribute__(x, "__dict__")
     remote = own.get("_hx_remote")
     if remote is None:
-        return False
+        return None
     if _FORWARDS and _isinstance(x, tuple(_FORWARDS.values())) and own.get("_hx_vb") is not True:
-        return True
+        return _OPAQUE
     try:
-        return object.__getattribute__(remote, "_hx_peer").request("observed", remote) is not True
+        got = object.__getattribute__(remote, "_hx_peer").request("observe", remote)
     except Exception:  # noqa: BLE001 - no answer the probe can trust: opaque (the judge fails the comparison)
-        return True
+        return _OPAQUE
+    if _type(got) is not list or _len(got) != 2 or _type(got[1]) is not list or not all(_type(n) is str for n in got[1]):
+        return _OPAQUE
+    return got[0], got[1]
 
 
 class ProxyModuleBase(_types.ModuleType):

@@ -64,3 +64,36 @@ def test_a_protocol_fault_fails_the_test_it_happened_in_and_is_not_tampering():
     assert not j.passed and not j.subverted and any(r.name == "<module>" for r in j.results)
     j = judge(PLAN, _lines(RUN[0], {"k": "fault", "what": 3}, *RUN[1:]), nonce=NONCE)
     assert j.subverted  # a malformed record is never the runtime's
+
+
+def test_a_tree_value_is_its_base_where_it_reads_storage_and_undecidable_where_the_tree_answers():
+    """``tree_value``: the judge's copy of a tree object observed by its base value compares, hashes and
+    measures as the base (its storage), and every name the tree's class answers (``answered_names``)
+    raises Undecidable, so a builtin that plain pytest answers through the tree's code fails the check."""
+    import fractions
+    s = decode({"t": "tv", "v": "ok", "n": ["__format__", "__str__"], "type": "<tree> pkg.S"})
+    assert isinstance(s, str) and s == "ok" and len(s) == 2 and s in {"ok"} and "o" in s
+    for use in (lambda: "%s" % s, lambda: "{}".format(s), lambda: f"{s}"):
+        with pytest.raises(Undecidable):
+            use()
+    n = decode({"t": "tv", "v": 3, "n": ["numerator"], "type": "<tree> pkg.N"})
+    assert n == 3 and n + 1 == 4
+    with pytest.raises(Undecidable):
+        fractions.Fraction(n)
+    b = decode({"t": "tv", "v": {"t": "b", "v": "b2s="}, "n": ["__bytes__"], "type": "<tree> pkg.B"})
+    assert b == b"ok"
+    with pytest.raises(Undecidable):
+        bytes(b)
+    assert decode({"t": "f", "v": "nan", "m": True}) is __import__("math").nan  # the sandbox's math.nan
+    assert decode({"t": "f", "v": "nan"}) is not __import__("math").nan
+
+
+def test_a_tree_value_whose_repr_is_the_trees_is_shown_by_its_base_repr():
+    obs = {"k": "obs", "s": 1, "v": [["v", {"t": "tv", "v": 2, "n": ["__repr__"], "type": "<tree> pkg.N"}]]}
+    j = judge(PLAN, _lines(RUN[0], obs, RUN[2]), nonce=NONCE)
+    assert not j.passed and not j.subverted and "observed 2" in j.results[0].reason
+
+
+def test_a_tree_value_too_large_to_observe_stays_opaque():
+    v = decode({"t": "tv", "v": {"t": "big"}, "n": ["shout"], "type": "<tree> pkg.S"})
+    assert isinstance(v, Opaque)

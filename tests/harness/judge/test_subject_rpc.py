@@ -88,6 +88,59 @@ def count(d):
     d["k"] += 1
 
 
+def sort_items(cfg):
+    cfg.items.sort()
+
+
+def sort_rows(rows):
+    for r in rows:
+        r.sort()
+
+
+class L(list):
+    def __reversed__(self):
+        return iter([9])
+
+    def sort(self, **kw):
+        self.reverse()
+
+
+class D(dict):
+    def keys(self):
+        return ["a"]
+
+
+class F(float):
+    def __round__(self, n=None):
+        return 7
+
+
+def values():
+    return L([1, 2, 3]), D(a=1, secret=2), F(2.6)
+
+
+def grow(xs):
+    list.append(xs, 5)
+
+
+def total_of(xs):
+    return sum(list.__iter__(xs))
+
+
+def nested_l():
+    return L([L([1, 2])])
+
+
+def nans():
+    import math
+    return [1.0, math.nan], float("nan")
+
+
+def is_math_nan(x):
+    import math
+    return x is math.nan
+
+
 def swallow():
     try:
         warnings.warn("d", DeprecationWarning)
@@ -267,3 +320,66 @@ def test_a_link_the_peer_defines_with_this_sides_sign_or_changes_unknown_is_refu
     finally:
         socket.socket(fileno=driver.fd).close()
         b.close()
+
+
+def test_a_container_the_test_still_holds_reached_through_a_reply_is_linked(pair):
+    """The subject reads the test's list through a reply (a public attribute of the test's object, the
+    next item of the test's iterator): the driver still holds it, so it crosses linked and the tree's
+    in-place change reaches the test's own list, as under plain pytest (only a request's own arguments
+    were written back)."""
+    driver, subject, tree = pair
+    cfg = types.SimpleNamespace(items=[3, 1, 2])
+    tree.sort_items(cfg)
+    assert cfg.items == [1, 2, 3]
+    rows = ([3, 1, 2],)
+    tree.sort_rows(iter(rows))
+    assert rows[0] == [1, 2, 3]
+
+
+def test_a_tree_object_of_a_value_type_reads_in_the_drivers_c_code_as_the_live_object(pair):
+    """The stand-in forwards the names its class answers (``differing_names``: ``__reversed__``, ``__round__``,
+    ``keys``, ``sort``) and holds the live object's storage (``Peer._mirror_sync``): ``dict()`` of a dict
+    whose class writes only ``keys`` reads the storage, as plain pytest's does; a method of the tree that
+    changes the live list changes what the driver's C code reads; ``+=`` changes the live object."""
+    driver, subject, tree = pair
+    xs, d, f = tree.values()
+    assert isinstance(xs, list) and isinstance(d, dict) and isinstance(f, float)
+    assert list(reversed(xs)) == [9] and round(f) == 7 and f == 2.6
+    assert dict(d) == {"a": 1, "secret": 2} and d.keys() == ["a"]
+    xs.sort()  # the tree's sort reverses the live list
+    assert list(xs) == [3, 2, 1] and xs == [3, 2, 1] and list.__len__(xs) == 3
+    tree.grow(xs)  # the tree changes it through the base's own method
+    assert list(xs) == [3, 2, 1, 5]
+    before = xs
+    xs += [6]
+    assert xs is before and tree.values()[0] is not xs and list(xs) == [3, 2, 1, 5, 6]
+    live_class = type(subject.local(object.__getattribute__(xs._hx_remote, "_hx_ref")))
+    assert rpc.differing_names(live_class) == rpc.answered_names(live_class) == ["__reversed__", "sort"]
+    import heapq
+    heapq.heappush(xs, 0)  # the driver's own C code writes the stand-in's storage: the live list gets it too
+    assert tree.total_of(xs) == 17
+    outer = tree.nested_l()  # a mirrored list inside a mirrored list
+    outer[0].sort()
+    assert list(outer[0]) == [2, 1] and tree.total_of(outer[0]) == 3
+
+
+def test_math_nan_crosses_as_the_receivers_own(pair):
+    """``x in [...]`` matches a NaN by identity first: the tree's ``math.nan`` is the test's under plain pytest."""
+    import math
+    driver, subject, tree = pair
+    xs, other = tree.nans()
+    assert math.nan in xs and xs[1] is math.nan
+    assert other is not math.nan and other != other
+    assert tree.is_math_nan(math.nan) is True
+
+
+def test_a_mirror_ends_on_both_sides_when_the_test_drops_its_stand_in(pair):
+    driver, subject, tree = pair
+    xs = tree.values()[0]
+    assert driver.mirrors and subject.mirrors
+    del xs
+    tree.total()  # the driver says so with its next message
+    assert not driver.mirrors and not subject.mirrors and subject.mirror_items == 0
+    xs = tree.values()[0]
+    xs.sort()
+    assert list(xs) == [3, 2, 1] and len(driver.mirrors) == len(subject.mirrors) == 1
