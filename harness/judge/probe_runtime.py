@@ -13,7 +13,8 @@ Lines: ``{"k": "enter", "t": test, "c": [case indices]}``, ``{"k": "leave"}``,
 ``{"k": "obs", "s": site, "v": [leaf...]}`` where a leaf is ``["v", value]`` or
 ``["e", exception class, message]``, ``{"k": "raises", "s": site, "e": null | {...}}``,
 ``{"k": "warns", "s": site, "w": [[class names]...], "m": [message...]}``, ``{"k": "fault", "what": reason}``
-(a reply the subject or the driver could not encode: the test fails) and ``{"k": "tamper", "what": ...}``
+(a request or reply one side could not send or read, the subject gone, or the subject's state changed
+while the test ran, harness.judge.subject_rpc ``Peer._moved``: the test fails) and ``{"k": "tamper", "what": ...}``
 (the runtime's own checks found one of its globals rebound, the probe's ``_hx`` rebound, a call
 that did not come from the probe module, or pytest's runner replaced; or the subject's audit
 hook reported frame, trace, gc, ctypes, code-object or /proc access). Since issue 21 code under
@@ -300,7 +301,8 @@ def leave(_guard=_guard, _emit=_emit):
     _guard()
     _integrity()
     if _DRIVER["peer"] is not None:
-        _audit_sync()  # the subject's audit events so far, and proof its stream still answers
+        _audit_sync()  # the subject's audit events so far, proof its stream still answers, and the test's last
+        # exchange: what the subject's state did since its last reply arrives with it (a fault if it changed)
     _emit({"k": "leave"})
 
 
@@ -698,7 +700,9 @@ def _audit_drain(block, want=None, _emit=_emit):
 
 
 def _audit_sync():
-    """A heartbeat through the subject's audit hook (each test's leave)."""
+    """A heartbeat through the subject's audit hook (each test's leave). Also the test's last exchange with
+    the subject: a change of the subject's state since its last reply (a thread of the tree) is reported
+    with the answer (harness.judge.subject_rpc ``Peer._moved``), a fault of this test."""
     peer = _DRIVER["peer"]
     if peer is None or _DRIVER["audit"] is None:
         if peer is not None:

@@ -61,6 +61,7 @@ from collections.abc import Mapping as _Mapping
 MAX_MSG = 256 << 20
 MAX_NODES = 4_000_000  # values a plain pytest comparison handles (sum of a 300,000-item list)
 MAX_LINKS, MAX_LINKED_ITEMS = 1024, 20_000  # linked containers each side checks at every message (``Peer._room``)
+MAX_OVERFLOW = 100_000  # containers past that bound, checked at each test's end (``Peer._overflowed``)
 _type, _isinstance, _len = type, isinstance, len
 _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, frozenset, set)
 BINOPS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor", "lshift",
@@ -410,9 +411,9 @@ class ProtocolFault(RemoteError):
 
 def _why(exc) -> str:
     """A short account of an encoding failure, never through the exception's own ``__str__`` (the
-    tree's code) unless it is one of the interpreter's plain errors with a str message."""
+    tree's code) unless it is one of the interpreter's plain errors, or this protocol's own, with a str message."""
     text = ""
-    if _type(exc) in (ValueError, TypeError, RecursionError, OverflowError):
+    if _type(exc) in (ValueError, TypeError, RecursionError, OverflowError, RemoteError, Closed, ProtocolFault):
         args = BaseException.__getattribute__(exc, "args")
         text = args[0] if args and _type(args[0]) is str else ""
     return f"{qualname(_type(exc))}: {text[:200]}" if text else qualname(_type(exc))
@@ -666,7 +667,7 @@ class Peer:
         self.link_ids: dict = {}
         self.link_snaps: dict = {}
         self.link_next = 1 if side == "subject" else -1
-        self.link_sig = None  # ``_LinkSig`` of the links as last synced (None: to be made again)
+        self.link_sig: _LinkSig | None = None  # ``_LinkSig`` of the links as last synced (None: to be made again)
         self.link_items = 0  # the items of the linked containers, as last counted (``_room``, ``_LinkSig``)
         # mirrored tree objects of a mutable base (``_mirror``): handle id -> [the object, its storage as last sent]
         self.mirrors: dict = {}
@@ -674,6 +675,11 @@ class Peer:
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
         self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
+        # subject: faults to report with its next message (``pf``: the driver records each, the test fails),
+        # and the sizes of its descriptors 1 and 2 when it last sent one (``_moved``; None before its first)
+        self.pending: list = []
+        self.out_sizes: tuple | None = None
+        self.overflow: list = []  # [container, its contents] kept by the callee past the links' bound (``_retained``)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -694,6 +700,11 @@ class Peer:
                 out.seek(0), out.truncate(0), err.seek(0), err.truncate(0)
         if self.ps is not None:
             self.ps.outgoing(msg)
+        if self.side == "subject":
+            if self.pending:
+                msg["pf"] = self.pending[:8]
+                self.pending.clear()
+            self.out_sizes = _out_sizes() if self.capture is not None else ()  # (fds 1 and 2 the driver relays)
         data = _dumps(msg).encode("utf-8", "surrogatepass")
         data = _pack(">I", _len(data)) + data
         while data:
@@ -720,43 +731,93 @@ class Peer:
             raise RemoteError("not JSON: nested too deep") from None
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
+        if self.side == "subject" and self.out_sizes is not None:
+            moved = self._moved()
+            if moved:
+                self.pending.append(f"the subject's {', '.join(moved)} changed after its last message, while the test "
+                                    f"ran (a thread of the tree): the test read them as they were before")
+        elif self.side == "driver" and "pf" in msg:
+            faults = msg["pf"]
+            if _type(faults) is not list:
+                raise RemoteError("malformed faults")
+            for why in faults[:8]:
+                self._dec_fault(why if _type(why) is str else "a protocol fault")
         if self.ps is not None:
             self.ps.incoming(msg)
         return msg
+
+    def _moved(self) -> list:
+        """(subject, at each message it receives) What of the state the driver holds a copy of changed since
+        the subject's last message, before the driver's changes in this one apply: only the subject's own
+        code can have changed it meanwhile (a thread of the tree, a signal handler), while the driver ran
+        the test against its copy, which plain pytest's test never has (it shares the one object). Each is a
+        fault (``pf``): the test fails, whatever it read. Linked containers (``_LinkSig``, in C), the process
+        state (``ProcState.moved``), output written to ``sys.stdout``/``sys.stderr`` or descriptors 1 and 2."""
+        out = []
+        if self.links:
+            sig = self.link_sig or _LinkSig(self.links, self.link_snaps)
+            self.link_sig = sig
+            if not sig.unchanged():
+                out.append("linked containers")
+        if self.ps is not None:
+            out += self.ps.moved()
+        try:
+            if self.capture is not None and (self.capture[0].tell() or self.capture[1].tell()):
+                out.append("sys.stdout/sys.stderr")
+        except Exception:  # noqa: BLE001 - closed by the tree: its writes go nowhere either way
+            pass
+        if self.out_sizes and _out_sizes() != self.out_sizes:
+            out.append("descriptors 1/2")
+        return out
 
     # -- requests ----------------------------------------------------------------------------
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
         sent = _Budget(track=[])
-        msg = {"q": op, "a": self.enc(list(args), sent)}
-        if self.side == "driver":
-            spec = _filter_spec()
-            if spec != self.filters_sent:
-                msg["wf"] = [[a, m, self.enc(c), mod, n] for a, m, c, mod, n in spec]
-                self.filters_sent = spec
-        self._send(msg)
+        try:  # plain pytest passes any value to the tree: one this side cannot send is a fault, never an
+            # exception of the call (a test's ``except Exception`` or ``pytest.raises(ValueError)`` would take it)
+            msg = {"q": op, "a": self.enc(list(args), sent)}
+            if self.side == "driver":
+                spec = _filter_spec()
+                if spec != self.filters_sent:
+                    msg["wf"] = [[a, m, self.enc(c), mod, n] for a, m, c, mod, n in spec]
+                    self.filters_sent = spec
+            self._send(msg)
+        except BaseException as err:  # noqa: BLE001 - re-raised as the fault it is
+            if _isinstance(err, KeyboardInterrupt):
+                raise
+            raise self._dec_fault(f"the request {str(op)[:40]!r} could not be sent: {_why(err)}") from None
         while True:
-            msg = self._recv()
-            if self.on_msg is not None:
-                self.on_msg(msg)
-            if "q" in msg:
-                self._serve(msg)
-                continue
-            if "f" in msg:  # the peer could not send its reply (``_serve``): the test fails, whatever it expects
-                why = msg["f"] if _type(msg["f"]) is str else "a protocol fault"
-                if self.on_fault is not None:
-                    self.on_fault(why)
-                raise ProtocolFault(why)
-            if "x" in msg:
-                exc = self.dec_exc(msg["x"])
-            elif "r" in msg:
-                result = self.dec(msg["r"], 0, _Ctx(originals=sent.track))
-            else:
-                raise RemoteError("a reply without a result")
-            self._write_back(msg.get("wb"), sent.track)
-            self._apply_links(msg.get("ln"))
-            self._apply_mirrors(msg.get("mr"), msg.get("mx"))
+            try:
+                msg = self._recv()
+                if self.on_msg is not None:
+                    self.on_msg(msg)
+                if "q" in msg:
+                    self._serve(msg)
+                    continue
+                if "f" in msg:  # the peer could not send its reply (``_serve``): the test fails, whatever it expects
+                    why = msg["f"] if _type(msg["f"]) is str else "a protocol fault"
+                    if self.on_fault is not None:
+                        self.on_fault(why)
+                    raise ProtocolFault(why)
+                if "x" in msg:
+                    exc = self.dec_exc(msg["x"])
+                elif "r" in msg:
+                    result = self.dec(msg["r"], 0, _Ctx(originals=sent.track))
+                else:
+                    raise RemoteError("a reply without a result")
+                self._write_back(msg.get("wb"), sent.track)
+                self._apply_links(msg.get("ln"))
+                self._apply_mirrors(msg.get("mr"), msg.get("mx"))
+                self._adopt(msg.get("lk"), sent.track)
+            except ProtocolFault:
+                raise  # (recorded where it was made)
+            except BaseException as err:  # noqa: BLE001 - a broken reply (or the peer gone) is a fault, re-raised
+                if _isinstance(err, KeyboardInterrupt):
+                    raise
+                self._dec_fault(f"the reply to the request {str(op)[:40]!r} could not be read: {_why(err)}")
+                raise
             if "x" in msg:
                 self._raise(exc)
             return result
@@ -826,7 +887,88 @@ class Peer:
                 reply = wb
             elif wb:
                 reply["wb"] = wb
+        if track and "f" not in reply:
+            args = result = snaps = None  # (this frame's references: ``_retained`` counts the tree's)
+            kept_args = self._retained(track, "x" in reply)
+            if kept_args:
+                reply["lk"] = kept_args
         self._send(reply)
+
+    def _retained(self, track: list, raised: bool = False) -> list:
+        """(once a request is served) The request's containers the callee still holds now that the call is
+        done (the tree's ``self._items = items``, a closure, a thread's argument; a test's callback that keeps
+        what the tree passed it), linked: [index, link id] each,
+        and every container of the request inside one of them. Under plain pytest the tree holds the
+        test's own object, so a later change of the tree (a later call, a thread) shows through the
+        test's; a copy left behind would never change for the test. Counted by reference count as
+        ``_kept`` counts a result (the arguments' own list, ``track[0]``, is held by ``track`` only). When
+        the call ``raised``, its traceback keeps the raising frames, and so their arguments, alive for as
+        long as the exception's handle lives: those are not linked (every message would check them) but
+        checked at the test's end, as a container past the bound is (``_overflowed``). The driver links its
+        own containers under these ids (``_adopt``)."""
+        if _type(track[0]) is not list:
+            return []
+        found = _walk(track[0], 0)
+        for entry in found.values():
+            entry[1] += 1  # ``track``'s own reference
+        held = _kept_of(found)
+        del found
+        if not held:
+            return []
+        index = {id(x): i for i, x in enumerate(track)}
+        out: list = []
+        for key in [k for k in index if k in held]:
+            for inner in _walk(track[index[key]], 0):  # (itself first, then what it holds)
+                i = index.get(inner)
+                x = track[i] if i is not None else None
+                if x is None or (self.link_ids.get(inner) in self.links and self.links[self.link_ids[inner]] is x):
+                    continue
+                if raised or not self._room(x):  # a copy, checked at each test's end (``_overflowed``)
+                    if self.side != "subject":
+                        pass
+                    elif _len(self.overflow) < MAX_OVERFLOW:
+                        self.overflow.append([x, _snapshot(x)])
+                    else:
+                        self._dec_fault("more containers kept by the code under test than the judge can follow")
+                    continue
+                lid = self.link_next
+                self.link_next += 1 if self.side == "subject" else -1
+                self.links[lid], self.link_ids[inner], self.link_snaps[lid] = x, lid, _snapshot(x)
+                self.link_sig = None
+                out.append([i, lid])
+        return out
+
+    def _overflowed(self) -> None:
+        """(each test's end, the leave's heartbeat) A container the callee kept past the links' bound
+        (``_room``) stayed a copy on the caller's side: changed since, the caller read it stale, a fault.
+        One no one else holds any more is dropped. (Checked here only: a change undone before the test's
+        end goes unseen; docs/judge.md.)"""
+        keep = []
+        for entry in self.overflow:
+            if _getrefcount(entry[0]) <= 2:  # (this list's and the argument's references)
+                continue
+            if not _unchanged(entry[0], entry[1]):
+                self._dec_fault("a container kept by the code under test past the bound of linked ones changed")
+                entry[1] = _snapshot(entry[0])
+            keep.append(entry)
+        self.overflow = keep
+
+    def _adopt(self, lk, track: list) -> None:
+        """Link this side's own containers of a request under the ids the peer gave them (``_retained``):
+        from now on they are kept in step as every linked container is."""
+        if lk is None:
+            return
+        if not _isinstance(lk, list):
+            raise RemoteError("malformed retained containers")
+        for item in lk:
+            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or \
+                    not 0 <= item[0] < _len(track) or _type(item[1]) is not int or (item[1] > 0) != (self.side == "driver") or item[1] in self.links:
+                raise RemoteError("malformed retained containers")
+            obj = track[item[0]]
+            if _type(obj) not in _MUTABLE or id(obj) in self.link_ids:
+                raise RemoteError("malformed retained containers")
+            self.links[item[1]], self.link_ids[id(obj)], self.link_snaps[item[1]] = obj, item[1], _snapshot(obj)
+            self.link_sig = None
 
     def _dec_filters(self, spec) -> list:
         """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
@@ -909,6 +1051,7 @@ class Peer:
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
         if op == "sync":
+            self._overflowed()
             _sys.audit("hx.sync", args[0])
             return args[0]
         fn = _OPS.get(op)
@@ -1034,6 +1177,11 @@ class Peer:
     # one the other side puts into it. A link ends when no one but the table holds its container on
     # one side (``_prune``); the other side then drops it too. A linked container stays a plain list
     # (dict, set, ...) of the receiver: the probe observes it by value, C code reads it as it is.
+    # A container of a request the callee still holds once the call is done (``_retained``) is linked too,
+    # the caller's own object on its side (``_adopt``). Between its messages the subject's state must not
+    # change (only a thread of the tree or a signal handler can change it then, while the driver runs the
+    # test against its copies): each message the subject receives checks it (``_moved``), and a change is a
+    # fault the driver records (``pf``), so a stale copy never passes a test plain pytest's shared object fails.
     def _link(self, x, budget, depth) -> dict:
         lid = self.link_next
         self.link_next += 1 if self.side == "subject" else -1
@@ -1591,10 +1739,13 @@ class Peer:
         return exc
 
     def _dec_fault(self, why: str) -> "ProtocolFault":
-        """A reply this side cannot read exactly: reported (``on_fault``: the test fails), and the
-        exception to raise in place of the peer's."""
+        """A request this side cannot send or a reply it cannot read exactly: reported (the driver's
+        ``on_fault``; the subject's go with its next message, ``pf``): the test fails whatever it does with
+        the exception returned, to raise in place of the call's."""
         if self.on_fault is not None:
             self.on_fault(why)
+        elif self.side == "subject" and _len(self.pending) < 8:
+            self.pending.append(why)
         return ProtocolFault(why)
 
     def _dec_chain(self, e: dict, exc, depth: int, made: dict) -> None:
@@ -2255,7 +2406,7 @@ import logging as _logging  # noqa: E402 - this section's own import
 import time as _time  # noqa: E402
 
 _ENV = _os.environ
-_getcwd, _chdir, _umask, _tzset = _os.getcwd, _os.chdir, _os.umask, _time.tzset
+_getcwd, _chdir, _umask, _tzset, _fstat = _os.getcwd, _os.chdir, _os.umask, _time.tzset, _os.fstat
 _LOG_MANAGER, _LOG_ROOT, _Logger, _PlaceHolder = _logging.Logger.manager, _logging.root, _logging.Logger, _logging.PlaceHolder
 _LOGGER_SET_LEVEL, _LOGGER_HANDLE, _GET_LOGGER = _logging.Logger.setLevel, _logging.Logger.handle, _logging.getLogger
 _MAKE_RECORD, _DISABLE, _FORMAT_EXC = _logging.makeLogRecord, _logging.disable, _logging.Formatter().formatException
@@ -2265,6 +2416,21 @@ _RECORD_FIELDS = {"name": str, "msg": str, "levelno": int, "levelname": str, "pa
                   "exc_text": str, "stack_info": str}
 _RECORD_ATTRS = frozenset(dir(_logging.LogRecord("", 0, "", 0, "", None, None)))
 MAX_RECORDS = 10_000  # per message; more are dropped (a flood, not a test's records)
+
+
+_FIELD_NAMES = {"env": "os.environ", "cwd": "working directory", "um": "umask", "argv": "sys.argv",
+                "lv": "logging levels", "ld": "logging.disable", "tz": "time zone"}
+
+
+def _out_sizes() -> tuple:
+    """The sizes of descriptors 1 and 2 (the subject's are append-only files the driver relays)."""
+    out = []
+    for fd in (1, 2):
+        try:
+            out.append(_fstat(fd).st_size)
+        except OSError:
+            out.append(-1)
+    return tuple(out)
 
 
 def _is_str_map(d) -> bool:
@@ -2297,7 +2463,7 @@ class ProcState:
         except Exception:  # noqa: BLE001 - the tree replaced the list: its records are its own
             pass
 
-    def snap(self) -> dict:
+    def snap(self, commit: bool = True) -> dict:
         """The state now. The environment and the log levels are read again only when they changed:
         the environment's raw dict compared with its copy at the last snapshot, the levels by a key this
         object puts in the root logger's level cache, which every ``setLevel`` and ``logging.disable``
@@ -2309,14 +2475,15 @@ class ProcState:
             env = last["env"]
         else:
             env = {k: v for k, v in dict(_ENV).items() if _type(k) is str and _type(v) is str}
-            self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
+            if commit:
+                self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
         found = getattr(_LOG_ROOT, "_cache", None)
         cache: dict | None = found if isinstance(found, dict) and _type(found) is dict else None
         if last is not None and cache is not None and cache.get(self.mark) is True:
             lv, ld = last["lv"], last["ld"]
         else:
             lv, ld = self._levels(), _LOG_MANAGER.disable
-            if cache is not None:
+            if cache is not None and commit:
                 cache[self.mark] = True
         try:
             cwd = _getcwd()
@@ -2327,6 +2494,18 @@ class ProcState:
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
         return {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz}
+
+    def moved(self) -> list:
+        """What of the state differs from the last message's (``last``), and whether a log record waits to
+        go (``Peer._moved``), without touching what ``snap`` keeps for the next message (``commit``)."""
+        last = self.last
+        if last is None:
+            return []
+        cur = self.snap(commit=False)
+        out = [_FIELD_NAMES[k] for k, v in cur.items() if v is not last[k] and v != last[k]]
+        if self.records:
+            out.append("log records")
+        return out
 
     @staticmethod
     def _levels() -> dict:

@@ -147,6 +147,45 @@ def swallow():
     except DeprecationWarning:
         return "error"
     return "recorded"
+
+
+_KEPT = []
+
+
+def keep(x):
+    _KEPT.append(x)
+
+
+def later():
+    _KEPT[-1].append(1)
+
+
+def fail(x):
+    raise ValueError("no")
+
+
+_GIVEN = []
+
+
+def give(cb):
+    xs = [1]
+    _GIVEN.append(xs)
+    cb(xs)
+
+
+def grow_given():
+    _GIVEN[-1].append(2)
+
+
+def call_back(cb):
+    deep = []
+    for _ in range(100):
+        deep = [deep]
+    try:
+        cb(deep)
+    except Exception:
+        return "swallowed"
+    return "called"
 """
 
 
@@ -383,3 +422,144 @@ def test_a_mirror_ends_on_both_sides_when_the_test_drops_its_stand_in(pair):
     xs = tree.values()[0]
     xs.sort()
     assert list(xs) == [3, 2, 1] and len(driver.mirrors) == len(subject.mirrors) == 1
+
+
+def test_a_container_the_tree_keeps_from_a_call_is_the_callers_own(pair):
+    """``Peer._retained``: the tree keeps the test's list (plain pytest: the one object); a later change
+    of the tree shows through the test's, and the test's reaches the tree."""
+    driver, subject, tree = pair
+    ls = []
+    tree.keep(ls)
+    assert driver.links and subject.links
+    tree.later()
+    assert ls == [1]
+    ls.append(2)
+    tree.later()
+    assert ls == [1, 2, 1]
+    rows = {"a": [1]}
+    tree.keep(rows["a"])  # (an inner container of the request: the test's own inner list)
+    tree.later()
+    assert rows == {"a": [1, 1]}
+    inner = [[0]]
+    tree.keep(inner)  # a container inside a kept one is linked with it, as the caller's own
+    tree.keep(inner[0])
+    tree.later()
+    assert inner == [[0, 1]]
+
+
+def test_a_container_the_tree_does_not_keep_stays_a_copy(pair):
+    driver, subject, tree = pair
+    assert tree.same([1]) == [1]
+    with pytest.raises(ValueError):
+        tree.fail({"a": 1})
+    tree.total()
+    assert not any(type(x) is list and x == [1] for x in driver.links.values())
+
+
+def _faults(driver) -> list:
+    out: list = []
+    driver.on_fault = out.append
+    return out
+
+
+def test_a_change_the_subject_makes_between_messages_is_a_fault(pair):
+    """``Peer._moved``: the subject's state changed while the driver ran the test (here the test's own
+    thread stands for a thread of the tree): the driver's copy was stale, so the test fails, whatever it read."""
+    driver, subject, tree = pair
+    faults = _faults(driver)
+    x = tree.get()
+    tree.total()
+    assert faults == []
+    x.append(3)  # the driver's own change: synced with its next message, no fault
+    assert tree.total() == 6
+    assert faults == []
+    subject_list(subject, x).append(4)  # the subject's own change, between messages
+    assert tree.total() == 10
+    assert len(faults) == 1 and "linked containers" in faults[0], faults
+    assert x == [1, 2, 3, 4]  # (and the change still reaches the driver with the reply)
+    tree.total()
+    assert len(faults) == 1
+
+
+def subject_list(subject, driver_list):
+    """The subject's object linked with the driver's ``driver_list`` (found by content)."""
+    return next(o for o in subject.links.values() if o == driver_list)
+
+
+def test_the_process_state_the_subject_changed_between_messages_is_named_without_being_taken(monkeypatch):
+    """``ProcState.moved`` reads the state as ``snap`` does, but leaves what the next message ships alone."""
+    ps = rpc.ProcState("driver")
+    ps.outgoing({})
+    assert ps.moved() == []
+    monkeypatch.setenv("HX_LATE", "1")
+    assert ps.moved() == ["os.environ"]
+    assert ps.moved() == ["os.environ"]  # (not committed: still a change)
+    msg: dict = {}
+    ps.outgoing(msg)
+    assert msg["ps"]["env"] == {"HX_LATE": "1"}  # shipped with the next message all the same
+    assert ps.moved() == []
+
+
+def test_a_request_the_driver_cannot_send_is_a_recorded_fault(pair):
+    """A value the driver cannot encode is a fault, never an exception of the call a test could expect
+    (``pytest.raises(ValueError)``, ``except Exception``): the driver records it, the test fails."""
+    driver, subject, tree = pair
+    faults = _faults(driver)
+    deep: list = []
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(rpc.ProtocolFault):
+        tree.same(deep)
+    assert len(faults) == 1 and "could not be sent" in faults[0], faults
+    assert not isinstance(rpc.ProtocolFault("x"), ValueError)
+    assert tree.total() == 3  # the connection is still in step
+
+
+def test_a_callback_the_subject_cannot_call_is_a_fault_the_tree_cannot_swallow(pair):
+    """The subject's own send failure (the tree calls the test's callback with a value it cannot
+    encode) goes to the driver with its next message (``pf``), whatever the tree did with the exception."""
+    driver, subject, tree = pair
+    faults = _faults(driver)
+    assert tree.call_back(lambda x: 1) == "swallowed"
+    assert len(faults) == 1 and "could not be sent" in faults[0], faults
+
+
+def test_the_subject_gone_is_a_recorded_fault():
+    a, b = socket.socketpair()
+    driver = rpc.Peer(a.detach(), "driver")
+    faults = _faults(driver)
+    b.close()
+    with pytest.raises((rpc.Closed, rpc.ProtocolFault)):
+        driver.request("call", len, [[1]], {})
+    assert len(faults) == 1, faults
+    socket.socket(fileno=driver.fd).close()
+
+
+def test_a_container_kept_past_the_bound_is_checked_at_the_tests_end(pair, monkeypatch):
+    """Past ``MAX_LINKS`` a kept container stays a copy; changed by the time of the test's last exchange
+    (the leave's ``sync``), it is a fault (``Peer._overflowed``)."""
+    driver, subject, tree = pair
+    faults = _faults(driver)
+    monkeypatch.setattr(rpc, "MAX_LINKS", 2)
+    lists: list = [[], [], []]
+    for ls in lists:
+        tree.keep(ls)
+    assert len(subject.overflow) == 1
+    driver.request("sync", 1)
+    assert faults == []
+    tree.later()  # the tree changes the last one, which the driver holds as a copy
+    assert lists[-1] == []
+    driver.request("sync", 2)
+    assert len(faults) == 1 and "past the bound" in faults[0], faults
+
+
+def test_a_container_the_tests_callback_keeps_is_the_trees_own(pair):
+    """The other direction of ``Peer._retained``: the test's callback keeps the list the tree passed it
+    (the driver links it under an id of its own sign, which the subject adopts)."""
+    driver, subject, tree = pair
+    seen: list = []
+    tree.give(seen.append)
+    assert seen == [[1]]
+    tree.grow_given()
+    assert seen == [[1, 2]]
+    assert any(lid < 0 for lid in subject.links)
