@@ -43,7 +43,7 @@ from types import CodeType
 
 from corpus.code_change import _compiled, changed_function, compiled_noting_warnings
 from corpus.coverage_map import CoverageMap, measure_coverage
-from corpus.forkserver import ForkServer, ForkServerError
+from corpus.forkserver import ForkServer, ForkServerError, split_ran
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
 from corpus.kill_history import KillHistory, first_failure
 from corpus.model import Mutant
@@ -56,6 +56,10 @@ class FastJudgement:
     executor: str            # "swap", "fork", "coverage" (no test ran the change: accepted, no run) or "cold"
     tests: int | None        # tests selected; None = the whole suite
     killer: str | None = None    # the node id of the first test that failed (a reject's)
+    # the qualified names of the module's code the tests ran on the mutant (None: unknown)
+    # per test node id ("" outside a test) the qualified names of the module's code it ran on
+    # the mutant (None: unknown)
+    ran: dict[str, tuple[str, ...]] | None = None
 
 
 class PytestSession:
@@ -178,7 +182,7 @@ class PytestSession:
         selected = self.map.select(mutant.content if mutant else None) if self.map else None
         if selected == []:
             return FastJudgement(Judgement(Verdict.ACCEPT, "no test ran the changed lines "
-                                           "(coverage of the conforming artifact)"), "coverage", 0)
+                                           "(coverage of the conforming artifact)"), "coverage", 0, ran={})
         t0 = time.perf_counter()
         qual = changed_function(self.map.source, mutant.content) \
             if selected and self.map is not None and mutant is not None and mutant.content is not None else None
@@ -207,15 +211,17 @@ class PytestSession:
             args = pytest_argv(self.gate, work, selected)[3:]     # without "python -m pytest"
             server = self._take_server()
             try:
-                code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s)
+                code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s,
+                                               extra={"trace": os.sep + self.target})
             except ForkServerError as exc:
                 j = judge(self.gate, work, self.target)
                 return FastJudgement(Judgement(j.verdict, f"{j.reason} [cold: {exc}]", j.seconds), "cold", None)
             finally:
                 self._servers.put(server)
+            out, ran = split_ran(out)
             j = pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "fork",
-                             None if selected is None else len(selected), first_failure(out))
+                             None if selected is None else len(selected), first_failure(out), ran)
 
     def _swap(self, mutant: Mutant, qualname: str, selected: list[str], t0: float) -> FastJudgement | None:
         """The mutant judged in a child of a collected suite with ``qualname``'s code swapped
@@ -226,7 +232,8 @@ class PytestSession:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
             cache_bytecode(work / self.target, mutant.content)
             req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
-                   "codes": function_codes(mutant.content, qualname), "nodeids": selected}
+                   "codes": function_codes(mutant.content, qualname), "nodeids": selected,
+                   "trace": os.sep + self.target}
             server = self._swappers.get()
             try:
                 code, out, err, _ = server.swap(req, str(work), self.gate.timeout_s)
@@ -236,9 +243,10 @@ class PytestSession:
                 self._swappers.put(server)
             if code == 75:
                 return None
+            out, ran = split_ran(out)
             j = pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
-                             first_failure(out))
+                             first_failure(out), ran)
 
     def judge_all(self, mutants: list[Mutant | None], progress=None) -> list[FastJudgement]:
         with ThreadPoolExecutor(max_workers=self.workers) as ex:

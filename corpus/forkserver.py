@@ -88,6 +88,64 @@ def _cache_rewrites(files: list[str]) -> None:
     rw._rewrite_test = cached
 
 
+RAN_MARK = "\ncorpus-ran: "
+
+
+def _trace_ran(suffix: str):
+    """Start recording, per test, the qualified name of every code object of a file whose path
+    ends in ``suffix`` (the module under test) that a frame runs; code run outside a test (at
+    collection) goes under "". Returns (a pytest plugin that switches the test, ``stop()``);
+    ``stop()`` ends the recording and gives the line to report (``RAN_MARK`` and a JSON object
+    {test node id: names}, or ``?`` when something replaced the tracer meanwhile: then what ran
+    is unknown). Only call events: a frame is never traced line by line (the function returns
+    None)."""
+    import threading
+    seen: dict[str, set[str]] = {"": set()}
+    now = [seen[""]]
+
+    def trace(frame, event, arg):
+        co = frame.f_code
+        if co.co_filename.endswith(suffix):
+            now[0].add(co.co_qualname)
+        return None
+
+    class Switch:
+        def pytest_runtest_logstart(self, nodeid, location):
+            now[0] = seen.setdefault(nodeid, set())
+
+        def pytest_runtest_logfinish(self, nodeid, location):
+            now[0] = seen[""]
+    sys.settrace(trace)
+    threading.settrace(trace)
+
+    def stop() -> str:
+        import json
+        whole = sys.gettrace() is trace
+        sys.settrace(None)
+        threading.settrace(None)
+        return RAN_MARK + (json.dumps({k: sorted(v) for k, v in seen.items()}) if whole else "?") + "\n"
+    return Switch(), stop
+
+
+def split_ran(out: str) -> tuple[str, dict[str, tuple[str, ...]] | None]:
+    """(a child's output without its ran line, per test node id the qualified names it ran, ""
+    for code run outside a test; None: unknown)."""
+    import json
+    at = out.rfind(RAN_MARK)
+    if at < 0:
+        return out, None
+    line = out[at + len(RAN_MARK):].split("\n", 1)[0]
+    rest = out[:at] + out[at + len(RAN_MARK) + len(line) + 1:]
+    try:
+        got = json.loads(line)
+    except ValueError:
+        return rest, None
+    if not isinstance(got, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+                                            for v in got.values()):
+        return rest, None
+    return rest, {str(k): tuple(v) for k, v in got.items()}
+
+
 def _child(req: dict, out_fd: int, err_fd: int) -> None:
     """In the forked child: become the cold run, run pytest, exit with its code."""
     code = 70
@@ -106,7 +164,14 @@ def _child(req: dict, out_fd: int, err_fd: int) -> None:
         import tempfile
         tempfile.tempdir = None
         import pytest
-        code = int(pytest.main(req["args"]))
+        switch, stop = _trace_ran(req["trace"]) if req.get("trace") else (None, None)
+        try:
+            code = int(pytest.main(req["args"], plugins=[switch] if switch is not None else None))
+        finally:
+            if stop is not None:
+                line = stop()
+                sys.stdout.flush()
+                os.write(1, line.encode())
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException as exc:  # report like an interpreter would, exit like one
@@ -265,15 +330,19 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     session.config.pluginmanager.register(Record(), "corpus-swap-record")
     session.items = [by_id[n] for n in wanted]
     code = 0
+    switch, stop = _trace_ran(req["trace"]) if req.get("trace") else (None, None)
+    if switch is not None:
+        session.config.pluginmanager.register(switch, "corpus-swap-ran")
     try:
         pm.pytest_runtestloop(session)
     except session.Failed:
         code = 1
     except session.Interrupted:
         code = 2
+    ran = stop() if stop is not None else ""
     if session.testsfailed:
         code = code or 1
-    summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n"
+    summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n" + ran
     os.write(out_fd, summary.encode("utf-8", "replace"))
     return code
 

@@ -280,3 +280,26 @@ def test_a_function_a_test_file_calls_at_collection_counts_for_every_test(tmp_pa
     m = p.run()
     assert rows(m)[minus][0] == "reject"
     assert_same_as_fresh(p, m)
+
+
+DIVERT = ("def do_a(x):\n    return x + 1\n\n\n"
+          "def do_b(x):\n    return x + 1\n\n\n"
+          "def dispatch(part, x):\n    if part == 'a':\n        return do_a(x)\n    return do_b(x)\n")
+DIVERT_TESTS = {"test_d.py": "from calc import dispatch\n\n\ndef test_a():\n    assert dispatch('a', 1) == 2\n"}
+
+
+def test_an_edit_rejudges_a_mutant_whose_run_reached_it_and_not_one_whose_run_did_not(tmp_path):
+    """No test runs do_b on the module; ``part == 'a' -> part != 'a'`` diverts test_a into it, and
+    survives while do_b gives what do_a gives. Once do_b is edited (the suite still passes), that
+    mutant is judged again and killed: its run reached do_b. A mutant of dispatch whose run never
+    reached do_b keeps its verdict, though dispatch names do_b (what the tests ran on each mutant
+    is recorded with its judgment, not the functions its code names)."""
+    p = Project(tmp_path, DIVERT, DIVERT_TESTS)
+    divert, kept = "L10: part == 'a' -> part != 'a'", "L11: return do_a(x) -> return"
+    first = rows(p.run())
+    assert first[divert][0] == "accept" and first[kept][0] == "reject", first
+    p.edit("art/calc.py", "def do_b(x):\n    return x + 1\n", "def do_b(x):\n    return x + 2\n")
+    m = p.run()
+    assert rows(m)[divert][:2] != ("accept", "cached") and rows(m)[divert][0] == "reject"
+    assert rows(m)[kept][1] == "cached"
+    assert_same_as_fresh(p, m)
