@@ -57,9 +57,8 @@ class FastJudgement:
     tests: int | None        # tests selected; None = the whole suite
     killer: str | None = None    # the node id of the first test that failed (a reject's)
     # the qualified names of the module's code the tests ran on the mutant (None: unknown)
-    # per test node id ("" outside a test) the qualified names of the module's code it ran on
-    # the mutant (None: unknown)
-    ran: dict[str, tuple[str, ...]] | None = None
+    # per test node id ("" outside a test) the lines of the module it ran on the mutant (None: unknown)
+    ran: dict[str, tuple[int, ...]] | None = None
 
 
 class PytestSession:

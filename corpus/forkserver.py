@@ -40,7 +40,8 @@ from collections.abc import Sequence
 
 # imported by every cold ``python -m pytest`` run after start-up (pytest's debugging plugin pulls
 # in pdb, its option parser argcomplete); importing them here spares each child the work
-_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape"]
+_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape",
+           "coverage", "coverage.control"]      # each child records what it ran (_trace_ran)
 
 
 def _preload(names: list[str]) -> None:
@@ -92,44 +93,45 @@ RAN_MARK = "\ncorpus-ran: "
 
 
 def _trace_ran(suffix: str):
-    """Start recording, per test, the qualified name of every code object of a file whose path
-    ends in ``suffix`` (the module under test) that a frame runs; code run outside a test (at
-    collection) goes under "". Returns (a pytest plugin that switches the test, ``stop()``);
-    ``stop()`` ends the recording and gives the line to report (``RAN_MARK`` and a JSON object
-    {test node id: names}, or ``?`` when something replaced the tracer meanwhile: then what ran
-    is unknown). Only call events: a frame is never traced line by line (the function returns
-    None)."""
-    import threading
-    seen: dict[str, set[str]] = {"": set()}
-    now = [seen[""]]
-
-    def trace(frame, event, arg):
-        co = frame.f_code
-        if co.co_filename.endswith(suffix):
-            now[0].add(co.co_qualname)
-        return None
+    """Start recording, per test, the lines of the module under test (the file whose path ends
+    in ``suffix``) that ran - coverage.py's C tracer, which leaves every other file's frames
+    untraced; code run outside a test (at collection) goes under "". Returns (a pytest plugin that
+    switches the test, ``stop()``); ``stop()`` ends the recording and gives the line to report
+    (``RAN_MARK`` and a JSON object {test node id: lines}, or ``?`` when the recording failed or
+    something replaced the tracer meanwhile: then what ran is unknown)."""
+    import coverage
+    cov = coverage.Coverage(data_file=None, include=["*" + suffix], config_file=False)
+    cov.start()
+    cov.switch_context("")
 
     class Switch:
         def pytest_runtest_logstart(self, nodeid, location):
-            now[0] = seen.setdefault(nodeid, set())
+            cov.switch_context(nodeid)
 
         def pytest_runtest_logfinish(self, nodeid, location):
-            now[0] = seen[""]
-    sys.settrace(trace)
-    threading.settrace(trace)
+            cov.switch_context("")
 
     def stop() -> str:
         import json
-        whole = sys.gettrace() is trace
-        sys.settrace(None)
-        threading.settrace(None)
+        tracer = sys.gettrace()
+        whole = type(tracer).__name__ in ("CTracer", "PyTracer")     # still coverage.py's
+        try:
+            cov.stop()
+            data = cov.get_data()
+            seen: dict[str, set[int]] = {"": set()}
+            for f in data.measured_files():
+                for line, contexts in data.contexts_by_lineno(f).items():
+                    for c in contexts:
+                        seen.setdefault(c, set()).add(line)
+        except Exception:               # noqa: BLE001 - a recording that failed says nothing
+            whole = False
         return RAN_MARK + (json.dumps({k: sorted(v) for k, v in seen.items()}) if whole else "?") + "\n"
     return Switch(), stop
 
 
-def split_ran(out: str) -> tuple[str, dict[str, tuple[str, ...]] | None]:
-    """(a child's output without its ran line, per test node id the qualified names it ran, ""
-    for code run outside a test; None: unknown)."""
+def split_ran(out: str) -> tuple[str, dict[str, tuple[int, ...]] | None]:
+    """(a child's output without its ran line, per test node id the module's lines it ran, ""
+    for lines run outside a test; None: unknown)."""
     import json
     at = out.rfind(RAN_MARK)
     if at < 0:
@@ -140,7 +142,7 @@ def split_ran(out: str) -> tuple[str, dict[str, tuple[str, ...]] | None]:
         got = json.loads(line)
     except ValueError:
         return rest, None
-    if not isinstance(got, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
+    if not isinstance(got, dict) or not all(isinstance(v, list) and all(type(n) is int for n in v)
                                             for v in got.values()):
         return rest, None
     return rest, {str(k): tuple(v) for k, v in got.items()}

@@ -13,10 +13,10 @@ context digest (corpus/incremental.context_digest): an edit of any of them re-ju
 mutant - the conservative answer where a fixture or a data file changed.
 
 **What the tests ran on the mutant** (``ran``): the child that judges M (the swap child or the
-forked pytest, corpus/forkserver.py) records, per test, the qualified name of every code object of
-the module a frame ran (``sys.settrace``, call events only; code run at collection counts for
-every test), and the judgment stores the text hash of each unit named so - with its class's own
-body for a method. It is reused only while each of those units has the same text. For a reject
+forked pytest, corpus/forkserver.py) records, per test, the module's lines that ran (coverage.py's
+C tracer, the module's file only; lines run at collection count for every test); the judgment
+stores the text hash of each unit whose body ran (a def's header and a top-level statement run at
+import: the statement is in the key), with its class's own body for a method. It is reused only while each of those units has the same text. For a reject
 that is what its killing test ran (and what ran outside any test); for an accept, what every
 selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), or code no
 unit holds (made at run time), stores nothing: judged again. This replaces the name-level reach
@@ -97,6 +97,7 @@ class Units:
             self._starts.append(self._starts[-1] + len(line))
         self.units: list[Unit] = []
         self.qual: list[str | None] = []        # each unit's qualified name, as its code's co_qualname
+        self.headers: set[int] = set()          # the lines of a def's header: they run at import
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, None)
@@ -134,6 +135,9 @@ class Units:
     def _add(self, node: ast.stmt, kind: str, name: str | None, defines: frozenset[str],
              reads: frozenset[str], cls: int | None, dynamic: frozenset[str]) -> int:
         lo, hi = self._span(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            self.headers.update(range(first, node.body[0].lineno))
         self.units.append(Unit(lo, hi, kind, name, defines, reads, cls, dynamic))
         outer = self.qual[cls] if cls is not None else None
         self.qual.append(None if kind == "stmt" else f"{outer}.{name}" if outer else name)
@@ -152,10 +156,10 @@ class Units:
                 self._add(item, "def", item.name, frozenset({item.name}), _reads(item), c, _dynamic(item))
 
     def ran_units(self, names) -> dict[str, str] | None:
-        """Per unit the code named ``names`` belongs to (code objects' ``co_qualname``: a nested
-        function, a lambda or a comprehension belongs to the def or class around it; the module's
-        top-level code to none, it is in every key), sha256 of its text; None when a name is no
-        unit's (code made at run time: what it depends on is unknown)."""
+        """Per unit named in ``names`` (qualified names; a nested function's, a lambda's or a
+        comprehension's belong to the def or class around it; the module's top-level code to
+        none, it is in every key), and the classes around it, sha256 of its text; None when a
+        name is no unit's (what it depends on is unknown)."""
         by_qual = {q: i for i, q in enumerate(self.qual) if q is not None}
         out: dict[str, str] = {}
         for name in names:
@@ -172,6 +176,21 @@ class Units:
             while i is not None:        # a method runs in its class: the class body's names, bases
                 out[self.qual[i] or "?"] = sha256(self.text(i))
                 i = self.units[i].cls
+        return out
+
+    def quals_of_lines(self, lines) -> set[str] | None:
+        """The qualified names of the units whose code ran, given the lines that ran: a def's
+        header and a top-level statement run at import (the statement is in every static key);
+        None when a line is in no unit."""
+        at = self.line_units()
+        out: set[str] = set()
+        for line in lines:
+            i = at.get(line)
+            if i is None:
+                return None
+            if line in self.headers and self.units[i].kind == "def" or self.units[i].kind == "stmt":
+                continue
+            out.add(self.qual[i] or "?")
         return out
 
     def unit_hash(self, qual: str) -> str | None:
@@ -466,7 +485,7 @@ class FineReuse:
         return hit
 
     def remember(self, job_key: tuple[str, str, str], mutant: Mutant | None, session, row,
-                 ran: dict[str, tuple[str, ...]] | None = None) -> None:
+                 ran: dict[str, tuple[int, ...]] | None = None) -> None:
         """Store a fast-path judgment with what it rests on: the killer's fingerprint for a
         reject, every selected test's for an accept, and the text of every unit of the module
         the tests ran on the mutant (``ran``: the code objects' qualified names the child
@@ -475,9 +494,10 @@ class FineReuse:
         if k is None or mutant is None or mutant.content is None or session.map is None or ran is None or \
                 row.executor not in ("swap", "fork", "coverage") or row.verdict not in ("accept", "reject"):
             return
-        units = units_of(session.map.source.encode("utf-8"))
-        names = _ran_names(ran, row.killer if row.verdict == "reject" else None)
-        texts = units.ran_units(names) if units is not None else None
+        units, on_mutant = units_of(session.map.source.encode("utf-8")), units_of(mutant.content)
+        lines = _ran_lines(ran, row.killer if row.verdict == "reject" else None)
+        names = on_mutant.quals_of_lines(lines) if on_mutant is not None else None
+        texts = units.ran_units(names) if units is not None and names is not None else None
         if texts is None:
             return
         tp = self.prints(session, k[1])
@@ -499,11 +519,11 @@ class FineReuse:
         self.store.put(k[0], row, {"prints": prints, "ran": texts})
 
 
-def _ran_names(ran: dict[str, tuple[str, ...]], killer: str | None) -> set[str]:
+def _ran_lines(ran: dict[str, tuple[int, ...]], killer: str | None) -> set[int]:
     """What a verdict rests on of the code a run recorded: for a reject, what its killing test
     ran (the tests are independent: the killer fails again when the code it ran is unchanged)
     and what ran outside any test; for an accept, or a killer not found, all of it."""
-    out = set(ran.get("", ()))
+    out: set[int] = set(ran.get("", ()))
     if killer:
         mine = [names for t, names in ran.items() if t and node_key(t) == node_key(killer)]
         if len(mine) == 1:
