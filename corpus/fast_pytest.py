@@ -64,6 +64,11 @@ class FastJudgement:
 class PytestSession:
     """Use as a context manager; ``judge`` is thread-safe."""
 
+    # each judging child records what its tests ran on the mutant (corpus/forkserver.py _trace_ran,
+    # for the rerun's reuse); False leaves the children untraced (benchmarks/bench_rerun.py's
+    # --record-cost compares the two; a judgment without the record is never reused)
+    record_ran = True
+
     def __init__(self, gate: Gate, artifact_dir: Path, target: str, workers: int = 2,
                  history: Path | None = None):
         """``history``: a file keeping the kill history (corpus/kill_history.py) across runs."""
@@ -211,7 +216,7 @@ class PytestSession:
             server = self._take_server()
             try:
                 code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s,
-                                               extra={"trace": os.sep + self.target})
+                                               extra={"trace": os.sep + self.target} if self.record_ran else None)
             except ForkServerError as exc:
                 j = judge(self.gate, work, self.target)
                 return FastJudgement(Judgement(j.verdict, f"{j.reason} [cold: {exc}]", j.seconds), "cold", None)
@@ -232,7 +237,7 @@ class PytestSession:
             cache_bytecode(work / self.target, mutant.content)
             req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
                    "codes": function_codes(mutant.content, qualname), "nodeids": selected,
-                   "trace": os.sep + self.target}
+                   "trace": os.sep + self.target if self.record_ran else ""}
             server = self._swappers.get()
             try:
                 code, out, err, _ = server.swap(req, str(work), self.gate.timeout_s)
