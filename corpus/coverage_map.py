@@ -49,6 +49,12 @@ class CoverageMap:
     statements: set[int]                  # lines coverage.py can measure
     preload: list[str] = field(default_factory=list)   # stdlib modules the suite imported
     spawners: set[str] = field(default_factory=set)     # tests that started a process ("" = no test)
+    # per test node id, its wall seconds in the coverage run (setup, call, teardown; under
+    # coverage, so above an untraced run's); the seconds of fixtures wider than a function, and
+    # of the whole pytest run (start-up and collection included): the timeouts' basis (timeout_for)
+    durations: dict[str, float] = field(default_factory=dict)
+    wide_s: float = 0.0
+    session_s: float = 0.0
     _stmt_start: dict[int, int] = field(default_factory=dict, repr=False)
     _in_function: set[int] = field(default_factory=set, repr=False)
     _scopes: dict | None = field(default=None, repr=False)
@@ -202,6 +208,31 @@ def _scopes(source: str) -> dict | None:
     return out
 
 
+# A judging child's limit (issue 35: on websocket's _abnf.py about 22 mutants spin until stopped,
+# and the limit, not the judging, decided the run's CPU): RUN_FACTOR x the seconds the tests it
+# runs took in the coverage run (each test's setup, call and teardown, plus every fixture wider
+# than a function; a forked run also pytest's start-up and collection) + RUN_SLACK_S, never
+# above the gate's timeout (TIMEOUT_FACTOR x the cold control + TIMEOUT_SLACK_S, corpus/measure.py).
+# The numbers behind the two constants are in docs/mutation.md ("Timeouts").
+RUN_FACTOR = 10.0
+RUN_SLACK_S = 2.0
+
+
+def run_timeout(cmap: CoverageMap, selected: list[str] | None, forked: bool, ceiling: float) -> float:
+    """The limit of a judging child that runs ``selected`` (None: the whole suite) on a mutant:
+    RUN_FACTOR x (the coverage run's seconds for those tests + its wider fixtures' seconds, + its
+    start-up and collection when ``forked``) + RUN_SLACK_S, at most ``ceiling``. ``ceiling`` when
+    a selected test has no time in the map (a map written without them): what is unknown keeps
+    the gate's limit."""
+    tests = cmap.order if selected is None else selected
+    if not cmap.durations or any(t not in cmap.durations for t in tests):
+        return ceiling
+    seconds = sum(cmap.durations[t] for t in tests) + cmap.wide_s
+    if forked:
+        seconds += max(0.0, cmap.session_s - sum(cmap.durations.values()))
+    return min(ceiling, round(RUN_FACTOR * seconds + RUN_SLACK_S, 2))
+
+
 def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[CoverageMap | None, str]:
     """Run the gate's whole suite once on the conforming artifact in ``work`` under coverage.
     Returns (map, "") when every test passed, else (None, why)."""
@@ -220,7 +251,9 @@ def measure_coverage(gate: Gate, work: Path, target: str, home: str) -> tuple[Co
     return CoverageMap(target=target, source=art.read_text(encoding="utf-8"), order=data["order"],
                        contexts={int(k): set(v) for k, v in data["contexts"].items()},
                        statements=set(data["statements"]),
-                       preload=_stdlib_only(data["modules"], work), spawners=set(data["spawners"])), ""
+                       preload=_stdlib_only(data["modules"], work), spawners=set(data["spawners"]),
+                       durations={str(k): float(v) for k, v in data.get("durations", {}).items()},
+                       wide_s=float(data.get("wide_s", 0.0)), session_s=float(data.get("session_s", 0.0))), ""
 
 
 def _stdlib_only(modules: list[list], work: Path) -> list[str]:

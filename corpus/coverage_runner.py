@@ -4,7 +4,9 @@ coverage context per test (its node id; "" while no test runs, i.e. at import an
     python coverage_runner.py OUT.json ARTIFACT.py PYTEST-ARGS...
 
 Writes {"order": [node ids], "contexts": {line: [node ids]}, "statements": [lines],
-"modules": [[name, file]], "spawners": [node ids of tests that started a process]} and exits with pytest's exit code. Imports only coverage, pytest and
+"modules": [[name, file]], "spawners": [node ids of tests that started a process],
+"durations": {node id: seconds}, "wide_s": seconds in fixtures wider than a function,
+"session_s": seconds of the whole pytest run} and exits with pytest's exit code. Imports only coverage, pytest and
 the standard library.
 
 Every execution of the artifact's module code by an import system loader (the first import, and
@@ -17,6 +19,7 @@ test's context, and the map then distrusts the selection.
 """
 import json
 import sys
+import time
 
 import coverage
 import pytest
@@ -32,6 +35,8 @@ class PerTestContext:
         self.order = []
         self.current = ""          # the coverage context now: a test's node id, or "" (every test)
         self.spawners = set()      # contexts in which a process was started
+        self.durations = {}        # node id -> seconds (wall, under coverage)
+        self.wide_s = 0.0          # seconds spent setting up fixtures wider than a function
         sys.addaudithook(self._audit)
 
     def _audit(self, event, _args):
@@ -44,7 +49,11 @@ class PerTestContext:
         self.order.append(node)
         self.current = node
         self.cov.switch_context(node)
+        t0 = time.perf_counter()
         yield
+        # the test's wall under coverage (setup, call, teardown; a wider fixture's setup too,
+        # counted again apart in ``wide_s``): what the mutants' timeouts are derived from
+        self.durations[node] = self.durations.get(node, 0.0) + time.perf_counter() - t0
         self.current = ""
         self.cov.switch_context("")
 
@@ -58,9 +67,11 @@ class PerTestContext:
             return
         before, self.current = self.current, ""
         self.cov.switch_context("")
+        t0 = time.perf_counter()
         try:
             yield
         finally:
+            self.wide_s += time.perf_counter() - t0
             self.current = before
             self.cov.switch_context(before)
 
@@ -93,11 +104,13 @@ def main(out_path: str, artifact: str, args: list[str]) -> int:
     cov = coverage.Coverage(data_file=None, include=[artifact], config_file=False)
     ctx = PerTestContext(cov)
     _import_context(ctx, artifact)
+    t0 = time.perf_counter()
     cov.start()
     try:
         code = int(pytest.main(args, plugins=[ctx]))
     finally:
         cov.stop()
+    session_s = time.perf_counter() - t0
     data = cov.get_data()
     measured = next((f for f in data.measured_files() if f == artifact), None)
     contexts = data.contexts_by_lineno(measured) if measured else {}
@@ -105,7 +118,8 @@ def main(out_path: str, artifact: str, args: list[str]) -> int:
     modules = [[name, getattr(m, "__file__", None) or ""] for name, m in list(sys.modules.items())]
     with open(out_path, "w") as f:
         json.dump({"order": ctx.order, "contexts": {str(k): sorted(v) for k, v in contexts.items()},
-                   "statements": sorted(statements), "modules": modules, "spawners": sorted(ctx.spawners)}, f)
+                   "statements": sorted(statements), "modules": modules, "spawners": sorted(ctx.spawners),
+                   "durations": ctx.durations, "wide_s": ctx.wide_s, "session_s": session_s}, f)
     return code
 
 

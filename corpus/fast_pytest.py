@@ -41,11 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
+from corpus.browse import splice
 from corpus.code_change import _compiled, changed_function, compiled_noting_warnings
-from corpus.coverage_map import CoverageMap, measure_coverage
-from corpus.forkserver import ForkServer, ForkServerError
+from corpus.coverage_map import CoverageMap, measure_coverage, run_timeout
+from corpus.forkserver import ForkServer, ForkServerError, split_ran
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
-from corpus.kill_history import KillHistory, first_failure
+from corpus.kill_history import WHOLE_SUITE, KillHistory, first_failure
 from corpus.model import Mutant
 from corpus.workdir import materialize
 
@@ -56,10 +57,29 @@ class FastJudgement:
     executor: str            # "swap", "fork", "coverage" (no test ran the change: accepted, no run) or "cold"
     tests: int | None        # tests selected; None = the whole suite
     killer: str | None = None    # the node id of the first test that failed (a reject's)
+    # the qualified names of the module's code the tests ran on the mutant (None: unknown)
+    # per test node id ("" outside a test) the lines of the module it ran on the mutant (None: unknown)
+    ran: dict[str, tuple[int, ...]] | None = None
+
+
+def _timed_out(limit: float) -> Judgement:
+    """A run stopped at its limit: incapacity, as the cold path files a timeout."""
+    return Judgement(Verdict.INCAPACITY, f"timeout after {limit:g}s")
+
+
+def _first_changed_line(source: str, mutant: bytes) -> int:
+    """The 1-based line of ``source`` where ``mutant`` first differs from it."""
+    lo, _, _ = splice(source.encode("utf-8"), mutant)
+    return source.encode("utf-8")[:lo].count(b"\n") + 1
 
 
 class PytestSession:
     """Use as a context manager; ``judge`` is thread-safe."""
+
+    # each judging child records what its tests ran on the mutant (corpus/forkserver.py _trace_ran,
+    # for the rerun's reuse); False leaves the children untraced (benchmarks/bench_rerun.py's
+    # --record-cost compares the two; a judgment without the record is never reused)
+    record_ran = True
 
     def __init__(self, gate: Gate, artifact_dir: Path, target: str, workers: int = 2,
                  history: Path | None = None):
@@ -178,20 +198,30 @@ class PytestSession:
         selected = self.map.select(mutant.content if mutant else None) if self.map else None
         if selected == []:
             return FastJudgement(Judgement(Verdict.ACCEPT, "no test ran the changed lines "
-                                           "(coverage of the conforming artifact)"), "coverage", 0)
+                                           "(coverage of the conforming artifact)"), "coverage", 0, ran={})
         t0 = time.perf_counter()
         qual = changed_function(self.map.source, mutant.content) \
             if selected and self.map is not None and mutant is not None and mutant.content is not None else None
         if qual and selected:       # the tests that killed this function's mutants before go first
             selected = self.history.order(qual, selected)
-        fj = self._judge_selected(mutant, selected, qual, t0)
-        if qual and fj.killer and fj.judgement.verdict is Verdict.REJECT:
-            self.history.killed(qual, fj.killer)
+        # a mutant the whole suite judges (module-level code, or a selection the map distrusts):
+        # the tests that killed such mutants before run first in the forked suite (-x ends the
+        # run at the first failure: about 50 of the semver sample's 100 tests before, issue 35)
+        # (the killers of mutants on the same first changed line, then of any such mutant)
+        whole = [f"{WHOLE_SUITE}:L{_first_changed_line(self.map.source, mutant.content)}", WHOLE_SUITE] \
+            if selected is None and self.map is not None and mutant is not None and mutant.content is not None \
+            else []
+        first = list(dict.fromkeys(k for key in whole for k in self.history.killers(key)))
+        fj = self._judge_selected(mutant, selected, qual, t0, first or None)
+        if fj.killer and fj.judgement.verdict is Verdict.REJECT:
+            for key in [qual] if qual else whole:
+                self.history.killed(key, fj.killer)
         return fj
 
     def _judge_selected(self, mutant: Mutant | None, selected: list[str] | None, qual: str | None,
-                        t0: float) -> FastJudgement:
-        """The swap way when ``qual`` (the one function changed) can be swapped, else a fork."""
+                        t0: float, first: list[tuple[str, str]] | None = None) -> FastJudgement:
+        """The swap way when ``qual`` (the one function changed) can be swapped, else a fork
+        (``first``: tests, in node_key form, the forked run moves to the front)."""
         if self.swapping and selected and qual and mutant is not None and mutant.content is not None:
             swapped = self._swap(mutant, qual, selected, t0)
             if swapped is not None:
@@ -207,15 +237,21 @@ class PytestSession:
             args = pytest_argv(self.gate, work, selected)[3:]     # without "python -m pytest"
             server = self._take_server()
             try:
-                code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], self.gate.timeout_s)
+                extra: dict = {"trace": os.sep + self.target} if self.record_ran else {}
+                if first:
+                    extra["first"] = [list(k) for k in first]
+                limit = self._timeout(selected, forked=True)
+                code, out, err, _ = server.run(args, str(work), env, [str(work), str(work)], limit,
+                                               extra=extra or None)
             except ForkServerError as exc:
                 j = judge(self.gate, work, self.target)
                 return FastJudgement(Judgement(j.verdict, f"{j.reason} [cold: {exc}]", j.seconds), "cold", None)
             finally:
                 self._servers.put(server)
-            j = pytest_verdict(self.gate, code, out, err, work, self.target)
+            out, ran = split_ran(out)
+            j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "fork",
-                             None if selected is None else len(selected), first_failure(out))
+                             None if selected is None else len(selected), first_failure(out), ran)
 
     def _swap(self, mutant: Mutant, qualname: str, selected: list[str], t0: float) -> FastJudgement | None:
         """The mutant judged in a child of a collected suite with ``qualname``'s code swapped
@@ -226,19 +262,29 @@ class PytestSession:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
             cache_bytecode(work / self.target, mutant.content)
             req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
-                   "codes": function_codes(mutant.content, qualname), "nodeids": selected}
+                   "codes": function_codes(mutant.content, qualname), "nodeids": selected,
+                   "trace": os.sep + self.target if self.record_ran else ""}
             server = self._swappers.get()
             try:
-                code, out, err, _ = server.swap(req, str(work), self.gate.timeout_s)
+                limit = self._timeout(selected, forked=False)
+                code, out, err, _ = server.swap(req, str(work), limit)
             except ForkServerError:
                 return None
             finally:
                 self._swappers.put(server)
             if code == 75:
                 return None
-            j = pytest_verdict(self.gate, code, out, err, work, self.target)
+            out, ran = split_ran(out)
+            j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
-                             first_failure(out))
+                             first_failure(out), ran)
+
+    def _timeout(self, selected: list[str] | None, forked: bool) -> float:
+        """A judging child's limit (coverage_map.run_timeout: from the selected tests' own times
+        in the coverage run, never above the gate's derived timeout)."""
+        if self.map is None:
+            return self.gate.timeout_s
+        return run_timeout(self.map, selected, forked, self.gate.timeout_s)
 
     def judge_all(self, mutants: list[Mutant | None], progress=None) -> list[FastJudgement]:
         with ThreadPoolExecutor(max_workers=self.workers) as ex:

@@ -40,7 +40,8 @@ from collections.abc import Sequence
 
 # imported by every cold ``python -m pytest`` run after start-up (pytest's debugging plugin pulls
 # in pdb, its option parser argcomplete); importing them here spares each child the work
-_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape"]
+_ALWAYS = ["_pytest._argcomplete", "pdb", "cmd", "code", "codeop", "faulthandler", "encodings.unicode_escape",
+           "coverage", "coverage.control"]      # each child records what it ran (_trace_ran)
 
 
 def _preload(names: list[str]) -> None:
@@ -88,6 +89,235 @@ def _cache_rewrites(files: list[str]) -> None:
     rw._rewrite_test = cached
 
 
+RAN_MARK = "\ncorpus-ran: "
+
+
+_RECORDERS: dict = {}       # suffix -> coverage.Coverage, made once per process (_recorder)
+
+
+def _recorder(suffix: str):
+    """A coverage.Coverage including only the file whose path ends in ``suffix``, started and
+    stopped once: coverage's set-up (its path matchers, the stdlib and third-party locations it
+    reads from sysconfig, its collector) is done here, and a fork server calls this before it
+    forks (``_loop``), so a judging child only starts the collector (issue 35: the set-up and a
+    SQLite write per test were most of the recording's cost, about 18 ms of CPU per child against
+    2 ms now on _abnf.py's tests)."""
+    cov = _RECORDERS.get(suffix)
+    if cov is None:
+        import coverage
+        cov = coverage.Coverage(data_file=None, include=["*" + suffix], config_file=False)
+        cov.start()
+        cov.stop()
+        _quick_no(cov, suffix)
+        _RECORDERS[suffix] = cov
+    return cov
+
+
+def _quick_no(cov, suffix: str) -> None:
+    """The C tracer asks the collector's ``should_trace`` once per new file name; coverage's own
+    answer runs its Python include/omit matching (a fork child meets a few hundred new files at
+    collection: pytest's plugins, the suite). A file whose name, and whose frame's ``__file__``,
+    does not end in ``suffix``'s base name cannot match ``*suffix``: it is answered "no" at
+    once; any other goes to coverage as before."""
+    from coverage.disposition import disposition_init
+    coll = cov._collector
+    real = coll.should_trace
+    base = os.path.basename(suffix)
+    cls = cov._inorout.disp_class       # the tracer's own class (the C tracer reads its slots)
+
+    def should_trace(filename, frame):
+        dunder = frame.f_globals.get("__file__") if frame is not None and frame.f_globals else None
+        if os.path.basename(filename) == base or (isinstance(dunder, str) and os.path.basename(dunder) == base):
+            return real(filename, frame)
+        disp = disposition_init(cls, filename)
+        disp.reason = "not the module under test"
+        return disp
+    coll.should_trace = should_trace
+
+
+_KNOWN: dict[int, int] = {}    # a cache's id -> how many modules were loaded when it was filled
+
+
+def _known_files(cov) -> None:
+    """Fill the collector's cache of which files to trace with every loaded module's file, in
+    the server before it forks: the C tracer asks coverage's Python-level ``should_trace`` once
+    per new file name it meets, and in a child that was every file of pytest and the suite again,
+    in every child (about 8 ms of a swap child's 20 on the semver sample, issue 35)."""
+    coll = getattr(cov, "_collector", None)
+    cache = getattr(coll, "should_trace_cache", None)
+    if not isinstance(cache, dict) or _KNOWN.get(id(cache)) == len(sys.modules):
+        return
+    _KNOWN[id(cache)] = len(sys.modules)
+    for m in list(sys.modules.values()):
+        f = vars(m).get("__file__") if hasattr(m, "__dict__") else None
+        if isinstance(f, str) and f not in cache:
+            try:
+                cache[f] = cov._should_trace(f, None)
+            except Exception:       # noqa: BLE001 - left to the child's tracer to decide
+                pass
+
+
+def _trace_ran(suffix: str, collection: bool | None = True):
+    """Start recording, per test, the lines of the module under test (the file whose path ends
+    in ``suffix``) that ran - coverage.py's C tracer, which leaves every other file's frames
+    untraced. The tracer runs only inside a test's setup, call and teardown (pytest's reporting
+    between them, a third of a one-test swap child's traced time on the semver sample, runs
+    untraced: issue 35) and, with ``collection``, from now until the first test starts (a
+    forked run's collection; its lines go under ""; None: from the first time the module's code
+    is executed). Returns (a pytest plugin that switches the test, ``stop()``); ``stop()`` ends
+    the recording and gives the line to report (``RAN_MARK`` and a JSON object {test node id:
+    lines}, or ``?`` when the recording failed or something replaced the tracer meanwhile: then
+    what ran is unknown). At each switch the collector's line sets are read and emptied in place
+    (the tracer keeps adding to the same set), instead of coverage's contexts, which write each
+    switch to its SQLite data."""
+    rec = _Recording(_recorder(suffix))
+    if collection is not True:
+        rec.pause()
+    if collection is None:
+        _resume_at_first_exec(rec, os.path.basename(suffix))
+    return _switch_plugin(rec), rec.stop
+
+
+class _Recording:
+    """The collector's line sets read per test (``_trace_ran``): ``seen`` maps a test node id
+    ("" outside any test) to the module's lines it ran; ``ok`` turns false when what ran is
+    unknown (coverage's data not as read here, the tracer replaced by a test)."""
+
+    def __init__(self, cov):
+        self.seen: dict[str, set[int]] = {"": set()}
+        self.now = self.seen[""]
+        self.raw = getattr(getattr(cov, "_collector", None), "data", None)
+        self.ok = isinstance(self.raw, dict)
+        # the collector alone: Coverage.start would check every loaded module against its
+        # include rules again (warn_already_imported_files) in every child; the server started it
+        self.coll = cov._collector
+        self.coll.start()
+        self.on = True
+
+    def take(self) -> None:
+        if not self.ok or not isinstance(self.raw, dict):
+            return
+        for lines in list(self.raw.values()):
+            if not isinstance(lines, set):
+                self.ok = False
+                return
+            self.now.update(lines)
+            lines.clear()
+
+    def switch(self, nodeid: str) -> None:
+        self.take()
+        self.now = self.seen.setdefault(nodeid, set())
+
+    def pause(self) -> None:
+        if self.on:
+            if type(sys.gettrace()).__name__ not in ("CTracer", "PyTracer"):
+                self.ok = False         # a test replaced the tracer: what ran is unknown
+            self.coll.pause()
+            self.on = False
+
+    def resume(self) -> None:
+        if not self.on:
+            self.coll.resume()
+            self.on = True
+
+    def stop(self) -> str:
+        import json
+        try:
+            self.pause()
+            self.take()
+            self.coll.stop()
+        except Exception:               # noqa: BLE001 - a recording that failed says nothing
+            self.ok = False
+        return RAN_MARK + (json.dumps({k: sorted(v) for k, v in self.seen.items()}) if self.ok else "?") + "\n"
+
+
+def _resume_at_first_exec(rec: _Recording, base: str) -> None:
+    """Resume ``rec`` when code of the file named ``base`` is first executed: an import, a
+    reload or runpy runs a module's code through ``exec``, whose audit event names the code
+    object; nothing of the module can run before it. pytest's start-up, its plugins and the
+    conftest files run untraced (most of a forked semver child's traced collection, issue 35)."""
+    armed = [True]
+
+    def first_exec(event, args):
+        if not armed[0] or event != "exec" or not args:
+            return
+        if os.path.basename(getattr(args[0], "co_filename", "") or "") == base:
+            armed[0] = False
+            rec.resume()
+    sys.addaudithook(first_exec)
+
+
+def _switch_plugin(rec: _Recording):
+    """The pytest plugin of a recording: each test's lines under its node id, the tracer on only
+    inside its setup, call and teardown."""
+    import pytest
+
+    class Switch:
+        def pytest_runtest_logstart(self, nodeid, location):
+            rec.pause()                 # the end of collection, or a test's report
+            rec.switch(nodeid)
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_setup(self, item):
+            rec.resume()
+            yield
+            rec.pause()
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_call(self, item):
+            rec.resume()
+            yield
+            rec.pause()
+
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_teardown(self, item, nextitem):
+            rec.resume()
+            yield
+            rec.pause()
+
+        def pytest_runtest_logfinish(self, nodeid, location):
+            rec.switch("")
+    return Switch()
+
+
+def split_ran(out: str) -> tuple[str, dict[str, tuple[int, ...]] | None]:
+    """(a child's output without its ran line, per test node id the module's lines it ran, ""
+    for lines run outside a test; None: unknown)."""
+    import json
+    at = out.rfind(RAN_MARK)
+    if at < 0:
+        return out, None
+    line = out[at + len(RAN_MARK):].split("\n", 1)[0]
+    rest = out[:at] + out[at + len(RAN_MARK) + len(line) + 1:]
+    try:
+        got = json.loads(line)
+    except ValueError:
+        return rest, None
+    if not isinstance(got, dict) or not all(isinstance(v, list) and all(type(n) is int for n in v)
+                                            for v in got.values()):
+        return rest, None
+    return rest, {str(k): tuple(v) for k, v in got.items()}
+
+
+def _first_plugin(first: list):
+    """A pytest plugin that moves the collected tests named in ``first`` (``[file name, rest of
+    the node id]`` pairs, kill_history.node_key's form, in that order) to the front of the run;
+    every other test keeps its place after them, and no test is added or dropped."""
+    import pytest
+    rank = {(str(f), str(r)): i for i, (f, r) in enumerate(first)}
+
+    def key(item) -> tuple[str, str]:
+        path, _, rest = item.nodeid.partition("::")
+        return os.path.basename(path), rest
+
+    class First:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items):
+            ahead = sorted((it for it in items if key(it) in rank), key=lambda it: rank[key(it)])
+            items[:] = ahead + [it for it in items if key(it) not in rank]
+    return First()
+
+
 def _child(req: dict, out_fd: int, err_fd: int) -> None:
     """In the forked child: become the cold run, run pytest, exit with its code."""
     code = 70
@@ -106,7 +336,17 @@ def _child(req: dict, out_fd: int, err_fd: int) -> None:
         import tempfile
         tempfile.tempdir = None
         import pytest
-        code = int(pytest.main(req["args"]))
+        switch, stop = _trace_ran(req["trace"], collection=None) if req.get("trace") else (None, None)
+        plugins: list = [switch] if switch is not None else []
+        if req.get("first"):
+            plugins.append(_first_plugin(req["first"]))
+        try:
+            code = int(pytest.main(req["args"], plugins=plugins or None))
+        finally:
+            if stop is not None:
+                line = stop()
+                sys.stdout.flush()
+                os.write(1, line.encode())
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException as exc:  # report like an interpreter would, exit like one
@@ -265,15 +505,19 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     session.config.pluginmanager.register(Record(), "corpus-swap-record")
     session.items = [by_id[n] for n in wanted]
     code = 0
+    switch, stop = _trace_ran(req["trace"], collection=False) if req.get("trace") else (None, None)
+    if switch is not None:
+        session.config.pluginmanager.register(switch, "corpus-swap-ran")
     try:
         pm.pytest_runtestloop(session)
     except session.Failed:
         code = 1
     except session.Interrupted:
         code = 2
+    ran = stop() if stop is not None else ""
     if session.testsfailed:
         code = code or 1
-    summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n"
+    summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n" + ran
     os.write(out_fd, summary.encode("utf-8", "replace"))
     return code
 
@@ -375,6 +619,12 @@ def _loop(ctl, base_path: list[str], session) -> None:
         out_fd, err_fd = fds
         if "swap" in req and session is not None:
             _prepare_swap(req["swap"])
+        trace = (req.get("swap") or req).get("trace")
+        if trace:
+            try:
+                _known_files(_recorder(trace))  # coverage's set-up once, here, not in every child
+            except Exception:           # noqa: BLE001 - the child makes it, or reports '?'
+                pass
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

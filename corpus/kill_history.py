@@ -16,6 +16,9 @@ import threading
 from pathlib import Path
 
 KILL_HISTORY = "kill-history.json"    # beside the judgment cache
+# the key of the mutants judged by the whole suite (no one function changed, or a selection the
+# coverage map distrusts: module-level code): their killers go first in the forked whole-suite run
+WHOLE_SUITE = "<whole suite>"
 MAX_KILLERS = 8         # per function: the most recent killers, newest first
 
 
@@ -54,6 +57,11 @@ class KillHistory:
         rank = {k: i for i, k in enumerate(killers)}
         first = sorted((t for t in selected if node_key(t) in rank), key=lambda t: rank[node_key(t)])
         return first + [t for t in selected if node_key(t) not in rank]
+
+    def killers(self, function: str) -> list[tuple[str, str]]:
+        """The tests (``node_key`` form) that killed a mutant of ``function``, most recent first."""
+        with self._lock:
+            return [(k[0], k[1]) for k in self._mine.get(function, []) if isinstance(k, list) and len(k) == 2]
 
     def killed(self, function: str, nodeid: str) -> None:
         key = list(node_key(nodeid))

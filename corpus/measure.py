@@ -193,7 +193,7 @@ def _fast_rows(todo: list[Job], session: PytestSession, tick, reuse: FineReuse |
         j = fj.judgement
         row = _row(job, j.verdict.value, j.reason, j.seconds, fj.executor, fj.tests, fj.killer)
         if reuse is not None:
-            reuse.remember(_job_key(job), job.mutant, session, row)
+            reuse.remember(_job_key(job), job.mutant, session, row, fj.ran)
         return tick(row)
 
     return _pool(fast, todo, session.workers)

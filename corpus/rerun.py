@@ -2,46 +2,53 @@
 fast path.
 
 A judgment of mutant M (a verdict from running the tests the coverage map selected for it, S)
-is reused on a later run when nothing M's verdict depends on changed. Two parts say what that is:
+is reused on a later run when nothing M's verdict depends on changed. Three parts say what that is:
 
-**The mutant's static key** (``static_key``): the operator, the text of M's *unit* (the function
-or method holding the change; nested functions belong to the def around them) before and after
-the change, every top-level statement that is not a def or class (imports, constants, tables of
-functions: they run at import, for every test), and the text of every unit M's unit can reach by
-name, transitively (``Units.reach``): the functions and methods its code names (``helper(x)``,
-``self.parse(...)``, by attribute name, any class), passing through top-level statements (a
-``HANDLERS = {"a": _a}`` table named by the unit reaches ``_a``), its class's own body (class
-attributes, decorators, bases) and that class's dunder methods (called by ``==``, ``str()``,
-``hash()``, never by name). A unit that looks names up at run time (``getattr`` with a computed
-name, ``globals()``, ``vars()``, ``eval``, ``exec``, ``__dict__``) reaches every unit. The key
-also holds the gate's files other than its test files (conftest.py, data files, the gate file)
-and the context digest (corpus/incremental.context_digest): an edit of any of them re-judges
-every mutant - the conservative answer where a fixture or a data file changed.
+**The mutant's static key** (``static_key(..., reach=False)``, "unit3"): the operator, the text of
+M's *unit* (the function or method holding the change; nested functions belong to the def around
+them) before and after the change, and every top-level statement that is not a def or class
+(imports, constants, tables of functions: they run at import, for every test). The key also holds
+the gate's files other than its test files (conftest.py, data files, the gate file) and the
+context digest (corpus/incremental.context_digest): an edit of any of them re-judges every
+mutant - the conservative answer where a fixture or a data file changed.
 
-**Each test's fingerprint** (``TestPrints``): sha256 over what the test runs of the suite and of
-the module - its own function (and the same file's functions it names), what every test file
-does when collected (its module-level code, fixtures and helpers; ``SuiteSplit._collected``: a
-new plain test adds nothing there), the text of every unit of the module it executed on the
-conforming artifact (this run's coverage map), and of every function whose body ran under the
-import context (called at import, at collection, by a fixture wider than a function: what it
-returned may be any test's input). A test's fingerprint changes when the test was edited, or a
-function it ran was.
+**What the tests ran on the mutant** (``ran``): the child that judges M (the swap child or the
+forked pytest, corpus/forkserver.py) records, per test, the module's lines that ran (coverage.py's
+C tracer, the module's file only; lines run at collection count for every test); the judgment
+stores the text hash of each unit whose body ran (a def's header and a top-level statement run at
+import: the statement is in the key), with its class's own body for a method. It is reused only while each of those units has the same text. For a reject
+that is what its killing test ran (and what ran outside any test); for an accept, what every
+selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), or code no
+unit holds (made at run time), stores nothing: judged again. This replaces the name-level reach
+of the earlier "unit2" key (every function M's unit names, ``getattr`` with a computed name
+reaching every method of that prefix): a mutant that diverts control into an edited function
+ran it, so it is judged again; one whose tests never reached it keeps its verdict.
 
-**Reuse** (``FineReuse.lookup``), for an entry under the same static key:
+**Each test's fingerprint** (``TestPrints``): sha256 over the test's own function (and the same
+file's functions it names), what every test file does when collected (its module-level code,
+fixtures and helpers; ``SuiteSplit._collected``: a new plain test adds nothing there), and the
+text of every function whose body ran under the import context on the conforming artifact
+(called at import, at collection, by a fixture wider than a function: what it returned may be any
+test's input, and a swap child inherits it without running it). A test's fingerprint changes when
+the test was edited.
+
+**Reuse** (``FineReuse.lookup``), for an entry under the same static key whose ``ran`` units are
+unchanged:
 - a reject whose killing test is selected again and has the same fingerprint: that test runs the
-  same code on the same mutant, so it fails again;
+  same code on the same mutant, so it fails again (the tests are taken as independent, as before:
+  only the killer's run is read);
 - an accept when every test selected now was selected then, with the same fingerprint: each of
   them ran this mutant and passed, and each still runs the same code. A test added or edited
-  that covers M, or a covering test that now runs an edited function, re-judges M.
+  that covers M re-judges M.
 - anything else (incapacity, a test file holding two tests of one name, a doctest, a selection
   that is the whole suite while a test was added) is judged again.
 
-So after an edit of function f: M is judged again when it lies in f, reaches f by name, or is
-covered by a test that ran f (mutmut re-tests f's mutants only; a test composing f and g - ``g(f(x))``
-- may kill g's mutants once f changed). After a test edit or addition: only the mutants that test
-covers (and the kills it made). The limit: a mutant that diverts control into an edited function
-that none of its covering tests ran and its unit does not name (a function passed in as a value
-from a test) keeps its old verdict; ``--fresh`` judges everything.
+So after an edit of function f: M is judged again when it lies in f or the tests its verdict rests
+on ran f on M (mutmut re-tests f's mutants only; a test composing f and g - ``g(f(x))`` - may kill
+g's mutants once f changed, and it ran f). After a test edit or addition: only the mutants that
+test covers (and the kills it made). What the recorder does not see: a test that reads the
+module's text or a function's attributes (``__doc__``, ``__defaults__``, ``inspect``) without
+running it; ``--fresh`` judges everything.
 """
 from __future__ import annotations
 
@@ -89,6 +96,8 @@ class Units:
         for line in parent.splitlines(keepends=True):     # \n, \r\n and \r only, as the tokenizer
             self._starts.append(self._starts[-1] + len(line))
         self.units: list[Unit] = []
+        self.qual: list[str | None] = []        # each unit's qualified name, as its code's co_qualname
+        self.headers: set[int] = set()          # the lines of a def's header: they run at import
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, None)
@@ -126,7 +135,12 @@ class Units:
     def _add(self, node: ast.stmt, kind: str, name: str | None, defines: frozenset[str],
              reads: frozenset[str], cls: int | None, dynamic: frozenset[str]) -> int:
         lo, hi = self._span(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            self.headers.update(range(first, node.body[0].lineno))
         self.units.append(Unit(lo, hi, kind, name, defines, reads, cls, dynamic))
+        outer = self.qual[cls] if cls is not None else None
+        self.qual.append(None if kind == "stmt" else f"{outer}.{name}" if outer else name)
         return len(self.units) - 1
 
     def _class(self, node: ast.ClassDef, outer: int | None) -> None:
@@ -140,6 +154,51 @@ class Units:
                 self._class(item, c)
             elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._add(item, "def", item.name, frozenset({item.name}), _reads(item), c, _dynamic(item))
+
+    def ran_units(self, names) -> dict[str, str] | None:
+        """Per unit named in ``names`` (qualified names; a nested function's, a lambda's or a
+        comprehension's belong to the def or class around it; the module's top-level code to
+        none, it is in every key), and the classes around it, sha256 of its text; None when a
+        name is no unit's (what it depends on is unknown)."""
+        by_qual = {q: i for i, q in enumerate(self.qual) if q is not None}
+        out: dict[str, str] = {}
+        for name in names:
+            q = name.split(".<locals>", 1)[0]
+            parts = q.split(".")
+            while parts and parts[-1].startswith("<"):
+                parts.pop()
+            if not parts:
+                continue                # the module's top-level code: in the static key's context
+            q = ".".join(parts)
+            if q not in by_qual:
+                return None
+            i: int | None = by_qual[q]
+            while i is not None:        # a method runs in its class: the class body's names, bases
+                out[self.qual[i] or "?"] = sha256(self.text(i))
+                i = self.units[i].cls
+        return out
+
+    def quals_of_lines(self, lines) -> set[str] | None:
+        """The qualified names of the units whose code ran, given the lines that ran: a def's
+        header and a top-level statement run at import (the statement is in every static key);
+        None when a line is in no unit."""
+        at = self.line_units()
+        out: set[str] = set()
+        for line in lines:
+            i = at.get(line)
+            if i is None:
+                return None
+            if line in self.headers and self.units[i].kind == "def" or self.units[i].kind == "stmt":
+                continue
+            out.add(self.qual[i] or "?")
+        return out
+
+    def unit_hash(self, qual: str) -> str | None:
+        """sha256 of the text of the unit named ``qual`` now (None: no such unit)."""
+        for i, q in enumerate(self.qual):
+            if q == qual:
+                return sha256(self.text(i))
+        return None
 
     def text(self, i: int) -> bytes:
         """A unit's text; a class's own body is its text with its methods' and inner classes'
@@ -246,7 +305,7 @@ def units_of(parent: bytes) -> Units | None:
         return None
 
 
-def static_key(parent: bytes, mutant: Mutant) -> str:
+def static_key(parent: bytes, mutant: Mutant, reach: bool = True) -> str:
     """The mutant's static key (the module doc); its exact bytes and its parent's when it is not
     one unit's change (a deletion, a change across statements, a module that does not parse)."""
     exact = f"exact:{sha256(parent)}:{mutant.digest or 'deleted'}:{mutant.operator}"
@@ -263,6 +322,9 @@ def static_key(parent: bytes, mutant: Mutant) -> str:
     u = units.units[i]
     before = parent[u.lo:u.hi]
     after = parent[u.lo:lo] + rep + parent[hi:u.hi]
+    if not reach:           # what the tests ran on the mutant is checked apart (FineReuse: "ran")
+        return "unit3:" + sha256(b"\0".join([mutant.operator.encode(), (mutant.label or "").encode(), before, after,
+                                            units.context.encode()]))
     reached = [units.text(j) for j in sorted(units.reach(i))]
     return "unit2:" + sha256(b"\0".join([mutant.operator.encode(), (mutant.label or "").encode(), before, after,
                                         units.context.encode(), *reached]))
@@ -318,9 +380,9 @@ class TestPrints:
         ran = sorted(self._ran.get(key, set()))
         if -1 in ran:
             return None             # a line outside every unit: cannot say what it ran
+        # the module's code the test runs is not in its fingerprint: each judgment keeps what the
+        # tests ran on its mutant (FineReuse, "ran"), which is what its verdict depends on
         h = hashlib.sha256(self._suite.encode() + b"\0" + key[0].encode() + b"\0" + code)
-        for i in ran:
-            h.update(b"\0" + self._units.text(i))
         return h.hexdigest()[:32]
 
     def _test_code(self, file: str, rest: str) -> bytes | None:
@@ -402,6 +464,10 @@ class FineReuse:
             return None
         selected = self._selection(session, mutant)
         stored: dict = hit["prints"]
+        ran = hit.get("ran")
+        units = units_of(session.map.source.encode("utf-8"))
+        if not isinstance(ran, dict) or units is None or any(units.unit_hash(q) != h for q, h in ran.items()):
+            return None             # code the tests ran on the mutant was edited (or is unknown)
         if hit.get("verdict") == "reject":
             killer = hit.get("killer")
             if not killer or node_key(killer) not in {node_key(t) for t in selected}:
@@ -418,12 +484,21 @@ class FineReuse:
             self.reused += 1
         return hit
 
-    def remember(self, job_key: tuple[str, str, str], mutant: Mutant | None, session, row) -> None:
-        """Store a fast-path judgment with the fingerprints it rests on: the killer's for a
-        reject, every selected test's for an accept."""
+    def remember(self, job_key: tuple[str, str, str], mutant: Mutant | None, session, row,
+                 ran: dict[str, tuple[int, ...]] | None = None) -> None:
+        """Store a fast-path judgment with what it rests on: the killer's fingerprint for a
+        reject, every selected test's for an accept, and the text of every unit of the module
+        the tests ran on the mutant (``ran``: the code objects' qualified names the child
+        recorded; None - unknown - stores nothing)."""
         k = self.keys.get(job_key)
-        if k is None or mutant is None or mutant.content is None or session.map is None or \
+        if k is None or mutant is None or mutant.content is None or session.map is None or ran is None or \
                 row.executor not in ("swap", "fork", "coverage") or row.verdict not in ("accept", "reject"):
+            return
+        units, on_mutant = units_of(session.map.source.encode("utf-8")), units_of(mutant.content)
+        lines = _ran_lines(ran, row.killer if row.verdict == "reject" else None)
+        names = on_mutant.quals_of_lines(lines) if on_mutant is not None else None
+        texts = units.ran_units(names) if units is not None and names is not None else None
+        if texts is None:
             return
         tp = self.prints(session, k[1])
         if tp is None:
@@ -433,7 +508,7 @@ class FineReuse:
             killer = _resolve(row.killer, selected)
             fp = tp.of(killer) if killer else None
             if killer and fp:
-                self.store.put(k[0], row, {"prints": {_name(killer): fp}, "killer": killer})
+                self.store.put(k[0], row, {"prints": {_name(killer): fp}, "killer": killer, "ran": texts})
             return
         prints = {}
         for t in selected:
@@ -441,7 +516,21 @@ class FineReuse:
             if fp is None:
                 return
             prints[_name(t)] = fp
-        self.store.put(k[0], row, {"prints": prints})
+        self.store.put(k[0], row, {"prints": prints, "ran": texts})
+
+
+def _ran_lines(ran: dict[str, tuple[int, ...]], killer: str | None) -> set[int]:
+    """What a verdict rests on of the code a run recorded: for a reject, what its killing test
+    ran (the tests are independent: the killer fails again when the code it ran is unchanged)
+    and what ran outside any test; for an accept, or a killer not found, all of it."""
+    out: set[int] = set(ran.get("", ()))
+    if killer:
+        mine = [names for t, names in ran.items() if t and node_key(t) == node_key(killer)]
+        if len(mine) == 1:
+            return out | set(mine[0])
+    for names in ran.values():
+        out.update(names)
+    return out
 
 
 def _resolve(killer: str | None, selected: list[str]) -> str | None:
@@ -465,4 +554,4 @@ def _name(nodeid: str) -> str:
 def fine_cache_key(loop: str, rest: str, parent: bytes, mutant: Mutant) -> str:
     """The cache key of a mutant's fine entry: the loop, the gate's files without its test files
     and the context digest (``rest``), and the mutant's static key."""
-    return sha256(f"fine\0{loop}\0{rest}\0{static_key(parent, mutant)}\0{mutant.label}".encode())
+    return sha256(f"fine\0{loop}\0{rest}\0{static_key(parent, mutant, reach=False)}\0{mutant.label}".encode())

@@ -39,3 +39,55 @@ def test_a_mutant_below_a_line_separator_in_a_string_is_killed(tmp_path: Path):
     rows = {m.mutants[r.mutant].note: r for r in m.rows if not r.is_control}
     row = next(r for k, r in rows.items() if "a + b -> a - b" in k)
     assert row.verdict == "reject", row
+
+
+def _timed_map(durations: dict[str, float], wide_s: float = 0.0, session_s: float = 0.0):
+    from corpus.coverage_map import CoverageMap
+    return CoverageMap(target="m.py", source="def f():\n    return 1\n", order=list(durations), contexts={},
+                       statements=set(), durations=durations, wide_s=wide_s, session_s=session_s)
+
+
+def test_a_childs_limit_is_its_tests_control_time_times_the_factor_plus_the_slack():
+    """The judging child's limit: RUN_FACTOR x (the seconds its tests took in the coverage run,
+    plus every wider fixture's; a fork also pays the run's start-up and collection, the session's
+    seconds outside any test) + RUN_SLACK_S, never above the gate's limit."""
+    from corpus.coverage_map import RUN_FACTOR, RUN_SLACK_S, run_timeout
+    cmap = _timed_map({"t.py::a": 0.1, "t.py::b": 0.2, "t.py::c": 3.0}, wide_s=0.05, session_s=4.0)
+    assert run_timeout(cmap, ["t.py::a", "t.py::b"], False, 100.0) == round(RUN_FACTOR * 0.35 + RUN_SLACK_S, 2)
+    # forked: the 0.7 s of the session outside the tests is paid too; the whole suite is every test
+    assert run_timeout(cmap, ["t.py::a"], True, 100.0) == round(RUN_FACTOR * (0.1 + 0.05 + 0.7) + RUN_SLACK_S, 2)
+    assert run_timeout(cmap, None, True, 100.0) == round(RUN_FACTOR * 4.05 + RUN_SLACK_S, 2)
+    # never above the gate's limit; a slow test raises only the limit of the runs that hold it
+    assert run_timeout(cmap, None, True, 20.0) == 20.0
+    assert run_timeout(cmap, ["t.py::c"], False, 100.0) > run_timeout(cmap, ["t.py::a"], False, 100.0)
+
+
+def test_a_test_without_a_control_time_keeps_the_gates_limit():
+    from corpus.coverage_map import run_timeout
+    cmap = _timed_map({"t.py::a": 0.1})
+    assert run_timeout(cmap, ["t.py::a", "t.py::new"], False, 30.0) == 30.0
+    assert run_timeout(_timed_map({}), None, True, 30.0) == 30.0
+
+
+def test_the_coverage_run_times_every_test(tmp_path: Path):
+    """measure_coverage's map holds each test's seconds (a slow one above its sleep), the wider
+    fixtures' seconds and the whole run's."""
+    from corpus.coverage_map import measure_coverage
+    from corpus.gates import load_gate
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "import time\n\nimport pytest\n\nimport calc\n\n\n@pytest.fixture(scope='module')\ndef slow_setup():\n"
+        "    time.sleep(0.2)\n\n\ndef test_fast():\n    assert calc.add(1, 1) == 2\n\n\n"
+        "def test_slow(slow_setup):\n    time.sleep(0.3)\n    assert calc.add(2, 3) == 5\n")
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    home = tmp_path / "home"
+    home.mkdir()
+    cmap, why = measure_coverage(load_gate(tmp_path / "gate.toml"), tmp_path / "art", "calc.py", str(home))
+    assert cmap is not None, why
+    slow = next(t for t in cmap.durations if t.endswith("::test_slow"))
+    fast = next(t for t in cmap.durations if t.endswith("::test_fast"))
+    assert set(cmap.durations) == set(cmap.order)
+    assert cmap.durations[slow] >= 0.5 and cmap.wide_s >= 0.2
+    assert cmap.session_s >= cmap.durations[slow] + cmap.durations[fast]

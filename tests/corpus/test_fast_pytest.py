@@ -172,6 +172,22 @@ def test_fork_server_timeout_kills_the_run(server, tmp_path):
     assert code == 0        # the server survives a killed run
 
 
+def test_fork_server_runs_the_named_tests_first_and_every_other_test_after(server, tmp_path):
+    """``first`` (kill_history.node_key pairs) moves those tests to the front of a whole-suite
+    run, in that order; the rest keep their order and none is dropped (-x: the first failure
+    ends the run, so the killer named first is the one test run)."""
+    body = "".join(f"def test_{n}():\n    print('ran {n}')\n\n\n" for n in "abcd")
+    args = [*_suite(tmp_path, body), "-s"]
+    env = scrubbed_env(home=str(tmp_path))
+    code, out, _, _ = server.run(args, str(tmp_path), env, [], 30,
+                                 extra={"first": [["test_x.py", "test_c"], ["test_x.py", "test_a"]]})
+    assert code == 0 and [ln for ln in out.split() if ln in "abcd"] == ["c", "a", "b", "d"], out
+    body = "def test_a():\n    pass\n\n\ndef test_b():\n    assert 0\n"
+    code, out, _, _ = server.run([*_suite(tmp_path, body), "-x"], str(tmp_path), env, [], 30,
+                                 extra={"first": [["test_x.py", "test_b"]]})
+    assert code == 1 and "1 failed" in out and "passed" not in out, out
+
+
 def test_dead_server_is_an_error_not_a_verdict(tmp_path):
     s = ForkServer(scrubbed_env(home="/tmp"))
     s.proc.kill()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus.fast_pytest import PytestSession, changed_function, function_codes, without_comments
 from corpus.gates import load_gate
-from corpus.kill_history import KillHistory, first_failure, node_key
+from corpus.kill_history import WHOLE_SUITE, KillHistory, first_failure, node_key
 from corpus.model import ArtifactSpec
 from corpus.operators import generate
 
@@ -132,6 +132,29 @@ def test_a_session_orders_the_swap_by_kill_history(tmp_path):
     assert first.judgement.verdict == second.judgement.verdict
     assert second.killer == first.killer
     assert s.history.order("add", ["x/test_calc.py::test_zero", "x/test_calc.py::test_add"])[0].endswith("test_add")
+
+
+def test_a_session_orders_a_whole_suite_fork_by_kill_history(tmp_path):
+    """A module-level mutant is judged by the whole suite in a forked pytest; the next such
+    mutant runs the test that killed it first (kill_history.WHOLE_SUITE): with -x that test is
+    the only one run (no 'passed' in the summary), and the verdict is unchanged."""
+    (tmp_path / "art").mkdir()
+    (tmp_path / "art" / "calc.py").write_text("LIMIT = 3\n\n\ndef add(a, b):\n    return a + b\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\n"
+        "def test_limit():\n    assert calc.LIMIT == 3\n")
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    mut = generate(ArtifactSpec("l", "python", "calc.py", (tmp_path / "art" / "calc.py").read_bytes(),
+                                {"role": "code"}), "fine")
+    limit = next(m for m in mut if m.note.startswith("L1:") and m.content is not None)
+    with PytestSession(load_gate(tmp_path / "gate.toml"), tmp_path / "art", "calc.py", workers=1) as s:
+        first = s.judge(limit)
+        assert first.executor == "fork" and first.tests is None and first.killer.endswith("test_limit")
+        assert s.history.killers(WHOLE_SUITE) == [("test_calc.py", "test_limit")]
+        second = s._judge_selected(limit, None, None, 0.0, s.history.killers(WHOLE_SUITE))
+    assert second.judgement.verdict == first.judgement.verdict and second.killer == first.killer
+    assert "1 passed" in first.judgement.reason and "passed" not in second.judgement.reason, second
 
 
 # --- bench_mutmut's survivor comparison (by line and operator class) on the real module

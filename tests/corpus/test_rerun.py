@@ -253,11 +253,12 @@ def test_an_edited_test_rejudges_what_it_covers_and_its_kills(tmp_path):
 
 
 def test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance():
-    """benchmarks/bench_rerun.py on corpus/examples/semver: a leaf method's edit re-judges under
-    20% of the mutants, an added test under 5%, and each rerun says what a fresh run says."""
+    """benchmarks/bench_rerun.py on corpus/examples/semver: an edit of the helper the bump methods
+    and, through ``getattr``, next_version reach (the widest of the one-function edits) re-judges
+    under 20% of the mutants, an added test under 5%, and each rerun says what a fresh run says."""
     from benchmarks.bench_rerun import EDITS, scenarios
-    out = {r["scenario"]: r for r in scenarios(workers=2, check=True, edits=EDITS[1:2])}
-    edit = out[f"edit {EDITS[1][0]}"]
+    out = {r["scenario"]: r for r in scenarios(workers=2, check=True, edits=EDITS[0:1])}
+    edit = out[f"edit {EDITS[0][0]}"]
     assert edit["rejudged"] < 0.2 * edit["of"], edit
     assert out["one test added"]["rejudged"] < 0.05 * out["one test added"]["of"], out
     assert out["no-op rerun"]["rejudged"] == 0
@@ -279,4 +280,27 @@ def test_a_function_a_test_file_calls_at_collection_counts_for_every_test(tmp_pa
     p.edit("art/calc.py", "return (0, 0)", "return (2, 3)")
     m = p.run()
     assert rows(m)[minus][0] == "reject"
+    assert_same_as_fresh(p, m)
+
+
+DIVERT = ("def do_a(x):\n    return x + 1\n\n\n"
+          "def do_b(x):\n    return x + 1\n\n\n"
+          "def dispatch(part, x):\n    if part == 'a':\n        return do_a(x)\n    return do_b(x)\n")
+DIVERT_TESTS = {"test_d.py": "from calc import dispatch\n\n\ndef test_a():\n    assert dispatch('a', 1) == 2\n"}
+
+
+def test_an_edit_rejudges_a_mutant_whose_run_reached_it_and_not_one_whose_run_did_not(tmp_path):
+    """No test runs do_b on the module; ``part == 'a' -> part != 'a'`` diverts test_a into it, and
+    survives while do_b gives what do_a gives. Once do_b is edited (the suite still passes), that
+    mutant is judged again and killed: its run reached do_b. A mutant of dispatch whose run never
+    reached do_b keeps its verdict, though dispatch names do_b (what the tests ran on each mutant
+    is recorded with its judgment, not the functions its code names)."""
+    p = Project(tmp_path, DIVERT, DIVERT_TESTS)
+    divert, kept = "L10: part == 'a' -> part != 'a'", "L11: return do_a(x) -> return"
+    first = rows(p.run())
+    assert first[divert][0] == "accept" and first[kept][0] == "reject", first
+    p.edit("art/calc.py", "def do_b(x):\n    return x + 1\n", "def do_b(x):\n    return x + 2\n")
+    m = p.run()
+    assert rows(m)[divert][:2] != ("accept", "cached") and rows(m)[divert][0] == "reject"
+    assert rows(m)[kept][1] == "cached"
     assert_same_as_fresh(p, m)
