@@ -37,6 +37,8 @@ def verdict(prog, arch: int, nr: int, arg0: int = 0) -> str:
             acc = struct.unpack_from("<I", data, k)[0]
         elif code == 0x15:  # BPF_JMP | BPF_JEQ | BPF_K
             pc += jt if acc == k else jf
+        elif code == 0x25:  # BPF_JMP | BPF_JGT | BPF_K
+            pc += jt if acc > k else jf
         elif code == 0x45:  # BPF_JMP | BPF_JSET | BPF_K
             pc += jt if acc & k else jf
         elif code == 0x06:  # BPF_RET | BPF_K
@@ -70,6 +72,25 @@ def test_the_namespace_filter_allows_what_an_honest_run_does(arch, clone, unshar
     for nr in (0, 1, 2, 3, 59, 60, 257):
         assert verdict(prog, arch, nr) == "allow"
     assert verdict(prog, 0xC00000B7, 97) == "allow"  # another architecture (aarch64's unshare): not named here
+
+
+def test_the_base_filter_leaves_only_calls_the_record_can_name():
+    """Every confined run (and the tracer around it) gets ``keyring_filter``: a number Debian 12's
+    strace cannot name, the whole i386 ABI and any other architecture fail with ENOSYS (as on a
+    kernel without them: the C library falls back), x32 and the keyring and io_uring calls with EPERM
+    (red team r32atk3: truncate64 by int 0x80, setxattrat 463, removexattrat 466)."""
+    prog = confine.keyring_filter()
+    for nr in (451, 452, 453, 457, 462, 463, 464, 466, 467, 500, 547, 1000, 0xFFFF):
+        assert verdict(prog, X86_64, nr) == "ENOSYS", nr
+    for nr in (335, 400, 423):  # the gap between rseq and pidfd_send_signal
+        assert verdict(prog, X86_64, nr) == "ENOSYS", nr
+    for nr in (0, 1, 2, 5, 20, 90, 193, 194, 198, 212, 226, 334, 120, 1, 59):  # i386: truncate64, chown32...
+        assert verdict(prog, I386, nr) == "ENOSYS", nr
+    assert verdict(prog, 0xC00000B7, 56) == "ENOSYS"  # aarch64's openat: not this kernel's, never allowed
+    for nr in (248, 249, 250, 425, 426, 427, confine.X32_SYSCALL_BIT | 2, confine.X32_SYSCALL_BIT | 520):
+        assert verdict(prog, X86_64, nr) == "EPERM", nr
+    for nr in (0, 1, 2, 56, 57, 59, 76, 90, 188, 257, 322, 334, 424, 428, 435, 436, 439, 441, 450):
+        assert verdict(prog, X86_64, nr) == "allow", nr
 
 
 # == on real runs ==============================================================================
