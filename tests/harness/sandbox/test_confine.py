@@ -19,7 +19,7 @@ import pytest
 from harness.core.tasks import load_task
 from harness.sandbox import confine, sandbox
 from harness.sandbox.sandbox import Limits, run_confined
-from tests.harness.sandbox.test_syscalls import LEVELS
+from tests.harness.sandbox.test_syscalls import I386_STUB, LEVELS
 
 TASKS = Path(__file__).resolve().parents[3] / "tasks"
 X86_64, I386 = confine.AUDIT_ARCH_X86_64, confine.AUDIT_ARCH_I386
@@ -108,9 +108,16 @@ ATTEMPTS = ("import ctypes, os, subprocess, threading\n"
             "say('unshare-binary', 'ok' if r.returncode == 0 else 'refused')\n"
             "t = threading.Thread(target=lambda: None); t.start(); t.join()\n"
             "say('thread ok')\n"
-            "say('subprocess', subprocess.run(['sh', '-c', 'echo hi'], capture_output=True, text=True).stdout.strip())\n")
+            "say('subprocess', subprocess.run(['sh', '-c', 'echo hi'], capture_output=True, text=True).stdout.strip())\n"
+            # the base filter: an i386 call by int 0x80 (getpid; a kernel without the ABI kills the child) and
+            # setxattrat (463, a number Debian 12's strace cannot name) fail with ENOSYS (red team r32atk3)
+            "import sys\n"
+            f"r = subprocess.run([sys.executable, '-c', {I386_STUB + 'print(i386(20, 0, 0, 0))'!r}], capture_output=True, text=True)\n"
+            "say('i386', 'refused' if r.stdout.strip() in ('-38', '') else r.stdout.strip())\n"
+            "say('unnamed', str(libc.syscall(463, -100, b'.', 0, b'user.k', None, 0)), str(ctypes.get_errno()))\n")
 REFUSED = {"unshare-user": "Operation not permitted", "unshare-ns": "Operation not permitted",
-           "mount": "Operation not permitted", "unshare-binary": "refused", "thread": "ok", "subprocess": "hi"}
+           "mount": "Operation not permitted", "unshare-binary": "refused", "thread": "ok", "subprocess": "hi",
+           "i386": "refused", "unnamed": "-1 38"}
 
 
 def _lines(out: str) -> dict:
