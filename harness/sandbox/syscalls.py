@@ -25,7 +25,11 @@ to the process's working directory (tracked from chdir/fchdir and inherited at c
 
 Bounds: only acts are kept (opens for reading are parsed and dropped), deduplicated, at most
 ``MAX_ACTS`` per run; past that the run's record says it is incomplete, and every reader treats
-an incomplete record as evidence that something may be missing, never as clean.
+an incomplete record as evidence that something may be missing, never as clean. A call strace
+cannot name (``syscall_0x...``; the sandbox's filter, harness.sandbox.confine ``keyring_filter``,
+fails every such number and the whole i386 ABI first) makes the record incomplete the same way, and
+an act whose result strace never saw (``= ?``, an unfinished call cut by its process's death) is
+counted as done (``unknown``).
 See docs/kernel-record.md for the residuals (what this record cannot see).
 """
 from __future__ import annotations
