@@ -37,35 +37,43 @@ def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
 # later run, another cell's included (request_key/keyctl). io_uring does file I/O from kernel
 # workers, outside the system calls the act recorder (harness.sandbox.syscalls) traces, so an
 # edit through it would leave no record: io_uring_setup/enter/register are denied too. Every
-# confined run is denied these system calls by a seccomp filter (EPERM), for each ABI a process
-# can use on x86-64.
-# fchmodat2 (452, Linux 6.6) is newer than Debian 12's strace (6.1), which cannot name it in its
-# trace set: a mode change through it would leave no record (red team r32). It fails with ENOSYS,
-# the answer of a kernel without it, so a C library that tries it first falls back to fchmodat.
+# confined run is denied these system calls by a seccomp filter (EPERM).
+# The record is complete by construction: a call strace cannot name is a call it cannot trace by
+# name, and one that no reader reads (red team r32: fchmodat2; r32atk3: setxattrat 463 and
+# removexattrat 466, printed as ``syscall_0x1cf``). Debian 12's strace (6.1) names the x86-64
+# table up to 450 (set_mempolicy_home_node); every higher number (cachestat, fchmodat2,
+# map_shadow_stack, futex_wake.., statmount, mseal, setxattrat.., and whatever a later kernel adds)
+# and the gap 335-423 (no x86-64 call there) fail with ENOSYS, the answer of a kernel without them:
+# a C library that tries a newer call first falls back to an older one, which is traced. The i386
+# ABI (``int 0x80`` from a 64-bit process) has its own table, whose names (truncate64, chown32,
+# fchown32..) are not the trace set's: it fails whole with ENOSYS, as x32 fails with EPERM. No
+# honest run needs either (a 64-bit userland: Python, the C library, bash, git, pytest; an i386
+# binary has no i386 libraries to load here). A process of any other architecture cannot run on
+# this kernel; the filter answers it ENOSYS all the same (fail closed).
 SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO, EPERM, ENOSYS = 0x7FFF0000, 0x00050000, 1, 38
-UNNAMED_SYSCALLS = (452,)  # fchmodat2 (one number on both ABIs)
+HIGHEST_NAMED = 450  # set_mempolicy_home_node: the highest x86-64 number Debian 12's strace names
+UNNAMED_GAP = (335, 423)  # rseq (334) .. pidfd_send_signal (424): no x86-64 call has these numbers
 AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, X32_SYSCALL_BIT = 0xC000003E, 0x40000003, 0x40000000
-IO_URING_SYSCALLS = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register (one number on both ABIs)
-KEYRING_SYSCALLS = {AUDIT_ARCH_X86_64: (248, 249, 250, *IO_URING_SYSCALLS),  # add_key, request_key, keyctl
-                    AUDIT_ARCH_I386: (286, 287, 288, *IO_URING_SYSCALLS)}
-_LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
+IO_URING_SYSCALLS = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register
+KEYRING_SYSCALLS = (248, 249, 250, *IO_URING_SYSCALLS)  # add_key, request_key, keyctl (x86-64)
+_LD_W_ABS, _JEQ_K, _JGT_K, _JSET_K, _RET_K = 0x20, 0x15, 0x25, 0x45, 0x06
 
 
 def keyring_filter() -> list[tuple[int, int, int, int]]:
-    """The seccomp BPF program (code, jt, jf, k): on x86-64, its x32 ABI and i386, add_key,
-    request_key, keyctl and the io_uring calls fail with EPERM, fchmodat2 with ENOSYS; every other call, and every other architecture's
-    (this filter names x86 numbers only), is allowed."""
+    """The seccomp BPF program (code, jt, jf, k): on x86-64, add_key, request_key, keyctl and the
+    io_uring calls fail with EPERM, and so does every x32 call; every number past ``HIGHEST_NAMED``
+    or in ``UNNAMED_GAP`` fails with ENOSYS, and so does every i386 call and every other
+    architecture's; every other x86-64 call is allowed."""
     prog: list[tuple] = [(_LD_W_ABS, 0, 0, 4)]  # seccomp_data.arch
-    for arch, calls in KEYRING_SYSCALLS.items():
-        prog.append((_JEQ_K, 0, f"next-{arch}", arch))
-        prog.append((_LD_W_ABS, 0, 0, 0))  # seccomp_data.nr
-        if arch == AUDIT_ARCH_X86_64:
-            prog.append((_JSET_K, "deny", 0, X32_SYSCALL_BIT))
-        for nr in UNNAMED_SYSCALLS:
-            prog.append((_JEQ_K, "nosys", 0, nr))
-        for i, nr in enumerate(calls):
-            prog.append((_JEQ_K, "deny", "allow" if i == len(calls) - 1 else 0, nr))
-        prog.append((f"label next-{arch}",))
+    prog.append((_JEQ_K, 0, "nosys", AUDIT_ARCH_X86_64))  # i386 (int 0x80) and anything else: ENOSYS
+    prog.append((_LD_W_ABS, 0, 0, 0))  # seccomp_data.nr
+    prog.append((_JSET_K, "deny", 0, X32_SYSCALL_BIT))
+    prog.append((_JGT_K, "nosys", 0, HIGHEST_NAMED))
+    prog.append((_JGT_K, "known", 0, UNNAMED_GAP[1]))
+    prog.append((_JGT_K, "nosys", "known", UNNAMED_GAP[0] - 1))
+    prog.append(("label known",))
+    for i, nr in enumerate(KEYRING_SYSCALLS):
+        prog.append((_JEQ_K, "deny", "allow" if i == len(KEYRING_SYSCALLS) - 1 else 0, nr))
     return _assemble(prog)
 
 
