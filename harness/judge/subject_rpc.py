@@ -115,6 +115,7 @@ _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpac
 # by name, an ``__instancecheck__``).
 _TYPE_MRO = type.__dict__["__mro__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
+_TYPE_BASES = type.__dict__["__bases__"].__get__
 _TYPE_FLAGS = type.__dict__["__flags__"].__get__
 _TYPE_MODULE = type.__dict__["__module__"].__get__
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__
@@ -335,6 +336,66 @@ def _names_otherwise(cls, tree_only: bool) -> list:
                     _mro_get(mro, name) is not (_mro_get(own, name) if own else _MISSING):
                 names.add(name)
     return sorted(names)
+
+
+# What a tree exception class's stand-in never forwards: the class's own bookkeeping, its construction (the
+# driver builds the stand-in with the base's ``__new__``; ``RemoteMeta.__call__`` asks the subject to construct
+# an instance), and the class hooks (``class_hooks``: run in the subject or failed closed, never forwarded)
+_EXC_INERT = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
+                        "__annotations__", "__orig_bases__", "__parameters__", "__init__", "__new__",
+                        "__init_subclass__", "__class_getitem__", "__firstlineno__", "__static_attributes__",
+                        "__classcell__", "__abstractmethods__", "_abc_impl", "__subclasshook__", "__class__"})
+# what a tree exception class may define that the driver can neither forward nor read as plain pytest does:
+# every attribute read, write or deletion of the stand-in would run it (``_exc_closed``)
+EXC_CLOSED = frozenset({"__getattribute__", "__setattr__", "__delattr__"})
+
+
+def exception_names(cls) -> tuple:
+    """(names, nones) of a tree exception class (or a patched one): every name in the namespace of a class
+    of its MRO that is not the interpreter's unpatched class (``unpatched``), ``_EXC_INERT`` aside, and of
+    those the ones whose lookup finds None (``__hash__ = None``). The driver's stand-in class forwards each
+    to the live exception (``_exc_forward``): a ``split``/``derive`` that ``except*`` calls, a ``message``,
+    ``errno``, ``code``, ``value`` or ``__cause__`` property, a ``__repr__``/``__str__``; plain pytest runs
+    the tree's, and the built-in member the stand-in has would read otherwise."""
+    mro = _TYPE_MRO(cls)
+    names: set = set()
+    for klass in mro:
+        if unpatched(klass):
+            continue
+        names.update(n for n in _TYPE_DICT(klass) if _type(n) is str and n not in _EXC_INERT)
+    nones = [n for n in names if _mro_get(mro, n) is None]
+    return sorted(names), sorted(nones)
+
+
+_TYPE_HOOKS = {name: type.__dict__[name] for name in ("__instancecheck__", "__subclasscheck__")}
+
+
+def class_hooks(cls) -> list:
+    """The hooks through which plain pytest runs a tree class's code when the test uses the class itself:
+    "sub" (a subclass runs code of the tree: a metaclass other than ``type``, or an ``__init_subclass__`` of
+    a class of the tree or a patched one), "isc"/"ssc" (``isinstance``/``issubclass`` against it call its
+    metaclass's ``__instancecheck__``/``__subclasscheck__``, which are not ``type``'s), "cgi" (``C[...]``
+    calls its ``__class_getitem__``). The driver's stand-in class (``_synth_class``) runs each in the
+    subject where it can and fails closed where it cannot (``RemoteMeta``)."""
+    out: set = set()
+    meta = _type(cls)
+    if unpatched(meta) and all(unpatched(k) for k in _TYPE_MRO(cls)):
+        return []  # the interpreter's own class, as it was: its hooks are the driver's copy's
+    if meta is not type:
+        out.add("sub")
+        meta_mro = _TYPE_MRO(meta)
+        for name, flag in (("__instancecheck__", "isc"), ("__subclasscheck__", "ssc")):
+            if _mro_get(meta_mro, name) is not _TYPE_HOOKS[name]:
+                out.add(flag)
+    for klass in _TYPE_MRO(cls):
+        if unpatched(klass):
+            continue
+        ns = _TYPE_DICT(klass)
+        if "__init_subclass__" in ns:
+            out.add("sub")
+        if "__class_getitem__" in ns:
+            out.add("cgi")
+    return sorted(out)
 
 
 def _observe(x):
@@ -1419,8 +1480,16 @@ class Peer:
         driver holds no code of the tree: its classes are named as they name themselves."""
         if self.side == "subject":
             names = [trusted_name(c) for c in _TYPE_MRO(cls)]
-            return {"t": "cls", "id": self.export(cls), "n": names[0] or qualname(cls), "mro": names,
-                    "ws": names[0] is None}
+            out = {"t": "cls", "id": self.export(cls), "n": names[0] or qualname(cls), "mro": names,
+                   "ws": names[0] is None}
+            hooks = class_hooks(cls)
+            if hooks:
+                out["hk"] = hooks
+            if issubclass(cls, BaseException) and not all(unpatched(k) for k in _TYPE_MRO(cls)):
+                out["fw"], out["fn"] = exception_names(cls)
+                if names[0] is None:  # its bases, so the driver's stand-ins keep the tree's hierarchy
+                    out["bs"] = [self._cls_meta(b) for b in _TYPE_BASES(cls)]
+            return out
         try:
             mro = [qualname(c) for c in _TYPE_MRO(cls)]
         except Exception:  # noqa: BLE001
@@ -1691,6 +1760,8 @@ class Peer:
             if cls is None:
                 cls = _synth_class(self, meta)
             self.classes[hid] = cls
+        elif self.side == "driver" and meta.get("fw") and _isinstance(cls, RemoteMeta):
+            _exc_forward_more(cls, meta)
         return cls
 
     def dec_exc(self, e: dict, depth: int = 0, made: dict | None = None) -> BaseException:
@@ -1726,13 +1797,17 @@ class Peer:
             BaseException.__dict__["args"].__set__(exc, args)
             for name, value in fields.items():
                 own[name].__set__(exc, value)  # a field this side's class has not: KeyError, a fault
+            own_dict = object.__getattribute__(exc, "__dict__")  # written as the instance's own: never through
+            # a name the stand-in class forwards (``_exc_forward``)
             for k, v in (e.get("d") or {}).items():
-                object.__setattr__(exc, k, self.dec(v))
+                if _type(k) is not str:
+                    raise TypeError("an attribute name that is not a str")
+                own_dict[k] = self.dec(v)
         except Exception as err:  # noqa: BLE001
             raise self._dec_fault(f"a field of {qualname(cls)} could not be set: {_why(err)}") from None
         if getattr(cls, "_hx_synth", False):
-            object.__setattr__(exc, "_hx_str", e.get("str", ""))
-            object.__setattr__(exc, "_hx_ref", e.get("id"))
+            own_dict["_hx_str"] = e.get("str", "")
+            own_dict["_hx_ref"] = e.get("id")
         if _type(e.get("id")) is int:
             made[e["id"]] = exc
         self._dec_chain(e, exc, depth, made)
@@ -1754,7 +1829,7 @@ class Peer:
         already built for it."""
         notes = e.get("notes") or []
         if _type(notes) is list and all(_type(n) is str for n in notes) and "notes" in e:
-            object.__setattr__(exc, "__notes__", list(notes))
+            object.__getattribute__(exc, "__dict__")["__notes__"] = list(notes)
         for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
             link = e.get(key) or {}
             if not _isinstance(link, dict) or not link:
@@ -1838,7 +1913,7 @@ def _ref_of(x):
     if _isinstance(x, ProxyModuleBase):
         return x.__dict__.get("_hx_ref")
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
-        return x.__dict__.get("_hx_ref")
+        return object.__getattribute__(x, "__dict__").get("_hx_ref")
     return None
 
 
@@ -1950,13 +2025,130 @@ def _synth_class(peer, meta: dict):
     if meta.get("ws") and peer.side == "driver":
         ns["_hx_tree"] = True  # a class of the tree: never read as the class it names (probe_runtime._name)
     if issubclass(base, BaseException):
-        ns["__str__"] = lambda self: getattr(self, "_hx_str", None) if _type(getattr(self, "_hx_str", None)) is str \
-            else BaseException.__str__(self)
+        ns["__str__"] = _exc_str
         ns["__getattr__"] = _exc_getattr
+    if peer.side == "driver":
+        hooks = meta.get("hk") or []
+        ns["_hx_hooks"] = frozenset(h for h in hooks if _type(h) is str) if _isinstance(hooks, list) else frozenset()
+        if issubclass(base, BaseException):
+            names, nones = meta.get("fw") or [], meta.get("fn") or []
+            if not _isinstance(names, list) or not _isinstance(nones, list) or \
+                    not all(_type(n) is str for n in (*names, *nones)):
+                raise RemoteError("malformed names of a tree exception class")
+            ns["_hx_fw"] = frozenset(names)
+            for name in names:
+                if name[:3] == "_hx":
+                    continue
+                ns[name] = None if name in nones else _exc_closed(name) if name in EXC_CLOSED else _ExcForward(name)
+    bases = _tree_bases(peer, meta) if peer.side == "driver" and issubclass(base, BaseException) else ()
+    if bases:
+        try:
+            made = RemoteMeta(qual.rpartition(".")[2] or "X", bases, ns)
+        except TypeError:  # a layout the driver's classes cannot combine: the nearest base only
+            made = None
+        want = [n for n in meta.get("mro", []) if _type(n) is str]
+        if made is not None and [qualname(k) for k in _TYPE_MRO(made) if "_hx_synth" not in _TYPE_DICT(k)] == want:
+            return made  # (only when its MRO holds the interpreter's classes the tree's does, in that order: a
+            # metaclass's ``mro()`` or a trusted mixin left out makes it the nearest base's)
     try:
         return RemoteMeta(qual.rpartition(".")[2] or "X", (base,), ns)
     except TypeError:
         return RemoteMeta(qual.rpartition(".")[2] or "X", (Exception if issubclass(base, BaseException) else object,), ns)
+
+
+def _tree_bases(peer, meta: dict) -> tuple:
+    """The driver's classes for the direct bases of a tree exception class (``bs``: the tree's own as their
+    stand-ins, the interpreter's exception classes as the driver's own; ``object`` and the interpreter's other
+    classes left out), so that ``except AppError`` and ``pytest.raises(AppError)`` match the tree's
+    ``NotFound(AppError)`` in the driver as under plain pytest. Empty when none is sent or none has an
+    exception class among them (the nearest built-in base is used)."""
+    metas = meta.get("bs")
+    if not _isinstance(metas, list) or not metas or not all(_isinstance(b, dict) for b in metas):
+        return ()
+    out: list = []
+    for b in metas:
+        if not b.get("ws"):
+            found = _resolve_class(b) if _type(b.get("n")) is str else None
+            if found is not None and issubclass(found, BaseException):
+                out.append(found)
+            continue
+        out.append(peer.class_for(b))
+    if not any(_isinstance(c, type) and issubclass(c, BaseException) for c in out):
+        return ()
+    return tuple(out)
+
+
+def _exc_forward_more(cls, meta: dict) -> None:
+    """A tree exception class that crosses again with names its stand-in does not forward yet (the tree
+    gave its class a ``__str__`` since): its stand-in class forwards them from now on."""
+    names, nones = meta.get("fw") or [], meta.get("fn") or []
+    if not _isinstance(names, list) or not _isinstance(nones, list) or \
+            not all(_type(n) is str for n in (*names, *nones)):
+        raise RemoteError("malformed names of a tree exception class")
+    have = type.__getattribute__(cls, "__dict__").get("_hx_fw") or frozenset()
+    new = [n for n in names if n not in have and n[:3] != "_hx"]
+    for name in new:
+        type.__setattr__(cls, name, None if name in nones else _exc_closed(name) if name in EXC_CLOSED
+                         else _ExcForward(name))
+    if new:
+        type.__setattr__(cls, "_hx_fw", frozenset((*have, *new)))
+
+
+def _exc_str(self):
+    got = object.__getattribute__(self, "__dict__").get("_hx_str")
+    return got if _type(got) is str else BaseException.__str__(self)
+
+
+def _live_exception(exc, name):
+    """(peer, proxy of the live exception) for the driver's stand-in ``exc`` of a tree exception; a protocol
+    fault when it has none: an instance the driver made of a test's subclass of the tree's class, on which
+    plain pytest would run the tree's ``name`` and the driver has none to run."""
+    peer = getattr(_type(exc), "_hx_peer", None)
+    ref = object.__getattribute__(exc, "__dict__").get("_hx_ref")
+    if not _isinstance(peer, Peer):
+        raise AttributeError(name)
+    if _type(ref) is not int:
+        raise peer._dec_fault(f"{qualname(_type(exc))}.{name} of the tree's class read on an exception the driver "
+                              "made (no live exception runs it)")
+    return peer, peer.proxy({"id": ref, "ty": "builtins.BaseException", "c": False})
+
+
+class _ExcForward:
+    """A name a tree exception class defines (``exception_names``), on the driver's stand-in class: read,
+    written and deleted on the live exception, where the tree's method or property runs as under plain
+    pytest (``except*`` calls ``split`` by name; ``repr``, ``str`` and the traceback's ``__cause__`` find the
+    forwarder in the class, as the interpreter finds the tree's). On the class itself: the tree class's."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, exc, owner=None):
+        if exc is None:
+            return owner._hx_peer.request("getattr", _ClassRef(owner), self.name)
+        peer, live = _live_exception(exc, self.name)
+        return peer.request("getattr", live, self.name)
+
+    def __set__(self, exc, value):
+        peer, live = _live_exception(exc, self.name)
+        peer.request("setattr", live, self.name, value)
+
+    def __delete__(self, exc):
+        peer, live = _live_exception(exc, self.name)
+        peer.request("delattr", live, self.name)
+
+
+def _exc_closed(name):
+    """A tree exception class's ``__getattribute__``/``__setattr__``/``__delattr__`` on the driver's stand-in:
+    every read (but the stand-in's own ``_hx`` bookkeeping), write or deletion is a protocol fault. Plain pytest
+    runs the tree's code on each, and the driver's own code (pytest's) reads the stand-in too."""
+    def closed(self, attr, *rest):
+        if name == "__getattribute__" and _type(attr) is str and attr[:3] == "_hx":
+            return object.__getattribute__(self, attr)
+        peer = getattr(_type(self), "_hx_peer", None)
+        why = f"{qualname(_type(self))} defines {name}: no attribute of the stand-in reads as plain pytest's"
+        raise peer._dec_fault(why) if _isinstance(peer, Peer) else ProtocolFault(why)
+    closed.__name__ = name
+    return closed
 
 
 def _exc_getattr(self, name):
@@ -1976,15 +2168,69 @@ def _exc_getattr(self, name):
         raise AttributeError(name) from None
 
 
+def _hooks(cls) -> frozenset:
+    """The class hooks of the tree class ``cls`` stands for (``class_hooks``), or none (a test's subclass: its
+    bases' are checked where it is made)."""
+    got = type.__getattribute__(cls, "__dict__").get("_hx_hooks")
+    return got if _type(got) is frozenset else frozenset()
+
+
+def _hook_fault(cls, why: str):
+    peer = getattr(cls, "_hx_peer", None)
+    return peer._dec_fault(why) if peer is not None and _isinstance(peer, Peer) else ProtocolFault(why)
+
+
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+
+
 class RemoteMeta(type):
-    """The class of a stand-in for a peer's class."""
+    """The class of a stand-in for a peer's class. What plain pytest runs of the tree's class itself
+    (``class_hooks``) runs in the subject (``isinstance``/``issubclass`` of what crosses as itself, ``C[...]``)
+    or fails closed (a protocol fault: the test fails): a test's subclass of a class whose metaclass is not
+    ``type`` or which has an ``__init_subclass__`` of the tree, a check of a driver object the subject would
+    see as another."""
+
+    def __new__(mcls, name, bases, ns, **kwargs):
+        if "_hx_synth" not in ns:  # a test's class with a base of the tree
+            for base in bases:
+                for klass in (type.__getattribute__(base, "__mro__") if _isinstance(base, type) else ()):
+                    if _isinstance(klass, RemoteMeta) and "sub" in _hooks(klass):
+                        raise _hook_fault(klass, f"a subclass of {qualname(klass)}: plain pytest runs the tree's "
+                                          "__init_subclass__ or metaclass, the driver has none to run")
+        return super().__new__(mcls, name, bases, ns, **kwargs)
 
     def __call__(cls, *args, **kwargs):
         if issubclass(cls, BaseException):
+            if "_hx_synth" in type.__getattribute__(cls, "__dict__") and getattr(cls, "_hx_fw", None):
+                # the tree's class writes members (an __init__ storing fields, a __str__): the instance is
+                # the subject's, built by the tree's code, its stand-in forwarding them (``_ExcForward``)
+                return cls._hx_peer.request("call", _ClassRef(cls), list(args), kwargs)
             return type.__call__(cls, *args, **kwargs)
         return cls._hx_peer.request("call", _ClassRef(cls), list(args), kwargs)
 
+    def __getitem__(cls, item):
+        if "cgi" in _hooks(cls):  # the tree's __class_getitem__, run where it lives
+            return cls._hx_peer.request("getitem", _ClassRef(cls), item)
+        try:  # a built-in base's (``ExceptionGroup[ValueError]``), as without this method
+            found = type.__getattribute__(cls, "__class_getitem__")
+        except AttributeError:
+            raise TypeError(f"type {type.__getattribute__(cls, '__name__')!r} is not subscriptable") from None
+        return found(item)
+
+    def __subclasscheck__(cls, sub):
+        if "ssc" not in _hooks(cls):
+            return type.__subclasscheck__(cls, sub)
+        if _ref_of(sub) is None and not (_isinstance(sub, type) and sub in _SCALARS):
+            raise _hook_fault(cls, f"issubclass of a driver class against {qualname(cls)}: plain pytest runs its "
+                              "metaclass's __subclasscheck__ on a class the subject does not have")
+        return bool(cls._hx_peer.request("issubclass", sub, _ClassRef(cls)))
+
     def __instancecheck__(cls, obj):
+        if "isc" in _hooks(cls):
+            if _ref_of(obj) is None and _type(obj) not in _SCALARS:
+                raise _hook_fault(cls, f"isinstance of a driver object against {qualname(cls)}: plain pytest runs "
+                                  "its metaclass's __instancecheck__ on an object the subject does not have")
+            return bool(cls._hx_peer.request("isinstance", obj, _ClassRef(cls)))
         if type.__instancecheck__(cls, obj):
             return True
         if _isinstance(obj, RemoteObject) and obj._hx_peer is cls._hx_peer:

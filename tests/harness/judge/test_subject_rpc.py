@@ -563,3 +563,163 @@ def test_a_container_the_tests_callback_keeps_is_the_trees_own(pair):
     tree.grow_given()
     assert seen == [[1, 2]]
     assert any(lid < 0 for lid in subject.links)
+
+
+EXC_TREE = """
+import abc
+
+
+class G(ExceptionGroup):
+    def split(self, t):
+        return None, self
+
+
+class E(FileNotFoundError):
+    errno = property(lambda self: 13)
+
+
+class C(ValueError):
+    __cause__ = property(lambda self: KeyError('k'))
+
+    def __repr__(self):
+        return 'other'
+
+
+class AppError(Exception):
+    def __init__(self, field):
+        super().__init__(f"bad {field}")
+        self.field = field
+
+    def __str__(self):
+        return f"app {self.field}"
+
+
+class NotFound(AppError):
+    pass
+
+
+class Sneaky(ValueError):
+    def __getattribute__(self, name):
+        return 1
+
+
+class Final:
+    def __init_subclass__(cls, **kw):
+        raise TypeError('final')
+
+
+class M(type):
+    def __subclasscheck__(c, o):
+        return False
+
+    def __instancecheck__(c, o):
+        return True
+
+
+class W(UserWarning, metaclass=M):
+    pass
+
+
+class Box:
+    def __class_getitem__(cls, item):
+        return ('box', item)
+
+
+def raise_(cls, *args):
+    raise cls(*args)
+
+
+def group():
+    raise G('m', [ValueError('x')])
+
+
+def returned():
+    return C('bad')
+"""
+
+
+@pytest.fixture
+def exc_pair():
+    """(the driver's peer, the faults it recorded, the tree module's proxy) for EXC_TREE."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    faults: list = []
+    driver.on_fault = faults.append
+    mod = types.ModuleType("tree")
+    exec(EXC_TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, faults, driver.proxy({"id": hid, "ty": "tree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+def test_a_tree_exception_classs_own_names_are_read_on_the_live_exception(exc_pair):
+    """The stand-in class forwards every name the tree's classes define (``exception_names``): ``except*``
+    calls the tree's ``split``, a property over a C field (errno, __cause__) and ``__repr__`` run the tree's."""
+    driver, faults, tree = exc_pair
+    matched = []
+    try:
+        try:
+            tree.group()
+        except* ValueError:
+            matched.append(True)
+    except* ValueError:  # the tree's split matched nothing: the group goes on, as under plain pytest
+        pass
+    assert matched == []
+    with pytest.raises(OSError) as ei:
+        tree.raise_(tree.E, 2, "missing")
+    assert ei.value.errno == 13 and ei.value.strerror == "missing"  # the C field itself crossed as it is
+    got = tree.returned()
+    assert repr(got) == "other" and isinstance(got.__cause__, KeyError)
+    assert faults == []
+
+
+def test_an_honest_exception_class_keeps_its_hierarchy_fields_and_str(exc_pair):
+    driver, faults, tree = exc_pair
+    with pytest.raises(tree.AppError) as ei:  # the tree's subclass is the stand-in's subclass too
+        tree.raise_(tree.NotFound, 3)
+    assert type(ei.value).__name__ == "NotFound" and ei.value.field == 3 and str(ei.value) == "app 3"
+    made = tree.AppError(4)  # the test's instance is built by the tree's __init__, in the subject
+    assert str(made) == "app 4" and made.field == 4 and made.args == ("bad 4",)
+    assert faults == []
+
+
+def test_what_the_driver_cannot_forward_fails_closed(exc_pair):
+    """A tree ``__getattribute__`` on an exception class, a test's subclass of a class with a tree
+    ``__init_subclass__``, and an ``isinstance`` whose metaclass hook the subject cannot run on the
+    driver's object are protocol faults (recorded: the test fails), never the built-in's answer."""
+    driver, faults, tree = exc_pair
+    with pytest.raises(ValueError) as ei:
+        tree.raise_(tree.Sneaky, "x")
+    with pytest.raises(rpc.ProtocolFault):
+        _ = ei.value.args
+    Final = tree.Final
+    with pytest.raises(rpc.ProtocolFault):
+        class Sub(Final):
+            pass
+    W = tree.W
+    with pytest.raises(rpc.ProtocolFault):
+        isinstance(object(), W)
+    assert len(faults) == 3
+
+
+def test_a_tree_classs_hooks_run_in_the_subject(exc_pair):
+    driver, faults, tree = exc_pair
+    W = tree.W
+    assert not issubclass(W, W)  # the tree metaclass's __subclasscheck__ (pytest.warns asks it)
+    assert isinstance(3, W)  # its __instancecheck__, on a value that crosses as itself
+    assert tree.Box["k"] == ("box", "k")  # its __class_getitem__
+    assert faults == []
+
+
+def test_exception_names_and_class_hooks_read_the_trees_classes_only():
+    ns: dict = {}
+    exec(EXC_TREE, ns)  # noqa: S102 - the test's own tree
+    assert rpc.exception_names(ns["E"]) == (["errno"], [])
+    assert "__str__" in rpc.exception_names(ns["NotFound"])[0] and "__init__" not in rpc.exception_names(ns["NotFound"])[0]
+    assert rpc.exception_names(ValueError) == ([], [])
+    assert rpc.class_hooks(ns["W"]) == ["isc", "ssc", "sub"]
+    assert rpc.class_hooks(ns["Final"]) == ["sub"] and rpc.class_hooks(ns["Box"]) == ["cgi"]
+    assert rpc.class_hooks(ValueError) == [] and rpc.class_hooks(ns["AppError"]) == []
