@@ -387,7 +387,7 @@ def test_a_tree_that_reads_an_access_time_gets_the_same_verdict_cached_and_uncac
         return v.passed, v.tests, v.failures, v.errors
 
     uncached = run(twin)
-    if uncached[0]:  # the premise (not the xfail's AssertionError): the twin fails when it runs
+    if uncached[0]:  # the premise: the odd-atime twin fails when it runs
         pytest.fail(f"the odd-atime twin passed uncached: {uncached}")
     cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
     with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1"):
