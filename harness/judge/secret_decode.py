@@ -28,12 +28,19 @@ plain text. The scan does not list forms; it follows one principle in three part
    are closed up, as zero-width characters are removed (a transform, not a codec step).
 
 Single decoders (each reads runs from the length that encodes FRAGMENT bytes: base64 8
-characters, base32 10, hex 12): text codecs (base64 std and URL-safe at every alignment, base32, hex, hex with
-separators, base85/ascii85 literals, ``\\x``/octal/``\\u`` escapes, percent-encoding, quoted-
-printable, lists of byte values or character codes, ``chr()`` calls, big integers in decimal, hex
-or binary digits, UTF-16 text, the text reversed, rot13) and containers (zlib, gzip, raw deflate,
+characters, base32 10, hex 12): text codecs (base64 std and URL-safe at every alignment, base32 and
+base32hex, hex, hex with separators, base85/ascii85/Z85 literals and lines, uuencode, HTML numeric
+character references, ``\\x``/octal/``\\u`` escapes, percent-encoding, quoted-printable, lists of
+byte values or character codes, ``chr()`` calls, big integers in decimal, hex or binary digits and
+whole literals or lines of base36 or base58 digits, UTF-16 text, a non-UTF-8 file's bytes under each EBCDIC
+code page, the text reversed, rot13) and containers (zlib, gzip, raw deflate,
 bz2, xz/lzma, each stream and each concatenated member; zip and tar members and their names; zip
 members also from their local headers, so a zip whose central directory is cut is still read).
+Python's codec registry is enumerated (``codec_registry``), not listed: every codec of the
+``encodings`` package writes a key's letters as ASCII (the plain view), as UTF-16/32 (the wide
+matchers), as one other byte each (a code-page table derived from the registry), or is a bytes
+codec with its decoder above; the tests iterate it (red team r32atk3: uuencode, HTML references,
+EBCDIC, base58, base36 and Z85 had no decoder).
 
 Why FRAGMENT = 6. The key's random part is drawn from ~62 symbols (5.95 bits each); a given
 6-character string turns up by chance in N characters of unrelated text with probability about
@@ -65,8 +72,11 @@ import base64
 import binascii
 import bz2
 import codecs
+import encodings
+import html
 import io
 import lzma
+import pkgutil
 import re
 import tarfile
 import unicodedata
@@ -75,6 +85,7 @@ import zipfile
 import zlib
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote_to_bytes
 
 import numpy as np
@@ -118,6 +129,23 @@ ESCAPED_LITERAL = re.compile(r"(['\"])((?:\\.|(?!\1)[^\\\n])*)\1")  # unambiguou
 HEX_SEP = re.compile(r"(?:[0-9a-fA-F]{2}[\s:,.-]){%d,}[0-9a-fA-F]{2}" % (FRAGMENT - 1))
 QUOTED = re.compile(r"(['\"])((?:\\.|(?!\1)[^\\\n]){10,})\1")
 QP_RUN = re.compile(r"(?:=[0-9a-fA-F]{2}){%d,}" % FRAGMENT)  # quoted-printable bytes (=73=6B...)
+HTML_REF_RUN = re.compile(r"(?:&#(?:[xX][0-9a-fA-F]{1,6}|\d{1,7});?){%d,}" % FRAGMENT)  # &#115;&#x6b;...
+UU_RUN = re.compile(r"[ -`]{%d,}" % (1 + -(-FRAGMENT // 3) * 4))  # a uuencoded line: a length char, 4 per 3 bytes
+B32HEX_RUN = re.compile(r"[0-9A-Va-v]{%d,}={0,6}" % (-(-FRAGMENT * 8 // 5)))
+# a big integer's digits in a positional alphabet, read from the length that encodes FRAGMENT bytes
+B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+B62_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+DIGIT_RUNS = {  # name: (a whole literal or line in the alphabet, the alphabet or None for int(run, 36))
+    "base36 digits": (re.compile(r"[0-9A-Za-z]{10,}"), None),
+    "base58 digits": (re.compile(r"[1-9A-HJ-NP-Za-km-z]{9,}"), B58_ALPHABET),
+}
+WHOLE_LINE = re.compile(r"(?<![^\n\x00])[ \t]*([^\s\x00]+)[ \t\r]*(?![^\n\x00])")
+MAX_DIGITS = 2048  # a longer run is read in pieces of this many digits (int() is quadratic in them)
+Z85_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+B85_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+Z85_TO_B85 = str.maketrans(Z85_ALPHABET, B85_ALPHABET)
+# a whole line (or a whole batched decoding: SEP's NULs delimit too)
+B85_LINE = re.compile(r"(?<![^\n\x00])[!-~]{10,}(?![^\r\n\x00])")  # base85 text outside a literal
 BIN_RUN = re.compile(r"(?<![01])[01]{48,}(?![01])")  # an integer written in binary digits
 BIG_INT = re.compile(r"\b(?:0[xX][0-9a-fA-F_]{12,}|\d[\d_]{14,})\b")
 STRING_LITERAL = re.compile(r"(?s)(\"\"\"|'''|\"|')((?:\\.|(?!\1).)*?)\1")
@@ -255,13 +283,16 @@ def _unescape(lit: str) -> str | None:
 
 
 def _b85(text: str) -> list[bytes]:
-    """Each quoted literal of 10+ characters (its escapes undone) read as base85 and ascii85."""
+    """Each quoted literal of 10+ characters (its escapes undone), and each line that is one run of
+    10+ printable characters (a file of base85 text), read as base85, ascii85 and (a length of a
+    multiple of 5, as ZeroMQ's spec has it) Z85."""
     out = []
-    for m in QUOTED.finditer(text):
-        lit = _unescape(m.group(2)) if "\\" in m.group(2) else m.group(2)
+    lits = [_unescape(m.group(2)) if "\\" in m.group(2) else m.group(2) for m in QUOTED.finditer(text)]
+    for lit in [*lits, *(m.group(0) for m in B85_LINE.finditer(text))]:
         if lit is None:
             continue
-        for dec in (base64.b85decode, base64.a85decode, lambda t: base64.a85decode(t, adobe=True)):
+        z85 = [lambda t: base64.b85decode(t.translate(Z85_TO_B85))] if len(lit.strip()) % 5 == 0 else []
+        for dec in (base64.b85decode, base64.a85decode, lambda t: base64.a85decode(t, adobe=True), *z85):
             try:
                 out.append(dec(lit.strip()))
             except (ValueError, TypeError):
@@ -325,6 +356,75 @@ def _hexes(text: str) -> list[bytes]:
     return out
 
 
+_B32HEX_BITS = str.maketrans({c: format(i, "05b") for i, c in enumerate("0123456789ABCDEFGHIJKLMNOPQRSTUV")})
+
+
+def _b32hex(run: str) -> list[bytes]:
+    """The run as base32hex (RFC 4648's extended-hex alphabet, ``base64.b32hexdecode``), as ``_b32``;
+    a run of hex digits only is left to hex (the key's base32hex holds a letter past F but with a
+    chance of 2**-50, and every hex string would otherwise be read eight more times)."""
+    run = run.rstrip("=")
+    if not re.search("[G-Vg-v]", run):  # hex digits only: hex (read as such), not base32hex
+        return []
+    bits = run.upper().translate(_B32HEX_BITS)
+    out = []
+    for start in range(0, 40 if run.isupper() or run.islower() or run.isdigit() else 5, 5):
+        part = bits[start:]
+        part = part[: len(part) // 8 * 8]
+        if part:
+            out.append(int(part, 2).to_bytes(len(part) // 8, "big"))
+    return out
+
+
+def _uu(text: str) -> list[bytes]:
+    """uuencoded lines (``binascii.a2b_uu``, the ``uu_codec``): in each run of uuencode's alphabet, a
+    line from each of its first 16 characters (a glued prefix such as ``K = '``) whose length
+    character says it holds FRAGMENT+ bytes and that ends the run (padding, a closing quote or a
+    backslash aside), read for exactly the characters it says."""
+    out = []
+    for m in UU_RUN.finditer(text):
+        run = m.group(0)
+        for start in range(min(16, len(run))):
+            n = (ord(run[start]) - 32) & 63
+            need = 1 + (n + 2) // 3 * 4
+            if n < FRAGMENT or start + need > len(run) or run[start + need:].strip(" `'\"\\"):
+                continue  # a line ends its run (a newline, or a literal's end and its escaped newline)
+            try:
+                out.append(binascii.a2b_uu(run[start:start + need]))
+            except (binascii.Error, ValueError):
+                pass
+    return out
+
+
+def _html_refs(text: str) -> list[bytes]:
+    """Runs of HTML numeric character references (``&#115;``, ``&#x6b;``) undone (``html.unescape``)."""
+    return [html.unescape(m.group(0)).encode("utf-8", "replace") for m in HTML_REF_RUN.finditer(text)]
+
+
+def _digit_runs(text: str) -> list[bytes]:
+    """Whole quoted literals and whole lines that are base36 or base58 digits, read as one big
+    integer's big-endian bytes (the key's bytes as a number written in another base; at most
+    MAX_DIGITS digits at a time). Whole: a run glued to anything else is another number, and every
+    identifier of 10 letters is a base36 run (a view each would double the scan's cost)."""
+    out = []
+    wholes = {m.group(2) for m in QUOTED.finditer(text)} | {m.group(1) for m in WHOLE_LINE.finditer(text)}
+    for rx, alphabet in DIGIT_RUNS.values():
+        index = {c: i for i, c in enumerate(alphabet)} if alphabet else {}
+        for whole in wholes:
+            if not rx.fullmatch(whole):
+                continue
+            for at in range(0, len(whole), MAX_DIGITS):
+                run = whole[at:at + MAX_DIGITS]
+                if alphabet is None:
+                    n = int(run, 36)
+                else:
+                    n = 0
+                    for c in run:
+                        n = n * 58 + index[c]
+                out.append(n.to_bytes((n.bit_length() + 7) // 8, "big"))
+    return out
+
+
 SEP = b"\0\0\0"  # between the decodings of one codec batched into one view: in no codec's alphabet
 
 
@@ -337,10 +437,12 @@ def text_codecs(text: str, transforms: bool = True) -> list[tuple[str, bytes | s
     per run: a text of many short runs costs its bytes, not a view each."""
     found: dict[str, list[tuple[bytes, bool]]] = {
         "base64": [(b, i == 0) for m in B64_RUN.finditer(text) for i, b in enumerate(_b64(m.group(0)))],
-        "base32": [(b, i == 0) for m in B32_RUN.finditer(text) for i, b in enumerate(_b32(m.group(0)))],
+        "base32 or base32hex": [(b, i == 0) for m in B32_RUN.finditer(text) for i, b in enumerate(_b32(m.group(0)))]
+        + [(b, True) for m in B32HEX_RUN.finditer(text) for b in _b32hex(m.group(0))],
         **{what: [(b, True) for b in blobs] for what, blobs in (
             ("hex or escapes", _hexes(text)), ("base85", _b85(text)), ("escaped literal", _escaped(text)),
-            ("numbers", _numbers(text)), ("big integer", _integers(text)))}}
+            ("numbers", _numbers(text)), ("big integer or base36/base58 digits", _integers(text) + _digit_runs(text)),
+            ("uuencode or HTML character references", _uu(text) + _html_refs(text)))}}
     out: list[tuple[str, bytes | str, tuple[int, ...]]] = []
     for what, pairs in found.items():
         blobs = [(b, first) for b, first in dict.fromkeys(pairs) if len(b) >= FRAGMENT]
@@ -365,6 +467,89 @@ def utf16_text(data: bytes) -> list[tuple[str, bytes | str, tuple[int, ...]]]:
         if zeros.count(0) * 2 >= len(zeros):
             out.append((enc, data.decode(enc, "ignore"), (0,)))
     return out
+
+
+# -- Python's codec registry, enumerated ------------------------------------------------------------
+# Every codec in the ``encodings`` package is read by some view (tests/harness/judge/test_secret_decode.py
+# iterates them): a text encoding that writes the key's characters as ASCII writes the key (the plain
+# view); UTF-16/32 (BOM or not) are the wide matchers; one that writes each printable ASCII character as
+# one other byte (EBCDIC: cp037, cp500, cp1140 ...) is undone by its byte table (``charset_views``); the
+# bytes-to-bytes and text-to-text codecs each have their decoder.
+PROBE = "".join(chr(c) for c in range(33, 127))  # the printable ASCII characters a key is written in
+BYTE_CODECS = {"base64": "base64", "hex": "hex", "quopri": "quoted-printable (the plain view)", "uu": "uuencode",
+               "zlib": "zlib", "bz2": "bz2", "rot-13": "rot13"}
+KEY_PIECES = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789_-")
+
+
+@lru_cache(maxsize=1)
+def codec_registry() -> dict[str, str]:
+    """Every codec of the ``encodings`` package this interpreter has: how the scan reads text
+    written in it ("ascii" for the plain view, "wide", "table", a decoder's name), or
+    "unread" (none: the test fails)."""
+    out = {}
+    for mod in sorted(m.name for m in pkgutil.iter_modules(encodings.__path__)):
+        try:
+            info = codecs.lookup(mod)
+        except LookupError:  # aliases, the package's helpers, Windows-only codecs
+            continue
+        if info.name in out or mod in ("aliases",):
+            continue
+        out[info.name] = _coverage(info)
+    return out
+
+
+def _coverage(info: codecs.CodecInfo) -> str:
+    if info.name in BYTE_CODECS:
+        return BYTE_CODECS[info.name]
+    if not getattr(info, "_is_text_encoding", True):
+        return "unread"
+    try:
+        info.encode("a")
+    except (UnicodeError, ValueError, TypeError):
+        return "encodes nothing"  # "undefined"
+    try:  # a key's letters and digits written as ASCII (another case counts: idna lowers): the plain view
+        if all(p.lower().encode() in info.encode(p)[0].lower() for p in KEY_PIECES):
+            return "ascii"
+    except (UnicodeError, ValueError, TypeError):
+        pass
+    try:
+        enc = info.encode(PROBE)[0]
+    except (UnicodeError, ValueError, TypeError):
+        return "unread"
+    if any(PROBE.encode(w) in enc for w in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")):
+        return "wide"
+    if len(enc) == len(PROBE) and len(set(enc)) == len(enc):
+        return "table"
+    return "unread"
+
+
+@lru_cache(maxsize=1)
+def charset_tables() -> dict[bytes, tuple[str, ...]]:
+    """One ``bytes.translate`` table per distinct single-byte writing of printable ASCII in the
+    registry (the EBCDIC code pages: each printable character's byte back to it, any other byte to
+    NUL), with the codecs that share it."""
+    tables: dict[bytes, list[str]] = {}
+    for name, how in codec_registry().items():
+        if how == "table":
+            table = bytearray(256)
+            for c, b in zip(PROBE, codecs.encode(PROBE, name), strict=True):
+                table[b] = ord(c)
+            tables.setdefault(bytes(table), []).append(name)
+    return {t: tuple(names) for t, names in tables.items()}
+
+
+CHARSET_RUN = re.compile(rb"[!-~]{%d,}" % FRAGMENT)
+
+
+def charset_views(data: bytes) -> list[tuple[str, bytes | str, tuple[int, ...]]]:
+    """Bytes that are not UTF-8 text read under each single-byte table (``charset_tables``): the runs
+    of FRAGMENT+ printable characters each reading makes, batched into one view (SEP between). Only
+    the runs: a whole reading of random bytes (a wrong decoding) would be NULs and scattered letters,
+    six times over, which cost the budget and the separator rule and can hold no piece of a key."""
+    if len(data) < FRAGMENT or _is_text(data):
+        return []
+    runs = [m.group(0) for table in charset_tables() for m in CHARSET_RUN.finditer(data.translate(table))]
+    return [("as an EBCDIC code page (cp037, cp500, ...)", SEP.join(runs), (0,))] if runs else []
 
 
 # -- containers: compressed streams and archives, bounded by the budget --------------------------
@@ -632,7 +817,7 @@ class TreeScan:
                 joined = "".join(m.group(2) for m in STRING_LITERAL.finditer(source))
                 kids += [("its string literals joined", joined, (0,), 0, 0)] if len(joined) >= FRAGMENT else []
             if data is not None:
-                kids += [(what, out, starts, 1, 0) for what, out, starts in utf16_text(data)]
+                kids += [(what, out, starts, 1, 0) for what, out, starts in utf16_text(data) + charset_views(data)]
         closed = separators_removed(source)
         if closed is not None:  # a transform, not a codec: before matching, as folding is
             kids.append(("single characters spaced by one separator closed up", closed, (0,), 0, 0))

@@ -2,8 +2,8 @@
 
 A harness test execution (``harness.judge.testrun.run_pytest``) is a pure function of what it can
 read and how it is run: the tree it runs on (every file's bytes, mode, symlink target and, for a
-sparse file, its data extents, and every directory; for the final adjudication every entry's
-modification time too), whether the tree is shown at its own path with its own times (the final
+sparse file, its data extents, and every directory and the root; for the final adjudication every
+entry's modification and access time too), whether the tree is shown at its own path with its own times (the final
 adjudication) or in a scratch copy with fixed ones (the runs of the agent's turns), the test file's bytes and where it is placed, the pytest command line, the interpreter
 (executable, version and every installed distribution), the limits, the confinement level, whether
 the harness's canary is appended, and the harness code that turns a run into a verdict
@@ -17,9 +17,12 @@ nondeterministic (the spot-check's business), and hidden directories are unreada
 What a run could also read of its tree and the key leaves out is either the same in every scratch
 copy (owner the harness, no extended attributes, modes opened up, entries created in sorted order;
 in the runs of the agent's turns every time fixed at 2000-01-01) or differs in every copy (inode
-numbers, change and birth times, the access times a run's own reads move). The final
-adjudication's copy keeps the tree's times and its key holds the modification times: a copy that
-fixed them told a tree it was being judged (red team r32). The price: a final adjudication's
+numbers, change and birth times, the access times a run's own reads move in the copy). The final
+adjudication's copy keeps the tree's times and its key holds the modification and access times (the
+latter as the key's own reads leave them, ``tree_manifest``; red team r32atk3: an access time set in
+the future, which no read moves, told twins apart): a copy that fixed them told a tree it was being
+judged (red team r32). ``KEY_STAT_FIELDS`` names every os.stat field the copy keeps and what covers
+it; a test derives the kept fields from the copy itself. The price: a final adjudication's
 verdict is reused only for a tree with the same times, in practice never across cells (the agent's
 edits date its files), where the fixed-time runs of the agent's turns are reused across cells and
 runs.
@@ -66,16 +69,43 @@ def _sha(b: bytes) -> str:
     return hashlib.sha256(b).hexdigest()
 
 
+# What of an entry's os.stat the run's copy can carry from the tree (harness.core.treecopy
+# ``copy_tree`` then ``sandbox.open_up``), and what of the key covers it. Every field the copy
+# preserves must be here (tests/harness/judge/test_verdict_cache.py derives the preserved fields
+# from the copy itself, every os.stat field and extended attribute, and fails on one missing here).
+KEY_STAT_FIELDS = {
+    "st_mode": "the kind and mode (the copy keeps the type; open_up gives one mode)",
+    "st_size": "the content digest",
+    "st_blocks": "the content digest and the data extents (holes are kept)",
+    "st_nlink": "the entry list (a directory's count is its subdirectories'; a file's is always 1)",
+    "st_mtime": "the modification time (times=True; with bytecode, files' always)",
+    "st_mtime_ns": "the modification time (times=True; with bytecode, files' always)",
+    "st_atime": "the access time as this manifest's own reads left it (times=True)",
+    "st_atime_ns": "the access time as this manifest's own reads left it (times=True)",
+}
+
+
 def tree_manifest(root: Path, *, times: bool = False) -> list[list]:
-    """Every entry under root: [relpath, kind, mode, content digest | link target], and with
-    ``times`` its modification time in ns (the final adjudication's scratch copy keeps the tree's
-    times, harness.judge.testrun ``_scratch_copy``; every other copy fixes them). When the tree holds
-    bytecode (``.pyc``), file mtimes join the manifest either way. The walk is the harness's safe
-    one (safefs.walk: iterative, no link followed, files hashed in chunks); a tree past its limits
-    raises TreeLimitExceeded (testrun.run_pytest refuses it before any key is needed)."""
+    """Every entry under root, and root itself as "": [relpath, kind, mode, content digest | link
+    target], and with ``times`` its modification and access times in ns (the final adjudication's
+    scratch copy keeps the tree's times, harness.judge.testrun ``_scratch_copy``; every other copy
+    fixes them). When the tree holds bytecode (``.pyc``), file mtimes join the manifest either way.
+    The walk is the harness's safe one (safefs.walk: iterative, no link followed, files hashed in
+    chunks); a tree past its limits raises TreeLimitExceeded (testrun.run_pytest refuses it before
+    any key is needed).
+
+    Access times are read after this manifest's own reads (a second, metadata-only walk): reading a
+    file, listing a directory or reading a link moves an access time the kernel finds stale
+    (relatime: not after the modification or change time, or a day old), and the copy, made after
+    the key, finds it moved. An access time no read moves (the agent's, after both and recent or in
+    the future) is the tree's to choose and the copy keeps it: it is in the key (red team r32atk3:
+    twins differing in one access time shared a verdict). One a later read still moves was just set
+    by the clock (a modification time in the future), so its key is never met again."""
     from harness.core import safefs
     out: list[list] = []
     has_pyc = False
+    top = os.stat(root, follow_symlinks=False)
+    out.append(["", "dir", stat.S_IMODE(top.st_mode), "", top.st_mtime_ns])
     for e in safefs.walk(root):
         if e.over is not None:
             raise e.over
@@ -105,8 +135,26 @@ def tree_manifest(root: Path, *, times: bool = False) -> list[list]:
         for row in out:
             if row[1] != "file" or not has_pyc:
                 del row[4:]
+    else:
+        atimes = _access_times(root)
+        for row in out:
+            if len(row) > 4:
+                row.append(atimes.get(row[0]))
     out.sort(key=lambda row: row[0])
     return out
+
+
+def _access_times(root: Path) -> dict[str, int]:
+    """Every entry's access time (root's as ""), read by a walk that reads no file and no link: a
+    directory's is taken from its parent's listing, before this walk lists it itself."""
+    from harness.core import safefs
+    got = {"": os.stat(root, follow_symlinks=False).st_atime_ns}
+    for e in safefs.walk(root):
+        if e.over is not None:
+            raise e.over
+        if e.st is not None:
+            got[e.rel] = e.st.st_atime_ns
+    return got
 
 
 def _holes(fd: int, size: int) -> str:

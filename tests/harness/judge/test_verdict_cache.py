@@ -1,9 +1,11 @@
 """The verdict cache: what its key covers, reuse, the seeded spot-check, and records that say so."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -84,22 +86,24 @@ def test_pyc_makes_mtimes_part_of_the_key(tree):
 def test_the_final_adjudications_key_holds_every_modification_time(tree):
     """The final adjudication's copy keeps the tree's times (red team r32: fixed ones told a tree it
     was being judged), so its key (``times=True``) holds each file's, directory's and link's
-    modification time; access times are not in it (every read may move them). The copies of the
-    agent's turns fix every time, and their key leaves times out."""
+    modification and access time (red team r32atk3: an access time no read moves is the tree's to
+    choose). The copies of the agent's turns fix every time, and their key leaves times out."""
     root, test = tree
     some = sorted(root.rglob("*.py"))[0]
     (root / "link").symlink_to(some.name)
+    future = 2 * 10 ** 18  # an access time after every change: no read of the key moves it (relatime)
+    for p in [root, *root.rglob("*")]:
+        os.utime(p, ns=(future, os.lstat(p).st_mtime_ns), follow_symlinks=False)
     k1, kept = key(root, test), key(root, test, times=True)
     assert kept != k1
-    for p in (some, some.parent, root / "link"):
+    for p in (some, some.parent, root / "link", root):
         st = os.lstat(p)
-        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1), follow_symlinks=False)
-        assert key(root, test, times=True) != kept, p
-        assert key(root, test) == k1, p
-        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+        for moved in ((future, st.st_mtime_ns + 1), (future + 1, st.st_mtime_ns)):
+            os.utime(p, ns=moved, follow_symlinks=False)
+            assert key(root, test, times=True) != kept, (p, moved)
+            assert key(root, test) == k1, p
+        os.utime(p, ns=(future, st.st_mtime_ns), follow_symlinks=False)
         assert key(root, test, times=True) == kept
-    os.utime(some, ns=(1, os.stat(some).st_mtime_ns))
-    assert key(root, test, times=True) == kept
 
 
 def test_hit_reuses_a_real_execution_and_says_so(tree, tmp_path, monkeypatch):
@@ -370,12 +374,9 @@ def _atime_tree(tmp_path, name, *, odd_atime=False) -> Path:
     return root
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="red team r32atk3: the final adjudication's copy keeps every entry's access time (treecopy "
-                          "_keep_stat, symlinks too) while its key holds modification times only, on the premise that "
-                          "'every read may move them'; a file the tree only stats keeps the access time the agent set "
-                          "(after its mtime and in the future, relatime never moves it), so twins differing in one "
-                          "access time share a key and the second gets the first's verdict")
+# red team r32atk3: the final adjudication's copy keeps every entry's access time (treecopy ``_keep_stat``, links
+# too); a file the tree only stats keeps the one the agent set (after its mtime and in the future: relatime never
+# moves it), so the key holds access times (as its own reads leave them).
 @pytest.mark.parametrize("judged", [True, False], ids=["judged", "plain"])
 def test_a_tree_that_reads_an_access_time_gets_the_same_verdict_cached_and_uncached(tmp_path, judged):
     test = TASKS / "parse-range" / "acceptance" / "test_acceptance.py"
@@ -386,7 +387,7 @@ def test_a_tree_that_reads_an_access_time_gets_the_same_verdict_cached_and_uncac
         return v.passed, v.tests, v.failures, v.errors
 
     uncached = run(twin)
-    if uncached[0]:  # the premise (not the xfail's AssertionError): the twin fails when it runs
+    if uncached[0]:  # the premise: the odd-atime twin fails when it runs
         pytest.fail(f"the odd-atime twin passed uncached: {uncached}")
     cfg = {"enabled": True, "dir": str(tmp_path / "vc"), "spot_rate": 0}
     with verdict_cache.activate(cfg, "parse-range", "A1|parse-range|null|1"):
@@ -395,3 +396,115 @@ def test_a_tree_that_reads_an_access_time_gets_the_same_verdict_cached_and_uncac
     if not first[0]:
         pytest.fail(f"the honest twin failed: {first}")
     assert cached == uncached
+
+
+# -- every piece of metadata the final adjudication's copy keeps is in the key --------------------------------------
+# The preserved fields are derived from the copy itself (testrun._scratch_copy then sandbox.open_up, what the run
+# is shown): a probe tree whose every entry has unusual metadata is copied and every os.stat field and extended
+# attribute of source and copy compared. A field the copy starts to keep (a new one, or xattrs copied) fails here
+# until the key covers it (verdict_cache.KEY_STAT_FIELDS, and a mutation below that moves the key).
+
+# equal in source and copy because both are on this machine, not because the copy carries them: each is checked to
+# be the copy's own (the destination's), whatever the source's is
+_DESTINATION_OWN = ("st_dev", "st_blksize", "st_rdev", "st_uid", "st_gid")
+
+
+def _stat_fields(st: os.stat_result) -> dict:
+    return {f: getattr(st, f) for f in dir(st) if f.startswith("st_")}
+
+
+def _xattrs(p: Path) -> dict:
+    try:
+        return {n: os.getxattr(p, n, follow_symlinks=False) for n in os.listxattr(p, follow_symlinks=False)}
+    except OSError:
+        return {}
+
+
+def _probe_tree(tmp_path) -> Path:
+    root = tmp_path / "probe"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text("X = 1\n")
+    (root / "pkg" / "empty.txt").write_bytes(b"")
+    with open(root / "pkg" / "sparse.bin", "wb") as fh:
+        fh.seek(1 << 20)
+        fh.write(b"tail")
+    os.link(root / "pkg" / "mod.py", root / "pkg" / "sub" / "hard.py")
+    os.symlink("../mod.py", root / "pkg" / "sub" / "link.py")
+    entries = [root, *sorted(root.rglob("*"), reverse=True)]  # contents before their directories
+    for i, p in enumerate(entries):
+        if not p.is_symlink():
+            os.chmod(p, (0o2751 if p.is_dir() else 0o4741) - i)
+            with contextlib.suppress(OSError):
+                os.setxattr(p, "user.hx_probe", b"v%d" % i)
+        if os.geteuid() == 0:
+            os.chown(p, 4242 + i, 4343 + i, follow_symlinks=False)
+        # times no read moves (access after modification, both in the future), distinct per entry
+        os.utime(p, ns=(2 * 10 ** 18 + 10 ** 15 + 7 * i + 3, 2 * 10 ** 18 + 11 * i + 5), follow_symlinks=False)
+    return root
+
+
+def _preserved(tmp_path) -> tuple[set, set, dict]:
+    from harness.sandbox.sandbox import open_up
+    src = _probe_tree(tmp_path)
+    rels = ["", *sorted(str(p.relative_to(src)) for p in src.rglob("*"))]
+    before = {r: (_stat_fields(os.stat(src / r, follow_symlinks=False)), _xattrs(src / r)) for r in rels}
+    scratch, work, _res, _seen = testrun._scratch_copy(src, own_times=True)
+    try:
+        open_up(scratch)
+        after = {r: (_stat_fields(os.stat(work / r, follow_symlinks=False)), _xattrs(work / r)) for r in rels}
+        own = _stat_fields(os.stat(scratch, follow_symlinks=False))
+    finally:
+        shutil.rmtree(scratch)
+    fields = set(before[""][0])
+    preserved = {f for f in fields if all(before[r][0][f] == after[r][0][f] for r in rels)}
+    xattrs = {(r, n) for r in rels for n, v in before[r][1].items() if after[r][1].get(n) == v}
+    return preserved, xattrs, {"own": own, "after": after}
+
+
+def test_every_stat_field_the_final_copy_keeps_is_in_the_key(tmp_path):
+    preserved, xattrs, seen = _preserved(tmp_path)
+    assert {"st_atime_ns", "st_mtime_ns"} <= preserved  # the premise: the probe's times survive the copy
+    missing = preserved - set(verdict_cache.KEY_STAT_FIELDS) - set(_DESTINATION_OWN)
+    assert not missing, f"the final copy keeps {sorted(missing)}, which the verdict cache's key does not cover"
+    assert not xattrs, f"the final copy keeps extended attributes {sorted(xattrs)}: the key holds none"
+    for f in _DESTINATION_OWN:  # equal to the destination's own, whatever the source's was
+        own = {"st_rdev": 0}.get(f, seen["own"][f])
+        assert {a[0][f] for a in seen["after"].values()} == {own}, f
+
+
+def _mutate(root: Path, field: str, rel: str) -> None:
+    p = root / rel if rel else root
+    st = os.stat(p, follow_symlinks=False)
+    if field in ("st_atime", "st_atime_ns"):
+        os.utime(p, ns=(st.st_atime_ns + 1, st.st_mtime_ns), follow_symlinks=False)
+    elif field in ("st_mtime", "st_mtime_ns"):
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1), follow_symlinks=False)
+    elif field == "st_mode":
+        os.chmod(p, stat.S_IMODE(st.st_mode) ^ 0o010)
+    elif field == "st_size":
+        os.truncate(p, st.st_size + 1)
+    elif field == "st_blocks":  # the same bytes, no longer sparse
+        data = p.read_bytes()
+        p.unlink()
+        p.write_bytes(data)
+    elif field == "st_nlink":  # a directory's: one more subdirectory
+        (p / "more").mkdir()
+    else:
+        raise AssertionError(f"no mutation for {field}: add one here when the key covers it")
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False) if field not in (
+        "st_atime", "st_atime_ns", "st_mtime", "st_mtime_ns", "st_nlink") else None
+
+
+_KINDS = {"st_mode": ["", "pkg", "pkg/mod.py"], "st_size": ["pkg/mod.py"], "st_blocks": ["pkg/sparse.bin"],
+          "st_nlink": ["pkg"]}
+
+
+@pytest.mark.parametrize("field", sorted(verdict_cache.KEY_STAT_FIELDS))
+def test_every_field_the_key_covers_moves_the_key(tmp_path, field):
+    root = _probe_tree(tmp_path)
+    test = tmp_path / "test_x.py"
+    test.write_text("def test_x():\n    pass\n")
+    for rel in _KINDS.get(field, ["", "pkg", "pkg/mod.py", "pkg/sub/link.py"]):
+        base = key(root, test, times=True)
+        _mutate(root, field, rel)
+        assert key(root, test, times=True) != base, (field, rel)
