@@ -74,6 +74,8 @@ EDGE = {
     "harness/cli/schema_cli.py": "`harness schema records --validate`: checks records files' objects against the schema",
     "harness/core/runmeta.py": "RunMeta.from_json / to_json: run.json's object to the typed run meta and back",
     "harness/loop/rows.py": "LoopRow.from_json: a loop ledger's row (its JSON object) to the typed row the loop reads",
+    "analysis/summary.py": ("the analysis summary's and the comparison's parts (a contrast, a per-scenario row, the task "
+                            "concentration, a paired test, a side's token readout) parsed into their typed views"),
     "harness/ledger/receipts.py": ("a signed receipt's object checked (its shape, its signature over the canonical "
                                    "bytes) and parsed into the typed Receipt (Receipt.from_json) its readers read"),
 }
@@ -92,7 +94,6 @@ LOOP = ("not a cell record: the reviewer-discrimination study's items, parsed fr
         "bounded loop's ledger rows are read as harness.loop.rows.LoopRow)")
 CORPUS = "not a record: a corpus measurement's summary"
 SUMMARY = "not a record: the analysis's summary (contrasts, tables, published values) keyed by a field's name"
-CONTRAST = "not a record: a contrast of the analysis summary"
 EVENT_RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached}); its events are typed (harness.core.events)"
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
@@ -106,19 +107,7 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
-    ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
-    ("analysis/compare_render.py", "_tests_md"): (1, 0, SUMMARY),
-    ("analysis/compare_render.py", "_tokens_md"): (2, 0, SUMMARY),
-    ("analysis/figures.py", "make_figures"): (1, 0, SUMMARY),
-    ("analysis/glmm.py", "_pick"): (1, 0, CONTRAST),
     ("analysis/monitor.py", "render"): (2, 0, SUMMARY),
-    ("analysis/paper.py", "_compare_hypotheses"): (3, 0, SUMMARY),
-    ("analysis/paper.py", "_compare_table17"): (1, 0, SUMMARY),
-    ("analysis/report.py", "_concentration_section"): (3, 0, SUMMARY),
-    ("analysis/report.py", "_hypotheses_section"): (2, 0, SUMMARY),
-    ("analysis/report.py", "_per_scenario_section"): (1, 0, SUMMARY),
-    ("analysis/tables.py", "per_scenario"): (1, 0, SUMMARY),
     ("analysis/tables.py", "task_concentration"): (2, 1, ENDPOINT),
     ("corpus/cli.py", "_print_measurement"): (1, 0, CORPUS),
     ("corpus/junit.py", "junit_xml"): (1, 0, CORPUS),
