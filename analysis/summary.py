@@ -1,12 +1,13 @@
 """The analysis summary's parts as typed views (issue 36): what the report, the paper check, the figures and
-the command line read of ``summary.json`` (``analysis.pipeline.compute``) and of ``compare.json``
-(``analysis.compare.compare``), read by attribute.
+the command line read of ``summary.json`` (``analysis.pipeline.compute``), of ``compare.json``
+(``analysis.compare.compare``) and of the monitoring report (``analysis.monitor.monitor``), read by attribute.
 
 The summary and the comparison stay JSON-ready dicts: they are written as they are computed (summary.json,
 compare.json byte for byte as before) and a renderer may be given one read back from its file, an older
 one included. ``from_json`` here is where a part's object is read: a contrast (``Contrast``), a row of
 the per-scenario table (``ScenarioRow``), the task concentration (``Concentration``), a paired test of the
-comparison (``PairedTest``) and one side of its token readout (``TokenSide``). Lenient as the readers they
+comparison (``PairedTest``), one side of its token readout (``TokenSide``) and the monitoring report
+(``MonitorReport``, each ``MonitoredSequence``). Lenient as the readers they
 replace: a key a part does not hold reads None (or the reader's own default), and the object itself is
 kept (``raw``) for the formatters that take the whole part (``analysis.report.fmt_interval``,
 ``fmt_estimands``).
@@ -159,3 +160,48 @@ class TokenSide:
                    cost_overflow=bool(obj.get("cost_overflow")), cost_usd=obj.get("cost_usd"),
                    priced_rows=obj.get("priced_rows", 0), model=obj["model"],
                    usage={f: obj[f] for f in fields if f in obj})
+
+
+@dataclass(frozen=True)
+class MonitoredSequence:
+    """One monitored hypothesis of the monitoring report (``analysis.monitor.sequence_for``): its pair, endpoint and
+    cells, and how many of its planned units are in the sequence, skipped or waiting. ``raw``: the object, for the
+    sequence lines (``analysis.monitor._seq_lines``) that read its intervals."""
+    id: str
+    a: str
+    b: str
+    endpoint: str
+    cells: str
+    planned_units: int
+    units_in_sequence: int
+    void_units_skipped: int
+    waiting_beyond_prefix: int
+    waiting_on: Any
+    raw: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> MonitoredSequence:
+        return cls(id=obj["id"], a=obj["a"], b=obj["b"], endpoint=obj["endpoint"], cells=obj["cells"],
+                   planned_units=obj["planned_units"], units_in_sequence=obj["units_in_sequence"],
+                   void_units_skipped=obj["void_units_skipped"], waiting_beyond_prefix=obj["waiting_beyond_prefix"],
+                   waiting_on=obj.get("waiting_on"), raw=obj)
+
+
+@dataclass(frozen=True)
+class MonitorReport:
+    """The monitoring report of a run (``analysis.monitor.monitor``): the run, its protocol's name, how many of its
+    planned cells are recorded, each monitored sequence, the estimand and the stopping rule (a dict, or None)."""
+    run: str
+    protocol: str
+    records: int
+    cells_planned: int
+    finished: bool
+    sequences: list[MonitoredSequence]
+    estimand: str
+    stopping_rule: dict[str, Any] | None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> MonitorReport:
+        return cls(run=obj["run"], protocol=obj["protocol"], records=obj["records"], cells_planned=obj["cells_planned"],
+                   finished=obj["finished"], sequences=[MonitoredSequence.from_json(s) for s in obj["sequences"]],
+                   estimand=obj["estimand"], stopping_rule=obj["stopping_rule"])

@@ -51,3 +51,13 @@ def test_a_token_side_reads_an_older_compare_json():
     t = summary.TokenSide.from_json(json.loads(json.dumps(side)), USAGE_FIELDS)
     assert (t.io_mean_shown, t.cost_overflow, t.io, t.model) == (None, False, 10, "m")
     assert [t.usage[f]["shown"] for f in USAGE_FIELDS] == ["not exposed"] * len(USAGE_FIELDS)
+
+
+def test_a_monitor_report_reads_its_sequences():
+    s = {"id": "H1", "a": "A4", "b": "A2p", "endpoint": "not_amplified", "cells": "injected", "planned_units": 0,
+         "units_in_sequence": 0, "void_units_skipped": 0, "waiting_beyond_prefix": 0, "method": {}}
+    rep = summary.MonitorReport.from_json({"run": "r", "protocol": "p", "records": 0, "cells_planned": 4,
+                                           "finished": False, "sequences": [s], "stopping_rule": None, "estimand": "e"})
+    assert (rep.protocol, rep.cells_planned, rep.stopping_rule) == ("p", 4, None)
+    seq = rep.sequences[0]
+    assert (seq.endpoint, seq.planned_units, seq.waiting_on) == ("not_amplified", 0, None) and seq.raw is s

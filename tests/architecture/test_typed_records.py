@@ -93,7 +93,6 @@ ANCHOR = "not a record: a ledger anchor (harness ledger anchor)"
 LOOP = ("not a cell record: the reviewer-discrimination study's items, parsed from their JSON into Item (the "
         "bounded loop's ledger rows are read as harness.loop.rows.LoopRow)")
 CORPUS = "not a record: a corpus measurement's summary"
-SUMMARY = "not a record: the analysis's summary (contrasts, tables, published values) keyed by a field's name"
 EVENT_RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached}); its events are typed (harness.core.events)"
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
@@ -107,7 +106,6 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
-    ("analysis/monitor.py", "render"): (2, 0, SUMMARY),
     ("analysis/tables.py", "task_concentration"): (2, 1, ENDPOINT),
     ("corpus/cli.py", "_print_measurement"): (1, 0, CORPUS),
     ("corpus/junit.py", "junit_xml"): (1, 0, CORPUS),
