@@ -65,6 +65,7 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict,
     """Analyze a records file (JSONL, CSV or Parquet) into tables, intervals, tests and figures."""
     from analysis.pipeline import analyze
     from analysis.report import fmt_estimands, fmt_interval, fmt_method
+    from analysis.summary import contrasts
 
     # built aside and put in place whole: a full disk is one line, exit 2, and --out as it was
     with runio.staged_dir(Path(out), f"harness analyze {records} --out {out}", ExitCode.BAD_INPUT) as stage:
@@ -73,10 +74,10 @@ def analyze_cmd(records, protocol, out, seed, B, cluster, interval, on_conflict,
     r = s["records"]
     click.echo(f"{r['scored']} scored cells from {r['lines']} records "
                f"(void: {sum(r['void'].values())}, duplicates dropped: {r['duplicates_dropped']})")
-    for c in s["contrasts"]:
-        click.echo(f"{c['id']} {c['a']}-{c['b']} {c['endpoint']} over {c['n_matched']} matched {c['cells']} "
-                   f"cells: {fmt_interval(c)} ({fmt_method(c['method'])})")
-        for line in fmt_estimands(c):
+    for c in contrasts(s):
+        click.echo(f"{c.id} {c.a}-{c.b} {c.endpoint} over {c.n_matched} matched {c.cells} "
+                   f"cells: {fmt_interval(c.raw)} ({fmt_method(c.method)})")
+        for line in fmt_estimands(c.raw):
             click.echo(f"  {line}")
     click.echo(f"wrote {Path(out) / 'summary.json'} and {Path(out) / 'report.md'}")
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from analysis.pairs import Col, Pairs
 from analysis.records import factor_suffix, fast_rows, load_records, row_columns
+from analysis.summary import TokenSide
 from harness.core import record
 from harness.core.outcomes import Outcome
 from harness.core.runmeta import RunMeta
@@ -671,6 +672,7 @@ def _task_counts(cells: Counter, task: str) -> Any:
 
 # -- token readout (Table 28) --------------------------------------------------------------------
 SUBFIELDS = (Col.CACHE_READ_TOKENS, Col.CACHE_WRITE_TOKENS, Col.REASONING_TOKENS)
+USAGE_FIELDS = (Col.TOKENS_IN, Col.TOKENS_OUT, *SUBFIELDS)  # each side's usage columns (summed, rows reporting)
 NO_ROWS = "n/a (no matched rows)"
 
 
@@ -704,7 +706,7 @@ def side_tokens(cols: dict[str, list], io: list[int | None]) -> dict[str, Any]:
     n = len(io)
     out: dict[str, Any] = {"rows": n}
     silent = "not exposed" if n else NO_ROWS  # no row to report it: an empty denominator, not silence
-    for col in (Col.TOKENS_IN, Col.TOKENS_OUT, *SUBFIELDS):
+    for col in USAGE_FIELDS:
         s, k = _reported(cols[col])
         out[col.value] = {"sum": s if k else None, "rows_reporting": k,
                      "shown": f"{s:,} over {k:,} rows" if k else silent}
@@ -739,6 +741,7 @@ def token_readout(pairs: Pairs, la: str, lb: str) -> dict[str, Any]:
     pairs where both sides report usage, and cost where every matched row of both sides is priced."""
     ioa, iob = io_list(pairs.a), io_list(pairs.b)
     ta, tb = side_tokens(pairs.a, ioa), side_tokens(pairs.b, iob)
+    ya, yb = TokenSide.from_json(ta, USAGE_FIELDS), TokenSide.from_json(tb, USAGE_FIELDS)  # read typed, kept as JSON
     if None in ioa or None in iob:
         both: list[tuple[int, int]] = [(x, y) for x, y in zip(ioa, iob) if x is not None and y is not None]
         n_both, sa, sb = len(both), sum(x for x, _ in both), sum(y for _, y in both)
@@ -747,32 +750,32 @@ def token_readout(pairs: Pairs, la: str, lb: str) -> dict[str, Any]:
     res: dict[str, Any] = {"a": ta, "b": tb, "pairs_with_usage": n_both, "pairs": len(pairs),
                            "semantics": "input+output; cached input and reasoning output are reported "
                                         "separately and never added twice"}
-    if ta["model"] != tb["model"]:
-        res["model_note"] = (f"the model labels differ ({la}: {ta['model']}; {lb}: {tb['model']}): the ratio compares "
+    if ya.model != yb.model:
+        res["model_note"] = (f"the model labels differ ({la}: {ya.model}; {lb}: {yb.model}): the ratio compares "
                              "different models' token counts; read the side-by-side counts")
     res["ratio"] = sb / sa if sa else None
-    res["ratio_shown"] = fixed(Fraction(sb, sa), 2) + "x" if sa else _no_ratio(ta, tb, n_both, la, lb)
+    res["ratio_shown"] = fixed(Fraction(sb, sa), 2) + "x" if sa else _no_ratio(ya, yb, n_both, la, lb)
     res["increment"] = sb - sa if n_both else None
-    if ta["cost_overflow"] or tb["cost_overflow"]:
+    if ya.cost_overflow or yb.cost_overflow:
         res["cost"] = {"status": "n/a: the sum of cost_usd overflows a double (" + " and ".join(
-            lbl for lbl, t in ((la, ta), (lb, tb)) if t["cost_overflow"]) + ")"}
-    elif ta["cost_usd"] is not None and tb["cost_usd"] is not None:
-        ratio = tb["cost_usd"] / ta["cost_usd"] if ta["cost_usd"] else None
-        res["cost"] = {"a": ta["cost_usd"], "b": tb["cost_usd"],
+            lbl for lbl, t in ((la, ya), (lb, yb)) if t.cost_overflow) + ")"}
+    elif ya.cost_usd is not None and yb.cost_usd is not None:
+        ratio = yb.cost_usd / ya.cost_usd if ya.cost_usd else None
+        res["cost"] = {"a": ya.cost_usd, "b": yb.cost_usd,
                        "ratio": ratio if ratio is None or math.isfinite(ratio) else None}
     else:
-        res["cost"] = {"status": f"n/a: not both sides priced ({la} {ta['priced_rows']:,} of {len(pairs):,} rows, "
-                                 f"{lb} {tb['priced_rows']:,} of {len(pairs):,})"}
+        res["cost"] = {"status": f"n/a: not both sides priced ({la} {ya.priced_rows:,} of {len(pairs):,} rows, "
+                                 f"{lb} {yb.priced_rows:,} of {len(pairs):,})"}
     return res
 
 
-def _no_ratio(ta: dict, tb: dict, n_both: int, la: str, lb: str) -> str:
+def _no_ratio(ta: TokenSide, tb: TokenSide, n_both: int, la: str, lb: str) -> str:
     """Why there is no ratio B/A: no matched pair, the side(s) without usage, or A's zero total."""
-    if not ta["rows"]:
+    if not ta.rows:
         return NO_ROWS
     if n_both:
         return f"n/a ({la} has 0 input+output tokens over the {n_both:,} pairs where both report usage)"
-    silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t["io_rows"]]
+    silent = [lbl for lbl, t in ((la, ta), (lb, tb)) if not t.io_rows]
     if silent:
         return f"n/a ({' and '.join(silent)} report{'s' if len(silent) == 1 else ''} no input+output tokens)"
     return "n/a (no pair where both sides report usage)"

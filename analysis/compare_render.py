@@ -158,11 +158,13 @@ def _full_sum(cells: list[dict[str, Any]]) -> str:
 
 
 def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
+    from analysis.summary import PairedTest
+
     out = []
-    for t in tests:
-        nc, cl, mc = t["newcombe"], t["cluster"], t["mcnemar"]
-        out.append(f"- **{t['endpoint']}**: estimand {t['estimand']}. Discordant pairs: "
-                   f"{t['b_yes_a_no']:,} ({lb} yes, {la} no) and {t['a_yes_b_no']:,} ({la} yes, {lb} no) of {t['n']:,}.")
+    for t in map(PairedTest.from_json, tests):
+        nc, cl, mc = t.newcombe, t.cluster, t.mcnemar
+        out.append(f"- **{t.endpoint}**: estimand {t.estimand}. Discordant pairs: "
+                   f"{t.b_yes_a_no:,} ({lb} yes, {la} no) and {t.a_yes_b_no:,} ({la} yes, {lb} no) of {t.n:,}.")
         out.append(f"  - {mc['method']}: " + (_p_value(mc) if mc["status"] == "ok" else f"p = {mc['status']}"))
         out.append(f"  - {nc['method']}: {_pp(nc['estimate'])} [{_pp(nc['lo'])}, {_pp(nc['hi'])}]"
                    + ("" if nc["status"] == "ok" else f" ({nc['status']})"))
@@ -173,26 +175,27 @@ def _tests_md(tests: list[dict[str, Any]], la: str, lb: str) -> list[str]:
 
 
 def _tokens_md(t: dict[str, Any], la: str, lb: str) -> list[str]:
-    from analysis.compare import NO_ROWS
+    from analysis.compare import NO_ROWS, USAGE_FIELDS
+    from analysis.summary import TokenSide
 
-    a, b = t["a"], t["b"]
+    a, b = TokenSide.from_json(t["a"], USAGE_FIELDS), TokenSide.from_json(t["b"], USAGE_FIELDS)
 
-    def io(s: dict) -> str:
-        return f"{s['io']:,}" if s["io"] is not None else "not exposed" if s["rows"] else NO_ROWS
+    def io(s: TokenSide) -> str:
+        return f"{s.io:,}" if s.io is not None else "not exposed" if s.rows else NO_ROWS
 
-    def mean(s: dict) -> str:  # exact, half up (compare.fixed); a compare.json of before it: the float
-        return s.get("io_mean_shown") or ("n/a" if s["io_mean"] is None else f"{s['io_mean']:,.1f}")
+    def mean(s: TokenSide) -> str:  # exact, half up (compare.fixed); a compare.json of before it: the float
+        return s.io_mean_shown or ("n/a" if s.io_mean is None else f"{s.io_mean:,.1f}")
 
-    rows = [["Provider/model label", a["model"], b["model"]],
-            ["Matched rows", f"{a['rows']:,}", f"{b['rows']:,}"],
-            ["Rows with usage", f"{a['io_rows']:,}", f"{b['io_rows']:,}"],
+    rows = [["Provider/model label", a.model, b.model],
+            ["Matched rows", f"{a.rows:,}", f"{b.rows:,}"],
+            ["Rows with usage", f"{a.io_rows:,}", f"{b.io_rows:,}"],
             ["Input + output tokens", io(a), io(b)],
             ["Mean input + output tokens / row", mean(a), mean(b)],
             ["Token-usage ratio", "1.00x" if t["ratio"] is not None else "n/a", t["ratio_shown"]],
             ["Incremental input + output tokens", "n/a", "n/a" if t["increment"] is None else f"{t['increment']:,}"],
-            ["Cached input breakdown", a["cached_share"]["shown"], b["cached_share"]["shown"]]]
-    rows += [[f"{name} (summed over rows reporting it)", a[name]["shown"], b[name]["shown"]]
-             for name in ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")]
+            ["Cached input breakdown", a.cached_share["shown"], b.cached_share["shown"]]]
+    rows += [[f"{col.value} (summed over rows reporting it)", a.usage[col]["shown"], b.usage[col]["shown"]]
+             for col in USAGE_FIELDS]
     cost = t["cost"]
     rows.append(["Cost (USD)", *((f"{cost['a']:.4f}", f"{cost['b']:.4f}") if "a" in cost else (cost["status"], ""))])
     full = "" if t["ratio"] is None else f" Ratio at full precision: {t['ratio']:.6f}."

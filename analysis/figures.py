@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from analysis.summary import per_scenario  # noqa: E402
+
 RC: dict[Any, Any] = {"svg.hashsalt": "proof-harness-analysis", "svg.fonttype": "path", "font.size": 9,
       "figure.dpi": 100}
 SVG_META = {"Date": None, "Creator": None}
@@ -51,19 +53,19 @@ def make_figures(summary: dict, out: Path) -> list[str]:
         paths += _save(fig, out, "amplification_ladder")
 
         # 2. per-scenario not-amplified forest plot
-        ps = summary["per_scenario"]
+        ps = per_scenario(summary)
         fig, ax = plt.subplots(figsize=(6, 0.6 + 0.3 * max(len(ps), 1)))
         if ps:
-            a, b = ps[0]["a"], ps[0]["b"]
+            a, b = ps[0].a, ps[0].b
             for j, (side, off, col) in enumerate((("a", -0.15, "#b2182b"), ("b", 0.15, "#2166ac"))):
                 for i, r in enumerate(ps):
-                    rate = r[f"rate_{side}"]
+                    rate, lo, hi = r.side(side)
                     if rate is None:
                         continue
-                    x, e = _err(rate, r[f"lo_{side}"], r[f"hi_{side}"], 100)
+                    x, e = _err(rate, lo, hi, 100)
                     ax.errorbar(x, i + off, xerr=e, fmt="o", color=col, ms=3, capsize=2, lw=1,
                                 label=(a if side == "a" else b) if i == 0 else None)
-            ax.set_yticks(range(len(ps)), [r["scenario"] for r in ps])
+            ax.set_yticks(range(len(ps)), [r.scenario for r in ps])
             ax.invert_yaxis()
             ax.legend(loc="lower left", fontsize=7)
         ax.set_xlabel("not-amplified % over matched injected cells (Wilson 95%)")

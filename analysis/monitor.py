@@ -231,30 +231,33 @@ GUARANTEES = ("Valid at every look and any stopping time (units in the pre-regis
               "own differences, also when units differ.")
 
 
-def render(rep: dict) -> str:
-    lines = [f"{rep['run']}: protocol {rep['protocol']}, {rep['records']} of {rep['cells_planned']} cells recorded"
-             + (" (finished)" if rep["finished"] else " (in progress)")]
-    for s in rep["sequences"]:
-        head = (f"{s['id']} {s['a']}-{s['b']} {s['endpoint']} ({s['cells']} cells): "
-                f"{s['units_in_sequence']} of {s['planned_units']} matched units in the sequence")
-        if s["planned_units"] == 0:
+def render(obj: dict) -> str:
+    from analysis.summary import MonitorReport
+
+    rep = MonitorReport.from_json(obj)
+    lines = [f"{rep.run}: protocol {rep.protocol}, {rep.records} of {rep.cells_planned} cells recorded"
+             + (" (finished)" if rep.finished else " (in progress)")]
+    for s in rep.sequences:
+        head = (f"{s.id} {s.a}-{s.b} {s.endpoint} ({s.cells} cells): "
+                f"{s.units_in_sequence} of {s.planned_units} matched units in the sequence")
+        if s.planned_units == 0:
             lines.append(head + ": no matched units are planned (the protocol never runs both arms on one unit "
                          "of these cells), sequence n/a")
-        elif s["units_in_sequence"] == 0:
+        elif s.units_in_sequence == 0:
             lines.append(head + ": no units yet, sequence n/a")
         else:
-            first, second = _seq_lines(s)
+            first, second = _seq_lines(s.raw)
             lines += [head + first, second]
         extra = []
-        if s["void_units_skipped"]:
-            extra.append(f"{s['void_units_skipped']} void unit(s) skipped")
-        if s["waiting_beyond_prefix"]:
-            extra.append(f"{s['waiting_beyond_prefix']} more matched unit(s) recorded wait for {s['waiting_on']} "
+        if s.void_units_skipped:
+            extra.append(f"{s.void_units_skipped} void unit(s) skipped")
+        if s.waiting_beyond_prefix:
+            extra.append(f"{s.waiting_beyond_prefix} more matched unit(s) recorded wait for {s.waiting_on} "
                          "(units enter in the pre-registered run order)")
         if extra:
             lines.append("  " + "; ".join(extra))
-    lines.append(f"estimand: {rep['estimand']}. {GUARANTEES}")
-    r = rep["stopping_rule"]
+    lines.append(f"estimand: {rep.estimand}. {GUARANTEES}")
+    r = rep.stopping_rule
     if r is None:
         lines.append("stopping rule: none pre-registered ([monitoring] stop_when)")
     else:

@@ -18,6 +18,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from analysis.summary import contrasts, per_scenario
 from analysis.tables import PAPER_SCHEME
 from harness.core import record, runio
 from harness.core.errors import ExitCode
@@ -227,27 +228,27 @@ def _compare_table11(add: _Rows, summary: dict, pub: dict) -> None:
 
 def _compare_hypotheses(add: _Rows, summary: dict, pub: dict, synthetic: bool) -> None:
     """Section 5.2: each hypothesis's estimate, interval (not checkable on a synthetic allocation) and rates."""
-    byid = {c["id"]: c for c in summary["contrasts"]}
+    byid = {c.id: c for c in contrasts(summary)}
     for hid, p in pub["hypotheses"].items():
         c = byid.get(hid)
         if c is None:
             add("Section 5.2", hid, "absent", "present", status="differs")
             continue
         if "estimate_pp" in p:
-            add("Section 5.2", f"{hid} estimate pp ({c['a']}-{c['b']} {c['endpoint']})",
-                _r(100 * c["estimate"]) if c["estimate"] is not None else None, p["estimate_pp"])
-            m = c["method"]
-            ours = None if c["lo"] is None else [_r(100 * c["lo"]), _r(100 * c["hi"])]
+            add("Section 5.2", f"{hid} estimate pp ({c.a}-{c.b} {c.endpoint})",
+                _r(100 * c.estimate) if c.estimate is not None else None, p["estimate_pp"])
+            m = c.method
+            ours = None if c.lo is None or c.hi is None else [_r(100 * c.lo), _r(100 * c.hi)]
             level = 100 * m.get("level", 0.95)
             status = "not checkable (synthetic allocation)" if synthetic else \
-                interval_status(c, [p["lo_pp"], p["hi_pp"]])
+                interval_status(c.raw, [p["lo_pp"], p["hi_pp"]])
             add("Section 5.2", f"{hid} {level:.4g}% CI pp ({m['cluster']} {m['method']} bootstrap, B={m['B']})",
                 ours, [p["lo_pp"], p["hi_pp"]], status=status)
             add.rows[-1]["mcse_pp"] = None if m.get("lo_mcse") is None else \
                 [round(100 * m["lo_mcse"], 3), round(100 * m["hi_mcse"], 3)]
         if "rate_a_pct" in p:
-            add("Section 5.2", f"{hid} {c['a']} {c['endpoint']} %", _r(100 * c["rate_a"]["rate"]) if c["rate_a"]["rate"] is not None else None, p["rate_a_pct"])
-            add("Section 5.2", f"{hid} {c['b']} {c['endpoint']} %", _r(100 * c["rate_b"]["rate"]) if c["rate_b"]["rate"] is not None else None, p["rate_b_pct"])
+            add("Section 5.2", f"{hid} {c.a} {c.endpoint} %", _r(100 * c.rate_a["rate"]) if c.rate_a["rate"] is not None else None, p["rate_a_pct"])
+            add("Section 5.2", f"{hid} {c.b} {c.endpoint} %", _r(100 * c.rate_b["rate"]) if c.rate_b["rate"] is not None else None, p["rate_b_pct"])
 
 
 def _compare_table13(add: _Rows, summary: dict, pub: dict) -> None:
@@ -265,11 +266,11 @@ def _compare_table13(add: _Rows, summary: dict, pub: dict) -> None:
 def _compare_table17(add: _Rows, summary: dict, pub: dict) -> None:
     """Table 17: each scenario's not-amplified rates of A4 and A2p, and the BH-FDR rejections."""
     t17 = pub["table17"]
-    ps = {r["scenario"]: r for r in summary["per_scenario"]}
+    ps = {r.scenario: r for r in per_scenario(summary)}
     for sc in (f"B{i}" for i in range(1, 16)):
         r = ps.get(sc)
-        ours = None if r is None else [_r(100 * r["rate_a"]) if r["rate_a"] is not None else None,
-                                       _r(100 * r["rate_b"]) if r["rate_b"] is not None else None]
+        ours = None if r is None else [_r(100 * r.rate_a) if r.rate_a is not None else None,
+                                       _r(100 * r.rate_b) if r.rate_b is not None else None]
         add("Table 17", f"{sc} A4 / A2p not-amplified %", ours, [float(x) for x in t17[sc]],
             ok=ours is not None and ours == [float(x) for x in t17[sc]])
     add("Table 17", "BH-FDR rejected / tested", f"{summary['fdr']['rejected']}/{summary['fdr']['tested']}",

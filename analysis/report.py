@@ -1,6 +1,7 @@
 """report.md: every number with its numerator, denominator and method; empty denominators 'n/a'."""
 from __future__ import annotations
 
+from analysis import summary
 from analysis.tables import CELLSETS, ENDPOINTS
 
 DEFINITIONS = """
@@ -264,18 +265,17 @@ def _hypotheses_section(s: dict) -> list[str]:
                  "(`--interval percentile|studentized|studentized-symmetric|cluster-t`) replaces the headline: "
                  "a seeded paired cluster bootstrap, each endpoint with its Monte Carlo s.e. (Maritz-Jarrett).\n\n")
     rows = []
-    for c in s["contrasts"]:
-        rows.append([c["id"], f"{c['a']} - {c['b']}",
-                     f"{c['endpoint']} ({ENDPOINTS[c['endpoint']]}) over matched {CELLSETS[c['cells']]}",
-                     c["n_matched"], f"{c['a']}: {fmt_prop(c['rate_a'])}", f"{c['b']}: {fmt_prop(c['rate_b'])}",
-                     fmt_interval(c), fmt_method(c["method"])])
+    for c in summary.contrasts(s):
+        rows.append([c.id, f"{c.a} - {c.b}", f"{c.endpoint} ({ENDPOINTS[c.endpoint]}) over matched {CELLSETS[c.cells]}",
+                     str(c.n_matched), f"{c.a}: {fmt_prop(c.rate_a)}", f"{c.b}: {fmt_prop(c.rate_b)}",
+                     fmt_interval(c.raw), fmt_method(c.method)])
     parts.append(_table(["id", "contrast", "endpoint", "matched cells", "rate a", "rate b",
                          "difference", "method"], rows))
-    for c in s["contrasts"]:
-        if c.get("description"):
-            parts.append(f"- {c['id']}: {c['description']}\n")
-        for line in fmt_estimands(c):
-            parts.append(f"  - {c['id']} {line.strip()}\n")
+    for c in summary.contrasts(s):
+        if c.description:
+            parts.append(f"- {c.id}: {c.description}\n")
+        for line in fmt_estimands(c.raw):
+            parts.append(f"  - {c.id} {line.strip()}\n")
     return parts
 
 
@@ -290,11 +290,9 @@ def _per_scenario_section(s: dict) -> list[str]:
                  f"{f['tested']} tested scenarios; rejected when q <= alpha = {f['alpha']}. "
                  f"Rejected: {f['rejected']}/{f['tested']}.\n\n")
     rows = []
-    for p in s["per_scenario"]:
-        rows.append([p["scenario"],
-                     fmt_prop({"k": p["k_a"], "n": p["n_a"], "rate": p["rate_a"], "lo": p["lo_a"], "hi": p["hi_a"]}),
-                     fmt_prop({"k": p["k_b"], "n": p["n_b"], "rate": p["rate_b"], "lo": p["lo_b"], "hi": p["hi_b"]}),
-                     fmt_p(p["p"]), fmt_p(p["q"]), "yes" if p["rejected"] else "no"])
+    for p in summary.per_scenario(s):
+        rows.append([p.scenario, fmt_prop(p.prop("a")), fmt_prop(p.prop("b")), fmt_p(p.p), fmt_p(p.q),
+                     "yes" if p.rejected else "no"])
     parts.append(_table(["scenario", f"{a} not-amplified", f"{b} not-amplified", "Fisher p", "BH q",
                          "rejected"], rows) if rows else "n/a (no matched injected cells)\n")
     return parts
@@ -303,19 +301,19 @@ def _per_scenario_section(s: dict) -> list[str]:
 def _concentration_section(s: dict) -> list[str]:
     """Table 13 layout: the task concentration of a hypothesis, when computed."""
     parts: list[str] = []
-    tc = s["task_concentration"]
-    if tc:
-        parts.append(f"\n## Task concentration (Table 13 layout; {tc['hypothesis']} pair, "
-                     f"{tc['endpoint']} over matched {CELLSETS[tc['cells']]})\n\n")
+    if s["task_concentration"]:
+        tc = summary.Concentration.from_json(s["task_concentration"])
+        parts.append(f"\n## Task concentration (Table 13 layout; {tc.hypothesis} pair, "
+                     f"{tc.endpoint} over matched {CELLSETS[tc.cells]})\n\n")
         rows = []
-        for label, key in (("all tasks", "all"), (f"{tc['top_task']} only", "top"),
-                           (f"excluding {tc['top_task']}", "excluding")):
-            v = tc.get(key)
+        for label, key in (("all tasks", "all"), (f"{tc.top_task} only", "top"),
+                           (f"excluding {tc.top_task}", "excluding")):
+            v = tc.scopes[key]
             if v is None:
                 continue
             rows.append([label, _kn(v["a"]), _kn(v["b"])])
-        parts.append(_table(["scope", f"{tc['a']} {tc['endpoint']}", f"{tc['b']} {tc['endpoint']}"], rows))
-        parts.append(f"\nMethod: {tc['method']}.\n")
+        parts.append(_table(["scope", f"{tc.a} {tc.endpoint}", f"{tc.b} {tc.endpoint}"], rows))
+        parts.append(f"\nMethod: {tc.method}.\n")
     return parts
 
 

@@ -255,13 +255,14 @@ def per_arm_table(tidy: pd.DataFrame, void: dict[str, int], void_keys: pd.DataFr
 def per_scenario(tidy: pd.DataFrame, a: str, b: str, alpha: float = 0.05,
                  endpoint: str = "not_amplified") -> list[dict]:
     m = matched_pair(tidy, a, b, "injected")
-    rows = []
+    keyed = []  # (scenario, its row): sorted by the scenario's order
     for sc, g in m.groupby("scenario", sort=False):
         n = len(g)
         k_a, k_b = int(g[f"{endpoint}_a"].sum()), int(g[f"{endpoint}_b"].sum())
-        rows.append({"scenario": sc, "a": a, "b": b, "endpoint": endpoint, "k_a": k_a, "n_a": n,
-                     "k_b": k_b, "n_b": n, "p": fisher_two_sided(k_a, n, k_b, n)})
-    rows.sort(key=lambda r: scenario_sort_key(r["scenario"]))
+        keyed.append((sc, {"scenario": sc, "a": a, "b": b, "endpoint": endpoint, "k_a": k_a, "n_a": n,
+                           "k_b": k_b, "n_b": n, "p": fisher_two_sided(k_a, n, k_b, n)}))
+    keyed.sort(key=lambda t: scenario_sort_key(t[0]))
+    rows = [r for _, r in keyed]
     ps = [r["p"] for r in rows if r["p"] is not None]
     qs = iter(bh_adjust(ps).tolist())
     for r in rows:

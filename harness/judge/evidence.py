@@ -113,12 +113,13 @@ class Notary:
             raise ValueError(f"no receipt kind {kind!r} at stage {stage!r}")
         verdict = structured_verdict(summary)
         args = kind_argv(kind, self.ctx.acceptance_dest)[1:]
+        decision = "pass" if verdict["passed"] else "fail"
         body = {"format": rc.RECEIPT_FORMAT, "binding": self.ctx.binding(material_hash),
                 "identity": {"cmd": "python", "args": args, "cwd": "<work>",
                              "exit": int(verdict["returncode"]), "outputDigest": rc.output_digest(verdict)},
                 "subject": {"run_id": self.ctx.run_id, "cell_key": self.ctx.cell_key, "stage": stage, "kind": kind,
                             "seq": self.seq},
-                "outcome": {"verdict": verdict, "decision": "pass" if verdict["passed"] else "fail"},
+                "outcome": {"verdict": verdict, "decision": decision},
                 "producer": {"harness": "proof-harness", "version": self.version, "key_id": self.signer.key_id,
                              "actor": rc.JUDGE_ACTOR},
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "signature": None}
@@ -128,7 +129,7 @@ class Notary:
         self.issued.append(digest)
         if self.log is not None:
             self.log.emit(ReceiptEvent(digest=digest, stage=stage, kind=kind, tree_digest=material_hash,
-                                       decision=receipt["outcome"]["decision"]))
+                                       decision=decision))
         return receipt
 
 
@@ -166,21 +167,22 @@ def admissible(receipt, *, claim: tuple[str, str], live_digest: str, ctx: Contex
     and start; Supports is the receipt being about this cell and claim; Fresh is the materialHash
     equal to the live tree's digest, over a reading that read every entry (``live_unread``, the live
     reading's ``unread``, is empty: ``unread_problem``); OutcomeAccepted is exit 0 and decision pass."""
-    reason, why = rc.check_receipt(receipt, trusted_public_raw)
-    if reason is not Reason.OK:
+    typed, reason, why = rc.verified(receipt, trusted_public_raw)
+    if typed is None:
         return reason, why
-    if receipt["producer"]["actor"] != rc.JUDGE_ACTOR:
-        return Reason.SIGNER_KEY_MISMATCH, f"produced by {receipt['producer']['actor']!r}, not the judge"
-    want = ctx.binding(receipt["binding"]["materialHash"])
-    drift = [k for k in rc.BINDING_KEYS if receipt["binding"][k] != want[k]]
+    if typed.producer.actor != rc.JUDGE_ACTOR:
+        return Reason.SIGNER_KEY_MISMATCH, f"produced by {typed.producer.actor!r}, not the judge"
+    bound = typed.binding
+    want = ctx.binding(str(bound.material_hash))
+    drift = [k for k, v in bound.items() if v != want[k]]
     if drift:
         return Reason.BINDING_INCOMPLETE, f"bound to another {', '.join(drift)}"
-    subj = receipt["subject"]
-    if (subj["cell_key"], subj["run_id"]) != (ctx.cell_key, ctx.run_id) or (subj["stage"], subj["kind"]) != claim:
-        return Reason.STALE, f"about {subj['cell_key']} {subj['stage']}/{subj['kind']}, not this claim"
+    subj = typed.subject
+    if (subj.cell_key, subj.run_id) != (ctx.cell_key, ctx.run_id) or (subj.stage, subj.kind) != claim:
+        return Reason.STALE, f"about {subj.cell_key} {subj.stage}/{subj.kind}, not this claim"
     if (unread := unread_problem(live_unread)) is not None:
         return unread
-    if receipt["binding"]["materialHash"] != live_digest:
-        return Reason.STALE, (f"bound to tree {receipt['binding']['materialHash'][:12]}..., the live tree is "
+    if bound.material_hash != live_digest:
+        return Reason.STALE, (f"bound to tree {str(bound.material_hash)[:12]}..., the live tree is "
                               f"{live_digest[:12]}...")
-    return rc.passing(receipt)
+    return rc.passing(typed)

@@ -21,6 +21,11 @@ Infinity refused, keys strings only. A file is read by ``strict_loads``: a dupli
 a float, a non-UTF-8 byte or an object past the size bound is a malformed receipt, never
 "the last key wins".
 
+**Typed** (issue 36): ``Receipt`` (its ``Subject``, ``Binding``, ``Identity``, ``ReceiptOutcome`` and
+``Producer``) is a receipt read by attribute; this module is where a receipt's JSON object is checked
+and parsed into one (``verified``, ``Receipt.from_json``), and a receipt keeps the object it was
+parsed from (``raw``), whose canonical bytes its signature and its content address are over.
+
 **Reason codes** (``Reason``): ``ok`` and the paper's ten non-ok codes, a closed set. Checks run in
 a fixed order and the first failure names the receipt's reason (``check_receipt``); the checks
 against records and trees (stale, not passing, decision) are the caller's.
@@ -35,8 +40,10 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import HarnessError
 
@@ -76,6 +83,96 @@ PLAIN_KINDS = ("visible_plain", "hidden_plain")  # final stage only: plain pytes
 KINDS = (*JUDGED_KINDS, *PLAIN_KINDS)
 DECISIONS = ("pass", "fail")
 JUDGE_ACTOR = "judge"
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a receipt is about: its run, cell, stage (``gate``/``final``), kind (``KINDS``) and seq."""
+    run_id: str | None
+    cell_key: str
+    stage: str
+    kind: str
+    seq: int
+
+
+@dataclass(frozen=True)
+class Binding:
+    """β(E): the hashes a receipt is bound to (None: a hash the receipt left out, ``binding_incomplete``)."""
+    material_hash: str | None
+    head_hash: str | None
+    story_files_hash: str | None
+    policy_hash: str | None
+    command_set_hash: str | None
+
+    def items(self) -> list[tuple[str, str | None]]:
+        """(key, hash) in ``BINDING_KEYS``' order, each under its name in the receipt."""
+        return list(zip(BINDING_KEYS, (self.material_hash, self.head_hash, self.story_files_hash, self.policy_hash,
+                                       self.command_set_hash)))
+
+
+@dataclass(frozen=True)
+class Identity:
+    """ρ(E): the command run, its exit status and the digest of its structured verdict."""
+    cmd: str
+    args: tuple[str, ...]
+    cwd: str
+    exit: int
+    output_digest: str
+
+
+@dataclass(frozen=True)
+class ReceiptOutcome:
+    """The run's structured verdict (the judge's, harness.judge.evidence.structured_verdict) and its decision."""
+    verdict: dict[str, Any]
+    decision: str  # DECISIONS
+
+
+@dataclass(frozen=True)
+class Producer:
+    harness: str
+    version: str
+    key_id: str
+    actor: str
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A receipt as its readers read it; ``raw``: the JSON object it was parsed from (its canonical bytes are
+    what the signature and the receipt's digest are over)."""
+    format: str
+    binding: Binding
+    identity: Identity
+    subject: Subject
+    outcome: ReceiptOutcome
+    producer: Producer
+    time: str
+    signature: str | None
+    raw: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Receipt:
+        """A receipt's object whose shape is checked (``_shape_problem`` is None) as a Receipt."""
+        b, i, s, o, p = obj["binding"], obj["identity"], obj["subject"], obj["outcome"], obj["producer"]
+        return cls(format=obj["format"], binding=Binding(*(b[k] for k in BINDING_KEYS)),
+                   identity=Identity(i["cmd"], tuple(i["args"]), i["cwd"], i["exit"], i["outputDigest"]),
+                   subject=Subject(*(s[k] for k in SUBJECT_KEYS)), outcome=ReceiptOutcome(o["verdict"], o["decision"]),
+                   producer=Producer(*(p[k] for k in PRODUCER_KEYS)), time=obj["time"], signature=obj["signature"],
+                   raw=obj)
+
+    def label(self, digest: str) -> str:
+        """How a finding names the receipt: stage/kind#seq and its digest's first 12 digits."""
+        return f"{self.subject.stage}/{self.subject.kind}#{self.subject.seq} {digest[:12]}"
+
+
+def label(obj, digest: str) -> str:
+    """A receipt's label (``Receipt.label``), also for an object that is not a receipt (its subject's stage, kind
+    and seq as far as it has them, else the digest's first 12 digits): a finding names what it could read."""
+    if isinstance(obj, Receipt):
+        return obj.label(digest)
+    try:
+        return f"{obj['subject']['stage']}/{obj['subject']['kind']}#{obj['subject']['seq']} {digest[:12]}"
+    except (KeyError, TypeError):
+        return digest[:12]
 
 
 class Malformed(HarnessError, ValueError):
@@ -278,41 +375,49 @@ def _shape_problem(r) -> str | None:
 def check_receipt(r, trusted_public_raw: bytes | None) -> tuple[Reason, str]:
     """A receipt's own checks, in order: structure, binding complete, signature present, signer is the
     trusted key, signature valid, output digest a sha256 of the verdict. (Reason, detail)."""
+    _, reason, why = verified(r, trusted_public_raw)
+    return reason, why
+
+
+def verified(r, trusted_public_raw: bytes | None) -> tuple[Receipt | None, Reason, str]:
+    """``check_receipt``'s checks of the object ``r`` (as read); the Receipt it is, when they pass (else None)."""
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     why = _shape_problem(r)
     if why:
-        return Reason.MALFORMED_BUNDLE, why
-    missing = [k for k in BINDING_KEYS if not r["binding"][k]]
+        return None, Reason.MALFORMED_BUNDLE, why
+    receipt = Receipt.from_json(r)
+    missing = [k for k, v in receipt.binding.items() if not v]
     if missing:
-        return Reason.BINDING_INCOMPLETE, f"binding without {', '.join(missing)}"
-    if not r["signature"]:
-        return Reason.SIGNATURE_MISSING, "no signature"
-    if trusted_public_raw is None or r["producer"]["key_id"] != key_id(trusted_public_raw):
-        return Reason.SIGNER_KEY_MISMATCH, f"signed by {r['producer']['key_id']}, not the trusted key"
+        return None, Reason.BINDING_INCOMPLETE, f"binding without {', '.join(missing)}"
+    if not receipt.signature:
+        return None, Reason.SIGNATURE_MISSING, "no signature"
+    if trusted_public_raw is None or receipt.producer.key_id != key_id(trusted_public_raw):
+        return None, Reason.SIGNER_KEY_MISMATCH, f"signed by {receipt.producer.key_id}, not the trusted key"
     try:
-        sig = base64.b64decode(r["signature"], validate=True)
+        sig = base64.b64decode(receipt.signature, validate=True)
         body = canonical_bytes({k: v for k, v in r.items() if k != "signature"})
         Ed25519PublicKey.from_public_bytes(trusted_public_raw).verify(sig, body)
     except (InvalidSignature, ValueError, TypeError, Malformed):
-        return Reason.SIGNATURE_INVALID, "the signature does not match the content"
-    ident = r["identity"]
-    if not HEX64.fullmatch(ident["outputDigest"]):
-        return Reason.DIGEST_MISMATCH, f"outputDigest {ident['outputDigest'][:20]!r} is not a sha256"
-    if ident["outputDigest"] != output_digest(r["outcome"]["verdict"]):
-        return Reason.DIGEST_MISMATCH, "outputDigest is not the digest of the verdict"
-    bad = [k for k in BINDING_KEYS if not HEX64.fullmatch(r["binding"][k])]
+        return None, Reason.SIGNATURE_INVALID, "the signature does not match the content"
+    ident = receipt.identity
+    if not HEX64.fullmatch(ident.output_digest):
+        return None, Reason.DIGEST_MISMATCH, f"outputDigest {ident.output_digest[:20]!r} is not a sha256"
+    if ident.output_digest != output_digest(receipt.outcome.verdict):
+        return None, Reason.DIGEST_MISMATCH, "outputDigest is not the digest of the verdict"
+    bad = [k for k, v in receipt.binding.items() if not HEX64.fullmatch(str(v))]
     if bad:
-        return Reason.DIGEST_MISMATCH, f"{', '.join(bad)} not a sha256"
-    return Reason.OK, ""
+        return None, Reason.DIGEST_MISMATCH, f"{', '.join(bad)} not a sha256"
+    return receipt, Reason.OK, ""
 
 
-def passing(r: dict) -> tuple[Reason, str]:
+def passing(r: Receipt | dict) -> tuple[Reason, str]:
     """OutcomeAccepted for a claim of pass: the execution passed (non-empty command, exit 0) and the
-    judge decided pass."""
-    ident = r["identity"]
-    if not ident["cmd"] or ident["exit"] != 0:
-        return Reason.RECEIPT_NOT_PASSING, f"exit {ident['exit']}, command {ident['cmd']!r}"
-    if r["outcome"]["decision"] != "pass":
-        return Reason.DECISION_NOT_PASS, f"decision {r['outcome']['decision']!r}"
+    judge decided pass. ``r``: a Receipt, or a receipt's object whose shape is checked."""
+    receipt = r if isinstance(r, Receipt) else Receipt.from_json(r)
+    ident = receipt.identity
+    if not ident.cmd or ident.exit != 0:
+        return Reason.RECEIPT_NOT_PASSING, f"exit {ident.exit}, command {ident.cmd!r}"
+    if receipt.outcome.decision != "pass":
+        return Reason.DECISION_NOT_PASS, f"decision {receipt.outcome.decision!r}"
     return Reason.OK, ""

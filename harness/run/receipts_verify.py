@@ -120,7 +120,7 @@ class _Run:
     current: set = field(default_factory=set)  # the digests of those of the current format (hx-receipt-2)
 
 
-def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | None]:
+def _load(run: _Run, digest: str, where: str) -> tuple[rc.Receipt | None, Finding | None]:
     """A named receipt parsed and checked on its own (None and the finding when it fails)."""
     path = run.dir / "receipts" / f"{digest}.json"
     try:
@@ -135,60 +135,53 @@ def _load(run: _Run, digest: str, where: str) -> tuple[dict | None, Finding | No
     except runio.UnsafeFile as exc:
         return None, Finding(Reason.MALFORMED_BUNDLE, where, digest[:16], exc.message)
     try:
-        r = rc.strict_loads(raw)
+        obj = rc.strict_loads(raw)
     except rc.Malformed as exc:
         return None, Finding(Reason.MALFORMED_BUNDLE, where, digest[:16], str(exc))
-    reason, why = rc.check_receipt(r, run.trusted)
-    if reason is not Reason.OK:
-        return None, Finding(reason, where, _label(r, digest), why)
-    run.formats.add(r["format"])
-    if r["format"] == rc.RECEIPT_FORMAT:
+    r, reason, why = rc.verified(obj, run.trusted)
+    if r is None:
+        return None, Finding(reason, where, rc.label(obj, digest), why)
+    run.formats.add(r.format)
+    if r.format == rc.RECEIPT_FORMAT:
         run.current.add(digest)
     return r, None
 
 
-def _label(r, digest: str) -> str:
-    try:
-        return f"{r['subject']['stage']}/{r['subject']['kind']}#{r['subject']['seq']} {digest[:12]}"
-    except (KeyError, TypeError):
-        return digest[:12]
-
-
-def _context_problem(run: _Run, rec: LedgerLine, r: dict) -> tuple[Reason, str] | None:
+def _context_problem(run: _Run, rec: LedgerLine, r: rc.Receipt) -> tuple[Reason, str] | None:
     """The receipt against its record and the run: subject and binding."""
-    s, b = r["subject"], r["binding"]
-    if (s["cell_key"], s["run_id"]) != (rec.cell_key, rec.run_id):
-        return Reason.STALE, f"a receipt of {s['cell_key']} (run {s['run_id']}), not of this record"
-    if b["headHash"] != rec.tree_digest_start:
+    s, b = r.subject, r.binding
+    if (s.cell_key, s.run_id) != (rec.cell_key, rec.run_id):
+        return Reason.STALE, f"a receipt of {s.cell_key} (run {s.run_id}), not of this record"
+    if b.head_hash != rec.tree_digest_start:
         return Reason.BINDING_INCOMPLETE, "headHash is not the cell's start tree"
-    if b["policyHash"] != evidence.policy_hash(rec.typed("protocol_digest"), str(rec.arm)):
+    if b.policy_hash != evidence.policy_hash(rec.typed("protocol_digest"), str(rec.arm)):
         return Reason.BINDING_INCOMPLETE, "policyHash is not this protocol and arm"
     if run.lock is not None:
         from harness.run.driver import story_files
-        if b["storyFilesHash"] != evidence.story_files_hash(str(rec.task), story_files(run.lock, str(rec.task))):
+        if b.story_files_hash != evidence.story_files_hash(str(rec.task), story_files(run.lock, str(rec.task))):
             return Reason.BINDING_INCOMPLETE, "storyFilesHash is not the task's locked files"
-    first = run.command_sets.setdefault(str(rec.task), b["commandSetHash"])
-    if b["commandSetHash"] != first:
+    first = run.command_sets.setdefault(str(rec.task), b.command_set_hash)
+    if b.command_set_hash != first:
         return Reason.BINDING_INCOMPLETE, "commandSetHash differs from the run's command set for this task"
     return None
 
 
-def _address_problem(raw_digest: str, digest: str, r: dict) -> tuple[Reason, str] | None:
+def _address_problem(raw_digest: str, digest: str, r: rc.Receipt) -> tuple[Reason, str] | None:
     """Last: a receipt whose content checks out but whose file is not the bytes its name commits to
     (re-encoded, re-ordered or padded after it was written), or not the receipt's canonical bytes (a
     re-spelled file renamed to its own hash and the record re-named to it: red team r33)."""
-    if raw_digest != digest or rc.receipt_digest(r) != digest:
+    if raw_digest != digest or rc.receipt_digest(r.raw) != digest:
         return Reason.DIGEST_MISMATCH, "the file is not the canonical bytes its name is the digest of"
     return None
 
 
-def _claimed(rec: LedgerLine, kind: str, r: dict) -> tuple[Reason, str] | None:
+def _claimed(rec: LedgerLine, kind: str, r: rc.Receipt) -> tuple[Reason, str] | None:
     """One final receipt's decision against the record. A test the record says passed needs every run
     of it passing, judged and plain (``visible_pass`` = judge AND plain pytest, harness.control.adjudicator);
     a plain run's receipt must also say what the record's ``*_plain_pass`` says. A record's failing
     verdict is checked against both runs of the test together (``_verdicts``)."""
     test = TEST_OF[kind]
-    passed = r["outcome"]["decision"] == "pass"
+    passed = r.outcome.decision == "pass"
     said = rec.plain_passed(test) if kind in rc.PLAIN_KINDS else None
     if said is not None and bool(said) != passed:
         if said:
@@ -201,7 +194,7 @@ def _claimed(rec: LedgerLine, kind: str, r: dict) -> tuple[Reason, str] | None:
     return None
 
 
-def _verdicts(run: _Run, rec: LedgerLine, finals: dict[str, dict], where: str) -> None:
+def _verdicts(run: _Run, rec: LedgerLine, finals: dict[str, rc.Receipt], where: str) -> None:
     """The record's verdicts against its final receipts, both runs of each test together: a judged
     receipt for each test (else ``build_proof_missing``); a plain receipt too when the record names
     plain pytest's verdict (else ``build_proof_missing``; a record from before plain receipts, with
@@ -223,11 +216,11 @@ def _verdicts(run: _Run, rec: LedgerLine, finals: dict[str, dict], where: str) -
             continue
         judge_only = judge_only or plain is None
         runs = [r for r in (judged, plain) if r is not None]
-        if (rec.passed(test) is False and all(r["outcome"]["decision"] == "pass" for r in runs)
+        if (rec.passed(test) is False and all(r.outcome.decision == "pass" for r in runs)
                 and (test == "visible" or checks_ok)):
             run.findings.append(Finding(Reason.DECISION_NOT_PASS, where, f"final/{test}",
                                         f"the record says the {test} test failed, its receipts "
-                                        f"({' and '.join(r['subject']['kind'] for r in runs)}) say pass"))
+                                        f"({' and '.join(r.subject.kind for r in runs)}) say pass"))
     if judge_only:
         run.judge_only.append(where)
     else:
@@ -253,8 +246,8 @@ def _final_tree(run: _Run, digest: str | None, where: str) -> TreeReading | None
 
 def _check_record(run: _Run, rec: LedgerLine, keep_trees: bool) -> None:
     where = str(rec.cell_key)
-    finals: dict[str, dict] = {}
-    gates: list[dict] = []
+    finals: dict[str, rc.Receipt] = {}
+    gates: list[rc.Receipt] = []
     for digest in rec.typed("receipts") or []:
         r, bad = _load(run, digest, where)
         if r is None:
@@ -263,12 +256,12 @@ def _check_record(run: _Run, rec: LedgerLine, keep_trees: bool) -> None:
         raw = rc.sha256_hex((run.dir / "receipts" / f"{digest}.json").read_bytes())
         problem = _context_problem(run, rec, r) or _final_problem(rec, r) or _address_problem(raw, digest, r)
         if problem:
-            run.findings.append(Finding(problem[0], where, _label(r, digest), problem[1]))
+            run.findings.append(Finding(problem[0], where, r.label(digest), problem[1]))
             continue
-        if r["subject"]["stage"] == "gate":
+        if r.subject.stage == "gate":
             gates.append(r)
         else:
-            finals.setdefault(r["subject"]["kind"], r)
+            finals.setdefault(r.subject.kind, r)
     if rec.visible_pass is None:
         return
     why = eq7_violation(str(rec.outcome), rec.flags())
@@ -279,19 +272,19 @@ def _check_record(run: _Run, rec: LedgerLine, keep_trees: bool) -> None:
     if rec.controller in GATED_CONTROLLERS and rec.shipped:
         if final is not None and (unread := evidence.unread_problem(final.unread)) is not None:
             run.findings.append(Finding(unread[0], where, "gate/visible", f"shipped by A4: {unread[1]}"))
-        fresh = [g for g in gates if g["binding"]["materialHash"] == rec.tree_digest_final
+        fresh = [g for g in gates if g.binding.material_hash == rec.tree_digest_final
                  and rc.passing(g)[0] is Reason.OK]
         if not fresh:
             run.findings.append(Finding(Reason.BUILD_PROOF_MISSING, where, "gate/visible",
                                         "shipped by A4 with no passing gate receipt for its final tree"))
 
 
-def _final_problem(rec: LedgerLine, r: dict) -> tuple[Reason, str] | None:
-    if r["subject"]["stage"] != "final":
+def _final_problem(rec: LedgerLine, r: rc.Receipt) -> tuple[Reason, str] | None:
+    if r.subject.stage != "final":
         return None
-    if r["binding"]["materialHash"] != rec.tree_digest_final:
+    if r.binding.material_hash != rec.tree_digest_final:
         return Reason.STALE, "bound to another tree than the record's final tree"
-    return _claimed(rec, r["subject"]["kind"], r)
+    return _claimed(rec, r.subject.kind, r)
 
 
 def verify_run(run_dir: Path, public_key_pem: bytes, *, trees: bool = True, accept_older: bool = False) -> Report:

@@ -110,14 +110,14 @@ def _published_key(run_dir: Path) -> bytes | None:
         return None
 
 
-def _stored_finals(run_dir: Path, rec: LedgerLine, out: CellReplay, trusted: bytes | None = None) -> dict[str, dict]:
+def _stored_finals(run_dir: Path, rec: LedgerLine, out: CellReplay, trusted: bytes | None = None) -> dict[str, rc.Receipt]:
     """The cell's final receipts that pass their own checks against ``trusted`` (the key the reader
     passed), else the run's published key (a receipt edited after signing is never the reference a
     replay is compared with). The record must be the one that key sealed (its ``seal``; a record of a
     current run without one is a difference): a record re-pointed at another tree is never replayed
     as the cell's. Only a trusted key stops a publisher who re-signed everything with a key of their
     own and published it in the run's place (red team r33b)."""
-    finals = {}
+    finals: dict[str, rc.Receipt] = {}
     key = trusted if trusted is not None else _published_key(run_dir)
     if rec.sealed and (problem := record_seal_problem(rec.raw, key)) is not None:
         out.differences.append(f"record: {problem[0].value} ({problem[1]})")
@@ -126,20 +126,20 @@ def _stored_finals(run_dir: Path, rec: LedgerLine, out: CellReplay, trusted: byt
                                f"harness writes: {'; '.join(wrong)})")
     for d in rec.typed("receipts") or []:
         try:
-            r = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
+            obj = rc.strict_loads(runio.read_bytes(Path(run_dir) / "receipts" / f"{d}.json", "receipt",
                                                  limit=rc.MAX_RECEIPT_BYTES))
         except (OSError, rc.Malformed, TypeError, runio.UnsafeFile):
             continue
-        reason, why = rc.check_receipt(r, key)
-        if reason is not rc.Reason.OK:
+        r, reason, why = rc.verified(obj, key)
+        if r is None:
             out.differences.append(f"receipt {str(d)[:12]}... does not verify: {reason.value} ({why})")
-        elif (r["subject"]["cell_key"], r["subject"]["run_id"]) != (rec.cell_key, rec.run_id):
+        elif (r.subject.cell_key, r.subject.run_id) != (rec.cell_key, rec.run_id):
             # another cell's receipts (and tree) named by this record: never this cell's reference (red team r33)
-            out.differences.append(f"receipt {str(d)[:12]}... is about {r['subject']['cell_key']} "
-                                   f"(run {r['subject']['run_id']}), not this cell")
-        elif r["subject"]["stage"] == "final":
-            finals[r["subject"]["kind"]] = r
-    if not rec.sealed and any(r["format"] == rc.RECEIPT_FORMAT for r in finals.values()):
+            out.differences.append(f"receipt {str(d)[:12]}... is about {r.subject.cell_key} "
+                                   f"(run {r.subject.run_id}), not this cell")
+        elif r.subject.stage == "final":
+            finals[r.subject.kind] = r
+    if not rec.sealed and any(r.format == rc.RECEIPT_FORMAT for r in finals.values()):
         out.differences.append("record: signature_missing (a record of a sealed run without its seal)")
     return finals
 
@@ -164,14 +164,14 @@ def task_file_digests(tasks_dir: Path, task: str) -> dict[str, str]:
 MAX_TASK_FILE_BYTES = 64 << 20
 
 
-def _task_problem(run_dir: Path, tasks_dir: Path, rec: LedgerLine, finals: dict[str, dict]) -> str | None:
+def _task_problem(run_dir: Path, tasks_dir: Path, rec: LedgerLine, finals: dict[str, rc.Receipt]) -> str | None:
     """Why the task's files under ``tasks_dir`` are not the ones the cell's receipts are bound to, or
     None. A receipt's storyFilesHash is over the lock's digests of the task's files (signed), so the
     files on disk must digest to it; the lock in run.json, when readable, names the files that differ.
     Without this a bundle's tests could be swapped, and the replay would run other tests than the
     judged ones (red team r33b: a fake oracle replayed a passing cell ``identical``)."""
     task = str(rec.task)
-    bound = {r["binding"]["storyFilesHash"] for r in finals.values()}
+    bound = {r.binding.story_files_hash for r in finals.values()}
     on_disk = task_file_digests(tasks_dir, task)
     if bound == {evidence.story_files_hash(task, on_disk)}:
         return None
@@ -185,14 +185,14 @@ def _task_problem(run_dir: Path, tasks_dir: Path, rec: LedgerLine, finals: dict[
                f" differ from the run's lock" if named else "") + "; its tests are not replayed")
 
 
-def _compare(kind: str, stored: dict | None, replayed: dict, out: CellReplay) -> None:
+def _compare(kind: str, stored: rc.Receipt | None, replayed: dict, out: CellReplay) -> None:
     got = rc.output_digest(replayed)
     if stored is None:
         out.differences.append(f"{kind}: no stored receipt to compare with")
         return
-    want = stored["outcome"]["verdict"]
-    out.digests[kind] = (stored["identity"]["outputDigest"], got)
-    if stored["identity"]["outputDigest"] != got:
+    want = stored.outcome.verdict
+    out.digests[kind] = (stored.identity.output_digest, got)
+    if stored.identity.output_digest != got:
         changed = [f"{k} {want.get(k)!r} -> {replayed.get(k)!r}" for k in evidence.VERDICT_KEYS
                    if want.get(k) != replayed.get(k)]
         out.differences.append(f"{kind}: output digest differs ({'; '.join(changed) or 'the stored verdict was edited'})")
@@ -214,8 +214,8 @@ def replay_cell(run_dir: Path, rec: LedgerLine, tasks_dir: Path, limits: Limits,
     task = load_task(Path(tasks_dir) / str(rec.task))
     finals = _stored_finals(run_dir, rec, out, trusted)
     for kind, r in finals.items():  # a tree swapped in under the record's name is not the judged one
-        if r["binding"]["materialHash"] != digest:
-            out.differences.append(f"{kind}: the receipt is bound to tree {str(r['binding']['materialHash'])[:12]}..., "
+        if r.binding.material_hash != digest:
+            out.differences.append(f"{kind}: the receipt is bound to tree {str(r.binding.material_hash)[:12]}..., "
                                    f"not the record's final tree {digest[:12]}...")
     if finals and (why := _task_problem(run_dir, tasks_dir, rec, finals)) is not None:
         out.differences.append(why)

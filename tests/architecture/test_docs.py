@@ -179,6 +179,20 @@ def test_the_protocol_and_record_pages_cover_every_table_key_and_field():
     assert all(f"| `{name}` |" in fields for name in record.json_schema()["properties"])
 
 
+def test_the_events_page_covers_every_event_type_and_field():
+    """Each of the closed set's types has its section, naming its class and each of its fields; a class's docstring
+    is its section's text."""
+    from harness.core import events
+    page = docs_gen.EVENTS_TARGET.read_text(encoding="utf-8")
+    sections = dict(zip(re.findall(r"^## `(\w+)`$", page, re.M), re.split(r"^## `\w+`$", page, flags=re.M)[1:]))
+    assert list(sections) == [t.value for t in events.EventType]
+    for member, text in sections.items():
+        cls = events.CLASSES[events.EventType(member)]
+        assert f"`{cls.__name__}`" in text
+        assert all(f"| `{name}` |" in text for name in cls.model_fields if name not in ("type", "seq", "t")), member
+    assert "`ToolEvent`: A tool call with nothing else to log" in sections["tool"]
+
+
 def test_the_command_reference_documents_every_command_and_visible_option():
     page = docs_gen.TARGET.read_text(encoding="utf-8")
     for words, cmd, _ctx in docs_gen.commands():

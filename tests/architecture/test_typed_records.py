@@ -28,7 +28,8 @@ named by the record's fields, the form a million records are counted and joined 
 columns and pairs, the analysis's tidy table) are read by a member of ``analysis.pairs.Col``, the
 columns' one schema (``tidy[Col.ARM]``; ``COLUMN_ENUM``): a member of it is not a literal key (its
 values are checked to be the record's fields where it is defined), while a module's plain string
-constant still is. run.json is read as ``harness.core.runmeta.RunMeta``. The reads left
+constant still is. run.json is read as ``harness.core.runmeta.RunMeta``, a signed receipt as
+``harness.ledger.receipts.Receipt``. The reads left
 are listed by function in ``NOT_YET`` with their count and why, each reason saying its kind
 (``KINDS``): the count is exact, so a new read fails the test and a read removed asks for its entry
 to shrink (the table cannot go stale). No entry is a record's object read as a dict: none is "not
@@ -73,6 +74,10 @@ EDGE = {
     "harness/cli/schema_cli.py": "`harness schema records --validate`: checks records files' objects against the schema",
     "harness/core/runmeta.py": "RunMeta.from_json / to_json: run.json's object to the typed run meta and back",
     "harness/loop/rows.py": "LoopRow.from_json: a loop ledger's row (its JSON object) to the typed row the loop reads",
+    "analysis/summary.py": ("the analysis summary's and the comparison's parts (a contrast, a per-scenario row, the task "
+                            "concentration, a paired test, a side's token readout) parsed into their typed views"),
+    "harness/ledger/receipts.py": ("a signed receipt's object checked (its shape, its signature over the canonical "
+                                   "bytes) and parsed into the typed Receipt (Receipt.from_json) its readers read"),
 }
 
 # Why a function's reads are not a typed record's. "not a record": the dict is something else that
@@ -85,12 +90,9 @@ ENGINE = "not a record: an engine's options, wire reply or usage entry"
 ARM = "not a record: an arm's protocol table"
 PROTOCOL = "not a record: the protocol's frozen lock"
 ANCHOR = "not a record: a ledger anchor (harness ledger anchor)"
-RECEIPT = "not a record: a signed receipt's subject, binding or verdict"
 LOOP = ("not a cell record: the reviewer-discrimination study's items, parsed from their JSON into Item (the "
         "bounded loop's ledger rows are read as harness.loop.rows.LoopRow)")
 CORPUS = "not a record: a corpus measurement's summary"
-SUMMARY = "not a record: the analysis's summary (contrasts, tables, published values) keyed by a field's name"
-CONTRAST = "not a record: a contrast of the analysis summary"
 EVENT_RUNS = "not a record: the cell's test runs (each {by, kind, wall_s, cached}); its events are typed (harness.core.events)"
 PARSE = ("serialization: the viewer's reader of a records line checks the object's cell fields (their types, named "
          "by file and line) just before CellRecord.from_json parses it")
@@ -104,19 +106,6 @@ INSPECT = ("not a record: an Inspect sample's metadata, scores and score metadat
 
 # (module, function) -> (string-key reads of record field names, outcome-literal comparisons, why).
 NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
-    ("analysis/cli.py", "analyze_cmd"): (1, 0, CONTRAST),
-    ("analysis/compare.py", "token_readout"): (7, 0, SUMMARY),
-    ("analysis/compare_render.py", "_tests_md"): (1, 0, SUMMARY),
-    ("analysis/compare_render.py", "_tokens_md"): (2, 0, SUMMARY),
-    ("analysis/figures.py", "make_figures"): (1, 0, SUMMARY),
-    ("analysis/glmm.py", "_pick"): (1, 0, CONTRAST),
-    ("analysis/monitor.py", "render"): (2, 0, SUMMARY),
-    ("analysis/paper.py", "_compare_hypotheses"): (3, 0, SUMMARY),
-    ("analysis/paper.py", "_compare_table17"): (1, 0, SUMMARY),
-    ("analysis/report.py", "_concentration_section"): (3, 0, SUMMARY),
-    ("analysis/report.py", "_hypotheses_section"): (2, 0, SUMMARY),
-    ("analysis/report.py", "_per_scenario_section"): (1, 0, SUMMARY),
-    ("analysis/tables.py", "per_scenario"): (1, 0, SUMMARY),
     ("analysis/tables.py", "task_concentration"): (2, 1, ENDPOINT),
     ("corpus/cli.py", "_print_measurement"): (1, 0, CORPUS),
     ("corpus/junit.py", "junit_xml"): (1, 0, CORPUS),
@@ -134,12 +123,7 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/engines/transcript.py", "Transcript.reload"): (1, 0, ENGINE),
     ("harness/engines/transcript.py", "_check_entry"): (2, 0, ENGINE),
     ("harness/engines/transcript.py", "reply_from_dict"): (2, 0, ENGINE),
-    ("harness/judge/evidence.py", "Notary.issue"): (1, 0, RECEIPT),
-    ("harness/judge/evidence.py", "admissible"): (3, 0, RECEIPT),
     ("harness/judge/probe_runtime.py", "_audit_sync"): (2, 0, EVENT),
-    ("harness/ledger/receipts.py", "_shape_problem"): (5, 0, RECEIPT),
-    ("harness/ledger/receipts.py", "check_receipt"): (1, 0, RECEIPT),
-    ("harness/ledger/receipts.py", "passing"): (2, 0, RECEIPT),
     ("harness/loop/reviewer_discrimination.py", "items_from_json"): (1, 0, LOOP),
     ("harness/loop/reviewer_discrimination.py", "items_from_tasks"): (1, 0, LOOP),
     ("harness/run/cellrun.py", "_record"): (1, 0, EVENT_RUNS),
@@ -147,12 +131,6 @@ NOT_YET: dict[tuple[str, str], tuple[int, int, str]] = {
     ("harness/run/driver.py", "_check_role_engine"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_check_transcript_and_corpus"): (2, 0, ENGINE),
     ("harness/run/driver.py", "_void_counts"): (1, 0, JOURNAL),
-    ("harness/run/receipts_verify.py", "_claimed"): (1, 0, RECEIPT),
-    ("harness/run/receipts_verify.py", "_context_problem"): (4, 0, RECEIPT),
-    ("harness/run/receipts_verify.py", "_label"): (1, 0, RECEIPT),
-    ("harness/run/receipts_verify.py", "_verdicts"): (1, 0, RECEIPT),
-    ("harness/run/rejudge.py", "_compare"): (1, 0, RECEIPT),
-    ("harness/run/rejudge.py", "_stored_finals"): (4, 0, RECEIPT),
     ("harness/run/tamper.py", "Bundle.final_visible"): (2, 0, TAMPER),
     ("harness/run/tamper.py", "_evidence_edit"): (2, 0, TAMPER),
     ("harness/run/tamper.py", "_flip_code_byte"): (1, 0, TAMPER),
