@@ -1205,3 +1205,159 @@ def test_a_tree_right_only_in_the_harness_sandbox_fails_the_adjudication(tell, p
     row = judge_tree(ALL["parse-range"], overlay, plain, f"harness-only-{tell}")
     assert row["visible"]["plain"] is False and row["hidden"]["plain"] is False, row  # wrong where it lies
     assert not (row["visible"]["adjudication"] and row["hidden"]["adjudication"]), row
+
+
+# == 2. values and state, continued (red team r32atk4, after i32vals and i32late) ===========================
+# Each tree is wrong under plain pytest and the judge alone passes it. Root causes, one strict xfail each:
+_T = "from pkg import *\n\n\ndef test_f():\n"
+# the stand-in's class is made once, from the names the tree's class answers when the value crosses (subject_rpc
+# ``_forward_class`` keyed by ``differing_names`` then): a method the tree gives its class afterwards, or a new class
+# it gives the live object (``__class__ =``), is never forwarded, and the driver's C code runs the base type's own
+# on the mirrored storage (``observation`` asks again, but only what the probe observes, not what the test computes)
+CLASS_CHANGED_AFTER_CROSSING = {
+    "reversed_given_later": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1, 2, 3])\n\n\n"
+                             "def patch():\n    L.__reversed__ = lambda self: iter([9])\n",
+                             _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "format_given_later": ("class S(str):\n    pass\n\n\ndef f():\n    return S('ok')\n\n\n"
+                           "def patch():\n    S.__format__ = lambda self, spec: 'bad'\n",
+                           _T + "    x = f()\n    patch()\n    assert f'{x}' == 'ok'\n"),
+    "round_given_later": ("class F(float):\n    pass\n\n\ndef f():\n    return F(2.6)\n\n\n"
+                          "def patch():\n    F.__round__ = lambda self, n=None: 7\n",
+                          _T + "    x = f()\n    patch()\n    assert round(x) == 3\n"),
+    "iter_given_later_sorted": ("class L(list):\n    pass\n\n\ndef f():\n    return L([3, 1, 2])\n\n\n"
+                                "def patch():\n    L.__iter__ = lambda self: iter([9])\n",
+                                _T + "    x = f()\n    patch()\n    assert sorted(x) == [1, 2, 3]\n"),
+    "frozenset_iter_given_later": ("class S(frozenset):\n    pass\n\n\ndef f():\n    return S([1, 2])\n\n\n"
+                                   "def patch():\n    S.__iter__ = lambda self: iter([])\n",
+                                   _T + "    x = f()\n    patch()\n    assert sorted(x) == [1, 2]\n"),
+    "hash_given_later_dict_lookup": ("class S(str):\n    pass\n\n\ndef f():\n    return S('k')\n\n\n"
+                                     "def patch():\n    S.__hash__ = lambda self: 1\n",
+                                     _T + "    x = f()\n    patch()\n    assert {x: 1}['k'] == 1\n"),
+    "class_reassigned": ("class L(list):\n    pass\n\n\nclass R(list):\n    def __reversed__(self):\n        return iter([9])\n\n\n"
+                         "_K = []\n\n\ndef f():\n    x = L([1, 2, 3])\n    _K.append(x)\n    return x\n\n\n"
+                         "def patch():\n    _K[0].__class__ = R\n",
+                         _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+}
+# a mirrored list, dict or set (``Peer._mirror_sync``) is not among what ``Peer._moved`` compares: a thread of the
+# tree that changes the live list after the reply leaves the driver's mirror stale, and C code reading the storage
+# (``sorted``) reads the stale copy, with no fault at the next message
+MIRROR_CHANGED_BETWEEN_MESSAGES = {
+    "thread_appends_to_a_tree_list": ("import threading, time\n\n\nclass L(list):\n    pass\n\n\ndef f():\n    x = L([1, 2, 3])\n"
+                                      "    def later():\n        time.sleep(0.3)\n        x.append(4)\n"
+                                      "    threading.Thread(target=later).start()\n    return x\n",
+                                      "import time\nfrom pkg import *\n\n\ndef test_f():\n    x = f()\n    time.sleep(1)\n"
+                                      "    assert sorted(x) == [1, 2, 3]\n"),
+}
+# a mutable item inside a tree value-type container (a tree tuple's or a mirrored tree list's list) crosses as a copy,
+# never linked (``_retained``/``_adopt`` see a plain tuple's items, not a stand-in's storage): the tree keeps the
+# inner list and changes it, plain pytest's test sees the change
+ITEMS_OF_A_STAND_IN_NOT_LINKED = {
+    "list_in_a_tree_tuple": ("class T(tuple):\n    pass\n\n\n_K = []\n\n\ndef f():\n    ls = []\n    _K.append(ls)\n"
+                             "    return T((ls,))\n\n\ndef later():\n    _K[0].append(1)\n",
+                             _T + "    x = f()\n    later()\n    assert len(x[0]) == 0\n"),
+    "list_in_a_tree_list": ("class L(list):\n    pass\n\n\n_K = []\n\n\ndef f():\n    inner = []\n    _K.append(inner)\n"
+                            "    return L([inner])\n\n\ndef later():\n    _K[0].append(1)\n",
+                            _T + "    x = f()\n    y = x[0]\n    later()\n    assert y == []\n"),
+}
+# the stand-in's own machinery is what the driver's generic protocols read: ``copy.copy`` of a dict or set stand-in
+# copies its ``__dict__`` (the ``_hx_remote`` handle), so the copy *is* the live object (a write to the copy is a
+# write to the original, where plain pytest's copy is independent); ``vars()`` is the stand-in's bookkeeping
+STAND_IN_MACHINERY = {
+    "copy_of_a_tree_dict_writes_the_original": ("class D(dict):\n    pass\n\n\ndef f():\n    return D(k=1)\n",
+                                                "import copy\n" + _T + "    x = f()\n    y = copy.copy(x)\n    y['k'] = 2\n"
+                                                "    assert x['k'] == 2\n"),
+    "copy_of_a_tree_set_writes_the_original": ("class S(set):\n    pass\n\n\ndef f():\n    return S([1])\n",
+                                               "import copy\n" + _T + "    x = f()\n    y = copy.copy(x)\n    y.add(2)\n"
+                                               "    assert 2 in x\n"),
+    "vars_of_a_tree_list": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1])\n", _T + "    assert vars(f())\n"),
+}
+# process state outside what ``ProcState`` syncs (environ, cwd, argv, umask, logging, TZ): what the tree does to
+# its interpreter never reaches the test, and what the test does to its own never reaches the tree
+_STATE = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+PROCESS_STATE_NOT_SYNCED = {
+    "random_state_consumed": ("import random\n\n\ndef f():\n    random.random()\n    return 1\n",
+                              "import random\nfrom pkg import f\n\n\ndef test_f():\n    s = random.getstate()\n    assert f() == 1\n"
+                              "    assert random.getstate() == s\n"),
+    "random_seed_of_the_test": ("import random\n\n\ndef f():\n    return random.random()\n",
+                                "import random\nfrom pkg import f\n\n\ndef test_f():\n    random.seed(0)\n    a = f()\n"
+                                "    random.seed(0)\n    assert f() != a\n"),
+    "decimal_context": ("import decimal\n\n\ndef f():\n    decimal.getcontext().prec = 5\n    return 1\n",
+                        "import decimal\n" + _STATE + "    assert decimal.getcontext().prec == 28\n"),
+    "sys_path": ("import sys\n\n\ndef f():\n    sys.path.insert(0, '/nowhere')\n    return 1\n",
+                 "import sys\n" + _STATE + "    assert '/nowhere' not in sys.path\n"),
+    "sys_modules": ("import sys, types\n\n\ndef f():\n    sys.modules['hx_fake'] = types.ModuleType('hx_fake')\n    return 1\n",
+                    "import sys\n" + _STATE + "    assert 'hx_fake' not in sys.modules\n"),
+    "int_max_str_digits": ("import sys\n\n\ndef f():\n    sys.set_int_max_str_digits(640)\n    return 1\n",
+                           _STATE + "    assert len(str(10 ** 1000)) == 1001\n"),
+    "gc_disabled": ("import gc\n\n\ndef f():\n    gc.disable()\n    return 1\n", "import gc\n" + _STATE + "    assert gc.isenabled()\n"),
+    "recursion_limit": ("import sys\n\n\ndef f():\n    sys.setrecursionlimit(100)\n    return 1\n",
+                        "import sys\n" + _STATE + "    assert sys.getrecursionlimit() >= 1000\n"),
+    "socket_default_timeout": ("import socket\n\n\ndef f():\n    socket.setdefaulttimeout(3)\n    return 1\n",
+                               "import socket\n" + _STATE + "    assert socket.getdefaulttimeout() is None\n"),
+    "signal_disposition": ("import signal\n\n\ndef f():\n    signal.signal(signal.SIGUSR1, signal.SIG_IGN)\n    return 1\n",
+                           "import signal\n" + _STATE + "    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL\n"),
+    "putenv_seen_by_a_child": ("import os\n\n\ndef f():\n    os.putenv('HXP', 'set')\n    return 1\n",  # not os.environ
+                               "import subprocess\n" + _STATE +
+                               "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXP']) == b''\n"),
+}
+R32ATK4_LENIENT = {**{f"class_changed_after_crossing-{k}": v for k, v in CLASS_CHANGED_AFTER_CROSSING.items()},
+                   **{f"mirror_changed_between_messages-{k}": v for k, v in MIRROR_CHANGED_BETWEEN_MESSAGES.items()},
+                   **{f"items_of_a_stand_in_not_linked-{k}": v for k, v in ITEMS_OF_A_STAND_IN_NOT_LINKED.items()},
+                   **{f"stand_in_machinery-{k}": v for k, v in STAND_IN_MACHINERY.items()},
+                   **{f"process_state_not_synced-{k}": v for k, v in PROCESS_STATE_NOT_SYNCED.items()}}
+_R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4: the judge passes what plain "
+                                  "pytest fails: a tree class changed after its value crossed (a method added, __class__ "
+                                  "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
+                                  "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
+                                  "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
+                                  "signals, putenv)")
+
+
+@_R32ATK4_OPEN
+@pytest.mark.parametrize("name", sorted(R32ATK4_LENIENT))
+def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK4_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+# honest trees (plain pytest passes them) the judge fails. New with i32late: a thread of the tree that writes to
+# stderr after its reply (a ``QueueListener``'s handler, a background print) is a fault at the next message, though
+# the test reads none of it. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
+# (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
+# of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hangs (the copy's ``extend`` is forwarded to the
+# live list with an iterator over its own mirror, which grows at every sync) until the run's timeout
+HONEST_FAILED = {
+    "queue_listener_logging": ("import logging, logging.handlers, queue, sys\n\n_q = queue.Queue()\n"
+                               "_l = logging.handlers.QueueListener(_q, logging.StreamHandler(sys.stderr))\n_l.start()\n"
+                               "log = logging.getLogger('pkg.app')\nlog.addHandler(logging.handlers.QueueHandler(_q))\n"
+                               "log.propagate = False\n\n\ndef f(x):\n    log.warning('got %s', x)\n    return x * 2\n",
+                               "import time\n" + _T + "    assert f(2) == 4\n    time.sleep(1)\n    assert f(3) == 6\n"),
+    "background_thread_prints": ("import threading, time\n\n\ndef f():\n    def later():\n        time.sleep(0.2)\n"
+                                 "        print('done in background')\n    threading.Thread(target=later).start()\n    return 1\n",
+                                 "import time\n" + _T + "    assert f() == 1\n    time.sleep(1.5)\n    assert f() == 1\n"),
+    "random_seed_of_the_test": ("import random\n\n\ndef f():\n    return random.random()\n",
+                                "import random\nfrom pkg import f\n\n\ndef test_f():\n    random.seed(0)\n    a = f()\n"
+                                "    random.seed(0)\n    assert f() == a\n"),
+    "decimal_context_of_the_test": ("from decimal import Decimal\n\n\ndef third(x):\n    return Decimal(x) / 3\n",
+                                    "import decimal\nfrom pkg import third\n\n\ndef test_f():\n    with decimal.localcontext() as c:\n"
+                                    "        c.prec = 4\n        assert third(1) == decimal.Decimal('0.3333')\n"),
+    "dataclass_asdict": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    x: int\n\n\ndef f():\n    return P(1)\n",
+                         "import dataclasses\n" + _T + "    assert dataclasses.asdict(f()) == {'x': 1}\n"),
+    "pickle_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
+                              "import pickle\n" + _T + "    assert pickle.loads(pickle.dumps(f())) == [1, 2]\n"),
+    "copy_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
+                            "import copy\n" + _T + "    assert copy.copy(f()) == [1, 2]\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
+                   "plain pytest passes (a tree thread's stderr after the reply is a fault; the test's random seed and "
+                   "decimal context never reach the tree; asdict, pickle and copy of a stand-in)")
+@pytest.mark.parametrize("name", sorted(HONEST_FAILED))
+def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *HONEST_FAILED[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
