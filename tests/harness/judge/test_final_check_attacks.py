@@ -1300,7 +1300,39 @@ PROCESS_STATE_NOT_SYNCED = {
                                "import subprocess\n" + _STATE +
                                "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXP']) == b''\n"),
 }
-R32ATK4_LENIENT = {**{f"class_changed_after_crossing-{k}": v for k, v in CLASS_CHANGED_AFTER_CROSSING.items()},
+# the subject releases no object the driver drops while the test runs: a tree object's ``__del__`` or
+# ``weakref.finalize`` callback, which plain pytest runs at the test's ``del`` (CPython's refcount), never runs
+# before the test's next reading, so what it does (change a linked list, the environment, a file, print) is neither
+# seen nor a fault (a later call changes nothing)
+_DEL = "class O:\n    def __del__(self):\n        {}\n\n\n"
+_DROPPED = "import gc\nfrom pkg import *\n\n\ndef test_f({}):\n    o = f({})\n    del o\n    gc.collect()\n{}"
+FINALIZER_NOT_RUN_WHEN_DROPPED = {
+    "del_changes_a_linked_list": ("_K = []\n\n\n" + _DEL.format("_K[0].append(1)") + "def f(ls):\n    _K.append(ls)\n    return O()\n\n\n"
+                                  "def g():\n    return 1\n",
+                                  "import gc\nfrom pkg import *\n\n\ndef test_f():\n    ls = []\n    o = f(ls)\n    del o\n"
+                                  "    gc.collect()\n    assert g() == 1\n    assert ls == []\n"),
+    "weakref_finalize_changes_a_linked_list": ("import weakref\n\n_K = []\n\n\nclass O:\n    pass\n\n\ndef f(ls):\n    o = O()\n"
+                                               "    weakref.finalize(o, ls.append, 1)\n    _K.append(ls)\n    return o\n",
+                                               "import gc\nfrom pkg import *\n\n\ndef test_f():\n    ls = []\n    o = f(ls)\n"
+                                               "    del o\n    gc.collect()\n    assert ls == []\n"),
+    "del_sets_the_environment": ("import os\n\n\n" + _DEL.format("os.environ['HXD'] = '1'") + "def f():\n    return O()\n",
+                                 "import os\n" + _DROPPED.format("", "", "    assert 'HXD' not in os.environ\n")),
+    "del_prints": (_DEL.format("print('bye')") + "def f():\n    return O()\n",
+                   _DROPPED.format("capsys", "", "    assert capsys.readouterr().out == ''\n")),
+    "del_truncates_the_file_it_wrote": ("class W:\n    def __init__(self, p):\n        self.p = p\n        open(p, 'w').write('x')\n\n"
+                                        "    def __del__(self):\n        open(self.p, 'w').close()\n\n\nf = W\n",
+                                        _DROPPED.format("tmp_path", "str(tmp_path / 'o')", "    assert (tmp_path / 'o').read_text() == 'x'\n")),
+}
+# documented open (docs/judge.md: "attributes of standard-library modules the test patches ... no rule yet guarantees
+# it cannot go the other way"): it does go the other way; the tree reads the subject's real clock, not the test's
+PATCHED_STDLIB_LENIENT = {
+    "monkeypatched_time": ("import time\n\n\ndef age(ts):\n    return time.time() - ts + 1\n",
+                           "import time\nfrom pkg import age\n\n\ndef test_f(monkeypatch):\n"
+                           "    monkeypatch.setattr(time, 'time', lambda: 100.0)\n    assert age(40) > 1000\n"),
+}
+R32ATK4_LENIENT = {**{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
+                   **{f"patched_stdlib-{k}": v for k, v in PATCHED_STDLIB_LENIENT.items()},
+**{f"class_changed_after_crossing-{k}": v for k, v in CLASS_CHANGED_AFTER_CROSSING.items()},
                    **{f"mirror_changed_between_messages-{k}": v for k, v in MIRROR_CHANGED_BETWEEN_MESSAGES.items()},
                    **{f"items_of_a_stand_in_not_linked-{k}": v for k, v in ITEMS_OF_A_STAND_IN_NOT_LINKED.items()},
                    **{f"stand_in_machinery-{k}": v for k, v in STAND_IN_MACHINERY.items()},
@@ -1310,7 +1342,8 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
                                   "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
                                   "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
-                                  "signals, putenv)")
+                                  "signals, putenv), a finalizer the subject never runs when the test drops the object, "
+                                  "a stdlib function the test patched")
 
 
 @_R32ATK4_OPEN
@@ -1347,6 +1380,15 @@ HONEST_FAILED = {
                          "import dataclasses\n" + _T + "    assert dataclasses.asdict(f()) == {'x': 1}\n"),
     "pickle_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
                               "import pickle\n" + _T + "    assert pickle.loads(pickle.dumps(f())) == [1, 2]\n"),
+    # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
+    # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
+    "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
+                                   "def f():\n    return Tally()\n",
+                                   _T + "    t = f()\n    t['a'] += 1\n    assert t == {'a': 1}\n"),
+    "unclosed_file_flushed_when_dropped": ("class Log:\n    def __init__(self, p):\n        self.f = open(p, 'w')\n\n"
+                                           "    def add(self, s):\n        self.f.write(s)\n",
+                                           "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
+                                           "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
     "copy_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
                             "import copy\n" + _T + "    assert copy.copy(f()) == [1, 2]\n"),
 }
@@ -1354,7 +1396,8 @@ HONEST_FAILED = {
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; the test's random seed and "
-                   "decimal context never reach the tree; asdict, pickle and copy of a stand-in)")
+                   "decimal context never reach the tree; asdict, pickle and copy of a stand-in; a dict subclass with "
+                   "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
 def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged(tmp_path, name):
     judged, plain, out = both(tmp_path, *HONEST_FAILED[name])
