@@ -1330,7 +1330,34 @@ PATCHED_STDLIB_LENIENT = {
                            "import time\nfrom pkg import age\n\n\ndef test_f(monkeypatch):\n"
                            "    monkeypatch.setattr(time, 'time', lambda: 100.0)\n    assert age(40) > 1000\n"),
 }
-R32ATK4_LENIENT = {**{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
+# ``Peer._moved`` compares what the driver holds with the subject's at the next message: a thread of the tree that
+# changes a linked list or the environment and undoes it before that message is never a fault (well within
+# MAX_LINKS; the documented residual is past it), while the test read the unchanged copy in between
+_UNDO = ("import os, threading, time\n\n\ndef f(ls):\n    def later():\n        time.sleep(0.3)\n        {}\n        time.sleep(1.2)\n"
+         "        {}\n    threading.Thread(target=later).start()\n    return 1\n")
+_READ_BETWEEN = "import os, time\nfrom pkg import f\n\n\ndef test_f():\n    ls = []\n    assert f(ls) == 1\n    time.sleep(1)\n    assert {}\n    time.sleep(1.5)\n"
+CHANGED_AND_UNDONE_BETWEEN_MESSAGES = {
+    "linked_list": (_UNDO.format("ls.append(1)", "ls.pop()"), _READ_BETWEEN.format("ls == []")),
+    "environment": (_UNDO.format("os.environ['HXU'] = '1'", "del os.environ['HXU']"), _READ_BETWEEN.format("'HXU' not in os.environ")),
+}
+# one object reached twice in one message crosses as two: a list the test passes twice (``f(r, r)``, ``[r, r]``)
+# is two lists in the subject, and a list or float the tree returns twice is two in the driver; the tree's change
+# through one name is not seen through the other, where plain pytest has one object
+ALIASES_IN_ONE_MESSAGE = {
+    "one_list_as_two_arguments": ("def f(a, b):\n    a.append(1)\n    return len(b)\n",
+                                  "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f(r, r) == 0\n"),
+    "one_list_twice_in_an_argument": ("def f(x):\n    x[0].append(1)\n    return len(x[1])\n",
+                                      "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f([r, r]) == 0\n"),
+    "one_list_twice_in_a_reply": ("def f():\n    row = []\n    return [row, row]\n",
+                                  "from pkg import f\n\n\ndef test_f():\n    x = f()\n    x[0].append(1)\n    assert x[1] == []\n"),
+    "one_list_as_two_dict_values": ("def f():\n    v = []\n    return {'a': v, 'b': v}\n",
+                                    "from pkg import f\n\n\ndef test_f():\n    d = f()\n    d['a'].append(1)\n    assert d['b'] == []\n"),
+    "one_float_twice_in_a_reply": ("def f():\n    a = 1e300 * 1.5\n    return [a, a]\n",
+                                   "from pkg import f\n\n\ndef test_f():\n    x = f()\n    assert x[0] is not x[1]\n"),
+}
+R32ATK4_LENIENT = {**{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
+                   **{f"aliases_in_one_message-{k}": v for k, v in ALIASES_IN_ONE_MESSAGE.items()},
+**{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
                    **{f"patched_stdlib-{k}": v for k, v in PATCHED_STDLIB_LENIENT.items()},
 **{f"class_changed_after_crossing-{k}": v for k, v in CLASS_CHANGED_AFTER_CROSSING.items()},
                    **{f"mirror_changed_between_messages-{k}": v for k, v in MIRROR_CHANGED_BETWEEN_MESSAGES.items()},
@@ -1343,7 +1370,8 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
                                   "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
                                   "signals, putenv), a finalizer the subject never runs when the test drops the object, "
-                                  "a stdlib function the test patched")
+                                  "a stdlib function the test patched, a change a thread undoes before the next message, "
+                                  "one object reached twice in one message crossing as two")
 
 
 @_R32ATK4_OPEN
