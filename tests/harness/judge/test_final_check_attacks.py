@@ -1296,6 +1296,16 @@ PROCESS_STATE_NOT_SYNCED = {
                                "import socket\n" + _STATE + "    assert socket.getdefaulttimeout() is None\n"),
     "signal_disposition": ("import signal\n\n\ndef f():\n    signal.signal(signal.SIGUSR1, signal.SIG_IGN)\n    return 1\n",
                            "import signal\n" + _STATE + "    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL\n"),
+    "root_logger_handler_added": ("import logging\n\n\ndef f():\n    logging.getLogger().addHandler(logging.NullHandler())\n"
+                                  "    return 1\n",
+                                  "import logging\nfrom pkg import f\n\n\ndef test_f():\n    n = len(logging.getLogger().handlers)\n"
+                                  "    assert f() == 1\n    assert len(logging.getLogger().handlers) == n\n"),
+    "warnings_filter_added": ("import warnings\n\n\ndef f():\n    warnings.simplefilter('ignore')\n    return 1\n",
+                              "import warnings\nfrom pkg import f\n\n\ndef test_f():\n    n = len(warnings.filters)\n"
+                              "    assert f() == 1\n    assert len(warnings.filters) == n\n"),
+    "sys_stdout_replaced": ("import io, sys\n\n\ndef f():\n    sys.stdout = io.StringIO()\n    return 1\n",
+                            "from pkg import f\n\n\ndef test_f(capsys):\n    assert f() == 1\n    print('x')\n"
+                            "    assert capsys.readouterr().out == 'x\\n'\n"),
     "putenv_seen_by_a_child": ("import os\n\n\ndef f():\n    os.putenv('HXP', 'set')\n    return 1\n",  # not os.environ
                                "import subprocess\n" + _STATE +
                                "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXP']) == b''\n"),
@@ -1348,6 +1358,9 @@ ALIASES_IN_ONE_MESSAGE = {
                                   "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f(r, r) == 0\n"),
     "one_list_twice_in_an_argument": ("def f(x):\n    x[0].append(1)\n    return len(x[1])\n",
                                       "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f([r, r]) == 0\n"),
+    "one_list_as_an_argument_and_an_attribute": ("def f(r, ns):\n    r.append(1)\n    return len(ns.items)\n",
+                                                 "import types\nfrom pkg import f\n\n\ndef test_f():\n    r = []\n"
+                                                 "    assert f(r, types.SimpleNamespace(items=r)) == 0\n"),
     "one_list_twice_in_a_reply": ("def f():\n    row = []\n    return [row, row]\n",
                                   "from pkg import f\n\n\ndef test_f():\n    x = f()\n    x[0].append(1)\n    assert x[1] == []\n"),
     "one_list_as_two_dict_values": ("def f():\n    v = []\n    return {'a': v, 'b': v}\n",
@@ -1369,7 +1382,7 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
                                   "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
                                   "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
-                                  "signals, putenv), a finalizer the subject never runs when the test drops the object, "
+                                  "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
                                   "a stdlib function the test patched, a change a thread undoes before the next message, "
                                   "one object reached twice in one message crossing as two")
 
