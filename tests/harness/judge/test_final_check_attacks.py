@@ -1368,7 +1368,17 @@ ALIASES_IN_ONE_MESSAGE = {
     "one_float_twice_in_a_reply": ("def f():\n    a = 1e300 * 1.5\n    return [a, a]\n",
                                    "from pkg import f\n\n\ndef test_f():\n    x = f()\n    assert x[0] is not x[1]\n"),
 }
-R32ATK4_LENIENT = {**{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
+# a write the driver's C code makes to a mirrored stand-in's storage (``list.append(x, 5)``, not a forwarded
+# method) travels with the next message; when the test drops the stand-in first (``del x``, a temporary) the
+# mirror ends and the write never reaches the live list the tree keeps
+_KEEPS_L = ("class L(list):\n    pass\n\n\n_K = []\n\n\ndef f():\n    x = L([1])\n    _K.append(x)\n    return x\n\n\n"
+            "def total():\n    return sum(_K[0])\n")
+MIRROR_WRITE_LOST_WHEN_DROPPED = {
+    "deleted": (_KEEPS_L, _T + "    x = f()\n    list.append(x, 5)\n    del x\n    assert total() == 1\n"),
+    "temporary": (_KEEPS_L, _T + "    list.append(f(), 5)\n    assert total() == 1\n"),
+}
+R32ATK4_LENIENT = {**{f"mirror_write_lost_when_dropped-{k}": v for k, v in MIRROR_WRITE_LOST_WHEN_DROPPED.items()},
+**{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
                    **{f"aliases_in_one_message-{k}": v for k, v in ALIASES_IN_ONE_MESSAGE.items()},
 **{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
                    **{f"patched_stdlib-{k}": v for k, v in PATCHED_STDLIB_LENIENT.items()},
@@ -1384,7 +1394,8 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
                                   "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
                                   "a stdlib function the test patched, a change a thread undoes before the next message, "
-                                  "one object reached twice in one message crossing as two")
+                                  "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
+                                  "the stand-in is dropped")
 
 
 @_R32ATK4_OPEN
@@ -1419,6 +1430,13 @@ HONEST_FAILED = {
                                     "        c.prec = 4\n        assert third(1) == decimal.Decimal('0.3333')\n"),
     "dataclass_asdict": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    x: int\n\n\ndef f():\n    return P(1)\n",
                          "import dataclasses\n" + _T + "    assert dataclasses.asdict(f()) == {'x': 1}\n"),
+    "dataclass_replace_fields_astuple": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    x: int\n    y: int = 0\n\n\n"
+                                         "def f():\n    return P(1)\n",
+                                         "import dataclasses\n" + _T + "    assert dataclasses.replace(f(), x=2) == P(2)\n"
+                                         "    assert [fl.name for fl in dataclasses.fields(f())] == ['x', 'y']\n"
+                                         "    assert dataclasses.astuple(f()) == (1, 0)\n"),
+    "deepcopy_of_a_tree_object": ("class P:\n    def __init__(self, x):\n        self.x = x\n\n\ndef f():\n    return P(1)\n",
+                                  "import copy\n" + _T + "    p = f()\n    q = copy.deepcopy(p)\n    q.x = 5\n    assert p.x == 1\n"),
     "pickle_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
                               "import pickle\n" + _T + "    assert pickle.loads(pickle.dumps(f())) == [1, 2]\n"),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
@@ -1437,7 +1455,7 @@ HONEST_FAILED = {
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; the test's random seed and "
-                   "decimal context never reach the tree; asdict, pickle and copy of a stand-in; a dict subclass with "
+                   "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
 def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged(tmp_path, name):
