@@ -1463,3 +1463,16 @@ def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_pas
     if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
         pytest.fail(out)
     assert judged is True, out
+
+
+@_R32ATK4_OPEN
+@pytest.mark.parametrize("name", ["aliases_in_one_message-one_list_as_two_arguments", "class_changed_after_crossing-reversed_given_later",
+                                  "finalizer_not_run_when_dropped-del_truncates_the_file_it_wrote"])
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk4: the final check passes a wrong tree."""
+    module, test = R32ATK4_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
