@@ -1214,6 +1214,8 @@ _T = "from pkg import *\n\n\ndef test_f():\n"
 # ``_forward_class`` keyed by ``differing_names`` then): a method the tree gives its class afterwards, or a new class
 # it gives the live object (``__class__ =``), is never forwarded, and the driver's C code runs the base type's own
 # on the mirrored storage (``observation`` asks again, but only what the probe observes, not what the test computes)
+_EQ_LATER = ("class N(int):\n    pass\n\n\ndef f():\n    return N(1)\n\n\ndef patch():\n    N.__eq__ = lambda a, b: False\n"
+             "    N.__hash__ = int.__hash__\n")
 CLASS_CHANGED_AFTER_CROSSING = {
     "reversed_given_later": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1, 2, 3])\n\n\n"
                              "def patch():\n    L.__reversed__ = lambda self: iter([9])\n",
@@ -1233,6 +1235,11 @@ CLASS_CHANGED_AFTER_CROSSING = {
     "hash_given_later_dict_lookup": ("class S(str):\n    pass\n\n\ndef f():\n    return S('k')\n\n\n"
                                      "def patch():\n    S.__hash__ = lambda self: 1\n",
                                      _T + "    x = f()\n    patch()\n    assert {x: 1}['k'] == 1\n"),
+    # the closed "patched_after_crossing" cases compare in the assert itself (the probe observes the value now); a
+    # comparison the driver makes first (a local, list.count, a dict lookup) runs int's own __eq__ on the stand-in
+    "eq_given_later_in_a_local": (_EQ_LATER, _T + "    x = f()\n    patch()\n    ok = x == 1\n    assert ok\n"),
+    "eq_given_later_in_list_count": (_EQ_LATER, _T + "    x = f()\n    patch()\n    assert [x, 1].count(1) == 2\n"),
+    "eq_given_later_in_a_dict_lookup": (_EQ_LATER, _T + "    x = f()\n    patch()\n    assert {x: 'a'}.get(1) == 'a'\n"),
     "class_reassigned": ("class L(list):\n    pass\n\n\nclass R(list):\n    def __reversed__(self):\n        return iter([9])\n\n\n"
                          "_K = []\n\n\ndef f():\n    x = L([1, 2, 3])\n    _K.append(x)\n    return x\n\n\n"
                          "def patch():\n    _K[0].__class__ = R\n",
