@@ -72,6 +72,19 @@ built-in base (``ExceptionGroup.split``/``derive`` under ``except*``, ``message`
 unseen forge the final check passes such a tree. A tree class's hooks never run for its stand-in (a test's subclass
 and ``__init_subclass__``; ``pytest.warns`` and a category's metaclass ``__subclasscheck__``). The recorder's escapes are in tests/harness/sandbox/test_syscalls.py.
 
+Red team r32atk4 (after i32vals and i32late; strict xfails at the end of the file): the judge passes what plain pytest
+fails when a tree class gains a method after its value crossed (or the live object's ``__class__`` is reassigned: the
+stand-in's forwarded names are fixed then), a thread changes a mirrored tree list between messages (mirrors are not in
+``Peer._moved``) or changes and undoes a linked list or the environment before the next message, a list sits inside a
+tree tuple or list (never linked), a driver write to a mirror is lost when the stand-in is dropped, ``copy.copy`` of a
+dict or set stand-in is the live object, one object reached twice in one message crosses as two (``f(r, r)``), a tree
+object's finalizer never runs in the subject when the test drops it, the tree changes interpreter state outside
+``ProcState`` (random, decimal, sys.path, sys.modules, warnings filters, root handlers, sys.stdout, gc, limits, signals,
+putenv) or the test monkeypatches a stdlib function; three of them with section 1's forge pass the final check. Honest
+trees the judge fails: a tree thread's output after the reply (a ``QueueListener``; new with i32late), a bare ``assert
+flags & Perm.W`` of an IntFlag (new with i32vals), the test's ``random.seed``/decimal context, dataclasses' functions,
+copy/deepcopy/pickle of a stand-in, a dict subclass with ``__missing__`` compared, a file never flushed when dropped.
+
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
   its base copy in the driver (``reversed``, ``round``, ``dict()``, ``+=``, a copy left stale by a forwarded
@@ -1446,6 +1459,11 @@ HONEST_FAILED = {
                                   "import copy\n" + _T + "    p = f()\n    q = copy.deepcopy(p)\n    q.x = 5\n    assert p.x == 1\n"),
     "pickle_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
                               "import pickle\n" + _T + "    assert pickle.loads(pickle.dumps(f())) == [1, 2]\n"),
+    # new with i32vals: an IntFlag's ``&`` in the assert itself is Undecidable (the judge's copy raises on ``__and__``,
+    # which is enum's, not the tree's: plain pytest and the judge before i32vals pass it)
+    "intflag_and_in_an_assert": ("import enum\n\n\nclass Perm(enum.IntFlag):\n    R = 4\n    W = 2\n\n\n"
+                                 "def perm():\n    return Perm.R | Perm.W\n",
+                                 _T + "    assert perm() & Perm.W\n"),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
     # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
     "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
@@ -1461,7 +1479,7 @@ HONEST_FAILED = {
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
-                   "plain pytest passes (a tree thread's stderr after the reply is a fault; the test's random seed and "
+                   "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
