@@ -1433,6 +1433,8 @@ def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_p
 # (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
 # of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hangs (the copy's ``extend`` is forwarded to the
 # live list with an iterator over its own mirror, which grows at every sync) until the run's timeout
+_POLL = ("import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start({})\n    deadline = time.time() + 5\n"
+         "    while not results and time.time() < deadline:\n        time.sleep(0.05)\n    assert results == [1]\n")
 HONEST_FAILED = {
     "queue_listener_logging": ("import logging, logging.handlers, queue, sys\n\n_q = queue.Queue()\n"
                                "_l = logging.handlers.QueueListener(_q, logging.StreamHandler(sys.stderr))\n_l.start()\n"
@@ -1464,6 +1466,14 @@ HONEST_FAILED = {
     "intflag_and_in_an_assert": ("import enum\n\n\nclass Perm(enum.IntFlag):\n    R = 4\n    W = 2\n\n\n"
                                  "def perm():\n    return Perm.R | Perm.W\n",
                                  _T + "    assert perm() & Perm.W\n"),
+    # older: a test polling what a tree thread fills (its list, or its callback called from the thread) reads the
+    # driver's copy, which no message updates while it polls (and the change is a fault at the next one)
+    "polling_a_list_a_tree_thread_fills": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
+                                           "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                           _POLL.format("results")),
+    "polling_a_callback_a_tree_thread_calls": ("import threading, time\n\n\ndef start(cb):\n    def w():\n        time.sleep(0.2)\n"
+                                               "        cb(1)\n    threading.Thread(target=w).start()\n",
+                                               _POLL.format("results.append")),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
     # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
     "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
@@ -1479,7 +1489,8 @@ HONEST_FAILED = {
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
-                   "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; the test's random seed and "
+                   "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
+                   "polling what a tree thread fills; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
