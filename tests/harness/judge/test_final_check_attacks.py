@@ -76,7 +76,8 @@ Red team r32atk4 (after i32vals and i32late; strict xfails at the end of the fil
 fails when a tree class gains a method after its value crossed (or the live object's ``__class__`` is reassigned: the
 stand-in's forwarded names are fixed then), a thread changes a mirrored tree list between messages (mirrors are not in
 ``Peer._moved``) or changes and undoes a linked list or the environment before the next message, a list sits inside a
-tree tuple or list (never linked), a driver write to a mirror is lost when the stand-in is dropped, ``copy.copy`` of a
+tree tuple or list (never linked), a driver write to a mirror is lost when the stand-in is dropped, the test's change to a container the tree keeps
+unlinked (from a raising call, past MAX_LINKS) never reaches the tree, ``copy.copy`` of a
 dict or set stand-in is the live object, one object reached twice in one message crosses as two (``f(r, r)``), a tree
 object's finalizer never runs in the subject when the test drops it, the tree changes interpreter state outside
 ``ProcState`` (random, decimal, sys.path, sys.modules, warnings filters, root handlers, sys.stdout, gc, limits, signals,
@@ -1397,7 +1398,20 @@ MIRROR_WRITE_LOST_WHEN_DROPPED = {
     "deleted": (_KEEPS_L, _T + "    x = f()\n    list.append(x, 5)\n    del x\n    assert total() == 1\n"),
     "temporary": (_KEEPS_L, _T + "    list.append(f(), 5)\n    assert total() == 1\n"),
 }
-R32ATK4_LENIENT = {**{f"mirror_write_lost_when_dropped-{k}": v for k, v in MIRROR_WRITE_LOST_WHEN_DROPPED.items()},
+# a container the tree keeps unlinked (from a call that raised, or past MAX_LINKS: ``_overflowed``) is compared at the
+# test's end for the *tree's* changes only: the test's own change to it never reaches the tree, which reads its stale
+# copy, and is no fault (not the documented change-and-undo: nothing is undone)
+TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER = {
+    "kept_from_a_raising_call": ("_K = []\n\n\ndef fail(ls):\n    _K.append(ls)\n    raise ValueError('x')\n\n\n"
+                                 "def n():\n    return len(_K[0])\n",
+                                 "import pytest\nfrom pkg import fail, n\n\n\ndef test_f():\n    ls = []\n"
+                                 "    with pytest.raises(ValueError):\n        fail(ls)\n    ls.append(5)\n    assert n() == 0\n"),
+    "kept_past_max_links": ("_K = []\n\n\ndef keep(rows):\n    _K.extend(rows)\n\n\ndef n():\n    return len(_K[-1])\n",
+                            "from pkg import keep, n\n\n\ndef test_f():\n    rows = [[] for _ in range(1100)]\n    keep(rows)\n"
+                            "    rows[-1].append(5)\n    assert n() == 0\n"),
+}
+R32ATK4_LENIENT = {**{f"test_change_to_an_unlinked_kept_container-{k}": v for k, v in TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER.items()},
+**{f"mirror_write_lost_when_dropped-{k}": v for k, v in MIRROR_WRITE_LOST_WHEN_DROPPED.items()},
 **{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
                    **{f"aliases_in_one_message-{k}": v for k, v in ALIASES_IN_ONE_MESSAGE.items()},
 **{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
@@ -1415,7 +1429,7 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
                                   "a stdlib function the test patched, a change a thread undoes before the next message, "
                                   "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
-                                  "the stand-in is dropped")
+                                  "the stand-in is dropped, the test's change to a container the tree keeps unlinked")
 
 
 @_R32ATK4_OPEN
