@@ -1488,6 +1488,11 @@ HONEST_FAILED = {
     "polling_a_callback_a_tree_thread_calls": ("import threading, time\n\n\ndef start(cb):\n    def w():\n        time.sleep(0.2)\n"
                                                "        cb(1)\n    threading.Thread(target=w).start()\n",
                                                _POLL.format("results.append")),
+    # older: a log record relays its message only (``args``, ``exc_info`` and ``extra`` fields are None or missing)
+    "log_record_args_and_exc_info": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    try:\n        1 / 0\n"
+                                     "    except ZeroDivisionError:\n        log.exception('x=%s', 5)\n",
+                                     "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
+                                     "    assert r.args == (5,)\n    assert r.exc_info[0] is ZeroDivisionError\n"),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
     # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
     "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
@@ -1504,7 +1509,7 @@ HONEST_FAILED = {
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
-                   "polling what a tree thread fills; the test's random seed and "
+                   "polling what a tree thread fills; a log record's args and exc_info; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
