@@ -1506,6 +1506,10 @@ HONEST_FAILED = {
                                      "    except ZeroDivisionError:\n        log.exception('x=%s', 5)\n",
                                      "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
                                      "    assert r.args == (5,)\n    assert r.exc_info[0] is ZeroDivisionError\n"),
+    # older: a tree coroutine is a handle, no coroutine for the driver's asyncio ("a coroutine was expected"); a test
+    # with an ``async def`` inside (an ``async def main`` for ``asyncio.run``) is refused by the probe's rewrite
+    "asyncio_run_of_a_tree_coroutine": ("import asyncio\n\n\nasync def f(x):\n    await asyncio.sleep(0)\n    return x * 2\n",
+                                        "import asyncio\nfrom pkg import f\n\n\ndef test_f():\n    assert asyncio.run(f(2)) == 4\n"),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
     # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
     "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
@@ -1522,7 +1526,7 @@ HONEST_FAILED = {
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
-                   "polling what a tree thread fills; a log record's args and exc_info; the test's random seed and "
+                   "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
