@@ -77,7 +77,7 @@ fails when a tree class gains a method after its value crossed (or the live obje
 stand-in's forwarded names are fixed then), a thread changes a mirrored tree list between messages (mirrors are not in
 ``Peer._moved``) or changes and undoes a linked list or the environment before the next message, a list sits inside a
 tree tuple or list (never linked), a driver write to a mirror is lost when the stand-in is dropped, the test's change to a container the tree keeps
-unlinked (from a raising call, past MAX_LINKS) never reaches the tree, a relayed log record has no ``exc_info``, ``copy.copy`` of a
+unlinked (from a raising call, past MAX_LINKS) never reaches the tree, a relayed log record has no ``exc_info``, ``mock.patch.object`` of a tree class's method never reaches the tree, ``copy.copy`` of a
 dict or set stand-in is the live object, one object reached twice in one message crosses as two (``f(r, r)``), a tree
 object's finalizer never runs in the subject when the test drops it, the tree changes interpreter state outside
 ``ProcState`` (random, decimal, sys.path, sys.modules, warnings filters, root handlers, sys.stdout, gc, limits, signals,
@@ -1421,7 +1421,23 @@ LOG_RECORD_FIELDS = {
     "msg_formatted": (_LOGS, _RECORD + "    assert r.msg == 'x=5'\n"),
     "args_empty": (_LOGS, _RECORD + "    assert not r.args\n"),
 }
-R32ATK4_LENIENT = {**{f"log_record_fields-{k}": v for k, v in LOG_RECORD_FIELDS.items()},
+# what the test puts on a tree class never reaches the tree's own calls: ``mock.patch.object(pkg.Client, 'fetch', ...)``
+# patches the driver's stand-in class, and a test's subclass overriding a hook is run by the tree's method with the
+# tree's own hook; the tree runs its real code, which can pass where the patched one fails (the docs name only
+# patched standard-library modules, and call the consequence stricter)
+TEST_PATCH_OF_A_TREE_CLASS = {
+    "mock_patch_object": ("class Client:\n    def fetch(self):\n        raise ConnectionError('no network')\n\n"
+                          "    def total(self):\n        try:\n            return self.fetch() + 1\n"
+                          "        except ConnectionError:\n            return 0\n",
+                          "from unittest import mock\nimport pkg\n\n\ndef test_a_timeout_falls_back_to_zero():\n"
+                          "    with mock.patch.object(pkg.Client, 'fetch', side_effect=TimeoutError):\n"
+                          "        assert pkg.Client().total() == 0\n"),
+    "subclass_hook": ("class Base:\n    def hook(self):\n        return 1\n\n    def run(self):\n        return 10 // self.hook()\n",
+                      "import pkg\n\n\ndef test_f():\n    class Zero(pkg.Base):\n        def hook(self):\n            return 0\n"
+                      "    assert Zero().run() == 10\n"),
+}
+R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATCH_OF_A_TREE_CLASS.items()},
+**{f"log_record_fields-{k}": v for k, v in LOG_RECORD_FIELDS.items()},
 **{f"test_change_to_an_unlinked_kept_container-{k}": v for k, v in TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER.items()},
 **{f"mirror_write_lost_when_dropped-{k}": v for k, v in MIRROR_WRITE_LOST_WHEN_DROPPED.items()},
 **{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
@@ -1442,7 +1458,7 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "a stdlib function the test patched, a change a thread undoes before the next message, "
                                   "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
                                   "the stand-in is dropped, the test's change to a container the tree keeps unlinked, a relayed log "
-                                  "record's msg/args/exc_info")
+                                  "record's msg/args/exc_info, mock.patch.object of a tree class or a test subclass's hook")
 
 
 @_R32ATK4_OPEN
@@ -1510,6 +1526,16 @@ HONEST_FAILED = {
     # with an ``async def`` inside (an ``async def main`` for ``asyncio.run``) is refused by the probe's rewrite
     "asyncio_run_of_a_tree_coroutine": ("import asyncio\n\n\nasync def f(x):\n    await asyncio.sleep(0)\n    return x * 2\n",
                                         "import asyncio\nfrom pkg import f\n\n\ndef test_f():\n    assert asyncio.run(f(2)) == 4\n"),
+    # older: ``mock.patch.object`` of a tree class's method and a test's subclass overriding a hook never reach the
+    # tree's own calls (see TEST_PATCH_OF_A_TREE_CLASS)
+    "mock_patch_object_of_a_tree_method": ("class Client:\n    def fetch(self):\n        raise RuntimeError('network')\n\n"
+                                           "    def total(self):\n        return self.fetch() + 1\n",
+                                           "from unittest import mock\nimport pkg\n\n\ndef test_f():\n"
+                                           "    with mock.patch.object(pkg.Client, 'fetch', return_value=1):\n"
+                                           "        assert pkg.Client().total() == 2\n"),
+    "subclass_overriding_a_hook": ("class Base:\n    def hook(self):\n        return 1\n\n    def run(self):\n        return self.hook() * 10\n",
+                                   "import pkg\n\n\ndef test_f():\n    class My(pkg.Base):\n        def hook(self):\n            return 5\n"
+                                   "    assert My().run() == 50\n"),
     # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
     # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
     "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
@@ -1526,7 +1552,8 @@ HONEST_FAILED = {
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
-                   "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; the test's random seed and "
+                   "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; "
+                   "mock.patch.object of a tree method, a test subclass's hook; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 @pytest.mark.parametrize("name", sorted(HONEST_FAILED))
