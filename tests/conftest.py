@@ -200,6 +200,13 @@ SLOW_TESTS: dict[str, str] = {
     # key used where no write carries it hold since branch r32rec, the other two are strict xfails)
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
         "31 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
+    # red team r32atk4 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
+        "53 small trees each judged and run under plain pytest (0.3-5 s each, 56 s for the first 24 at load ~5)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged":
+        "18 small trees each judged and run under plain pytest; the copied tree list waits out the run's 60 s timeout",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
+        "three trees through the final check, honest and forged (12 s for the three at load ~5)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":

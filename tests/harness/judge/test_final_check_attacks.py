@@ -72,6 +72,20 @@ built-in base (``ExceptionGroup.split``/``derive`` under ``except*``, ``message`
 unseen forge the final check passes such a tree. A tree class's hooks never run for its stand-in (a test's subclass
 and ``__init_subclass__``; ``pytest.warns`` and a category's metaclass ``__subclasscheck__``). The recorder's escapes are in tests/harness/sandbox/test_syscalls.py.
 
+Red team r32atk4 (after i32vals and i32late; strict xfails at the end of the file): the judge passes what plain pytest
+fails when a tree class gains a method after its value crossed (or the live object's ``__class__`` is reassigned: the
+stand-in's forwarded names are fixed then), a thread changes a mirrored tree list between messages (mirrors are not in
+``Peer._moved``) or changes and undoes a linked list or the environment before the next message, a list sits inside a
+tree tuple or list (never linked), a driver write to a mirror is lost when the stand-in is dropped, the test's change to a container the tree keeps
+unlinked (from a raising call, past MAX_LINKS) never reaches the tree, a relayed log record has no ``exc_info``, ``mock.patch.object`` of a tree class's method never reaches the tree, ``copy.copy`` of a
+dict or set stand-in is the live object, one object reached twice in one message crosses as two (``f(r, r)``), a tree
+object's finalizer never runs in the subject when the test drops it, the tree changes interpreter state outside
+``ProcState`` (random, decimal, sys.path, sys.modules, warnings filters, root handlers, sys.stdout, gc, limits, signals,
+putenv) or the test monkeypatches a stdlib function; three of them with section 1's forge pass the final check. Honest
+trees the judge fails: a tree thread's output after the reply (a ``QueueListener``; new with i32late), a bare ``assert
+flags & Perm.W`` of an IntFlag (new with i32vals), the test's ``random.seed``/decimal context, dataclasses' functions,
+copy/deepcopy/pickle of a stand-in, a dict subclass with ``__missing__`` compared, a file never flushed when dropped.
+
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
   its base copy in the driver (``reversed``, ``round``, ``dict()``, ``+=``, a copy left stale by a forwarded
@@ -1252,3 +1266,359 @@ def test_a_tree_right_only_in_the_harness_sandbox_fails_the_adjudication(tell, p
     row = judge_tree(ALL["parse-range"], overlay, plain, f"harness-only-{tell}")
     assert row["visible"]["plain"] is False and row["hidden"]["plain"] is False, row  # wrong where it lies
     assert not (row["visible"]["adjudication"] and row["hidden"]["adjudication"]), row
+
+
+# == 2. values and state, continued (red team r32atk4, after i32vals and i32late) ===========================
+# Each tree is wrong under plain pytest and the judge alone passes it. Root causes, one strict xfail each:
+_T = "from pkg import *\n\n\ndef test_f():\n"
+# the stand-in's class is made once, from the names the tree's class answers when the value crosses (subject_rpc
+# ``_forward_class`` keyed by ``differing_names`` then): a method the tree gives its class afterwards, or a new class
+# it gives the live object (``__class__ =``), is never forwarded, and the driver's C code runs the base type's own
+# on the mirrored storage (``observation`` asks again, but only what the probe observes, not what the test computes)
+_EQ_LATER = ("class N(int):\n    pass\n\n\ndef f():\n    return N(1)\n\n\ndef patch():\n    N.__eq__ = lambda a, b: False\n"
+             "    N.__hash__ = int.__hash__\n")
+CLASS_CHANGED_AFTER_CROSSING = {
+    "reversed_given_later": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1, 2, 3])\n\n\n"
+                             "def patch():\n    L.__reversed__ = lambda self: iter([9])\n",
+                             _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "format_given_later": ("class S(str):\n    pass\n\n\ndef f():\n    return S('ok')\n\n\n"
+                           "def patch():\n    S.__format__ = lambda self, spec: 'bad'\n",
+                           _T + "    x = f()\n    patch()\n    assert f'{x}' == 'ok'\n"),
+    "round_given_later": ("class F(float):\n    pass\n\n\ndef f():\n    return F(2.6)\n\n\n"
+                          "def patch():\n    F.__round__ = lambda self, n=None: 7\n",
+                          _T + "    x = f()\n    patch()\n    assert round(x) == 3\n"),
+    "iter_given_later_sorted": ("class L(list):\n    pass\n\n\ndef f():\n    return L([3, 1, 2])\n\n\n"
+                                "def patch():\n    L.__iter__ = lambda self: iter([9])\n",
+                                _T + "    x = f()\n    patch()\n    assert sorted(x) == [1, 2, 3]\n"),
+    "frozenset_iter_given_later": ("class S(frozenset):\n    pass\n\n\ndef f():\n    return S([1, 2])\n\n\n"
+                                   "def patch():\n    S.__iter__ = lambda self: iter([])\n",
+                                   _T + "    x = f()\n    patch()\n    assert sorted(x) == [1, 2]\n"),
+    "hash_given_later_dict_lookup": ("class S(str):\n    pass\n\n\ndef f():\n    return S('k')\n\n\n"
+                                     "def patch():\n    S.__hash__ = lambda self: 1\n",
+                                     _T + "    x = f()\n    patch()\n    assert {x: 1}['k'] == 1\n"),
+    # the closed "patched_after_crossing" cases compare in the assert itself (the probe observes the value now); a
+    # comparison the driver makes first (a local, list.count, a dict lookup) runs int's own __eq__ on the stand-in
+    "eq_given_later_in_a_local": (_EQ_LATER, _T + "    x = f()\n    patch()\n    ok = x == 1\n    assert ok\n"),
+    "eq_given_later_in_list_count": (_EQ_LATER, _T + "    x = f()\n    patch()\n    assert [x, 1].count(1) == 2\n"),
+    "eq_given_later_in_a_dict_lookup": (_EQ_LATER, _T + "    x = f()\n    patch()\n    assert {x: 'a'}.get(1) == 'a'\n"),
+    "class_reassigned": ("class L(list):\n    pass\n\n\nclass R(list):\n    def __reversed__(self):\n        return iter([9])\n\n\n"
+                         "_K = []\n\n\ndef f():\n    x = L([1, 2, 3])\n    _K.append(x)\n    return x\n\n\n"
+                         "def patch():\n    _K[0].__class__ = R\n",
+                         _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+}
+# a mirrored list, dict or set (``Peer._mirror_sync``) is not among what ``Peer._moved`` compares: a thread of the
+# tree that changes the live list after the reply leaves the driver's mirror stale, and C code reading the storage
+# (``sorted``) reads the stale copy, with no fault at the next message
+MIRROR_CHANGED_BETWEEN_MESSAGES = {
+    "thread_appends_to_a_tree_list": ("import threading, time\n\n\nclass L(list):\n    pass\n\n\ndef f():\n    x = L([1, 2, 3])\n"
+                                      "    def later():\n        time.sleep(0.3)\n        x.append(4)\n"
+                                      "    threading.Thread(target=later).start()\n    return x\n",
+                                      "import time\nfrom pkg import *\n\n\ndef test_f():\n    x = f()\n    time.sleep(1)\n"
+                                      "    assert sorted(x) == [1, 2, 3]\n"),
+}
+# a mutable item inside a tree value-type container (a tree tuple's or a mirrored tree list's list) crosses as a copy,
+# never linked (``_retained``/``_adopt`` see a plain tuple's items, not a stand-in's storage): the tree keeps the
+# inner list and changes it, plain pytest's test sees the change
+ITEMS_OF_A_STAND_IN_NOT_LINKED = {
+    "list_in_a_tree_tuple": ("class T(tuple):\n    pass\n\n\n_K = []\n\n\ndef f():\n    ls = []\n    _K.append(ls)\n"
+                             "    return T((ls,))\n\n\ndef later():\n    _K[0].append(1)\n",
+                             _T + "    x = f()\n    later()\n    assert len(x[0]) == 0\n"),
+    "list_in_a_tree_list": ("class L(list):\n    pass\n\n\n_K = []\n\n\ndef f():\n    inner = []\n    _K.append(inner)\n"
+                            "    return L([inner])\n\n\ndef later():\n    _K[0].append(1)\n",
+                            _T + "    x = f()\n    y = x[0]\n    later()\n    assert y == []\n"),
+}
+# the stand-in's own machinery is what the driver's generic protocols read: ``copy.copy`` of a dict or set stand-in
+# copies its ``__dict__`` (the ``_hx_remote`` handle), so the copy *is* the live object (a write to the copy is a
+# write to the original, where plain pytest's copy is independent); ``vars()`` is the stand-in's bookkeeping
+STAND_IN_MACHINERY = {
+    "copy_of_a_tree_dict_writes_the_original": ("class D(dict):\n    pass\n\n\ndef f():\n    return D(k=1)\n",
+                                                "import copy\n" + _T + "    x = f()\n    y = copy.copy(x)\n    y['k'] = 2\n"
+                                                "    assert x['k'] == 2\n"),
+    "copy_of_a_tree_set_writes_the_original": ("class S(set):\n    pass\n\n\ndef f():\n    return S([1])\n",
+                                               "import copy\n" + _T + "    x = f()\n    y = copy.copy(x)\n    y.add(2)\n"
+                                               "    assert 2 in x\n"),
+    "vars_of_a_tree_list": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1])\n", _T + "    assert vars(f())\n"),
+}
+# process state outside what ``ProcState`` syncs (environ, cwd, argv, umask, logging, TZ): what the tree does to
+# its interpreter never reaches the test, and what the test does to its own never reaches the tree
+_STATE = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+PROCESS_STATE_NOT_SYNCED = {
+    "random_state_consumed": ("import random\n\n\ndef f():\n    random.random()\n    return 1\n",
+                              "import random\nfrom pkg import f\n\n\ndef test_f():\n    s = random.getstate()\n    assert f() == 1\n"
+                              "    assert random.getstate() == s\n"),
+    "random_seed_of_the_test": ("import random\n\n\ndef f():\n    return random.random()\n",
+                                "import random\nfrom pkg import f\n\n\ndef test_f():\n    random.seed(0)\n    a = f()\n"
+                                "    random.seed(0)\n    assert f() != a\n"),
+    "decimal_context": ("import decimal\n\n\ndef f():\n    decimal.getcontext().prec = 5\n    return 1\n",
+                        "import decimal\n" + _STATE + "    assert decimal.getcontext().prec == 28\n"),
+    "sys_path": ("import sys\n\n\ndef f():\n    sys.path.insert(0, '/nowhere')\n    return 1\n",
+                 "import sys\n" + _STATE + "    assert '/nowhere' not in sys.path\n"),
+    "sys_modules": ("import sys, types\n\n\ndef f():\n    sys.modules['hx_fake'] = types.ModuleType('hx_fake')\n    return 1\n",
+                    "import sys\n" + _STATE + "    assert 'hx_fake' not in sys.modules\n"),
+    "int_max_str_digits": ("import sys\n\n\ndef f():\n    sys.set_int_max_str_digits(640)\n    return 1\n",
+                           _STATE + "    assert len(str(10 ** 1000)) == 1001\n"),
+    "gc_disabled": ("import gc\n\n\ndef f():\n    gc.disable()\n    return 1\n", "import gc\n" + _STATE + "    assert gc.isenabled()\n"),
+    "recursion_limit": ("import sys\n\n\ndef f():\n    sys.setrecursionlimit(100)\n    return 1\n",
+                        "import sys\n" + _STATE + "    assert sys.getrecursionlimit() >= 1000\n"),
+    "socket_default_timeout": ("import socket\n\n\ndef f():\n    socket.setdefaulttimeout(3)\n    return 1\n",
+                               "import socket\n" + _STATE + "    assert socket.getdefaulttimeout() is None\n"),
+    "signal_disposition": ("import signal\n\n\ndef f():\n    signal.signal(signal.SIGUSR1, signal.SIG_IGN)\n    return 1\n",
+                           "import signal\n" + _STATE + "    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL\n"),
+    "root_logger_handler_added": ("import logging\n\n\ndef f():\n    logging.getLogger().addHandler(logging.NullHandler())\n"
+                                  "    return 1\n",
+                                  "import logging\nfrom pkg import f\n\n\ndef test_f():\n    n = len(logging.getLogger().handlers)\n"
+                                  "    assert f() == 1\n    assert len(logging.getLogger().handlers) == n\n"),
+    "warnings_filter_added": ("import warnings\n\n\ndef f():\n    warnings.simplefilter('ignore')\n    return 1\n",
+                              "import warnings\nfrom pkg import f\n\n\ndef test_f():\n    n = len(warnings.filters)\n"
+                              "    assert f() == 1\n    assert len(warnings.filters) == n\n"),
+    "sys_stdout_replaced": ("import io, sys\n\n\ndef f():\n    sys.stdout = io.StringIO()\n    return 1\n",
+                            "from pkg import f\n\n\ndef test_f(capsys):\n    assert f() == 1\n    print('x')\n"
+                            "    assert capsys.readouterr().out == 'x\\n'\n"),
+    "putenv_seen_by_a_child": ("import os\n\n\ndef f():\n    os.putenv('HXP', 'set')\n    return 1\n",  # not os.environ
+                               "import subprocess\n" + _STATE +
+                               "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXP']) == b''\n"),
+}
+# the subject releases no object the driver drops while the test runs: a tree object's ``__del__`` or
+# ``weakref.finalize`` callback, which plain pytest runs at the test's ``del`` (CPython's refcount), never runs
+# before the test's next reading, so what it does (change a linked list, the environment, a file, print) is neither
+# seen nor a fault (a later call changes nothing)
+_DEL = "class O:\n    def __del__(self):\n        {}\n\n\n"
+_DROPPED = "import gc\nfrom pkg import *\n\n\ndef test_f({}):\n    o = f({})\n    del o\n    gc.collect()\n{}"
+FINALIZER_NOT_RUN_WHEN_DROPPED = {
+    "del_changes_a_linked_list": ("_K = []\n\n\n" + _DEL.format("_K[0].append(1)") + "def f(ls):\n    _K.append(ls)\n    return O()\n\n\n"
+                                  "def g():\n    return 1\n",
+                                  "import gc\nfrom pkg import *\n\n\ndef test_f():\n    ls = []\n    o = f(ls)\n    del o\n"
+                                  "    gc.collect()\n    assert g() == 1\n    assert ls == []\n"),
+    "weakref_finalize_changes_a_linked_list": ("import weakref\n\n_K = []\n\n\nclass O:\n    pass\n\n\ndef f(ls):\n    o = O()\n"
+                                               "    weakref.finalize(o, ls.append, 1)\n    _K.append(ls)\n    return o\n",
+                                               "import gc\nfrom pkg import *\n\n\ndef test_f():\n    ls = []\n    o = f(ls)\n"
+                                               "    del o\n    gc.collect()\n    assert ls == []\n"),
+    "del_sets_the_environment": ("import os\n\n\n" + _DEL.format("os.environ['HXD'] = '1'") + "def f():\n    return O()\n",
+                                 "import os\n" + _DROPPED.format("", "", "    assert 'HXD' not in os.environ\n")),
+    "del_prints": (_DEL.format("print('bye')") + "def f():\n    return O()\n",
+                   _DROPPED.format("capsys", "", "    assert capsys.readouterr().out == ''\n")),
+    "del_truncates_the_file_it_wrote": ("class W:\n    def __init__(self, p):\n        self.p = p\n        open(p, 'w').write('x')\n\n"
+                                        "    def __del__(self):\n        open(self.p, 'w').close()\n\n\nf = W\n",
+                                        _DROPPED.format("tmp_path", "str(tmp_path / 'o')", "    assert (tmp_path / 'o').read_text() == 'x'\n")),
+}
+# documented open (docs/judge.md: "attributes of standard-library modules the test patches ... no rule yet guarantees
+# it cannot go the other way"): it does go the other way; the tree reads the subject's real clock, not the test's
+PATCHED_STDLIB_LENIENT = {
+    "monkeypatched_time": ("import time\n\n\ndef age(ts):\n    return time.time() - ts + 1\n",
+                           "import time\nfrom pkg import age\n\n\ndef test_f(monkeypatch):\n"
+                           "    monkeypatch.setattr(time, 'time', lambda: 100.0)\n    assert age(40) > 1000\n"),
+}
+# ``Peer._moved`` compares what the driver holds with the subject's at the next message: a thread of the tree that
+# changes a linked list or the environment and undoes it before that message is never a fault (well within
+# MAX_LINKS; the documented residual is past it), while the test read the unchanged copy in between
+_UNDO = ("import os, threading, time\n\n\ndef f(ls):\n    def later():\n        time.sleep(0.3)\n        {}\n        time.sleep(1.2)\n"
+         "        {}\n    threading.Thread(target=later).start()\n    return 1\n")
+_READ_BETWEEN = "import os, time\nfrom pkg import f\n\n\ndef test_f():\n    ls = []\n    assert f(ls) == 1\n    time.sleep(1)\n    assert {}\n    time.sleep(1.5)\n"
+CHANGED_AND_UNDONE_BETWEEN_MESSAGES = {
+    "linked_list": (_UNDO.format("ls.append(1)", "ls.pop()"), _READ_BETWEEN.format("ls == []")),
+    "environment": (_UNDO.format("os.environ['HXU'] = '1'", "del os.environ['HXU']"), _READ_BETWEEN.format("'HXU' not in os.environ")),
+}
+# one object reached twice in one message crosses as two: a list the test passes twice (``f(r, r)``, ``[r, r]``)
+# is two lists in the subject, and a list or float the tree returns twice is two in the driver; the tree's change
+# through one name is not seen through the other, where plain pytest has one object
+ALIASES_IN_ONE_MESSAGE = {
+    "one_list_as_two_arguments": ("def f(a, b):\n    a.append(1)\n    return len(b)\n",
+                                  "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f(r, r) == 0\n"),
+    "one_list_twice_in_an_argument": ("def f(x):\n    x[0].append(1)\n    return len(x[1])\n",
+                                      "from pkg import f\n\n\ndef test_f():\n    r = []\n    assert f([r, r]) == 0\n"),
+    "one_list_as_an_argument_and_an_attribute": ("def f(r, ns):\n    r.append(1)\n    return len(ns.items)\n",
+                                                 "import types\nfrom pkg import f\n\n\ndef test_f():\n    r = []\n"
+                                                 "    assert f(r, types.SimpleNamespace(items=r)) == 0\n"),
+    "one_list_twice_in_a_reply": ("def f():\n    row = []\n    return [row, row]\n",
+                                  "from pkg import f\n\n\ndef test_f():\n    x = f()\n    x[0].append(1)\n    assert x[1] == []\n"),
+    "one_list_as_two_dict_values": ("def f():\n    v = []\n    return {'a': v, 'b': v}\n",
+                                    "from pkg import f\n\n\ndef test_f():\n    d = f()\n    d['a'].append(1)\n    assert d['b'] == []\n"),
+    "one_float_twice_in_a_reply": ("def f():\n    a = 1e300 * 1.5\n    return [a, a]\n",
+                                   "from pkg import f\n\n\ndef test_f():\n    x = f()\n    assert x[0] is not x[1]\n"),
+}
+# a write the driver's C code makes to a mirrored stand-in's storage (``list.append(x, 5)``, not a forwarded
+# method) travels with the next message; when the test drops the stand-in first (``del x``, a temporary) the
+# mirror ends and the write never reaches the live list the tree keeps
+_KEEPS_L = ("class L(list):\n    pass\n\n\n_K = []\n\n\ndef f():\n    x = L([1])\n    _K.append(x)\n    return x\n\n\n"
+            "def total():\n    return sum(_K[0])\n")
+MIRROR_WRITE_LOST_WHEN_DROPPED = {
+    "deleted": (_KEEPS_L, _T + "    x = f()\n    list.append(x, 5)\n    del x\n    assert total() == 1\n"),
+    "temporary": (_KEEPS_L, _T + "    list.append(f(), 5)\n    assert total() == 1\n"),
+}
+# a container the tree keeps unlinked (from a call that raised, or past MAX_LINKS: ``_overflowed``) is compared at the
+# test's end for the *tree's* changes only: the test's own change to it never reaches the tree, which reads its stale
+# copy, and is no fault (not the documented change-and-undo: nothing is undone)
+TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER = {
+    "kept_from_a_raising_call": ("_K = []\n\n\ndef fail(ls):\n    _K.append(ls)\n    raise ValueError('x')\n\n\n"
+                                 "def n():\n    return len(_K[0])\n",
+                                 "import pytest\nfrom pkg import fail, n\n\n\ndef test_f():\n    ls = []\n"
+                                 "    with pytest.raises(ValueError):\n        fail(ls)\n    ls.append(5)\n    assert n() == 0\n"),
+    "kept_past_max_links": ("_K = []\n\n\ndef keep(rows):\n    _K.extend(rows)\n\n\ndef n():\n    return len(_K[-1])\n",
+                            "from pkg import keep, n\n\n\ndef test_f():\n    rows = [[] for _ in range(1100)]\n    keep(rows)\n"
+                            "    rows[-1].append(5)\n    assert n() == 0\n"),
+}
+# a log record the subject relays carries its formatted message only: ``msg`` is the formatted text, ``args`` and
+# ``exc_info`` are None, so "logged without a traceback" (``exc_info is None``) holds for a tree that calls
+# ``log.exception``; plain pytest's caplog holds the record itself
+_LOGS = ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    try:\n        1 / 0\n    except ZeroDivisionError:\n"
+         "        log.exception('x=%s', 5)\n")
+_RECORD = "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
+LOG_RECORD_FIELDS = {
+    "exc_info_none": (_LOGS, _RECORD + "    assert r.exc_info is None\n"),
+    "msg_formatted": (_LOGS, _RECORD + "    assert r.msg == 'x=5'\n"),
+    "args_empty": (_LOGS, _RECORD + "    assert not r.args\n"),
+}
+# what the test puts on a tree class never reaches the tree's own calls: ``mock.patch.object(pkg.Client, 'fetch', ...)``
+# patches the driver's stand-in class, and a test's subclass overriding a hook is run by the tree's method with the
+# tree's own hook; the tree runs its real code, which can pass where the patched one fails (the docs name only
+# patched standard-library modules, and call the consequence stricter)
+TEST_PATCH_OF_A_TREE_CLASS = {
+    "mock_patch_object": ("class Client:\n    def fetch(self):\n        raise ConnectionError('no network')\n\n"
+                          "    def total(self):\n        try:\n            return self.fetch() + 1\n"
+                          "        except ConnectionError:\n            return 0\n",
+                          "from unittest import mock\nimport pkg\n\n\ndef test_a_timeout_falls_back_to_zero():\n"
+                          "    with mock.patch.object(pkg.Client, 'fetch', side_effect=TimeoutError):\n"
+                          "        assert pkg.Client().total() == 0\n"),
+    "subclass_hook": ("class Base:\n    def hook(self):\n        return 1\n\n    def run(self):\n        return 10 // self.hook()\n",
+                      "import pkg\n\n\ndef test_f():\n    class Zero(pkg.Base):\n        def hook(self):\n            return 0\n"
+                      "    assert Zero().run() == 10\n"),
+}
+R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATCH_OF_A_TREE_CLASS.items()},
+**{f"log_record_fields-{k}": v for k, v in LOG_RECORD_FIELDS.items()},
+**{f"test_change_to_an_unlinked_kept_container-{k}": v for k, v in TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER.items()},
+**{f"mirror_write_lost_when_dropped-{k}": v for k, v in MIRROR_WRITE_LOST_WHEN_DROPPED.items()},
+**{f"changed_and_undone_between_messages-{k}": v for k, v in CHANGED_AND_UNDONE_BETWEEN_MESSAGES.items()},
+                   **{f"aliases_in_one_message-{k}": v for k, v in ALIASES_IN_ONE_MESSAGE.items()},
+**{f"finalizer_not_run_when_dropped-{k}": v for k, v in FINALIZER_NOT_RUN_WHEN_DROPPED.items()},
+                   **{f"patched_stdlib-{k}": v for k, v in PATCHED_STDLIB_LENIENT.items()},
+**{f"class_changed_after_crossing-{k}": v for k, v in CLASS_CHANGED_AFTER_CROSSING.items()},
+                   **{f"mirror_changed_between_messages-{k}": v for k, v in MIRROR_CHANGED_BETWEEN_MESSAGES.items()},
+                   **{f"items_of_a_stand_in_not_linked-{k}": v for k, v in ITEMS_OF_A_STAND_IN_NOT_LINKED.items()},
+                   **{f"stand_in_machinery-{k}": v for k, v in STAND_IN_MACHINERY.items()},
+                   **{f"process_state_not_synced-{k}": v for k, v in PROCESS_STATE_NOT_SYNCED.items()}}
+_R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4: the judge passes what plain "
+                                  "pytest fails: a tree class changed after its value crossed (a method added, __class__ "
+                                  "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
+                                  "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
+                                  "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
+                                  "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
+                                  "a stdlib function the test patched, a change a thread undoes before the next message, "
+                                  "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
+                                  "the stand-in is dropped, the test's change to a container the tree keeps unlinked, a relayed log "
+                                  "record's msg/args/exc_info, mock.patch.object of a tree class or a test subclass's hook")
+
+
+@_R32ATK4_OPEN
+@pytest.mark.parametrize("name", sorted(R32ATK4_LENIENT))
+def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK4_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+# honest trees (plain pytest passes them) the judge fails. New with i32late: a thread of the tree that writes to
+# stderr after its reply (a ``QueueListener``'s handler, a background print) is a fault at the next message, though
+# the test reads none of it. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
+# (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
+# of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hangs (the copy's ``extend`` is forwarded to the
+# live list with an iterator over its own mirror, which grows at every sync) until the run's timeout
+_POLL = ("import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start({})\n    deadline = time.time() + 5\n"
+         "    while not results and time.time() < deadline:\n        time.sleep(0.05)\n    assert results == [1]\n")
+HONEST_FAILED = {
+    "queue_listener_logging": ("import logging, logging.handlers, queue, sys\n\n_q = queue.Queue()\n"
+                               "_l = logging.handlers.QueueListener(_q, logging.StreamHandler(sys.stderr))\n_l.start()\n"
+                               "log = logging.getLogger('pkg.app')\nlog.addHandler(logging.handlers.QueueHandler(_q))\n"
+                               "log.propagate = False\n\n\ndef f(x):\n    log.warning('got %s', x)\n    return x * 2\n",
+                               "import time\n" + _T + "    assert f(2) == 4\n    time.sleep(1)\n    assert f(3) == 6\n"),
+    "background_thread_prints": ("import threading, time\n\n\ndef f():\n    def later():\n        time.sleep(0.2)\n"
+                                 "        print('done in background')\n    threading.Thread(target=later).start()\n    return 1\n",
+                                 "import time\n" + _T + "    assert f() == 1\n    time.sleep(1.5)\n    assert f() == 1\n"),
+    "random_seed_of_the_test": ("import random\n\n\ndef f():\n    return random.random()\n",
+                                "import random\nfrom pkg import f\n\n\ndef test_f():\n    random.seed(0)\n    a = f()\n"
+                                "    random.seed(0)\n    assert f() == a\n"),
+    "decimal_context_of_the_test": ("from decimal import Decimal\n\n\ndef third(x):\n    return Decimal(x) / 3\n",
+                                    "import decimal\nfrom pkg import third\n\n\ndef test_f():\n    with decimal.localcontext() as c:\n"
+                                    "        c.prec = 4\n        assert third(1) == decimal.Decimal('0.3333')\n"),
+    "dataclass_asdict": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    x: int\n\n\ndef f():\n    return P(1)\n",
+                         "import dataclasses\n" + _T + "    assert dataclasses.asdict(f()) == {'x': 1}\n"),
+    "dataclass_replace_fields_astuple": ("import dataclasses\n\n\n@dataclasses.dataclass\nclass P:\n    x: int\n    y: int = 0\n\n\n"
+                                         "def f():\n    return P(1)\n",
+                                         "import dataclasses\n" + _T + "    assert dataclasses.replace(f(), x=2) == P(2)\n"
+                                         "    assert [fl.name for fl in dataclasses.fields(f())] == ['x', 'y']\n"
+                                         "    assert dataclasses.astuple(f()) == (1, 0)\n"),
+    "deepcopy_of_a_tree_object": ("class P:\n    def __init__(self, x):\n        self.x = x\n\n\ndef f():\n    return P(1)\n",
+                                  "import copy\n" + _T + "    p = f()\n    q = copy.deepcopy(p)\n    q.x = 5\n    assert p.x == 1\n"),
+    "pickle_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
+                              "import pickle\n" + _T + "    assert pickle.loads(pickle.dumps(f())) == [1, 2]\n"),
+    # new with i32vals: an IntFlag's ``&`` in the assert itself is Undecidable (the judge's copy raises on ``__and__``,
+    # which is enum's, not the tree's: plain pytest and the judge before i32vals pass it)
+    "intflag_and_in_an_assert": ("import enum\n\n\nclass Perm(enum.IntFlag):\n    R = 4\n    W = 2\n\n\n"
+                                 "def perm():\n    return Perm.R | Perm.W\n",
+                                 _T + "    assert perm() & Perm.W\n"),
+    # older: a test polling what a tree thread fills (its list, or its callback called from the thread) reads the
+    # driver's copy, which no message updates while it polls (and the change is a fault at the next one)
+    "polling_a_list_a_tree_thread_fills": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
+                                           "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                           _POLL.format("results")),
+    "polling_a_callback_a_tree_thread_calls": ("import threading, time\n\n\ndef start(cb):\n    def w():\n        time.sleep(0.2)\n"
+                                               "        cb(1)\n    threading.Thread(target=w).start()\n",
+                                               _POLL.format("results.append")),
+    # older: a log record relays its message only (``args``, ``exc_info`` and ``extra`` fields are None or missing)
+    "log_record_args_and_exc_info": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    try:\n        1 / 0\n"
+                                     "    except ZeroDivisionError:\n        log.exception('x=%s', 5)\n",
+                                     "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
+                                     "    assert r.args == (5,)\n    assert r.exc_info[0] is ZeroDivisionError\n"),
+    # older: a tree coroutine is a handle, no coroutine for the driver's asyncio ("a coroutine was expected"); a test
+    # with an ``async def`` inside (an ``async def main`` for ``asyncio.run``) is refused by the probe's rewrite
+    "asyncio_run_of_a_tree_coroutine": ("import asyncio\n\n\nasync def f(x):\n    await asyncio.sleep(0)\n    return x * 2\n",
+                                        "import asyncio\nfrom pkg import f\n\n\ndef test_f():\n    assert asyncio.run(f(2)) == 4\n"),
+    # older: ``mock.patch.object`` of a tree class's method and a test's subclass overriding a hook never reach the
+    # tree's own calls (see TEST_PATCH_OF_A_TREE_CLASS)
+    "mock_patch_object_of_a_tree_method": ("class Client:\n    def fetch(self):\n        raise RuntimeError('network')\n\n"
+                                           "    def total(self):\n        return self.fetch() + 1\n",
+                                           "from unittest import mock\nimport pkg\n\n\ndef test_f():\n"
+                                           "    with mock.patch.object(pkg.Client, 'fetch', return_value=1):\n"
+                                           "        assert pkg.Client().total() == 2\n"),
+    "subclass_overriding_a_hook": ("class Base:\n    def hook(self):\n        return 1\n\n    def run(self):\n        return self.hook() * 10\n",
+                                   "import pkg\n\n\ndef test_f():\n    class My(pkg.Base):\n        def hook(self):\n            return 5\n"
+                                   "    assert My().run() == 50\n"),
+    # older: a dict subclass with ``__missing__`` compared with ``==`` is Undecidable (plain ``dict.__eq__`` never
+    # calls it); a file the tree left open is never closed (so never flushed) when the test drops its object
+    "dict_subclass_with_missing": ("class Tally(dict):\n    def __missing__(self, k):\n        self[k] = 0\n        return 0\n\n\n"
+                                   "def f():\n    return Tally()\n",
+                                   _T + "    t = f()\n    t['a'] += 1\n    assert t == {'a': 1}\n"),
+    "unclosed_file_flushed_when_dropped": ("class Log:\n    def __init__(self, p):\n        self.f = open(p, 'w')\n\n"
+                                           "    def add(self, s):\n        self.f.write(s)\n",
+                                           "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
+                                           "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    "copy_of_a_tree_list": ("class Row(list):\n    pass\n\n\ndef f():\n    return Row([1, 2])\n",
+                            "import copy\n" + _T + "    assert copy.copy(f()) == [1, 2]\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
+                   "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
+                   "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; "
+                   "mock.patch.object of a tree method, a test subclass's hook; the test's random seed and "
+                   "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
+                   "__missing__ compared; a file left open never flushed when the test drops its object)")
+@pytest.mark.parametrize("name", sorted(HONEST_FAILED))
+def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *HONEST_FAILED[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
+
+
+@_R32ATK4_OPEN
+@pytest.mark.parametrize("name", ["aliases_in_one_message-one_list_as_two_arguments", "class_changed_after_crossing-reversed_given_later",
+                                  "finalizer_not_run_when_dropped-del_truncates_the_file_it_wrote"])
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk4: the final check passes a wrong tree."""
+    module, test = R32ATK4_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
