@@ -76,8 +76,8 @@ class ScenarioRow:
     def from_json(cls, obj: Mapping[str, Any]) -> ScenarioRow:
         return cls(scenario=obj["scenario"], a=obj.get("a", ""), b=obj.get("b", ""), k_a=obj["k_a"], n_a=obj["n_a"],
                    k_b=obj["k_b"], n_b=obj["n_b"], rate_a=obj["rate_a"], lo_a=obj.get("lo_a"), hi_a=obj.get("hi_a"),
-                   rate_b=obj["rate_b"], lo_b=obj.get("lo_b"), hi_b=obj.get("hi_b"), p=obj.get("p"), q=obj.get("q"),
-                   rejected=bool(obj.get("rejected")))
+                   rate_b=obj["rate_b"], lo_b=obj.get("lo_b"), hi_b=obj.get("hi_b"), p=obj["p"], q=obj["q"],
+                   rejected=bool(obj["rejected"]))
 
     def side(self, side: str) -> tuple[float | None, float | None, float | None]:
         """(rate, lo, hi) of side ``a`` or ``b``."""
