@@ -11,6 +11,7 @@ the old one or the new one, never a partial one). A sample runs in `make test-al
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -154,13 +155,24 @@ def full_disk(tmp_path):
         pytest.skip("needs root to mount a small tmpfs")
 
     def fill() -> None:
-        with open(mnt / "filler", "wb") as f:
-            try:
+        """Write until the kernel says the tmpfs is full. The copy of the command's input may already
+        have left it (nearly) full, so that even creating the filler is refused (CI, stop 41): that is
+        the state wanted, not an error. Then prove it: a new file of one block cannot be written."""
+        try:
+            with open(mnt / "filler", "wb") as f:
                 while True:
                     f.write(b"\0" * (1 << 16))
                     f.flush()
-            except OSError:
-                pass
+        except OSError as e:
+            if e.errno != errno.ENOSPC:
+                raise
+        with pytest.raises(OSError) as refused:
+            with open(mnt / "probe-full", "wb") as f:
+                f.write(b"\0" * 4096)
+                f.flush()
+                os.fsync(f.fileno())
+        assert refused.value.errno == errno.ENOSPC
+        (mnt / "probe-full").unlink(missing_ok=True)
     try:
         yield mnt, fill
     finally:
