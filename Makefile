@@ -50,7 +50,8 @@ test-all: $(STAMP) browser tracer lint
 
 # the points of each sweep that test-all leaves out (tests/conftest.py SWEEPS: kill moments local and
 # Ray, fault mixes, revoked-credential stages, the judge agreement study's and the task validation's other tasks,
-# the nested-reply attack warm, ordered-set's mutants, the differential suite's other tasks; and tests/conftest.py CAMPAIGN_TESTS; 149 tests)
+# the nested-reply attack warm, ordered-set's mutants, the differential suite's other tasks; tests/conftest.py CAMPAIGN_TESTS;
+# and the open red-team cases of CAMPAIGN_WHILE_OPEN)
 test-campaign: $(STAMP)
 	$(BIN)/python -m pytest -q -m campaign -n auto --dist loadgroup --durations=15
 

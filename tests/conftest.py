@@ -313,6 +313,26 @@ CAMPAIGN_TESTS: dict[str, str] = {
 }
 
 
+# Red-team tests whose still-open cases are strict xfails (each case named in its file, with what is
+# open): the open cases run in `make test-campaign`, each closed one is an ordinary test in test-all.
+# An open case documents a hole; the strict xfail proves it still fails, which the campaign checks
+# (they were ~4 minutes of test-all's wall on one worker). Each must also be slow (test_tiers.py).
+CAMPAIGN_WHILE_OPEN: dict[str, str] = {
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
+        "red team r32atk4's judge leniencies: the closed ones (R32ATK4_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged":
+        "red team r32atk4's honest regressions: the closed ones (R32ATK4_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
+        "red team r32atk4 through the final check: the closed ones (R32ATK4_CLOSED) in test-all",
+}
+
+
+def is_open_case(item: pytest.Item) -> bool:
+    """Whether ``item`` is a still-open case of a ``CAMPAIGN_WHILE_OPEN`` test (a strict xfail)."""
+    return item.nodeid.split("[")[0] in CAMPAIGN_WHILE_OPEN and any(
+        m.kwargs.get("strict") for m in item.iter_markers("xfail"))
+
+
 def sweep_param(nodeid: str) -> tuple[str, str] | None:
     """(test, parameter id) when ``nodeid`` is a parametrization of a test in ``SWEEPS``, else None."""
     test, _, param = nodeid.partition("[")
@@ -357,6 +377,7 @@ SPLIT_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_differential.py",
     "tests/harness/judge/test_judge_agreement.py",
     "tests/harness/core/test_tasks.py",
+    "tests/harness/judge/test_final_check_attacks.py",  # ~230 small trees, each judged and run under plain pytest
 })
 
 
@@ -374,7 +395,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if is_slow(item.nodeid):
             item.add_marker(pytest.mark.slow)
-        if is_campaign(item.nodeid):
+        if is_campaign(item.nodeid) or is_open_case(item):
             item.add_marker(pytest.mark.campaign)
     tier_sweeps([item.nodeid for item in items])
 

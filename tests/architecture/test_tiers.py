@@ -139,6 +139,13 @@ def test_the_validation_sweep_in_test_all_is_four_categories_of_the_agreement_sw
     assert kept <= tiers.SWEEPS[AGREEMENT][0] and len({tasks[t].category for t in kept}) == len(kept) >= 4
 
 
+def test_a_test_whose_open_cases_run_in_the_campaign_names_a_test_and_is_slow():
+    for entry in tiers.CAMPAIGN_WHILE_OPEN:
+        path, _, name = entry.partition("::")
+        assert (ROOT / path).is_file() and name in _defined_tests(ROOT / path), entry
+        assert tiers.is_slow(entry), entry
+
+
 def test_a_campaign_test_names_a_test_and_is_slow_so_the_fast_tier_never_runs_it():
     for entry in tiers.CAMPAIGN_TESTS:
         path, _, name = entry.partition("::")
