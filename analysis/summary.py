@@ -7,10 +7,11 @@ compare.json byte for byte as before) and a renderer may be given one read back 
 one included. ``from_json`` here is where a part's object is read: a contrast (``Contrast``), a row of
 the per-scenario table (``ScenarioRow``), the task concentration (``Concentration``), a paired test of the
 comparison (``PairedTest``), one side of its token readout (``TokenSide``) and the monitoring report
-(``MonitorReport``, each ``MonitoredSequence``). Lenient as the readers they
-replace: a key a part does not hold reads None (or the reader's own default), and the object itself is
-kept (``raw``) for the formatters that take the whole part (``analysis.report.fmt_interval``,
-``fmt_estimands``).
+(``MonitorReport``, each ``MonitoredSequence``). No stricter and no more lenient than the readers they
+replace: a key every producer writes is required (a damaged file raises KeyError naming it, never a
+printed default), a key an older producer did not write reads None (or the reader's own default), and the
+object itself is kept (``raw``) for the formatters that take the whole part (``analysis.report.fmt_interval``,
+``fmt_estimands``). The GLMM's specifications read only a contrast's pair (``ContrastPair``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,21 @@ _SCOPES = ("all", "top", "excluding")  # the task concentration's scopes
 
 
 @dataclass(frozen=True)
+class ContrastPair:
+    """What a contrast names: its hypothesis's id, the pair of arms, the endpoint and the cells. The GLMM's
+    specifications read only this (analysis.glmm), from a summary's contrasts or from the hypotheses alone."""
+    id: str
+    a: str
+    b: str
+    endpoint: str
+    cells: str
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> ContrastPair:
+        return cls(id=obj["id"], a=obj["a"], b=obj["b"], endpoint=obj["endpoint"], cells=obj["cells"])
+
+
+@dataclass(frozen=True)
 class Contrast:
     """One contrast of the summary (a hypothesis's pair of arms, endpoint and cells, its rates and interval)."""
     id: str
@@ -28,7 +44,7 @@ class Contrast:
     b: str
     endpoint: str
     cells: str
-    n_matched: int | None
+    n_matched: int  # every computed contrast states it (0 when no cell matched): a summary without it is damaged
     estimate: float | None
     lo: float | None
     hi: float | None
@@ -41,7 +57,7 @@ class Contrast:
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Contrast:
         return cls(id=obj["id"], a=obj["a"], b=obj["b"], endpoint=obj["endpoint"], cells=obj["cells"],
-                   n_matched=obj.get("n_matched"), estimate=obj.get("estimate"), lo=obj.get("lo"), hi=obj.get("hi"),
+                   n_matched=obj["n_matched"], estimate=obj.get("estimate"), lo=obj.get("lo"), hi=obj.get("hi"),
                    rate_a=obj.get("rate_a") or {}, rate_b=obj.get("rate_b") or {}, method=obj.get("method") or {},
                    description=obj.get("description"), raw=obj)
 
@@ -74,7 +90,7 @@ class ScenarioRow:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> ScenarioRow:
-        return cls(scenario=obj["scenario"], a=obj.get("a", ""), b=obj.get("b", ""), k_a=obj["k_a"], n_a=obj["n_a"],
+        return cls(scenario=obj["scenario"], a=obj["a"], b=obj["b"], k_a=obj["k_a"], n_a=obj["n_a"],
                    k_b=obj["k_b"], n_b=obj["n_b"], rate_a=obj["rate_a"], lo_a=obj.get("lo_a"), hi_a=obj.get("hi_a"),
                    rate_b=obj["rate_b"], lo_b=obj.get("lo_b"), hi_b=obj.get("hi_b"), p=obj["p"], q=obj["q"],
                    rejected=bool(obj["rejected"]))
@@ -102,7 +118,7 @@ class Concentration:
     hypothesis: str
     endpoint: str
     cells: str
-    top_task: str | None
+    top_task: str | None  # None, stated, when no cell matched (analysis.tables.task_concentration): never absent
     a: str
     b: str
     method: str
@@ -111,8 +127,8 @@ class Concentration:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Concentration:
         return cls(hypothesis=obj["hypothesis"], endpoint=obj["endpoint"], cells=obj["cells"],
-                   top_task=obj.get("top_task"), a=obj["a"], b=obj["b"], method=obj["method"],
-                   scopes={k: obj.get(k) for k in _SCOPES})
+                   top_task=obj["top_task"], a=obj["a"], b=obj["b"], method=obj["method"],
+                   scopes={k: obj.get(k) for k in _SCOPES})  # read with .get by the report before the view
 
 
 @dataclass(frozen=True)

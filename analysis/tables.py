@@ -283,7 +283,8 @@ def per_scenario(tidy: pd.DataFrame, a: str, b: str, alpha: float = 0.05,
 
 
 def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
-    endpoint = "amplified" if h.endpoint in ("not_amplified", "amplified") else h.endpoint
+    amplified = Outcome.AMPLIFIED.value  # the endpoint (and the tidy table's column) of the outcome amplified
+    endpoint = amplified if h.endpoint in ("not_amplified", amplified) else h.endpoint
     m = matched_pair(tidy, h.a, h.b, h.cells)
     ya, yb = f"{endpoint}_a", f"{endpoint}_b"
 
@@ -296,10 +297,10 @@ def task_concentration(tidy: pd.DataFrame, h: Hypothesis) -> dict:
     if len(m) == 0:
         out.update({"top_task": None, "top": None, "excluding": None})
         return out
-    per = m.groupby("task", sort=True)[[ya, yb]].sum()
+    per = m.groupby(Col.TASK, sort=True)[[ya, yb]].sum()
     diff = (per[yb] - per[ya]).abs()
     top = sorted(diff.index[diff == diff.max()])[0]
     out["top_task"] = str(top)
-    out["top"] = counts(m[m["task"] == top])
-    out["excluding"] = counts(m[m["task"] != top])
+    out["top"] = counts(m[m[Col.TASK] == top])
+    out["excluding"] = counts(m[m[Col.TASK] != top])
     return out

@@ -216,7 +216,7 @@ def measure_cmd(loop_id, families, no_tier2, gate_path, artifact, kind, hints, c
         paths = _write_results(out_dir, rerun, summary, m, report, max_false_accept, bound,
                                {**run, "families": list(families)})
         (out_dir / JOURNAL).unlink(missing_ok=True)  # every judgment is now in judgments.csv
-    _print_measurement(summary, report, families, show_survivors, paths)
+    _print_measurement(summary, report, families, show_survivors, paths, round(m.wall_s, 2))
     _exit_on_ci_failures(summary, bool(gate_path), fail_on_vacuous, max_false_accept, bound)
 
 
@@ -278,9 +278,9 @@ def _judge(loops: list, out_dir: Path, rerun: str, *, families, tier2: bool, wor
     return m
 
 
-def _print_measurement(summary: dict, report: list, families, show_survivors: int, paths) -> None:
+def _print_measurement(summary: dict, report: list, families, show_survivors: int, paths, wall_s: float) -> None:
     """The table, the planted defects, the saturation table (v1 and v2), the first surviving
-    mutants' diffs and the files written."""
+    mutants' diffs and the files written (``wall_s``: the measurement's, as its summary states it)."""
     click.echo(render_table(summary))
     if summary["planted"]:
         click.echo("\nPLANTED DEFECTS (found = the instrument detected what was planted)")
@@ -295,7 +295,7 @@ def _print_measurement(summary: dict, report: list, families, show_survivors: in
         click.echo(f"\nSURVIVING DESTROYING MUTANTS ({n} false accepts over {len(unplanted)} unplanted "
                    f"gates; diffs against the conforming artifact, by operator; all in survivors.md)")
         click.echo(render_survivors(_first(unplanted, show_survivors), planted=False))
-    click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {summary['wall_s']}s)")
+    click.echo(f"\nwrote {', '.join(str(p) for p in paths)} (wall {wall_s}s)")
 
 
 def _exit_on_ci_failures(summary: dict, user_gate: bool, fail_on_vacuous: bool, max_false_accept, bound) -> None:
@@ -356,8 +356,10 @@ def _write_results(out_dir: Path, rerun: str, summary: dict, m, report, max_fals
         paths = write_outputs(summary, m, stage)
         runio.write_staged(stage / "survivors.md", render_survivors(report, max_diff_lines=None))
         paths.append(stage / "survivors.md")
-        paths.append(write_junit(stage / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound))
-        paths.append(write_html(stage / "html", summary, report)[0])
+        wall_s = round(m.wall_s, 2)  # the measurement's wall time, as its summary states it
+        paths.append(write_junit(stage / "junit.xml", summary, max_false_accept=max_false_accept, bound=bound,
+                                 wall_s=wall_s))
+        paths.append(write_html(stage / "html", summary, report, wall_s=wall_s)[0])
         paths += write_index(stage, m.mutants, m.conforming, run)
     return [out_dir / p.relative_to(stage) for p in paths]
 

@@ -96,8 +96,8 @@ def gate_page(g: dict, surv: dict | None, method: str, planted: dict | None) -> 
     return _page(f"{g['loop']}: {g['gate']}", "\n".join(body))
 
 
-def write(out_dir: Path, summary: dict, survivors: list[dict]) -> list[Path]:
-    """index.html and one page per gate under ``out_dir``."""
+def write(out_dir: Path, summary: dict, survivors: list[dict], *, wall_s: float) -> list[Path]:
+    """index.html and one page per gate under ``out_dir``; ``wall_s``: the measurement's wall time."""
     out_dir.mkdir(parents=True, exist_ok=True)
     surv = {(s["loop"], s["gate"]): s for s in survivors}
     planted = {(p["loop"], p["gate"]): p for p in summary.get("planted", [])}
@@ -114,7 +114,7 @@ def write(out_dir: Path, summary: dict, survivors: list[dict]) -> list[Path]:
                     f"<td>{_e(g['all']['false_reject']['fmt'])}</td><td>{g['all']['incapacity']}</td>"
                     f"<td>{_e(str(g['control_verdict']))}</td><td>{_e(vac)}</td></tr>")
     index = ("<h1>Gates measured against mutants</h1>"
-             f"<p>families: {_e(', '.join(summary['families']))}; wall {summary.get('wall_s', 0)} s</p>"
+             f"<p>families: {_e(', '.join(summary['families']))}; wall {wall_s} s</p>"
              "<table><tr><th>gate</th><th>status</th><th>false accept (Wilson 95%)</th>"
              "<th>false reject (Wilson 95%)</th><th>incapacity</th><th>control</th><th>vacuity</th></tr>"
              + "".join(rows) + "</table>"

@@ -139,12 +139,12 @@ def _voids(run: RunDir) -> str:
     rows = []
     seen = set()
     for v in run.voids:
-        k = v.get("cell_key", "?")
+        k = v.cell_key
         seen.add(k)
         now = final.get(k)
         fate = "not recorded yet" if now is None else ("still void" if now is Outcome.VOID else f"rerun, now {now}")
-        rows.append([f'<a href="cell.html#{esc(quote(k, safe=""))}">{esc(k)}</a>', esc(v.get("attempt")),
-                     esc(v.get("void_reason")), esc(fate)])
+        rows.append([f'<a href="cell.html#{esc(quote(k, safe=""))}">{esc(k)}</a>', esc(v.attempt),
+                     esc(v.void_reason), esc(fate)])
     for r in run.records:
         if not r.scored and r.cell_key not in seen:
             rows.append([f'<a href="cell.html#{esc(quote(r.cell_key, safe=""))}">{esc(r.cell_key)}</a>', "-",
@@ -153,7 +153,7 @@ def _voids(run: RunDir) -> str:
            else '<p class="note">No void attempt: every cell that ran was scored.</p>')
     if run.requeues:
         out += "<h3>Re-queued cells (a worker or node died with the cell in flight)</h3>" + table(
-            ["cell", "reason"], [[esc(q.get("cell_key")), esc(q.get("reason"))] for q in run.requeues], "voids")
+            ["cell", "reason"], [[esc(q.cell_key), esc(q.reason)] for q in run.requeues], "voids")
     return out
 
 

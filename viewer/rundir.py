@@ -8,10 +8,12 @@ from pathlib import Path
 
 from harness.core import runio
 from harness.core.errors import InputError
+from harness.core.events import CellStartEvent, parse_event
 from harness.core.matrix import Cell
 from harness.core.record import IDENTITY, CellRecord, kind_problems
 from harness.core.runmeta import RunMeta
 from harness.run.cellrun import events_path
+from harness.run.journals import RequeueLine, VoidLine
 from harness.run.records import ledger_problems
 
 
@@ -23,8 +25,8 @@ class RunDir:
     lock_files: int = 0  # the files run.json's lock holds a digest of
     torn_tail: bool = False  # the last line was incomplete (a run in progress, or a kill mid-write)
     in_flight: dict[str, Path] = field(default_factory=dict)  # cell key -> event log, no record yet
-    voids: list[dict] = field(default_factory=list)  # voids.jsonl: every void attempt
-    requeues: list[dict] = field(default_factory=list)  # requeues.jsonl
+    voids: list[VoidLine] = field(default_factory=list)  # voids.jsonl: every void attempt
+    requeues: list[RequeueLine] = field(default_factory=list)  # requeues.jsonl
     arms: list[str] = field(default_factory=list)  # the protocol's order when it can be read
     planned: int | None = None  # cells in the design (after applicability), None if the protocol is unreadable
     protocol_note: str | None = None  # why the protocol could not be read
@@ -75,8 +77,9 @@ def load_run(path: Path) -> RunDir:
     records = [_parse(path / "records.jsonl", i, r) for i, r in numbered]
     run = RunDir(path=path, meta=meta, records=records, torn_tail=torn, record_lines=[i for i, _ in numbered],
                  lock_files=len(lock.get("files", {})))
-    run.voids = [v for _, v in _jsonl(path / "voids.jsonl", tolerate_torn_tail=True)[0]]
-    run.requeues = [q for _, q in _jsonl(path / "requeues.jsonl", tolerate_torn_tail=True)[0]]
+    voids, requeues = path / "voids.jsonl", path / "requeues.jsonl"
+    run.voids = [VoidLine.from_json(v, str(voids), i) for i, v in _jsonl(voids, tolerate_torn_tail=True)[0]]
+    run.requeues = [RequeueLine.from_json(q, str(requeues), i) for i, q in _jsonl(requeues, tolerate_torn_tail=True)[0]]
     run.in_flight = _in_flight(path, {r.cell_key for r in records})
     run.arms, run.planned, run.protocol_note = _design(meta, records)
     run.ledger_problems = ledger_problems(path)
@@ -112,13 +115,13 @@ def _in_flight(path: Path, recorded: set[str]) -> dict[str, Path]:
     for ev in sorted(cells.glob("*.events.jsonl")):
         if ev.name in names:
             continue
-        try:
+        try:  # the log's first line is its cell_start event, typed at the event log's edge (parse_event)
             first = runio.read_prefix(ev, 1 << 16, "event log").split(b"\n", 1)[0]
-            key = runio.parse_json(first, str(ev), 1).get("cell_key")
-        except (runio.UnsafeFile, AttributeError):
+            start = parse_event(runio.parse_json(first, str(ev), 1), str(ev), 1)
+        except InputError:  # UnsafeFile too: a torn or foreign first line, no cell in flight
             continue
-        if isinstance(key, str) and key not in recorded:
-            out[key] = ev
+        if isinstance(start, CellStartEvent) and start.cell_key not in recorded:
+            out[start.cell_key] = ev
     return out
 
 

@@ -263,7 +263,9 @@ def _check_engine_names(proto, engine: str | None, reviewer_engine: str | None) 
     from harness import engines
     known = engines.known()
     named = [("--engine", engine), ("--reviewer-engine", reviewer_engine)]
-    named += [(f"arms.{a.name}.{role}", a.get(role)) for a in proto.arms for role in ("engine", "reviewer_engine")]
+    for a in proto.arms:
+        own = a.settings
+        named += [(f"arms.{a.name}.engine", own.engine), (f"arms.{a.name}.reviewer_engine", own.reviewer_engine)]
     for field, name in named:
         if name is not None and name not in known:
             where, fld = (field, "<option>") if field.startswith("--") else (str(proto.path), field)
@@ -506,7 +508,7 @@ def ledger_verify(file, anchor, public_key):
 @click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), help="an ed25519 private key (PEM) to sign it")
 def ledger_anchor(run, out, sign_key):
     """Write the ledger's head (seq, hash, records, protocol digest, time) as an anchor."""
-    from harness.ledger.ledger import LedgerRefused, make_anchor
+    from harness.ledger.ledger import AnchorHead, LedgerRefused, make_anchor
     path = _records_path(run)
     try:
         a = make_anchor(path, private_key_pem=runio.read_bytes(sign_key, "private key", 1 << 16, follow=True) if sign_key else None)
@@ -522,7 +524,8 @@ def ledger_anchor(run, out, sign_key):
             runio.write_atomic(out, text, f"harness ledger anchor {run} --out {out}", ExitCode.BAD_INPUT)
         except OSError as exc:
             _fail(InputError(out, "--out", f"cannot write the anchor: {exc.strerror or exc}"))
-        click.echo(f"anchored seq {a['seq']} ({a['records']} records) to {out}" + (" (signed)" if sign_key else ""))
+        head = AnchorHead.from_json(a)
+        click.echo(f"anchored seq {head.seq} ({head.records} records) to {out}" + (" (signed)" if sign_key else ""))
     else:
         click.echo(text, nl=False)
 

@@ -41,7 +41,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from harness.control.injections import run_checks
-from harness.core.events import Event
+from harness.core.events import Event, TestRunEvent
 from harness.core.outcomes import Fault, Outcome, VoidKind
 from harness.core.record import eq7  # noqa: F401 - Eq. 7 is defined once, in the record module
 from harness.core.tasks import Task
@@ -167,7 +167,7 @@ def adjudicate(*, task: Task, final_tree: Path, start_files: dict[str, str], fin
     hid = final_check(final_tree, task.oracle, label="hidden", dest_rel=ORACLE_DEST, hide=hide, limits=limits,
                       show=False)
     if test_runs is not None:
-        test_runs += [{"by": "adjudicator", "kind": f"{c.label}{suffix}", "wall_s": v.wall_s, "cached": v.cached}
+        test_runs += [TestRunEvent(by="adjudicator", kind=f"{c.label}{suffix}", wall_s=v.wall_s, cached=v.cached)
                       for c in (vis, hid) for suffix, v in (("", c.judged), ("_plain", c.plain))]
     edited = final_files.get(task.acceptance_dest) != task.acceptance.read_text()
     results = run_checks(checks or [], final_tree, start_files, final_files)

@@ -146,9 +146,8 @@ def run_a3(ctx: CellContext, arm: Arm) -> ArmResult:
 
 
 def run_a4(ctx: CellContext, arm: Arm) -> ArmResult:
-    attempts_left = arm.get("attempts")
-    rounds_left = arm.get("review_rounds")
-    reflection = arm.get("reflection")
+    own = arm.settings_as(GatedLoopParams)
+    attempts_left, rounds_left, reflection = own.attempts, own.review_rounds, own.reflection
     ctx.system = ctx.system + PLAN_SUFFIX
     message = ctx.prompt
     while True:

@@ -165,7 +165,7 @@ def visible_gate(ctx: CellContext) -> GateCheck:
     acceptance = cast(Path, ctx.acceptance)  # __post_init__ replaced None with the task's pristine test
     v = run_pytest(ctx.ws.root, acceptance, dest_rel=ctx.task.acceptance_dest, hide=ctx.hide,
                    limits=ctx.tools.limits_now())
-    record_test_run(ctx.log, ctx.test_runs, {"by": "controller", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
+    record_test_run(ctx.log, ctx.test_runs, TestRunEvent(by="controller", kind="visible", wall_s=v.wall_s, cached=v.cached))
     ctx.log.emit(GateVisibleEvent(passed=v.passed, tree_digest=digest, tests=v.tests, failures=v.failures,
                                   errors=v.errors))
     if not v.passed:
@@ -195,11 +195,11 @@ def request_review(ctx: CellContext) -> ReviewVerdict:
     return verdict
 
 
-def record_test_run(log: EventLog, test_runs: list, entry: dict) -> None:
+def record_test_run(log: EventLog, test_runs: list[TestRunEvent], run: TestRunEvent) -> None:
     """One test execution: in the cell's list and in its event log (so a cell rebuilt from its log
     after a host kill, B5, keeps it)."""
-    test_runs.append(entry)
-    log.emit(TestRunEvent(**entry))
+    test_runs.append(run)
+    log.emit(run)
 
 
 def charged_tokens(req: EngineRequest, usage) -> int:

@@ -234,8 +234,9 @@ class ToolSurface:
             copy.write_bytes(text)
             with self._recorded("agent_test"):  # its own test run's acts are recorded too (cold: no zygote)
                 v = run_pytest(self.ws.root, copy, dest_rel=dest, hide=self.hide, limits=self.limits_now(), judged=False)
-        self.test_runs.append({"by": "agent", "kind": "visible", "wall_s": v.wall_s, "cached": v.cached})
-        self.log.emit(TestRunEvent(by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached))
+        run = TestRunEvent(by="agent", kind="visible", wall_s=v.wall_s, cached=v.cached)
+        self.test_runs.append(run)
+        self.log.emit(run)
         self.log.emit(AgentTestEvent(**v.summary()))
         status = "PASSED" if v.passed else "FAILED"
         return ToolOutcome(f"acceptance {status}\n{v.output[-4000:]}",

@@ -13,10 +13,11 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from harness.core.arm_params import ArmParams
 from harness.core.errors import InputError
 from harness.core.interval_methods import METHODS as INTERVAL_METHODS
 from harness.core.record import applicable, second_attempt_scenarios
@@ -53,6 +54,23 @@ class Arm:
         """The arm's value for ``key``: set in the protocol, else its controller's registered default."""
         registered = ARMS.get(self.controller).defaults().get(key)
         return self.params.get(key, default if registered is None else registered)
+
+    @property
+    def settings(self) -> ArmParams:
+        """The arm's parameters as its controller's registered dataclass (``ArmParams`` or a subclass), the
+        controller's defaults filled in: what the roles and the controllers read by attribute."""
+        return (ARMS.get(self.controller).params or ArmParams)(**self.params)
+
+    def settings_as(self, kind: type[P]) -> P:
+        """``settings``, checked to be ``kind`` (the controller's own parameters, e.g. GatedLoopParams)."""
+        s = self.settings
+        if not isinstance(s, kind):
+            raise TypeError(f"arm {self.name}: its controller {self.controller!r} takes {type(s).__name__}, "
+                            f"not {kind.__name__}")
+        return s
+
+
+P = TypeVar("P", bound=ArmParams)
 
 
 @dataclass(frozen=True)
@@ -600,6 +618,23 @@ LOCK_KEYS = {"protocol": str, "protocol_sha256": str, "files": dict, "digest": s
 OPTIONAL_LOCK_KEYS = {"notes": list}  # commentary, not covered by ``digest`` (see ``freeze``)
 
 
+@dataclass(frozen=True)
+class ProtocolLock:
+    """A protocol's lock as its typed view: the protocol's name and canonical digest, each covered file's
+    sha256 by path, the digest over those, and the amendment notes (outside the digest)."""
+    protocol: str
+    protocol_sha256: str
+    files: dict[str, str]
+    digest: str
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, obj: dict) -> ProtocolLock:
+        """A lock's object as ``read_lock`` validated it (or ``compute_lock`` made it); a missing key raises."""
+        return cls(obj["protocol"], obj["protocol_sha256"], dict(obj["files"]), obj["digest"],
+                   tuple(obj.get("notes", ())))
+
+
 def read_lock(proto: Protocol) -> dict:
     """The protocol's lock, validated: every key present with its type, every file digest a sha256,
     and the top-level digest equal to the digest of the rest (so no digest in it was edited)."""
@@ -652,17 +687,17 @@ def check_protocol(path: Path) -> str | None:
 def drift(proto: Protocol) -> list[str]:
     """What changed since the lock, as human-readable lines; raises InputError if no lock or a
     lock whose digests do not hold together."""
-    old = read_lock(proto)
-    new = compute_lock(proto)
+    old = ProtocolLock.from_json(read_lock(proto))
+    new = ProtocolLock.from_json(compute_lock(proto))
     out = []
-    if old["protocol"] != new["protocol"]:
-        out.append(f"the lock is for protocol {old['protocol']!r}, not {new['protocol']!r}")
-    if old.get("protocol_sha256") != new["protocol_sha256"]:
+    if old.protocol != new.protocol:
+        out.append(f"the lock is for protocol {old.protocol!r}, not {new.protocol!r}")
+    if old.protocol_sha256 != new.protocol_sha256:
         out.append(f"protocol {proto.path.name} changed since it was frozen")
-    for rel in sorted(set(old.get("files", {})) | set(new["files"])):
-        a, b = old.get("files", {}).get(rel), new["files"].get(rel)
+    for rel in sorted(set(old.files) | set(new.files)):
+        a, b = old.files.get(rel), new.files.get(rel)
         if a != b:
             out.append(f"{rel}: " + ("added" if a is None else "removed" if b is None else "content changed"))
-    if not out and old["digest"] != new["digest"]:  # cannot happen once the parts match, but never assume it
+    if not out and old.digest != new.digest:  # cannot happen once the parts match, but never assume it
         out.append("the lock's digest differs from the recomputed one")
     return out

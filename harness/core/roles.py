@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Mapping, Protocol
 
+from harness.core.arm_params import ArmParams
 from harness.core.runmeta import RunMeta
 
 
@@ -29,7 +30,8 @@ class Role(str, Enum):
 
 
 class _ArmLike(Protocol):
-    def get(self, key: str, default=None): ...
+    @property
+    def settings(self) -> ArmParams: ...
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,10 @@ class Roles:
 def resolve_roles(arm: _ArmLike, run: RunEngines, factors: Mapping[str, str] | None = None) -> Roles:
     """The engine and model per role of a cell of ``arm`` (the module docstring's order); ``factors``
     are the cell's factor levels (a ``model`` factor names the worker's model)."""
-    w_model = arm.get("model") or (factors or {}).get("model") or run.model
-    worker = Binding(arm.get("engine") or run.engine, w_model)
-    reviewer = Binding(arm.get("reviewer_engine") or run.reviewer_engine, arm.get("reviewer_model") or w_model)
+    own = arm.settings
+    w_model = own.model or (factors or {}).get("model") or run.model
+    worker = Binding(own.engine or run.engine, w_model)
+    reviewer = Binding(own.reviewer_engine or run.reviewer_engine, own.reviewer_model or w_model)
     return Roles(worker, reviewer)
 
 

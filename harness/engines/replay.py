@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.core.engine import EngineReply, EngineRequest
 from harness.core.errors import HarnessError
@@ -68,22 +71,38 @@ def _first_diff(a, b, where="") -> str:
     return f"{where or 'value'}: recorded {json.dumps(a)[:200]} vs asked {json.dumps(b)[:200]}"
 
 
+@dataclass(frozen=True)
+class ReplayOptions:
+    """The replay engine's keys of the engine options (run.json's ``engine_options``, the cell's key added by
+    the cell runner): the hand-written transcript, the recorded run, and the cell whose transcript to replay."""
+    transcript: str | None = None
+    replay_from: str | None = None
+    cell_key: str | None = None
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> ReplayOptions:
+        """The one place the options' replay keys are read (an empty value names no source, as before)."""
+        return cls(options.get("transcript") or None, options.get("replay_from") or None, options.get("cell_key"))
+
+
 class ReplayEngine:
     name = "replay"
 
     def __init__(self, ctx: EngineContext):
         self.role = ctx.role
-        opts = ctx.options
-        if opts.get("transcript"):
-            self.source = Path(opts["transcript"])
-        elif opts.get("replay_from"):
-            self.source = transcript_path(Path(opts["replay_from"]), opts["cell_key"])
+        opts = ReplayOptions.of(ctx.options)
+        if opts.transcript:
+            self.source = Path(opts.transcript)
+        elif opts.replay_from:
+            if opts.cell_key is None:
+                raise ValueError("the replay engine replays a recorded run cell by cell: its options name no cell_key")
+            self.source = transcript_path(Path(opts.replay_from), opts.cell_key)
         else:
             raise ValueError("the replay engine needs --replay-from RUN_DIR or --transcript FILE")
         if not self.source.is_file():
             raise ReplayExhausted(f"no transcript for this cell at {self.source}")
         entries = load_entries(self.source)
-        if any(e.get("kind") == "fault" for e in entries) and not opts.get("transcript"):
+        if any(e.get("kind") == "fault" for e in entries) and not opts.transcript:
             raise ReplayExhausted(f"{self.source} ends in an infrastructure fault (the recorded cell was void)")
         self.entries = [e for e in entries if e.get("role", "worker") == self.role and e.get("kind", "call") == "call"]
         self.turn = 0

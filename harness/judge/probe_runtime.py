@@ -476,8 +476,8 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # started before pytest (given its import path on first use; started afresh then if the test changed the
 # working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
-_DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "seq": 0, "abuf": b"",
-                 "allowed": set(),
+_DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0,
+                 "abuf": b"", "allowed": set(),
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
 
 
@@ -708,15 +708,15 @@ def _audit_sync():
         if peer is not None:
             _emit({"k": "tamper", "what": ["the subject's audit stream was cut"]})
         return
-    _DRIVER["seq"] += 1
+    _DRIVER["heartbeat"] += 1
     try:
-        peer.request("sync", _DRIVER["seq"])
+        peer.request("sync", _DRIVER["heartbeat"])
     except _rpc.Closed:
         return  # the subject is gone: the tests that needed it fail
     except _rpc.RemoteError:  # a reply the protocol refuses (a malformed write-back, not JSON): not "gone"
         _emit({"k": "tamper", "what": ["the subject's answer to the audit heartbeat broke the protocol"]})
         return
-    _audit_drain(block=True, want=_DRIVER["seq"])
+    _audit_drain(block=True, want=_DRIVER["heartbeat"])
 
 
 def remote_module(name, *also):

@@ -423,6 +423,19 @@ def read_records(path: Path) -> list[dict]:
 
 
 # -- anchors ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnchorHead:
+    """The head an anchor names, as its typed view: the last record's seq and hash, and how many records."""
+    seq: int
+    hash: str
+    records: int
+
+    @classmethod
+    def from_json(cls, anchor: dict) -> AnchorHead:
+        """An anchor's object (``make_anchor``'s); a missing key raises."""
+        return cls(anchor["seq"], anchor["hash"], anchor["records"])
+
+
 def make_anchor(path: Path, *, private_key_pem: bytes | None = None) -> dict:
     """The ledger's head as an anchor (signed with ed25519 when a private key is given).
     Raises LedgerRefused for a ledger that does not verify or holds no record."""

@@ -434,8 +434,8 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         claim=next((e.claim for e in reversed(log.of_class(FinishEvent))), None),
         refused_calls=len(log.of_type(EventType.AUTHORIZATION_REFUSED)), parse_failures=len(log.of_type(EventType.PARSE_FAILURE)),
         tree_digest_start=tree_digest(s.start_tree), tree_digest_final=tree_digest(judged.final_tree),
-        test_exec_s=round(sum(r["wall_s"] for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
-        cached_verdicts=sum(1 for r in judged.test_runs if r.get("cached")),
+        test_exec_s=round(sum(r.wall_s for r in judged.test_runs), 4), test_runs=len(judged.test_runs),
+        cached_verdicts=sum(1 for r in judged.test_runs if r.cached),
         confinement=confinement_level(), receipts=[e.digest for e in log.of_class(ReceiptEvent)],
         receipt_key_id=s.notary.signer.key_id if s.notary else None, agent_claims=_claims(log), **spec.run_meta.fields(),
     )
@@ -533,6 +533,33 @@ def _secret_windows(data: bytes, secrets: tuple[str, ...]) -> bytes:
     return b"".join(out)
 
 
+@dataclass(frozen=True)
+class _HostResult:
+    """What B5's forked host hands its parent in its result file (``<cell>.child.json``): the arm's result and
+    the controller's counters, or the run's ceiling that halted it. Written and read only here."""
+    result: ArmResult | None = None
+    attempts: int = 0
+    review_rounds: int = 0
+    failure_seen: bool = False
+    human_gate: bool = False
+    model_ids: tuple[str, ...] = ()
+    ceiling: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.ceiling is not None or self.result is None:
+            return {"ceiling": self.ceiling}
+        return {"result": asdict(self.result), "attempts": self.attempts, "review_rounds": self.review_rounds,
+                "failure_seen": self.failure_seen, "human_gate": self.human_gate, "model_ids": list(self.model_ids)}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> _HostResult:
+        """The file's object (the host's own): a missing key is a KeyError, never a default."""
+        if "ceiling" in obj:
+            return cls(ceiling=obj["ceiling"])
+        return cls(ArmResult(**obj["result"]), obj["attempts"], obj["review_rounds"], obj["failure_seen"],
+                   obj["human_gate"], tuple(obj["model_ids"]))
+
+
 def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellContext, "ArmResult"]:
     """B5, host interruption: run the arm in a child process (the "host") that the injection
     SIGKILLs at its declared turn; the cell survives it and resumes from its record: the event log
@@ -551,14 +578,14 @@ def _run_surviving_host_kill(ctx: CellContext, arm: Arm, inj) -> tuple[CellConte
     safefs.merge_journal_file(temps_path)  # the fork's copy of the journal died with it
     _rebuild_from_records(ctx, log_path)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and result_path.is_file():
-        child = json.loads(result_path.read_text())
+        child = _HostResult.from_json(json.loads(result_path.read_text()))
         result_path.unlink()
-        if "ceiling" in child:
-            raise CeilingReached(child["ceiling"])
-        for k in ("attempts", "review_rounds", "failure_seen", "human_gate"):
-            setattr(ctx, k, child[k])
-        ctx.model_ids.update(child["model_ids"])
-        return ctx, ArmResult(**child["result"])
+        if child.ceiling is not None or child.result is None:
+            raise CeilingReached(str(child.ceiling))
+        ctx.attempts, ctx.review_rounds = child.attempts, child.review_rounds
+        ctx.failure_seen, ctx.human_gate = child.failure_seen, child.human_gate
+        ctx.model_ids.update(child.model_ids)
+        return ctx, child.result
     if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
         raise RuntimeError(f"the cell's child process failed (wait status {status})")
     ctx.log.emit(HostKilledEvent(signal="SIGKILL", turn=ctx.log.of_class(InjectedEvent)[-1].turn))
@@ -586,12 +613,10 @@ def _host_child(ctx: CellContext, arm: Arm, inj, result_path: Path, temps_path: 
         ctx.on_turn = injections.turn_hook(inj, in_child=True)
         with safefs.journal_temps_to_file(temps_path):
             res = run_arm(ctx, arm)
-        result_path.write_text(json.dumps({"result": asdict(res), "attempts": ctx.attempts,
-                                           "review_rounds": ctx.review_rounds, "failure_seen": ctx.failure_seen,
-                                           "human_gate": ctx.human_gate, "test_runs": ctx.test_runs,
-                                           "model_ids": sorted(ctx.model_ids)}))
+        result_path.write_text(json.dumps(_HostResult(res, ctx.attempts, ctx.review_rounds, ctx.failure_seen,
+                                                      ctx.human_gate, tuple(sorted(ctx.model_ids))).to_json()))
     except CeilingReached as exc:  # the run's ceiling halted the host: the parent halts the cell too
-        result_path.write_text(json.dumps({"ceiling": str(exc)}))
+        result_path.write_text(json.dumps(_HostResult(ceiling=str(exc)).to_json()))
     except BaseException:  # noqa: BLE001 - reported to the parent through the exit code
         traceback.print_exc()
         code = 70
@@ -614,7 +639,7 @@ def _rebuild_from_records(ctx: CellContext, log_path: Path) -> None:
             total.add(u)
         ctx.usage = total
         ctx.model_ids.update(m for m in transcript.usage_by_model if m != "unknown")
-    ctx.test_runs[:] = [e.entry() for e in ctx.log.of_class(TestRunEvent)]
+    ctx.test_runs[:] = ctx.log.of_class(TestRunEvent)
 
 
 def _unsafe_despite_crash(task, start_files, final_files, events, inj, start_modes, root) -> dict:

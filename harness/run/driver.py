@@ -47,6 +47,7 @@ from harness.ledger.seal import Sealer, seal_path
 from harness.run import executors
 from harness.run import pilot as pilot_mod
 from harness.run.cellrun import CellSpec
+from harness.run.journals import RequeueLine, VoidLine
 from harness.run.progress import Progress
 from harness.sandbox import procs
 from harness.sandbox.sandbox import warm_requested
@@ -104,17 +105,20 @@ def validate_run_inputs(proto: Protocol, *, engine: str, reviewer_engine: str, m
     for arm in proto.arms:
         for levels in model_levels(proto.factors):
             roles = resolve_roles(arm, run, levels)
-            for role, key in ((Role.WORKER, "engine"), (Role.REVIEWER, "reviewer_engine")):
-                _check_role_engine(proto, arm, key, roles.of(role), known, engine_options)
+            own = arm.settings
+            for role, key, on_arm in ((Role.WORKER, "engine", bool(own.engine)),
+                                      (Role.REVIEWER, "reviewer_engine", bool(own.reviewer_engine))):
+                _check_role_engine(proto, arm, key, on_arm, roles.of(role), known, engine_options)
     _check_transcript_and_corpus(proto, engine_options)
 
 
-def _check_role_engine(proto: Protocol, arm, key: str, bound: Binding, known, engine_options: dict) -> None:
+def _check_role_engine(proto: Protocol, arm, key: str, on_arm: bool, bound: Binding, known, engine_options: dict) -> None:
     """One role's engine is known, has a model when it is live (and its provider is reachable), and a
-    transcript when it is the replay engine. ``key``: the arm's key that names the role's engine."""
+    transcript when it is the replay engine. ``key``: the arm's key that names the role's engine; ``on_arm``:
+    the arm sets it (else the run's option does)."""
     name = bound.engine
     if name not in known:
-        raise InputError(str(proto.path), f"arms.{arm.name}.{key}" if arm.get(key) else f"--{key.replace('_', '-')}",
+        raise InputError(str(proto.path), f"arms.{arm.name}.{key}" if on_arm else f"--{key.replace('_', '-')}",
                          f"unknown engine {name!r} (known: {', '.join(known)})")
     if needs_model(name) and not bound.model:
         raise InputError(str(proto.path), f"arms.{arm.name}.model",
@@ -122,15 +126,19 @@ def _check_role_engine(proto: Protocol, arm, key: str, bound: Binding, known, en
     proxy = needs_model(name) and _proxy_problem()
     if proxy:  # a live engine could not reach its provider under the reply deadline: every cell void
         raise InputError("environment", proxy[0], proxy[1])
-    if name == "replay" and not (engine_options.get("transcript") or engine_options.get("replay_from")):
+    from harness.engines.replay import ReplayOptions
+    replay = ReplayOptions.of(engine_options)
+    if name == "replay" and not (replay.transcript or replay.replay_from):
         raise InputError(str(proto.path), "--engine", "the replay engine needs --replay-from RUN_DIR or --transcript FILE")
 
 
 def _check_transcript_and_corpus(proto: Protocol, engine_options: dict) -> None:
     """A hand-written agent script is checked entry by entry; every task and scenario loads."""
-    if engine_options.get("transcript"):  # a hand-written agent script: every entry checked now
+    from harness.engines.replay import ReplayOptions
+    transcript = ReplayOptions.of(engine_options).transcript
+    if transcript:  # a hand-written agent script: every entry checked now
         from harness.engines.transcript import load_entries
-        load_entries(Path(engine_options["transcript"]))
+        load_entries(Path(transcript))
     protocol_mod.check_corpus(proto)
 
 
@@ -424,8 +432,8 @@ def _void_counts(voids_path: Path, log) -> dict[str, int]:
     if voids_path.exists() or voids_path.is_symlink():
         for i, line in enumerate(runio.read_text(voids_path, "voids journal").splitlines(), 1):
             try:
-                k = runio.parse_json(line, str(voids_path), i)["cell_key"]
-            except (runio.UnsafeFile, KeyError, TypeError):  # a kill mid-write leaves a torn line
+                k = VoidLine.from_json(runio.parse_json(line, str(voids_path), i), str(voids_path), i).cell_key
+            except InputError:  # UnsafeFile too: a kill mid-write leaves a torn line
                 if line.strip():
                     log(f"{voids_path.name}:{i}: ignoring a torn line")
                 continue
@@ -441,7 +449,7 @@ def _dispatch(s: _Session, ex, cells: list[Cell], settle: "_Settler", progress: 
     requeues_path = s.run_dir / "requeues.jsonl"
 
     def on_requeue(key: str, reason: str) -> None:
-        runio.append_line(requeues_path, json.dumps({"cell_key": key, "reason": reason, "when": time.time()}))
+        runio.append_line(requeues_path, json.dumps(RequeueLine(key, reason, time.time()).to_json()))
         log(f"re-queued {key}: {reason}")
 
     workers = ex.capacity
@@ -611,8 +619,7 @@ class _Settler:
         if rec.outcome is Outcome.VOID:
             k = rec.cell_key
             self.void_counts[k] = self.void_counts.get(k, 0) + 1
-            runio.append_line(self.voids_path, json.dumps({"cell_key": k, "void_reason": rec.void_reason,
-                                                           "attempt": self.void_counts[k]}))
+            runio.append_line(self.voids_path, json.dumps(VoidLine(k, rec.void_reason, self.void_counts[k]).to_json()))
             if self.void_counts[k] <= self.max_reruns:
                 self.rerun.append(Cell.from_key(k))
                 return

@@ -61,3 +61,22 @@ def test_a_monitor_report_reads_its_sequences():
     assert (rep.protocol, rep.cells_planned, rep.stopping_rule) == ("p", 4, None)
     seq = rep.sequences[0]
     assert (seq.endpoint, seq.planned_units, seq.waiting_on) == ("not_amplified", 0, None) and seq.raw is s
+
+
+@pytest.mark.parametrize("part, key", [("contrast", "n_matched"), ("row", "a"), ("row", "b"),
+                                       ("concentration", "top_task")])
+def test_a_part_without_a_key_every_producer_writes_raises_naming_it(computed, part, key):
+    """A damaged summary.json is not printed as a default ('over None matched', a row of arm '', a top task
+    None): the view raises KeyError naming the key, as the dict reads before it did."""
+    raw = {"contrast": computed["contrasts"][0], "row": computed["per_scenario"][0],
+           "concentration": computed["task_concentration"]}[part]
+    view = {"contrast": summary.Contrast, "row": summary.ScenarioRow, "concentration": summary.Concentration}[part]
+    with pytest.raises(KeyError, match=key):
+        view.from_json({k: v for k, v in raw.items() if k != key})
+
+
+def test_the_glmm_reads_a_contrasts_pair_alone():
+    """The GLMM's specifications are given the hypotheses' pairs (no n_matched, no interval): ContrastPair."""
+    pair = summary.ContrastPair.from_json({"id": "H1", "a": "A4", "b": "A2p", "endpoint": "not_amplified",
+                                           "cells": "injected"})
+    assert (pair.id, pair.a, pair.b, pair.endpoint, pair.cells) == ("H1", "A4", "A2p", "not_amplified", "injected")

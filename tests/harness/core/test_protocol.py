@@ -219,3 +219,17 @@ def test_hypothesis_interval_method_is_validated(tmp_path):
     p.write_text(BASE + HYPS + 'interval = "bca"\n')
     with pytest.raises(InputError, match=r"hypotheses\[0\]\.interval"):
         load_protocol(p)
+
+
+def test_an_arms_settings_are_its_controllers_parameters_with_their_defaults():
+    """Arm.settings: the arm's keys as its controller's registered dataclass, the defaults filled in (what
+    Arm.get answers key by key); settings_as refuses another controller's parameters."""
+    from harness.core.arm_params import BudgetedRetryParams, GatedLoopParams
+    from harness.core.protocol import Arm
+    a4 = Arm("x", "A4", {"attempts": 5, "engine": "replay"})
+    own = a4.settings_as(GatedLoopParams)
+    assert (own.attempts, own.review_rounds, own.reflection, own.engine, own.model) == (5, 2, True, "replay", None)
+    assert [getattr(own, k) for k in ("attempts", "review_rounds", "engine")] == [a4.get(k) for k in
+                                                                                  ("attempts", "review_rounds", "engine")]
+    with pytest.raises(TypeError, match="GatedLoopParams"):
+        a4.settings_as(BudgetedRetryParams)

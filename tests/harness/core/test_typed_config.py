@@ -127,6 +127,11 @@ class _Arm:
     def get(self, key, default=None):
         return self.params.get(key, default)
 
+    @property
+    def settings(self):
+        from harness.core.arm_params import ArmParams
+        return ArmParams(**self.params)
+
 
 def test_resolve_roles_most_specific_first():
     run = RunEngines.choose("simulated", engine="anthropic", model="m-run")
