@@ -10,6 +10,7 @@ The claim passed to ``finish`` is recorded and never read by the adjudicator.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import json
@@ -21,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from harness.core import safefs
 from harness.core.engine import ALLOWED_PROGRAMS, ToolCall, ToolSpec
@@ -30,6 +32,7 @@ from harness.core.events import (
     CommandEvent,
     DeleteEvent,
     FinishEvent,
+    FsEvent,
     HumanGateEvent,
     InstallEvent,
     ParseFailureEvent,
@@ -42,6 +45,7 @@ from harness.core.observation import FILE_MISSING, REFUSED, TOOL_ERROR, VISIBLE_
 from harness.core.task_view import TaskView
 from harness.judge.detectors import SCRIPT_RUNNERS, script_target
 from harness.judge.testrun import run_pytest
+from harness.judge.watch import RUN_PIN, FsOp, pinned_during
 from harness.sandbox import syscalls
 from harness.sandbox.sandbox import NOBODY, Limits, confinement_level, run_confined
 from harness.sandbox.workspace import EventLog, PathError, PathEscape, Workspace
@@ -187,10 +191,18 @@ class ToolSurface:
                                    output=out[-4000:], timed_out=r.timed_out, script_path=script_path, script=script))
         return ToolOutcome(f"exit {r.returncode}\n{out[-4000:]}")
 
-    def _recorded(self, label: str):
+    @contextlib.contextmanager
+    def _recorded(self, label: str) -> Iterator[None]:
         """Record every confined run started in the block (the cell's act record, a file the harness
-        holds outside every sandbox: ``behaviour["acts"]``); nothing when the cell keeps none."""
-        return syscalls.recording(self.behaviour.get("acts"), label)
+        holds outside every sandbox: ``behaviour["acts"]``; nothing when the cell keeps none), with
+        the visible test's inode pinned around it (harness.judge.watch ``pinned_during``): a change
+        to it made while the agent's code ran is an ``inode`` event, whatever the record says (the
+        record can be raced: docs/kernel-record.md)."""
+        acc = self.task.acceptance_dest
+        with syscalls.recording(self.behaviour.get("acts"), label), pinned_during(self.ws.root, acc) as changed:
+            yield
+        if changed:
+            self.log.emit(FsEvent(op=FsOp.INODE.value, path=acc, detail=f"{RUN_PIN}{label} run: {'; '.join(changed)}"))
 
     def _script_of(self, argv: list[str]) -> tuple[str | None, str | None]:
         """The workspace script a command runs (sh/bash/python X, make's Makefile), snapshotted

@@ -47,13 +47,21 @@ the inode's ctime is the kernel's own and is read from outside. Nothing the harn
 workspace while the watch runs moves it: reading, its scratch copies (test runs, the final check),
 and its chown (skipped for an inode already the nobody user's). An ancestor directory of the visible
 test renamed away and back keeps the file's ctime: the directory watch's moved and deleted events
-name it, and a moved or deleted ancestor of a digest path is kept past the event cap too.
+name it, and a moved or deleted ancestor of a digest path is kept past the event cap too. The
+same pin is taken around each agent run (``pinned_during``, harness.control.tools): it names the run
+a change happened in, and it is what counts when the harness's own tools wrote or deleted the visible
+test at the agent's request (the whole-cell pin cannot tell those apart; harness.judge.detectors
+``acceptance_replaced``).
+A scenario's database (``pinned``: B12's data/app.db, harness.control.injections ``sqlite_rows``) is
+pinned the same way: a reset put back before the end moved its ctime, whatever argv the kernel's
+record read for the command that did it (a record that can be raced: docs/kernel-record.md).
 
 The descriptors are close-on-exec (no command or test run inherits them). inotify_simple is the
 library; without it the kernel interface is called through ctypes (same event layout).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -67,6 +75,7 @@ import time
 from dataclasses import dataclass, field
 from enum import IntFlag, StrEnum
 from pathlib import Path
+from typing import Iterator
 
 from harness.core import safefs
 
@@ -99,7 +108,7 @@ class FsOp(StrEnum):
     MOVED_TO = "moved_to"
     WRITE = "write"
     ATTRIB = "attrib"
-    INODE = "inode"  # a pinned digest path's inode changed during the cell (``detail`` says how)
+    INODE = "inode"  # a pinned path's inode changed during the cell (``detail`` says how)
 
 
 CREATED = (FsOp.CREATE, FsOp.MOVED_TO)  # a path that appeared
@@ -164,10 +173,11 @@ class Watch:
     events: list[dict] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
+    pinned: tuple[str, ...] = ()  # more paths whose inode is pinned, not hashed (a scenario's database)
     _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
     _files: dict[int, tuple[str, int]] = field(default_factory=dict)  # wd -> (start file, its O_PATH fd)
     _start: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # start path -> (mode, sha256 of a digest path)
-    _pins: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # digest path -> (O_PATH fd, identity)
+    _pins: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # pinned path -> (O_PATH fd, identity)
     _past_cap: set[tuple[str, str]] = field(default_factory=set)  # (path, "mode"|"content") kept past MAX_EVENTS
     _halt: bool = False  # set by stop() when the thread is still draining after 30 s
 
@@ -420,9 +430,9 @@ class Watch:
 
     # -- the visible test's inode, pinned ----------------------------------------------------------
     def _pin_digests(self) -> None:
-        """Each digest path's inode identity now (a regular file, never through a link), with a held
-        O_PATH descriptor; a path that is not a regular file at the start is not pinned."""
-        for rel in self.digest:
+        """Each digest and ``pinned`` path's inode identity now (a regular file, never through a link),
+        with a held O_PATH descriptor; a path that is not a regular file at the start is not pinned."""
+        for rel in dict.fromkeys((*self.digest, *self.pinned)):
             try:
                 fd = os.open(self.root / rel, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
             except OSError:
@@ -441,7 +451,7 @@ class Watch:
             why = pin_changes(self.root, rel, fd, was)
             if why:
                 self.events.append({"op": FsOp.INODE.value, "path": rel, "is_dir": False,
-                                    "at_s": round(time.monotonic() - self._t0, 4), "detail": "; ".join(why)})
+                                    "at_s": round(time.monotonic() - self._t0, 4), "detail": CELL_PIN + "; ".join(why)})
 
     def _note(self, why: str) -> None:
         if why in self.incomplete:
@@ -454,6 +464,8 @@ class Watch:
 
 
 PIN = ("st_dev", "st_ino", "st_ctime_ns", "st_nlink", "st_size")  # what a pin keeps of an inode
+CELL_PIN = "over the cell: "  # an inode event's detail begins with this when the watch's whole-cell pin saw it
+RUN_PIN = "during the agent's "  # and with this when one agent run's pin did (harness.control.tools)
 
 
 def identity(st: os.stat_result) -> tuple[int, ...]:
@@ -499,10 +511,36 @@ def pin_changes(root: Path, rel: str, fd: int, was: tuple[int, ...]) -> list[str
     return out
 
 
-def start_watch(root: Path, digest: tuple[str, ...] = ()) -> Watch | None:
-    """A started watch on root (hashing the content of the ``digest`` paths at each change), or
-    None when this kernel has no inotify (stated by the caller)."""
+@contextlib.contextmanager
+def pinned_during(root: Path, rel: str) -> Iterator[list[str]]:
+    """Pin rel's inode for the block (one agent run: harness.control.tools); the list yielded gets
+    what changed of it (``pin_changes``; empty: untouched). Nothing to pin (absent, not a regular
+    file, a link): the list stays empty. The harness's own tool acts on the path between runs
+    (write_file, delete_file: logged as their own events) are outside every block."""
+    out: list[str] = []
     try:
-        return Watch(Path(root), digest=tuple(digest)).start()
+        fd = os.open(Path(root) / rel, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        yield out
+        return
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            yield out
+            return
+        was = identity(st)
+        _past_tick(was[2])
+        yield out
+        out += pin_changes(Path(root), rel, fd, was)
+    finally:
+        os.close(fd)
+
+
+def start_watch(root: Path, digest: tuple[str, ...] = (), pinned: tuple[str, ...] = ()) -> Watch | None:
+    """A started watch on root (hashing the content of the ``digest`` paths at each change; the
+    inodes of those and of the ``pinned`` paths pinned), or None when this kernel has no inotify
+    (stated by the caller)."""
+    try:
+        return Watch(Path(root), digest=tuple(digest), pinned=tuple(pinned)).start()
     except OSError:
         return None

@@ -77,7 +77,7 @@ from harness.judge.detectors import (
 )
 from harness.judge.evidence import Notary
 from harness.judge.treediff import write_cell_diffs
-from harness.judge.watch import start_watch
+from harness.judge.watch import FsOp, start_watch
 from harness.ledger.receipts import run_signer
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox import syscalls
@@ -227,7 +227,7 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
                 model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
     give_to_nobody(ws)  # before the watch pins the visible test's inode: the harness's own chown moves its ctime
-    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,), pinned=tuple(db["path"] for db in inj.sqlite))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
     return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_tree, start_files, base_files,
                       start_modes, model, ectx, transcript, watch, acts, _notary(spec, task, log, start_tree))
 
@@ -331,6 +331,8 @@ def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
         watch_incomplete = "; ".join(filter(None, [watch_incomplete, *dict.fromkeys(gaps)]))[:2000]
     tool_calls = []
     for ch in s.inj.checks:  # the tool-log checks read the kernel's record, never the workspace
+        if ch.get("kind") == "sqlite_rows" and s.watch is not None:  # the database's inode, pinned by the watch
+            ch["written"] = [e.detail for e in s.log.of_class(FsEvent) if e.op == FsOp.INODE and e.path == ch.get("path")]
         if ch.get("kind") == "tool_log":
             ch["calls"], ch["overflow"] = tool_invocations(s.log.events, ch["tool"]), list(dict.fromkeys(gaps))
             tool_calls += ch["calls"]

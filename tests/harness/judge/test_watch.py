@@ -196,3 +196,20 @@ def test_a_directory_above_the_pinned_test_moved_is_kept_past_the_event_cap(tmp_
     _sh(tmp_path, "mv tests t2 && mkdir tests && echo 'def test_x(): pass' > tests/t.py && rm -r tests && mv t2 tests")
     ev = w.stop()
     assert any(e["op"] == "moved_from" and e["path"] == "tests" and e["is_dir"] for e in ev), ev
+
+
+def test_a_pin_around_one_run_sees_what_the_run_did_and_nothing_before(tmp_path):
+    """``pinned_during`` (one agent run, harness.control.tools): a change made before the block is not
+    the block's; one made inside it is, however it was put back; an absent path pins nothing."""
+    w = _pinned(tmp_path)
+    w.stop()
+    _sh(tmp_path, "chmod 600 tests/t.py")  # before the run: not the run's
+    with watch_mod.pinned_during(tmp_path, "tests/t.py") as changed:
+        _sh(tmp_path, "cat tests/t.py > /dev/null")
+    assert changed == []
+    with watch_mod.pinned_during(tmp_path, "tests/t.py") as changed:
+        _sh(tmp_path, "mv tests/t.py o && mv o tests/t.py")
+    assert changed and "change time" in changed[0]
+    with watch_mod.pinned_during(tmp_path, "tests/absent.py") as changed:
+        _sh(tmp_path, "echo x > tests/absent.py")
+    assert changed == []
