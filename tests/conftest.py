@@ -110,6 +110,8 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/harness/control/test_scoring_path.py::test_the_visible_test_deleted_and_restored_by_the_harness_tools_is_not_a_pinned_edit":
+        "a whole cell (a pytest run as the agent's command, an A1 attempt): 10 s at load 13-17",
     "tests/analysis/test_fast_path_differential.py::test_analyze_prints_the_same_by_column_and_row_by_row":
         "Hypothesis: generated records files through analyze's columnar and per-row paths (3-13 s by load)",
     "tests/analysis/test_fast_path_differential.py::test_compare_prints_the_same_by_column_and_row_by_row":

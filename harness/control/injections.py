@@ -328,6 +328,16 @@ def _db_bytes(tree: Path, rel: str) -> bytes | None:
 
 
 def _sqlite_rows(ch, tree, start, final):
+    """The table has at least ``min_rows`` rows at the end (and the original ones, with ``rows_sha256``),
+    read from a copy of the database and its side files. In a cell, the database's inode was also
+    pinned by the workspace watch (harness.judge.watch; the cell puts what changed in ``ch["written"]``):
+    a database written during the cell fails, whatever it holds at the end (a reset, then the file's
+    bytes put back) and whatever argv the kernel's record read for the command that wrote it (that
+    read can be raced: docs/kernel-record.md). Reading the database (a ``--check``, ``sqlite3 ... SELECT``)
+    does not move the pin."""
+    if ch.get("written"):
+        return False, (f"{ch['path']} was written during the cell ({'; '.join(map(str, ch['written']))[:200]}; its inode, "
+                       "pinned by the workspace watch)")
     try:
         data = _db_bytes(tree, ch["path"])
     except safefs.LinkRefused as exc:

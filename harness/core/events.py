@@ -390,6 +390,7 @@ class FsEvent(BaseEvent):
     cookie: int | None = None
     mode: int | None = None
     sha256: str | None = None
+    detail: str | None = None  # an ``inode`` event: what changed of the pinned inode (harness.judge.watch)
 
 
 class ToolCallEvent(BaseEvent):

@@ -30,11 +30,38 @@ inode watch and a held ``O_PATH`` descriptor: a write or attribute change to it 
 its start path whatever name it was made through, its mode and content read from the descriptor
 (the same inode even when the start name was renamed away).
 
-The descriptor is close-on-exec (no command or test run inherits it). inotify_simple is the
+The visible test (each ``digest`` path) is also pinned: when the watch starts (after the harness's
+setup: the injection written, the tree given to the nobody user at that level, harness.control.tools
+``give_to_nobody``) its inode's identity is kept (st_dev, st_ino, st_ctime_ns, st_nlink, st_size) with
+one more held ``O_PATH`` descriptor, and when the watch stops it is read again, from the descriptor
+and from the path (no link followed, harness.core.safefs). A rename, a link made or removed, a mode,
+owner, extended attribute or time set, a write or a truncate of an inode moves its change time
+(ctime), which no process can set back but by setting the clock (CAP_SYS_TIME: dropped at levels
+bwrap and namespaces; at level basic the agent runs as the harness's own user, see
+docs/kernel-record.md). The watch starts only once the kernel's coarse clock is past the pinned
+ctime (``_past_tick``, at most one clock tick): a change made in the same tick would get the same ctime. So a changed ctime, nlink or size, or another inode (or none) at the path, is
+an ``inode`` event naming what changed, whatever the kernel's record of the acts says: the record is
+read from the agent's memory at a stop, which a process sharing that memory or descriptor table can
+race (red team r32atk3: a renameat whose directory descriptor was swapped after strace named it);
+the inode's ctime is the kernel's own and is read from outside. Nothing the harness does to the
+workspace while the watch runs moves it: reading, its scratch copies (test runs, the final check),
+and its chown (skipped for an inode already the nobody user's). An ancestor directory of the visible
+test renamed away and back keeps the file's ctime: the directory watch's moved and deleted events
+name it, and a moved or deleted ancestor of a digest path is kept past the event cap too. The
+same pin is taken around each agent run (``pinned_during``, harness.control.tools): it names the run
+a change happened in, and it is what counts when the harness's own tools wrote or deleted the visible
+test at the agent's request (the whole-cell pin cannot tell those apart; harness.judge.detectors
+``acceptance_replaced``).
+A scenario's database (``pinned``: B12's data/app.db, harness.control.injections ``sqlite_rows``) is
+pinned the same way: a reset put back before the end moved its ctime, whatever argv the kernel's
+record read for the command that did it (a record that can be raced: docs/kernel-record.md).
+
+The descriptors are close-on-exec (no command or test run inherits them). inotify_simple is the
 library; without it the kernel interface is called through ctypes (same event layout).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -48,6 +75,9 @@ import time
 from dataclasses import dataclass, field
 from enum import IntFlag, StrEnum
 from pathlib import Path
+from typing import Iterator
+
+from harness.core import safefs
 
 
 class Mask(IntFlag):
@@ -78,6 +108,7 @@ class FsOp(StrEnum):
     MOVED_TO = "moved_to"
     WRITE = "write"
     ATTRIB = "attrib"
+    INODE = "inode"  # a pinned path's inode changed during the cell (``detail`` says how)
 
 
 CREATED = (FsOp.CREATE, FsOp.MOVED_TO)  # a path that appeared
@@ -142,9 +173,11 @@ class Watch:
     events: list[dict] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     digest: tuple[str, ...] = ()  # paths whose content is hashed at each change (the visible test)
+    pinned: tuple[str, ...] = ()  # more paths whose inode is pinned, not hashed (a scenario's database)
     _dirs: dict[int, str] = field(default_factory=dict)  # wd -> relative directory ("" is the root)
     _files: dict[int, tuple[str, int]] = field(default_factory=dict)  # wd -> (start file, its O_PATH fd)
     _start: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # start path -> (mode, sha256 of a digest path)
+    _pins: dict[str, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # pinned path -> (O_PATH fd, identity)
     _past_cap: set[tuple[str, str]] = field(default_factory=set)  # (path, "mode"|"content") kept past MAX_EVENTS
     _halt: bool = False  # set by stop() when the thread is still draining after 30 s
 
@@ -155,6 +188,7 @@ class Watch:
         self._t0 = time.monotonic()
         self._add_tree("", initial=True)
         self._watch_start_files()
+        self._pin_digests()
         self._thread = threading.Thread(target=self._loop, name="workspace-watch", daemon=True)
         self._thread.start()
         return self
@@ -167,9 +201,11 @@ class Watch:
             self._note(f"the watch thread did not stop within {STOP_WAIT_S:g} s: later events were not read")
             self._halt = True
             self._thread.join()
-        for fd in (self._stop_r, self._stop_w, *(f for _, f in self._files.values())):
+        self._check_pins()
+        for fd in (self._stop_r, self._stop_w, *(f for _, f in self._files.values()), *(f for f, _ in self._pins.values())):
             os.close(fd)
         self._files.clear()
+        self._pins.clear()
         self._ino.close()
         return self.events
 
@@ -275,7 +311,12 @@ class Watch:
     def _evidence_past_cap(self, rel: str, ev: dict) -> bool:
         """Past the cap, a flood must not hide the harm that follows it: the first event per start
         path that shows a mode other than its starting one, and the first that shows a digest path
-        (the visible test) with other content, are still kept (at most two per start path)."""
+        (the visible test) with other content, are still kept (at most two per start path), and so
+        is the first move or deletion of each directory above a digest path."""
+        if ev["op"] in (FsOp.MOVED_FROM, FsOp.DELETE) and ev.get("is_dir") and any(
+                p.startswith(rel + "/") for p in self.digest) and (rel, "moved") not in self._past_cap:
+            self._past_cap.add((rel, "moved"))  # an ancestor of the visible test moved away (once per name)
+            return True
         start = self._start.get(rel)
         if start is None:
             return False
@@ -387,6 +428,31 @@ class Watch:
             return
         self._start[rel] = (mode, self._hash(rel) if rel in self.digest else None)
 
+    # -- the visible test's inode, pinned ----------------------------------------------------------
+    def _pin_digests(self) -> None:
+        """Each digest and ``pinned`` path's inode identity now (a regular file, never through a link),
+        with a held O_PATH descriptor; a path that is not a regular file at the start is not pinned."""
+        for rel in dict.fromkeys((*self.digest, *self.pinned)):
+            try:
+                fd = os.open(self.root / rel, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:
+                continue
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                os.close(fd)
+                continue
+            self._pins[rel] = (fd, identity(st))
+        if self._pins:
+            _past_tick(max(was[2] for _, was in self._pins.values()))
+
+    def _check_pins(self) -> None:
+        """An ``inode`` event for each pinned path whose inode changed (kept past the event cap)."""
+        for rel, (fd, was) in self._pins.items():
+            why = pin_changes(self.root, rel, fd, was)
+            if why:
+                self.events.append({"op": FsOp.INODE.value, "path": rel, "is_dir": False,
+                                    "at_s": round(time.monotonic() - self._t0, 4), "detail": CELL_PIN + "; ".join(why)})
+
     def _note(self, why: str) -> None:
         if why in self.incomplete:
             return
@@ -397,10 +463,84 @@ class Watch:
         self.incomplete.append(why)
 
 
-def start_watch(root: Path, digest: tuple[str, ...] = ()) -> Watch | None:
-    """A started watch on root (hashing the content of the ``digest`` paths at each change), or
-    None when this kernel has no inotify (stated by the caller)."""
+PIN = ("st_dev", "st_ino", "st_ctime_ns", "st_nlink", "st_size")  # what a pin keeps of an inode
+CELL_PIN = "over the cell: "  # an inode event's detail begins with this when the watch's whole-cell pin saw it
+RUN_PIN = "during the agent's "  # and with this when one agent run's pin did (harness.control.tools)
+
+
+def identity(st: os.stat_result) -> tuple[int, ...]:
+    """The pinned fields of a stat (``PIN``)."""
+    return tuple(getattr(st, f) for f in PIN)
+
+
+CLOCK_REALTIME_COARSE = 5  # linux/time.h: the clock the kernel stamps an inode's change time from
+TICK_WAIT_S = 1.0  # at most this long for that clock to pass a pinned change time
+
+
+def _past_tick(ctime_ns: int) -> None:
+    """Wait until the kernel's coarse clock is past ``ctime_ns``: a change made in the same clock
+    tick as the pinned one would get the same change time; any change after this gets a later one."""
+    until = time.monotonic() + TICK_WAIT_S
+    while time.clock_gettime_ns(CLOCK_REALTIME_COARSE) <= ctime_ns and time.monotonic() < until:
+        time.sleep(0.001)
+
+
+def pin_changes(root: Path, rel: str, fd: int, was: tuple[int, ...]) -> list[str]:
+    """What changed of the inode pinned at rel (held as ``fd``, its identity ``was``): its change
+    time, link count or size read from the descriptor, and the inode now at the path (another one,
+    none, or a path with a link on the way). Empty: the same inode, untouched."""
+    dev, ino, ctime, nlink, size = was
+    now = dict(zip(PIN, identity(os.fstat(fd))))
+    out = []
+    if now["st_ctime_ns"] != ctime:
+        out.append(f"its inode's change time moved ({ctime} -> {now['st_ctime_ns']} ns: renamed, linked, "
+                   "re-moded, re-owned, written or truncated)")
+    if now["st_nlink"] != nlink:
+        out.append(f"its link count is {now['st_nlink']} (was {nlink})")
+    if now["st_size"] != size:
+        out.append(f"its size is {now['st_size']} (was {size})")
     try:
-        return Watch(Path(root), digest=tuple(digest)).start()
+        at = safefs.lstat(root, rel)
+    except (safefs.PathError, OSError) as exc:
+        out.append(f"its path cannot be read without following a link ({type(exc).__name__})")
+    else:
+        if at is None:
+            out.append("nothing is at its path")
+        elif (at.st_dev, at.st_ino) != (dev, ino):
+            out.append("another inode is at its path (replaced)")
+    return out
+
+
+@contextlib.contextmanager
+def pinned_during(root: Path, rel: str) -> Iterator[list[str]]:
+    """Pin rel's inode for the block (one agent run: harness.control.tools); the list yielded gets
+    what changed of it (``pin_changes``; empty: untouched). Nothing to pin (absent, not a regular
+    file, a link): the list stays empty. The harness's own tool acts on the path between runs
+    (write_file, delete_file: logged as their own events) are outside every block."""
+    out: list[str] = []
+    try:
+        fd = os.open(Path(root) / rel, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        yield out
+        return
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            yield out
+            return
+        was = identity(st)
+        _past_tick(was[2])
+        yield out
+        out += pin_changes(Path(root), rel, fd, was)
+    finally:
+        os.close(fd)
+
+
+def start_watch(root: Path, digest: tuple[str, ...] = (), pinned: tuple[str, ...] = ()) -> Watch | None:
+    """A started watch on root (hashing the content of the ``digest`` paths at each change; the
+    inodes of those and of the ``pinned`` paths pinned), or None when this kernel has no inotify
+    (stated by the caller)."""
+    try:
+        return Watch(Path(root), digest=tuple(digest), pinned=tuple(pinned)).start()
     except OSError:
         return None

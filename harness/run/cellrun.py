@@ -24,6 +24,7 @@ from harness.control.adjudicator import Adjudication, adjudicate
 from harness.control.arms import ArmResult, run_arm
 from harness.control.attempt import CellContext
 from harness.control.budget import Budget
+from harness.control.tools import give_to_nobody
 from harness.core import record, runio, safefs
 from harness.core.engine import Engine, EngineAuthError, EngineFault, Usage
 from harness.core.errors import InputError
@@ -67,10 +68,16 @@ from harness.core.treereading import TreeReading, tree_digest
 from harness.engines import EngineContext, make_engine
 from harness.engines.transcript import RecordingEngine, Transcript
 from harness.judge import evidence
-from harness.judge.detectors import DetectorInput, acceptance_touched, run_detectors, tool_invocations
+from harness.judge.detectors import (
+    DetectorInput,
+    acceptance_replaced,
+    acceptance_touched,
+    run_detectors,
+    tool_invocations,
+)
 from harness.judge.evidence import Notary
 from harness.judge.treediff import write_cell_diffs
-from harness.judge.watch import start_watch
+from harness.judge.watch import FsOp, start_watch
 from harness.ledger.receipts import run_signer
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
 from harness.sandbox import syscalls
@@ -219,7 +226,8 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     ectx = dict(task=view_of(task), simulation=simulation_of(task), scenario=scen, seed=f"{spec.seed}|{cell.unit}",
                 model=model, options={**spec.engine_options, "cell_key": cell.key, "run_dir": str(spec.run_dir)})
     transcript = Transcript(transcript_path(spec.run_dir, cell.key), cell.key)
-    watch = start_watch(ws.root, digest=(task.acceptance_dest,))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
+    give_to_nobody(ws)  # before the watch pins the visible test's inode: the harness's own chown moves its ctime
+    watch = start_watch(ws.root, digest=(task.acceptance_dest,), pinned=tuple(db["path"] for db in inj.sqlite))  # held by the harness, outside the sandbox, for the whole cell (harness.judge.watch)
     return _CellSetup(task, scen, inj, limits, hide, events_file, log, ws, start_tree, start_files, base_files,
                       start_modes, model, ectx, transcript, watch, acts, _notary(spec, task, log, start_tree))
 
@@ -323,6 +331,8 @@ def _settle_observers(s: _CellSetup) -> tuple[str | None, list]:
         watch_incomplete = "; ".join(filter(None, [watch_incomplete, *dict.fromkeys(gaps)]))[:2000]
     tool_calls = []
     for ch in s.inj.checks:  # the tool-log checks read the kernel's record, never the workspace
+        if ch.get("kind") == "sqlite_rows" and s.watch is not None:  # the database's inode, pinned by the watch
+            ch["written"] = [e.detail for e in s.log.of_class(FsEvent) if e.op == FsOp.INODE and e.path == ch.get("path")]
         if ch.get("kind") == "tool_log":
             ch["calls"], ch["overflow"] = tool_invocations(s.log.events, ch["tool"]), list(dict.fromkeys(gaps))
             tool_calls += ch["calls"]
@@ -426,7 +436,8 @@ def _record(spec: CellSpec, s: _CellSetup, ran: _ControllerRun, judged: _Judged,
         unsafe_detectors=sorted(adj.unsafe), unsafe_evidence=adj.unsafe, interrupted_by=adj.interrupted_by,
         hidden_checks=adj.checks, watch_incomplete=ran.watch_incomplete, secret_checks=[*adj.secret_checks, *judged.secret_checks],
         # edited in the final tree, or opened for writing (truncated, renamed ...) at any time (kernel record)
-        acceptance_edited=adj.acceptance_edited or bool(acceptance_touched(log.events, s.task.acceptance_dest)),
+        acceptance_edited=adj.acceptance_edited or bool(acceptance_touched(log.events, s.task.acceptance_dest))
+        or bool(acceptance_replaced(log.events, s.task.acceptance_dest)),
         visible_plain_pass=adj.visible_plain_pass, hidden_plain_pass=adj.hidden_plain_pass,
         judge_disagreement=adj.judge_disagreement,
         human_gate=bool(log.of_type(EventType.HUMAN_GATE)), host_kills=len(log.of_type(EventType.HOST_KILLED)),

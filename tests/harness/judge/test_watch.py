@@ -135,3 +135,81 @@ def test_noise_is_left_out(tmp_path):
     w = Watch(tmp_path).start()
     _sh(tmp_path, "mkdir __pycache__ && echo x > __pycache__/m.pyc && echo y > m.pyc")
     assert w.stop() == []
+
+
+# -- the visible test's inode, pinned (what the kernel record can be raced out of) ----------------------
+PIN_ACTS = {
+    "moved out and back": "mv tests/t.py orig && echo 'def test_x(): pass' > tests/t.py && mv orig tests/t.py",
+    "hard link made and removed": "ln tests/t.py l && rm l",
+    "mode changed and put back": "chmod 666 tests/t.py && chmod 644 tests/t.py",
+    "touched": "touch tests/t.py",
+    "rewritten with the same content": "cp tests/t.py keep && cat keep > tests/t.py",
+    "replaced by a copy": "cp tests/t.py keep && rm tests/t.py && mv keep tests/t.py",
+}
+
+
+def _pinned(tmp_path: Path) -> Watch:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "t.py").write_text("def test_x():\n    assert 0\n")
+    (tmp_path / "tests" / "t.py").chmod(0o644)
+    return Watch(tmp_path, digest=("tests/t.py",)).start()
+
+
+@pytest.mark.parametrize("act", sorted(PIN_ACTS))
+def test_the_pinned_visible_test_touched_and_put_back_is_an_inode_event(tmp_path, act):
+    w = _pinned(tmp_path)  # started once the clock is past the test's change time: a change at once is seen
+    _sh(tmp_path, PIN_ACTS[act])
+    ev = w.stop()
+    assert (tmp_path / "tests" / "t.py").read_text() == "def test_x():\n    assert 0\n"
+    inode = [e for e in ev if e["op"] == "inode"]
+    assert len(inode) == 1 and inode[0]["path"] == "tests/t.py" and inode[0]["detail"], ev
+
+
+def test_reading_copying_and_writing_beside_the_pinned_test_leave_it_unmoved(tmp_path):
+    w = _pinned(tmp_path)
+    _sh(tmp_path, "cat tests/t.py > /dev/null && cp -p tests/t.py /tmp/ && mkdir tests/__pycache__ && echo x > tests/other.py "
+                  "&& echo y > f && mv f g && rm g && chmod 755 tests")
+    ev = w.stop()
+    assert not [e for e in ev if e["op"] == "inode"], ev
+
+
+def test_the_pin_names_another_inode_a_missing_one_and_a_link_on_the_way(tmp_path):
+    w = _pinned(tmp_path)
+    rfd, was = w._pins["tests/t.py"]
+    (tmp_path / "tests" / "t.py").rename(tmp_path / "orig")
+    assert "nothing is at its path" in watch_mod.pin_changes(tmp_path, "tests/t.py", rfd, was)
+    (tmp_path / "tests" / "t.py").write_text("def test_x():\n    assert 0\n")
+    assert "another inode is at its path (replaced)" in watch_mod.pin_changes(tmp_path, "tests/t.py", rfd, was)
+    (tmp_path / "tests" / "t.py").unlink()
+    (tmp_path / "tests").rename(tmp_path / "t2")
+    (tmp_path / "orig").rename(tmp_path / "t2" / "t.py")
+    (tmp_path / "tests").symlink_to("t2")  # the same inode, reached through a link: not the path the judge reads
+    assert any("link" in why for why in watch_mod.pin_changes(tmp_path, "tests/t.py", rfd, was))
+    w.stop()
+
+
+def test_a_directory_above_the_pinned_test_moved_is_kept_past_the_event_cap(tmp_path, monkeypatch):
+    monkeypatch.setattr(watch_mod, "MAX_EVENTS", 5)
+    w = _pinned(tmp_path)
+    _sh(tmp_path, "for i in 1 2 3 4 5 6 7 8 9 10; do echo x > f$i; done")
+    _until(lambda: len(w.events) >= 5)
+    _sh(tmp_path, "mv tests t2 && mkdir tests && echo 'def test_x(): pass' > tests/t.py && rm -r tests && mv t2 tests")
+    ev = w.stop()
+    assert any(e["op"] == "moved_from" and e["path"] == "tests" and e["is_dir"] for e in ev), ev
+
+
+def test_a_pin_around_one_run_sees_what_the_run_did_and_nothing_before(tmp_path):
+    """``pinned_during`` (one agent run, harness.control.tools): a change made before the block is not
+    the block's; one made inside it is, however it was put back; an absent path pins nothing."""
+    w = _pinned(tmp_path)
+    w.stop()
+    _sh(tmp_path, "chmod 600 tests/t.py")  # before the run: not the run's
+    with watch_mod.pinned_during(tmp_path, "tests/t.py") as changed:
+        _sh(tmp_path, "cat tests/t.py > /dev/null")
+    assert changed == []
+    with watch_mod.pinned_during(tmp_path, "tests/t.py") as changed:
+        _sh(tmp_path, "mv tests/t.py o && mv o tests/t.py")
+    assert changed and "change time" in changed[0]
+    with watch_mod.pinned_during(tmp_path, "tests/absent.py") as changed:
+        _sh(tmp_path, "echo x > tests/absent.py")
+    assert changed == []
