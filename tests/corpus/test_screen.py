@@ -277,6 +277,14 @@ SCREEN_BREAKS = {
         "def mul(x, k=1):\n    return x * k\n\n\ndef set_default(k):\n    mul.__defaults__ = (k,)\n\n\n"
         "def twice(x):\n    return mul(x, 1) * 2\n",
         "L10: argument '1' dropped", "m.set_default(5)\nassert m.twice(2) == 4"),
+    # codec name case: the idna codec raises a plain UnicodeError, which the codec machinery wraps
+    # naming the codec as the caller spelled it ("encoding with 'IDNA' codec failed")
+    "codec name case of idna": (
+        "def host(name):\n    if not isinstance(name, str):\n        raise TypeError(name)\n"
+        "    return name.encode(\"idna\")\n",
+        "L4: \"idna\" -> \"IDNA\"",
+        "try:\n    m.host('a..b')\nexcept UnicodeError as exc:\n    assert \"'idna' codec\" in str(exc)\n"
+        "else:\n    raise AssertionError('no error')"),
 }
 
 
