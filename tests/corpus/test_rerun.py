@@ -463,9 +463,20 @@ RERUN_HOLDS = {
                       "    th.start()\n    th.join()\n    assert out[0]\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # an edit that keeps the file's size and modification time (touch -r): the keys hash contents
+    "an edit keeping the module's size and mtime": (
+        SUB_MODULE, {"test_t.py": "import calc\n\n\ndef test_t():\n    assert calc.h(calc.f(2)) == calc.h(3)\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup, lambda p, root: _same_stat_edit(p.d / "art" / "calc.py")),
 }
 
 
+def _same_stat_edit(path) -> None:
+    st = path.stat()
+    path.write_text(path.read_text().replace("return y * 0", "return y * 1"))
+    assert path.stat().st_size == st.st_size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
 @pytest.mark.parametrize("name", list(RERUN_HOLDS))
-def test_a_rerun_sees_an_edit_of_a_function_a_test_runs_in_a_thread(tmp_path, name):
+def test_a_rerun_sees_a_thread_and_an_edit_that_keeps_size_and_mtime(tmp_path, name):
     _rerun_case(tmp_path, RERUN_HOLDS, name)
