@@ -424,6 +424,13 @@ RERUN_BREAKS = {
                       "        sys.settrace(tr)\n    assert same\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # a test file's import of the module is left out of what the file does at collection (as
+    # harmless), but which of the module's names it binds is the test's input
+    "an import of the module's names edited in a test file": (
+        "ZERO = 0\nTWO = 2\n\n\ndef add(a, b):\n    return a + b\n",
+        {"test_add.py": "from calc import ZERO as A, add\n\n\ndef test_add():\n    assert add(A, A) == A + A\n"},
+        "L6: a + b -> a - b", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "ZERO as A", "TWO as A")),
     # the record is what ran: a default read through __defaults__ never runs (corpus/rerun.py says so)
     "a test reading a function's __defaults__": (
         "def f(x):\n    return x + 1\n\n\ndef h(y=0):\n    return y\n",
