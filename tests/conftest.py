@@ -17,7 +17,8 @@ SLOW_FILES: dict[str, str] = {
                                           "survivors (21 s at load 10), and every screened mutant of the four benchmark "
                                           "modules run against its whole suite (21-172 s per module at load 10)",
     "tests/corpus/test_rerun.py": "the rerun specifications: two corpus runs of a small module each, an edit between "
-                                  "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s)",
+                                  "(12 tests, 5.6-12.2 s each at load 6-10; the semver acceptance 152-363 s; red team "
+                                  "r35atk's 14 strict xfails and two held cases, 7-33 s each at load ~10)",
     "tests/harness/run/test_tamper.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",

@@ -9,6 +9,7 @@ data file, a fixture changed in conftest.py or in the test file.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,185 @@ def test_an_edit_rejudges_a_mutant_whose_run_reached_it_and_not_one_whose_run_di
     assert rows(m)[divert][:2] != ("accept", "cached") and rows(m)[divert][0] == "reject"
     assert rows(m)[kept][1] == "cached"
     assert_same_as_fresh(p, m)
+
+
+# Red team r35atk: edits a rerun must see. Each case measures a project, changes one thing, and
+# measures again: the mutant named must get the verdict a fresh run gives on the changed project
+# (measured once by hand for each case: ``after``), then every verdict is checked against a fresh
+# run. The open ones are strict xfails: the rerun keeps the old verdict (``before``).
+
+SUB_MODULE = "def f(x):\n    return x + 1\n\n\ndef h(y):\n    return y * 0\n"
+RATE_MODULE = ("import json\nfrom pathlib import Path\n\n"
+               "RATE = json.loads((Path(__file__).parent / '{dir}' / 'rate.json').read_text())['rate']  # pragma: no mutate\n\n\n"
+               "def price(x):\n    return x * RATE\n")
+RATE_TESTS = {"test_p.py": "import calc\n\n\ndef test_p():\n    assert calc.price(3) == 3 * calc.RATE\n"}
+CASES_TEST = ("import json\nfrom pathlib import Path\n\nfrom calc import add\n\n\n"
+              "def test_add_cases():\n    for a, b in json.loads(({path}).read_text()):\n        assert add(a, b) == a + b\n")
+
+
+def _rate_dir(name: str, link: bool):
+    """RATE_MODULE reading ``art/<name>/rate.json``; with ``link`` that directory is a link to one
+    outside the artifact's directory. The rate goes from 1 (``x * RATE -> x / RATE`` survives) to 2."""
+    def setup(p, root):
+        target = (root.parent / "shared") if link else (p.d / "art" / name)
+        target.mkdir()
+        (target / "rate.json").write_text('{"rate": 1}\n')
+        if link:
+            (p.d / "art" / name).symlink_to(target)
+
+    def edit(p, root):
+        (p.d / "art" / name / "rate.json").write_text('{"rate": 2}\n')
+    return setup, edit
+
+
+def _no_setup(p, root):
+    pass
+
+
+RERUN_BREAKS = {
+    # coverage does not follow a subprocess: what it ran on the mutant is not in the judgment's record
+    "a test running the module in a subprocess": (
+        SUB_MODULE,
+        {"test_sub.py": "import subprocess\nimport sys\n\n\ndef test_sub():\n"
+                        "    out = subprocess.run([sys.executable, '-c', 'import calc; print(calc.h(calc.f(2)) == calc.h(3))'],\n"
+                        "                         capture_output=True, text=True, check=True).stdout\n"
+                        "    assert out.strip() == 'True'\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # a class body runs at import only: a top-level function reading its attribute does not run it,
+    # and a class is neither a top-level statement of the key nor a unit the record names
+    "a class attribute a top-level function reads": (
+        "class Cfg:\n    OFFSET = 0\n\n\ndef f(x):\n    return x + Cfg.OFFSET\n",
+        {"test_f.py": "import calc\n\n\ndef test_f():\n    assert calc.f(5) == 5 + calc.Cfg.OFFSET\n"},
+        "L6: x + Cfg.OFFSET -> x - Cfg.OFFSET", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "OFFSET = 0", "OFFSET = 1")),
+    # pytest loads every conftest.py above the tests (-c /dev/null: no rootdir stops it); the key
+    # holds only the gate directory's
+    "a fixture in a conftest.py above the gate's directory": (
+        THREE, {"test_add.py": FIXTURE_TEST}, "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: (root.parent / "conftest.py").write_text(FIXTURE_CONFTEST),
+        lambda p, root: (root.parent / "conftest.py").write_text(FIXTURE_CONFTEST.replace("(0, 0)", "(2, 3)"))),
+    # a project's data directory beside tests/ (neither the gate's tests nor the artifact's directory)
+    "a data file outside the tests and the artifact's directories": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parents[1] / 'data' / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((p.d / "data").mkdir(), (p.d / "data" / "cases.json").write_text("[[0, 0]]\n")),
+        lambda p, root: (p.d / "data" / "cases.json").write_text("[[0, 0], [2, 3]]\n")),
+    # a test helper package outside the tests directory, put on sys.path by the test file
+    "a helper module outside the tests and the artifact's directories": (
+        THREE, {"test_add.py": "import sys\nfrom pathlib import Path\n\n"
+                               "sys.path.insert(0, str(Path(__file__).parents[1] / 'helpers'))\n\n"
+                               "from cases import CASES  # noqa: E402\n\nfrom calc import add  # noqa: E402\n\n\n"
+                               "def test_add_cases():\n    for a, b in CASES:\n        assert add(a, b) == a + b\n"},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((p.d / "helpers").mkdir(), (p.d / "helpers" / "cases.py").write_text("CASES = [(0, 0)]\n")),
+        lambda p, root: (p.d / "helpers" / "cases.py").write_text("CASES = [(0, 0), (2, 3)]\n")),
+    # Path.rglob (the gate's files) does not descend into a linked directory
+    "a data directory linked into the tests directory": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parent / 'data' / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((root.parent / "shared").mkdir(), (root.parent / "shared" / "cases.json").write_text("[[0, 0]]\n"),
+                         (p.d / "tests" / "data").symlink_to(root.parent / "shared")),
+        lambda p, root: (root.parent / "shared" / "cases.json").write_text("[[0, 0], [2, 3]]\n")),
+    # the context digest skips a linked directory of the artifact's (the judging copy follows it)
+    "a directory linked into the artifact's directory": (
+        RATE_MODULE.format(dir="conf"), RATE_TESTS, "L8: x * RATE -> x / RATE", "accept", "reject",
+        *_rate_dir("conf", link=True)),
+    # ... and a hidden one (the judging copy holds it, and the module reads it)
+    "a hidden directory of the artifact's directory": (
+        RATE_MODULE.format(dir=".conf"), RATE_TESTS, "L8: x * RATE -> x / RATE", "accept", "reject",
+        *_rate_dir(".conf", link=False)),
+    # a variable of the environment the judging children keep (TZ): not in any key
+    "TZ changed between the runs": (
+        "import time\n\n\ndef offset_hours():\n    return -time.timezone // 3600\n",
+        {"test_tz.py": "import time\n\nimport calc\n\n\ndef test_tz():\n"
+                       "    assert calc.offset_hours() == -time.timezone // 3600\n"},
+        "L5: -time.timezone -> +time.timezone", "accept", "reject",
+        lambda p, root: os.environ.__setitem__("TZ", "UTC"), lambda p, root: os.environ.__setitem__("TZ", "EST5")),
+    # test_a leaves OFFSET at 0 for test_b; once test_a no longer runs f it is not selected, and
+    # test_b alone (OFFSET 5) kills the mutant its accept was reused for (selected now within then)
+    "a test whose state another test relied on stops covering the mutant": (
+        "OFFSET = [5]\n\n\ndef f(x):\n    return x + OFFSET[0] * 2\n",
+        {"test_f.py": "import calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
+                      "def test_b():\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
+        "L5: 2 -> 3", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("tests/test_f.py", "    assert calc.f(1) == 1\n", "    assert calc.OFFSET\n")),
+    # test_b's fingerprint holds the same file's top-level functions it names, not a method of
+    # its class: its reject is reused after the method it calls stopped failing
+    "a test method calling another test method that was edited": (
+        "def add(a, b):\n    return a + b\n",
+        {"test_add.py": "import calc\n\n\nclass TestAdd:\n    def test_b(self):\n        self.test_a()\n\n"
+                        "    def test_a(self):\n        assert calc.add(2, 3) == 5\n"},
+        "L2: a + b -> a - b", "reject", "accept", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "calc.add(2, 3) == 5", "calc.add(0, 0) == 0")),
+    # the recorder checks at each pause that its tracer is back, not that it stayed on
+    "a test that turns tracing off around a call": (
+        SUB_MODULE,
+        {"test_t.py": "import sys\n\nimport calc\n\n\ndef test_t():\n    v = calc.f(2)\n    tr = sys.gettrace()\n"
+                      "    sys.settrace(None)\n    try:\n        same = calc.h(v) == calc.h(3)\n    finally:\n"
+                      "        sys.settrace(tr)\n    assert same\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # a test file's import of the module is left out of what the file does at collection (as
+    # harmless), but which of the module's names it binds is the test's input
+    "an import of the module's names edited in a test file": (
+        "ZERO = 0\nTWO = 2\n\n\ndef add(a, b):\n    return a + b\n",
+        {"test_add.py": "from calc import ZERO as A, add\n\n\ndef test_add():\n    assert add(A, A) == A + A\n"},
+        "L6: a + b -> a - b", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "ZERO as A", "TWO as A")),
+    # the record is what ran: a default read through __defaults__ never runs (corpus/rerun.py says so)
+    "a test reading a function's __defaults__": (
+        "def f(x):\n    return x + 1\n\n\ndef h(y=0):\n    return y\n",
+        {"test_t.py": "import calc\n\n\ndef test_t():\n    k = calc.h.__defaults__[0]\n    assert calc.f(2) * k == 3 * k\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "def h(y=0):", "def h(y=1):")),
+}
+
+
+def _rerun_case(tmp_path, case: dict, name: str) -> None:
+    module, tests, note, before, after, setup, edit = case[name]
+    root = tmp_path / "proj"
+    root.mkdir()
+    p = Project(root, module, tests)
+    setup(p, root)
+    first = rows(p.run())
+    assert first[note][0] == before, first
+    edit(p, root)
+    m = p.run()
+    assert rows(m)[note][0] == after, rows(m)[note]
+    assert_same_as_fresh(p, m)
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.xfail(
+    strict=True, reason=f"red team r35atk: the rerun reuses a stale verdict ({k})")) for k in RERUN_BREAKS])
+def test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("TZ", "UTC")         # restored after the test (a case changes it)
+    _rerun_case(tmp_path, RERUN_BREAKS, name)
+
+
+RERUN_HOLDS = {
+    # a thread started by the test runs h traced (coverage follows threads started while it records)
+    "a function a test runs in a thread": (
+        SUB_MODULE,
+        {"test_t.py": "import threading\n\nimport calc\n\n\ndef test_t():\n    v = calc.f(2)\n    out = []\n"
+                      "    th = threading.Thread(target=lambda: out.append(calc.h(v) == calc.h(3)))\n"
+                      "    th.start()\n    th.join()\n    assert out[0]\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # an edit that keeps the file's size and modification time (touch -r): the keys hash contents
+    "an edit keeping the module's size and mtime": (
+        SUB_MODULE, {"test_t.py": "import calc\n\n\ndef test_t():\n    assert calc.h(calc.f(2)) == calc.h(3)\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup, lambda p, root: _same_stat_edit(p.d / "art" / "calc.py")),
+}
+
+
+def _same_stat_edit(path) -> None:
+    st = path.stat()
+    path.write_text(path.read_text().replace("return y * 0", "return y * 1"))
+    assert path.stat().st_size == st.st_size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.mark.parametrize("name", list(RERUN_HOLDS))
+def test_a_rerun_sees_a_thread_and_an_edit_that_keeps_size_and_mtime(tmp_path, name):
+    _rerun_case(tmp_path, RERUN_HOLDS, name)

@@ -205,3 +205,116 @@ def test_no_killable_mutant_is_ever_screened(make):
                 _guard_module: {"guarded boundary"}, _member_module: {"fallback member"}}[make]
     assert expected <= set(counts), counts      # the rules did fire: the check is not vacuous
     assert killable                             # and the battery does tell mutants apart
+
+
+# Red team r35atk: mutants the screen calls equivalent that a test kills. Each case gives the
+# module, the screened mutant's note, and a test body (run on the original and on the mutant,
+# in this process): the original passes it, the mutant fails it, so the mutant is killable and
+# must be judged. The open ones are strict xfails naming the hole; the attacks that held follow.
+
+def _screened_mutant(src: str, note: str):
+    """The mutant of ``src`` whose note starts with ``note`` (with ``identity`` and ``ordering``)."""
+    spec = ArtifactSpec("l", "python", "m.py", src.encode(),
+                        {"role": "code", "extra_operators": ["identity", "ordering"]})
+    found = [mu for mu in generate(spec, "fine") if mu.note.startswith(note)]
+    assert len(found) == 1, [mu.note for mu in generate(spec, "fine")]
+    return found[0]
+
+
+def _passes(src: str, check: str) -> bool:
+    """Does ``check`` (a function body over module ``m``) pass on the module ``src``?"""
+    import sys
+    import types
+    import warnings
+    m = types.ModuleType("m")
+    m.__file__ = "m.py"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        code = compile(src, "m.py", "exec")
+    sys.modules["m"] = m
+    try:
+        exec(code, m.__dict__)      # noqa: S102 - the test's own module
+        ns: dict = {"m": m}
+        exec(compile("def check():\n" + "".join(f"    {line}\n" for line in check.splitlines()), "<check>", "exec"),
+             ns)                    # noqa: S102
+        try:
+            ns["check"]()
+        except Exception:           # noqa: BLE001 - any failure kills, as in a test
+            return False
+        return True
+    finally:
+        sys.modules.pop("m", None)
+
+
+SCREEN_BREAKS = {
+    # a latin-1 character as a str literal: CPython 3.11 interns an identifier-like literal such as
+    # "a", and that object is not the one-character singleton s[0], chr(97) or "A".lower() return
+    "latin-1 character from an index": (
+        "def first_is_a(s):\n    if not isinstance(s, str):\n        raise TypeError(s)\n"
+        "    c = s[0]\n    return c == \"a\"\n",
+        "L5: c == \"a\" -> c is \"a\"", "assert m.first_is_a('abc')"),
+    # a private attribute bound only to interned literals, read back from a pickled copy (the
+    # unpickled str is a new object, equal but not the interned literal)
+    "interned literal of a pickled object": (
+        "class Flag:\n    def __init__(self):\n        self._state = \"off\"\n\n"
+        "    def turn_on(self):\n        self._state = \"on\"\n\n"
+        "    def is_on(self):\n        return self._state == \"on\"\n",
+        "L9: self._state == \"on\" -> self._state is \"on\"",
+        "import pickle\nf = m.Flag()\nf.turn_on()\nassert pickle.loads(pickle.dumps(f)).is_on()"),
+    # finite domain: 1 + 0j is in (1, 2, 3) and equals 1, but complex numbers do not order
+    "finite domain on a complex equal to a member": (
+        "def level(p):\n    if p not in (1, 2, 3):\n        raise ValueError(p)\n"
+        "    if p == 1:\n        return \"low\"\n    return \"high\"\n",
+        "L4: p == 1 -> p <= 1", "assert m.level(1 + 0j) == 'low'"),
+    # the open-world default-argument rule: the module itself rebinds the callee through globals()
+    "default argument of a callee the module rebinds": (
+        "def scale(x, k=1):\n    return x * k\n\n\ndef _double(x, k=2):\n    return x * k\n\n\n"
+        "def use_fast():\n    globals()[\"scale\"] = _double\n\n\n"
+        "def area(x):\n    return scale(x, 1)\n",
+        "L14: argument '1' dropped", "m.use_fast()\nassert m.area(3) == 3"),
+    # ... or sets the callee's __defaults__ (the module's own code, not a test's)
+    "default argument the module's code replaces": (
+        "def mul(x, k=1):\n    return x * k\n\n\ndef set_default(k):\n    mul.__defaults__ = (k,)\n\n\n"
+        "def twice(x):\n    return mul(x, 1) * 2\n",
+        "L10: argument '1' dropped", "m.set_default(5)\nassert m.twice(2) == 4"),
+    # codec name case: the idna codec raises a plain UnicodeError, which the codec machinery wraps
+    # naming the codec as the caller spelled it ("encoding with 'IDNA' codec failed")
+    "codec name case of idna": (
+        "def host(name):\n    if not isinstance(name, str):\n        raise TypeError(name)\n"
+        "    return name.encode(\"idna\")\n",
+        "L4: \"idna\" -> \"IDNA\"",
+        "try:\n    m.host('a..b')\nexcept UnicodeError as exc:\n    assert \"'idna' codec\" in str(exc)\n"
+        "else:\n    raise AssertionError('no error')"),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(k, marks=pytest.mark.xfail(
+    strict=True, reason=f"red team r35atk: the screen drops a killable mutant ({k})")) for k in SCREEN_BREAKS])
+def test_a_mutant_a_test_kills_is_never_screened(case):
+    src, note, check = SCREEN_BREAKS[case]
+    mu = _screened_mutant(src, note)
+    assert _passes(src, check) and not _passes(mu.content.decode(), check)     # killable: the attack is real
+    assert mu.label != EQUIVALENT, mu.note
+
+
+SCREEN_HOLDS = {
+    # a small int computed past the cache range (a difference of big ints, int() of a long string)
+    # is still the cached object on CPython 3.11: screened, and no test tells it apart
+    "small int computed from big ints": (
+        "def f(s):\n    n = int(s) - 100000000000000000000\n    return n == 5\n", "L3: n == 5 -> n is 5",
+        "assert m.f('100000000000000000005') and m.f('0' * 40 + '100000000000000000005')", True),
+    # a bool handed to an isinstance(n, int) check (True == 1 but True is not 1): kept, and killable
+    "bool through an isinstance int check": (
+        "class Counter:\n    def __init__(self, n):\n        if not isinstance(n, int):\n            raise TypeError(n)\n"
+        "        self._n = n\n\n    def is_one(self):\n        return self._n == 1\n",
+        "L8: self._n == 1 -> self._n is 1", "assert m.Counter(True).is_one()", False),
+}
+
+
+@pytest.mark.parametrize("case", list(SCREEN_HOLDS))
+def test_an_attack_on_the_screen_that_held(case):
+    src, note, check, screened_ = SCREEN_HOLDS[case]
+    mu = _screened_mutant(src, note)
+    assert _passes(src, check)
+    assert (mu.label == EQUIVALENT) == screened_, mu.note
+    assert _passes(mu.content.decode(), check) == screened_     # screened: nothing tells it apart; kept: killable
