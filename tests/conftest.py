@@ -327,6 +327,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk4's honest regressions: the closed ones (R32ATK4_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
         "red team r32atk4 through the final check: the closed ones (R32ATK4_CLOSED) in test-all",
+    "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
+        "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
 
 
