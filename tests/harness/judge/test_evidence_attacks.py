@@ -314,7 +314,7 @@ def test_validate_refuses_an_expectation_built_by_workspace_code(tmp_path):
 
 
 def test_a_cell_without_the_watch_says_so_in_its_record(tmp_path, monkeypatch):
-    monkeypatch.setattr("harness.run.cellrun.start_watch", lambda root, digest=(): None)
+    monkeypatch.setattr("harness.run.cellrun.start_watch", lambda root, digest=(), pinned=(): None)
     rec, ev = _cell(tmp_path, "honest", "null")
     assert rec.watch_incomplete and "could not start" in rec.watch_incomplete
     assert any(e["type"] == "watch_incomplete" for e in ev)
