@@ -866,6 +866,8 @@ _SUBJECT_AUDIT_REDIRECTED = 87
 
 def _stop_subject():
     peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
+    if peer is not None:
+        peer.ended = True  # (a handle the test's objects drop from now on is not released: the subject ends)
     _end_subject(proc, *([peer.fd] if peer is not None else []))
     _relay_outputs()
     if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
