@@ -864,6 +864,8 @@ def test_the_subject_drops_what_the_test_drops_and_a_finalizer_runs_then(pair):
     assert done == [1]
     assert hid not in subject.objs
     p = tree.made()[2]  # no finalizer: released with the next message
+    hid = object.__getattribute__(p, "_hx_ref")
     del p
+    assert hid in subject.objs
     tree.dels()
-    assert not driver.released
+    assert hid not in subject.objs
