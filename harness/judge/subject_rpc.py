@@ -528,12 +528,16 @@ class _Budget:
     the request carried (``refs``: id -> index), so an unchanged inner container is named, not copied
     (``top``: the value itself may be one, a callee that returns its argument). ``kept``: the ids of the
     containers this side still holds besides the value (``_kept``): each crosses linked (``Peer._link``);
+    ``memo``: one message's identity. A container met twice in one message (``f(r, r)``, ``[row, row]``, a dict
+    whose two values are one list) crosses once and then as an alias of its index (``al``), so the receiver has
+    one object where the sender had one, as under plain pytest (the order is the one both sides' ``track`` keep);
     ``linking``: the contents of a linked container are being encoded (every container in them is linked)."""
 
     def __init__(self, track=None, refs=None, kept=None, top=False):
         self.n = 0
         self.track, self.refs, self.kept, self.top = track, refs, kept, top
         self.linking = False
+        self.memo: dict = {}  # id -> index in ``track`` of each container encoded whole: met again, it is an alias
 
 
 class _Ctx:
@@ -983,7 +987,7 @@ class Peer:
                 if "x" in msg:
                     exc = self.dec_exc(msg["x"])
                 elif "r" in msg:
-                    result = self.dec(msg["r"], 0, _Ctx(originals=sent.track))
+                    result = self.dec(msg["r"], 0, _Ctx(track=[], originals=sent.track))
                 else:
                     raise RemoteError("a reply without a result")
                 self._write_back(msg.get("wb"), sent.track)
@@ -1056,7 +1060,7 @@ class Peer:
             # by their index (``_kept`` walks the built-in containers only, so it runs none of the tree's code
             # and cannot fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
             kept = _kept(result, 1) if op != "import" else None
-            budget = _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
+            budget = _Budget(track=[], refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
             reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
             reply["w"] = w
@@ -1285,15 +1289,27 @@ class Peer:
             lid = self.link_ids.get(id(x))
             if lid is not None and self.links.get(lid) is x:
                 return {"t": "ln", "id": lid}
+            if budget.track is not None and id(x) in budget.memo:  # met before in this message: the same object
+                return {"t": "al", "i": budget.memo[id(x)]}
             if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
                 return self._link(x, budget, depth)
             if budget.track is not None:
+                i = _len(budget.track)
                 budget.track.append(x)
+                out = self._enc_contents(x, budget, depth)
+                budget.memo[id(x)] = i  # (once encoded: a cycle is still refused by the depth bound)
+                return out
         elif t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
             if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
                 return {"t": "wb", "i": budget.refs[id(x)]}
             if budget.track is not None:
+                if id(x) in budget.memo:
+                    return {"t": "al", "i": budget.memo[id(x)]}
+                i = _len(budget.track)
                 budget.track.append(x)
+                out = self._enc_dict(x, t, budget, depth)
+                budget.memo[id(x)] = i
+                return out
             return self._enc_dict(x, t, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
@@ -1350,6 +1366,8 @@ class Peer:
         if t not in (list, tuple, dict, set, frozenset):
             return self.enc(base, budget, depth)
         budget.n += 1
+        if budget.track is not None and t in _MUTABLE:
+            budget.track.append(base)  # (the receiver's decoding records it as ``enc`` would have)
         linking, budget.linking = budget.linking, True
         try:
             return self._enc_builtin(base, t, budget, depth)
@@ -1490,7 +1508,7 @@ class Peer:
         obj = make()
         self.links[lid], self.link_ids[id(obj)] = obj, lid  # before its contents: they may hold it
         self.link_sig = None
-        _fill(obj, self.dec(content, depth + 1, _Ctx(originals=ctx.originals) if ctx is not None else None))
+        _fill(obj, self.dec(content, depth + 1, _Ctx(track=ctx.track, originals=ctx.originals) if ctx is not None else None))
         self.link_snaps[lid] = _snapshot(obj)
         return obj
 
@@ -1748,6 +1766,11 @@ class Peer:
             return self.local(v.get("id"))
         if t == "ln":
             return self._dec_link(v, depth, ctx)
+        if t == "al":  # a container met before in this message (``_Budget.memo``)
+            i = v.get("i")
+            if ctx is None or ctx.track is None or _type(i) is not int or not 0 <= i < _len(ctx.track) or ctx.track[i] is None:
+                raise RemoteError("an alias outside its message")
+            return ctx.track[i]
         if t == "wb":
             i = v.get("i")
             if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):

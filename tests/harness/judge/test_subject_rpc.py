@@ -251,6 +251,11 @@ def fin():
     return Fin()
 
 
+def aliased(a, b):
+    a.append(1)
+    return len(b), [a, a], {"x": a, "y": a}
+
+
 def call_back(cb):
     deep = []
     for _ in range(100):
@@ -869,3 +874,11 @@ def test_the_subject_drops_what_the_test_drops_and_a_finalizer_runs_then(pair):
     assert hid in subject.objs
     tree.dels()
     assert hid not in subject.objs
+
+
+def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
+    driver, subject, tree = pair
+    r: list = []
+    n, pair_, d = tree.aliased(r, r)  # one list as two arguments: one list in the subject
+    assert n == 1 and r == [1]
+    assert pair_[0] is pair_[1] and d["x"] is d["y"]  # and one object met twice in the reply
