@@ -760,12 +760,16 @@ class Peer:
         self.pending: list = []
         self.out_sizes: tuple | None = None
         self.overflow: list = []  # [container, its contents] kept by the callee past the links' bound (``_retained``)
+        self.frozen_out: list = []  # subject: the request's indices of those, for the reply (``ov``, ``_freeze``)
         # the driver's handles of the subject's objects (``proxy``), held weakly: handle id -> weak reference; the
         # ids of those the test dropped since its last message (``_dropped``, sent as ``rl``), and how many
         # requests are under way (a release is sent at once only when none is)
         self.handles: dict = {}
         self.released: dict = {}
         self.depth = 0
+        # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
+        self.inflight: list = []
+        self.inflight_map: dict | None = None
         self.ended = False  # (driver) the subject is being stopped: nothing more is sent
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
@@ -950,6 +954,8 @@ class Peer:
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
+        if op == "sync" and self.side == "driver":  # (each test's end: the driver's own kept copies too)
+            self._overflowed()
         self.depth += 1
         try:
             return self._request(op, *args)
@@ -971,6 +977,35 @@ class Peer:
             if _isinstance(err, KeyboardInterrupt):
                 raise
             raise self._dec_fault(f"the request {str(op)[:40]!r} could not be sent: {_why(err)}") from None
+        self._push_inflight(sent.track)
+        try:
+            return self._reply(op, sent)
+        finally:
+            self._pop_inflight(sent.track)
+
+    def _push_inflight(self, track: list) -> None:
+        self.inflight.append(track)
+        self.inflight_map = None
+
+    def _pop_inflight(self, track: list) -> None:
+        if self.inflight and self.inflight[-1] is track:
+            self.inflight.pop()
+            self.inflight_map = None
+
+    def _in_flight(self, x):
+        """Where ``x`` is among the containers of the requests under way (``inflight``: the requests this side
+        sent and those it serves, outermost first, the same list on both sides; the current one's own aside,
+        which ``wb`` names): a nested message (the tree reading the test's ``ns.items`` while the test's call
+        runs, which holds the same list as an argument) names the peer's counterpart (``fl``) instead of
+        sending a second object where plain pytest has one."""
+        if self.inflight_map is None:
+            self.inflight_map = {}
+            for k, track in enumerate(self.inflight):
+                for i, obj in enumerate(track):
+                    self.inflight_map.setdefault(id(obj), (k, i))
+        return self.inflight_map.get(id(x))
+
+    def _reply(self, op, sent):
         while True:
             try:
                 msg = self._recv()
@@ -979,6 +1014,7 @@ class Peer:
                 if "q" in msg:
                     self._serve(msg)
                     continue
+                self._pop_inflight(sent.track)  # (the reply names only the requests still under way)
                 if "f" in msg:  # the peer could not send its reply (``_serve``): the test fails, whatever it expects
                     why = msg["f"] if _type(msg["f"]) is str else "a protocol fault"
                     if self.on_fault is not None:
@@ -994,6 +1030,7 @@ class Peer:
                 self._apply_links(msg.get("ln"))
                 self._apply_mirrors(msg.get("mr"), msg.get("mx"))
                 self._adopt(msg.get("lk"), sent.track)
+                self._freeze(msg.get("ov"), sent.track)
             except ProtocolFault:
                 raise  # (recorded where it was made)
             except BaseException as err:  # noqa: BLE001 - a broken reply (or the peer gone) is a fault, re-raised
@@ -1045,8 +1082,12 @@ class Peer:
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
             snaps = [_snapshot(x) for x in track]
-            with _Warnings(self) as w:
-                result = self.handle(op, args)
+            self._push_inflight(track)
+            try:
+                with _Warnings(self) as w:
+                    result = self.handle(op, args)
+            finally:
+                self._pop_inflight(track)
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
             if _isinstance(exc, (KeyboardInterrupt, Closed)):
                 raise
@@ -1075,6 +1116,8 @@ class Peer:
             kept_args = self._retained(track, "x" in reply)
             if kept_args:
                 reply["lk"] = kept_args
+            if self.frozen_out:
+                reply["ov"], self.frozen_out = self.frozen_out, []
         self._send(reply)
 
     def _retained(self, track: list, raised: bool = False) -> list:
@@ -1111,6 +1154,8 @@ class Peer:
                         pass
                     elif _len(self.overflow) < MAX_OVERFLOW:
                         self.overflow.append([x, _snapshot(x)])
+                        if not raised:  # the driver checks its own too (``_freeze``)
+                            self.frozen_out.append(i)
                     else:
                         self._dec_fault("more containers kept by the code under test than the judge can follow")
                     continue
@@ -1131,10 +1176,28 @@ class Peer:
             if _getrefcount(entry[0]) <= 2:  # (this list's and the argument's references)
                 continue
             if not _unchanged(entry[0], entry[1]):
-                self._dec_fault("a container kept by the code under test past the bound of linked ones changed")
+                self._dec_fault("a container kept by the code under test past the bound of linked ones changed "
+                                f"(in the {'test' if self.side == 'driver' else 'code under test'}): the other side "
+                                "read its stale copy")
                 entry[1] = _snapshot(entry[0])
             keep.append(entry)
         self.overflow = keep
+
+    def _freeze(self, ov, track: list) -> None:
+        """(driver) The request's containers the callee keeps past the links' bound (``_retained``): each side
+        holds a copy the other never sees change, so each checks its own at the test's end (``_overflowed``):
+        the test's change to one (which plain pytest's tree would see in the object it holds) is a fault, as the
+        tree's is. (Not those kept by a call that raised: its traceback alone keeps them, and an honest test
+        reuses such an argument; docs/judge.md.)"""
+        if ov is None:
+            return
+        if not _isinstance(ov, list) or not all(_type(i) is int and 0 <= i < _len(track) for i in ov):
+            raise RemoteError("malformed kept containers")
+        for i in ov:
+            if _type(track[i]) not in _MUTABLE:
+                raise RemoteError("malformed kept containers")
+            if _len(self.overflow) < MAX_OVERFLOW:
+                self.overflow.append([track[i], _snapshot(track[i])])
 
     def _adopt(self, lk, track: list) -> None:
         """Link this side's own containers of a request under the ids the peer gave them (``_retained``):
@@ -1291,6 +1354,10 @@ class Peer:
                 return {"t": "ln", "id": lid}
             if budget.track is not None and id(x) in budget.memo:  # met before in this message: the same object
                 return {"t": "al", "i": budget.memo[id(x)]}
+            if self.inflight:
+                loc = self._in_flight(x)
+                if loc is not None:
+                    return {"t": "fl", "k": loc[0], "i": loc[1]}
             if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
                 return self._link(x, budget, depth)
             if budget.track is not None:
@@ -1771,6 +1838,12 @@ class Peer:
             if ctx is None or ctx.track is None or _type(i) is not int or not 0 <= i < _len(ctx.track) or ctx.track[i] is None:
                 raise RemoteError("an alias outside its message")
             return ctx.track[i]
+        if t == "fl":  # a container of a request under way (``_in_flight``)
+            k, i = v.get("k"), v.get("i")
+            if _type(k) is not int or _type(i) is not int or not 0 <= k < _len(self.inflight) or \
+                    not 0 <= i < _len(self.inflight[k]) or self.inflight[k][i] is None:
+                raise RemoteError("a container of no request under way")
+            return self.inflight[k][i]
         if t == "wb":
             i = v.get("i")
             if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):

@@ -251,6 +251,11 @@ def fin():
     return Fin()
 
 
+def through_attribute(r, ns):
+    r.append(1)
+    return len(ns.items)
+
+
 def aliased(a, b):
     a.append(1)
     return len(b), [a, a], {"x": a, "y": a}
@@ -882,3 +887,22 @@ def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
     n, pair_, d = tree.aliased(r, r)  # one list as two arguments: one list in the subject
     assert n == 1 and r == [1]
     assert pair_[0] is pair_[1] and d["x"] is d["y"]  # and one object met twice in the reply
+    r2: list = []
+    assert tree.through_attribute(r2, types.SimpleNamespace(items=r2)) == 1  # the nested read names the argument
+    assert r2 == [1]
+
+
+def test_the_tests_change_to_a_container_kept_past_the_bound_is_a_fault(pair, monkeypatch):
+    """Past the bound the tree keeps a copy of the test's container: the test's change to its own never reaches
+    it, so each side checks its own copy at the test's end (``Peer._overflowed``, the driver's at its ``sync``)."""
+    driver, subject, tree = pair
+    faults: list = []
+    driver.on_fault = faults.append
+    monkeypatch.setattr(rpc, "MAX_LINKS", 0)
+    rows = [[1]]
+    tree.keep(rows)
+    driver.request("sync", 1)
+    assert not faults
+    rows.append([2])
+    driver.request("sync", 2)
+    assert faults and "in the test" in faults[0]
