@@ -828,6 +828,37 @@ def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
 
 
+# The standard library's functions that read an object through a protocol of their own module, not a special
+# method (``dataclasses.fields`` reads ``__dataclass_fields__`` and compares its fields with the module's own
+# sentinels; ``asyncio.run`` wants a coroutine of this interpreter): given a stand-in of the tree's object, the
+# driver's own would read the stand-in's machinery and fail where plain pytest passes. Given one, each runs the
+# subject's same function on the live object, as plain pytest runs it (harness.judge.subject_rpc ``_PROTOCOLS``
+# does the same for copy and pickle); given anything else, the driver's own.
+_SUBJECT_FUNCTIONS = {"dataclasses": ("fields", "asdict", "astuple", "replace", "is_dataclass"), "asyncio": ("run",)}
+
+
+def _in_subject(module, name, original):
+    def run(obj, *args, **kwargs):
+        if _rpc._ref_of(obj) is None:
+            return original(obj, *args, **kwargs)
+        peer = _subject()
+        return peer.request("getattr", remote_module(module), name)(obj, *args, **kwargs)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(run, attr, getattr(original, attr, None))
+    run.__wrapped__ = original
+    return run
+
+
+def _subject_functions():
+    import importlib
+    for module, names in _SUBJECT_FUNCTIONS.items():
+        mod = importlib.import_module(module)
+        for name in names:
+            original = getattr(mod, name)
+            if getattr(original, "__wrapped__", None) is None:
+                setattr(mod, name, _in_subject(module, name, original))
+
+
 def _driver_setup(probe_file):
     """Called by the driver script before pytest starts. The probe file is the only file of the
     run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
@@ -835,6 +866,7 @@ def _driver_setup(probe_file):
     none of them is ever imported by name (the subject names modules in the values it returns)."""
     _not_dumpable()
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
+    _subject_functions()
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]

@@ -906,3 +906,21 @@ def test_the_tests_change_to_a_container_kept_past_the_bound_is_a_fault(pair, mo
     rows.append([2])
     driver.request("sync", 2)
     assert faults and "in the test" in faults[0]
+
+
+def test_a_dict_subclass_with_only_a_missing_of_its_own_is_observed_by_its_storage():
+    """``==``, ``in``, ``len`` and iteration of a dict never call ``__missing__``: the judge compares such a value by
+    its storage, and its copy still raises on ``__missing__`` (a subscript of a missing key: the tree's code)."""
+    class Tally(dict):
+        def __missing__(self, k):
+            return 0
+
+    class Odd(dict):
+        def __missing__(self, k):
+            return 0
+
+        def __eq__(self, other):
+            return False
+
+    assert rpc.observed_as_base(Tally) and "__missing__" in rpc.answered_names(Tally)
+    assert not rpc.observed_as_base(Odd)
