@@ -754,7 +754,8 @@ class Peer:
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
         # (``_classes_moved``)
         self.class_stamps: dict = {}
-        self.operated: dict = {}
+        self.operated: dict = {}  # handle id -> live object; ``operated_types``: the same keys -> its class then
+        self.operated_types: dict = {}
         self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
         self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
         # subject: faults to report with its next message (``pf``: the driver records each, the test fails),
@@ -889,6 +890,7 @@ class Peer:
             if self.byid.get(id(obj)) == hid:
                 del self.byid[id(obj)]
             self.operated.pop(hid, None)
+            self.operated_types.pop(hid, None)
             entry = self.mirrors.pop(hid, None)
             if entry is not None:
                 self.mirror_items -= _len(entry[1][1])
@@ -918,14 +920,12 @@ class Peer:
                 stamp[3] = names
                 out.append(f"a class of the code under test ({qualname(cls)}) answers other names than when its "
                            "value crossed")
-        if self.operated:
-            pairs = list(self.operated.values())
-            if not all(map(_is, map(_type, [p[0] for p in pairs]), [p[1] for p in pairs])):
-                for hid, (obj, cls) in list(self.operated.items()):
-                    if _type(obj) is not cls:
-                        self.operated[hid] = (obj, _type(obj))
-                        out.append(f"an object of the code under test was given another class ({qualname(_type(obj))}) "
-                                   "after it crossed")
+        if self.operated and not all(map(_is, map(_type, self.operated.values()), self.operated_types.values())):
+            for hid, obj in list(self.operated.items()):  # (in C above: both tables keep the same keys in one order)
+                if _type(obj) is not self.operated_types[hid]:
+                    self.operated_types[hid] = _type(obj)
+                    out.append(f"an object of the code under test was given another class ({qualname(_type(obj))}) "
+                               "after it crossed")
         return out
 
     def _moved(self) -> list:
@@ -1409,7 +1409,9 @@ class Peer:
                 budget.linking = linking
         if self.side == "subject" and trusted_name(t) is None:  # a class of the tree: its stand-in is made from it now
             self._stamp(t, self.export(t), differing_names(t))
-            self.operated[out["h"]["id"]] = (x, t)
+            hid = out["h"]["id"]
+            if hid not in self.operated:
+                self.operated[hid], self.operated_types[hid] = x, t
         if self.side == "subject" and not crosses_as_base(t):
             out["op"] = True  # a tree object: the receiver's stand-in runs here what its class answers
             self._enc_names(t, out)
