@@ -1408,7 +1408,7 @@ class Peer:
             finally:
                 budget.linking = linking
         if self.side == "subject" and trusted_name(t) is None:  # a class of the tree: its stand-in is made from it now
-            self._stamp(t, self.export(t), differing_names(t))
+            self._stamp(t, self.export(t))
             hid = out["h"]["id"]
             if hid not in self.operated:
                 self.operated[hid], self.operated_types[hid] = x, t
@@ -1583,11 +1583,12 @@ class Peer:
         self.link_snaps[lid] = _snapshot(obj)
         return obj
 
-    def _stamp(self, cls, hid: int, names) -> None:
+    def _stamp(self, cls, hid: int, names=None) -> None:
         """(subject) Remember what a tree class answered when a stand-in of its value was first made (``_classes_moved``)."""
         if hid not in self.class_stamps:
             mro = _TYPE_MRO(cls)
-            self.class_stamps[hid] = [cls, mro, [_len(_TYPE_DICT(k)) for k in mro], names]
+            self.class_stamps[hid] = [cls, mro, [_len(_TYPE_DICT(k)) for k in mro],
+                                      differing_names(cls) if names is None else names]
 
     def _enc_names(self, cls, out: dict) -> None:
         """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
