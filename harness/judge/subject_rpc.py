@@ -77,7 +77,7 @@ _OPS = {**{op: getattr(_builtins, op) for op in ("getattr", "setattr", "delattr"
                                                  "iter", "dir", "callable", "float", "int", "complex", "next",
                                                  "format", "isinstance", "issubclass")},
         **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")},
-        # the standard library's object protocols, run on the live object where it lives (``_protocols``)
+        # the standard library's object protocols, run on the live object where it lives (``_PROTOCOLS``)
         "copy": _copy.copy, "deepcopy": _copy.deepcopy, "pickle": _pickle.dumps, "unpickle": _pickle.loads}
 
 
@@ -900,7 +900,7 @@ class Peer:
             self.cross(dropped.clear, (), {})
 
     def _classes_moved(self) -> list:
-        """(subject, at every message it sends or receives) Whether a tree object's stand-in in the driver still
+        """(subject, at every message it sends) Whether a tree object's stand-in in the driver still
         answers what its live object answers: the stand-in's class was made from the names the tree's class
         answered when it first crossed (``differing_names``), and the driver's C code runs the base type's own
         method for every other name. A class given a name since (``L.__reversed__ = ...``, a new ``__eq__``,
