@@ -1144,6 +1144,9 @@ class Peer:
         if not held:
             return []
         index = {id(x): i for i, x in enumerate(track)}
+        if self.inflight:  # a request under way's own container (``fl``): that request's caller holds it, not the callee
+            for key in [k for k in index if self._in_flight(track[index[k]]) is not None]:
+                del index[key]
         out: list = []
         for key in [k for k in index if k in held]:
             for inner in _walk(track[index[key]], 0):  # (itself first, then what it holds)
@@ -1260,8 +1263,9 @@ class Peer:
         refs = {id(x): i for i, x in enumerate(track)}
         out = []
         for i, (x, snap) in enumerate(zip(track, snaps)):
-            if not _unchanged(x, snap):
-                out.append([i, self.enc(x, _Budget(refs=refs))])
+            if not _unchanged(x, snap):  # (its contents: the container itself may be one of a request under way)
+                budget = _Budget(refs=refs)
+                out.append([i, self._enc_contents(x, budget, 0) if _type(x) in _MUTABLE else self.enc(x, budget)])
         return out
 
     def _write_back(self, wb, track: list) -> None:
@@ -1359,6 +1363,9 @@ class Peer:
             if self.inflight:
                 loc = self._in_flight(x)
                 if loc is not None:
+                    if budget.track is not None:  # (a container of this message too: a change to it is written back)
+                        budget.memo[id(x)] = _len(budget.track)
+                        budget.track.append(x)
                     return {"t": "fl", "k": loc[0], "i": loc[1]}
             if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
                 return self._link(x, budget, depth)
@@ -1848,7 +1855,10 @@ class Peer:
             if _type(k) is not int or _type(i) is not int or not 0 <= k < _len(self.inflight) or \
                     not 0 <= i < _len(self.inflight[k]) or self.inflight[k][i] is None:
                 raise RemoteError("a container of no request under way")
-            return self.inflight[k][i]
+            obj = self.inflight[k][i]
+            if ctx is not None and ctx.track is not None:
+                ctx.track.append(obj)  # (as ``enc`` tracked it: this message's write-back covers it)
+            return obj
         if t == "wb":
             i = v.get("i")
             if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):

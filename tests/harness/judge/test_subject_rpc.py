@@ -251,6 +251,11 @@ def fin():
     return Fin()
 
 
+def apply_back(items, cb):
+    cb(items)
+    return len(items)
+
+
 def through_attribute(r, ns):
     r.append(1)
     return len(ns.items)
@@ -890,6 +895,8 @@ def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
     r2: list = []
     assert tree.through_attribute(r2, types.SimpleNamespace(items=r2)) == 1  # the nested read names the argument
     assert r2 == [1]
+    assert tree.apply_back(r2, lambda xs: xs.append(2)) == 2  # a callback's change to the argument it is handed back
+    assert r2 == [1, 2]
 
 
 def test_the_tests_change_to_a_container_kept_past_the_bound_is_a_fault(pair, monkeypatch):
