@@ -1353,40 +1353,9 @@ class Peer:
         if ref is not None:
             return {"t": "ref", "id": ref}
         if t in _MUTABLE:
-            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
-                return {"t": "wb", "i": budget.refs[id(x)]}
-            lid = self.link_ids.get(id(x))
-            if lid is not None and self.links.get(lid) is x:
-                return {"t": "ln", "id": lid}
-            if budget.track is not None and id(x) in budget.memo:  # met before in this message: the same object
-                return {"t": "al", "i": budget.memo[id(x)]}
-            if self.inflight:
-                loc = self._in_flight(x)
-                if loc is not None:
-                    if budget.track is not None:  # (a container of this message too: a change to it is written back)
-                        budget.memo[id(x)] = _len(budget.track)
-                        budget.track.append(x)
-                    return {"t": "fl", "k": loc[0], "i": loc[1]}
-            if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
-                return self._link(x, budget, depth)
-            if budget.track is not None:
-                i = _len(budget.track)
-                budget.track.append(x)
-                out = self._enc_contents(x, budget, depth)
-                budget.memo[id(x)] = i  # (once encoded: a cycle is still refused by the depth bound)
-                return out
-        elif t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
-            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
-                return {"t": "wb", "i": budget.refs[id(x)]}
-            if budget.track is not None:
-                if id(x) in budget.memo:
-                    return {"t": "al", "i": budget.memo[id(x)]}
-                i = _len(budget.track)
-                budget.track.append(x)
-                out = self._enc_dict(x, t, budget, depth)
-                budget.memo[id(x)] = i
-                return out
-            return self._enc_dict(x, t, budget, depth)
+            return self._enc_mutable(x, t, budget, depth)
+        if t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
+            return self._enc_counted(x, t, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
@@ -1402,6 +1371,48 @@ class Peer:
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
+
+    def _enc_mutable(self, x, t, budget, depth):
+        """A list, dict, set, bytearray or OrderedDict: the caller's own (``wb``), a linked one (``ln``), one met
+        before in this message (``al``, ``_Budget.memo``) or of a request under way (``fl``, ``_in_flight``), one to
+        link (``_link``), else its contents (recorded in ``track`` for a request's write-back)."""
+        if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
+            return {"t": "wb", "i": budget.refs[id(x)]}
+        lid = self.link_ids.get(id(x))
+        if lid is not None and self.links.get(lid) is x:
+            return {"t": "ln", "id": lid}
+        if budget.track is not None and id(x) in budget.memo:  # met before in this message: the same object
+            return {"t": "al", "i": budget.memo[id(x)]}
+        if self.inflight:
+            loc = self._in_flight(x)
+            if loc is not None:
+                if budget.track is not None:  # (a container of this message too: a change to it is written back)
+                    budget.memo[id(x)] = _len(budget.track)
+                    budget.track.append(x)
+                return {"t": "fl", "k": loc[0], "i": loc[1]}
+        if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
+            return self._link(x, budget, depth)
+        if budget.track is None:
+            return self._enc_contents(x, budget, depth)
+        i = _len(budget.track)
+        budget.track.append(x)
+        out = self._enc_contents(x, budget, depth)
+        budget.memo[id(x)] = i  # (once encoded: a cycle is still refused by the depth bound)
+        return out
+
+    def _enc_counted(self, x, t, budget, depth):
+        """A ``defaultdict`` or ``Counter`` the driver passes (or the subject writes back), as itself (``_enc_dict``)."""
+        if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
+            return {"t": "wb", "i": budget.refs[id(x)]}
+        if budget.track is None:
+            return self._enc_dict(x, t, budget, depth)
+        if id(x) in budget.memo:
+            return {"t": "al", "i": budget.memo[id(x)]}
+        i = _len(budget.track)
+        budget.track.append(x)
+        out = self._enc_dict(x, t, budget, depth)
+        budget.memo[id(x)] = i
+        return out
 
     def _enc_sub(self, x, t, base, budget, depth) -> dict:
         """A subclass of a value type: its base value and its handle (``shadow``); a tree object's with the
