@@ -813,6 +813,8 @@ class _Finder:
             elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
                 spec = f.find_spec(name, path, target)
             if spec is not None:
+                if name in _SUBJECT_FUNCTIONS and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchAfter(spec.loader, name)
                 return spec
         return None
 
@@ -849,14 +851,37 @@ def _in_subject(module, name, original):
     return run
 
 
+def _patch_functions(mod, module):
+    for name in _SUBJECT_FUNCTIONS[module]:
+        original = getattr(mod, name, None)
+        if original is not None and getattr(original, "__wrapped__", None) is None:
+            setattr(mod, name, _in_subject(module, name, original))
+
+
 def _subject_functions():
-    import importlib
-    for module, names in _SUBJECT_FUNCTIONS.items():
-        mod = importlib.import_module(module)
-        for name in names:
-            original = getattr(mod, name)
-            if getattr(original, "__wrapped__", None) is None:
-                setattr(mod, name, _in_subject(module, name, original))
+    """Each module of ``_SUBJECT_FUNCTIONS`` the driver has imported already is patched now; one it has not
+    (``asyncio``: a tenth of a second to import, which no test that never uses it should pay) when the driver
+    imports it (``_Finder._stdlib``, ``_PatchAfter``)."""
+    for module in _SUBJECT_FUNCTIONS:
+        if module in _sys.modules:
+            _patch_functions(_sys.modules[module], module)
+
+
+class _PatchAfter:
+    """A standard-library module's loader that patches the module's ``_SUBJECT_FUNCTIONS`` once it has run."""
+
+    def __init__(self, loader, module):
+        self._loader, self._module = loader, module
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, mod):
+        self._loader.exec_module(mod)
+        _patch_functions(mod, self._module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
 
 
 def _driver_setup(probe_file):
