@@ -813,6 +813,8 @@ class _Finder:
             elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
                 spec = f.find_spec(name, path, target)
             if spec is not None:
+                if name in _SUBJECT_FUNCTIONS and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchAfter(spec.loader, name)
                 return spec
         return None
 
@@ -828,6 +830,60 @@ def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
 
 
+# The standard library's functions that read an object through a protocol of their own module, not a special
+# method (``dataclasses.fields`` reads ``__dataclass_fields__`` and compares its fields with the module's own
+# sentinels; ``asyncio.run`` wants a coroutine of this interpreter): given a stand-in of the tree's object, the
+# driver's own would read the stand-in's machinery and fail where plain pytest passes. Given one, each runs the
+# subject's same function on the live object, as plain pytest runs it (harness.judge.subject_rpc ``_PROTOCOLS``
+# does the same for copy and pickle); given anything else, the driver's own.
+_SUBJECT_FUNCTIONS = {"dataclasses": ("fields", "asdict", "astuple", "replace", "is_dataclass"), "asyncio": ("run",)}
+
+
+def _in_subject(module, name, original):
+    def run(obj, *args, **kwargs):
+        if _rpc._ref_of(obj) is None:
+            return original(obj, *args, **kwargs)
+        peer = _subject()
+        return peer.request("getattr", remote_module(module), name)(obj, *args, **kwargs)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(run, attr, getattr(original, attr, None))
+    run.__wrapped__ = original
+    return run
+
+
+def _patch_functions(mod, module):
+    for name in _SUBJECT_FUNCTIONS[module]:
+        original = getattr(mod, name, None)
+        if original is not None and getattr(original, "__wrapped__", None) is None:
+            setattr(mod, name, _in_subject(module, name, original))
+
+
+def _subject_functions():
+    """Each module of ``_SUBJECT_FUNCTIONS`` the driver has imported already is patched now; one it has not
+    (``asyncio``: a tenth of a second to import, which no test that never uses it should pay) when the driver
+    imports it (``_Finder._stdlib``, ``_PatchAfter``)."""
+    for module in _SUBJECT_FUNCTIONS:
+        if module in _sys.modules:
+            _patch_functions(_sys.modules[module], module)
+
+
+class _PatchAfter:
+    """A standard-library module's loader that patches the module's ``_SUBJECT_FUNCTIONS`` once it has run."""
+
+    def __init__(self, loader, module):
+        self._loader, self._module = loader, module
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, mod):
+        self._loader.exec_module(mod)
+        _patch_functions(mod, self._module)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
 def _driver_setup(probe_file):
     """Called by the driver script before pytest starts. The probe file is the only file of the
     run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
@@ -835,6 +891,7 @@ def _driver_setup(probe_file):
     none of them is ever imported by name (the subject names modules in the values it returns)."""
     _not_dumpable()
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
+    _subject_functions()
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
@@ -866,6 +923,8 @@ _SUBJECT_AUDIT_REDIRECTED = 87
 
 def _stop_subject():
     peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
+    if peer is not None:
+        peer.ended = True  # (a handle the test's objects drop from now on is not released: the subject ends)
     _end_subject(proc, *([peer.fd] if peer is not None else []))
     _relay_outputs()
     if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED

@@ -266,6 +266,10 @@ class _Splitter:
         if isinstance(node, ast.UnaryOp):
             return ast.UnaryOp(op=node.op, operand=self.split(node.operand))
         if isinstance(node, ast.BinOp):
+            if not env.evaluable(node.left) and not env.evaluable(node.right):
+                # two sandbox values in one operator (an IntFlag's ``&``): computed in the sandbox by their own
+                # methods, as pytest computes it, like a comparison of two (the judge's copies may not answer)
+                return self.leaf(node)
             return ast.BinOp(left=self.split(node.left), op=node.op, right=self.split(node.right))
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load()) if not isinstance(

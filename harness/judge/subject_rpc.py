@@ -40,6 +40,7 @@ its channel or its nonce through a proxy.
 import base64 as _base64
 import builtins as _builtins
 import collections as _collections
+import copy as _copy
 import datetime as _datetime
 import decimal as _decimal
 import fractions as _fractions
@@ -52,10 +53,12 @@ import numbers as _numbers
 import operator as _operator
 import os as _os
 import pathlib as _pathlib
+import pickle as _pickle
 import struct as _struct
 import sys as _sys
 import types as _types
 import warnings as _warnings
+import weakref as _weakref
 from collections.abc import Mapping as _Mapping
 
 MAX_MSG = 256 << 20
@@ -73,7 +76,9 @@ _import, _vars, _getattr = _builtins.__import__, vars, getattr
 _OPS = {**{op: getattr(_builtins, op) for op in ("getattr", "setattr", "delattr", "repr", "str", "len", "bool", "hash",
                                                  "iter", "dir", "callable", "float", "int", "complex", "next",
                                                  "format", "isinstance", "issubclass")},
-        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")}}
+        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")},
+        # the standard library's object protocols, run on the live object where it lives (``_PROTOCOLS``)
+        "copy": _copy.copy, "deepcopy": _copy.deepcopy, "pickle": _pickle.dumps, "unpickle": _pickle.loads}
 
 
 
@@ -272,6 +277,8 @@ def observed_as_base(cls) -> bool:
         own = _TYPE_MRO(base)
         holders = [k for k in mro if k not in own and unpatched(k) and _value_holder(k, base)]
     for name in _SPECIAL:
+        if name == "__missing__" and own:  # (read only by a subscript of a missing key, never by the judge's
+            continue  # comparison, ``in``, ``len`` or iteration of the storage; the judge's copy raises on it)
         found = _mro_get(mro, name)
         if found is _MISSING or (own and found is _mro_get(own, name)):
             continue
@@ -283,6 +290,7 @@ def observed_as_base(cls) -> bool:
 # Names a class namespace holds that no reading of a value can reach through its instances: the class's
 # own bookkeeping and its construction (the judge builds its copy of the value with the base's constructor).
 _INERT = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__annotations__",
+                    "__slotnames__",  # (copyreg's cache, written into the class by the first copy or pickle)
                     "__orig_bases__", "__parameters__", "__init__", "__new__", "__init_subclass__", "__class_getitem__",
                     "__firstlineno__", "__static_attributes__", "__classcell__", "__abstractmethods__", "_abc_impl",
                     "__subclasshook__", "__class__", "__getattribute__", "__getattr__", "__setattr__", "__delattr__",
@@ -319,6 +327,10 @@ def differing_names(cls) -> list:
     if all(_TYPE_FLAGS(k) & _IMMUTABLETYPE or not _TYPE_FLAGS(k) & _HEAPTYPE for k in _TYPE_MRO(cls)):
         _FIXED_NAMES[id(cls)] = (cls, out)  # no code can change such a class (numpy's scalar types)
     return out
+
+
+def _special(names) -> list:
+    return [n for n in names if n[:2] == "__" == n[-2:]]
 
 
 def _names_otherwise(cls, tree_only: bool) -> list:
@@ -518,12 +530,16 @@ class _Budget:
     the request carried (``refs``: id -> index), so an unchanged inner container is named, not copied
     (``top``: the value itself may be one, a callee that returns its argument). ``kept``: the ids of the
     containers this side still holds besides the value (``_kept``): each crosses linked (``Peer._link``);
+    ``memo``: one message's identity. A container met twice in one message (``f(r, r)``, ``[row, row]``, a dict
+    whose two values are one list) crosses once and then as an alias of its index (``al``), so the receiver has
+    one object where the sender had one, as under plain pytest (the order is the one both sides' ``track`` keep);
     ``linking``: the contents of a linked container are being encoded (every container in them is linked)."""
 
     def __init__(self, track=None, refs=None, kept=None, top=False):
         self.n = 0
         self.track, self.refs, self.kept, self.top = track, refs, kept, top
         self.linking = False
+        self.memo: dict = {}  # id -> index in ``track`` of each container encoded whole: met again, it is an alias
 
 
 class _Ctx:
@@ -734,6 +750,12 @@ class Peer:
         self.mirrors: dict = {}
         self.mirror_items = 0
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
+        # subject: a tree object's class handle -> [the class, its MRO, its classes' dict sizes, the names its stand-ins
+        # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
+        # (``_classes_moved``)
+        self.class_stamps: dict = {}
+        self.operated: dict = {}  # handle id -> live object; ``operated_types``: the same keys -> its class then
+        self.operated_types: dict = {}
         self.warning_filters: list = []  # subject: the driver's filters as ``_Warnings`` applies them
         self.filters_sent: list | None = None  # driver: the spec of its filters last sent (``_filter_spec``)
         # subject: faults to report with its next message (``pf``: the driver records each, the test fails),
@@ -741,9 +763,25 @@ class Peer:
         self.pending: list = []
         self.out_sizes: tuple | None = None
         self.overflow: list = []  # [container, its contents] kept by the callee past the links' bound (``_retained``)
+        self.frozen_out: list = []  # subject: the request's indices of those, for the reply (``ov``, ``_freeze``)
+        # the driver's handles of the subject's objects (``proxy``), held weakly: handle id -> weak reference; the
+        # ids of those the test dropped since its last message (``_dropped``, sent as ``rl``), and how many
+        # requests are under way (a release is sent at once only when none is)
+        self.handles: dict = {}
+        self.released: dict = {}
+        self.depth = 0
+        # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
+        self.inflight: list = []
+        self.inflight_map: dict | None = None
+        self.ended = False  # (driver) the subject is being stopped: nothing more is sent
+        if side == "driver":
+            _DRIVER_PEERS[:] = [self]
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
+        if self.released:
+            msg["rl"] = list(self.released)
+            self.released.clear()
         sync = self._link_sync()
         if sync is not None:
             msg["ln"] = sync
@@ -762,6 +800,9 @@ class Peer:
         if self.ps is not None:
             self.ps.outgoing(msg)
         if self.side == "subject":
+            if self.class_stamps or self.operated:
+                self.pending += [f"{why}: the test would read it through a stand-in made before"
+                                 for why in self._classes_moved()]
             if self.pending:
                 msg["pf"] = self.pending[:8]
                 self.pending.clear()
@@ -805,7 +846,87 @@ class Peer:
                 self._dec_fault(why if _type(why) is str else "a protocol fault")
         if self.ps is not None:
             self.ps.incoming(msg)
+        if "rl" in msg and self.side == "subject":
+            self._release(msg["rl"])
         return msg
+
+    # -- releases: the subject drops what the test dropped, in order, and its finalizers run then --------------
+    # Under plain pytest ``del o`` (or the last reference ending) drops the tree's object there and then: its
+    # ``__del__``, a ``weakref.finalize`` callback, a file it holds being flushed and closed all run at that
+    # point of the test (CPython's reference counting). The driver holds its handles weakly (``handles``);
+    # when the test drops one, the subject drops its own reference with the driver's next message (``rl``,
+    # before the request runs), and at once (a ``release`` request of its own) when the subject said the
+    # object has a finalizer to run (``fz``, ``_finalizes``) and no request is under way: what the finalizer
+    # does (a linked list it changes, the environment, output, a file) reaches the test with that reply, as
+    # under plain pytest before the test's next line.
+    def _on_drop(self, hid: int, fz: bool):
+        def dropped(_ref) -> None:
+            self._dropped(hid, fz)
+        return dropped
+
+    def _dropped(self, hid, fz: bool) -> None:
+        ref = self.handles.get(hid)
+        if ref is not None and ref() is None:
+            del self.handles[hid]
+        self.released[hid] = None
+        if fz and self.depth == 0 and self.side == "driver" and not self.ended:
+            try:
+                self.request("release")
+            except Closed:
+                pass
+
+    def _release(self, hids) -> None:
+        """(subject) Drop this side's references to the objects the driver dropped (``_dropped``); the tree's
+        finalizers run here, through the crossing frame, as the tree's code does."""
+        if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
+            raise RemoteError("a malformed release")
+        dropped = []
+        for hid in hids:
+            obj = self.objs.get(hid)
+            if obj is None or _isinstance(obj, (BaseException, type, _types.ModuleType)):
+                continue  # (the driver names these by their id beside any handle: an exception's stand-in, a class,
+                # a module's proxy; never released)
+            del self.objs[hid]
+            if self.byid.get(id(obj)) == hid:
+                del self.byid[id(obj)]
+            self.operated.pop(hid, None)
+            self.operated_types.pop(hid, None)
+            entry = self.mirrors.pop(hid, None)
+            if entry is not None:
+                self.mirror_items -= _len(entry[1][1])
+            dropped.append(obj)
+        obj = entry = None
+        if dropped:
+            self.cross(dropped.clear, (), {})
+
+    def _classes_moved(self) -> list:
+        """(subject, at every message it sends) Whether a tree object's stand-in in the driver still
+        answers what its live object answers: the stand-in's class was made from the names the tree's class
+        answered when it first crossed (``differing_names``), and the driver's C code runs the base type's own
+        method for every other name. A class given a name since (``L.__reversed__ = ...``, a new ``__eq__``,
+        a changed MRO), or a live object given another class (``x.__class__ = R``), would have the driver run
+        what plain pytest would not: a fault (``pending``: the test fails), found by a stamp (the MRO's
+        identity and its classes' dict sizes; ``differing_names`` again only when it moved). A new value
+        under a name already forwarded changes nothing (the stand-in asks the live object)."""
+        out = []
+        for stamp in self.class_stamps.values():
+            cls, mro = stamp[0], _TYPE_MRO(stamp[0])
+            if mro is stamp[1] and list(map(_len, map(_TYPE_DICT, mro))) == stamp[2]:
+                continue
+            names = differing_names(cls)
+            stamp[1], stamp[2] = mro, [_len(_TYPE_DICT(k)) for k in mro]
+            if _special(names) != _special(stamp[3]):  # (a public name is the live object's anyway, ``_forward_class``;
+                # a private one the stand-in lacks raises AttributeError in the driver: stricter, never lenient)
+                stamp[3] = names
+                out.append(f"a class of the code under test ({qualname(cls)}) answers other names than when its "
+                           "value crossed")
+        if self.operated and not all(map(_is, map(_type, self.operated.values()), self.operated_types.values())):
+            for hid, obj in list(self.operated.items()):  # (in C above: both tables keep the same keys in one order)
+                if _type(obj) is not self.operated_types[hid]:
+                    self.operated_types[hid] = _type(obj)
+                    out.append(f"an object of the code under test was given another class ({qualname(_type(obj))}) "
+                               "after it crossed")
+        return out
 
     def _moved(self) -> list:
         """(subject, at each message it receives) What of the state the driver holds a copy of changed since
@@ -835,6 +956,15 @@ class Peer:
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
+        if op == "sync" and self.side == "driver":  # (each test's end: the driver's own kept copies too)
+            self._overflowed()
+        self.depth += 1
+        try:
+            return self._request(op, *args)
+        finally:
+            self.depth -= 1
+
+    def _request(self, op: str, *args):
         sent = _Budget(track=[])
         try:  # plain pytest passes any value to the tree: one this side cannot send is a fault, never an
             # exception of the call (a test's ``except Exception`` or ``pytest.raises(ValueError)`` would take it)
@@ -849,6 +979,35 @@ class Peer:
             if _isinstance(err, KeyboardInterrupt):
                 raise
             raise self._dec_fault(f"the request {str(op)[:40]!r} could not be sent: {_why(err)}") from None
+        self._push_inflight(sent.track)
+        try:
+            return self._reply(op, sent)
+        finally:
+            self._pop_inflight(sent.track)
+
+    def _push_inflight(self, track: list) -> None:
+        self.inflight.append(track)
+        self.inflight_map = None
+
+    def _pop_inflight(self, track: list) -> None:
+        if self.inflight and self.inflight[-1] is track:
+            self.inflight.pop()
+            self.inflight_map = None
+
+    def _in_flight(self, x):
+        """Where ``x`` is among the containers of the requests under way (``inflight``: the requests this side
+        sent and those it serves, outermost first, the same list on both sides; the current one's own aside,
+        which ``wb`` names): a nested message (the tree reading the test's ``ns.items`` while the test's call
+        runs, which holds the same list as an argument) names the peer's counterpart (``fl``) instead of
+        sending a second object where plain pytest has one."""
+        if self.inflight_map is None:
+            self.inflight_map = {}
+            for k, track in enumerate(self.inflight):
+                for i, obj in enumerate(track):
+                    self.inflight_map.setdefault(id(obj), (k, i))
+        return self.inflight_map.get(id(x))
+
+    def _reply(self, op, sent):
         while True:
             try:
                 msg = self._recv()
@@ -857,6 +1016,7 @@ class Peer:
                 if "q" in msg:
                     self._serve(msg)
                     continue
+                self._pop_inflight(sent.track)  # (the reply names only the requests still under way)
                 if "f" in msg:  # the peer could not send its reply (``_serve``): the test fails, whatever it expects
                     why = msg["f"] if _type(msg["f"]) is str else "a protocol fault"
                     if self.on_fault is not None:
@@ -865,13 +1025,14 @@ class Peer:
                 if "x" in msg:
                     exc = self.dec_exc(msg["x"])
                 elif "r" in msg:
-                    result = self.dec(msg["r"], 0, _Ctx(originals=sent.track))
+                    result = self.dec(msg["r"], 0, _Ctx(track=[], originals=sent.track))
                 else:
                     raise RemoteError("a reply without a result")
                 self._write_back(msg.get("wb"), sent.track)
                 self._apply_links(msg.get("ln"))
                 self._apply_mirrors(msg.get("mr"), msg.get("mx"))
                 self._adopt(msg.get("lk"), sent.track)
+                self._freeze(msg.get("ov"), sent.track)
             except ProtocolFault:
                 raise  # (recorded where it was made)
             except BaseException as err:  # noqa: BLE001 - a broken reply (or the peer gone) is a fault, re-raised
@@ -923,8 +1084,12 @@ class Peer:
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
             snaps = [_snapshot(x) for x in track]
-            with _Warnings(self) as w:
-                result = self.handle(op, args)
+            self._push_inflight(track)
+            try:
+                with _Warnings(self) as w:
+                    result = self.handle(op, args)
+            finally:
+                self._pop_inflight(track)
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
             if _isinstance(exc, (KeyboardInterrupt, Closed)):
                 raise
@@ -938,7 +1103,7 @@ class Peer:
             # by their index (``_kept`` walks the built-in containers only, so it runs none of the tree's code
             # and cannot fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
             kept = _kept(result, 1) if op != "import" else None
-            budget = _Budget(refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
+            budget = _Budget(track=[], refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
             reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
             reply["w"] = w
@@ -953,6 +1118,8 @@ class Peer:
             kept_args = self._retained(track, "x" in reply)
             if kept_args:
                 reply["lk"] = kept_args
+            if self.frozen_out:
+                reply["ov"], self.frozen_out = self.frozen_out, []
         self._send(reply)
 
     def _retained(self, track: list, raised: bool = False) -> list:
@@ -977,6 +1144,9 @@ class Peer:
         if not held:
             return []
         index = {id(x): i for i, x in enumerate(track)}
+        if self.inflight:  # a request under way's own container (``fl``): that request's caller holds it, not the callee
+            for key in [k for k in index if self._in_flight(track[index[k]]) is not None]:
+                del index[key]
         out: list = []
         for key in [k for k in index if k in held]:
             for inner in _walk(track[index[key]], 0):  # (itself first, then what it holds)
@@ -989,6 +1159,8 @@ class Peer:
                         pass
                     elif _len(self.overflow) < MAX_OVERFLOW:
                         self.overflow.append([x, _snapshot(x)])
+                        if not raised:  # the driver checks its own too (``_freeze``)
+                            self.frozen_out.append(i)
                     else:
                         self._dec_fault("more containers kept by the code under test than the judge can follow")
                     continue
@@ -1009,10 +1181,28 @@ class Peer:
             if _getrefcount(entry[0]) <= 2:  # (this list's and the argument's references)
                 continue
             if not _unchanged(entry[0], entry[1]):
-                self._dec_fault("a container kept by the code under test past the bound of linked ones changed")
+                self._dec_fault("a container kept by the code under test past the bound of linked ones changed "
+                                f"(in the {'test' if self.side == 'driver' else 'code under test'}): the other side "
+                                "read its stale copy")
                 entry[1] = _snapshot(entry[0])
             keep.append(entry)
         self.overflow = keep
+
+    def _freeze(self, ov, track: list) -> None:
+        """(driver) The request's containers the callee keeps past the links' bound (``_retained``): each side
+        holds a copy the other never sees change, so each checks its own at the test's end (``_overflowed``):
+        the test's change to one (which plain pytest's tree would see in the object it holds) is a fault, as the
+        tree's is. (Not those kept by a call that raised: its traceback alone keeps them, and an honest test
+        reuses such an argument; docs/judge.md.)"""
+        if ov is None:
+            return
+        if not _isinstance(ov, list) or not all(_type(i) is int and 0 <= i < _len(track) for i in ov):
+            raise RemoteError("malformed kept containers")
+        for i in ov:
+            if _type(track[i]) not in _MUTABLE:
+                raise RemoteError("malformed kept containers")
+            if _len(self.overflow) < MAX_OVERFLOW:
+                self.overflow.append([track[i], _snapshot(track[i])])
 
     def _adopt(self, lk, track: list) -> None:
         """Link this side's own containers of a request under the ids the peer gave them (``_retained``):
@@ -1073,8 +1263,9 @@ class Peer:
         refs = {id(x): i for i, x in enumerate(track)}
         out = []
         for i, (x, snap) in enumerate(zip(track, snaps)):
-            if not _unchanged(x, snap):
-                out.append([i, self.enc(x, _Budget(refs=refs))])
+            if not _unchanged(x, snap):  # (its contents: the container itself may be one of a request under way)
+                budget = _Budget(refs=refs)
+                out.append([i, self._enc_contents(x, budget, 0) if _type(x) in _MUTABLE else self.enc(x, budget)])
         return out
 
     def _write_back(self, wb, track: list) -> None:
@@ -1111,6 +1302,8 @@ class Peer:
             return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
+        if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
+            return None
         if op == "sync":
             self._overflowed()
             _sys.audit("hx.sync", args[0])
@@ -1160,21 +1353,9 @@ class Peer:
         if ref is not None:
             return {"t": "ref", "id": ref}
         if t in _MUTABLE:
-            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
-                return {"t": "wb", "i": budget.refs[id(x)]}
-            lid = self.link_ids.get(id(x))
-            if lid is not None and self.links.get(lid) is x:
-                return {"t": "ln", "id": lid}
-            if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
-                return self._link(x, budget, depth)
-            if budget.track is not None:
-                budget.track.append(x)
-        elif t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
-            if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
-                return {"t": "wb", "i": budget.refs[id(x)]}
-            if budget.track is not None:
-                budget.track.append(x)
-            return self._enc_dict(x, t, budget, depth)
+            return self._enc_mutable(x, t, budget, depth)
+        if t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
+            return self._enc_counted(x, t, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
@@ -1191,14 +1372,64 @@ class Peer:
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
 
+    def _enc_mutable(self, x, t, budget, depth):
+        """A list, dict, set, bytearray or OrderedDict: the caller's own (``wb``), a linked one (``ln``), one met
+        before in this message (``al``, ``_Budget.memo``) or of a request under way (``fl``, ``_in_flight``), one to
+        link (``_link``), else its contents (recorded in ``track`` for a request's write-back)."""
+        if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
+            return {"t": "wb", "i": budget.refs[id(x)]}
+        lid = self.link_ids.get(id(x))
+        if lid is not None and self.links.get(lid) is x:
+            return {"t": "ln", "id": lid}
+        if budget.track is not None and id(x) in budget.memo:  # met before in this message: the same object
+            return {"t": "al", "i": budget.memo[id(x)]}
+        if self.inflight:
+            loc = self._in_flight(x)
+            if loc is not None:
+                if budget.track is not None:  # (a container of this message too: a change to it is written back)
+                    budget.memo[id(x)] = _len(budget.track)
+                    budget.track.append(x)
+                return {"t": "fl", "k": loc[0], "i": loc[1]}
+        if (budget.linking or (budget.kept is not None and id(x) in budget.kept)) and self._room(x):
+            return self._link(x, budget, depth)
+        if budget.track is None:
+            return self._enc_contents(x, budget, depth)
+        i = _len(budget.track)
+        budget.track.append(x)
+        out = self._enc_contents(x, budget, depth)
+        budget.memo[id(x)] = i  # (once encoded: a cycle is still refused by the depth bound)
+        return out
+
+    def _enc_counted(self, x, t, budget, depth):
+        """A ``defaultdict`` or ``Counter`` the driver passes (or the subject writes back), as itself (``_enc_dict``)."""
+        if budget.refs is not None and (depth > 0 or budget.top) and id(x) in budget.refs:
+            return {"t": "wb", "i": budget.refs[id(x)]}
+        if budget.track is None:
+            return self._enc_dict(x, t, budget, depth)
+        if id(x) in budget.memo:
+            return {"t": "al", "i": budget.memo[id(x)]}
+        i = _len(budget.track)
+        budget.track.append(x)
+        out = self._enc_dict(x, t, budget, depth)
+        budget.memo[id(x)] = i
+        return out
+
     def _enc_sub(self, x, t, base, budget, depth) -> dict:
         """A subclass of a value type: its base value and its handle (``shadow``); a tree object's with the
         names its class answers, mirrored when its base is mutable (``_mirror``)."""
-        linking, budget.linking = budget.linking, False  # (a copy made here: never linked)
-        try:
-            out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
-        finally:
-            budget.linking = linking
+        if self.side == "subject":
+            out = {"t": "sv", "v": self._enc_storage(x, base, budget, depth + 1), "h": self._handle(x)}
+        else:
+            linking, budget.linking = budget.linking, False  # (a copy made here: never linked)
+            try:
+                out = {"t": "sv", "v": self.enc(base, budget, depth + 1), "h": self._handle(x)}
+            finally:
+                budget.linking = linking
+        if self.side == "subject" and trusted_name(t) is None:  # a class of the tree: its stand-in is made from it now
+            self._stamp(t, self.export(t))
+            hid = out["h"]["id"]
+            if hid not in self.operated:
+                self.operated[hid], self.operated_types[hid] = x, t
         if self.side == "subject" and not crosses_as_base(t):
             out["op"] = True  # a tree object: the receiver's stand-in runs here what its class answers
             self._enc_names(t, out)
@@ -1211,6 +1442,26 @@ class Peer:
             if observed_as_base(t):
                 out["vb"] = True
         return out
+
+    def _enc_storage(self, x, base=None, budget=None, depth=0):
+        """The storage of a value-type object that crosses with a stand-in (``_enc_sub``, ``_mirror_sync``): its
+        base value, a copy made here (never linked itself), with every mutable container in it linked (``_link``,
+        within the bound): the live object holds those for as long as it lives, so they are the tree's state, one
+        object on each side as under plain pytest (a list inside a tree tuple or a tree list that the tree changes
+        later shows through the test's; the test's change to it reaches the tree)."""
+        budget = budget or _Budget()
+        base = _value_base(x) if base is None else base
+        t = _type(base)
+        if t not in (list, tuple, dict, set, frozenset):
+            return self.enc(base, budget, depth)
+        budget.n += 1
+        if budget.track is not None and t in _MUTABLE:
+            budget.track.append(base)  # (the receiver's decoding records it as ``enc`` would have)
+        linking, budget.linking = budget.linking, True
+        try:
+            return self._enc_builtin(base, t, budget, depth)
+        finally:
+            budget.linking = linking
 
     def _enc_dict(self, x, t, budget, depth):
         """A ``defaultdict`` (with its factory) or ``Counter`` the test passes, as itself: the callee's
@@ -1346,9 +1597,16 @@ class Peer:
         obj = make()
         self.links[lid], self.link_ids[id(obj)] = obj, lid  # before its contents: they may hold it
         self.link_sig = None
-        _fill(obj, self.dec(content, depth + 1, _Ctx(originals=ctx.originals) if ctx is not None else None))
+        _fill(obj, self.dec(content, depth + 1, _Ctx(track=ctx.track, originals=ctx.originals) if ctx is not None else None))
         self.link_snaps[lid] = _snapshot(obj)
         return obj
+
+    def _stamp(self, cls, hid: int, names=None) -> None:
+        """(subject) Remember what a tree class answered when a stand-in of its value was first made (``_classes_moved``)."""
+        if hid not in self.class_stamps:
+            mro = _TYPE_MRO(cls)
+            self.class_stamps[hid] = [cls, mro, [_len(_TYPE_DICT(k)) for k in mro],
+                                      differing_names(cls) if names is None else names]
 
     def _enc_names(self, cls, out: dict) -> None:
         """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
@@ -1356,6 +1614,7 @@ class Peer:
         last sent for that class (``nc``: the class's handle; the driver keeps them, ``class_names``)."""
         names = differing_names(cls)
         out["nc"] = hid = self.export(cls)
+        self._stamp(cls, hid, names)
         if self.class_names.get(hid) != names:
             self.class_names[hid] = names
             out["nm"] = names
@@ -1390,40 +1649,39 @@ class Peer:
         and the live object crossing again gets a new stand-in)."""
         out, dropped = [], []
         for hid, entry in list(self.mirrors.items()):  # (encoding one may mirror another it holds)
-            if self.side == "driver" and _getrefcount(entry[0]) <= 3:  # proxies, this entry, the argument
+            gone = self.side == "driver" and _getrefcount(entry[0]) <= 3  # proxies, this entry, the argument
+            now = _base_snapshot(entry[0])
+            if now[0] is not entry[1][0] or not _same(now[1], entry[1][1]) or not _same(now[2], entry[1][2]):
+                entry[1] = now  # (a write the driver made just before it dropped the stand-in still goes)
+                out.append([hid, self._enc_storage(entry[0])])
+            if gone:
                 del self.mirrors[hid]
                 self.proxies.pop(("sv", hid, True), None)
                 dropped.append(hid)
-                continue
-            now = _base_snapshot(entry[0])
-            if now[0] is not entry[1][0] or not _same(now[1], entry[1][1]) or not _same(now[2], entry[1][2]):
-                entry[1] = now
-                out.append([hid, self.enc(_value_base(entry[0]))])
         return out, dropped
 
     def _apply_mirrors(self, sync, dropped=None) -> None:
         """Put the peer's storage of each mirrored object (``_mirror_sync``) into this side's: the driver's
         stand-in, or (a change the driver's own C code made to the stand-in's storage: ``heapq.heappush``)
         the live object, through the base type's own methods, as plain pytest's C code changes it."""
-        if dropped:
+        if sync:
+            if not _isinstance(sync, list):
+                raise RemoteError("a malformed mirror sync")
+            for item in sync:
+                if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int:
+                    raise RemoteError("a malformed mirror sync")
+                new, entry = self.dec(item[1], 1), self.mirrors.get(item[0])
+                if entry is None:  # no stand-in was made of it here (a plain handle): nothing to keep in step
+                    continue
+                _fill_base(entry[0], new)
+                entry[1] = _base_snapshot(entry[0])
+        if dropped:  # (after the changes: the driver's last write to a stand-in it dropped still applies)
             if not _isinstance(dropped, list) or not all(_type(h) is int for h in dropped):
                 raise RemoteError("a malformed mirror sync")
             for hid in dropped:  # the driver holds no stand-in of it any more: no need to send its storage
                 entry = self.mirrors.pop(hid, None) if self.side == "subject" else None
                 if entry is not None:
                     self.mirror_items -= _len(entry[1][1])
-        if not sync:
-            return
-        if not _isinstance(sync, list):
-            raise RemoteError("a malformed mirror sync")
-        for item in sync:
-            if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int:
-                raise RemoteError("a malformed mirror sync")
-            new, entry = self.dec(item[1], 1), self.mirrors.get(item[0])
-            if entry is None:  # no stand-in was made of it here (a plain handle): nothing to keep in step
-                continue
-            _fill_base(entry[0], new)
-            entry[1] = _base_snapshot(entry[0])
 
     def _enc_builtin(self, x, t, budget, depth):
         if t is list:
@@ -1467,6 +1725,8 @@ class Peer:
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
         if self.side == "subject" and trusted_name(_type(x)) is None:
             out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
+            if _finalizes(x):
+                out["fz"] = True  # dropping it runs code (``Peer._dropped``)
         try:
             out["c"] = bool(callable(x))
         except Exception:  # noqa: BLE001
@@ -1596,6 +1856,20 @@ class Peer:
             return self.local(v.get("id"))
         if t == "ln":
             return self._dec_link(v, depth, ctx)
+        if t == "al":  # a container met before in this message (``_Budget.memo``)
+            i = v.get("i")
+            if ctx is None or ctx.track is None or _type(i) is not int or not 0 <= i < _len(ctx.track) or ctx.track[i] is None:
+                raise RemoteError("an alias outside its message")
+            return ctx.track[i]
+        if t == "fl":  # a container of a request under way (``_in_flight``)
+            k, i = v.get("k"), v.get("i")
+            if _type(k) is not int or _type(i) is not int or not 0 <= k < _len(self.inflight) or \
+                    not 0 <= i < _len(self.inflight[k]) or self.inflight[k][i] is None:
+                raise RemoteError("a container of no request under way")
+            obj = self.inflight[k][i]
+            if ctx is not None and ctx.track is not None:
+                ctx.track.append(obj)  # (as ``enc`` tracked it: this message's write-back covers it)
+            return obj
         if t == "wb":
             i = v.get("i")
             if ctx is None or ctx.originals is None or _type(i) is not int or not 0 <= i < _len(ctx.originals):
@@ -1682,6 +1956,15 @@ class Peer:
 
     def proxy(self, meta: dict):
         hid = meta["id"]
+        if self.side == "driver":  # held weakly: the test dropping it releases the live object (``_dropped``)
+            ref = self.handles.get(hid)
+            p = ref() if ref is not None else None
+            if p is None:
+                ty = str(meta.get("ty", "?"))
+                p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
+                self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
+                self.released.pop(hid, None)
+            return p
         p = self.proxies.get(hid)
         if p is None:
             ty = str(meta.get("ty", "?"))
@@ -1899,6 +2182,32 @@ def _in_zone(value, key: str):
         return value
 
 
+def _has_finalizer(x) -> bool:
+    if _weakref.getweakrefcount(x):
+        return True
+    return any("__del__" in _TYPE_DICT(k) for k in _TYPE_MRO(_type(x))[:-1])
+
+
+def _finalizes(x) -> bool:
+    """Whether dropping ``x`` (an object of a tree class) runs code: its class or one in its MRO has a ``__del__``,
+    a weak reference to it exists (``weakref.finalize``), or so for an object in its own ``__dict__`` (a file the
+    tree left open, flushed and closed when its holder goes). Read through the interpreter's C descriptors, never
+    the tree's code (a ``__dict__`` that is not the interpreter's: treated as finalizing); one level deep."""
+    try:
+        if _has_finalizer(x):
+            return True
+        desc = _mro_get(_TYPE_MRO(_type(x)), "__dict__")
+        if desc is _MISSING:
+            return False
+        if _type(desc) is not _types.GetSetDescriptorType:
+            return True
+        own = desc.__get__(x)
+        return _type(own) is dict and any(map(_has_finalizer, [v for v in dict.values(own)
+                                                               if not _isinstance(v, (type, _types.ModuleType))]))
+    except Exception:  # noqa: BLE001 - an object the interpreter cannot say: treated as finalizing (a sync release)
+        return True
+
+
 def _ref_of(x):
     """The peer's handle id when x stands for one of the peer's objects, else None."""
     t = _type(x)
@@ -1909,7 +2218,8 @@ def _ref_of(x):
     if t is _ClassRef:
         return x._hx_ref
     if _SHADOWS and _isinstance(x, tuple(_SHADOWS.values())):
-        return object.__getattribute__(x.__dict__["_hx_remote"], "_hx_ref") if "_hx_remote" in x.__dict__ else None
+        own = object.__getattribute__(x, "__dict__")
+        return object.__getattribute__(own["_hx_remote"], "_hx_ref") if "_hx_remote" in own else None
     if _isinstance(x, ProxyModuleBase):
         return x.__dict__.get("_hx_ref")
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
@@ -2249,6 +2559,50 @@ class RemoteMeta(type):
         return cls._hx_peer.request("getattr", _ClassRef(cls), name)
 
 
+# -- the standard library's object protocols on a stand-in: run where the live object lives --------------
+# ``copy.copy``, ``copy.deepcopy`` and ``pickle`` read an object through ``__copy__``/``__deepcopy__``/
+# ``__reduce_ex__``; on a stand-in the interpreter's defaults would read the stand-in's own machinery (its
+# ``__dict__`` holds the live object's handle, so a copy *is* the live object, and a tree list's copy
+# forwarded its ``extend`` to the live list with an iterator over its own growing storage). Each is
+# instead the request of that protocol on the live object in the subject (``_OPS``: ``copy``,
+# ``deepcopy``, ``pickle``), where the tree's own ``__copy__``/``__reduce__`` run as under plain pytest:
+# the copy is a new live object of the tree, crossing back as its own stand-in; a pickle is the subject's
+# bytes, wrapped so that ``pickle.loads`` in the driver asks the subject to load them (``_unpickled``).
+_DRIVER_PEERS: list = []  # the driver's Peer (``_unpickled``), set when it is made
+
+
+def _unpickled(data):
+    """(driver) ``pickle.loads`` of a stand-in's pickle: the subject loads the bytes it made (the tree's
+    classes are its), and the result crosses back."""
+    if not _DRIVER_PEERS:
+        raise _pickle.UnpicklingError("a pickle of the code under test's object outside a judged run")
+    return _DRIVER_PEERS[-1].request("unpickle", data)
+
+
+def _live_of(x):
+    """The proxy of the live object a stand-in (``RemoteObject`` or a shadow) stands for."""
+    if _isinstance(x, RemoteObject):
+        return x
+    return object.__getattribute__(x, "__dict__")["_hx_remote"]
+
+
+def _protocol_copy(self):
+    return _live_of(self)._q("copy")
+
+
+def _protocol_deepcopy(self, memo=None):
+    return _live_of(self)._q("deepcopy")
+
+
+def _protocol_reduce_ex(self, protocol=_pickle.DEFAULT_PROTOCOL):
+    if _type(protocol) is not int:
+        protocol = _pickle.DEFAULT_PROTOCOL
+    return _unpickled, (_live_of(self)._q("pickle", protocol),)
+
+
+_PROTOCOLS = {"__copy__": _protocol_copy, "__deepcopy__": _protocol_deepcopy, "__reduce_ex__": _protocol_reduce_ex}
+
+
 class _ClassRef:
     """Marks a synthesized class in a request: it crosses as a reference to the peer's class."""
 
@@ -2258,7 +2612,7 @@ class _ClassRef:
 
 class RemoteObject:
     """A proxy of an object that lives in the peer: every operation is a request."""
-    __slots__ = ("_hx_peer", "_hx_ref", "_hx_ty")
+    __slots__ = ("_hx_peer", "_hx_ref", "_hx_ty", "__weakref__")
 
     def __init__(self, peer, hid, ty):
         object.__setattr__(self, "_hx_peer", peer)
@@ -2364,6 +2718,8 @@ for _name in sorted(SLOTS):
     setattr(RemoteObject, _name, _slot_method(_name))
 for _op in ("neg", "pos", "abs", "invert"):
     setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self: self._q(o))(_op))
+for _name, _fn in _PROTOCOLS.items():
+    setattr(RemoteObject, _name, _fn)
 
 
 class RemoteCallable(RemoteObject):
@@ -2426,7 +2782,8 @@ def _shadow_class(base: type):
             return object.__getattribute__(self._hx_remote, "_hx_ref")
 
         cls = type(f"Shadow{base.__name__.capitalize()}", (base,), {"__repr__": _r, "__str__": _s,
-                                                                     "__getattr__": _ga, "_hx_ref": property(_ref)})
+                                                                     "__getattr__": _ga, "_hx_ref": property(_ref),
+                                                                     **_PROTOCOLS})
         _SHADOWS[base] = cls
     return cls
 
@@ -2445,7 +2802,8 @@ def _made_as(cls, base):
 _FORWARDS: dict = {}
 # what a stand-in of a mutable base always sends to the live object: every change the driver makes to it
 _MUTATING = ("__setitem__", "__delitem__", "__iadd__", "__imul__", "__ior__", "__iand__", "__ixor__", "__isub__")
-_STAND_IN_OWN = frozenset({"__repr__", "__str__", "__getattr__", "_hx_ref", "_hx_remote", "_hx_vb"})
+_STAND_IN_OWN = frozenset({"__repr__", "__str__", "__getattr__", "_hx_ref", "_hx_remote", "_hx_vb", "__copy__", "__deepcopy__",
+                           "__reduce_ex__"})
 
 
 def _forward_class(base: type, names: tuple = ()):
@@ -2474,6 +2832,8 @@ def _forward_class(base: type, names: tuple = ()):
         def _gattr(self, name):
             if name[:1] != "_":
                 return object.__getattribute__(self, "__dict__")["_hx_remote"]._q("getattr", name)
+            if name == "__dict__":  # ``vars()``: the live object's attributes, never the stand-in's bookkeeping
+                return object.__getattribute__(self, "__dict__")["_hx_remote"]._q("vars")
             return object.__getattribute__(self, name)
 
         mutable = base in (list, dict, set)

@@ -25,3 +25,10 @@ def test_a_type_check_of_a_sandbox_value_is_observed_whole():
 def test_a_literal_expectation_is_never_in_the_probe():
     probe = transform("from pkg import f\n\ndef test_x():\n    assert f(2) == 41\n")
     assert "41" not in probe.source and probe.plan.sites[1].expr == "_v[0] == 41"
+
+
+def test_an_operator_between_two_sandbox_values_is_computed_in_the_sandbox():
+    site = _site("assert f() & g() == 2")  # (an IntFlag's ``&``: its own method, which the judge's copies cannot run)
+    assert site.leaves == 1 and site.expr == "_v[0] == 2"
+    site = _site("assert f() + 1 == 2")  # one sandbox value: the judge still computes with its copy
+    assert site.expr == "_v[0] + 1 == 2"

@@ -177,6 +177,95 @@ def grow_given():
     _GIVEN[-1].append(2)
 
 
+class P:
+    def __init__(self, x):
+        self.x = x
+
+
+class Row(list):
+    pass
+
+
+class Tally(dict):
+    pass
+
+
+def made():
+    return Row([1, 2]), Tally(k=1), P(1)
+
+
+class T(tuple):
+    pass
+
+
+_INNER = []
+
+
+def tuple_of_kept():
+    _INNER[:] = [[]]
+    return T((_INNER[0],)), Row([_INNER[0]])
+
+
+def fill_inner():
+    _INNER[0].append(1)
+
+
+def kept_row():
+    _KEPT.append(Row([1]))
+    return _KEPT[-1]
+
+
+def kept_total():
+    return sum(_KEPT[-1])
+
+
+class K(list):
+    pass
+
+
+def k():
+    return K([3, 1])
+
+
+def give_k_an_iter():
+    K.__iter__ = lambda self: iter([])
+
+
+def reclass(x):
+    x.__class__ = Row
+
+
+_DELS = []
+
+
+class Fin:
+    def __del__(self):
+        _DELS.append(1)
+
+
+def dels():
+    return _DELS
+
+
+def fin():
+    return Fin()
+
+
+def apply_back(items, cb):
+    cb(items)
+    return len(items)
+
+
+def through_attribute(r, ns):
+    r.append(1)
+    return len(ns.items)
+
+
+def aliased(a, b):
+    a.append(1)
+    return len(b), [a, a], {"x": a, "y": a}
+
+
 def call_back(cb):
     deep = []
     for _ in range(100):
@@ -723,3 +812,122 @@ def test_exception_names_and_class_hooks_read_the_trees_classes_only():
     assert rpc.class_hooks(ns["W"]) == ["isc", "ssc", "sub"]
     assert rpc.class_hooks(ns["Final"]) == ["sub"] and rpc.class_hooks(ns["Box"]) == ["cgi"]
     assert rpc.class_hooks(ValueError) == [] and rpc.class_hooks(ns["AppError"]) == []
+
+
+def test_copy_deepcopy_pickle_and_vars_of_a_stand_in_run_on_the_live_object(pair, monkeypatch):
+    """The standard library's object protocols on a stand-in are the live object's, run in the subject: a copy
+    is a new object of the tree, independent of the original (the stand-in's own ``__dict__``, which holds the
+    live object's handle, is never what is copied); a pickle round trip loads in the subject; ``vars`` reads the
+    live object's attributes."""
+    import copy
+    import pickle
+    import sys
+
+    driver, subject, tree = pair
+    monkeypatch.setitem(sys.modules, "tree", subject.local(1))  # (pickle finds the tree's classes by module)
+    row, tally, p = tree.made()
+    c = copy.copy(row)
+    assert c == [1, 2] and c is not row and type(c).__name__ == "Row"
+    c.append(3)
+    assert row == [1, 2]
+    d = copy.copy(tally)
+    d["k"] = 2
+    assert tally["k"] == 1
+    q = copy.deepcopy(p)
+    q.x = 5
+    assert p.x == 1
+    assert pickle.loads(pickle.dumps(row)) == [1, 2]
+    assert pickle.loads(pickle.dumps(p)).x == 1
+    assert vars(row) == {}
+
+
+def test_a_list_inside_a_tree_tuple_or_tree_list_is_linked(pair):
+    driver, subject, tree = pair
+    t, row = tree.tuple_of_kept()
+    assert t[0] is row[0]  # one live list, one object for the test
+    tree.fill_inner()
+    assert t[0] == [1] and row[0] == [1]  # the tree's later change shows through, as under plain pytest
+
+
+def test_a_write_to_a_mirrored_stand_in_the_test_drops_still_reaches_the_live_object(pair):
+    driver, subject, tree = pair
+    x = tree.kept_row()
+    list.append(x, 5)  # the driver's C code writes the stand-in's storage
+    del x  # and drops it before any message
+    assert tree.kept_total() == 6
+
+
+def test_a_class_given_a_name_or_an_object_given_a_class_after_crossing_is_a_fault(pair):
+    driver, subject, tree = pair
+    faults: list = []
+    driver.on_fault = faults.append
+    x = tree.k()
+    assert sorted(x) == [1, 3] and not faults
+    tree.give_k_an_iter()  # the stand-in would still iterate the storage: plain pytest's iterates nothing
+    assert faults and "answers other names" in faults[0]
+    faults.clear()
+    tree.reclass(x)
+    assert faults and "another class" in faults[0]
+
+
+def test_the_subject_drops_what_the_test_drops_and_a_finalizer_runs_then(pair):
+    driver, subject, tree = pair
+    done = tree.dels()
+    o = tree.fin()
+    hid = object.__getattribute__(o, "_hx_ref")
+    del o  # a finalizer to run (``fz``): released at once, its change arrives with that reply
+    assert done == [1]
+    assert hid not in subject.objs
+    p = tree.made()[2]  # no finalizer: released with the next message
+    hid = object.__getattribute__(p, "_hx_ref")
+    del p
+    assert hid in subject.objs
+    tree.dels()
+    assert hid not in subject.objs
+
+
+def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
+    driver, subject, tree = pair
+    r: list = []
+    n, pair_, d = tree.aliased(r, r)  # one list as two arguments: one list in the subject
+    assert n == 1 and r == [1]
+    assert pair_[0] is pair_[1] and d["x"] is d["y"]  # and one object met twice in the reply
+    r2: list = []
+    assert tree.through_attribute(r2, types.SimpleNamespace(items=r2)) == 1  # the nested read names the argument
+    assert r2 == [1]
+    assert tree.apply_back(r2, lambda xs: xs.append(2)) == 2  # a callback's change to the argument it is handed back
+    assert r2 == [1, 2]
+
+
+def test_the_tests_change_to_a_container_kept_past_the_bound_is_a_fault(pair, monkeypatch):
+    """Past the bound the tree keeps a copy of the test's container: the test's change to its own never reaches
+    it, so each side checks its own copy at the test's end (``Peer._overflowed``, the driver's at its ``sync``)."""
+    driver, subject, tree = pair
+    faults: list = []
+    driver.on_fault = faults.append
+    monkeypatch.setattr(rpc, "MAX_LINKS", 0)
+    rows = [[1]]
+    tree.keep(rows)
+    driver.request("sync", 1)
+    assert not faults
+    rows.append([2])
+    driver.request("sync", 2)
+    assert faults and "in the test" in faults[0]
+
+
+def test_a_dict_subclass_with_only_a_missing_of_its_own_is_observed_by_its_storage():
+    """``==``, ``in``, ``len`` and iteration of a dict never call ``__missing__``: the judge compares such a value by
+    its storage, and its copy still raises on ``__missing__`` (a subscript of a missing key: the tree's code)."""
+    class Tally(dict):
+        def __missing__(self, k):
+            return 0
+
+    class Odd(dict):
+        def __missing__(self, k):
+            return 0
+
+        def __eq__(self, other):
+            return False
+
+    assert rpc.observed_as_base(Tally) and "__missing__" in rpc.answered_names(Tally)
+    assert not rpc.observed_as_base(Odd)
