@@ -1308,7 +1308,8 @@ CLASS_CHANGED_AFTER_CROSSING = {
 }
 # a mirrored list, dict or set (``Peer._mirror_sync``) is not among what ``Peer._moved`` compares: a thread of the
 # tree that changes the live list after the reply leaves the driver's mirror stale, and C code reading the storage
-# (``sorted``) reads the stale copy, with no fault at the next message
+# (``sorted``) reads the stale copy, with no fault at the next message. Closed (R32ATK4_CLOSED_SCHEDULE): the tree's
+# threads are frozen while the driver runs the test, and the test's sleep is the subject's, whose reply syncs the mirror
 MIRROR_CHANGED_BETWEEN_MESSAGES = {
     "thread_appends_to_a_tree_list": ("import threading, time\n\n\nclass L(list):\n    pass\n\n\ndef f():\n    x = L([1, 2, 3])\n"
                                       "    def later():\n        time.sleep(0.3)\n        x.append(4)\n"
@@ -1410,7 +1411,9 @@ PATCHED_STDLIB_LENIENT = {
 }
 # ``Peer._moved`` compares what the driver holds with the subject's at the next message: a thread of the tree that
 # changes a linked list or the environment and undoes it before that message is never a fault (well within
-# MAX_LINKS; the documented residual is past it), while the test read the unchanged copy in between
+# MAX_LINKS; the documented residual is past it), while the test read the unchanged copy in between. Closed
+# (R32ATK4_CLOSED_SCHEDULE): no thread of the tree runs between messages; it runs during the test's sleep, whose reply
+# brings the change
 _UNDO = ("import os, threading, time\n\n\ndef f(ls):\n    def later():\n        time.sleep(0.3)\n        {}\n        time.sleep(1.2)\n"
          "        {}\n    threading.Thread(target=later).start()\n    return 1\n")
 _READ_BETWEEN = "import os, time\nfrom pkg import f\n\n\ndef test_f():\n    ls = []\n    assert f(ls) == 1\n    time.sleep(1)\n    assert {}\n    time.sleep(1.5)\n"
@@ -1500,7 +1503,15 @@ R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATC
 R32ATK4_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state the test and the tree share
 R32ATK4_CLOSED_STAND_INS: frozenset[str] = frozenset()  # identity, linking and protocol machinery of stand-ins
 R32ATK4_CLOSED_TEST_PATCHES: frozenset[str] = frozenset()  # what the test puts on a tree class or the stdlib; log records
-R32ATK4_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # tree threads between messages
+R32ATK4_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # tree threads between messages (subject_rpc ``Schedule``, probe_runtime ``_sleep``)
+    "mirror_changed_between_messages-thread_appends_to_a_tree_list",
+    "changed_and_undone_between_messages-linked_list",
+    "changed_and_undone_between_messages-environment",
+    "queue_listener_logging",
+    "background_thread_prints",
+    "polling_a_list_a_tree_thread_fills",
+    "polling_a_callback_a_tree_thread_calls",
+})
 R32ATK4_CLOSED = R32ATK4_CLOSED_PROCESS_STATE | R32ATK4_CLOSED_STAND_INS | R32ATK4_CLOSED_TEST_PATCHES | R32ATK4_CLOSED_SCHEDULE
 
 
@@ -1511,11 +1522,11 @@ def _r32atk4(names, mark) -> list:
 
 _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4: the judge passes what plain "
                                   "pytest fails: a tree class changed after its value crossed (a method added, __class__ "
-                                  "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
+                                  "reassigned), a list inside a tree tuple or "
                                   "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
                                   "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
                                   "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
-                                  "a stdlib function the test patched, a change a thread undoes before the next message, "
+                                  "a stdlib function the test patched, "
                                   "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
                                   "the stand-in is dropped, the test's change to a container the tree keeps unlinked, a relayed log "
                                   "record's msg/args/exc_info, mock.patch.object of a tree class or a test subclass's hook")
@@ -1529,9 +1540,9 @@ def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_p
     assert judged is False, out
 
 
-# honest trees (plain pytest passes them) the judge fails. New with i32late: a thread of the tree that writes to
-# stderr after its reply (a ``QueueListener``'s handler, a background print) is a fault at the next message, though
-# the test reads none of it. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
+# honest trees (plain pytest passes them) the judge fails. New with i32late, closed (R32ATK4_CLOSED_SCHEDULE): a thread
+# of the tree that writes to stderr after its reply (a ``QueueListener``'s handler, a background print) was a fault at
+# the next message, though the test reads none of it; it now writes while the tree runs or the test sleeps. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
 # (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
 # of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hangs (the copy's ``extend`` is forwarded to the
 # live list with an iterator over its own mirror, which grows at every sync) until the run's timeout
@@ -1568,8 +1579,8 @@ HONEST_FAILED = {
     "intflag_and_in_an_assert": ("import enum\n\n\nclass Perm(enum.IntFlag):\n    R = 4\n    W = 2\n\n\n"
                                  "def perm():\n    return Perm.R | Perm.W\n",
                                  _T + "    assert perm() & Perm.W\n"),
-    # older: a test polling what a tree thread fills (its list, or its callback called from the thread) reads the
-    # driver's copy, which no message updates while it polls (and the change is a fault at the next one)
+    # older, closed (R32ATK4_CLOSED_SCHEDULE): a test polling what a tree thread fills (its list, or its callback called
+    # from the thread) read the driver's copy, which no message updated while it polled; its sleeps are now the subject's
     "polling_a_list_a_tree_thread_fills": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
                                            "        results.append(1)\n    threading.Thread(target=w).start()\n",
                                            _POLL.format("results")),
@@ -1610,8 +1621,7 @@ HONEST_FAILED = {
 
 
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
-                   "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
-                   "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; "
+                   "plain pytest passes (an IntFlag's & in an assert; a log record's args and exc_info; asyncio.run of a tree coroutine; "
                    "mock.patch.object of a tree method, a test subclass's hook; the test's random seed and "
                    "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
