@@ -846,9 +846,11 @@ class Peer:
         if sched is None:
             return self._request(op, *args)
         sched.hold()
+        sched.calls += 1
         try:
             return self._request(op, *args)
         finally:
+            sched.calls -= 1
             sched.free()
 
     def _request(self, op: str, *args):
@@ -916,8 +918,16 @@ class Peer:
             raise
 
     def serve_forever(self) -> None:
-        if self.sched is not None:
-            self.sched.hold()  # (the subject's main thread holds the channel whenever it is not running a request)
+        sched = self.sched
+        if sched is None:
+            return self._serve_forever()
+        sched.hold()  # (the subject's main thread holds the channel whenever it is not running a request)
+        try:
+            self._serve_forever()
+        finally:
+            sched.free()  # (the process ends as it would: its threads run, its signals arrive)
+
+    def _serve_forever(self) -> None:
         while True:
             try:
                 msg = self._recv()
@@ -976,9 +986,12 @@ class Peer:
 
     def _handle_free(self, op: str, args: list):
         """``handle`` with the channel free (``Schedule``): the tree's threads run as they like while the
-        request runs, and are frozen again before its reply is made."""
+        request runs, and are frozen again before its reply is made. Only a request of the driver's own (served
+        by ``serve_forever``): one the driver sends while the subject waits for the reply to its own request (a
+        callback of the test calling into the tree) is served with the channel kept, since the next message the
+        driver reads must be that request's reply, or a request nested in it, never another thread's."""
         sched = self.sched
-        if sched is None:
+        if sched is None or sched.calls:
             return self.handle(op, args)
         sched.free()
         try:
@@ -2955,9 +2968,9 @@ def _handle_record(r) -> None:
 # ``Peer._moved`` still checks is a backstop). The test's own waits let the tree run, as under plain pytest:
 # the driver's ``time.sleep`` during a test is a ``sleep`` request the subject sleeps through (its threads
 # run), and the reply carries what they did as every reply does (harness.judge.probe_runtime ``_sleep``).
-import _thread  # noqa: E402 - this section's own imports
+import _signal  # noqa: E402 - this section's own (not ``signal``: its pthread_sigmask makes an enum of every signal, 0.4 ms a call)
+import _thread  # noqa: E402
 import gc as _gc  # noqa: E402
-import _signal  # noqa: E402 - (``signal.pthread_sigmask`` makes an enum of every signal: 0.2-0.4 ms a call)
 
 FROZEN_INTERVAL = 1.0  # the switch interval while the tree's threads are frozen (``Schedule``)
 _IO: dict = {"held": None}  # the ``_HeldIO`` calls while the subject's threads are frozen, else None
@@ -3049,6 +3062,7 @@ class Schedule:
         self.owner: int | None = None
         self.depth = 0
         self.saved: tuple | None = None
+        self.calls = 0  # requests of the subject's awaiting their replies (``Peer._handle_free``)
         self.go: _thread.LockType | None = None  # the switcher's locks (``_settle``), once a thread of the tree exists
         self.back: _thread.LockType | None = None
 

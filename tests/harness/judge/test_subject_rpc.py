@@ -759,6 +759,7 @@ def call_later(cb):
 
 
 tree = types.ModuleType("tree")
+tree.nap = lambda x: time.sleep(0.2) or 2 * x
 tree.start = lambda: threading.Thread(target=tick, daemon=True).start()
 tree.ticks = lambda: ticks
 tree.call_later = call_later
@@ -786,7 +787,10 @@ def scheduled(tmp_path, request):
     driver.on_fault = faults.append
     yield driver, faults, driver.proxy({"id": 1, "ty": "tree", "c": False})
     socket.socket(fileno=driver.fd).close()
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
 
 
 def test_the_trees_threads_are_frozen_while_the_driver_runs_and_run_while_it_sleeps(scheduled):
@@ -827,6 +831,18 @@ def test_a_thread_of_the_tree_calls_the_tests_callback_while_the_test_sleeps(sch
     assert results == []
     driver.request("sleep", 0.5)
     assert results == [1] and faults == []
+
+
+@pytest.mark.timeout(120)
+def test_a_callback_a_thread_calls_may_call_back_into_the_tree_while_the_main_thread_waits(scheduled):
+    """The thread holds the channel for its whole exchange, nested requests included: the main thread, whose sleep
+    ends meanwhile, sends its reply only after (the driver reads the nested reply first, as its stack expects;
+    freeing the channel while the thread ran the nested request hung here)."""
+    driver, faults, tree = scheduled
+    results: list = []
+    tree.call_later(lambda x: results.append(tree.nap(x)))  # (the thread calls at 0.05 s, the nap ends at 0.25 s)
+    driver.request("sleep", 0.1)
+    assert results == [2] and faults == []
 
 
 def test_a_malformed_sleep_is_refused(scheduled):
