@@ -190,7 +190,7 @@ def _audit_hook(classify, write, quote):
 
 
 def _held_libc() -> dict | None:
-    """libc's ``read``, ``write``, ``fstat`` and ``getcwd`` through ``ctypes.PyDLL`` (the calling thread keeps the
+    """libc's ``read``, ``write``, ``fstat``, ``getcwd`` and ``chdir`` through ``ctypes.PyDLL`` (the calling thread keeps the
     GIL across them), with their buffers, for the subject's frozen schedule (harness.judge.subject_rpc
     ``Schedule``). Made before the audit hook (loading a library is not the tree's doing) and before any code of
     the tree. ``size_at``: where ``struct stat`` holds ``st_size``, if this machine's layout is the one checked
@@ -199,13 +199,14 @@ def _held_libc() -> dict | None:
     try:
         import ctypes
         libc = ctypes.PyDLL(None, use_errno=True)
-        fns = {"read": libc.read, "write": libc.write, "fstat": libc.fstat, "getcwd": libc.getcwd}
+        fns = {"read": libc.read, "write": libc.write, "fstat": libc.fstat, "getcwd": libc.getcwd, "chdir": libc.chdir}
     except (ImportError, OSError, AttributeError):
         return None
     c = ctypes
     for name, args, res in (("read", (c.c_int, c.c_void_p, c.c_size_t), c.c_ssize_t),
                             ("write", (c.c_int, c.c_char_p, c.c_size_t), c.c_ssize_t),
-                            ("fstat", (c.c_int, c.c_void_p), c.c_int), ("getcwd", (c.c_void_p, c.c_size_t), c.c_void_p)):
+                            ("fstat", (c.c_int, c.c_void_p), c.c_int), ("getcwd", (c.c_void_p, c.c_size_t), c.c_void_p),
+                            ("chdir", (c.c_char_p,), c.c_int)):
         fns[name].argtypes, fns[name].restype = args, res
     st = ctypes.create_string_buffer(512)
     size_at = None

@@ -1372,6 +1372,9 @@ class Peer:
             if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or item[0] not in self.links:
                 raise RemoteError("a change of an unknown link")
             obj = self.links[item[0]]
+            if self.side == "subject" and not _unchanged(obj, self.link_snaps[item[0]]):  # (``Schedule``'s backstop)
+                self.pending.append("a linked container changed in the subject (a thread of the tree) while the test's "
+                                    "change to it was on its way: one of the two would be lost")
             _fill(obj, self.dec(item[1], 1))
             self.link_snaps[item[0]] = _snapshot(obj)
             self.link_sig = None
@@ -2884,7 +2887,8 @@ class ProcState:
         if _type(d.get("cwd")) is str:
             try:
                 if _cwd() != d["cwd"]:
-                    _chdir(d["cwd"])
+                    held = _IO["held"]
+                    held.chdir(d["cwd"]) if held is not None else _chdir(d["cwd"])
             except OSError:
                 pass
         if _type(d.get("um")) is int and 0 <= d["um"] <= 0o777:
@@ -2984,20 +2988,21 @@ _ALL_SIGNALS = _signal.valid_signals() if _sigmask is not None else set()
 class _HeldIO:
     """The libc calls the subject makes while its threads are frozen, made through ``ctypes.PyDLL`` so the
     calling thread keeps the GIL across them (``os.read``, ``os.write``, ``os.fstat`` and ``os.getcwd`` release
-    it, and any waiting thread of the tree would run then). ``libc``: harness.judge.subject_main ``_held_libc``,
+    it, and any waiting thread of the tree would run then; ``chdir`` too, for a directory the test changed). ``libc``: harness.judge.subject_main ``_held_libc``,
     made before the audit hook and before any code of the tree; the hook takes the audit events these methods
     raise (``ctypes.get_errno``, read when a call fails) as the harness's own (by their code objects' identity,
     ``codes``)."""
 
     def __init__(self, libc: dict):
         self._read, self._write, self._fstat, self._getcwd = libc["read"], libc["write"], libc["fstat"], libc["getcwd"]
+        self._chdir = libc["chdir"]
         self._errno, self._buf, self._st, self._cwdbuf = libc["errno"], libc["buf"], libc["st"], libc["cwd"]
         self._view, self._stview = memoryview(libc["buf"]).cast("B"), memoryview(libc["st"]).cast("B")
         self._size_at = libc.get("size_at")  # st_size's offset in ``struct stat`` (checked at start-up), or None
 
     @classmethod
     def codes(cls) -> list:
-        return [cls.read.__code__, cls.write.__code__, cls.size.__code__, cls.cwd.__code__]
+        return [cls.read.__code__, cls.write.__code__, cls.size.__code__, cls.cwd.__code__, cls.chdir.__code__]
 
     def read(self, fd: int, n: int) -> bytes:
         n = min(n, _len(self._view))
@@ -3031,6 +3036,11 @@ class _HeldIO:
             err = self._errno()
             raise OSError(err, _os.strerror(err))
         return _os.fsdecode(self._cwdbuf.value)
+
+    def chdir(self, path: str) -> None:
+        if self._chdir(_os.fsencode(path)) != 0:
+            err = self._errno()
+            raise OSError(err, _os.strerror(err))
 
 
 class Schedule:

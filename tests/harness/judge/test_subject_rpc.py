@@ -851,3 +851,17 @@ def test_a_malformed_sleep_is_refused(scheduled):
         with pytest.raises(Exception, match="a malformed sleep"):  # (the subject's RemoteError)
             driver.request("sleep", bad)
     assert driver.request("sleep", 0.0) is None
+
+
+def test_a_link_changed_on_both_sides_between_messages_is_a_fault_not_a_lost_change(pair):
+    """The backstop where the driver's change to a linked container arrives: one the subject's side changed too since
+    its last message (a thread of the tree, in what the schedule leaves open) would lose one of the two changes."""
+    driver, subject, tree = pair
+    faults: list = []
+    driver.on_fault = faults.append
+    x = tree.get()
+    (live,) = subject.links.values()
+    live.append(7)  # the subject's side, between messages
+    x.append(9)  # the test's
+    tree.total()
+    assert any("one of the two would be lost" in f for f in faults), faults
