@@ -845,8 +845,10 @@ def _driver_setup(probe_file):
     import atexit
     import time
     atexit.register(_stop_subject)
+    import threading
     _DRIVER["main"] = _thread.get_ident()
     time.sleep = _sleep
+    threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
     _spawn_subject()
 
 
@@ -863,6 +865,42 @@ def _sleep(secs, _real=__import__("time").sleep, _ident=__import__("_thread").ge
     if _ident() != _DRIVER["main"]:
         return _real(secs)
     peer.request("sleep", _float(secs))
+
+
+def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait, _ident=__import__("_thread").get_ident,
+               _lock=__import__("_thread").allocate_lock, _now=__import__("time").monotonic, _type=_type, _float=_float):
+    """The driver's ``threading.Condition.wait`` (``_driver_setup``; ``Event.wait``, ``Queue.get`` with a timeout and
+    the other waits of ``threading`` wait through it). While a test runs, in the driver's main thread and with the
+    subject in use, the wait is made of the subject's sleeps of 10 ms (``_sleep``), as ``Condition.wait`` itself
+    waits (the waiter registered, the lock released meanwhile): the tree's threads run while the test waits, and a
+    callback of the test one of them calls (an ``Event``'s ``set``) runs here between two sleeps and wakes it."""
+    peer = _DRIVER["peer"]
+    if peer is None or not _DRIVER["in_test"] or _ident() != _DRIVER["main"] or \
+            (timeout is not None and (_type(timeout) not in (int, _float) or not 0 <= timeout <= 1e7)):
+        return _orig(self, timeout)
+    if not self._is_owned():
+        raise RuntimeError("cannot wait on un-acquired lock")
+    waiter = _lock()
+    waiter.acquire()
+    self._waiters.append(waiter)
+    saved = self._release_save()
+    got = False
+    try:
+        end = None if timeout is None else _now() + timeout
+        while not got:
+            got = waiter.acquire(False)
+            left = None if end is None else end - _now()
+            if got or (left is not None and left <= 0):
+                break
+            peer.request("sleep", 0.01 if left is None else min(0.01, left))
+        return got
+    finally:
+        self._acquire_restore(saved)
+        if not got:
+            try:
+                self._waiters.remove(waiter)
+            except ValueError:
+                pass
 
 
 def _pin_sources(paths):
