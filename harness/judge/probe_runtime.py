@@ -295,9 +295,11 @@ def _encode(x, _enc=_enc, _Budget=_Budget):
 def enter(test, cases, _guard=_guard, _emit=_emit, _type=_type):
     _guard()
     _emit({"k": "enter", "t": test, "c": [c.i if _type(c) is Case else -1 for c in cases]})
+    _DRIVER["in_test"] = True
 
 
 def leave(_guard=_guard, _emit=_emit):
+    _DRIVER["in_test"] = False
     _guard()
     _integrity()
     if _DRIVER["peer"] is not None:
@@ -477,7 +479,7 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0,
-                 "abuf": b"", "allowed": set(),
+                 "abuf": b"", "allowed": set(), "in_test": False, "main": None,
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
 
 
@@ -896,9 +898,66 @@ def _driver_setup(probe_file):
     _sys.addaudithook(_refuse_foreign_code)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
                  + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
+    import _thread
     import atexit
+    import time
     atexit.register(_stop_subject)
+    import threading
+    _DRIVER["main"] = _thread.get_ident()
+    time.sleep = _sleep
+    threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
     _spawn_subject()
+
+
+def _sleep(secs, _real=__import__("time").sleep, _ident=__import__("_thread").get_ident, _type=_type, _float=_float):
+    """The driver's ``time.sleep`` (``_driver_setup``). While a test runs, in the driver's main thread and with the
+    subject in use, the sleep is the subject's (a ``sleep`` request, harness.judge.subject_rpc ``Schedule``): the
+    tree's threads are frozen while the driver runs the test and run while the test waits, as under plain
+    pytest, and the reply brings what they did (linked containers, mirrors, the process state, output, log
+    records) as every reply does, so a test that polls what a thread of the tree fills sees it filled. Any
+    other sleep (pytest's, a test's thread, a value ``time.sleep`` itself refuses) is the driver's own."""
+    peer = _DRIVER["peer"]
+    if peer is None or not _DRIVER["in_test"] or _type(secs) not in (int, _float) or not 0 <= secs <= 1e7:
+        return _real(secs)
+    if _ident() != _DRIVER["main"]:
+        return _real(secs)
+    peer.request("sleep", _float(secs))
+
+
+def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait, _ident=__import__("_thread").get_ident,
+               _lock=__import__("_thread").allocate_lock, _now=__import__("time").monotonic, _type=_type, _float=_float):
+    """The driver's ``threading.Condition.wait`` (``_driver_setup``; ``Event.wait``, ``Queue.get`` with a timeout and
+    the other waits of ``threading`` wait through it). While a test runs, in the driver's main thread and with the
+    subject in use, the wait is made of the subject's sleeps of 10 ms (``_sleep``), as ``Condition.wait`` itself
+    waits (the waiter registered, the lock released meanwhile): the tree's threads run while the test waits, and a
+    callback of the test one of them calls (an ``Event``'s ``set``) runs here between two sleeps and wakes it."""
+    peer = _DRIVER["peer"]
+    if peer is None or not _DRIVER["in_test"] or _ident() != _DRIVER["main"] or \
+            (timeout is not None and (_type(timeout) not in (int, _float) or not 0 <= timeout <= 1e7)):
+        return _orig(self, timeout)
+    if not self._is_owned():
+        raise RuntimeError("cannot wait on un-acquired lock")
+    waiter = _lock()
+    waiter.acquire()
+    self._waiters.append(waiter)
+    saved = self._release_save()
+    got = False
+    try:
+        end = None if timeout is None else _now() + timeout
+        while not got:
+            got = waiter.acquire(False)
+            left = None if end is None else end - _now()
+            if got or (left is not None and left <= 0):
+                break
+            peer.request("sleep", 0.01 if left is None else min(0.01, left))
+        return got
+    finally:
+        self._acquire_restore(saved)
+        if not got:
+            try:
+                self._waiters.remove(waiter)
+            except ValueError:
+                pass
 
 
 def _pin_sources(paths):

@@ -28,7 +28,7 @@ AUDIT_REDIRECTED = 87  # the subject's exit status when its audit descriptor no 
 # or the pipe refuses a line (harness.judge.subject_main._pipe_writer)
 
 
-def _install_audit(fd: int) -> None:
+def _install_audit(fd: int, exempt: dict | None = None) -> None:
     """Install the audit hook (see the module docstring). The hook runs no method of an event's
     arguments (a str subclass's ``startswith``, a ``__class__`` property: code the tree would run
     inside the hook, where nothing is reported) and looks up no module attribute when it runs
@@ -39,10 +39,15 @@ def _install_audit(fd: int) -> None:
 
     The pieces are built by the factories below, each called once here: every function the hook
     calls is a fresh closure reachable only through the hook's own defaults (no module global of
-    this file, which the tree could reach as ``__main__``, is looked up while the hook runs)."""
+    this file, which the tree could reach as ``__main__``, is looked up while the hook runs).
+
+    ``exempt``: id(code) -> code of the harness's own functions whose ctypes events are not evidence (the
+    protocol's GIL-holding reads and writes, harness.judge.subject_rpc ``_HeldIO``, read ``ctypes.get_errno``
+    when a call fails), filled by ``main`` once the protocol is loaded and matched by identity (an equal code
+    object the tree compiles is not one of them)."""
     from _json import encode_basestring_ascii as quote
     text = _text_reader()
-    classify = _event_classifier(_caller_check(_trusted_prefixes(), text), text)
+    classify = _event_classifier(_caller_check(_trusted_prefixes(), text, {} if exempt is None else exempt), text)
     sys.addaudithook(_audit_hook(classify, _pipe_writer(fd, AUDIT_REDIRECTED), quote))
 
 
@@ -66,16 +71,21 @@ def _text_reader():
     return text
 
 
-def _caller_check(trusted: tuple[str, ...], text):
+def _caller_check(trusted: tuple[str, ...], text, exempt: dict):
     """A fresh ``untrusted_caller(getframe)``: whether the Python frame that raised the audit event
-    lies outside ``trusted`` (and outside frozen modules). It is called by the classifier, which is
-    called by the hook, so that frame is three up: untrusted_caller, classify, hook, the caller."""
-    def untrusted_caller(getframe, _text=text, _startswith=str.startswith, _trusted=trusted) -> bool:
+    lies outside ``trusted`` (and outside frozen modules) and is not one of the ``exempt`` code objects. It is
+    called by the classifier, which is called by the hook, so that frame is three up: untrusted_caller, classify,
+    hook, the caller."""
+    def untrusted_caller(getframe, _text=text, _startswith=str.startswith, _trusted=trusted, _exempt=exempt,
+                         _id=id) -> bool:
         try:
             f = getframe(3)
         except ValueError:
             return False
-        name = _text(f.f_code.co_filename) or ""
+        code = f.f_code
+        if _exempt.get(_id(code)) is code:
+            return False
+        name = _text(code.co_filename) or ""
         return not (_startswith(name, _trusted) or _startswith(name, "<frozen"))
     return untrusted_caller
 
@@ -179,9 +189,43 @@ def _audit_hook(classify, write, quote):
     return hook
 
 
+def _held_libc() -> dict | None:
+    """libc's ``read``, ``write``, ``fstat``, ``getcwd`` and ``chdir`` through ``ctypes.PyDLL`` (the calling thread keeps the
+    GIL across them), with their buffers, for the subject's frozen schedule (harness.judge.subject_rpc
+    ``Schedule``). Made before the audit hook (loading a library is not the tree's doing) and before any code of
+    the tree. ``size_at``: where ``struct stat`` holds ``st_size``, if this machine's layout is the one checked
+    here against ``os.fstat``, else None (``os.fstat``, which releases the GIL). None when ctypes is missing:
+    the subject then waits in ``os.read`` and the threads of the tree are not frozen (``Peer._moved`` remains)."""
+    try:
+        import ctypes
+        libc = ctypes.PyDLL(None, use_errno=True)
+        fns = {"read": libc.read, "write": libc.write, "fstat": libc.fstat, "getcwd": libc.getcwd, "chdir": libc.chdir}
+    except (ImportError, OSError, AttributeError):
+        return None
+    c = ctypes
+    for name, args, res in (("read", (c.c_int, c.c_void_p, c.c_size_t), c.c_ssize_t),
+                            ("write", (c.c_int, c.c_char_p, c.c_size_t), c.c_ssize_t),
+                            ("fstat", (c.c_int, c.c_void_p), c.c_int), ("getcwd", (c.c_void_p, c.c_size_t), c.c_void_p),
+                            ("chdir", (c.c_char_p,), c.c_int)):
+        fns[name].argtypes, fns[name].restype = args, res
+    st = ctypes.create_string_buffer(512)
+    size_at = None
+    try:
+        ref = os.fstat(2)
+        if fns["fstat"](2, st) == 0 and sys.byteorder == "little" and \
+                int.from_bytes(st.raw[8:16], "little") == ref.st_ino and int.from_bytes(st.raw[48:56], "little") == ref.st_size:
+            size_at = 48  # (x86-64 and aarch64 Linux)
+    except OSError:
+        pass
+    return {**fns, "errno": ctypes.get_errno, "buf": ctypes.create_string_buffer(1 << 16), "st": st,
+            "cwd": ctypes.create_string_buffer(4097), "size_at": size_at}
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
-    _install_audit(audit_fd)
+    held = _held_libc()
+    exempt: dict = {}
+    _install_audit(audit_fd, exempt)
     import importlib.util
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("_hx_rpc", os.path.join(here, "_hx_rpc.py"))
@@ -208,6 +252,9 @@ def main() -> None:
     sys.path[:] = [p for p in init.get("path", []) if isinstance(p, str)]
     del sys.modules["_hx_rpc"]  # nothing for the code under test to import by name
     peer.capture = rpc._capture()
+    peer.sched = rpc.Schedule(held)  # the tree's threads never run while the driver runs the test
+    if peer.sched.io is not None:
+        exempt.update({id(code): code for code in rpc._HeldIO.codes()})
     peer.serve_forever()
     sys.exit(0)  # as a plain pytest process ends: the tree's atexit handlers run
 

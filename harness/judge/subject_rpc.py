@@ -776,6 +776,7 @@ class Peer:
         self.ended = False  # (driver) the subject is being stopped: nothing more is sent
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
+        self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -809,13 +810,17 @@ class Peer:
             self.out_sizes = _out_sizes() if self.capture is not None else ()  # (fds 1 and 2 the driver relays)
         data = _dumps(msg).encode("utf-8", "surrogatepass")
         data = _pack(">I", _len(data)) + data
+        held = _IO["held"]
+        write = held.write if held is not None else _write
         while data:
-            data = data[_write(self.fd, data):]
+            data = data[write(self.fd, data):]
 
     def _read(self, n: int) -> bytes:
         buf = b""
+        held = _IO["held"]
+        read = held.read if held is not None else _read
         while _len(buf) < n:
-            chunk = _read(self.fd, n - _len(buf))
+            chunk = read(self.fd, n - _len(buf))
             if not chunk:
                 raise Closed(f"the {'subject' if self.side == 'driver' else 'driver'} closed the connection")
             buf += chunk
@@ -955,14 +960,23 @@ class Peer:
     # -- requests ----------------------------------------------------------------------------
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
-        the decoded exception)."""
+        the decoded exception). In the subject, with the channel held (``Schedule``): a thread of the
+        tree calling a callback of the test waits for the channel, and no other thread of the tree
+        runs while the driver runs the callback."""
         if op == "sync" and self.side == "driver":  # (each test's end: the driver's own kept copies too)
             self._overflowed()
+        sched = self.sched
+        if sched is not None:
+            sched.hold()
+            sched.calls += 1
         self.depth += 1
         try:
             return self._request(op, *args)
         finally:
             self.depth -= 1
+            if sched is not None:
+                sched.calls -= 1
+                sched.free()
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -1060,6 +1074,16 @@ class Peer:
             raise
 
     def serve_forever(self) -> None:
+        sched = self.sched
+        if sched is None:
+            return self._serve_forever()
+        sched.hold()  # (the subject's main thread holds the channel whenever it is not running a request)
+        try:
+            self._serve_forever()
+        finally:
+            sched.free()  # (the process ends as it would: its threads run, its signals arrive)
+
+    def _serve_forever(self) -> None:
         while True:
             try:
                 msg = self._recv()
@@ -1087,7 +1111,7 @@ class Peer:
             self._push_inflight(track)
             try:
                 with _Warnings(self) as w:
-                    result = self.handle(op, args)
+                    result = self._handle_free(op, args)
             finally:
                 self._pop_inflight(track)
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
@@ -1121,6 +1145,21 @@ class Peer:
             if self.frozen_out:
                 reply["ov"], self.frozen_out = self.frozen_out, []
         self._send(reply)
+
+    def _handle_free(self, op: str, args: list):
+        """``handle`` with the channel free (``Schedule``): the tree's threads run as they like while the
+        request runs, and are frozen again before its reply is made. Only a request of the driver's own (served
+        by ``serve_forever``): one the driver sends while the subject waits for the reply to its own request (a
+        callback of the test calling into the tree) is served with the channel kept, since the next message the
+        driver reads must be that request's reply, or a request nested in it, never another thread's."""
+        sched = self.sched
+        if sched is None or sched.calls:
+            return self.handle(op, args)
+        sched.free()
+        try:
+            return self.handle(op, args)
+        finally:
+            sched.hold()
 
     def _retained(self, track: list, raised: bool = False) -> list:
         """(once a request is served) The request's containers the callee still holds now that the call is
@@ -1303,6 +1342,12 @@ class Peer:
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
+            return None
+        if op == "sleep":  # the test's ``time.sleep`` (harness.judge.probe_runtime ``_sleep``): the tree's threads run
+            secs = args[0] if args else None
+            if _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
+                raise RemoteError("a malformed sleep")
+            _time_sleep(secs)  # type: ignore[arg-type]
             return None
         if op == "sync":
             self._overflowed()
@@ -1573,6 +1618,9 @@ class Peer:
             if not _isinstance(item, list) or _len(item) != 2 or _type(item[0]) is not int or item[0] not in self.links:
                 raise RemoteError("a change of an unknown link")
             obj = self.links[item[0]]
+            if self.side == "subject" and not _unchanged(obj, self.link_snaps[item[0]]):  # (``Schedule``'s backstop)
+                self.pending.append("a linked container changed in the subject (a thread of the tree) while the test's "
+                                    "change to it was on its way: one of the two would be lost")
             _fill(obj, self.dec(item[1], 1))
             self.link_snaps[item[0]] = _snapshot(obj)
             self.link_sig = None
@@ -3030,13 +3078,19 @@ _FIELD_NAMES = {"env": "os.environ", "cwd": "working directory", "um": "umask", 
 
 def _out_sizes() -> tuple:
     """The sizes of descriptors 1 and 2 (the subject's are append-only files the driver relays)."""
+    held = _IO["held"]
     out = []
     for fd in (1, 2):
         try:
-            out.append(_fstat(fd).st_size)
+            out.append(held.size(fd) if held is not None else _fstat(fd).st_size)
         except OSError:
             out.append(-1)
     return tuple(out)
+
+
+def _cwd() -> str:
+    held = _IO["held"]
+    return held.cwd() if held is not None else _getcwd()
 
 
 def _is_str_map(d) -> bool:
@@ -3092,7 +3146,7 @@ class ProcState:
             if cache is not None and commit:
                 cache[self.mark] = True
         try:
-            cwd = _getcwd()
+            cwd = _cwd()
         except OSError:
             cwd = None
         um = _umask(0o022)
@@ -3187,8 +3241,9 @@ class ProcState:
                     pass
         if _type(d.get("cwd")) is str:
             try:
-                if _getcwd() != d["cwd"]:
-                    _chdir(d["cwd"])
+                if _cwd() != d["cwd"]:
+                    held = _IO["held"]
+                    held.chdir(d["cwd"]) if held is not None else _chdir(d["cwd"])
             except OSError:
                 pass
         if _type(d.get("um")) is int and 0 <= d["um"] <= 0o777:
@@ -3260,3 +3315,179 @@ def _handle_record(r) -> None:
         _LOGGER_HANDLE(_LOG_ROOT if name == "root" else _GET_LOGGER(name), record)
     except Exception:  # noqa: BLE001 - a handler of the test's that failed: as logging reports it
         pass
+
+
+# -- one schedule: the tree's threads never run while the driver runs the test ----------------------------
+# Under plain pytest a thread of the tree may or may not be scheduled while the test's own code runs; a run in
+# which it is not scheduled at all between the tree's reply and the test's next call into the tree is one of
+# the schedules plain pytest can run. The subject runs exactly that one (``Schedule``): while it waits for the
+# driver's next message, and from its reply's snapshot of the state the driver copies (linked containers,
+# mirrors, the process state, output, log records) until that next message has been applied, no other Python
+# thread of the tree runs, so nothing the driver holds a copy of can change while the test reads it (what
+# ``Peer._moved`` still checks is a backstop). The test's own waits let the tree run, as under plain pytest:
+# the driver's ``time.sleep`` during a test is a ``sleep`` request the subject sleeps through (its threads
+# run), and the reply carries what they did as every reply does (harness.judge.probe_runtime ``_sleep``).
+import _signal  # noqa: E402 - this section's own (not ``signal``: its pthread_sigmask makes an enum of every signal, 0.4 ms a call)
+import _thread  # noqa: E402
+import gc as _gc  # noqa: E402
+
+FROZEN_INTERVAL = 1.0  # the switch interval while the tree's threads are frozen (``Schedule``)
+_IO: dict = {"held": None}  # the ``_HeldIO`` calls while the subject's threads are frozen, else None
+_time_sleep, _getswitchinterval, _setswitchinterval = _time.sleep, _sys.getswitchinterval, _sys.setswitchinterval
+_thread_count, _allocate_lock, _start_thread, _get_ident = _thread._count, _thread.allocate_lock, _thread.start_new_thread, _thread.get_ident
+_gc_enabled, _gc_disable, _gc_enable = _gc.isenabled, _gc.disable, _gc.enable
+_sigmask = getattr(_signal, "pthread_sigmask", None)
+_ALL_SIGNALS = _signal.valid_signals() if _sigmask is not None else set()
+
+
+class _HeldIO:
+    """The libc calls the subject makes while its threads are frozen, made through ``ctypes.PyDLL`` so the
+    calling thread keeps the GIL across them (``os.read``, ``os.write``, ``os.fstat`` and ``os.getcwd`` release
+    it, and any waiting thread of the tree would run then; ``chdir`` too, for a directory the test changed). ``libc``: harness.judge.subject_main ``_held_libc``,
+    made before the audit hook and before any code of the tree; the hook takes the audit events these methods
+    raise (``ctypes.get_errno``, read when a call fails) as the harness's own (by their code objects' identity,
+    ``codes``)."""
+
+    def __init__(self, libc: dict):
+        self._read, self._write, self._fstat, self._getcwd = libc["read"], libc["write"], libc["fstat"], libc["getcwd"]
+        self._chdir = libc["chdir"]
+        self._errno, self._buf, self._st, self._cwdbuf = libc["errno"], libc["buf"], libc["st"], libc["cwd"]
+        self._view, self._stview = memoryview(libc["buf"]).cast("B"), memoryview(libc["st"]).cast("B")
+        self._size_at = libc.get("size_at")  # st_size's offset in ``struct stat`` (checked at start-up), or None
+
+    @classmethod
+    def codes(cls) -> list:
+        return [cls.read.__code__, cls.write.__code__, cls.size.__code__, cls.cwd.__code__, cls.chdir.__code__]
+
+    def read(self, fd: int, n: int) -> bytes:
+        n = min(n, _len(self._view))
+        while True:
+            got = self._read(fd, self._buf, n)
+            if got >= 0:
+                return bytes(self._view[:got])
+            err = self._errno()
+            if err != 4:  # EINTR: again (the freezing thread blocks the signals it can)
+                raise OSError(err, _os.strerror(err))
+
+    def write(self, fd: int, data: bytes) -> int:
+        while True:
+            got = self._write(fd, data, _len(data))
+            if got >= 0:
+                return got
+            err = self._errno()
+            if err != 4:
+                raise OSError(err, _os.strerror(err))
+
+    def size(self, fd: int) -> int:
+        if self._size_at is None:
+            return _fstat(fd).st_size
+        if self._fstat(fd, self._st) != 0:
+            err = self._errno()
+            raise OSError(err, _os.strerror(err))
+        return int.from_bytes(self._stview[self._size_at:self._size_at + 8], _sys.byteorder)
+
+    def cwd(self) -> str:
+        if not self._getcwd(self._cwdbuf, _len(self._cwdbuf)):
+            err = self._errno()
+            raise OSError(err, _os.strerror(err))
+        return _os.fsdecode(self._cwdbuf.value)
+
+    def chdir(self, path: str) -> None:
+        if self._chdir(_os.fsencode(path)) != 0:
+            err = self._errno()
+            raise OSError(err, _os.strerror(err))
+
+
+class Schedule:
+    """(subject) One schedule plain pytest could run: the tree's threads never run while the driver runs the
+    test (the section's comment above). The channel to the driver is held by one thread at a time (``hold``,
+    reentrant for its holder): by the main thread whenever it is not running a request (from its reply until
+    the next request has been applied), by a thread of the tree for the whole exchange of its call to a
+    callback of the test. While it is held the subject's threads are frozen (``_freeze``):
+
+    - the holder keeps the GIL: its reads, writes, ``fstat`` and ``getcwd`` go through ``_HeldIO`` (no GIL
+      release), cyclic garbage collection is off (no finalizer of the tree runs), and it blocks the signals it
+      can (a handler runs when the request runs, not while the test does);
+    - no other thread asks for the GIL: the switch interval is ``FROZEN_INTERVAL`` and, first, one switch to a
+      harness thread and back (``_settle``) makes every thread that was already waiting for the GIL wait anew
+      at that interval (CPython asks the holder to drop the GIL only when a waiter's interval passes with no
+      switch meanwhile). A thread that was ready runs then, before the reply's snapshot: during the call.
+
+    With no other thread alive when the channel is taken, none can start before it is freed (only code of the
+    tree starts one): only the signals and the collector are dealt with, and the reads and writes are the
+    ``os`` module's. Left open, documented in docs/judge.md ("Between messages"): a freeze longer than
+    ``FROZEN_INTERVAL`` lets a waiting thread run once the next message is read, before ``Peer._moved``
+    compares (a recorded fault, never a pass); a thread inside a C call that does not hold the GIL finishes that
+    call (a file write: the test reads the file itself, as plain pytest's does); a child process is never frozen;
+    a signal delivered to another thread runs its Python handler in the main thread at its next instruction."""
+
+    def __init__(self, libc: dict | None):
+        self.io = _HeldIO(libc) if libc else None
+        self.lock = _allocate_lock()
+        self.owner: int | None = None
+        self.depth = 0
+        self.saved: tuple | None = None
+        self.calls = 0  # requests of the subject's awaiting their replies (``Peer._handle_free``)
+        self.go: _thread.LockType | None = None  # the switcher's locks (``_settle``), once a thread of the tree exists
+        self.back: _thread.LockType | None = None
+
+    def hold(self) -> None:
+        me = _get_ident()
+        if self.owner == me:
+            self.depth += 1
+            return
+        self.lock.acquire()
+        self.owner, self.depth = me, 1
+        self._freeze()
+
+    def free(self) -> None:
+        self.depth -= 1
+        if self.depth:
+            return
+        self._thaw()
+        self.owner = None
+        self.lock.release()
+
+    def _freeze(self) -> None:
+        sigmask = _sigmask
+        mask = sigmask(_signal.SIG_BLOCK, _ALL_SIGNALS) if sigmask is not None else None
+        interval, collecting = _getswitchinterval(), _gc_enabled()
+        threads = _thread_count() - (self.go is not None)
+        if threads > 0:
+            _setswitchinterval(max(interval, FROZEN_INTERVAL))
+            self._settle()
+            _IO["held"] = self.io
+        _gc_disable()
+        self.saved = (mask, interval if threads > 0 else None, collecting)
+
+    def _thaw(self) -> None:
+        mask, interval, collecting = self.saved or (None, None, False)
+        self.saved = None
+        _IO["held"] = None
+        if interval is not None:
+            _setswitchinterval(interval)
+        if collecting:
+            _gc_enable()
+        sigmask = _sigmask
+        if mask is not None and sigmask is not None:
+            sigmask(_signal.SIG_SETMASK, mask)
+
+    def _settle(self) -> None:
+        """One GIL switch to the harness's switcher thread and back: every thread of the tree already waiting
+        for the GIL (with the interval it had then) sees a switch when its wait ends and waits again, now at
+        ``FROZEN_INTERVAL``, instead of asking the holder to drop the GIL while the driver runs the test."""
+        go, back = self.go, self.back
+        if go is None or back is None:
+            go, back = self.go, self.back = _allocate_lock(), _allocate_lock()
+            go.acquire()
+            back.acquire()
+            _start_thread(_switcher, (go, back))
+        go.release()
+        back.acquire()
+
+
+def _switcher(go, back) -> None:
+    """The harness's one thread in the subject (``Schedule._settle``): takes the GIL once per freeze."""
+    while True:
+        go.acquire()
+        back.release()

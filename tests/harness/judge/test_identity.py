@@ -701,3 +701,26 @@ def test_only_a_class_whose_eq_is_not_identity_has_a_value_base(rpc):
     numbers.Integral.register(Number)
     assert rpc._value_base(Registered()) is None and rpc._value_base(Number()) is None
     assert rpc._value_base(collections.UserDict(a=1)) == {"a": 1}
+
+
+# == the test's waits let the tree run (harness.judge.probe_runtime ``_sleep``, ``_cond_wait``) =========
+_LATER = ("import threading, time\n\n\ndef start(cb):\n    def w():\n        time.sleep(0.2)\n        cb(1)\n"
+          "    threading.Thread(target=w).start()\n")
+HONEST_WAITS = {
+    "event_set_by_a_tree_thread": (_LATER, "import threading\nfrom pkg import start\n\n\ndef test_f():\n"
+                                           "    done = threading.Event()\n    start(lambda x: done.set())\n    assert done.wait(5)\n"),
+    "queue_filled_by_a_tree_thread": (_LATER, "import queue\nfrom pkg import start\n\n\ndef test_f():\n    q = queue.Queue()\n"
+                                              "    start(q.put)\n    assert q.get(timeout=5) == 1\n"),
+    "event_never_set_times_out": ("def start(cb):\n    pass\n", "import threading\nfrom pkg import start\n\n\ndef test_f():\n"
+                                                                  "    done = threading.Event()\n    start(done.set)\n"
+                                                                  "    assert not done.wait(0.2)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_WAITS))
+def test_a_test_waiting_on_an_event_or_a_queue_a_tree_thread_fills_passes_judged(tmp_path, name):
+    """The tree's threads are frozen while the driver runs the test (harness.judge.subject_rpc ``Schedule``); the
+    test's waits on ``threading``'s conditions (an ``Event``, a ``Queue``) are the subject's sleeps, as ``time.sleep``
+    is, so the thread runs and the callback it calls wakes the wait, as under plain pytest."""
+    judged, plain, out = both(tmp_path, *HONEST_WAITS[name])
+    assert plain is True and judged is True, out

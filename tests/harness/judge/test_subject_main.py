@@ -84,3 +84,48 @@ def test_a_redirected_descriptor_ends_the_subject_even_after_its_globals_are_rew
     """)
     assert rc == subject_main.AUDIT_REDIRECTED
     assert lines == []
+
+
+def test_the_protocols_own_ctypes_calls_are_not_evidence_and_an_equal_code_object_is_not_exempt(tmp_path):
+    """The subject's GIL-holding reads and writes are ctypes calls (harness.judge.subject_rpc ``_HeldIO``), which
+    read ``ctypes.get_errno`` (an audit event) when a call fails: the hook exempts the events raised from the
+    protocol's own functions, by the identity of their code objects; the same from any other frame is reported,
+    even from a code object equal to an exempt one."""
+    script = tmp_path / "drive.py"
+    script.write_text(textwrap.dedent("""
+        import ctypes, os, sys, importlib.util
+        spec = importlib.util.spec_from_file_location("subject", sys.argv[1])
+        sm = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sm)
+        held = sm._held_libc()
+        r, w = os.pipe()
+        exempt = {}
+        sm._install_audit(w, exempt)
+        src = "def call(libc):\\n    return libc['errno']()\\n"
+        mine, theirs = {}, {}
+        exec(compile(src, "proto.py", "exec"), mine)
+        exec(compile(src, "proto.py", "exec"), theirs)
+        assert mine["call"].__code__ == theirs["call"].__code__
+        exempt[id(mine["call"].__code__)] = mine["call"].__code__
+        mine["call"](held)
+        os.write(w, b'{"mark":1}\\n')
+        theirs["call"](held)
+        os.close(w)
+        sys.stdout.write(os.read(r, 1 << 20).decode())
+    """))
+    p = subprocess.run([sys.executable, "-I", str(script), SUBJECT], capture_output=True, text=True, timeout=60)
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    assert p.returncode == 0, p.stderr
+    assert lines == [{"mark": 1}, {"ev": "ctypes.get_errno"}]
+
+
+def test_held_libc_checks_the_stat_layout_it_reads():
+    """``_held_libc``'s fstat reads ``st_size`` where this machine's ``struct stat`` has it, or not at all."""
+    import os
+    held = subject_main._held_libc()
+    assert held is not None
+    if held["size_at"] is not None:
+        with open(os.devnull, "rb"):
+            assert held["fstat"](1, held["st"]) == 0
+            at = held["size_at"]
+            assert int.from_bytes(held["st"].raw[at:at + 8], sys.byteorder) == os.fstat(1).st_size

@@ -931,3 +931,145 @@ def test_a_dict_subclass_with_only_a_missing_of_its_own_is_observed_by_its_stora
 
     assert rpc.observed_as_base(Tally) and "__missing__" in rpc.answered_names(Tally)
     assert not rpc.observed_as_base(Odd)
+
+
+# == one schedule: the tree's threads never run while the driver runs the test (``Schedule``) ===========
+SCHEDULED_SUBJECT = """
+import importlib.util, sys, threading, time, types
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+rpc, sm = load("_hx_rpc", sys.argv[1]), load("_hx_sm", sys.argv[2])
+peer = rpc.Peer(int(sys.argv[3]), "subject")
+if sys.argv[4] == "scheduled":
+    peer.sched = rpc.Schedule(sm._held_libc())
+ticks = []
+
+
+def tick():
+    while True:
+        time.sleep(0.005)
+        ticks.append(1)
+
+
+def call_later(cb):
+    def later():
+        time.sleep(0.05)
+        cb(1)
+    threading.Thread(target=later, daemon=True).start()
+
+
+tree = types.ModuleType("tree")
+tree.nap = lambda x: time.sleep(0.2) or 2 * x
+tree.start = lambda: threading.Thread(target=tick, daemon=True).start()
+tree.ticks = lambda: ticks
+tree.call_later = call_later
+peer.export(tree)
+peer.serve_forever()
+"""
+
+
+@pytest.fixture
+def scheduled(tmp_path, request):
+    """(the driver's peer, the faults it recorded, the tree's proxy) of a subject in its own process, as
+    harness.judge.subject_main starts it: with its ``Schedule`` (or without, ``request.param == "unscheduled"``)."""
+    import subprocess
+    import sys
+
+    from harness.judge import subject_main
+    script = tmp_path / "subject.py"
+    script.write_text(SCHEDULED_SUBJECT)
+    a, b = socket.socketpair()
+    proc = subprocess.Popen([sys.executable, "-I", str(script), rpc.__file__, subject_main.__file__, str(b.fileno()),
+                             getattr(request, "param", "scheduled")], pass_fds=(b.fileno(),))
+    b.close()
+    driver = rpc.Peer(a.detach(), "driver")
+    faults: list = []
+    driver.on_fault = faults.append
+    yield driver, faults, driver.proxy({"id": 1, "ty": "tree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+
+
+def test_the_trees_threads_are_frozen_while_the_driver_runs_and_run_while_it_sleeps(scheduled):
+    """A thread of the tree appending every 5 ms to a list the test holds (linked): while the driver runs the
+    test (here its own ``time.sleep``, which the runtime would have sent; a test's computation alike) the
+    subject's threads do not run, so no change waits to be found at the next message (no fault); the test's
+    sleep sent as a ``sleep`` request lets them run, and the reply brings the list as they left it."""
+    import time
+    driver, faults, tree = scheduled
+    tree.start()
+    xs = tree.ticks()
+    time.sleep(0.2)  # the driver runs: the subject is frozen
+    assert tree.ticks() is xs and faults == []  # (the call itself lets the thread run: during the call)
+    n = len(xs)
+    driver.request("sleep", 0.1)  # the test waits: the tree runs
+    assert len(xs) > n and faults == []
+
+
+@pytest.mark.parametrize("scheduled", ["unscheduled"], indirect=True)
+def test_without_the_schedule_the_change_is_only_found_at_the_next_message(scheduled):
+    """The premise of the test above: unscheduled, the thread runs while the driver does, and ``Peer._moved``
+    reports the change with the next message (a fault: the test read a stale copy)."""
+    import time
+    driver, faults, tree = scheduled
+    tree.start()
+    xs = tree.ticks()  # (held: the list stays linked)
+    time.sleep(0.2)
+    assert tree.ticks() is xs
+    assert faults and "changed after its last message" in faults[0]
+
+
+def test_a_thread_of_the_tree_calls_the_tests_callback_while_the_test_sleeps(scheduled):
+    """The channel is one thread's at a time: a thread of the tree calling a callback of the test waits for it
+    and has the driver run the callback while the driver waits (here for its ``sleep``)."""
+    driver, faults, tree = scheduled
+    results: list = []
+    tree.call_later(results.append)
+    assert results == []
+    driver.request("sleep", 0.5)
+    assert results == [1] and faults == []
+
+
+@pytest.mark.timeout(120)
+def test_a_callback_a_thread_calls_may_call_back_into_the_tree_while_the_main_thread_waits(scheduled):
+    """The thread holds the channel for its whole exchange, nested requests included: the main thread, whose sleep
+    ends meanwhile, sends its reply only after (the driver reads the nested reply first, as its stack expects;
+    freeing the channel while the thread ran the nested request hung here)."""
+    driver, faults, tree = scheduled
+    results: list = []
+    tree.call_later(lambda x: results.append(tree.nap(x)))  # (the thread calls at 0.05 s, the nap ends at 0.25 s)
+    driver.request("sleep", 0.1)
+    assert results == [2] and faults == []
+
+
+def test_a_malformed_sleep_is_refused(scheduled):
+    driver, faults, tree = scheduled
+    for bad in (-1.0, "1", float("nan")):
+        with pytest.raises(Exception, match="a malformed sleep"):  # (the subject's RemoteError)
+            driver.request("sleep", bad)
+    assert driver.request("sleep", 0.0) is None
+
+
+def test_a_link_changed_on_both_sides_between_messages_is_a_fault_not_a_lost_change(pair):
+    """The backstop where the driver's change to a linked container arrives: one the subject's side changed too since
+    its last message (a thread of the tree, in what the schedule leaves open) would lose one of the two changes."""
+    driver, subject, tree = pair
+    faults: list = []
+    driver.on_fault = faults.append
+    x = tree.get()
+    (live,) = subject.links.values()
+    live.append(7)  # the subject's side, between messages
+    x.append(9)  # the test's
+    tree.total()
+    assert any("one of the two would be lost" in f for f in faults), faults
