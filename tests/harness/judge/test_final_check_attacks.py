@@ -1339,8 +1339,9 @@ STAND_IN_MACHINERY = {
                                                "    assert 2 in x\n"),
     "vars_of_a_tree_list": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1])\n", _T + "    assert vars(f())\n"),
 }
-# process state outside what ``ProcState`` syncs (environ, cwd, argv, umask, logging, TZ): what the tree does to
-# its interpreter never reaches the test, and what the test does to its own never reaches the tree
+# process state outside what ``ProcState`` synced (environ, cwd, argv, umask, logging, TZ): what the tree did to
+# its interpreter never reached the test, and what the test did to its own never reached the tree. Closed by the
+# inventory (harness.judge.subject_rpc ``PROCESS_STATE``: each item synced, or guarded as a fault at the reply)
 _STATE = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
 PROCESS_STATE_NOT_SYNCED = {
     "random_state_consumed": ("import random\n\n\ndef f():\n    random.random()\n    return 1\n",
@@ -1497,7 +1498,7 @@ R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATC
                    **{f"stand_in_machinery-{k}": v for k, v in STAND_IN_MACHINERY.items()},
                    **{f"process_state_not_synced-{k}": v for k, v in PROCESS_STATE_NOT_SYNCED.items()}}
 # r32atk4's cases closed so far, one set per mechanism (each names what closed it; a name in none stays a strict xfail)
-R32ATK4_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state the test and the tree share
+R32ATK4_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({"process_state_not_synced-random_state_consumed", "process_state_not_synced-random_seed_of_the_test", "process_state_not_synced-decimal_context", "process_state_not_synced-sys_path", "process_state_not_synced-sys_modules", "process_state_not_synced-int_max_str_digits", "process_state_not_synced-gc_disabled", "process_state_not_synced-recursion_limit", "process_state_not_synced-socket_default_timeout", "process_state_not_synced-signal_disposition", "process_state_not_synced-root_logger_handler_added", "process_state_not_synced-warnings_filter_added", "process_state_not_synced-sys_stdout_replaced", "process_state_not_synced-putenv_seen_by_a_child", "random_seed_of_the_test", "decimal_context_of_the_test"})  # interpreter state the test and the tree share (subject_rpc PROCESS_STATE)
 R32ATK4_CLOSED_STAND_INS: frozenset[str] = frozenset()  # identity, linking and protocol machinery of stand-ins
 R32ATK4_CLOSED_TEST_PATCHES: frozenset[str] = frozenset()  # what the test puts on a tree class or the stdlib; log records
 R32ATK4_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # tree threads between messages
@@ -1513,8 +1514,7 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
                                   "pytest fails: a tree class changed after its value crossed (a method added, __class__ "
                                   "reassigned), a mirror changed by a thread between messages, a list inside a tree tuple or "
                                   "list not linked, copy.copy of a stand-in sharing the live object, vars() of a stand-in, "
-                                  "interpreter state outside ProcState (random, decimal, sys.path, sys.modules, gc, limits, "
-                                  "signals, root handlers, warning filters, sys.stdout, putenv), a finalizer the subject never runs when the test drops the object, "
+                                  "a finalizer the subject never runs when the test drops the object, "
                                   "a stdlib function the test patched, a change a thread undoes before the next message, "
                                   "one object reached twice in one message crossing as two, a driver write to a mirror lost when "
                                   "the stand-in is dropped, the test's change to a container the tree keeps unlinked, a relayed log "
@@ -1531,8 +1531,8 @@ def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_p
 
 # honest trees (plain pytest passes them) the judge fails. New with i32late: a thread of the tree that writes to
 # stderr after its reply (a ``QueueListener``'s handler, a background print) is a fault at the next message, though
-# the test reads none of it. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
-# (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
+# the test reads none of it. Older: the test's own ``random.seed`` and ``decimal`` context (closed: subject_rpc
+# ``PROCESS_STATE`` syncs both); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
 # of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hangs (the copy's ``extend`` is forwarded to the
 # live list with an iterator over its own mirror, which grows at every sync) until the run's timeout
 _POLL = ("import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start({})\n    deadline = time.time() + 5\n"
@@ -1612,8 +1612,8 @@ HONEST_FAILED = {
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk4 honest: the judge fails an honest tree "
                    "plain pytest passes (a tree thread's stderr after the reply is a fault; an IntFlag's & in an assert; a test "
                    "polling what a tree thread fills; a log record's args and exc_info; asyncio.run of a tree coroutine; "
-                   "mock.patch.object of a tree method, a test subclass's hook; the test's random seed and "
-                   "decimal context never reach the tree; dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
+                   "mock.patch.object of a tree method, a test subclass's hook; "
+                   "dataclasses' functions, deepcopy, pickle and copy of a stand-in; a dict subclass with "
                    "__missing__ compared; a file left open never flushed when the test drops its object)")
 
 
