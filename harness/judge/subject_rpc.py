@@ -2852,12 +2852,13 @@ class ProcState:
         _umask(um)
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
+        rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
         out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz, "sp": self._path(),
-               "rs": _RANDOM_GET(_RANDOM), "dc": _CTX_REPR(_GETCONTEXT()), "rl": _sys.getrecursionlimit(),
+               "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
                "mn": self._blocked(last)}
-        if last is not None and out["rs"] == last["rs"]:
+        if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
         return out
 
@@ -2892,7 +2893,9 @@ class ProcState:
 
     def moved(self) -> list:
         """What of the state differs from the last message's (``last``), and whether a log record waits to
-        go (``Peer._moved``), without touching what ``snap`` keeps for the next message (``commit``)."""
+        go (``Peer._moved``), without touching what ``snap`` keeps for the next message (``commit``). The
+        random generator is not read here (its state is the costliest item to read, at every message): a
+        tree thread's draws between messages reach the driver with the next reply, not as a fault."""
         last = self.last
         if last is None:
             return []
