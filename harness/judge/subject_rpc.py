@@ -2881,15 +2881,13 @@ class ProcState:
             return []
         if self.skip is None:
             return [e for e in p if _type(e) is str]
-        out = []
-        for e in p:
-            if _type(e) is str:
-                s = self.skipped.get(e)
-                if s is None:
-                    s = self.skipped[e] = bool(self.skip(e))
-                if not s:
-                    out.append(e)
-        return out
+        return [e for e in p if _type(e) is str and not self._skipped(e)]
+
+    def _skipped(self, e: str) -> bool:
+        s = self.skipped.get(e)
+        if s is None:
+            s = self.skipped[e] = self.skip is not None and bool(self.skip(e))
+        return s
 
     def moved(self) -> list:
         """What of the state differs from the last message's (``last``), and whether a log record waits to
@@ -3090,6 +3088,8 @@ class ProcState:
                 continue
             mine = last[k]
             theirs = d[k]
+            if k == "sp" and _type(theirs) is list:  # (the driver's own runtime's entries are never the subject's)
+                theirs = [e for e in theirs if _type(e) is str and not self._skipped(e)]
             if k == "rs":
                 mine = [mine[0], list(mine[1]), mine[2]] if _type(mine) is tuple else mine
                 theirs = [theirs[0], list(theirs[1]), theirs[2]] if _type(theirs) in (list, tuple) and \
@@ -3166,7 +3166,7 @@ class ProcState:
         if self.skip is None:
             p[:] = path
             return
-        own = [e for e in p if _type(e) is str and self.skipped.get(e)]
+        own = [e for e in p if _type(e) is str and self._skipped(e)]
         p[:] = own + [e for e in path if e not in own]
 
 

@@ -878,3 +878,16 @@ def test_an_import_the_test_blocks_is_blocked_for_the_tree_and_freed_with_it(mon
     receiver.incoming({"ps": {"mn": []}})
     assert "hx_blocked_dep" not in sys.modules
     assert receiver.faults == []
+
+
+def test_the_driver_keeps_its_own_path_entries_and_takes_the_tree_s(monkeypatch):
+    """``sys.path`` from the subject: the driver's own runtime's entries (``skip``) stay, in front; an entry the
+    tree adds that the driver never sends ('') is no fault."""
+    monkeypatch.setattr(sys, "path", ["/hx/res", "/a", "/b"])
+    ps = rpc.ProcState("driver", skip=lambda p: not p or p == "/hx/res")
+    msg: dict = {}
+    ps.outgoing(msg)
+    assert msg["ps"]["sp"] == ["/a", "/b"]
+    ps.incoming({"ps": {"sp": ["", "/new", "/a", "/b"]}})
+    assert sys.path == ["/hx/res", "", "/new", "/a", "/b"]
+    assert ps.faults == []
