@@ -3276,6 +3276,15 @@ def _apply_filters(wa) -> None:
 _EVAL_DEFAULT = None
 
 
+def _ctx_key(ctx) -> str:
+    """A decimal context's C repr without its flags (``eval_state``)."""
+    head, _, rest = _CTX_REPR(ctx).partition(", flags=[")
+    return head + rest.partition("]")[2]
+
+
+_EVAL_KEY = [_ctx_key(_CTX_TYPE())]
+
+
 def eval_state():
     """(driver, with each assertion's observation) The interpreter state the judge's own evaluation of an
     assertion depends on, when it differs from a fresh interpreter's: the decimal context (arithmetic and
@@ -3284,6 +3293,8 @@ def eval_state():
     the tree's ``prec`` synced here (``PROCESS_STATE``), holds for ``assert third(1) == Decimal(1) / 3``."""
     global _EVAL_DEFAULT
     ctx = _GETCONTEXT()
+    if _ctx_key(ctx) == _EVAL_KEY[0] and _sys.get_int_max_str_digits() == _sys.int_info.default_max_str_digits:
+        return None
     try:
         dc = [ctx.prec, str(ctx.rounding), ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
               sorted(t.__name__ for t, on in ctx.traps.items() if on)]
