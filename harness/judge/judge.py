@@ -34,6 +34,7 @@ import json
 import math
 import re
 import string
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
@@ -409,12 +410,54 @@ def _class_names(expected) -> set[str]:
     return {f"{c.__module__}.{c.__qualname__}" for c in classes if isinstance(c, type)}
 
 
+def _eval_state_ok(x) -> bool:
+    """The driver's interpreter state an assertion was evaluated under (harness.judge.subject_rpc ``eval_state``):
+    {"dc": [prec, rounding, Emin, Emax, capitals, clamp, [trap names]], "im": digits}, each optional."""
+    if not isinstance(x, dict) or not x or set(x) - {"dc", "im"}:
+        return False
+    dc = x.get("dc")
+    if dc is not None and not (isinstance(dc, list) and len(dc) == 7 and all(type(v) is int for v in dc[0:1] + dc[2:6])
+                               and isinstance(dc[1], str) and isinstance(dc[6], list)
+                               and all(isinstance(t, str) and isinstance(getattr(decimal, t, None), type) for t in dc[6])):
+        return False
+    return "im" not in x or type(x["im"]) is int
+
+
+class _Under:
+    """The judge's evaluation of an assertion under the driver's interpreter state (``_eval_state_ok``):
+    its decimal context and int/str digit limit, as the test's ``==`` ran under them (restored after)."""
+
+    def __init__(self, x: dict | None):
+        self.x = x or {}
+
+    def __enter__(self):
+        self.ctx = self.im = None
+        dc = self.x.get("dc")
+        if dc is not None:
+            traps = [getattr(decimal, t) for t in dc[6]]
+            self.ctx = decimal.localcontext(decimal.Context(prec=dc[0], rounding=dc[1], Emin=dc[2], Emax=dc[3],
+                                                            capitals=dc[4], clamp=dc[5], traps=traps))
+            self.ctx.__enter__()
+        if "im" in self.x:
+            self.im = sys.get_int_max_str_digits()
+            sys.set_int_max_str_digits(self.x["im"])
+        return self
+
+    def __exit__(self, *exc):
+        if self.im is not None:
+            sys.set_int_max_str_digits(self.im)
+        if self.ctx is not None:
+            self.ctx.__exit__(*exc)
+        return False
+
+
 def _check(site: Site, payload: dict, env: dict) -> str | None:
     """None when the observation satisfies the site, else why not."""
     if site.kind == "assert":
         leaves = _Leaves(payload["v"])
         try:
-            ok = eval(compile(site.expr, "<judge>", "eval"), {**env, "_v": leaves})  # noqa: S307
+            with _Under(payload.get("x")):
+                ok = eval(compile(site.expr, "<judge>", "eval"), {**env, "_v": leaves})  # noqa: S307
             if bool(ok):
                 return None
             return f"line {site.line}: {site.source} (observed {_show(payload['v'])})"
@@ -470,7 +513,7 @@ def _parse(line: str, plan: Plan) -> dict:
         ev = json.loads(line)
     except ValueError as exc:
         raise Malformed(f"not JSON: {exc}") from exc
-    if not isinstance(ev, dict) or ev.get("k") not in _KEYS or set(ev) != _KEYS[ev["k"]]:
+    if not isinstance(ev, dict) or ev.get("k") not in _KEYS or (set(ev) - ({"x"} if ev["k"] == "obs" else set())) != _KEYS[ev["k"]]:
         raise Malformed(f"unexpected record {line[:80]!r}")
     k = ev["k"]
     if k == "enter":
@@ -488,6 +531,8 @@ def _parse(line: str, plan: Plan) -> dict:
             if not isinstance(ev["v"], list) or len(ev["v"]) != site.leaves:
                 raise Malformed(f"site {site.id} expects {site.leaves} operand(s)")
             ev["v"] = [_leaf(x) for x in ev["v"]]
+            if "x" in ev and not _eval_state_ok(ev["x"]):
+                raise Malformed(f"site {site.id}: a malformed interpreter state")
         elif k == "raises" and ev["e"] is not None:
             e = ev["e"]
             if not isinstance(e, dict) or set(e) != {"mro", "str", "local"} or not isinstance(e["mro"], list) or not all(

@@ -319,7 +319,8 @@ def check(site, *leaves, _guard=_guard, _emit=_emit, _encode=_encode, _name=_nam
             raise
         except BaseException as exc:  # noqa: BLE001 - the judge decides what a raised operand means
             out.append(["e", _name(_type(exc)), (_safe(_str, exc) or "")[:2000]])
-    _emit({"k": "obs", "s": site, "v": out})
+    state = _rpc.eval_state() if _rpc is not None else None
+    _emit({"k": "obs", "s": site, "v": out, "x": state} if state else {"k": "obs", "s": site, "v": out})
 
 
 class _Info:
@@ -517,7 +518,8 @@ def _spawn_subject():
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
-    peer.ps = _rpc.ProcState("driver")
+    res = _os.path.realpath(_DRIVER["res"])
+    peer.ps = _rpc.ProcState("driver", skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
 

@@ -737,7 +737,7 @@ class Peer:
         self.on_fault = None  # driver: called with the reason of every protocol fault sent or received
         self.capture = None  # subject: (stdout, stderr) buffers flushed into every message
         self.cross, self.crossing_file = _direct, None  # subject: ``crossing()``
-        self.ps = None  # ProcState: the process state both sides share, synced at every message
+        self.ps: ProcState | None = None  # ProcState: the process state both sides share, synced at every message
         # linked containers (``_link``): link id -> our container, id(container) -> link id, link id ->
         # its contents at the last sync; ids this side allocates (the subject's > 0, the driver's < 0)
         self.links: dict = {}
@@ -799,7 +799,8 @@ class Peer:
                 msg["o"], msg["e"] = o, e
                 out.seek(0), out.truncate(0), err.seek(0), err.truncate(0)
         if self.ps is not None:
-            self.ps.outgoing(msg)
+            self.ps.outgoing(msg, self.capture)
+            self._ps_faults()
         if self.side == "subject":
             if self.class_stamps or self.operated:
                 self.pending += [f"{why}: the test would read it through a stand-in made before"
@@ -851,6 +852,7 @@ class Peer:
                 self._dec_fault(why if _type(why) is str else "a protocol fault")
         if self.ps is not None:
             self.ps.incoming(msg)
+            self._ps_faults()
         if "rl" in msg and self.side == "subject":
             self._release(msg["rl"])
         return msg
@@ -932,6 +934,18 @@ class Peer:
                     out.append(f"an object of the code under test was given another class ({qualname(_type(obj))}) "
                                "after it crossed")
         return out
+
+    def _ps_faults(self) -> None:
+        """The faults ``ProcState`` found (a guarded item the tree changed, a synced one not applied): the
+        driver records each, the subject sends them with its next message (``pf``)."""
+        faults = self.ps.faults if self.ps is not None else None
+        if faults:
+            for why in faults[:8]:
+                if self.side == "driver":
+                    self._dec_fault(why)
+                elif _len(self.pending) < 8:
+                    self.pending.append(why)
+            faults.clear()
 
     def _moved(self) -> list:
         """(subject, at each message it receives) What of the state the driver holds a copy of changed since
@@ -3003,6 +3017,7 @@ class _Warnings:
         _warnings.simplefilter("always")
         for action, message, category, module, lineno in reversed(self.peer.warning_filters):  # each goes first
             _warnings.filterwarnings(action, message, category, module, lineno)
+        self.base = list(_warnings.filters)  # the tree's own filters go to the driver (``ProcState.tree_filters``)
         self.out: list = []
         self.peer._last_warnings = self.out
         return self.out
@@ -3010,6 +3025,14 @@ class _Warnings:
     def __exit__(self, et, ev, tb):
         if self.peer.side != "subject":
             return False
+        ps = self.peer.ps
+        if ps is not None:
+            try:
+                now = list(_warnings.filters)
+            except Exception:  # noqa: BLE001 - the tree replaced the list with what is no list: as removed
+                now = []
+            if now != self.base:
+                ps.tree_filters(self.base, now)
         self.cm.__exit__(et, ev, tb)
         crossing = self.peer.crossing_file
         for w in self.rec:
@@ -3072,8 +3095,81 @@ _RECORD_ATTRS = frozenset(dir(_logging.LogRecord("", 0, "", 0, "", None, None)))
 MAX_RECORDS = 10_000  # per message; more are dropped (a flood, not a test's records)
 
 
-_FIELD_NAMES = {"env": "os.environ", "cwd": "working directory", "um": "umask", "argv": "sys.argv",
-                "lv": "logging levels", "ld": "logging.disable", "tz": "time zone"}
+import _signal  # noqa: E402
+import gc as _gc  # noqa: E402
+import random as _random  # noqa: E402
+import re as _re  # noqa: E402
+
+SYNCED, GUARDED, OPEN = "synced", "guarded", "open"
+
+
+class StateItem(_collections.namedtuple("StateItem", "key name rule why")):
+    """One item of the interpreter state the test and the tree share under plain pytest (``PROCESS_STATE``):
+    ``key`` on the wire (a synced item's in ``ps``; "" for one that never travels), ``name`` as
+    docs/judge.md's "One process state" lists it, ``rule`` (SYNCED, GUARDED or OPEN) and why."""
+
+
+# The closed inventory of the process state the test and the tree share under plain pytest, and what the judge
+# does with each (docs/judge.md "One process state"; tests/harness/judge/test_subject_rpc.py checks the two agree).
+# SYNCED: plain data, carried with every message both ways when it changed (``ProcState.snap``/``_apply``), the
+# driver's replacing the fresh subject's on the first message. GUARDED: it cannot be carried (it holds objects of one
+# process); a change the tree makes, seen at its next reply, is a fault (``ProcState.guard``): the test fails, never
+# passes on the stale other side. OPEN: neither yet (named so that a reader knows it is not covered).
+PROCESS_STATE: tuple = (
+    StateItem("env", "os.environ", SYNCED, "strings; the whole environment on the first message"),
+    StateItem("ce", "os.putenv/os.unsetenv", SYNCED, "the C environment a child process inherits, seen in the subject "
+              "by an audit hook (``os.putenv``/``os.unsetenv`` events) where it differs from os.environ; applied by "
+              "the driver with os.putenv/os.unsetenv (the subject's side only: the driver has no audit hook of its own)"),
+    StateItem("cwd", "working directory", SYNCED, "a path"),
+    StateItem("um", "umask", SYNCED, "an int"),
+    StateItem("argv", "sys.argv", SYNCED, "strings"),
+    StateItem("lv", "logging levels", SYNCED, "ints by logger name"),
+    StateItem("ld", "logging.disable", SYNCED, "an int"),
+    StateItem("tz", "time zone", SYNCED, "``time.tzset`` when the sender's changed"),
+    StateItem("sp", "sys.path", SYNCED, "strings (the driver's own runtime directory aside, as on the first message)"),
+    StateItem("rs", "random", SYNCED, "the random module's global generator, ``random.getstate()``: ints"),
+    StateItem("dc", "decimal context", SYNCED, "the current context's prec, rounding, Emin, Emax, capitals, clamp, "
+              "flags and traps (its C repr: numbers and names)"),
+    StateItem("wa", "warning filters", SYNCED, "the tree's ``simplefilter``/``filterwarnings`` during a call, when "
+              "its category is a builtin warning (the driver's reach the subject as ``wf``, ``Peer.request``)"),
+    StateItem("mn", "sys.modules entries set to None", SYNCED, "names (an import the test or the tree blocks: "
+              "``sys.modules['old_dep'] = None``); read again when the number of entries changed, or, in the subject, "
+              "when any entry did (``guard``)"),
+    StateItem("rl", "sys.setrecursionlimit", SYNCED, "an int"),
+    StateItem("im", "sys.set_int_max_str_digits", SYNCED, "an int"),
+    StateItem("si", "sys.setswitchinterval", SYNCED, "a float"),
+    StateItem("gc", "gc.enable/gc.disable/gc.set_threshold", SYNCED, "a bool and ints"),
+    StateItem("st", "socket.setdefaulttimeout", SYNCED, "a float or None"),
+    StateItem("", "warning filters of a tree category", GUARDED, "a class of the tree, which the driver does not have"
+              " (and ``warnings.resetwarnings`` or filters removed)"),
+    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced by other than the import "
+              "system (a value that is neither None nor a module with a ``__spec__``, not under a name an import statement loaded "
+              "since the last message) is a fault; entries the tree's imports add are its own, as the driver's are"),
+    StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
+              "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
+    StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
+              "at every call as pytest puts its handlers back for every test"),
+    StateItem("", "sys.stdout/sys.stderr", GUARDED, "the tree's replacement of its streams (the subject's are the "
+              "capture the driver replays, capsys); a replacement undone before the reply is not seen"),
+    StateItem("", "sys.stdin", OPEN, "the subject's is /dev/null, the driver's pytest's"),
+    StateItem("", "attributes of standard-library modules", OPEN, "``monkeypatch.setattr(time, 'time', ...)``"),
+    StateItem("", "locale, resource limits, sys.excepthook, threading.excepthook, faulthandler", OPEN,
+              "not yet in the inventory"),
+)
+_FIELD_NAMES = {i.key: i.name for i in PROCESS_STATE if i.key}
+_GC_SET = (_gc.enable, _gc.disable, _gc.set_threshold, _gc.isenabled, _gc.get_threshold)
+_RANDOM = _random._inst  # the module-level functions' generator, bound before the tree can replace it
+_RANDOM_GET, _RANDOM_SET = _random.Random.getstate, _random.Random.setstate
+_CTX_REPR, _CTX_TYPE, _GETCONTEXT = _decimal.Context.__repr__, _decimal.Context, _decimal.getcontext
+_CTX_FIELDS = _re.compile(r"(\w+)=(\[[^\]]*\]|[^,)]*)")
+_CTX_INTS = {"prec": "prec", "Emin": "Emin", "Emax": "Emax", "capitals": "capitals", "clamp": "clamp"}
+_SIGNALS = tuple(s for s in _signal.valid_signals() if 0 < s < 65)
+_GETSIGNAL = _signal.getsignal
+_BUILTIN_WARNINGS = {k: v for k, v in _vars(_builtins).items() if _isinstance(v, type) and issubclass(v, Warning)}
+_MODULE_DICT = _vars(_types.ModuleType)["__dict__"].__get__
+_SPEC_TYPE = type(_os.__spec__)
+_ADD_AUDIT_HOOK = _sys.addaudithook
+_is_ = _operator.is_
 
 
 def _out_sizes() -> tuple:
@@ -3098,21 +3194,37 @@ def _is_str_map(d) -> bool:
 
 
 class ProcState:
-    """One side's view of the process state both sides share (see above). ``outgoing`` adds the
-    changes since the last message to a message (``ps``; ``full`` on the first one, which replaces
-    the receiver's environment), ``incoming`` applies the peer's. The subject also forwards every log
-    record that reaches its root logger (``lg``); the driver hands each to its own logger of that name."""
+    """One side's view of the process state both sides share (``PROCESS_STATE``, the inventory above).
+    ``outgoing`` adds the changes of the SYNCED items since the last message to a message (``ps``; ``full``
+    on the first one, which replaces the receiver's environment: the driver's state wins over the fresh
+    subject's), ``incoming`` applies the peer's. A synced item the receiver cannot take (a recursion limit
+    below its depth, a decimal context it refuses) is a fault there. In the subject, every reply also checks
+    the GUARDED items (``guard``): a change of the tree's since its last reply is a fault (``faults``, sent
+    as ``pf``). The subject forwards every log record that reaches its root logger (``lg``); the driver
+    hands each to its own logger of that name."""
 
-    def __init__(self, side: str):
+    def __init__(self, side: str, skip=None):
         self.side = side
         self.last: dict | None = None
         self.raw: dict | None = None
         self.records: list = []
+        self.faults: list = []  # faults found here (a guarded change, a synced item not applied): the test fails
         self.forwarder: _Forwarder | None = None
         self.mark = object()  # in the root logger's level cache while no level changed (``snap``)
+        self.skip = skip  # driver: whether a ``sys.path`` entry is its own runtime's (never the subject's)
+        self.skipped: dict = {}
+        self.filters_out: list = []  # subject: the tree's warning filters to send (``_Warnings``, ``tree_filters``)
+        self.puts: dict = {}  # subject: os.putenv/os.unsetenv since the last message (the audit hook)
+        self.imports: set = set()  # subject: names an import statement loaded since the last reply
+        self.g: dict | None = None  # subject: the guarded items at its last reply (``guard``)
+        self.mn_len = -1  # the size of ``sys.modules`` when its None entries were last read (``_blocked``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records)
             self._ensure_forwarder()
+            self.g = self._guarded()
+            if not _HOOK:
+                _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
+            _HOOK[:] = [self.puts, self.imports]
 
     def _ensure_forwarder(self) -> None:
         """The forwarder on the subject's root logger at every call boundary, as pytest puts its
@@ -3127,7 +3239,8 @@ class ProcState:
         """The state now. The environment and the log levels are read again only when they changed:
         the environment's raw dict compared with its copy at the last snapshot, the levels by a key this
         object puts in the root logger's level cache, which every ``setLevel`` and ``logging.disable``
-        clears (``Manager._clear_cache``): a message costs microseconds, not a walk of every logger."""
+        clears (``Manager._clear_cache``): a message costs microseconds, not a walk of every logger. An
+        unchanged value is the last snapshot's own object (``outgoing`` compares by identity first)."""
         last = self.last
         data = getattr(_ENV, "_data", None)
         same_env = last is not None and _type(data) is dict and data == self.raw
@@ -3153,11 +3266,48 @@ class ProcState:
         _umask(um)
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
-        return {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz}
+        rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
+        out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz, "sp": self._path(),
+               "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "rl": _sys.getrecursionlimit(),
+               "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
+               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
+               "mn": self._blocked(last)}
+        if last is not None and rs is not last["rs"] and rs == last["rs"]:
+            out["rs"] = last["rs"]
+        return out
+
+    def _blocked(self, last: dict | None) -> list:
+        """The names ``sys.modules`` maps to None (imports blocked), read again only when its size changed
+        since the last snapshot (``mn_len``; the subject's ``guard`` clears it when any entry changed)."""
+        mods = _sys.modules
+        if _type(mods) is not dict:
+            return []
+        n = _len(mods)
+        if last is not None and n == self.mn_len:
+            return last["mn"]
+        self.mn_len = n
+        return sorted(k for k, v in list(mods.items()) if v is None and _type(k) is str)
+
+    def _path(self) -> list:
+        """``sys.path``'s strings; in the driver, without its own runtime's directory (``skip``)."""
+        p = _sys.path
+        if _type(p) is not list:
+            return []
+        if self.skip is None:
+            return [e for e in p if _type(e) is str]
+        return [e for e in p if _type(e) is str and not self._skipped(e)]
+
+    def _skipped(self, e: str) -> bool:
+        s = self.skipped.get(e)
+        if s is None:
+            s = self.skipped[e] = self.skip is not None and bool(self.skip(e))
+        return s
 
     def moved(self) -> list:
         """What of the state differs from the last message's (``last``), and whether a log record waits to
-        go (``Peer._moved``), without touching what ``snap`` keeps for the next message (``commit``)."""
+        go (``Peer._moved``), without touching what ``snap`` keeps for the next message (``commit``). The
+        random generator is not read here (its state is the costliest item to read, at every message): a
+        tree thread's draws between messages reach the driver with the next reply, not as a fault."""
         last = self.last
         if last is None:
             return []
@@ -3165,6 +3315,8 @@ class ProcState:
         out = [_FIELD_NAMES[k] for k, v in cur.items() if v is not last[k] and v != last[k]]
         if self.records:
             out.append("log records")
+        if self.puts:
+            out.append(_FIELD_NAMES["ce"])
         return out
 
     @staticmethod
@@ -3176,18 +3328,20 @@ class ProcState:
                 lv[name] = level
         return lv
 
-    def outgoing(self, msg: dict) -> None:
+    def outgoing(self, msg: dict, capture=None) -> None:
         if self.forwarder is not None:
             self._ensure_forwarder()
             if self.records:
                 msg["lg"] = self.records[:MAX_RECORDS]
                 self.records.clear()
+        if self.side == "subject" and "q" not in msg:  # a reply: the tree's call is done
+            self.guard(capture)
         cur = self.snap()
         last = self.last
         if last is None:
             delta = {**cur, "full": True}
         else:
-            delta = {k: v for k, v in cur.items() if k not in ("env", "lv") and v != last[k]}
+            delta = {k: v for k, v in cur.items() if k not in ("env", "lv") and v is not last[k] and v != last[k]}
             if cur["env"] is not last["env"]:
                 env = {k: v for k, v in cur["env"].items() if last["env"].get(k) != v}
                 env.update({k: None for k in last["env"] if k not in cur["env"]})
@@ -3198,9 +3352,129 @@ class ProcState:
                 lv.update({k: 0 for k in last["lv"] if k not in cur["lv"]})
                 if lv:
                     delta["lv"] = lv
+        if self.side == "subject":
+            ce = self._c_env()
+            if ce:
+                delta["ce"] = ce
+            if self.filters_out:
+                delta["wa"] = self.filters_out[:256]
+                self.filters_out.clear()
         if delta:
             msg["ps"] = delta
         self.last = cur
+
+    def _c_env(self) -> dict:
+        """(subject) The variables ``os.putenv``/``os.unsetenv`` set since the last message where the C
+        environment (what a child process inherits) now differs from ``os.environ`` (whose own changes
+        call them too, and agree): name -> value, None for unset."""
+        out: dict = {}
+        if self.puts:
+            puts, env = dict(self.puts), _ENV
+            self.puts.clear()
+            for k, v in puts.items():
+                if env.get(k) != v:
+                    out[k] = v
+        return out
+
+    def _guarded(self, capture=None) -> dict:
+        handlers = _LOG_ROOT.handlers
+        mods = _sys.modules
+        return {"sig": list(map(_GETSIGNAL, _SIGNALS)),
+                "log": [h for h in handlers if h is not self.forwarder] if _type(handlers) is list else [handlers],
+                "mods": list(mods.values()) if _type(mods) is dict else [mods], "modmap": None,
+                "std": [_sys.stdout, _sys.stderr] if capture is None else list(capture)}
+
+    def guard(self, capture=None) -> None:
+        """(subject, at each reply) The GUARDED items of ``PROCESS_STATE``: what the tree changed of them since
+        its last reply is a fault (``faults``), named once. Compared by identity, in C, unless one changed."""
+        g = self.g
+        if g is None:
+            return
+        if capture is not None and g.get("cap") is None:
+            g["cap"], g["std"] = True, list(capture)  # the subject's streams are the capture from here on
+        cur = self._guarded(None)
+        found = []
+        if not all(map(_is_, cur["sig"], g["sig"])):
+            found.append("signal handlers")
+        if _len(cur["log"]) != _len(g["log"]) or not all(map(_is_, cur["log"], g["log"])):
+            found.append("root logger handlers")
+        if not all(map(_is_, cur["std"], g["std"])):
+            found.append("sys.stdout/sys.stderr")
+        mods = cur["mods"]
+        if _len(mods) != _len(g["mods"]) or not all(map(_is_, mods, g["mods"])):
+            self.mn_len = -1  # (its None entries read again: ``_blocked``)
+            bad = self._foreign_modules(g)
+            if bad:
+                found.append(f"sys.modules ({', '.join(bad[:3])})")
+        self.imports.clear()
+        for k in ("sig", "log", "std", "mods"):
+            g[k] = cur[k]
+        for what in found:
+            self.faults.append(f"the tree changed the subject's {what}, which the driver cannot share with the test "
+                               f"(harness.judge.subject_rpc PROCESS_STATE: guarded): plain pytest's test would see it")
+
+    def _foreign_modules(self, g: dict) -> list:
+        """The ``sys.modules`` names added or replaced since the last reply whose value no import made: no
+        module with a ``__spec__``, under a name no import statement loaded meanwhile (a module that puts
+        a wrapper in its own place while it is imported is the import's)."""
+        mods = _sys.modules
+        old = g.get("modmap")
+        if old is None:
+            old = g["modmap"] = {}
+            for m in g["mods"]:
+                old[id(m)] = m
+        bad = []
+        if _type(mods) is not dict:
+            return ["replaced"]
+        for k, v in list(mods.items()):
+            if v is None or old.get(id(v)) is v:  # (None: an import blocked, synced)
+                continue
+            if _type(k) is str and k in self.imports:
+                continue
+            try:
+                spec = _MODULE_DICT(v).get("__spec__")
+            except TypeError:
+                spec = None
+            if _type(spec) is not _SPEC_TYPE:
+                bad.append(str(k)[:60] if _type(k) is str else "?")
+        g["modmap"] = {id(m): m for m in mods.values()}
+        return bad
+
+    def tree_filters(self, base: list, now: list) -> None:
+        """(subject, ``_Warnings``) The warning filters the tree added during a call (``base`` as the call
+        began, ``now`` as it ends, before ``catch_warnings`` puts them back), to send with the reply
+        (``wa``): each in front (``simplefilter``/``filterwarnings``) or at the end (``append=True``). One
+        whose category is no builtin warning, or filters removed (``resetwarnings``): a fault (guarded)."""
+        def key(e):
+            if _type(e) is not tuple or _len(e) != 5:
+                return None
+            a, m, c, mod, n = e
+            return (a, m.pattern if _isinstance(m, _re.Pattern) else m, id(c), c,
+                    mod.pattern if _isinstance(mod, _re.Pattern) else mod, n)
+        bk, nk = [key(e) for e in base], [key(e) for e in now]
+        for j in range(_len(nk) + 1):
+            front = nk[:j]
+            rest = [b for b in bk if b not in front]
+            if nk[j:j + _len(rest)] == rest:
+                back = nk[j + _len(rest):]
+                break
+        else:
+            self.faults.append("the tree removed warning filters during a call (resetwarnings), which the driver "
+                               "cannot share with the test (harness.judge.subject_rpc PROCESS_STATE: guarded)")
+            return
+        for where, entries in (("f", front), ("b", back)):
+            for e in entries:
+                if e is None:
+                    continue
+                a, m, _, c, mod, n = e
+                name = _WARNING_NAMES.get(id(c))
+                if name is None or _BUILTIN_WARNINGS.get(name) is not c or _type(a) is not str or \
+                        (m is not None and _type(m) is not str) or (mod is not None and _type(mod) is not str) or \
+                        _type(n) is not int:
+                    self.faults.append("the tree added a warning filter for a category of its own, which the driver "
+                                       "cannot share with the test (harness.judge.subject_rpc PROCESS_STATE: guarded)")
+                    continue
+                self.filters_out.append([where, a, m or "", name, mod or "", n])
 
     def incoming(self, msg: dict) -> None:
         d = msg.get("ps")
@@ -3209,6 +3483,7 @@ class ProcState:
                 raise RemoteError("a malformed process state")
             self._apply(d)
             self.last = self.snap()
+            self._check(d)
         if self.side == "driver" and "lg" in msg:
             if _type(msg["lg"]) is not list:
                 raise RemoteError("malformed log records")
@@ -3217,10 +3492,29 @@ class ProcState:
         if self.forwarder is not None:
             self._ensure_forwarder()
 
-    @staticmethod
-    def _apply(d: dict) -> None:
+    def _check(self, d: dict) -> None:
+        """The synced items the peer sent that this side could not take (fail closed: a fault)."""
+        last = self.last
+        if last is None:
+            return
+        for k in ("rs", "dc", "rl", "im", "si", "gc", "st", "sp", "mn"):
+            if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
+                continue
+            mine = last[k]
+            theirs = d[k]
+            if k == "sp" and _type(theirs) is list:  # (the driver's own runtime's entries are never the subject's)
+                theirs = [e for e in theirs if _type(e) is str and not self._skipped(e)]
+            if k == "rs":
+                mine = [mine[0], list(mine[1]), mine[2]] if _type(mine) is tuple else mine
+                theirs = [theirs[0], list(theirs[1]), theirs[2]] if _type(theirs) in (list, tuple) and \
+                    _len(theirs) == 3 and _type(theirs[1]) in (list, tuple) else theirs
+            if mine != theirs:
+                self.faults.append(f"the {'subject' if self.side == 'driver' else 'driver'}'s {_FIELD_NAMES[k]} could "
+                                   f"not be applied here (harness.judge.subject_rpc PROCESS_STATE: synced)")
+
+    def _apply(self, d: dict) -> None:
         """Apply the peer's changes; what cannot be applied (a path that does not exist here, a
-        value the kernel refuses) is left as it is."""
+        value the kernel refuses) is left as it is (and, for the interpreter's items, a fault: ``_check``)."""
         env = d.get("env")
         if env is not None:
             if not _is_str_map(env):
@@ -3238,6 +3532,18 @@ class ProcState:
                     elif _ENV.get(k) != v:
                         _ENV[k] = v
                 except Exception:  # noqa: BLE001 - a name or value with a NUL, a name with "="
+                    pass
+        ce = d.get("ce")
+        if ce is not None:
+            if not _is_str_map(ce):
+                raise RemoteError("a malformed C environment")
+            for k, v in ce.items():
+                try:
+                    if v is None:
+                        _os.unsetenv(k)
+                    else:
+                        _os.putenv(k, v)
+                except Exception:  # noqa: BLE001 - as the environment's
                     pass
         if _type(d.get("cwd")) is str:
             try:
@@ -3265,6 +3571,225 @@ class ProcState:
         tz = d.get("tz")
         if _type(tz) is list and tz != [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]:
             _tzset()
+        _apply_interpreter(d, self)
+
+    def _set_path(self, path: list) -> None:
+        """``sys.path`` as the peer's; in the driver its own runtime's entries kept (``skip``), in front."""
+        p = _sys.path
+        if _type(p) is not list:
+            return
+        if self.skip is None:
+            p[:] = path
+            return
+        own = [e for e in p if _type(e) is str and self._skipped(e)]
+        p[:] = own + [e for e in path if e not in own]
+
+
+def _apply_interpreter(d: dict, ps: "ProcState") -> None:
+    """``ProcState._apply`` for the interpreter's synced items (``PROCESS_STATE``): each set only when it differs,
+    each a plain value checked here; one this side refuses is left (``ProcState._check`` makes it a fault)."""
+    sp = d.get("sp")
+    if sp is not None and not (ps.side == "subject" and d.get("full") is True):  # (the subject's first path is
+        # set by subject_main once the test's installed modules are imported: never with the tree's first)
+        if _type(sp) is not list or not all(_type(e) is str for e in sp):
+            raise RemoteError("a malformed sys.path")
+        if ps._path() != sp:
+            ps._set_path(sp)
+    mn = d.get("mn")
+    if mn is not None:
+        _apply_blocked(mn, ps)
+    rs = d.get("rs")
+    if rs is not None:
+        _apply_random(rs)
+    dc = d.get("dc")
+    if dc is not None:
+        if _type(dc) is not str:
+            raise RemoteError("a malformed decimal context")
+        ctx = _GETCONTEXT()
+        if _CTX_REPR(ctx) != dc and _type(ctx) is _CTX_TYPE:
+            _set_context(ctx, dc)
+    for k, get, put, ok in _LIMITS:
+        v = d.get(k)
+        if v is not None and ok(v) and get() != v:
+            try:
+                put(v)
+            except (ValueError, TypeError, OverflowError, RecursionError):
+                pass
+    gc = d.get("gc")
+    if gc is not None:
+        if _type(gc) is not list or _len(gc) != 4 or _type(gc[0]) is not bool or not all(_type(x) is int for x in gc[1:]):
+            raise RemoteError("a malformed gc state")
+        if _GC_SET[3]() != gc[0]:
+            (_GC_SET[0] if gc[0] else _GC_SET[1])()
+        if list(_GC_SET[4]()) != gc[1:]:
+            try:
+                _GC_SET[2](*gc[1:])
+            except (ValueError, OverflowError):
+                pass
+    if "st" in d:
+        st = d["st"]
+        if (st is None or _type(st) in (int, float)) and _socket_timeout() != st:
+            try:
+                import _socket
+                import socket  # noqa: F401 - (readies _socket's types: ``_socket_timeout``)
+                _socket.setdefaulttimeout(st)
+            except (ImportError, ValueError, TypeError, OverflowError):
+                pass
+    wa = d.get("wa")
+    if wa is not None and ps.side == "driver":
+        _apply_filters(wa)
+
+
+def _apply_random(rs) -> None:
+    """The peer's random generator state (``random.getstate()``, as JSON made it) set here."""
+    if _type(rs) not in (list, tuple) or _len(rs) != 3 or _type(rs[0]) is not int or _type(rs[1]) not in (list, tuple) or \
+            not all(_type(x) is int for x in rs[1]) or not (rs[2] is None or _type(rs[2]) is float):
+        raise RemoteError("a malformed random state")
+    state = (rs[0], tuple(rs[1]), rs[2])
+    if _RANDOM_GET(_RANDOM) != state:
+        try:
+            _RANDOM_SET(_RANDOM, state)
+        except (ValueError, TypeError, OverflowError):
+            pass
+
+
+def _apply_blocked(mn, ps: "ProcState") -> None:
+    """The peer's imports blocked (``sys.modules[name] = None``) blocked here; one it no longer blocks, freed."""
+    if _type(mn) is not list or not all(_type(k) is str for k in mn):
+        raise RemoteError("malformed blocked imports")
+    mods = _sys.modules
+    if _type(mods) is not dict:
+        return
+    was = ps.last["mn"] if ps.last is not None else []
+    ps.mn_len = -1  # (read again at the next snapshot)
+    for k in mn:
+        if mods.get(k, 0) is not None:
+            mods[k] = None  # type: ignore[assignment]
+    want = set(mn)
+    for k in was:
+        if k not in want and k in mods and mods[k] is None:
+            del mods[k]
+
+
+def _apply_filters(wa) -> None:
+    """(driver) The tree's warning filters (``ProcState.tree_filters``) added to the driver's, in their order."""
+    if _type(wa) is not list:
+        raise RemoteError("malformed warning filters")
+    front = []
+    for e in wa[:256]:
+        if _type(e) is not list or _len(e) != 6 or e[0] not in ("f", "b") or not all(_type(x) is str for x in e[1:5]) \
+                or _type(e[5]) is not int or e[3] not in _BUILTIN_WARNINGS:
+            raise RemoteError("a malformed warning filter")
+        if e[0] == "f":
+            front.append(e)
+        else:
+            _add_filter(e, True)
+    for e in reversed(front):
+        _add_filter(e, False)
+
+
+_EVAL_DEFAULT = None
+
+
+def _ctx_key(ctx) -> str:
+    """A decimal context's C repr without its flags (``eval_state``)."""
+    head, _, rest = _CTX_REPR(ctx).partition(", flags=[")
+    return head + rest.partition("]")[2]
+
+
+_EVAL_KEY = [_ctx_key(_CTX_TYPE())]
+
+
+def eval_state():
+    """(driver, with each assertion's observation) The interpreter state the judge's own evaluation of an
+    assertion depends on, when it differs from a fresh interpreter's: the decimal context (arithmetic and
+    comparisons of Decimals: precision, rounding, exponent bounds, traps; not its flags) and the int/str digit
+    limit. The judge evaluates under it (harness.judge.judge ``_check``): the test's ``localcontext``, or
+    the tree's ``prec`` synced here (``PROCESS_STATE``), holds for ``assert third(1) == Decimal(1) / 3``."""
+    global _EVAL_DEFAULT
+    ctx = _GETCONTEXT()
+    if _ctx_key(ctx) == _EVAL_KEY[0] and _sys.get_int_max_str_digits() == _sys.int_info.default_max_str_digits:
+        return None
+    try:
+        dc = [ctx.prec, str(ctx.rounding), ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
+              sorted(t.__name__ for t, on in ctx.traps.items() if on)]
+    except Exception:  # noqa: BLE001 - a context of the test's own class that does not answer: as the default
+        dc = None
+    im = _sys.get_int_max_str_digits()
+    if _EVAL_DEFAULT is None:
+        d = _CTX_TYPE()
+        _EVAL_DEFAULT = ([d.prec, str(d.rounding), d.Emin, d.Emax, d.capitals, d.clamp,
+                          sorted(t.__name__ for t, on in d.traps.items() if on)], _sys.int_info.default_max_str_digits)
+    out = {}
+    if dc is not None and dc != _EVAL_DEFAULT[0]:
+        out["dc"] = dc
+    if im != _EVAL_DEFAULT[1]:
+        out["im"] = im
+    return out or None
+
+
+def _socket_timeout():
+    """``socket.getdefaulttimeout()``; None (its default) while this process has not imported ``socket``
+    (importing ``_socket`` alone leaves its classes half-made for ``capture_identities``)."""
+    if "socket" not in _sys.modules:
+        return None
+    import _socket
+    return _socket.getdefaulttimeout()
+
+
+def _add_filter(e: list, append: bool) -> None:
+    try:
+        _FILTERWARNINGS(e[1], e[2], _BUILTIN_WARNINGS[e[3]], e[4], e[5], append)
+    except (ValueError, TypeError, _re.error):
+        pass
+
+
+def _set_context(ctx, text: str) -> None:
+    """The decimal context ``ctx`` set to the peer's (its C repr, ``_CTX_REPR``): numbers, a rounding's
+    name, the names of the flags and traps set."""
+    for k, v in _CTX_FIELDS.findall(text):
+        try:
+            if k in _CTX_INTS:
+                setattr(ctx, k, int(v))
+            elif k == "rounding":
+                ctx.rounding = v
+            elif k in ("flags", "traps"):
+                names = {n.strip() for n in v.strip("[]").split(",") if n.strip()}
+                signals = ctx.flags if k == "flags" else ctx.traps
+                for sig in list(signals):
+                    signals[sig] = sig.__name__ in names
+        except (ValueError, TypeError, KeyError, OverflowError):
+            pass
+
+
+def _state_hook(target: list):
+    """(subject) The audit hook that sees what no attribute shows: ``os.putenv``/``os.unsetenv`` (the C
+    environment) and the names an import statement loads (``ProcState._foreign_modules``), into the
+    subject's ``ProcState`` (``target``: [its ``puts``, its ``imports``])."""
+    def hook(event, args, _target=target, _fsdecode=_os.fsdecode, _type=_type, _len=_len):
+        if event != "import" and event != "os.putenv" and event != "os.unsetenv":
+            return
+        _puts, _imports = _target
+        if event == "import":
+            if args and _type(args[0]) is str and _len(_imports) < 100_000:
+                _imports.add(args[0])
+        elif event == "os.putenv" or event == "os.unsetenv":
+            try:
+                k = _fsdecode(args[0])
+                v = _fsdecode(args[1]) if event == "os.putenv" else None
+            except Exception:  # noqa: BLE001 - not a name os.putenv took
+                return
+            if _type(k) is str and (v is None or _type(v) is str) and _len(_puts) < 10_000:
+                _puts[k] = v
+    return hook
+
+
+_LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
+           ("im", _sys.get_int_max_str_digits, _sys.set_int_max_str_digits, lambda v: _type(v) is int),
+           ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)))
+_FILTERWARNINGS = _warnings.filterwarnings
+_HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_state_hook``), once installed
+_WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
 
 
 class _Forwarder(_logging.Handler):

@@ -1345,8 +1345,9 @@ STAND_IN_MACHINERY = {
                                                "    assert 2 in x\n"),
     "vars_of_a_tree_list": ("class L(list):\n    pass\n\n\ndef f():\n    return L([1])\n", _T + "    assert vars(f())\n"),
 }
-# process state outside what ``ProcState`` syncs (environ, cwd, argv, umask, logging, TZ): what the tree does to
-# its interpreter never reaches the test, and what the test does to its own never reaches the tree
+# process state outside what ``ProcState`` synced (environ, cwd, argv, umask, logging, TZ): what the tree did to
+# its interpreter never reached the test, and what the test did to its own never reached the tree. Closed by the
+# inventory (harness.judge.subject_rpc ``PROCESS_STATE``: each item synced, or guarded as a fault at the reply)
 _STATE = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
 PROCESS_STATE_NOT_SYNCED = {
     "random_state_consumed": ("import random\n\n\ndef f():\n    random.random()\n    return 1\n",
@@ -1420,6 +1421,7 @@ PATCHED_STDLIB_LENIENT = {
 # MAX_LINKS; the documented residual is past it), while the test read the unchanged copy in between. Closed
 # (R32ATK4_CLOSED_SCHEDULE): no thread of the tree runs between messages; it runs during the test's sleep, whose reply
 # brings the change
+# (the environment's also by PROCESS_STATE: the subject's audit hook sees every os.putenv/os.unsetenv)
 _UNDO = ("import os, threading, time\n\n\ndef f(ls):\n    def later():\n        time.sleep(0.3)\n        {}\n        time.sleep(1.2)\n"
          "        {}\n    threading.Thread(target=later).start()\n    return 1\n")
 _READ_BETWEEN = "import os, time\nfrom pkg import f\n\n\ndef test_f():\n    ls = []\n    assert f(ls) == 1\n    time.sleep(1)\n    assert {}\n    time.sleep(1.5)\n"
@@ -1510,7 +1512,7 @@ R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATC
                    **{f"stand_in_machinery-{k}": v for k, v in STAND_IN_MACHINERY.items()},
                    **{f"process_state_not_synced-{k}": v for k, v in PROCESS_STATE_NOT_SYNCED.items()}}
 # r32atk4's cases closed so far, one set per mechanism (each names what closed it; a name in none stays a strict xfail)
-R32ATK4_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state the test and the tree share
+R32ATK4_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({"process_state_not_synced-random_state_consumed", "process_state_not_synced-random_seed_of_the_test", "process_state_not_synced-decimal_context", "process_state_not_synced-sys_path", "process_state_not_synced-sys_modules", "process_state_not_synced-int_max_str_digits", "process_state_not_synced-gc_disabled", "process_state_not_synced-recursion_limit", "process_state_not_synced-socket_default_timeout", "process_state_not_synced-signal_disposition", "process_state_not_synced-root_logger_handler_added", "process_state_not_synced-warnings_filter_added", "process_state_not_synced-sys_stdout_replaced", "process_state_not_synced-putenv_seen_by_a_child", "random_seed_of_the_test", "decimal_context_of_the_test", "changed_and_undone_between_messages-environment"})  # interpreter state the test and the tree share (subject_rpc PROCESS_STATE; the environment changed and undone: its audit hook sees every os.putenv)
 R32ATK4_CLOSED_STAND_INS: frozenset[str] = frozenset({  # identity, linking and protocol machinery of stand-ins
     *(f"stand_in_machinery-{k}" for k in STAND_IN_MACHINERY), "copy_of_a_tree_list", "deepcopy_of_a_tree_object",
     "pickle_of_a_tree_list", *(f"mirror_write_lost_when_dropped-{k}" for k in MIRROR_WRITE_LOST_WHEN_DROPPED),
@@ -1553,8 +1555,8 @@ def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_p
 
 # honest trees (plain pytest passes them) the judge fails. New with i32late, closed (R32ATK4_CLOSED_SCHEDULE): a thread
 # of the tree that writes to stderr after its reply (a ``QueueListener``'s handler, a background print) was a fault at
-# the next message, though the test reads none of it; it now writes while the tree runs or the test sleeps. Older: the test's own ``random.seed`` and ``decimal`` context never reach the subject
-# (not in ``ProcState``); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
+# the next message, though the test reads none of it; it now writes while the tree runs or the test sleeps. Older: the test's own ``random.seed`` and ``decimal`` context (closed: subject_rpc
+# ``PROCESS_STATE`` syncs both); ``dataclasses.asdict`` of a tree dataclass (the stand-in is no dataclass instance); ``pickle``
 # of a tree list's stand-in; ``copy.copy`` of a tree list's stand-in hung (the copy's ``extend`` was forwarded to the
 # live list with an iterator over its own mirror, which grows at every sync) until the run's timeout. Closed
 # (R32ATK4_CLOSED_STAND_INS): the stdlib's protocols on a stand-in run on the live object in the subject (copy, deepcopy,

@@ -97,3 +97,23 @@ def test_a_tree_value_whose_repr_is_the_trees_is_shown_by_its_base_repr():
 def test_a_tree_value_too_large_to_observe_stays_opaque():
     v = decode({"t": "tv", "v": {"t": "big"}, "n": ["shout"], "type": "<tree> pkg.S"})
     assert isinstance(v, Opaque)
+
+
+def test_an_assertion_is_evaluated_under_the_decimal_context_and_digit_limit_the_driver_had():
+    """(harness.judge.judge ``_Under``) an observation's ``x``: the driver's decimal context and int/str digit
+    limit when it observed the assertion (harness.judge.subject_rpc ``eval_state``); restored after."""
+    import decimal
+    import sys
+
+    from harness.judge import judge as jm
+    x = {"dc": [4, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZero", "InvalidOperation", "Overflow"]],
+         "im": 640}
+    assert jm._eval_state_ok(x)
+    assert not jm._eval_state_ok({"dc": [4, "ROUND_HALF_EVEN", 0, 0, 1, 0, ["NoSuchTrap"]]})
+    assert not jm._eval_state_ok({"other": 1})
+    before = (decimal.getcontext().prec, sys.get_int_max_str_digits())
+    with jm._Under(x):
+        assert decimal.Decimal(1) / 3 == decimal.Decimal("0.3333")
+        with pytest.raises(ValueError):
+            str(10 ** 1000)
+    assert (decimal.getcontext().prec, sys.get_int_max_str_digits()) == before

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import socket
+import sys
 import threading
 import types
 import warnings
@@ -1073,3 +1074,170 @@ def test_a_link_changed_on_both_sides_between_messages_is_a_fault_not_a_lost_cha
     x.append(9)  # the test's
     tree.total()
     assert any("one of the two would be lost" in f for f in faults), faults
+
+
+# -- the inventory of the process state (``PROCESS_STATE``) -----------------------------------------
+def _via_json(msg: dict) -> dict:
+    import json
+    return json.loads(json.dumps(msg))
+
+
+def test_the_process_state_inventory_is_what_docs_judge_md_lists():
+    """``PROCESS_STATE`` and the table of docs/judge.md's "One process state" name the same items, each
+    under the same rule; every synced item travels under its own key, and every rule is one of three."""
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parents[3] / "docs" / "judge.md").read_text()
+    section = text.split("## One process state", 1)[1].split("\n## ", 1)[0]
+    rows = {tuple(c.strip() for c in m.group(1, 2)) for m in re.finditer(r"^\| (.+?) \| (synced|guarded|open) \|$",
+                                                                            section, re.M)}
+    assert rows == {(i.name, i.rule) for i in rpc.PROCESS_STATE}
+    assert {i.rule for i in rpc.PROCESS_STATE} == {rpc.SYNCED, rpc.GUARDED, rpc.OPEN}
+    keys = [i.key for i in rpc.PROCESS_STATE if i.rule == rpc.SYNCED]
+    assert all(keys) and len(set(keys)) == len(keys)
+    assert not [i for i in rpc.PROCESS_STATE if i.rule != rpc.SYNCED and i.key]
+    assert all(i.why for i in rpc.PROCESS_STATE)
+    snapped = set(rpc.ProcState("driver").snap())
+    assert snapped | {"ce", "wa"} == set(keys)  # (the C environment and the tree's filters travel as changes)
+
+
+def test_the_random_generator_and_the_decimal_context_travel_and_apply(monkeypatch):
+    import decimal
+    import random
+    sender, receiver = rpc.ProcState("driver"), rpc.ProcState("driver")
+    saved = random.getstate()
+    try:
+        first: dict = {}
+        sender.outgoing(first)
+        assert first["ps"]["full"] is True and "rs" in first["ps"] and "dc" in first["ps"]
+        nothing: dict = {}
+        sender.outgoing(nothing)
+        assert "ps" not in nothing  # unchanged: nothing is sent
+        random.seed(7)
+        want = random.getstate()
+        with decimal.localcontext() as ctx:
+            ctx.prec = 6
+            ctx.traps[decimal.Inexact] = True
+            msg: dict = {}
+            sender.outgoing(msg)
+            assert set(msg["ps"]) == {"rs", "dc"}
+        receiver.outgoing({})
+        random.seed(8)
+        with decimal.localcontext() as ctx:
+            receiver.incoming(_via_json(msg))
+            assert random.getstate() == want
+            assert ctx.prec == 6 and ctx.traps[decimal.Inexact]
+        assert receiver.faults == []
+    finally:
+        random.setstate(saved)
+
+
+def test_a_limit_the_receiver_refuses_is_a_fault():
+    receiver = rpc.ProcState("driver")
+    receiver.outgoing({})
+    receiver.incoming({"ps": {"rl": 1}})  # below this frame's depth: RecursionError, not applied
+    assert receiver.faults and "sys.setrecursionlimit" in receiver.faults[0]
+
+
+def test_the_subject_guards_what_it_cannot_carry_at_its_replies(monkeypatch):
+    """A change of a guarded item by the tree since the subject's last reply is a fault at the next one,
+    named once; a module an import made is no change of the tree's; a request (a callback) checks nothing."""
+    import importlib
+    import signal
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    assert ps.faults == []
+    monkeypatch.setitem(sys.modules, "hx_fake", types.ModuleType("hx_fake"))
+    old = signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+    try:
+        ps.outgoing({"q": "call"})
+        assert ps.faults == []
+        ps.outgoing({"r": 1})
+        assert any("signal handlers" in f for f in ps.faults), ps.faults
+        assert any("sys.modules (hx_fake)" in f for f in ps.faults), ps.faults
+    finally:
+        signal.signal(signal.SIGUSR2, old)
+    ps.faults.clear()
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    importlib.import_module("colorsys")
+    ps.outgoing({"r": 1})
+    assert [f for f in ps.faults if "sys.modules" in f] == []
+
+
+def test_the_c_environment_the_tree_sets_with_putenv_travels(monkeypatch):
+    import os
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    monkeypatch.setenv("HX_ENV_SEEN", "1")  # through os.environ: no separate change
+    os.putenv("HX_C_ONLY", "x")
+    try:
+        msg: dict = {}
+        ps.outgoing(msg)
+        assert msg["ps"]["ce"] == {"HX_C_ONLY": "x"}
+    finally:
+        os.unsetenv("HX_C_ONLY")
+
+
+def test_the_tree_s_warning_filters_go_to_the_driver_and_its_own_categories_are_a_fault():
+    ps = rpc.ProcState("driver")
+    with warnings.catch_warnings():
+        base = list(warnings.filters)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("error", "boom", UserWarning, append=True)
+        now = list(warnings.filters)
+    ps.tree_filters(base, now)
+    assert ps.filters_out == [["f", "ignore", "", "DeprecationWarning", "", 0], ["b", "error", "boom", "UserWarning", "", 0]]
+    assert ps.faults == []
+
+    class Mine(UserWarning):
+        pass
+    with warnings.catch_warnings():
+        base = list(warnings.filters)
+        warnings.simplefilter("ignore", Mine)
+        now = list(warnings.filters)
+    ps.tree_filters(base, now)
+    assert len(ps.faults) == 1 and "category of its own" in ps.faults[0]
+    driver = rpc.ProcState("driver")
+    driver.outgoing({})
+    with warnings.catch_warnings():
+        driver.incoming({"ps": {"wa": [["f", "ignore", "", "DeprecationWarning", "", 0]]}})
+        assert warnings.filters[0][0] == "ignore" and warnings.filters[0][2] is DeprecationWarning
+
+
+def test_the_state_an_assertion_is_evaluated_under_is_the_driver_s():
+    import decimal
+    assert rpc.eval_state() is None
+    with decimal.localcontext() as ctx:
+        ctx.prec = 4
+        assert rpc.eval_state() == {"dc": [4, "ROUND_HALF_EVEN", ctx.Emin, ctx.Emax, 1, 0,
+                                           ["DivisionByZero", "InvalidOperation", "Overflow"]]}
+
+
+def test_an_import_the_test_blocks_is_blocked_for_the_tree_and_freed_with_it(monkeypatch):
+    """``sys.modules[name] = None`` (a test proving the tree no longer needs a module) travels as a name."""
+    sender, receiver = rpc.ProcState("driver"), rpc.ProcState("driver")
+    sender.outgoing({})
+    receiver.outgoing({})
+    monkeypatch.setitem(sys.modules, "hx_blocked_dep", None)
+    msg: dict = {}
+    sender.outgoing(msg)
+    assert msg["ps"]["mn"] == ["hx_blocked_dep"]
+    monkeypatch.delitem(sys.modules, "hx_blocked_dep")
+    receiver.incoming(_via_json(msg))
+    assert "hx_blocked_dep" in sys.modules and sys.modules["hx_blocked_dep"] is None
+    receiver.incoming({"ps": {"mn": []}})
+    assert "hx_blocked_dep" not in sys.modules
+    assert receiver.faults == []
+
+
+def test_the_driver_keeps_its_own_path_entries_and_takes_the_tree_s(monkeypatch):
+    """``sys.path`` from the subject: the driver's own runtime's entries (``skip``) stay, in front; an entry the
+    tree adds that the driver never sends ('') is no fault."""
+    monkeypatch.setattr(sys, "path", ["/hx/res", "/a", "/b"])
+    ps = rpc.ProcState("driver", skip=lambda p: not p or p == "/hx/res")
+    msg: dict = {}
+    ps.outgoing(msg)
+    assert msg["ps"]["sp"] == ["/a", "/b"]
+    ps.incoming({"ps": {"sp": ["", "/new", "/a", "/b"]}})
+    assert sys.path == ["/hx/res", "", "/new", "/a", "/b"]
+    assert ps.faults == []
