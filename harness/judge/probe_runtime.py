@@ -71,6 +71,7 @@ def _c_dumps():
 _dumps = _c_dumps()
 _write, _open = _os.write, _os.open
 _getframe = _sys._getframe
+_ModuleType = type(_sys)  # (bound before the judge watches the modules: subject_rpc ``StdlibPatches``)
 
 
 def _channel(path):
@@ -515,7 +516,7 @@ def _spawn_subject():
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
-    peer.ps = _rpc.ProcState("driver")
+    peer.ps = _rpc.ProcState("driver", peer)
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
 
@@ -616,7 +617,7 @@ def _test_imports():
     (harness.judge.subject_rpc ``capture_identities``), as the builtins are."""
     out = []
     for v in _list((_STATE["probe"] or {}).values()):
-        mod = v if _isinstance(v, type(_sys)) else _sys.modules.get(getattr(v, "__module__", None) or "") \
+        mod = v if _isinstance(v, _ModuleType) else _sys.modules.get(getattr(v, "__module__", None) or "") \
             if _isinstance(v, type) else None
         if mod is None or _isinstance(mod, _rpc.ProxyModuleBase):
             continue
@@ -841,6 +842,7 @@ def _driver_setup(probe_file):
                  + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
     import atexit
     atexit.register(_stop_subject)
+    _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _spawn_subject()
 
 
