@@ -37,6 +37,7 @@ The subject may do only this with the driver's objects: call a callable the driv
 public attribute of a non-module object (``_driver_policy``); it can never reach the probe runtime,
 its channel or its nonce through a proxy.
 """
+import _thread
 import base64 as _base64
 import builtins as _builtins
 import collections as _collections
@@ -106,7 +107,7 @@ _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpac
 _Decimal, _Fraction, _b64encode, _b64decode = _decimal.Decimal, _fractions.Fraction, _base64.b64encode, _base64.b64decode
 _DATE, _DATETIME, _TIME, _TIMEDELTA = _datetime.date, _datetime.datetime, _datetime.time, _datetime.timedelta
 _PurePosixPath, _PosixPath, _Path, _import_module = _pathlib.PurePosixPath, _pathlib.PosixPath, _pathlib.Path, _importlib.import_module
-_audit, _ModuleType = _sys.audit, _types.ModuleType
+_audit, _ModuleType, _get_ident = _sys.audit, _types.ModuleType, _thread.get_ident
 
 
 # -- identity: which classes are the interpreter's, decided by identity, never by name ---------------
@@ -747,6 +748,7 @@ class Peer:
         self.pending: list = []
         self.out_sizes: tuple | None = None
         self.overflow: list = []  # [container, its contents] kept by the callee past the links' bound (``_retained``)
+        self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
@@ -844,6 +846,12 @@ class Peer:
     def request(self, op: str, *args):
         """Send a request, serve the peer's nested requests, return the decoded reply (or raise
         the decoded exception)."""
+        if self.server is not None and _get_ident() != self.server:
+            # (subject) a thread of the tree calling the test's code (a callback, a carried patch such as a mocked
+            # ``time.sleep``): the driver is not waiting for it, and its bytes would interleave with the serving
+            # thread's on the one connection; a fault (the test fails), never a message
+            raise self._dec_fault(f"the code under test made the request {str(op)[:40]!r} of the test's code from a "
+                                  "thread of its own, which the judge cannot carry while the test runs")
         sent = _Budget(track=[])
         try:  # plain pytest passes any value to the tree: one this side cannot send is a fault, never an
             # exception of the call (a test's ``except Exception`` or ``pytest.raises(ValueError)`` would take it)
@@ -911,6 +919,7 @@ class Peer:
             raise
 
     def serve_forever(self) -> None:
+        self.server = _get_ident()
         while True:
             try:
                 msg = self._recv()
@@ -3310,6 +3319,9 @@ class _Forwarder(_logging.Handler):
         value = ei[1] if _type(ei) is tuple and _len(ei) == 3 else None
         if not _isinstance(value, BaseException) or _type(value) is not ei[0]:
             rec["xu"] = "an exc_info that is no exception's (type, value, traceback)"
+            return
+        if peer.server is not None and _get_ident() != peer.server:  # (handles are made by the serving thread only)
+            rec["xu"] = "an exception logged by a thread of the tree"
             return
         try:
             rec["xi"] = peer.enc_exc(value)

@@ -958,3 +958,16 @@ def test_a_relayed_log_record_field_that_could_not_cross_faults_when_read(patch_
     assert len(faults) == 2
     r.msg = "set by the test"  # (a field the test assigns is its own)
     assert r.msg == "set by the test"
+
+
+def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_a_message(patch_pair):
+    """A mocked ``time.sleep`` or a callback the tree calls from a thread of its own: the driver is not waiting for
+    it and its bytes would interleave with the serving thread's; the fault goes with the subject's next message."""
+    driver, faults, tree, mod = patch_pair
+    code = "import threading\n\ndef in_thread(cb):\n    out = []\n    t = threading.Thread(target=lambda: out.append(_try(cb)))\n" \
+           "    t.start()\n    t.join()\n    return out[0]\n\ndef _try(cb):\n    try:\n        return cb()\n    except Exception as e:\n" \
+           "        return type(e).__name__\n"
+    exec(code, mod.__dict__)  # noqa: S102 - the test's own tree
+    assert tree.in_thread(lambda: 1) == "ProtocolFault"
+    assert len(faults) == 1 and "thread of its own" in faults[0], faults
+    assert tree.in_thread.__name__ == "in_thread"  # (the connection still in step)
