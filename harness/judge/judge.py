@@ -60,6 +60,10 @@ _TYPES: dict[str, type] = {f"builtins.{t.__name__}": t for t in (int, float, str
 _TYPES.update({"decimal.Decimal": decimal.Decimal, "fractions.Fraction": fractions.Fraction,
                "datetime.date": datetime.date, "datetime.datetime": datetime.datetime,
                "datetime.timedelta": datetime.timedelta})
+# the interpreter's exception and warning classes: the runtime names a class so only when it is that class (a tree's
+# is ``<tree> ...``, harness.judge.probe_runtime ``_name``), so ``r.exc_info[0] is ZeroDivisionError`` reads as it does
+_TYPES.update({f"builtins.{k}": v for k, v in vars(builtins).items()
+               if isinstance(v, type) and issubclass(v, BaseException) and v.__module__ == "builtins"})
 
 
 class Malformed(HarnessError):

@@ -71,6 +71,7 @@ def _c_dumps():
 _dumps = _c_dumps()
 _write, _open = _os.write, _os.open
 _getframe = _sys._getframe
+_ModuleType = type(_sys)  # (bound before the judge watches the modules: subject_rpc ``StdlibPatches``)
 
 
 def _channel(path):
@@ -519,7 +520,7 @@ def _spawn_subject():
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
     res = _os.path.realpath(_DRIVER["res"])
-    peer.ps = _rpc.ProcState("driver", skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
+    peer.ps = _rpc.ProcState("driver", peer, skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
 
@@ -620,7 +621,7 @@ def _test_imports():
     (harness.judge.subject_rpc ``capture_identities``), as the builtins are."""
     out = []
     for v in _list((_STATE["probe"] or {}).values()):
-        mod = v if _isinstance(v, type(_sys)) else _sys.modules.get(getattr(v, "__module__", None) or "") \
+        mod = v if _isinstance(v, _ModuleType) else _sys.modules.get(getattr(v, "__module__", None) or "") \
             if _isinstance(v, type) else None
         if mod is None or _isinstance(mod, _rpc.ProxyModuleBase):
             continue
@@ -908,6 +909,7 @@ def _driver_setup(probe_file):
     _DRIVER["main"] = _thread.get_ident()
     time.sleep = _sleep
     threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
+    _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _spawn_subject()
 
 

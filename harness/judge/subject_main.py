@@ -239,7 +239,7 @@ def main() -> None:
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
-    peer.ps = rpc.ProcState("subject")  # the driver's environment, directory, argv, umask, log levels: at every message
+    peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message
     try:
         init = peer._recv()  # the driver starts this process early and sends this on first use
     except rpc.Closed:

@@ -37,6 +37,7 @@ The subject may do only this with the driver's objects: call a callable the driv
 public attribute of a non-module object (``_driver_policy``); it can never reach the probe runtime,
 its channel or its nonce through a proxy.
 """
+import _thread
 import base64 as _base64
 import builtins as _builtins
 import collections as _collections
@@ -106,6 +107,12 @@ _dumps, _loads = _c_dumps(), _json.JSONDecoder().decode
 # receiver's own (``Peer.enc``), and the probe tells the judge so (harness.judge.probe_runtime ``_enc``).
 _NAN = _math.nan
 _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpack
+# the stdlib's names the protocol reads while it runs, bound when this module loads: a test's patch carried to the
+# subject (``StdlibPatches``; ``monkeypatch.setattr(datetime, "datetime", Fake)``) or the tree's own changes nothing here
+_Decimal, _Fraction, _b64encode, _b64decode = _decimal.Decimal, _fractions.Fraction, _base64.b64encode, _base64.b64decode
+_DATE, _DATETIME, _TIME, _TIMEDELTA = _datetime.date, _datetime.datetime, _datetime.time, _datetime.timedelta
+_PurePosixPath, _PosixPath, _Path, _import_module = _pathlib.PurePosixPath, _pathlib.PosixPath, _pathlib.Path, _importlib.import_module
+_audit, _ModuleType, _get_ident = _sys.audit, _types.ModuleType, _thread.get_ident
 
 
 # -- identity: which classes are the interpreter's, decided by identity, never by name ---------------
@@ -223,7 +230,7 @@ def _mro_get(mro, name):
 def _base_class(mro):
     """The value class a value of this MRO is read as: its first built-in value type, or the stdlib's
     Decimal, Fraction, date, datetime; None for any other."""
-    known = (*_VALUE_BASES, _decimal.Decimal, _fractions.Fraction, _datetime.datetime, _datetime.date)
+    known = (*_VALUE_BASES, _Decimal, _Fraction, _DATETIME, _DATE)
     for klass in mro:
         if klass in known:
             return klass
@@ -777,6 +784,10 @@ class Peer:
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
         self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
+        self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
+        # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
+        self.class_patches: dict = {}
+        self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -977,6 +988,13 @@ class Peer:
         the decoded exception). In the subject, with the channel held (``Schedule``): a thread of the
         tree calling a callback of the test waits for the channel, and no other thread of the tree
         runs while the driver runs the callback."""
+        if self.sched is None and self.server is not None and _get_ident() != self.server:
+            # (subject, unscheduled: a bare Peer in a unit test) a thread of the tree calling the test's code (a
+            # callback, a carried patch such as a mocked ``time.sleep``): the driver is not waiting for it, and its
+            # bytes would interleave with the serving thread's on the one connection; a fault (the test fails), never
+            # a message. Scheduled (the judged run), the thread takes the channel instead (``Schedule``).
+            raise self._dec_fault(f"the code under test made the request {str(op)[:40]!r} of the test's code from a "
+                                  "thread of its own, which the judge cannot carry while the test runs")
         if op == "sync" and self.side == "driver":  # (each test's end: the driver's own kept copies too)
             self._overflowed()
         sched = self.sched
@@ -1002,6 +1020,9 @@ class Peer:
                 if spec != self.filters_sent:
                     msg["wf"] = [[a, m, self.enc(c), mod, n] for a, m, c, mod, n in spec]
                     self.filters_sent = spec
+                patches = _WATCH[0].pending() if _WATCH[0] is not None else None
+                if patches is not None:  # the test's patches of the stdlib, for the tree's own calls (``StdlibPatches``)
+                    msg["sp"] = [[m, n, self.enc(v), d] for m, n, v, d in patches]
             self._send(msg)
         except BaseException as err:  # noqa: BLE001 - re-raised as the fault it is
             if _isinstance(err, KeyboardInterrupt):
@@ -1088,6 +1109,7 @@ class Peer:
             raise
 
     def serve_forever(self) -> None:
+        self.server = _get_ident()
         sched = self.sched
         if sched is None:
             return self._serve_forever()
@@ -1121,6 +1143,8 @@ class Peer:
             self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
+            if "sp" in msg and self.side == "subject":
+                self._apply_patches(msg["sp"])
             snaps = [_snapshot(x) for x in track]
             self._push_inflight(track)
             try:
@@ -1274,6 +1298,40 @@ class Peer:
             self.links[item[1]], self.link_ids[id(obj)], self.link_snaps[item[1]] = obj, item[1], _snapshot(obj)
             self.link_sig = None
 
+    def _apply_patches(self, spec) -> None:
+        """(subject) The test's patches of the stdlib as they are now (``StdlibPatches.pending``): each set on this
+        side's module (its value from before kept), each no longer patched put back. One that cannot be applied
+        (a module this side cannot import, a value that cannot be set) is a fault (``pf``): the test fails, never
+        runs against the unpatched name."""
+        if not _isinstance(spec, list):
+            raise RemoteError("malformed stdlib patches")
+        want: dict = {}
+        for item in spec:
+            if not _isinstance(item, list) or _len(item) != 4 or not _carried(item[0], item[1]):
+                raise RemoteError("malformed stdlib patches")
+            want[(item[0], item[1])] = (item[2], item[3] is True)
+        for key in [k for k in self.stdlib_patches if k not in want]:
+            mod, orig = self.stdlib_patches.pop(key)
+            try:
+                if orig is _MISSING:
+                    _vars(mod).pop(key[1], None)
+                else:
+                    _vars(mod)[key[1]] = orig
+            except Exception as err:  # noqa: BLE001
+                self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be undone in the subject: {_why(err)}")
+        for key, (value, deleted) in want.items():
+            try:
+                mod = _sys.modules.get(key[0]) or _import_module(key[0])
+                if key not in self.stdlib_patches:
+                    self.stdlib_patches[key] = (mod, _vars(mod).get(key[1], _MISSING))
+                if deleted:
+                    _vars(mod).pop(key[1], None)
+                else:
+                    _vars(mod)[key[1]] = self.dec(value)
+            except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
+                self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
+                                f"the code under test reads it: {_why(err)}")
+
     def _dec_filters(self, spec) -> list:
         """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
         every other action "always"; an entry whose category this side does not have is left out (no
@@ -1363,9 +1421,15 @@ class Peer:
                 raise RemoteError("a malformed sleep")
             _time_sleep(secs)  # type: ignore[arg-type]
             return None
+        if op == "csetattr":  # the test set a member of a tree class (``RemoteMeta.__setattr__``)
+            return cross(_class_set, (self.class_patches, *args), {})
+        if op == "cdelattr":
+            return cross(_class_del, (self.class_patches, *args), {})
+        if op == "subclass":  # a test's class deriving from tree classes (``_test_subclass``): made here
+            return self.export(cross(_subclass, args, {}))
         if op == "sync":
             self._overflowed()
-            _sys.audit("hx.sync", args[0])
+            _audit("hx.sync", args[0])
             return args[0]
         fn = _OPS.get(op)
         if fn is None:
@@ -1756,7 +1820,7 @@ class Peer:
         if t in (set, frozenset):
             return {"t": "s" if t is set else "fs", "v": [self.enc(v, budget, depth + 1) for v in t.__iter__(x)]}
         if t in (bytes, bytearray):
-            return {"t": "b" if t is bytes else "ba", "v": _base64.b64encode(bytes(x)).decode()}
+            return {"t": "b" if t is bytes else "ba", "v": _b64encode(bytes(x)).decode()}
         if t is complex:
             return {"t": "c", "v": [x.real, x.imag]}
         return {"t": "r", "v": [x.start, x.stop, x.step]}
@@ -1765,22 +1829,22 @@ class Peer:
     def _enc_known(x, t):
         """The stdlib's value types, recognized by identity (a tree class named ``decimal.Decimal``
         is a tree class) and read through their own methods."""
-        if t is _decimal.Decimal:
-            return {"t": "dec", "v": _decimal.Decimal.__str__(x)}
-        if t is _fractions.Fraction:
+        if t is _Decimal:
+            return {"t": "dec", "v": _Decimal.__str__(x)}
+        if t is _Fraction:
             return {"t": "fr", "v": [x.numerator, x.denominator]}
-        if t is _datetime.date:
+        if t is _DATE:
             return {"t": "date", "v": t.isoformat(x)}
-        if t is _datetime.datetime or t is _datetime.time:  # with ``fold``, which isoformat leaves out
+        if t is _DATETIME or t is _TIME:  # with ``fold``, which isoformat leaves out
             out = {"t": t.__name__, "v": t.isoformat(x), "fold": t.fold.__get__(x)}
             zone = _zone_key(t.tzinfo.__get__(x))
             if zone is not None:
                 out["tz"] = zone
             return out
-        if t is _datetime.timedelta:
+        if t is _TIMEDELTA:
             return {"t": "td", "v": [x.days, x.seconds, x.microseconds]}
-        if t is _pathlib.PosixPath or t is _pathlib.PurePosixPath:  # a pure path stays pure (no filesystem methods)
-            return {"t": "path", "v": t.__fspath__(x), "pure": t is _pathlib.PurePosixPath}
+        if t is _PosixPath or t is _PurePosixPath:  # a pure path stays pure (no filesystem methods)
+            return {"t": "path", "v": t.__fspath__(x), "pure": t is _PurePosixPath}
         return None
 
     def _handle(self, x) -> dict:
@@ -1912,7 +1976,7 @@ class Peer:
         if t == "fs":
             return frozenset(self.dec(e, depth + 1, ctx) for e in x)
         if t in ("b", "ba"):
-            b = _base64.b64decode(x)
+            b = _b64decode(x)
             return b if t == "b" else self._tracked(ctx, lambda: bytearray(b))
         if t == "ref":
             return self.local(v.get("id"))
@@ -1959,11 +2023,11 @@ class Peer:
         if t == "r":
             return range(*x)
         if t == "dec":
-            return _decimal.Decimal(x)
+            return _Decimal(x)
         if t == "fr":
-            return _fractions.Fraction(*x)
+            return _Fraction(*x)
         if t in ("date", "datetime", "time"):
-            out = getattr(_datetime, t).fromisoformat(x)
+            out = {"date": _DATE, "datetime": _DATETIME, "time": _TIME}[t].fromisoformat(x)
             if _type(v.get("tz")) is str:
                 out = _in_zone(out, v["tz"])
             return out.replace(fold=1) if v.get("fold") == 1 else out
@@ -1971,11 +2035,11 @@ class Peer:
             return self._tracked(ctx, lambda: _OrderedDict([(self.dec(k, depth + 1, ctx), self.dec(e, depth + 1, ctx))
                                                             for k, e in x]))
         if t == "td":
-            return _datetime.timedelta(days=x[0], seconds=x[1], microseconds=x[2])
+            return _TIMEDELTA(days=x[0], seconds=x[1], microseconds=x[2])
         if t in ("dd", "ctr"):
             return self._tracked(ctx, lambda: self._dec_dict(t, x, v, depth, ctx))
         if t == "path":
-            return _pathlib.PurePosixPath(x) if v.get("pure") is True else _pathlib.Path(x)
+            return _PurePosixPath(x) if v.get("pure") is True else _Path(x)
         if t == "h":
             return self.proxy(v)
         if t == "sv":
@@ -2072,7 +2136,7 @@ class Peer:
         return s
 
     def module_for(self, meta: dict):
-        return _importlib.import_module(meta["n"]) if self.side == "subject" else self._driver_module(meta)
+        return _import_module(meta["n"]) if self.side == "subject" else self._driver_module(meta)
 
     def _driver_module(self, meta: dict):
         importlib = _importlib
@@ -2271,18 +2335,19 @@ def _finalizes(x) -> bool:
 
 
 def _ref_of(x):
-    """The peer's handle id when x stands for one of the peer's objects, else None."""
+    """The peer's handle id when x stands for one of the peer's objects, else None. By its real type (never
+    ``isinstance``, which a ``Mock(spec=...)`` of a stand-in answers through its ``__class__``)."""
     t = _type(x)
-    if _isinstance(x, RemoteMeta):
+    if issubclass(t, RemoteMeta):
         return type.__getattribute__(x, "__dict__").get("_hx_id")
-    if _isinstance(x, RemoteObject):
+    if issubclass(t, RemoteObject):
         return object.__getattribute__(x, "_hx_ref")
     if t is _ClassRef:
         return x._hx_ref
-    if _SHADOWS and _isinstance(x, tuple(_SHADOWS.values())):
+    if _SHADOWS and issubclass(t, tuple(_SHADOWS.values())):
         own = object.__getattribute__(x, "__dict__")
         return object.__getattribute__(own["_hx_remote"], "_hx_ref") if "_hx_remote" in own else None
-    if _isinstance(x, ProxyModuleBase):
+    if issubclass(t, ProxyModuleBase):
         return x.__dict__.get("_hx_ref")
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
         return object.__getattribute__(x, "__dict__").get("_hx_ref")
@@ -2555,6 +2620,173 @@ def _hook_fault(cls, why: str):
 _SCALARS = (type(None), bool, int, float, complex, str, bytes)
 
 
+# -- what the test puts on a tree class --------------------------------------------------------------
+# Under plain pytest the test's class attribute, ``mock.patch.object`` of a method and a subclass's override are
+# what the tree's own code finds (``self.fetch()``, ``self.hook()``). Here the tree's class lives in the subject,
+# so a member the test sets on a tree class's stand-in is set on the live class (``csetattr``: the test's value
+# crossing as itself, a driver callable as a callback handle, bound as a method where a function would be), put
+# back when the test deletes it (``mock``'s and ``monkeypatch``'s undo), and a test's class deriving from tree
+# classes is made in the subject (``subclass``) with the test's members so: the tree's methods run there, the
+# test's call back into the driver. What cannot be carried so fails closed (a protocol fault: the test fails).
+
+def _class_peer(cls, name: str):
+    """The driver's peer when ``name`` set on ``cls`` must reach the live class: ``cls`` stands for a class of the
+    subject (a tree class, or a test's subclass made there) and the name is not the stand-in's own bookkeeping."""
+    if name[:3] == "_hx" or "_hx_id" not in type.__getattribute__(cls, "__dict__"):
+        return None
+    peer = getattr(cls, "_hx_peer", None)
+    return peer if _isinstance(peer, Peer) and peer.side == "driver" else None  # type: ignore[union-attr]
+
+
+def _uses_super(code) -> bool:
+    """Whether a function's code (or one nested in it) calls ``super`` or reads ``__class__``: in the driver its
+    ``self`` is the live object's stand-in, never an instance of the test's class, so no ``super()`` there finds
+    the tree's next method as plain pytest's does."""
+    if "super" in code.co_names or "__class__" in code.co_freevars:
+        return True
+    return any(_isinstance(c, _types.CodeType) and _uses_super(c) for c in code.co_consts)
+
+
+def _member_kind(peer, value, where: str) -> tuple:
+    """How a test's class member crosses to the live class (``_member_of``): ``f`` a function (bound as a method
+    there), ``s``/``c`` a staticmethod's or classmethod's function, ``p`` a property's three functions, ``v`` any
+    other value (itself; a driver callable as a callback). A descriptor of another kind, or a function calling
+    ``super()``, fails closed: a protocol fault, the test fails."""
+    def fn(f):
+        if f is None:
+            return None
+        if _type(f) is not _types.FunctionType:
+            raise peer._dec_fault(f"{where}: a {qualname(_type(f))} in a staticmethod, classmethod or property "
+                                  "of the test's, which the judge cannot run in the subject")
+        if _uses_super(f.__code__):
+            raise peer._dec_fault(f"{where} calls super(): in the subject the tree's next method runs for plain "
+                                  "pytest; the judge cannot run it for the test's method")
+        return f
+    t = _type(value)
+    if t is _types.FunctionType:
+        return "f", fn(value)
+    if t is staticmethod:
+        return "s", value.__func__
+    if t is classmethod:
+        return "c", fn(value.__func__)
+    if t is property:
+        return "p", [fn(value.fget), fn(value.fset), fn(value.fdel)]
+    if _mro_get(_TYPE_MRO(t), "__get__") is not _MISSING:
+        raise peer._dec_fault(f"{where}: a {qualname(t)} (a descriptor of the test's, which the judge cannot run "
+                              "in the subject)")
+    return "v", value
+
+
+def _method_of(proxy, name):
+    """(subject) A function calling the driver's ``proxy``: bound as a method, as the test's function is."""
+    def method(*args, **kwargs):
+        return proxy(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name if _type(name) is str else "method"
+    return method
+
+
+def _member_of(kind, payload, name):
+    """(subject) The live class's member for what ``_member_kind`` sent."""
+    if kind == "v":
+        return payload
+    if kind == "s":
+        return staticmethod(_method_of(payload, name))
+    if kind == "f":
+        return _method_of(payload, name)
+    if kind == "c":
+        return classmethod(_method_of(payload, name))
+    if kind == "p" and _isinstance(payload, list) and _len(payload) == 3:
+        return property(*(None if f is None else _method_of(f, name) for f in payload))
+    raise RemoteError("a malformed class member")
+
+
+def _class_set(patches: dict, cls, name, kind, payload) -> None:
+    """(subject) The test sets ``name`` on the live class: the class's own value from before is kept to put back
+    (``_class_del``: ``mock`` and ``monkeypatch`` undo a patch of a stand-in class by deleting it, since the
+    stand-in's ``__dict__`` does not hold the tree's member)."""
+    if not _isinstance(cls, type) or _type(name) is not str:
+        raise RemoteError("a malformed class member")
+    member = _member_of(kind, payload, name)
+    key = (id(cls), name)
+    if key not in patches:
+        patches[key] = (cls, _TYPE_DICT(cls).get(name, _MISSING))
+    setattr(cls, name, member)
+
+
+def _class_del(patches: dict, cls, name) -> None:
+    """(subject) The test deletes ``name`` from the live class: put back what the test's ``_class_set`` replaced, or
+    delete it."""
+    if not _isinstance(cls, type) or _type(name) is not str:
+        raise RemoteError("a malformed class member")
+    entry = patches.pop((id(cls), name), None)
+    if entry is None or entry[1] is _MISSING:
+        delattr(cls, name)
+    else:
+        setattr(cls, name, entry[1])
+
+
+def _subclass(name, qual, module, bases, members):
+    """(subject) The live class of a test's subclass of tree classes (``_test_subclass``)."""
+    if _type(name) is not str or _type(qual) is not str or _type(module) is not str or not _isinstance(bases, list) \
+            or not all(_isinstance(b, type) for b in bases) or not _isinstance(members, list):
+        raise RemoteError("a malformed subclass")
+    ns: dict = {"__module__": module, "__qualname__": qual}
+    for item in members:
+        if not _isinstance(item, list) or _len(item) != 3 or _type(item[0]) is not str:
+            raise RemoteError("a malformed subclass")
+        ns[item[0]] = _member_of(item[1], item[2], item[0])
+    return type(name, tuple(bases) or (object,), ns)
+
+
+def _tree_base_peer(bases):
+    """The driver's peer when a test's class derives from a (non-exception) class of the subject."""
+    for base in bases:
+        if _isinstance(base, RemoteMeta) and not issubclass(base, BaseException):
+            peer = getattr(base, "_hx_peer", None)
+            if _isinstance(peer, Peer) and peer.side == "driver":
+                return peer
+    return None
+
+
+_NOT_SENT = frozenset({"__module__", "__qualname__", "__annotations__", "__dict__", "__weakref__"})
+
+
+def _test_subclass(mcls, peer, name, bases, ns, kwargs):
+    """A test's class deriving from tree classes: under plain pytest its instances run the tree's methods, and
+    those call the test's overrides (a hook, a template method). Here the class is made in the subject with the
+    tree's classes as bases and the test's members as callbacks into the driver (``_member_kind``), and the
+    test's class (this one) stands for it: calling it makes an instance there, as a tree class's stand-in does.
+    Fails closed (a protocol fault) where that cannot be built: a base of the test's own, ``__slots__``, class
+    keywords, a method that calls ``super()``."""
+    where = f"the test's class {name}"
+    if kwargs:
+        raise peer._dec_fault(f"{where}: class keywords, which the judge cannot pass to the tree's metaclass")
+    for base in bases:
+        if base is object:
+            continue
+        if not (_isinstance(base, RemoteMeta) and "_hx_id" in type.__getattribute__(base, "__dict__")
+                and getattr(base, "_hx_peer", None) is peer) or issubclass(base, BaseException):
+            raise peer._dec_fault(f"{where} derives from {qualname(base)} besides a tree class: the judge cannot "
+                                  "make it in the subject")
+    if "__slots__" in ns or "__classcell__" in ns:
+        raise peer._dec_fault(f"{where} has __slots__ or uses super()/__class__: the judge cannot make it in the "
+                              "subject as plain pytest's class is")
+    members = []
+    for k, v in ns.items():
+        if _type(k) is not str or k in _NOT_SENT:
+            continue
+        kind, payload = _member_kind(peer, v, f"{name}.{k}")
+        members.append([k, kind, payload])
+    hid = peer.request("subclass", name, str(ns.get("__qualname__", name)), str(ns.get("__module__", "")),
+                       [_ClassRef(b) for b in bases if b is not object], members)
+    if _type(hid) is not int:
+        raise peer._dec_fault(f"{where}: the subject made no class for it")
+    ns = {**ns, "_hx_id": hid, "_hx_peer": peer}
+    cls = type.__new__(mcls, name, bases, ns)
+    peer.classes[hid] = cls
+    return cls
+
+
 class RemoteMeta(type):
     """The class of a stand-in for a peer's class. What plain pytest runs of the tree's class itself
     (``class_hooks``) runs in the subject (``isinstance``/``issubclass`` of what crosses as itself, ``C[...]``)
@@ -2569,7 +2801,31 @@ class RemoteMeta(type):
                     if _isinstance(klass, RemoteMeta) and "sub" in _hooks(klass):
                         raise _hook_fault(klass, f"a subclass of {qualname(klass)}: plain pytest runs the tree's "
                                           "__init_subclass__ or metaclass, the driver has none to run")
+            peer = _tree_base_peer(bases)
+            if peer is not None:
+                return _test_subclass(mcls, peer, name, bases, ns, kwargs)
         return super().__new__(mcls, name, bases, ns, **kwargs)
+
+    def __setattr__(cls, name, value):
+        """A member the test sets on a tree class (``mock.patch.object``, ``monkeypatch.setattr``, an assignment)
+        is set on the live class too, where the tree's own calls find it (``_class_set``); the stand-in keeps it
+        for the test's own reads."""
+        peer = _class_peer(cls, name)
+        if peer is not None:
+            kind, payload = _member_kind(peer, value, f"{qualname(cls)}.{name}")
+            peer.request("csetattr", _ClassRef(cls), name, kind, payload)
+        type.__setattr__(cls, name, value)
+
+    def __delattr__(cls, name):
+        """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
+        (``_class_set``), the class's own value from before put back (``_class_del``)."""
+        peer = _class_peer(cls, name)
+        if peer is not None:
+            peer.request("cdelattr", _ClassRef(cls), name)
+            if name in type.__getattribute__(cls, "__dict__"):
+                type.__delattr__(cls, name)
+            return
+        type.__delattr__(cls, name)
 
     def __call__(cls, *args, **kwargs):
         if issubclass(cls, BaseException):
@@ -2853,10 +3109,10 @@ def _shadow_class(base: type):
 def _made_as(cls, base):
     """An instance of the stand-in class ``cls`` holding the value ``base``: ``cls(base)``, or for a
     date or datetime (whose constructor takes its fields, not a value) ``cls`` of ``base``'s fields."""
-    if _isinstance(base, _datetime.datetime):
+    if _isinstance(base, _DATETIME):
         return cls(base.year, base.month, base.day, base.hour, base.minute, base.second, base.microsecond,
                    base.tzinfo, fold=base.fold)
-    if _isinstance(base, _datetime.date):
+    if _isinstance(base, _DATE):
         return cls(base.year, base.month, base.day)
     return cls(base)
 
@@ -3069,6 +3325,131 @@ def _capture() -> tuple:
     return out, err
 
 
+
+# -- what the test patches in the standard library ------------------------------------------------------
+# Under plain pytest ``monkeypatch.setattr(time, "time", ...)``, ``mock.patch("os.getcwd")`` or
+# ``monkeypatch.setattr(builtins, "open", fake)`` change the one module the tree's own calls read. Here each
+# process has its own: the driver watches its modules (``StdlibPatches``: every module of the interpreter gets a
+# ``ModuleType`` subclass whose ``__setattr__``/``__delattr__`` note the name) and sends, with each request whose
+# patches changed, the whole set of names that differ from the value they had before the first change (``sp``);
+# the subject sets them on its own modules (the test's value crossing as itself, a driver callable as a callback
+# handle) and puts back what is no longer patched (``Peer._apply_patches``). What cannot be applied there is a
+# protocol fault: the test fails, never runs against the unpatched function.
+# Left to other rules (never carried): what pytest and the harness set on ``sys`` and ``warnings`` for their
+# own machinery (the streams, ``sys.argv`` and ``os.environ`` are synced as process state, warning filters by
+# ``_Warnings``), and the hooks the judge itself relies on.
+_NOT_CARRIED = {
+    "sys": frozenset({"stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "argv", "orig_argv",
+                      "modules", "path", "meta_path", "path_hooks", "path_importer_cache", "displayhook",
+                      "excepthook", "unraisablehook", "breakpointhook", "last_type", "last_value", "last_traceback",
+                      "last_exc", "audit", "addaudithook", "settrace", "setprofile", "gettrace", "getprofile",
+                      "_getframe", "getrefcount", "exc_info", "exception", "tracebacklimit", "ps1", "ps2"}),
+    "os": frozenset({"environ", "environb"}),
+}
+_NEVER_CARRIED = ("warnings", "_warnings", "pytest", "_pytest", "pluggy", "py", "iniconfig", "_hx", "harness")
+
+
+def _carried(mod_name, name) -> bool:
+    """Whether a patch of ``mod_name.name`` goes to the subject (see above)."""
+    if _type(mod_name) is not str or _type(name) is not str or (name[:2] == "__" == name[-2:]):
+        return False
+    root = mod_name.partition(".")[0]
+    if root in _NEVER_CARRIED or root.startswith("_hx"):
+        return False
+    return name not in _NOT_CARRIED.get(mod_name, ())
+
+
+class _WatchedModule(_types.ModuleType):
+    """(driver) The class of the interpreter's modules while the judge watches them (``StdlibPatches``): a module
+    as before, whose attribute writes and deletions are noted first."""
+
+    def __setattr__(self, name, value):
+        w = _WATCH[0]
+        if w is not None:
+            w.note(self, name, _getframe(1).f_code.co_filename)
+        _ModuleType.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        w = _WATCH[0]
+        if w is not None:
+            w.note(self, name, _getframe(1).f_code.co_filename)
+        _ModuleType.__delattr__(self, name)
+
+
+_getframe = _sys._getframe
+_PATCHERS = ("/unittest/mock.py", "/_pytest/monkeypatch.py")  # the interpreter's files that patch for a test
+
+
+_WATCH: list = [None]
+
+
+class StdlibPatches:
+    """(driver) The names of the interpreter's modules the test changed (``note``), and the value each had before
+    its first change; ``pending`` the set to send when it changed since the last send. A change is the test's
+    when the code making it is the test's file (``test_files``: an assignment, ``setattr``) or ``mock``'s or
+    ``monkeypatch``'s: never the import system binding a submodule to its package, nor pytest's or a plugin's
+    own hooks (``threading.excepthook``, ``pdb.set_trace``); once a name is the test's, every later change of it
+    (its undo, by whatever code) counts."""
+
+    def __init__(self, test_files=()):
+        self.originals: dict = {}  # (module name, attribute) -> (module, its value before the first change)
+        self.dirty = False
+        self.seen = -1  # len(sys.modules) when modules were last watched
+        self.test_files = test_files  # (a live set: the driver adds the probe's paths)
+
+    def watch(self) -> None:
+        """Watch every module of the interpreter not watched yet (those imported since the last call)."""
+        mods = _sys.modules
+        if _len(mods) == self.seen:
+            return
+        self.seen = _len(mods)
+        for name, mod in list(mods.items()):
+            if _type(mod) is not _ModuleType or _type(name) is not str or not trusted_file(getattr(mod, "__file__", None)) \
+                    or name.partition(".")[0] in _NEVER_CARRIED or name.startswith("_hx"):
+                continue
+            try:
+                object.__setattr__(mod, "__class__", _WatchedModule)
+            except TypeError:
+                pass
+
+    def note(self, mod, name, by: str) -> None:
+        mod_name = _vars(mod).get("__name__")
+        key = (mod_name, name)
+        if key not in self.originals:
+            if not _carried(mod_name, name) or not (by in self.test_files or (
+                    _type(by) is str and by.endswith(_PATCHERS) and trusted_file(by))):
+                return
+            self.originals[key] = (mod, _vars(mod).get(name, _MISSING))
+        self.dirty = True
+
+    def pending(self) -> list | None:
+        """[[module, name, value, deleted]] of every name that differs now from its value before the test's first
+        change (identity), when a change was noted since the last call; else None."""
+        if _len(_sys.modules) != self.seen:
+            self.watch()
+        if not self.dirty:
+            return None
+        self.dirty = False
+        out = []
+        for key, (mod, orig) in list(self.originals.items()):
+            cur = _vars(mod).get(key[1], _MISSING)
+            if cur is orig:
+                del self.originals[key]
+                continue
+            out.append([key[0], key[1], None if cur is _MISSING else cur, cur is _MISSING])
+        return out
+
+
+def watch_stdlib(test_files=()) -> StdlibPatches:
+    """(driver, before pytest starts) Start watching the interpreter's modules for the test's patches (made by
+    ``test_files``, ``mock`` or ``monkeypatch``)."""
+    if _WATCH[0] is None:
+        watcher = StdlibPatches(test_files)
+        watcher.watch()
+        _WATCH[0] = watcher
+    return _WATCH[0]
+
+
 # -- one process, two interpreters: the state a test acts on, synced at every message ------------------
 # Under plain pytest the test and the code under test share one process: what a fixture does to it
 # (``monkeypatch.setenv``/``chdir``, a patched ``sys.argv``, ``caplog.set_level``, the umask, ``time.tzset``)
@@ -3203,8 +3584,8 @@ class ProcState:
     as ``pf``). The subject forwards every log record that reaches its root logger (``lg``); the driver
     hands each to its own logger of that name."""
 
-    def __init__(self, side: str, skip=None):
-        self.side = side
+    def __init__(self, side: str, peer: "Peer | None" = None, skip=None):
+        self.side, self.peer = side, peer  # ``peer``: a record's args and exception cross through its encoding
         self.last: dict | None = None
         self.raw: dict | None = None
         self.records: list = []
@@ -3219,7 +3600,7 @@ class ProcState:
         self.g: dict | None = None  # subject: the guarded items at its last reply (``guard``)
         self.mn_len = -1  # the size of ``sys.modules`` when its None entries were last read (``_blocked``)
         if side == "subject":
-            self.forwarder = _Forwarder(self.records)
+            self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
             self.g = self._guarded()
             if not _HOOK:
@@ -3488,7 +3869,7 @@ class ProcState:
             if _type(msg["lg"]) is not list:
                 raise RemoteError("malformed log records")
             for r in msg["lg"][:MAX_RECORDS]:
-                _handle_record(r)
+                _handle_record(r, self.peer)
         if self.forwarder is not None:
             self._ensure_forwarder()
 
@@ -3792,25 +4173,58 @@ _HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_st
 _WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
 
 
+MAX_ARG_ITEMS = 1_000  # a record's args crossing as data (``_plain_args``); more is not faithful, and fails on read
+
+
+def _plain_args(v, budget: list, depth: int = 0) -> bool:
+    """Whether a record's ``args`` are plain data (exact built-in scalars, tuples, lists and dicts of them,
+    bounded): they cross as themselves, so the driver's record holds equal ``args`` and formats its
+    message as the subject's did."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > 8:
+        return False
+    t = _type(v)
+    if v is None or t in (bool, int, float, str, bytes):
+        return True
+    if t in (tuple, list):
+        return all(_plain_args(x, budget, depth + 1) for x in v)
+    if t is dict:
+        return all(_plain_args(k, budget, depth + 1) and _plain_args(x, budget, depth + 1) for k, x in v.items())
+    return False
+
+
 class _Forwarder(_logging.Handler):
     """The subject's root handler: every record that reaches the subject's root logger goes to the
-    driver with the next message, as plain data (its message formatted here, where its arguments live)."""
+    driver with the next message, as plain data: its message formatted here, where its arguments live
+    (``msg``), and what the driver rebuilds the record's own fields from (``_handle_record``): the
+    unformatted ``msg`` when it is a str (``ma``), the ``args`` when they are plain data (``ag``,
+    ``_plain_args``), the exception of ``exc_info`` through the protocol's exception encoding (``xi``:
+    its class, args, fields, chain; a tree exception's class as its stand-in), or marks that a field
+    could not cross faithfully (``mu``, ``au``, ``xu``): the driver's record fails closed when it is read."""
 
-    def __init__(self, out: list):
+    def __init__(self, out: list, peer: "Peer | None" = None):
         super().__init__(0)
-        self.out = out
+        self.out, self.peer = out, peer
 
     def emit(self, record) -> None:
         try:
             rec: dict = {}
+            text = None
             for k, t in _RECORD_FIELDS.items():
                 v = getattr(record, k, None)
                 if k == "msg":
-                    v = record.getMessage()
+                    try:
+                        v = text = record.getMessage()
+                    except Exception:  # noqa: BLE001 - logging's own error, replayed by the driver's handlers
+                        v = None
                 if v is not None and t is float and _type(v) is int:
                     v = float(v)
                 if _type(v) is t:
                     rec[k] = v
+            if self.peer is not None:
+                self._fields(record, rec, text)
+            elif text is None:
+                raise TypeError("a record whose message cannot be formatted")
             if record.exc_info and not rec.get("exc_text"):
                 rec["exc_text"] = _FORMAT_EXC(record.exc_info)
             extra = {k: v for k, v in _vars(record).items() if _type(k) is str and k not in _RECORD_ATTRS
@@ -3822,10 +4236,112 @@ class _Forwarder(_logging.Handler):
         except Exception:  # noqa: BLE001 - a record that cannot be read is handled as logging handles one
             self.handleError(record)
 
+    def _fields(self, record, rec: dict, text) -> None:
+        """The record's own ``msg``, ``args`` and ``exc_info`` as the driver rebuilds them (see the class)."""
+        peer = self.peer
+        assert peer is not None
+        msg, args = record.__dict__.get("msg"), record.__dict__.get("args")
+        if _type(msg) is str:
+            rec["ma"] = msg
+        else:
+            rec["mu"] = qualname(_type(msg))
+        if _plain_args(args, [MAX_ARG_ITEMS]):
+            rec["ag"] = peer.enc(args)
+        else:
+            rec["au"] = qualname(_type(args))
+        if text is None and ("ma" not in rec or "ag" not in rec):
+            raise TypeError("a record whose message cannot be formatted")  # (``handleError`` here, as before)
+        ei = record.__dict__.get("exc_info")
+        if ei is None or ei is False:
+            return
+        if _type(ei) is tuple and _len(ei) == 3 and ei[0] is None and ei[1] is None and ei[2] is None:
+            rec["xn"] = True  # ``log.exception`` outside a handler: (None, None, None), as logging stores it
+            return
+        value = ei[1] if _type(ei) is tuple and _len(ei) == 3 else None
+        if not _isinstance(value, BaseException) or _type(value) is not ei[0]:
+            rec["xu"] = "an exc_info that is no exception's (type, value, traceback)"
+            return
+        if peer.server is not None and _get_ident() != peer.server:  # (handles are made by the serving thread only)
+            rec["xu"] = "an exception logged by a thread of the tree"
+            return
+        try:
+            rec["xi"] = peer.enc_exc(value)
+        except Exception as err:  # noqa: BLE001 - read in the driver as a fault, never as another exception
+            rec["xu"] = f"its exception could not be sent: {_why(err)}"
 
-def _handle_record(r) -> None:
-    """In the driver: a record from the subject, rebuilt from its strings and numbers only, handled
-    by the driver's logger of its name (its handlers and its ancestors', caplog's on the root)."""
+
+class _Unfaithful:
+    """What stands in the driver's copy of a subject's log record for a field that could not cross as it is
+    (``_RelayedRecord``, ``_ExcInfo``): any use of it is a recorded protocol fault (the test fails), never a
+    value plain pytest would not read."""
+    __slots__ = ("_hx_why", "_hx_peer")
+
+    def __init__(self, peer, why: str):
+        object.__setattr__(self, "_hx_why", why)
+        object.__setattr__(self, "_hx_peer", peer)
+
+    def _hx_fault(self, *args):
+        peer = object.__getattribute__(self, "_hx_peer")
+        why = f"a relayed log record's {object.__getattribute__(self, '_hx_why')}: plain pytest reads the record itself"
+        raise peer._dec_fault(why) if peer is not None else ProtocolFault(why)
+
+    def __getattribute__(self, name):
+        object.__getattribute__(self, "_hx_fault")()
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __hash__ = __repr__ = __str__ = __len__ = \
+        __iter__ = __contains__ = __getitem__ = __call__ = __format__ = _hx_fault
+
+
+class _ExcInfo(tuple):
+    """A relayed record's ``exc_info``: (the exception's class, the exception, rebuilt by the protocol as a raised
+    one is), with the traceback, which stays in the subject, an ``_Unfaithful`` that faults when read; unpacking,
+    indexing and comparison read it, so only ``exc_info[0]``, ``exc_info[1]`` and its truth are free."""
+
+    def __getitem__(self, i):
+        got = tuple.__getitem__(self, i)
+        for x in (got if _type(i) is slice else (got,)):
+            if _type(x) is _Unfaithful:
+                x._hx_fault()
+        return got
+
+    def __iter__(self):
+        return (self[i] for i in range(tuple.__len__(self)))
+
+
+class _RelayedRecord(_logging.LogRecord):
+    """A relayed record one of whose ``msg``/``args`` could not cross as it is (an object, not a str; args not
+    plain data): reading that field is a fault (``_Unfaithful``); its message is the text the subject formatted
+    (``getMessage``), what every handler and caplog's ``messages`` read. A field the test assigns is its own."""
+
+    def getMessage(self):
+        d = self.__dict__
+        if _type(d.get("msg")) is not _Unfaithful and _type(d.get("args")) is not _Unfaithful:
+            return _logging.LogRecord.getMessage(self)
+        return d.get("_hx_text", "")
+
+
+def _field(name):
+    def get(self):
+        v = self.__dict__.get(name)
+        if _type(v) is _Unfaithful:
+            v._hx_fault()
+        return v
+
+    def put(self, value):
+        self.__dict__[name] = value
+
+    return property(get, put)
+
+
+for _name in ("msg", "args"):
+    setattr(_RelayedRecord, _name, _field(_name))
+
+
+def _handle_record(r, peer: "Peer | None" = None) -> None:
+    """In the driver: a record from the subject, rebuilt from its strings and numbers (and, with the
+    ``peer``, its own ``msg``, ``args`` and ``exc_info`` as the subject's ``_Forwarder`` sent them: a field
+    it could not send faithfully faults when read), handled by the driver's logger of its name (its
+    handlers and its ancestors', caplog's on the root)."""
     if _type(r) is not dict:
         raise RemoteError("a malformed log record")
     d = {k: r[k] for k, t in _RECORD_FIELDS.items() if k in r and _type(r[k]) is t}
@@ -3835,11 +4351,58 @@ def _handle_record(r) -> None:
                   and k not in _RECORD_ATTRS and (v is None or _type(v) in (str, int, float, bool))})
     d["args"], d["exc_info"] = None, None
     name = d.get("name", "root")
-    record = _MAKE_RECORD(d)
+    if peer is None or not ("ma" in r or "mu" in r):
+        record = _MAKE_RECORD(d)
+    else:
+        record = _relayed(r, d, peer)
     try:
         _LOGGER_HANDLE(_LOG_ROOT if name == "root" else _GET_LOGGER(name), record)
     except Exception:  # noqa: BLE001 - a handler of the test's that failed: as logging reports it
         pass
+
+
+def _relayed(r: dict, d: dict, peer: "Peer"):
+    """The driver's record of a subject's (``_Forwarder``): ``msg`` and ``args`` as the tree logged them when
+    they crossed as data, the exception of ``exc_info`` rebuilt as a raised one is (``dec_exc``); what did not
+    cross faithfully an ``_Unfaithful`` that faults when read."""
+    text = d.get("msg")
+    if _type(r.get("ma")) is str and "ag" in r:
+        args = peer.dec(r["ag"])
+        if _type(args) not in (tuple, dict):
+            raise RemoteError("malformed log record args")
+        d["msg"], d["args"] = r["ma"], args
+        record = _MAKE_RECORD(d)
+        try:
+            same = text is None or record.getMessage() == text
+        except Exception:  # noqa: BLE001
+            same = False
+        if not same:  # formatted otherwise here (never for plain data): its message is the subject's
+            record = _relayed_unfaithful(d, text, "args", "its args formatted otherwise than in the subject", peer)
+    else:
+        d["msg"] = r["ma"] if _type(r.get("ma")) is str else \
+            _Unfaithful(peer, f"msg (a {str(r.get('mu'))[:80]}, not a str)")
+        d["args"] = peer.dec(r["ag"]) if "ag" in r else _Unfaithful(peer, f"args (a {str(r.get('au'))[:80]})")
+        record = _RelayedRecord.__new__(_RelayedRecord)
+        record.__dict__.update(_MAKE_RECORD({}).__dict__)
+        record.__dict__.update(d)
+        record.__dict__["_hx_text"] = text if _type(text) is str else ""
+    if r.get("xn") is True:
+        record.exc_info = (None, None, None)
+    elif "xi" in r:
+        exc = peer.dec_exc(r["xi"])
+        record.exc_info = _ExcInfo((_type(exc), exc, _Unfaithful(peer, "exc_info[2] (the traceback stays in the subject)")))
+    elif "xu" in r:
+        why = f"exc_info ({str(r['xu'])[:120]})"
+        record.exc_info = _ExcInfo((_Unfaithful(peer, why), _Unfaithful(peer, why), _Unfaithful(peer, why)))
+    return record
+
+
+def _relayed_unfaithful(d: dict, text, field: str, why: str, peer: "Peer"):
+    record = _RelayedRecord.__new__(_RelayedRecord)
+    record.__dict__.update(d)
+    record.__dict__[field] = _Unfaithful(peer, why)
+    record.__dict__["_hx_text"] = text if _type(text) is str else ""
+    return record
 
 
 # -- one schedule: the tree's threads never run while the driver runs the test ----------------------------

@@ -1411,6 +1411,7 @@ FINALIZER_NOT_RUN_WHEN_DROPPED = {
 }
 # documented open (docs/judge.md: "attributes of standard-library modules the test patches ... no rule yet guarantees
 # it cannot go the other way"): it does go the other way; the tree reads the subject's real clock, not the test's
+# (closed: the test's patches of the stdlib are carried to the subject, subject_rpc ``StdlibPatches``)
 PATCHED_STDLIB_LENIENT = {
     "monkeypatched_time": ("import time\n\n\ndef age(ts):\n    return time.time() - ts + 1\n",
                            "import time\nfrom pkg import age\n\n\ndef test_f(monkeypatch):\n"
@@ -1474,7 +1475,8 @@ TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER = {
 }
 # a log record the subject relays carries its formatted message only: ``msg`` is the formatted text, ``args`` and
 # ``exc_info`` are None, so "logged without a traceback" (``exc_info is None``) holds for a tree that calls
-# ``log.exception``; plain pytest's caplog holds the record itself
+# ``log.exception``; plain pytest's caplog holds the record itself (closed: msg, plain args and the exception cross,
+# what cannot faults when read, subject_rpc ``_Forwarder``/``_handle_record``)
 _LOGS = ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    try:\n        1 / 0\n    except ZeroDivisionError:\n"
          "        log.exception('x=%s', 5)\n")
 _RECORD = "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
@@ -1486,7 +1488,8 @@ LOG_RECORD_FIELDS = {
 # what the test puts on a tree class never reaches the tree's own calls: ``mock.patch.object(pkg.Client, 'fetch', ...)``
 # patches the driver's stand-in class, and a test's subclass overriding a hook is run by the tree's method with the
 # tree's own hook; the tree runs its real code, which can pass where the patched one fails (the docs name only
-# patched standard-library modules, and call the consequence stricter)
+# patched standard-library modules, and call the consequence stricter) (closed: set on the live class, a test's
+# subclass made in the subject, subject_rpc ``RemoteMeta.__setattr__``, ``_test_subclass``)
 TEST_PATCH_OF_A_TREE_CLASS = {
     "mock_patch_object": ("class Client:\n    def fetch(self):\n        raise ConnectionError('no network')\n\n"
                           "    def total(self):\n        try:\n            return self.fetch() + 1\n"
@@ -1498,6 +1501,75 @@ TEST_PATCH_OF_A_TREE_CLASS = {
                       "import pkg\n\n\ndef test_f():\n    class Zero(pkg.Base):\n        def hook(self):\n            return 0\n"
                       "    assert Zero().run() == 10\n"),
 }
+# what the test puts on a tree class or a stdlib module reaches the tree's own calls (docs/judge.md, "What the test
+# patches"): right trees under such patches pass both; wrong ones, and what the judge cannot carry, fail the judge
+_CLIENT = ("class Client:\n    def fetch(self):\n        raise RuntimeError('network')\n\n"
+           "    def total(self):\n        return self.fetch() + 1\n")
+_AGE = "import time\n\n\ndef age(ts):\n    return time.time() - ts + 1\n"
+_BASE = "class Base:\n    def hook(self):\n        return 1\n\n    def run(self):\n        return self.hook() * 10\n"
+TEST_PATCHES_HONEST = {
+    "monkeypatched_time": (_AGE, "import time\nfrom pkg import age\n\n\ndef test_f(monkeypatch):\n"
+                                 "    monkeypatch.setattr(time, 'time', lambda: 100.0)\n    assert age(40) == 61\n"),
+    "mock_patch_undone_after_the_with": (_AGE, "import time\nfrom unittest import mock\nfrom pkg import age\n\n\n"
+                                               "def test_f():\n    with mock.patch('time.time', return_value=100.0):\n"
+                                               "        assert age(40) == 61\n    assert age(time.time()) < 2\n"),
+    "mock_patch_sleep": ("import time\n\n\ndef wait():\n    time.sleep(30)\n    return 1\n",
+                         "from unittest import mock\nimport pkg\n\n\ndef test_f():\n    with mock.patch('time.sleep') as s:\n"
+                         "        assert pkg.wait() == 1\n    s.assert_called_once_with(30)\n"),
+    "patched_platform": ("import sys\n\n\ndef name():\n    return 'win' if sys.platform == 'win32' else 'posix'\n",
+                         "import sys\nfrom pkg import name\n\n\ndef test_f(monkeypatch):\n"
+                         "    monkeypatch.setattr(sys, 'platform', 'win32')\n    assert name() == 'win'\n"),
+    "patched_open": ("def first(p):\n    with open(p) as f:\n        return f.readline().strip()\n",
+                     "import builtins, io\nfrom pkg import first\n\n\ndef test_f(monkeypatch):\n"
+                     "    monkeypatch.setattr(builtins, 'open', lambda p, *a, **k: io.StringIO('x=1\\n'))\n"
+                     "    assert first('/nowhere') == 'x=1'\n"),
+    "method_patched_with_a_function": (_CLIENT, "import pkg\n\n\ndef test_f(monkeypatch):\n"
+                                                "    monkeypatch.setattr(pkg.Client, 'fetch', lambda self: 5)\n"
+                                                "    assert pkg.Client().total() == 6\n"),
+    "method_patched_with_autospec": (_CLIENT, "from unittest import mock\nimport pkg\n\n\ndef test_f():\n"
+                                              "    with mock.patch.object(pkg.Client, 'fetch', autospec=True, return_value=5) as m:\n"
+                                              "        assert pkg.Client().total() == 6\n    assert m.call_count == 1\n"),
+    "method_put_back_after_the_patch": (_CLIENT, "import pytest\nfrom unittest import mock\nimport pkg\n\n\ndef test_f():\n"
+                                                 "    with mock.patch.object(pkg.Client, 'fetch', return_value=1):\n"
+                                                 "        assert pkg.Client().total() == 2\n"
+                                                 "    with pytest.raises(RuntimeError):\n        pkg.Client().total()\n"),
+    "class_attribute_patched": ("class Config:\n    RETRIES = 3\n\n\ndef tries():\n    return Config.RETRIES + 1\n",
+                                "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg.Config, 'RETRIES', 0)\n"
+                                "    assert pkg.tries() == 1\n"),
+    "subclass_with_state_a_property_and_a_staticmethod": (
+        _BASE, "import pkg\n\n\ndef test_f():\n    class My(pkg.Base):\n        factor = 3\n\n"
+               "        def __init__(self, extra):\n            self.extra = extra\n\n"
+               "        @property\n        def size(self):\n            return self.factor + self.extra\n\n"
+               "        @staticmethod\n        def unit():\n            return 1\n\n"
+               "        def hook(self):\n            return self.size * self.unit()\n\n"
+               "    m = My(2)\n    assert m.run() == 50\n    assert isinstance(m, My) and isinstance(m, pkg.Base)\n"),
+}
+TEST_PATCHES_LENIENT = {  # plain pytest fails each; the judge must too (carried, or failed closed)
+    "patched_getcwd": ("import os\n\n\ndef where():\n    return os.getcwd()\n",
+                       "import os\nfrom pkg import where\n\n\ndef test_f(monkeypatch):\n"
+                       "    monkeypatch.setattr(os, 'getcwd', lambda: '/nowhere')\n    assert where() != '/nowhere'\n"),
+    "subclass_calling_super": (_BASE, "import pkg\n\n\ndef test_f():\n    class My(pkg.Base):\n        def hook(self):\n"
+                                      "            return super().hook() + 1\n\n    assert My().run() == 10\n"),
+    "deleted_stdlib_function": ("import os\n\n\ndef where():\n    return os.getcwd()\n",
+                                "from pkg import where\n\n\ndef test_f(monkeypatch):\n"
+                                "    monkeypatch.delattr('os.getcwd')\n    assert where()\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEST_PATCHES_HONEST))
+def test_a_right_tree_under_the_tests_patches_passes_both(tmp_path, name):
+    judged, plain, out = both(tmp_path, *TEST_PATCHES_HONEST[name])
+    assert (judged, plain) == (True, True), out
+
+
+@pytest.mark.parametrize("name", sorted(TEST_PATCHES_LENIENT))
+def test_a_wrong_tree_under_the_tests_patches_fails_the_judge(tmp_path, name):
+    judged, plain, out = both(tmp_path, *TEST_PATCHES_LENIENT[name])
+    if plain is not False:  # the premise: plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
 R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATCH_OF_A_TREE_CLASS.items()},
 **{f"log_record_fields-{k}": v for k, v in LOG_RECORD_FIELDS.items()},
 **{f"test_change_to_an_unlinked_kept_container-{k}": v for k, v in TEST_CHANGE_TO_AN_UNLINKED_KEPT_CONTAINER.items()},
@@ -1522,7 +1594,10 @@ R32ATK4_CLOSED_STAND_INS: frozenset[str] = frozenset({  # identity, linking and 
     *(f"aliases_in_one_message-{k}" for k in ALIASES_IN_ONE_MESSAGE if k != "one_float_twice_in_a_reply"),
     "test_change_to_an_unlinked_kept_container-kept_past_max_links", "dict_subclass_with_missing", "dataclass_asdict",
     "dataclass_replace_fields_astuple", "asyncio_run_of_a_tree_coroutine", "intflag_and_in_an_assert"})
-R32ATK4_CLOSED_TEST_PATCHES: frozenset[str] = frozenset()  # what the test puts on a tree class or the stdlib; log records
+R32ATK4_CLOSED_TEST_PATCHES: frozenset[str] = frozenset({  # what the test puts on a tree class or the stdlib; log records
+    *(f"log_record_fields-{k}" for k in LOG_RECORD_FIELDS), "log_record_args_and_exc_info",
+    *(f"test_patch_of_a_tree_class-{k}" for k in TEST_PATCH_OF_A_TREE_CLASS), "mock_patch_object_of_a_tree_method",
+    "subclass_overriding_a_hook", *(f"patched_stdlib-{k}" for k in PATCHED_STDLIB_LENIENT)})
 R32ATK4_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # tree threads between messages (subject_rpc ``Schedule``, probe_runtime ``_sleep``)
     "mirror_changed_between_messages-thread_appends_to_a_tree_list",
     "changed_and_undone_between_messages-linked_list",
@@ -1603,7 +1678,8 @@ HONEST_FAILED = {
     "polling_a_callback_a_tree_thread_calls": ("import threading, time\n\n\ndef start(cb):\n    def w():\n        time.sleep(0.2)\n"
                                                "        cb(1)\n    threading.Thread(target=w).start()\n",
                                                _POLL.format("results.append")),
-    # older: a log record relays its message only (``args``, ``exc_info`` and ``extra`` fields are None or missing)
+    # older: a log record relays its message only (``args``, ``exc_info`` and ``extra`` fields are None or missing);
+    # closed with LOG_RECORD_FIELDS (the judge read ``exc_info[0] is ZeroDivisionError`` too: builtin exception classes)
     "log_record_args_and_exc_info": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    try:\n        1 / 0\n"
                                      "    except ZeroDivisionError:\n        log.exception('x=%s', 5)\n",
                                      "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    r = caplog.records[0]\n"
@@ -1613,7 +1689,7 @@ HONEST_FAILED = {
     "asyncio_run_of_a_tree_coroutine": ("import asyncio\n\n\nasync def f(x):\n    await asyncio.sleep(0)\n    return x * 2\n",
                                         "import asyncio\nfrom pkg import f\n\n\ndef test_f():\n    assert asyncio.run(f(2)) == 4\n"),
     # older: ``mock.patch.object`` of a tree class's method and a test's subclass overriding a hook never reach the
-    # tree's own calls (see TEST_PATCH_OF_A_TREE_CLASS)
+    # tree's own calls (see TEST_PATCH_OF_A_TREE_CLASS; closed with it)
     "mock_patch_object_of_a_tree_method": ("class Client:\n    def fetch(self):\n        raise RuntimeError('network')\n\n"
                                            "    def total(self):\n        return self.fetch() + 1\n",
                                            "from unittest import mock\nimport pkg\n\n\ndef test_f():\n"

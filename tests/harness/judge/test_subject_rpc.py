@@ -1241,3 +1241,251 @@ def test_the_driver_keeps_its_own_path_entries_and_takes_the_tree_s(monkeypatch)
     ps.incoming({"ps": {"sp": ["", "/new", "/a", "/b"]}})
     assert sys.path == ["/hx/res", "", "/new", "/a", "/b"]
     assert ps.faults == []
+
+
+# -- what the test puts on a tree class or the stdlib; log records ---------------------------------------------
+PATCH_TREE = """
+class Client:
+    def fetch(self):
+        raise RuntimeError("network")
+
+    def total(self):
+        return self.fetch() + 1
+
+
+class Base:
+    def hook(self):
+        return 1
+
+    def run(self):
+        return self.hook() * 10
+"""
+
+
+@pytest.fixture
+def patch_pair():
+    """(the driver's peer, the faults it recorded, the tree module's proxy) for PATCH_TREE."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    faults: list = []
+    driver.on_fault = faults.append
+    mod = types.ModuleType("tree")
+    exec(PATCH_TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, faults, driver.proxy({"id": hid, "ty": "tree", "c": False}), mod
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+def test_a_member_the_test_sets_on_a_tree_class_is_the_live_classs_until_it_is_undone(patch_pair):
+    """``RemoteMeta.__setattr__``: ``mock.patch.object`` (a callable crossing as a callback) and a function
+    (bound as a method there) reach the tree's own ``self.fetch()``; the undo (a deletion: the stand-in's
+    ``__dict__`` does not hold the tree's method) puts the tree's own back."""
+    from unittest import mock
+    driver, faults, tree, mod = patch_pair
+    Client = tree.Client
+    with mock.patch.object(Client, "fetch", return_value=1) as m:
+        assert Client().total() == 2
+    assert m.call_count == 1
+    assert mod.Client.__dict__["fetch"].__name__ == "fetch" and mod.Client.fetch.__qualname__ == "Client.fetch"
+    with pytest.raises(RuntimeError):
+        Client().total()
+    Client.fetch = lambda self: 5
+    assert Client().total() == 6 and Client.fetch(None) == 5  # (the test's own reads: its function)
+    del Client.fetch
+    with pytest.raises(RuntimeError):
+        Client().total()
+    assert faults == []
+
+
+def test_a_tests_subclass_of_a_tree_class_is_made_in_the_subject_with_its_overrides_called_back(patch_pair):
+    driver, faults, tree, mod = patch_pair
+
+    class My(tree.Base):
+        factor = 3
+
+        def hook(self):
+            return self.factor + 2
+
+    m = My()
+    assert m.run() == 50  # the tree's run, calling the test's hook
+    assert isinstance(m, My) and isinstance(m, tree.Base)
+    My.factor = 4  # a class attribute the test changes later: the live class's too
+    assert m.run() == 60
+    assert faults == []
+
+
+@pytest.mark.parametrize("body", ["def hook(self):\n    return super().hook() + 1\n",
+                                  "__slots__ = ()\n",
+                                  "x = property(lambda self: 1)\n"])
+def test_a_tests_subclass_the_subject_cannot_make_as_plain_pytests_is_a_fault(patch_pair, body):
+    """A method calling ``super()`` (no tree's next method runs for the driver's function) and ``__slots__`` fail
+    closed where the class is made; a property of the test's (its function called back) works."""
+    driver, faults, tree, mod = patch_pair
+    ns: dict = {"Base": tree.Base}
+    src = "class My(Base):\n" + "".join("    " + line + "\n" for line in body.splitlines())
+    if "property" in body:
+        exec(src, ns)  # noqa: S102 - the test's own class
+        assert ns["My"]().x == 1 and faults == []
+        return
+    with pytest.raises(rpc.ProtocolFault):
+        exec(src, ns)  # noqa: S102 - the test's own class
+    assert len(faults) == 1, faults
+
+
+def test_member_kind_carries_functions_as_methods_and_refuses_other_descriptors():
+    class P:
+        def _dec_fault(self, why):
+            return rpc.ProtocolFault(why)
+
+    def f(self):
+        return 1
+
+    assert rpc._member_kind(P(), f, "C.f") == ("f", f)
+    assert rpc._member_kind(P(), staticmethod(f), "C.f") == ("s", f)
+    assert rpc._member_kind(P(), classmethod(f), "C.f") == ("c", f)
+    assert rpc._member_kind(P(), 3, "C.x") == ("v", 3)
+    from unittest import mock
+    with pytest.raises(rpc.ProtocolFault):
+        rpc._member_kind(P(), mock.PropertyMock(return_value=1), "C.p")  # a descriptor of the test's
+
+    def calls_super(self):
+        return super().f()  # type: ignore[misc]
+
+    with pytest.raises(rpc.ProtocolFault):
+        rpc._member_kind(P(), calls_super, "C.f")
+
+
+def test_the_tests_patches_of_a_module_are_noted_and_sent_until_undone(monkeypatch):
+    """``StdlibPatches``: a module of the interpreter watched (its class a ``ModuleType`` subclass) notes every
+    name the test sets; ``pending`` is the set of names differing from their value before, when it changed."""
+    fake = types.ModuleType("hx_fake_stdlib")
+    fake.clock = time_clock = lambda: 1.0  # noqa: E731
+    monkeypatch.setitem(__import__("sys").modules, "hx_fake_stdlib", fake)
+    watcher = rpc.StdlibPatches({__file__})
+    monkeypatch.setattr(rpc, "_WATCH", [watcher])
+    watcher.seen = -1
+    watcher.watch()
+    assert type(fake) is rpc._WatchedModule
+    assert watcher.pending() is None
+    fake_clock = lambda: 100.0  # noqa: E731
+    fake.clock = fake_clock
+    assert watcher.pending() == [["hx_fake_stdlib", "clock", fake_clock, False]]
+    assert watcher.pending() is None  # (unchanged since)
+    del fake.clock
+    assert watcher.pending() == [["hx_fake_stdlib", "clock", None, True]]
+    fake.clock = time_clock
+    assert watcher.pending() == []  # undone: nothing differs, the subject puts its own back
+    exec("import types\ntypes.ModuleType.__setattr__(fake, 'x', 1)\nsetattr(fake, 'y', 1)", {"fake": fake})  # noqa: S102
+    assert watcher.pending() is None  # (code other than the test's, mock's or monkeypatch's: not the test's patch)
+    monkeypatch.setattr(fake, "z", 2, raising=False)
+    assert watcher.pending() == [["hx_fake_stdlib", "z", 2, False]]
+    object.__setattr__(fake, "__class__", types.ModuleType)
+
+
+def test_the_subject_applies_the_tests_patches_and_puts_back_its_own(monkeypatch):
+    fake = types.ModuleType("hx_fake_stdlib")
+    fake.clock = own = lambda: 1.0  # noqa: E731
+    monkeypatch.setitem(__import__("sys").modules, "hx_fake_stdlib", fake)
+    a, b = socket.socketpair()
+    subject = rpc.Peer(a.detach(), "subject")
+    subject._apply_patches([["hx_fake_stdlib", "clock", 5, False]])
+    assert fake.clock == 5
+    subject._apply_patches([["hx_fake_stdlib", "clock", None, True]])
+    assert not hasattr(fake, "clock")
+    subject._apply_patches([])
+    assert fake.clock is own
+    subject._apply_patches([["hx_no_such_module_anywhere", "f", 1, False]])
+    assert len(subject.pending) == 1 and "could not be applied" in subject.pending[0]  # a fault, never silence
+    with pytest.raises(rpc.RemoteError):
+        subject._apply_patches([["sys", "stdout", 1, False]])  # never carried: synced by its own rule
+    socket.socket(fileno=subject.fd).close()
+    b.close()
+
+
+def _relayed_record(driver, subject, log):
+    """A record the subject's forwarder sends (as JSON) and the driver rebuilds, as caplog would hold it."""
+    import json
+    import logging
+    out: list = []
+    handler = rpc._Forwarder(out, subject)
+    lg = logging.getLogger("hx.relay.probe")
+    lg.addHandler(handler)
+    lg.propagate = False
+    try:
+        log(lg)
+    finally:
+        lg.removeHandler(handler)
+        lg.propagate = True
+    got: list = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            got.append(record)
+
+    keep = Keep()
+    lg.addHandler(keep)
+    try:
+        rpc._handle_record(json.loads(json.dumps(out[0])), driver)
+    finally:
+        lg.removeHandler(keep)
+    return got[0]
+
+
+def test_a_relayed_log_record_carries_its_msg_args_and_exception(patch_pair):
+    driver, faults, tree, mod = patch_pair
+    subject = rpc.Peer(-1, "subject")
+
+    def log(lg):
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            lg.exception("x=%s %r", 5, "a")
+
+    r = _relayed_record(driver, subject, log)
+    assert r.msg == "x=%s %r" and r.args == (5, "a") and r.getMessage() == "x=5 'a'"
+    assert r.exc_info[0] is ZeroDivisionError and isinstance(r.exc_info[1], ZeroDivisionError)
+    assert str(r.exc_info[1]) == "division by zero" and "ZeroDivisionError" in r.exc_text
+    with pytest.raises(rpc.ProtocolFault):
+        r.exc_info[2]  # the traceback stays in the subject: read, a fault
+    with pytest.raises(rpc.ProtocolFault):
+        _, _, _ = r.exc_info
+    assert len(faults) == 2
+    r = _relayed_record(driver, subject, lambda lg: lg.warning("plain"))
+    assert r.args == () and r.exc_info is None and r.msg == "plain"
+
+
+def test_a_relayed_log_record_field_that_could_not_cross_faults_when_read(patch_pair):
+    driver, faults, tree, mod = patch_pair
+    subject = rpc.Peer(-1, "subject")
+
+    class Obj:
+        def __repr__(self):
+            return "<obj>"
+
+    r = _relayed_record(driver, subject, lambda lg: lg.warning("got %r", Obj()))
+    assert r.getMessage() == "got <obj>" and r.msg == "got %r"  # (the text, formatted where the object lives)
+    with pytest.raises(rpc.ProtocolFault):
+        r.args
+    r = _relayed_record(driver, subject, lambda lg: lg.warning(Obj()))
+    assert r.getMessage() == "<obj>"
+    with pytest.raises(rpc.ProtocolFault):
+        r.msg
+    assert len(faults) == 2
+    r.msg = "set by the test"  # (a field the test assigns is its own)
+    assert r.msg == "set by the test"
+
+
+def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_a_message(patch_pair):
+    """A mocked ``time.sleep`` or a callback the tree calls from a thread of its own: the driver is not waiting for
+    it and its bytes would interleave with the serving thread's; the fault goes with the subject's next message."""
+    driver, faults, tree, mod = patch_pair
+    code = "import threading\n\ndef in_thread(cb):\n    out = []\n    t = threading.Thread(target=lambda: out.append(_try(cb)))\n" \
+           "    t.start()\n    t.join()\n    return out[0]\n\ndef _try(cb):\n    try:\n        return cb()\n    except Exception as e:\n" \
+           "        return type(e).__name__\n"
+    exec(code, mod.__dict__)  # noqa: S102 - the test's own tree
+    assert tree.in_thread(lambda: 1) == "ProtocolFault"
+    assert len(faults) == 1 and "thread of its own" in faults[0], faults
+    assert tree.in_thread.__name__ == "in_thread"  # (the connection still in step)
