@@ -279,6 +279,16 @@ def call_back(cb):
 """
 
 
+@pytest.fixture(autouse=True)
+def _root_handlers_kept():
+    """Every test leaves the root logger's handlers as it found them: a subject ``ProcState`` puts its log
+    forwarder there (as in the subject process), and one left behind relays the next test's records."""
+    import logging
+    kept = list(logging.root.handlers)
+    yield
+    logging.root.handlers[:] = kept
+
+
 @pytest.fixture
 def pair():
     """(the driver's peer, the subject's peer, the tree module's proxy)."""
