@@ -3849,7 +3849,9 @@ class ProcState:
                     continue
                 a, m, _, c, mod, n = e
                 name = _WARNING_NAMES.get(id(c))
-                if name is None or _BUILTIN_WARNINGS.get(name) is not c or _type(a) is not str or \
+                if name is None or _BUILTIN_WARNINGS.get(name) is not c:
+                    name = _library_category(c)
+                if name is None or _type(a) is not str or \
                         (m is not None and _type(m) is not str) or (mod is not None and _type(mod) is not str) or \
                         _type(n) is not int:
                     self.faults.append("the tree added a warning filter for a category of its own, which the driver "
@@ -4052,6 +4054,47 @@ def _apply_blocked(mn, ps: "ProcState") -> None:
             del mods[k]
 
 
+_TYPE_QUALNAME = type.__dict__["__qualname__"].__get__  # (the type's slot, read in C)
+
+
+def _library_category(c) -> str | None:
+    """(subject) ``lib:MODULE:QUALNAME`` for a warning category an installed library defines (numpy's
+    ``RankWarning``, which numpy's own import puts an "always" filter on), when its module's file is the
+    interpreter's (``trusted_file``: never a module of the tree, whatever its name); else None (the tree's own
+    category: guarded). Read from the class's and module's own dicts, never through the tree's code."""
+    try:
+        d = _TYPE_DICT(c)
+        modname, qual = d.get("__module__"), _TYPE_QUALNAME(c)
+        mod = _sys.modules.get(modname) if _type(modname) is str else None
+        if mod is None or _type(qual) is not str or not trusted_file(_MODULE_DICT(mod).get("__file__")):
+            return None
+        return f"lib:{modname}:{qual}"
+    except Exception:  # noqa: BLE001 - a class or module the interpreter cannot read: the tree's (guarded)
+        return None
+
+
+def _warning_category(name: str):
+    """(driver) The class a filter's category names: a builtin warning, or an installed library's (``lib:``,
+    ``_library_category``) resolved in the driver from the library's own module (imported if it is not yet,
+    and only when its file is the interpreter's); None when it is neither (a fault at the caller)."""
+    if name in _BUILTIN_WARNINGS:
+        return _BUILTIN_WARNINGS[name]
+    kind, _, rest = name.partition(":")
+    modname, _, qual = rest.partition(":")
+    if kind != "lib" or not modname or not qual:
+        return None
+    try:
+        mod = _sys.modules.get(modname) or _import_module(modname)
+        if not trusted_file(_MODULE_DICT(mod).get("__file__")):
+            return None
+        c: object = mod
+        for part in qual.split("."):
+            c = _vars(c)[part]
+        return c if _isinstance(c, type) and issubclass(c, Warning) else None  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - not importable here, or no such class: none
+        return None
+
+
 def _apply_filters(wa) -> None:
     """(driver) The tree's warning filters (``ProcState.tree_filters``) added to the driver's, in their order."""
     if _type(wa) is not list:
@@ -4059,7 +4102,7 @@ def _apply_filters(wa) -> None:
     front = []
     for e in wa[:256]:
         if _type(e) is not list or _len(e) != 6 or e[0] not in ("f", "b") or not all(_type(x) is str for x in e[1:5]) \
-                or _type(e[5]) is not int or e[3] not in _BUILTIN_WARNINGS:
+                or _type(e[5]) is not int or _warning_category(e[3]) is None:
             raise RemoteError("a malformed warning filter")
         if e[0] == "f":
             front.append(e)
@@ -4120,7 +4163,7 @@ def _socket_timeout():
 
 def _add_filter(e: list, append: bool) -> None:
     try:
-        _FILTERWARNINGS(e[1], e[2], _BUILTIN_WARNINGS[e[3]], e[4], e[5], append)
+        _FILTERWARNINGS(e[1], e[2], _warning_category(e[3]), e[4], e[5], append)
     except (ValueError, TypeError, _re.error):
         pass
 

@@ -1188,6 +1188,29 @@ def test_the_c_environment_the_tree_sets_with_putenv_travels(monkeypatch):
         os.unsetenv("HX_C_ONLY")
 
 
+def test_a_filter_on_an_installed_librarys_category_goes_to_the_driver_by_name():
+    """numpy's import puts an "always" filter on its own ``RankWarning`` (an honest tree importing numpy made
+    this a fault before: test_scoring_attacks' generator_sorted, the first test of a module importing numpy).
+    A category whose module is the interpreter's (``trusted_file``) crosses as ``lib:MODULE:QUALNAME`` and the
+    driver puts the same filter on the same class; a category of the tree's own stays a fault (above)."""
+    from numpy.exceptions import RankWarning
+    ps = rpc.ProcState("driver")
+    with warnings.catch_warnings():
+        base = list(warnings.filters)
+        warnings.simplefilter("always", RankWarning)
+        now = list(warnings.filters)
+    ps.tree_filters(base, now)
+    assert ps.faults == [] and ps.filters_out == [["f", "always", "", "lib:numpy.exceptions:RankWarning", "", 0]]
+    driver = rpc.ProcState("driver")
+    driver.outgoing({})
+    with warnings.catch_warnings():
+        driver.incoming({"ps": {"wa": ps.filters_out}})
+        assert warnings.filters[0][0] == "always" and warnings.filters[0][2] is RankWarning
+    for forged in ("lib:tests.harness.judge.test_subject_rpc:Mine", "lib:os:path", "lib:numpy:nope", "Mine"):
+        with pytest.raises(rpc.RemoteError, match="malformed warning filter"):
+            driver.incoming({"ps": {"wa": [["f", "ignore", "", forged, "", 0]]}})
+
+
 def test_the_tree_s_warning_filters_go_to_the_driver_and_its_own_categories_are_a_fault():
     ps = rpc.ProcState("driver")
     with warnings.catch_warnings():
