@@ -296,6 +296,16 @@ def _start_early(loops: list[Loop], gates: dict[str, list[Gate]], workers: int, 
     return starting
 
 
+def _fresh_start(loops: list[Loop], gates: dict[str, list[Gate]] | None, workers: int, pre: ThreadPoolExecutor,
+                 history: Path | None) -> tuple[dict[str, list[Gate]], dict, dict]:
+    """Nothing to reuse (no journal, no judgment cache yet): every mutant will be judged, so each
+    session and its cold control start now, while the mutants are generated (a rerun waits for
+    the plan: a no-op rerun starts no suite). Returns (the plan's gates, sessions, controls)."""
+    gates = {lp.id: gates[lp.id] if gates and lp.id in gates else lp.gates() for lp in loops}
+    starting = _start_early(loops, gates, workers, pre, history)
+    return gates, starting, _controls_early(starting, loops, gates, pre)
+
+
 def _controls_early(started: dict[tuple[str, str], Future], loops: list[Loop], gates: dict[str, list[Gate]],
                     pre: ThreadPoolExecutor) -> dict[tuple[str, str], Future]:
     """The cold control (``run_job`` of the conforming artifact) of each gate ``_start_early``
@@ -503,13 +513,8 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     starting: dict[tuple[str, str], Future] = {}
     controls: dict[tuple[str, str], Future] = {}
     try:
-        # nothing to reuse (no journal, no judgment cache yet): every mutant will be judged, so
-        # each session starts now, while the mutants are generated (a rerun waits for the plan:
-        # a no-op rerun starts no suite)
         if fast and "fine" in families and journal is None and (cache is None or not cache.exists()):
-            gates = {lp.id: gates[lp.id] if gates and lp.id in gates else lp.gates() for lp in loops}
-            starting = _start_early(loops, gates, workers, pre, history)
-            controls = _controls_early(starting, loops, gates, pre)
+            gates, starting, controls = _fresh_start(loops, gates, workers, pre, history)
         jobs, exclusions = plan(loops, families, tier2, gates)
         jobs = _narrow(jobs, exclusions, keep)
         if preflight is not None:
