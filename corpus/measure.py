@@ -298,7 +298,8 @@ def _start_early(loops: list[Loop], gates: dict[str, list[Gate]], workers: int, 
 
 def _fresh_start(loops: list[Loop], gates: dict[str, list[Gate]] | None, workers: int, pre: ThreadPoolExecutor,
                  history: Path | None) -> tuple[dict[str, list[Gate]], dict, dict]:
-    """Nothing to reuse (no journal, no judgment cache yet): every mutant will be judged, so each
+    """Nothing to reuse (no journal, no judgment cache yet: a first run, or the benchmark's, or
+    ``--fresh`` with no journal left): every mutant will be judged, so each
     session and its cold control start now, while the mutants are generated (a rerun waits for
     the plan: a no-op rerun starts no suite). Returns (the plan's gates, sessions, controls)."""
     gates = {lp.id: gates[lp.id] if gates and lp.id in gates else lp.gates() for lp in loops}
@@ -513,7 +514,7 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     starting: dict[tuple[str, str], Future] = {}
     controls: dict[tuple[str, str], Future] = {}
     try:
-        if fast and "fine" in families and journal is None and (cache is None or not cache.exists()):
+        if fast and "fine" in families and not any(f is not None and f.exists() for f in (journal, cache)):
             gates, starting, controls = _fresh_start(loops, gates, workers, pre, history)
         jobs, exclusions = plan(loops, families, tier2, gates)
         jobs = _narrow(jobs, exclusions, keep)

@@ -122,9 +122,10 @@ def _calc_loop(tmp_path):
 
 
 def test_a_fresh_measurement_starts_its_session_while_the_mutants_are_generated(tmp_path, monkeypatch):
-    """No journal and no judgment cache yet: every mutant will be judged, so the pytest gate's
-    session (coverage run, fork-servers) starts before the plan is made, beside the generation; with
-    a journal (a run that may resume) it starts after the plan, as before. Same verdicts either way."""
+    """No journal and no judgment cache yet (a first run: the CLI names a journal that does not exist
+    yet): every mutant will be judged, so the pytest gate's session (coverage run, fork-servers)
+    starts before the plan is made, beside the generation; with a journal file (a run that may
+    resume) it starts after the plan, as before. Same verdicts either way."""
     import threading
 
     import corpus.measure as cm
@@ -148,11 +149,12 @@ def test_a_fresh_measurement_starts_its_session_while_the_mutants_are_generated(
     monkeypatch.setattr(cm, "plan", plan)
     monkeypatch.setattr(PytestSession, "__enter__", enter)
     loop = _calc_loop(tmp_path)
-    early = measure([loop], families=("fine",), tier2=False, workers=1)
+    early = measure([loop], families=("fine",), tier2=False, workers=1, journal=tmp_path / "first.jsonl")
     assert events[:2] == ["plan start", "session start"] or events[:2] == ["session start", "plan start"]
     events.clear()
     started.clear()
     loop.id = "calc-late"
+    (tmp_path / "journal.jsonl").write_text("")
     late = measure([loop], families=("fine",), tier2=False, workers=1, journal=tmp_path / "journal.jsonl")
     assert events == ["plan start", "plan end", "session start"], events
     assert [(r.operator, r.verdict, r.executor) for r in early.rows] == \
