@@ -78,7 +78,7 @@ OPERATOR_CLASS = {
     "number_constant": "number", "string_constant": "string",
     "comparison": "comparison", "identity": "comparison", "ordering": "comparison",
     "arithmetic": "arithmetic", "augmented_assignment": "arithmetic",
-    "boolean_constant": "boolean", "add_not": "boolean", "remove_not": "boolean", "and_or": "boolean",
+    "boolean_constant": "boolean", "add_not": "boolean", "negate_if": "boolean", "remove_not": "boolean", "and_or": "boolean",
     "condition_constant": "boolean",
     "drop_argument": "argument", "argument_to_none": "argument",
     "remove_return_value": "value", "assign_none": "value", "remove_statement": "value",

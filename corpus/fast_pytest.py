@@ -202,8 +202,8 @@ class PytestSession:
         t0 = time.perf_counter()
         qual = changed_function(self.map.source, mutant.content) \
             if selected and self.map is not None and mutant is not None and mutant.content is not None else None
-        if qual and selected:       # the tests that killed this function's mutants before go first
-            selected = self.history.order(qual, selected)
+        if qual and selected:       # the tests that killed this function's mutants before go first,
+            selected = self.history.order(qual, selected, self.map.durations if self.map else None)  # then fastest
         # a mutant the whole suite judges (module-level code, or a selection the map distrusts):
         # the tests that killed such mutants before run first in the forked suite (-x ends the
         # run at the first failure: about 50 of the semver sample's 100 tests before, issue 35)

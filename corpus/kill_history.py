@@ -47,16 +47,19 @@ class KillHistory:
         self._lock = threading.Lock()
         self._mine: dict[str, list[list[str]]] = _read(path).get(gate, {}) if path is not None else {}
 
-    def order(self, function: str, selected: list[str]) -> list[str]:
+    def order(self, function: str, selected: list[str], durations: dict[str, float] | None = None) -> list[str]:
         """``selected`` with the tests that killed a mutant of ``function`` first (most recent
-        first); the rest keep their (suite) order."""
+        first); the rest keep their (suite) order, or with ``durations`` (seconds per node id, the
+        coverage run's) go fastest first, as mutmut orders them (a test without a time after the
+        timed ones, in suite order): with -x a mutant most tests kill stops after the cheapest."""
         with self._lock:
             killers = [tuple(k) for k in self._mine.get(function, []) if isinstance(k, list) and len(k) == 2]
-        if not killers:
-            return selected
         rank = {k: i for i, k in enumerate(killers)}
         first = sorted((t for t in selected if node_key(t) in rank), key=lambda t: rank[node_key(t)])
-        return first + [t for t in selected if node_key(t) not in rank]
+        rest = [t for t in selected if node_key(t) not in rank]
+        if durations:
+            rest.sort(key=lambda t: (t not in durations, durations.get(t, 0.0)))
+        return first + rest
 
     def killers(self, function: str) -> list[tuple[str, str]]:
         """The tests (``node_key`` form) that killed a mutant of ``function``, most recent first."""

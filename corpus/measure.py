@@ -279,12 +279,51 @@ class Journal:
             runio.append_line(self.path, line.removesuffix("\n"))  # one write per line; a FIFO refused
 
 
+def _start_early(loops: list[Loop], gates: dict[str, list[Gate]], workers: int, pre: ThreadPoolExecutor,
+                 history: Path | None = None) -> dict[tuple[str, str], Future]:
+    """The sessions of a fresh measurement's ``fine`` Python loops (role code), started before
+    their mutants are generated: generating runs in this process while each session's coverage
+    run and fork-servers start in theirs (issue 35: on ordered-set the two had run one after the
+    other, generation then a quarter of the fixed cost). On the plan's own Gate objects."""
+    starting: dict[tuple[str, str], Future] = {}
+    for lp in loops:
+        if lp.kind != "python" or lp.hints.get("role") != "code" or lp.tier1_excluded:
+            continue
+        for g in gates[lp.id]:
+            if g.kind == "pytest" and not g.missing_tools():
+                s = PytestSession(g, lp.artifact_dir, lp.target, workers, history=history)
+                starting[(lp.id, str(g.path))] = pre.submit(s.__enter__)
+    return starting
+
+
+def _fresh_start(loops: list[Loop], gates: dict[str, list[Gate]] | None, workers: int, pre: ThreadPoolExecutor,
+                 history: Path | None) -> tuple[dict[str, list[Gate]], dict, dict]:
+    """Nothing to reuse (no journal, no judgment cache yet: a first run, or the benchmark's, or
+    ``--fresh`` with no journal left): every mutant will be judged, so each
+    session and its cold control start now, while the mutants are generated (a rerun waits for
+    the plan: a no-op rerun starts no suite). Returns (the plan's gates, sessions, controls)."""
+    gates = {lp.id: gates[lp.id] if gates and lp.id in gates else lp.gates() for lp in loops}
+    starting = _start_early(loops, gates, workers, pre, history)
+    return gates, starting, _controls_early(starting, loops, gates, pre)
+
+
+def _controls_early(started: dict[tuple[str, str], Future], loops: list[Loop], gates: dict[str, list[Gate]],
+                    pre: ThreadPoolExecutor) -> dict[tuple[str, str], Future]:
+    """The cold control (``run_job`` of the conforming artifact) of each gate ``_start_early``
+    started a session for, started beside it: with the session no longer after the plan, the
+    control would otherwise run alone between the plan and the first mutant."""
+    by_id = {lp.id: lp for lp in loops}
+    return {key: pre.submit(run_job, Job(by_id[key[0]], g, None)) for key in started
+            for g in gates[key[0]] if str(g.path) == key[1]}
+
+
 def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor,
-                    history: Path | None = None) -> dict[tuple[str, str], Future]:
+                    history: Path | None = None, started: dict | None = None) -> dict[tuple[str, str], Future]:
     """A fast-path session (coverage run, fork-servers) per pytest gate with mutants to judge,
     started in the background on the plan's own Gate object (so a derived timeout reaches it).
-    ``history``: the kill-history file (corpus/kill_history.py) the sessions share."""
-    starting: dict[tuple[str, str], Future] = {}
+    ``history``: the kill-history file (corpus/kill_history.py) the sessions share; ``started``:
+    the sessions already starting (``_start_early``), kept."""
+    starting: dict[tuple[str, str], Future] = dict(started or {})
     for j in pending:
         key = (j.loop.id, str(j.gate.path))
         if j.mutant is not None and key not in starting and j.gate.kind == "pytest" and not j.gate.missing_tools():
@@ -293,12 +332,16 @@ def _start_sessions(pending: list[Job], workers: int, pre: ThreadPoolExecutor,
     return starting
 
 
-def _controls_first(jobs: list[Job], pending: list[Job], resumed: dict, workers: int, tick
-                    ) -> tuple[list[Row], dict, dict]:
-    """Judge every pending control (cold: the reference verdict), then decide per gate: a control
+def _controls_first(jobs: list[Job], pending: list[Job], resumed: dict, workers: int, tick,
+                    early: dict[tuple[str, str], Future] | None = None) -> tuple[list[Row], dict, dict]:
+    """Judge every pending control (cold: the reference verdict; ``early``: the ones already
+    running, ``_controls_early``), then decide per gate: a control
     that could not be judged (incapacity: a timeout, a crash, exit 2) stops that gate's mutants,
     with the reason; otherwise the mutants' timeout is derived from the control's time."""
-    rows = _pool(lambda j: tick(run_job(j)), [j for j in pending if j.mutant is None], workers)
+    early = early or {}
+    todo = [j for j in pending if j.mutant is None]
+    rows = [tick(early[(j.loop.id, str(j.gate.path))].result()) for j in todo if (j.loop.id, str(j.gate.path)) in early]
+    rows += _pool(lambda j: tick(run_job(j)), [j for j in todo if (j.loop.id, str(j.gate.path)) not in early], workers)
     ctrl = {(r.loop, r.gate_path): r for r in [*rows, *resumed.values()] if r.is_control}
     timeouts: dict[tuple[str, str], dict] = {}
     stopped: dict[tuple[str, str], str] = {}
@@ -404,12 +447,12 @@ class _Tick:
 
 
 def _judge_pending(jobs: list[Job], pending: list[Job], resumed: dict, workers: int, tick, starting: dict, reuse,
-                   announce) -> tuple[list[Row], dict, dict]:
+                   announce, early: dict | None = None) -> tuple[list[Row], dict, dict]:
     """The pending judgments, controls first (``_controls_first``): a gate whose control stopped has
     its mutants SKIPPED; a gate with a fork-server session has what the fine reuse keeps reused and
     the rest judged fast; every other mutant is judged cold in the pool. Returns the rows, the
     controls' timeouts and the stopped gates."""
-    rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick)
+    rows, timeouts, stopped = _controls_first(jobs, pending, resumed, workers, tick, early)
     groups: dict[tuple[str, str], list[Job]] = {}
     cold: list[Job] = []
     for j in pending:
@@ -466,26 +509,31 @@ def measure(loops: list[Loop], families=("v1",), tier2: bool = True, workers: in
     to_judge)`` is called once the mutant judgments to run are known."""
     t0 = time.perf_counter()
     book = Journal(journal) if journal is not None else None
-    jobs, exclusions = plan(loops, families, tier2, gates)
-    jobs = _narrow(jobs, exclusions, keep)
-    if preflight is not None:
-        preflight(jobs)
-    resumed = book.load(jobs) if book else {}
-    store = JudgmentCache(cache) if cache is not None else None
-    cached, cache_keys, fine_keys, fine_kept = _from_cache(store, jobs, set(resumed),
-                                                book.gate_digest if book else Journal(Path(os.devnull)).gate_digest,
-                                                fast)
-    resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
-    pending = [j for j in jobs if _job_key(j) not in resumed]
-    job_of = {_job_key(j): j for j in pending}
-    tick = _Tick(book, store, job_of, cache_keys, fine_keys, progress, len(pending))
-    rows: list[Row] = list(resumed.values())
-    reuse = FineReuse(store, fine_keys) if store is not None else None
+    history = cache.with_name(KILL_HISTORY) if cache else None
     pre = ThreadPoolExecutor(max_workers=2)
-    starting = _start_sessions(pending, workers, pre, cache.with_name(KILL_HISTORY) if cache else None) \
-        if fast else {}
+    starting: dict[tuple[str, str], Future] = {}
+    controls: dict[tuple[str, str], Future] = {}
     try:
-        judged, timeouts, stopped = _judge_pending(jobs, pending, resumed, workers, tick, starting, reuse, announce)
+        if fast and "fine" in families and not any(f is not None and f.exists() for f in (journal, cache)):
+            gates, starting, controls = _fresh_start(loops, gates, workers, pre, history)
+        jobs, exclusions = plan(loops, families, tier2, gates)
+        jobs = _narrow(jobs, exclusions, keep)
+        if preflight is not None:
+            preflight(jobs)
+        resumed = book.load(jobs) if book else {}
+        store = JudgmentCache(cache) if cache is not None else None
+        cached, cache_keys, fine_keys, fine_kept = _from_cache(
+            store, jobs, set(resumed), book.gate_digest if book else Journal(Path(os.devnull)).gate_digest, fast)
+        resumed.update({(r.loop, r.gate_path, r.mutant): r for r in cached})
+        pending = [j for j in jobs if _job_key(j) not in resumed]
+        job_of = {_job_key(j): j for j in pending}
+        tick = _Tick(book, store, job_of, cache_keys, fine_keys, progress, len(pending))
+        rows: list[Row] = list(resumed.values())
+        reuse = FineReuse(store, fine_keys) if store is not None else None
+        if fast:
+            starting = _start_sessions(pending, workers, pre, history, starting)
+        judged, timeouts, stopped = _judge_pending(jobs, pending, resumed, workers, tick, starting, reuse, announce,
+                                                   controls)
         rows += judged
     finally:
         pre.shutdown(wait=True, cancel_futures=True)

@@ -167,6 +167,17 @@ def test_nothing_measured_exits_1_with_one_line(cli, tmp_path, tests, needle):
     assert last.startswith("nothing measured: ") and needle in last, r.output
 
 
+def test_an_ifs_negation_is_opt_in_and_a_conditional_expressions_is_not():
+    """negate_if (an if's condition negated) is off by default: condition_constant's two mutants
+    subsume it (docs/mutation.md); a conditional expression's negation (add_not) stays on, since
+    it swaps the arms, which forcing each arm does not (isbn's 3/1 weights)."""
+    src = "def f(a, b):\n    if a:\n        return b\n    return 3 if b else 1\n"
+    ops = [m.operator for m in _fine(src)]
+    assert "negate_if" not in ops and ops.count("add_not") == 1 and ops.count("condition_constant") == 2
+    notes = [m.note for m in _fine(src, extra_operators=["negate_if"]) if m.operator == "negate_if"]
+    assert notes == ["L2: if a: return b -> if not a: return b"], notes
+
+
 def test_identity_and_ordering_are_opt_in(tmp_path):
     src = "def f(a, b):\n    return a == b or a != 0\n"
     ops = {m.operator for m in _fine(src)}

@@ -124,10 +124,12 @@ def _measure(directory: Path, target: str, copy: tuple[str, ...], tmp: Path):
     for name in copy:
         src = directory / name
         (shutil.copytree(src, art / name) if src.is_dir() else shutil.copy(src, art / name))
-    # identity and ordering became opt-in after the pin (issue 35: mostly equivalents); named here so
-    # every pinned mutant is generated again
+    # identity and ordering became opt-in after the pin (issue 35: mostly equivalents), and so did an
+    # if's negation (negate_if, split from add_not: the pin's add_not ids of if statements were
+    # re-keyed to negate_if's, by note); named here so every pinned mutant is generated again
     loop = Loop(id="bench", dir=tmp, title=target, domains=["software"], requirement="(bench)", kind="python",
-                target=target, artifact_dir=art, hints={"role": "code", "extra_operators": ["identity", "ordering"]},
+                target=target, artifact_dir=art,
+                hints={"role": "code", "extra_operators": ["identity", "ordering", "negate_if"]},
                 not_applicable=(),
                 gate_paths=[directory / "gate.toml"])
     return measure([loop], families=("fine",), tier2=False, workers=2)

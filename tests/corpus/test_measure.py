@@ -106,3 +106,57 @@ def test_a_gate_that_never_judges_is_named_so_even_beside_equivalent_mutants():
     g = summarize(Measurement(rows=rows, families=("fine",)))["gates"][0]
     assert g["never_judges"]
     assert "never judges" in gate_failures(g)[0]
+
+
+def _calc_loop(tmp_path):
+    from corpus.catalogue import Loop
+    art = tmp_path / "art"
+    art.mkdir()
+    (art / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef neg(a):\n    return -a\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text("import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n")
+    (tmp_path / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    return Loop(id="calc", dir=tmp_path, title="calc", domains=["software"], requirement="(test)", kind="python",
+                target="calc.py", artifact_dir=art, hints={"role": "code"}, not_applicable=(),
+                gate_paths=[tmp_path / "gate.toml"])
+
+
+def test_a_fresh_measurement_starts_its_session_while_the_mutants_are_generated(tmp_path, monkeypatch):
+    """No journal and no judgment cache yet (a first run: the CLI names a journal that does not exist
+    yet): every mutant will be judged, so the pytest gate's session (coverage run, fork-servers)
+    starts before the plan is made, beside the generation; with a journal file (a run that may
+    resume) it starts after the plan, as before. Same verdicts either way."""
+    import threading
+
+    import corpus.measure as cm
+    from corpus.fast_pytest import PytestSession
+    events: list[str] = []
+    started = threading.Event()
+    real_plan, real_enter = cm.plan, PytestSession.__enter__
+
+    def plan(*a, **k):
+        events.append("plan start")
+        if not a[0][0].id.endswith("-late"):
+            assert started.wait(60)             # the session began while the plan was being made
+        out = real_plan(*a, **k)
+        events.append("plan end")
+        return out
+
+    def enter(self):
+        events.append("session start")
+        started.set()
+        return real_enter(self)
+    monkeypatch.setattr(cm, "plan", plan)
+    monkeypatch.setattr(PytestSession, "__enter__", enter)
+    loop = _calc_loop(tmp_path)
+    early = measure([loop], families=("fine",), tier2=False, workers=1, journal=tmp_path / "first.jsonl")
+    assert events[:2] == ["plan start", "session start"] or events[:2] == ["session start", "plan start"]
+    events.clear()
+    started.clear()
+    loop.id = "calc-late"
+    (tmp_path / "journal.jsonl").write_text("")
+    late = measure([loop], families=("fine",), tier2=False, workers=1, journal=tmp_path / "journal.jsonl")
+    assert events == ["plan start", "plan end", "session start"], events
+    assert [(r.operator, r.verdict, r.executor) for r in early.rows] == \
+        [(r.operator, r.verdict, r.executor) for r in late.rows]
+    assert {r.verdict for r in early.rows if not r.is_control} == {"accept", "reject"}
