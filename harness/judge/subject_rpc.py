@@ -3797,7 +3797,9 @@ class ProcState:
     def _foreign_modules(self, g: dict) -> list:
         """The ``sys.modules`` names added or replaced since the last reply whose value no import made: no
         module with a ``__spec__``, under a name no import statement loaded meanwhile (a module that puts
-        a wrapper in its own place while it is imported is the import's)."""
+        a wrapper in its own place while it is imported is the import's), and not the interpreter's own
+        (``_library_value``: ``typing`` registers its classes ``typing.io`` and ``typing.re`` there when it is
+        first imported, which an honest tree's first call may do)."""
         mods = _sys.modules
         old = g.get("modmap")
         if old is None:
@@ -3810,7 +3812,7 @@ class ProcState:
         for k, v in list(mods.items()):
             if v is None or old.get(id(v)) is v:  # (None: an import blocked, synced)
                 continue
-            if _type(k) is str and k in self.imports:
+            if _type(k) is str and k in self.imports or _library_value(v):
                 continue
             try:
                 spec = _MODULE_DICT(v).get("__spec__")
@@ -4055,6 +4057,25 @@ def _apply_blocked(mn, ps: "ProcState") -> None:
 
 
 _TYPE_QUALNAME = type.__dict__["__qualname__"].__get__  # (the type's slot, read in C)
+
+
+def _library_value(v) -> bool:
+    """(subject) Whether ``v`` is a module or class the interpreter's own files define (the stdlib's or an
+    installed package's: ``trusted_file`` of its module's file, read from the module's and class's own dicts,
+    never through the tree's code); a built-in module without a file, or anything of the tree's, is not."""
+    try:
+        t = _type(v)
+        if issubclass(t, _types.ModuleType):
+            f = _MODULE_DICT(v).get("__file__")
+        elif issubclass(t, type):
+            modname = _TYPE_DICT(v).get("__module__")
+            mod = _sys.modules.get(modname) if _type(modname) is str else None
+            f = _MODULE_DICT(mod).get("__file__") if mod is not None and issubclass(_type(mod), _types.ModuleType) else None
+        else:
+            return False
+        return _type(f) is str and trusted_file(f)
+    except Exception:  # noqa: BLE001 - what the interpreter cannot read: the tree's (guarded)
+        return False
 
 
 def _library_category(c) -> str | None:

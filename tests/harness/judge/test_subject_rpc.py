@@ -1174,6 +1174,25 @@ def test_the_subject_guards_what_it_cannot_carry_at_its_replies(monkeypatch):
     assert [f for f in ps.faults if "sys.modules" in f] == []
 
 
+def test_a_sys_modules_entry_the_interpreters_own_code_registers_is_no_change_of_the_trees(monkeypatch):
+    """``typing`` puts its classes ``typing.io`` and ``typing.re`` in ``sys.modules`` when it is first imported
+    (an honest tree's first call may import it: a fresh venv's subject had not, and every such test failed on a
+    guarded fault). A class or module of the interpreter's own files is the library's (``_library_value``); a
+    class of the tree's (here one of this test file, which is no file of the interpreter's) stays a fault."""
+    import decimal
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    monkeypatch.setitem(sys.modules, "hx_lib.io", decimal.Decimal)  # (a stdlib class, as typing's own)
+    ps.outgoing({"r": 1})
+    assert [f for f in ps.faults if "sys.modules" in f] == []
+
+    class Mine:
+        pass
+    monkeypatch.setitem(sys.modules, "hx_tree.io", Mine)
+    ps.outgoing({"r": 1})
+    assert any("sys.modules (hx_tree.io)" in f for f in ps.faults), ps.faults
+
+
 def test_the_c_environment_the_tree_sets_with_putenv_travels(monkeypatch):
     import os
     ps = rpc.ProcState("subject")
