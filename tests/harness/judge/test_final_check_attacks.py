@@ -86,6 +86,16 @@ trees the judge fails: a tree thread's output after the reply (a ``QueueListener
 flags & Perm.W`` of an IntFlag (new with i32vals), the test's ``random.seed``/decimal context, dataclasses' functions,
 copy/deepcopy/pickle of a stand-in, a dict subclass with ``__missing__`` compared, a file never flushed when dropped.
 
+Red team r32atk5 (after i32pstate, i32late's schedule, i32vals' stand-ins and i32patch; strict xfails at the end of the
+file, R32ATK5_LENIENT/R32ATK5_HONEST): the class stamp misses a change that keeps every dict size; a finalizer attached
+after crossing or nested in a list attribute runs after the test's assert; the sys.modules guard passes an existing
+module under a new name or one made from a spec; logger ``propagate``/``disabled``, libc ``setenv``, ``os.environ._data``,
+``gc.callbacks``, the codec registry, a non-str ``sys.path`` entry and ``decimal.DefaultContext`` are in no row of the
+inventory; a test waiting in a GIL-releasing call (``asyncio.sleep``, a child process) keeps the tree frozen where CPython
+runs it, and a tree's no-op ``time.sleep`` is not the test's; a module the test stubs in ``sys.modules``, a member it sets
+and deletes itself and a stdlib class attribute never reach the tree; a log record's non-scalar ``extra`` field is dropped
+and a record renamed by the tree's filter goes through the driver's logger of the new name.
+
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
   its base copy in the driver (``reversed``, ``round``, ``dict()``, ``+=``, a copy left stale by a forwarded
@@ -1766,6 +1776,12 @@ R32ATK5_STAND_INS = {
                                           "def watch(o):\n    weakref.finalize(o, os.environ.__setitem__, 'HXF', '1')\n",
                                           "import os\n" + _T + "    o = f()\n    watch(o)\n    del o\n"
                                           "    assert 'HXF' not in os.environ\n"),
+    # an object whose finalizing object sits in a list attribute (``_finalizes`` looks one level into ``__dict__``): the
+    # test's ``del`` releases it with the next message, after the assert, where CPython runs ``Inner.__del__`` at once
+    "finalizer_nested_in_a_list_attribute": ("import os\n\n\nclass Inner:\n    def __del__(self):\n        os.environ['HXD'] = '1'\n\n\n"
+                                             "class O:\n    def __init__(self):\n        self.items = [Inner()]\n\n\ndef f():\n"
+                                             "    return O()\n",
+                                             "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXD' not in os.environ\n"),
 }
 # Process state. The sys.modules guard (``ProcState._foreign_modules``) passes any value already among sys.modules'
 # values (an existing module under a new name) and any module whose ``__spec__`` is a ModuleSpec (one the tree made
@@ -1854,15 +1870,43 @@ R32ATK5_TEST_PATCHES = {
                                "        raise AssertionError('home read')\n\n    monkeypatch.setattr(pathlib.Path, 'home', boom)\n"
                                "    assert cfg().endswith('cfg')\n"),
 }
+# Log records. An ``extra`` field of a type other than str/int/float/bool/None (``bytes``, a list) is dropped by the
+# forwarder, so a test that checks no record carries a field (a password) passes what plain pytest fails. A record the
+# tree's filter renames (``r.name = 'audit'``) is handled by the driver's logger of the *new* name (``_handle_record``),
+# where plain pytest's record goes on through the handlers of the logger it was logged on: the test's own handler on
+# 'pkg' never sees it.
+R32ATK5_LOG_RECORDS = {
+    "extra_field_of_another_type_dropped": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef login(user, pw):\n"
+                                            "    log.info('login %s', user, extra={'password': pw.encode()})\n    return True\n",
+                                            "from pkg import login\n\n\ndef test_f(caplog):\n    caplog.set_level('INFO')\n"
+                                            "    assert login('ann', 'hunter2')\n    assert len(caplog.records) == 1\n"
+                                            "    assert not hasattr(caplog.records[0], 'password')\n"),
+    "record_renamed_by_a_filter_of_the_tree": ("import logging\n\n\nclass F(logging.Filter):\n    def filter(self, r):\n"
+                                               "        r.name = 'audit'\n        return True\n\n\nlog = logging.getLogger('pkg')\n"
+                                               "log.addFilter(F())\n\n\ndef f():\n    log.warning('secret')\n    return 1\n",
+                                               _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
+                                               "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n    assert h.seen == []\n"),
+}
 R32ATK5_LENIENT = {**{f"stand_ins-{k}": v for k, v in R32ATK5_STAND_INS.items()},
                    **{f"process_state-{k}": v for k, v in R32ATK5_PROCESS_STATE.items()},
                    **{f"schedule-{k}": v for k, v in R32ATK5_SCHEDULE.items()},
-                   **{f"test_patches-{k}": v for k, v in R32ATK5_TEST_PATCHES.items()}}
+                   **{f"test_patches-{k}": v for k, v in R32ATK5_TEST_PATCHES.items()},
+                   **{f"log_records-{k}": v for k, v in R32ATK5_LOG_RECORDS.items()}}
 # honest trees (plain pytest passes them) the judge fails: a module the test stubs in ``sys.modules`` for the tree's
 # lazy import (the subject imports the real one: ``FileNotFoundError`` for the stubbed command); a test polling with
 # ``asyncio.sleep`` for what a tree thread fills (the tree stays frozen through the event loop's waits); the test's own
-# handler on a library logger that does not propagate (the tree's record never reaches the subject's root forwarder)
+# handler on a library logger that does not propagate (the tree's record never reaches the subject's root forwarder);
+# an ``extra`` field holding a list (dropped by the forwarder: AttributeError in the driver); a file the tree keeps in a
+# dict attribute, flushed by CPython when the test drops the object (``_finalizes`` sees no file in ``__dict__`` itself,
+# so the release waits for a next message that never comes before the read)
 R32ATK5_HONEST = {
+    "extra_field_holding_a_list": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
+                                   "    log.warning('x', extra={'tags': ['a', 'b']})\n",
+                                   "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    assert caplog.records[0].tags == ['a', 'b']\n"),
+    "file_in_a_dict_attribute_flushed_when_dropped": ("class Log:\n    def __init__(self, p):\n        self.files = {'main': open(p, 'w')}\n\n"
+                                                      "    def add(self, s):\n        self.files['main'].write(s)\n",
+                                                      "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
+                                                      "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
     "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    return subprocess.run(['x'])\n",
                                       "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
                                       "    fake = types.ModuleType('subprocess')\n    fake.run = lambda cmd: 'ran'\n"
@@ -1894,7 +1938,7 @@ _R32ATK5_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 
 @pytest.mark.parametrize("name", _r32atk5(R32ATK5_LENIENT, _R32ATK5_OPEN))
-def test_the_judge_reads_a_stamped_class_a_foreign_module_a_logger_and_a_gil_free_wait_as_plain_pytest_does(tmp_path, name):
+def test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does(tmp_path, name):
     judged, plain, out = both(tmp_path, *R32ATK5_LENIENT[name])
     if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
         pytest.fail(out)
@@ -1902,7 +1946,7 @@ def test_the_judge_reads_a_stamped_class_a_foreign_module_a_logger_and_a_gil_fre
 
 
 @pytest.mark.parametrize("name", _r32atk5(R32ATK5_HONEST, _R32ATK5_HONEST_OPEN))
-def test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_or_its_own_logger_passes_judged(tmp_path, name):
+def test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged(tmp_path, name):
     judged, plain, out = both(tmp_path, *R32ATK5_HONEST[name])
     if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
         pytest.fail(out)
