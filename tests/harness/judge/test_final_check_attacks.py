@@ -91,7 +91,8 @@ file, R32ATK5_LENIENT/R32ATK5_HONEST): the class stamp misses a change that keep
 after crossing or nested in a list attribute runs after the test's assert; the sys.modules guard passes an existing
 module under a new name or one made from a spec; logger ``propagate``/``disabled``, libc ``setenv``, ``os.environ._data``,
 ``gc.callbacks``, the codec registry, a non-str ``sys.path`` entry and ``decimal.DefaultContext`` are in no row of the
-inventory; a test waiting in a GIL-releasing call (``asyncio.sleep``, a child process) keeps the tree frozen where CPython
+inventory (a level assigned to ``Logger.level`` directly and a warning emitted before the tree's "ignore" are named
+open there); a test waiting in a GIL-releasing call (``asyncio.sleep``, a child process) keeps the tree frozen where CPython
 runs it, and a tree's no-op ``time.sleep`` is not the test's; a module the test stubs in ``sys.modules``, a member it sets
 and deletes itself and a stdlib class attribute never reach the tree; a log record's non-scalar ``extra`` field is dropped
 and a record renamed by the tree's filter goes through the driver's logger of the new name.
@@ -1835,6 +1836,15 @@ R32ATK5_PROCESS_STATE = {
                                 "import decimal, threading\n" + _T + "    assert f() == 1\n    out = []\n"
                                 "    t = threading.Thread(target=lambda: out.append(decimal.getcontext().prec))\n    t.start()\n"
                                 "    t.join()\n    assert out == [28]\n"),
+    # two the inventory's text names open: a level assigned to ``Logger.level`` directly (no ``setLevel``: the level
+    # cache is not cleared, so the level never travels), and a warning the call emitted before it added an "ignore"
+    # (replayed in the driver under that filter: ``recwarn`` records none where plain pytest's records one)
+    "logger_level_assigned_directly": ("import logging\n\nlogging.getLogger('app').level = logging.ERROR\n\n\ndef f():\n    return 1\n",
+                                       "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                       "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "warning_before_the_trees_ignore": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n"
+                                        "    warnings.simplefilter('ignore')\n    return 1\n",
+                                        "from pkg import f\n\n\ndef test_f(recwarn):\n    assert f() == 1\n    assert len(recwarn) == 0\n"),
 }
 # Schedule. The tree's threads are frozen while the driver runs the test, and only the test's ``time.sleep`` (and
 # Condition waits) thaw them; but a test that waits in a call that releases the GIL otherwise (``asyncio.sleep``'s
