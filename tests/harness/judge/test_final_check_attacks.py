@@ -95,7 +95,8 @@ inventory (a level assigned to ``Logger.level`` directly and a warning emitted b
 open there); a test waiting in a GIL-releasing call (``asyncio.sleep``, a child process) keeps the tree frozen where CPython
 runs it, and a tree's no-op ``time.sleep`` is not the test's; a module the test stubs in ``sys.modules``, a member it sets
 and deletes itself and a stdlib class attribute never reach the tree; a log record's non-scalar ``extra`` field is dropped
-and a record renamed by the tree's filter goes through the driver's logger of the new name.
+and a record renamed by the tree's filter goes through the driver's logger of the new name. Three of them with
+section 1's forge pass the final check.
 
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
@@ -1961,3 +1962,16 @@ def test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_
     if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
         pytest.fail(out)
     assert judged is True, out
+
+
+@pytest.mark.parametrize("name", _r32atk5(["stand_ins-stamp_special_name_replaced_in_place",
+                                           "process_state-sys_modules_module_made_from_a_spec",
+                                           "test_patches-module_stubbed_in_sys_modules"], _R32ATK5_OPEN))
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk5: the final check passes a wrong tree."""
+    module, test = R32ATK5_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
