@@ -88,7 +88,7 @@ copy/deepcopy/pickle of a stand-in, a dict subclass with ``__missing__`` compare
 
 Red team r32atk5 (after i32pstate, i32late's schedule, i32vals' stand-ins and i32patch; strict xfails at the end of the
 file, R32ATK5_LENIENT/R32ATK5_HONEST): the class stamp misses a change that keeps every dict size; a finalizer attached
-after crossing or nested in a list attribute runs after the test's assert; the sys.modules guard passes an existing
+after crossing or nested in a list attribute runs after the test's assert; a tuple returned by two calls is two; the sys.modules guard passes an existing
 module under a new name or one made from a spec; logger ``propagate``/``disabled``, libc ``setenv``, ``os.environ._data``,
 ``gc.callbacks``, the codec registry, a non-str ``sys.path`` entry and ``decimal.DefaultContext`` are in no row of the
 inventory (a level assigned to ``Logger.level`` directly and a warning emitted before the tree's "ignore" are named
@@ -1784,6 +1784,10 @@ R32ATK5_STAND_INS = {
                                              "class O:\n    def __init__(self):\n        self.items = [Inner()]\n\n\ndef f():\n"
                                              "    return O()\n",
                                              "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXD' not in os.environ\n"),
+    # one tuple the tree returns from two calls (a cache where each call must build a fresh one) is two tuples in the
+    # driver: identity across messages is kept for handles and linked containers, never for immutable values
+    # (docs/judge.md names one message's float/str/tuple twice open, not two messages')
+    "a_tuple_returned_by_two_calls_is_two": ("_C = (1, [2])\n\n\ndef f():\n    return _C\n", _T + "    assert f() is not f()\n"),
 }
 # Process state. The sys.modules guard (``ProcState._foreign_modules``) passes any value already among sys.modules'
 # values (an existing module under a new name) and any module whose ``__spec__`` is a ModuleSpec (one the tree made
