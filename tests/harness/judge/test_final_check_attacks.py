@@ -1913,8 +1913,14 @@ R32ATK5_LENIENT = {**{f"stand_ins-{k}": v for k, v in R32ATK5_STAND_INS.items()}
 # handler on a library logger that does not propagate (the tree's record never reaches the subject's root forwarder);
 # an ``extra`` field holding a list (dropped by the forwarder: AttributeError in the driver); a file the tree keeps in a
 # dict attribute, flushed by CPython when the test drops the object (``_finalizes`` sees no file in ``__dict__`` itself,
-# so the release waits for a next message that never comes before the read)
+# so the release waits for a next message that never comes before the read); ``type(m) is My`` of an instance of the
+# test's subclass of a tree class (the driver's object for the live instance is of another class than the test's ``My``)
 R32ATK5_HONEST = {
+    "type_of_an_instance_of_the_tests_subclass": ("class Base:\n    def hook(self):\n        return 1\n\n"
+                                                  "    def run(self):\n        return self.hook() * 10\n",
+                                                  "import pkg\n\n\nclass My(pkg.Base):\n    def hook(self):\n        return 5\n\n\n"
+                                                  "def test_f():\n    m = My()\n    assert isinstance(m, My) and m.run() == 50\n"
+                                                  "    assert type(m) is My\n"),
     "extra_field_holding_a_list": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
                                    "    log.warning('x', extra={'tags': ['a', 'b']})\n",
                                    "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    assert caplog.records[0].tags == ['a', 'b']\n"),
