@@ -214,7 +214,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does":
         "26 small trees each judged and run under plain pytest (0.3-1 s each warm, 30 s for all)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged":
-        "6 small trees each judged and run under plain pytest",
+        "7 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
         "three trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":

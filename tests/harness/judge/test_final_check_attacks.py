@@ -1914,8 +1914,15 @@ R32ATK5_LENIENT = {**{f"stand_ins-{k}": v for k, v in R32ATK5_STAND_INS.items()}
 # an ``extra`` field holding a list (dropped by the forwarder: AttributeError in the driver); a file the tree keeps in a
 # dict attribute, flushed by CPython when the test drops the object (``_finalizes`` sees no file in ``__dict__`` itself,
 # so the release waits for a next message that never comes before the read); ``type(m) is My`` of an instance of the
-# test's subclass of a tree class (the driver's object for the live instance is of another class than the test's ``My``)
+# test's subclass of a tree class (the driver's object for the live instance is of another class than the test's ``My``);
+# the test's own subclass of ``datetime.date`` patched over the module's (a frozen clock): the tree's ``today()`` calls
+# back into the driver, whose result, an instance of the test's class, cannot be sent (a protocol fault)
 R32ATK5_HONEST = {
+    "tests_date_subclass_patched_over_datetime_date": ("import datetime\n\n\ndef today():\n    return datetime.date.today().isoformat()\n",
+                                                       "import datetime\nfrom pkg import today\n\n\nclass D(datetime.date):\n"
+                                                       "    @classmethod\n    def today(cls):\n        return cls(2020, 1, 2)\n\n\n"
+                                                       "def test_f(monkeypatch):\n    monkeypatch.setattr(datetime, 'date', D)\n"
+                                                       "    assert today() == '2020-01-02'\n"),
     "type_of_an_instance_of_the_tests_subclass": ("class Base:\n    def hook(self):\n        return 1\n\n"
                                                   "    def run(self):\n        return self.hook() * 10\n",
                                                   "import pkg\n\n\nclass My(pkg.Base):\n    def hook(self):\n        return 5\n\n\n"
