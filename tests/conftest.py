@@ -210,6 +210,13 @@ SLOW_TESTS: dict[str, str] = {
         "18 small trees each judged and run under plain pytest; the copied tree list waits out the run's 60 s timeout",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
         "three trees through the final check, honest and forged (12 s for the three at load ~5)",
+    # red team r32atk5 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does":
+        "26 small trees each judged and run under plain pytest (0.3-1 s each warm, 30 s for all)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged":
+        "7 small trees each judged and run under plain pytest",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
+        "three trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -327,6 +334,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk4's honest regressions: the closed ones (R32ATK4_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
         "red team r32atk4 through the final check: the closed ones (R32ATK4_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does":
+        "red team r32atk5's judge leniencies: the closed ones (R32ATK5_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged":
+        "red team r32atk5's honest regressions: the closed ones (R32ATK5_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
+        "red team r32atk5 through the final check: the closed ones (R32ATK5_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

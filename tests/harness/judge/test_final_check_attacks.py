@@ -86,6 +86,18 @@ trees the judge fails: a tree thread's output after the reply (a ``QueueListener
 flags & Perm.W`` of an IntFlag (new with i32vals), the test's ``random.seed``/decimal context, dataclasses' functions,
 copy/deepcopy/pickle of a stand-in, a dict subclass with ``__missing__`` compared, a file never flushed when dropped.
 
+Red team r32atk5 (after i32pstate, i32late's schedule, i32vals' stand-ins and i32patch; strict xfails at the end of the
+file, R32ATK5_LENIENT/R32ATK5_HONEST): the class stamp misses a change that keeps every dict size; a finalizer attached
+after crossing or nested in a list attribute runs after the test's assert; a tuple returned by two calls is two; the sys.modules guard passes an existing
+module under a new name or one made from a spec; logger ``propagate``/``disabled``, libc ``setenv``, ``os.environ._data``,
+``gc.callbacks``, the codec registry, a non-str ``sys.path`` entry and ``decimal.DefaultContext`` are in no row of the
+inventory (a level assigned to ``Logger.level`` directly and a warning emitted before the tree's "ignore" are named
+open there); a test waiting in a GIL-releasing call (``asyncio.sleep``, a child process) keeps the tree frozen where CPython
+runs it, and a tree's no-op ``time.sleep`` is not the test's; a module the test stubs in ``sys.modules``, a member it sets
+and deletes itself and a stdlib class attribute never reach the tree; a log record's non-scalar ``extra`` field is dropped
+and a record renamed by the tree's filter goes through the driver's logger of the new name. Three of them with
+section 1's forge pass the final check.
+
 Red team r32atk (after issue 32's value rule; strict xfails, each named in its section):
 - section 2: the judge alone passes what plain pytest fails when a tree object's stand-in is read through
   its base copy in the driver (``reversed``, ``round``, ``dict()``, ``+=``, a copy left stale by a forwarded
@@ -1731,6 +1743,250 @@ def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_pas
 def test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized(tmp_path, name):
     """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk4: the final check passes a wrong tree."""
     module, test = R32ATK4_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
+
+
+# == red team r32atk5: the four mechanisms of i32pstate, i32late's schedule, i32vals' stand-ins and i32patch ==========
+# (strict xfails; a name in R32ATK5_CLOSED runs as an ordinary test). Each tree is wrong under plain pytest (the premise
+# is checked) and passes the judge. Grouped by mechanism; the comment above each group says what it evades.
+_R5_LOG_HANDLER = ("import logging\n\n\nclass H(logging.Handler):\n    def __init__(self):\n        super().__init__()\n"
+                   "        self.seen = []\n\n    def emit(self, r):\n        self.seen.append(r.getMessage())\n\n\n")
+_R5_BUSY = ("import threading, time\n\n\ndef start(hits):\n    def w():\n        while True:\n            hits.append(1)\n"
+            "            time.sleep(0.01)\n    threading.Thread(target=w, daemon=True).start()\n\n\ndef stop():\n    pass\n")
+_R5_WAIT = ("import asyncio, subprocess\nfrom pkg import start, stop\n\n\ndef test_f():\n    hits = []\n    start(hits)\n"
+            "    stop()\n    n = len(hits)\n    {}\n    assert len(hits) == n\n")
+# Stand-ins. The class stamp (``Peer._classes_moved``: the MRO's identity and its classes' dict *sizes*) misses a change
+# that keeps every size: a special name the class held as the base type's own (so not forwarded) given a new function,
+# or one name deleted while a special one is added in the same call; the stand-in runs list's own ``__reversed__``
+# where plain pytest runs the new one. A finalizer attached after the object crossed (``weakref.finalize`` in a later
+# call) is not known at crossing (``_finalizes``), so the test's ``del`` releases it only with the next message, after
+# the test's assert (docs/judge.md names this one open).
+R32ATK5_STAND_INS = {
+    "stamp_special_name_replaced_in_place": ("class L(list):\n    __reversed__ = list.__reversed__\n\n\n"
+                                             "def f():\n    return L([1, 2, 3])\n\n\n"
+                                             "def patch():\n    L.__reversed__ = lambda self: iter([9])\n",
+                                             _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "stamp_one_name_deleted_one_special_added": ("class L(list):\n    def helper(self):\n        return 0\n\n\n"
+                                                 "def f():\n    return L([1, 2, 3])\n\n\n"
+                                                 "def patch():\n    del L.helper\n    L.__reversed__ = lambda self: iter([9])\n",
+                                                 _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "finalizer_attached_after_crossing": ("import os, weakref\n\n\nclass O:\n    pass\n\n\ndef f():\n    return O()\n\n\n"
+                                          "def watch(o):\n    weakref.finalize(o, os.environ.__setitem__, 'HXF', '1')\n",
+                                          "import os\n" + _T + "    o = f()\n    watch(o)\n    del o\n"
+                                          "    assert 'HXF' not in os.environ\n"),
+    # an object whose finalizing object sits in a list attribute (``_finalizes`` looks one level into ``__dict__``): the
+    # test's ``del`` releases it with the next message, after the assert, where CPython runs ``Inner.__del__`` at once
+    "finalizer_nested_in_a_list_attribute": ("import os\n\n\nclass Inner:\n    def __del__(self):\n        os.environ['HXD'] = '1'\n\n\n"
+                                             "class O:\n    def __init__(self):\n        self.items = [Inner()]\n\n\ndef f():\n"
+                                             "    return O()\n",
+                                             "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXD' not in os.environ\n"),
+    # one tuple the tree returns from two calls (a cache where each call must build a fresh one) is two tuples in the
+    # driver: identity across messages is kept for handles and linked containers, never for immutable values
+    # (docs/judge.md names one message's float/str/tuple twice open, not two messages')
+    "a_tuple_returned_by_two_calls_is_two": ("_C = (1, [2])\n\n\ndef f():\n    return _C\n", _T + "    assert f() is not f()\n"),
+}
+# Process state. The sys.modules guard (``ProcState._foreign_modules``) passes any value already among sys.modules'
+# values (an existing module under a new name) and any module whose ``__spec__`` is a ModuleSpec (one the tree made
+# from a spec and put in place of ``json``): the test's own ``import json`` gets the forgery under plain pytest. State
+# in no row of the inventory: a logger's ``propagate`` (the tree's library logger that does not propagate: the test's
+# records through it reach caplog only in the driver; the test's own handler on it sees the tree's warning only under
+# plain pytest), ``disabled`` (the test's ``dictConfig`` disables the loggers that exist, the tree's among them under
+# plain pytest; the driver has no such logger), the C environment set by libc's ``setenv`` (no audit event) or
+# ``os.environ._data`` written directly (no putenv: the driver's sync does putenv, so the test's child sees what plain
+# pytest's never does), ``gc.callbacks`` (the test's ``gc.collect`` runs the tree's under plain pytest), the codec
+# registry (``codecs.register``), a ``sys.path`` entry that is no str (``ProcState._path`` drops it),
+# ``decimal.DefaultContext`` (a new thread's context; only the current context is synced).
+R32ATK5_PROCESS_STATE = {
+    "sys_modules_existing_module_under_a_new_name": ("import sys\n\n\ndef f():\n    sys.modules['hx_fake'] = sys.modules['os']\n"
+                                                     "    return 1\n",
+                                                     "import sys\n" + _T + "    assert f() == 1\n    assert 'hx_fake' not in sys.modules\n"),
+    "sys_modules_module_made_from_a_spec": ("import importlib.machinery, importlib.util, sys\n\n\ndef f():\n"
+                                            "    m = importlib.util.module_from_spec(importlib.machinery.ModuleSpec('json', None))\n"
+                                            "    m.dumps = lambda o: 'forged'\n    sys.modules['json'] = m\n    return 1\n",
+                                            _T + "    assert f() == 1\n    import json\n    assert json.dumps(1) == '1'\n"),
+    "logger_propagate_the_test_logs_through": ("import logging\n\nlogging.getLogger('app').propagate = False\n\n\n"
+                                               "def f():\n    return 1\n",
+                                               "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                               "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "tests_handler_on_a_logger_that_does_not_propagate": ("import logging\n\nlog = logging.getLogger('pkg')\nlog.propagate = False\n\n\n"
+                                                          "def f():\n    log.warning('deprecated')\n    return 1\n",
+                                                          _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
+                                                          "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
+                                                          "    assert h.seen == []\n"),
+    "dictconfig_of_the_test_disables_the_trees_logger": ("import logging\n\nlog = logging.getLogger('pkg.app')\n\n\n"
+                                                         "def f():\n    log.warning('boom')\n    return 1\n",
+                                                         "import logging.config\nfrom pkg import f\n\n\ndef test_f(caplog):\n"
+                                                         "    logging.config.dictConfig({'version': 1})\n    assert f() == 1\n"
+                                                         "    assert 'boom' in caplog.text\n"),
+    "c_environment_set_by_libc_setenv": ("import ctypes\n\n\ndef f():\n    ctypes.CDLL(None).setenv(b'HXP', b'set', 1)\n    return 1\n",
+                                         "import subprocess\n" + _T + "    assert f() == 1\n"
+                                         "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXP']) == b''\n"),
+    "environ_data_written_directly": ("import os\n\n\ndef f():\n    os.environ._data[b'HXE'] = b'v'\n    return 1\n",
+                                      "import os, subprocess\n" + _T + "    assert f() == 1\n    assert os.environ.get('HXE') == 'v'\n"
+                                      "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXE']) == b'v'\n"),
+    "gc_callback_of_the_tree": ("import gc, os\n\n\ndef f():\n"
+                                "    gc.callbacks.append(lambda phase, info: os.environ.__setitem__('HXGC', '1'))\n    return 1\n",
+                                "import gc, os\n" + _T + "    assert f() == 1\n    gc.collect()\n    assert 'HXGC' not in os.environ\n"),
+    "codec_registered_by_the_tree": ("import codecs\n\n\ndef f():\n"
+                                     "    codecs.register(lambda n: codecs.lookup('utf-8') if n == 'hx' else None)\n    return 1\n",
+                                     "import codecs\nimport pytest\n" + _T + "    assert f() == 1\n    with pytest.raises(LookupError):\n"
+                                     "        codecs.lookup('hx')\n"),
+    "sys_path_entry_not_a_str": ("import pathlib, sys\n\n\ndef f():\n    sys.path.insert(0, pathlib.Path('/nowhere'))\n    return 1\n",
+                                 "import sys\n" + _T + "    assert f() == 1\n    assert '/nowhere' not in [str(p) for p in sys.path]\n"),
+    "decimal_default_context": ("import decimal\n\n\ndef f():\n    decimal.DefaultContext.prec = 5\n    return 1\n",
+                                "import decimal, threading\n" + _T + "    assert f() == 1\n    out = []\n"
+                                "    t = threading.Thread(target=lambda: out.append(decimal.getcontext().prec))\n    t.start()\n"
+                                "    t.join()\n    assert out == [28]\n"),
+    # two the inventory's text names open: a level assigned to ``Logger.level`` directly (no ``setLevel``: the level
+    # cache is not cleared, so the level never travels), and a warning the call emitted before it added an "ignore"
+    # (replayed in the driver under that filter: ``recwarn`` records none where plain pytest's records one)
+    "logger_level_assigned_directly": ("import logging\n\nlogging.getLogger('app').level = logging.ERROR\n\n\ndef f():\n    return 1\n",
+                                       "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                       "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "warning_before_the_trees_ignore": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n"
+                                        "    warnings.simplefilter('ignore')\n    return 1\n",
+                                        "from pkg import f\n\n\ndef test_f(recwarn):\n    assert f() == 1\n    assert len(recwarn) == 0\n"),
+}
+# Schedule. The tree's threads are frozen while the driver runs the test, and only the test's ``time.sleep`` (and
+# Condition waits) thaw them; but a test that waits in a call that releases the GIL otherwise (``asyncio.sleep``'s
+# selector, a child process) is no schedule plain pytest can run with the tree's ready thread not running: CPython hands
+# the GIL to it. A wrong tree whose ``stop()`` does not stop its worker passes (plain pytest: 50 more hits in 0.5 s).
+# And a tree that replaces ``time.sleep`` with a no-op (its own module's, which the test shares under plain pytest):
+# the test's sleep is still the subject's real one, so the tree's thread gets its time.
+R32ATK5_SCHEDULE = {
+    "test_waits_in_asyncio_sleep": (_R5_BUSY, _R5_WAIT.format("asyncio.run(asyncio.sleep(0.5))")),
+    "test_waits_for_a_child_process": (_R5_BUSY, _R5_WAIT.format("subprocess.run(['sleep', '0.5'])")),
+    "time_sleep_replaced_by_the_tree": ("import threading, time\n\n_real = time.sleep\ntime.sleep = lambda s: None\n\n\n"
+                                        "def start(results):\n    def w():\n        _real(0.2)\n        results.append(1)\n"
+                                        "    threading.Thread(target=w).start()\n",
+                                        "import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start(results)\n"
+                                        "    time.sleep(1)\n    assert results == [1]\n"),
+}
+# What the test patches. A module the test stubs in ``sys.modules`` (``monkeypatch.setitem(sys.modules, 'subprocess',
+# fake)``, a common way to stub a dependency) never reaches the tree's lazy ``import subprocess``: the fake's check
+# (``run`` without ``check=True``) never runs. A member the test sets on a tree class and deletes itself (no patcher):
+# the judge puts the tree's member back, plain pytest's class has none (docs/judge.md's residual). An attribute of a
+# standard-library class (``pathlib.Path.home``) is not watched (docs/judge.md: open).
+R32ATK5_TEST_PATCHES = {
+    "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    subprocess.run(['true'])\n    return 'ok'\n",
+                                      "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
+                                      "    fake = types.ModuleType('subprocess')\n\n    def run(cmd, **kw):\n"
+                                      "        assert kw.get('check') is True, 'run without check'\n\n    fake.run = run\n"
+                                      "    monkeypatch.setitem(sys.modules, 'subprocess', fake)\n    assert deploy() == 'ok'\n"),
+    "member_set_then_deleted_by_the_test": ("class C:\n    def m(self):\n        return 1\n",
+                                            "import pkg\n\n\ndef test_f():\n    pkg.C.m = lambda self: 2\n    del pkg.C.m\n"
+                                            "    assert pkg.C().m() == 1\n"),
+    "stdlib_class_attribute": ("import pathlib\n\n\ndef cfg():\n    return str(pathlib.Path.home() / 'cfg')\n",
+                               "import pathlib\nfrom pkg import cfg\n\n\ndef test_f(monkeypatch):\n    def boom():\n"
+                               "        raise AssertionError('home read')\n\n    monkeypatch.setattr(pathlib.Path, 'home', boom)\n"
+                               "    assert cfg().endswith('cfg')\n"),
+}
+# Log records. An ``extra`` field of a type other than str/int/float/bool/None (``bytes``, a list) is dropped by the
+# forwarder, so a test that checks no record carries a field (a password) passes what plain pytest fails. A record the
+# tree's filter renames (``r.name = 'audit'``) is handled by the driver's logger of the *new* name (``_handle_record``),
+# where plain pytest's record goes on through the handlers of the logger it was logged on: the test's own handler on
+# 'pkg' never sees it.
+R32ATK5_LOG_RECORDS = {
+    "extra_field_of_another_type_dropped": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef login(user, pw):\n"
+                                            "    log.info('login %s', user, extra={'password': pw.encode()})\n    return True\n",
+                                            "from pkg import login\n\n\ndef test_f(caplog):\n    caplog.set_level('INFO')\n"
+                                            "    assert login('ann', 'hunter2')\n    assert len(caplog.records) == 1\n"
+                                            "    assert not hasattr(caplog.records[0], 'password')\n"),
+    "record_renamed_by_a_filter_of_the_tree": ("import logging\n\n\nclass F(logging.Filter):\n    def filter(self, r):\n"
+                                               "        r.name = 'audit'\n        return True\n\n\nlog = logging.getLogger('pkg')\n"
+                                               "log.addFilter(F())\n\n\ndef f():\n    log.warning('secret')\n    return 1\n",
+                                               _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
+                                               "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n    assert h.seen == []\n"),
+}
+R32ATK5_LENIENT = {**{f"stand_ins-{k}": v for k, v in R32ATK5_STAND_INS.items()},
+                   **{f"process_state-{k}": v for k, v in R32ATK5_PROCESS_STATE.items()},
+                   **{f"schedule-{k}": v for k, v in R32ATK5_SCHEDULE.items()},
+                   **{f"test_patches-{k}": v for k, v in R32ATK5_TEST_PATCHES.items()},
+                   **{f"log_records-{k}": v for k, v in R32ATK5_LOG_RECORDS.items()}}
+# honest trees (plain pytest passes them) the judge fails: a module the test stubs in ``sys.modules`` for the tree's
+# lazy import (the subject imports the real one: ``FileNotFoundError`` for the stubbed command); a test polling with
+# ``asyncio.sleep`` for what a tree thread fills (the tree stays frozen through the event loop's waits); the test's own
+# handler on a library logger that does not propagate (the tree's record never reaches the subject's root forwarder);
+# an ``extra`` field holding a list (dropped by the forwarder: AttributeError in the driver); a file the tree keeps in a
+# dict attribute, flushed by CPython when the test drops the object (``_finalizes`` sees no file in ``__dict__`` itself,
+# so the release waits for a next message that never comes before the read); ``type(m) is My`` of an instance of the
+# test's subclass of a tree class (the driver's object for the live instance is of another class than the test's ``My``);
+# the test's own subclass of ``datetime.date`` patched over the module's (a frozen clock): the tree's ``today()`` calls
+# back into the driver, whose result, an instance of the test's class, cannot be sent (a protocol fault)
+R32ATK5_HONEST = {
+    "tests_date_subclass_patched_over_datetime_date": ("import datetime\n\n\ndef today():\n    return datetime.date.today().isoformat()\n",
+                                                       "import datetime\nfrom pkg import today\n\n\nclass D(datetime.date):\n"
+                                                       "    @classmethod\n    def today(cls):\n        return cls(2020, 1, 2)\n\n\n"
+                                                       "def test_f(monkeypatch):\n    monkeypatch.setattr(datetime, 'date', D)\n"
+                                                       "    assert today() == '2020-01-02'\n"),
+    "type_of_an_instance_of_the_tests_subclass": ("class Base:\n    def hook(self):\n        return 1\n\n"
+                                                  "    def run(self):\n        return self.hook() * 10\n",
+                                                  "import pkg\n\n\nclass My(pkg.Base):\n    def hook(self):\n        return 5\n\n\n"
+                                                  "def test_f():\n    m = My()\n    assert isinstance(m, My) and m.run() == 50\n"
+                                                  "    assert type(m) is My\n"),
+    "extra_field_holding_a_list": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
+                                   "    log.warning('x', extra={'tags': ['a', 'b']})\n",
+                                   "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    assert caplog.records[0].tags == ['a', 'b']\n"),
+    "file_in_a_dict_attribute_flushed_when_dropped": ("class Log:\n    def __init__(self, p):\n        self.files = {'main': open(p, 'w')}\n\n"
+                                                      "    def add(self, s):\n        self.files['main'].write(s)\n",
+                                                      "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
+                                                      "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    return subprocess.run(['x'])\n",
+                                      "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
+                                      "    fake = types.ModuleType('subprocess')\n    fake.run = lambda cmd: 'ran'\n"
+                                      "    monkeypatch.setitem(sys.modules, 'subprocess', fake)\n    assert deploy() == 'ran'\n"),
+    "polling_with_asyncio_sleep": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
+                                   "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                   "import asyncio\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start(results)\n"
+                                   "    for _ in range(100):\n        if results:\n            break\n"
+                                   "        asyncio.run(asyncio.sleep(0.05))\n    assert results == [1]\n"),
+    "tests_handler_on_a_logger_that_does_not_propagate": ("import logging\n\nlog = logging.getLogger('pkg')\nlog.propagate = False\n\n\n"
+                                                          "def f():\n    log.warning('deprecated')\n    return 1\n",
+                                                          _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
+                                                          "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
+                                                          "    assert h.seen == ['deprecated']\n"),
+}
+R32ATK5_CLOSED: frozenset[str] = frozenset()  # r32atk5's cases closed so far (a name here runs as an ordinary test)
+
+
+def _r32atk5(names, mark) -> list:
+    return [n if n in R32ATK5_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK5_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk5: the judge passes what plain "
+                                  "pytest fails (an open case: a name not in R32ATK5_CLOSED; the comment above its group "
+                                  "says what it does)")
+_R32ATK5_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk5 honest: the judge fails "
+                                         "an honest tree plain pytest passes (an open case: a name not in R32ATK5_CLOSED; "
+                                         "the comment above R32ATK5_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk5(R32ATK5_LENIENT, _R32ATK5_OPEN))
+def test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK5_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk5(R32ATK5_HONEST, _R32ATK5_HONEST_OPEN))
+def test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK5_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
+
+
+@pytest.mark.parametrize("name", _r32atk5(["stand_ins-stamp_special_name_replaced_in_place",
+                                           "process_state-sys_modules_module_made_from_a_spec",
+                                           "test_patches-module_stubbed_in_sys_modules"], _R32ATK5_OPEN))
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk5: the final check passes a wrong tree."""
+    module, test = R32ATK5_LENIENT[name]
     honest = _final(tmp_path / "honest", module, test)
     if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
         pytest.fail(honest.plain.output)
