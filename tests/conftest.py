@@ -290,6 +290,17 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/cli/test_command_faults.py::test_a_full_disk_is_one_line_with_the_tables_code_and_nothing_partial":
         (frozenset({"view", "loop run", "run"}), "an output (exit 2), a loop's and a run's ledger state (exit 4); every "
                                                   "command in the campaign (~3 s each)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
+        (frozenset({
+            "aliases_in_one_message-one_list_as_an_argument_and_an_attribute", "changed_and_undone_between_messages-environment",
+            "class_changed_after_crossing-class_reassigned", "finalizer_not_run_when_dropped-del_changes_a_linked_list",
+            "items_of_a_stand_in_not_linked-list_in_a_tree_list", "log_record_fields-args_empty",
+            "mirror_changed_between_messages-thread_appends_to_a_tree_list", "mirror_write_lost_when_dropped-deleted",
+            "patched_stdlib-monkeypatched_time", "process_state_not_synced-decimal_context",
+            "stand_in_machinery-copy_of_a_tree_dict_writes_the_original",
+            "test_change_to_an_unlinked_kept_container-kept_past_max_links", "test_patch_of_a_tree_class-mock_patch_object"}),
+         "one closed case per mechanism group of red team r32atk4 (the honest trees all run in test-all); the other 38 "
+         "closed cases in the campaign (3-5 s each; test-all was at 17 of its 20 minutes)"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
