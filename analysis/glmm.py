@@ -66,7 +66,7 @@ def _long(tidy: pd.DataFrame, spec: dict) -> pd.DataFrame:
     keys = set(m["match_key"])
     sub = tidy[tidy[Col.ARM].isin([spec["a"], spec["b"]]) & tidy["match_key"].isin(keys)]
     sub = sub[sub["injected"]] if spec["cells"] == "injected" else sub[~sub["injected"]]
-    out = sub[["match_key", "arm", "task", "scenario", spec["y"]]].rename(columns={spec["y"]: "y"}).copy()
+    out = sub[["match_key", Col.ARM, Col.TASK, Col.SCENARIO, spec["y"]]].rename(columns={spec["y"]: "y"}).copy()
     out["treat"] = (out[Col.ARM] == spec["a"]).astype(float)
     return out.reset_index(drop=True)
 

@@ -186,7 +186,7 @@ def common_cells(tidy: pd.DataFrame, void_keys: pd.DataFrame, arms: list[str]) -
     strata = [Col.SCENARIO.value, *factor_cols(tidy)]  # the names (a stratum's dict is keyed by them)
     t = tidy[tidy[Col.ARM].isin(arms)]
     v = void_keys[void_keys[Col.ARM].isin(arms)] if len(void_keys) else void_keys
-    present = pd.concat([t[["arm", *strata]], v.reindex(columns=["arm", *strata])], ignore_index=True)
+    present = pd.concat([t[[Col.ARM, *strata]], v.reindex(columns=[Col.ARM, *strata])], ignore_index=True)
     present = present.drop_duplicates()
     n_app = present.groupby(strata, sort=False).size().rename("n_applicable")
     per_key = t.groupby("match_key", sort=False).size().rename("n_scored")
@@ -256,7 +256,7 @@ def per_scenario(tidy: pd.DataFrame, a: str, b: str, alpha: float = 0.05,
                  endpoint: str = "not_amplified") -> list[dict]:
     m = matched_pair(tidy, a, b, "injected")
     keyed = []  # (scenario, its row): sorted by the scenario's order
-    for sc, g in m.groupby("scenario", sort=False):
+    for sc, g in m.groupby(Col.SCENARIO, sort=False):
         n = len(g)
         k_a, k_b = int(g[f"{endpoint}_a"].sum()), int(g[f"{endpoint}_b"].sum())
         keyed.append((sc, {"scenario": sc, "a": a, "b": b, "endpoint": endpoint, "k_a": k_a, "n_a": n,

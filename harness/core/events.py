@@ -465,7 +465,7 @@ def parse_event(obj: Any, where: str = "<event>", line: int | None = None) -> Ev
     if not isinstance(obj, dict):
         raise InputError(where, "<line>", f"an event is a JSON object, not {type(obj).__name__}", line)
     kind = obj.get("type")
-    if kind not in CLASSES.keys():
+    if not isinstance(kind, str) or kind not in CLASSES.keys():  # (an unhashable ``type`` is no key: one line)
         raise InputError(where, "type", f"unknown event type {kind!r}; known: {', '.join(sorted(CLASSES))}", line)
     try:
         return _ADAPTER.validate_python(obj)

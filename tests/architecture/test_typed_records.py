@@ -318,12 +318,34 @@ class _Module:
         return got
 
 
+# pandas calls whose first argument (or ``by``/``subset``/``columns`` keyword) names columns: a tidy table's
+# record-field columns are read there as by a subscript (``groupby("scenario")``, ``reindex(columns=[...])``)
+COLUMN_METHODS = frozenset({"groupby", "sort_values", "set_index", "drop_duplicates", "reindex", "pivot_table"})
+COLUMN_KEYWORDS = frozenset({"by", "subset", "columns", "keys", "index", "values"})
+
+
+def _elements(e: ast.expr) -> list[ast.expr]:
+    """A key expression, or each element of a list or tuple of keys (``t[["arm", *strata]]``)."""
+    if isinstance(e, (ast.List, ast.Tuple)):
+        return [x.value if isinstance(x, ast.Starred) else x for x in e.elts]
+    return [e]
+
+
 def _reads(node: ast.AST) -> tuple[list[ast.expr], str]:
-    """The key expressions a node reads a dict by, and how (a Load subscript, ``.get``, ``.pop``, ``itemgetter``)."""
+    """The key expressions a node reads a dict or a table by, and how (a Load subscript, a list of columns,
+    ``.get``, ``.pop``, ``itemgetter``, a pandas call naming columns). A ``Literal[...]`` annotation is no read."""
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-        return [node.slice], ""
-    if isinstance(node, ast.Call) and node.args:
+        base = node.value
+        if (base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else None) == "Literal":
+            return [], ""
+        return _elements(node.slice), ""
+    if isinstance(node, ast.Call):
         f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in COLUMN_METHODS:
+            keys = [k.value for k in node.keywords if k.arg in COLUMN_KEYWORDS]
+            return [x for e in [*node.args[:1], *keys] for x in _elements(e)], f" ({f.attr})"
+        if not node.args:
+            return [], ""
         if isinstance(f, ast.Attribute) and f.attr in READ_METHODS:
             return [node.args[0]], "" if f.attr == "get" else f" ({f.attr})"
         if (f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None) == "itemgetter":

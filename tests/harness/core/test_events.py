@@ -120,6 +120,8 @@ def test_an_int_stays_an_int():
 @pytest.mark.parametrize("obj, field, says", [
     ({"seq": 0, "t": 1.0, "type": "teleport"}, "type", "unknown event type 'teleport'"),
     ({"seq": 0, "t": 1.0}, "type", "unknown event type None"),
+    ({"seq": 0, "t": 1.0, "type": []}, "type", "unknown event type []"),  # unhashable: a TypeError before (review)
+    ({"seq": 0, "t": 1.0, "type": {"a": 1}}, "type", "unknown event type {'a': 1}"),
     ({"seq": 0, "t": 1.0, "type": "finish", "claim": "x", "mood": "sure"}, "mood", "not a field of a finish event"),
     ({"seq": 0, "t": 1.0, "type": "write", "path": "a", "bytes": "many", "created": True}, "bytes", "integer"),
     ({"seq": 0, "t": 1.0, "type": "attempt_start"}, "attempt", "required"),
