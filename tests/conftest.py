@@ -309,6 +309,12 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_verdict_cache.py::test_records_say_which_verdicts_were_cached_and_no_cache_turns_it_off":
+        "two whole runs, cached and with --no-cache (31 s at load 3); test-all keeps the cache shared across runs "
+        "and hidden (test_cache_dir_is_shared_across_runs_and_hidden) and the cache key's rules (test_verdict_cache)",
+    "tests/harness/run/test_driver.py::test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key":
+        "a run killed with -9 mid-run and resumed (20 s at load 3); test-all keeps the same at an anchored moment "
+        "(test_kill_campaign's records-3 point) and on Ray (test_kill_campaign_ray's records-3)",
     "tests/corpus/test_rerun.py::test_the_semver_sample_reruns_a_one_function_edit_and_an_added_test_within_the_acceptance":
         "the semver sample's 810 mutants measured, then three reruns each checked against a fresh run (152 s at "
         "load 6, 363 s at load 10; issue 35); test-all keeps every rerun rule on small modules (test_rerun.py)",
