@@ -3512,7 +3512,8 @@ PROCESS_STATE: tuple = (
     StateItem("dc", "decimal context", SYNCED, "the current context's prec, rounding, Emin, Emax, capitals, clamp, "
               "flags and traps (its C repr: numbers and names)"),
     StateItem("wa", "warning filters", SYNCED, "the tree's ``simplefilter``/``filterwarnings`` during a call, when "
-              "its category is a builtin warning (the driver's reach the subject as ``wf``, ``Peer.request``)"),
+              "its category is a builtin warning or an installed library's (``_library_category``: numpy's import "
+              "filters its ``RankWarning``); the driver's reach the subject as ``wf``, ``Peer.request``"),
     StateItem("mn", "sys.modules entries set to None", SYNCED, "names (an import the test or the tree blocks: "
               "``sys.modules['old_dep'] = None``); read again when the number of entries changed, or, in the subject, "
               "when any entry did (``guard``)"),
