@@ -3412,6 +3412,14 @@ class StdlibPatches:
             except TypeError:
                 pass
 
+    def unwatch(self) -> None:
+        """Give every watched module its plain class back (a process that goes on after the judge: a test of
+        this class; the driver itself never needs it, it exits)."""
+        for mod in list(_sys.modules.values()):
+            if _type(mod) is _WatchedModule:
+                object.__setattr__(mod, "__class__", _ModuleType)
+        self.seen = -1
+
     def note(self, mod, name, by: str) -> None:
         mod_name = _vars(mod).get("__name__")
         key = (mod_name, name)

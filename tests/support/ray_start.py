@@ -161,6 +161,19 @@ class RayStartCluster:
                   "--num-cpus", str(num_cpus), "--include-log-monitor", "false", "--disable-usage-stats",
                   "--object-store-memory", str(200 * 2**20)], check=True)
         self.workers[name] = mnt.read_text().strip()
+        self.wait_for_nodes(1 + len(self.workers))
+
+    def wait_for_nodes(self, n: int, timeout: float = 180) -> None:
+        """Until ``ray status`` (what docs/how-to/run-on-ray.md says to check) lists n active nodes: ``ray start``
+        returns when the node's raylet runs, and the status the head reports catches up a moment later (seconds
+        under load: a test that read it at once saw one node of two)."""
+        deadline, out = time.monotonic() + timeout, ""
+        while time.monotonic() < deadline:
+            out = self.run([str(BIN / "ray"), "status"], timeout=120).stdout
+            if out.split("Pending:")[0].count(" node_") >= n:
+                return
+            time.sleep(1)
+        raise RuntimeError(f"ray status did not list {n} active node(s) in {timeout:.0f} s:\n{out[-2000:]}")
 
     def worker_pids(self, name: str = "w1") -> list[int]:
         """Every process of a worker node: those in its mount namespace and all their descendants."""

@@ -1419,7 +1419,15 @@ def test_the_tests_patches_of_a_module_are_noted_and_sent_until_undone(monkeypat
     watcher = rpc.StdlibPatches({__file__})
     monkeypatch.setattr(rpc, "_WATCH", [watcher])
     watcher.seen = -1
-    watcher.watch()
+    try:
+        watcher.watch()  # (every trusted module of this process: unwatched below, or Ray cannot pickle `ray`)
+        _patches_are_noted(watcher, fake, time_clock, monkeypatch)
+    finally:
+        watcher.unwatch()
+    assert not [n for n, m in list(sys.modules.items()) if type(m) is rpc._WatchedModule]
+
+
+def _patches_are_noted(watcher, fake, time_clock, monkeypatch):
     assert type(fake) is rpc._WatchedModule
     assert watcher.pending() is None
     fake_clock = lambda: 100.0  # noqa: E731
@@ -1434,7 +1442,6 @@ def test_the_tests_patches_of_a_module_are_noted_and_sent_until_undone(monkeypat
     assert watcher.pending() is None  # (code other than the test's, mock's or monkeypatch's: not the test's patch)
     monkeypatch.setattr(fake, "z", 2, raising=False)
     assert watcher.pending() == [["hx_fake_stdlib", "z", 2, False]]
-    object.__setattr__(fake, "__class__", types.ModuleType)
 
 
 def test_the_subject_applies_the_tests_patches_and_puts_back_its_own(monkeypatch):
