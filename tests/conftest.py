@@ -301,6 +301,13 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
             "test_change_to_an_unlinked_kept_container-kept_past_max_links", "test_patch_of_a_tree_class-mock_patch_object"}),
          "one closed case per mechanism group of red team r32atk4 (the honest trees all run in test-all); the other 38 "
          "closed cases in the campaign (3-5 s each; test-all was at 17 of its 20 minutes)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does":
+        (frozenset({
+            "stand_ins-stamp_special_name_replaced_in_place", "process_state-decimal_default_context",
+            "process_state-logger_level_assigned_directly", "schedule-test_waits_in_asyncio_sleep",
+            "test_patches-stdlib_class_attribute", "log_records-record_renamed_by_a_filter_of_the_tree"}),
+         "one case per mechanism group of red team r32atk5 in test-all once closed (the honest trees and the final-check "
+         "cases all run there); the other closed cases in the campaign (3-10 s each; test-all ran 16:28 of its 20 minutes)"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
