@@ -1800,6 +1800,9 @@ R32ATK5_STAND_INS = {
 # pytest's never does), ``gc.callbacks`` (the test's ``gc.collect`` runs the tree's under plain pytest), the codec
 # registry (``codecs.register``), a ``sys.path`` entry that is no str (``ProcState._path`` drops it),
 # ``decimal.DefaultContext`` (a new thread's context; only the current context is synced).
+# Closed (R32ATK5_CLOSED_PROCESS_STATE; the logging ones aside): each item read where the interpreter reads it (libc's
+# ``environ``, the import system's own loads, the gc and codec lists, ``_decimal``'s template, the filters at each
+# warning), carried exactly or a fault (docs/judge.md, "Read at the source").
 R32ATK5_PROCESS_STATE = {
     "sys_modules_existing_module_under_a_new_name": ("import sys\n\n\ndef f():\n    sys.modules['hx_fake'] = sys.modules['os']\n"
                                                      "    return 1\n",
