@@ -3579,6 +3579,9 @@ PROCESS_STATE: tuple = (
               "own list, found once)"),
     StateItem("", "sys.path entries that are not str", GUARDED, "objects (a ``Path``); an import ignores them, a test "
               "reading ``sys.path`` does not"),
+    StateItem("", "sys.meta_path/sys.path_hooks", GUARDED, "finders of one process (an installed library's own import "
+              "adding one is the library's: ``_Loads.load``, as for every registry here)"),
+    StateItem("", "copyreg.dispatch_table", GUARDED, "reducers of one process (``copyreg.pickle``)"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
               "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
     StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
@@ -3659,8 +3662,12 @@ class ProcState:
             self._ensure_forwarder()
             self.cenv = _c_environ()
             self.codecs = SOURCES["codecs"] if "codecs" in SOURCES else codec_search_path()
+            if _LOADS:
+                _LOADS[0].codecs = self.codecs
             self.g = self._guarded()
             self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
+            if _LOADS:
+                _LOADS[0].base = self.g["reg"]
             if not _HOOK:
                 _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
             _HOOK[:] = [self.puts, self.imports]
@@ -3847,9 +3854,13 @@ class ProcState:
             found.append("root logger handlers")
         if not all(map(_is_, cur["std"], g["std"])):
             found.append("sys.stdout/sys.stderr")
-        for name, now, was in zip(_REGISTRY_NAMES, cur["reg"], g["reg"]):
+        rec = _LOADS[0] if _LOADS else None
+        base = rec.base if rec is not None and rec.base is not None else g["reg"]  # (a library's import: its own)
+        for name, now, was in zip(_REGISTRY_NAMES, cur["reg"], base):
             if _len(now) != _len(was) or not all(map(_is_, now, was)):
                 found.append(name)
+        if rec is not None:
+            rec.base = cur["reg"]
         mods = cur["mods"]
         if _len(mods) != _len(g["mods"]) or not all(map(_is_, mods, g["mods"])):
             self.mn_len = -1  # (its None entries read again: ``_blocked``)
@@ -4415,9 +4426,29 @@ class _Loads:
 
     def __init__(self, boot):
         self.boot, self.orig = boot, boot._find_and_load
+        self.orig_load = boot._load_unlocked
         self.depth = 0
         self.names: list = []
         self.loaded: dict = {}
+        self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
+        self.base: list | None = None  # the registries as last accepted: at a reply, or a library's own load
+
+    def load(self, spec):
+        """``_load_unlocked`` wrapped: a registry change an installed library's own import makes (numpy's
+        ``copyreg.pickle``, six's finder on ``sys.meta_path``, a codec registered at import) is the library's,
+        as the driver's import of it makes the same: accepted when the load began from the accepted state and the
+        module's file, as the finder gave it before any of its code ran, is the interpreter's (``trusted_file``).
+        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``)."""
+        origin = getattr(spec, "origin", None)
+        start = _registries(self.codecs)
+        ok = self.base is not None and _same_lists(start, self.base)
+        try:
+            return self.orig_load(spec)
+        finally:
+            if ok:
+                end = _registries(self.codecs)
+                if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
+                    self.base = end
 
     def __call__(self, name, import_):
         mods = _sys.modules
@@ -4431,16 +4462,20 @@ class _Loads:
             return self.orig(name, import_)
         finally:
             self.depth -= 1
+            if _len(self.loaded) < 100_000:
+                self.loaded[name] = mods.get(name)  # the value its own load left (not one a later line put there)
             if outer:
                 roots, self.names = set(self.names), []
                 self._note(mods, before, roots)
 
     def _note(self, mods: dict, before, roots: set) -> None:
+        """The entries the outermost load added under names below a loaded one (a package's aliases), each as the
+        load left it; a loaded name keeps the value its own load left (``__call__``)."""
         for k in list(mods.keys() - before):
             p = k if _type(k) is str else ""
             while p and p not in roots:
                 p = p.rpartition(".")[0]
-            if p and _len(self.loaded) < 100_000:
+            if p and k not in self.loaded and _len(self.loaded) < 100_000:
                 self.loaded[k] = mods.get(k)
 
     def take(self) -> dict:
@@ -4459,6 +4494,7 @@ def import_record() -> "_Loads | None":
         return None
     rec = _Loads(boot)
     boot._find_and_load = rec  # type: ignore[attr-defined]
+    boot._load_unlocked = rec.load  # type: ignore[attr-defined]
     _LOADS.append(rec)
     return rec
 
@@ -4469,6 +4505,8 @@ def drop_import_record() -> None:
         rec = _LOADS.pop()
         if rec.boot._find_and_load is rec:
             rec.boot._find_and_load = rec.orig
+        if rec.boot._load_unlocked == rec.load:
+            rec.boot._load_unlocked = rec.orig_load
 
 
 _LOADS: list = []
@@ -4498,15 +4536,26 @@ _DEFAULT_CONTEXT = _decimal.DefaultContext  # the template a new thread's contex
 
 def _registries(codecs: list | None) -> list:
     """(subject, at every reply) The interpreter's registries of objects the judge cannot carry to the driver, as
-    lists compared by identity (``ProcState.guard``): gc's callbacks, the codec search functions, ``sys.path``'s
-    entries that are no str (``_path`` carries the strings; an import ignores the rest, a test reading
-    ``sys.path`` does not)."""
-    p = _sys.path
+    lists compared by identity (``ProcState.guard``), each read where the interpreter reads it: gc's callbacks, the
+    codec search functions, ``sys.path``'s entries that are no str (``_path`` carries the strings; an import ignores
+    the rest, a test reading ``sys.path`` does not), ``sys.meta_path`` and ``sys.path_hooks`` (the import system
+    reads the attributes), and copyreg's dispatch table (what ``pickle`` reduces a type with)."""
+    p, mp, ph = _sys.path, _sys.meta_path, _sys.path_hooks
     return [list(_GC_CALLBACKS), list(codecs) if codecs is not None else [],
-            [e for e in p if _type(e) is not str] if _type(p) is list else [p]]
+            [e for e in p if _type(e) is not str] if _type(p) is list else [p],
+            list(mp) if _type(mp) is list else [mp], list(ph) if _type(ph) is list else [ph],
+            [*_DISPATCH.keys(), *_DISPATCH.values()]]
 
 
-_REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str")
+def _same_lists(a: list, b: list) -> bool:
+    return _len(a) == _len(b) and all(_len(x) == _len(y) and all(map(_is_, x, y)) for x, y in zip(a, b))
+
+
+import copyreg as _copyreg  # noqa: E402
+
+_DISPATCH = _copyreg.dispatch_table  # (the object ``_pickle`` holds; a rebound attribute is not it)
+_REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str", "sys.meta_path",
+                   "sys.path_hooks", "copyreg.dispatch_table")
 
 
 MAX_ARG_ITEMS = 1_000  # a record's args crossing as data (``_plain_args``); more is not faithful, and fails on read

@@ -1884,6 +1884,15 @@ R32ATK5_PROCESS_STATE = {
                                                 "    with warnings.catch_warnings(record=True) as w:\n"
                                                 "        warnings.simplefilter('always')\n        assert f() == 1\n"
                                                 "    assert w == []\n"),
+    "finder_added_to_sys_meta_path": ("import importlib.abc, importlib.util, sys\n\n\n"
+                                      "class F(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+                                      "    def find_spec(self, name, path, target=None):\n"
+                                      "        return importlib.util.spec_from_loader(name, self) if name == 'hx_virtual' else None\n\n"
+                                      "    def create_module(self, spec):\n        return None\n\n"
+                                      "    def exec_module(self, m):\n        m.x = 1\n\n\n"
+                                      "def f():\n    sys.meta_path.insert(0, F())\n    return 1\n",
+                                      "import pytest\n" + _T + "    assert f() == 1\n    with pytest.raises(ImportError):\n"
+                                      "        import hx_virtual  # noqa: F401\n"),
 }
 # Schedule. The tree's threads are frozen while the driver runs the test, and only the test's ``time.sleep`` (and
 # Condition waits) thaw them; but a test that waits in a call that releases the GIL otherwise (``asyncio.sleep``'s
@@ -1985,7 +1994,7 @@ R32ATK5_HONEST = {
                                                           "    assert h.seen == ['deprecated']\n"),
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
-R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({f"process_state-{k}" for k in ("sys_modules_existing_module_under_a_new_name", "sys_modules_module_made_from_a_spec", "c_environment_set_by_libc_setenv", "environ_data_written_directly", "gc_callback_of_the_tree", "codec_registered_by_the_tree", "sys_path_entry_not_a_str", "decimal_default_context", "warning_before_the_trees_ignore", "c_environment_unset_by_libc_unsetenv", "sys_modules_module_replaced_after_its_import", "codec_registered_through_the_c_module", "decimal_default_context_trap", "warning_before_the_trees_message_filter")})  # interpreter state read at its source (subject_rpc ``_CEnviron``, ``_Loads``, ``_registries``, ``_late_filters``, the ``dd`` row)
+R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({f"process_state-{k}" for k in ("sys_modules_existing_module_under_a_new_name", "sys_modules_module_made_from_a_spec", "c_environment_set_by_libc_setenv", "environ_data_written_directly", "gc_callback_of_the_tree", "codec_registered_by_the_tree", "sys_path_entry_not_a_str", "decimal_default_context", "warning_before_the_trees_ignore", "c_environment_unset_by_libc_unsetenv", "sys_modules_module_replaced_after_its_import", "codec_registered_through_the_c_module", "decimal_default_context_trap", "warning_before_the_trees_message_filter", "finder_added_to_sys_meta_path")})  # interpreter state read at its source (subject_rpc ``_CEnviron``, ``_Loads``, ``_registries``, ``_late_filters``, the ``dd`` row)
 R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
 R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs

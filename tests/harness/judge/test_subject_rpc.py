@@ -1196,10 +1196,12 @@ def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monke
     (tmp_path / "hx_pkgr" / "__init__.py").write_text("import sys, types\n\nsys.modules[__name__ + '.io'] = "
                                                       "types.ModuleType('io_alias')\n")
     (tmp_path / "hx_pkgs.py").write_text("import sys, types\n\nsys.modules['hx_elsewhere'] = types.ModuleType('x')\n")
+    (tmp_path / "hx_dep.py").write_text("")
+    (tmp_path / "hx_pkgt.py").write_text("import sys, types\nimport hx_dep\n\nsys.modules['hx_dep'] = types.ModuleType('hx_dep')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     ps = rpc.ProcState("subject")
     ps.outgoing({"r": 1})
-    names = ("hx_pkgr", "hx_pkgr.io", "hx_pkgs", "hx_elsewhere")
+    names = ("hx_pkgr", "hx_pkgr.io", "hx_pkgs", "hx_elsewhere", "hx_dep", "hx_pkgt")
     try:
         importlib.import_module("hx_pkgr")
         ps.outgoing({"r": 1})
@@ -1207,6 +1209,10 @@ def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monke
         import hx_pkgs  # noqa: F401
         ps.outgoing({"r": 1})
         assert any("sys.modules (hx_elsewhere)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        import hx_pkgt  # noqa: F401 - (replaces hx_dep, which its own import loaded first: not what that load left)
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_dep)" in f for f in ps.faults), ps.faults
         ps.faults.clear()
         monkeypatch.setitem(sys.modules, "hx_alias", sys.modules["os"])
         ps.outgoing({"r": 1})
@@ -1257,6 +1263,36 @@ def test_the_interpreters_registries_are_read_where_it_reads_them_and_guarded(mo
     finally:
         gc.callbacks.remove(callback)
         codecs.unregister(search)
+
+
+def test_a_registry_change_an_installed_librarys_own_import_makes_is_the_librarys(monkeypatch, tmp_path, import_record):
+    """A library registering a codec (or a reducer, a finder) at import: the driver's import of it does the same, so
+    the change made inside its own load, from the accepted state, is no fault (``_Loads.load``); the same code in
+    a module of the tree's stays one. (The library's directory stands in for the interpreter's: ``trusted_file``.)"""
+    import codecs
+    lib, tree = tmp_path / "lib", tmp_path / "tree"
+    lib.mkdir()
+    tree.mkdir()
+    source = "import codecs\n\n\ndef search(n):\n    return None\n\n\ncodecs.register(search)\n"
+    (lib / "hx_libcodec.py").write_text(source)
+    (tree / "hx_treecodec.py").write_text(source)
+    monkeypatch.syspath_prepend(str(lib))
+    monkeypatch.syspath_prepend(str(tree))
+    monkeypatch.setattr(rpc, "trusted_file", lambda p: isinstance(p, str) and p.startswith(str(lib)))
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    try:
+        import hx_libcodec  # noqa: F401
+        ps.outgoing({"r": 1})
+        assert ps.faults == []
+        import hx_treecodec  # noqa: F401
+        ps.outgoing({"r": 1})
+        assert any("subject's codec search functions," in f for f in ps.faults), ps.faults
+    finally:
+        for name in ("hx_libcodec", "hx_treecodec"):
+            mod = sys.modules.pop(name, None)
+            if mod is not None:
+                codecs.unregister(mod.search)
 
 
 def test_decimal_default_context_travels_as_the_current_one_does():
