@@ -3951,6 +3951,11 @@ class ProcState:
             self._apply(d)
             self.last = self.snap()
             self._check(d)
+            if self.cenv is not None and ("env" in d or "ce" in d):
+                try:  # (the driver's changes, applied here, are no disagreement of the tree's to send back)
+                    self.cenv.delta()
+                except Exception:  # noqa: BLE001 - unreadable: the next reply's read faults it
+                    pass
         if self.side == "driver" and "lg" in msg:
             if _type(msg["lg"]) is not list:
                 raise RemoteError("malformed log records")
