@@ -221,9 +221,35 @@ def _held_libc() -> dict | None:
             "cwd": ctypes.create_string_buffer(4097), "size_at": size_at}
 
 
+def _interpreter_registries() -> dict:
+    """What harness.judge.subject_rpc ``ProcState`` reads the interpreter's state at (``SOURCES``), found before the
+    audit hook is on (a symbol looked up, the heap searched once: no code of the tree has run): the address of
+    libc's ``environ`` and the list of codec search functions."""
+    import codecs
+    import gc
+    out: dict = {}
+    try:
+        import ctypes
+        out["environ"] = ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.CDLL(None), "environ"))
+    except (ImportError, OSError, ValueError, AttributeError):
+        pass
+
+    def probe(name):
+        return None
+
+    codecs.register(probe)
+    try:
+        found = [r for r in gc.get_referrers(probe) if type(r) is list and r and r[-1] is probe]
+    finally:
+        codecs.unregister(probe)
+    out["codecs"] = found[0] if len(found) == 1 else None
+    return out
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
     held = _held_libc()
+    sources = _interpreter_registries()
     exempt: dict = {}
     _install_audit(audit_fd, exempt)
     import importlib.util
@@ -236,6 +262,8 @@ def main() -> None:
     vars(rpc)["__builtins__"] = dict(vars(builtins))  # the protocol's builtins, as they are before the tree runs
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)
+    rpc.SOURCES.update(sources)
+    rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()

@@ -3274,6 +3274,8 @@ class _Warnings:
         for action, message, category, module, lineno in reversed(self.peer.warning_filters):  # each goes first
             _warnings.filterwarnings(action, message, category, module, lineno)
         self.base = list(_warnings.filters)  # the tree's own filters go to the driver (``ProcState.tree_filters``)
+        self.at: list = []  # the filters in force when each warning was recorded (``_late_filters``)
+        _warnings._showwarnmsg_impl = self._shown  # (put back by the exit)
         self.out: list = []
         self.peer._last_warnings = self.out
         return self.out
@@ -3289,6 +3291,10 @@ class _Warnings:
                 now = []
             if now != self.base:
                 ps.tree_filters(self.base, now)
+                if _late_filters(self.rec, self.at, now):
+                    ps.faults.append("the tree added a warning filter after a warning it applies to, in one call: the "
+                                     "driver replays the call's warnings under the filters it ended with (harness."
+                                     "judge.subject_rpc PROCESS_STATE: warning filters)")
         self.cm.__exit__(et, ev, tb)
         crossing = self.peer.crossing_file
         for w in self.rec:
@@ -3301,6 +3307,35 @@ class _Warnings:
             except Exception:  # noqa: BLE001
                 pass
         return False
+
+
+    def _shown(self, msg) -> None:
+        """The record's own ``log.append``, noting the filters then in force."""
+        self.rec.append(msg)
+        if _len(self.at) < 10_000:
+            try:
+                self.at.append(list(_warnings.filters))
+            except Exception:  # noqa: BLE001 - the tree replaced the list: ``tree_filters`` faults it
+                self.at.append([])
+
+
+def _late_filters(rec: list, at: list, now: list) -> bool:
+    """(subject) The rule for the warning filters the tree adds during a call: the driver replays the call's
+    warnings after applying every filter the call added (``wa``), so a warning recorded *before* a filter that
+    matches it (its category, message and line; any module) would meet a filter plain pytest's never did: fail
+    closed. A warning recorded after every filter, or one no later filter matches, replays as it happened."""
+    for w, then in zip(rec, at):
+        for e in now:
+            if e in then or _type(e) is not tuple or _len(e) != 5:
+                continue
+            _, m, c, _, n = e
+            try:
+                if (_isinstance(c, type) and issubclass(w.category, c)) and (m is None or m.match(str(w.message))) \
+                        and (not n or n == w.lineno):
+                    return True
+            except Exception:  # noqa: BLE001 - a filter or warning the judge cannot read: as matching
+                return True
+    return False
 
 
 def _filter_spec() -> list:
@@ -3506,9 +3541,10 @@ class StateItem(_collections.namedtuple("StateItem", "key name rule why")):
 # passes on the stale other side. OPEN: neither yet (named so that a reader knows it is not covered).
 PROCESS_STATE: tuple = (
     StateItem("env", "os.environ", SYNCED, "strings; the whole environment on the first message"),
-    StateItem("ce", "os.putenv/os.unsetenv", SYNCED, "the C environment a child process inherits, seen in the subject "
-              "by an audit hook (``os.putenv``/``os.unsetenv`` events) where it differs from os.environ; applied by "
-              "the driver with os.putenv/os.unsetenv (the subject's side only: the driver has no audit hook of its own)"),
+    StateItem("ce", "C environment", SYNCED, "the C environment a child process inherits, read in the subject at "
+              "its source (libc's ``environ``, ``_CEnviron``: libc ``setenv`` through ctypes, ``os.environ._data`` "
+              "written directly, ``os.putenv``) where it differs from os.environ; applied by the driver with "
+              "os.putenv/os.unsetenv after os.environ (the subject's side only: the test's own libc calls are not read)"),
     StateItem("cwd", "working directory", SYNCED, "a path"),
     StateItem("um", "umask", SYNCED, "an int"),
     StateItem("argv", "sys.argv", SYNCED, "strings"),
@@ -3519,6 +3555,8 @@ PROCESS_STATE: tuple = (
     StateItem("rs", "random", SYNCED, "the random module's global generator, ``random.getstate()``: ints"),
     StateItem("dc", "decimal context", SYNCED, "the current context's prec, rounding, Emin, Emax, capitals, clamp, "
               "flags and traps (its C repr: numbers and names)"),
+    StateItem("dd", "decimal.DefaultContext", SYNCED, "the template a new thread's context is copied from, the object "
+              "``_decimal`` holds (a rebound module attribute is not it), as the current context's fields"),
     StateItem("wa", "warning filters", SYNCED, "the tree's ``simplefilter``/``filterwarnings`` during a call, when "
               "its category is a builtin warning or an installed library's (``_library_category``: numpy's import "
               "filters its ``RankWarning``); the driver's reach the subject as ``wf``, ``Peer.request``"),
@@ -3532,9 +3570,18 @@ PROCESS_STATE: tuple = (
     StateItem("st", "socket.setdefaulttimeout", SYNCED, "a float or None"),
     StateItem("", "warning filters of a tree category", GUARDED, "a class of the tree, which the driver does not have"
               " (and ``warnings.resetwarnings`` or filters removed)"),
-    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced by other than the import "
-              "system (a value that is neither None nor a module with a ``__spec__``, not under a name an import statement loaded "
-              "since the last message) is a fault; entries the tree's imports add are its own, as the driver's are"),
+    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced that is not the value a load "
+              "of the import system left under that name or one below it (``_Loads``), nor the name's value at an earlier "
+              "reply, is a fault, whatever the value calls itself; entries the tree's imports add are its own, as the "
+              "driver's are"),
+    StateItem("", "gc.callbacks", GUARDED, "functions of one process (the list the collector calls)"),
+    StateItem("", "codec search functions", GUARDED, "functions of one process (``codecs.register``; the interpreter's "
+              "own list, found once)"),
+    StateItem("", "sys.path entries that are not str", GUARDED, "objects (a ``Path``); an import ignores them, a test "
+              "reading ``sys.path`` does not"),
+    StateItem("", "sys.meta_path/sys.path_hooks", GUARDED, "finders of one process (an installed library's own import "
+              "adding one is the library's: ``_Loads.load``, as for every registry here)"),
+    StateItem("", "copyreg.dispatch_table", GUARDED, "reducers of one process (``copyreg.pickle``)"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
               "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
     StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
@@ -3608,10 +3655,19 @@ class ProcState:
         self.imports: set = set()  # subject: names an import statement loaded since the last reply
         self.g: dict | None = None  # subject: the guarded items at its last reply (``guard``)
         self.mn_len = -1  # the size of ``sys.modules`` when its None entries were last read (``_blocked``)
+        self.cenv: _CEnviron | None = None  # subject: the C environment read at its source (``_c_env``)
+        self.codecs: list | None = None  # subject: the interpreter's codec search functions (``_registries``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
+            self.cenv = _c_environ()
+            self.codecs = SOURCES["codecs"] if "codecs" in SOURCES else codec_search_path()
+            if _LOADS:
+                _LOADS[0].codecs = self.codecs
             self.g = self._guarded()
+            self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
+            if _LOADS:
+                _LOADS[0].base = self.g["reg"]
             if not _HOOK:
                 _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
             _HOOK[:] = [self.puts, self.imports]
@@ -3658,7 +3714,7 @@ class ProcState:
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
         rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
         out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz, "sp": self._path(),
-               "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "rl": _sys.getrecursionlimit(),
+               "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
                "mn": self._blocked(last)}
@@ -3705,7 +3761,7 @@ class ProcState:
         out = [_FIELD_NAMES[k] for k, v in cur.items() if v is not last[k] and v != last[k]]
         if self.records:
             out.append("log records")
-        if self.puts:
+        if self.puts or self.cenv is not None and self.cenv.changed():
             out.append(_FIELD_NAMES["ce"])
         return out
 
@@ -3743,7 +3799,7 @@ class ProcState:
                 if lv:
                     delta["lv"] = lv
         if self.side == "subject":
-            ce = self._c_env()
+            ce = self._c_env(last is None or cur["env"] is not last["env"])
             if ce:
                 delta["ce"] = ce
             if self.filters_out:
@@ -3753,17 +3809,24 @@ class ProcState:
             msg["ps"] = delta
         self.last = cur
 
-    def _c_env(self) -> dict:
+    def _c_env(self, env_moved: bool = True) -> dict:
         """(subject) The variables ``os.putenv``/``os.unsetenv`` set since the last message where the C
         environment (what a child process inherits) now differs from ``os.environ`` (whose own changes
         call them too, and agree): name -> value, None for unset."""
         out: dict = {}
+        puts: dict = {}
         if self.puts:
             puts, env = dict(self.puts), _ENV
             self.puts.clear()
             for k, v in puts.items():
                 if env.get(k) != v:
                     out[k] = v
+        if self.cenv is not None:  # (the C environment itself: what no audit event shows, ``_CEnviron``)
+            try:
+                out.update(self.cenv.delta(puts, env_moved))
+            except Exception:  # noqa: BLE001 - an environment the judge cannot read: fail closed
+                self.faults.append("the subject's C environment could not be read (harness.judge.subject_rpc "
+                                   "PROCESS_STATE: synced)")
         return out
 
     def _guarded(self, capture=None) -> dict:
@@ -3772,7 +3835,8 @@ class ProcState:
         return {"sig": list(map(_GETSIGNAL, _SIGNALS)),
                 "log": [h for h in handlers if h is not self.forwarder] if _type(handlers) is list else [handlers],
                 "mods": list(mods.values()) if _type(mods) is dict else [mods], "modmap": None,
-                "std": [_sys.stdout, _sys.stderr] if capture is None else list(capture)}
+                "std": [_sys.stdout, _sys.stderr] if capture is None else list(capture),
+                "reg": _registries(self.codecs)}
 
     def guard(self, capture=None) -> None:
         """(subject, at each reply) The GUARDED items of ``PROCESS_STATE``: what the tree changed of them since
@@ -3790,6 +3854,13 @@ class ProcState:
             found.append("root logger handlers")
         if not all(map(_is_, cur["std"], g["std"])):
             found.append("sys.stdout/sys.stderr")
+        rec = _LOADS[0] if _LOADS else None
+        base = rec.base if rec is not None and rec.base is not None else g["reg"]  # (a library's import: its own)
+        for name, now, was in zip(_REGISTRY_NAMES, cur["reg"], base):
+            if _len(now) != _len(was) or not all(map(_is_, now, was)):
+                found.append(name)
+        if rec is not None:
+            rec.base = cur["reg"]
         mods = cur["mods"]
         if _len(mods) != _len(g["mods"]) or not all(map(_is_, mods, g["mods"])):
             self.mn_len = -1  # (its None entries read again: ``_blocked``)
@@ -3797,39 +3868,41 @@ class ProcState:
             if bad:
                 found.append(f"sys.modules ({', '.join(bad[:3])})")
         self.imports.clear()
-        for k in ("sig", "log", "std", "mods"):
+        for k in ("sig", "log", "std", "mods", "reg"):
             g[k] = cur[k]
         for what in found:
             self.faults.append(f"the tree changed the subject's {what}, which the driver cannot share with the test "
                                f"(harness.judge.subject_rpc PROCESS_STATE: guarded): plain pytest's test would see it")
 
     def _foreign_modules(self, g: dict) -> list:
-        """The ``sys.modules`` names added or replaced since the last reply whose value no import made: no
-        module with a ``__spec__``, under a name no import statement loaded meanwhile (a module that puts
-        a wrapper in its own place while it is imported is the import's), and not the interpreter's own
-        (``_library_value``: ``typing`` registers its classes ``typing.io`` and ``typing.re`` there when it is
-        first imported, which an honest tree's first call may do)."""
+        """The ``sys.modules`` names added or replaced since the last reply whose value the import system did not
+        put there. The rule: an entry is the import's only when it is the very value a load left under that name
+        or under a name below the loaded one (``_Loads``, which wraps the one function every import goes
+        through), or the value the name held at an earlier reply (a module put back); anything else is a fault,
+        whatever the value calls itself: an existing module under a new name, a module built from a spec (even
+        the real one's), a loaded module replaced after its import, a name rebound to another loaded module. An
+        honest tree loading a file by hand (``module_from_spec`` and ``sys.modules[name] = m``) is refused too:
+        stricter than plain pytest, never more lenient."""
         mods = _sys.modules
-        old = g.get("modmap")
+        old = g.get("modmap")  # name -> its value at the last reply (and a name since gone: its last value)
         if old is None:
             old = g["modmap"] = {}
-            for m in g["mods"]:
-                old[id(m)] = m
+        rec = _LOADS[0] if _LOADS else None
+        loaded = rec.take() if rec is not None else {}
+        was = g.setdefault("was", {})  # name -> the other values it held at earlier replies (a few)
         bad = []
         if _type(mods) is not dict:
             return ["replaced"]
         for k, v in list(mods.items()):
-            if v is None or old.get(id(v)) is v:  # (None: an import blocked, synced)
+            prev = old.get(k)
+            if v is None or prev is v:  # (None: an import blocked, synced)
                 continue
-            if _type(k) is str and k in self.imports or _library_value(v):
+            if prev is not None and _len(was.setdefault(k, [])) < 8:
+                was[k].append(prev)
+            if loaded.get(k, _NOT_LOADED) is v or any(x is v for x in was.get(k, ())):
                 continue
-            try:
-                spec = _MODULE_DICT(v).get("__spec__")
-            except TypeError:
-                spec = None
-            if _type(spec) is not _SPEC_TYPE:
-                bad.append(str(k)[:60] if _type(k) is str else "?")
-        g["modmap"] = {id(m): m for m in mods.values()}
+            bad.append(str(k)[:60] if _type(k) is str else "?")
+        old.update(mods)
         return bad
 
     def tree_filters(self, base: list, now: list) -> None:
@@ -3878,6 +3951,11 @@ class ProcState:
             self._apply(d)
             self.last = self.snap()
             self._check(d)
+            if self.cenv is not None and ("env" in d or "ce" in d):
+                try:  # (the driver's changes, applied here, are no disagreement of the tree's to send back)
+                    self.cenv.delta()
+                except Exception:  # noqa: BLE001 - unreadable: the next reply's read faults it
+                    pass
         if self.side == "driver" and "lg" in msg:
             if _type(msg["lg"]) is not list:
                 raise RemoteError("malformed log records")
@@ -3891,7 +3969,7 @@ class ProcState:
         last = self.last
         if last is None:
             return
-        for k in ("rs", "dc", "rl", "im", "si", "gc", "st", "sp", "mn"):
+        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn"):
             if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
                 continue
             mine = last[k]
@@ -4002,6 +4080,12 @@ def _apply_interpreter(d: dict, ps: "ProcState") -> None:
         ctx = _GETCONTEXT()
         if _CTX_REPR(ctx) != dc and _type(ctx) is _CTX_TYPE:
             _set_context(ctx, dc)
+    dd = d.get("dd")
+    if dd is not None:
+        if _type(dd) is not str:
+            raise RemoteError("a malformed decimal default context")
+        if _CTX_REPR(_DEFAULT_CONTEXT) != dd:
+            _set_context(_DEFAULT_CONTEXT, dd)
     for k, get, put, ok in _LIMITS:
         v = d.get(k)
         if v is not None and ok(v) and get() != v:
@@ -4244,6 +4328,239 @@ _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _typ
 _FILTERWARNINGS = _warnings.filterwarnings
 _HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_state_hook``), once installed
 _WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
+
+
+# -- interpreter state read at its source (red team r32atk5) -------------------------------------------------
+# The rule for every item of ``PROCESS_STATE``: the tree may change it by any path the interpreter offers, so the
+# judge reads it where the interpreter itself reads it (the C environment ``execve`` hands a child, the list the
+# codec machinery walks, the list the collector calls), never through a Python view the tree can write around
+# (``os.environ._data``) nor through the calls that change it (libc ``setenv`` raises no audit event). What
+# is plain data there is carried (SYNCED); what holds objects of one process is compared by identity at every reply
+# and a change is a fault (GUARDED): the test fails, never passes on the other process's unchanged copy.
+
+
+class _CEnviron:
+    """(subject) The C environment, read from libc's ``environ`` (what ``execve`` hands a child): the variables
+    where it and ``os.environ`` disagree (libc ``setenv``/``putenv``/``unsetenv`` through ctypes, ``os.putenv``,
+    ``os.environ._data`` written directly) are state, sent as ``ce`` when that disagreement changed, and the
+    driver makes its own C environment disagree with its ``os.environ`` the same way (``ProcState._apply``).
+    A change is seen by a fingerprint, the array's address and its pointers read in C (``string_at``, bound
+    before the tree runs); the strings are read only then. None of it when ctypes cannot reach ``environ``.
+    ``at``: the address of libc's ``environ`` (the subject finds it before its audit hook is on, where looking a
+    symbol up is no evidence: harness.judge.subject_main ``_interpreter_registries``)."""
+
+    def __init__(self, at: int | None = None):
+        import ctypes
+        self.size = ctypes.sizeof(ctypes.c_void_p)
+        self.at = at if at is not None else environ_address()
+        self.read_at = ctypes.string_at
+        self.order = _sys.byteorder
+        self.n = 0  # entries at the last read
+        self.fp: tuple | None = None
+        self.diff: dict = {}  # name -> C value (None: not in the C environment) where it differs from os.environ
+
+    def _fingerprint(self) -> tuple:
+        p = int.from_bytes(self.read_at(self.at, self.size), self.order)
+        return (p, self.read_at(p, self.size * (self.n + 1)) if p else b"")
+
+    def changed(self) -> bool:
+        return self._fingerprint() != self.fp
+
+    def _read(self) -> dict:
+        size, read_at, order = self.size, self.read_at, self.order
+        p = int.from_bytes(read_at(self.at, size), order)
+        out: dict = {}
+        n = 0
+        while p and n < 100_000:
+            q = int.from_bytes(read_at(p + n * size, size), order)
+            if not q:
+                break
+            k, sep, v = read_at(q).partition(b"=")
+            if sep:
+                out.setdefault(_os.fsdecode(k), _os.fsdecode(v))  # (getenv reads the first)
+            n += 1
+        self.n = n
+        self.fp = (p, read_at(p, size * (n + 1)) if p else b"")
+        return out
+
+    def delta(self, names=(), env_moved: bool = True) -> dict:
+        """The disagreement's change since the last call (name -> the C value, None: unset there), the
+        ``names`` (``os.putenv``'s since the last message) always; {} when neither the C environment nor
+        ``os.environ`` (``env_moved``, ``ProcState.snap``'s comparison of its raw dict) changed."""
+        if self.fp is not None and not names and not env_moved and not self.changed():
+            return {}
+        c = self._read()
+        try:
+            env = {k: v for k, v in _ENV.items() if _type(k) is str and _type(v) is str}
+        except Exception:  # noqa: BLE001 - os.environ broken by the tree: the C environment alone
+            env = {}
+        diff = {k: c.get(k) for k in c.keys() | env.keys() if c.get(k) != env.get(k)}
+        out = {k: v for k, v in diff.items() if k not in self.diff or self.diff[k] != v}
+        out.update({k: c.get(k) for k in self.diff if k not in diff})
+        out.update({k: diff[k] for k in names if k in diff})
+        self.diff = diff
+        return out
+
+
+def environ_address() -> int:
+    """The address of libc's ``environ`` (what ``_CEnviron`` reads)."""
+    import ctypes
+    return ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.CDLL(None), "environ"))
+
+
+def _c_environ() -> "_CEnviron | None":
+    try:
+        return _CEnviron(SOURCES.get("environ"))
+    except Exception:  # noqa: BLE001 - no ctypes, no ``environ`` symbol: os.putenv's audit events alone
+        return None
+
+
+# (subject) what harness.judge.subject_main found before its audit hook was on ("environ": the address of libc's
+# ``environ``, "codecs": the codec search functions' list), where looking them up is not evidence of the tree's
+SOURCES: dict = {}
+
+
+class _Loads:
+    """(subject) What the import system itself put in ``sys.modules``: ``importlib._bootstrap._find_and_load``
+    (what an import statement, ``__import__`` and ``importlib.import_module`` all call for a name not yet
+    loaded) wrapped once per process, before the tree runs; each entry the load added under the loaded name or
+    a name below it (``typing.io``, ``xml.parsers.expat.model``, a package's own alias) is noted with its value.
+    ``ProcState._foreign_modules`` takes every other entry the tree added or replaced as foreign: an existing
+    module under a new name, a module made from a spec and put in place by hand, a loaded module replaced after
+    its import (the value differs from the one the load left), whatever the tree calls it."""
+
+    def __init__(self, boot):
+        self.boot, self.orig = boot, boot._find_and_load
+        self.orig_load = boot._load_unlocked
+        self.depth = 0
+        self.names: list = []
+        self.loaded: dict = {}
+        self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
+        self.base: list | None = None  # the registries as last accepted: at a reply, or a library's own load
+
+    def load(self, spec):
+        """``_load_unlocked`` wrapped: a registry change an installed library's own import makes (numpy's
+        ``copyreg.pickle``, six's finder on ``sys.meta_path``, a codec registered at import) is the library's,
+        as the driver's import of it makes the same: accepted when the load began from the accepted state and the
+        module's file, as the finder gave it before any of its code ran, is the interpreter's (``trusted_file``).
+        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``)."""
+        origin = getattr(spec, "origin", None)
+        start = _registries(self.codecs)
+        ok = self.base is not None and _same_lists(start, self.base)
+        try:
+            return self.orig_load(spec)
+        finally:
+            if ok:
+                end = _registries(self.codecs)
+                if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
+                    self.base = end
+
+    def __call__(self, name, import_):
+        mods = _sys.modules
+        if _type(mods) is not dict or name in mods:  # (loaded, or being loaded: no entry of its own)
+            return self.orig(name, import_)
+        outer = self.depth == 0
+        before = set(mods) if outer else None
+        self.depth += 1
+        self.names.append(name)
+        try:
+            return self.orig(name, import_)
+        finally:
+            self.depth -= 1
+            if _len(self.loaded) < 100_000:
+                self.loaded[name] = mods.get(name)  # the value its own load left (not one a later line put there)
+            if outer:
+                roots, self.names = set(self.names), []
+                self._note(mods, before, roots)
+
+    def _note(self, mods: dict, before, roots: set) -> None:
+        """The entries the outermost load added under names below a loaded one (a package's aliases), each as the
+        load left it; a loaded name keeps the value its own load left (``__call__``)."""
+        for k in list(mods.keys() - before):
+            p = k if _type(k) is str else ""
+            while p and p not in roots:
+                p = p.rpartition(".")[0]
+            if p and k not in self.loaded and _len(self.loaded) < 100_000:
+                self.loaded[k] = mods.get(k)
+
+    def take(self) -> dict:
+        out, self.loaded = self.loaded, {}
+        return out
+
+
+def import_record() -> "_Loads | None":
+    """The process's ``_Loads``, installed on first use (by harness.judge.subject_main, before the tree runs; None
+    when the import system is not the one it wraps). Without it every entry the subject's ``sys.modules`` gains is
+    foreign (fail closed)."""
+    if _LOADS:
+        return _LOADS[0]
+    boot = _sys.modules.get("_frozen_importlib")
+    if boot is None or not callable(getattr(boot, "_find_and_load", None)):
+        return None
+    rec = _Loads(boot)
+    boot._find_and_load = rec  # type: ignore[attr-defined]
+    boot._load_unlocked = rec.load  # type: ignore[attr-defined]
+    _LOADS.append(rec)
+    return rec
+
+
+def drop_import_record() -> None:
+    """``import_record`` undone (a unit test leaves its process as it found it)."""
+    if _LOADS:
+        rec = _LOADS.pop()
+        if rec.boot._find_and_load is rec:
+            rec.boot._find_and_load = rec.orig
+        if rec.boot._load_unlocked == rec.load:
+            rec.boot._load_unlocked = rec.orig_load
+
+
+_LOADS: list = []
+_NOT_LOADED = object()
+
+
+def codec_search_path() -> list | None:
+    """The interpreter's own list of codec search functions (``codecs.register`` appends to it; nothing in
+    Python reads it): found once as the one list holding a probe just registered, then read by identity
+    (``gc.get_referrers``: in the subject, before its audit hook is on, ``SOURCES``)."""
+    import codecs
+
+    def probe(name):
+        return None
+
+    codecs.register(probe)
+    try:
+        found = [r for r in _gc.get_referrers(probe) if _type(r) is list and _len(r) and r[-1] is probe]
+    finally:
+        codecs.unregister(probe)
+    return found[0] if _len(found) == 1 else None
+
+
+_GC_CALLBACKS = _gc.callbacks  # the list the collector calls (rebinding ``gc.callbacks`` changes nothing there)
+_DEFAULT_CONTEXT = _decimal.DefaultContext  # the template a new thread's context is copied from (in C)
+
+
+def _registries(codecs: list | None) -> list:
+    """(subject, at every reply) The interpreter's registries of objects the judge cannot carry to the driver, as
+    lists compared by identity (``ProcState.guard``), each read where the interpreter reads it: gc's callbacks, the
+    codec search functions, ``sys.path``'s entries that are no str (``_path`` carries the strings; an import ignores
+    the rest, a test reading ``sys.path`` does not), ``sys.meta_path`` and ``sys.path_hooks`` (the import system
+    reads the attributes), and copyreg's dispatch table (what ``pickle`` reduces a type with)."""
+    p, mp, ph = _sys.path, _sys.meta_path, _sys.path_hooks
+    return [list(_GC_CALLBACKS), list(codecs) if codecs is not None else [],
+            [e for e in p if _type(e) is not str] if _type(p) is list else [p],
+            list(mp) if _type(mp) is list else [mp], list(ph) if _type(ph) is list else [ph],
+            [*_DISPATCH.keys(), *_DISPATCH.values()]]
+
+
+def _same_lists(a: list, b: list) -> bool:
+    return _len(a) == _len(b) and all(_len(x) == _len(y) and all(map(_is_, x, y)) for x, y in zip(a, b))
+
+
+import copyreg as _copyreg  # noqa: E402
+
+_DISPATCH = _copyreg.dispatch_table  # (the object ``_pickle`` holds; a rebound attribute is not it)
+_REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str", "sys.meta_path",
+                   "sys.path_hooks", "copyreg.dispatch_table")
 
 
 MAX_ARG_ITEMS = 1_000  # a record's args crossing as data (``_plain_args``); more is not faithful, and fails on read

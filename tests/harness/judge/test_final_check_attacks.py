@@ -1800,6 +1800,9 @@ R32ATK5_STAND_INS = {
 # pytest's never does), ``gc.callbacks`` (the test's ``gc.collect`` runs the tree's under plain pytest), the codec
 # registry (``codecs.register``), a ``sys.path`` entry that is no str (``ProcState._path`` drops it),
 # ``decimal.DefaultContext`` (a new thread's context; only the current context is synced).
+# Closed (R32ATK5_CLOSED_PROCESS_STATE; the logging ones aside): each item read where the interpreter reads it (libc's
+# ``environ``, the import system's own loads, the gc and codec lists, ``_decimal``'s template, the filters at each
+# warning), carried exactly or a fault (docs/judge.md, "Read at the source").
 R32ATK5_PROCESS_STATE = {
     "sys_modules_existing_module_under_a_new_name": ("import sys\n\n\ndef f():\n    sys.modules['hx_fake'] = sys.modules['os']\n"
                                                      "    return 1\n",
@@ -1850,6 +1853,46 @@ R32ATK5_PROCESS_STATE = {
     "warning_before_the_trees_ignore": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n"
                                         "    warnings.simplefilter('ignore')\n    return 1\n",
                                         "from pkg import f\n\n\ndef test_f(recwarn):\n    assert f() == 1\n    assert len(recwarn) == 0\n"),
+    # (i32r5state's variants, one per rule, the same holes hit another way) the C environment a libc ``unsetenv``
+    # empties under a variable os.environ still holds; a stdlib module the tree imports and then replaces (a name
+    # an import did load: the value is not the one the load left); the codec registry reached through ``_codecs``;
+    # a trap set on ``decimal.DefaultContext``; a warning emitted before the tree's filter on its message
+    "c_environment_unset_by_libc_unsetenv": ("import ctypes, os\n\n\ndef f():\n    os.environ['HXU'] = '1'\n"
+                                             "    ctypes.CDLL(None).unsetenv(b'HXU')\n    return 1\n",
+                                             "import os, subprocess\n" + _T + "    assert f() == 1\n"
+                                             "    assert os.environ.get('HXU') == '1'\n"
+                                             "    assert subprocess.check_output(['sh', '-c', 'echo -n $HXU']) == b'1'\n"),
+    "sys_modules_module_replaced_after_its_import": ("import sys, types\n\n\ndef f():\n    import colorsys\n"
+                                                     "    m = types.ModuleType('colorsys')\n    m.__spec__ = colorsys.__spec__\n"
+                                                     "    m.rgb_to_hsv = lambda *a: 'forged'\n    sys.modules['colorsys'] = m\n"
+                                                     "    return 1\n",
+                                                     _T + "    assert f() == 1\n    import colorsys\n"
+                                                     "    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    "codec_registered_through_the_c_module": ("import _codecs, codecs\n\n\ndef f():\n"
+                                              "    _codecs.register(lambda n: codecs.lookup('utf-8') if n == 'hx2' else None)\n"
+                                              "    return 1\n",
+                                              "import codecs\nimport pytest\n" + _T + "    assert f() == 1\n"
+                                              "    with pytest.raises(LookupError):\n        codecs.lookup('hx2')\n"),
+    "decimal_default_context_trap": ("import decimal\n\n\ndef f():\n    decimal.DefaultContext.traps[decimal.Inexact] = True\n"
+                                     "    return 1\n",
+                                     "import decimal, threading\n" + _T + "    assert f() == 1\n    out = []\n"
+                                     "    t = threading.Thread(target=lambda: out.append(str(decimal.Decimal(1) / 3)))\n"
+                                     "    t.start()\n    t.join()\n    assert out and out[0].startswith('0.333')\n"),
+    "warning_before_the_trees_message_filter": ("import warnings\n\n\ndef f():\n    warnings.warn('old', DeprecationWarning)\n"
+                                                "    warnings.filterwarnings('ignore', message='old')\n    return 1\n",
+                                                "import warnings\nfrom pkg import f\n\n\ndef test_f():\n"
+                                                "    with warnings.catch_warnings(record=True) as w:\n"
+                                                "        warnings.simplefilter('always')\n        assert f() == 1\n"
+                                                "    assert w == []\n"),
+    "finder_added_to_sys_meta_path": ("import importlib.abc, importlib.util, sys\n\n\n"
+                                      "class F(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+                                      "    def find_spec(self, name, path, target=None):\n"
+                                      "        return importlib.util.spec_from_loader(name, self) if name == 'hx_virtual' else None\n\n"
+                                      "    def create_module(self, spec):\n        return None\n\n"
+                                      "    def exec_module(self, m):\n        m.x = 1\n\n\n"
+                                      "def f():\n    sys.meta_path.insert(0, F())\n    return 1\n",
+                                      "import pytest\n" + _T + "    assert f() == 1\n    with pytest.raises(ImportError):\n"
+                                      "        import hx_virtual  # noqa: F401\n"),
 }
 # Schedule. The tree's threads are frozen while the driver runs the test, and only the test's ``time.sleep`` (and
 # Condition waits) thaw them; but a test that waits in a call that releases the GIL otherwise (``asyncio.sleep``'s
@@ -1951,7 +1994,7 @@ R32ATK5_HONEST = {
                                                           "    assert h.seen == ['deprecated']\n"),
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
-R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state outside PROCESS_STATE's rows
+R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({f"process_state-{k}" for k in ("sys_modules_existing_module_under_a_new_name", "sys_modules_module_made_from_a_spec", "c_environment_set_by_libc_setenv", "environ_data_written_directly", "gc_callback_of_the_tree", "codec_registered_by_the_tree", "sys_path_entry_not_a_str", "decimal_default_context", "warning_before_the_trees_ignore", "c_environment_unset_by_libc_unsetenv", "sys_modules_module_replaced_after_its_import", "codec_registered_through_the_c_module", "decimal_default_context_trap", "warning_before_the_trees_message_filter", "finder_added_to_sys_meta_path")})  # interpreter state read at its source (subject_rpc ``_CEnviron``, ``_Loads``, ``_registries``, ``_late_filters``, the ``dd`` row)
 R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
 R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs

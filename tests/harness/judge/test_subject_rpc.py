@@ -1149,7 +1149,18 @@ def test_a_limit_the_receiver_refuses_is_a_fault():
     assert receiver.faults and "sys.setrecursionlimit" in receiver.faults[0]
 
 
-def test_the_subject_guards_what_it_cannot_carry_at_its_replies(monkeypatch):
+@pytest.fixture
+def import_record():
+    """The subject's record of what the import system puts in ``sys.modules`` (``rpc.import_record``, which
+    harness.judge.subject_main installs), taken off again after the test."""
+    rec = rpc.import_record()
+    try:
+        yield rec
+    finally:
+        rpc.drop_import_record()
+
+
+def test_the_subject_guards_what_it_cannot_carry_at_its_replies(monkeypatch, import_record):
     """A change of a guarded item by the tree since the subject's last reply is a fault at the next one,
     named once; a module an import made is no change of the tree's; a request (a callback) checks nothing."""
     import importlib
@@ -1174,23 +1185,170 @@ def test_the_subject_guards_what_it_cannot_carry_at_its_replies(monkeypatch):
     assert [f for f in ps.faults if "sys.modules" in f] == []
 
 
-def test_a_sys_modules_entry_the_interpreters_own_code_registers_is_no_change_of_the_trees(monkeypatch):
-    """``typing`` puts its classes ``typing.io`` and ``typing.re`` in ``sys.modules`` when it is first imported
-    (an honest tree's first call may import it: a fresh venv's subject had not, and every such test failed on a
-    guarded fault). A class or module of the interpreter's own files is the library's (``_library_value``); a
-    class of the tree's (here one of this test file, which is no file of the interpreter's) stays a fault."""
-    import decimal
+def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monkeypatch, tmp_path, import_record):
+    """The rule (``ProcState._foreign_modules``): an entry added or replaced since the last reply is the import's
+    only when a load left that very value under the loaded name or a name below it (``typing.io``, a package's
+    own alias: ``_Loads``), or it is the name's value at an earlier reply (put back). An existing module under a
+    new name, a module made from a real module's spec and a name rebound after its import are faults, whatever
+    the value calls itself; so is an entry a load puts under a name outside the one it loads."""
+    import importlib
+    (tmp_path / "hx_pkgr").mkdir()
+    (tmp_path / "hx_pkgr" / "__init__.py").write_text("import sys, types\n\nsys.modules[__name__ + '.io'] = "
+                                                      "types.ModuleType('io_alias')\n")
+    (tmp_path / "hx_pkgs.py").write_text("import sys, types\n\nsys.modules['hx_elsewhere'] = types.ModuleType('x')\n")
+    (tmp_path / "hx_dep.py").write_text("")
+    (tmp_path / "hx_pkgt.py").write_text("import sys, types\nimport hx_dep\n\nsys.modules['hx_dep'] = types.ModuleType('hx_dep')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     ps = rpc.ProcState("subject")
     ps.outgoing({"r": 1})
-    monkeypatch.setitem(sys.modules, "hx_lib.io", decimal.Decimal)  # (a stdlib class, as typing's own)
-    ps.outgoing({"r": 1})
-    assert [f for f in ps.faults if "sys.modules" in f] == []
+    names = ("hx_pkgr", "hx_pkgr.io", "hx_pkgs", "hx_elsewhere", "hx_dep", "hx_pkgt")
+    try:
+        importlib.import_module("hx_pkgr")
+        ps.outgoing({"r": 1})
+        assert [f for f in ps.faults if "sys.modules" in f] == []
+        import hx_pkgs  # noqa: F401
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_elsewhere)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        import hx_pkgt  # noqa: F401 - (replaces hx_dep, which its own import loaded first: not what that load left)
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_dep)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        monkeypatch.setitem(sys.modules, "hx_alias", sys.modules["os"])
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_alias)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        import colorsys
+        forged = types.ModuleType("colorsys")
+        forged.__spec__ = colorsys.__spec__
+        monkeypatch.setitem(sys.modules, "colorsys", forged)
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (colorsys)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        sys.modules["colorsys"] = colorsys  # put back: the value the name held at an earlier reply
+        ps.outgoing({"r": 1})
+        assert ps.faults == []
+    finally:
+        for k in names:
+            sys.modules.pop(k, None)
 
-    class Mine:
-        pass
-    monkeypatch.setitem(sys.modules, "hx_tree.io", Mine)
+
+def test_the_interpreters_registries_are_read_where_it_reads_them_and_guarded(monkeypatch):
+    """gc's callbacks (the list the collector calls), the codec search functions (the interpreter's own list,
+    found once: ``codec_search_path``, whatever path registered them) and ``sys.path``'s entries that are no str
+    hold objects of one process: a change since the last reply is a fault (``_registries``)."""
+    import _codecs
+    import codecs
+    import encodings
+    import gc
+    import pathlib
+    found = rpc.codec_search_path()
+    assert found is not None and encodings.search_function in found
+    ps = rpc.ProcState("subject")
     ps.outgoing({"r": 1})
-    assert any("sys.modules (hx_tree.io)" in f for f in ps.faults), ps.faults
+
+    def search(name):
+        return None
+
+    def callback(phase, info):
+        return None
+
+    gc.callbacks.append(callback)
+    _codecs.register(search)
+    monkeypatch.setattr(sys, "path", [*sys.path, pathlib.Path("/nowhere")])
+    try:
+        ps.outgoing({"r": 1})
+        for name in ("gc.callbacks", "codec search functions", "sys.path entries that are not str"):
+            assert any(f"subject's {name}," in f for f in ps.faults), (name, ps.faults)
+    finally:
+        gc.callbacks.remove(callback)
+        codecs.unregister(search)
+
+
+def test_a_registry_change_an_installed_librarys_own_import_makes_is_the_librarys(monkeypatch, tmp_path, import_record):
+    """A library registering a codec (or a reducer, a finder) at import: the driver's import of it does the same, so
+    the change made inside its own load, from the accepted state, is no fault (``_Loads.load``); the same code in
+    a module of the tree's stays one. (The library's directory stands in for the interpreter's: ``trusted_file``.)"""
+    import codecs
+    lib, tree = tmp_path / "lib", tmp_path / "tree"
+    lib.mkdir()
+    tree.mkdir()
+    source = "import codecs\n\n\ndef search(n):\n    return None\n\n\ncodecs.register(search)\n"
+    (lib / "hx_libcodec.py").write_text(source)
+    (tree / "hx_treecodec.py").write_text(source)
+    monkeypatch.syspath_prepend(str(lib))
+    monkeypatch.syspath_prepend(str(tree))
+    monkeypatch.setattr(rpc, "trusted_file", lambda p: isinstance(p, str) and p.startswith(str(lib)))
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    try:
+        import hx_libcodec  # noqa: F401
+        ps.outgoing({"r": 1})
+        assert ps.faults == []
+        import hx_treecodec  # noqa: F401
+        ps.outgoing({"r": 1})
+        assert any("subject's codec search functions," in f for f in ps.faults), ps.faults
+    finally:
+        for name in ("hx_libcodec", "hx_treecodec"):
+            mod = sys.modules.pop(name, None)
+            if mod is not None:
+                codecs.unregister(mod.search)
+
+
+def test_decimal_default_context_travels_as_the_current_one_does():
+    """``decimal.DefaultContext`` (the template of a new thread's context, in C) is plain data: synced (``dd``)."""
+    import decimal
+    d = decimal.DefaultContext
+    saved = (d.prec, d.traps[decimal.Inexact])
+    sender, receiver = rpc.ProcState("driver"), rpc.ProcState("driver")
+    sender.outgoing({})
+    receiver.outgoing({})
+    try:
+        d.prec, d.traps[decimal.Inexact] = 9, True
+        msg: dict = {}
+        sender.outgoing(msg)
+        assert set(msg["ps"]) == {"dd"}
+        d.prec, d.traps[decimal.Inexact] = saved
+        receiver.incoming(_via_json(msg))
+        assert d.prec == 9 and d.traps[decimal.Inexact] and receiver.faults == []
+    finally:
+        d.prec, d.traps[decimal.Inexact] = saved
+
+
+def test_the_c_environment_is_read_at_its_source():
+    """libc's ``setenv`` (no audit event) and ``os.environ._data`` written directly (no putenv) leave the C
+    environment and ``os.environ`` disagreeing: the disagreement is what travels (``_CEnviron``), once."""
+    import ctypes
+    import os
+    env = rpc._CEnviron()
+    env.delta()
+    libc = ctypes.CDLL(None)
+    try:
+        libc.setenv(b"HX_LIBC", b"1", 1)
+        os.environ._data[b"HX_DATA"] = b"2"  # type: ignore[attr-defined]
+        assert env.delta() == {"HX_LIBC": "1", "HX_DATA": None}
+        assert env.delta(env_moved=False) == {}
+        libc.unsetenv(b"HX_LIBC")
+        assert env.delta() == {"HX_LIBC": None}  # (agreeing again: the driver's C environment as its os.environ)
+    finally:
+        libc.unsetenv(b"HX_LIBC")
+        os.environ._data.pop(b"HX_DATA", None)  # type: ignore[attr-defined]
+
+
+def test_a_warning_recorded_before_a_filter_the_call_added_that_matches_it_is_late():
+    """The driver replays a call's warnings under every filter the call added (``wa``): one recorded before a
+    filter that matches it would meet a filter plain pytest's never did (``_late_filters``: a fault)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        warnings.warn("old", UserWarning)
+        at = [list(warnings.filters)]
+        warnings.filterwarnings("ignore", message="new")
+        unrelated = list(warnings.filters)
+        warnings.filterwarnings("ignore", message="old")
+        now = list(warnings.filters)
+    assert rpc._late_filters(rec, at, now)
+    assert not rpc._late_filters(rec, at, unrelated)
+    assert not rpc._late_filters(rec, [now], now)  # recorded after the filter: replayed as it happened
 
 
 def test_the_c_environment_the_tree_sets_with_putenv_travels(monkeypatch):
