@@ -1952,7 +1952,11 @@ R32ATK5_HONEST = {
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state outside PROCESS_STATE's rows
-R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
+R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset({  # the logging tree and log records (LOG_TREE_RULE, RECORD_FIELD_RULE)
+    "process_state-logger_propagate_the_test_logs_through", "process_state-tests_handler_on_a_logger_that_does_not_propagate",
+    "process_state-dictconfig_of_the_test_disables_the_trees_logger", "process_state-logger_level_assigned_directly",
+    "log_records-extra_field_of_another_type_dropped", "log_records-record_renamed_by_a_filter_of_the_tree",
+    "extra_field_holding_a_list", "tests_handler_on_a_logger_that_does_not_propagate"})
 R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE

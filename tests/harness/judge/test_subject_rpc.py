@@ -1469,14 +1469,14 @@ def _relayed_record(driver, subject, log):
     import json
     import logging
     out: list = []
-    handler = rpc._Forwarder(out, subject)
+    ps = types.SimpleNamespace(forwarder=rpc._Forwarder(out, subject))
     lg = logging.getLogger("hx.relay.probe")
-    lg.addHandler(handler)
     lg.propagate = False
+    rpc.relay_logs(ps)  # (the subject's ``callHandlers``: relayed at the logger it was logged on)
     try:
         log(lg)
     finally:
-        lg.removeHandler(handler)
+        rpc.relay_logs(None)
         lg.propagate = True
     got: list = []
 
