@@ -3848,9 +3848,11 @@ class ProcState:
             found.append("root logger handlers")
         if not all(map(_is_, cur["std"], g["std"])):
             found.append("sys.stdout/sys.stderr")
-        if _LOG_RELAY[0] is not None and _LOG_RELAY[0] is self.forwarder and \
-                (self._log_fp() is None or not _relay_intact(self.lt_loggers)):
-            found.append("loggers' callHandlers (a record's way to the test's handlers)")
+        if _LOG_RELAY[0] is not None and _LOG_RELAY[0] is self.forwarder:
+            intact = self._log_fp() is not None and _relay_intact(self.lt_loggers)
+            if not intact and g.get("relay", True):  # (named once, as every guarded change)
+                found.append("loggers' callHandlers (a record's way to the test's handlers)")
+            g["relay"] = intact
         mods = cur["mods"]
         if _len(mods) != _len(g["mods"]) or not all(map(_is_, mods, g["mods"])):
             self.mn_len = -1  # (its None entries read again: ``_blocked``)
@@ -4461,7 +4463,7 @@ class _Forwarder(_logging.Handler):
             if k in _RELAYED_OWN or (k in _RECORD_FIELDS and k in rec):
                 continue
             if _type(k) is not str or k.startswith("_hx"):
-                xl[str(k)[:80] if _type(k) is str else "?"] = "a field of a name the driver cannot give a record"
+                xl[k[:80] if _type(k) is str else "_hx_key"] = "a field of a name the driver cannot give a record"
             elif v is None or _type(v) in (str, int, float, bool) and (_type(v) is not int or -(1 << 62) < v < (1 << 62)):
                 x[k] = v
             elif self.peer is None:
