@@ -3612,6 +3612,9 @@ class ProcState:
         self.lt_vals: list = []  # ``loggerDict``'s values at the last walk, and the loggers among them
         self.lt_loggers: list = []
         self.lt_gen = 0
+        self.relay_key: list | None = None  # (subject) what ``_relay_ok`` last read in full, and what it found
+        self.relay_types: set = set()
+        self.relay_intact = True
         self.skip = skip  # driver: whether a ``sys.path`` entry is its own runtime's (never the subject's)
         self.skipped: dict = {}
         self.filters_out: list = []  # subject: the tree's warning filters to send (``_Warnings``, ``tree_filters``)
@@ -3749,6 +3752,22 @@ class ProcState:
         except Exception:  # noqa: BLE001 - a logger without one of them: read in full
             return None
 
+    def _relay_ok(self) -> bool:
+        """(subject, ``guard``) ``_relay_intact``, read in full only when a logger was made or one's ``__dict__``
+        changed size (compared in C); the classes' ``callHandlers`` every time (a handful of classes)."""
+        if self._log_fp() is None:
+            return False
+        try:
+            key = [self.lt_gen, *map(_len, map(_vars, self.lt_loggers)), _len(_vars(_LOG_ROOT))]
+        except Exception:  # noqa: BLE001 - a logger without a __dict__: read in full
+            key = None
+        if key is None or key != self.relay_key:
+            self.relay_key = key
+            self.relay_types = {_type(lg) for lg in self.lt_loggers} | {_Logger, _type(_LOG_ROOT)}
+            self.relay_intact = _relay_intact(self.lt_loggers)
+        return self.relay_intact and all(getattr(t, "callHandlers", None) is _relay_call_handlers
+                                         for t in self.relay_types)
+
     def _log_tree(self, commit: bool) -> tuple:
         """The names of the loggers that exist (``ln``) and, by name ("" the root), the two bits of each whose
         ``propagate`` is false (1) or ``disabled`` true (2) (``lt``). A value of another type than bool or int is
@@ -3849,7 +3868,7 @@ class ProcState:
         if not all(map(_is_, cur["std"], g["std"])):
             found.append("sys.stdout/sys.stderr")
         if _LOG_RELAY[0] is not None and _LOG_RELAY[0] is self.forwarder:
-            intact = self._log_fp() is not None and _relay_intact(self.lt_loggers)
+            intact = self._relay_ok()
             if not intact and g.get("relay", True):  # (named once, as every guarded change)
                 found.append("loggers' callHandlers (a record's way to the test's handlers)")
             g["relay"] = intact
