@@ -3612,6 +3612,7 @@ class ProcState:
         self.lt_vals: list = []  # ``loggerDict``'s values at the last walk, and the loggers among them
         self.lt_loggers: list = []
         self.lt_gen = 0
+        self.fp_now: tuple | None = None  # (subject) the walk ``guard`` made for this reply's ``snap``
         self.relay_key: list | None = None  # (subject) what ``_relay_ok`` last read in full, and what it found
         self.relay_types: set = set()
         self.relay_intact = True
@@ -3654,7 +3655,7 @@ class ProcState:
             env = {k: v for k, v in dict(_ENV).items() if _type(k) is str and _type(v) is str}
             if commit:
                 self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
-        fp = self._log_fp()
+        fp, self.fp_now = self.fp_now or self._log_fp(), None
         if last is not None and fp is not None and fp == self.log_fp:
             lv, ld, ln, lt = last["lv"], last["ld"], last["ln"], last["lt"]
         else:
@@ -3755,7 +3756,8 @@ class ProcState:
     def _relay_ok(self) -> bool:
         """(subject, ``guard``) ``_relay_intact``, read in full only when a logger was made or one's ``__dict__``
         changed size (compared in C); the classes' ``callHandlers`` every time (a handful of classes)."""
-        if self._log_fp() is None:
+        self.fp_now = fp = self._log_fp()  # (``snap`` of this reply takes it: one walk per message)
+        if fp is None:
             return False
         try:
             key = [self.lt_gen, *map(_len, map(_vars, self.lt_loggers)), _len(_vars(_LOG_ROOT))]
