@@ -3598,8 +3598,8 @@ class ProcState:
     subject's), ``incoming`` applies the peer's. A synced item the receiver cannot take (a recursion limit
     below its depth, a decimal context it refuses) is a fault there. In the subject, every reply also checks
     the GUARDED items (``guard``): a change of the tree's since its last reply is a fault (``faults``, sent
-    as ``pf``). The subject forwards every log record that reaches its root logger (``lg``); the driver
-    hands each to its own logger of that name."""
+    as ``pf``). The subject relays every log record at the logger it was logged on (``lg``,
+    ``_relay_call_handlers``); the driver hands each to its own logger of that name (``LOG_TREE_RULE``)."""
 
     def __init__(self, side: str, peer: "Peer | None" = None, skip=None):
         self.side, self.peer = side, peer  # ``peer``: a record's args and exception cross through its encoding

@@ -1801,10 +1801,10 @@ R32ATK5_STAND_INS = {
 # registry (``codecs.register``), a ``sys.path`` entry that is no str (``ProcState._path`` drops it),
 # ``decimal.DefaultContext`` (a new thread's context; only the current context is synced).
 # The logging ones are closed by harness.judge.subject_rpc LOG_TREE_RULE (the logger tree read by a walk at every message
-# and carried both ways, records handled at the logger they were logged on; R32ATK5_CLOSED_LOGGING). Under pytest 9.2
-# ``logger_propagate_the_test_logs_through``'s premise does not hold: pytest attaches caplog's handler to every logger
-# that does not propagate as each phase begins, so plain pytest passes it (``logger_propagate_turned_off_by_a_call``
-# turns it off after that, and holds).
+# and carried both ways, records handled at the logger they were logged on; R32ATK5_CLOSED_LOGGING). pytest 9.2
+# attaches caplog's handler to every logger that does not propagate as each phase begins, so
+# ``logger_propagate_the_test_logs_through`` imports the tree inside the test (imported at collection, as first
+# written, plain pytest passed it: its premise did not hold).
 R32ATK5_PROCESS_STATE = {
     "sys_modules_existing_module_under_a_new_name": ("import sys\n\n\ndef f():\n    sys.modules['hx_fake'] = sys.modules['os']\n"
                                                      "    return 1\n",
@@ -1815,7 +1815,8 @@ R32ATK5_PROCESS_STATE = {
                                             _T + "    assert f() == 1\n    import json\n    assert json.dumps(1) == '1'\n"),
     "logger_propagate_the_test_logs_through": ("import logging\n\nlogging.getLogger('app').propagate = False\n\n\n"
                                                "def f():\n    return 1\n",
-                                               "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                               "import logging\n\n\ndef test_f(caplog):\n    from pkg import f\n\n"
+                                               "    assert f() == 1\n"
                                                "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
     "tests_handler_on_a_logger_that_does_not_propagate": ("import logging\n\nlog = logging.getLogger('pkg')\nlog.propagate = False\n\n\n"
                                                           "def f():\n    log.warning('deprecated')\n    return 1\n",
@@ -2003,6 +2004,7 @@ R32ATK5_HONEST = {
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state outside PROCESS_STATE's rows
 R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset({  # the logging tree and log records (LOG_TREE_RULE, RECORD_FIELD_RULE)
+    "process_state-logger_propagate_the_test_logs_through",
     "process_state-tests_handler_on_a_logger_that_does_not_propagate", "process_state-logger_level_assigned_directly",
     "process_state-dictconfig_of_the_test_disables_the_trees_logger", "process_state-logger_propagate_turned_off_by_a_call",
     "process_state-logger_disabled_directly_by_the_tree", "process_state-manager_disable_assigned_directly",
