@@ -268,6 +268,7 @@ def main() -> None:
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message
+    rpc.relay_logs(peer.ps)  # each record to the driver's logger it was logged on (LOG_TREE_RULE)
     try:
         init = peer._recv()  # the driver starts this process early and sends this on first use
     except rpc.Closed:

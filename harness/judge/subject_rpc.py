@@ -3516,6 +3516,10 @@ _RECORD_FIELDS = {"name": str, "msg": str, "levelno": int, "levelname": str, "pa
                   "relativeCreated": float, "thread": int, "threadName": str, "processName": str, "process": int,
                   "exc_text": str, "stack_info": str}
 _RECORD_ATTRS = frozenset(dir(_logging.LogRecord("", 0, "", 0, "", None, None)))
+_LT_ATTRS = _operator.attrgetter("level", "propagate", "disabled")
+_RELAYED_OWN = frozenset({"msg", "args", "exc_info"})  # a relayed record's fields ``_Forwarder._fields`` sends
+_LOGGER_KEYS = frozenset(_vars(_logging.Logger("hx")))  # a logger's own instance fields
+MAX_LOGGERS = 4096  # new logger names per message; more are a fault (a flood, not a tree's loggers)
 MAX_RECORDS = 10_000  # per message; more are dropped (a flood, not a test's records)
 
 
@@ -3550,6 +3554,10 @@ PROCESS_STATE: tuple = (
     StateItem("argv", "sys.argv", SYNCED, "strings"),
     StateItem("lv", "logging levels", SYNCED, "ints by logger name"),
     StateItem("ld", "logging.disable", SYNCED, "an int"),
+    StateItem("ln", "which loggers exist", SYNCED, "names (``logging.getLogger`` in the peer: the test's ``dictConfig`` "
+              "disables the tree's loggers as it does under plain pytest); names are never removed"),
+    StateItem("lt", "logger propagate and disabled", SYNCED, "two bits by logger name; with the levels read by a walk "
+              "of the logger tree at every message (``_log_fp``), so a direct assignment is seen (``LOG_TREE_RULE``)"),
     StateItem("tz", "time zone", SYNCED, "``time.tzset`` when the sender's changed"),
     StateItem("sp", "sys.path", SYNCED, "strings (the driver's own runtime directory aside, as on the first message)"),
     StateItem("rs", "random", SYNCED, "the random module's global generator, ``random.getstate()``: ints"),
@@ -3637,8 +3645,8 @@ class ProcState:
     subject's), ``incoming`` applies the peer's. A synced item the receiver cannot take (a recursion limit
     below its depth, a decimal context it refuses) is a fault there. In the subject, every reply also checks
     the GUARDED items (``guard``): a change of the tree's since its last reply is a fault (``faults``, sent
-    as ``pf``). The subject forwards every log record that reaches its root logger (``lg``); the driver
-    hands each to its own logger of that name."""
+    as ``pf``). The subject relays every log record at the logger it was logged on (``lg``,
+    ``_relay_call_handlers``); the driver hands each to its own logger of that name (``LOG_TREE_RULE``)."""
 
     def __init__(self, side: str, peer: "Peer | None" = None, skip=None):
         self.side, self.peer = side, peer  # ``peer``: a record's args and exception cross through its encoding
@@ -3647,7 +3655,14 @@ class ProcState:
         self.records: list = []
         self.faults: list = []  # faults found here (a guarded change, a synced item not applied): the test fails
         self.forwarder: _Forwarder | None = None
-        self.mark = object()  # in the root logger's level cache while no level changed (``snap``)
+        self.log_fp: tuple | None = None  # the logger tree as the last snapshot read it (``_log_fp``)
+        self.lt_vals: list = []  # ``loggerDict``'s values at the last walk, and the loggers among them
+        self.lt_loggers: list = []
+        self.lt_gen = 0
+        self.fp_now: tuple | None = None  # (subject) the walk ``guard`` made for this reply's ``snap``
+        self.relay_key: list | None = None  # (subject) what ``_relay_ok`` last read in full, and what it found
+        self.relay_types: set = set()
+        self.relay_intact = True
         self.skip = skip  # driver: whether a ``sys.path`` entry is its own runtime's (never the subject's)
         self.skipped: dict = {}
         self.filters_out: list = []  # subject: the tree's warning filters to send (``_Warnings``, ``tree_filters``)
@@ -3696,14 +3711,14 @@ class ProcState:
             env = {k: v for k, v in dict(_ENV).items() if _type(k) is str and _type(v) is str}
             if commit:
                 self.raw = dict(data) if isinstance(data, dict) and _type(data) is dict else None
-        found = getattr(_LOG_ROOT, "_cache", None)
-        cache: dict | None = found if isinstance(found, dict) and _type(found) is dict else None
-        if last is not None and cache is not None and cache.get(self.mark) is True:
-            lv, ld = last["lv"], last["ld"]
+        fp, self.fp_now = self.fp_now or self._log_fp(), None
+        if last is not None and fp is not None and fp == self.log_fp:
+            lv, ld, ln, lt = last["lv"], last["ld"], last["ln"], last["lt"]
         else:
-            lv, ld = self._levels(), _LOG_MANAGER.disable
-            if cache is not None and commit:
-                cache[self.mark] = True
+            lv, ld = self._levels(commit), _LOG_MANAGER.disable
+            ln, lt = self._log_tree(commit)
+            if commit:
+                self.log_fp = fp
         try:
             cwd = _cwd()
         except OSError:
@@ -3713,7 +3728,8 @@ class ProcState:
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
         rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
-        out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "tz": tz, "sp": self._path(),
+        out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "ln": ln, "lt": lt, "tz": tz,
+               "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
@@ -3765,14 +3781,75 @@ class ProcState:
             out.append(_FIELD_NAMES["ce"])
         return out
 
-    @staticmethod
-    def _levels() -> dict:
+    def _levels(self, commit: bool = True) -> dict:
         lv = {"": _LOG_ROOT.level}
         for name, lg in list(_LOG_MANAGER.loggerDict.items()):
             level = getattr(lg, "level", None) if _isinstance(lg, _Logger) else None
             if _type(name) is str and _type(level) is int and level:
                 lv[name] = level
+            elif _type(name) is str and level is not None and _type(level) is not int and commit:
+                self.faults.append(f"a logger's level that is no int ({name[:60]}), which the other process cannot "
+                                   "take (harness.judge.subject_rpc LOG_TREE_RULE)")
         return lv
+
+    def _log_fp(self) -> tuple | None:
+        """What of the logger tree decides a record's way, read at every message in C (``LOG_TREE_RULE``): the
+        identity of every entry of ``loggerDict`` (a new logger, a placeholder replaced), each logger's level,
+        ``propagate`` and ``disabled`` (assigned directly: no cache is cleared for these), the root's, and
+        ``logging.disable``. None when it cannot be read (the tree is read in full)."""
+        d = _LOG_MANAGER.loggerDict
+        if _type(d) is not dict:
+            return None
+        vals = list(d.values())
+        if _len(vals) != _len(self.lt_vals) or not all(map(_is_, vals, self.lt_vals)):
+            self.lt_vals, self.lt_gen = vals, self.lt_gen + 1
+            self.lt_loggers = [lg for lg in vals if _isinstance(lg, _Logger)]
+        try:
+            return (self.lt_gen, list(map(_LT_ATTRS, self.lt_loggers)), _LT_ATTRS(_LOG_ROOT), _LOG_MANAGER.disable)
+        except Exception:  # noqa: BLE001 - a logger without one of them: read in full
+            return None
+
+    def _relay_ok(self) -> bool:
+        """(subject, ``guard``) ``_relay_intact``, read in full only when a logger was made or one's ``__dict__``
+        changed size (compared in C); the classes' ``callHandlers`` every time (a handful of classes)."""
+        self.fp_now = fp = self._log_fp()  # (``snap`` of this reply takes it: one walk per message)
+        if fp is None:
+            return False
+        try:
+            key = [self.lt_gen, *map(_len, map(_vars, self.lt_loggers)), _len(_vars(_LOG_ROOT))]
+        except Exception:  # noqa: BLE001 - a logger without a __dict__: read in full
+            key = None
+        if key is None or key != self.relay_key:
+            self.relay_key = key
+            self.relay_types = {_type(lg) for lg in self.lt_loggers} | {_Logger, _type(_LOG_ROOT)}
+            self.relay_intact = _relay_intact(self.lt_loggers)
+        return self.relay_intact and all(getattr(t, "callHandlers", None) is _relay_call_handlers
+                                         for t in self.relay_types)
+
+    def _log_tree(self, commit: bool) -> tuple:
+        """The names of the loggers that exist (``ln``) and, by name ("" the root), the two bits of each whose
+        ``propagate`` is false (1) or ``disabled`` true (2) (``lt``). A value of another type than bool or int is
+        a fault (its truth would run code of one process only)."""
+        names, lt = [], {}
+        d = _LOG_MANAGER.loggerDict
+        items = list(d.items()) if _type(d) is dict else []
+        for name, lg in [("", _LOG_ROOT), *items]:
+            if _type(name) is not str or not _isinstance(lg, _Logger):
+                continue
+            if name:
+                names.append(name)
+            flags = 0
+            for bit, v, want in ((1, getattr(lg, "propagate", True), False), (2, getattr(lg, "disabled", False), True)):
+                if _type(v) not in (bool, int) and v is not None:
+                    if commit:
+                        self.faults.append(f"a logger's propagate or disabled that is no bool ({name[:60]}), which the "
+                                           "other process cannot take (harness.judge.subject_rpc LOG_TREE_RULE)")
+                    continue
+                if bool(v) is want:
+                    flags |= bit
+            if flags:
+                lt[name] = flags
+        return names, lt
 
     def outgoing(self, msg: dict, capture=None) -> None:
         if self.forwarder is not None:
@@ -3787,7 +3864,9 @@ class ProcState:
         if last is None:
             delta = {**cur, "full": True}
         else:
-            delta = {k: v for k, v in cur.items() if k not in ("env", "lv") and v is not last[k] and v != last[k]}
+            delta = {k: v for k, v in cur.items() if k not in ("env", "lv", "ln", "lt") and v is not last[k] and v != last[k]}
+            if cur["ln"] is not last["ln"] or cur["lt"] is not last["lt"]:
+                _log_tree_delta(cur, last, delta)
             if cur["env"] is not last["env"]:
                 env = {k: v for k, v in cur["env"].items() if last["env"].get(k) != v}
                 env.update({k: None for k in last["env"] if k not in cur["env"]})
@@ -3861,6 +3940,11 @@ class ProcState:
                 found.append(name)
         if rec is not None:
             rec.base = cur["reg"]
+        if _LOG_RELAY[0] is not None and _LOG_RELAY[0] is self.forwarder:
+            intact = self._relay_ok()
+            if not intact and g.get("relay", True):  # (named once, as every guarded change)
+                found.append("loggers' callHandlers (a record's way to the test's handlers)")
+            g["relay"] = intact
         mods = cur["mods"]
         if _len(mods) != _len(g["mods"]) or not all(map(_is_, mods, g["mods"])):
             self.mn_len = -1  # (its None entries read again: ``_blocked``)
@@ -4038,8 +4122,7 @@ class ProcState:
                     _LOGGER_SET_LEVEL(_LOG_ROOT if name == "" else _GET_LOGGER(name), level)
                 except Exception:  # noqa: BLE001
                     pass
-        if _type(d.get("ld")) is int and _LOG_MANAGER.disable != d["ld"]:
-            _DISABLE(d["ld"])
+        _apply_log_tree(d, self)
         tz = d.get("tz")
         if _type(tz) is list and tz != [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]:
             _tzset()
@@ -4055,6 +4138,68 @@ class ProcState:
             return
         own = [e for e in p if _type(e) is str and self._skipped(e)]
         p[:] = own + [e for e in path if e not in own]
+
+
+LOG_TREE_RULE = """The logging tree is one state with one writer per message. What the tree (or the test) can change of it
+is each logger's level, ``propagate`` and ``disabled``, ``logging.disable``, which loggers exist, and each logger's
+handlers and filters. The first four are plain data: read at every message by a walk of the tree (``_log_fp``, in C;
+an assignment made without ``setLevel`` included) and carried both ways (``lv``, ``ld``, ``ln``, ``lt``), so the
+test's ``dictConfig`` disables the tree's loggers and the tree's ``propagate = False`` holds for the test's own
+records, as in one process. A value neither side can carry (a level that is no int, a ``propagate`` that is no bool)
+is a fault. Handlers and filters are objects of one process: each side keeps its own, and a record takes both sides'
+(``_relay_call_handlers``): the subject's handlers on the way up from the logger it was logged on, then the driver's
+from its logger of the same name (``_deliver_record``), under the same synced propagation; a record the test's filter
+rejects after the tree's handlers took it is a fault. The hook itself is guarded: a ``callHandlers`` of the tree's
+(a logger class of its own, or the method replaced) is a fault."""
+
+
+def _log_tree_delta(cur: dict, last: dict, delta: dict) -> None:
+    """(``ProcState.outgoing``) The loggers made since the last message (``ln``: new names only, they are never
+    removed) and the loggers whose two bits changed (``lt``; 0 for one back to the default)."""
+    if cur["ln"] is not last["ln"]:
+        seen = set(last["ln"])
+        new = [n for n in cur["ln"] if n not in seen]
+        if new:
+            delta["ln"] = new
+    if cur["lt"] is not last["lt"]:
+        lt = {k: v for k, v in cur["lt"].items() if last["lt"].get(k) != v}
+        lt.update({k: 0 for k in last["lt"] if k not in cur["lt"]})
+        if lt:
+            delta["lt"] = lt
+
+
+def _apply_log_tree(d: dict, ps: "ProcState") -> None:
+    """(``ProcState._apply``) The peer's new loggers made here (``logging.getLogger``) and its two bits set on
+    each (``LOG_TREE_RULE``), and ``logging.disable``; more names than ``MAX_LOGGERS`` in one message are a fault."""
+    if _type(d.get("ld")) is int and _LOG_MANAGER.disable != d["ld"]:
+        _DISABLE(d["ld"])
+    ln, lt = d.get("ln"), d.get("lt")
+    if ln is not None:
+        if _type(ln) is not list or not all(_type(n) is str for n in ln):
+            raise RemoteError("malformed logger names")
+        if _len(ln) > MAX_LOGGERS and d.get("full") is not True:
+            ps.faults.append("more new loggers in one message than the judge carries (harness.judge.subject_rpc "
+                             "LOG_TREE_RULE)")
+        for name in ln[:MAX_LOGGERS * 4]:
+            if name and not _isinstance(_LOG_MANAGER.loggerDict.get(name), _Logger):
+                try:
+                    _GET_LOGGER(name)
+                except Exception:  # noqa: BLE001 - a logger class of this side's that refuses the name
+                    ps.faults.append("a logger of the other process could not be made here (harness.judge.subject_rpc "
+                                     "LOG_TREE_RULE)")
+    if lt is not None:
+        if _type(lt) is not dict or not all(_type(k) is str and _type(v) is int for k, v in lt.items()):
+            raise RemoteError("malformed logger flags")
+        for name, flags in lt.items():
+            try:
+                lg = _LOG_ROOT if name == "" else _GET_LOGGER(name)
+                if bool(lg.propagate) is bool(flags & 1):
+                    lg.propagate = not flags & 1
+                if bool(lg.disabled) is not bool(flags & 2):
+                    lg.disabled = bool(flags & 2)
+            except Exception:  # noqa: BLE001
+                ps.faults.append("a logger's propagate or disabled of the other process could not be set here "
+                                 "(harness.judge.subject_rpc LOG_TREE_RULE)")
 
 
 def _apply_interpreter(d: dict, ps: "ProcState") -> None:
@@ -4597,6 +4742,30 @@ class _Forwarder(_logging.Handler):
         self.out, self.peer = out, peer
 
     def emit(self, record) -> None:
+        """A record a root handler is handed outside ``_relay_call_handlers`` (the tree called it itself):
+        the driver's root handlers take it, no other logger's (``at``: the root, not its own)."""
+        rec = self._encode(record)
+        if rec is not None and _len(self.out) < MAX_RECORDS:
+            rec["at"], rec["own"], rec["hf"] = "", False, 1
+            self.out.append(rec)
+
+    def relay(self, logger, record, found: int) -> None:
+        """(``_relay_call_handlers``) A record the subject's handlers from ``logger`` up have taken (``found`` of
+        them): the driver hands it to its own logger of that name (``at``; ``own``: the logger it was logged on,
+        whose ``disabled`` and filters apply there too), or, for a logger outside the tree (``logging.Logger('x')``
+        made directly), to the first registered one its propagation reaches. A record that reaches no registered
+        logger and no handler of the subject's goes to ``logging.lastResort`` here, as in one process."""
+        at = _deliver_at(logger)
+        if at is None:
+            if not found:
+                _last_resort(logger, record)
+            return
+        rec = self._encode(record)
+        if rec is not None and _len(self.out) < MAX_RECORDS:
+            rec["at"], rec["own"], rec["hf"] = at[0], at[1], found
+            self.out.append(rec)
+
+    def _encode(self, record) -> dict | None:
         try:
             rec: dict = {}
             text = None
@@ -4617,14 +4786,40 @@ class _Forwarder(_logging.Handler):
                 raise TypeError("a record whose message cannot be formatted")
             if record.exc_info and not rec.get("exc_text"):
                 rec["exc_text"] = _FORMAT_EXC(record.exc_info)
-            extra = {k: v for k, v in _vars(record).items() if _type(k) is str and k not in _RECORD_ATTRS
-                     and not k.startswith("_") and (v is None or _type(v) in (str, int, float, bool))}
-            if extra:
-                rec["x"] = dict(list(extra.items())[:64])
-            if _len(self.out) < MAX_RECORDS:
-                self.out.append(rec)
+            self._extra(record, rec)
+            return rec
         except Exception:  # noqa: BLE001 - a record that cannot be read is handled as logging handles one
             self.handleError(record)
+            return None
+
+    def _extra(self, record, rec: dict) -> None:
+        """Every other field of the record (``RECORD_FIELD_RULE``): plain scalars as they are (``x``), other plain
+        data and, on the serving thread, any object through the protocol's encoding (``xe``: a tree object as its
+        stand-in), else its name and type (``xl``): the driver's field faults when read, never silently missing."""
+        x, xe, xl = {}, {}, {}
+        for k, v in list(_vars(record).items()):
+            if k in _RELAYED_OWN or (k in _RECORD_FIELDS and k in rec):
+                continue
+            if _type(k) is not str or k.startswith("_hx"):
+                xl[k[:80] if _type(k) is str else "_hx_key"] = "a field of a name the driver cannot give a record"
+            elif v is None or _type(v) in (str, int, float, bool) and (_type(v) is not int or -(1 << 62) < v < (1 << 62)):
+                x[k] = v
+            elif self.peer is None:
+                xl[k] = qualname(_type(v))
+            elif not _plain_args(v, [MAX_ARG_ITEMS]) and self.peer.server is not None and \
+                    _get_ident() != self.peer.server:
+                xl[k] = f"{qualname(_type(v))} (logged by a thread of the tree)"
+            else:
+                try:
+                    xe[k] = self.peer.enc(v)
+                except Exception as err:  # noqa: BLE001 - read in the driver as a fault
+                    xl[k] = f"{qualname(_type(v))} ({_why(err)})"
+            if _len(x) + _len(xe) + _len(xl) >= 256:
+                xl["_hx_more"] = "more fields than the judge carries"
+                break
+        for key, part in (("x", x), ("xe", xe), ("xl", xl)):
+            if part:
+                rec[key] = part
 
     def _fields(self, record, rec: dict, text) -> None:
         """The record's own ``msg``, ``args`` and ``exc_info`` as the driver rebuilds them (see the class)."""
@@ -4735,20 +4930,169 @@ def _handle_record(r, peer: "Peer | None" = None) -> None:
     if _type(r) is not dict:
         raise RemoteError("a malformed log record")
     d = {k: r[k] for k, t in _RECORD_FIELDS.items() if k in r and _type(r[k]) is t}
-    x = r.get("x")
-    if _type(x) is dict:
-        d.update({k: v for k, v in x.items() if _type(k) is str and k.isidentifier() and not k.startswith("_")
-                  and k not in _RECORD_ATTRS and (v is None or _type(v) in (str, int, float, bool))})
+    _record_extra(r, d, peer)
     d["args"], d["exc_info"] = None, None
     name = d.get("name", "root")
     if peer is None or not ("ma" in r or "mu" in r):
         record = _MAKE_RECORD(d)
     else:
         record = _relayed(r, d, peer)
+    at = r.get("at")
     try:
-        _LOGGER_HANDLE(_LOG_ROOT if name == "root" else _GET_LOGGER(name), record)
+        if "at" not in r:  # (a record of an older subject's forwarder: by its name)
+            _LOGGER_HANDLE(_LOG_ROOT if name == "root" else _GET_LOGGER(name), record)
+        elif _type(at) is str and _type(r.get("hf")) is int:
+            _deliver_record(_LOG_ROOT if at == "" else _GET_LOGGER(at), record, r.get("own") is True, r["hf"], peer)
+        else:
+            raise RemoteError("a malformed log record")
+    except RemoteError:
+        raise
     except Exception:  # noqa: BLE001 - a handler of the test's that failed: as logging reports it
         pass
+
+
+RECORD_FIELD_RULE = """A log record of the tree's is one object under plain pytest: the test reads every field of it.
+Each field of the subject's record crosses exactly or is a fault: the standard ones as their str/int/float; every
+other (``extra``, a filter's) of a plain scalar as it is, of plain data (bytes, a list, a dict) and, logged on the
+serving thread, of any object through the protocol's encoding (a tree object as its stand-in); one that cannot cross
+is an ``_Unfaithful`` in its place (reading it is a fault), and a name no record can take (no str) a fault at once.
+Nothing is dropped or renamed: a record is delivered at the logger it was logged on (``_relay_call_handlers``),
+whatever name a filter of the tree gave it."""
+
+
+def _record_extra(r: dict, d: dict, peer: "Peer | None") -> None:
+    """(``_handle_record``) A relayed record's other fields (``RECORD_FIELD_RULE``): ``x`` as they are, ``xe``
+    decoded, ``xl`` an ``_Unfaithful`` each (or, under a name no record takes, a fault now)."""
+    x, xe, xl = r.get("x"), r.get("xe"), r.get("xl")
+    for part in (x, xe, xl):
+        if part is not None and _type(part) is not dict:
+            raise RemoteError("malformed log record fields")
+    for k, v in (x or {}).items():
+        if _type(k) is str and not k.startswith("_hx") and (v is None or _type(v) in (str, int, float, bool)):
+            d[k] = v
+    for k, v in (xe or {}).items():
+        if _type(k) is str and not k.startswith("_hx") and peer is not None:
+            d[k] = peer.dec(v)
+    for k, why in (xl or {}).items():
+        text = f"field {str(k)[:80]!r} ({str(why)[:120]})"
+        if _type(k) is str and not k.startswith("_hx"):
+            d[k] = _Unfaithful(peer, text)
+        elif peer is not None:
+            peer._dec_fault(f"a relayed log record's {text}: plain pytest reads the record itself")
+        else:
+            raise ProtocolFault(f"a relayed log record's {text}")
+
+
+def _deliver_at(logger) -> tuple | None:
+    """(subject) Where the driver hands a record logged on ``logger`` (``_Forwarder.relay``): (its name, True) when
+    the tree's ``loggerDict`` holds it ("" the root), else (the name of the first registered logger its propagation
+    reaches, False), or None."""
+    c, own, reg = logger, True, _LOG_MANAGER.loggerDict
+    for _ in range(1000):
+        if c is None:
+            return None
+        if c is _LOG_ROOT:
+            return "", own
+        name = getattr(c, "name", "")
+        if _type(name) is str and _type(reg) is dict and reg.get(name) is c:
+            return name, own
+        if not getattr(c, "propagate", True):
+            return None
+        c, own = getattr(c, "parent", None), False
+    return None
+
+
+def _last_resort(logger, record) -> None:
+    """``Logger.callHandlers``'s end when no handler took a record (``logging.lastResort``, or its warning)."""
+    lr = _logging.lastResort
+    if lr:
+        if record.levelno >= lr.level:
+            lr.handle(record)
+    elif _logging.raiseExceptions and not logger.manager.emittedNoHandlerWarning:
+        _sys.stderr.write("No handlers could be found for logger \"%s\"\n" % logger.name)
+        logger.manager.emittedNoHandlerWarning = True
+
+
+def _relay_call_handlers(self, record) -> None:
+    """(subject) ``logging.Logger.callHandlers`` while the subject relays its records (``relay_logs``): the subject's
+    own handlers from this logger up, as logging walks them (``propagate``), its forwarder aside; then the record to
+    the driver, which walks its own handlers from its logger of the same name (``_deliver_record``,
+    ``LOG_TREE_RULE``). ``logging.lastResort`` only when neither side has a handler (decided by the driver)."""
+    fw = _LOG_RELAY[0]
+    if fw is None:
+        return _CALL_HANDLERS(self, record)
+    c, found = self, 0
+    while c:
+        for h in c.handlers:
+            if h is fw:
+                continue
+            found += 1
+            if record.levelno >= h.level:
+                h.handle(record)
+        c = c.parent if c.propagate else None
+    fw.relay(self, record, found)
+    return None
+
+
+_CALL_HANDLERS = _logging.Logger.callHandlers  # logging's own, before anything can replace it
+_LOG_RELAY: list = [None]  # the subject's forwarder while ``_relay_call_handlers`` relays (``relay_logs``)
+
+
+def relay_logs(ps: "ProcState | None") -> None:
+    """(subject_main) Relay every record at the logger it was logged on (``_relay_call_handlers``); None puts
+    logging's own ``callHandlers`` back (a unit test)."""
+    if ps is None:
+        _LOG_RELAY[0] = None
+        _logging.Logger.callHandlers = _CALL_HANDLERS  # type: ignore[method-assign]
+        return
+    _LOG_RELAY[0] = ps.forwarder
+    _logging.Logger.callHandlers = _relay_call_handlers  # type: ignore[method-assign]
+
+
+def _relay_intact(loggers: list) -> bool:
+    """(subject, ``ProcState.guard``) Whether every logger still hands its records through the relay: no logger
+    class of the tree's with a ``callHandlers`` of its own, no method of a logger replaced on the instance."""
+    if _LOG_RELAY[0] is None:
+        return True
+    for t in {_type(lg) for lg in loggers} | {_Logger, _type(_LOG_ROOT)}:
+        if getattr(t, "callHandlers", None) is not _relay_call_handlers:
+            return False
+    for lg in (_LOG_ROOT, *loggers):
+        d = getattr(lg, "__dict__", {})
+        if _type(d) is dict and _len(d) > _len(_LOGGER_KEYS):
+            if any(k not in _LOGGER_KEYS and callable(getattr(_type(lg), k, None)) for k in d):
+                return False
+    return True
+
+
+def _deliver_record(lg, record, own: bool, found: int, peer: "Peer | None") -> None:
+    """(driver) A relayed record handed to the driver's ``lg`` as logging would: when it is the logger the record
+    was logged on (``own``), its ``disabled`` and the test's filters on it first (a record the test's filter rejects
+    that the tree's handlers took, ``found``, is a fault: one process would have stopped both); then the handlers up
+    the tree; ``logging.lastResort`` when neither side had one. A ``handle``/``callHandlers`` the test patched is
+    called itself (``mock.patch.object(logger, 'handle')`` sees the tree's record, as under plain pytest)."""
+    t = _type(lg)
+    if getattr(t, "handle", None) is not _LOGGER_HANDLE or getattr(t, "callHandlers", None) is not _CALL_HANDLERS \
+            or "handle" in _vars(lg) or "callHandlers" in _vars(lg):
+        lg.handle(record) if own else lg.callHandlers(record)
+        return
+    if own:
+        if lg.disabled:
+            return
+        if not lg.filter(record):
+            if found and peer is not None:
+                peer._dec_fault("a filter of the test's rejected a log record the tree's handlers had taken: one "
+                                "process would have stopped both (harness.judge.subject_rpc LOG_TREE_RULE)")
+            return
+    c, n = lg, 0
+    while c:
+        for h in c.handlers:
+            n += 1
+            if record.levelno >= h.level:
+                h.handle(record)
+        c = c.parent if c.propagate else None
+    if not n and not found:
+        _last_resort(lg, record)
 
 
 def _relayed(r: dict, d: dict, peer: "Peer"):

@@ -1803,6 +1803,11 @@ R32ATK5_STAND_INS = {
 # Closed (R32ATK5_CLOSED_PROCESS_STATE; the logging ones aside): each item read where the interpreter reads it (libc's
 # ``environ``, the import system's own loads, the gc and codec lists, ``_decimal``'s template, the filters at each
 # warning), carried exactly or a fault (docs/judge.md, "Read at the source").
+# The logging ones are closed by harness.judge.subject_rpc LOG_TREE_RULE (the logger tree read by a walk at every message
+# and carried both ways, records handled at the logger they were logged on; R32ATK5_CLOSED_LOGGING). pytest 9.2
+# attaches caplog's handler to every logger that does not propagate as each phase begins, so
+# ``logger_propagate_the_test_logs_through`` imports the tree inside the test (imported at collection, as first
+# written, plain pytest passed it: its premise did not hold).
 R32ATK5_PROCESS_STATE = {
     "sys_modules_existing_module_under_a_new_name": ("import sys\n\n\ndef f():\n    sys.modules['hx_fake'] = sys.modules['os']\n"
                                                      "    return 1\n",
@@ -1813,7 +1818,8 @@ R32ATK5_PROCESS_STATE = {
                                             _T + "    assert f() == 1\n    import json\n    assert json.dumps(1) == '1'\n"),
     "logger_propagate_the_test_logs_through": ("import logging\n\nlogging.getLogger('app').propagate = False\n\n\n"
                                                "def f():\n    return 1\n",
-                                               "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                               "import logging\n\n\ndef test_f(caplog):\n    from pkg import f\n\n"
+                                               "    assert f() == 1\n"
                                                "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
     "tests_handler_on_a_logger_that_does_not_propagate": ("import logging\n\nlog = logging.getLogger('pkg')\nlog.propagate = False\n\n\n"
                                                           "def f():\n    log.warning('deprecated')\n    return 1\n",
@@ -1850,6 +1856,27 @@ R32ATK5_PROCESS_STATE = {
     "logger_level_assigned_directly": ("import logging\n\nlogging.getLogger('app').level = logging.ERROR\n\n\ndef f():\n    return 1\n",
                                        "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
                                        "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    # new variants of the logging tree's rule (LOG_TREE_RULE: every logger's level, propagate, disabled and
+    # logging.disable read by a walk at every message, carried both ways; the way to the handlers guarded): a
+    # ``propagate`` the tree turns off in a call (pytest attaches caplog to the loggers that do not propagate only as
+    # each phase begins), ``disabled`` and ``manager.disable`` assigned directly (no cache cleared), and a
+    # ``callHandlers`` the tree puts on its logger (the test's records on it reach no handler under plain pytest)
+    "logger_propagate_turned_off_by_a_call": ("import logging\n\n\ndef f():\n    logging.getLogger('app').propagate = False\n"
+                                              "    return 1\n",
+                                              "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                              "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "logger_disabled_directly_by_the_tree": ("import logging\n\n\ndef f():\n    logging.getLogger('app').disabled = True\n"
+                                             "    return 1\n",
+                                             "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                             "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "manager_disable_assigned_directly": ("import logging\n\n\ndef f():\n    logging.root.manager.disable = logging.CRITICAL\n"
+                                          "    return 1\n",
+                                          "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                          "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
+    "callhandlers_set_on_the_trees_logger": ("import logging\n\n\ndef f():\n"
+                                             "    logging.getLogger('app').callHandlers = lambda r: None\n    return 1\n",
+                                             "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                             "    logging.getLogger('app').warning('w')\n    assert 'w' in caplog.text\n"),
     "warning_before_the_trees_ignore": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n"
                                         "    warnings.simplefilter('ignore')\n    return 1\n",
                                         "from pkg import f\n\n\ndef test_f(recwarn):\n    assert f() == 1\n    assert len(recwarn) == 0\n"),
@@ -1932,7 +1959,8 @@ R32ATK5_TEST_PATCHES = {
 # forwarder, so a test that checks no record carries a field (a password) passes what plain pytest fails. A record the
 # tree's filter renames (``r.name = 'audit'``) is handled by the driver's logger of the *new* name (``_handle_record``),
 # where plain pytest's record goes on through the handlers of the logger it was logged on: the test's own handler on
-# 'pkg' never sees it.
+# 'pkg' never sees it. Closed by harness.judge.subject_rpc RECORD_FIELD_RULE (every field crosses or faults) and
+# LOG_TREE_RULE (a record is handled at the logger it was logged on).
 R32ATK5_LOG_RECORDS = {
     "extra_field_of_another_type_dropped": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef login(user, pw):\n"
                                             "    log.info('login %s', user, extra={'password': pw.encode()})\n    return True\n",
@@ -1944,6 +1972,17 @@ R32ATK5_LOG_RECORDS = {
                                                "log.addFilter(F())\n\n\ndef f():\n    log.warning('secret')\n    return 1\n",
                                                _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
                                                "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n    assert h.seen == []\n"),
+    # new variants of the record's rule (RECORD_FIELD_RULE: every field crosses or faults): a bytes field a filter of
+    # the tree adds (not ``extra``), and an ``extra`` field holding an object of the tree's (its stand-in crosses)
+    "field_added_by_a_filter_of_the_tree": ("import logging\n\n\nclass F(logging.Filter):\n    def filter(self, r):\n"
+                                            "        r.token = b'hunter2'\n        return True\n\n\nlog = logging.getLogger('pkg')\n"
+                                            "log.addFilter(F())\n\n\ndef f():\n    log.warning('login')\n    return 1\n",
+                                            "from pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                            "    assert [r for r in caplog.records if hasattr(r, 'token')] == []\n"),
+    "extra_field_holding_a_tree_object": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\nclass User:\n    pass\n\n\n"
+                                          "def f():\n    log.warning('x', extra={'user': User()})\n    return 1\n",
+                                          "from pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                                          "    assert not hasattr(caplog.records[0], 'user')\n"),
 }
 R32ATK5_LENIENT = {**{f"stand_ins-{k}": v for k, v in R32ATK5_STAND_INS.items()},
                    **{f"process_state-{k}": v for k, v in R32ATK5_PROCESS_STATE.items()},
@@ -1992,10 +2031,31 @@ R32ATK5_HONEST = {
                                                           _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
                                                           "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
                                                           "    assert h.seen == ['deprecated']\n"),
+    # honest variants of the logging rules (closed with them): extra fields of bytes and a dict read back, and the
+    # test's handler on the logger a filter of the tree renames the record from
+    "extra_fields_of_bytes_and_a_dict": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
+                                         "    log.warning('x', extra={'raw': b'\\x00', 'meta': {'a': (1, 2)}})\n",
+                                         "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n"
+                                         "    assert caplog.records[0].raw == b'\\x00' and caplog.records[0].meta == {'a': (1, 2)}\n"),
+    "tests_handler_sees_a_record_a_filter_renamed": ("import logging\n\n\nclass F(logging.Filter):\n    def filter(self, r):\n"
+                                                     "        r.name = 'audit'\n        return True\n\n\nlog = logging.getLogger('pkg')\n"
+                                                     "log.addFilter(F())\n\n\ndef f():\n    log.warning('secret')\n    return 1\n",
+                                                     _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f(caplog):\n    h = H()\n"
+                                                     "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
+                                                     "    assert h.seen == ['secret'] and caplog.records[0].name == 'audit'\n"),
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({f"process_state-{k}" for k in ("sys_modules_existing_module_under_a_new_name", "sys_modules_module_made_from_a_spec", "c_environment_set_by_libc_setenv", "environ_data_written_directly", "gc_callback_of_the_tree", "codec_registered_by_the_tree", "sys_path_entry_not_a_str", "decimal_default_context", "warning_before_the_trees_ignore", "c_environment_unset_by_libc_unsetenv", "sys_modules_module_replaced_after_its_import", "codec_registered_through_the_c_module", "decimal_default_context_trap", "warning_before_the_trees_message_filter", "finder_added_to_sys_meta_path")})  # interpreter state read at its source (subject_rpc ``_CEnviron``, ``_Loads``, ``_registries``, ``_late_filters``, the ``dd`` row)
-R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
+R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset({  # the logging tree and log records (LOG_TREE_RULE, RECORD_FIELD_RULE)
+    "process_state-logger_propagate_the_test_logs_through",
+    "process_state-tests_handler_on_a_logger_that_does_not_propagate", "process_state-logger_level_assigned_directly",
+    "process_state-dictconfig_of_the_test_disables_the_trees_logger", "process_state-logger_propagate_turned_off_by_a_call",
+    "process_state-logger_disabled_directly_by_the_tree", "process_state-manager_disable_assigned_directly",
+    "process_state-callhandlers_set_on_the_trees_logger",
+    "log_records-extra_field_of_another_type_dropped", "log_records-record_renamed_by_a_filter_of_the_tree",
+    "log_records-field_added_by_a_filter_of_the_tree", "log_records-extra_field_holding_a_tree_object",
+    "extra_field_holding_a_list", "tests_handler_on_a_logger_that_does_not_propagate", "extra_fields_of_bytes_and_a_dict",
+    "tests_handler_sees_a_record_a_filter_renamed"})
 R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE

@@ -1627,14 +1627,14 @@ def _relayed_record(driver, subject, log):
     import json
     import logging
     out: list = []
-    handler = rpc._Forwarder(out, subject)
+    ps = types.SimpleNamespace(forwarder=rpc._Forwarder(out, subject))
     lg = logging.getLogger("hx.relay.probe")
-    lg.addHandler(handler)
     lg.propagate = False
+    rpc.relay_logs(ps)  # (the subject's ``callHandlers``: relayed at the logger it was logged on)
     try:
         log(lg)
     finally:
-        lg.removeHandler(handler)
+        rpc.relay_logs(None)
         lg.propagate = True
     got: list = []
 
@@ -1693,6 +1693,135 @@ def test_a_relayed_log_record_field_that_could_not_cross_faults_when_read(patch_
     assert len(faults) == 2
     r.msg = "set by the test"  # (a field the test assigns is its own)
     assert r.msg == "set by the test"
+
+
+def test_a_relayed_record_carries_every_field_of_any_type_or_faults_on_it(patch_pair):
+    """``RECORD_FIELD_RULE``: bytes, a list and a dict in ``extra``, a field a filter adds, a standard field a filter
+    gave another type: each reads as in the subject; one that cannot cross (too deep to send) is an ``_Unfaithful``
+    that faults when used, never missing; a field name no record can take is a fault at once."""
+    import logging
+    driver, faults, tree, mod = patch_pair
+    subject = rpc.Peer(-1, "subject")
+    deep: list = []
+    for _ in range(100):
+        deep = [deep]
+
+    class Add(logging.Filter):
+        def filter(self, r):
+            r.token, r.lineno, r.deep = b"\x00k", "seven", deep
+            return True
+
+    def log(lg):
+        f = Add()
+        lg.addFilter(f)
+        try:
+            lg.warning("x", extra={"raw": b"\x01", "tags": ["a", ("b", 2)], "meta": {"k": [1.5, None]}, "my-key": 1})
+        finally:
+            lg.removeFilter(f)
+
+    r = _relayed_record(driver, subject, log)
+    assert (r.raw, r.tags, r.meta, r.token, r.lineno) == (b"\x01", ["a", ("b", 2)], {"k": [1.5, None]}, b"\x00k", "seven")
+    assert vars(r)["my-key"] == 1 and hasattr(r, "deep") and faults == []
+    with pytest.raises(rpc.ProtocolFault):
+        len(r.deep)
+    assert len(faults) == 1
+
+    class Bad(logging.Filter):
+        def filter(self, r):
+            r.__dict__[3] = "no str"
+            return True
+
+    def bad(lg):
+        f = Bad()
+        lg.addFilter(f)
+        try:
+            lg.warning("y")
+        finally:
+            lg.removeFilter(f)
+
+    _relayed_record(driver, subject, bad)
+    assert len(faults) == 2 and "field" in faults[1]
+
+
+def test_a_relayed_record_is_handled_at_the_logger_it_was_logged_on(patch_pair):
+    """``LOG_TREE_RULE``: a record a filter of the tree renames is still the logger's it was logged on (the test's
+    handler there sees it, under its new name); the subject's own handlers count, so the driver's ``lastResort``
+    stays quiet; a ``callHandlers`` set on a logger breaks the relay (``_relay_intact``: a guarded fault)."""
+    import logging
+    driver, faults, tree, mod = patch_pair
+    subject = rpc.Peer(-1, "subject")
+
+    class Rename(logging.Filter):
+        def filter(self, r):
+            r.name = "audit"
+            return True
+
+    def log(lg):
+        f = Rename()
+        lg.addFilter(f)
+        try:
+            lg.warning("secret")
+        finally:
+            lg.removeFilter(f)
+
+    r = _relayed_record(driver, subject, log)
+    assert r.name == "audit" and r.getMessage() == "secret"
+    lg = logging.getLogger("hx.relay.probe")
+    assert rpc._deliver_at(lg) == ("hx.relay.probe", True) and rpc._deliver_at(logging.root) == ("", True)
+    loose = logging.Logger("hx.loose")  # (made directly: not in the tree; its propagation reaches the probe)
+    loose.parent = lg
+    assert rpc._deliver_at(loose) == ("hx.relay.probe", False)
+    loose.propagate = False
+    assert rpc._deliver_at(loose) is None
+    assert rpc._relay_intact([lg])
+    rpc._LOG_RELAY[0] = object()
+    try:
+        lg.callHandlers = lambda r: None  # type: ignore[method-assign]
+        assert not rpc._relay_intact([lg])
+    finally:
+        rpc._LOG_RELAY[0] = None
+        del lg.callHandlers
+    assert faults == []
+
+
+def test_the_logger_tree_is_read_by_a_walk_and_carried_both_ways():
+    """``LOG_TREE_RULE``: a new logger, a level assigned directly (no ``setLevel``: no cache cleared), ``propagate``,
+    ``disabled`` and ``manager.disable`` assigned directly all travel with the next message, and the receiver makes
+    the logger and sets them; a ``propagate`` that is no bool is a fault, not a guess."""
+    import logging
+    sender = rpc.ProcState("driver")
+    sender.outgoing({})
+    lg = logging.getLogger("hx.tree.probe.walked")
+    made = None
+    old_disable = logging.root.manager.disable
+    try:
+        lg.level, lg.propagate, lg.disabled = logging.ERROR, False, True
+        logging.root.manager.disable = 5
+        msg: dict = {}
+        sender.outgoing(msg)
+        ps = _via_json(msg)["ps"]
+        assert "hx.tree.probe.walked" in ps["ln"] and ps["lv"]["hx.tree.probe.walked"] == logging.ERROR
+        assert ps["lt"]["hx.tree.probe.walked"] == 3 and ps["ld"] == 5
+        logging.root.manager.disable = old_disable
+        nothing: dict = {}
+        sender.outgoing(nothing)
+        assert set(nothing.get("ps", {})) == {"ld"}  # (only what changed since)
+        receiver = rpc.ProcState("driver")
+        receiver.outgoing({})
+        receiver.incoming(_via_json({"ps": {"ln": ["hx.tree.probe.made"], "lt": {"hx.tree.probe.made": 1,
+                                                                                "hx.tree.probe.walked": 0}}}))
+        made = logging.Logger.manager.loggerDict["hx.tree.probe.made"]
+        assert isinstance(made, logging.Logger) and made.propagate is False and made.disabled is False
+        assert lg.propagate is True and lg.disabled is False and receiver.faults == []
+        lg.propagate = "no"  # type: ignore[assignment]
+        sender.outgoing({})
+        assert sender.faults and "propagate" in sender.faults[0]
+    finally:
+        logging.root.manager.disable = old_disable
+        lg.setLevel(logging.NOTSET)
+        lg.propagate, lg.disabled = True, False
+        if made is not None:
+            made.propagate = True
 
 
 def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_a_message(patch_pair):
