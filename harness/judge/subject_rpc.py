@@ -730,6 +730,82 @@ class _LinkSig:
         return True
 
 
+# -- class stamps: any write to a class a stand-in was made from (``Peer._classes_moved``) ---------------------------
+# The rule: what the tree can change here is every class dict of the stand-in's class's MRO (a name added, replaced or
+# deleted, in place or through the dict itself) and the MRO (``__bases__``); a stamp sees each exactly: the MRO by
+# identity, and each class dict by CPython's dict version tag (``ma_version_tag``, a global counter every insert,
+# replacement, delete or clear of a dict moves: one 8-byte read per class at each message), or where that tag cannot
+# be read (another interpreter) by the identity of every key and value. Never by sizes (a replacement in place or one
+# name deleted and one added keeps every size).
+_DICT_VERSION_AT = 24  # offsetof(PyDictObject, ma_version_tag) in CPython 3.11-3.13 (refcount, type, ma_used)
+
+
+def _dict_version_reader():
+    """The pieces ``_dict_cells`` reads class dicts' version tags with, bound when this module loads (None where that
+    tag is not there to read: not CPython 3.11-3.13, or no ctypes). No cell is made here (``_dict_cells`` makes them)."""
+    if _sys.implementation.name != "cpython" or not (3, 11) <= _sys.version_info[:2] <= (3, 13):
+        return None
+    try:
+        import ctypes
+        # (``value``: a static type's descriptor, no class attribute of the tree's can replace it)
+        return ctypes.c_uint64.from_address, ctypes.c_void_p.from_address, ctypes._SimpleCData.__dict__["value"].__get__
+    except Exception:  # noqa: BLE001 - no ctypes: the identity of keys and values instead
+        return None
+
+
+_VERSIONS = _dict_version_reader()
+_VERSIONS_CHECKED: list = []  # [whether a write to a dict moved its version tag], once ``_dict_cells`` checked it
+
+
+def _dict_cells(mro) -> list | None:
+    """(subject) A ctypes cell over each class dict's version tag in ``mro`` (a mappingproxy holds its dict's pointer
+    right after its header), or None (no tag to read, or, checked once, a write that does not move it). Its code is
+    exempt from the audit hook's ctypes evidence (harness.judge.subject_main: the harness's own read, matched by code
+    identity); plain loops, so that the frame making each cell is this one."""
+    if _VERSIONS is None:
+        return None
+    u64, ptr, value = _VERSIONS
+    if not _VERSIONS_CHECKED:
+        probe: dict = {}
+        cell = u64(id(probe) + _DICT_VERSION_AT)
+        seen = [value(cell)]
+        probe["x"] = 1
+        seen.append(value(cell))
+        probe["x"] = 2
+        seen.append(value(cell))
+        del probe["x"]
+        seen.append(value(cell))
+        _VERSIONS_CHECKED.append(_len(set(seen)) == 4)
+    if not _VERSIONS_CHECKED[0]:
+        return None
+    cells = []
+    for k in mro:
+        proxy = _TYPE_DICT(k)
+        if _type(proxy) is not _types.MappingProxyType:
+            return None
+        addr = value(ptr(id(proxy) + 16))
+        if not addr:
+            return None
+        cells.append(u64(addr + _DICT_VERSION_AT))
+    return cells
+
+
+def _class_marks(mro) -> tuple:
+    """What every class dict of ``mro`` holds now, to tell afterwards whether any changed (``_marks_same``): its
+    version tags (``_dict_cells``: the cells and their values), else each dict's keys and values."""
+    cells = _dict_cells(mro)
+    if cells is not None:
+        return cells, list(map(_VERSIONS[2], cells))
+    proxies = list(map(_TYPE_DICT, mro))
+    return None, [(list(p.keys()), list(p.values())) for p in proxies], proxies
+
+
+def _marks_same(marks: tuple) -> bool:
+    if marks[0] is not None:
+        return list(map(_VERSIONS[2], marks[0])) == marks[1]
+    return all(_same(list(p.keys()), k) and _same(list(p.values()), v) for p, (k, v) in zip(marks[2], marks[1]))
+
+
 class Peer:
     """One side of the protocol. ``side`` is "driver" or "subject"."""
 
@@ -757,7 +833,7 @@ class Peer:
         self.mirrors: dict = {}
         self.mirror_items = 0
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
-        # subject: a tree object's class handle -> [the class, its MRO, its classes' dict sizes, the names its stand-ins
+        # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
         # (``_classes_moved``)
         self.class_stamps: dict = {}
@@ -776,6 +852,10 @@ class Peer:
         # requests are under way (a release is sent at once only when none is)
         self.handles: dict = {}
         self.released: dict = {}
+        # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
+        # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
+        self.late_fz: set = set()
+        self.fz_sent: set = set()
         self.depth = 0
         # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
         self.inflight: list = []
@@ -887,6 +967,9 @@ class Peer:
         if ref is not None and ref() is None:
             del self.handles[hid]
         self.released[hid] = None
+        if hid in self.late_fz:
+            self.late_fz.discard(hid)
+            fz = True
         if fz and self.depth == 0 and self.side == "driver" and not self.ended:
             try:
                 self.request("release")
@@ -898,12 +981,16 @@ class Peer:
         finalizers run here, through the crossing frame, as the tree's code does."""
         if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
             raise RemoteError("a malformed release")
-        dropped = []
+        dropped, late = [], []
         for hid in hids:
             obj = self.objs.get(hid)
             if obj is None or _isinstance(obj, (BaseException, type, _types.ModuleType)):
                 continue  # (the driver names these by their id beside any handle: an exception's stand-in, a class,
                 # a module's proxy; never released)
+            if hid in self.fz_sent:
+                self.fz_sent.discard(hid)
+            elif _finalizes(obj):
+                late.append(obj)
             del self.objs[hid]
             if self.byid.get(id(obj)) == hid:
                 del self.byid[id(obj)]
@@ -915,7 +1002,27 @@ class Peer:
             dropped.append(obj)
         obj = entry = None
         if dropped:
-            self.cross(dropped.clear, (), {})
+            self._late_finalizers(late, dropped)
+
+    def _late_finalizers(self, late: list, dropped: list) -> None:
+        """(subject) Drop ``dropped`` (through the crossing frame: the tree's finalizers run there, as the tree's code);
+        each of ``late`` (among them: objects that finalize, of which the driver was never told, ``_finalizes``) that
+        the drop frees ran its finalizers after the test's statements that followed its ``del``: a fault (the test
+        fails). One that cannot be held weakly is taken to be freed."""
+        refs: list = []
+        for obj in late:
+            try:
+                refs.append(_weakref.ref(obj))
+            except TypeError:
+                refs.append(None)
+        late.clear()
+        obj = None
+        self.cross(dropped.clear, (), {})
+        n = sum(1 for r in refs if r is None or r() is None)
+        if n and _len(self.pending) < 8:
+            self.pending.append(f"{n} object(s) of the code under test with a finalizer the judge learned of only when "
+                                "the test dropped them ran it with the test's next message, after the statements that "
+                                "followed the drop (plain pytest runs it at the drop)")
 
     def _classes_moved(self) -> list:
         """(subject, at every message it sends) Whether a tree object's stand-in in the driver still
@@ -924,15 +1031,16 @@ class Peer:
         method for every other name. A class given a name since (``L.__reversed__ = ...``, a new ``__eq__``,
         a changed MRO), or a live object given another class (``x.__class__ = R``), would have the driver run
         what plain pytest would not: a fault (``pending``: the test fails), found by a stamp (the MRO's
-        identity and its classes' dict sizes; ``differing_names`` again only when it moved). A new value
+        identity and every write to its classes' dicts, ``_class_marks``; ``differing_names`` again only when it
+        moved). A new value
         under a name already forwarded changes nothing (the stand-in asks the live object)."""
         out = []
         for stamp in self.class_stamps.values():
             cls, mro = stamp[0], _TYPE_MRO(stamp[0])
-            if mro is stamp[1] and list(map(_len, map(_TYPE_DICT, mro))) == stamp[2]:
+            if mro is stamp[1] and _marks_same(stamp[2]):
                 continue
             names = differing_names(cls)
-            stamp[1], stamp[2] = mro, [_len(_TYPE_DICT(k)) for k in mro]
+            stamp[1], stamp[2] = mro, _class_marks(mro)
             if _special(names) != _special(stamp[3]):  # (a public name is the live object's anyway, ``_forward_class``;
                 # a private one the stand-in lacks raises AttributeError in the driver: stricter, never lenient)
                 stamp[3] = names
@@ -1731,8 +1839,7 @@ class Peer:
         """(subject) Remember what a tree class answered when a stand-in of its value was first made (``_classes_moved``)."""
         if hid not in self.class_stamps:
             mro = _TYPE_MRO(cls)
-            self.class_stamps[hid] = [cls, mro, [_len(_TYPE_DICT(k)) for k in mro],
-                                      differing_names(cls) if names is None else names]
+            self.class_stamps[hid] = [cls, mro, _class_marks(mro), differing_names(cls) if names is None else names]
 
     def _enc_names(self, cls, out: dict) -> None:
         """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
@@ -1849,10 +1956,12 @@ class Peer:
 
     def _handle(self, x) -> dict:
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
-        if self.side == "subject" and trusted_name(_type(x)) is None:
-            out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
-            if _finalizes(x):
+        if self.side == "subject":
+            if trusted_name(_type(x)) is None:
+                out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
+            if _finalizes(x):  # (an object of the interpreter's classes too: a file the tree returned)
                 out["fz"] = True  # dropping it runs code (``Peer._dropped``)
+                self.fz_sent.add(out["id"])
         try:
             out["c"] = bool(callable(x))
         except Exception:  # noqa: BLE001
@@ -2090,6 +2199,8 @@ class Peer:
                 p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
                 self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
                 self.released.pop(hid, None)
+            elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
+                self.late_fz.add(hid)
             return p
         p = self.proxies.get(hid)
         if p is None:
@@ -2314,24 +2425,76 @@ def _has_finalizer(x) -> bool:
     return any("__del__" in _TYPE_DICT(k) for k in _TYPE_MRO(_type(x))[:-1])
 
 
+# Finalizers. The rule: what the tree can change here is which objects a drop of the test's stand-in frees and
+# what runs then (a ``__del__`` of its class or of any object only it holds, however deep: an attribute, a list in an
+# attribute, a dict of open files; a ``weakref.finalize`` or a weak reference's callback attached at any time). Under
+# plain pytest all of it runs at the test's ``del``; the judge releases the live object at once (``fz``: a ``release``
+# request, the finalizers' effects return with its reply) when the subject said at the object's crossing that dropping
+# it runs code (``_finalizes``: its whole reachable state, bounded, read through the interpreter's C descriptors; over
+# the bound or unreadable it says yes), and says so again whenever the object crosses later (``Peer.late_fz``). One
+# that gained a finalizer the driver was never told of and is freed by a release that came with a later message (its
+# effects reached the test after its next statements) is a fault (``Peer._late_finalizers``): the test fails.
+MAX_FINALIZER_WALK = 256  # objects ``_finalizes`` reads of one value before it answers yes unread
+_NO_FINALIZER: frozenset = frozenset({_type(None), bool, int, float, complex, str, bytes, range, _types.FunctionType,
+                    _types.BuiltinFunctionType, _types.CodeType})  # (no finalizer of their own, nothing they hold drops)
+
+
 def _finalizes(x) -> bool:
-    """Whether dropping ``x`` (an object of a tree class) runs code: its class or one in its MRO has a ``__del__``,
-    a weak reference to it exists (``weakref.finalize``), or so for an object in its own ``__dict__`` (a file the
-    tree left open, flushed and closed when its holder goes). Read through the interpreter's C descriptors, never
-    the tree's code (a ``__dict__`` that is not the interpreter's: treated as finalizing); one level deep."""
+    """Whether dropping ``x`` may run code: an object reachable from it (itself, its ``__dict__`` and slots when its
+    class is the tree's, the items, keys and values of built-in containers among them, to any depth) has a
+    ``__del__`` in its class's MRO or a weak reference to it exists (``weakref.finalize``; a file the tree left open,
+    flushed and closed when its holder goes). Read through the interpreter's C descriptors, never the tree's code; an
+    object of the interpreter's classes by its own finalizer only; past ``MAX_FINALIZER_WALK`` objects, or a
+    ``__dict__`` that is not the interpreter's: yes (a release at once, never a late one)."""
     try:
-        if _has_finalizer(x):
-            return True
-        desc = _mro_get(_TYPE_MRO(_type(x)), "__dict__")
-        if desc is _MISSING:
-            return False
-        if _type(desc) is not _types.GetSetDescriptorType:
-            return True
-        own = desc.__get__(x)
-        return _type(own) is dict and any(map(_has_finalizer, [v for v in dict.values(own)
-                                                               if not _isinstance(v, (type, _types.ModuleType))]))
+        seen: set = set()
+        stack = [x]
+        while stack:
+            o = stack.pop()
+            t = _type(o)
+            if t in _NO_FINALIZER or id(o) in seen:
+                continue
+            seen.add(id(o))
+            if _len(seen) > MAX_FINALIZER_WALK:
+                return True
+            if t is list or t is tuple or t is set or t is frozenset:
+                stack.extend(t.__iter__(o))
+                continue
+            if t is dict:
+                stack.extend(dict.keys(o))
+                stack.extend(dict.values(o))
+                continue
+            if _isinstance(o, (type, _types.ModuleType)):
+                continue
+            if _has_finalizer(o):
+                return True
+            if trusted_name(t) is None and _held_state(o, t, stack):
+                return True
+        return False
     except Exception:  # noqa: BLE001 - an object the interpreter cannot say: treated as finalizing (a sync release)
         return True
+
+
+def _held_state(o, t, stack: list) -> bool:
+    """Push what the tree's object ``o`` holds (its own ``__dict__``'s values, its slots) onto ``stack``; True when
+    that cannot be read through the interpreter's own descriptors (then it is taken to finalize)."""
+    mro = _TYPE_MRO(t)
+    desc = _mro_get(mro, "__dict__")
+    if desc is not _MISSING:
+        if _type(desc) is not _types.GetSetDescriptorType:
+            return True
+        own = desc.__get__(o)
+        if _type(own) is not dict:
+            return True
+        stack.extend(dict.values(own))
+    for k in mro[:-1]:
+        for v in _TYPE_DICT(k).values():
+            if _type(v) is _types.MemberDescriptorType:
+                try:
+                    stack.append(v.__get__(o, t))
+                except AttributeError:  # (an empty slot)
+                    pass
+    return False
 
 
 def _ref_of(x):

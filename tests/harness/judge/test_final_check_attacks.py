@@ -1788,6 +1788,30 @@ R32ATK5_STAND_INS = {
     # driver: identity across messages is kept for handles and linked containers, never for immutable values
     # (docs/judge.md names one message's float/str/tuple twice open, not two messages')
     "a_tuple_returned_by_two_calls_is_two": ("_C = (1, [2])\n\n\ndef f():\n    return _C\n", _T + "    assert f() is not f()\n"),
+    # (i32r5standin's variants of the same holes: a write to a base class of the MRO, two specials swapped (every size
+    # kept), a finalizing object in a slot or in a dict inside a tuple attribute, a weak reference's callback attached
+    # after crossing)
+    "stamp_special_name_replaced_in_a_base_class": ("class B(list):\n    __reversed__ = list.__reversed__\n\n\n"
+                                                    "class L(B):\n    pass\n\n\ndef f():\n    return L([1, 2, 3])\n\n\n"
+                                                    "def patch():\n    B.__reversed__ = lambda self: iter([9])\n",
+                                                    _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "stamp_two_specials_swapped": ("class L(list):\n    __iter__ = list.__iter__\n    __reversed__ = list.__reversed__\n\n\n"
+                                   "def f():\n    return L([1, 2, 3])\n\n\n"
+                                   "def patch():\n    L.__iter__, L.__reversed__ = list.__reversed__, list.__iter__\n",
+                                   _T + "    x = f()\n    patch()\n    assert list(reversed(x)) == [3, 2, 1]\n"),
+    "finalizer_in_a_slot": ("import os\n\n\nclass Inner:\n    def __del__(self):\n        os.environ['HXS'] = '1'\n\n\n"
+                            "class O:\n    __slots__ = ('inner',)\n\n    def __init__(self):\n        self.inner = Inner()\n\n\n"
+                            "def f():\n    return O()\n",
+                            "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXS' not in os.environ\n"),
+    "finalizer_in_a_dict_in_a_tuple_attribute": ("import os\n\n\nclass Inner:\n    def __del__(self):\n        os.environ['HXT'] = '1'\n\n\n"
+                                                 "class O:\n    def __init__(self):\n        self.parts = ({'k': Inner()},)\n\n\n"
+                                                 "def f():\n    return O()\n",
+                                                 "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXT' not in os.environ\n"),
+    "weakref_callback_attached_after_crossing": ("import os, weakref\n\n_REFS = []\n\n\nclass O:\n    pass\n\n\n"
+                                                 "def f():\n    return O()\n\n\ndef watch(o):\n"
+                                                 "    _REFS.append(weakref.ref(o, lambda r: os.environ.__setitem__('HXW', '1')))\n",
+                                                 "import os\n" + _T + "    o = f()\n    watch(o)\n    del o\n"
+                                                 "    assert 'HXW' not in os.environ\n"),
 }
 # Process state. The sys.modules guard (``ProcState._foreign_modules``) passes any value already among sys.modules'
 # values (an existing module under a new name) and any module whose ``__spec__`` is a ModuleSpec (one the tree made
@@ -1935,6 +1959,11 @@ R32ATK5_HONEST = {
                                                       "    def add(self, s):\n        self.files['main'].write(s)\n",
                                                       "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
                                                       "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    # (i32r5standin's variant: the tree returns the open file itself; the test's drop flushes and closes it)
+    "file_returned_by_the_tree_flushed_when_dropped": ("def open_log(p):\n    f = open(p, 'w')\n    f.write('x')\n    return f\n",
+                                                       "from pkg import *\n\n\ndef test_f(tmp_path):\n"
+                                                       "    f = open_log(str(tmp_path / 'log'))\n    del f\n"
+                                                       "    assert (tmp_path / 'log').read_text() == 'x'\n"),
     "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    return subprocess.run(['x'])\n",
                                       "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
                                       "    fake = types.ModuleType('subprocess')\n    fake.run = lambda cmd: 'ran'\n"
@@ -1953,7 +1982,13 @@ R32ATK5_HONEST = {
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state outside PROCESS_STATE's rows
 R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
-R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
+R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalizers, identity of returned values
+    *(f"stand_ins-{k}" for k in ("stamp_special_name_replaced_in_place", "stamp_one_name_deleted_one_special_added",
+                                 "stamp_special_name_replaced_in_a_base_class", "stamp_two_specials_swapped",
+                                 "finalizer_attached_after_crossing", "finalizer_nested_in_a_list_attribute",
+                                 "finalizer_in_a_slot", "finalizer_in_a_dict_in_a_tuple_attribute",
+                                 "weakref_callback_attached_after_crossing")),
+    "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped"})
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import os
 import socket
 import sys
 import threading
@@ -895,6 +896,157 @@ def test_the_subject_drops_what_the_test_drops_and_a_finalizer_runs_then(pair):
     assert hid in subject.objs
     tree.dels()
     assert hid not in subject.objs
+
+
+# The stand-ins' rules, each in one process: a class stamp sees every write to a class dict of the MRO
+# (``_class_marks``); ``_finalizes`` reads an object's whole reachable state; a finalizer the driver learned of
+# late is released at once once it crosses again, and a release that frees one the driver never heard of is a fault.
+STAND_IN_TREE = """
+import io, os, weakref
+
+_KEEP = []
+_FIRED = []
+
+
+class Obj:
+    pass
+
+
+class Inner:
+    def __del__(self):
+        _FIRED.append(1)
+
+
+class Slotted:
+    __slots__ = ("inner",)
+
+    def __init__(self):
+        self.inner = Inner()
+
+
+def obj():
+    return Obj()
+
+
+def nested():
+    o = Obj()
+    o.parts = ({"k": [Inner()]},)
+    return o
+
+
+def slotted():
+    return Slotted()
+
+
+def watch(o):
+    weakref.finalize(o, _FIRED.append, 2)
+
+
+def same(o):
+    return o
+
+
+def fired():
+    return _FIRED
+"""
+
+
+@pytest.fixture
+def stand_in_pair():
+    """(the driver's peer, the subject's peer, STAND_IN_TREE's proxy), as ``pair``."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    mod = types.ModuleType("stand_in_tree")
+    exec(STAND_IN_TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, subject, driver.proxy({"id": hid, "ty": "stand_in_tree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("tags", [True, False], ids=["version_tags", "keys_and_values"])
+def test_a_class_stamp_sees_every_write_to_a_class_dict_of_the_mro_whatever_the_sizes(monkeypatch, tags):
+    """The rule: every class dict of the MRO, each write seen (never by sizes: a name replaced in place, or one
+    deleted and one added, keeps every size), with CPython's version tags or else by every key and value."""
+    if not tags:
+        monkeypatch.setattr(rpc, "_VERSIONS", None)
+    elif rpc._VERSIONS is None:
+        pytest.skip("no dict version tag on this interpreter")
+
+    class B(list):
+        __reversed__ = list.__reversed__
+
+    class L(B):
+        def helper(self):
+            return 0
+
+    writes = [lambda: setattr(L, "__reversed__", list.__reversed__),  # (a name given the value the base had)
+              lambda: setattr(B, "__reversed__", lambda self: iter([9])),  # a base class's name replaced in place
+              lambda: (delattr(L, "helper"), setattr(L, "__iter__", list.__iter__)),  # one deleted, one added
+              lambda: (setattr(L, "__iter__", list.__reversed__), setattr(L, "__reversed__", list.__iter__))]  # a swap
+    for write in writes:
+        marks = rpc._class_marks(type.__dict__["__mro__"].__get__(L))
+        assert rpc._marks_same(marks)
+        write()
+        assert not rpc._marks_same(marks)
+    marks = rpc._class_marks(L.__mro__)
+    L.__iter__ = L.__dict__["__iter__"]  # the same object again: no change
+    assert rpc._marks_same(marks)
+
+
+def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_deep():
+    """``_finalizes`` reads the object's whole state (``__dict__``, slots, built-in containers to any depth); an
+    object of the interpreter's classes by its own finalizer (a file)."""
+    class Inner:
+        def __del__(self):
+            pass
+
+    class Holder:
+        pass
+
+    class S:
+        __slots__ = ("x",)
+
+    deep, slot, kept_file, plain = Holder(), S(), Holder(), Holder()
+    deep.parts = ({"k": [Inner()]},)
+    slot.x = [Inner()]
+    with open(os.devnull, "w") as f:
+        kept_file.files = {"main": f}
+        assert rpc._finalizes(deep) and rpc._finalizes(slot) and rpc._finalizes(kept_file) and rpc._finalizes(f)
+    plain.items, plain.cls, plain.mod = [1, (2, "x")], Holder, rpc
+    assert not rpc._finalizes(plain) and not rpc._finalizes(S())
+    plain.items.append([[i] for i in range(rpc.MAX_FINALIZER_WALK + 1)])  # past the bound: unread, taken to finalize
+    assert rpc._finalizes(plain)
+
+
+def test_a_finalizer_nested_or_in_a_slot_runs_when_the_test_drops_its_holder(stand_in_pair):
+    driver, subject, tree = stand_in_pair
+    fired = tree.fired()  # (a list the tree keeps: linked, kept in step with each message)
+    o, s = tree.nested(), tree.slotted()
+    del o
+    assert fired == [1]
+    del s
+    assert fired == [1, 1]
+
+
+def test_a_finalizer_attached_after_crossing_runs_at_the_drop_once_it_crossed_again_else_is_a_fault(stand_in_pair):
+    driver, subject, tree = stand_in_pair
+    faults: list = []
+    driver.on_fault = faults.append
+    fired = tree.fired()
+    o = tree.obj()
+    tree.watch(o)
+    assert tree.same(o) is o  # crossing again, it says it finalizes now: released at the drop
+    del o
+    assert fired == [2] and not faults
+    p = tree.obj()
+    tree.watch(p)
+    del p  # released only with the next message: the finalizer ran after the test's next statements
+    assert fired == [2]
+    tree.fired()
+    assert fired == [2, 2] and faults and "learned of only when the test dropped" in faults[0]
 
 
 def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
