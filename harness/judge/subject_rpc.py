@@ -65,6 +65,7 @@ from collections.abc import Mapping as _Mapping
 MAX_MSG = 256 << 20
 MAX_NODES = 4_000_000  # values a plain pytest comparison handles (sum of a 300,000-item list)
 MAX_LINKS, MAX_LINKED_ITEMS = 1024, 20_000  # linked containers each side checks at every message (``Peer._room``)
+MAX_KEPT_TUPLES = 256  # tuples the tree keeps that cross as one object each (``Peer._enc_tuple``)
 MAX_OVERFLOW = 100_000  # containers past that bound, checked at each test's end (``Peer._overflowed``)
 _type, _isinstance, _len = type, isinstance, len
 _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, frozenset, set)
@@ -546,6 +547,7 @@ class _Budget:
         self.n = 0
         self.track, self.refs, self.kept, self.top = track, refs, kept, top
         self.linking = False
+        self.tuples: set | None = None  # (a reply) the ids of the tuples the tree keeps (``Peer._enc_tuple``)
         self.memo: dict = {}  # id -> index in ``track`` of each container encoded whole: met again, it is an alias
 
 
@@ -576,12 +578,14 @@ def _kept(root, held: int) -> set:
     return _kept_of(_walk(root, held + 1))  # (+1: this call's parameter)
 
 
-def _walk(root, held: int) -> dict:
+def _walk(root, held: int, tuples: dict | None = None) -> dict:
     found: dict = {}  # id -> [container, references the value's own containers hold to it]
     seen: set = set()
     stack = [root]
     if _type(root) in _MUTABLE:
         found[id(root)] = [root, held]
+    elif tuples is not None and _type(root) is tuple:
+        tuples[id(root)] = [root, held]
     while stack:
         x = stack.pop()
         t = _type(x)
@@ -600,10 +604,24 @@ def _walk(root, held: int) -> dict:
                     stack.append(v)
                 else:
                     entry[1] += 1
-            elif tv is tuple and id(v) not in seen:
-                seen.add(id(v))
-                stack.append(v)
+            elif tv is tuple:
+                if tuples is not None:
+                    entry = tuples.get(id(v))
+                    if entry is None:
+                        tuples[id(v)] = [v, 1]
+                    else:
+                        entry[1] += 1
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    stack.append(v)
     return found  # (this frame's references end with it: ``_kept_of`` counts the world's)
+
+
+def _kept_with_tuples(root, held: int) -> tuple:
+    """``_kept``, and the ids of the tuples in ``root`` (itself too) that something besides the value holds (the
+    tree's constant or cache, a code object's constant: ``Peer._enc_tuple``), counted the same way."""
+    tuples: dict = {}
+    return _kept_of(_walk(root, held + 1, tuples)), _kept_of(tuples)
 
 
 def _kept_of(found: dict) -> set:
@@ -856,6 +874,12 @@ class Peer:
         # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
         self.late_fz: set = set()
         self.fz_sent: set = set()
+        # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
+        # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
+        self.tuple_memo: dict = {}
+        self.tuple_used: set = set()
+        self.tuple_gone: list = []
+        self.tuple_next = 1
         self.depth = 0
         # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
         self.inflight: list = []
@@ -893,6 +917,8 @@ class Peer:
             self.ps.outgoing(msg, self.capture)
             self._ps_faults()
         if self.side == "subject":
+            if self.tuple_memo or self.tuple_gone:
+                self._forget_tuples(msg)
             if self.class_stamps or self.operated:
                 self.pending += [f"{why}: the test would read it through a stand-in made before"
                                  for why in self._classes_moved()]
@@ -946,6 +972,13 @@ class Peer:
             self._ps_faults()
         if "rl" in msg and self.side == "subject":
             self._release(msg["rl"])
+        if "tx" in msg and self.side == "driver":
+            gone = msg["tx"]
+            if _type(gone) is not list:
+                raise RemoteError("malformed tuple tokens")
+            for token in gone[:MAX_KEPT_TUPLES * 2]:
+                if _type(token) is int:
+                    self.tuple_memo.pop(token, None)
         return msg
 
     # -- releases: the subject drops what the test dropped, in order, and its finalizers run then --------------
@@ -1272,8 +1305,9 @@ class Peer:
             # an iterator's next), which the tree may change as under plain pytest; the request's own containers
             # by their index (``_kept`` walks the built-in containers only, so it runs none of the tree's code
             # and cannot fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
-            kept = _kept(result, 1) if op != "import" else None
+            kept, kept_tuples = _kept_with_tuples(result, 1) if op != "import" else (None, None)
             budget = _Budget(track=[], refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
+            budget.tuples = kept_tuples
             reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
             reply["w"] = w
@@ -1587,6 +1621,8 @@ class Peer:
             return self._enc_mutable(x, t, budget, depth)
         if t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
             return self._enc_counted(x, t, budget, depth)
+        if t is tuple and self.side == "subject" and (self.tuple_memo or budget.tuples):
+            return self._enc_tuple(x, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
@@ -1932,6 +1968,81 @@ class Peer:
             return {"t": "c", "v": [x.real, x.imag]}
         return {"t": "r", "v": [x.start, x.stop, x.step]}
 
+    # -- kept tuples: one object in the driver for one object in the tree, across messages ----------------------
+    # The rule: what the tree can change here is which tuple object a call returns (the same one from two calls: a
+    # constant, a cache, a code object's constant). A tuple the tree keeps (``_kept_with_tuples``) crosses with a
+    # token (``k``), and the driver keeps the tuple it decoded under it; sent again while the tree still holds it, it
+    # crosses as that token (``tk``) and the driver hands over the same object, so ``is`` answers as under plain
+    # pytest. Only a tuple whose every item decodes to the same object again is kept so (scalars and immutable
+    # values, tuples, linked containers and handles, each checked still the same link or handle when reused:
+    # ``_tuple_refs``); the subject forgets it (``tx``) once only its table holds it, or past ``MAX_KEPT_TUPLES``.
+    def _enc_tuple(self, x, budget, depth) -> dict:
+        entry = self.tuple_memo.get(id(x))
+        if entry is not None and entry[0] is x:
+            if all(table.get(key) is obj for table, key, obj in entry[2]):
+                self.tuple_used.add(entry[1])
+                return {"t": "tk", "k": entry[1]}
+            del self.tuple_memo[id(x)]  # (an item no longer decodes to the object it did: a new token)
+            self.tuple_gone.append(entry[1])
+        entry = None
+        kept = budget.tuples is not None and id(x) in budget.tuples
+        linking = budget.linking
+        budget.linking = linking or kept  # (what a kept tuple holds, the tree holds: linked, as a linked list's items)
+        try:
+            items = [self.enc(v, budget, depth + 1) for v in tuple.__iter__(x)]
+        finally:
+            budget.linking = linking
+        out: dict = {"t": "tu", "v": items}
+        if kept:
+            refs: list = []
+            if self._tuple_refs(items, refs, 0):
+                if _len(self.tuple_memo) >= MAX_KEPT_TUPLES:
+                    oldest = next(iter(self.tuple_memo))
+                    self.tuple_gone.append(self.tuple_memo.pop(oldest)[1])
+                out["k"] = token = self.tuple_next
+                self.tuple_next += 1
+                self.tuple_memo[id(x)] = [x, token, refs]
+                self.tuple_used.add(token)
+        return out
+
+    def _tuple_refs(self, items: list, refs: list, depth: int) -> bool:
+        """Whether the encoded ``items`` decode to the same objects when sent again: JSON scalars, immutable values,
+        tuples, kept tuples, linked containers and handles (each recorded in ``refs`` as (table, key, object): the
+        link or handle it must still be). Anything else (a copied container, an alias of this message, a stand-in
+        with storage): no."""
+        if depth > 60:
+            return False
+        for v in items:
+            if v is None or _type(v) in (bool, int, float, str):
+                continue
+            if _type(v) is not dict:
+                return False
+            t = v.get("t")
+            if t in ("tu", "fs"):
+                if not self._tuple_refs(v["v"], refs, depth + 1):
+                    return False
+            elif t == "ln":
+                refs.append((self.links, v["id"], self.links.get(v["id"])))
+            elif t == "h":
+                refs.append((self.objs, v["id"], self.objs.get(v["id"])))
+            elif t not in ("tk", "I", "f", "b", "c", "r", "ref"):
+                return False
+        return True
+
+    def _forget_tuples(self, msg: dict) -> None:
+        """(subject, at each message it sends) The kept tuples only this side's table still holds (the tree dropped
+        them: none can be sent again) are forgotten, and with them the driver's (``tx``); never one this message
+        names."""
+        used = self.tuple_used
+        for key, entry in list(self.tuple_memo.items()):
+            if entry[1] not in used and _getrefcount(entry[0]) <= 2:  # (the table's list, the argument)
+                del self.tuple_memo[key]
+                self.tuple_gone.append(entry[1])
+        entry = None
+        used.clear()
+        if self.tuple_gone:
+            msg["tx"], self.tuple_gone = self.tuple_gone, []
+
     @staticmethod
     def _enc_known(x, t):
         """The stdlib's value types, recognized by identity (a tree class named ``decimal.Decimal``
@@ -2077,7 +2188,18 @@ class Peer:
             raise RemoteError("not an encoded value")
         t, x = v.get("t"), v.get("v")
         if t == "tu":
-            return tuple(self.dec(e, depth + 1, ctx) for e in x)
+            out = tuple(self.dec(e, depth + 1, ctx) for e in x)
+            token = v.get("k")
+            if _type(token) is int and self.side == "driver":  # a tuple the tree keeps (``_enc_tuple``)
+                if _len(self.tuple_memo) >= MAX_KEPT_TUPLES * 2:
+                    raise RemoteError("more kept tuples than the subject may name")
+                self.tuple_memo[token] = out
+            return out
+        if t == "tk":
+            token = v.get("k")
+            if self.side != "driver" or _type(token) is not int or token not in self.tuple_memo:
+                raise RemoteError("a kept tuple the driver never had")
+            return self.tuple_memo[token]
         if t == "d":
             return self._tracked(ctx, lambda: {self.dec(k, depth + 1, ctx): self.dec(e, depth + 1, ctx) for k, e in x})
         if t == "s":

@@ -1789,8 +1789,8 @@ R32ATK5_STAND_INS = {
     # (docs/judge.md names one message's float/str/tuple twice open, not two messages')
     "a_tuple_returned_by_two_calls_is_two": ("_C = (1, [2])\n\n\ndef f():\n    return _C\n", _T + "    assert f() is not f()\n"),
     # (i32r5standin's variants of the same holes: a write to a base class of the MRO, two specials swapped (every size
-    # kept), a finalizing object in a slot or in a dict inside a tuple attribute, a weak reference's callback attached
-    # after crossing)
+    # kept), a finalizing object in a slot or in a dict inside a tuple attribute, a code object's constant tuple or a
+    # cached one returned twice, a weak reference's callback attached after crossing)
     "stamp_special_name_replaced_in_a_base_class": ("class B(list):\n    __reversed__ = list.__reversed__\n\n\n"
                                                     "class L(B):\n    pass\n\n\ndef f():\n    return L([1, 2, 3])\n\n\n"
                                                     "def patch():\n    B.__reversed__ = lambda self: iter([9])\n",
@@ -1807,6 +1807,9 @@ R32ATK5_STAND_INS = {
                                                  "class O:\n    def __init__(self):\n        self.parts = ({'k': Inner()},)\n\n\n"
                                                  "def f():\n    return O()\n",
                                                  "import os\n" + _T + "    o = f()\n    del o\n    assert 'HXT' not in os.environ\n"),
+    "a_code_objects_constant_tuple_returned_twice": ("def f():\n    return (1, 'a')\n", _T + "    assert f() is not f()\n"),
+    "a_cached_tuple_returned_twice": ("_CACHE = {}\n\n\ndef f(k):\n    return _CACHE.setdefault(k, (k, []))\n",
+                                      _T + "    a = f(1)\n    assert a is not f(1)\n"),
     "weakref_callback_attached_after_crossing": ("import os, weakref\n\n_REFS = []\n\n\nclass O:\n    pass\n\n\n"
                                                  "def f():\n    return O()\n\n\ndef watch(o):\n"
                                                  "    _REFS.append(weakref.ref(o, lambda r: os.environ.__setitem__('HXW', '1')))\n",
@@ -1987,7 +1990,8 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalize
                                  "stamp_special_name_replaced_in_a_base_class", "stamp_two_specials_swapped",
                                  "finalizer_attached_after_crossing", "finalizer_nested_in_a_list_attribute",
                                  "finalizer_in_a_slot", "finalizer_in_a_dict_in_a_tuple_attribute",
-                                 "weakref_callback_attached_after_crossing")),
+                                 "weakref_callback_attached_after_crossing", "a_tuple_returned_by_two_calls_is_two",
+                                 "a_code_objects_constant_tuple_returned_twice", "a_cached_tuple_returned_twice")),
     "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped"})
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE

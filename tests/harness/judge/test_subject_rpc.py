@@ -948,6 +948,26 @@ def same(o):
 
 def fired():
     return _FIRED
+
+
+_CONST = (1, [2])
+
+
+def const():
+    return _CONST
+
+
+def fresh():
+    return (1, [2])
+
+
+def folded():
+    return (1, "a")
+
+
+def drop_const():
+    global _CONST
+    _CONST = None
 """
 
 
@@ -1047,6 +1067,23 @@ def test_a_finalizer_attached_after_crossing_runs_at_the_drop_once_it_crossed_ag
     assert fired == [2]
     tree.fired()
     assert fired == [2, 2] and faults and "learned of only when the test dropped" in faults[0]
+
+
+def test_a_tuple_the_tree_keeps_is_one_object_across_calls_and_is_forgotten_once_the_tree_drops_it(stand_in_pair):
+    """The rule: one tuple object of the tree is one object of the driver (``_enc_tuple``): a kept tuple (a module's,
+    a code object's constant) crosses with a token the driver keeps; a fresh one is fresh each time; the list a kept
+    tuple holds is linked (the tree's change shows through); a tuple only the subject's table holds is forgotten."""
+    driver, subject, tree = stand_in_pair
+    a, b = tree.const(), tree.const()
+    assert a is b and tree.folded() is tree.folded()
+    assert tree.fresh() is not tree.fresh()
+    a[1].append(3)  # one linked list: the tree sees the test's change
+    assert tree.const()[1] == [2, 3]
+    n = len(driver.tuple_memo)
+    tree.drop_const()
+    tree.fired()  # (the message after the tree dropped it)
+    assert len(driver.tuple_memo) == n - 1 and len(subject.tuple_memo) == n - 1
+    assert a == (1, [2, 3])  # the test's own reference is still its object
 
 
 def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
