@@ -2541,9 +2541,38 @@ def _in_zone(value, key: str):
         return value
 
 
+def _weak_bookkeeping() -> dict:
+    """id(code) -> code of the callbacks the standard library's weak containers put on a weak reference (``WeakSet``,
+    ``WeakValueDictionary``, ``WeakKeyDictionary``: each removes its own dead entry), bound when this module loads.
+    Freeing an object they hold weakly runs no code a test reads before its next message (the container is the
+    subject's, read with a request, after the release): not a finalizer (``_has_finalizer``). Matched by identity."""
+    out: dict = {}
+    for make in (_weakref.WeakSet, _weakref.WeakValueDictionary, _weakref.WeakKeyDictionary):
+        try:
+            code = getattr(make(), "_remove").__code__  # noqa: B009 - a private name mypy does not know
+            out[id(code)] = code
+        except Exception:  # noqa: BLE001 - another interpreter's: every callback counts
+            pass
+    return out
+
+
+_WEAK_BOOKKEEPING = _weak_bookkeeping()
+_REF_CALLBACK = _weakref.ReferenceType.__dict__["__callback__"].__get__
+_FUNC_CODE = _types.FunctionType.__dict__["__code__"].__get__
+
+
 def _has_finalizer(x) -> bool:
+    """A ``__del__`` in the MRO of ``x``'s class, or a weak reference to ``x`` whose callback runs code when it is freed
+    (``weakref.finalize``, any callback but a standard weak container's own bookkeeping; a weak proxy: taken to)."""
     if _weakref.getweakrefcount(x):
-        return True
+        for r in _weakref.getweakrefs(x):
+            if not _isinstance(r, _weakref.ReferenceType):
+                return True
+            cb = _REF_CALLBACK(r)
+            if cb is None:
+                continue
+            if _type(cb) is not _types.FunctionType or _WEAK_BOOKKEEPING.get(id(_FUNC_CODE(cb))) is not _FUNC_CODE(cb):
+                return True
     return any("__del__" in _TYPE_DICT(k) for k in _TYPE_MRO(_type(x))[:-1])
 
 

@@ -1765,6 +1765,10 @@ _R5_WAIT = ("import asyncio, subprocess\nfrom pkg import start, stop\n\n\ndef te
 # where plain pytest runs the new one. A finalizer attached after the object crossed (``weakref.finalize`` in a later
 # call) is not known at crossing (``_finalizes``), so the test's ``del`` releases it only with the next message, after
 # the test's assert (docs/judge.md names this one open).
+# Closed (R32ATK5_CLOSED_STAND_INS, docs/judge.md "Stand-ins: what the tree can change, each seen"): the stamp reads each
+# class dict's version tag (``_class_marks``); ``_finalizes`` reads the whole reachable state, and a release that frees
+# a finalizer the driver never heard of is a fault (``Peer._late_finalizers``); a kept tuple crosses as one object
+# (``Peer._enc_tuple``).
 R32ATK5_STAND_INS = {
     "stamp_special_name_replaced_in_place": ("class L(list):\n    __reversed__ = list.__reversed__\n\n\n"
                                              "def f():\n    return L([1, 2, 3])\n\n\n"
@@ -1962,7 +1966,16 @@ R32ATK5_HONEST = {
                                                       "    def add(self, s):\n        self.files['main'].write(s)\n",
                                                       "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
                                                       "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
-    # (i32r5standin's variant: the tree returns the open file itself; the test's drop flushes and closes it)
+    # (i32r5standin's variants: the tree returns the open file itself; the test's drop flushes and closes it. An object
+    # the tree holds in a WeakSet after it crossed: its weak reference's callback is the container's bookkeeping, no
+    # finalizer, and the test's next call finds it gone as under plain pytest)
+    "object_in_a_weakset_dropped_by_the_test": ("import weakref\n\n\nclass Bus:\n    def __init__(self):\n"
+                                                "        self.subs = weakref.WeakSet()\n\n    def subscribe(self, h):\n"
+                                                "        self.subs.add(h)\n\n    def count(self):\n        return len(self.subs)\n\n\n"
+                                                "class H:\n    pass\n",
+                                                "from pkg import *\n\n\ndef test_f():\n    bus, h = Bus(), H()\n"
+                                                "    bus.subscribe(h)\n    assert bus.count() == 1\n    del h\n"
+                                                "    assert bus.count() == 0\n"),
     "file_returned_by_the_tree_flushed_when_dropped": ("def open_log(p):\n    f = open(p, 'w')\n    f.write('x')\n    return f\n",
                                                        "from pkg import *\n\n\ndef test_f(tmp_path):\n"
                                                        "    f = open_log(str(tmp_path / 'log'))\n    del f\n"
@@ -1992,7 +2005,8 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalize
                                  "finalizer_in_a_slot", "finalizer_in_a_dict_in_a_tuple_attribute",
                                  "weakref_callback_attached_after_crossing", "a_tuple_returned_by_two_calls_is_two",
                                  "a_code_objects_constant_tuple_returned_twice", "a_cached_tuple_returned_twice")),
-    "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped"})
+    "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped",
+    "object_in_a_weakset_dropped_by_the_test"})
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 

@@ -1037,8 +1037,14 @@ def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_d
         assert rpc._finalizes(deep) and rpc._finalizes(slot) and rpc._finalizes(kept_file) and rpc._finalizes(f)
     plain.items, plain.cls, plain.mod = [1, (2, "x")], Holder, rpc
     assert not rpc._finalizes(plain) and not rpc._finalizes(S())
-    plain.items.append([[i] for i in range(rpc.MAX_FINALIZER_WALK + 1)])  # past the bound: unread, taken to finalize
+    import weakref
+    weak = weakref.WeakSet([plain]), weakref.WeakValueDictionary({1: plain}), weakref.ref(plain)
+    assert not rpc._finalizes(plain)  # a weak container's own bookkeeping, a weak reference without a callback
+    done = weakref.finalize(plain, int)
     assert rpc._finalizes(plain)
+    done.detach()
+    plain.items.append([[i] for i in range(rpc.MAX_FINALIZER_WALK + 1)])  # past the bound: unread, taken to finalize
+    assert rpc._finalizes(plain) and weak
 
 
 def test_a_finalizer_nested_or_in_a_slot_runs_when_the_test_drops_its_holder(stand_in_pair):
