@@ -2695,10 +2695,9 @@ def _value_base(x):
         return frozenset(frozenset.__iter__(x))
     if _isinstance(x, set):
         return set(set.__iter__(x))
-    for modname, cls in (("decimal", "Decimal"), ("datetime", "datetime"), ("datetime", "date"), ("fractions", "Fraction")):
-        mod = _sys.modules.get(modname)
-        if mod is not None and _isinstance(x, getattr(mod, cls)):
-            return _value_base_known(x, mod, cls)
+    for base in _KNOWN_BASES:  # (the classes themselves, bound when this module loads: ``_value_base_known``)
+        if _isinstance(x, base):
+            return _value_base_known(x, base)
     np = _sys.modules.get("numpy")
     if np is not None and _type(x) is np.ndarray and np.ndarray.ndim.__get__(x) == 0:
         return _value_base(np.ndarray.item(x)) if not _isinstance(np.ndarray.item(x), (int, float, bool)) else np.ndarray.item(x)
@@ -2726,15 +2725,21 @@ def _eq_by_value(cls) -> bool:
     return False
 
 
-def _value_base_known(x, mod, cls):
-    if cls == "Decimal":
-        return mod.Decimal(mod.Decimal.__str__(x))
-    if cls == "Fraction":  # through Fraction's own slots, never a property of a subclass
-        own = _TYPE_DICT(mod.Fraction)
-        return mod.Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
-    base = getattr(mod, cls)
+# The stdlib's value classes a subclass's value is read as, by the objects this module bound when it loaded, never by
+# a module attribute: what the test or the tree can change here is ``datetime.date`` itself (a test's frozen clock,
+# ``monkeypatch.setattr(datetime, "date", D)`` with D a subclass): read through the module, D's own ``fromisoformat``
+# would make a D again, whose base value is a D, and so on until the encoder's depth bound (a protocol fault).
+_KNOWN_BASES = (_Decimal, _DATETIME, _DATE, _Fraction)
+
+
+def _value_base_known(x, base):
+    if base is _Decimal:
+        return _Decimal(_Decimal.__str__(x))
+    if base is _Fraction:  # through Fraction's own slots, never a property of a subclass
+        own = _TYPE_DICT(_Fraction)
+        return _Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
     out = base.fromisoformat(base.isoformat(x))
-    return out.replace(fold=base.fold.__get__(x)) if cls == "datetime" else out
+    return out.replace(fold=_DATETIME.fold.__get__(x)) if base is _DATETIME else out
 
 
 def _resolve_class(meta: dict):

@@ -1814,6 +1814,15 @@ R32ATK5_STAND_INS = {
     "a_code_objects_constant_tuple_returned_twice": ("def f():\n    return (1, 'a')\n", _T + "    assert f() is not f()\n"),
     "a_cached_tuple_returned_twice": ("_CACHE = {}\n\n\ndef f(k):\n    return _CACHE.setdefault(k, (k, []))\n",
                                       _T + "    a = f(1)\n    assert a is not f(1)\n"),
+    # the stdlib's value class a subclass's value is read as, replaced in the module by the tree: its value read through
+    # the module's ``date`` was whatever the replacement's ``isoformat`` said
+    "tree_replaced_datetime_date_reads_a_forged_base": ("import datetime\n\n_real = datetime.date\n\n\nclass Fake(_real):\n"
+                                                        "    @classmethod\n    def isoformat(cls, x=None):\n"
+                                                        "        return '2020-01-01'\n\n    @classmethod\n"
+                                                        "    def fromisoformat(cls, s):\n        return _real.fromisoformat(s)\n\n\n"
+                                                        "class D(Fake):\n    pass\n\n\ndatetime.date = Fake\n\n\n"
+                                                        "def f():\n    return D(1999, 1, 1)\n",
+                                                        "import datetime\n" + _T + "    assert f() == datetime.date(2020, 1, 1)\n"),
     "weakref_callback_attached_after_crossing": ("import os, weakref\n\n_REFS = []\n\n\nclass O:\n    pass\n\n\n"
                                                  "def f():\n    return O()\n\n\ndef watch(o):\n"
                                                  "    _REFS.append(weakref.ref(o, lambda r: os.environ.__setitem__('HXW', '1')))\n",
@@ -2004,9 +2013,10 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalize
                                  "finalizer_attached_after_crossing", "finalizer_nested_in_a_list_attribute",
                                  "finalizer_in_a_slot", "finalizer_in_a_dict_in_a_tuple_attribute",
                                  "weakref_callback_attached_after_crossing", "a_tuple_returned_by_two_calls_is_two",
-                                 "a_code_objects_constant_tuple_returned_twice", "a_cached_tuple_returned_twice")),
+                                 "a_code_objects_constant_tuple_returned_twice", "a_cached_tuple_returned_twice",
+                                 "tree_replaced_datetime_date_reads_a_forged_base")),
     "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped",
-    "object_in_a_weakset_dropped_by_the_test"})
+    "object_in_a_weakset_dropped_by_the_test", "tests_date_subclass_patched_over_datetime_date"})
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 

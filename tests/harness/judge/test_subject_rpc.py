@@ -1047,6 +1047,24 @@ def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_d
     assert rpc._finalizes(plain) and weak
 
 
+def test_a_subclass_of_a_stdlib_value_class_is_read_as_the_class_bound_at_load_never_the_modules(monkeypatch):
+    """The rule: ``datetime.date`` (and ``datetime``, ``Decimal``, ``Fraction``) as this module bound it, whatever the
+    module holds now: a test's frozen clock (a subclass patched over it) or the tree's replacement whose ``isoformat``
+    lies never decides a value's base."""
+    class Frozen(dt.date):
+        @classmethod
+        def fromisoformat(cls, s):
+            return cls(2020, 1, 2)
+
+        def isoformat(self):
+            return "2020-01-02"
+
+    monkeypatch.setattr(dt, "date", Frozen)
+    base = rpc._value_base(Frozen(1999, 1, 1))
+    assert type(base) is dt.datetime.__mro__[1] and base == dt.datetime(1999, 1, 1).date()
+    assert type(rpc._value_base(Frozen(1999, 1, 1))) is not Frozen
+
+
 def test_a_finalizer_nested_or_in_a_slot_runs_when_the_test_drops_its_holder(stand_in_pair):
     driver, subject, tree = stand_in_pair
     fired = tree.fired()  # (a list the tree keeps: linked, kept in step with each message)
