@@ -870,16 +870,7 @@ class Peer:
         # requests are under way (a release is sent at once only when none is)
         self.handles: dict = {}
         self.released: dict = {}
-        # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
-        # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
-        self.late_fz: set = set()
-        self.fz_sent: set = set()
-        # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
-        # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
-        self.tuple_memo: dict = {}
-        self.tuple_used: set = set()
-        self.tuple_gone: list = []
-        self.tuple_next = 1
+        self._stand_in_tables()
         self.depth = 0
         # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
         self.inflight: list = []
@@ -892,6 +883,18 @@ class Peer:
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
+
+    def _stand_in_tables(self) -> None:
+        # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
+        # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
+        self.late_fz: set = set()
+        self.fz_sent: set = set()
+        # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
+        # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
+        self.tuple_memo: dict = {}
+        self.tuple_used: set = set()
+        self.tuple_gone: list = []
+        self.tuple_next = 1
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
