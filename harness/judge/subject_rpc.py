@@ -895,6 +895,7 @@ class Peer:
         self.tuple_used: set = set()
         self.tuple_gone: list = []
         self.tuple_next = 1
+        self.test_classes: dict = {}  # subject: id -> the class it made for a test's subclass of tree classes
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -1571,7 +1572,9 @@ class Peer:
         if op == "cdelattr":
             return cross(_class_del, (self.class_patches, *args), {})
         if op == "subclass":  # a test's class deriving from tree classes (``_test_subclass``): made here
-            return self.export(cross(_subclass, args, {}))
+            made = cross(_subclass, args, {})
+            self.test_classes[id(made)] = made  # (its instances cross as the test's class: ``_handle``'s ``tc``)
+            return self.export(made)
         if op == "sync":
             self._overflowed()
             _audit("hx.sync", args[0])
@@ -2073,6 +2076,8 @@ class Peer:
         if self.side == "subject":
             if trusted_name(_type(x)) is None:
                 out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
+                if self.test_classes and self.test_classes.get(id(_type(x))) is _type(x):
+                    out["tc"] = self.export(_type(x))  # an instance of the test's own class (``_test_instance``)
             if _finalizes(x):  # (an object of the interpreter's classes too: a file the tree returned)
                 out["fz"] = True  # dropping it runs code (``Peer._dropped``)
                 self.fz_sent.add(out["id"])
@@ -2321,7 +2326,9 @@ class Peer:
             p = ref() if ref is not None else None
             if p is None:
                 ty = str(meta.get("ty", "?"))
-                p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
+                p = _test_instance(self, meta, hid, ty)
+                if p is None:
+                    p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
                 self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
                 self.released.pop(hid, None)
             elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
@@ -3103,8 +3110,11 @@ def _test_subclass(mcls, peer, name, bases, ns, kwargs):
                        [_ClassRef(b) for b in bases if b is not object], members)
     if _type(hid) is not int:
         raise peer._dec_fault(f"{where}: the subject made no class for it")
-    ns = {**ns, "_hx_id": hid, "_hx_peer": peer}
-    cls = type.__new__(mcls, name, bases, ns)
+    ns = {**ns, "_hx_id": hid, "_hx_peer": peer, "_hx_test_class": True}
+    try:  # (its instances are the driver's proxies of the live ones, of this class itself: ``_test_instance``)
+        cls = type.__new__(mcls, name, (*bases, _TestInstance), ns)
+    except TypeError:  # a layout the proxy cannot join: instances of another class (``type(m) is My`` is False)
+        cls = type.__new__(mcls, name, bases, {**ns, "_hx_test_class": False})
     peer.classes[hid] = cls
     return cls
 
@@ -3375,6 +3385,27 @@ for _name in ("__doc__", "__module__"):  # a class body sets both; the live obje
 
 _SHADOWS: dict = {}
 _NAMED: dict = {}
+
+
+class _TestInstance(RemoteObject):
+    """The last base of a test's subclass of tree classes in the driver (``_test_subclass``): an instance of it is a
+    proxy of the live instance in the subject (every operation a request, as any handle's), of the test's class
+    itself. The rule: what the test can ask of the object is its class (``type(m) is My``, ``m.__class__``) and its
+    members; under plain pytest both are the test's class's, so the proxy is an instance of that very class, its own
+    methods run in the driver (the test's code, as under plain pytest) and every other name goes to the live object."""
+    __slots__ = ()
+
+
+def _test_instance(peer, meta: dict, hid, ty: str):
+    """(driver) The proxy of an instance of the test's own subclass of tree classes (``tc``: its class's handle), as an
+    instance of that class; None for any other handle, or when the class could not take the proxy's layout."""
+    tc = meta.get("tc")
+    cls = peer.classes.get(tc) if _type(tc) is int else None
+    if cls is None or type.__getattribute__(cls, "__dict__").get("_hx_test_class") is not True:
+        return None
+    p = object.__new__(cls)
+    RemoteObject.__init__(p, peer, hid, ty)
+    return p
 
 
 def _named(base: type, ty: str, tree: bool = False) -> type:

@@ -1823,6 +1823,10 @@ R32ATK5_STAND_INS = {
                                                         "class D(Fake):\n    pass\n\n\ndatetime.date = Fake\n\n\n"
                                                         "def f():\n    return D(1999, 1, 1)\n",
                                                         "import datetime\n" + _T + "    assert f() == datetime.date(2020, 1, 1)\n"),
+    # the class of an instance of the test's own subclass of a tree class: the driver's proxy was of another class
+    "instance_of_the_tests_subclass_read_as_another_class": ("class Base:\n    def hook(self):\n        return 1\n",
+                                                             "import pkg\n\n\nclass My(pkg.Base):\n    pass\n\n\n"
+                                                             "def test_f():\n    assert type(My()) is not My\n"),
     "weakref_callback_attached_after_crossing": ("import os, weakref\n\n_REFS = []\n\n\nclass O:\n    pass\n\n\n"
                                                  "def f():\n    return O()\n\n\ndef watch(o):\n"
                                                  "    _REFS.append(weakref.ref(o, lambda r: os.environ.__setitem__('HXW', '1')))\n",
@@ -1968,6 +1972,12 @@ R32ATK5_HONEST = {
                                                   "import pkg\n\n\nclass My(pkg.Base):\n    def hook(self):\n        return 5\n\n\n"
                                                   "def test_f():\n    m = My()\n    assert isinstance(m, My) and m.run() == 50\n"
                                                   "    assert type(m) is My\n"),
+    # (i32r5standin's variant: an instance of the test's subclass the tree's factory makes is of the test's class too)
+    "instance_of_the_tests_subclass_made_by_a_tree_factory": ("class Base:\n    def hook(self):\n        return 1\n\n\n"
+                                                              "def make(cls):\n    return cls()\n",
+                                                              "import pkg\n\n\nclass My(pkg.Base):\n    def hook(self):\n"
+                                                              "        return 2\n\n\ndef test_f():\n    m = pkg.make(My)\n"
+                                                              "    assert type(m) is My and m.hook() == 2\n"),
     "extra_field_holding_a_list": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
                                    "    log.warning('x', extra={'tags': ['a', 'b']})\n",
                                    "from pkg import f\n\n\ndef test_f(caplog):\n    f()\n    assert caplog.records[0].tags == ['a', 'b']\n"),
@@ -2014,9 +2024,11 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalize
                                  "finalizer_in_a_slot", "finalizer_in_a_dict_in_a_tuple_attribute",
                                  "weakref_callback_attached_after_crossing", "a_tuple_returned_by_two_calls_is_two",
                                  "a_code_objects_constant_tuple_returned_twice", "a_cached_tuple_returned_twice",
-                                 "tree_replaced_datetime_date_reads_a_forged_base")),
+                                 "tree_replaced_datetime_date_reads_a_forged_base",
+                                 "instance_of_the_tests_subclass_read_as_another_class")),
     "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped",
-    "object_in_a_weakset_dropped_by_the_test", "tests_date_subclass_patched_over_datetime_date"})
+    "object_in_a_weakset_dropped_by_the_test", "tests_date_subclass_patched_over_datetime_date",
+    "type_of_an_instance_of_the_tests_subclass", "instance_of_the_tests_subclass_made_by_a_tree_factory"})
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 

@@ -1582,6 +1582,23 @@ def test_a_tests_subclass_of_a_tree_class_is_made_in_the_subject_with_its_overri
     assert faults == []
 
 
+def test_an_instance_of_the_tests_subclass_is_of_the_tests_class_whoever_makes_it(patch_pair):
+    """The rule (``_TestInstance``): the proxy of a live instance of the test's subclass is an instance of the test's
+    class itself, made by the test (``My()``) or by the tree (a call back into the test's ``__init__``, a factory)."""
+    driver, faults, tree, mod = patch_pair
+
+    class My(tree.Base):
+        def __init__(self):
+            self.seen = True
+
+        def hook(self):
+            return 5
+
+    m = My()
+    assert type(m) is My and m.__class__ is My and m.seen is True and m.run() == 50
+    assert type(tree.Base) is not My and faults == []
+
+
 @pytest.mark.parametrize("body", ["def hook(self):\n    return super().hook() + 1\n",
                                   "__slots__ = ()\n",
                                   "x = property(lambda self: 1)\n"])
