@@ -65,6 +65,7 @@ from collections.abc import Mapping as _Mapping
 MAX_MSG = 256 << 20
 MAX_NODES = 4_000_000  # values a plain pytest comparison handles (sum of a 300,000-item list)
 MAX_LINKS, MAX_LINKED_ITEMS = 1024, 20_000  # linked containers each side checks at every message (``Peer._room``)
+MAX_KEPT_TUPLES = 256  # tuples the tree keeps that cross as one object each (``Peer._enc_tuple``)
 MAX_OVERFLOW = 100_000  # containers past that bound, checked at each test's end (``Peer._overflowed``)
 _type, _isinstance, _len = type, isinstance, len
 _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, frozenset, set)
@@ -546,6 +547,7 @@ class _Budget:
         self.n = 0
         self.track, self.refs, self.kept, self.top = track, refs, kept, top
         self.linking = False
+        self.tuples: set | None = None  # (a reply) the ids of the tuples the tree keeps (``Peer._enc_tuple``)
         self.memo: dict = {}  # id -> index in ``track`` of each container encoded whole: met again, it is an alias
 
 
@@ -576,12 +578,14 @@ def _kept(root, held: int) -> set:
     return _kept_of(_walk(root, held + 1))  # (+1: this call's parameter)
 
 
-def _walk(root, held: int) -> dict:
+def _walk(root, held: int, tuples: dict | None = None) -> dict:
     found: dict = {}  # id -> [container, references the value's own containers hold to it]
     seen: set = set()
     stack = [root]
     if _type(root) in _MUTABLE:
         found[id(root)] = [root, held]
+    elif tuples is not None and _type(root) is tuple:
+        tuples[id(root)] = [root, held]
     while stack:
         x = stack.pop()
         t = _type(x)
@@ -600,10 +604,24 @@ def _walk(root, held: int) -> dict:
                     stack.append(v)
                 else:
                     entry[1] += 1
-            elif tv is tuple and id(v) not in seen:
-                seen.add(id(v))
-                stack.append(v)
+            elif tv is tuple:
+                if tuples is not None:
+                    entry = tuples.get(id(v))
+                    if entry is None:
+                        tuples[id(v)] = [v, 1]
+                    else:
+                        entry[1] += 1
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    stack.append(v)
     return found  # (this frame's references end with it: ``_kept_of`` counts the world's)
+
+
+def _kept_with_tuples(root, held: int) -> tuple:
+    """``_kept``, and the ids of the tuples in ``root`` (itself too) that something besides the value holds (the
+    tree's constant or cache, a code object's constant: ``Peer._enc_tuple``), counted the same way."""
+    tuples: dict = {}
+    return _kept_of(_walk(root, held + 1, tuples)), _kept_of(tuples)
 
 
 def _kept_of(found: dict) -> set:
@@ -730,6 +748,82 @@ class _LinkSig:
         return True
 
 
+# -- class stamps: any write to a class a stand-in was made from (``Peer._classes_moved``) ---------------------------
+# The rule: what the tree can change here is every class dict of the stand-in's class's MRO (a name added, replaced or
+# deleted, in place or through the dict itself) and the MRO (``__bases__``); a stamp sees each exactly: the MRO by
+# identity, and each class dict by CPython's dict version tag (``ma_version_tag``, a global counter every insert,
+# replacement, delete or clear of a dict moves: one 8-byte read per class at each message), or where that tag cannot
+# be read (another interpreter) by the identity of every key and value. Never by sizes (a replacement in place or one
+# name deleted and one added keeps every size).
+_DICT_VERSION_AT = 24  # offsetof(PyDictObject, ma_version_tag) in CPython 3.11-3.13 (refcount, type, ma_used)
+
+
+def _dict_version_reader():
+    """The pieces ``_dict_cells`` reads class dicts' version tags with, bound when this module loads (None where that
+    tag is not there to read: not CPython 3.11-3.13, or no ctypes). No cell is made here (``_dict_cells`` makes them)."""
+    if _sys.implementation.name != "cpython" or not (3, 11) <= _sys.version_info[:2] <= (3, 13):
+        return None
+    try:
+        import ctypes
+        # (``value``: a static type's descriptor, no class attribute of the tree's can replace it)
+        return ctypes.c_uint64.from_address, ctypes.c_void_p.from_address, ctypes._SimpleCData.__dict__["value"].__get__
+    except Exception:  # noqa: BLE001 - no ctypes: the identity of keys and values instead
+        return None
+
+
+_VERSIONS = _dict_version_reader()
+_VERSIONS_CHECKED: list = []  # [whether a write to a dict moved its version tag], once ``_dict_cells`` checked it
+
+
+def _dict_cells(mro) -> list | None:
+    """(subject) A ctypes cell over each class dict's version tag in ``mro`` (a mappingproxy holds its dict's pointer
+    right after its header), or None (no tag to read, or, checked once, a write that does not move it). Its code is
+    exempt from the audit hook's ctypes evidence (harness.judge.subject_main: the harness's own read, matched by code
+    identity); plain loops, so that the frame making each cell is this one."""
+    if _VERSIONS is None:
+        return None
+    u64, ptr, value = _VERSIONS
+    if not _VERSIONS_CHECKED:
+        probe: dict = {}
+        cell = u64(id(probe) + _DICT_VERSION_AT)
+        seen = [value(cell)]
+        probe["x"] = 1
+        seen.append(value(cell))
+        probe["x"] = 2
+        seen.append(value(cell))
+        del probe["x"]
+        seen.append(value(cell))
+        _VERSIONS_CHECKED.append(_len(set(seen)) == 4)
+    if not _VERSIONS_CHECKED[0]:
+        return None
+    cells = []
+    for k in mro:
+        proxy = _TYPE_DICT(k)
+        if _type(proxy) is not _types.MappingProxyType:
+            return None
+        addr = value(ptr(id(proxy) + 16))
+        if not addr:
+            return None
+        cells.append(u64(addr + _DICT_VERSION_AT))
+    return cells
+
+
+def _class_marks(mro) -> tuple:
+    """What every class dict of ``mro`` holds now, to tell afterwards whether any changed (``_marks_same``): its
+    version tags (``_dict_cells``: the cells and their values), else each dict's keys and values."""
+    cells = _dict_cells(mro)
+    if cells is not None:
+        return cells, list(map(_VERSIONS[2], cells))
+    proxies = list(map(_TYPE_DICT, mro))
+    return None, [(list(p.keys()), list(p.values())) for p in proxies], proxies
+
+
+def _marks_same(marks: tuple) -> bool:
+    if marks[0] is not None:
+        return list(map(_VERSIONS[2], marks[0])) == marks[1]
+    return all(_same(list(p.keys()), k) and _same(list(p.values()), v) for p, (k, v) in zip(marks[2], marks[1]))
+
+
 class Peer:
     """One side of the protocol. ``side`` is "driver" or "subject"."""
 
@@ -757,7 +851,7 @@ class Peer:
         self.mirrors: dict = {}
         self.mirror_items = 0
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
-        # subject: a tree object's class handle -> [the class, its MRO, its classes' dict sizes, the names its stand-ins
+        # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
         # (``_classes_moved``)
         self.class_stamps: dict = {}
@@ -776,6 +870,7 @@ class Peer:
         # requests are under way (a release is sent at once only when none is)
         self.handles: dict = {}
         self.released: dict = {}
+        self._stand_in_tables()
         self.depth = 0
         # the containers of the requests under way, outermost first (``_in_flight``), and their index (None: to make)
         self.inflight: list = []
@@ -788,6 +883,19 @@ class Peer:
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
+
+    def _stand_in_tables(self) -> None:
+        # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
+        # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
+        self.late_fz: set = set()
+        self.fz_sent: set = set()
+        # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
+        # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
+        self.tuple_memo: dict = {}
+        self.tuple_used: set = set()
+        self.tuple_gone: list = []
+        self.tuple_next = 1
+        self.test_classes: dict = {}  # subject: id -> the class it made for a test's subclass of tree classes
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -813,6 +921,8 @@ class Peer:
             self.ps.outgoing(msg, self.capture)
             self._ps_faults()
         if self.side == "subject":
+            if self.tuple_memo or self.tuple_gone:
+                self._forget_tuples(msg)
             if self.class_stamps or self.operated:
                 self.pending += [f"{why}: the test would read it through a stand-in made before"
                                  for why in self._classes_moved()]
@@ -866,6 +976,13 @@ class Peer:
             self._ps_faults()
         if "rl" in msg and self.side == "subject":
             self._release(msg["rl"])
+        if "tx" in msg and self.side == "driver":
+            gone = msg["tx"]
+            if _type(gone) is not list:
+                raise RemoteError("malformed tuple tokens")
+            for token in gone[:MAX_KEPT_TUPLES * 2]:
+                if _type(token) is int:
+                    self.tuple_memo.pop(token, None)
         return msg
 
     # -- releases: the subject drops what the test dropped, in order, and its finalizers run then --------------
@@ -887,6 +1004,9 @@ class Peer:
         if ref is not None and ref() is None:
             del self.handles[hid]
         self.released[hid] = None
+        if hid in self.late_fz:
+            self.late_fz.discard(hid)
+            fz = True
         if fz and self.depth == 0 and self.side == "driver" and not self.ended:
             try:
                 self.request("release")
@@ -898,12 +1018,16 @@ class Peer:
         finalizers run here, through the crossing frame, as the tree's code does."""
         if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
             raise RemoteError("a malformed release")
-        dropped = []
+        dropped, late = [], []
         for hid in hids:
             obj = self.objs.get(hid)
             if obj is None or _isinstance(obj, (BaseException, type, _types.ModuleType)):
                 continue  # (the driver names these by their id beside any handle: an exception's stand-in, a class,
                 # a module's proxy; never released)
+            if hid in self.fz_sent:
+                self.fz_sent.discard(hid)
+            elif _finalizes(obj):
+                late.append(obj)
             del self.objs[hid]
             if self.byid.get(id(obj)) == hid:
                 del self.byid[id(obj)]
@@ -915,7 +1039,27 @@ class Peer:
             dropped.append(obj)
         obj = entry = None
         if dropped:
-            self.cross(dropped.clear, (), {})
+            self._late_finalizers(late, dropped)
+
+    def _late_finalizers(self, late: list, dropped: list) -> None:
+        """(subject) Drop ``dropped`` (through the crossing frame: the tree's finalizers run there, as the tree's code);
+        each of ``late`` (among them: objects that finalize, of which the driver was never told, ``_finalizes``) that
+        the drop frees ran its finalizers after the test's statements that followed its ``del``: a fault (the test
+        fails). One that cannot be held weakly is taken to be freed."""
+        refs: list = []
+        for obj in late:
+            try:
+                refs.append(_weakref.ref(obj))
+            except TypeError:
+                refs.append(None)
+        late.clear()
+        obj = None
+        self.cross(dropped.clear, (), {})
+        n = sum(1 for r in refs if r is None or r() is None)
+        if n and _len(self.pending) < 8:
+            self.pending.append(f"{n} object(s) of the code under test with a finalizer the judge learned of only when "
+                                "the test dropped them ran it with the test's next message, after the statements that "
+                                "followed the drop (plain pytest runs it at the drop)")
 
     def _classes_moved(self) -> list:
         """(subject, at every message it sends) Whether a tree object's stand-in in the driver still
@@ -924,15 +1068,16 @@ class Peer:
         method for every other name. A class given a name since (``L.__reversed__ = ...``, a new ``__eq__``,
         a changed MRO), or a live object given another class (``x.__class__ = R``), would have the driver run
         what plain pytest would not: a fault (``pending``: the test fails), found by a stamp (the MRO's
-        identity and its classes' dict sizes; ``differing_names`` again only when it moved). A new value
+        identity and every write to its classes' dicts, ``_class_marks``; ``differing_names`` again only when it
+        moved). A new value
         under a name already forwarded changes nothing (the stand-in asks the live object)."""
         out = []
         for stamp in self.class_stamps.values():
             cls, mro = stamp[0], _TYPE_MRO(stamp[0])
-            if mro is stamp[1] and list(map(_len, map(_TYPE_DICT, mro))) == stamp[2]:
+            if mro is stamp[1] and _marks_same(stamp[2]):
                 continue
             names = differing_names(cls)
-            stamp[1], stamp[2] = mro, [_len(_TYPE_DICT(k)) for k in mro]
+            stamp[1], stamp[2] = mro, _class_marks(mro)
             if _special(names) != _special(stamp[3]):  # (a public name is the live object's anyway, ``_forward_class``;
                 # a private one the stand-in lacks raises AttributeError in the driver: stricter, never lenient)
                 stamp[3] = names
@@ -1164,8 +1309,9 @@ class Peer:
             # an iterator's next), which the tree may change as under plain pytest; the request's own containers
             # by their index (``_kept`` walks the built-in containers only, so it runs none of the tree's code
             # and cannot fail; counted here, where ``result`` is this frame's one reference, as ``held`` says)
-            kept = _kept(result, 1) if op != "import" else None
+            kept, kept_tuples = _kept_with_tuples(result, 1) if op != "import" else (None, None)
             budget = _Budget(track=[], refs={id(x): i for i, x in enumerate(track)}, kept=kept, top=True)
+            budget.tuples = kept_tuples
             reply = self._encoded(lambda: {"r": self.enc(result, budget)}, op, "its result")
         if w:
             reply["w"] = w
@@ -1426,7 +1572,9 @@ class Peer:
         if op == "cdelattr":
             return cross(_class_del, (self.class_patches, *args), {})
         if op == "subclass":  # a test's class deriving from tree classes (``_test_subclass``): made here
-            return self.export(cross(_subclass, args, {}))
+            made = cross(_subclass, args, {})
+            self.test_classes[id(made)] = made  # (its instances cross as the test's class: ``_handle``'s ``tc``)
+            return self.export(made)
         if op == "sync":
             self._overflowed()
             _audit("hx.sync", args[0])
@@ -1479,6 +1627,8 @@ class Peer:
             return self._enc_mutable(x, t, budget, depth)
         if t in _DICTS and (self.side == "driver" or (budget.refs is not None and id(x) in budget.refs)):
             return self._enc_counted(x, t, budget, depth)
+        if t is tuple and self.side == "subject" and (self.tuple_memo or budget.tuples):
+            return self._enc_tuple(x, budget, depth)
         if t in (list, tuple, set, frozenset, dict, bytes, bytearray, complex, range):
             return self._enc_builtin(x, t, budget, depth)
         if t is _OrderedDict:  # its own class, in its own order: its == reads the order (written back as a dict is)
@@ -1731,8 +1881,7 @@ class Peer:
         """(subject) Remember what a tree class answered when a stand-in of its value was first made (``_classes_moved``)."""
         if hid not in self.class_stamps:
             mro = _TYPE_MRO(cls)
-            self.class_stamps[hid] = [cls, mro, [_len(_TYPE_DICT(k)) for k in mro],
-                                      differing_names(cls) if names is None else names]
+            self.class_stamps[hid] = [cls, mro, _class_marks(mro), differing_names(cls) if names is None else names]
 
     def _enc_names(self, cls, out: dict) -> None:
         """The names ``cls`` answers otherwise than its base (``differing_names``, read again at every
@@ -1825,6 +1974,81 @@ class Peer:
             return {"t": "c", "v": [x.real, x.imag]}
         return {"t": "r", "v": [x.start, x.stop, x.step]}
 
+    # -- kept tuples: one object in the driver for one object in the tree, across messages ----------------------
+    # The rule: what the tree can change here is which tuple object a call returns (the same one from two calls: a
+    # constant, a cache, a code object's constant). A tuple the tree keeps (``_kept_with_tuples``) crosses with a
+    # token (``k``), and the driver keeps the tuple it decoded under it; sent again while the tree still holds it, it
+    # crosses as that token (``tk``) and the driver hands over the same object, so ``is`` answers as under plain
+    # pytest. Only a tuple whose every item decodes to the same object again is kept so (scalars and immutable
+    # values, tuples, linked containers and handles, each checked still the same link or handle when reused:
+    # ``_tuple_refs``); the subject forgets it (``tx``) once only its table holds it, or past ``MAX_KEPT_TUPLES``.
+    def _enc_tuple(self, x, budget, depth) -> dict:
+        entry = self.tuple_memo.get(id(x))
+        if entry is not None and entry[0] is x:
+            if all(table.get(key) is obj for table, key, obj in entry[2]):
+                self.tuple_used.add(entry[1])
+                return {"t": "tk", "k": entry[1]}
+            del self.tuple_memo[id(x)]  # (an item no longer decodes to the object it did: a new token)
+            self.tuple_gone.append(entry[1])
+        entry = None
+        kept = budget.tuples is not None and id(x) in budget.tuples
+        linking = budget.linking
+        budget.linking = linking or kept  # (what a kept tuple holds, the tree holds: linked, as a linked list's items)
+        try:
+            items = [self.enc(v, budget, depth + 1) for v in tuple.__iter__(x)]
+        finally:
+            budget.linking = linking
+        out: dict = {"t": "tu", "v": items}
+        if kept:
+            refs: list = []
+            if self._tuple_refs(items, refs, 0):
+                if _len(self.tuple_memo) >= MAX_KEPT_TUPLES:
+                    oldest = next(iter(self.tuple_memo))
+                    self.tuple_gone.append(self.tuple_memo.pop(oldest)[1])
+                out["k"] = token = self.tuple_next
+                self.tuple_next += 1
+                self.tuple_memo[id(x)] = [x, token, refs]
+                self.tuple_used.add(token)
+        return out
+
+    def _tuple_refs(self, items: list, refs: list, depth: int) -> bool:
+        """Whether the encoded ``items`` decode to the same objects when sent again: JSON scalars, immutable values,
+        tuples, kept tuples, linked containers and handles (each recorded in ``refs`` as (table, key, object): the
+        link or handle it must still be). Anything else (a copied container, an alias of this message, a stand-in
+        with storage): no."""
+        if depth > 60:
+            return False
+        for v in items:
+            if v is None or _type(v) in (bool, int, float, str):
+                continue
+            if _type(v) is not dict:
+                return False
+            t = v.get("t")
+            if t in ("tu", "fs"):
+                if not self._tuple_refs(v["v"], refs, depth + 1):
+                    return False
+            elif t == "ln":
+                refs.append((self.links, v["id"], self.links.get(v["id"])))
+            elif t == "h":
+                refs.append((self.objs, v["id"], self.objs.get(v["id"])))
+            elif t not in ("tk", "I", "f", "b", "c", "r", "ref"):
+                return False
+        return True
+
+    def _forget_tuples(self, msg: dict) -> None:
+        """(subject, at each message it sends) The kept tuples only this side's table still holds (the tree dropped
+        them: none can be sent again) are forgotten, and with them the driver's (``tx``); never one this message
+        names."""
+        used = self.tuple_used
+        for key, entry in list(self.tuple_memo.items()):
+            if entry[1] not in used and _getrefcount(entry[0]) <= 2:  # (the table's list, the argument)
+                del self.tuple_memo[key]
+                self.tuple_gone.append(entry[1])
+        entry = None
+        used.clear()
+        if self.tuple_gone:
+            msg["tx"], self.tuple_gone = self.tuple_gone, []
+
     @staticmethod
     def _enc_known(x, t):
         """The stdlib's value types, recognized by identity (a tree class named ``decimal.Decimal``
@@ -1849,10 +2073,14 @@ class Peer:
 
     def _handle(self, x) -> dict:
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
-        if self.side == "subject" and trusted_name(_type(x)) is None:
-            out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
-            if _finalizes(x):
+        if self.side == "subject":
+            if trusted_name(_type(x)) is None:
+                out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
+                if self.test_classes and self.test_classes.get(id(_type(x))) is _type(x):
+                    out["tc"] = self.export(_type(x))  # an instance of the test's own class (``_test_instance``)
+            if _finalizes(x):  # (an object of the interpreter's classes too: a file the tree returned)
                 out["fz"] = True  # dropping it runs code (``Peer._dropped``)
+                self.fz_sent.add(out["id"])
         try:
             out["c"] = bool(callable(x))
         except Exception:  # noqa: BLE001
@@ -1968,7 +2196,18 @@ class Peer:
             raise RemoteError("not an encoded value")
         t, x = v.get("t"), v.get("v")
         if t == "tu":
-            return tuple(self.dec(e, depth + 1, ctx) for e in x)
+            out = tuple(self.dec(e, depth + 1, ctx) for e in x)
+            token = v.get("k")
+            if _type(token) is int and self.side == "driver":  # a tuple the tree keeps (``_enc_tuple``)
+                if _len(self.tuple_memo) >= MAX_KEPT_TUPLES * 2:
+                    raise RemoteError("more kept tuples than the subject may name")
+                self.tuple_memo[token] = out
+            return out
+        if t == "tk":
+            token = v.get("k")
+            if self.side != "driver" or _type(token) is not int or token not in self.tuple_memo:
+                raise RemoteError("a kept tuple the driver never had")
+            return self.tuple_memo[token]
         if t == "d":
             return self._tracked(ctx, lambda: {self.dec(k, depth + 1, ctx): self.dec(e, depth + 1, ctx) for k, e in x})
         if t == "s":
@@ -2087,9 +2326,13 @@ class Peer:
             p = ref() if ref is not None else None
             if p is None:
                 ty = str(meta.get("ty", "?"))
-                p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
+                p = _test_instance(self, meta, hid, ty)
+                if p is None:
+                    p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
                 self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
                 self.released.pop(hid, None)
+            elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
+                self.late_fz.add(hid)
             return p
         p = self.proxies.get(hid)
         if p is None:
@@ -2308,30 +2551,111 @@ def _in_zone(value, key: str):
         return value
 
 
+def _weak_bookkeeping() -> dict:
+    """id(code) -> code of the callbacks the standard library's weak containers put on a weak reference (``WeakSet``,
+    ``WeakValueDictionary``, ``WeakKeyDictionary``: each removes its own dead entry), bound when this module loads.
+    Freeing an object they hold weakly runs no code a test reads before its next message (the container is the
+    subject's, read with a request, after the release): not a finalizer (``_has_finalizer``). Matched by identity."""
+    out: dict = {}
+    for make in (_weakref.WeakSet, _weakref.WeakValueDictionary, _weakref.WeakKeyDictionary):
+        try:
+            code = getattr(make(), "_remove").__code__  # noqa: B009 - a private name mypy does not know
+            out[id(code)] = code
+        except Exception:  # noqa: BLE001 - another interpreter's: every callback counts
+            pass
+    return out
+
+
+_WEAK_BOOKKEEPING = _weak_bookkeeping()
+_REF_CALLBACK = _weakref.ReferenceType.__dict__["__callback__"].__get__
+_FUNC_CODE = _types.FunctionType.__dict__["__code__"].__get__
+
+
 def _has_finalizer(x) -> bool:
+    """A ``__del__`` in the MRO of ``x``'s class, or a weak reference to ``x`` whose callback runs code when it is freed
+    (``weakref.finalize``, any callback but a standard weak container's own bookkeeping; a weak proxy: taken to)."""
     if _weakref.getweakrefcount(x):
-        return True
+        for r in _weakref.getweakrefs(x):
+            if not _isinstance(r, _weakref.ReferenceType):
+                return True
+            cb = _REF_CALLBACK(r)
+            if cb is None:
+                continue
+            if _type(cb) is not _types.FunctionType or _WEAK_BOOKKEEPING.get(id(_FUNC_CODE(cb))) is not _FUNC_CODE(cb):
+                return True
     return any("__del__" in _TYPE_DICT(k) for k in _TYPE_MRO(_type(x))[:-1])
 
 
+# Finalizers. The rule: what the tree can change here is which objects a drop of the test's stand-in frees and
+# what runs then (a ``__del__`` of its class or of any object only it holds, however deep: an attribute, a list in an
+# attribute, a dict of open files; a ``weakref.finalize`` or a weak reference's callback attached at any time). Under
+# plain pytest all of it runs at the test's ``del``; the judge releases the live object at once (``fz``: a ``release``
+# request, the finalizers' effects return with its reply) when the subject said at the object's crossing that dropping
+# it runs code (``_finalizes``: its whole reachable state, bounded, read through the interpreter's C descriptors; over
+# the bound or unreadable it says yes), and says so again whenever the object crosses later (``Peer.late_fz``). One
+# that gained a finalizer the driver was never told of and is freed by a release that came with a later message (its
+# effects reached the test after its next statements) is a fault (``Peer._late_finalizers``): the test fails.
+MAX_FINALIZER_WALK = 256  # objects ``_finalizes`` reads of one value before it answers yes unread
+_NO_FINALIZER: frozenset = frozenset({_type(None), bool, int, float, complex, str, bytes, range, _types.FunctionType,
+                    _types.BuiltinFunctionType, _types.CodeType})  # (no finalizer of their own, nothing they hold drops)
+
+
 def _finalizes(x) -> bool:
-    """Whether dropping ``x`` (an object of a tree class) runs code: its class or one in its MRO has a ``__del__``,
-    a weak reference to it exists (``weakref.finalize``), or so for an object in its own ``__dict__`` (a file the
-    tree left open, flushed and closed when its holder goes). Read through the interpreter's C descriptors, never
-    the tree's code (a ``__dict__`` that is not the interpreter's: treated as finalizing); one level deep."""
+    """Whether dropping ``x`` may run code: an object reachable from it (itself, its ``__dict__`` and slots when its
+    class is the tree's, the items, keys and values of built-in containers among them, to any depth) has a
+    ``__del__`` in its class's MRO or a weak reference to it exists (``weakref.finalize``; a file the tree left open,
+    flushed and closed when its holder goes). Read through the interpreter's C descriptors, never the tree's code; an
+    object of the interpreter's classes by its own finalizer only; past ``MAX_FINALIZER_WALK`` objects, or a
+    ``__dict__`` that is not the interpreter's: yes (a release at once, never a late one)."""
     try:
-        if _has_finalizer(x):
-            return True
-        desc = _mro_get(_TYPE_MRO(_type(x)), "__dict__")
-        if desc is _MISSING:
-            return False
-        if _type(desc) is not _types.GetSetDescriptorType:
-            return True
-        own = desc.__get__(x)
-        return _type(own) is dict and any(map(_has_finalizer, [v for v in dict.values(own)
-                                                               if not _isinstance(v, (type, _types.ModuleType))]))
+        seen: set = set()
+        stack = [x]
+        while stack:
+            o = stack.pop()
+            t = _type(o)
+            if t in _NO_FINALIZER or id(o) in seen:
+                continue
+            seen.add(id(o))
+            if _len(seen) > MAX_FINALIZER_WALK:
+                return True
+            if t is list or t is tuple or t is set or t is frozenset:
+                stack.extend(t.__iter__(o))
+                continue
+            if t is dict:
+                stack.extend(dict.keys(o))
+                stack.extend(dict.values(o))
+                continue
+            if _isinstance(o, (type, _types.ModuleType)):
+                continue
+            if _has_finalizer(o):
+                return True
+            if trusted_name(t) is None and _held_state(o, t, stack):
+                return True
+        return False
     except Exception:  # noqa: BLE001 - an object the interpreter cannot say: treated as finalizing (a sync release)
         return True
+
+
+def _held_state(o, t, stack: list) -> bool:
+    """Push what the tree's object ``o`` holds (its own ``__dict__``'s values, its slots) onto ``stack``; True when
+    that cannot be read through the interpreter's own descriptors (then it is taken to finalize)."""
+    mro = _TYPE_MRO(t)
+    desc = _mro_get(mro, "__dict__")
+    if desc is not _MISSING:
+        if _type(desc) is not _types.GetSetDescriptorType:
+            return True
+        own = desc.__get__(o)
+        if _type(own) is not dict:
+            return True
+        stack.extend(dict.values(own))
+    for k in mro[:-1]:
+        for v in _TYPE_DICT(k).values():
+            if _type(v) is _types.MemberDescriptorType:
+                try:
+                    stack.append(v.__get__(o, t))
+                except AttributeError:  # (an empty slot)
+                    pass
+    return False
 
 
 def _ref_of(x):
@@ -2381,10 +2705,9 @@ def _value_base(x):
         return frozenset(frozenset.__iter__(x))
     if _isinstance(x, set):
         return set(set.__iter__(x))
-    for modname, cls in (("decimal", "Decimal"), ("datetime", "datetime"), ("datetime", "date"), ("fractions", "Fraction")):
-        mod = _sys.modules.get(modname)
-        if mod is not None and _isinstance(x, getattr(mod, cls)):
-            return _value_base_known(x, mod, cls)
+    for base in _KNOWN_BASES:  # (the classes themselves, bound when this module loads: ``_value_base_known``)
+        if _isinstance(x, base):
+            return _value_base_known(x, base)
     np = _sys.modules.get("numpy")
     if np is not None and _type(x) is np.ndarray and np.ndarray.ndim.__get__(x) == 0:
         return _value_base(np.ndarray.item(x)) if not _isinstance(np.ndarray.item(x), (int, float, bool)) else np.ndarray.item(x)
@@ -2412,15 +2735,21 @@ def _eq_by_value(cls) -> bool:
     return False
 
 
-def _value_base_known(x, mod, cls):
-    if cls == "Decimal":
-        return mod.Decimal(mod.Decimal.__str__(x))
-    if cls == "Fraction":  # through Fraction's own slots, never a property of a subclass
-        own = _TYPE_DICT(mod.Fraction)
-        return mod.Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
-    base = getattr(mod, cls)
+# The stdlib's value classes a subclass's value is read as, by the objects this module bound when it loaded, never by
+# a module attribute: what the test or the tree can change here is ``datetime.date`` itself (a test's frozen clock,
+# ``monkeypatch.setattr(datetime, "date", D)`` with D a subclass): read through the module, D's own ``fromisoformat``
+# would make a D again, whose base value is a D, and so on until the encoder's depth bound (a protocol fault).
+_KNOWN_BASES = (_Decimal, _DATETIME, _DATE, _Fraction)
+
+
+def _value_base_known(x, base):
+    if base is _Decimal:
+        return _Decimal(_Decimal.__str__(x))
+    if base is _Fraction:  # through Fraction's own slots, never a property of a subclass
+        own = _TYPE_DICT(_Fraction)
+        return _Fraction(own["_numerator"].__get__(x), own["_denominator"].__get__(x))
     out = base.fromisoformat(base.isoformat(x))
-    return out.replace(fold=base.fold.__get__(x)) if cls == "datetime" else out
+    return out.replace(fold=_DATETIME.fold.__get__(x)) if base is _DATETIME else out
 
 
 def _resolve_class(meta: dict):
@@ -2781,8 +3110,11 @@ def _test_subclass(mcls, peer, name, bases, ns, kwargs):
                        [_ClassRef(b) for b in bases if b is not object], members)
     if _type(hid) is not int:
         raise peer._dec_fault(f"{where}: the subject made no class for it")
-    ns = {**ns, "_hx_id": hid, "_hx_peer": peer}
-    cls = type.__new__(mcls, name, bases, ns)
+    ns = {**ns, "_hx_id": hid, "_hx_peer": peer, "_hx_test_class": True}
+    try:  # (its instances are the driver's proxies of the live ones, of this class itself: ``_test_instance``)
+        cls = type.__new__(mcls, name, (*bases, _TestInstance), ns)
+    except TypeError:  # a layout the proxy cannot join: instances of another class (``type(m) is My`` is False)
+        cls = type.__new__(mcls, name, bases, {**ns, "_hx_test_class": False})
     peer.classes[hid] = cls
     return cls
 
@@ -3053,6 +3385,27 @@ for _name in ("__doc__", "__module__"):  # a class body sets both; the live obje
 
 _SHADOWS: dict = {}
 _NAMED: dict = {}
+
+
+class _TestInstance(RemoteObject):
+    """The last base of a test's subclass of tree classes in the driver (``_test_subclass``): an instance of it is a
+    proxy of the live instance in the subject (every operation a request, as any handle's), of the test's class
+    itself. The rule: what the test can ask of the object is its class (``type(m) is My``, ``m.__class__``) and its
+    members; under plain pytest both are the test's class's, so the proxy is an instance of that very class, its own
+    methods run in the driver (the test's code, as under plain pytest) and every other name goes to the live object."""
+    __slots__ = ()
+
+
+def _test_instance(peer, meta: dict, hid, ty: str):
+    """(driver) The proxy of an instance of the test's own subclass of tree classes (``tc``: its class's handle), as an
+    instance of that class; None for any other handle, or when the class could not take the proxy's layout."""
+    tc = meta.get("tc")
+    cls = peer.classes.get(tc) if _type(tc) is int else None
+    if cls is None or type.__getattribute__(cls, "__dict__").get("_hx_test_class") is not True:
+        return None
+    p = object.__new__(cls)
+    RemoteObject.__init__(p, peer, hid, ty)
+    return p
 
 
 def _named(base: type, ty: str, tree: bool = False) -> type:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import os
 import socket
 import sys
 import threading
@@ -897,6 +898,218 @@ def test_the_subject_drops_what_the_test_drops_and_a_finalizer_runs_then(pair):
     assert hid not in subject.objs
 
 
+# The stand-ins' rules, each in one process: a class stamp sees every write to a class dict of the MRO
+# (``_class_marks``); ``_finalizes`` reads an object's whole reachable state; a finalizer the driver learned of
+# late is released at once once it crosses again, and a release that frees one the driver never heard of is a fault.
+STAND_IN_TREE = """
+import io, os, weakref
+
+_KEEP = []
+_FIRED = []
+
+
+class Obj:
+    pass
+
+
+class Inner:
+    def __del__(self):
+        _FIRED.append(1)
+
+
+class Slotted:
+    __slots__ = ("inner",)
+
+    def __init__(self):
+        self.inner = Inner()
+
+
+def obj():
+    return Obj()
+
+
+def nested():
+    o = Obj()
+    o.parts = ({"k": [Inner()]},)
+    return o
+
+
+def slotted():
+    return Slotted()
+
+
+def watch(o):
+    weakref.finalize(o, _FIRED.append, 2)
+
+
+def same(o):
+    return o
+
+
+def fired():
+    return _FIRED
+
+
+_CONST = (1, [2])
+
+
+def const():
+    return _CONST
+
+
+def fresh():
+    return (1, [2])
+
+
+def folded():
+    return (1, "a")
+
+
+def drop_const():
+    global _CONST
+    _CONST = None
+"""
+
+
+@pytest.fixture
+def stand_in_pair():
+    """(the driver's peer, the subject's peer, STAND_IN_TREE's proxy), as ``pair``."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    mod = types.ModuleType("stand_in_tree")
+    exec(STAND_IN_TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, subject, driver.proxy({"id": hid, "ty": "stand_in_tree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("tags", [True, False], ids=["version_tags", "keys_and_values"])
+def test_a_class_stamp_sees_every_write_to_a_class_dict_of_the_mro_whatever_the_sizes(monkeypatch, tags):
+    """The rule: every class dict of the MRO, each write seen (never by sizes: a name replaced in place, or one
+    deleted and one added, keeps every size), with CPython's version tags or else by every key and value."""
+    if not tags:
+        monkeypatch.setattr(rpc, "_VERSIONS", None)
+    elif rpc._VERSIONS is None:
+        pytest.skip("no dict version tag on this interpreter")
+
+    class B(list):
+        __reversed__ = list.__reversed__
+
+    class L(B):
+        def helper(self):
+            return 0
+
+    writes = [lambda: setattr(L, "__reversed__", list.__reversed__),  # (a name given the value the base had)
+              lambda: setattr(B, "__reversed__", lambda self: iter([9])),  # a base class's name replaced in place
+              lambda: (delattr(L, "helper"), setattr(L, "__iter__", list.__iter__)),  # one deleted, one added
+              lambda: (setattr(L, "__iter__", list.__reversed__), setattr(L, "__reversed__", list.__iter__))]  # a swap
+    for write in writes:
+        marks = rpc._class_marks(type.__dict__["__mro__"].__get__(L))
+        assert rpc._marks_same(marks)
+        write()
+        assert not rpc._marks_same(marks)
+    marks = rpc._class_marks(L.__mro__)
+    L.__iter__ = L.__dict__["__iter__"]  # the same object again: no change
+    assert rpc._marks_same(marks)
+
+
+def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_deep():
+    """``_finalizes`` reads the object's whole state (``__dict__``, slots, built-in containers to any depth); an
+    object of the interpreter's classes by its own finalizer (a file)."""
+    class Inner:
+        def __del__(self):
+            pass
+
+    class Holder:
+        pass
+
+    class S:
+        __slots__ = ("x",)
+
+    deep, slot, kept_file, plain = Holder(), S(), Holder(), Holder()
+    deep.parts = ({"k": [Inner()]},)
+    slot.x = [Inner()]
+    with open(os.devnull, "w") as f:
+        kept_file.files = {"main": f}
+        assert rpc._finalizes(deep) and rpc._finalizes(slot) and rpc._finalizes(kept_file) and rpc._finalizes(f)
+    plain.items, plain.cls, plain.mod = [1, (2, "x")], Holder, rpc
+    assert not rpc._finalizes(plain) and not rpc._finalizes(S())
+    import weakref
+    weak = weakref.WeakSet([plain]), weakref.WeakValueDictionary({1: plain}), weakref.ref(plain)
+    assert not rpc._finalizes(plain)  # a weak container's own bookkeeping, a weak reference without a callback
+    done = weakref.finalize(plain, int)
+    assert rpc._finalizes(plain)
+    done.detach()
+    plain.items.append([[i] for i in range(rpc.MAX_FINALIZER_WALK + 1)])  # past the bound: unread, taken to finalize
+    assert rpc._finalizes(plain) and weak
+
+
+def test_a_subclass_of_a_stdlib_value_class_is_read_as_the_class_bound_at_load_never_the_modules(monkeypatch):
+    """The rule: ``datetime.date`` (and ``datetime``, ``Decimal``, ``Fraction``) as this module bound it, whatever the
+    module holds now: a test's frozen clock (a subclass patched over it) or the tree's replacement whose ``isoformat``
+    lies never decides a value's base."""
+    class Frozen(dt.date):
+        @classmethod
+        def fromisoformat(cls, s):
+            return cls(2020, 1, 2)
+
+        def isoformat(self):
+            return "2020-01-02"
+
+    monkeypatch.setattr(dt, "date", Frozen)
+    base = rpc._value_base(Frozen(1999, 1, 1))
+    assert type(base) is dt.datetime.__mro__[1] and base == dt.datetime(1999, 1, 1).date()
+    assert type(rpc._value_base(Frozen(1999, 1, 1))) is not Frozen
+
+
+def test_a_finalizer_nested_or_in_a_slot_runs_when_the_test_drops_its_holder(stand_in_pair):
+    driver, subject, tree = stand_in_pair
+    fired = tree.fired()  # (a list the tree keeps: linked, kept in step with each message)
+    o, s = tree.nested(), tree.slotted()
+    del o
+    assert fired == [1]
+    del s
+    assert fired == [1, 1]
+
+
+def test_a_finalizer_attached_after_crossing_runs_at_the_drop_once_it_crossed_again_else_is_a_fault(stand_in_pair):
+    driver, subject, tree = stand_in_pair
+    faults: list = []
+    driver.on_fault = faults.append
+    fired = tree.fired()
+    o = tree.obj()
+    tree.watch(o)
+    assert tree.same(o) is o  # crossing again, it says it finalizes now: released at the drop
+    del o
+    assert fired == [2] and not faults
+    p = tree.obj()
+    tree.watch(p)
+    del p  # released only with the next message: the finalizer ran after the test's next statements
+    assert fired == [2]
+    tree.fired()
+    assert fired == [2, 2] and faults and "learned of only when the test dropped" in faults[0]
+
+
+def test_a_tuple_the_tree_keeps_is_one_object_across_calls_and_is_forgotten_once_the_tree_drops_it(stand_in_pair):
+    """The rule: one tuple object of the tree is one object of the driver (``_enc_tuple``): a kept tuple (a module's,
+    a code object's constant) crosses with a token the driver keeps; a fresh one is fresh each time; the list a kept
+    tuple holds is linked (the tree's change shows through); a tuple only the subject's table holds is forgotten."""
+    driver, subject, tree = stand_in_pair
+    a, b = tree.const(), tree.const()
+    assert a is b and tree.folded() is tree.folded()
+    assert tree.fresh() is not tree.fresh()
+    a[1].append(3)  # one linked list: the tree sees the test's change
+    assert tree.const()[1] == [2, 3]
+    n = len(driver.tuple_memo)
+    tree.drop_const()
+    tree.fired()  # (the message after the tree dropped it)
+    assert len(driver.tuple_memo) == n - 1 and len(subject.tuple_memo) == n - 1
+    assert a == (1, [2, 3])  # the test's own reference is still its object
+
+
 def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
     driver, subject, tree = pair
     r: list = []
@@ -1525,6 +1738,23 @@ def test_a_tests_subclass_of_a_tree_class_is_made_in_the_subject_with_its_overri
     My.factor = 4  # a class attribute the test changes later: the live class's too
     assert m.run() == 60
     assert faults == []
+
+
+def test_an_instance_of_the_tests_subclass_is_of_the_tests_class_whoever_makes_it(patch_pair):
+    """The rule (``_TestInstance``): the proxy of a live instance of the test's subclass is an instance of the test's
+    class itself, made by the test (``My()``) or by the tree (a call back into the test's ``__init__``, a factory)."""
+    driver, faults, tree, mod = patch_pair
+
+    class My(tree.Base):
+        def __init__(self):
+            self.seen = True
+
+        def hook(self):
+            return 5
+
+    m = My()
+    assert type(m) is My and m.__class__ is My and m.seen is True and m.run() == 50
+    assert type(tree.Base) is not My and faults == []
 
 
 @pytest.mark.parametrize("body", ["def hook(self):\n    return super().hook() + 1\n",
