@@ -784,6 +784,8 @@ class Peer:
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
         self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
+        self.waits: Waits | None = None  # driver: the test's waits outside the judge's schedule (``Waits``)
+        self.owed: float | None = None  # driver: the waiting ``Waits.take`` found, for the request being sent (``bl``)
         self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
@@ -820,6 +822,9 @@ class Peer:
                 msg["pf"] = self.pending[:8]
                 self.pending.clear()
             self.out_sizes = _out_sizes() if self.capture is not None else ()  # (fds 1 and 2 the driver relays)
+            sched = self.sched
+            if sched is not None and _thread_count() > (sched.go is not None):
+                msg["th"] = 1  # a thread of the tree is alive: the driver measures the test's waits (``Waits``)
         data = _dumps(msg).encode("utf-8", "surrogatepass")
         data = _pack(">I", _len(data)) + data
         held = _IO["held"]
@@ -851,11 +856,18 @@ class Peer:
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
         if self.side == "subject" and self.out_sizes is not None:
+            gave = self._give(msg["bl"]) if "bl" in msg else None
             moved = self._moved()
-            if moved:
+            if moved and gave:
+                self.pending.append(f"the subject's {', '.join(moved)} changed while the tree's threads ran for the "
+                                    f"{gave:.3f} s the test waited outside the judge's schedule (a child process, "
+                                    f"select, a socket, a lock; ``Waits``): the test read them as they were before")
+            elif moved:
                 self.pending.append(f"the subject's {', '.join(moved)} changed after its last message, while the test "
                                     f"ran (a thread of the tree): the test read them as they were before")
-        elif self.side == "driver" and "pf" in msg:
+        elif self.side == "driver" and self.waits is not None:
+            self.waits.on = "th" in msg
+        if self.side == "driver" and "pf" in msg:
             faults = msg["pf"]
             if _type(faults) is not list:
                 raise RemoteError("malformed faults")
@@ -946,6 +958,26 @@ class Peer:
                                "after it crossed")
         return out
 
+    def _give(self, secs) -> float | None:
+        """(subject, a message with ``bl``, before ``_moved``) The tree's threads run for the ``secs`` the test
+        waited outside the judge's schedule (``Waits``): the channel is freed for that long, as a ``sleep``
+        request frees it. Only at the serving thread's own wait for the driver (not inside an exchange a
+        thread of the tree holds, nor while the subject awaits a reply of its own): elsewhere the time is not
+        given and the backstop alone stands. Returns the seconds given, or None."""
+        sched = self.sched
+        if _type(secs) not in (float, int) or not 0 <= secs <= 1e7:
+            self.pending.append("a malformed wait")
+            return None
+        if sched is None or sched.owner != _get_ident() or sched.depth != 1 or sched.calls or \
+                _thread_count() <= (sched.go is not None):
+            return None
+        sched.free()
+        try:
+            _time_sleep(secs)
+        finally:
+            sched.hold()
+        return float(secs)
+
     def _ps_faults(self) -> None:
         """The faults ``ProcState`` found (a guarded item the tree changed, a synced one not applied): the
         driver records each, the subject sends them with its next message (``pf``)."""
@@ -1001,6 +1033,9 @@ class Peer:
         if sched is not None:
             sched.hold()
             sched.calls += 1
+        waits = self.waits if self.depth == 0 else None  # (driver: the test's waits since the last exchange)
+        if waits is not None:
+            self.owed = waits.take(op == "sync")
         self.depth += 1
         try:
             return self._request(op, *args)
@@ -1009,6 +1044,8 @@ class Peer:
             if sched is not None:
                 sched.calls -= 1
                 sched.free()
+            if waits is not None:
+                waits.start()
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -1023,6 +1060,8 @@ class Peer:
                 patches = _WATCH[0].pending() if _WATCH[0] is not None else None
                 if patches is not None:  # the test's patches of the stdlib, for the tree's own calls (``StdlibPatches``)
                     msg["sp"] = [[m, n, self.enc(v), d] for m, n, v, d in patches]
+                if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
+                    msg["bl"], self.owed = self.owed, None
             self._send(msg)
         except BaseException as err:  # noqa: BLE001 - re-raised as the fault it is
             if _isinstance(err, KeyboardInterrupt):
@@ -1415,12 +1454,16 @@ class Peer:
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
             return None
-        if op == "sleep":  # the test's ``time.sleep`` (harness.judge.probe_runtime ``_sleep``): the tree's threads run
+        if op in ("sleep", "wait"):  # the test's ``time.sleep`` or a slice of another wait of its (harness.judge.
+            # probe_runtime ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile
             secs = args[0] if args else None
             if _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
                 raise RemoteError("a malformed sleep")
-            _time_sleep(secs)  # type: ignore[arg-type]
-            return None
+            fn = self._tree_sleep() if op == "sleep" else _time_sleep
+            if fn is _time_sleep:
+                _time_sleep(secs)  # type: ignore[arg-type]
+                return None
+            return cross(fn, (secs,), {})
         if op == "csetattr":  # the test set a member of a tree class (``RemoteMeta.__setattr__``)
             return cross(_class_set, (self.class_patches, *args), {})
         if op == "cdelattr":
@@ -1435,6 +1478,16 @@ class Peer:
         if fn is None:
             raise RemoteError(f"unknown request {op!r}")
         return cross(fn, args, {})
+
+    def _tree_sleep(self):
+        """(subject) What the test's ``time.sleep`` runs under plain pytest: the ``time.sleep`` of the tree's
+        process, as the tree left it (a no-op of the tree's is the test's no-op too), or as it was before the test's
+        own patch of it carried here (``_apply_patches``: that patch calls the driver's ``_sleep`` again)."""
+        saved = self.stdlib_patches.get(("time", "sleep"))
+        fn = saved[1] if saved is not None else _vars(_time).get("sleep", _MISSING)
+        if fn is _MISSING:
+            raise AttributeError("module 'time' has no attribute 'sleep'")  # (as the test's call raises there)
+        return fn
 
     def policy(self, op: str, args: list) -> None:
         """The subject serves every request of the driver; the driver serves only _driver_policy."""
@@ -4652,3 +4705,73 @@ def _switcher(go, back) -> None:
     while True:
         go.acquire()
         back.release()
+
+
+# -- the test's other waits: the tree runs for the time the test waited -------------------------------------
+# The schedule above is one plain pytest could run only while the test's main thread runs: the moment it waits
+# in a call that releases the GIL (a child process, ``select``, a socket, a lock, an event loop's selector),
+# CPython runs the tree's ready threads. The rule: **every wall-clock second the driver's main thread spends
+# waiting during a test, between two messages, outside the judge's own scheduled waits (``time.sleep``,
+# threading's conditions, a selector's ``select``: harness.judge.probe_runtime), is given to the tree's threads
+# with the next message, before the subject compares what the driver holds a copy of (``Peer._moved``): what they
+# change then is a fault (the test read it stale), what they do not change the test could not have seen
+# otherwise.** The waiting is measured, not listed: the main thread's wall time minus the time it ran on a
+# CPU and the time it waited for one (``/proc/thread-self/schedstat``; where that cannot be read, its CPU
+# time alone, which counts waiting for a CPU as waiting: more time given, never less).
+WAIT_NOISE = 0.001  # a gap between two messages whose waiting is shorter than this adds nothing (``Waits``)
+WAIT_OWED = 0.01  # the waiting owed is sent once it reaches this (``Waits``), and with the test's last exchange
+
+
+class Waits:
+    """(driver) The time the test's main thread waited between messages (the section's comment above). ``start``
+    at the end of each outermost exchange made in the test's main thread during a test, while the subject's last
+    message said a thread of the tree is alive (``th``, ``on``); ``take`` at the next outermost request of that
+    thread: the waiting owed, sent as ``bl`` (``Peer._give`` in the subject) once it reaches ``WAIT_OWED`` or
+    with the test's last exchange (``final``). Costs two clock reads a message, and only while a tree thread
+    lives."""
+
+    def __init__(self, gate):
+        self.gate = gate  # () -> whether the calling thread is the test's main thread during a test
+        self.on = False  # the subject's last message said a thread of the tree is alive
+        self.mark: tuple | None = None
+        self.owed = 0.0
+        self.fd: int | None = None  # /proc/thread-self/schedstat of the main thread (-1: unreadable)
+
+    def _now(self) -> tuple:
+        fd = self.fd
+        if fd is None:
+            try:
+                fd = _os.open("/proc/thread-self/schedstat", _os.O_RDONLY | _os.O_CLOEXEC)
+            except OSError:
+                fd = -1
+            self.fd = fd
+        wall = _time.monotonic()
+        if fd >= 0:
+            try:
+                run, queued = _os.pread(fd, 128, 0).split()[:2]
+                return wall, int(run) / 1e9, int(queued) / 1e9
+            except (OSError, ValueError):
+                pass
+        return wall, _time.thread_time(), 0.0
+
+    def start(self) -> None:
+        if self.on and self.gate():
+            self.mark = (_get_ident(), *self._now())
+
+    def take(self, final: bool = False) -> float | None:
+        mark = self.mark
+        if mark is not None and mark[0] != _get_ident():
+            return None  # (another thread's request: the main thread's gap goes on)
+        self.mark = None
+        if mark is not None:
+            now = self._now()
+            waited = (now[0] - mark[1]) - (now[1] - mark[2]) - (now[2] - mark[3])
+            if waited >= WAIT_NOISE:
+                self.owed += waited
+        owed = self.owed
+        if owed >= WAIT_OWED or (final and owed >= WAIT_NOISE):
+            self.owed = 0.0
+            return owed
+        if final:
+            self.owed = 0.0
+        return None

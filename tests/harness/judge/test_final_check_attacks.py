@@ -1865,6 +1865,16 @@ R32ATK5_SCHEDULE = {
                                         "    threading.Thread(target=w).start()\n",
                                         "import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start(results)\n"
                                         "    time.sleep(1)\n    assert results == [1]\n"),
+    # (i32r5sched's variants of the same two holes) waits the judge neither schedules nor lists: ``select`` itself,
+    # a join of a thread of the test's own (a lock's wait); and a ``time.sleep`` the tree shortens rather than drops
+    "test_waits_in_select": (_R5_BUSY, _R5_WAIT.format("__import__('select').select([], [], [], 0.5)")),
+    "test_joins_a_thread_of_its_own": (_R5_BUSY, _R5_WAIT.format("t = __import__('threading').Thread(target=subprocess.run, "
+                                                                 "args=(['sleep', '0.5'],))\n    t.start()\n    t.join()")),
+    "time_sleep_shortened_by_the_tree": ("import threading, time\n\n_real = time.sleep\n\n\ndef start(results):\n"
+                                         "    time.sleep = lambda s: _real(s / 100)\n\n    def w():\n        _real(0.2)\n"
+                                         "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                         "import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n"
+                                         "    start(results)\n    time.sleep(1)\n    assert results == [1]\n"),
 }
 # What the test patches. A module the test stubs in ``sys.modules`` (``monkeypatch.setitem(sys.modules, 'subprocess',
 # fake)``, a common way to stub a dependency) never reaches the tree's lazy ``import subprocess``: the fake's check
@@ -1949,12 +1959,27 @@ R32ATK5_HONEST = {
                                                           _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f():\n    h = H()\n"
                                                           "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
                                                           "    assert h.seen == ['deprecated']\n"),
+    # (i32r5sched's variants) a child's output read while a tree thread fills the test's list (``communicate`` waits
+    # in a selector: the tree runs), and a child waited for while a thread of the tree idles (the time given to it
+    # changes nothing the test holds: no fault)
+    "polling_while_a_child_runs": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
+                                   "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                   "import subprocess\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n"
+                                   "    start(results)\n    subprocess.run(['sleep', '0.5'], capture_output=True)\n"
+                                   "    assert results == [1]\n"),
+    "child_waited_for_while_a_tree_thread_idles": ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
+                                                   "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n",
+                                                   "import subprocess\nfrom pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                                   "    subprocess.run(['sleep', '0.3'])\n    assert f() == 1\n"),
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()  # interpreter state outside PROCESS_STATE's rows
 R32ATK5_CLOSED_LOGGING: frozenset[str] = frozenset()  # the logging tree and log records
 R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalizers, identity of returned values
-R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
+R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # waits, the tree's sleeps, the test's patches and stubs
+    "schedule-test_waits_in_asyncio_sleep", "schedule-test_waits_for_a_child_process", "schedule-time_sleep_replaced_by_the_tree",
+    "schedule-test_waits_in_select", "schedule-test_joins_a_thread_of_its_own", "schedule-time_sleep_shortened_by_the_tree",
+    "polling_with_asyncio_sleep", "polling_while_a_child_runs", "child_waited_for_while_a_tree_thread_idles"})
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 
 

@@ -977,8 +977,27 @@ def call_later(cb):
     threading.Thread(target=later, daemon=True).start()
 
 
+flags = []
+_nap = time.sleep
+
+
+def late():
+    def w():
+        for _ in range(3):  # (a list the driver holds no copy of; 0.3 s in all, no step of which fits in one call)
+            _nap(0.1)
+            flags.append(1)
+    threading.Thread(target=w, daemon=True).start()
+
+
+def own_sleep():
+    time.sleep = lambda secs: "the tree's"
+
+
 tree = types.ModuleType("tree")
 tree.nap = lambda x: time.sleep(0.2) or 2 * x
+tree.late = late
+tree.flags = lambda: list(flags)
+tree.own_sleep = own_sleep
 tree.start = lambda: threading.Thread(target=tick, daemon=True).start()
 tree.ticks = lambda: ticks
 tree.call_later = call_later
@@ -1070,6 +1089,79 @@ def test_a_malformed_sleep_is_refused(scheduled):
         with pytest.raises(Exception, match="a malformed sleep"):  # (the subject's RemoteError)
             driver.request("sleep", bad)
     assert driver.request("sleep", 0.0) is None
+
+
+def _blocked(secs: float) -> None:
+    """The driver's main thread waits in a call that releases the GIL and that the judge does not schedule."""
+    import select
+    select.select([], [], [], secs)
+
+
+def test_the_tests_wait_outside_the_schedule_is_given_to_the_trees_threads(scheduled):
+    """``Waits``: the time the driver's main thread waited between two messages (here in ``select``, which the
+    judge does not schedule) goes with the next request (``bl``), and the subject lets its threads run that long
+    before it serves it (``Peer._give``): a thread of the tree that changes nothing the driver holds does its work
+    then, as under plain pytest it would have during the wait, and no fault is recorded."""
+    driver, faults, tree = scheduled
+    driver.waits = rpc.Waits(lambda: True)
+    tree.late()  # (its reply says a thread of the tree is alive: ``th``)
+    assert driver.waits.on
+    _blocked(0.6)
+    assert tree.flags() == [1, 1, 1] and faults == []
+
+
+def test_what_the_trees_threads_change_during_the_given_time_is_a_fault(scheduled):
+    """The rule's other half: what the tree's threads change in the given time, of what the driver holds a copy
+    of (a linked list), the test may have read stale during its wait: a fault, the test fails (``Peer._moved``)."""
+    driver, faults, tree = scheduled
+    driver.waits = rpc.Waits(lambda: True)
+    tree.start()
+    xs = tree.ticks()
+    _blocked(0.2)
+    assert tree.ticks() is xs
+    assert faults and "the test waited outside the judge's schedule" in faults[0]
+
+
+def test_without_waits_measured_the_wait_is_the_frozen_schedule(scheduled):
+    """The premise: a driver that does not measure its waits (no ``Waits``) keeps the tree frozen through them."""
+    driver, faults, tree = scheduled
+    tree.late()
+    _blocked(0.6)
+    assert len(tree.flags()) < 3 and faults == []  # (a ready thread may still run during the call itself)
+
+
+def test_the_tests_time_sleep_runs_the_trees_time_sleep_in_the_subject(scheduled):
+    """``sleep`` runs what the test's ``time.sleep`` runs under plain pytest, the tree's process's ``time.sleep``: a
+    no-op the tree put there is the test's no-op too (its threads get no time); ``wait`` (the judge's own slices of
+    a condition's or a selector's wait) sleeps for real."""
+    driver, faults, tree = scheduled
+    tree.own_sleep()
+    tree.late()
+    assert driver.request("sleep", 0.6) == "the tree's"
+    assert len(tree.flags()) < 3
+    assert driver.request("wait", 0.6) is None
+    assert tree.flags() == [1, 1, 1] and faults == []
+
+
+def test_waits_counts_waiting_not_running():
+    """``Waits.take``: the main thread's wall time minus its time on (or waiting for) a CPU; a wait is owed, a
+    computation is not (where the kernel's schedstat is readable; without it, waiting for a CPU counts too)."""
+    import time
+    w = rpc.Waits(lambda: True)
+    w.on = True
+    w.start()
+    time.sleep(0.05)
+    owed = w.take()
+    assert owed is not None and owed >= rpc.WAIT_OWED
+    w.start()
+    end = time.thread_time() + 0.05
+    while time.thread_time() < end:
+        pass
+    if w.fd is not None and w.fd >= 0:
+        assert w.take() is None
+    w.on = False
+    w.start()
+    assert w.mark is None  # (no thread of the tree alive: nothing measured)
 
 
 def test_a_link_changed_on_both_sides_between_messages_is_a_fault_not_a_lost_change(pair):
