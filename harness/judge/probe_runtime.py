@@ -912,6 +912,7 @@ def _driver_setup(probe_file):
     threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
     _select_waits()  # an event loop's or a child's pipes' waits: the tree's threads run meanwhile
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
+    _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
     _spawn_subject()
 
 

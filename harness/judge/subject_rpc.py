@@ -790,6 +790,7 @@ class Peer:
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
+        self.module_stubs: dict = {}  # subject: a sys.modules name the test stubbed -> its entry before (``_apply_stubs``)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -1060,6 +1061,9 @@ class Peer:
                 patches = _WATCH[0].pending() if _WATCH[0] is not None else None
                 if patches is not None:  # the test's patches of the stdlib, for the tree's own calls (``StdlibPatches``)
                     msg["sp"] = [[m, n, self.enc(v), d] for m, n, v, d in patches]
+                stubs = _STUBS[0].pending() if _STUBS[0] is not None else None
+                if stubs is not None:  # the test's entries of sys.modules, for the tree's imports (``ModuleStubs``)
+                    msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
                 if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
                     msg["bl"], self.owed = self.owed, None
             self._send(msg)
@@ -1184,6 +1188,8 @@ class Peer:
                 self.warning_filters = self._dec_filters(msg["wf"])
             if "sp" in msg and self.side == "subject":
                 self._apply_patches(msg["sp"])
+            if "ms" in msg and self.side == "subject":
+                self._apply_stubs(msg["ms"])
             snaps = [_snapshot(x) for x in track]
             self._push_inflight(track)
             try:
@@ -1371,6 +1377,34 @@ class Peer:
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
                                 f"the code under test reads it: {_why(err)}")
 
+    def _apply_stubs(self, spec) -> None:
+        """(subject) The test's ``sys.modules`` entries as they are now (``ModuleStubs``): each set here as the
+        driver's object (its value from before kept), each no longer the test's put back; then the guard of
+        ``sys.modules`` (``ProcState.guard``) takes this as its last state, so the carried entries are the driver's,
+        not the tree's doing."""
+        if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 2 and _type(i[0]) is str and
+                                                  _isinstance(i[1], dict) and i[1].get("t") == "h" for i in spec):
+            raise RemoteError("malformed module stubs")
+        mods = _sys.modules
+        want = {name: self.dec(v) for name, v in spec}
+        for name in [n for n in self.module_stubs if n not in want]:
+            orig = self.module_stubs.pop(name)
+            if orig is _MISSING:
+                mods.pop(name, None)
+            else:
+                mods[name] = orig
+        for name, value in want.items():
+            if name not in self.module_stubs:
+                self.module_stubs[name] = mods.get(name, _MISSING)
+            mods[name] = value
+        ps = self.ps
+        g = ps.g if ps is not None else None
+        if ps is not None and g is not None:
+            cur = ps._guarded(None)
+            for k in cur:
+                if k not in ("std", "cap"):
+                    g[k] = cur[k]
+
     def _dec_filters(self, spec) -> list:
         """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
         every other action "always"; an entry whose category this side does not have is left out (no
@@ -1544,6 +1578,8 @@ class Peer:
         if _isinstance(x, type):
             return self._cls_meta(x)
         if _isinstance(x, _types.ModuleType):
+            if self.side == "driver" and not _by_name(x):  # a stub of the test's: itself (``ModuleStubs``)
+                return self._handle(x)
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
@@ -2766,16 +2802,28 @@ def _class_set(patches: dict, cls, name, kind, payload) -> None:
     setattr(cls, name, member)
 
 
-def _class_del(patches: dict, cls, name) -> None:
+def _class_del(patches: dict, cls, name, own=False) -> None:
     """(subject) The test deletes ``name`` from the live class: put back what the test's ``_class_set`` replaced, or
-    delete it."""
-    if not _isinstance(cls, type) or _type(name) is not str:
+    delete it. ``own``: the test's own code deleted it (``RemoteMeta.__delattr__``): deleted here as under plain
+    pytest, where the test's set had replaced the class's own member and its delete leaves none; the value from
+    before stays kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved)."""
+    if not _isinstance(cls, type) or _type(name) is not str or own not in (False, True):
         raise RemoteError("a malformed class member")
+    if own:
+        delattr(cls, name)
+        return
     entry = patches.pop((id(cls), name), None)
     if entry is None or entry[1] is _MISSING:
         delattr(cls, name)
     else:
         setattr(cls, name, entry[1])
+
+
+def _by_test(frame) -> bool:
+    """(driver) Whether ``frame`` runs the test's own file (``StdlibPatches.test_files``: the probe's paths), not a
+    patcher's (``mock``, ``monkeypatch``) or other code: a deletion there is the test's own (``_class_del``)."""
+    w = _WATCH[0]
+    return w is not None and frame is not None and frame.f_code.co_filename in w.test_files
 
 
 def _subclass(name, qual, module, bases, members):
@@ -2871,10 +2919,12 @@ class RemoteMeta(type):
 
     def __delattr__(cls, name):
         """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
-        (``_class_set``), the class's own value from before put back (``_class_del``)."""
+        (``_class_set``) and a patcher deletes it (``mock``, ``monkeypatch``: their undo), the class's own value
+        from before put back (``_class_del``). The test's own ``del``/``delattr`` (its file's code, ``_by_test``)
+        deletes it there as CPython does, whatever the test set before."""
         peer = _class_peer(cls, name)
         if peer is not None:
-            peer.request("cdelattr", _ClassRef(cls), name)
+            peer.request("cdelattr", _ClassRef(cls), name, *((True,) if _by_test(_getframe(1)) else ()))
             if name in type.__getattribute__(cls, "__dict__"):
                 type.__delattr__(cls, name)
             return
@@ -3262,7 +3312,8 @@ def _driver_policy(op: str, args: list) -> None:
     if op == "slot" and (not args or args[0] not in SLOTS):
         raise PermissionError("the subject may call only a binary operator's method of the driver's objects")
     target = (args[1] if _len(args) > 1 else None) if op == "slot" else (args[0] if args else None)
-    if _isinstance(target, _types.ModuleType) or getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
+    if _isinstance(target, _types.ModuleType) and not _stub_module(target) or \
+            getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
         raise PermissionError("the subject may read only public attributes of the driver's objects")
@@ -3509,6 +3560,111 @@ def watch_stdlib(test_files=()) -> StdlibPatches:
         watcher.watch()
         _WATCH[0] = watcher
     return _WATCH[0]
+
+
+# -- the modules the test puts in sys.modules -----------------------------------------------------------
+# Under plain pytest ``sys.modules`` is one dict: a module the test stubs there (``monkeypatch.setitem(sys.modules,
+# "subprocess", fake)``, ``mock.patch.dict(sys.modules, ...)``, an assignment) is what the tree's next ``import`` of that
+# name gets. The rule: **an entry of the driver's ``sys.modules`` that no import made (a value that is not a module
+# whose ``__spec__`` names it, with a loader, nor a module of the tree's) is the subject's entry of that name for the
+# tree's own imports, the test's object crossing as itself (a handle: its members are read and called in the
+# driver), and is put back when the test's entry goes; a driver module crosses by name only when it is such an import
+# (``_by_name``), else as itself.** Seen at every request at the cost of one read of the dict's version tag
+# (``ModuleStubs``); the subject's guard of ``sys.modules`` takes the carried entries as the driver's
+# (``Peer._apply_stubs``). Open: a removal (``monkeypatch.delitem(sys.modules, name)``, to make the tree import afresh)
+# is not carried; a file of the test's loaded under a module's name with its own spec reads as an import.
+def _by_name(x) -> bool:
+    """(driver) Whether a module crosses by its name (the receiver's own module of that name): it is an import's
+    (``__spec__`` names it, with a loader) and is that name's entry in ``sys.modules``, or a tree module's proxy."""
+    if _isinstance(x, ProxyModuleBase):
+        return True
+    try:
+        d = _MODULE_DICT(x)
+    except TypeError:
+        return False
+    name, spec = d.get("__name__"), d.get("__spec__")
+    return _type(name) is str and _type(spec) is _SPEC_TYPE and spec.name == name and spec.loader is not None and \
+        _sys.modules.get(name) is x
+
+
+def _stub_module(x) -> bool:
+    """(driver) A module the test made (``ModuleStubs``): no import's, nor pytest's or the harness's own. The subject
+    may read its public attributes as it reads a SimpleNamespace's (``_driver_policy``)."""
+    try:
+        name = _MODULE_DICT(x).get("__name__")
+    except TypeError:
+        return False
+    top = name.partition(".")[0] if _type(name) is str else ""
+    return not _by_name(x) and top not in _HARNESS_PACKAGES and not top.startswith("_hx")
+
+
+def _version_tag():
+    """``sys.modules``' version tag (CPython 3.11's ``ma_version_tag``: every change of the dict gives it a new one),
+    read through ctypes after checking the layout on the dict itself (its ``ma_used`` is its size, and a change
+    moves the tag); None where that does not hold (``ModuleStubs`` then compares the entries at every request)."""
+    if _sys.version_info[:2] != (3, 11) or _sys.implementation.name != "cpython":
+        return None
+    try:
+        import ctypes
+        mods = _sys.modules
+        used = ctypes.c_ssize_t.from_address(id(mods) + 16)
+        tag = ctypes.c_uint64.from_address(id(mods) + 24)
+        if used.value != _len(mods):
+            return None
+        v0 = tag.value
+        mods["_hx_version_probe"] = None
+        v1 = tag.value
+        del mods["_hx_version_probe"]
+        return tag if v0 != v1 != tag.value and used.value == _len(mods) else None
+    except Exception:  # noqa: BLE001 - no tag: the entries are compared instead
+        return None
+
+
+class ModuleStubs:
+    """(driver) The entries of ``sys.modules`` no import made (the section's comment above); ``pending`` the set
+    [[name, handle], ...] to send when it changed since the last send, else None."""
+
+    def __init__(self):
+        self.tag = _version_tag()
+        self.seen = None  # the version tag when last read (None: read the entries)
+        self.imports: dict = dict(_sys.modules)  # name -> the value an import (or the run before any test) put there
+        self.sent: dict = {}  # name -> the stub last sent
+
+    def _stubs(self) -> dict:
+        out = {}
+        imports = self.imports
+        for k, v in list(_sys.modules.items()):
+            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx"):
+                continue  # (None: an import blocked, synced with the process state)
+            if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
+                imports[k] = v
+                continue
+            out[k] = v
+        return out
+
+    def pending(self) -> dict | None:
+        tag = self.tag
+        if tag is not None:
+            v = tag.value
+            if v == self.seen:
+                return None
+            self.seen = v
+        now = self._stubs()
+        sent = self.sent
+        if _len(now) == _len(sent) and all(sent.get(k, _MISSING) is v for k, v in now.items()):
+            return None
+        self.sent = now
+        return now
+
+
+_STUBS: list = [None]
+
+
+def watch_module_stubs() -> ModuleStubs:
+    """(driver, before pytest starts) Start carrying the test's ``sys.modules`` entries to the subject."""
+    if _STUBS[0] is None:
+        _STUBS[0] = ModuleStubs()
+    return _STUBS[0]
 
 
 # -- one process, two interpreters: the state a test acts on, synced at every message ------------------

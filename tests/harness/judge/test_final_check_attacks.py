@@ -1894,6 +1894,22 @@ R32ATK5_TEST_PATCHES = {
                                "import pathlib\nfrom pkg import cfg\n\n\ndef test_f(monkeypatch):\n    def boom():\n"
                                "        raise AssertionError('home read')\n\n    monkeypatch.setattr(pathlib.Path, 'home', boom)\n"
                                "    assert cfg().endswith('cfg')\n"),
+    # (i32r5sched's variants) the stub passed to the tree as an argument (a module crossed by its name: the subject's
+    # real ``subprocess``), one put in place by ``mock.patch.dict`` (a SimpleNamespace), and a member the test deletes
+    # with ``delattr`` after setting it with ``setattr``
+    "stub_module_passed_as_an_argument": ("def deploy(sp):\n    sp.run(['true'])\n    return 'ok'\n",
+                                          "import types\nfrom pkg import deploy\n\n\ndef test_f():\n"
+                                          "    fake = types.ModuleType('subprocess')\n\n    def run(cmd, **kw):\n"
+                                          "        assert kw.get('check') is True, 'run without check'\n\n    fake.run = run\n"
+                                          "    assert deploy(fake) == 'ok'\n"),
+    "module_stubbed_by_mock_patch_dict": ("def deploy():\n    import subprocess\n    subprocess.run(['true'])\n    return 'ok'\n",
+                                          "import sys, types\nfrom unittest import mock\nfrom pkg import deploy\n\n\n"
+                                          "def run(cmd, **kw):\n    assert kw.get('check') is True, 'run without check'\n\n\n"
+                                          "def test_f():\n    with mock.patch.dict(sys.modules, {'subprocess': types.SimpleNamespace(run=run)}):\n"
+                                          "        assert deploy() == 'ok'\n"),
+    "member_set_then_deleted_with_delattr": ("class C:\n    def m(self):\n        return 1\n",
+                                             "import pkg\n\n\ndef test_f():\n    setattr(pkg.C, 'm', lambda self: 2)\n"
+                                             "    delattr(pkg.C, 'm')\n    assert pkg.C().m() == 1\n"),
 }
 # Log records. An ``extra`` field of a type other than str/int/float/bool/None (``bytes``, a list) is dropped by the
 # forwarder, so a test that checks no record carries a field (a password) passes what plain pytest fails. A record the
@@ -1967,6 +1983,16 @@ R32ATK5_HONEST = {
                                    "import subprocess\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n"
                                    "    start(results)\n    subprocess.run(['sleep', '0.5'], capture_output=True)\n"
                                    "    assert results == [1]\n"),
+    # (i32r5sched's) a stub put by ``mock.patch.dict`` that the tree's import uses; a tree class's member patched by
+    # ``monkeypatch`` and undone by it, then deleted by the test: CPython's class keeps its own member after the undo
+    "honest_stub_by_mock_patch_dict": ("def version():\n    import platform\n    return platform.python_version()\n",
+                                       "import sys, types\nfrom unittest import mock\nfrom pkg import version\n\n\n"
+                                       "def test_f():\n    fake = types.SimpleNamespace(python_version=lambda: '9.9')\n"
+                                       "    with mock.patch.dict(sys.modules, {'platform': fake}):\n        assert version() == '9.9'\n"),
+    "member_patched_then_undone": ("class C:\n    def m(self):\n        return 1\n\n\ndef call():\n    return C().m()\n",
+                                   "import pkg\nimport pytest\n\n\ndef test_f():\n    with pytest.MonkeyPatch.context() as mp:\n"
+                                   "        mp.setattr(pkg.C, 'm', lambda self: 2)\n        assert pkg.call() == 2\n"
+                                   "    assert pkg.call() == 1\n"),
     "child_waited_for_while_a_tree_thread_idles": ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
                                                    "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n",
                                                    "import subprocess\nfrom pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
@@ -1979,7 +2005,10 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset()  # class stamps, finalize
 R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # waits, the tree's sleeps, the test's patches and stubs
     "schedule-test_waits_in_asyncio_sleep", "schedule-test_waits_for_a_child_process", "schedule-time_sleep_replaced_by_the_tree",
     "schedule-test_waits_in_select", "schedule-test_joins_a_thread_of_its_own", "schedule-time_sleep_shortened_by_the_tree",
-    "polling_with_asyncio_sleep", "polling_while_a_child_runs", "child_waited_for_while_a_tree_thread_idles"})
+    "polling_with_asyncio_sleep", "polling_while_a_child_runs", "child_waited_for_while_a_tree_thread_idles",
+    "test_patches-module_stubbed_in_sys_modules", "module_stubbed_in_sys_modules", "test_patches-stub_module_passed_as_an_argument",
+    "test_patches-module_stubbed_by_mock_patch_dict", "test_patches-member_set_then_deleted_by_the_test",
+    "test_patches-member_set_then_deleted_with_delattr", "honest_stub_by_mock_patch_dict", "member_patched_then_undone"})
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 
 

@@ -1640,3 +1640,66 @@ def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_
     assert tree.in_thread(lambda: 1) == "ProtocolFault"
     assert len(faults) == 1 and "thread of its own" in faults[0], faults
     assert tree.in_thread.__name__ == "in_thread"  # (the connection still in step)
+
+
+# == what the test puts in sys.modules, and deletes from a tree class (``ModuleStubs``, ``_class_del``) ===========
+def test_a_sys_modules_entry_no_import_made_is_a_stub_to_carry(monkeypatch):
+    """``ModuleStubs``: an entry of ``sys.modules`` set by the test (a ModuleType without a spec, a SimpleNamespace, a
+    real module under another name) is pending for the subject; an import's (``__spec__`` names it, with a loader) is
+    not; the entry gone, the empty set is pending once (the subject puts its own back), then nothing."""
+    import json
+    stubs = rpc.ModuleStubs()
+    stubs.pending()  # (the first read: the entries as the run left them, which are its imports)
+    assert stubs.pending() is None
+    fake, ns = types.ModuleType("subprocess"), types.SimpleNamespace(run=None)
+    monkeypatch.setitem(sys.modules, "subprocess", fake)
+    monkeypatch.setitem(sys.modules, "hx_ns_stub", ns)
+    monkeypatch.setitem(sys.modules, "hx_json_alias", json)
+    assert stubs.pending() == {"subprocess": fake, "hx_ns_stub": ns, "hx_json_alias": json}
+    assert stubs.pending() is None  # (unchanged since the last send)
+    monkeypatch.undo()
+    assert stubs.pending() == {}
+    assert stubs.pending() is None
+    assert rpc._by_name(json) and not rpc._by_name(fake) and not rpc._by_name(ns)
+
+
+def test_a_stub_module_crosses_as_itself_and_its_attributes_are_readable(pair):
+    """A module of the test's own crosses as a handle (its members read and called in the driver), never by its name
+    (the subject's real module of that name); the policy lets the subject read a stub's public attributes, never an
+    import's or the harness's."""
+    import json
+    driver, subject, tree = pair
+    fake = types.ModuleType("subprocess")
+    assert driver.enc(fake)["t"] == "h" and driver.enc(json)["t"] == "m"
+    fake.run = len
+    rpc._driver_policy("getattr", [fake, "run"])
+    for mod in (json, pytest):
+        with pytest.raises(PermissionError):
+            rpc._driver_policy("getattr", [mod, "dumps"])
+
+
+def test_the_tests_own_delete_of_a_member_it_set_leaves_none(monkeypatch):
+    """``_class_del``: a patcher's delete (its undo) puts back the class's own member; the test's own (``own``) deletes
+    it as CPython does, and a patcher's undo after it still puts the class's own back."""
+    class C:
+        def m(self):
+            return 1
+    orig = C.__dict__["m"]
+    patches: dict = {}
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig and not patches
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m", True)
+    assert "m" not in C.__dict__
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig
+    with pytest.raises(rpc.RemoteError):
+        rpc._class_del(patches, C, "m", "yes")
+
+
+def test_a_delete_is_the_tests_own_when_its_file_makes_it(monkeypatch):
+    assert not rpc._by_test(sys._getframe())
+    monkeypatch.setattr(rpc, "_WATCH", [types.SimpleNamespace(test_files={__file__}, pending=lambda: None)])
+    assert rpc._by_test(sys._getframe())
+    assert not rpc._by_test(None)
