@@ -913,6 +913,7 @@ def _driver_setup(probe_file):
     _select_waits()  # an event loop's or a child's pipes' waits: the tree's threads run meanwhile
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
+    _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
     _spawn_subject()
 
 

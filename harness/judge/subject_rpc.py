@@ -791,6 +791,7 @@ class Peer:
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
         self.module_stubs: dict = {}  # subject: a sys.modules name the test stubbed -> its entry before (``_apply_stubs``)
+        self.class_std_patches: dict = {}  # subject: (module, qualname, name) -> (class, its own value before the test's)
 
     # -- framing -----------------------------------------------------------------------------
     def _send(self, msg: dict) -> None:
@@ -1061,6 +1062,9 @@ class Peer:
                 patches = _WATCH[0].pending() if _WATCH[0] is not None else None
                 if patches is not None:  # the test's patches of the stdlib, for the tree's own calls (``StdlibPatches``)
                     msg["sp"] = [[m, n, self.enc(v), d] for m, n, v, d in patches]
+                cpatches = _CLASS_PATCHES[0].pending(self) if _CLASS_PATCHES[0] is not None else None
+                if cpatches is not None:  # the test's patchers' changes of the interpreter's classes (``ClassPatches``)
+                    msg["sc"] = [[m, q, n, k, self.enc(v), d] for m, q, n, k, v, d in cpatches]
                 stubs = _STUBS[0].pending() if _STUBS[0] is not None else None
                 if stubs is not None:  # the test's entries of sys.modules, for the tree's imports (``ModuleStubs``)
                     msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
@@ -1190,6 +1194,8 @@ class Peer:
                 self._apply_patches(msg["sp"])
             if "ms" in msg and self.side == "subject":
                 self._apply_stubs(msg["ms"])
+            if "sc" in msg and self.side == "subject":
+                self._apply_class_patches(msg["sc"])
             snaps = [_snapshot(x) for x in track]
             self._push_inflight(track)
             try:
@@ -1376,6 +1382,52 @@ class Peer:
             except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
                                 f"the code under test reads it: {_why(err)}")
+
+    def _apply_class_patches(self, spec) -> None:
+        """(subject) The test's patchers' changes of the interpreter's classes as they are now (``ClassPatches``):
+        each set on (or deleted from) this side's class of that module and qualified name, its own value from before
+        kept; each no longer patched put back. A class not found so, or a member that cannot be set, is a fault
+        (``pf``): the test fails, never runs the tree against the unpatched class."""
+        if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 6 and _type(i[0]) is str and
+                                                  _type(i[1]) is str and _type(i[2]) is str for i in spec):
+            raise RemoteError("malformed class patches")
+        want = {(m, q, n): (k, v, d is True) for m, q, n, k, v, d in spec}
+        kept = self.class_std_patches
+        for key in [k for k in kept if k not in want]:
+            cls, orig = kept.pop(key)
+            try:
+                if orig is _MISSING:
+                    if key[2] in _TYPE_DICT(cls):
+                        type.__delattr__(cls, key[2])
+                else:
+                    type.__setattr__(cls, key[2], orig)
+            except Exception as err:  # noqa: BLE001
+                self._dec_fault(f"the test's patch of {key[1]}.{key[2]} could not be undone in the subject: {_why(err)}")
+        for key, (kind, value, deleted) in want.items():
+            try:
+                cls = self._class_at(key[0], key[1])
+                if key not in kept:
+                    kept[key] = (cls, _TYPE_DICT(cls).get(key[2], _MISSING))
+                if deleted:
+                    if key[2] in _TYPE_DICT(cls):
+                        type.__delattr__(cls, key[2])
+                else:
+                    type.__setattr__(cls, key[2], _member_of(kind, self.dec(value), key[2]))
+            except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
+                self._dec_fault(f"the test's patch of {key[0]}.{key[1]}.{key[2]} could not be applied in the subject, "
+                                f"where the code under test reads it: {_why(err)}")
+
+    @staticmethod
+    def _class_at(module: str, qual: str):
+        """(subject) The class of the interpreter's module ``module`` at ``qual``, read from the namespaces themselves."""
+        if not _carried(module, qual.partition(".")[0]):
+            raise RemoteError(f"{module} is not carried")
+        obj = _sys.modules.get(module) or _import_module(module)
+        for part in qual.split("."):
+            obj = _vars(obj)[part]
+        if not _isinstance(obj, type):
+            raise RemoteError(f"{module}.{qual} is not a class here")
+        return obj
 
     def _apply_stubs(self, spec) -> None:
         """(subject) The test's ``sys.modules`` entries as they are now (``ModuleStubs``): each set here as the
@@ -3560,6 +3612,115 @@ def watch_stdlib(test_files=()) -> StdlibPatches:
         watcher.watch()
         _WATCH[0] = watcher
     return _WATCH[0]
+
+
+# -- what the test's patchers set on a class of the interpreter's modules ---------------------------------
+# ``monkeypatch.setattr(pathlib.Path, "home", ...)``, ``mock.patch.object(subprocess.Popen, ...)``: under plain pytest
+# the tree's own calls run the patch. The rule, as for a module's attribute (``StdlibPatches``): **a member a patcher
+# of the test (``monkeypatch``'s ``setattr``/``delattr``, ``mock``'s patches) sets on or deletes from a class of the
+# interpreter's modules is set on or deleted from the subject's class of the same module and qualified name, the
+# test's value crossing as a tree class's member does (``_member_kind``: a function bound as a method, a
+# staticmethod, classmethod or property by its functions, any other value as itself; a descriptor it cannot carry
+# fails closed), and put back when the driver's is; a class the subject cannot find so, or cannot set, is a fault.**
+# Seen where the patchers make the change (``ClassPatches.wrap``), compared at every request only while a patch is
+# noted. Open: an assignment in the test's own file (``pathlib.Path.home = f``: no hook sees a class's attribute
+# set), and a class's attribute set through its ``__dict__``.
+class ClassPatches:
+    """(driver) The members of the interpreter's classes the test's patchers changed (``note``), with each one's value
+    in the class's own ``__dict__`` before the first change; ``pending`` the set to send when it changed."""
+
+    def __init__(self):
+        self.originals: dict = {}  # (id(class), name) -> (class, its own value before, or _MISSING)
+        self.sent: list | None = None
+
+    def note(self, cls, name, before) -> None:
+        if not _isinstance(cls, type) or _isinstance(cls, RemoteMeta) or _type(name) is not str or \
+                (id(cls), name) in self.originals:
+            return
+        mod = _sys.modules.get(type.__getattribute__(cls, "__module__"))
+        if mod is None or not trusted_file(getattr(mod, "__file__", None)) or \
+                type.__getattribute__(cls, "__module__").partition(".")[0] in _HARNESS_PACKAGES:
+            return
+        self.originals[(id(cls), name)] = (cls, before)
+
+    def pending(self, peer) -> list | None:
+        """[[module, qualified name, name, kind, payload, deleted]] of every noted member that differs now from its
+        value before (identity), when the set changed since the last send; else None."""
+        if not self.originals and self.sent is None:
+            return None
+        out = []
+        for key, (cls, before) in list(self.originals.items()):
+            cur = _TYPE_DICT(cls).get(key[1], _MISSING)
+            if cur is before:
+                del self.originals[key]
+                continue
+            mod, qual = type.__getattribute__(cls, "__module__"), type.__getattribute__(cls, "__qualname__")
+            kind, payload = ("v", None) if cur is _MISSING else \
+                _member_kind(peer, cur, f"{qual}.{key[1]}")
+            out.append([mod, qual, key[1], kind, payload, cur is _MISSING])
+        same = self.sent is not None and _len(out) == _len(self.sent) and \
+            all(a[:4] == b[:4] and (a[4] is b[4] or _type(a[4]) is list and a[4] == b[4]) and a[5] == b[5]
+                for a, b in zip(out, self.sent))
+        if same:
+            return None
+        self.sent = out if out else None
+        return out
+
+    def wrap(self) -> None:
+        """Note what ``monkeypatch``'s ``setattr``/``delattr`` and ``mock``'s patches set on a class, from their own
+        records (``MonkeyPatch._setattr``: the class's own value before; ``_patch.temp_original``/``is_local``)."""
+        mp_cls: type | None = None
+        notset: object = _MISSING
+        try:
+            from _pytest import monkeypatch as _mp
+            mp_cls, notset = _mp.MonkeyPatch, getattr(_mp, "NOTSET", getattr(_mp, "notset", _MISSING))
+        except ImportError:  # pragma: no cover - the driver runs pytest
+            pass
+        if mp_cls is not None:
+            for meth in ("setattr", "delattr"):
+                orig = _vars(mp_cls)[meth]
+                _setattr_builtin(mp_cls, meth, self._after_monkeypatch(orig, notset))
+        from unittest import mock
+        enter = _vars(mock._patch)["__enter__"]
+        _setattr_builtin(mock._patch, "__enter__", self._after_mock(enter))
+
+    def _after_monkeypatch(self, orig, notset):
+        note = self.note
+
+        def patched(mp, *args, **kwargs):
+            n = _len(mp._setattr)
+            out = orig(mp, *args, **kwargs)
+            if _len(mp._setattr) > n:
+                cls, name, before = mp._setattr[-1]
+                note(cls, name, _MISSING if before is notset else before)
+            return out
+        patched.__wrapped__ = orig
+        return patched
+
+    def _after_mock(self, orig):
+        note = self.note
+
+        def enter(p):
+            out = orig(p)
+            cls = getattr(p, "target", None)
+            if _isinstance(cls, type):
+                note(cls, p.attribute, p.temp_original if p.is_local else _MISSING)
+            return out
+        enter.__wrapped__ = orig
+        return enter
+
+
+_setattr_builtin = setattr
+_CLASS_PATCHES: list = [None]
+
+
+def watch_class_patches() -> ClassPatches:
+    """(driver, before pytest starts) Start carrying the test's patchers' changes of the interpreter's classes."""
+    if _CLASS_PATCHES[0] is None:
+        cp = ClassPatches()
+        cp.wrap()
+        _CLASS_PATCHES[0] = cp
+    return _CLASS_PATCHES[0]
 
 
 # -- the modules the test puts in sys.modules -----------------------------------------------------------

@@ -1857,6 +1857,9 @@ R32ATK5_PROCESS_STATE = {
 # the GIL to it. A wrong tree whose ``stop()`` does not stop its worker passes (plain pytest: 50 more hits in 0.5 s).
 # And a tree that replaces ``time.sleep`` with a no-op (its own module's, which the test shares under plain pytest):
 # the test's sleep is still the subject's real one, so the tree's thread gets its time.
+# (All closed: the test's waiting outside the judge's schedule is measured and given to the tree's threads before the
+# backstop compares, a selector's wait is scheduled, the test's ``time.sleep`` runs the tree process's: subject_rpc
+# ``Waits``, probe_runtime ``_select``; docs/judge.md, "Between messages".)
 R32ATK5_SCHEDULE = {
     "test_waits_in_asyncio_sleep": (_R5_BUSY, _R5_WAIT.format("asyncio.run(asyncio.sleep(0.5))")),
     "test_waits_for_a_child_process": (_R5_BUSY, _R5_WAIT.format("subprocess.run(['sleep', '0.5'])")),
@@ -1881,6 +1884,8 @@ R32ATK5_SCHEDULE = {
 # (``run`` without ``check=True``) never runs. A member the test sets on a tree class and deletes itself (no patcher):
 # the judge puts the tree's member back, plain pytest's class has none (docs/judge.md's residual). An attribute of a
 # standard-library class (``pathlib.Path.home``) is not watched (docs/judge.md: open).
+# (All closed: subject_rpc ``ModuleStubs``, ``_class_del``'s own delete, ``ClassPatches``; docs/judge.md, "What the test
+# patches". A member of a stdlib class assigned by the test's own line stays open there.)
 R32ATK5_TEST_PATCHES = {
     "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    subprocess.run(['true'])\n    return 'ok'\n",
                                       "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
@@ -1907,6 +1912,15 @@ R32ATK5_TEST_PATCHES = {
                                           "def run(cmd, **kw):\n    assert kw.get('check') is True, 'run without check'\n\n\n"
                                           "def test_f():\n    with mock.patch.dict(sys.modules, {'subprocess': types.SimpleNamespace(run=run)}):\n"
                                           "        assert deploy() == 'ok'\n"),
+    # a standard-library class's member patched by ``mock.patch`` (a MagicMock with a side effect), or deleted by
+    # ``monkeypatch.delattr``
+    "stdlib_class_attribute_by_mock_patch": ("import pathlib\n\n\ndef here():\n    return str(pathlib.Path.cwd())\n",
+                                             "from unittest import mock\nfrom pkg import here\n\n\ndef test_f():\n"
+                                             "    with mock.patch('pathlib.Path.cwd', side_effect=AssertionError('cwd read')):\n"
+                                             "        assert here()\n"),
+    "stdlib_class_attribute_deleted": ("import pathlib\n\n\ndef stem(p):\n    return pathlib.PurePath(p).stem\n",
+                                       "import pathlib\nfrom pkg import stem\n\n\ndef test_f(monkeypatch):\n"
+                                       "    monkeypatch.delattr(pathlib.PurePath, 'stem')\n    assert stem('a/b.txt') == 'b'\n"),
     "member_set_then_deleted_with_delattr": ("class C:\n    def m(self):\n        return 1\n",
                                              "import pkg\n\n\ndef test_f():\n    setattr(pkg.C, 'm', lambda self: 2)\n"
                                              "    delattr(pkg.C, 'm')\n    assert pkg.C().m() == 1\n"),
@@ -1989,6 +2003,10 @@ R32ATK5_HONEST = {
                                        "import sys, types\nfrom unittest import mock\nfrom pkg import version\n\n\n"
                                        "def test_f():\n    fake = types.SimpleNamespace(python_version=lambda: '9.9')\n"
                                        "    with mock.patch.dict(sys.modules, {'platform': fake}):\n        assert version() == '9.9'\n"),
+    "stdlib_class_patched_for_the_tree": ("import pathlib\n\n\ndef cfg():\n    return str(pathlib.Path.home() / 'cfg')\n",
+                                          "import pathlib\nfrom pkg import cfg\n\n\ndef test_f(monkeypatch):\n"
+                                          "    monkeypatch.setattr(pathlib.Path, 'home', lambda: pathlib.Path('/fake'))\n"
+                                          "    assert cfg() == '/fake/cfg'\n"),
     "member_patched_then_undone": ("class C:\n    def m(self):\n        return 1\n\n\ndef call():\n    return C().m()\n",
                                    "import pkg\nimport pytest\n\n\ndef test_f():\n    with pytest.MonkeyPatch.context() as mp:\n"
                                    "        mp.setattr(pkg.C, 'm', lambda self: 2)\n        assert pkg.call() == 2\n"
@@ -2008,7 +2026,9 @@ R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # waits, the tree's sleep
     "polling_with_asyncio_sleep", "polling_while_a_child_runs", "child_waited_for_while_a_tree_thread_idles",
     "test_patches-module_stubbed_in_sys_modules", "module_stubbed_in_sys_modules", "test_patches-stub_module_passed_as_an_argument",
     "test_patches-module_stubbed_by_mock_patch_dict", "test_patches-member_set_then_deleted_by_the_test",
-    "test_patches-member_set_then_deleted_with_delattr", "honest_stub_by_mock_patch_dict", "member_patched_then_undone"})
+    "test_patches-member_set_then_deleted_with_delattr", "honest_stub_by_mock_patch_dict", "member_patched_then_undone",
+    "test_patches-stdlib_class_attribute", "test_patches-stdlib_class_attribute_by_mock_patch",
+    "test_patches-stdlib_class_attribute_deleted", "stdlib_class_patched_for_the_tree"})
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 
 

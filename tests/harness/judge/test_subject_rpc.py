@@ -1703,3 +1703,61 @@ def test_a_delete_is_the_tests_own_when_its_file_makes_it(monkeypatch):
     monkeypatch.setattr(rpc, "_WATCH", [types.SimpleNamespace(test_files={__file__}, pending=lambda: None)])
     assert rpc._by_test(sys._getframe())
     assert not rpc._by_test(None)
+
+
+# == what the test's patchers set on a class of the interpreter's modules (``ClassPatches``) ===================
+def test_a_patchers_change_of_a_stdlib_class_is_pending_until_undone(pair):
+    """``ClassPatches``: ``monkeypatch.setattr`` of a standard-library class's member is noted from monkeypatch's own
+    record (the class's own value before), sent with the kind it crosses as (a function: bound as a method there),
+    once; undone, the empty set goes once; ``mock``'s patch alike. A class of the test's own is not noted."""
+    import string
+    from unittest import mock
+
+    from _pytest import monkeypatch as mp_module
+    from _pytest.monkeypatch import MonkeyPatch
+    driver, subject, tree = pair
+    cp = rpc.ClassPatches()
+    setattr_ = cp._after_monkeypatch(MonkeyPatch.setattr, mp_module.NOTSET)
+    mp = MonkeyPatch()
+
+    def fake(self, *args, **kwargs):
+        return "x"
+    try:
+        setattr_(mp, string.Formatter, "format", fake)
+        assert cp.pending(driver) == [["string", "Formatter", "format", "f", fake, False]]
+        assert cp.pending(driver) is None
+    finally:
+        mp.undo()
+    assert cp.pending(driver) == []
+    assert cp.pending(driver) is None
+    enter = cp._after_mock(mock._patch.__enter__)
+    p = mock.patch.object(string.Formatter, "vformat", return_value="y")
+    new = enter(p)
+    try:
+        assert cp.pending(driver) == [["string", "Formatter", "vformat", "v", new, False]]
+    finally:
+        p.__exit__(None, None, None)
+    assert cp.pending(driver) == []
+
+    class Own:
+        pass
+    cp.note(Own, "x", rpc._MISSING)
+    assert cp.originals == {}
+
+
+def test_the_subject_sets_and_puts_back_a_stdlib_class_member(pair):
+    """``Peer._apply_class_patches``: the member set on the subject's class of that module and qualified name, and put
+    back (here deleted: it had none) when the set no longer holds it; a class not found so is a fault."""
+    import string
+    driver, subject, tree = pair
+    faults: list = []
+    subject.on_fault = faults.append
+    subject._apply_class_patches([["string", "Formatter", "hx_probe", "v", 1, False]])
+    try:
+        assert string.Formatter.__dict__["hx_probe"] == 1
+    finally:
+        subject._apply_class_patches([])
+    assert "hx_probe" not in string.Formatter.__dict__
+    subject._apply_class_patches([["string", "NoSuchClass", "x", "v", 1, False]])
+    subject._apply_class_patches([])
+    assert subject.pending or faults
