@@ -3795,8 +3795,9 @@ class ModuleStubs:
         out = {}
         imports = self.imports
         for k, v in list(_sys.modules.items()):
-            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx"):
-                continue  # (None: an import blocked, synced with the process state)
+            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
+                    k in _OWN_MAIN:
+                continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
             if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
                 imports[k] = v
                 continue
@@ -3819,6 +3820,7 @@ class ModuleStubs:
 
 
 _STUBS: list = [None]
+_OWN_MAIN = frozenset({"__main__", "__mp_main__"})
 
 
 def watch_module_stubs() -> ModuleStubs:
@@ -5036,16 +5038,16 @@ def _switcher(go, back) -> None:
 # CPU and the time it waited for one (``/proc/thread-self/schedstat``; where that cannot be read, its CPU
 # time alone, which counts waiting for a CPU as waiting: more time given, never less).
 WAIT_NOISE = 0.001  # a gap between two messages whose waiting is shorter than this adds nothing (``Waits``)
-WAIT_OWED = 0.01  # the waiting owed is sent once it reaches this (``Waits``), and with the test's last exchange
+WAIT_OWED = 0.01  # the waiting owed is sent once it reaches this (``Waits``); less at the test's end is dropped
 
 
 class Waits:
     """(driver) The time the test's main thread waited between messages (the section's comment above). ``start``
     at the end of each outermost exchange made in the test's main thread during a test, while the subject's last
     message said a thread of the tree is alive (``th``, ``on``); ``take`` at the next outermost request of that
-    thread: the waiting owed, sent as ``bl`` (``Peer._give`` in the subject) once it reaches ``WAIT_OWED`` or
-    with the test's last exchange (``final``). Costs two clock reads a message, and only while a tree thread
-    lives."""
+    thread: the waiting owed, sent as ``bl`` (``Peer._give`` in the subject) once it reaches ``WAIT_OWED`` (the
+    test's last exchange, ``final``, drops what is left under it: a thread not run for 10 ms is a schedule CPython
+    can run). Costs a ``pread`` and a clock read at each end of a gap, and only while a tree thread lives."""
 
     def __init__(self, gate):
         self.gate = gate  # () -> whether the calling thread is the test's main thread during a test
@@ -5086,9 +5088,9 @@ class Waits:
             if waited >= WAIT_NOISE:
                 self.owed += waited
         owed = self.owed
-        if owed >= WAIT_OWED or (final and owed >= WAIT_NOISE):
+        if owed >= WAIT_OWED:
             self.owed = 0.0
             return owed
-        if final:
+        if final:  # (the test's last exchange: what is left under ``WAIT_OWED`` is a schedule CPython can run)
             self.owed = 0.0
         return None
