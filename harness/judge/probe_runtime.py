@@ -519,6 +519,7 @@ def _spawn_subject():
         _os.close(aw)
     peer = _rpc.Peer(mine.detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
+    peer.waits = _rpc.Waits(_in_test_main)  # the test's waits outside the judge's schedule (subject_rpc ``Waits``)
     res = _os.path.realpath(_DRIVER["res"])
     peer.ps = _rpc.ProcState("driver", peer, skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
     _relay_outputs()  # an earlier subject's last words
@@ -909,7 +910,10 @@ def _driver_setup(probe_file):
     _DRIVER["main"] = _thread.get_ident()
     time.sleep = _sleep
     threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
+    _select_waits()  # an event loop's or a child's pipes' waits: the tree's threads run meanwhile
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
+    _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
+    _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
     _spawn_subject()
 
 
@@ -953,7 +957,7 @@ def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait,
             left = None if end is None else end - _now()
             if got or (left is not None and left <= 0):
                 break
-            peer.request("sleep", 0.01 if left is None else min(0.01, left))
+            peer.request("wait", 0.01 if left is None else min(0.01, left))
         return got
     finally:
         self._acquire_restore(saved)
@@ -962,6 +966,50 @@ def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait,
                 self._waiters.remove(waiter)
             except ValueError:
                 pass
+
+
+def _in_test_main(_ident=__import__("_thread").get_ident):
+    """Whether the calling thread is the test's main thread during a test (subject_rpc ``Waits``)."""
+    return _DRIVER["in_test"] and _ident() == _DRIVER["main"]
+
+
+def _select_waits():
+    """The driver's selectors wait as ``time.sleep`` does (``_driver_setup``): each ``select`` method of the
+    standard library's selectors (what asyncio's event loop, ``subprocess``'s ``communicate`` and ``socketserver``
+    wait in) is ``_select``'s."""
+    import selectors
+    for cls in (selectors.SelectSelector, getattr(selectors, "_PollLikeSelector", None),
+                getattr(selectors, "EpollSelector", None)):
+        orig = cls.__dict__.get("select") if cls is not None else None
+        if orig is not None:
+            cls.select = _select_of(orig)
+
+
+def _select_of(orig, _now=__import__("time").monotonic, _type=_type, _float=_float):
+    def select(self, timeout=None):
+        """While a test runs, in the driver's main thread, with the subject in use and a thread of the tree alive
+        (its last message said so: subject_rpc ``Waits``), a selector's wait is made of non-blocking polls and the
+        subject's waits of 10 ms between them (as ``_cond_wait``'s): the tree's threads run while the test's
+        event loop or child waits, as under plain pytest, and each reply brings what they did. Otherwise, and for
+        a timeout ``select`` itself refuses, it is the selector's own."""
+        peer = _DRIVER["peer"]
+        waits = peer.waits if peer is not None else None
+        if waits is None or not waits.on or not _in_test_main() or \
+                (timeout is not None and (_type(timeout) not in (int, _float) or not timeout <= 1e7)):
+            return orig(self, timeout)
+        end = None if timeout is None or timeout < 0 else _now() + timeout
+        while True:
+            ready = orig(self, 0)
+            if ready:
+                return ready
+            left = None if end is None else end - _now()
+            if left is not None and left <= 0:
+                return ready
+            if not waits.on:  # (the tree's last thread ended: the rest of the wait is the selector's own)
+                return orig(self, left)
+            peer.request("wait", 0.01 if left is None else min(0.01, left))
+    select.__wrapped__ = orig
+    return select
 
 
 def _pin_sources(paths):

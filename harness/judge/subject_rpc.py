@@ -879,10 +879,14 @@ class Peer:
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
         self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
+        self.waits: Waits | None = None  # driver: the test's waits outside the judge's schedule (``Waits``)
+        self.owed: float | None = None  # driver: the waiting ``Waits.take`` found, for the request being sent (``bl``)
         self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
+        self.module_stubs: dict = {}  # subject: a sys.modules name the test stubbed -> its entry before (``_apply_stubs``)
+        self.class_std_patches: dict = {}  # subject: (module, qualname, name) -> (class, its own value before the test's)
 
     def _stand_in_tables(self) -> None:
         # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
@@ -930,6 +934,9 @@ class Peer:
                 msg["pf"] = self.pending[:8]
                 self.pending.clear()
             self.out_sizes = _out_sizes() if self.capture is not None else ()  # (fds 1 and 2 the driver relays)
+            sched = self.sched
+            if sched is not None and _thread_count() > (sched.go is not None):
+                msg["th"] = 1  # a thread of the tree is alive: the driver measures the test's waits (``Waits``)
         data = _dumps(msg).encode("utf-8", "surrogatepass")
         data = _pack(">I", _len(data)) + data
         held = _IO["held"]
@@ -961,11 +968,18 @@ class Peer:
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
         if self.side == "subject" and self.out_sizes is not None:
+            gave = self._give(msg["bl"]) if "bl" in msg else None
             moved = self._moved()
-            if moved:
+            if moved and gave:
+                self.pending.append(f"the subject's {', '.join(moved)} changed while the tree's threads ran for the "
+                                    f"{gave:.3f} s the test waited outside the judge's schedule (a child process, "
+                                    f"select, a socket, a lock; ``Waits``): the test read them as they were before")
+            elif moved:
                 self.pending.append(f"the subject's {', '.join(moved)} changed after its last message, while the test "
                                     f"ran (a thread of the tree): the test read them as they were before")
-        elif self.side == "driver" and "pf" in msg:
+        elif self.side == "driver" and self.waits is not None:
+            self.waits.on = "th" in msg
+        if self.side == "driver" and "pf" in msg:
             faults = msg["pf"]
             if _type(faults) is not list:
                 raise RemoteError("malformed faults")
@@ -1091,6 +1105,26 @@ class Peer:
                                "after it crossed")
         return out
 
+    def _give(self, secs) -> float | None:
+        """(subject, a message with ``bl``, before ``_moved``) The tree's threads run for the ``secs`` the test
+        waited outside the judge's schedule (``Waits``): the channel is freed for that long, as a ``sleep``
+        request frees it. Only at the serving thread's own wait for the driver (not inside an exchange a
+        thread of the tree holds, nor while the subject awaits a reply of its own): elsewhere the time is not
+        given and the backstop alone stands. Returns the seconds given, or None."""
+        sched = self.sched
+        if _type(secs) not in (float, int) or not 0 <= secs <= 1e7:
+            self.pending.append("a malformed wait")
+            return None
+        if sched is None or sched.owner != _get_ident() or sched.depth != 1 or sched.calls or \
+                _thread_count() <= (sched.go is not None):
+            return None
+        sched.free()
+        try:
+            _time_sleep(secs)
+        finally:
+            sched.hold()
+        return float(secs)
+
     def _ps_faults(self) -> None:
         """The faults ``ProcState`` found (a guarded item the tree changed, a synced one not applied): the
         driver records each, the subject sends them with its next message (``pf``)."""
@@ -1146,6 +1180,9 @@ class Peer:
         if sched is not None:
             sched.hold()
             sched.calls += 1
+        waits = self.waits if self.depth == 0 else None  # (driver: the test's waits since the last exchange)
+        if waits is not None:
+            self.owed = waits.take(op == "sync")
         self.depth += 1
         try:
             return self._request(op, *args)
@@ -1154,6 +1191,8 @@ class Peer:
             if sched is not None:
                 sched.calls -= 1
                 sched.free()
+            if waits is not None:
+                waits.start()
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -1168,6 +1207,14 @@ class Peer:
                 patches = _WATCH[0].pending() if _WATCH[0] is not None else None
                 if patches is not None:  # the test's patches of the stdlib, for the tree's own calls (``StdlibPatches``)
                     msg["sp"] = [[m, n, self.enc(v), d] for m, n, v, d in patches]
+                cpatches = _CLASS_PATCHES[0].pending(self) if _CLASS_PATCHES[0] is not None else None
+                if cpatches is not None:  # the test's patchers' changes of the interpreter's classes (``ClassPatches``)
+                    msg["sc"] = [[m, q, n, k, self.enc(v), d] for m, q, n, k, v, d in cpatches]
+                stubs = _STUBS[0].pending() if _STUBS[0] is not None else None
+                if stubs is not None:  # the test's entries of sys.modules, for the tree's imports (``ModuleStubs``)
+                    msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
+                if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
+                    msg["bl"], self.owed = self.owed, None
             self._send(msg)
         except BaseException as err:  # noqa: BLE001 - re-raised as the fault it is
             if _isinstance(err, KeyboardInterrupt):
@@ -1290,6 +1337,10 @@ class Peer:
                 self.warning_filters = self._dec_filters(msg["wf"])
             if "sp" in msg and self.side == "subject":
                 self._apply_patches(msg["sp"])
+            if "ms" in msg and self.side == "subject":
+                self._apply_stubs(msg["ms"])
+            if "sc" in msg and self.side == "subject":
+                self._apply_class_patches(msg["sc"])
             snaps = [_snapshot(x) for x in track]
             self._push_inflight(track)
             try:
@@ -1478,6 +1529,80 @@ class Peer:
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
                                 f"the code under test reads it: {_why(err)}")
 
+    def _apply_class_patches(self, spec) -> None:
+        """(subject) The test's patchers' changes of the interpreter's classes as they are now (``ClassPatches``):
+        each set on (or deleted from) this side's class of that module and qualified name, its own value from before
+        kept; each no longer patched put back. A class not found so, or a member that cannot be set, is a fault
+        (``pf``): the test fails, never runs the tree against the unpatched class."""
+        if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 6 and _type(i[0]) is str and
+                                                  _type(i[1]) is str and _type(i[2]) is str for i in spec):
+            raise RemoteError("malformed class patches")
+        want = {(m, q, n): (k, v, d is True) for m, q, n, k, v, d in spec}
+        kept = self.class_std_patches
+        for key in [k for k in kept if k not in want]:
+            cls, orig = kept.pop(key)
+            try:
+                if orig is _MISSING:
+                    if key[2] in _TYPE_DICT(cls):
+                        type.__delattr__(cls, key[2])
+                else:
+                    type.__setattr__(cls, key[2], orig)
+            except Exception as err:  # noqa: BLE001
+                self._dec_fault(f"the test's patch of {key[1]}.{key[2]} could not be undone in the subject: {_why(err)}")
+        for key, (kind, value, deleted) in want.items():
+            try:
+                cls = self._class_at(key[0], key[1])
+                if key not in kept:
+                    kept[key] = (cls, _TYPE_DICT(cls).get(key[2], _MISSING))
+                if deleted:
+                    if key[2] in _TYPE_DICT(cls):
+                        type.__delattr__(cls, key[2])
+                else:
+                    type.__setattr__(cls, key[2], _member_of(kind, self.dec(value), key[2]))
+            except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
+                self._dec_fault(f"the test's patch of {key[0]}.{key[1]}.{key[2]} could not be applied in the subject, "
+                                f"where the code under test reads it: {_why(err)}")
+
+    @staticmethod
+    def _class_at(module: str, qual: str):
+        """(subject) The class of the interpreter's module ``module`` at ``qual``, read from the namespaces themselves."""
+        if not _carried(module, qual.partition(".")[0]):
+            raise RemoteError(f"{module} is not carried")
+        obj = _sys.modules.get(module) or _import_module(module)
+        for part in qual.split("."):
+            obj = _vars(obj)[part]
+        if not _isinstance(obj, type):
+            raise RemoteError(f"{module}.{qual} is not a class here")
+        return obj
+
+    def _apply_stubs(self, spec) -> None:
+        """(subject) The test's ``sys.modules`` entries as they are now (``ModuleStubs``): each set here as the
+        driver's object (its value from before kept), each no longer the test's put back; then the guard of
+        ``sys.modules`` (``ProcState.guard``) takes this as its last state, so the carried entries are the driver's,
+        not the tree's doing."""
+        if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 2 and _type(i[0]) is str and
+                                                  _isinstance(i[1], dict) and i[1].get("t") == "h" for i in spec):
+            raise RemoteError("malformed module stubs")
+        mods = _sys.modules
+        want = {name: self.dec(v) for name, v in spec}
+        for name in [n for n in self.module_stubs if n not in want]:
+            orig = self.module_stubs.pop(name)
+            if orig is _MISSING:
+                mods.pop(name, None)
+            else:
+                mods[name] = orig
+        for name, value in want.items():
+            if name not in self.module_stubs:
+                self.module_stubs[name] = mods.get(name, _MISSING)
+            mods[name] = value
+        ps = self.ps
+        g = ps.g if ps is not None else None
+        if ps is not None and g is not None:
+            cur = ps._guarded(None)
+            for k in cur:
+                if k not in ("std", "cap"):
+                    g[k] = cur[k]
+
     def _dec_filters(self, spec) -> list:
         """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
         every other action "always"; an entry whose category this side does not have is left out (no
@@ -1561,12 +1686,16 @@ class Peer:
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
             return None
-        if op == "sleep":  # the test's ``time.sleep`` (harness.judge.probe_runtime ``_sleep``): the tree's threads run
+        if op in ("sleep", "wait"):  # the test's ``time.sleep`` or a slice of another wait of its (harness.judge.
+            # probe_runtime ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile
             secs = args[0] if args else None
             if _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
                 raise RemoteError("a malformed sleep")
-            _time_sleep(secs)  # type: ignore[arg-type]
-            return None
+            fn = self._tree_sleep() if op == "sleep" else _time_sleep
+            if fn is _time_sleep:
+                _time_sleep(secs)  # type: ignore[arg-type]
+                return None
+            return cross(fn, (secs,), {})
         if op == "csetattr":  # the test set a member of a tree class (``RemoteMeta.__setattr__``)
             return cross(_class_set, (self.class_patches, *args), {})
         if op == "cdelattr":
@@ -1583,6 +1712,16 @@ class Peer:
         if fn is None:
             raise RemoteError(f"unknown request {op!r}")
         return cross(fn, args, {})
+
+    def _tree_sleep(self):
+        """(subject) What the test's ``time.sleep`` runs under plain pytest: the ``time.sleep`` of the tree's
+        process, as the tree left it (a no-op of the tree's is the test's no-op too), or as it was before the test's
+        own patch of it carried here (``_apply_patches``: that patch calls the driver's ``_sleep`` again)."""
+        saved = self.stdlib_patches.get(("time", "sleep"))
+        fn = saved[1] if saved is not None else _vars(_time).get("sleep", _MISSING)
+        if fn is _MISSING:
+            raise AttributeError("module 'time' has no attribute 'sleep'")  # (as the test's call raises there)
+        return fn
 
     def policy(self, op: str, args: list) -> None:
         """The subject serves every request of the driver; the driver serves only _driver_policy."""
@@ -1641,6 +1780,8 @@ class Peer:
         if _isinstance(x, type):
             return self._cls_meta(x)
         if _isinstance(x, _types.ModuleType):
+            if self.side == "driver" and not _by_name(x):  # a stub of the test's: itself (``ModuleStubs``)
+                return self._handle(x)
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
@@ -3042,16 +3183,28 @@ def _class_set(patches: dict, cls, name, kind, payload) -> None:
     setattr(cls, name, member)
 
 
-def _class_del(patches: dict, cls, name) -> None:
+def _class_del(patches: dict, cls, name, own=False) -> None:
     """(subject) The test deletes ``name`` from the live class: put back what the test's ``_class_set`` replaced, or
-    delete it."""
-    if not _isinstance(cls, type) or _type(name) is not str:
+    delete it. ``own``: the test's own code deleted it (``RemoteMeta.__delattr__``): deleted here as under plain
+    pytest, where the test's set had replaced the class's own member and its delete leaves none; the value from
+    before stays kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved)."""
+    if not _isinstance(cls, type) or _type(name) is not str or own not in (False, True):
         raise RemoteError("a malformed class member")
+    if own:
+        delattr(cls, name)
+        return
     entry = patches.pop((id(cls), name), None)
     if entry is None or entry[1] is _MISSING:
         delattr(cls, name)
     else:
         setattr(cls, name, entry[1])
+
+
+def _by_test(frame) -> bool:
+    """(driver) Whether ``frame`` runs the test's own file (``StdlibPatches.test_files``: the probe's paths), not a
+    patcher's (``mock``, ``monkeypatch``) or other code: a deletion there is the test's own (``_class_del``)."""
+    w = _WATCH[0]
+    return w is not None and frame is not None and frame.f_code.co_filename in w.test_files
 
 
 def _subclass(name, qual, module, bases, members):
@@ -3150,10 +3303,12 @@ class RemoteMeta(type):
 
     def __delattr__(cls, name):
         """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
-        (``_class_set``), the class's own value from before put back (``_class_del``)."""
+        (``_class_set``) and a patcher deletes it (``mock``, ``monkeypatch``: their undo), the class's own value
+        from before put back (``_class_del``). The test's own ``del``/``delattr`` (its file's code, ``_by_test``)
+        deletes it there as CPython does, whatever the test set before."""
         peer = _class_peer(cls, name)
         if peer is not None:
-            peer.request("cdelattr", _ClassRef(cls), name)
+            peer.request("cdelattr", _ClassRef(cls), name, *((True,) if _by_test(_getframe(1)) else ()))
             if name in type.__getattribute__(cls, "__dict__"):
                 type.__delattr__(cls, name)
             return
@@ -3562,7 +3717,8 @@ def _driver_policy(op: str, args: list) -> None:
     if op == "slot" and (not args or args[0] not in SLOTS):
         raise PermissionError("the subject may call only a binary operator's method of the driver's objects")
     target = (args[1] if _len(args) > 1 else None) if op == "slot" else (args[0] if args else None)
-    if _isinstance(target, _types.ModuleType) or getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
+    if _isinstance(target, _types.ModuleType) and not _stub_module(target) or \
+            getattr(_type(target), "_hx_private", False):  # never the object's own __getattr__ (a Mock answers every name)
         raise PermissionError("the subject may not reach the driver's modules")
     if op == "getattr" and (not _isinstance(args[1], str) or args[1].startswith("_")):
         raise PermissionError("the subject may read only public attributes of the driver's objects")
@@ -3844,6 +4000,222 @@ def watch_stdlib(test_files=()) -> StdlibPatches:
         watcher.watch()
         _WATCH[0] = watcher
     return _WATCH[0]
+
+
+# -- what the test's patchers set on a class of the interpreter's modules ---------------------------------
+# ``monkeypatch.setattr(pathlib.Path, "home", ...)``, ``mock.patch.object(subprocess.Popen, ...)``: under plain pytest
+# the tree's own calls run the patch. The rule, as for a module's attribute (``StdlibPatches``): **a member a patcher
+# of the test (``monkeypatch``'s ``setattr``/``delattr``, ``mock``'s patches) sets on or deletes from a class of the
+# interpreter's modules is set on or deleted from the subject's class of the same module and qualified name, the
+# test's value crossing as a tree class's member does (``_member_kind``: a function bound as a method, a
+# staticmethod, classmethod or property by its functions, any other value as itself; a descriptor it cannot carry
+# fails closed), and put back when the driver's is; a class the subject cannot find so, or cannot set, is a fault.**
+# Seen where the patchers make the change (``ClassPatches.wrap``), compared at every request only while a patch is
+# noted. Open: an assignment in the test's own file (``pathlib.Path.home = f``: no hook sees a class's attribute
+# set), and a class's attribute set through its ``__dict__``.
+class ClassPatches:
+    """(driver) The members of the interpreter's classes the test's patchers changed (``note``), with each one's value
+    in the class's own ``__dict__`` before the first change; ``pending`` the set to send when it changed."""
+
+    def __init__(self):
+        self.originals: dict = {}  # (id(class), name) -> (class, its own value before, or _MISSING)
+        self.sent: list | None = None
+
+    def note(self, cls, name, before) -> None:
+        if not _isinstance(cls, type) or _isinstance(cls, RemoteMeta) or _type(name) is not str or \
+                (id(cls), name) in self.originals:
+            return
+        mod = _sys.modules.get(type.__getattribute__(cls, "__module__"))
+        if mod is None or not trusted_file(getattr(mod, "__file__", None)) or \
+                type.__getattribute__(cls, "__module__").partition(".")[0] in _HARNESS_PACKAGES:
+            return
+        self.originals[(id(cls), name)] = (cls, before)
+
+    def pending(self, peer) -> list | None:
+        """[[module, qualified name, name, kind, payload, deleted]] of every noted member that differs now from its
+        value before (identity), when the set changed since the last send; else None."""
+        if not self.originals and self.sent is None:
+            return None
+        out = []
+        for key, (cls, before) in list(self.originals.items()):
+            cur = _TYPE_DICT(cls).get(key[1], _MISSING)
+            if cur is before:
+                del self.originals[key]
+                continue
+            mod, qual = type.__getattribute__(cls, "__module__"), type.__getattribute__(cls, "__qualname__")
+            kind, payload = ("v", None) if cur is _MISSING else \
+                _member_kind(peer, cur, f"{qual}.{key[1]}")
+            out.append([mod, qual, key[1], kind, payload, cur is _MISSING])
+        same = self.sent is not None and _len(out) == _len(self.sent) and \
+            all(a[:4] == b[:4] and (a[4] is b[4] or _type(a[4]) is list and a[4] == b[4]) and a[5] == b[5]
+                for a, b in zip(out, self.sent))
+        if same:
+            return None
+        self.sent = out if out else None
+        return out
+
+    def wrap(self) -> None:
+        """Note what ``monkeypatch``'s ``setattr``/``delattr`` and ``mock``'s patches set on a class, from their own
+        records (``MonkeyPatch._setattr``: the class's own value before; ``_patch.temp_original``/``is_local``)."""
+        mp_cls: type | None = None
+        notset: object = _MISSING
+        try:
+            from _pytest import monkeypatch as _mp
+            mp_cls, notset = _mp.MonkeyPatch, getattr(_mp, "NOTSET", getattr(_mp, "notset", _MISSING))
+        except ImportError:  # pragma: no cover - the driver runs pytest
+            pass
+        if mp_cls is not None:
+            for meth in ("setattr", "delattr"):
+                orig = _vars(mp_cls)[meth]
+                _setattr_builtin(mp_cls, meth, self._after_monkeypatch(orig, notset))
+        from unittest import mock
+        enter = _vars(mock._patch)["__enter__"]
+        _setattr_builtin(mock._patch, "__enter__", self._after_mock(enter))
+
+    def _after_monkeypatch(self, orig, notset):
+        note = self.note
+
+        def patched(mp, *args, **kwargs):
+            n = _len(mp._setattr)
+            out = orig(mp, *args, **kwargs)
+            if _len(mp._setattr) > n:
+                cls, name, before = mp._setattr[-1]
+                note(cls, name, _MISSING if before is notset else before)
+            return out
+        patched.__wrapped__ = orig
+        return patched
+
+    def _after_mock(self, orig):
+        note = self.note
+
+        def enter(p):
+            out = orig(p)
+            cls = getattr(p, "target", None)
+            if _isinstance(cls, type):
+                note(cls, p.attribute, p.temp_original if p.is_local else _MISSING)
+            return out
+        enter.__wrapped__ = orig
+        return enter
+
+
+_setattr_builtin = setattr
+_CLASS_PATCHES: list = [None]
+
+
+def watch_class_patches() -> ClassPatches:
+    """(driver, before pytest starts) Start carrying the test's patchers' changes of the interpreter's classes."""
+    if _CLASS_PATCHES[0] is None:
+        cp = ClassPatches()
+        cp.wrap()
+        _CLASS_PATCHES[0] = cp
+    return _CLASS_PATCHES[0]
+
+
+# -- the modules the test puts in sys.modules -----------------------------------------------------------
+# Under plain pytest ``sys.modules`` is one dict: a module the test stubs there (``monkeypatch.setitem(sys.modules,
+# "subprocess", fake)``, ``mock.patch.dict(sys.modules, ...)``, an assignment) is what the tree's next ``import`` of that
+# name gets. The rule: **an entry of the driver's ``sys.modules`` that no import made (a value that is not a module
+# whose ``__spec__`` names it, with a loader, nor a module of the tree's) is the subject's entry of that name for the
+# tree's own imports, the test's object crossing as itself (a handle: its members are read and called in the
+# driver), and is put back when the test's entry goes; a driver module crosses by name only when it is such an import
+# (``_by_name``), else as itself.** Seen at every request at the cost of one read of the dict's version tag
+# (``ModuleStubs``); the subject's guard of ``sys.modules`` takes the carried entries as the driver's
+# (``Peer._apply_stubs``). Open: a removal (``monkeypatch.delitem(sys.modules, name)``, to make the tree import afresh)
+# is not carried; a file of the test's loaded under a module's name with its own spec reads as an import.
+def _by_name(x) -> bool:
+    """(driver) Whether a module crosses by its name (the receiver's own module of that name): it is an import's
+    (``__spec__`` names it, with a loader) and is that name's entry in ``sys.modules``, or a tree module's proxy."""
+    if _isinstance(x, ProxyModuleBase):
+        return True
+    try:
+        d = _MODULE_DICT(x)
+    except TypeError:
+        return False
+    name, spec = d.get("__name__"), d.get("__spec__")
+    return _type(name) is str and _type(spec) is _SPEC_TYPE and spec.name == name and spec.loader is not None and \
+        _sys.modules.get(name) is x
+
+
+def _stub_module(x) -> bool:
+    """(driver) A module the test made (``ModuleStubs``): no import's, nor pytest's or the harness's own. The subject
+    may read its public attributes as it reads a SimpleNamespace's (``_driver_policy``)."""
+    try:
+        name = _MODULE_DICT(x).get("__name__")
+    except TypeError:
+        return False
+    top = name.partition(".")[0] if _type(name) is str else ""
+    return not _by_name(x) and top not in _HARNESS_PACKAGES and not top.startswith("_hx")
+
+
+def _version_tag():
+    """``sys.modules``' version tag (CPython 3.11's ``ma_version_tag``: every change of the dict gives it a new one),
+    read through ctypes after checking the layout on the dict itself (its ``ma_used`` is its size, and a change
+    moves the tag); None where that does not hold (``ModuleStubs`` then compares the entries at every request)."""
+    if _sys.version_info[:2] != (3, 11) or _sys.implementation.name != "cpython":
+        return None
+    try:
+        import ctypes
+        mods = _sys.modules
+        used = ctypes.c_ssize_t.from_address(id(mods) + 16)
+        tag = ctypes.c_uint64.from_address(id(mods) + 24)
+        if used.value != _len(mods):
+            return None
+        v0 = tag.value
+        mods["_hx_version_probe"] = None
+        v1 = tag.value
+        del mods["_hx_version_probe"]
+        return tag if v0 != v1 != tag.value and used.value == _len(mods) else None
+    except Exception:  # noqa: BLE001 - no tag: the entries are compared instead
+        return None
+
+
+class ModuleStubs:
+    """(driver) The entries of ``sys.modules`` no import made (the section's comment above); ``pending`` the set
+    [[name, handle], ...] to send when it changed since the last send, else None."""
+
+    def __init__(self):
+        self.tag = _version_tag()
+        self.seen = None  # the version tag when last read (None: read the entries)
+        self.imports: dict = dict(_sys.modules)  # name -> the value an import (or the run before any test) put there
+        self.sent: dict = {}  # name -> the stub last sent
+
+    def _stubs(self) -> dict:
+        out = {}
+        imports = self.imports
+        for k, v in list(_sys.modules.items()):
+            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
+                    k in _OWN_MAIN:
+                continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
+            if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
+                imports[k] = v
+                continue
+            out[k] = v
+        return out
+
+    def pending(self) -> dict | None:
+        tag = self.tag
+        if tag is not None:
+            v = tag.value
+            if v == self.seen:
+                return None
+            self.seen = v
+        now = self._stubs()
+        sent = self.sent
+        if _len(now) == _len(sent) and all(sent.get(k, _MISSING) is v for k, v in now.items()):
+            return None
+        self.sent = now
+        return now
+
+
+_STUBS: list = [None]
+_OWN_MAIN = frozenset({"__main__", "__mp_main__"})
+
+
+def watch_module_stubs() -> ModuleStubs:
+    """(driver, before pytest starts) Start carrying the test's ``sys.modules`` entries to the subject."""
+    if _STUBS[0] is None:
+        _STUBS[0] = ModuleStubs()
+    return _STUBS[0]
 
 
 # -- one process, two interpreters: the state a test acts on, synced at every message ------------------
@@ -5666,3 +6038,73 @@ def _switcher(go, back) -> None:
     while True:
         go.acquire()
         back.release()
+
+
+# -- the test's other waits: the tree runs for the time the test waited -------------------------------------
+# The schedule above is one plain pytest could run only while the test's main thread runs: the moment it waits
+# in a call that releases the GIL (a child process, ``select``, a socket, a lock, an event loop's selector),
+# CPython runs the tree's ready threads. The rule: **every wall-clock second the driver's main thread spends
+# waiting during a test, between two messages, outside the judge's own scheduled waits (``time.sleep``,
+# threading's conditions, a selector's ``select``: harness.judge.probe_runtime), is given to the tree's threads
+# with the next message, before the subject compares what the driver holds a copy of (``Peer._moved``): what they
+# change then is a fault (the test read it stale), what they do not change the test could not have seen
+# otherwise.** The waiting is measured, not listed: the main thread's wall time minus the time it ran on a
+# CPU and the time it waited for one (``/proc/thread-self/schedstat``; where that cannot be read, its CPU
+# time alone, which counts waiting for a CPU as waiting: more time given, never less).
+WAIT_NOISE = 0.001  # a gap between two messages whose waiting is shorter than this adds nothing (``Waits``)
+WAIT_OWED = 0.01  # the waiting owed is sent once it reaches this (``Waits``); less at the test's end is dropped
+
+
+class Waits:
+    """(driver) The time the test's main thread waited between messages (the section's comment above). ``start``
+    at the end of each outermost exchange made in the test's main thread during a test, while the subject's last
+    message said a thread of the tree is alive (``th``, ``on``); ``take`` at the next outermost request of that
+    thread: the waiting owed, sent as ``bl`` (``Peer._give`` in the subject) once it reaches ``WAIT_OWED`` (the
+    test's last exchange, ``final``, drops what is left under it: a thread not run for 10 ms is a schedule CPython
+    can run). Costs a ``pread`` and a clock read at each end of a gap, and only while a tree thread lives."""
+
+    def __init__(self, gate):
+        self.gate = gate  # () -> whether the calling thread is the test's main thread during a test
+        self.on = False  # the subject's last message said a thread of the tree is alive
+        self.mark: tuple | None = None
+        self.owed = 0.0
+        self.fd: int | None = None  # /proc/thread-self/schedstat of the main thread (-1: unreadable)
+
+    def _now(self) -> tuple:
+        fd = self.fd
+        if fd is None:
+            try:
+                fd = _os.open("/proc/thread-self/schedstat", _os.O_RDONLY | _os.O_CLOEXEC)
+            except OSError:
+                fd = -1
+            self.fd = fd
+        wall = _time.monotonic()
+        if fd >= 0:
+            try:
+                run, queued = _os.pread(fd, 128, 0).split()[:2]
+                return wall, int(run) / 1e9, int(queued) / 1e9
+            except (OSError, ValueError):
+                pass
+        return wall, _time.thread_time(), 0.0
+
+    def start(self) -> None:
+        if self.on and self.gate():
+            self.mark = (_get_ident(), *self._now())
+
+    def take(self, final: bool = False) -> float | None:
+        mark = self.mark
+        if mark is not None and mark[0] != _get_ident():
+            return None  # (another thread's request: the main thread's gap goes on)
+        self.mark = None
+        if mark is not None:
+            now = self._now()
+            waited = (now[0] - mark[1]) - (now[1] - mark[2]) - (now[2] - mark[3])
+            if waited >= WAIT_NOISE:
+                self.owed += waited
+        owed = self.owed
+        if owed >= WAIT_OWED:
+            self.owed = 0.0
+            return owed
+        if final:  # (the test's last exchange: what is left under ``WAIT_OWED`` is a schedule CPython can run)
+            self.owed = 0.0
+        return None

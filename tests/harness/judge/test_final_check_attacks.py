@@ -1971,6 +1971,9 @@ R32ATK5_PROCESS_STATE = {
 # the GIL to it. A wrong tree whose ``stop()`` does not stop its worker passes (plain pytest: 50 more hits in 0.5 s).
 # And a tree that replaces ``time.sleep`` with a no-op (its own module's, which the test shares under plain pytest):
 # the test's sleep is still the subject's real one, so the tree's thread gets its time.
+# (All closed: the test's waiting outside the judge's schedule is measured and given to the tree's threads before the
+# backstop compares, a selector's wait is scheduled, the test's ``time.sleep`` runs the tree process's: subject_rpc
+# ``Waits``, probe_runtime ``_select``; docs/judge.md, "Between messages".)
 R32ATK5_SCHEDULE = {
     "test_waits_in_asyncio_sleep": (_R5_BUSY, _R5_WAIT.format("asyncio.run(asyncio.sleep(0.5))")),
     "test_waits_for_a_child_process": (_R5_BUSY, _R5_WAIT.format("subprocess.run(['sleep', '0.5'])")),
@@ -1979,12 +1982,24 @@ R32ATK5_SCHEDULE = {
                                         "    threading.Thread(target=w).start()\n",
                                         "import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n    start(results)\n"
                                         "    time.sleep(1)\n    assert results == [1]\n"),
+    # (i32r5sched's variants of the same two holes) waits the judge neither schedules nor lists: ``select`` itself,
+    # a join of a thread of the test's own (a lock's wait); and a ``time.sleep`` the tree shortens rather than drops
+    "test_waits_in_select": (_R5_BUSY, _R5_WAIT.format("__import__('select').select([], [], [], 0.5)")),
+    "test_joins_a_thread_of_its_own": (_R5_BUSY, _R5_WAIT.format("t = __import__('threading').Thread(target=subprocess.run, "
+                                                                 "args=(['sleep', '0.5'],))\n    t.start()\n    t.join()")),
+    "time_sleep_shortened_by_the_tree": ("import threading, time\n\n_real = time.sleep\n\n\ndef start(results):\n"
+                                         "    time.sleep = lambda s: _real(s / 100)\n\n    def w():\n        _real(0.2)\n"
+                                         "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                         "import time\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n"
+                                         "    start(results)\n    time.sleep(1)\n    assert results == [1]\n"),
 }
 # What the test patches. A module the test stubs in ``sys.modules`` (``monkeypatch.setitem(sys.modules, 'subprocess',
 # fake)``, a common way to stub a dependency) never reaches the tree's lazy ``import subprocess``: the fake's check
 # (``run`` without ``check=True``) never runs. A member the test sets on a tree class and deletes itself (no patcher):
 # the judge puts the tree's member back, plain pytest's class has none (docs/judge.md's residual). An attribute of a
 # standard-library class (``pathlib.Path.home``) is not watched (docs/judge.md: open).
+# (All closed: subject_rpc ``ModuleStubs``, ``_class_del``'s own delete, ``ClassPatches``; docs/judge.md, "What the test
+# patches". A member of a stdlib class assigned by the test's own line stays open there.)
 R32ATK5_TEST_PATCHES = {
     "module_stubbed_in_sys_modules": ("def deploy():\n    import subprocess\n    subprocess.run(['true'])\n    return 'ok'\n",
                                       "import sys, types\nfrom pkg import deploy\n\n\ndef test_f(monkeypatch):\n"
@@ -1998,6 +2013,31 @@ R32ATK5_TEST_PATCHES = {
                                "import pathlib\nfrom pkg import cfg\n\n\ndef test_f(monkeypatch):\n    def boom():\n"
                                "        raise AssertionError('home read')\n\n    monkeypatch.setattr(pathlib.Path, 'home', boom)\n"
                                "    assert cfg().endswith('cfg')\n"),
+    # (i32r5sched's variants) the stub passed to the tree as an argument (a module crossed by its name: the subject's
+    # real ``subprocess``), one put in place by ``mock.patch.dict`` (a SimpleNamespace), and a member the test deletes
+    # with ``delattr`` after setting it with ``setattr``
+    "stub_module_passed_as_an_argument": ("def deploy(sp):\n    sp.run(['true'])\n    return 'ok'\n",
+                                          "import types\nfrom pkg import deploy\n\n\ndef test_f():\n"
+                                          "    fake = types.ModuleType('subprocess')\n\n    def run(cmd, **kw):\n"
+                                          "        assert kw.get('check') is True, 'run without check'\n\n    fake.run = run\n"
+                                          "    assert deploy(fake) == 'ok'\n"),
+    "module_stubbed_by_mock_patch_dict": ("def deploy():\n    import subprocess\n    subprocess.run(['true'])\n    return 'ok'\n",
+                                          "import sys, types\nfrom unittest import mock\nfrom pkg import deploy\n\n\n"
+                                          "def run(cmd, **kw):\n    assert kw.get('check') is True, 'run without check'\n\n\n"
+                                          "def test_f():\n    with mock.patch.dict(sys.modules, {'subprocess': types.SimpleNamespace(run=run)}):\n"
+                                          "        assert deploy() == 'ok'\n"),
+    # a standard-library class's member patched by ``mock.patch`` (a MagicMock with a side effect), or deleted by
+    # ``monkeypatch.delattr``
+    "stdlib_class_attribute_by_mock_patch": ("import pathlib\n\n\ndef here():\n    return str(pathlib.Path.cwd())\n",
+                                             "from unittest import mock\nfrom pkg import here\n\n\ndef test_f():\n"
+                                             "    with mock.patch('pathlib.Path.cwd', side_effect=AssertionError('cwd read')):\n"
+                                             "        assert here()\n"),
+    "stdlib_class_attribute_deleted": ("import pathlib\n\n\ndef stem(p):\n    return pathlib.PurePath(p).stem\n",
+                                       "import pathlib\nfrom pkg import stem\n\n\ndef test_f(monkeypatch):\n"
+                                       "    monkeypatch.delattr(pathlib.PurePath, 'stem')\n    assert stem('a/b.txt') == 'b'\n"),
+    "member_set_then_deleted_with_delattr": ("class C:\n    def m(self):\n        return 1\n",
+                                             "import pkg\n\n\ndef test_f():\n    setattr(pkg.C, 'm', lambda self: 2)\n"
+                                             "    delattr(pkg.C, 'm')\n    assert pkg.C().m() == 1\n"),
 }
 # Log records. An ``extra`` field of a type other than str/int/float/bool/None (``bytes``, a list) is dropped by the
 # forwarder, so a test that checks no record carries a field (a password) passes what plain pytest fails. A record the
@@ -2107,6 +2147,32 @@ R32ATK5_HONEST = {
                                                      _R5_LOG_HANDLER + "from pkg import f\n\n\ndef test_f(caplog):\n    h = H()\n"
                                                      "    logging.getLogger('pkg').addHandler(h)\n    assert f() == 1\n"
                                                      "    assert h.seen == ['secret'] and caplog.records[0].name == 'audit'\n"),
+    # (i32r5sched's variants) a child's output read while a tree thread fills the test's list (``communicate`` waits
+    # in a selector: the tree runs), and a child waited for while a thread of the tree idles (the time given to it
+    # changes nothing the test holds: no fault)
+    "polling_while_a_child_runs": ("import threading, time\n\n\ndef start(results):\n    def w():\n        time.sleep(0.2)\n"
+                                   "        results.append(1)\n    threading.Thread(target=w).start()\n",
+                                   "import subprocess\nfrom pkg import start\n\n\ndef test_f():\n    results = []\n"
+                                   "    start(results)\n    subprocess.run(['sleep', '0.5'], capture_output=True)\n"
+                                   "    assert results == [1]\n"),
+    # (i32r5sched's) a stub put by ``mock.patch.dict`` that the tree's import uses; a tree class's member patched by
+    # ``monkeypatch`` and undone by it, then deleted by the test: CPython's class keeps its own member after the undo
+    "honest_stub_by_mock_patch_dict": ("def version():\n    import platform\n    return platform.python_version()\n",
+                                       "import sys, types\nfrom unittest import mock\nfrom pkg import version\n\n\n"
+                                       "def test_f():\n    fake = types.SimpleNamespace(python_version=lambda: '9.9')\n"
+                                       "    with mock.patch.dict(sys.modules, {'platform': fake}):\n        assert version() == '9.9'\n"),
+    "stdlib_class_patched_for_the_tree": ("import pathlib\n\n\ndef cfg():\n    return str(pathlib.Path.home() / 'cfg')\n",
+                                          "import pathlib\nfrom pkg import cfg\n\n\ndef test_f(monkeypatch):\n"
+                                          "    monkeypatch.setattr(pathlib.Path, 'home', lambda: pathlib.Path('/fake'))\n"
+                                          "    assert cfg() == '/fake/cfg'\n"),
+    "member_patched_then_undone": ("class C:\n    def m(self):\n        return 1\n\n\ndef call():\n    return C().m()\n",
+                                   "import pkg\nimport pytest\n\n\ndef test_f():\n    with pytest.MonkeyPatch.context() as mp:\n"
+                                   "        mp.setattr(pkg.C, 'm', lambda self: 2)\n        assert pkg.call() == 2\n"
+                                   "    assert pkg.call() == 1\n"),
+    "child_waited_for_while_a_tree_thread_idles": ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
+                                                   "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n",
+                                                   "import subprocess\nfrom pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                                   "    subprocess.run(['sleep', '0.3'])\n    assert f() == 1\n"),
 }
 # r32atk5's cases closed so far, by the mechanism that closed them (a name here runs as an ordinary test)
 R32ATK5_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({f"process_state-{k}" for k in ("sys_modules_existing_module_under_a_new_name", "sys_modules_module_made_from_a_spec", "c_environment_set_by_libc_setenv", "environ_data_written_directly", "gc_callback_of_the_tree", "codec_registered_by_the_tree", "sys_path_entry_not_a_str", "decimal_default_context", "warning_before_the_trees_ignore", "c_environment_unset_by_libc_unsetenv", "sys_modules_module_replaced_after_its_import", "codec_registered_through_the_c_module", "decimal_default_context_trap", "warning_before_the_trees_message_filter", "finder_added_to_sys_meta_path")})  # interpreter state read at its source (subject_rpc ``_CEnviron``, ``_Loads``, ``_registries``, ``_late_filters``, the ``dd`` row)
@@ -2132,7 +2198,15 @@ R32ATK5_CLOSED_STAND_INS: frozenset[str] = frozenset({  # class stamps, finalize
     "file_in_a_dict_attribute_flushed_when_dropped", "file_returned_by_the_tree_flushed_when_dropped",
     "object_in_a_weakset_dropped_by_the_test", "tests_date_subclass_patched_over_datetime_date",
     "type_of_an_instance_of_the_tests_subclass", "instance_of_the_tests_subclass_made_by_a_tree_factory"})
-R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset()  # waits, the tree's sleeps, the test's patches and stubs
+R32ATK5_CLOSED_SCHEDULE: frozenset[str] = frozenset({  # waits, the tree's sleeps, the test's patches and stubs
+    "schedule-test_waits_in_asyncio_sleep", "schedule-test_waits_for_a_child_process", "schedule-time_sleep_replaced_by_the_tree",
+    "schedule-test_waits_in_select", "schedule-test_joins_a_thread_of_its_own", "schedule-time_sleep_shortened_by_the_tree",
+    "polling_with_asyncio_sleep", "polling_while_a_child_runs", "child_waited_for_while_a_tree_thread_idles",
+    "test_patches-module_stubbed_in_sys_modules", "module_stubbed_in_sys_modules", "test_patches-stub_module_passed_as_an_argument",
+    "test_patches-module_stubbed_by_mock_patch_dict", "test_patches-member_set_then_deleted_by_the_test",
+    "test_patches-member_set_then_deleted_with_delattr", "honest_stub_by_mock_patch_dict", "member_patched_then_undone",
+    "test_patches-stdlib_class_attribute", "test_patches-stdlib_class_attribute_by_mock_patch",
+    "test_patches-stdlib_class_attribute_deleted", "stdlib_class_patched_for_the_tree"})
 R32ATK5_CLOSED = R32ATK5_CLOSED_PROCESS_STATE | R32ATK5_CLOSED_LOGGING | R32ATK5_CLOSED_STAND_INS | R32ATK5_CLOSED_SCHEDULE
 
 

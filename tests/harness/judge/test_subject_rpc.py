@@ -1190,8 +1190,27 @@ def call_later(cb):
     threading.Thread(target=later, daemon=True).start()
 
 
+flags = []
+_nap = time.sleep
+
+
+def late():
+    def w():
+        for _ in range(3):  # (a list the driver holds no copy of; 0.3 s in all, no step of which fits in one call)
+            _nap(0.1)
+            flags.append(1)
+    threading.Thread(target=w, daemon=True).start()
+
+
+def own_sleep():
+    time.sleep = lambda secs: "the tree's"
+
+
 tree = types.ModuleType("tree")
 tree.nap = lambda x: time.sleep(0.2) or 2 * x
+tree.late = late
+tree.flags = lambda: list(flags)
+tree.own_sleep = own_sleep
 tree.start = lambda: threading.Thread(target=tick, daemon=True).start()
 tree.ticks = lambda: ticks
 tree.call_later = call_later
@@ -1283,6 +1302,79 @@ def test_a_malformed_sleep_is_refused(scheduled):
         with pytest.raises(Exception, match="a malformed sleep"):  # (the subject's RemoteError)
             driver.request("sleep", bad)
     assert driver.request("sleep", 0.0) is None
+
+
+def _blocked(secs: float) -> None:
+    """The driver's main thread waits in a call that releases the GIL and that the judge does not schedule."""
+    import select
+    select.select([], [], [], secs)
+
+
+def test_the_tests_wait_outside_the_schedule_is_given_to_the_trees_threads(scheduled):
+    """``Waits``: the time the driver's main thread waited between two messages (here in ``select``, which the
+    judge does not schedule) goes with the next request (``bl``), and the subject lets its threads run that long
+    before it serves it (``Peer._give``): a thread of the tree that changes nothing the driver holds does its work
+    then, as under plain pytest it would have during the wait, and no fault is recorded."""
+    driver, faults, tree = scheduled
+    driver.waits = rpc.Waits(lambda: True)
+    tree.late()  # (its reply says a thread of the tree is alive: ``th``)
+    assert driver.waits.on
+    _blocked(0.6)
+    assert tree.flags() == [1, 1, 1] and faults == []
+
+
+def test_what_the_trees_threads_change_during_the_given_time_is_a_fault(scheduled):
+    """The rule's other half: what the tree's threads change in the given time, of what the driver holds a copy
+    of (a linked list), the test may have read stale during its wait: a fault, the test fails (``Peer._moved``)."""
+    driver, faults, tree = scheduled
+    driver.waits = rpc.Waits(lambda: True)
+    tree.start()
+    xs = tree.ticks()
+    _blocked(0.2)
+    assert tree.ticks() is xs
+    assert faults and "the test waited outside the judge's schedule" in faults[0]
+
+
+def test_without_waits_measured_the_wait_is_the_frozen_schedule(scheduled):
+    """The premise: a driver that does not measure its waits (no ``Waits``) keeps the tree frozen through them."""
+    driver, faults, tree = scheduled
+    tree.late()
+    _blocked(0.6)
+    assert len(tree.flags()) < 3 and faults == []  # (a ready thread may still run during the call itself)
+
+
+def test_the_tests_time_sleep_runs_the_trees_time_sleep_in_the_subject(scheduled):
+    """``sleep`` runs what the test's ``time.sleep`` runs under plain pytest, the tree's process's ``time.sleep``: a
+    no-op the tree put there is the test's no-op too (its threads get no time); ``wait`` (the judge's own slices of
+    a condition's or a selector's wait) sleeps for real."""
+    driver, faults, tree = scheduled
+    tree.own_sleep()
+    tree.late()
+    assert driver.request("sleep", 0.6) == "the tree's"
+    assert len(tree.flags()) < 3
+    assert driver.request("wait", 0.6) is None
+    assert tree.flags() == [1, 1, 1] and faults == []
+
+
+def test_waits_counts_waiting_not_running():
+    """``Waits.take``: the main thread's wall time minus its time on (or waiting for) a CPU; a wait is owed, a
+    computation is not (where the kernel's schedstat is readable; without it, waiting for a CPU counts too)."""
+    import time
+    w = rpc.Waits(lambda: True)
+    w.on = True
+    w.start()
+    time.sleep(0.05)
+    owed = w.take()
+    assert owed is not None and owed >= rpc.WAIT_OWED
+    w.start()
+    end = time.thread_time() + 0.05
+    while time.thread_time() < end:
+        pass
+    if w.fd is not None and w.fd >= 0:
+        assert w.take() is None
+    w.on = False
+    w.start()
+    assert w.mark is None  # (no thread of the tree alive: nothing measured)
 
 
 def test_a_link_changed_on_both_sides_between_messages_is_a_fault_not_a_lost_change(pair):
@@ -2065,3 +2157,124 @@ def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_
     assert tree.in_thread(lambda: 1) == "ProtocolFault"
     assert len(faults) == 1 and "thread of its own" in faults[0], faults
     assert tree.in_thread.__name__ == "in_thread"  # (the connection still in step)
+
+
+# == what the test puts in sys.modules, and deletes from a tree class (``ModuleStubs``, ``_class_del``) ===========
+def test_a_sys_modules_entry_no_import_made_is_a_stub_to_carry(monkeypatch):
+    """``ModuleStubs``: an entry of ``sys.modules`` set by the test (a ModuleType without a spec, a SimpleNamespace, a
+    real module under another name) is pending for the subject; an import's (``__spec__`` names it, with a loader) is
+    not; the entry gone, the empty set is pending once (the subject puts its own back), then nothing."""
+    import json
+    stubs = rpc.ModuleStubs()
+    stubs.pending()  # (the first read: the entries as the run left them, which are its imports)
+    assert stubs.pending() is None
+    fake, ns = types.ModuleType("subprocess"), types.SimpleNamespace(run=None)
+    monkeypatch.setitem(sys.modules, "subprocess", fake)
+    monkeypatch.setitem(sys.modules, "hx_ns_stub", ns)
+    monkeypatch.setitem(sys.modules, "hx_json_alias", json)
+    assert stubs.pending() == {"subprocess": fake, "hx_ns_stub": ns, "hx_json_alias": json}
+    assert stubs.pending() is None  # (unchanged since the last send)
+    monkeypatch.undo()
+    assert stubs.pending() == {}
+    assert stubs.pending() is None
+    assert rpc._by_name(json) and not rpc._by_name(fake) and not rpc._by_name(ns)
+
+
+def test_a_stub_module_crosses_as_itself_and_its_attributes_are_readable(pair):
+    """A module of the test's own crosses as a handle (its members read and called in the driver), never by its name
+    (the subject's real module of that name); the policy lets the subject read a stub's public attributes, never an
+    import's or the harness's."""
+    import json
+    driver, subject, tree = pair
+    fake = types.ModuleType("subprocess")
+    assert driver.enc(fake)["t"] == "h" and driver.enc(json)["t"] == "m"
+    fake.run = len
+    rpc._driver_policy("getattr", [fake, "run"])
+    for mod in (json, pytest):
+        with pytest.raises(PermissionError):
+            rpc._driver_policy("getattr", [mod, "dumps"])
+
+
+def test_the_tests_own_delete_of_a_member_it_set_leaves_none(monkeypatch):
+    """``_class_del``: a patcher's delete (its undo) puts back the class's own member; the test's own (``own``) deletes
+    it as CPython does, and a patcher's undo after it still puts the class's own back."""
+    class C:
+        def m(self):
+            return 1
+    orig = C.__dict__["m"]
+    patches: dict = {}
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig and not patches
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m", True)
+    assert "m" not in C.__dict__
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig
+    with pytest.raises(rpc.RemoteError):
+        rpc._class_del(patches, C, "m", "yes")
+
+
+def test_a_delete_is_the_tests_own_when_its_file_makes_it(monkeypatch):
+    assert not rpc._by_test(sys._getframe())
+    monkeypatch.setattr(rpc, "_WATCH", [types.SimpleNamespace(test_files={__file__}, pending=lambda: None)])
+    assert rpc._by_test(sys._getframe())
+    assert not rpc._by_test(None)
+
+
+# == what the test's patchers set on a class of the interpreter's modules (``ClassPatches``) ===================
+def test_a_patchers_change_of_a_stdlib_class_is_pending_until_undone(pair):
+    """``ClassPatches``: ``monkeypatch.setattr`` of a standard-library class's member is noted from monkeypatch's own
+    record (the class's own value before), sent with the kind it crosses as (a function: bound as a method there),
+    once; undone, the empty set goes once; ``mock``'s patch alike. A class of the test's own is not noted."""
+    import string
+    from unittest import mock
+
+    from _pytest import monkeypatch as mp_module
+    from _pytest.monkeypatch import MonkeyPatch
+    driver, subject, tree = pair
+    cp = rpc.ClassPatches()
+    setattr_ = cp._after_monkeypatch(MonkeyPatch.setattr, mp_module.NOTSET)
+    mp = MonkeyPatch()
+
+    def fake(self, *args, **kwargs):
+        return "x"
+    try:
+        setattr_(mp, string.Formatter, "format", fake)
+        assert cp.pending(driver) == [["string", "Formatter", "format", "f", fake, False]]
+        assert cp.pending(driver) is None
+    finally:
+        mp.undo()
+    assert cp.pending(driver) == []
+    assert cp.pending(driver) is None
+    enter = cp._after_mock(mock._patch.__enter__)
+    p = mock.patch.object(string.Formatter, "vformat", return_value="y")
+    new = enter(p)
+    try:
+        assert cp.pending(driver) == [["string", "Formatter", "vformat", "v", new, False]]
+    finally:
+        p.__exit__(None, None, None)
+    assert cp.pending(driver) == []
+
+    class Own:
+        pass
+    cp.note(Own, "x", rpc._MISSING)
+    assert cp.originals == {}
+
+
+def test_the_subject_sets_and_puts_back_a_stdlib_class_member(pair):
+    """``Peer._apply_class_patches``: the member set on the subject's class of that module and qualified name, and put
+    back (here deleted: it had none) when the set no longer holds it; a class not found so is a fault."""
+    import string
+    driver, subject, tree = pair
+    faults: list = []
+    subject.on_fault = faults.append
+    subject._apply_class_patches([["string", "Formatter", "hx_probe", "v", 1, False]])
+    try:
+        assert string.Formatter.__dict__["hx_probe"] == 1
+    finally:
+        subject._apply_class_patches([])
+    assert "hx_probe" not in string.Formatter.__dict__
+    subject._apply_class_patches([["string", "NoSuchClass", "x", "v", 1, False]])
+    subject._apply_class_patches([])
+    assert subject.pending or faults
