@@ -193,6 +193,7 @@ class _Recording:
         self.coll = cov._collector
         self.coll.start()
         self.on = True
+        _watch_blind_spots(self)
 
     def take(self) -> None:
         if not self.ok or not isinstance(self.raw, dict):
@@ -212,6 +213,8 @@ class _Recording:
         if self.on:
             if type(sys.gettrace()).__name__ not in ("CTracer", "PyTracer"):
                 self.ok = False         # a test replaced the tracer: what ran is unknown
+            if getattr(self.coll, "threading", None) is not None and not _coverage_hook(self.coll):
+                self.ok = False         # ... or the one new threads install: theirs run untraced
             self.coll.pause()
             self.on = False
 
@@ -229,6 +232,39 @@ class _Recording:
         except Exception:               # noqa: BLE001 - a recording that failed says nothing
             self.ok = False
         return RAN_MARK + (json.dumps({k: sorted(v) for k, v in self.seen.items()}) if self.ok else "?") + "\n"
+
+
+# What a recording cannot see, so its record must say "unknown" (``?``: the judgment is never
+# reused after an edit, corpus/rerun.py): code run in another process (a subprocess, a fork, an
+# exec), and code run while a tracer other than the recorder's was set (``sys.settrace(None)``
+# around a call, a profiler). Each is an audit event; the recorder's own calls (coverage's
+# collector, and a new thread installing the collector's hook) are told apart by the caller.
+_BLIND_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                           "os.forkpty", "pty.spawn", "os.startfile", "sys.settrace", "sys.setprofile"})
+
+
+def _coverage_hook(coll) -> bool:
+    """Is the hook new threads install the collector's own (while it records)?"""
+    import threading
+    return getattr(getattr(threading, "_trace_hook", None), "__self__", None) is coll
+
+
+def _watch_blind_spots(rec: _Recording) -> None:
+    """Turn ``rec.ok`` false on an event of ``_BLIND_EVENTS`` not made by the recorder itself."""
+    import threading
+    collector = os.sep + os.path.join("coverage", "collector.py")
+
+    def hook(event, args):
+        if event not in _BLIND_EVENTS or not rec.ok:
+            return
+        if event in ("sys.settrace", "sys.setprofile"):
+            caller = sys._getframe(1).f_code
+            if event == "sys.settrace" and caller.co_filename.endswith(collector):
+                return              # the collector starting, pausing, resuming, or a thread's start
+            if event == "sys.settrace" and caller.co_filename == threading.__file__ and _coverage_hook(rec.coll):
+                return              # threading's bootstrap installing the collector's hook
+        rec.ok = False
+    sys.addaudithook(hook)
 
 
 def _resume_at_first_exec(rec: _Recording, base: str) -> None:

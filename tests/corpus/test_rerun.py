@@ -404,8 +404,9 @@ RERUN_BREAKS = {
     # test_b alone (OFFSET 5) kills the mutant its accept was reused for (selected now within then)
     "a test whose state another test relied on stops covering the mutant": (
         "OFFSET = [5]\n\n\ndef f(x):\n    return x + OFFSET[0] * 2\n",
-        {"test_f.py": "import calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
-                      "def test_b():\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
+        # (test_b sleeps: the fast path runs the faster test first, and test_a must run first)
+        {"test_f.py": "import time\n\nimport calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
+                      "def test_b():\n    time.sleep(0.05)\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
         "L5: 2 -> 3", "accept", "reject", _no_setup,
         lambda p, root: p.edit("tests/test_f.py", "    assert calc.f(1) == 1\n", "    assert calc.OFFSET\n")),
     # test_b's fingerprint holds the same file's top-level functions it names, not a method of
@@ -437,7 +438,80 @@ RERUN_BREAKS = {
         {"test_t.py": "import calc\n\n\ndef test_t():\n    k = calc.h.__defaults__[0]\n    assert calc.f(2) * k == 3 * k\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "def h(y=0):", "def h(y=1):")),
+    # -- variants written beside the red team's, one or more per rule (corpus/incremental.py's
+    # world table, rerun.py's units and prints, forkserver.py's blind spots): the same holes
+    # reached another way
+    # the project's world: a hidden directory beside the tests (not the artifact's)
+    "a hidden directory of the project beside the tests": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parents[1] / '.fixtures' / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((p.d / ".fixtures").mkdir(), (p.d / ".fixtures" / "cases.json").write_text("[[0, 0]]\n")),
+        lambda p, root: (p.d / ".fixtures" / "cases.json").write_text("[[0, 0], [2, 3]]\n")),
+    # ... a file (not a directory) linked into the project from outside it
+    "a data file linked into the project from outside": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parents[1] / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((root.parent / "outside.json").write_text("[[0, 0]]\n"),
+                         (p.d / "cases.json").symlink_to(root.parent / "outside.json")),
+        lambda p, root: (root.parent / "outside.json").write_text("[[0, 0], [2, 3]]\n")),
+    # ... another variable the judging children keep
+    "LC_ALL changed between the runs": (
+        "import os\n\n\ndef width(x):\n    return x + len(os.environ.get(\"LC_ALL\", \"\"))\n",
+        {"test_w.py": "import os\n\nimport calc\n\n\ndef test_w():\n"
+                      "    assert calc.width(3) == 3 + len(os.environ.get(\"LC_ALL\", \"\"))\n"},
+        'L5: x + len(os.environ.get("LC_ALL", "")) -> x - len(os.environ.get("LC_ALL", ""))', "accept", "reject",
+        lambda p, root: os.environ.__setitem__("LC_ALL", ""), lambda p, root: os.environ.__setitem__("LC_ALL", "C.UTF-8")),
+    # what runs at import: a docstring, read as ``__doc__`` (h never runs)
+    "a test reading a function's __doc__": (
+        "def f(x):\n    return x + 1\n\n\ndef h(y):\n    \"\"\"zero\"\"\"\n    return y\n",
+        {"test_t.py": "import calc\n\n\ndef test_t():\n    k = len(calc.h.__doc__) - 4\n    assert calc.f(2) * k == 3 * k\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", '"""zero"""', '"""zero!"""')),
+    # the recorder's blind spots: the hook new threads install, switched off (h runs untraced)
+    "a test that switches off the tracer of the threads it starts": (
+        SUB_MODULE,
+        {"test_t.py": "import threading\n\nimport calc\n\n\ndef test_t():\n    v = calc.f(2)\n    threading.settrace(None)\n"
+                      "    out = []\n    th = threading.Thread(target=lambda: out.append(calc.h(v) == calc.h(3)))\n"
+                      "    th.start()\n    th.join()\n    assert out[0]\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # ... another process started without subprocess
+    "a test running the module through os.system": (
+        SUB_MODULE,
+        {"test_sub.py": "import os\nimport sys\n\n\ndef test_sub():\n"
+                        "    code = os.system(sys.executable + \" -c 'import calc, sys; \"\n"
+                        "                     \"sys.exit(0 if calc.h(calc.f(2)) == calc.h(3) else 1)'\")\n"
+                        "    assert code == 0\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # a test's print: another test reached through a module-level alias (test_a sleeps when
+    # pytest runs it, so test_b runs first and kills)
+    "a test calling another test through a module-level alias": (
+        "def add(a, b):\n    return a + b\n",
+        {"test_add.py": "import time\n\nimport calc\n\n\ndef test_a(request=None):\n    if request is not None:\n"
+                        "        time.sleep(0.05)\n    assert calc.add(2, 3) == 5\n\n\ncheck = test_a\n\n\n"
+                        "def test_b():\n    check()\n"},
+        "L2: a + b -> a - b", "reject", "accept", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "calc.add(2, 3) == 5", "calc.add(0, 0) == 0")),
+    # ... the order of a star import and an alias of the module's names (the later binding wins)
+    "a star import and an alias swapped in a test file": (
+        "ZERO = 0\nTWO = 2\n\n\ndef add(a, b):\n    return a + b\n",
+        {"test_add.py": "from calc import *  # noqa: F403\nfrom calc import TWO as ZERO\n\n\n"
+                        "def test_add():\n    assert add(ZERO, ZERO) == ZERO + ZERO  # noqa: F405\n"},
+        "L6: a + b -> a - b", "reject", "accept", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "from calc import *  # noqa: F403\nfrom calc import TWO as ZERO\n",
+                               "from calc import TWO as ZERO\nfrom calc import *  # noqa: F403\n")),
+    # the tests that ran, not only the ones selected now: the test that set the state removed
+    "a test whose state another test relied on removed": (
+        "OFFSET = [5]\n\n\ndef f(x):\n    return x + OFFSET[0] * 2\n",
+        {"test_f.py": "import time\n\nimport calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
+                      "def test_b():\n    time.sleep(0.05)\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
+        "L5: 2 -> 3", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("tests/test_f.py", "def test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n", "")),
 }
+
+# the cases above a rerun still gets wrong (strict xfails); every one is closed now
+RERUN_OPEN: set[str] = set()
 
 
 def _rerun_case(tmp_path, case: dict, name: str) -> None:
@@ -454,10 +528,12 @@ def _rerun_case(tmp_path, case: dict, name: str) -> None:
     assert_same_as_fresh(p, m)
 
 
-@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.xfail(
-    strict=True, reason=f"red team r35atk: the rerun reuses a stale verdict ({k})")) for k in RERUN_BREAKS])
+@pytest.mark.parametrize("name", [pytest.param(k, marks=[pytest.mark.xfail(
+    strict=True, reason=f"red team r35atk: the rerun reuses a stale verdict ({k})")] if k in RERUN_OPEN else [])
+    for k in RERUN_BREAKS])
 def test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says(tmp_path, monkeypatch, name):
     monkeypatch.setenv("TZ", "UTC")         # restored after the test (a case changes it)
+    monkeypatch.setenv("LC_ALL", os.environ.get("LC_ALL", ""))      # ... and LC_ALL
     _rerun_case(tmp_path, RERUN_BREAKS, name)
 
 
