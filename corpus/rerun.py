@@ -6,10 +6,14 @@ is reused on a later run when nothing M's verdict depends on changed. Three part
 
 **The mutant's static key** (``static_key(..., reach=False)``, "unit3"): the operator, the text of
 M's *unit* (the function or method holding the change; nested functions belong to the def around
-them) before and after the change, and every top-level statement that is not a def or class
-(imports, constants, tables of functions: they run at import, for every test). The key also holds
-the gate's files other than its test files (conftest.py, data files, the gate file) and the
-context digest (corpus/incremental.context_digest): an edit of any of them re-judges every
+them) before and after the change, and what runs at import, for every test (``Units.context``):
+every top-level statement that is not a def or class (imports, constants, tables of functions),
+each class's own body (its attributes, bases, decorators) and each def's header (decorators,
+defaults, annotations) with its docstring - ``__defaults__``, ``__doc__`` and a class attribute
+are read without running a body the recorder sees. The key also holds the gate's files other
+than its test files (conftest.py, data files, the gate file) and the world digest
+(corpus/incremental.world_digest: every other file under the project's roots, pytest's files
+above them, the children's environment, the interpreter): an edit of any of them re-judges every
 mutant - the conservative answer where a fixture or a data file changed.
 
 **What the tests ran on the mutant** (``ran``): the child that judges M (the swap child or the
@@ -18,14 +22,18 @@ C tracer, the module's file only; lines run at collection count for every test);
 stores the text hash of each unit whose body ran (a def's header and a top-level statement run at
 import: the statement is in the key), with its class's own body for a method. It is reused only while each of those units has the same text. For a reject
 that is what its killing test ran (and what ran outside any test); for an accept, what every
-selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), or code no
-unit holds (made at run time), stores nothing: judged again. This replaces the name-level reach
+selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), code run
+where it cannot see (a subprocess, ``os.system``, a fork, a tracer or profiler a test sets around
+a call, the thread hook a test removes: corpus/forkserver._watch_blind_spots), or code no unit
+holds (made at run time), stores nothing: judged again. This replaces the name-level reach
 of the earlier "unit2" key (every function M's unit names, ``getattr`` with a computed name
 reaching every method of that prefix): a mutant that diverts control into an edited function
 ran it, so it is judged again; one whose tests never reached it keeps its verdict.
 
-**Each test's fingerprint** (``TestPrints``): sha256 over the test's own function (and the same
-file's functions it names), what every test file does when collected (its module-level code,
+**Each test's fingerprint** (``TestPrints``): sha256 over the test's own function and what of
+its file it reaches by name (``_reached_text``: a sibling test called through ``self``, a
+module-level alias of another test, the import alias or star import binding a name it reads, in
+file order; a name computed at run time reaches the whole file), what every test file does when collected (its module-level code,
 fixtures and helpers; ``SuiteSplit._collected``: a new plain test adds nothing there), and the
 text of every function whose body ran under the import context on the conforming artifact
 (called at import, at collection, by a fixture wider than a function: what it returned may be any
@@ -34,21 +42,22 @@ the test was edited.
 
 **Reuse** (``FineReuse.lookup``), for an entry under the same static key whose ``ran`` units are
 unchanged:
-- a reject whose killing test is selected again and has the same fingerprint: that test runs the
-  same code on the same mutant, so it fails again (the tests are taken as independent, as before:
-  only the killer's run is read);
-- an accept when every test selected now was selected then, with the same fingerprint: each of
-  them ran this mutant and passed, and each still runs the same code. A test added or edited
-  that covers M re-judges M.
+- a reject when every test that ran up to the kill (``tests_run``, in the order the child ran
+  them; a test before the killer may have left the state it failed on: the tests are not taken
+  as independent) is selected again with the same fingerprint;
+- an accept when exactly the tests selected then are selected now, each with the same
+  fingerprint: each ran this mutant and passed, and each still runs the same code. A test added,
+  edited or removed (it may have set the state the others passed on) re-judges M.
 - anything else (incapacity, a test file holding two tests of one name, a doctest, a selection
   that is the whole suite while a test was added) is judged again.
 
 So after an edit of function f: M is judged again when it lies in f or the tests its verdict rests
 on ran f on M (mutmut re-tests f's mutants only; a test composing f and g - ``g(f(x))`` - may kill
 g's mutants once f changed, and it ran f). After a test edit or addition: only the mutants that
-test covers (and the kills it made). What the recorder does not see: a test that reads the
-module's text or a function's attributes (``__doc__``, ``__defaults__``, ``inspect``) without
-running it; ``--fresh`` judges everything.
+test covers (and the kills it made). What stays open: a test that reads the module's text
+(``inspect.getsource``) without running it, a file outside every root read by an absolute path,
+and the order the fast path runs tests in (a suite whose verdicts depend on it gets that order's
+verdict, cached or not); ``--fresh`` judges everything.
 """
 from __future__ import annotations
 
@@ -550,7 +559,7 @@ class FineReuse:
         if hit.get("verdict") == "reject":
             # every test that ran up to the kill (a test before it may have left the state it
             # failed on) is selected again with the same print; entries without the list: judged
-            seq = hit.get("seq")
+            seq = hit.get("tests_run")
             ok = isinstance(seq, list) and bool(seq) and all(
                 isinstance(n, str) and n in now and stored.get(n) is not None and stored.get(n) == tp.of(now[n])
                 for n in seq)
@@ -595,7 +604,7 @@ class FineReuse:
                 return
             prints = {n: tp.of(now[n]) for n in seq}
             if all(prints.values()):
-                self.store.put(k[0], row, {"prints": prints, "killer": killer, "seq": seq, "ran": texts})
+                self.store.put(k[0], row, {"prints": prints, "killer": killer, "tests_run": seq, "ran": texts})
             return
         prints = {}
         for t in selected:

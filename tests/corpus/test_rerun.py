@@ -179,6 +179,66 @@ def test_the_static_key_reaches_a_function_through_a_table_and_a_computed_getatt
     assert keys(plain, go_line) == base_go and keys(plain, apply_line) == base_apply
 
 
+def test_the_static_key_holds_what_runs_at_import_for_every_mutant():
+    """A def's header (defaults, decorators, annotations) with its docstring, and a class's own
+    body, run at import: an edit of one changes every mutant's static key (``__defaults__``,
+    ``__doc__`` and a class attribute are read without running a body the recorder sees); an
+    edit of a body changes only that unit's mutants' keys."""
+    src = ("class Cfg:\n    OFFSET = 0\n\n    def get(self):\n        return self.OFFSET\n\n\n"
+           "def f(x):\n    return x + 1\n\n\n"
+           "def h(y=0):\n    \"\"\"zero\"\"\"\n    return y * 2\n")
+
+    def keys(text: str) -> dict[str, str]:
+        data = text.encode()
+        return {mu.note: static_key(data, mu, reach=False)
+                for mu in generate(ArtifactSpec("l", "python", "calc.py", data, {"role": "code"}), "fine")}
+    base = keys(src)
+    f_notes = {n for n in base if n.startswith("L9:")}
+    assert f_notes
+    for old, new in (("OFFSET = 0", "OFFSET = 1"), ("def h(y=0):", "def h(y=1):"), ('"""zero"""', '"""zero!"""')):
+        edited = keys(src.replace(old, new))
+        assert all(edited[n] != base[n] for n in f_notes), old
+    body = keys(src.replace("return y * 2", "return 2 * y"))
+    assert all(body[n] == base[n] for n in f_notes)
+
+
+def test_a_tests_print_holds_what_of_its_file_it_reaches_by_name():
+    """corpus/rerun._reached_text: a sibling test method called through ``self``, a test reached
+    through a module-level alias, the import alias binding a name the test reads (and where it
+    stands against a star import) are in the test's print; another test's body is not."""
+    import ast as _ast
+
+    from corpus.rerun import _reached_text
+
+    def text(src: str, test: str, classes: tuple[str, ...] = ()) -> bytes:
+        tree = _ast.parse(src)
+        scope = tree.body
+        for c in classes:
+            scope = next(n for n in scope if isinstance(n, _ast.ClassDef) and n.name == c).body
+        node = next(n for n in scope if isinstance(n, _ast.FunctionDef) and n.name == test)
+        return _reached_text(tree, node, list(classes))
+    method = "class TestA:\n    def test_b(self):\n        self.test_a()\n\n    def test_a(self):\n        assert 1\n"
+    assert text(method, "test_b", ("TestA",)) != text(method.replace("assert 1", "assert 2"), "test_b", ("TestA",))
+    alias = "def test_a():\n    assert 1\n\n\ncheck = test_a\n\n\ndef test_b():\n    check()\n\n\ndef test_c():\n    pass\n"
+    assert text(alias, "test_b") != text(alias.replace("assert 1", "assert 2"), "test_b")
+    assert text(alias, "test_c") == text(alias.replace("assert 1", "assert 2"), "test_c")
+    imports = "from calc import ZERO as A, add\n\n\ndef test_x():\n    assert add(A, A) == 0\n\n\ndef test_y():\n    add(1, 1)\n"
+    renamed = imports.replace("ZERO as A", "TWO as A")
+    assert text(imports, "test_x") != text(renamed, "test_x") and text(imports, "test_y") == text(renamed, "test_y")
+    star = "from calc import *\nfrom calc import TWO as ZERO\n\n\ndef test_x():\n    assert ZERO == 2\n"
+    swapped = "from calc import TWO as ZERO\nfrom calc import *\n\n\ndef test_x():\n    assert ZERO == 2\n"
+    assert text(star, "test_x") != text(swapped, "test_x")
+
+
+def test_an_import_of_the_module_leaves_the_shared_collected_text_only_when_nothing_kept_reads_it():
+    from corpus.incremental import _without_tests
+    harmless = frozenset({"calc"})
+    plain = b"from calc import add\n\n\ndef test_a():\n    assert add(1, 1) == 2\n"
+    assert _without_tests(plain, harmless) == b""
+    read = b"from calc import ZERO as A\n\nCASE = (A, A)\n\n\ndef test_a():\n    assert CASE\n"
+    assert _without_tests(read, harmless) != _without_tests(read.replace(b"ZERO as A", b"TWO as A"), harmless)
+
+
 DATA_TESTS = {"test_add.py": "import json\nfrom pathlib import Path\n\nfrom calc import add\n\n\n"
                              "def test_add_cases():\n"
                              "    for a, b in json.loads((Path(__file__).parent / \"cases.json\").read_text()):\n"

@@ -118,6 +118,22 @@ def test_a_codec_name_case_on_proved_bytes():
     assert not screened(src.replace("isinstance(data, bytes)", "data"))       # any object's decode
 
 
+def test_a_name_the_module_can_rebind_at_run_time_proves_no_default():
+    """corpus/screen._rebinds_at_run_time, the rule under every default-argument proof: each way a
+    module's own code can give a callee other code or other defaults keeps the mutant."""
+    src = "def g(a, b=0):\n    return a + b\n\n\ndef call(v):\n    return g(v, 0)\n"
+    assert screened(src) == {"L6: argument '0' dropped from 'g(v, 0)'": "default argument"}
+    for tail in ("globals()['g'] = max", "setattr(sys.modules[__name__], 'g', max)", "g.__defaults__ = (1,)",
+                 "g.__kwdefaults__ = {}", "g.__code__ = max.__code__", "g.extra = 1", "exec('g = max')"):
+        assert not screened("import sys\n\n\n" + src + f"\n\ndef hook():\n    {tail}\n"), tail
+
+
+def test_a_codec_name_case_only_on_a_codec_run_in_c():
+    from corpus.screen import _c_codec
+    assert all(_c_codec(n) for n in ("utf-8", "UTF-8", "utf8", "latin-1", "ISO-8859-1", "ascii", "US-ASCII", "utf-16"))
+    assert not any(_c_codec(n) for n in ("idna", "punycode", "utf-8-sig", "cp1252", "utf-16-le"))
+
+
 def test_identity_on_a_parameter_string_is_never_screened():
     src = "def f(s, t):\n    n = len(t)\n    return s == 'major', n == 'x', s == None\n"
     assert not screened(src)
