@@ -170,7 +170,7 @@ def _trace_ran(suffix: str, collection: bool | None = True):
     what ran is unknown). At each switch the collector's line sets are read and emptied in place
     (the tracer keeps adding to the same set), instead of coverage's contexts, which write each
     switch to its SQLite data."""
-    rec = _Recording(_recorder(suffix))
+    rec = _Recording(_recorder(suffix), suffix)
     if collection is not True:
         rec.pause()
     if collection is None:
@@ -183,7 +183,7 @@ class _Recording:
     ("" outside any test) to the module's lines it ran; ``ok`` turns false when what ran is
     unknown (coverage's data not as read here, the tracer replaced by a test)."""
 
-    def __init__(self, cov):
+    def __init__(self, cov, suffix: str = ""):
         self.seen: dict[str, set[int]] = {"": set()}
         self.now = self.seen[""]
         self.raw = getattr(getattr(cov, "_collector", None), "data", None)
@@ -193,7 +193,7 @@ class _Recording:
         self.coll = cov._collector
         self.coll.start()
         self.on = True
-        _watch_blind_spots(self)
+        _watch_blind_spots(self, suffix)
 
     def take(self) -> None:
         if not self.ok or not isinstance(self.raw, dict):
@@ -249,12 +249,20 @@ def _coverage_hook(coll) -> bool:
     return getattr(getattr(threading, "_trace_hook", None), "__self__", None) is coll
 
 
-def _watch_blind_spots(rec: _Recording) -> None:
-    """Turn ``rec.ok`` false on an event of ``_BLIND_EVENTS`` not made by the recorder itself."""
+def _watch_blind_spots(rec, suffix: str = "") -> None:
+    """Turn ``rec.ok`` false on an event of ``_BLIND_EVENTS`` not made by the recorder itself, and
+    on the module's own file (its path ends in ``suffix``) opened inside a test by anything but
+    the import system (``inspect.getsource``: a test reading the module's text reads what no
+    unit's run shows; a reload re-runs the module, which the recorder sees)."""
     import threading
     collector = os.sep + os.path.join("coverage", "collector.py")
 
     def hook(event, args):
+        if event == "open" and suffix and rec.ok and getattr(rec, "on", False) and args and \
+                isinstance(args[0], str) and args[0].endswith(suffix):
+            if "importlib" not in sys._getframe(1).f_code.co_filename:
+                rec.ok = False
+            return
         if event not in _BLIND_EVENTS or not rec.ok:
             return
         if event in ("sys.settrace", "sys.setprofile"):

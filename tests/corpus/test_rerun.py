@@ -544,6 +544,13 @@ RERUN_BREAKS = {
                         "    assert code == 0\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # ... the module's text read by a test (h never runs: its text is the test's input)
+    "a test reading the module's text": (
+        SUB_MODULE,
+        {"test_t.py": "import inspect\n\nimport calc\n\n\ndef test_t():\n"
+                      "    k = inspect.getsource(calc.h).count('1')\n    assert calc.f(2) * k == 3 * k\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
     # a test's print: another test reached through a module-level alias (test_a sleeps when
     # pytest runs it, so test_b runs first and kills)
     "a test calling another test through a module-level alias": (
