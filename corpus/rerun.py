@@ -54,8 +54,9 @@ unchanged:
 So after an edit of function f: M is judged again when it lies in f or the tests its verdict rests
 on ran f on M (mutmut re-tests f's mutants only; a test composing f and g - ``g(f(x))`` - may kill
 g's mutants once f changed, and it ran f). After a test edit or addition: only the mutants that
-test covers (and the kills it made). What stays open: a test that reads the module's text
-(``inspect.getsource``) without running it, a file outside every root read by an absolute path,
+test covers (and the kills it made). A test reading the module's text (``inspect.getsource``)
+makes the record unknown (corpus/forkserver._watch_blind_spots). What stays open: a file outside
+every root read by an absolute path,
 and the order the fast path runs tests in (a suite whose verdicts depend on it gets that order's
 verdict, cached or not); ``--fresh`` judges everything.
 """
