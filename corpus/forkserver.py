@@ -170,7 +170,7 @@ def _trace_ran(suffix: str, collection: bool | None = True):
     what ran is unknown). At each switch the collector's line sets are read and emptied in place
     (the tracer keeps adding to the same set), instead of coverage's contexts, which write each
     switch to its SQLite data."""
-    rec = _Recording(_recorder(suffix))
+    rec = _Recording(_recorder(suffix), suffix)
     if collection is not True:
         rec.pause()
     if collection is None:
@@ -183,7 +183,7 @@ class _Recording:
     ("" outside any test) to the module's lines it ran; ``ok`` turns false when what ran is
     unknown (coverage's data not as read here, the tracer replaced by a test)."""
 
-    def __init__(self, cov):
+    def __init__(self, cov, suffix: str = ""):
         self.seen: dict[str, set[int]] = {"": set()}
         self.now = self.seen[""]
         self.raw = getattr(getattr(cov, "_collector", None), "data", None)
@@ -193,6 +193,7 @@ class _Recording:
         self.coll = cov._collector
         self.coll.start()
         self.on = True
+        _watch_blind_spots(self, suffix)
 
     def take(self) -> None:
         if not self.ok or not isinstance(self.raw, dict):
@@ -212,6 +213,8 @@ class _Recording:
         if self.on:
             if type(sys.gettrace()).__name__ not in ("CTracer", "PyTracer"):
                 self.ok = False         # a test replaced the tracer: what ran is unknown
+            if getattr(self.coll, "threading", None) is not None and not _coverage_hook(self.coll):
+                self.ok = False         # ... or the one new threads install: theirs run untraced
             self.coll.pause()
             self.on = False
 
@@ -229,6 +232,47 @@ class _Recording:
         except Exception:               # noqa: BLE001 - a recording that failed says nothing
             self.ok = False
         return RAN_MARK + (json.dumps({k: sorted(v) for k, v in self.seen.items()}) if self.ok else "?") + "\n"
+
+
+# What a recording cannot see, so its record must say "unknown" (``?``: the judgment is never
+# reused after an edit, corpus/rerun.py): code run in another process (a subprocess, a fork, an
+# exec), and code run while a tracer other than the recorder's was set (``sys.settrace(None)``
+# around a call, a profiler). Each is an audit event; the recorder's own calls (coverage's
+# collector, and a new thread installing the collector's hook) are told apart by the caller.
+_BLIND_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                           "os.forkpty", "pty.spawn", "os.startfile", "sys.settrace", "sys.setprofile"})
+
+
+def _coverage_hook(coll) -> bool:
+    """Is the hook new threads install the collector's own (while it records)?"""
+    import threading
+    return getattr(getattr(threading, "_trace_hook", None), "__self__", None) is coll
+
+
+def _watch_blind_spots(rec, suffix: str = "") -> None:
+    """Turn ``rec.ok`` false on an event of ``_BLIND_EVENTS`` not made by the recorder itself, and
+    on the module's own file (its path ends in ``suffix``) opened inside a test by anything but
+    the import system (``inspect.getsource``: a test reading the module's text reads what no
+    unit's run shows; a reload re-runs the module, which the recorder sees)."""
+    import threading
+    collector = os.sep + os.path.join("coverage", "collector.py")
+
+    def hook(event, args):
+        if event == "open" and suffix and rec.ok and getattr(rec, "on", False) and args and \
+                isinstance(args[0], str) and args[0].endswith(suffix):
+            if "importlib" not in sys._getframe(1).f_code.co_filename:
+                rec.ok = False
+            return
+        if event not in _BLIND_EVENTS or not rec.ok:
+            return
+        if event in ("sys.settrace", "sys.setprofile"):
+            caller = sys._getframe(1).f_code
+            if event == "sys.settrace" and caller.co_filename.endswith(collector):
+                return              # the collector starting, pausing, resuming, or a thread's start
+            if event == "sys.settrace" and caller.co_filename == threading.__file__ and _coverage_hook(rec.coll):
+                return              # threading's bootstrap installing the collector's hook
+        rec.ok = False
+    sys.addaudithook(hook)
 
 
 def _resume_at_first_exec(rec: _Recording, base: str) -> None:

@@ -281,13 +281,27 @@ def _without_tests(data: bytes, harmless: frozenset[str] = frozenset()) -> bytes
         tree = parse(data)
     except (SyntaxError, ValueError):
         return data
-    tree.body = [n for n in _strip_tests(tree.body) if not _imports_only(n, harmless)]
+    body = _strip_tests(tree.body)
+    # an import of a harmless module binds names: it goes only when nothing else kept reads one
+    # of them (a test reading one has the import in its own print: corpus/rerun._reached_text)
+    kept_reads: set[str] = set()
+    for n in body:
+        if not _imports_only(n, harmless):
+            kept_reads.update(x.id if isinstance(x, ast.Name) else x.attr for x in ast.walk(n)
+                              if isinstance(x, (ast.Name, ast.Attribute)))
+    tree.body = [n for n in body if not _imports_only(n, harmless) or _bound_names(n) & (kept_reads | {"*"})]
     if not tree.body:
         return b""
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             node.body = _strip_tests(node.body) or [ast.Pass()]
     return ast.dump(tree).encode()
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """The names an import statement binds."""
+    names = node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else []
+    return {(a.asname or a.name).split(".")[0] for a in names}
 
 
 def _imports_only(node: ast.stmt, modules: frozenset[str]) -> bool:
@@ -418,4 +432,114 @@ def context_digest(artifact_dir: Path, target: Path, gate_dir: Path, skip: Path 
         except (OSError, runio.UnsafeFile):
             data = b"?"
         h.update(f"{side}:{rel}".encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- the run's world
+#
+# The rule (issue 35's rerun soundness): a judgment is reused only when everything its run could
+# read is provably unchanged. What a run reads, and how each part is made certain:
+#
+# | what the run can read                                    | how a rerun sees it change            |
+# |----------------------------------------------------------|---------------------------------------|
+# | the module under test                                    | its exact bytes, or rerun.py's units  |
+# | the gate's test files                                    | the gate digest, or rerun.py's prints |
+# | every other file under the project's roots (the artifact | ``world_digest``: content of each,    |
+# | directory, the gate's directory, its tests directory and | links followed, hidden directories    |
+# | that directory's parent), linked or hidden directories   | kept but a VCS's and tool caches      |
+# | conftest.py, __init__.py and pytest's configuration in   | ``world_digest``: each one's content  |
+# | every directory above those roots (pytest loads them)    | (or its absence)                      |
+# | the environment the judging children get                 | ``world_digest``: ``scrubbed_env()``  |
+# | the interpreter and what is installed beside it          | ``world_digest``: executable, version,|
+# |                                                          | each sys.path directory's listing     |
+# | anything else (a subprocess, a tracer switched off)      | the child's recorder fails closed:    |
+# |                                                          | what ran is unknown, never reused     |
+#
+# A file outside every root read by absolute path is not keyed: ``--fresh`` judges everything.
+
+_NOT_WORLD_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "__pycache__", ".pytest_cache", ".mypy_cache",
+                             ".ruff_cache", ".tox", ".nox", "node_modules", "site-packages"})
+_ABOVE = ("conftest.py", "__init__.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _world_files(roots: list[Path], skip: set[Path]) -> list[Path]:
+    """Every file under ``roots``: linked directories followed (each real directory once), hidden
+    ones kept (a module may read ``.conf/``), a VCS's, tool caches, virtualenvs and ``skip`` left out."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    todo = [r for r in roots if r.is_dir()]
+    while todo:
+        d = todo.pop()
+        try:
+            real = d.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if real in seen or real in skip:
+            continue
+        seen.add(real)
+        try:
+            entries = sorted(d.iterdir())
+        except OSError:
+            continue
+        for p in entries:
+            try:
+                is_dir = p.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if p.name not in _NOT_WORLD_DIRS and not (p / "pyvenv.cfg").is_file():
+                    todo.append(p)
+            elif p.suffix not in _NOT_INPUTS:
+                out.append(p)       # a broken link too: its target's name is what it holds
+    return out
+
+
+def _interpreter() -> bytes:
+    """The interpreter and what is installed beside it: executable, version, and the listing of
+    every directory on sys.path (a distribution's dist-info name carries its version)."""
+    import sys
+    parts = [sys.executable, sys.version, sys.prefix]
+    for entry in sys.path:
+        try:
+            names = sorted(n for n in Path(entry or ".").iterdir() if n.name != "__pycache__") \
+                if Path(entry or ".").is_dir() else []
+        except OSError:
+            names = []
+        parts.append(entry + "\1" + "\1".join(n.name for n in names))
+    return "\0".join(parts).encode()
+
+
+def world_digest(roots: list[Path], leave_out: set[Path], skip: Path | None) -> str:
+    """sha256 over what a judgment's run can read beyond the module and the gate's test files
+    (the table above): every file under ``roots`` but ``leave_out`` (the module, the test files:
+    keyed finer elsewhere) and ``skip`` (--out), pytest's files in each directory above them,
+    the judging children's environment and the interpreter."""
+    from corpus.gates import scrubbed_env
+    skips = {skip.resolve()} if skip is not None else set()
+    roots = sorted({r.resolve() for r in roots})
+    out = {p.resolve() if not p.is_symlink() else p for p in leave_out}
+    h = hashlib.sha256()
+    for p in _world_files(roots, skips):
+        try:
+            if p.resolve() in out or p in out:
+                continue
+            data = _file_bytes(p) if p.is_file() else b"link:" + str(p.readlink() if p.is_symlink() else "?").encode()
+        except (OSError, runio.UnsafeFile, RuntimeError):
+            data = b"?"
+        h.update(b"F" + str(p).encode() + b"\0" + sha256(data).encode())
+    above: set[Path] = set()
+    for r in roots:
+        above.update(r.parents)
+    for d in sorted(above):
+        for n in _ABOVE:
+            p = d / n
+            if p.is_file():
+                try:
+                    data = _file_bytes(p)
+                except (OSError, runio.UnsafeFile):
+                    data = b"?"
+                h.update(b"A" + str(p).encode() + b"\0" + sha256(data).encode())
+    env = scrubbed_env()
+    h.update(b"E" + json.dumps(env, sort_keys=True).encode())
+    h.update(b"I" + _interpreter())
     return h.hexdigest()

@@ -36,7 +36,7 @@ from typing import Any
 from corpus.catalogue import Loop
 from corpus.fast_pytest import PytestSession
 from corpus.gates import Gate, Judgement, Verdict, judge
-from corpus.incremental import JudgmentCache, SuiteSplit, context_digest
+from corpus.incremental import JudgmentCache, SuiteSplit, world_digest
 from corpus.kill_history import KILL_HISTORY
 from corpus.model import DESTROYING, EQUIVALENT, PRESERVING, ArtifactSpec, Mutant, sha256
 from corpus.operators import generate
@@ -376,6 +376,27 @@ def _narrow(jobs: list[Job], exclusions: list[dict], keep) -> list[Job]:
     return out
 
 
+def _world_roots(loop: Loop, gate: Gate) -> list[Path]:
+    """The directories whose every file a judgment's key holds (corpus/incremental.world_digest):
+    the artifact's directory, and for the gate and each child its directory and, for each path it
+    names (tests, module, schema, data), that path's directory and the directory above it (a test
+    reads ``Path(__file__).parents[1] / "data"``)."""
+    out = [loop.artifact_dir]
+    todo = [gate]
+    while todo:
+        g = todo.pop()
+        out.append(g.dir)
+        for key in ("schema", "module", "tests"):
+            if key in g.spec:
+                p = (g.dir / g.spec[key]).resolve()
+                d = p if p.is_dir() else p.parent
+                out += [d, d.parent]
+        for extra in g.spec.get("data", []):
+            out.append((g.dir / extra).resolve().parent)
+        todo += g.children
+    return out
+
+
 def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, digest, fast: bool = True
                 ) -> tuple[list[Row], dict[tuple[str, str, str], str], dict[tuple[str, str, str], tuple[str, SuiteSplit]],
                            set[str]]:
@@ -400,8 +421,9 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
         gk = (j.loop.id, str(j.gate.path))
         fine = fast and j.gate.kind == "pytest"
         if gk not in contexts:
-            cd = context_digest(j.loop.artifact_dir, j.loop.target_path, j.gate.dir, cache.path.parent)
             split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
+            cd = world_digest(_world_roots(j.loop, j.gate), {j.loop.target_path, *(p for found in split.tests.values()
+                                                                                   for p in found)}, cache.path.parent)
             exact = f":{sha256(parent)}" if fine else ""
             contexts[gk] = (digest(j.gate) + ":" + cd + exact, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]

@@ -6,10 +6,14 @@ is reused on a later run when nothing M's verdict depends on changed. Three part
 
 **The mutant's static key** (``static_key(..., reach=False)``, "unit3"): the operator, the text of
 M's *unit* (the function or method holding the change; nested functions belong to the def around
-them) before and after the change, and every top-level statement that is not a def or class
-(imports, constants, tables of functions: they run at import, for every test). The key also holds
-the gate's files other than its test files (conftest.py, data files, the gate file) and the
-context digest (corpus/incremental.context_digest): an edit of any of them re-judges every
+them) before and after the change, and what runs at import, for every test (``Units.context``):
+every top-level statement that is not a def or class (imports, constants, tables of functions),
+each class's own body (its attributes, bases, decorators) and each def's header (decorators,
+defaults, annotations) with its docstring - ``__defaults__``, ``__doc__`` and a class attribute
+are read without running a body the recorder sees. The key also holds the gate's files other
+than its test files (conftest.py, data files, the gate file) and the world digest
+(corpus/incremental.world_digest: every other file under the project's roots, pytest's files
+above them, the children's environment, the interpreter): an edit of any of them re-judges every
 mutant - the conservative answer where a fixture or a data file changed.
 
 **What the tests ran on the mutant** (``ran``): the child that judges M (the swap child or the
@@ -18,14 +22,18 @@ C tracer, the module's file only; lines run at collection count for every test);
 stores the text hash of each unit whose body ran (a def's header and a top-level statement run at
 import: the statement is in the key), with its class's own body for a method. It is reused only while each of those units has the same text. For a reject
 that is what its killing test ran (and what ran outside any test); for an accept, what every
-selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), or code no
-unit holds (made at run time), stores nothing: judged again. This replaces the name-level reach
+selected test ran. A recorder replaced meanwhile (a suite that sets its own tracer), code run
+where it cannot see (a subprocess, ``os.system``, a fork, a tracer or profiler a test sets around
+a call, the thread hook a test removes: corpus/forkserver._watch_blind_spots), or code no unit
+holds (made at run time), stores nothing: judged again. This replaces the name-level reach
 of the earlier "unit2" key (every function M's unit names, ``getattr`` with a computed name
 reaching every method of that prefix): a mutant that diverts control into an edited function
 ran it, so it is judged again; one whose tests never reached it keeps its verdict.
 
-**Each test's fingerprint** (``TestPrints``): sha256 over the test's own function (and the same
-file's functions it names), what every test file does when collected (its module-level code,
+**Each test's fingerprint** (``TestPrints``): sha256 over the test's own function and what of
+its file it reaches by name (``_reached_text``: a sibling test called through ``self``, a
+module-level alias of another test, the import alias or star import binding a name it reads, in
+file order; a name computed at run time reaches the whole file), what every test file does when collected (its module-level code,
 fixtures and helpers; ``SuiteSplit._collected``: a new plain test adds nothing there), and the
 text of every function whose body ran under the import context on the conforming artifact
 (called at import, at collection, by a fixture wider than a function: what it returned may be any
@@ -34,21 +42,23 @@ the test was edited.
 
 **Reuse** (``FineReuse.lookup``), for an entry under the same static key whose ``ran`` units are
 unchanged:
-- a reject whose killing test is selected again and has the same fingerprint: that test runs the
-  same code on the same mutant, so it fails again (the tests are taken as independent, as before:
-  only the killer's run is read);
-- an accept when every test selected now was selected then, with the same fingerprint: each of
-  them ran this mutant and passed, and each still runs the same code. A test added or edited
-  that covers M re-judges M.
+- a reject when every test that ran up to the kill (``tests_run``, in the order the child ran
+  them; a test before the killer may have left the state it failed on: the tests are not taken
+  as independent) is selected again with the same fingerprint;
+- an accept when exactly the tests selected then are selected now, each with the same
+  fingerprint: each ran this mutant and passed, and each still runs the same code. A test added,
+  edited or removed (it may have set the state the others passed on) re-judges M.
 - anything else (incapacity, a test file holding two tests of one name, a doctest, a selection
   that is the whole suite while a test was added) is judged again.
 
 So after an edit of function f: M is judged again when it lies in f or the tests its verdict rests
 on ran f on M (mutmut re-tests f's mutants only; a test composing f and g - ``g(f(x))`` - may kill
 g's mutants once f changed, and it ran f). After a test edit or addition: only the mutants that
-test covers (and the kills it made). What the recorder does not see: a test that reads the
-module's text or a function's attributes (``__doc__``, ``__defaults__``, ``inspect``) without
-running it; ``--fresh`` judges everything.
+test covers (and the kills it made). A test reading the module's text (``inspect.getsource``)
+makes the record unknown (corpus/forkserver._watch_blind_spots). What stays open: a file outside
+every root read by an absolute path,
+and the order the fast path runs tests in (a suite whose verdicts depend on it gets that order's
+verdict, cached or not); ``--fresh`` judges everything.
 """
 from __future__ import annotations
 
@@ -98,6 +108,7 @@ class Units:
         self.units: list[Unit] = []
         self.qual: list[str | None] = []        # each unit's qualified name, as its code's co_qualname
         self.headers: set[int] = set()          # the lines of a def's header: they run at import
+        self.header_texts: list[bytes] = []     # each def's header and docstring, as text (``_header``)
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, None)
@@ -105,7 +116,12 @@ class Units:
                 self._add(node, "def", node.name, frozenset({node.name}), _reads(node), None, _dynamic(node))
             else:
                 self._add(node, "stmt", None, _defines(node), _reads(node), None, _dynamic(node))
-        self.context = sha256(b"\0".join(self.text(i) for i, u in enumerate(self.units) if u.kind == "stmt"))
+        # what runs at import, for every test, whether or not a test runs the unit's body: the
+        # top-level statements, each class's own body (its attributes, bases, decorators) and each
+        # def's header (decorators, defaults, annotations) with its docstring (``__defaults__``,
+        # ``__doc__`` and a class attribute are read without running any body the recorder sees)
+        self.context = sha256(b"\0".join([*(self.text(i) for i, u in enumerate(self.units) if u.kind in ("stmt", "class")),
+                                          b"\2", *self.header_texts]))
         by_name: dict[str, list[int]] = {}
         for i, u in enumerate(self.units):
             for n in u.defines:
@@ -138,10 +154,23 @@ class Units:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             self.headers.update(range(first, node.body[0].lineno))
+            self.header_texts.append(self._header(node, lo))
         self.units.append(Unit(lo, hi, kind, name, defines, reads, cls, dynamic))
         outer = self.qual[cls] if cls is not None else None
         self.qual.append(None if kind == "stmt" else f"{outer}.{name}" if outer else name)
         return len(self.units) - 1
+
+    def _header(self, node: ast.FunctionDef | ast.AsyncFunctionDef, lo: int) -> bytes:
+        """A def's text up to its body's first statement (decorators, name, parameters with their
+        defaults, annotations), through its docstring when it has one: what the def statement
+        evaluates at import, and what ``__defaults__``, ``__doc__``, ``__annotations__`` hold."""
+        first = node.body[0]
+        doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+        if doc:
+            line, col = first.end_lineno or first.lineno, first.end_col_offset or 0
+        else:
+            line, col = first.lineno, first.col_offset
+        return self.parent[lo:self._starts[line - 1] + col]
 
     def _class(self, node: ast.ClassDef, outer: int | None) -> None:
         own = [n for n in node.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
@@ -386,8 +415,8 @@ class TestPrints:
         return h.hexdigest()[:32]
 
     def _test_code(self, file: str, rest: str) -> bytes | None:
-        """ast.dump of the test's function (a method: its class's own body too) and of the same
-        file's functions it names, transitively; None when it is not one def of one file."""
+        """The test's own text and every part of its file it reaches by name (``_reached_text``);
+        None when it is not one def of one file."""
         found = self.split.tests.get(file, [])
         if len(found) != 1:
             return None
@@ -413,16 +442,75 @@ class TestPrints:
                 scope = node.body
         if node is None:
             return None
-        top = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        parts, seen, todo = [ast.dump(node)], {id(node)}, [node]
-        while todo:
-            for name in sorted(_reads(todo.pop())):
-                f = top.get(name)
-                if f is not None and id(f) not in seen:
-                    seen.add(id(f))
-                    parts.append(ast.dump(f))
-                    todo.append(f)
-        return "\0".join(parts).encode()
+        return _reached_text(tree, node, names[:-1])
+
+
+def _bindings(tree: ast.Module, classes: list[str]) -> dict[str, list[tuple[int, ast.AST]]]:
+    """What a name can mean in a test: per name, the test file's top-level statements binding it
+    (a def, a class, an assignment, one alias of an import) and the members of the test's
+    enclosing classes (``self.test_a()`` reaches the sibling method), each with its place in the
+    file (a later binding wins). A star import binds any name: it is under every name (key "*")."""
+    out: dict[str, list[tuple[int, ast.AST]]] = {}
+
+    def bind(body: list[ast.stmt], base: int) -> None:
+        for i, n in enumerate(body):
+            at = base + i
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                for a in n.names:           # one alias: a new name imported leaves the others' prints
+                    one = ast.ImportFrom(module=n.module, names=[a], level=n.level) \
+                        if isinstance(n, ast.ImportFrom) else ast.Import(names=[a])
+                    out.setdefault((a.asname or a.name).split(".")[0], []).append((at, one))
+                continue
+            for name in _defines(n) if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    else {n.name}:
+                out.setdefault(name, []).append((at, n))
+
+    bind(tree.body, 0)
+    scope = tree.body
+    for depth, cname in enumerate(classes, 1):
+        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == cname), None)
+        if cls is None:
+            break
+        bind(cls.body, depth << 20)
+        scope = cls.body
+    return out
+
+
+def _reached_text(tree: ast.Module, node: ast.AST, classes: list[str]) -> bytes:
+    """ast.dump of the test's function and, transitively, of everything of its file it reaches by
+    name (``_bindings``: a test function or method it calls, a helper, the import alias binding a
+    name it reads, a star import, a module-level alias of another test), each with its place in
+    the file; a name looked up at run time reaches every binding of its prefix
+    (``getattr(self, "check_" + x)``), one with no constant prefix (``globals()``, ``eval``) the
+    whole file. The enclosing classes' own bodies (bases, attributes, decorators) are in it too."""
+    bound = _bindings(tree, classes)
+    stars = bound.get("*", [])
+    parts, seen, todo = [ast.dump(node)], {id(node)}, [node]
+    scope = tree.body
+    for cname in classes:
+        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == cname), None)
+        if cls is None:
+            break
+        own: list[ast.AST] = [n for n in cls.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                           ast.ClassDef))]
+        own += [*cls.bases, *cls.decorator_list, *(k.value for k in cls.keywords)]
+        parts += [ast.dump(n) for n in own]
+        todo += own             # what they name is reached too (a base class)
+        scope = cls.body
+    while todo:
+        cur = todo.pop()
+        dyn = _dynamic(cur)
+        if "" in dyn:
+            return ast.dump(tree).encode()          # any name of the file: all of it
+        reached = [b for name, bs in bound.items() if any(name.startswith(p) for p in dyn) for b in bs]
+        for name in sorted(_reads(cur)):
+            reached += sorted(bound.get(name, []) + stars, key=lambda b: b[0])
+        for at, b in reached:
+            if id(b) not in seen:
+                seen.add(id(b))
+                parts.append(f"{at}:{ast.dump(b)}")
+                todo.append(b)
+    return "\0".join(parts).encode()
 
 
 class FineReuse:
@@ -468,14 +556,18 @@ class FineReuse:
         units = units_of(session.map.source.encode("utf-8"))
         if not isinstance(ran, dict) or units is None or any(units.unit_hash(q) != h for q, h in ran.items()):
             return None             # code the tests ran on the mutant was edited (or is unknown)
+        now = {_name(t): t for t in selected}
         if hit.get("verdict") == "reject":
-            killer = hit.get("killer")
-            if not killer or node_key(killer) not in {node_key(t) for t in selected}:
-                return None
-            fp = tp.of(killer)
-            ok = fp is not None and stored.get(_name(killer)) == fp
+            # every test that ran up to the kill (a test before it may have left the state it
+            # failed on) is selected again with the same print; entries without the list: judged
+            seq = hit.get("tests_run")
+            ok = isinstance(seq, list) and bool(seq) and all(
+                isinstance(n, str) and n in now and stored.get(n) is not None and stored.get(n) == tp.of(now[n])
+                for n in seq)
         elif hit.get("verdict") == "accept":
-            ok = all(_name(t) in stored and stored[_name(t)] == tp.of(t) and tp.of(t) is not None for t in selected)
+            # the same tests, no fewer and no more: one left out may have set the state the others
+            # passed on, one added may fail
+            ok = set(now) == set(stored) and all(stored[n] == tp.of(t) and tp.of(t) is not None for n, t in now.items())
         else:
             ok = False
         if not ok:
@@ -506,9 +598,14 @@ class FineReuse:
         selected = self._selection(session, mutant)
         if row.verdict == "reject":
             killer = _resolve(row.killer, selected)
-            fp = tp.of(killer) if killer else None
-            if killer and fp:
-                self.store.put(k[0], row, {"prints": {_name(killer): fp}, "killer": killer, "ran": texts})
+            now = {_name(t): t for t in selected}
+            ids = [_resolve(t, selected) for t in ran if t]     # the tests that ran, in order (-x: to the kill)
+            seq = [_name(t) for t in ids if t]
+            if not killer or len(seq) != len(ids) or _name(killer) not in seq or not set(seq) <= set(now):
+                return
+            prints = {n: tp.of(now[n]) for n in seq}
+            if all(prints.values()):
+                self.store.put(k[0], row, {"prints": prints, "killer": killer, "tests_run": seq, "ran": texts})
             return
         prints = {}
         for t in selected:
@@ -520,14 +617,10 @@ class FineReuse:
 
 
 def _ran_lines(ran: dict[str, tuple[int, ...]], killer: str | None) -> set[int]:
-    """What a verdict rests on of the code a run recorded: for a reject, what its killing test
-    ran (the tests are independent: the killer fails again when the code it ran is unchanged)
-    and what ran outside any test; for an accept, or a killer not found, all of it."""
-    out: set[int] = set(ran.get("", ()))
-    if killer:
-        mine = [names for t, names in ran.items() if t and node_key(t) == node_key(killer)]
-        if len(mine) == 1:
-            return out | set(mine[0])
+    """What a verdict rests on of the code a run recorded: all of it, for a reject too (a test
+    run before the killer may have set the state it failed on: the tests are not taken as
+    independent)."""
+    out: set[int] = set()
     for names in ran.values():
         out.update(names)
     return out

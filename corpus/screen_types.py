@@ -52,6 +52,13 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _BUILTIN_TYPES = {"int": "int", "str": "str", "bytes": "bytes", "bool": "bool", "float": "float"}
 
 
+def _copied(k: Kind) -> Kind:
+    """The kind of a value an instance keeps: an instance may be rebuilt without running the
+    module's code (``pickle.loads`` makes a new str equal to the interned literal, not the
+    literal itself), so an attribute's str is exact but never ``istr``."""
+    return k if not k or "istr" not in k else (k - {"istr"}) | {"str"}
+
+
 def interned(text: str) -> bool:
     """Does CPython intern this str literal (every character a name character; the empty string
     and one latin-1 character are single objects too)?"""
@@ -405,7 +412,7 @@ class Kinds:
                                 self.param(func, x.value.id, x) == frozenset({f"inst:{cls.name}"})):
                             return None
                         values.append(n.value)
-        return _union(self.kind(v) for v in values) if values else None
+        return _copied(_union(self.kind(v) for v in values)) if values else None
 
     def call(self, e: ast.Call) -> Kind:
         f = e.func

@@ -442,3 +442,30 @@ def test_no_bytecode_file_when_the_source_would_warn_or_is_not_plain_utf8(tmp_pa
     mod.write_bytes(content.encode("utf-8"))
     assert not cache_bytecode(mod, mod.read_bytes())
     assert not (tmp_path / "__pycache__").exists()
+
+
+def test_a_recording_says_unknown_after_what_its_tracer_cannot_see():
+    """corpus/forkserver._watch_blind_spots (in a fresh interpreter: an audit hook stays for the
+    process's life): a subprocess, an os.system, a tracer or profiler set by anyone but coverage's
+    collector, the module's file read inside a test turn the record unknown; the collector's own
+    calls, and a read outside a test, do not."""
+    import subprocess
+    import sys
+    code = ("import sys, types\nfrom corpus.forkserver import _watch_blind_spots\n"
+            "def fresh():\n    rec = types.SimpleNamespace(ok=True, coll=object(), on=False)\n"
+            "    _watch_blind_spots(rec, '/m.py')\n    return rec\n"
+            "out = []\n"
+            "rec = fresh(); sys.settrace(None); out.append(rec.ok)\n"
+            "rec = fresh(); sys.setprofile(None); out.append(rec.ok)\n"
+            "import subprocess; rec = fresh(); subprocess.run(['true']); out.append(rec.ok)\n"
+            "import os; rec = fresh(); os.system('true'); out.append(rec.ok)\n"
+            "rec = fresh(); len('nothing'); out.append(rec.ok)\n"
+            "rec = fresh(); rec.on = True; open(sys.argv[1]).close(); out.append(rec.ok)\n"
+            "rec = fresh(); rec.on = False; open(sys.argv[1]).close(); out.append(rec.ok)\n"
+            "print(out)\n")
+    module = Path(tempfile.mkdtemp()) / "m.py"
+    module.write_text("X = 1\n")
+    r = subprocess.run([sys.executable, "-c", code, str(module)], capture_output=True, text=True, timeout=60,
+                       cwd=Path(__file__).resolve().parents[2])
+    # ... and the module's own file opened while a test runs (not by the import system)
+    assert r.stdout.strip() == "[False, False, False, False, True, False, True]", r.stdout + r.stderr

@@ -183,3 +183,45 @@ def test_a_reject_survives_an_edit_of_another_test_file(tmp_path):
     third, _ = run()
     assert all(third[k].executor != "cached" for k in add_rejects)    # the killer itself changed
     assert all(third[k].executor == "cached" for k in neg_rejects)
+
+
+def test_the_world_digest_holds_what_a_run_can_read_and_leaves_out_what_is_keyed_finer(tmp_path, monkeypatch):
+    """corpus/incremental.world_digest's table, row by row: every file under the roots (a hidden
+    directory, a linked directory and a linked file followed), pytest's files above the roots,
+    the children's environment, what is installed on sys.path; not the module and test files
+    (``leave_out``), the --out directory, caches or a VCS's directory."""
+    import os
+    import sys
+
+    from corpus.incremental import world_digest
+    proj, out, outside, site = tmp_path / "a" / "proj", tmp_path / "a" / "proj" / "out", tmp_path / "outside", \
+        tmp_path / "site"
+    for d in (proj / "art", proj / "tests", out, outside, site, proj / ".git", proj / "tests" / "__pycache__"):
+        d.mkdir(parents=True)
+    module, test = proj / "art" / "m.py", proj / "tests" / "test_m.py"
+    module.write_text("X = 1\n")
+    test.write_text("def test_x():\n    pass\n")
+    (outside / "data.json").write_text("1\n")
+    (proj / "tests" / "linked").symlink_to(outside)
+    (proj / "one.json").symlink_to(outside / "data.json")
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+
+    def key() -> str:
+        return world_digest([proj / "art", proj / "tests", proj], {module, test}, out)
+    k0 = key()
+    for change in (lambda: module.write_text("X = 2\n"), lambda: test.write_text("def test_x():\n    assert 1\n"),
+                   lambda: (out / "judgment-cache.jsonl").write_text("{}\n"), lambda: (proj / ".git" / "HEAD").write_text("x"),
+                   lambda: (proj / "tests" / "__pycache__" / "t.pyc").write_bytes(b"\0")):
+        change()
+        assert key() == k0
+    for change in (lambda: (proj / ".conf").mkdir() or (proj / ".conf" / "rate.json").write_text("2\n"),
+                   lambda: (outside / "data.json").write_text("2\n"),          # through both links
+                   lambda: (tmp_path / "a" / "conftest.py").write_text("X = 1\n"),
+                   lambda: (tmp_path / "a" / "conftest.py").write_text("X = 2\n"),
+                   lambda: os.environ.__setitem__("TZ", "EST5"),
+                   lambda: (site / "lib-1.0.dist-info").mkdir()):
+        change()
+        k1 = key()
+        assert k1 != k0
+        k0 = k1

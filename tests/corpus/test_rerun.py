@@ -179,6 +179,66 @@ def test_the_static_key_reaches_a_function_through_a_table_and_a_computed_getatt
     assert keys(plain, go_line) == base_go and keys(plain, apply_line) == base_apply
 
 
+def test_the_static_key_holds_what_runs_at_import_for_every_mutant():
+    """A def's header (defaults, decorators, annotations) with its docstring, and a class's own
+    body, run at import: an edit of one changes every mutant's static key (``__defaults__``,
+    ``__doc__`` and a class attribute are read without running a body the recorder sees); an
+    edit of a body changes only that unit's mutants' keys."""
+    src = ("class Cfg:\n    OFFSET = 0\n\n    def get(self):\n        return self.OFFSET\n\n\n"
+           "def f(x):\n    return x + 1\n\n\n"
+           "def h(y=0):\n    \"\"\"zero\"\"\"\n    return y * 2\n")
+
+    def keys(text: str) -> dict[str, str]:
+        data = text.encode()
+        return {mu.note: static_key(data, mu, reach=False)
+                for mu in generate(ArtifactSpec("l", "python", "calc.py", data, {"role": "code"}), "fine")}
+    base = keys(src)
+    f_notes = {n for n in base if n.startswith("L9:")}
+    assert f_notes
+    for old, new in (("OFFSET = 0", "OFFSET = 1"), ("def h(y=0):", "def h(y=1):"), ('"""zero"""', '"""zero!"""')):
+        edited = keys(src.replace(old, new))
+        assert all(edited[n] != base[n] for n in f_notes), old
+    body = keys(src.replace("return y * 2", "return 2 * y"))
+    assert all(body[n] == base[n] for n in f_notes)
+
+
+def test_a_tests_print_holds_what_of_its_file_it_reaches_by_name():
+    """corpus/rerun._reached_text: a sibling test method called through ``self``, a test reached
+    through a module-level alias, the import alias binding a name the test reads (and where it
+    stands against a star import) are in the test's print; another test's body is not."""
+    import ast as _ast
+
+    from corpus.rerun import _reached_text
+
+    def text(src: str, test: str, classes: tuple[str, ...] = ()) -> bytes:
+        tree = _ast.parse(src)
+        scope = tree.body
+        for c in classes:
+            scope = next(n for n in scope if isinstance(n, _ast.ClassDef) and n.name == c).body
+        node = next(n for n in scope if isinstance(n, _ast.FunctionDef) and n.name == test)
+        return _reached_text(tree, node, list(classes))
+    method = "class TestA:\n    def test_b(self):\n        self.test_a()\n\n    def test_a(self):\n        assert 1\n"
+    assert text(method, "test_b", ("TestA",)) != text(method.replace("assert 1", "assert 2"), "test_b", ("TestA",))
+    alias = "def test_a():\n    assert 1\n\n\ncheck = test_a\n\n\ndef test_b():\n    check()\n\n\ndef test_c():\n    pass\n"
+    assert text(alias, "test_b") != text(alias.replace("assert 1", "assert 2"), "test_b")
+    assert text(alias, "test_c") == text(alias.replace("assert 1", "assert 2"), "test_c")
+    imports = "from calc import ZERO as A, add\n\n\ndef test_x():\n    assert add(A, A) == 0\n\n\ndef test_y():\n    add(1, 1)\n"
+    renamed = imports.replace("ZERO as A", "TWO as A")
+    assert text(imports, "test_x") != text(renamed, "test_x") and text(imports, "test_y") == text(renamed, "test_y")
+    star = "from calc import *\nfrom calc import TWO as ZERO\n\n\ndef test_x():\n    assert ZERO == 2\n"
+    swapped = "from calc import TWO as ZERO\nfrom calc import *\n\n\ndef test_x():\n    assert ZERO == 2\n"
+    assert text(star, "test_x") != text(swapped, "test_x")
+
+
+def test_an_import_of_the_module_leaves_the_shared_collected_text_only_when_nothing_kept_reads_it():
+    from corpus.incremental import _without_tests
+    harmless = frozenset({"calc"})
+    plain = b"from calc import add\n\n\ndef test_a():\n    assert add(1, 1) == 2\n"
+    assert _without_tests(plain, harmless) == b""
+    read = b"from calc import ZERO as A\n\nCASE = (A, A)\n\n\ndef test_a():\n    assert CASE\n"
+    assert _without_tests(read, harmless) != _without_tests(read.replace(b"ZERO as A", b"TWO as A"), harmless)
+
+
 DATA_TESTS = {"test_add.py": "import json\nfrom pathlib import Path\n\nfrom calc import add\n\n\n"
                              "def test_add_cases():\n"
                              "    for a, b in json.loads((Path(__file__).parent / \"cases.json\").read_text()):\n"
@@ -404,8 +464,9 @@ RERUN_BREAKS = {
     # test_b alone (OFFSET 5) kills the mutant its accept was reused for (selected now within then)
     "a test whose state another test relied on stops covering the mutant": (
         "OFFSET = [5]\n\n\ndef f(x):\n    return x + OFFSET[0] * 2\n",
-        {"test_f.py": "import calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
-                      "def test_b():\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
+        # (test_b sleeps: the fast path runs the faster test first, and test_a must run first)
+        {"test_f.py": "import time\n\nimport calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
+                      "def test_b():\n    time.sleep(0.05)\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
         "L5: 2 -> 3", "accept", "reject", _no_setup,
         lambda p, root: p.edit("tests/test_f.py", "    assert calc.f(1) == 1\n", "    assert calc.OFFSET\n")),
     # test_b's fingerprint holds the same file's top-level functions it names, not a method of
@@ -437,7 +498,87 @@ RERUN_BREAKS = {
         {"test_t.py": "import calc\n\n\ndef test_t():\n    k = calc.h.__defaults__[0]\n    assert calc.f(2) * k == 3 * k\n"},
         "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
         lambda p, root: p.edit("art/calc.py", "def h(y=0):", "def h(y=1):")),
+    # -- variants written beside the red team's, one or more per rule (corpus/incremental.py's
+    # world table, rerun.py's units and prints, forkserver.py's blind spots): the same holes
+    # reached another way
+    # the project's world: a hidden directory beside the tests (not the artifact's)
+    "a hidden directory of the project beside the tests": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parents[1] / '.fixtures' / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((p.d / ".fixtures").mkdir(), (p.d / ".fixtures" / "cases.json").write_text("[[0, 0]]\n")),
+        lambda p, root: (p.d / ".fixtures" / "cases.json").write_text("[[0, 0], [2, 3]]\n")),
+    # ... a file (not a directory) linked into the project from outside it
+    "a data file linked into the project from outside": (
+        THREE, {"test_add.py": CASES_TEST.format(path="Path(__file__).parents[1] / 'cases.json'")},
+        "L2: a + b -> a - b", "accept", "reject",
+        lambda p, root: ((root.parent / "outside.json").write_text("[[0, 0]]\n"),
+                         (p.d / "cases.json").symlink_to(root.parent / "outside.json")),
+        lambda p, root: (root.parent / "outside.json").write_text("[[0, 0], [2, 3]]\n")),
+    # ... another variable the judging children keep
+    "LC_ALL changed between the runs": (
+        "import os\n\n\ndef width(x):\n    return x + len(os.environ.get(\"LC_ALL\", \"\"))\n",
+        {"test_w.py": "import os\n\nimport calc\n\n\ndef test_w():\n"
+                      "    assert calc.width(3) == 3 + len(os.environ.get(\"LC_ALL\", \"\"))\n"},
+        'L5: x + len(os.environ.get("LC_ALL", "")) -> x - len(os.environ.get("LC_ALL", ""))', "accept", "reject",
+        lambda p, root: os.environ.__setitem__("LC_ALL", ""), lambda p, root: os.environ.__setitem__("LC_ALL", "C.UTF-8")),
+    # what runs at import: a docstring, read as ``__doc__`` (h never runs)
+    "a test reading a function's __doc__": (
+        "def f(x):\n    return x + 1\n\n\ndef h(y):\n    \"\"\"zero\"\"\"\n    return y\n",
+        {"test_t.py": "import calc\n\n\ndef test_t():\n    k = len(calc.h.__doc__) - 4\n    assert calc.f(2) * k == 3 * k\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", '"""zero"""', '"""zero!"""')),
+    # the recorder's blind spots: the hook new threads install, switched off (h runs untraced)
+    "a test that switches off the tracer of the threads it starts": (
+        SUB_MODULE,
+        {"test_t.py": "import threading\n\nimport calc\n\n\ndef test_t():\n    v = calc.f(2)\n    threading.settrace(None)\n"
+                      "    out = []\n    th = threading.Thread(target=lambda: out.append(calc.h(v) == calc.h(3)))\n"
+                      "    th.start()\n    th.join()\n    assert out[0]\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # ... another process started without subprocess
+    "a test running the module through os.system": (
+        SUB_MODULE,
+        {"test_sub.py": "import os\nimport sys\n\n\ndef test_sub():\n"
+                        "    code = os.system(sys.executable + \" -c 'import calc, sys; \"\n"
+                        "                     \"sys.exit(0 if calc.h(calc.f(2)) == calc.h(3) else 1)'\")\n"
+                        "    assert code == 0\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # ... the module's text read by a test (h never runs: its text is the test's input)
+    "a test reading the module's text": (
+        SUB_MODULE,
+        {"test_t.py": "import inspect\n\nimport calc\n\n\ndef test_t():\n"
+                      "    k = inspect.getsource(calc.h).count('1')\n    assert calc.f(2) * k == 3 * k\n"},
+        "L2: x + 1 -> x - 1", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("art/calc.py", "return y * 0", "return y * 1")),
+    # a test's print: another test reached through a module-level alias (test_a sleeps when
+    # pytest runs it, so test_b runs first and kills)
+    "a test calling another test through a module-level alias": (
+        "def add(a, b):\n    return a + b\n",
+        {"test_add.py": "import time\n\nimport calc\n\n\ndef test_a(request=None):\n    if request is not None:\n"
+                        "        time.sleep(0.05)\n    assert calc.add(2, 3) == 5\n\n\ncheck = test_a\n\n\n"
+                        "def test_b():\n    check()\n"},
+        "L2: a + b -> a - b", "reject", "accept", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "calc.add(2, 3) == 5", "calc.add(0, 0) == 0")),
+    # ... the order of a star import and an alias of the module's names (the later binding wins)
+    "a star import and an alias swapped in a test file": (
+        "ZERO = 0\nTWO = 2\n\n\ndef add(a, b):\n    return a + b\n",
+        {"test_add.py": "from calc import *  # noqa: F403\nfrom calc import TWO as ZERO\n\n\n"
+                        "def test_add():\n    assert add(ZERO, ZERO) == ZERO + ZERO  # noqa: F405\n"},
+        "L6: a + b -> a - b", "reject", "accept", _no_setup,
+        lambda p, root: p.edit("tests/test_add.py", "from calc import *  # noqa: F403\nfrom calc import TWO as ZERO\n",
+                               "from calc import TWO as ZERO\nfrom calc import *  # noqa: F403\n")),
+    # the tests that ran, not only the ones selected now: the test that set the state removed
+    "a test whose state another test relied on removed": (
+        "OFFSET = [5]\n\n\ndef f(x):\n    return x + OFFSET[0] * 2\n",
+        {"test_f.py": "import time\n\nimport calc\n\n\ndef test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n\n\n"
+                      "def test_b():\n    time.sleep(0.05)\n    assert calc.f(1) == 1 + calc.OFFSET[0] * 2\n"},
+        "L5: 2 -> 3", "accept", "reject", _no_setup,
+        lambda p, root: p.edit("tests/test_f.py", "def test_a():\n    calc.OFFSET[0] = 0\n    assert calc.f(1) == 1\n", "")),
 }
+
+# the cases above a rerun still gets wrong (strict xfails); every one is closed now
+RERUN_OPEN: set[str] = set()
 
 
 def _rerun_case(tmp_path, case: dict, name: str) -> None:
@@ -454,10 +595,12 @@ def _rerun_case(tmp_path, case: dict, name: str) -> None:
     assert_same_as_fresh(p, m)
 
 
-@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.xfail(
-    strict=True, reason=f"red team r35atk: the rerun reuses a stale verdict ({k})")) for k in RERUN_BREAKS])
+@pytest.mark.parametrize("name", [pytest.param(k, marks=[pytest.mark.xfail(
+    strict=True, reason=f"red team r35atk: the rerun reuses a stale verdict ({k})")] if k in RERUN_OPEN else [])
+    for k in RERUN_BREAKS])
 def test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says(tmp_path, monkeypatch, name):
     monkeypatch.setenv("TZ", "UTC")         # restored after the test (a case changes it)
+    monkeypatch.setenv("LC_ALL", os.environ.get("LC_ALL", ""))      # ... and LC_ALL
     _rerun_case(tmp_path, RERUN_BREAKS, name)
 
 

@@ -57,7 +57,10 @@ def test_the_screen_takes_most_hand_read_equivalents_of_the_semver_sample_and_no
     # list of survivors would be one the suite kills)
     assert screened <= set(equivalent), sorted(screened - set(equivalent))
     rules = Counter(rule_of(by_id[i].note) for i in taken)
-    assert set(rules) >= {"small-int identity", "default argument", "finite domain", "non-negative boundary"}, rules
+    # (its four "finite domain" equivalents are judged since the rule needs the parameter's type
+    # proved: ``next_version(part)`` checks membership only, and an object equal to "patch" need
+    # not order as a str does)
+    assert set(rules) >= {"small-int identity", "default argument", "non-negative boundary"}, rules
 
 
 @pytest.mark.parametrize("name,folder,target", BENCHMARKS, ids=[b[0] for b in BENCHMARKS])
