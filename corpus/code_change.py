@@ -58,3 +58,53 @@ def changed_function(original: str, mutant: bytes) -> str | None:
             return None
         if a.co_flags & _CO_OPTIMIZED:
             return a.co_qualname
+
+
+def _module_level_lambdas(code: CodeType) -> list[CodeType]:
+    """The ``<lambda>`` code objects reached from ``code`` through module and class bodies only
+    (never through a function: a lambda inside a function is made anew at each call)."""
+    found: list[CodeType] = []
+    for c in code.co_consts:
+        if isinstance(c, CodeType):
+            if c.co_name == "<lambda>":
+                found.append(c)
+            elif not c.co_flags & _CO_OPTIMIZED:
+                found += _module_level_lambdas(c)
+    return found
+
+
+def has_module_level_lambda(source: str) -> bool:
+    """Does ``source`` define a lambda in module or class-body code (``changed_lambda``'s kind)?"""
+    try:
+        return bool(_module_level_lambdas(_compiled(source)))
+    except (SyntaxError, ValueError):
+        return False
+
+
+def changed_lambda(original: str, mutant: bytes) -> tuple[CodeType, CodeType] | None:
+    """(the conforming code object, the mutant's) of the one lambda whose code is all the mutant
+    changes, when that lambda is written in module or class-body code (issue 35: semver's table
+    ``_MATCH = {"<": lambda c: c < 0, ...}``); None otherwise. As in ``changed_function``,
+    every enclosing code object must be equal but for that one constant (no other module,
+    class-body, default or line change), and the lambda keeps its name and has no free
+    variables. The code objects are compiled with the file name ``<artifact>``."""
+    try:
+        a = _compiled(original)
+        b = _compiled(mutant.decode("utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    while True:
+        if len(a.co_consts) != len(b.co_consts) or \
+                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+            return None
+        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
+        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
+                not isinstance(b.co_consts[diff[0]], CodeType):
+            return None
+        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
+        if a.co_qualname != b.co_qualname:
+            return None
+        if a.co_name == "<lambda>":
+            return (a, b) if not a.co_freevars and not b.co_freevars and b.co_name == "<lambda>" else None
+        if a.co_flags & _CO_OPTIMIZED:
+            return None         # inside a function: changed_function's kind, or not a swap at all

@@ -42,7 +42,13 @@ from pathlib import Path
 from types import CodeType
 
 from corpus.browse import splice
-from corpus.code_change import _compiled, changed_function, compiled_noting_warnings
+from corpus.code_change import (
+    _compiled,
+    changed_function,
+    changed_lambda,
+    compiled_noting_warnings,
+    has_module_level_lambda,
+)
 from corpus.coverage_map import CoverageMap, measure_coverage, run_timeout
 from corpus.forkserver import ForkServer, ForkServerError, split_ran
 from corpus.gates import Gate, Judgement, Verdict, judge, pytest_argv, pytest_verdict, scrubbed_env
@@ -80,6 +86,9 @@ class PytestSession:
     # for the rerun's reuse); False leaves the children untraced (benchmarks/bench_rerun.py's
     # --record-cost compares the two; a judgment without the record is never reused)
     record_ran = True
+    # a mutant of a lambda written in module or class-body code goes the swap way (corpus/forkserver.py's
+    # lambda swap rule); False sends it down the whole-suite fork, as before (the tests compare the two)
+    swap_lambdas = True
 
     def __init__(self, gate: Gate, artifact_dir: Path, target: str, workers: int = 2,
                  history: Path | None = None):
@@ -95,6 +104,7 @@ class PytestSession:
         self._swappers: queue.Queue = queue.Queue()
         self._all: list[ForkServer] = []
         self.swapping = False
+        self._lambdas = False
         self._module_file = ""
         self._control = ""
         self._lock = threading.Lock()
@@ -162,9 +172,12 @@ class PytestSession:
 
     def _start_swappers(self, control: Path, env: dict, suite: list[str]) -> None:
         args = pytest_argv(self.gate, control)[3:]
-        collect = {"args": args, "cwd": str(control), "path_prefix": [str(control), str(control)],
+        collect: dict = {"args": args, "cwd": str(control), "path_prefix": [str(control), str(control)],
                    "env": {**env, "CORPUS_ARTIFACT": str(control / self.target), "CORPUS_ARTIFACT_DIR": str(control),
                            "CORPUS_GATE_DIR": str(self.gate.dir), "PYTHONPATH": str(control)}}
+        self._lambdas = self.swap_lambdas and has_module_level_lambda(self.map.source if self.map else "")
+        if self._lambdas:
+            collect["watch_lambdas"] = True
         self._module_file = os.path.realpath(control / self.target)
         self._control = str(control)
         swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect)
@@ -226,6 +239,11 @@ class PytestSession:
             swapped = self._swap(mutant, qual, selected, t0)
             if swapped is not None:
                 return swapped
+        if self.swapping and selected is None and self.swap_lambdas and self._lambdas and mutant is not None \
+                and mutant.content is not None and self.map is not None:
+            swapped = self._swap_lambda(mutant, t0, first)
+            if swapped is not None:
+                return swapped
         with self._scratch("corpus-fmut-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
             if mutant is not None and mutant.content is not None:
@@ -278,6 +296,42 @@ class PytestSession:
             j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
                              first_failure(out), ran)
+
+    def _swap_lambda(self, mutant: Mutant, t0: float, first: list[tuple[str, str]] | None) -> FastJudgement | None:
+        """A mutant that changes only a lambda written in module or class-body code
+        (code_change.changed_lambda) judged by the whole suite (``first``: the killers of such
+        mutants first, as the forked run orders them) in a swap child with the lambda's live
+        functions given the mutant's code; None (the fork way) when it is not such a mutant or the
+        child could not make the swap exactly (exit 75: forkserver's lambda swap rule). What the
+        child ran is not reported (``ran`` None: the record of a forked run also holds the
+        import's lines, which a swap child never runs), so this judgment is never reused."""
+        import base64
+        import marshal
+        assert mutant.content is not None and self.map is not None
+        pair = changed_lambda(self.map.source, mutant.content)
+        if pair is None:
+            return None
+        with self._scratch("corpus-fswap-") as tmp:
+            work = materialize(self.artifact_dir, mutant, tmp / "artifact")
+            cache_bytecode(work / self.target, mutant.content)
+            req = {"module_file": self._module_file, "qualname": "", "control": self._control, "nodeids": None,
+                   "lambda": {"control": base64.b64encode(marshal.dumps(pair[0])).decode("ascii"),
+                              "code": base64.b64encode(marshal.dumps(pair[1])).decode("ascii")},
+                   "first": [list(k) for k in first or []], "trace": ""}
+            server = self._swappers.get()
+            try:
+                limit = self._timeout(None, forked=False)
+                code, out, err, _ = server.swap(req, str(work), limit)
+            except ForkServerError:
+                return None
+            finally:
+                self._swappers.put(server)
+            if code == 75:
+                return None
+            out, _ = split_ran(out)
+            j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
+        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", None,
+                             first_failure(out), None)
 
     def _timeout(self, selected: list[str] | None, forked: bool) -> float:
         """A judging child's limit (coverage_map.run_timeout: from the selected tests' own times

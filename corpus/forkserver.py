@@ -523,15 +523,20 @@ def _mutated_codes(req: dict, filename: str) -> list:
 
 def _swap_run(req: dict, session, out_fd: int) -> int:
     import _pytest.main as pm
-    target = _swap_target(req)
+    target = None if req.get("lambda") else _swap_target(req)
     by_id = {item.nodeid: item for item in session.items}      # as collected, and as the coverage
     by_id.update({f"{item.path}::{item.nodeid.split('::', 1)[1]}": item   # map names them (by path)
                   for item in session.items if "::" in item.nodeid})
     wanted = req["nodeids"] if req["nodeids"] is not None else [i.nodeid for i in session.items]
-    if target is None or any(n not in by_id for n in wanted):
+    if req.get("lambda"):
+        targets = _lambda_targets(req)
+        wanted = _first_order(wanted, req.get("first") or [])
+    else:
+        targets = None if target is None else [target]
+    if not targets or any(n not in by_id for n in wanted):
         return 75
-    fn, new_code = target
-    fn.__code__ = new_code
+    for fn, new_code in targets:
+        fn.__code__ = new_code
     if req.get("control"):
         _redirect_imports(req["control"], req["cwd"])
     failed: list[str] = []
@@ -602,6 +607,138 @@ def _crash_line(report, root: str) -> str:
     return ((report.longreprtext or "").strip().splitlines() or [""])[-1]
 
 
+# The lambda swap (issue 35: semver's ``_MATCH = {"<": lambda c: c < 0, ...}`` sent each of its
+# mutants down the whole-suite fork). A lambda written in module or class-body code is made once,
+# at import; a mutant that changes only its code (fast_pytest: code_change.changed_lambda) is
+# judged in a swap child with the live function objects' ``__code__`` replaced. The rule: what the
+# mutant can change here is the lambda's code and everything computed by calling it; each is
+# either reproduced exactly or the child exits 75 (the fork way, never a verdict of its own):
+# - calls before the fork: a lambda called while the module was imported or the suite collected
+#   (a key function sorting a module-level table, a test file's parametrize) left results made
+#   by the conforming code. The server records every ``<lambda>`` code object called from the
+#   start of its pytest run to the end of collection (a profile hook, this thread and threads
+#   started through ``threading``), and more than one thread alive at the end disables the
+#   swap for the session. A lambda called then is not swapped.
+# - function objects: every live function made from the lambda's code must be replaced. The
+#   ones reachable from the module (its namespace, its classes' namespaces, and containers and
+#   property/static/class method wrappers three levels down) are found; the code object's
+#   reference count must then be exactly theirs, so no other holder (a function kept only by
+#   another module, the module's own code object) is left with the conforming code.
+_LAMBDAS_CALLED: set[int] = set()     # ids of <lambda> code objects called before the fork
+_LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
+
+
+def _watch_lambdas() -> None:
+    import threading
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "<lambda>":
+            _LAMBDAS_CALLED.add(id(frame.f_code))
+    _LAMBDA_WATCH["on"] = True
+    _LAMBDA_WATCH["hook"] = hook
+    sys.setprofile(hook)
+    threading.setprofile(hook)
+
+
+def _stop_watching_lambdas() -> None:
+    import threading
+    if not _LAMBDA_WATCH["on"]:
+        _LAMBDA_WATCH["threads_ok"] = False     # nothing recorded: no lambda is swapped
+        return
+    _LAMBDA_WATCH["on"] = False
+    hook = _LAMBDA_WATCH.pop("hook")
+    if sys.getprofile() is not hook or threading.getprofile() is not hook:
+        # the suite set a profile function of its own meanwhile: it is left as the suite set
+        # it, and what was called since is unknown, so no lambda is swapped
+        _LAMBDA_WATCH["threads_ok"] = False
+        return
+    sys.setprofile(None)
+    threading.setprofile(None)
+    _LAMBDA_WATCH["threads_ok"] = len(sys._current_frames()) == 1
+
+
+def _live_functions(mod, code) -> list:
+    """The function objects whose ``__code__`` equals ``code``, reachable from module ``mod``
+    (its namespace, its own classes' namespaces, containers and method wrappers, three levels)."""
+    import types
+    seen: set[int] = set()
+    out: list = []
+    name = getattr(mod, "__name__", None)
+
+    def visit(v, depth: int) -> None:
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        if isinstance(v, types.FunctionType):
+            if v.__code__ == code:
+                out.append(v)
+            return
+        if depth == 0:
+            return
+        items: list
+        if isinstance(v, dict):
+            items = list(v.values())
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            items = list(v)
+        elif isinstance(v, type) and v.__module__ == name:
+            items = list(vars(v).values())
+        elif isinstance(v, (staticmethod, classmethod)):
+            items = [v.__func__]
+        elif isinstance(v, property):
+            items = [v.fget, v.fset, v.fdel]
+        else:
+            return
+        for x in items:
+            visit(x, depth - 1)
+    for v in list(vars(mod).values()):
+        visit(v, 3)
+    return out
+
+
+def _lambda_targets(req: dict) -> list | None:
+    """[(live function, mutated code)] for a lambda swap request (``req["lambda"]``: the
+    conforming lambda's code and the mutant's, marshalled), or None when the swap would not be
+    exact (the rule above): the child then exits 75."""
+    import base64
+    import marshal
+    if not _LAMBDA_WATCH["threads_ok"]:
+        return None
+    if req["module_file"] not in _MODULE_BY_FILE:
+        _prepare_swap(req)
+    mod = _MODULE_BY_FILE[req["module_file"]]
+    if mod is None:
+        return None
+    control = marshal.loads(base64.b64decode(req["lambda"]["control"]))
+    fns = _live_functions(mod, control)
+    if not fns or len({id(f.__code__) for f in fns}) != 1:
+        return None
+    live = fns[0].__code__
+    # holders of ``live``: each function in fns, ``live`` here and getrefcount's argument
+    if id(live) in _LAMBDAS_CALLED or sys.getrefcount(live) != len(fns) + 2:
+        return None
+    import types
+
+    def named(co):
+        return co.replace(co_filename=live.co_filename, co_consts=tuple(
+            named(c) if isinstance(c, types.CodeType) else c for c in co.co_consts))
+    new = named(marshal.loads(base64.b64decode(req["lambda"]["code"])))
+    if new.co_freevars or new.co_name != "<lambda>":
+        return None
+    return [(f, new) for f in fns]
+
+
+def _first_order(nodeids: list[str], first: list) -> list[str]:
+    """``nodeids`` with those named in ``first`` moved to the front, as ``_first_plugin`` orders
+    a forked run's items (the same keys, the same order)."""
+    rank = {(str(f), str(r)): i for i, (f, r) in enumerate(first)}
+
+    def key(nodeid: str) -> tuple[str, str]:
+        path, _, rest = nodeid.partition("::")
+        return os.path.basename(path), rest
+    ahead = sorted((n for n in nodeids if key(n) in rank), key=lambda n: rank[key(n)])
+    return ahead + [n for n in nodeids if key(n) not in rank]
+
+
 class _SwapPlugin:
     """Registered in the server's own ``pytest.main``: once the suite is collected (on the
     conforming artifact), the server serves swap requests from there instead of running tests."""
@@ -612,6 +749,7 @@ class _SwapPlugin:
     def pytest_runtestloop(self, session):
         import gc
         import json
+        _stop_watching_lambdas()
         ok = not session.testsfailed and bool(session.items)
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         self.ctl.send(json.dumps({"ready": ok}).encode())
@@ -641,6 +779,8 @@ def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None
     os.dup2(null, 1)
     os.dup2(null, 2)
     gc.freeze()
+    if collect.get("watch_lambdas"):
+        _watch_lambdas()
     # first among the run loops (pytest's own would run the suite here)
     _SwapPlugin.pytest_runtestloop = pytest.hookimpl(tryfirst=True)(_SwapPlugin.pytest_runtestloop)  # type: ignore[method-assign]
     pytest.main(collect["args"], plugins=[_SwapPlugin(ctl, base_path)])

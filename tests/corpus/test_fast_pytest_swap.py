@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from corpus.catalogue import Loop
+from corpus.code_change import changed_lambda
 from corpus.coverage_map import changed_lines, changed_lines_difflib, measure_coverage
 from corpus.fast_pytest import PytestSession
 from corpus.gates import load_gate
@@ -219,3 +220,84 @@ def test_a_new_test_file_that_runs_the_mutant_rejudges_its_accept(tmp_path):
     rows = {m.mutants[r.mutant].note: r for r in m.rows if not r.is_control}
     assert rows["L2: a + b -> a - b"].executor != "cached" and rows["L2: a + b -> a - b"].verdict == "reject"
     assert rows["L6: -x -> x"].executor == "cached" and rows["L6: -x -> x"].verdict == "accept"
+
+
+# issue 35: a lambda written in module or class-body code (semver's ``_MATCH`` table) is swapped
+# into the collected suite instead of forking the whole suite per mutant (corpus/forkserver.py's
+# lambda swap rule); where the swap would not be exact the child declines and the fork decides
+LAMBDAS = ('OPS = {"<": lambda c: c < 0, "==": lambda c: c == 0}\n\n\n'
+           'class Table:\n    pick = staticmethod(lambda x: x + 1)\n\n\n'
+           'def match(op, c):\n    return OPS[op](c)\n')
+LAMBDA_TESTS = ("import calc\n\n\ndef test_lt():\n    assert calc.match('<', -1) and not calc.match('<', 0)\n\n\n"
+                "def test_eq():\n    assert calc.match('==', 0)\n\n\n"
+                "def test_pick():\n    assert calc.Table.pick(1) == 2\n")
+
+
+def _lambda_session(d: Path, calc: str, tests: str):
+    (d / "art").mkdir()
+    (d / "art" / "calc.py").write_text(calc)
+    (d / "tests").mkdir()
+    (d / "tests" / "test_calc.py").write_text(tests)
+    (d / "gate.toml").write_text('[gate]\nname = "s"\nkind = "pytest"\ntests = "tests"\n')
+    muts = generate(ArtifactSpec("l", "python", "calc.py", calc.encode(), {"role": "code"}), "fine")
+    return load_gate(d / "gate.toml"), [m for m in muts if m.content and changed_lambda(calc, m.content)]
+
+
+def test_changed_lambda_names_only_a_module_or_class_level_lambdas_own_change():
+    src = LAMBDAS
+    one = changed_lambda(src, src.replace("c < 0", "c > 0").encode())
+    assert one is not None and one[0].co_name == one[1].co_name == "<lambda>" and one[0] != one[1]
+    assert changed_lambda(src, src.replace("x + 1", "x - 1").encode()) is not None      # in a class body
+    assert changed_lambda(src, src.replace('"<":', '"<<":').encode()) is None           # the table changed too
+    # a longer body moves the next lambda on its line (its columns are in its code): two changed
+    assert changed_lambda(src, src.replace("c < 0", "c <= 0").encode()) is None
+    assert changed_lambda(src, src.replace("OPS[op](c)", "OPS[op](-c)").encode()) is None   # a function
+    inner = "def f():\n    return (lambda: 1)()\n"
+    assert changed_lambda(inner, inner.replace("1", "2").encode()) is None              # made per call
+
+
+def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts(tmp_path):
+    gate, muts = _lambda_session(tmp_path, LAMBDAS, LAMBDA_TESTS)
+    assert len(muts) >= 6
+    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
+        assert s.swapping
+        swapped = [s.judge(m) for m in muts]
+        s.swap_lambdas = False
+        forked = [s.judge(m) for m in muts]
+    assert [j.executor for j in swapped] == ["swap"] * len(muts)
+    assert [j.executor for j in forked] == ["fork"] * len(muts)
+    assert [j.judgement.verdict for j in swapped] == [j.judgement.verdict for j in forked]
+    assert {j.judgement.verdict.value for j in swapped} == {"accept", "reject"}     # both kinds compared
+
+
+@pytest.mark.parametrize("calc, test", [
+    # called while the module was imported: the value it left was made by the conforming code
+    ("DOUBLE = lambda x: x * 2\nFOUR = DOUBLE(2)\n", "def test_four():\n    assert calc.FOUR == 4\n"),
+    # called while the suite was collected (a test file's parametrize)
+    ("DOUBLE = lambda x: x * 2\n",
+     "import pytest\n\n\n@pytest.mark.parametrize('v', [calc.DOUBLE(2)])\ndef test_v(v):\n    assert v == 4\n"),
+    # held where the module's namespace does not reach: a partial keeps the function
+    ("import functools\nADD = functools.partial(lambda a, b: a * b, 2)\n",
+     "def test_add():\n    assert calc.ADD(2) == 4\n"),
+    # deeper than the walk goes: found nowhere, so not swapped
+    ("DEEP = {'a': {'b': {'c': [lambda: 2 * 2]}}}\n",
+     "def test_deep():\n    assert calc.DEEP['a']['b']['c'][0]() == 4\n"),
+    # a second thread alive when the suite was collected: its calls were not all watched
+    ("import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+     "DOUBLE = lambda x: x * 2\n", "def test_double():\n    assert calc.DOUBLE(2) == 4\n"),
+    # the suite set a profile function of its own at collection: the watch was replaced
+    ("DOUBLE = lambda x: x * 2\n",
+     "import sys\nsys.setprofile(lambda *a: None)\n\n\ndef test_double():\n    assert calc.DOUBLE(2) == 4\n"),
+], ids=["called_at_import", "called_at_collection", "held_by_a_partial", "nested_deeper_than_the_walk",
+        "a_thread_alive_at_collection", "profile_replaced_at_collection"])
+def test_a_lambda_swap_that_would_not_be_exact_is_declined_and_the_fork_decides(tmp_path, calc, test):
+    gate, muts = _lambda_session(tmp_path, calc, "import calc\n\n\n" + test)
+    assert muts
+    with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
+        assert s.swapping
+        got = [s.judge(m) for m in muts]
+        s.swap_lambdas = False
+        forked = [s.judge(m) for m in muts]
+    assert [j.executor for j in got] == ["fork"] * len(muts)
+    assert [j.judgement.verdict for j in got] == [j.judgement.verdict for j in forked]
+    assert "reject" in {j.judgement.verdict.value for j in got}
