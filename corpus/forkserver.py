@@ -645,16 +645,19 @@ def _live_functions(mod, code) -> list:
             return
         if depth == 0:
             return
+        # exact built-in types only: a subclass's own values() or __iter__ would run the module's
+        # code in the child before the swap
         items: list
-        if isinstance(v, dict):
-            items = list(v.values())
-        elif isinstance(v, (list, tuple, set, frozenset)):
-            items = list(v)
-        elif isinstance(v, type) and v.__module__ == name:
-            items = list(vars(v).values())
-        elif isinstance(v, (staticmethod, classmethod)):
+        kind = type(v)
+        if kind is dict:
+            items = list(dict.values(v))
+        elif kind in (list, tuple, set, frozenset):
+            items = list(kind.__iter__(v))
+        elif isinstance(v, type) and type.__getattribute__(v, "__module__") == name:
+            items = list(type.__getattribute__(v, "__dict__").values())
+        elif kind in (staticmethod, classmethod):
             items = [v.__func__]
-        elif isinstance(v, property):
+        elif kind is property:
             items = [v.fget, v.fset, v.fdel]
         else:
             return
