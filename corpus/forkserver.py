@@ -521,12 +521,26 @@ def _mutated_codes(req: dict, filename: str) -> list:
     return found
 
 
+_BY_ID: dict[int, dict] = {}    # id(session) -> its items by node id, made in the server (_loop)
+
+
+def _items_by_id(session) -> dict:
+    """The collected items by node id, as collected and as the coverage map names them (by
+    path). Made once, in the server before it forks (``_loop``), not in every swap child: the
+    same table, built from the same items (issue 35: each child formatted every item's path)."""
+    table = _BY_ID.get(id(session))
+    if table is None:
+        table = {item.nodeid: item for item in session.items}
+        table.update({f"{item.path}::{item.nodeid.split('::', 1)[1]}": item
+                      for item in session.items if "::" in item.nodeid})
+        _BY_ID[id(session)] = table
+    return table
+
+
 def _swap_run(req: dict, session, out_fd: int) -> int:
     import _pytest.main as pm
     target = None if req.get("lambda") else _swap_target(req)
-    by_id = {item.nodeid: item for item in session.items}      # as collected, and as the coverage
-    by_id.update({f"{item.path}::{item.nodeid.split('::', 1)[1]}": item   # map names them (by path)
-                  for item in session.items if "::" in item.nodeid})
+    by_id = _items_by_id(session)
     wanted = req["nodeids"] if req["nodeids"] is not None else [i.nodeid for i in session.items]
     if req.get("lambda"):
         targets = _lambda_targets(req)
@@ -675,16 +689,19 @@ def _live_functions(mod, code) -> list:
             return
         if depth == 0:
             return
+        # exact built-in types only: a subclass's own values() or __iter__ would run the module's
+        # code in the child before the swap
         items: list
-        if isinstance(v, dict):
-            items = list(v.values())
-        elif isinstance(v, (list, tuple, set, frozenset)):
-            items = list(v)
-        elif isinstance(v, type) and v.__module__ == name:
-            items = list(vars(v).values())
-        elif isinstance(v, (staticmethod, classmethod)):
+        kind = type(v)
+        if kind is dict:
+            items = list(dict.values(v))
+        elif kind in (list, tuple, set, frozenset):
+            items = list(kind.__iter__(v))
+        elif isinstance(v, type) and type.__getattribute__(v, "__module__") == name:
+            items = list(type.__getattribute__(v, "__dict__").values())
+        elif kind in (staticmethod, classmethod):
             items = [v.__func__]
-        elif isinstance(v, property):
+        elif kind is property:
             items = [v.fget, v.fset, v.fdel]
         else:
             return
@@ -803,6 +820,7 @@ def _loop(ctl, base_path: list[str], session) -> None:
         out_fd, err_fd = fds
         if "swap" in req and session is not None:
             _prepare_swap(req["swap"])
+            _items_by_id(session)
         trace = (req.get("swap") or req).get("trace")
         if trace:
             try:

@@ -509,11 +509,15 @@ def _interpreter() -> bytes:
     return "\0".join(parts).encode()
 
 
-def world_digest(roots: list[Path], leave_out: set[Path], skip: Path | None) -> str:
+def world_digest(roots: list[Path], leave_out: set[Path], skip: Path | None,
+                 module: tuple[str, bytes] | None = None) -> str:
     """sha256 over what a judgment's run can read beyond the module and the gate's test files
     (the table above): every file under ``roots`` but ``leave_out`` (the module, the test files:
     keyed finer elsewhere) and ``skip`` (--out), pytest's files in each directory above them,
-    the judging children's environment and the interpreter."""
+    the judging children's environment and the interpreter. ``module`` (name, bytes): a file of
+    that name holding the module's very bytes (the user's original of the judging copy) counts
+    by its path only - its content is the module's, keyed finer, and a test opening it while it
+    runs is watched as a read of the module's text (corpus/forkserver._watch_blind_spots)."""
     from corpus.gates import scrubbed_env
     skips = {skip.resolve()} if skip is not None else set()
     roots = sorted({r.resolve() for r in roots})
@@ -526,6 +530,8 @@ def world_digest(roots: list[Path], leave_out: set[Path], skip: Path | None) -> 
             data = _file_bytes(p) if p.is_file() else b"link:" + str(p.readlink() if p.is_symlink() else "?").encode()
         except (OSError, runio.UnsafeFile, RuntimeError):
             data = b"?"
+        if module is not None and p.name == module[0] and data == module[1]:
+            data = b"the module"
         h.update(b"F" + str(p).encode() + b"\0" + sha256(data).encode())
     above: set[Path] = set()
     for r in roots:

@@ -423,7 +423,8 @@ def _from_cache(cache: JudgmentCache | None, jobs: list[Job], journalled: set, d
         if gk not in contexts:
             split = SuiteSplit(j.gate.files(), Path(j.loop.target).parts[0].removesuffix(".py"))
             cd = world_digest(_world_roots(j.loop, j.gate), {j.loop.target_path, *(p for found in split.tests.values()
-                                                                                   for p in found)}, cache.path.parent)
+                                                                                   for p in found)}, cache.path.parent,
+                              (j.loop.target_path.name, parent))
             exact = f":{sha256(parent)}" if fine else ""
             contexts[gk] = (digest(j.gate) + ":" + cd + exact, split.rest + ":" + cd, split)
         ctx, rest, split = contexts[gk]

@@ -225,3 +225,21 @@ def test_the_world_digest_holds_what_a_run_can_read_and_leaves_out_what_is_keyed
         k1 = key()
         assert k1 != k0
         k0 = k1
+
+
+def test_the_users_original_of_the_judging_copy_counts_by_its_path_in_the_world(tmp_path):
+    """``harness corpus measure`` without --context-dir judges a copy of the artifact: the
+    original in the project tree holds the module's bytes, keyed finer; any other content of
+    that file (or another file of that name) is keyed as every file is."""
+    from corpus.incremental import world_digest
+    (tmp_path / "calc.py").write_text("X = 1\n")
+
+    def key(module: bytes) -> str:
+        return world_digest([tmp_path], set(), None, ("calc.py", module))
+    k1 = key(b"X = 1\n")
+    (tmp_path / "calc.py").write_text("X = 2\n")       # edited, and copied again as the module
+    assert key(b"X = 2\n") == k1
+    k = key(b"X = 3\n")             # the file does not hold the module's bytes: its content counts
+    assert k != k1
+    (tmp_path / "calc.py").write_text("X = 4\n")
+    assert key(b"X = 3\n") != k
