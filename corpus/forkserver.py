@@ -633,12 +633,17 @@ def _crash_line(report, root: str) -> str:
 #   start of its pytest run to the end of collection (a profile hook, this thread and threads
 #   started through ``threading``), and more than one thread alive at the end disables the
 #   swap for the session. A lambda called then is not swapped.
+# - its code read before the fork (``inspect.getsource``, ``dis``, ``code.replace``, a marshal of
+#   it: each reads the function's audited ``__code__``): what was made from it holds the
+#   conforming code; an audit hook records every function whose ``__code__`` was read in that
+#   time, and such a lambda is not swapped.
 # - function objects: every live function made from the lambda's code must be replaced. The
 #   ones reachable from the module (its namespace, its classes' namespaces, and containers and
 #   property/static/class method wrappers three levels down) are found; the code object's
 #   reference count must then be exactly theirs, so no other holder (a function kept only by
 #   another module, the module's own code object) is left with the conforming code.
 _LAMBDAS_CALLED: set[int] = set()     # ids of <lambda> code objects called before the fork
+_CODE_READ: set[int] = set()          # ids of functions whose __code__ was read before the fork
 _LAMBDA_WATCH: dict = {"on": False, "threads_ok": True}
 
 
@@ -648,8 +653,14 @@ def _watch_lambdas() -> None:
     def hook(frame, event, arg):
         if event == "call" and frame.f_code.co_name == "<lambda>":
             _LAMBDAS_CALLED.add(id(frame.f_code))
+    def audit(event, args):
+        # a function's code read (inspect.getsource, dis, code.replace, marshal of it: each reads
+        # ``__code__``, an audited attribute): what was made from it holds the conforming code
+        if event == "object.__getattr__" and _LAMBDA_WATCH["on"] and len(args) == 2 and args[1] == "__code__":
+            _CODE_READ.add(id(args[0]))
     _LAMBDA_WATCH["on"] = True
     _LAMBDA_WATCH["hook"] = hook
+    sys.addaudithook(audit)     # a hook stays for the process's life: off once the watch ends
     sys.setprofile(hook)
     threading.setprofile(hook)
 
@@ -731,7 +742,8 @@ def _lambda_targets(req: dict) -> list | None:
         return None
     live = fns[0].__code__
     # holders of ``live``: each function in fns, ``live`` here and getrefcount's argument
-    if id(live) in _LAMBDAS_CALLED or sys.getrefcount(live) != len(fns) + 2:
+    if id(live) in _LAMBDAS_CALLED or any(id(f) in _CODE_READ for f in fns) or \
+            sys.getrefcount(live) != len(fns) + 2:
         return None
     import types
 

@@ -282,6 +282,9 @@ def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts
     # deeper than the walk goes: found nowhere, so not swapped
     ("DEEP = {'a': {'b': {'c': [lambda: 2 * 2]}}}\n",
      "def test_deep():\n    assert calc.DEEP['a']['b']['c'][0]() == 4\n"),
+    # its code read at import (a copy made from it keeps the conforming body)
+    ("import types\nDOUBLE = lambda x: x * 2\nCOPY = types.FunctionType(DOUBLE.__code__.replace(co_name='c'), {})\n",
+     "def test_copy():\n    assert calc.COPY(2) == 4\n"),
     # held by a dict subclass whose own values() the walk must not run (it is not walked)
     ("class Table(dict):\n    def values(self):\n        raise RuntimeError('walked')\n\n\n"
      "OPS = Table({'<': lambda c: c < 0})\n", "def test_lt():\n    assert dict.__getitem__(calc.OPS, '<')(-1)\n"),
@@ -292,7 +295,7 @@ def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts
     ("DOUBLE = lambda x: x * 2\n",
      "import sys\nsys.setprofile(lambda *a: None)\n\n\ndef test_double():\n    assert calc.DOUBLE(2) == 4\n"),
 ], ids=["called_at_import", "called_at_collection", "held_by_a_partial", "nested_deeper_than_the_walk",
-        "held_by_a_dict_subclass", "a_thread_alive_at_collection", "profile_replaced_at_collection"])
+        "code_read_at_import", "held_by_a_dict_subclass", "a_thread_alive_at_collection", "profile_replaced_at_collection"])
 def test_a_lambda_swap_that_would_not_be_exact_is_declined_and_the_fork_decides(tmp_path, calc, test):
     gate, muts = _lambda_session(tmp_path, calc, "import calc\n\n\n" + test)
     assert muts
