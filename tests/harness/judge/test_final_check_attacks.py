@@ -2308,6 +2308,12 @@ R32ATK6_PROCESS_STATE = {
                        "import sys\n" + _T + "    assert f() == 1\n    assert sys.get_asyncgen_hooks().firstiter is None\n"),
     "nice_value": ("import os\n\n\ndef f():\n    os.nice(3)\n    return 1\n",
                    "import os\n" + _T + "    n = os.nice(0)\n    assert f() == 1\n    assert os.nice(0) == n\n"),
+    # the warnings registry (``__warningregistry__``: "default" shows a warning once per location): the judge replays a
+    # call's warnings at the test's line of each call, so two calls from two lines are two locations (plain: one)
+    "warning_registry_once_per_location": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n    return 1\n",
+                                           "import warnings\nfrom pkg import f\n\n\ndef test_f():\n"
+                                           "    with warnings.catch_warnings(record=True) as w:\n        warnings.simplefilter('default')\n"
+                                           "        f()\n        f()\n    assert len(w) == 2\n"),
     "audit_hook": ("import sys\n\n\ndef _hook(ev, args):\n    if ev == 'os.remove':\n        raise PermissionError('denied')\n\n\n"
                    "def f():\n    sys.addaudithook(_hook)\n    return 1\n",
                    "import os\nfrom pkg import *\n\n\ndef test_f(tmp_path):\n    assert f() == 1\n    p = tmp_path / 'x'\n"
@@ -2323,6 +2329,9 @@ R32ATK6_PROCESS_STATE = {
 R32ATK6_LOGGING = {
     "filter_added_to_a_logger": ("import logging\n\n\ndef f():\n    logging.getLogger('app').addFilter(lambda r: False)\n"
                                  "    return 1\n", _R6_CAPLOG),
+    "handler_of_the_tree_rewrites_the_tests_record": ("import logging\n\n\nclass H(logging.Handler):\n    def emit(self, r):\n"
+                                                      "        r.msg, r.args = 'hidden', ()\n\n\ndef f():\n"
+                                                      "    logging.getLogger('app').addHandler(H())\n    return 1\n", _R6_CAPLOG),
     "logger_parent_set_to_none": ("import logging\n\n\ndef f():\n    logging.getLogger('app').parent = None\n    return 1\n",
                                   _R6_CAPLOG),
     "logger_class_set": ("import logging\n\n\nclass Quiet(logging.Logger):\n    def isEnabledFor(self, level):\n"
@@ -2345,6 +2354,13 @@ R32ATK6_LOGGING = {
 # releases the holder only with the next message, after the assert, where CPython runs ``Inner.__del__`` at once. The
 # same for a function the tree returns (its closure), and for a closure attached in a later call (no fault either).
 R32ATK6_STAND_INS = {
+    # identity of a kept value beside the tuple's token: a frozenset, a range, a Decimal or a datetime the tree keeps and
+    # returns from two calls is one object under plain pytest, two in the driver (docs/judge.md names str, float, bytes,
+    # big int and a tuple past the bound open, not these)
+    **{f"a_kept_{k}_returned_twice": (f"_C = {v}\n\n\ndef f():\n    return _C\n", _T + "    assert f() is not f()\n")
+       for k, v in (("frozenset", "frozenset({1, 2})"), ("range", "range(3)"),
+                    ("decimal", "__import__('decimal').Decimal('1.5')"),
+                    ("datetime", "__import__('datetime').datetime(2020, 1, 1)"))},
     "finalizer_in_a_closure_cell": (_R6_INNER + "class O:\n    def __init__(self):\n        inner = Inner()\n"
                                     "        self.cb = lambda: inner\n\n\ndef f():\n    return O()\n", _R6_DROP),
     "finalizer_behind_a_bound_method": (_R6_INNER + "class O:\n    def __init__(self):\n        self.cb = Inner().m\n\n\n"
@@ -2468,6 +2484,36 @@ R32ATK6_HONEST = {
                                                   "        self.files[0].write(s)\n",
                                                   "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
                                                   "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    # the warnings registry (once per location under "default"): the judge replays each call's warning at the test's
+    # line, so two calls from two lines show it twice; a record's ``process`` and ``thread`` are the subject's (plain
+    # pytest: the test's own); a stdlib enum member in ``extra`` comes back as another object
+    "warning_shown_once_per_location": ("import warnings\n\n\ndef f():\n    warnings.warn('old', UserWarning)\n    return 1\n",
+                                        "import warnings\nfrom pkg import f\n\n\ndef test_f():\n"
+                                        "    with warnings.catch_warnings(record=True) as w:\n        warnings.simplefilter('default')\n"
+                                        "        f()\n        f()\n    assert len(w) == 1\n"),
+    "record_process_is_the_tests_pid": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    log.warning('x')\n",
+                                        "import os\nfrom pkg import f\n\n\ndef test_f(caplog):\n    f()\n"
+                                        "    assert caplog.records[0].process == os.getpid()\n"),
+    "record_thread_is_the_tests_thread": ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    log.warning('x')\n",
+                                          "import threading\nfrom pkg import f\n\n\ndef test_f(caplog):\n    f()\n"
+                                          "    assert caplog.records[0].thread == threading.get_ident()\n"),
+    "extra_field_holding_a_stdlib_enum_member": ("import http, logging\n\nlog = logging.getLogger(__name__)\n\n\ndef f():\n"
+                                                 "    log.warning('x', extra={'st': http.HTTPStatus.OK})\n",
+                                                 "import http\nfrom pkg import f\n\n\ndef test_f(caplog):\n    f()\n"
+                                                 "    assert caplog.records[0].st is http.HTTPStatus.OK\n"),
+    # a module the test stubs in sys.modules at its own import, before it imports the tree (a dependency not installed):
+    # the tree's top-level import binds it under plain pytest; the judge faults ("the tree changed the subject's
+    # sys.modules (sys, builtins, _frozen_importlib)"), whether the stub stays or the test puts the real module back
+    "module_stubbed_at_the_test_files_import": ("import hx_dep\n\n\ndef deploy():\n    return hx_dep.run('x')\n",
+                                                "import sys, types\n\nfake = types.ModuleType('hx_dep')\nfake.run = lambda cmd: 'ran'\n"
+                                                "sys.modules['hx_dep'] = fake\nfrom pkg import deploy  # noqa: E402\n\n\n"
+                                                "def test_f():\n    assert deploy() == 'ran'\n"),
+    "module_stubbed_for_the_trees_import_then_restored": ("import subprocess\n\n\ndef deploy():\n    return subprocess.run(['x'])\n",
+                                                          "import sys, types\n\nfake = types.ModuleType('subprocess')\n"
+                                                          "fake.run = lambda cmd: 'ran'\n_old = sys.modules['subprocess']\n"
+                                                          "sys.modules['subprocess'] = fake\nfrom pkg import deploy  # noqa: E402\n"
+                                                          "sys.modules['subprocess'] = _old\n\n\ndef test_f():\n"
+                                                          "    assert deploy() == 'ran'\n"),
 }
 # r32atk6's cases closed so far (a name here runs as an ordinary test; one set per closing mechanism may be added)
 R32ATK6_CLOSED: frozenset[str] = frozenset()
