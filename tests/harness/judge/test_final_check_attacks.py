@@ -2274,7 +2274,8 @@ _R6_CAPLOG = ("import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    a
 # the codec *error handler* registry (``codecs.register_error``; the search functions are guarded), the fork handlers
 # (``os.register_at_fork``: the test's ``os.fork`` runs the tree's), ``tracemalloc``, gc's debug flags and frozen
 # generation (only ``enable`` and thresholds are synced), ``threading.stack_size``, the async generator hooks, the
-# process's nice value, and an audit hook the tree adds (the test's ``os.remove`` is refused under plain pytest).
+# process's nice value, an audit hook the tree adds (the test's ``os.remove`` is refused under plain pytest), the
+# warnings registry, and a member of a stdlib class the tree sets.
 R32ATK6_PROCESS_STATE = {
     "module_loaded_through_a_finder_added_and_removed": (
         _R6_FINDER.replace("import importlib.abc", "import importlib, importlib.abc, sys\nimport importlib.abc") +
@@ -2314,6 +2315,12 @@ R32ATK6_PROCESS_STATE = {
                                            "import warnings\nfrom pkg import f\n\n\ndef test_f():\n"
                                            "    with warnings.catch_warnings(record=True) as w:\n        warnings.simplefilter('default')\n"
                                            "        f()\n        f()\n    assert len(w) == 2\n"),
+    # at the edge of the inventory's open row "attributes of standard-library modules": a member of a stdlib *class* the
+    # tree sets (ClassPatches carries only the test's patches of one)
+    "stdlib_class_member_set_by_the_tree": ("import pathlib\n\n\ndef f():\n"
+                                            "    pathlib.PurePath.stem = property(lambda self: 'forged')\n    return 1\n",
+                                            "import pathlib\n" + _T + "    assert f() == 1\n"
+                                            "    assert pathlib.PurePath('a/b.txt').stem == 'b'\n"),
     "audit_hook": ("import sys\n\n\ndef _hook(ev, args):\n    if ev == 'os.remove':\n        raise PermissionError('denied')\n\n\n"
                    "def f():\n    sys.addaudithook(_hook)\n    return 1\n",
                    "import os\nfrom pkg import *\n\n\ndef test_f(tmp_path):\n    assert f() == 1\n    p = tmp_path / 'x'\n"
@@ -2324,14 +2331,24 @@ R32ATK6_PROCESS_STATE = {
 # the driver's logging makes: a filter the tree adds to a logger (the test's own record through that logger passes the
 # driver's, which has none), a logger's ``parent`` (set to None: the test's record reaches no handler under plain
 # pytest), the logger class (``setLoggerClass``: a logger the test makes afterwards), the record factory
-# (``setLogRecordFactory``), a level's name (``addLevelName``), and a logger removed from ``loggerDict`` (the test's
-# ``getLogger`` makes a new one under plain pytest).
+# (``setLogRecordFactory``), a level's name (``addLevelName``), a logger removed from ``loggerDict`` (the test's
+# ``getLogger`` makes a new one under plain pytest) or aliased there to another logger, a logger's ``name``, and a
+# handler of the tree that rewrites the records passing through it.
 R32ATK6_LOGGING = {
     "filter_added_to_a_logger": ("import logging\n\n\ndef f():\n    logging.getLogger('app').addFilter(lambda r: False)\n"
                                  "    return 1\n", _R6_CAPLOG),
     "handler_of_the_tree_rewrites_the_tests_record": ("import logging\n\n\nclass H(logging.Handler):\n    def emit(self, r):\n"
                                                       "        r.msg, r.args = 'hidden', ()\n\n\ndef f():\n"
                                                       "    logging.getLogger('app').addHandler(H())\n    return 1\n", _R6_CAPLOG),
+    # a logger's ``name`` and the ``loggerDict`` entry the test's ``getLogger`` returns
+    "logger_renamed": ("import logging\n\n\ndef f():\n    logging.getLogger('app').name = 'other'\n    return 1\n",
+                       "import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n"
+                       "    logging.getLogger('app').warning('w')\n    assert caplog.records[0].name == 'app'\n"),
+    "loggerdict_entry_aliased_to_another_logger": ("import logging\n\n\ndef f():\n"
+                                                   "    logging.root.manager.loggerDict['app'] = logging.getLogger('other')\n"
+                                                   "    return 1\n",
+                                                   "import logging\nfrom pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                                   "    assert logging.getLogger('app').name == 'app'\n"),
     "logger_parent_set_to_none": ("import logging\n\n\ndef f():\n    logging.getLogger('app').parent = None\n    return 1\n",
                                   _R6_CAPLOG),
     "logger_class_set": ("import logging\n\n\nclass Quiet(logging.Logger):\n    def isEnabledFor(self, level):\n"
@@ -2361,6 +2378,19 @@ R32ATK6_STAND_INS = {
        for k, v in (("frozenset", "frozenset({1, 2})"), ("range", "range(3)"),
                     ("decimal", "__import__('decimal').Decimal('1.5')"),
                     ("datetime", "__import__('datetime').datetime(2020, 1, 1)"))},
+    # a WeakKeyDictionary's callback is "the container's bookkeeping, no finalizer" (matched by code identity), but the
+    # entry it removes may hold the only reference to a value that finalizes: the dropped key frees it under plain
+    # pytest; the judge releases it with the next message, and the late-finalizer fault does not see it either
+    "finalizer_in_a_weak_key_dictionarys_value": ("import os, weakref\n\n\nclass Inner:\n    def __del__(self):\n"
+                                                  "        os.environ['HXC'] = '1'\n\n\n_META = weakref.WeakKeyDictionary()\n\n\n"
+                                                  "class O:\n    pass\n\n\ndef f():\n    o = O()\n    _META[o] = Inner()\n    return o\n",
+                                                  _R6_DROP),
+    "finalizer_in_a_weak_key_dictionarys_value_added_later": ("import os, weakref\n\n\nclass Inner:\n    def __del__(self):\n"
+                                                              "        os.environ['HXC'] = '1'\n\n\n_META = weakref.WeakKeyDictionary()\n\n\n"
+                                                              "class O:\n    pass\n\n\ndef f():\n    return O()\n\n\n"
+                                                              "def tag(o):\n    _META[o] = Inner()\n",
+                                                              "import os\n" + _T + "    o = f()\n    tag(o)\n    del o\n"
+                                                              "    assert 'HXC' not in os.environ\n"),
     "finalizer_in_a_closure_cell": (_R6_INNER + "class O:\n    def __init__(self):\n        inner = Inner()\n"
                                     "        self.cb = lambda: inner\n\n\ndef f():\n    return O()\n", _R6_DROP),
     "finalizer_behind_a_bound_method": (_R6_INNER + "class O:\n    def __init__(self):\n        self.cb = Inner().m\n\n\n"
@@ -2484,6 +2514,14 @@ R32ATK6_HONEST = {
                                                   "        self.files[0].write(s)\n",
                                                   "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
                                                   "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    # a file the tree keeps in a WeakKeyDictionary keyed by its object (the bookkeeping callback frees it at the drop)
+    "file_held_in_a_weak_key_dictionary_flushed_when_dropped": ("import weakref\n\n_FILES = weakref.WeakKeyDictionary()\n\n\n"
+                                                                "class Log:\n    def __init__(self, p):\n"
+                                                                "        _FILES[self] = open(p, 'w')\n\n    def add(self, s):\n"
+                                                                "        _FILES[self].write(s)\n",
+                                                                "from pkg import *\n\n\ndef test_f(tmp_path):\n"
+                                                                "    lg = Log(str(tmp_path / 'log'))\n    lg.add('x')\n    del lg\n"
+                                                                "    assert (tmp_path / 'log').read_text() == 'x'\n"),
     # the warnings registry (once per location under "default"): the judge replays each call's warning at the test's
     # line, so two calls from two lines show it twice; a record's ``process`` and ``thread`` are the subject's (plain
     # pytest: the test's own); a stdlib enum member in ``extra`` comes back as another object
