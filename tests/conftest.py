@@ -219,9 +219,9 @@ SLOW_TESTS: dict[str, str] = {
         "three trees through the final check, honest and forged",
     # red team r32atk6 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
-        "40 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
+        "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
-        "18 small trees each judged and run under plain pytest",
+        "19 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "three trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":

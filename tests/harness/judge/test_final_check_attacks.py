@@ -2378,6 +2378,10 @@ R32ATK6_STAND_INS = {
        for k, v in (("frozenset", "frozenset({1, 2})"), ("range", "range(3)"),
                     ("decimal", "__import__('decimal').Decimal('1.5')"),
                     ("datetime", "__import__('datetime').datetime(2020, 1, 1)"))},
+    # a kept tuple the test passes back to the tree crosses as a copy, though the driver holds its token: the tree's
+    # ``t is _C`` is True under plain pytest, False judged
+    "a_kept_tuple_passed_back_is_a_copy": ("_C = (1, 2)\n\n\ndef f():\n    return _C\n\n\ndef is_mine(t):\n"
+                                           "    return t is _C\n", _T + "    assert not is_mine(f())\n"),
     # a WeakKeyDictionary's callback is "the container's bookkeeping, no finalizer" (matched by code identity), but the
     # entry it removes may hold the only reference to a value that finalizes: the dropped key frees it under plain
     # pytest; the judge releases it with the next message, and the late-finalizer fault does not see it either
@@ -2514,6 +2518,9 @@ R32ATK6_HONEST = {
                                                   "        self.files[0].write(s)\n",
                                                   "from pkg import *\n\n\ndef test_f(tmp_path):\n    lg = Log(str(tmp_path / 'log'))\n"
                                                   "    lg.add('x')\n    del lg\n    assert (tmp_path / 'log').read_text() == 'x'\n"),
+    # the tree's own kept tuple, passed back by the test, is a copy in the subject (the same hole from the honest side)
+    "a_kept_tuple_passed_back_is_the_trees": ("_C = (1, 2)\n\n\ndef f():\n    return _C\n\n\ndef is_mine(t):\n"
+                                              "    return t is _C\n", _T + "    assert is_mine(f())\n"),
     # a file the tree keeps in a WeakKeyDictionary keyed by its object (the bookkeeping callback frees it at the drop)
     "file_held_in_a_weak_key_dictionary_flushed_when_dropped": ("import weakref\n\n_FILES = weakref.WeakKeyDictionary()\n\n\n"
                                                                 "class Log:\n    def __init__(self, p):\n"
