@@ -217,6 +217,13 @@ SLOW_TESTS: dict[str, str] = {
         "7 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
         "three trees through the final check, honest and forged",
+    # red team r32atk6 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
+        "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
+        "19 small trees each judged and run under plain pytest",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
+        "five trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -364,6 +371,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk5's honest regressions: the closed ones (R32ATK5_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
         "red team r32atk5 through the final check: the closed ones (R32ATK5_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
+        "red team r32atk6's judge leniencies: the closed ones (R32ATK6_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
+        "red team r32atk6's honest regressions: the closed ones (R32ATK6_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
+        "red team r32atk6 through the final check: the closed ones (R32ATK6_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
