@@ -1585,23 +1585,33 @@ class Peer:
             raise RemoteError("malformed module stubs")
         mods = _sys.modules
         want = {name: self.dec(v) for name, v in spec}
+        carried = {}  # name -> the value this sets (``_MISSING``: removed), for the guard's record below
         for name in [n for n in self.module_stubs if n not in want]:
             orig = self.module_stubs.pop(name)
             if orig is _MISSING:
                 mods.pop(name, None)
             else:
                 mods[name] = orig
+            carried[name] = orig
         for name, value in want.items():
             if name not in self.module_stubs:
                 self.module_stubs[name] = mods.get(name, _MISSING)
             mods[name] = value
+            carried[name] = value
         ps = self.ps
         g = ps.g if ps is not None else None
         if ps is not None and g is not None:
             cur = ps._guarded(None)
             for k in cur:
-                if k not in ("std", "cap"):
+                if k not in ("std", "cap", "modmap"):
                     g[k] = cur[k]
+            modmap = g.get("modmap")  # (``_foreign_modules``: only the carried names are the driver's doing)
+            if modmap is not None:
+                for name, value in carried.items():
+                    if value is _MISSING:
+                        modmap.pop(name, None)
+                    else:
+                        modmap[name] = value
 
     def _dec_filters(self, spec) -> list:
         """The driver's warning filters (``_filter_spec``) as ``_Warnings`` applies them: "error" kept,
@@ -4178,10 +4188,17 @@ class ModuleStubs:
         self.seen = None  # the version tag when last read (None: read the entries)
         self.imports: dict = dict(_sys.modules)  # name -> the value an import (or the run before any test) put there
         self.sent: dict = {}  # name -> the stub last sent
+        # what the driver's own imports put in ``sys.modules`` under the loaded name or a name below it (``_Loads``,
+        # the subject's rule): ``typing.io`` when ``typing`` is first imported, ``pyexpat.errors``, pytest's
+        # ``py.path`` are an import's, never the test's stub (carried, they made the driver's modules reachable from
+        # the subject); a test file's own ``sys.modules['x'] = fake`` is under no loaded name: the test's
+        self.loads = import_record()
 
     def _stubs(self) -> dict:
         out = {}
         imports = self.imports
+        if self.loads is not None and self.loads.loaded:
+            imports.update(self.loads.take())
         for k, v in list(_sys.modules.items()):
             if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
                     k in _OWN_MAIN:

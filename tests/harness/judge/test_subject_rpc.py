@@ -2160,12 +2160,13 @@ def test_a_request_of_the_tests_code_from_a_thread_of_the_tree_is_a_fault_never_
 
 
 # == what the test puts in sys.modules, and deletes from a tree class (``ModuleStubs``, ``_class_del``) ===========
-def test_a_sys_modules_entry_no_import_made_is_a_stub_to_carry(monkeypatch):
+def test_a_sys_modules_entry_no_import_made_is_a_stub_to_carry(monkeypatch, import_record):
     """``ModuleStubs``: an entry of ``sys.modules`` set by the test (a ModuleType without a spec, a SimpleNamespace, a
     real module under another name) is pending for the subject; an import's (``__spec__`` names it, with a loader) is
     not; the entry gone, the empty set is pending once (the subject puts its own back), then nothing."""
     import json
     stubs = rpc.ModuleStubs()
+    assert stubs.loads is import_record
     stubs.pending()  # (the first read: the entries as the run left them, which are its imports)
     assert stubs.pending() is None
     fake, ns = types.ModuleType("subprocess"), types.SimpleNamespace(run=None)
@@ -2178,6 +2179,26 @@ def test_a_sys_modules_entry_no_import_made_is_a_stub_to_carry(monkeypatch):
     assert stubs.pending() == {}
     assert stubs.pending() is None
     assert rpc._by_name(json) and not rpc._by_name(fake) and not rpc._by_name(ns)
+
+
+def test_an_entry_an_import_puts_below_its_own_name_is_no_stub(monkeypatch, tmp_path, import_record):
+    """``ModuleStubs``: what a module's own import registers under a name below its own (``typing.io``,
+    ``pyexpat.errors``, pytest's ``py.path``: made after the driver began watching, in a cold start) is the import's,
+    never carried (it made the driver's modules reachable from the subject, and the subject's guard faulted it); an
+    entry the test sets under another name is a stub."""
+    (tmp_path / "hx_registers_below.py").write_text(
+        "import sys, types\nsys.modules['hx_registers_below.extra'] = types.ModuleType('hx_registers_below.extra')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    stubs = rpc.ModuleStubs()
+    try:
+        __import__("hx_registers_below")
+        assert "hx_registers_below.extra" in sys.modules
+        fake = types.ModuleType("hx_not_installed")
+        monkeypatch.setitem(sys.modules, "hx_not_installed", fake)
+        assert stubs.pending() == {"hx_not_installed": fake}
+    finally:
+        for name in ("hx_registers_below", "hx_registers_below.extra"):
+            sys.modules.pop(name, None)
 
 
 def test_a_stub_module_crosses_as_itself_and_its_attributes_are_readable(pair):
