@@ -256,7 +256,13 @@ def test_changed_lambda_names_only_a_module_or_class_level_lambdas_own_change():
     assert changed_lambda(inner, inner.replace("1", "2").encode()) is None              # made per call
 
 
-def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts(tmp_path):
+@pytest.fixture
+def lambda_swap(monkeypatch):
+    """The lambda swap on (``PytestSession.swap_lambdas``: off by default, see there)."""
+    monkeypatch.setattr(PytestSession, "swap_lambdas", True)
+
+
+def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts(tmp_path, lambda_swap):
     gate, muts = _lambda_session(tmp_path, LAMBDAS, LAMBDA_TESTS)
     assert len(muts) >= 6
     with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
@@ -296,7 +302,7 @@ def test_a_module_level_lambdas_mutants_are_swapped_with_the_fork_paths_verdicts
      "import sys\nsys.setprofile(lambda *a: None)\n\n\ndef test_double():\n    assert calc.DOUBLE(2) == 4\n"),
 ], ids=["called_at_import", "called_at_collection", "held_by_a_partial", "nested_deeper_than_the_walk",
         "code_read_at_import", "held_by_a_dict_subclass", "a_thread_alive_at_collection", "profile_replaced_at_collection"])
-def test_a_lambda_swap_that_would_not_be_exact_is_declined_and_the_fork_decides(tmp_path, calc, test):
+def test_a_lambda_swap_that_would_not_be_exact_is_declined_and_the_fork_decides(tmp_path, calc, test, lambda_swap):
     gate, muts = _lambda_session(tmp_path, calc, "import calc\n\n\n" + test)
     assert muts
     with PytestSession(gate, tmp_path / "art", "calc.py", workers=1) as s:
