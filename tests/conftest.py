@@ -315,6 +315,12 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
             "test_patches-stdlib_class_attribute", "log_records-record_renamed_by_a_filter_of_the_tree"}),
          "one case per mechanism group of red team r32atk5 in test-all once closed (the honest trees and the final-check "
          "cases all run there); the other closed cases in the campaign (3-10 s each; test-all ran 16:28 of its 20 minutes)"),
+    "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
+        (frozenset({"a fixture in a conftest.py above the gate's directory", "a test running the module in a subprocess",
+                    "TZ changed between the runs", "a test method calling another test method that was edited"}),
+         "one closed rerun break per key class of red team r35atk (a file outside the module, what a child runs, the "
+         "environment, a test's reach) in test-all; the other 20 closed cases (two corpus runs each, 7-33 s) in the "
+         "campaign: test-all passed 20 minutes in a fresh clone with all 24"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
@@ -433,6 +439,7 @@ SPLIT_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_judge_agreement.py",
     "tests/harness/core/test_tasks.py",
     "tests/harness/judge/test_final_check_attacks.py",  # ~230 small trees, each judged and run under plain pytest
+    "tests/corpus/test_rerun.py",  # corpus runs of a few seconds to minutes each (the semver acceptance ~150 s)
 })
 
 
