@@ -321,6 +321,14 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
          "one closed rerun break per key class of red team r35atk (a file outside the module, what a child runs, the "
          "environment, a test's reach) in test-all; the other 20 closed cases (two corpus runs each, 7-33 s) in the "
          "campaign: test-all passed 20 minutes in a fresh clone with all 24"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged":
+        (frozenset({"module_stubbed_in_sys_modules", "polling_with_asyncio_sleep", "tests_handler_on_a_logger_that_does_not_propagate",
+                    "file_in_a_dict_attribute_flushed_when_dropped", "type_of_an_instance_of_the_tests_subclass"}),
+         "one honest tree per rule of this round in test-all, the other 12 closed ones in the campaign (3-5 s each; "
+         "test-all ran 20:42 real in a fresh clone, near CI's 20 minutes)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
+        (frozenset({"stand_ins-stamp_special_name_replaced_in_place"}),
+         "one of r32atk5's three forged trees through the final check in test-all (two final checks each, ~10 s)"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),

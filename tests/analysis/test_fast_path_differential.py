@@ -118,7 +118,7 @@ def test_analyze_prints_the_same_by_column_and_row_by_row():
     per-row path with itself)."""
     screened = []
 
-    @settings(max_examples=30, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=30, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(text=a_file("A4"))
     def check(text):
         with tempfile.TemporaryDirectory() as td:
@@ -140,7 +140,7 @@ def test_compare_prints_the_same_by_column_and_row_by_row():
     both sides read by column (about a quarter do)."""
     screened = []
 
-    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=60, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(a=a_file("A2p"), b=a_file("A4"))
     def check(a, b):
         with tempfile.TemporaryDirectory() as td:
