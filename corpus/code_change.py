@@ -33,6 +33,19 @@ def _compiled(text: str) -> CodeType:
     return compiled_noting_warnings(text)[0]
 
 
+def _one_changed_code(a: CodeType, b: CodeType) -> tuple[CodeType, CodeType] | None:
+    """(a's nested code object, b's) when the two differ in exactly one constant, a code object in both,
+    and in nothing else but positions (a def's end column is in its parent's line table; a shifted line
+    still shows, as another function's co_firstlineno); None otherwise."""
+    if len(a.co_consts) != len(b.co_consts) or a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
+    if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
+            not isinstance(b.co_consts[diff[0]], CodeType):
+        return None
+    return a.co_consts[diff[0]], b.co_consts[diff[0]]
+
+
 def changed_function(original: str, mutant: bytes) -> str | None:
     """The qualified name of the one function (top-level, or a method of a top-level class,
     nested classes included) whose code object is all the mutant changes; None when the change
@@ -44,16 +57,10 @@ def changed_function(original: str, mutant: bytes) -> str | None:
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
     while True:
-        # positions only: a def's end column is in its parent's line table (a shifted line
-        # still shows, as another function's co_firstlineno)
-        if len(a.co_consts) != len(b.co_consts) or \
-                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+        inner = _one_changed_code(a, b)
+        if inner is None:
             return None
-        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
-        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
-                not isinstance(b.co_consts[diff[0]], CodeType):
-            return None
-        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
+        a, b = inner
         if a.co_qualname != b.co_qualname or "<" in a.co_qualname:
             return None
         if a.co_flags & _CO_OPTIMIZED:
@@ -94,14 +101,10 @@ def changed_lambda(original: str, mutant: bytes) -> tuple[CodeType, CodeType] | 
     except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
     while True:
-        if len(a.co_consts) != len(b.co_consts) or \
-                a.replace(co_consts=b.co_consts, co_linetable=b.co_linetable) != b:
+        inner = _one_changed_code(a, b)
+        if inner is None:
             return None
-        diff = [i for i, (x, y) in enumerate(zip(a.co_consts, b.co_consts)) if x != y]
-        if len(diff) != 1 or not isinstance(a.co_consts[diff[0]], CodeType) or \
-                not isinstance(b.co_consts[diff[0]], CodeType):
-            return None
-        a, b = a.co_consts[diff[0]], b.co_consts[diff[0]]
+        a, b = inner
         if a.co_qualname != b.co_qualname:
             return None
         if a.co_name == "<lambda>":
