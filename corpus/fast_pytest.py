@@ -279,12 +279,25 @@ class PytestSession:
         for the mutant's (its working directory a private copy holding the mutant, as a fork's);
         None when the child could not swap (exit 75) or the server failed: judge it the fork way."""
         assert mutant.content is not None
+        req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
+               "codes": function_codes(mutant.content, qualname), "nodeids": selected,
+               "trace": os.sep + self.target if self.record_ran else ""}
+        done = self._swap_child(mutant, req, selected)
+        if done is None:
+            return None
+        j, out, ran = done
+        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
+                             first_failure(out), ran)
+
+    def _swap_child(self, mutant: Mutant, req: dict,
+                    selected: list[str] | None) -> tuple[Judgement, str, dict[str, tuple[int, ...]] | None] | None:
+        """One swap request (``req``: a function's or a lambda's) run by a swap server in a private
+        copy holding the mutant: (the verdict, the child's output, what it ran), or None when the
+        child declined (exit 75) or the server failed. The one reader of a swap child's answer."""
+        assert mutant.content is not None
         with self._scratch("corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
             cache_bytecode(work / self.target, mutant.content)
-            req = {"module_file": self._module_file, "qualname": qualname, "control": self._control,
-                   "codes": function_codes(mutant.content, qualname), "nodeids": selected,
-                   "trace": os.sep + self.target if self.record_ran else ""}
             server = self._swappers.get()
             try:
                 limit = self._timeout(selected, forked=False)
@@ -297,8 +310,7 @@ class PytestSession:
                 return None
             out, ran = split_ran(out)
             j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
-        return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", len(selected),
-                             first_failure(out), ran)
+        return j, out, ran
 
     def _swap_lambda(self, mutant: Mutant, t0: float, first: list[tuple[str, str]] | None) -> FastJudgement | None:
         """A mutant that changes only a lambda written in module or class-body code
@@ -314,25 +326,14 @@ class PytestSession:
         pair = changed_lambda(self.map.source, mutant.content)
         if pair is None:
             return None
-        with self._scratch("corpus-fswap-") as tmp:
-            work = materialize(self.artifact_dir, mutant, tmp / "artifact")
-            cache_bytecode(work / self.target, mutant.content)
-            req = {"module_file": self._module_file, "qualname": "", "control": self._control, "nodeids": None,
-                   "lambda": {"control": base64.b64encode(marshal.dumps(pair[0])).decode("ascii"),
-                              "code": base64.b64encode(marshal.dumps(pair[1])).decode("ascii")},
-                   "first": [list(k) for k in first or []], "trace": ""}
-            server = self._swappers.get()
-            try:
-                limit = self._timeout(None, forked=False)
-                code, out, err, _ = server.swap(req, str(work), limit)
-            except ForkServerError:
-                return None
-            finally:
-                self._swappers.put(server)
-            if code == 75:
-                return None
-            out, _ = split_ran(out)
-            j = _timed_out(limit) if code is None else pytest_verdict(self.gate, code, out, err, work, self.target)
+        req = {"module_file": self._module_file, "qualname": "", "control": self._control, "nodeids": None,
+               "lambda": {"control": base64.b64encode(marshal.dumps(pair[0])).decode("ascii"),
+                          "code": base64.b64encode(marshal.dumps(pair[1])).decode("ascii")},
+               "first": [list(k) for k in first or []], "trace": ""}
+        done = self._swap_child(mutant, req, None)
+        if done is None:
+            return None
+        j, out, _ = done
         return FastJudgement(Judgement(j.verdict, j.reason, time.perf_counter() - t0), "swap", None,
                              first_failure(out), None)
 
