@@ -329,6 +329,20 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
         (frozenset({"stand_ins-stamp_special_name_replaced_in_place"}),
          "one of r32atk5's three forged trees through the final check in test-all (two final checks each, ~10 s)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
+        (frozenset({
+            "process_state-abc_registration", "logging-filter_added_to_a_logger", "stand_ins-finalizer_in_a_closure_cell",
+            "schedule-sleep_bound_before_the_tree_replaced_it", "test_patches-method_of_a_stdlib_logger_patched"}),
+         "one case per mechanism group of red team r32atk6 in test-all once closed; the other closed cases in the "
+         "campaign (1-10 s each; CI's test-all ran 1,220 s, at its 20 minutes)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
+        (frozenset({"module_stubbed_at_the_test_files_import", "context_filter_of_the_trees_logger",
+                    "tree_class_registered_with_a_stdlib_abc", "file_held_through_a_bound_method_flushed_when_dropped",
+                    "sleep_bound_before_the_tree_replaced_it"}),
+         "one honest tree per rule of red team r32atk6 in test-all once closed, the others in the campaign"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
+        (frozenset({"stand_ins-finalizer_in_a_closure_cell"}),
+         "one of r32atk6's five forged trees through the final check in test-all once closed (two final checks each)"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
