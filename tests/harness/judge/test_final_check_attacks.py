@@ -2613,3 +2613,164 @@ def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_fi
         pytest.fail(honest.plain.output)
     forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
     assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
+
+
+# == red team r32atk7: the test's sys.modules stubs (ModuleStubs, Peer._apply_stubs) and the subject's load guard
+# (_Loads, ProcState._foreign_modules) attacked (strict xfails; a name in R32ATK7_CLOSED runs as an ordinary test). Each
+# lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree passes plain
+# pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1: ``both`` runs the process's default).
+_R7_HOOK = ("import sys, types\n\n\ndef run(hook):\n    {change}\n    hook()\n    return 1\n\n\ndef ping():\n    return 1\n")
+_R7_HOOK_TEST = ("import signal, sys, types\nfrom pkg import ping, run\n\n\ndef test_f(monkeypatch):\n    def hook():\n"
+                 "        monkeypatch.setitem(sys.modules, 'hx_plugin', types.ModuleType('hx_plugin'))\n"
+                 "        assert ping() == 1\n    assert run(hook) == 1\n")
+_R7_SENT = "\n\n\ndef test_empty_is_not_sent():\n    notify('')\n    assert SENT == []\n"
+R32ATK7_LENIENT = {
+    # A carried stub set resets the subject's guard: ``_apply_stubs`` takes the guarded items as they are *now* as the
+    # guard's last state (``g[k] = cur[k]`` for sys.modules' values, signal handlers, root handlers), so whatever the tree
+    # changed earlier in the same call is never compared. A test's callback that stubs a module and calls back into the
+    # tree (a plugin hook) launders the tree's foreign ``sys.modules`` entry or signal handler set before the callback
+    # (without the stub, the same tree is a fault: checked while writing this).
+    "stub_set_in_a_callback_launders_a_module_the_tree_replaced": (
+        _R7_HOOK.format(change="sys.modules['colorsys'] = types.ModuleType('colorsys')"),
+        _R7_HOOK_TEST + "    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    "stub_set_in_a_callback_launders_a_signal_handler_the_tree_set": (
+        "import signal\n" + _R7_HOOK.format(change="signal.signal(signal.SIGUSR1, signal.SIG_IGN)"),
+        _R7_HOOK_TEST + "    assert signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL\n"),
+    # The guard compares only the names present at the reply: an entry the tree *removes* is no fault. Under plain pytest
+    # the test's next import of it executes the module afresh (new classes); the driver keeps its own.
+    "module_removed_from_sys_modules_by_the_tree": (
+        "import fractions, sys\n\n\ndef f():\n    sys.modules.pop('fractions', None)\n    return 1\n\n\n"
+        "def half():\n    return fractions.Fraction(1, 2)\n",
+        _T + "    assert f() == 1\n    import fractions\n    assert isinstance(half(), fractions.Fraction)\n"),
+    # ``_Loads._note`` takes every entry added during an outermost load below *any* name loaded in it (not only the
+    # name loaded, nor only what the loaded module itself registers): the tree's import of ``pkg`` loads ``wsgiref``
+    # afresh and puts its own ``wsgiref.util`` in place; the guard reads it as wsgiref's load. The test's import of
+    # ``wsgiref.util`` gets the forged one under plain pytest, the driver's own judged.
+    "stdlib_submodule_registered_below_a_package_the_trees_import_loads": (
+        "import sys, types, wsgiref\n\n_m = types.ModuleType('wsgiref.util')\n_m.guess_scheme = lambda environ: 'forged'\n"
+        "sys.modules['wsgiref.util'] = _m\n\n\ndef f():\n    return 1\n",
+        _T + "    assert f() == 1\n    from wsgiref.util import guess_scheme\n    assert guess_scheme({}) == 'http'\n"),
+    # The driver's ``ModuleStubs`` takes what its own loads register below a loaded name as an import's (7f02919, the
+    # typing.io case) with the same rule: the test file's import is the outermost load, and every module it loads is
+    # such a name, so a stub the test file sets at its import below the package it then imports (``pkg.backend``) is
+    # carried for the import of ``pkg`` and withdrawn at the next request. The tree's optional backend is then missing
+    # judged (ImportError: it falls back and sends nothing) and the test's fake under plain pytest.
+    "submodule_stubbed_at_the_test_files_import_withdrawn_after_it": (
+        "def notify(msg):\n    try:\n        from pkg import backend\n    except ImportError:\n        return\n    backend.send(msg)\n",
+        "import sys, types\n\nSENT = []\nfake = types.ModuleType('pkg.backend')\nfake.send = SENT.append\n"
+        "sys.modules['pkg.backend'] = fake\nfrom pkg import notify  # noqa: E402" + _R7_SENT),
+    # A stub of a standard-library submodule set at the test file's import: the tree's ``import xmlrpc.client as c``
+    # gets the real module judged (its ServerProxy refuses the connection: caught, nothing sent), the test's fake under
+    # plain pytest (R32ATK7_HONEST's ``stdlib_submodule_stubbed_at_the_test_files_import`` from the other side)
+    "stdlib_submodule_stubbed_at_the_test_files_import_reaches_the_tree_as_the_real_one": (
+        "def notify(msg):\n    import xmlrpc.client as client\n    try:\n"
+        "        client.ServerProxy('http://127.0.0.1:9').send(msg)\n    except OSError:\n        pass\n",
+        "import sys, types\n\nSENT = []\n\n\nclass _Proxy:\n    def __init__(self, url):\n        self.url = url\n\n"
+        "    def send(self, msg):\n        SENT.append(msg)\n\n\nclient = types.ModuleType('xmlrpc.client')\n"
+        "client.ServerProxy = _Proxy\nsys.modules['xmlrpc.client'] = client\nfrom pkg import notify  # noqa: E402" + _R7_SENT),
+    # A stub's dunder the import system reads (``__path__`` for a from-import, ``__spec__`` in ``importlib``) raises the
+    # driver policy's PermissionError in the subject, never AttributeError (R32ATK7_HONEST): a tree that catches it takes
+    # its fallback judged, where plain pytest's from-import binds the test's fake
+    "from_import_of_a_stub_raises_in_the_tree": (
+        "def notify(msg):\n    try:\n        from hx_dep import send\n    except Exception:\n        return\n    send(msg)\n",
+        "import sys, types\n\nimport pytest\nfrom pkg import notify\n\nSENT = []\n\n\n@pytest.fixture(autouse=True)\n"
+        "def dep(monkeypatch):\n    fake = types.ModuleType('hx_dep')\n    fake.send = SENT.append\n"
+        "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)" + _R7_SENT),
+    # (named open in docs/judge.md: a removal is not carried) the test drops the tree's module to import it afresh; the
+    # driver's new proxy asks the subject, whose ``pkg`` is still loaded: its top-level code never runs twice judged
+    "tree_module_removed_by_the_test_never_executed_again": (
+        "import os\n\nos.environ['HX_LOADS'] = str(int(os.environ.get('HX_LOADS', '0')) + 1)\n\n\ndef f():\n    return 1\n",
+        "import os\nimport sys\n\n\ndef test_import_twice_registers_once(monkeypatch):\n    import pkg\n"
+        "    n = os.environ['HX_LOADS']\n    monkeypatch.delitem(sys.modules, 'pkg')\n    import pkg as again\n"
+        "    assert again.f() == 1\n    assert os.environ['HX_LOADS'] == n\n"),
+}
+_R7_DEP = ("import sys, types\n\nimport pytest\nfrom pkg import f\n\n\n@pytest.fixture(autouse=True)\ndef dep(monkeypatch):\n"
+           "    fake = types.ModuleType('hx_dep')\n    fake.run = lambda c: 'ran ' + c\n"
+           "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n\n\ndef test_f():\n    assert f() == 'ran x'\n")
+# Honest trees (plain pytest passes them) the judge fails: a stub the test file sets at its import below the package it
+# imports (withdrawn after the import, as above); a name imported from a stub (``from hx_dep import run``: the import
+# system reads the stub's ``__path__``), a stub imported through ``importlib.import_module`` (``__spec__``) and a package
+# and its submodule stubbed together (``import a.b as c`` falls back to ``sys.modules`` only on AttributeError): each
+# raises the driver policy's PermissionError in the subject; a module the test builds with ``importlib.util`` (the probe
+# routes ``importlib`` to the subject, so it is the subject's module, taken for an import by ``_by_name``) and stubs;
+# a standard-library submodule stubbed at the test file's import (the tree's ``import xmlrpc.client as c`` reads the
+# real module's namespace, ``sys.modules['xmlrpc.client']`` the stub); and, beside the stubs, a thread of the tree alive
+# while the test waits for a child process: the judge's own schedule changes ``sys.setswitchinterval`` while it gives
+# the thread that time, and the backstop faults it as the tree's change.
+R32ATK7_HONEST = {
+    "submodule_stubbed_at_the_test_files_import": ("def f():\n    from pkg import heavy\n    return heavy.compute()\n",
+                                                   "import sys, types\n\nfake = types.ModuleType('pkg.heavy')\nfake.compute = lambda: 42\n"
+                                                   "sys.modules['pkg.heavy'] = fake\nfrom pkg import f  # noqa: E402\n\n\n"
+                                                   "def test_f():\n    assert f() == 42\n"),
+    "name_imported_from_a_stub": ("def f():\n    from hx_dep import run\n    return run('x')\n", _R7_DEP),
+    "stub_imported_through_importlib": ("import importlib\n\n\ndef f():\n    return importlib.import_module('hx_dep').run('x')\n",
+                                        _R7_DEP),
+    "package_and_submodule_stubbed_with_patch_dict": ("def f():\n    from hx_dep.client import run\n    return run('x')\n",
+                                                      "import sys, types\nfrom unittest import mock\n\nfrom pkg import f\n\n\n"
+                                                      "def test_f():\n    top, sub = types.ModuleType('hx_dep'), types.ModuleType('hx_dep.client')\n"
+                                                      "    sub.run = lambda c: 'ran ' + c\n    top.client = sub\n"
+                                                      "    with mock.patch.dict(sys.modules, {'hx_dep': top, 'hx_dep.client': sub}):\n"
+                                                      "        assert f() == 'ran x'\n"),
+    "package_and_submodule_stubbed_imported_as": ("def f():\n    import hx_dep.client as c\n    return c.run('x')\n",
+                                                  "import sys, types\n\nfrom pkg import f\n\n\ndef test_f(monkeypatch):\n"
+                                                  "    sub = types.ModuleType('hx_dep.client')\n    sub.run = lambda c: 'ran ' + c\n"
+                                                  "    monkeypatch.setitem(sys.modules, 'hx_dep', types.ModuleType('hx_dep'))\n"
+                                                  "    monkeypatch.setitem(sys.modules, 'hx_dep.client', sub)\n    assert f() == 'ran x'\n"),
+    "stub_module_made_with_importlib_util": ("def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                             "import importlib.util\nimport sys\n\nfrom pkg import f\n\n\ndef test_f(tmp_path, monkeypatch):\n"
+                                             "    p = tmp_path / 'fake_dep.py'\n    p.write_text('def run(c):\\n    return \"ran \" + c\\n')\n"
+                                             "    spec = importlib.util.spec_from_file_location('hx_dep', p)\n"
+                                             "    m = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(m)\n"
+                                             "    monkeypatch.setitem(sys.modules, 'hx_dep', m)\n    assert f() == 'ran x'\n"),
+    "stdlib_submodule_stubbed_at_the_test_files_import": ("def f():\n    import xmlrpc.client as c\n    return c.run('x')\n",
+                                                          "import sys, types\n\nfake = types.ModuleType('xmlrpc.client')\n"
+                                                          "fake.run = lambda c: 'ran ' + c\nsys.modules['xmlrpc.client'] = fake\n"
+                                                          "from pkg import f  # noqa: E402\n\n\ndef test_f():\n    assert f() == 'ran x'\n"),
+    "tree_thread_alive_while_the_test_waits_for_a_child": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n"
+                                                           "        time.sleep(0.2)\n        DONE.append(1)\n"
+                                                           "    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
+                                                           "import subprocess\nfrom pkg import done, start\n\n\ndef test_f():\n"
+                                                           "    start()\n    subprocess.run(['sleep', '0.6'])\n    assert done() == 1\n"),
+}
+# r32atk7's cases closed so far (a name here runs as an ordinary test)
+R32ATK7_CLOSED: frozenset[str] = frozenset()
+
+
+def _r32atk7(names, mark) -> list:
+    return [n if n in R32ATK7_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK7_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk7: the judge passes what plain "
+                                  "pytest fails (an open case: a name not in R32ATK7_CLOSED; the comment above it says "
+                                  "what it evades)")
+_R32ATK7_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk7 honest: the judge fails "
+                                         "an honest tree plain pytest passes (an open case: a name not in R32ATK7_CLOSED; "
+                                         "the comment above R32ATK7_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk7(R32ATK7_LENIENT, _R32ATK7_OPEN))
+def test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK7_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk7(R32ATK7_HONEST, _R32ATK7_HONEST_OPEN))
+def test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK7_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
+
+
+@pytest.mark.parametrize("name", _r32atk7(["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
+                                           "module_removed_from_sys_modules_by_the_tree"], _R32ATK7_OPEN))
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk7: the final check passes a wrong tree."""
+    module, test = R32ATK7_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
