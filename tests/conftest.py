@@ -226,11 +226,11 @@ SLOW_TESTS: dict[str, str] = {
         "five trees through the final check, honest and forged",
     # red team r32atk7 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
-        "8 small trees each judged and run under plain pytest (1-3 s each warm, 2-3 s cold)",
+        "12 small trees each judged and run under plain pytest (1-3 s each warm, 2-3 s cold)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged":
-        "8 small trees each judged and run under plain pytest (1-5 s each)",
+        "14 small trees each judged and run under plain pytest (1-5 s each)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
-        "two trees through the final check, honest and forged",
+        "three trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":

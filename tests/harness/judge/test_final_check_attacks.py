@@ -2642,6 +2642,15 @@ R32ATK7_LENIENT = {
         "import fractions, sys\n\n\ndef f():\n    sys.modules.pop('fractions', None)\n    return 1\n\n\n"
         "def half():\n    return fractions.Fraction(1, 2)\n",
         _T + "    assert f() == 1\n    import fractions\n    assert isinstance(half(), fractions.Fraction)\n"),
+    # ...and any value a load of the import system left is the import's, whatever file it loaded (r32atk6's finder case
+    # needed a finder; this needs no registry): the tree writes a ``colorsys.py`` to a temporary directory, removes the
+    # entry (no fault), puts the directory first on ``sys.path`` for one import and takes it off again
+    "stdlib_name_loaded_from_a_file_the_tree_writes": (
+        "import importlib, os, sys, tempfile\n\n\ndef f():\n    d = tempfile.mkdtemp()\n"
+        "    with open(os.path.join(d, 'colorsys.py'), 'w') as fh:\n        fh.write('def rgb_to_hsv(*a):\\n    return \"forged\"\\n')\n"
+        "    sys.modules.pop('colorsys', None)\n    sys.path.insert(0, d)\n    importlib.import_module('colorsys')\n"
+        "    sys.path.remove(d)\n    return 1\n",
+        _T + "    assert f() == 1\n    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
     # ``_Loads._note`` takes every entry added during an outermost load below *any* name loaded in it (not only the
     # name loaded, nor only what the loaded module itself registers): the tree's import of ``pkg`` loads ``wsgiref``
     # afresh and puts its own ``wsgiref.util`` in place; the guard reads it as wsgiref's load. The test's import of
@@ -2676,6 +2685,29 @@ R32ATK7_LENIENT = {
         "import sys, types\n\nimport pytest\nfrom pkg import notify\n\nSENT = []\n\n\n@pytest.fixture(autouse=True)\n"
         "def dep(monkeypatch):\n    fake = types.ModuleType('hx_dep')\n    fake.send = SENT.append\n"
         "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)" + _R7_SENT),
+    # The guard's own record is the tree's to write: ``_Loads`` is ``importlib._bootstrap._find_and_load`` itself, and
+    # its ``loaded`` (what the guard takes as the import system's loads) and ``base`` (the registries as last accepted)
+    # are plain attributes. A tree that notes its forged ``colorsys`` there, or its path hook in ``base``, is no fault
+    # (without the write, the same tree is: checked while writing this). Under plain pytest ``_find_and_load`` is a
+    # function with neither attribute, and the writes do nothing.
+    "import_record_loaded_written_by_the_tree": (
+        "import importlib, sys, types\n\n\ndef f():\n    m = types.ModuleType('colorsys')\n"
+        "    rec = importlib.import_module('importlib._bootstrap')._find_and_load\n    getattr(rec, 'loaded', {})['colorsys'] = m\n"
+        "    sys.modules['colorsys'] = m\n    return 1\n",
+        _T + "    assert f() == 1\n    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    "import_record_base_written_by_the_tree": (
+        "import importlib, sys\n\n\ndef _hook(path):\n    raise ImportError(path)\n\n\ndef f():\n    sys.path_hooks.append(_hook)\n"
+        "    base = getattr(importlib.import_module('importlib._bootstrap')._find_and_load, 'base', None)\n"
+        "    if base is not None:\n        base[4] = list(sys.path_hooks)\n    return 1\n",
+        "import sys\nfrom pkg import f\n\n\ndef test_f():\n    n = len(sys.path_hooks)\n    assert f() == 1\n"
+        "    assert len(sys.path_hooks) == n\n"),
+    # What the tree's imports add to ``sys.modules`` (allowed: the import system's loads) never reaches the driver's, which
+    # the test reads: "importing pkg stays light" (``'mailbox' not in sys.modules``) holds judged for a tree that imports
+    # it eagerly (without binding it: a bound module crosses by name and the driver imports it too)
+    "module_the_tree_imports_is_not_in_the_tests_sys_modules": (
+        "def f():\n    __import__('mailbox')\n    return 1\n",
+        "import sys\nfrom pkg import f\n\n\ndef test_f_imports_nothing_heavy():\n    assert f() == 1\n"
+        "    assert 'mailbox' not in sys.modules\n"),
     # (named open in docs/judge.md: a removal is not carried) the test drops the tree's module to import it afresh; the
     # driver's new proxy asks the subject, whose ``pkg`` is still loaded: its top-level code never runs twice judged
     "tree_module_removed_by_the_test_never_executed_again": (
@@ -2690,11 +2722,18 @@ _R7_DEP = ("import sys, types\n\nimport pytest\nfrom pkg import f\n\n\n@pytest.f
 # Honest trees (plain pytest passes them) the judge fails: a stub the test file sets at its import below the package it
 # imports (withdrawn after the import, as above); a name imported from a stub (``from hx_dep import run``: the import
 # system reads the stub's ``__path__``), a stub imported through ``importlib.import_module`` (``__spec__``) and a package
-# and its submodule stubbed together (``import a.b as c`` falls back to ``sys.modules`` only on AttributeError): each
-# raises the driver policy's PermissionError in the subject; a module the test builds with ``importlib.util`` (the probe
+# and its submodule stubbed together (``import a.b as c`` falls back to ``sys.modules`` only on AttributeError), a
+# ``MagicMock`` standing for a missing dependency a name is imported from, the test's own ``importlib.import_module``
+# of its stub (the probe runs ``importlib`` in the subject): each raises the driver policy's PermissionError there; a module the test builds with ``importlib.util`` (the probe
 # routes ``importlib`` to the subject, so it is the subject's module, taken for an import by ``_by_name``) and stubs;
 # a standard-library submodule stubbed at the test file's import (the tree's ``import xmlrpc.client as c`` reads the
-# real module's namespace, ``sys.modules['xmlrpc.client']`` the stub); and, beside the stubs, a thread of the tree alive
+# real module's namespace, ``sys.modules['xmlrpc.client']`` the stub); a tree object the test puts in ``sys.modules``
+# (the driver sends its stand-in as a driver handle the subject does not hold: "no such object"); a module object the
+# tree registers below its package by hand (``sys.modules['pkg.memory'] = m``, the ``six.moves`` way) and keeps in its
+# namespace: it crosses by name, and the driver's import of ``pkg.memory`` finds no file, so the test file's own
+# ``import pkg`` fails; a module the tree imports, looked for in the test's ``sys.modules``; the tree's module dropped
+# by the test and imported again under a stub (the removal is not carried: the subject's ``pkg`` keeps the real
+# ``subprocess``); and, beside the stubs, a thread of the tree alive
 # while the test waits for a child process: the judge's own schedule changes ``sys.setswitchinterval`` while it gives
 # the thread that time, and the backstop faults it as the tree's change.
 R32ATK7_HONEST = {
@@ -2726,6 +2765,33 @@ R32ATK7_HONEST = {
                                                           "import sys, types\n\nfake = types.ModuleType('xmlrpc.client')\n"
                                                           "fake.run = lambda c: 'ran ' + c\nsys.modules['xmlrpc.client'] = fake\n"
                                                           "from pkg import f  # noqa: E402\n\n\ndef test_f():\n    assert f() == 'ran x'\n"),
+    "tree_object_put_in_sys_modules_by_the_test": ("class Backend:\n    def run(self, c):\n        return 'b ' + c\n\n\n"
+                                                   "def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                                   "import sys\n\nimport pkg\n\n\ndef test_f(monkeypatch):\n"
+                                                   "    monkeypatch.setitem(sys.modules, 'hx_dep', pkg.Backend())\n    assert pkg.f() == 'b x'\n"),
+    "module_object_the_tree_registers_below_its_package": ("import sys, types\n\nmemory = types.ModuleType('pkg.memory')\n"
+                                                           "memory.run = lambda c: 'mem ' + c\nsys.modules['pkg.memory'] = memory\n\n\n"
+                                                           "def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                                           "import sys\n\nimport pkg\n\n\ndef test_f(monkeypatch):\n"
+                                                           "    monkeypatch.setitem(sys.modules, 'hx_dep', pkg.memory)\n    assert pkg.f() == 'mem x'\n"),
+    "module_the_tree_imports_is_in_the_tests_sys_modules": ("import importlib\n\n\ndef load(name):\n    importlib.import_module(name)\n",
+                                                            "import sys\nfrom pkg import load\n\n\ndef test_load_imports_the_plugin():\n"
+                                                            "    load('wsgiref.util')\n    assert 'wsgiref.util' in sys.modules\n"),
+    "tree_module_dropped_and_imported_again_under_a_stub": ("import subprocess\n\n\ndef deploy():\n    return subprocess.run(['x'])\n",
+                                                            "import importlib\nimport sys\nimport types\n\nimport pkg  # noqa: F401\n\n\n"
+                                                            "def test_f(monkeypatch):\n    fake = types.ModuleType('subprocess')\n"
+                                                            "    fake.run = lambda cmd: 'ran'\n    monkeypatch.setitem(sys.modules, 'subprocess', fake)\n"
+                                                            "    monkeypatch.delitem(sys.modules, 'pkg')\n    fresh = importlib.import_module('pkg')\n"
+                                                            "    assert fresh.deploy() == 'ran'\n"),
+    "magicmock_stub_a_name_is_imported_from": ("def f():\n    from hx_dep import client\n    return client.run('x')\n",
+                                               "import sys\nfrom unittest import mock\n\nfrom pkg import f\n\n\n"
+                                               "def test_f(monkeypatch):\n    m = mock.MagicMock()\n    m.client.run.return_value = 'ran'\n"
+                                               "    monkeypatch.setitem(sys.modules, 'hx_dep', m)\n    assert f() == 'ran'\n"),
+    "the_tests_own_stub_imported_through_importlib": ("def f():\n    return 1\n",
+                                                      "import importlib\nimport sys\nimport types\n\nfrom pkg import f\n\n\n"
+                                                      "def test_f(monkeypatch):\n    fake = types.ModuleType('hx_dep')\n"
+                                                      "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n    assert f() == 1\n"
+                                                      "    assert importlib.import_module('hx_dep') is fake\n"),
     "tree_thread_alive_while_the_test_waits_for_a_child": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n"
                                                            "        time.sleep(0.2)\n        DONE.append(1)\n"
                                                            "    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
@@ -2765,7 +2831,8 @@ def test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged(tmp_path, 
 
 
 @pytest.mark.parametrize("name", _r32atk7(["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
-                                           "module_removed_from_sys_modules_by_the_tree"], _R32ATK7_OPEN))
+                                           "module_removed_from_sys_modules_by_the_tree",
+                                           "import_record_loaded_written_by_the_tree"], _R32ATK7_OPEN))
 def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module(tmp_path, name):
     """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk7: the final check passes a wrong tree."""
     module, test = R32ATK7_LENIENT[name]
