@@ -228,7 +228,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
         "12 small trees each judged and run under plain pytest (1-3 s each warm, 2-3 s cold)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged":
-        "15 small trees each judged and run under plain pytest (1-5 s each)",
+        "16 small trees each judged and run under plain pytest (1-5 s each)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
         "three trees through the final check, honest and forged",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":

@@ -2724,7 +2724,9 @@ _R7_DEP = ("import sys, types\n\nimport pytest\nfrom pkg import f\n\n\n@pytest.f
 # system reads the stub's ``__path__``), a stub imported through ``importlib.import_module`` (``__spec__``) and a package
 # and its submodule stubbed together (``import a.b as c`` falls back to ``sys.modules`` only on AttributeError), a
 # ``MagicMock`` standing for a missing dependency a name is imported from, the test's own ``importlib.import_module``
-# of its stub (the probe runs ``importlib`` in the subject): each raises the driver policy's PermissionError there; a module the test builds with ``importlib.util`` (the probe
+# of its stub (the probe runs ``importlib`` in the subject), a feature detected on a stub with ``hasattr``: each read
+# of a name starting with ``_`` or missing from the stub is refused by ``_driver_policy`` with PermissionError (an
+# OSError) where the module raises AttributeError, which the import system and ``hasattr`` take for "absent"; a module the test builds with ``importlib.util`` (the probe
 # routes ``importlib`` to the subject, so it is the subject's module, taken for an import by ``_by_name``) and stubs;
 # a standard-library submodule stubbed at the test file's import (the tree's ``import xmlrpc.client as c`` reads the
 # real module's namespace, ``sys.modules['xmlrpc.client']`` the stub); a tree object the test puts in ``sys.modules``
@@ -2802,6 +2804,11 @@ R32ATK7_HONEST = {
                                                            "    loader.exec_module(module)\n    return module\n\n\ndef scheme(environ):\n"
                                                            "    return lazy_import('wsgiref.util').guess_scheme(environ)\n",
                                                            "from pkg import scheme\n\n\ndef test_f():\n    assert scheme({}) == 'http'\n"),
+    "feature_detected_on_a_stub_with_hasattr": ("def f():\n    import hx_dep\n"
+                                                "    return hx_dep.new_api() if hasattr(hx_dep, 'new_api') else hx_dep.old_api()\n",
+                                                "import sys, types\n\nfrom pkg import f\n\n\ndef test_f(monkeypatch):\n"
+                                                "    fake = types.ModuleType('hx_dep')\n    fake.old_api = lambda: 'old'\n"
+                                                "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n    assert f() == 'old'\n"),
     "tree_thread_alive_while_the_test_waits_for_a_child": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n"
                                                            "        time.sleep(0.2)\n        DONE.append(1)\n"
                                                            "    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
