@@ -2566,7 +2566,18 @@ R32ATK6_CLOSED_STUBS: frozenset[str] = frozenset({"module_stubbed_at_the_test_fi
                                                   "module_stubbed_for_the_trees_import_then_restored"})
 R32ATK6_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()
 R32ATK6_CLOSED_LOGGING: frozenset[str] = frozenset()
-R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset()
+R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset({"stand_ins-finalizer_in_a_weak_key_dictionarys_value",
+                                                      "stand_ins-finalizer_in_a_weak_key_dictionarys_value_added_later",
+                                                      "stand_ins-finalizer_in_a_closure_cell",
+                                                      "stand_ins-finalizer_behind_a_bound_method",
+                                                      "stand_ins-finalizer_in_a_partial",
+                                                      "stand_ins-finalizer_in_a_deque",
+                                                      "stand_ins-finalizer_in_a_dict_view",
+                                                      "stand_ins-finalizer_in_a_returned_functions_closure",
+                                                      "stand_ins-finalizer_in_a_closure_attached_later",
+                                                      "file_held_through_a_bound_method_flushed_when_dropped",
+                                                      "file_held_in_a_deque_flushed_when_dropped",
+                                                      "file_held_in_a_weak_key_dictionary_flushed_when_dropped"})
 R32ATK6_CLOSED_SCHEDULE: frozenset[str] = frozenset()
 R32ATK6_CLOSED = (R32ATK6_CLOSED_STUBS | R32ATK6_CLOSED_PROCESS_STATE | R32ATK6_CLOSED_LOGGING | R32ATK6_CLOSED_STAND_INS
                   | R32ATK6_CLOSED_SCHEDULE)

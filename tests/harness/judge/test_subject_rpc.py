@@ -1047,6 +1047,48 @@ def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_d
     assert rpc._finalizes(plain) and weak
 
 
+def test_what_a_drop_frees_is_what_the_interpreters_traversal_reaches_whatever_holds_it():
+    """``_finalizes`` walks ``gc.get_referents`` (the interpreter's own traversal), not a list of container kinds: a
+    finalizing object in a closure cell, behind a bound method, in a ``partial``, a ``deque``, a dict view, a
+    function's closure, or a ``WeakKeyDictionary``'s value keyed by the object (the entry its bookkeeping removes) is
+    found; a function's module namespace, a class and a module are not walked (no drop frees them). ``found``
+    collects the finalizing objects themselves (the late-finalizer fault asks whether the drop freed one)."""
+    import collections
+    import functools
+    import weakref
+
+    class Inner:
+        def __del__(self):
+            pass
+
+        def m(self):
+            return 1
+
+    class Holder:
+        pass
+
+    def closure(x):
+        return lambda: x
+
+    holders = []
+    for make in (closure, lambda i: i.m, lambda i: functools.partial(id, i), lambda i: collections.deque([i]),
+                 lambda i: {i: 1}.keys(), lambda i: {1: i}.values()):
+        h = Holder()
+        h.cb = make(Inner())
+        holders.append(h)
+    holders.append(closure(Inner()))
+    assert all(rpc._finalizes(h) for h in holders)
+    meta, key = weakref.WeakKeyDictionary(), Holder()
+    assert not rpc._finalizes(key)
+    meta[key] = [Inner()]
+    found: list = []
+    assert rpc._finalizes(key, found) and len(found) == 1 and type(found[0]) is Inner
+    plain = Holder()
+    plain.fn, plain.cls, plain.mod = closure(1), Holder, rpc  # (the function's globals reach the whole module)
+    plain.bound = plain.__init__
+    assert not rpc._finalizes(plain)
+
+
 def test_a_subclass_of_a_stdlib_value_class_is_read_as_the_class_bound_at_load_never_the_modules(monkeypatch):
     """The rule: ``datetime.date`` (and ``datetime``, ``Decimal``, ``Fraction``) as this module bound it, whatever the
     module holds now: a test's frozen clock (a subclass patched over it) or the tree's replacement whose ``isoformat``
