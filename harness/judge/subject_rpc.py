@@ -2844,6 +2844,7 @@ MAX_FINALIZER_WALK = 256  # objects ``_finalizes`` reads of one value before it 
 _NO_FINALIZER: frozenset = frozenset({_type(None), bool, int, float, complex, str, bytes, range, _types.CodeType})
 # (no finalizer of their own, nothing they hold drops)
 _REFERENTS = _gc.get_referents  # the interpreter's own traversal (C ``tp_traverse``: runs no Python code)
+_PLAIN_CONTAINERS = frozenset({list, tuple, dict})  # (their instances take no weak reference and have no ``__del__``)
 _MODULE_DICT = _TYPE_DICT(_types.ModuleType)["__dict__"].__get__
 _NAMESPACES: dict = {"n": -1, "ids": {}}  # id of a namespace of a module in sys.modules -> a weak reference to it
 _FUNC_DEFAULTS = _types.FunctionType.__dict__["__defaults__"].__get__
@@ -2894,6 +2895,10 @@ def _finalizes(x, found: list | None = None) -> bool:
             seen.add(id(o))
             if _len(seen) > MAX_FINALIZER_WALK:
                 break
+            if t in _PLAIN_CONTAINERS:  # (no finalizer, no weak reference: only what they hold)
+                if t is not dict or not _registered(o, t):
+                    stack.extend(_REFERENTS(o))
+                continue
             if _isinstance(o, type) or _registered(o, t) or _ref_of(o) is not None:
                 continue  # (freed by no drop; a stand-in of the driver's object: the driver's own)
             if _has_finalizer(o):
