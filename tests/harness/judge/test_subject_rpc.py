@@ -968,6 +968,32 @@ def folded():
 def drop_const():
     global _CONST
     _CONST = None
+
+
+def is_const(t):
+    return t is _CONST
+
+
+import datetime, decimal  # noqa: E402
+
+_KEPT = {"fs": frozenset({1, 2}), "r": range(3), "d": decimal.Decimal("1.5"), "dt": datetime.datetime(2020, 1, 1),
+         "b": b"xy", "c": 1j}
+
+
+def kept(k):
+    return _KEPT[k]
+
+
+def is_kept(k, v):
+    return v is _KEPT[k]
+
+
+def fresh_decimal():
+    return decimal.Decimal("1.5") + 0
+
+
+def wrapped():
+    return frozenset({_KEPT["d"]}), {_KEPT["fs"]: 1}, {_KEPT["dt"]}
 """
 
 
@@ -1047,6 +1073,53 @@ def test_dropping_an_object_runs_code_when_anything_it_holds_finalizes_however_d
     assert rpc._finalizes(plain) and weak
 
 
+def test_what_a_drop_frees_is_what_the_interpreters_traversal_reaches_whatever_holds_it():
+    """``_finalizes`` walks ``gc.get_referents`` (the interpreter's own traversal), not a list of container kinds: a
+    finalizing object in a closure cell, behind a bound method, in a ``partial``, a ``deque``, a dict view, a
+    function's closure, or a ``WeakKeyDictionary``'s value keyed by the object (the entry its bookkeeping removes) is
+    found; a function's module namespace, a class and a module are not walked (no drop frees them). ``found``
+    collects the finalizing objects themselves (the late-finalizer fault asks whether the drop freed one)."""
+    import collections
+    import functools
+    import weakref
+
+    class Inner:
+        def __del__(self):
+            pass
+
+        def m(self):
+            return 1
+
+    class Holder:
+        pass
+
+    def closure(x):
+        return lambda: x
+
+    holders = []
+    for make in (closure, lambda i: i.m, lambda i: functools.partial(id, i), lambda i: collections.deque([i]),
+                 lambda i: {i: 1}.keys(), lambda i: {1: i}.values()):
+        h = Holder()
+        h.cb = make(Inner())
+        holders.append(h)
+    holders.append(closure(Inner()))
+    assert all(rpc._finalizes(h) for h in holders)
+    meta, key = weakref.WeakKeyDictionary(), Holder()
+    assert not rpc._finalizes(key)
+    meta[key] = [Inner()]
+    found: list = []
+    assert rpc._finalizes(key, found) and len(found) == 1 and type(found[0]) is Inner
+    plain = Holder()
+    plain.fn, plain.cls, plain.mod = closure(1), Holder, rpc  # (the function's globals reach the whole module)
+    plain.bound = plain.__init__
+    assert not rpc._finalizes(plain)
+    own: dict = {"kept": Inner()}  # a namespace no module in sys.modules has: only the function holds it
+    plain.fn = types.FunctionType(closure.__code__, own)
+    private = types.ModuleType("hx_private")
+    private.kept = Inner()
+    assert rpc._finalizes(plain) and rpc._finalizes(private) and not rpc._finalizes(rpc)
+
+
 def test_a_subclass_of_a_stdlib_value_class_is_read_as_the_class_bound_at_load_never_the_modules(monkeypatch):
     """The rule: ``datetime.date`` (and ``datetime``, ``Decimal``, ``Fraction``) as this module bound it, whatever the
     module holds now: a test's frozen clock (a subclass patched over it) or the tree's replacement whose ``isoformat``
@@ -1108,6 +1181,22 @@ def test_a_tuple_the_tree_keeps_is_one_object_across_calls_and_is_forgotten_once
     tree.fired()  # (the message after the tree dropped it)
     assert len(driver.tuple_memo) == n - 1 and len(subject.tuple_memo) == n - 1
     assert a == (1, [2, 3])  # the test's own reference is still its object
+
+
+def test_any_immutable_value_the_tree_keeps_is_one_object_across_calls_and_its_own_when_passed_back(stand_in_pair):
+    """The rule, whatever the type: a value that crosses as a copy and that the tree keeps (a frozenset, a range, a
+    Decimal, a datetime, bytes, a complex; a tuple) crosses with a token, so two calls give one object in the driver;
+    passed back by the test it crosses as the token and the tree gets its own object (``is`` as under plain pytest).
+    A fresh value is fresh each time."""
+    driver, subject, tree = stand_in_pair
+    for k in ("fs", "r", "d", "dt", "b", "c"):
+        v = tree.kept(k)
+        assert v is tree.kept(k) and tree.is_kept(k, v) and tree.is_kept(k, tree.kept(k)), k
+    assert tree.is_const(tree.const()) and not tree.is_const((1, [2]))
+    assert tree.fresh_decimal() is not tree.fresh_decimal()
+    (fs, d, st), again = tree.wrapped(), tree.wrapped()  # (in a fresh frozenset, a dict's key, a set: still kept)
+    assert next(iter(fs)) is next(iter(again[0])) is tree.kept("d") and next(iter(d)) is tree.kept("fs")
+    assert next(iter(st)) is tree.kept("dt")
 
 
 def test_one_container_met_twice_in_one_message_crosses_as_one_object(pair):
