@@ -2328,7 +2328,8 @@ class Peer:
             return None
         if f"{mod}.{qn}" != name or _type(mm) is not dict or _type(key) is not str or mm.get(key) is not x:
             return None
-        return {"t": "em", "m": mod, "q": qn, "n": key}
+        own = _member_fields(x, t)  # (what the member holds: compared with the receiver's, a fault where it differs)
+        return None if own is None else {"t": "em", "m": mod, "q": qn, "n": key, "d": own}
 
     def _dec_member(self, v: dict):
         """(driver) ``_enc_member``'s member: this process's own, found by module and qualified name among its
@@ -2339,9 +2340,10 @@ class Peer:
             cls = _vars(cls).get(part) if hasattr(cls, "__dict__") else None
         mm: Any = _TYPE_DICT(cls).get("_member_map_") if _isinstance(cls, type) and issubclass(cls, _Enum) else None
         if not _isinstance(mm, dict) or _type(key) is not str or key not in mm or \
-                f"{_TYPE_MODULE(cls)}.{_TYPE_QUALNAME(cls)}" != f"{mod}.{qn}":
+                f"{_TYPE_MODULE(cls)}.{_TYPE_QUALNAME(cls)}" != f"{mod}.{qn}" or \
+                _member_fields(mm[key], cls) != v.get("d"):
             raise self._dec_fault(f"a member of the interpreter's enum {str(mod)[:60]}.{str(qn)[:60]} that this "
-                                  "process cannot find")
+                                  "process cannot find as the subject's holds it")
         return mm[key]
 
     def _handle(self, x) -> dict:
@@ -3834,6 +3836,18 @@ def observation(x):
     if _type(got) is not list or _len(got) != 2 or _type(got[1]) is not list or not all(_type(n) is str for n in got[1]):
         return _OPAQUE
     return got[0], got[1]
+
+
+def _member_fields(x, t) -> dict | None:
+    """An enum member's own fields (``Peer._enc_member``) when each is a plain scalar (its class aside), else None."""
+    out = {}
+    for k, v in _vars(x).items():
+        if v is t and k == "__objclass__":
+            continue
+        if _type(k) is not str or not (v is None or _type(v) in (str, int, float, bool)):
+            return None
+        out[k] = v
+    return out
 
 
 class ProxyModuleBase(_types.ModuleType):

@@ -2363,8 +2363,12 @@ def test_a_member_of_the_interpreters_enum_crosses_as_the_receivers_own_member()
     rpc._capture_class(http.HTTPStatus)
     rpc._capture_class(re.RegexFlag)
     sent = rpc.Peer._enc_member(http.HTTPStatus.OK, http.HTTPStatus)
-    assert sent == {"t": "em", "m": "http", "q": "HTTPStatus", "n": "OK"}
-    assert rpc.Peer(-1, "subject")._dec_member(_via_json({"v": sent})["v"]) is http.HTTPStatus.OK
+    assert sent is not None and (sent["t"], sent["m"], sent["q"], sent["n"]) == ("em", "http", "HTTPStatus", "OK")
+    peer = rpc.Peer(-1, "subject")
+    assert peer._dec_member(_via_json({"v": sent})["v"]) is http.HTTPStatus.OK
+    sent["d"]["phrase"] = "changed by the tree"  # (a member the tree changed: not the receiver's, a fault)
+    with pytest.raises(rpc.ProtocolFault):
+        peer._dec_member(sent)
 
     class Mine(enum.Enum):
         A = 1
