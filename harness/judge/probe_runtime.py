@@ -914,6 +914,7 @@ def _driver_setup(probe_file):
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
     _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
+    _rpc.route_test_logs(_DRIVER["main"], threading.current_thread)  # the tree's logging decides the test's records too (subject_rpc ``LOG_ROUTE_RULE``)
     _spawn_subject()
 
 

@@ -62,6 +62,7 @@ import types as _types
 import warnings as _warnings
 import weakref as _weakref
 from collections.abc import Mapping as _Mapping
+from typing import Any
 
 MAX_MSG = 256 << 20
 MAX_NODES = 4_000_000  # values a plain pytest comparison handles (sum of a 300,000-item list)
@@ -112,6 +113,7 @@ _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpac
 # the stdlib's names the protocol reads while it runs, bound when this module loads: a test's patch carried to the
 # subject (``StdlibPatches``; ``monkeypatch.setattr(datetime, "datetime", Fake)``) or the tree's own changes nothing here
 _Decimal, _Fraction, _b64encode, _b64decode = _decimal.Decimal, _fractions.Fraction, _base64.b64encode, _base64.b64decode
+_Enum = __import__("enum").Enum
 _DATE, _DATETIME, _TIME, _TIMEDELTA = _datetime.date, _datetime.datetime, _datetime.time, _datetime.timedelta
 _PurePosixPath, _PosixPath, _Path, _import_module = _pathlib.PurePosixPath, _pathlib.PosixPath, _pathlib.Path, _importlib.import_module
 # every immutable value that crosses as a copy but a JSON scalar (``Peer.enc``: ``_enc_builtin``, ``_enc_known``): one
@@ -891,9 +893,18 @@ class Peer:
         self.waits: Waits | None = None  # driver: the test's waits outside the judge's schedule (``Waits``)
         self.owed: float | None = None  # driver: the waiting ``Waits.take`` found, for the request being sent (``bl``)
         self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
+        self._patch_tables()
+
+    def _patch_tables(self) -> None:
+        """What the test changed of code the tree's calls run (``_apply_test_patches``)."""
         # subject: what the test set on a tree class (``csetattr``): (id(class), name) -> (class, its own value before)
         self.class_patches: dict = {}
         self.stdlib_patches: dict = {}  # subject: (module, name) -> (module, its value before the test's patch)
+        # the test's members of loggers (``LOGGER_PATCH_RULE``): subject: (logger name, member) -> (logger, its value
+        # before); driver: the sizes of the loggers' ``__dict__`` at the last request, the (name, member, value) sent
+        self.logger_patches: dict = {}
+        self.lp_sizes: list | None = None
+        self.lp_sent: list = []
         self.module_stubs: dict = {}  # subject: a sys.modules name the test stubbed -> its entry before (``_apply_stubs``)
         self.class_std_patches: dict = {}  # subject: (module, qualname, name) -> (class, its own value before the test's)
 
@@ -934,6 +945,9 @@ class Peer:
         if self.ps is not None:
             self.ps.outgoing(msg, self.capture)
             self._ps_faults()
+            lp = self._logger_patches() if self.side == "driver" and "q" in msg else None
+            if lp is not None:  # the test's members of the loggers, for the tree's calls (``LOGGER_PATCH_RULE``)
+                msg["lp"] = [[n, k, self.enc(v)] for n, k, v in lp]
         if self.side == "subject":
             if self.tuple_memo or self.tuple_gone:
                 self._forget_tuples(msg)
@@ -1353,12 +1367,8 @@ class Peer:
             self._apply_mirrors(msg.get("mr"), msg.get("mx"))
             if "wf" in msg and self.side == "subject":
                 self.warning_filters = self._dec_filters(msg["wf"])
-            if "sp" in msg and self.side == "subject":
-                self._apply_patches(msg["sp"])
-            if "ms" in msg and self.side == "subject":
-                self._apply_stubs(msg["ms"])
-            if "sc" in msg and self.side == "subject":
-                self._apply_class_patches(msg["sc"])
+            if self.side == "subject":
+                self._apply_test_patches(msg)
             snaps = [_snapshot(x) for x in track]
             self._push_inflight(track)
             try:
@@ -1513,6 +1523,19 @@ class Peer:
             self.links[item[1]], self.link_ids[id(obj)], self.link_snaps[item[1]] = obj, item[1], _snapshot(obj)
             self.link_sig = None
 
+    def _apply_test_patches(self, msg: dict) -> None:
+        """(subject, ``_serve``) What the test changed of code the tree's calls run, as a request carries it: its
+        patches of the stdlib (``sp``), its ``sys.modules`` entries (``ms``), its patchers' changes of the stdlib's
+        classes (``sc``), its members of the loggers (``lp``)."""
+        if "sp" in msg:
+            self._apply_patches(msg["sp"])
+        if "ms" in msg:
+            self._apply_stubs(msg["ms"])
+        if "sc" in msg:
+            self._apply_class_patches(msg["sc"])
+        if "lp" in msg:
+            self._apply_logger_patches(msg["lp"])
+
     def _apply_patches(self, spec) -> None:
         """(subject) The test's patches of the stdlib as they are now (``StdlibPatches.pending``): each set on this
         side's module (its value from before kept), each no longer patched put back. One that cannot be applied
@@ -1546,6 +1569,66 @@ class Peer:
             except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
                                 f"the code under test reads it: {_why(err)}")
+
+    def _logger_patches(self) -> list | None:
+        """(driver, each request) The members the test set on the driver's loggers (``LOGGER_PATCH_RULE``), when they
+        changed since the last request: (logger name, member, value). Seen by the sizes of the loggers' ``__dict__``
+        compared in C; the values, by identity, only while some are set. A patcher's undo that leaves the logger's
+        own bound method in its ``__dict__`` (``monkeypatch``) is no member of the test's."""
+        ps = self.ps
+        if ps is None:
+            return None
+        loggers = [_LOG_ROOT, *ps.lt_loggers]  # (as this message's snapshot walked them: ``ProcState.snap``)
+        try:
+            sizes = list(map(_len, map(_vars, loggers)))
+        except Exception:  # noqa: BLE001 - a logger without a __dict__: nothing of the test's on it
+            return None
+        if sizes == self.lp_sizes and not self.lp_sent:
+            return None
+        self.lp_sizes, items, base = sizes, [], _len(_LOGGER_OWN)
+        for lg, n in zip(loggers, sizes):
+            name = "" if lg is _LOG_ROOT else getattr(lg, "name", None)
+            if n <= base or _type(name) is not str:
+                continue
+            for k, v in list(_vars(lg).items()):
+                if k in _LOGGER_OWN or _type(k) is not str or (_type(v) is _types.MethodType and v.__self__ is lg
+                                                                 and getattr(_type(lg), k, None) is v.__func__):
+                    continue
+                items.append((name, k, v))
+        sent = self.lp_sent
+        if _len(items) == _len(sent) and all(a[0] == b[0] and a[1] == b[1] and a[2] is b[2] for a, b in zip(items, sent)):
+            return None
+        self.lp_sent = items
+        return items
+
+    def _apply_logger_patches(self, spec) -> None:
+        """(subject) The test's members of the loggers as they are now (``LOGGER_PATCH_RULE``): each set on this
+        side's logger of that name, the test's value as itself (a callable of the test's called back there), its own
+        value from before kept; each no longer set put back. One that cannot be applied is a fault."""
+        if _type(spec) is not list or not all(_type(i) is list and _len(i) == 3 and _type(i[0]) is str
+                                              and _type(i[1]) is str for i in spec):
+            raise RemoteError("malformed logger patches")
+        want = {(i[0], i[1]): i[2] for i in spec}
+        for key in [k for k in self.logger_patches if k not in want]:
+            lg, orig = self.logger_patches.pop(key)
+            _LOG_CARRIED.pop((id(lg), key[1]), None)
+            try:
+                if orig is _MISSING:
+                    _vars(lg).pop(key[1], None)
+                else:
+                    _vars(lg)[key[1]] = orig
+            except Exception as err:  # noqa: BLE001
+                self._dec_fault(f"the test's member {key[1]!r} of a logger could not be undone in the subject: {_why(err)}")
+        for key, value in want.items():
+            try:
+                lg = _LOG_ROOT if key[0] == "" else _GET_LOGGER(key[0])
+                if key not in self.logger_patches:
+                    self.logger_patches[key] = (lg, _vars(lg).get(key[1], _MISSING))
+                val = _vars(lg)[key[1]] = self.dec(value)
+                _LOG_CARRIED[(id(lg), key[1])] = val
+            except Exception as err:  # noqa: BLE001 - never run unpatched: the test depends on it
+                self._dec_fault(f"the test's member {key[1]!r} of the logger {key[0][:60]!r} could not be set in the "
+                                f"subject, where the code under test calls it: {_why(err)}")
 
     def _apply_class_patches(self, spec) -> None:
         """(subject) The test's patchers' changes of the interpreter's classes as they are now (``ClassPatches``):
@@ -1732,6 +1815,8 @@ class Peer:
             made = cross(_subclass, args, {})
             self.test_classes[id(made)] = made  # (its instances cross as the test's class: ``_handle``'s ``tc``)
             return self.export(made)
+        if op == "log":  # a record of the test's the subject's logging decides (``LOG_ROUTE_RULE``)
+            return cross(_route_record, args, {})
         if op == "sync":
             self._overflowed()
             _audit("hx.sync", args[0])
@@ -1811,6 +1896,10 @@ class Peer:
             return known
         if _isinstance(x, BaseException):
             return {"t": "xv", "x": self.enc_exc(x)}
+        if self.side == "subject" and _isinstance(x, _Enum):
+            member = self._enc_member(x, t)
+            if member is not None:
+                return member
         if _isinstance(x, type):
             return self._cls_meta(x)
         if _isinstance(x, _types.ModuleType):
@@ -2285,6 +2374,41 @@ class Peer:
             return {"t": "path", "v": t.__fspath__(x), "pure": t is _PurePosixPath}
         return None
 
+    @staticmethod
+    def _enc_member(x, t) -> dict | None:
+        """(subject) A member of an enum class of the interpreter's (``trusted_name``: by identity, never by the name
+        a class gives itself) crosses as the receiver's own member of that class and name: one process has one
+        ``http.HTTPStatus.OK``, so ``record.st is HTTPStatus.OK`` and ``f() is HTTPStatus.OK`` hold as under plain
+        pytest. Only a canonical member (its class's ``_member_map_`` holds it under its name); a composite flag and
+        a class of the tree's cross as before (a stand-in)."""
+        name = trusted_name(t)
+        if name is None or not unpatched(t):
+            return None
+        try:
+            mod, qn = _TYPE_MODULE(t), _TYPE_QUALNAME(t)
+            mm, key = _TYPE_DICT(t).get("_member_map_"), _vars(x).get("_name_")
+        except Exception:  # noqa: BLE001 - not an enum as ``enum`` makes one: as before
+            return None
+        if f"{mod}.{qn}" != name or _type(mm) is not dict or _type(key) is not str or mm.get(key) is not x:
+            return None
+        own = _member_fields(x, t)  # (what the member holds: compared with the receiver's, a fault where it differs)
+        return None if own is None else {"t": "em", "m": mod, "q": qn, "n": key, "d": own}
+
+    def _dec_member(self, v: dict):
+        """(driver) ``_enc_member``'s member: this process's own, found by module and qualified name among its
+        loaded modules; one it cannot find so is a fault (never another value)."""
+        mod, qn, key = v.get("m"), v.get("q"), v.get("n")
+        cls: Any = _sys.modules.get(mod) if _type(mod) is str else None  # type: ignore[arg-type]
+        for part in (qn.split(".") if _type(qn) is str and cls is not None else ()):  # type: ignore[union-attr]
+            cls = _vars(cls).get(part) if hasattr(cls, "__dict__") else None
+        mm: Any = _TYPE_DICT(cls).get("_member_map_") if _isinstance(cls, type) and issubclass(cls, _Enum) else None
+        if not _isinstance(mm, dict) or _type(key) is not str or key not in mm or \
+                f"{_TYPE_MODULE(cls)}.{_TYPE_QUALNAME(cls)}" != f"{mod}.{qn}" or \
+                _member_fields(mm[key], cls) != v.get("d"):
+            raise self._dec_fault(f"a member of the interpreter's enum {str(mod)[:60]}.{str(qn)[:60]} that this "
+                                  "process cannot find as the subject's holds it")
+        return mm[key]
+
     def _handle(self, x) -> dict:
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
         if self.side == "subject":
@@ -2517,6 +2641,8 @@ class Peer:
             return self._tracked(ctx, lambda: self._dec_dict(t, x, v, depth, ctx))
         if t == "path":
             return _PurePosixPath(x) if v.get("pure") is True else _Path(x)
+        if t == "em" and self.side == "driver":
+            return self._dec_member(v)
         if t == "h":
             return self.proxy(v)
         if t == "sv":
@@ -3855,6 +3981,18 @@ def observation(x):
     return got[0], got[1]
 
 
+def _member_fields(x, t) -> dict | None:
+    """An enum member's own fields (``Peer._enc_member``) when each is a plain scalar (its class aside), else None."""
+    out = {}
+    for k, v in _vars(x).items():
+        if v is t and k == "__objclass__":
+            continue
+        if _type(k) is not str or not (v is None or _type(v) in (str, int, float, bool)):
+            return None
+        out[k] = v
+    return out
+
+
 class ProxyModuleBase(_types.ModuleType):
     """Base of the driver's proxy modules (harness.judge.probe_runtime defines the import hook)."""
 
@@ -4401,9 +4539,16 @@ _RECORD_FIELDS = {"name": str, "msg": str, "levelno": int, "levelname": str, "pa
                   "relativeCreated": float, "thread": int, "threadName": str, "processName": str, "process": int,
                   "exc_text": str, "stack_info": str}
 _RECORD_ATTRS = frozenset(dir(_logging.LogRecord("", 0, "", 0, "", None, None)))
-_LT_ATTRS = _operator.attrgetter("level", "propagate", "disabled")
+_LT_ATTRS = _operator.attrgetter("level", "propagate", "disabled", "name", "parent")
+_LX_FILTERS, _LX_HANDLERS = _operator.attrgetter("filters"), _operator.attrgetter("handlers")
+_ORIG_RECORD_FACTORY, _ORIG_LOGGER_CLASS = _logging.getLogRecordFactory(), _logging.getLoggerClass()
+_LOGGING_NS = _vars(_logging)
+_ORIG_LEVEL_NAMES = dict(_logging._levelToName)  # (bound before any code under test: ``LOG_ROUTE_RULE``)
+_LOG_LOG = _logging.Logger._log  # logging's own, before the driver routes the test's records (``route_test_logs``)
+_NO_LX: list = [0, []]  # (the driver's ``lx``: its logging is never the one that decides)
 _RELAYED_OWN = frozenset({"msg", "args", "exc_info"})  # a relayed record's fields ``_Forwarder._fields`` sends
 _LOGGER_KEYS = frozenset(_vars(_logging.Logger("hx")))  # a logger's own instance fields
+_LOGGER_OWN = _LOGGER_KEYS | {"manager"}  # (and the one ``Manager.getLogger`` sets on each: ``LOGGER_PATCH_RULE``)
 MAX_LOGGERS = 4096  # new logger names per message; more are a fault (a flood, not a tree's loggers)
 MAX_RECORDS = 10_000  # per message; more are dropped (a flood, not a test's records)
 
@@ -4440,7 +4585,11 @@ PROCESS_STATE: tuple = (
     StateItem("lv", "logging levels", SYNCED, "ints by logger name"),
     StateItem("ld", "logging.disable", SYNCED, "an int"),
     StateItem("ln", "which loggers exist", SYNCED, "names (``logging.getLogger`` in the peer: the test's ``dictConfig`` "
-              "disables the tree's loggers as it does under plain pytest); names are never removed"),
+              "disables the tree's loggers as it does under plain pytest); names are never removed (the tree's removal, "
+              "renaming or aliasing of an entry, or a parent set by hand, is a fault: ``LOG_ROUTE_RULE``)"),
+    StateItem("lx", "logger class, record factory, level names, loggers' filters and handlers", SYNCED,
+              "code of the subject's: which of them the tree has of its own (flags and logger names, read at every "
+              "message): the test's records that cross them are made and handled in the subject (``LOG_ROUTE_RULE``)"),
     StateItem("lt", "logger propagate and disabled", SYNCED, "two bits by logger name; with the levels read by a walk "
               "of the logger tree at every message (``_log_fp``), so a direct assignment is seen (``LOG_TREE_RULE``)"),
     StateItem("tz", "time zone", SYNCED, "``time.tzset`` when the sender's changed"),
@@ -4544,6 +4693,7 @@ class ProcState:
         self.lt_vals: list = []  # ``loggerDict``'s values at the last walk, and the loggers among them
         self.lt_loggers: list = []
         self.lt_gen = 0
+        self.shape_seen: set = set()  # (subject) the changes of the logger tree's shape faulted (``_log_shape``)
         self.fp_now: tuple | None = None  # (subject) the walk ``guard`` made for this reply's ``snap``
         self.relay_key: list | None = None  # (subject) what ``_relay_ok`` last read in full, and what it found
         self.relay_types: set = set()
@@ -4604,6 +4754,9 @@ class ProcState:
             ln, lt = self._log_tree(commit)
             if commit:
                 self.log_fp = fp
+        lx = self._log_route() if self.side == "subject" else _NO_LX
+        if last is not None and lx is not last["lx"] and lx == last["lx"]:
+            lx = last["lx"]
         try:
             cwd = _cwd()
         except OSError:
@@ -4613,7 +4766,7 @@ class ProcState:
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
         tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
         rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
-        out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "ln": ln, "lt": lt, "tz": tz,
+        out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "ln": ln, "lt": lt, "lx": lx, "tz": tz,
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
@@ -4694,6 +4847,25 @@ class ProcState:
         except Exception:  # noqa: BLE001 - a logger without one of them: read in full
             return None
 
+    def _log_route(self) -> list:
+        """(subject, every message) What of the subject's logging a record passes through that the driver's cannot
+        reproduce (``LOG_ROUTE_RULE``): [flags, names]: 1 the record factory, 2 the logger class, 4 the level names
+        are not logging's own; the names of the loggers with a filter or a handler of the tree's ("" the root's
+        filters; its handlers are guarded). Read in C over the loggers ``_log_fp`` keeps (``lt_loggers``)."""
+        ns = _LOGGING_NS
+        flags = (ns.get("_logRecordFactory") is not _ORIG_RECORD_FACTORY) \
+            | (ns.get("_loggerClass") is not _ORIG_LOGGER_CLASS or _vars(_LOG_MANAGER).get("loggerClass") is not None) << 1 \
+            | (ns.get("_levelToName") != _ORIG_LEVEL_NAMES) << 2
+        loggers = self.lt_loggers
+        names: list = []
+        try:
+            if any(map(_LX_FILTERS, loggers)) or any(map(_LX_HANDLERS, loggers)) or _LOG_ROOT.filters:
+                names = sorted({lg.name for lg in loggers if (lg.filters or lg.handlers) and _type(lg.name) is str}
+                               | ({""} if _LOG_ROOT.filters else set()))
+        except Exception:  # noqa: BLE001 - a logger without them: every record of the test's is routed
+            flags |= 8
+        return [flags, names] if flags or names else _NO_LX
+
     def _relay_ok(self) -> bool:
         """(subject, ``guard``) ``_relay_intact``, read in full only when a logger was made or one's ``__dict__``
         changed size (compared in C); the classes' ``callHandlers`` every time (a handful of classes)."""
@@ -4734,7 +4906,32 @@ class ProcState:
                     flags |= bit
             if flags:
                 lt[name] = flags
+        if commit and self.side == "subject":
+            self._log_shape(items)
         return names, lt
+
+    def _log_shape(self, items: list) -> None:
+        """(subject, when the logger tree changed) Its shape is shared by name (``LOG_ROUTE_RULE``): each entry of
+        ``loggerDict`` a logger of that name or a placeholder, with the parent logging's manager gives it (the nearest
+        registered ancestor, else the root), and never removed. A logger renamed, an entry aliased to another logger
+        or removed, a parent set by hand is a fault: the driver's ``getLogger`` would not return what the test's
+        does under plain pytest, nor its records take the tree's way up."""
+        reg, bad = _LOG_MANAGER.loggerDict, []
+        for key, lg in items:
+            if _type(key) is not str or not _isinstance(lg, _Logger):
+                continue
+            if getattr(lg, "name", None) != key:
+                bad.append(f"{key[:60]} (an entry whose logger is named otherwise)")
+            elif getattr(lg, "parent", None) is not _natural_parent(key, reg):
+                bad.append(f"{key[:60]} (a parent set by hand)")
+        last = self.last
+        if last is not None:
+            bad += [f"{n[:60]} (removed)" for n in last["ln"] if not _isinstance(reg.get(n), _Logger)]
+        for what in bad:
+            if what not in self.shape_seen and _len(self.shape_seen) < 64:
+                self.shape_seen.add(what)
+                self.faults.append(f"the tree changed the shape of the logger tree: {what}, which the driver cannot "
+                                   "share with the test (harness.judge.subject_rpc LOG_ROUTE_RULE)")
 
     def outgoing(self, msg: dict, capture=None) -> None:
         if self.forwarder is not None:
@@ -4928,8 +5125,12 @@ class ProcState:
         if self.side == "driver" and "lg" in msg:
             if _type(msg["lg"]) is not list:
                 raise RemoteError("malformed log records")
-            for r in msg["lg"][:MAX_RECORDS]:
-                _handle_record(r, self.peer)
+            busy, _ROUTE_STATE["busy"] = _ROUTE_STATE["busy"], True  # (a handler of the test's logging: its own)
+            try:
+                for r in msg["lg"][:MAX_RECORDS]:
+                    _handle_record(r, self.peer)
+            finally:
+                _ROUTE_STATE["busy"] = busy
         if self.forwarder is not None:
             self._ensure_forwarder()
 
@@ -5035,7 +5236,9 @@ is a fault. Handlers and filters are objects of one process: each side keeps its
 (``_relay_call_handlers``): the subject's handlers on the way up from the logger it was logged on, then the driver's
 from its logger of the same name (``_deliver_record``), under the same synced propagation; a record the test's filter
 rejects after the tree's handlers took it is a fault. The hook itself is guarded: a ``callHandlers`` of the tree's
-(a logger class of its own, or the method replaced) is a fault."""
+(a logger class of its own, or the method replaced) is a fault. A record of the test's that would cross the tree's
+filters, handlers, logger class, record factory or level names is made and handled in the subject
+(``LOG_ROUTE_RULE``)."""
 
 
 def _log_tree_delta(cur: dict, last: dict, delta: dict) -> None:
@@ -5058,6 +5261,12 @@ def _apply_log_tree(d: dict, ps: "ProcState") -> None:
     each (``LOG_TREE_RULE``), and ``logging.disable``; more names than ``MAX_LOGGERS`` in one message are a fault."""
     if _type(d.get("ld")) is int and _LOG_MANAGER.disable != d["ld"]:
         _DISABLE(d["ld"])
+    lx = d.get("lx")
+    if lx is not None and ps.side == "driver":
+        if _type(lx) is not list or _len(lx) != 2 or _type(lx[0]) is not int or _type(lx[1]) is not list \
+                or not all(_type(n) is str for n in lx[1]):
+            raise RemoteError("malformed logging state")
+        _LOG_ROUTE[:] = [ps.peer if lx[0] or lx[1] else None, lx[0], frozenset(lx[1])]
     ln, lt = d.get("ln"), d.get("lt")
     if ln is not None:
         if _type(ln) is not list or not all(_type(n) is str for n in ln):
@@ -5085,6 +5294,133 @@ def _apply_log_tree(d: dict, ps: "ProcState") -> None:
             except Exception:  # noqa: BLE001
                 ps.faults.append("a logger's propagate or disabled of the other process could not be set here "
                                  "(harness.judge.subject_rpc LOG_TREE_RULE)")
+
+
+LOG_ROUTE_RULE = """Everything of the logging module a record passes through is one state, the subject's, wherever the
+record is logged. Under plain pytest the test's own ``getLogger('app').warning('w')`` runs the tree's logger class
+(``isEnabledFor``, ``makeRecord``), record factory, level names, the filters and handlers the tree put on the loggers
+on its way up, and the way up itself (each logger's ``parent``, ``name``, the manager's ``loggerDict``). The plain data
+of it is synced (``LOG_TREE_RULE``); the rest is code of the subject's. So the subject says at every message what of
+its logging the driver cannot reproduce (``lx``, ``ProcState._log_route``: a record factory, a logger class or level
+names not logging's own, the loggers with a filter or a handler of the tree's), and while it does, a record the test
+logs on a logger whose way up crosses one of them (or any, for the global three) is made and handled in the subject
+(``_route_log`` in the driver, ``_route_record`` there: the tree's class decides ``isEnabledFor`` and makes the
+record, the tree's filters and handlers take it), then comes back as every record of the tree's does, to the driver's
+handlers (caplog), with the test's own ``msg``, ``args`` and exception where the tree left them as they were. What
+the driver cannot route is a fault, never a record the tree's logging did not see: a record logged by a thread of the
+test's, or on a logger outside the manager's tree. The shape of the tree is shared by name and guarded
+(``_log_shape``): a logger renamed, a ``loggerDict`` entry aliased or removed, a parent set by hand is a fault. A
+relayed record's ``process`` is the test's process, and its ``thread``/``threadName`` the test's thread when the tree
+logged it on the thread serving the test's call (plain pytest: one process, the test's thread). The other way, a record
+made in the subject while the test's own record factory, logger class or level names are set in the driver (which it
+was made without) is a fault (``_handle_record``)."""
+LOGGER_PATCH_RULE = """A logger is an object of the standard library both processes hold by name (``getLogger``), and the
+tree's calls go through the subject's. A member the test sets on one (``monkeypatch.setattr(getLogger('pkg'),
+'warning', f)``, ``mock.patch.object``, an assignment: anything in the logger's ``__dict__`` beyond a logger's own
+fields) is carried with the next request to the subject's logger of that name, the test's value crossing as itself (a
+callable of the test's called back in the driver), and put back there when the test undoes it
+(``Peer._logger_patches``, ``_apply_logger_patches``), so the tree's ``log.warning`` runs the test's mock as under
+plain pytest. One that cannot be set there is a fault. The subject's guard of the loggers' methods takes these as the
+test's (``_LOG_CARRIED``); a method of a logger the tree replaces stays a fault."""
+_LOG_CARRIED: dict = {}  # (subject) (id(logger), member) -> the test's value set there (``_apply_logger_patches``)
+_LOG_ROUTE: list = [None, 0, frozenset()]  # (driver) the peer while the subject's logging decides, its flags, names
+_ROUTED: list = [None]  # (subject) the record ``_route_record`` handles now, and the test's fields it was made of
+_ROUTE_STATE: dict = {"main": None, "busy": False, "current": None}  # (driver) ``route_test_logs``
+
+
+def _natural_parent(name: str, reg) -> object:
+    """The parent logging's manager gives a logger of ``name`` (``Manager._fixupParents``): the nearest ancestor
+    registered as a logger, else the root."""
+    i = name.rfind(".")
+    while i > 0:
+        p = reg.get(name[:i])
+        if _isinstance(p, _Logger):
+            return p
+        i = name.rfind(".", 0, i)
+    return _LOG_ROOT
+
+
+def _route_wanted(lg) -> bool:
+    """(driver) Whether a record of the test's logged on ``lg`` crosses the subject's logging (``LOG_ROUTE_RULE``)."""
+    if _LOG_ROUTE[1]:
+        return True
+    names = _LOG_ROUTE[2]
+    if "" in names:
+        return True
+    name = getattr(lg, "name", None)
+    if _type(name) is not str:
+        return True
+    while name:
+        if name in names:
+            return True
+        i = name.rfind(".")
+        name = name[:i] if i > 0 else ""
+    return False
+
+
+def _route_log(self, level, msg, args, exc_info=None, extra=None, stack_info=False, stacklevel=1):
+    """(driver) ``logging.Logger._log`` while the judge runs a test (``route_test_logs``): logging's own unless the
+    subject's logging decides this record (``LOG_ROUTE_RULE``); then the record is made and handled there."""
+    peer = _LOG_ROUTE[0]
+    st = _ROUTE_STATE
+    if peer is None or st["busy"] or peer.ended or not _route_wanted(self):  # (``stacklevel``: no caller of the test's)
+        return _LOG_LOG(self, level, msg, args, exc_info, extra, stack_info, stacklevel + 1)
+    name = getattr(self, "name", None)
+    key = "" if self is _LOG_ROOT else name
+    if _type(key) is not str or (key and _LOG_MANAGER.loggerDict.get(key) is not self) or \
+            _get_ident() != st["main"]:
+        raise peer._dec_fault("a record the test logged where the tree's logging decides it (a filter, handler, "
+                              "record factory, logger class or level name of the tree's), from a thread of the test's "
+                              "or on a logger outside the manager's tree: the judge cannot route it "
+                              "(harness.judge.subject_rpc LOG_ROUTE_RULE)")
+    try:
+        fn, lno, func, sinfo = self.findCaller(stack_info, stacklevel + 1)
+    except ValueError:
+        fn, lno, func, sinfo = "(unknown file)", 0, "(unknown function)", None
+    exc = None
+    if exc_info:
+        if _isinstance(exc_info, BaseException):
+            exc = exc_info
+        else:
+            ei = exc_info if _type(exc_info) is tuple else _sys.exc_info()
+            exc = ei[1] if _len(ei) == 3 else None
+            if exc is None and ei != (None, None, None):
+                raise peer._dec_fault("a record the test logged with an exc_info the judge cannot carry "
+                                      "(harness.judge.subject_rpc LOG_ROUTE_RULE)")
+    token = st["next"] = st.get("next", 0) + 1
+    st["current"] = (token, msg, args, exc)
+    try:
+        peer.request("log", key, level, fn, lno, func, msg, args, exc, bool(exc_info) and exc is None, extra, sinfo,
+                     token)
+    finally:
+        st["current"] = None
+
+
+def _route_record(key, level, fn, lno, func, msg, args, exc, bare_exc, extra, sinfo, token):
+    """(subject) A record the test logs while the subject's logging decides it (``LOG_ROUTE_RULE``): made by the
+    subject's logger of that name (its class's ``isEnabledFor`` and ``makeRecord``, the record factory, the level
+    names), handled by it (its filters, the tree's handlers on the way up, then the relay to the driver's)."""
+    if _type(key) is not str or _type(level) is not int or _type(token) is not int:
+        raise RemoteError("a malformed log request")
+    lg = _LOG_ROOT if key == "" else _GET_LOGGER(key)
+    if not lg.isEnabledFor(level):
+        return None
+    ei = (_type(exc), exc, getattr(exc, "__traceback__", None)) if exc is not None else \
+        ((None, None, None) if bare_exc else None)
+    record = lg.makeRecord(lg.name, level, fn, lno, msg, args, ei, func, extra, sinfo)
+    _ROUTED[0] = (token, record, msg, args, ei)
+    try:
+        lg.handle(record)
+    finally:
+        _ROUTED[0] = None
+    return None
+
+
+def route_test_logs(main: int, current_thread) -> None:
+    """(driver, probe_runtime) The test's records through the subject's logging while it decides them
+    (``LOG_ROUTE_RULE``): ``logging.Logger._log`` is ``_route_log`` from here on, ``main`` the test's thread."""
+    _ROUTE_STATE.update(main=main, thread=current_thread)
+    _logging.Logger._log = _route_log  # type: ignore[method-assign]
 
 
 def _apply_interpreter(d: dict, ps: "ProcState") -> None:
@@ -5669,8 +6005,16 @@ class _Forwarder(_logging.Handler):
                 self._fields(record, rec, text)
             elif text is None:
                 raise TypeError("a record whose message cannot be formatted")
+            routed = _ROUTED[0]
+            if routed is not None and routed[1] is record:  # a record of the test's (``LOG_ROUTE_RULE``): which of
+                d = record.__dict__  # the test's own fields the tree left as they were (the driver puts its own back)
+                rec["rt"] = [routed[0], d.get("msg") is routed[2], d.get("args") is routed[3],
+                             d.get("exc_info") is routed[4] and not d.get("exc_text")]
             if record.exc_info and not rec.get("exc_text"):
                 rec["exc_text"] = _FORMAT_EXC(record.exc_info)
+            peer = self.peer
+            if peer is not None and peer.server is not None and _get_ident() == peer.server:
+                rec["st"] = 1  # logged on the thread serving the test's call: the test's thread (``LOG_ROUTE_RULE``)
             self._extra(record, rec)
             return rec
         except Exception:  # noqa: BLE001 - a record that cannot be read is handled as logging handles one
@@ -5814,6 +6158,11 @@ def _handle_record(r, peer: "Peer | None" = None) -> None:
     handlers and its ancestors', caplog's on the root)."""
     if _type(r) is not dict:
         raise RemoteError("a malformed log record")
+    ns = _LOGGING_NS
+    if peer is not None and (ns.get("_logRecordFactory") is not _ORIG_RECORD_FACTORY or ns.get("_loggerClass") is not
+                             _ORIG_LOGGER_CLASS or ns.get("_levelToName") != _ORIG_LEVEL_NAMES):
+        peer._dec_fault("a record made in the subject while the test's own record factory, logger class or level names "
+                        "are set, which it was made without (harness.judge.subject_rpc LOG_ROUTE_RULE)")
     d = {k: r[k] for k, t in _RECORD_FIELDS.items() if k in r and _type(r[k]) is t}
     _record_extra(r, d, peer)
     d["args"], d["exc_info"] = None, None
@@ -5822,6 +6171,7 @@ def _handle_record(r, peer: "Peer | None" = None) -> None:
         record = _MAKE_RECORD(d)
     else:
         record = _relayed(r, d, peer)
+    _as_the_tests(r, record)
     at = r.get("at")
     try:
         if "at" not in r:  # (a record of an older subject's forwarder: by its name)
@@ -5834,6 +6184,33 @@ def _handle_record(r, peer: "Peer | None" = None) -> None:
         raise
     except Exception:  # noqa: BLE001 - a handler of the test's that failed: as logging reports it
         pass
+
+
+def _as_the_tests(r: dict, record) -> None:
+    """(driver, ``_handle_record``) A relayed record's process and thread as plain pytest's (one process: the test's,
+    and the test's thread for a record logged on the thread serving its call), and, for a record of the test's the
+    subject's logging made (``rt``, ``LOG_ROUTE_RULE``), the test's own ``msg``, ``args`` and exception where the tree
+    left them as they were."""
+    d = record.__dict__
+    d["process"] = _os.getpid()
+    if r.get("st") == 1:
+        d["thread"] = _get_ident()
+        ct = _ROUTE_STATE.get("thread")
+        if ct is not None:
+            try:
+                d["threadName"] = ct().name
+            except Exception:  # noqa: BLE001 - the subject's name stays
+                pass
+    rt: Any = r.get("rt")
+    cur: Any = _ROUTE_STATE["current"]
+    if _type(rt) is not list or _len(rt) != 4 or _type(cur) is not tuple or rt[0] != cur[0]:
+        return
+    if rt[1] is True:
+        d["msg"] = cur[1]
+    if rt[2] is True:
+        d["args"] = cur[2]
+    if rt[3] is True and cur[3] is not None:
+        d["exc_info"], d["exc_text"] = (_type(cur[3]), cur[3], cur[3].__traceback__), None
 
 
 RECORD_FIELD_RULE = """A log record of the tree's is one object under plain pytest: the test reads every field of it.
@@ -5945,7 +6322,8 @@ def _relay_intact(loggers: list) -> bool:
     for lg in (_LOG_ROOT, *loggers):
         d = getattr(lg, "__dict__", {})
         if _type(d) is dict and _len(d) > _len(_LOGGER_KEYS):
-            if any(k not in _LOGGER_KEYS and callable(getattr(_type(lg), k, None)) for k in d):
+            if any(k not in _LOGGER_KEYS and callable(getattr(_type(lg), k, None))
+                   and _LOG_CARRIED.get((id(lg), k), _MISSING) is not d[k] for k in d):  # (the test's: carried)
                 return False
     return True
 

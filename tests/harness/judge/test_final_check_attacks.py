@@ -2333,7 +2333,8 @@ R32ATK6_PROCESS_STATE = {
 # pytest), the logger class (``setLoggerClass``: a logger the test makes afterwards), the record factory
 # (``setLogRecordFactory``), a level's name (``addLevelName``), a logger removed from ``loggerDict`` (the test's
 # ``getLogger`` makes a new one under plain pytest) or aliased there to another logger, a logger's ``name``, and a
-# handler of the tree that rewrites the records passing through it.
+# handler of the tree that rewrites the records passing through it. Closed (subject_rpc ``LOG_ROUTE_RULE``): the test's
+# records are made and handled in the subject while its logging decides them; the tree's shape is guarded.
 R32ATK6_LOGGING = {
     "filter_added_to_a_logger": ("import logging\n\n\ndef f():\n    logging.getLogger('app').addFilter(lambda r: False)\n"
                                  "    return 1\n", _R6_CAPLOG),
@@ -2568,7 +2569,11 @@ R32ATK6_HONEST = {
 R32ATK6_CLOSED_STUBS: frozenset[str] = frozenset({"module_stubbed_at_the_test_files_import",
                                                   "module_stubbed_for_the_trees_import_then_restored"})
 R32ATK6_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()
-R32ATK6_CLOSED_LOGGING: frozenset[str] = frozenset()
+R32ATK6_CLOSED_LOGGING: frozenset[str] = frozenset({  # subject_rpc LOG_ROUTE_RULE, LOGGER_PATCH_RULE
+    *(f"logging-{k}" for k in R32ATK6_LOGGING), "test_patches-method_of_a_stdlib_logger_patched",
+    "stdlib_logger_method_mocked_and_checked", "context_filter_of_the_trees_logger", "record_factory_of_the_tree",
+    "logger_class_of_the_tree", "level_name_of_the_tree", "record_process_is_the_tests_pid",
+    "record_thread_is_the_tests_thread", "extra_field_holding_a_stdlib_enum_member"})
 R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset({"stand_ins-finalizer_in_a_weak_key_dictionarys_value",
                                                       "stand_ins-finalizer_in_a_weak_key_dictionarys_value_added_later",
                                                       "stand_ins-finalizer_in_a_closure_cell",

@@ -2388,3 +2388,99 @@ def test_the_subject_sets_and_puts_back_a_stdlib_class_member(pair):
     subject._apply_class_patches([["string", "NoSuchClass", "x", "v", 1, False]])
     subject._apply_class_patches([])
     assert subject.pending or faults
+
+
+def test_what_of_the_subjects_logging_a_record_passes_through_is_reported_and_routes_the_tests_records():
+    """``LOG_ROUTE_RULE``: a record factory, a logger class or a level name not logging's own, and the loggers with a
+    filter or a handler, are reported (``_log_route``); a record of the test's on a logger whose way up crosses one is
+    routed (``_route_wanted``), one on an unrelated logger only for the global three."""
+    import logging
+    ps = rpc.ProcState("driver")
+    lg = logging.getLogger("hx.route.probe.child")
+    ps._log_fp()
+    before = ps._log_route()  # (what other tests of this process left: loggers with handlers)
+    assert before[0] == 0 and "hx.route.probe" not in before[1]
+    old = logging.getLogRecordFactory()
+    f = logging.Filter("x")
+    try:
+        logging.setLogRecordFactory(lambda *a, **k: old(*a, **k))
+        logging.getLogger("hx.route.probe").addFilter(f)
+        ps._log_fp()
+        assert ps._log_route() == [1, sorted({*before[1], "hx.route.probe"})]
+        logging.setLogRecordFactory(old)
+        assert ps._log_route() == [0, sorted({*before[1], "hx.route.probe"})]
+        saved = list(rpc._LOG_ROUTE)
+        try:
+            rpc._LOG_ROUTE[:] = [None, 0, frozenset(["hx.route.probe"])]
+            assert rpc._route_wanted(lg) and not rpc._route_wanted(logging.getLogger("hx.other"))
+            rpc._LOG_ROUTE[1] = 4
+            assert rpc._route_wanted(logging.getLogger("hx.other"))
+        finally:
+            rpc._LOG_ROUTE[:] = saved
+    finally:
+        logging.setLogRecordFactory(old)
+        logging.getLogger("hx.route.probe").removeFilter(f)
+
+
+def test_the_shape_of_the_subjects_logger_tree_is_guarded():
+    """``LOG_ROUTE_RULE`` (``_log_shape``): a logger renamed, an entry aliased to another logger or removed, a parent
+    set by hand is a fault; a logger made by ``getLogger`` (its parent the nearest registered ancestor) is none."""
+    import logging
+    reg = logging.Logger.manager.loggerDict
+    a, b = logging.getLogger("hx.shape.a"), logging.getLogger("hx.shape.a.b")
+    assert rpc._natural_parent("hx.shape.a.b", reg) is a and rpc._natural_parent("hx.nowhere.x", reg) is logging.root
+    ps = rpc.ProcState("driver")
+    ps._log_shape([("hx.shape.a", a), ("hx.shape.a.b", b)])
+    assert ps.faults == []
+    b.parent = None
+    try:
+        ps._log_shape([("hx.shape.a", a), ("hx.shape.a.b", b), ("hx.shape.alias", a)])
+    finally:
+        b.parent = a
+    assert len(ps.faults) == 2 and "parent" in ps.faults[0] and "named otherwise" in ps.faults[1]
+    ps.last = {"ln": ["hx.shape.gone"]}
+    ps._log_shape([])
+    assert len(ps.faults) == 3 and "removed" in ps.faults[2]
+
+
+def test_a_member_of_the_interpreters_enum_crosses_as_the_receivers_own_member():
+    """``Peer._enc_member``: a canonical member of an enum class of the interpreter's is the driver's own member of
+    that name (``is`` holds as in one process); a class of the tree's, or a composite flag, is not encoded so."""
+    import enum
+    import http
+    import re
+    rpc._capture_class(http.HTTPStatus)
+    rpc._capture_class(re.RegexFlag)
+    sent = rpc.Peer._enc_member(http.HTTPStatus.OK, http.HTTPStatus)
+    assert sent is not None and (sent["t"], sent["m"], sent["q"], sent["n"]) == ("em", "http", "HTTPStatus", "OK")
+    peer = rpc.Peer(-1, "subject")
+    assert peer._dec_member(_via_json({"v": sent})["v"]) is http.HTTPStatus.OK
+    sent["d"]["phrase"] = "changed by the tree"  # (a member the tree changed: not the receiver's, a fault)
+    with pytest.raises(rpc.ProtocolFault):
+        peer._dec_member(sent)
+
+    class Mine(enum.Enum):
+        A = 1
+
+    assert rpc.Peer._enc_member(Mine.A, Mine) is None
+    assert rpc.Peer._enc_member(re.I | re.M, re.RegexFlag) is None
+
+
+def test_a_record_made_in_the_subject_while_the_tests_own_level_names_are_set_is_a_fault():
+    """``LOG_ROUTE_RULE``, the other way: the test's ``addLevelName`` (or record factory, logger class) would name the
+    tree's record under plain pytest; the subject made it without, so its arrival is a fault."""
+    import logging
+    peer = rpc.Peer(-1, "subject")
+    faults: list = []
+    peer.on_fault = faults.append
+    r = {"name": "hx.levels.probe", "msg": "m", "levelno": 10, "levelname": "DEBUG", "at": "hx.levels.probe", "hf": 0,
+         "own": True}
+    rpc._handle_record(dict(r), peer)
+    assert faults == []
+    logging.addLevelName(logging.DEBUG, "D")
+    try:
+        rpc._handle_record(dict(r), peer)
+    finally:
+        logging.addLevelName(logging.DEBUG, "DEBUG")
+        logging._nameToLevel.pop("D", None)  # type: ignore[attr-defined]
+    assert len(faults) == 1 and "level names" in faults[0]
