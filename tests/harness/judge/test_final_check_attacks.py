@@ -2275,7 +2275,8 @@ _R6_CAPLOG = ("import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    a
 # (``os.register_at_fork``: the test's ``os.fork`` runs the tree's), ``tracemalloc``, gc's debug flags and frozen
 # generation (only ``enable`` and thresholds are synced), ``threading.stack_size``, the async generator hooks, the
 # process's nice value, an audit hook the tree adds (the test's ``os.remove`` is refused under plain pytest), the
-# warnings registry, and a member of a stdlib class the tree sets.
+# warnings registry, and a member of a stdlib class the tree sets. All closed by one rule (harness.judge.subject_rpc
+# ``CENSUS_RULE``: every such state read at its source at each reply, carried where the test can use it, else a fault).
 R32ATK6_PROCESS_STATE = {
     "module_loaded_through_a_finder_added_and_removed": (
         _R6_FINDER.replace("import importlib.abc", "import importlib, importlib.abc, sys\nimport importlib.abc") +
@@ -2564,7 +2565,7 @@ R32ATK6_HONEST = {
 # edited by one change only
 R32ATK6_CLOSED_STUBS: frozenset[str] = frozenset({"module_stubbed_at_the_test_files_import",
                                                   "module_stubbed_for_the_trees_import_then_restored"})
-R32ATK6_CLOSED_PROCESS_STATE: frozenset[str] = frozenset()
+R32ATK6_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({"process_state-module_loaded_through_a_finder_added_and_removed", "process_state-path_importer_cache_entry", "process_state-abc_registration", "process_state-codec_error_handler", "process_state-fork_handler", "process_state-tracemalloc_started", "process_state-gc_debug_flags", "process_state-gc_freeze", "process_state-thread_stack_size", "process_state-asyncgen_hooks", "process_state-nice_value", "process_state-warning_registry_once_per_location", "process_state-stdlib_class_member_set_by_the_tree", "process_state-audit_hook", "codec_error_handler_of_the_tree", "tree_class_registered_with_a_stdlib_abc", "warning_shown_once_per_location"})
 R32ATK6_CLOSED_LOGGING: frozenset[str] = frozenset()
 R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset()
 R32ATK6_CLOSED_SCHEDULE: frozenset[str] = frozenset()
