@@ -4325,6 +4325,8 @@ PROCESS_STATE: tuple = (
     StateItem("si", "sys.setswitchinterval", SYNCED, "a float"),
     StateItem("gc", "gc.enable/gc.disable/gc.set_threshold", SYNCED, "a bool and ints"),
     StateItem("st", "socket.setdefaulttimeout", SYNCED, "a float or None"),
+    StateItem("ts", "threading.stack_size", SYNCED, "an int (a tree setting it for its deep recursion's thread, as the "
+              "test's own threads would get it under plain pytest)"),
     StateItem("eh", "codec error handlers", SYNCED, "a handler the tree registers (``codecs.register_error``, read in "
               "the interpreter's own dict), registered in the driver under its name as a stand-in of the tree's function; "
               "a builtin handler's name replaced is a fault (``CENSUS_RULE``)"),
@@ -4352,8 +4354,9 @@ PROCESS_STATE: tuple = (
               "of the tree's (one added and removed within a call included), is a fault (``CENSUS_RULE``)"),
     StateItem("", "members of the interpreter's classes", GUARDED, "a class of the interpreter's files whose dict the tree "
               "changed (its version tag read at each reply; an installed library's own load and the test's patches "
-              "aside; ``CENSUS_RULE``)"),
-    StateItem("", "the census (tracemalloc, gc debug flags and freeze, thread stack size, async generator hooks, coroutine "
+              "aside); a member set to plain data crosses instead (``cm``, set on the driver's same class; "
+              "``CENSUS_RULE``)"),
+    StateItem("", "the census (tracemalloc, gc debug flags and freeze, async generator hooks, coroutine "
               "origin tracking, nice value, dlopen flags, audit hooks)", GUARDED, "read by the stdlib's own getters at "
               "each reply (``CENSUS_RULE``)"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
@@ -4446,6 +4449,7 @@ class ProcState:
         self.ar_out: list = []  # subject: ABC registrations of the tree's, to cross (``ar``)
         self.abc_tok = None  # subject: ``abc.get_cache_token()`` at the last reply
         self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
+        self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
@@ -4514,7 +4518,7 @@ class ProcState:
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
-               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
+               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _thread.stack_size(),
                "mn": self._blocked(last)}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
@@ -4668,6 +4672,8 @@ class ProcState:
                 self.filters_out.clear()
             if self.eh_out or self.ar_out:
                 self._crossing_registrations(delta)
+            if self.cm_out:
+                delta["cm"], self.cm_out = self.cm_out, []
         if delta:
             msg["ps"] = delta
         self.last = cur
@@ -4754,7 +4760,7 @@ class ProcState:
         peer = self.peer
         local = peer is None or peer.server is None or _get_ident() == peer.server
         found = census_moved(census(self.hooks, local), self.census)
-        moved = library_classes_moved()
+        moved = library_classes_moved(sync=self.cm_out)
         if moved:
             found.append(f"members of the interpreter's classes ({', '.join(moved[:3])})")
         aw = _ABC_WATCH[0] if _ABC_WATCH else None
@@ -4817,6 +4823,8 @@ class ProcState:
         """(driver) The tree's codec error handlers and ABC registrations (``_crossing_registrations``) made here."""
         eh, ar = d.get("eh"), d.get("ar")
         peer = self.peer
+        if "cm" in d and self.side == "driver":
+            _apply_class_members(d["cm"], self)
         if eh is None and ar is None or peer is None or self.side != "driver":
             return
         if eh is not None:
@@ -4945,7 +4953,7 @@ class ProcState:
         last = self.last
         if last is None:
             return
-        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn"):
+        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts"):
             if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
                 continue
             mine = last[k]
@@ -5365,7 +5373,8 @@ def _state_hook(target: list):
 
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
            ("im", _sys.get_int_max_str_digits, _sys.set_int_max_str_digits, lambda v: _type(v) is int),
-           ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)))
+           ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)),
+           ("ts", _thread.stack_size, _thread.stack_size, lambda v: _type(v) is int))
 _FILTERWARNINGS = _warnings.filterwarnings
 _HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_state_hook``), once installed
 _WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
@@ -5667,7 +5676,7 @@ run, either carried (SYNCED), or read in the subject at its source after every c
 fault (GUARDED), or named OPEN (``PROCESS_STATE``). The census below is every getter the standard library offers for
 such state that no row above covers, read at each reply in the thread that serves the test's calls (thread-local
 items: the async generator hooks, the coroutine origin tracking depth, the nice value, which Linux keeps per thread):
-``tracemalloc`` (tracing and its frame limit), gc's debug flags and frozen generation, ``threading.stack_size``,
+``tracemalloc`` (tracing and its frame limit), gc's debug flags and frozen generation,
 ``sys.get_asyncgen_hooks``, ``sys.get_coroutine_origin_tracking_depth``, ``os.getpriority``, ``sys.getdlopenflags``,
 and the audit hooks (``sys.addaudithook`` is an audit event the subject's own hook hears; a hook cannot be removed).
 A registry with no reader is read where the interpreter keeps it, found once before any code of the tree runs: the
@@ -5677,7 +5686,10 @@ ABC registrations (``abc.get_cache_token``, which every registration moves: ``AB
 move it did not see is a fault), ``sys.path_importer_cache`` (an entry is the import system's only when its finder is
 of the interpreter's classes, for that very path, with the interpreter's loaders) and the finders an import goes
 through (every import of a name not yet loaded checks ``sys.meta_path`` and ``sys.path_hooks`` against the state last
-accepted: a finder of the tree's added and removed within one call is seen at the import it served). What the test
+accepted: a finder of the tree's added and removed within one call is seen at the import it served), and the
+members of the interpreter's classes (``library_classes_moved``: each mutable class a module of the interpreter's files
+defines, its dict's version tag read at each reply; a plain member crosses, ``cm``, any other change is a fault;
+bookkeeping aside). ``threading.stack_size`` is plain data and synced (``ts``). What the test
 can use of the tree's registrations crosses: a codec error handler the tree registers is registered in the driver
 under its name as a stand-in of the tree's function (the test's ``encode(..., 'qmark')`` calls it), and an ABC of the
 interpreter's (named by identity: its module's own attribute) with a class registered by the tree is registered in the
@@ -5685,16 +5697,16 @@ driver with the same class (an interpreter's class by its name, a class of the t
 handler name replaced, an ABC that cannot be named, or an instance of another class of the same name as a registered
 class of the tree's crossing afterwards is a fault."""
 _CENSUS_NAMES = ("tracemalloc", "tracemalloc's traceback limit", "gc's debug flags", "gc's frozen objects",
-                 "threading.stack_size", "the audit hooks", "sys.getdlopenflags", "the async generator firstiter hook",
+                 "the audit hooks", "sys.getdlopenflags", "the async generator firstiter hook",
                  "the async generator finalizer hook", "the coroutine origin tracking depth", "the nice value")
-_CENSUS_LOCAL = 7  # the items from here on are the serving thread's own (read only there)
+_CENSUS_LOCAL = 6  # the items from here on are the serving thread's own (read only there)
 try:
     import _tracemalloc
     _TM = (_tracemalloc.is_tracing, _tracemalloc.get_traceback_limit)
 except ImportError:  # pragma: no cover - every CPython has it
     _TM = (lambda: False, lambda: 1)
 _GC_CENSUS = (_gc.get_debug, _gc.get_freeze_count)
-_STACK_SIZE, _DLOPEN = _thread.stack_size, getattr(_sys, "getdlopenflags", lambda: 0)
+_DLOPEN = getattr(_sys, "getdlopenflags", lambda: 0)
 _AGEN_HOOKS, _CORO_DEPTH = _sys.get_asyncgen_hooks, _sys.get_coroutine_origin_tracking_depth
 _GETPRIORITY, _PRIO = getattr(_os, "getpriority", None), getattr(_os, "PRIO_PROCESS", 0)
 _CENSUS_VALUES = (int, bool, float, str, type(None))
@@ -5703,7 +5715,7 @@ _CENSUS_VALUES = (int, bool, float, str, type(None))
 def census(hooks: list, local: bool) -> list:
     """(subject, at each reply) The census's items now (``CENSUS_RULE``); ``local``: this is the serving thread, whose
     own items are read too (else None for them). ``hooks``: the audit hooks added since the subject began."""
-    out = [_TM[0](), _TM[1](), _GC_CENSUS[0](), _GC_CENSUS[1](), _STACK_SIZE(), _len(hooks), _DLOPEN()]
+    out = [_TM[0](), _TM[1](), _GC_CENSUS[0](), _GC_CENSUS[1](), _len(hooks), _DLOPEN()]
     if not local:
         return out + [None] * (_len(_CENSUS_NAMES) - _CENSUS_LOCAL)
     ag = _AGEN_HOOKS()
@@ -5895,6 +5907,7 @@ def _finder_faithful(key, v) -> bool:
 # (``watch_library_classes``) and, for a library the tree imports, from the end of that library's own load.
 _CW: dict = {"ids": set(), "classes": [], "cells": [], "vals": [], "snaps": []}
 _CW_EXEMPT = frozenset({"__slotnames__"})  # copyreg's cache of a class's slot names (``copy``/``pickle`` make it)
+_CW_PLAIN = (bool, int, float, str, bytes, type(None))  # a member set to one of these crosses (``library_classes_moved``)
 
 
 def _library_classes(mods) -> list:
@@ -5938,17 +5951,19 @@ def _class_versions() -> list:
     return list(map(_VERSIONS[2], _CW["cells"])) if _VERSIONS is not None and _CW["cells"] else []
 
 
-def library_classes_moved(accept: bool = False, start: list | None = None) -> list:
+def library_classes_moved(accept: bool = False, start: list | None = None, sync: list | None = None) -> list:
     """(subject) The watched classes whose members changed since last accepted: names of those whose dict differs
     from the snapshot by more than an exempt entry (``_CW_EXEMPT``; a private, non-dunder name whose old and new
-    values are plain scalars: the interpreter's own bookkeeping, ``weakref.finalize._dirty``). Each is accepted as
-    it is now (named once). ``accept``: every change is accepted, for those whose tag was as accepted at ``start``
-    (an installed library's own load, ``_Loads.load``)."""
+    values are plain scalars: the interpreter's own bookkeeping, ``weakref.finalize._dirty``) or a member set to (or
+    deleted from) plain data, which goes to ``sync`` instead ([the class's name, the member, its value, deleted]:
+    ``socketserver.TCPServer.allow_reuse_address = True`` holds in the driver too). Each is accepted as it is now
+    (named once). ``accept``: every change is accepted, for those whose tag was as accepted at ``start`` (an
+    installed library's own load, ``_Loads.load``)."""
     now = _class_versions()
     vals = _CW["vals"]
     if now == vals:
         return []
-    out = []
+    out: list = []
     for i, (a, b) in enumerate(zip(now, vals)):
         if a == b:
             continue
@@ -5959,10 +5974,36 @@ def library_classes_moved(accept: bool = False, start: list | None = None) -> li
                 _CW["snaps"][i], vals[i] = cur, a
             continue
         changed = [k for k in set(cur) | set(snap) if not (k in cur and k in snap and cur[k] is snap[k])]
-        if any(not _exempt_member(k, snap.get(k, _NOT_LOADED), cur.get(k, _NOT_LOADED)) for k in changed):
+        changed = [k for k in changed if not _exempt_member(k, snap.get(k, _NOT_LOADED), cur.get(k, _NOT_LOADED))]
+        name = _named_library_class(cls) if changed else None
+        plain = [k for k in changed if _type(k) is str and k[:2] != "__" and _type(cur.get(k)) in _CW_PLAIN]
+        if changed and name is not None and sync is not None and _len(plain) == _len(changed) and _len(sync) < 256:
+            sync += [[name, k, cur.get(k), k not in cur] for k in plain]
+        elif changed:
             out.append(f"{_TYPE_DICT(cls).get('__module__')}.{_TYPE_QUALNAME(cls)}"[:80])
         _CW["snaps"][i], vals[i] = cur, a
     return out
+
+
+def _apply_class_members(cm, ps) -> None:
+    """(driver) The plain members the tree set on (or deleted from) the interpreter's classes (``cm``), set here on the
+    driver's same class (``_library_class_here``); one this side cannot set is a fault."""
+    if _type(cm) is not list or not all(_type(e) is list and _len(e) == 4 and _type(e[0]) is str and _type(e[1]) is str
+                                        and _type(e[2]) in _CW_PLAIN for e in cm):
+        raise RemoteError("malformed class members")
+    for name, k, v, deleted in cm[:256]:
+        cls = _library_class_here(name)
+        try:
+            if cls is None or k[:2] == "__":
+                raise TypeError("no such class here")
+            if deleted is True:
+                if k in _TYPE_DICT(cls):
+                    type.__delattr__(cls, k)
+            else:
+                type.__setattr__(cls, k, v)
+        except Exception:  # noqa: BLE001 - not settable here: the test would read another value
+            ps.faults.append(f"a member the tree set on {name[:60]} could not be set here (harness.judge.subject_rpc "
+                             "CENSUS_RULE)")
 
 
 def _exempt_member(k, old, new) -> bool:

@@ -2331,7 +2331,8 @@ def test_the_census_faults_a_change_the_tree_makes_to_interpreter_state_no_row_c
         gc.garbage.clear()
     local = len(rpc._CENSUS_NAMES) - rpc._CENSUS_LOCAL
     assert rpc.census_moved([0] * rpc._CENSUS_LOCAL + [None] * local, [0] * len(rpc._CENSUS_NAMES)) == []  # (not read)
-    assert rpc.census_moved([True] + [0] * 10, [False] + [0] * 10) == ["tracemalloc"]
+    n = len(rpc._CENSUS_NAMES) - 1
+    assert rpc.census_moved([True] + [0] * n, [False] + [0] * n) == ["tracemalloc"]
 
 
 def test_a_path_importer_cache_entry_is_the_import_systems_only_for_its_own_path():
@@ -2360,8 +2361,11 @@ def test_a_member_the_tree_sets_on_a_stdlib_class_is_named_once_a_librarys_bookk
         pathlib.PurePath.hx_member = property(lambda self: "forged")  # type: ignore[attr-defined]
         assert rpc.library_classes_moved() == ["pathlib.PurePath"]
         assert rpc.library_classes_moved() == []  # (named once)
+        sync: list = []
+        pathlib.PurePath.hx_plain = 3  # type: ignore[attr-defined]
+        assert rpc.library_classes_moved(sync=sync) == [] and sync == [["pathlib:PurePath", "hx_plain", 3, False]]
     finally:
-        for name in ("_hx_flag", "hx_member"):
+        for name in ("_hx_flag", "hx_member", "hx_plain"):
             if name in vars(pathlib.PurePath):
                 delattr(pathlib.PurePath, name)
         rpc.library_classes_moved(True, rpc._class_versions())
