@@ -4518,7 +4518,7 @@ class ProcState:
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
-               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _thread.stack_size(),
+               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _stack_size(),
                "mn": self._blocked(last)}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
@@ -5312,6 +5312,15 @@ def eval_state():
     return out or None
 
 
+def _stack_size() -> int:
+    """``threading.stack_size()`` read without changing it (called with no size it sets the default, 0, and returns
+    the old one: put back)."""
+    v = _thread.stack_size()
+    if v:
+        _thread.stack_size(v)
+    return v
+
+
 def _socket_timeout():
     """``socket.getdefaulttimeout()``; None (its default) while this process has not imported ``socket``
     (importing ``_socket`` alone leaves its classes half-made for ``capture_identities``)."""
@@ -5374,7 +5383,7 @@ def _state_hook(target: list):
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
            ("im", _sys.get_int_max_str_digits, _sys.set_int_max_str_digits, lambda v: _type(v) is int),
            ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)),
-           ("ts", _thread.stack_size, _thread.stack_size, lambda v: _type(v) is int))
+           ("ts", _stack_size, _thread.stack_size, lambda v: _type(v) is int))
 _FILTERWARNINGS = _warnings.filterwarnings
 _HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_state_hook``), once installed
 _WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
@@ -5976,6 +5985,7 @@ def library_classes_moved(accept: bool = False, start: list | None = None, sync:
         changed = [k for k in set(cur) | set(snap) if not (k in cur and k in snap and cur[k] is snap[k])]
         changed = [k for k in changed if not _exempt_member(k, snap.get(k, _NOT_LOADED), cur.get(k, _NOT_LOADED))]
         name = _named_library_class(cls) if changed else None
+        name = name if name is not None and _stdlib_class(name) else None  # (an installed package's: a fault)
         plain = [k for k in changed if _type(k) is str and k[:2] != "__" and _type(cur.get(k)) in _CW_PLAIN]
         if changed and name is not None and sync is not None and _len(plain) == _len(changed) and _len(sync) < 256:
             sync += [[name, k, cur.get(k), k not in cur] for k in plain]
@@ -5983,6 +5993,28 @@ def library_classes_moved(accept: bool = False, start: list | None = None, sync:
             out.append(f"{_TYPE_DICT(cls).get('__module__')}.{_TYPE_QUALNAME(cls)}"[:80])
         _CW["snaps"][i], vals[i] = cur, a
     return out
+
+
+def _stdlib_prefixes() -> tuple:
+    import sysconfig
+    paths = sysconfig.get_paths()
+    keys = [paths[k] for k in ("stdlib", "platstdlib") if paths.get(k)]
+    site = tuple(_os.path.realpath(paths[k]) for k in ("purelib", "platlib") if paths.get(k))
+    return tuple(p for p in {_os.path.realpath(k) for k in keys} | {_os.path.abspath(k) for k in keys}), site
+
+
+_STDLIB = _stdlib_prefixes()
+
+
+def _stdlib_class(name: str) -> bool:
+    """Whether ``MODULE:QUALNAME`` (``_named_library_class``) is of a module of the standard library's own files (not
+    an installed package's: pytest's classes in the driver are never the tree's to set)."""
+    mod = _sys.modules.get(name.partition(":")[0])
+    f: str = _MODULE_DICT(mod).get("__file__") or "" if _isinstance(mod, _types.ModuleType) else ""
+    if _type(f) is not str or not f.startswith("/"):
+        return False
+    real = _os.path.realpath(f)
+    return real.startswith(_STDLIB[0]) and not (_STDLIB[1] and real.startswith(_STDLIB[1]))
 
 
 def _apply_class_members(cm, ps) -> None:
@@ -5993,6 +6025,8 @@ def _apply_class_members(cm, ps) -> None:
         raise RemoteError("malformed class members")
     for name, k, v, deleted in cm[:256]:
         cls = _library_class_here(name)
+        if cls is not None and not _stdlib_class(name):
+            cls = None
         try:
             if cls is None or k[:2] == "__":
                 raise TypeError("no such class here")
@@ -6007,7 +6041,9 @@ def _apply_class_members(cm, ps) -> None:
 
 
 def _exempt_member(k, old, new) -> bool:
-    if k in _CW_EXEMPT:
+    """The interpreter's own bookkeeping in a class's dict: copyreg's ``__slotnames__`` cache, the empty
+    ``__annotations__`` a read of it makes, a private non-dunder plain scalar changed (``weakref.finalize._dirty``)."""
+    if k in _CW_EXEMPT or k == "__annotations__" and old is _NOT_LOADED and _type(new) is dict and not new:
         return True
     plain = (bool, int, float, str, type(None))
     return _type(k) is str and k[:1] == "_" and k[:2] != "__" and _type(old) in plain and _type(new) in plain

@@ -2333,6 +2333,11 @@ def test_the_census_faults_a_change_the_tree_makes_to_interpreter_state_no_row_c
     assert rpc.census_moved([0] * rpc._CENSUS_LOCAL + [None] * local, [0] * len(rpc._CENSUS_NAMES)) == []  # (not read)
     n = len(rpc._CENSUS_NAMES) - 1
     assert rpc.census_moved([True] + [0] * n, [False] + [0] * n) == ["tracemalloc"]
+    threading.stack_size(1 << 20)
+    try:
+        assert rpc._stack_size() == 1 << 20 and threading.stack_size() == 1 << 20  # (read without resetting it)
+    finally:
+        threading.stack_size(0)
 
 
 def test_a_path_importer_cache_entry_is_the_import_systems_only_for_its_own_path():
