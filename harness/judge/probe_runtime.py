@@ -647,8 +647,12 @@ def _on_msg(msg, _emit=_emit):
             cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
             filename, lineno = _str(w["f"]), _int(w["l"])
             if w.get("at") is True:  # warned at the subject's crossing frame (stacklevel): the probe's line,
-                filename, lineno = _probe_caller()  # from this process's own frames, never a name the tree gave
-            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
+                filename, lineno, registry = _probe_caller(True)  # from this process's own frames, never a name
+                # the tree gave; its registry the test module's own, as ``warnings.warn`` there would take
+            else:  # the tree's own line: one registry per file of the tree, as its module's ``__warningregistry__``
+                registry = _TREE_WARNING_REGISTRIES.setdefault(filename, {}) if \
+                    _len(_TREE_WARNING_REGISTRIES) < 10_000 else None
+            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno, registry=registry)
         except (KeyError, TypeError, ValueError, _rpc.RemoteError):
             pass
     _audit_drain(block=False)
@@ -660,13 +664,30 @@ def _on_fault(why, _emit=_emit, _str=_str, _type=_type):
     _emit({"k": "fault", "what": (why if _type(why) is _str else "a protocol fault")[:300]})
 
 
-def _probe_caller():
-    """The innermost frame outside the harness's own files: where the probe made the request."""
+# WARNING_REGISTRY_RULE: a warning the tree's call emitted is replayed in the driver with the registry plain pytest's
+# ``warnings.warn`` would have used, so "default" and "module" show it once per location as there: at the test's line
+# (the crossing frame) the test module's own ``__warningregistry__``; at a line of the tree, one registry per file of
+# the tree kept here (the tree's module's, which lives in the subject; the filters' version clears both as it clears
+# every registry). Open: a tree that clears its own ``__warningregistry__`` (the subject's is not read).
+_TREE_WARNING_REGISTRIES: dict = {}
+
+
+def _probe_caller(registry=False):
+    """The innermost frame outside the harness's own files: where the probe made the request (with ``registry``, also
+    that frame's module's ``__warningregistry__``, made as ``warnings.warn`` makes it)."""
     f = _getframe(1)
     res = _DRIVER["res"]
     while f is not None and f.f_code.co_filename.startswith(res):
         f = f.f_back
-    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+    if not registry:
+        return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+    if f is None:
+        return "?", 0, None
+    try:
+        reg = f.f_globals.setdefault("__warningregistry__", {})
+    except Exception:  # noqa: BLE001 - a module namespace the test replaced: no registry (as shown every time)
+        reg = None
+    return f.f_code.co_filename, f.f_lineno, reg if _type(reg) is dict else None
 
 
 def _audit_drain(block, want=None, _emit=_emit):

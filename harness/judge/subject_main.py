@@ -240,7 +240,8 @@ def _held_libc() -> dict | None:
 def _interpreter_registries() -> dict:
     """What harness.judge.subject_rpc ``ProcState`` reads the interpreter's state at (``SOURCES``), found before the
     audit hook is on (a symbol looked up, the heap searched once: no code of the tree has run): the address of
-    libc's ``environ`` and the list of codec search functions."""
+    libc's ``environ``, the list of codec search functions, the codec error handlers' dict and the three lists of
+    fork handlers (harness.judge.subject_rpc ``CENSUS_RULE``)."""
     import codecs
     import gc
     out: dict = {}
@@ -259,6 +260,16 @@ def _interpreter_registries() -> dict:
     finally:
         codecs.unregister(probe)
     out["codecs"] = found[0] if len(found) == 1 else None
+    strict, ignore = codecs.lookup_error("strict"), codecs.lookup_error("ignore")  # the codec error handlers' dict
+    errs = [r for r in gc.get_referrers(strict) if type(r) is dict and r.get("strict") is strict and r.get("ignore") is ignore]
+    out["errors"] = errs[0] if len(errs) == 1 else None
+
+    def fork_probe():  # the fork handlers' three lists: a no-op in each (it cannot be removed; it does nothing)
+        return None
+
+    os.register_at_fork(before=fork_probe, after_in_child=fork_probe, after_in_parent=fork_probe)
+    forks = [r for r in gc.get_referrers(fork_probe) if type(r) is list and r and r[-1] is fork_probe]
+    out["forks"] = forks if len(forks) == 3 else None
     return out
 
 
@@ -279,7 +290,11 @@ def main() -> None:
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)
     rpc.SOURCES.update(sources)
+    # (the class stamps' version reads, ``_class_marks``, and the watch of the interpreter's classes, ``CENSUS_RULE``,
+    # which a library's load already makes)
+    exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
+    rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
@@ -302,6 +317,7 @@ def main() -> None:
         exempt.update({id(code): code for code in rpc._HeldIO.codes()})
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__  # (the class stamps' version reads: ``_class_marks``)
     exempt.update({id(code): code for code in rpc.traversal_codes()})  # (what a drop frees: ``_finalizes``)
+    rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
     peer.serve_forever()
     sys.exit(0)  # as a plain pytest process ends: the tree's atexit handlers run
 

@@ -1640,6 +1640,7 @@ class Peer:
             raise RemoteError("malformed class patches")
         want = {(m, q, n): (k, v, d is True) for m, q, n, k, v, d in spec}
         kept = self.class_std_patches
+        start = _class_versions()  # (the test's patches are no change of the tree's: ``library_classes_moved``)
         for key in [k for k in kept if k not in want]:
             cls, orig = kept.pop(key)
             try:
@@ -1663,6 +1664,7 @@ class Peer:
             except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]}.{key[2]} could not be applied in the subject, "
                                 f"where the code under test reads it: {_why(err)}")
+        library_classes_moved(True, start)
 
     @staticmethod
     def _class_at(module: str, qual: str):
@@ -2412,6 +2414,11 @@ class Peer:
     def _handle(self, x) -> dict:
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
         if self.side == "subject":
+            named = self.ps.abc_named if self.ps is not None else None
+            if named and named.get(out["ty"], _type(x)) is not _type(x) and _len(self.pending) < 8:
+                self.pending.append("an object of a class of the tree's named as one it registered with an ABC of the "
+                                    "interpreter's (the driver's stand-ins of both answer the ABC alike: "
+                                    "harness.judge.subject_rpc CENSUS_RULE)")
             if trusted_name(_type(x)) is None:
                 out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
                 if self.test_classes and self.test_classes.get(id(_type(x))) is _type(x):
@@ -4610,6 +4617,14 @@ PROCESS_STATE: tuple = (
     StateItem("si", "sys.setswitchinterval", SYNCED, "a float"),
     StateItem("gc", "gc.enable/gc.disable/gc.set_threshold", SYNCED, "a bool and ints"),
     StateItem("st", "socket.setdefaulttimeout", SYNCED, "a float or None"),
+    StateItem("ts", "threading.stack_size", SYNCED, "an int (a tree setting it for its deep recursion's thread, as the "
+              "test's own threads would get it under plain pytest)"),
+    StateItem("eh", "codec error handlers", SYNCED, "a handler the tree registers (``codecs.register_error``, read in "
+              "the interpreter's own dict), registered in the driver under its name as a stand-in of the tree's function; "
+              "a builtin handler's name replaced is a fault (``CENSUS_RULE``)"),
+    StateItem("ar", "ABC registrations", SYNCED, "a class the tree registers with an ABC of the interpreter's, registered "
+              "with the driver's same ABC (named by identity) as the driver's class or stand-ins of it; a registration "
+              "not made through ``ABCMeta.register`` (``abc.get_cache_token`` moved otherwise) is a fault (``CENSUS_RULE``)"),
     StateItem("", "warning filters of a tree category", GUARDED, "a class of the tree, which the driver does not have"
               " (and ``warnings.resetwarnings`` or filters removed)"),
     StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced that is not the value a load "
@@ -4624,6 +4639,18 @@ PROCESS_STATE: tuple = (
     StateItem("", "sys.meta_path/sys.path_hooks", GUARDED, "finders of one process (an installed library's own import "
               "adding one is the library's: ``_Loads.load``, as for every registry here)"),
     StateItem("", "copyreg.dispatch_table", GUARDED, "reducers of one process (``copyreg.pickle``)"),
+    StateItem("", "os.register_at_fork handlers", GUARDED, "functions of one process (the interpreter's three lists, found "
+              "once before the tree runs: ``CENSUS_RULE``)"),
+    StateItem("", "sys.path_importer_cache and the finders an import goes through", GUARDED, "finders of one process: an "
+              "entry not of the interpreter's classes for its own path, or an import made through a finder or path hook "
+              "of the tree's (one added and removed within a call included), is a fault (``CENSUS_RULE``)"),
+    StateItem("", "members of the interpreter's classes", GUARDED, "a class of the interpreter's files whose dict the tree "
+              "changed (its version tag read at each reply; an installed library's own load and the test's patches "
+              "aside); a member set to plain data crosses instead (``cm``, set on the driver's same class; "
+              "``CENSUS_RULE``)"),
+    StateItem("", "the census (tracemalloc, gc debug flags and freeze, async generator hooks, coroutine "
+              "origin tracking, nice value, dlopen flags, audit hooks)", GUARDED, "read by the stdlib's own getters at "
+              "each reply (``CENSUS_RULE``)"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
               "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
     StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
@@ -4707,11 +4734,28 @@ class ProcState:
         self.mn_len = -1  # the size of ``sys.modules`` when its None entries were last read (``_blocked``)
         self.cenv: _CEnviron | None = None  # subject: the C environment read at its source (``_c_env``)
         self.codecs: list | None = None  # subject: the interpreter's codec search functions (``_registries``)
+        self.hooks: list = []  # subject: the audit hooks added (``_state_hook``; ``CENSUS_RULE``)
+        self.census: list = []  # subject: the census as the last reply read it (``census``)
+        self.errs: dict | None = None  # subject: the codec error handlers' dict (``codec_error_registry``)
+        self.err_seen: dict = {}
+        self.eh_out: dict = {}  # subject: codec error handlers the tree registered, to cross (``eh``)
+        self.ar_out: list = []  # subject: ABC registrations of the tree's, to cross (``ar``)
+        self.abc_tok = None  # subject: ``abc.get_cache_token()`` at the last reply
+        self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
+        self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
             self.cenv = _c_environ()
             self.codecs = SOURCES["codecs"] if "codecs" in SOURCES else codec_search_path()
+            if not _FORKS and _type(SOURCES.get("forks")) is list:
+                _FORKS[:] = SOURCES["forks"]
+            errs = SOURCES["errors"] if "errors" in SOURCES else codec_error_registry()
+            self.errs = errs if _isinstance(errs, dict) and _type(errs) is dict else None
+            self.err_seen = dict(self.errs) if self.errs is not None else {}
+            self.census = census(self.hooks, True)
+            self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
+            _PIC_SEEN.update(_sys.path_importer_cache)  # (the entries before any code of the tree: the interpreter's)
             if _LOADS:
                 _LOADS[0].codecs = self.codecs
             self.g = self._guarded()
@@ -4720,7 +4764,7 @@ class ProcState:
                 _LOADS[0].base = self.g["reg"]
             if not _HOOK:
                 _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
-            _HOOK[:] = [self.puts, self.imports]
+            _HOOK[:] = [self.puts, self.imports, self.hooks]
 
     def _ensure_forwarder(self) -> None:
         """The forwarder on the subject's root logger at every call boundary, as pytest puts its
@@ -4770,7 +4814,7 @@ class ProcState:
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
-               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(),
+               "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _stack_size(),
                "mn": self._blocked(last)}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
@@ -4966,6 +5010,10 @@ class ProcState:
             if self.filters_out:
                 delta["wa"] = self.filters_out[:256]
                 self.filters_out.clear()
+            if self.eh_out or self.ar_out:
+                self._crossing_registrations(delta)
+            if self.cm_out:
+                delta["cm"], self.cm_out = self.cm_out, []
         if delta:
             msg["ps"] = delta
         self.last = cur
@@ -5022,6 +5070,10 @@ class ProcState:
                 found.append(name)
         if rec is not None:
             rec.base = cur["reg"]
+            if rec.faults:
+                found += rec.faults[:4]
+                rec.faults.clear()
+        found += self._census_moved()
         if _LOG_RELAY[0] is not None and _LOG_RELAY[0] is self.forwarder:
             intact = self._relay_ok()
             if not intact and g.get("relay", True):  # (named once, as every guarded change)
@@ -5039,6 +5091,112 @@ class ProcState:
         for what in found:
             self.faults.append(f"the tree changed the subject's {what}, which the driver cannot share with the test "
                                f"(harness.judge.subject_rpc PROCESS_STATE: guarded): plain pytest's test would see it")
+
+    def _census_moved(self) -> list:
+        """(subject, ``guard``) ``CENSUS_RULE``: the census items the tree changed since the last reply, an ABC
+        registration not seen at ``ABCMeta.register``, a ``sys.path_importer_cache`` entry that is not the import
+        system's, a builtin codec error handler replaced; the tree's codec error handlers and ABC registrations are
+        kept to cross with this reply (``eh``, ``ar``)."""
+        peer = self.peer
+        local = peer is None or peer.server is None or _get_ident() == peer.server
+        found = census_moved(census(self.hooks, local), self.census)
+        moved = library_classes_moved(sync=self.cm_out)
+        if moved:
+            found.append(f"members of the interpreter's classes ({', '.join(moved[:3])})")
+        aw = _ABC_WATCH[0] if _ABC_WATCH else None
+        if aw is not None and self.abc_tok is not None:
+            tok = aw.token()
+            if tok - self.abc_tok != aw.seen:
+                found.append("ABC registrations (one made without ABCMeta.register)")
+            self.abc_tok, aw.seen = tok, 0
+            if aw.new:
+                self.ar_out += aw.new[:1_000]
+                aw.new.clear()
+        errs, seen = self.errs, self.err_seen
+        if errs is not None and (_len(errs) != _len(seen) or not all(map(_is_, errs.values(), seen.values()))):
+            for k, v in list(errs.items()):
+                if seen.get(k) is not v:
+                    if _type(k) is not str or k in BUILTIN_ERROR_HANDLERS or _len(self.eh_out) > 256:
+                        found.append("codec error handlers (a builtin one replaced)")
+                    else:
+                        self.eh_out[k] = v
+            self.err_seen = dict(errs)
+        if not _importer_cache_faithful():
+            found.append("sys.path_importer_cache (a finder the import system did not make)")
+        return found
+
+    def _crossing_registrations(self, delta: dict) -> None:
+        """(subject, ``outgoing``) The tree's codec error handlers (``eh``: name -> the function, a stand-in in the
+        driver) and ABC registrations (``ar``: the ABC by its module's name for it, the class as it crosses) of this
+        reply (``CENSUS_RULE``). An ABC of the interpreter's that cannot be named is a fault; the tree's own ABC
+        needs nothing (the driver's stand-in of it asks the subject)."""
+        peer = self.peer
+        if peer is None:
+            self.eh_out.clear()
+            self.ar_out.clear()
+            return
+        try:
+            if self.eh_out:
+                delta["eh"] = {k: peer.enc(v) for k, v in self.eh_out.items()}
+            ar = []
+            for cls, sub in self.ar_out:
+                name = _named_library_class(cls)
+                if name is None:
+                    if _library_value(cls) or trusted_name(cls) is not None:
+                        self.faults.append("the tree registered a class with an ABC of the interpreter's that the judge "
+                                           "cannot name in the driver (harness.judge.subject_rpc CENSUS_RULE)")
+                    continue
+                if not _isinstance(sub, type):
+                    continue
+                meta = peer._cls_meta(sub)
+                if meta.get("ws"):
+                    self.abc_named[meta["n"]] = sub
+                ar.append([name, meta])
+            if ar:
+                delta["ar"] = ar
+        except Exception as exc:  # noqa: BLE001 - what cannot cross: fail closed
+            self.faults.append(f"a codec error handler or ABC registration of the tree's could not cross ({_why(exc)}; "
+                               "harness.judge.subject_rpc CENSUS_RULE)")
+        self.eh_out, self.ar_out = {}, []
+
+    def _apply_registrations(self, d: dict) -> None:
+        """(driver) The tree's codec error handlers and ABC registrations (``_crossing_registrations``) made here."""
+        eh, ar = d.get("eh"), d.get("ar")
+        peer = self.peer
+        if "cm" in d and self.side == "driver":
+            _apply_class_members(d["cm"], self)
+        if eh is None and ar is None or peer is None or self.side != "driver":
+            return
+        if eh is not None:
+            if _type(eh) is not dict or not all(_type(k) is str for k in eh):
+                raise RemoteError("malformed codec error handlers")
+            import codecs
+            for k, v in eh.items():
+                h = peer.dec(v)
+                if k in BUILTIN_ERROR_HANDLERS or not callable(h):
+                    self.faults.append("a codec error handler of the tree's could not be registered here (harness.judge."
+                                       "subject_rpc CENSUS_RULE)")
+                    continue
+                codecs.register_error(k, h)
+        if ar is not None:
+            if _type(ar) is not list or not all(_type(e) is list and _len(e) == 2 and _type(e[0]) is str
+                                                and _type(e[1]) is dict for e in ar):
+                raise RemoteError("malformed ABC registrations")
+            import abc
+            for name, meta in ar[:1_000]:
+                target = _library_class_here(name)
+                if meta.get("ws"):
+                    n = str(meta.get("n", "?"))
+                    subs = [peer.class_for(meta), _named(RemoteObject, n, True), _named(RemoteCallable, n, True)]
+                else:
+                    c = _resolve_class(meta) if _type(meta.get("n")) is str else None
+                    subs = [c] if _isinstance(c, type) else []
+                if not _isinstance(target, abc.ABCMeta) or not subs:
+                    self.faults.append("an ABC registration of the tree's could not be made here (harness.judge."
+                                       "subject_rpc CENSUS_RULE)")
+                    continue
+                for c in subs:
+                    target.register(c)
 
     def _foreign_modules(self, g: dict) -> list:
         """The ``sys.modules`` names added or replaced since the last reply whose value the import system did not
@@ -5139,7 +5297,7 @@ class ProcState:
         last = self.last
         if last is None:
             return
-        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn"):
+        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts"):
             if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
                 continue
             mine = last[k]
@@ -5482,6 +5640,7 @@ def _apply_interpreter(d: dict, ps: "ProcState") -> None:
     wa = d.get("wa")
     if wa is not None and ps.side == "driver":
         _apply_filters(wa)
+    ps._apply_registrations(d)
 
 
 def _apply_random(rs) -> None:
@@ -5632,6 +5791,15 @@ def eval_state():
     return out or None
 
 
+def _stack_size() -> int:
+    """``threading.stack_size()`` read without changing it (called with no size it sets the default, 0, and returns
+    the old one: put back)."""
+    v = _thread.stack_size()
+    if v:
+        _thread.stack_size(v)
+    return v
+
+
 def _socket_timeout():
     """``socket.getdefaulttimeout()``; None (its default) while this process has not imported ``socket``
     (importing ``_socket`` alone leaves its classes half-made for ``capture_identities``)."""
@@ -5668,13 +5836,16 @@ def _set_context(ctx, text: str) -> None:
 
 def _state_hook(target: list):
     """(subject) The audit hook that sees what no attribute shows: ``os.putenv``/``os.unsetenv`` (the C
-    environment) and the names an import statement loads (``ProcState._foreign_modules``), into the
-    subject's ``ProcState`` (``target``: [its ``puts``, its ``imports``])."""
+    environment), the names an import statement loads (``ProcState._foreign_modules``) and the audit hooks added
+    (``CENSUS_RULE``), into the subject's ``ProcState`` (``target``: [its ``puts``, its ``imports``, its ``hooks``])."""
     def hook(event, args, _target=target, _fsdecode=_os.fsdecode, _type=_type, _len=_len):
-        if event != "import" and event != "os.putenv" and event != "os.unsetenv":
+        if event != "import" and event != "os.putenv" and event != "os.unsetenv" and event != "sys.addaudithook":
             return
-        _puts, _imports = _target
-        if event == "import":
+        _puts, _imports, _hooks = _target
+        if event == "sys.addaudithook":  # (a hook of the tree's: the census's, ``CENSUS_RULE``)
+            if _len(_hooks) < 1_000:
+                _hooks.append(1)
+        elif event == "import":
             if args and _type(args[0]) is str and _len(_imports) < 100_000:
                 _imports.add(args[0])
         elif event == "os.putenv" or event == "os.unsetenv":
@@ -5690,7 +5861,8 @@ def _state_hook(target: list):
 
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
            ("im", _sys.get_int_max_str_digits, _sys.set_int_max_str_digits, lambda v: _type(v) is int),
-           ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)))
+           ("si", _sys.getswitchinterval, _sys.setswitchinterval, lambda v: _type(v) in (int, float)),
+           ("ts", _stack_size, _thread.stack_size, lambda v: _type(v) is int))
 _FILTERWARNINGS = _warnings.filterwarnings
 _HOOK: list = []  # the subject's ``ProcState`` the audit hook reports to (``_state_hook``), once installed
 _WARNING_NAMES = {id(v): k for k, v in _BUILTIN_WARNINGS.items()}
@@ -5803,6 +5975,8 @@ class _Loads:
         self.loaded: dict = {}
         self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
         self.base: list | None = None  # the registries as last accepted: at a reply, or a library's own load
+        self.origins: list = []  # whether each load under way is of a file of the interpreter's (innermost last)
+        self.faults: list = []  # an import made through a finder of the tree's (``_finders_faithful``), for ``guard``
 
     def load(self, spec):
         """``_load_unlocked`` wrapped: a registry change an installed library's own import makes (numpy's
@@ -5813,9 +5987,19 @@ class _Loads:
         origin = getattr(spec, "origin", None)
         start = _registries(self.codecs)
         ok = self.base is not None and _same_lists(start, self.base)
+        lib = _type(origin) is str and trusted_file(origin)
+        self.origins.append(lib)
+        versions = _class_versions() if lib else None
         try:
             return self.orig_load(spec)
         finally:
+            self.origins.pop()
+            if lib:  # (its own changes of the interpreter's classes are the library's; its classes watched from here)
+                try:
+                    library_classes_moved(True, versions)
+                    watch_library_classes([_sys.modules.get(getattr(spec, "name", None))])
+                except Exception:  # noqa: BLE001 - unreadable: the next reply compares what it can
+                    pass
             if ok:
                 end = _registries(self.codecs)
                 if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
@@ -5827,6 +6011,9 @@ class _Loads:
             return self.orig(name, import_)
         outer = self.depth == 0
         before = set(mods) if outer else None
+        if self.base is not None and not self._finders_faithful() and _len(self.faults) < 4:
+            self.faults.append(f"import system's finders (the import of {str(name)[:60]} went through a finder, path "
+                               "hook or path_importer_cache entry of the tree's)")
         self.depth += 1
         self.names.append(name)
         try:
@@ -5838,6 +6025,22 @@ class _Loads:
             if outer:
                 roots, self.names = set(self.names), []
                 self._note(mods, before, roots)
+
+    def _finders_faithful(self) -> bool:
+        """Whether the finders this import goes through are the state last accepted (``base``) or the interpreter's
+        own (an installed library's finder, its own load added: ``_interpreter_object``), and every
+        ``sys.path_importer_cache`` entry one the import system could have made (``CENSUS_RULE``): a finder of the
+        tree's added and removed within one call is seen at the import it served."""
+        base = self.base
+        mp, ph = _sys.meta_path, _sys.path_hooks
+        for now, was in ((mp, base[3]), (ph, base[4])):  # type: ignore[index]
+            if _type(now) is not list:
+                return False
+            if _len(now) == _len(was) and all(map(_is_, now, was)):
+                continue
+            if not all(any(x is y for y in was) or _interpreter_object(x) for x in now):
+                return False
+        return _importer_cache_faithful()
 
     def _note(self, mods: dict, before, roots: set) -> None:
         """The entries the outermost load added under names below a loaded one (a package's aliases), each as the
@@ -5882,6 +6085,30 @@ def drop_import_record() -> None:
 
 _LOADS: list = []
 _NOT_LOADED = object()
+_PIC_SEEN: dict = {}  # (subject) sys.path_importer_cache's entries found faithful (``_importer_cache_faithful``)
+_PIC_LAST: list = [[]]
+
+
+def _importer_cache_faithful() -> bool:
+    """Whether every ``sys.path_importer_cache`` entry is one the import system could have made (``_finder_faithful``),
+    each entry read once per value (compared by identity in C while none changed)."""
+    pic = _sys.path_importer_cache
+    if _type(pic) is not dict:
+        return False
+    vals = list(pic.values())
+    last = _PIC_LAST[0]
+    if _len(vals) == _len(last) and all(map(_is_, vals, last)):
+        return True
+    ok = True
+    for k, v in list(pic.items()):
+        if k in _PIC_SEEN and _PIC_SEEN[k] is v:
+            continue
+        if not _finder_faithful(k, v):
+            ok = False
+        if _len(_PIC_SEEN) < 100_000:
+            _PIC_SEEN[k] = v  # (a fault is named once, as every guarded change)
+    _PIC_LAST[0] = vals
+    return ok
 
 
 def codec_search_path() -> list | None:
@@ -5910,12 +6137,13 @@ def _registries(codecs: list | None) -> list:
     lists compared by identity (``ProcState.guard``), each read where the interpreter reads it: gc's callbacks, the
     codec search functions, ``sys.path``'s entries that are no str (``_path`` carries the strings; an import ignores
     the rest, a test reading ``sys.path`` does not), ``sys.meta_path`` and ``sys.path_hooks`` (the import system
-    reads the attributes), and copyreg's dispatch table (what ``pickle`` reduces a type with)."""
+    reads the attributes), copyreg's dispatch table (what ``pickle`` reduces a type with) and the fork handlers
+    (``os.register_at_fork``'s lists, ``_FORKS``)."""
     p, mp, ph = _sys.path, _sys.meta_path, _sys.path_hooks
     return [list(_GC_CALLBACKS), list(codecs) if codecs is not None else [],
             [e for e in p if _type(e) is not str] if _type(p) is list else [p],
             list(mp) if _type(mp) is list else [mp], list(ph) if _type(ph) is list else [ph],
-            [*_DISPATCH.keys(), *_DISPATCH.values()]]
+            [*_DISPATCH.keys(), *_DISPATCH.values()], [x for f in _FORKS for x in (*f, None)]]
 
 
 def _same_lists(a: list, b: list) -> bool:
@@ -5926,7 +6154,378 @@ import copyreg as _copyreg  # noqa: E402
 
 _DISPATCH = _copyreg.dispatch_table  # (the object ``_pickle`` holds; a rebound attribute is not it)
 _REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str", "sys.meta_path",
-                   "sys.path_hooks", "copyreg.dispatch_table")
+                   "sys.path_hooks", "copyreg.dispatch_table", "os.register_at_fork handlers")
+_FORKS: list = []  # (subject) the interpreter's three lists of fork handlers (``fork_handler_lists``), once found
+
+
+# -- the rest of the interpreter's state, read at its source at every reply (red team r32atk6) -----------------
+CENSUS_RULE = """Every piece of interpreter-wide state the test's own code can read under plain pytest is, in the judged
+run, either carried (SYNCED), or read in the subject at its source after every call and a change of the tree's a
+fault (GUARDED), or named OPEN (``PROCESS_STATE``). The census below is every getter the standard library offers for
+such state that no row above covers, read at each reply in the thread that serves the test's calls (thread-local
+items: the async generator hooks, the coroutine origin tracking depth, the nice value, which Linux keeps per thread):
+``tracemalloc`` (tracing and its frame limit), gc's debug flags and frozen generation,
+``sys.get_asyncgen_hooks``, ``sys.get_coroutine_origin_tracking_depth``, ``os.getpriority``, ``sys.getdlopenflags``,
+and the audit hooks (``sys.addaudithook`` is an audit event the subject's own hook hears; a hook cannot be removed).
+A registry with no reader is read where the interpreter keeps it, found once before any code of the tree runs: the
+fork handlers (``os.register_at_fork``'s three lists, guarded with the other registries: an installed library's own
+import adding one is the library's, ``_Loads.load``), the codec error handlers (``codecs.register_error``'s dict), the
+ABC registrations (``abc.get_cache_token``, which every registration moves: ``ABCMeta.register`` is watched, and a
+move it did not see is a fault), ``sys.path_importer_cache`` (an entry is the import system's only when its finder is
+of the interpreter's classes, for that very path, with the interpreter's loaders) and the finders an import goes
+through (every import of a name not yet loaded checks ``sys.meta_path`` and ``sys.path_hooks`` against the state last
+accepted: a finder of the tree's added and removed within one call is seen at the import it served), and the
+members of the interpreter's classes (``library_classes_moved``: each mutable class a module of the interpreter's files
+defines, its dict's version tag read at each reply; a plain member crosses, ``cm``, any other change is a fault;
+bookkeeping aside). ``threading.stack_size`` is plain data and synced (``ts``). What the test
+can use of the tree's registrations crosses: a codec error handler the tree registers is registered in the driver
+under its name as a stand-in of the tree's function (the test's ``encode(..., 'qmark')`` calls it), and an ABC of the
+interpreter's (named by identity: its module's own attribute) with a class registered by the tree is registered in the
+driver with the same class (an interpreter's class by its name, a class of the tree as its stand-ins); a builtin
+handler name replaced, an ABC that cannot be named, or an instance of another class of the same name as a registered
+class of the tree's crossing afterwards is a fault."""
+_CENSUS_NAMES = ("tracemalloc", "tracemalloc's traceback limit", "gc's debug flags", "gc's frozen objects",
+                 "the audit hooks", "sys.getdlopenflags", "the async generator firstiter hook",
+                 "the async generator finalizer hook", "the coroutine origin tracking depth", "the nice value")
+_CENSUS_LOCAL = 6  # the items from here on are the serving thread's own (read only there)
+try:
+    import _tracemalloc
+    _TM = (_tracemalloc.is_tracing, _tracemalloc.get_traceback_limit)
+except ImportError:  # pragma: no cover - every CPython has it
+    _TM = (lambda: False, lambda: 1)
+_GC_CENSUS = (_gc.get_debug, _gc.get_freeze_count)
+_DLOPEN = getattr(_sys, "getdlopenflags", lambda: 0)
+_AGEN_HOOKS, _CORO_DEPTH = _sys.get_asyncgen_hooks, _sys.get_coroutine_origin_tracking_depth
+_GETPRIORITY, _PRIO = getattr(_os, "getpriority", None), getattr(_os, "PRIO_PROCESS", 0)
+_CENSUS_VALUES = (int, bool, float, str, type(None))
+
+
+def census(hooks: list, local: bool) -> list:
+    """(subject, at each reply) The census's items now (``CENSUS_RULE``); ``local``: this is the serving thread, whose
+    own items are read too (else None for them). ``hooks``: the audit hooks added since the subject began."""
+    out = [_TM[0](), _TM[1](), _GC_CENSUS[0](), _GC_CENSUS[1](), _len(hooks), _DLOPEN()]
+    if not local:
+        return out + [None] * (_len(_CENSUS_NAMES) - _CENSUS_LOCAL)
+    ag = _AGEN_HOOKS()
+    try:
+        nice = _GETPRIORITY(_PRIO, 0) if _GETPRIORITY is not None else 0
+    except OSError:
+        nice = None
+    return out + [ag[0], ag[1], _CORO_DEPTH(), nice]
+
+
+def census_moved(now: list, then: list) -> list:
+    """The census items that differ (a hook by identity, a number by value); an item not read (None on one side for a
+    thread-local one read elsewhere) is not compared. ``then`` takes ``now``'s read values."""
+    out = []
+    for i, (a, b) in enumerate(zip(now, then)):
+        if a is b or (i >= _CENSUS_LOCAL and (a is None or b is None) and _type(a) in _CENSUS_VALUES
+                      and _type(b) in _CENSUS_VALUES):
+            if a is not None:
+                then[i] = a
+            continue
+        if _type(a) is _type(b) and _type(a) in _CENSUS_VALUES and a == b:
+            continue
+        if i >= _CENSUS_LOCAL and a is None:
+            continue
+        out.append(_CENSUS_NAMES[i])
+        then[i] = a
+    return out
+
+
+def codec_error_registry() -> dict | None:
+    """The interpreter's codec error handlers (``codecs.register_error`` writes it, ``lookup_error`` reads it; no
+    function lists it): the one dict that maps "strict" and "ignore" to the handlers ``lookup_error`` gives (found by
+    ``gc.get_referrers``, in the subject before its audit hook is on: ``SOURCES``)."""
+    import codecs
+    strict, ignore = codecs.lookup_error("strict"), codecs.lookup_error("ignore")
+    found = [r for r in _gc.get_referrers(strict) if _type(r) is dict and r.get("strict") is strict
+             and r.get("ignore") is ignore]
+    return found[0] if _len(found) == 1 else None
+
+
+BUILTIN_ERROR_HANDLERS = frozenset({"strict", "ignore", "replace", "xmlcharrefreplace", "backslashreplace",
+                                    "namereplace", "surrogateescape", "surrogatepass"})
+
+
+def _named_library_class(cls) -> str | None:
+    """``MODULE:QUALNAME`` of a class of the interpreter's files that its module names by identity (the module's own
+    attribute, walked by the class's qualified name, is ``cls``); else None. Read from the dicts, never by the class's
+    code: a class of the tree calling itself ``collections.abc.Sequence`` is not the module's."""
+    try:
+        modname, qual = _TYPE_DICT(cls).get("__module__"), _TYPE_QUALNAME(cls)
+        mod = _sys.modules.get(modname) if _type(modname) is str else None
+        if mod is None or _type(qual) is not str or "<" in qual or \
+                not _library_value(cls) and trusted_name(cls) is None:
+            return None
+        obj: object = mod
+        for part in qual.split("."):
+            ns = _MODULE_DICT(obj) if _isinstance(obj, _types.ModuleType) else _TYPE_DICT(obj)
+            obj = ns.get(part)
+        return f"{modname}:{qual}" if obj is cls else None
+    except Exception:  # noqa: BLE001 - what the interpreter cannot read so: unnamed
+        return None
+
+
+def _library_class_here(name: str):
+    """(driver) The class ``_named_library_class`` named, from the module of the interpreter's files (imported if it
+    is not yet); None when it is not one."""
+    modname, _, qual = name.partition(":")
+    try:
+        mod = _sys.modules.get(modname) or _import_module(modname)
+        f = _MODULE_DICT(mod).get("__file__")
+        if _type(f) is str and not trusted_file(f):
+            return None
+        c: object = mod
+        for part in qual.split("."):
+            c = _vars(c)[part]
+        return c if _isinstance(c, type) else None
+    except Exception:  # noqa: BLE001 - not importable here, or no such class: none
+        return None
+
+
+class _AbcRegistrations:
+    """(subject) ``ABCMeta.register`` watched at its source (abc's ``_abc_register``, which the method calls): each
+    registration that moved ``abc.get_cache_token()`` is counted, and one made outside an installed library's own
+    import is kept to cross (``ProcState``'s ``ar``). The token is read at each reply: a move this did not count (a
+    registration through ``_abc`` directly) is a fault (``CENSUS_RULE``)."""
+
+    def __init__(self, abc_mod, token):
+        self.mod, self.orig, self.token = abc_mod, abc_mod._abc_register, token
+        self.seen = 0
+        self.new: list = []
+
+    def __call__(self, cls, subclass):
+        before = self.token()
+        try:
+            return self.orig(cls, subclass)
+        finally:
+            after = self.token()
+            if after != before:
+                self.seen += after - before
+                rec = _LOADS[0] if _LOADS else None
+                if not (rec is not None and rec.origins and rec.origins[-1]) and _len(self.new) < 10_000:
+                    self.new.append((cls, subclass))
+
+
+_ABC_WATCH: list = []
+
+
+def watch_abc_registrations() -> "_AbcRegistrations | None":
+    """(harness.judge.subject_main, before the tree runs) ``_AbcRegistrations`` installed once per process."""
+    if _ABC_WATCH:
+        return _ABC_WATCH[0]
+    import _abc
+    import abc
+    if not callable(getattr(abc, "_abc_register", None)):
+        return None
+    w = _AbcRegistrations(abc, _abc.get_cache_token)
+    abc._abc_register = w  # type: ignore[attr-defined]
+    _ABC_WATCH.append(w)
+    return w
+
+
+def drop_abc_watch() -> None:
+    """``watch_abc_registrations`` undone (a unit test leaves its process as it found it)."""
+    if _ABC_WATCH:
+        w = _ABC_WATCH.pop()
+        if w.mod._abc_register is w:
+            w.mod._abc_register = w.orig
+
+
+def _import_system_classes() -> dict:
+    """The import system's own classes (``FileFinder``, ``SourceFileLoader``, ``zipimporter``...), by identity, as this
+    module found them when it loaded (frozen modules: never a file of the tree's)."""
+    out: dict = {}
+    for name in ("_frozen_importlib", "_frozen_importlib_external", "zipimport"):
+        mod = _sys.modules.get(name)
+        for v in list(_MODULE_DICT(mod).values()) if _isinstance(mod, _types.ModuleType) else ():
+            if _isinstance(v, type):
+                out[id(v)] = v
+    return out
+
+
+_IMPORT_CLASSES = _import_system_classes()
+
+
+def _interpreter_object(x) -> bool:
+    """Whether ``x`` (a finder, a path hook, a loader) is of the interpreter's: a class or a function of its files, or
+    an instance of such a class (``_library_value``), or a static type."""
+    if _isinstance(x, type):
+        return _IMPORT_CLASSES.get(id(x)) is x or _library_value(x) or \
+            trusted_name(x) is not None and not _TYPE_FLAGS(x) & _HEAPTYPE
+    if _isinstance(x, (_types.FunctionType, _types.MethodType)):
+        if _isinstance(x, _types.MethodType) and not _interpreter_object(x.__self__):
+            return False
+        code = getattr(getattr(x, "__func__", x), "__code__", None)
+        fn: str = getattr(code, "co_filename", None) or ""
+        return _type(fn) is str and (fn.startswith("<frozen ") or fn.startswith("/") and trusted_file(fn))
+    if not (_IMPORT_CLASSES.get(id(_type(x))) is _type(x) or _library_value(_type(x))):
+        return False
+    try:  # (an instance of the interpreter's class holding a function of the tree's: ``SimpleNamespace(find_spec=f)``)
+        own = list(_vars(x).values()) if hasattr(x, "__dict__") else []
+    except Exception:  # noqa: BLE001
+        return False
+    return not any(_isinstance(v, (_types.FunctionType, _types.MethodType)) and not _interpreter_object(v) for v in own)
+
+
+def _finder_faithful(key, v) -> bool:
+    """A ``sys.path_importer_cache`` entry the import system could have made: None, or a finder of the interpreter's
+    classes for that very path (a ``FileFinder``'s ``path``) with the interpreter's loaders."""
+    if v is None:
+        return True
+    if not _interpreter_object(v):
+        return False
+    path: str = getattr(v, "path", None) or ""
+    if path and _type(path) is str and _type(key) is str and path != key:
+        try:
+            if _os.path.abspath(path) != _os.path.abspath(key or "."):
+                return False
+        except Exception:  # noqa: BLE001
+            return False
+    loaders = getattr(v, "_loaders", ())
+    try:
+        return all(_interpreter_object(entry[1]) for entry in list(loaders))
+    except Exception:  # noqa: BLE001 - loaders the judge cannot read: not the import system's
+        return False
+
+# (subject) The members of the interpreter's classes (``CENSUS_RULE``): every mutable class a module of the
+# interpreter's files defines, its dict's version tag read at each reply (``_dict_cells``: one 8-byte read a class);
+# a class whose tag moved is compared with its dict as last accepted. Watched from just before the first request
+# (``watch_library_classes``) and, for a library the tree imports, from the end of that library's own load.
+_CW: dict = {"ids": set(), "classes": [], "cells": [], "vals": [], "snaps": []}
+_CW_EXEMPT = frozenset({"__slotnames__"})  # copyreg's cache of a class's slot names (``copy``/``pickle`` make it)
+_CW_PLAIN = (bool, int, float, str, bytes, type(None))  # a member set to one of these crosses (``library_classes_moved``)
+
+
+def _library_classes(mods) -> list:
+    """The mutable classes the modules ``mods`` (of the interpreter's files) define, not yet watched."""
+    out, ids = [], _CW["ids"]
+    for mod in mods:
+        try:
+            if not _isinstance(mod, _types.ModuleType):
+                continue
+            ns = _MODULE_DICT(mod)
+            f, name = ns.get("__file__"), ns.get("__name__")
+            if _type(f) is not str or not trusted_file(f) or _type(name) is not str:
+                continue
+            for v in list(ns.values()):
+                if _isinstance(v, type) and id(v) not in ids and _TYPE_FLAGS(v) & _HEAPTYPE and \
+                        not _TYPE_FLAGS(v) & _IMMUTABLETYPE and _TYPE_DICT(v).get("__module__") == name:
+                    ids.add(id(v))
+                    out.append(v)
+        except Exception:  # noqa: BLE001 - a module the judge cannot read so: not watched
+            continue
+    return out
+
+
+def watch_library_classes(mods=None) -> None:
+    """(subject) Watch the classes of ``mods`` (every module loaded now when None)."""
+    if _VERSIONS is None:
+        return
+    new = _library_classes(list(_sys.modules.values()) if mods is None else mods)
+    if not new:
+        return
+    cells = _dict_cells(new)
+    if cells is None:
+        return
+    _CW["classes"] += new
+    _CW["cells"] += cells
+    _CW["vals"] += list(map(_VERSIONS[2], cells))
+    _CW["snaps"] += [dict(_TYPE_DICT(c)) for c in new]
+
+
+def _class_versions() -> list:
+    return list(map(_VERSIONS[2], _CW["cells"])) if _VERSIONS is not None and _CW["cells"] else []
+
+
+def library_classes_moved(accept: bool = False, start: list | None = None, sync: list | None = None) -> list:
+    """(subject) The watched classes whose members changed since last accepted: names of those whose dict differs
+    from the snapshot by more than an exempt entry (``_CW_EXEMPT``; a private, non-dunder name whose old and new
+    values are plain scalars: the interpreter's own bookkeeping, ``weakref.finalize._dirty``) or a member set to (or
+    deleted from) plain data, which goes to ``sync`` instead ([the class's name, the member, its value, deleted]:
+    ``socketserver.TCPServer.allow_reuse_address = True`` holds in the driver too). Each is accepted as it is now
+    (named once). ``accept``: every change is accepted, for those whose tag was as accepted at ``start`` (an
+    installed library's own load, ``_Loads.load``)."""
+    now = _class_versions()
+    vals = _CW["vals"]
+    if now == vals:
+        return []
+    out: list = []
+    for i, (a, b) in enumerate(zip(now, vals)):
+        if a == b:
+            continue
+        cls, snap = _CW["classes"][i], _CW["snaps"][i]
+        cur = dict(_TYPE_DICT(cls))
+        if accept:
+            if start is not None and i < _len(start) and start[i] == b:
+                _CW["snaps"][i], vals[i] = cur, a
+            continue
+        changed = [k for k in set(cur) | set(snap) if not (k in cur and k in snap and cur[k] is snap[k])]
+        changed = [k for k in changed if not _exempt_member(k, snap.get(k, _NOT_LOADED), cur.get(k, _NOT_LOADED))]
+        name = _named_library_class(cls) if changed else None
+        name = name if name is not None and _stdlib_class(name) else None  # (an installed package's: a fault)
+        plain = [k for k in changed if _type(k) is str and k[:2] != "__" and _type(cur.get(k)) in _CW_PLAIN]
+        if changed and name is not None and sync is not None and _len(plain) == _len(changed) and _len(sync) < 256:
+            sync += [[name, k, cur.get(k), k not in cur] for k in plain]
+        elif changed:
+            out.append(f"{_TYPE_DICT(cls).get('__module__')}.{_TYPE_QUALNAME(cls)}"[:80])
+        _CW["snaps"][i], vals[i] = cur, a
+    return out
+
+
+def _stdlib_prefixes() -> tuple:
+    import sysconfig
+    paths = sysconfig.get_paths()
+    keys = [paths[k] for k in ("stdlib", "platstdlib") if paths.get(k)]
+    site = tuple(_os.path.realpath(paths[k]) for k in ("purelib", "platlib") if paths.get(k))
+    return tuple(p for p in {_os.path.realpath(k) for k in keys} | {_os.path.abspath(k) for k in keys}), site
+
+
+_STDLIB = _stdlib_prefixes()
+
+
+def _stdlib_class(name: str) -> bool:
+    """Whether ``MODULE:QUALNAME`` (``_named_library_class``) is of a module of the standard library's own files (not
+    an installed package's: pytest's classes in the driver are never the tree's to set)."""
+    mod = _sys.modules.get(name.partition(":")[0])
+    f: str = _MODULE_DICT(mod).get("__file__") or "" if _isinstance(mod, _types.ModuleType) else ""
+    if _type(f) is not str or not f.startswith("/"):
+        return False
+    real = _os.path.realpath(f)
+    return real.startswith(_STDLIB[0]) and not (_STDLIB[1] and real.startswith(_STDLIB[1]))
+
+
+def _apply_class_members(cm, ps) -> None:
+    """(driver) The plain members the tree set on (or deleted from) the interpreter's classes (``cm``), set here on the
+    driver's same class (``_library_class_here``); one this side cannot set is a fault."""
+    if _type(cm) is not list or not all(_type(e) is list and _len(e) == 4 and _type(e[0]) is str and _type(e[1]) is str
+                                        and _type(e[2]) in _CW_PLAIN for e in cm):
+        raise RemoteError("malformed class members")
+    for name, k, v, deleted in cm[:256]:
+        cls = _library_class_here(name)
+        if cls is not None and not _stdlib_class(name):
+            cls = None
+        try:
+            if cls is None or k[:2] == "__":
+                raise TypeError("no such class here")
+            if deleted is True:
+                if k in _TYPE_DICT(cls):
+                    type.__delattr__(cls, k)
+            else:
+                type.__setattr__(cls, k, v)
+        except Exception:  # noqa: BLE001 - not settable here: the test would read another value
+            ps.faults.append(f"a member the tree set on {name[:60]} could not be set here (harness.judge.subject_rpc "
+                             "CENSUS_RULE)")
+
+
+def _exempt_member(k, old, new) -> bool:
+    """The interpreter's own bookkeeping in a class's dict: copyreg's ``__slotnames__`` cache, the empty
+    ``__annotations__`` a read of it makes, a private non-dunder plain scalar changed (``weakref.finalize._dirty``)."""
+    if k in _CW_EXEMPT or k == "__annotations__" and old is _NOT_LOADED and _type(new) is dict and not new:
+        return True
+    plain = (bool, int, float, str, type(None))
+    return _type(k) is str and k[:1] == "_" and k[:2] != "__" and _type(old) in plain and _type(new) in plain
 
 
 MAX_ARG_ITEMS = 1_000  # a record's args crossing as data (``_plain_args``); more is not faithful, and fails on read

@@ -1502,7 +1502,8 @@ def test_the_process_state_inventory_is_what_docs_judge_md_lists():
     assert not [i for i in rpc.PROCESS_STATE if i.rule != rpc.SYNCED and i.key]
     assert all(i.why for i in rpc.PROCESS_STATE)
     snapped = set(rpc.ProcState("driver").snap())
-    assert snapped | {"ce", "wa"} == set(keys)  # (the C environment and the tree's filters travel as changes)
+    assert snapped | {"ce", "wa", "eh", "ar"} == set(keys)  # (the C environment, the tree's filters, its codec error
+    # handlers and ABC registrations travel as changes)
 
 
 def test_the_random_generator_and_the_decimal_context_travel_and_apply(monkeypatch):
@@ -2484,3 +2485,120 @@ def test_a_record_made_in_the_subject_while_the_tests_own_level_names_are_set_is
         logging.addLevelName(logging.DEBUG, "DEBUG")
         logging._nameToLevel.pop("D", None)  # type: ignore[attr-defined]
     assert len(faults) == 1 and "level names" in faults[0]
+
+
+# -- the rest of the interpreter's state, read at its source (``CENSUS_RULE``) ----------------------------------------
+@pytest.fixture
+def class_watch():
+    """The subject's watch of the interpreter's classes (``_CW``) as it was, put back after the test."""
+    saved = {k: (set(v) if isinstance(v, set) else list(v)) for k, v in rpc._CW.items()}
+    try:
+        yield rpc._CW
+    finally:
+        rpc._CW.update(saved)
+
+
+def test_the_census_faults_a_change_the_tree_makes_to_interpreter_state_no_row_covered(import_record):
+    """gc's debug flags (and every census item) read by its own getter at each reply: a change is a fault, named once."""
+    import gc
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    before = gc.get_debug()
+    try:
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        ps.outgoing({"r": 1})
+        assert any("gc's debug flags" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        ps.outgoing({"r": 1})
+        assert ps.faults == []
+    finally:
+        gc.set_debug(before)
+        gc.garbage.clear()
+    local = len(rpc._CENSUS_NAMES) - rpc._CENSUS_LOCAL
+    assert rpc.census_moved([0] * rpc._CENSUS_LOCAL + [None] * local, [0] * len(rpc._CENSUS_NAMES)) == []  # (not read)
+    n = len(rpc._CENSUS_NAMES) - 1
+    assert rpc.census_moved([True] + [0] * n, [False] + [0] * n) == ["tracemalloc"]
+    threading.stack_size(1 << 20)
+    try:
+        assert rpc._stack_size() == 1 << 20 and threading.stack_size() == 1 << 20  # (read without resetting it)
+    finally:
+        threading.stack_size(0)
+
+
+def test_a_path_importer_cache_entry_is_the_import_systems_only_for_its_own_path():
+    import importlib.machinery as m
+    details = (m.SourceFileLoader, [".py"])
+    assert rpc._finder_faithful("/x", None)
+    assert rpc._finder_faithful("/x", m.FileFinder("/x", details))
+    assert not rpc._finder_faithful("/x", m.FileFinder("/elsewhere", details))
+    assert not rpc._finder_faithful("/x", types.SimpleNamespace(find_spec=lambda *a: None))
+
+    class Loader(m.SourceFileLoader):
+        pass
+    assert not rpc._finder_faithful("/x", m.FileFinder("/x", (Loader, [".py"])))
+
+
+def test_a_member_the_tree_sets_on_a_stdlib_class_is_named_once_a_librarys_bookkeeping_is_not(class_watch):
+    import pathlib
+    pathlib.PurePath._hx_flag = False  # type: ignore[attr-defined]
+    try:
+        rpc.watch_library_classes([pathlib])
+        if not class_watch["cells"]:
+            pytest.skip("no dict version tags to read here")
+        assert rpc.library_classes_moved() == []
+        pathlib.PurePath._hx_flag = True  # type: ignore[attr-defined]
+        assert rpc.library_classes_moved() == []  # (a private plain scalar changed: the interpreter's bookkeeping)
+        pathlib.PurePath.hx_member = property(lambda self: "forged")  # type: ignore[attr-defined]
+        assert rpc.library_classes_moved() == ["pathlib.PurePath"]
+        assert rpc.library_classes_moved() == []  # (named once)
+        sync: list = []
+        pathlib.PurePath.hx_plain = 3  # type: ignore[attr-defined]
+        assert rpc.library_classes_moved(sync=sync) == [] and sync == [["pathlib:PurePath", "hx_plain", 3, False]]
+    finally:
+        for name in ("_hx_flag", "hx_member", "hx_plain"):
+            if name in vars(pathlib.PurePath):
+                delattr(pathlib.PurePath, name)
+        rpc.library_classes_moved(True, rpc._class_versions())
+
+
+def test_a_codec_error_handler_the_tree_registers_crosses_a_builtin_one_replaced_is_a_fault(import_record):
+    import codecs
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    assert ps.errs is not None
+
+    def handler(e):
+        return "?", e.end
+    codecs.register_error("hx_unit_qmark", handler)
+    try:
+        ps.guard()
+        assert ps.eh_out == {"hx_unit_qmark": handler} and ps.faults == []
+    finally:
+        ps.errs.pop("hx_unit_qmark", None)  # (no unregister: the registry's own dict)
+        ps.err_seen.pop("hx_unit_qmark", None)
+        ps.eh_out.clear()
+
+
+def test_an_abc_registration_crosses_by_the_abcs_name_one_made_around_the_watch_is_a_fault(import_record):
+    import _abc
+    import collections.abc
+    w = rpc.watch_abc_registrations()
+    try:
+        ps = rpc.ProcState("subject")
+        ps.outgoing({"r": 1})
+
+        class Bag:
+            pass
+        collections.abc.Sized.register(Bag)
+        ps.guard()
+        assert ps.ar_out == [(collections.abc.Sized, Bag)] and ps.faults == []
+        assert rpc._named_library_class(collections.abc.Sized) == "collections.abc:Sized"
+
+        class Other:
+            pass
+        _abc._abc_register(collections.abc.Sized, Other)
+        ps.guard()
+        assert any("ABC registrations" in f for f in ps.faults), ps.faults
+        assert w is not None
+    finally:
+        rpc.drop_abc_watch()
