@@ -627,8 +627,9 @@ def _crash_only_reports() -> None:
     the formatted frames: the native style formatted every frame of the traceback (each file read
     through linecache, each line re-parsed for 3.11's carets), which nothing in the child reads
     (its terminal output goes to /dev/null; the verdict is the exit code, counted from the
-    reports' outcomes, which do not depend on their text). Two reprs keep pytest's own: a
-    fixture lookup error (its own repr) and an exception whose every frame is hidden. Set in the
+    reports' outcomes, which do not depend on their text). These keep pytest's own repr: a
+    fixture lookup error and a conftest import failure (their own reprs), ``pytest.fail`` with
+    ``pytrace=False`` (its message alone) and an exception whose every frame is hidden. Set in the
     swap server before it forks, so only its children use it; the fork path's children run a
     fresh pytest, untouched (issue 35: about half of a one-test swap child's run loop went to
     formatting its one failure)."""
@@ -637,12 +638,14 @@ def _crash_only_reports() -> None:
     from _pytest import nodes
     from _pytest._code.code import ReprExceptionInfo, ReprTracebackNative
     from _pytest.fixtures import FixtureLookupError
+    from _pytest.outcomes import Failed
     full = nodes.Node._repr_failure_py
     if getattr(full, "_corpus_crash_only", False):
         return
 
     def crash_only(self, excinfo, style=None):
-        if isinstance(excinfo.value, FixtureLookupError) or type(excinfo.value).__name__ == "ConftestImportFailure":
+        if isinstance(excinfo.value, FixtureLookupError) or type(excinfo.value).__name__ == "ConftestImportFailure" \
+                or (isinstance(excinfo.value, Failed) and not excinfo.value.pytrace):
             return full(self, excinfo, style)
         crash = excinfo._getreprcrash()
         if crash is None:
