@@ -141,6 +141,8 @@ SLOW_TESTS: dict[str, str] = {
         "every mutant judged on the fast path and cold (10 s)",
     "tests/corpus/test_fast_pytest.py::test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_verdicts":
         "every mutant of a reloaded module judged on the fast path and cold (74 s at load 10; ~10 s idle)",
+    "tests/corpus/test_fast_pytest.py::test_a_swap_childs_failure_line_names_the_crash_place_and_message":
+        "a session over 40 mutants and three cold runs (53 s at load 18)",
     "tests/corpus/test_operators.py::test_each_new_operator_alone_reveals_its_gap":
         "a whole fine-family measure run over the gaps module (60 s at load 10)",
     "tests/corpus/test_developer_habits.py::test_mutmut_table_is_read_when_ours_is_absent":
