@@ -829,12 +829,24 @@ class _Finder:
 _FINDER = _Finder()
 
 
-def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
-    """Backstop audit hook: no code object compiled from a file of the tree executes here."""
+# The test's acts on the outside world that read (or order themselves after) what a thread of the tree writes: files,
+# listings, children, sockets (subject_rpc ``WAITS_RULE``): the events CPython raises for them.
+_GIVE_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2", "os.chdir", "os.remove",
+                          "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.utime", "os.chmod", "os.link",
+                          "os.symlink", "os.getxattr", "os.listxattr", "shutil.copyfile", "shutil.copytree",
+                          "shutil.rmtree", "shutil.move", "shutil.make_archive", "shutil.unpack_archive",
+                          "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system",
+                          "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "sqlite3.connect",
+                          "mmap.__new__", "tempfile.mkstemp", "tempfile.mkdtemp"})
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS):
+    """Backstop audit hook: no code object compiled from a file of the tree executes here. Also the driver's one audit
+    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call)."""
     if event == "exec" and args:
         fn = getattr(args[0], "co_filename", "")
         if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
+    elif event in _give_events:
+        _give_before_acts(event, args)
 
 
 # The standard library's functions that read an object through a protocol of their own module, not a special
@@ -901,7 +913,6 @@ def _driver_setup(probe_file):
     _subject_functions()
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
-    _sys.addaudithook(_give_before_acts)  # the test's waits given before its next act on the outside world (WAITS_RULE)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
                  + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
     import _thread
@@ -921,24 +932,16 @@ def _driver_setup(probe_file):
     _spawn_subject()
 
 
-# The test's acts on the outside world that read (or order themselves after) what a thread of the tree writes: files,
-# listings, children, sockets (subject_rpc ``WAITS_RULE``): the events CPython raises for them.
-_GIVE_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2", "os.chdir", "os.remove",
-                          "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.utime", "os.chmod", "os.link",
-                          "os.symlink", "os.getxattr", "os.listxattr", "shutil.copyfile", "shutil.copytree",
-                          "shutil.rmtree", "shutil.move", "shutil.make_archive", "shutil.unpack_archive",
-                          "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system",
-                          "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "sqlite3.connect",
-                          "mmap.__new__", "tempfile.mkstemp", "tempfile.mkdtemp"})
 _GIVING = [False]
 
 
-def _give_before_acts(event, args, _events=_GIVE_EVENTS, _giving=_GIVING, _getframe=_getframe):
+def _give_before_acts(event, args, _giving=_GIVING, _getframe=_getframe):
     """The driver's audit hook for ``WAITS_RULE`` (subject_rpc): at the test's own act on the outside world (an event of
     ``_GIVE_EVENTS`` raised with a frame of the test's file in the stack), while the test's main thread waited outside
     the judge's schedule long enough (``Waits.due``), the time goes to the tree's threads first (a ``wait`` request of
-    no time carrying it, ``bl`` with ``bp``), so what they wrote during the wait is there when the act reads it."""
-    if event not in _events or _giving[0]:
+    no time carrying it, ``bl`` with ``bp``), so what they wrote during the wait is there when the act reads it.
+    Called by ``_refuse_foreign_code`` for an event of ``_GIVE_EVENTS``."""
+    if _giving[0]:
         return
     peer = _DRIVER["peer"]
     waits = peer.waits if peer is not None else None
