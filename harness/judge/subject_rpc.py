@@ -3232,31 +3232,44 @@ def _member_of(kind, payload, name):
 def _class_set(patches: dict, cls, name, kind, payload) -> None:
     """(subject) The test sets ``name`` on the live class: the class's own value from before is kept to put back
     (``_class_del``: ``mock`` and ``monkeypatch`` undo a patch of a stand-in class by deleting it, since the
-    stand-in's ``__dict__`` does not hold the tree's member)."""
+    stand-in's ``__dict__`` does not hold the tree's member). Kept as a stack: a set after the test's own delete
+    keeps the value the class has then (none), for the undo of a patcher that set it then, above the value an
+    earlier patcher's undo puts back; a patcher saw, under plain pytest, the class's own value at its own set."""
     if not _isinstance(cls, type) or _type(name) is not str:
         raise RemoteError("a malformed class member")
     member = _member_of(kind, payload, name)
     key = (id(cls), name)
-    if key not in patches:
-        patches[key] = (cls, _TYPE_DICT(cls).get(name, _MISSING))
+    entry = patches.get(key)
+    if entry is None or entry[2]:
+        if entry is None:
+            entry = patches[key] = [cls, [], False]
+        entry[1].append(_TYPE_DICT(cls).get(name, _MISSING))
+        entry[2] = False
     setattr(cls, name, member)
 
 
 def _class_del(patches: dict, cls, name, own=False) -> None:
     """(subject) The test deletes ``name`` from the live class: put back what the test's ``_class_set`` replaced, or
     delete it. ``own``: the test's own code deleted it (``RemoteMeta.__delattr__``): deleted here as under plain
-    pytest, where the test's set had replaced the class's own member and its delete leaves none; the value from
-    before stays kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved)."""
+    pytest, where the test's set had replaced the class's own member and its delete leaves none; the values from
+    before stay kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved), and a
+    later set keeps the none it replaces (``_class_set``). A patcher's undo puts back the latest value kept."""
     if not _isinstance(cls, type) or _type(name) is not str or own not in (False, True):
         raise RemoteError("a malformed class member")
+    key = (id(cls), name)
+    entry = patches.get(key)
     if own:
+        if entry is not None:
+            entry[2] = True
         delattr(cls, name)
         return
-    entry = patches.pop((id(cls), name), None)
-    if entry is None or entry[1] is _MISSING:
+    value = entry[1].pop() if entry is not None else _MISSING
+    if entry is not None and not entry[1]:
+        del patches[key]
+    if value is _MISSING:
         delattr(cls, name)
     else:
-        setattr(cls, name, entry[1])
+        setattr(cls, name, value)
 
 
 def _by_test(frame) -> bool:

@@ -2300,6 +2300,24 @@ def test_the_tests_own_delete_of_a_member_it_set_leaves_none(monkeypatch):
         rpc._class_del(patches, C, "m", "yes")
 
 
+def test_a_patcher_set_after_the_tests_own_delete_is_undone_to_none():
+    """``_class_set``'s stack: the test sets, deletes as its own (none left), then a patcher sets: the patcher's undo
+    leaves none (it saw none, under plain pytest), and a patcher's undo from before the delete still puts the class's
+    own member back."""
+    class C:
+        def m(self):
+            return 1
+    orig = C.__dict__["m"]
+    patches: dict = {}
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m", True)
+    rpc._class_set(patches, C, "m", "v", lambda self: 3)
+    rpc._class_del(patches, C, "m")
+    assert "m" not in C.__dict__
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig and not patches
+
+
 def test_a_delete_is_the_tests_own_unless_a_patchers_undo_makes_it():
     """``_by_test``: decided by the code that deletes, never by its file being the test's: code run through ``exec``
     (no file of the test's) is the test's own; the undo of ``mock`` and of ``monkeypatch`` is not."""
