@@ -889,10 +889,7 @@ class Peer:
         self.ended = False  # (driver) the subject is being stopped: nothing more is sent
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
-        self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
-        self.waits: Waits | None = None  # driver: the test's waits outside the judge's schedule (``Waits``)
-        self.owed: float | None = None  # driver: the waiting ``Waits.take`` found, for the request being sent (``bl``)
-        self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
+        self._schedule_state()
         self._patch_tables()
 
     def _patch_tables(self) -> None:
@@ -907,6 +904,18 @@ class Peer:
         self.lp_sent: list = []
         self.module_stubs: dict = {}  # subject: a sys.modules name the test stubbed -> its entry before (``_apply_stubs``)
         self.class_std_patches: dict = {}  # subject: (module, qualname, name) -> (class, its own value before the test's)
+
+    def _schedule_state(self) -> None:
+        self.sched: Schedule | None = None  # subject: one schedule plain pytest could run (``Schedule``)
+        self.waits: Waits | None = None  # driver: the test's waits outside the judge's schedule (``Waits``)
+        self.owed: float | None = None  # driver: the waiting ``Waits.take`` found, for the request being sent (``bl``)
+        self.prompt = False  # driver: that request is made before the test's next act on the outside world (``bp``)
+        self.fs_moved: str | None = None  # subject: what the tree's threads changed on disk in a late give (``_give``)
+        self.server: int | None = None  # subject: the thread that serves the driver (``serve_forever``)
+        # subject: every value ``time.sleep`` has had in this process, the first its own (``SLEEPS_RULE``), and the
+        # one last told the driver (``ts``); a ``sleep`` request names the value its driver's function stands for
+        self.sleeps: list = [_vars(_time).get("sleep", _MISSING)]
+        self.sleep_seen = self.sleeps[0]
 
     def _stand_in_tables(self) -> None:
         # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
@@ -954,6 +963,8 @@ class Peer:
             if self.class_stamps or self.operated:
                 self.pending += [f"{why}: the test would read it through a stand-in made before"
                                  for why in self._classes_moved()]
+            if _vars(_time).get("sleep", _MISSING) is not self.sleep_seen:  # (one dict read a message: ``SLEEPS_RULE``)
+                msg["ts"] = self._sleep_moved()
             if self.pending:
                 msg["pf"] = self.pending[:8]
                 self.pending.clear()
@@ -992,8 +1003,14 @@ class Peer:
         if not _isinstance(msg, dict):
             raise RemoteError("a message that is not an object")
         if self.side == "subject" and self.out_sizes is not None:
-            gave = self._give(msg["bl"]) if "bl" in msg else None
+            gave = self._give(msg["bl"], "bp" in msg) if "bl" in msg else None
             moved = self._moved()
+            if gave and self.fs_moved:
+                self.pending.append(f"a thread of the tree changed files ({self.fs_moved}) in the {gave:.3f} s the test "
+                                    "waited outside the judge's schedule (a child process, select, a lock), given to it "
+                                    "only after the test went on: the test may have read them as they were before, "
+                                    "where plain pytest runs the thread during the wait (``WAITS_RULE``)")
+            self.fs_moved = None
             if moved and gave:
                 self.pending.append(f"the subject's {', '.join(moved)} changed while the tree's threads ran for the "
                                     f"{gave:.3f} s the test waited outside the judge's schedule (a child process, "
@@ -1003,6 +1020,10 @@ class Peer:
                                     f"ran (a thread of the tree): the test read them as they were before")
         elif self.side == "driver" and self.waits is not None:
             self.waits.on = "th" in msg
+        if self.side == "driver" and "ts" in msg:  # the tree gave ``time.sleep`` another value (``SLEEPS_RULE``)
+            why = SLEEP_MOVED[0](msg["ts"]) if SLEEP_MOVED[0] is not None else None
+            if why is not None:
+                self._dec_fault(why)
         if self.side == "driver" and "pf" in msg:
             faults = msg["pf"]
             if _type(faults) is not list:
@@ -1137,12 +1158,15 @@ class Peer:
                                "after it crossed")
         return out
 
-    def _give(self, secs) -> float | None:
+    def _give(self, secs, prompt: bool = False) -> float | None:
         """(subject, a message with ``bl``, before ``_moved``) The tree's threads run for the ``secs`` the test
         waited outside the judge's schedule (``Waits``): the channel is freed for that long, as a ``sleep``
         request frees it. Only at the serving thread's own wait for the driver (not inside an exchange a
         thread of the tree holds, nor while the subject awaits a reply of its own): elsewhere the time is not
-        given and the backstop alone stands. Returns the seconds given, or None."""
+        given and the backstop alone stands. Returns the seconds given, or None. Unless ``prompt`` (``bp``: the
+        driver gives it before the test's next act on the outside world, ``WAITS_RULE``), what the threads change
+        on disk meanwhile is noted (``fs_moved``: a path changed, seen by the audit hook, or a descriptor's file
+        grown, shrunk or closed, ``_fd_sizes``): a fault, since the test may have read those files after its wait."""
         sched = self.sched
         if _type(secs) not in (float, int) or not 0 <= secs <= 1e7:
             self.pending.append("a malformed wait")
@@ -1150,11 +1174,25 @@ class Peer:
         if sched is None or sched.owner != _get_ident() or sched.depth != 1 or sched.calls or \
                 _thread_count() <= (sched.go is not None):
             return None
+        sizes = None if prompt else _fd_sizes(self.fd)
+        _FS_SEEN[0] = None if prompt else ""
+        raised = sched.saved is not None and sched.saved[1] is not None
         sched.free()
         try:
             _time_sleep(secs)
         finally:
             sched.hold()
+            seen, _FS_SEEN[0] = _FS_SEEN[0], None
+            saved = sched.saved
+            if raised and saved is not None and saved[1] is None:  # (the tree's last thread ended meanwhile: the
+                # switch interval stays as the last message saw it, frozen, so ``_moved`` compares like with like)
+                interval = _getswitchinterval()
+                _setswitchinterval(max(interval, FROZEN_INTERVAL))
+                sched.saved = (saved[0], interval, saved[2])
+        if sizes is not None:  # (a descriptor closed meanwhile may have been written before: a change too)
+            after = _fd_sizes(self.fd)
+            grown = [fd for fd, n in sizes.items() if after.get(fd, -1) != n]
+            self.fs_moved = seen or (f"the file of descriptor {grown[0]}" if grown else None)
         return float(secs)
 
     def _ps_faults(self) -> None:
@@ -1247,6 +1285,8 @@ class Peer:
                     msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
                 if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
                     msg["bl"], self.owed = self.owed, None
+                    if self.prompt:  # (given before the test's next act on the outside world: ``WAITS_RULE``)
+                        msg["bp"] = 1
             self._send(msg)
         except BaseException as err:  # noqa: BLE001 - re-raised as the fault it is
             if _isinstance(err, KeyboardInterrupt):
@@ -1548,7 +1588,8 @@ class Peer:
             if not _isinstance(item, list) or _len(item) != 4 or not _carried(item[0], item[1]):
                 raise RemoteError("malformed stdlib patches")
             want[(item[0], item[1])] = (item[2], item[3] is True)
-        for key in [k for k in self.stdlib_patches if k not in want]:
+        undone = [k for k in self.stdlib_patches if k not in want]
+        for key in undone:
             mod, orig = self.stdlib_patches.pop(key)
             try:
                 if orig is _MISSING:
@@ -1569,6 +1610,9 @@ class Peer:
             except Exception as err:  # noqa: BLE001 - never the call's exception: the test depends on the patch
                 self._dec_fault(f"the test's patch of {key[0]}.{key[1]} could not be applied in the subject, where "
                                 f"the code under test reads it: {_why(err)}")
+        if _vars(_time).get("sleep", _MISSING) is not self.sleep_seen and \
+                any(k == ("time", "sleep") for k in (*want, *undone)):  # (the test's own patch, not the tree's: ``ts``
+            self.sleep_seen = _vars(_time).get("sleep", _MISSING)  # is only for the tree's changes)
 
     def _logger_patches(self) -> list | None:
         """(driver, each request) The members the test set on the driver's loggers (``LOGGER_PATCH_RULE``), when they
@@ -1802,9 +1846,11 @@ class Peer:
         if op in ("sleep", "wait"):  # the test's ``time.sleep`` or a slice of another wait of its (harness.judge.
             # probe_runtime ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile
             secs = args[0] if args else None
-            if _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
+            which = args[1] if _len(args) > 1 else 0  # (the value of ``time.sleep`` the test's function stands for)
+            bad = _type(which) is not int or not 0 <= which < _len(self.sleeps)
+            if bad or _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
                 raise RemoteError("a malformed sleep")
-            fn = self._tree_sleep() if op == "sleep" else _time_sleep
+            fn = self.sleeps[which] if op == "sleep" else _time_sleep
             if fn is _time_sleep:
                 _time_sleep(secs)  # type: ignore[arg-type]
                 return None
@@ -1828,15 +1874,18 @@ class Peer:
             raise RemoteError(f"unknown request {op!r}")
         return cross(fn, args, {})
 
-    def _tree_sleep(self):
-        """(subject) What the test's ``time.sleep`` runs under plain pytest: the ``time.sleep`` of the tree's
-        process, as the tree left it (a no-op of the tree's is the test's no-op too), or as it was before the test's
-        own patch of it carried here (``_apply_patches``: that patch calls the driver's ``_sleep`` again)."""
-        saved = self.stdlib_patches.get(("time", "sleep"))
-        fn = saved[1] if saved is not None else _vars(_time).get("sleep", _MISSING)
-        if fn is _MISSING:
-            raise AttributeError("module 'time' has no attribute 'sleep'")  # (as the test's call raises there)
-        return fn
+    def _sleep_moved(self) -> int:
+        """(subject, at a message) ``time.sleep`` has another value than the driver was last told (``SLEEPS_RULE``):
+        its index among the values it has had (the driver's ``time.sleep`` becomes a function standing for it), or
+        -1 when it was deleted or past ``MAX_SLEEPS`` values (the driver fails the test if it calls it)."""
+        cur = self.sleep_seen = _vars(_time).get("sleep", _MISSING)
+        for i, fn in enumerate(self.sleeps):
+            if fn is cur:
+                return i
+        if cur is _MISSING or _len(self.sleeps) >= MAX_SLEEPS:
+            return -1
+        self.sleeps.append(cur)
+        return _len(self.sleeps) - 1
 
     def policy(self, op: str, args: list) -> None:
         """The subject serves every request of the driver; the driver serves only _driver_policy."""
@@ -3459,38 +3508,58 @@ def _member_of(kind, payload, name):
 def _class_set(patches: dict, cls, name, kind, payload) -> None:
     """(subject) The test sets ``name`` on the live class: the class's own value from before is kept to put back
     (``_class_del``: ``mock`` and ``monkeypatch`` undo a patch of a stand-in class by deleting it, since the
-    stand-in's ``__dict__`` does not hold the tree's member)."""
+    stand-in's ``__dict__`` does not hold the tree's member). Kept as a stack: a set after the test's own delete
+    keeps the value the class has then (none), for the undo of a patcher that set it then, above the value an
+    earlier patcher's undo puts back; a patcher saw, under plain pytest, the class's own value at its own set."""
     if not _isinstance(cls, type) or _type(name) is not str:
         raise RemoteError("a malformed class member")
     member = _member_of(kind, payload, name)
     key = (id(cls), name)
-    if key not in patches:
-        patches[key] = (cls, _TYPE_DICT(cls).get(name, _MISSING))
+    entry = patches.get(key)
+    if entry is None or entry[2]:
+        if entry is None:
+            entry = patches[key] = [cls, [], False]
+        entry[1].append(_TYPE_DICT(cls).get(name, _MISSING))
+        entry[2] = False
     setattr(cls, name, member)
 
 
 def _class_del(patches: dict, cls, name, own=False) -> None:
     """(subject) The test deletes ``name`` from the live class: put back what the test's ``_class_set`` replaced, or
     delete it. ``own``: the test's own code deleted it (``RemoteMeta.__delattr__``): deleted here as under plain
-    pytest, where the test's set had replaced the class's own member and its delete leaves none; the value from
-    before stays kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved)."""
+    pytest, where the test's set had replaced the class's own member and its delete leaves none; the values from
+    before stay kept, for a patcher's undo later (under plain pytest ``monkeypatch`` puts back what it saved), and a
+    later set keeps the none it replaces (``_class_set``). A patcher's undo puts back the latest value kept."""
     if not _isinstance(cls, type) or _type(name) is not str or own not in (False, True):
         raise RemoteError("a malformed class member")
+    key = (id(cls), name)
+    entry = patches.get(key)
     if own:
+        if entry is not None:
+            entry[2] = True
         delattr(cls, name)
         return
-    entry = patches.pop((id(cls), name), None)
-    if entry is None or entry[1] is _MISSING:
+    value = entry[1].pop() if entry is not None else _MISSING
+    if entry is not None and not entry[1]:
+        del patches[key]
+    if value is _MISSING:
         delattr(cls, name)
     else:
-        setattr(cls, name, entry[1])
+        setattr(cls, name, value)
 
 
 def _by_test(frame) -> bool:
-    """(driver) Whether ``frame`` runs the test's own file (``StdlibPatches.test_files``: the probe's paths), not a
-    patcher's (``mock``, ``monkeypatch``) or other code: a deletion there is the test's own (``_class_del``)."""
-    w = _WATCH[0]
-    return w is not None and frame is not None and frame.f_code.co_filename in w.test_files
+    """(driver) Whether a delete made by ``frame`` is the test's own (CPython's: ``_class_del``'s ``own``), decided by
+    who runs the deleting code, never by its file being the test's: every delete is, except a patcher's undo, the
+    code of ``mock``'s ``_patch.__exit__`` or ``monkeypatch``'s ``MonkeyPatch.undo`` (an interpreter file, by its
+    function). Those two decided to delete from the stand-in's ``__dict__``, which does not hold the tree's member
+    (under plain pytest they would have set the class's own member back), so their delete puts it back. A delete
+    through ``exec``, a helper, ``ExitStack.callback(delattr, ...)`` or ``monkeypatch.delattr`` is CPython's."""
+    if frame is None:
+        return False
+    code = frame.f_code
+    name, path = code.co_name, code.co_filename
+    return not (name in ("__exit__", "undo") and _type(path) is str and path.endswith(_PATCHERS) and trusted_file(path))
 
 
 def _subclass(name, qual, module, bases, members):
@@ -3590,8 +3659,8 @@ class RemoteMeta(type):
     def __delattr__(cls, name):
         """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
         (``_class_set``) and a patcher deletes it (``mock``, ``monkeypatch``: their undo), the class's own value
-        from before put back (``_class_del``). The test's own ``del``/``delattr`` (its file's code, ``_by_test``)
-        deletes it there as CPython does, whatever the test set before."""
+        from before put back (``_class_del``). Any other delete (``del``/``delattr`` wherever its code runs, ``exec``
+        included: ``_by_test``) deletes it there as CPython does, whatever the test set before."""
         peer = _class_peer(cls, name)
         if peer is not None:
             peer.request("cdelattr", _ClassRef(cls), name, *((True,) if _by_test(_getframe(1)) else ()))
@@ -5834,11 +5903,42 @@ def _set_context(ctx, text: str) -> None:
             pass
 
 
+_FS_SEEN: list = [None]  # (subject) during a late give (``Peer._give``): "" until the tree's threads change a path, then what
+_FS_EVENTS = frozenset({"open", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.chmod", "os.chown",
+                        "os.utime", "os.link", "os.symlink", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod",
+                        "shutil.rmtree", "shutil.move", "shutil.copyfile", "shutil.copytree", "mmap.__new__"})
+_OPEN_WRITING = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
+
+
+def _fd_sizes(channel: int) -> dict:
+    """(subject) The size of the file of each of the subject's descriptors 0 and 3 to 1023 but the channel (1 and 2:
+    the output the driver relays, checked at every message), read with the GIL held while the threads are frozen
+    (``_HeldIO``): a file a thread of the tree writes through a descriptor it holds grows (``Peer._give``)."""
+    held = _IO["held"]
+    size = held.size if held is not None else (lambda fd: _fstat(fd).st_size)
+    out = {}
+    for fd in range(1024):
+        if fd == 1 or fd == 2 or fd == channel:
+            continue
+        try:
+            out[fd] = size(fd)
+        except OSError:
+            continue
+    return out
+
+
 def _state_hook(target: list):
     """(subject) The audit hook that sees what no attribute shows: ``os.putenv``/``os.unsetenv`` (the C
     environment), the names an import statement loads (``ProcState._foreign_modules``) and the audit hooks added
-    (``CENSUS_RULE``), into the subject's ``ProcState`` (``target``: [its ``puts``, its ``imports``, its ``hooks``])."""
-    def hook(event, args, _target=target, _fsdecode=_os.fsdecode, _type=_type, _len=_len):
+    (``CENSUS_RULE``), into the subject's ``ProcState`` (``target``: [its ``puts``, its ``imports``, its ``hooks``]);
+    and, while the tree's threads run for time the test waited (``Peer._give``, ``_FS_SEEN`` not None), the first
+    change they make on disk (``_FS_EVENTS``: an open for writing, a rename, a removal, ...)."""
+    def hook(event, args, _target=target, _fsdecode=_os.fsdecode, _type=_type, _len=_len, _fs=_FS_SEEN,
+             _fs_events=_FS_EVENTS, _writing=_OPEN_WRITING):
+        if event in _fs_events:
+            if _fs[0] == "" and (event != "open" or (_len(args) > 2 and _type(args[2]) is int and args[2] & _writing)):
+                _fs[0] = event if event != "open" or _type(args[0]) is not str else f"open {args[0]!r}"[:200]
+            return
         if event != "import" and event != "os.putenv" and event != "os.unsetenv" and event != "sys.addaudithook":
             return
         _puts, _imports, _hooks = _target
@@ -7188,6 +7288,35 @@ def _switcher(go, back) -> None:
 # otherwise.** The waiting is measured, not listed: the main thread's wall time minus the time it ran on a
 # CPU and the time it waited for one (``/proc/thread-self/schedstat``; where that cannot be read, its CPU
 # time alone, which counts waiting for a CPU as waiting: more time given, never less).
+SLEEPS_RULE = """The test's waits run what the test's own reference denotes, decided by the function object the test
+called, never by the name ``time.sleep`` at the call. Under plain pytest ``from time import sleep`` (or any reference the
+test took) keeps the object ``time.sleep`` was when the test read it, and a later assignment of the tree's to
+``time.sleep`` changes only what later reads get. So the driver's ``time.sleep`` is, at every moment, a function
+standing for the subject's ``time.sleep`` as of the subject's last message: the subject keeps every value
+``time.sleep`` has had (``Peer.sleeps``, its own first) and, at any message where it differs from the value last told
+(one dict read), sends its index (``ts``); the driver then puts a new function standing for that index in its own
+``time`` module (harness.judge.probe_runtime ``_sleep_moved``), so a reference the test took before keeps its own
+index. A ``sleep`` request names the index of the function the test called, and the subject runs that value: its own
+``time.sleep`` (the tree's threads run for that time) for a reference taken before the tree's assignment, the
+tree's function for one taken after. Fails closed: the tree replacing ``time.sleep`` while a patch of the test's own
+stands on it (plain pytest's module would lose the test's patch), a value past ``MAX_SLEEPS``, a deleted
+``time.sleep``, or a function standing for a value of the tree's called where the driver cannot run it in the
+subject (a thread of the test's own during a test) are faults."""
+MAX_SLEEPS = 64  # values of ``time.sleep`` the subject keeps (``SLEEPS_RULE``)
+SLEEP_MOVED: list = [None]  # (driver) probe_runtime's ``_sleep_moved``: index -> a fault's text or None (``SLEEPS_RULE``)
+WAITS_RULE = """The time the test's main thread waits outside the judge's schedule (a child process, ``select``, a lock,
+``Thread.join``: ``Waits``) is given to the tree's threads before the test's next read of anything they can write, not
+only with the next message: the driver's copies (linked containers, the process state) are compared at that message as
+before, and files, which the test reads directly, are given their time at the test's next act on the outside world.
+Every such act raises an audit event in the driver (an open, a listing, a child, a socket: harness.judge.probe_runtime
+``_GIVE_EVENTS``); at one made by the test's own code (a frame of its file in the stack) while the waiting owed
+reaches ``WAIT_OWED``, the driver first sends the time (``bl`` with ``bp``), so the file the thread wrote during the
+wait is there when the test opens it. Time given later, at a message (the test read the file without an audited act
+first: ``os.stat``, a descriptor it held; or the test ended), is given as before, and then any change the tree's
+threads make on disk during it (an open for writing, a rename, a removal, ... seen by the subject's audit hook, or a
+descriptor's file that grew, shrank or was closed) is a fault: the test may have read those files stale. Open: a read without an
+audit event between the wait's end and an audited act (``os.path.getsize`` then ``open``) is given its time at the act,
+after the read, with no fault; a file changed in place to the same size through a descriptor opened before the give."""
 WAIT_NOISE = 0.001  # a gap between two messages whose waiting is shorter than this adds nothing (``Waits``)
 WAIT_OWED = 0.01  # the waiting owed is sent once it reaches this (``Waits``); less at the test's end is dropped
 
@@ -7227,6 +7356,16 @@ class Waits:
     def start(self) -> None:
         if self.on and self.gate():
             self.mark = (_get_ident(), *self._now())
+
+    def due(self) -> bool:
+        """Whether the waiting owed, with the current gap's so far, reaches ``WAIT_OWED`` (the gap goes on: nothing
+        is taken). For ``WAITS_RULE``'s give before the test's next act on the outside world."""
+        mark = self.mark
+        if mark is None or mark[0] != _get_ident():
+            return False
+        now = self._now()
+        waited = (now[0] - mark[1]) - (now[1] - mark[2]) - (now[2] - mark[3])
+        return self.owed + (waited if waited >= WAIT_NOISE else 0.0) >= WAIT_OWED
 
     def take(self, final: bool = False) -> float | None:
         mark = self.mark

@@ -2423,7 +2423,10 @@ R32ATK6_STAND_INS = {
 # sleep`` at its own import, before the tree's, sleeps for real under plain pytest (the tree's thread runs 50 times),
 # while the judge runs the tree's no-op (the thread gets no time). And the time of a wait outside the schedule is given
 # to the tree's threads only with the next message, with a fault only for what the driver holds a copy of: a file a
-# thread of the tree writes during the test's wait for a child is read by the test before that, unchanged.
+# thread of the tree writes during the test's wait for a child is read by the test before that, unchanged. Both closed
+# (R32ATK6_CLOSED_SCHEDULE): a wait runs the value of ``time.sleep`` the test's function stands for (subject_rpc
+# ``SLEEPS_RULE``), and waited time goes to the tree's threads before the test's next audited act, a later give that
+# changes files being a fault (``WAITS_RULE``).
 R32ATK6_SCHEDULE = {
     "sleep_bound_before_the_tree_replaced_it": ("import threading, time\n\n_real = time.sleep\ntime.sleep = lambda s: None\n\n\n"
                                                 "def start(hits):\n    def w():\n        while True:\n            hits.append(1)\n"
@@ -2444,7 +2447,8 @@ R32ATK6_SCHEDULE = {
 # patcher's change to an *instance* the standard library owns and both processes share by name (a logger from
 # ``getLogger``) changes only the driver's: the tree's ``log.warning`` runs unpatched. And the test's own delete of a
 # member it set on a tree class is CPython's only when made by a line of the test's file (``_by_test``): one made
-# through ``exec`` is taken for a patcher's undo, so the tree's member comes back where plain pytest's class has none.
+# through ``exec`` is taken for a patcher's undo, so the tree's member comes back where plain pytest's class has none
+# (closed, R32ATK6_CLOSED_SCHEDULE: every delete is CPython's but a patcher's undo, decided by the code that deletes).
 R32ATK6_TEST_PATCHES = {
     "method_of_a_stdlib_logger_patched": ("import logging\n\nlog = logging.getLogger('pkg')\n\n\ndef f():\n"
                                           "    log.warning('deprecated')\n    return 1\n",
@@ -2590,7 +2594,11 @@ R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset({"stand_ins-finalizer_in_a_
                                                       "stand_ins-a_kept_frozenset_returned_twice", "stand_ins-a_kept_range_returned_twice",
                                                       "stand_ins-a_kept_decimal_returned_twice", "stand_ins-a_kept_datetime_returned_twice",
                                                       "stand_ins-a_kept_tuple_passed_back_is_a_copy", "a_kept_tuple_passed_back_is_the_trees"})
-R32ATK6_CLOSED_SCHEDULE: frozenset[str] = frozenset()
+R32ATK6_CLOSED_SCHEDULE: frozenset[str] = frozenset({"schedule-sleep_bound_before_the_tree_replaced_it",
+                                                     "sleep_bound_before_the_tree_replaced_it",
+                                                     "schedule-thread_writes_a_file_while_the_test_waits_for_a_child",
+                                                     "file_a_tree_thread_writes_while_the_test_waits_for_a_child",
+                                                     "test_patches-member_set_then_deleted_through_exec"})
 R32ATK6_CLOSED = (R32ATK6_CLOSED_STUBS | R32ATK6_CLOSED_PROCESS_STATE | R32ATK6_CLOSED_LOGGING | R32ATK6_CLOSED_STAND_INS
                   | R32ATK6_CLOSED_SCHEDULE)
 

@@ -1295,7 +1295,23 @@ def own_sleep():
     time.sleep = lambda secs: "the tree's"
 
 
+def writes(path, held):
+    def w():
+        _nap(0.05)
+        if held:  # (through a descriptor opened before: its file grows)
+            fh.write("x")
+            fh.flush()
+        else:  # (a path opened for writing: the audit hook sees it)
+            with open(path, "w") as out:
+                out.write("done")
+    fh = open(path + ".held", "a") if held else None
+    threading.Thread(target=w, daemon=True).start()
+
+
+sys.addaudithook(rpc._state_hook(rpc._HOOK))  # (as ProcState installs it: the subject's file changes in a give)
+rpc._HOOK[:] = [{}, set()]
 tree = types.ModuleType("tree")
+tree.writes = writes
 tree.nap = lambda x: time.sleep(0.2) or 2 * x
 tree.late = late
 tree.flags = lambda: list(flags)
@@ -1424,6 +1440,44 @@ def test_what_the_trees_threads_change_during_the_given_time_is_a_fault(schedule
     assert faults and "the test waited outside the judge's schedule" in faults[0]
 
 
+@pytest.mark.parametrize("held", [False, True])
+def test_files_the_trees_threads_change_in_time_given_late_are_a_fault_and_given_before_an_act_are_not(scheduled,
+                                                                                                     tmp_path, held):
+    """``WAITS_RULE``: time the test waited, given at a later message, in which a thread of the tree changes a file (a
+    path opened for writing; a file it holds open that grows) is a fault, the test may have read the file before;
+    given before the test's next act on the outside world (``prompt``, ``bp``) it is not, and the file is there."""
+    driver, faults, tree = scheduled
+    driver.waits = rpc.Waits(lambda: True)
+    path = str(tmp_path / "f")
+    tree.writes(path, held)
+    _blocked(0.2)
+    tree.flags()  # (the next message: the time goes with it, late)
+    assert faults and "a thread of the tree changed files" in faults[-1]
+    faults.clear()
+    tree.writes(path, held)
+    driver.waits.owed = 0.2
+    driver.prompt = True
+    try:
+        driver.request("wait", 0.0)
+    finally:
+        driver.prompt = False
+    assert faults == []
+    assert (tmp_path / ("f.held" if held else "f")).read_text() in ("xx", "done")
+
+
+def test_waits_due_reads_the_gap_without_taking_it():
+    """``Waits.due``: whether the waiting owed with the open gap's reaches ``WAIT_OWED``; the gap stays open."""
+    import time
+    w = rpc.Waits(lambda: True)
+    w.on = True
+    assert not w.due()
+    w.start()
+    time.sleep(0.05)
+    assert w.due() and w.mark is not None
+    owed = w.take()
+    assert owed is not None and owed >= rpc.WAIT_OWED
+
+
 def test_without_waits_measured_the_wait_is_the_frozen_schedule(scheduled):
     """The premise: a driver that does not measure its waits (no ``Waits``) keeps the tree frozen through them."""
     driver, faults, tree = scheduled
@@ -1432,17 +1486,26 @@ def test_without_waits_measured_the_wait_is_the_frozen_schedule(scheduled):
     assert len(tree.flags()) < 3 and faults == []  # (a ready thread may still run during the call itself)
 
 
-def test_the_tests_time_sleep_runs_the_trees_time_sleep_in_the_subject(scheduled):
-    """``sleep`` runs what the test's ``time.sleep`` runs under plain pytest, the tree's process's ``time.sleep``: a
-    no-op the tree put there is the test's no-op too (its threads get no time); ``wait`` (the judge's own slices of
-    a condition's or a selector's wait) sleeps for real."""
+def test_the_tests_time_sleep_runs_the_value_its_function_stands_for(scheduled, monkeypatch):
+    """``SLEEPS_RULE``: the subject tells the driver each value the tree gives ``time.sleep`` (``ts``: its index), and
+    ``sleep`` runs the value the test's function stands for: a no-op the tree put there (index 1) is the no-op of a
+    test that read ``time.sleep`` after it (its threads get no time); the subject's own (index 0, a reference the
+    test took before) and ``wait`` (the judge's own slices) sleep for real. An index it never sent is refused."""
+    moved: list = []
+    monkeypatch.setattr(rpc, "SLEEP_MOVED", [moved.append])
     driver, faults, tree = scheduled
     tree.own_sleep()
+    assert moved == [1]
     tree.late()
-    assert driver.request("sleep", 0.6) == "the tree's"
+    assert driver.request("sleep", 0.6, 1) == "the tree's"
     assert len(tree.flags()) < 3
-    assert driver.request("wait", 0.6) is None
+    assert driver.request("sleep", 0.6) is None
     assert tree.flags() == [1, 1, 1] and faults == []
+    assert driver.request("wait", 0.01) is None
+    with pytest.raises(Exception, match="a malformed sleep"):  # (the subject's copy of the protocol's class)
+        driver.request("sleep", 0.01, 2)
+    tree.own_sleep()
+    assert moved == [1, 2]
 
 
 def test_waits_counts_waiting_not_running():
@@ -1886,8 +1949,9 @@ def patch_pair():
 
 def test_a_member_the_test_sets_on_a_tree_class_is_the_live_classs_until_it_is_undone(patch_pair):
     """``RemoteMeta.__setattr__``: ``mock.patch.object`` (a callable crossing as a callback) and a function
-    (bound as a method there) reach the tree's own ``self.fetch()``; the undo (a deletion: the stand-in's
-    ``__dict__`` does not hold the tree's method) puts the tree's own back."""
+    (bound as a method there) reach the tree's own ``self.fetch()``; mock's undo (a deletion: the stand-in's
+    ``__dict__`` does not hold the tree's method) puts the tree's own back; the test's own delete after its own
+    assignment leaves the class none, as CPython does (``_by_test``)."""
     from unittest import mock
     driver, faults, tree, mod = patch_pair
     Client = tree.Client
@@ -1899,10 +1963,10 @@ def test_a_member_the_test_sets_on_a_tree_class_is_the_live_classs_until_it_is_u
         Client().total()
     Client.fetch = lambda self: 5
     assert Client().total() == 6 and Client.fetch(None) == 5  # (the test's own reads: its function)
-    del Client.fetch
-    with pytest.raises(RuntimeError):
+    del Client.fetch  # (the test's own delete, after its own set: CPython's, the class has none left)
+    with pytest.raises(AttributeError):
         Client().total()
-    assert faults == []
+    assert "fetch" not in mod.Client.__dict__ and faults == []
 
 
 def test_a_tests_subclass_of_a_tree_class_is_made_in_the_subject_with_its_overrides_called_back(patch_pair):
@@ -2326,11 +2390,48 @@ def test_the_tests_own_delete_of_a_member_it_set_leaves_none(monkeypatch):
         rpc._class_del(patches, C, "m", "yes")
 
 
-def test_a_delete_is_the_tests_own_when_its_file_makes_it(monkeypatch):
-    assert not rpc._by_test(sys._getframe())
-    monkeypatch.setattr(rpc, "_WATCH", [types.SimpleNamespace(test_files={__file__}, pending=lambda: None)])
+def test_a_patcher_set_after_the_tests_own_delete_is_undone_to_none():
+    """``_class_set``'s stack: the test sets, deletes as its own (none left), then a patcher sets: the patcher's undo
+    leaves none (it saw none, under plain pytest), and a patcher's undo from before the delete still puts the class's
+    own member back."""
+    class C:
+        def m(self):
+            return 1
+    orig = C.__dict__["m"]
+    patches: dict = {}
+    rpc._class_set(patches, C, "m", "v", lambda self: 2)
+    rpc._class_del(patches, C, "m", True)
+    rpc._class_set(patches, C, "m", "v", lambda self: 3)
+    rpc._class_del(patches, C, "m")
+    assert "m" not in C.__dict__
+    rpc._class_del(patches, C, "m")
+    assert C.__dict__["m"] is orig and not patches
+
+
+def test_a_delete_is_the_tests_own_unless_a_patchers_undo_makes_it():
+    """``_by_test``: decided by the code that deletes, never by its file being the test's: code run through ``exec``
+    (no file of the test's) is the test's own; the undo of ``mock`` and of ``monkeypatch`` is not."""
+    from unittest import mock
+
+    from _pytest.monkeypatch import MonkeyPatch
     assert rpc._by_test(sys._getframe())
     assert not rpc._by_test(None)
+    seen: list = []
+    exec("seen.append(rpc._by_test(sys._getframe()))", {"seen": seen, "rpc": rpc, "sys": sys})
+
+    class Probe:
+        def __delattr__(self, name):
+            seen.append(rpc._by_test(sys._getframe(1)))
+
+    target = Probe()
+    p = mock.patch.object(target, "x", 1, create=True)
+    p.temp_original, p.is_local, p.target, p._exit_stack = 0, False, target, __import__("contextlib").ExitStack()
+    p.attribute, p.create = "x", True
+    p.__exit__(None, None, None)
+    mp = MonkeyPatch()
+    mp._setattr.append((target, "x", __import__("_pytest.monkeypatch").monkeypatch.NOTSET))
+    mp.undo()
+    assert seen == [True, False, False]
 
 
 # == what the test's patchers set on a class of the interpreter's modules (``ClassPatches``) ===================
