@@ -291,6 +291,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
     "tests/corpus/test_fast_pytest_swap.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
+        (frozenset({"module_removed_from_sys_modules_by_the_tree"}),
+         "one of r32atk7's three forged trees through the final check in test-all (two final checks each)"),
     "tests/corpus/test_fast_pytest_swap.py::test_a_lambda_swap_that_would_not_be_exact_is_declined_and_the_fork_decides":
         (frozenset({"called_at_import", "held_by_a_partial"}),
          "two of the eight declined shapes (a call before the fork, a holder the walk does not swap); the lambda swap is "

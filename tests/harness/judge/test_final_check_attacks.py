@@ -2849,7 +2849,9 @@ R32ATK7_HONEST = {
                                                            "    start()\n    subprocess.run(['sleep', '0.6'])\n    assert done() == 1\n"),
 }
 # r32atk7's cases closed so far (a name here runs as an ordinary test)
-R32ATK7_CLOSED: frozenset[str] = frozenset()
+# closed since: the honest thread case by the schedule rule (i32r6sched: the frozen switch interval re-applied after
+# the tree's last thread ended in a handover; the check between messages faulted it as the tree's change)
+R32ATK7_CLOSED: frozenset[str] = frozenset({"tree_thread_alive_while_the_test_waits_for_a_child"})
 
 
 def _r32atk7(names, mark) -> list:
@@ -2880,11 +2882,14 @@ def test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged(tmp_path, 
     assert judged is True, out
 
 
-@pytest.mark.parametrize("name", _r32atk7(["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
-                                           "module_removed_from_sys_modules_by_the_tree",
-                                           "import_record_loaded_written_by_the_tree"], _R32ATK7_OPEN))
+@pytest.mark.parametrize("name", ["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
+                                  "module_removed_from_sys_modules_by_the_tree", "import_record_loaded_written_by_the_tree"])
 def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module(tmp_path, name):
-    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk7: the final check passes a wrong tree."""
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk7. Were strict xfails (the final check
+    passed the wrong tree, written against the judge before i32r6state); the forge itself now fails the judged run
+    whatever leniency it rides on: it sets a member of an installed package's class (pytest's ``Function.runtest``) in
+    the subject, a fault (harness.judge.subject_rpc ``CENSUS_RULE``). The leniencies stay open (the test above): a
+    forge the census does not see would carry them through."""
     module, test = R32ATK7_LENIENT[name]
     honest = _final(tmp_path / "honest", module, test)
     if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
