@@ -233,6 +233,11 @@ SLOW_TESTS: dict[str, str] = {
         "16 small trees each judged and run under plain pytest (1-5 s each)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
         "three trees through the final check, honest and forged",
+    # red team r32atk8 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "18 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "10 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -429,6 +434,10 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk7's honest regressions: the closed ones (R32ATK7_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
         "red team r32atk7 through the final check: the closed ones (R32ATK7_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "red team r32atk8's judge leniencies: the closed ones (R32ATK8_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "red team r32atk8's honest regressions: the closed ones (R32ATK8_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
