@@ -2934,6 +2934,22 @@ R32ATK8_LENIENT = {
                                        "resource.setrlimit(resource.RLIMIT_NOFILE, (s - 1, h))",
                                        "resource.getrlimit(resource.RLIMIT_NOFILE) == s0",
                                        "s0 = resource.getrlimit(resource.RLIMIT_NOFILE)"),
+    "scheduling_policy_set": _r8_call("os", "os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))",
+                                      "os.sched_getscheduler(0) == p0", "p0 = os.sched_getscheduler(0)"),
+    "cpu_affinity_narrowed": _r8_call("os", "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
+                                      "os.sched_getaffinity(0) == a0", "a0 = os.sched_getaffinity(0)"),
+    "signal_wakeup_fd_set": ("import os, signal\n\n\ndef f():\n    r, w = os.pipe()\n    os.set_blocking(w, False)\n"
+                             "    signal.set_wakeup_fd(w)\n    return 1\n",
+                             "import signal\n" + _T + "    assert f() == 1\n    assert signal.set_wakeup_fd(-1) == -1\n"),
+    "locale_category_set": _r8_call("locale", "locale.setlocale(locale.LC_TIME, 'C.UTF-8' if locale.setlocale(locale.LC_TIME) "
+                                    "!= 'C.UTF-8' else 'C')", "locale.setlocale(locale.LC_TIME) == l0",
+                                    "l0 = locale.setlocale(locale.LC_TIME)"),
+    # a function of a stdlib module replaced (in a call, or at the tree's import): the module's dict is no class's, and
+    # the guard of sys.modules compares the modules, not what they hold
+    "module_function_replaced_in_a_call": ("import json\n\n\ndef f():\n    json.dumps = lambda *a, **k: '{}'\n    return 1\n",
+                                           "import json\n" + _T + "    assert f() == 1\n    assert json.dumps([1]) == '[1]'\n"),
+    "module_function_replaced_at_the_trees_import": ("import os\n\nos.getcwd = lambda: '/forged'\n\n\ndef f():\n    return 1\n",
+                                                     "import os\n" + _T + "    assert f() == 1\n    assert os.getcwd() != '/forged'\n"),
     # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
     # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
     "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
@@ -2957,6 +2973,15 @@ R32ATK8_LENIENT = {
         "def stop():\n    pass\n",
         "import time\nfrom pkg import start, stop\n\n\ndef test_f(tmp_path):\n    p = str(tmp_path / 'f')\n    start(p)\n    stop()\n"
         "    with open(p) as fh:\n        n = len(fh.read())\n" + _R8_BUSY + "    with open(p) as fh:\n        assert len(fh.read()) == n\n"),
+    # SLEEPS_RULE follows ``time.sleep`` only: a wait through another function the tree replaced (``asyncio.sleep``
+    # made a no-op) waits for real in the driver, and the owed time runs the tree's thread, which plain pytest's
+    # no-op never gave it
+    "wait_through_asyncio_sleep_the_tree_replaced": (
+        "import asyncio, threading, time\n\nDONE = []\n\n\nasync def _nop(*a, **k):\n    return None\n\n\ndef start():\n"
+        "    asyncio.sleep = _nop\n    def w():\n        time.sleep(0.1)\n        DONE.append(1)\n"
+        "    threading.Thread(target=w, daemon=True).start()\n\n\ndef done():\n    return len(DONE)\n",
+        "import asyncio\nfrom pkg import done, start\n\n\ndef test_f():\n    start()\n    asyncio.run(asyncio.sleep(0.5))\n"
+        "    assert done() == 1\n"),
     # ``_finalizes`` skips a stand-in of the driver's object (``_ref_of``: "the driver's own"), but the drop of the tree's
     # holder is what frees the driver's object under plain pytest: its ``__del__`` runs at the test's ``del``, judged only
     # when the subject's release reaches the driver, after the assert
@@ -2991,6 +3016,13 @@ R32ATK8_HONEST = {
                                                    "    start(str(p))\n" + _R8_BUSY + "    assert p.read_text() == 'done'\n"),
     "drivers_object_freed_at_the_tests_drop": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == [1]\n"),
     "ellipsis_returned": ("def f():\n    return ...\n", _T + "    assert f() is ...\n"),
+    # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
+    # registered with copyreg and a SIGTERM handler set at the tree's import)
+    "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
+    "copyreg_reducer_at_the_trees_import": ("import copyreg\n\n\nclass P:\n    pass\n\n\ncopyreg.pickle(P, lambda p: (P, ()))\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "sigterm_handler_at_the_trees_import": ("import signal\n\n\ndef _h(s, fr):\n    pass\n\n\nsignal.signal(signal.SIGTERM, _h)\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
     "mimetypes_type_registered_by_the_tree": ("import mimetypes\n\nmimetypes.add_type('text/x-hx', '.hx')\n\n\ndef f(name):\n"
                                               "    return mimetypes.guess_type(name)[0]\n",
                                               "import mimetypes\n" + _T + "    assert f('a.hx') == 'text/x-hx'\n"
