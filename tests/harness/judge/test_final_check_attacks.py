@@ -2908,6 +2908,9 @@ _R8_BUSY = "    t0 = time.monotonic()\n    while time.monotonic() - t0 < 0.5:\n 
 _R8_DRIVER_DEL = ("class D:\n    def __del__(self):\n        FIRED.append(1)\n\n\nFIRED = []\n\n\n" + _T +
                   "    d = D()\n    o = f()\n    keep(o, d)\n    del d\n    del o\n")
 _R8_KEEP = "class O:\n    pass\n\n\ndef f():\n    return O()\n\n\ndef keep(o, d):\n    o.d = d\n"
+_R8_CLS = ("class Base:\n    def m(self):\n        return 'base'\n\n\nclass Sub(Base):\n    def m(self):\n        return 'sub'\n\n\n"
+           "def make():\n    return Sub()\n")
+_R8_OBJ = "class C:\n    def __init__(self):\n        self.v = 1\n\n    def get(self):\n        return self.v\n\n\ndef make():\n    return C()\n"
 R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
@@ -2986,6 +2989,13 @@ R32ATK8_LENIENT = {
     # holder is what frees the driver's object under plain pytest: its ``__del__`` runs at the test's ``del``, judged only
     # when the subject's release reaches the driver, after the assert
     "drivers_object_held_by_the_tree_finalized_late": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == []\n"),
+    # ``_by_test`` and the stand-in's hooks judge a member's set or delete made through the stand-in's own
+    # ``__setattr__``/``__delattr__``: a set through another path (``type.__setattr__`` on a tree class, the instance's
+    # ``__dict__`` written through ``vars``) changes only the driver's stand-in, and the tree's methods read their own
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'sub'\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 1\n"),
     # a singleton with no kept token: ``...`` crosses as another object (``f() is ...`` is False judged)
     "ellipsis_returned_is_not_the_singleton": ("def f():\n    return ...\n", _T + "    assert f() is not ...\n"),
 }
@@ -3016,6 +3026,16 @@ R32ATK8_HONEST = {
                                                    "    start(str(p))\n" + _R8_BUSY + "    assert p.read_text() == 'done'\n"),
     "drivers_object_freed_at_the_tests_drop": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == [1]\n"),
     "ellipsis_returned": ("def f():\n    return ...\n", _T + "    assert f() is ...\n"),
+    # a member set or deleted through another path than the stand-in's hooks (the other side of the lenient cases):
+    # ``type.__setattr__``/``type.__delattr__`` on a tree class, ``object.__setattr__`` or ``vars(o)[...]`` on its object
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'test'\n"),
+    "class_member_deleted_through_type_delattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                                  "    type.__delattr__(Sub, 'm')\n    assert make().m() == 'base'\n"),
+    "instance_member_set_through_object_setattr": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                                   "    object.__setattr__(o, 'v', 2)\n    assert o.get() == 2\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 2\n"),
     # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
     # registered with copyreg and a SIGTERM handler set at the tree's import)
     "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
