@@ -2953,6 +2953,12 @@ R32ATK8_LENIENT = {
                                            "import json\n" + _T + "    assert f() == 1\n    assert json.dumps([1]) == '[1]'\n"),
     "module_function_replaced_at_the_trees_import": ("import os\n\nos.getcwd = lambda: '/forged'\n\n\ndef f():\n    return 1\n",
                                                      "import os\n" + _T + "    assert f() == 1\n    assert os.getcwd() != '/forged'\n"),
+    # the process's file descriptor table: the tree points fd 2 at /dev/null; the test's own write to fd 2 under
+    # ``capfd`` is lost under plain pytest, captured in the driver
+    "file_descriptor_redirected": ("import os\n\n\ndef f():\n    n = os.open(os.devnull, os.O_WRONLY)\n    os.dup2(n, 2)\n"
+                                   "    return 1\n",
+                                   "import os\nfrom pkg import f\n\n\ndef test_f(capfd):\n    assert f() == 1\n    os.write(2, b'x')\n"
+                                   "    assert capfd.readouterr().err == 'x'\n"),
     # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
     # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
     "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
