@@ -2959,6 +2959,10 @@ R32ATK8_LENIENT = {
                                    "    return 1\n",
                                    "import os\nfrom pkg import f\n\n\ndef test_f(capfd):\n    assert f() == 1\n    os.write(2, b'x')\n"
                                    "    assert capfd.readouterr().err == 'x'\n"),
+    # ...and a function of an installed package's module (``pytest.approx``, which the test itself calls)
+    "installed_module_function_replaced_in_a_call": ("import pytest\n\n\ndef f():\n    pytest.approx = lambda *a, **k: 0\n"
+                                                     "    return 1\n", "import pytest\n" + _T + "    assert f() == 1\n"
+                                                     "    assert 0.1 + 0.2 == pytest.approx(0.3)\n"),
     # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
     # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
     "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
