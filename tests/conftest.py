@@ -235,9 +235,9 @@ SLOW_TESTS: dict[str, str] = {
         "three trees through the final check, honest and forged",
     # red team r32atk8 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
-        "29 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+        "31 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
-        "17 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+        "19 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":

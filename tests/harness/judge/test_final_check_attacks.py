@@ -2911,6 +2911,8 @@ _R8_KEEP = "class O:\n    pass\n\n\ndef f():\n    return O()\n\n\ndef keep(o, d)
 _R8_CLS = ("class Base:\n    def m(self):\n        return 'base'\n\n\nclass Sub(Base):\n    def m(self):\n        return 'sub'\n\n\n"
            "def make():\n    return Sub()\n")
 _R8_OBJ = "class C:\n    def __init__(self):\n        self.v = 1\n\n    def get(self):\n        return self.v\n\n\ndef make():\n    return C()\n"
+_R8_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef start():\n"
+              "    threading.Thread(target=_stop.wait, name='hx-worker', daemon=True).start()\n\n\ndef stop():\n    pass\n")
 R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
@@ -2963,6 +2965,12 @@ R32ATK8_LENIENT = {
     "installed_module_function_replaced_in_a_call": ("import pytest\n\n\ndef f():\n    pytest.approx = lambda *a, **k: 0\n"
                                                      "    return 1\n", "import pytest\n" + _T + "    assert f() == 1\n"
                                                      "    assert 0.1 + 0.2 == pytest.approx(0.3)\n"),
+    "module_registry_linecache_entry": _r8_call("linecache", "linecache.cache['/hx/x.py'] = (1, None, ['forged\\n'], '/hx/x.py')",
+                                                "linecache.getline('/hx/x.py', 1) == ''"),
+    # the interpreter's thread list: a thread the tree leaves running is counted by ``threading.active_count`` under
+    # plain pytest (the test of a ``stop()`` that must end its worker), never in the driver
+    "thread_left_running_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                                "    start()\n    stop()\n    assert threading.active_count() == n\n"),
     # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
     # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
     "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
@@ -3046,6 +3054,11 @@ R32ATK8_HONEST = {
                                                    "    object.__setattr__(o, 'v', 2)\n    assert o.get() == 2\n"),
     "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
                                            "    vars(o)['v'] = 2\n    assert o.get() == 2\n"),
+    # the tree's running thread looked for by the test (the other side of the thread list)
+    "trees_thread_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                         "    start()\n    assert threading.active_count() == n + 1\n"),
+    "trees_thread_found_by_name": (_R8_THREAD, "import threading\n" + _T + "    start()\n"
+                                   "    assert any(t.name == 'hx-worker' for t in threading.enumerate())\n"),
     # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
     # registered with copyreg and a SIGTERM handler set at the tree's import)
     "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
