@@ -2913,6 +2913,9 @@ _R8_CLS = ("class Base:\n    def m(self):\n        return 'base'\n\n\nclass Sub(
 _R8_OBJ = "class C:\n    def __init__(self):\n        self.v = 1\n\n    def get(self):\n        return self.v\n\n\ndef make():\n    return C()\n"
 _R8_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef start():\n"
               "    threading.Thread(target=_stop.wait, name='hx-worker', daemon=True).start()\n\n\ndef stop():\n    pass\n")
+_R8_ALLOC = "def f():\n    b = [0] * 5_000_000\n    del b\n    return 1\n"
+_R8_TRACED = ("    tracemalloc.start()\n    try:\n        assert f() == 1\n        peak = tracemalloc.get_traced_memory()[1]\n"
+              "    finally:\n        tracemalloc.stop()\n")
 R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
@@ -2971,6 +2974,17 @@ R32ATK8_LENIENT = {
     # plain pytest (the test of a ``stop()`` that must end its worker), never in the driver
     "thread_left_running_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
                                                 "    start()\n    stop()\n    assert threading.active_count() == n\n"),
+    # the process's own accounting, read by the test around a call: the CPU time, the peak resident size and
+    # tracemalloc's traced peak count the tree's work under plain pytest (a "fast enough", "small enough" test), the
+    # driver's only judged (margins far from the tree's cost: 10M additions, 200 MB, 40 MB)
+    "process_time_counts_the_trees_cpu": ("def f():\n    n = 0\n    for i in range(10_000_000):\n        n += i\n    return 1\n",
+                                          "import time\n" + _T + "    t0 = time.process_time()\n    assert f() == 1\n"
+                                          "    assert time.process_time() - t0 < 0.2\n"),
+    "peak_resident_size_counts_the_trees_memory": ("def f():\n    b = bytearray(200_000_000)\n    del b\n    return 1\n",
+                                                   "import resource\n" + _T + "    r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                                                   "    assert f() == 1\n"
+                                                   "    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < r0 + 100_000\n"),
+    "tracemalloc_traces_the_trees_allocations": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED + "    assert peak < 10_000_000\n"),
     # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
     # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
     "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
@@ -3059,6 +3073,9 @@ R32ATK8_HONEST = {
                                          "    start()\n    assert threading.active_count() == n + 1\n"),
     "trees_thread_found_by_name": (_R8_THREAD, "import threading\n" + _T + "    start()\n"
                                    "    assert any(t.name == 'hx-worker' for t in threading.enumerate())\n"),
+    # the tree's allocations seen by the test's own tracemalloc (the other side of the process's accounting)
+    "tracemalloc_peak_of_the_tree_seen_by_the_test": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED +
+                                                      "    assert peak > 10_000_000\n"),
     # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
     # registered with copyreg and a SIGTERM handler set at the tree's import)
     "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
