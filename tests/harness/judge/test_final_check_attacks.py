@@ -2916,6 +2916,8 @@ _R8_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef start():\n
 _R8_ALLOC = "def f():\n    b = [0] * 5_000_000\n    del b\n    return 1\n"
 _R8_TRACED = ("    tracemalloc.start()\n    try:\n        assert f() == 1\n        peak = tracemalloc.get_traced_memory()[1]\n"
               "    finally:\n        tracemalloc.stop()\n")
+_R8_BIG = "class Big:\n    def __sizeof__(self):\n        return 10 ** 6\n\n\ndef f():\n    return Big()\n"
+_R8_ARG = "import gc, sys, weakref\n\n\nclass X:\n    pass\n\n\nfrom pkg import f  # noqa: E402\n\n\ndef test_f():\n    x = X()\n"
 R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
@@ -3028,6 +3030,8 @@ R32ATK8_LENIENT = {
                                               "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'sub'\n"),
     "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
                                            "    vars(o)['v'] = 2\n    assert o.get() == 1\n"),
+    # ``sys.getsizeof`` of a stand-in is the stand-in's, not the tree object's ``__sizeof__``
+    "sizeof_of_a_stand_in": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) < 1000\n"),
     # a singleton with no kept token: ``...`` crosses as another object (``f() is ...`` is False judged)
     "ellipsis_returned_is_not_the_singleton": ("def f():\n    return ...\n", _T + "    assert f() is not ...\n"),
 }
@@ -3076,6 +3080,14 @@ R32ATK8_HONEST = {
     # the tree's allocations seen by the test's own tracemalloc (the other side of the process's accounting)
     "tracemalloc_peak_of_the_tree_seen_by_the_test": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED +
                                                       "    assert peak > 10_000_000\n"),
+    # the driver's object passed to a call that keeps nothing: plain pytest's test holds the only reference after the
+    # call (a "no leak" test by refcount or weak reference); the driver keeps its export past the call; and a tree
+    # object's own ``__sizeof__``
+    "argument_refcount_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    assert f(x) == 1\n"
+                                                          "    assert sys.getrefcount(x) == 2\n"),
+    "argument_freed_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    r = weakref.ref(x)\n"
+                                                       "    assert f(x) == 1\n    del x\n    gc.collect()\n    assert r() is None\n"),
+    "sizeof_of_a_tree_object": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) > 10 ** 6\n"),
     # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
     # registered with copyreg and a SIGTERM handler set at the tree's import)
     "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
