@@ -204,7 +204,7 @@ SLOW_TESTS: dict[str, str] = {
     # red team r32atk's tests on issue 32's guarantees (test_final_check_attacks.py; the data-file forge and the
     # key used where no write carries it hold since branch r32rec, the other two are strict xfails)
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
-        "35 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
+        "37 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
     # red team r32atk4 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
         "53 small trees each judged and run under plain pytest (0.3-5 s each, 56 s for the first 24 at load ~5)",
@@ -235,7 +235,7 @@ SLOW_TESTS: dict[str, str] = {
         "three trees through the final check, honest and forged",
     # red team r32atk8 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
-        "35 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+        "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
         "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":

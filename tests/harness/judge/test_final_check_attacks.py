@@ -2932,6 +2932,10 @@ R32ATK8_LENIENT = {
     "module_global_tempfile_tempdir": _r8_call("tempfile", "tempfile.tempdir = '/nonexistent-hx'",
                                                "tempfile.gettempdir() != '/nonexistent-hx'"),
     "module_global_builtins_attribute": _r8_call("builtins", "builtins.hx_flag = 1", "not hasattr(builtins, 'hx_flag')"),
+    # ...and ``sys``'s own settings the sync leaves out (the import system's bytecode switches)
+    "sys_setting_dont_write_bytecode": _r8_call("sys", "sys.dont_write_bytecode = not sys.dont_write_bytecode",
+                                                "sys.dont_write_bytecode == d0", "d0 = sys.dont_write_bytecode"),
+    "sys_setting_pycache_prefix": _r8_call("sys", "sys.pycache_prefix = '/tmp/hx'", "sys.pycache_prefix != '/tmp/hx'"),
     "atexit_callback_registered": _r8_call("atexit", "atexit.register(print, 'x')", "atexit._ncallbacks() == n0",
                                            "n0 = atexit._ncallbacks()"),
     "faulthandler_disabled": _r8_call("faulthandler", "faulthandler.disable()", "faulthandler.is_enabled()"),
