@@ -204,7 +204,7 @@ SLOW_TESTS: dict[str, str] = {
     # red team r32atk's tests on issue 32's guarantees (test_final_check_attacks.py; the data-file forge and the
     # key used where no write carries it hold since branch r32rec, the other two are strict xfails)
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
-        "31 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
+        "37 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
     # red team r32atk4 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
         "53 small trees each judged and run under plain pytest (0.3-5 s each, 56 s for the first 24 at load ~5)",
@@ -223,7 +223,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
         "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
-        "19 small trees each judged and run under plain pytest",
+        "23 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "five trees through the final check, honest and forged",
     # red team r32atk7 (strict xfails): small trees each judged and run under plain pytest
@@ -233,6 +233,11 @@ SLOW_TESTS: dict[str, str] = {
         "16 small trees each judged and run under plain pytest (1-5 s each)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
         "three trees through the final check, honest and forged",
+    # red team r32atk8 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -432,6 +437,10 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk7's honest regressions: the closed ones (R32ATK7_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
         "red team r32atk7 through the final check: the closed ones (R32ATK7_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "red team r32atk8's judge leniencies: the closed ones (R32ATK8_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "red team r32atk8's honest regressions: the closed ones (R32ATK8_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -2896,3 +2896,246 @@ def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered
         pytest.fail(honest.plain.output)
     forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
     assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
+
+
+# == red team r32atk8: the rules merged for r32atk6 at their edges (CENSUS_RULE, LOG_ROUTE_RULE, ``_finalizes`` and the
+# kept-value tokens, SLEEPS_RULE/WAITS_RULE) attacked (strict xfails; a name in R32ATK8_CLOSED runs as an ordinary test).
+# Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree passes
+# plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1: ``both`` runs the process's default).
+def _r8_call(imp: str, body: str, check: str, before: str = "") -> tuple[str, str]:
+    """A tree whose ``f()`` makes ``body``'s change of interpreter-wide state; the test asserts ``check`` after it."""
+    return (f"import {imp}\n\n\ndef f():\n" + "".join(f"    {line}\n" for line in body.split(";;")) + "    return 1\n",
+            f"import {imp}\n" + _T + (f"    {before}\n" if before else "") + f"    assert f() == 1\n    assert {check}\n")
+
+
+_R8_LOG = "import logging\n\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n    logging.getLogger('t').warning('x')\n"
+_R8_BUSY = "    t0 = time.monotonic()\n    while time.monotonic() - t0 < 0.5:\n        pass\n"
+_R8_DRIVER_DEL = ("class D:\n    def __del__(self):\n        FIRED.append(1)\n\n\nFIRED = []\n\n\n" + _T +
+                  "    d = D()\n    o = f()\n    keep(o, d)\n    del d\n    del o\n")
+_R8_KEEP = "class O:\n    pass\n\n\ndef f():\n    return O()\n\n\ndef keep(o, d):\n    o.d = d\n"
+_R8_CLS = ("class Base:\n    def m(self):\n        return 'base'\n\n\nclass Sub(Base):\n    def m(self):\n        return 'sub'\n\n\n"
+           "def make():\n    return Sub()\n")
+_R8_OBJ = "class C:\n    def __init__(self):\n        self.v = 1\n\n    def get(self):\n        return self.v\n\n\ndef make():\n    return C()\n"
+_R8_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef start():\n"
+              "    threading.Thread(target=_stop.wait, name='hx-worker', daemon=True).start()\n\n\ndef stop():\n    pass\n")
+_R8_ALLOC = "def f():\n    b = [0] * 5_000_000\n    del b\n    return 1\n"
+_R8_TRACED = ("    tracemalloc.start()\n    try:\n        assert f() == 1\n        peak = tracemalloc.get_traced_memory()[1]\n"
+              "    finally:\n        tracemalloc.stop()\n")
+_R8_BIG = "class Big:\n    def __sizeof__(self):\n        return 10 ** 6\n\n\ndef f():\n    return Big()\n"
+_R8_ARG = "import gc, sys, weakref\n\n\nclass X:\n    pass\n\n\nfrom pkg import f  # noqa: E402\n\n\ndef test_f():\n    x = X()\n"
+R32ATK8_LENIENT = {
+    # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
+    # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
+    # functions fill) is none of them, and neither are the process's C-level settings with a getter the census leaves
+    # out. Plain pytest's test reads the tree's change; the driver reads its own.
+    "module_registry_mimetypes_add_type": _r8_call("mimetypes", "mimetypes.add_type('text/x-hx', '.py')",
+                                                   "mimetypes.guess_type('a.py')[0] == 'text/x-python'"),
+    "module_registry_shutil_archive_format": _r8_call("shutil", "shutil.register_archive_format('hx', lambda *a, **k: None)",
+                                                      "'hx' not in dict(shutil.get_archive_formats())"),
+    "module_registry_copy_deepcopy_dispatch": _r8_call("copy", "copy._deepcopy_dispatch[list] = lambda x, memo: x",
+                                                       "copy.deepcopy(a) is not a", "a = [[1]]"),
+    "module_global_tempfile_tempdir": _r8_call("tempfile", "tempfile.tempdir = '/nonexistent-hx'",
+                                               "tempfile.gettempdir() != '/nonexistent-hx'"),
+    "module_global_builtins_attribute": _r8_call("builtins", "builtins.hx_flag = 1", "not hasattr(builtins, 'hx_flag')"),
+    # ...and ``sys``'s own settings the sync leaves out (the import system's bytecode switches)
+    "sys_setting_dont_write_bytecode": _r8_call("sys", "sys.dont_write_bytecode = not sys.dont_write_bytecode",
+                                                "sys.dont_write_bytecode == d0", "d0 = sys.dont_write_bytecode"),
+    "sys_setting_pycache_prefix": _r8_call("sys", "sys.pycache_prefix = '/tmp/hx'", "sys.pycache_prefix != '/tmp/hx'"),
+    "atexit_callback_registered": _r8_call("atexit", "atexit.register(print, 'x')", "atexit._ncallbacks() == n0",
+                                           "n0 = atexit._ncallbacks()"),
+    "faulthandler_disabled": _r8_call("faulthandler", "faulthandler.disable()", "faulthandler.is_enabled()"),
+    "threading_profile_set": _r8_call("threading", "threading.setprofile(lambda *a: None)", "threading.getprofile() is None"),
+    "interval_timer_armed": _r8_call("signal", "signal.setitimer(signal.ITIMER_VIRTUAL, 1000)",
+                                     "signal.getitimer(signal.ITIMER_VIRTUAL)[0] == 0.0"),
+    "signal_mask_blocked": _r8_call("signal", "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])",
+                                    "signal.SIGUSR2 not in signal.pthread_sigmask(signal.SIG_BLOCK, [])"),
+    "resource_limit_lowered": _r8_call("resource", "s, h = resource.getrlimit(resource.RLIMIT_NOFILE);;"
+                                       "resource.setrlimit(resource.RLIMIT_NOFILE, (s - 1, h))",
+                                       "resource.getrlimit(resource.RLIMIT_NOFILE) == s0",
+                                       "s0 = resource.getrlimit(resource.RLIMIT_NOFILE)"),
+    "scheduling_policy_set": _r8_call("os", "os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))",
+                                      "os.sched_getscheduler(0) == p0", "p0 = os.sched_getscheduler(0)"),
+    "cpu_affinity_narrowed": _r8_call("os", "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
+                                      "os.sched_getaffinity(0) == a0", "a0 = os.sched_getaffinity(0)"),
+    "signal_wakeup_fd_set": ("import os, signal\n\n\ndef f():\n    r, w = os.pipe()\n    os.set_blocking(w, False)\n"
+                             "    signal.set_wakeup_fd(w)\n    return 1\n",
+                             "import signal\n" + _T + "    assert f() == 1\n    assert signal.set_wakeup_fd(-1) == -1\n"),
+    "locale_category_set": _r8_call("locale", "locale.setlocale(locale.LC_TIME, 'C.UTF-8' if locale.setlocale(locale.LC_TIME) "
+                                    "!= 'C.UTF-8' else 'C')", "locale.setlocale(locale.LC_TIME) == l0",
+                                    "l0 = locale.setlocale(locale.LC_TIME)"),
+    # a function of a stdlib module replaced (in a call, or at the tree's import): the module's dict is no class's, and
+    # the guard of sys.modules compares the modules, not what they hold
+    "module_function_replaced_in_a_call": ("import json\n\n\ndef f():\n    json.dumps = lambda *a, **k: '{}'\n    return 1\n",
+                                           "import json\n" + _T + "    assert f() == 1\n    assert json.dumps([1]) == '[1]'\n"),
+    "module_function_replaced_at_the_trees_import": ("import os\n\nos.getcwd = lambda: '/forged'\n\n\ndef f():\n    return 1\n",
+                                                     "import os\n" + _T + "    assert f() == 1\n    assert os.getcwd() != '/forged'\n"),
+    # the process's file descriptor table: the tree points fd 2 at /dev/null; the test's own write to fd 2 under
+    # ``capfd`` is lost under plain pytest, captured in the driver
+    "file_descriptor_redirected": ("import os\n\n\ndef f():\n    n = os.open(os.devnull, os.O_WRONLY)\n    os.dup2(n, 2)\n"
+                                   "    return 1\n",
+                                   "import os\nfrom pkg import f\n\n\ndef test_f(capfd):\n    assert f() == 1\n    os.write(2, b'x')\n"
+                                   "    assert capfd.readouterr().err == 'x'\n"),
+    # ...and a function of an installed package's module (``pytest.approx``, which the test itself calls)
+    "installed_module_function_replaced_in_a_call": ("import pytest\n\n\ndef f():\n    pytest.approx = lambda *a, **k: 0\n"
+                                                     "    return 1\n", "import pytest\n" + _T + "    assert f() == 1\n"
+                                                     "    assert 0.1 + 0.2 == pytest.approx(0.3)\n"),
+    "module_registry_linecache_entry": _r8_call("linecache", "linecache.cache['/hx/x.py'] = (1, None, ['forged\\n'], '/hx/x.py')",
+                                                "linecache.getline('/hx/x.py', 1) == ''"),
+    # the interpreter's thread list: a thread the tree leaves running is counted by ``threading.active_count`` under
+    # plain pytest (the test of a ``stop()`` that must end its worker), never in the driver
+    "thread_left_running_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                                "    start()\n    stop()\n    assert threading.active_count() == n\n"),
+    # the process's own accounting, read by the test around a call: the CPU time, the peak resident size and
+    # tracemalloc's traced peak count the tree's work under plain pytest (a "fast enough", "small enough" test), the
+    # driver's only judged (margins far from the tree's cost: 10M additions, 200 MB, 40 MB)
+    "process_time_counts_the_trees_cpu": ("def f():\n    n = 0\n    for i in range(10_000_000):\n        n += i\n    return 1\n",
+                                          "import time\n" + _T + "    t0 = time.process_time()\n    assert f() == 1\n"
+                                          "    assert time.process_time() - t0 < 0.2\n"),
+    "peak_resident_size_counts_the_trees_memory": ("def f():\n    b = bytearray(200_000_000)\n    del b\n    return 1\n",
+                                                   "import resource\n" + _T + "    r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                                                   "    assert f() == 1\n"
+                                                   "    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < r0 + 100_000\n"),
+    "tracemalloc_traces_the_trees_allocations": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED + "    assert peak < 10_000_000\n"),
+    # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
+    # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
+    "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
+                                "    del os.environ['TZ']\n    return 1\n",
+                                "import time\n" + _T + "    assert f() == 1\n    assert time.timezone == 0\n"),
+    # LOG_ROUTE_RULE routes the test's records through the subject's logging only while the subject's logging has a
+    # factory, logger class, level names or a filter/handler of the tree's: the logging module's own switches
+    # (``logThreads``, ``_srcfile``, ``raiseExceptions``) are read by the driver's ``Logger.makeRecord``/``findCaller``
+    # as the driver left them
+    "logging_switch_log_threads": ("import logging\n\n\ndef f():\n    logging.logThreads = False\n    return 1\n",
+                                   _R8_LOG + "    assert caplog.records[0].thread is not None\n"),
+    "logging_switch_srcfile": ("import logging\n\n\ndef f():\n    logging._srcfile = None\n    return 1\n",
+                               _R8_LOG + "    assert caplog.records[0].funcName == 'test_f'\n"),
+    "logging_switch_raise_exceptions": _r8_call("logging", "logging.raiseExceptions = False", "logging.raiseExceptions"),
+    # WAITS_RULE counts as a wait the time the test's main thread is off the CPU: a busy wait (a loop on
+    # ``time.monotonic``) is CPU time, gives the tree's thread nothing, and the file it would have written is unchanged
+    # at the test's next audited open (plain pytest: the GIL switches to the tree's thread every 5 ms)
+    "busy_wait_gives_the_trees_thread_no_time": (
+        "import threading, time\n\n\ndef start(p):\n    def w():\n        while True:\n            with open(p, 'a') as fh:\n"
+        "                fh.write('x')\n            time.sleep(0.01)\n    threading.Thread(target=w, daemon=True).start()\n\n\n"
+        "def stop():\n    pass\n",
+        "import time\nfrom pkg import start, stop\n\n\ndef test_f(tmp_path):\n    p = str(tmp_path / 'f')\n    start(p)\n    stop()\n"
+        "    with open(p) as fh:\n        n = len(fh.read())\n" + _R8_BUSY + "    with open(p) as fh:\n        assert len(fh.read()) == n\n"),
+    # SLEEPS_RULE follows ``time.sleep`` only: a wait through another function the tree replaced (``asyncio.sleep``
+    # made a no-op) waits for real in the driver, and the owed time runs the tree's thread, which plain pytest's
+    # no-op never gave it
+    "wait_through_asyncio_sleep_the_tree_replaced": (
+        "import asyncio, threading, time\n\nDONE = []\n\n\nasync def _nop(*a, **k):\n    return None\n\n\ndef start():\n"
+        "    asyncio.sleep = _nop\n    def w():\n        time.sleep(0.1)\n        DONE.append(1)\n"
+        "    threading.Thread(target=w, daemon=True).start()\n\n\ndef done():\n    return len(DONE)\n",
+        "import asyncio\nfrom pkg import done, start\n\n\ndef test_f():\n    start()\n    asyncio.run(asyncio.sleep(0.5))\n"
+        "    assert done() == 1\n"),
+    # ``_finalizes`` skips a stand-in of the driver's object (``_ref_of``: "the driver's own"), but the drop of the tree's
+    # holder is what frees the driver's object under plain pytest: its ``__del__`` runs at the test's ``del``, judged only
+    # when the subject's release reaches the driver, after the assert
+    "drivers_object_held_by_the_tree_finalized_late": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == []\n"),
+    # ``_by_test`` and the stand-in's hooks judge a member's set or delete made through the stand-in's own
+    # ``__setattr__``/``__delattr__``: a set through another path (``type.__setattr__`` on a tree class, the instance's
+    # ``__dict__`` written through ``vars``) changes only the driver's stand-in, and the tree's methods read their own
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'sub'\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 1\n"),
+    # ``sys.getsizeof`` of a stand-in is the stand-in's, not the tree object's ``__sizeof__``
+    "sizeof_of_a_stand_in": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) < 1000\n"),
+    # a singleton with no kept token: ``...`` crosses as another object (``f() is ...`` is False judged)
+    "ellipsis_returned_is_not_the_singleton": ("def f():\n    return ...\n", _T + "    assert f() is not ...\n"),
+}
+# Honest trees the same rules fail: a tree's own perf or logging setup (``gc.freeze`` at its import, a fork handler
+# registered on first use, a quiet ``log_message`` or a UTC ``Formatter.converter`` set on a stdlib class: guarded
+# faults, the whole kind faulted where a plain member crosses); a busy-waiting test whose tree thread gets no time; the
+# driver's object freed late (the other side of the lenient case); ``...`` returned; a ``mimetypes`` type the tree
+# registers read by the test's own ``guess_type`` (the other side of the module registries).
+R32ATK8_HONEST = {
+    "gc_freeze_at_the_trees_import": ("import gc\n\ngc.freeze()\n\n\ndef f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "fork_handler_registered_on_first_use": ("import os\n\n_DONE = []\n\n\ndef _reset():\n    pass\n\n\ndef f():\n    if not _DONE:\n"
+                                             "        os.register_at_fork(after_in_child=_reset)\n        _DONE.append(1)\n    return 1\n",
+                                             _T + "    assert f() == 1\n"),
+    "http_handler_log_message_quieted": ("import http.server\n\nhttp.server.BaseHTTPRequestHandler.log_message = lambda self, *a: None\n\n\n"
+                                         "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "logging_formatter_converter_utc_at_import": ("import logging, time\n\nlogging.Formatter.converter = time.gmtime\n\n\n"
+                                                  "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "logging_formatter_converter_utc_in_a_call": ("import logging, time\n\n\ndef f():\n    logging.Formatter.converter = time.gmtime\n"
+                                                  "    return 1\n", _T + "    assert f() == 1\n"),
+    "busy_wait_for_a_trees_thread": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n        time.sleep(0.1)\n"
+                                     "        DONE.append(1)\n    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
+                                     "import time\nfrom pkg import done, start\n\n\ndef test_f():\n    start()\n" + _R8_BUSY +
+                                     "    assert done() == 1\n"),
+    "busy_wait_for_a_file_a_trees_thread_writes": ("import threading, time\n\n\ndef start(p):\n    def w():\n        time.sleep(0.1)\n"
+                                                   "        with open(p, 'w') as fh:\n            fh.write('done')\n"
+                                                   "    threading.Thread(target=w).start()\n",
+                                                   "import time\nfrom pkg import start\n\n\ndef test_f(tmp_path):\n    p = tmp_path / 'f'\n"
+                                                   "    start(str(p))\n" + _R8_BUSY + "    assert p.read_text() == 'done'\n"),
+    "drivers_object_freed_at_the_tests_drop": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == [1]\n"),
+    "ellipsis_returned": ("def f():\n    return ...\n", _T + "    assert f() is ...\n"),
+    # a member set or deleted through another path than the stand-in's hooks (the other side of the lenient cases):
+    # ``type.__setattr__``/``type.__delattr__`` on a tree class, ``object.__setattr__`` or ``vars(o)[...]`` on its object
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'test'\n"),
+    "class_member_deleted_through_type_delattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                                  "    type.__delattr__(Sub, 'm')\n    assert make().m() == 'base'\n"),
+    "instance_member_set_through_object_setattr": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                                   "    object.__setattr__(o, 'v', 2)\n    assert o.get() == 2\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 2\n"),
+    # the tree's running thread looked for by the test (the other side of the thread list)
+    "trees_thread_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                         "    start()\n    assert threading.active_count() == n + 1\n"),
+    "trees_thread_found_by_name": (_R8_THREAD, "import threading\n" + _T + "    start()\n"
+                                   "    assert any(t.name == 'hx-worker' for t in threading.enumerate())\n"),
+    # the tree's allocations seen by the test's own tracemalloc (the other side of the process's accounting)
+    "tracemalloc_peak_of_the_tree_seen_by_the_test": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED +
+                                                      "    assert peak > 10_000_000\n"),
+    # the driver's object passed to a call that keeps nothing: plain pytest's test holds the only reference after the
+    # call (a "no leak" test by refcount or weak reference); the driver keeps its export past the call; and a tree
+    # object's own ``__sizeof__``
+    "argument_refcount_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    assert f(x) == 1\n"
+                                                          "    assert sys.getrefcount(x) == 2\n"),
+    "argument_freed_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    r = weakref.ref(x)\n"
+                                                       "    assert f(x) == 1\n    del x\n    gc.collect()\n    assert r() is None\n"),
+    "sizeof_of_a_tree_object": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) > 10 ** 6\n"),
+    # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
+    # registered with copyreg and a SIGTERM handler set at the tree's import)
+    "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
+    "copyreg_reducer_at_the_trees_import": ("import copyreg\n\n\nclass P:\n    pass\n\n\ncopyreg.pickle(P, lambda p: (P, ()))\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "sigterm_handler_at_the_trees_import": ("import signal\n\n\ndef _h(s, fr):\n    pass\n\n\nsignal.signal(signal.SIGTERM, _h)\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "mimetypes_type_registered_by_the_tree": ("import mimetypes\n\nmimetypes.add_type('text/x-hx', '.hx')\n\n\ndef f(name):\n"
+                                              "    return mimetypes.guess_type(name)[0]\n",
+                                              "import mimetypes\n" + _T + "    assert f('a.hx') == 'text/x-hx'\n"
+                                              "    assert mimetypes.guess_type('b.hx')[0] == 'text/x-hx'\n"),
+}
+# r32atk8's cases closed so far (a name here runs as an ordinary test)
+R32ATK8_CLOSED: frozenset[str] = frozenset()
+
+
+def _r32atk8(names, mark) -> list:
+    return [n if n in R32ATK8_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK8_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk8: the judge passes what plain "
+                                  "pytest fails (an open case: a name not in R32ATK8_CLOSED; the comment above it says "
+                                  "what it evades)")
+_R32ATK8_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk8 honest: the judge fails "
+                                         "an honest tree plain pytest passes (an open case: a name not in R32ATK8_CLOSED; "
+                                         "the comment above R32ATK8_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk8(R32ATK8_LENIENT, _R32ATK8_OPEN))
+def test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK8_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk8(R32ATK8_HONEST, _R32ATK8_HONEST_OPEN))
+def test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK8_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
