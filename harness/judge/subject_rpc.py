@@ -5538,9 +5538,7 @@ the driver cannot route is a fault, never a record the tree's logging did not se
 test's, or on a logger outside the manager's tree. The shape of the tree is shared by name and guarded
 (``_log_shape``): a logger renamed, a ``loggerDict`` entry aliased or removed, a parent set by hand is a fault. A
 relayed record's ``process`` is the test's process, and its ``thread``/``threadName`` the test's thread when the tree
-logged it on the thread serving the test's call (plain pytest: one process, the test's thread). The other way, a record
-made in the subject while the test's own record factory, logger class or level names are set in the driver (which it
-was made without) is a fault (``_handle_record``)."""
+logged it on the thread serving the test's call (plain pytest: one process, the test's thread)."""
 LOGGER_PATCH_RULE = """A logger is an object of the standard library both processes hold by name (``getLogger``), and the
 tree's calls go through the subject's. A member the test sets on one (``monkeypatch.setattr(getLogger('pkg'),
 'warning', f)``, ``mock.patch.object``, an assignment: anything in the logger's ``__dict__`` beyond a logger's own
@@ -6857,11 +6855,6 @@ def _handle_record(r, peer: "Peer | None" = None) -> None:
     handlers and its ancestors', caplog's on the root)."""
     if _type(r) is not dict:
         raise RemoteError("a malformed log record")
-    ns = _LOGGING_NS
-    if peer is not None and (ns.get("_logRecordFactory") is not _ORIG_RECORD_FACTORY or ns.get("_loggerClass") is not
-                             _ORIG_LOGGER_CLASS or ns.get("_levelToName") != _ORIG_LEVEL_NAMES):
-        peer._dec_fault("a record made in the subject while the test's own record factory, logger class or level names "
-                        "are set, which it was made without (harness.judge.subject_rpc LOG_ROUTE_RULE)")
     d = {k: r[k] for k, t in _RECORD_FIELDS.items() if k in r and _type(r[k]) is t}
     _record_extra(r, d, peer)
     d["args"], d["exc_info"] = None, None

@@ -2568,25 +2568,6 @@ def test_a_member_of_the_interpreters_enum_crosses_as_the_receivers_own_member()
     assert rpc.Peer._enc_member(re.I | re.M, re.RegexFlag) is None
 
 
-def test_a_record_made_in_the_subject_while_the_tests_own_level_names_are_set_is_a_fault():
-    """``LOG_ROUTE_RULE``, the other way: the test's ``addLevelName`` (or record factory, logger class) would name the
-    tree's record under plain pytest; the subject made it without, so its arrival is a fault."""
-    import logging
-    peer = rpc.Peer(-1, "subject")
-    faults: list = []
-    peer.on_fault = faults.append
-    r = {"name": "hx.levels.probe", "msg": "m", "levelno": 10, "levelname": "DEBUG", "at": "hx.levels.probe", "hf": 0,
-         "own": True}
-    rpc._handle_record(dict(r), peer)
-    assert faults == []
-    logging.addLevelName(logging.DEBUG, "D")
-    try:
-        rpc._handle_record(dict(r), peer)
-    finally:
-        logging.addLevelName(logging.DEBUG, "DEBUG")
-        logging._nameToLevel.pop("D", None)  # type: ignore[attr-defined]
-    assert len(faults) == 1 and "level names" in faults[0]
-
 
 # -- the rest of the interpreter's state, read at its source (``CENSUS_RULE``) ----------------------------------------
 @pytest.fixture
