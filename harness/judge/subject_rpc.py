@@ -6556,7 +6556,9 @@ def library_classes_moved(accept: bool = False, start: list | None = None, sync:
         cls, snap = _CW["classes"][i], _CW["snaps"][i]
         cur = dict(_TYPE_DICT(cls))
         if accept:
-            if start is not None and i < _len(start) and start[i] == b:
+            # (a class first watched after ``start`` was read is one a module loaded inside this library's own load
+            # defined: ``tomllib`` sets ``TOMLDecodeError.__module__`` after its ``_parser`` is loaded and watched)
+            if start is not None and (i >= _len(start) or start[i] == b):
                 _CW["snaps"][i], vals[i] = cur, a
             continue
         changed = [k for k in set(cur) | set(snap) if not (k in cur and k in snap and cur[k] is snap[k])]
