@@ -157,7 +157,7 @@ def _known_files(cov) -> None:
                 pass
 
 
-def _trace_ran(suffix: str, collection: bool | None = True):
+def _trace_ran(suffix: str, collection: bool | None = True, box: list | None = None):
     """Start recording, per test, the lines of the module under test (the file whose path ends
     in ``suffix``) that ran - coverage.py's C tracer, which leaves every other file's frames
     untraced. The tracer runs only inside a test's setup, call and teardown (pytest's reporting
@@ -169,13 +169,18 @@ def _trace_ran(suffix: str, collection: bool | None = True):
     lines}, or ``?`` when the recording failed or something replaced the tracer meanwhile: then
     what ran is unknown). At each switch the collector's line sets are read and emptied in place
     (the tracer keeps adding to the same set), instead of coverage's contexts, which write each
-    switch to its SQLite data."""
+    switch to its SQLite data. With ``box`` (a one-item list whose switch plugin the swap server
+    registered before it forked, ``_register_swap_plugins``), the recording is put in it and no
+    plugin is returned."""
     rec = _Recording(_recorder(suffix), suffix)
     if collection is not True:
         rec.pause()
     if collection is None:
         _resume_at_first_exec(rec, os.path.basename(suffix))
-    return _switch_plugin(rec), rec.stop
+    if box is not None:
+        box[0] = rec
+        return None, rec.stop
+    return _switch_plugin([rec]), rec.stop
 
 
 class _Recording:
@@ -291,36 +296,47 @@ def _resume_at_first_exec(rec: _Recording, base: str) -> None:
     sys.addaudithook(first_exec)
 
 
-def _switch_plugin(rec: _Recording):
-    """The pytest plugin of a recording: each test's lines under its node id, the tracer on only
-    inside its setup, call and teardown."""
+def _switch_plugin(box: list):
+    """The pytest plugin of a recording (``box[0]``; None: nothing is recorded): each test's
+    lines under its node id, the tracer on only inside its setup, call and teardown."""
     import pytest
 
     class Switch:
         def pytest_runtest_logstart(self, nodeid, location):
-            rec.pause()                 # the end of collection, or a test's report
-            rec.switch(nodeid)
+            if box[0] is not None:
+                box[0].pause()          # the end of collection, or a test's report
+                box[0].switch(nodeid)
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_setup(self, item):
-            rec.resume()
+            rec = box[0]
+            if rec is not None:
+                rec.resume()
             yield
-            rec.pause()
+            if rec is not None:
+                rec.pause()
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_call(self, item):
-            rec.resume()
+            rec = box[0]
+            if rec is not None:
+                rec.resume()
             yield
-            rec.pause()
+            if rec is not None:
+                rec.pause()
 
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
         def pytest_runtest_teardown(self, item, nextitem):
-            rec.resume()
+            rec = box[0]
+            if rec is not None:
+                rec.resume()
             yield
-            rec.pause()
+            if rec is not None:
+                rec.pause()
 
         def pytest_runtest_logfinish(self, nodeid, location):
-            rec.switch("")
+            if box[0] is not None:
+                box[0].switch("")
     return Switch()
 
 
@@ -554,23 +570,12 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     if req.get("control"):
         _redirect_imports(req["control"], req["cwd"])
     failed: list[str] = []
-    root = str(session.config.rootpath)
-
-    class Record:
-        def pytest_runtest_logreport(self, report):
-            if report.failed and not hasattr(report, "wasxfail"):
-                failed.append(f"FAILED {report.nodeid} ({report.when}) - {_crash_line(report, root)}"[:400])
-    # a failure's traceback in the native (traceback module) style: the verdict is the exit code
-    # and the summary line names the crash's place and message, neither depending on the style;
-    # the default long style parses each test file's AST and resolves every loaded module's path
-    # (inspect.getmodule) per failure: half of a swap child's CPU on ordered-set (issue 26)
-    session.config.option.tbstyle = "native"
-    session.config.pluginmanager.register(Record(), "corpus-swap-record")
+    if _SWAP_FAILED.get("session") is not session:     # a server that did not register them
+        _register_swap_plugins(session)
+    _SWAP_FAILED["list"] = failed
     session.items = [by_id[n] for n in wanted]
     code = 0
-    switch, stop = _trace_ran(req["trace"], collection=False) if req.get("trace") else (None, None)
-    if switch is not None:
-        session.config.pluginmanager.register(switch, "corpus-swap-ran")
+    _, stop = _trace_ran(req["trace"], collection=False, box=_SWAP_REC) if req.get("trace") else (None, None)
     try:
         pm.pytest_runtestloop(session)
     except session.Failed:
@@ -583,6 +588,88 @@ def _swap_run(req: dict, session, out_fd: int) -> int:
     summary = "\n".join(failed) + f"\n{session.testsfailed} failed, {len(session.items)} selected (swap)\n" + ran
     os.write(out_fd, summary.encode("utf-8", "replace"))
     return code
+
+
+# what the swap child's two plugins read: the failures' summary lines go to _SWAP_FAILED["list"],
+# the recording of what ran is _SWAP_REC[0] (None: not recorded). Both plugins are registered once,
+# in the swap server before it forks (``_register_swap_plugins``): a plugin registered in a child
+# cost about 1.5 ms of its CPU (pluggy's registration, then pytest's fixture parsing of the
+# plugin object, ``pytest_plugin_registered``), a tenth of a swap child on ordered-set (issue 35).
+_SWAP_FAILED: dict = {"list": None, "session": None}
+_SWAP_REC: list = [None]
+
+
+def _register_swap_plugins(session) -> None:
+    """Register, in the collected session, the plugin writing a swap child's failure lines and
+    the switch of its recording (each inert until a child sets what it writes to), and set the
+    traceback style a swap child reports failures in."""
+    root = str(session.config.rootpath)
+
+    class Record:
+        def pytest_runtest_logreport(self, report):
+            failed = _SWAP_FAILED["list"]
+            if failed is not None and report.failed and not hasattr(report, "wasxfail"):
+                failed.append(f"FAILED {report.nodeid} ({report.when}) - {_crash_line(report, root)}"[:400])
+    # a failure's traceback in the native (traceback module) style: the verdict is the exit code
+    # and the summary line names the crash's place and message, neither depending on the style;
+    # the default long style parses each test file's AST and resolves every loaded module's path
+    # (inspect.getmodule) per failure: half of a swap child's CPU on ordered-set (issue 26)
+    session.config.option.tbstyle = "native"
+    _crash_only_reports()
+    session.config.pluginmanager.register(Record(), "corpus-swap-record")
+    session.config.pluginmanager.register(_switch_plugin(_SWAP_REC), "corpus-swap-ran")
+    _SWAP_FAILED["session"] = session
+
+
+def _crash_only_reports() -> None:
+    """A failure's report in a swap child keeps its crash (``reprcrash``: the place and the
+    message, what the summary line and ``_crash_line`` read) and the exception's own lines, not
+    the formatted frames: the native style formatted every frame of the traceback (each file read
+    through linecache, each line re-parsed for 3.11's carets), which nothing in the child reads
+    (its terminal output goes to /dev/null; the verdict is the exit code, counted from the
+    reports' outcomes, which do not depend on their text). These keep pytest's own repr: a
+    fixture lookup error and a conftest import failure (their own reprs), ``pytest.fail`` with
+    ``pytrace=False`` (its message alone) and an exception whose every frame is hidden. Set in the
+    swap server before it forks, so only its children use it; the fork path's children run a
+    fresh pytest, untouched (issue 35: about half of a one-test swap child's run loop went to
+    formatting its one failure)."""
+    import traceback
+
+    from _pytest import nodes
+    from _pytest._code.code import ReprExceptionInfo, ReprTracebackNative
+    from _pytest.fixtures import FixtureLookupError
+    from _pytest.outcomes import Failed
+    full = nodes.Node._repr_failure_py
+    if getattr(full, "_corpus_crash_only", False):
+        return
+
+    def crash_only(self, excinfo, style=None):
+        if isinstance(excinfo.value, FixtureLookupError) or type(excinfo.value).__name__ == "ConftestImportFailure" \
+                or (isinstance(excinfo.value, Failed) and not excinfo.value.pytrace):
+            return full(self, excinfo, style)
+        crash = excinfo._getreprcrash()
+        if crash is None:
+            return full(self, excinfo, style)
+        return ReprExceptionInfo(reprtraceback=ReprTracebackNative(
+            traceback.format_exception_only(excinfo.type, excinfo.value)), reprcrash=crash)
+    crash_only._corpus_crash_only = True     # type: ignore[attr-defined]
+    nodes.Node._repr_failure_py = crash_only  # type: ignore[method-assign]
+
+
+def _warm_linecache(extra: Sequence[str] = ()) -> None:
+    """Read every loaded module's source into ``linecache``, in a server before it forks. A
+    failing test's traceback (the swap child's native style, the fork child's long one) reads the
+    source lines of each frame's file through linecache: in a child that read every such file
+    again, per child (a seventh of a one-test swap child's run on ordered-set, issue 35). What a
+    traceback shows is unchanged: each reader calls ``linecache.checkcache`` first, which drops an
+    entry whose file's size or modification time changed since, so the lines are the file's."""
+    import linecache
+    for f in [*(_module_file_of(m) for m in list(sys.modules.values())), *extra]:
+        if f and f.endswith(".py"):
+            try:
+                linecache.getlines(f)
+            except Exception:           # noqa: BLE001 - read by the child, as before
+                pass
 
 
 def _redirect_imports(control: str, work: str) -> None:
@@ -780,6 +867,9 @@ class _SwapPlugin:
         import json
         _stop_watching_lambdas()
         ok = not session.testsfailed and bool(session.items)
+        if ok:
+            _register_swap_plugins(session)
+            _warm_linecache()
         gc.freeze()     # the collected suite too: children's gc.collect skips it
         self.ctl.send(json.dumps({"ready": ok}).encode())
         _loop(self.ctl, self.base_path, session if ok else None)
@@ -795,6 +885,7 @@ def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None
     ctl = socket.socket(fileno=fd)
     import gc
     if collect is None:
+        _warm_linecache(rewrite)     # pytest's own files and the suite's test files
         gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
         _loop(ctl, base_path, None)
         return

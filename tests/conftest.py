@@ -141,6 +141,8 @@ SLOW_TESTS: dict[str, str] = {
         "every mutant judged on the fast path and cold (10 s)",
     "tests/corpus/test_fast_pytest.py::test_a_suite_that_reloads_the_module_keeps_per_test_selection_and_the_cold_verdicts":
         "every mutant of a reloaded module judged on the fast path and cold (74 s at load 10; ~10 s idle)",
+    "tests/corpus/test_fast_pytest.py::test_a_swap_childs_failure_line_names_the_crash_place_and_message":
+        "a session over 40 mutants and three cold runs (53 s at load 18)",
     "tests/corpus/test_operators.py::test_each_new_operator_alone_reveals_its_gap":
         "a whole fine-family measure run over the gaps module (60 s at load 10)",
     "tests/corpus/test_developer_habits.py::test_mutmut_table_is_read_when_ours_is_absent":
@@ -208,7 +210,7 @@ SLOW_TESTS: dict[str, str] = {
     # red team r32atk's tests on issue 32's guarantees (test_final_check_attacks.py; the data-file forge and the
     # key used where no write carries it hold since branch r32rec, the other two are strict xfails)
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does":
-        "31 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
+        "37 small trees each judged and run under plain pytest (128 s for the first 21 at load ~10)",
     # red team r32atk4 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
         "53 small trees each judged and run under plain pytest (0.3-5 s each, 56 s for the first 24 at load ~5)",
@@ -227,9 +229,21 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
         "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
-        "19 small trees each judged and run under plain pytest",
+        "23 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "five trees through the final check, honest and forged",
+    # red team r32atk7 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
+        "12 small trees each judged and run under plain pytest (1-3 s each warm, 2-3 s cold)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged":
+        "16 small trees each judged and run under plain pytest (1-5 s each)",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
+        "three trees through the final check, honest and forged",
+    # red team r32atk8 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -289,6 +303,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
     "tests/corpus/test_fast_pytest_swap.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
+        (frozenset({"module_removed_from_sys_modules_by_the_tree"}),
+         "one of r32atk7's three forged trees through the final check in test-all (two final checks each)"),
     "tests/corpus/test_rerun.py::test_a_rerun_sees_a_thread_and_an_edit_that_keeps_size_and_mtime":
         (frozenset({"a function a test runs in a thread"}),
          "the thread; the edit keeping size and mtime in the campaign (two corpus runs, ~8 s)"),
@@ -349,6 +366,20 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_stamp_a_foreign_module_or_a_stub":
         (frozenset({"stand_ins-stamp_special_name_replaced_in_place"}),
          "one of r32atk5's three forged trees through the final check in test-all (two final checks each, ~10 s)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
+        (frozenset({
+            "process_state-abc_registration", "logging-filter_added_to_a_logger", "stand_ins-finalizer_in_a_closure_cell",
+            "schedule-sleep_bound_before_the_tree_replaced_it", "test_patches-method_of_a_stdlib_logger_patched"}),
+         "one case per mechanism group of red team r32atk6 in test-all once closed; the other closed cases in the "
+         "campaign (1-10 s each; CI's test-all ran 1,220 s, at its 20 minutes)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
+        (frozenset({"module_stubbed_at_the_test_files_import", "context_filter_of_the_trees_logger",
+                    "tree_class_registered_with_a_stdlib_abc", "file_held_through_a_bound_method_flushed_when_dropped",
+                    "sleep_bound_before_the_tree_replaced_it"}),
+         "one honest tree per rule of red team r32atk6 in test-all once closed, the others in the campaign"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
+        (frozenset({"stand_ins-finalizer_in_a_closure_cell"}),
+         "one of r32atk6's five forged trees through the final check in test-all once closed (two final checks each)"),
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
@@ -411,6 +442,16 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk6's honest regressions: the closed ones (R32ATK6_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "red team r32atk6 through the final check: the closed ones (R32ATK6_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
+        "red team r32atk7's judge leniencies: the closed ones (R32ATK7_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged":
+        "red team r32atk7's honest regressions: the closed ones (R32ATK7_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
+        "red team r32atk7 through the final check: the closed ones (R32ATK7_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        "red team r32atk8's judge leniencies: the closed ones (R32ATK8_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        "red team r32atk8's honest regressions: the closed ones (R32ATK8_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -47,6 +47,7 @@ _MAX_STR = 1 << 20
 _MAX_NODES = 200000
 
 _type, _isinstance, _issubclass, _len, _repr, _str, _bool = type, isinstance, issubclass, len, repr, str, bool
+_vars = vars
 _NAN = __import__("math").nan  # math.nan, bound before any code of the tree
 _int, _float, _bytes, _list, _tuple, _dict, _set, _frozenset = int, float, bytes, list, tuple, dict, set, frozenset
 _dumps = _json.dumps
@@ -481,7 +482,7 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0,
-                 "abuf": b"", "allowed": set(), "in_test": False, "main": None,
+                 "abuf": b"", "allowed": set(), "in_test": False, "main": None, "sleep": None,
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
 
 
@@ -647,8 +648,12 @@ def _on_msg(msg, _emit=_emit):
             cls = cls if _isinstance(cls, type) and _issubclass(cls, Warning) else UserWarning
             filename, lineno = _str(w["f"]), _int(w["l"])
             if w.get("at") is True:  # warned at the subject's crossing frame (stacklevel): the probe's line,
-                filename, lineno = _probe_caller()  # from this process's own frames, never a name the tree gave
-            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno)
+                filename, lineno, registry = _probe_caller(True)  # from this process's own frames, never a name
+                # the tree gave; its registry the test module's own, as ``warnings.warn`` there would take
+            else:  # the tree's own line: one registry per file of the tree, as its module's ``__warningregistry__``
+                registry = _TREE_WARNING_REGISTRIES.setdefault(filename, {}) if \
+                    _len(_TREE_WARNING_REGISTRIES) < 10_000 else None
+            warnings.warn_explicit(_str(w["m"]), cls, filename, lineno, registry=registry)
         except (KeyError, TypeError, ValueError, _rpc.RemoteError):
             pass
     _audit_drain(block=False)
@@ -660,13 +665,30 @@ def _on_fault(why, _emit=_emit, _str=_str, _type=_type):
     _emit({"k": "fault", "what": (why if _type(why) is _str else "a protocol fault")[:300]})
 
 
-def _probe_caller():
-    """The innermost frame outside the harness's own files: where the probe made the request."""
+# WARNING_REGISTRY_RULE: a warning the tree's call emitted is replayed in the driver with the registry plain pytest's
+# ``warnings.warn`` would have used, so "default" and "module" show it once per location as there: at the test's line
+# (the crossing frame) the test module's own ``__warningregistry__``; at a line of the tree, one registry per file of
+# the tree kept here (the tree's module's, which lives in the subject; the filters' version clears both as it clears
+# every registry). Open: a tree that clears its own ``__warningregistry__`` (the subject's is not read).
+_TREE_WARNING_REGISTRIES: dict = {}
+
+
+def _probe_caller(registry=False):
+    """The innermost frame outside the harness's own files: where the probe made the request (with ``registry``, also
+    that frame's module's ``__warningregistry__``, made as ``warnings.warn`` makes it)."""
     f = _getframe(1)
     res = _DRIVER["res"]
     while f is not None and f.f_code.co_filename.startswith(res):
         f = f.f_back
-    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+    if not registry:
+        return (f.f_code.co_filename, f.f_lineno) if f is not None else ("?", 0)
+    if f is None:
+        return "?", 0, None
+    try:
+        reg = f.f_globals.setdefault("__warningregistry__", {})
+    except Exception:  # noqa: BLE001 - a module namespace the test replaced: no registry (as shown every time)
+        reg = None
+    return f.f_code.co_filename, f.f_lineno, reg if _type(reg) is dict else None
 
 
 def _audit_drain(block, want=None, _emit=_emit):
@@ -828,12 +850,24 @@ class _Finder:
 _FINDER = _Finder()
 
 
-def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"]):
-    """Backstop audit hook: no code object compiled from a file of the tree executes here."""
+# The test's acts on the outside world that read (or order themselves after) what a thread of the tree writes: files,
+# listings, children, sockets (subject_rpc ``WAITS_RULE``): the events CPython raises for them.
+_GIVE_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "glob.glob", "glob.glob/2", "os.chdir", "os.remove",
+                          "os.rename", "os.rmdir", "os.mkdir", "os.truncate", "os.utime", "os.chmod", "os.link",
+                          "os.symlink", "os.getxattr", "os.listxattr", "shutil.copyfile", "shutil.copytree",
+                          "shutil.rmtree", "shutil.move", "shutil.make_archive", "shutil.unpack_archive",
+                          "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system",
+                          "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "sqlite3.connect",
+                          "mmap.__new__", "tempfile.mkstemp", "tempfile.mkdtemp"})
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS):
+    """Backstop audit hook: no code object compiled from a file of the tree executes here. Also the driver's one audit
+    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call)."""
     if event == "exec" and args:
         fn = getattr(args[0], "co_filename", "")
         if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
+    elif event in _give_events:
+        _give_before_acts(event, args)
 
 
 # The standard library's functions that read an object through a protocol of their own module, not a special
@@ -908,28 +942,111 @@ def _driver_setup(probe_file):
     atexit.register(_stop_subject)
     import threading
     _DRIVER["main"] = _thread.get_ident()
-    time.sleep = _sleep
+    time.sleep = _DRIVER["sleep"] = _sleep
+    _SLEEPS[0] = _sleep
+    _rpc.SLEEP_MOVED[0] = _sleep_moved  # the tree's later values of ``time.sleep`` (subject_rpc ``SLEEPS_RULE``)
     threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
     _select_waits()  # an event loop's or a child's pipes' waits: the tree's threads run meanwhile
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
     _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
+    _rpc.route_test_logs(_DRIVER["main"], threading.current_thread)  # the tree's logging decides the test's records too (subject_rpc ``LOG_ROUTE_RULE``)
     _spawn_subject()
 
 
-def _sleep(secs, _real=__import__("time").sleep, _ident=__import__("_thread").get_ident, _type=_type, _float=_float):
+_GIVING = [False]
+
+
+def _give_before_acts(event, args, _giving=_GIVING, _getframe=_getframe):
+    """The driver's audit hook for ``WAITS_RULE`` (subject_rpc): at the test's own act on the outside world (an event of
+    ``_GIVE_EVENTS`` raised with a frame of the test's file in the stack), while the test's main thread waited outside
+    the judge's schedule long enough (``Waits.due``), the time goes to the tree's threads first (a ``wait`` request of
+    no time carrying it, ``bl`` with ``bp``), so what they wrote during the wait is there when the act reads it.
+    Called by ``_refuse_foreign_code`` for an event of ``_GIVE_EVENTS``."""
+    if _giving[0]:
+        return
+    peer = _DRIVER["peer"]
+    waits = peer.waits if peer is not None else None
+    if waits is None or waits.mark is None or peer.depth or not _DRIVER["in_test"] or _ident() != _DRIVER["main"]:
+        return
+    _giving[0] = True
+    try:
+        if not waits.due():
+            return
+        f, allowed, n = _getframe(1), _DRIVER["allowed"], 0
+        while f is not None and f.f_code.co_filename not in allowed and n < 256:
+            f, n = f.f_back, n + 1
+        if f is None or n >= 256:
+            return
+        peer.prompt = True
+        try:
+            peer.request("wait", 0.0)
+        finally:
+            peer.prompt = False
+    except Exception:  # noqa: BLE001 - a fault is recorded by the protocol (``_on_fault``); the act goes on
+        pass
+    finally:
+        _giving[0] = False
+
+
+def _sleep(secs, _real=__import__("time").sleep, _ident=__import__("_thread").get_ident, _type=_type, _float=_float,
+           _which=0):
     """The driver's ``time.sleep`` (``_driver_setup``). While a test runs, in the driver's main thread and with the
     subject in use, the sleep is the subject's (a ``sleep`` request, harness.judge.subject_rpc ``Schedule``): the
     tree's threads are frozen while the driver runs the test and run while the test waits, as under plain
     pytest, and the reply brings what they did (linked containers, mirrors, the process state, output, log
     records) as every reply does, so a test that polls what a thread of the tree fills sees it filled. Any
-    other sleep (pytest's, a test's thread, a value ``time.sleep`` itself refuses) is the driver's own."""
+    other sleep (pytest's, a test's thread, a value ``time.sleep`` itself refuses) is the driver's own.
+    ``_which``: the value of the subject's ``time.sleep`` this function stands for (subject_rpc ``SLEEPS_RULE``:
+    0 its own; ``_sleep_moved`` makes one for each value the tree gives it), run there whatever the name holds now."""
     peer = _DRIVER["peer"]
     if peer is None or not _DRIVER["in_test"] or _type(secs) not in (int, _float) or not 0 <= secs <= 1e7:
         return _real(secs)
     if _ident() != _DRIVER["main"]:
         return _real(secs)
-    peer.request("sleep", _float(secs))
+    if _which:
+        peer.request("sleep", _float(secs), _which)
+    else:
+        peer.request("sleep", _float(secs))
+
+
+_SLEEPS: dict = {}  # index -> the driver's function standing for that value of the subject's ``time.sleep``
+
+
+def _sleep_of(which: int):
+    """A ``time.sleep`` of the driver's standing for the tree's value ``which`` of the subject's (``SLEEPS_RULE``):
+    during a test, in the driver's main thread, the subject runs that value; where the driver cannot have it run
+    there (a thread of the test's own during a test) the call is a fault (plain pytest would run the tree's)."""
+    def sleep(secs):
+        peer = _DRIVER["peer"]
+        if peer is not None and _DRIVER["in_test"] and _ident() != _DRIVER["main"]:
+            _on_fault("a thread of the test called the tree's time.sleep, which only the subject can run "
+                      "(subject_rpc SLEEPS_RULE)")
+        return _sleep(secs, _which=which)
+    sleep.__name__ = sleep.__qualname__ = "sleep"
+    sleep.__doc__ = _sleep.__doc__
+    return sleep
+
+
+_ident = __import__("_thread").get_ident
+
+
+def _sleep_moved(which):
+    """(driver, at a subject's message with ``ts``) The subject's ``time.sleep`` is now its value ``which``: the
+    driver's ``time`` module gets the function standing for it, so what the test reads from now on is that value
+    and what it bound before stays what it was (subject_rpc ``SLEEPS_RULE``). Returns a fault's text or None."""
+    import time
+    if _type(which) is not int or which < 0:
+        return ("the tree deleted time.sleep, or gave it more values than the judge keeps (subject_rpc SLEEPS_RULE): "
+                "the test's later reads of it cannot be run as plain pytest runs them")
+    if _vars(time).get("sleep") is not _DRIVER["sleep"]:
+        return ("the tree replaced time.sleep while the test's own patch of it stood: under plain pytest the tree's "
+                "assignment replaces the test's patch (subject_rpc SLEEPS_RULE)")
+    fn = _SLEEPS.get(which)
+    if fn is None:
+        fn = _SLEEPS[which] = _sleep_of(which)
+    _vars(time)["sleep"] = _DRIVER["sleep"] = fn
+    return None
 
 
 def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait, _ident=__import__("_thread").get_ident,

@@ -200,7 +200,7 @@ class _Env:
             return all(p is None or self.evaluable(p, bound) for p in (node.lower, node.upper, node.step))
         if isinstance(node, ast.Call):
             return (self.evaluable(node.func, bound) and all(self.evaluable(a, bound) for a in node.args)
-                    and all(self.evaluable(k.value, bound) for k in node.keywords))
+                    and all(self.evaluable(k.value, bound) for k in node.keywords) and not _reads_process_state(node))
         if isinstance(node, ast.JoinedStr):
             return all(self.evaluable(v, bound) for v in node.values)
         if isinstance(node, ast.FormattedValue):
@@ -217,6 +217,24 @@ class _Env:
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
             return all(self.evaluable(p, frozenset(inner)) for p in parts)
         return False
+
+
+# The codec error handlers a fresh interpreter has: ``str.encode``/``bytes.decode`` with another ``errors`` name reads
+# the process's registry (``codecs.register_error``, the tree's or the test's), which only the test's process holds.
+BUILTIN_ERROR_HANDLERS = frozenset({"strict", "ignore", "replace", "xmlcharrefreplace", "backslashreplace",
+                                    "namereplace", "surrogateescape", "surrogatepass"})
+
+
+def _reads_process_state(node: ast.Call) -> bool:
+    """Whether a call the judge could otherwise compute reads the state of the test's process (the rule: an expectation
+    is what a fresh interpreter computes alike; harness.judge.subject_rpc ``CENSUS_RULE``): an ``encode``/``decode``
+    whose ``errors`` is not a literal name of a builtin handler. Such a call is a leaf, observed where the test runs."""
+    f = node.func
+    if not isinstance(f, ast.Attribute) or f.attr not in ("encode", "decode"):
+        return False
+    errors = [k.value for k in node.keywords if k.arg == "errors"] + node.args[1:2]
+    return any(not (isinstance(e, ast.Constant) and e.value in BUILTIN_ERROR_HANDLERS) for e in errors) or \
+        any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
 
 
 SINGLETONS = (None, True, False, Ellipsis)
@@ -277,7 +295,7 @@ class _Splitter:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LEAF_CALLS and \
                 env.evaluable(node.func):
             return self.leaf(node)  # not evaluable as a whole: some argument is a sandbox value
-        if isinstance(node, ast.Call) and env.evaluable(node.func) and not node.keywords and all(
+        if isinstance(node, ast.Call) and env.evaluable(node.func) and not node.keywords and not _reads_process_state(node) and all(
                 not isinstance(a, (ast.Starred, ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp))
                 for a in node.args):
             return ast.Call(func=node.func, args=[self.split(a) for a in node.args], keywords=[])

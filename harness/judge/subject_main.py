@@ -47,7 +47,8 @@ def _install_audit(fd: int, exempt: dict | None = None) -> None:
     object the tree compiles is not one of them)."""
     from _json import encode_basestring_ascii as quote
     text = _text_reader()
-    classify = _event_classifier(_caller_check(_trusted_prefixes(), text, {} if exempt is None else exempt), text)
+    exempt = {} if exempt is None else exempt
+    classify = _event_classifier(_caller_check(_trusted_prefixes(), text, exempt), text, _exempt_check(exempt))
     sys.addaudithook(_audit_hook(classify, _pipe_writer(fd, AUDIT_REDIRECTED), quote))
 
 
@@ -90,6 +91,20 @@ def _caller_check(trusted: tuple[str, ...], text, exempt: dict):
     return untrusted_caller
 
 
+def _exempt_check(exempt: dict):
+    """A fresh ``exempt_caller(getframe)``: whether the Python frame that raised the audit event (three up, as for
+    ``untrusted_caller``) runs one of the ``exempt`` code objects, by identity: the harness's own traversal (the
+    protocol's walk of what a drop frees, harness.judge.subject_rpc ``_finalizes``, reads ``gc.get_referents``).
+    Only these: a ``gc`` traversal from anywhere else, the standard library's included, stays evidence."""
+    def exempt_caller(getframe, _exempt=exempt, _id=id) -> bool:
+        try:
+            code = getframe(3).f_code
+        except ValueError:
+            return False
+        return _exempt.get(_id(code)) is code
+    return exempt_caller
+
+
 def _pipe_writer(fd: int, redirected: int):
     """A fresh ``write(line)`` to ``fd`` that first checks ``fd`` still leads to the pipe it leads
     to now, and ends the process with ``redirected`` when it does not, or when the pipe does not
@@ -118,10 +133,11 @@ def _pipe_writer(fd: int, redirected: int):
     return write
 
 
-def _event_classifier(untrusted_caller, text):
+def _event_classifier(untrusted_caller, text, exempt_caller=None):
     """A fresh ``classify(event, args)``: the evidence line's text for an audit event that is
     evidence of reaching another frame, the interpreter's objects or the process's descriptors
-    (the module docstring's list), else None."""
+    (the module docstring's list), else None. ``exempt_caller``: ``gc.get_referents`` made by one of the
+    harness's own functions (``_exempt_check``) is not evidence."""
     always = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
     tracing = frozenset({"sys.settrace", "sys.setprofile"})
     by_caller = frozenset({"sys._getframe", "code.__new__", "function.__new__"})
@@ -134,9 +150,9 @@ def _event_classifier(untrusted_caller, text):
     coroutine_code = types.coroutine.__code__
 
     def classify(event, args, _getframe=sys._getframe, _text=text, _len=len, _startswith=str.startswith,
-                 _untrusted=untrusted_caller, _coroutine=coroutine_code):
+                 _untrusted=untrusted_caller, _coroutine=coroutine_code, _exempt=exempt_caller):
         if event in always:
-            return event
+            return None if event == "gc.get_referents" and _exempt is not None and _exempt(_getframe) else event
         if event in by_caller or _startswith(event, "ctypes."):
             return event if _untrusted(_getframe) else None
         if event in tracing:  # doctest saves and restores "no tracer" (None): only a real tracer counts
@@ -224,7 +240,8 @@ def _held_libc() -> dict | None:
 def _interpreter_registries() -> dict:
     """What harness.judge.subject_rpc ``ProcState`` reads the interpreter's state at (``SOURCES``), found before the
     audit hook is on (a symbol looked up, the heap searched once: no code of the tree has run): the address of
-    libc's ``environ`` and the list of codec search functions."""
+    libc's ``environ``, the list of codec search functions, the codec error handlers' dict and the three lists of
+    fork handlers (harness.judge.subject_rpc ``CENSUS_RULE``)."""
     import codecs
     import gc
     out: dict = {}
@@ -243,6 +260,16 @@ def _interpreter_registries() -> dict:
     finally:
         codecs.unregister(probe)
     out["codecs"] = found[0] if len(found) == 1 else None
+    strict, ignore = codecs.lookup_error("strict"), codecs.lookup_error("ignore")  # the codec error handlers' dict
+    errs = [r for r in gc.get_referrers(strict) if type(r) is dict and r.get("strict") is strict and r.get("ignore") is ignore]
+    out["errors"] = errs[0] if len(errs) == 1 else None
+
+    def fork_probe():  # the fork handlers' three lists: a no-op in each (it cannot be removed; it does nothing)
+        return None
+
+    os.register_at_fork(before=fork_probe, after_in_child=fork_probe, after_in_parent=fork_probe)
+    forks = [r for r in gc.get_referrers(fork_probe) if type(r) is list and r and r[-1] is fork_probe]
+    out["forks"] = forks if len(forks) == 3 else None
     return out
 
 
@@ -263,7 +290,11 @@ def main() -> None:
     sys.modules["_hx_rpc"] = rpc
     spec.loader.exec_module(rpc)
     rpc.SOURCES.update(sources)
+    # (the class stamps' version reads, ``_class_marks``, and the watch of the interpreter's classes, ``CENSUS_RULE``,
+    # which a library's load already makes)
+    exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
+    rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
     peer.cross, peer.crossing_file = rpc.crossing()
@@ -285,6 +316,8 @@ def main() -> None:
     if peer.sched.io is not None:
         exempt.update({id(code): code for code in rpc._HeldIO.codes()})
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__  # (the class stamps' version reads: ``_class_marks``)
+    exempt.update({id(code): code for code in rpc.traversal_codes()})  # (what a drop frees: ``_finalizes``)
+    rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
     peer.serve_forever()
     sys.exit(0)  # as a plain pytest process ends: the tree's atexit handlers run
 

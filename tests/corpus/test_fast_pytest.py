@@ -469,3 +469,20 @@ def test_a_recording_says_unknown_after_what_its_tracer_cannot_see():
                        cwd=Path(__file__).resolve().parents[2])
     # ... and the module's own file opened while a test runs (not by the import system)
     assert r.stdout.strip() == "[False, False, False, False, True, False, True]", r.stdout + r.stderr
+
+
+def test_a_swap_childs_failure_line_names_the_crash_place_and_message(gate):
+    """A swap child reports a failure by its crash only (forkserver._crash_only_reports: the
+    frames are not formatted): the summary line still names the failing test, the crash's file
+    and line and the exception's message, and the verdict is the cold path's."""
+    import re
+    spec = ArtifactSpec("tiny", "python", "mod.py", SRC.encode(), {"role": "code"})
+    muts = generate(spec, "fine")
+    with PytestSession(gate, TINY / "artifact", "mod.py", workers=1) as s:
+        swapped = [(m, j) for m, j in ((m, s.judge(m)) for m in muts[:40]) if j.executor == "swap"
+                   and j.judgement.verdict is Verdict.REJECT]
+    assert swapped
+    for m, j in swapped[:3]:
+        assert re.search(r"FAILED \S+::\S+ \((setup|call|teardown)\) - \S+\.py:\d+: \S", j.judgement.reason), \
+            j.judgement.reason
+        assert j.killer and _cold(gate, m) is Verdict.REJECT

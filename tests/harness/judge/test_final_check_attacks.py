@@ -2275,7 +2275,8 @@ _R6_CAPLOG = ("import logging\nfrom pkg import f\n\n\ndef test_f(caplog):\n    a
 # (``os.register_at_fork``: the test's ``os.fork`` runs the tree's), ``tracemalloc``, gc's debug flags and frozen
 # generation (only ``enable`` and thresholds are synced), ``threading.stack_size``, the async generator hooks, the
 # process's nice value, an audit hook the tree adds (the test's ``os.remove`` is refused under plain pytest), the
-# warnings registry, and a member of a stdlib class the tree sets.
+# warnings registry, and a member of a stdlib class the tree sets. All closed by one rule (harness.judge.subject_rpc
+# ``CENSUS_RULE``: every such state read at its source at each reply, carried where the test can use it, else a fault).
 R32ATK6_PROCESS_STATE = {
     "module_loaded_through_a_finder_added_and_removed": (
         _R6_FINDER.replace("import importlib.abc", "import importlib, importlib.abc, sys\nimport importlib.abc") +
@@ -2333,7 +2334,8 @@ R32ATK6_PROCESS_STATE = {
 # pytest), the logger class (``setLoggerClass``: a logger the test makes afterwards), the record factory
 # (``setLogRecordFactory``), a level's name (``addLevelName``), a logger removed from ``loggerDict`` (the test's
 # ``getLogger`` makes a new one under plain pytest) or aliased there to another logger, a logger's ``name``, and a
-# handler of the tree that rewrites the records passing through it.
+# handler of the tree that rewrites the records passing through it. Closed (subject_rpc ``LOG_ROUTE_RULE``): the test's
+# records are made and handled in the subject while its logging decides them; the tree's shape is guarded.
 R32ATK6_LOGGING = {
     "filter_added_to_a_logger": ("import logging\n\n\ndef f():\n    logging.getLogger('app').addFilter(lambda r: False)\n"
                                  "    return 1\n", _R6_CAPLOG),
@@ -2370,6 +2372,9 @@ R32ATK6_LOGGING = {
 # ``__self__``, a ``functools.partial``'s arguments, a ``deque`` or a dict view is not walked: the test's ``del``
 # releases the holder only with the next message, after the assert, where CPython runs ``Inner.__del__`` at once. The
 # same for a function the tree returns (its closure), and for a closure attached in a later call (no fault either).
+# Closed (``R32ATK6_CLOSED_STAND_INS``): the walk is now everything ``gc.get_referents`` reaches, with the entry a weak
+# container's bookkeeping removes; and every immutable value that crosses as a copy and that the tree keeps crosses
+# with a token, the driver's object passed back as that token (docs/judge.md, "what a drop frees").
 R32ATK6_STAND_INS = {
     # identity of a kept value beside the tuple's token: a frozenset, a range, a Decimal or a datetime the tree keeps and
     # returns from two calls is one object under plain pytest, two in the driver (docs/judge.md names str, float, bytes,
@@ -2418,7 +2423,10 @@ R32ATK6_STAND_INS = {
 # sleep`` at its own import, before the tree's, sleeps for real under plain pytest (the tree's thread runs 50 times),
 # while the judge runs the tree's no-op (the thread gets no time). And the time of a wait outside the schedule is given
 # to the tree's threads only with the next message, with a fault only for what the driver holds a copy of: a file a
-# thread of the tree writes during the test's wait for a child is read by the test before that, unchanged.
+# thread of the tree writes during the test's wait for a child is read by the test before that, unchanged. Both closed
+# (R32ATK6_CLOSED_SCHEDULE): a wait runs the value of ``time.sleep`` the test's function stands for (subject_rpc
+# ``SLEEPS_RULE``), and waited time goes to the tree's threads before the test's next audited act, a later give that
+# changes files being a fault (``WAITS_RULE``).
 R32ATK6_SCHEDULE = {
     "sleep_bound_before_the_tree_replaced_it": ("import threading, time\n\n_real = time.sleep\ntime.sleep = lambda s: None\n\n\n"
                                                 "def start(hits):\n    def w():\n        while True:\n            hits.append(1)\n"
@@ -2439,7 +2447,8 @@ R32ATK6_SCHEDULE = {
 # patcher's change to an *instance* the standard library owns and both processes share by name (a logger from
 # ``getLogger``) changes only the driver's: the tree's ``log.warning`` runs unpatched. And the test's own delete of a
 # member it set on a tree class is CPython's only when made by a line of the test's file (``_by_test``): one made
-# through ``exec`` is taken for a patcher's undo, so the tree's member comes back where plain pytest's class has none.
+# through ``exec`` is taken for a patcher's undo, so the tree's member comes back where plain pytest's class has none
+# (closed, R32ATK6_CLOSED_SCHEDULE: every delete is CPython's but a patcher's undo, decided by the code that deletes).
 R32ATK6_TEST_PATCHES = {
     "method_of_a_stdlib_logger_patched": ("import logging\n\nlog = logging.getLogger('pkg')\n\n\ndef f():\n"
                                           "    log.warning('deprecated')\n    return 1\n",
@@ -2560,8 +2569,38 @@ R32ATK6_HONEST = {
                                                           "sys.modules['subprocess'] = _old\n\n\ndef test_f():\n"
                                                           "    assert deploy() == 'ran'\n"),
 }
-# r32atk6's cases closed so far (a name here runs as an ordinary test; one set per closing mechanism may be added)
-R32ATK6_CLOSED: frozenset[str] = frozenset({"module_stubbed_at_the_test_files_import", "module_stubbed_for_the_trees_import_then_restored"})
+# r32atk6's cases closed so far (a name here runs as an ordinary test), one set per closing mechanism: each line is
+# edited by one change only
+R32ATK6_CLOSED_STUBS: frozenset[str] = frozenset({"module_stubbed_at_the_test_files_import",
+                                                  "module_stubbed_for_the_trees_import_then_restored"})
+R32ATK6_CLOSED_PROCESS_STATE: frozenset[str] = frozenset({"process_state-module_loaded_through_a_finder_added_and_removed", "process_state-path_importer_cache_entry", "process_state-abc_registration", "process_state-codec_error_handler", "process_state-fork_handler", "process_state-tracemalloc_started", "process_state-gc_debug_flags", "process_state-gc_freeze", "process_state-thread_stack_size", "process_state-asyncgen_hooks", "process_state-nice_value", "process_state-warning_registry_once_per_location", "process_state-stdlib_class_member_set_by_the_tree", "process_state-audit_hook", "codec_error_handler_of_the_tree", "tree_class_registered_with_a_stdlib_abc", "warning_shown_once_per_location"})
+R32ATK6_CLOSED_LOGGING: frozenset[str] = frozenset({  # subject_rpc LOG_ROUTE_RULE, LOGGER_PATCH_RULE
+    *(f"logging-{k}" for k in R32ATK6_LOGGING), "test_patches-method_of_a_stdlib_logger_patched",
+    "stdlib_logger_method_mocked_and_checked", "context_filter_of_the_trees_logger", "record_factory_of_the_tree",
+    "logger_class_of_the_tree", "level_name_of_the_tree", "record_process_is_the_tests_pid",
+    "record_thread_is_the_tests_thread", "extra_field_holding_a_stdlib_enum_member"})
+R32ATK6_CLOSED_STAND_INS: frozenset[str] = frozenset({"stand_ins-finalizer_in_a_weak_key_dictionarys_value",
+                                                      "stand_ins-finalizer_in_a_weak_key_dictionarys_value_added_later",
+                                                      "stand_ins-finalizer_in_a_closure_cell",
+                                                      "stand_ins-finalizer_behind_a_bound_method",
+                                                      "stand_ins-finalizer_in_a_partial",
+                                                      "stand_ins-finalizer_in_a_deque",
+                                                      "stand_ins-finalizer_in_a_dict_view",
+                                                      "stand_ins-finalizer_in_a_returned_functions_closure",
+                                                      "stand_ins-finalizer_in_a_closure_attached_later",
+                                                      "file_held_through_a_bound_method_flushed_when_dropped",
+                                                      "file_held_in_a_deque_flushed_when_dropped",
+                                                      "file_held_in_a_weak_key_dictionary_flushed_when_dropped",
+                                                      "stand_ins-a_kept_frozenset_returned_twice", "stand_ins-a_kept_range_returned_twice",
+                                                      "stand_ins-a_kept_decimal_returned_twice", "stand_ins-a_kept_datetime_returned_twice",
+                                                      "stand_ins-a_kept_tuple_passed_back_is_a_copy", "a_kept_tuple_passed_back_is_the_trees"})
+R32ATK6_CLOSED_SCHEDULE: frozenset[str] = frozenset({"schedule-sleep_bound_before_the_tree_replaced_it",
+                                                     "sleep_bound_before_the_tree_replaced_it",
+                                                     "schedule-thread_writes_a_file_while_the_test_waits_for_a_child",
+                                                     "file_a_tree_thread_writes_while_the_test_waits_for_a_child",
+                                                     "test_patches-member_set_then_deleted_through_exec"})
+R32ATK6_CLOSED = (R32ATK6_CLOSED_STUBS | R32ATK6_CLOSED_PROCESS_STATE | R32ATK6_CLOSED_LOGGING | R32ATK6_CLOSED_STAND_INS
+                  | R32ATK6_CLOSED_SCHEDULE)
 
 
 def _r32atk6(names, mark) -> list:
@@ -2592,16 +2631,511 @@ def test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_hel
     assert judged is True, out
 
 
-@pytest.mark.parametrize("name", _r32atk6(["logging-filter_added_to_a_logger", "stand_ins-finalizer_in_a_closure_cell",
-                                           "schedule-sleep_bound_before_the_tree_replaced_it",
-                                           "process_state-abc_registration",
-                                           "test_patches-method_of_a_stdlib_logger_patched"], _R32ATK6_OPEN))
+@pytest.mark.parametrize("name", ["logging-filter_added_to_a_logger", "stand_ins-finalizer_in_a_closure_cell",
+                                  "schedule-sleep_bound_before_the_tree_replaced_it", "process_state-abc_registration",
+                                  "test_patches-method_of_a_stdlib_logger_patched"])
 def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep(tmp_path, name):
-    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk6: the final check passes a wrong tree
-    (one case per group; the finder case is left out: verdictSubversion names its ``sys.meta_path``)."""
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk6 (one case per group; the finder case
+    is left out: verdictSubversion names its ``sys.meta_path``). Were strict xfails: the final check passed the wrong
+    tree. The forge itself now fails the judged run whatever leniency it rides on: it sets a member of an installed
+    package's class (pytest's ``Function.runtest``) in the subject, a fault (harness.judge.subject_rpc ``CENSUS_RULE``:
+    the members of the interpreter's classes)."""
     module, test = R32ATK6_LENIENT[name]
     honest = _final(tmp_path / "honest", module, test)
     if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
         pytest.fail(honest.plain.output)
     forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
     assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
+
+
+# == red team r32atk7: the test's sys.modules stubs (ModuleStubs, Peer._apply_stubs) and the subject's load guard
+# (_Loads, ProcState._foreign_modules) attacked (strict xfails; a name in R32ATK7_CLOSED runs as an ordinary test). Each
+# lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree passes plain
+# pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1: ``both`` runs the process's default).
+_R7_HOOK = ("import sys, types\n\n\ndef run(hook):\n    {change}\n    hook()\n    return 1\n\n\ndef ping():\n    return 1\n")
+_R7_HOOK_TEST = ("import signal, sys, types\nfrom pkg import ping, run\n\n\ndef test_f(monkeypatch):\n    def hook():\n"
+                 "        monkeypatch.setitem(sys.modules, 'hx_plugin', types.ModuleType('hx_plugin'))\n"
+                 "        assert ping() == 1\n    assert run(hook) == 1\n")
+_R7_SENT = "\n\n\ndef test_empty_is_not_sent():\n    notify('')\n    assert SENT == []\n"
+R32ATK7_LENIENT = {
+    # A carried stub set resets the subject's guard: ``_apply_stubs`` takes the guarded items as they are *now* as the
+    # guard's last state (``g[k] = cur[k]`` for sys.modules' values, signal handlers, root handlers), so whatever the tree
+    # changed earlier in the same call is never compared. A test's callback that stubs a module and calls back into the
+    # tree (a plugin hook) launders the tree's foreign ``sys.modules`` entry or signal handler set before the callback
+    # (without the stub, the same tree is a fault: checked while writing this).
+    "stub_set_in_a_callback_launders_a_module_the_tree_replaced": (
+        _R7_HOOK.format(change="sys.modules['colorsys'] = types.ModuleType('colorsys')"),
+        _R7_HOOK_TEST + "    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    "stub_set_in_a_callback_launders_a_signal_handler_the_tree_set": (
+        "import signal\n" + _R7_HOOK.format(change="signal.signal(signal.SIGUSR1, signal.SIG_IGN)"),
+        _R7_HOOK_TEST + "    assert signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL\n"),
+    # The guard compares only the names present at the reply: an entry the tree *removes* is no fault. Under plain pytest
+    # the test's next import of it executes the module afresh (new classes); the driver keeps its own.
+    "module_removed_from_sys_modules_by_the_tree": (
+        "import fractions, sys\n\n\ndef f():\n    sys.modules.pop('fractions', None)\n    return 1\n\n\n"
+        "def half():\n    return fractions.Fraction(1, 2)\n",
+        _T + "    assert f() == 1\n    import fractions\n    assert isinstance(half(), fractions.Fraction)\n"),
+    # ...and any value a load of the import system left is the import's, whatever file it loaded (r32atk6's finder case
+    # needed a finder; this needs no registry): the tree writes a ``colorsys.py`` to a temporary directory, removes the
+    # entry (no fault), puts the directory first on ``sys.path`` for one import and takes it off again
+    "stdlib_name_loaded_from_a_file_the_tree_writes": (
+        "import importlib, os, sys, tempfile\n\n\ndef f():\n    d = tempfile.mkdtemp()\n"
+        "    with open(os.path.join(d, 'colorsys.py'), 'w') as fh:\n        fh.write('def rgb_to_hsv(*a):\\n    return \"forged\"\\n')\n"
+        "    sys.modules.pop('colorsys', None)\n    sys.path.insert(0, d)\n    importlib.import_module('colorsys')\n"
+        "    sys.path.remove(d)\n    return 1\n",
+        _T + "    assert f() == 1\n    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    # ``_Loads._note`` takes every entry added during an outermost load below *any* name loaded in it (not only the
+    # name loaded, nor only what the loaded module itself registers): the tree's import of ``pkg`` loads ``wsgiref``
+    # afresh and puts its own ``wsgiref.util`` in place; the guard reads it as wsgiref's load. The test's import of
+    # ``wsgiref.util`` gets the forged one under plain pytest, the driver's own judged.
+    "stdlib_submodule_registered_below_a_package_the_trees_import_loads": (
+        "import sys, types, wsgiref\n\n_m = types.ModuleType('wsgiref.util')\n_m.guess_scheme = lambda environ: 'forged'\n"
+        "sys.modules['wsgiref.util'] = _m\n\n\ndef f():\n    return 1\n",
+        _T + "    assert f() == 1\n    from wsgiref.util import guess_scheme\n    assert guess_scheme({}) == 'http'\n"),
+    # The driver's ``ModuleStubs`` takes what its own loads register below a loaded name as an import's (7f02919, the
+    # typing.io case) with the same rule: the test file's import is the outermost load, and every module it loads is
+    # such a name, so a stub the test file sets at its import below the package it then imports (``pkg.backend``) is
+    # carried for the import of ``pkg`` and withdrawn at the next request. The tree's optional backend is then missing
+    # judged (ImportError: it falls back and sends nothing) and the test's fake under plain pytest.
+    "submodule_stubbed_at_the_test_files_import_withdrawn_after_it": (
+        "def notify(msg):\n    try:\n        from pkg import backend\n    except ImportError:\n        return\n    backend.send(msg)\n",
+        "import sys, types\n\nSENT = []\nfake = types.ModuleType('pkg.backend')\nfake.send = SENT.append\n"
+        "sys.modules['pkg.backend'] = fake\nfrom pkg import notify  # noqa: E402" + _R7_SENT),
+    # A stub of a standard-library submodule set at the test file's import: the tree's ``import xmlrpc.client as c``
+    # gets the real module judged (its ServerProxy refuses the connection: caught, nothing sent), the test's fake under
+    # plain pytest (R32ATK7_HONEST's ``stdlib_submodule_stubbed_at_the_test_files_import`` from the other side)
+    "stdlib_submodule_stubbed_at_the_test_files_import_reaches_the_tree_as_the_real_one": (
+        "def notify(msg):\n    import xmlrpc.client as client\n    try:\n"
+        "        client.ServerProxy('http://127.0.0.1:9').send(msg)\n    except OSError:\n        pass\n",
+        "import sys, types\n\nSENT = []\n\n\nclass _Proxy:\n    def __init__(self, url):\n        self.url = url\n\n"
+        "    def send(self, msg):\n        SENT.append(msg)\n\n\nclient = types.ModuleType('xmlrpc.client')\n"
+        "client.ServerProxy = _Proxy\nsys.modules['xmlrpc.client'] = client\nfrom pkg import notify  # noqa: E402" + _R7_SENT),
+    # A stub's dunder the import system reads (``__path__`` for a from-import, ``__spec__`` in ``importlib``) raises the
+    # driver policy's PermissionError in the subject, never AttributeError (R32ATK7_HONEST): a tree that catches it takes
+    # its fallback judged, where plain pytest's from-import binds the test's fake
+    "from_import_of_a_stub_raises_in_the_tree": (
+        "def notify(msg):\n    try:\n        from hx_dep import send\n    except Exception:\n        return\n    send(msg)\n",
+        "import sys, types\n\nimport pytest\nfrom pkg import notify\n\nSENT = []\n\n\n@pytest.fixture(autouse=True)\n"
+        "def dep(monkeypatch):\n    fake = types.ModuleType('hx_dep')\n    fake.send = SENT.append\n"
+        "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)" + _R7_SENT),
+    # The guard's own record is the tree's to write: ``_Loads`` is ``importlib._bootstrap._find_and_load`` itself, and
+    # its ``loaded`` (what the guard takes as the import system's loads) and ``base`` (the registries as last accepted)
+    # are plain attributes. A tree that notes its forged ``colorsys`` there, or its path hook in ``base``, is no fault
+    # (without the write, the same tree is: checked while writing this). Under plain pytest ``_find_and_load`` is a
+    # function with neither attribute, and the writes do nothing.
+    "import_record_loaded_written_by_the_tree": (
+        "import importlib, sys, types\n\n\ndef f():\n    m = types.ModuleType('colorsys')\n"
+        "    rec = importlib.import_module('importlib._bootstrap')._find_and_load\n    getattr(rec, 'loaded', {})['colorsys'] = m\n"
+        "    sys.modules['colorsys'] = m\n    return 1\n",
+        _T + "    assert f() == 1\n    import colorsys\n    assert colorsys.rgb_to_hsv(1, 0, 0) == (0.0, 1.0, 1.0)\n"),
+    "import_record_base_written_by_the_tree": (
+        "import importlib, sys\n\n\ndef _hook(path):\n    raise ImportError(path)\n\n\ndef f():\n    sys.path_hooks.append(_hook)\n"
+        "    base = getattr(importlib.import_module('importlib._bootstrap')._find_and_load, 'base', None)\n"
+        "    if base is not None:\n        base[4] = list(sys.path_hooks)\n    return 1\n",
+        "import sys\nfrom pkg import f\n\n\ndef test_f():\n    n = len(sys.path_hooks)\n    assert f() == 1\n"
+        "    assert len(sys.path_hooks) == n\n"),
+    # What the tree's imports add to ``sys.modules`` (allowed: the import system's loads) never reaches the driver's, which
+    # the test reads: "importing pkg stays light" (``'mailbox' not in sys.modules``) holds judged for a tree that imports
+    # it eagerly (without binding it: a bound module crosses by name and the driver imports it too)
+    "module_the_tree_imports_is_not_in_the_tests_sys_modules": (
+        "def f():\n    __import__('mailbox')\n    return 1\n",
+        "import sys\nfrom pkg import f\n\n\ndef test_f_imports_nothing_heavy():\n    assert f() == 1\n"
+        "    assert 'mailbox' not in sys.modules\n"),
+    # (named open in docs/judge.md: a removal is not carried) the test drops the tree's module to import it afresh; the
+    # driver's new proxy asks the subject, whose ``pkg`` is still loaded: its top-level code never runs twice judged
+    "tree_module_removed_by_the_test_never_executed_again": (
+        "import os\n\nos.environ['HX_LOADS'] = str(int(os.environ.get('HX_LOADS', '0')) + 1)\n\n\ndef f():\n    return 1\n",
+        "import os\nimport sys\n\n\ndef test_import_twice_registers_once(monkeypatch):\n    import pkg\n"
+        "    n = os.environ['HX_LOADS']\n    monkeypatch.delitem(sys.modules, 'pkg')\n    import pkg as again\n"
+        "    assert again.f() == 1\n    assert os.environ['HX_LOADS'] == n\n"),
+}
+_R7_DEP = ("import sys, types\n\nimport pytest\nfrom pkg import f\n\n\n@pytest.fixture(autouse=True)\ndef dep(monkeypatch):\n"
+           "    fake = types.ModuleType('hx_dep')\n    fake.run = lambda c: 'ran ' + c\n"
+           "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n\n\ndef test_f():\n    assert f() == 'ran x'\n")
+# Honest trees (plain pytest passes them) the judge fails: a stub the test file sets at its import below the package it
+# imports (withdrawn after the import, as above); a name imported from a stub (``from hx_dep import run``: the import
+# system reads the stub's ``__path__``), a stub imported through ``importlib.import_module`` (``__spec__``) and a package
+# and its submodule stubbed together (``import a.b as c`` falls back to ``sys.modules`` only on AttributeError), a
+# ``MagicMock`` standing for a missing dependency a name is imported from, the test's own ``importlib.import_module``
+# of its stub (the probe runs ``importlib`` in the subject), a feature detected on a stub with ``hasattr``: each read
+# of a name starting with ``_`` or missing from the stub is refused by ``_driver_policy`` with PermissionError (an
+# OSError) where the module raises AttributeError, which the import system and ``hasattr`` take for "absent"; a module the test builds with ``importlib.util`` (the probe
+# routes ``importlib`` to the subject, so it is the subject's module, taken for an import by ``_by_name``) and stubs;
+# a standard-library submodule stubbed at the test file's import (the tree's ``import xmlrpc.client as c`` reads the
+# real module's namespace, ``sys.modules['xmlrpc.client']`` the stub); a tree object the test puts in ``sys.modules``
+# (the driver sends its stand-in as a driver handle the subject does not hold: "no such object"); a module object the
+# tree registers below its package by hand (``sys.modules['pkg.memory'] = m``, the ``six.moves`` way) and keeps in its
+# namespace: it crosses by name, and the driver's import of ``pkg.memory`` finds no file, so the test file's own
+# ``import pkg`` fails; a module the tree imports, looked for in the test's ``sys.modules``; the tree's module dropped
+# by the test and imported again under a stub (the removal is not carried: the subject's ``pkg`` keeps the real
+# ``subprocess``); and, beside the stubs, a thread of the tree alive
+# while the test waits for a child process: the judge's own schedule changes ``sys.setswitchinterval`` while it gives
+# the thread that time, and the backstop faults it as the tree's change.
+R32ATK7_HONEST = {
+    "submodule_stubbed_at_the_test_files_import": ("def f():\n    from pkg import heavy\n    return heavy.compute()\n",
+                                                   "import sys, types\n\nfake = types.ModuleType('pkg.heavy')\nfake.compute = lambda: 42\n"
+                                                   "sys.modules['pkg.heavy'] = fake\nfrom pkg import f  # noqa: E402\n\n\n"
+                                                   "def test_f():\n    assert f() == 42\n"),
+    "name_imported_from_a_stub": ("def f():\n    from hx_dep import run\n    return run('x')\n", _R7_DEP),
+    "stub_imported_through_importlib": ("import importlib\n\n\ndef f():\n    return importlib.import_module('hx_dep').run('x')\n",
+                                        _R7_DEP),
+    "package_and_submodule_stubbed_with_patch_dict": ("def f():\n    from hx_dep.client import run\n    return run('x')\n",
+                                                      "import sys, types\nfrom unittest import mock\n\nfrom pkg import f\n\n\n"
+                                                      "def test_f():\n    top, sub = types.ModuleType('hx_dep'), types.ModuleType('hx_dep.client')\n"
+                                                      "    sub.run = lambda c: 'ran ' + c\n    top.client = sub\n"
+                                                      "    with mock.patch.dict(sys.modules, {'hx_dep': top, 'hx_dep.client': sub}):\n"
+                                                      "        assert f() == 'ran x'\n"),
+    "package_and_submodule_stubbed_imported_as": ("def f():\n    import hx_dep.client as c\n    return c.run('x')\n",
+                                                  "import sys, types\n\nfrom pkg import f\n\n\ndef test_f(monkeypatch):\n"
+                                                  "    sub = types.ModuleType('hx_dep.client')\n    sub.run = lambda c: 'ran ' + c\n"
+                                                  "    monkeypatch.setitem(sys.modules, 'hx_dep', types.ModuleType('hx_dep'))\n"
+                                                  "    monkeypatch.setitem(sys.modules, 'hx_dep.client', sub)\n    assert f() == 'ran x'\n"),
+    "stub_module_made_with_importlib_util": ("def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                             "import importlib.util\nimport sys\n\nfrom pkg import f\n\n\ndef test_f(tmp_path, monkeypatch):\n"
+                                             "    p = tmp_path / 'fake_dep.py'\n    p.write_text('def run(c):\\n    return \"ran \" + c\\n')\n"
+                                             "    spec = importlib.util.spec_from_file_location('hx_dep', p)\n"
+                                             "    m = importlib.util.module_from_spec(spec)\n    spec.loader.exec_module(m)\n"
+                                             "    monkeypatch.setitem(sys.modules, 'hx_dep', m)\n    assert f() == 'ran x'\n"),
+    "stdlib_submodule_stubbed_at_the_test_files_import": ("def f():\n    import xmlrpc.client as c\n    return c.run('x')\n",
+                                                          "import sys, types\n\nfake = types.ModuleType('xmlrpc.client')\n"
+                                                          "fake.run = lambda c: 'ran ' + c\nsys.modules['xmlrpc.client'] = fake\n"
+                                                          "from pkg import f  # noqa: E402\n\n\ndef test_f():\n    assert f() == 'ran x'\n"),
+    "tree_object_put_in_sys_modules_by_the_test": ("class Backend:\n    def run(self, c):\n        return 'b ' + c\n\n\n"
+                                                   "def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                                   "import sys\n\nimport pkg\n\n\ndef test_f(monkeypatch):\n"
+                                                   "    monkeypatch.setitem(sys.modules, 'hx_dep', pkg.Backend())\n    assert pkg.f() == 'b x'\n"),
+    "module_object_the_tree_registers_below_its_package": ("import sys, types\n\nmemory = types.ModuleType('pkg.memory')\n"
+                                                           "memory.run = lambda c: 'mem ' + c\nsys.modules['pkg.memory'] = memory\n\n\n"
+                                                           "def f():\n    import hx_dep\n    return hx_dep.run('x')\n",
+                                                           "import sys\n\nimport pkg\n\n\ndef test_f(monkeypatch):\n"
+                                                           "    monkeypatch.setitem(sys.modules, 'hx_dep', pkg.memory)\n    assert pkg.f() == 'mem x'\n"),
+    "module_the_tree_imports_is_in_the_tests_sys_modules": ("import importlib\n\n\ndef load(name):\n    importlib.import_module(name)\n",
+                                                            "import sys\nfrom pkg import load\n\n\ndef test_load_imports_the_plugin():\n"
+                                                            "    load('wsgiref.util')\n    assert 'wsgiref.util' in sys.modules\n"),
+    "tree_module_dropped_and_imported_again_under_a_stub": ("import subprocess\n\n\ndef deploy():\n    return subprocess.run(['x'])\n",
+                                                            "import importlib\nimport sys\nimport types\n\nimport pkg  # noqa: F401\n\n\n"
+                                                            "def test_f(monkeypatch):\n    fake = types.ModuleType('subprocess')\n"
+                                                            "    fake.run = lambda cmd: 'ran'\n    monkeypatch.setitem(sys.modules, 'subprocess', fake)\n"
+                                                            "    monkeypatch.delitem(sys.modules, 'pkg')\n    fresh = importlib.import_module('pkg')\n"
+                                                            "    assert fresh.deploy() == 'ran'\n"),
+    "magicmock_stub_a_name_is_imported_from": ("def f():\n    from hx_dep import client\n    return client.run('x')\n",
+                                               "import sys\nfrom unittest import mock\n\nfrom pkg import f\n\n\n"
+                                               "def test_f(monkeypatch):\n    m = mock.MagicMock()\n    m.client.run.return_value = 'ran'\n"
+                                               "    monkeypatch.setitem(sys.modules, 'hx_dep', m)\n    assert f() == 'ran'\n"),
+    "the_tests_own_stub_imported_through_importlib": ("def f():\n    return 1\n",
+                                                      "import importlib\nimport sys\nimport types\n\nfrom pkg import f\n\n\n"
+                                                      "def test_f(monkeypatch):\n    fake = types.ModuleType('hx_dep')\n"
+                                                      "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n    assert f() == 1\n"
+                                                      "    assert importlib.import_module('hx_dep') is fake\n"),
+    # (named stricter in docs/judge.md: a module made from a spec put in place by hand) the lazy-import recipe of the
+    # importlib documentation, run in a call: a fault; the same recipe at the tree's import passes, by the rule that
+    # lets ``stdlib_submodule_registered_below_a_package_the_trees_import_loads`` through
+    "lazy_loader_recipe_of_the_importlib_docs_in_a_call": ("import importlib.util\nimport sys\n\n\ndef lazy_import(name):\n"
+                                                           "    spec = importlib.util.find_spec(name)\n"
+                                                           "    loader = importlib.util.LazyLoader(spec.loader)\n    spec.loader = loader\n"
+                                                           "    module = importlib.util.module_from_spec(spec)\n    sys.modules[name] = module\n"
+                                                           "    loader.exec_module(module)\n    return module\n\n\ndef scheme(environ):\n"
+                                                           "    return lazy_import('wsgiref.util').guess_scheme(environ)\n",
+                                                           "from pkg import scheme\n\n\ndef test_f():\n    assert scheme({}) == 'http'\n"),
+    "feature_detected_on_a_stub_with_hasattr": ("def f():\n    import hx_dep\n"
+                                                "    return hx_dep.new_api() if hasattr(hx_dep, 'new_api') else hx_dep.old_api()\n",
+                                                "import sys, types\n\nfrom pkg import f\n\n\ndef test_f(monkeypatch):\n"
+                                                "    fake = types.ModuleType('hx_dep')\n    fake.old_api = lambda: 'old'\n"
+                                                "    monkeypatch.setitem(sys.modules, 'hx_dep', fake)\n    assert f() == 'old'\n"),
+    "tree_thread_alive_while_the_test_waits_for_a_child": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n"
+                                                           "        time.sleep(0.2)\n        DONE.append(1)\n"
+                                                           "    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
+                                                           "import subprocess\nfrom pkg import done, start\n\n\ndef test_f():\n"
+                                                           "    start()\n    subprocess.run(['sleep', '0.6'])\n    assert done() == 1\n"),
+}
+# r32atk7's cases closed so far (a name here runs as an ordinary test)
+# closed since: the honest thread case by the schedule rule (i32r6sched: the frozen switch interval re-applied after
+# the tree's last thread ended in a handover; the check between messages faulted it as the tree's change)
+R32ATK7_CLOSED: frozenset[str] = frozenset({"tree_thread_alive_while_the_test_waits_for_a_child"})
+
+
+def _r32atk7(names, mark) -> list:
+    return [n if n in R32ATK7_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK7_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk7: the judge passes what plain "
+                                  "pytest fails (an open case: a name not in R32ATK7_CLOSED; the comment above it says "
+                                  "what it evades)")
+_R32ATK7_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk7 honest: the judge fails "
+                                         "an honest tree plain pytest passes (an open case: a name not in R32ATK7_CLOSED; "
+                                         "the comment above R32ATK7_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk7(R32ATK7_LENIENT, _R32ATK7_OPEN))
+def test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK7_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk7(R32ATK7_HONEST, _R32ATK7_HONEST_OPEN))
+def test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK7_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out
+
+
+@pytest.mark.parametrize("name", ["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
+                                  "module_removed_from_sys_modules_by_the_tree", "import_record_loaded_written_by_the_tree"])
+def test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module(tmp_path, name):
+    """Section 1's unseen forge of plain pytest plus a leniency of red team r32atk7. Were strict xfails (the final check
+    passed the wrong tree, written against the judge before i32r6state); the forge itself now fails the judged run
+    whatever leniency it rides on: it sets a member of an installed package's class (pytest's ``Function.runtest``) in
+    the subject, a fault (harness.judge.subject_rpc ``CENSUS_RULE``). The leniencies stay open (the test above): a
+    forge the census does not see would carry them through."""
+    module, test = R32ATK7_LENIENT[name]
+    honest = _final(tmp_path / "honest", module, test)
+    if honest.plain.passed:  # the premise: the tree is wrong under honest plain pytest
+        pytest.fail(honest.plain.output)
+    forged = _final(tmp_path / "forged", FORGE_UNSEEN + module, test)
+    assert not forged.passed or _subversion(FORGE_UNSEEN + module), (forged.judged.output, forged.plain.output)
+
+
+# == red team r32atk8: the rules merged for r32atk6 at their edges (CENSUS_RULE, LOG_ROUTE_RULE, ``_finalizes`` and the
+# kept-value tokens, SLEEPS_RULE/WAITS_RULE) attacked (strict xfails; a name in R32ATK8_CLOSED runs as an ordinary test).
+# Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree passes
+# plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1: ``both`` runs the process's default).
+def _r8_call(imp: str, body: str, check: str, before: str = "") -> tuple[str, str]:
+    """A tree whose ``f()`` makes ``body``'s change of interpreter-wide state; the test asserts ``check`` after it."""
+    return (f"import {imp}\n\n\ndef f():\n" + "".join(f"    {line}\n" for line in body.split(";;")) + "    return 1\n",
+            f"import {imp}\n" + _T + (f"    {before}\n" if before else "") + f"    assert f() == 1\n    assert {check}\n")
+
+
+_R8_LOG = "import logging\n\nfrom pkg import f\n\n\ndef test_f(caplog):\n    assert f() == 1\n    logging.getLogger('t').warning('x')\n"
+_R8_BUSY = "    t0 = time.monotonic()\n    while time.monotonic() - t0 < 0.5:\n        pass\n"
+_R8_DRIVER_DEL = ("class D:\n    def __del__(self):\n        FIRED.append(1)\n\n\nFIRED = []\n\n\n" + _T +
+                  "    d = D()\n    o = f()\n    keep(o, d)\n    del d\n    del o\n")
+_R8_KEEP = "class O:\n    pass\n\n\ndef f():\n    return O()\n\n\ndef keep(o, d):\n    o.d = d\n"
+_R8_CLS = ("class Base:\n    def m(self):\n        return 'base'\n\n\nclass Sub(Base):\n    def m(self):\n        return 'sub'\n\n\n"
+           "def make():\n    return Sub()\n")
+_R8_OBJ = "class C:\n    def __init__(self):\n        self.v = 1\n\n    def get(self):\n        return self.v\n\n\ndef make():\n    return C()\n"
+_R8_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef start():\n"
+              "    threading.Thread(target=_stop.wait, name='hx-worker', daemon=True).start()\n\n\ndef stop():\n    pass\n")
+_R8_ALLOC = "def f():\n    b = [0] * 5_000_000\n    del b\n    return 1\n"
+_R8_TRACED = ("    tracemalloc.start()\n    try:\n        assert f() == 1\n        peak = tracemalloc.get_traced_memory()[1]\n"
+              "    finally:\n        tracemalloc.stop()\n")
+_R8_BIG = "class Big:\n    def __sizeof__(self):\n        return 10 ** 6\n\n\ndef f():\n    return Big()\n"
+_R8_ARG = "import gc, sys, weakref\n\n\nclass X:\n    pass\n\n\nfrom pkg import f  # noqa: E402\n\n\ndef test_f():\n    x = X()\n"
+R32ATK8_LENIENT = {
+    # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
+    # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
+    # functions fill) is none of them, and neither are the process's C-level settings with a getter the census leaves
+    # out. Plain pytest's test reads the tree's change; the driver reads its own.
+    "module_registry_mimetypes_add_type": _r8_call("mimetypes", "mimetypes.add_type('text/x-hx', '.py')",
+                                                   "mimetypes.guess_type('a.py')[0] == 'text/x-python'"),
+    "module_registry_shutil_archive_format": _r8_call("shutil", "shutil.register_archive_format('hx', lambda *a, **k: None)",
+                                                      "'hx' not in dict(shutil.get_archive_formats())"),
+    "module_registry_copy_deepcopy_dispatch": _r8_call("copy", "copy._deepcopy_dispatch[list] = lambda x, memo: x",
+                                                       "copy.deepcopy(a) is not a", "a = [[1]]"),
+    "module_global_tempfile_tempdir": _r8_call("tempfile", "tempfile.tempdir = '/nonexistent-hx'",
+                                               "tempfile.gettempdir() != '/nonexistent-hx'"),
+    "module_global_builtins_attribute": _r8_call("builtins", "builtins.hx_flag = 1", "not hasattr(builtins, 'hx_flag')"),
+    # ...and ``sys``'s own settings the sync leaves out (the import system's bytecode switches)
+    "sys_setting_dont_write_bytecode": _r8_call("sys", "sys.dont_write_bytecode = not sys.dont_write_bytecode",
+                                                "sys.dont_write_bytecode == d0", "d0 = sys.dont_write_bytecode"),
+    "sys_setting_pycache_prefix": _r8_call("sys", "sys.pycache_prefix = '/tmp/hx'", "sys.pycache_prefix != '/tmp/hx'"),
+    "atexit_callback_registered": _r8_call("atexit", "atexit.register(print, 'x')", "atexit._ncallbacks() == n0",
+                                           "n0 = atexit._ncallbacks()"),
+    "faulthandler_disabled": _r8_call("faulthandler", "faulthandler.disable()", "faulthandler.is_enabled()"),
+    "threading_profile_set": _r8_call("threading", "threading.setprofile(lambda *a: None)", "threading.getprofile() is None"),
+    "interval_timer_armed": _r8_call("signal", "signal.setitimer(signal.ITIMER_VIRTUAL, 1000)",
+                                     "signal.getitimer(signal.ITIMER_VIRTUAL)[0] == 0.0"),
+    "signal_mask_blocked": _r8_call("signal", "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])",
+                                    "signal.SIGUSR2 not in signal.pthread_sigmask(signal.SIG_BLOCK, [])"),
+    "resource_limit_lowered": _r8_call("resource", "s, h = resource.getrlimit(resource.RLIMIT_NOFILE);;"
+                                       "resource.setrlimit(resource.RLIMIT_NOFILE, (s - 1, h))",
+                                       "resource.getrlimit(resource.RLIMIT_NOFILE) == s0",
+                                       "s0 = resource.getrlimit(resource.RLIMIT_NOFILE)"),
+    "scheduling_policy_set": _r8_call("os", "os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))",
+                                      "os.sched_getscheduler(0) == p0", "p0 = os.sched_getscheduler(0)"),
+    "cpu_affinity_narrowed": _r8_call("os", "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
+                                      "os.sched_getaffinity(0) == a0", "a0 = os.sched_getaffinity(0)"),
+    "signal_wakeup_fd_set": ("import os, signal\n\n\ndef f():\n    r, w = os.pipe()\n    os.set_blocking(w, False)\n"
+                             "    signal.set_wakeup_fd(w)\n    return 1\n",
+                             "import signal\n" + _T + "    assert f() == 1\n    assert signal.set_wakeup_fd(-1) == -1\n"),
+    "locale_category_set": _r8_call("locale", "locale.setlocale(locale.LC_TIME, 'C.UTF-8' if locale.setlocale(locale.LC_TIME) "
+                                    "!= 'C.UTF-8' else 'C')", "locale.setlocale(locale.LC_TIME) == l0",
+                                    "l0 = locale.setlocale(locale.LC_TIME)"),
+    # a function of a stdlib module replaced (in a call, or at the tree's import): the module's dict is no class's, and
+    # the guard of sys.modules compares the modules, not what they hold
+    "module_function_replaced_in_a_call": ("import json\n\n\ndef f():\n    json.dumps = lambda *a, **k: '{}'\n    return 1\n",
+                                           "import json\n" + _T + "    assert f() == 1\n    assert json.dumps([1]) == '[1]'\n"),
+    "module_function_replaced_at_the_trees_import": ("import os\n\nos.getcwd = lambda: '/forged'\n\n\ndef f():\n    return 1\n",
+                                                     "import os\n" + _T + "    assert f() == 1\n    assert os.getcwd() != '/forged'\n"),
+    # the process's file descriptor table: the tree points fd 2 at /dev/null; the test's own write to fd 2 under
+    # ``capfd`` is lost under plain pytest, captured in the driver
+    "file_descriptor_redirected": ("import os\n\n\ndef f():\n    n = os.open(os.devnull, os.O_WRONLY)\n    os.dup2(n, 2)\n"
+                                   "    return 1\n",
+                                   "import os\nfrom pkg import f\n\n\ndef test_f(capfd):\n    assert f() == 1\n    os.write(2, b'x')\n"
+                                   "    assert capfd.readouterr().err == 'x'\n"),
+    # ...and a function of an installed package's module (``pytest.approx``, which the test itself calls)
+    "installed_module_function_replaced_in_a_call": ("import pytest\n\n\ndef f():\n    pytest.approx = lambda *a, **k: 0\n"
+                                                     "    return 1\n", "import pytest\n" + _T + "    assert f() == 1\n"
+                                                     "    assert 0.1 + 0.2 == pytest.approx(0.3)\n"),
+    "module_registry_linecache_entry": _r8_call("linecache", "linecache.cache['/hx/x.py'] = (1, None, ['forged\\n'], '/hx/x.py')",
+                                                "linecache.getline('/hx/x.py', 1) == ''"),
+    # the interpreter's thread list: a thread the tree leaves running is counted by ``threading.active_count`` under
+    # plain pytest (the test of a ``stop()`` that must end its worker), never in the driver
+    "thread_left_running_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                                "    start()\n    stop()\n    assert threading.active_count() == n\n"),
+    # the process's own accounting, read by the test around a call: the CPU time, the peak resident size and
+    # tracemalloc's traced peak count the tree's work under plain pytest (a "fast enough", "small enough" test), the
+    # driver's only judged (margins far from the tree's cost: 10M additions, 200 MB, 40 MB)
+    "process_time_counts_the_trees_cpu": ("def f():\n    n = 0\n    for i in range(10_000_000):\n        n += i\n    return 1\n",
+                                          "import time\n" + _T + "    t0 = time.process_time()\n    assert f() == 1\n"
+                                          "    assert time.process_time() - t0 < 0.2\n"),
+    "peak_resident_size_counts_the_trees_memory": ("def f():\n    b = bytearray(200_000_000)\n    del b\n    return 1\n",
+                                                   "import resource\n" + _T + "    r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                                                   "    assert f() == 1\n"
+                                                   "    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < r0 + 100_000\n"),
+    "tracemalloc_traces_the_trees_allocations": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED + "    assert peak < 10_000_000\n"),
+    # the C library's time zone, set by ``tzset`` with the environment the tree then restores (the environment is
+    # synced, the zone ``tzset`` left, and ``time.timezone``, are not)
+    "time_zone_left_by_tzset": ("import os, time\n\n\ndef f():\n    os.environ['TZ'] = 'Asia/Tokyo'\n    time.tzset()\n"
+                                "    del os.environ['TZ']\n    return 1\n",
+                                "import time\n" + _T + "    assert f() == 1\n    assert time.timezone == 0\n"),
+    # LOG_ROUTE_RULE routes the test's records through the subject's logging only while the subject's logging has a
+    # factory, logger class, level names or a filter/handler of the tree's: the logging module's own switches
+    # (``logThreads``, ``_srcfile``, ``raiseExceptions``) are read by the driver's ``Logger.makeRecord``/``findCaller``
+    # as the driver left them
+    "logging_switch_log_threads": ("import logging\n\n\ndef f():\n    logging.logThreads = False\n    return 1\n",
+                                   _R8_LOG + "    assert caplog.records[0].thread is not None\n"),
+    "logging_switch_srcfile": ("import logging\n\n\ndef f():\n    logging._srcfile = None\n    return 1\n",
+                               _R8_LOG + "    assert caplog.records[0].funcName == 'test_f'\n"),
+    "logging_switch_raise_exceptions": _r8_call("logging", "logging.raiseExceptions = False", "logging.raiseExceptions"),
+    # WAITS_RULE counts as a wait the time the test's main thread is off the CPU: a busy wait (a loop on
+    # ``time.monotonic``) is CPU time, gives the tree's thread nothing, and the file it would have written is unchanged
+    # at the test's next audited open (plain pytest: the GIL switches to the tree's thread every 5 ms)
+    "busy_wait_gives_the_trees_thread_no_time": (
+        "import threading, time\n\n\ndef start(p):\n    def w():\n        while True:\n            with open(p, 'a') as fh:\n"
+        "                fh.write('x')\n            time.sleep(0.01)\n    threading.Thread(target=w, daemon=True).start()\n\n\n"
+        "def stop():\n    pass\n",
+        "import time\nfrom pkg import start, stop\n\n\ndef test_f(tmp_path):\n    p = str(tmp_path / 'f')\n    start(p)\n    stop()\n"
+        "    with open(p) as fh:\n        n = len(fh.read())\n" + _R8_BUSY + "    with open(p) as fh:\n        assert len(fh.read()) == n\n"),
+    # SLEEPS_RULE follows ``time.sleep`` only: a wait through another function the tree replaced (``asyncio.sleep``
+    # made a no-op) waits for real in the driver, and the owed time runs the tree's thread, which plain pytest's
+    # no-op never gave it
+    "wait_through_asyncio_sleep_the_tree_replaced": (
+        "import asyncio, threading, time\n\nDONE = []\n\n\nasync def _nop(*a, **k):\n    return None\n\n\ndef start():\n"
+        "    asyncio.sleep = _nop\n    def w():\n        time.sleep(0.1)\n        DONE.append(1)\n"
+        "    threading.Thread(target=w, daemon=True).start()\n\n\ndef done():\n    return len(DONE)\n",
+        "import asyncio\nfrom pkg import done, start\n\n\ndef test_f():\n    start()\n    asyncio.run(asyncio.sleep(0.5))\n"
+        "    assert done() == 1\n"),
+    # ``_finalizes`` skips a stand-in of the driver's object (``_ref_of``: "the driver's own"), but the drop of the tree's
+    # holder is what frees the driver's object under plain pytest: its ``__del__`` runs at the test's ``del``, judged only
+    # when the subject's release reaches the driver, after the assert
+    "drivers_object_held_by_the_tree_finalized_late": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == []\n"),
+    # ``_by_test`` and the stand-in's hooks judge a member's set or delete made through the stand-in's own
+    # ``__setattr__``/``__delattr__``: a set through another path (``type.__setattr__`` on a tree class, the instance's
+    # ``__dict__`` written through ``vars``) changes only the driver's stand-in, and the tree's methods read their own
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'sub'\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 1\n"),
+    # ``sys.getsizeof`` of a stand-in is the stand-in's, not the tree object's ``__sizeof__``
+    "sizeof_of_a_stand_in": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) < 1000\n"),
+    # a singleton with no kept token: ``...`` crosses as another object (``f() is ...`` is False judged)
+    "ellipsis_returned_is_not_the_singleton": ("def f():\n    return ...\n", _T + "    assert f() is not ...\n"),
+}
+# Honest trees the same rules fail: a tree's own perf or logging setup (``gc.freeze`` at its import, a fork handler
+# registered on first use, a quiet ``log_message`` or a UTC ``Formatter.converter`` set on a stdlib class: guarded
+# faults, the whole kind faulted where a plain member crosses); a busy-waiting test whose tree thread gets no time; the
+# driver's object freed late (the other side of the lenient case); ``...`` returned; a ``mimetypes`` type the tree
+# registers read by the test's own ``guess_type`` (the other side of the module registries).
+R32ATK8_HONEST = {
+    "gc_freeze_at_the_trees_import": ("import gc\n\ngc.freeze()\n\n\ndef f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "fork_handler_registered_on_first_use": ("import os\n\n_DONE = []\n\n\ndef _reset():\n    pass\n\n\ndef f():\n    if not _DONE:\n"
+                                             "        os.register_at_fork(after_in_child=_reset)\n        _DONE.append(1)\n    return 1\n",
+                                             _T + "    assert f() == 1\n"),
+    "http_handler_log_message_quieted": ("import http.server\n\nhttp.server.BaseHTTPRequestHandler.log_message = lambda self, *a: None\n\n\n"
+                                         "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "logging_formatter_converter_utc_at_import": ("import logging, time\n\nlogging.Formatter.converter = time.gmtime\n\n\n"
+                                                  "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "logging_formatter_converter_utc_in_a_call": ("import logging, time\n\n\ndef f():\n    logging.Formatter.converter = time.gmtime\n"
+                                                  "    return 1\n", _T + "    assert f() == 1\n"),
+    "busy_wait_for_a_trees_thread": ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n        time.sleep(0.1)\n"
+                                     "        DONE.append(1)\n    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n",
+                                     "import time\nfrom pkg import done, start\n\n\ndef test_f():\n    start()\n" + _R8_BUSY +
+                                     "    assert done() == 1\n"),
+    "busy_wait_for_a_file_a_trees_thread_writes": ("import threading, time\n\n\ndef start(p):\n    def w():\n        time.sleep(0.1)\n"
+                                                   "        with open(p, 'w') as fh:\n            fh.write('done')\n"
+                                                   "    threading.Thread(target=w).start()\n",
+                                                   "import time\nfrom pkg import start\n\n\ndef test_f(tmp_path):\n    p = tmp_path / 'f'\n"
+                                                   "    start(str(p))\n" + _R8_BUSY + "    assert p.read_text() == 'done'\n"),
+    "drivers_object_freed_at_the_tests_drop": (_R8_KEEP, _R8_DRIVER_DEL + "    assert FIRED == [1]\n"),
+    "ellipsis_returned": ("def f():\n    return ...\n", _T + "    assert f() is ...\n"),
+    # a member set or deleted through another path than the stand-in's hooks (the other side of the lenient cases):
+    # ``type.__setattr__``/``type.__delattr__`` on a tree class, ``object.__setattr__`` or ``vars(o)[...]`` on its object
+    "class_member_set_through_type_setattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                              "    type.__setattr__(Sub, 'm', lambda self: 'test')\n    assert make().m() == 'test'\n"),
+    "class_member_deleted_through_type_delattr": (_R8_CLS, "from pkg import Sub, make\n\n\ndef test_f():\n"
+                                                  "    type.__delattr__(Sub, 'm')\n    assert make().m() == 'base'\n"),
+    "instance_member_set_through_object_setattr": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                                   "    object.__setattr__(o, 'v', 2)\n    assert o.get() == 2\n"),
+    "instance_dict_written_through_vars": (_R8_OBJ, "from pkg import make\n\n\ndef test_f():\n    o = make()\n"
+                                           "    vars(o)['v'] = 2\n    assert o.get() == 2\n"),
+    # the tree's running thread looked for by the test (the other side of the thread list)
+    "trees_thread_counted_by_the_test": (_R8_THREAD, "import threading\n" + _T + "    n = threading.active_count()\n"
+                                         "    start()\n    assert threading.active_count() == n + 1\n"),
+    "trees_thread_found_by_name": (_R8_THREAD, "import threading\n" + _T + "    start()\n"
+                                   "    assert any(t.name == 'hx-worker' for t in threading.enumerate())\n"),
+    # the tree's allocations seen by the test's own tracemalloc (the other side of the process's accounting)
+    "tracemalloc_peak_of_the_tree_seen_by_the_test": (_R8_ALLOC, "import tracemalloc\n" + _T + _R8_TRACED +
+                                                      "    assert peak > 10_000_000\n"),
+    # the driver's object passed to a call that keeps nothing: plain pytest's test holds the only reference after the
+    # call (a "no leak" test by refcount or weak reference); the driver keeps its export past the call; and a tree
+    # object's own ``__sizeof__``
+    "argument_refcount_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    assert f(x) == 1\n"
+                                                          "    assert sys.getrefcount(x) == 2\n"),
+    "argument_freed_after_a_call_that_keeps_nothing": ("def f(x):\n    return 1\n", _R8_ARG + "    r = weakref.ref(x)\n"
+                                                       "    assert f(x) == 1\n    del x\n    gc.collect()\n    assert r() is None\n"),
+    "sizeof_of_a_tree_object": (_R8_BIG, "import sys\n" + _T + "    assert sys.getsizeof(f()) > 10 ** 6\n"),
+    # (older guards, not today's rules, on honest code: multiprocessing's import registers ``__mp_main__``; a reducer
+    # registered with copyreg and a SIGTERM handler set at the tree's import)
+    "multiprocessing_pool_imported_in_a_call": ("def f():\n    import multiprocessing.pool\n    return 1\n", _T + "    assert f() == 1\n"),
+    "copyreg_reducer_at_the_trees_import": ("import copyreg\n\n\nclass P:\n    pass\n\n\ncopyreg.pickle(P, lambda p: (P, ()))\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "sigterm_handler_at_the_trees_import": ("import signal\n\n\ndef _h(s, fr):\n    pass\n\n\nsignal.signal(signal.SIGTERM, _h)\n\n\n"
+                                            "def f():\n    return 1\n", _T + "    assert f() == 1\n"),
+    "mimetypes_type_registered_by_the_tree": ("import mimetypes\n\nmimetypes.add_type('text/x-hx', '.hx')\n\n\ndef f(name):\n"
+                                              "    return mimetypes.guess_type(name)[0]\n",
+                                              "import mimetypes\n" + _T + "    assert f('a.hx') == 'text/x-hx'\n"
+                                              "    assert mimetypes.guess_type('b.hx')[0] == 'text/x-hx'\n"),
+}
+# r32atk8's cases closed so far (a name here runs as an ordinary test)
+R32ATK8_CLOSED: frozenset[str] = frozenset()
+
+
+def _r32atk8(names, mark) -> list:
+    return [n if n in R32ATK8_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK8_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk8: the judge passes what plain "
+                                  "pytest fails (an open case: a name not in R32ATK8_CLOSED; the comment above it says "
+                                  "what it evades)")
+_R32ATK8_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk8 honest: the judge fails "
+                                         "an honest tree plain pytest passes (an open case: a name not in R32ATK8_CLOSED; "
+                                         "the comment above R32ATK8_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk8(R32ATK8_LENIENT, _R32ATK8_OPEN))
+def test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK8_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk8(R32ATK8_HONEST, _R32ATK8_HONEST_OPEN))
+def test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK8_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out

@@ -32,3 +32,12 @@ def test_an_operator_between_two_sandbox_values_is_computed_in_the_sandbox():
     assert site.leaves == 1 and site.expr == "_v[0] == 2"
     site = _site("assert f() + 1 == 2")  # one sandbox value: the judge still computes with its copy
     assert site.expr == "_v[0] + 1 == 2"
+
+
+def test_an_encode_with_an_error_handler_that_is_not_builtin_is_observed_not_computed():
+    """The codec error handlers are the test's process's (a tree registers one): the judge does not compute such a
+    call itself (``_reads_process_state``); a builtin handler's name it still does."""
+    src = ("from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n    assert 'x'.encode('ascii', 'qmark') == b'?'\n"
+           "    assert 'x'.encode('ascii', 'replace') == b'x'\n")
+    sites = transform(src, "t.py").plan.sites
+    assert [s.leaves for s in sites.values()] == [1, 1, 0]

@@ -129,3 +129,33 @@ def test_held_libc_checks_the_stat_layout_it_reads():
             assert held["fstat"](1, held["st"]) == 0
             at = held["size_at"]
             assert int.from_bytes(held["st"].raw[at:at + 8], sys.byteorder) == os.fstat(1).st_size
+
+
+def test_the_protocols_own_traversal_is_not_evidence_and_any_other_gc_get_referents_is(tmp_path):
+    """The protocol's walk of what a drop frees (harness.judge.subject_rpc ``_finalizes``) calls ``gc.get_referents``:
+    the hook exempts that event only from the exempt code objects (by identity, ``_exempt_check``); the same call
+    from an equal code object, or from the standard library's code, is reported."""
+    script = tmp_path / "drive.py"
+    script.write_text(textwrap.dedent("""
+        import gc, os, sys, importlib.util
+        spec = importlib.util.spec_from_file_location("subject", sys.argv[1])
+        sm = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sm)
+        r, w = os.pipe()
+        exempt = {}
+        sm._install_audit(w, exempt)
+        src = "def walk(x):\\n    return gc.get_referents(x)\\n"
+        mine, theirs = {"gc": gc}, {"gc": gc}
+        exec(compile(src, "proto.py", "exec"), mine)
+        exec(compile(src, "proto.py", "exec"), theirs)
+        exempt[id(mine["walk"].__code__)] = mine["walk"].__code__
+        mine["walk"]([1])
+        os.write(w, b'{"mark":1}\\n')
+        theirs["walk"]([1])
+        os.close(w)
+        sys.stdout.write(os.read(r, 1 << 20).decode())
+    """))
+    p = subprocess.run([sys.executable, "-I", str(script), SUBJECT], capture_output=True, text=True, timeout=60)
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    assert p.returncode == 0, p.stderr
+    assert lines == [{"mark": 1}, {"ev": "gc.get_referents"}]
