@@ -2499,14 +2499,16 @@ def test_what_of_the_subjects_logging_a_record_passes_through_is_reported_and_ro
     import logging
     ps = rpc.ProcState("driver")
     lg = logging.getLogger("hx.route.probe.child")
-    ps._log_fp()
-    # (what other tests of this process left: loggers with handlers; level names a library imported earlier in this
-    # worker added, inspect_ai's: flag 4)
-    before = ps._log_route()
-    assert before[0] & 3 == 0 and "hx.route.probe" not in before[1]
+    # (what other tests and libraries of this worker left: loggers with handlers; level names inspect_ai added (flag
+    # 4); a record factory ray sets when any test module imports it (flag 1): the factory is logging's own here)
+    worker_factory = logging.getLogRecordFactory()
+    logging.setLogRecordFactory(rpc._ORIG_RECORD_FACTORY)
     old = logging.getLogRecordFactory()
+    ps._log_fp()
     f = logging.Filter("x")
     try:
+        before = ps._log_route()
+        assert before[0] & 3 == 0 and "hx.route.probe" not in before[1]
         logging.setLogRecordFactory(lambda *a, **k: old(*a, **k))
         logging.getLogger("hx.route.probe").addFilter(f)
         ps._log_fp()
@@ -2522,7 +2524,7 @@ def test_what_of_the_subjects_logging_a_record_passes_through_is_reported_and_ro
         finally:
             rpc._LOG_ROUTE[:] = saved
     finally:
-        logging.setLogRecordFactory(old)
+        logging.setLogRecordFactory(worker_factory)
         logging.getLogger("hx.route.probe").removeFilter(f)
 
 

@@ -108,7 +108,8 @@ def test_torn_run_json_with_records_is_repaired_from_the_records_and_the_protoco
     r = cli("run", "--resume", d)
     assert r.exit_code == 2 and f"harness run PROTOCOL --out {d}" in r.output and "repair" in r.output
     r = cli("run", p, "--out", d, "--exploratory")
-    assert r.exit_code == 0, r.output
+    voids = (d / "voids.jsonl").read_text() if (d / "voids.jsonl").exists() else ""
+    assert r.exit_code == 0, r.output + "\nvoids.jsonl:\n" + voids
     assert "repaired run.json" in r.output
     meta = json.loads((d / "run.json").read_text())
     assert meta["run_id"] == run_id and meta["repaired"]["from_records"] == 3
