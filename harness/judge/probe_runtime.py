@@ -841,7 +841,7 @@ class _Finder:
             elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
                 spec = f.find_spec(name, path, target)
             if spec is not None:
-                if name in _SUBJECT_FUNCTIONS and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                if name in _AFTER_IMPORT and spec.loader is not None and hasattr(spec.loader, "exec_module"):
                     spec.loader = _PatchAfter(spec.loader, name)
                 return spec
         return None
@@ -907,8 +907,21 @@ def _subject_functions():
             _patch_functions(_sys.modules[module], module)
 
 
+def _after_import(mod, module):
+    """What the driver does to a standard-library module of ``_AFTER_IMPORT`` once the module has run, before the
+    code importing it gets it: patch its ``_SUBJECT_FUNCTIONS``; for ``unittest.mock``, note what its patches set on a
+    class (subject_rpc ``ClassPatches.wrap_mock``: ``mock`` is not imported up front, its import imports ``asyncio``)."""
+    if module in _SUBJECT_FUNCTIONS:
+        _patch_functions(mod, module)
+    if module == "unittest.mock":
+        _rpc.watch_class_patches().wrap_mock(mod)
+
+
+_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock"})
+
+
 class _PatchAfter:
-    """A standard-library module's loader that patches the module's ``_SUBJECT_FUNCTIONS`` once it has run."""
+    """A standard-library module's loader that runs ``_after_import`` on the module once it has run."""
 
     def __init__(self, loader, module):
         self._loader, self._module = loader, module
@@ -918,7 +931,7 @@ class _PatchAfter:
 
     def exec_module(self, mod):
         self._loader.exec_module(mod)
-        _patch_functions(mod, self._module)
+        _after_import(mod, self._module)
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
