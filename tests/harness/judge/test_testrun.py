@@ -174,3 +174,15 @@ def test_a_judged_run_that_never_imports_the_tree_ends_its_unused_subject_quietl
     v = run_pytest(tree, test_file, dest_rel="tests/test_t.py")
     assert v.passed and not v.subverted and not v.tamper, v.output
     assert "Traceback" not in v.output and "1 passed" in v.output, v.output
+
+
+def test_the_driver_script_starts_the_subject_with_the_runtimes_environment():
+    """The driver script starts the subject before it loads the protocol and the runtime (testrun ``DRIVER_SCRIPT``),
+    with the variables of ``testrun.SUBJECT_ENV``; the runtime compares the early subject's environment with its own
+    ``SUBJECT_ENV`` at first use and starts another when they differ. The two lists are one list: a difference would
+    start every judged run's subject twice."""
+    from harness.judge import probe_runtime, testrun
+    assert testrun.SUBJECT_ENV == probe_runtime.SUBJECT_ENV
+    script = testrun.DRIVER_SCRIPT.format(runtime="_hx_probe_x", keep=testrun.SUBJECT_ENV)
+    compile(script, "_hx_driver.py", "exec")
+    assert script.index("_early = _start_subject(") < script.index('_load("_hx_rpc"')
