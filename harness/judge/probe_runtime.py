@@ -481,69 +481,55 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # started before pytest (given its import path on first use; started afresh then if the test changed the
 # working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
-_DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0,
+_DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0, "start": None,
                  "abuf": b"", "allowed": set(), "in_test": False, "main": None, "sleep": None,
                  "res": _os.path.dirname(_os.path.abspath(__file__))}
 
 
 def _not_dumpable():
     """PR_SET_DUMPABLE 0: the subject (same user) can neither ptrace this process nor read its
-    /proc/PID/mem, environ or fd entries."""
+    /proc/PID/mem, environ or fd entries. Set before the subject runs any code of the tree (it is
+    started earlier, by the driver script, and runs only its own start-up until ``_subject``'s
+    first message, which follows this)."""
     import ctypes
     ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
 
 
+# The variables of the driver's environment the subject is started with (harness.judge.testrun ``SUBJECT_ENV``
+# gives the driver script the same, for the subject it starts before this runtime loads).
+SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+               "PYTHONNOUSERSITE", "PWD")
+
+
 def _subject_env():
-    keep = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
-            "PYTHONNOUSERSITE", "PWD")
-    return {k: _os.environ[k] for k in keep if k in _os.environ}
+    return {k: _os.environ[k] for k in SUBJECT_ENV if k in _os.environ}
 
 
-def _spawn_subject():
-    """Start the subject's interpreter (``_driver_setup``, before pytest starts): its start-up
-    (interpreter, audit hook, protocol) runs while pytest starts and collects here. It then waits
-    for its first message, which ``_subject`` sends on first use, with the import path as pytest
-    left it by then."""
-    import socket
-    import subprocess
-    inherited = _inherited()
-    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    ar, aw = _os.pipe2(_os.O_CLOEXEC)
-    outs = _subject_outputs()
-    try:
-        proc = subprocess.Popen([_sys.executable, "-I", _os.path.join(_DRIVER["res"], "_hx_subject.py"),
-                                 str(theirs.fileno()), str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True,
-                                env=inherited[1], stdin=subprocess.DEVNULL, cwd=inherited[0],
-                                stdout=outs[0][0].fileno(), stderr=outs[1][0].fileno())
-    finally:
-        theirs.close()
-        _os.close(aw)
-    peer = _rpc.Peer(mine.detach(), "driver")
+def _spawn_subject(started=None):
+    """Take a started subject (``started``: the one the driver script starts before it loads the protocol and this
+    runtime, harness.judge.testrun ``DRIVER_SCRIPT``; else one started now by the script's ``_start_subject``, kept
+    in ``_DRIVER["start"]``, with the directory and environment the driver has now) as the driver's: its start-up
+    (interpreter, audit hook, protocol) runs while pytest starts and collects here. It then waits for its first
+    message, which ``_subject`` sends on first use, with the import path as pytest left it by then. The subject is
+    started with nothing but its own connection, audit pipe and output files (``close_fds``), the variables of
+    ``SUBJECT_ENV`` and stdin from /dev/null; its descriptors 1 and 2 are files the driver relays
+    (``_relay_outputs``: a file, not a pipe, so a subject writing much never waits for the driver, which waits for
+    it)."""
+    if started is None:
+        started = _DRIVER["start"](*_inherited())
+    peer = _rpc.Peer(started["sock"].detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
     peer.waits = _rpc.Waits(_in_test_main)  # the test's waits outside the judge's schedule (subject_rpc ``Waits``)
     res = _os.path.realpath(_DRIVER["res"])
     peer.ps = _rpc.ProcState("driver", peer, skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
     _relay_outputs()  # an earlier subject's last words
-    _DRIVER.update(spawned=peer, proc=proc, audit=ar, inherited=inherited, outs=outs)
-
-
-def _subject_outputs():
-    """The subject's descriptors 1 and 2: a file each (unlinked, append-only), whose new bytes the
-    driver writes to its own descriptors 1 and 2 at every message (``_relay_outputs``): where capfd,
-    or pytest's own capture, has them at that moment, as the code's own writes go under plain
-    pytest. A file, not a pipe: a subject writing much never waits for the driver, which waits for it."""
-    import tempfile
-    outs = []
-    for target in (1, 2):
-        f = tempfile.TemporaryFile(buffering=0)
-        _fcntl.fcntl(f.fileno(), _fcntl.F_SETFL, _fcntl.fcntl(f.fileno(), _fcntl.F_GETFL) | _os.O_APPEND)
-        outs.append([f, 0, target])
-    return outs
+    _DRIVER.update(spawned=peer, proc=started["proc"], audit=started["audit"], inherited=started["inherited"],
+                   outs=started["outs"])
 
 
 def _relay_outputs():
     """Write what the subject wrote to its descriptors 1 and 2 since the last relay to the driver's
-    own (``_subject_outputs``)."""
+    own (the files the driver script made, ``_spawn_subject``)."""
     for out in _DRIVER.get("outs") or ():
         f, off, target = out
         while True:
@@ -841,7 +827,7 @@ class _Finder:
             elif f in (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter):
                 spec = f.find_spec(name, path, target)
             if spec is not None:
-                if name in _SUBJECT_FUNCTIONS and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                if name in _AFTER_IMPORT and spec.loader is not None and hasattr(spec.loader, "exec_module"):
                     spec.loader = _PatchAfter(spec.loader, name)
                 return spec
         return None
@@ -859,15 +845,25 @@ _GIVE_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "glob.glob", "glob
                           "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system",
                           "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "sqlite3.connect",
                           "mmap.__new__", "tempfile.mkstemp", "tempfile.mkdtemp"})
-def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS):
+# The collector's reads that leave out the objects ``gc.freeze`` set aside (the driver script freezes what the driver
+# has loaded before pytest runs: harness.judge.testrun ``DRIVER_SCRIPT``).
+_GC_READS = frozenset({"gc.get_objects", "gc.get_referrers"})
+
+
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS, _gc_reads=_GC_READS,
+                         _unfreeze=__import__("gc").unfreeze):
     """Backstop audit hook: no code object compiled from a file of the tree executes here. Also the driver's one audit
-    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call)."""
+    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call), and the
+    end of the driver script's ``gc.freeze`` at the test's first ``gc.get_objects`` or ``gc.get_referrers`` (raised
+    before the function reads): these see every object of the process, as under plain pytest, which freezes nothing."""
     if event == "exec" and args:
         fn = getattr(args[0], "co_filename", "")
         if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
     elif event in _give_events:
         _give_before_acts(event, args)
+    elif event in _gc_reads:
+        _unfreeze()
 
 
 # The standard library's functions that read an object through a protocol of their own module, not a special
@@ -907,8 +903,21 @@ def _subject_functions():
             _patch_functions(_sys.modules[module], module)
 
 
+def _after_import(mod, module):
+    """What the driver does to a standard-library module of ``_AFTER_IMPORT`` once the module has run, before the
+    code importing it gets it: patch its ``_SUBJECT_FUNCTIONS``; for ``unittest.mock``, note what its patches set on a
+    class (subject_rpc ``ClassPatches.wrap_mock``: ``mock`` is not imported up front, its import imports ``asyncio``)."""
+    if module in _SUBJECT_FUNCTIONS:
+        _patch_functions(mod, module)
+    if module == "unittest.mock":
+        _rpc.watch_class_patches().wrap_mock(mod)
+
+
+_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock"})
+
+
 class _PatchAfter:
-    """A standard-library module's loader that patches the module's ``_SUBJECT_FUNCTIONS`` once it has run."""
+    """A standard-library module's loader that runs ``_after_import`` on the module once it has run."""
 
     def __init__(self, loader, module):
         self._loader, self._module = loader, module
@@ -918,18 +927,24 @@ class _PatchAfter:
 
     def exec_module(self, mod):
         self._loader.exec_module(mod)
-        _patch_functions(mod, self._module)
+        _after_import(mod, self._module)
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
 
 
-def _driver_setup(probe_file):
+def _driver_setup(probe_file, start, early):
     """Called by the driver script before pytest starts. The probe file is the only file of the
     run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
     own files in the result directory are loaded already, and the run can rewrite them too, so
-    none of them is ever imported by name (the subject names modules in the values it returns)."""
+    none of them is ever imported by name (the subject names modules in the values it returns).
+    ``start(cwd, env)``: the script's way to start a subject; ``early``: the subject it started
+    before loading this runtime (it has run nothing but its own start-up: no code of the tree runs
+    before the driver's first message, ``_subject``), the driver's from now on (``_spawn_subject``);
+    one whose directory and environment are not what the driver would give it now (``_inherited``)
+    is replaced at first use, as when the test changed them (``_subject``)."""
     _not_dumpable()
+    _DRIVER["start"] = start
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _subject_functions()
     _sys.meta_path.insert(0, _FINDER)
@@ -951,7 +966,7 @@ def _driver_setup(probe_file):
     _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
     _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
     _rpc.route_test_logs(_DRIVER["main"], threading.current_thread)  # the tree's logging decides the test's records too (subject_rpc ``LOG_ROUTE_RULE``)
-    _spawn_subject()
+    _spawn_subject(early)
 
 
 _GIVING = [False]

@@ -110,12 +110,49 @@ RUNTIME_SOURCE = Path(probes.__file__).with_name("probe_runtime.py")
 RPC_SOURCE = Path(probes.__file__).with_name("subject_rpc.py")
 SUBJECT_SOURCE = Path(probes.__file__).with_name("subject_main.py")
 DRIVER_NAME = "_hx_driver.py"
+# the variables of the driver's environment the subject is started with (the same as harness.judge.probe_runtime
+# ``SUBJECT_ENV``, which the driver checks the early subject's environment against)
+SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+               "PYTHONNOUSERSITE", "PWD")
 # The judged run's entry point (in the run's result directory, with the runtime's random name
-# filled in): load the protocol and the probe runtime by path, make this process the driver
-# (harness.judge.probe_runtime ``_driver_setup``: not dumpable, the import hook, the refusal of the
-# tree's code), then run pytest as ``python -I -m pytest`` would.
-DRIVER_SCRIPT = """import importlib.util, os, sys
+# filled in): start the subject (harness.judge.subject_main: a fresh interpreter that runs nothing of
+# the tree before the driver's first message), then load the protocol and the probe runtime by path,
+# make this process the driver (harness.judge.probe_runtime ``_driver_setup``: not dumpable, the
+# import hook, the refusal of the tree's code; it adopts the subject started here, or starts another
+# with ``_start_subject``), then run pytest as ``python -I -m pytest`` would. The subject is started
+# first so that its start-up (interpreter, audit hook, protocol: the longest wait of a judged run)
+# runs while this process loads the protocol and the runtime and pytest starts, not after: about
+# 40-100 ms of every run (benchmarks.bench_judge). ``keep``: the variables of the driver's
+# environment the subject gets (probe_runtime ``SUBJECT_ENV``; the runtime checks the early subject's
+# against its own, and starts another when they differ). ``gc.freeze``, at the start (what the
+# interpreter, or the warm zygote this process is a fork of, has loaded: pytest) and after the
+# driver's set-up (the protocol, the runtime): the collector never walks these again, nor collects
+# them, in this process, which runs no code of the tree (the tree's garbage is the subject's). A
+# forked driver otherwise copies every page of the zygote's objects that a full collection touches
+# (pytest's own collections at its end included): about a fifth of the driver's CPU time
+# (benchmarks.bench_judge). Plain pytest's runs are left as they are.
+DRIVER_SCRIPT = """import gc, importlib.util, os, sys
+gc.freeze()
 _res = os.path.dirname(os.path.abspath(__file__))
+
+
+def _start_subject(cwd, env):
+    import fcntl, socket, subprocess, tempfile
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ar, aw = os.pipe2(os.O_CLOEXEC)
+    outs = []
+    for target in (1, 2):
+        f = tempfile.TemporaryFile(buffering=0)
+        fcntl.fcntl(f.fileno(), fcntl.F_SETFL, fcntl.fcntl(f.fileno(), fcntl.F_GETFL) | os.O_APPEND)
+        outs.append([f, 0, target])
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", os.path.join(_res, "_hx_subject.py"), str(theirs.fileno()),
+                                 str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True, env=env,
+                                stdin=subprocess.DEVNULL, cwd=cwd, stdout=outs[0][0].fileno(), stderr=outs[1][0].fileno())
+    finally:
+        theirs.close()
+        os.close(aw)
+    return {{"proc": proc, "sock": mine, "audit": ar, "outs": outs, "inherited": (cwd, env)}}
 
 
 def _load(name, file):
@@ -126,9 +163,11 @@ def _load(name, file):
     return mod
 
 
+_early = _start_subject(os.getcwd(), {{k: os.environ[k] for k in {keep!r} if k in os.environ}})
 _load("_hx_rpc", "_hx_rpc.py")
-_load({runtime!r}, {runtime!r} + ".py")._driver_setup(sys.argv[-1])
-del _load
+_load({runtime!r}, {runtime!r} + ".py")._driver_setup(sys.argv[-1], _start_subject, _early)
+del _load, _start_subject, _early
+gc.freeze()
 sys.argv = ["pytest", *sys.argv[1:]]
 import runpy  # noqa: E402
 runpy.run_module("pytest", run_name="__main__", alter_sys=True)
@@ -148,7 +187,7 @@ def probe_for(test_file: Path) -> probes.Probe:
 
 def judge_code_digest() -> str:
     return hashlib.sha256(probes.source_digest().encode() + RUNTIME_SOURCE.read_bytes() + RPC_SOURCE.read_bytes()
-                          + SUBJECT_SOURCE.read_bytes() + DRIVER_SCRIPT.encode()
+                          + SUBJECT_SOURCE.read_bytes() + DRIVER_SCRIPT.encode() + repr(SUBJECT_ENV).encode()
                           + Path(judging.__file__).read_bytes()).hexdigest()
 
 
@@ -400,7 +439,7 @@ def _execute_judged(tree: Path, test_file: Path, *, dest_rel: str, hide: tuple[P
         _place_module(res, f"{runtime}.py", RUNTIME_SOURCE)
         _place_module(res, "_hx_rpc.py", RPC_SOURCE)
         (res / "_hx_subject.py").write_bytes(SUBJECT_SOURCE.read_bytes())
-        (res / DRIVER_NAME).write_text(DRIVER_SCRIPT.format(runtime=runtime))
+        (res / DRIVER_NAME).write_text(DRIVER_SCRIPT.format(runtime=runtime, keep=SUBJECT_ENV))
         open_up(scratch)
         res.chmod(0o777)
         nonce = secrets.token_hex(16)  # frames the run's records (harness.judge.probe_runtime)

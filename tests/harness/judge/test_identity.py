@@ -724,3 +724,24 @@ def test_a_test_waiting_on_an_event_or_a_queue_a_tree_thread_fills_passes_judged
     is, so the thread runs and the callback it calls wakes the wait, as under plain pytest."""
     judged, plain, out = both(tmp_path, *HONEST_WAITS[name])
     assert plain is True and judged is True, out
+
+
+# == mock's patches, noted from the driver's import of ``unittest.mock`` (probe_runtime ``_AFTER_IMPORT``) =======
+_HOME = "import pathlib\n\n\ndef cfg():\n    return str(pathlib.Path.home() / 'cfg')\n"
+MOCK_PATCHES = {
+    "imported_by_the_test": (_HOME, "import pathlib\nfrom unittest import mock\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                                    "    with mock.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/fake')):\n"
+                                    "        assert cfg() == '/fake/cfg'\n    assert cfg() != '/fake/cfg'\n"),
+    "imported_inside_the_test": (_HOME, "import pathlib\nfrom pkg import cfg\n\n\ndef test_f():\n    import unittest.mock\n"
+                                        "    with unittest.mock.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
+                                        "        assert cfg() == '/x/cfg'\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOCK_PATCHES))
+def test_a_mock_patch_of_a_stdlib_class_reaches_the_tree_though_mock_is_imported_late(tmp_path, name):
+    """The driver no longer imports ``unittest.mock`` (and with it ``asyncio``) before pytest starts: its patches are
+    noted from the driver's own import of it (subject_rpc ``ClassPatches.wrap_mock``), wherever the test imports
+    it, before any patch, so a patched member of a standard-library class still reaches the tree's calls."""
+    judged, plain, out = both(tmp_path, *MOCK_PATCHES[name])
+    assert plain is True and judged is True, out
