@@ -845,25 +845,15 @@ _GIVE_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "glob.glob", "glob
                           "subprocess.Popen", "os.posix_spawn", "os.exec", "os.fork", "os.spawn", "os.system",
                           "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "sqlite3.connect",
                           "mmap.__new__", "tempfile.mkstemp", "tempfile.mkdtemp"})
-# The collector's reads that leave out the objects ``gc.freeze`` set aside (the driver script freezes what the driver
-# has loaded before pytest runs: harness.judge.testrun ``DRIVER_SCRIPT``).
-_GC_READS = frozenset({"gc.get_objects", "gc.get_referrers"})
-
-
-def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS, _gc_reads=_GC_READS,
-                         _unfreeze=__import__("gc").unfreeze):
+def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=_GIVE_EVENTS):
     """Backstop audit hook: no code object compiled from a file of the tree executes here. Also the driver's one audit
-    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call), and the
-    end of the driver script's ``gc.freeze`` at the test's first ``gc.get_objects`` or ``gc.get_referrers`` (raised
-    before the function reads): these see every object of the process, as under plain pytest, which freezes nothing."""
+    hook for ``WAITS_RULE``'s acts (``_give_before_acts``: one set lookup an event, no second hook to call)."""
     if event == "exec" and args:
         fn = getattr(args[0], "co_filename", "")
         if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
     elif event in _give_events:
         _give_before_acts(event, args)
-    elif event in _gc_reads:
-        _unfreeze()
 
 
 # The standard library's functions that read an object through a protocol of their own module, not a special

@@ -124,15 +124,8 @@ SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED
 # runs while this process loads the protocol and the runtime and pytest starts, not after: about
 # 40-100 ms of every run (benchmarks.bench_judge). ``keep``: the variables of the driver's
 # environment the subject gets (probe_runtime ``SUBJECT_ENV``; the runtime checks the early subject's
-# against its own, and starts another when they differ). ``gc.freeze``, at the start (what the
-# interpreter, or the warm zygote this process is a fork of, has loaded: pytest) and after the
-# driver's set-up (the protocol, the runtime): the collector never walks these again, nor collects
-# them, in this process, which runs no code of the tree (the tree's garbage is the subject's). A
-# forked driver otherwise copies every page of the zygote's objects that a full collection touches
-# (pytest's own collections at its end included): about a fifth of the driver's CPU time
-# (benchmarks.bench_judge). Plain pytest's runs are left as they are.
-DRIVER_SCRIPT = """import gc, importlib.util, os, sys
-gc.freeze()
+# against its own, and starts another when they differ).
+DRIVER_SCRIPT = """import importlib.util, os, sys
 _res = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -167,7 +160,6 @@ _early = _start_subject(os.getcwd(), {{k: os.environ[k] for k in {keep!r} if k i
 _load("_hx_rpc", "_hx_rpc.py")
 _load({runtime!r}, {runtime!r} + ".py")._driver_setup(sys.argv[-1], _start_subject, _early)
 del _load, _start_subject, _early
-gc.freeze()
 sys.argv = ["pytest", *sys.argv[1:]]
 import runpy  # noqa: E402
 runpy.run_module("pytest", run_name="__main__", alter_sys=True)
