@@ -248,7 +248,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
         "4 small trees each judged and run under plain pytest (about 1-2 s each warm, 9-11 s for the four)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
-        "4 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+        "5 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":

@@ -3180,7 +3180,8 @@ R32ATK9_LENIENT = {
 # freeze, so its module's object is counted too); a test that changes the environment before its first use of the tree
 # (a fresh subject then, ``_subject``) with ``subprocess.Popen`` or ``tempfile.TemporaryFile`` patched: the start
 # (the driver script's ``_start_subject`` since ee3fe25, the runtime's ``_spawn_subject`` before it, both looked up
-# at the call) runs the test's patch (older than ee3fe25: the parent of 7141ae1 fails them too).
+# at the call) runs the test's patch, as ``_inherited`` reads a patched ``os.getcwd`` (older than ee3fe25: the parent
+# of 7141ae1 fails them too).
 _R9_HOME = "import os\n\n\ndef cfg():\n    return os.path.join(os.environ['HOME'], 'cfg')\n"
 _R9_RESTART = ("import {mod}\n\n\ndef test_f(monkeypatch, tmp_path):\n    monkeypatch.setenv('HOME', str(tmp_path))\n"
                "    monkeypatch.setattr({mod}, '{name}', lambda *a, **k: None)\n    from pkg import cfg\n"
@@ -3193,6 +3194,12 @@ R32ATK9_HONEST = {
     "subject_restarted_under_the_tests_patched_popen": (_R9_HOME, _R9_RESTART.format(mod="subprocess", name="Popen")),
     "subject_restarted_under_the_tests_patched_temporary_file": (_R9_HOME, _R9_RESTART.format(mod="tempfile",
                                                                                                name="TemporaryFile")),
+    # ``os.getcwd`` patched to a path that does not exist, before the first use of the tree: the runtime's
+    # ``_inherited`` reads the patched ``getcwd``, so the subject is started afresh in that directory and cannot start
+    "subject_restarted_in_the_tests_patched_getcwd": ("def f():\n    return 1\n",
+                                                      "import os\n\n\ndef test_f(monkeypatch):\n"
+                                                      "    monkeypatch.setattr(os, 'getcwd', lambda: '/nonexistent/x')\n"
+                                                      "    from pkg import f\n    assert f() == 1\n"),
 }
 # r32atk9's cases closed so far (a name here runs as an ordinary test)
 R32ATK9_CLOSED: frozenset[str] = frozenset()
@@ -3209,7 +3216,7 @@ _R32ATK9_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
 _R32ATK9_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk9 honest: the judge fails "
                                          "an honest tree plain pytest passes: the driver's gc.freeze counted or ending the "
                                          "test's own freeze, or a fresh subject started through the test's patched "
-                                         "subprocess.Popen/tempfile.TemporaryFile (an open case: a name not in "
+                                         "subprocess.Popen/tempfile.TemporaryFile/os.getcwd (an open case: a name not in "
                                          "R32ATK9_CLOSED; the comment above R32ATK9_HONEST says what each does)")
 
 
