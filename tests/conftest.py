@@ -244,6 +244,11 @@ SLOW_TESTS: dict[str, str] = {
         "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
         "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+    # red team r32atk9 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
+        "4 small trees each judged and run under plain pytest (about 1-2 s each warm, 9-11 s for the four)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
+        "5 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
@@ -452,6 +457,10 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk8's judge leniencies: the closed ones (R32ATK8_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
         "red team r32atk8's honest regressions: the closed ones (R32ATK8_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
+        "red team r32atk9's judge leniencies (the driver's gc.freeze, the test's gc.collect): the closed ones (R32ATK9_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
+        "red team r32atk9's honest regressions: the closed ones (R32ATK9_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -3139,3 +3139,101 @@ def test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_
     if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
         pytest.fail(out)
     assert judged is True, out
+
+
+# == red team r32atk9: the judged run's cost cuts attacked (7141ae1 ``unittest.mock`` imported late, ee3fe25 the subject
+# started by the driver script before the protocol and the runtime load, 26c8e22 ``gc.freeze`` in the driver script,
+# ended at the test's first ``gc.get_objects``/``gc.get_referrers``) (strict xfails; a name in R32ATK9_CLOSED runs as an
+# ordinary test). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each
+# honest tree passes plain pytest and fails the judge.
+# freeze-*: the driver script's freeze is the test's to see. ``gc.get_freeze_count`` raises no audit event, so the
+# harness's frozen objects stay counted (a tree that should freeze the heap and does not passes); and the unfreeze at
+# the first ``gc.get_objects`` ends the test's own ``gc.freeze`` too (a test that freezes a baseline then counts the
+# objects made since sees its module's objects again: a tree that makes none passes). Both pass judged only since
+# 26c8e22 (the parent commit fails them judged, as plain pytest does).
+# collector-*: older than these cuts (the parent of 7141ae1 passes them too): the test's ``gc.collect()`` collects the
+# driver only, so the tree's cyclic garbage (in the subject) is neither counted in its return value nor saved in
+# ``gc.garbage`` under ``DEBUG_SAVEALL``.
+_R9_FREEZES = "def warmup():\n    pass\n"
+_R9_CYCLE = "class N:\n    pass\n\n\ndef f():\n    a = N()\n    a.me = a\n    return 1\n"
+_R9_BASELINE = ("import gc\n\nfrom pkg import run\n\n\nclass Thing:\n    pass\n\n\nSEED = Thing()\n\n\ndef test_f():\n"
+                "    gc.collect()\n    gc.freeze()\n    try:\n        made = run(Thing)\n"
+                "        n = sum(type(o) is Thing for o in gc.get_objects())\n    finally:\n        gc.unfreeze()\n")
+R32ATK9_LENIENT = {
+    "freeze-tree_that_should_freeze_the_heap": (_R9_FREEZES, "import gc\n\nfrom pkg import warmup\n\n\ndef test_f():\n"
+                                                "    warmup()\n    try:\n        assert gc.get_freeze_count() > 0\n"
+                                                "    finally:\n        gc.unfreeze()\n"),
+    "freeze-tests_own_baseline_undone_by_its_first_read": ("def run(factory):\n    return None\n",
+                                                           _R9_BASELINE + "    assert n >= 1\n"),
+    "collector-trees_cyclic_garbage_counted_by_gc_collect": (_R9_CYCLE, "import gc\n" + _T + "    gc.collect()\n"
+                                                             "    gc.disable()\n    try:\n        assert f() == 1\n"
+                                                             "        assert gc.collect() == 0\n    finally:\n"
+                                                             "        gc.enable()\n"),
+    "collector-trees_cyclic_garbage_saved_in_gc_garbage": (_R9_CYCLE, "import gc\n" + _T + "    gc.collect()\n"
+                                                           "    gc.set_debug(gc.DEBUG_SAVEALL)\n    try:\n"
+                                                           "        assert f() == 1\n        gc.collect()\n"
+                                                           "        assert gc.garbage == []\n    finally:\n"
+                                                           "        gc.set_debug(0)\n        gc.garbage.clear()\n"),
+}
+# Honest trees the same cuts fail: a test that checks nothing is frozen (26c8e22: the harness's freeze is counted); a
+# test that freezes a baseline and counts what the tree made since (26c8e22: the first read unfreezes the test's own
+# freeze, so its module's object is counted too); a test that changes the environment before its first use of the tree
+# (a fresh subject then, ``_subject``) with ``subprocess.Popen`` or ``tempfile.TemporaryFile`` patched: the start
+# (the driver script's ``_start_subject`` since ee3fe25, the runtime's ``_spawn_subject`` before it, both looked up
+# at the call) runs the test's patch, as ``_inherited`` reads a patched ``os.getcwd`` (older than ee3fe25: the parent
+# of 7141ae1 fails them too).
+_R9_HOME = "import os\n\n\ndef cfg():\n    return os.path.join(os.environ['HOME'], 'cfg')\n"
+_R9_RESTART = ("import {mod}\n\n\ndef test_f(monkeypatch, tmp_path):\n    monkeypatch.setenv('HOME', str(tmp_path))\n"
+               "    monkeypatch.setattr({mod}, '{name}', lambda *a, **k: None)\n    from pkg import cfg\n"
+               "    assert cfg() == str(tmp_path / 'cfg')\n")
+R32ATK9_HONEST = {
+    "nothing_frozen_when_the_test_starts": ("def f():\n    return 1\n", "import gc\n" + _T + "    assert f() == 1\n"
+                                            "    assert gc.get_freeze_count() == 0\n"),
+    "tests_own_frozen_baseline_counts_only_new_objects": ("def run(factory):\n    return factory()\n",
+                                                          _R9_BASELINE + "    assert n == 1\n"),
+    "subject_restarted_under_the_tests_patched_popen": (_R9_HOME, _R9_RESTART.format(mod="subprocess", name="Popen")),
+    "subject_restarted_under_the_tests_patched_temporary_file": (_R9_HOME, _R9_RESTART.format(mod="tempfile",
+                                                                                               name="TemporaryFile")),
+    # ``os.getcwd`` patched to a path that does not exist, before the first use of the tree: the runtime's
+    # ``_inherited`` reads the patched ``getcwd``, so the subject is started afresh in that directory and cannot start
+    "subject_restarted_in_the_tests_patched_getcwd": ("def f():\n    return 1\n",
+                                                      "import os\n\n\ndef test_f(monkeypatch):\n"
+                                                      "    monkeypatch.setattr(os, 'getcwd', lambda: '/nonexistent/x')\n"
+                                                      "    from pkg import f\n    assert f() == 1\n"),
+}
+# r32atk9's cases closed so far (a name here runs as an ordinary test): the freeze-* four, by reverting 26c8e22 (the
+# driver freezes nothing: the test's collector reads and counts are plain pytest's)
+R32ATK9_CLOSED: frozenset[str] = frozenset({
+    "freeze-tree_that_should_freeze_the_heap", "freeze-tests_own_baseline_undone_by_its_first_read",
+    "nothing_frozen_when_the_test_starts", "tests_own_frozen_baseline_counts_only_new_objects"})
+
+
+def _r32atk9(names, mark) -> list:
+    return [n if n in R32ATK9_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_R32ATK9_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk9: the judge passes what plain "
+                                  "pytest fails through the driver's gc.freeze (its count, its end at the first gc read "
+                                  "unfreezing the test's own freeze) or the test's gc.collect reaching the driver only "
+                                  "(an open case: a name not in R32ATK9_CLOSED; the comment above it says what it evades)")
+_R32ATK9_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team r32atk9 honest: the judge fails "
+                                         "an honest tree plain pytest passes: the driver's gc.freeze counted or ending the "
+                                         "test's own freeze, or a fresh subject started through the test's patched "
+                                         "subprocess.Popen/tempfile.TemporaryFile/os.getcwd (an open case: a name not in "
+                                         "R32ATK9_CLOSED; the comment above R32ATK9_HONEST says what each does)")
+
+
+@pytest.mark.parametrize("name", _r32atk9(R32ATK9_LENIENT, _R32ATK9_OPEN))
+def test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK9_LENIENT[name])
+    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
+        pytest.fail(out)
+    assert judged is False, out
+
+
+@pytest.mark.parametrize("name", _r32atk9(R32ATK9_HONEST, _R32ATK9_HONEST_OPEN))
+def test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *R32ATK9_HONEST[name])
+    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
+        pytest.fail(out)
+    assert judged is True, out

@@ -735,6 +735,36 @@ MOCK_PATCHES = {
     "imported_inside_the_test": (_HOME, "import pathlib\nfrom pkg import cfg\n\n\ndef test_f():\n    import unittest.mock\n"
                                         "    with unittest.mock.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
                                         "        assert cfg() == '/x/cfg'\n"),
+    # however the test reaches ``unittest.mock``: by importlib, by ``__import__``, reloaded, or imported afresh after
+    # its ``sys.modules`` entry was removed (a new ``_patch`` class, wrapped at that import); a patch started by
+    # ``start()``, one named by a string, and ``patch.multiple``
+    "imported_through_importlib": (_HOME, "import importlib, pathlib\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                                          "    m = importlib.import_module('unittest.mock')\n"
+                                          "    with m.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
+                                          "        assert cfg() == '/x/cfg'\n"),
+    "imported_through_dunder_import": (_HOME, "import pathlib\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                                              "    p = __import__('unittest.mock', fromlist=['patch']).patch\n"
+                                              "    with p.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
+                                              "        assert cfg() == '/x/cfg'\n"),
+    "reloaded": (_HOME, "import importlib, pathlib\nimport unittest.mock\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                        "    m = importlib.reload(unittest.mock)\n"
+                        "    with m.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
+                        "        assert cfg() == '/x/cfg'\n"),
+    "imported_again_after_its_entry_was_removed": (_HOME, "import pathlib, sys\nimport unittest.mock\nfrom pkg import cfg\n\n\n"
+                                                          "def test_f():\n    del sys.modules['unittest.mock']\n"
+                                                          "    import unittest.mock as m\n"
+                                                          "    with m.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x')):\n"
+                                                          "        assert cfg() == '/x/cfg'\n"),
+    "started_and_stopped": (_HOME, "import pathlib\nfrom unittest import mock\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                                   "    p = mock.patch.object(pathlib.Path, 'home', return_value=pathlib.Path('/x'))\n"
+                                   "    p.start()\n    try:\n        assert cfg() == '/x/cfg'\n    finally:\n        p.stop()\n"
+                                   "    assert cfg() != '/x/cfg'\n"),
+    "named_by_a_string": (_HOME, "import pathlib\nfrom unittest import mock\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                                 "    with mock.patch('pathlib.Path.home', return_value=pathlib.Path('/x')):\n"
+                                 "        assert cfg() == '/x/cfg'\n"),
+    "patch_multiple": (_HOME, "import pathlib\nfrom unittest import mock\nfrom pkg import cfg\n\n\ndef test_f():\n"
+                              "    with mock.patch.multiple(pathlib.Path, home=mock.Mock(return_value=pathlib.Path('/x'))):\n"
+                              "        assert cfg() == '/x/cfg'\n"),
 }
 
 

@@ -186,3 +186,52 @@ def test_the_driver_script_starts_the_subject_with_the_runtimes_environment():
     script = testrun.DRIVER_SCRIPT.format(runtime="_hx_probe_x", keep=testrun.SUBJECT_ENV)
     compile(script, "_hx_driver.py", "exec")
     assert script.index("_early = _start_subject(") < script.index('_load("_hx_rpc"')
+
+
+ENV_TREE = "import os\n\n\ndef env():\n    return os.environ.get('HOME', '?') + '|' + os.environ.get('TZ', '-')\n"
+ENV_TEST = ("import os\n\nfrom pkg import env\n\n\ndef test_env():\n"
+            "    assert env() == os.environ.get('HOME', '?') + '|' + os.environ.get('TZ', '-')\n")
+
+
+@pytest.mark.parametrize("keep", [("PATH",), ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED",
+                                              "PYTHONDONTWRITEBYTECODE", "PYTHONNOUSERSITE", "PWD", "USER", "TERM")],
+                         ids=["fewer", "more"])
+def test_an_early_subject_started_with_another_environment_than_the_runtimes_is_replaced(tmp_path, monkeypatch, keep):
+    """(red team r32atk9, held) The early subject's environment is the driver script's list's (``testrun.SUBJECT_ENV``);
+    the runtime compares it with its own at first use. Were the two lists to differ, the subject the tree runs in is
+    a second one, started with the runtime's variables: the tree sees what plain pytest's tree sees, never the
+    script's list (a difference costs a start, not a verdict)."""
+    from harness.judge import testrun
+    monkeypatch.setattr(testrun, "SUBJECT_ENV", keep)
+    monkeypatch.setenv("TZ", "UTC")
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text(ENV_TREE)
+    test_file = tmp_path / "test_owned.py"
+    test_file.write_text(ENV_TEST)
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py")
+    plain = run_pytest(tree, test_file, dest_rel="tests/test_t.py", judged=False)
+    assert plain.passed, plain.output
+    assert judged.passed and not judged.subverted, judged.output
+
+
+GC_READS = ("import gc\nimport pytest\n\n\ndef test_the_collector_sees_pytests_objects():\n"
+            "    assert any(o is pytest.approx for o in gc.get_objects())\n\n\n"
+            "def test_the_collector_finds_a_modules_referrer():\n    holder = [pytest]\n"
+            "    assert any(r is holder for r in gc.get_referrers(pytest))\n"
+            "    assert any(r is vars(pytest) for r in gc.get_referrers(pytest.approx))\n")
+
+
+def test_the_drivers_frozen_objects_are_seen_by_the_tests_own_gc_reads(tmp_path):
+    """The test's ``gc.get_objects``/``gc.get_referrers`` in the driver see every object, as under plain pytest (a
+    ``gc.freeze`` of what the driver loaded was tried for its cost and reverted: red team r32atk9 showed the freeze
+    visible to the test, through ``gc.get_freeze_count`` and through the test's own freeze)."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("X = 1\n")
+    test_file = tmp_path / "test_owned.py"
+    test_file.write_text(GC_READS)
+    plain = run_pytest(tree, test_file, dest_rel="tests/test_t.py", judged=False)
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py")
+    assert plain.passed and plain.tests == 2, plain.output
+    assert judged.passed and judged.tests == 2 and not judged.subverted, judged.output
