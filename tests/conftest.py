@@ -388,6 +388,22 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
+        (frozenset({"cold-deep chain", "warm-30k empty files", "cold-many large sparse files", "warm-a link loop",
+                    "cold-path past PATH_MAX"}),
+         "each of the five trees once, cold or warm (both confinements keep cases); the other executor of each in the "
+         "campaign (33 s summed in a fresh clone's test-all)"),
+    "tests/harness/control/test_adversarial.py::test_secret_in_any_encoding_is_found":
+        (frozenset({"cold-base64", "cold-hex", "cold-rot13", "cold-swapcase", "warm-char-codes", "warm-reversed",
+                    "warm-split-base64", "warm-urlsafe-base64"}),
+         "each of the eight encodings once, half cold and half warm; the other executor of each in the campaign "
+         "(22 s summed in a fresh clone's test-all)"),
+    "tests/harness/sandbox/test_agent_tree_attacks.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
+        (frozenset({"cold-a directory-B3", "warm-a link loop-B9", "cold-a link out of the workspace-B9",
+                    "warm-a link to a directory in the workspace-B3", "cold-non-UTF-8 bytes-B3",
+                    "warm-non-UTF-8 bytes-B9"}),
+         "each planted path once (B3's and B9's hooks, cold and warm, each kept); the other fourteen in the campaign "
+         "(19 s summed in a fresh clone's test-all)"),
 }
 
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
