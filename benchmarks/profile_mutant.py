@@ -51,8 +51,8 @@ def _child_cpu(name: str) -> None:
 
     def wrapper(self, *a, **kw):
         r = fn(self, *a, **kw)
-        if name == "run" and kw.get("extra"):
-            return r        # a swap's request: counted by the swap wrapper
+        if name == "run" and "swap" in (kw.get("extra") or {}):
+            return r        # a swap's request: counted by the swap wrapper (a fork's extra holds no "swap")
         kind = ("swap" if name == "swap" else "fork") + (" (timeout)" if r[0] is None else
                                                          " (could not swap: exit 75)" if r[0] == 75 else "")
         with _LOCK:
