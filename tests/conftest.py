@@ -111,6 +111,12 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/harness/run/test_progress.py::test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line":
+        "a whole run with the monitor on its progress line (8.7 s in a fresh clone's make test, idle); make test keeps "
+        "the progress line's unit tests and the monitor's (tests/analysis/test_monitor.py)",
+    "tests/harness/ledger/test_worst_case.py::test_observed_spend_never_exceeds_the_bound_and_meets_it_for_a_max_spender":
+        "runs against the spend bound, one a max spender (7.6 s in a fresh clone's make test, idle); make test keeps the "
+        "bound's other cases in this file",
     "tests/harness/control/test_scoring_path.py::test_the_visible_test_deleted_and_restored_by_the_harness_tools_is_not_a_pinned_edit":
         "a whole cell (a pytest run as the agent's command, an A1 attempt): 10 s at load 13-17",
     "tests/analysis/test_fast_path_differential.py::test_analyze_prints_the_same_by_column_and_row_by_row":
