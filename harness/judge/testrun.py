@@ -195,9 +195,14 @@ class _Subject:
                 pass
 
 
-def _inheritable_fds(_listdir=os.listdir, _get=os.get_inheritable, _int=int, _err=(OSError, ValueError)):
+def _inheritable_fds(_listdir=os.listdir, _get=os.get_inheritable, _int=int, _err=(OSError, ValueError), _range=range,
+                     _limit=min(os.sysconf("SC_OPEN_MAX"), 1 << 16)):
     out = []
-    for name in _listdir("/proc/self/fd"):
+    try:
+        names = _listdir("/proc/self/fd")
+    except _err:  # (no /proc: every possible descriptor, as close_fds without it)
+        names = _range(3, _limit)
+    for name in names:
         try:
             fd = _int(name)
             if fd > 2 and _get(fd):
