@@ -501,8 +501,22 @@ SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED
                "PYTHONNOUSERSITE", "PWD")
 
 
-def _subject_env():
-    return {k: _os.environ[k] for k in SUBJECT_ENV if k in _os.environ}
+def _subject_env(_env=_os.environ, _keep=SUBJECT_ENV):
+    return {k: _env[k] for k in _keep if k in _env}
+
+
+def _is_res(p, _stat=_os.stat, _type=_type, _str=_str, _err=(OSError, ValueError)):
+    """Whether the ``sys.path`` entry ``p`` is the run's result directory (the harness's own files, never the
+    subject's path): by device and inode through ``posix.stat`` bound at load (harness.judge.testrun
+    ``BOUND_AT_LOAD_RULE``: ``os.path.realpath`` looks up ``os.lstat``, ``os.readlink`` and ``os.getcwd`` when it
+    runs, which the test may have patched)."""
+    if _type(p) is not _str or not p:
+        return False
+    try:
+        a, b = _stat(p), _stat(_DRIVER["res"])
+    except _err:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _spawn_subject(started=None):
@@ -520,42 +534,45 @@ def _spawn_subject(started=None):
     peer = _rpc.Peer(started["sock"].detach(), "driver")
     peer.on_msg, peer.on_fault = _on_msg, _on_fault
     peer.waits = _rpc.Waits(_in_test_main)  # the test's waits outside the judge's schedule (subject_rpc ``Waits``)
-    res = _os.path.realpath(_DRIVER["res"])
-    peer.ps = _rpc.ProcState("driver", peer, skip=lambda p: not p or _os.path.realpath(p) == res)  # (as ``_subject``'s path)
+    peer.ps = _rpc.ProcState("driver", peer, skip=lambda p: not p or _is_res(p))  # (as ``_subject``'s path)
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=started["proc"], audit=started["audit"], inherited=started["inherited"],
                    outs=started["outs"])
 
 
-def _relay_outputs():
+def _relay_outputs(_pread=_os.pread, _fstat=_os.fstat, _write=_os.write, _min=min, _err=OSError):
     """Write what the subject wrote to its descriptors 1 and 2 since the last relay to the driver's
-    own (the files the driver script made, ``_spawn_subject``)."""
+    own (the files the driver script made, ``_spawn_subject``). (Bound at load: testrun ``BOUND_AT_LOAD_RULE``.)"""
     for out in _DRIVER.get("outs") or ():
         f, off, target = out
         while True:
             try:
-                data = _os.pread(f.fileno(), 1 << 20, off)
-            except OSError:
+                data = _pread(f.fileno(), 1 << 20, off)
+            except _err:
                 break
             if not data:
                 try:
-                    out[1] = min(off, _os.fstat(f.fileno()).st_size)  # the tree truncated its own output
-                except OSError:
+                    out[1] = _min(off, _fstat(f.fileno()).st_size)  # the tree truncated its own output
+                except _err:
                     pass
                 break
             off += _len(data)
             out[1] = off
             while data:
                 try:
-                    data = data[_os.write(target, data):]
-                except OSError:
+                    data = data[_write(target, data):]
+                except _err:
                     break
 
 
-def _inherited():
+def _inherited(_getcwd=_os.getcwd):
     """What the subject takes from the driver when it is started: the working directory and the
-    environment it is given (``_subject_env``)."""
-    return _os.getcwd(), _subject_env()
+    environment it is given (``_subject_env``). The directory is the process's real one, read through
+    ``posix.getcwd`` bound at load (harness.judge.testrun ``BOUND_AT_LOAD_RULE``): under plain pytest the tree
+    runs in the test's process, in the directory the test changed to (``monkeypatch.chdir``), whatever a
+    patched ``os.getcwd`` says (that patch is the test's, and reaches the tree's own calls: subject_rpc
+    ``StdlibPatches``)."""
+    return _getcwd(), _subject_env()
 
 
 def _discard_spawned():
@@ -565,13 +582,13 @@ def _discard_spawned():
     _DRIVER.update(spawned=None, proc=None, audit=None)
 
 
-def _end_subject(proc, *fds):
+def _end_subject(proc, *fds, _close=_os.close, _err=OSError):
     """Close ``fds`` (the subject's connection: it ends at EOF) and wait for ``proc`` (bounded;
-    killed past 5 s)."""
+    killed past 5 s; testrun ``_Subject``, bound at load as all of this: testrun ``BOUND_AT_LOAD_RULE``)."""
     for fd in fds:
         try:
-            _os.close(fd)
-        except OSError:
+            _close(fd)
+        except _err:
             pass
     if proc is None:
         return
@@ -596,8 +613,7 @@ def _subject():
     if _DRIVER["spawned"] is None:
         _spawn_subject()
     peer = _DRIVER["spawned"]
-    res = _os.path.realpath(_DRIVER["res"])
-    peer._send({"path": [p for p in _sys.path if p and _os.path.realpath(p) != res], "argv0": "",
+    peer._send({"path": [p for p in _sys.path if p and not _is_res(p)], "argv0": "",
                 "pre": _test_imports()})
     _DRIVER["peer"] = peer
     return peer

@@ -1,7 +1,7 @@
 """The subject of a judged run: a fresh interpreter that imports the code under test and answers the
 driver's requests (harness.judge.subject_rpc). Standard library only.
 
-Started by the driver as ``python -I <this file> REQ_FD AUDIT_FD`` with a minimal environment and no
+Started by the driver as ``python -I <this file> REQ_FD AUDIT_FD CWD`` (it changes to CWD first) with a minimal environment and no
 other descriptor but its own output files as 1 and 2 (relayed by the driver: capfd): it never holds the
 run's nonce, the observation channel, the plan or a path the harness keeps secret. The driver's
 environment (the nonce and channel removed from it at the driver's start), working directory, argv,
@@ -275,6 +275,8 @@ def _interpreter_registries() -> dict:
 
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
+    if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
+        os.chdir(sys.argv[3])
     held = _held_libc()
     sources = _interpreter_registries()
     exempt: dict = {}

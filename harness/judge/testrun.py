@@ -125,27 +125,125 @@ SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED
 # 40-100 ms of every run (benchmarks.bench_judge). ``keep``: the variables of the driver's
 # environment the subject gets (probe_runtime ``SUBJECT_ENV``; the runtime checks the early subject's
 # against its own, and starts another when they differ).
+# BOUND_AT_LOAD_RULE: every standard-library function, class and constant a subject's start-up uses (here, and the
+# runtime's ``_subject``/``_spawn_subject``/``_inherited``/``_relay_outputs``/``_end_subject``, which run during the
+# test when it changed the directory or environment before its first use of the tree) is bound once, as a default
+# argument, when this script or the runtime loads, before any code of the test runs; nothing is looked up in a module
+# when it runs. A test's ``monkeypatch.setattr(subprocess, "Popen", ...)``, ``tempfile.TemporaryFile``, ``os.getcwd``,
+# ``socket.socket``, ``os.pipe``... is the test's, for the test's own calls and the tree's (subject_rpc
+# ``StdlibPatches``), never the harness's. So the start-up calls no pure-Python library function whose body looks up
+# its module's globals at call time (``subprocess.Popen`` reads ``os.pipe``, ``os.close``, ``time.sleep``...;
+# ``tempfile.TemporaryFile`` ``os.open`` and ``tempfile.tempdir``; ``socket.socketpair`` ``socket.socket``;
+# ``os.path.realpath`` ``os.lstat`` and ``os.getcwd``): only C functions bound here (``_socket.socketpair``,
+# ``os.pipe2``, ``os.memfd_create`` for the output files, ``os.posix_spawn`` for the process, ``os.waitpid`` and
+# ``os.kill`` for its end, ``posix.getcwd``/``posix.stat``). The working directory the subject is started in is the
+# process's real one read through the unpatched ``getcwd`` at that moment: under plain pytest the tree runs in the
+# test's process, in the directory the test chdir'ed to, whatever the test's ``os.getcwd`` says. ``posix_spawn``
+# cannot change directory, so the subject does it first thing (subject_main ``main``: its fourth argument); its other
+# descriptors are closed as ``close_fds`` would (every inheritable one past 2 but its own, a close action each), SIGPIPE
+# and SIGXFSZ reset to their defaults as ``restore_signals`` would.
 DRIVER_SCRIPT = """import importlib.util, os, sys
+import _io, _socket, _thread, fcntl, signal, time
 _res = os.path.dirname(os.path.abspath(__file__))
 
 
-def _start_subject(cwd, env):
-    import fcntl, socket, subprocess, tempfile
-    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    ar, aw = os.pipe2(os.O_CLOEXEC)
-    outs = []
-    for target in (1, 2):
-        f = tempfile.TemporaryFile(buffering=0)
-        fcntl.fcntl(f.fileno(), fcntl.F_SETFL, fcntl.fcntl(f.fileno(), fcntl.F_GETFL) | os.O_APPEND)
-        outs.append([f, 0, target])
+class _Subject:
+    \"\"\"The subject's process (``poll``, ``wait``, ``kill``, ``returncode``, as ``subprocess.Popen``'s), through the
+    functions bound when this script loads (BOUND_AT_LOAD_RULE, harness.judge.testrun).\"\"\"
+
+    def __init__(self, pid, _lock=_thread.allocate_lock):
+        self.pid, self.returncode, self._lock = pid, None, _lock()
+
+    def _reap(self, flags, _waitpid=os.waitpid, _code=os.waitstatus_to_exitcode, _gone=ChildProcessError):
+        try:
+            pid, status = _waitpid(self.pid, flags)
+        except _gone:  # reaped by someone else (as Popen: the status is lost)
+            self.returncode = 0
+            return
+        if pid == self.pid:
+            self.returncode = _code(status)
+
+    def poll(self, _nohang=os.WNOHANG):
+        if self.returncode is None and self._lock.acquire(False):
+            try:
+                if self.returncode is None:
+                    self._reap(_nohang)
+            finally:
+                self._lock.release()
+        return self.returncode
+
+    def wait(self, timeout=None, _now=time.monotonic, _sleep=time.sleep, _min=min, _late=TimeoutError):
+        if timeout is None:
+            with self._lock:
+                while self.returncode is None:
+                    self._reap(0)
+            return self.returncode
+        end, delay = _now() + timeout, 0.0005
+        while self.poll() is None:
+            left = end - _now()
+            if left <= 0:
+                raise _late(f"the subject {{self.pid}} still runs")
+            delay = _min(delay * 2, left, 0.05)
+            _sleep(delay)
+        return self.returncode
+
+    def kill(self, _kill=os.kill, _sig=signal.SIGKILL, _gone=ProcessLookupError):
+        if self.poll() is None:
+            try:
+                _kill(self.pid, _sig)
+            except _gone:
+                pass
+
+
+def _inheritable_fds(_listdir=os.listdir, _get=os.get_inheritable, _int=int, _err=(OSError, ValueError), _range=range,
+                     _limit=min(os.sysconf("SC_OPEN_MAX"), 1 << 16)):
+    out = []
     try:
-        proc = subprocess.Popen([sys.executable, "-I", os.path.join(_res, "_hx_subject.py"), str(theirs.fileno()),
-                                 str(aw)], pass_fds=(theirs.fileno(), aw), close_fds=True, env=env,
-                                stdin=subprocess.DEVNULL, cwd=cwd, stdout=outs[0][0].fileno(), stderr=outs[1][0].fileno())
+        names = _listdir("/proc/self/fd")
+    except _err:  # (no /proc: every possible descriptor, as close_fds without it)
+        names = _range(3, _limit)
+    for name in names:
+        try:
+            fd = _int(name)
+            if fd > 2 and _get(fd):
+                out.append(fd)
+        except _err:  # (the listing's own descriptor, closed by now)
+            pass
+    return out
+
+
+def _start_subject(cwd, env, _exe=sys.executable, _main=os.path.join(_res, "_hx_subject.py"),
+                   _pair=_socket.socketpair, _unix=_socket.AF_UNIX, _stream=_socket.SOCK_STREAM, _pipe2=os.pipe2,
+                   _cloexec=os.O_CLOEXEC, _memfd=os.memfd_create, _mfd_cloexec=os.MFD_CLOEXEC, _fcntl=fcntl.fcntl,
+                   _getfl=fcntl.F_GETFL, _setfl=fcntl.F_SETFL, _append=os.O_APPEND, _File=_io.FileIO,
+                   _spawn=os.posix_spawn, _CLOSE=os.POSIX_SPAWN_CLOSE, _DUP2=os.POSIX_SPAWN_DUP2,
+                   _OPEN=os.POSIX_SPAWN_OPEN, _rdonly=os.O_RDONLY, _sigdef=(signal.SIGPIPE, signal.SIGXFSZ),
+                   _close=os.close, _set_inheritable=os.set_inheritable, _fds=_inheritable_fds, _Subject=_Subject,
+                   _str=str, _dict=dict, _any=BaseException):
+    # BOUND_AT_LOAD_RULE (harness.judge.testrun): nothing here is looked up in a module when it runs
+    mine, theirs = _pair(_unix, _stream)
+    ar, aw = _pipe2(_cloexec)
+    outs = []
+    try:
+        for target in (1, 2):
+            fd = _memfd("hx-subject-out", _mfd_cloexec)
+            _fcntl(fd, _setfl, _fcntl(fd, _getfl) | _append)
+            outs.append([_File(fd, "r+"), 0, target])
+        req = theirs.fileno()
+        _set_inheritable(req, True)
+        _set_inheritable(aw, True)
+        actions = [(_CLOSE, fd) for fd in _fds() if fd not in (req, aw)]
+        actions += [(_DUP2, outs[0][0].fileno(), 1), (_DUP2, outs[1][0].fileno(), 2), (_OPEN, 0, "/dev/null", _rdonly, 0)]
+        pid = _spawn(_exe, [_exe, "-I", _main, _str(req), _str(aw), cwd], _dict(env), file_actions=actions,
+                     setsigdef=_sigdef)
+    except _any:
+        mine.close()
+        _close(ar)
+        raise
     finally:
         theirs.close()
-        os.close(aw)
-    return {{"proc": proc, "sock": mine, "audit": ar, "outs": outs, "inherited": (cwd, env)}}
+        _close(aw)
+    return {{"proc": _Subject(pid), "sock": mine, "audit": ar, "outs": outs, "inherited": (cwd, env)}}
 
 
 def _load(name, file):

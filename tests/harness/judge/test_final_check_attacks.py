@@ -3202,10 +3202,14 @@ R32ATK9_HONEST = {
                                                       "    from pkg import f\n    assert f() == 1\n"),
 }
 # r32atk9's cases closed so far (a name here runs as an ordinary test): the freeze-* four, by reverting 26c8e22 (the
-# driver freezes nothing: the test's collector reads and counts are plain pytest's)
+# driver freezes nothing: the test's collector reads and counts are plain pytest's); the subject_restarted_* three by
+# testrun's BOUND_AT_LOAD_RULE (a subject's start-up uses only functions bound before the test runs: posix_spawn,
+# memfd_create, _socket.socketpair, the real getcwd)
 R32ATK9_CLOSED: frozenset[str] = frozenset({
     "freeze-tree_that_should_freeze_the_heap", "freeze-tests_own_baseline_undone_by_its_first_read",
-    "nothing_frozen_when_the_test_starts", "tests_own_frozen_baseline_counts_only_new_objects"})
+    "nothing_frozen_when_the_test_starts", "tests_own_frozen_baseline_counts_only_new_objects",
+    "subject_restarted_under_the_tests_patched_popen", "subject_restarted_under_the_tests_patched_temporary_file",
+    "subject_restarted_in_the_tests_patched_getcwd"})
 
 
 def _r32atk9(names, mark) -> list:

@@ -188,6 +188,65 @@ def test_the_driver_script_starts_the_subject_with_the_runtimes_environment():
     assert script.index("_early = _start_subject(") < script.index('_load("_hx_rpc"')
 
 
+def _lookups_at_call(code, namespace):
+    """The module attributes ``code`` (and the code nested in it) looks up when it runs: (global, attribute) for each
+    global that is a module in ``namespace``, (global, None) for a global ``namespace`` does not hold."""
+    import dis
+    import types
+    out = []
+    ins = list(dis.get_instructions(code))
+    for i, op in enumerate(ins):
+        if op.opname == "LOAD_GLOBAL":
+            value = namespace.get(op.argval, namespace.get("__builtins__", {}).get(op.argval)
+                                  if isinstance(namespace.get("__builtins__"), dict) else None)
+            nxt = ins[i + 1] if i + 1 < len(ins) else None
+            if value is None:
+                out.append((op.argval, None))
+            elif isinstance(value, types.ModuleType):
+                out.append((op.argval, nxt.argval if nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD")
+                            else None))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out += _lookups_at_call(const, namespace)
+    return out
+
+
+def test_a_subjects_start_up_looks_up_nothing_the_test_can_patch():
+    """BOUND_AT_LOAD_RULE (testrun ``DRIVER_SCRIPT``): every function, class and constant of the standard library the
+    driver script's subject start-up uses is bound when the script loads (a default argument), before any code of the
+    test runs: its functions look up no global at all when they run, so a test's ``monkeypatch.setattr(subprocess,
+    "Popen", ...)``, ``tempfile.TemporaryFile``, ``os.getcwd``, ``socket.socket``, ``os.pipe`` or ``builtins.int`` is
+    never the harness's (plain pytest starts no subject under the test's patches)."""
+    import ast
+
+    from harness.judge import testrun
+    script = testrun.DRIVER_SCRIPT.format(runtime="_hx_probe_x", keep=testrun.SUBJECT_ENV)
+    module = compile(script, "_hx_driver.py", "exec")
+    tree = ast.parse(script)
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} - {"_load"}
+    assert {"_start_subject", "_Subject", "_inheritable_fds"} <= names
+    found = {const.co_name: [g for g, _ in _lookups_at_call(const, {})] for const in module.co_consts
+             if getattr(const, "co_name", None) in names}
+    assert set(found) == names
+    assert found == {n: [] for n in names}, found
+
+
+def test_the_runtimes_part_of_a_subjects_start_up_reads_no_module_attribute_when_it_runs():
+    """BOUND_AT_LOAD_RULE, the runtime's side (probe_runtime ``_subject``, ``_spawn_subject``, ``_inherited``,
+    ``_subject_env``, ``_is_res``, ``_relay_outputs``, ``_end_subject``, ``_discard_spawned``, ``_test_imports``: run
+    during the test when it changed the directory or environment before its first use of the tree): no attribute of a
+    standard-library module is read when they run; only the state the start-up is about (``sys.path`` and
+    ``sys.modules`` as pytest left them) and the harness's own protocol module (``_rpc``)."""
+    from harness.judge import probe_runtime as rt
+    allowed = {("_sys", "path"), ("_sys", "modules")}
+    ns = {**vars(rt), "__builtins__": __import__("builtins").__dict__}
+    for name in ("_subject", "_spawn_subject", "_inherited", "_subject_env", "_is_res", "_relay_outputs",
+                 "_end_subject", "_discard_spawned", "_test_imports"):
+        bad = [(g, a) for g, a in _lookups_at_call(getattr(rt, name).__code__, ns)
+               if g != "_rpc" and (g, a) not in allowed and a is not None]
+        assert not bad, (name, bad)
+
+
 ENV_TREE = "import os\n\n\ndef env():\n    return os.environ.get('HOME', '?') + '|' + os.environ.get('TZ', '-')\n"
 ENV_TEST = ("import os\n\nfrom pkg import env\n\n\ndef test_env():\n"
             "    assert env() == os.environ.get('HOME', '?') + '|' + os.environ.get('TZ', '-')\n")
