@@ -330,6 +330,10 @@ def _mountpoints() -> list[str]:
     return sorted(set(out), key=len)
 
 
+# the line a confined child writes to its stderr when its confinement fails before exec (``_preexec``)
+PREEXEC_FAILED = "hx: confinement failed before exec: "
+
+
 def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = (),
              binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None, home: tuple[str, str] | None = None):
     namespaces = level.startswith("namespaces")
@@ -337,12 +341,16 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
     libc = _libc()  # loaded before the fork: no dlopen between fork and exec
 
     def setup() -> None:
-        confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
-        confine.deny_keyrings(libc)
-        if namespaces:
-            confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds, home=home)
-            if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
-                os.chdir(cwd)
+        try:
+            confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
+            confine.deny_keyrings(libc)
+            if namespaces:
+                confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds, home=home)
+                if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
+                    os.chdir(cwd)
+        except BaseException as exc:  # subprocess reports only "Exception occurred in preexec_fn": say which
+            os.write(2, f"{PREEXEC_FAILED}{type(exc).__name__}: {exc}\n".encode(errors="replace"))
+            raise
 
     return setup
 
@@ -489,8 +497,13 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
         t0 = time.perf_counter()
         try:
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
-                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                        preexec_fn=pre, pass_fds=(*keep, *(() if trace_fd is None else (trace_fd,))))
+                try:
+                    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                            preexec_fn=pre, pass_fds=(*keep, *(() if trace_fd is None else (trace_fd,))))
+                except subprocess.SubprocessError as exc:  # the child's confinement failed: its reason, from its stderr
+                    said = read_capped(err_path, 2000)
+                    why = said[said.find(PREEXEC_FAILED) + len(PREEXEC_FAILED):].strip() if PREEXEC_FAILED in said else ""
+                    raise subprocess.SubprocessError(f"{exc} ({why or 'no reason written'})") from exc
         finally:
             if trace_fd is not None:
                 os.close(trace_fd)  # strace holds it now: EOF when strace (the last holder) ends

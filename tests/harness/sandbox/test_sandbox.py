@@ -41,3 +41,21 @@ def test_a_checkout_under_tmp_stays_visible_in_the_sandbox_view():
     dirs = _code_dirs_under_tmp("/nonexistent-base")
     assert all(d.startswith("/tmp/") for d in dirs)
     assert (sys.prefix.startswith("/tmp/") and dirs) or not sys.prefix.startswith("/tmp/")
+
+
+def test_a_confinement_that_fails_before_exec_says_why(monkeypatch, tmp_path):
+    """subprocess reports a failing ``preexec_fn`` only as "Exception occurred in preexec_fn"; the confined
+    child writes its exception to its stderr first, and ``run_confined`` raises with it (a cell voided by a
+    harness error then names the cause in its record)."""
+    import subprocess
+
+    import pytest
+
+    from harness.sandbox import confine
+    from harness.sandbox.sandbox import Limits, run_confined
+
+    def refuse(*_args) -> None:
+        raise ValueError("limit refused here")
+    monkeypatch.setattr(confine, "set_limits", refuse)
+    with pytest.raises(subprocess.SubprocessError, match=r"preexec_fn\. \(ValueError: limit refused here\)"):
+        run_confined(["/bin/true"], tmp_path, limits=Limits())
