@@ -21,15 +21,26 @@ def _check(libc, rc: int, what: str) -> None:
         raise OSError(ctypes.get_errno(), what)
 
 
-def set_limits(memory_mb: int, cpu_s: int, file_mb: int) -> None:
-    """A new session, then address-space, CPU, file-size and core limits."""
+def set_limits(memory_mb: int, cpu_s: int, file_mb: int, *, address_space: bool = True) -> None:
+    """A new session, then address-space, CPU, file-size and core limits. ``address_space=False`` leaves
+    the address-space limit to ``limit_address_space``, for a child that execs next (the cold path)."""
     os.setsid()
-    mem = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    if address_space:
+        limit_address_space(memory_mb)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
     fsz = file_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsz, fsz))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def limit_address_space(memory_mb: int) -> None:
+    """RLIMIT_AS at ``memory_mb``. A child forked from the harness (the cold path) is a copy of the
+    harness's address space, which can be larger than a run's limit (its threads' stacks and malloc
+    arenas, its libraries); under a limit below it every allocation fails (MemoryError), so the cold path
+    sets it last, after the steps that allocate, just before exec: it binds the new image, which starts
+    small. The warm path's child runs pytest in the zygote's own (small) image and sets it first."""
+    mem = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
 
 
 # The kernel's key-retention service is not namespaced by any namespace a run gets: the user

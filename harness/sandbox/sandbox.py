@@ -342,17 +342,31 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
 
     def setup() -> None:
         try:
-            confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb)
+            confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb, address_space=False)
             confine.deny_keyrings(libc)
             if namespaces:
                 confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds, home=home)
                 if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
                     os.chdir(cwd)
+            confine.limit_address_space(limits.memory_mb)  # last: this child is a copy of the harness's address space
         except BaseException as exc:  # subprocess reports only "Exception occurred in preexec_fn": say which
             os.write(2, f"{PREEXEC_FAILED}{type(exc).__name__}: {exc}\n".encode(errors="replace"))
             raise
 
     return setup
+
+
+def _spawn(cmd: list[str], cwd, env: dict, out_path: Path, err_path: Path, pre, fds: tuple[int, ...]):
+    """The confined child, its output to the capture files; a confinement that failed before exec raises
+    with the reason the child wrote (``_preexec``), not subprocess's bare "Exception occurred in preexec_fn"."""
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        try:
+            return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                    preexec_fn=pre, pass_fds=fds)
+        except subprocess.SubprocessError as exc:
+            said = read_capped(err_path, 2000)
+            why = said[said.find(PREEXEC_FAILED) + len(PREEXEC_FAILED):].strip() if PREEXEC_FAILED in said else ""
+            raise subprocess.SubprocessError(f"{exc} ({why or 'no reason written'})") from exc
 
 
 def run_home_dir(tmp: str, level: str) -> str | None:
@@ -496,14 +510,7 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
         cmd, session, trace_fd = _recorded(cmd, cwd, views if keep_files else ())
         t0 = time.perf_counter()
         try:
-            with open(out_path, "wb") as out, open(err_path, "wb") as err:
-                try:
-                    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                            preexec_fn=pre, pass_fds=(*keep, *(() if trace_fd is None else (trace_fd,))))
-                except subprocess.SubprocessError as exc:  # the child's confinement failed: its reason, from its stderr
-                    said = read_capped(err_path, 2000)
-                    why = said[said.find(PREEXEC_FAILED) + len(PREEXEC_FAILED):].strip() if PREEXEC_FAILED in said else ""
-                    raise subprocess.SubprocessError(f"{exc} ({why or 'no reason written'})") from exc
+            proc = _spawn(cmd, cwd, env, out_path, err_path, pre, (*keep, *(() if trace_fd is None else (trace_fd,))))
         finally:
             if trace_fd is not None:
                 os.close(trace_fd)  # strace holds it now: EOF when strace (the last holder) ends

@@ -2,6 +2,8 @@
 .git is a file) the main repository's git directory that holds the worktree's history."""
 from __future__ import annotations
 
+import sys
+
 from harness.sandbox.sandbox import hidden_for
 
 
@@ -54,8 +56,35 @@ def test_a_confinement_that_fails_before_exec_says_why(monkeypatch, tmp_path):
     from harness.sandbox import confine
     from harness.sandbox.sandbox import Limits, run_confined
 
-    def refuse(*_args) -> None:
+    def refuse(*_args, **_kwargs) -> None:
         raise ValueError("limit refused here")
     monkeypatch.setattr(confine, "set_limits", refuse)
     with pytest.raises(subprocess.SubprocessError, match=r"preexec_fn\. \(ValueError: limit refused here\)"):
         run_confined(["/bin/true"], tmp_path, limits=Limits())
+
+
+def test_a_harness_whose_address_space_is_past_the_runs_memory_limit_still_starts_the_run(tmp_path, monkeypatch):
+    """The cold path's child is a fork of the harness: a harness past the run's memory limit (threads'
+    stacks and malloc arenas, Ray, a long pytest worker) made every allocation before exec fail
+    (MemoryError: two A2 cells voided in a fresh clone's test-all). The address-space limit is set last,
+    for the new image (confine ``limit_address_space``), and still binds it."""
+    import mmap
+
+    from harness.sandbox import confine
+    from harness.sandbox.sandbox import Limits, run_confined
+
+    keyrings = confine.deny_keyrings
+
+    def allocating(libc) -> None:  # a step before exec that needs fresh memory (1 MiB: a new mapping)
+        bytearray(1 << 20)
+        keyrings(libc)
+    monkeypatch.setattr(confine, "deny_keyrings", allocating)
+    big = mmap.mmap(-1, 1 << 30)  # 1 GiB of address space here, never touched (no memory used)
+    try:
+        ok = run_confined(["/bin/true"], tmp_path, limits=Limits(memory_mb=256))
+        script = "b = bytearray(400 * 1024 * 1024)"  # past the limit in the run itself
+        over = run_confined([sys.executable, "-I", "-c", script], tmp_path, limits=Limits(memory_mb=256))
+    finally:
+        big.close()
+    assert ok.returncode == 0, ok.stderr
+    assert over.returncode != 0 and "MemoryError" in over.stderr, (over.returncode, over.stderr)
