@@ -111,6 +111,13 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/analysis/test_monitor.py::test_monitor_mid_run_and_at_the_end":
+        "a simulated run monitored mid-run and at its end (11 s in a fresh clone's make test, idle); make test keeps the "
+        "monitor's unit tests (the order of units, the sequences, the printed mean, a bad run directory)",
+    "tests/harness/ledger/test_ledger_faults_and_inputs.py::test_a_second_process_on_the_same_run_is_refused_and_the_ledger_stays_valid":
+        "two harness processes on one run (8.3 s in a fresh clone's make test, idle): the run lock, in test-all",
+    "tests/corpus/test_measure.py::test_a_fresh_measurement_starts_its_session_while_the_mutants_are_generated":
+        "a whole measurement timed against its mutant generation (5.5 s in a fresh clone's make test, idle)",
     "tests/harness/run/test_progress.py::test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line":
         "a whole run with the monitor on its progress line (8.7 s in a fresh clone's make test, idle); make test keeps "
         "the progress line's unit tests and the monitor's (tests/analysis/test_monitor.py)",
