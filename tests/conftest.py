@@ -427,6 +427,15 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/corpus/test_rerun.py::test_an_edit_in_a_helper_called_through_a_table_of_functions_rejudges_the_dispatcher":
+        "two corpus runs around an edit of a helper reached through a table (24 s); test-all keeps the other rerun "
+        "rules (test_rerun) (a fresh clone's test-all ran 19:05 of pytest on r45)",
+    "tests/corpus/test_rerun.py::test_a_function_a_test_file_calls_at_collection_counts_for_every_test":
+        "two corpus runs around an edit of a function called at collection (26 s); test-all keeps the other rerun "
+        "rules (test_rerun) (a fresh clone's test-all ran 19:05 of pytest on r45)",
+    "tests/harness/run/test_fault_recovery.py::test_kill_9_of_the_harness_takes_its_workers_and_resume_completes":
+        "a local run's harness killed with its workers, resumed (20 s); test-all keeps the anchored kill (test_kill_campaign "
+        "records-3) and the Ray run's harness killed (test_kill_campaign_ray records-3) (a fresh clone's test-all ran 19:05 of pytest on r45)",
     "tests/corpus/test_bench.py::test_bench_rows_shape":
         "the corpus benchmark's quick run, whole (24 s): `make bench` runs it (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)",
     "tests/harness/judge/test_verdict_cache.py::test_nondeterministic_marker_disables_the_task_for_the_run":
