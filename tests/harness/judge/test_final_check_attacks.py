@@ -175,6 +175,16 @@ BIND_ACTS = {
 }
 
 
+def judged_as_plain(tmp_path, case: tuple, *, plain_passes: bool) -> None:
+    """One case of a red-team round: the premise first (plain pytest's verdict on the tree is ``plain_passes``;
+    otherwise ``pytest.fail``, never the strict xfail's AssertionError), then the judged verdict equals it."""
+    judged, plain, out = both(tmp_path, *case)
+    if plain is not plain_passes:
+        pytest.fail(out)
+    assert judged is plain_passes, out
+
+
+
 @pytest.mark.skipif(syscalls.strace_binary() is None, reason="strace cannot trace here")
 @pytest.mark.parametrize("how", sorted(BIND_ACTS))
 def test_the_visible_test_reached_through_a_bind_mount_in_a_nested_namespace_is_in_the_record(task, ws, tmp_path,
@@ -766,10 +776,7 @@ JUDGE_LENIENT_CLOSED = frozenset({*(f"encoding_failure-{k}" for k in ENCODING_FA
 @pytest.mark.parametrize("name", [n if n in JUDGE_LENIENT_CLOSED else pytest.param(n, marks=_JUDGE_LENIENT_OPEN)
                                   for n in sorted(JUDGE_LENIENT_VALUES)])
 def test_the_judge_reads_a_tree_value_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *JUDGE_LENIENT_VALUES[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, JUDGE_LENIENT_VALUES[name], plain_passes=False)
 
 
 # == 1. the final check: a judge leniency plus plain pytest forged where the static scan does not look ======
@@ -916,19 +923,13 @@ _CLASS_HOOKS_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason
 @pytest.mark.parametrize("name", [n if n in CLASS_HOOKS_CLOSED else pytest.param(n, marks=_CLASS_HOOKS_OPEN)
                                   for n in sorted(CLASS_HOOKS_NOT_RUN)])
 def test_a_tree_classs_hooks_run_as_under_plain_pytest(tmp_path, name):
-    judged, plain, out = both(tmp_path, *CLASS_HOOKS_NOT_RUN[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, CLASS_HOOKS_NOT_RUN[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", [n if n in EXCEPTION_CLASS_CLOSED else pytest.param(n, marks=_EXC_OVERRIDE_OPEN)
                                   for n in sorted(EXCEPTION_CLASS_OVERRIDES)])
 def test_a_tree_exception_classs_own_members_are_read_as_plain_pytest_reads_them(tmp_path, name):
-    judged, plain, out = both(tmp_path, *EXCEPTION_CLASS_OVERRIDES[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, EXCEPTION_CLASS_OVERRIDES[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", [n if n in EXCEPTION_CLASS_CLOSED else pytest.param(n, marks=_EXC_OVERRIDE_OPEN)
@@ -1576,10 +1577,7 @@ def test_a_right_tree_under_the_tests_patches_passes_both(tmp_path, name):
 
 @pytest.mark.parametrize("name", sorted(TEST_PATCHES_LENIENT))
 def test_a_wrong_tree_under_the_tests_patches_fails_the_judge(tmp_path, name):
-    judged, plain, out = both(tmp_path, *TEST_PATCHES_LENIENT[name])
-    if plain is not False:  # the premise: plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, TEST_PATCHES_LENIENT[name], plain_passes=False)
 
 
 R32ATK4_LENIENT = {**{f"test_patch_of_a_tree_class-{k}": v for k, v in TEST_PATCH_OF_A_TREE_CLASS.items()},
@@ -1634,10 +1632,7 @@ _R32ATK4_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="re
 
 @pytest.mark.parametrize("name", _r32atk4(R32ATK4_LENIENT, _R32ATK4_OPEN))
 def test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK4_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK4_LENIENT[name], plain_passes=False)
 
 
 # honest trees (plain pytest passes them) the judge fails. New with i32late, closed (R32ATK4_CLOSED_SCHEDULE): a thread
@@ -1731,10 +1726,7 @@ _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red
 
 @pytest.mark.parametrize("name", _r32atk4(HONEST_FAILED, _HONEST_OPEN))
 def test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *HONEST_FAILED[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, HONEST_FAILED[name], plain_passes=True)
 
 
 @pytest.mark.parametrize("name", _r32atk4(["aliases_in_one_message-one_list_as_two_arguments",
@@ -2224,18 +2216,12 @@ _R32ATK5_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 @pytest.mark.parametrize("name", _r32atk5(R32ATK5_LENIENT, _R32ATK5_OPEN))
 def test_the_judge_reads_a_stamped_class_a_foreign_module_a_log_record_and_a_gil_free_wait_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK5_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK5_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _r32atk5(R32ATK5_HONEST, _R32ATK5_HONEST_OPEN))
 def test_an_honest_tree_with_a_stubbed_module_an_asyncio_wait_a_quiet_logger_or_a_kept_file_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK5_HONEST[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, R32ATK5_HONEST[name], plain_passes=True)
 
 
 @pytest.mark.parametrize("name", _r32atk5(["stand_ins-stamp_special_name_replaced_in_place",
@@ -2617,18 +2603,12 @@ _R32ATK6_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 @pytest.mark.parametrize("name", _r32atk6(R32ATK6_LENIENT, _R32ATK6_OPEN))
 def test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK6_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK6_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _r32atk6(R32ATK6_HONEST, _R32ATK6_HONEST_OPEN))
 def test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK6_HONEST[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, R32ATK6_HONEST[name], plain_passes=True)
 
 
 @pytest.mark.parametrize("name", ["logging-filter_added_to_a_logger", "stand_ins-finalizer_in_a_closure_cell",
@@ -2868,18 +2848,12 @@ _R32ATK7_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 @pytest.mark.parametrize("name", _r32atk7(R32ATK7_LENIENT, _R32ATK7_OPEN))
 def test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK7_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK7_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _r32atk7(R32ATK7_HONEST, _R32ATK7_HONEST_OPEN))
 def test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK7_HONEST[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, R32ATK7_HONEST[name], plain_passes=True)
 
 
 @pytest.mark.parametrize("name", ["stub_set_in_a_callback_launders_a_module_the_tree_replaced",
@@ -3127,18 +3101,12 @@ _R32ATK8_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 @pytest.mark.parametrize("name", _r32atk8(R32ATK8_LENIENT, _R32ATK8_OPEN))
 def test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK8_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK8_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _r32atk8(R32ATK8_HONEST, _R32ATK8_HONEST_OPEN))
 def test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK8_HONEST[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, R32ATK8_HONEST[name], plain_passes=True)
 
 
 # == red team r32atk9: the judged run's cost cuts attacked (7141ae1 ``unittest.mock`` imported late, ee3fe25 the subject
@@ -3229,15 +3197,9 @@ _R32ATK9_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, rea
 
 @pytest.mark.parametrize("name", _r32atk9(R32ATK9_LENIENT, _R32ATK9_OPEN))
 def test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK9_LENIENT[name])
-    if plain is not False:  # the premise (not the xfail's AssertionError): plain pytest fails this tree
-        pytest.fail(out)
-    assert judged is False, out
+    judged_as_plain(tmp_path, R32ATK9_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _r32atk9(R32ATK9_HONEST, _R32ATK9_HONEST_OPEN))
 def test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged(tmp_path, name):
-    judged, plain, out = both(tmp_path, *R32ATK9_HONEST[name])
-    if plain is not True:  # the premise (not the xfail's AssertionError): plain pytest passes this tree
-        pytest.fail(out)
-    assert judged is True, out
+    judged_as_plain(tmp_path, R32ATK9_HONEST[name], plain_passes=True)
