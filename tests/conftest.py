@@ -276,6 +276,34 @@ SLOW_TESTS: dict[str, str] = {
         "a run interrupted twice (22 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/corpus/test_fast_pytest.py::test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold":
         "a static and a class method's mutants swapped and judged cold (23 s): in the campaign (CAMPAIGN_TESTS)",
+    # make test ran 5:43 of pytest in a fresh clone of main d6870a2, at its 6-minute bar with lint: the other parametrizations of these stay in make test, each kind once
+    "tests/harness/engines/test_proxy.py::test_a_reply_dripping_through_a_proxy_is_cut_at_the_deadline[anthropic-all_proxy]":
+        "each SDK and each proxy variable once in make test (2.6 s each)",
+    "tests/harness/engines/test_proxy.py::test_a_reply_dripping_through_a_proxy_is_cut_at_the_deadline[openai-HTTP_PROXY]":
+        "each SDK and each proxy variable once in make test (2.6 s each)",
+    "tests/harness/engines/test_deadline.py::test_a_reply_whose_headers_drip_is_cut_at_the_whole_reply_deadline[anthropic-cell deadline]":
+        "each SDK and each deadline once in make test (2 s each)",
+    "tests/harness/engines/test_deadline.py::test_a_reply_whose_headers_drip_is_cut_at_the_whole_reply_deadline[openai-request_timeout_s]":
+        "each SDK and each deadline once in make test (2 s each)",
+    "tests/harness/control/test_adversarial.py::test_runner_patching_is_never_a_pass[warm-swallow-failures]":
+        "each of the four patches once in make test, cold or warm (1-2 s each)",
+    "tests/harness/control/test_adversarial.py::test_runner_patching_is_never_a_pass[warm-obfuscated-runtest]":
+        "each of the four patches once in make test, cold or warm (1-2 s each)",
+    "tests/harness/control/test_adversarial.py::test_runner_patching_is_never_a_pass[cold-sessionfinish-and-probe-patch]":
+        "each of the four patches once in make test, cold or warm (1-2 s each)",
+    "tests/harness/control/test_adversarial.py::test_runner_patching_is_never_a_pass[cold-observation-file-writes]":
+        "each of the four patches once in make test, cold or warm (1-2 s each)",
+    "tests/corpus/test_fast_pytest.py::test_fast_path_never_accepts_what_the_whole_suite_rejects[x * 2-x + 2]":
+        "one mutant pair in make test (x * x -> x + x), the other two in test-all (2-5 s each)",
+    "tests/corpus/test_fast_pytest.py::test_fast_path_never_accepts_what_the_whole_suite_rejects[x / 2-x / 4]":
+        "one mutant pair in make test (x * x -> x + x), the other two in test-all (2-5 s each)",
+    "tests/harness/judge/test_final_check_attacks.py::test_what_the_tree_does_after_its_reply_or_a_send_the_test_catches_is_seen[dict_mutated_by_a_thread_after_the_reply]":
+        "a thread after the reply: make test keeps a list mutated and a record logged (2.3 s each)",
+    "tests/harness/judge/test_final_check_attacks.py::test_what_the_tree_does_after_its_reply_or_a_send_the_test_catches_is_seen[environment_set_by_a_thread_after_the_reply]":
+        "a thread after the reply: make test keeps a list mutated and a record logged (2.3 s each)",
+    "tests/analysis/test_monitor.py::test_monitor_warns_on_an_edited_ledger_and_strict_refuses":
+        "three cells run, the ledger edited, then monitor (9.8 s loaded); make test keeps view's warning on an edited "
+        "ledger (tests/viewer/test_ledger_warning.py) and the monitor's unit tests",
 }
 
 
@@ -376,7 +404,7 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
          "one case per mechanism group of red team r32atk5 in test-all once closed (the honest trees and the final-check "
          "cases all run there); the other closed cases in the campaign (3-10 s each; test-all ran 16:28 of its 20 minutes)"),
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
-        (frozenset({"a fixture in a conftest.py above the gate's directory", "TZ changed between the runs"}),
+        (frozenset({"a fixture in a conftest.py above the gate's directory"}),
          "two closed rerun breaks of red team r35atk (a file outside the module, the environment; what a child runs "
          "and a test's reach, 9-22 s each, moved out when test-all ran 20:23 of pytest in a fresh clone) "
          "environment, a test's reach) in test-all; the other 20 closed cases (two corpus runs each, 7-33 s) in the "
@@ -406,16 +434,30 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/cli/test_command_faults.py::test_a_line_nested_100000_deep_is_one_line_naming_the_file":
         (frozenset({"view-requeues.jsonl", "export inspect-transcript"}),
          "the two breaks of issue 34; every reader in the campaign (~3 s each)"),
+    "tests/harness/engines/test_sdk_cells.py::test_replay_with_the_network_disabled_gives_identical_records":
+        (frozenset({"openai"}), "openai's replay; anthropic's in the campaign (10 s); anthropic's whole cells stay in test-all (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_testrun_attacks.py::test_no_run_reaches_another_runs_channel":
+        (frozenset({"cold"}), "cold; warm in the campaign (11 s); the warm path's channels are the same code (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_subject_end_attacks.py::test_a_subject_that_never_ends_at_exit_is_killed_and_the_failure_stands":
+        (frozenset({"warm"}), "warm; cold in the campaign (5.5 s; each waits out the 5 s kill): the file's other two keep cold (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_subject_end_attacks.py::test_a_grandchild_holding_the_subjects_descriptors_neither_hangs_nor_passes":
+        (frozenset({"cold"}), "cold; warm in the campaign (5.2 s; waits out the 5 s kill) (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_subject_end_attacks.py::test_an_audit_redirect_hidden_behind_a_subject_killed_at_exit_is_still_tampering":
+        (frozenset({"cold"}), "cold; warm in the campaign (5.2 s; waits out the 5 s kill) (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_two_process_judge_attacks.py::test_a_constant_the_tree_can_reach_is_observed_not_assumed":
+        (frozenset({"cold-a module constant put in a tuple", "cold-iterated for an argument", "cold-put in a list",
+                    "warm-put in a dict", "warm-an element of it passed"}),
+         "each of the five ways once, cold or warm; the other executor of each in the campaign (6 s summed) (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
         (frozenset({"cold-deep chain", "warm-30k empty files", "cold-many large sparse files", "warm-a link loop",
                     "cold-path past PATH_MAX"}),
          "each of the five trees once, cold or warm (both confinements keep cases); the other executor of each in the "
          "campaign (33 s summed in a fresh clone's test-all)"),
     "tests/harness/control/test_adversarial.py::test_secret_in_any_encoding_is_found":
-        (frozenset({"cold-base64", "cold-hex", "cold-rot13", "cold-swapcase", "warm-char-codes", "warm-reversed",
-                    "warm-split-base64", "warm-urlsafe-base64"}),
-         "each of the eight encodings once, half cold and half warm; the other executor of each in the campaign "
-         "(22 s summed in a fresh clone's test-all)"),
+        (frozenset({"cold-base64", "cold-rot13", "warm-char-codes", "warm-split-base64"}),
+         "four of the eight encodings through a whole cell, two cold and two warm (every decoder is unit-tested in "
+         "tests/harness/judge/test_secret_decode.py, fast tier); the other twelve in the campaign (22 s summed in a "
+         "fresh clone's test-all, then 11) (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
     "tests/harness/sandbox/test_agent_tree_attacks.py::test_a_scenario_hook_on_an_agent_made_path_never_voids":
         (frozenset({"cold-a directory-B3", "warm-a link loop-B9", "cold-a link out of the workspace-B9",
                     "warm-a link to a directory in the workspace-B3", "cold-non-UTF-8 bytes-B3",
