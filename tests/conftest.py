@@ -276,6 +276,10 @@ SLOW_TESTS: dict[str, str] = {
         "a run interrupted twice (22 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/corpus/test_fast_pytest.py::test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold":
         "a static and a class method's mutants swapped and judged cold (23 s): in the campaign (CAMPAIGN_TESTS)",
+    "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
+        "red team atk10's honest trees through the subject's output files, cold and warm (8 x 2-6 s): in the campaign (CAMPAIGN_TESTS)",
+    "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
+        "red team atk10's lenient trees through the subject's output files, cold and warm (4 x 2-8 s): in the campaign (CAMPAIGN_TESTS)",
 }
 
 
@@ -427,6 +431,12 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
+        "red team atk10's open honest cases (strict xfails, 8 judged and plain pairs, 2-6 s each); test-all keeps the "
+        "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
+    "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
+        "red team atk10's open lenient cases (strict xfails, 4 judged and plain pairs, 2-8 s each); test-all keeps the "
+        "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
     "tests/corpus/test_rerun.py::test_an_edit_in_a_helper_called_through_a_table_of_functions_rejudges_the_dispatcher":
         "two corpus runs around an edit of a helper reached through a table (24 s); test-all keeps the other rerun "
         "rules (test_rerun) (a fresh clone's test-all ran 19:05 of pytest on r45)",

@@ -16,6 +16,7 @@ import pytest
 from harness.control.adjudicator import ORACLE_DEST
 from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace
+from tests.harness.judge.test_identity import both
 from tests.harness.judge.test_process_boundary_attacks import HIDE, MEDIAN, hexed, tiny
 
 REFERENCE = MEDIAN.candidates_of("correct")[0].files()
@@ -281,3 +282,65 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
     victim.join()
     assert a.passed, a.output
     assert out["v"].passed and not out["v"].subverted, out["v"].output
+
+
+# == 5. the subject's output files (red team atk10) ====================================================
+# The subject's descriptors 1 and 2 are memfds opened O_APPEND (the driver script's ``_start_subject``), which the
+# driver copies from a kept offset to its own 1 and 2 at every message (probe_runtime ``_relay_outputs``); under
+# plain pytest they are pytest's capture file, one per descriptor, that the tree shares with the test: a write goes
+# where the file position says, ``ftruncate`` empties what the test captured, pytest empties it at every
+# ``readouterr`` and between tests, and the one file's size limit (RLIMIT_FSIZE) counts the test's and the tree's
+# output together. So: a tree's ``lseek`` then ``write`` overwrites under plain pytest and appends judged; a
+# truncation after a relay is never seen judged (what the driver copied stays), and a truncation before it wipes the
+# test's own output only under plain pytest; the memfd is never emptied, so output within the limit per test adds
+# up past it judged (EFBIG in the tree); the tree's ``print`` (crossing as a message) and its raw writes (the memfd)
+# are two files judged, where plain pytest's one file refuses the second past the limit (the driver's relay drops
+# what its capture file refuses, silently).
+_ATK10_T = "from pkg import *\n\n\n"
+_ATK10_W = "import os\n\n\ndef _all(fd, data):\n    while data:\n        data = data[os.write(fd, data):]\n\n\n"
+ATK10_OUTPUT_HONEST = {  # plain pytest passes, the judge fails
+    "write_after_lseek_overwrites": (
+        "import os\n\n\ndef f():\n    os.write(1, b'XXXXX\\n')\n    os.lseek(1, 0, 0)\n    os.write(1, b'hello\\n')\n",
+        _ATK10_T + "def test_f(capfd):\n    f()\n    assert capfd.readouterr().out == 'hello\\n'\n"),
+    "truncate_after_an_earlier_call": (
+        "import os\n\n\ndef f1():\n    os.write(2, b'ERROR\\n')\n\n\ndef f2():\n    os.ftruncate(2, 0)\n    os.lseek(2, 0, 0)\n",
+        _ATK10_T + "def test_f(capfd):\n    f1()\n    f2()\n    assert 'ERROR' not in capfd.readouterr().err\n"),
+    "output_within_the_limit_per_test_adds_up": (
+        _ATK10_W + "def f():\n    _all(1, b'b' * (40 << 20))\n    return 1\n",
+        _ATK10_T + "def test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert f() == 1\n"),
+    "output_within_the_limit_per_readouterr_adds_up": (
+        _ATK10_W + "def f():\n    _all(1, b'b' * (40 << 20))\n    return 1\n",
+        _ATK10_T + "def test_a(capfd):\n    assert f() == 1\n    assert len(capfd.readouterr().out) == 40 << 20\n"
+                   "    assert f() == 1\n"),
+}
+ATK10_OUTPUT_LENIENT = {  # plain pytest fails, the judge passes
+    "truncate_wipes_the_tests_own_output": (
+        "import os\n\n\ndef f():\n    os.ftruncate(1, 0)\n    os.lseek(1, 0, 0)\n",
+        _ATK10_T + "def test_f(capfd):\n    print('begin')\n    f()\n    assert capfd.readouterr().out.startswith('begin')\n"),
+    "print_and_raw_writes_past_the_limit_together": (
+        _ATK10_W + "def f():\n    print('a' * (40 << 20))\n    _all(1, b'b' * (30 << 20))\n    return 1\n",
+        _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's descriptors 1 and 2 are "
+                   "append-only memfds the driver copies from an offset, never truncated, separate from the test's "
+                   "capture file: an honest tree's lseek, ftruncate or output over many tests is read otherwise than "
+                   "plain pytest reads it, and the judge fails what plain pytest passes")
+@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_HONEST))
+def test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it(tmp_path, executor, name):
+    judged, plain, out = both(tmp_path, *ATK10_OUTPUT_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a truncation of the subject's memfd "
+                   "never reaches the test's capture, and the tree's print and raw writes fill two files judged where "
+                   "plain pytest's one refuses them past the file-size limit: the judge passes what plain pytest fails")
+@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_LENIENT))
+def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does(tmp_path, executor, name):
+    judged, plain, out = both(tmp_path, *ATK10_OUTPUT_LENIENT[name])
+    if plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out[-4000:])
+    assert not judged, out[-4000:]
