@@ -279,7 +279,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
         "red team atk10's honest trees through the subject's output files, cold and warm (8 x 2-6 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
-        "red team atk10's lenient trees through the subject's output files, cold and warm (4 x 2-8 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk10's lenient trees through the subject's output files, cold and warm (6 x 2-8 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit":
         "red team atk10: 768 MB held by memfds or forked children at each level (6 x 1-3 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/sandbox/test_sandbox.py::test_a_test_run_holds_no_more_memory_than_its_limit":
@@ -450,7 +450,7 @@ CAMPAIGN_TESTS: dict[str, str] = {
         "red team atk10's open honest cases (strict xfails, 8 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
     "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
-        "red team atk10's open lenient cases (strict xfails, 4 judged and plain pairs, 2-8 s each); test-all keeps the "
+        "red team atk10's open lenient cases (strict xfails, 6 judged and plain pairs, 2-8 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
     "tests/corpus/test_rerun.py::test_an_edit_in_a_helper_called_through_a_table_of_functions_rejudges_the_dispatcher":
         "two corpus runs around an edit of a helper reached through a table (24 s); test-all keeps the other rerun "

@@ -292,8 +292,9 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
 # ``readouterr`` and between tests, and the one file's size limit (RLIMIT_FSIZE) counts the test's and the tree's
 # output together. So: a tree's ``lseek`` then ``write`` overwrites under plain pytest and appends judged; a
 # truncation after a relay is never seen judged (what the driver copied stays), and a truncation before it wipes the
-# test's own output only under plain pytest; the memfd is never emptied, so output within the limit per test adds
-# up past it judged (EFBIG in the tree); the tree's ``print`` (crossing as a message) and its raw writes (the memfd)
+# test's own output only under plain pytest, and what the tree writes after a truncation below the relayed offset is
+# never copied (the offset falls back to the new size); the memfd is never emptied, so output within the limit per
+# test adds up past it judged (EFBIG in the tree); the tree's ``print`` (crossing as a message) and its raw writes (the memfd)
 # are two files judged, where plain pytest's one file refuses the second past the limit (the driver's relay drops
 # what its capture file refuses, silently).
 _ATK10_T = "from pkg import *\n\n\n"
@@ -314,6 +315,11 @@ ATK10_OUTPUT_HONEST = {  # plain pytest passes, the judge fails
                    "    assert f() == 1\n"),
 }
 ATK10_OUTPUT_LENIENT = {  # plain pytest fails, the judge passes
+    # the relay's offset falls back to the truncated size, past what the tree writes next: never copied
+    "output_written_after_a_truncation_is_never_relayed": (
+        "import os\n\n\ndef f1():\n    os.write(2, b'.' * 100)\n\n\ndef f2():\n    os.ftruncate(2, 0)\n"
+        "    os.write(2, b'WARNING\\n')\n",
+        _ATK10_T + "def test_f(capfd):\n    f1()\n    f2()\n    assert 'WARNING' not in capfd.readouterr().err\n"),
     "truncate_wipes_the_tests_own_output": (
         "import os\n\n\ndef f():\n    os.ftruncate(1, 0)\n    os.lseek(1, 0, 0)\n",
         _ATK10_T + "def test_f(capfd):\n    print('begin')\n    f()\n    assert capfd.readouterr().out.startswith('begin')\n"),
@@ -336,7 +342,7 @@ def test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it(tmp_
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a truncation of the subject's memfd "
-                   "never reaches the test's capture, and the tree's print and raw writes fill two files judged where "
+                   "never reaches the test's capture, what the tree writes after one is never relayed, and the tree's print and raw writes fill two files judged where "
                    "plain pytest's one refuses them past the file-size limit: the judge passes what plain pytest fails")
 @pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_LENIENT))
 def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does(tmp_path, executor, name):
