@@ -350,3 +350,36 @@ def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_doe
     if plain:  # the premise (never the xfail's AssertionError)
         pytest.fail(out[-4000:])
     assert not judged, out[-4000:]
+
+
+# == 6. the subject's sys.stdout and sys.stderr (red team atk10) ========================================
+# Before the tree's first import the subject replaces its streams by two bare ``io.StringIO`` (subject_rpc
+# ``_capture``, subject_main ``main``), whose text crosses with each message. Under plain pytest the tree's
+# ``sys.stdout`` is pytest's capture, a text file over a binary one (``EncodedFile``, ``CaptureIO``): it has a
+# ``buffer``, an ``encoding``, a ``fileno`` under fd capture, ``reconfigure``. An honest tree that writes bytes
+# (``sys.stdout.buffer.write``, the idiom of every command-line tool), reads its stream's encoding, writes to its
+# stream's descriptor or reconfigures its errors passes plain pytest and raises judged.
+ATK10_STREAM_HONEST = {
+    "stdout_buffer_write": ("import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    return 1\n",
+                            _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "stdout_encoding": ("import sys\n\n\ndef f():\n    return sys.stdout.encoding.lower().replace('-', '')\n",
+                        _ATK10_T + "def test_f():\n    assert f() == 'utf8'\n"),
+    "stdout_fileno": ("import os\nimport sys\n\n\ndef f():\n    os.write(sys.stdout.fileno(), b'x\\n')\n    return 1\n",
+                      _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "stderr_reconfigure": ("import sys\n\n\ndef f():\n    sys.stderr.reconfigure(errors='replace')\n    return 1\n",
+                           _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "capsysbinary_reads_the_bytes_written": (
+        "import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    sys.stdout.flush()\n",
+        _ATK10_T + "def test_f(capsysbinary):\n    f()\n    assert capsysbinary.readouterr().out == b'raw\\n'\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's sys.stdout/sys.stderr are "
+                   "bare io.StringIO (no buffer, encoding, fileno, reconfigure), pytest's capture is a text file over a "
+                   "binary one: an honest tree using them passes plain pytest and raises judged")
+@pytest.mark.parametrize("name", sorted(ATK10_STREAM_HONEST))
+def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_STREAM_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
