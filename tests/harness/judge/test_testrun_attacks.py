@@ -383,3 +383,36 @@ def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name)
     if not plain:  # the premise (never the xfail's AssertionError)
         pytest.fail(out)
     assert judged, out
+
+
+# == 7. a fresh subject's interpreter starts under the test's environment (red team atk10) ==============
+# A test that sets a variable before its first use of the tree gets a fresh subject started with it (probe_runtime
+# ``_subject``: "as when the subject was started on first use (plain pytest's tree sees them too)"). Plain pytest's
+# tree sees the variable in ``os.environ``, but not an interpreter started under it: the time zone the C library and
+# ``time`` read at start-up (``time.tzname``, ``time.localtime``: the test never called ``time.tzset``, and ProcState's
+# ``tz`` sync calls the subject's ``tzset`` under the test's TZ, which keeps it), and the locale's UTF-8 mode (PEP 540:
+# ``LC_ALL=C`` at start-up). A tree right only in a process started under the test's variables passes judged.
+_ATK10_TIME = "import time\n\n\ndef zone():\n    return time.tzname[0]\n\n\ndef hour():\n    return time.localtime(0).tm_hour\n"
+ATK10_FRESH_SUBJECT_LENIENT = {
+    "time_zone_name_of_a_tz_never_set": (
+        _ATK10_TIME, "def test_f(monkeypatch):\n    monkeypatch.setenv('TZ', 'Europe/Paris')\n    from pkg import zone\n"
+                     "    assert zone() == 'CET'\n"),
+    "local_time_of_a_tz_never_set": (
+        _ATK10_TIME, "def test_f(monkeypatch):\n    monkeypatch.setenv('TZ', 'Europe/Paris')\n    from pkg import hour\n"
+                     "    assert hour() == 1\n"),
+    "utf8_mode_of_a_locale_set_after_start_up": (
+        "import sys\n\n\ndef mode():\n    return sys.flags.utf8_mode\n",
+        "import sys\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setenv('LC_ALL', 'C.UTF-8' if sys.flags.utf8_mode else 'C')\n"
+        "    from pkg import mode\n    assert mode() != sys.flags.utf8_mode\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a subject started afresh after the test "
+                   "set TZ or LC_ALL starts its interpreter under them (time zone, UTF-8 mode), which plain pytest's "
+                   "process never does: the judge passes what plain pytest fails")
+@pytest.mark.parametrize("name", sorted(ATK10_FRESH_SUBJECT_LENIENT))
+def test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_FRESH_SUBJECT_LENIENT[name])
+    if plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert not judged, out
