@@ -358,7 +358,8 @@ def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_doe
 # ``sys.stdout`` is pytest's capture, a text file over a binary one (``EncodedFile``, ``CaptureIO``): it has a
 # ``buffer``, an ``encoding``, a ``fileno`` under fd capture, ``reconfigure``. An honest tree that writes bytes
 # (``sys.stdout.buffer.write``, the idiom of every command-line tool), reads its stream's encoding, writes to its
-# stream's descriptor or reconfigures its errors passes plain pytest and raises judged.
+# stream's descriptor, hands it to a child (``subprocess.run(..., stdout=sys.stdout)``) or to ``faulthandler.enable``
+# (both need ``fileno``) or reconfigures its errors passes plain pytest and raises judged.
 ATK10_STREAM_HONEST = {
     "stdout_buffer_write": ("import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    return 1\n",
                             _ATK10_T + "def test_f():\n    assert f() == 1\n"),
@@ -368,6 +369,12 @@ ATK10_STREAM_HONEST = {
                       _ATK10_T + "def test_f():\n    assert f() == 1\n"),
     "stderr_reconfigure": ("import sys\n\n\ndef f():\n    sys.stderr.reconfigure(errors='replace')\n    return 1\n",
                            _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "faulthandler_enabled_on_stderr": ("import faulthandler\n\n\ndef f():\n    faulthandler.enable()\n    return 1\n",
+                                       _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "child_process_given_sys_stdout": (
+        "import subprocess\nimport sys\n\n\ndef f():\n"
+        "    return subprocess.run([sys.executable, '-c', 'print(1)'], stdout=sys.stdout).returncode\n",
+        _ATK10_T + "def test_f():\n    assert f() == 0\n"),
     "capsysbinary_reads_the_bytes_written": (
         "import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    sys.stdout.flush()\n",
         _ATK10_T + "def test_f(capsysbinary):\n    f()\n    assert capsysbinary.readouterr().out == b'raw\\n'\n"),
