@@ -277,7 +277,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/corpus/test_fast_pytest.py::test_a_static_or_class_methods_mutant_is_swapped_and_judged_as_cold":
         "a static and a class method's mutants swapped and judged cold (23 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
-        "red team atk10's honest trees through the subject's output files, cold and warm (8 x 2-6 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk10's honest trees through the subject's output files, cold and warm (10 x 2-6 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
         "red team atk10's lenient trees through the subject's output files, cold and warm (6 x 2-8 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_using_its_streams_as_files_passes_judged":
@@ -457,7 +457,7 @@ CAMPAIGN_TESTS: dict[str, str] = {
         "red team atk10's open daemon at level basic (a strict xfail); test-all keeps the daemon ended at bwrap and the "
         "namespaces levels (test_syscalls::test_a_daemon_does_not_outlive_its_command)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
-        "red team atk10's open honest cases (strict xfails, 8 judged and plain pairs, 2-6 s each); test-all keeps the "
+        "red team atk10's open honest cases (strict xfails, 10 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
     "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
         "red team atk10's open lenient cases (strict xfails, 6 judged and plain pairs, 2-8 s each); test-all keeps the "

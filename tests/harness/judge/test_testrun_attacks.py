@@ -290,7 +290,8 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
 # plain pytest they are pytest's capture file, one per descriptor, that the tree shares with the test: a write goes
 # where the file position says, ``ftruncate`` empties what the test captured, pytest empties it at every
 # ``readouterr`` and between tests, and the one file's size limit (RLIMIT_FSIZE) counts the test's and the tree's
-# output together. So: a tree's ``lseek`` then ``write`` overwrites under plain pytest and appends judged; a
+# output together; one file keeps the order of the tree's print and its raw writes, the driver writes the relay first.
+# So: a tree's ``lseek`` then ``write`` overwrites under plain pytest and appends judged; a
 # truncation after a relay is never seen judged (what the driver copied stays), and a truncation before it wipes the
 # test's own output only under plain pytest, and what the tree writes after a truncation below the relayed offset is
 # never copied (the offset falls back to the new size); the memfd is never emptied, so output within the limit per
@@ -300,6 +301,11 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
 _ATK10_T = "from pkg import *\n\n\n"
 _ATK10_W = "import os\n\n\ndef _all(fd, data):\n    while data:\n        data = data[os.write(fd, data):]\n\n\n"
 ATK10_OUTPUT_HONEST = {  # plain pytest passes, the judge fails
+    # the tree's print crosses with the reply, after the relay of what its child wrote to descriptor 1 meanwhile
+    "print_then_a_childs_output_reordered": (
+        "import subprocess\nimport sys\n\n\ndef f():\n    print('step 1', flush=True)\n"
+        "    subprocess.run([sys.executable, '-c', 'print(2)'])\n",
+        _ATK10_T + "def test_f(capfd):\n    f()\n    assert capfd.readouterr().out == 'step 1\\n2\\n'\n"),
     "write_after_lseek_overwrites": (
         "import os\n\n\ndef f():\n    os.write(1, b'XXXXX\\n')\n    os.lseek(1, 0, 0)\n    os.write(1, b'hello\\n')\n",
         _ATK10_T + "def test_f(capfd):\n    f()\n    assert capfd.readouterr().out == 'hello\\n'\n"),
