@@ -404,7 +404,10 @@ def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name)
 # tree sees the variable in ``os.environ``, but not an interpreter started under it: the time zone the C library and
 # ``time`` read at start-up (``time.tzname``, ``time.localtime``: the test never called ``time.tzset``, and ProcState's
 # ``tz`` sync calls the subject's ``tzset`` under the test's TZ, which keeps it), and the locale's UTF-8 mode (PEP 540:
-# ``LC_ALL=C`` at start-up). A tree right only in a process started under the test's variables passes judged.
+# ``LC_ALL=C`` at start-up), and what the interpreter reads once and caches (``tempfile.gettempdir``: pytest's
+# process read TMPDIR for ``tmp_path`` before the test, the subject reads it at the tree's first call). A tree
+# right only in a process started under the test's variables passes judged; an honest tree that uses the same
+# cached value as the test (the subject used since collection, the variable set in the test) fails judged.
 _ATK10_TIME = "import time\n\n\ndef zone():\n    return time.tzname[0]\n\n\ndef hour():\n    return time.localtime(0).tm_hour\n"
 ATK10_FRESH_SUBJECT_LENIENT = {
     "time_zone_name_of_a_tz_never_set": (
@@ -413,6 +416,10 @@ ATK10_FRESH_SUBJECT_LENIENT = {
     "local_time_of_a_tz_never_set": (
         _ATK10_TIME, "def test_f(monkeypatch):\n    monkeypatch.setenv('TZ', 'Europe/Paris')\n    from pkg import hour\n"
                      "    assert hour() == 1\n"),
+    "temporary_directory_of_a_tmpdir_set_after_pytest_read_it": (
+        "import tempfile\n\n\ndef where():\n    return tempfile.gettempdir()\n",
+        "def test_f(monkeypatch, tmp_path):\n    monkeypatch.setenv('TMPDIR', str(tmp_path))\n    from pkg import where\n"
+        "    assert where() == str(tmp_path)\n"),
     "utf8_mode_of_a_locale_set_after_start_up": (
         "import sys\n\n\ndef mode():\n    return sys.flags.utf8_mode\n",
         "import sys\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setenv('LC_ALL', 'C.UTF-8' if sys.flags.utf8_mode else 'C')\n"
@@ -421,11 +428,30 @@ ATK10_FRESH_SUBJECT_LENIENT = {
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a subject started afresh after the test "
-                   "set TZ or LC_ALL starts its interpreter under them (time zone, UTF-8 mode), which plain pytest's "
-                   "process never does: the judge passes what plain pytest fails")
+                   "set TZ, LC_ALL or TMPDIR starts its interpreter under them (time zone, UTF-8 mode, tempdir), "
+                   "which plain pytest's process never does: the judge passes what plain pytest fails")
 @pytest.mark.parametrize("name", sorted(ATK10_FRESH_SUBJECT_LENIENT))
 def test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree(tmp_path, name):
     judged, plain, out = both(tmp_path, *ATK10_FRESH_SUBJECT_LENIENT[name])
     if plain:  # the premise (never the xfail's AssertionError)
         pytest.fail(out)
     assert not judged, out
+
+
+ATK10_CACHED_STATE_HONEST = {
+    "temporary_directory_the_test_reads_too": (
+        "import tempfile\n\n\ndef where():\n    return tempfile.gettempdir()\n",
+        "import tempfile\nfrom pkg import where\n\n\ndef test_f(monkeypatch, tmp_path):\n"
+        "    monkeypatch.setenv('TMPDIR', str(tmp_path))\n    assert where() == tempfile.gettempdir()\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: tempfile's cached directory is read in "
+                   "the subject under the test's TMPDIR, where pytest's process read it before the test: the judge "
+                   "fails an honest tree plain pytest passes")
+@pytest.mark.parametrize("name", sorted(ATK10_CACHED_STATE_HONEST))
+def test_an_honest_tree_reads_the_interpreter_state_the_test_reads(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_CACHED_STATE_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
