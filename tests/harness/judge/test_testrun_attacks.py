@@ -16,6 +16,7 @@ import pytest
 from harness.control.adjudicator import ORACLE_DEST
 from harness.judge.testrun import run_pytest
 from harness.sandbox.workspace import Workspace
+from tests.harness.judge.test_identity import both
 from tests.harness.judge.test_process_boundary_attacks import HIDE, MEDIAN, hexed, tiny
 
 REFERENCE = MEDIAN.candidates_of("correct")[0].files()
@@ -281,3 +282,176 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
     victim.join()
     assert a.passed, a.output
     assert out["v"].passed and not out["v"].subverted, out["v"].output
+
+
+# == 5. the subject's output files (red team atk10) ====================================================
+# The subject's descriptors 1 and 2 are memfds opened O_APPEND (the driver script's ``_start_subject``), which the
+# driver copies from a kept offset to its own 1 and 2 at every message (probe_runtime ``_relay_outputs``); under
+# plain pytest they are pytest's capture file, one per descriptor, that the tree shares with the test: a write goes
+# where the file position says, ``ftruncate`` empties what the test captured, pytest empties it at every
+# ``readouterr`` and between tests, and the one file's size limit (RLIMIT_FSIZE) counts the test's and the tree's
+# output together; one file keeps the order of the tree's print and its raw writes, the driver writes the relay first.
+# So: a tree's ``lseek`` then ``write`` overwrites under plain pytest and appends judged; a
+# truncation after a relay is never seen judged (what the driver copied stays), and a truncation before it wipes the
+# test's own output only under plain pytest, and what the tree writes after a truncation below the relayed offset is
+# never copied (the offset falls back to the new size); the memfd is never emptied, so output within the limit per
+# test adds up past it judged (EFBIG in the tree); the tree's ``print`` (crossing as a message) and its raw writes (the memfd)
+# are two files judged, where plain pytest's one file refuses the second past the limit (the driver's relay drops
+# what its capture file refuses, silently).
+_ATK10_T = "from pkg import *\n\n\n"
+_ATK10_W = "import os\n\n\ndef _all(fd, data):\n    while data:\n        data = data[os.write(fd, data):]\n\n\n"
+ATK10_OUTPUT_HONEST = {  # plain pytest passes, the judge fails
+    # the tree's print crosses with the reply, after the relay of what its child wrote to descriptor 1 meanwhile
+    "print_then_a_childs_output_reordered": (
+        "import subprocess\nimport sys\n\n\ndef f():\n    print('step 1', flush=True)\n"
+        "    subprocess.run([sys.executable, '-c', 'print(2)'])\n",
+        _ATK10_T + "def test_f(capfd):\n    f()\n    assert capfd.readouterr().out == 'step 1\\n2\\n'\n"),
+    "write_after_lseek_overwrites": (
+        "import os\n\n\ndef f():\n    os.write(1, b'XXXXX\\n')\n    os.lseek(1, 0, 0)\n    os.write(1, b'hello\\n')\n",
+        _ATK10_T + "def test_f(capfd):\n    f()\n    assert capfd.readouterr().out == 'hello\\n'\n"),
+    "truncate_after_an_earlier_call": (
+        "import os\n\n\ndef f1():\n    os.write(2, b'ERROR\\n')\n\n\ndef f2():\n    os.ftruncate(2, 0)\n    os.lseek(2, 0, 0)\n",
+        _ATK10_T + "def test_f(capfd):\n    f1()\n    f2()\n    assert 'ERROR' not in capfd.readouterr().err\n"),
+    "output_within_the_limit_per_test_adds_up": (
+        _ATK10_W + "def f():\n    _all(1, b'b' * (40 << 20))\n    return 1\n",
+        _ATK10_T + "def test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert f() == 1\n"),
+    "output_within_the_limit_per_readouterr_adds_up": (
+        _ATK10_W + "def f():\n    _all(1, b'b' * (40 << 20))\n    return 1\n",
+        _ATK10_T + "def test_a(capfd):\n    assert f() == 1\n    assert len(capfd.readouterr().out) == 40 << 20\n"
+                   "    assert f() == 1\n"),
+}
+ATK10_OUTPUT_LENIENT = {  # plain pytest fails, the judge passes
+    # the relay's offset falls back to the truncated size, past what the tree writes next: never copied
+    "output_written_after_a_truncation_is_never_relayed": (
+        "import os\n\n\ndef f1():\n    os.write(2, b'.' * 100)\n\n\ndef f2():\n    os.ftruncate(2, 0)\n"
+        "    os.write(2, b'WARNING\\n')\n",
+        _ATK10_T + "def test_f(capfd):\n    f1()\n    f2()\n    assert 'WARNING' not in capfd.readouterr().err\n"),
+    "truncate_wipes_the_tests_own_output": (
+        "import os\n\n\ndef f():\n    os.ftruncate(1, 0)\n    os.lseek(1, 0, 0)\n",
+        _ATK10_T + "def test_f(capfd):\n    print('begin')\n    f()\n    assert capfd.readouterr().out.startswith('begin')\n"),
+    "print_and_raw_writes_past_the_limit_together": (
+        _ATK10_W + "def f():\n    print('a' * (40 << 20))\n    _all(1, b'b' * (30 << 20))\n    return 1\n",
+        _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's descriptors 1 and 2 are "
+                   "append-only memfds the driver copies from an offset, never truncated, separate from the test's "
+                   "capture file: an honest tree's lseek, ftruncate or output over many tests is read otherwise than "
+                   "plain pytest reads it, and the judge fails what plain pytest passes")
+@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_HONEST))
+def test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it(tmp_path, executor, name):
+    judged, plain, out = both(tmp_path, *ATK10_OUTPUT_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a truncation of the subject's memfd "
+                   "never reaches the test's capture, what the tree writes after one is never relayed, and the tree's print and raw writes fill two files judged where "
+                   "plain pytest's one refuses them past the file-size limit: the judge passes what plain pytest fails")
+@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_LENIENT))
+def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does(tmp_path, executor, name):
+    judged, plain, out = both(tmp_path, *ATK10_OUTPUT_LENIENT[name])
+    if plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out[-4000:])
+    assert not judged, out[-4000:]
+
+
+# == 6. the subject's sys.stdout and sys.stderr (red team atk10) ========================================
+# Before the tree's first import the subject replaces its streams by two bare ``io.StringIO`` (subject_rpc
+# ``_capture``, subject_main ``main``), whose text crosses with each message. Under plain pytest the tree's
+# ``sys.stdout`` is pytest's capture, a text file over a binary one (``EncodedFile``, ``CaptureIO``): it has a
+# ``buffer``, an ``encoding``, a ``fileno`` under fd capture, ``reconfigure``. An honest tree that writes bytes
+# (``sys.stdout.buffer.write``, the idiom of every command-line tool), reads its stream's encoding, writes to its
+# stream's descriptor, hands it to a child (``subprocess.run(..., stdout=sys.stdout)``) or to ``faulthandler.enable``
+# (both need ``fileno``) or reconfigures its errors passes plain pytest and raises judged.
+ATK10_STREAM_HONEST = {
+    "stdout_buffer_write": ("import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    return 1\n",
+                            _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "stdout_encoding": ("import sys\n\n\ndef f():\n    return sys.stdout.encoding.lower().replace('-', '')\n",
+                        _ATK10_T + "def test_f():\n    assert f() == 'utf8'\n"),
+    "stdout_fileno": ("import os\nimport sys\n\n\ndef f():\n    os.write(sys.stdout.fileno(), b'x\\n')\n    return 1\n",
+                      _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "stderr_reconfigure": ("import sys\n\n\ndef f():\n    sys.stderr.reconfigure(errors='replace')\n    return 1\n",
+                           _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "faulthandler_enabled_on_stderr": ("import faulthandler\n\n\ndef f():\n    faulthandler.enable()\n    return 1\n",
+                                       _ATK10_T + "def test_f():\n    assert f() == 1\n"),
+    "child_process_given_sys_stdout": (
+        "import subprocess\nimport sys\n\n\ndef f():\n"
+        "    return subprocess.run([sys.executable, '-c', 'print(1)'], stdout=sys.stdout).returncode\n",
+        _ATK10_T + "def test_f():\n    assert f() == 0\n"),
+    "capsysbinary_reads_the_bytes_written": (
+        "import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    sys.stdout.flush()\n",
+        _ATK10_T + "def test_f(capsysbinary):\n    f()\n    assert capsysbinary.readouterr().out == b'raw\\n'\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's sys.stdout/sys.stderr are "
+                   "bare io.StringIO (no buffer, encoding, fileno, reconfigure), pytest's capture is a text file over a "
+                   "binary one: an honest tree using them passes plain pytest and raises judged")
+@pytest.mark.parametrize("name", sorted(ATK10_STREAM_HONEST))
+def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_STREAM_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
+
+
+# == 7. a fresh subject's interpreter starts under the test's environment (red team atk10) ==============
+# A test that sets a variable before its first use of the tree gets a fresh subject started with it (probe_runtime
+# ``_subject``: "as when the subject was started on first use (plain pytest's tree sees them too)"). Plain pytest's
+# tree sees the variable in ``os.environ``, but not an interpreter started under it: the time zone the C library and
+# ``time`` read at start-up (``time.tzname``, ``time.localtime``: the test never called ``time.tzset``, and ProcState's
+# ``tz`` sync calls the subject's ``tzset`` under the test's TZ, which keeps it), and the locale's UTF-8 mode (PEP 540:
+# ``LC_ALL=C`` at start-up), and what the interpreter reads once and caches (``tempfile.gettempdir``: pytest's
+# process read TMPDIR for ``tmp_path`` before the test, the subject reads it at the tree's first call). A tree
+# right only in a process started under the test's variables passes judged; an honest tree that uses the same
+# cached value as the test (the subject used since collection, the variable set in the test) fails judged.
+_ATK10_TIME = "import time\n\n\ndef zone():\n    return time.tzname[0]\n\n\ndef hour():\n    return time.localtime(0).tm_hour\n"
+ATK10_FRESH_SUBJECT_LENIENT = {
+    "time_zone_name_of_a_tz_never_set": (
+        _ATK10_TIME, "def test_f(monkeypatch):\n    monkeypatch.setenv('TZ', 'Europe/Paris')\n    from pkg import zone\n"
+                     "    assert zone() == 'CET'\n"),
+    "local_time_of_a_tz_never_set": (
+        _ATK10_TIME, "def test_f(monkeypatch):\n    monkeypatch.setenv('TZ', 'Europe/Paris')\n    from pkg import hour\n"
+                     "    assert hour() == 1\n"),
+    "temporary_directory_of_a_tmpdir_set_after_pytest_read_it": (
+        "import tempfile\n\n\ndef where():\n    return tempfile.gettempdir()\n",
+        "def test_f(monkeypatch, tmp_path):\n    monkeypatch.setenv('TMPDIR', str(tmp_path))\n    from pkg import where\n"
+        "    assert where() == str(tmp_path)\n"),
+    "utf8_mode_of_a_locale_set_after_start_up": (
+        "import sys\n\n\ndef mode():\n    return sys.flags.utf8_mode\n",
+        "import sys\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setenv('LC_ALL', 'C.UTF-8' if sys.flags.utf8_mode else 'C')\n"
+        "    from pkg import mode\n    assert mode() != sys.flags.utf8_mode\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a subject started afresh after the test "
+                   "set TZ, LC_ALL or TMPDIR starts its interpreter under them (time zone, UTF-8 mode, tempdir), "
+                   "which plain pytest's process never does: the judge passes what plain pytest fails")
+@pytest.mark.parametrize("name", sorted(ATK10_FRESH_SUBJECT_LENIENT))
+def test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_FRESH_SUBJECT_LENIENT[name])
+    if plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert not judged, out
+
+
+ATK10_CACHED_STATE_HONEST = {
+    "temporary_directory_the_test_reads_too": (
+        "import tempfile\n\n\ndef where():\n    return tempfile.gettempdir()\n",
+        "import tempfile\nfrom pkg import where\n\n\ndef test_f(monkeypatch, tmp_path):\n"
+        "    monkeypatch.setenv('TMPDIR', str(tmp_path))\n    assert where() == tempfile.gettempdir()\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: tempfile's cached directory is read in "
+                   "the subject under the test's TMPDIR, where pytest's process read it before the test: the judge "
+                   "fails an honest tree plain pytest passes")
+@pytest.mark.parametrize("name", sorted(ATK10_CACHED_STATE_HONEST))
+def test_an_honest_tree_reads_the_interpreter_state_the_test_reads(tmp_path, name):
+    judged, plain, out = both(tmp_path, *ATK10_CACHED_STATE_HONEST[name])
+    if not plain:  # the premise (never the xfail's AssertionError)
+        pytest.fail(out)
+    assert judged, out
