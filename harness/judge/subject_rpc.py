@@ -1724,9 +1724,10 @@ class Peer:
 
     def _apply_stubs(self, spec) -> None:
         """(subject) The test's ``sys.modules`` entries as they are now (``ModuleStubs``): each set here as the
-        driver's object (its value from before kept), each no longer the test's put back; then the guard of
-        ``sys.modules`` (``ProcState.guard``) takes this as its last state, so the carried entries are the driver's,
-        not the tree's doing."""
+        driver's object (its value from before kept), each no longer the test's put back; the guard of ``sys.modules``
+        (``ProcState.guard``) takes the carried names, and only those, as the driver's doing: every other guarded item
+        keeps its last state, so what the tree changed before this request (in the call whose callback set the stub)
+        is still compared at the next reply (``IMPORT_STATE_RULE``)."""
         if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 2 and _type(i[0]) is str and
                                                   _isinstance(i[1], dict) and i[1].get("t") == "h" for i in spec):
             raise RemoteError("malformed module stubs")
@@ -1748,10 +1749,6 @@ class Peer:
         ps = self.ps
         g = ps.g if ps is not None else None
         if ps is not None and g is not None:
-            cur = ps._guarded(None)
-            for k in cur:
-                if k not in ("std", "cap", "modmap"):
-                    g[k] = cur[k]
             modmap = g.get("modmap")  # (``_foreign_modules``: only the carried names are the driver's doing)
             if modmap is not None:
                 for name, value in carried.items():
@@ -1888,9 +1885,21 @@ class Peer:
         return _len(self.sleeps) - 1
 
     def policy(self, op: str, args: list) -> None:
-        """The subject serves every request of the driver; the driver serves only _driver_policy."""
+        """The subject serves every request of the driver; the driver serves only _driver_policy. A read of one of
+        the test's ``sys.modules`` stubs the policy refuses though the stub has that attribute is also a fault
+        (``IMPORT_STATE_RULE``: the tree's import or ``hasattr`` that catches the refusal takes a path plain
+        pytest's does not)."""
         if self.side == "driver":
-            _driver_policy(op, args)
+            if op == "getattr" and _len(args) > 1 and _type(args[1]) is str and args[1].startswith("_") and \
+                    _stub_read(args[0], args[1]):
+                return
+            try:
+                _driver_policy(op, args)
+            except PermissionError as err:
+                if op == "getattr" and _len(args) > 1 and _is_stub(args[0]) and self.on_fault is not None:
+                    self.on_fault(f"the tree read {str(args[1])[:60]!r} of a module the test put in sys.modules, which "
+                                  f"the judge does not hand over ({err}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
+                raise
 
     # -- handles -----------------------------------------------------------------------------
     def export(self, obj) -> int:
@@ -4126,6 +4135,8 @@ def _readable_attribute(target, name: str) -> bool:
     cls = target if _isinstance(target, type) else _type(target)
     if _isinstance(cls, RemoteMeta):
         return False
+    if cls is _WatchedModule:  # (a module the judge watches is a module: ``StdlibPatches``)
+        cls = _types.ModuleType
     modname = type.__getattribute__(cls, "__module__")
     top = modname.partition(".")[0] if _isinstance(modname, str) else ""
     return not (top in _HARNESS_PACKAGES or top.startswith("_hx"))
@@ -4526,6 +4537,47 @@ def _stub_module(x) -> bool:
         return False
     top = name.partition(".")[0] if _type(name) is str else ""
     return not _by_name(x) and top not in _HARNESS_PACKAGES and not top.startswith("_hx")
+
+
+_PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+def _is_stub(x) -> bool:
+    """(driver) Whether ``x`` is one of the test's ``sys.modules`` entries as last carried to the subject
+    (``ModuleStubs``), by identity, and no stand-in of the tree's."""
+    stubs = _STUBS[0]
+    if stubs is None or _isinstance(_type(x), RemoteMeta) or getattr(_type(x), "_hx_private", False):
+        return False
+    return any(v is x for v in stubs.sent.values())
+
+
+def _stub_read(target, name: str) -> bool:
+    """(driver, ``Peer.policy``) A read of a name starting with "_" on one of the test's ``sys.modules`` stubs, as
+    the import system makes it (``__path__`` for a from-import, ``__spec__``, ``__name__`` for ``import a.b as c``'s
+    fallback) and ``hasattr`` does: an entry of the stub's own ``__dict__`` that is plain data (None, a str, a number,
+    a list or tuple of str) is handed over (True); a name the stub does not have raises AttributeError, as the module
+    itself (or a Mock, for a dunder it does not support) raises it under plain pytest; anything else is left to
+    ``_driver_policy`` (False): refused, and a fault (``Peer.policy``)."""
+    if not _is_stub(target):
+        return False
+    try:
+        own = object.__getattribute__(target, "__dict__")
+    except (AttributeError, TypeError):
+        own = None
+    if _type(own) is dict and name in own and name != "__builtins__":
+        v = own[name]
+        return _type(v) in _PLAIN_SCALARS or (_type(v) in (list, tuple) and all(_type(i) is str for i in v))
+    if _isinstance(target, _types.ModuleType):
+        if hasattr(_types.ModuleType, name) or (_type(own) is dict and "__getattr__" in own):
+            return False
+        raise AttributeError(f"module {str(own.get('__name__', '?') if _type(own) is dict else '?')!r} has no "
+                             f"attribute {name!r}")
+    if name.startswith("__") and name.endswith("__") and not hasattr(_type(target), name):
+        try:
+            getattr(target, name)  # (a Mock raises AttributeError for a dunder it does not support)
+        except AttributeError:
+            raise AttributeError(name) from None
+    return False
 
 
 def _version_tag():
@@ -5304,11 +5356,17 @@ class ProcState:
             prev = old.get(k)
             if v is None or prev is v:  # (None: an import blocked, synced)
                 continue
+            if prev is _GONE:
+                prev = None
             if prev is not None and _len(was.setdefault(k, [])) < 8:
                 was[k].append(prev)
             if loaded.get(k, _NOT_LOADED) is v or any(x is v for x in was.get(k, ())):
                 continue
             bad.append(str(k)[:60] if _type(k) is str else "?")
+        for k, prev in list(old.items()):  # (``IMPORT_STATE_RULE``: a removal is no state the driver can share)
+            if prev is not None and prev is not _GONE and k not in mods and not (_type(k) is str and k.startswith("_hx")):
+                old[k] = _GONE
+                bad.append(f"{str(k)[:60] if _type(k) is str else '?'} removed")
         old.update(mods)
         return bad
 
@@ -6070,42 +6128,85 @@ def _c_environ() -> "_CEnviron | None":
 SOURCES: dict = {}
 
 
+IMPORT_STATE_RULE = """\
+What a test can observe of the import system is one state: ``sys.modules``, the mapping from a name to a module
+object, and each module's origin (the file it was loaded from, by which loader). Under plain pytest the test and the
+tree share it; judged, each process has its own, and the judge keeps them one by rule or fails the test:
+
+- a name's value in the subject is the import system's only when a load left it there: the value the load of that
+  name left, or an entry added *within one module's load* under a name below that module's (``_Loads``); a module
+  the tree puts in place otherwise, an entry set below a package after that package's load ended, or an entry the
+  tree *removes* (the test's next import would execute the module afresh; the driver keeps its own) is a fault at the
+  tree's next reply (``ProcState._foreign_modules``);
+- a module loaded from a file that is not the interpreter's under a name the interpreter's own directories provide
+  (a ``colorsys.py`` the tree wrote, a ``wsgiref/util.py`` on a path it added) is a fault at its load
+  (``_Loads._shadows``): the driver's import of that name is the interpreter's module;
+- the test's entries (stubs, ``ModuleStubs``) reach the subject before each request; the subject's guard takes
+  the carried names, and only those, as the driver's doing (``Peer._apply_stubs``): whatever the tree changed
+  before a callback that set a stub is still compared;
+- a stub is read by the tree as the import system and ``hasattr`` read it: an entry of its own ``__dict__`` that is
+  plain data is handed over, a name it lacks raises AttributeError (``_stub_read``); any other refused read of a
+  stub is a fault (``Peer.policy``);
+- the record of the loads is held where the tree does not reach it by a plain attribute: the functions put in
+  ``importlib._bootstrap`` carry none of its state (``_recorded_find_and_load``).
+
+Open: a module the tree's imports add is not added to the driver's ``sys.modules`` (a test reading
+``'mailbox' in sys.modules`` reads the driver's); a removal the test makes is not carried to the subject; a
+harness module the subject or the driver imported before the test (``xmlrpc.client``, say) makes a package
+attribute plain pytest's process would not have; the record is reachable through the harness's functions'
+``__globals__`` or the collector (reported by the audit hook for the collector, not for ``__globals__``).
+"""
+
+
 class _Loads:
-    """(subject) What the import system itself put in ``sys.modules``: ``importlib._bootstrap._find_and_load``
-    (what an import statement, ``__import__`` and ``importlib.import_module`` all call for a name not yet
-    loaded) wrapped once per process, before the tree runs; each entry the load added under the loaded name or
-    a name below it (``typing.io``, ``xml.parsers.expat.model``, a package's own alias) is noted with its value.
-    ``ProcState._foreign_modules`` takes every other entry the tree added or replaced as foreign: an existing
-    module under a new name, a module made from a spec and put in place by hand, a loaded module replaced after
-    its import (the value differs from the one the load left), whatever the tree calls it."""
+    """(subject; the driver's ``ModuleStubs`` too) What the import system itself put in ``sys.modules``:
+    ``importlib._bootstrap._find_and_load`` (what an import statement, ``__import__`` and
+    ``importlib.import_module`` all call for a name not yet loaded) and ``_load_unlocked`` (the load of one spec)
+    wrapped once per process, before the tree runs. A loaded name is noted with the value its own load left; an
+    entry added *within one module's load* (between its ``_load_unlocked``'s start and end) under a name below
+    that module's (``typing.io``, ``xml.parsers.expat.model``, a package's own alias, ``pkg.memory`` set by
+    ``pkg``'s own code) is that load's too. ``ProcState._foreign_modules`` takes every other entry the tree added
+    or replaced as foreign: an existing module under a new name, a module made from a spec and put in place by
+    hand, a loaded module replaced after its import, an entry set below a package after that package's load
+    ended (``IMPORT_STATE_RULE``). A load of a file that is not the interpreter's under a name the interpreter's
+    directories provide (a ``colorsys.py`` the tree wrote) is a fault at that load.
+
+    The record is held by this module only (hidden in the subject): the functions put in ``importlib._bootstrap``
+    (``_recorded_find_and_load``, ``_recorded_load``) carry none of its state as attributes."""
 
     def __init__(self, boot):
         self.boot, self.orig = boot, boot._find_and_load
         self.orig_load = boot._load_unlocked
         self.depth = 0
-        self.names: list = []
         self.loaded: dict = {}
         self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
         self.base: list | None = None  # the registries as last accepted: at a reply, or a library's own load
         self.origins: list = []  # whether each load under way is of a file of the interpreter's (innermost last)
         self.faults: list = []  # an import made through a finder of the tree's (``_finders_faithful``), for ``guard``
+        self.names: frozenset | None = None  # the top-level names the interpreter's directories provide (``_shadows``)
 
     def load(self, spec):
         """``_load_unlocked`` wrapped: a registry change an installed library's own import makes (numpy's
         ``copyreg.pickle``, six's finder on ``sys.meta_path``, a codec registered at import) is the library's,
         as the driver's import of it makes the same: accepted when the load began from the accepted state and the
         module's file, as the finder gave it before any of its code ran, is the interpreter's (``trusted_file``).
-        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``)."""
+        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``).
+        The entries added during this load below its name are its own (``_own``)."""
         origin = getattr(spec, "origin", None)
+        mods = _sys.modules
+        last = next(reversed(mods), _NOT_LOADED) if _type(mods) is dict and mods else _NOT_LOADED
         start = _registries(self.codecs)
         ok = self.base is not None and _same_lists(start, self.base)
         lib = _type(origin) is str and trusted_file(origin)
+        if not lib and _type(origin) is str and origin.startswith("/"):
+            self._shadows(getattr(spec, "name", None), origin)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
         try:
             return self.orig_load(spec)
         finally:
             self.origins.pop()
+            self._own(mods, last, getattr(spec, "name", None))
             if lib:  # (its own changes of the interpreter's classes are the library's; its classes watched from here)
                 try:
                     library_classes_moved(True, versions)
@@ -6117,26 +6218,46 @@ class _Loads:
                 if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
                     self.base = end
 
+    def _own(self, mods, last, name) -> None:
+        """The entries added to ``sys.modules`` since ``last`` was its newest key (a dict keeps insertion order: the
+        newest first in reverse) under ``name`` or a name below it, each with the value it has now. ``last`` gone
+        meanwhile: none (fail closed: such an entry is foreign at the next reply)."""
+        if _type(mods) is not dict or _type(name) is not str or (last is not _NOT_LOADED and last not in mods):
+            return
+        below, loaded = name + ".", self.loaded
+        for k in reversed(mods):
+            if k is last or (_type(k) is str and k == last):
+                break
+            if _type(k) is str and (k == name or k.startswith(below)) and k not in loaded and _len(loaded) < 100_000:
+                loaded[k] = mods.get(k)
+
+    def _shadows(self, name, origin: str) -> None:
+        """A file that is not the interpreter's loaded under a top-level name the interpreter's own directories
+        (the standard library, installed packages, builtin modules) provide: a fault (``IMPORT_STATE_RULE``: the
+        driver's import of that name is the interpreter's module, the subject's the tree's file)."""
+        if _type(name) is not str:
+            return
+        if self.names is None:
+            self.names = _library_names()
+        top = name.partition(".")[0]
+        if top in self.names and _len(self.faults) < 4:
+            self.faults.append(f"sys.modules ({name[:60]} loaded from {origin[-80:]}, a file that is not the "
+                               f"interpreter's, under a name its own directories provide)")
+
     def __call__(self, name, import_):
         mods = _sys.modules
         if _type(mods) is not dict or name in mods:  # (loaded, or being loaded: no entry of its own)
             return self.orig(name, import_)
-        outer = self.depth == 0
-        before = set(mods) if outer else None
         if self.base is not None and not self._finders_faithful() and _len(self.faults) < 4:
             self.faults.append(f"import system's finders (the import of {str(name)[:60]} went through a finder, path "
                                "hook or path_importer_cache entry of the tree's)")
         self.depth += 1
-        self.names.append(name)
         try:
             return self.orig(name, import_)
         finally:
             self.depth -= 1
             if _len(self.loaded) < 100_000:
                 self.loaded[name] = mods.get(name)  # the value its own load left (not one a later line put there)
-            if outer:
-                roots, self.names = set(self.names), []
-                self._note(mods, before, roots)
 
     def _finders_faithful(self) -> bool:
         """Whether the finders this import goes through are the state last accepted (``base``) or the interpreter's
@@ -6154,19 +6275,37 @@ class _Loads:
                 return False
         return _importer_cache_faithful()
 
-    def _note(self, mods: dict, before, roots: set) -> None:
-        """The entries the outermost load added under names below a loaded one (a package's aliases), each as the
-        load left it; a loaded name keeps the value its own load left (``__call__``)."""
-        for k in list(mods.keys() - before):
-            p = k if _type(k) is str else ""
-            while p and p not in roots:
-                p = p.rpartition(".")[0]
-            if p and k not in self.loaded and _len(self.loaded) < 100_000:
-                self.loaded[k] = mods.get(k)
-
     def take(self) -> dict:
         out, self.loaded = self.loaded, {}
         return out
+
+
+def _library_names() -> frozenset:
+    """The top-level module names the interpreter itself provides: the standard library's, the builtin modules', and
+    every module or package at the top of one of its directories (``TRUSTED``: installed packages included)."""
+    out = set(_sys.stdlib_module_names) | set(_sys.builtin_module_names)
+    for d in TRUSTED:
+        try:
+            entries = _os.listdir(d)
+        except OSError:
+            continue
+        for e in entries:
+            if e.endswith((".dist-info", ".egg-info", ".pth", ".data")) or e.startswith("__"):
+                continue
+            n = e.partition(".")[0]
+            if n.isidentifier():
+                out.add(n)
+    return frozenset(out)
+
+
+def _recorded_find_and_load(name, import_):
+    """(``importlib._bootstrap._find_and_load`` in this process) ``_Loads.__call__``, through this module's record."""
+    return _LOADS[0](name, import_)
+
+
+def _recorded_load(spec):
+    """(``importlib._bootstrap._load_unlocked`` in this process) ``_Loads.load``, through this module's record."""
+    return _LOADS[0].load(spec)
 
 
 def import_record() -> "_Loads | None":
@@ -6179,24 +6318,26 @@ def import_record() -> "_Loads | None":
     if boot is None or not callable(getattr(boot, "_find_and_load", None)):
         return None
     rec = _Loads(boot)
-    boot._find_and_load = rec  # type: ignore[attr-defined]
-    boot._load_unlocked = rec.load  # type: ignore[attr-defined]
     _LOADS.append(rec)
+    boot._find_and_load = _recorded_find_and_load  # type: ignore[attr-defined]
+    boot._load_unlocked = _recorded_load  # type: ignore[attr-defined]
     return rec
 
 
 def drop_import_record() -> None:
     """``import_record`` undone (a unit test leaves its process as it found it)."""
     if _LOADS:
-        rec = _LOADS.pop()
-        if rec.boot._find_and_load is rec:
+        rec = _LOADS[-1]
+        if rec.boot._find_and_load is _recorded_find_and_load:
             rec.boot._find_and_load = rec.orig
-        if rec.boot._load_unlocked == rec.load:
+        if rec.boot._load_unlocked is _recorded_load:
             rec.boot._load_unlocked = rec.orig_load
+        _LOADS.pop()
 
 
 _LOADS: list = []
 _NOT_LOADED = object()
+_GONE = object()  # (``ProcState._foreign_modules``: a name removed since a reply, already named)
 _PIC_SEEN: dict = {}  # (subject) sys.path_importer_cache's entries found faithful (``_importer_cache_faithful``)
 _PIC_LAST: list = [[]]
 
