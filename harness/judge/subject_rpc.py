@@ -1282,7 +1282,8 @@ class Peer:
                     msg["sc"] = [[m, q, n, k, self.enc(v), d] for m, q, n, k, v, d in cpatches]
                 stubs = _STUBS[0].pending() if _STUBS[0] is not None else None
                 if stubs is not None:  # the test's entries of sys.modules, for the tree's imports (``ModuleStubs``)
-                    msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
+                    msg["ms"] = [[k, 0 if v is _REMOVED else self.enc(v) if _ref_of(v) is not None else
+                                  self._handle(v)] for k, v in stubs.items()]  # (a stand-in: the tree's own object)
                 if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
                     msg["bl"], self.owed = self.owed, None
                     if self.prompt:  # (given before the test's next act on the outside world: ``WAITS_RULE``)
@@ -1729,10 +1730,11 @@ class Peer:
         keeps its last state, so what the tree changed before this request (in the call whose callback set the stub)
         is still compared at the next reply (``IMPORT_STATE_RULE``)."""
         if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 2 and _type(i[0]) is str and
-                                                  _isinstance(i[1], dict) and i[1].get("t") == "h" for i in spec):
+                                                  (_isinstance(i[1], dict) and i[1].get("t") in ("h", "ref") or
+                                                   _type(i[1]) is int and i[1] == 0) for i in spec):
             raise RemoteError("malformed module stubs")
         mods = _sys.modules
-        want = {name: self.dec(v) for name, v in spec}
+        want = {name: _MISSING if _type(v) is int else self.dec(v) for name, v in spec}  # (0: removed, ``ModuleStubs``)
         carried = {}  # name -> the value this sets (``_MISSING``: removed), for the guard's record below
         for name in [n for n in self.module_stubs if n not in want]:
             orig = self.module_stubs.pop(name)
@@ -1744,7 +1746,10 @@ class Peer:
         for name, value in want.items():
             if name not in self.module_stubs:
                 self.module_stubs[name] = mods.get(name, _MISSING)
-            mods[name] = value
+            if value is _MISSING:
+                mods.pop(name, None)
+            else:
+                mods[name] = value
             carried[name] = value
         ps = self.ps
         g = ps.g if ps is not None else None
@@ -1896,7 +1901,8 @@ class Peer:
             try:
                 _driver_policy(op, args)
             except PermissionError as err:
-                if op == "getattr" and _len(args) > 1 and _is_stub(args[0]) and self.on_fault is not None:
+                if op == "getattr" and _len(args) > 1 and args[1] != "__spec__" and _is_stub(args[0]) and \
+                        self.on_fault is not None:  # (``__spec__``: the import system's own read, its error cleared in C)
                     self.on_fault(f"the tree read {str(args[1])[:60]!r} of a module the test put in sys.modules, which "
                                   f"the judge does not hand over ({err}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
                 raise
@@ -4610,6 +4616,7 @@ class ModuleStubs:
         self.tag = _version_tag()
         self.seen = None  # the version tag when last read (None: read the entries)
         self.imports: dict = dict(_sys.modules)  # name -> the value an import (or the run before any test) put there
+        self.proxied: dict = {}  # name -> the first proxy of the tree's module of that name (``_stubs``)
         self.sent: dict = {}  # name -> the stub last sent
         # what the driver's own imports put in ``sys.modules`` under the loaded name or a name below it (``_Loads``,
         # the subject's rule): ``typing.io`` when ``typing`` is first imported, ``pyexpat.errors``, pytest's
@@ -4622,7 +4629,14 @@ class ModuleStubs:
         imports = self.imports
         if self.loads is not None and self.loads.loaded:
             imports.update(self.loads.take())
-        for k, v in list(_sys.modules.items()):
+        mods = _sys.modules
+        proxied = self.proxied
+        for k, v in list(mods.items()):
+            if _isinstance(v, ProxyModuleBase) and _type(k) is str:  # (a module of the tree's: ``IMPORT_STATE_RULE``)
+                first = proxied.setdefault(k, v)
+                if v is not first:  # imported afresh: the subject's module of this import (being imported: none yet)
+                    out[k] = v if v.__dict__.get("_hx_ref") is not None else _REMOVED
+                continue
             if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
                     k in _OWN_MAIN:
                 continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
@@ -4630,6 +4644,9 @@ class ModuleStubs:
                 imports[k] = v
                 continue
             out[k] = v
+        for k in proxied:
+            if k not in mods:  # (the test removed the tree's module: the tree's next import of it executes it afresh)
+                out[k] = _REMOVED
         return out
 
     def pending(self) -> dict | None:
@@ -4648,6 +4665,7 @@ class ModuleStubs:
 
 
 _STUBS: list = [None]
+_REMOVED = object()  # (``ModuleStubs``: a module of the tree's the test removed from sys.modules; 0 on the wire)
 _OWN_MAIN = frozenset({"__main__", "__mp_main__"})
 
 
@@ -4878,6 +4896,7 @@ class ProcState:
         self.abc_tok = None  # subject: ``abc.get_cache_token()`` at the last reply
         self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
         self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
+        self.ml_out: list = []  # subject: the interpreter's modules the tree's imports loaded, to cross (``ml``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
@@ -4897,6 +4916,7 @@ class ProcState:
             self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
             if _LOADS:
                 _LOADS[0].base = self.g["reg"]
+                _LOADS[0].take()  # (the loads before the first request are the harness's: in ``modmap`` already)
             if not _HOOK:
                 _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
             _HOOK[:] = [self.puts, self.imports, self.hooks]
@@ -5149,9 +5169,27 @@ class ProcState:
                 self._crossing_registrations(delta)
             if self.cm_out:
                 delta["cm"], self.cm_out = self.cm_out, []
+            if self.ml_out:
+                delta["ml"], self.ml_out = self.ml_out[:MAX_CARRIED_IMPORTS], []
         if delta:
             msg["ps"] = delta
         self.last = cur
+
+    def _import_carried(self, names) -> None:
+        """(driver) The interpreter's modules the tree's imports loaded since its last reply (``ml``,
+        ``IMPORT_STATE_RULE``), imported here too: under plain pytest the tree's import is in the test's
+        ``sys.modules``. One that cannot be imported here is a fault."""
+        if _type(names) is not list or not all(_type(n) is str for n in names):
+            raise RemoteError("malformed carried imports")
+        mods = _sys.modules
+        for name in names[:MAX_CARRIED_IMPORTS]:
+            if name in mods:
+                continue
+            try:
+                _import_module(name)
+            except Exception as err:  # noqa: BLE001 - fail closed
+                self.faults.append(f"the tree imported {name[:60]}, which the driver could not import into the test's "
+                                   f"sys.modules ({_why(err)}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
 
     def _c_env(self, env_moved: bool = True) -> dict:
         """(subject) The variables ``os.putenv``/``os.unsetenv`` set since the last message where the C
@@ -5348,6 +5386,9 @@ class ProcState:
             old = g["modmap"] = {}
         rec = _LOADS[0] if _LOADS else None
         loaded = rec.take() if rec is not None else {}
+        for k, v in loaded.items():  # (the interpreter's modules among them reach the driver's sys.modules: ``ml``)
+            if _len(self.ml_out) < MAX_CARRIED_IMPORTS and _carried_import(k, v):
+                self.ml_out.append(k)
         was = g.setdefault("was", {})  # name -> the other values it held at earlier replies (a few)
         bad = []
         if _type(mods) is not dict:
@@ -5414,6 +5455,8 @@ class ProcState:
             if _type(d) is not dict:
                 raise RemoteError("a malformed process state")
             self._apply(d)
+            if "ml" in d and self.side == "driver":
+                self._import_carried(d["ml"])
             self.last = self.snap()
             self._check(d)
             if self.cenv is not None and ("env" in d or "ce" in d):
@@ -6337,6 +6380,28 @@ def drop_import_record() -> None:
 
 _LOADS: list = []
 _NOT_LOADED = object()
+MAX_CARRIED_IMPORTS = 4096  # names a reply carries to the driver's sys.modules (``ProcState._import_carried``)
+
+
+def _carried_import(name, v) -> bool:
+    """(subject) Whether the value a load left under ``name`` is a module of the interpreter's (stdlib, installed or
+    builtin) loaded under that very name, which the driver imports too (``ml``): its spec names it, with a loader,
+    and its origin is the interpreter's."""
+    if _type(name) is not str or name.startswith("_hx") or not _isinstance(v, _types.ModuleType):
+        return False
+    try:
+        spec = _MODULE_DICT(v).get("__spec__")
+    except TypeError:
+        return False
+    if _type(spec) is not _SPEC_TYPE or spec.name != name or spec.loader is None:
+        return False
+    origin = spec.origin
+    if origin is None:  # (a namespace package: each of its directories the interpreter's)
+        locs = spec.submodule_search_locations
+        return locs is not None and all(_type(p) is str and p.startswith("/") and trusted_file(p) for p in locs)
+    return _type(origin) is str and trusted_file(origin)
+
+
 _GONE = object()  # (``ProcState._foreign_modules``: a name removed since a reply, already named)
 _PIC_SEEN: dict = {}  # (subject) sys.path_importer_cache's entries found faithful (``_importer_cache_faithful``)
 _PIC_LAST: list = [[]]
