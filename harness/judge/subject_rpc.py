@@ -4518,8 +4518,9 @@ def watch_class_patches() -> ClassPatches:
 # driver), and is put back when the test's entry goes; a driver module crosses by name only when it is such an import
 # (``_by_name``), else as itself.** Seen at every request at the cost of one read of the dict's version tag
 # (``ModuleStubs``); the subject's guard of ``sys.modules`` takes the carried entries as the driver's
-# (``Peer._apply_stubs``). Open: a removal (``monkeypatch.delitem(sys.modules, name)``, to make the tree import afresh)
-# is not carried; a file of the test's loaded under a module's name with its own spec reads as an import.
+# (``Peer._apply_stubs``). A removal of a tree module (``monkeypatch.delitem(sys.modules, "pkg")``, to make the tree
+# import afresh) is carried too, and so is the proxy of its re-import (``IMPORT_STATE_RULE``). Open: a file of the
+# test's loaded under a module's name with its own spec reads as an import.
 def _by_name(x) -> bool:
     """(driver) Whether a module crosses by its name (the receiver's own module of that name): it is an import's
     (``__spec__`` names it, with a loader) and is that name's entry in ``sys.modules``, or a tree module's proxy."""
@@ -4632,14 +4633,14 @@ class ModuleStubs:
         mods = _sys.modules
         proxied = self.proxied
         for k, v in list(mods.items()):
-            if _isinstance(v, ProxyModuleBase) and _type(k) is str:  # (a module of the tree's: ``IMPORT_STATE_RULE``)
+            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
+                    k in _OWN_MAIN:
+                continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
+            if _isinstance(v, ProxyModuleBase):  # (a module of the tree's, never in ``imports``: ``IMPORT_STATE_RULE``)
                 first = proxied.setdefault(k, v)
                 if v is not first:  # imported afresh: the subject's module of this import (being imported: none yet)
                     out[k] = v if v.__dict__.get("_hx_ref") is not None else _REMOVED
                 continue
-            if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
-                    k in _OWN_MAIN:
-                continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
             if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
                 imports[k] = v
                 continue
@@ -4780,10 +4781,10 @@ PROCESS_STATE: tuple = (
               "not made through ``ABCMeta.register`` (``abc.get_cache_token`` moved otherwise) is a fault (``CENSUS_RULE``)"),
     StateItem("", "warning filters of a tree category", GUARDED, "a class of the tree, which the driver does not have"
               " (and ``warnings.resetwarnings`` or filters removed)"),
-    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced that is not the value a load "
-              "of the import system left under that name or one below it (``_Loads``), nor the name's value at an earlier "
-              "reply, is a fault, whatever the value calls itself; entries the tree's imports add are its own, as the "
-              "driver's are"),
+    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added, replaced or removed that is not the value "
+              "a load of the import system left under that name or, within that load, one below it (``_Loads``), nor the "
+              "name's value at an earlier reply, is a fault, whatever the value calls itself; the interpreter's modules "
+              "the tree's imports add are imported by the driver too (``IMPORT_STATE_RULE``)"),
     StateItem("", "gc.callbacks", GUARDED, "functions of one process (the list the collector calls)"),
     StateItem("", "codec search functions", GUARDED, "functions of one process (``codecs.register``; the interpreter's "
               "own list, found once)"),
@@ -5404,11 +5405,16 @@ class ProcState:
             if loaded.get(k, _NOT_LOADED) is v or any(x is v for x in was.get(k, ())):
                 continue
             bad.append(str(k)[:60] if _type(k) is str else "?")
-        for k, prev in list(old.items()):  # (``IMPORT_STATE_RULE``: a removal is no state the driver can share)
-            if prev is not None and prev is not _GONE and k not in mods and not (_type(k) is str and k.startswith("_hx")):
-                old[k] = _GONE
-                bad.append(f"{str(k)[:60] if _type(k) is str else '?'} removed")
         old.update(mods)
+        gone = g.get("gone", ())  # (the names of ``old`` not in ``sys.modules`` at the last reply: few)
+        if _len(old) - _len(mods) > sum(1 for k in gone if k not in mods):  # (a name removed since: walk them all)
+            gone = [k for k in old if k not in mods]  # (``IMPORT_STATE_RULE``: a removal is no state the driver shares)
+            for k in gone:
+                prev = old[k]
+                if prev is not None and prev is not _GONE and not (_type(k) is str and k.startswith("_hx")):
+                    old[k] = _GONE
+                    bad.append(f"{str(k)[:60] if _type(k) is str else '?'} removed")
+        g["gone"] = [k for k in gone if k not in mods]
         return bad
 
     def tree_filters(self, base: list, now: list) -> None:
@@ -6193,11 +6199,17 @@ tree share it; judged, each process has its own, and the judge keeps them one by
 - the record of the loads is held where the tree does not reach it by a plain attribute: the functions put in
   ``importlib._bootstrap`` carry none of its state (``_recorded_find_and_load``).
 
-Open: a module the tree's imports add is not added to the driver's ``sys.modules`` (a test reading
-``'mailbox' in sys.modules`` reads the driver's); a removal the test makes is not carried to the subject; a
-harness module the subject or the driver imported before the test (``xmlrpc.client``, say) makes a package
-attribute plain pytest's process would not have; the record is reachable through the harness's functions'
-``__globals__`` or the collector (reported by the audit hook for the collector, not for ``__globals__``).
+What can be carried is carried: the interpreter's modules the tree's imports load are imported into the driver's
+``sys.modules`` with the reply (``ml``, ``ProcState._import_carried``; one the driver cannot import is a fault); the
+test's removal of a tree module, and the proxy of its re-import, reach the subject (``ModuleStubs``, ``_REMOVED``);
+a stand-in of the tree's the test puts in ``sys.modules`` is the tree's own object there; a module the test made is
+never imported in the subject before the tree (harness.judge.probe_runtime ``_test_imports``).
+
+Open: a module the test imports is not added to the subject's ``sys.modules``; a tree module registered by hand below
+its package crosses by a name the driver cannot import (stricter); a library's alias entry (no spec of its own name)
+is not carried to the driver; the record is reachable through the harness's functions' ``__globals__`` or the
+collector (reported by the audit hook for the collector, not for ``__globals__``); the harness's own imports in either
+process are modules plain pytest's process does not have.
 """
 
 
