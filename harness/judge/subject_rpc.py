@@ -5187,7 +5187,9 @@ class ProcState:
             if name in mods:
                 continue
             try:
-                _import_module(name)
+                with _warnings.catch_warnings():  # (a warning its import gives was the tree's, replayed already)
+                    _warnings.simplefilter("ignore")
+                    _import_module(name)
             except Exception as err:  # noqa: BLE001 - fail closed
                 self.faults.append(f"the tree imported {name[:60]}, which the driver could not import into the test's "
                                    f"sys.modules ({_why(err)}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
@@ -6187,9 +6189,9 @@ tree share it; judged, each process has its own, and the judge keeps them one by
   the tree puts in place otherwise, an entry set below a package after that package's load ended, or an entry the
   tree *removes* (the test's next import would execute the module afresh; the driver keeps its own) is a fault at the
   tree's next reply (``ProcState._foreign_modules``);
-- a module loaded from a file that is not the interpreter's under a name the interpreter's own directories provide
-  (a ``colorsys.py`` the tree wrote, a ``wsgiref/util.py`` on a path it added) is a fault at its load
-  (``_Loads._shadows``): the driver's import of that name is the interpreter's module;
+- a module loaded from a file that is not the interpreter's under a standard-library name (a ``colorsys.py`` the
+  tree wrote, a ``wsgiref/util.py`` on a path it added) is a fault at its load (``_Loads._shadows``): the driver's
+  import of such a name is always the interpreter's module (harness.judge.probe_runtime ``_Finder._stdlib``);
 - the test's entries (stubs, ``ModuleStubs``) reach the subject before each request; the subject's guard takes
   the carried names, and only those, as the driver's doing (``Peer._apply_stubs``): whatever the tree changed
   before a callback that set a stub is still compared;
@@ -6205,7 +6207,9 @@ test's removal of a tree module, and the proxy of its re-import, reach the subje
 a stand-in of the tree's the test puts in ``sys.modules`` is the tree's own object there; a module the test made is
 never imported in the subject before the tree (harness.judge.probe_runtime ``_test_imports``).
 
-Open: a module the test imports is not added to the subject's ``sys.modules``; a tree module registered by hand below
+Open: a module the test imports is not added to the subject's ``sys.modules``; a file of the tree's loaded under an
+installed package's name (the driver's finder makes a proxy of the tree's module for a file it finds itself, but a
+file on a path the tree added and removed within one call it does not find: it imports the installed package); a tree module registered by hand below
 its package crosses by a name the driver cannot import (stricter); a library's alias entry (no spec of its own name)
 is not carried to the driver; the record is reachable through the harness's functions' ``__globals__`` or the
 collector (reported by the audit hook for the collector, not for ``__globals__``); the harness's own imports in either
@@ -6223,8 +6227,8 @@ class _Loads:
     ``pkg``'s own code) is that load's too. ``ProcState._foreign_modules`` takes every other entry the tree added
     or replaced as foreign: an existing module under a new name, a module made from a spec and put in place by
     hand, a loaded module replaced after its import, an entry set below a package after that package's load
-    ended (``IMPORT_STATE_RULE``). A load of a file that is not the interpreter's under a name the interpreter's
-    directories provide (a ``colorsys.py`` the tree wrote) is a fault at that load.
+    ended (``IMPORT_STATE_RULE``). A load of a file that is not the interpreter's under a standard-library name (a
+    ``colorsys.py`` the tree wrote) is a fault at that load.
 
     The record is held by this module only (hidden in the subject): the functions put in ``importlib._bootstrap``
     (``_recorded_find_and_load``, ``_recorded_load``) carry none of its state as attributes."""
@@ -6287,9 +6291,9 @@ class _Loads:
                 loaded[k] = mods.get(k)
 
     def _shadows(self, name, origin: str) -> None:
-        """A file that is not the interpreter's loaded under a top-level name the interpreter's own directories
-        (the standard library, installed packages, builtin modules) provide: a fault (``IMPORT_STATE_RULE``: the
-        driver's import of that name is the interpreter's module, the subject's the tree's file)."""
+        """A file that is not the interpreter's loaded under a top-level name of the standard library (or a builtin
+        module's): a fault (``IMPORT_STATE_RULE``: the driver's import of that name is always the interpreter's
+        module, the subject's would be the tree's file)."""
         if _type(name) is not str:
             return
         if self.names is None:
@@ -6297,7 +6301,7 @@ class _Loads:
         top = name.partition(".")[0]
         if top in self.names and _len(self.faults) < 4:
             self.faults.append(f"sys.modules ({name[:60]} loaded from {origin[-80:]}, a file that is not the "
-                               f"interpreter's, under a name its own directories provide)")
+                               f"interpreter's, under a standard-library name)")
 
     def __call__(self, name, import_):
         mods = _sys.modules
@@ -6336,21 +6340,9 @@ class _Loads:
 
 
 def _library_names() -> frozenset:
-    """The top-level module names the interpreter itself provides: the standard library's, the builtin modules', and
-    every module or package at the top of one of its directories (``TRUSTED``: installed packages included)."""
-    out = set(_sys.stdlib_module_names) | set(_sys.builtin_module_names)
-    for d in TRUSTED:
-        try:
-            entries = _os.listdir(d)
-        except OSError:
-            continue
-        for e in entries:
-            if e.endswith((".dist-info", ".egg-info", ".pth", ".data")) or e.startswith("__"):
-                continue
-            n = e.partition(".")[0]
-            if n.isidentifier():
-                out.add(n)
-    return frozenset(out)
+    """The top-level module names the driver's import always takes from the interpreter's own directories
+    (harness.judge.probe_runtime ``_Finder._stdlib``): the standard library's and the builtin modules'."""
+    return frozenset(_sys.stdlib_module_names) | frozenset(_sys.builtin_module_names)
 
 
 def _recorded_find_and_load(name, import_):
