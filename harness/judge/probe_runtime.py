@@ -630,6 +630,9 @@ def _test_imports():
         if mod is None or _isinstance(mod, _rpc.ProxyModuleBase):
             continue
         name = getattr(mod, "__name__", "")
+        spec = _vars(mod).get("__spec__") if _isinstance(mod, _ModuleType) else None
+        if spec is None or getattr(spec, "name", None) != name or getattr(spec, "loader", None) is None:
+            continue  # (a module the test made, a stub of ``sys.modules``: no import's, never imported in the subject)
         if _type(name) is str and name.partition(".")[0] not in ("pytest", "_pytest", "pluggy", "py", "iniconfig") \
                 and not name.startswith("_hx") and name not in out and _rpc.trusted_file(getattr(mod, "__file__", None)):
             out.append(name)

@@ -1282,7 +1282,8 @@ class Peer:
                     msg["sc"] = [[m, q, n, k, self.enc(v), d] for m, q, n, k, v, d in cpatches]
                 stubs = _STUBS[0].pending() if _STUBS[0] is not None else None
                 if stubs is not None:  # the test's entries of sys.modules, for the tree's imports (``ModuleStubs``)
-                    msg["ms"] = [[k, self._handle(v)] for k, v in stubs.items()]
+                    msg["ms"] = [[k, 0 if v is _REMOVED else self.enc(v) if _ref_of(v) is not None else
+                                  self._handle(v)] for k, v in stubs.items()]  # (a stand-in: the tree's own object)
                 if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
                     msg["bl"], self.owed = self.owed, None
                     if self.prompt:  # (given before the test's next act on the outside world: ``WAITS_RULE``)
@@ -1724,14 +1725,16 @@ class Peer:
 
     def _apply_stubs(self, spec) -> None:
         """(subject) The test's ``sys.modules`` entries as they are now (``ModuleStubs``): each set here as the
-        driver's object (its value from before kept), each no longer the test's put back; then the guard of
-        ``sys.modules`` (``ProcState.guard``) takes this as its last state, so the carried entries are the driver's,
-        not the tree's doing."""
+        driver's object (its value from before kept), each no longer the test's put back; the guard of ``sys.modules``
+        (``ProcState.guard``) takes the carried names, and only those, as the driver's doing: every other guarded item
+        keeps its last state, so what the tree changed before this request (in the call whose callback set the stub)
+        is still compared at the next reply (``IMPORT_STATE_RULE``)."""
         if not _isinstance(spec, list) or not all(_isinstance(i, list) and _len(i) == 2 and _type(i[0]) is str and
-                                                  _isinstance(i[1], dict) and i[1].get("t") == "h" for i in spec):
+                                                  (_isinstance(i[1], dict) and i[1].get("t") in ("h", "ref") or
+                                                   _type(i[1]) is int and i[1] == 0) for i in spec):
             raise RemoteError("malformed module stubs")
         mods = _sys.modules
-        want = {name: self.dec(v) for name, v in spec}
+        want = {name: _MISSING if _type(v) is int else self.dec(v) for name, v in spec}  # (0: removed, ``ModuleStubs``)
         carried = {}  # name -> the value this sets (``_MISSING``: removed), for the guard's record below
         for name in [n for n in self.module_stubs if n not in want]:
             orig = self.module_stubs.pop(name)
@@ -1743,15 +1746,14 @@ class Peer:
         for name, value in want.items():
             if name not in self.module_stubs:
                 self.module_stubs[name] = mods.get(name, _MISSING)
-            mods[name] = value
+            if value is _MISSING:
+                mods.pop(name, None)
+            else:
+                mods[name] = value
             carried[name] = value
         ps = self.ps
         g = ps.g if ps is not None else None
         if ps is not None and g is not None:
-            cur = ps._guarded(None)
-            for k in cur:
-                if k not in ("std", "cap", "modmap"):
-                    g[k] = cur[k]
             modmap = g.get("modmap")  # (``_foreign_modules``: only the carried names are the driver's doing)
             if modmap is not None:
                 for name, value in carried.items():
@@ -1888,9 +1890,22 @@ class Peer:
         return _len(self.sleeps) - 1
 
     def policy(self, op: str, args: list) -> None:
-        """The subject serves every request of the driver; the driver serves only _driver_policy."""
+        """The subject serves every request of the driver; the driver serves only _driver_policy. A read of one of
+        the test's ``sys.modules`` stubs the policy refuses though the stub has that attribute is also a fault
+        (``IMPORT_STATE_RULE``: the tree's import or ``hasattr`` that catches the refusal takes a path plain
+        pytest's does not)."""
         if self.side == "driver":
-            _driver_policy(op, args)
+            if op == "getattr" and _len(args) > 1 and _type(args[1]) is str and args[1].startswith("_") and \
+                    _stub_read(args[0], args[1]):
+                return
+            try:
+                _driver_policy(op, args)
+            except PermissionError as err:
+                if op == "getattr" and _len(args) > 1 and args[1] != "__spec__" and _is_stub(args[0]) and \
+                        self.on_fault is not None:  # (``__spec__``: the import system's own read, its error cleared in C)
+                    self.on_fault(f"the tree read {str(args[1])[:60]!r} of a module the test put in sys.modules, which "
+                                  f"the judge does not hand over ({err}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
+                raise
 
     # -- handles -----------------------------------------------------------------------------
     def export(self, obj) -> int:
@@ -4126,6 +4141,8 @@ def _readable_attribute(target, name: str) -> bool:
     cls = target if _isinstance(target, type) else _type(target)
     if _isinstance(cls, RemoteMeta):
         return False
+    if cls is _WatchedModule:  # (a module the judge watches is a module: ``StdlibPatches``)
+        cls = _types.ModuleType
     modname = type.__getattribute__(cls, "__module__")
     top = modname.partition(".")[0] if _isinstance(modname, str) else ""
     return not (top in _HARNESS_PACKAGES or top.startswith("_hx"))
@@ -4501,8 +4518,9 @@ def watch_class_patches() -> ClassPatches:
 # driver), and is put back when the test's entry goes; a driver module crosses by name only when it is such an import
 # (``_by_name``), else as itself.** Seen at every request at the cost of one read of the dict's version tag
 # (``ModuleStubs``); the subject's guard of ``sys.modules`` takes the carried entries as the driver's
-# (``Peer._apply_stubs``). Open: a removal (``monkeypatch.delitem(sys.modules, name)``, to make the tree import afresh)
-# is not carried; a file of the test's loaded under a module's name with its own spec reads as an import.
+# (``Peer._apply_stubs``). A removal of a tree module (``monkeypatch.delitem(sys.modules, "pkg")``, to make the tree
+# import afresh) is carried too, and so is the proxy of its re-import (``IMPORT_STATE_RULE``). Open: a file of the
+# test's loaded under a module's name with its own spec reads as an import.
 def _by_name(x) -> bool:
     """(driver) Whether a module crosses by its name (the receiver's own module of that name): it is an import's
     (``__spec__`` names it, with a loader) and is that name's entry in ``sys.modules``, or a tree module's proxy."""
@@ -4526,6 +4544,47 @@ def _stub_module(x) -> bool:
         return False
     top = name.partition(".")[0] if _type(name) is str else ""
     return not _by_name(x) and top not in _HARNESS_PACKAGES and not top.startswith("_hx")
+
+
+_PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+def _is_stub(x) -> bool:
+    """(driver) Whether ``x`` is one of the test's ``sys.modules`` entries as last carried to the subject
+    (``ModuleStubs``), by identity, and no stand-in of the tree's."""
+    stubs = _STUBS[0]
+    if stubs is None or _isinstance(_type(x), RemoteMeta) or getattr(_type(x), "_hx_private", False):
+        return False
+    return any(v is x for v in stubs.sent.values())
+
+
+def _stub_read(target, name: str) -> bool:
+    """(driver, ``Peer.policy``) A read of a name starting with "_" on one of the test's ``sys.modules`` stubs, as
+    the import system makes it (``__path__`` for a from-import, ``__spec__``, ``__name__`` for ``import a.b as c``'s
+    fallback) and ``hasattr`` does: an entry of the stub's own ``__dict__`` that is plain data (None, a str, a number,
+    a list or tuple of str) is handed over (True); a name the stub does not have raises AttributeError, as the module
+    itself (or a Mock, for a dunder it does not support) raises it under plain pytest; anything else is left to
+    ``_driver_policy`` (False): refused, and a fault (``Peer.policy``)."""
+    if not _is_stub(target):
+        return False
+    try:
+        own = object.__getattribute__(target, "__dict__")
+    except (AttributeError, TypeError):
+        own = None
+    if _type(own) is dict and name in own and name != "__builtins__":
+        v = own[name]
+        return _type(v) in _PLAIN_SCALARS or (_type(v) in (list, tuple) and all(_type(i) is str for i in v))
+    if _isinstance(target, _types.ModuleType):
+        if hasattr(_types.ModuleType, name) or (_type(own) is dict and "__getattr__" in own):
+            return False
+        raise AttributeError(f"module {str(own.get('__name__', '?') if _type(own) is dict else '?')!r} has no "
+                             f"attribute {name!r}")
+    if name.startswith("__") and name.endswith("__") and not hasattr(_type(target), name):
+        try:
+            getattr(target, name)  # (a Mock raises AttributeError for a dunder it does not support)
+        except AttributeError:
+            raise AttributeError(name) from None
+    return False
 
 
 def _version_tag():
@@ -4558,6 +4617,7 @@ class ModuleStubs:
         self.tag = _version_tag()
         self.seen = None  # the version tag when last read (None: read the entries)
         self.imports: dict = dict(_sys.modules)  # name -> the value an import (or the run before any test) put there
+        self.proxied: dict = {}  # name -> the first proxy of the tree's module of that name (``_stubs``)
         self.sent: dict = {}  # name -> the stub last sent
         # what the driver's own imports put in ``sys.modules`` under the loaded name or a name below it (``_Loads``,
         # the subject's rule): ``typing.io`` when ``typing`` is first imported, ``pyexpat.errors``, pytest's
@@ -4570,14 +4630,24 @@ class ModuleStubs:
         imports = self.imports
         if self.loads is not None and self.loads.loaded:
             imports.update(self.loads.take())
-        for k, v in list(_sys.modules.items()):
+        mods = _sys.modules
+        proxied = self.proxied
+        for k, v in list(mods.items()):
             if v is None or imports.get(k, _MISSING) is v or _type(k) is not str or k.startswith("_hx") or \
                     k in _OWN_MAIN:
                 continue  # (None: an import blocked, synced with the process state; each process's own ``__main__``)
+            if _isinstance(v, ProxyModuleBase):  # (a module of the tree's, never in ``imports``: ``IMPORT_STATE_RULE``)
+                first = proxied.setdefault(k, v)
+                if v is not first:  # imported afresh: the subject's module of this import (being imported: none yet)
+                    out[k] = v if v.__dict__.get("_hx_ref") is not None else _REMOVED
+                continue
             if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
                 imports[k] = v
                 continue
             out[k] = v
+        for k in proxied:
+            if k not in mods:  # (the test removed the tree's module: the tree's next import of it executes it afresh)
+                out[k] = _REMOVED
         return out
 
     def pending(self) -> dict | None:
@@ -4596,6 +4666,7 @@ class ModuleStubs:
 
 
 _STUBS: list = [None]
+_REMOVED = object()  # (``ModuleStubs``: a module of the tree's the test removed from sys.modules; 0 on the wire)
 _OWN_MAIN = frozenset({"__main__", "__mp_main__"})
 
 
@@ -4710,10 +4781,10 @@ PROCESS_STATE: tuple = (
               "not made through ``ABCMeta.register`` (``abc.get_cache_token`` moved otherwise) is a fault (``CENSUS_RULE``)"),
     StateItem("", "warning filters of a tree category", GUARDED, "a class of the tree, which the driver does not have"
               " (and ``warnings.resetwarnings`` or filters removed)"),
-    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added or replaced that is not the value a load "
-              "of the import system left under that name or one below it (``_Loads``), nor the name's value at an earlier "
-              "reply, is a fault, whatever the value calls itself; entries the tree's imports add are its own, as the "
-              "driver's are"),
+    StateItem("", "sys.modules", GUARDED, "modules are objects: an entry added, replaced or removed that is not the value "
+              "a load of the import system left under that name or, within that load, one below it (``_Loads``), nor the "
+              "name's value at an earlier reply, is a fault, whatever the value calls itself; the interpreter's modules "
+              "the tree's imports add are imported by the driver too (``IMPORT_STATE_RULE``)"),
     StateItem("", "gc.callbacks", GUARDED, "functions of one process (the list the collector calls)"),
     StateItem("", "codec search functions", GUARDED, "functions of one process (``codecs.register``; the interpreter's "
               "own list, found once)"),
@@ -4826,6 +4897,7 @@ class ProcState:
         self.abc_tok = None  # subject: ``abc.get_cache_token()`` at the last reply
         self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
         self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
+        self.ml_out: list = []  # subject: the interpreter's modules the tree's imports loaded, to cross (``ml``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
@@ -4845,6 +4917,7 @@ class ProcState:
             self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
             if _LOADS:
                 _LOADS[0].base = self.g["reg"]
+                _LOADS[0].take()  # (the loads before the first request are the harness's: in ``modmap`` already)
             if not _HOOK:
                 _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
             _HOOK[:] = [self.puts, self.imports, self.hooks]
@@ -5097,9 +5170,29 @@ class ProcState:
                 self._crossing_registrations(delta)
             if self.cm_out:
                 delta["cm"], self.cm_out = self.cm_out, []
+            if self.ml_out:
+                delta["ml"], self.ml_out = self.ml_out[:MAX_CARRIED_IMPORTS], []
         if delta:
             msg["ps"] = delta
         self.last = cur
+
+    def _import_carried(self, names) -> None:
+        """(driver) The interpreter's modules the tree's imports loaded since its last reply (``ml``,
+        ``IMPORT_STATE_RULE``), imported here too: under plain pytest the tree's import is in the test's
+        ``sys.modules``. One that cannot be imported here is a fault."""
+        if _type(names) is not list or not all(_type(n) is str for n in names):
+            raise RemoteError("malformed carried imports")
+        mods = _sys.modules
+        for name in names[:MAX_CARRIED_IMPORTS]:
+            if name in mods:
+                continue
+            try:
+                with _warnings.catch_warnings():  # (a warning its import gives was the tree's, replayed already)
+                    _warnings.simplefilter("ignore")
+                    _import_module(name)
+            except Exception as err:  # noqa: BLE001 - fail closed
+                self.faults.append(f"the tree imported {name[:60]}, which the driver could not import into the test's "
+                                   f"sys.modules ({_why(err)}; harness.judge.subject_rpc IMPORT_STATE_RULE)")
 
     def _c_env(self, env_moved: bool = True) -> dict:
         """(subject) The variables ``os.putenv``/``os.unsetenv`` set since the last message where the C
@@ -5296,6 +5389,9 @@ class ProcState:
             old = g["modmap"] = {}
         rec = _LOADS[0] if _LOADS else None
         loaded = rec.take() if rec is not None else {}
+        for k, v in loaded.items():  # (the interpreter's modules among them reach the driver's sys.modules: ``ml``)
+            if _len(self.ml_out) < MAX_CARRIED_IMPORTS and _carried_import(k, v):
+                self.ml_out.append(k)
         was = g.setdefault("was", {})  # name -> the other values it held at earlier replies (a few)
         bad = []
         if _type(mods) is not dict:
@@ -5304,12 +5400,23 @@ class ProcState:
             prev = old.get(k)
             if v is None or prev is v:  # (None: an import blocked, synced)
                 continue
+            if prev is _GONE:
+                prev = None
             if prev is not None and _len(was.setdefault(k, [])) < 8:
                 was[k].append(prev)
             if loaded.get(k, _NOT_LOADED) is v or any(x is v for x in was.get(k, ())):
                 continue
             bad.append(str(k)[:60] if _type(k) is str else "?")
         old.update(mods)
+        gone = g.get("gone", ())  # (the names of ``old`` not in ``sys.modules`` at the last reply: few)
+        if _len(old) - _len(mods) > sum(1 for k in gone if k not in mods):  # (a name removed since: walk them all)
+            gone = [k for k in old if k not in mods]  # (``IMPORT_STATE_RULE``: a removal is no state the driver shares)
+            for k in gone:
+                prev = old[k]
+                if prev is not None and prev is not _GONE and not (_type(k) is str and k.startswith("_hx")):
+                    old[k] = _GONE
+                    bad.append(f"{str(k)[:60] if _type(k) is str else '?'} removed")
+        g["gone"] = [k for k in gone if k not in mods]
         return bad
 
     def tree_filters(self, base: list, now: list) -> None:
@@ -5356,6 +5463,8 @@ class ProcState:
             if _type(d) is not dict:
                 raise RemoteError("a malformed process state")
             self._apply(d)
+            if "ml" in d and self.side == "driver":
+                self._import_carried(d["ml"])
             self.last = self.snap()
             self._check(d)
             if self.cenv is not None and ("env" in d or "ce" in d):
@@ -6070,42 +6179,93 @@ def _c_environ() -> "_CEnviron | None":
 SOURCES: dict = {}
 
 
+IMPORT_STATE_RULE = """\
+What a test can observe of the import system is one state: ``sys.modules``, the mapping from a name to a module
+object, and each module's origin (the file it was loaded from, by which loader). Under plain pytest the test and the
+tree share it; judged, each process has its own, and the judge keeps them one by rule or fails the test:
+
+- a name's value in the subject is the import system's only when a load left it there: the value the load of that
+  name left, or an entry added *within one module's load* under a name below that module's (``_Loads``); a module
+  the tree puts in place otherwise, an entry set below a package after that package's load ended, or an entry the
+  tree *removes* (the test's next import would execute the module afresh; the driver keeps its own) is a fault at the
+  tree's next reply (``ProcState._foreign_modules``);
+- a module loaded from a file that is not the interpreter's under a standard-library name (a ``colorsys.py`` the
+  tree wrote, a ``wsgiref/util.py`` on a path it added) is a fault at its load (``_Loads._shadows``): the driver's
+  import of such a name is always the interpreter's module (harness.judge.probe_runtime ``_Finder._stdlib``);
+- the test's entries (stubs, ``ModuleStubs``) reach the subject before each request; the subject's guard takes
+  the carried names, and only those, as the driver's doing (``Peer._apply_stubs``): whatever the tree changed
+  before a callback that set a stub is still compared;
+- a stub is read by the tree as the import system and ``hasattr`` read it: an entry of its own ``__dict__`` that is
+  plain data is handed over, a name it lacks raises AttributeError (``_stub_read``); any other refused read of a
+  stub is a fault (``Peer.policy``);
+- the record of the loads is held where the tree does not reach it by a plain attribute: the functions put in
+  ``importlib._bootstrap`` carry none of its state (``_recorded_find_and_load``).
+
+What can be carried is carried: the interpreter's modules the tree's imports load are imported into the driver's
+``sys.modules`` with the reply (``ml``, ``ProcState._import_carried``; one the driver cannot import is a fault); the
+test's removal of a tree module, and the proxy of its re-import, reach the subject (``ModuleStubs``, ``_REMOVED``);
+a stand-in of the tree's the test puts in ``sys.modules`` is the tree's own object there; a module the test made is
+never imported in the subject before the tree (harness.judge.probe_runtime ``_test_imports``).
+
+Open: a module the test imports is not added to the subject's ``sys.modules``; a file of the tree's loaded under an
+installed package's name (the driver's finder makes a proxy of the tree's module for a file it finds itself, but a
+file on a path the tree added and removed within one call it does not find: it imports the installed package); a tree module registered by hand below
+its package crosses by a name the driver cannot import (stricter); a library's alias entry (no spec of its own name)
+is not carried to the driver; the record is reachable through the harness's functions' ``__globals__`` or the
+collector (reported by the audit hook for the collector, not for ``__globals__``); the harness's own imports in either
+process are modules plain pytest's process does not have.
+"""
+
+
 class _Loads:
-    """(subject) What the import system itself put in ``sys.modules``: ``importlib._bootstrap._find_and_load``
-    (what an import statement, ``__import__`` and ``importlib.import_module`` all call for a name not yet
-    loaded) wrapped once per process, before the tree runs; each entry the load added under the loaded name or
-    a name below it (``typing.io``, ``xml.parsers.expat.model``, a package's own alias) is noted with its value.
-    ``ProcState._foreign_modules`` takes every other entry the tree added or replaced as foreign: an existing
-    module under a new name, a module made from a spec and put in place by hand, a loaded module replaced after
-    its import (the value differs from the one the load left), whatever the tree calls it."""
+    """(subject; the driver's ``ModuleStubs`` too) What the import system itself put in ``sys.modules``:
+    ``importlib._bootstrap._find_and_load`` (what an import statement, ``__import__`` and
+    ``importlib.import_module`` all call for a name not yet loaded) and ``_load_unlocked`` (the load of one spec)
+    wrapped once per process, before the tree runs. A loaded name is noted with the value its own load left; an
+    entry added *within one module's load* (between its ``_load_unlocked``'s start and end) under a name below
+    that module's (``typing.io``, ``xml.parsers.expat.model``, a package's own alias, ``pkg.memory`` set by
+    ``pkg``'s own code) is that load's too. ``ProcState._foreign_modules`` takes every other entry the tree added
+    or replaced as foreign: an existing module under a new name, a module made from a spec and put in place by
+    hand, a loaded module replaced after its import, an entry set below a package after that package's load
+    ended (``IMPORT_STATE_RULE``). A load of a file that is not the interpreter's under a standard-library name (a
+    ``colorsys.py`` the tree wrote) is a fault at that load.
+
+    The record is held by this module only (hidden in the subject): the functions put in ``importlib._bootstrap``
+    (``_recorded_find_and_load``, ``_recorded_load``) carry none of its state as attributes."""
 
     def __init__(self, boot):
         self.boot, self.orig = boot, boot._find_and_load
         self.orig_load = boot._load_unlocked
         self.depth = 0
-        self.names: list = []
         self.loaded: dict = {}
         self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
         self.base: list | None = None  # the registries as last accepted: at a reply, or a library's own load
         self.origins: list = []  # whether each load under way is of a file of the interpreter's (innermost last)
         self.faults: list = []  # an import made through a finder of the tree's (``_finders_faithful``), for ``guard``
+        self.names: frozenset | None = None  # the top-level names the interpreter's directories provide (``_shadows``)
 
     def load(self, spec):
         """``_load_unlocked`` wrapped: a registry change an installed library's own import makes (numpy's
         ``copyreg.pickle``, six's finder on ``sys.meta_path``, a codec registered at import) is the library's,
         as the driver's import of it makes the same: accepted when the load began from the accepted state and the
         module's file, as the finder gave it before any of its code ran, is the interpreter's (``trusted_file``).
-        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``)."""
+        A change the tree made first, or one a module of the tree makes, stays a fault (``ProcState.guard``).
+        The entries added during this load below its name are its own (``_own``)."""
         origin = getattr(spec, "origin", None)
+        mods = _sys.modules
+        last = next(reversed(mods), _NOT_LOADED) if _type(mods) is dict and mods else _NOT_LOADED
         start = _registries(self.codecs)
         ok = self.base is not None and _same_lists(start, self.base)
         lib = _type(origin) is str and trusted_file(origin)
+        if not lib and _type(origin) is str and origin.startswith("/"):
+            self._shadows(getattr(spec, "name", None), origin)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
         try:
             return self.orig_load(spec)
         finally:
             self.origins.pop()
+            self._own(mods, last, getattr(spec, "name", None))
             if lib:  # (its own changes of the interpreter's classes are the library's; its classes watched from here)
                 try:
                     library_classes_moved(True, versions)
@@ -6117,26 +6277,46 @@ class _Loads:
                 if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
                     self.base = end
 
+    def _own(self, mods, last, name) -> None:
+        """The entries added to ``sys.modules`` since ``last`` was its newest key (a dict keeps insertion order: the
+        newest first in reverse) under ``name`` or a name below it, each with the value it has now. ``last`` gone
+        meanwhile: none (fail closed: such an entry is foreign at the next reply)."""
+        if _type(mods) is not dict or _type(name) is not str or (last is not _NOT_LOADED and last not in mods):
+            return
+        below, loaded = name + ".", self.loaded
+        for k in reversed(mods):
+            if k is last or (_type(k) is str and k == last):
+                break
+            if _type(k) is str and (k == name or k.startswith(below)) and k not in loaded and _len(loaded) < 100_000:
+                loaded[k] = mods.get(k)
+
+    def _shadows(self, name, origin: str) -> None:
+        """A file that is not the interpreter's loaded under a top-level name of the standard library (or a builtin
+        module's): a fault (``IMPORT_STATE_RULE``: the driver's import of that name is always the interpreter's
+        module, the subject's would be the tree's file)."""
+        if _type(name) is not str:
+            return
+        if self.names is None:
+            self.names = _library_names()
+        top = name.partition(".")[0]
+        if top in self.names and _len(self.faults) < 4:
+            self.faults.append(f"sys.modules ({name[:60]} loaded from {origin[-80:]}, a file that is not the "
+                               f"interpreter's, under a standard-library name)")
+
     def __call__(self, name, import_):
         mods = _sys.modules
         if _type(mods) is not dict or name in mods:  # (loaded, or being loaded: no entry of its own)
             return self.orig(name, import_)
-        outer = self.depth == 0
-        before = set(mods) if outer else None
         if self.base is not None and not self._finders_faithful() and _len(self.faults) < 4:
             self.faults.append(f"import system's finders (the import of {str(name)[:60]} went through a finder, path "
                                "hook or path_importer_cache entry of the tree's)")
         self.depth += 1
-        self.names.append(name)
         try:
             return self.orig(name, import_)
         finally:
             self.depth -= 1
             if _len(self.loaded) < 100_000:
                 self.loaded[name] = mods.get(name)  # the value its own load left (not one a later line put there)
-            if outer:
-                roots, self.names = set(self.names), []
-                self._note(mods, before, roots)
 
     def _finders_faithful(self) -> bool:
         """Whether the finders this import goes through are the state last accepted (``base``) or the interpreter's
@@ -6154,19 +6334,25 @@ class _Loads:
                 return False
         return _importer_cache_faithful()
 
-    def _note(self, mods: dict, before, roots: set) -> None:
-        """The entries the outermost load added under names below a loaded one (a package's aliases), each as the
-        load left it; a loaded name keeps the value its own load left (``__call__``)."""
-        for k in list(mods.keys() - before):
-            p = k if _type(k) is str else ""
-            while p and p not in roots:
-                p = p.rpartition(".")[0]
-            if p and k not in self.loaded and _len(self.loaded) < 100_000:
-                self.loaded[k] = mods.get(k)
-
     def take(self) -> dict:
         out, self.loaded = self.loaded, {}
         return out
+
+
+def _library_names() -> frozenset:
+    """The top-level module names the driver's import always takes from the interpreter's own directories
+    (harness.judge.probe_runtime ``_Finder._stdlib``): the standard library's and the builtin modules'."""
+    return frozenset(_sys.stdlib_module_names) | frozenset(_sys.builtin_module_names)
+
+
+def _recorded_find_and_load(name, import_):
+    """(``importlib._bootstrap._find_and_load`` in this process) ``_Loads.__call__``, through this module's record."""
+    return _LOADS[0](name, import_)
+
+
+def _recorded_load(spec):
+    """(``importlib._bootstrap._load_unlocked`` in this process) ``_Loads.load``, through this module's record."""
+    return _LOADS[0].load(spec)
 
 
 def import_record() -> "_Loads | None":
@@ -6179,24 +6365,48 @@ def import_record() -> "_Loads | None":
     if boot is None or not callable(getattr(boot, "_find_and_load", None)):
         return None
     rec = _Loads(boot)
-    boot._find_and_load = rec  # type: ignore[attr-defined]
-    boot._load_unlocked = rec.load  # type: ignore[attr-defined]
     _LOADS.append(rec)
+    boot._find_and_load = _recorded_find_and_load  # type: ignore[attr-defined]
+    boot._load_unlocked = _recorded_load  # type: ignore[attr-defined]
     return rec
 
 
 def drop_import_record() -> None:
     """``import_record`` undone (a unit test leaves its process as it found it)."""
     if _LOADS:
-        rec = _LOADS.pop()
-        if rec.boot._find_and_load is rec:
+        rec = _LOADS[-1]
+        if rec.boot._find_and_load is _recorded_find_and_load:
             rec.boot._find_and_load = rec.orig
-        if rec.boot._load_unlocked == rec.load:
+        if rec.boot._load_unlocked is _recorded_load:
             rec.boot._load_unlocked = rec.orig_load
+        _LOADS.pop()
 
 
 _LOADS: list = []
 _NOT_LOADED = object()
+MAX_CARRIED_IMPORTS = 4096  # names a reply carries to the driver's sys.modules (``ProcState._import_carried``)
+
+
+def _carried_import(name, v) -> bool:
+    """(subject) Whether the value a load left under ``name`` is a module of the interpreter's (stdlib, installed or
+    builtin) loaded under that very name, which the driver imports too (``ml``): its spec names it, with a loader,
+    and its origin is the interpreter's."""
+    if _type(name) is not str or name.startswith("_hx") or not _isinstance(v, _types.ModuleType):
+        return False
+    try:
+        spec = _MODULE_DICT(v).get("__spec__")
+    except TypeError:
+        return False
+    if _type(spec) is not _SPEC_TYPE or spec.name != name or spec.loader is None:
+        return False
+    origin = spec.origin
+    if origin is None:  # (a namespace package: each of its directories the interpreter's)
+        locs = spec.submodule_search_locations
+        return locs is not None and all(_type(p) is str and p.startswith("/") and trusted_file(p) for p in locs)
+    return _type(origin) is str and trusted_file(origin)
+
+
+_GONE = object()  # (``ProcState._foreign_modules``: a name removed since a reply, already named)
 _PIC_SEEN: dict = {}  # (subject) sys.path_importer_cache's entries found faithful (``_importer_cache_faithful``)
 _PIC_LAST: list = [[]]
 

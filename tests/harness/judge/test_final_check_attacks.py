@@ -2831,7 +2831,22 @@ R32ATK7_HONEST = {
 # r32atk7's cases closed so far (a name here runs as an ordinary test)
 # closed since: the honest thread case by the schedule rule (i32r6sched: the frozen switch interval re-applied after
 # the tree's last thread ended in a handover; the check between messages faulted it as the tree's change)
-R32ATK7_CLOSED_IMPORTS: frozenset[str] = frozenset()  # the import system: sys.modules, stubs, import records
+R32ATK7_CLOSED_IMPORTS: frozenset[str] = frozenset({  # the import system: sys.modules, stubs, import records
+    "stub_set_in_a_callback_launders_a_module_the_tree_replaced", "stub_set_in_a_callback_launders_a_signal_handler_the_tree_set",
+    "module_removed_from_sys_modules_by_the_tree", "stdlib_name_loaded_from_a_file_the_tree_writes",
+    "stdlib_submodule_registered_below_a_package_the_trees_import_loads",
+    "submodule_stubbed_at_the_test_files_import_withdrawn_after_it", "import_record_loaded_written_by_the_tree",
+    "import_record_base_written_by_the_tree", "submodule_stubbed_at_the_test_files_import",
+    "from_import_of_a_stub_raises_in_the_tree", "name_imported_from_a_stub", "stub_imported_through_importlib",
+    "package_and_submodule_stubbed_imported_as", "package_and_submodule_stubbed_with_patch_dict",
+    "feature_detected_on_a_stub_with_hasattr", "magicmock_stub_a_name_is_imported_from",
+    "the_tests_own_stub_imported_through_importlib", "module_the_tree_imports_is_not_in_the_tests_sys_modules",
+    "module_the_tree_imports_is_in_the_tests_sys_modules", "tree_module_removed_by_the_test_never_executed_again",
+    "tree_module_dropped_and_imported_again_under_a_stub",
+    "stdlib_submodule_stubbed_at_the_test_files_import_reaches_the_tree_as_the_real_one",
+    "stdlib_submodule_stubbed_at_the_test_files_import", "tree_object_put_in_sys_modules_by_the_test",
+    "stub_module_made_with_importlib_util",
+})  # (i7: ``IMPORT_STATE_RULE``)
 R32ATK7_CLOSED: frozenset[str] = frozenset({"tree_thread_alive_while_the_test_waits_for_a_child"}) | R32ATK7_CLOSED_IMPORTS
 
 

@@ -1691,6 +1691,51 @@ def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monke
             sys.modules.pop(k, None)
 
 
+def test_the_import_state_removals_late_entries_and_shadowing_files_are_faults_and_loads_cross(monkeypatch, tmp_path,
+                                                                                                  import_record):
+    """``IMPORT_STATE_RULE``: an entry the tree removes since the last reply, an entry set below a package after that
+    package's load ended (an entry a load adds within it below its own name is its own), and a load of a file that is
+    not the interpreter's under a name the interpreter provides are faults; an interpreter's module the tree's import
+    loads goes to the driver with the reply (``ml``)."""
+    import importlib
+    (tmp_path / "hx_rm.py").write_text("")
+    (tmp_path / "hx_pkgw").mkdir()
+    (tmp_path / "hx_pkgw" / "__init__.py").write_text("")
+    (tmp_path / "hx_late.py").write_text("import sys, types\nimport hx_pkgw\n\nsys.modules['hx_pkgw.util'] = "
+                                         "types.ModuleType('u')\n")
+    (tmp_path / "hx_shadow").mkdir()
+    (tmp_path / "hx_shadow" / "colorsys.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import colorsys  # noqa: F401 - (in sys.modules: put back by monkeypatch below)
+    monkeypatch.delitem(sys.modules, "colorsys")
+    monkeypatch.delitem(sys.modules, "mailbox", raising=False)
+    ps = rpc.ProcState("subject")
+    ps.outgoing({"r": 1})
+    names = ("hx_rm", "hx_pkgw", "hx_pkgw.util", "hx_late")
+    try:
+        importlib.import_module("hx_rm")
+        msg: dict = {"r": 1}
+        importlib.import_module("mailbox")
+        ps.outgoing(msg)
+        assert ps.faults == [] and "mailbox" in msg["ps"]["ml"] and "hx_rm" not in msg["ps"]["ml"], (ps.faults, msg)
+        del sys.modules["hx_rm"]
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_rm removed)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        importlib.import_module("hx_late")
+        ps.outgoing({"r": 1})
+        assert any("sys.modules (hx_pkgw.util)" in f for f in ps.faults), ps.faults
+        ps.faults.clear()
+        monkeypatch.syspath_prepend(str(tmp_path / "hx_shadow"))
+        importlib.import_module("colorsys")
+        ps.outgoing({"r": 1})
+        assert any("colorsys loaded from" in f for f in ps.faults), ps.faults
+    finally:
+        for k in names:
+            sys.modules.pop(k, None)
+        sys.modules.pop("colorsys", None)
+
+
 def test_the_interpreters_registries_are_read_where_it_reads_them_and_guarded(monkeypatch):
     """gc's callbacks (the list the collector calls), the codec search functions (the interpreter's own list,
     found once: ``codec_search_path``, whatever path registered them) and ``sys.path``'s entries that are no str
