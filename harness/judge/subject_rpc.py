@@ -109,6 +109,18 @@ _dumps, _loads = _c_dumps(), _json.JSONDecoder().decode
 # object, and ``in``, ``==`` of containers and dict lookups match a NaN by identity first; it crosses as the
 # receiver's own (``Peer.enc``), and the probe tells the judge so (harness.judge.probe_runtime ``_enc``).
 _NAN = _math.nan
+SINGLETONS_RULE = """An object the interpreter has once, whose identity a test can check (``f() is ...``, ``key is len``), crosses as
+the receiver's own, never as a stand-in or a copy: under plain pytest there is one of each in the process. The kind:
+``None``, ``True``, ``False`` (JSON's), ``NotImplemented``, ``math.nan`` (above), and every other non-class value the
+``builtins`` module holds when this module loads (before any code of the tree or the test): ``Ellipsis`` and each
+built-in function (``len``, ``print``, ``sorted``, ...), named by that name (``Peer.enc``'s ``bi``) and decoded as the
+receiver's object captured under it then (a tree's or test's later ``builtins.len = ...`` is a function of its own,
+crossing as any function does). The interpreter's classes already cross by identity (``_cls_meta``), enum members of
+the interpreter's by class and name (``_enc_member``). Open: a bound method of a singleton (``print.__call__``) and
+the objects of ``site`` in builtins (``exit``, ``help``: instances of its classes) cross as handles."""
+_BUILTIN_OBJECTS = {k: v for k, v in _vars(_builtins).items() if not k.startswith("_") and
+                    (_type(v) is _types.BuiltinFunctionType or v is Ellipsis)}
+_BUILTIN_IDS = {id(v): k for k, v in _BUILTIN_OBJECTS.items()}
 _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpack
 # the stdlib's names the protocol reads while it runs, bound when this module loads: a test's patch carried to the
 # subject (``StdlibPatches``; ``monkeypatch.setattr(datetime, "datetime", Fake)``) or the tree's own changes nothing here
@@ -1831,8 +1843,12 @@ class Peer:
             return [self.export(mod), {k: v for k, v in _vars(mod).items() if k != "__builtins__"}]
         if op == "call":
             return cross(args[0], args[1], dict(args[2]))
-        if op == "vars":
-            return {k: v for k, v in cross(_vars, (args[0],), {}).items() if k != "__builtins__"}
+        if op == "vars":  # the live object's own ``__dict__``, which crosses linked (``STAND_IN_PATHS_RULE``): a
+            # write through ``vars(o)`` reaches the live object, as under plain pytest (a module's: a copy)
+            found = cross(_vars, (args[0],), {})
+            if _type(found) is dict and "__builtins__" not in found:
+                return found
+            return {k: v for k, v in found.items() if k != "__builtins__"}
         if op == "slot":
             return cross(_slot, args, {})
         if op == "enter":
@@ -1863,6 +1879,8 @@ class Peer:
             made = cross(_subclass, args, {})
             self.test_classes[id(made)] = made  # (its instances cross as the test's class: ``_handle``'s ``tc``)
             return self.export(made)
+        if op == "measure":  # the subject's share of a measure the test takes of its process (``MEASURES_RULE``)
+            return cross(measure, args, {})
         if op == "log":  # a record of the test's the subject's logging decides (``LOG_ROUTE_RULE``)
             return cross(_route_record, args, {})
         if op == "sync":
@@ -1957,6 +1975,9 @@ class Peer:
             if self.side == "driver" and not _by_name(x):  # a stub of the test's: itself (``ModuleStubs``)
                 return self._handle(x)
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
+        name = _BUILTIN_IDS.get(id(x))  # (an object the interpreter has once: the receiver's own, ``SINGLETONS_RULE``)
+        if name is not None and _BUILTIN_OBJECTS[name] is x:
+            return {"t": "bi", "n": name}
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
 
@@ -2706,6 +2727,11 @@ class Peer:
                                self._dec_names(v), v.get("mr") is True)
         if t == "NI":
             return NotImplemented
+        if t == "bi":  # (``SINGLETONS_RULE``)
+            obj = _BUILTIN_OBJECTS.get(v.get("n")) if _type(v.get("n")) is str else None
+            if obj is None:
+                raise RemoteError("an unknown built-in object")
+            return obj
         if t == "cls":
             return self.class_for(v)
         if t == "m":
@@ -2831,6 +2857,8 @@ class Peer:
                 # other driver class is ever built because the subject named it
             if cls is None:
                 cls = _synth_class(self, meta)
+                if self.side == "driver":
+                    _seal(cls)  # (``STAND_IN_PATHS_RULE``: its members change through its hooks only)
             self.classes[hid] = cls
         elif self.side == "driver" and meta.get("fw") and _isinstance(cls, RemoteMeta):
             _exc_forward_more(cls, meta)
@@ -3654,7 +3682,7 @@ class RemoteMeta(type):
         if peer is not None:
             kind, payload = _member_kind(peer, value, f"{qualname(cls)}.{name}")
             peer.request("csetattr", _ClassRef(cls), name, kind, payload)
-        type.__setattr__(cls, name, value)
+        _unsealed(cls, type.__setattr__, name, value)
 
     def __delattr__(cls, name):
         """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
@@ -3665,9 +3693,9 @@ class RemoteMeta(type):
         if peer is not None:
             peer.request("cdelattr", _ClassRef(cls), name, *((True,) if _by_test(_getframe(1)) else ()))
             if name in type.__getattribute__(cls, "__dict__"):
-                type.__delattr__(cls, name)
+                _unsealed(cls, type.__delattr__, name)
             return
-        type.__delattr__(cls, name)
+        _unsealed(cls, type.__delattr__, name)
 
     def __call__(cls, *args, **kwargs):
         if issubclass(cls, BaseException):
@@ -7360,7 +7388,7 @@ class Waits:
                 return wall, int(run) / 1e9, int(queued) / 1e9
             except (OSError, ValueError):
                 pass
-        return wall, _time.thread_time(), 0.0
+        return wall, _M_TTIME() / 1e9, 0.0  # (bound at load: the driver's ``time.thread_time`` is MEASURES_RULE's)
 
     def start(self) -> None:
         if self.on and self.gate():
@@ -7393,3 +7421,116 @@ class Waits:
         if final:  # (the test's last exchange: what is left under ``WAIT_OWED`` is a schedule CPython can run)
             self.owed = 0.0
         return None
+
+
+# -- what the test measures of its process: the driver's share and the subject's (red team r32atk8, r32atk9) -----------
+import threading as _threading  # noqa: E402 - this section's own (imported already: logging imports it)
+
+MEASURES_RULE = """Under plain pytest the test and the tree are one process, so every standard-library function that
+reports a measure of the calling process or interpreter as a whole counts the tree's share: its CPU, its memory, its
+threads, its garbage. The judged run splits that process in two, and the driver's own reading counts the driver only.
+The inventory (harness.judge.probe_runtime ``MEASURES``, installed in the driver's modules before any code of the test
+runs; each reached by the test only when it calls it, nothing per message) is written and closed; each item either
+answers for both processes, the subject's share read at its source by functions this module bound when it loaded
+(``measure``, run on the serving thread, never the tree's names), or, where no exact combination exists, is a fault
+when the test calls it during a test with the subject in use (fail closed):
+
+- combined: ``time.process_time``/``process_time_ns`` (the driver's plus the subject's since it loaded),
+  ``time.thread_time``/``thread_time_ns`` in the test's main thread (plus the subject's serving thread's),
+  ``os.times`` (user, system and the children's, each summed; elapsed the driver's), ``gc.collect`` (run in the
+  driver, then in the subject under the driver's debug flags: the tree's finalizers run, the two counts summed),
+  ``threading.active_count``/``activeCount`` (plus the tree's threads alive) and ``threading.enumerate`` (plus
+  stand-ins of the tree's ``Thread`` objects), ``sys.getsizeof`` of a stand-in (the live object's, its own
+  ``__sizeof__`` run in the subject);
+- faults: ``resource.getrusage`` (a peak resident size has no sum), tracemalloc's readings while the driver traces
+  (``get_traced_memory``, ``take_snapshot``, ``get_tracemalloc_memory``, ``get_object_traceback``: the tree's
+  allocations are the subject's, and peaks do not add), ``gc.get_count``/``gc.get_stats``, ``sys.getallocatedblocks``,
+  ``thread_time`` in another thread of the test's, and a ``gc.collect`` after which the subject saved garbage of the
+  tree in its ``gc.garbage`` (``DEBUG_SAVEALL``: under plain pytest it is in the test's ``gc.garbage``); an open or
+  listing of the process's own ``/proc`` entries (``/proc/self``, ``/proc/thread-self``, ``/proc/<pid>``) by the
+  test's code (the driver's audit hook; ``psutil`` reads them so), a fault.
+
+Stricter, never more lenient, where the combination over-counts: the subject's CPU for encoding replies and the
+driver's for stand-ins are counted, and a ``gc.collect`` counts the harness's own garbage of either side. Open:
+``gc.get_objects``/``gc.get_referrers`` (the driver's objects only: a test counting its own objects, as one that
+freezes a baseline does, reads them as under plain pytest; one looking for the tree's objects there does not),
+``sys.getrefcount`` of a stand-in (the references are the driver's proxies'), ``gc.garbage`` read without a
+``gc.collect`` of the test's after the tree's automatic collections saved into the subject's, ``threading._active``
+and other private state, and a measure the tree's thread takes of the test's share (the tree runs in the subject)."""
+_M_PTIME, _M_TTIME, _M_TIMES = _time.process_time_ns, _time.thread_time_ns, _os.times
+_M_COLLECT, _M_GET_DEBUG, _M_SET_DEBUG, _M_GARBAGE = _gc.collect, _gc.get_debug, _gc.set_debug, _gc.garbage
+_M_ENUMERATE, _M_MAIN, _M_SIZEOF = _threading.enumerate, _threading.main_thread, _sys.getsizeof
+_M_BASE = (_M_PTIME(), _M_TTIME(), *_M_TIMES()[:2])  # the subject's own start-up, before any code of the tree
+
+
+def measure(what, *args):
+    """(subject, a ``measure`` request run through the crossing frame) The subject's share of a measure of the test's
+    (``MEASURES_RULE``): "cpu" the CPU since this module loaded ([process ns, serving thread ns, user, system, children's
+    user, children's system]); "gc" a collection of generation ``args[0]`` under the driver's debug flags
+    ``args[1]`` ([unreachable objects found, objects saved in ``gc.garbage`` by it]); "threads" the tree's threads
+    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object."""
+    if what == "cpu":
+        t = _M_TIMES()
+        return [_M_PTIME() - _M_BASE[0], _M_TTIME() - _M_BASE[1], t[0] - _M_BASE[2], t[1] - _M_BASE[3], t[2], t[3]]
+    if what == "gc":
+        gen, flags = args
+        if _type(gen) is not int or _type(flags) is not int:
+            raise RemoteError("a malformed measure")
+        old, n0 = _M_GET_DEBUG(), _len(_M_GARBAGE)
+        _M_SET_DEBUG(flags)
+        try:
+            found = _M_COLLECT(gen)
+        finally:
+            _M_SET_DEBUG(old)
+        return [found, _len(_M_GARBAGE) - n0]
+    if what == "threads":
+        main = _M_MAIN()
+        return [t for t in _M_ENUMERATE() if t is not main]
+    if what == "sizeof":
+        return _M_SIZEOF(*args)
+    raise RemoteError("a malformed measure")
+
+
+# -- every path by which the test writes a stand-in's state (red team r32atk8) -----------------------------------------
+STAND_IN_PATHS_RULE = """What the test writes to a stand-in reaches the live object, by whatever path the interpreter
+offers for that write, or fails where it is made; never only the driver's copy (which the tree's code, in the
+subject, never reads). The paths, all of them: a tree class's members are written through its metaclass's hooks
+(``RemoteMeta.__setattr__``/``__delattr__``: ``setattr``, an assignment, ``mock``, ``monkeypatch``), which carry the
+write to the live class, and the only other path CPython has, ``type.__setattr__``/``type.__delattr__`` called on
+the class itself, raises ``TypeError`` as it does for a built-in class: the stand-in class is an immutable type
+(``Py_TPFLAGS_IMMUTABLETYPE`` set in its flags, cleared by its hooks for their own write: ``_seal``). An object's
+attributes are written through the stand-in's ``__setattr__``/``__delattr__``; the stand-in has no instance
+``__dict__`` (its slots), so ``object.__setattr__`` raises ``AttributeError``; and ``vars(o)``/``o.__dict__`` is the
+live object's own dict, which crosses linked: a write to it reaches the live object with the next message, as the
+test's write to the tree's dict does under plain pytest. Stricter than plain pytest (a ``TypeError`` or an
+``AttributeError`` where plain pytest writes), never more lenient. Open: a stand-in class of a tree exception (its
+forwarded names are added after it is made, ``_exc_forward_more``), a test's subclass of a tree class (the test's
+own class), where the flags cannot be read (another interpreter than CPython 3.11-3.13: the path stays open), a
+``TypeError`` the test catches, and a linked dict past the bound of links (compared at the test's end, a fault)."""
+_TP_FLAGS_AT, _IMMUTABLETYPE = 168, 1 << 8  # offsetof(PyTypeObject, tp_flags) in CPython 3.11-3.13 (64-bit); the flag
+
+
+def _seal(cls) -> None:
+    """(driver) Make the stand-in class of a tree class (not of an exception: ``STAND_IN_PATHS_RULE``'s open part) an
+    immutable type for every write but its hooks' (``_unsealed``); nothing where its flags cannot be read."""
+    if _VERSIONS is None or not _isinstance(cls, RemoteMeta) or issubclass(cls, BaseException):
+        return
+    cell = _VERSIONS[0](id(cls) + _TP_FLAGS_AT)
+    flags = _VERSIONS[2](cell)
+    if flags != type.__dict__["__flags__"].__get__(cls) or flags & _IMMUTABLETYPE:
+        return
+    type.__setattr__(cls, "_hx_seal", cell)
+    cell.value = flags | _IMMUTABLETYPE
+
+
+def _unsealed(cls, write, *args) -> None:
+    """(driver) ``write(cls, *args)`` (``type.__setattr__``/``type.__delattr__``) with the class mutable for it."""
+    cell = type.__getattribute__(cls, "__dict__").get("_hx_seal")
+    if cell is None:
+        write(cls, *args)
+        return
+    cell.value = _VERSIONS[2](cell) & ~_IMMUTABLETYPE
+    try:
+        write(cls, *args)
+    finally:
+        cell.value = _VERSIONS[2](cell) | _IMMUTABLETYPE
