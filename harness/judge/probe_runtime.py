@@ -961,6 +961,7 @@ def _driver_setup(probe_file, start, early):
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _subject_functions()
     _measures()  # what the test measures of its process counts the subject's share (subject_rpc ``MEASURES_RULE``)
+    _clocks()  # a busy wait on a clock gives the tree's threads their time (subject_rpc ``CLOCK_READS_RULE``)
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
@@ -1353,3 +1354,46 @@ def _proc_read(path, _getframe=_getframe):
                           f.f_code.co_filename == getattr(_rpc, "__file__", None)):
         return
     _measure_fault(f"its process's {path}")
+
+
+# The clocks a busy wait polls (subject_rpc ``CLOCK_READS_RULE``): each replaced in the driver's ``time`` module before
+# any code of the test runs; a read by the test's main thread while a thread of the tree lives first gives the tree's
+# threads the gap since the last exchange (``Waits.busy``). Otherwise the clock itself (one dict read and a test).
+_CLOCKS = ("monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "time_ns")
+
+
+def _clock_of(orig, _giving=_GIVING, _getframe=_getframe):
+    def clock():
+        peer = _DRIVER["peer"]
+        if peer is not None and peer.waits is not None and peer.waits.mark is not None and not _giving[0] and \
+                _getframe(1).f_code.co_filename in _DRIVER["allowed"]:  # (the test's own read, not a library's)
+            _busy_give(peer)
+        return orig()
+    return _as_measure(clock, orig)
+
+
+def _busy_give(peer, _giving=_GIVING):
+    waits = peer.waits
+    if peer.depth or not _DRIVER["in_test"] or _ident() != _DRIVER["main"] or peer.ended:
+        return
+    _giving[0] = True
+    try:
+        if waits.busy():
+            peer.prompt = True
+            try:
+                peer.request("wait", 0.0)
+            finally:
+                peer.prompt = False
+    except Exception:  # noqa: BLE001 - a fault is recorded by the protocol (``_on_fault``); the read goes on
+        pass
+    finally:
+        _giving[0] = False
+
+
+def _clocks():
+    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``)."""
+    import time
+    for name in _CLOCKS:
+        orig = _vars(time).get(name)
+        if orig is not None and getattr(orig, "__wrapped__", None) is None:
+            setattr(time, name, _clock_of(orig))

@@ -934,6 +934,10 @@ class Peer:
         # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
         self.late_fz: set = set()
         self.fz_sent: set = set()
+        # driver: the handles of its own objects whose drop runs code (``_finalizes``) it exported, and the objects the
+        # subject released, dropped once the exchange that brought the release ends (``DRIVER_OBJECTS_RULE``)
+        self.fz_exported: set = set()
+        self.exports_dropped: list = []
         # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
         # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
         self.tuple_memo: dict = {}
@@ -1047,6 +1051,8 @@ class Peer:
             self._ps_faults()
         if "rl" in msg and self.side == "subject":
             self._release(msg["rl"])
+        if "rl" in msg and self.side == "driver":  # the subject dropped the test's objects (``DRIVER_OBJECTS_RULE``)
+            self._release_exports(msg["rl"])
         if "tx" in msg and self.side == "driver":
             gone = msg["tx"]
             if _type(gone) is not list:
@@ -1073,18 +1079,47 @@ class Peer:
         return dropped
 
     def _dropped(self, hid, fz: bool) -> None:
-        ref = self.handles.get(hid)
+        table = self.handles if self.side == "driver" else self.proxies
+        ref = table.get(hid)
         if ref is not None and ref() is None:
-            del self.handles[hid]
+            del table[hid]
         self.released[hid] = None
         if hid in self.late_fz:
             self.late_fz.discard(hid)
             fz = True
+        if not fz and self.fz_exported and self.side == "driver":  # (``DRIVER_OBJECTS_RULE``)
+            fz = self._holds_finalizing()
         if fz and self.depth == 0 and self.side == "driver" and not self.ended:
             try:
                 self.request("release")
             except Closed:
                 pass
+
+    def _holds_finalizing(self) -> bool:
+        """(driver) Whether the subject still holds an object of the test's whose drop runs code (``fz_exported``,
+        the released ones forgotten): then any drop of a stand-in may free it (``DRIVER_OBJECTS_RULE``)."""
+        objs = self.objs
+        gone = [h for h in self.fz_exported if h not in objs]
+        self.fz_exported.difference_update(gone)
+        return bool(self.fz_exported)
+
+    def _release_exports(self, hids) -> None:
+        """(driver) The subject dropped its proxies of these objects of the test's (``DRIVER_OBJECTS_RULE``): this side
+        forgets them, and holds them until the exchange ends (``exports_dropped``): then, the last reference gone,
+        their finalizers run (a ``__del__`` of the test's), before the test's next line as under plain pytest. An
+        exception, a class or a module is never released (named by id beside any handle, as the subject's are)."""
+        if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
+            raise RemoteError("a malformed release")
+        for hid in hids:
+            obj = self.objs.get(hid)
+            if obj is None or _isinstance(obj, (BaseException, type, _types.ModuleType)):
+                continue
+            del self.objs[hid]
+            if self.byid.get(id(obj)) == hid:
+                del self.byid[id(obj)]
+            self.fz_exported.discard(hid)
+            self.exports_dropped.append(obj)
+        obj = None
 
     def _release(self, hids) -> None:
         """(subject) Drop this side's references to the objects the driver dropped (``_dropped``); the tree's
@@ -1275,6 +1310,8 @@ class Peer:
                 sched.free()
             if waits is not None:
                 waits.start()
+            if self.exports_dropped and self.depth == 0:  # (the test's objects the subject dropped: their
+                self.exports_dropped.clear()  # finalizers run now, the exchange over: ``DRIVER_OBJECTS_RULE``)
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -2482,7 +2519,10 @@ class Peer:
         return mm[key]
 
     def _handle(self, x) -> dict:
+        new = self.side == "driver" and id(x) not in self.byid
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
+        if new and _finalizes(x):  # (an object of the test's whose drop runs code: ``DRIVER_OBJECTS_RULE``)
+            self.fz_exported.add(out["id"])
         if self.side == "subject":
             named = self.ps.abc_named if self.ps is not None else None
             if named and named.get(out["ty"], _type(x)) is not _type(x) and _len(self.pending) < 8:
@@ -2780,11 +2820,13 @@ class Peer:
             elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
                 self.late_fz.add(hid)
             return p
-        p = self.proxies.get(hid)
+        ref = self.proxies.get(hid)  # (subject: held weakly, released to the driver when dropped: ``DRIVER_OBJECTS_RULE``)
+        p = ref() if ref is not None else None
         if p is None:
             ty = str(meta.get("ty", "?"))
             p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
-            self.proxies[hid] = p
+            self.proxies[hid] = _weakref.ref(p, self._on_drop(hid, False))
+            self.released.pop(hid, None)
         return p
 
     def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False, names=(),
@@ -7381,7 +7423,7 @@ class Waits:
             except OSError:
                 fd = -1
             self.fd = fd
-        wall = _time.monotonic()
+        wall = _M_MONO()  # (bound at load: the driver's ``time.monotonic`` is ``CLOCK_READS_RULE``'s)
         if fd >= 0:
             try:
                 run, queued = _os.pread(fd, 128, 0).split()[:2]
@@ -7393,6 +7435,20 @@ class Waits:
     def start(self) -> None:
         if self.on and self.gate():
             self.mark = (_get_ident(), *self._now())
+
+    def busy(self) -> bool:
+        """(``CLOCK_READS_RULE``) The test's main thread read a clock: the whole of the current gap so far, its CPU
+        time too, is owed to the tree's threads (a new gap starts now). Whether the owed time reaches ``WAIT_OWED``."""
+        mark = self.mark
+        if mark is None or mark[0] != _get_ident():
+            return False
+        now = self._now()
+        gap = now[0] - mark[1]
+        if self.owed + gap < WAIT_OWED:
+            return False
+        self.owed += gap
+        self.mark = (mark[0], *now)
+        return True
 
     def due(self) -> bool:
         """Whether the waiting owed, with the current gap's so far, reaches ``WAIT_OWED`` (the gap goes on: nothing
@@ -7534,3 +7590,31 @@ def _unsealed(cls, write, *args) -> None:
         write(cls, *args)
     finally:
         cell.value = _VERSIONS[2](cell) | _IMMUTABLETYPE
+
+
+DRIVER_OBJECTS_RULE = """What a drop frees, the other way: an object of the test's (the driver's) that the tree holds is
+freed, under plain pytest, when the tree's last reference to it goes, and its finalizers (a ``__del__`` of the test's,
+a weak reference's callback, a ``weakref.finalize``) run then. So the subject holds its proxies of the driver's
+objects weakly (``Peer.proxy``) and, when one goes, releases it to the driver with its next message (``rl``, as the
+driver releases the tree's objects); the driver forgets its export then and drops it once that exchange ends
+(``Peer._release_exports``, ``exports_dropped``), so its finalizer runs before the test's next line. And a drop of a
+stand-in by the test may free, in the subject, the last holder of such an object: while the driver has exported an
+object of the test's whose drop runs code (``_finalizes`` at its export, ``fz_exported``) that the subject still
+holds, every drop of a stand-in is released at once (a ``release`` exchange), as one of a finalizing tree object is;
+its reply brings the subject's release of the test's object. Open: a finalizer the test's object gains after it
+crossed (it is checked at its first export only: released with the next message), and an object the subject's
+harness holds for its own bookkeeping (a linked container's items, a kept value) is released when that ends."""
+
+
+CLOCK_READS_RULE = """A busy wait is a loop on a clock: under plain pytest, while the test's main thread runs Python, CPython
+hands the GIL to the tree's ready threads every switch interval (5 ms), so a test polling ``time.monotonic`` until a
+file a thread of the tree writes appears (or a counter it bumps moves) sees it; judged, the tree's threads are frozen
+while the driver runs the test, and ``WAITS_RULE`` counts only the time the main thread was off the CPU. The rule:
+every read of a clock by the test's main thread during a test (the driver's ``time.monotonic``, ``perf_counter``,
+``time`` and their ``_ns``: harness.judge.probe_runtime ``_CLOCKS``, replaced before any code of the test runs) while
+a thread of the tree lives and the gap since the last exchange reaches ``WAIT_OWED`` gives that whole gap, CPU time
+included, to the tree's threads before the read returns (``Waits.busy``; a ``wait`` request carrying it, as a give
+before an act: ``bl`` with ``bp``). More time than CPython's share for a CPU-bound thread of the tree (stricter for a
+test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. Open: a busy loop on
+another clock (``datetime.now``, ``os.times``, a C library's), or on no clock (a counter of iterations)."""
+_M_MONO = _time.monotonic
