@@ -1215,6 +1215,11 @@ def _share(what, *args):
     peer = _DRIVER["peer"]
     if peer is None or not _DRIVER["in_test"] or peer.ended:
         return None
+    if peer.depth:  # (inside an exchange: a callback of the test's the tree called, or a signal handler such as
+        # pytest-timeout's, which lists threads: no second request there; the reading cannot be the process's)
+        _on_fault(f"the test read a measure of its whole process ({what}) inside an exchange with the subject "
+                  "(subject_rpc MEASURES_RULE): failed closed")
+        return None
     return peer.request("measure", what, *args)
 
 
@@ -1245,6 +1250,40 @@ def _as_measure(fn, orig):
     return fn
 
 
+def _combined_collect(orig):
+    """``gc.collect``: the driver's collection, then the subject's under the driver's debug flags (``MEASURES_RULE``)."""
+    import gc
+    get_debug = gc.get_debug
+
+    def collect(generation=2):
+        found = orig(generation)
+        r = _share("gc", generation, get_debug())
+        if r is None:
+            return found
+        if _type(r) is not list or _len(r) != 2 or _type(r[0]) is not int or _type(r[1]) is not int:
+            _on_fault("a malformed measure of the subject's collection (subject_rpc MEASURES_RULE)")
+            return found
+        if r[1]:
+            _on_fault("the test's gc.collect saved garbage of the tree in the subject's gc.garbage (DEBUG_SAVEALL): "
+                      "under plain pytest it is in the test's gc.garbage (subject_rpc MEASURES_RULE): failed closed")
+        return found + r[0]
+    return _as_measure(collect, orig)
+
+
+def _combined_threads(name, orig):
+    """``threading.active_count``/``activeCount``/``enumerate``: plus the tree's threads alive (``MEASURES_RULE``)."""
+    def threads():
+        own = orig()
+        r = _share("threads")
+        if r is None:
+            return own
+        if _type(r) is not list:
+            _on_fault("a malformed list of the subject's threads (subject_rpc MEASURES_RULE)")
+            return own
+        return own + r if name == "enumerate" else own + _len(r)
+    return _as_measure(threads, orig)
+
+
 def _combined(module, name, orig):
     """The function standing for ``module.name`` in the driver (``MEASURES``)."""
     ns = name.endswith("_ns")
@@ -1268,33 +1307,9 @@ def _combined(module, name, orig):
             return t if r is None else _type(t)((t[0] + r[2], t[1] + r[3], t[2] + r[4], t[3] + r[5], t[4]))
         return _as_measure(times, orig)
     if (module, name) == ("gc", "collect"):
-        import gc
-        get_debug = gc.get_debug
-
-        def collect(generation=2):
-            found = orig(generation)
-            r = _share("gc", generation, get_debug())
-            if r is None:
-                return found
-            if _type(r) is not list or _len(r) != 2 or _type(r[0]) is not int or _type(r[1]) is not int:
-                _on_fault("a malformed measure of the subject's collection (subject_rpc MEASURES_RULE)")
-                return found
-            if r[1]:
-                _on_fault("the test's gc.collect saved garbage of the tree in the subject's gc.garbage (DEBUG_SAVEALL): "
-                          "under plain pytest it is in the test's gc.garbage (subject_rpc MEASURES_RULE): failed closed")
-            return found + r[0]
-        return _as_measure(collect, orig)
+        return _combined_collect(orig)
     if module == "threading":
-        def threads():
-            own = orig()
-            r = _share("threads")
-            if r is None:
-                return own
-            if _type(r) is not list:
-                _on_fault("a malformed list of the subject's threads (subject_rpc MEASURES_RULE)")
-                return own
-            return own + r if name == "enumerate" else own + _len(r)
-        return _as_measure(threads, orig)
+        return _combined_threads(name, orig)
     if (module, name) == ("sys", "getsizeof"):
         def getsizeof(obj, *default):
             peer = _DRIVER["peer"]

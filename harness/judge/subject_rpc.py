@@ -937,7 +937,7 @@ class Peer:
         # driver: the handles of its own objects whose drop runs code (``_finalizes``) it exported, and the objects the
         # subject released, dropped once the exchange that brought the release ends (``DRIVER_OBJECTS_RULE``)
         self.fz_exported: set = set()
-        self.exports_dropped: list = []
+        self.exports_released: dict = {}
         # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
         # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
         self.tuple_memo: dict = {}
@@ -1104,22 +1104,31 @@ class Peer:
         return bool(self.fz_exported)
 
     def _release_exports(self, hids) -> None:
-        """(driver) The subject dropped its proxies of these objects of the test's (``DRIVER_OBJECTS_RULE``): this side
-        forgets them, and holds them until the exchange ends (``exports_dropped``): then, the last reference gone,
-        their finalizers run (a ``__del__`` of the test's), before the test's next line as under plain pytest. An
-        exception, a class or a module is never released (named by id beside any handle, as the subject's are)."""
+        """(driver) The subject dropped its proxies of these objects of the test's (``DRIVER_OBJECTS_RULE``): noted
+        (``exports_released``), and forgotten when the exchange ends (``_drop_exports``): the message that brought the
+        release may still name them (the subject's proxy went after the value naming it was encoded), and one sent
+        again meanwhile is the subject's anew (``export``). An exception, a class or a module is never released (named
+        by id beside any handle, as the subject's are)."""
         if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
             raise RemoteError("a malformed release")
         for hid in hids:
             obj = self.objs.get(hid)
-            if obj is None or _isinstance(obj, (BaseException, type, _types.ModuleType)):
-                continue
-            del self.objs[hid]
-            if self.byid.get(id(obj)) == hid:
+            if obj is not None and not _isinstance(obj, (BaseException, type, _types.ModuleType)):
+                self.exports_released[hid] = None
+        obj = None
+
+    def _drop_exports(self) -> None:
+        """(driver, the outermost exchange over) Forget the released objects of the test's; the last reference gone
+        with this frame, their finalizers (a ``__del__`` of the test's) run before the test's next line."""
+        gone = []
+        for hid in list(self.exports_released):
+            obj = self.objs.pop(hid, None)
+            if obj is not None and self.byid.get(id(obj)) == hid:
                 del self.byid[id(obj)]
             self.fz_exported.discard(hid)
-            self.exports_dropped.append(obj)
-        obj = None
+            gone.append(obj)
+        self.exports_released.clear()
+        gone.clear()
 
     def _release(self, hids) -> None:
         """(subject) Drop this side's references to the objects the driver dropped (``_dropped``); the tree's
@@ -1310,8 +1319,8 @@ class Peer:
                 sched.free()
             if waits is not None:
                 waits.start()
-            if self.exports_dropped and self.depth == 0:  # (the test's objects the subject dropped: their
-                self.exports_dropped.clear()  # finalizers run now, the exchange over: ``DRIVER_OBJECTS_RULE``)
+            if self.exports_released and self.depth == 0:  # (the test's objects the subject dropped: forgotten,
+                self._drop_exports()  # their finalizers run, now the exchange is over: ``DRIVER_OBJECTS_RULE``)
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -1954,6 +1963,8 @@ class Peer:
             hid = self.next
             self.next += 1
             self.objs[hid], self.byid[id(obj)] = obj, hid
+        elif self.exports_released:  # (driver: sent again before its release was applied: the subject holds it anew)
+            self.exports_released.pop(hid, None)
         return hid
 
     def local(self, hid):
@@ -7501,7 +7512,8 @@ when the test calls it during a test with the subject in use (fail closed):
 - faults: ``resource.getrusage`` (a peak resident size has no sum), tracemalloc's readings while the driver traces
   (``get_traced_memory``, ``take_snapshot``, ``get_tracemalloc_memory``, ``get_object_traceback``: the tree's
   allocations are the subject's, and peaks do not add), ``gc.get_count``/``gc.get_stats``, ``sys.getallocatedblocks``,
-  ``thread_time`` in another thread of the test's, and a ``gc.collect`` after which the subject saved garbage of the
+  ``thread_time`` in another thread of the test's, a combined measure read inside an exchange with the subject (a
+  callback of the test's the tree called, a signal handler such as pytest-timeout's), and a ``gc.collect`` after which the subject saved garbage of the
   tree in its ``gc.garbage`` (``DEBUG_SAVEALL``: under plain pytest it is in the test's ``gc.garbage``); an open or
   listing of the process's own ``/proc`` entries (``/proc/self``, ``/proc/thread-self``, ``/proc/<pid>``) by the
   test's code (the driver's audit hook; ``psutil`` reads them so), a fault.
@@ -7597,7 +7609,7 @@ freed, under plain pytest, when the tree's last reference to it goes, and its fi
 a weak reference's callback, a ``weakref.finalize``) run then. So the subject holds its proxies of the driver's
 objects weakly (``Peer.proxy``) and, when one goes, releases it to the driver with its next message (``rl``, as the
 driver releases the tree's objects); the driver forgets its export then and drops it once that exchange ends
-(``Peer._release_exports``, ``exports_dropped``), so its finalizer runs before the test's next line. And a drop of a
+(``Peer._release_exports``, ``_drop_exports``), so its finalizer runs before the test's next line. And a drop of a
 stand-in by the test may free, in the subject, the last holder of such an object: while the driver has exported an
 object of the test's whose drop runs code (``_finalizes`` at its export, ``fz_exported``) that the subject still
 holds, every drop of a stand-in is released at once (a ``release`` exchange), as one of a finalizing tree object is;
