@@ -269,6 +269,8 @@ def _decode(v, depth: int):
             return PurePosixPath(_str(x))
         if t == "type":
             return _TYPES.get(_str(x)) or TypeRef(_str(x))
+        if t == "E":  # the one Ellipsis (harness.judge.probe_runtime ``_enc``; subject_rpc ``SINGLETONS_RULE``)
+            return ...
         if t == "big":
             return Opaque("<big>", "<value too large to observe>", None, None, None)
         if t == "tv":  # a tree object observed by its base value (harness.judge.probe_runtime ``_enc``)

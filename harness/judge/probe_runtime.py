@@ -185,6 +185,8 @@ def _enc(x, budget, depth=0):
     t = _type(x)
     if x is None or t is bool:
         return x
+    if x is ...:  # the interpreter's one Ellipsis, the judge's own (``f() is ...``; subject_rpc ``SINGLETONS_RULE``)
+        return {"t": "E"}
     seen = _rpc.observation(x) if _rpc is not None else None
     if seen is not None:  # the stand-in of a subject's value: observed as the subject says it is now
         if seen is _rpc._OPAQUE:  # a tree object whose own methods answer: never its base value
@@ -872,6 +874,9 @@ def _refuse_foreign_code(event, args, _allowed=_DRIVER["allowed"], _give_events=
         if _isinstance(fn, str) and fn.startswith("/") and fn not in _allowed and not _rpc.trusted_file(fn):
             raise RuntimeError(f"the judged run's driver refuses to execute {fn}: the tree's code runs in the subject")
     elif event in _give_events:
+        if event in _PROC_EVENTS and args and _DRIVER["in_test"] and _isinstance(args[0], (str, bytes)) and \
+                args[0][:6] in ("/proc/", b"/proc/"):
+            _proc_read(args[0])  # (``MEASURES_RULE``: the process's own /proc entries)
         _give_before_acts(event, args)
 
 
@@ -920,9 +925,11 @@ def _after_import(mod, module):
         _patch_functions(mod, module)
     if module == "unittest.mock":
         _rpc.watch_class_patches().wrap_mock(mod)
+    if module in MEASURES:
+        _measure_module(mod, module)
 
 
-_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock"})
+_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock", "resource", "tracemalloc"})
 
 
 class _PatchAfter:
@@ -956,6 +963,8 @@ def _driver_setup(probe_file, start, early):
     _DRIVER["start"] = start
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _subject_functions()
+    _measures()  # what the test measures of its process counts the subject's share (subject_rpc ``MEASURES_RULE``)
+    _clocks()  # a busy wait on a clock gives the tree's threads their time (subject_rpc ``CLOCK_READS_RULE``)
     _sys.meta_path.insert(0, _FINDER)
     _sys.addaudithook(_refuse_foreign_code)
     _pin_sources([_os.path.join(_DRIVER["res"], n) for n in ("_hx_driver.py", _os.path.basename(__file__))]
@@ -1181,3 +1190,228 @@ def _stop_subject():
     _relay_outputs()
     if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
         _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})
+
+
+# -- what the test measures of its process (subject_rpc ``MEASURES_RULE``) ---------------------------------------------
+# The inventory: every function of the standard library that reports a measure of the calling process or interpreter
+# as a whole, by module. Each is replaced in the driver's module before any code of the test runs (``_measures``; a
+# module the driver has not imported yet when it imports it: ``_after_import``), by a function that is the original
+# where no tree has run (no subject in use, or outside a test) and otherwise either adds the subject's share
+# (``_COMBINED``) or records a fault when the test's code calls it (``_FAULTS``). Nothing runs per message.
+MEASURES = {"time": ("process_time", "process_time_ns", "thread_time", "thread_time_ns"), "os": ("times",),
+            "gc": ("collect", "get_count", "get_stats"), "threading": ("active_count", "activeCount", "enumerate"),
+            "sys": ("getsizeof", "getallocatedblocks"), "resource": ("getrusage",),
+            "tracemalloc": ("get_traced_memory", "take_snapshot", "get_tracemalloc_memory", "get_object_traceback")}
+
+
+def _by_test(_getframe=_getframe):
+    """Whether a frame of the test's file is on the calling thread's stack (the test's code made the call)."""
+    f, allowed, n = _getframe(2), _DRIVER["allowed"], 0
+    while f is not None and f.f_code.co_filename not in allowed and n < 256:
+        f, n = f.f_back, n + 1
+    return f is not None and n < 256
+
+
+def _share(what, *args):
+    """The subject's share of a measure (a ``measure`` request), or None where no tree has run (no subject in use, or
+    outside a test: the driver's own reading is the process's then)."""
+    peer = _DRIVER["peer"]
+    if peer is None or not _DRIVER["in_test"] or peer.ended:
+        return None
+    if peer.depth:  # (inside an exchange: a callback of the test's the tree called, or a signal handler such as
+        # pytest-timeout's, which lists threads: no second request there; the reading cannot be the process's)
+        _on_fault(f"the test read a measure of its whole process ({what}) inside an exchange with the subject "
+                  "(subject_rpc MEASURES_RULE): failed closed")
+        return None
+    return peer.request("measure", what, *args)
+
+
+def _cpu():
+    r = _share("cpu")
+    if r is None:
+        return None
+    if _type(r) is not list or _len(r) != 6 or any(_type(v) not in (int, _float) for v in r):
+        _on_fault("a malformed measure of the subject's CPU time (subject_rpc MEASURES_RULE)")
+        return None
+    return r
+
+
+def _measure_fault(what):
+    peer = _DRIVER["peer"]
+    if peer is not None and _DRIVER["in_test"] and not peer.ended and _by_test():
+        _on_fault(f"the test read {what}, a measure of its whole process, which the judged run splits between the "
+                  "driver and the subject with no exact sum (subject_rpc MEASURES_RULE): failed closed")
+
+
+def _as_measure(fn, orig):
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(fn, attr, getattr(orig, attr, None))
+        except (AttributeError, TypeError):
+            pass
+    fn.__wrapped__ = orig
+    return fn
+
+
+def _combined_collect(orig):
+    """``gc.collect``: the driver's collection, then the subject's under the driver's debug flags (``MEASURES_RULE``)."""
+    import gc
+    get_debug = gc.get_debug
+
+    def collect(generation=2):
+        found = orig(generation)
+        r = _share("gc", generation, get_debug())
+        if r is None:
+            return found
+        if _type(r) is not list or _len(r) != 2 or _type(r[0]) is not int or _type(r[1]) is not int:
+            _on_fault("a malformed measure of the subject's collection (subject_rpc MEASURES_RULE)")
+            return found
+        if r[1]:
+            _on_fault("the test's gc.collect saved garbage of the tree in the subject's gc.garbage (DEBUG_SAVEALL): "
+                      "under plain pytest it is in the test's gc.garbage (subject_rpc MEASURES_RULE): failed closed")
+        return found + r[0]
+    return _as_measure(collect, orig)
+
+
+def _combined_threads(name, orig):
+    """``threading.active_count``/``activeCount``/``enumerate``: plus the tree's threads alive (``MEASURES_RULE``)."""
+    def threads():
+        own = orig()
+        r = _share("threads")
+        if r is None:
+            return own
+        if _type(r) is not list:
+            _on_fault("a malformed list of the subject's threads (subject_rpc MEASURES_RULE)")
+            return own
+        return own + r if name == "enumerate" else own + _len(r)
+    return _as_measure(threads, orig)
+
+
+def _combined(module, name, orig):
+    """The function standing for ``module.name`` in the driver (``MEASURES``)."""
+    ns = name.endswith("_ns")
+    if (module, name) in (("time", "process_time"), ("time", "process_time_ns")):
+        def process_time():
+            r = _cpu()
+            return orig() if r is None else orig() + (r[0] if ns else r[0] / 1e9)
+        return _as_measure(process_time, orig)
+    if module == "time":  # thread_time, thread_time_ns: the test's main thread's and the subject's serving one's
+        def thread_time():
+            if _ident() != _DRIVER["main"]:
+                _measure_fault(f"time.{name} in a thread of its own")
+                return orig()
+            r = _cpu()
+            return orig() if r is None else orig() + (r[1] if ns else r[1] / 1e9)
+        return _as_measure(thread_time, orig)
+    if module == "os":
+        def times():
+            t = orig()
+            r = _cpu()
+            return t if r is None else _type(t)((t[0] + r[2], t[1] + r[3], t[2] + r[4], t[3] + r[5], t[4]))
+        return _as_measure(times, orig)
+    if (module, name) == ("gc", "collect"):
+        return _combined_collect(orig)
+    if module == "threading":
+        return _combined_threads(name, orig)
+    if (module, name) == ("sys", "getsizeof"):
+        def getsizeof(obj, *default):
+            peer = _DRIVER["peer"]
+            if peer is None or _rpc._ref_of(obj) is None or peer.ended:
+                return orig(obj, *default)
+            return peer.request("measure", "sizeof", obj, *default)
+        return _as_measure(getsizeof, orig)
+    if module == "tracemalloc":
+        import _tracemalloc
+        tracing = _tracemalloc.is_tracing
+
+        def traced(*args, **kwargs):
+            if tracing():
+                _measure_fault(f"tracemalloc.{name} while tracing")
+            return orig(*args, **kwargs)
+        return _as_measure(traced, orig)
+
+    def faulted(*args, **kwargs):  # gc.get_count, gc.get_stats, sys.getallocatedblocks, resource.getrusage
+        _measure_fault(f"{module}.{name}")
+        return orig(*args, **kwargs)
+    return _as_measure(faulted, orig)
+
+
+def _measure_module(mod, module):
+    """Put ``MEASURES``'s functions of ``module`` in its module object (once: a function already standing is kept)."""
+    for name in MEASURES.get(module, ()):
+        orig = _vars(mod).get(name)
+        if orig is not None and getattr(orig, "__wrapped__", None) is None:
+            setattr(mod, name, _combined(module, name, orig))
+
+
+def _measures():
+    """(``_driver_setup``, before any code of the test) Each module of ``MEASURES`` the driver has imported already
+    gets its functions now; one it has not (``resource``) when the driver imports it (``_after_import``)."""
+    for module in MEASURES:
+        if module in _sys.modules:
+            _measure_module(_sys.modules[module], module)
+
+
+# The process's own entries under /proc (``MEASURES_RULE``): read by the test's code (a frame of its file on the stack;
+# ``psutil`` reads its process so), the driver's only: a fault.
+_PROC_EVENTS = frozenset({"open", "os.listdir", "os.scandir"})
+
+
+def _proc_read(path, _getframe=_getframe):
+    """(the driver's audit hook, an open or listing under ``/proc/`` during a test) A fault when it is of the
+    process's own entries and the test's code made it; the harness's own reads (schedstat, ``Waits``) are not."""
+    if _GIVING[0] or _DRIVER["peer"] is None:
+        return
+    if _isinstance(path, bytes):
+        path = _os.fsdecode(path)
+    rest = path[6:].partition("/")[0]
+    if rest not in ("self", "thread-self", _str(_os.getpid())):
+        return
+    f = _getframe(2)
+    if f is not None and (f.f_code.co_filename.startswith(_DRIVER["res"]) or
+                          f.f_code.co_filename == getattr(_rpc, "__file__", None)):
+        return
+    _measure_fault(f"its process's {path}")
+
+
+# The clocks a busy wait polls (subject_rpc ``CLOCK_READS_RULE``): each replaced in the driver's ``time`` module before
+# any code of the test runs; a read by the test's main thread while a thread of the tree lives first gives the tree's
+# threads the gap since the last exchange (``Waits.busy``). Otherwise the clock itself (one dict read and a test).
+_CLOCKS = ("monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "time_ns")
+
+
+def _clock_of(orig, _giving=_GIVING, _getframe=_getframe):
+    def clock():
+        peer = _DRIVER["peer"]
+        if peer is not None and peer.waits is not None and peer.waits.mark is not None and not _giving[0] and \
+                _getframe(1).f_code.co_filename in _DRIVER["allowed"]:  # (the test's own read, not a library's)
+            _busy_give(peer)
+        return orig()
+    return _as_measure(clock, orig)
+
+
+def _busy_give(peer, _giving=_GIVING):
+    waits = peer.waits
+    if peer.depth or not _DRIVER["in_test"] or _ident() != _DRIVER["main"] or peer.ended:
+        return
+    _giving[0] = True
+    try:
+        if waits.busy():
+            peer.prompt = True
+            try:
+                peer.request("wait", 0.0)
+            finally:
+                peer.prompt = False
+    except Exception:  # noqa: BLE001 - a fault is recorded by the protocol (``_on_fault``); the read goes on
+        pass
+    finally:
+        _giving[0] = False
+
+
+def _clocks():
+    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``)."""
+    import time
+    for name in _CLOCKS:
+        orig = _vars(time).get(name)
+        if orig is not None and getattr(orig, "__wrapped__", None) is None:
+            setattr(time, name, _clock_of(orig))

@@ -109,6 +109,18 @@ _dumps, _loads = _c_dumps(), _json.JSONDecoder().decode
 # object, and ``in``, ``==`` of containers and dict lookups match a NaN by identity first; it crosses as the
 # receiver's own (``Peer.enc``), and the probe tells the judge so (harness.judge.probe_runtime ``_enc``).
 _NAN = _math.nan
+SINGLETONS_RULE = """An object the interpreter has once, whose identity a test can check (``f() is ...``, ``key is len``), crosses as
+the receiver's own, never as a stand-in or a copy: under plain pytest there is one of each in the process. The kind:
+``None``, ``True``, ``False`` (JSON's), ``NotImplemented``, ``math.nan`` (above), and every other non-class value the
+``builtins`` module holds when this module loads (before any code of the tree or the test): ``Ellipsis`` and each
+built-in function (``len``, ``print``, ``sorted``, ...), named by that name (``Peer.enc``'s ``bi``) and decoded as the
+receiver's object captured under it then (a tree's or test's later ``builtins.len = ...`` is a function of its own,
+crossing as any function does). The interpreter's classes already cross by identity (``_cls_meta``), enum members of
+the interpreter's by class and name (``_enc_member``). Open: a bound method of a singleton (``print.__call__``) and
+the objects of ``site`` in builtins (``exit``, ``help``: instances of its classes) cross as handles."""
+_BUILTIN_OBJECTS = {k: v for k, v in _vars(_builtins).items() if not k.startswith("_") and
+                    (_type(v) is _types.BuiltinFunctionType or v is Ellipsis)}
+_BUILTIN_IDS = {id(v): k for k, v in _BUILTIN_OBJECTS.items()}
 _write, _read, _pack, _unpack = _os.write, _os.read, _struct.pack, _struct.unpack
 # the stdlib's names the protocol reads while it runs, bound when this module loads: a test's patch carried to the
 # subject (``StdlibPatches``; ``monkeypatch.setattr(datetime, "datetime", Fake)``) or the tree's own changes nothing here
@@ -922,6 +934,10 @@ class Peer:
         # the handles it said so of (a release of any other that frees a finalizing object is late: ``_late_finalizers``)
         self.late_fz: set = set()
         self.fz_sent: set = set()
+        # driver: the handles of its own objects whose drop runs code (``_finalizes``) it exported, and the objects the
+        # subject released, dropped once the exchange that brought the release ends (``DRIVER_OBJECTS_RULE``)
+        self.fz_exported: set = set()
+        self.exports_released: dict = {}
         # kept tuples (``_enc_tuple``): subject: id -> [the tuple, its token, what its items must still be]; the tokens
         # this message names, those to forget (``tx``); driver: token -> the tuple it decoded
         self.tuple_memo: dict = {}
@@ -1035,6 +1051,8 @@ class Peer:
             self._ps_faults()
         if "rl" in msg and self.side == "subject":
             self._release(msg["rl"])
+        if "rl" in msg and self.side == "driver":  # the subject dropped the test's objects (``DRIVER_OBJECTS_RULE``)
+            self._release_exports(msg["rl"])
         if "tx" in msg and self.side == "driver":
             gone = msg["tx"]
             if _type(gone) is not list:
@@ -1061,18 +1079,56 @@ class Peer:
         return dropped
 
     def _dropped(self, hid, fz: bool) -> None:
-        ref = self.handles.get(hid)
+        table = self.handles if self.side == "driver" else self.proxies
+        ref = table.get(hid)
         if ref is not None and ref() is None:
-            del self.handles[hid]
+            del table[hid]
         self.released[hid] = None
         if hid in self.late_fz:
             self.late_fz.discard(hid)
             fz = True
+        if not fz and self.fz_exported and self.side == "driver":  # (``DRIVER_OBJECTS_RULE``)
+            fz = self._holds_finalizing()
         if fz and self.depth == 0 and self.side == "driver" and not self.ended:
             try:
                 self.request("release")
             except Closed:
                 pass
+
+    def _holds_finalizing(self) -> bool:
+        """(driver) Whether the subject still holds an object of the test's whose drop runs code (``fz_exported``,
+        the released ones forgotten): then any drop of a stand-in may free it (``DRIVER_OBJECTS_RULE``)."""
+        objs = self.objs
+        gone = [h for h in self.fz_exported if h not in objs]
+        self.fz_exported.difference_update(gone)
+        return bool(self.fz_exported)
+
+    def _release_exports(self, hids) -> None:
+        """(driver) The subject dropped its proxies of these objects of the test's (``DRIVER_OBJECTS_RULE``): noted
+        (``exports_released``), and forgotten when the exchange ends (``_drop_exports``): the message that brought the
+        release may still name them (the subject's proxy went after the value naming it was encoded), and one sent
+        again meanwhile is the subject's anew (``export``). An exception, a class or a module is never released (named
+        by id beside any handle, as the subject's are)."""
+        if not _isinstance(hids, list) or not all(_type(h) is int for h in hids):
+            raise RemoteError("a malformed release")
+        for hid in hids:
+            obj = self.objs.get(hid)
+            if obj is not None and not _isinstance(obj, (BaseException, type, _types.ModuleType)):
+                self.exports_released[hid] = None
+        obj = None
+
+    def _drop_exports(self) -> None:
+        """(driver, the outermost exchange over) Forget the released objects of the test's; the last reference gone
+        with this frame, their finalizers (a ``__del__`` of the test's) run before the test's next line."""
+        gone = []
+        for hid in list(self.exports_released):
+            obj = self.objs.pop(hid, None)
+            if obj is not None and self.byid.get(id(obj)) == hid:
+                del self.byid[id(obj)]
+            self.fz_exported.discard(hid)
+            gone.append(obj)
+        self.exports_released.clear()
+        gone.clear()
 
     def _release(self, hids) -> None:
         """(subject) Drop this side's references to the objects the driver dropped (``_dropped``); the tree's
@@ -1263,6 +1319,8 @@ class Peer:
                 sched.free()
             if waits is not None:
                 waits.start()
+            if self.exports_released and self.depth == 0:  # (the test's objects the subject dropped: forgotten,
+                self._drop_exports()  # their finalizers run, now the exchange is over: ``DRIVER_OBJECTS_RULE``)
 
     def _request(self, op: str, *args):
         sent = _Budget(track=[])
@@ -1833,8 +1891,12 @@ class Peer:
             return [self.export(mod), {k: v for k, v in _vars(mod).items() if k != "__builtins__"}]
         if op == "call":
             return cross(args[0], args[1], dict(args[2]))
-        if op == "vars":
-            return {k: v for k, v in cross(_vars, (args[0],), {}).items() if k != "__builtins__"}
+        if op == "vars":  # the live object's own ``__dict__``, which crosses linked (``STAND_IN_PATHS_RULE``): a
+            # write through ``vars(o)`` reaches the live object, as under plain pytest (a module's: a copy)
+            found = cross(_vars, (args[0],), {})
+            if _type(found) is dict and "__builtins__" not in found:
+                return found
+            return {k: v for k, v in found.items() if k != "__builtins__"}
         if op == "slot":
             return cross(_slot, args, {})
         if op == "enter":
@@ -1865,6 +1927,8 @@ class Peer:
             made = cross(_subclass, args, {})
             self.test_classes[id(made)] = made  # (its instances cross as the test's class: ``_handle``'s ``tc``)
             return self.export(made)
+        if op == "measure":  # the subject's share of a measure the test takes of its process (``MEASURES_RULE``)
+            return cross(measure, args, {})
         if op == "log":  # a record of the test's the subject's logging decides (``LOG_ROUTE_RULE``)
             return cross(_route_record, args, {})
         if op == "sync":
@@ -1914,6 +1978,8 @@ class Peer:
             hid = self.next
             self.next += 1
             self.objs[hid], self.byid[id(obj)] = obj, hid
+        elif self.exports_released:  # (driver: sent again before its release was applied: the subject holds it anew)
+            self.exports_released.pop(hid, None)
         return hid
 
     def local(self, hid):
@@ -1972,6 +2038,9 @@ class Peer:
             if self.side == "driver" and not _by_name(x):  # a stub of the test's: itself (``ModuleStubs``)
                 return self._handle(x)
             return {"t": "m", "n": x.__name__, "id": self.export(x), "ws": not trusted_file(getattr(x, "__file__", None))}
+        name = _BUILTIN_IDS.get(id(x))  # (an object the interpreter has once: the receiver's own, ``SINGLETONS_RULE``)
+        if name is not None and _BUILTIN_OBJECTS[name] is x:
+            return {"t": "bi", "n": name}
         base = _value_base(x)
         return self._enc_sub(x, t, base, budget, depth) if base is not None else self._handle(x)
 
@@ -2476,7 +2545,10 @@ class Peer:
         return mm[key]
 
     def _handle(self, x) -> dict:
+        new = self.side == "driver" and id(x) not in self.byid
         out = {"t": "h", "id": self.export(x), "ty": qualname(_type(x))}
+        if new and _finalizes(x):  # (an object of the test's whose drop runs code: ``DRIVER_OBJECTS_RULE``)
+            self.fz_exported.add(out["id"])
         if self.side == "subject":
             named = self.ps.abc_named if self.ps is not None else None
             if named and named.get(out["ty"], _type(x)) is not _type(x) and _len(self.pending) < 8:
@@ -2721,6 +2793,11 @@ class Peer:
                                self._dec_names(v), v.get("mr") is True)
         if t == "NI":
             return NotImplemented
+        if t == "bi":  # (``SINGLETONS_RULE``)
+            obj = _BUILTIN_OBJECTS.get(v.get("n")) if _type(v.get("n")) is str else None
+            if obj is None:
+                raise RemoteError("an unknown built-in object")
+            return obj
         if t == "cls":
             return self.class_for(v)
         if t == "m":
@@ -2769,11 +2846,13 @@ class Peer:
             elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
                 self.late_fz.add(hid)
             return p
-        p = self.proxies.get(hid)
+        ref = self.proxies.get(hid)  # (subject: held weakly, released to the driver when dropped: ``DRIVER_OBJECTS_RULE``)
+        p = ref() if ref is not None else None
         if p is None:
             ty = str(meta.get("ty", "?"))
             p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
-            self.proxies[hid] = p
+            self.proxies[hid] = _weakref.ref(p, self._on_drop(hid, False))
+            self.released.pop(hid, None)
         return p
 
     def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False, names=(),
@@ -2846,6 +2925,8 @@ class Peer:
                 # other driver class is ever built because the subject named it
             if cls is None:
                 cls = _synth_class(self, meta)
+                if self.side == "driver":
+                    _seal(cls)  # (``STAND_IN_PATHS_RULE``: its members change through its hooks only)
             self.classes[hid] = cls
         elif self.side == "driver" and meta.get("fw") and _isinstance(cls, RemoteMeta):
             _exc_forward_more(cls, meta)
@@ -3669,7 +3750,7 @@ class RemoteMeta(type):
         if peer is not None:
             kind, payload = _member_kind(peer, value, f"{qualname(cls)}.{name}")
             peer.request("csetattr", _ClassRef(cls), name, kind, payload)
-        type.__setattr__(cls, name, value)
+        _unsealed(cls, type.__setattr__, name, value)
 
     def __delattr__(cls, name):
         """A member the test deletes from a tree class: deleted on the live class, or, when the test set it
@@ -3680,9 +3761,9 @@ class RemoteMeta(type):
         if peer is not None:
             peer.request("cdelattr", _ClassRef(cls), name, *((True,) if _by_test(_getframe(1)) else ()))
             if name in type.__getattribute__(cls, "__dict__"):
-                type.__delattr__(cls, name)
+                _unsealed(cls, type.__delattr__, name)
             return
-        type.__delattr__(cls, name)
+        _unsealed(cls, type.__delattr__, name)
 
     def __call__(cls, *args, **kwargs):
         if issubclass(cls, BaseException):
@@ -7563,18 +7644,32 @@ class Waits:
             except OSError:
                 fd = -1
             self.fd = fd
-        wall = _time.monotonic()
+        wall = _M_MONO()  # (bound at load: the driver's ``time.monotonic`` is ``CLOCK_READS_RULE``'s)
         if fd >= 0:
             try:
                 run, queued = _os.pread(fd, 128, 0).split()[:2]
                 return wall, int(run) / 1e9, int(queued) / 1e9
             except (OSError, ValueError):
                 pass
-        return wall, _time.thread_time(), 0.0
+        return wall, _M_TTIME() / 1e9, 0.0  # (bound at load: the driver's ``time.thread_time`` is MEASURES_RULE's)
 
     def start(self) -> None:
         if self.on and self.gate():
             self.mark = (_get_ident(), *self._now())
+
+    def busy(self) -> bool:
+        """(``CLOCK_READS_RULE``) The test's main thread read a clock: the whole of the current gap so far, its CPU
+        time too, is owed to the tree's threads (a new gap starts now). Whether the owed time reaches ``WAIT_OWED``."""
+        mark = self.mark
+        if mark is None or mark[0] != _get_ident():
+            return False
+        now = self._now()
+        gap = now[0] - mark[1]
+        if self.owed + gap < WAIT_OWED:
+            return False
+        self.owed += gap
+        self.mark = (mark[0], *now)
+        return True
 
     def due(self) -> bool:
         """Whether the waiting owed, with the current gap's so far, reaches ``WAIT_OWED`` (the gap goes on: nothing
@@ -7603,3 +7698,145 @@ class Waits:
         if final:  # (the test's last exchange: what is left under ``WAIT_OWED`` is a schedule CPython can run)
             self.owed = 0.0
         return None
+
+
+# -- what the test measures of its process: the driver's share and the subject's (red team r32atk8, r32atk9) -----------
+import threading as _threading  # noqa: E402 - this section's own (imported already: logging imports it)
+
+MEASURES_RULE = """Under plain pytest the test and the tree are one process, so every standard-library function that
+reports a measure of the calling process or interpreter as a whole counts the tree's share: its CPU, its memory, its
+threads, its garbage. The judged run splits that process in two, and the driver's own reading counts the driver only.
+The inventory (harness.judge.probe_runtime ``MEASURES``, installed in the driver's modules before any code of the test
+runs; each reached by the test only when it calls it, nothing per message) is written and closed; each item either
+answers for both processes, the subject's share read at its source by functions this module bound when it loaded
+(``measure``, run on the serving thread, never the tree's names), or, where no exact combination exists, is a fault
+when the test calls it during a test with the subject in use (fail closed):
+
+- combined: ``time.process_time``/``process_time_ns`` (the driver's plus the subject's since it loaded),
+  ``time.thread_time``/``thread_time_ns`` in the test's main thread (plus the subject's serving thread's),
+  ``os.times`` (user, system and the children's, each summed; elapsed the driver's), ``gc.collect`` (run in the
+  driver, then in the subject under the driver's debug flags: the tree's finalizers run, the two counts summed),
+  ``threading.active_count``/``activeCount`` (plus the tree's threads alive) and ``threading.enumerate`` (plus
+  stand-ins of the tree's ``Thread`` objects), ``sys.getsizeof`` of a stand-in (the live object's, its own
+  ``__sizeof__`` run in the subject);
+- faults: ``resource.getrusage`` (a peak resident size has no sum), tracemalloc's readings while the driver traces
+  (``get_traced_memory``, ``take_snapshot``, ``get_tracemalloc_memory``, ``get_object_traceback``: the tree's
+  allocations are the subject's, and peaks do not add), ``gc.get_count``/``gc.get_stats``, ``sys.getallocatedblocks``,
+  ``thread_time`` in another thread of the test's, a combined measure read inside an exchange with the subject (a
+  callback of the test's the tree called, a signal handler such as pytest-timeout's), and a ``gc.collect`` after which the subject saved garbage of the
+  tree in its ``gc.garbage`` (``DEBUG_SAVEALL``: under plain pytest it is in the test's ``gc.garbage``); an open or
+  listing of the process's own ``/proc`` entries (``/proc/self``, ``/proc/thread-self``, ``/proc/<pid>``) by the
+  test's code (the driver's audit hook; ``psutil`` reads them so), a fault.
+
+Stricter, never more lenient, where the combination over-counts: the subject's CPU for encoding replies and the
+driver's for stand-ins are counted, and a ``gc.collect`` counts the harness's own garbage of either side. Open:
+``gc.get_objects``/``gc.get_referrers`` (the driver's objects only: a test counting its own objects, as one that
+freezes a baseline does, reads them as under plain pytest; one looking for the tree's objects there does not),
+``sys.getrefcount`` of a stand-in (the references are the driver's proxies'), ``gc.garbage`` read without a
+``gc.collect`` of the test's after the tree's automatic collections saved into the subject's, ``threading._active``
+and other private state, and a measure the tree's thread takes of the test's share (the tree runs in the subject)."""
+_M_PTIME, _M_TTIME, _M_TIMES = _time.process_time_ns, _time.thread_time_ns, _os.times
+_M_COLLECT, _M_GET_DEBUG, _M_SET_DEBUG, _M_GARBAGE = _gc.collect, _gc.get_debug, _gc.set_debug, _gc.garbage
+_M_ENUMERATE, _M_MAIN, _M_SIZEOF = _threading.enumerate, _threading.main_thread, _sys.getsizeof
+_M_BASE = (_M_PTIME(), _M_TTIME(), *_M_TIMES()[:2])  # the subject's own start-up, before any code of the tree
+
+
+def measure(what, *args):
+    """(subject, a ``measure`` request run through the crossing frame) The subject's share of a measure of the test's
+    (``MEASURES_RULE``): "cpu" the CPU since this module loaded ([process ns, serving thread ns, user, system, children's
+    user, children's system]); "gc" a collection of generation ``args[0]`` under the driver's debug flags
+    ``args[1]`` ([unreachable objects found, objects saved in ``gc.garbage`` by it]); "threads" the tree's threads
+    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object."""
+    if what == "cpu":
+        t = _M_TIMES()
+        return [_M_PTIME() - _M_BASE[0], _M_TTIME() - _M_BASE[1], t[0] - _M_BASE[2], t[1] - _M_BASE[3], t[2], t[3]]
+    if what == "gc":
+        gen, flags = args
+        if _type(gen) is not int or _type(flags) is not int:
+            raise RemoteError("a malformed measure")
+        old, n0 = _M_GET_DEBUG(), _len(_M_GARBAGE)
+        _M_SET_DEBUG(flags)
+        try:
+            found = _M_COLLECT(gen)
+        finally:
+            _M_SET_DEBUG(old)
+        return [found, _len(_M_GARBAGE) - n0]
+    if what == "threads":
+        main = _M_MAIN()
+        return [t for t in _M_ENUMERATE() if t is not main]
+    if what == "sizeof":
+        return _M_SIZEOF(*args)
+    raise RemoteError("a malformed measure")
+
+
+# -- every path by which the test writes a stand-in's state (red team r32atk8) -----------------------------------------
+STAND_IN_PATHS_RULE = """What the test writes to a stand-in reaches the live object, by whatever path the interpreter
+offers for that write, or fails where it is made; never only the driver's copy (which the tree's code, in the
+subject, never reads). The paths, all of them: a tree class's members are written through its metaclass's hooks
+(``RemoteMeta.__setattr__``/``__delattr__``: ``setattr``, an assignment, ``mock``, ``monkeypatch``), which carry the
+write to the live class, and the only other path CPython has, ``type.__setattr__``/``type.__delattr__`` called on
+the class itself, raises ``TypeError`` as it does for a built-in class: the stand-in class is an immutable type
+(``Py_TPFLAGS_IMMUTABLETYPE`` set in its flags, cleared by its hooks for their own write: ``_seal``). An object's
+attributes are written through the stand-in's ``__setattr__``/``__delattr__``; the stand-in has no instance
+``__dict__`` (its slots), so ``object.__setattr__`` raises ``AttributeError``; and ``vars(o)``/``o.__dict__`` is the
+live object's own dict, which crosses linked: a write to it reaches the live object with the next message, as the
+test's write to the tree's dict does under plain pytest. Stricter than plain pytest (a ``TypeError`` or an
+``AttributeError`` where plain pytest writes), never more lenient. Open: a stand-in class of a tree exception (its
+forwarded names are added after it is made, ``_exc_forward_more``), a test's subclass of a tree class (the test's
+own class), where the flags cannot be read (another interpreter than CPython 3.11-3.13: the path stays open), a
+``TypeError`` the test catches, and a linked dict past the bound of links (compared at the test's end, a fault)."""
+_TP_FLAGS_AT, _IMMUTABLETYPE = 168, 1 << 8  # offsetof(PyTypeObject, tp_flags) in CPython 3.11-3.13 (64-bit); the flag
+
+
+def _seal(cls) -> None:
+    """(driver) Make the stand-in class of a tree class (not of an exception: ``STAND_IN_PATHS_RULE``'s open part) an
+    immutable type for every write but its hooks' (``_unsealed``); nothing where its flags cannot be read."""
+    if _VERSIONS is None or not _isinstance(cls, RemoteMeta) or issubclass(cls, BaseException):
+        return
+    cell = _VERSIONS[0](id(cls) + _TP_FLAGS_AT)
+    flags = _VERSIONS[2](cell)
+    if flags != type.__dict__["__flags__"].__get__(cls) or flags & _IMMUTABLETYPE:
+        return
+    type.__setattr__(cls, "_hx_seal", cell)
+    cell.value = flags | _IMMUTABLETYPE
+
+
+def _unsealed(cls, write, *args) -> None:
+    """(driver) ``write(cls, *args)`` (``type.__setattr__``/``type.__delattr__``) with the class mutable for it."""
+    cell = type.__getattribute__(cls, "__dict__").get("_hx_seal")
+    if cell is None:
+        write(cls, *args)
+        return
+    cell.value = _VERSIONS[2](cell) & ~_IMMUTABLETYPE
+    try:
+        write(cls, *args)
+    finally:
+        cell.value = _VERSIONS[2](cell) | _IMMUTABLETYPE
+
+
+DRIVER_OBJECTS_RULE = """What a drop frees, the other way: an object of the test's (the driver's) that the tree holds is
+freed, under plain pytest, when the tree's last reference to it goes, and its finalizers (a ``__del__`` of the test's,
+a weak reference's callback, a ``weakref.finalize``) run then. So the subject holds its proxies of the driver's
+objects weakly (``Peer.proxy``) and, when one goes, releases it to the driver with its next message (``rl``, as the
+driver releases the tree's objects); the driver forgets its export then and drops it once that exchange ends
+(``Peer._release_exports``, ``_drop_exports``), so its finalizer runs before the test's next line. And a drop of a
+stand-in by the test may free, in the subject, the last holder of such an object: while the driver has exported an
+object of the test's whose drop runs code (``_finalizes`` at its export, ``fz_exported``) that the subject still
+holds, every drop of a stand-in is released at once (a ``release`` exchange), as one of a finalizing tree object is;
+its reply brings the subject's release of the test's object. Open: a finalizer the test's object gains after it
+crossed (it is checked at its first export only: released with the next message), and an object the subject's
+harness holds for its own bookkeeping (a linked container's items, a kept value) is released when that ends."""
+
+
+CLOCK_READS_RULE = """A busy wait is a loop on a clock: under plain pytest, while the test's main thread runs Python, CPython
+hands the GIL to the tree's ready threads every switch interval (5 ms), so a test polling ``time.monotonic`` until a
+file a thread of the tree writes appears (or a counter it bumps moves) sees it; judged, the tree's threads are frozen
+while the driver runs the test, and ``WAITS_RULE`` counts only the time the main thread was off the CPU. The rule:
+every read of a clock by the test's main thread during a test (the driver's ``time.monotonic``, ``perf_counter``,
+``time`` and their ``_ns``: harness.judge.probe_runtime ``_CLOCKS``, replaced before any code of the test runs) while
+a thread of the tree lives and the gap since the last exchange reaches ``WAIT_OWED`` gives that whole gap, CPU time
+included, to the tree's threads before the read returns (``Waits.busy``; a ``wait`` request carrying it, as a give
+before an act: ``bl`` with ``bp``). More time than CPython's share for a CPU-bound thread of the tree (stricter for a
+test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. Open: a busy loop on
+another clock (``datetime.now``, ``os.times``, a C library's), or on no clock (a counter of iterations)."""
+_M_MONO = _time.monotonic

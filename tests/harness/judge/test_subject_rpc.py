@@ -2733,3 +2733,114 @@ def test_an_abc_registration_crosses_by_the_abcs_name_one_made_around_the_watch_
         assert w is not None
     finally:
         rpc.drop_abc_watch()
+
+
+MEASURED_TREE = """
+class C:
+    def m(self):
+        return 'tree'
+
+
+class O:
+    def __init__(self):
+        self.v = 1
+
+    def get(self):
+        return self.v
+
+
+HELD = []
+
+
+def make():
+    return O()
+
+
+def keep(o, x):
+    o.x = x
+
+
+def ident(x):
+    return x
+
+
+def is_len(x):
+    return x is len
+
+
+def held():
+    return len(HELD)
+"""
+
+
+@pytest.fixture
+def measured_pair():
+    """(the driver's peer, the tree module's proxy) over ``MEASURED_TREE``."""
+    a, b = socket.socketpair()
+    driver, subject = rpc.Peer(a.detach(), "driver"), rpc.Peer(b.detach(), "subject")
+    mod = types.ModuleType("mtree")
+    exec(MEASURED_TREE, mod.__dict__)  # noqa: S102 - the test's own tree
+    hid = subject.export(mod)
+    thread = threading.Thread(target=subject.serve_forever, daemon=True)
+    thread.start()
+    yield driver, driver.proxy({"id": hid, "ty": "mtree", "c": False})
+    socket.socket(fileno=driver.fd).close()
+    thread.join(timeout=10)
+
+
+def test_every_path_that_writes_a_stand_in_reaches_the_live_object_or_fails(measured_pair):
+    """``STAND_IN_PATHS_RULE``: a tree class's stand-in is written through its hooks only (``type.__setattr__`` and
+    ``type.__delattr__`` raise, as for a built-in class); ``vars(o)`` is the live object's dict, linked; an object's
+    stand-in has no dict of its own (``object.__setattr__`` raises)."""
+    driver, tree = measured_pair
+    C = tree.C
+    with pytest.raises(TypeError):
+        type.__setattr__(C, "m", lambda self: "test")
+    with pytest.raises(TypeError):
+        type.__delattr__(C, "m")
+    assert C().m() == "tree"
+    o = tree.make()
+    vars(o)["v"] = 2
+    assert o.get() == 2  # the write reached the live object, as under plain pytest
+    with pytest.raises(AttributeError):
+        object.__setattr__(o, "v", 3)
+    assert o.get() == 2
+
+
+def test_the_interpreters_singletons_cross_as_the_receivers_own(measured_pair):
+    """``SINGLETONS_RULE``: ``...`` and a built-in function are the receiver's own object, both ways."""
+    driver, tree = measured_pair
+    assert tree.ident(...) is ...
+    assert tree.ident(len) is len
+    assert tree.is_len(len) is True
+
+
+def test_a_test_object_the_tree_drops_is_released_and_finalized_before_the_next_line(measured_pair):
+    """``DRIVER_OBJECTS_RULE``: the test's object with a ``__del__`` held only by a tree object is finalized at the
+    test's drop of that object's stand-in (a release exchange), not when the run ends."""
+    driver, tree = measured_pair
+    fired = []
+
+    class D:
+        def __del__(self):
+            fired.append(1)
+
+    d, o = D(), tree.make()
+    tree.keep(o, d)
+    del d
+    assert fired == []
+    del o
+    assert fired == [1]
+
+
+def test_the_subjects_share_of_a_measure_is_read_by_functions_bound_at_load():
+    """``MEASURES_RULE``: the subject's CPU since it loaded, a collection under given debug flags (counting what it
+    saved in ``gc.garbage``), and its threads but the main one."""
+    cpu = rpc.measure("cpu")
+    assert len(cpu) == 6 and all(isinstance(v, (int, float)) for v in cpu) and cpu[0] >= 0
+    assert rpc.measure("threads") == [t for t in threading.enumerate() if t is not threading.main_thread()]
+    found, saved = rpc.measure("gc", 2, 0)
+    assert isinstance(found, int) and saved == 0
+    assert rpc.measure("sizeof", [1, 2]) == sys.getsizeof([1, 2])
+    with pytest.raises(rpc.RemoteError):
+        rpc.measure("gc", "2", 0)
