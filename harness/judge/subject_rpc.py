@@ -1867,6 +1867,7 @@ class Peer:
             return cross(_route_record, args, {})
         if op == "sync":
             self._overflowed()
+            _KERNEL_FULL[0] = True  # (the test's end: ``KERNEL_RULE``'s costlier reads come with this reply)
             _audit("hx.sync", args[0])
             return args[0]
         fn = _OPS.get(op)
@@ -4621,6 +4622,38 @@ import time as _time  # noqa: E402
 
 _ENV = _os.environ
 _getcwd, _chdir, _umask, _tzset, _fstat = _os.getcwd, _os.chdir, _os.umask, _time.tzset, _os.fstat
+import _locale  # noqa: E402
+
+_SETLOCALE = _locale.setlocale
+_LC = tuple(getattr(_locale, n) for n in ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES")
+            if hasattr(_locale, n))
+
+
+def _locale_now() -> list:
+    """The C library's locale (``lc``), every ``LC_*`` category as ``setlocale(cat, NULL)`` answers (``KERNEL_RULE``)."""
+    out: list = []
+    for c in _LC:
+        try:
+            out.append(_SETLOCALE(c))
+        except Exception:  # noqa: BLE001 - unreadable: sent as such
+            out.append(None)
+    return out
+
+
+def _apply_locale(lc) -> None:
+    """The peer's locale, each category that differs set here; one this side refuses is left (``ProcState._check``)."""
+    if lc is None:
+        return
+    if _type(lc) is not list or _len(lc) != _len(_LC) or not all(_type(v) is str or v is None for v in lc):
+        raise RemoteError("a malformed locale")
+    for c, v, now in zip(_LC, lc, _locale_now()):
+        if v is not None and v != now:
+            try:
+                _SETLOCALE(c, v)
+            except Exception:  # noqa: BLE001 - a locale this side lacks: a fault (``_check``)
+                pass
+
+
 _LOCALTIME = _time.localtime
 _ZONE_AT = (1767225600, 1782864000)  # 2026-01-01 and 2026-07-01 (UTC): the zone's winter and summer offsets
 
@@ -4698,6 +4731,8 @@ PROCESS_STATE: tuple = (
     StateItem("tz", "time zone", SYNCED, "``time``'s copy and the C library's own zone (``localtime_r`` at two dates, "
               "``_zone``); ``time.tzset`` when the sender's changed, and a receiver whose ``tzset`` does not give the "
               "sender's zone faults (``KERNEL_RULE``)"),
+    StateItem("lc", "locale", SYNCED, "strings: the C library's every ``LC_*`` category (``setlocale(cat, NULL)``); one the "
+              "receiver refuses faults (``KERNEL_RULE``)"),
     StateItem("sp", "sys.path", SYNCED, "strings (the driver's own runtime directory aside, as on the first message)"),
     StateItem("rs", "random", SYNCED, "the random module's global generator, ``random.getstate()``: ints"),
     StateItem("dc", "decimal context", SYNCED, "the current context's prec, rounding, Emin, Emax, capitals, clamp, "
@@ -4750,7 +4785,7 @@ PROCESS_STATE: tuple = (
               "origin tracking, nice value, dlopen flags, audit hooks)", GUARDED, "read by the stdlib's own getters at "
               "each reply (``CENSUS_RULE``)"),
     StateItem("", "what the kernel and the C runtime keep per process or thread (interval timers, resource limits, "
-              "signal mask and dispositions, signal wakeup fd, scheduling policy and affinity, locale, credentials, "
+              "signal mask and dispositions, signal wakeup fd, scheduling policy and affinity, credentials, "
               "process group and session, capabilities, seccomp, the descriptor table, faulthandler, threading's "
               "profile and trace hooks)", GUARDED, "read at its source at each reply (``KERNEL_RULE``)"),
     StateItem("", "atexit callbacks", GUARDED, "functions of one process (``atexit._ncallbacks()``, with the registries: "
@@ -4919,7 +4954,7 @@ class ProcState:
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _stack_size(),
-               "mn": self._blocked(last)}
+               "mn": self._blocked(last), "lc": _locale_now()}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
         return out
@@ -5404,7 +5439,7 @@ class ProcState:
         last = self.last
         if last is None:
             return
-        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts", "tz"):
+        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts", "tz", "lc"):
             if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
                 continue
             mine = last[k]
@@ -5477,6 +5512,7 @@ class ProcState:
         tz = d.get("tz")
         if _type(tz) is list and tz != _zone():
             _tzset()
+        _apply_locale(d.get("lc"))
         _apply_interpreter(d, self)
 
     def _set_path(self, path: list) -> None:
@@ -7426,38 +7462,50 @@ class Waits:
 # -- what the kernel and the C runtime keep per process or thread (red team r32atk8) ----------------------------
 KERNEL_RULE = """Every attribute the kernel or the C runtime keeps for the process, or for the thread that serves the test's
 calls, that a Python test can read (with ``os``, ``signal``, ``resource``, ``locale``, ``time``, ``faulthandler``,
-``atexit``, ``threading``, or a read of ``/proc/self``) is in ``PROCESS_STATE``: SYNCED (plain data carried to the
-driver: the environment, the working directory, the umask, the time zone, the nice value's census row aside), or
-GUARDED here: read in the subject at its source at every reply (the kernel's answer, a syscall or ``/proc/self/status``,
-never a Python module's cache), and a change of the tree's since its last reply is a fault that fails the test. The
-inventory, item by item (``KERNEL_ITEMS``): the interval timers (real, virtual, prof: armed or not, and the interval);
-every resource limit (``getrlimit`` of every ``RLIMIT_*``); the serving thread's signal mask (the mask the tree left, as
-the freeze found it: ``Schedule.saved``); the signal dispositions the kernel keeps (``SigIgn``, ``SigCgt``: a handler
-installed around Python, by ctypes or ``faulthandler.register``); the signal wakeup descriptor; the serving thread's
-scheduling policy, priority and CPU affinity; the C library's locale, every ``LC_*`` category (``setlocale(cat,
-NULL)``); the credentials (``Uid``, ``Gid``, ``Groups``), process group and session, capabilities, ``NoNewPrivs``,
-seccomp, speculation controls, transparent huge pages, memory nodes and the main thread's name (``/proc/self/status``);
-the descriptor table: every descriptor open before the tree ran (0, 1, 2 and the harness's own) still refers to the
-same file (``st_dev``, ``st_ino``) and 0, 1, 2 keep their status flags (``O_APPEND``, ``O_NONBLOCK``); and three
-interpreter hooks the C runtime runs: ``faulthandler.is_enabled()``, ``threading``'s profile and trace hooks for new
-threads (``threading.setprofile``/``settrace``: module globals ``Thread._bootstrap`` reads), and ``atexit``'s
-callbacks (``atexit._ncallbacks()``, guarded with the other registries, so an installed library's own import
-registering one, ``multiprocessing.util``'s, is the library's: ``_Loads.load``). The time zone is SYNCED, and read at
-its source: the C library's ``tzname``, ``timezone`` and ``daylight`` travel with ``time``'s cached copy of them, and a
+``atexit``, ``threading``, or a read of ``/proc/self``) is in ``PROCESS_STATE``, read in the subject at its source (the
+kernel's answer, a syscall or ``/proc/self/status``, or the C library's, never a Python module's cache), and is either
+SYNCED (plain data both processes can hold: the environment, the working directory, the umask, and here the time zone
+and the locale) or GUARDED (a change of the tree's since it was last read is a fault that fails the test).
+
+SYNCED here: the C library's locale, every ``LC_*`` category (``setlocale(cat, NULL)``, ``lc``: the test's
+``setlocale`` reaches the tree and the tree's the test); the time zone, ``time``'s cached ``tzname``/``timezone``/
+``altzone``/``daylight`` and the C library's own zone (``localtime_r``'s offset and name at two dates: ``_zone``), and a
 receiver whose ``tzset`` does not give the sender's zone (a tree that set ``TZ``, called ``tzset`` and removed ``TZ``)
-faults (``ProcState._check``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory
-and the environment (synced), signal handlers (Python's table, guarded). What this leaves open: descriptors the tree
-opens itself (a test counting ``/proc/self/fd`` in the driver does not see them: honest trees keep files and sockets
-open), pending signals (the freeze blocks signals; what arrives meanwhile is delivered at the thaw), a thread of the
-tree's own mask, policy and affinity (under plain pytest that thread is not the test's either), the per-thread locale
-(``uselocale``), the I/O priority, the alternate signal stack and prctl's other switches (dumpable, parent-death
-signal, child subreaper, timer slack, keep-caps) and the personality (each readable through ctypes only), what the process measures
-of itself (CPU time, memory, context switches, threads: the accounting), and every change the *test* makes in the
-driver (a lowered limit or a blocked signal the tree would feel under plain pytest: not carried to the subject)."""
+faults (``ProcState._check``), as does a locale the receiver refuses.
+
+GUARDED (``KernelState``, item by item ``KERNEL_ITEMS``): the interval timers (real, virtual, prof: armed or not, and
+the interval); every resource limit (``getrlimit`` of every ``RLIMIT_*``); the serving thread's signal mask (the mask
+the tree left, as the freeze found it: ``Schedule.saved``); the signal dispositions the kernel keeps (``SigIgn``,
+``SigCgt``: a handler installed around Python's table, by ctypes or ``faulthandler.register``); the signal wakeup
+descriptor; the serving thread's scheduling policy, priority and CPU affinity; from ``/proc/self/status`` the
+credentials (``Uid``, ``Gid``, ``Groups``), process group and session, capabilities, ``NoNewPrivs``, seccomp,
+speculation controls, transparent huge pages, memory nodes and the main thread's name; the descriptor table: every
+descriptor open before the tree ran (0, 1, 2 and the harness's own, listed before the audit hook) still refers to the
+same file (``st_dev``, ``st_ino``), and 0, 1, 2 keep their status flags (``O_APPEND``, ``O_NONBLOCK``); three hooks
+the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as pytest's process has it),
+``threading``'s profile and trace hooks for new threads (``threading.setprofile``/``settrace``: the module globals
+``Thread._bootstrap_inner`` reads); and ``atexit``'s callbacks (``atexit._ncallbacks()``, guarded with the other
+registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
+``_Loads.load``). The cheap items are read at every reply (about 10 µs together); the resource limits,
+``/proc/self/status`` and the descriptors past 2 (about 45 µs) at the reply that ends each test (``sync``,
+``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
+environment (synced), Python's signal handlers (guarded).
+
+Left open: a change of the limits, ``/proc/self/status`` or the harness's descriptors the tree undoes before the
+test's end; descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
+trees keep files and sockets open); pending signals (the freeze blocks signals; what arrives meanwhile is delivered at
+the thaw); a thread of the tree's own mask, policy and affinity (under plain pytest that thread is not the test's
+either); the per-thread locale (``uselocale``), the I/O priority, the alternate signal stack, prctl's other switches
+(dumpable, parent-death signal, child subreaper, timer slack, keep-caps) and the personality (each readable through
+ctypes only); what the process measures of itself (CPU time, memory, context switches, threads: the accounting); and
+every guarded item the *test* changes in the driver (a lowered limit or a blocked signal the tree would feel under
+plain pytest is not carried to the subject)."""
 KERNEL_ITEMS = ("interval timers", "resource limits", "signal mask", "signal dispositions (SigIgn/SigCgt)",
-                "signal wakeup descriptor", "scheduling policy and priority", "CPU affinity", "locale (LC_*)",
+                "signal wakeup descriptor", "scheduling policy and priority", "CPU affinity",
                 "/proc/self/status (credentials, process group and session, capabilities, no_new_privs, seccomp, "
-                "speculation, memory nodes, name)", "descriptor table", "faulthandler", "threading's profile and trace hooks")
+                "speculation, memory nodes, name)", "descriptor table", "standard descriptors (0, 1, 2)", "faulthandler",
+                "threading's profile and trace hooks")
+_KERNEL_FULL = [False]  # (subject) the reply to the test's last exchange (``sync``): every item read, the costlier too
 _STATUS_FIELDS = _re.compile(rb"^(?:Name|Uid|Gid|Groups|NSpgid|NSsid|SigIgn|SigCgt|Cap\w+|NoNewPrivs|Seccomp\w*|"
                              rb"Speculation\w*|Mems_allowed|THP_enabled):[^\n]*", _re.M)
 
@@ -7467,16 +7515,13 @@ class KernelState:
     any code of the tree runs), read at every reply (``moved``) and compared with the last reply's."""
 
     def __init__(self):
-        import _locale
         import atexit
         import faulthandler
         import fcntl
         import resource
         import threading
         self.limits = tuple(getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_"))
-        self.getrlimit, self.getitimer, self.setlocale = resource.getrlimit, _signal.getitimer, _locale.setlocale
-        self.cats = tuple(getattr(_locale, n) for n in ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY",
-                                                         "LC_MESSAGES") if hasattr(_locale, n))
+        self.getrlimit, self.getitimer = resource.getrlimit, _signal.getitimer
         self.wakeup, self.fault_on, self.getfl, self.F_GETFL = _signal.set_wakeup_fd, faulthandler.is_enabled, \
             fcntl.fcntl, fcntl.F_GETFL
         self.ncallbacks = getattr(atexit, "_ncallbacks", lambda: 0)
@@ -7512,16 +7557,17 @@ class KernelState:
             out.append(fd)
         return tuple(sorted(out))
 
-    def read(self, local: bool, sched) -> list:
+    def read(self, local: bool, sched, full: bool = True) -> list:
         """The items now, in ``KERNEL_ITEMS``' order; a thread's own (mask, policy, affinity, wakeup descriptor, read
-        only in the serving thread, ``local``) None elsewhere."""
+        only in the serving thread, ``local``) None elsewhere, and, unless ``full``, the costlier ones (the resource
+        limits, ``/proc/self/status``, the descriptors past 2) None too."""
         it = self.getitimer
         timers = []
         for which in (0, 1, 2):
             v, i = it(which)
             timers.append((v > 0, i))
         lim = self.getrlimit
-        limits = tuple(lim(r) for r in self.limits)
+        limits = tuple(lim(r) for r in self.limits) if full else None
         mask = wake = policy = affinity = None
         if local:
             saved = sched.saved if sched is not None and sched.owner == _get_ident() else None
@@ -7541,35 +7587,36 @@ class KernelState:
                 affinity = a(0) if a is not None else ()
             except OSError:
                 policy = affinity = ()
-        status, disp = b"", b""
-        if self.status_fd >= 0:
+        status, disp = (b"", b"") if full else (None, None)
+        if full and self.status_fd >= 0:
             try:
                 fields = _STATUS_FIELDS.findall(_os.pread(self.status_fd, 8192, 0))
                 disp = b"\n".join(f for f in fields if f.startswith(b"Sig"))
                 status = b"\n".join(f for f in fields if not f.startswith(b"Sig"))
             except OSError:
-                status = disp = None  # type: ignore[assignment]
-        table: list = []
+                status = disp = None
+        std: list = []
+        table: list | None = [] if full else None
         for fd in self.fds:
+            if fd >= 3 and table is None:
+                break
             try:
                 st = _fstat(fd)
-                table.append((st.st_dev, st.st_ino, self.getfl(fd, self.F_GETFL) if fd < 3 else 0))
+                entry = (st.st_dev, st.st_ino, self.getfl(fd, self.F_GETFL) if fd < 3 else 0)
             except OSError:
-                table.append(None)
-        locale = []
-        for c in self.cats:
-            try:
-                locale.append(self.setlocale(c))
-            except Exception:  # noqa: BLE001 - unreadable: compared as such
-                locale.append(None)
+                entry = None
+            (std if fd < 3 else table).append(entry)  # type: ignore[union-attr]
         th = self.threading
-        return [tuple(timers), limits, mask, disp, wake, policy, affinity, tuple(locale), status,
-                tuple(table), self.fault_on(), (th.get("_profile_hook"), th.get("_trace_hook"))]
+        return [tuple(timers), limits, mask, disp, wake, policy, affinity, status,
+                tuple(table) if table is not None else None, tuple(std), self.fault_on(),
+                (th.get("_profile_hook"), th.get("_trace_hook"))]
 
     def moved(self, local: bool, sched) -> list:
-        """The items the tree changed since the last reply (``KERNEL_ITEMS``' names); the last reply's values take
-        the new ones. A thread's own item read elsewhere (None on one side) is not compared."""
-        now, last, out = self.read(local, sched), self.last, []
+        """The items the tree changed since the last reply that read them (``KERNEL_ITEMS``' names); the last values
+        take the new ones. An item not read (None: a thread's own read elsewhere; a costlier one at a reply before the
+        test's end, ``_KERNEL_FULL``) is not compared."""
+        full, _KERNEL_FULL[0] = _KERNEL_FULL[0], False
+        now, last, out = self.read(local, sched, full), self.last, []
         for i, (a, b) in enumerate(zip(now, last)):
             if a is None or b is None:
                 if a is not None:
