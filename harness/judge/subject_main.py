@@ -285,6 +285,8 @@ def main() -> None:
     held = _held_libc()
     import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
     faulthandler.enable(file=2)  # (the tree's ``disable`` is then a change: harness.judge.subject_rpc ``KERNEL_RULE``)
+    import weakref  # its atexit hook, which pytest's process has (its first ``finalize`` registers it): the tree's first
+    weakref.finalize(weakref.finalize, int).detach()  # ``TemporaryDirectory`` is no atexit callback of its own then
     sources = _interpreter_registries()
     exempt: dict = {}
     _install_audit(audit_fd, exempt)

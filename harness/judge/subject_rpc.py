@@ -7505,6 +7505,8 @@ KERNEL_ITEMS = ("interval timers", "resource limits", "signal mask", "signal dis
                 "/proc/self/status (credentials, process group and session, capabilities, no_new_privs, seccomp, "
                 "speculation, memory nodes, name)", "descriptor table", "standard descriptors (0, 1, 2)", "faulthandler",
                 "threading's profile and trace hooks")
+# the signals a program may handle (the C library's own, 32 and 33 on glibc, which it installs at a thread's creation, aside)
+_USER_SIGNALS = sum(1 << (s - 1) for s in _signal.valid_signals() if 0 < s <= 64)
 _KERNEL_FULL = [False]  # (subject) the reply to the test's last exchange (``sync``): every item read, the costlier too
 _STATUS_FIELDS = _re.compile(rb"^(?:Name|Uid|Gid|Groups|NSpgid|NSsid|SigIgn|SigCgt|Cap\w+|NoNewPrivs|Seccomp\w*|"
                              rb"Speculation\w*|Mems_allowed|THP_enabled):[^\n]*", _re.M)
@@ -7587,11 +7589,11 @@ class KernelState:
                 affinity = a(0) if a is not None else ()
             except OSError:
                 policy = affinity = ()
-        status, disp = (b"", b"") if full else (None, None)
+        status, disp = (b"", ()) if full else (None, None)
         if full and self.status_fd >= 0:
             try:
                 fields = _STATUS_FIELDS.findall(_os.pread(self.status_fd, 8192, 0))
-                disp = b"\n".join(f for f in fields if f.startswith(b"Sig"))
+                disp = tuple(int(f.rpartition(b"\t")[2], 16) & _USER_SIGNALS for f in fields if f.startswith(b"Sig"))
                 status = b"\n".join(f for f in fields if not f.startswith(b"Sig"))
             except OSError:
                 status = disp = None
