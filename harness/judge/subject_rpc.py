@@ -7476,7 +7476,8 @@ faults (``ProcState._check``), as does a locale the receiver refuses.
 GUARDED (``KernelState``, item by item ``KERNEL_ITEMS``): the interval timers (real, virtual, prof: armed or not, and
 the interval); every resource limit (``getrlimit`` of every ``RLIMIT_*``); the serving thread's signal mask (the mask
 the tree left, as the freeze found it: ``Schedule.saved``); the signal dispositions the kernel keeps (``SigIgn``,
-``SigCgt``: a handler installed around Python's table, by ctypes or ``faulthandler.register``); the signal wakeup
+``SigCgt``: a handler installed around Python's table, by ctypes or ``faulthandler.register``; the C library's own
+signals, 32 and 33, aside: ``_USER_SIGNALS``); the signal wakeup
 descriptor; the serving thread's scheduling policy, priority and CPU affinity; from ``/proc/self/status`` the
 credentials (``Uid``, ``Gid``, ``Groups``), process group and session, capabilities, ``NoNewPrivs``, seccomp,
 speculation controls, transparent huge pages, memory nodes and the main thread's name; the descriptor table: every
@@ -7486,7 +7487,8 @@ the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as
 ``threading``'s profile and trace hooks for new threads (``threading.setprofile``/``settrace``: the module globals
 ``Thread._bootstrap_inner`` reads); and ``atexit``'s callbacks (``atexit._ncallbacks()``, guarded with the other
 registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
-``_Loads.load``). The cheap items are read at every reply (about 10 µs together); the resource limits,
+``_Loads.load``; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
+pytest's process has it). The cheap items are read at every reply (about 10 µs together); the resource limits,
 ``/proc/self/status`` and the descriptors past 2 (about 45 µs) at the reply that ends each test (``sync``,
 ``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
 environment (synced), Python's signal handlers (guarded).
