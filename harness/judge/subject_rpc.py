@@ -4893,6 +4893,7 @@ class ProcState:
             self.err_seen = dict(self.errs) if self.errs is not None else {}
             self.census = census(self.hooks, True)
             self.kernel: KernelState | None = KernelState()  # (``KERNEL_RULE``)
+            _KERNEL_STATE[:] = [self.kernel]
             self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
             _PIC_SEEN.update(_sys.path_importer_cache)  # (the entries before any code of the tree: the interpreter's)
             if _LOADS:
@@ -6160,12 +6161,15 @@ class _Loads:
         start = _registries(self.codecs)
         ok = self.base is not None and _same_lists(start, self.base)
         lib = _type(origin) is str and trusted_file(origin)
+        disp = library_load_begins() if lib and not any(self.origins) else None  # (``KERNEL_RULE``)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
         try:
             return self.orig_load(spec)
         finally:
             self.origins.pop()
+            if disp is not None:
+                library_load_ends(disp)
             if lib:  # (its own changes of the interpreter's classes are the library's; its classes watched from here)
                 try:
                     library_classes_moved(True, versions)
@@ -7487,7 +7491,8 @@ the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as
 ``threading``'s profile and trace hooks for new threads (``threading.setprofile``/``settrace``: the module globals
 ``Thread._bootstrap_inner`` reads); and ``atexit``'s callbacks (``atexit._ncallbacks()``, guarded with the other
 registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
-``_Loads.load``; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
+``_Loads.load``, which likewise accepts the signal dispositions a library's own load sets: ``readline``'s
+``SIGWINCH``, imported by ``doctest``'s debugger; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
 pytest's process has it). The cheap items are read at every reply (about 10 µs together); the resource limits,
 ``/proc/self/status`` and the descriptors past 2 (about 45 µs) at the reply that ends each test (``sync``,
 ``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
@@ -7592,14 +7597,7 @@ class KernelState:
                 affinity = a(0) if a is not None else ()
             except OSError:
                 policy = affinity = ()
-        status, disp = (b"", ()) if full else (None, None)
-        if full and self.status_fd >= 0:
-            try:
-                fields = _STATUS_FIELDS.findall(_os.pread(self.status_fd, 8192, 0))
-                disp = tuple(int(f.rpartition(b"\t")[2], 16) & _USER_SIGNALS for f in fields if f.startswith(b"Sig"))
-                status = b"\n".join(f for f in fields if not f.startswith(b"Sig"))
-            except OSError:
-                status = disp = None
+        status, disp = self.status() if full else (None, None)
         std: list = []
         table: list | None = [] if full else None
         for fd in self.fds:
@@ -7615,6 +7613,26 @@ class KernelState:
         return [tuple(timers), limits, mask, disp, wake, policy, affinity, status,
                 tuple(table) if table is not None else None, tuple(std), self.fault_on(),
                 (th.get("_profile_hook"), th.get("_trace_hook"))]
+
+    def status(self) -> tuple:
+        """``/proc/self/status``'s guarded lines, and the signal dispositions (``SigIgn``, ``SigCgt``) as numbers, the
+        signals a program may handle only (``_USER_SIGNALS``); (None, None) when it cannot be read."""
+        if self.status_fd < 0:
+            return b"", ()
+        try:
+            fields = _STATUS_FIELDS.findall(_os.pread(self.status_fd, 8192, 0))
+        except OSError:
+            return None, None
+        return (b"\n".join(f for f in fields if not f.startswith(b"Sig")),
+                tuple(int(f.rpartition(b"\t")[2], 16) & _USER_SIGNALS for f in fields if f.startswith(b"Sig")))
+
+    def accept(self, before: tuple | None, after: tuple | None) -> None:
+        """The signal dispositions an installed library's own load changed (``readline``'s ``SIGWINCH``, which
+        ``doctest``'s debugger imports): those bits take their new values in the state last accepted."""
+        last = self.last[3]
+        if last is None or before is None or after is None or _len(last) != _len(after) or before == after:
+            return
+        self.last[3] = tuple((was & ~(b ^ a)) | (a & (b ^ a)) for was, b, a in zip(last, before, after))
 
     def moved(self, local: bool, sched) -> list:
         """The items the tree changed since the last reply that read them (``KERNEL_ITEMS``' names); the last values
@@ -7637,6 +7655,22 @@ class KernelState:
             last[i] = a
         self.key = _cheap(last)
         return out
+
+
+_KERNEL_STATE: list = []  # (subject) the ``KernelState`` of its ``ProcState``, for ``_Loads.load``
+
+
+def library_load_begins() -> tuple | None:
+    """(``_Loads.load``, the outermost load of a file of the interpreter's) The signal dispositions before it."""
+    return _KERNEL_STATE[0].status()[1] if _KERNEL_STATE else None
+
+
+def library_load_ends(before: tuple) -> None:
+    """What that load changed of the signal dispositions is the library's (``KERNEL_RULE``), as the driver's load of
+    the same library does in its own process."""
+    if _KERNEL_STATE:
+        ks = _KERNEL_STATE[0]
+        ks.accept(before, ks.status()[1])
 
 
 def _cheap(items: list) -> tuple:
