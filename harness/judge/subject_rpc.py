@@ -7499,7 +7499,7 @@ pytest's process has it). The cheap items are read at every reply (about 10 µs 
 environment (synced), Python's signal handlers (guarded).
 
 Left open: a change of the limits, ``/proc/self/status`` or the harness's descriptors the tree undoes before the
-test's end; descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
+test's end; a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
 trees keep files and sockets open); pending signals (the freeze blocks signals; what arrives meanwhile is delivered at
 the thaw); a thread of the tree's own mask, policy and affinity (under plain pytest that thread is not the test's
 either); the per-thread locale (``uselocale``), the I/O priority, the alternate signal stack, prctl's other switches
