@@ -7493,8 +7493,8 @@ the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as
 registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
 ``_Loads.load``, which likewise accepts the signal dispositions a library's own load sets: ``readline``'s
 ``SIGWINCH``, imported by ``doctest``'s debugger; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
-pytest's process has it). The cheap items are read at every reply (about 10 µs together); the resource limits,
-``/proc/self/status`` and the descriptors past 2 (about 45 µs) at the reply that ends each test (``sync``,
+pytest's process has it). The cheap items are read at every reply (about 10-20 µs together); the resource limits,
+``/proc/self/status`` and the descriptors past 2 (about 60 µs) at the reply that ends each test (``sync``,
 ``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
 environment (synced), Python's signal handlers (guarded).
 
