@@ -270,6 +270,11 @@ def _interpreter_registries() -> dict:
     os.register_at_fork(before=fork_probe, after_in_child=fork_probe, after_in_parent=fork_probe)
     forks = [r for r in gc.get_referrers(fork_probe) if type(r) is list and r and r[-1] is fork_probe]
     out["forks"] = forks if len(forks) == 3 else None
+    try:  # what the kernel keeps for the process, read at each reply (harness.judge.subject_rpc ``KERNEL_RULE``)
+        out["status_fd"] = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+        out["fds"] = [int(n) for n in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        pass
     return out
 
 
@@ -278,6 +283,10 @@ def main() -> None:
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
     held = _held_libc()
+    import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
+    faulthandler.enable(file=2)  # (the tree's ``disable`` is then a change: harness.judge.subject_rpc ``KERNEL_RULE``)
+    import weakref  # its atexit hook, which pytest's process has (its first ``finalize`` registers it): the tree's first
+    weakref.finalize(weakref.finalize, int).detach()  # ``TemporaryDirectory`` is no atexit callback of its own then
     sources = _interpreter_registries()
     exempt: dict = {}
     _install_audit(audit_fd, exempt)

@@ -1933,6 +1933,7 @@ class Peer:
             return cross(_route_record, args, {})
         if op == "sync":
             self._overflowed()
+            _KERNEL_FULL[0] = True  # (the test's end: ``KERNEL_RULE``'s costlier reads come with this reply)
             _audit("hx.sync", args[0])
             return args[0]
         fn = _OPS.get(op)
@@ -4773,6 +4774,51 @@ import time as _time  # noqa: E402
 
 _ENV = _os.environ
 _getcwd, _chdir, _umask, _tzset, _fstat = _os.getcwd, _os.chdir, _os.umask, _time.tzset, _os.fstat
+import _locale  # noqa: E402
+
+_SETLOCALE = _locale.setlocale
+_LC = tuple(getattr(_locale, n) for n in ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES")
+            if hasattr(_locale, n))
+
+
+def _locale_now() -> list:
+    """The C library's locale (``lc``), every ``LC_*`` category as ``setlocale(cat, NULL)`` answers (``KERNEL_RULE``)."""
+    out: list = []
+    for c in _LC:
+        try:
+            out.append(_SETLOCALE(c))
+        except Exception:  # noqa: BLE001 - unreadable: sent as such
+            out.append(None)
+    return out
+
+
+def _apply_locale(lc) -> None:
+    """The peer's locale, each category that differs set here; one this side refuses is left (``ProcState._check``)."""
+    if lc is None:
+        return
+    if _type(lc) is not list or _len(lc) != _len(_LC) or not all(_type(v) is str or v is None for v in lc):
+        raise RemoteError("a malformed locale")
+    for c, v, now in zip(_LC, lc, _locale_now()):
+        if v is not None and v != now:
+            try:
+                _SETLOCALE(c, v)
+            except Exception:  # noqa: BLE001 - a locale this side lacks: a fault (``_check``)
+                pass
+
+
+_LOCALTIME = _time.localtime
+_ZONE_AT = (1767225600, 1782864000)  # 2026-01-01 and 2026-07-01 (UTC): the zone's winter and summer offsets
+
+
+def _zone() -> list:
+    """The time zone (``tz``): ``time``'s copy of it (``tzname``, ``timezone``, ``altzone``, ``daylight``, set by
+    ``time.tzset``) and the C library's own, read at its source: ``localtime_r``'s offset and name at two dates, which
+    follow the zone libc's last ``tzset`` left (``KERNEL_RULE``), whatever ``TZ`` says now."""
+    out = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
+    for t in _ZONE_AT:
+        tm = _LOCALTIME(t)
+        out += [tm.tm_gmtoff, tm.tm_zone]
+    return out
 _LOG_MANAGER, _LOG_ROOT, _Logger, _PlaceHolder = _logging.Logger.manager, _logging.root, _logging.Logger, _logging.PlaceHolder
 _LOGGER_SET_LEVEL, _LOGGER_HANDLE, _GET_LOGGER = _logging.Logger.setLevel, _logging.Logger.handle, _logging.getLogger
 _MAKE_RECORD, _DISABLE, _FORMAT_EXC = _logging.makeLogRecord, _logging.disable, _logging.Formatter().formatException
@@ -4834,7 +4880,11 @@ PROCESS_STATE: tuple = (
               "message): the test's records that cross them are made and handled in the subject (``LOG_ROUTE_RULE``)"),
     StateItem("lt", "logger propagate and disabled", SYNCED, "two bits by logger name; with the levels read by a walk "
               "of the logger tree at every message (``_log_fp``), so a direct assignment is seen (``LOG_TREE_RULE``)"),
-    StateItem("tz", "time zone", SYNCED, "``time.tzset`` when the sender's changed"),
+    StateItem("tz", "time zone", SYNCED, "``time``'s copy and the C library's own zone (``localtime_r`` at two dates, "
+              "``_zone``); ``time.tzset`` when the sender's changed, and a receiver whose ``tzset`` does not give the "
+              "sender's zone faults (``KERNEL_RULE``)"),
+    StateItem("lc", "locale", SYNCED, "strings: the C library's every ``LC_*`` category (``setlocale(cat, NULL)``); one the "
+              "receiver refuses faults (``KERNEL_RULE``)"),
     StateItem("sp", "sys.path", SYNCED, "strings (the driver's own runtime directory aside, as on the first message)"),
     StateItem("rs", "random", SYNCED, "the random module's global generator, ``random.getstate()``: ints"),
     StateItem("dc", "decimal context", SYNCED, "the current context's prec, rounding, Emin, Emax, capitals, clamp, "
@@ -4886,6 +4936,12 @@ PROCESS_STATE: tuple = (
     StateItem("", "the census (tracemalloc, gc debug flags and freeze, async generator hooks, coroutine "
               "origin tracking, nice value, dlopen flags, audit hooks)", GUARDED, "read by the stdlib's own getters at "
               "each reply (``CENSUS_RULE``)"),
+    StateItem("", "what the kernel and the C runtime keep per process or thread (interval timers, resource limits, "
+              "signal mask and dispositions, signal wakeup fd, scheduling policy and affinity, credentials, "
+              "process group and session, capabilities, seccomp, the descriptor table, faulthandler, threading's "
+              "profile and trace hooks)", GUARDED, "read at its source at each reply (``KERNEL_RULE``)"),
+    StateItem("", "atexit callbacks", GUARDED, "functions of one process (``atexit._ncallbacks()``, with the registries: "
+              "an installed library's own import registering one is the library's; ``KERNEL_RULE``)"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
               "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
     StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
@@ -4894,8 +4950,7 @@ PROCESS_STATE: tuple = (
               "capture the driver replays, capsys); a replacement undone before the reply is not seen"),
     StateItem("", "sys.stdin", OPEN, "the subject's is /dev/null, the driver's pytest's"),
     StateItem("", "attributes of standard-library modules", OPEN, "``monkeypatch.setattr(time, 'time', ...)``"),
-    StateItem("", "locale, resource limits, sys.excepthook, threading.excepthook, faulthandler", OPEN,
-              "not yet in the inventory"),
+    StateItem("", "sys.excepthook, threading.excepthook", OPEN, "not yet in the inventory"),
 )
 _FIELD_NAMES = {i.key: i.name for i in PROCESS_STATE if i.key}
 _GC_SET = (_gc.enable, _gc.disable, _gc.set_threshold, _gc.isenabled, _gc.get_threshold)
@@ -4990,6 +5045,8 @@ class ProcState:
             self.errs = errs if _isinstance(errs, dict) and _type(errs) is dict else None
             self.err_seen = dict(self.errs) if self.errs is not None else {}
             self.census = census(self.hooks, True)
+            self.kernel: KernelState | None = KernelState()  # (``KERNEL_RULE``)
+            _KERNEL_STATE[:] = [self.kernel]
             self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
             _PIC_SEEN.update(_sys.path_importer_cache)  # (the entries before any code of the tree: the interpreter's)
             if _LOADS:
@@ -5045,14 +5102,14 @@ class ProcState:
         um = _umask(0o022)
         _umask(um)
         argv = [a for a in _sys.argv if _type(a) is str] if _type(_sys.argv) is list else []
-        tz = [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]
+        tz = _zone()
         rs = _RANDOM_GET(_RANDOM) if commit or last is None else last["rs"]  # (``moved``: see there)
         out = {"env": env, "cwd": cwd, "um": um, "argv": argv, "lv": lv, "ld": ld, "ln": ln, "lt": lt, "lx": lx, "tz": tz,
                "sp": self._path(),
                "rs": rs, "dc": _CTX_REPR(_GETCONTEXT()), "dd": _CTX_REPR(_DEFAULT_CONTEXT), "rl": _sys.getrecursionlimit(),
                "im": _sys.get_int_max_str_digits(), "si": _sys.getswitchinterval(),
                "gc": [_GC_SET[3](), *_GC_SET[4]()], "st": _socket_timeout(), "ts": _stack_size(),
-               "mn": self._blocked(last)}
+               "mn": self._blocked(last), "lc": _locale_now()}
         if last is not None and rs is not last["rs"] and rs == last["rs"]:
             out["rs"] = last["rs"]
         return out
@@ -5357,6 +5414,9 @@ class ProcState:
         peer = self.peer
         local = peer is None or peer.server is None or _get_ident() == peer.server
         found = census_moved(census(self.hooks, local), self.census)
+        kernel = getattr(self, "kernel", None)
+        if kernel is not None:
+            found += kernel.moved(local, getattr(peer, "sched", None))
         moved = library_classes_moved(sync=self.cm_out)
         if moved:
             found.append(f"members of the interpreter's classes ({', '.join(moved[:3])})")
@@ -5570,7 +5630,7 @@ class ProcState:
         last = self.last
         if last is None:
             return
-        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts"):
+        for k in ("rs", "dc", "dd", "rl", "im", "si", "gc", "st", "sp", "mn", "ts", "tz", "lc"):
             if k not in d or (k == "sp" and (self.side == "subject" and d.get("full") is True)):
                 continue
             mine = last[k]
@@ -5641,8 +5701,9 @@ class ProcState:
                     pass
         _apply_log_tree(d, self)
         tz = d.get("tz")
-        if _type(tz) is list and tz != [*_time.tzname, _time.timezone, _time.altzone, _time.daylight]:
+        if _type(tz) is list and tz != _zone():
             _tzset()
+        _apply_locale(d.get("lc"))
         _apply_interpreter(d, self)
 
     def _set_path(self, path: list) -> None:
@@ -6340,6 +6401,7 @@ class _Loads:
         lib = _type(origin) is str and trusted_file(origin)
         if not lib and _type(origin) is str and origin.startswith("/"):
             self._shadows(getattr(spec, "name", None), origin)
+        disp = library_load_begins() if lib and not any(self.origins) else None  # (``KERNEL_RULE``)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
         try:
@@ -6347,6 +6409,8 @@ class _Loads:
         finally:
             self.origins.pop()
             self._own(mods, last, getattr(spec, "name", None))
+            if disp is not None:
+                library_load_ends(disp)
             if lib:  # (its own changes of the interpreter's classes are the library's; its classes watched from here)
                 try:
                     library_classes_moved(True, versions)
@@ -6546,7 +6610,8 @@ def _registries(codecs: list | None) -> list:
     return [list(_GC_CALLBACKS), list(codecs) if codecs is not None else [],
             [e for e in p if _type(e) is not str] if _type(p) is list else [p],
             list(mp) if _type(mp) is list else [mp], list(ph) if _type(ph) is list else [ph],
-            [*_DISPATCH.keys(), *_DISPATCH.values()], [x for f in _FORKS for x in (*f, None)]]
+            [*_DISPATCH.keys(), *_DISPATCH.values()], [x for f in _FORKS for x in (*f, None)],
+            [None] * _ATEXIT_COUNT()]  # (atexit keeps no list a reader can reach: its count, ``KERNEL_RULE``)
 
 
 def _same_lists(a: list, b: list) -> bool:
@@ -6557,7 +6622,10 @@ import copyreg as _copyreg  # noqa: E402
 
 _DISPATCH = _copyreg.dispatch_table  # (the object ``_pickle`` holds; a rebound attribute is not it)
 _REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str", "sys.meta_path",
-                   "sys.path_hooks", "copyreg.dispatch_table", "os.register_at_fork handlers")
+                   "sys.path_hooks", "copyreg.dispatch_table", "os.register_at_fork handlers", "atexit callbacks")
+import atexit as _atexit  # noqa: E402
+
+_ATEXIT_COUNT = getattr(_atexit, "_ncallbacks", lambda: 0)
 _FORKS: list = []  # (subject) the interpreter's three lists of fork handlers (``fork_handler_lists``), once found
 
 
@@ -7840,3 +7908,218 @@ before an act: ``bl`` with ``bp``). More time than CPython's share for a CPU-bou
 test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. Open: a busy loop on
 another clock (``datetime.now``, ``os.times``, a C library's), or on no clock (a counter of iterations)."""
 _M_MONO = _time.monotonic
+
+# -- what the kernel and the C runtime keep per process or thread (red team r32atk8) ----------------------------
+KERNEL_RULE = """Every attribute the kernel or the C runtime keeps for the process, or for the thread that serves the test's
+calls, that a Python test can read (with ``os``, ``signal``, ``resource``, ``locale``, ``time``, ``faulthandler``,
+``atexit``, ``threading``, or a read of ``/proc/self``) is in ``PROCESS_STATE``, read in the subject at its source (the
+kernel's answer, a syscall or ``/proc/self/status``, or the C library's, never a Python module's cache), and is either
+SYNCED (plain data both processes can hold: the environment, the working directory, the umask, and here the time zone
+and the locale) or GUARDED (a change of the tree's since it was last read is a fault that fails the test).
+
+SYNCED here: the C library's locale, every ``LC_*`` category (``setlocale(cat, NULL)``, ``lc``: the test's
+``setlocale`` reaches the tree and the tree's the test); the time zone, ``time``'s cached ``tzname``/``timezone``/
+``altzone``/``daylight`` and the C library's own zone (``localtime_r``'s offset and name at two dates: ``_zone``), and a
+receiver whose ``tzset`` does not give the sender's zone (a tree that set ``TZ``, called ``tzset`` and removed ``TZ``)
+faults (``ProcState._check``), as does a locale the receiver refuses.
+
+GUARDED (``KernelState``, item by item ``KERNEL_ITEMS``): the interval timers (real, virtual, prof: armed or not, and
+the interval); every resource limit (``getrlimit`` of every ``RLIMIT_*``); the serving thread's signal mask (the mask
+the tree left, as the freeze found it: ``Schedule.saved``); the signal dispositions the kernel keeps (``SigIgn``,
+``SigCgt``: a handler installed around Python's table, by ctypes or ``faulthandler.register``; the C library's own
+signals, 32 and 33, aside: ``_USER_SIGNALS``); the signal wakeup
+descriptor; the serving thread's scheduling policy, priority and CPU affinity; from ``/proc/self/status`` the
+credentials (``Uid``, ``Gid``, ``Groups``), process group and session, capabilities, ``NoNewPrivs``, seccomp,
+speculation controls, transparent huge pages, memory nodes and the main thread's name; the descriptor table: every
+descriptor open before the tree ran (0, 1, 2 and the harness's own, listed before the audit hook) still refers to the
+same file (``st_dev``, ``st_ino``), and 0, 1, 2 keep their status flags (``O_APPEND``, ``O_NONBLOCK``); three hooks
+the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as pytest's process has it),
+``threading``'s profile and trace hooks for new threads (``threading.setprofile``/``settrace``: the module globals
+``Thread._bootstrap_inner`` reads); and ``atexit``'s callbacks (``atexit._ncallbacks()``, guarded with the other
+registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
+``_Loads.load``, which likewise accepts the signal dispositions a library's own load sets: ``readline``'s
+``SIGWINCH``, imported by ``doctest``'s debugger; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
+pytest's process has it). The cheap items are read at every reply (about 10-20 µs together); the resource limits,
+``/proc/self/status`` and the descriptors past 2 (about 60 µs) at the reply that ends each test (``sync``,
+``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
+environment (synced), Python's signal handlers (guarded).
+
+Left open: a change of the limits, ``/proc/self/status`` or the harness's descriptors the tree undoes before the
+test's end; a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
+trees keep files and sockets open); pending signals (the freeze blocks signals; what arrives meanwhile is delivered at
+the thaw); a thread of the tree's own mask, policy and affinity (under plain pytest that thread is not the test's
+either); the per-thread locale (``uselocale``), the I/O priority, the alternate signal stack, prctl's other switches
+(dumpable, parent-death signal, child subreaper, timer slack, keep-caps) and the personality (each readable through
+ctypes only); what the process measures of itself (CPU time, memory, context switches, threads: the accounting); and
+every guarded item the *test* changes in the driver (a lowered limit or a blocked signal the tree would feel under
+plain pytest is not carried to the subject)."""
+KERNEL_ITEMS = ("interval timers", "resource limits", "signal mask", "signal dispositions (SigIgn/SigCgt)",
+                "signal wakeup descriptor", "scheduling policy and priority", "CPU affinity",
+                "/proc/self/status (credentials, process group and session, capabilities, no_new_privs, seccomp, "
+                "speculation, memory nodes, name)", "descriptor table", "standard descriptors (0, 1, 2)", "faulthandler",
+                "threading's profile and trace hooks")
+# the signals a program may handle (the C library's own, 32 and 33 on glibc, which it installs at a thread's creation, aside)
+_USER_SIGNALS = sum(1 << (s - 1) for s in _signal.valid_signals() if 0 < s <= 64)
+_KERNEL_FULL = [False]  # (subject) the reply to the test's last exchange (``sync``): every item read, the costlier too
+_STATUS_FIELDS = _re.compile(rb"^(?:Name|Uid|Gid|Groups|NSpgid|NSsid|SigIgn|SigCgt|Cap\w+|NoNewPrivs|Seccomp\w*|"
+                             rb"Speculation\w*|Mems_allowed|THP_enabled):[^\n]*", _re.M)
+
+
+class KernelState:
+    """(subject) ``KERNEL_RULE``'s guarded items, their readers bound when the subject's ``ProcState`` is made (before
+    any code of the tree runs), read at every reply (``moved``) and compared with the last reply's."""
+
+    def __init__(self):
+        import atexit
+        import faulthandler
+        import fcntl
+        import resource
+        import threading
+        self.limits = tuple(getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_"))
+        self.getrlimit, self.getitimer = resource.getrlimit, _signal.getitimer
+        self.wakeup, self.fault_on, self.getfl, self.F_GETFL = _signal.set_wakeup_fd, faulthandler.is_enabled, \
+            fcntl.fcntl, fcntl.F_GETFL
+        self.ncallbacks = getattr(atexit, "_ncallbacks", lambda: 0)
+        self.threading = _vars(threading)
+        self.sched = (getattr(_os, "sched_getscheduler", None), getattr(_os, "sched_getparam", None),
+                      getattr(_os, "sched_getaffinity", None))
+        fd, fds = SOURCES.get("status_fd"), SOURCES.get("fds")  # (found before the subject's audit hook was on)
+        if _type(fd) is not int:
+            try:
+                fd = _os.open("/proc/self/status", _os.O_RDONLY | _os.O_CLOEXEC)
+            except OSError:
+                fd = -1
+        self.status_fd = fd
+        self.fds = self._table(fds if _type(fds) is list else None)
+        self.last = self.read(True, None)
+        self.key = _cheap(self.last)
+
+    @staticmethod
+    def _table(names: list | None) -> tuple:
+        """The descriptors open before the tree runs (0, 1, 2 and the harness's own): ``names`` as the subject listed
+        them then, else those of the process now."""
+        if names is None:
+            try:
+                names = _os.listdir("/proc/self/fd")
+            except OSError:
+                names = ["0", "1", "2"]
+        out = []
+        for n in names:
+            try:
+                fd = int(n)
+                _fstat(fd)
+            except (ValueError, OSError):
+                continue
+            out.append(fd)
+        return tuple(sorted(out))
+
+    def read(self, local: bool, sched, full: bool = True) -> list:
+        """The items now, in ``KERNEL_ITEMS``' order; a thread's own (mask, policy, affinity, wakeup descriptor, read
+        only in the serving thread, ``local``) None elsewhere, and, unless ``full``, the costlier ones (the resource
+        limits, ``/proc/self/status``, the descriptors past 2) None too."""
+        it = self.getitimer
+        timers = []
+        for which in (0, 1, 2):
+            v, i = it(which)
+            timers.append((v > 0, i))
+        lim = self.getrlimit
+        limits = tuple(lim(r) for r in self.limits) if full else None
+        mask = wake = policy = affinity = None
+        if local:
+            saved = sched.saved if sched is not None and sched.owner == _get_ident() else None
+            if saved is not None and saved[0] is not None:
+                mask = frozenset(saved[0])  # (the mask the tree left: the freeze blocked every signal since)
+            elif _sigmask is not None:
+                mask = frozenset(_sigmask(_signal.SIG_BLOCK, ()))
+            try:
+                wake = self.wakeup(-1)
+                if wake != -1:
+                    self.wakeup(wake)
+            except (ValueError, OSError):  # (not the main thread: the wakeup descriptor is the main thread's)
+                wake = None
+            g, p, a = self.sched
+            try:
+                policy = (g(0), p(0).sched_priority) if g is not None and p is not None else ()
+                affinity = a(0) if a is not None else ()
+            except OSError:
+                policy = affinity = ()
+        status, disp = self.status() if full else (None, None)
+        std: list = []
+        table: list | None = [] if full else None
+        for fd in self.fds:
+            if fd >= 3 and table is None:
+                break
+            try:
+                st = _fstat(fd)
+                entry = (st.st_dev, st.st_ino, self.getfl(fd, self.F_GETFL) if fd < 3 else 0)
+            except OSError:
+                entry = None
+            (std if fd < 3 else table).append(entry)  # type: ignore[union-attr]
+        th = self.threading
+        return [tuple(timers), limits, mask, disp, wake, policy, affinity, status,
+                tuple(table) if table is not None else None, tuple(std), self.fault_on(),
+                (th.get("_profile_hook"), th.get("_trace_hook"))]
+
+    def status(self) -> tuple:
+        """``/proc/self/status``'s guarded lines, and the signal dispositions (``SigIgn``, ``SigCgt``) as numbers, the
+        signals a program may handle only (``_USER_SIGNALS``); (None, None) when it cannot be read."""
+        if self.status_fd < 0:
+            return b"", ()
+        try:
+            fields = _STATUS_FIELDS.findall(_os.pread(self.status_fd, 8192, 0))
+        except OSError:
+            return None, None
+        return (b"\n".join(f for f in fields if not f.startswith(b"Sig")),
+                tuple(int(f.rpartition(b"\t")[2], 16) & _USER_SIGNALS for f in fields if f.startswith(b"Sig")))
+
+    def accept(self, before: tuple | None, after: tuple | None) -> None:
+        """The signal dispositions an installed library's own load changed (``readline``'s ``SIGWINCH``, which
+        ``doctest``'s debugger imports): those bits take their new values in the state last accepted."""
+        last = self.last[3]
+        if last is None or before is None or after is None or _len(last) != _len(after) or before == after:
+            return
+        self.last[3] = tuple((was & ~(b ^ a)) | (a & (b ^ a)) for was, b, a in zip(last, before, after))
+
+    def moved(self, local: bool, sched) -> list:
+        """The items the tree changed since the last reply that read them (``KERNEL_ITEMS``' names); the last values
+        take the new ones. An item not read (None: a thread's own read elsewhere; a costlier one at a reply before the
+        test's end, ``_KERNEL_FULL``) is not compared."""
+        full, _KERNEL_FULL[0] = _KERNEL_FULL[0], False
+        now, last = self.read(local, sched, full), self.last
+        out: list = []
+        hooks, was = now[11], last[11]
+        if not full and _cheap(now) == self.key and hooks[0] is was[0] and hooks[1] is was[1]:
+            return out  # (the common case: one comparison of plain values in C)
+        for i, (a, b) in enumerate(zip(now, last)):
+            if a is None or b is None:
+                if a is not None:
+                    last[i] = a
+                continue
+            if a is b or (_type(a) is _type(b) and a == b and (i != 11 or all(map(_is_, a, b)))):
+                continue
+            out.append(KERNEL_ITEMS[i])
+            last[i] = a
+        self.key = _cheap(last)
+        return out
+
+
+_KERNEL_STATE: list = []  # (subject) the ``KernelState`` of its ``ProcState``, for ``_Loads.load``
+
+
+def library_load_begins() -> tuple | None:
+    """(``_Loads.load``, the outermost load of a file of the interpreter's) The signal dispositions before it."""
+    return _KERNEL_STATE[0].status()[1] if _KERNEL_STATE else None
+
+
+def library_load_ends(before: tuple) -> None:
+    """What that load changed of the signal dispositions is the library's (``KERNEL_RULE``), as the driver's load of
+    the same library does in its own process."""
+    if _KERNEL_STATE:
+        ks = _KERNEL_STATE[0]
+        ks.accept(before, ks.status()[1])
+
+
+def _cheap(items: list) -> tuple:
+    """``KernelState``'s items read at every reply, but the hooks (compared by identity): plain values only."""
+    return (items[0], items[2], items[4], items[5], items[6], items[9], items[10])
+

@@ -3102,7 +3102,10 @@ R32ATK8_HONEST = {
                                               "    assert mimetypes.guess_type('b.hx')[0] == 'text/x-hx'\n"),
 }
 # r32atk8's cases closed so far (a name here runs as an ordinary test)
-R32ATK8_CLOSED_KERNEL: frozenset[str] = frozenset()  # what the kernel and the C runtime keep per process (signals, limits, timers, fds, locale)
+R32ATK8_CLOSED_KERNEL: frozenset[str] = frozenset({  # what the kernel and the C runtime keep per process (signals, limits, timers, fds, locale)
+    "interval_timer_armed", "signal_mask_blocked", "resource_limit_lowered", "scheduling_policy_set", "cpu_affinity_narrowed",
+    "signal_wakeup_fd_set", "locale_category_set", "time_zone_left_by_tzset", "file_descriptor_redirected",
+    "faulthandler_disabled", "atexit_callback_registered", "threading_profile_set"})  # (harness.judge.subject_rpc KERNEL_RULE)
 R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset()  # module globals and registries of the standard library and installed packages
 R32ATK8_CLOSED_MEASURES: frozenset[str] = frozenset({  # what the test measures of its process (time, memory, threads, sizes) and object protocols
     # subject_rpc MEASURES_RULE: each measure of the whole process the driver answers for both processes, or faults

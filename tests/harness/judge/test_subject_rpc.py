@@ -1569,6 +1569,78 @@ def test_the_process_state_inventory_is_what_docs_judge_md_lists():
     # handlers and ABC registrations travel as changes)
 
 
+def test_what_the_kernel_keeps_is_read_at_its_source_and_each_change_named():
+    """``KERNEL_RULE``: each guarded item the process changes is named at the next read (the costlier ones, the resource
+    limits, at the test's end only), and an unchanged process names nothing; the process is left as it was found."""
+    import faulthandler
+    import os
+    import resource
+    import signal
+    import threading
+    k = rpc.KernelState()
+    assert len(k.read(True, None)) == len(rpc.KERNEL_ITEMS)
+    assert k.moved(True, None) == []
+    was_on = faulthandler.is_enabled()
+    signal.setitimer(signal.ITIMER_VIRTUAL, 100)
+    faulthandler.disable() if was_on else faulthandler.enable()
+    threading.setprofile(lambda *a: None)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 1, hard))
+    try:
+        moved = k.moved(True, None)
+        assert {"interval timers", "faulthandler", "threading's profile and trace hooks"} <= set(moved)
+        assert "resource limits" not in moved  # (read at the test's end)
+        rpc._KERNEL_FULL[0] = True
+        assert "resource limits" in k.moved(True, None)  # (and faulthandler's handlers, in the kernel's dispositions)
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        faulthandler.enable() if was_on else faulthandler.disable()
+        threading.setprofile(None)  # type: ignore[arg-type]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        rpc._KERNEL_FULL[0] = False
+    k.moved(True, None)
+    fd = os.dup(2)
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        assert k.moved(True, None) == ["standard descriptors (0, 1, 2)"]
+    finally:
+        os.dup2(fd, 2)
+        os.close(fd)
+
+
+def test_the_locale_and_the_c_librarys_time_zone_travel():
+    """The locale crosses (every ``LC_*`` category), and the time zone with the C library's own, so a receiver whose
+    ``tzset`` cannot give the sender's zone faults (``KERNEL_RULE``)."""
+    import locale
+    import os
+    import time
+    sender, receiver = rpc.ProcState("driver"), rpc.ProcState("driver")
+    sender.outgoing({})
+    receiver.outgoing({})
+    was, tz = locale.setlocale(locale.LC_TIME), os.environ.get("TZ")
+    other = "C" if was != "C" else "C.UTF-8"
+    try:
+        locale.setlocale(locale.LC_TIME, other)
+        msg: dict = {}
+        sender.outgoing(msg)
+        assert set(msg["ps"]) == {"lc"}
+        locale.setlocale(locale.LC_TIME, was)
+        receiver.incoming(_via_json(msg))
+        assert locale.setlocale(locale.LC_TIME) == other and receiver.faults == []
+        locale.setlocale(locale.LC_TIME, was)
+        zone = rpc._zone()
+        assert len(zone) == 9 and zone[5] in (-time.timezone, -time.altzone)  # (the C library's own offset beside time's)
+        receiver.incoming({"ps": {"tz": ["JST", "JST", -32400, -32400, 0, 32400, "JST", 32400, "JST"]}})
+        assert receiver.faults and "time zone" in receiver.faults[0]  # (a zone the environment here cannot give)
+    finally:
+        locale.setlocale(locale.LC_TIME, was)
+        if tz is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = tz
+        time.tzset()
+
+
 def test_the_random_generator_and_the_decimal_context_travel_and_apply(monkeypatch):
     import decimal
     import random
