@@ -314,12 +314,6 @@ SLOW_TESTS: dict[str, str] = {
         "red team atk10's lenient trees through a fresh subject's start-up (4 x 2-4 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_reads_the_interpreter_state_the_test_reads":
         "red team atk10's honest tree through tempfile's cached directory (2-4 s): in the campaign (CAMPAIGN_TESTS)",
-    "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit":
-        "red team atk10: 768 MB held by memfds or forked children at each level (6 x 1-3 s): in the campaign (CAMPAIGN_TESTS)",
-    "tests/harness/sandbox/test_sandbox.py::test_a_test_run_holds_no_more_memory_than_its_limit":
-        "red team atk10: 768 MB held by a tree in a plain test run, cold and warm (2 x 2-4 s): in the campaign (CAMPAIGN_TESTS)",
-    "tests/harness/sandbox/test_sandbox.py::test_no_process_a_basic_level_run_started_outlives_it":
-        "red team atk10: a daemon past a basic-level run (1 s): in the campaign (CAMPAIGN_TESTS) while open",
 }
 
 
@@ -494,15 +488,6 @@ CAMPAIGN_TESTS: dict[str, str] = {
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_using_its_streams_as_files_passes_judged":
         "red team atk10's open honest cases through the subject's streams (strict xfails, 7 judged and plain pairs); test-all "
         "keeps print and capsys crossing (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
-    "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit":
-        "red team atk10's open memory-limit escapes (strict xfails, each level); test-all keeps the address-space limit "
-        "binding a run (test_sandbox::test_a_harness_whose_address_space_is_past_the_runs_memory_limit_still_starts_the_run)",
-    "tests/harness/sandbox/test_sandbox.py::test_a_test_run_holds_no_more_memory_than_its_limit":
-        "red team atk10's open memory-limit escape through a test run, cold and warm (strict xfails); test-all keeps the "
-        "address-space limit binding a run (test_sandbox::test_a_harness_whose_address_space_is_past_the_runs_memory_limit_still_starts_the_run)",
-    "tests/harness/sandbox/test_sandbox.py::test_no_process_a_basic_level_run_started_outlives_it":
-        "red team atk10's open daemon at level basic (a strict xfail); test-all keeps the daemon ended at bwrap and the "
-        "namespaces levels (test_syscalls::test_a_daemon_does_not_outlive_its_command)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
         "red team atk10's open honest cases (strict xfails, 10 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",

@@ -102,6 +102,7 @@ class CellStartEvent(BaseEvent):
     cell_key: str
     engine: str | None = None
     confinement: str | None = None
+    memory_limit: str | None = None  # harness.sandbox.cgroup: cgroup-v2, cgroup-v1 or address-space (RLIMIT_AS alone)
 
 
 class AttemptStartEvent(BaseEvent):

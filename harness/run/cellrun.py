@@ -80,7 +80,7 @@ from harness.judge.treediff import write_cell_diffs
 from harness.judge.watch import FsOp, start_watch
 from harness.ledger.receipts import run_signer
 from harness.ledger.spend import CeilingEngine, CeilingReached, call_price
-from harness.sandbox import syscalls
+from harness.sandbox import cgroup, syscalls
 from harness.sandbox.sandbox import Limits, confinement_level, hidden_for
 from harness.sandbox.treestore import store_tree
 from harness.sandbox.workspace import EventLog, Workspace, tree_modes  # tree_modes: an iterative walk, no link followed
@@ -214,7 +214,8 @@ def _setup(spec: CellSpec) -> _CellSetup | Fault:
     hide = hidden_for(spec.tasks_dir, spec.run_dir, *spec.hide_extra, acts.parent)
     events_file = events_path(spec.run_dir, cell)
     log = EventLog(events_file)
-    log.emit(CellStartEvent(cell_key=cell.key, engine=spec.engine, confinement=confinement_level()))
+    log.emit(CellStartEvent(cell_key=cell.key, engine=spec.engine, confinement=confinement_level(),
+                            memory_limit=cgroup.memory_limit()))
     ws = Workspace.create(task, overlay=inj.overlay)
     inj.materialize(ws)
     start_tree = ws.reading()

@@ -21,6 +21,14 @@ def _check(libc, rc: int, what: str) -> None:
         raise OSError(ctypes.get_errno(), what)
 
 
+def join_cgroups(fds) -> None:
+    """This process into the run's own cgroups (harness.sandbox.cgroup): ``0`` (the writer itself) written
+    to each group's ``cgroup.procs``, a descriptor the harness opened. The first step, before any limit and
+    before any code of the tree: every process the run starts is then in the groups."""
+    for fd in fds:
+        os.write(fd, b"0")
+
+
 def set_limits(memory_mb: int, cpu_s: int, file_mb: int, *, address_space: bool = True) -> None:
     """A new session, then address-space, CPU, file-size and core limits. ``address_space=False`` leaves
     the address-space limit to ``limit_address_space``, for a child that execs next (the cold path)."""

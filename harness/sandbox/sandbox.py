@@ -1,7 +1,9 @@
 """Confined execution of model-influenced code (test runs import the agent's files; agent commands).
 
 Every command runs with a wall-clock timeout (everything it started is killed), CPU,
-address-space and file-size limits, a scrubbed environment (no API keys, no secrets: only PATH,
+address-space and file-size limits, in a cgroup of its own where the machine allows one
+(harness.sandbox.cgroup: a memory limit on all the run holds, a process limit, and every
+process still in it killed at the run's end), a scrubbed environment (no API keys, no secrets: only PATH,
 HOME, TMPDIR, LANG, TZ and Python's switches), and its output streamed to capture files outside
 its reach (read back capped: a run that prints gigabytes costs the harness nothing). What it can
 see depends on the confinement level, which ``confinement_level()`` reports and every record
@@ -44,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
-from harness.sandbox import confine, syscalls
+from harness.sandbox import cgroup, confine, syscalls
 
 NOBODY = 65534
 # HOME of every confined run at levels bwrap and namespaces: a user's home path, existing and writable, a
@@ -335,13 +337,15 @@ PREEXEC_FAILED = "hx: confinement failed before exec: "
 
 
 def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[str, ...] = (),
-             binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None, home: tuple[str, str] | None = None):
+             binds: tuple[tuple[str, str], ...] = (), cwd: str | None = None, home: tuple[str, str] | None = None,
+             cgroup_fds: tuple[int, ...] = ()):
     namespaces = level.startswith("namespaces")
     readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
     libc = _libc()  # loaded before the fork: no dlopen between fork and exec
 
     def setup() -> None:
         try:
+            confine.join_cgroups(cgroup_fds)  # first: everything this child becomes or starts is in the run's groups
             confine.set_limits(limits.memory_mb, limits.cpu_s, limits.file_mb, address_space=False)
             confine.deny_keyrings(libc)
             if namespaces:
@@ -483,6 +487,18 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
     wr = tuple(str(Path(w).resolve()) for w in writable)
     bd = tuple((str(Path(src).resolve()), str(Path(dst).absolute())) for src, dst in binds)
     keep: list[int] = []  # descriptors the launcher reads (bubblewrap's filter), closed when it has started
+    group = cgroup.create(limits.memory_mb)  # the run's own cgroups (memory, processes, its end); None: rlimits alone
+    try:
+        return _run_confined(argv, cwd, level, hidden, wr, bd, keep, group, limits, env_extra)
+    finally:
+        if group is not None:
+            group.end()  # every process the run started, in whatever session, is killed; the groups removed
+
+
+def _run_confined(argv: list[str], cwd: Path, level: str, hidden: tuple[str, ...], wr: tuple[str, ...],
+                  bd: tuple[tuple[str, str], ...], keep: list[int], group: cgroup.RunGroup | None, limits: Limits,
+                  env_extra: dict | None) -> ExecResult:
+    cg_fds = tuple(group.open()) if group is not None else ()
     rec = syscalls.active()
     keep_files = rec is not None and rec.data  # the secret run: its files are read once it has ended
     with tempfile.TemporaryDirectory(prefix="hx-cap-") as cap, tempfile.TemporaryDirectory(prefix="hx-tmp-") as tmp:
@@ -497,13 +513,13 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
             views += tuple(kept.items())
             keep.append(filter_fd())
             cmd = _bwrap_argv(list(argv), cwd, env, wr, hidden, keep[-1], bd, kept)
-            pre = _preexec(limits, hidden, level, wr)
+            pre = _preexec(limits, hidden, level, wr, cgroup_fds=cg_fds)
         else:
             os.chmod(tmp, 0o1777)
             home = run_home_dir(tmp, level)
             env = scrubbed_env(Path(RUN_HOME if home else tmp), {"TMPDIR": tmp, **(env_extra or {})})
             cmd = _wrap(list(argv), level)
-            pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd), (home, RUN_HOME) if home else None)
+            pre = _preexec(limits, hidden, level, (*wr, tmp), bd, str(cwd), (home, RUN_HOME) if home else None, cg_fds)
             views += ((tmp, tmp),) + ((("/tmp", "/tmp"), ("/dev/shm", "/dev/shm")) if level == "basic" else ())
             views += ((RUN_HOME, home),) if home else ()
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
@@ -516,10 +532,14 @@ def run_confined(argv: list[str], cwd: Path, *, hide: tuple[Path, ...] = (), lim
                 os.close(trace_fd)  # strace holds it now: EOF when strace (the last holder) ends
             for fd in keep:
                 os.close(fd)
+            if group is not None:
+                group.close_fds()  # the child has joined (or failed before exec)
         timed_out = _wait(proc, limits.timeout_s)
+        if group is not None:
+            group.kill()  # what the run left (a daemon in its own session: level basic has no PID namespace to end it)
         if session is not None:
             session.finish(proc.returncode)
         wall = time.perf_counter() - t0
         cut = limits.output_chars
         return ExecResult(list(argv), proc.returncode, read_capped(out_path, cut), read_capped(err_path, cut), wall,
-                          timed_out, level)
+                          timed_out, level, {"memory_limit": group.memory_limit if group else "address-space"})

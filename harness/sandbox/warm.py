@@ -5,7 +5,8 @@ run (~2/3 of a run, benchmarks/bench_cells.py). Here each harness process starts
 ``python -I harness.sandbox.warm`` with the scrubbed environment (no secret ever exists in it), which
 imports pytest and its default plugins (only modules a cold ``python -I -m pytest`` has imported
 before it reads the test tree), then waits on a socketpair. Per test run it forks C1, which
-applies the cold path's confinement in the same order as ``sandbox._preexec``: setsid, rlimits
+applies the cold path's confinement in the same order as ``sandbox._preexec``: it joins the run's
+cgroups (harness.sandbox.cgroup: their cgroup.procs descriptors come with the request), setsid, rlimits
 (AS, CPU, FSIZE, CORE), unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), / made rprivate,
 hidden dirs covered by mode-000 tmpfs, the scratch dirs bind-mounted, every other mount remounted
 read-only. C1 forks C2, pid 1 of the new PID namespace (like ``unshare --pid --fork
@@ -79,8 +80,9 @@ def _load_confine():
     return mod
 
 
-def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
-    """In C1: confine, fork C2 (pid 1 of a new PID namespace); C1 never returns, C2 returns."""
+def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int, cgroup_fds: tuple[int, ...] = ()) -> None:
+    """In C1: join the run's cgroups (``cgroup_fds``: their cgroup.procs, opened by the harness), confine,
+    fork C2 (pid 1 of a new PID namespace); C1 never returns, C2 returns."""
     import ctypes
     import signal
     libc = ctypes.CDLL(None, use_errno=True)
@@ -92,6 +94,9 @@ def _child_setup(req: dict, out_fd: int, err_fd: int, ctl_fd: int) -> None:
     try:
         os.close(ctl_fd)
         confine = _load_confine()  # harness.sandbox.confine: the very steps the cold path takes
+        confine.join_cgroups(cgroup_fds)  # first, as the cold path's child: C2 and all it starts are in the groups
+        for fd in cgroup_fds:
+            os.close(fd)
         lim = req["limits"]
         confine.set_limits(lim["memory_mb"], lim["cpu_s"], lim["file_mb"])
         confine.deny_keyrings(libc)
@@ -178,22 +183,22 @@ def _zygote_main():
     ctl = socket.socket(fileno=int(sys.argv[1]))
     while True:
         try:
-            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 22, 2)
+            msg, fds, _, _ = socket.recv_fds(ctl, 1 << 22, 8)
         except OSError:
             sys.exit(0)
         if not msg:
             sys.exit(0)
         req = json.loads(msg)
         req["cap_last"] = cap_last
-        out_fd, err_fd = fds
+        out_fd, err_fd, *cgroup_fds = fds
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            _child_setup(req, out_fd, err_fd, ctl.fileno())
+            _child_setup(req, out_fd, err_fd, ctl.fileno(), tuple(cgroup_fds))
             return req, preloaded  # C2
-        os.close(out_fd)
-        os.close(err_fd)
+        for fd in (out_fd, err_fd, *cgroup_fds):
+            os.close(fd)
         pidfd = os.pidfd_open(pid)
         socket.send_fds(ctl, [json.dumps({"pid": pid}).encode()], [pidfd])
         os.close(pidfd)
@@ -368,7 +373,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
     import tempfile
     from pathlib import Path
 
-    from harness.sandbox import syscalls
+    from harness.sandbox import cgroup, syscalls
     if syscalls.active() is not None:
         return None
     from harness.sandbox.sandbox import ExecResult, Limits, confinement_level, read_capped
@@ -393,7 +398,12 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
         req = _request(level, rest, cwd, hidden, writable, tmp, env_extra, script, limits)
         req["binds"] = bound
         out_path, err_path = Path(cap) / "stdout", Path(cap) / "stderr"
-        ran = _run_in_zygote(req, out_path, err_path, limits)
+        group = cgroup.create(limits.memory_mb)  # the run's own cgroups, as a cold run's; None: rlimits alone
+        try:
+            ran = _run_in_zygote(req, out_path, err_path, limits, group)
+        finally:
+            if group is not None:
+                group.end()  # whatever is left of the run is killed (its PID namespace is gone already)
         if ran is None:
             return None
         status, wall, timed_out = ran
@@ -404,7 +414,7 @@ def run(argv: list[str], cwd, *, hide=(), limits=None, env_extra=None, writable=
             return None
         STATS["warm"] += 1
         return ExecResult(list(argv), rc, read_capped(out_path, limits.output_chars), err_text, wall, timed_out, level,
-                          {"executor": "warm"})
+                          {"executor": "warm", "memory_limit": group.memory_limit if group else "address-space"})
 
 
 def _request(level: str, rest: list[str], cwd, hidden: list[str], writable: list[str], tmp: str, env_extra,
@@ -431,7 +441,7 @@ def _request(level: str, rest: list[str], cwd, hidden: list[str], writable: list
     return req
 
 
-def _run_in_zygote(req: dict, out_path, err_path, limits) -> tuple[int, float, bool] | None:
+def _run_in_zygote(req: dict, out_path, err_path, limits, group=None) -> tuple[int, float, bool] | None:
     """Send ``req`` to this thread's zygote with the capture files as the run's stdout and stderr,
     and wait for its wait status under the wall timeout (SIGKILL through the run's pidfd at the
     deadline, then 10 s more). Returns (wait status, wall seconds, timed out), or None when the
@@ -447,7 +457,7 @@ def _run_in_zygote(req: dict, out_path, err_path, limits) -> tuple[int, float, b
         t0 = time.perf_counter()
         try:
             sock = _zygote()
-            socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd])
+            socket.send_fds(sock, [json.dumps(req).encode()], [out_fd, err_fd, *(group.open() if group else ())])
             msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
             json.loads(msg)["pid"]  # the reply names the run (KeyError if malformed)
             pidfd = fds[0]
@@ -457,6 +467,8 @@ def _run_in_zygote(req: dict, out_path, err_path, limits) -> tuple[int, float, b
         finally:
             os.close(out_fd)
             os.close(err_fd)
+            if group is not None:
+                group.close_fds()  # the zygote holds its copies
         _mine()["runs"] += 1
         deadline, timed_out = t0 + limits.timeout_s, False
         while True:

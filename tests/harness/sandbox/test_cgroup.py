@@ -1,0 +1,132 @@
+"""A run's own cgroup (harness.sandbox.cgroup): made before the run, joined by its first process before any
+code of the tree, limited (memory, processes), every process still in it killed at the run's end, then removed."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.sandbox import cgroup, confine
+
+SPAWN_DAEMON = ("import os, sys\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                "        os.execv('/bin/sleep', ['sleep', '300'])\n    os._exit(0)\n")
+
+
+def _only(roles: set[str]) -> cgroup.Support:
+    """This machine's hierarchies that give one of ``roles`` (each kept with those roles only), or a skip."""
+    sup = cgroup.support()
+    kept = tuple(cgroup.Hierarchy(h.parent, h.version, h.roles & frozenset(roles)) for h in sup.hierarchies
+                 if h.roles & roles)
+    if not kept:
+        pytest.skip(f"no cgroup hierarchy gives {sorted(roles)} here")
+    return cgroup.Support(kept)
+
+
+def _freezer_support() -> cgroup.Support:
+    """The v1 freezer (the kill path of a machine without cgroup v2), probed here even where v2 gives cgroup.kill."""
+    v1_own, _ = cgroup._own_groups()
+    for mp, version, ctrls in cgroup._mounts():
+        if version == 1 and "freezer" in ctrls and "freezer" in v1_own:
+            parent = os.path.join(mp, v1_own["freezer"].lstrip("/"))
+            if cgroup._probe(parent, 1, {"freeze"}):
+                return cgroup.Support((cgroup.Hierarchy(parent, 1, frozenset({"freeze"})),))
+    pytest.skip("no v1 freezer here")
+
+
+def _run_in(group: cgroup.RunGroup, argv: list[str], out) -> int:
+    """``argv`` run to its end in ``group`` (joined before exec, as a run's first process joins), its output to ``out``
+    (a file: a pipe would stay open in what it leaves behind); its exit code."""
+    fds = tuple(group.open())
+    try:
+        with open(out, "wb") as fh:
+            proc = subprocess.Popen(argv, preexec_fn=lambda: confine.join_cgroups(fds), stdout=fh)
+    finally:
+        group.close_fds()
+    return proc.wait(timeout=60)
+
+
+@pytest.mark.parametrize("roles", [{"kill"}, {"freeze"}, {"memory", "pids"}], ids=["cgroup.kill", "freezer", "members"])
+def test_a_daemon_in_its_own_session_is_killed_at_the_runs_end_and_the_groups_removed(roles, tmp_path):
+    """Each way a run's end is made: v2 ``cgroup.kill``; v1 freeze, SIGKILL, thaw; and, with neither, each member
+    signalled through a pidfd until the groups are empty."""
+    sup = _freezer_support() if roles == {"freeze"} else _only(roles)
+    group = cgroup.create(256, sup)
+    assert group is not None
+    try:
+        assert _run_in(group, [sys.executable, "-I", "-c", SPAWN_DAEMON], tmp_path / "out") == 0
+        daemons = group.members()
+        assert daemons, "the daemon is in the run's group"
+    finally:
+        group.end()
+    assert all(not os.path.exists(d) for d, _ in group.dirs)
+    for pid in daemons:  # gone, or a zombie of init's on its way
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        assert state in ("Z", "X"), (pid, state)
+
+
+def test_a_run_holds_no_more_shared_memory_than_its_group_allows(tmp_path):
+    """memfd pages are charged to the group of the process that faults them: past the limit the writer gets
+    ENOMEM or is killed, never holds them."""
+    group = cgroup.create(64, _only({"memory"}))
+    assert group is not None and group.memory_limit.startswith("cgroup-v")
+    script = ("import os\nfd = os.memfd_create('m', 0)\nheld = 0\ntry:\n    for i in range(16):\n"
+              "        os.write(fd, b'x' * (16 << 20))\n        held += 16\nexcept OSError:\n    pass\nprint(held)\n")
+    try:
+        rc = _run_in(group, [sys.executable, "-I", "-c", script], tmp_path / "out")
+    finally:
+        group.end()
+    out = (tmp_path / "out").read_text()
+    held = int(out.split()[0]) if out.strip() else 0
+    assert held <= 64, (rc, held)
+
+
+def test_a_run_starts_no_more_processes_than_its_group_allows(monkeypatch, tmp_path):
+    monkeypatch.setattr(cgroup, "PIDS_MAX", 8)
+    group = cgroup.create(256, _only({"pids"}))
+    assert group is not None
+    script = ("import os, time\nn = 0\nkids = []\nwhile n < 64:\n    try:\n        pid = os.fork()\n"
+              "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n"
+              "    kids.append(pid)\n    n += 1\nprint(n)\n")
+    try:
+        assert _run_in(group, [sys.executable, "-I", "-c", script], tmp_path / "out") == 0
+    finally:
+        group.end()  # the sleeping children too
+    assert int((tmp_path / "out").read_text().split()[0]) < 8
+
+
+def test_a_run_says_which_memory_limit_applied_and_leaves_no_group(tmp_path):
+    from harness.sandbox.sandbox import Limits, run_confined
+    r = run_confined(["/bin/true"], tmp_path, limits=Limits(memory_mb=256))
+    assert r.returncode == 0, r.stderr
+    assert r.extra["memory_limit"] == cgroup.memory_limit() in ("cgroup-v1", "cgroup-v2", "address-space")
+    left = [n for h in cgroup.support().hierarchies for n in os.listdir(h.parent)
+            if n.startswith(f"{cgroup.PREFIX}{os.getpid()}-")]
+    assert not left
+
+
+def test_without_cgroups_a_run_keeps_its_rlimits_and_says_so(tmp_path, monkeypatch):
+    from harness.sandbox.sandbox import Limits, run_confined
+    monkeypatch.setenv("HARNESS_CGROUP", "0")
+    cgroup.support.cache_clear()
+    try:
+        assert cgroup.support().memory_limit == "address-space" and cgroup.create(256) is None
+        r = run_confined([sys.executable, "-I", "-c", "b = bytearray(400 * 1024 * 1024)"], tmp_path,
+                         limits=Limits(memory_mb=256))
+    finally:
+        monkeypatch.delenv("HARNESS_CGROUP")
+        cgroup.support.cache_clear()
+    assert r.extra["memory_limit"] == "address-space"
+    assert r.returncode != 0 and "MemoryError" in r.stderr
+
+
+def test_the_mounts_and_own_groups_are_read_from_proc():
+    v1, v2 = cgroup._own_groups()
+    mounts = cgroup._mounts()
+    assert all(version in (1, 2) for _, version, _ in mounts)
+    assert v2 is None or v2.startswith("/")
+    assert all(p.startswith("/") for p in v1.values())
