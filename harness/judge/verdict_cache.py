@@ -5,7 +5,7 @@ read and how it is run: the tree it runs on (every file's bytes, mode, symlink t
 sparse file, its data extents, and every directory and the root; for the final adjudication every
 entry's modification and access time too), whether the tree is shown at its own path with its own times (the final
 adjudication) or in a scratch copy with fixed ones (the runs of the agent's turns), the test file's bytes and where it is placed, the pytest command line, the interpreter
-(executable, version and every installed distribution), the limits, the confinement level, whether
+(executable, version and every installed distribution), the limits, the confinement level, which memory limit the machine gives a run (a cgroup's or the address space alone: harness.sandbox.cgroup), whether
 the harness's canary is appended, and the harness code that turns a run into a verdict
 (``VERDICT_CODE``: harness.judge.testrun, harness.sandbox.sandbox, ...). The key is a sha256 over
 all of them. The canary's random *name* is not part of the key (only whether a canary is used): a
@@ -59,6 +59,8 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
+
+from harness.sandbox.cgroup import memory_limit
 
 SCHEMA = "hx-verdict-v1"
 FINGERPRINT = ("passed", "tests", "failures", "errors", "skipped", "subverted", "returncode")
@@ -191,7 +193,8 @@ def interpreter_identity() -> dict:
 VERDICT_CODE = ("judge/testrun.py", "sandbox/sandbox.py", "sandbox/confine.py", "sandbox/warm.py", "judge/probes.py",
                 "judge/probe_runtime.py", "judge/judge.py", "judge/obschannel.py", "core/resultfile.py",
                 "judge/subject_rpc.py", "judge/subject_main.py",
-                "core/safefs.py", "core/treecopy.py")  # the last two: what is copied, what refused
+                "core/safefs.py", "core/treecopy.py",  # what is copied, what refused
+                "sandbox/cgroup.py")  # the run's memory and process limits, and what its end kills
 
 
 @lru_cache(maxsize=1)
@@ -209,7 +212,7 @@ def cache_key(tree: Path, test_file: Path, *, dest_rel: str, command: list[str],
     doc = {"schema": SCHEMA, "tree": tree_manifest(tree, times=times), "test": _sha(Path(test_file).read_bytes()),
            "dest": dest_rel, "command": list(command), "canary": bool(canary), "limits": limits,
            "confinement": confinement, "interpreter": interpreter or interpreter_identity(),
-           "harness": harness_code_digest(), "extra": extra or {}}
+           "harness": harness_code_digest(), "memory_limit": memory_limit(), "extra": extra or {}}
     return _sha(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
 
 
