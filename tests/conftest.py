@@ -309,11 +309,11 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_testrun_attacks.py::test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does":
         "red team atk10's lenient trees through the subject's output files, cold and warm (6 x 2-8 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_using_its_streams_as_files_passes_judged":
-        "red team atk10's honest trees through the subject's StringIO streams (7 x 2-4 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk10's honest trees through the subject's streams, closed (STREAMS_RULE; 7 judged and plain pairs, 2-4 s each)",
     "tests/harness/judge/test_testrun_attacks.py::test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree":
-        "red team atk10's lenient trees through a fresh subject's start-up (4 x 2-4 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk10's lenient trees through the subject's start-up, closed (STARTED_STATE_RULE; 4 judged and plain pairs, 2-4 s each)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_reads_the_interpreter_state_the_test_reads":
-        "red team atk10's honest tree through tempfile's cached directory (2-4 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk10's honest tree through tempfile's cached directory, closed (STARTED_STATE_RULE; one judged and plain pair, 2-4 s)",
 }
 
 
@@ -479,15 +479,6 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
-    "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_reads_the_interpreter_state_the_test_reads":
-        "red team atk10's open honest case through cached interpreter state (a strict xfail); test-all keeps the "
-        "environment synced (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[env_cwd_argv])",
-    "tests/harness/judge/test_testrun_attacks.py::test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree":
-        "red team atk10's open lenient cases through a fresh subject's start-up (strict xfails, 4 judged and plain pairs); "
-        "test-all keeps the fresh subject in the test's directory and variables (test_subject_start_attacks)",
-    "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_using_its_streams_as_files_passes_judged":
-        "red team atk10's open honest cases through the subject's streams (strict xfails, 7 judged and plain pairs); test-all "
-        "keeps print and capsys crossing (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
         "red team atk10's open honest cases (strict xfails, 10 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",

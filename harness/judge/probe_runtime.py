@@ -480,8 +480,8 @@ _STATE.update(globals=globals(), self=_sys.modules.get(__name__),
 # loads harness.judge.subject_rpc as ``_hx_rpc`` and this module, then runs pytest. From here on no
 # module of the tree is executed in this process: an import of one returns a proxy module whose
 # attributes and calls are requests to the *subject* (harness.judge.subject_main), a fresh interpreter
-# started before pytest (given its import path on first use; started afresh then if the test changed the
-# working directory or environment meanwhile) with nothing but its own request/response pair and audit pipe.
+# started before pytest (given its import path on first use, with the working directory and environment as the
+# test has them then: testrun ``STARTED_STATE_RULE``) with nothing but its own request/response pair and audit pipe.
 _rpc = _sys.modules.get("_hx_rpc")
 _DRIVER: dict = {"peer": None, "spawned": None, "inherited": None, "proc": None, "audit": None, "heartbeat": 0, "start": None,
                  "abuf": b"", "allowed": set(), "in_test": False, "main": None, "sleep": None,
@@ -540,21 +540,29 @@ def _spawn_subject(started=None):
     _relay_outputs()  # an earlier subject's last words
     _DRIVER.update(spawned=peer, proc=started["proc"], audit=started["audit"], inherited=started["inherited"],
                    outs=started["outs"])
+    if _DRIVER.get("started_env") is None:  # the early subject's: pytest's process starts under it (``_subject``)
+        _DRIVER["started_env"] = started["inherited"][1]
 
 
-def _relay_outputs(_pread=_os.pread, _fstat=_os.fstat, _write=_os.write, _min=min, _err=OSError):
+def _relay_outputs(upto=None, _pread=_os.pread, _fstat=_os.fstat, _write=_os.write, _min=min, _err=OSError, _emit=_emit):
     """Write what the subject wrote to its descriptors 1 and 2 since the last relay to the driver's
-    own (the files the driver script made, ``_spawn_subject``). (Bound at load: testrun ``BOUND_AT_LOAD_RULE``.)"""
+    own (the files the driver script made, ``_spawn_subject``); ``upto``: (descriptor, size), that one only up to
+    that size (``_write_outputs``). (Bound at load: testrun ``BOUND_AT_LOAD_RULE``.) What cannot be copied as plain
+    pytest's one capture file would hold it is a fault (testrun ``OUTPUT_RELAY_RULE``): a file smaller than what was
+    copied (shrunk, which its seal refuses), a write the driver's file refuses (past its size limit)."""
     for out in _DRIVER.get("outs") or ():
         f, off, target = out
-        while True:
+        stop = upto[1] if upto is not None and upto[0] == target else None
+        while stop is None or off < stop:
             try:
-                data = _pread(f.fileno(), 1 << 20, off)
+                data = _pread(f.fileno(), 1 << 20 if stop is None else _min(1 << 20, stop - off), off)
             except _err:
                 break
             if not data:
                 try:
-                    out[1] = _min(off, _fstat(f.fileno()).st_size)  # the tree truncated its own output
+                    if _fstat(f.fileno()).st_size < off:
+                        _emit({"k": "fault", "what": f"the subject's descriptor {target} shrank below what the driver "
+                               "copied of it (harness.judge.testrun OUTPUT_RELAY_RULE)"})
                 except _err:
                     pass
                 break
@@ -563,8 +571,62 @@ def _relay_outputs(_pread=_os.pread, _fstat=_os.fstat, _write=_os.write, _min=mi
             while data:
                 try:
                     data = data[_write(target, data):]
-                except _err:
-                    break
+                except _err as exc:
+                    _emit({"k": "fault", "what": f"the test's descriptor {target} refused the tree's output ({exc}), "
+                           "as plain pytest's capture file would have refused the tree (harness.judge.testrun "
+                           "OUTPUT_RELAY_RULE)"[:300]})
+                    data = None
+            if data is None:
+                out[1] = _fstat(f.fileno()).st_size  # (what is left is past the limit too: not copied, not faulted again)
+                break
+
+
+def _write_outputs(msg, _type=_type, _str=_str, _list=list, _emit=_emit):
+    """The tree's output of one message, in the order plain pytest's capture file would hold it (testrun
+    ``STREAMS_RULE``): each descriptor's output relayed up to the size it had at the tree's text that followed it, then
+    that text, into this process's ``sys.stdout``/``sys.stderr`` as the test has them now."""
+    for key, fd in (("o", 1), ("e", 2)):
+        v = msg.get(key)
+        if _type(v) is _str:
+            _relay_outputs()
+            _write_text(fd, v)
+        elif _type(v) is _list:
+            for part in v[:100_000]:
+                if _type(part) is _list and _len(part) == 2 and _type(part[0]) is int and _type(part[1]) is _str:
+                    _relay_outputs((fd, part[0]))
+                    _write_text(fd, part[1])
+    _relay_outputs()
+    fns = msg.get("fn")
+    for fd in fns if _type(fns) is _list else ():
+        try:
+            (_sys.stdout if fd == 1 else _sys.stderr).fileno()
+        except Exception:  # noqa: BLE001 - capsys's CaptureIO, a test's StringIO: the tree's call would have raised
+            _emit({"k": "fault", "what": f"the tree read its stream's descriptor (sys.{'stdout' if fd == 1 else 'stderr'}"
+                   ".fileno()), which the test's stream has not: plain pytest's tree would have met its error "
+                   "(harness.judge.testrun STREAMS_RULE)"})
+
+
+def _write_text(fd, text, _emit=_emit, _type=_type, _str=_str):
+    """``text`` into this process's stream of ``fd`` as the tree's bytes: text when it is UTF-8, else through the
+    stream's binary file (flushed first); a stream without one, or one that refuses the write, is a fault."""
+    stream = _sys.stdout if fd == 1 else _sys.stderr
+    try:
+        if text.isascii():
+            stream.write(text)
+            return
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # the tree's bytes that are not UTF-8 (its stream's ``buffer``)
+            buf = getattr(stream, "buffer", None)
+            if buf is None:
+                raise TypeError("the test's stream has no binary buffer for the tree's bytes") from None
+            stream.flush()
+            buf.write(text.encode("utf-8", "surrogateescape"))
+            return
+        stream.write(text)
+    except Exception as exc:  # noqa: BLE001 - the test's stream refused it: plain pytest's tree would have met that
+        _emit({"k": "fault", "what": f"the test's sys.{'stdout' if fd == 1 else 'stderr'} refused the tree's output "
+               f"({_type(exc).__name__}: {_str(exc)[:80]}) (harness.judge.testrun STREAMS_RULE)"})
 
 
 def _inherited(_getcwd=_os.getcwd):
@@ -604,16 +666,19 @@ def _end_subject(proc, *fds, _close=_os.close, _err=OSError):
 def _subject():
     """The live subject: the spawned interpreter, given its import path on first use. The subject
     started early holds the driver's working directory and environment as they were before pytest
-    started; a test that changed either before its first use of the tree (``monkeypatch.chdir``,
-    ``monkeypatch.setenv("TZ", ...)``) gets a fresh subject started with them, as when the subject
-    was started on first use (plain pytest's tree sees them too)."""
+    started, as pytest's own process started under them (harness.judge.testrun ``STARTED_STATE_RULE``); a test
+    that changed either before its first use of the tree (``monkeypatch.chdir``, ``monkeypatch.setenv("TZ", ...)``)
+    keeps it: the first message carries the directory and environment as the test left them (subject_rpc
+    ``ProcState``), as plain pytest's tree sees them in ``os.environ`` and ``getcwd``, never at the interpreter's
+    start. One that already ended is replaced by one started in the real directory under that same start-up
+    environment."""
     peer = _DRIVER["peer"]
     if peer is not None:
         return peer
-    if _DRIVER["spawned"] is not None and (_DRIVER["inherited"] != _inherited() or _DRIVER["proc"].poll() is not None):
-        _discard_spawned()  # also one that already ended (no tree code has run in it: not the tree's doing)
+    if _DRIVER["spawned"] is not None and _DRIVER["proc"].poll() is not None:
+        _discard_spawned()  # one that already ended (no tree code has run in it: not the tree's doing)
     if _DRIVER["spawned"] is None:
-        _spawn_subject()
+        _spawn_subject(_DRIVER["start"](_inherited()[0], _DRIVER["started_env"]))
     peer = _DRIVER["spawned"]
     peer._send({"path": [p for p in _sys.path if p and not _is_res(p)], "argv0": "",
                 "pre": _test_imports()})
@@ -643,11 +708,10 @@ def _test_imports():
 
 def _on_msg(msg, _emit=_emit):
     """Output and warnings the subject's code produced, replayed here (capsys, capfd, pytest.warns)."""
-    _relay_outputs()
-    if "o" in msg and _type(msg["o"]) is str:
-        _sys.stdout.write(msg["o"])
-    if "e" in msg and _type(msg["e"]) is str:
-        _sys.stderr.write(msg["e"])
+    if "o" in msg or "e" in msg or "fn" in msg:
+        _write_outputs(msg)
+    else:
+        _relay_outputs()  # (the tree wrote nothing to its streams)
     for w in msg.get("w") or ():
         import warnings
         try:

@@ -28,7 +28,7 @@ AUDIT_REDIRECTED = 87  # the subject's exit status when its audit descriptor no 
 # or the pipe refuses a line (harness.judge.subject_main._pipe_writer)
 
 
-def _install_audit(fd: int, exempt: dict | None = None) -> None:
+def _install_audit(fd: int, exempt: dict | None = None, truncated: list | None = None) -> None:
     """Install the audit hook (see the module docstring). The hook runs no method of an event's
     arguments (a str subclass's ``startswith``, a ``__class__`` property: code the tree would run
     inside the hook, where nothing is reported) and looks up no module attribute when it runs
@@ -44,12 +44,44 @@ def _install_audit(fd: int, exempt: dict | None = None) -> None:
     ``exempt``: id(code) -> code of the harness's own functions whose ctypes events are not evidence (the
     protocol's GIL-holding reads and writes, harness.judge.subject_rpc ``_HeldIO``, read ``ctypes.get_errno``
     when a call fails), filled by ``main`` once the protocol is loaded and matched by identity (an equal code
-    object the tree compiles is not one of them)."""
+    object the tree compiles is not one of them). ``truncated``: a cell ``main`` fills with the call that
+    reports a truncation of the output files (``_truncation_watch``)."""
     from _json import encode_basestring_ascii as quote
     text = _text_reader()
     exempt = {} if exempt is None else exempt
     classify = _event_classifier(_caller_check(_trusted_prefixes(), text, exempt), text, _exempt_check(exempt))
-    sys.addaudithook(_audit_hook(classify, _pipe_writer(fd, AUDIT_REDIRECTED), quote))
+    watch = _truncation_watch(truncated) if truncated is not None else None
+    sys.addaudithook(_audit_hook(classify, _pipe_writer(fd, AUDIT_REDIRECTED), quote, watch))
+
+
+def _truncation_watch(cell: list):
+    """A fresh ``watch(event, args)`` for the audit hook (harness.judge.testrun ``OUTPUT_RELAY_RULE``): a truncation
+    of the subject's descriptors 1 and 2 (the files the driver relays, known by device and inode whatever descriptor
+    or path reaches them: ``os.truncate``/``os.ftruncate``, an ``open`` with ``O_TRUNC``) calls ``cell[0]`` (a fault
+    the next message carries), whether their seal refused it or not: under plain pytest it would have emptied the
+    capture file the test shares, which the driver cannot reproduce."""
+    ids = set()
+    for fd in (1, 2):
+        try:
+            st = os.fstat(fd)
+            ids.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
+
+    def watch(event, args, _ids=frozenset(ids), _cell=cell, _fstat=os.fstat, _stat=os.stat, _type=type, _int=int,
+              _str=str, _bytes=bytes, _len=len, _trunc=os.O_TRUNC, _err=(OSError, ValueError, TypeError)):
+        if not args:
+            return
+        if event == "open" and not (_len(args) > 2 and _type(args[2]) is _int and args[2] & _trunc):
+            return
+        target = args[0]
+        try:
+            st = _fstat(target) if _type(target) is _int else _stat(target) if _type(target) in (_str, _bytes) else None
+        except _err:
+            return
+        if st is not None and (st.st_dev, st.st_ino) in _ids and _cell[0] is not None:
+            _cell[0]()
+    return watch
 
 
 def _trusted_prefixes() -> tuple[str, ...]:
@@ -175,7 +207,7 @@ def _event_classifier(untrusted_caller, text, exempt_caller=None):
     return classify
 
 
-def _audit_hook(classify, write, quote):
+def _audit_hook(classify, write, quote, watch=None):
     """A fresh hook over ``classify`` and ``write``: answers the driver's heartbeat (``hx.sync``),
     writes each distinct evidence line once (at most 200), and ignores events a thread raises
     while that same thread runs the hook (its own calls raise some). The guard is per thread: one
@@ -185,7 +217,7 @@ def _audit_hook(classify, write, quote):
     state = {"busy": set(), "sent": 0, "seen": set()}
 
     def hook(event, args, _state=state, _type=type, _int=int, _len=len, _quote=quote, _classify=classify,
-             _write=write, _me=get_ident):
+             _write=write, _me=get_ident, _watch=watch):
         me, busy = _me(), _state["busy"]
         if me in busy:
             return
@@ -195,6 +227,8 @@ def _audit_hook(classify, write, quote):
                 if _len(args) == 1 and _type(args[0]) is _int:
                     _write('{"sync":%d}' % args[0])
                 return
+            if _watch is not None and (event == "os.truncate" or event == "open"):
+                _watch(event, args)
             what = _classify(event, args)
             if what is not None and what not in _state["seen"] and _state["sent"] < 200:
                 _state["seen"].add(what)
@@ -278,10 +312,36 @@ def _interpreter_registries() -> dict:
     return out
 
 
+# STARTED_STATE_RULE (harness.judge.testrun): what pytest's process reads once at its own start-up and keeps (the
+# interpreter's start-up variables, read by the interpreter itself: its time zone, UTF-8 mode and locale; and what
+# pytest's fd capture makes before any test: ``tempfile.TemporaryFile`` caches ``tempfile.gettempdir()``), the subject
+# reads at its own start, under the environment pytest's process started with (the early subject's; never the test's).
+def _started_state() -> None:
+    import tempfile
+    try:
+        tempfile.gettempdir()  # cached, as pytest's capture file cached it in pytest's process
+    except OSError:  # (no usable directory: plain pytest's capture fails there too; the tree's call raises)
+        pass
+
+
+def _truncation_fault(pending: list):
+    """The call ``_truncation_watch`` makes: a fault the subject's next message carries (``pf``), once."""
+    said = [False]
+
+    def fault(_said=said, _append=pending.append):
+        if not _said[0]:
+            _said[0] = True
+            _append("the tree truncated its descriptor 1 or 2 (the files the driver relays, sealed against it): "
+                    "under plain pytest that empties the capture file the test shares, which the judge cannot "
+                    "reproduce (harness.judge.testrun OUTPUT_RELAY_RULE)")
+    return fault
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
+    _started_state()
     held = _held_libc()
     import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
     faulthandler.enable(file=2)  # (the tree's ``disable`` is then a change: harness.judge.subject_rpc ``KERNEL_RULE``)
@@ -289,7 +349,8 @@ def main() -> None:
     weakref.finalize(weakref.finalize, int).detach()  # ``TemporaryDirectory`` is no atexit callback of its own then
     sources = _interpreter_registries()
     exempt: dict = {}
-    _install_audit(audit_fd, exempt)
+    truncated: list = [None]
+    _install_audit(audit_fd, exempt, truncated)
     import importlib.util
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("_hx_rpc", os.path.join(here, "_hx_rpc.py"))
@@ -308,6 +369,7 @@ def main() -> None:
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
+    truncated[0] = _truncation_fault(peer.pending)
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message
     rpc.relay_logs(peer.ps)  # each record to the driver's logger it was logged on (LOG_TREE_RULE)

@@ -962,11 +962,7 @@ class Peer:
             if dropped:
                 msg["mx"] = dropped
         if self.capture is not None:
-            out, err = self.capture
-            o, e = out.getvalue(), err.getvalue()
-            if o or e:
-                msg["o"], msg["e"] = o, e
-                out.seek(0), out.truncate(0), err.seek(0), err.truncate(0)
+            _take_output(msg)
         if self.ps is not None:
             self.ps.outgoing(msg, self.capture)
             self._ps_faults()
@@ -1279,7 +1275,7 @@ class Peer:
         if self.ps is not None:
             out += self.ps.moved()
         try:
-            if self.capture is not None and (self.capture[0].tell() or self.capture[1].tell()):
+            if self.capture is not None and _output_pending():
                 out.append("sys.stdout/sys.stderr")
         except Exception:  # noqa: BLE001 - closed by the tree: its writes go nowhere either way
             pass
@@ -4329,10 +4325,77 @@ def _filter_spec() -> list:
     return out[:last]
 
 
+class _OutBuffer(_io.BytesIO):
+    """(subject) The binary file under the subject's ``sys.stdout``/``sys.stderr`` (harness.judge.testrun
+    ``STREAMS_RULE``): what the tree wrote since the last message, with the size its descriptor (``fd``, 1 or 2,
+    the file the driver relays) had at each write that found it grown (``marks``: the driver writes each part after
+    the descriptor's output that came before it, as plain pytest's one capture file keeps them); ``fileno`` is that
+    descriptor (``used``: the driver checks the test's stream has one too)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd, self.used = fd, False
+        self.marks: list[tuple[int, int]] = []
+
+    def write(self, b, _write=_io.BytesIO.write, _tell=_io.BytesIO.tell, _lseek=_os.lseek, _end=_os.SEEK_END):
+        try:  # (its size: the file is append-only, so its offset is at its end at every write, moved or not)
+            n = _lseek(self.fd, 0, _end)
+        except OSError:
+            n = -1
+        marks = self.marks
+        if not marks or marks[-1][1] != n:
+            marks.append((_tell(self), n))
+        return _write(self, b)
+
+    def fileno(self) -> int:
+        self.used = True
+        return self.fd
+
+
 def _capture() -> tuple:
-    out, err = _io.StringIO(), _io.StringIO()
+    out, err = [_io.TextIOWrapper(_OutBuffer(fd), encoding="utf-8", errors="replace", newline="", write_through=True)
+                for fd in (1, 2)]
+    _OUT_BUFS[:] = [out.buffer, err.buffer]
     _sys.stdout, _sys.stderr = out, err
     return out, err
+
+
+_OUT_BUFS: list = []  # (subject) the binary files under its streams (``_capture``)
+
+
+def _output_pending() -> bool:
+    """(subject) Whether the tree wrote to its streams since the last message."""
+    b = _OUT_BUFS
+    return _len(b) == 2 and bool(b[0].tell() or b[1].tell())
+
+
+def _take_output(msg: dict, _lseek=_os.lseek, _end=_os.SEEK_END) -> None:
+    """(subject, at every message) What the tree wrote to its streams (``_capture``) since the last one: ``o``/``e``
+    the text (bytes that are not UTF-8 as surrogate escapes), or a list of [size of the descriptor, text] parts when
+    the descriptor grew between its writes (``STREAMS_RULE``); ``fn`` the descriptors whose ``fileno`` it read."""
+    bufs = _OUT_BUFS
+    if _len(bufs) != 2 or not (bufs[0].tell() or bufs[1].tell() or bufs[0].used or bufs[1].used):
+        return  # (nothing written: one check a message)
+    for buf in bufs:
+        if buf.used:
+            msg.setdefault("fn", []).append(buf.fd)
+            buf.used = False
+        if not buf.tell():
+            continue
+        key = "o" if buf.fd == 1 else "e"
+        data, marks = buf.getvalue(), buf.marks
+        try:
+            end = _lseek(buf.fd, 0, _end)
+        except OSError:
+            end = -1
+        if all(m[1] == end for m in marks):
+            msg[key] = data.decode("utf-8", "surrogateescape")
+        else:
+            cuts = [m[0] for m in marks[1:]] + [_len(data)]
+            msg[key] = [[m[1], data[m[0]:c].decode("utf-8", "surrogateescape")] for m, c in zip(marks, cuts)]
+        buf.seek(0)
+        buf.truncate(0)
+        marks.clear()
 
 
 

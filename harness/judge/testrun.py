@@ -105,6 +105,42 @@ def pytest_argv(work: Path, res: Path, dest: Path, *, junit: bool = True) -> lis
     return [*argv, str(dest)]
 
 
+STARTED_STATE_RULE = """What plain pytest's process reads once when it starts and keeps, the tree's code reads as it was then: the
+interpreter's start-up state read from the environment (the time zone ``time`` and the C library read, UTF-8 mode and
+the locale's encoding, the hash seed) and what pytest's own start made before any test (its fd capture's
+``tempfile.TemporaryFile`` caches ``tempfile.gettempdir()``). So the subject is the one started with the driver, under
+the environment pytest's process started under, whatever the test sets before its first use of the tree: the test's
+directory and variables reach it with the first message (subject_rpc ``ProcState``), as they reach plain pytest's tree
+through ``os.environ`` and ``getcwd``, never its interpreter's start; it caches ``tempfile``'s directory at its start
+(subject_main ``_started_state``). A subject that ended before first use is replaced by one started under that same
+environment. Open: other values a library caches on first use in pytest's process before the test (the subject
+reads them at the tree's first call, under the test's variables)."""
+
+OUTPUT_RELAY_RULE = """The subject's descriptors 1 and 2 are files the driver copies to its own 1 and 2 (probe_runtime
+``_relay_outputs``), which under plain pytest are one capture file the tree shares with the test. What the copy cannot
+reproduce fails closed: every truncation of them is refused or a fault. They are sealed against shrinking
+(``F_SEAL_SHRINK``: an ``ftruncate``, or an ``open`` with ``O_TRUNC``, that would shrink them fails, in the tree and
+in its children), and the subject's audit hook reports each truncation of the tree's own code that reaches them by
+any descriptor or path (subject_main ``_truncation_watch``, by device and inode: ``os.truncate``/``os.ftruncate``,
+``open`` with ``O_TRUNC``) as a fault, refused or not (under plain pytest it would have emptied what the test
+captured); a file found smaller than what was copied is a fault; a write the driver's descriptor refuses (its
+file-size limit, which under plain pytest counts the test's and the tree's output together) is a fault, never
+dropped. Open: a tree's ``lseek`` on them (its writes append, where plain pytest's would overwrite), a child
+process's truncation that does not shrink them (no audit hook there), a truncation through ``ctypes``, and the size
+limit counted per file (the subject's files are never emptied between tests or at ``readouterr``)."""
+
+STREAMS_RULE = """The subject's ``sys.stdout``/``sys.stderr`` are what pytest's fd capture gives plain pytest's tree: a text file
+(UTF-8, errors replaced, no newline translation, written through) over a binary one (``buffer``), whose ``fileno`` is the
+descriptor the driver relays (so ``faulthandler.enable()`` and ``subprocess.run(..., stdout=sys.stdout)`` write where
+pytest's capture file would have them), ``reconfigure`` as a text file's. What the tree writes crosses with the next
+message as text (bytes that are not UTF-8 as surrogate escapes) and is written into the test's stream as it is then
+(capsys's, capfd's, pytest's), bytes through its ``buffer``; each part after the descriptor's output that came before it
+(the size the descriptor had at the write), so the tree's print and its child's output keep their order. Fail closed: a
+test stream without a ``buffer`` for bytes, or without a ``fileno`` when the tree read its stream's, or refusing the
+write, is a fault. Open: the stream's other differences under capsys (its encoding's spelling, strict errors), and what
+the tree reads back from its stream (``tell``, ``seek``, ``name``)."""
+
+
 PYTEST_INI = "[pytest]\naddopts =\n"
 RUNTIME_SOURCE = Path(probes.__file__).with_name("probe_runtime.py")
 RPC_SOURCE = Path(probes.__file__).with_name("subject_rpc.py")
@@ -123,11 +159,11 @@ SUBJECT_ENV = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED
 # first so that its start-up (interpreter, audit hook, protocol: the longest wait of a judged run)
 # runs while this process loads the protocol and the runtime and pytest starts, not after: about
 # 40-100 ms of every run (benchmarks.bench_judge). ``keep``: the variables of the driver's
-# environment the subject gets (probe_runtime ``SUBJECT_ENV``; the runtime checks the early subject's
-# against its own, and starts another when they differ).
+# environment the subject gets (probe_runtime ``SUBJECT_ENV``; the runtime keeps the early subject whatever the test
+# sets, and starts another under the same variables only when it ended: ``STARTED_STATE_RULE``).
 # BOUND_AT_LOAD_RULE: every standard-library function, class and constant a subject's start-up uses (here, and the
 # runtime's ``_subject``/``_spawn_subject``/``_inherited``/``_relay_outputs``/``_end_subject``, which run during the
-# test when it changed the directory or environment before its first use of the tree) is bound once, as a default
+# test when the early subject ended before its first use of the tree) is bound once, as a default
 # argument, when this script or the runtime loads, before any code of the test runs; nothing is looked up in a module
 # when it runs. A test's ``monkeypatch.setattr(subprocess, "Popen", ...)``, ``tempfile.TemporaryFile``, ``os.getcwd``,
 # ``socket.socket``, ``os.pipe``... is the test's, for the test's own calls and the tree's (subject_rpc
@@ -214,7 +250,8 @@ def _inheritable_fds(_listdir=os.listdir, _get=os.get_inheritable, _int=int, _er
 
 def _start_subject(cwd, env, _exe=sys.executable, _main=os.path.join(_res, "_hx_subject.py"),
                    _pair=_socket.socketpair, _unix=_socket.AF_UNIX, _stream=_socket.SOCK_STREAM, _pipe2=os.pipe2,
-                   _cloexec=os.O_CLOEXEC, _memfd=os.memfd_create, _mfd_cloexec=os.MFD_CLOEXEC, _fcntl=fcntl.fcntl,
+                   _cloexec=os.O_CLOEXEC, _memfd=os.memfd_create, _mfd_flags=os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING,
+                   _seal=fcntl.F_ADD_SEALS, _no_shrink=fcntl.F_SEAL_SHRINK, _fcntl=fcntl.fcntl,
                    _getfl=fcntl.F_GETFL, _setfl=fcntl.F_SETFL, _append=os.O_APPEND, _File=_io.FileIO,
                    _spawn=os.posix_spawn, _CLOSE=os.POSIX_SPAWN_CLOSE, _DUP2=os.POSIX_SPAWN_DUP2,
                    _OPEN=os.POSIX_SPAWN_OPEN, _rdonly=os.O_RDONLY, _sigdef=(signal.SIGPIPE, signal.SIGXFSZ),
@@ -226,8 +263,9 @@ def _start_subject(cwd, env, _exe=sys.executable, _main=os.path.join(_res, "_hx_
     outs = []
     try:
         for target in (1, 2):
-            fd = _memfd("hx-subject-out", _mfd_cloexec)
+            fd = _memfd("hx-subject-out", _mfd_flags)
             _fcntl(fd, _setfl, _fcntl(fd, _getfl) | _append)
+            _fcntl(fd, _seal, _no_shrink)  # OUTPUT_RELAY_RULE: never truncated (what the relay copied stays)
             outs.append([_File(fd, "r+"), 0, target])
         req = theirs.fileno()
         _set_inheritable(req, True)

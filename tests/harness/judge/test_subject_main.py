@@ -159,3 +159,26 @@ def test_the_protocols_own_traversal_is_not_evidence_and_any_other_gc_get_refere
     lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     assert p.returncode == 0, p.stderr
     assert lines == [{"mark": 1}, {"ev": "gc.get_referents"}]
+
+
+def test_a_truncation_of_the_relayed_descriptors_is_reported_by_any_way_that_reaches_them(tmp_path):
+    """harness.judge.testrun OUTPUT_RELAY_RULE: ``os.ftruncate`` of descriptor 1 or 2, ``os.truncate`` or an ``open``
+    with O_TRUNC of a path that is the same file (known by device and inode) call the cell; other files, and an open
+    without O_TRUNC, do not."""
+    import os
+    calls: list = []
+    cell: list = [None]
+    watch = subject_main._truncation_watch(cell)
+    watch("os.truncate", (1, 0))  # (the cell still empty: nothing to call)
+    cell[0] = lambda: calls.append(1)
+    other = tmp_path / "other"
+    other.write_text("x")
+    watch("os.truncate", (str(other), 0))
+    watch("open", (str(other), "w", os.O_WRONLY | os.O_TRUNC))
+    watch("open", ("/proc/self/fd/1", "r", os.O_RDONLY))
+    watch("os.truncate", (99999, 0))  # (no such descriptor)
+    assert calls == []
+    watch("os.truncate", (1, 0))
+    watch("os.truncate", (2, 0))
+    watch("open", ("/proc/self/fd/2", "w", os.O_WRONLY | os.O_TRUNC))
+    assert calls == [1, 1, 1]

@@ -53,9 +53,13 @@ def test_a_tree_first_used_after_the_test_set_a_variable_sees_it(tmp_path, execu
     assert v.passed and not v.subverted, v.output
 
 
-def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(monkeypatch, tmp_path):
-    """The decision in the driver (``_subject``): the subject started early is used when nothing it
-    inherited changed (the speedup), and replaced by a fresh one when something did."""
+def test_the_early_subject_is_kept_whatever_directory_or_environment_the_test_set(monkeypatch, tmp_path):
+    """The decision in the driver (``_subject``): the subject started early is used whatever the test changed of
+    the directory or environment before its first use of the tree (harness.judge.testrun ``STARTED_STATE_RULE``):
+    its interpreter started under the environment pytest's process started under, and the first message carries
+    the test's directory and variables (subject_rpc ``ProcState``). A subject started afresh under the test's
+    variables read them at its start (the time zone, UTF-8 mode, ``tempfile``'s directory), which plain pytest's
+    process never did: red team atk10's fresh-subject cases (tests/harness/judge/test_testrun_attacks.py)."""
     from harness.judge import probe_runtime as rt
     from harness.judge import subject_rpc
     monkeypatch.setattr(rt, "_rpc", subject_rpc)
@@ -69,8 +73,9 @@ def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(m
 
     events: list = []
     monkeypatch.setattr(rt, "_discard_spawned", lambda: (events.append("discarded"), rt._DRIVER.update(spawned=None)))
-    monkeypatch.setattr(rt, "_spawn_subject", lambda: (events.append("spawned"), rt._DRIVER.update(
+    monkeypatch.setattr(rt, "_spawn_subject", lambda started=None: (events.append("spawned"), rt._DRIVER.update(
         spawned=Early(), inherited=rt._inherited())))
+
     class Running:
         def poll(self):
             return None
@@ -81,12 +86,11 @@ def test_the_early_subject_is_kept_unless_the_directory_or_environment_changed(m
     rt._DRIVER.update(peer=None, spawned=Early(), inherited=rt._inherited())
     monkeypatch.chdir(tmp_path)
     rt._subject()
-    assert events == ["discarded", "spawned"] and len(sent) == 2
-    rt._DRIVER.update(peer=None, spawned=Early(), inherited=rt._inherited())
-    events.clear()
+    assert events == [] and len(sent) == 2
+    rt._DRIVER.update(peer=None, spawned=Early())
     monkeypatch.setenv("TZ", "Asia/Tokyo")
     rt._subject()
-    assert events == ["discarded", "spawned"]
+    assert events == [] and len(sent) == 3
 
 
 def test_an_early_subject_that_already_ended_is_replaced_not_charged_to_the_tree(monkeypatch, tmp_path):
@@ -112,12 +116,15 @@ def test_an_early_subject_that_already_ended_is_replaced_not_charged_to_the_tree
 
     events: list = []
     monkeypatch.setattr(rt, "_discard_spawned", lambda: (events.append("discarded"), rt._DRIVER.update(spawned=None)))
-    monkeypatch.setattr(rt, "_spawn_subject", lambda: (events.append("spawned"), rt._DRIVER.update(
+    monkeypatch.setattr(rt, "_spawn_subject", lambda started=None: (events.append(("spawned", started)), rt._DRIVER.update(
         spawned=Early(), proc=Running(), inherited=rt._inherited())))
-    monkeypatch.setattr(rt, "_DRIVER", {**rt._DRIVER, "peer": None, "res": str(tmp_path)})
+    started_env = {"TZ": "UTC"}
+    monkeypatch.setattr(rt, "_DRIVER", {**rt._DRIVER, "peer": None, "res": str(tmp_path), "started_env": started_env,
+                                        "start": lambda cwd, env: ("started", cwd, env)})
     rt._DRIVER.update(spawned=Early(), proc=Ended(), inherited=rt._inherited())
-    rt._subject()
-    assert events == ["discarded", "spawned"]
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    rt._subject()  # started under the environment pytest's process started under, never the test's
+    assert events == ["discarded", ("spawned", ("started", os.getcwd(), started_env))]
 
 
 # == 2. the bytecode named and compiled as the harness process would load it ========================

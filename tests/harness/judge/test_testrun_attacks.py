@@ -298,6 +298,32 @@ def test_no_run_reaches_another_runs_channel(tmp_path, executor, request):
 # test adds up past it judged (EFBIG in the tree); the tree's ``print`` (crossing as a message) and its raw writes (the memfd)
 # are two files judged, where plain pytest's one file refuses the second past the limit (the driver's relay drops
 # what its capture file refuses, silently).
+# Closed (ATK10_CLOSED_OUTPUT; harness.judge.testrun OUTPUT_RELAY_RULE, STREAMS_RULE): the files are sealed against
+# shrinking (a truncation fails in the tree) and any truncation of them the subject's audit hook sees is a fault, a
+# write the driver's descriptor refuses is a fault, and the tree's print is written after the descriptor's output
+# that came before it. Open: ``lseek`` (the files append), and the size limit per file (the honest cases).
+# Closed cases (names of the dicts below) run as ordinary tests; the others are strict xfails (``_atk10``).
+# STARTED_STATE_RULE (harness.judge.testrun): the subject started early is kept whatever the test set, and caches
+# what pytest's process cached at its start.
+ATK10_CLOSED_STARTED_STATE: frozenset[str] = frozenset({
+    "time_zone_name_of_a_tz_never_set", "local_time_of_a_tz_never_set",
+    "temporary_directory_of_a_tmpdir_set_after_pytest_read_it", "utf8_mode_of_a_locale_set_after_start_up",
+    "temporary_directory_the_test_reads_too"})
+# OUTPUT_RELAY_RULE: the subject's output files are sealed against shrinking, and what the driver's descriptor refuses
+# is a fault; STREAMS_RULE: the subject's streams are pytest's fd capture's shape, each part in the descriptor's order.
+ATK10_CLOSED_OUTPUT: frozenset[str] = frozenset({
+    "print_then_a_childs_output_reordered", "output_written_after_a_truncation_is_never_relayed",
+    "print_and_raw_writes_past_the_limit_together", "truncate_wipes_the_tests_own_output"})
+ATK10_CLOSED_STREAMS: frozenset[str] = frozenset({
+    "stdout_buffer_write", "stdout_encoding", "stdout_fileno", "stderr_reconfigure", "faulthandler_enabled_on_stderr",
+    "child_process_given_sys_stdout", "capsysbinary_reads_the_bytes_written"})
+ATK10_CLOSED = ATK10_CLOSED_STARTED_STATE | ATK10_CLOSED_OUTPUT | ATK10_CLOSED_STREAMS
+
+
+def _atk10(names, mark) -> list:
+    return [n if n in ATK10_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
 _ATK10_T = "from pkg import *\n\n\n"
 _ATK10_W = "import os\n\n\ndef _all(fd, data):\n    while data:\n        data = data[os.write(fd, data):]\n\n\n"
 ATK10_OUTPUT_HONEST = {  # plain pytest passes, the judge fails
@@ -335,11 +361,10 @@ ATK10_OUTPUT_LENIENT = {  # plain pytest fails, the judge passes
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's descriptors 1 and 2 are "
+@pytest.mark.parametrize("name", _atk10(ATK10_OUTPUT_HONEST, pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's descriptors 1 and 2 are "
                    "append-only memfds the driver copies from an offset, never truncated, separate from the test's "
                    "capture file: an honest tree's lseek, ftruncate or output over many tests is read otherwise than "
-                   "plain pytest reads it, and the judge fails what plain pytest passes")
-@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_HONEST))
+                   "plain pytest reads it, and the judge fails what plain pytest passes")))
 def test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it(tmp_path, executor, name):
     judged, plain, out = both(tmp_path, *ATK10_OUTPUT_HONEST[name])
     if not plain:  # the premise (never the xfail's AssertionError)
@@ -347,10 +372,9 @@ def test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it(tmp_
     assert judged, out
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a truncation of the subject's memfd "
+@pytest.mark.parametrize("name", _atk10(ATK10_OUTPUT_LENIENT, pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a truncation of the subject's memfd "
                    "never reaches the test's capture, what the tree writes after one is never relayed, and the tree's print and raw writes fill two files judged where "
-                   "plain pytest's one refuses them past the file-size limit: the judge passes what plain pytest fails")
-@pytest.mark.parametrize("name", sorted(ATK10_OUTPUT_LENIENT))
+                   "plain pytest's one refuses them past the file-size limit: the judge passes what plain pytest fails")))
 def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_does(tmp_path, executor, name):
     judged, plain, out = both(tmp_path, *ATK10_OUTPUT_LENIENT[name])
     if plain:  # the premise (never the xfail's AssertionError)
@@ -366,6 +390,7 @@ def test_the_judge_reads_a_trees_truncated_or_flooded_output_as_plain_pytest_doe
 # (``sys.stdout.buffer.write``, the idiom of every command-line tool), reads its stream's encoding, writes to its
 # stream's descriptor, hands it to a child (``subprocess.run(..., stdout=sys.stdout)``) or to ``faulthandler.enable``
 # (both need ``fileno``) or reconfigures its errors passes plain pytest and raises judged.
+# Closed (ATK10_CLOSED_STREAMS; harness.judge.testrun STREAMS_RULE): the streams are fd capture's shape.
 ATK10_STREAM_HONEST = {
     "stdout_buffer_write": ("import sys\n\n\ndef f():\n    sys.stdout.buffer.write(b'raw\\n')\n    return 1\n",
                             _ATK10_T + "def test_f():\n    assert f() == 1\n"),
@@ -387,10 +412,9 @@ ATK10_STREAM_HONEST = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's sys.stdout/sys.stderr are "
+@pytest.mark.parametrize("name", _atk10(ATK10_STREAM_HONEST, pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: the subject's sys.stdout/sys.stderr are "
                    "bare io.StringIO (no buffer, encoding, fileno, reconfigure), pytest's capture is a text file over a "
-                   "binary one: an honest tree using them passes plain pytest and raises judged")
-@pytest.mark.parametrize("name", sorted(ATK10_STREAM_HONEST))
+                   "binary one: an honest tree using them passes plain pytest and raises judged")))
 def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name):
     judged, plain, out = both(tmp_path, *ATK10_STREAM_HONEST[name])
     if not plain:  # the premise (never the xfail's AssertionError)
@@ -408,6 +432,8 @@ def test_an_honest_tree_using_its_streams_as_files_passes_judged(tmp_path, name)
 # process read TMPDIR for ``tmp_path`` before the test, the subject reads it at the tree's first call). A tree
 # right only in a process started under the test's variables passes judged; an honest tree that uses the same
 # cached value as the test (the subject used since collection, the variable set in the test) fails judged.
+# Closed (ATK10_CLOSED_STARTED_STATE; harness.judge.testrun STARTED_STATE_RULE): the early subject is kept, the
+# test's variables reach it with the first message, and it caches tempfile's directory at its start.
 _ATK10_TIME = "import time\n\n\ndef zone():\n    return time.tzname[0]\n\n\ndef hour():\n    return time.localtime(0).tm_hour\n"
 ATK10_FRESH_SUBJECT_LENIENT = {
     "time_zone_name_of_a_tz_never_set": (
@@ -427,10 +453,10 @@ ATK10_FRESH_SUBJECT_LENIENT = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: a subject started afresh after the test "
-                   "set TZ, LC_ALL or TMPDIR starts its interpreter under them (time zone, UTF-8 mode, tempdir), "
-                   "which plain pytest's process never does: the judge passes what plain pytest fails")
-@pytest.mark.parametrize("name", sorted(ATK10_FRESH_SUBJECT_LENIENT))
+@pytest.mark.parametrize("name", _atk10(ATK10_FRESH_SUBJECT_LENIENT, pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="red team atk10: a subject started afresh after the test set TZ, LC_ALL "
+    "or TMPDIR starts its interpreter under them (time zone, UTF-8 mode, tempdir), which plain pytest's process never "
+    "does: the judge passes what plain pytest fails")))
 def test_a_fresh_subject_starts_in_the_interpreter_state_plain_pytest_gives_the_tree(tmp_path, name):
     judged, plain, out = both(tmp_path, *ATK10_FRESH_SUBJECT_LENIENT[name])
     if plain:  # the premise (never the xfail's AssertionError)
@@ -446,10 +472,10 @@ ATK10_CACHED_STATE_HONEST = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk10: tempfile's cached directory is read in "
-                   "the subject under the test's TMPDIR, where pytest's process read it before the test: the judge "
-                   "fails an honest tree plain pytest passes")
-@pytest.mark.parametrize("name", sorted(ATK10_CACHED_STATE_HONEST))
+@pytest.mark.parametrize("name", _atk10(ATK10_CACHED_STATE_HONEST, pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="red team atk10: tempfile's cached directory is read in the subject under "
+    "the test's TMPDIR, where pytest's process read it before the test: the judge fails an honest tree plain pytest "
+    "passes")))
 def test_an_honest_tree_reads_the_interpreter_state_the_test_reads(tmp_path, name):
     judged, plain, out = both(tmp_path, *ATK10_CACHED_STATE_HONEST[name])
     if not plain:  # the premise (never the xfail's AssertionError)
