@@ -3086,7 +3086,25 @@ R32ATK8_HONEST = {
 }
 # r32atk8's cases closed so far (a name here runs as an ordinary test)
 R32ATK8_CLOSED_KERNEL: frozenset[str] = frozenset()  # what the kernel and the C runtime keep per process (signals, limits, timers, fds, locale)
-R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset()  # module globals and registries of the standard library and installed packages
+R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset({  # module globals and registries of the standard library and installed packages
+    "module_registry_mimetypes_add_type",
+    "module_registry_shutil_archive_format",
+    "module_registry_copy_deepcopy_dispatch",
+    "module_registry_linecache_entry",
+    "module_global_tempfile_tempdir",
+    "module_global_builtins_attribute",
+    "sys_setting_dont_write_bytecode",
+    "sys_setting_pycache_prefix",
+    "module_function_replaced_in_a_call",
+    "module_function_replaced_at_the_trees_import",
+    "installed_module_function_replaced_in_a_call",
+    "logging_switch_log_threads",
+    "logging_switch_srcfile",
+    "logging_switch_raise_exceptions",
+    "mimetypes_type_registered_by_the_tree",
+    "threading_profile_set",  # (``threading._profile_hook``: a function bound in a module's namespace)
+    "wait_through_asyncio_sleep_the_tree_replaced",  # (``asyncio.sleep`` replaced: a fault at the reply)
+})  # (MODULE_STATE_RULE)
 R32ATK8_CLOSED_MEASURES: frozenset[str] = frozenset()  # what the test measures of its process (time, memory, threads, sizes) and object protocols
 R32ATK8_CLOSED = R32ATK8_CLOSED_KERNEL | R32ATK8_CLOSED_MODULES | R32ATK8_CLOSED_MEASURES
 
