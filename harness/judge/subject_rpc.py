@@ -1567,6 +1567,7 @@ class Peer:
         """(subject, ``_serve``) What the test changed of code the tree's calls run, as a request carries it: its
         patches of the stdlib (``sp``), its ``sys.modules`` entries (``ms``), its patchers' changes of the stdlib's
         classes (``sc``), its members of the loggers (``lp``)."""
+        start = _module_versions() if "sp" in msg or "ms" in msg or "sc" in msg or "lp" in msg else None
         if "sp" in msg:
             self._apply_patches(msg["sp"])
         if "ms" in msg:
@@ -1575,8 +1576,8 @@ class Peer:
             self._apply_class_patches(msg["sc"])
         if "lp" in msg:
             self._apply_logger_patches(msg["lp"])
-        if "sp" in msg or "ms" in msg or "sc" in msg or "lp" in msg:
-            library_modules_moved(True)  # (the test's patches are no change of the tree's: ``MODULE_STATE_RULE``)
+        if start is not None:
+            library_modules_moved(True, start)  # (the test's patches are no change of the tree's: ``MODULE_STATE_RULE``)
 
     def _apply_patches(self, spec) -> None:
         """(subject) The test's patches of the stdlib as they are now (``StdlibPatches.pending``): each set on this
@@ -5372,11 +5373,12 @@ class ProcState:
         if d is not None:
             if _type(d) is not dict:
                 raise RemoteError("a malformed process state")
+            start = _module_versions() if self.side == "subject" else None
             self._apply(d)
             self.last = self.snap()
             self._check(d)
-            if self.side == "subject":  # (the driver's state applied here is no change of the tree's)
-                library_modules_moved(True)
+            if start is not None:  # (the driver's state applied here is no change of the tree's; one the tree made
+                library_modules_moved(True, start)  # before, in a call now waiting for a callback, stays the tree's)
             if self.cenv is not None and ("env" in d or "ce" in d):
                 try:  # (the driver's changes, applied here, are no disagreement of the tree's to send back)
                     self.cenv.delta()
@@ -6925,7 +6927,7 @@ def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None) -> 
             continue
         plain = new is _NOT_LOADED or _mw_plain(new, [MAX_MODULE_NODES])
         if plain and sync is not None and _len(sync) < MAX_MODULE_CARRIED and \
-                mod.partition(".")[0] not in _NEVER_CARRIED and (binding is None or _type(k) in (str, int, bytes, tuple)):
+                mod.partition(".")[0] not in _NEVER_CARRIED and _type(k) in ((str,) if binding is None else (str, int, bytes, tuple)):
             deleted = new is _NOT_LOADED
             sync.append(["b" if binding is None else "d", mod, k if binding is None else binding,
                          None if binding is None else _mw_enc(k), None if deleted else _mw_enc(new), deleted])

@@ -2902,7 +2902,9 @@ R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
     # functions fill) is none of them, and neither are the process's C-level settings with a getter the census leaves
-    # out. Plain pytest's test reads the tree's change; the driver reads its own.
+    # out. Plain pytest's test reads the tree's change; the driver reads its own. (Closed by MODULE_STATE_RULE: every
+    # binding of a module of the interpreter's, and every dict bound there, read by version tag at each reply; a plain
+    # value crosses, any other change is a fault: the module rows here and the functions replaced below.)
     "module_registry_mimetypes_add_type": _r8_call("mimetypes", "mimetypes.add_type('text/x-hx', '.py')",
                                                    "mimetypes.guess_type('a.py')[0] == 'text/x-python'"),
     "module_registry_shutil_archive_format": _r8_call("shutil", "shutil.register_archive_format('hx', lambda *a, **k: None)",
