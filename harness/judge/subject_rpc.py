@@ -6752,7 +6752,7 @@ def _mw_add(obj, where) -> bool:
     _MW["ids"].add(id(obj))
     _MW["objs"].append(obj)  # (held: a cell is read at its dict's address, which must stay that dict's)
     _MW["where"].append(where)
-    _MW["snaps"].append(dict(obj))
+    _MW["snaps"].append({} if where[1] is not None and where[1] in _MW_LAZY.get(where[0], ()) else dict(obj))
     return True
 
 
@@ -6881,8 +6881,9 @@ def library_modules_moved(accept: bool = False, start: list | None = None, sync:
             continue
         obj, snap = _MW["objs"][i], _MW["snaps"][i]
         mod, binding = _MW["where"][i]
+        lazy = binding is not None and binding in _MW_LAZY.get(mod, ())  # (a cache: never compared, never copied)
         if accept and (start is None or i >= _len(start) or start[i] == b):
-            _MW["snaps"][i], vals[i] = dict(obj), a
+            _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
             if binding is None:
                 grown.append((mod, obj))
             continue
@@ -6892,7 +6893,7 @@ def library_modules_moved(accept: bool = False, start: list | None = None, sync:
             out += _mw_changes(obj, snap, mod, binding, sync)
         except Exception as exc:  # noqa: BLE001 - what the judge cannot compare: fail closed
             out.append(f"{mod}{'.' + binding if binding else ''} ({_why(exc)})")
-        _MW["snaps"][i], vals[i] = dict(obj), a
+        _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
         if binding is None:
             grown.append((mod, obj))
     n = _len(_MW["objs"])
