@@ -6922,7 +6922,7 @@ def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None) -> 
             if _isinstance(new, _types.ModuleType) and _type(mods) is dict and \
                     mods.get(_MODULE_DICT(new).get("__name__")) is new:  # (the import system's: a submodule bound)
                 continue
-            if snap.get(k, _NOT_LOADED) is None and new is not None and _mw_made_lazily(new):
+            if snap.get(k, _NOT_LOADED) is None and new is not None and _mw_made_lazily(new) or _mw_reexport(mod, k, new):
                 continue
         elif _mw_lazy_entry(mod, binding, new):
             continue
@@ -6942,6 +6942,21 @@ def _mw_made_lazily(new) -> bool:
     holding no function of the tree's (``_interpreter_object``): ``urllib.parse._typeprog``'s compiled pattern, asyncio's
     event loop policy, ``tempfile._name_sequence``."""
     return not callable(new) and not _isinstance(new, type) and _interpreter_object(new)
+
+
+def _mw_reexport(mod: str, k, new) -> bool:
+    """A package's re-export of its own submodule's class or function, bound under that object's own name (rule (2):
+    ``concurrent.futures.ThreadPoolExecutor``, which the package's ``__getattr__`` imports and binds on first use):
+    an object of the interpreter's whose module (``mod`` or one below it) binds it under that very name."""
+    if not _isinstance(new, (type, _types.FunctionType, _types.BuiltinFunctionType)) or not _interpreter_object(new):
+        return False
+    owner = _TYPE_MODULE(new) if _isinstance(new, type) else getattr(new, "__module__", None)
+    name = _TYPE_DICT(type)["__name__"].__get__(new) if _isinstance(new, type) else getattr(new, "__name__", None)
+    if not isinstance(owner, str) or _type(owner) is not str or name != k or \
+            not (owner == mod or owner.startswith(mod + ".")):
+        return False
+    m = _sys.modules.get(owner)
+    return _isinstance(m, _types.ModuleType) and _MODULE_DICT(m).get(k) is new
 
 
 def _keys_plain(d: dict) -> bool:
