@@ -6676,18 +6676,23 @@ dict, ``_dict_cells``); a dict whose tag moved is compared with its copy as last
 binding or entry the tree added, replaced or deleted is (1) carried to the driver, set in the driver's same module
 (``mg``), when it is plain data (None, bool, int, float, str, bytes, tuples and lists of them: ``tempfile.tempdir``,
 ``sys.dont_write_bytecode``, ``logging.raiseExceptions``, ``builtins.x = 1``, a ``linecache`` or ``mimetypes`` entry);
-(2) the import system's (a submodule bound on its package); (3) a lazy cache or initialisation the standard library
-keeps for itself, named in a written list (``_MW_LAZY``: a memo whose entries are functions of their keys, such as
-``re._cache``, or a singleton made on first use, such as asyncio's event loop policy; ``mimetypes.init`` is run in the
-subject at the end of that module's own load, ``_MW_EAGER``, so that its lazy rebinding happens before any call of the
-tree); or (4) a fault: any other value (a function, ``json.dumps`` replaced, ``pytest.approx``, ``os.getcwd`` at the
-tree's import; a registry entry holding a function). Names synced or guarded by another row (``sys.path``, the
-streams, ``os.environ``, the time zone's, ``warnings``) are theirs; an installed library's own load (``_Loads.load``)
-and the test's patches applied in the subject are accepted, as the driver's import of the library and the test's
-patch make them too. Open: containers other than a dict (a module-level list or set: ``atexit``'s are C), dicts two
-levels down (an instance's attribute, ``mimetypes._db``'s other maps), the test's own writes to these namespaces in the
-driver (only its patches through ``monkeypatch``/``mock`` cross: "What the test patches"), a write the tree undoes
-before its reply, and a lazy cache of the list whose entry the tree forges."""
+(2) accepted as the import system's or the library's own: a submodule bound on its package; a package's re-export of
+its own submodule's class or function under that object's own name (``concurrent.futures.ThreadPoolExecutor``, bound
+by its ``__getattr__`` on first use); a binding made on first use, from None to an instance of the interpreter's
+classes that is not callable (``urllib.parse._typeprog``, asyncio's event loop policy); a cache written in
+``_MW_LAZY`` (a memo whose entries are functions of their keys, ``re._cache``; import locks; ``threading._active``;
+``linecache.lazycache``'s entry). ``mimetypes.init`` is run in the subject at that module's own load (``_MW_EAGER``), so
+that its lazy rebinding of the maps is the load's; or (3) a fault: any other value (a function: ``json.dumps`` replaced,
+``pytest.approx``, ``os.getcwd`` at the tree's import, ``threading.setprofile``'s hook; a registry entry holding one).
+Names another row carries or guards (``sys.path``, the streams, ``os.environ``, the time zone, ``time.sleep``, logging's
+factory, class and level names, ``copyreg.dispatch_table``, ``warnings``) are that row's; an installed library's own
+load (``_Loads.load``), the driver's state and the test's patches applied in the subject are accepted (only the dicts
+the tree had not changed before), as the driver's import of the library and the test's patch make them too. Open:
+containers other than a dict (a module-level list or set), dicts two levels down (an instance's attribute,
+``mimetypes._db``'s other maps), the test's own writes to these namespaces in the driver (only its patches through
+``monkeypatch``/``mock`` cross: "What the test patches"), a write the tree undoes before its reply, a forged entry in a
+cache of ``_MW_LAZY`` or a first-use binding set to another instance of the interpreter's classes, and a module the
+judge could not read when it was watched (not watched)."""
 _MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "snaps": []}
 _MW_OWN_ROOTS = frozenset({"warnings", "_warnings", "_hx_rpc", "__main__", "__mp_main__"})  # (the filters: ``_Warnings``)
 # names another row of ``PROCESS_STATE`` carries or guards, and the interpreter's own bookkeeping in a namespace
