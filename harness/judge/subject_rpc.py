@@ -6697,7 +6697,10 @@ _MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "sn
 _MW_OWN_ROOTS = frozenset({"warnings", "_warnings", "_hx_rpc", "__main__", "__mp_main__"})  # (the filters: ``_Warnings``)
 # names another row of ``PROCESS_STATE`` carries or guards, and the interpreter's own bookkeeping in a namespace
 _MW_OTHER_ROWS = {
-    "sys": _NOT_CARRIED["sys"] | {"_git", "flags", "monitoring", "last_exc"},
+    "sys": frozenset({"stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "argv", "orig_argv", "modules",
+                      "path", "meta_path", "path_hooks", "path_importer_cache", "displayhook", "excepthook",
+                      "unraisablehook", "breakpointhook", "last_type", "last_value", "last_traceback", "last_exc",
+                      "tracebacklimit", "ps1", "ps2"}),  # (synced, guarded or open rows; the interpreter's bookkeeping)
     "os": _NOT_CARRIED["os"],
     "time": frozenset({"tzname", "timezone", "altzone", "daylight", "sleep"}),  # (the time zone; ``SLEEPS_RULE``)
     "logging": frozenset({"_loggerClass", "_logRecordFactory", "_levelToName", "_nameToLevel"}),  # (``LOG_ROUTE_RULE``)
