@@ -6103,6 +6103,7 @@ class _Loads:
     def __init__(self, boot):
         self.boot, self.orig = boot, boot._find_and_load
         self.orig_load = boot._load_unlocked
+        self.orig_exec = getattr(boot, "_exec", None)  # (``importlib.reload``'s: ``reexec``)
         self.depth = 0
         self.names: list = []
         self.loaded: dict = {}
@@ -6140,6 +6141,21 @@ class _Loads:
                 end = _registries(self.codecs)
                 if not _same_lists(end, start) and _type(origin) is str and trusted_file(origin):
                     self.base = end
+
+    def reexec(self, spec, module):
+        """``_exec`` wrapped (``importlib.reload``): a module of the interpreter's files run again changes its own
+        namespace as its load did, and as the driver's reload does (``MODULE_STATE_RULE``: accepted, of the dicts the
+        tree had not changed before)."""
+        origin = getattr(spec, "origin", None)
+        lib = _type(origin) is str and trusted_file(origin)
+        try:
+            return self.orig_exec(spec, module)
+        finally:
+            if lib:  # (every change accepted: ``reload`` set the module's ``__spec__`` before this; open: a change the
+                try:  # tree made earlier in the same call)
+                    library_modules_moved(True)
+                except Exception:  # noqa: BLE001 - unreadable: the next reply compares what it can
+                    pass
 
     def __call__(self, name, import_):
         mods = _sys.modules
@@ -6205,6 +6221,8 @@ def import_record() -> "_Loads | None":
     rec = _Loads(boot)
     boot._find_and_load = rec  # type: ignore[attr-defined]
     boot._load_unlocked = rec.load  # type: ignore[attr-defined]
+    if callable(rec.orig_exec):
+        boot._exec = rec.reexec  # type: ignore[attr-defined]
     _LOADS.append(rec)
     return rec
 
@@ -6217,6 +6235,8 @@ def drop_import_record() -> None:
             rec.boot._find_and_load = rec.orig
         if rec.boot._load_unlocked == rec.load:
             rec.boot._load_unlocked = rec.orig_load
+        if getattr(rec.boot, "_exec", None) == rec.reexec:
+            rec.boot._exec = rec.orig_exec
 
 
 _LOADS: list = []
