@@ -365,6 +365,7 @@ def main() -> None:
     # (the class stamps' version reads, ``_class_marks``, and the watch of the interpreter's classes, ``CENSUS_RULE``,
     # which a library's load already makes)
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__
+    exempt[id(rpc._dict_cells_of.__code__)] = rpc._dict_cells_of.__code__  # (the modules' dicts: ``MODULE_STATE_RULE``)
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
@@ -391,6 +392,7 @@ def main() -> None:
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__  # (the class stamps' version reads: ``_class_marks``)
     exempt.update({id(code): code for code in rpc.traversal_codes()})  # (what a drop frees: ``_finalizes``)
     rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
+    rpc.watch_library_modules()  # the interpreter's modules' namespaces before the first request
     peer.serve_forever()
     sys.exit(0)  # as a plain pytest process ends: the tree's atexit handlers run
 

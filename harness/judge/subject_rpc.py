@@ -1622,6 +1622,7 @@ class Peer:
         """(subject, ``_serve``) What the test changed of code the tree's calls run, as a request carries it: its
         patches of the stdlib (``sp``), its ``sys.modules`` entries (``ms``), its patchers' changes of the stdlib's
         classes (``sc``), its members of the loggers (``lp``)."""
+        start = _module_versions() if "sp" in msg or "ms" in msg or "sc" in msg or "lp" in msg else None
         if "sp" in msg:
             self._apply_patches(msg["sp"])
         if "ms" in msg:
@@ -1630,6 +1631,8 @@ class Peer:
             self._apply_class_patches(msg["sc"])
         if "lp" in msg:
             self._apply_logger_patches(msg["lp"])
+        if start is not None:
+            library_modules_moved(True, start)  # (the test's patches are no change of the tree's: ``MODULE_STATE_RULE``)
 
     def _apply_patches(self, spec) -> None:
         """(subject) The test's patches of the stdlib as they are now (``StdlibPatches.pending``): each set on this
@@ -4996,6 +4999,11 @@ PROCESS_STATE: tuple = (
               "changed (its version tag read at each reply; an installed library's own load and the test's patches "
               "aside); a member set to plain data crosses instead (``cm``, set on the driver's same class; "
               "``CENSUS_RULE``)"),
+    StateItem("", "bindings of the interpreter's modules and the dicts bound there", GUARDED, "every name in the "
+              "namespace of a module of the interpreter's (``sys``, ``builtins`` included) and every entry of a dict bound "
+              "there, by version tag at each reply: a change to plain data crosses (``mg``, set in the driver's same "
+              "module), a submodule bound by the import system or a lazy cache of the library's own is accepted, any "
+              "other is a fault (``MODULE_STATE_RULE``)"),
     StateItem("", "the census (tracemalloc, gc debug flags and freeze, async generator hooks, coroutine "
               "origin tracking, nice value, dlopen flags, audit hooks)", GUARDED, "read by the stdlib's own getters at "
               "each reply (``CENSUS_RULE``)"),
@@ -5012,7 +5020,9 @@ PROCESS_STATE: tuple = (
     StateItem("", "sys.stdout/sys.stderr", GUARDED, "the tree's replacement of its streams (the subject's are the "
               "capture the driver replays, capsys); a replacement undone before the reply is not seen"),
     StateItem("", "sys.stdin", OPEN, "the subject's is /dev/null, the driver's pytest's"),
-    StateItem("", "attributes of standard-library modules", OPEN, "``monkeypatch.setattr(time, 'time', ...)``"),
+    StateItem("", "attributes of standard-library modules", OPEN, "the test's own assignment in the driver (``time.time "
+              "= f`` in the test's file crosses; ``vars(time)['time'] = f`` or a registry call of the test's does not: "
+              "\"What the test patches\"); the tree's are guarded above"),
     StateItem("", "sys.excepthook, threading.excepthook", OPEN, "not yet in the inventory"),
 )
 _FIELD_NAMES = {i.key: i.name for i in PROCESS_STATE if i.key}
@@ -5097,6 +5107,7 @@ class ProcState:
         self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
         self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
         self.ml_out: list = []  # subject: the interpreter's modules the tree's imports loaded, to cross (``ml``)
+        self.mg_out: list = []  # subject: plain values the tree set in the interpreter's modules (``MODULE_STATE_RULE``)
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
@@ -5373,6 +5384,8 @@ class ProcState:
                 delta["cm"], self.cm_out = self.cm_out, []
             if self.ml_out:
                 delta["ml"], self.ml_out = self.ml_out[:MAX_CARRIED_IMPORTS], []
+            if self.mg_out:
+                delta["mg"], self.mg_out = self.mg_out, []
         if delta:
             msg["ps"] = delta
         self.last = cur
@@ -5483,6 +5496,9 @@ class ProcState:
         moved = library_classes_moved(sync=self.cm_out)
         if moved:
             found.append(f"members of the interpreter's classes ({', '.join(moved[:3])})")
+        moved = library_modules_moved(sync=self.mg_out)
+        if moved:
+            found.append(f"bindings of the interpreter's modules ({', '.join(moved[:3])}; MODULE_STATE_RULE)")
         aw = _ABC_WATCH[0] if _ABC_WATCH else None
         if aw is not None and self.abc_tok is not None:
             tok = aw.token()
@@ -5545,6 +5561,8 @@ class ProcState:
         peer = self.peer
         if "cm" in d and self.side == "driver":
             _apply_class_members(d["cm"], self)
+        if "mg" in d and self.side == "driver":
+            _apply_module_state(d["mg"], self)
         if eh is None and ar is None or peer is None or self.side != "driver":
             return
         if eh is not None:
@@ -5666,11 +5684,14 @@ class ProcState:
         if d is not None:
             if _type(d) is not dict:
                 raise RemoteError("a malformed process state")
+            start = _module_versions() if self.side == "subject" else None
             self._apply(d)
             if "ml" in d and self.side == "driver":
                 self._import_carried(d["ml"])
             self.last = self.snap()
             self._check(d)
+            if start is not None:  # (the driver's state applied here is no change of the tree's; one the tree made
+                library_modules_moved(True, start)  # before, in a call now waiting for a callback, stays the tree's)
             if self.cenv is not None and ("env" in d or "ce" in d):
                 try:  # (the driver's changes, applied here, are no disagreement of the tree's to send back)
                     self.cenv.delta()
@@ -6441,6 +6462,7 @@ class _Loads:
     def __init__(self, boot):
         self.boot, self.orig = boot, boot._find_and_load
         self.orig_load = boot._load_unlocked
+        self.orig_exec = getattr(boot, "_exec", None)  # (``importlib.reload``'s: ``reexec``)
         self.depth = 0
         self.loaded: dict = {}
         self.codecs: list | None = None  # (``_registries``: the subject's ``ProcState`` sets it)
@@ -6467,6 +6489,7 @@ class _Loads:
         disp = library_load_begins() if lib and not any(self.origins) else None  # (``KERNEL_RULE``)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
+        mversions = _module_versions() if lib else None
         try:
             return self.orig_load(spec)
         finally:
@@ -6478,6 +6501,8 @@ class _Loads:
                 try:
                     library_classes_moved(True, versions)
                     watch_library_classes([_sys.modules.get(getattr(spec, "name", None))])
+                    library_modules_moved(True, mversions)
+                    watch_library_modules([_sys.modules.get(getattr(spec, "name", None))])
                 except Exception:  # noqa: BLE001 - unreadable: the next reply compares what it can
                     pass
             if ok:
@@ -6510,6 +6535,21 @@ class _Loads:
         if top in self.names and _len(self.faults) < 4:
             self.faults.append(f"sys.modules ({name[:60]} loaded from {origin[-80:]}, a file that is not the "
                                f"interpreter's, under a standard-library name)")
+
+    def reexec(self, spec, module):
+        """``_exec`` wrapped (``importlib.reload``): a module of the interpreter's files run again changes its own
+        namespace as its load did, and as the driver's reload does (``MODULE_STATE_RULE``: accepted, of the dicts the
+        tree had not changed before)."""
+        origin = getattr(spec, "origin", None)
+        lib = _type(origin) is str and trusted_file(origin)
+        try:
+            return self.orig_exec(spec, module)
+        finally:
+            if lib:  # (every change accepted: ``reload`` set the module's ``__spec__`` before this; open: a change the
+                try:  # tree made earlier in the same call)
+                    library_modules_moved(True)
+                except Exception:  # noqa: BLE001 - unreadable: the next reply compares what it can
+                    pass
 
     def __call__(self, name, import_):
         mods = _sys.modules
@@ -6563,6 +6603,12 @@ def _recorded_load(spec):
     return _LOADS[0].load(spec)
 
 
+def _recorded_exec(spec, module):
+    """(``importlib._bootstrap._exec`` in this process, ``importlib.reload``'s) ``_Loads.reexec``, through this
+    module's record."""
+    return _LOADS[0].reexec(spec, module)
+
+
 def import_record() -> "_Loads | None":
     """The process's ``_Loads``, installed on first use (by harness.judge.subject_main, before the tree runs; None
     when the import system is not the one it wraps). Without it every entry the subject's ``sys.modules`` gains is
@@ -6576,6 +6622,8 @@ def import_record() -> "_Loads | None":
     _LOADS.append(rec)
     boot._find_and_load = _recorded_find_and_load  # type: ignore[attr-defined]
     boot._load_unlocked = _recorded_load  # type: ignore[attr-defined]
+    if callable(rec.orig_exec):
+        boot._exec = _recorded_exec  # type: ignore[attr-defined]
     return rec
 
 
@@ -6587,6 +6635,8 @@ def drop_import_record() -> None:
             rec.boot._find_and_load = rec.orig
         if rec.boot._load_unlocked is _recorded_load:
             rec.boot._load_unlocked = rec.orig_load
+        if getattr(rec.boot, "_exec", None) is _recorded_exec:
+            rec.boot._exec = rec.orig_exec
         _LOADS.pop()
 
 
@@ -7062,6 +7112,354 @@ def _exempt_member(k, old, new) -> bool:
         return True
     plain = (bool, int, float, str, type(None))
     return _type(k) is str and k[:1] == "_" and k[:2] != "__" and _type(old) in plain and _type(new) in plain
+
+
+# -- the namespaces of the interpreter's modules (``MODULE_STATE_RULE``) --------------------------------------------
+MODULE_STATE_RULE = """Every binding in the namespace of every module of the interpreter's (the standard library's and
+installed packages' files, and the built-in modules: ``sys``, ``builtins``), and every ``dict`` bound there (one level
+down: a module's registry, ``shutil._ARCHIVE_FORMATS``, ``copy._deepcopy_dispatch``, ``linecache.cache``,
+``mimetypes.types_map``), is one state under plain pytest: what the tree's call writes there the test reads. In the
+judged run the subject reads each of these dicts at each reply by its version tag (``ma_version_tag``: one 8-byte read a
+dict, ``_dict_cells``); a dict whose tag moved is compared with its copy as last accepted, by identity, and each
+binding or entry the tree added, replaced or deleted is (1) carried to the driver, set in the driver's same module
+(``mg``), when it is plain data (None, bool, int, float, str, bytes, tuples and lists of them: ``tempfile.tempdir``,
+``sys.dont_write_bytecode``, ``logging.raiseExceptions``, ``builtins.x = 1``, a ``linecache`` or ``mimetypes`` entry);
+(2) accepted as the import system's or the library's own: a submodule bound on its package; a package's re-export of
+its own submodule's class or function under that object's own name (``concurrent.futures.ThreadPoolExecutor``, bound
+by its ``__getattr__`` on first use); a binding made on first use, from None to an instance of the interpreter's
+classes that is not callable (``urllib.parse._typeprog``, asyncio's event loop policy); a cache written in
+``_MW_LAZY`` (a memo whose entries are functions of their keys, ``re._cache``; import locks; ``threading._active``;
+``linecache.lazycache``'s entry). ``mimetypes.init`` is run in the subject at that module's own load (``_MW_EAGER``), so
+that its lazy rebinding of the maps is the load's; or (3) a fault: any other value (a function: ``json.dumps`` replaced,
+``pytest.approx``, ``os.getcwd`` at the tree's import, ``threading.setprofile``'s hook; a registry entry holding one).
+Names another row carries or guards (``sys.path``, the streams, ``os.environ``, the time zone, ``time.sleep``, logging's
+factory, class and level names, ``copyreg.dispatch_table``, ``warnings``) are that row's; an installed library's own
+load (``_Loads.load``), the driver's state and the test's patches applied in the subject are accepted (only the dicts
+the tree had not changed before), as the driver's import of the library and the test's patch make them too. Open:
+containers other than a dict (a module-level list or set), dicts two levels down (an instance's attribute,
+``mimetypes._db``'s other maps), the test's own writes to these namespaces in the driver (only its patches through
+``monkeypatch``/``mock`` cross: "What the test patches"), a write the tree undoes before its reply, a forged entry in a
+cache of ``_MW_LAZY`` or a first-use binding set to another instance of the interpreter's classes, and a module the
+judge could not read when it was watched (not watched)."""
+_MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "snaps": []}
+_MW_OWN_ROOTS = frozenset({"warnings", "_warnings", "_hx_rpc", "__main__", "__mp_main__"})  # (the filters: ``_Warnings``)
+# names another row of ``PROCESS_STATE`` carries or guards, and the interpreter's own bookkeeping in a namespace
+_MW_OTHER_ROWS = {
+    "sys": frozenset({"stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "argv", "orig_argv", "modules",
+                      "path", "meta_path", "path_hooks", "path_importer_cache", "displayhook", "excepthook",
+                      "unraisablehook", "breakpointhook", "last_type", "last_value", "last_traceback", "last_exc",
+                      "tracebacklimit", "ps1", "ps2"}),  # (synced, guarded or open rows; the interpreter's bookkeeping)
+    "os": _NOT_CARRIED["os"],
+    "time": frozenset({"tzname", "timezone", "altzone", "daylight", "sleep"}),  # (the time zone; ``SLEEPS_RULE``)
+    "logging": frozenset({"_loggerClass", "_logRecordFactory", "_levelToName", "_nameToLevel"}),  # (``LOG_ROUTE_RULE``)
+    "builtins": frozenset({"_"}),
+    "copyreg": frozenset({"dispatch_table"}),  # (a guarded registry: ``_registries``)
+}
+# A lazy cache or initialisation of the standard library's own (rule (3)): the module, then the names whose binding may
+# change to any value, and (after "|") the dicts whose entries may. Each is written by the library's own code on first
+# use or as a memo of a pure function; a forged entry in one of these is open.
+_MW_LAZY = {
+    "re": {"_cache"}, "sre_compile": set(), "encodings": {"_cache"}, "_strptime": {"_TimeRE_cache", "_regex_cache"},
+    "_frozen_importlib": {"_module_locks", "_blocking_on"}, "importlib._bootstrap": {"_module_locks", "_blocking_on"},
+    "threading": {"_active", "_limbo", "_shutdown_locks", "_main_thread", "_counter"},
+    "asyncio.events": {"_event_loop_policy"}, "tempfile": {"_name_sequence"}, "platform": {"_uname_cache"},
+    "linecache": set(), "locale": set(), "mimetypes": set(),
+}
+_MW_EAGER = {"mimetypes": "init"}  # (a lazy initialisation that rebinds the module's maps: run at the module's load)
+_MW_PLAIN = (type(None), bool, int, float, str, bytes)
+_MW_KEYS = (str, int, bytes, bool, type(None))
+MAX_MODULE_CARRIED = 4096  # plain bindings and entries carried per reply (``mg``); more is a fault
+MAX_MODULE_NODES = 500_000  # values in one carried binding or entry (a ``linecache`` entry of a long file's lines)
+
+
+def _mw_watchable(name, mod) -> bool:
+    """Whether ``mod`` (under ``name`` in ``sys.modules``) is a module of the interpreter's: its file is one of the
+    interpreter's, or it is a built-in or frozen module (no file: ``sys``, ``builtins``, ``_frozen_importlib``)."""
+    if _type(name) is not str or not _isinstance(mod, _types.ModuleType) or name.partition(".")[0] in _MW_OWN_ROOTS:
+        return False
+    ns = _MODULE_DICT(mod)
+    if ns.get("__name__") != name:
+        return False
+    f = ns.get("__file__")
+    if f is None:
+        spec = ns.get("__spec__")
+        return _type(spec) is _SPEC_TYPE and getattr(spec, "origin", None) in ("built-in", "frozen")
+    return _type(f) is str and f.startswith("/") and _mw_trusted(f)
+
+
+_MW_DIRS: dict = {}  # a module file's directory -> whether it (as given and resolved) is the interpreter's
+
+
+def _mw_trusted(f: str) -> bool:
+    """``trusted_file`` with the directory's answer kept (a watch of every module resolves each directory once): the
+    file's directory, as given and resolved, is one of the interpreter's, and the file itself is no link."""
+    d, _, base = f.rpartition("/")
+    ok = _MW_DIRS.get(d)
+    if ok is None:
+        ok = _MW_DIRS[d] = _under_trusted(_os.path.abspath(d or "/")) and _under_trusted(_os.path.realpath(d or "/"))
+    if not ok or not base:
+        return False
+    return not _os.path.islink(f)
+
+
+def _mw_add(obj, where) -> bool:
+    if id(obj) in _MW["ids"]:
+        return False
+    _MW["ids"].add(id(obj))
+    _MW["objs"].append(obj)  # (held: a cell is read at its dict's address, which must stay that dict's)
+    _MW["where"].append(where)
+    _MW["snaps"].append({} if where[1] is not None and where[1] in _MW_LAZY.get(where[0], ()) else dict(obj))
+    return True
+
+
+def watch_library_modules(mods=None) -> None:
+    """(subject) Watch the namespaces of the interpreter's modules ``mods`` (every module loaded now when None) and
+    the dicts bound in them (``MODULE_STATE_RULE``)."""
+    if _VERSIONS is None:
+        return
+    items: list = list(_sys.modules.items()) if mods is None else \
+        [(_MODULE_DICT(m).get("__name__") if _isinstance(m, _types.ModuleType) else None, m) for m in mods]
+    start = _len(_MW["objs"])
+    for name, mod in items:
+        try:
+            if _type(name) is not str or not _mw_watchable(name, mod):
+                continue
+            eager = _MW_EAGER.get(name)
+            ns = _MODULE_DICT(mod)
+            if eager is not None and ns.get("inited") is False and callable(ns.get(eager)):
+                ns[eager]()
+            _mw_add(ns, (name, None))
+            _mw_dicts(name, ns)
+        except Exception:  # noqa: BLE001 - a module the judge cannot read so: not watched
+            continue
+    _mw_cells(start)
+
+
+def _mw_dicts(name: str, ns: dict) -> None:
+    other = _MW_OTHER_ROWS.get(name, ())
+    for k, v in list(ns.items()):
+        if _type(v) is dict and _type(k) is str and v is not ns and k not in other and k != "__builtins__":
+            _mw_add(v, (name, k))
+
+
+def _mw_cells(start: int) -> None:
+    new = _MW["objs"][_len(_MW["cells"]):]
+    if not new:
+        return
+    cells = _dict_cells_of(new)
+    if cells is None:  # (no tag to read: not watched)
+        for key in ("objs", "where", "snaps"):
+            del _MW[key][start:]
+        return
+    _MW["cells"] += cells
+    _MW["vals"] += list(map(_VERSIONS[2], cells))
+
+
+def _dict_cells_of(dicts) -> list | None:
+    """A ctypes cell over each dict's version tag (``_dict_cells``'s check that a write moves it made first)."""
+    if _dict_cells(()) is None:
+        return None
+    u64 = _VERSIONS[0]
+    out = []
+    for d in dicts:
+        out.append(u64(id(d) + _DICT_VERSION_AT))
+    return out
+
+
+def _module_versions() -> list:
+    return list(map(_VERSIONS[2], _MW["cells"])) if _VERSIONS is not None and _MW["cells"] else []
+
+
+def _mw_plain(v, budget: list, depth: int = 0) -> bool:
+    t = _type(v)
+    if t in _MW_PLAIN:
+        budget[0] -= 1
+        return budget[0] > 0 and not (t is int and v.bit_length() > 4000)
+    if t in (tuple, list) and depth < 4:
+        budget[0] -= 1
+        return budget[0] > _len(v) and all(_mw_plain(x, budget, depth + 1) for x in v)
+    return False
+
+
+def _mw_enc(v):
+    t = _type(v)
+    if t is bytes:
+        return {"b": v.decode("latin-1")}
+    if t is tuple:
+        return {"t": [_mw_enc(x) for x in v]}
+    if t is list:
+        return [_mw_enc(x) for x in v]
+    return v
+
+
+def _mw_dec(v):
+    t = _type(v)
+    if t is list:
+        return [_mw_dec(x) for x in v]
+    if t is dict:
+        if _len(v) == 1 and _type(v.get("b")) is str:
+            return v["b"].encode("latin-1")
+        if _len(v) == 1 and _type(v.get("t")) is list:
+            return tuple(_mw_dec(x) for x in v["t"])
+        raise RemoteError("malformed module state")
+    if t in (type(None), bool, int, float, str):
+        return v
+    raise RemoteError("malformed module state")
+
+
+def _mw_lazy_entry(mod: str, name: str, v) -> bool:
+    """``linecache.lazycache``'s entry (a 1-tuple of a ``functools.partial`` of a loader's ``get_source`` of the
+    interpreter's classes: ``traceback`` makes one for every frame it formats); read in full on use, then plain."""
+    if mod != "linecache" or name != "cache" or _type(v) is not tuple or _len(v) != 1:
+        return False
+    import functools
+    p = v[0]
+    if _type(p) is not functools.partial:
+        return False
+    f = p.func
+    owner = getattr(f, "__self__", None)
+    return getattr(f, "__name__", None) == "get_source" and _interpreter_object(owner)
+
+
+def library_modules_moved(accept: bool = False, start: list | None = None, sync: list | None = None) -> list:
+    """(subject) ``MODULE_STATE_RULE`` at a reply: the names of the bindings and entries the tree changed that are a
+    fault; the plain ones go to ``sync`` ([kind, module, binding, key, value, deleted]). Each watched dict is accepted
+    as it is now. ``accept``: every change is accepted (of the dicts whose tag was as accepted at ``start``, when given:
+    an installed library's own load; the driver's state or the test's patches applied here)."""
+    now = _module_versions()
+    vals = _MW["vals"]
+    if now == vals:
+        return []
+    out: list = []
+    grown: list = []
+    for i, (a, b) in enumerate(zip(now, vals)):
+        if a == b:
+            continue
+        obj, snap = _MW["objs"][i], _MW["snaps"][i]
+        mod, binding = _MW["where"][i]
+        lazy = binding is not None and binding in _MW_LAZY.get(mod, ())  # (a cache: never compared, never copied)
+        if accept and (start is None or i >= _len(start) or start[i] == b):
+            _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
+            if binding is None:
+                grown.append((mod, obj))
+            continue
+        if accept:
+            continue
+        try:
+            out += _mw_changes(obj, snap, mod, binding, sync)
+        except Exception as exc:  # noqa: BLE001 - what the judge cannot compare: fail closed
+            out.append(f"{mod}{'.' + binding if binding else ''} ({_why(exc)})")
+        _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
+        if binding is None:
+            grown.append((mod, obj))
+    n = _len(_MW["objs"])
+    for mod, ns in grown:  # (a dict newly bound in a namespace: watched from here on)
+        _mw_dicts(mod, ns)
+    _mw_cells(n)
+    return out
+
+
+def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None) -> list:
+    lazy = _MW_LAZY.get(mod, ())
+    if binding is not None and binding in lazy:
+        return []
+    keys = [k for k in obj if snap.get(k, _NOT_LOADED) is not obj[k]] if _keys_plain(obj) else None
+    if keys is None:
+        return [f"{mod}.{binding} (an entry the judge cannot compare)"]
+    keys += [k for k in snap if k not in obj]
+    other = _MW_OTHER_ROWS.get(mod, ()) if binding is None else ()
+    out: list = []
+    mods = _sys.modules
+    for k in keys:
+        new = obj.get(k, _NOT_LOADED)
+        if binding is None:
+            if k in other or k == "__warningregistry__" or k in lazy:
+                continue
+            if _isinstance(new, _types.ModuleType) and _type(mods) is dict and \
+                    mods.get(_MODULE_DICT(new).get("__name__")) is new:  # (the import system's: a submodule bound)
+                continue
+            if snap.get(k, _NOT_LOADED) is None and new is not None and _mw_made_lazily(new) or _mw_reexport(mod, k, new):
+                continue
+        elif _mw_lazy_entry(mod, binding, new):
+            continue
+        plain = new is _NOT_LOADED or _mw_plain(new, [MAX_MODULE_NODES])
+        if plain and sync is not None and _len(sync) < MAX_MODULE_CARRIED and \
+                mod.partition(".")[0] not in _NEVER_CARRIED and _type(k) in ((str,) if binding is None else (str, int, bytes, tuple)):
+            deleted = new is _NOT_LOADED
+            sync.append(["b" if binding is None else "d", mod, k if binding is None else binding,
+                         None if binding is None else _mw_enc(k), None if deleted else _mw_enc(new), deleted])
+            continue
+        out.append(f"{mod}.{k}" if binding is None else f"{mod}.{binding}[{str(k)[:40]}]")
+    return out
+
+
+def _mw_made_lazily(new) -> bool:
+    """A binding made on first use (rule (3)): from None to an instance, not callable, of a class of the interpreter's
+    holding no function of the tree's (``_interpreter_object``): ``urllib.parse._typeprog``'s compiled pattern, asyncio's
+    event loop policy, ``tempfile._name_sequence``."""
+    return not callable(new) and not _isinstance(new, type) and _interpreter_object(new)
+
+
+def _mw_reexport(mod: str, k, new) -> bool:
+    """A package's re-export of its own submodule's class or function, bound under that object's own name (rule (2):
+    ``concurrent.futures.ThreadPoolExecutor``, which the package's ``__getattr__`` imports and binds on first use):
+    an object of the interpreter's whose module (``mod`` or one below it) binds it under that very name."""
+    if not _isinstance(new, (type, _types.FunctionType, _types.BuiltinFunctionType)) or not _interpreter_object(new):
+        return False
+    owner = _TYPE_MODULE(new) if _isinstance(new, type) else getattr(new, "__module__", None)
+    name = _TYPE_DICT(type)["__name__"].__get__(new) if _isinstance(new, type) else getattr(new, "__name__", None)
+    if not isinstance(owner, str) or _type(owner) is not str or name != k or \
+            not (owner == mod or owner.startswith(mod + ".")):
+        return False
+    m = _sys.modules.get(owner)
+    return _isinstance(m, _types.ModuleType) and _MODULE_DICT(m).get(k) is new
+
+
+def _keys_plain(d: dict) -> bool:
+    """Whether every key of ``d`` hashes and compares without running code of the tree (a builtin scalar, a tuple of
+    them, a class whose metaclass is ``type``)."""
+    for k in d:
+        t = _type(k)
+        if t in _MW_KEYS or t is float or t is type or t is tuple and all(_type(x) in _MW_KEYS for x in k):
+            continue
+        if _isinstance(k, type) and _type(k) is type:
+            continue
+        return False
+    return True
+
+
+def _apply_module_state(mg, ps) -> None:
+    """(driver) The plain bindings and entries the tree set in the interpreter's modules (``mg``), set in the driver's
+    same module (imported here when the test has not, as the test's own import would find the tree's value); one
+    this side cannot set is a fault."""
+    if _type(mg) is not list or not all(_type(e) is list and _len(e) == 6 and e[0] in ("b", "d") and _type(e[1]) is str
+                                        and _type(e[2]) is str and e[1].partition(".")[0] not in _NEVER_CARRIED
+                                        for e in mg):
+        raise RemoteError("malformed module state")
+    for kind, mod, name, key, value, deleted in mg[:MAX_MODULE_CARRIED]:
+        try:
+            m = _sys.modules.get(mod) or _import_module(mod)
+            ns = _MODULE_DICT(m)
+            f = ns.get("__file__")
+            if f is not None and not (_type(f) is str and trusted_file(f)):
+                raise TypeError("not a module of the interpreter's here")
+            if kind == "b":
+                if deleted is True:
+                    ns.pop(name, None)
+                else:
+                    ns[name] = _mw_dec(value)
+                continue
+            d = ns.get(name)
+            if _type(d) is not dict:
+                raise TypeError("no such dict here")
+            k = _mw_dec(key)
+            if deleted is True:
+                d.pop(k, None)
+            else:
+                d[k] = _mw_dec(value)
+        except Exception as exc:  # noqa: BLE001 - not settable here: the test would read another value
+            ps.faults.append(f"a value the tree set in {mod[:60]}.{name[:60]} could not be set here ({_why(exc)}; "
+                             "harness.judge.subject_rpc MODULE_STATE_RULE)")
 
 
 MAX_ARG_ITEMS = 1_000  # a record's args crossing as data (``_plain_args``); more is not faithful, and fails on read

@@ -2847,7 +2847,10 @@ R32ATK7_CLOSED_IMPORTS: frozenset[str] = frozenset({  # the import system: sys.m
     "stdlib_submodule_stubbed_at_the_test_files_import", "tree_object_put_in_sys_modules_by_the_test",
     "stub_module_made_with_importlib_util",
 })  # (i7: ``IMPORT_STATE_RULE``)
-R32ATK7_CLOSED: frozenset[str] = frozenset({"tree_thread_alive_while_the_test_waits_for_a_child"}) | R32ATK7_CLOSED_IMPORTS
+R32ATK7_CLOSED_BY_MODULE_STATE: frozenset[str] = frozenset({  # (closed by r32atk8's MODULE_STATE_RULE: a fault)
+    "stdlib_submodule_stubbed_at_the_test_files_import_reaches_the_tree_as_the_real_one"})
+R32ATK7_CLOSED: frozenset[str] = frozenset({"tree_thread_alive_while_the_test_waits_for_a_child"}) | R32ATK7_CLOSED_IMPORTS | \
+    R32ATK7_CLOSED_BY_MODULE_STATE
 
 
 def _r32atk7(names, mark) -> list:
@@ -2917,7 +2920,9 @@ R32ATK8_LENIENT = {
     # CENSUS_RULE's "everything of this kind" is the getters it lists, the registries it names and the interpreter's
     # classes' dicts: the state a stdlib *module* keeps in its own globals (a plain value or a registry dict the module's
     # functions fill) is none of them, and neither are the process's C-level settings with a getter the census leaves
-    # out. Plain pytest's test reads the tree's change; the driver reads its own.
+    # out. Plain pytest's test reads the tree's change; the driver reads its own. (Closed by MODULE_STATE_RULE: every
+    # binding of a module of the interpreter's, and every dict bound there, read by version tag at each reply; a plain
+    # value crosses, any other change is a fault: the module rows here and the functions replaced below.)
     "module_registry_mimetypes_add_type": _r8_call("mimetypes", "mimetypes.add_type('text/x-hx', '.py')",
                                                    "mimetypes.guess_type('a.py')[0] == 'text/x-python'"),
     "module_registry_shutil_archive_format": _r8_call("shutil", "shutil.register_archive_format('hx', lambda *a, **k: None)",
@@ -3106,7 +3111,25 @@ R32ATK8_CLOSED_KERNEL: frozenset[str] = frozenset({  # what the kernel and the C
     "interval_timer_armed", "signal_mask_blocked", "resource_limit_lowered", "scheduling_policy_set", "cpu_affinity_narrowed",
     "signal_wakeup_fd_set", "locale_category_set", "time_zone_left_by_tzset", "file_descriptor_redirected",
     "faulthandler_disabled", "atexit_callback_registered", "threading_profile_set"})  # (harness.judge.subject_rpc KERNEL_RULE)
-R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset()  # module globals and registries of the standard library and installed packages
+R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset({  # module globals and registries of the standard library and installed packages
+    "module_registry_mimetypes_add_type",
+    "module_registry_shutil_archive_format",
+    "module_registry_copy_deepcopy_dispatch",
+    "module_registry_linecache_entry",
+    "module_global_tempfile_tempdir",
+    "module_global_builtins_attribute",
+    "sys_setting_dont_write_bytecode",
+    "sys_setting_pycache_prefix",
+    "module_function_replaced_in_a_call",
+    "module_function_replaced_at_the_trees_import",
+    "installed_module_function_replaced_in_a_call",
+    "logging_switch_log_threads",
+    "logging_switch_srcfile",
+    "logging_switch_raise_exceptions",
+    "mimetypes_type_registered_by_the_tree",
+    "threading_profile_set",  # (``threading._profile_hook``: a function bound in a module's namespace)
+    "wait_through_asyncio_sleep_the_tree_replaced",  # (``asyncio.sleep`` replaced: a fault at the reply)
+})  # (MODULE_STATE_RULE)
 R32ATK8_CLOSED_MEASURES: frozenset[str] = frozenset({  # what the test measures of its process (time, memory, threads, sizes) and object protocols
     # subject_rpc MEASURES_RULE: each measure of the whole process the driver answers for both processes, or faults
     "thread_left_running_counted_by_the_test", "process_time_counts_the_trees_cpu", "peak_resident_size_counts_the_trees_memory",

@@ -2764,6 +2764,62 @@ def test_a_member_the_tree_sets_on_a_stdlib_class_is_named_once_a_librarys_bookk
         rpc.library_classes_moved(True, rpc._class_versions())
 
 
+@pytest.fixture
+def module_watch():
+    """The subject's watch of the interpreter's modules (``_MW``) as it was, put back after the test."""
+    saved = {k: (set(v) if isinstance(v, set) else list(v)) for k, v in rpc._MW.items()}
+    try:
+        yield rpc._MW
+    finally:
+        rpc._MW.update(saved)
+
+
+def test_a_binding_or_registry_entry_the_tree_sets_in_a_stdlib_module_crosses_as_plain_data_or_is_a_fault(module_watch):
+    """``MODULE_STATE_RULE``: a plain value crosses (``mg``), a function bound or registered is a fault, named once; a
+    submodule bound by the import system is not the tree's."""
+    import shutil
+    rpc.watch_library_modules([shutil])
+    if not module_watch["cells"]:
+        pytest.skip("no dict version tags to read here")
+    try:
+        assert rpc.library_modules_moved() == []
+        sync: list = []
+        shutil.hx_plain = (1, b"x", ["y"])  # type: ignore[attr-defined]
+        shutil._ARCHIVE_FORMATS["hx"] = ("not", "callable")  # type: ignore[assignment]
+        assert rpc.library_modules_moved(sync=sync) == []
+        assert sorted(sync) == [["b", "shutil", "hx_plain", None, {"t": [1, {"b": "x"}, ["y"]]}, False],
+                                ["d", "shutil", "_ARCHIVE_FORMATS", "hx", {"t": ["not", "callable"]}, False]]
+        assert rpc._mw_dec(sync[0][4] if sync[0][0] == "b" else sync[1][4]) == (1, b"x", ["y"])
+        shutil.hx_fn = lambda: 0  # type: ignore[attr-defined]
+        shutil.register_archive_format("hx", lambda *a, **k: None)
+        assert sorted(rpc.library_modules_moved(sync=[])) == ["shutil._ARCHIVE_FORMATS[hx]", "shutil.hx_fn"]
+        assert rpc.library_modules_moved() == []  # (named once)
+    finally:
+        for name in ("hx_plain", "hx_fn"):
+            vars(shutil).pop(name, None)
+        shutil._ARCHIVE_FORMATS.pop("hx", None)
+        rpc.library_modules_moved(True)
+
+
+def test_the_trees_plain_module_values_are_set_in_the_drivers_same_module():
+    import shutil
+    ps = rpc.ProcState("driver")
+    try:
+        rpc._apply_module_state([["b", "shutil", "hx_plain", None, {"t": [1, 2]}, False],
+                                 ["d", "shutil", "_ARCHIVE_FORMATS", "hx", "v", False]], ps)
+        assert vars(shutil)["hx_plain"] == (1, 2) and shutil._ARCHIVE_FORMATS["hx"] == "v"
+        rpc._apply_module_state([["b", "shutil", "hx_plain", None, None, True],
+                                 ["d", "shutil", "_ARCHIVE_FORMATS", "hx", None, True]], ps)
+        assert "hx_plain" not in vars(shutil) and "hx" not in shutil._ARCHIVE_FORMATS and ps.faults == []
+        rpc._apply_module_state([["d", "shutil", "hx_no_such_dict", "k", 1, False]], ps)
+        assert ps.faults and "MODULE_STATE_RULE" in ps.faults[0]
+        with pytest.raises(rpc.RemoteError):
+            rpc._apply_module_state([["b", "pytest", "approx", None, 0, False]], ps)
+    finally:
+        vars(shutil).pop("hx_plain", None)
+        shutil._ARCHIVE_FORMATS.pop("hx", None)
+
+
 def test_a_codec_error_handler_the_tree_registers_crosses_a_builtin_one_replaced_is_a_fault(import_record):
     import codecs
     ps = rpc.ProcState("subject")
