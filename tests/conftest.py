@@ -458,6 +458,24 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"cold-a module constant put in a tuple", "cold-iterated for an argument", "cold-put in a list",
                     "warm-put in a dict", "warm-an element of it passed"}),
          "each of the five ways once, cold or warm; the other executor of each in the campaign (6 s summed) (CI's test-all ran 1,146 s on main 884d4e5, 54 s under its 20 minutes with setup)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
+        (frozenset({"signal_mask_blocked", "module_function_replaced_in_a_call", "process_time_counts_the_trees_cpu",
+                    "class_member_set_through_type_setattr"}),
+         "one closed case per rule of red team r32atk8 in test-all (KERNEL_RULE, MODULE_STATE_RULE, MEASURES_RULE, "
+         "STAND_IN_PATHS_RULE); the other closed cases in the campaign (1-3 s each) (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
+        (frozenset({"busy_wait_for_a_trees_thread", "mimetypes_type_registered_by_the_tree"}),
+         "one closed honest tree of CLOCK_READS_RULE and one of MODULE_STATE_RULE in test-all; the others in the campaign (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
+        (frozenset({"module_removed_from_sys_modules_by_the_tree", "stdlib_name_loaded_from_a_file_the_tree_writes"}),
+         "two closed cases of IMPORT_STATE_RULE (a removal, a shadowing file) in test-all; the other closed cases in the "
+         "campaign (1-3 s each) (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_stubs_modules_passes_judged":
+        (frozenset({"name_imported_from_a_stub", "magicmock_stub_a_name_is_imported_from"}),
+         "two closed honest trees of IMPORT_STATE_RULE's stubs in test-all; the others in the campaign (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
+        (frozenset({"freeze-tree_that_should_freeze_the_heap", "collector-trees_cyclic_garbage_counted_by_gc_collect"}),
+         "one closed case of the freeze and one of MEASURES_RULE's collection in test-all; the others in the campaign (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
         (frozenset({"cold-deep chain", "warm-30k empty files", "cold-many large sparse files", "warm-a link loop",
                     "cold-path past PATH_MAX"}),
