@@ -1790,7 +1790,7 @@ class Peer:
                                                   (_isinstance(i[1], dict) and i[1].get("t") in ("h", "ref") or
                                                    _type(i[1]) is int and i[1] == 0) for i in spec):
             raise RemoteError("malformed module stubs")
-        mods = _sys.modules
+        mods: dict = _sys.modules  # (a stub the test made may be any object, as under plain pytest)
         want = {name: _MISSING if _type(v) is int else self.dec(v) for name, v in spec}  # (0: removed, ``ModuleStubs``)
         carried = {}  # name -> the value this sets (``_MISSING``: removed), for the guard's record below
         for name in [n for n in self.module_stubs if n not in want]:
@@ -5072,6 +5072,9 @@ class ProcState:
     as ``pf``). The subject relays every log record at the logger it was logged on (``lg``,
     ``_relay_call_handlers``); the driver hands each to its own logger of that name (``LOG_TREE_RULE``)."""
 
+    ml_out: list  # subject, to cross: the interpreter's modules the tree's imports loaded (``ml``)
+    mg_out: list  # subject, to cross: plain values the tree set in the interpreter's modules (``mg``, MODULE_STATE_RULE)
+
     def __init__(self, side: str, peer: "Peer | None" = None, skip=None):
         self.side, self.peer = side, peer  # ``peer``: a record's args and exception cross through its encoding
         self.last: dict | None = None
@@ -5106,8 +5109,7 @@ class ProcState:
         self.abc_tok = None  # subject: ``abc.get_cache_token()`` at the last reply
         self.abc_named: dict = {}  # subject: a class of the tree's it registered with an ABC, by its name
         self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
-        self.ml_out: list = []  # subject: the interpreter's modules the tree's imports loaded, to cross (``ml``)
-        self.mg_out: list = []  # subject: plain values the tree set in the interpreter's modules (``MODULE_STATE_RULE``)
+        self.ml_out, self.mg_out = [], []
         if side == "subject":
             self.forwarder = _Forwarder(self.records, peer)
             self._ensure_forwarder()
