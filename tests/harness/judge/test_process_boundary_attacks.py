@@ -225,7 +225,9 @@ def fds():
             st = os.fstat(fd)
         except OSError:
             continue
-        out.append("sock" if stat.S_ISSOCK(st.st_mode) else "fifo" if stat.S_ISFIFO(st.st_mode) else "other")
+        link = os.readlink(f"/proc/self/fd/{fd}")
+        out.append("sock" if stat.S_ISSOCK(st.st_mode) else "fifo" if stat.S_ISFIFO(st.st_mode) else
+                   "own status" if link == f"/proc/{os.getpid()}/status" else "other")
     return sorted(out)
 def env():
     return sorted(k for k in os.environ if k.startswith("HX") or "NONCE" in k)
@@ -233,8 +235,10 @@ def env():
 
 
 def test_the_subjects_descriptors_are_its_request_pair_and_audit_pipe_only(tmp_path, executor):
+    """Besides them, the subject's own ``/proc/self/status``, read by KERNEL_RULE at each test's end (opened before
+    the tree runs; a tree that puts another file at that descriptor changes the harness's descriptors, a fault)."""
     v = tiny(tmp_path, DESCRIPTORS, "from pkg import env, fds\n\n\ndef test_fds():\n"
-                                    "    assert fds() == ['fifo', 'sock']\n    assert env() == []\n")
+                                    "    assert fds() == ['fifo', 'own status', 'sock']\n    assert env() == []\n")
     assert v.passed, v.output
 
 
