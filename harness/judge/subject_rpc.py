@@ -6774,6 +6774,7 @@ _CENSUS_NAMES = ("tracemalloc", "tracemalloc's traceback limit", "gc's debug fla
                  "the audit hooks", "sys.getdlopenflags", "the async generator firstiter hook",
                  "the async generator finalizer hook", "the coroutine origin tracking depth", "the nice value")
 _CENSUS_LOCAL = 6  # the items from here on are the serving thread's own (read only there)
+_CENSUS_FROZEN = _CENSUS_NAMES.index("gc's frozen objects")  # (a count the death of a frozen object lowers)
 try:
     import _tracemalloc
     _TM = (_tracemalloc.is_tracing, _tracemalloc.get_traceback_limit)
@@ -6813,6 +6814,9 @@ def census_moved(now: list, then: list) -> list:
         if _type(a) is _type(b) and _type(a) in _CENSUS_VALUES and a == b:
             continue
         if i >= _CENSUS_LOCAL and a is None:
+            continue
+        if i == _CENSUS_FROZEN and _type(a) is int and _type(b) is int and 0 < a < b:  # frozen objects freed: no new
+            then[i] = a  # freeze, no unfreeze (which leaves none); a freeze already seen stays faulted where it was made
             continue
         out.append(_CENSUS_NAMES[i])
         then[i] = a
