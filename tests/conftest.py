@@ -259,10 +259,10 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     # red team atk11 (strict xfails): small trees each judged and run under plain pytest
-    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_and_undone_changes_as_plain_pytest_does":
-        "9 small trees each judged and run under plain pytest (about 1 s each warm, 11-13 s for the nine)",
-    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_after_a_seek_passes_judged":
-        "1 small tree judged and run under plain pytest (about 1 s warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
+        "14 small trees each judged and run under plain pytest (about 1-2 s each warm, 22 s warm and 35 s cold for all 16)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
+        "2 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
@@ -599,10 +599,10 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk9's judge leniencies (the driver's gc.freeze, the test's gc.collect): the closed ones (R32ATK9_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
         "red team r32atk9's honest regressions: the closed ones (R32ATK9_CLOSED) in test-all",
-    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_and_undone_changes_as_plain_pytest_does":
-        "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change): held cases (ATK11_CLOSED) run here too",
-    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_after_a_seek_passes_judged":
-        "red team atk11's honest regression (STREAMS_RULE's seek)",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
+        "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, MEASURES_RULE's and KERNEL_RULE's open rows): held cases (ATK11_CLOSED) run here too",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
+        "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -3279,6 +3279,10 @@ _A11_CALLBACK = ("import tempfile\n\n\ndef f(cb):\n    old = tempfile.tempdir\n 
 _A11_SEEK = "import os\n\n\ndef f():\n    os.write(1, b'{a}\\n')\n    os.lseek(1, 0, 0)\n    os.write(1, b'{b}\\n')\n    return 1\n"
 _A11_POLICY = ("import asyncio\n\n\nclass P(asyncio.DefaultEventLoopPolicy):\n    pass\n\n\n"
                "def f():\n    asyncio.set_event_loop_policy(P())\n    return 1\n")
+_A11_LEAK = "class Leak:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    KEPT.append(Leak())\n    return 1\n"
+_A11_KEEP = "class O:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    o = O()\n    KEPT.append(o)\n    return o\n"
+_A11_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
+               "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n")
 ATK11_LENIENT = {
     # MODULE_STATE_RULE (2): a cache or binding of ``_MW_LAZY`` is never compared nor carried, whatever the tree writes
     # there: a forged ``re._cache`` entry (the test's ``re.match('a+')`` runs the tree's ``b+`` under plain pytest), a
@@ -3299,6 +3303,29 @@ ATK11_LENIENT = {
     "change_undone_seen_by_callback": (_A11_CALLBACK, "import tempfile\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                        "    seen = []\n    assert f(lambda: seen.append(tempfile.gettempdir())) == 1\n"
                                        "    assert seen[0] != '/nonexistent-hx'\n"),
+    # MEASURES_RULE's open rows: ``gc.get_objects`` (the driver's objects only: the tree's leak is not there),
+    # ``sys.getrefcount`` of a stand-in (the tree's kept reference is the subject's), ``threading._active``
+    "measure_gc_get_objects_misses_the_trees_leak": (_A11_LEAK, "import gc\n" + _T + "    assert f() == 1\n"
+                                                     "    assert not [o for o in gc.get_objects() if type(o).__name__ == 'Leak']\n"),
+    "measure_getrefcount_of_a_kept_value": (_A11_KEEP, "import sys\n" + _T + "    x = f()\n"
+                                            "    assert sys.getrefcount(x) == 2\n"),
+    "measure_threading_active_misses_the_trees_thread": (_A11_THREAD, "import threading\n" + _T +
+                                                         "    n0 = len(threading._active)\n    assert f() == 1\n"
+                                                         "    assert len(threading._active) == n0\n"),
+    # KERNEL_RULE's open rows: a limit the tree lowers and restores before the test's end (read by the test between),
+    # and a limit the test lowers in the driver (not carried: the tree's 200 descriptors open under it)
+    "kernel_limit_lowered_then_restored": ("import resource\n\n_S = resource.getrlimit(resource.RLIMIT_NOFILE)\n\n\n"
+                                           "def f():\n    resource.setrlimit(resource.RLIMIT_NOFILE, (_S[0] - 1, _S[1]))\n"
+                                           "    return 1\n\n\ndef g():\n    resource.setrlimit(resource.RLIMIT_NOFILE, _S)\n",
+                                           "import resource\n" + _T + "    s0 = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                           "    assert f() == 1\n    s1 = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                           "    g()\n    assert s1 == s0\n"),
+    "kernel_limit_the_test_lowers": ("import os\n\n\ndef f():\n    fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(200)]\n"
+                                     "    for d in fds:\n        os.close(d)\n    return 1\n",
+                                     "import resource\n" + _T + "    s, h = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                     "    resource.setrlimit(resource.RLIMIT_NOFILE, (64, h))\n    try:\n"
+                                     "        assert f() == 1\n    finally:\n"
+                                     "        resource.setrlimit(resource.RLIMIT_NOFILE, (s, h))\n"),
     # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
     "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                  "    assert type(f()) is Fraction\n"),
@@ -3309,6 +3336,9 @@ ATK11_LENIENT = {
 # Honest: the tree writes "ERROR", seeks its descriptor 1 back to 0 and overwrites it with "ok   ": plain pytest's capfd
 # file holds "ok   " only; the judged relay still shows "ERROR" to the test (STREAMS_RULE's open ``seek``)
 ATK11_HONEST = {
+    # the driver is made not dumpable (probe_runtime ``_driver_setup``); pytest's process is: prctl(PR_GET_DUMPABLE)
+    "driver_not_dumpable": ("def f():\n    return 1\n", "import ctypes\n" + _T + "    assert f() == 1\n"
+                            "    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 1\n"),
     "stream_error_overwritten_after_lseek": (_A11_SEEK.format(a="ERROR", b="ok   "), "from pkg import f\n\n\n"
                                              "def test_f(capfd):\n    assert f() == 1\n"
                                              "    assert 'ERROR' not in capfd.readouterr().out\n"),
@@ -3324,17 +3354,20 @@ def _atk11(names, mark) -> list:
 _ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11: the judge passes what plain "
                                 "pytest fails: a forged entry or binding in a cache of MODULE_STATE_RULE's _MW_LAZY, a "
                                 "module-level list or set or a dict two levels down, a change undone before the reply "
-                                "that the test's callback reads (an open case: a name not in ATK11_CLOSED)")
+                                "that the test's callback reads, MEASURES_RULE's open reads (gc.get_objects, "
+                                "sys.getrefcount, threading._active), KERNEL_RULE's limit restored before the test's end "
+                                "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
 _ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
                                        "an honest tree plain pytest passes: output the tree overwrote after lseek on its "
-                                       "descriptor 1 still relayed (an open case: a name not in ATK11_CLOSED)")
+                                       "descriptor 1 still relayed; the driver not dumpable (an open case: a name not "
+                                       "in ATK11_CLOSED)")
 
 
 @pytest.mark.parametrize("name", _atk11(ATK11_LENIENT, _ATK11_OPEN))
-def test_the_judge_reads_lazy_caches_module_containers_and_undone_changes_as_plain_pytest_does(tmp_path, name):
+def test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does(tmp_path, name):
     judged_as_plain(tmp_path, ATK11_LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _atk11(ATK11_HONEST, _ATK11_HONEST_OPEN))
-def test_an_honest_tree_that_overwrites_its_output_after_a_seek_passes_judged(tmp_path, name):
+def test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged(tmp_path, name):
     judged_as_plain(tmp_path, ATK11_HONEST[name], plain_passes=True)
