@@ -264,7 +264,7 @@ SLOW_TESTS: dict[str, str] = {
         "red team atk11 (strict xfail): two confined runs that leave their cgroups and hold 192 MB (about 1 s each)",
     # red team atk11 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
-        "14 small trees each judged and run under plain pytest (about 1-2 s each warm, 22 s warm and 35 s cold for all 16)",
+        "17 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
         "2 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":

@@ -3326,6 +3326,18 @@ ATK11_LENIENT = {
                                      "    resource.setrlimit(resource.RLIMIT_NOFILE, (64, h))\n    try:\n"
                                      "        assert f() == 1\n    finally:\n"
                                      "        resource.setrlimit(resource.RLIMIT_NOFILE, (s, h))\n"),
+    # MODULE_STATE_RULE (2)'s first-use binding, None to an instance of the interpreter's classes: the tree binds
+    # ``urllib.parse._typeprog`` first, to a pattern of its own choosing
+    "first_use_binding_chosen_by_the_tree": _r8_call("re, urllib.parse", "urllib.parse._typeprog = re.compile('(h)(.*)', re.DOTALL)",
+                                                     "urllib.parse._splittype('http:x') == ('http', 'x')"),
+    # "reload accepted" launders the call: a function bound on a library module (or one of its functions replaced),
+    # then any library module reloaded in the same call (json here) passes judged; without the reload both are faults
+    # (checked: judged and plain fail alike)
+    "function_bound_then_module_reloaded": _r8_call("importlib, json", "json.hx_hook = print;;importlib.reload(json)",
+                                                    "not hasattr(json, 'hx_hook')"),
+    "function_replaced_then_another_module_reloaded": _r8_call("importlib, json, tempfile",
+                                                               "tempfile.gettempdir = lambda: '/hx';;importlib.reload(json)",
+                                                               "tempfile.gettempdir() != '/hx'"),
     # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
     "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                  "    assert type(f()) is Fraction\n"),
@@ -3354,7 +3366,8 @@ def _atk11(names, mark) -> list:
 _ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11: the judge passes what plain "
                                 "pytest fails: a forged entry or binding in a cache of MODULE_STATE_RULE's _MW_LAZY, a "
                                 "module-level list or set or a dict two levels down, a change undone before the reply "
-                                "that the test's callback reads, MEASURES_RULE's open reads (gc.get_objects, "
+                                "that the test's callback reads, a tree-chosen first-use binding, a function replaced in a call that "
+                                "reloads a library module, MEASURES_RULE's open reads (gc.get_objects, "
                                 "sys.getrefcount, threading._active), KERNEL_RULE's limit restored before the test's end "
                                 "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
 _ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
