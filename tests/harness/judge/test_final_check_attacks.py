@@ -3283,6 +3283,14 @@ _A11_LEAK = "class Leak:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    KEPT.append
 _A11_KEEP = "class O:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    o = O()\n    KEPT.append(o)\n    return o\n"
 _A11_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
                "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n")
+# CLOCK_READS_RULE's open clock: the test busy-waits on ``datetime.datetime.now`` (no ``time`` function: C reads the clock)
+# for a file the tree's thread writes 50 ms after ``f`` returns; the tree's thread stays frozen through the whole loop
+_A11_THREAD_FILE = ("import threading\nimport time\n\n\ndef _w(p):\n    time.sleep(0.05)\n    open(p, 'w').close()\n\n\n"
+                    "def f(p):\n    threading.Thread(target=_w, args=(p,), daemon=True).start()\n    return 1\n")
+_A11_DATETIME_POLL = ("import datetime\nimport os\n\nfrom pkg import f\n\n\ndef test_f(tmp_path):\n    p = str(tmp_path / 'done')\n"
+                      "    assert f(p) == 1\n    end = datetime.datetime.now() + datetime.timedelta(seconds=2)\n"
+                      "    while datetime.datetime.now() < end and not os.path.exists(p):\n        pass\n"
+                      "    assert {neg}os.path.exists(p)\n")
 ATK11_LENIENT = {
     # MODULE_STATE_RULE (2): a cache or binding of ``_MW_LAZY`` is never compared nor carried, whatever the tree writes
     # there: a forged ``re._cache`` entry (the test's ``re.match('a+')`` runs the tree's ``b+`` under plain pytest), a
@@ -3338,6 +3346,9 @@ ATK11_LENIENT = {
     "function_replaced_then_another_module_reloaded": _r8_call("importlib, json, tempfile",
                                                                "tempfile.gettempdir = lambda: '/hx';;importlib.reload(json)",
                                                                "tempfile.gettempdir() != '/hx'"),
+    # CLOCK_READS_RULE's open clock (``datetime.now``): the tree's thread should not have written its file, and plain
+    # pytest sees it written during the test's 2 s busy wait; judged the thread stays frozen
+    "busy_wait_on_datetime_now_thread_frozen": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="not ")),
     # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
     "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                  "    assert type(f()) is Fraction\n"),
@@ -3348,6 +3359,8 @@ ATK11_LENIENT = {
 # Honest: the tree writes "ERROR", seeks its descriptor 1 back to 0 and overwrites it with "ok   ": plain pytest's capfd
 # file holds "ok   " only; the judged relay still shows "ERROR" to the test (STREAMS_RULE's open ``seek``)
 ATK11_HONEST = {
+    # the same busy wait on ``datetime.now`` for the tree's thread's file: plain pytest sees it, judged never
+    "busy_wait_on_datetime_now_for_the_trees_thread": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="")),
     # the driver is made not dumpable (probe_runtime ``_driver_setup``); pytest's process is: prctl(PR_GET_DUMPABLE)
     "driver_not_dumpable": ("def f():\n    return 1\n", "import ctypes\n" + _T + "    assert f() == 1\n"
                             "    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 1\n"),
@@ -3368,11 +3381,12 @@ _ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red 
                                 "module-level list or set or a dict two levels down, a change undone before the reply "
                                 "that the test's callback reads, a tree-chosen first-use binding, a function replaced in a call that "
                                 "reloads a library module, MEASURES_RULE's open reads (gc.get_objects, "
-                                "sys.getrefcount, threading._active), KERNEL_RULE's limit restored before the test's end "
+                                "sys.getrefcount, threading._active), a busy wait on datetime.now (CLOCK_READS_RULE), KERNEL_RULE's limit restored before the test's end "
                                 "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
 _ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
                                        "an honest tree plain pytest passes: output the tree overwrote after lseek on its "
-                                       "descriptor 1 still relayed; the driver not dumpable (an open case: a name not "
+                                       "descriptor 1 still relayed; the driver not dumpable; a busy wait on datetime.now for "
+                                       "the tree's thread (an open case: a name not "
                                        "in ATK11_CLOSED)")
 
 
