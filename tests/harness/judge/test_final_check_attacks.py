@@ -3291,6 +3291,7 @@ _A11_DATETIME_POLL = ("import datetime\nimport os\n\nfrom pkg import f\n\n\ndef 
                       "    assert f(p) == 1\n    end = datetime.datetime.now() + datetime.timedelta(seconds=2)\n"
                       "    while datetime.datetime.now() < end and not os.path.exists(p):\n        pass\n"
                       "    assert {neg}os.path.exists(p)\n")
+_A11_T = "import pytest\n\nfrom pkg import *\n\n\ndef test_f():\n"
 ATK11_LENIENT = {
     # MODULE_STATE_RULE (2): a cache or binding of ``_MW_LAZY`` is never compared nor carried, whatever the tree writes
     # there: a forged ``re._cache`` entry (the test's ``re.match('a+')`` runs the tree's ``b+`` under plain pytest), a
@@ -3349,6 +3350,13 @@ ATK11_LENIENT = {
     # CLOCK_READS_RULE's open clock (``datetime.now``): the tree's thread should not have written its file, and plain
     # pytest sees it written during the test's 2 s busy wait; judged the thread stays frozen
     "busy_wait_on_datetime_now_thread_frozen": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="not ")),
+    # STAND_IN_PATHS_RULE's "stricter, never more lenient" is lenient under ``pytest.raises``: a test that checks the
+    # tree's class is immutable (``type.__setattr__`` raises TypeError) or its object has no ``__dict__`` (``__slots__``:
+    # ``object.__setattr__`` raises AttributeError) passes judged on the stand-in's own, whatever the tree's class is
+    "stand_in_class_immutable_under_raises": ("class C:\n    pass\n\n\ndef f():\n    return C\n", _A11_T +
+                                              "    with pytest.raises(TypeError):\n        type.__setattr__(f(), 'x', 1)\n"),
+    "stand_in_object_slotted_under_raises": ("class C:\n    pass\n\n\ndef f():\n    return C()\n", _A11_T +
+                                             "    with pytest.raises(AttributeError):\n        object.__setattr__(f(), 'x', 1)\n"),
     # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
     "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                  "    assert type(f()) is Fraction\n"),
@@ -3359,6 +3367,9 @@ ATK11_LENIENT = {
 # Honest: the tree writes "ERROR", seeks its descriptor 1 back to 0 and overwrites it with "ok   ": plain pytest's capfd
 # file holds "ok   " only; the judged relay still shows "ERROR" to the test (STREAMS_RULE's open ``seek``)
 ATK11_HONEST = {
+    # SINGLETONS_RULE's open rows: ``help`` (site's object in builtins) and a bound method of a singleton cross as handles
+    "singleton_site_help": ("def f():\n    return help\n", _T + "    assert f() is help\n"),
+    "singleton_bound_method": ("def f():\n    return print.__call__\n", _T + "    assert f() == print.__call__\n"),
     # the same busy wait on ``datetime.now`` for the tree's thread's file: plain pytest sees it, judged never
     "busy_wait_on_datetime_now_for_the_trees_thread": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="")),
     # the driver is made not dumpable (probe_runtime ``_driver_setup``); pytest's process is: prctl(PR_GET_DUMPABLE)
@@ -3381,12 +3392,13 @@ _ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red 
                                 "module-level list or set or a dict two levels down, a change undone before the reply "
                                 "that the test's callback reads, a tree-chosen first-use binding, a function replaced in a call that "
                                 "reloads a library module, MEASURES_RULE's open reads (gc.get_objects, "
-                                "sys.getrefcount, threading._active), a busy wait on datetime.now (CLOCK_READS_RULE), KERNEL_RULE's limit restored before the test's end "
+                                "sys.getrefcount, threading._active), a busy wait on datetime.now (CLOCK_READS_RULE), the stand-in's own TypeError or "
+                                "AttributeError under pytest.raises (STAND_IN_PATHS_RULE), KERNEL_RULE's limit restored before the test's end "
                                 "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
 _ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
                                        "an honest tree plain pytest passes: output the tree overwrote after lseek on its "
                                        "descriptor 1 still relayed; the driver not dumpable; a busy wait on datetime.now for "
-                                       "the tree's thread (an open case: a name not "
+                                       "the tree's thread; help or print.__call__ returned by the tree (an open case: a name not "
                                        "in ATK11_CLOSED)")
 
 
