@@ -3292,6 +3292,9 @@ _A11_DATETIME_POLL = ("import datetime\nimport os\n\nfrom pkg import f\n\n\ndef 
                       "    while datetime.datetime.now() < end and not os.path.exists(p):\n        pass\n"
                       "    assert {neg}os.path.exists(p)\n")
 _A11_T = "import pytest\n\nfrom pkg import *\n\n\ndef test_f():\n"
+# a dict the tree shrank (100 entries, 95 deleted): its table keeps its size; a copy of its 5 entries does not
+_A11_SHRUNK = "def f():\n    d = {i: i for i in range(100)}\n    for i in range(95):\n        del d[i]\n    return d\n"
+_A11_SIZE = "import sys\n" + _T + "    assert sys.getsizeof(f()) {op} sys.getsizeof({{95: 95, 96: 96, 97: 97, 98: 98, 99: 99}})\n"
 ATK11_LENIENT = {
     # MODULE_STATE_RULE (2): a cache or binding of ``_MW_LAZY`` is never compared nor carried, whatever the tree writes
     # there: a forged ``re._cache`` entry (the test's ``re.match('a+')`` runs the tree's ``b+`` under plain pytest), a
@@ -3357,6 +3360,9 @@ ATK11_LENIENT = {
                                               "    with pytest.raises(TypeError):\n        type.__setattr__(f(), 'x', 1)\n"),
     "stand_in_object_slotted_under_raises": ("class C:\n    pass\n\n\ndef f():\n    return C()\n", _A11_T +
                                              "    with pytest.raises(AttributeError):\n        object.__setattr__(f(), 'x', 1)\n"),
+    # MEASURES_RULE's ``sys.getsizeof`` answers for a stand-in only: a plain value crosses as a copy, so a test checking
+    # the tree returns a compact dict measures the copy's table, not the tree's
+    "getsizeof_of_a_plain_value_is_the_copys": (_A11_SHRUNK, _A11_SIZE.format(op="<=")),
     # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
     "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
                                  "    assert type(f()) is Fraction\n"),
@@ -3367,6 +3373,11 @@ ATK11_LENIENT = {
 # Honest: the tree writes "ERROR", seeks its descriptor 1 back to 0 and overwrites it with "ok   ": plain pytest's capfd
 # file holds "ok   " only; the judged relay still shows "ERROR" to the test (STREAMS_RULE's open ``seek``)
 ATK11_HONEST = {
+    # the same copy measured the other way (plain pytest: the shrunk dict's table is bigger than a fresh one's)
+    "getsizeof_of_a_shrunk_dict": (_A11_SHRUNK, _A11_SIZE.format(op=">")),
+    # STREAMS_RULE's open ``name``: the tree reads ``sys.stdout.name`` (plain pytest's capture file has one)
+    "stdout_name_read_by_the_tree": ("import sys\n\n\ndef f():\n    return sys.stdout.name\n",
+                                     "from pkg import f\n\n\ndef test_f(capfd):\n    assert isinstance(f(), (str, int))\n"),
     # SINGLETONS_RULE's open rows: ``help`` (site's object in builtins) and a bound method of a singleton cross as handles
     "singleton_site_help": ("def f():\n    return help\n", _T + "    assert f() is help\n"),
     "singleton_bound_method": ("def f():\n    return print.__call__\n", _T + "    assert f() == print.__call__\n"),
@@ -3393,12 +3404,13 @@ _ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red 
                                 "that the test's callback reads, a tree-chosen first-use binding, a function replaced in a call that "
                                 "reloads a library module, MEASURES_RULE's open reads (gc.get_objects, "
                                 "sys.getrefcount, threading._active), a busy wait on datetime.now (CLOCK_READS_RULE), the stand-in's own TypeError or "
-                                "AttributeError under pytest.raises (STAND_IN_PATHS_RULE), KERNEL_RULE's limit restored before the test's end "
+                                "AttributeError under pytest.raises (STAND_IN_PATHS_RULE), sys.getsizeof of a plain value's copy, KERNEL_RULE's limit restored before the test's end "
                                 "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
 _ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
                                        "an honest tree plain pytest passes: output the tree overwrote after lseek on its "
                                        "descriptor 1 still relayed; the driver not dumpable; a busy wait on datetime.now for "
-                                       "the tree's thread; help or print.__call__ returned by the tree (an open case: a name not "
+                                       "the tree's thread; help or print.__call__ returned by the tree; sys.getsizeof of a "
+                                       "plain value's copy; sys.stdout.name (an open case: a name not "
                                        "in ATK11_CLOSED)")
 
 
