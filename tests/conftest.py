@@ -222,7 +222,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_changed_class_a_mirror_and_the_interpreter_state_as_plain_pytest_does":
         "53 small trees each judged and run under plain pytest (0.3-5 s each, 56 s for the first 24 at load ~5)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged":
-        "18 small trees each judged and run under plain pytest; the copied tree list waits out the run's 60 s timeout",
+        "21 small trees each judged and run under plain pytest; the copied tree list waits out the run's 60 s timeout",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_as_changed_aliased_or_never_finalized":
         "three trees through the final check, honest and forged (12 s for the three at load ~5)",
     # red team r32atk5 (strict xfails): small trees each judged and run under plain pytest
@@ -258,6 +258,15 @@ SLOW_TESTS: dict[str, str] = {
         "5 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
+    "tests/harness/sandbox/test_cgroup.py::test_a_daemon_that_moves_itself_out_of_the_runs_groups_is_still_killed_at_the_runs_end":
+        "red team atk11 (strict xfail): a confined run that leaves its cgroups, its daemon outliving it (about 1 s)",
+    "tests/harness/sandbox/test_cgroup.py::test_a_run_that_moves_itself_out_of_its_group_holds_no_more_memory_than_its_limit":
+        "red team atk11 (strict xfail): two confined runs that leave their cgroups and hold 192 MB (about 1 s each)",
+    # red team atk11 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
+        "21 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
+        "7 small trees each judged and run under plain pytest (about 1-3 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
@@ -594,6 +603,14 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team r32atk9's judge leniencies (the driver's gc.freeze, the test's gc.collect): the closed ones (R32ATK9_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
         "red team r32atk9's honest regressions: the closed ones (R32ATK9_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
+        "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, MEASURES_RULE's and KERNEL_RULE's open rows): held cases (ATK11_CLOSED) run here too",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
+        "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable, a busy wait on datetime.now, SINGLETONS_RULE's open rows, sys.getsizeof of a copy, sys.stdout.name)",
+    "tests/harness/sandbox/test_cgroup.py::test_a_daemon_that_moves_itself_out_of_the_runs_groups_is_still_killed_at_the_runs_end":
+        "red team atk11's cgroup escape (open); test-all keeps the daemon killed in its group (test_cgroup::test_a_daemon_in_its_own_session_is_killed_at_the_runs_end_and_the_groups_removed)",
+    "tests/harness/sandbox/test_cgroup.py::test_a_run_that_moves_itself_out_of_its_group_holds_no_more_memory_than_its_limit":
+        "red team atk11's cgroup escape (open); test-all keeps the memory limit (test_cgroup::test_a_run_holds_no_more_shared_memory_than_its_group_allows)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -3267,3 +3267,158 @@ def test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_do
 @pytest.mark.parametrize("name", _r32atk9(R32ATK9_HONEST, _R32ATK9_HONEST_OPEN))
 def test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged(tmp_path, name):
     judged_as_plain(tmp_path, R32ATK9_HONEST[name], plain_passes=True)
+
+
+# == red team atk11: this round's rules at their edges (MODULE_STATE_RULE's accepted exceptions and the containers it
+# leaves open, a change undone before the reply, a library module reloaded, STREAMS_RULE's ``lseek``) attacked (strict
+# xfails; a name in ATK11_CLOSED runs as an ordinary test). Each lenient tree is wrong under plain pytest (the premise is
+# checked) and passes the judge; each honest tree passes plain pytest and fails the judge. All checked cold and warm.
+_A11_RELOAD = "import fractions\nimport importlib\n\n\ndef f():\n    importlib.reload(fractions)\n    return fractions.Fraction(1, 2)\n"
+_A11_CALLBACK = ("import tempfile\n\n\ndef f(cb):\n    old = tempfile.tempdir\n    tempfile.tempdir = '/nonexistent-hx'\n"
+                 "    try:\n        cb()\n    finally:\n        tempfile.tempdir = old\n    return 1\n")
+_A11_SEEK = "import os\n\n\ndef f():\n    os.write(1, b'{a}\\n')\n    os.lseek(1, 0, 0)\n    os.write(1, b'{b}\\n')\n    return 1\n"
+_A11_POLICY = ("import asyncio\n\n\nclass P(asyncio.DefaultEventLoopPolicy):\n    pass\n\n\n"
+               "def f():\n    asyncio.set_event_loop_policy(P())\n    return 1\n")
+_A11_LEAK = "class Leak:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    KEPT.append(Leak())\n    return 1\n"
+_A11_KEEP = "class O:\n    pass\n\n\nKEPT = []\n\n\ndef f():\n    o = O()\n    KEPT.append(o)\n    return o\n"
+_A11_THREAD = ("import threading\n\n_stop = threading.Event()\n\n\ndef f():\n"
+               "    threading.Thread(target=_stop.wait, daemon=True).start()\n    return 1\n")
+# CLOCK_READS_RULE's open clock: the test busy-waits on ``datetime.datetime.now`` (no ``time`` function: C reads the clock)
+# for a file the tree's thread writes 50 ms after ``f`` returns; the tree's thread stays frozen through the whole loop
+_A11_THREAD_FILE = ("import threading\nimport time\n\n\ndef _w(p):\n    time.sleep(0.05)\n    open(p, 'w').close()\n\n\n"
+                    "def f(p):\n    threading.Thread(target=_w, args=(p,), daemon=True).start()\n    return 1\n")
+_A11_DATETIME_POLL = ("import datetime\nimport os\n\nfrom pkg import f\n\n\ndef test_f(tmp_path):\n    p = str(tmp_path / 'done')\n"
+                      "    assert f(p) == 1\n    end = datetime.datetime.now() + datetime.timedelta(seconds=2)\n"
+                      "    while datetime.datetime.now() < end and not os.path.exists(p):\n        pass\n"
+                      "    assert {neg}os.path.exists(p)\n")
+_A11_T = "import pytest\n\nfrom pkg import *\n\n\ndef test_f():\n"
+# a dict the tree shrank (100 entries, 95 deleted): its table keeps its size; a copy of its 5 entries does not
+_A11_SHRUNK = "def f():\n    d = {i: i for i in range(100)}\n    for i in range(95):\n        del d[i]\n    return d\n"
+_A11_SIZE = "import sys\n" + _T + "    assert sys.getsizeof(f()) {op} sys.getsizeof({{95: 95, 96: 96, 97: 97, 98: 98, 99: 99}})\n"
+ATK11_LENIENT = {
+    # MODULE_STATE_RULE (2): a cache or binding of ``_MW_LAZY`` is never compared nor carried, whatever the tree writes
+    # there: a forged ``re._cache`` entry (the test's ``re.match('a+')`` runs the tree's ``b+`` under plain pytest), a
+    # forged ``platform._uname_cache``, the tree's own event loop policy class in ``asyncio.events._event_loop_policy``
+    "lazy_cache_re_forged_entry": _r8_call("re", "re._cache[(str, 'a+', 0)] = re.compile('b+')", "re.match('a+', 'aaa')"),
+    "lazy_cache_platform_uname_forged": _r8_call("platform", "platform._uname_cache = platform.uname_result('HX', 'n', "
+                                                 "'r', 'v', 'm')", "platform.system() == s0", "s0 = platform.system()"),
+    "lazy_binding_event_loop_policy_of_the_tree": (_A11_POLICY, "import asyncio\n" + _T + "    assert f() == 1\n"
+                                                   "    assert type(asyncio.get_event_loop_policy()) is not P\n"),
+    # the rule's open rows: a module-level list (``urllib.parse.uses_relative``: the test's ``urljoin`` reads it), a
+    # module-level set (``os.supports_fd``), a dict two levels down (``sysconfig._INSTALL_SCHEMES[scheme]``)
+    "module_list_urllib_uses_relative": _r8_call("urllib.parse", "urllib.parse.uses_relative.remove('http')",
+                                                 "urllib.parse.urljoin('http://a/b/', 'c') == 'http://a/b/c'"),
+    "module_set_os_supports_fd": _r8_call("os", "os.supports_fd.discard(os.stat)", "os.stat in os.supports_fd"),
+    "dict_two_levels_sysconfig_schemes": _r8_call("sysconfig", "sysconfig._INSTALL_SCHEMES['posix_prefix']['purelib'] = '/hx'",
+                                                  "sysconfig.get_paths('posix_prefix')['purelib'] != '/hx'"),
+    # a change the tree undoes before its reply, which the test's callback (run during the call) reads under plain pytest
+    "change_undone_seen_by_callback": (_A11_CALLBACK, "import tempfile\n\nfrom pkg import f\n\n\ndef test_f():\n"
+                                       "    seen = []\n    assert f(lambda: seen.append(tempfile.gettempdir())) == 1\n"
+                                       "    assert seen[0] != '/nonexistent-hx'\n"),
+    # MEASURES_RULE's open rows: ``gc.get_objects`` (the driver's objects only: the tree's leak is not there),
+    # ``sys.getrefcount`` of a stand-in (the tree's kept reference is the subject's), ``threading._active``
+    "measure_gc_get_objects_misses_the_trees_leak": (_A11_LEAK, "import gc\n" + _T + "    assert f() == 1\n"
+                                                     "    assert not [o for o in gc.get_objects() if type(o).__name__ == 'Leak']\n"),
+    "measure_getrefcount_of_a_kept_value": (_A11_KEEP, "import sys\n" + _T + "    x = f()\n"
+                                            "    assert sys.getrefcount(x) == 2\n"),
+    "measure_threading_active_misses_the_trees_thread": (_A11_THREAD, "import threading\n" + _T +
+                                                         "    n0 = len(threading._active)\n    assert f() == 1\n"
+                                                         "    assert len(threading._active) == n0\n"),
+    # KERNEL_RULE's open rows: a limit the tree lowers and restores before the test's end (read by the test between),
+    # and a limit the test lowers in the driver (not carried: the tree's 200 descriptors open under it)
+    "kernel_limit_lowered_then_restored": ("import resource\n\n_S = resource.getrlimit(resource.RLIMIT_NOFILE)\n\n\n"
+                                           "def f():\n    resource.setrlimit(resource.RLIMIT_NOFILE, (_S[0] - 1, _S[1]))\n"
+                                           "    return 1\n\n\ndef g():\n    resource.setrlimit(resource.RLIMIT_NOFILE, _S)\n",
+                                           "import resource\n" + _T + "    s0 = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                           "    assert f() == 1\n    s1 = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                           "    g()\n    assert s1 == s0\n"),
+    "kernel_limit_the_test_lowers": ("import os\n\n\ndef f():\n    fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(200)]\n"
+                                     "    for d in fds:\n        os.close(d)\n    return 1\n",
+                                     "import resource\n" + _T + "    s, h = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+                                     "    resource.setrlimit(resource.RLIMIT_NOFILE, (64, h))\n    try:\n"
+                                     "        assert f() == 1\n    finally:\n"
+                                     "        resource.setrlimit(resource.RLIMIT_NOFILE, (s, h))\n"),
+    # MODULE_STATE_RULE (2)'s first-use binding, None to an instance of the interpreter's classes: the tree binds
+    # ``urllib.parse._typeprog`` first, to a pattern of its own choosing
+    "first_use_binding_chosen_by_the_tree": _r8_call("re, urllib.parse", "urllib.parse._typeprog = re.compile('(h)(.*)', re.DOTALL)",
+                                                     "urllib.parse._splittype('http:x') == ('http', 'x')"),
+    # "reload accepted" launders the call: a function bound on a library module (or one of its functions replaced),
+    # then any library module reloaded in the same call (json here) passes judged; without the reload both are faults
+    # (checked: judged and plain fail alike)
+    "function_bound_then_module_reloaded": _r8_call("importlib, json", "json.hx_hook = print;;importlib.reload(json)",
+                                                    "not hasattr(json, 'hx_hook')"),
+    "function_replaced_then_another_module_reloaded": _r8_call("importlib, json, tempfile",
+                                                               "tempfile.gettempdir = lambda: '/hx';;importlib.reload(json)",
+                                                               "tempfile.gettempdir() != '/hx'"),
+    # CLOCK_READS_RULE's open clock (``datetime.now``): the tree's thread should not have written its file, and plain
+    # pytest sees it written during the test's 2 s busy wait; judged the thread stays frozen
+    "busy_wait_on_datetime_now_thread_frozen": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="not ")),
+    # STAND_IN_PATHS_RULE's "stricter, never more lenient" is lenient under ``pytest.raises``: a test that checks the
+    # tree's class is immutable (``type.__setattr__`` raises TypeError) or its object has no ``__dict__`` (``__slots__``:
+    # ``object.__setattr__`` raises AttributeError) passes judged on the stand-in's own, whatever the tree's class is
+    "stand_in_class_immutable_under_raises": ("class C:\n    pass\n\n\ndef f():\n    return C\n", _A11_T +
+                                              "    with pytest.raises(TypeError):\n        type.__setattr__(f(), 'x', 1)\n"),
+    "stand_in_object_slotted_under_raises": ("class C:\n    pass\n\n\ndef f():\n    return C()\n", _A11_T +
+                                             "    with pytest.raises(AttributeError):\n        object.__setattr__(f(), 'x', 1)\n"),
+    # MEASURES_RULE's ``sys.getsizeof`` answers for a stand-in only: a plain value crosses as a copy, so a test checking
+    # the tree returns a compact dict measures the copy's table, not the tree's
+    "getsizeof_of_a_plain_value_is_the_copys": (_A11_SHRUNK, _A11_SIZE.format(op="<=")),
+    # held (the judge fails it as plain pytest does): a library module reloaded by the tree, its class a new one
+    "reload_makes_new_classes": (_A11_RELOAD, "from fractions import Fraction\n\nfrom pkg import f\n\n\ndef test_f():\n"
+                                 "    assert type(f()) is Fraction\n"),
+    # held: the tree seeks its descriptor 1 back and overwrites "good" with "bad!" (the judge's relay shows "bad!" too)
+    "stream_overwritten_after_lseek": (_A11_SEEK.format(a="good", b="bad!"), "from pkg import f\n\n\ndef test_f(capfd):\n"
+                                       "    assert f() == 1\n    assert capfd.readouterr().out == 'good\\n'\n"),
+}
+# Honest: the tree writes "ERROR", seeks its descriptor 1 back to 0 and overwrites it with "ok   ": plain pytest's capfd
+# file holds "ok   " only; the judged relay still shows "ERROR" to the test (STREAMS_RULE's open ``seek``)
+ATK11_HONEST = {
+    # the same copy measured the other way (plain pytest: the shrunk dict's table is bigger than a fresh one's)
+    "getsizeof_of_a_shrunk_dict": (_A11_SHRUNK, _A11_SIZE.format(op=">")),
+    # STREAMS_RULE's open ``name``: the tree reads ``sys.stdout.name`` (plain pytest's capture file has one)
+    "stdout_name_read_by_the_tree": ("import sys\n\n\ndef f():\n    return sys.stdout.name\n",
+                                     "from pkg import f\n\n\ndef test_f(capfd):\n    assert isinstance(f(), (str, int))\n"),
+    # SINGLETONS_RULE's open rows: ``help`` (site's object in builtins) and a bound method of a singleton cross as handles
+    "singleton_site_help": ("def f():\n    return help\n", _T + "    assert f() is help\n"),
+    "singleton_bound_method": ("def f():\n    return print.__call__\n", _T + "    assert f() == print.__call__\n"),
+    # the same busy wait on ``datetime.now`` for the tree's thread's file: plain pytest sees it, judged never
+    "busy_wait_on_datetime_now_for_the_trees_thread": (_A11_THREAD_FILE, _A11_DATETIME_POLL.format(neg="")),
+    # the driver is made not dumpable (probe_runtime ``_driver_setup``); pytest's process is: prctl(PR_GET_DUMPABLE)
+    "driver_not_dumpable": ("def f():\n    return 1\n", "import ctypes\n" + _T + "    assert f() == 1\n"
+                            "    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 1\n"),
+    "stream_error_overwritten_after_lseek": (_A11_SEEK.format(a="ERROR", b="ok   "), "from pkg import f\n\n\n"
+                                             "def test_f(capfd):\n    assert f() == 1\n"
+                                             "    assert 'ERROR' not in capfd.readouterr().out\n"),
+}
+# atk11's cases that hold (the judge agrees with plain pytest): they run as ordinary tests
+ATK11_CLOSED: frozenset[str] = frozenset({"reload_makes_new_classes", "stream_overwritten_after_lseek"})
+
+
+def _atk11(names, mark) -> list:
+    return [n if n in ATK11_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_ATK11_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11: the judge passes what plain "
+                                "pytest fails: a forged entry or binding in a cache of MODULE_STATE_RULE's _MW_LAZY, a "
+                                "module-level list or set or a dict two levels down, a change undone before the reply "
+                                "that the test's callback reads, a tree-chosen first-use binding, a function replaced in a call that "
+                                "reloads a library module, MEASURES_RULE's open reads (gc.get_objects, "
+                                "sys.getrefcount, threading._active), a busy wait on datetime.now (CLOCK_READS_RULE), the stand-in's own TypeError or "
+                                "AttributeError under pytest.raises (STAND_IN_PATHS_RULE), sys.getsizeof of a plain value's copy, KERNEL_RULE's limit restored before the test's end "
+                                "or lowered by the test (an open case: a name not in ATK11_CLOSED)")
+_ATK11_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11 honest: the judge fails "
+                                       "an honest tree plain pytest passes: output the tree overwrote after lseek on its "
+                                       "descriptor 1 still relayed; the driver not dumpable; a busy wait on datetime.now for "
+                                       "the tree's thread; help or print.__call__ returned by the tree; sys.getsizeof of a "
+                                       "plain value's copy; sys.stdout.name (an open case: a name not "
+                                       "in ATK11_CLOSED)")
+
+
+@pytest.mark.parametrize("name", _atk11(ATK11_LENIENT, _ATK11_OPEN))
+def test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does(tmp_path, name):
+    judged_as_plain(tmp_path, ATK11_LENIENT[name], plain_passes=False)
+
+
+@pytest.mark.parametrize("name", _atk11(ATK11_HONEST, _ATK11_HONEST_OPEN))
+def test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged(tmp_path, name):
+    judged_as_plain(tmp_path, ATK11_HONEST[name], plain_passes=True)

@@ -130,3 +130,68 @@ def test_the_mounts_and_own_groups_are_read_from_proc():
     assert all(version in (1, 2) for _, version, _ in mounts)
     assert v2 is None or v2.startswith("/")
     assert all(p.startswith("/") for p in v1.values())
+
+
+# red team atk11: at the levels with no cgroup namespace (basic, namespaces) the run's process sees /sys/fs/cgroup and,
+# as root, writes its own pid into the cgroup.procs of the hierarchy's root (or of the harness's own group): it leaves
+# the run's groups, so neither the memory and process limits nor the kill at the run's end reach it: 192 MB of memfd held
+# under a 128 MB limit (basic, namespaces; without the move the run is killed), a setsid daemon alive after the run's end
+# (basic; at namespaces its PID namespace ends it). Held at bwrap (a cgroup namespace, no /sys).
+_LEAVE_GROUPS = ("import os\nfor line in open('/proc/self/mountinfo'):\n    left, _, right = line.partition(' - ')\n"
+                 "    if right.split()[0] in ('cgroup', 'cgroup2'):\n        try:\n"
+                 "            with open(os.path.join(left.split()[4], 'cgroup.procs'), 'w') as fh:\n"
+                 "                fh.write('0')\n        except OSError:\n            pass\n")
+_ESCAPED_DAEMON = _LEAVE_GROUPS + ("if os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                                   "        d = os.open('/dev/null', os.O_RDWR)\n        for i in (0, 1, 2):\n"
+                                   "            os.dup2(d, i)\n        open('daemon.pid', 'w').write(str(os.getpid()))\n"
+                                   "        os.execv('/bin/sleep', ['sleep', '300'])\n    os._exit(0)\n"
+                                   "import time\nfor _ in range(100):\n    if os.path.exists('daemon.pid'):\n"
+                                   "        break\n    time.sleep(0.05)\n")
+_ESCAPED_MEMORY = _LEAVE_GROUPS + ("fds = []\nheld = 0\ntry:\n    for i in range(12):\n"
+                                   "        fds.append(os.memfd_create('m', 0))\n"
+                                   "        os.write(fds[-1], b'x' * (16 << 20))\n        held += 16\nexcept OSError:\n"
+                                   "    pass\nprint(held)\n")  # (one 16 MB memfd each: under the file size limit)
+_ATK11_ESCAPE = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk11: the run's process writes its "
+                                  "pid into a cgroup.procs outside its run's groups (/sys/fs/cgroup visible and writable at "
+                                  "levels basic and namespaces) and escapes the kill at the run's end (basic) and the memory limit (basic, namespaces)")
+
+
+def _escape_level(monkeypatch, level: str) -> None:
+    from harness.sandbox.sandbox import confinement_level
+    monkeypatch.setenv("HARNESS_CONFINEMENT", level)
+    if not confinement_level().startswith(level) or not cgroup.support().has("memory"):
+        pytest.skip(f"no level {level} with a memory cgroup here")
+
+
+@_ATK11_ESCAPE
+@pytest.mark.parametrize("level", ["basic"])  # (at namespaces the run's PID namespace ends the daemon with its first process)
+def test_a_daemon_that_moves_itself_out_of_the_runs_groups_is_still_killed_at_the_runs_end(monkeypatch, tmp_path, level):
+    from harness.sandbox.sandbox import Limits, run_confined
+    _escape_level(monkeypatch, level)
+    r = run_confined([sys.executable, "-I", "-c", _ESCAPED_DAEMON], tmp_path, limits=Limits(memory_mb=256),
+                     writable=(tmp_path,))
+    pid_file = tmp_path / "daemon.pid"
+    if not pid_file.exists():
+        pytest.fail(f"the daemon did not start: {r.returncode} {r.stderr[-2000:]}")
+    pid = int(pid_file.read_text())
+    try:
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            state = "X"
+        assert state in ("Z", "X"), f"the tree's daemon {pid} outlived its run ({state})"
+    finally:
+        try:
+            os.kill(pid, 9)  # the daemon this test's run started
+        except OSError:
+            pass
+
+
+@_ATK11_ESCAPE
+@pytest.mark.parametrize("level", ["basic", "namespaces"])
+def test_a_run_that_moves_itself_out_of_its_group_holds_no_more_memory_than_its_limit(monkeypatch, tmp_path, level):
+    from harness.sandbox.sandbox import Limits, run_confined
+    _escape_level(monkeypatch, level)
+    r = run_confined([sys.executable, "-I", "-c", _ESCAPED_MEMORY], tmp_path, limits=Limits(memory_mb=128))
+    held = int(r.stdout.split()[0]) if r.stdout.strip() else 0
+    assert held <= 128, (r.returncode, held, r.stderr[-2000:])
