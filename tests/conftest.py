@@ -323,6 +323,15 @@ SLOW_TESTS: dict[str, str] = {
         "red team atk10's lenient trees through the subject's start-up, closed (STARTED_STATE_RULE; 4 judged and plain pairs, 2-4 s each)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_tree_reads_the_interpreter_state_the_test_reads":
         "red team atk10's honest tree through tempfile's cached directory, closed (STARTED_STATE_RULE; one judged and plain pair, 2-4 s)",
+    # the cgroups' memory limit (helper cg): make test was at its bar
+    "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit[basic-forked_children]":
+        "each level once in make test, memfds or forked children (1-1.5 s each); the other three in test-all",
+    "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit[bwrap-memfds]":
+        "each level once in make test, memfds or forked children (1-1.5 s each); the other three in test-all",
+    "tests/harness/sandbox/test_sandbox.py::test_a_cold_run_holds_no_more_memory_than_its_limit[namespaces-forked_children]":
+        "each level once in make test, memfds or forked children (1-1.5 s each); the other three in test-all",
+    "tests/harness/sandbox/test_sandbox.py::test_a_test_run_holds_no_more_memory_than_its_limit[warm]":
+        "the cold test run in make test; the warm one (the zygote's child joins the groups) in test-all",
 }
 
 
