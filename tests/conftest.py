@@ -332,6 +332,32 @@ SLOW_TESTS: dict[str, str] = {
         "each level once in make test, memfds or forked children (1-1.5 s each); the other three in test-all",
     "tests/harness/sandbox/test_sandbox.py::test_a_test_run_holds_no_more_memory_than_its_limit[warm]":
         "the cold test run in make test; the warm one (the zygote's child joins the groups) in test-all",
+    # make test ran 6:18 of pytest in a fresh clone of 94ec5e7 (the run's cgroups made the session's quickstart run 67 s):
+    # these whole runs (4-8 s each in that make test) to test-all
+    "tests/analysis/test_paper.py::test_reproduce_paper_on_synthetic_counts":
+        "the paper's tables reproduced from synthetic counts (8 s)",
+    "tests/analysis/test_paper.py::test_strict_counts_an_endpoint_within_monte_carlo_error_as_a_match":
+        "a strict reproduction against Monte Carlo error (7 s)",
+    "tests/corpus/test_reports.py::test_fine_reports_the_surviving_mutant":
+        "a fine-family measure run to its report (7.7 s)",
+    "tests/corpus/test_incremental.py::test_since_git_ref":
+        "a git repository built and measured since a ref (7.5 s)",
+    "tests/harness/run/test_driver.py::test_cli_exit_code_and_incomplete_denominators":
+        "CLI runs to their exit codes (7.3 s)",
+    "tests/corpus/test_failure_handling.py::test_timeout_derived_from_control":
+        "a measure whose control sets the timeout (5.3 s)",
+    "tests/corpus/test_fast_pytest_ordered_set.py::test_a_session_orders_a_whole_suite_fork_by_kill_history":
+        "an ordered-set session ordered by kill history (5.3 s)",
+    "tests/corpus/test_developer_habits.py::test_config_drives_measure_and_browsing":
+        "a measure driven by pyproject's table, then browsed (5.1 s)",
+    "tests/harness/judge/test_evidence_attacks.py::test_validate_refuses_an_expectation_built_by_workspace_code":
+        "a judged validation of a workspace-built expectation (5 s)",
+    "tests/harness/core/test_observation.py::test_rewording_the_feedback_changes_no_simulated_outcome":
+        "simulated runs under reworded feedback (4.1 s)",
+    "tests/corpus/test_failure_handling.py::test_py_artifact_is_code_by_default":
+        "a measure of a .py artifact (4.1 s)",
+    "tests/harness/judge/test_watch_evidence_attacks.py::test_a_cell_with_a_zero_padded_date_is_not_void":
+        "a whole cell with a zero-padded date (4 s)",
 }
 
 

@@ -5011,8 +5011,9 @@ PROCESS_STATE: tuple = (
               "signal mask and dispositions, signal wakeup fd, scheduling policy and affinity, credentials, "
               "process group and session, capabilities, seccomp, the descriptor table, faulthandler, threading's "
               "profile and trace hooks)", GUARDED, "read at its source at each reply (``KERNEL_RULE``)"),
-    StateItem("", "atexit callbacks", GUARDED, "functions of one process (``atexit._ncallbacks()``, with the registries: "
-              "an installed library's own import registering one is the library's; ``KERNEL_RULE``)"),
+    StateItem("", "atexit callbacks", OPEN, "functions of one process, run at the subject's exit: a tree that registers "
+              "one at its import or in a call is common and honest, so a test's ``atexit._ncallbacks()`` reads the "
+              "driver's count"),
     StateItem("", "signal handlers", GUARDED, "a handler is an object of one process (and the driver's SIGALRM and "
               "SIGTERM are the harness's and pytest-timeout's); the driver's own changes are not checked"),
     StateItem("", "root logger handlers", GUARDED, "handlers are objects; the subject's forwarder aside, put back "
@@ -6725,8 +6726,7 @@ def _registries(codecs: list | None) -> list:
     return [list(_GC_CALLBACKS), list(codecs) if codecs is not None else [],
             [e for e in p if _type(e) is not str] if _type(p) is list else [p],
             list(mp) if _type(mp) is list else [mp], list(ph) if _type(ph) is list else [ph],
-            [*_DISPATCH.keys(), *_DISPATCH.values()], [x for f in _FORKS for x in (*f, None)],
-            [None] * _ATEXIT_COUNT()]  # (atexit keeps no list a reader can reach: its count, ``KERNEL_RULE``)
+            [*_DISPATCH.keys(), *_DISPATCH.values()], [x for f in _FORKS for x in (*f, None)]]
 
 
 def _same_lists(a: list, b: list) -> bool:
@@ -6737,10 +6737,7 @@ import copyreg as _copyreg  # noqa: E402
 
 _DISPATCH = _copyreg.dispatch_table  # (the object ``_pickle`` holds; a rebound attribute is not it)
 _REGISTRY_NAMES = ("gc.callbacks", "codec search functions", "sys.path entries that are not str", "sys.meta_path",
-                   "sys.path_hooks", "copyreg.dispatch_table", "os.register_at_fork handlers", "atexit callbacks")
-import atexit as _atexit  # noqa: E402
-
-_ATEXIT_COUNT = getattr(_atexit, "_ncallbacks", lambda: 0)
+                   "sys.path_hooks", "copyreg.dispatch_table", "os.register_at_fork handlers")
 _FORKS: list = []  # (subject) the interpreter's three lists of fork handlers (``fork_handler_lists``), once found
 
 
@@ -8402,9 +8399,9 @@ descriptor open before the tree ran (0, 1, 2 and the harness's own, listed befor
 same file (``st_dev``, ``st_ino``), and 0, 1, 2 keep their status flags (``O_APPEND``, ``O_NONBLOCK``); three hooks
 the runtime runs: ``faulthandler.is_enabled()`` (the subject runs with it on, as pytest's process has it),
 ``threading``'s profile and trace hooks for new threads (``threading.setprofile``/``settrace``: the module globals
-``Thread._bootstrap_inner`` reads); and ``atexit``'s callbacks (``atexit._ncallbacks()``, guarded with the other
-registries, so an installed library's own import registering one, ``multiprocessing.util``'s, is the library's:
-``_Loads.load``, which likewise accepts the signal dispositions a library's own load sets: ``readline``'s
+``Thread._bootstrap_inner`` reads) (``atexit``'s callbacks are open: a tree's registration, common and honest, runs
+at the subject's exit; an installed library's own import is accepted by ``_Loads.load``, which likewise accepts the
+signal dispositions a library's own load sets: ``readline``'s
 ``SIGWINCH``, imported by ``doctest``'s debugger; ``weakref.finalize``'s hook is registered by harness.judge.subject_main before the tree runs, as
 pytest's process has it). The cheap items are read at every reply (about 10-20 µs together); the resource limits,
 ``/proc/self/status`` and the descriptors past 2 (about 60 µs) at the reply that ends each test (``sync``,
@@ -8437,7 +8434,6 @@ class KernelState:
     any code of the tree runs), read at every reply (``moved``) and compared with the last reply's."""
 
     def __init__(self):
-        import atexit
         import faulthandler
         import fcntl
         import resource
@@ -8446,7 +8442,6 @@ class KernelState:
         self.getrlimit, self.getitimer = resource.getrlimit, _signal.getitimer
         self.wakeup, self.fault_on, self.getfl, self.F_GETFL = _signal.set_wakeup_fd, faulthandler.is_enabled, \
             fcntl.fcntl, fcntl.F_GETFL
-        self.ncallbacks = getattr(atexit, "_ncallbacks", lambda: 0)
         self.threading = _vars(threading)
         self.sched = (getattr(_os, "sched_getscheduler", None), getattr(_os, "sched_getparam", None),
                       getattr(_os, "sched_getaffinity", None))

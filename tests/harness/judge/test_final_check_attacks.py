@@ -3110,7 +3110,7 @@ R32ATK8_HONEST = {
 R32ATK8_CLOSED_KERNEL: frozenset[str] = frozenset({  # what the kernel and the C runtime keep per process (signals, limits, timers, fds, locale)
     "interval_timer_armed", "signal_mask_blocked", "resource_limit_lowered", "scheduling_policy_set", "cpu_affinity_narrowed",
     "signal_wakeup_fd_set", "locale_category_set", "time_zone_left_by_tzset", "file_descriptor_redirected",
-    "faulthandler_disabled", "atexit_callback_registered", "threading_profile_set"})  # (harness.judge.subject_rpc KERNEL_RULE)
+    "faulthandler_disabled", "threading_profile_set"})  # (harness.judge.subject_rpc KERNEL_RULE)
 R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset({  # module globals and registries of the standard library and installed packages
     "module_registry_mimetypes_add_type",
     "module_registry_shutil_archive_format",
