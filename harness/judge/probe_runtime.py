@@ -1054,6 +1054,16 @@ def _driver_setup(probe_file, start, early):
 _GIVING = [False]
 
 
+def _prompt_wait(peer) -> None:
+    """One ``wait`` request of no length, marked prompt: the subject's threads get the time since the last exchange
+    (``CLOCK_READS_RULE``, the test's act that gives them time)."""
+    peer.prompt = True
+    try:
+        peer.request("wait", 0.0)
+    finally:
+        peer.prompt = False
+
+
 def _give_before_acts(event, args, _giving=_GIVING, _getframe=_getframe):
     """The driver's audit hook for ``WAITS_RULE`` (subject_rpc): at the test's own act on the outside world (an event of
     ``_GIVE_EVENTS`` raised with a frame of the test's file in the stack), while the test's main thread waited outside
@@ -1075,11 +1085,7 @@ def _give_before_acts(event, args, _giving=_GIVING, _getframe=_getframe):
             f, n = f.f_back, n + 1
         if f is None or n >= 256:
             return
-        peer.prompt = True
-        try:
-            peer.request("wait", 0.0)
-        finally:
-            peer.prompt = False
+        _prompt_wait(peer)
     except Exception:  # noqa: BLE001 - a fault is recorded by the protocol (``_on_fault``); the act goes on
         pass
     finally:
@@ -1461,11 +1467,7 @@ def _busy_give(peer, _giving=_GIVING):
     _giving[0] = True
     try:
         if waits.busy():
-            peer.prompt = True
-            try:
-                peer.request("wait", 0.0)
-            finally:
-                peer.prompt = False
+            _prompt_wait(peer)
     except Exception:  # noqa: BLE001 - a fault is recorded by the protocol (``_on_fault``); the read goes on
         pass
     finally:
