@@ -111,6 +111,8 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
+        "red team atk12's freeze under a lower frozen count (strict xfail, one judged and plain pair, 2 s): in the campaign (CAMPAIGN_TESTS)",
     "tests/analysis/test_monitor.py::test_monitor_mid_run_and_at_the_end":
         "a simulated run monitored mid-run and at its end (11 s in a fresh clone's make test, idle); make test keeps the "
         "monitor's unit tests (the order of units, the sequences, the printed mean, a bad run directory)",
@@ -541,6 +543,8 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
+        "red team atk12's open case: a tree's gc.freeze hidden under a lower frozen count (973182d; strict xfail, one judged and plain pair, 2 s)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
         "red team atk10's open honest cases (strict xfails, 10 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",

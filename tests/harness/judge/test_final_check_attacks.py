@@ -3422,3 +3422,27 @@ def test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_pl
 @pytest.mark.parametrize("name", _atk11(ATK11_HONEST, _ATK11_HONEST_OPEN))
 def test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged(tmp_path, name):
     judged_as_plain(tmp_path, ATK11_HONEST[name], plain_passes=True)
+
+
+# Red team atk12 (973182d, census_moved's lower frozen count taken as the new baseline): a tree's gc.freeze in one
+# test's call is faulted there (that test fails judged), but it raises the subject's baseline; in a later test the tree
+# clears what it froze and calls gc.freeze again in the same call, so the count ends lower than the baseline and the
+# second freeze is never faulted. The test reads the driver's count (unchanged) and passes judged; plain pytest fails it
+# (its count moved). The whole run's verdicts agree (each side fails one test), the per-test verdicts do not.
+ATK12_FREEZE_UNDER_A_LOWER_COUNT = (
+    "import gc\n\n_BIG = []\n\n\ndef g():\n    _BIG.extend([] for _ in range(20000))\n    gc.freeze()\n    return 1\n\n\n"
+    "def f():\n    _BIG.clear()\n    gc.freeze()\n    return 1\n",
+    "import gc\nfrom pkg import *\n\n\ndef test_1():\n    assert g() == 1\n\n\n"
+    "def test_2():\n    n = gc.get_freeze_count()\n    assert f() == 1\n    assert gc.get_freeze_count() == n\n")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team atk12: a gc.freeze in a call that also frees frozen objects ends with a lower count, "
+                          "taken as the new baseline (973182d): the later test passes judged, plain pytest fails it")
+def test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged(tmp_path):
+    judged, plain, out = both(tmp_path, *ATK12_FREEZE_UNDER_A_LOWER_COUNT)
+    head, _, rest = out.partition("=== judged by the harness")
+    judged_part, _, plain_part = rest.partition("\n=== ")
+    if plain or not judged_part or "FAILED tests/test_t.py::test_2" not in plain_part:
+        pytest.fail(out)  # the premise: plain pytest fails test_2
+    assert "FAILED tests/test_t.py::test_2" in judged_part, out
