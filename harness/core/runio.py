@@ -53,6 +53,7 @@ import os
 import shlex
 import shutil
 import stat
+import time
 import uuid
 from pathlib import Path
 from typing import IO, Any, Iterator
@@ -649,8 +650,15 @@ class DirLock:
 
 
 def _holder(fd: int) -> str:
-    try:
-        text = os.pread(fd, 32, 0).decode().strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
-    return f" (PID {text})" if text.isdigit() else ""
+    """The holder's PID as the refusal names it. The holder takes the lock and then writes its PID,
+    so a second writer that arrives between the two reads an empty file: it waits up to half a
+    second for the PID, then says the PID is not yet written (CI saw the empty read once)."""
+    for _ in range(50):
+        try:
+            text = os.pread(fd, 32, 0).decode().strip()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if text.isdigit():
+            return f" (PID {text})"
+        time.sleep(0.01)
+    return " (PID not yet written)"

@@ -5,10 +5,12 @@ writer is refused naming the holder's PID."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -170,6 +172,24 @@ def test_a_second_writer_is_refused_naming_the_holders_pid(tmp_path):
             runio.DirLock(tmp_path, "loop.lock", "continue with `harness loop run T --resume D`").acquire()
     assert f"PID {os.getpid()}" in str(info.value) and "loop.lock" in str(info.value)
     runio.DirLock(tmp_path, "loop.lock", "x").acquire().release()  # released with the holder
+
+
+def test_a_second_writer_arriving_before_the_holder_writes_its_pid_still_names_the_lock(tmp_path):
+    """The holder takes the flock, then writes its PID: a writer arriving in between reads an empty
+    file. It waits for the PID briefly and otherwise says it is not yet written (CI, stop 44)."""
+    fd = os.open(tmp_path / "loop.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held, PID never written
+    try:
+        with pytest.raises(runio.Locked) as info:
+            runio.DirLock(tmp_path, "loop.lock", "x").acquire()
+        assert "PID not yet written" in str(info.value) and "loop.lock" in str(info.value)
+        timer = threading.Timer(0.1, lambda: os.pwrite(fd, b"4242\n", 0))  # written while the second waits
+        timer.start()
+        with pytest.raises(runio.Locked, match="PID 4242"):
+            runio.DirLock(tmp_path, "loop.lock", "x").acquire()
+        timer.join()
+    finally:
+        os.close(fd)
 
 
 def test_a_killed_holder_releases_the_lock(tmp_path):
