@@ -375,9 +375,31 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"run.json", "spend.json", "voids.jsonl"}), "three of the run's files; requeues.jsonl in the campaign "
                                                             "(8 s) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
     "tests/harness/judge/test_judge_agreement.py::test_judged_verdict_equals_plain_pytest": (frozenset({
-        "cli-csvsum-format", "parse-range", "cv-order-records", "dep-minicsv-ledger", "config-docs-table",
-        "median", "money-round-helper", "slugify-tests-v2"}),
-        "one task per category (tests/architecture/test_tiers.py checks the categories); all 24 tasks take ~190 s summed"),
+        "cli-csvsum-format/reference", "cli-csvsum-format/json-errors-on-stdout", "cli-csvsum-format/hand-built-json",
+        "parse-range/reference", "parse-range/falsy-guard",
+        "cv-order-records/reference", "cv-order-records/bool-as-int", "cv-order-records/discount-unchecked",
+        "dep-minicsv-ledger/reference", "dep-minicsv-ledger/no-strip", "dep-minicsv-ledger/comments-kept",
+        "config-docs-table/reference", "config-docs-table/stale-defaults", "median/reference", "median/lower-middle",
+        "money-round-helper/reference", "money-round-helper/half-even",
+        "slugify-tests-v2/reference", "slugify-tests-v2/weakened-asserts"}),
+        "one task per category, its reference and its plausible-but-wrong candidates (tests/architecture/test_tiers.py "
+        "checks both); its starting tree and broken candidates, and the other 16 tasks, in the campaign (8 tasks took "
+        "200 s summed in test-all; CI's test-all ran 1,247 s at stop 44)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_background_output_seeded_state_or_copied_values_passes_judged": (frozenset({
+        "copy_of_a_tree_list", "dataclass_asdict", "deepcopy_of_a_tree_object", "dict_subclass_with_missing",
+        "intflag_and_in_an_assert", "pickle_of_a_tree_list", "polling_a_callback_a_tree_thread_calls"}),
+        "7 of 18 honest trees (copies, pickles, a dict subclass, a tree thread's callback polled); the other 11 in the "
+        "campaign (32 s summed in test-all; CI's test-all ran 1,247 s at stop 44)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_a_tree_value_as_plain_pytest_does": (frozenset({
+        "builtin_on_the_base-bytes_of_a_tree_bytes", "driver_reads_the_copy-observed_copy_stale_after_a_method",
+        "encoding_failure-a_cycle", "exception_rebuilt-returned_oserror_errno", "inherited_special-userstring_mixin",
+        "opaque_under_negation-not_of_equal", "patched_after_crossing-tree_class",
+        "written_back_only_as_arguments-list_from_an_iterator"}),
+        "one case of each of the 8 kinds; the other 22 in the campaign (21 s summed in test-all; CI's test-all ran "
+        "1,247 s at stop 44)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_a_right_tree_under_the_tests_patches_passes_both": (frozenset({
+        "patched_open", "patched_platform", "subclass_with_state_a_property_and_a_staticmethod", "mock_patch_sleep"}),
+        "4 of 10 honest trees under the test's patches; the other 6 in the campaign (CI's test-all ran 1,247 s at stop 44)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
@@ -387,10 +409,6 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "cold-nested", "cold-twice", "warm-twice", "cold-protocol error", "warm-protocol error"}),
         "the nested reply once: the subject then stops answering and the driver waits out its audit "
         "heartbeat (~20 s a run)"),
-    "tests/harness/run/test_kill_campaign.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
-        (frozenset({"records-3"}),
-         "the kill after the first records (resume from records); run.json-0.0, cells-0.0, the seeded random moments and "
-         "records-1 in the campaign (~12-20 s each; test-all ran 20:23 of pytest in a fresh clone with all three)"),
     "tests/harness/run/test_fault_recovery.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
         (frozenset({"0.4"}), "one fixed delay; the anchored kill campaign covers the first seconds (~11 s each)"),
     "tests/harness/engines/test_provider_faults.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
@@ -543,6 +561,11 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/run/test_kill_campaign.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
+        "kill -9 of a 12-cell CLI run at seeded and anchored moments, each resumed (~12-50 s each); test-all keeps a kill "
+        "in a run's first seconds recovered by one command (test_fault_recovery, the 0.4 s point), the kill -9 of a Ray "
+        "run resumed from its records (test_kill_campaign_ray, records-3) and the signal tests (CI's test-all ran 1,247 s "
+        "at stop 44)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
         "red team atk12's open case: a tree's gc.freeze hidden under a lower frozen count (973182d; strict xfail, one judged and plain pair, 2 s)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":

@@ -103,7 +103,7 @@ def test_the_scheduler_sends_each_group_whole_to_one_worker():
 
 
 def test_a_sweep_keeps_its_named_points_in_test_all_and_marks_the_rest_campaign():
-    test = "tests/harness/run/test_kill_campaign.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes"
+    test = "tests/harness/run/test_kill_campaign_ray.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes"
     assert not tiers.is_campaign(test + "[records-3]") and tiers.is_campaign(test + "[records-1]")
     assert not tiers.is_campaign("tests/harness/core/test_wilson.py::test_x[1]")
     assert all((ROOT / t.partition("::")[0]).is_file() for t in tiers.SWEEPS)
@@ -123,12 +123,21 @@ AGREEMENT = "tests/harness/judge/test_judge_agreement.py::test_judged_verdict_eq
 VALIDATION = "tests/harness/core/test_tasks.py::test_task_validates"
 
 
+def _agreement_tasks() -> set[str]:
+    return {point.split("/")[0] for point in tiers.SWEEPS[AGREEMENT][0]}
+
+
 def test_the_agreement_sweep_in_test_all_covers_every_task_category_once():
+    """One task per category, with its reference and every plausible-but-wrong candidate (the trees a
+    lenient judge would pass; the starting tree and the broken candidates run in the campaign)."""
     from harness.core.tasks import load_tasks
     from support.scripted import TASKS
     tasks = load_tasks(TASKS)
-    categories = sorted(tasks[t].category for t in tiers.SWEEPS[AGREEMENT][0])
+    categories = sorted(tasks[t].category for t in _agreement_tasks())
     assert categories == sorted({t.category for t in tasks.values()})
+    for tid in _agreement_tasks():
+        want = {f"{tid}/{c.name}" for c in tasks[tid].candidates if c.kind in ("correct", "plausible_wrong")}
+        assert want <= tiers.SWEEPS[AGREEMENT][0], sorted(want - tiers.SWEEPS[AGREEMENT][0])
 
 
 def test_the_validation_sweep_in_test_all_is_four_categories_of_the_agreement_sweeps_tasks():
@@ -136,7 +145,7 @@ def test_the_validation_sweep_in_test_all_is_four_categories_of_the_agreement_sw
     from support.scripted import TASKS
     tasks = load_tasks(TASKS)
     kept = tiers.SWEEPS[VALIDATION][0]
-    assert kept <= tiers.SWEEPS[AGREEMENT][0] and len({tasks[t].category for t in kept}) == len(kept) >= 4
+    assert kept <= _agreement_tasks() and len({tasks[t].category for t in kept}) == len(kept) >= 4
 
 
 def test_a_test_whose_open_cases_run_in_the_campaign_names_a_test_and_is_slow():
