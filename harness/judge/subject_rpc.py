@@ -6815,15 +6815,17 @@ def frost_witness() -> list:
     return []
 
 
-def froze_since(witness: list) -> bool:
+def froze_since(witness: list, _objects=_GC_OBJECTS, _any=any, _map=map, _is=_operator.is_, _repeat=_REPEAT) -> bool:
     """Whether a ``gc.freeze`` ran since ``witness`` was made: a freeze moves every object of generations 0, 1 and 2,
     the witness included, into the permanent generation, which ``gc.get_objects`` does not list, and nothing but an
     unfreeze (which empties the count) moves it back. The generations are listed youngest first (a collection moves
     the witness only to an older one, so one between two listings leaves it in a later one; the survivors of a
     collection are merged before any finalizer of it runs), the oldest, the largest, only when the witness is in
-    neither younger one. Compared by identity, in C (no ``__eq__`` of the tree's runs)."""
+    neither younger one. Compared by identity, in C (no ``__eq__`` of the tree's runs). Every name it calls is a
+    default bound here (no global is looked up while it holds a listing: ``gc.get_objects`` from this code is no
+    evidence to the subject's audit hook, ``traversal_codes``)."""
     for gen in (0, 1, 2):
-        if any(map(_is_, _GC_OBJECTS(gen), _REPEAT(witness))):
+        if _any(_map(_is, _objects(gen), _repeat(witness))):
             return False
     return True
 
