@@ -112,7 +112,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
 })
 SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
-        "red team atk12's freeze under a lower frozen count (strict xfail, one judged and plain pair, 2 s): in the campaign (CAMPAIGN_TESTS)",
+        "red team atk12's freeze under a lower frozen count (closed: froze_since; one judged and plain pair, 2 s): in test-all",
     "tests/analysis/test_monitor.py::test_monitor_mid_run_and_at_the_end":
         "a simulated run monitored mid-run and at its end (11 s in a fresh clone's make test, idle); make test keeps the "
         "monitor's unit tests (the order of units, the sequences, the printed mean, a bad run directory)",
@@ -261,9 +261,9 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_leniently":
         "three trees through the final check, honest and forged (40 s for the three)",
     "tests/harness/sandbox/test_cgroup.py::test_a_daemon_that_moves_itself_out_of_the_runs_groups_is_still_killed_at_the_runs_end":
-        "red team atk11 (strict xfail): a confined run that leaves its cgroups, its daemon outliving it (about 1 s)",
+        "red team atk11 (closed: the cgroup mounts read-only): a confined run that tries to leave its cgroups, its daemon killed at its end (about 1 s)",
     "tests/harness/sandbox/test_cgroup.py::test_a_run_that_moves_itself_out_of_its_group_holds_no_more_memory_than_its_limit":
-        "red team atk11 (strict xfail): two confined runs that leave their cgroups and hold 192 MB (about 1 s each)",
+        "red team atk11 (closed: the cgroup mounts read-only): two confined runs that try to leave their cgroups or raise their limit, killed past 128 MB (about 1 s each)",
     # red team atk11 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
         "21 small trees each judged and run under plain pytest (about 1-2 s each warm)",
@@ -566,8 +566,6 @@ CAMPAIGN_TESTS: dict[str, str] = {
         "in a run's first seconds recovered by one command (test_fault_recovery, the 0.4 s point), the kill -9 of a Ray "
         "run resumed from its records (test_kill_campaign_ray, records-3) and the signal tests (CI's test-all ran 1,247 s "
         "at stop 44)",
-    "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
-        "red team atk12's open case: a tree's gc.freeze hidden under a lower frozen count (973182d; strict xfail, one judged and plain pair, 2 s)",
     "tests/harness/judge/test_testrun_attacks.py::test_an_honest_trees_raw_output_is_read_judged_as_plain_pytest_reads_it":
         "red team atk10's open honest cases (strict xfails, 10 judged and plain pairs, 2-6 s each); test-all keeps the "
         "subject's descriptors 1 and 2 relayed to capfd (test_final_check_attacks::test_a_right_tree_under_process_fixtures_passes_both[capfd_and_capsys])",
@@ -669,10 +667,6 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, MEASURES_RULE's and KERNEL_RULE's open rows): held cases (ATK11_CLOSED) run here too",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
         "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable, a busy wait on datetime.now, SINGLETONS_RULE's open rows, sys.getsizeof of a copy, sys.stdout.name)",
-    "tests/harness/sandbox/test_cgroup.py::test_a_daemon_that_moves_itself_out_of_the_runs_groups_is_still_killed_at_the_runs_end":
-        "red team atk11's cgroup escape (open); test-all keeps the daemon killed in its group (test_cgroup::test_a_daemon_in_its_own_session_is_killed_at_the_runs_end_and_the_groups_removed)",
-    "tests/harness/sandbox/test_cgroup.py::test_a_run_that_moves_itself_out_of_its_group_holds_no_more_memory_than_its_limit":
-        "red team atk11's cgroup escape (open); test-all keeps the memory limit (test_cgroup::test_a_run_holds_no_more_shared_memory_than_its_group_allows)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

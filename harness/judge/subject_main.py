@@ -126,7 +126,8 @@ def _caller_check(trusted: tuple[str, ...], text, exempt: dict):
 def _exempt_check(exempt: dict):
     """A fresh ``exempt_caller(getframe)``: whether the Python frame that raised the audit event (three up, as for
     ``untrusted_caller``) runs one of the ``exempt`` code objects, by identity: the harness's own traversal (the
-    protocol's walk of what a drop frees, harness.judge.subject_rpc ``_finalizes``, reads ``gc.get_referents``).
+    protocol's walk of what a drop frees, harness.judge.subject_rpc ``_finalizes``, reads ``gc.get_referents``; its
+    witness of a ``gc.freeze``, ``froze_since``, lists generations with ``gc.get_objects``).
     Only these: a ``gc`` traversal from anywhere else, the standard library's included, stays evidence."""
     def exempt_caller(getframe, _exempt=exempt, _id=id) -> bool:
         try:
@@ -168,9 +169,11 @@ def _pipe_writer(fd: int, redirected: int):
 def _event_classifier(untrusted_caller, text, exempt_caller=None):
     """A fresh ``classify(event, args)``: the evidence line's text for an audit event that is
     evidence of reaching another frame, the interpreter's objects or the process's descriptors
-    (the module docstring's list), else None. ``exempt_caller``: ``gc.get_referents`` made by one of the
-    harness's own functions (``_exempt_check``) is not evidence."""
+    (the module docstring's list), else None. ``exempt_caller``: ``gc.get_referents`` or ``gc.get_objects`` made by
+    one of the harness's own functions (``_exempt_check``: what a drop frees, whether a ``gc.freeze`` ran) is not
+    evidence."""
     always = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
+    exempt_events = frozenset({"gc.get_referents", "gc.get_objects"})  # (by one of the harness's functions: not evidence)
     tracing = frozenset({"sys.settrace", "sys.setprofile"})
     by_caller = frozenset({"sys._getframe", "code.__new__", "function.__new__"})
     code_attrs = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"})
@@ -182,9 +185,10 @@ def _event_classifier(untrusted_caller, text, exempt_caller=None):
     coroutine_code = types.coroutine.__code__
 
     def classify(event, args, _getframe=sys._getframe, _text=text, _len=len, _startswith=str.startswith,
-                 _untrusted=untrusted_caller, _coroutine=coroutine_code, _exempt=exempt_caller):
+                 _untrusted=untrusted_caller, _coroutine=coroutine_code, _exempt=exempt_caller,
+                 exempt_events=exempt_events):
         if event in always:
-            return None if event == "gc.get_referents" and _exempt is not None and _exempt(_getframe) else event
+            return None if event in exempt_events and _exempt is not None and _exempt(_getframe) else event
         if event in by_caller or _startswith(event, "ctypes."):
             return event if _untrusted(_getframe) else None
         if event in tracing:  # doctest saves and restores "no tracer" (None): only a real tracer counts

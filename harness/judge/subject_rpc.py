@@ -3225,9 +3225,10 @@ def _weak_entries(o, stack: list) -> bool:
 
 def traversal_codes() -> tuple:
     """The code objects of this module's functions that call ``gc.get_referents`` (``_finalizes``,
-    ``_weak_entries``): the subject's audit hook takes their traversal for the harness's own (matched by identity,
-    harness.judge.subject_main ``_exempt_check``), never the tree's."""
-    return (_finalizes.__code__, _weak_entries.__code__)
+    ``_weak_entries``) or ``gc.get_objects`` (``froze_since``: a bool out, no object): the subject's audit hook takes
+    their traversal for the harness's own (matched by identity, harness.judge.subject_main ``_exempt_check``), never
+    the tree's."""
+    return (_finalizes.__code__, _weak_entries.__code__, froze_since.__code__)
 
 
 def _ref_of(x):
@@ -5103,6 +5104,7 @@ class ProcState:
         self.codecs: list | None = None  # subject: the interpreter's codec search functions (``_registries``)
         self.hooks: list = []  # subject: the audit hooks added (``_state_hook``; ``CENSUS_RULE``)
         self.census: list = []  # subject: the census as the last reply read it (``census``)
+        self.frost: list | None = None  # subject: the witness of a gc.freeze since the last reply (``froze_since``)
         self.errs: dict | None = None  # subject: the codec error handlers' dict (``codec_error_registry``)
         self.err_seen: dict = {}
         self.eh_out: dict = {}  # subject: codec error handlers the tree registered, to cross (``eh``)
@@ -5122,6 +5124,7 @@ class ProcState:
             self.errs = errs if _isinstance(errs, dict) and _type(errs) is dict else None
             self.err_seen = dict(self.errs) if self.errs is not None else {}
             self.census = census(self.hooks, True)
+            self.frost = frost_witness()
             self.kernel: KernelState | None = KernelState()  # (``KERNEL_RULE``)
             _KERNEL_STATE[:] = [self.kernel]
             self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
@@ -5492,7 +5495,11 @@ class ProcState:
         kept to cross with this reply (``eh``, ``ar``)."""
         peer = self.peer
         local = peer is None or peer.server is None or _get_ident() == peer.server
-        found = census_moved(census(self.hooks, local), self.census)
+        last, self.frost = self.frost, frost_witness()  # (made first: a freeze at any moment moves one of the two)
+        now = census(self.hooks, local)
+        frozen = now[_CENSUS_FROZEN]  # (none frozen: nothing to read, the common case costs nothing)
+        froze = last is not None and _type(frozen) is int and frozen > 0 and froze_since(last)
+        found = census_moved(now, self.census, froze)
         kernel = getattr(self, "kernel", None)
         if kernel is not None:
             found += kernel.moved(local, getattr(peer, "sched", None))
@@ -6747,7 +6754,10 @@ run, either carried (SYNCED), or read in the subject at its source after every c
 fault (GUARDED), or named OPEN (``PROCESS_STATE``). The census below is every getter the standard library offers for
 such state that no row above covers, read at each reply in the thread that serves the test's calls (thread-local
 items: the async generator hooks, the coroutine origin tracking depth, the nice value, which Linux keeps per thread):
-``tracemalloc`` (tracing and its frame limit), gc's debug flags and frozen generation,
+``tracemalloc`` (tracing and its frame limit), gc's debug flags and frozen generation (its count, which a frozen
+object's death lowers, and whether a ``gc.freeze`` ran since the last reply, which moves a witness the subject made
+then into it, ``froze_since``: a freeze is a fault whatever the count, one in a call that also frees frozen objects
+and ends lower included, red team atk12),
 ``sys.get_asyncgen_hooks``, ``sys.get_coroutine_origin_tracking_depth``, ``os.getpriority``, ``sys.getdlopenflags``,
 and the audit hooks (``sys.addaudithook`` is an audit event the subject's own hook hears; a hook cannot be removed).
 A registry with no reader is read where the interpreter keeps it, found once before any code of the tree runs: the
@@ -6778,6 +6788,7 @@ try:
 except ImportError:  # pragma: no cover - every CPython has it
     _TM = (lambda: False, lambda: 1)
 _GC_CENSUS = (_gc.get_debug, _gc.get_freeze_count)
+_GC_OBJECTS, _REPEAT = _gc.get_objects, _itertools.repeat
 _DLOPEN = getattr(_sys, "getdlopenflags", lambda: 0)
 _AGEN_HOOKS, _CORO_DEPTH = _sys.get_asyncgen_hooks, _sys.get_coroutine_origin_tracking_depth
 _GETPRIORITY, _PRIO = getattr(_os, "getpriority", None), getattr(_os, "PRIO_PROCESS", 0)
@@ -6798,11 +6809,38 @@ def census(hooks: list, local: bool) -> list:
     return out + [ag[0], ag[1], _CORO_DEPTH(), nice]
 
 
-def census_moved(now: list, then: list) -> list:
+def frost_witness() -> list:
+    """(subject, at each reply) A fresh gc-tracked object, in generation 0 now: what ``froze_since`` looks for at the
+    next reply (``CENSUS_RULE``, the frozen generation)."""
+    return []
+
+
+def froze_since(witness: list, _objects=_GC_OBJECTS, _any=any, _map=map, _is=_operator.is_, _repeat=_REPEAT) -> bool:
+    """Whether a ``gc.freeze`` ran since ``witness`` was made: a freeze moves every object of generations 0, 1 and 2,
+    the witness included, into the permanent generation, which ``gc.get_objects`` does not list, and nothing but an
+    unfreeze (which empties the count) moves it back. The generations are listed youngest first (a collection moves
+    the witness only to an older one, so one between two listings leaves it in a later one; the survivors of a
+    collection are merged before any finalizer of it runs), the oldest, the largest, only when the witness is in
+    neither younger one. Compared by identity, in C (no ``__eq__`` of the tree's runs). Every name it calls is a
+    default bound here (no global is looked up while it holds a listing: ``gc.get_objects`` from this code is no
+    evidence to the subject's audit hook, ``traversal_codes``)."""
+    for gen in (0, 1, 2):
+        if _any(_map(_is, _objects(gen), _repeat(witness))):
+            return False
+    return True
+
+
+def census_moved(now: list, then: list, froze: bool = False) -> list:
     """The census items that differ (a hook by identity, a number by value); an item not read (None on one side for a
-    thread-local one read elsewhere) is not compared. ``then`` takes ``now``'s read values."""
+    thread-local one read elsewhere) is not compared. ``then`` takes ``now``'s read values. ``froze``: a ``gc.freeze``
+    ran since ``then`` was read (``froze_since``): the frozen count moved whatever its value, unless it is 0 (an
+    unfreeze after it: the count and what it counts as they were, or a fault by the count)."""
     out = []
     for i, (a, b) in enumerate(zip(now, then)):
+        if i == _CENSUS_FROZEN and froze and _type(a) is int and a > 0:
+            out.append(_CENSUS_NAMES[i])
+            then[i] = a
+            continue
         if a is b or (i >= _CENSUS_LOCAL and (a is None or b is None) and _type(a) in _CENSUS_VALUES
                       and _type(b) in _CENSUS_VALUES):
             if a is not None:
@@ -6812,8 +6850,8 @@ def census_moved(now: list, then: list) -> list:
             continue
         if i >= _CENSUS_LOCAL and a is None:
             continue
-        if i == _CENSUS_FROZEN and _type(a) is int and _type(b) is int and 0 < a < b:  # frozen objects freed: no new
-            then[i] = a  # freeze, no unfreeze (which leaves none); a freeze already seen stays faulted where it was made
+        if i == _CENSUS_FROZEN and _type(a) is int and _type(b) is int and 0 < a < b:  # frozen objects freed (no
+            then[i] = a  # freeze: ``froze``; no unfreeze, which leaves none); a freeze seen stays faulted where it was made
             continue
         out.append(_CENSUS_NAMES[i])
         then[i] = a

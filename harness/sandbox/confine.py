@@ -247,6 +247,47 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
         show_home(libc, home[1], home[0])
 
 
+def cgroups_read_only(libc, mounts) -> None:
+    """Level basic when the harness is root (a capped test level; a root machine without util-linux): a mount
+    namespace of this run's own in which every cgroup mount (``mounts``, harness.sandbox.sandbox
+    ``cgroup_mountpoints``) is read-only, so no ``cgroup.procs`` outside the run's groups (which it has joined) can
+    be opened for writing and no limit of its own group raised; nothing else of the host's mounts changes (basic
+    hides nothing). The namespace filter, installed last, denies the run any mount, unmount or namespace call that
+    would undo it (``namespace_filter``). Any step that fails raises: the run is never started with them writable."""
+    _check(libc, libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS) failed")
+    _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate failed")
+    for m in mounts:
+        _check(libc, libc.mount(None, m.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+               f"read-only remount of {m} failed")
+
+
+PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+
+
+def drop_capabilities(libc, last_cap: int) -> None:
+    """Every capability out of what this process's next exec holds (level basic when the harness is root): the
+    bounding set emptied, the ambient set cleared and the inheritable set zeroed (``capset``, the effective and
+    permitted sets kept for the steps before the exec), so the command runs as uid 0 with no capability, as a
+    process of ``setpriv --bounding-set=-all --inh-caps=-all`` does (the namespace levels' launcher). Without
+    CAP_SYS_PTRACE it reaches no other process's root (``/proc/PID/root``: the host's mount namespace, where the
+    cgroup mounts are writable) of a process holding more capabilities than it."""
+    for cap in range(last_cap + 1):
+        _check(libc, libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"prctl(PR_CAPBSET_DROP, {cap})")
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)  # (EINVAL on a kernel without ambient sets)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    head, data = Header(0x20080522, 0), (Data * 2)()  # _LINUX_CAPABILITY_VERSION_3: two 32-bit words per set
+    _check(libc, libc.capget(ctypes.byref(head), data), "capget failed")
+    for d in data:
+        d.inheritable = 0
+    _check(libc, libc.capset(ctypes.byref(head), data), "capset failed")
+
+
 def show_home(libc, dest: str, src: str | None = None) -> None:
     """The run's home at ``dest`` (a user's home path such as /home/user, harness.sandbox.sandbox
     ``RUN_HOME``): a fresh tmpfs over its parent (the host's homes are not the run's to see), ``dest``

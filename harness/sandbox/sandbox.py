@@ -24,7 +24,13 @@ carries:
     interpreter, every capability dropped. Gaps: what is not covered stays readable (another
     copy of the corpus elsewhere on the disk, other runs' files under /tmp, host Unix sockets).
 ``basic`` (not root, no usable bubblewrap)
-    Limits, timeout and the scrubbed environment only: files cannot be hidden.
+    Limits, timeout and the scrubbed environment only: files cannot be hidden. Where the harness is root
+    (the capped level, below) the run gets a mount namespace for one purpose, its cgroup mounts read-only,
+    and no capability past its exec (``cgroup_mountpoints``).
+
+At every level the run is in cgroups of its own (harness.sandbox.cgroup) it cannot leave: no /sys at bwrap,
+the cgroup mounts read-only in its mount namespace below (``cgroup_mountpoints``; docs/reference/trust-model.md
+says what holds at each level).
 
 ``HARNESS_CONFINEMENT=namespaces|basic`` caps the level (the test suite uses it to run every
 confinement case at every level).
@@ -320,7 +326,8 @@ def _wrap(argv: list[str], level: str) -> list[str]:
 
 
 def _mountpoints() -> list[str]:
-    """Every mount point visible now (read before fork; the child inherits the same table)."""
+    """Every mount point visible now (read before fork; the child inherits the same table), the cgroup mounts
+    under /sys included (``cgroup_mountpoints``): each is remounted read-only in the run's mount namespace."""
     out = []
     try:
         for line in Path("/proc/self/mountinfo").read_text().splitlines():
@@ -329,7 +336,40 @@ def _mountpoints() -> list[str]:
                 out.append(mp)
     except OSError:
         out = ["/"]
+    return sorted({*out, *cgroup_mountpoints()}, key=len)
+
+
+def cgroup_mountpoints() -> list[str]:
+    """Every cgroup mount this process sees (``cgroup``, ``cgroup2``) and every mount at or under /sys/fs/cgroup
+    (the tmpfs v1 hierarchies hang from), read before fork. A run's process that can write a ``cgroup.procs`` there
+    outside its run's groups leaves them: their memory and process limits and the kill at the run's end no longer
+    reach it (red team atk11); one that can write its own group's files raises its limits. Each is remounted
+    read-only in the run's own mount namespace (the namespace levels' ``isolate``; at basic ``confine.cgroups_read_only``
+    when the harness is root), after the run's first process joined its groups through descriptors the harness
+    opened (``confine.join_cgroups``): ``cgroup.procs`` and every limit file then refuse an open for writing (EROFS),
+    and ``clone3``'s CLONE_INTO_CGROUP is denied by the namespace filter (ENOSYS)."""
+    out = []
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            parts, rest = left.split(), right.split()
+            if len(parts) < 5 or not rest:
+                continue
+            mp = parts[4].replace("\\040", " ")
+            if rest[0] in ("cgroup", "cgroup2") or mp == "/sys/fs/cgroup" or mp.startswith("/sys/fs/cgroup/"):
+                out.append(mp)
+    except OSError:
+        pass
     return sorted(set(out), key=len)
+
+
+@lru_cache(maxsize=1)
+def _cap_last_cap() -> int:
+    """The highest capability number this kernel knows (``/proc/sys/kernel/cap_last_cap``; 40 where unreadable)."""
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text().strip())
+    except (OSError, ValueError):
+        return 40
 
 
 # the line a confined child writes to its stderr when its confinement fails before exec (``_preexec``)
@@ -341,6 +381,9 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
              cgroup_fds: tuple[int, ...] = ()):
     namespaces = level.startswith("namespaces")
     readonly = [m for m in _mountpoints() if m not in hide] if namespaces else []
+    root_basic = level == "basic" and _can_isolate()  # level basic with the harness root: see ``cgroup_mountpoints``
+    cgroup_ro = cgroup_mountpoints() if root_basic else []
+    last_cap = _cap_last_cap() if root_basic else 0
     libc = _libc()  # loaded before the fork: no dlopen between fork and exec
 
     def setup() -> None:
@@ -352,6 +395,9 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
                 confine.isolate(libc, hide=hide, writable=writable, readonly=readonly, binds=binds, home=home)
                 if binds and cwd is not None:  # the child entered cwd before the binds: enter what is shown there now
                     os.chdir(cwd)
+            elif root_basic:  # root with no namespace: the cgroup mounts read-only, then no capability past the exec
+                confine.cgroups_read_only(libc, cgroup_ro)
+                confine.drop_capabilities(libc, last_cap)
             confine.limit_address_space(limits.memory_mb)  # last: this child is a copy of the harness's address space
         except BaseException as exc:  # subprocess reports only "Exception occurred in preexec_fn": say which
             os.write(2, f"{PREEXEC_FAILED}{type(exc).__name__}: {exc}\n".encode(errors="replace"))

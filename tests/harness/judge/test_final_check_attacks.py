@@ -3429,6 +3429,7 @@ def test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_proce
 # clears what it froze and calls gc.freeze again in the same call, so the count ends lower than the baseline and the
 # second freeze is never faulted. The test reads the driver's count (unchanged) and passes judged; plain pytest fails it
 # (its count moved). The whole run's verdicts agree (each side fails one test), the per-test verdicts do not.
+# Closed: the census reads whether a freeze ran besides the count (subject_rpc ``froze_since``, CENSUS_RULE).
 ATK12_FREEZE_UNDER_A_LOWER_COUNT = (
     "import gc\n\n_BIG = []\n\n\ndef g():\n    _BIG.extend([] for _ in range(20000))\n    gc.freeze()\n    return 1\n\n\n"
     "def f():\n    _BIG.clear()\n    gc.freeze()\n    return 1\n",
@@ -3436,9 +3437,6 @@ ATK12_FREEZE_UNDER_A_LOWER_COUNT = (
     "def test_2():\n    n = gc.get_freeze_count()\n    assert f() == 1\n    assert gc.get_freeze_count() == n\n")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="red team atk12: a gc.freeze in a call that also frees frozen objects ends with a lower count, "
-                          "taken as the new baseline (973182d): the later test passes judged, plain pytest fails it")
 def test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged(tmp_path):
     judged, plain, out = both(tmp_path, *ATK12_FREEZE_UNDER_A_LOWER_COUNT)
     head, _, rest = out.partition("=== judged by the harness")

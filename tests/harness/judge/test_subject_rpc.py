@@ -2728,6 +2728,36 @@ def test_the_census_faults_a_change_the_tree_makes_to_interpreter_state_no_row_c
         threading.stack_size(0)
 
 
+def test_a_freeze_is_told_from_frozen_objects_deaths_whatever_the_count(import_record):
+    """Red team atk12: a freeze in a call that also frees frozen objects ends with a lower frozen count. The witness
+    made at a reply is found in a generation after collections of every generation, and not after a freeze; the
+    census faults a freeze whatever the count (above zero), and takes a lower count with no freeze as it is."""
+    import gc
+    assert gc.get_freeze_count() == 0  # (this process freezes nothing else)
+    w = rpc.frost_witness()
+    for gen in (0, 1, 2):
+        gc.collect(gen)
+        assert not rpc.froze_since(w), gen
+    gc.freeze()
+    try:
+        assert rpc.froze_since(w)
+        assert not rpc.froze_since(rpc.frost_witness())
+    finally:
+        gc.unfreeze()
+    i = rpc._CENSUS_FROZEN
+    then = [0] * len(rpc._CENSUS_NAMES)
+    then[i] = 500
+    now = list(then)
+    now[i] = 300  # (deaths of frozen objects)
+    assert rpc.census_moved(list(now), then) == [] and then[i] == 300
+    now[i] = 200  # (deaths and a freeze)
+    assert rpc.census_moved(list(now), then, True) == ["gc's frozen objects"] and then[i] == 200
+    assert rpc.census_moved(list(now), then, True) == ["gc's frozen objects"]  # (equal: a freeze all the same)
+    now[i] = 0  # (an unfreeze after it: a fault by the count)
+    assert rpc.census_moved(list(now), then, True) == ["gc's frozen objects"]
+    assert rpc.census_moved(list(now), then, True) == []  # (none frozen: no freeze to tell)
+
+
 def test_a_path_importer_cache_entry_is_the_import_systems_only_for_its_own_path():
     import importlib.machinery as m
     details = (m.SourceFileLoader, [".py"])
