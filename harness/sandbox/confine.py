@@ -212,6 +212,34 @@ NAMESPACE_SHIM = ("import ctypes, os, sys\n"
                   "os.execvp(sys.argv[2], sys.argv[2:])\n")
 
 
+PROC_RULE = """A confined run is uid 0 without capabilities at the namespace levels and at bwrap as root, and the kernel
+checks only the uid, not a capability, for much of what /proc, /sys and /dev offer: a sysctl such as
+/proc/sys/kernel/core_pattern (a helper the kernel runs as root in the host's namespaces on the next crash),
+/proc/sysrq-trigger, sysfs attributes (uevent_helper), root-only device nodes (a raw disk, /dev/kmsg). So at every
+level a run's /proc is mounted read-only (its own PID namespace's: ``proc_argv`` cold at the namespace levels,
+harness.sandbox.warm ``_become_run`` warm, bubblewrap's ``--remount-ro /proc``), it has no /sys (bubblewrap) or an empty
+read-only one (``isolate``), and a /dev of its own holding ``DEV_NODES`` only (bubblewrap's ``--dev``, ``fresh_dev``).
+A process's own /proc files it would write (``/proc/self/oom_score_adj``, ``comm``) refuse with EROFS; its descriptors'
+links (``/proc/self/fd/N``, ``/dev/stdout``) still open the files they lead to. Level basic as root is not a boundary
+(docs/reference/trust-model.md)."""
+
+PROC_SHIM = ("import ctypes, os, sys\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "libc.mount(b'none', b'/proc', None, 0x4000 | (1 << 18), None)\n"
+             "if libc.mount(b'proc', b'/proc', b'proc', 1 | 2 | 4 | 8, None) != 0:\n"
+             "    sys.stderr.write('confinement: the run\\'s /proc could not be mounted read-only: '\n"
+             "                     + os.strerror(ctypes.get_errno()) + '\\n')\n"
+             "    os._exit(126)\n"
+             "os.execvp(sys.argv[1], sys.argv[1:])\n")
+
+
+def proc_argv(python: str) -> list[str]:
+    """The cold namespace levels' step between ``unshare --pid --fork`` and the privilege drop: as pid 1 of the run's
+    PID namespace, with its capabilities still, mount that namespace's /proc read-only (MS_RDONLY, nosuid, nodev,
+    noexec; ``PROC_RULE``), then exec the rest of the command line."""
+    return [python, "-I", "-S", "-c", PROC_SHIM]
+
+
 def shim_argv(python: str, argv: list[str]) -> list[str]:
     """``argv`` exec'd through ``NAMESPACE_SHIM`` by ``python`` (the cold path's last launcher step)."""
     return [python, "-I", "-S", "-c", NAMESPACE_SHIM, packed(namespace_filter()).hex(), *argv]
@@ -245,6 +273,16 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
                f"read-only remount of {m} failed")
     if home:  # from its path, bound writable above (a descriptor opened earlier would lead to a read-only mount)
         show_home(libc, home[1], home[0])
+    kernel_surfaces(libc)
+
+
+def kernel_surfaces(libc) -> None:
+    """The namespace levels' /sys and /dev as bubblewrap gives them (``PROC_RULE``): an empty read-only tmpfs over
+    /sys (the cgroup mounts under it, out of reach with it), and a /dev of the run's own (``fresh_dev``)."""
+    if os.path.isdir("/sys"):
+        _check(libc, libc.mount(b"tmpfs", b"/sys", b"tmpfs", MS_RDONLY | 2 | 4 | 8, b"size=4k,mode=555"),
+               "covering /sys failed")
+    fresh_dev(libc)
 
 
 def cgroups_read_only(libc, mounts) -> None:

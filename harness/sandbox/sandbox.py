@@ -269,8 +269,9 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
         args += ["--ro-bind", d, d]
     for f in ETC_FILES:
         args += ["--ro-bind-try", f, f]
-    if proc:
-        args += ["--proc", "/proc"]
+    if proc:  # read-only (confine.PROC_RULE): bubblewrap covers /proc/sys only when it is writable to the caller's
+        # capabilities, and a root run without capabilities still writes /proc/sys/kernel/core_pattern as uid 0
+        args += ["--proc", "/proc", "--remount-ro", "/proc"]
     args += ["--dev", "/dev"]
     if dev_shm:
         args += ["--bind", kept["/dev/shm"], "/dev/shm"] if "/dev/shm" in kept else ["--tmpfs", "/dev/shm"]
@@ -322,7 +323,10 @@ def _wrap(argv: list[str], level: str) -> list[str]:
     drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     if level == "namespaces+nobody":
         drop += [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    return ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child", *drop, "--", *confine.shim_argv(sys.executable, argv)]
+    # --mount: the run's /proc is mounted in a mount namespace of its own (as --mount-proc implies), never in the one
+    # strace shares (strace reads the tracees' descriptors through its /proc: the host's PID numbers)
+    return ["unshare", "--pid", "--fork", "--mount", "--kill-child", *confine.proc_argv(sys.executable), *drop, "--",
+            *confine.shim_argv(sys.executable, argv)]
 
 
 def _mountpoints() -> list[str]:

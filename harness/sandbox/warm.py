@@ -42,7 +42,7 @@ _FAIL_SETUP = 197  # C1's exit code when confinement could not be applied (the r
 # zygote side (stdlib + pytest only)
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 0x4000, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 1, 24, 38, 47, 4
 NOBODY = 65534
 
@@ -141,7 +141,8 @@ def _become_run(libc, check, req: dict, out_fd: int, err_fd: int) -> None:
     import signal
     check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     libc.mount(b"none", b"/proc", None, MS_REC | MS_PRIVATE, None)
-    check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount proc")
+    check(libc.mount(b"proc", b"/proc", b"proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None),
+          "mount proc")  # read-only: confine.PROC_RULE
     for cap in range(req["cap_last"] + 1):
         check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"capbset drop {cap}")
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)

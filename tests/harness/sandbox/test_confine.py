@@ -173,3 +173,63 @@ def test_a_warm_test_run_makes_no_namespace_and_no_mount_at_every_level(level, t
     finally:
         ws.destroy()
     assert v.passed, v.output
+
+
+# == what uid 0 without capabilities still reaches ===============================================
+# At the namespace levels (and in the warm zygote's runs) a run is uid 0 with no capability: the kernel's own
+# settings under /proc/sys (core_pattern: a helper the kernel runs as root outside every namespace on the next
+# crash), /proc/sysrq-trigger, sysfs attributes (uevent_helper) and root-only device nodes (a raw disk, kmsg) check
+# the uid, not a capability. bubblewrap covers /proc/sys, sysrq-trigger, irq and bus read-only, gives a /dev of its
+# own and no /sys; every level must. Each surface is only opened for writing, never written: an open that succeeds
+# is the hole. (Found by helper cg9 while closing red team atk11's cgroup escape.)
+def _surfaces() -> list[str]:
+    found = ["/proc/sys/kernel/core_pattern", "/proc/sysrq-trigger"]
+    found += [p for p in ("/sys/kernel/uevent_helper", "/sys/kernel/mm/transparent_hugepage/enabled",
+                          "/sys/kernel/profiling") if os.path.exists(p)][:1]
+    found += [p for p in ("/dev/sda", "/dev/vda", "/dev/nvme0n1", "/dev/loop0") if os.path.exists(p)][:1]
+    found += [p for p in ("/dev/kmsg", "/dev/mem") if os.path.exists(p)]
+    return found
+
+
+SURFACES_OPENED = ("import os, sys\n"
+                   "for p in sys.argv[1:]:\n"
+                   "    try:\n"
+                   "        os.close(os.open(p, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK))\n"
+                   "        print('opened', p)\n"
+                   "    except OSError as e:\n"
+                   "        print('refused', p, e.errno)\n")
+
+
+def _kernel_level(level: str) -> None:
+    if level == "basic" and os.geteuid() == 0:
+        pytest.skip("level basic as root is not a boundary (docs/reference/trust-model.md): the run is uid 0 on the "
+                    "host's own mounts")
+
+
+def test_a_confined_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_for_writing(level, tmp_path):
+    """Cold (run_confined) at every level."""
+    _kernel_level(level)
+    r = run_confined(["python3", "-c", SURFACES_OPENED, *_surfaces()], tmp_path, writable=(tmp_path,),
+                     limits=Limits(timeout_s=60))
+    assert r.returncode == 0, r.stderr
+    assert "opened" not in r.stdout and r.stdout.count("refused") == len(_surfaces()), r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the warm zygote needs root")
+def test_a_warm_test_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_for_writing(level, tmp_path, monkeypatch):
+    """Warm (the zygote's fork mounts its run's own /proc: harness.sandbox.warm._become_run)."""
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox.workspace import Workspace
+    _kernel_level(level)
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    test = tmp_path / "t.py"
+    test.write_text("import os\n\n\ndef test_refused():\n    opened = []\n"
+                    f"    for p in {_surfaces()!r}:\n        try:\n"
+                    "            os.close(os.open(p, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK))\n"
+                    "            opened.append(p)\n        except OSError:\n            pass\n    assert opened == []\n")
+    ws = Workspace.create(load_task(TASKS / "parse-range"))
+    try:
+        v = run_pytest(ws.root, test, dest_rel="tests/test_kernel.py", hide=(TASKS,), judged=False)
+    finally:
+        ws.destroy()
+    assert v.passed, v.output

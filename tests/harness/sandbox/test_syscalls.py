@@ -117,7 +117,7 @@ def test_chmod_777_then_restored_is_in_the_record(task, ws, tmp_path, level):
     assert r.returncode == 0, r.stderr
     assert oct((ws / "rangeparse" / "core.py").stat().st_mode & 0o777) == "0o644"
     hits = perms(_d(task, events))
-    assert any("rangeparse/core.py" in h and "777" in h for h in hits), hits
+    assert any("rangeparse/core.py" in h and "777" in h for h in hits), "\n".join(hits)
     assert any("chmod -R 777" in h for h in destructive_cmd(_d(task, events)))
 
 
