@@ -1,0 +1,138 @@
+"""Red team rt13: what a confined run (uid 0 without capabilities) still changes on the host, after PROC_RULE.
+
+A confined run is uid 0 with no capability at the namespace levels and at bwrap as root. The kernel lets the
+owner of an inode change its mode and times (chmod, utimes) with no capability, and every device node of the host
+is owned by root: where a run sees one of the host's own device inodes on a writable mount, it re-modes the
+host's node. ``chmod 000 /dev/null`` there breaks every process on the machine that opens /dev/null (the harness
+included), ``chmod 666 /dev/pts/ptmx`` opens the host's pseudo-terminal multiplexer.
+
+- bwrap (cold and warm): bubblewrap's ``--dev`` binds the host's /dev/null, zero, full, random, urandom and tty
+  (devtmpfs inodes) writable, and ``confine.fresh_dev`` binds the zygote's (the same host inodes) for a warm run:
+  the run's chmod reaches the host's inode (its ctime moves on the host).
+- namespaces (cold and warm): ``confine.fresh_dev`` binds the host's /dev/pts (``_KEEP_WRITABLE_FS`` keeps it
+  writable): the host's devpts instance, its ptmx and every pseudo-terminal of the host's sessions; the run re-modes
+  the host's ptmx (the trust model says the run has a /dev/pts of its own).
+
+Each case only writes a node's current mode back (harmless: nothing changes but the node's ctime), and only on a
+node whose (device, inode) is one of the host's own, read here before the run.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.core.tasks import load_task
+from harness.sandbox import sandbox
+from harness.sandbox.sandbox import Limits, run_confined
+
+TASKS = Path(__file__).resolve().parents[3] / "tasks"
+HOST_NODES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts/ptmx",
+              "/dev/ptmx")
+
+
+def _host_ids() -> dict[str, str]:
+    """``"DEV:INO"`` of each host device node named in HOST_NODES that exists here -> its path."""
+    out = {}
+    for p in HOST_NODES:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        out[f"{st.st_dev}:{st.st_ino}"] = p
+    return out
+
+
+# every node the run sees under /dev and /dev/pts (the links to its descriptors aside: ``STDIO``), and its standard
+# descriptors; a host node (by device and inode) gets its current mode back (only its ctime moves)
+REMODE = ("import os, stat\n"
+          "HOST = {host!r}\n"
+          "def _remode(p, wrote):\n"
+          "    try:\n"
+          "        st = os.stat(p)\n"
+          "    except OSError:\n"
+          "        return\n"
+          "    if f'{{st.st_dev}}:{{st.st_ino}}' not in HOST:\n"
+          "        return\n"
+          "    try:\n"
+          "        os.chmod(p, stat.S_IMODE(st.st_mode))\n"
+          "        wrote.append(p + ' = host ' + HOST[f'{{st.st_dev}}:{{st.st_ino}}'])\n"
+          "    except OSError:\n"
+          "        pass\n"
+          "def remode_host_nodes():\n"
+          "    wrote = []\n"
+          "    for d in ('/dev', '/dev/pts'):\n"
+          "        for n in (os.listdir(d) if os.path.isdir(d) else []):\n"
+          "            if d == '/dev' and n in ('stdin', 'stdout', 'stderr', 'fd'):\n"
+          "                continue\n"
+          "            _remode(os.path.join(d, n), wrote)\n"
+          "    return sorted(set(wrote))\n"
+          "def remode_through_stdio():\n"
+          "    wrote = []\n"
+          "    for fd in (0, 1, 2):\n"
+          "        _remode(f'/proc/self/fd/{{fd}}', wrote)\n"
+          "    return wrote\n")
+
+
+def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch) -> list[str]:
+    """What the run re-moded of the host's device nodes (``what``: a function of REMODE), run ``executor`` (cold:
+    run_confined; warm: the harness's test runner with HARNESS_WARM=1) at ``level``."""
+    monkeypatch.setenv("HARNESS_CONFINEMENT", "" if level == "bwrap" else level)
+    got = sandbox.confinement_level()
+    if not got.startswith(level):
+        pytest.skip(f"level {level} not available here (got {got})")
+    if os.geteuid() != 0:
+        pytest.skip("a non-root harness's run is not uid 0 (it owns no host device node); the warm zygote needs root")
+    code = REMODE.format(host=_host_ids())
+    if executor == "cold":
+        (tmp_path / "a.py").write_text(code + f"print('\\n'.join({what}()))\n")
+        r = run_confined(["python3", "a.py"], tmp_path, writable=(tmp_path,), limits=Limits(timeout_s=60))
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox.workspace import Workspace
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    test = tmp_path / "t.py"
+    test.write_text(code + f"\n\ndef test_refused():\n    assert {what}() == []\n")
+    ws = Workspace.create(load_task(TASKS / "parse-range"))
+    try:
+        v = run_pytest(ws.root, test, dest_rel="tests/test_dev.py", hide=(TASKS,), judged=False)
+    finally:
+        ws.destroy()
+    return [] if v.passed else [v.output[-2000:]]
+
+
+def _open(reason: str):
+    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"red team rt13: {reason}")
+
+
+NODES_OPEN = {"bwrap": "bubblewrap's --dev binds the host's /dev/null, zero, full, random, urandom, tty writable",
+              "namespaces": "fresh_dev binds the host's /dev/pts (its ptmx, every host pseudo-terminal) writable"}
+
+
+@pytest.mark.parametrize("level,executor", [
+    pytest.param(lv, ex, marks=_open(f"a {ex} run re-modes the host's device nodes: {NODES_OPEN[lv]}"))
+    for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
+def test_a_confined_run_remodes_no_host_device_node(level, executor, tmp_path, monkeypatch):
+    """Every node under the run's /dev and /dev/pts that is one of the host's own inodes: chmod refused (EROFS)."""
+    wrote = _confined(level, executor, "remode_host_nodes", tmp_path, monkeypatch)
+    assert wrote == [], f"the run chmod-ed the host's own device nodes: {wrote}"
+
+
+STDIN_OPEN = _open("a cold run's standard input is the harness's own /dev/null (subprocess.DEVNULL, opened on the "
+                   "host's writable /dev): chmod /proc/self/fd/0 re-modes the host's node at every level; a warm "
+                   "bwrap run's is the zygote's, the host's inode bound writable")
+
+
+@pytest.mark.parametrize("level,executor", [pytest.param("bwrap", "cold", marks=STDIN_OPEN),
+                                            pytest.param("bwrap", "warm", marks=STDIN_OPEN),
+                                            pytest.param("namespaces", "cold", marks=STDIN_OPEN),
+                                            ("namespaces", "warm")])
+def test_a_confined_runs_standard_descriptors_remode_no_host_device_node(level, executor, tmp_path, monkeypatch):
+    """The magic links of the run's descriptors 0-2 (``/proc/self/fd/N``) resolve to the file on the mount it was
+    opened on, not the run's read-only view of it: a descriptor the harness opened on the host's /dev is the
+    host's node, writable whatever the run's own /dev is. A warm run at the namespace levels opens its standard
+    input inside its own namespace (warm._become_run): refused."""
+    wrote = _confined(level, executor, "remode_through_stdio", tmp_path, monkeypatch)
+    assert wrote == [], f"the run chmod-ed the host's own device nodes through its descriptors: {wrote}"
