@@ -136,3 +136,40 @@ def test_a_confined_runs_standard_descriptors_remode_no_host_device_node(level, 
     input inside its own namespace (warm._become_run): refused."""
     wrote = _confined(level, executor, "remode_through_stdio", tmp_path, monkeypatch)
     assert wrote == [], f"the run chmod-ed the host's own device nodes through its descriptors: {wrote}"
+
+
+# == what one warm run leaves for the next ========================================================
+# A warm bwrap run's /dev/pts is the zygote's (confine.fresh_dev binds it back): one devpts instance every run the
+# zygote forks shares, owned by uid 0, so a run stamps its ptmx's times (or mode: a chmod needs only ownership) and the
+# next run of the zygote reads them, a channel between cells that the rest of the run's view (a fresh /tmp, /dev,
+# /dev/shm, home, IPC namespace) closes. Never run where the run's /dev/pts is the host's (the namespace levels).
+STAMP = 1_000_000_007  # an mtime no devpts node has by itself
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team rt13: a warm bwrap run's /dev/pts is the zygote's, shared by every run it forks: "
+                          "its ptmx's times (and mode) carry what one run leaves to the next")
+@pytest.mark.skipif(os.geteuid() != 0, reason="the warm zygote needs root")
+def test_a_warm_run_leaves_nothing_in_dev_pts_for_the_next_run(tmp_path, monkeypatch):
+    from harness.judge.testrun import run_pytest
+    from harness.sandbox.workspace import Workspace
+    monkeypatch.setenv("HARNESS_CONFINEMENT", "")
+    if sandbox.confinement_level() != "bwrap":
+        pytest.skip("level bwrap not available here")
+    monkeypatch.setenv("HARNESS_WARM", "1")
+    host_pts = os.stat("/dev/pts").st_dev if os.path.isdir("/dev/pts") else -1
+    leave, read = tmp_path / "leave.py", tmp_path / "read.py"
+    leave.write_text("import os\n\n\ndef test_leave():\n"
+                     f"    assert os.stat('/dev/pts').st_dev != {host_pts}  # never the host's devpts\n"
+                     "    try:\n"
+                     f"        os.utime('/dev/pts/ptmx', ({STAMP}, {STAMP}))\n"
+                     "    except OSError:\n        pass\n")
+    read.write_text(f"import os\n\n\ndef test_read():\n    assert os.stat('/dev/pts/ptmx').st_mtime != {STAMP}\n")
+    ws = Workspace.create(load_task(TASKS / "parse-range"))
+    try:
+        first = run_pytest(ws.root, leave, dest_rel="tests/test_leave.py", hide=(TASKS,), judged=False)
+        assert first.passed, first.output
+        second = run_pytest(ws.root, read, dest_rel="tests/test_read.py", hide=(TASKS,), judged=False)
+    finally:
+        ws.destroy()
+    assert second.passed, "a later warm run read what an earlier one left in /dev/pts: " + second.output[-1500:]
