@@ -173,3 +173,37 @@ def test_a_warm_run_leaves_nothing_in_dev_pts_for_the_next_run(tmp_path, monkeyp
     finally:
         ws.destroy()
     assert second.passed, "a later warm run read what an earlier one left in /dev/pts: " + second.output[-1500:]
+
+
+# == the working directory and the covers ==========================================================
+# A process keeps its working directory across unshare(CLONE_NEWNS) and every mount made after it: a cover mounted
+# on a directory at or above the working directory does not move the process onto it. At the namespace levels the
+# child enters ``cwd`` before ``confine.isolate`` (subprocess's chdir precedes preexec_fn) and only re-enters it when
+# there are ``binds``: so a ``cwd`` inside a hidden directory keeps the hidden files readable under the unreadable
+# tmpfs (the same reason harness.control.tools re-enters the workspace inside the run: a relative write otherwise lands
+# on the read-only mount below the scratch's writable bind). At bwrap ``_bwrap_argv`` binds a
+# ``cwd`` outside the writable directories read-only on purpose, a hidden one included. No caller runs with its
+# working directory in a hidden directory today (workspaces and scratch copies live under /tmp): a latent hole.
+LIST_CWD = ("import os\n"
+            "print('\\n'.join(sorted(os.listdir('.'))))\n"
+            "try:\n    open('rt13_probe', 'w').close()\n    print('wrote rt13_probe')\n"
+            "except OSError as e:\n    print('refused', e.errno)\n")
+
+
+@pytest.mark.parametrize("lv", ["bwrap", "namespaces"])
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team rt13: a run started in a hidden directory lists it (bwrap binds the working "
+                          "directory read-only; at the namespace levels the working directory stays below the cover)")
+def test_a_run_started_inside_a_hidden_directory_sees_none_of_it(lv, tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_CONFINEMENT", "" if lv == "bwrap" else lv)
+    if not sandbox.confinement_level().startswith(lv):
+        pytest.skip(f"level {lv} not available here")
+    secret = tmp_path / "hidden" / "task"
+    (secret / "oracle").mkdir(parents=True)
+    (secret / "oracle" / "test_oracle.py").write_text("SECRET = 1\n")
+    try:
+        r = run_confined(["python3", "-c", LIST_CWD], secret, hide=(tmp_path / "hidden",), limits=Limits(timeout_s=60))
+    except ValueError:
+        return  # refusing a working directory inside a hidden one is a safe answer too
+    assert "oracle" not in r.stdout.split(), r.stdout
+
