@@ -207,3 +207,60 @@ def test_a_run_started_inside_a_hidden_directory_sees_none_of_it(lv, tmp_path, m
         return  # refusing a working directory inside a hidden one is a safe answer too
     assert "oracle" not in r.stdout.split(), r.stdout
 
+
+
+# == limits the kernel counts per user: uid 0 is the harness's too ================================
+# A confined run is uid 0 in the host's user namespace, so every limit the kernel keeps per (user namespace, uid) is
+# one pool for the run, every other run and every root process of the machine, the harness included: inotify
+# instances (fs.inotify.max_user_instances, 128 by default, no capability exempts), inotify watches, pending signals.
+# A run that takes the whole pool while it lives leaves none to anyone else as root: here the harness's own
+# inotify_init fails with EMFILE until the run ends. The case holds the pool about a second.
+HOLD_INOTIFY = ("import ctypes, os, sys, time\n"
+                "libc = ctypes.CDLL(None, use_errno=True)\n"
+                "held = []\n"
+                "while len(held) < 100000:\n"
+                "    fd = libc.inotify_init1(0)\n"
+                "    if fd < 0:\n"
+                "        break\n"
+                "    held.append(fd)\n"
+                "print('held', len(held), 'errno', ctypes.get_errno(), flush=True)\n"
+                "open(sys.argv[1], 'w').close()\n"
+                "deadline = time.time() + 5\n"
+                "while time.time() < deadline and not os.path.exists(sys.argv[2]):\n"
+                "    time.sleep(0.02)\n")
+
+
+@pytest.mark.parametrize("lv", ["bwrap", "namespaces"])
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="red team rt13: a run is uid 0 of the host's user namespace: it takes every inotify instance "
+                          "root may have (fs.inotify.max_user_instances) and the harness's own inotify_init fails "
+                          "(EMFILE) while the run lives")
+def test_a_run_leaves_the_harness_its_per_user_kernel_limits(lv, tmp_path, monkeypatch):
+    import ctypes
+    import threading
+    import time
+    monkeypatch.setenv("HARNESS_CONFINEMENT", "" if lv == "bwrap" else lv)
+    if not sandbox.confinement_level().startswith(lv):
+        pytest.skip(f"level {lv} not available here")
+    if os.geteuid() != 0:
+        pytest.skip("a non-root harness's run is not the harness's uid here")
+    (tmp_path / "hold.py").write_text(HOLD_INOTIFY)
+    holding, done = tmp_path / "holding", tmp_path / "done"
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(run_confined(
+        ["python3", "hold.py", str(holding), str(done)], tmp_path, writable=(tmp_path,), limits=Limits(timeout_s=30))))
+    t.start()
+    try:
+        deadline = time.time() + 20
+        while not holding.exists() and t.is_alive() and time.time() < deadline:
+            time.sleep(0.02)
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(0)
+        err = ctypes.get_errno()
+        if fd >= 0:
+            os.close(fd)
+    finally:
+        done.touch()
+        t.join()
+    assert holding.exists(), out[0].stderr if out else "the run did not start"
+    assert fd >= 0, f"the harness's inotify_init failed ({os.strerror(err)}) while the run held {out[0].stdout.strip()}"
