@@ -68,6 +68,17 @@ REMODE = ("import os, stat\n"
           "                continue\n"
           "            _remode(os.path.join(d, n), wrote)\n"
           "    return sorted(set(wrote))\n"
+          "def remode_capture_files():\n"
+          "    wrote = []\n"
+          "    for fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):\n"
+          "        try:\n"
+          "            target = os.readlink(f'/proc/self/fd/{{fd}}')\n"
+          "            if '/hx-cap-' in target:\n"
+          "                os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode))\n"
+          "                wrote.append(f'{{fd}} -> {{target}}')\n"
+          "        except OSError:\n"
+          "            pass\n"
+          "    return wrote\n"
           "def remode_through_stdio():\n"
           "    wrote = []\n"
           "    for fd in (0, 1, 2):\n"
@@ -91,15 +102,20 @@ def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch)
         assert r.returncode == 0, r.stderr
         return r.stdout.splitlines()
     from harness.judge.testrun import run_pytest
+    from harness.sandbox import warm
     from harness.sandbox.workspace import Workspace
     monkeypatch.setenv("HARNESS_WARM", "1")
+    warm.stop()  # a zygote of this level: one a case at another level started fails this one's setup (it runs cold)
     test = tmp_path / "t.py"
     test.write_text(code + f"\n\ndef test_refused():\n    assert {what}() == []\n")
     ws = Workspace.create(load_task(TASKS / "parse-range"))
+    ran_warm = warm.STATS["warm"]
     try:
         v = run_pytest(ws.root, test, dest_rel="tests/test_dev.py", hide=(TASKS,), judged=False)
     finally:
         ws.destroy()
+    if warm.STATS["warm"] == ran_warm:
+        raise RuntimeError("the warm case ran cold: " + v.output[-500:])
     return [] if v.passed else [v.output[-2000:]]
 
 
@@ -269,3 +285,17 @@ def test_a_run_leaves_the_harness_its_per_user_kernel_limits(lv, tmp_path, monke
         t.join()
     assert holding.exists(), out[0].stderr if out else "the run did not start"
     assert fd >= 0, f"the harness's inotify_init failed ({os.strerror(err)}) while the run held {out[0].stdout.strip()}"
+
+
+# The run's output goes to capture files the harness made for it (``hx-cap-*/stdout``, ``stderr``: root's, on the
+# host's /tmp, in a directory only root may enter), handed to it as descriptors 1 and 2 (a warm run's pytest keeps
+# them as the duplicates its capture saves). Their owner is uid 0, so the run changes their mode through the
+# descriptor: ``fchmod(1, 0o4755)`` makes its own output (any bytes it printed, an ELF included) a set-user-ID root
+# executable on the host while the run lives (tried by hand: mode 0o4700 held). The case writes the current mode back.
+@pytest.mark.parametrize("level,executor", [
+    pytest.param(lv, ex, marks=_open(f"a {ex} run changes the mode of its capture files (the harness's, on the "
+                                     "host's /tmp: set-user-ID root included) through its descriptors 1 and 2"))
+    for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
+def test_a_confined_run_changes_no_mode_of_the_harness_capture_files(level, executor, tmp_path, monkeypatch):
+    wrote = _confined(level, executor, "remode_capture_files", tmp_path, monkeypatch)
+    assert wrote == [], f"the run chmod-ed the harness's capture files through its descriptors: {wrote}"
