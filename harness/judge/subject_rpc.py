@@ -5114,31 +5114,35 @@ class ProcState:
         self.cm_out: list = []  # subject: plain members the tree set on the interpreter's classes, to cross (``cm``)
         self.ml_out, self.mg_out = [], []
         if side == "subject":
-            self.forwarder = _Forwarder(self.records, peer)
-            self._ensure_forwarder()
-            self.cenv = _c_environ()
-            self.codecs = SOURCES["codecs"] if "codecs" in SOURCES else codec_search_path()
-            if not _FORKS and _type(SOURCES.get("forks")) is list:
-                _FORKS[:] = SOURCES["forks"]
-            errs = SOURCES["errors"] if "errors" in SOURCES else codec_error_registry()
-            self.errs = errs if _isinstance(errs, dict) and _type(errs) is dict else None
-            self.err_seen = dict(self.errs) if self.errs is not None else {}
-            self.census = census(self.hooks, True)
-            self.frost = frost_witness()
-            self.kernel: KernelState | None = KernelState()  # (``KERNEL_RULE``)
-            _KERNEL_STATE[:] = [self.kernel]
-            self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
-            _PIC_SEEN.update(_sys.path_importer_cache)  # (the entries before any code of the tree: the interpreter's)
-            if _LOADS:
-                _LOADS[0].codecs = self.codecs
-            self.g = self._guarded()
-            self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
-            if _LOADS:
-                _LOADS[0].base = self.g["reg"]
-                _LOADS[0].take()  # (the loads before the first request are the harness's: in ``modmap`` already)
-            if not _HOOK:
-                _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
-            _HOOK[:] = [self.puts, self.imports, self.hooks]
+            self._subject_start(peer)
+
+    def _subject_start(self, peer) -> None:
+        """The subject's state before any code of the tree runs: what each rule compares a reply against."""
+        self.forwarder = _Forwarder(self.records, peer)
+        self._ensure_forwarder()
+        self.cenv = _c_environ()
+        self.codecs = SOURCES["codecs"] if "codecs" in SOURCES else codec_search_path()
+        if not _FORKS and _type(SOURCES.get("forks")) is list:
+            _FORKS[:] = SOURCES["forks"]
+        errs = SOURCES["errors"] if "errors" in SOURCES else codec_error_registry()
+        self.errs = errs if _isinstance(errs, dict) and _type(errs) is dict else None
+        self.err_seen = dict(self.errs) if self.errs is not None else {}
+        self.census = census(self.hooks, True)
+        self.frost = frost_witness()
+        self.kernel: KernelState | None = KernelState()  # (``KERNEL_RULE``)
+        _KERNEL_STATE[:] = [self.kernel]
+        self.abc_tok = _ABC_WATCH[0].token() if _ABC_WATCH else None
+        _PIC_SEEN.update(_sys.path_importer_cache)  # (the entries before any code of the tree: the interpreter's)
+        if _LOADS:
+            _LOADS[0].codecs = self.codecs
+        self.g = self._guarded()
+        self.g["modmap"] = dict(_sys.modules) if _type(_sys.modules) is dict else {}
+        if _LOADS:
+            _LOADS[0].base = self.g["reg"]
+            _LOADS[0].take()  # (the loads before the first request are the harness's: in ``modmap`` already)
+        if not _HOOK:
+            _ADD_AUDIT_HOOK(_state_hook(_HOOK))  # once per process (an audit hook cannot be removed)
+        _HOOK[:] = [self.puts, self.imports, self.hooks]
 
     def _ensure_forwarder(self) -> None:
         """The forwarder on the subject's root logger at every call boundary, as pytest puts its

@@ -385,23 +385,25 @@ def fresh_dev(libc) -> None:
     from the zygote's /dev, the usual links, /dev/pts and an empty /dev/shm. Nothing a run writes
     under /dev is seen by another run (the zygote's /dev is one tmpfs all its forks shared)."""
     nodes = [(n, os.open(f"/dev/{n}", os.O_PATH)) for n in DEV_NODES if os.path.exists(f"/dev/{n}")]
-    pts = os.open("/dev/pts", os.O_PATH | os.O_DIRECTORY) if os.path.isdir("/dev/pts") else None
+    pts = os.path.isdir("/dev/pts")
     _check(libc, libc.mount(b"tmpfs", b"/dev", b"tmpfs", 0, b"mode=755"), "fresh /dev failed")
-    for name, fd in nodes:
+    for name, fd in nodes:  # each the host's (or the zygote's) own inode: bound read-only (a chmod of it: EROFS)
         os.close(os.open(f"/dev/{name}", os.O_CREAT | os.O_WRONLY, 0o666))
         _check(libc, libc.mount(f"/proc/self/fd/{fd}".encode(), f"/dev/{name}".encode(), None, MS_BIND, None),
                f"bind /dev/{name} failed")
+        _check(libc, libc.mount(None, f"/dev/{name}".encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None),
+               f"read-only /dev/{name} failed")
         os.close(fd)
     for target, link in (("/proc/self/fd", "fd"), ("/proc/self/fd/0", "stdin"), ("/proc/self/fd/1", "stdout"),
                          ("/proc/self/fd/2", "stderr"), ("pts/ptmx", "ptmx")):
         os.symlink(target, f"/dev/{link}")
     os.mkdir("/dev/shm")
     _check(libc, libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", 0, b"mode=1777"), "fresh /dev/shm failed")
-    if pts is not None:
+    if pts:  # a devpts instance of the run's own, as bubblewrap's --dev: never the host's or the zygote's (its ptmx
+        # and terminals re-moded, or stamped for the next run to read: red team rt13)
         os.mkdir("/dev/pts")
-        _check(libc, libc.mount(f"/proc/self/fd/{pts}".encode(), b"/dev/pts", None, MS_BIND | MS_REC, None),
-               "bind /dev/pts failed")
-        os.close(pts)
+        _check(libc, libc.mount(b"devpts", b"/dev/pts", b"devpts", 2 | 8, b"newinstance,ptmxmode=0666,mode=620"),
+               "fresh /dev/pts failed")
 
 
 def isolate_run(libc, *, scratch, base, hide=(),

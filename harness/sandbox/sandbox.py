@@ -272,6 +272,9 @@ def bwrap_view(*, writable: tuple[str, ...], hide: tuple[str, ...], tmp: bool = 
     if proc:  # read-only (confine.PROC_RULE): bubblewrap covers /proc/sys only when it is writable to the caller's
         # capabilities, and a root run without capabilities still writes /proc/sys/kernel/core_pattern as uid 0
         args += ["--proc", "/proc", "--remount-ro", "/proc"]
+    # its own devpts instance; the six device nodes bubblewrap binds from the host stay writable mounts: a read-only
+    # bind of bubblewrap's is also nodev (the device refuses every open), so a cold run as root can still chmod the
+    # host's /dev/null (red team rt13, open: test_rt13_attacks.py)
     args += ["--dev", "/dev"]
     if dev_shm:
         args += ["--bind", kept["/dev/shm"], "/dev/shm"] if "/dev/shm" in kept else ["--tmpfs", "/dev/shm"]
@@ -413,14 +416,34 @@ def _preexec(limits: Limits, hide: tuple[str, ...], level: str, writable: tuple[
 def _spawn(cmd: list[str], cwd, env: dict, out_path: Path, err_path: Path, pre, fds: tuple[int, ...]):
     """The confined child, its output to the capture files; a confinement that failed before exec raises
     with the reason the child wrote (``_preexec``), not subprocess's bare "Exception occurred in preexec_fn"."""
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    # standard input: an empty pipe, never the harness's /dev/null: a descriptor's link (/proc/self/fd/0) leads to the
+    # file on the mount it was opened on, and the host's /dev is writable to uid 0 (chmod of the host's node: red team rt13)
+    stdin_r, stdin_w = os.pipe()
+    os.close(stdin_w)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err, os.fdopen(stdin_r, "rb") as stdin:
+        capture_owned_apart(out.fileno(), err.fileno())
         try:
-            return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+            return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=stdin,
                                     preexec_fn=pre, pass_fds=fds)
         except subprocess.SubprocessError as exc:
             said = read_capped(err_path, 2000)
             why = said[said.find(PREEXEC_FAILED) + len(PREEXEC_FAILED):].strip() if PREEXEC_FAILED in said else ""
             raise subprocess.SubprocessError(f"{exc} ({why or 'no reason written'})") from exc
+
+
+CAPTURE_UID = NOBODY - 1  # neither root (the run at bwrap and namespaces+nocaps) nor nobody (namespaces+nobody)
+
+
+def capture_owned_apart(*fds: int) -> None:
+    """The run's capture files (its descriptors 1 and 2) owned by ``CAPTURE_UID``, a uid no run has: a process
+    changes a file's mode or times through a descriptor only as its owner (or with CAP_FOWNER, which no run
+    holds), so the run cannot make its own output a setuid file of root's on the host (red team rt13). Writing
+    through the descriptor needs no ownership. A harness that is not root leaves them its own (the run is
+    another user or itself: basic)."""
+    if os.geteuid() != 0:
+        return
+    for fd in fds:
+        os.fchown(fd, CAPTURE_UID, -1)
 
 
 def run_home_dir(tmp: str, level: str) -> str | None:

@@ -165,8 +165,9 @@ def _become_run(libc, check, req: dict, out_fd: int, err_fd: int) -> None:
     os.chdir(req["cwd"])
     os.environ.clear()
     os.environ.update(req["env"])
-    null = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(null, 0)
+    stdin, spare = os.pipe()  # an empty pipe, as a cold run's (sandbox._spawn): no device node's link in reach
+    os.close(spare)
+    os.dup2(stdin, 0)
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
     os.closerange(3, 1 << 20)  # every inherited fd: the zygote socket, the pipes' spares, pidfds
@@ -346,19 +347,22 @@ def _zygote():
 
     from harness.sandbox.sandbox import PYTEST_ENV, confinement_level, scrubbed_env
     z = _mine()
-    if z["pid"] == os.getpid() and z["proc"] is not None and z["proc"].poll() is None and z["runs"] < RECYCLE:
+    level = confinement_level()  # a zygote serves the level it was started at (its view is that level's): a process
+    # whose level changed (HARNESS_CONFINEMENT, as the test suite sets it) starts another, never runs cold silently
+    if (z["pid"] == os.getpid() and z["proc"] is not None and z["proc"].poll() is None and z["runs"] < RECYCLE
+            and z.get("level") == level):
         return z["sock"]
     if z["pid"] == os.getpid():
         stop()
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        proc = subprocess.Popen([*_zygote_argv(confinement_level()), str(child.fileno())], cwd="/",
+        proc = subprocess.Popen([*_zygote_argv(level), str(child.fileno())], cwd="/",
                                 env=scrubbed_env(Path("/"), dict(PYTEST_ENV)), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),),
                                 start_new_session=True)  # a Ctrl-C to the harness's group must not kill it mid-run
     finally:
         child.close()
-    z.update(pid=os.getpid(), proc=proc, sock=parent, runs=0)
+    z.update(pid=os.getpid(), proc=proc, sock=parent, runs=0, level=level)
     return parent
 
 
@@ -453,6 +457,8 @@ def _run_in_zygote(req: dict, out_path, err_path, limits, group=None) -> tuple[i
     import time
     out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    from harness.sandbox.sandbox import capture_owned_apart
+    capture_owned_apart(out_fd, err_fd)
     pidfd = None
     try:
         t0 = time.perf_counter()

@@ -163,8 +163,11 @@ def test_a_confined_command_makes_no_namespace_and_no_mount_at_every_level(level
 def test_a_warm_test_run_makes_no_namespace_and_no_mount_at_every_level(level, tmp_path, monkeypatch):
     """Warm (the zygote's fork: harness.sandbox.warm._become_run), through the harness's test runner."""
     from harness.judge.testrun import run_pytest
+    from harness.sandbox import warm
     from harness.sandbox.workspace import Workspace
     monkeypatch.setenv("HARNESS_WARM", "1")
+    warm.stop()  # a zygote of this level (one another level's case started fails this one's set-up: it would run cold)
+    ran_warm = warm.STATS["warm"]
     test = tmp_path / "t.py"
     test.write_text(ATTEMPTS + f"\n\ndef test_refused():\n    assert dict(x.split(' ', 1) for x in OUT) == {REFUSED!r}\n")
     ws = Workspace.create(load_task(TASKS / "parse-range"))
@@ -173,6 +176,7 @@ def test_a_warm_test_run_makes_no_namespace_and_no_mount_at_every_level(level, t
     finally:
         ws.destroy()
     assert v.passed, v.output
+    assert level == "basic" or warm.STATS["warm"] > ran_warm, "the warm case ran cold"  # (basic has no warm path)
 
 
 # == what uid 0 without capabilities still reaches ===============================================
@@ -219,9 +223,12 @@ def test_a_confined_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_fo
 def test_a_warm_test_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_for_writing(level, tmp_path, monkeypatch):
     """Warm (the zygote's fork mounts its run's own /proc: harness.sandbox.warm._become_run)."""
     from harness.judge.testrun import run_pytest
+    from harness.sandbox import warm
     from harness.sandbox.workspace import Workspace
     _kernel_level(level)
     monkeypatch.setenv("HARNESS_WARM", "1")
+    warm.stop()
+    ran_warm = warm.STATS["warm"]
     test = tmp_path / "t.py"
     test.write_text("import os\n\n\ndef test_refused():\n    opened = []\n"
                     f"    for p in {_surfaces()!r}:\n        try:\n"
@@ -233,3 +240,4 @@ def test_a_warm_test_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_f
     finally:
         ws.destroy()
     assert v.passed, v.output
+    assert warm.STATS["warm"] > ran_warm, "the warm case ran cold"

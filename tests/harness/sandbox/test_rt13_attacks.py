@@ -100,7 +100,7 @@ def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch)
         (tmp_path / "a.py").write_text(code + f"print('\\n'.join({what}()))\n")
         r = run_confined(["python3", "a.py"], tmp_path, writable=(tmp_path,), limits=Limits(timeout_s=60))
         assert r.returncode == 0, r.stderr
-        return r.stdout.splitlines()
+        return [line for line in r.stdout.splitlines() if line]
     from harness.judge.testrun import run_pytest
     from harness.sandbox import warm
     from harness.sandbox.workspace import Workspace
@@ -123,28 +123,21 @@ def _open(reason: str):
     return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"red team rt13: {reason}")
 
 
-NODES_OPEN = {"bwrap": "bubblewrap's --dev binds the host's /dev/null, zero, full, random, urandom, tty writable",
-              "namespaces": "fresh_dev binds the host's /dev/pts (its ptmx, every host pseudo-terminal) writable"}
-
-
+# closed where the harness mounts the run's /dev itself (confine.fresh_dev: the namespace levels, warm runs): every
+# node bound read-only over the host's inode, a devpts instance of the run's own. Open at bwrap cold: bubblewrap's
+# read-only binds are also nodev (the device refuses every open), so its --dev nodes stay writable mounts
 @pytest.mark.parametrize("level,executor", [
-    pytest.param(lv, ex, marks=_open(f"a {ex} run re-modes the host's device nodes: {NODES_OPEN[lv]}"))
-    for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
+    pytest.param("bwrap", "cold", marks=_open("bubblewrap's --dev binds the host's /dev/null, zero, full, random, "
+                                              "urandom, tty writable (a read-only bind of bubblewrap's is nodev too)")),
+    ("bwrap", "warm"), ("namespaces", "cold"), ("namespaces", "warm")])
 def test_a_confined_run_remodes_no_host_device_node(level, executor, tmp_path, monkeypatch):
     """Every node under the run's /dev and /dev/pts that is one of the host's own inodes: chmod refused (EROFS)."""
     wrote = _confined(level, executor, "remode_host_nodes", tmp_path, monkeypatch)
     assert wrote == [], f"the run chmod-ed the host's own device nodes: {wrote}"
 
 
-STDIN_OPEN = _open("a cold run's standard input is the harness's own /dev/null (subprocess.DEVNULL, opened on the "
-                   "host's writable /dev): chmod /proc/self/fd/0 re-modes the host's node at every level; a warm "
-                   "bwrap run's is the zygote's, the host's inode bound writable")
-
-
-@pytest.mark.parametrize("level,executor", [pytest.param("bwrap", "cold", marks=STDIN_OPEN),
-                                            pytest.param("bwrap", "warm", marks=STDIN_OPEN),
-                                            pytest.param("namespaces", "cold", marks=STDIN_OPEN),
-                                            ("namespaces", "warm")])
+# closed: a cold run's standard input is an empty pipe (sandbox._spawn); a warm bwrap run's /dev/null is bound read-only
+@pytest.mark.parametrize("level,executor", [(lv, ex) for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
 def test_a_confined_runs_standard_descriptors_remode_no_host_device_node(level, executor, tmp_path, monkeypatch):
     """The magic links of the run's descriptors 0-2 (``/proc/self/fd/N``) resolve to the file on the mount it was
     opened on, not the run's read-only view of it: a descriptor the harness opened on the host's /dev is the
@@ -162,9 +155,7 @@ def test_a_confined_runs_standard_descriptors_remode_no_host_device_node(level, 
 STAMP = 1_000_000_007  # an mtime no devpts node has by itself
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="red team rt13: a warm bwrap run's /dev/pts is the zygote's, shared by every run it forks: "
-                          "its ptmx's times (and mode) carry what one run leaves to the next")
+# closed: each warm run mounts a devpts instance of its own (confine.fresh_dev)
 @pytest.mark.skipif(os.geteuid() != 0, reason="the warm zygote needs root")
 def test_a_warm_run_leaves_nothing_in_dev_pts_for_the_next_run(tmp_path, monkeypatch):
     from harness.judge.testrun import run_pytest
@@ -292,10 +283,8 @@ def test_a_run_leaves_the_harness_its_per_user_kernel_limits(lv, tmp_path, monke
 # them as the duplicates its capture saves). Their owner is uid 0, so the run changes their mode through the
 # descriptor: ``fchmod(1, 0o4755)`` makes its own output (any bytes it printed, an ELF included) a set-user-ID root
 # executable on the host while the run lives (tried by hand: mode 0o4700 held). The case writes the current mode back.
-@pytest.mark.parametrize("level,executor", [
-    pytest.param(lv, ex, marks=_open(f"a {ex} run changes the mode of its capture files (the harness's, on the "
-                                     "host's /tmp: set-user-ID root included) through its descriptors 1 and 2"))
-    for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
+# closed: the capture files are owned by a uid no run has (sandbox.capture_owned_apart)
+@pytest.mark.parametrize("level,executor", [(lv, ex) for lv in ("bwrap", "namespaces") for ex in ("cold", "warm")])
 def test_a_confined_run_changes_no_mode_of_the_harness_capture_files(level, executor, tmp_path, monkeypatch):
     wrote = _confined(level, executor, "remode_capture_files", tmp_path, monkeypatch)
     assert wrote == [], f"the run chmod-ed the harness's capture files through its descriptors: {wrote}"
