@@ -7157,7 +7157,8 @@ from None to an instance of the interpreter's classes that is not callable (asyn
 what the library's own code computes of its key afresh, in the subject (a memo's entry removed: an eviction); the
 interpreter's bookkeeping of live objects in ``_MW_LAZY`` (import locks, ``threading._active``, ``logging._handlerList``);
 ``linecache.lazycache``'s entry; what ``importlib.reload`` of a module of the interpreter's binds anew in that module's
-own dicts while its code runs again (``_Loads.reexec``), as the driver's reload does. ``mimetypes.init`` is run in the
+own dicts while its code runs again (``_Loads.reexec``) that is no plain data (its functions and classes: its code's
+own, as the driver's import made them; a plain value it computed crosses as in (1)). ``mimetypes.init`` is run in the
 subject at that module's own load (``_MW_EAGER``), so that its lazy rebinding of the maps is the load's; or (3) a fault:
 any other value (a function: ``json.dumps`` replaced, ``pytest.approx``, ``os.getcwd`` at the tree's import,
 ``threading.setprofile``'s hook; a registry entry or set member holding one; a memo's entry its code would not compute;
@@ -7609,15 +7610,16 @@ def library_module_reload_begins(module, spec) -> list:
 
 def library_module_reloaded(before: list) -> None:
     """(subject) After the reload: what its run bound anew in the module's own dicts (a binding or entry whose value it
-    replaced, added or removed) is accepted as that module's own, as the driver's reload makes it; any other change,
-    the tree's before the reload in the same call or another module's, stays to be compared at the reply (rule (2))."""
+    replaced or added) that is no plain data (a function, a class: its code's own, as the driver's import made it) is
+    accepted as that module's own; a plain one stays to be compared at the reply, so that it crosses (the values its
+    code computed here, which the driver's module does not have); any other change, the tree's before the reload in the
+    same call or another module's, stays to be compared too (rule (2))."""
     snaps = _MW["snaps"]
     for i, obj, pre in before:
         snap = snaps[i]
         for k in [k for k in obj if pre.get(k, _NOT_LOADED) is not obj[k]]:
-            snap[k] = obj[k]
-        for k in [k for k in pre if k not in obj]:
-            snap.pop(k, None)
+            if not _mw_plain(obj[k], [MAX_MODULE_NODES]):
+                snap[k] = obj[k]
 
 
 def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None, path: tuple = ()) -> list:
