@@ -7146,9 +7146,9 @@ reads. In the judged run the subject reads each watched dict at each reply by it
 ``_seqs_moved``); a container that moved is compared with its copy as last accepted, by identity, and each binding,
 entry or content the tree added, replaced or deleted is (1) carried to the driver, set in the driver's same module or
 container (``mg``: a binding, an entry, a nested entry by its path, a list's or set's whole content), when it is plain
-data (None, bool, int, float, str, bytes, a compiled pattern as its pattern and flags, tuples and lists of them:
+data (None, bool, int, float, str, bytes, a compiled pattern as its pattern and flags, tuples, lists and dicts of them:
 ``tempfile.tempdir``, ``sys.dont_write_bytecode``, ``builtins.x = 1``, a ``linecache`` or ``mimetypes`` entry, a first-use
-``urllib.parse._typeprog``); (2) accepted as the import system's or the library's own: a submodule bound on its
+``urllib.parse._typeprog``, a first-use ``platform._os_release_cache``); (2) accepted as the import system's or the library's own: a submodule bound on its
 package; a package's re-export of its own submodule's class or function under that object's own name
 (``concurrent.futures.ThreadPoolExecutor``, bound by its ``__getattr__`` on first use); a binding made on first use,
 from None to an instance of the interpreter's classes that is not callable (asyncio's event loop policy,
@@ -7173,8 +7173,8 @@ patch make them too. Open: containers that are no dict, list or set, or sit in a
 (``mimetypes._db``'s other maps) or a tuple, or past ``MAX_MODULE_DEPTH`` or ``MAX_MODULE_CONTAINERS``; the test's own
 writes to these namespaces in the driver (only its patches through ``monkeypatch``/``mock`` cross: "What the test
 patches"); a write the tree makes and undoes between two messages (no call-out between); a forged entry of the
-bookkeeping in ``_MW_LAZY``; a first-use binding to another instance of the interpreter's classes that is not a compiled
-pattern (no value of the library's own to compare it with); and a module the judge could not read when it was watched
+bookkeeping in ``_MW_LAZY``; a first-use binding to another instance of the interpreter's classes that is no plain
+data (no value of the library's own to compare it with); and a module the judge could not read when it was watched
 (not watched)."""
 _MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "snaps": [], "seqs": [], "flat": []}
 _MW_OWN_ROOTS = frozenset({"warnings", "_warnings", "_hx_rpc", "__main__", "__mp_main__"})  # (the filters: ``_Warnings``)
@@ -7464,6 +7464,10 @@ def _mw_plain(v, budget: list, depth: int = 0) -> bool:
     if t in (tuple, list) and depth < 4:
         budget[0] -= 1
         return budget[0] > _len(v) and all(_mw_plain(x, budget, depth + 1) for x in v)
+    if t is dict and depth < 4:  # (its keys hashed as plain data: no code of the tree's runs)
+        budget[0] -= 1
+        return budget[0] > 2 * _len(v) and _keys_plain(v) and \
+            all(_mw_plain(k, budget, depth + 1) and _mw_plain(x, budget, depth + 1) for k, x in list(v.items()))
     return False
 
 
@@ -7477,6 +7481,8 @@ def _mw_enc(v):
         return {"t": [_mw_enc(x) for x in v]}
     if t is list:
         return [_mw_enc(x) for x in v]
+    if t is dict:
+        return {"d": [[_mw_enc(k), _mw_enc(x)] for k, x in v.items()]}
     return v
 
 
@@ -7494,6 +7500,14 @@ def _mw_dec(v):
             pattern = _mw_dec(v["re"][0])
             if _type(pattern) in (str, bytes):
                 return _re.compile(pattern, v["re"][1])
+        if _len(v) == 1 and _type(v.get("d")) is list and all(_type(e) is list and _len(e) == 2 for e in v["d"]):
+            out = {}
+            for k, x in v["d"]:
+                k = _mw_dec(k)
+                if _type(k) not in (str, int, float, bytes, bool, type(None), tuple, _re.Pattern):
+                    raise RemoteError("malformed module state")
+                out[k] = _mw_dec(x)
+            return out
         raise RemoteError("malformed module state")
     if t in (type(None), bool, int, float, str):
         return v
@@ -7680,7 +7694,8 @@ def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None, pat
 def _mw_made_lazily(new) -> bool:
     """A binding made on first use (rule (2)): from None to an instance, not callable, of a class of the interpreter's
     holding no function of the tree's (``_interpreter_object``): asyncio's event loop policy, ``tempfile._name_sequence``
-    (a compiled pattern, ``urllib.parse._typeprog``, is plain: carried as it is, whichever the tree chose)."""
+    (a compiled pattern, ``urllib.parse._typeprog``, or a dict of plain data is plain: carried as it is, whichever the
+    tree chose)."""
     return not callable(new) and not _isinstance(new, type) and _interpreter_object(new)
 
 

@@ -2841,15 +2841,18 @@ def test_a_list_set_or_nested_entry_is_set_in_the_drivers_same_container():
     try:
         rpc._apply_module_state([["c", "urllib.parse", "uses_relative", [], ["hx"], False],
                                  ["p", "sysconfig", "_INSTALL_SCHEMES", ["posix_prefix", "purelib"], "/hx", False],
-                                 ["b", "urllib.parse", "_hx_prog", None, {"re": ["(h)x", 48]}, False]], ps)
+                                 ["b", "urllib.parse", "_hx_prog", None, {"re": ["(h)x", 48]}, False],
+                                 ["b", "urllib.parse", "_hx_map", None, rpc._mw_enc({"ID": ("hx", b"x")}), False]], ps)
         assert urllib.parse.uses_relative == ["hx"] and scheme["purelib"] == "/hx" and ps.faults == []
         assert vars(urllib.parse)["_hx_prog"] == re.compile("(h)x", re.DOTALL)
+        assert vars(urllib.parse)["_hx_map"] == {"ID": ("hx", b"x")}
         rpc._apply_module_state([["c", "urllib.parse", "uses_relative", [], ["hx"], True]], ps)  # (not a set there)
         assert ps.faults and "MODULE_STATE_RULE" in ps.faults[0]
     finally:
         urllib.parse.uses_relative[:] = relative
         scheme["purelib"] = purelib
         vars(urllib.parse).pop("_hx_prog", None)
+        vars(urllib.parse).pop("_hx_map", None)
 
 
 def test_the_trees_plain_module_values_are_set_in_the_drivers_same_module():
