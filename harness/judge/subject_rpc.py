@@ -1622,7 +1622,7 @@ class Peer:
         """(subject, ``_serve``) What the test changed of code the tree's calls run, as a request carries it: its
         patches of the stdlib (``sp``), its ``sys.modules`` entries (``ms``), its patchers' changes of the stdlib's
         classes (``sc``), its members of the loggers (``lp``)."""
-        start = _module_versions() if "sp" in msg or "ms" in msg or "sc" in msg or "lp" in msg else None
+        start = module_state_start() if "sp" in msg or "ms" in msg or "sc" in msg or "lp" in msg else None
         if "sp" in msg:
             self._apply_patches(msg["sp"])
         if "ms" in msg:
@@ -5363,6 +5363,8 @@ class ProcState:
                 self.records.clear()
         if self.side == "subject" and "q" not in msg:  # a reply: the tree's call is done
             self.guard(capture)
+        elif self.side == "subject":  # a call-out (the test's callback): what it reads of the modules is the tree's
+            self._modules_at_call_out()
         cur = self.snap()
         last = self.last
         if last is None:
@@ -5491,6 +5493,16 @@ class ProcState:
         for what in found:
             self.faults.append(f"the tree changed the subject's {what}, which the driver cannot share with the test "
                                f"(harness.judge.subject_rpc PROCESS_STATE: guarded): plain pytest's test would see it")
+
+    def _modules_at_call_out(self) -> None:
+        """(subject, a call-out during the tree's call) ``MODULE_STATE_RULE`` as at a reply: the test's callback, run
+        now in the driver, reads the interpreter's modules as the tree's call left them so far under plain pytest. The
+        plain changes cross with this message (``mg``), any other is a fault, whatever the tree does after."""
+        moved = library_modules_moved(sync=self.mg_out)
+        if moved:
+            self.faults.append(f"the tree changed the subject's bindings of the interpreter's modules ({', '.join(moved[:3])}; "
+                               "MODULE_STATE_RULE), read by the test's callback, which the driver cannot share with the "
+                               "test (harness.judge.subject_rpc PROCESS_STATE: guarded): plain pytest's test would see it")
 
     def _census_moved(self) -> list:
         """(subject, ``guard``) ``CENSUS_RULE``: the census items the tree changed since the last reply, an ABC
@@ -5698,7 +5710,7 @@ class ProcState:
         if d is not None:
             if _type(d) is not dict:
                 raise RemoteError("a malformed process state")
-            start = _module_versions() if self.side == "subject" else None
+            start = module_state_start() if self.side == "subject" else None
             self._apply(d)
             if "ml" in d and self.side == "driver":
                 self._import_carried(d["ml"])
@@ -6503,7 +6515,7 @@ class _Loads:
         disp = library_load_begins() if lib and not any(self.origins) else None  # (``KERNEL_RULE``)
         self.origins.append(lib)
         versions = _class_versions() if lib else None
-        mversions = _module_versions() if lib else None
+        mversions = module_state_start() if lib else None
         try:
             return self.orig_load(spec)
         finally:
@@ -6556,12 +6568,18 @@ class _Loads:
         tree had not changed before)."""
         origin = getattr(spec, "origin", None)
         lib = _type(origin) is str and trusted_file(origin)
+        before = None
+        if lib:
+            try:
+                before = library_module_reload_begins(module, spec)
+            except Exception:  # noqa: BLE001 - unreadable: the next reply compares all of it (fail closed)
+                before = None
         try:
             return self.orig_exec(spec, module)
         finally:
-            if lib:  # (every change accepted: ``reload`` set the module's ``__spec__`` before this; open: a change the
-                try:  # tree made earlier in the same call)
-                    library_modules_moved(True)
+            if before is not None:  # (only what this run bound anew in the module's own dicts is the reload's)
+                try:
+                    library_module_reloaded(before)
                 except Exception:  # noqa: BLE001 - unreadable: the next reply compares what it can
                     pass
 
@@ -7161,32 +7179,46 @@ def _exempt_member(k, old, new) -> bool:
 
 # -- the namespaces of the interpreter's modules (``MODULE_STATE_RULE``) --------------------------------------------
 MODULE_STATE_RULE = """Every binding in the namespace of every module of the interpreter's (the standard library's and
-installed packages' files, and the built-in modules: ``sys``, ``builtins``), and every ``dict`` bound there (one level
-down: a module's registry, ``shutil._ARCHIVE_FORMATS``, ``copy._deepcopy_dispatch``, ``linecache.cache``,
-``mimetypes.types_map``), is one state under plain pytest: what the tree's call writes there the test reads. In the
-judged run the subject reads each of these dicts at each reply by its version tag (``ma_version_tag``: one 8-byte read a
-dict, ``_dict_cells``); a dict whose tag moved is compared with its copy as last accepted, by identity, and each
-binding or entry the tree added, replaced or deleted is (1) carried to the driver, set in the driver's same module
-(``mg``), when it is plain data (None, bool, int, float, str, bytes, tuples and lists of them: ``tempfile.tempdir``,
-``sys.dont_write_bytecode``, ``logging.raiseExceptions``, ``builtins.x = 1``, a ``linecache`` or ``mimetypes`` entry);
-(2) accepted as the import system's or the library's own: a submodule bound on its package; a package's re-export of
-its own submodule's class or function under that object's own name (``concurrent.futures.ThreadPoolExecutor``, bound
-by its ``__getattr__`` on first use); a binding made on first use, from None to an instance of the interpreter's
-classes that is not callable (``urllib.parse._typeprog``, asyncio's event loop policy); a cache written in
-``_MW_LAZY`` (a memo whose entries are functions of their keys, ``re._cache``; import locks; ``threading._active``;
-``linecache.lazycache``'s entry). ``mimetypes.init`` is run in the subject at that module's own load (``_MW_EAGER``), so
-that its lazy rebinding of the maps is the load's; or (3) a fault: any other value (a function: ``json.dumps`` replaced,
-``pytest.approx``, ``os.getcwd`` at the tree's import, ``threading.setprofile``'s hook; a registry entry holding one).
-Names another row carries or guards (``sys.path``, the streams, ``os.environ``, the time zone, ``time.sleep``, logging's
-factory, class and level names, ``copyreg.dispatch_table``, ``warnings``) are that row's; an installed library's own
-load (``_Loads.load``), the driver's state and the test's patches applied in the subject are accepted (only the dicts
-the tree had not changed before), as the driver's import of the library and the test's patch make them too. Open:
-containers other than a dict (a module-level list or set), dicts two levels down (an instance's attribute,
-``mimetypes._db``'s other maps), the test's own writes to these namespaces in the driver (only its patches through
-``monkeypatch``/``mock`` cross: "What the test patches"), a write the tree undoes before its reply, a forged entry in a
-cache of ``_MW_LAZY`` or a first-use binding set to another instance of the interpreter's classes, and a module the
-judge could not read when it was watched (not watched)."""
-_MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "snaps": []}
+installed packages' files, and the built-in modules: ``sys``, ``builtins``), and every container below one (a ``dict``,
+``list`` or ``set`` bound there, and those in their values and items, to ``MAX_MODULE_DEPTH`` levels: a module's
+registry, ``shutil._ARCHIVE_FORMATS``, ``linecache.cache``, ``urllib.parse.uses_relative``, ``os.supports_fd``,
+``sysconfig._INSTALL_SCHEMES[scheme]``), is one state under plain pytest: what the tree's call writes there the test
+reads. In the judged run the subject reads each watched dict at each reply by its version tag (``ma_version_tag``: one
+8-byte read a dict, ``_dict_cells``) and each list and set by its items' identities (all at once, in C:
+``_seqs_moved``); a container that moved is compared with its copy as last accepted, by identity, and each binding,
+entry or content the tree added, replaced or deleted is (1) carried to the driver, set in the driver's same module or
+container (``mg``: a binding, an entry, a nested entry by its path, a list's or set's whole content), when it is plain
+data (None, bool, int, float, str, bytes, a compiled pattern as its pattern and flags, tuples, lists and dicts of them:
+``tempfile.tempdir``, ``sys.dont_write_bytecode``, ``builtins.x = 1``, a ``linecache`` or ``mimetypes`` entry, a first-use
+``urllib.parse._typeprog``, a first-use ``platform._os_release_cache``); (2) accepted as the import system's or the library's own: a submodule bound on its
+package; a package's re-export of its own submodule's class or function under that object's own name
+(``concurrent.futures.ThreadPoolExecutor``, bound by its ``__getattr__`` on first use); a binding made on first use,
+from None to an instance of the interpreter's classes that is not callable (asyncio's event loop policy,
+``tempfile._name_sequence``); an entry of a memo (``_MW_MEMO``, ``_MW_MEMO_SETS``, ``_MW_MEMO_BINDINGS``: ``re._cache``,
+``encodings._cache``, ``_strptime``'s caches, ``platform._uname_cache``, asyncio's coroutine type cache) that equals
+what the library's own code computes of its key afresh, in the subject (a memo's entry removed: an eviction); the
+interpreter's bookkeeping of live objects in ``_MW_LAZY`` (import locks, ``threading._active``, ``logging._handlerList``);
+``linecache.lazycache``'s entry; what ``importlib.reload`` of a module of the interpreter's binds anew in that module's
+own dicts while its code runs again (``_Loads.reexec``) that is no plain data (its functions and classes: its code's
+own, as the driver's import made them; a plain value it computed crosses as in (1)). ``mimetypes.init`` is run in the
+subject at that module's own load (``_MW_EAGER``), so that its lazy rebinding of the maps is the load's; or (3) a fault:
+any other value (a function: ``json.dumps`` replaced, ``pytest.approx``, ``os.getcwd`` at the tree's import,
+``threading.setprofile``'s hook; a registry entry or set member holding one; a memo's entry its code would not compute;
+a first-use binding to an instance of the tree's class; a binding the tree made before a reload in the same call, or in
+another module). The same reading is made at each call-out of the tree's call (the test's callback, run in the driver,
+reads what the tree wrote so far, even if the tree undoes it before its reply): plain changes cross with the call-out,
+others are a fault. Names another row carries or guards (``sys.path``, the streams, ``os.environ``, the time zone,
+``time.sleep``, logging's factory, class and level names, ``copyreg.dispatch_table``, ``warnings``) are that row's; an
+installed library's own load (``_Loads.load``), the driver's state and the test's patches applied in the subject are
+accepted (only the containers the tree had not changed before), as the driver's import of the library and the test's
+patch make them too. Open: containers that are no dict, list or set, or sit in an instance's attribute
+(``mimetypes._db``'s other maps) or a tuple, or past ``MAX_MODULE_DEPTH`` or ``MAX_MODULE_CONTAINERS``; the test's own
+writes to these namespaces in the driver (only its patches through ``monkeypatch``/``mock`` cross: "What the test
+patches"); a write the tree makes and undoes between two messages (no call-out between); a forged entry of the
+bookkeeping in ``_MW_LAZY``; a first-use binding to another instance of the interpreter's classes that is no plain
+data (no value of the library's own to compare it with); and a module the judge could not read when it was watched
+(not watched)."""
+_MW: dict = {"ids": set(), "objs": [], "where": [], "cells": [], "vals": [], "snaps": [], "seqs": [], "flat": []}
 _MW_OWN_ROOTS = frozenset({"warnings", "_warnings", "_hx_rpc", "__main__", "__mp_main__"})  # (the filters: ``_Warnings``)
 # names another row of ``PROCESS_STATE`` carries or guards, and the interpreter's own bookkeeping in a namespace
 _MW_OTHER_ROWS = {
@@ -7200,16 +7232,97 @@ _MW_OTHER_ROWS = {
     "builtins": frozenset({"_"}),
     "copyreg": frozenset({"dispatch_table"}),  # (a guarded registry: ``_registries``)
 }
-# A lazy cache or initialisation of the standard library's own (rule (3)): the module, then the names whose binding may
-# change to any value, and (after "|") the dicts whose entries may. Each is written by the library's own code on first
-# use or as a memo of a pure function; a forged entry in one of these is open.
+# The interpreter's own bookkeeping of live objects (rule (2)): the module, then the names whose binding or content
+# may change to any value, never compared nor carried (open: a forged entry; ``MEASURES_RULE`` reads some of them)
 _MW_LAZY = {
-    "re": {"_cache"}, "sre_compile": set(), "encodings": {"_cache"}, "_strptime": {"_TimeRE_cache", "_regex_cache"},
     "_frozen_importlib": {"_module_locks", "_blocking_on"}, "importlib._bootstrap": {"_module_locks", "_blocking_on"},
     "threading": {"_active", "_limbo", "_shutdown_locks", "_main_thread", "_counter"},
-    "asyncio.events": {"_event_loop_policy"}, "tempfile": {"_name_sequence"}, "platform": {"_uname_cache"},
-    "linecache": set(), "locale": set(), "mimetypes": set(),
+    "logging": {"_handlerList"}, "multiprocessing.process": {"_children"}, "subprocess": {"_active"},
 }
+
+
+def _memo_re(d, k, v) -> bool:
+    """``re._cache``: (type of the pattern, the pattern, its int flags) -> ``_compiler.compile`` of them."""
+    if _type(k) is not tuple or _len(k) != 3 or k[0] not in (str, bytes) or _type(k[1]) is not k[0] or \
+            _type(k[2]) is not int or k[2] & (_re.DEBUG | _re.TEMPLATE) or _type(v) is not _re.Pattern:
+        return False
+    return v == _vars(_re)["_compiler"].compile(k[1], k[2])  # (a compiled pattern compares by its pattern, flags and code)
+
+
+def _memo_strptime(d, k, v) -> bool:
+    """``_strptime._regex_cache``: a format -> its ``_TimeRE_cache.compile`` (that cache checked as a memo itself)."""
+    m = _sys.modules.get("_strptime")
+    return _type(k) is str and _type(v) is _re.Pattern and v == _MODULE_DICT(m)["_TimeRE_cache"].compile(k)
+
+
+def _memo_codec(d, k, v) -> bool:
+    """``encodings._cache``: an encoding's name -> ``encodings.search_function``'s answer with no entry cached (None,
+    or a ``CodecInfo`` equal in its functions and fields)."""
+    if _type(k) is not str:
+        return False
+    search = _MODULE_DICT(_sys.modules["encodings"])["search_function"]
+    d.pop(k, None)
+    try:
+        fresh = search(k)
+    finally:
+        d[k] = v
+    if v is None or fresh is None:
+        return v is fresh
+    if _type(v) is not _type(fresh) or _len(v) != _len(fresh) or not all(map(_memo_same, v, fresh)):
+        return False
+    mine, theirs = _vars(v), _vars(fresh)
+    return mine.keys() == theirs.keys() and all(_memo_same(x, theirs[k]) for k, x in mine.items())
+
+
+def _memo_same(a, b) -> bool:
+    """One field of a memo's value as its own code makes it again: the same object, an equal plain value, or a method
+    of the same function bound to an instance of the same class holding the same (a codec's ``Codec().encode``)."""
+    if a is b or _type(a) is _type(b) and _type(a) in _MW_PLAIN and a == b:
+        return True
+    if _type(a) is not _types.MethodType or _type(b) is not _types.MethodType or a.__func__ is not b.__func__:
+        return False
+    x, y = a.__self__, b.__self__
+    if _type(x) is not _type(y) or _isinstance(x, type):
+        return x is y
+    own_x: dict = getattr(x, "__dict__", None) or {}
+    own_y: dict = getattr(y, "__dict__", None) or {}
+    return _type(own_x) is dict and _type(own_y) is dict and own_x.keys() == own_y.keys() and \
+        all(_memo_same(v, own_y[k]) for k, v in own_x.items())
+
+
+def _memo_binding(ns, k, v, compute):
+    """The value the module's own code computes for the memo ``k`` with none kept (``ns[k]`` None while it runs)."""
+    ns[k] = None
+    try:
+        return compute(ns)
+    finally:
+        ns[k] = v
+
+
+def _memo_uname(ns, k, v) -> bool:
+    """``platform._uname_cache``: ``platform.uname()`` computed afresh (its five fields)."""
+    fresh = _memo_binding(ns, k, v, lambda n: n["uname"]())
+    return _type(v) is _type(fresh) and tuple.__eq__(v, fresh) is True
+
+
+def _memo_time_re(ns, k, v) -> bool:
+    """``_strptime._TimeRE_cache``: a ``TimeRE()`` of the current locale (its directives' regexes, its locale's names)."""
+    fresh = ns["TimeRE"]()
+    return _type(v) is _type(fresh) and dict(v) == dict(fresh) and _vars(v.locale_time) == _vars(fresh.locale_time)
+
+
+# A memo of the standard library's own (rule (2)): a cache whose every entry (a dict's) or value (a binding's) is a
+# pure function of its key, written by the library's own code on first use. Each added or replaced entry is compared by
+# value with that function computed afresh (in the subject, by the library's own code): equal, it is accepted (the
+# driver computes the same on its own use); else a fault. An entry removed is accepted (an eviction: recomputed on use).
+_MW_MEMO = {
+    ("re", "_cache"): _memo_re, ("_strptime", "_regex_cache"): _memo_strptime, ("encodings", "_cache"): _memo_codec,
+}
+_MW_MEMO_SETS = {("asyncio.coroutines", "_iscoroutine_typecache"): lambda x: _isinstance(x, type) and issubclass(
+    x, _MODULE_DICT(_sys.modules["asyncio.coroutines"])["_COROUTINE_TYPES"])}  # (a type found to be a coroutine's)
+_MW_MEMO_BINDINGS = {("platform", "_uname_cache"): _memo_uname, ("_strptime", "_TimeRE_cache"): _memo_time_re}
+MAX_MODULE_CONTAINERS = 50_000  # containers watched below the modules' namespaces (``_mw_walk``); more: not watched
+MAX_MODULE_DEPTH = 6  # levels of containers watched below a namespace
 _MW_EAGER = {"mimetypes": "init"}  # (a lazy initialisation that rebinds the module's maps: run at the module's load)
 _MW_PLAIN = (type(None), bool, int, float, str, bytes)
 _MW_KEYS = (str, int, bytes, bool, type(None))
@@ -7257,6 +7370,41 @@ def _mw_add(obj, where) -> bool:
     return True
 
 
+def _mw_seq(c) -> list:
+    """A list's or set's content as last accepted: [a copy (held: its items' ids stay theirs), the ids of a set's]."""
+    items = list(c)
+    return [items, frozenset(map(id, items)) if _type(c) is set else None]
+
+
+def _mw_walk(mod: str, binding: str, path: tuple, v, depth: int) -> None:
+    """Watch the containers below ``mod.binding`` (``v`` at ``path``): a dict by its version tag (``_mw_add``), a list
+    or set by a copy of its content (``_MW["seqs"]``), and those in a dict's values or a list's items, to
+    ``MAX_MODULE_DEPTH`` levels and ``MAX_MODULE_CONTAINERS`` in all (more: not watched)."""
+    t = _type(v)
+    if binding in _MW_LAZY.get(mod, ()) or path and _len(_MW["ids"]) >= MAX_MODULE_CONTAINERS:
+        return
+    if t is dict:
+        if path and not _mw_add(v, (mod, binding, path)):
+            return
+        items = list(v.items())
+    elif t is list or t is set:
+        if id(v) in _MW["ids"]:
+            return
+        _MW["ids"].add(id(v))
+        _MW["seqs"].append([v, (mod, binding, path), *_mw_seq(v)])
+        _MW["flat"] = []
+        if t is set:
+            return
+        items = list(enumerate(v))
+    else:
+        return
+    if depth >= MAX_MODULE_DEPTH or (mod, binding) in _MW_MEMO:
+        return
+    for k, x in items:
+        if _type(x) in (dict, list, set) and _type(k) in (str, int, bytes):
+            _mw_walk(mod, binding, path + (k,), x, depth + 1)
+
+
 def watch_library_modules(mods=None) -> None:
     """(subject) Watch the namespaces of the interpreter's modules ``mods`` (every module loaded now when None) and
     the dicts bound in them (``MODULE_STATE_RULE``)."""
@@ -7283,8 +7431,11 @@ def watch_library_modules(mods=None) -> None:
 def _mw_dicts(name: str, ns: dict) -> None:
     other = _MW_OTHER_ROWS.get(name, ())
     for k, v in list(ns.items()):
-        if _type(v) is dict and _type(k) is str and v is not ns and k not in other and k != "__builtins__":
-            _mw_add(v, (name, k))
+        if _type(k) is str and v is not ns and k not in other and k != "__builtins__":
+            if _type(v) is dict:
+                _mw_add(v, (name, k))
+            if _type(v) in (dict, list, set):
+                _mw_walk(name, k, (), v, 1)
 
 
 def _mw_cells(start: int) -> None:
@@ -7315,14 +7466,50 @@ def _module_versions() -> list:
     return list(map(_VERSIONS[2], _MW["cells"])) if _VERSIONS is not None and _MW["cells"] else []
 
 
+def _seqs_moved() -> list:
+    """The indices of the watched lists and sets whose content is not as last accepted (by identity, in C): at once,
+    every container's length and every item in order (a set unchanged iterates as it did), else one by one."""
+    seqs = _MW["seqs"]
+    flat = _MW["flat"]
+    if not flat:  # (the containers, their lengths and their items in order; [] when one was added or accepted anew)
+        flat = _MW["flat"] = [[e[0] for e in seqs], [_len(e[2]) for e in seqs], list(_chain(e[2] for e in seqs))]
+    try:
+        if list(map(_len, flat[0])) == flat[1] and all(map(_is_, _chain(flat[0]), flat[2])):
+            return []
+    except RuntimeError:  # (one changed size while read, by a thread of the tree's: read one by one)
+        pass
+    out = []
+    for i, (c, _, items, ids) in enumerate(seqs):
+        try:
+            if _len(c) == _len(items) and (all(map(_is_, c, items)) if ids is None else all(map(ids.__contains__, map(id, c)))):
+                continue
+        except RuntimeError:
+            pass
+        out.append(i)
+    return out
+
+
+def module_state_start() -> tuple:
+    """(subject) The modules' state as it is now, for ``library_modules_moved(True, start)``: the dicts' version tags
+    and the lists and sets that moved since last accepted (those the tree changed before stay the tree's)."""
+    return _module_versions(), frozenset(_seqs_moved())
+
+
 def _mw_plain(v, budget: list, depth: int = 0) -> bool:
     t = _type(v)
     if t in _MW_PLAIN:
         budget[0] -= 1
         return budget[0] > 0 and not (t is int and v.bit_length() > 4000)
+    if t is _re.Pattern:  # (a value: its pattern and flags determine it, as ``re.compile`` of them in the driver)
+        budget[0] -= 1
+        return not v.flags & (_re.DEBUG | _re.TEMPLATE) and _mw_plain(v.pattern, budget, depth + 1)
     if t in (tuple, list) and depth < 4:
         budget[0] -= 1
         return budget[0] > _len(v) and all(_mw_plain(x, budget, depth + 1) for x in v)
+    if t is dict and depth < 4:  # (its keys hashed as plain data: no code of the tree's runs)
+        budget[0] -= 1
+        return budget[0] > 2 * _len(v) and _keys_plain(v) and \
+            all(_mw_plain(k, budget, depth + 1) and _mw_plain(x, budget, depth + 1) for k, x in list(v.items()))
     return False
 
 
@@ -7330,10 +7517,14 @@ def _mw_enc(v):
     t = _type(v)
     if t is bytes:
         return {"b": v.decode("latin-1")}
+    if t is _re.Pattern:
+        return {"re": [_mw_enc(v.pattern), v.flags]}
     if t is tuple:
         return {"t": [_mw_enc(x) for x in v]}
     if t is list:
         return [_mw_enc(x) for x in v]
+    if t is dict:
+        return {"d": [[_mw_enc(k), _mw_enc(x)] for k, x in v.items()]}
     return v
 
 
@@ -7346,6 +7537,19 @@ def _mw_dec(v):
             return v["b"].encode("latin-1")
         if _len(v) == 1 and _type(v.get("t")) is list:
             return tuple(_mw_dec(x) for x in v["t"])
+        if _len(v) == 1 and _type(v.get("re")) is list and _len(v["re"]) == 2 and _type(v["re"][1]) is int and \
+                not v["re"][1] & (_re.DEBUG | _re.TEMPLATE):
+            pattern = _mw_dec(v["re"][0])
+            if _type(pattern) in (str, bytes):
+                return _re.compile(pattern, v["re"][1])
+        if _len(v) == 1 and _type(v.get("d")) is list and all(_type(e) is list and _len(e) == 2 for e in v["d"]):
+            out = {}
+            for k, x in v["d"]:
+                k = _mw_dec(k)
+                if _type(k) not in (str, int, float, bytes, bool, type(None), tuple, _re.Pattern):
+                    raise RemoteError("malformed module state")
+                out[k] = _mw_dec(x)
+            return out
         raise RemoteError("malformed module state")
     if t in (type(None), bool, int, float, str):
         return v
@@ -7366,82 +7570,174 @@ def _mw_lazy_entry(mod: str, name: str, v) -> bool:
     return getattr(f, "__name__", None) == "get_source" and _interpreter_object(owner)
 
 
-def library_modules_moved(accept: bool = False, start: list | None = None, sync: list | None = None) -> list:
+def library_modules_moved(accept: bool = False, start: tuple | None = None, sync: list | None = None) -> list:
     """(subject) ``MODULE_STATE_RULE`` at a reply: the names of the bindings and entries the tree changed that are a
-    fault; the plain ones go to ``sync`` ([kind, module, binding, key, value, deleted]). Each watched dict is accepted
-    as it is now. ``accept``: every change is accepted (of the dicts whose tag was as accepted at ``start``, when given:
-    an installed library's own load; the driver's state or the test's patches applied here)."""
+    fault; the plain ones go to ``sync`` ([kind, module, binding, key or path, value, deleted]). Each watched dict,
+    list and set is accepted as it is now. ``accept``: every change is accepted (of the containers not moved from as
+    accepted at ``start``, ``module_state_start``, when given: an installed library's own load; the driver's state or
+    the test's patches applied here)."""
     now = _module_versions()
     vals = _MW["vals"]
-    if now == vals:
+    seqs = _seqs_moved()
+    if now == vals and not seqs:
         return []
+    tags, seq_start = start if start is not None else (None, None)
     out: list = []
     grown: list = []
     for i, (a, b) in enumerate(zip(now, vals)):
         if a == b:
             continue
         obj, snap = _MW["objs"][i], _MW["snaps"][i]
-        mod, binding = _MW["where"][i]
-        lazy = binding is not None and binding in _MW_LAZY.get(mod, ())  # (a cache: never compared, never copied)
-        if accept and (start is None or i >= _len(start) or start[i] == b):
+        where = _MW["where"][i]
+        mod, binding, path = where[0], where[1], where[2] if _len(where) > 2 else ()
+        lazy = binding is not None and binding in _MW_LAZY.get(mod, ())  # (bookkeeping: never compared, never copied)
+        if accept and (tags is None or i >= _len(tags) or tags[i] == b):
             _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
-            if binding is None:
-                grown.append((mod, obj))
+            grown.append((mod, binding, path, obj))
             continue
         if accept:
             continue
         try:
-            out += _mw_changes(obj, snap, mod, binding, sync)
+            out += _mw_changes(obj, snap, mod, binding, sync, path)
         except Exception as exc:  # noqa: BLE001 - what the judge cannot compare: fail closed
-            out.append(f"{mod}{'.' + binding if binding else ''} ({_why(exc)})")
+            out.append(f"{mod}{'.' + binding if binding else ''}{_mw_path(path)} ({_why(exc)})")
         _MW["snaps"][i], vals[i] = {} if lazy else dict(obj), a
-        if binding is None:
-            grown.append((mod, obj))
+        grown.append((mod, binding, path, obj))
+    for i in seqs:
+        e = _MW["seqs"][i]
+        c, (mod, binding, path) = e[0], e[1]
+        if accept:
+            if seq_start is not None and i in seq_start:
+                continue  # (the tree's change from before: compared at the reply)
+        else:
+            try:
+                out += _mw_seq_changed(e, sync)
+            except Exception as exc:  # noqa: BLE001 - what the judge cannot compare: fail closed
+                out.append(f"{mod}.{binding}{_mw_path(path)} ({_why(exc)})")
+        e[2:] = _mw_seq(c)
+        _MW["flat"] = []
+        grown.append((mod, binding, path, c))
     n = _len(_MW["objs"])
-    for mod, ns in grown:  # (a dict newly bound in a namespace: watched from here on)
-        _mw_dicts(mod, ns)
+    for mod, binding, path, obj in grown:  # (a container newly bound or put in a watched one: watched from here on)
+        if binding is None:
+            _mw_dicts(mod, obj)
+        elif _type(obj) is not set:
+            for k, x in (obj.items() if _type(obj) is dict else enumerate(obj)):
+                if _type(x) in (dict, list, set) and _type(k) in (str, int, bytes) and id(x) not in _MW["ids"]:
+                    _mw_walk(mod, binding, path + (k,), x, _len(path) + 2)
     _mw_cells(n)
     return out
 
 
-def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None) -> list:
+def _mw_path(path: tuple) -> str:
+    return "".join(f"[{str(k)[:40]}]" for k in path)
+
+
+def _mw_seq_changed(e: list, sync: list | None) -> list:
+    """A watched list or set (``e``: it, where, its content as last accepted) whose content the tree changed: carried
+    whole (``mg`` kind "c") when its items are plain, else a fault; a memo set's new members each checked instead."""
+    c, (mod, binding, path) = e[0], e[1]
+    items = list(c)
+    memo = _MW_MEMO_SETS.get((mod, binding)) if not path else None
+    if memo is not None and _type(c) is set:  # (a memo set: each member one its own code would have added)
+        if all(id(x) in e[3] or memo(x) for x in items):
+            return []
+        return [f"{mod}.{binding} (a member its own code would not add)"]
+    if sync is not None and _len(sync) < MAX_MODULE_CARRIED and mod.partition(".")[0] not in _NEVER_CARRIED and \
+            _mw_plain(items, [MAX_MODULE_NODES]):
+        sync.append(["c", mod, binding, [_mw_enc(k) for k in path], _mw_enc(items), _type(c) is set])
+        return []
+    return [f"{mod}.{binding}{_mw_path(path)} (a {_type(c).__name__}'s content)"]
+
+
+def library_module_reload_begins(module, spec) -> list:
+    """(subject) Before ``importlib.reload`` runs ``module``'s code again: each watched dict of that module (its
+    namespace, the dicts bound in it) with a copy of it as it is now (``library_module_reloaded``). The ``__spec__``
+    ``reload`` found afresh and bound before this (``spec``, the one it runs) is the reload's own."""
+    ns = _MODULE_DICT(module)
+    name = ns.get("__name__")
+    if ns.get("__spec__") is spec and _type(name) is str:
+        for i, where in enumerate(_MW["where"]):
+            if where[0] == name and where[1] is None:
+                _MW["snaps"][i]["__spec__"] = spec
+    return [(i, obj, dict(obj)) for i, (obj, where) in enumerate(zip(_MW["objs"], _MW["where"]))
+            if where[0] == name and _type(name) is str and not (where[1] is not None and where[1] in _MW_LAZY.get(name, ()))]
+
+
+def library_module_reloaded(before: list) -> None:
+    """(subject) After the reload: what its run bound anew in the module's own dicts (a binding or entry whose value it
+    replaced or added) that is no plain data (a function, a class: its code's own, as the driver's import made it) is
+    accepted as that module's own; a plain one stays to be compared at the reply, so that it crosses (the values its
+    code computed here, which the driver's module does not have); any other change, the tree's before the reload in the
+    same call or another module's, stays to be compared too (rule (2))."""
+    snaps = _MW["snaps"]
+    for i, obj, pre in before:
+        snap = snaps[i]
+        for k in [k for k in obj if pre.get(k, _NOT_LOADED) is not obj[k]]:
+            if not _mw_plain(obj[k], [MAX_MODULE_NODES]):
+                snap[k] = obj[k]
+
+
+def _mw_changes(obj: dict, snap: dict, mod: str, binding, sync: list | None, path: tuple = ()) -> list:
     lazy = _MW_LAZY.get(mod, ())
     if binding is not None and binding in lazy:
         return []
+    memo = _MW_MEMO.get((mod, binding)) if binding is not None and not path else None
+    if memo is not None:  # (a memo: each entry added or replaced is what the library's own code computes of its key)
+        items = list(obj.items())
+        if not all(_type(k) is str or _type(k) is tuple and _len(k) == 3 and k[0] in (str, bytes) and
+                   _type(k[1]) in (str, bytes) and _type(k[2]) is int for k, _ in items):  # (hashed without code of the tree's)
+            return [f"{mod}.{binding} (an entry the judge cannot compare)"]
+        return [f"{mod}.{binding}[{str(k)[:40]}] (not what its own code computes)" for k, v in items
+                if snap.get(k, _NOT_LOADED) is not v and not memo(obj, k, v)]
     keys = [k for k in obj if snap.get(k, _NOT_LOADED) is not obj[k]] if _keys_plain(obj) else None
     if keys is None:
-        return [f"{mod}.{binding} (an entry the judge cannot compare)"]
+        return [f"{mod}.{binding}{_mw_path(path)} (an entry the judge cannot compare)"]
     keys += [k for k in snap if k not in obj]
     other = _MW_OTHER_ROWS.get(mod, ()) if binding is None else ()
     out: list = []
     mods = _sys.modules
     for k in keys:
         new = obj.get(k, _NOT_LOADED)
+        plain = new is _NOT_LOADED or _mw_plain(new, [MAX_MODULE_NODES])
+        accepted = False
         if binding is None:
             if k in other or k == "__warningregistry__" or k in lazy:
                 continue
             if _isinstance(new, _types.ModuleType) and _type(mods) is dict and \
                     mods.get(_MODULE_DICT(new).get("__name__")) is new:  # (the import system's: a submodule bound)
                 continue
-            if snap.get(k, _NOT_LOADED) is None and new is not None and _mw_made_lazily(new) or _mw_reexport(mod, k, new):
+            memo_b = _MW_MEMO_BINDINGS.get((mod, k))
+            if memo_b is not None and new is not None and new is not _NOT_LOADED:
+                if memo_b(obj, k, new):  # (a memo's value: what the module's own code computes afresh)
+                    continue
+                out.append(f"{mod}.{k} (not what its own code computes)")
                 continue
-        elif _mw_lazy_entry(mod, binding, new):
+            accepted = snap.get(k, _NOT_LOADED) is None and new is not None and _mw_made_lazily(new) or \
+                _mw_reexport(mod, k, new)
+        elif not path and _mw_lazy_entry(mod, binding, new):
             continue
-        plain = new is _NOT_LOADED or _mw_plain(new, [MAX_MODULE_NODES])
         if plain and sync is not None and _len(sync) < MAX_MODULE_CARRIED and \
                 mod.partition(".")[0] not in _NEVER_CARRIED and _type(k) in ((str,) if binding is None else (str, int, bytes, tuple)):
             deleted = new is _NOT_LOADED
-            sync.append(["b" if binding is None else "d", mod, k if binding is None else binding,
-                         None if binding is None else _mw_enc(k), None if deleted else _mw_enc(new), deleted])
+            if path:
+                sync.append(["p", mod, binding, [_mw_enc(x) for x in path + (k,)], None if deleted else _mw_enc(new),
+                             deleted])
+            else:
+                sync.append(["b" if binding is None else "d", mod, k if binding is None else binding,
+                             None if binding is None else _mw_enc(k), None if deleted else _mw_enc(new), deleted])
             continue
-        out.append(f"{mod}.{k}" if binding is None else f"{mod}.{binding}[{str(k)[:40]}]")
+        if accepted:
+            continue
+        out.append(f"{mod}.{k}" if binding is None else f"{mod}.{binding}{_mw_path(path)}[{str(k)[:40]}]")
     return out
 
 
 def _mw_made_lazily(new) -> bool:
-    """A binding made on first use (rule (3)): from None to an instance, not callable, of a class of the interpreter's
-    holding no function of the tree's (``_interpreter_object``): ``urllib.parse._typeprog``'s compiled pattern, asyncio's
-    event loop policy, ``tempfile._name_sequence``."""
+    """A binding made on first use (rule (2)): from None to an instance, not callable, of a class of the interpreter's
+    holding no function of the tree's (``_interpreter_object``): asyncio's event loop policy, ``tempfile._name_sequence``
+    (a compiled pattern, ``urllib.parse._typeprog``, or a dict of plain data is plain: carried as it is, whichever the
+    tree chose)."""
     return not callable(new) and not _isinstance(new, type) and _interpreter_object(new)
 
 
@@ -7477,8 +7773,10 @@ def _apply_module_state(mg, ps) -> None:
     """(driver) The plain bindings and entries the tree set in the interpreter's modules (``mg``), set in the driver's
     same module (imported here when the test has not, as the test's own import would find the tree's value); one
     this side cannot set is a fault."""
-    if _type(mg) is not list or not all(_type(e) is list and _len(e) == 6 and e[0] in ("b", "d") and _type(e[1]) is str
-                                        and _type(e[2]) is str and e[1].partition(".")[0] not in _NEVER_CARRIED
+    if _type(mg) is not list or not all(_type(e) is list and _len(e) == 6 and e[0] in ("b", "d", "p", "c") and
+                                        _type(e[1]) is str and _type(e[2]) is str and
+                                        e[1].partition(".")[0] not in _NEVER_CARRIED and
+                                        (e[0] in ("b", "d") or _type(e[3]) is list and _len(e[3]) <= MAX_MODULE_DEPTH + 1)
                                         for e in mg):
         raise RemoteError("malformed module state")
     for kind, mod, name, key, value, deleted in mg[:MAX_MODULE_CARRIED]:
@@ -7495,6 +7793,30 @@ def _apply_module_state(mg, ps) -> None:
                     ns[name] = _mw_dec(value)
                 continue
             d = ns.get(name)
+            if kind in ("p", "c"):  # (a container below: its path walked here, each level the same kind of container)
+                path = [_mw_dec(x) for x in key]
+                for x in path[:-1] if kind == "p" else path:
+                    if _type(d) is dict and _type(x) in (str, int, bytes) or _type(d) is list and _type(x) is int:
+                        d = d[x]
+                    else:
+                        raise TypeError("no such container here")
+                if kind == "c":
+                    items = _mw_dec(value)
+                    if deleted is True and _type(d) is set and _type(items) is list:
+                        d.clear()
+                        d.update(items)
+                    elif deleted is False and _type(d) is list and _type(items) is list:
+                        d[:] = items
+                    else:
+                        raise TypeError("no such container here")
+                    continue
+                if not path or _type(d) is not dict:
+                    raise TypeError("no such dict here")
+                if deleted is True:
+                    d.pop(path[-1], None)
+                else:
+                    d[path[-1]] = _mw_dec(value)
+                continue
             if _type(d) is not dict:
                 raise TypeError("no such dict here")
             k = _mw_dec(key)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import os
+import re
 import socket
 import sys
 import threading
@@ -2829,6 +2830,59 @@ def test_a_binding_or_registry_entry_the_tree_sets_in_a_stdlib_module_crosses_as
             vars(shutil).pop(name, None)
         shutil._ARCHIVE_FORMATS.pop("hx", None)
         rpc.library_modules_moved(True)
+
+
+def test_a_list_set_nested_dict_or_memo_entry_the_tree_changes_in_a_stdlib_module_crosses_or_is_a_fault(module_watch):
+    """``MODULE_STATE_RULE`` (red team atk11): a module-level list and a dict two levels down cross as plain data (by
+    their path), a set member that is a function is a fault, and a ``re._cache`` entry is accepted only when it is what
+    ``re``'s own code compiles of its key."""
+    import re
+    import sysconfig
+    import urllib.parse
+    rpc.watch_library_modules([urllib.parse, sysconfig, re])
+    if not module_watch["cells"]:
+        pytest.skip("no dict version tags to read here")
+    scheme = sysconfig._INSTALL_SCHEMES["posix_prefix"]  # type: ignore[attr-defined]
+    purelib, relative = scheme["purelib"], list(urllib.parse.uses_relative)
+    try:
+        assert rpc.library_modules_moved() == []
+        sync: list = []
+        urllib.parse.uses_relative.remove("http")
+        scheme["purelib"] = "/hx"
+        re.compile("hx-honest+")
+        assert rpc.library_modules_moved(sync=sync) == []
+        assert ["c", "urllib.parse", "uses_relative", [], [x for x in relative if x != "http"], False] in sync
+        assert ["p", "sysconfig", "_INSTALL_SCHEMES", ["posix_prefix", "purelib"], "/hx", False] in sync
+        re._cache[(str, "hx-a+", 0)] = re.compile("hx-b+")  # type: ignore[attr-defined]
+        assert rpc.library_modules_moved(sync=[]) == ["re._cache[(<class 'str'>, 'hx-a+', 0)] (not what its own code computes)"]
+    finally:
+        urllib.parse.uses_relative[:] = relative
+        scheme["purelib"] = purelib
+        re._cache.pop((str, "hx-a+", 0), None)  # type: ignore[attr-defined]
+        rpc.library_modules_moved(True)
+
+
+def test_a_list_set_or_nested_entry_is_set_in_the_drivers_same_container():
+    import sysconfig
+    import urllib.parse
+    ps = rpc.ProcState("driver")
+    scheme = sysconfig._INSTALL_SCHEMES["posix_prefix"]  # type: ignore[attr-defined]
+    purelib, relative = scheme["purelib"], list(urllib.parse.uses_relative)
+    try:
+        rpc._apply_module_state([["c", "urllib.parse", "uses_relative", [], ["hx"], False],
+                                 ["p", "sysconfig", "_INSTALL_SCHEMES", ["posix_prefix", "purelib"], "/hx", False],
+                                 ["b", "urllib.parse", "_hx_prog", None, {"re": ["(h)x", 48]}, False],
+                                 ["b", "urllib.parse", "_hx_map", None, rpc._mw_enc({"ID": ("hx", b"x")}), False]], ps)
+        assert urllib.parse.uses_relative == ["hx"] and scheme["purelib"] == "/hx" and ps.faults == []
+        assert vars(urllib.parse)["_hx_prog"] == re.compile("(h)x", re.DOTALL)
+        assert vars(urllib.parse)["_hx_map"] == {"ID": ("hx", b"x")}
+        rpc._apply_module_state([["c", "urllib.parse", "uses_relative", [], ["hx"], True]], ps)  # (not a set there)
+        assert ps.faults and "MODULE_STATE_RULE" in ps.faults[0]
+    finally:
+        urllib.parse.uses_relative[:] = relative
+        scheme["purelib"] = purelib
+        vars(urllib.parse).pop("_hx_prog", None)
+        vars(urllib.parse).pop("_hx_map", None)
 
 
 def test_the_trees_plain_module_values_are_set_in_the_drivers_same_module():
