@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 SLOW_FILES: dict[str, str] = {
+    "tests/harness/sandbox/test_rt13_attacks.py": "red team rt13: confined runs as uid 0 without capabilities at bwrap and "
+                                                  "namespaces, cold and warm, each warm case its own zygote (10-13 s)",
     "tests/corpus/test_screen_semver.py": "issue 35's screen measure: the semver sample's mutants against the hand-read "
                                           "survivors (21 s at load 10), and every screened mutant of the four benchmark "
                                           "modules run against its whole suite (21-172 s per module at load 10)",
