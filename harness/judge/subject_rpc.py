@@ -8288,10 +8288,18 @@ when the test calls it during a test with the subject in use (fail closed):
   driver, then in the subject under the driver's debug flags: the tree's finalizers run, the two counts summed),
   ``threading.active_count``/``activeCount`` (plus the tree's threads alive) and ``threading.enumerate`` (plus
   stand-ins of the tree's ``Thread`` objects), ``sys.getsizeof`` of a stand-in (the live object's, its own
-  ``__sizeof__`` run in the subject);
+  ``__sizeof__`` run in the subject), ``gc.get_objects`` (plus stand-ins of the tree's objects the subject's
+  collector tracks, of the same generation: every object whose class the tree defined, named by its ``__module__``
+  as a module whose file is the tree's, ``_tree_objects``; more than ``_M_MAX_OBJECTS`` of them, or any while the
+  test's own ``gc.freeze`` holds objects in the driver, which of the tree's it would hold being unknown, a fault);
 - faults: ``resource.getrusage`` (a peak resident size has no sum), tracemalloc's readings while the driver traces
   (``get_traced_memory``, ``take_snapshot``, ``get_tracemalloc_memory``, ``get_object_traceback``: the tree's
   allocations are the subject's, and peaks do not add), ``gc.get_count``/``gc.get_stats``, ``sys.getallocatedblocks``,
+  ``sys.getrefcount`` of any object (a value the tree holds is referenced from the subject, a copy of the tree's is
+  not the tree's object, and the driver cannot tell a copy from the test's own), ``sys.getsizeof`` of a plain value
+  whose size is its history's, not its content's (``dict``, ``list``, ``set``, ``bytearray``, ``deque``: a copy's
+  table is the copy's), a read of ``threading``'s registries of threads as a whole (``_active``, ``_limbo``: their
+  length, keys, values, items or a copy, by the test's own code: ``_Registry``),
   ``thread_time`` in another thread of the test's, a combined measure read inside an exchange with the subject (a
   callback of the test's the tree called, a signal handler such as pytest-timeout's), and a ``gc.collect`` after which the subject saved garbage of the
   tree in its ``gc.garbage`` (``DEBUG_SAVEALL``: under plain pytest it is in the test's ``gc.garbage``); an open or
@@ -8299,15 +8307,20 @@ when the test calls it during a test with the subject in use (fail closed):
   test's code (the driver's audit hook; ``psutil`` reads them so), a fault.
 
 Stricter, never more lenient, where the combination over-counts: the subject's CPU for encoding replies and the
-driver's for stand-ins are counted, and a ``gc.collect`` counts the harness's own garbage of either side. Open:
-``gc.get_objects``/``gc.get_referrers`` (the driver's objects only: a test counting its own objects, as one that
-freezes a baseline does, reads them as under plain pytest; one looking for the tree's objects there does not),
-``sys.getrefcount`` of a stand-in (the references are the driver's proxies'), ``gc.garbage`` read without a
-``gc.collect`` of the test's after the tree's automatic collections saved into the subject's, ``threading._active``
-and other private state, and a measure the tree's thread takes of the test's share (the tree runs in the subject)."""
+driver's for stand-ins are counted, a ``gc.collect`` counts the harness's own garbage of either side, and
+``gc.get_objects`` lists the tree's objects the subject's harness still holds for a stand-in the test dropped (released
+with the next message). Open: in ``gc.get_objects``, the tree's objects of the interpreter's classes (a list it keeps,
+a ``dict``) and those of a class whose ``__module__`` the tree names as a module of the interpreter's;
+``gc.get_referrers``/``gc.get_referents`` (the driver's objects only: a test looking for its own objects' referrers
+reads them as under plain pytest; one looking for the tree's does not); ``sys.getrefcount`` called through C code
+(``map(sys.getrefcount, ...)``: one more, the wrapper's argument tuple); ``gc.garbage`` read without a
+``gc.collect`` of the test's after the tree's automatic collections saved into the subject's; ``threading``'s other
+private state (``_dangling``, ``_shutdown_locks``) and other modules' private state; and a measure the tree's
+thread takes of the test's share (the tree runs in the subject)."""
 _M_PTIME, _M_TTIME, _M_TIMES = _time.process_time_ns, _time.thread_time_ns, _os.times
 _M_COLLECT, _M_GET_DEBUG, _M_SET_DEBUG, _M_GARBAGE = _gc.collect, _gc.get_debug, _gc.set_debug, _gc.garbage
 _M_ENUMERATE, _M_MAIN, _M_SIZEOF = _threading.enumerate, _threading.main_thread, _sys.getsizeof
+_M_OBJECTS, _M_MAX_OBJECTS = _gc.get_objects, 10000
 _M_BASE = (_M_PTIME(), _M_TTIME(), *_M_TIMES()[:2])  # the subject's own start-up, before any code of the tree
 
 
@@ -8316,7 +8329,10 @@ def measure(what, *args):
     (``MEASURES_RULE``): "cpu" the CPU since this module loaded ([process ns, serving thread ns, user, system, children's
     user, children's system]); "gc" a collection of generation ``args[0]`` under the driver's debug flags
     ``args[1]`` ([unreachable objects found, objects saved in ``gc.garbage`` by it]); "threads" the tree's threads
-    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object."""
+    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object;
+    "objects" the tree's objects the collector tracks (``_tree_objects``);
+    "rlimit" a resource limit of the subject's (``args``: the resource, and the test's new limits to set here too:
+    ``KERNEL_RULE``)."""
     if what == "cpu":
         t = _M_TIMES()
         return [_M_PTIME() - _M_BASE[0], _M_TTIME() - _M_BASE[1], t[0] - _M_BASE[2], t[1] - _M_BASE[3], t[2], t[3]]
@@ -8336,7 +8352,38 @@ def measure(what, *args):
         return [t for t in _M_ENUMERATE() if t is not main]
     if what == "sizeof":
         return _M_SIZEOF(*args)
+    if what == "objects":  # the tree's objects (``gc.get_objects``), but past ``_M_MAX_OBJECTS``: None
+        if _len(args) != 1 or (args[0] is not None and _type(args[0]) is not int):
+            raise RemoteError("a malformed measure")
+        return _tree_objects(args[0])
+    if what == "rlimit":  # (``KERNEL_RULE``: the limit the tree runs under; with a value, the test's own set carried)
+        ks = _KERNEL_STATE[0] if _KERNEL_STATE else None
+        if ks is None or not 1 <= _len(args) <= 2 or _type(args[0]) is not int:
+            raise RemoteError("a malformed measure")
+        return ks.limit(*args)
     raise RemoteError("a malformed measure")
+
+
+def _tree_objects(generation):
+    """(subject, ``measure`` "objects") The objects the collector tracks here (of ``generation``, or all) whose class
+    is the tree's: named by its ``__module__`` (read in the class's own dict) as a module of ``sys.modules`` whose file
+    is not the interpreter's (``trusted_file``); the harness's classes (its module is in no ``sys.modules``) and
+    ``__main__``'s aside. None past ``_M_MAX_OBJECTS`` (``MEASURES_RULE``: the test's read faults then)."""
+    memo: dict = {}
+    mods, out = _sys.modules, []
+    for o in _M_OBJECTS() if generation is None else _M_OBJECTS(generation):
+        t = _type(o)
+        tree = memo.get(t)
+        if tree is None:
+            name = _TYPE_DICT(t).get("__module__")
+            mod = mods.get(name) if _type(name) is str and name != "__main__" else None
+            f = _MODULE_DICT(mod).get("__file__") if _isinstance(mod, _types.ModuleType) else None
+            tree = memo[t] = _type(f) is str and not trusted_file(f)
+        if tree:
+            if _len(out) >= _M_MAX_OBJECTS:
+                return None
+            out.append(o)
+    return out
 
 
 # -- every path by which the test writes a stand-in's state (red team r32atk8) -----------------------------------------
@@ -8446,15 +8493,24 @@ pytest's process has it). The cheap items are read at every reply (about 10-20 Â
 ``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
 environment (synced), Python's signal handlers (guarded).
 
-Left open: a change of the limits, ``/proc/self/status`` or the harness's descriptors the tree undoes before the
-test's end; a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
+The resource limits are also the test's to read and set, as in plain pytest's one process (harness.judge.probe_runtime
+``_limits``): while the subject is in use, the test's ``resource.getrlimit`` (or ``prlimit`` of its own process, a
+read) answers the subject's limit, the one the tree runs under, whatever the tree changed since the last reply and
+undoes before the test's end; the test's ``setrlimit`` (or ``prlimit`` with limits) sets the driver's and is carried to
+the subject (``measure`` "rlimit", bringing an unused subject into use), where it is no change of the tree's (the last
+value compared takes it, for that resource only: ``KernelState.limit``). Inside an exchange (a callback of the
+test's the tree called) either is a fault.
+
+Left open: a change of ``/proc/self/status`` or the harness's descriptors the tree undoes before the test's end (a
+limit so changed is read by the test's own ``getrlimit`` in the subject: above); a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
 trees keep files and sockets open); pending signals (the freeze blocks signals; what arrives meanwhile is delivered at
 the thaw); a thread of the tree's own mask, policy and affinity (under plain pytest that thread is not the test's
 either); the per-thread locale (``uselocale``), the I/O priority, the alternate signal stack, prctl's other switches
 (dumpable, parent-death signal, child subreaper, timer slack, keep-caps) and the personality (each readable through
 ctypes only); what the process measures of itself (CPU time, memory, context switches, threads: the accounting); and
-every guarded item the *test* changes in the driver (a lowered limit or a blocked signal the tree would feel under
-plain pytest is not carried to the subject)."""
+every guarded item but the resource limits the *test* changes in the driver (a blocked signal or an interval timer
+the tree would feel under plain pytest is not carried to the subject), and a limit the test sets outside a test
+before the subject is in use (at collection: the subject started early keeps the limits it started under)."""
 KERNEL_ITEMS = ("interval timers", "resource limits", "signal mask", "signal dispositions (SigIgn/SigCgt)",
                 "signal wakeup descriptor", "scheduling policy and priority", "CPU affinity",
                 "/proc/self/status (credentials, process group and session, capabilities, no_new_privs, seccomp, "
@@ -8477,7 +8533,7 @@ class KernelState:
         import resource
         import threading
         self.limits = tuple(getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_"))
-        self.getrlimit, self.getitimer = resource.getrlimit, _signal.getitimer
+        self.getrlimit, self.setrlimit, self.getitimer = resource.getrlimit, resource.setrlimit, _signal.getitimer
         self.wakeup, self.fault_on, self.getfl, self.F_GETFL = _signal.set_wakeup_fd, faulthandler.is_enabled, \
             fcntl.fcntl, fcntl.F_GETFL
         self.threading = _vars(threading)
@@ -8559,6 +8615,21 @@ class KernelState:
         return [tuple(timers), limits, mask, disp, wake, policy, affinity, status,
                 tuple(table) if table is not None else None, tuple(std), self.fault_on(),
                 (th.get("_profile_hook"), th.get("_trace_hook"))]
+
+    def limit(self, res: int, new=None) -> list:
+        """(``measure``) The subject's limit of ``res`` now, the tree's if it changed it (``KERNEL_RULE``: the test's
+        ``getrlimit`` reads the limit the tree runs under); with ``new``, the test's ``setrlimit`` carried here first,
+        which is no change of the tree's: the last value compared takes it, for ``res`` only."""
+        if new is not None:
+            if _type(new) is not list or _len(new) != 2 or _type(new[0]) is not int or _type(new[1]) is not int:
+                raise RemoteError("a malformed measure")
+            self.setrlimit(res, (new[0], new[1]))
+            last, now = self.last[1], self.getrlimit(res)
+            if last is not None:  # (each name of it: ``RLIMIT_OFILE`` is ``RLIMIT_NOFILE``)
+                self.last[1] = tuple(now if r == res else v for r, v in zip(self.limits, last))
+                self.key = _cheap(self.last)
+        soft, hard = self.getrlimit(res)
+        return [soft, hard]
 
     def status(self) -> tuple:
         """``/proc/self/status``'s guarded lines, and the signal dispositions (``SigIgn``, ``SigCgt``) as numbers, the

@@ -3002,3 +3002,43 @@ def test_the_subjects_share_of_a_measure_is_read_by_functions_bound_at_load():
     assert rpc.measure("sizeof", [1, 2]) == sys.getsizeof([1, 2])
     with pytest.raises(rpc.RemoteError):
         rpc.measure("gc", "2", 0)
+
+
+class _Kept:
+    """A class of a file outside the interpreter's directories: a tree's, to ``_tree_objects``."""
+
+
+def test_the_subjects_objects_of_the_trees_classes_are_its_share_of_gc_get_objects(monkeypatch):
+    """``MEASURES_RULE``: ``gc.get_objects``'s share is every object the collector tracks whose class is defined in a
+    file that is not the interpreter's (this test file's class here), not the interpreter's objects; past the bound,
+    None (the driver faults)."""
+    kept = _Kept()
+    got = rpc.measure("objects", None)
+    assert any(o is kept for o in got) and not any(type(o) is dict for o in got)
+    monkeypatch.setattr(rpc, "_M_MAX_OBJECTS", 0)
+    assert rpc.measure("objects", None) is None
+    with pytest.raises(rpc.RemoteError):
+        rpc.measure("objects", "2")
+
+
+def test_the_tests_limit_is_read_and_set_in_the_subject_as_no_change_of_the_trees(monkeypatch):
+    """``KERNEL_RULE``: the test's ``getrlimit`` reads the subject's limit; its ``setrlimit``, carried there, is taken
+    as the last value compared (no change of the tree's); a change made after it still moves."""
+    import resource
+    k = rpc.KernelState()
+    monkeypatch.setattr(rpc, "_KERNEL_STATE", [k])
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert rpc.measure("rlimit", resource.RLIMIT_NOFILE) == [soft, hard]
+    try:
+        assert rpc.measure("rlimit", resource.RLIMIT_NOFILE, [soft - 1, hard]) == [soft - 1, hard]
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (soft - 1, hard)
+        rpc._KERNEL_FULL[0] = True
+        assert k.moved(True, None) == []
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 2, hard))  # (the tree's, say)
+        rpc._KERNEL_FULL[0] = True
+        assert k.moved(True, None) == ["resource limits"]
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        rpc._KERNEL_FULL[0] = False
+    with pytest.raises(rpc.RemoteError):
+        rpc.measure("rlimit", resource.RLIMIT_NOFILE, (soft, hard))
