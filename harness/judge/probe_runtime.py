@@ -306,6 +306,10 @@ def leave(_guard=_guard, _emit=_emit):
     _DRIVER["in_test"] = False
     _guard()
     _integrity()
+    for where in _rpc.stand_in_writes(_DRIVER["peer"]):  # (subject_rpc ``STAND_IN_PATHS_RULE``)
+        _on_fault(f"the test wrote {where}, the tree's, through its stand-in by a path that reaches the driver's copy "
+                  "only (type.__setattr__/__delattr__ on a class, object.__setattr__ on an object; subject_rpc "
+                  "STAND_IN_PATHS_RULE): failed closed")
     if _DRIVER["peer"] is not None:
         _audit_sync()  # the subject's audit events so far, proof its stream still answers, and the test's last
         # exchange: what the subject's state did since its last reply arrives with it (a fault if it changed)
