@@ -1612,9 +1612,62 @@ def _busy_give(peer, _giving=_GIVING):
 
 
 def _clocks():
-    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``)."""
+    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``), and the pulse (``_pulse``)."""
     import time
     for name in _CLOCKS:
         orig = _vars(time).get(name)
         if orig is not None and getattr(orig, "__wrapped__", None) is None:
             setattr(time, name, _clock_of(orig))
+    _pulse_start()
+
+
+# A busy wait on a clock the driver does not read (``datetime.datetime.now`` and ``os.times`` read it in C), or on
+# none (a count of iterations): a thread of the driver's own (``_thread``, never in ``threading``'s registries, so no
+# count of the test's sees it) asks the main thread every ``WAIT_OWED`` while a gap is open with a thread of the tree
+# alive (``Waits.mark``) to run ``_pulse_give`` (``Py_AddPendingCall``: at its next instruction boundary), which gives
+# the gap to the tree's threads as a clock read does, when the main thread is running the test's own code then
+# (``CLOCK_READS_RULE``).
+_PULSE: list = []  # [the callback ``Py_AddPendingCall`` runs, whether one is pending]
+
+
+def _pulse_give(_arg, _getframe=_getframe, _giving=_GIVING):
+    """(the main thread, at an instruction boundary) The pulse: ``_busy_give`` when the frame it interrupted is the
+    test's own code (never the harness's, mid-exchange or mid-bookkeeping). Always 0: nothing is raised there."""
+    _PULSE[1] = False
+    try:
+        f = _getframe(1)
+        peer = _DRIVER["peer"]
+        if peer is not None and not _giving[0] and f.f_code.co_filename in _DRIVER["allowed"]:
+            _busy_give(peer)
+    except BaseException:  # noqa: BLE001 - a pending call that raises would raise into the test's code
+        pass
+    return 0
+
+
+def _pulse(add, cb, _sleep=__import__("time").sleep, _owed=_rpc.WAIT_OWED):
+    """(the pulse's thread) Every ``WAIT_OWED``: one pending ``_pulse_give`` while the test runs with a gap open."""
+    while True:
+        _sleep(_owed)
+        try:
+            peer = _DRIVER["peer"]
+            if peer is None or not _DRIVER["in_test"] or _PULSE[1] or peer.waits is None or peer.waits.mark is None:
+                continue
+            _PULSE[1] = True
+            if add(cb, None) != 0:
+                _PULSE[1] = False
+        except BaseException:  # noqa: BLE001 - the pulse is best effort; the test's own clock reads still give
+            pass
+
+
+def _pulse_start():
+    """(``_clocks``) The pulse's thread, where ``Py_AddPendingCall`` can be reached (CPython, ctypes)."""
+    try:
+        import _thread
+        import ctypes
+        cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(_pulse_give)
+        add = ctypes.pythonapi.Py_AddPendingCall
+        add.argtypes, add.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int
+    except Exception:  # noqa: BLE001 - no pulse: CLOCK_READS_RULE's clocks only
+        return
+    _PULSE[:] = [cb, False]
+    _thread.start_new_thread(_pulse, (add, cb))

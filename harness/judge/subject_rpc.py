@@ -8494,8 +8494,14 @@ every read of a clock by the test's main thread during a test (the driver's ``ti
 a thread of the tree lives and the gap since the last exchange reaches ``WAIT_OWED`` gives that whole gap, CPU time
 included, to the tree's threads before the read returns (``Waits.busy``; a ``wait`` request carrying it, as a give
 before an act: ``bl`` with ``bp``). More time than CPython's share for a CPU-bound thread of the tree (stricter for a
-test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. Open: a busy loop on
-another clock (``datetime.now``, ``os.times``, a C library's), or on no clock (a counter of iterations)."""
+test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. And a busy loop on
+another clock (``datetime.datetime.now`` and ``os.times`` read it in C, as does a C library), or on none (a count of
+iterations), gives the same: a thread of the driver's own (harness.judge.probe_runtime ``_pulse``, a ``_thread`` never
+in ``threading``'s registries) asks the main thread every ``WAIT_OWED`` while such a gap is open to run the same give
+(``Py_AddPendingCall``: at its next instruction boundary, ``_pulse_give``) when the code it interrupted is the test's
+own (red team atk11: a loop on ``datetime.now`` waited with the tree's thread frozen). Open: a busy loop in a helper
+of the test's outside its file (a library's, a fixture's module), as for a clock read; where ``Py_AddPendingCall``
+cannot be reached (no ctypes), the clocks above only."""
 _M_MONO = _time.monotonic
 
 # -- what the kernel and the C runtime keep per process or thread (red team r32atk8) ----------------------------
