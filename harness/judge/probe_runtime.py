@@ -1512,7 +1512,11 @@ class _Registry(dict):
     __slots__ = ()
 
     def _read(self, _getframe=_getframe):
-        if _getframe(2).f_code.co_filename in _DRIVER["allowed"]:  # (the test's own read, not threading's)
+        try:
+            f = _getframe(2)
+        except ValueError:  # (a read with no Python caller: the interpreter's own)
+            return
+        if f.f_code.co_filename in _DRIVER["allowed"]:  # (the test's own read, not threading's)
             _measure_fault("threading's registry of the process's threads")
 
     def __len__(self):
