@@ -1648,10 +1648,11 @@ def _pulse_give(_arg, _getframe=_getframe, _giving=_GIVING):
     return 0
 
 
-def _pulse(add, cb, _sleep=__import__("time").sleep, _owed=_rpc.WAIT_OWED):
-    """(the pulse's thread) Every ``WAIT_OWED``: one pending ``_pulse_give`` while the test runs with a gap open."""
+def _pulse(add, cb, owed, _sleep=__import__("time").sleep):
+    """(the pulse's thread) Every ``owed`` s (``WAIT_OWED``): one pending ``_pulse_give`` while the test runs with a
+    gap open."""
     while True:
-        _sleep(_owed)
+        _sleep(owed)
         try:
             peer = _DRIVER["peer"]
             if peer is None or not _DRIVER["in_test"] or _PULSE[1] or peer.waits is None or peer.waits.mark is None:
@@ -1674,4 +1675,4 @@ def _pulse_start():
     except Exception:  # noqa: BLE001 - no pulse: CLOCK_READS_RULE's clocks only
         return
     _PULSE[:] = [cb, False]
-    _thread.start_new_thread(_pulse, (add, cb))
+    _thread.start_new_thread(_pulse, (add, cb, _rpc.WAIT_OWED))
