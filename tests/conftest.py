@@ -402,6 +402,12 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_final_check_attacks.py::test_a_right_tree_under_the_tests_patches_passes_both": (frozenset({
         "patched_open", "patched_platform", "subclass_with_state_a_property_and_a_staticmethod", "mock_patch_sleep"}),
         "4 of 10 honest trees under the test's patches; the other 6 in the campaign (CI's test-all ran 1,247 s at stop 44)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does": (frozenset({
+        "lazy_cache_re_forged_entry", "function_replaced_then_another_module_reloaded", "change_undone_seen_by_callback",
+        "measure_gc_get_objects_misses_the_trees_leak", "kernel_limit_the_test_lowers",
+        "stand_in_class_immutable_under_raises", "busy_wait_on_datetime_now_thread_frozen"}),
+        "red team atk11's closed cases, one or two per rule (MODULE_STATE_RULE's memo, reload and call-out, MEASURES_RULE, "
+        "KERNEL_RULE, STAND_IN_PATHS_RULE, CLOCK_READS_RULE); the other 14 in the campaign (2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
@@ -666,9 +672,9 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_under_a_test_that_freezes_the_heap_or_patches_how_a_process_starts_passes_judged":
         "red team r32atk9's honest regressions: the closed ones (R32ATK9_CLOSED) in test-all",
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_lazy_caches_module_containers_measures_and_limits_as_plain_pytest_does":
-        "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, MEASURES_RULE's and KERNEL_RULE's open rows): held cases (ATK11_CLOSED) run here too",
+        "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, a reload): held and closed cases (ATK11_CLOSED) run here too",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
-        "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable, a busy wait on datetime.now, SINGLETONS_RULE's open rows, sys.getsizeof of a copy, sys.stdout.name)",
+        "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable, SINGLETONS_RULE's open rows, sys.getsizeof of a copy, sys.stdout.name): the closed ones (ATK11_CLOSED) in test-all",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

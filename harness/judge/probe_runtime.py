@@ -306,6 +306,10 @@ def leave(_guard=_guard, _emit=_emit):
     _DRIVER["in_test"] = False
     _guard()
     _integrity()
+    for where in _rpc.stand_in_writes(_DRIVER["peer"]):  # (subject_rpc ``STAND_IN_PATHS_RULE``)
+        _on_fault(f"the test wrote {where}, the tree's, through its stand-in by a path that reaches the driver's copy "
+                  "only (type.__setattr__/__delattr__ on a class, object.__setattr__ on an object; subject_rpc "
+                  "STAND_IN_PATHS_RULE): failed closed")
     if _DRIVER["peer"] is not None:
         _audit_sync()  # the subject's audit events so far, proof its stream still answers, and the test's last
         # exchange: what the subject's state did since its last reply arrives with it (a fault if it changed)
@@ -1269,8 +1273,9 @@ def _stop_subject():
 # where no tree has run (no subject in use, or outside a test) and otherwise either adds the subject's share
 # (``_COMBINED``) or records a fault when the test's code calls it (``_FAULTS``). Nothing runs per message.
 MEASURES = {"time": ("process_time", "process_time_ns", "thread_time", "thread_time_ns"), "os": ("times",),
-            "gc": ("collect", "get_count", "get_stats"), "threading": ("active_count", "activeCount", "enumerate"),
-            "sys": ("getsizeof", "getallocatedblocks"), "resource": ("getrusage",),
+            "gc": ("collect", "get_count", "get_stats", "get_objects"), "threading": ("active_count", "activeCount", "enumerate"),
+            "sys": ("getsizeof", "getallocatedblocks", "getrefcount"),
+            "resource": ("getrusage", "getrlimit", "setrlimit", "prlimit"),
             "tracemalloc": ("get_traced_memory", "take_snapshot", "get_tracemalloc_memory", "get_object_traceback")}
 
 
@@ -1357,6 +1362,29 @@ def _combined_threads(name, orig):
     return _as_measure(threads, orig)
 
 
+def _combined_objects(orig):
+    """``gc.get_objects``: plus stand-ins of the tree's objects the subject's collector tracks (``MEASURES_RULE``)."""
+    import gc
+    frozen = gc.get_freeze_count
+
+    def get_objects(generation=None):
+        own = orig() if generation is None else orig(generation)
+        r = _share("objects", generation)
+        if r is None:
+            if _DRIVER["peer"] is not None and _DRIVER["in_test"] and not _DRIVER["peer"].ended:
+                _on_fault("the test read gc.get_objects while the subject holds more of the tree's objects than the "
+                          "judge crosses (subject_rpc MEASURES_RULE): failed closed")
+            return own
+        if _type(r) is not list:
+            _on_fault("a malformed list of the subject's objects (subject_rpc MEASURES_RULE)")
+            return own
+        if r and frozen():  # (the test's gc.freeze holds the driver's objects only: which of the tree's it would hold, no telling)
+            _measure_fault("gc.get_objects under the test's gc.freeze, with objects of the tree's")
+        ids = _set(map(id, own))
+        return own + [o for o in r if id(o) not in ids]
+    return _as_measure(get_objects, orig)
+
+
 def _combined(module, name, orig):
     """The function standing for ``module.name`` in the driver (``MEASURES``)."""
     ns = name.endswith("_ns")
@@ -1383,13 +1411,26 @@ def _combined(module, name, orig):
         return _combined_collect(orig)
     if module == "threading":
         return _combined_threads(name, orig)
+    if (module, name) == ("gc", "get_objects"):
+        return _combined_objects(orig)
     if (module, name) == ("sys", "getsizeof"):
         def getsizeof(obj, *default):
             peer = _DRIVER["peer"]
-            if peer is None or _rpc._ref_of(obj) is None or peer.ended:
+            if peer is None or peer.ended:
+                return orig(obj, *default)
+            if _rpc._ref_of(obj) is None:
+                if _isinstance(obj, _HISTORY_SIZED):  # (a copy of the tree's, or the test's own: no telling)
+                    _measure_fault(f"sys.getsizeof of a {_type(obj).__name__}, whose size is its history's")
                 return orig(obj, *default)
             return peer.request("measure", "sizeof", obj, *default)
         return _as_measure(getsizeof, orig)
+    if module == "resource" and name != "getrusage":
+        return _limits(name, orig)
+    if (module, name) == ("sys", "getrefcount"):
+        def getrefcount(*args):  # (``*args``: the one reference its tuple holds stands for the caller's own)
+            _measure_fault("sys.getrefcount")
+            return orig(*args)
+        return _as_measure(getrefcount, orig)
     if module == "tracemalloc":
         import _tracemalloc
         tracing = _tracemalloc.is_tracing
@@ -1406,6 +1447,55 @@ def _combined(module, name, orig):
     return _as_measure(faulted, orig)
 
 
+# The plain values whose size is their history's, not their content's (a table or an array that grew and never
+# shrinks): a copy that crossed from the subject has the copy's, which the driver cannot tell from the test's own
+_HISTORY_SIZED = (dict, list, set, bytearray, __import__("collections").deque)
+
+
+def _limits(name, orig):
+    """``resource.getrlimit``/``setrlimit``/``prlimit`` (of the process itself) while the subject is in use: a read is
+    the subject's limit, the one the tree runs under and may have changed; a set is the driver's, then carried to the
+    subject (``measure`` "rlimit", subject_rpc ``KERNEL_RULE``), as plain pytest's one process has one limit."""
+    def carried(res, new=None):
+        peer = _DRIVER["peer"]
+        if new is not None:
+            if peer is None or peer.ended:
+                if not _DRIVER["in_test"] or _DRIVER["spawned"] is None:
+                    return None
+                peer = _subject()  # (the early subject was started under the limits as they were then)
+        elif peer is None or peer.ended or not _DRIVER["in_test"]:
+            return None
+        if peer.depth:
+            _on_fault(f"the test's resource.{name} inside an exchange with the subject (subject_rpc KERNEL_RULE): "
+                      "failed closed")
+            return None
+        r = peer.request("measure", "rlimit", res, *(() if new is None else ([_index(new[0]), _index(new[1])],)))
+        if _type(r) is not list or _len(r) != 2 or _type(r[0]) is not int or _type(r[1]) is not int:
+            _on_fault("a malformed limit of the subject's (subject_rpc KERNEL_RULE)")
+            return None
+        return (r[0], r[1])
+
+    if name == "getrlimit":
+        def getrlimit(resource):
+            own = orig(resource)
+            r = carried(resource)
+            return own if r is None else r
+        return _as_measure(getrlimit, orig)
+    if name == "setrlimit":
+        def setrlimit(resource, limits):
+            orig(resource, limits)
+            carried(resource, limits)
+        return _as_measure(setrlimit, orig)
+
+    def prlimit(pid, resource, *limits):
+        old = orig(pid, resource, *limits)
+        if pid not in (0, _os.getpid()):
+            return old
+        r = carried(resource, *limits)
+        return old if r is None or limits else r
+    return _as_measure(prlimit, orig)
+
+
 def _measure_module(mod, module):
     """Put ``MEASURES``'s functions of ``module`` in its module object (once: a function already standing is kept)."""
     for name in MEASURES.get(module, ()):
@@ -1414,12 +1504,63 @@ def _measure_module(mod, module):
             setattr(mod, name, _combined(module, name, orig))
 
 
+class _Registry(dict):
+    """``threading._active``/``_limbo`` in the driver (``MEASURES_RULE``): the driver's threads only, so a read of the
+    whole registry by the test's own code (its length, its keys, values or items, a copy: the process's threads
+    counted) while the subject is in use is a fault; ``threading``'s own reads (``active_count``, ``enumerate``, combined)
+    and a lookup of one thread are not."""
+    __slots__ = ()
+
+    def _read(self, _getframe=_getframe):
+        try:
+            f = _getframe(2)
+        except ValueError:  # (a read with no Python caller: the interpreter's own)
+            return
+        if f.f_code.co_filename in _DRIVER["allowed"]:  # (the test's own read, not threading's)
+            _measure_fault("threading's registry of the process's threads")
+
+    def __len__(self):
+        self._read()
+        return dict.__len__(self)
+
+    def __iter__(self):
+        self._read()
+        return dict.__iter__(self)
+
+    def keys(self):
+        self._read()
+        return dict.keys(self)
+
+    def values(self):
+        self._read()
+        return dict.values(self)
+
+    def items(self):
+        self._read()
+        return dict.items(self)
+
+    def copy(self):
+        self._read()
+        return dict.copy(self)
+
+
+def _registries():
+    """(``_measures``) ``threading``'s registries of threads, each replaced by a ``_Registry`` of the same entries."""
+    import threading
+    with threading._active_limbo_lock:
+        for name in ("_active", "_limbo"):
+            was = _vars(threading).get(name)
+            if _type(was) is dict:
+                setattr(threading, name, _Registry(was))
+
+
 def _measures():
     """(``_driver_setup``, before any code of the test) Each module of ``MEASURES`` the driver has imported already
     gets its functions now; one it has not (``resource``) when the driver imports it (``_after_import``)."""
     for module in MEASURES:
         if module in _sys.modules:
             _measure_module(_sys.modules[module], module)
+    _registries()
 
 
 # The process's own entries under /proc (``MEASURES_RULE``): read by the test's code (a frame of its file on the stack;
@@ -1475,9 +1616,63 @@ def _busy_give(peer, _giving=_GIVING):
 
 
 def _clocks():
-    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``)."""
+    """(``_driver_setup``) The driver's clocks of ``_CLOCKS`` (``CLOCK_READS_RULE``), and the pulse (``_pulse``)."""
     import time
     for name in _CLOCKS:
         orig = _vars(time).get(name)
         if orig is not None and getattr(orig, "__wrapped__", None) is None:
             setattr(time, name, _clock_of(orig))
+    _pulse_start()
+
+
+# A busy wait on a clock the driver does not read (``datetime.datetime.now`` and ``os.times`` read it in C), or on
+# none (a count of iterations): a thread of the driver's own (``_thread``, never in ``threading``'s registries, so no
+# count of the test's sees it) asks the main thread every ``WAIT_OWED`` while a gap is open with a thread of the tree
+# alive (``Waits.mark``) to run ``_pulse_give`` (``Py_AddPendingCall``: at its next instruction boundary), which gives
+# the gap to the tree's threads as a clock read does, when the main thread is running the test's own code then
+# (``CLOCK_READS_RULE``).
+_PULSE: list = []  # [the callback ``Py_AddPendingCall`` runs, whether one is pending]
+
+
+def _pulse_give(_arg, _getframe=_getframe, _giving=_GIVING):
+    """(the main thread, at an instruction boundary) The pulse: ``_busy_give`` when the frame it interrupted is the
+    test's own code (never the harness's, mid-exchange or mid-bookkeeping). Always 0: nothing is raised there."""
+    _PULSE[1] = False
+    try:
+        f = _getframe(1)
+        peer = _DRIVER["peer"]
+        if peer is not None and not _giving[0] and f.f_code.co_filename in _DRIVER["allowed"]:
+            _busy_give(peer)
+    except BaseException:  # noqa: BLE001 - a pending call that raises would raise into the test's code
+        pass
+    return 0
+
+
+def _pulse(add, cb, owed, _sleep=__import__("time").sleep):
+    """(the pulse's thread) Every ``owed`` s (``WAIT_OWED``): one pending ``_pulse_give`` while the test runs with a
+    gap open."""
+    while True:
+        _sleep(owed)
+        try:
+            peer = _DRIVER["peer"]
+            if peer is None or not _DRIVER["in_test"] or _PULSE[1] or peer.waits is None or peer.waits.mark is None:
+                continue
+            _PULSE[1] = True
+            if add(cb, None) != 0:
+                _PULSE[1] = False
+        except BaseException:  # noqa: BLE001 - the pulse is best effort; the test's own clock reads still give
+            pass
+
+
+def _pulse_start():
+    """(``_clocks``) The pulse's thread, where ``Py_AddPendingCall`` can be reached (CPython, ctypes)."""
+    try:
+        import _thread
+        import ctypes
+        cb = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(_pulse_give)
+        add = ctypes.pythonapi.Py_AddPendingCall
+        add.argtypes, add.restype = [ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int
+    except Exception:  # noqa: BLE001 - no pulse: CLOCK_READS_RULE's clocks only
+        return
+    _PULSE[:] = [cb, False]
+    _thread.start_new_thread(_pulse, (add, cb, _rpc.WAIT_OWED))

@@ -127,7 +127,8 @@ def _exempt_check(exempt: dict):
     """A fresh ``exempt_caller(getframe)``: whether the Python frame that raised the audit event (three up, as for
     ``untrusted_caller``) runs one of the ``exempt`` code objects, by identity: the harness's own traversal (the
     protocol's walk of what a drop frees, harness.judge.subject_rpc ``_finalizes``, reads ``gc.get_referents``; its
-    witness of a ``gc.freeze``, ``froze_since``, lists generations with ``gc.get_objects``).
+    witness of a ``gc.freeze``, ``froze_since``, lists generations with ``gc.get_objects``; the subject's share of the
+    test's ``gc.get_objects``, ``_tree_objects``, reads ``gc.get_objects``).
     Only these: a ``gc`` traversal from anywhere else, the standard library's included, stays evidence."""
     def exempt_caller(getframe, _exempt=exempt, _id=id) -> bool:
         try:
@@ -170,8 +171,8 @@ def _event_classifier(untrusted_caller, text, exempt_caller=None):
     """A fresh ``classify(event, args)``: the evidence line's text for an audit event that is
     evidence of reaching another frame, the interpreter's objects or the process's descriptors
     (the module docstring's list), else None. ``exempt_caller``: ``gc.get_referents`` or ``gc.get_objects`` made by
-    one of the harness's own functions (``_exempt_check``: what a drop frees, whether a ``gc.freeze`` ran) is not
-    evidence."""
+    one of the harness's own functions (``_exempt_check``: what a drop frees, whether a ``gc.freeze`` ran, the tree's
+    objects for the test's ``gc.get_objects``) is not evidence."""
     always = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
     exempt_events = frozenset({"gc.get_referents", "gc.get_objects"})  # (by one of the harness's functions: not evidence)
     tracing = frozenset({"sys.settrace", "sys.setprofile"})
@@ -370,6 +371,7 @@ def main() -> None:
     # which a library's load already makes)
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__
     exempt[id(rpc._dict_cells_of.__code__)] = rpc._dict_cells_of.__code__  # (the modules' dicts: ``MODULE_STATE_RULE``)
+    exempt[id(rpc._tree_objects.__code__)] = rpc._tree_objects.__code__  # (the test's ``gc.get_objects``: ``MEASURES_RULE``)
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run

@@ -2840,7 +2840,8 @@ class Peer:
                 ty = str(meta.get("ty", "?"))
                 p = _test_instance(self, meta, hid, ty)
                 if p is None:
-                    p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True)(self, hid, ty)
+                    p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True,
+                               True)(self, hid, ty)
                 self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
                 self.released.pop(hid, None)
             elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
@@ -2926,7 +2927,7 @@ class Peer:
             if cls is None:
                 cls = _synth_class(self, meta)
                 if self.side == "driver":
-                    _seal(cls)  # (``STAND_IN_PATHS_RULE``: its members change through its hooks only)
+                    _seal(cls)  # (``STAND_IN_PATHS_RULE``: a write not through its hooks is seen)
             self.classes[hid] = cls
         elif self.side == "driver" and meta.get("fw") and _isinstance(cls, RemoteMeta):
             _exc_forward_more(cls, meta)
@@ -4015,13 +4016,17 @@ def _test_instance(peer, meta: dict, hid, ty: str):
     return p
 
 
-def _named(base: type, ty: str, tree: bool = False) -> type:
+def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False) -> type:
     """A subclass of a stand-in class (``RemoteObject``, ``RemoteCallable``, a shadow) that carries
     the live object's class name, qualified name and module, so that ``type(x).__name__`` in a test
     reads what plain pytest reads (expectations written as plain data compare class names). ``tree``:
     the live object's class is the tree's (the subject says so by identity), so the harness never
-    reads that name as the class it names (``_hx_tree``; harness.judge.probe_runtime ``_name``)."""
-    cls = _NAMED.get((base, ty, tree))
+    reads that name as the class it names (``_hx_tree``; harness.judge.probe_runtime ``_name``). ``open_dict``
+    (the driver's stand-ins of the peer's objects): its instances have a dict of their own, which only
+    ``object.__setattr__`` reaches (``o.__dict__``/``vars(o)`` is the live object's: ``_live_vars``), so that such a
+    write lands, as under plain pytest, and is seen at the test's end (``stand_in_writes``: ``STAND_IN_PATHS_RULE``)
+    rather than refused with an ``AttributeError`` of the stand-in's own."""
+    cls = _NAMED.get((base, ty, tree, open_dict))
     if cls is None:
         mod, _, qual = ty.rpartition(".")
         ns: dict = {"__qualname__": qual or ty, "__module__": mod}
@@ -4030,11 +4035,16 @@ def _named(base: type, ty: str, tree: bool = False) -> type:
         for name in ("__doc__", "__module__"):  # a class body sets both: keep a base's live-object property
             if _isinstance(getattr(base, name, None), property):
                 ns[name] = getattr(base, name)
-        if "__slots__" in base.__dict__:
+        if open_dict:
+            ns["__dict__"], ns["_hx_open"] = _live_vars, True
+        elif "__slots__" in base.__dict__:
             ns["__slots__"] = ()
         cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
-        _NAMED[(base, ty, tree)] = cls
+        _NAMED[(base, ty, tree, open_dict)] = cls
     return cls
+
+
+_live_vars = property(lambda self: self._q("vars"))  # (``_named``: a stand-in's ``__dict__`` is the live object's)
 
 
 def _shadow_class(base: type):
@@ -5611,7 +5621,7 @@ class ProcState:
                 target = _library_class_here(name)
                 if meta.get("ws"):
                     n = str(meta.get("n", "?"))
-                    subs = [peer.class_for(meta), _named(RemoteObject, n, True), _named(RemoteCallable, n, True)]
+                    subs = [peer.class_for(meta), _named(RemoteObject, n, True, True), _named(RemoteCallable, n, True, True)]
                 else:
                     c = _resolve_class(meta) if _type(meta.get("n")) is str else None
                     subs = [c] if _isinstance(c, type) else []
@@ -8614,10 +8624,18 @@ when the test calls it during a test with the subject in use (fail closed):
   driver, then in the subject under the driver's debug flags: the tree's finalizers run, the two counts summed),
   ``threading.active_count``/``activeCount`` (plus the tree's threads alive) and ``threading.enumerate`` (plus
   stand-ins of the tree's ``Thread`` objects), ``sys.getsizeof`` of a stand-in (the live object's, its own
-  ``__sizeof__`` run in the subject);
+  ``__sizeof__`` run in the subject), ``gc.get_objects`` (plus stand-ins of the tree's objects the subject's
+  collector tracks, of the same generation: every object whose class the tree defined, named by its ``__module__``
+  as a module whose file is the tree's, ``_tree_objects``; more than ``_M_MAX_OBJECTS`` of them, or any while the
+  test's own ``gc.freeze`` holds objects in the driver, which of the tree's it would hold being unknown, a fault);
 - faults: ``resource.getrusage`` (a peak resident size has no sum), tracemalloc's readings while the driver traces
   (``get_traced_memory``, ``take_snapshot``, ``get_tracemalloc_memory``, ``get_object_traceback``: the tree's
   allocations are the subject's, and peaks do not add), ``gc.get_count``/``gc.get_stats``, ``sys.getallocatedblocks``,
+  ``sys.getrefcount`` of any object (a value the tree holds is referenced from the subject, a copy of the tree's is
+  not the tree's object, and the driver cannot tell a copy from the test's own), ``sys.getsizeof`` of a plain value
+  whose size is its history's, not its content's (``dict``, ``list``, ``set``, ``bytearray``, ``deque``: a copy's
+  table is the copy's), a read of ``threading``'s registries of threads as a whole (``_active``, ``_limbo``: their
+  length, keys, values, items or a copy, by the test's own code: ``_Registry``),
   ``thread_time`` in another thread of the test's, a combined measure read inside an exchange with the subject (a
   callback of the test's the tree called, a signal handler such as pytest-timeout's), and a ``gc.collect`` after which the subject saved garbage of the
   tree in its ``gc.garbage`` (``DEBUG_SAVEALL``: under plain pytest it is in the test's ``gc.garbage``); an open or
@@ -8625,15 +8643,20 @@ when the test calls it during a test with the subject in use (fail closed):
   test's code (the driver's audit hook; ``psutil`` reads them so), a fault.
 
 Stricter, never more lenient, where the combination over-counts: the subject's CPU for encoding replies and the
-driver's for stand-ins are counted, and a ``gc.collect`` counts the harness's own garbage of either side. Open:
-``gc.get_objects``/``gc.get_referrers`` (the driver's objects only: a test counting its own objects, as one that
-freezes a baseline does, reads them as under plain pytest; one looking for the tree's objects there does not),
-``sys.getrefcount`` of a stand-in (the references are the driver's proxies'), ``gc.garbage`` read without a
-``gc.collect`` of the test's after the tree's automatic collections saved into the subject's, ``threading._active``
-and other private state, and a measure the tree's thread takes of the test's share (the tree runs in the subject)."""
+driver's for stand-ins are counted, a ``gc.collect`` counts the harness's own garbage of either side, and
+``gc.get_objects`` lists the tree's objects the subject's harness still holds for a stand-in the test dropped (released
+with the next message). Open: in ``gc.get_objects``, the tree's objects of the interpreter's classes (a list it keeps,
+a ``dict``) and those of a class whose ``__module__`` the tree names as a module of the interpreter's;
+``gc.get_referrers``/``gc.get_referents`` (the driver's objects only: a test looking for its own objects' referrers
+reads them as under plain pytest; one looking for the tree's does not); ``sys.getrefcount`` called through C code
+(``map(sys.getrefcount, ...)``: one more, the wrapper's argument tuple); ``gc.garbage`` read without a
+``gc.collect`` of the test's after the tree's automatic collections saved into the subject's; ``threading``'s other
+private state (``_dangling``, ``_shutdown_locks``) and other modules' private state; and a measure the tree's
+thread takes of the test's share (the tree runs in the subject)."""
 _M_PTIME, _M_TTIME, _M_TIMES = _time.process_time_ns, _time.thread_time_ns, _os.times
 _M_COLLECT, _M_GET_DEBUG, _M_SET_DEBUG, _M_GARBAGE = _gc.collect, _gc.get_debug, _gc.set_debug, _gc.garbage
 _M_ENUMERATE, _M_MAIN, _M_SIZEOF = _threading.enumerate, _threading.main_thread, _sys.getsizeof
+_M_OBJECTS, _M_MAX_OBJECTS = _gc.get_objects, 10000
 _M_BASE = (_M_PTIME(), _M_TTIME(), *_M_TIMES()[:2])  # the subject's own start-up, before any code of the tree
 
 
@@ -8642,7 +8665,10 @@ def measure(what, *args):
     (``MEASURES_RULE``): "cpu" the CPU since this module loaded ([process ns, serving thread ns, user, system, children's
     user, children's system]); "gc" a collection of generation ``args[0]`` under the driver's debug flags
     ``args[1]`` ([unreachable objects found, objects saved in ``gc.garbage`` by it]); "threads" the tree's threads
-    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object."""
+    alive (every thread ``threading`` knows but the main one); "sizeof" ``sys.getsizeof`` of the live object;
+    "objects" the tree's objects the collector tracks (``_tree_objects``);
+    "rlimit" a resource limit of the subject's (``args``: the resource, and the test's new limits to set here too:
+    ``KERNEL_RULE``)."""
     if what == "cpu":
         t = _M_TIMES()
         return [_M_PTIME() - _M_BASE[0], _M_TTIME() - _M_BASE[1], t[0] - _M_BASE[2], t[1] - _M_BASE[3], t[2], t[3]]
@@ -8662,52 +8688,113 @@ def measure(what, *args):
         return [t for t in _M_ENUMERATE() if t is not main]
     if what == "sizeof":
         return _M_SIZEOF(*args)
+    if what == "objects":  # the tree's objects (``gc.get_objects``), but past ``_M_MAX_OBJECTS``: None
+        if _len(args) != 1 or (args[0] is not None and _type(args[0]) is not int):
+            raise RemoteError("a malformed measure")
+        return _tree_objects(args[0])
+    if what == "rlimit":  # (``KERNEL_RULE``: the limit the tree runs under; with a value, the test's own set carried)
+        ks = _KERNEL_STATE[0] if _KERNEL_STATE else None
+        if ks is None or not 1 <= _len(args) <= 2 or _type(args[0]) is not int:
+            raise RemoteError("a malformed measure")
+        return ks.limit(*args)
     raise RemoteError("a malformed measure")
+
+
+def _tree_objects(generation):
+    """(subject, ``measure`` "objects") The objects the collector tracks here (of ``generation``, or all) whose class
+    is the tree's: named by its ``__module__`` (read in the class's own dict) as a module of ``sys.modules`` whose file
+    is not the interpreter's (``trusted_file``); the harness's classes (its module is in no ``sys.modules``) and
+    ``__main__``'s aside. None past ``_M_MAX_OBJECTS`` (``MEASURES_RULE``: the test's read faults then)."""
+    memo: dict = {}
+    mods, out = _sys.modules, []
+    for o in _M_OBJECTS() if generation is None else _M_OBJECTS(generation):
+        t = _type(o)
+        tree = memo.get(t)
+        if tree is None:
+            name = _TYPE_DICT(t).get("__module__")
+            mod = mods.get(name) if _type(name) is str and name != "__main__" else None
+            f = _MODULE_DICT(mod).get("__file__") if _isinstance(mod, _types.ModuleType) else None
+            tree = memo[t] = _type(f) is str and not trusted_file(f)
+        if tree:
+            if _len(out) >= _M_MAX_OBJECTS:
+                return None
+            out.append(o)
+    return out
 
 
 # -- every path by which the test writes a stand-in's state (red team r32atk8) -----------------------------------------
 STAND_IN_PATHS_RULE = """What the test writes to a stand-in reaches the live object, by whatever path the interpreter
-offers for that write, or fails where it is made; never only the driver's copy (which the tree's code, in the
-subject, never reads). The paths, all of them: a tree class's members are written through its metaclass's hooks
-(``RemoteMeta.__setattr__``/``__delattr__``: ``setattr``, an assignment, ``mock``, ``monkeypatch``), which carry the
-write to the live class, and the only other path CPython has, ``type.__setattr__``/``type.__delattr__`` called on
-the class itself, raises ``TypeError`` as it does for a built-in class: the stand-in class is an immutable type
-(``Py_TPFLAGS_IMMUTABLETYPE`` set in its flags, cleared by its hooks for their own write: ``_seal``). An object's
-attributes are written through the stand-in's ``__setattr__``/``__delattr__``; the stand-in has no instance
-``__dict__`` (its slots), so ``object.__setattr__`` raises ``AttributeError``; and ``vars(o)``/``o.__dict__`` is the
-live object's own dict, which crosses linked: a write to it reaches the live object with the next message, as the
-test's write to the tree's dict does under plain pytest. Stricter than plain pytest (a ``TypeError`` or an
-``AttributeError`` where plain pytest writes), never more lenient. Open: a stand-in class of a tree exception (its
-forwarded names are added after it is made, ``_exc_forward_more``), a test's subclass of a tree class (the test's
-own class), where the flags cannot be read (another interpreter than CPython 3.11-3.13: the path stays open), a
-``TypeError`` the test catches, and a linked dict past the bound of links (compared at the test's end, a fault)."""
-_TP_FLAGS_AT, _IMMUTABLETYPE = 168, 1 << 8  # offsetof(PyTypeObject, tp_flags) in CPython 3.11-3.13 (64-bit); the flag
+offers for that write, or lands in the driver's copy only (which the tree's code, in the subject, never reads) and is
+then a fault at the test's end; never refused with an exception of the stand-in's own, which a test expecting one
+(``pytest.raises``, an ``except``) would take for the tree's (red team atk11: a test that the tree's class is immutable,
+or its object has no ``__dict__``, passed on the stand-in's ``TypeError``/``AttributeError``). The paths, all of them:
+a tree class's members are written through its metaclass's hooks (``RemoteMeta.__setattr__``/``__delattr__``:
+``setattr``, an assignment, ``mock``, ``monkeypatch``), which carry the write to the live class; the only other path
+CPython has, ``type.__setattr__``/``type.__delattr__`` called on the class itself, writes the stand-in class's own
+dict, which ``stand_in_writes`` compares at the test's end (harness.judge.probe_runtime ``leave``) with what the hooks
+last left there (``_seal``, ``_unsealed``: by the identity of every key and value), a change a fault. An object's
+attributes are written through the stand-in's ``__setattr__``/``__delattr__``; ``vars(o)``/``o.__dict__`` is the live
+object's own dict, which crosses linked: a write to it reaches the live object with the next message, as the test's
+write to the tree's dict does under plain pytest; and ``object.__setattr__`` writes the stand-in's own dict (the
+driver's stand-ins have one, ``_named``'s ``open_dict``, which no other path reads or writes), which
+``stand_in_writes`` finds non-empty at the test's end (the collector's referents of each stand-in alive: about 0.25 Âµs
+a stand-in), a fault. Stricter than plain pytest (a fault where plain pytest writes), never more lenient. Open: a stand-in class of a tree
+exception (its forwarded names are added after it is made, ``_exc_forward_more``), a test's subclass of a tree class
+(the test's own class), a delete by the generic path (``type.__delattr__``/``object.__delattr__``) of a name the live
+object has and the stand-in's own dict does not (CPython's ``AttributeError``, which a test expecting one takes), a
+write by a generic path undone before the test's end, and a linked dict past the bound of links (compared at the
+test's end, a fault)."""
+
+
+_STAND_IN_DICTS: dict = {}  # (driver) id(stand-in class) -> [the class, its dict's items as its hooks last left them]
 
 
 def _seal(cls) -> None:
-    """(driver) Make the stand-in class of a tree class (not of an exception: ``STAND_IN_PATHS_RULE``'s open part) an
-    immutable type for every write but its hooks' (``_unsealed``); nothing where its flags cannot be read."""
-    if _VERSIONS is None or not _isinstance(cls, RemoteMeta) or issubclass(cls, BaseException):
+    """(driver) Note what the stand-in class of a tree class (not of an exception: ``STAND_IN_PATHS_RULE``'s open part)
+    holds, so that a write not made through its hooks (``_unsealed``) is seen (``stand_in_writes``)."""
+    if not _isinstance(cls, RemoteMeta) or issubclass(cls, BaseException):
         return
-    cell = _VERSIONS[0](id(cls) + _TP_FLAGS_AT)
-    flags = _VERSIONS[2](cell)
-    if flags != type.__dict__["__flags__"].__get__(cls) or flags & _IMMUTABLETYPE:
-        return
-    type.__setattr__(cls, "_hx_seal", cell)
-    cell.value = flags | _IMMUTABLETYPE
+    _STAND_IN_DICTS[id(cls)] = [cls, dict(_TYPE_DICT(cls))]
 
 
 def _unsealed(cls, write, *args) -> None:
-    """(driver) ``write(cls, *args)`` (``type.__setattr__``/``type.__delattr__``) with the class mutable for it."""
-    cell = type.__getattribute__(cls, "__dict__").get("_hx_seal")
-    if cell is None:
-        write(cls, *args)
-        return
-    cell.value = _VERSIONS[2](cell) & ~_IMMUTABLETYPE
+    """(driver) ``write(cls, *args)`` (``type.__setattr__``/``type.__delattr__``), the hooks' own write: what the class
+    holds after it is what ``stand_in_writes`` compares with next."""
     try:
         write(cls, *args)
     finally:
-        cell.value = _VERSIONS[2](cell) | _IMMUTABLETYPE
+        entry = _STAND_IN_DICTS.get(id(cls))
+        if entry is not None and entry[0] is cls:
+            entry[1] = dict(_TYPE_DICT(cls))
+
+
+_STAND_IN_REFERENTS = 4  # what the collector finds in a stand-in of ``_named``'s ``open_dict``: its class and its 3 slots
+
+
+def stand_in_writes(peer=None) -> list:
+    """(driver, at the test's end: harness.judge.probe_runtime ``leave``) The stand-in classes whose members changed by
+    another path than their hooks since they were last compared (``type.__setattr__``/``type.__delattr__`` called on
+    the class: the driver's copy only), each then taken as it is; a class's ``__annotations__`` made empty by a read
+    (CPython stores one at the first read of a class that has none) is no write. With ``peer``, also each stand-in of
+    its objects whose own dict holds anything (``object.__setattr__`` on it: ``_named``'s ``open_dict``)."""
+    out = []
+    if peer is not None:
+        for ref in list(peer.handles.values()):
+            p = ref()
+            if p is not None and _TYPE_DICT(_type(p)).get("_hx_open") is True and \
+                    _len(_gc.get_referents(p)) > _STAND_IN_REFERENTS:
+                out.append(f"an attribute of a {qualname(_type(p))} object")
+    for entry in list(_STAND_IN_DICTS.values()):
+        cls, was = entry
+        now = _TYPE_DICT(cls)
+        if _len(now) == _len(was) and all(was.get(k, _MISSING) is v for k, v in now.items()):
+            continue
+        moved = [k for k in {*now, *was} if now.get(k, _MISSING) is not was.get(k, _MISSING) and
+                 not (k == "__annotations__" and k not in was and _type(now[k]) is dict and not now[k])]
+        entry[1] = dict(now)
+        if moved:
+            out.append(f"a member of class {qualname(cls)} ({sorted(map(str, moved))[0]})")
+    return out
 
 
 DRIVER_OBJECTS_RULE = """What a drop frees, the other way: an object of the test's (the driver's) that the tree holds is
@@ -8733,8 +8820,14 @@ every read of a clock by the test's main thread during a test (the driver's ``ti
 a thread of the tree lives and the gap since the last exchange reaches ``WAIT_OWED`` gives that whole gap, CPU time
 included, to the tree's threads before the read returns (``Waits.busy``; a ``wait`` request carrying it, as a give
 before an act: ``bl`` with ``bp``). More time than CPython's share for a CPU-bound thread of the tree (stricter for a
-test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. Open: a busy loop on
-another clock (``datetime.now``, ``os.times``, a C library's), or on no clock (a counter of iterations)."""
+test that its thread has not yet run, as for any wait), the same for one that sleeps or waits. And a busy loop on
+another clock (``datetime.datetime.now`` and ``os.times`` read it in C, as does a C library), or on none (a count of
+iterations), gives the same: a thread of the driver's own (harness.judge.probe_runtime ``_pulse``, a ``_thread`` never
+in ``threading``'s registries) asks the main thread every ``WAIT_OWED`` while such a gap is open to run the same give
+(``Py_AddPendingCall``: at its next instruction boundary, ``_pulse_give``) when the code it interrupted is the test's
+own (red team atk11: a loop on ``datetime.now`` waited with the tree's thread frozen). Open: a busy loop in a helper
+of the test's outside its file (a library's, a fixture's module), as for a clock read; where ``Py_AddPendingCall``
+cannot be reached (no ctypes), the clocks above only."""
 _M_MONO = _time.monotonic
 
 # -- what the kernel and the C runtime keep per process or thread (red team r32atk8) ----------------------------
@@ -8772,15 +8865,24 @@ pytest's process has it). The cheap items are read at every reply (about 10-20 Â
 ``_KERNEL_FULL``). Already elsewhere: the nice value (``CENSUS_RULE``), the umask, the working directory and the
 environment (synced), Python's signal handlers (guarded).
 
-Left open: a change of the limits, ``/proc/self/status`` or the harness's descriptors the tree undoes before the
-test's end; a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
+The resource limits are also the test's to read and set, as in plain pytest's one process (harness.judge.probe_runtime
+``_limits``): while the subject is in use, the test's ``resource.getrlimit`` (or ``prlimit`` of its own process, a
+read) answers the subject's limit, the one the tree runs under, whatever the tree changed since the last reply and
+undoes before the test's end; the test's ``setrlimit`` (or ``prlimit`` with limits) sets the driver's and is carried to
+the subject (``measure`` "rlimit", bringing an unused subject into use), where it is no change of the tree's (the last
+value compared takes it, for that resource only: ``KernelState.limit``). Inside an exchange (a callback of the
+test's the tree called) either is a fault.
+
+Left open: a change of ``/proc/self/status`` or the harness's descriptors the tree undoes before the test's end (a
+limit so changed is read by the test's own ``getrlimit`` in the subject: above); a signal disposition a thread of the tree sets while a library loads (taken as the library's); descriptors the tree opens itself (a test counting ``/proc/self/fd`` in the driver does not see them; honest
 trees keep files and sockets open); pending signals (the freeze blocks signals; what arrives meanwhile is delivered at
 the thaw); a thread of the tree's own mask, policy and affinity (under plain pytest that thread is not the test's
 either); the per-thread locale (``uselocale``), the I/O priority, the alternate signal stack, prctl's other switches
 (dumpable, parent-death signal, child subreaper, timer slack, keep-caps) and the personality (each readable through
 ctypes only); what the process measures of itself (CPU time, memory, context switches, threads: the accounting); and
-every guarded item the *test* changes in the driver (a lowered limit or a blocked signal the tree would feel under
-plain pytest is not carried to the subject)."""
+every guarded item but the resource limits the *test* changes in the driver (a blocked signal or an interval timer
+the tree would feel under plain pytest is not carried to the subject), and a limit the test sets outside a test
+before the subject is in use (at collection: the subject started early keeps the limits it started under)."""
 KERNEL_ITEMS = ("interval timers", "resource limits", "signal mask", "signal dispositions (SigIgn/SigCgt)",
                 "signal wakeup descriptor", "scheduling policy and priority", "CPU affinity",
                 "/proc/self/status (credentials, process group and session, capabilities, no_new_privs, seccomp, "
@@ -8803,7 +8905,7 @@ class KernelState:
         import resource
         import threading
         self.limits = tuple(getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_"))
-        self.getrlimit, self.getitimer = resource.getrlimit, _signal.getitimer
+        self.getrlimit, self.setrlimit, self.getitimer = resource.getrlimit, resource.setrlimit, _signal.getitimer
         self.wakeup, self.fault_on, self.getfl, self.F_GETFL = _signal.set_wakeup_fd, faulthandler.is_enabled, \
             fcntl.fcntl, fcntl.F_GETFL
         self.threading = _vars(threading)
@@ -8885,6 +8987,21 @@ class KernelState:
         return [tuple(timers), limits, mask, disp, wake, policy, affinity, status,
                 tuple(table) if table is not None else None, tuple(std), self.fault_on(),
                 (th.get("_profile_hook"), th.get("_trace_hook"))]
+
+    def limit(self, res: int, new=None) -> list:
+        """(``measure``) The subject's limit of ``res`` now, the tree's if it changed it (``KERNEL_RULE``: the test's
+        ``getrlimit`` reads the limit the tree runs under); with ``new``, the test's ``setrlimit`` carried here first,
+        which is no change of the tree's: the last value compared takes it, for ``res`` only."""
+        if new is not None:
+            if _type(new) is not list or _len(new) != 2 or _type(new[0]) is not int or _type(new[1]) is not int:
+                raise RemoteError("a malformed measure")
+            self.setrlimit(res, (new[0], new[1]))
+            last, now = self.last[1], self.getrlimit(res)
+            if last is not None:  # (each name of it: ``RLIMIT_OFILE`` is ``RLIMIT_NOFILE``)
+                self.last[1] = tuple(now if r == res else v for r, v in zip(self.limits, last))
+                self.key = _cheap(self.last)
+        soft, hard = self.getrlimit(res)
+        return [soft, hard]
 
     def status(self) -> tuple:
         """``/proc/self/status``'s guarded lines, and the signal dispositions (``SigIgn``, ``SigCgt``) as numbers, the

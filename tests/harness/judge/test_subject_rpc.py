@@ -3000,23 +3000,29 @@ def measured_pair():
     thread.join(timeout=10)
 
 
-def test_every_path_that_writes_a_stand_in_reaches_the_live_object_or_fails(measured_pair):
-    """``STAND_IN_PATHS_RULE``: a tree class's stand-in is written through its hooks only (``type.__setattr__`` and
-    ``type.__delattr__`` raise, as for a built-in class); ``vars(o)`` is the live object's dict, linked; an object's
-    stand-in has no dict of its own (``object.__setattr__`` raises)."""
+def test_every_path_that_writes_a_stand_in_reaches_the_live_object_or_is_seen(measured_pair):
+    """``STAND_IN_PATHS_RULE``: a write to a tree class's stand-in through its hooks reaches the live class; one
+    through ``type.__setattr__``/``type.__delattr__`` lands in the driver's copy only and is seen (``stand_in_writes``,
+    a fault at the test's end), never refused with an exception of the stand-in's own; ``vars(o)`` is the live object's
+    dict, linked; ``object.__setattr__`` on an object's stand-in lands in its own dict, and is seen the same way."""
     driver, tree = measured_pair
     C = tree.C
-    with pytest.raises(TypeError):
-        type.__setattr__(C, "m", lambda self: "test")
-    with pytest.raises(TypeError):
-        type.__delattr__(C, "m")
-    assert C().m() == "tree"
+    assert rpc.stand_in_writes(driver) == []
+    C.n = 5  # (through the hooks: no write to see)
+    type.__setattr__(C, "m", lambda self: "test")
+    assert C().m() == "tree"  # (the live class never saw it)
+    assert rpc.stand_in_writes(driver) == [f"a member of class {rpc.qualname(C)} (m)"]
+    type.__delattr__(C, "m")
+    assert len(rpc.stand_in_writes(driver)) == 1
+    _ = C.__annotations__  # (CPython stores an empty one at the first read: no write)
+    assert rpc.stand_in_writes(driver) == []
     o = tree.make()
     vars(o)["v"] = 2
     assert o.get() == 2  # the write reached the live object, as under plain pytest
-    with pytest.raises(AttributeError):
-        object.__setattr__(o, "v", 3)
-    assert o.get() == 2
+    assert rpc.stand_in_writes(driver) == []
+    object.__setattr__(o, "v", 3)
+    assert o.get() == 2 and vars(o)["v"] == 2
+    assert len(rpc.stand_in_writes(driver)) == 1
 
 
 def test_the_interpreters_singletons_cross_as_the_receivers_own(measured_pair):
@@ -3056,3 +3062,43 @@ def test_the_subjects_share_of_a_measure_is_read_by_functions_bound_at_load():
     assert rpc.measure("sizeof", [1, 2]) == sys.getsizeof([1, 2])
     with pytest.raises(rpc.RemoteError):
         rpc.measure("gc", "2", 0)
+
+
+class _Kept:
+    """A class of a file outside the interpreter's directories: a tree's, to ``_tree_objects``."""
+
+
+def test_the_subjects_objects_of_the_trees_classes_are_its_share_of_gc_get_objects(monkeypatch):
+    """``MEASURES_RULE``: ``gc.get_objects``'s share is every object the collector tracks whose class is defined in a
+    file that is not the interpreter's (this test file's class here), not the interpreter's objects; past the bound,
+    None (the driver faults)."""
+    kept = _Kept()
+    got = rpc.measure("objects", None)
+    assert any(o is kept for o in got) and not any(type(o) is dict for o in got)
+    monkeypatch.setattr(rpc, "_M_MAX_OBJECTS", 0)
+    assert rpc.measure("objects", None) is None
+    with pytest.raises(rpc.RemoteError):
+        rpc.measure("objects", "2")
+
+
+def test_the_tests_limit_is_read_and_set_in_the_subject_as_no_change_of_the_trees(monkeypatch):
+    """``KERNEL_RULE``: the test's ``getrlimit`` reads the subject's limit; its ``setrlimit``, carried there, is taken
+    as the last value compared (no change of the tree's); a change made after it still moves."""
+    import resource
+    k = rpc.KernelState()
+    monkeypatch.setattr(rpc, "_KERNEL_STATE", [k])
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert rpc.measure("rlimit", resource.RLIMIT_NOFILE) == [soft, hard]
+    try:
+        assert rpc.measure("rlimit", resource.RLIMIT_NOFILE, [soft - 1, hard]) == [soft - 1, hard]
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (soft - 1, hard)
+        rpc._KERNEL_FULL[0] = True
+        assert k.moved(True, None) == []
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft - 2, hard))  # (the tree's, say)
+        rpc._KERNEL_FULL[0] = True
+        assert k.moved(True, None) == ["resource limits"]
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        rpc._KERNEL_FULL[0] = False
+    with pytest.raises(rpc.RemoteError):
+        rpc.measure("rlimit", resource.RLIMIT_NOFILE, (soft, hard))
