@@ -3589,6 +3589,18 @@ ATK13_LENIENT = {
                                            "    return 1\n",
                                            "import multiprocessing\n" + _T + "    assert f() == 1\n"
                                            "    assert multiprocessing.active_children() == []\n"),
+    # a change made and undone inside one call (no message between) whose residue lives in the interpreter's C state,
+    # outside every namespace: a codec module put in sys.modules, looked up (the codec registry's C cache keeps it), then
+    # removed with encodings' memo entry; a stdlib function replaced around a call of an lru_cache'd one that calls it
+    # (fnmatch's compiled pattern cache keeps the tree's translation)
+    "undone_codec_module_kept_by_the_codec_cache": (
+        "import codecs\nimport encodings\nimport sys\nimport types\n\n\ndef f():\n    m = types.ModuleType('encodings.hxa13')\n"
+        "    m.getregentry = lambda: codecs.lookup('utf-8')\n    sys.modules['encodings.hxa13'] = m\n    'a'.encode('hxa13')\n"
+        "    del sys.modules['encodings.hxa13']\n    encodings._cache.pop('hxa13', None)\n    return 1\n",
+        _A11_T + "    assert f() == 1\n    with pytest.raises(LookupError):\n        'a'.encode('hxa13')\n"),
+    "undone_function_swap_kept_by_an_lru_cache": _r8_call(
+        "fnmatch", "old = fnmatch.translate;;fnmatch.translate = lambda p: '(?s:.*)\\\\Z';;fnmatch._compile_pattern('hx*a13');;"
+        "fnmatch.translate = old", "not fnmatch.fnmatchcase('zzz', 'hx*a13')"),
 }
 ATK13_HONEST = {
     # the tree registers a type with mimetypes.add_type: plain pytest's guess_extension finds it (the inverse map, an
@@ -3690,7 +3702,7 @@ def _atk13(names, mark) -> list:
 
 
 _ATK13_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk13: the judge passes what plain "
-                                "pytest fails: a limit read through sysconf, a generic delete or read of a name the "
+                                "pytest fails: a limit read through sysconf, a change undone whose residue a C cache keeps, a generic delete or read of a name the "
                                 "stand-in lacks, library state in an instance's attribute or a tuple, gc.get_objects' "
                                 "count of a plain leak (an open case: a name not in ATK13_CLOSED)")
 _ATK13_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk13 honest: the judge "
