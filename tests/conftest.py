@@ -273,9 +273,9 @@ SLOW_TESTS: dict[str, str] = {
         "7 small trees each judged and run under plain pytest (about 1-3 s each warm)",
     # red team atk13 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_limits_stand_in_deletes_and_library_state_outside_namespaces_as_plain_pytest_does":
-        "27 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+        "28 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
-        "14 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+        "16 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":

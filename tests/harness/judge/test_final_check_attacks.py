@@ -3503,7 +3503,7 @@ ATK13_LENIENT = {
                                           _A13_READ_BETWEEN.format(read="os.sysconf('SC_OPEN_MAX')")),
     "kernel_limit_read_through_proc_self_limits": (_A13_LIMIT, _T + _A13_READ_BETWEEN.format(
         read="[ln for ln in open('/proc/self/limits') if ln.startswith('Max open files')]")),
-    # STAND_IN_PATHS_RULE's open delete: a generic delete of a name the tree's class (or object) has and the stand-in
+    # STAND_IN_PATHS_RULE's open delete: a generic delete, listing of a name the tree's class (or object) has and the stand-in
     # lacks raises the stand-in's AttributeError, which pytest.raises takes; plain pytest deletes it (DID NOT RAISE)
     "stand_in_type_delattr_of_the_trees_class_attribute": ("class C:\n    x = 1\n\n\ndef f():\n    return C\n", _A11_T +
                                                            "    with pytest.raises(AttributeError):\n"
@@ -3601,6 +3601,9 @@ ATK13_LENIENT = {
     "undone_function_swap_kept_by_an_lru_cache": _r8_call(
         "fnmatch", "old = fnmatch.translate;;fnmatch.translate = lambda p: '(?s:.*)\\\\Z';;fnmatch._compile_pattern('hx*a13');;"
         "fnmatch.translate = old", "not fnmatch.fnmatchcase('zzz', 'hx*a13')"),
+    # STAND_IN_PATHS_RULE's generic listing: type.__dir__ of the stand-in class lacks the tree's class attribute
+    "stand_in_type_dir_lacks_the_trees_class_attribute": ("class C:\n    y = 2\n\n\ndef f():\n    return C\n",
+                                                         _A11_T + "    assert 'y' not in type.__dir__(f())\n"),
 }
 ATK13_HONEST = {
     # the tree registers a type with mimetypes.add_type: plain pytest's guess_extension finds it (the inverse map, an
@@ -3672,6 +3675,12 @@ ATK13_HONEST = {
                                               "    assert dataclasses.asdict(p) == {'a': 1, 'b': [2]}\n"
                                               "    assert dataclasses.replace(p, a=3).a == 3 and copy.copy(p) == p\n"
                                               "    with pytest.raises(dataclasses.FrozenInstanceError):\n        p.a = 5\n"),
+    # STAND_IN_PATHS_RULE's other generic slots: object.__repr__ (the stand-in's class, not pkg.C) and
+    # object.__reduce_ex__ (the stand-in's state: the judge's own peer and reference, not the tree's {'x': 1})
+    "generic_repr_of_the_trees_object": ("class C:\n    pass\n\n\ndef f():\n    return C()\n",
+                                         _A11_T + "    assert object.__repr__(f()).startswith('<pkg.C object at 0x')\n"),
+    "generic_reduce_of_the_trees_object": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\ndef f():\n    return C()\n",
+                                           _A11_T + "    assert object.__reduce_ex__(f(), 2)[2] == {'x': 1}\n"),
 }
 # atk13's cases that hold (the judge agrees with plain pytest, cold and warm): they run as ordinary tests
 ATK13_CLOSED: frozenset[str] = frozenset({
@@ -3708,7 +3717,7 @@ _ATK13_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red 
 _ATK13_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk13 honest: the judge "
                                        "fails an honest tree plain pytest passes: mimetypes.init or add_type by the tree, "
                                        "the test's datetime.strptime (KeyError '__import__'), gc.get_objects beside a large "
-                                       "tree, a generic read of the tree's attribute (an open case: a name not in "
+                                       "tree, a generic read, repr or reduce of the tree's object (an open case: a name not in "
                                        "ATK13_CLOSED)")
 
 
