@@ -271,6 +271,11 @@ SLOW_TESTS: dict[str, str] = {
         "21 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
         "7 small trees each judged and run under plain pytest (about 1-3 s each warm)",
+    # red team atk13 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_limits_stand_in_deletes_and_library_state_outside_namespaces_as_plain_pytest_does":
+        "28 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
+        "16 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
@@ -408,6 +413,15 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "stand_in_class_immutable_under_raises", "busy_wait_on_datetime_now_thread_frozen"}),
         "red team atk11's closed cases, one or two per rule (MODULE_STATE_RULE's memo, reload and call-out, MEASURES_RULE, "
         "KERNEL_RULE, STAND_IN_PATHS_RULE, CLOCK_READS_RULE); the other 14 in the campaign (2 s each)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_limits_stand_in_deletes_and_library_state_outside_namespaces_as_plain_pytest_does": (frozenset({
+        "kernel_limit_read_through_prlimit_of_getpid", "containers_flooded_past_the_limit",
+        "measure_process_time_misses_the_trees_work"}),
+        "red team atk13's held lenient cases, three rules (KERNEL_RULE, MODULE_STATE_RULE, MEASURES_RULE); the other held ones "
+        "in the campaign (2 s each)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged": (frozenset({
+        "platform_and_re_memos_in_tree_and_test", "event_wait_for_the_trees_thread", "dataclass_helpers_on_the_trees_object"}),
+        "red team atk13's held honest cases, three habits (library memos, a blocking wait for the tree's thread, a tree's "
+        "dataclass); the other held ones in the campaign (2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
@@ -675,6 +689,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk11's judge leniencies (MODULE_STATE_RULE's lazy caches and open containers, an undone change, a reload): held and closed cases (ATK11_CLOSED) run here too",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_overwrites_its_output_or_whose_test_reads_its_process_passes_judged":
         "red team atk11's honest regressions (STREAMS_RULE's seek, the driver not dumpable, SINGLETONS_RULE's open rows, sys.getsizeof of a copy, sys.stdout.name): the closed ones (ATK11_CLOSED) in test-all",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_limits_stand_in_deletes_and_library_state_outside_namespaces_as_plain_pytest_does":
+        "red team atk13's judge leniencies (a limit through sysconf, generic deletes and reads on stand-ins, library state "
+        "in an instance's attribute or a tuple, gc.get_objects' count): the held ones (ATK13_CLOSED) as SWEEPS says",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
+        "red team atk13's honest regressions (mimetypes.init and add_type, datetime.strptime in the test, gc.get_objects "
+        "beside a large tree, a generic read): the held ones (ATK13_CLOSED) as SWEEPS says",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

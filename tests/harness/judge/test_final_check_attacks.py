@@ -3484,3 +3484,248 @@ def test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged(tmp_pa
     if plain or not judged_part or "FAILED tests/test_t.py::test_2" not in plain_part:
         pytest.fail(out)  # the premise: plain pytest fails test_2
     assert "FAILED tests/test_t.py::test_2" in judged_part, out
+
+
+# == red team atk13: today's rules (MODULE_STATE_RULE's containers and memos, MEASURES_RULE, KERNEL_RULE,
+# STAND_IN_PATHS_RULE, CLOCK_READS_RULE) at their edges (strict xfails; a name in ATK13_CLOSED runs as an ordinary
+# test). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree
+# passes plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1).
+_A13_LIMIT = ("import resource\n\n_S = resource.getrlimit(resource.RLIMIT_NOFILE)\n\n\n"
+              "def f():\n    resource.setrlimit(resource.RLIMIT_NOFILE, (_S[0] - 1, _S[1]))\n"
+              "    return 1\n\n\ndef g():\n    resource.setrlimit(resource.RLIMIT_NOFILE, _S)\n")
+_A13_READ_BETWEEN = "    s0 = {read}\n    assert f() == 1\n    s1 = {read}\n    g()\n    assert s1 == s0\n"
+_A13_THREAD_FILE = ("import threading\nimport time\n\n\ndef _w(p):\n    time.sleep(0.05)\n    open(p, 'w').close()\n\n\n"
+                    "def f(p):\n    threading.Thread(target=_w, args=(p,), daemon=True).start()\n    return 1\n")
+ATK13_LENIENT = {
+    # KERNEL_RULE reads the limit through resource's functions only: the kernel's other readings of the same limit
+    # (sysconf's SC_OPEN_MAX is RLIMIT_NOFILE's soft limit; /proc/self/limits) are the driver's, not the tree's
+    "kernel_limit_read_through_sysconf": (_A13_LIMIT, "import os\n" + _T +
+                                          _A13_READ_BETWEEN.format(read="os.sysconf('SC_OPEN_MAX')")),
+    "kernel_limit_read_through_proc_self_limits": (_A13_LIMIT, _T + _A13_READ_BETWEEN.format(
+        read="[ln for ln in open('/proc/self/limits') if ln.startswith('Max open files')]")),
+    # STAND_IN_PATHS_RULE's open delete: a generic delete, listing of a name the tree's class (or object) has and the stand-in
+    # lacks raises the stand-in's AttributeError, which pytest.raises takes; plain pytest deletes it (DID NOT RAISE)
+    "stand_in_type_delattr_of_the_trees_class_attribute": ("class C:\n    x = 1\n\n\ndef f():\n    return C\n", _A11_T +
+                                                           "    with pytest.raises(AttributeError):\n"
+                                                           "        type.__delattr__(f(), 'x')\n"),
+    "stand_in_object_delattr_of_the_trees_instance_attribute": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\n"
+                                                                "def f():\n    return C()\n", _A11_T +
+                                                                "    with pytest.raises(AttributeError):\n"
+                                                                "        object.__delattr__(f(), 'x')\n"),
+    # MODULE_STATE_RULE's open containers: state in a library instance's attribute (the JSON encoder json.dumps uses)
+    # and in a closure cell (a library singledispatch function's registry): the driver's library never sees the change
+    "instance_attribute_json_default_encoder": _r8_call("json", "json._default_encoder.indent = 2", "json.dumps([1]) == '[1]'"),
+    "closure_registry_of_a_library_singledispatch": _r8_call(
+        "pkgutil", "pkgutil.iter_importer_modules.register(int, lambda i, prefix='': iter([('hx', False)]))",
+        "list(pkgutil.iter_importer_modules(5)) == []"),
+    "instance_attribute_mimetypes_inverse_map": _r8_call(
+        "mimetypes", "mimetypes._db.types_map_inv[True]['text/plain'].insert(0, '.hx')",
+        "mimetypes.guess_extension('text/plain') == e0", "e0 = mimetypes.guess_extension('text/plain')"),
+    # a library class's attribute (the class's dict is a mappingproxy, no dict bound in a namespace)
+    "library_class_attribute_json_encoder_separator": _r8_call("json", "json.JSONEncoder.item_separator = ';'",
+                                                               "json.JSONEncoder().encode([1, 2]) == '[1, 2]'"),
+    # the tree consumes the global random generator's sequence (the test seeded it and checks f draws nothing from it)
+    "random_sequence_consumed_by_the_tree": ("import random\n\n\ndef f():\n    random.random()\n    return 1\n",
+                                             "import random\n" + _T + "    random.seed(7)\n    a = random.random()\n"
+                                             "    random.seed(7)\n    assert f() == 1\n    assert random.random() == a\n"),
+    # the tree's logger level, signal disposition and codec registry (interpreter state outside a module's namespace)
+    "logger_level_set_by_the_tree": _r8_call("logging", "logging.getLogger('hx.a13').setLevel(logging.ERROR)",
+                                             "logging.getLogger('hx.a13').level == logging.NOTSET"),
+    "signal_disposition_set_by_the_tree": _r8_call("signal", "signal.signal(signal.SIGUSR2, signal.SIG_IGN)",
+                                                   "signal.getsignal(signal.SIGUSR2) == signal.SIG_DFL"),
+    "codec_registered_by_the_tree": _r8_call(
+        "codecs", "codecs.register(lambda n: codecs.lookup('utf-8') if n == 'hx_a13' else None)",
+        "pytest.raises(LookupError, 'a'.encode, 'hx_a13')"),
+    "kernel_limit_read_through_prlimit_of_getpid": (_A13_LIMIT, "import os\nimport resource\n" + _T + _A13_READ_BETWEEN.format(
+        read="resource.prlimit(os.getpid(), resource.RLIMIT_NOFILE)")),
+    # MEASURES_RULE's gc.get_objects lists the tree's classes only: a leak of plain containers (5,000 lists kept in the
+    # tree's module) is not in the driver's count; tracemalloc, ru_maxrss and process_time measure the driver
+    "measure_gc_count_misses_a_plain_leak": ("KEPT = []\n\n\ndef f():\n    KEPT.extend([i] for i in range(5000))\n    return 1\n",
+                                             "import gc\n" + _T + "    gc.collect()\n    n0 = len(gc.get_objects())\n"
+                                             "    assert f() == 1\n    gc.collect()\n    assert len(gc.get_objects()) - n0 < 1000\n"),
+    "measure_tracemalloc_misses_the_trees_allocation": ("KEPT = []\n\n\ndef f():\n    KEPT.append(bytearray(8 << 20))\n    return 1\n",
+                                                        "import tracemalloc\n" + _T + "    tracemalloc.start()\n    try:\n"
+                                                        "        assert f() == 1\n        cur = tracemalloc.get_traced_memory()[0]\n"
+                                                        "    finally:\n        tracemalloc.stop()\n    assert cur < 1 << 20\n"),
+    "measure_maxrss_misses_the_trees_peak": ("def f():\n    b = bytearray(b'x') * (48 << 20)\n    del b\n    return 1\n",
+                                             "import resource\n" + _T + "    r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+                                             "    assert f() == 1\n"
+                                             "    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0 < 24 << 10\n"),
+    "measure_process_time_misses_the_trees_work": ("import time\n\n\ndef f():\n    t = time.process_time()\n"
+                                                   "    while time.process_time() - t < 0.4:\n        pass\n    return 1\n",
+                                                   "import time\n" + _T + "    t0 = time.process_time()\n    assert f() == 1\n"
+                                                   "    assert time.process_time() - t0 < 0.2\n"),
+    # MODULE_STATE_RULE's open depth and tuple: a plain value the tree binds on a library module crosses (f), then the
+    # tree changes a list below it past MAX_MODULE_DEPTH levels, or inside a tuple (g): never compared again
+    "container_past_the_depth_limit": ("import json\n\n\ndef f():\n    json.hx_a13 = {'a': {'a': {'a': {'a': {'a': {'a': {'a': [0]}}}}}}}\n"
+                                       "    return 1\n\n\ndef g():\n    json.hx_a13['a']['a']['a']['a']['a']['a']['a'][0] = 1\n",
+                                       "import json\n" + _T + "    assert f() == 1\n    g()\n"
+                                       "    assert json.hx_a13['a']['a']['a']['a']['a']['a']['a'] == [0]\n"),
+    "container_in_a_tuple": ("import json\n\n\ndef f():\n    json.hx_a13t = ([0],)\n    return 1\n\n\ndef g():\n"
+                             "    json.hx_a13t[0][0] = 1\n",
+                             "import json\n" + _T + "    assert f() == 1\n    g()\n    assert json.hx_a13t == ([0],)\n"),
+    # MAX_MODULE_CONTAINERS: the tree floods the watched containers with a plain value of 60,000 lists, then changes a
+    # list the rule compares (atk11's closed urllib.parse.uses_relative)
+    "containers_flooded_past_the_limit": ("import builtins\nimport urllib.parse\n\n\ndef f():\n"
+                                          "    builtins.hx_a13f = [[i] for i in range(60000)]\n    return 1\n\n\n"
+                                          "def g():\n    urllib.parse.uses_relative.remove('http')\n",
+                                          "import urllib.parse\n" + _T + "    assert f() == 1\n    g()\n"
+                                          "    assert urllib.parse.urljoin('http://a/b/', 'c') == 'http://a/b/c'\n"),
+    # STAND_IN_PATHS_RULE's generic reads: object.__getattribute__ / type.__getattribute__ / inspect.getattr_static
+    # of a name the tree's object or class has (plain pytest: found), read on the stand-in
+    "stand_in_object_getattribute_of_the_trees_attribute": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\n"
+                                                            "def f():\n    return C()\n", _A11_T +
+                                                            "    with pytest.raises(AttributeError):\n"
+                                                            "        object.__getattribute__(f(), 'x')\n"),
+    "stand_in_type_getattribute_of_the_trees_class_attribute": ("class C:\n    x = 1\n\n\ndef f():\n    return C\n", _A11_T +
+                                                                "    with pytest.raises(AttributeError):\n"
+                                                                "        type.__getattribute__(f(), 'x')\n"),
+    "stand_in_getattr_static_of_the_trees_attribute": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\n"
+                                                       "def f():\n    return C()\n", "import inspect\n" + _A11_T +
+                                                       "    assert inspect.getattr_static(f(), 'x', None) is None\n"),
+    # _MW_LAZY's multiprocessing.process._children: the tree leaves a child process running; the test checks none is
+    "multiprocessing_child_left_running": ("import multiprocessing\nimport time\n\n\ndef f():\n"
+                                           "    multiprocessing.get_context('fork').Process(target=time.sleep, args=(3,), daemon=True).start()\n"
+                                           "    return 1\n",
+                                           "import multiprocessing\n" + _T + "    assert f() == 1\n"
+                                           "    assert multiprocessing.active_children() == []\n"),
+    # a change made and undone inside one call (no message between) whose residue lives in the interpreter's C state,
+    # outside every namespace: a codec module put in sys.modules, looked up (the codec registry's C cache keeps it), then
+    # removed with encodings' memo entry; a stdlib function replaced around a call of an lru_cache'd one that calls it
+    # (fnmatch's compiled pattern cache keeps the tree's translation)
+    "undone_codec_module_kept_by_the_codec_cache": (
+        "import codecs\nimport encodings\nimport sys\nimport types\n\n\ndef f():\n    m = types.ModuleType('encodings.hxa13')\n"
+        "    m.getregentry = lambda: codecs.lookup('utf-8')\n    sys.modules['encodings.hxa13'] = m\n    'a'.encode('hxa13')\n"
+        "    del sys.modules['encodings.hxa13']\n    encodings._cache.pop('hxa13', None)\n    return 1\n",
+        _A11_T + "    assert f() == 1\n    with pytest.raises(LookupError):\n        'a'.encode('hxa13')\n"),
+    "undone_function_swap_kept_by_an_lru_cache": _r8_call(
+        "fnmatch", "old = fnmatch.translate;;fnmatch.translate = lambda p: '(?s:.*)\\\\Z';;fnmatch._compile_pattern('hx*a13');;"
+        "fnmatch.translate = old", "not fnmatch.fnmatchcase('zzz', 'hx*a13')"),
+    # STAND_IN_PATHS_RULE's generic listing: type.__dir__ of the stand-in class lacks the tree's class attribute
+    "stand_in_type_dir_lacks_the_trees_class_attribute": ("class C:\n    y = 2\n\n\ndef f():\n    return C\n",
+                                                         _A11_T + "    assert 'y' not in type.__dir__(f())\n"),
+}
+ATK13_HONEST = {
+    # the tree registers a type with mimetypes.add_type: plain pytest's guess_extension finds it (the inverse map, an
+    # instance's attribute, is not carried), and guess_type (the module-level map, carried)
+    "mimetypes_add_type_then_guess_extension": _r8_call("mimetypes", "mimetypes.add_type('application/x-hxa13', '.hxa13')",
+                                                        "mimetypes.guess_extension('application/x-hxa13') == '.hxa13'"),
+    # the tree configures a logger's level (a common set-up function); the test reads it back
+    "logger_level_configured_by_the_tree": _r8_call("logging", "logging.getLogger('hx.a13h').setLevel(logging.ERROR)",
+                                                    "logging.getLogger('hx.a13h').getEffectiveLevel() == logging.ERROR"),
+    # the test sets decimal's precision for the tree's computation (its thread's context)
+    "decimal_precision_set_by_the_test": ("from decimal import Decimal\n\n\ndef f():\n    return Decimal(1) / Decimal(3)\n",
+                                          "import decimal\n" + _T + "    with decimal.localcontext() as c:\n"
+                                          "        c.prec = 5\n        assert f() == decimal.Decimal('0.33333')\n"),
+    # library memos filled by the tree and the test alike (MODULE_STATE_RULE's memo compare)
+    "strptime_memo_in_tree_and_test": ("import datetime\n\n\ndef f():\n"
+                                       "    return datetime.datetime.strptime('2020-01-02 03:04', '%Y-%m-%d %H:%M').year\n",
+                                       "import datetime\n" + _T + "    assert f() == 2020\n"
+                                       "    assert datetime.datetime.strptime('2021', '%Y').year == 2021\n"),
+    "platform_and_re_memos_in_tree_and_test": ("import platform\nimport re\n\n\ndef f():\n"
+                                               "    return (platform.platform(), platform.system(), bool(re.match('a+b', 'aab')))\n",
+                                               "import platform\n" + _T +
+                                               "    assert f() == (platform.platform(), platform.system(), True)\n"),
+    "asyncio_run_in_tree_and_test": ("import asyncio\n\n\nasync def _c():\n    await asyncio.sleep(0)\n    return 2\n\n\n"
+                                     "def f():\n    return asyncio.run(_c())\n",
+                                     "import asyncio\n" + _T + "    assert f() == 2\n"
+                                     "    assert asyncio.run(asyncio.sleep(0, 3)) == 3\n    assert f() == 2\n"),
+    "sysconfig_tempfile_json_dataclass": ("import dataclasses\nimport json\nimport sysconfig\nimport tempfile\n\n\n"
+                                          "@dataclasses.dataclass\nclass P:\n    a: int\n\n\ndef f():\n"
+                                          "    d = tempfile.mkdtemp()\n    return (sysconfig.get_paths()['purelib'], "
+                                          "json.dumps(dataclasses.asdict(P(1))), d.startswith(tempfile.gettempdir()))\n",
+                                          "import sysconfig\n" + _T + "    r = f()\n"
+                                          "    assert r == (sysconfig.get_paths()['purelib'], '{\"a\": 1}', True)\n"),
+    # CLOCK_READS_RULE: the test waits for the tree's thread's file with no clock at all (a bounded loop)
+    "busy_wait_with_no_clock_for_the_trees_thread": (_A13_THREAD_FILE, "import os\n" + _T.replace("test_f()", "test_f(tmp_path)")
+                                                     + "    p = str(tmp_path / 'done')\n    assert f(p) == 1\n"
+                                                     "    for _ in range(3_000_000):\n        if os.path.exists(p):\n"
+                                                     "            break\n    assert os.path.exists(p)\n"),
+    # MEASURES_RULE's fault on threading's registries: the test checks the tree leaves no thread running
+    "threading_active_count_after_the_tree_joins": ("import threading\n\n\ndef f():\n    t = threading.Thread(target=int)\n"
+                                                    "    t.start()\n    t.join()\n    return 1\n",
+                                                    "import threading\n" + _T + "    n0 = threading.active_count()\n"
+                                                    "    assert f() == 1\n    assert threading.active_count() == n0\n"
+                                                    "    assert len(threading.enumerate()) == n0\n"),
+    # MEASURES_RULE's gc.get_objects past 10,000 of the tree's objects (a fault): a tree with a large structure of its
+    # own classes, a test that looks for a leak of its own class
+    "gc_get_objects_with_a_large_tree": ("class Node:\n    pass\n\n\nNODES = [Node() for _ in range(20000)]\n\n\n"
+                                         "def f():\n    return len(NODES)\n",
+                                         "import gc\n" + _T + "    class Mine:\n        pass\n    assert f() == 20000\n"
+                                         "    assert not [o for o in gc.get_objects() if type(o) is Mine]\n"),
+    "mimetypes_init_in_tree_then_guess_type": _r8_call("mimetypes", "mimetypes.init()",
+                                                       "mimetypes.guess_type('a.html')[0] == 'text/html'"),
+    # CLOCK_READS_RULE: the test waits for the tree's thread with a blocking wait (an Event's timeout, select's), no
+    # clock read and no sleep
+    "event_wait_for_the_trees_thread": (_A13_THREAD_FILE, "import os\nimport threading\n" + _T.replace("test_f()", "test_f(tmp_path)")
+                                        + "    p = str(tmp_path / 'done')\n    assert f(p) == 1\n"
+                                        "    threading.Event().wait(0.5)\n    assert os.path.exists(p)\n"),
+    "select_timeout_for_the_trees_thread": (_A13_THREAD_FILE, "import os\nimport select\n" + _T.replace("test_f()", "test_f(tmp_path)")
+                                            + "    p = str(tmp_path / 'done')\n    assert f(p) == 1\n"
+                                            "    select.select([], [], [], 0.5)\n    assert os.path.exists(p)\n"),
+    # STAND_IN_PATHS_RULE's generic read (the honest twin of the lenient getattribute rows)
+    "generic_read_of_the_trees_attribute": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\n"
+                                            "def f():\n    return C()\n", _A11_T + "    assert object.__getattribute__(f(), 'x') == 1\n"),
+    # common habits on a tree's dataclass object: fields, asdict, replace, copy, a frozen instance's FrozenInstanceError
+    "dataclass_helpers_on_the_trees_object": ("import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass P:\n"
+                                              "    a: int\n    b: list = dataclasses.field(default_factory=list)\n\n\n"
+                                              "def f():\n    return P(1, [2])\n",
+                                              "import copy\nimport dataclasses\n" + _A11_T + "    p = f()\n"
+                                              "    assert [x.name for x in dataclasses.fields(p)] == ['a', 'b']\n"
+                                              "    assert dataclasses.asdict(p) == {'a': 1, 'b': [2]}\n"
+                                              "    assert dataclasses.replace(p, a=3).a == 3 and copy.copy(p) == p\n"
+                                              "    with pytest.raises(dataclasses.FrozenInstanceError):\n        p.a = 5\n"),
+    # STAND_IN_PATHS_RULE's other generic slots: object.__repr__ (the stand-in's class, not pkg.C) and
+    # object.__reduce_ex__ (the stand-in's state: the judge's own peer and reference, not the tree's {'x': 1})
+    "generic_repr_of_the_trees_object": ("class C:\n    pass\n\n\ndef f():\n    return C()\n",
+                                         _A11_T + "    assert object.__repr__(f()).startswith('<pkg.C object at 0x')\n"),
+    "generic_reduce_of_the_trees_object": ("class C:\n    def __init__(self):\n        self.x = 1\n\n\ndef f():\n    return C()\n",
+                                           _A11_T + "    assert object.__reduce_ex__(f(), 2)[2] == {'x': 1}\n"),
+}
+# atk13's cases that hold (the judge agrees with plain pytest, cold and warm): they run as ordinary tests
+ATK13_CLOSED: frozenset[str] = frozenset({
+    # KERNEL_RULE: /proc/self/limits and prlimit of the driver's pid read the subject's limit (or fail closed)
+    "kernel_limit_read_through_proc_self_limits", "kernel_limit_read_through_prlimit_of_getpid",
+    # state outside a module's namespace that another row carries or guards: a singledispatch registry, a library
+    # class's attribute, the global random generator, a logger's level, a signal's disposition, the codec registry,
+    # a child process left running
+    "closure_registry_of_a_library_singledispatch", "library_class_attribute_json_encoder_separator",
+    "random_sequence_consumed_by_the_tree", "logger_level_set_by_the_tree", "signal_disposition_set_by_the_tree",
+    "codec_registered_by_the_tree", "multiprocessing_child_left_running",
+    # MEASURES_RULE and the census: tracemalloc, ru_maxrss and process_time are the tree's too (or a fault)
+    "measure_tracemalloc_misses_the_trees_allocation", "measure_maxrss_misses_the_trees_peak",
+    "measure_process_time_misses_the_trees_work",
+    # MODULE_STATE_RULE: a plain value the tree binds is watched again as a whole (depth and count hold here)
+    "container_past_the_depth_limit", "containers_flooded_past_the_limit",
+    # STAND_IN_PATHS_RULE: inspect.getattr_static reads the live object's __dict__
+    "stand_in_getattr_static_of_the_trees_attribute",
+    # honest trees that pass judged
+    "logger_level_configured_by_the_tree", "decimal_precision_set_by_the_test", "platform_and_re_memos_in_tree_and_test",
+    "asyncio_run_in_tree_and_test", "sysconfig_tempfile_json_dataclass", "busy_wait_with_no_clock_for_the_trees_thread",
+    "threading_active_count_after_the_tree_joins", "event_wait_for_the_trees_thread", "select_timeout_for_the_trees_thread",
+    "dataclass_helpers_on_the_trees_object"})
+
+
+def _atk13(names, mark) -> list:
+    return [n if n in ATK13_CLOSED else pytest.param(n, marks=mark) for n in sorted(names)]
+
+
+_ATK13_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk13: the judge passes what plain "
+                                "pytest fails: a limit read through sysconf, a change undone whose residue a C cache keeps, a generic delete or read of a name the "
+                                "stand-in lacks, library state in an instance's attribute or a tuple, gc.get_objects' "
+                                "count of a plain leak (an open case: a name not in ATK13_CLOSED)")
+_ATK13_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk13 honest: the judge "
+                                       "fails an honest tree plain pytest passes: mimetypes.init or add_type by the tree, "
+                                       "the test's datetime.strptime (KeyError '__import__'), gc.get_objects beside a large "
+                                       "tree, a generic read, repr or reduce of the tree's object (an open case: a name not in "
+                                       "ATK13_CLOSED)")
+
+
+@pytest.mark.parametrize("name", _atk13(ATK13_LENIENT, _ATK13_OPEN))
+def test_the_judge_reads_limits_stand_in_deletes_and_library_state_outside_namespaces_as_plain_pytest_does(tmp_path, name):
+    judged_as_plain(tmp_path, ATK13_LENIENT[name], plain_passes=False)
+
+
+@pytest.mark.parametrize("name", _atk13(ATK13_HONEST, _ATK13_HONEST_OPEN))
+def test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged(tmp_path, name):
+    judged_as_plain(tmp_path, ATK13_HONEST[name], plain_passes=True)
