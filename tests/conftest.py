@@ -419,9 +419,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "red team atk13's held lenient cases, three rules (KERNEL_RULE, MODULE_STATE_RULE, MEASURES_RULE); the other held ones "
         "in the campaign (2 s each)"),
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged": (frozenset({
-        "platform_and_re_memos_in_tree_and_test", "event_wait_for_the_trees_thread", "dataclass_helpers_on_the_trees_object"}),
-        "red team atk13's held honest cases, three habits (library memos, a blocking wait for the tree's thread, a tree's "
-        "dataclass); the other held ones in the campaign (2 s each)"),
+        "platform_and_re_memos_in_tree_and_test", "event_wait_for_the_trees_thread", "dataclass_helpers_on_the_trees_object",
+        "strptime_memo_in_tree_and_test"}),
+        "red team atk13's held honest cases, four habits (library memos, a blocking wait for the tree's thread, a tree's "
+        "dataclass, the test's own datetime.strptime); the other held ones in the campaign (2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
