@@ -429,9 +429,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "study runs every category's reference and candidates through the judge in test-all already, and the "
         "task files are pinned by the protocol locks, which test-all checks; all 24 take ~420 s summed"),
     "tests/harness/judge/test_two_process_judge_attacks.py::test_replies_the_tree_writes_itself_forge_nothing": (frozenset({
-        "cold-nested", "cold-twice", "warm-twice", "cold-protocol error", "warm-protocol error"}),
-        "the nested reply once: the subject then stops answering and the driver waits out its audit "
-        "heartbeat (~20 s a run)"),
+        "cold-twice", "warm-twice", "cold-protocol error", "warm-protocol error"}),
+        "the forged replies twice and as a protocol error, cold and warm; the nested reply (the subject then stops "
+        "answering and the driver waits out its audit heartbeat, ~20 s a run) in the campaign (a fresh clone's "
+        "test-all ran 17:53 of pytest at stop 45)"),
     "tests/harness/run/test_fault_recovery.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
         (frozenset({"0.4"}), "one fixed delay; the anchored kill campaign covers the first seconds (~11 s each)"),
     "tests/harness/engines/test_provider_faults.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
@@ -584,6 +585,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/sandbox/test_rt13_attacks.py::test_a_run_leaves_the_harness_its_per_user_kernel_limits":
+        "red team rt13's open case (strict xfail): a run holding root's inotify pool while the harness's own "
+        "inotify_init runs is a race (a fresh clone's test-all saw it XPASS once at bwrap): in the campaign until "
+        "closed",
     "tests/harness/run/test_kill_campaign.py::test_kill_9_at_a_moment_of_the_first_seconds_and_resume_completes":
         "kill -9 of a 12-cell CLI run at seeded and anchored moments, each resumed (~12-50 s each); test-all keeps a kill "
         "in a run's first seconds recovered by one command (test_fault_recovery, the 0.4 s point), the kill -9 of a Ray "
