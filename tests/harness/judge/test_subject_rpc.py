@@ -1722,7 +1722,8 @@ def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monke
     own alias: ``_Loads``), or it is the name's value at an earlier reply (put back). An existing module under a
     new name, a module made from a real module's spec and a name rebound after its import are faults, whatever
     the value calls itself; so is an entry a load puts under a name outside the one it loads."""
-    import importlib
+    import colorsys  # loaded before the state below is made: the put-back at the end needs colorsys's value at an
+    import importlib  # earlier reply (run alone, the import further down was colorsys's first load: order-dependent)
     (tmp_path / "hx_pkgr").mkdir()
     (tmp_path / "hx_pkgr" / "__init__.py").write_text("import sys, types\n\nsys.modules[__name__ + '.io'] = "
                                                       "types.ModuleType('io_alias')\n")
@@ -1749,7 +1750,6 @@ def test_a_sys_modules_entry_is_the_imports_only_when_a_load_left_it_there(monke
         ps.outgoing({"r": 1})
         assert any("sys.modules (hx_alias)" in f for f in ps.faults), ps.faults
         ps.faults.clear()
-        import colorsys
         forged = types.ModuleType("colorsys")
         forged.__spec__ = colorsys.__spec__
         monkeypatch.setitem(sys.modules, "colorsys", forged)
