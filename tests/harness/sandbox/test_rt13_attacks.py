@@ -86,13 +86,18 @@ REMODE = ("import os, stat\n"
           "    return wrote\n")
 
 
-def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch) -> list[str]:
-    """What the run re-moded of the host's device nodes (``what``: a function of REMODE), run ``executor`` (cold:
-    run_confined; warm: the harness's test runner with HARNESS_WARM=1) at ``level``."""
+def _at_level(level: str, monkeypatch) -> None:
+    """Confine this test's runs at ``level`` (``bwrap``: the default), or skip it where the machine lacks the level."""
     monkeypatch.setenv("HARNESS_CONFINEMENT", "" if level == "bwrap" else level)
     got = sandbox.confinement_level()
     if not got.startswith(level):
         pytest.skip(f"level {level} not available here (got {got})")
+
+
+def _confined(level: str, executor: str, what: str, tmp_path: Path, monkeypatch) -> list[str]:
+    """What the run re-moded of the host's device nodes (``what``: a function of REMODE), run ``executor`` (cold:
+    run_confined; warm: the harness's test runner with HARNESS_WARM=1) at ``level``."""
+    _at_level(level, monkeypatch)
     if os.geteuid() != 0:
         pytest.skip("a non-root harness's run is not uid 0 (it owns no host device node); the warm zygote needs root")
     code = REMODE.format(host=_host_ids())
@@ -160,9 +165,7 @@ STAMP = 1_000_000_007  # an mtime no devpts node has by itself
 def test_a_warm_run_leaves_nothing_in_dev_pts_for_the_next_run(tmp_path, monkeypatch):
     from harness.judge.testrun import run_pytest
     from harness.sandbox.workspace import Workspace
-    monkeypatch.setenv("HARNESS_CONFINEMENT", "")
-    if sandbox.confinement_level() != "bwrap":
-        pytest.skip("level bwrap not available here")
+    _at_level("bwrap", monkeypatch)
     monkeypatch.setenv("HARNESS_WARM", "1")
     from harness.sandbox import warm
     warm.stop()  # a fresh zygote: both runs are its first two (never split by a recycle)
@@ -204,9 +207,7 @@ LIST_CWD = ("import os\n"
                    reason="red team rt13: a run started in a hidden directory lists it (bwrap binds the working "
                           "directory read-only; at the namespace levels the working directory stays below the cover)")
 def test_a_run_started_inside_a_hidden_directory_sees_none_of_it(lv, tmp_path, monkeypatch):
-    monkeypatch.setenv("HARNESS_CONFINEMENT", "" if lv == "bwrap" else lv)
-    if not sandbox.confinement_level().startswith(lv):
-        pytest.skip(f"level {lv} not available here")
+    _at_level(lv, monkeypatch)
     secret = tmp_path / "hidden" / "task"
     (secret / "oracle").mkdir(parents=True)
     (secret / "oracle" / "test_oracle.py").write_text("SECRET = 1\n")
@@ -249,9 +250,7 @@ def test_a_run_leaves_the_harness_its_per_user_kernel_limits(lv, tmp_path, monke
     import ctypes
     import threading
     import time
-    monkeypatch.setenv("HARNESS_CONFINEMENT", "" if lv == "bwrap" else lv)
-    if not sandbox.confinement_level().startswith(lv):
-        pytest.skip(f"level {lv} not available here")
+    _at_level(lv, monkeypatch)
     if os.geteuid() != 0:
         pytest.skip("a non-root harness's run is not the harness's uid here")
     if int(Path("/proc/sys/fs/inotify/max_user_instances").read_text()) > 10000:
