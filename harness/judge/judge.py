@@ -595,11 +595,16 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
         why = _check(site, ev, scope.env(None, (), site.func))
         if why:
             results.append(TestResult("<module>", "failed", why))
+    if returncode not in (0, 5, None) and not any(r.status in ("failed", "error") for r in results):
+        # (testrun PROCESS_END_RULE: a fixture's teardown error, a session's: every test body passed, pytest did not)
+        results.append(TestResult("<session>", "error", f"pytest exited {returncode} though every test passed judged "
+                                                        "(an error in a fixture's setup or teardown, or the session's): "
+                                                        "plain pytest's run fails so"))
     failures = sum(r.status == "failed" for r in results)
     errors = sum(r.status == "error" for r in results)
     ran = sum(1 for r in results if r.status != "error" or r.reason != "did not run")
     passed = not tamper and canary_ok and failures == 0 and errors == 0 and ran > 0 and len(results) > 0
-    return Judgment(passed, len([r for r in results if r.name != "<module>"]), failures, errors, bool(tamper), tamper,
+    return Judgment(passed, len([r for r in results if r.name not in ("<module>", "<session>")]), failures, errors, bool(tamper), tamper,
                     results)
 
 

@@ -659,12 +659,14 @@ def _end_subject(proc, *fds, _close=_os.close, _err=OSError):
         except _err:
             pass
     if proc is None:
-        return
+        return False
     try:
         proc.wait(timeout=5)
     except Exception:  # noqa: BLE001
         proc.kill()
         proc.wait()
+        return True
+    return False
 
 
 def _subject():
@@ -1257,13 +1259,26 @@ _SUBJECT_AUDIT_REDIRECTED = 87
 
 
 def _stop_subject():
+    """End the subject after pytest's session, as plain pytest's one process ends (testrun ``PROCESS_END_RULE``): the
+    tree's atexit callbacks, finalizers and non-daemon threads run in it (subject_main ends with ``sys.exit(0)``), and
+    how it ended is the run's: a status other than 0, a signal, or no end within 5 s fails the judged run, as each
+    fails plain pytest's process (its exit status, or its time limit)."""
     peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
     if peer is not None:
         peer.ended = True  # (a handle the test's objects drop from now on is not released: the subject ends)
-    _end_subject(proc, *([peer.fd] if peer is not None else []))
+    killed = _end_subject(proc, *([peer.fd] if peer is not None else []))
     _relay_outputs()
-    if proc is not None and proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
+    if proc is None:
+        return
+    if proc.returncode == _SUBJECT_AUDIT_REDIRECTED:  # subject_main AUDIT_REDIRECTED
         _emit({"k": "tamper", "what": ["the subject's audit descriptor was redirected"]})
+    elif killed:
+        _on_fault("the tree's process did not end within 5 s of pytest's session (a thread or a finalizer of the "
+                  "tree still ran): plain pytest's process would not have ended (testrun PROCESS_END_RULE)")
+    elif proc.returncode:
+        _on_fault(f"the tree's process ended with {'signal %d' % -proc.returncode if proc.returncode < 0 else 'status %d' % proc.returncode} "
+                  "after pytest's session (an atexit callback, a finalizer): plain pytest's process ends so "
+                  "(testrun PROCESS_END_RULE)")
 
 
 # -- what the test measures of its process (subject_rpc ``MEASURES_RULE``) ---------------------------------------------

@@ -141,6 +141,16 @@ write, is a fault. Open: the stream's other differences under capsys (its encodi
 the tree reads back from its stream (``tell``, ``seek``, ``name``)."""
 
 
+PROCESS_END_RULE = """Plain pytest's verdict reads how its one process ends: its exit status within the time limit. The
+judged run reads both of its processes' ends. The subject ends after pytest's session as that process would (subject_main:
+``sys.exit(0)`` after the last exchange, so the tree's atexit callbacks, finalizers and non-daemon threads run in it):
+a status other than 0, a signal, or no end within 5 s is a failure of the run (probe_runtime ``_stop_subject``: a fault
+after the last test). The driver's pytest exit status is pytest's own reading of every phase (a fixture's setup or
+teardown, ``teardown_module``, a session finish): a run whose tests all passed judged and whose pytest did not exit 0
+fails with that status (harness.judge.judge ``judge``). Open: what else of the one process the tree shares with pytest
+(the stack depth its calls sit at, the descriptors it leaves pytest)."""
+
+
 PYTEST_INI = "[pytest]\naddopts =\n"
 RUNTIME_SOURCE = Path(probes.__file__).with_name("probe_runtime.py")
 RPC_SOURCE = Path(probes.__file__).with_name("subject_rpc.py")
