@@ -30,7 +30,6 @@ import builtins
 import datetime
 import decimal
 import fractions
-import importlib
 import json
 import math
 import re
@@ -56,17 +55,13 @@ def _approx(*args, **kwargs):
 _MODULES = {"math": math, "json": SimpleNamespace(loads=json.loads), "re": re, "decimal": decimal,
             "fractions": fractions, "datetime": datetime, "pytest": SimpleNamespace(approx=_approx), "string": string}
 _BUILTINS = {n: getattr(builtins, n) for n in JUDGE_BUILTINS if hasattr(builtins, n)}
-# the modules the C code of an allowed function imports by itself when first called (``datetime.datetime.strptime``
-# and ``time.strptime`` import ``_strptime`` through the caller's ``__import__``): an expression of the test's that
-# calls one failed as "could not be compared (KeyError: '__import__')" where plain pytest passes (red team atk13).
-# The judge's own ``__import__`` hands out these, imported here, and refuses every other name.
-_SELF_IMPORTED = {"_strptime": importlib.import_module("_strptime")}
 
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level == 0 and name in _SELF_IMPORTED:
-        return _SELF_IMPORTED[name]
-    raise ImportError(f"the judge imports nothing but {sorted(_SELF_IMPORTED)} ({name!r})")
+    """The evaluation's ``__import__``: none (probes ``JUDGE_STATE_RULE``: a call whose C code imports a module, as
+    ``strptime`` imports ``_strptime`` and ``strftime`` ``time``, reads the process's state and is observed in the
+    driver). Present so that such C code meets an ImportError, never a KeyError of the judge's builtins."""
+    raise ImportError(f"the judge's evaluation imports nothing ({name!r}: probes JUDGE_STATE_RULE)")
 
 
 _BUILTINS["__import__"] = _import

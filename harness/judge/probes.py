@@ -38,6 +38,16 @@ from harness.core.errors import HarnessError
 
 VERSION = "hx-probe-v2"  # part of the verdict cache key (with this module's source)
 
+JUDGE_STATE_RULE = """An expectation the judge computes in its own process is one a fresh interpreter computes alike from its
+operands: literals, judge-known names and ``JUDGE_MODULES``' pure functions. A call that also reads the process's state
+(the clock, the time zone, the C library's locale, ``_strptime``'s caches, the codec registry:
+``STATE_READING_METHODS``, ``BUILTIN_CODECS``, a ``%`` format spec, an error handler's name) is a leaf: observed in the
+driver, whose state the subject's sync rules keep the tree's, as plain pytest's one process computes it. So the judge's
+evaluation imports nothing (``harness.judge.judge._import``). Open: module-level state of the judge's modules the tree's
+process changed (a rebound ``string.digits``, ``fractions``' pattern, ``json``'s decoder), read by the judge's own copies
+(red team atk14)."""
+
+
 # Names the judge can evaluate, by the module they are imported from. "*" admits every public
 # attribute of the module (math), otherwise only the listed ones.
 JUDGE_MODULES: dict[str, tuple[str, ...]] = {
@@ -204,8 +214,8 @@ class _Env:
         if isinstance(node, ast.JoinedStr):
             return all(self.evaluable(v, bound) for v in node.values)
         if isinstance(node, ast.FormattedValue):
-            return self.evaluable(node.value, bound) and (node.format_spec is None or
-                                                          self.evaluable(node.format_spec, bound))
+            return self.evaluable(node.value, bound) and (node.format_spec is None or (
+                self.evaluable(node.format_spec, bound) and not _spec_reads_state(node.format_spec)))
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             inner = set(bound)
             for gen in node.generators:
@@ -225,16 +235,46 @@ BUILTIN_ERROR_HANDLERS = frozenset({"strict", "ignore", "replace", "xmlcharrefre
                                     "namereplace", "surrogateescape", "surrogatepass"})
 
 
+# The methods whose result reads the process's state besides their operands (datetime's and time's): the clock
+# (``now``, ``today``), the time zone (``fromtimestamp``, ``astimezone``, ``timetuple``, ``timestamp``, ``ctime``), the C
+# library's locale and ``_strptime``'s caches (``strptime``, ``strftime``, a format spec). Under plain pytest they read
+# the tree's process (a zone, a locale, a cache the tree set); the judge's process has its own, and red teams atk13 and
+# atk14 found both directions (a test's own strptime failed judged; the tree's locale or cache read as the harness's).
+STATE_READING_METHODS = frozenset({"now", "today", "utcnow", "fromtimestamp", "utcfromtimestamp", "strptime", "strftime",
+                                   "timetuple", "utctimetuple", "astimezone", "ctime", "timestamp", "__format__"})
+# The codecs the interpreter resolves by name without its registry (``PyUnicode_AsEncodedString``'s and
+# ``PyUnicode_Decode``'s fast paths, after their normalization): any other name is looked up in the codec registry and
+# ``encodings.aliases``, which the tree's process may have changed.
+BUILTIN_CODECS = frozenset({"utf_8", "utf8", "ascii", "us_ascii", "latin1", "latin_1", "iso_8859_1", "iso8859_1"})
+
+
 def _reads_process_state(node: ast.Call) -> bool:
-    """Whether a call the judge could otherwise compute reads the state of the test's process (the rule: an expectation
-    is what a fresh interpreter computes alike; harness.judge.subject_rpc ``CENSUS_RULE``): an ``encode``/``decode``
-    whose ``errors`` is not a literal name of a builtin handler. Such a call is a leaf, observed where the test runs."""
+    """Whether a call the judge could otherwise compute reads the state of the test's process (``JUDGE_STATE_RULE``:
+    an expectation is what a fresh interpreter computes alike; harness.judge.subject_rpc ``CENSUS_RULE``): one of
+    ``STATE_READING_METHODS``, or an ``encode``/``decode`` whose codec is not a literal name of ``BUILTIN_CODECS`` or
+    whose ``errors`` is not a literal name of a builtin handler. Such a call is a leaf, observed where the test runs
+    (the driver, whose state the subject's sync rules keep the tree's), as plain pytest's one process computes it."""
     f = node.func
-    if not isinstance(f, ast.Attribute) or f.attr not in ("encode", "decode"):
+    if not isinstance(f, ast.Attribute):
         return False
+    if f.attr in STATE_READING_METHODS:
+        return True
+    if f.attr not in ("encode", "decode"):
+        return False
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return True
+    codec = [k.value for k in node.keywords if k.arg == "encoding"] + node.args[0:1]
     errors = [k.value for k in node.keywords if k.arg == "errors"] + node.args[1:2]
-    return any(not (isinstance(e, ast.Constant) and e.value in BUILTIN_ERROR_HANDLERS) for e in errors) or \
-        any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
+    return any(not (isinstance(c, ast.Constant) and isinstance(c.value, str) and
+                    c.value.lower().replace("-", "_").replace(" ", "_") in BUILTIN_CODECS) for c in codec) or \
+        any(not (isinstance(e, ast.Constant) and e.value in BUILTIN_ERROR_HANDLERS) for e in errors)
+
+
+def _spec_reads_state(spec: ast.expr | None) -> bool:
+    """Whether an f-string field's format spec may read the process's state: a ``%`` directive is a date's or a
+    time's ``strftime`` (the locale; ``STATE_READING_METHODS``)."""
+    return spec is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and "%" in n.value
+                                    for n in ast.walk(spec))
 
 
 SINGLETONS = (None, True, False, Ellipsis)
