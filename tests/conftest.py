@@ -278,10 +278,10 @@ SLOW_TESTS: dict[str, str] = {
         "16 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     # red team atk14 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does":
-        "26 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold; the two "
-        "that compile a locale 8-11 s)",
+        "27 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold; the two "
+        "that compile a locale 8-11 s, the clock's two 6-9 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged":
-        "20 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold)",
+        "23 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
@@ -717,12 +717,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "beside a large tree, a generic read): the held ones (ATK13_CLOSED) as SWEEPS says",
     "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does":
         "red team atk14's judge leniencies (the judge's evaluation on the harness's _strptime caches, bindings, instance "
-        "attributes, time zone and locale; the driver's _strptime; a stand-in's ABC answers; match's notes): the held "
-        "ones (ATK14_CLOSED) as SWEEPS says",
+        "attributes, time zone, locale and clock; the driver's _strptime; a stand-in's ABC answers; match's notes): "
+        "the held ones (ATK14_CLOSED) as SWEEPS says",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged":
         "red team atk14's honest regressions (datetime's strftime, __format__, timetuple, today in the test; the tree's "
         "time zone or locale in the judge; a stand-in's ABC answers; a metaclass hook; ExceptionInfo's helpers and "
-        "the warns record): the held ones (ATK14_CLOSED) as SWEEPS says",
+        "the warns record; the judge's clock and string-hash seed): the held ones (ATK14_CLOSED) as SWEEPS says",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

@@ -3749,7 +3749,10 @@ def test_an_honest_tree_that_configures_library_state_or_whose_test_waits_withou
 # tree's; (4) the probe's stand-ins of pytest's objects: ``raises(match=...)``/``ExceptionInfo.match`` read the notes
 # only when they are a list or tuple of str (pytest joins ``getattr(exc, '__notes__', [])`` whatever it is: a non-str
 # note is its TypeError), the probe's ExceptionInfo lacks ``errisinstance``/``group_contains``/``exconly`` and its
-# ``warns`` record is a plain list (no ``pop(cls)``, ``list``). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest
+# ``warns`` record is a plain list (no ``pop(cls)``, ``list``); (5) the judge's evaluation runs after the run, in
+# another interpreter: ``datetime.datetime.now()`` in an expectation reads the clock when the judge reads the
+# observations (seconds after the test's line), and a set's order is the harness's string-hash seed's (the driver, the
+# subject and the harness are three interpreters, plain pytest's one). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest
 # tree passes plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1).
 _A14_MONTHS = ("import _strptime\n\n\ndef f():\n    lt = _strptime._TimeRE_cache.locale_time\n"
                "    lt.f_month[1], lt.f_month[2] = lt.f_month[2], lt.f_month[1]\n    return 1\n")
@@ -3767,6 +3770,9 @@ _A14_NOTES = "def parse(s):\n    e = ValueError('bad')\n    e.__notes__ = {notes
 _A14_NOTE_LIST = "class N(list):\n    pass\n\n\n" + _A14_NOTES.format(notes="N(['code 42'])")
 _A14_WARNS = ("import warnings\n\n\ndef f():\n    warnings.warn('a', UserWarning)\n    warnings.warn('b', UserWarning)\n"
               "    return 1\n")
+_A14_CLOCK = ("import datetime\nimport time\n\n\ndef stamp():\n    return datetime.datetime.now() + datetime.timedelta(seconds=1)"
+              "\n\n\ndef slow():\n    time.sleep(2)\n    return 1\n")
+_A14_WORDS = "{'apple', 'banana', 'cherry', 'damson', 'elder', 'fig', 'grape', 'hazel'}"
 ATK14_LENIENT = {
     # (1) since 74aef44: the test's own datetime.datetime.strptime runs in the judge on the harness's _strptime; the
     # tree changed the process's _strptime caches in place (the locale's month names, an instance's attribute of
@@ -3825,6 +3831,10 @@ ATK14_LENIENT = {
                                           "    assert ei.match('bad')\n"),
     "raises_match_with_notes_in_a_list_subclass": (_A14_NOTE_LIST, _A11_T + "    with pytest.raises(ValueError, "
                                                    "match=r'^bad$'):\n        parse('x')\n"),
+    # (5) the tree's stamp is a second ahead of the clock; the judge reads datetime.datetime.now() after the test's
+    # slow last call
+    "judge_clock_read_after_the_run": (_A14_CLOCK, "import datetime\n" + _T + "    assert stamp() <= datetime.datetime.now()\n"
+                                       "    assert slow() == 1\n"),
     # held: the tree replaces _strptime's function, rebinds _TimeRE_cache or forges a _regex_cache entry (faults)
     "strptime_function_replaced_by_the_tree": ("import _strptime\n\n\ndef f():\n"
                                                "    _strptime._strptime_datetime = lambda cls, s, fmt='': cls(1999, 1, 1)\n"
@@ -3884,6 +3894,14 @@ ATK14_HONEST = {
     **({"locale_set_by_the_tree_then_the_tests_strptime": (
         _A14_LOCALE, "import datetime\n" + _T + "    assert f() == 1\n"
         "    assert datetime.datetime.strptime('M\u00e4rz 2021', '%B %Y').month == 3\n")} if _A14_HAS_LOCALEDEF else {}),
+    # (5) the honest twin of the judge's clock; a set's order, the same in plain pytest's one process for the tree's
+    # join of the test's set and the test's own (in the judge's expectation, or in the driver)
+    "judge_clock_read_after_the_run_honest": (_A14_CLOCK, "import datetime\n" + _T + "    assert stamp() > datetime.datetime.now()\n"
+                                              "    assert slow() == 1\n"),
+    "set_order_in_the_judges_expectation": ("def describe(tags):\n    return ','.join(tags)\n",
+                                            _T + f"    assert describe({_A14_WORDS}) == ','.join({_A14_WORDS})\n"),
+    "set_order_of_the_tests_set_in_the_tree": ("def describe(tags):\n    return '/'.join(tags)\n", "import os\n" + _T +
+                                               f"    assert describe({_A14_WORDS}) == os.sep.join({_A14_WORDS})\n"),
     # (4) pytest's objects as the test uses them: notes in a list subclass, ExceptionInfo's helpers, the warns record's
     "raises_match_of_notes_in_a_list_subclass": (_A14_NOTE_LIST, _A11_T + "    with pytest.raises(ValueError, "
                                                  "match='code 42'):\n        parse('x')\n"),
@@ -3934,15 +3952,16 @@ _ATK14_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red 
                                 "pytest fails: the judge's own evaluation reads the harness's modules, caches and time "
                                 "zone (a _strptime cache changed in place, a binding carried only to the driver, an "
                                 "instance's attribute, TZ, the locale), the driver's _strptime, a stand-in's class answers an "
-                                "ABC's structural check, match's notes read only as a list of str (an open case: a name "
-                                "not in ATK14_CLOSED)")
+                                "ABC's structural check, match's notes read only as a list of str, the clock read by the "
+                                "judge after the run (an open case: a name not in ATK14_CLOSED)")
 _ATK14_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk14 honest: the judge "
                                        "fails an honest tree plain pytest passes: datetime's strftime, __format__, "
                                        "timetuple or today in the test (their C code imports time: ImportError), the "
                                        "tree's time zone or locale in the judge's evaluation, a stand-in's ABC "
                                        "answer, a metaclass hook pytest's exact-type isinstance skips, notes in a list "
                                        "subclass, ExceptionInfo's errisinstance/group_contains/exconly, the warns "
-                                       "record's pop(cls) and list (an open case: a name not in ATK14_CLOSED)")
+                                       "record's pop(cls) and list, the judge's clock and string-hash seed (an open case: "
+                                       "a name not in ATK14_CLOSED)")
 
 
 @pytest.mark.parametrize("name", _atk14(ATK14_LENIENT, _ATK14_OPEN))
