@@ -240,7 +240,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
         "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
-        "23 small trees each judged and run under plain pytest",
+        "25 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "five trees through the final check, honest and forged",
     # red team r32atk7 (strict xfails): small trees each judged and run under plain pytest
@@ -254,7 +254,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
         "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
-        "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+        "25 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     # red team r32atk9 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
         "4 small trees each judged and run under plain pytest (about 1-2 s each warm, 9-11 s for the four)",
@@ -278,10 +278,10 @@ SLOW_TESTS: dict[str, str] = {
         "16 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     # red team atk14 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does":
-        "27 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold; the two "
+        "29 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold; the two "
         "that compile a locale 8-11 s, the clock's two 6-9 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged":
-        "23 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold)",
+        "25 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":

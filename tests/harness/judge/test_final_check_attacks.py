@@ -3745,7 +3745,7 @@ def test_an_honest_tree_that_configures_library_state_or_whose_test_waits_withou
 # other methods imports ``time`` through the judge's ``__import__``, which refuses it; (2) the driver, whose
 # ``_strptime`` caches the tree changed in place (an instance's attribute, a dict subclass: not watched); (3) the
 # driver's stand-in, whose class has every special method (``RemoteObject``), so an ABC's structural check
-# (``__subclasshook__``: Hashable, Sized, Iterable, Iterator, os.PathLike) answers for the stand-in's class, not the
+# (``__subclasshook__``: Hashable, Sized, Iterable, Iterator, os.PathLike; typing.SupportsInt's protocol check) answers for the stand-in's class, not the
 # tree's; (4) the probe's stand-ins of pytest's objects: ``raises(match=...)``/``ExceptionInfo.match`` read the notes
 # only when they are a list or tuple of str (pytest joins ``getattr(exc, '__notes__', [])`` whatever it is: a non-str
 # note is its TypeError), the probe's ExceptionInfo lacks ``errisinstance``/``group_contains``/``exconly`` and its
@@ -3818,6 +3818,13 @@ ATK14_LENIENT = {
     "stand_in_iterator_where_the_trees_object_is_not": (_A14_OBJ, _A14_ABC +
                                                         "    assert isinstance(f(), collections.abc.Iterator)\n"),
     "stand_in_path_like_where_the_trees_object_is_not": (_A14_OBJ, _A14_ABC + "    assert isinstance(f(), os.PathLike)\n"),
+    # (3) a runtime-checkable protocol's check reads the stand-in's class too
+    "stand_in_supports_int_where_the_trees_object_does_not": (_A14_OBJ, "import typing\n" + _T +
+                                                              "    assert isinstance(f(), typing.SupportsInt)\n"),
+    # held: a tree str subclass answering a method the judge's json.loads calls is undecidable in the judge
+    "str_subclass_answering_startswith_into_the_judges_json_loads": (
+        "class S(str):\n    def startswith(self, *a):\n        return True\n\n\ndef f():\n    return S('{\"a\": 1}')\n",
+        "import json\n" + _T + "    assert json.loads(f()) == {'a': 1}\n"),
     # (1) the C library's locale (KERNEL_RULE: synced to the driver) is the harness's in the judge's strptime
     **({"judge_locale_of_strptime": (_A14_LOCALE, "import datetime\n" + _T + "    assert f() == 1\n"
                                      "    assert datetime.datetime.strptime('January 2021', '%B %Y').month == 1\n")}
@@ -3923,6 +3930,12 @@ ATK14_HONEST = {
     "trees_getitem_object_iterated": ("class C:\n    def __getitem__(self, i):\n        if i < 2:\n            return i\n"
                                       "        raise IndexError(i)\n\n\ndef f():\n    return C()\n",
                                       _T + "    assert list(iter(f())) == [0, 1]\n"),
+    "str_subclass_with_its_own_method_into_the_judges_strptime": (
+        "class Token(str):\n    def kind(self):\n        return 'year'\n\n\ndef f():\n    return Token('2021')\n",
+        "import datetime\n" + _T + "    assert datetime.datetime.strptime(f(), '%Y') == datetime.datetime(2021, 1, 1)\n"),
+    "mro_entries_of_the_trees_object_in_the_tests_class": (
+        "class Base:\n    def __mro_entries__(self, bases):\n        return (ValueError,)\n\n\ndef f():\n    return Base()\n",
+        _T + "    b = f()\n\n    class Mine(b):\n        pass\n    assert issubclass(Mine, ValueError)\n"),
     "excinfo_value_args": ("def parse(s):\n    raise ValueError('bad', 3)\n", _A11_T + "    with pytest.raises(ValueError) "
                            "as ei:\n        parse('x')\n    assert ei.value.args == ('bad', 3)\n"),
     "trees_class_registered_with_an_abc": ("import collections.abc\n\n\nclass C:\n    pass\n\n\n"
@@ -3939,9 +3952,12 @@ ATK14_CLOSED: frozenset[str] = frozenset({
     # the identity rule: a class of a module the tree imported is the tree's (never named by its __module__); the
     # warns record's length
     "pydecimal_exception_named_as_decimals", "warns_record_counted",
+    # the value rule: a tree str subclass's own method the judge's function would call is undecidable
+    "str_subclass_answering_startswith_into_the_judges_json_loads",
     # honest trees that pass judged
     "trees_string_parsed_by_the_judges_strptime", "trees_getitem_object_iterated", "trees_class_registered_with_an_abc",
-    "excinfo_value_args"})
+    "excinfo_value_args", "str_subclass_with_its_own_method_into_the_judges_strptime",
+    "mro_entries_of_the_trees_object_in_the_tests_class"})
 
 
 def _atk14(names, mark) -> list:
