@@ -3737,23 +3737,24 @@ def test_an_honest_tree_that_configures_library_state_or_whose_test_waits_withou
     judged_as_plain(tmp_path, ATK13_HONEST[name], plain_passes=True)
 
 
-# == red team atk14: where the judge computes what plain pytest computes in the test's one process (strict xfails; a
-# name in ATK14_CLOSED runs as an ordinary test). Three places: (1) the judge's own evaluation of an expectation
+# == red team atk14: where the judged run computes what plain pytest computes in the test's one process (strict xfails;
+# a name in ATK14_CLOSED runs as an ordinary test). Five places: (1) the judge's own evaluation of an expectation
 # (harness.judge.judge, in the harness process: ``_SELF_IMPORTED`` since 74aef44 lets ``datetime.datetime.strptime``
 # run there, on the harness's ``_strptime``); that process shares no state with the tree's (no MODULE_STATE_RULE
-# binding carried to the driver, no time zone, no instance attribute reaches it), and the C code of ``datetime``'s
-# other methods imports ``time`` through the judge's ``__import__``, which refuses it; (2) the driver, whose
-# ``_strptime`` caches the tree changed in place (an instance's attribute, a dict subclass: not watched); (3) the
+# binding carried to the driver, no instance attribute, time zone or locale reaches it), and the C code of
+# ``datetime``'s other methods imports ``time`` through the judge's ``__import__``, which refuses it; (2) the driver,
+# whose ``_strptime`` caches the tree changed in place (an instance's attribute, a dict subclass: not watched); (3) the
 # driver's stand-in, whose class has every special method (``RemoteObject``), so an ABC's structural check
-# (``__subclasshook__``: Hashable, Sized, Iterable, Iterator, os.PathLike; typing.SupportsInt's protocol check) answers for the stand-in's class, not the
-# tree's; (4) the probe's stand-ins of pytest's objects: ``raises(match=...)``/``ExceptionInfo.match`` read the notes
-# only when they are a list or tuple of str (pytest joins ``getattr(exc, '__notes__', [])`` whatever it is: a non-str
-# note is its TypeError), the probe's ExceptionInfo lacks ``errisinstance``/``group_contains``/``exconly`` and its
-# ``warns`` record is a plain list (no ``pop(cls)``, ``list``); (5) the judge's evaluation runs after the run, in
-# another interpreter: ``datetime.datetime.now()`` in an expectation reads the clock when the judge reads the
-# observations (seconds after the test's line), and a set's order is the harness's string-hash seed's (the driver, the
-# subject and the harness are three interpreters, plain pytest's one). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest
-# tree passes plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1).
+# (``__subclasshook__``: Hashable, Sized, Iterable, Iterator, os.PathLike; typing.SupportsInt's protocol check)
+# answers for the stand-in's class, not the tree's; (4) the probe's stand-ins of pytest's objects:
+# ``raises(match=...)``/``ExceptionInfo.match`` read the notes only when they are a list or tuple of str (pytest joins
+# ``getattr(exc, '__notes__', [])`` whatever it is: a non-str note is its TypeError), the probe's ExceptionInfo lacks
+# ``errisinstance``/``group_contains``/``exconly`` and its ``warns`` record is a plain list (no ``pop(cls)``,
+# ``list``); (5) the judge's evaluation runs after the run, in another interpreter: ``datetime.datetime.now()`` in an
+# expectation reads the clock when the judge reads the observations (seconds after the test's line), and a set's order
+# is the harness's string-hash seed's (the driver, the subject and the harness are three interpreters, plain pytest's
+# one). Each lenient tree is wrong under plain pytest (the premise is checked) and passes the judge; each honest tree
+# passes plain pytest and fails the judge. All checked cold and warm (HARNESS_WARM=0 and 1).
 _A14_MONTHS = ("import _strptime\n\n\ndef f():\n    lt = _strptime._TimeRE_cache.locale_time\n"
                "    lt.f_month[1], lt.f_month[2] = lt.f_month[2], lt.f_month[1]\n    return 1\n")
 _A14_ZONE = "import datetime\nimport os\nimport time\n\n\ndef configure():\n    os.environ['TZ'] = 'JST-9'\n    time.tzset()\n"
