@@ -240,7 +240,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_registries_the_logging_module_closures_and_bound_waits_as_plain_pytest_does":
         "41 small trees each judged and run under plain pytest (about 1-2 s each warm, 60 s for the first 29)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_logging_setup_a_mocked_logger_or_a_file_held_in_a_closure_passes_judged":
-        "23 small trees each judged and run under plain pytest",
+        "25 small trees each judged and run under plain pytest",
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_logger_filter_a_closure_or_a_bound_sleep":
         "five trees through the final check, honest and forged",
     # red team r32atk7 (strict xfails): small trees each judged and run under plain pytest
@@ -254,7 +254,7 @@ SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_module_state_logging_switches_busy_waits_and_the_drivers_finalizers_as_plain_pytest_does":
         "37 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
-        "23 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
+        "25 small trees each judged and run under plain pytest (about 0.5-1 s each warm)",
     # red team r32atk9 (strict xfails): small trees each judged and run under plain pytest
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_collector_and_its_frozen_objects_as_plain_pytest_does":
         "4 small trees each judged and run under plain pytest (about 1-2 s each warm, 9-11 s for the four)",
@@ -276,6 +276,12 @@ SLOW_TESTS: dict[str, str] = {
         "28 small trees each judged and run under plain pytest (about 1-2 s each warm)",
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
         "16 small trees each judged and run under plain pytest (about 1-2 s each warm)",
+    # red team atk14 (strict xfails): small trees each judged and run under plain pytest
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does":
+        "29 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold; the two "
+        "that compile a locale 8-11 s, the clock's two 6-9 s)",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged":
+        "25 small trees each judged and run under plain pytest (about 1-2 s each warm, 4-6 s cold)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_forge_kept_in_a_data_file_is_seen":
         "one tree through the final check (15 s)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_key_the_tree_uses_at_run_time_where_no_write_carries_it_is_found":
@@ -423,6 +429,14 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "strptime_memo_in_tree_and_test"}),
         "red team atk13's held honest cases, four habits (library memos, a blocking wait for the tree's thread, a tree's "
         "dataclass, the test's own datetime.strptime); the other held ones in the campaign (2 s each)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does": (frozenset({
+        "strptime_function_replaced_by_the_tree", "abc_of_the_tree_registers_int"}),
+        "red team atk14's held lenient cases, two rules (MODULE_STATE_RULE's fault on _strptime, CENSUS_RULE's ABC "
+        "registration); the other held ones in the campaign (1-2 s each)"),
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged": (frozenset({
+        "trees_string_parsed_by_the_judges_strptime"}),
+        "red team atk14's held honest case: the tree's string parsed by the judge's own strptime; the other held ones in "
+        "the campaign (1-2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
@@ -704,6 +718,14 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
         "red team atk13's honest regressions (mimetypes.init and add_type, datetime.strptime in the test, gc.get_objects "
         "beside a large tree, a generic read): the held ones (ATK13_CLOSED) as SWEEPS says",
+    "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does":
+        "red team atk14's judge leniencies (the judge's evaluation on the harness's _strptime caches, bindings, instance "
+        "attributes, time zone, locale and clock; the driver's _strptime; a stand-in's ABC answers; match's notes): "
+        "the held ones (ATK14_CLOSED) as SWEEPS says",
+    "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged":
+        "red team atk14's honest regressions (datetime's strftime, __format__, timetuple, today in the test; the tree's "
+        "time zone or locale in the judge; a stand-in's ABC answers; a metaclass hook; ExceptionInfo's helpers and "
+        "the warns record; the judge's clock and string-hash seed): the held ones (ATK14_CLOSED) as SWEEPS says",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
