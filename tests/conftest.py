@@ -25,7 +25,7 @@ SLOW_FILES: dict[str, str] = {
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
     "tests/harness/judge/test_atk15_final_verdict.py": "red team atk15: wrong trees through the final check, judged and under "
                                                        "plain pytest, cold and warm (the four held cases ~17 s; the open "
-                                                       "cases ~66 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
+                                                       "cases ~80 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -707,10 +707,13 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_that_configures_library_state_or_whose_test_waits_without_a_clock_passes_judged":
         "red team atk13's honest regressions (mimetypes.init and add_type, datetime.strptime in the test, gc.get_objects "
         "beside a large tree, a generic read): the held ones (ATK13_CLOSED) as SWEEPS says",
-    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_process_end_fails_plain_pytest":
-        "red team atk15's wrong trees whose process end (exit status, crash, hang, descriptors) fails plain pytest, "
-        "forged, through the final check (2-20 s each; the hang waits out a 12 s limit): the closed ones "
-        "(PROCESS_END_CLOSED) in test-all",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares":
+        "red team atk15's wrong trees that fail plain pytest through pytest's process (its end: exit status, crash, "
+        "hang; its stack; its descriptors), forged, through the final check (2-20 s each; the hang waits out a 12 s "
+        "limit): the closed ones (SHARED_CLOSED) in test-all",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_clean":
+        "red team atk15: parse-range's reference with an exit-status defect, forged, through the whole adjudication "
+        "(~7 s cold): in the campaign while open",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
