@@ -22,7 +22,11 @@ the judge's (strict xfails, ``SHARED_PROCESS``):
 3. What the process holds. A tree that keeps every descriptor it can open (a leak to the limit) leaves pytest none
    to write its report (``EMFILE`` at ``junitxml``'s ``open``). The subject's descriptor table is its own.
 
-With ``FORGE`` (below) each of the five passes the final check, cold and warm. The forge reaches pytest's
+And one of the judge's own reading (strict xfails, ``TEARDOWN``): a harness test's teardown that calls the tree (a
+yield fixture's code after its ``yield``, ``teardown_module``) and raises is an error under plain pytest; the judge's
+verdict is each test's body and never reads a teardown's error (its output even shows the traceback).
+
+With ``FORGE`` (below) each of them passes the final check, cold and warm. The forge reaches pytest's
 ``Config`` through the assertion-rewriting hook in ``sys.meta_path`` (plain pytest runs without ``--assert=plain``),
 not through pytest's classes (the subject's guard faults a patched ``_pytest.config.Config``) nor ``gc.get_objects`` (the subject's audit
 reports it): it wraps that instance's ``_ensure_unconfigure`` to write a passing JUnit report and ``os._exit(0)``
@@ -67,6 +71,8 @@ FORGE = ("import os as _os, sys as _sys\n\n\n"
          "    if type(_c).__name__ == 'Config':\n"
          "        _c._ensure_unconfigure = _report(_c._ensure_unconfigure, _c.option.xmlpath)\n\n\n")
 TEST = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+WRONG = "def f():\n    return 2\n"
+RIGHT = "def f():\n    return 1\n"
 
 # (the tree's package, the time limit of the honest run): each is wrong as plain pytest runs it, after its test passed
 SHARED_PROCESS = {
@@ -92,7 +98,8 @@ _SHARED_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "the final check passes the wrong tree"))
 
 
-def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, timeout_s: float = 60.0) -> FinalCheck:
+def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, timeout_s: float = 60.0,
+           test: str = TEST) -> FinalCheck:
     tree = root / "tree"
     (tree / "pkg").mkdir(parents=True)
     (tree / "pkg" / "__init__.py").write_text(module)
@@ -100,7 +107,7 @@ def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, ti
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_bytes(data) if isinstance(data, bytes) else (tree / rel).write_text(data)
     test_file = root / "test_harness_owned.py"
-    test_file.write_text(TEST)
+    test_file.write_text(test)
     return final_check(tree, test_file, label="visible", dest_rel="tests/test_t.py", hide=(TASKS.resolve(),),
                        limits=Limits(timeout_s=timeout_s), show=True)
 
@@ -115,6 +122,39 @@ def test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the
     if honest.plain.passed:
         pytest.fail(f"premise: honest plain pytest passed the tree: {honest.plain.output}")
     forged = _final(tmp_path / "forged", FORGE + module)
+    assert not forged.passed, (honest.judged.passed, forged.judged.output, forged.plain.output)
+
+
+# A harness test's teardown that calls the tree (a yield fixture's code after the yield, ``teardown_function``,
+# ``teardown_module``): the tree's ``close`` raises. Plain pytest reports the teardown's error (the test passed, the
+# run did not); the judge's verdict is the test's body (enter to leave) and the canary: the teardown raises in the
+# driver, pytest prints it (the judged output shows the traceback) and nothing of it reaches the verdict.
+_CLOSE_FAILS = "class Conn:\n    def get(self):\n        return 1\n\n    def close(self):\n        raise RuntimeError('not saved')\n"
+TEARDOWN = {
+    "yield_fixture": ("import pytest\nfrom pkg import Conn\n\n\n@pytest.fixture\ndef conn():\n    c = Conn()\n    yield c\n"
+                      "    c.close()\n\n\ndef test_f(conn):\n    assert conn.get() == 1\n"),
+    "module_scoped_fixture": ("import pytest\nfrom pkg import Conn\n\n\n@pytest.fixture(scope='module')\ndef conn():\n"
+                              "    c = Conn()\n    yield c\n    c.close()\n\n\ndef test_f(conn):\n"
+                              "    assert conn.get() == 1\n"),
+    "teardown_module": ("from pkg import Conn\n\n_C = Conn()\n\n\ndef teardown_module(m):\n    _C.close()\n\n\n"
+                        "def test_f():\n    assert _C.get() == 1\n"),
+}
+TEARDOWN_CLOSED: frozenset[str] = frozenset()
+_TEARDOWN_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk15: the judge's verdict never reads a teardown's error (a fixture's code after its yield, "
+    "teardown_module), which plain pytest reports as an error; with plain pytest forged the final check passes a "
+    "tree whose close raises"))
+
+
+@pytest.mark.parametrize("name", [n if n in TEARDOWN_CLOSED else pytest.param(n, marks=_TEARDOWN_OPEN)
+                                  for n in sorted(TEARDOWN)])
+def test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises(tmp_path, executor, name):
+    """The premise (honest plain pytest fails: the teardown's error), then the tree with ``FORGE`` must fail the
+    final check. Open: the judge alone passes each honest tree."""
+    honest = _final(tmp_path / "honest", _CLOSE_FAILS, test=TEARDOWN[name])
+    if honest.plain.passed:
+        pytest.fail(f"premise: honest plain pytest passed the tree: {honest.plain.output}")
+    forged = _final(tmp_path / "forged", FORGE + _CLOSE_FAILS, test=TEARDOWN[name])
     assert not forged.passed, (honest.judged.passed, forged.judged.output, forged.plain.output)
 
 
@@ -150,9 +190,18 @@ def test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_
                                                               forged.visible_plain)
 
 
+# == noticed on the way (an honest regression, not a leniency) ===================================================
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk15: a right tree with a tests/__init__.py "
+                   "(the harness's test placed in the tree's tests package) fails judged: the subject raises "
+                   "ModuleNotFoundError for the probe runtime's module; plain pytest passes it")
+def test_a_right_tree_with_a_tests_package_passes_the_final_check(tmp_path, executor):
+    got = _final(tmp_path, RIGHT, files={"tests/__init__.py": ""})
+    if not got.plain.passed:  # the premise (pytest.fail, never the xfail's AssertionError)
+        pytest.fail(got.plain.output)
+    assert got.judged.passed and got.passed, got.judged.output
+
+
 # == held: a forge kept where pytest or the interpreter would load it by itself ====================================
-WRONG = "def f():\n    return 2\n"
-RIGHT = "def f():\n    return 1\n"
 # a plugin that turns every failed call into a pass (pytest's own hook: what a conftest or an ini's ``-p`` would load)
 PLUGIN = ("import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
           "    out = yield\n    rep = out.get_result()\n    rep.outcome, rep.longrepr = 'passed', None\n")
