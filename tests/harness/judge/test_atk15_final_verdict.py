@@ -37,12 +37,16 @@ whole adjudication (``adjudicate``, the task's own acceptance test and hidden or
 no detector firing (``test_the_adjudication_never_scores_...``).
 
 Held (ordinary tests, ``PLANTED``): a wrong tree's forge kept where pytest or the interpreter would load it by
-itself (a ``conftest.py``, ini files' ``addopts``, ``sitecustomize``, a ``pytest11`` entry point, a
-bytecode stand-in for the reviewed source) never runs in either harness run: ``--noconftest``, the harness's own
-``-c`` ini, ``python -I``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` and the copy without bytecode.
+itself (a ``conftest.py``, ini files' ``addopts``, ``sitecustomize``, a ``pytest11`` entry point, bytecode standing
+in for the reviewed source, and pytest's own assertion-rewriting cache entry for the visible test, a checked-hash pyc
+of its known bytes holding a passing test) never runs in either harness run: ``--noconftest``, the harness's own
+``-c`` ini, ``python -I``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` and the copy without ``__pycache__``. Each was checked
+by hand to make an unconfined ``python -m pytest`` in the tree pass it (``PYTHONPATH`` at the tree for the start files).
 """
 from __future__ import annotations
 
+import importlib.util
+import marshal
 import py_compile
 import sys
 
@@ -218,6 +222,15 @@ def _pyc_of(source: str, tmp) -> bytes:
     return out.read_bytes()
 
 
+def _rewritten_pyc() -> bytes:
+    """pytest's assertion-rewriting cache entry for the harness's test (``TEST``, whose bytes the agent sees for the
+    visible test) holding a module whose test passes: a checked-hash pyc of ``TEST``'s source hash (_pytest.assertion
+    .rewrite ``_write_pyc_fp``), which pytest would load in place of rewriting the placed file."""
+    code = compile("def test_f():\n    pass\n", "tests/test_t.py", "exec", dont_inherit=True)
+    return (importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" + importlib.util.source_hash(TEST.encode())[:8]
+            + marshal.dumps(code))
+
+
 PLANTED = {
     "conftest_files": lambda tmp: {"conftest.py": PLUGIN, "tests/conftest.py": PLUGIN},
     "ini_files_addopts": lambda tmp: {
@@ -229,7 +242,8 @@ PLANTED = {
         "forge-0.dist-info/METADATA": "Metadata-Version: 2.1\nName: forge\nVersion: 0\n",
         "forge_ep.py": PLUGIN, "forge-0.dist-info/entry_points.txt": "[pytest11]\nforge = forge_ep\n"},
     "bytecode_of_a_right_source": lambda tmp: {
-        f"pkg/__pycache__/__init__.{sys.implementation.cache_tag}.pyc": _pyc_of(RIGHT, tmp)},
+        f"pkg/__pycache__/__init__.{sys.implementation.cache_tag}.pyc": _pyc_of(RIGHT, tmp),
+        f"tests/__pycache__/test_t.{sys.implementation.cache_tag}-pytest-{pytest.__version__}.pyc": _rewritten_pyc()},
 }
 
 
