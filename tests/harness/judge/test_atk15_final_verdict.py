@@ -8,7 +8,7 @@ How the two halves read a run (harness.judge.testrun): plain pytest (``_execute_
 report lists at least one test and no failure, error or skip, *and* its process exits 0 within the time limit; the
 judge (``_execute_judged``) reads the driver's observations, and of the subject's own end only the audit's exit code
 (probe_runtime ``_stop_subject``: 87). Under plain pytest the tree runs in pytest's own process and shares it; in the
-judged run it has a process of its own. Three things of that shared process reach plain pytest's verdict and never
+judged run it has a process of its own. Four things of that shared process reach plain pytest's verdict and never
 the judge's (strict xfails, ``SHARED_PROCESS``):
 
 1. How the process ends. An ``atexit`` callback that exits 1, a finalizer that crashes at the interpreter's end
@@ -21,6 +21,9 @@ the judge's (strict xfails, ``SHARED_PROCESS``):
    plain pytest and returns in the subject.
 3. What the process holds. A tree that keeps every descriptor it can open (a leak to the limit) leaves pytest none
    to write its report (``EMFILE`` at ``junitxml``'s ``open``). The subject's descriptor table is its own.
+4. Its standard input. Under plain pytest ``sys.stdin`` is pytest's capture, which refuses every read (OSError); the
+   subject's is /dev/null (docs/judge.md lists ``sys.stdin`` as open, "no rule yet guarantees it cannot go the
+   other way": it does). A tree that reads its input, or prompts with a default at EOF, passes the judge alone.
 
 And one of the judge's own reading (strict xfails, ``TEARDOWN``): a harness test's teardown that calls the tree (a
 yield fixture's code after its ``yield``, ``teardown_module``) and raises is an error under plain pytest; the judge's
@@ -90,16 +93,20 @@ SHARED_PROCESS = {
     # pytest at the default limit; the limit is synced, the depth in use is not): a recursion 975 deep
     "recursion_room": ("def tri(n):\n    return n + tri(n - 1) if n else 0\n\n\n"
                        "def f():\n    return 1 if tri(975) == 975 * 976 // 2 else 0\n", 60.0),
+    # pytest's capture refuses every read of sys.stdin (OSError); the subject's is /dev/null (EOF)
+    "reads_stdin": ("import sys\n\n\ndef f():\n    sys.stdin.read()\n    return 1\n", 60.0),
+    "prompts_with_a_default_at_eof": ("def f():\n    try:\n        input('port? ')\n    except EOFError:\n        pass\n"
+                                      "    return 1\n", 60.0),
     "descriptors_exhausted": ("import os\n\n_KEPT = []\n\n\ndef f():\n    while True:\n        try:\n"
                               "            _KEPT.append(os.open('/dev/null', os.O_RDONLY))\n        except OSError:\n"
                               "            return 1\n", 60.0),
 }
 SHARED_CLOSED: frozenset[str] = frozenset()
 _SHARED_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk15: plain pytest's verdict reads its process's exit status, time and descriptors, which the tree's "
-    "code shares; the judge ignores how its subject ends (probe_runtime _stop_subject reads exit code 87 only and "
-    "kills it past 5 s) and the subject's descriptors are its own; with plain pytest forged from the tree's process "
-    "the final check passes the wrong tree"))
+    "red team atk15: plain pytest's verdict reads the process the tree shares with pytest (its exit status and end, "
+    "the stack under the tree's call, its descriptors, pytest's stdin); the judge ignores how its subject ends "
+    "(probe_runtime _stop_subject reads exit code 87 only, kills it past 5 s) and the subject's stack, descriptors "
+    "and stdin are its own; with plain pytest forged from the tree's process the final check passes the wrong tree"))
 
 
 def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, timeout_s: float = 60.0,
