@@ -25,7 +25,7 @@ SLOW_FILES: dict[str, str] = {
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
     "tests/harness/judge/test_atk15_final_verdict.py": "red team atk15: wrong trees through the final check, judged and under "
                                                        "plain pytest, cold and warm (the four held cases ~17 s; the open "
-                                                       "cases ~160 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
+                                                       "cases ~175 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -709,7 +709,7 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "beside a large tree, a generic read): the held ones (ATK13_CLOSED) as SWEEPS says",
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares":
         "red team atk15's wrong trees that fail plain pytest through pytest's process (its end: exit status, crash, "
-        "hang; its stack; its descriptors; its stdin), forged, through the final check (2-20 s each; the hang waits "
+        "hang; its stack; its descriptors; its stdin; its exception hooks), forged, through the final check (2-20 s each; the hang waits "
         "out a 12 s limit): the closed ones (SHARED_CLOSED) in test-all",
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises":
         "red team atk15's wrong trees whose call in a harness test's teardown raises (the judge never reads a "

@@ -8,7 +8,7 @@ How the two halves read a run (harness.judge.testrun): plain pytest (``_execute_
 report lists at least one test and no failure, error or skip, *and* its process exits 0 within the time limit; the
 judge (``_execute_judged``) reads the driver's observations, and of the subject's own end only the audit's exit code
 (probe_runtime ``_stop_subject``: 87). Under plain pytest the tree runs in pytest's own process and shares it; in the
-judged run it has a process of its own. Four things of that shared process reach plain pytest's verdict and never
+judged run it has a process of its own. Five things of that shared process reach plain pytest's verdict and never
 the judge's (strict xfails, ``SHARED_PROCESS``):
 
 1. How the process ends. An ``atexit`` callback that exits 1, a finalizer that crashes at the interpreter's end
@@ -24,6 +24,10 @@ the judge's (strict xfails, ``SHARED_PROCESS``):
 4. Its standard input. Under plain pytest ``sys.stdin`` is pytest's capture, which refuses every read (OSError); the
    subject's is /dev/null (docs/judge.md lists ``sys.stdin`` as open, "no rule yet guarantees it cannot go the
    other way": it does). A tree that reads its input, or prompts with a default at EOF, passes the judge alone.
+5. Its hooks for exceptions nothing can catch. Under plain pytest ``threading.excepthook`` and
+   ``sys.unraisablehook`` are pytest's, which turn a tree thread's exception or a finalizer's into a warning: an
+   error under the common ``pytestmark = pytest.mark.filterwarnings("error")``. The subject's are the interpreter's
+   (docs/judge.md: ``sys.excepthook, threading.excepthook`` open; ``sys.unraisablehook`` in no row).
 
 And one of the judge's own reading (strict xfails, ``TEARDOWN``): a harness test's teardown that calls the tree (a
 yield fixture's code after its ``yield``, ``teardown_module``) and raises is an error under plain pytest; the judge's
@@ -81,8 +85,11 @@ TEST = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
 WRONG = "def f():\n    return 2\n"
 RIGHT = "def f():\n    return 1\n"
 
-# (the tree's package, the time limit of the honest run): each is wrong as plain pytest runs it, after its test passed
-SHARED_PROCESS = {
+_STRICT_TEST = ("import pytest\nfrom pkg import f\n\npytestmark = pytest.mark.filterwarnings('error')\n\n\n"
+                "def test_f():\n    assert f() == 1\n")
+# (the tree's package, the time limit of the honest run[, the harness's test, else TEST]): each is wrong as plain
+# pytest runs it
+SHARED_PROCESS: dict[str, tuple] = {
     "atexit_exit_status": ("import atexit, os\n\n\ndef f():\n    atexit.register(os._exit, 1)\n    return 1\n", 60.0),
     "finalizer_crash_at_exit": ("import ctypes\n\n\nclass _Pool:\n    def __del__(self):\n        ctypes.string_at(0)\n\n\n"
                                 "_POOL = _Pool()\n\n\ndef f():\n    return 1\n", 60.0),
@@ -97,6 +104,13 @@ SHARED_PROCESS = {
     "reads_stdin": ("import sys\n\n\ndef f():\n    sys.stdin.read()\n    return 1\n", 60.0),
     "prompts_with_a_default_at_eof": ("def f():\n    try:\n        input('port? ')\n    except EOFError:\n        pass\n"
                                       "    return 1\n", 60.0),
+    # pytest's hooks for an exception no code can catch (threading.excepthook, sys.unraisablehook) warn, an error
+    # under a test module's ``filterwarnings("error")``; the subject's are the interpreter's (a line on stderr)
+    "thread_raises_under_warnings_as_errors": ("import threading\n\n\ndef _save():\n    raise OSError('not saved')\n\n\n"
+                                               "def f():\n    t = threading.Thread(target=_save)\n    t.start()\n"
+                                               "    t.join()\n    return 1\n", 60.0, _STRICT_TEST),
+    "finalizer_raises_under_warnings_as_errors": ("class _File:\n    def __del__(self):\n        raise OSError('not saved')\n\n\n"
+                                                  "def f():\n    _File()\n    return 1\n", 60.0, _STRICT_TEST),
     "descriptors_exhausted": ("import os\n\n_KEPT = []\n\n\ndef f():\n    while True:\n        try:\n"
                               "            _KEPT.append(os.open('/dev/null', os.O_RDONLY))\n        except OSError:\n"
                               "            return 1\n", 60.0),
@@ -104,9 +118,9 @@ SHARED_PROCESS = {
 SHARED_CLOSED: frozenset[str] = frozenset()
 _SHARED_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk15: plain pytest's verdict reads the process the tree shares with pytest (its exit status and end, "
-    "the stack under the tree's call, its descriptors, pytest's stdin); the judge ignores how its subject ends "
+    "the stack under the tree's call, its descriptors, pytest's stdin and exception hooks); the judge ignores how its subject ends "
     "(probe_runtime _stop_subject reads exit code 87 only, kills it past 5 s) and the subject's stack, descriptors "
-    "and stdin are its own; with plain pytest forged from the tree's process the final check passes the wrong tree"))
+    "stdin and hooks are its own; with plain pytest forged from the tree's process the final check passes the wrong tree"))
 
 
 def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, timeout_s: float = 60.0,
@@ -128,11 +142,11 @@ def _final(root, module: str, *, files: dict[str, str | bytes] | None = None, ti
 def test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares(tmp_path, executor, name):
     """The premise first (honest plain pytest fails the tree; not the xfail's AssertionError), then the same tree with
     ``FORGE`` must fail the final check. Open: the judge alone passes each honest tree (``honest.judged``)."""
-    module, honest_limit = SHARED_PROCESS[name]
-    honest = _final(tmp_path / "honest", module, timeout_s=honest_limit)
+    module, honest_limit, *test = SHARED_PROCESS[name]
+    honest = _final(tmp_path / "honest", module, timeout_s=honest_limit, test=(test or [TEST])[0])
     if honest.plain.passed:
         pytest.fail(f"premise: honest plain pytest passed the tree: {honest.plain.output}")
-    forged = _final(tmp_path / "forged", FORGE + module)
+    forged = _final(tmp_path / "forged", FORGE + module, test=(test or [TEST])[0])
     assert not forged.passed, (honest.judged.passed, forged.judged.output, forged.plain.output)
 
 
