@@ -717,6 +717,9 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk15_final_verdict.py::test_a_right_tree_with_a_tests_package_passes_the_final_check":
         "red team atk15's honest regression (a right tree with tests/__init__.py fails judged, ~3 s): in the "
         "campaign while open",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_a_wrong_tree_failing_an_assertion_in_a_teardown_is_failed_not_called_tampering":
+        "red team atk15's misread (a teardown assertion a wrong tree fails is read as the canary altered: subverted, "
+        "~2 s): in the campaign while open",
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_clean":
         "red team atk15: parse-range's reference with an exit-status defect, forged, through the whole adjudication "
         "(~7 s cold): in the campaign while open",
