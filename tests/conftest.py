@@ -23,6 +23,9 @@ SLOW_FILES: dict[str, str] = {
                                   "r35atk's 14 strict xfails and two held cases, 7-33 s each at load ~10)",
     "tests/harness/run/test_tamper.py": "Table 5 over a real 12-cell run, each tamper on a copy, a bundle exported, verified "
                                                "and 10 cells re-judged (159 s on a loaded 2-core machine)",
+    "tests/harness/judge/test_atk15_final_verdict.py": "red team atk15: wrong trees through the final check, judged and under "
+                                                       "plain pytest, cold and warm (the four held cases ~17 s; the open "
+                                                       "cases ~175 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -382,6 +385,14 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares":
+        (frozenset({"warm-atexit_exit_status"}), "red team atk15's closed process-end cases: the exit status warm; cold "
+                                                 "and the never-ending thread (its honest premise waits out a 12 s limit) in the campaign"),
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises":
+        (frozenset({"cold-yield_fixture", "warm-teardown_module"}), "red team atk15's closed teardown cases: a yield "
+                                                                    "fixture cold, teardown_module warm; the rest in the campaign (3-6 s each)"),
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_clean":
+        (frozenset({"cold"}), "the whole adjudication of a forged reference with a defect at exit, cold (7 s); warm in the campaign"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         (frozenset({"cold"}), "cold; warm in the campaign (13 s; the cell attacks keep warm trees) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
     "tests/harness/cli/test_command_faults.py::test_a_fifo_in_place_of_a_run_file_is_refused_by_resume_view_and_monitor":
@@ -430,13 +441,13 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "red team atk13's held honest cases, four habits (library memos, a blocking wait for the tree's thread, a tree's "
         "dataclass, the test's own datetime.strptime); the other held ones in the campaign (2 s each)"),
     "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does": (frozenset({
-        "strptime_function_replaced_by_the_tree", "abc_of_the_tree_registers_int"}),
-        "red team atk14's held lenient cases, two rules (MODULE_STATE_RULE's fault on _strptime, CENSUS_RULE's ABC "
-        "registration); the other held ones in the campaign (1-2 s each)"),
+        "strptime_function_replaced_by_the_tree", "abc_of_the_tree_registers_int", "judge_time_zone_of_fromtimestamp"}),
+        "red team atk14's held lenient cases, three rules (MODULE_STATE_RULE's fault on _strptime, CENSUS_RULE's ABC "
+        "registration, probes JUDGE_STATE_RULE's zone); the other held ones in the campaign (1-2 s each)"),
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged": (frozenset({
-        "trees_string_parsed_by_the_judges_strptime"}),
-        "red team atk14's held honest case: the tree's string parsed by the judge's own strptime; the other held ones in "
-        "the campaign (1-2 s each)"),
+        "trees_string_parsed_by_the_judges_strptime", "date_strftime_in_the_test"}),
+        "red team atk14's held honest cases: the tree's string parsed by strptime, the test's own strftime (probes "
+        "JUDGE_STATE_RULE); the other held ones in the campaign (1-2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "
@@ -726,6 +737,19 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk14's honest regressions (datetime's strftime, __format__, timetuple, today in the test; the tree's "
         "time zone or locale in the judge; a stand-in's ABC answers; a metaclass hook; ExceptionInfo's helpers and "
         "the warns record; the judge's clock and string-hash seed): the held ones (ATK14_CLOSED) as SWEEPS says",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares":
+        "red team atk15's wrong trees that fail plain pytest through pytest's process (its end: exit status, crash, "
+        "hang; its stack; its descriptors; its stdin; its exception hooks), forged, through the final check (2-20 s each; the hang waits "
+        "out a 12 s limit): the closed ones (SHARED_CLOSED) in test-all",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises":
+        "red team atk15's wrong trees whose call in a harness test's teardown raises (the judge never reads a "
+        "teardown's error), forged, through the final check (3-6 s each): the closed ones (TEARDOWN_CLOSED) in test-all",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_a_right_tree_with_a_tests_package_passes_the_final_check":
+        "red team atk15's honest regression (a right tree with tests/__init__.py fails judged, ~3 s): in the "
+        "campaign while open",
+    "tests/harness/judge/test_atk15_final_verdict.py::test_a_wrong_tree_failing_an_assertion_in_a_teardown_is_failed_not_called_tampering":
+        "red team atk15's misread (a teardown assertion a wrong tree fails is read as the canary altered: subverted, "
+        "~2 s): in the campaign while open",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
