@@ -575,7 +575,7 @@ def judge(plan: Plan, observations: Path | bytes, *, canary: str | None = None, 
     reached the channel): tampering, and never parsed."""
     scope = _Scope(plan)
     tamper: list[str] = list(seen)
-    items, stray = _replay(_observation_lines(observations, tamper), plan, nonce, tamper)
+    items, stray = _replay(_observation_lines(observations, tamper), plan, nonce, tamper, canary)
     results, canary_ok = _test_results(plan, items, scope, canary, tamper)
     incomplete = sum(1 for spec in plan.tests for case in spec.cases()
                      if not items.get((spec.name, case), {}).get("left"))
@@ -622,13 +622,19 @@ def _observation_lines(observations: Path | bytes, tamper: list[str]) -> list[by
     return raw
 
 
-def _replay(raw: list[bytes], plan: Plan, nonce: bytes, tamper: list[str]) -> tuple[dict[tuple, dict], list[dict]]:
+def _replay(raw: list[bytes], plan: Plan, nonce: bytes, tamper: list[str],
+            canary: str | None = None) -> tuple[dict[tuple, dict], list[dict]]:
     """Replay the observation lines into ({(test, case): {"obs": [...], "left": bool}}, the stray
     observations outside any test). A line without the run's nonce, one the judge cannot parse, a
-    test the plan does not hold, one entered twice or left without being entered is tampering."""
+    test the plan does not hold, one entered twice or left without being entered is tampering.
+    Observations between two tests are the next test's (its fixtures' set-up) or the last one's (its fixtures'
+    teardown): where the next is the ``canary``, which has no fixture, they are the teardown of the test that left
+    last (a wrong tree failing a teardown's assert fails that test, as plain pytest's error at its teardown; never the
+    canary's observation altered: red team atk15)."""
     tests = {t.name: t for t in plan.tests}
     items: dict[tuple, dict] = {}
     current: tuple | None = None
+    last_left: tuple | None = None
     pending: list[dict] = []
     for n, line in enumerate(raw, 1):
         if nonce:
@@ -656,6 +662,9 @@ def _replay(raw: list[bytes], plan: Plan, nonce: bytes, tamper: list[str]) -> tu
                 tamper.append(f"observation line {n}: {_display(spec, case)} entered twice")
                 current = None
                 continue
+            if spec.name == canary and pending and last_left is not None:
+                items[last_left]["obs"].extend(pending)  # (the last test's teardown: the canary has no fixture)
+                pending = []
             items[key] = {"obs": pending, "left": False}
             pending = []
             current = key
@@ -664,7 +673,7 @@ def _replay(raw: list[bytes], plan: Plan, nonce: bytes, tamper: list[str]) -> tu
                 tamper.append(f"observation line {n}: a test left without being entered")
                 continue
             items[current]["left"] = True
-            current = None
+            last_left, current = current, None
         elif k == "tamper":
             tamper.append(f"the probe runtime reports replaced functions: {str(ev['what'])[:200]}")
         else:
