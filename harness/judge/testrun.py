@@ -137,8 +137,9 @@ message as text (bytes that are not UTF-8 as surrogate escapes) and is written i
 (capsys's, capfd's, pytest's), bytes through its ``buffer``; each part after the descriptor's output that came before it
 (the size the descriptor had at the write), so the tree's print and its child's output keep their order. Fail closed: a
 test stream without a ``buffer`` for bytes, or without a ``fileno`` when the tree read its stream's, or refusing the
-write, is a fault. Open: the stream's other differences under capsys (its encoding's spelling, strict errors), and what
-the tree reads back from its stream (``tell``, ``seek``, ``name``)."""
+write, is a fault. ``sys.stdin`` is pytest's capture's too (subject_rpc ``DontReadFromInput``: every read an OSError,
+never the empty input of descriptor 0 at EOF). Open: the stream's other differences under capsys (its encoding's
+spelling, strict errors), and what the tree reads back from its stream (``tell``, ``seek``, ``name``)."""
 
 
 PROCESS_END_RULE = """Plain pytest's verdict reads how its one process ends: its exit status within the time limit. The
