@@ -385,6 +385,8 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_atk15_final_verdict.py::test_a_right_tree_with_a_tests_package_passes_the_final_check":
+        (frozenset({"warm"}), "a right tree whose tests directory is a package, warm (2 s); cold in the campaign"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_a_wrong_tree_failing_an_assertion_in_a_teardown_is_failed_not_called_tampering":
         (frozenset({"cold"}), "a teardown's assert a wrong tree fails, read as that test's failure, cold (2 s); warm in the campaign"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_that_fails_plain_pytest_through_the_process_it_shares":
@@ -746,9 +748,6 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises":
         "red team atk15's wrong trees whose call in a harness test's teardown raises (the judge never reads a "
         "teardown's error), forged, through the final check (3-6 s each): the closed ones (TEARDOWN_CLOSED) in test-all",
-    "tests/harness/judge/test_atk15_final_verdict.py::test_a_right_tree_with_a_tests_package_passes_the_final_check":
-        "red team atk15's honest regression (a right tree with tests/__init__.py fails judged, ~3 s): in the "
-        "campaign while open",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }

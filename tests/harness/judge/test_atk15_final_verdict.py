@@ -221,9 +221,8 @@ def test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_
 
 
 # == noticed on the way (an honest regression, not a leniency) ===================================================
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team atk15: a right tree with a tests/__init__.py "
-                   "(the harness's test placed in the tree's tests package) fails judged: the subject raises "
-                   "ModuleNotFoundError for the probe runtime's module; plain pytest passes it")
+# closed (probe_runtime ``_own_submodule``); was: a right tree with a tests/__init__.py (the harness's test placed in the
+# tree's tests package) failed judged, the subject importing the probed test by its name for the package's attribute
 def test_a_right_tree_with_a_tests_package_passes_the_final_check(tmp_path, executor):
     got = _final(tmp_path, RIGHT, files={"tests/__init__.py": ""})
     if not got.plain.passed:  # the premise (pytest.fail, never the xfail's AssertionError)
