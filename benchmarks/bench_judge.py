@@ -177,7 +177,11 @@ def _tree_cpu() -> tuple[float, frozenset]:
     total = t.user + t.system + t.children_user + t.children_system
     tick = os.sysconf("SC_CLK_TCK")
     procs: dict[int, tuple[int, float]] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # (no /proc: this process and the children it reaped only; the row's notes show the ratio)
+        names = []
+    for name in names:
         if not name.isdigit():
             continue
         try:
