@@ -541,15 +541,38 @@ def _under_trusted(path: str) -> bool:
     return any(path == p or path.startswith(p + "/") for p in TRUSTED)
 
 
+_REAL_DIRS: set = set()  # directories of the interpreter's that ``realpath`` left as they are (``trusted_file``)
+_lstat, _S_ISLNK = _os.lstat, __import__("stat").S_ISLNK
+
+
 def trusted_file(path) -> bool:
     """Whether a module file belongs to the interpreter (stdlib or installed packages), not the tree:
     it lies in one of the interpreter's directories, and so does what it leads to. A link of the
-    tree into the stdlib is the tree's (its bytecode is read from the tree's own __pycache__)."""
+    tree into the stdlib is the tree's (its bytecode is read from the tree's own __pycache__).
+
+    Each directory is resolved once a process (``_REAL_DIRS``; a watch of every module asks for a few
+    hundred files in a few dozen directories, ``StdlibPatches.watch``, ``_library_classes``): a file
+    given by its normalized path, in a directory of the interpreter's that ``realpath`` found free of
+    links, resolves to itself unless it is a link itself, which one ``lstat`` tells; a link is resolved
+    in full. The answer is ``realpath``'s as long as the interpreter's directories are as they were; the
+    rule trusts whatever lies at their paths anyway, so a tree able to change them gains nothing here."""
     if not path or not _isinstance(path, str):
         return True
     if not path.startswith("/"):
         return path in ("built-in", "frozen")
-    return _under_trusted(_os.path.abspath(path)) and _under_trusted(_os.path.realpath(path))
+    full = _os.path.abspath(path)
+    if not _under_trusted(full):
+        return False
+    d = full.rpartition("/")[0]
+    if full == path and d and d not in _REAL_DIRS and _under_trusted(d) and _os.path.realpath(d) == d:
+        _REAL_DIRS.add(d)
+    if full == path and d in _REAL_DIRS:
+        try:
+            if not _S_ISLNK(_lstat(full).st_mode):
+                return True  # (``realpath`` gives ``full`` itself)
+        except OSError:
+            return True  # (``realpath`` keeps an entry it cannot stat as it is)
+    return _under_trusted(_os.path.realpath(path))
 
 
 class _Budget:
@@ -4566,9 +4589,9 @@ class StdlibPatches:
             return
         self.seen = _len(mods)
         for name, mod in list(mods.items()):
-            if _type(mod) is not _ModuleType or _type(name) is not str or not trusted_file(getattr(mod, "__file__", None)) \
-                    or name.partition(".")[0] in _NEVER_CARRIED or name.startswith("_hx"):
-                continue
+            if _type(mod) is not _ModuleType or _type(name) is not str or name.partition(".")[0] in _NEVER_CARRIED \
+                    or name.startswith("_hx") or not trusted_file(getattr(mod, "__file__", None)):
+                continue  # (the names first: a module never watched is not resolved again at every new import)
             try:
                 object.__setattr__(mod, "__class__", _WatchedModule)
             except TypeError:

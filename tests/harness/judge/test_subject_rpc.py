@@ -3102,3 +3102,33 @@ def test_the_tests_limit_is_read_and_set_in_the_subject_as_no_change_of_the_tree
         rpc._KERNEL_FULL[0] = False
     with pytest.raises(rpc.RemoteError):
         rpc.measure("rlimit", resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_trusted_file_keeps_realpaths_answer_when_it_resolves_each_directory_once(tmp_path, monkeypatch):
+    """``trusted_file`` resolves a directory once a process (``_REAL_DIRS``) and a file in a link-free one by its own
+    entry: every answer, asked once and asked again, is the answer of resolving the whole path. A stand-in tree
+    plays the interpreter's directory (``TRUSTED``): a file, a link to a file inside and outside it, a link to a
+    directory outside, a missing file, a path through ``..`` and a doubled slash, a link that loops."""
+    lib, out = tmp_path / "lib", tmp_path / "tree"
+    (lib / "pkg").mkdir(parents=True)
+    out.mkdir()
+    (lib / "pkg" / "mod.py").write_text("")
+    (out / "evil.py").write_text("")
+    (lib / "pkg" / "inside.py").symlink_to(lib / "pkg" / "mod.py")
+    (lib / "pkg" / "outside.py").symlink_to(out / "evil.py")
+    (lib / "linked").symlink_to(out)
+    (lib / "pkg" / "loop.py").symlink_to(lib / "pkg" / "loop.py")
+    monkeypatch.setattr(rpc, "TRUSTED", (str(lib),))
+    monkeypatch.setattr(rpc, "_REAL_DIRS", set())
+
+    def whole(p):
+        return rpc._under_trusted(os.path.abspath(p)) and rpc._under_trusted(os.path.realpath(p))
+
+    paths = [f"{lib}/pkg/mod.py", f"{lib}/pkg/inside.py", f"{lib}/pkg/outside.py", f"{lib}/linked/evil.py",
+             f"{lib}/pkg/missing.py", f"{lib}/linked/../pkg/mod.py", f"{lib}/pkg//mod.py", f"{lib}/pkg/loop.py",
+             f"{out}/evil.py", str(lib)]
+    want = [whole(p) for p in paths]
+    assert want == [True, True, False, False, True, False, True, True, False, True]
+    assert [rpc.trusted_file(p) for p in paths] == want
+    assert f"{lib}/pkg" in rpc._REAL_DIRS and f"{lib}/linked" not in rpc._REAL_DIRS
+    assert [rpc.trusted_file(p) for p in paths] == want  # (asked again: the kept directories answer)
