@@ -375,8 +375,12 @@ class raises:
                 local = _bool(_issubclass(et, self.local))
             except BaseException:  # noqa: BLE001
                 local = False
-        _emit({"k": "raises", "s": self.site, "e": {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")],
-                                                    "str": _match_text(ev)[:_MAX_STR], "local": local}})
+        try:
+            text, nj = _match_text(ev)[:_MAX_STR], None
+        except _Unjoinable as exc:
+            text, nj = _safe(_str, ev) or "", _str(exc)
+        rec = {"mro": [_name(c) for c in type.__getattribute__(et, "__mro__")], "str": text, "local": local}
+        _emit({"k": "raises", "s": self.site, "e": rec if nj is None else {**rec, "nj": nj}})
         self.info.value, self.info.type, self.info.tb = ev, et, tb
         return True
 
@@ -390,9 +394,18 @@ def _match_text(ev):
         notes = dict.get(object.__getattribute__(ev, "__dict__"), "__notes__")
     except (AttributeError, TypeError):
         notes = None
-    if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
-        text = "\n".join([text, *notes])
-    return text
+    if _type(notes) not in (list, tuple):  # (subject_rpc ``_notes``: what crossed is a list of str, then a NonStrNote)
+        return text
+    for i, n in enumerate(notes, 1):
+        if not _isinstance(n, str):  # (pytest's "\n".join raises so, in its match: ``_Unjoinable``)
+            name = n.name if _rpc is not None and _type(n) is _rpc.NonStrNote else _type(n).__name__
+            raise _Unjoinable(f"sequence item {i}: expected str instance, {name} found")
+    return "\n".join([text, *notes])
+
+
+class _Unjoinable(TypeError):
+    """pytest's TypeError from joining an exception's notes for ``match``: raised by ``_Info.match``; a ``raises``
+    record carries it as ``nj`` and the judge fails a ``match=`` on it (no match, no join: as plain pytest)."""
 
 
 def raises_call(site, local, func, *args, _guard=_guard, **kwargs):

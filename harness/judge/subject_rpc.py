@@ -2657,9 +2657,11 @@ class Peer:
         BaseException's own descriptors. An exception met twice in one chain (``raise X from e`` in
         ``except ... as e`` makes ``e`` both cause and context; a cycle) crosses once, then by its handle
         (``same``), so ``is`` holds on the receiver as it does here; a chain is cut past _MAX_CHAIN links."""
-        notes = self._notes(exc)
+        notes, bad = self._notes(exc)
         if notes is not None:
             out["notes"] = notes
+        if bad is not None:
+            out["nb"] = bad
         out["sup"] = _EXC_ATTR["__suppress_context__"].__get__(exc) is True
         for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
             linked = _EXC_ATTR[name].__get__(exc)
@@ -2671,20 +2673,30 @@ class Peer:
                 out[key] = self.enc_exc(linked, depth + 1, seen)
 
     def _notes(self, exc):
-        """``exc.__notes__`` as ``pytest.raises(match=...)`` reads it (``getattr``: an instance's own
-        list, or what its class gives), when it is a list or tuple of str; None otherwise. The subject
-        reads it as plain pytest does (the tree's own property, if any, runs here, where the tree's code
-        runs); the driver only from the instance's own ``__dict__`` (no attribute lookup of a stand-in)."""
+        """(notes, bad): ``exc.__notes__`` as pytest's ``stringify_exception`` joins it for ``match=`` (``getattr``,
+        then ``"\\n".join([message, *notes])``), and the type name of the first item that join refuses (its
+        TypeError, which the receiver's match raises: probe_runtime ``_match_text``), or None. The subject reads it as
+        plain pytest does: the tree's own property and its container's iteration run here, where the tree's code runs;
+        a str subclass's item is its str value, as the join reads it (red team atk14: notes in a list subclass, a
+        non-str note). The driver reads only the instance's own ``__dict__``, a list or tuple of str (no attribute
+        lookup of a stand-in)."""
         try:
             if self.side == "subject":
                 notes = getattr(exc, "__notes__", None)
-            else:
-                notes = dict.get(object.__getattribute__(exc, "__dict__"), "__notes__")
+                if notes is None:
+                    return None, None
+                out = []
+                for n in [*notes]:
+                    if not _isinstance(n, str):
+                        return out[:64], _type(n).__name__[:80]
+                    out.append(str.__str__(n)[:1 << 16])
+                return out[:64], None
+            notes = dict.get(object.__getattribute__(exc, "__dict__"), "__notes__")
             if _type(notes) in (list, tuple) and all(_type(n) is str for n in notes):
-                return [n[:1 << 16] for n in notes[:64]]
-        except Exception:  # noqa: BLE001 - whatever a tree object does, the exception still crosses
-            pass
-        return None
+                return [n[:1 << 16] for n in notes[:64]], None
+        except Exception as e:  # noqa: BLE001 - whatever a tree object does, the exception still crosses
+            return None, _type(e).__name__[:80]  # (pytest's own reading raises there too)
+        return None, None
 
     # -- decoding ------------------------------------------------------------------------------
     def dec(self, v, depth=0, ctx=None):
@@ -3020,8 +3032,10 @@ class Peer:
         BaseException's own descriptors); a link the peer named by handle (``same``) is the exception
         already built for it."""
         notes = e.get("notes") or []
-        if _type(notes) is list and all(_type(n) is str for n in notes) and "notes" in e:
-            object.__getattribute__(exc, "__dict__")["__notes__"] = list(notes)
+        bad = e.get("nb")
+        if _type(notes) is list and all(_type(n) is str for n in notes) and ("notes" in e or _type(bad) is str):
+            object.__getattribute__(exc, "__dict__")["__notes__"] = list(notes) + (
+                [NonStrNote(bad)] if _type(bad) is str else [])
         for key, name in (("cause", "__cause__"), ("ctx", "__context__")):
             link = e.get(key) or {}
             if not _isinstance(link, dict) or not link:
@@ -4387,6 +4401,18 @@ class _OutBuffer(_io.BytesIO):
     def fileno(self) -> int:
         self.used = True
         return self.fd
+
+
+class NonStrNote:
+    """(driver) Where an exception's notes held an item pytest's join refuses (``name``: its type's name, or the error
+    reading the notes raised): the receiver's ``match`` raises pytest's TypeError there (probe_runtime ``_match_text``)."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<a note of type {self.name}>"
 
 
 _NO_INPUT = "pytest: reading from stdin while output is captured!  Consider using `-s`."
