@@ -25,6 +25,7 @@ runs here.
 """
 from __future__ import annotations
 
+import ast
 import base64
 import builtins
 import datetime
@@ -36,6 +37,7 @@ import re
 import string
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 from typing import Any
@@ -428,8 +430,11 @@ def _class_names(expected) -> set[str]:
 
 def _eval_state_ok(x) -> bool:
     """The driver's interpreter state an assertion was evaluated under (harness.judge.subject_rpc ``eval_state``):
-    {"dc": [prec, rounding, Emin, Emax, capitals, clamp, [trap names]], "im": digits}, each optional."""
-    if not isinstance(x, dict) or not x or set(x) - {"dc", "im"}:
+    {"dc": [prec, rounding, Emin, Emax, capitals, clamp, [trap names]], "im": digits, "jm": ["module.name", ...]},
+    each optional ("jm": bindings the tree set in a module the judge computes with, ``_computes``)."""
+    if not isinstance(x, dict) or not x or set(x) - {"dc", "im", "jm"}:
+        return False
+    if "jm" in x and not (isinstance(x["jm"], list) and x["jm"] and all(isinstance(n, str) for n in x["jm"])):
         return False
     dc = x.get("dc")
     if dc is not None and not (isinstance(dc, list) and len(dc) == 7 and all(type(v) is int for v in dc[0:1] + dc[2:6])
@@ -467,10 +472,24 @@ class _Under:
         return False
 
 
+@lru_cache(maxsize=4096)
+def _computes(expr: str) -> bool:
+    """Whether the judge's evaluation of an assertion's skeleton calls or reads anything but its observed values
+    (``_v[i]``), literals and operators: a name, an attribute or a call of the judge's modules."""
+    for node in ast.walk(ast.parse(expr, mode="eval")):
+        if isinstance(node, ast.Name) and node.id != "_v" or isinstance(node, (ast.Attribute, ast.Call)):
+            return True
+    return False
+
+
 def _check(site: Site, payload: dict, env: dict) -> str | None:
     """None when the observation satisfies the site, else why not."""
     if site.kind == "assert":
         leaves = _Leaves(payload["v"])
+        moved = (payload.get("x") or {}).get("jm")
+        if moved and _computes(site.expr):
+            return (f"line {site.line}: {site.source}: the tree changed {', '.join(moved[:3])}, which plain pytest's "
+                    "expectation would read and the judge's own evaluation does not (probes JUDGE_STATE_RULE): failed closed")
         try:
             with _Under(payload.get("x")):
                 ok = eval(compile(site.expr, "<judge>", "eval"), {**env, "_v": leaves})  # noqa: S307

@@ -6348,7 +6348,8 @@ def eval_state():
     the tree's ``prec`` synced here (``PROCESS_STATE``), holds for ``assert third(1) == Decimal(1) / 3``."""
     global _EVAL_DEFAULT
     ctx = _GETCONTEXT()
-    if _ctx_key(ctx) == _EVAL_KEY[0] and _sys.get_int_max_str_digits() == _sys.int_info.default_max_str_digits:
+    if _ctx_key(ctx) == _EVAL_KEY[0] and _sys.get_int_max_str_digits() == _sys.int_info.default_max_str_digits and \
+            not JUDGE_MODULES_MOVED:
         return None
     try:
         dc = [ctx.prec, str(ctx.rounding), ctx.Emin, ctx.Emax, ctx.capitals, ctx.clamp,
@@ -6365,7 +6366,19 @@ def eval_state():
         out["dc"] = dc
     if im != _EVAL_DEFAULT[1]:
         out["im"] = im
+    if JUDGE_MODULES_MOVED:
+        out["jm"] = sorted(JUDGE_MODULES_MOVED)[:16]
     return out or None
+
+
+# The modules the judge's own evaluation computes expectations with (harness.judge.probes ``JUDGE_MODULES``, and the
+# modules their functions read at call time): a binding or entry the tree set in one of them, carried to the driver
+# (``_apply_module_state``), is one plain pytest's expectation reads and the judge's never does (probes
+# ``JUDGE_STATE_RULE``; red team atk14: ``string``'s constants, ``fractions``' pattern, ``json``'s decoder tables).
+JUDGE_STATE_MODULES = frozenset({"math", "json", "json.decoder", "json.scanner", "json.encoder", "re", "re._compiler",
+                                 "re._parser", "re._constants", "re._casefix", "decimal", "fractions", "numbers",
+                                 "datetime", "string"})
+JUDGE_MODULES_MOVED: set = set()  # (driver) "module.name" of each carried into a JUDGE_STATE_MODULES module
 
 
 def _stack_size() -> int:
@@ -7915,6 +7928,8 @@ def _apply_module_state(mg, ps) -> None:
                                         for e in mg):
         raise RemoteError("malformed module state")
     for kind, mod, name, key, value, deleted in mg[:MAX_MODULE_CARRIED]:
+        if mod in JUDGE_STATE_MODULES:
+            JUDGE_MODULES_MOVED.add(f"{mod}.{name}")
         try:
             m = _sys.modules.get(mod) or _import_module(mod)
             ns = _MODULE_DICT(m)

@@ -129,3 +129,20 @@ def test_the_evaluation_imports_nothing():
     for name in ("_strptime", "time", "os", "subprocess"):
         with pytest.raises(ImportError):
             eval(f"__import__({name!r})", env)
+
+
+def test_an_expectation_the_judge_computes_fails_closed_where_the_tree_changed_a_module_it_reads():
+    """probes ``JUDGE_STATE_RULE``: a binding the tree set in a module the judge computes with (``string.digits``,
+    carried to the driver: subject_rpc ``JUDGE_STATE_MODULES``) arrives as the observation's "jm"; an assertion whose
+    skeleton the judge computes with anything but the observed values fails closed, one of observed values and
+    literals alone is judged as before."""
+    from harness.judge import judge as jm
+    from harness.judge.probes import Site
+    computed = Site(1, "assert", "_v[0] == string.digits", 1, 3, "f() == string.digits")
+    plain = Site(2, "assert", "_v[0] == '0123456789'", 1, 4, "f() == '0123456789'")
+    env = {"__builtins__": jm._BUILTINS, "string": jm._MODULES["string"]}
+    moved = {"v": [["v", "0123456789"]], "x": {"jm": ["string.digits"]}}
+    assert jm._eval_state_ok(moved["x"]) and not jm._eval_state_ok({"jm": []}) and not jm._eval_state_ok({"jm": [1]})
+    assert "failed closed" in jm._check(computed, moved, env)
+    assert jm._check(plain, moved, env) is None
+    assert jm._check(computed, {"v": [["v", "0123456789"]]}, env) is None
