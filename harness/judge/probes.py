@@ -43,9 +43,11 @@ operands: literals, judge-known names and ``JUDGE_MODULES``' pure functions. A c
 (the clock, the time zone, the C library's locale, ``_strptime``'s caches, the codec registry:
 ``STATE_READING_METHODS``, ``BUILTIN_CODECS``, a ``%`` format spec, an error handler's name) is a leaf: observed in the
 driver, whose state the subject's sync rules keep the tree's, as plain pytest's one process computes it. So the judge's
-evaluation imports nothing (``harness.judge.judge._import``). Open: module-level state of the judge's modules the tree's
-process changed (a rebound ``string.digits``, ``fractions``' pattern, ``json``'s decoder), read by the judge's own copies
-(red team atk14)."""
+evaluation imports nothing (``harness.judge.judge._import``). A binding or entry the tree set in a module the judge
+computes with (subject_rpc ``JUDGE_STATE_MODULES``: a rebound ``string.digits``, ``fractions``' pattern, ``json``'s
+decoder tables) comes with the observation and fails closed an assertion the judge computes with more than observed
+values and literals (harness.judge.judge ``_computes``). Open: a library instance's attribute the judge's function
+reads (``json._default_decoder``'s; red team atk14)."""
 
 
 # Names the judge can evaluate, by the module they are imported from. "*" admits every public
