@@ -372,6 +372,7 @@ def main() -> None:
     exempt[id(rpc._dict_cells.__code__)] = rpc._dict_cells.__code__
     exempt[id(rpc._dict_cells_of.__code__)] = rpc._dict_cells_of.__code__  # (the modules' dicts: ``MODULE_STATE_RULE``)
     exempt[id(rpc._tree_objects.__code__)] = rpc._tree_objects.__code__  # (the test's ``gc.get_objects``: ``MEASURES_RULE``)
+    exempt[id(rpc._stack_depth.__code__)] = rpc._stack_depth.__code__  # (its frames counted: ``STACK_DEPTH_RULE``)
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
