@@ -95,7 +95,7 @@ def _cpu_now(session) -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-            + sum(_tree_cpu(s.proc.pid) for s in list(session._all)))
+            + sum(_tree_cpu(s.proc.pid) for s in list(session._all) if s.proc is not None))
 
 
 def _time_judging() -> None:
@@ -104,7 +104,7 @@ def _time_judging() -> None:
 
     def wrapper(todo, session, *a, **kw):
         t0, c0 = time.perf_counter(), _cpu_now(session)
-        servers0 = {s.proc.pid: _tree_cpu(s.proc.pid) for s in session._all}
+        servers0 = {s.proc.pid: _tree_cpu(s.proc.pid) for s in session._all if s.proc is not None}
         try:
             return fn(todo, session, *a, **kw)
         finally:

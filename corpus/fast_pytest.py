@@ -106,6 +106,7 @@ class PytestSession:
         self._servers: queue.Queue = queue.Queue()
         self._swappers: queue.Queue = queue.Queue()
         self._all: list[ForkServer] = []
+        self._spares: list[ForkServer] = []     # plain servers forked by the swap servers, not yet taken
         self.swapping = False
         self._lambdas = False
         self._module_file = ""
@@ -144,6 +145,12 @@ class PytestSession:
         return self
 
     def _new_server(self) -> ForkServer:
+        """A plain fork-server: a swap server's spare (forked from it before it collected, in
+        the state a plain server starts in: ``forkserver._fork_spare``) while one is left, else a
+        new process."""
+        with self._lock:
+            if self._spares:
+                return self._spares.pop()
         s = ForkServer(*self._plain)
         with self._lock:
             self._all.append(s)
@@ -183,9 +190,11 @@ class PytestSession:
             collect["watch_lambdas"] = True
         self._module_file = os.path.realpath(control / self.target)
         self._control = str(control)
-        swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect)
+        swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect, spare=True)
                     for _ in range(self.workers)]
         self._all += swappers
+        self._spares = [s.spare for s in swappers if s.spare is not None]
+        self._all += self._spares
         if all(s.wait_ready(max(self.gate.timeout_s, 30.0)) for s in swappers):
             for s in swappers:
                 self._swappers.put(s)
@@ -193,6 +202,8 @@ class PytestSession:
 
     def __exit__(self, *exc) -> None:
         self.history.save()
+        for s in self._all:         # every socket first: a swap server waits for its spare to end
+            s.shut()
         for s in self._all:
             s.close()
         self._reaper.shutdown(wait=True)

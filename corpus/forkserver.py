@@ -877,18 +877,57 @@ class _SwapPlugin:
 
 
 
-def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None) -> None:
+def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None,
+           spare: int | None = None) -> None:
     import socket
     _preload(preload)
     _cache_rewrites(rewrite)
     base_path = list(sys.path)        # this script's directory already dropped, as ``-m`` never has it
-    ctl = socket.socket(fileno=fd)
-    import gc
     if collect is None:
-        _warm_linecache(rewrite)     # pytest's own files and the suite's test files
-        gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
-        _loop(ctl, base_path, None)
+        _serve_plain(socket.socket(fileno=fd), base_path, rewrite)
         return
+    spare_pid = _fork_spare(spare, fd, base_path, rewrite) if spare is not None else None
+    try:
+        _serve_collected(socket.socket(fileno=fd), base_path, collect)
+    finally:
+        if spare_pid is not None:
+            os.waitpid(spare_pid, 0)    # reaped here: its CPU is counted in this server's children
+
+
+def _serve_plain(ctl, base_path: list[str], rewrite: list[str]) -> None:
+    """A plain server's part after the common start-up (``_preload``, ``_cache_rewrites``)."""
+    import gc
+    _warm_linecache(rewrite)     # pytest's own files and the suite's test files
+    gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
+    _loop(ctl, base_path, None)
+
+
+def _fork_spare(spare: int, fd: int, base_path: list[str], rewrite: list[str]) -> int:
+    """Fork, from a swap server that has done the common start-up and nothing else yet, a plain
+    server serving on ``spare`` (the client's ``ForkServer.spare``). Both kinds are started by
+    the same command with the same environment, working directory ("/") and lists, and a plain
+    server does exactly ``_preload`` and ``_cache_rewrites`` before ``_serve_plain``; so the
+    spare is in the state a plain server started on its own reaches, without paying another
+    interpreter start and pytest import (issue 35: the two plain servers a swapping session
+    started for its whole-suite mutants were 0.7 s of ordered-set's 15 s of CPU). Returns its
+    pid (this server reaps it before exiting, so its CPU is counted where a plain server's is)."""
+    import socket
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(fd)            # the swap server's control socket is not the spare's
+            _serve_plain(socket.socket(fileno=spare), base_path, rewrite)
+        finally:
+            os._exit(0)
+    os.close(spare)
+    return pid
+
+
+def _serve_collected(ctl, base_path: list[str], collect: dict) -> None:
+    """A swap server's part after the common start-up: collect the suite, then serve swaps."""
+    import gc
 
     import pytest
     os.chdir(collect["cwd"])
@@ -958,25 +997,36 @@ class ForkServer:
     """One pre-imported pytest server; ``run`` is not thread-safe (use one per worker)."""
 
     def __init__(self, env: dict[str, str], preload: Sequence[str] = (), rewrite: Sequence[str] = (),
-                 collect: dict | None = None):
+                 collect: dict | None = None, spare: bool = False):
         """``collect`` ({args, cwd, env, path_prefix}): the server runs ``pytest.main(args)`` on
         the conforming artifact once and serves ``swap`` from the collected session (``ready``
-        says whether it could)."""
+        says whether it could). ``spare`` (with ``collect``): the server also forks, before it
+        collects, a plain server with the same ``env``, ``preload`` and ``rewrite``, reached
+        through ``self.spare`` (``_fork_spare``); None otherwise."""
         import json
         import socket
         import subprocess
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        spare_ends = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) if spare and collect else None
         self.ready: bool | None = None
         self.last_cpu = 0.0     # CPU seconds of the last run's child and of what it waited for
+        self.spare: ForkServer | None = None
+        fds = (child.fileno(), *((spare_ends[1].fileno(),) if spare_ends else ()))
         try:
-            self.proc = subprocess.Popen(
+            self.proc: subprocess.Popen | None = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(child.fileno()),
-                 json.dumps([list(preload), list(rewrite), collect])],
+                 json.dumps([list(preload), list(rewrite), collect, fds[1] if spare_ends else None])],
                 cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+                stderr=subprocess.DEVNULL, pass_fds=fds)
         finally:
             child.close()
+            if spare_ends:
+                spare_ends[1].close()
         self.sock = parent
+        if spare_ends:
+            self.spare = ForkServer.__new__(ForkServer)
+            self.spare.ready, self.spare.last_cpu, self.spare.spare = None, 0.0, None
+            self.spare.proc, self.spare.sock = None, spare_ends[0]   # a child of the server: reaped there
 
     def wait_ready(self, timeout_s: float) -> bool:
         """For a ``collect`` server: did it collect the suite (False also on a timeout)?"""
@@ -1033,15 +1083,22 @@ class ForkServer:
         return (code, bufs[out_r].decode("utf-8", "replace"), bufs[err_r].decode("utf-8", "replace"),
                 time.perf_counter() - t0)
 
+    def shut(self) -> None:
+        """Close the control socket: the server (or spare) ends its loop and exits."""
+        self.sock.close()
+
     def close(self) -> None:
+        """Close the socket and wait for the server (a swap server waits for its spare, so the
+        spare's socket must be shut first: ``shut`` every server, then ``close`` each)."""
         try:
             self.sock.close()
         finally:
-            try:
-                self.proc.wait(timeout=5)
-            except Exception:
-                self.proc.kill()
-                self.proc.wait()
+            if self.proc is not None:
+                try:
+                    self.proc.wait(timeout=5)
+                except Exception:
+                    self.proc.kill()
+                    self.proc.wait()
 
 
 def _read_run(pid: int, fds: tuple[int, ...], deadline: float) -> tuple[dict[int, bytearray], bool]:
