@@ -107,6 +107,9 @@ class PytestSession:
         self._swappers: queue.Queue = queue.Queue()
         self._all: list[ForkServer] = []
         self._spares: list[ForkServer] = []     # plain servers forked by the swap servers, not yet taken
+        # may a swap child import the module's file again (a reload, a re-import)? Then its private
+        # copy gets the mutant's bytecode (cache_bytecode); ``_swappable`` reads the suite's text
+        self._reimports = True
         self.swapping = False
         self._lambdas = False
         self._module_file = ""
@@ -178,6 +181,7 @@ class PytestSession:
                 texts.append(without_comments(Path(f).read_text(encoding="utf-8", errors="replace")))
             except OSError:
                 return False
+        self._reimports = any(w in t for t in texts for w in REIMPORT_WORDS)
         return not any(b in t for t in texts for b in SWAP_BLOCKERS)
 
     def _start_swappers(self, control: Path, env: dict, suite: list[str]) -> None:
@@ -308,7 +312,8 @@ class PytestSession:
         assert mutant.content is not None
         with self._scratch("corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
-            cache_bytecode(work / self.target, mutant.content)
+            if self._reimports:         # else nothing in the child reads the module's file again
+                cache_bytecode(work / self.target, mutant.content)
             server = self._swappers.get()
             try:
                 limit = self._timeout(selected, forked=False)
@@ -373,6 +378,14 @@ class PytestSession:
 # text, a path built from __file__, and inspect's source readers still block it.
 SWAP_BLOCKERS = ("runpy", "exec(", "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT",
                  "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader")
+
+# text in a test file or a conftest.py by which a swap child may import the module's file again
+# (its module object is already loaded in the collected suite): only then is the mutant's bytecode
+# written into the child's private copy (``cache_bytecode``, issue 35: a reload then reads it
+# instead of compiling the module). Speed only: a checked pyc and a compile from source give the
+# same code, so a word missed here costs a compile, never a verdict.
+REIMPORT_WORDS = ("reload", "sys.modules", "import_module", "__import__", "importlib")
+
 
 def without_comments(text: str) -> str:
     """``text`` with its ``#`` comments blanked (tokenize), so that ``SWAP_BLOCKERS`` are looked
