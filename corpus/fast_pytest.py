@@ -194,11 +194,13 @@ class PytestSession:
             collect["watch_lambdas"] = True
         self._module_file = os.path.realpath(control / self.target)
         self._control = str(control)
-        swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect, spare=True)
-                    for _ in range(self.workers)]
-        self._all += swappers
-        self._spares = [s.spare for s in swappers if s.spare is not None]
-        self._all += self._spares
+        # one server collects; the other workers' swap servers are its twins and their plain
+        # servers its spares, forked from it (corpus/forkserver.py _fork_twin, _fork_spare)
+        first = ForkServer(env, self.map.preload if self.map else [], suite, collect=collect,
+                           spares=self.workers, twins=self.workers - 1)
+        swappers = [first, *first.twins]
+        self._spares = list(first.spares)
+        self._all += [*swappers, *self._spares]
         if all(s.wait_ready(max(self.gate.timeout_s, 30.0)) for s in swappers):
             for s in swappers:
                 self._swappers.put(s)
