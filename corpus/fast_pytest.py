@@ -5,8 +5,9 @@ A session here, per (artifact, pytest gate):
 
 1. measures coverage once on the conforming artifact (corpus/coverage_map.py): which test ran
    which line. If the suite does not pass there, nothing is sped up: every mutant goes cold.
-2. starts one fork-server per worker (corpus/forkserver.py): pytest and the standard-library
-   modules the suite needs are imported once, each judgment is a fork.
+2. has one fork-server per worker (corpus/forkserver.py): pytest and the standard-library
+   modules the suite needs are imported once, each judgment is a fork (a swapping session starts
+   one server process; the other workers' servers are forked from it).
 3. per mutant: runs only the tests that ran the changed lines, in suite order, with ``-x``
    (stop at the first failure, as the cold path does); a mutant no test ran is accepted without
    a run (the suite cannot tell it from the conforming artifact); the whole suite where the

@@ -1,7 +1,8 @@
 """The corpus's fork-server: a pre-imported pytest process that forks one child per judgment.
 
 A cold pytest gate pays interpreter start-up and pytest's import on every mutant. Here each
-worker starts ONE server (``python forkserver.py FD PRELOAD-JSON``, with the gate runner's
+worker has ONE server (a swapping session starts one process and forks the others from it: see
+``_fork_spare`` and ``_fork_twin``) (``python forkserver.py FD PRELOAD-JSON``, with the gate runner's
 scrubbed environment, so no secret exists in it) that imports pytest, its default plugins and the
 standard-library modules the suite imported on the conforming artifact (never a name the
 artifact's directory could shadow), rewrites the assertions of the suite's own test files once
