@@ -80,7 +80,7 @@ OPERATOR_CLASS = {
     "arithmetic": "arithmetic", "augmented_assignment": "arithmetic",
     "boolean_constant": "boolean", "add_not": "boolean", "negate_if": "boolean", "remove_not": "boolean", "and_or": "boolean",
     "condition_constant": "boolean",
-    "drop_argument": "argument", "argument_to_none": "argument",
+    "drop_argument": "argument", "argument_to_none": "argument", "drop_builtin_argument": "argument",
     "remove_return_value": "value", "assign_none": "value", "remove_statement": "value",
     "break_continue": "control", "zero_iterations": "control", "swap_method": "call",
     "remove_handler": "control", "broaden_handler": "control",

@@ -81,13 +81,27 @@ JUDGING: dict[str, float] = {}
 
 
 def _tree_cpu(pid: int) -> float:
-    """CPU seconds of process ``pid`` and of its children it has reaped (/proc/PID/stat's utime,
-    stime, cutime, cstime); 0.0 once it is gone."""
+    """CPU seconds of process ``pid``, of its children it has reaped (/proc/PID/stat's utime,
+    stime, cutime, cstime) and of its live descendants (a swap server's twins and spares, forked
+    from it and reaped by it only when it closes); 0.0 once it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK") + sum(_tree_cpu(c) for c in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (read from every /proc/N/stat's parent field)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
 
 
 def _cpu_now(session) -> float:
@@ -95,7 +109,7 @@ def _cpu_now(session) -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-            + sum(_tree_cpu(s.proc.pid) for s in list(session._all)))
+            + sum(_tree_cpu(s.proc.pid) for s in list(session._all) if s.proc is not None))
 
 
 def _time_judging() -> None:
@@ -104,7 +118,7 @@ def _time_judging() -> None:
 
     def wrapper(todo, session, *a, **kw):
         t0, c0 = time.perf_counter(), _cpu_now(session)
-        servers0 = {s.proc.pid: _tree_cpu(s.proc.pid) for s in session._all}
+        servers0 = {s.proc.pid: _tree_cpu(s.proc.pid) for s in session._all if s.proc is not None}
         try:
             return fn(todo, session, *a, **kw)
         finally:

@@ -15,7 +15,7 @@ relative to the pyproject.toml's directory. A command-line option always wins ov
     out = ".corpus"                  # where results, the journal and the judgment cache live
     workers = 2
     skip_lines = ["log\\.debug"]    # regexes: matching lines are never mutated
-    extra_operators = ["identity"]  # opt-in operators (identity: == -> is; ordering: != -> < / >; negate_if)
+    extra_operators = ["identity"]  # opt-in operators (identity: == -> is; ordering: != -> < / >; negate_if; drop_builtin_argument)
     fail_on_vacuous = false
     max_false_accept = 0.05
     bound = "upper"
@@ -45,7 +45,7 @@ class CorpusConfig:
     out: Path | None = None
     workers: int | None = None
     skip_lines: tuple[str, ...] = ()
-    extra_operators: tuple[str, ...] = ()     # opt-in operators to generate too (identity, ordering, negate_if)
+    extra_operators: tuple[str, ...] = ()     # opt-in operators to generate too (identity, ordering, negate_if, drop_builtin_argument)
     fail_on_vacuous: bool | None = None
     max_false_accept: float | None = None
     bound: str | None = None

@@ -5,8 +5,9 @@ A session here, per (artifact, pytest gate):
 
 1. measures coverage once on the conforming artifact (corpus/coverage_map.py): which test ran
    which line. If the suite does not pass there, nothing is sped up: every mutant goes cold.
-2. starts one fork-server per worker (corpus/forkserver.py): pytest and the standard-library
-   modules the suite needs are imported once, each judgment is a fork.
+2. has one fork-server per worker (corpus/forkserver.py): pytest and the standard-library
+   modules the suite needs are imported once, each judgment is a fork (a swapping session starts
+   one server process; the other workers' servers are forked from it).
 3. per mutant: runs only the tests that ran the changed lines, in suite order, with ``-x``
    (stop at the first failure, as the cold path does); a mutant no test ran is accepted without
    a run (the suite cannot tell it from the conforming artifact); the whole suite where the
@@ -106,6 +107,10 @@ class PytestSession:
         self._servers: queue.Queue = queue.Queue()
         self._swappers: queue.Queue = queue.Queue()
         self._all: list[ForkServer] = []
+        self._spares: list[ForkServer] = []     # plain servers forked by the swap servers, not yet taken
+        # may a swap child import the module's file again (a reload, a re-import)? Then its private
+        # copy gets the mutant's bytecode (cache_bytecode); ``_swappable`` reads the suite's text
+        self._reimports = True
         self.swapping = False
         self._lambdas = False
         self._module_file = ""
@@ -144,6 +149,12 @@ class PytestSession:
         return self
 
     def _new_server(self) -> ForkServer:
+        """A plain fork-server: a swap server's spare (forked from it before it collected, in
+        the state a plain server starts in: ``forkserver._fork_spare``) while one is left, else a
+        new process."""
+        with self._lock:
+            if self._spares:
+                return self._spares.pop()
         s = ForkServer(*self._plain)
         with self._lock:
             self._all.append(s)
@@ -171,6 +182,7 @@ class PytestSession:
                 texts.append(without_comments(Path(f).read_text(encoding="utf-8", errors="replace")))
             except OSError:
                 return False
+        self._reimports = any(w in t for t in texts for w in REIMPORT_WORDS)
         return not any(b in t for t in texts for b in SWAP_BLOCKERS)
 
     def _start_swappers(self, control: Path, env: dict, suite: list[str]) -> None:
@@ -183,9 +195,13 @@ class PytestSession:
             collect["watch_lambdas"] = True
         self._module_file = os.path.realpath(control / self.target)
         self._control = str(control)
-        swappers = [ForkServer(env, self.map.preload if self.map else [], suite, collect=collect)
-                    for _ in range(self.workers)]
-        self._all += swappers
+        # one server collects; the other workers' swap servers are its twins and their plain
+        # servers its spares, forked from it (corpus/forkserver.py _fork_twin, _fork_spare)
+        first = ForkServer(env, self.map.preload if self.map else [], suite, collect=collect,
+                           spares=self.workers, twins=self.workers - 1)
+        swappers = [first, *first.twins]
+        self._spares = list(first.spares)
+        self._all += [*swappers, *self._spares]
         if all(s.wait_ready(max(self.gate.timeout_s, 30.0)) for s in swappers):
             for s in swappers:
                 self._swappers.put(s)
@@ -193,6 +209,8 @@ class PytestSession:
 
     def __exit__(self, *exc) -> None:
         self.history.save()
+        for s in self._all:         # every socket first: a swap server waits for its spare to end
+            s.shut()
         for s in self._all:
             s.close()
         self._reaper.shutdown(wait=True)
@@ -297,7 +315,8 @@ class PytestSession:
         assert mutant.content is not None
         with self._scratch("corpus-fswap-") as tmp:
             work = materialize(self.artifact_dir, mutant, tmp / "artifact")
-            cache_bytecode(work / self.target, mutant.content)
+            if self._reimports:         # else nothing in the child reads the module's file again
+                cache_bytecode(work / self.target, mutant.content)
             server = self._swappers.get()
             try:
                 limit = self._timeout(selected, forked=False)
@@ -362,6 +381,14 @@ class PytestSession:
 # text, a path built from __file__, and inspect's source readers still block it.
 SWAP_BLOCKERS = ("runpy", "exec(", "subprocess", "Popen", "os.system", "multiprocessing", "CORPUS_ARTIFACT",
                  "__file__", "getsource", "inspect", "spec_from_file_location", "SourceFileLoader")
+
+# text in a test file or a conftest.py by which a swap child may import the module's file again
+# (its module object is already loaded in the collected suite): only then is the mutant's bytecode
+# written into the child's private copy (``cache_bytecode``, issue 35: a reload then reads it
+# instead of compiling the module). Speed only: a checked pyc and a compile from source give the
+# same code, so a word missed here costs a compile, never a verdict.
+REIMPORT_WORDS = ("reload", "sys.modules", "import_module", "__import__", "importlib")
+
 
 def without_comments(text: str) -> str:
     """``text`` with its ``#`` comments blanked (tokenize), so that ``SWAP_BLOCKERS`` are looked

@@ -1,7 +1,8 @@
 """The corpus's fork-server: a pre-imported pytest process that forks one child per judgment.
 
 A cold pytest gate pays interpreter start-up and pytest's import on every mutant. Here each
-worker starts ONE server (``python forkserver.py FD PRELOAD-JSON``, with the gate runner's
+worker has ONE server (a swapping session starts one process and forks the others from it: see
+``_fork_spare`` and ``_fork_twin``) (``python forkserver.py FD PRELOAD-JSON``, with the gate runner's
 scrubbed environment, so no secret exists in it) that imports pytest, its default plugins and the
 standard-library modules the suite imported on the conforming artifact (never a name the
 artifact's directory could shadow), rewrites the assertions of the suite's own test files once
@@ -859,8 +860,8 @@ class _SwapPlugin:
     """Registered in the server's own ``pytest.main``: once the suite is collected (on the
     conforming artifact), the server serves swap requests from there instead of running tests."""
 
-    def __init__(self, ctl, base_path: list[str]):
-        self.ctl, self.base_path = ctl, base_path
+    def __init__(self, ctl, base_path: list[str], twins: Sequence[int] = ()):
+        self.ctl, self.base_path, self.twins = ctl, base_path, list(twins)
 
     def pytest_runtestloop(self, session):
         import gc
@@ -871,24 +872,99 @@ class _SwapPlugin:
             _register_swap_plugins(session)
             _warm_linecache()
         gc.freeze()     # the collected suite too: children's gc.collect skips it
+        pids, left = [], list(self.twins)
+        while left:         # each twin closes the descriptors still open here but its own
+            own = left.pop(0)
+            pids.append(_fork_twin(own, [self.ctl.fileno(), *left], self.base_path, session if ok else None, ok))
         self.ctl.send(json.dumps({"ready": ok}).encode())
-        _loop(self.ctl, self.base_path, session if ok else None)
+        try:
+            _loop(self.ctl, self.base_path, session if ok else None)
+        finally:
+            for pid in pids:
+                os.waitpid(pid, 0)      # reaped here: its CPU is counted in this server's children
         return True
 
 
+def _fork_twin(own: int, others: list[int], base_path: list[str], session, ok: bool) -> int:
+    """Fork, from a swap server that has collected the suite and is about to serve, a second
+    swap server serving on ``own`` (the client's ``ForkServer.twins``): a swap child is a fork of
+    the collected server, and the twin is the same process at the same point, so its children are
+    the children the server itself would fork; a second worker no longer starts its own server,
+    imports pytest and collects the suite again (issue 35: 0.3-0.4 s of CPU on ordered-set)."""
+    import json
+    import socket
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd in others:
+                os.close(fd)        # the server's control socket and the other twins'
+            ctl = socket.socket(fileno=own)
+            ctl.send(json.dumps({"ready": ok}).encode())
+            _loop(ctl, base_path, session)
+        finally:
+            os._exit(0)
+    os.close(own)
+    return pid
 
-def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None) -> None:
+
+
+def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None,
+           spares: Sequence[int] = (), twins: Sequence[int] = ()) -> None:
     import socket
     _preload(preload)
     _cache_rewrites(rewrite)
     base_path = list(sys.path)        # this script's directory already dropped, as ``-m`` never has it
-    ctl = socket.socket(fileno=fd)
-    import gc
     if collect is None:
-        _warm_linecache(rewrite)     # pytest's own files and the suite's test files
-        gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
-        _loop(ctl, base_path, None)
+        _serve_plain(socket.socket(fileno=fd), base_path, rewrite)
         return
+    pids, left = [], list(spares)
+    while left:             # each spare closes the descriptors still open here but its own
+        own = left.pop(0)
+        pids.append(_fork_spare(own, [fd, *left, *twins], base_path, rewrite))
+    try:
+        _serve_collected(socket.socket(fileno=fd), base_path, collect, twins)
+    finally:
+        for pid in pids:
+            os.waitpid(pid, 0)          # reaped here: its CPU is counted in this server's children
+
+
+def _serve_plain(ctl, base_path: list[str], rewrite: list[str]) -> None:
+    """A plain server's part after the common start-up (``_preload``, ``_cache_rewrites``)."""
+    import gc
+    _warm_linecache(rewrite)     # pytest's own files and the suite's test files
+    gc.freeze()     # children collect only what they allocate (pytest runs gc.collect at exit)
+    _loop(ctl, base_path, None)
+
+
+def _fork_spare(spare: int, others: list[int], base_path: list[str], rewrite: list[str]) -> int:
+    """Fork, from a swap server that has done the common start-up and nothing else yet, a plain
+    server serving on ``spare`` (one of the client's ``ForkServer.spares``). Both kinds are started by
+    the same command with the same environment, working directory ("/") and lists, and a plain
+    server does exactly ``_preload`` and ``_cache_rewrites`` before ``_serve_plain``; so the
+    spare is in the state a plain server started on its own reaches, without paying another
+    interpreter start and pytest import (issue 35: the two plain servers a swapping session
+    started for its whole-suite mutants were 0.7 s of ordered-set's 15 s of CPU). Returns its
+    pid (this server reaps it before exiting, so its CPU is counted where a plain server's is)."""
+    import socket
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd in others:
+                os.close(fd)        # the swap server's control socket, the other spares' and twins'
+            _serve_plain(socket.socket(fileno=spare), base_path, rewrite)
+        finally:
+            os._exit(0)
+    os.close(spare)
+    return pid
+
+
+def _serve_collected(ctl, base_path: list[str], collect: dict, twins: Sequence[int] = ()) -> None:
+    """A swap server's part after the common start-up: collect the suite, then serve swaps."""
+    import gc
 
     import pytest
     os.chdir(collect["cwd"])
@@ -903,7 +979,7 @@ def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None
         _watch_lambdas()
     # first among the run loops (pytest's own would run the suite here)
     _SwapPlugin.pytest_runtestloop = pytest.hookimpl(tryfirst=True)(_SwapPlugin.pytest_runtestloop)  # type: ignore[method-assign]
-    pytest.main(collect["args"], plugins=[_SwapPlugin(ctl, base_path)])
+    pytest.main(collect["args"], plugins=[_SwapPlugin(ctl, base_path, twins)])
 
 
 def _loop(ctl, base_path: list[str], session) -> None:
@@ -954,29 +1030,48 @@ class ForkServerError(RuntimeError):
     """The server is gone or broke the protocol; the caller judges this mutant cold."""
 
 
+def _peer(sock) -> "ForkServer":
+    """The client of a server another server forked (a spare or a twin): its socket, no process
+    of its own to wait for (its parent server reaps it)."""
+    s = ForkServer.__new__(ForkServer)
+    s.ready, s.last_cpu, s.spares, s.twins, s.proc, s.sock = None, 0.0, [], [], None, sock
+    return s
+
+
 class ForkServer:
     """One pre-imported pytest server; ``run`` is not thread-safe (use one per worker)."""
 
     def __init__(self, env: dict[str, str], preload: Sequence[str] = (), rewrite: Sequence[str] = (),
-                 collect: dict | None = None):
+                 collect: dict | None = None, spares: int = 0, twins: int = 0):
         """``collect`` ({args, cwd, env, path_prefix}): the server runs ``pytest.main(args)`` on
         the conforming artifact once and serves ``swap`` from the collected session (``ready``
-        says whether it could)."""
+        says whether it could). With ``collect``, the server also forks ``spares`` plain servers
+        before it collects (same ``env``, ``preload`` and ``rewrite``: ``_fork_spare``) and
+        ``twins`` more swap servers once it has collected (``_fork_twin``), reached through
+        ``self.spares`` and ``self.twins``: children of the server, reaped by it."""
         import json
         import socket
         import subprocess
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        n = (spares + twins) if collect else 0
+        extra = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(n)]
         self.ready: bool | None = None
         self.last_cpu = 0.0     # CPU seconds of the last run's child and of what it waited for
+        far = [e[1].fileno() for e in extra]
         try:
-            self.proc = subprocess.Popen(
+            self.proc: subprocess.Popen | None = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), str(child.fileno()),
-                 json.dumps([list(preload), list(rewrite), collect])],
+                 json.dumps([list(preload), list(rewrite), collect, far[:spares], far[spares:]])],
                 cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, pass_fds=(child.fileno(),))
+                stderr=subprocess.DEVNULL, pass_fds=(child.fileno(), *far))
         finally:
             child.close()
+            for e in extra:
+                e[1].close()
         self.sock = parent
+        near = [_peer(e[0]) for e in extra]
+        self.spares: list[ForkServer] = near[:spares] if collect else []
+        self.twins: list[ForkServer] = near[spares:] if collect else []
 
     def wait_ready(self, timeout_s: float) -> bool:
         """For a ``collect`` server: did it collect the suite (False also on a timeout)?"""
@@ -1033,15 +1128,22 @@ class ForkServer:
         return (code, bufs[out_r].decode("utf-8", "replace"), bufs[err_r].decode("utf-8", "replace"),
                 time.perf_counter() - t0)
 
+    def shut(self) -> None:
+        """Close the control socket: the server (or spare) ends its loop and exits."""
+        self.sock.close()
+
     def close(self) -> None:
+        """Close the socket and wait for the server (a swap server waits for its spares and
+        twins, so their sockets must be shut first: ``shut`` every server, then ``close`` each)."""
         try:
             self.sock.close()
         finally:
-            try:
-                self.proc.wait(timeout=5)
-            except Exception:
-                self.proc.kill()
-                self.proc.wait()
+            if self.proc is not None:
+                try:
+                    self.proc.wait(timeout=5)
+                except Exception:
+                    self.proc.kill()
+                    self.proc.wait()
 
 
 def _read_run(pid: int, fds: tuple[int, ...], deadline: float) -> tuple[dict[int, bytearray], bool]:

@@ -67,7 +67,14 @@ UNARY = {cst.Minus: cst.Plus, cst.Plus: cst.Minus, cst.BitInvert: cst.Not, cst.N
 # negate_if: an if's condition negated was killed wherever the two constant conditions
 # (condition_constant) were, or survived beside one of them (subsumed: 60 of 60 on the isbn,
 # ordered-set and semver samples; docs/mutation.md "Redundant operators")
-OPT_IN = frozenset({"identity", "ordering", "negate_if"})
+# drop_builtin_argument: an argument dropped from a call of the builtin len or isinstance (mutmut
+# never mutates these calls' arguments). The call then raises TypeError wherever it runs, and so
+# does argument_to_none's twin on the same call (len(None), isinstance(x, None)), which stays on:
+# the two are killed by the same tests and survive together (docs/mutation.md, "Fewer mutants
+# where a twin does the same")
+OPT_IN = frozenset({"identity", "ordering", "negate_if", "drop_builtin_argument"})
+# builtins whose call fails (TypeError) with an argument fewer, and how many arguments they take
+ARITY_BUILTINS = {"len": 1, "isinstance": 2}
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -122,6 +129,7 @@ class _Sites(cst.CSTVisitor):
         self.outer: tuple | None = None     # (outermost enclosing def, the indentation it starts at)
         self.units: dict[int, tuple] = {}   # id(site node) -> self.outer when the site was added
         self.formats: set[int] = set()      # id of each string literal left of a "%"
+        self.bound: frozenset[str] = frozenset()    # names the module binds (_bound_names)
 
     def on_visit(self, node):
         self.current = self.top.get(id(node), self.current)
@@ -335,13 +343,14 @@ class _Sites(cst.CSTVisitor):
 
     def visit_Call(self, node):
         args = list(node.args)
+        drop = "drop_builtin_argument" if self._builtin_twin(node.func, args) else "drop_argument"
         for i, arg in enumerate(args):
             if arg.star:
                 continue
             rest = args[:i] + args[i + 1:]
             if rest and i == len(args) - 1:
                 rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            self.add("drop_argument", node, node.with_changes(args=rest),
+            self.add(drop, node, node.with_changes(args=rest),
                      note=f"argument '{_code(arg.value)}' dropped from '{_code(node)}'")
             if not m.matches(arg.value, m.Name("None")):
                 new_args = list(args)
@@ -361,6 +370,16 @@ class _Sites(cst.CSTVisitor):
                 and len(args[0].value.elements) == 1 and not isinstance(args[0].value.elements[0], cst.StarredElement)
             self.add("swap_method", node, new, EQUIVALENT if one else DESTROYING)
 
+
+    def _builtin_twin(self, f, args) -> bool:
+        """Is this a call of the builtin ``len`` or ``isinstance`` (the name bound nowhere in the
+        module: ``bound``) with exactly its arguments, plain and positional, the last not None?
+        Dropping any one of them makes a call that raises TypeError wherever it runs, as
+        argument_to_none's mutant of the last argument (``len(None)``, ``isinstance(x, None)``)
+        does: those drops are ``drop_builtin_argument``'s (opt-in), not ``drop_argument``'s."""
+        return isinstance(f, cst.Name) and f.value in ARITY_BUILTINS and f.value not in self.bound \
+            and len(args) == ARITY_BUILTINS[f.value] and all(not a.star and a.keyword is None for a in args) \
+            and not m.matches(args[-1].value, m.Name("None"))
 
     def _call_names(self, node, f, args):
         """``dict(a=...)``'s keywords renamed (``aXX``, as mutmut); ``deepcopy`` -> ``copy``."""
@@ -442,11 +461,44 @@ def _analyse(text: str):
         start += len(code)
     wrapper = MetadataWrapper(mod, unsafe_skip_copy=True)
     visitor = _Sites(_docstrings(mod), {id(stmt): i for i, stmt in enumerate(mod.body)}, mod.default_indent)
+    visitor.bound = _bound_names(text)
     wrapper.visit(visitor)
     line_starts = [0]
     for line in text.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
     return mod, spans, visitor.sites, line_starts, visitor.ranges, visitor.units, {}
+
+
+def _bound_names(text: str) -> frozenset[str]:
+    """Every name the module binds anywhere (an assignment or deletion target, a def, class,
+    parameter, import, global or nonlocal name, a match capture, a walrus); a star import binds
+    every name ("*")."""
+    import ast
+
+    from corpus.pyparse import parse
+    out: set[str] = set()
+    try:
+        tree = parse(text)
+    except (SyntaxError, ValueError):
+        return frozenset({"*"})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            out.add(node.rest)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+    return frozenset(out)
 
 
 PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b(?:\s*:?\s*(start|end)\b)?")
@@ -659,6 +711,9 @@ _DOCS = {
     "remove_handler": "Remove one exception handler (the try block then runs bare).",
     "broaden_handler": "'except SomeError' -> 'except Exception'.",
     "drop_argument": "Drop one argument of a call.",
+    "drop_builtin_argument": "Drop one argument of a call of the builtin len or isinstance (it then raises TypeError "
+                             "wherever it runs, as argument_to_none's None in its last argument does). Opt-in: "
+                             "extra_operators.",
     "argument_to_none": "Replace one argument of a call with None.",
     "swap_method": "Swap a related method or builtin: upper/lower, lstrip/rstrip, startswith/endswith, find/rfind, split/rsplit, ..., min/max, any/all.",
     "zero_iterations": "Force a loop (for, while, comprehension) to iterate zero times.",
@@ -708,6 +763,9 @@ _fine("remove_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "if 
 _fine("broaden_handler", [("try:\n    go()\nexcept ValueError:\n    pass\n", "try:\n    go()\nexcept Exception:\n    pass\n")])
 _fine("drop_argument", [("f(a, b)\n", "f(a)\n"), ("f(a, key=b)\n", "f(key=b)\n")])
 _fine("argument_to_none", [("f(a, b)\n", "f(a, None)\n"), ("f(None)\n", NO_MUTANT)])
+_fine("drop_builtin_argument", [("n = len(xs)\n", "n = len()\n"), ("ok = isinstance(x, int)\n", "ok = isinstance(int)\n"),
+                                ("ok = isinstance(x, int)\n", "ok = isinstance(x)\n"),
+                                ("def f(len):\n    return len(x)\n", NO_MUTANT)])
 _fine("swap_method", [("s = t.upper()\n", "s = t.lower()\n"), ("n = min(a, b)\n", "n = max(a, b)\n"),
                       ("p = ','.split(t)\n", "p = ','.rsplit(t)\n", EQUIVALENT),
                       ("p = os.path.split(t)\n", NO_MUTANT),

@@ -127,10 +127,12 @@ def _measure(directory: Path, target: str, copy: tuple[str, ...], tmp: Path):
         (shutil.copytree(src, art / name) if src.is_dir() else shutil.copy(src, art / name))
     # identity and ordering became opt-in after the pin (issue 35: mostly equivalents), and so did an
     # if's negation (negate_if, split from add_not: the pin's add_not ids of if statements were
-    # re-keyed to negate_if's, by note); named here so every pinned mutant is generated again
+    # re-keyed to negate_if's, by note), and so did an argument dropped from a call of the builtin len or
+    # isinstance (drop_builtin_argument: the pin's drop_argument ids re-keyed by note, to it and within
+    # drop_argument); named here so every pinned mutant is generated again
     loop = Loop(id="bench", dir=tmp, title=target, domains=["software"], requirement="(bench)", kind="python",
                 target=target, artifact_dir=art,
-                hints={"role": "code", "extra_operators": ["identity", "ordering", "negate_if"]},
+                hints={"role": "code", "extra_operators": ["identity", "ordering", "negate_if", "drop_builtin_argument"]},
                 not_applicable=(),
                 gate_paths=[directory / "gate.toml"])
     return measure([loop], families=("fine",), tier2=False, workers=2)
