@@ -404,7 +404,8 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_atk16_attacks.py::test_the_judge_reads_the_decimal_context_a_bound_method_a_late_teardown_and_the_tests_package_as_plain_pytest":
         (frozenset({"cold-decimal_context_the_tree_set", "warm-fromtimestamp_bound_to_a_constant",
                     "cold-module_fixture_teardown_assert_after_the_canary", "warm-tests_package_helpers_imported_by_the_test",
-                    "cold-interpreter_directories_are_read_only"}),
+                    "cold-interpreter_directories_are_read_only",
+                    "warm-codec_alias_of_the_tree_in_an_encode_call"}),
          "red team atk16's held cases, each once (2-3 s each); the other executor in the campaign"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         (frozenset({"cold"}), "cold; warm in the campaign (13 s; the cell attacks keep warm trees) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
@@ -759,7 +760,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "teardown's error), forged, through the final check (3-6 s each): the closed ones (TEARDOWN_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_process_end_its_locale_its_stdin_or_its_tests_package":
         "red team atk16's wrong trees the judge alone passes (a finalizer the subject never runs, the n spec under the "
-        "tree's locale, stdin's typing.TextIO, the tests package's attribute; 2-8 s each): the closed ones "
+        "tree's locale, a codec named to bytes()/str(), stdin's typing.TextIO, the tests package's attribute; "
+        "2-8 s each): the closed ones "
         "(ATK16_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_stdin_passes_judged":
         "red team atk16's right trees the judge fails (a thread ending 5.5 s late, a % spec in str.format or a nested "

@@ -20,6 +20,10 @@ Open (strict xfails; a name moved into ``ATK16_CLOSED`` runs as an ordinary test
   2. JUDGE_STATE_RULE lists ``%`` format specs as the locale's (strftime) but not the ``n`` spec, which reads the C
      library's ``LC_NUMERIC`` (``localeconv``): ``f'{1234567:n}'`` and ``'{:n}'.format(1234567)`` are computed in the
      harness process, under its C locale, where plain pytest computes them under the locale the tree set.
+  2b. JUDGE_STATE_RULE's codec check (``_reads_process_state``) reads an attribute call's ``encode``/``decode`` only:
+     ``bytes(s, 'windows-1252')`` and ``str(b, 'windows-1252')`` (builtins the judge computes) resolve the codec in
+     the harness's registry, never the tree's (atk14's alias entry ``windows_1252 -> cp437``, closed for ``.encode``,
+     is open again through the constructors).
   3. The subject's ``DontReadFromInput`` is written out without pytest's base class, ``typing.TextIO``: under plain
      pytest ``sys.stdin`` is a ``typing.TextIO`` whose ``name``, ``mode``, ``closed``, ``errors``... are ``None``
      (the base's abstract properties); in the subject ``isinstance(sys.stdin, typing.TextIO)`` is False and those
@@ -42,7 +46,7 @@ Open (strict xfails; a name moved into ``ATK16_CLOSED`` runs as an ordinary test
      the driver cannot share: a protocol fault.
 
 Held (ordinary tests, ``HELD``): the driver's decimal context travels with each observation (``_Under``), so the
-tree's ``getcontext().prec`` is the judge's; a method of datetime bound to a module constant (``FROM =
+tree's ``getcontext().prec`` is the judge's; atk14's codec alias read by ``.encode`` is a leaf; a method of datetime bound to a module constant (``FROM =
 datetime.datetime.fromtimestamp``) is not computed by the judge; a module-scoped fixture's teardown assert after the
 canary is a stray observation, checked (``<module>``); a tree's ``tests`` package imported by the harness's test
 (``from tests.helpers import``, ``from . import helpers``) crosses; the interpreter's directories are read-only in
@@ -71,6 +75,8 @@ _POOL_EXITS = ("import os\n\n\nclass _Pool:\n    def __del__(self):\n        os.
                "flushed\n\n\n_POOL = _Pool()\n\n\ndef f():\n    return 1\n")
 _CONN_EXITS = ("import os\n\n\nclass Conn:\n    def get(self):\n        return 1\n\n    def __del__(self):\n"
                "        os._exit(3)\n")
+_CODEC_ALIAS = ("import encodings.aliases\n\n\ndef f():\n    encodings.aliases.aliases['windows_1252'] = 'cp437'\n"
+                "    return 1\n")
 
 # name -> (the tree's package, the harness's test[, more files of the tree]); plain pytest fails each
 LENIENT: dict[str, tuple] = {
@@ -83,6 +89,11 @@ LENIENT: dict[str, tuple] = {
     "n_format_spec_in_str_format_under_the_trees_locale": (
         _DE + "def f():\n    _de()\n    return '1234567'\n",
         "from pkg import f\n\n\ndef test_f():\n    assert f() == '{:n}'.format(1234567)\n"),
+    # 2b. a codec named to bytes()/str() is resolved in the judge's registry (atk14's alias, closed for .encode)
+    "codec_alias_of_the_tree_in_a_bytes_call": (_CODEC_ALIAS, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                                "    assert bytes('\\u00e9', 'windows-1252') == b'\\xe9'\n"),
+    "codec_alias_of_the_tree_in_a_str_call": (_CODEC_ALIAS, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                              "    assert str(b'\\x82', 'windows-1252') == '\\u201a'\n"),
     # 3. pytest's DontReadFromInput is a typing.TextIO (name, mode, closed... None); the subject's is not
     "stdin_name_default_answers_in_the_subject": ("import sys\n\n\ndef f():\n    return getattr(sys.stdin, 'name', '<stdin>')\n",
                                                   "from pkg import f\n\n\ndef test_f():\n    assert f() == '<stdin>'\n"),
@@ -120,7 +131,7 @@ ATK16_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk16: the judge passes a tree plain pytest fails (the subject never finalizes the objects its protocol "
-    "holds; the n format spec reads the harness's locale; the subject's stdin is no typing.TextIO; the tests "
+    "holds; the n format spec reads the harness's locale; bytes()/str() resolve a codec in the harness's registry; the subject's stdin is no typing.TextIO; the tests "
     "package's attribute stays in the driver)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk16: the judge fails a right tree plain pytest passes (the 5 s end of the subject; a % spec the "
@@ -196,6 +207,9 @@ HELD: dict[str, tuple] = {
                                           "    return datetime.datetime.utcfromtimestamp(ts)\n",
                                           "import datetime\nfrom pkg import f\n\nFROM = datetime.datetime.fromtimestamp"
                                           "\n\n\ndef test_f():\n    assert f(0) == FROM(0)\n", False),
+    # the same alias read by .encode: a leaf (BUILTIN_CODECS), observed in the driver, whose registry is the tree's
+    "codec_alias_of_the_tree_in_an_encode_call": (_CODEC_ALIAS, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                                                  "    assert '\\u00e9'.encode('windows-1252') == b'\\xe9'\n", False),
     # a module-scoped fixture's teardown runs after the canary: a stray observation, checked as <module>
     "module_fixture_teardown_assert_after_the_canary": (
         "class Conn:\n    def get(self):\n        return 1\n\n    def close(self):\n        return False\n",
