@@ -764,7 +764,7 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "2-8 s each): the closed ones "
         "(ATK16_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_stdin_passes_judged":
-        "red team atk16's right trees the judge fails (a thread ending 5.5 s late, a % spec in str.format or a nested "
+        "red team atk16's right trees the judge fails (a rebound import-time global never finalized, a thread ending 5.5 s late, a % spec in str.format or a nested "
         "spec, the n spec, sys.stdin.name, a process pool left open; 2-14 s each): the closed ones (ATK16_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",

@@ -16,7 +16,10 @@ Open (strict xfails; a name moved into ``ATK16_CLOSED`` runs as an ordinary test
      tree object the test still holds when the driver's session ends (the driver marks its peer ``ended`` and
      releases nothing). Their ``__del__`` never runs in the subject; under plain pytest it runs at the interpreter's
      end, and a finalizer that exits non-zero (or crashes: atk15's ``finalizer_crash_at_exit``, the same cause) fails
-     the run. So a tree whose import-time pool's finalizer exits 3 passes judged.
+     the run. So a tree whose import-time pool's finalizer exits 3 passes judged. Not only at the end: the import
+     reply's handle keeps an import-time global alive in the subject after the tree rebinds it during a test (a cache
+     replaced by ``reset()``), so its finalizer never runs there, where plain pytest runs it at the rebinding (both
+     directions: a test that reads what the finalizer did, ``finalizer_of_a_rebound_import_time_global_...``).
   2. JUDGE_STATE_RULE lists ``%`` format specs as the locale's (strftime) but not the ``n`` spec, which reads the C
      library's ``LC_NUMERIC`` (``localeconv``): ``f'{1234567:n}'`` and ``'{:n}'.format(1234567)`` are computed in the
      harness process, under its C locale, where plain pytest computes them under the locale the tree set.
@@ -34,6 +37,7 @@ Open (strict xfails; a name moved into ``ATK16_CLOSED`` runs as an ordinary test
 
 * ``HONEST`` (a right tree: plain pytest passes it, the judge fails it):
 
+  4b. (1. the other way) a right tree whose import-time cache's finalizer, run at its rebinding, is what the test reads.
   5. PROCESS_END_RULE's 5 s: a non-daemon thread that legitimately ends 5.5 s after the test (plain pytest's process
      waits for it, well within its time limit) is killed and faulted.
   6. JUDGE_STATE_RULE's ``_spec_reads_state`` sees a ``%`` only in an f-string's literal spec: ``'{:%Y-%m-%d}'.format(d)``
@@ -75,6 +79,9 @@ _POOL_EXITS = ("import os\n\n\nclass _Pool:\n    def __del__(self):\n        os.
                "flushed\n\n\n_POOL = _Pool()\n\n\ndef f():\n    return 1\n")
 _CONN_EXITS = ("import os\n\n\nclass Conn:\n    def get(self):\n        return 1\n\n    def __del__(self):\n"
                "        os._exit(3)\n")
+# an import-time cache whose finalizer records its flush; ``reset`` replaces it (the old one's last reference)
+_CACHE = ("FLUSHED = []\n\n\nclass Cache:\n    def __del__(self):\n        FLUSHED.append(1)\n\n\n_CACHE = Cache()\n\n\n"
+          "def reset():\n    global _CACHE\n    _CACHE = Cache()\n\n\ndef flushed():\n    return len(FLUSHED)\n")
 _CODEC_ALIAS = ("import encodings.aliases\n\n\ndef f():\n    encodings.aliases.aliases['windows_1252'] = 'cp437'\n"
                 "    return 1\n")
 
@@ -84,6 +91,8 @@ LENIENT: dict[str, tuple] = {
     "finalizer_of_an_import_time_global_exits_non_zero": (_POOL_EXITS, T),
     "finalizer_of_a_tree_object_the_test_module_holds_exits_non_zero": (
         _CONN_EXITS, "from pkg import Conn\n\n_C = Conn()\n\n\ndef test_f():\n    assert _C.get() == 1\n"),
+    "finalizer_of_a_rebound_import_time_global_never_runs": (_CACHE, "from pkg import flushed, reset\n\n\ndef test_f():\n"
+                                                             "    reset()\n    assert flushed() == 0\n"),
     # 2. the n format spec reads LC_NUMERIC: the judge's C locale, not the tree's
     "n_format_spec_in_an_f_string_under_the_trees_locale": (_DE + "def f():\n    _de()\n    return '1234567'\n", _N_SPEC),
     "n_format_spec_in_str_format_under_the_trees_locale": (
@@ -105,6 +114,9 @@ LENIENT: dict[str, tuple] = {
 }
 # name -> (the tree's package, the harness's test[, more files]); plain pytest passes each
 HONEST: dict[str, tuple] = {
+    # 4b. the finalizer of an import-time global the tree rebinds runs at the rebinding under plain pytest
+    "finalizer_of_a_rebound_import_time_global_runs": (_CACHE, "from pkg import flushed, reset\n\n\ndef test_f():\n"
+                                                       "    reset()\n    assert flushed() == 1\n"),
     # 5. a non-daemon thread that ends 5.5 s after the test: plain pytest's process waits for it
     "non_daemon_thread_ending_after_five_seconds": ("import threading\nimport time\n\n\ndef f():\n"
                                                     "    threading.Thread(target=time.sleep, args=(5.5,)).start()\n"
@@ -134,7 +146,7 @@ _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "holds; the n format spec reads the harness's locale; bytes()/str() resolve a codec in the harness's registry; the subject's stdin is no typing.TextIO; the tests "
     "package's attribute stays in the driver)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk16: the judge fails a right tree plain pytest passes (the 5 s end of the subject; a % spec the "
+    "red team atk16: the judge fails a right tree plain pytest passes (a rebound import-time global never finalized; the 5 s end of the subject; a % spec the "
     "judge computes and whose strftime it refuses; the n spec; sys.stdin.name; a process pool's finalizer registry)"))
 
 
