@@ -26,6 +26,10 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_atk15_final_verdict.py": "red team atk15: wrong trees through the final check, judged and under "
                                                        "plain pytest, cold and warm (the four held cases ~17 s; the open "
                                                        "cases ~175 s, in the campaign: CAMPAIGN_WHILE_OPEN)",
+    "tests/harness/judge/test_atk16_attacks.py": "red team atk16: the judge's changes of 2026-12-06 (process end, judge state, stdin, the tests "
+                                                 "package), trees judged and under plain pytest, cold and warm (2-14 s "
+                                                 "each; the held ones ~25 s, the open ones ~80 s in the campaign: "
+                                                 "CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -397,6 +401,12 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
                                                                     "fixture cold, teardown_module warm; the rest in the campaign (3-6 s each)"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_clean":
         (frozenset({"cold"}), "the whole adjudication of a forged reference with a defect at exit, cold (7 s); warm in the campaign"),
+    "tests/harness/judge/test_atk16_attacks.py::test_the_judge_reads_the_decimal_context_a_bound_method_a_late_teardown_and_the_tests_package_as_plain_pytest":
+        (frozenset({"cold-decimal_context_the_tree_set", "warm-fromtimestamp_bound_to_a_constant",
+                    "cold-module_fixture_teardown_assert_after_the_canary", "warm-tests_package_helpers_imported_by_the_test",
+                    "cold-interpreter_directories_are_read_only",
+                    "warm-codec_alias_of_the_tree_in_an_encode_call"}),
+         "red team atk16's held cases, each once (2-3 s each); the other executor in the campaign"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         (frozenset({"cold"}), "cold; warm in the campaign (13 s; the cell attacks keep warm trees) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
     "tests/harness/cli/test_command_faults.py::test_a_fifo_in_place_of_a_run_file_is_refused_by_resume_view_and_monitor":
@@ -748,6 +758,16 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_final_check_fails_a_forged_tree_whose_call_in_a_teardown_raises":
         "red team atk15's wrong trees whose call in a harness test's teardown raises (the judge never reads a "
         "teardown's error), forged, through the final check (3-6 s each): the closed ones (TEARDOWN_CLOSED) in test-all",
+    "tests/harness/judge/test_atk16_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_process_end_its_locale_its_stdin_or_its_tests_package":
+        "red team atk16's wrong trees the judge alone passes (a finalizer the subject never runs, the n spec under the "
+        "tree's locale, a codec named to bytes()/str(), stdin's typing.TextIO, the tests package's attribute; "
+        "2-8 s each): the closed ones "
+        "(ATK16_CLOSED) in test-all",
+    "tests/harness/judge/test_atk16_attacks.py::test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_stdin_passes_judged":
+        "red team atk16's right trees the judge fails (a rebound import-time global never finalized, a thread ending 5.5 s late, a % spec in str.format or a nested "
+        "spec, the n spec, sys.stdin.name, a process pool left open; 2-14 s each): the closed ones (ATK16_CLOSED) in test-all",
+    "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
+        "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
