@@ -389,6 +389,15 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_atk16_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_process_end_its_locale_its_stdin_or_its_tests_package":
+        (frozenset({"cold-codec_alias_of_the_tree_in_a_bytes_call", "warm-finalizer_of_an_import_time_global_exits_non_zero"}),
+         "red team atk16's closed lenient cases: a codec through bytes() cold, a finalizer at the subject's end warm; the "
+         "other closed ones in the campaign (1-3 s each)"),
+    "tests/harness/judge/test_atk16_attacks.py::test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_stdin_passes_judged":
+        (frozenset({"cold-date_spec_in_str_format", "warm-stdin_name_read_plainly"}),
+         "red team atk16's closed honest cases: str.format's date spec cold, stdin's name warm; the others in the campaign"),
+    "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
+        (frozenset({"cold"}), "the forged tree whose finalizer fails the process, through the final check, cold (4 s)"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_a_right_tree_with_a_tests_package_passes_the_final_check":
         (frozenset({"warm"}), "a right tree whose tests directory is a package, warm (2 s); cold in the campaign"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_a_wrong_tree_failing_an_assertion_in_a_teardown_is_failed_not_called_tampering":

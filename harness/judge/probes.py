@@ -257,26 +257,53 @@ def _reads_process_state(node: ast.Call) -> bool:
     whose ``errors`` is not a literal name of a builtin handler. Such a call is a leaf, observed where the test runs
     (the driver, whose state the subject's sync rules keep the tree's), as plain pytest's one process computes it."""
     f = node.func
-    if not isinstance(f, ast.Attribute):
-        return False
-    if f.attr in STATE_READING_METHODS:
+    if isinstance(f, ast.Name) and f.id in ("str", "bytes") and (len(node.args) > 1 or node.keywords):
+        codec_at = 1  # ``bytes(s, encoding, errors)``, ``str(b, encoding, errors)``: the registry, as ``encode`` reads it
+    elif isinstance(f, ast.Attribute) and f.attr == "format":  # ``str.format``: a field's spec, as an f-string's
+        return not (isinstance(f.value, ast.Constant) and isinstance(f.value.value, str)) or \
+            _template_reads_state(f.value.value)
+    elif isinstance(f, ast.Attribute) and f.attr in STATE_READING_METHODS:
         return True
-    if f.attr not in ("encode", "decode"):
+    elif isinstance(f, ast.Attribute) and f.attr in ("encode", "decode"):
+        codec_at = 0
+    else:
         return False
     if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         return True
-    codec = [k.value for k in node.keywords if k.arg == "encoding"] + node.args[0:1]
-    errors = [k.value for k in node.keywords if k.arg == "errors"] + node.args[1:2]
+    codec = [k.value for k in node.keywords if k.arg == "encoding"] + node.args[codec_at:codec_at + 1]
+    errors = [k.value for k in node.keywords if k.arg == "errors"] + node.args[codec_at + 1:codec_at + 2]
     return any(not (isinstance(c, ast.Constant) and isinstance(c.value, str) and
                     c.value.lower().replace("-", "_").replace(" ", "_") in BUILTIN_CODECS) for c in codec) or \
         any(not (isinstance(e, ast.Constant) and e.value in BUILTIN_ERROR_HANDLERS) for e in errors)
 
 
+def _spec_text_reads_state(spec: str) -> bool:
+    """Whether a format spec's text may read the process's state: a ``%`` directive is a date's or a time's
+    ``strftime`` (the locale, ``STATE_READING_METHODS``), and the ``n`` type reads ``LC_NUMERIC`` (red team atk16)."""
+    return "%" in spec or "n" in spec
+
+
 def _spec_reads_state(spec: ast.expr | None) -> bool:
-    """Whether an f-string field's format spec may read the process's state: a ``%`` directive is a date's or a
-    time's ``strftime`` (the locale; ``STATE_READING_METHODS``)."""
-    return spec is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and "%" in n.value
-                                    for n in ast.walk(spec))
+    """Whether an f-string field's format spec may read the process's state: its text (``_spec_text_reads_state``), or a
+    spec computed at run time (``f'{d:{SPEC}}'``: any spec at all)."""
+    if spec is None:
+        return False
+    parts = [v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str)] \
+        if isinstance(spec, ast.JoinedStr) else []
+    if isinstance(spec, ast.JoinedStr) and len(parts) == len(spec.values):
+        return _spec_text_reads_state("".join(parts))
+    return True
+
+
+def _template_reads_state(template: str) -> bool:
+    """Whether a ``str.format`` template may read the process's state: a field's spec as ``_spec_text_reads_state``
+    reads it, a nested field in a spec, or a template the judge cannot parse (then the call is observed)."""
+    import string as _string
+    try:
+        fields = list(_string.Formatter().parse(template))
+    except ValueError:
+        return True
+    return any(spec is not None and ("{" in spec or _spec_text_reads_state(spec)) for _, _, spec, _ in fields)
 
 
 SINGLETONS = (None, True, False, Ellipsis)

@@ -59,6 +59,7 @@ import pickle as _pickle
 import struct as _struct
 import sys as _sys
 import types as _types
+import typing as _typing
 import warnings as _warnings
 import weakref as _weakref
 from collections.abc import Mapping as _Mapping
@@ -1493,8 +1494,8 @@ class Peer:
             try:
                 with _Warnings(self) as w:
                     sd = msg.get("sd") if self.side == "subject" else None
-                    if _type(sd) is int and sd > 0:
-                        result = _at_depth(sd, self._handle_free, op, args)
+                    if _type(sd) is int and sd > 0:  # type: ignore[operator]
+                        result = _at_depth(sd, self._handle_free, op, args)  # type: ignore[arg-type]
                     else:
                         result = self._handle_free(op, args)
             finally:
@@ -4423,11 +4424,12 @@ class NonStrNote:
 _NO_INPUT = "pytest: reading from stdin while output is captured!  Consider using `-s`."
 
 
-class DontReadFromInput:
+class DontReadFromInput(_typing.TextIO):
     """(subject) ``sys.stdin`` as pytest's capture gives plain pytest's tree (``_pytest.capture.DontReadFromInput``,
     written out here: importing ``_pytest.capture`` costs the subject ~90 ms): every read is an OSError, never the
     empty input a descriptor at EOF gives, so a tree's ``input()`` meets what it meets under plain pytest
-    (harness.judge.testrun ``STREAMS_RULE``; red team atk15: a prompt with a default at EOF passed judged)."""
+    (harness.judge.testrun ``STREAMS_RULE``; red team atk15: a prompt with a default at EOF passed judged). Its base is
+    pytest's, ``typing.TextIO``, whose ``name``, ``mode``, ``closed``... answer None (red team atk16)."""
 
     @property
     def encoding(self):

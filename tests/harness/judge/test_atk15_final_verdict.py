@@ -122,7 +122,8 @@ SHARED_PROCESS: dict[str, tuple] = {
 SHARED_CLOSED: frozenset[str] = frozenset({  # testrun PROCESS_END_RULE: the subject's end status
     "atexit_exit_status", "non_daemon_thread_never_ends",
     "reads_stdin", "prompts_with_a_default_at_eof",  # testrun STREAMS_RULE: the subject's sys.stdin is pytest's capture's
-    "recursion_room"})  # subject_rpc STACK_DEPTH_RULE: the subject serves a request from the driver's depth
+    "recursion_room",  # subject_rpc STACK_DEPTH_RULE: the subject serves a request from the driver's depth
+    "finalizer_crash_at_exit"})  # subject_main: the protocol's tables released at the end, the finalizers run
 _SHARED_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk15: plain pytest's verdict reads the process the tree shares with pytest (its exit status and end, "
     "the stack under the tree's call, its descriptors, pytest's stdin and exception hooks); the judge ignores how its subject ends "

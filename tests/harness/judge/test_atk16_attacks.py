@@ -139,7 +139,17 @@ HONEST: dict[str, tuple] = {
 }
 _NEEDS_LOCALEDEF = {"n_format_spec_in_an_f_string_under_the_trees_locale",
                     "n_format_spec_in_str_format_under_the_trees_locale", "n_format_spec_under_the_trees_locale"}
-ATK16_CLOSED: frozenset[str] = frozenset()
+ATK16_CLOSED: frozenset[str] = frozenset({
+    # subject_main: the protocol's tables released at the subject's end (PROCESS_END_RULE): the finalizers run
+    "finalizer_of_an_import_time_global_exits_non_zero", "finalizer_of_a_tree_object_the_test_module_holds_exits_non_zero",
+    # probe_runtime _stop_subject: no 5 s cut, the run's own limit
+    "non_daemon_thread_ending_after_five_seconds",
+    # probes JUDGE_STATE_RULE: bytes()/str() with a codec, an n spec, str.format's fields, a spec computed at run time
+    "codec_alias_of_the_tree_in_a_bytes_call", "codec_alias_of_the_tree_in_a_str_call",
+    "n_format_spec_in_str_format_under_the_trees_locale", "n_format_spec_in_an_f_string_under_the_trees_locale",
+    "n_format_spec_under_the_trees_locale", "date_spec_in_str_format", "date_spec_in_a_nested_f_string_spec",
+    # subject_rpc DontReadFromInput: typing.TextIO's base, as pytest's
+    "stdin_is_no_typing_textio_in_the_subject", "stdin_name_default_answers_in_the_subject", "stdin_name_read_plainly"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk16: the judge passes a tree plain pytest fails (the subject never finalizes the objects its protocol "
@@ -193,9 +203,7 @@ def test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_st
     _judged_as_plain(tmp_path, HONEST[name], plain_passes=True)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk16: the subject never finalizes an import-time global (its import reply holds it), so a finalizer "
-    "that fails the process at its end never runs there; with plain pytest forged the final check passes the tree"))
+# closed (subject_main releases the protocol's tables at the subject's end; was a strict xfail)
 def test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process(tmp_path, executor):
     """The premise (honest plain pytest fails the tree: exit status 3 at the interpreter's end), then the same tree
     with atk15's ``FORGE`` must fail the final check."""

@@ -38,7 +38,8 @@ def test_a_call_that_reads_the_process_state_is_observed_not_computed():
     """``JUDGE_STATE_RULE``: the clock, the time zone, the locale and ``_strptime``'s caches (``strptime``,
     ``strftime``, a ``%`` format spec, ``fromtimestamp``) and a codec the registry resolves are the test's process's,
     the tree's under plain pytest: each such call is a leaf, observed in the driver; a pure one (``isoformat``, a
-    built-in codec's name, a format spec without ``%``) the judge still computes."""
+    built-in codec's name, a format spec without ``%`` or ``n``) the judge still computes; ``bytes``/``str`` with a codec,
+    ``str.format``'s fields and a spec computed at run time as the same (red team atk16)."""
     src = ("import datetime\nfrom pkg import f\n\n\ndef test_f():\n"
            "    assert f() == datetime.datetime.strptime('2021-03', '%Y-%m')\n"
            "    assert f() == datetime.date(2021, 3, 1).strftime('%B')\n"
@@ -48,9 +49,15 @@ def test_a_call_that_reads_the_process_state_is_observed_not_computed():
            "    assert f() == 'x'.encode('cp1252')\n"
            "    assert f() == 'x'.encode('UTF-8')\n"
            "    assert f() == datetime.date(2021, 3, 1).isoformat()\n"
-           "    assert f() == f'{3:>4}'\n")
+           "    assert f() == f'{3:>4}'\n"
+           "    assert f() == bytes('x', 'cp1252')\n"
+           "    assert f() == f'{1234:n}'\n"
+           "    assert f() == '{:%Y}'.format(datetime.date(2021, 3, 1))\n"
+           "    assert f() == f'{datetime.date(2021, 3, 1):{SPEC}}'\n"
+           "    assert f() == bytes('x', 'utf-8')\n"
+           "    assert f() == '{} items'.format(3)\n")
     sites = transform(src, "t.py").plan.sites  # a comparison with a leaf on each side is observed whole
-    assert [s.expr == "_v[0]" for s in sites.values()] == [True] * 6 + [False] * 3
+    assert [s.expr == "_v[0]" for s in sites.values()] == [True] * 6 + [False] * 3 + [True] * 4 + [False] * 2
 
 
 def test_an_encode_with_an_error_handler_that_is_not_builtin_is_observed_not_computed():
