@@ -126,8 +126,9 @@ def _nodes(tree: ast.AST):
         yield node
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    """Every name the module binds anywhere (any scope); a star import binds everything ("*")."""
+def bound_names(tree: ast.AST) -> set[str]:
+    """Every name the module binds anywhere (any scope: an assignment or deletion target, a def, class, parameter,
+    import, global or nonlocal name, an exception's or a match's capture, a walrus); a star import binds "*"."""
     out: set[str] = set()
     for n in _nodes(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
@@ -144,6 +145,8 @@ def _bound_names(tree: ast.AST) -> set[str]:
             out.add(n.name)
         elif isinstance(n, ast.MatchAs) and n.name or isinstance(n, ast.MatchStar) and n.name:
             out.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.add(n.rest)
     return out
 
 
@@ -249,7 +252,7 @@ def _mentions(node: ast.AST, name: str) -> bool:
 
 
 def _binds_in(node: ast.AST, name: str) -> bool:
-    return name in _bound_names(node)
+    return name in bound_names(node)
 
 
 def _residue_compare(a: ast.Compare, b: ast.Compare) -> ast.AST | None:
@@ -297,7 +300,7 @@ def residue_equivalent(module: str, original: str, mutant: str) -> bool:
                  any(n is a for n in _nodes(f)) and not any(
                      isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and g is not f and
                      any(n is a for n in _nodes(g)) for g in _nodes(f))), None)
-    return func is not None and _IntProof(func, _bound_names(tree)).expr(e)
+    return func is not None and _IntProof(func, bound_names(tree)).expr(e)
 
 
 # ----------------------------------------------------------------------- negated accumulators
@@ -410,4 +413,4 @@ def accumulator_equivalent(module: str, original: str, mutant: str) -> bool:
     reads = [n for n in _nodes(func) if isinstance(n, ast.Name) and n.id == t and isinstance(n.ctx, ast.Load)]
     if not all(_residue_zero_read(n, parents) for n in reads):
         return False
-    return _IntProof(func, _bound_names(tree)).expr(aug.value)
+    return _IntProof(func, bound_names(tree)).expr(aug.value)

@@ -79,7 +79,7 @@ import codecs
 import functools
 import re
 
-from corpus.equivalence import _FRAME_ATTRS, _FRAME_NAMES, _bound_names, _const, _IntProof, _nodes
+from corpus.equivalence import _FRAME_ATTRS, _FRAME_NAMES, _const, _IntProof, _nodes, bound_names
 from corpus.pyparse import parse
 from corpus.screen_types import _BUILTIN_TAGS, INTS, STRS, Kinds, always_exits, interned
 
@@ -139,7 +139,7 @@ def _module(text: str) -> tuple[ast.Module, frozenset[str]]:
     """The module's tree (read, never changed) and every name it binds: parsed once per module,
     not once per mutant."""
     tree = parse(text)
-    return tree, frozenset(_bound_names(tree))
+    return tree, frozenset(bound_names(tree))
 
 
 def _diff(a: ast.AST, b: ast.AST, path: list[ast.AST]) -> tuple[ast.AST, ast.AST, list[ast.AST]] | None:

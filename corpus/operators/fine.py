@@ -29,7 +29,7 @@ import libcst.matchers as m
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from corpus.equivalence import accumulator_equivalent, compiles, identical_bytecode, residue_equivalent
+from corpus.equivalence import accumulator_equivalent, bound_names, compiles, identical_bytecode, residue_equivalent
 from corpus.model import DESTROYING, EQUIVALENT, ArtifactSpec
 from corpus.operators import NO_MUTANT, Example, operator
 from corpus.screen import screen
@@ -470,35 +470,13 @@ def _analyse(text: str):
 
 
 def _bound_names(text: str) -> frozenset[str]:
-    """Every name the module binds anywhere (an assignment or deletion target, a def, class,
-    parameter, import, global or nonlocal name, a match capture, a walrus); a star import binds
+    """Every name the module binds anywhere (corpus.equivalence ``bound_names``); a text that does not parse binds
     every name ("*")."""
-    import ast
-
     from corpus.pyparse import parse
-    out: set[str] = set()
     try:
-        tree = parse(text)
+        return frozenset(bound_names(parse(text)))
     except (SyntaxError, ValueError):
         return frozenset({"*"})
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            out.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            out.update(node.names)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            out.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            out.add(node.rest)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            out.add(node.name)
-    return frozenset(out)
 
 
 PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b(?:\s*:?\s*(start|end)\b)?")
