@@ -389,6 +389,10 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_atk15_final_verdict.py::test_a_forge_planted_where_pytest_or_the_interpreter_loads_it_never_runs":
+        (frozenset({"cold-conftest_files", "warm-ini_files_addopts", "cold-interpreter_start_files",
+                    "warm-bytecode_of_a_right_source"}),
+         "red team atk15's held forges, each place once (cold or warm); the other executor in the campaign (2-3 s each)"),
     "tests/harness/judge/test_atk16_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_process_end_its_locale_its_stdin_or_its_tests_package":
         (frozenset({"cold-codec_alias_of_the_tree_in_a_bytes_call", "warm-finalizer_of_an_import_time_global_exits_non_zero"}),
          "red team atk16's closed lenient cases: a codec through bytes() cold, a finalizer at the subject's end warm; the "
