@@ -5823,6 +5823,8 @@ class ProcState:
                 was[k].append(prev)
             if loaded.get(k, _NOT_LOADED) is v or any(x is v for x in was.get(k, ())):
                 continue
+            if k == "__mp_main__" and v is mods.get("__main__") and "multiprocessing" in loaded:
+                continue  # (multiprocessing's own load aliases ``__main__`` so, its __init__: red team atk16's pool)
             bad.append(str(k)[:60] if _type(k) is str else "?")
         old.update(mods)
         gone = g.get("gone", ())  # (the names of ``old`` not in ``sys.modules`` at the last reply: few)
@@ -7420,6 +7422,9 @@ _MW_LAZY = {
     "_frozen_importlib": {"_module_locks", "_blocking_on"}, "importlib._bootstrap": {"_module_locks", "_blocking_on"},
     "threading": {"_active", "_limbo", "_shutdown_locks", "_main_thread", "_counter"},
     "logging": {"_handlerList"}, "multiprocessing.process": {"_children"}, "subprocess": {"_active"},
+    # (the finalizers of live pools, queues and managers the process runs at its end: red team atk16, an honest tree
+    # leaving a ProcessPoolExecutor open failed judged)
+    "multiprocessing.util": {"_finalizer_registry", "_finalizer_counter"},
 }
 
 

@@ -149,7 +149,9 @@ ATK16_CLOSED: frozenset[str] = frozenset({
     "n_format_spec_in_str_format_under_the_trees_locale", "n_format_spec_in_an_f_string_under_the_trees_locale",
     "n_format_spec_under_the_trees_locale", "date_spec_in_str_format", "date_spec_in_a_nested_f_string_spec",
     # subject_rpc DontReadFromInput: typing.TextIO's base, as pytest's
-    "stdin_is_no_typing_textio_in_the_subject", "stdin_name_default_answers_in_the_subject", "stdin_name_read_plainly"})
+    "stdin_is_no_typing_textio_in_the_subject", "stdin_name_default_answers_in_the_subject", "stdin_name_read_plainly",
+    # subject_rpc _MW_LAZY (multiprocessing.util's finalizer registry) and _foreign_modules (multiprocessing's __mp_main__)
+    "process_pool_left_open"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk16: the judge passes a tree plain pytest fails (the subject never finalizes the objects its protocol "
