@@ -474,12 +474,11 @@ class _Under:
 
 @lru_cache(maxsize=4096)
 def _computes(expr: str) -> bool:
-    """Whether the judge's evaluation of an assertion's skeleton calls or reads anything but its observed values
-    (``_v[i]``), literals and operators: a name, an attribute or a call of the judge's modules."""
-    for node in ast.walk(ast.parse(expr, mode="eval")):
-        if isinstance(node, ast.Name) and node.id != "_v" or isinstance(node, (ast.Attribute, ast.Call)):
-            return True
-    return False
+    """Whether the judge's evaluation of an assertion's skeleton reads a name of the test's beyond its observed values
+    (``_v``) and the builtins: a module of the judge's, a name imported from one, or a constant the judge computed
+    (red team atk17: an expectation of literals and their methods, ``'abc'.replace('a', 'b')``, reads none)."""
+    return any(isinstance(node, ast.Name) and node.id != "_v" and node.id not in JUDGE_BUILTINS
+               for node in ast.walk(ast.parse(expr, mode="eval")))
 
 
 def _check(site: Site, payload: dict, env: dict) -> str | None:

@@ -377,6 +377,13 @@ def main() -> None:
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
+    # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
+    # process's end where plain pytest's process frees them: after its non-daemon threads are joined and its atexit
+    # callbacks ran (registered here, before any code of the tree: atexit runs the last registered first), before the
+    # interpreter clears its modules; their finalizers run then, and how the process ends is the run's
+    # (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). Open: a tree that clears atexit's callbacks.
+    import atexit
+    atexit.register(peer.__dict__.clear)
     truncated[0] = _truncation_fault(peer.pending)
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message
@@ -401,12 +408,8 @@ def main() -> None:
     rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
     rpc.watch_library_modules()  # the interpreter's modules' namespaces before the first request
     peer.serve_forever()
-    # the tree's objects the protocol held for the driver (exported, linked, mirrored, watched) are released now, as
-    # plain pytest's process frees them at its end: their finalizers run here, and how the process then ends is the
-    # run's (harness.judge.testrun ``PROCESS_END_RULE``; red team atk16: a finalizer of an import-time global never ran)
-    peer.__dict__.clear()
     del peer
-    sys.exit(0)  # as a plain pytest process ends: the tree's atexit handlers run
+    sys.exit(0)  # as a plain pytest process ends: its threads joined, the tree's atexit handlers run, then the release
 
 
 if __name__ == "__main__":

@@ -923,6 +923,7 @@ class Peer:
         self.inflight: list = []
         self.inflight_map: dict | None = None
         self.ended = False  # (driver) the subject is being stopped: nothing more is sent
+        self.sd_served: int | None = None  # (subject) the driver's depth of the request being served (``STACK_DEPTH_RULE``)
         if side == "driver":
             _DRIVER_PEERS[:] = [self]
         self._schedule_state()
@@ -1493,9 +1494,15 @@ class Peer:
             self._push_inflight(track)
             try:
                 with _Warnings(self) as w:
-                    sd = msg.get("sd") if self.side == "subject" else None
-                    if _type(sd) is int and sd > 0:  # type: ignore[operator]
-                        result = _at_depth(sd, self._handle_free, op, args)  # type: ignore[arg-type]
+                    sd = _request_depth(msg) if self.side == "subject" else 0
+                    if sd:
+                        outer = self.sd_served
+                        self.sd_served = sd
+                        try:  # (nested in a request served here: only the driver's frames since that one's)
+                            result = _at_depth(sd, self._handle_free, op, args) if outer is None else \
+                                _pad(sd - outer, self._handle_free, (op, args))
+                        finally:
+                            self.sd_served = outer
                     else:
                         result = self._handle_free(op, args)
             finally:
@@ -4601,8 +4608,16 @@ STACK_DEPTH_RULE = """Under plain pytest the tree's code runs on the test's stac
 ran below the serving loop's few, so a recursion the interpreter's limit (synced) stops under plain pytest returned in
 the subject (red team atk15: 956 frames of room under plain pytest, 990 in the subject). Each request of the driver
 carries the driver's depth at the request (``sd``: the test's frames, pytest's and the stand-in's call), and the
-subject serves it from at least that depth (``_at_depth``): the tree's code never has more room than plain pytest's
-(a few frames less: stricter, which the rule allows)."""
+subject serves it from at least that depth (``_at_depth``); a request nested in one the subject is serving (the tree
+called the test's callback, which called the tree) adds the driver's frames since the outer one on top of the tree's
+own (``_pad``), as plain pytest's one stack holds both: the tree's code never has more room than plain pytest's (a few
+frames less: stricter, which the rule allows). Open: a finalizer a release runs (at the serving loop's depth)."""
+
+
+def _request_depth(msg: dict) -> int:
+    """The driver's stack depth a request carries (``sd``), or 0."""
+    v: Any = msg.get("sd", 0)
+    return v if _type(v) is int and v > 0 else 0
 
 
 def _stack_depth(_getframe=_getframe) -> int:
@@ -4616,11 +4631,12 @@ def _stack_depth(_getframe=_getframe) -> int:
 def _at_depth(depth: int, fn, *args, _min=min, _limit=_sys.getrecursionlimit):
     """``fn(*args)`` called from at least ``depth`` frames deep (``STACK_DEPTH_RULE``); never past the recursion limit's
     room for the call itself."""
-    n = _min(depth, _limit() - 50) - _stack_depth()
+    n = _min(depth, _limit() - 10) - _stack_depth()
     return _pad(n, fn, args) if n > 0 else fn(*args)
 
 
 def _pad(n: int, fn, args):
+    """``fn(*args)`` called ``n`` frames deeper (none for ``n`` <= 1)."""
     return _pad(n - 1, fn, args) if n > 1 else fn(*args)
 _PATCHERS = ("/unittest/mock.py", "/_pytest/monkeypatch.py")  # the interpreter's files that patch for a test
 
