@@ -784,11 +784,15 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "spec, the n spec, sys.stdin.name, a process pool left open; 2-14 s each): the closed ones (ATK16_CLOSED) in test-all",
     "tests/harness/judge/test_atk17_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_stack_its_end_its_notes_or_its_re":
         "red team atk17's wrong trees the judge alone passes (the subject's stack: max(sd, its own), the pad's 50-frame "
-        "cap, a release's finalizer unpadded; the subject's end finalizing before atexit; notes cut at 64 x 64 KiB and "
-        "read once; a raises match under the judge's re; 2-5 s each): the closed ones (ATK17_CLOSED) in test-all",
+        "cap, a release's finalizer unpadded; the subject's end finalizing before atexit and the threads' join (a "
+        "hang waits out a 12 s limit); notes cut at 64 x 64 KiB and read once; a raises or warns match under the "
+        "judge's re; 2-16 s each): the closed ones (ATK17_CLOSED) in test-all",
     "tests/harness/judge/test_atk17_attacks.py::test_an_honest_tree_with_an_ordered_finalizer_a_group_or_a_visitor_passes_judged":
-        "red team atk17's right trees the judge fails (a finalizer that must follow atexit, ExceptionInfo.group_contains, "
+        "red team atk17's right trees the judge fails (a finalizer or a thread that must precede the end's release, jm "
+        "failing closed an expectation that reads no moved module, the import's pad, ExceptionInfo.group_contains, "
         "a tree and a visitor calling each other; 2-5 s each): the closed ones (ATK17_CLOSED) in test-all",
+    "tests/harness/judge/test_atk17_attacks.py::test_a_gc_traversal_run_through_the_stack_depths_exemption_is_evidence":
+        "red team atk17's gc.get_objects run through _stack_depth's audit exemption (~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":

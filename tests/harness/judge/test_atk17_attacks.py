@@ -29,15 +29,31 @@ Open (strict xfails; a name moved into ``ATK17_CLOSED`` runs as an ordinary test
   6. ``__notes__`` is read once, in the subject, when the exception crosses; plain pytest reads it at each
      ``match`` (the raises block's exit and each ``excinfo.match``): a property answering differently on a later
      read (and pytest's own first read comes before the test's ``ei.match``) passes judged.
-  7. JUDGE_STATE_RULE's ``jm`` fails an assertion closed, but a ``raises(match=)`` record is checked with the
-     judge's own ``re`` (judge ``_check``'s raises branch never reads ``jm``): a tree that changed
-     ``re._parser.FLAGS`` (an entry of a JUDGE_STATE_MODULES module, carried, not guarded) at import makes plain
-     pytest's ``(?i)`` match fail and the judge's pass.
+  7. JUDGE_STATE_RULE's ``jm`` fails an assertion closed, but a ``raises(match=)`` or ``warns(match=)`` record is
+     checked with the judge's own ``re`` (judge ``_check``'s raises and warns branches never read ``jm``): a tree that
+     changed ``re._parser.FLAGS`` (an entry of a JUDGE_STATE_MODULES module, carried, not guarded) at import makes
+     plain pytest's ``(?i)`` match fail and the judge's pass (the same in an ``assert re.search`` fails closed: held).
+  4t. (4. with threads) plain pytest's process joins the non-daemon threads, then runs atexit, then clears the
+     modules; the subject's end frees the test module's tree objects before all three: a non-daemon thread that waits
+     for such an object to go never ends under plain pytest (its limit: a fail) and ends judged.
+
+* 1e. (``test_a_gc_traversal_run_through_the_stack_depths_exemption_is_evidence``) ``_stack_depth``'s audit exemption
+  is by code identity, so any C call its ``_getframe`` parameter makes is the protocol's: a tree that reached the
+  function (an unreported stdlib frame walk) runs ``gc.get_objects()`` through it unreported, and the judge passes a
+  tree that tells the subject from plain pytest (plain pytest fails it: no ``_stack_depth`` on its stack).
 
 * ``HONEST`` (a right tree: plain pytest passes it, the judge fails it):
 
   4b. (4. the other way) a finalizer that must run after the tree's atexit hook (it exits 3 when the hook has not
      run) fails judged: the subject's end runs it first.
+  4u. (4t. the other way) a thread whose last flush, a second after the test, needs the object the test module keeps:
+     alive under plain pytest until the thread is joined, freed judged first (``os._exit(3)``: a fault).
+  10. ``jm`` fails closed any assertion whose skeleton computes anything (``_computes``: a name, an attribute, a call),
+     not one that reads the module the tree changed: a tree raising ``re._MAXCACHE`` fails ``assert g() ==
+     'abc'.replace('a', 'b')`` judged.
+  11. The import request is padded to the driver's depth at its stand-in's import, whose importer's frames lie over
+     importlib's: the tree's import-time code has 20 frames less than under plain pytest (928 against 948 cold, 923
+     against 945 warm), not "a few": an import-time recursion 935 deep is a collection error judged.
   8. (noticed, not of today) the judge's ``ExceptionInfo`` stand-in (``_Info``) has no ``group_contains``: a test
      asserting an ExceptionGroup's member (and its notes) is an AttributeError judged.
   9. (noticed, not of today: the same before STACK_DEPTH_RULE) a tree and a test's visitor that call each other 100
@@ -50,9 +66,14 @@ pytest's match fails.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from harness.judge.testrun import run_pytest
+from harness.sandbox.sandbox import Limits
 from tests.harness.judge.test_atk16_attacks import _judged_as_plain
+from tests.harness.judge.test_identity import HIDE
 
 # the tree's recursion measured: ``descend(n)`` recurses n frames deep and returns 0
 _DESCEND = "def descend(n):\n    return descend(n - 1) if n else 0\n\n\n"
@@ -64,6 +85,12 @@ _AT_EXIT = ("import atexit\nimport os\n\n_AT_EXIT = []\natexit.register(_AT_EXIT
             "    def get(self):\n        return 1\n\n    def __del__(self):\n        if {cond}_AT_EXIT:\n"
             "            os._exit(3)\n")
 _KEEPS_CONN = "from pkg import Conn\n\n_C = Conn()\n\n\ndef test_f():\n    assert _C.get() == 1\n"
+# a non-daemon thread of the tree's, started with a connection the test module keeps, holding it weakly
+_THREAD = ("import os\nimport threading\nimport time\nimport weakref\n\n\nclass Conn:\n    def get(self):\n"
+           "        return 1\n\n\ndef _watch(ref):\n{body}\n\ndef connect():\n    c = Conn()\n"
+           "    threading.Thread(target=_watch, args=(weakref.ref(c),)).start()\n    return c\n")
+_CONNECTS = "from pkg import connect\n\n_C = connect()\n\n\ndef test_f():\n    assert _C.get() == 1\n"
+_HANGS = {"thread_waiting_for_a_test_held_object_to_go"}  # (plain pytest's run waits out its limit: a short one)
 
 # name -> (the tree's package, the harness's test); plain pytest fails each
 LENIENT: dict[str, tuple] = {
@@ -102,11 +129,31 @@ LENIENT: dict[str, tuple] = {
         "import re\n\nre._parser.FLAGS['i'] = 0\n\n\ndef f():\n    raise ValueError('boom')\n",
         "import pytest\nfrom pkg import f\n\n\ndef test_f():\n    with pytest.raises(ValueError, match='(?i)BOOM'):\n"
         "        f()\n"),
+    "re_parser_flags_entry_under_a_warns_match": (
+        "import re\nimport warnings\n\nre._parser.FLAGS['i'] = 0\n\n\ndef w():\n    warnings.warn('boom', UserWarning)\n",
+        "import pytest\nfrom pkg import w\n\n\ndef test_f():\n    with pytest.warns(UserWarning, match='(?i)BOOM'):\n"
+        "        w()\n"),
+    # 4. (threads) the subject's end frees the test module's tree object before its non-daemon threads are joined:
+    # plain pytest joins them first, so a thread waiting for that object to go never ends there (its limit)
+    "thread_waiting_for_a_test_held_object_to_go": (
+        _THREAD.format(body="    while ref() is not None:  # (until the connection is dropped)\n        time.sleep(0.05)\n"),
+        _CONNECTS),
 }
 # name -> (the tree's package, the harness's test); plain pytest passes each
 HONEST: dict[str, tuple] = {
     # 4b. a finalizer that must run after the atexit hooks
     "finalizer_run_after_the_atexit_hooks": (_AT_EXIT.format(cond="not "), _KEEPS_CONN),
+    "thread_flushing_a_test_held_object_at_the_end": (
+        _THREAD.format(body="    time.sleep(1.0)\n    if ref() is None:\n"
+                            "        os._exit(3)  # (the connection went before its last flush)\n"), _CONNECTS),
+    # 10. jm fails an assertion closed though its expectation reads nothing of the module the tree changed
+    "re_cache_size_raised_and_an_expectation_of_str_methods": (
+        "import re\n\nre._MAXCACHE = 2048  # (a parser with many patterns: a larger cache)\n\n\ndef g():\n"
+        "    return re.sub('a', 'b', 'abc')\n",
+        "from pkg import g\n\n\ndef test_f():\n    assert g() == 'abc'.replace('a', 'b')\n"),
+    # 11. the import request's pad: the stand-in's importer's frames over importlib's (20 frames less at import)
+    "import_time_recursion_935_deep": (
+        _DESCEND + "DEPTH = descend(935)\n", "from pkg import DEPTH\n\n\ndef test_f():\n    assert DEPTH == 0\n"),
     # 8. (noticed) ExceptionInfo.group_contains
     "exception_group_member_with_a_note": (
         "def h():\n    v = ValueError('v')\n    v.add_note('deep')\n    raise ExceptionGroup('g', [v])\n",
@@ -122,20 +169,41 @@ ATK17_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk17: the judge passes a tree plain pytest fails (the subject's stack counts max(sd, its own) and stops "
-    "its pad 50 frames below the limit and runs a release's finalizer unpadded; the subject's end finalizes before "
-    "atexit; notes cut at 64 x 64 KiB and read once; a raises match computed with the judge's re, jm unread)"))
+    "its pad 50 frames below the limit and runs a release's finalizer unpadded; the subject's end frees the test's "
+    "tree objects before the threads' join and atexit; notes cut at 64 x 64 KiB and read once; a raises or warns "
+    "match computed with the judge's re, jm unread)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk17: the judge fails a right tree plain pytest passes (the subject's end finalizes before atexit; no "
-    "ExceptionInfo.group_contains; the protocol's frames of a tree and a test calling each other)"))
+    "red team atk17: the judge fails a right tree plain pytest passes (the subject's end frees the test's tree objects "
+    "before the threads' join and atexit; jm fails closed an expectation reading no moved module; the import's pad "
+    "20 frames deeper; no ExceptionInfo.group_contains; the protocol's frames of a tree and a test calling each other)"))
 
 
 def _params(cases: dict, mark) -> list:
     return [pytest.param(n, marks=[] if n in ATK17_CLOSED else [mark]) for n in sorted(cases)]
 
 
+def _judged_as_plain_within(tmp_path: Path, case: tuple, *, plain_passes: bool, limits: Limits) -> None:
+    """As test_atk16_attacks ``_judged_as_plain``, both runs under ``limits`` (a plain run that hangs waits them out)."""
+    module, test = case
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text(module)
+    test_file = tmp_path / "test_harness_owned.py"
+    test_file.write_text(test)
+    plain = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True, judged=False, limits=limits)
+    if plain.passed is not plain_passes:
+        pytest.fail(f"premise: plain pytest's verdict: {plain.output}")
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True, limits=limits)
+    out = judged.output + "\n--- plain pytest ---\n" + plain.output
+    assert judged.passed is plain_passes and not judged.subverted, out
+
+
 @pytest.mark.parametrize("name", _params(LENIENT, _LENIENT_OPEN))
 def test_the_judge_fails_a_wrong_tree_through_its_stack_its_end_its_notes_or_its_re(tmp_path, executor, name):
-    _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
+    if name in _HANGS:
+        _judged_as_plain_within(tmp_path, LENIENT[name], plain_passes=False, limits=Limits(timeout_s=12))
+    else:
+        _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
 
 
 @pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
@@ -165,3 +233,48 @@ HELD: dict[str, tuple] = {
 def test_the_judge_ends_the_subject_and_reads_re_as_plain_pytest(tmp_path, executor, name):
     module, test, plain_passes = HELD[name]
     _judged_as_plain(tmp_path, (module, test), plain_passes=plain_passes)
+
+
+# 1e. ``_stack_depth``'s audit exemption (by code identity) covers whatever its ``_getframe`` parameter calls from C:
+# the tree reaches the function through a stdlib frame walk (``traceback.walk_stack``: unreported, the open case of
+# test_two_process_judge_attacks ``INSPECT_STACK``) and passes a partial whose C call (a deque's ``__init__`` consuming
+# a ``map``) runs ``gc.get_objects()`` with ``_stack_depth`` as the innermost Python frame: no evidence, where the
+# same call made by the tree itself is reported (the judge fails it as tampering)
+EXEMPTION = '''
+import collections
+import functools
+import gc
+import traceback
+
+_GOT = []
+
+
+class _Into(collections.deque):
+    f_back = None  # (ends _stack_depth's walk at once)
+
+    def __new__(cls, *args):
+        inst = super().__new__(cls)
+        _GOT.append(inst)
+        return inst
+
+
+def f():
+    for frame, _ in traceback.walk_stack(None):
+        depth = frame.f_globals.get("_stack_depth")
+        if depth is not None and getattr(depth, "__name__", "") == "_stack_depth":
+            depth(functools.partial(_Into, map(gc.get_objects, [None])))
+            return 1 if _GOT and len(_GOT[0][0]) > 1000 else 2
+    return 0
+'''
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk17: _stack_depth's audit exemption covers a gc.get_objects its _getframe argument runs from C"))
+def test_a_gc_traversal_run_through_the_stack_depths_exemption_is_evidence(tmp_path, executor):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text(EXEMPTION)
+    test_file = tmp_path / "test_harness_owned.py"
+    test_file.write_text("from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True)
+    assert judged.subverted and not judged.passed, judged.output
