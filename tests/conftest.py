@@ -30,6 +30,10 @@ SLOW_FILES: dict[str, str] = {
                                                  "package), trees judged and under plain pytest, cold and warm (2-14 s "
                                                  "each; the held ones ~25 s, the open ones ~80 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN)",
+    "tests/harness/judge/test_atk17_attacks.py": "red team atk17: the judge's changes of 2026-12-06's last hour (the stack "
+                                                 "depth, the subject's end, jm, an exception's notes), trees judged and "
+                                                 "under plain pytest, cold and warm (2-5 s each; the held ones ~10 s, the "
+                                                 "open ones ~80 s in the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -414,6 +418,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
                                                                     "fixture cold, teardown_module warm; the rest in the campaign (3-6 s each)"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_the_adjudication_never_scores_a_forged_reference_with_a_defect_at_exit_clean":
         (frozenset({"cold"}), "the whole adjudication of a forged reference with a defect at exit, cold (7 s); warm in the campaign"),
+    "tests/harness/judge/test_atk17_attacks.py::test_the_judge_ends_the_subject_and_reads_re_as_plain_pytest":
+        (frozenset({"cold-finalizer_at_the_end_calls_back_the_test", "warm-re_search_rebound_and_a_cache_entry_under_a_raises_match"}),
+         "red team atk17's held cases, each once (2-3 s each); the other executor in the campaign"),
     "tests/harness/judge/test_atk16_attacks.py::test_the_judge_reads_the_decimal_context_a_bound_method_a_late_teardown_and_the_tests_package_as_plain_pytest":
         (frozenset({"cold-decimal_context_the_tree_set", "warm-fromtimestamp_bound_to_a_constant",
                     "cold-module_fixture_teardown_assert_after_the_canary", "warm-tests_package_helpers_imported_by_the_test",
@@ -779,6 +786,17 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk16_attacks.py::test_an_honest_tree_with_a_late_thread_a_formatted_date_its_locale_or_its_stdin_passes_judged":
         "red team atk16's right trees the judge fails (a rebound import-time global never finalized, a thread ending 5.5 s late, a % spec in str.format or a nested "
         "spec, the n spec, sys.stdin.name, a process pool left open; 2-14 s each): the closed ones (ATK16_CLOSED) in test-all",
+    "tests/harness/judge/test_atk17_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_stack_its_end_its_notes_or_its_re":
+        "red team atk17's wrong trees the judge alone passes (the subject's stack: max(sd, its own), the pad's 50-frame "
+        "cap, a release's finalizer unpadded; the subject's end finalizing before atexit and the threads' join (a "
+        "hang waits out a 12 s limit); notes cut at 64 x 64 KiB and read once; a raises or warns match under the "
+        "judge's re; 2-16 s each): the closed ones (ATK17_CLOSED) in test-all",
+    "tests/harness/judge/test_atk17_attacks.py::test_an_honest_tree_with_an_ordered_finalizer_a_group_or_a_visitor_passes_judged":
+        "red team atk17's right trees the judge fails (a finalizer or a thread that must precede the end's release, jm "
+        "failing closed an expectation that reads no moved module, the import's pad, ExceptionInfo.group_contains, "
+        "a tree and a visitor calling each other; 2-5 s each): the closed ones (ATK17_CLOSED) in test-all",
+    "tests/harness/judge/test_atk17_attacks.py::test_a_gc_traversal_run_through_the_stack_depths_exemption_is_evidence":
+        "red team atk17's gc.get_objects run through _stack_depth's audit exemption (~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
