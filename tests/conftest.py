@@ -393,6 +393,14 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_atk17_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_stack_its_end_its_notes_or_its_re":
+        (frozenset({"cold-finalizer_failing_the_process_after_the_atexit_hooks",
+                    "warm-recursion_alternating_with_a_visitor_of_the_test"}),
+         "red team atk17's closed lenient cases: the release after atexit cold, the nested stack warm; the others (a 12 s "
+         "hang among them) in the campaign"),
+    "tests/harness/judge/test_atk17_attacks.py::test_an_honest_tree_with_an_ordered_finalizer_a_group_or_a_visitor_passes_judged":
+        (frozenset({"cold-re_cache_size_raised_and_an_expectation_of_str_methods"}),
+         "red team atk17's closed honest cases: a literal's method beside a changed re, cold; the others in the campaign"),
     "tests/harness/judge/test_atk15_final_verdict.py::test_a_forge_planted_where_pytest_or_the_interpreter_loads_it_never_runs":
         (frozenset({"cold-conftest_files", "warm-ini_files_addopts", "cold-interpreter_start_files",
                     "warm-bytecode_of_a_right_source"}),

@@ -165,7 +165,15 @@ HONEST: dict[str, tuple] = {
         "from pkg import walk\n\n\ndef visit(n):\n    return walk(n - 1, visit) if n else 0\n\n\n"
         "def test_f():\n    assert walk(100, visit) == 0\n"),
 }
-ATK17_CLOSED: frozenset[str] = frozenset()
+ATK17_CLOSED: frozenset[str] = frozenset({
+    # subject_main: the protocol's objects released by an atexit callback registered first (run last), after the
+    # tree's threads are joined and its atexit callbacks ran
+    "finalizer_failing_the_process_after_the_atexit_hooks", "thread_waiting_for_a_test_held_object_to_go",
+    "finalizer_run_after_the_atexit_hooks", "thread_flushing_a_test_held_object_at_the_end",
+    # subject_rpc STACK_DEPTH_RULE: a nested request pads the driver's frames since the outer one; the pad to 10 below
+    "recursion_alternating_with_a_visitor_of_the_test", "test_deeper_than_the_pads_cap",
+    # judge _computes: a literal's method reads no changed module
+    "re_cache_size_raised_and_an_expectation_of_str_methods"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk17: the judge passes a tree plain pytest fails (the subject's stack counts max(sd, its own) and stops "
