@@ -342,20 +342,9 @@ def _truncation_fault(pending: list):
     return fault
 
 
-def main() -> None:
-    req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
-    if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
-        os.chdir(sys.argv[3])
-    _started_state()
-    held = _held_libc()
-    import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
-    faulthandler.enable(file=2)  # (the tree's ``disable`` is then a change: harness.judge.subject_rpc ``KERNEL_RULE``)
-    import weakref  # its atexit hook, which pytest's process has (its first ``finalize`` registers it): the tree's first
-    weakref.finalize(weakref.finalize, int).detach()  # ``TemporaryDirectory`` is no atexit callback of its own then
-    sources = _interpreter_registries()
-    exempt: dict = {}
-    truncated: list = [None]
-    _install_audit(audit_fd, exempt, truncated)
+def _load_protocol(sources: dict, exempt: dict):
+    """The protocol module (``_hx_rpc.py`` beside this file), loaded with the builtins as they are before the tree runs,
+    and its own functions that walk frames or the heap registered in ``exempt`` (the audit's code identities)."""
     import importlib.util
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location("_hx_rpc", os.path.join(here, "_hx_rpc.py"))
@@ -373,6 +362,24 @@ def main() -> None:
     exempt[id(rpc._dict_cells_of.__code__)] = rpc._dict_cells_of.__code__  # (the modules' dicts: ``MODULE_STATE_RULE``)
     exempt[id(rpc._tree_objects.__code__)] = rpc._tree_objects.__code__  # (the test's ``gc.get_objects``: ``MEASURES_RULE``)
     exempt[id(rpc._stack_depth.__code__)] = rpc._stack_depth.__code__  # (its frames counted: ``STACK_DEPTH_RULE``)
+    return rpc
+
+
+def main() -> None:
+    req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
+    if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
+        os.chdir(sys.argv[3])
+    _started_state()
+    held = _held_libc()
+    import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
+    faulthandler.enable(file=2)  # (the tree's ``disable`` is then a change: harness.judge.subject_rpc ``KERNEL_RULE``)
+    import weakref  # its atexit hook, which pytest's process has (its first ``finalize`` registers it): the tree's first
+    weakref.finalize(weakref.finalize, int).detach()  # ``TemporaryDirectory`` is no atexit callback of its own then
+    sources = _interpreter_registries()
+    exempt: dict = {}
+    truncated: list = [None]
+    _install_audit(audit_fd, exempt, truncated)
+    rpc = _load_protocol(sources, exempt)
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run

@@ -1494,17 +1494,7 @@ class Peer:
             self._push_inflight(track)
             try:
                 with _Warnings(self) as w:
-                    sd = _request_depth(msg) if self.side == "subject" else 0
-                    if sd:
-                        outer = self.sd_served
-                        self.sd_served = sd
-                        try:  # (nested in a request served here: only the driver's frames since that one's)
-                            result = _at_depth(sd, self._handle_free, op, args) if outer is None else \
-                                _pad(sd - outer, self._handle_free, (op, args))
-                        finally:
-                            self.sd_served = outer
-                    else:
-                        result = self._handle_free(op, args)
+                    result = self._handle_deep(_request_depth(msg) if self.side == "subject" else 0, op, args)
             finally:
                 self._pop_inflight(track)
         except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller as data
@@ -1539,6 +1529,20 @@ class Peer:
             if self.frozen_out:
                 reply["ov"], self.frozen_out = self.frozen_out, []
         self._send(reply)
+
+    def _handle_deep(self, sd: int, op: str, args: list):
+        """``_handle_free`` from the driver's depth ``sd`` (``STACK_DEPTH_RULE``; 0: as it comes): a request nested in
+        one served here adds only the driver's frames since that one's."""
+        if not sd:
+            return self._handle_free(op, args)
+        outer = self.sd_served
+        self.sd_served = sd
+        try:
+            if outer is None:
+                return _at_depth(sd, self._handle_free, op, args)
+            return _pad(sd - outer, self._handle_free, (op, args))
+        finally:
+            self.sd_served = outer
 
     def _handle_free(self, op: str, args: list):
         """``handle`` with the channel free (``Schedule``): the tree's threads run as they like while the

@@ -29,6 +29,8 @@ OUTSIDE_THE_ROOT = {
                                        "Python's own undecidable comparisons raise TypeError, and the site it is "
                                        "raised at fails the test (it never leaves the judge)",
     "harness.sandbox.warm.RunLost": "warm.py is also the zygote script, run as `python -I harness/sandbox/warm.py` (stdlib only)",
+    "harness.judge.probe_runtime._Unjoinable": "probe_runtime.py runs in the judged run's driver (stdlib only), and this "
+                                               "is pytest's TypeError from joining an exception's notes for a match",
     "harness.cli.startup.Interrupted": "a KeyboardInterrupt (a signal, not an error): every `except Exception` lets it "
                                        "pass, and startup.py loads before the harness package (stdlib only)",
 }
