@@ -124,6 +124,18 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/architecture/test_cell_trace.py::test_one_cell_never_climbs_back_into_a_module_it_went_down_from":
+        "one cell traced call by call (13 s set-up): in test-all (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
+    "tests/harness/engines/test_budget_live.py::test_a_tiny_max_usd_halts_at_the_ceiling_and_a_raised_ceiling_resumes":
+        "a run halted at its spend ceiling, then resumed (8 s): in test-all; make test keeps the ceiling's unit rules (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
+    "tests/harness/core/test_typed_config.py::test_no_module_restates_a_protocol_default":
+        "every module's source read for restated defaults (4 s): in test-all (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
+    "tests/harness/core/test_typed_config.py::test_no_module_reads_a_protocol_table_as_a_dict":
+        "every module's source read for dict reads of a protocol table (4 s): in test-all (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
+    "tests/architecture/test_typed_records.py::test_records_are_read_as_objects_and_outcomes_compared_as_enums_outside_the_edge":
+        "every module's source read for raw record reads (4 s): in test-all (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
+    "tests/harness/ledger/test_ledger_faults_and_inputs.py::test_a_full_disk_while_resume_repairs_a_torn_line_stops_cleanly_and_keeps_the_ledger":
+        "a resume on a full tmpfs (3.6 s): in test-all; make test keeps the ledger's other full-disk points (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_freeze_hidden_under_a_lower_frozen_count_fails_the_test_judged":
         "red team atk12's freeze under a lower frozen count (closed: froze_since; one judged and plain pair, 2 s): in test-all",
     "tests/analysis/test_monitor.py::test_monitor_mid_run_and_at_the_end":
