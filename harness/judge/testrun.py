@@ -146,8 +146,8 @@ PROCESS_END_RULE = """Plain pytest's verdict reads how its one process ends: its
 judged run reads both of its processes' ends. The subject ends after pytest's session as that process would (subject_main:
 ``sys.exit(0)`` after the last exchange, with the objects the protocol held for the driver released, so the tree's
 atexit callbacks, finalizers and non-daemon threads run in it): a status other than 0 or a signal is a failure of the
-run (probe_runtime ``_stop_subject``: a fault after the last test), and a subject that never ends is waited for until
-the run's time limit. The driver's pytest exit status is pytest's own reading of every phase (a fixture's setup or
+run (probe_runtime ``_stop_subject``: a fault after the last test), and so is a subject still running 5 s after
+pytest's session (killed; stricter than plain pytest, which waits up to its time limit). The driver's pytest exit status is pytest's own reading of every phase (a fixture's setup or
 teardown, ``teardown_module``, a session finish): a run whose tests all passed judged and whose pytest did not exit 0
 fails with that status (harness.judge.judge ``judge``). Open: what else of the one process the tree shares with pytest
 (the stack depth its calls sit at, the descriptors it leaves pytest)."""

@@ -142,8 +142,6 @@ _NEEDS_LOCALEDEF = {"n_format_spec_in_an_f_string_under_the_trees_locale",
 ATK16_CLOSED: frozenset[str] = frozenset({
     # subject_main: the protocol's tables released at the subject's end (PROCESS_END_RULE): the finalizers run
     "finalizer_of_an_import_time_global_exits_non_zero", "finalizer_of_a_tree_object_the_test_module_holds_exits_non_zero",
-    # probe_runtime _stop_subject: no 5 s cut, the run's own limit
-    "non_daemon_thread_ending_after_five_seconds",
     # probes JUDGE_STATE_RULE: bytes()/str() with a codec, an n spec, str.format's fields, a spec computed at run time
     "codec_alias_of_the_tree_in_a_bytes_call", "codec_alias_of_the_tree_in_a_str_call",
     "n_format_spec_in_str_format_under_the_trees_locale", "n_format_spec_in_an_f_string_under_the_trees_locale",
