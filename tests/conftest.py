@@ -527,7 +527,8 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset(), "all in the campaign (the raylet 53 s idle, a worker ~90 s): test-all kills the harness of a Ray "
                       "run (records-3 above) and a Ray worker under a live run (test_executors)"),
     "tests/harness/run/test_fault_recovery.py::test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4":
-        (frozenset({"15"}), "SIGTERM; SIGINT, the same handler, in the campaign (~20 s each)"),
+        (frozenset(), "SIGTERM and SIGINT in the campaign (20-50 s each); test-all keeps a signal at every command's "
+                      "end and start-up (test_command_faults_files, test_startup) (a fresh clone's test-all ran 23:11 of pytest on 2026-12-06, over CI's 20 minutes)"),
     "tests/corpus/test_fast_pytest_swap.py::test_every_verdict_on_the_bench_modules_is_the_pinned_one":
         (frozenset({"isbn"}), "isbn's mutants; ordered-set's, the same paths over more mutants, in the campaign (37 s idle)"),
     "tests/harness/judge/test_final_check_attacks.py::test_the_final_check_fails_a_forged_tree_the_judge_reads_through_a_laundered_guard_or_a_removed_module":
@@ -664,6 +665,14 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_verdict_cache.py::test_cache_dir_is_shared_across_runs_and_hidden":
+        "two whole runs sharing a cache (17-33 s); test-all keeps the cache key's rules (test_verdict_cache) (a fresh clone's test-all ran 23:11 of pytest on 2026-12-06, over CI's 20 minutes)",
+    "tests/harness/run/test_executors.py::test_local_pool_survives_a_dead_worker":
+        "a local pool's worker killed mid-run (17-23 s); test-all keeps a killed Ray worker re-queued (test_executors) and "
+        "the anchored kill of a run (test_kill_campaign) (a fresh clone's test-all ran 23:11 of pytest on 2026-12-06, over CI's 20 minutes)",
+    "tests/harness/run/test_fault_recovery.py::test_torn_run_json_with_records_is_repaired_from_the_records_and_the_protocol":
+        "a torn run.json repaired from its records (15-24 s); test-all keeps the torn run.json refused from another "
+        "protocol's records (a fresh clone's test-all ran 23:11 of pytest on 2026-12-06, over CI's 20 minutes)",
     "tests/harness/run/test_fault_recovery.py::test_torn_run_json_without_records_is_a_fresh_start_and_resume_says_so":
         "a torn run.json with no record: a fresh start (16 s); test-all keeps the torn run.json repaired from its "
         "records and refused from another protocol's (CI's test-all ran 1,285 s with the install at stop 44)",
@@ -703,11 +712,11 @@ CAMPAIGN_TESTS: dict[str, str] = {
         "a static and a class method's mutants swapped and judged cold (23 s in a fresh clone's test-all); test-all keeps "
         "the swap against the cold verdicts on the bundled module (test_judgment_cache) and the fast path's (test_fast_path_gives_the_cold_verdicts)",
     "tests/harness/run/test_fault_recovery.py::test_a_second_signal_exits_at_once_without_a_traceback":
-        "a run interrupted twice (22 s in a fresh clone's test-all); test-all keeps the first signal's stop, finished cells "
-        "kept and exit 4 (test_a_signal_stops_dispatch_keeps_finished_cells_and_exits_4)",
+        "a run interrupted twice (22 s in a fresh clone's test-all); test-all keeps a signal at every command's end "
+        "and start-up (test_command_faults_files, test_startup); the run's first signal is in the campaign too",
     "tests/harness/judge/test_verdict_cache.py::test_records_say_which_verdicts_were_cached_and_no_cache_turns_it_off":
-        "two whole runs, cached and with --no-cache (31 s at load 3); test-all keeps the cache shared across runs "
-        "and hidden (test_cache_dir_is_shared_across_runs_and_hidden) and the cache key's rules (test_verdict_cache)",
+        "two whole runs, cached and with --no-cache (31 s at load 3); test-all keeps the cache key's rules "
+        "(test_verdict_cache); the cache shared across runs is in the campaign too",
     "tests/harness/run/test_driver.py::test_kill_minus_9_mid_run_then_resume_leaves_one_record_per_key":
         "a run killed with -9 mid-run and resumed (20 s at load 3); test-all keeps the same at an anchored moment "
         "(test_kill_campaign's records-3 point) and on Ray (test_kill_campaign_ray's records-3)",
