@@ -146,3 +146,20 @@ def test_an_expectation_the_judge_computes_fails_closed_where_the_tree_changed_a
     assert "failed closed" in jm._check(computed, moved, env)
     assert jm._check(plain, moved, env) is None
     assert jm._check(computed, {"v": [["v", "0123456789"]]}, env) is None
+
+
+def test_a_fault_found_at_the_canarys_message_fails_the_last_test_and_is_not_tampering():
+    """``CANARY_FAULT_RULE``: a thread of the tree that ran during a long freeze on a loaded machine is found at the
+    canary's message (CI, red team r32atk5's daemon thread); the last test fails, the run is not subverted. The
+    canary's own failed check is still tampering."""
+    plan = transform("from pkg import f\n\ndef test_f():\n    assert f() == 1\n\n\n"
+                     "def test_zz_canary():\n    assert f() == 6\n").plan
+    canary = [{"k": "enter", "t": "test_zz_canary", "c": []}, {"k": "obs", "s": 2, "v": [["v", 6]]}, {"k": "leave"}]
+    fault = {"k": "fault", "what": "the subject's linked containers changed after its last message"}
+    j = judge(plan, _lines(*RUN, *canary), canary="test_zz_canary", nonce=NONCE)
+    assert j.passed and not j.subverted  # the premise: the run passes with nothing found
+    j = judge(plan, _lines(*RUN, canary[0], fault, *canary[1:]), canary="test_zz_canary", nonce=NONCE)
+    assert not j.passed and not j.subverted and j.failures == 1 and "protocol fault" in j.results[0].reason
+    altered = {"k": "obs", "s": 2, "v": [["v", 7]]}
+    j = judge(plan, _lines(*RUN, canary[0], altered, canary[2]), canary="test_zz_canary", nonce=NONCE)
+    assert not j.passed and j.subverted
