@@ -447,6 +447,10 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
                     "cold-interpreter_directories_are_read_only",
                     "warm-codec_alias_of_the_tree_in_an_encode_call"}),
          "red team atk16's held cases, each once (2-3 s each); the other executor in the campaign"),
+    "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
+        (frozenset({"cold-deep chain", "cold-many large sparse files", "warm-a link loop", "cold-path past PATH_MAX"}),
+         "every attack but the 30,000 empty files (20 s), which is in the campaign; test-all keeps 100,000 files "
+         "stopping the walk (test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files) (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         (frozenset({"cold"}), "cold; warm in the campaign (13 s; the cell attacks keep warm trees) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
     "tests/harness/cli/test_command_faults.py::test_a_fifo_in_place_of_a_run_file_is_refused_by_resume_view_and_monitor":
@@ -515,14 +519,15 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/run/test_fault_recovery.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers":
         (frozenset({"0.4"}), "one fixed delay; the anchored kill campaign covers the first seconds (~11 s each)"),
     "tests/harness/engines/test_provider_faults.py::test_faults_at_30_percent_provider_bill_within_ceiling_plus_declared_overrun":
-        (frozenset({"openai-after_usage"}), "one SDK and cut kind; anthropic's cut anywhere in the campaign (15 s) "
-                                              "(CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
+        (frozenset(), "both SDKs and cut kinds in the campaign (7-15 s each); test-all keeps a cell in flight at a 401 "
+                      "stop and the per-request deadlines (test_provider_faults) (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)"),
     "tests/harness/engines/test_revoked_credentials.py::test_revoked_credentials_at_every_stage_drop_no_finished_cell":
         (frozenset(),
          "every stage in the campaign (9-32 s each); test-all keeps refused credentials stopping a run at once and its "
          "resume (test_cli_runs) (CI's test-all ran 1,285 s with the install at stop 44)"),
     "tests/harness/run/test_kill_campaign_ray.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes":
-        (frozenset({"records-3"}), "the harness killed mid-run; the other moments in the campaign (30-70 s each)"),
+        (frozenset(), "every moment in the campaign (21-70 s each); test-all keeps a killed Ray worker re-queued "
+                      "(test_executors) and the anchored kill of a local run (test_kill_campaign) (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)"),
     "tests/harness/run/test_kill_campaign_ray.py::test_a_killed_ray_process_under_a_live_harness_ends_in_a_run_resume_completes":
         (frozenset(), "all in the campaign (the raylet 53 s idle, a worker ~90 s): test-all kills the harness of a Ray "
                       "run (records-3 above) and a Ray worker under a live run (test_executors)"),
@@ -828,6 +833,18 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk17's gc.get_objects run through _stack_depth's audit exemption (~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
+    "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
+        "an edited test (two corpus runs, 8.5 s); test-all keeps an edit of one function rejudging its mutants and a mutant "
+        "reached or not (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)",
+    "tests/corpus/test_rerun.py::test_a_test_composing_two_functions_kills_a_survivor_once_the_other_was_edited":
+        "a test composing two functions (two corpus runs, 7.2 s); test-all keeps an edit of one function rejudging its mutants and a mutant "
+        "reached or not (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)",
+    "tests/corpus/test_rerun.py::test_a_test_reading_a_data_file_kills_a_survivor_once_the_data_changed":
+        "a test's data file changed (two corpus runs, 6.8 s); test-all keeps an edit of one function rejudging its mutants and a mutant "
+        "reached or not (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)",
+    "tests/corpus/test_rerun.py::test_an_added_test_rejudges_only_the_mutants_it_covers":
+        "an added test (two corpus runs, 6.4 s); test-all keeps an edit of one function rejudging its mutants and a mutant "
+        "reached or not (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)",
     "tests/corpus/test_rerun.py::test_a_rerun_after_an_edit_its_keys_miss_says_what_a_fresh_run_says":
         "red team r35atk's stale verdicts (two corpus runs each, 7-33 s at load ~10): a closed one in test-all",
 }
