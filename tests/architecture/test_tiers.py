@@ -103,8 +103,8 @@ def test_the_scheduler_sends_each_group_whole_to_one_worker():
 
 
 def test_a_sweep_keeps_its_named_points_in_test_all_and_marks_the_rest_campaign():
-    test = "tests/harness/run/test_fault_recovery.py::test_a_kill_in_a_runs_first_seconds_leaves_a_directory_one_command_recovers"
-    assert not tiers.is_campaign(test + "[0.4]") and tiers.is_campaign(test + "[0.9]")
+    test = "tests/harness/run/test_kill_campaign_ray.py::test_kill_9_of_a_ray_run_leaves_nothing_running_and_resume_completes"
+    assert not tiers.is_campaign(test + "[records-3]") and tiers.is_campaign(test + "[records-1]")
     assert not tiers.is_campaign("tests/harness/core/test_wilson.py::test_x[1]")
     assert all((ROOT / t.partition("::")[0]).is_file() for t in tiers.SWEEPS)
 
