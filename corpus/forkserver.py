@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 # ----------------------------------------------------------------------------- server side
 
@@ -892,6 +893,17 @@ def _fork_twin(own: int, others: list[int], base_path: list[str], session, ok: b
     the children the server itself would fork; a second worker no longer starts its own server,
     imports pytest and collects the suite again (issue 35: 0.3-0.4 s of CPU on ordered-set)."""
     import json
+
+    def serve(ctl) -> None:
+        ctl.send(json.dumps({"ready": ok}).encode())
+        _loop(ctl, base_path, session)
+    return _fork_serving(own, others, serve)  # (others: the server's control socket and the other twins')
+
+
+def _fork_serving(own: int, others: list[int], serve: Callable[[Any], None]) -> int:
+    """Fork a server that runs ``serve`` on the socket ``own`` after closing ``others`` (descriptors of this
+    server's it must not hold: its control socket, the other spares' and twins'), and exits when it returns.
+    This process closes ``own`` and returns the child's pid (``_fork_twin``, ``_fork_spare``)."""
     import socket
     sys.stdout.flush()
     sys.stderr.flush()
@@ -899,15 +911,12 @@ def _fork_twin(own: int, others: list[int], base_path: list[str], session, ok: b
     if pid == 0:
         try:
             for fd in others:
-                os.close(fd)        # the server's control socket and the other twins'
-            ctl = socket.socket(fileno=own)
-            ctl.send(json.dumps({"ready": ok}).encode())
-            _loop(ctl, base_path, session)
+                os.close(fd)
+            serve(socket.socket(fileno=own))
         finally:
             os._exit(0)
     os.close(own)
     return pid
-
 
 
 def _serve(fd: int, preload: list[str], rewrite: list[str], collect: dict | None = None,
@@ -947,19 +956,7 @@ def _fork_spare(spare: int, others: list[int], base_path: list[str], rewrite: li
     interpreter start and pytest import (issue 35: the two plain servers a swapping session
     started for its whole-suite mutants were 0.7 s of ordered-set's 15 s of CPU). Returns its
     pid (this server reaps it before exiting, so its CPU is counted where a plain server's is)."""
-    import socket
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            for fd in others:
-                os.close(fd)        # the swap server's control socket, the other spares' and twins'
-            _serve_plain(socket.socket(fileno=spare), base_path, rewrite)
-        finally:
-            os._exit(0)
-    os.close(spare)
-    return pid
+    return _fork_serving(spare, others, lambda ctl: _serve_plain(ctl, base_path, rewrite))
 
 
 def _serve_collected(ctl, base_path: list[str], collect: dict, twins: Sequence[int] = ()) -> None:
