@@ -124,6 +124,16 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
     "tests/harness/judge/test_identity.py::test_the_installed_modules_the_test_imports_are_captured_before_the_tree_is_on_the_path",
 })
 SLOW_TESTS: dict[str, str] = {
+    "tests/harness/judge/test_watch_evidence_attacks.py::test_no_reference_or_candidate_is_flagged_by_the_wider_scan":
+        "every task's reference and candidates through the wider scan (105 cases, 18 s): in test-all; make test keeps the scan's attacks (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
+    "tests/harness/judge/test_final_check_attacks.py::test_a_value_crosses_with_everything_plain_pytests_comparison_reads":
+        "19 small trees judged and run under plain pytest (7 s): in test-all (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
+    "tests/harness/judge/test_final_check_attacks.py::test_what_the_tree_does_after_its_reply_or_a_send_the_test_catches_is_seen":
+        "trees whose thread acts after a reply (6 x ~1-2.5 s): in test-all (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
+    "tests/harness/judge/test_final_check_attacks.py::test_a_special_method_borrowed_from_another_captured_slot_is_the_trees":
+        "13 small trees judged and run under plain pytest (4 s): in test-all (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
+    "tests/harness/engines/test_cut_reply_charging.py::test_a_cut_reply_whose_counts_are_not_integers_is_charged_its_booking":
+        "34 cut replies through both SDKs (8 s): in test-all; make test keeps the other cut-reply charging rules (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
     "tests/architecture/test_cell_trace.py::test_one_cell_never_climbs_back_into_a_module_it_went_down_from":
         "one cell traced call by call (13 s set-up): in test-all (a fresh clone's make test ran 6:28 of pytest near idle on 2026-12-06, over its 6 minutes)",
     "tests/harness/engines/test_budget_live.py::test_a_tiny_max_usd_halts_at_the_ceiling_and_a_raised_ceiling_resumes":
@@ -447,10 +457,6 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
                     "cold-interpreter_directories_are_read_only",
                     "warm-codec_alias_of_the_tree_in_an_encode_call"}),
          "red team atk16's held cases, each once (2-3 s each); the other executor in the campaign"),
-    "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
-        (frozenset({"cold-deep chain", "cold-many large sparse files", "warm-a link loop", "cold-path past PATH_MAX"}),
-         "every attack but the 30,000 empty files (20 s), which is in the campaign; test-all keeps 100,000 files "
-         "stopping the walk (test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files) (CI's test-all ran 1,225 s of pytest on ecf1129, over its 20 minutes)"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_past_its_limits_without_an_unsafe_edit_fails":
         (frozenset({"cold"}), "cold; warm in the campaign (13 s; the cell attacks keep warm trees) (CI's test-all ran 1,192 s on main; a fresh clone's ran 19:34 of pytest on r45)"),
     "tests/harness/cli/test_command_faults.py::test_a_fifo_in_place_of_a_run_file_is_refused_by_resume_view_and_monitor":
@@ -649,10 +655,11 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"freeze-tree_that_should_freeze_the_heap", "collector-trees_cyclic_garbage_counted_by_gc_collect"}),
          "one closed case of the freeze and one of MEASURES_RULE's collection in test-all; the others in the campaign (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
     "tests/harness/sandbox/test_tree_limit_attacks.py::test_cell_tree_attack_never_voids_and_the_unsafe_edit_is_scored":
-        (frozenset({"cold-deep chain", "warm-30k empty files", "cold-many large sparse files", "warm-a link loop",
-                    "cold-path past PATH_MAX"}),
-         "each of the five trees once, cold or warm (both confinements keep cases); the other executor of each in the "
-         "campaign (33 s summed in a fresh clone's test-all)"),
+        (frozenset({"cold-deep chain", "cold-many large sparse files", "warm-a link loop", "cold-path past PATH_MAX"}),
+         "four of the five trees once, cold or warm (both confinements keep cases); the other executor of each, and "
+         "the 30,000 empty files (20 s warm), in the campaign: test-all keeps 100,000 files stopping the walk "
+         "(test_a_hundred_thousand_files_stop_the_walk_but_not_the_start_files) (CI's test-all ran 1,225 s of pytest "
+         "on ecf1129, over its 20 minutes)"),
     "tests/harness/control/test_adversarial.py::test_secret_in_any_encoding_is_found":
         (frozenset({"cold-base64", "cold-rot13", "warm-char-codes", "warm-split-base64"}),
          "four of the eight encodings through a whole cell, two cold and two warm (every decoder is unit-tested in "
