@@ -842,6 +842,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk18_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_needs_the_process_end_passes_judged":
         "red team atk18's right trees the judge fails (the same release, the other way; 2-5 s each): the closed ones "
         "(ATK18_CLOSED) in test-all",
+    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent":
+        "red team atk18's SIGINT to the driver from the subject's atexit callback, the subject's status never read (~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":

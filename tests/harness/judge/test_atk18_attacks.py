@@ -25,6 +25,14 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    items last to first; the module's dict its globals in definition order), the judge's the order of the protocol's
    tables (seen: a list's two items freed first to last, two globals last to first).
 
+4. (``test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent``) the subject sees its parent, the
+   driver (``os.getppid()``; plain pytest's process sees none: it is its namespace's first, ``getppid()`` is 0), and may
+   signal it: a SIGINT sent from the tree's atexit callback reaches the driver while its own atexit callback
+   ``_stop_subject`` waits for the subject's end; the KeyboardInterrupt ends that callback ("Exception ignored in
+   atexit callback"), the subject's status 3 is never read, no fault is recorded and the driver's status stays
+   pytest's 0: the judge passes a tree whose process fails plain pytest (status 3). The driver being its namespace's
+   first process, a signal it has no handler for (SIGTERM, SIGUSR1, SIGKILL from inside) is dropped: held.
+
 Held (ordinary tests, ``HELD``): a tree that clears atexit's callbacks (``atexit._clear()``, the open case subject_main
 names) with a non-daemon thread that collects garbage until a test-held object goes: the object stays alive judged as
 under plain pytest (the protocol still holds it after ``del peer``), both fail.
@@ -32,7 +40,11 @@ under plain pytest (the protocol still holds it after ``del peer``), both fail.
 Tried and held without a case here (see the report): ``CANARY_FAULT_RULE`` moves only ``fault`` events (written by the
 driver's probe runtime under the nonce, never by the tree) to the last test that left, and only when one left: a
 tree cannot make a value change at the canary read as a fault, nor a fault pass; the canary's check still runs on its
-other observations. SIGKILL at 5 s, ``sys.exit`` in a thread, an atexit callback raising SystemExit, a callback
+other observations. SIGKILL at 5 s, ``sys.exit`` in a thread, ``sys.exit``
+rebound by the tree (at import: MODULE_STATE_RULE's fault; by a finalizer of a raising call's local, after the last
+reply: too late, the subject's ``sys.exit`` already ran), a proxy's release rebinding it (checked at the next reply), a
+signal handler of the tree's (a guarded change), a finalizer the test's ``gc.collect`` runs (padded: 950 frames of room
+judged, 960 plain), an atexit callback raising SystemExit, a callback
 registered during the atexit run: the same in both processes.
 """
 from __future__ import annotations
@@ -137,3 +149,19 @@ HELD: dict[str, tuple] = {
 def test_a_tree_clearing_atexit_keeps_its_test_held_objects_as_plain_pytest(tmp_path, executor, name):
     module, test, plain_passes = HELD[name]
     _judged_as_plain(tmp_path, (module, test), plain_passes=plain_passes)
+
+
+# 4. the tree's atexit callback signals its parent (the driver, judged; none under plain pytest) and fails the process
+_SIGNALS_PARENT = (
+    "import atexit\nimport os\nimport signal\nimport time\n\n\ndef _end():\n    parent = os.getppid()\n"
+    "    if parent:  # (the process that started this one, when one is in view)\n"
+    "        os.kill(parent, signal.SIGINT)\n        time.sleep(0.5)\n    os._exit(3)\n\n\natexit.register(_end)\n\n\n"
+    "def f():\n    return 1\n")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk18: a SIGINT the subject sends its parent interrupts the driver's _stop_subject (an atexit callback): "
+    "the subject's status 3 is never read"))
+def test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent(tmp_path, executor):
+    _judged_as_plain(tmp_path, (_SIGNALS_PARENT, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
+                     plain_passes=False)
