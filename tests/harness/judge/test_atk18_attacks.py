@@ -33,6 +33,15 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    pytest's 0: the judge passes a tree whose process fails plain pytest (status 3). The driver being its namespace's
    first process, a signal it has no handler for (SIGTERM, SIGUSR1, SIGKILL from inside) is dropped: held.
 
+5. (``test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence``) 584b0d3's ``_load_protocol`` exempts
+   ``_dict_cells_of`` from the audit's ctypes evidence by code identity, and that function makes a
+   ``c_uint64.from_address(id(d) + 24)`` for each ``d`` of the iterable its caller passes: a tree that reached the
+   function (a stdlib frame walk, ``traceback.walk_stack``: unreported, the open ``INSPECT_STACK`` case, as atk17's
+   1e reached ``_stack_depth``) gets a readable and writable 8-byte cell at any object it names (a list's item-array
+   pointer) with no evidence, and the judge passes a tree that tells the subject from plain pytest (plain pytest
+   fails it). The same kind as atk17's 1e (an exemption by code identity covers what the caller hands the
+   function), a second function: a fix for ``_stack_depth`` alone leaves this one.
+
 Held (ordinary tests, ``HELD``): a tree that clears atexit's callbacks (``atexit._clear()``, the open case subject_main
 names) with a non-daemon thread that collects garbage until a test-held object goes: the object stays alive judged as
 under plain pytest (the protocol still holds it after ``del peer``), both fail.
@@ -51,7 +60,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.judge.testrun import run_pytest
 from tests.harness.judge.test_atk16_attacks import _judged_as_plain
+from tests.harness.judge.test_identity import HIDE
 
 _KEEPS_CONN = "from pkg import Conn\n\n_C = Conn()\n\n\ndef test_f():\n    assert _C.get() == 1\n"
 # 1. a weakref.finalize (atexit=True) of a module-level object, read by the finalizer of the test-held object
@@ -165,3 +176,34 @@ _SIGNALS_PARENT = (
 def test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent(tmp_path, executor):
     _judged_as_plain(tmp_path, (_SIGNALS_PARENT, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
                      plain_passes=False)
+
+
+# 5. a ctypes cell over a list the tree names, made by ``_dict_cells_of`` (reached through a stdlib frame walk)
+CELLS_OF = '''
+import traceback
+
+
+def f():
+    for frame, _ in traceback.walk_stack(None):
+        cells_of = frame.f_globals.get("_dict_cells_of")
+        if cells_of is not None and getattr(cells_of, "__name__", "") == "_dict_cells_of":
+            target = [1, 2, 3]  # (a list: the address of its item array lies 24 bytes in)
+            cells = cells_of([target])
+            return 1 if cells and cells[0].value else 2
+    return 0
+'''
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk18: _dict_cells_of's audit exemption covers a ctypes cell over any object its caller names"))
+def test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence(tmp_path, executor):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text(CELLS_OF)
+    test_file = tmp_path / "test_harness_owned.py"
+    test_file.write_text("from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n")
+    plain = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True, judged=False)
+    if plain.passed:
+        pytest.fail(f"premise: plain pytest's verdict: {plain.output}")
+    judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True)
+    assert judged.subverted and not judged.passed, judged.output
