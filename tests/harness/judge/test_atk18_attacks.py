@@ -42,6 +42,12 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    fails it). The same kind as atk17's 1e (an exemption by code identity covers what the caller hands the
    function), a second function: a fix for ``_stack_depth`` alone leaves this one.
 
+6. (``test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing``) at plain pytest's process end
+   (its capture stopped) ``sys.stdout`` is the interpreter's own buffered stream: text the tree's atexit callback
+   wrote is still pending when it closes descriptor 1, the interpreter's last flush fails (EBADF) and the process
+   exits 120. The subject's ``sys.stdout`` is written through (STREAMS_RULE), nothing is pending, the subject exits
+   0: the judge passes a tree whose process fails plain pytest.
+
 Held (ordinary tests, ``HELD``): a tree that clears atexit's callbacks (``atexit._clear()``, the open case subject_main
 names) with a non-daemon thread that collects garbage until a test-held object goes: the object stays alive judged as
 under plain pytest (the protocol still holds it after ``del peer``), both fail.
@@ -207,3 +213,17 @@ def test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence(tmp_pat
         pytest.fail(f"premise: plain pytest's verdict: {plain.output}")
     judged = run_pytest(tree, test_file, dest_rel="tests/test_t.py", hide=HIDE, show=True)
     assert judged.subverted and not judged.passed, judged.output
+
+
+# 6. the tree's atexit callback leaves text in sys.stdout and closes descriptor 1: plain pytest's last flush fails
+_LAST_FLUSH = (
+    "import atexit\nimport os\nimport sys\n\n\ndef _end():\n    sys.stdout.write('bye')\n    os.close(1)\n\n\n"
+    "atexit.register(_end)\n\n\ndef f():\n    return 1\n")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk18: the subject's sys.stdout is written through at its end, plain pytest's is buffered (its last "
+    "flush fails: status 120)"))
+def test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing(tmp_path, executor):
+    _judged_as_plain(tmp_path, (_LAST_FLUSH, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
+                     plain_passes=False)
