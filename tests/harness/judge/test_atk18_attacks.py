@@ -5,7 +5,7 @@ with concrete trees, each judged and run under plain pytest in the same sandbox,
 The promise (issue 32): a judged verdict is never more lenient than plain pytest's on the same tree, and an honest
 tree's verdict does not change.
 
-Open (strict xfails; a name moved into ``ATK18_CLOSED`` runs as an ordinary test). Each is a finalizer of a tree object
+Open (strict xfails; a name moved into ``ATK18_CLOSED`` runs as an ordinary test). 1-3 are each a finalizer of a tree object
 the test module keeps (``_C = Conn()`` at the test's import), which the subject's end runs in the release
 (``atexit.register(peer.__dict__.clear)`` in subject_main), where plain pytest's process runs it when the interpreter
 clears the test module, after every atexit callback. Each kind comes in both directions: ``LENIENT`` (plain pytest
@@ -24,7 +24,6 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
 3. The order of the finalizers: plain pytest's is the order the test module's containers deallocate (a list frees its
    items last to first; the module's dict its globals in definition order), the judge's the order of the protocol's
    tables (seen: a list's two items freed first to last, two globals last to first).
-
 4. (``test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent``) the subject sees its parent, the
    driver (``os.getppid()``; plain pytest's process sees none: it is its namespace's first, ``getppid()`` is 0), and may
    signal it: a SIGINT sent from the tree's atexit callback reaches the driver while its own atexit callback
@@ -32,7 +31,6 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    atexit callback"), the subject's status 3 is never read, no fault is recorded and the driver's status stays
    pytest's 0: the judge passes a tree whose process fails plain pytest (status 3). The driver being its namespace's
    first process, a signal it has no handler for (SIGTERM, SIGUSR1, SIGKILL from inside) is dropped: held.
-
 5. (``test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence``) 584b0d3's ``_load_protocol`` exempts
    ``_dict_cells_of`` from the audit's ctypes evidence by code identity, and that function makes a
    ``c_uint64.from_address(id(d) + 24)`` for each ``d`` of the iterable its caller passes: a tree that reached the
@@ -41,7 +39,6 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    pointer) with no evidence, and the judge passes a tree that tells the subject from plain pytest (plain pytest
    fails it). The same kind as atk17's 1e (an exemption by code identity covers what the caller hands the
    function), a second function: a fix for ``_stack_depth`` alone leaves this one.
-
 6. (``test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing``) at plain pytest's process end
    (its capture stopped) ``sys.stdout`` is the interpreter's own buffered stream: text the tree's atexit callback
    wrote is still pending when it closes descriptor 1, the interpreter's last flush fails (EBADF) and the process
@@ -52,15 +49,18 @@ Held (ordinary tests, ``HELD``): a tree that clears atexit's callbacks (``atexit
 names) with a non-daemon thread that collects garbage until a test-held object goes: the object stays alive judged as
 under plain pytest (the protocol still holds it after ``del peer``), both fail.
 
-Tried and held without a case here (see the report): ``CANARY_FAULT_RULE`` moves only ``fault`` events (written by the
-driver's probe runtime under the nonce, never by the tree) to the last test that left, and only when one left: a
-tree cannot make a value change at the canary read as a fault, nor a fault pass; the canary's check still runs on its
-other observations. SIGKILL at 5 s, ``sys.exit`` in a thread, ``sys.exit``
-rebound by the tree (at import: MODULE_STATE_RULE's fault; by a finalizer of a raising call's local, after the last
-reply: too late, the subject's ``sys.exit`` already ran), a proxy's release rebinding it (checked at the next reply), a
-signal handler of the tree's (a guarded change), a finalizer the test's ``gc.collect`` runs (padded: 950 frames of room
-judged, 960 plain), an atexit callback raising SystemExit, a callback
-registered during the atexit run: the same in both processes.
+Tried and held without a case here (each run judged and plain once): ``sys.exit`` rebound by the tree at import
+(MODULE_STATE_RULE's fault), or by the finalizer of a raising call's local after its reply (the subject's status 3
+still read), or by a released stand-in's finalizer (a fault at the next reply); a signal handler of the tree's (a
+guarded change); SIGTERM, SIGUSR1, SIGSEGV, SIGSTOP and SIGKILL sent to the parent (dropped by the driver, its
+namespace's first process: the status-3 fault stands); a finalizer the test's ``gc.collect`` runs (padded: 950
+frames of room judged, 960 plain: stricter); a module-scoped fixture's object whose finalizer appends to the test's
+list (released with the canary's message: passes both); ``fractions._PyHASH_MODULUS`` changed under an assertion of
+builtins and observed values only (``len({f(), 0.25}) == 1``, ``hash(f()) == hash(0.25)``: computed in the driver,
+which has the change: both fail); ``fractions.Fraction`` rebound (guarded). ``CANARY_FAULT_RULE`` (read, not run):
+only ``fault`` records (the driver's, under the nonce) move, to the test that left last, which then fails; the canary's
+own check (``a * b`` in the driver) still decides "altered": no way seen for a tree to turn a failure into a pass or
+an altered canary into a fault.
 """
 from __future__ import annotations
 
