@@ -34,6 +34,11 @@ SLOW_FILES: dict[str, str] = {
                                                  "depth, the subject's end, jm, an exception's notes), trees judged and "
                                                  "under plain pytest, cold and warm (2-5 s each; the held ones ~10 s, the "
                                                  "open ones ~80 s in the campaign: CAMPAIGN_WHILE_OPEN)",
+    "tests/harness/judge/test_atk18_attacks.py": "red team atk18: the subject's end (the release of the test-held "
+                                                 "objects: its order against atexit's other callbacks, the interpreter's "
+                                                 "end and the containers' order), trees judged and under plain pytest, "
+                                                 "cold and warm (2-5 s each; the held one ~10 s, the open ones ~70 s in "
+                                                 "the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -837,6 +842,19 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "a tree and a visitor calling each other; 2-5 s each): the closed ones (ATK17_CLOSED) in test-all",
     "tests/harness/judge/test_atk17_attacks.py::test_a_gc_traversal_run_through_the_stack_depths_exemption_is_evidence":
         "red team atk17's gc.get_objects run through _stack_depth's audit exemption (~3 s each)",
+    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_wrong_tree_whose_test_held_objects_finalizer_reads_the_process_end":
+        "red team atk18's wrong trees the judge alone passes (a test-held object's finalizer run by the end's release "
+        "before weakref's and logging's atexit callbacks, with the import system whole, in the protocol's order; "
+        "2-5 s each): the closed ones (ATK18_CLOSED) in test-all",
+    "tests/harness/judge/test_atk18_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_needs_the_process_end_passes_judged":
+        "red team atk18's right trees the judge fails (the same release, the other way; 2-5 s each): the closed ones "
+        "(ATK18_CLOSED) in test-all",
+    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent":
+        "red team atk18's SIGINT to the driver from the subject's atexit callback, the subject's status never read (~3 s each)",
+    "tests/harness/judge/test_atk18_attacks.py::test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence":
+        "red team atk18's ctypes cell made through _dict_cells_of's audit exemption (~3 s each)",
+    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing":
+        "red team atk18's last flush of sys.stdout failing at the process end (plain pytest: status 120; ~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
