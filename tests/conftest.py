@@ -849,8 +849,6 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk18_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_needs_the_process_end_passes_judged":
         "red team atk18's right trees the judge fails (the same release, the other way; 2-5 s each): the closed ones "
         "(ATK18_CLOSED) in test-all",
-    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent":
-        "red team atk18's SIGINT to the driver from the subject's atexit callback, the subject's status never read (~3 s each)",
     "tests/harness/judge/test_atk18_attacks.py::test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence":
         "red team atk18's ctypes cell made through _dict_cells_of's audit exemption (~3 s each)",
     "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing":

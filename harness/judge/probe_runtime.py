@@ -1043,6 +1043,19 @@ class _PatchAfter:
         return getattr(self._loader, name)
 
 
+DRIVER_SIGINT_RULE = """The driver takes SIGINT as nothing happened. Judged, the subject's parent is the driver; under plain
+pytest the tree's process has no such parent in view (pytest's own process is the tree's; its parent is the sandbox's).
+A tree sending SIGINT to ``os.getppid()`` interrupted the driver's ``_stop_subject`` (an atexit callback) with a
+KeyboardInterrupt, so the subject's failing exit status was never read and the judge passed what plain pytest fails
+(red team atk18). A Python handler that returns (not SIG_IGN, which a subject the driver starts would inherit across
+exec, and under which Python leaves SIGINT ignored for the tree): nothing the driver does depends on SIGINT; the
+harness ends a judged run with SIGKILL."""
+
+
+def _parent_of_the_subject(signum, frame):
+    """The driver's SIGINT handler (``DRIVER_SIGINT_RULE``): nothing."""
+
+
 def _driver_setup(probe_file, start, early):
     """Called by the driver script before pytest starts. The probe file is the only file of the
     run the driver may import (once, by one name: the run can rewrite it afterwards); the harness's
@@ -1065,7 +1078,9 @@ def _driver_setup(probe_file, start, early):
                  + [getattr(_rpc, "__file__", ""), _os.path.abspath(probe_file), _os.path.realpath(probe_file)])
     import _thread
     import atexit
+    import signal
     import time
+    signal.signal(signal.SIGINT, _parent_of_the_subject)  # (``DRIVER_SIGINT_RULE``)
     atexit.register(_stop_subject)
     import threading
     _DRIVER["main"] = _thread.get_ident()

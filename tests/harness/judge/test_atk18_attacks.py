@@ -176,9 +176,8 @@ _SIGNALS_PARENT = (
     "def f():\n    return 1\n")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk18: a SIGINT the subject sends its parent interrupts the driver's _stop_subject (an atexit callback): "
-    "the subject's status 3 is never read"))
+# closed (probe_runtime ``DRIVER_SIGINT_RULE``: the driver's SIGINT handler returns); was: the SIGINT interrupted the
+# driver's _stop_subject (an atexit callback), the subject's status 3 was never read and the judge passed the tree
 def test_the_judge_reads_the_subjects_end_whatever_the_tree_signals_its_parent(tmp_path, executor):
     _judged_as_plain(tmp_path, (_SIGNALS_PARENT, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
                      plain_passes=False)
