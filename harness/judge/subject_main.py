@@ -367,6 +367,16 @@ def _load_protocol(sources: dict, exempt: dict):
 
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
+    # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
+    # process's end where plain pytest's process frees them: after its non-daemon threads are joined and every atexit
+    # callback ran, the interpreter's own included (weakref's ``finalize`` hook, ``logging.shutdown``: registered below,
+    # and atexit runs the last registered first), before the interpreter clears its modules; their finalizers run then,
+    # and how the process ends is the run's (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17, atk18).
+    # Open: a tree that clears atexit's callbacks; the import system is still whole then, and the objects are freed in
+    # the protocol's order, not the test module's.
+    import atexit
+    held_for_the_driver: list = []
+    atexit.register(lambda: held_for_the_driver and held_for_the_driver.pop().__dict__.clear())
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
     _started_state()
@@ -384,13 +394,7 @@ def main() -> None:
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
-    # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
-    # process's end where plain pytest's process frees them: after its non-daemon threads are joined and its atexit
-    # callbacks ran (registered here, before any code of the tree: atexit runs the last registered first), before the
-    # interpreter clears its modules; their finalizers run then, and how the process ends is the run's
-    # (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). Open: a tree that clears atexit's callbacks.
-    import atexit
-    atexit.register(peer.__dict__.clear)
+    held_for_the_driver.append(peer)  # (released by the first atexit callback registered, run last: above)
     truncated[0] = _truncation_fault(peer.pending)
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message

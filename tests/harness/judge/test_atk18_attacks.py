@@ -121,7 +121,10 @@ HONEST: dict[str, tuple] = {
     "test_held_globals_freed_in_their_definition_order": (
         _ORDERED, "from pkg import Conn\n\nA = Conn('a')\nB = Conn('b')\n\n\ndef test_f():\n    assert A.get() == 1\n"),
 }
-ATK18_CLOSED: frozenset[str] = frozenset()
+# closed (subject_main: the release is the first atexit callback registered, so it runs after every other one)
+ATK18_CLOSED: frozenset[str] = frozenset({
+    "logging_shutdown_run_before_a_test_held_objects_finalizer", "weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer",
+    "finalizer_after_logging_shutdown", "finalizer_after_the_weakref_finalize_callbacks_at_exit"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk18: the judge passes a tree plain pytest fails (the end's release of the test-held objects runs before "
