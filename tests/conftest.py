@@ -858,8 +858,6 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "(ATK18_CLOSED) in test-all",
     "tests/harness/judge/test_atk18_attacks.py::test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence":
         "red team atk18's ctypes cell made through _dict_cells_of's audit exemption (~3 s each)",
-    "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing":
-        "red team atk18's last flush of sys.stdout failing at the process end (plain pytest: status 120; ~3 s each)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":

@@ -365,6 +365,21 @@ def _load_protocol(sources: dict, exempt: dict):
     return rpc
 
 
+def _streams_of_the_end() -> None:
+    """After pytest's session, plain pytest's process writes through the interpreter's own ``sys.stdout`` and
+    ``sys.stderr`` (its capture restores them when the session ends): buffered, flushed at the interpreter's end, where
+    a flush that fails (the tree closed descriptor 1 in an atexit callback) makes the exit status 120. The subject's
+    streams were its capture's, written through (harness.judge.subject_rpc ``_capture``): a tree's failing last flush
+    ended the subject 0 and passed judged (red team atk18). Restored here, after the last request, as pytest does
+    (``PROCESS_END_RULE``)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a stream the tree closed or replaced: nothing of the harness's is pending
+            pass
+    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
     # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
@@ -420,6 +435,7 @@ def main() -> None:
     rpc.watch_library_modules()  # the interpreter's modules' namespaces before the first request
     peer.serve_forever()
     del peer
+    _streams_of_the_end()
     sys.exit(0)  # as a plain pytest process ends: its threads joined, the tree's atexit handlers run, then the release
 
 

@@ -223,9 +223,15 @@ _LAST_FLUSH = (
     "atexit.register(_end)\n\n\ndef f():\n    return 1\n")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk18: the subject's sys.stdout is written through at its end, plain pytest's is buffered (its last "
-    "flush fails: status 120)"))
+# closed (subject_main ``_streams_of_the_end``: the interpreter's own streams after the last request, as pytest's capture
+# restores them); was: the subject's written-through stream could not fail its last flush, status 0, judged passed
 def test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing(tmp_path, executor):
     _judged_as_plain(tmp_path, (_LAST_FLUSH, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
                      plain_passes=False)
+
+
+def test_an_honest_tree_writing_at_its_end_passes_judged(tmp_path, executor):
+    """The same streams, honest: an atexit callback that writes and leaves descriptor 1 open ends 0 in both."""
+    module = "import atexit\nimport sys\n\n\natexit.register(lambda: sys.stdout.write('bye'))\n\n\ndef f():\n    return 1\n"
+    _judged_as_plain(tmp_path, (module, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),
+                     plain_passes=True)
