@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from harness.sandbox import confine
+
 PIDS_MAX = 512  # processes and threads of one run (a fork bomb stops here; pytest, a subject and their children fit)
 PREFIX = "hx-run-"
 _seq = itertools.count()
@@ -67,17 +69,11 @@ def _mounts() -> list[tuple[str, int, frozenset[str]]]:
     """(mount point, version, v1 controllers) of every cgroup mount this process sees."""
     out: list[tuple[str, int, frozenset[str]]] = []
     try:
-        with open("/proc/self/mountinfo") as fh:
-            for line in fh:
-                left, _, right = line.partition(" - ")
-                parts, rest = left.split(), right.split()
-                if len(parts) < 5 or len(rest) < 3:
-                    continue
-                mp = parts[4].replace("\\040", " ")
-                if rest[0] == "cgroup2":
-                    out.append((mp, 2, frozenset()))
-                elif rest[0] == "cgroup":
-                    out.append((mp, 1, frozenset(rest[2].split(","))))
+        for m in confine.mount_table():
+            if m.fstype == "cgroup2":
+                out.append((m.point, 2, frozenset()))
+            elif m.fstype == "cgroup":
+                out.append((m.point, 1, frozenset(m.options.split(","))))
     except OSError:
         pass
     return out

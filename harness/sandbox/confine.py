@@ -11,7 +11,9 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import re
 import resource
+from typing import NamedTuple
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 0x4000, 1 << 18
@@ -279,6 +281,35 @@ def isolate(libc, *, hide, writable, readonly, flags: int = CLONE_NEWNS | CLONE_
     kernel_surfaces(libc)
 
 
+class Mount(NamedTuple):
+    """One line of ``/proc/self/mountinfo`` (proc_pid_mountinfo(5)): the mount point, the filesystem type and its
+    super options (a v1 cgroup's controllers are among them)."""
+    point: str
+    fstype: str
+    options: str
+
+
+def _unescaped(field: str) -> str:
+    """A mountinfo field as the path it names: the kernel writes a space, tab, newline and backslash in a path as
+    an octal escape (``\\040``, ``\\011``, ``\\012``, ``\\134``), every other byte as it is."""
+    return re.sub(r"\\([0-7]{3})", lambda e: chr(int(e.group(1), 8)), field)
+
+
+def mount_table(path: str = "/proc/self/mountinfo") -> list[Mount]:
+    """Every mount this process's mount namespace shows, in the table's order: the one reader of the mount table
+    for the sandbox (the read-only list, the cgroup mounts, ``VANISHED_MOUNT_RULE``). A malformed line is skipped;
+    an unreadable table raises OSError (each caller says what that means for it)."""
+    out = []
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields, rest = left.split(), right.split()
+            if len(fields) < 5 or not rest:
+                continue
+            out.append(Mount(_unescaped(fields[4]), rest[0], rest[2] if len(rest) > 2 else ""))
+    return out
+
+
 VANISHED_MOUNT_RULE = """A mount point of the list the harness read before this namespace was made (``readonly``) that is not
 a mount point of this namespace once it is private (another process unmounted it meanwhile: a parallel run's or test's
 tmpfs) is skipped, not a failed confinement: nothing can mount there again but this process, and what its path now
@@ -292,8 +323,7 @@ def _own_mountpoints(failed: str) -> set[str]:
     ``failed`` (the failed remount then raises)."""
     errno_now = ctypes.get_errno()
     try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
-            return {line.split()[4].replace("\\040", " ") for line in f if len(line.split()) > 4}
+        return {m.point for m in mount_table()}
     except OSError:
         return {failed}
     finally:

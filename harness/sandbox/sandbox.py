@@ -335,12 +335,9 @@ def _wrap(argv: list[str], level: str) -> list[str]:
 def _mountpoints() -> list[str]:
     """Every mount point visible now (read before fork; the child inherits the same table), the cgroup mounts
     under /sys included (``cgroup_mountpoints``): each is remounted read-only in the run's mount namespace."""
-    out = []
     try:
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            mp = line.split()[4].replace("\\040", " ")
-            if mp not in _KEEP_WRITABLE_FS and not mp.startswith(("/proc/", "/sys/")):
-                out.append(mp)
+        out = [m.point for m in confine.mount_table()
+               if m.point not in _KEEP_WRITABLE_FS and not m.point.startswith(("/proc/", "/sys/"))]
     except OSError:
         out = ["/"]
     return sorted({*out, *cgroup_mountpoints()}, key=len)
@@ -355,18 +352,11 @@ def cgroup_mountpoints() -> list[str]:
     when the harness is root), after the run's first process joined its groups through descriptors the harness
     opened (``confine.join_cgroups``): ``cgroup.procs`` and every limit file then refuse an open for writing (EROFS),
     and ``clone3``'s CLONE_INTO_CGROUP is denied by the namespace filter (ENOSYS)."""
-    out = []
     try:
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            left, _, right = line.partition(" - ")
-            parts, rest = left.split(), right.split()
-            if len(parts) < 5 or not rest:
-                continue
-            mp = parts[4].replace("\\040", " ")
-            if rest[0] in ("cgroup", "cgroup2") or mp == "/sys/fs/cgroup" or mp.startswith("/sys/fs/cgroup/"):
-                out.append(mp)
+        out = [m.point for m in confine.mount_table() if m.fstype in ("cgroup", "cgroup2")
+               or m.point == "/sys/fs/cgroup" or m.point.startswith("/sys/fs/cgroup/")]
     except OSError:
-        pass
+        out = []
     return sorted(set(out), key=len)
 
 

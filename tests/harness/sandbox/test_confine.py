@@ -280,3 +280,20 @@ def test_a_mount_unmounted_after_the_list_was_read_is_skipped_and_the_rest_are_r
         got = f.read()
     os.waitpid(pid, 0)
     assert got == "ok", got
+
+
+def test_the_mount_table_reads_a_mount_point_with_every_escaped_character_as_its_path(tmp_path):
+    """``mount_table``, the sandbox's one reader of /proc/self/mountinfo: the kernel writes a space, tab, newline
+    and backslash of a mount point as an octal escape; each reads back as the character, so the read-only list,
+    the cgroup mounts and ``VANISHED_MOUNT_RULE`` name the real path (a misread one fails its remount)."""
+    table = tmp_path / "mountinfo"
+    table.write_text(
+        "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+        "30 22 0:25 / /mnt/a\\040b\\011c\\012d\\134e\\134040 rw master:3 - tmpfs none rw,size=4k\n"
+        "31 22 0:26 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+        "not a mount line\n")
+    assert confine.mount_table(str(table)) == [
+        confine.Mount("/", "ext4", "rw"),
+        confine.Mount("/mnt/a b\tc\nd\\e\\040", "tmpfs", "rw,size=4k"),
+        confine.Mount("/sys/fs/cgroup/memory", "cgroup", "rw,memory")]
+
