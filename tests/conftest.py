@@ -422,10 +422,12 @@ SLOW_TESTS: dict[str, str] = {
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_wrong_tree_whose_test_held_objects_finalizer_reads_the_process_end":
         (frozenset({"cold-logging_shutdown_run_before_a_test_held_objects_finalizer",
-                    "warm-weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer"}),
+                    "warm-weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer",
+                    "warm-import_in_a_test_held_objects_finalizer_at_the_interpreters_end"}),
          "red team atk18's closed lenient end cases, each once (cold or warm); the other executor in the campaign"),
     "tests/harness/judge/test_atk18_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_needs_the_process_end_passes_judged":
-        (frozenset({"warm-finalizer_after_logging_shutdown", "cold-finalizer_after_the_weakref_finalize_callbacks_at_exit"}),
+        (frozenset({"warm-finalizer_after_logging_shutdown", "cold-finalizer_after_the_weakref_finalize_callbacks_at_exit",
+                    "cold-finalizer_run_while_the_interpreter_ends"}),
          "red team atk18's closed honest end cases, each once (cold or warm); the other executor in the campaign"),
     "tests/harness/judge/test_atk17_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_stack_its_end_its_notes_or_its_re":
         (frozenset({"cold-finalizer_failing_the_process_after_the_atexit_hooks",

@@ -380,18 +380,35 @@ def _streams_of_the_end() -> None:
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
 
+def _released_with_the_modules(modules: dict, held: list) -> None:
+    """(the subject's last atexit callback) The protocol's tables of the tree's objects it holds for the driver, moved
+    into a module at the end of the interpreter's ``modules``, where nothing else refers to them: plain pytest's
+    process frees the test module's objects when the interpreter clears its modules, after every atexit callback (the
+    interpreter's own: weakref's ``finalize`` hook, ``logging.shutdown``) and after ``sys.meta_path`` and the
+    ``sys.modules`` entries were set to None, and the interpreter frees this module there too, as it sets its entry to
+    None. A finalizer of a test-held object then sees what it sees under plain pytest: an ``import`` raises ImportError,
+    the tree's ``weakref.finalize`` callbacks ran, its logging handlers are closed (red team atk18), and how the process
+    ends is the run's (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). ``modules`` is the dict the
+    interpreter clears, taken before any code of the tree ran (a tree's rebinding of ``sys.modules`` does not move it)."""
+    if not held:
+        return
+    peer = held.pop()
+    released = type(sys)("_hx_released")
+    vars(released)["tables"] = dict(vars(peer))
+    vars(peer).clear()
+    modules["_hx_released"] = released
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
     # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
-    # process's end where plain pytest's process frees them: after its non-daemon threads are joined and every atexit
-    # callback ran, the interpreter's own included (weakref's ``finalize`` hook, ``logging.shutdown``: registered below,
-    # and atexit runs the last registered first), before the interpreter clears its modules; their finalizers run then,
-    # and how the process ends is the run's (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17, atk18).
-    # Open: a tree that clears atexit's callbacks; the import system is still whole then, and the objects are freed in
-    # the protocol's order, not the test module's.
+    # process's end where plain pytest's process frees them (``_released_with_the_modules``), after every atexit
+    # callback: the release is handed over by the first one registered (atexit runs the last registered first).
+    # Open: a tree that clears atexit's callbacks, and the order within the release (the protocol's, not the test
+    # module's containers').
     import atexit
     held_for_the_driver: list = []
-    atexit.register(lambda: held_for_the_driver and held_for_the_driver.pop().__dict__.clear())
+    atexit.register(_released_with_the_modules, sys.modules, held_for_the_driver)
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
     _started_state()
@@ -409,7 +426,7 @@ def main() -> None:
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
-    held_for_the_driver.append(peer)  # (released by the first atexit callback registered, run last: above)
+    held_for_the_driver.append(peer)  # (released with the modules: ``_released_with_the_modules``)
     truncated[0] = _truncation_fault(peer.pending)
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message

@@ -20,7 +20,8 @@ pytest passes, the judge fails: it exits 3 on what it sees judged).
    judged, neither.
 2. The release runs while the interpreter is whole; plain pytest frees the test module's objects during
    ``finalize_modules``, after ``sys.modules`` entries and ``sys.meta_path`` were set to None: an ``import`` in the
-   finalizer raises ImportError under plain pytest and succeeds judged.
+   finalizer raises ImportError under plain pytest and succeeds judged. Closed: the release moves the protocol's
+   tables into a module the interpreter frees as it clears its modules (subject_main ``_released_with_the_modules``).
 3. The order of the finalizers: plain pytest's is the order the test module's containers deallocate (a list frees its
    items last to first; the module's dict its globals in definition order), the judge's the order of the protocol's
    tables (seen: a list's two items freed first to last, two globals last to first).
@@ -121,17 +122,19 @@ HONEST: dict[str, tuple] = {
     "test_held_globals_freed_in_their_definition_order": (
         _ORDERED, "from pkg import Conn\n\nA = Conn('a')\nB = Conn('b')\n\n\ndef test_f():\n    assert A.get() == 1\n"),
 }
-# closed (subject_main: the release is the first atexit callback registered, so it runs after every other one)
+# closed (subject_main: the release is the first atexit callback registered, so it runs after every other one; it frees
+# the tables as the interpreter clears its modules, the import system torn down: ``_released_with_the_modules``)
 ATK18_CLOSED: frozenset[str] = frozenset({
     "logging_shutdown_run_before_a_test_held_objects_finalizer", "weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer",
-    "finalizer_after_logging_shutdown", "finalizer_after_the_weakref_finalize_callbacks_at_exit"})
+    "finalizer_after_logging_shutdown", "finalizer_after_the_weakref_finalize_callbacks_at_exit",
+    "import_in_a_test_held_objects_finalizer_at_the_interpreters_end", "finalizer_run_while_the_interpreter_ends"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk18: the judge passes a tree plain pytest fails (the end's release of the test-held objects runs before "
-    "weakref's and logging's atexit callbacks, with the import system whole, in the protocol's tables' order)"))
+    "red team atk18: the judge passes a tree plain pytest fails (the end's release frees the test-held objects in the "
+    "protocol's tables' order, not the test module's containers')"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk18: the judge fails a right tree plain pytest passes (the end's release of the test-held objects runs "
-    "before weakref's and logging's atexit callbacks, with the import system whole, in the protocol's tables' order)"))
+    "red team atk18: the judge fails a right tree plain pytest passes (the end's release frees the test-held objects in "
+    "the protocol's tables' order, not the test module's containers')"))
 
 
 def _params(cases: dict, mark) -> list:
