@@ -519,13 +519,15 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         "red team atk13's held honest cases, four habits (library memos, a blocking wait for the tree's thread, a tree's "
         "dataclass, the test's own datetime.strptime); the other held ones in the campaign (2 s each)"),
     "tests/harness/judge/test_final_check_attacks.py::test_the_judges_evaluation_the_drivers_strptime_and_a_stand_ins_abc_answers_read_as_plain_pytest_does": (frozenset({
-        "strptime_function_replaced_by_the_tree", "abc_of_the_tree_registers_int", "judge_time_zone_of_fromtimestamp"}),
-        "red team atk14's held lenient cases, three rules (MODULE_STATE_RULE's fault on _strptime, CENSUS_RULE's ABC "
-        "registration, probes JUDGE_STATE_RULE's zone); the other held ones in the campaign (1-2 s each)"),
+        "strptime_function_replaced_by_the_tree", "abc_of_the_tree_registers_int", "judge_time_zone_of_fromtimestamp",
+        "stand_in_supports_int_where_the_trees_object_does_not"}),
+        "red team atk14's held lenient cases, four rules (MODULE_STATE_RULE's fault on _strptime, CENSUS_RULE's ABC "
+        "registration, probes JUDGE_STATE_RULE's zone, ABC_CHECKS_RULE through typing's protocol metaclass); the other "
+        "held ones in the campaign (1-2 s each)"),
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_whose_test_formats_dates_reads_the_zone_or_asks_an_abc_passes_judged": (frozenset({
-        "trees_string_parsed_by_the_judges_strptime", "date_strftime_in_the_test"}),
+        "trees_string_parsed_by_the_judges_strptime", "date_strftime_in_the_test", "trees_unhashable_object_is_not_hashable"}),
         "red team atk14's held honest cases: the tree's string parsed by strptime, the test's own strftime (probes "
-        "JUDGE_STATE_RULE); the other held ones in the campaign (1-2 s each)"),
+        "JUDGE_STATE_RULE), a stand-in's ABC check (ABC_CHECKS_RULE); the other held ones in the campaign (1-2 s each)"),
     "tests/harness/core/test_tasks.py::test_task_validates": (frozenset({
         "parse-range", "config-docs-table", "median", "money-round-helper"}),
         "four of the agreement study's tasks, four categories (tests/architecture/test_tiers.py checks both): the agreement "

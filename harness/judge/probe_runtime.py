@@ -1089,6 +1089,7 @@ def _driver_setup(probe_file, start, early):
     _rpc.SLEEP_MOVED[0] = _sleep_moved  # the tree's later values of ``time.sleep`` (subject_rpc ``SLEEPS_RULE``)
     threading.Condition.wait = _cond_wait  # (Event.wait, Queue.get, Semaphore, Barrier wait through it)
     _select_waits()  # an event loop's or a child's pipes' waits: the tree's threads run meanwhile
+    _abc_checks()  # an ABC's check of a stand-in is the subject's (subject_rpc ``ABC_CHECKS_RULE``)
     _rpc.watch_stdlib(_DRIVER["allowed"])  # the test's patches of the stdlib reach the tree's own calls (subject_rpc ``StdlibPatches``)
     _rpc.watch_module_stubs()  # the test's sys.modules entries reach the tree's imports (subject_rpc ``ModuleStubs``)
     _rpc.watch_class_patches()  # the test's patchers' changes of the stdlib's classes too (subject_rpc ``ClassPatches``)
@@ -1236,6 +1237,34 @@ def _cond_wait(self, timeout=None, _orig=__import__("threading").Condition.wait,
 def _in_test_main(_ident=__import__("_thread").get_ident):
     """Whether the calling thread is the test's main thread during a test (subject_rpc ``Waits``)."""
     return _DRIVER["in_test"] and _ident() == _DRIVER["main"]
+
+
+def _abc_checks():
+    """The driver's ``abc.ABCMeta`` and ``typing``'s protocol metaclass answer an instance or subclass check of a
+    stand-in through the subject (subject_rpc ``ABC_CHECKS_RULE``), unless the check is the harness's own (a frame of
+    the protocol or of this runtime made it) or the subject has no such ABC (then as before)."""
+    import abc
+    import typing
+    for meta in {abc.ABCMeta, getattr(typing, "_ProtocolMeta", abc.ABCMeta)}:
+        for name, kind in (("__instancecheck__", "i"), ("__subclasscheck__", "s")):
+            orig = meta.__dict__.get(name)
+            if orig is not None:
+                setattr(meta, name, _abc_check_of(orig, kind, _rpc.__dict__, globals(), _rpc._ref_of, _rpc.abc_answer))
+
+
+def _abc_check_of(orig, kind, protocol, runtime, ref_of, answer, _frame=_sys._getframe,
+                  _class_dict=type.__dict__["__dict__"].__get__):
+    def check(cls, x):
+        if ref_of(x) is None and not (kind == "s" and _isinstance(x, type) and _class_dict(x).get("_hx_tree")):
+            return orig(cls, x)  # (neither a stand-in nor the class of a tree object's stand-in, ``type(x)``)
+        caller = _frame(1).f_globals
+        if caller is protocol or caller is runtime:
+            return orig(cls, x)
+        found = answer(cls, x, kind)
+        return orig(cls, x) if found is None else found
+    check.__wrapped__ = orig
+    check.__name__ = orig.__name__
+    return check
 
 
 def _select_waits():

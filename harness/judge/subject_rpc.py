@@ -1946,6 +1946,11 @@ class Peer:
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
             return None
+        if op == "abc":  # the test's isinstance/issubclass of a stand-in against an ABC of the interpreter's (``ABC_CHECKS_RULE``)
+            cls = _BY_NAME.get(args[1]) if _len(args) == 3 and _type(args[1]) is str else None
+            if cls is None or not _isinstance(cls, _ABC_META) or args[2] not in ("i", "s"):
+                return None  # (not one of the interpreter's ABCs here: the driver answers as before)
+            return cross(_OPS["isinstance"] if args[2] == "i" else _OPS["issubclass"], (args[0], cls), {})
         if op in ("sleep", "wait"):  # the test's ``time.sleep`` or a slice of another wait of its (harness.judge.
             # probe_runtime ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile
             secs = args[0] if args else None
@@ -2597,6 +2602,7 @@ class Peer:
                                     "harness.judge.subject_rpc CENSUS_RULE)")
             if trusted_name(_type(x)) is None:
                 out["tt"] = True  # its class is the tree's (the driver never reads its name as an identity)
+                out["k"] = self.export(_type(x))  # (that class, for the driver's ABC checks: ``ABC_CHECKS_RULE``)
                 if self.test_classes and self.test_classes.get(id(_type(x))) is _type(x):
                     out["tc"] = self.export(_type(x))  # an instance of the test's own class (``_test_instance``)
             if _finalizes(x):  # (an object of the interpreter's classes too: a file the tree returned)
@@ -2893,7 +2899,7 @@ class Peer:
                 p = _test_instance(self, meta, hid, ty)
                 if p is None:
                     p = _named(RemoteCallable if meta.get("c") else RemoteObject, ty, meta.get("tt") is True,
-                               True)(self, hid, ty)
+                               True, self._tree_class(meta))(self, hid, ty)
                 self.handles[hid] = _weakref.ref(p, self._on_drop(hid, meta.get("fz") is True))
                 self.released.pop(hid, None)
             elif meta.get("fz") is True:  # (it gained a finalizer since it first crossed: ``_finalizes``)
@@ -2907,6 +2913,11 @@ class Peer:
             self.proxies[hid] = _weakref.ref(p, self._on_drop(hid, False))
             self.released.pop(hid, None)
         return p
+
+    def _tree_class(self, meta: dict):
+        """(driver) The subject's handle of a tree object's class (``k``) with this peer, or None."""
+        k = meta.get("k") if self.side == "driver" and meta.get("tt") is True else None
+        return (k, self) if _type(k) is int else None
 
     def shadow(self, base, meta: dict, operated: bool = False, value_like: bool = False, names=(),
                mirrored: bool = False):
@@ -2932,7 +2943,7 @@ class Peer:
         cls = _forward_class(_type(base), tuple(names)) if operated else _shadow_class(_type(base))
         if cls is None:
             return self.proxy(meta) if operated else base
-        cls = _named(cls, str(meta.get("ty", "?")), meta.get("tt") is True)
+        cls = _named(cls, str(meta.get("ty", "?")), meta.get("tt") is True, klass=self._tree_class(meta))
         try:
             s = _made_as(cls, base)
         except Exception:  # noqa: BLE001
@@ -3303,6 +3314,21 @@ def _ref_of(x):
         return x.__dict__.get("_hx_ref")
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
         return object.__getattribute__(x, "__dict__").get("_hx_ref")
+    return None
+
+
+def _peer_of(x):
+    """The peer whose object ``x`` stands for (``_ref_of``'s kinds), or None."""
+    t = _type(x)
+    if issubclass(t, RemoteMeta):
+        return type.__getattribute__(x, "__dict__").get("_hx_peer")
+    if issubclass(t, RemoteObject):
+        return object.__getattribute__(x, "_hx_peer")
+    if _SHADOWS and issubclass(t, tuple(_SHADOWS.values())):
+        remote = object.__getattribute__(x, "__dict__").get("_hx_remote")
+        return object.__getattribute__(remote, "_hx_peer") if remote is not None else None
+    if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
+        return type.__getattribute__(t, "__dict__").get("_hx_peer")
     return None
 
 
@@ -3914,12 +3940,50 @@ def _protocol_reduce_ex(self, protocol=_pickle.DEFAULT_PROTOCOL):
 
 _PROTOCOLS = {"__copy__": _protocol_copy, "__deepcopy__": _protocol_deepcopy, "__reduce_ex__": _protocol_reduce_ex}
 
+ABC_CHECKS_RULE = """The test's ``isinstance`` or ``issubclass`` of a stand-in (an object or class of the subject's, as the driver
+holds it) against an ABC of the interpreter's (``collections.abc.Hashable``, ``os.PathLike``, a runtime-checkable
+``typing`` protocol: a class whose metaclass is ``abc.ABCMeta``'s) is answered by the subject, on the live object and
+that ABC as the subject captured it before any code of the tree ran (``_BY_NAME``), as plain pytest's check runs on
+the tree's object in one process: its ``__subclasshook__`` reads the tree's class, its registrations are the tree's.
+In the driver such a check read the stand-in's own class, which has every special method the protocol may forward
+(``__hash__``, ``__len__``, ``__iter__``, ``__fspath__``, ``__int__``): a tree object with none of them was Hashable,
+Sized, Iterable, an Iterator, PathLike and SupportsInt judged, and not under plain pytest (red team atk14). The driver's
+``ABCMeta`` and ``typing``'s protocol metaclass route such a check (``abc_answer``, installed by harness.judge.
+probe_runtime ``_abc_checks``); an ABC the subject does not have by that name (the test's own) is answered as before,
+in the driver, and so is a check the harness's own code makes (the protocol's value reading)."""
+_ABC_META = type(_Mapping)
+
+
+def abc_answer(cls, x, kind: str):
+    """(driver, ``ABC_CHECKS_RULE``) The subject's answer to ``isinstance(x, cls)`` (``kind`` "i") or ``issubclass(x,
+    cls)`` ("s") for a stand-in ``x``, or None when the subject has no ABC of ``cls``'s name (the caller answers)."""
+    try:
+        name = f"{_TYPE_MODULE(cls)}.{_TYPE_QUALNAME(cls)}"
+    except Exception:  # noqa: BLE001
+        return None
+    peer = _peer_of(x)
+    if peer is None and _isinstance(x, type):  # the class of a tree object's stand-in (``_named``): the tree's class
+        own = _TYPE_DICT(x)
+        if _type(own.get("_hx_cls")) is int and _isinstance(own.get("_hx_cls_peer"), Peer):
+            peer, x = own["_hx_cls_peer"], _ClassRef.of(own["_hx_cls"])
+    if peer is None or _ref_of(x) is None:
+        return None
+    found = peer.request("abc", x, name, kind)
+    return None if found is None else bool(found)
+
 
 class _ClassRef:
     """Marks a synthesized class in a request: it crosses as a reference to the peer's class."""
 
     def __init__(self, cls):
         self._hx_ref = cls._hx_id
+
+    @classmethod
+    def of(cls, hid: int) -> "_ClassRef":
+        """A reference to the peer's class by its handle."""
+        ref = cls.__new__(cls)
+        ref._hx_ref = hid
+        return ref
 
 
 class RemoteObject:
@@ -4070,7 +4134,7 @@ def _test_instance(peer, meta: dict, hid, ty: str):
     return p
 
 
-def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False) -> type:
+def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False, klass: tuple | None = None) -> type:
     """A subclass of a stand-in class (``RemoteObject``, ``RemoteCallable``, a shadow) that carries
     the live object's class name, qualified name and module, so that ``type(x).__name__`` in a test
     reads what plain pytest reads (expectations written as plain data compare class names). ``tree``:
@@ -4079,13 +4143,18 @@ def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False) -> 
     (the driver's stand-ins of the peer's objects): its instances have a dict of their own, which only
     ``object.__setattr__`` reaches (``o.__dict__``/``vars(o)`` is the live object's: ``_live_vars``), so that such a
     write lands, as under plain pytest, and is seen at the test's end (``stand_in_writes``: ``STAND_IN_PATHS_RULE``)
-    rather than refused with an ``AttributeError`` of the stand-in's own."""
-    cls = _NAMED.get((base, ty, tree, open_dict))
+    rather than refused with an ``AttributeError`` of the stand-in's own. ``klass`` (the driver's stand-ins of tree
+    objects): the subject's handle of the live object's class and the peer: one such class per class of the tree, as
+    under plain pytest (two tree classes of one name are two classes), through which an ABC's check of the class is the
+    subject's (``_hx_cls``, ``_hx_peer``: ``ABC_CHECKS_RULE``)."""
+    cls = _NAMED.get((base, ty, tree, open_dict, klass))
     if cls is None:
         mod, _, qual = ty.rpartition(".")
         ns: dict = {"__qualname__": qual or ty, "__module__": mod}
         if tree:
             ns["_hx_tree"] = True
+        if klass is not None:
+            ns["_hx_cls"], ns["_hx_cls_peer"] = klass
         for name in ("__doc__", "__module__"):  # a class body sets both: keep a base's live-object property
             if _isinstance(getattr(base, name, None), property):
                 ns[name] = getattr(base, name)
@@ -4094,7 +4163,7 @@ def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False) -> 
         elif "__slots__" in base.__dict__:
             ns["__slots__"] = ()
         cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
-        _NAMED[(base, ty, tree, open_dict)] = cls
+        _NAMED[(base, ty, tree, open_dict, klass)] = cls
     return cls
 
 
@@ -5800,7 +5869,9 @@ class ProcState:
                 target = _library_class_here(name)
                 if meta.get("ws"):
                     n = str(meta.get("n", "?"))
-                    subs = [peer.class_for(meta), _named(RemoteObject, n, True, True), _named(RemoteCallable, n, True, True)]
+                    klass = (meta["id"], peer) if _type(meta.get("id")) is int else None
+                    subs = [peer.class_for(meta), _named(RemoteObject, n, True, True, klass),
+                            _named(RemoteCallable, n, True, True, klass)]
                 else:
                     c = _resolve_class(meta) if _type(meta.get("n")) is str else None
                     subs = [c] if _isinstance(c, type) else []

@@ -3975,7 +3975,13 @@ ATK14_CLOSED: frozenset[str] = frozenset({
     "raises_match_of_notes_in_a_list_subclass", "raises_without_match_of_an_exception_with_a_non_str_note",
     # closed by subject_rpc JUDGE_STATE_MODULES: a binding the tree set in a module the judge computes with fails an
     # expectation the judge computes, closed (eval_state's "jm")
-    "judge_module_fractions_pattern", "judge_module_json_constants_entry", "judge_module_string_constant"})
+    "judge_module_fractions_pattern", "judge_module_json_constants_entry", "judge_module_string_constant",
+    # closed by subject_rpc ABC_CHECKS_RULE (an ABC's check of a stand-in is the subject's, on the live object): 6
+    # lenient, 2 honest
+    "stand_in_hashable_where_the_trees_object_is_not", "stand_in_iterable_where_the_trees_object_is_not",
+    "stand_in_iterator_where_the_trees_object_is_not", "stand_in_path_like_where_the_trees_object_is_not",
+    "stand_in_sized_where_the_trees_object_is_not", "stand_in_supports_int_where_the_trees_object_does_not",
+    "trees_object_without_len_is_not_sized", "trees_unhashable_object_is_not_hashable"})
 
 
 def _atk14(names, mark) -> list:
