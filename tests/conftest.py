@@ -41,7 +41,8 @@ SLOW_FILES: dict[str, str] = {
                                                  "the campaign: CAMPAIGN_WHILE_OPEN)",
     "tests/harness/judge/test_atk19_attacks.py": "red team atk19: the subject's end (stdin, a kept capture stream, "
                                                  "sys.__stdout__, faulthandler, the root logger's forwarder, the "
-                                                 "release run by the tree's _run_exitfuncs), a SIGINT to the parent, a "
+                                                 "release run by the tree's _run_exitfuncs, weakref's hook registered "
+                                                 "early), a SIGINT to the parent, a "
                                                  "KeyboardInterrupt read as tampering: trees judged and under plain "
                                                  "pytest, cold and warm (0.5-1 s each), and a moved mount through the "
                                                  "confinement step (0.1 s); all open, ~17 s in the campaign: "
@@ -867,13 +868,15 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk18's ctypes cell made through _dict_cells_of's audit exemption (~3 s each)",
     "tests/harness/judge/test_atk19_attacks.py::test_the_judge_fails_a_wrong_tree_through_the_state_its_process_ends_in_or_a_sigint_to_its_parent":
         "red team atk19's wrong trees the judge alone passes (the subject's end: stdin, a kept capture stream, "
-        "sys.__stdout__, faulthandler, the root logger's forwarder, the release run by the tree's _run_exitfuncs; a "
-        "SIGINT to the parent; 0.5-1 s each): the closed ones (ATK19_CLOSED) in test-all",
+        "sys.__stdout__, faulthandler, the root logger's forwarder, the release run by the tree's _run_exitfuncs, "
+        "weakref's hook registered before the tree's callbacks; a SIGINT to the parent; 0.5-1 s each): the closed ones (ATK19_CLOSED) in test-all",
     "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged":
         "red team atk19's right trees the judge fails (the same end, the other way; 0.5-1 s each): the closed ones "
         "(ATK19_CLOSED) in test-all",
     "tests/harness/judge/test_atk19_attacks.py::test_a_wrong_tree_interrupting_its_own_call_is_not_read_as_tampering":
         "red team atk19's KeyboardInterrupt out of the tree's call, read as tampering (~1 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged":
+        "red team atk19's right tree catching the SIGINT it sends its parent, which the driver takes (cold only, ~1 s)",
     "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
         "red team atk19's listed mount moved before the run's remount, skipped by VANISHED_MOUNT_RULE (0.1 s)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":

@@ -32,11 +32,22 @@ judge fails). Each was run judged and plain, cold and warm, before it was writte
    runs every callback at once: a tree's atexit callback that calls it (and unregisters itself first) has the release
    run inside it, so the test-held object's finalizer has run when the callback goes on; under plain pytest the same
    call runs pytest's process's callbacks and the test module's objects stay until the module clearing.
+5b. (cd92246's order, from 9c71b9e) subject_main registers weakref.finalize's atexit hook at its start "as pytest's
+   process has it"; plain pytest's process (pytest 9.2, the harness's command line, cold and warm) has not:
+   ``weakref.finalize._registered_with_atexit`` is False in the tree's call, and a test's count of atexit callbacks
+   is 1 under plain pytest, 3 in the subject (the release, the hook, ``logging.shutdown``). A tree that registers an
+   atexit callback at its import and then makes its first ``finalize`` has the hook registered after its callback
+   under plain pytest, so the hook runs first (its finalizer dead when the callback reads it); judged the callback
+   runs first (alive).
 6. (58787f4) Under plain pytest the tree's process is its namespace's first: ``os.getppid()`` is 0 and
    ``os.kill(0, SIGINT)`` signals the tree's own process group, pytest's process included: KeyboardInterrupt, status 2.
    Judged ``os.getppid()`` is the driver, whose SIGINT handler now returns (``DRIVER_SIGINT_RULE``): a tree that sends
    SIGINT to its parent during its call is never interrupted and passes. (Before 58787f4 the driver's
-   KeyboardInterrupt failed the run.)
+   KeyboardInterrupt failed the run.) 6b, the other way, cold only
+   (``test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged``): a tree catching the
+   KeyboardInterrupt its SIGINT to its parent raises under plain pytest passes plain pytest and fails judged (none
+   comes); warm, plain pytest fails it too (a warm run's process group holds C1, outside its PID namespace, which the
+   signal ends).
 
 Also open:
 
@@ -103,6 +114,11 @@ _RUNS_EXITFUNCS = (
     "import atexit\nimport os\n\n_FREED = []\n\n\nclass Conn:\n    def get(self):\n        return 1\n\n"
     "    def __del__(self, _freed=_FREED):\n        _freed.append(1)\n\n\ndef _end():\n    atexit.unregister(_end)\n"
     "    atexit._run_exitfuncs()\n    if {cond}_FREED:\n        os._exit(3)\n\n\natexit.register(_end)\n")
+# 5b. the tree's atexit callback, registered before its first weakref.finalize (atexit=True), reading that finalizer
+_FINALIZE_AFTER_END = (
+    "import atexit\nimport os\nimport weakref\n\n\nclass _Res:\n    pass\n\n\ndef _end():\n    if {cond}_FIN.alive:\n"
+    "        os._exit(3)\n\n\natexit.register(_end)\n_RES = _Res()\n_FIN = weakref.finalize(_RES, int)\n\n\n"
+    "def f():\n    return 1\n")
 
 # name -> (the tree's package, the harness's test); plain pytest fails each
 LENIENT: dict[str, tuple] = {
@@ -126,6 +142,10 @@ LENIENT: dict[str, tuple] = {
     # 5. plain pytest: the test-held object outlives every atexit callback (exits 3); judged: freed inside the tree's
     "test_held_object_released_by_the_trees_run_of_the_atexit_callbacks": (
         _RUNS_EXITFUNCS.format(cond="not "), _KEEPS_CONN),
+    # 5b. plain pytest: the tree's first finalize registers weakref's hook after the tree's callback, so the hook runs
+    # first (the finalizer dead: exits 3); judged: the hook was registered at the subject's start and runs after it
+    "weakref_hook_registered_by_the_trees_first_finalize_after_its_callback": (
+        _FINALIZE_AFTER_END.format(cond="not "), _CALLS_F),
     # 6. plain pytest: os.getppid() is 0, kill(0, SIGINT) interrupts pytest's own process (status 2); judged: the
     # driver's SIGINT handler returns
     "sigint_to_the_parent_during_the_call": (
@@ -146,13 +166,16 @@ HONEST: dict[str, tuple] = {
         "def _end():\n    print('bye')\n    os.close(_LOG.fileno())\n" + _F, _CALLS_F),
     # 5. (the other way) the test-held object must outlive the tree's run of the atexit callbacks
     "test_held_object_alive_after_the_trees_run_of_the_atexit_callbacks": (_RUNS_EXITFUNCS.format(cond=""), _KEEPS_CONN),
+    # 5b. (the other way) an atexit callback that runs while its module's finalizer is alive, as under plain pytest
+    # (the finalizer's atexit hook registered after the callback)
+    "callback_before_the_weakref_hook_its_finalize_registers": (_FINALIZE_AFTER_END.format(cond=""), _CALLS_F),
 }
 ATK19_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk19: the judge passes a tree plain pytest fails (the subject's end: stdin, its capture streams, "
-    "sys.__stdout__, faulthandler, the root logger's forwarder, the release run by the tree's _run_exitfuncs; a SIGINT "
-    "to the parent the driver takes as nothing)"))
+    "sys.__stdout__, faulthandler, the root logger's forwarder, the release run by the tree's _run_exitfuncs, weakref's "
+    "hook registered before the tree's callbacks; a SIGINT to the parent the driver takes as nothing)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk19: the judge fails a right tree plain pytest passes (the subject's end, the other way)"))
 
@@ -177,6 +200,19 @@ def test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged(tmp_
     "red team atk19: a KeyboardInterrupt out of the tree's call ends the subject by SIGINT, read as tampering"))
 def test_a_wrong_tree_interrupting_its_own_call_is_not_read_as_tampering(tmp_path, executor):
     _judged_as_plain(tmp_path, ("def f():\n    raise KeyboardInterrupt\n", _CALLS_F), plain_passes=False)
+
+
+# 6b. (the other way, cold only) a tree that catches the KeyboardInterrupt its SIGINT to os.getppid() raises under plain
+# pytest (kill(0): its own process group): judged the driver takes the SIGINT, none comes, the call returns 2
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk19: the driver takes the SIGINT a tree sends its parent, which under plain pytest interrupts the tree"))
+def test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged(tmp_path, monkeypatch):
+    """Cold only: a warm run's process group holds C1, outside its PID namespace, which the SIGINT ends (warm plain
+    pytest fails this tree, signal status, as the judge does)."""
+    monkeypatch.setenv("HARNESS_WARM", "0")
+    module = ("import os\nimport signal\nimport time\n\n\ndef f():\n    try:\n        os.kill(os.getppid(), signal.SIGINT)\n"
+              "        time.sleep(0.2)\n    except KeyboardInterrupt:\n        return 1\n    return 2\n")
+    _judged_as_plain(tmp_path, (module, _CALLS_F), plain_passes=True)
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
