@@ -875,6 +875,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "(ATK19_CLOSED) in test-all",
     "tests/harness/judge/test_atk19_attacks.py::test_a_wrong_tree_interrupting_its_own_call_is_not_read_as_tampering":
         "red team atk19's KeyboardInterrupt out of the tree's call, read as tampering (~1 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_a_harness_test_interrupting_its_own_process_passes_judged_on_a_right_tree":
+        "red team atk19's harness tests interrupting their own process (the driver's SIGINT handler returns; ~1 s each)",
     "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged":
         "red team atk19's right tree catching the SIGINT it sends its parent, which the driver takes (cold only, ~1 s)",
     "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
