@@ -873,8 +873,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged":
         "red team atk19's right trees the judge fails (the same end, the other way; 0.5-1 s each): the closed ones "
         "(ATK19_CLOSED) in test-all",
-    "tests/harness/judge/test_atk19_attacks.py::test_a_wrong_tree_interrupting_its_own_call_is_not_read_as_tampering":
-        "red team atk19's KeyboardInterrupt out of the tree's call, read as tampering (~1 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_a_keyboard_interrupt_out_of_the_trees_call_is_read_as_plain_pytest_reads_it":
+        "red team atk19's KeyboardInterrupt out of the tree's call, read as tampering, wrong and right trees (~1 s each)",
     "tests/harness/judge/test_atk19_attacks.py::test_a_harness_test_interrupting_its_own_process_passes_judged_on_a_right_tree":
         "red team atk19's harness tests interrupting their own process (the driver's SIGINT handler returns; ~1 s each)",
     "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged":
