@@ -27,7 +27,10 @@ judge fails). Each was run judged and plain, cold and warm, before it was writte
 4. The end's other state pytest's session end puts back and the subject's does not (the same kind as 1, found beside
    it): pytest's faulthandler plugin disables faulthandler at its unconfigure (the subject enables it at its start,
    never disables it), and pytest's logging plugin leaves no handler of its own on the root logger (the subject's
-   forwarder, ``relay_logs``, stays).
+   forwarder, ``relay_logs``, stays). And pytest pops ``PYTEST_CURRENT_TEST`` from the environment after the last test
+   (the canary); the subject's environment is the one synced at its last message, the canary's call, so the variable
+   is still set at the subject's end (an environment variable the test's ``monkeypatch`` set is undone judged too: the
+   canary's message syncs the teardown's undoing; held).
 5. (cd92246) The release is the first atexit callback registered, so atexit runs it last, but ``atexit._run_exitfuncs``
    runs every callback at once: a tree's atexit callback that calls it (and unregisters itself first) has the release
    run inside it, so the test-held object's finalizer has run when the callback goes on; under plain pytest the same
@@ -149,6 +152,10 @@ LENIENT: dict[str, tuple] = {
     # 4. plain pytest: the root logger has no handler at the end; judged: the subject's forwarder
     "root_logger_without_handlers_at_the_end": (
         _READS_AT_END.format(module="logging", cond="not logging.getLogger().handlers"), _CALLS_F),
+    # 4. plain pytest: PYTEST_CURRENT_TEST is popped after the last test (the canary); judged: the subject's environment
+    # is the one synced at the canary's call, the variable still set
+    "pytest_current_test_unset_at_the_end": (
+        _READS_AT_END.format(module="sys", cond="'PYTEST_CURRENT_TEST' not in os.environ"), _CALLS_F),
     # 5. plain pytest: the test-held object outlives every atexit callback (exits 3); judged: freed inside the tree's
     "test_held_object_released_by_the_trees_run_of_the_atexit_callbacks": (
         _RUNS_EXITFUNCS.format(cond="not "), _KEEPS_CONN),
@@ -174,6 +181,9 @@ HONEST: dict[str, tuple] = {
     "sys_dunder_stdout_a_log_file_closed_at_the_end": (
         "import atexit\nimport os\nimport sys\n\n_LOG = open(os.devnull, 'w')\nsys.__stdout__ = _LOG\n\n\n"
         "def _end():\n    print('bye')\n    os.close(_LOG.fileno())\n" + _F, _CALLS_F),
+    # 4. (the other way) an end that reads itself as outside any test (a tree that skips its cleanup under a test)
+    "pytest_current_test_read_at_the_end": (
+        _READS_AT_END.format(module="sys", cond="'PYTEST_CURRENT_TEST' in os.environ"), _CALLS_F),
     # 5. (the other way) the test-held object must outlive the tree's run of the atexit callbacks
     "test_held_object_alive_after_the_trees_run_of_the_atexit_callbacks": (_RUNS_EXITFUNCS.format(cond=""), _KEEPS_CONN),
     # 5b. (the other way) an atexit callback that runs while its module's finalizer is alive, as under plain pytest
