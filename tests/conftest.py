@@ -869,7 +869,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk19_attacks.py::test_the_judge_fails_a_wrong_tree_through_the_state_its_process_ends_in_or_a_sigint_to_its_parent":
         "red team atk19's wrong trees the judge alone passes (the subject's end: stdin, a kept capture stream, "
         "sys.__stdout__, faulthandler, the root logger's forwarder, PYTEST_CURRENT_TEST, the release run by the tree's "
-        "_run_exitfuncs, weakref's hook registered before the tree's callbacks; a SIGINT to the parent; 0.5-1 s each): the closed ones (ATK19_CLOSED) in test-all",
+        "_run_exitfuncs, weakref's hook registered before the tree's callbacks; a SIGINT to the parent; 0.5-1 s "
+        "each): the closed ones (ATK19_CLOSED) in test-all",
     "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged":
         "red team atk19's right trees the judge fails (the same end, the other way; 0.5-1 s each): the closed ones "
         "(ATK19_CLOSED) in test-all",
