@@ -45,7 +45,7 @@ SLOW_FILES: dict[str, str] = {
                                                  "early), a SIGINT to the parent, a "
                                                  "KeyboardInterrupt read as tampering: trees judged and under plain "
                                                  "pytest, cold and warm (0.5-1 s each), and a moved mount through the "
-                                                 "confinement step (0.1 s); all open, ~17 s in the campaign: "
+                                                 "confinement step (0.1 s); all open, ~35 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",

@@ -96,7 +96,15 @@ decides "altered": a tree can turn an unsafe score for a fault at the canary's m
 rule's purpose, never into a pass; a run whose tests were reordered so the canary runs first keeps the fault on the
 canary. ``VANISHED_MOUNT_RULE``'s parsing: ``_own_mountpoints`` and sandbox ``_mountpoints`` unescape only ``\\040``,
 so a mount point with a tab, newline or backslash is listed escaped; its remount fails (ENOENT) and the same escaped
-string is in the namespace's table: it raises (the run is refused, never half-confined).
+string is in the namespace's table: it raises (the run is refused, never half-confined). Also at the end, judged as
+plain: ``sys.stdout``'s encoding and error handler, the UTF-8 mode, the locale; an environment variable or directory the
+test's ``monkeypatch`` set (undone); an atexit callback leaving text in ``sys.stderr`` and closing descriptor 2 (120 in
+both). Read, not run: the driver's relay of the subject's last output (``_relay_outputs``) catches its write errors as
+faults, so a refused relay never skips ``_stop_subject``'s reading of the subject's status. Noticed, outside these
+changes, no case: a tree's forked child that ends by ``sys.exit`` inside the call (its SystemExit runs up the subject's
+serving stack and is sent to the driver as the call's reply: judged fails; plain pytest's child runs up pytest's stack,
+the parent's report is written last and passes), and a forked child calling the test's callback (a MODULE_STATE_RULE
+fault for threading's locks the fork rebinds; plain passes).
 """
 from __future__ import annotations
 
