@@ -39,6 +39,14 @@ SLOW_FILES: dict[str, str] = {
                                                  "end and the containers' order), trees judged and under plain pytest, "
                                                  "cold and warm (2-5 s each; the held one ~10 s, the open ones ~70 s in "
                                                  "the campaign: CAMPAIGN_WHILE_OPEN)",
+    "tests/harness/judge/test_atk19_attacks.py": "red team atk19: the subject's end (stdin, a kept capture stream, "
+                                                 "sys.__stdout__, faulthandler, the root logger's forwarder, the "
+                                                 "release run by the tree's _run_exitfuncs, weakref's hook registered "
+                                                 "early), a SIGINT to the parent, a "
+                                                 "KeyboardInterrupt read as tampering: trees judged and under plain "
+                                                 "pytest, cold and warm (0.5-1 s each), and a moved mount through the "
+                                                 "confinement step (0.1 s); all open, ~35 s in the campaign: "
+                                                 "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -862,6 +870,22 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "(ATK18_CLOSED) in test-all",
     "tests/harness/judge/test_atk18_attacks.py::test_a_ctypes_cell_made_through_dict_cells_ofs_exemption_is_evidence":
         "red team atk18's ctypes cell made through _dict_cells_of's audit exemption (~3 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_the_judge_fails_a_wrong_tree_through_the_state_its_process_ends_in_or_a_sigint_to_its_parent":
+        "red team atk19's wrong trees the judge alone passes (the subject's end: stdin, a kept capture stream, "
+        "sys.__stdout__, faulthandler, the root logger's forwarder, PYTEST_CURRENT_TEST, the release run by the tree's "
+        "_run_exitfuncs, weakref's hook registered before the tree's callbacks; a SIGINT to the parent; 0.5-1 s "
+        "each): the closed ones (ATK19_CLOSED) in test-all",
+    "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged":
+        "red team atk19's right trees the judge fails (the same end, the other way; 0.5-1 s each): the closed ones "
+        "(ATK19_CLOSED) in test-all",
+    "tests/harness/judge/test_atk19_attacks.py::test_a_keyboard_interrupt_out_of_the_trees_call_is_read_as_plain_pytest_reads_it":
+        "red team atk19's KeyboardInterrupt out of the tree's call, read as tampering, wrong and right trees (~1 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_a_harness_test_interrupting_its_own_process_passes_judged_on_a_right_tree":
+        "red team atk19's harness tests interrupting their own process (the driver's SIGINT handler returns; ~1 s each)",
+    "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_catching_the_sigint_it_sends_its_parent_passes_judged":
+        "red team atk19's right tree catching the SIGINT it sends its parent, which the driver takes (cold only, ~1 s)",
+    "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
+        "red team atk19's listed mount moved before the run's remount, skipped by VANISHED_MOUNT_RULE (0.1 s)",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
