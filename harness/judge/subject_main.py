@@ -380,7 +380,7 @@ def _streams_of_the_end() -> None:
     sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
 
-def _released_with_the_modules(modules: dict, held: list) -> None:
+def _released_with_the_modules(modules: dict, held: dict) -> None:
     """(the subject's last atexit callback) The protocol's tables of the tree's objects it holds for the driver, moved
     into a module at the end of the interpreter's ``modules``, where nothing else refers to them: plain pytest's
     process frees the test module's objects when the interpreter clears its modules, after every atexit callback (the
@@ -389,10 +389,13 @@ def _released_with_the_modules(modules: dict, held: list) -> None:
     None. A finalizer of a test-held object then sees what it sees under plain pytest: an ``import`` raises ImportError,
     the tree's ``weakref.finalize`` callbacks ran, its logging handlers are closed (red team atk18), and how the process
     ends is the run's (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). ``modules`` is the dict the
-    interpreter clears, taken before any code of the tree ran (a tree's rebinding of ``sys.modules`` does not move it)."""
-    if not held:
+    interpreter clears, taken before any code of the tree ran (a tree's rebinding of ``sys.modules`` does not move it).
+    Run before the last request was served (the tree's call ran ``atexit._run_exitfuncs()``, which also clears the
+    callbacks): nothing, as plain pytest's process keeps the test module's objects then (red team atk19); the tables
+    go when the protocol's objects do."""
+    peer = held.pop("peer", None) if held.get("served") else None
+    if peer is None:
         return
-    peer = held.pop()
     released = type(sys)("_hx_released")
     vars(released)["tables"] = dict(vars(peer))
     vars(peer).clear()
@@ -407,7 +410,7 @@ def main() -> None:
     # Open: a tree that clears atexit's callbacks, and the order within the release (the protocol's, not the test
     # module's containers').
     import atexit
-    held_for_the_driver: list = []
+    held_for_the_driver: dict = {"peer": None, "served": False}
     atexit.register(_released_with_the_modules, sys.modules, held_for_the_driver)
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
@@ -426,7 +429,7 @@ def main() -> None:
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run
     peer = rpc.Peer(req_fd, "subject")
-    held_for_the_driver.append(peer)  # (released with the modules: ``_released_with_the_modules``)
+    held_for_the_driver["peer"] = peer  # (released with the modules once served: ``_released_with_the_modules``)
     truncated[0] = _truncation_fault(peer.pending)
     peer.cross, peer.crossing_file = rpc.crossing()
     peer.ps = rpc.ProcState("subject", peer)  # the driver's environment, directory, argv, umask, log levels: at every message
@@ -451,6 +454,7 @@ def main() -> None:
     rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
     rpc.watch_library_modules()  # the interpreter's modules' namespaces before the first request
     peer.serve_forever()
+    held_for_the_driver["served"] = True
     del peer
     _streams_of_the_end()
     sys.exit(0)  # as a plain pytest process ends: its threads joined, the tree's atexit handlers run, then the release

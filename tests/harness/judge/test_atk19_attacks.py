@@ -202,7 +202,11 @@ HONEST: dict[str, tuple] = {
     "atexit_callbacks_run_early_by_the_call": ("import atexit\n\n\ndef f():\n    atexit._run_exitfuncs()\n    return 1\n",
                                                _CALLS_F),
 }
-ATK19_CLOSED: frozenset[str] = frozenset()
+# closed: the release moves the protocol's tables into a module the interpreter frees with its modules (3afc1f1), and
+# only once the last request was served (subject_main ``_released_with_the_modules``)
+ATK19_CLOSED: frozenset[str] = frozenset({
+    "test_held_object_released_by_the_trees_run_of_the_atexit_callbacks",
+    "test_held_object_alive_after_the_trees_run_of_the_atexit_callbacks", "atexit_callbacks_run_early_by_the_call"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk19: the judge passes a tree plain pytest fails (the subject's end: stdin, its capture streams, "
