@@ -1023,7 +1023,8 @@ def _after_import(mod, module):
         _measure_module(mod, module)
 
 
-_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock", "resource", "tracemalloc"})
+_AFTER_IMPORT = frozenset({*_SUBJECT_FUNCTIONS, "unittest.mock", "resource", "tracemalloc", "multiprocessing",
+                           "multiprocessing.process", "multiprocessing.context"})
 
 
 class _PatchAfter:
@@ -1360,7 +1361,9 @@ MEASURES = {"time": ("process_time", "process_time_ns", "thread_time", "thread_t
             "gc": ("collect", "get_count", "get_stats", "get_objects"), "threading": ("active_count", "activeCount", "enumerate"),
             "sys": ("getsizeof", "getallocatedblocks", "getrefcount"),
             "resource": ("getrusage", "getrlimit", "setrlimit", "prlimit"),
-            "tracemalloc": ("get_traced_memory", "take_snapshot", "get_tracemalloc_memory", "get_object_traceback")}
+            "tracemalloc": ("get_traced_memory", "take_snapshot", "get_tracemalloc_memory", "get_object_traceback"),
+            "multiprocessing": ("active_children",), "multiprocessing.process": ("active_children",),
+            "multiprocessing.context": ("BaseContext.active_children",)}
 
 
 def _by_test(_getframe=_getframe):
@@ -1495,6 +1498,17 @@ def _combined(module, name, orig):
         return _combined_collect(orig)
     if module == "threading":
         return _combined_threads(name, orig)
+    if name == "active_children":
+        def active_children():
+            own = orig()
+            r = _share("children")
+            if r is None:
+                return own
+            if _type(r) is not list:
+                _on_fault("a malformed list of the subject's child processes (subject_rpc MEASURES_RULE)")
+                return own
+            return own + r
+        return _as_measure(active_children, orig)
     if (module, name) == ("gc", "get_objects"):
         return _combined_objects(orig)
     if (module, name) == ("sys", "getsizeof"):
@@ -1581,11 +1595,19 @@ def _limits(name, orig):
 
 
 def _measure_module(mod, module):
-    """Put ``MEASURES``'s functions of ``module`` in its module object (once: a function already standing is kept)."""
+    """Put ``MEASURES``'s functions of ``module`` in its module object (once: a function already standing is kept); a
+    dotted name is a class's static method (``BaseContext.active_children``)."""
     for name in MEASURES.get(module, ()):
-        orig = _vars(mod).get(name)
+        owner, _, attr = name.rpartition(".")
+        target = _vars(mod).get(owner) if owner else mod
+        if target is None:
+            continue
+        orig = _vars(target).get(attr)
+        if _isinstance(orig, staticmethod):
+            orig = orig.__func__
         if orig is not None and getattr(orig, "__wrapped__", None) is None:
-            setattr(mod, name, _combined(module, name, orig))
+            made = _combined(module, attr, orig)
+            setattr(target, attr, staticmethod(made) if owner else made)
 
 
 class _Registry(dict):

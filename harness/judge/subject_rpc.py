@@ -8893,7 +8893,8 @@ when the test calls it during a test with the subject in use (fail closed):
   ``os.times`` (user, system and the children's, each summed; elapsed the driver's), ``gc.collect`` (run in the
   driver, then in the subject under the driver's debug flags: the tree's finalizers run, the two counts summed),
   ``threading.active_count``/``activeCount`` (plus the tree's threads alive) and ``threading.enumerate`` (plus
-  stand-ins of the tree's ``Thread`` objects), ``sys.getsizeof`` of a stand-in (the live object's, its own
+  stand-ins of the tree's ``Thread`` objects), ``multiprocessing.active_children`` (the module's, its process
+  module's and every context's: plus stand-ins of the tree's child processes alive), ``sys.getsizeof`` of a stand-in (the live object's, its own
   ``__sizeof__`` run in the subject), ``gc.get_objects`` (plus stand-ins of the tree's objects the subject's
   collector tracks, of the same generation: every object whose class the tree defined, named by its ``__module__``
   as a module whose file is the tree's, ``_tree_objects``; more than ``_M_MAX_OBJECTS`` of them, or any while the
@@ -8958,6 +8959,10 @@ def measure(what, *args):
         return [t for t in _M_ENUMERATE() if t is not main]
     if what == "sizeof":
         return _M_SIZEOF(*args)
+    if what == "children":  # the tree's child processes ``multiprocessing`` started and has not seen end (its own
+        # ``active_children``, which reaps those that ended; a replacement of it by the tree is MODULE_STATE_RULE's fault)
+        mp = _sys.modules.get("multiprocessing.process")
+        return list(_vars(mp)["active_children"]()) if mp is not None else []
     if what == "objects":  # the tree's objects (``gc.get_objects``), but past ``_M_MAX_OBJECTS``: None
         if _len(args) != 1 or (args[0] is not None and _type(args[0]) is not int):
             raise RemoteError("a malformed measure")

@@ -3130,6 +3130,7 @@ R32ATK8_CLOSED_MODULES: frozenset[str] = frozenset({  # module globals and regis
     "logging_switch_srcfile",
     "logging_switch_raise_exceptions",
     "mimetypes_type_registered_by_the_tree",
+    "multiprocessing_pool_imported_in_a_call",  # (multiprocessing's own ``__mp_main__`` alias: f3bd606)
     "threading_profile_set",  # (``threading._profile_hook``: a function bound in a module's namespace)
     "wait_through_asyncio_sleep_the_tree_replaced",  # (``asyncio.sleep`` replaced: a fault at the reply)
 })  # (MODULE_STATE_RULE)
@@ -3609,6 +3610,18 @@ ATK13_LENIENT = {
                                                          _A11_T + "    assert 'y' not in type.__dir__(f())\n"),
 }
 ATK13_HONEST = {
+    # (MEASURES_RULE's active_children, after f3bd606 had made multiprocessing's finalizer registry bookkeeping) the
+    # tree starts a child process and joins it: no child is left, as under plain pytest; and one left running is the
+    # test's to see and end through multiprocessing.active_children
+    "multiprocessing_child_joined_then_none_active": (
+        "import multiprocessing\n\n\ndef f():\n    p = multiprocessing.get_context('fork').Process(target=int)\n"
+        "    p.start()\n    p.join()\n    return p.exitcode\n",
+        "import multiprocessing\n" + _T + "    assert f() == 0\n    assert multiprocessing.active_children() == []\n"),
+    "multiprocessing_child_left_running_ended_by_the_test": (
+        "import multiprocessing\nimport time\n\n\ndef f():\n"
+        "    multiprocessing.get_context('fork').Process(target=time.sleep, args=(30,), daemon=True).start()\n",
+        "import multiprocessing\n" + _T + "    f()\n    (child,) = multiprocessing.get_context().active_children()\n"
+        "    child.terminate()\n    child.join()\n    assert multiprocessing.active_children() == []\n"),
     # the tree registers a type with mimetypes.add_type: plain pytest's guess_extension finds it (the inverse map, an
     # instance's attribute, is not carried), and guess_type (the module-level map, carried)
     "mimetypes_add_type_then_guess_extension": _r8_call("mimetypes", "mimetypes.add_type('application/x-hxa13', '.hxa13')",
@@ -3695,6 +3708,8 @@ ATK13_CLOSED: frozenset[str] = frozenset({
     "closure_registry_of_a_library_singledispatch", "library_class_attribute_json_encoder_separator",
     "random_sequence_consumed_by_the_tree", "logger_level_set_by_the_tree", "signal_disposition_set_by_the_tree",
     "codec_registered_by_the_tree", "multiprocessing_child_left_running",
+    # (MEASURES_RULE: multiprocessing.active_children counts the tree's children; the honest ways round)
+    "multiprocessing_child_joined_then_none_active", "multiprocessing_child_left_running_ended_by_the_test",
     # MEASURES_RULE and the census: tracemalloc, ru_maxrss and process_time are the tree's too (or a fault)
     "measure_tracemalloc_misses_the_trees_allocation", "measure_maxrss_misses_the_trees_peak",
     "measure_process_time_misses_the_trees_work",
