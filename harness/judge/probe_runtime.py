@@ -1044,17 +1044,22 @@ class _PatchAfter:
         return getattr(self._loader, name)
 
 
-DRIVER_SIGINT_RULE = """The driver takes SIGINT as nothing happened. Judged, the subject's parent is the driver; under plain
-pytest the tree's process has no such parent in view (pytest's own process is the tree's; its parent is the sandbox's).
-A tree sending SIGINT to ``os.getppid()`` interrupted the driver's ``_stop_subject`` (an atexit callback) with a
-KeyboardInterrupt, so the subject's failing exit status was never read and the judge passed what plain pytest fails
-(red team atk18). A Python handler that returns (not SIG_IGN, which a subject the driver starts would inherit across
-exec, and under which Python leaves SIGINT ignored for the tree): nothing the driver does depends on SIGINT; the
-harness ends a judged run with SIGKILL."""
+DRIVER_SIGINT_RULE = """A SIGINT reaches the driver as it reaches plain pytest's process, a KeyboardInterrupt, except while the
+driver reads how the subject ended (``_stop_subject``, pytest's session over), where it changes nothing. Judged, the
+subject's parent is the driver; under plain pytest the tree's process has no parent in view (``os.getppid()`` is 0, and
+``os.kill(0, SIGINT)`` signals its own process group, pytest's process included). A tree sending SIGINT to its parent
+from an atexit callback interrupted ``_stop_subject`` (an atexit callback of the driver's), and its failing exit status
+was never read (red team atk18); a handler that always returned then let a tree's SIGINT to its parent during its call
+pass (plain pytest: interrupted, status 2) and made a harness test of Ctrl-C handling that interrupts its own process
+(``os.kill(os.getpid(), SIGINT)``, ``_thread.interrupt_main()``) fail on any tree (red team atk19). A Python handler
+(not SIG_IGN, which a subject the driver starts would inherit across exec). Open: a tree catching the KeyboardInterrupt
+its own SIGINT to its parent raises under plain pytest (judged the driver gets it: stricter)."""
 
 
 def _parent_of_the_subject(signum, frame):
-    """The driver's SIGINT handler (``DRIVER_SIGINT_RULE``): nothing."""
+    """The driver's SIGINT handler (``DRIVER_SIGINT_RULE``): Python's own, but nothing once pytest's session is over."""
+    if not _DRIVER.get("ending"):
+        raise KeyboardInterrupt
 
 
 def _driver_setup(probe_file, start, early):
@@ -1069,6 +1074,7 @@ def _driver_setup(probe_file, start, early):
     is replaced at first use, as when the test changed them (``_subject``)."""
     _not_dumpable()
     _DRIVER["start"] = start
+    _DRIVER["pid"] = _os.getpid()  # (a child the test forks inherits the channel, never to use it: ``_share``)
     _DRIVER["allowed"].update({_os.path.realpath(probe_file), _os.path.abspath(probe_file)})
     _subject_functions()
     _measures()  # what the test measures of its process counts the subject's share (subject_rpc ``MEASURES_RULE``)
@@ -1250,18 +1256,34 @@ def _abc_checks():
         for name, kind in (("__instancecheck__", "i"), ("__subclasscheck__", "s")):
             orig = meta.__dict__.get(name)
             if orig is not None:
-                setattr(meta, name, _abc_check_of(orig, kind, _rpc.__dict__, globals(), _rpc._ref_of, _rpc.abc_answer))
+                setattr(meta, name, _abc_check_of(orig, kind, _rpc.__dict__, globals(), _answered_by_the_subject,
+                                                  _rpc.abc_answer))
+
+
+def _answered_by_the_subject(x):
+    """Whether an ABC's check of ``x`` is the subject's (``_abc_checks``): a stand-in of a tree object or class, or the
+    stand-in class of a tree object (``type(x)``). A value-type object's stand-in (a tree ``int``, ``Fraction`` or
+    ``list`` subclass: an instance of its base type whose class carries the names the tree's class answers) is
+    answered in the driver, as before."""
+    t = _type(x)
+    if _issubclass(t, _rpc.RemoteObject) or _issubclass(t, _rpc.RemoteMeta):
+        return True
+    return t is type and _issubclass(x, _rpc.RemoteObject) and "_hx_cls" in type.__dict__["__dict__"].__get__(x)
 
 
 def _abc_check_of(orig, kind, protocol, runtime, ref_of, answer, _frame=_sys._getframe,
-                  _class_dict=type.__dict__["__dict__"].__get__):
+                  _class_dict=type.__dict__["__dict__"].__get__, _ident=_ident, _busy=set()):
     def check(cls, x):
-        if ref_of(x) is None and not (kind == "s" and _isinstance(x, type) and _class_dict(x).get("_hx_tree")):
+        if not ref_of(x):
             return orig(cls, x)  # (neither a stand-in nor the class of a tree object's stand-in, ``type(x)``)
-        caller = _frame(1).f_globals
-        if caller is protocol or caller is runtime:
-            return orig(cls, x)
-        found = answer(cls, x, kind)
+        caller, me = _frame(1).f_globals, _ident()
+        if caller is protocol or caller is runtime or me in _busy or "_hx_tree" in _class_dict(cls):
+            return orig(cls, x)  # (the harness's own check, one made while answering one, or a stand-in class's)
+        _busy.add(me)
+        try:
+            found = answer(cls, x, kind)
+        finally:
+            _busy.discard(me)
         return orig(cls, x) if found is None else found
     check.__wrapped__ = orig
     check.__name__ = orig.__name__
@@ -1333,6 +1355,7 @@ def _stop_subject():
     how it ended is the run's: a status other than 0 or a signal fails the judged run, as it fails plain pytest's
     process; a subject still running 5 s after pytest's session is killed and fails it closed (plain pytest would wait
     for it up to its time limit: stricter for a tree whose thread runs longer, red team atk16's open honest case)."""
+    _DRIVER["ending"] = True  # (a SIGINT from here on changes nothing: ``DRIVER_SIGINT_RULE``)
     peer, proc = _DRIVER["spawned"], _DRIVER["proc"]  # the subject's peer, whether or not it was used
     if peer is not None:
         peer.ended = True  # (a handle the test's objects drop from now on is not released: the subject ends)
@@ -1378,8 +1401,8 @@ def _share(what, *args):
     """The subject's share of a measure (a ``measure`` request), or None where no tree has run (no subject in use, or
     outside a test: the driver's own reading is the process's then)."""
     peer = _DRIVER["peer"]
-    if peer is None or not _DRIVER["in_test"] or peer.ended:
-        return None
+    if peer is None or not _DRIVER["in_test"] or peer.ended or _os.getpid() != _DRIVER["pid"]:
+        return None  # (no tree has run; or a child the test forked, a pool's worker: not the driver's channel)
     if peer.depth:  # (inside an exchange: a callback of the test's the tree called, or a signal handler such as
         # pytest-timeout's, which lists threads: no second request there; the reading cannot be the process's)
         _on_fault(f"the test read a measure of its whole process ({what}) inside an exchange with the subject "

@@ -365,19 +365,42 @@ def _load_protocol(sources: dict, exempt: dict):
     return rpc
 
 
-def _streams_of_the_end() -> None:
-    """After pytest's session, plain pytest's process writes through the interpreter's own ``sys.stdout`` and
-    ``sys.stderr`` (its capture restores them when the session ends): buffered, flushed at the interpreter's end, where
-    a flush that fails (the tree closed descriptor 1 in an atexit callback) makes the exit status 120. The subject's
-    streams were its capture's, written through (harness.judge.subject_rpc ``_capture``): a tree's failing last flush
-    ended the subject 0 and passed judged (red team atk18). Restored here, after the last request, as pytest does
-    (``PROCESS_END_RULE``)."""
+def _pytest_session_end(peer, rpc, streams: tuple) -> None:
+    """After the last request, the process state plain pytest's session end puts back before its process ends
+    (``PROCESS_END_RULE``), for the tree's atexit callbacks and finalizers to find as under plain pytest (red teams
+    atk18, atk19):
+
+    - its capture restores the streams it saved when it started (``streams``: the subject's own, taken before any code
+      of the tree ran, never the tree's ``sys.__stdout__``): ``sys.stdin``, ``sys.stdout`` and ``sys.stderr`` are the
+      interpreter's, buffered (a last flush that fails makes the exit status 120), and reading the rest of the input
+      is ``''``; and it closes its capture files: a capture stream the tree kept (``_OUT = sys.stdout`` at its import)
+      raises ValueError on a write;
+    - its faulthandler plugin disables faulthandler; its logging plugin leaves no handler of its own on the root logger
+      (the subject's forwarder removed, logging's own ``callHandlers`` back); ``PYTEST_CURRENT_TEST`` is popped after
+      the last test."""
+    import faulthandler
+    import logging
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - a stream the tree closed or replaced: nothing of the harness's is pending
             pass
-    sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    sys.stdin, sys.stdout, sys.stderr = streams
+    for stream in peer.capture or ():
+        try:
+            stream.close()
+        except Exception:  # noqa: BLE001
+            pass
+    faulthandler.disable()
+    forwarder = getattr(peer.ps, "forwarder", None)
+    handlers = logging.root.__dict__.get("handlers")
+    if forwarder is not None and type(handlers) is list and forwarder in handlers:
+        handlers.remove(forwarder)
+    rpc.relay_logs(None)
+    os.environ.pop("PYTEST_CURRENT_TEST", None)
+
+
+_HELD_FOR_THE_DRIVER: dict = {"peer": None, "served": False}  # (``main``, ``_released_with_the_modules``)
 
 
 def _released_with_the_modules(modules: dict, held: dict) -> None:
@@ -410,10 +433,12 @@ def main() -> None:
     # Open: a tree that clears atexit's callbacks, and the order within the release (the protocol's, not the test
     # module's containers').
     import atexit
-    held_for_the_driver: dict = {"peer": None, "served": False}
+    held_for_the_driver = _HELD_FOR_THE_DRIVER  # (a global: a tree that clears atexit's callbacks still finds the
+    # protocol holding its objects until the interpreter clears this module, as plain pytest's test module does)
     atexit.register(_released_with_the_modules, sys.modules, held_for_the_driver)
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
+    streams = (sys.stdin, sys.stdout, sys.stderr)  # (the interpreter's, as pytest's capture saves them at its start)
     _started_state()
     held = _held_libc()
     import faulthandler  # on, as pytest's faulthandler plugin has it in the process plain pytest runs the tree in
@@ -454,9 +479,9 @@ def main() -> None:
     rpc.watch_library_classes()  # the interpreter's classes as they are before the first request (``CENSUS_RULE``)
     rpc.watch_library_modules()  # the interpreter's modules' namespaces before the first request
     peer.serve_forever()
+    _pytest_session_end(peer, rpc, streams)
     held_for_the_driver["served"] = True
     del peer
-    _streams_of_the_end()
     sys.exit(0)  # as a plain pytest process ends: its threads joined, the tree's atexit handlers run, then the release
 
 

@@ -226,7 +226,7 @@ _LAST_FLUSH = (
     "atexit.register(_end)\n\n\ndef f():\n    return 1\n")
 
 
-# closed (subject_main ``_streams_of_the_end``: the interpreter's own streams after the last request, as pytest's capture
+# closed (subject_main ``_pytest_session_end``: the interpreter's own streams after the last request, as pytest's capture
 # restores them); was: the subject's written-through stream could not fail its last flush, status 0, judged passed
 def test_the_judge_fails_a_tree_whose_process_ends_with_its_last_flush_failing(tmp_path, executor):
     _judged_as_plain(tmp_path, (_LAST_FLUSH, "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"),

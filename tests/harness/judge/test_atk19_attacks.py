@@ -30,7 +30,8 @@ judge fails). Each was run judged and plain, cold and warm, before it was writte
    forwarder, ``relay_logs``, stays). And pytest pops ``PYTEST_CURRENT_TEST`` from the environment after the last test
    (the canary); the subject's environment is the one synced at its last message, the canary's call, so the variable
    is still set at the subject's end (an environment variable the test's ``monkeypatch`` set is undone judged too: the
-   canary's message syncs the teardown's undoing; held).
+   canary's message syncs the teardown's undoing; held). Closed, 1-4 both ways: subject_main ``_pytest_session_end``
+   (``_streams_of_the_end`` renamed and widened to what pytest's session end puts back).
 5. (cd92246) The release is the first atexit callback registered, so atexit runs it last, but ``atexit._run_exitfuncs``
    runs every callback at once: a tree's atexit callback that calls it (and unregisters itself first) has the release
    run inside it, so the test-held object's finalizer has run when the callback goes on; under plain pytest the same
@@ -38,6 +39,8 @@ judge fails). Each was run judged and plain, cold and warm, before it was writte
    way, worse: a tree whose call runs ``atexit._run_exitfuncs()`` passes plain pytest (logging shut down early, the
    test goes on) and fails judged as tampering: the release clears the subject's peer in the middle of the call (the
    reply never comes, "the subject's answer to the audit heartbeat broke the protocol", the run scored unsafe).
+   Closed both ways: the release moves the tables into a module the interpreter frees with its modules, and only once
+   the last request was served (subject_main ``_released_with_the_modules``).
 5b. (cd92246's order, from 9c71b9e) subject_main registers weakref.finalize's atexit hook at its start "as pytest's
    process has it"; plain pytest's process (pytest 9.2, the harness's command line, cold and warm) has not:
    ``weakref.finalize._registered_with_atexit`` is False in the tree's call, and a test's count of atexit callbacks
@@ -58,7 +61,9 @@ judge fails). Each was run judged and plain, cold and warm, before it was writte
    handling that interrupts its own process (``os.kill(os.getpid(), SIGINT)``, ``_thread.interrupt_main()``) inside
    ``pytest.raises(KeyboardInterrupt)`` passes plain pytest and fails judged on any tree, a right one included: the
    test runs in the driver, whose SIGINT handler returns ("DID NOT RAISE"). ``DRIVER_SIGINT_RULE``'s "nothing the
-   driver does depends on SIGINT" leaves out the test, which runs there.
+   driver does depends on SIGINT" leaves out the test, which runs there. Closed: 6 (``DRIVER_SIGINT_RULE`` now raises
+   KeyboardInterrupt but while the driver reads the subject's end); open: 6b, and 6c (the judge's ``raises`` lets a
+   KeyboardInterrupt through: "did not complete").
 
 Also open:
 
@@ -206,7 +211,18 @@ HONEST: dict[str, tuple] = {
 # only once the last request was served (subject_main ``_released_with_the_modules``)
 ATK19_CLOSED: frozenset[str] = frozenset({
     "test_held_object_released_by_the_trees_run_of_the_atexit_callbacks",
-    "test_held_object_alive_after_the_trees_run_of_the_atexit_callbacks", "atexit_callbacks_run_early_by_the_call"})
+    "test_held_object_alive_after_the_trees_run_of_the_atexit_callbacks", "atexit_callbacks_run_early_by_the_call",
+    # closed by subject_main ``_pytest_session_end`` (the state pytest's session end puts back: the streams the subject
+    # saved at its start, its capture files closed, faulthandler off, no forwarder on the root logger, no
+    # PYTEST_CURRENT_TEST): 1-4, both directions
+    "stdin_read_at_the_end_is_the_interpreters_again", "capture_stream_kept_from_the_import_is_closed_at_the_end",
+    "sys_dunder_stdout_rebound_by_the_tree_is_not_the_end_stream", "faulthandler_disabled_at_the_end",
+    "root_logger_without_handlers_at_the_end", "pytest_current_test_unset_at_the_end", "stdin_readable_at_the_end",
+    "capture_stream_kept_from_the_import_closed_at_the_end", "sys_dunder_stdout_a_log_file_closed_at_the_end",
+    "pytest_current_test_read_at_the_end",
+    # closed by probe_runtime ``DRIVER_SIGINT_RULE`` (a SIGINT is the driver's KeyboardInterrupt but while it reads the
+    # subject's end): 6
+    "sigint_to_the_parent_during_the_call"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk19: the judge passes a tree plain pytest fails (the subject's end: stdin, its capture streams, "
