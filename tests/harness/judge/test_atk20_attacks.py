@@ -1,0 +1,140 @@
+"""Red team atk20: the judge's changes fc66ad9 (``ABC_CHECKS_RULE``), 3afc1f1 and 82fc7db (subject_main
+``_released_with_the_modules``) and ca88533 (``multiprocessing.active_children`` in ``MEASURES_RULE``), attacked with
+concrete trees, each judged and run under plain pytest in the same sandbox, cold and warm.
+
+The promise (issue 32): a judged verdict is never more lenient than plain pytest's on the same tree, and an honest
+tree's verdict does not change.
+
+Open (strict xfails; a name moved into ``ATK20_CLOSED`` runs as an ordinary test). ``LENIENT``: plain pytest fails the
+tree, the judge passes it; ``HONEST``: plain pytest passes the tree, the judge fails it. Each was run judged and plain,
+cold and warm, before it was written down here.
+
+1. (3afc1f1) The release ties the test-held objects' lifetime to a module ``_hx_released`` the subject appends to
+   ``sys.modules`` in its last atexit callback; under plain pytest they live in the test module, whose lifetime is
+   ``sys.modules``'s entry too (pytest's own references are gone by the atexit callbacks). A tree's atexit callback
+   that removes the module holding its objects (``del sys.modules[name]`` of a module whose namespace holds an
+   instance of its class, or plainly ``sys.modules.clear()``) frees the test-held object under plain pytest there and
+   then, inside the callback, with the import system whole (``import json`` works); judged the subject's
+   ``sys.modules`` holds no test module, the callback finds nothing, and the object is freed with ``_hx_released``
+   at the interpreter's module clearing (``import`` raises ImportError). A finalizer that exits 3 when its import
+   works fails plain pytest and passes judged; the other way (exit 3 on ImportError) passes plain and fails judged.
+   Before 3afc1f1 the release ran with the import system whole (the lenient way was judged as plain).
+2. (fc66ad9, the rule's stated limit) An ABC the subject has no class of that name for, the test's own, is answered in
+   the driver, on the stand-in's class, which has every special method a structural check looks for: the harness's
+   own ``runtime_checkable`` protocol with ``__len__``, or its own ``abc.ABC`` whose ``__subclasshook__`` reads the
+   class's ``__hash__``/``__iter__``, finds a tree object with none of them an instance judged, not under plain pytest
+   (the kind atk14's six stdlib cases were, moved to the test's own ABCs).
+3. (ca88533) ``MEASURES_RULE`` covers the ``active_children`` functions; ``multiprocessing.process._children``, the set
+   they read, is a module attribute read in the driver: a test that checks it directly after the tree's call sees the
+   driver's (empty) set while the tree's child runs.
+
+Also open, honest, present before fc66ad9 (run at fc66ad9~1 too), which fc66ad9's one stand-in class per tree class
+leaves as it was: the stand-in's class is not the driver's stand-in of the tree's class itself, so ``type(f()) is C``
+(``from pkg import C``), a ``functools.singledispatch`` registration on the tree's class, and ``pickle`` of
+``type(f())`` (its ``__module__`` is a property: PicklingError) fail judged on a right tree.
+
+Tried and held without a case here (judged as plain, cold): ``type(a) is type(b)`` for two instances of one tree class
+as a namedtuple, a list subclass (one with an attribute), an Enum, an exception; the class's handle after the class
+itself crossed and was dropped (``type(a) is type(b)``, ``isinstance(b, type(a))``); ``numbers.Integral`` by the
+tree's registration and ``numbers.Number``/``contextlib.AbstractContextManager`` on a tree object with nothing;
+a ``functools.singledispatch`` on ``collections.abc.Sized`` (wrong tree); an ABC check in a callback the tree calls and
+in a thread of the test (wrong and right trees; the wrong tree's thread case was once read as tampering on a loaded
+machine, then judged as plain in three reruns: not reproduced, no case); a tree replacing
+``multiprocessing.process.active_children`` or ``BaseContext.active_children`` (fails judged: a fault), hiding
+``process._children`` (both pass: plain's ``active_children`` reads the same set), a spawn child left running (both
+fail).
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.judge.test_atk16_attacks import _judged_as_plain
+
+_KEEPS_CONN = "from pkg import Conn\n\n_C = Conn()\n\n\ndef test_f():\n    assert _C.get() == 1\n"
+# 1. a test-held object whose finalizer tells an import system whole (freed early) from one torn down (freed at the
+# module clearing), and an atexit callback of the tree that removes the module holding it from sys.modules
+_FINALIZER = ("import atexit\nimport gc\nimport os\nimport sys\n\n\nclass Conn:\n    def get(self):\n        return 1\n\n"
+              "    def __del__(self):\n        try:\n            import json  # noqa: F401\n        except ImportError:\n"
+              "            {on_late}\n        {on_early}\n\n\n")
+_DROPS_HOLDER = _FINALIZER + (
+    "def _end():\n    for name, m in list(sys.modules.items()):\n"
+    "        if m is not None and any(type(v) is Conn for v in list(vars(m).values())):\n"
+    "            del sys.modules[name]\n    gc.collect()\n\n\natexit.register(_end)\n")
+_CLEARS_MODULES = _FINALIZER + "atexit.register(sys.modules.clear)\n"
+_NOTHING = "class C:\n    pass\n\n\ndef f():\n    return C()\n"
+_CHILD = ("import multiprocessing\nimport time\n\n_P = []\n\n\ndef f():\n"
+          "    p = multiprocessing.get_context('fork').Process(target=time.sleep, args=(20,), daemon=True)\n    p.start()\n"
+          "    _P.append(p)\n    return 1\n")
+
+# name -> (the tree's package, the harness's test); plain pytest fails each
+LENIENT: dict[str, tuple] = {
+    # 1. plain pytest: the test module, removed from sys.modules by the tree's atexit callback, frees the object there
+    # (its import works: exits 3); judged: freed at the module clearing (ImportError)
+    "tree_end_removes_the_module_holding_its_object": (
+        _DROPS_HOLDER.format(on_late="return", on_early="os._exit(3)"), _KEEPS_CONN),
+    "tree_end_clears_sys_modules": (_CLEARS_MODULES.format(on_late="return", on_early="os._exit(3)"), _KEEPS_CONN),
+    # 2. the harness's own runtime-checkable protocol: plain False (no __len__); judged the stand-in's class has one
+    "tests_own_protocol_with_a_special_method": (
+        _NOTHING, "import typing\n\nfrom pkg import f\n\n\n@typing.runtime_checkable\nclass HasLen(typing.Protocol):\n"
+                  "    def __len__(self):\n        ...\n\n\ndef test_f():\n    assert isinstance(f(), HasLen)\n"),
+    # 2. the harness's own ABC with a structural __subclasshook__: plain False; judged the stand-in's class's methods
+    "tests_own_abc_with_a_structural_hook": (
+        _NOTHING, "import abc\n\nfrom pkg import f\n\n\nclass HashableIterable(abc.ABC):\n    @classmethod\n"
+                  "    def __subclasshook__(cls, c):\n        return any(b.__dict__.get('__hash__') is not None and "
+                  "'__iter__' in b.__dict__ for b in c.__mro__) or NotImplemented\n\n\n"
+                  "def test_f():\n    assert isinstance(f(), HashableIterable)\n"),
+    # 3. plain: the tree's child is in multiprocessing.process._children; judged the driver's set is empty
+    "process_children_read_by_the_test": (
+        _CHILD, "import multiprocessing.process\n\nfrom pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
+                "    assert not multiprocessing.process._children\n"),
+}
+# name -> (the tree's package, the harness's test); plain pytest passes each
+HONEST: dict[str, tuple] = {
+    # 1. (the other way) a finalizer that must run with the import system whole: under plain pytest the tree's
+    # callback frees the object there (import works: passes); judged it is freed at the module clearing (exits 3)
+    "tree_end_removes_the_module_holding_its_object": (
+        _DROPS_HOLDER.format(on_late="os._exit(3)", on_early="return"), _KEEPS_CONN),
+    "tree_end_clears_sys_modules": (_CLEARS_MODULES.format(on_late="os._exit(3)", on_early="return"), _KEEPS_CONN),
+}
+# the tree class's identity (present before fc66ad9): name -> (the tree's package, the harness's test)
+CLASS_IDENTITY: dict[str, tuple] = {
+    "type_of_an_object_is_its_class": (
+        _NOTHING, "from pkg import C, f\n\n\ndef test_f():\n    x = f()\n    assert isinstance(x, C)\n"
+                  "    assert type(x) is C\n"),
+    "singledispatch_on_the_trees_class": (
+        _NOTHING, "import functools\n\nfrom pkg import C, f\n\n\n@functools.singledispatch\ndef g(x):\n    return 0\n\n\n"
+                  "@g.register(C)\ndef _(x):\n    return 1\n\n\ndef test_f():\n    assert g(f()) == 1\n"),
+    "pickle_of_the_objects_class": (
+        _NOTHING, "import pickle\n\nfrom pkg import f\n\n\ndef test_f():\n    t = type(f())\n"
+                  "    assert pickle.loads(pickle.dumps(t)) is t\n"),
+}
+ATK20_CLOSED: frozenset[str] = frozenset()
+
+_LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk20: the judge passes a tree plain pytest fails (the tree's end removing the module holding its "
+    "test-held object; the test's own ABC answered on the stand-in's class; multiprocessing.process._children)"))
+_HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk20: the judge fails a right tree plain pytest passes (the tree's end removing the module holding "
+    "its test-held object, the other way)"))
+_IDENTITY_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk20: a tree object's stand-in class is not the stand-in of the tree's class (type(x) is C, "
+    "singledispatch, pickle of the class)"))
+
+
+def _params(cases: dict, mark) -> list:
+    return [pytest.param(n, marks=[] if n in ATK20_CLOSED else [mark]) for n in sorted(cases)]
+
+
+@pytest.mark.parametrize("name", _params(LENIENT, _LENIENT_OPEN))
+def test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_the_children_set(tmp_path, executor, name):
+    _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
+
+
+@pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
+def test_an_honest_tree_whose_end_removes_the_module_holding_its_object_passes_judged(tmp_path, executor, name):
+    _judged_as_plain(tmp_path, HONEST[name], plain_passes=True)
+
+
+@pytest.mark.parametrize("name", _params(CLASS_IDENTITY, _IDENTITY_OPEN))
+def test_a_tree_objects_class_is_the_trees_class_judged(tmp_path, executor, name):
+    _judged_as_plain(tmp_path, CLASS_IDENTITY[name], plain_passes=True)
