@@ -47,12 +47,12 @@ SLOW_FILES: dict[str, str] = {
                                                  "pytest, cold and warm (0.5-1 s each), and a moved mount through the "
                                                  "confinement step (0.1 s); all open, ~35 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
-    "tests/harness/judge/test_atk20_attacks.py": "red team atk20: the tree's end removing the module holding its "
-                                                 "test-held object (both ways), the test's own ABC answered on the "
+    "tests/harness/judge/test_atk20_attacks.py": "red team atk20: a test-held object freed at another "
+                                                 "moment of the module clearing (both ways), the test's own ABC answered on the "
                                                  "stand-in's class, multiprocessing.process._children read by the test, "
                                                  "a tree object's class not the tree's class (type(x) is C, "
                                                  "singledispatch, pickle): trees judged and under plain pytest, cold and "
-                                                 "warm (0.7-1.5 s each); all open, ~30 s in the campaign: "
+                                                 "warm (0.7-1.5 s each); all open, ~45 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
@@ -895,12 +895,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
         "red team atk19's listed mount moved before the run's remount, skipped by VANISHED_MOUNT_RULE (0.1 s)",
     "tests/harness/judge/test_atk20_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_the_children_set":
-        "red team atk20's wrong trees the judge alone passes (the tree's end removing the module holding its test-held "
-        "object, the test's own ABC, multiprocessing.process._children; 0.7-1.5 s each): the closed ones "
+        "red team atk20's wrong trees the judge alone passes (a test-held object freed at another moment of the "
+        "module clearing, the test's own ABC, multiprocessing.process._children; 0.7-1.5 s each): the closed ones "
         "(ATK20_CLOSED) in test-all",
-    "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_end_removes_the_module_holding_its_object_passes_judged":
-        "red team atk20's right trees the judge fails (the tree's end removing the module holding its test-held "
-        "object, the other way; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged":
+        "red team atk20's right trees the judge fails (a test-held object freed at another moment of the module "
+        "clearing: the tree's end removing its module, a rebound sys.modules, the modules dict and builtins; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_a_tree_objects_class_is_the_trees_class_judged":
         "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
         "tree's class: type(x) is C, singledispatch, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",

@@ -19,6 +19,20 @@ cold and warm, before it was written down here.
    at the interpreter's module clearing (``import`` raises ImportError). A finalizer that exits 3 when its import
    works fails plain pytest and passes judged; the other way (exit 3 on ImportError) passes plain and fails judged.
    Before 3afc1f1 the release ran with the import system whole (the lenient way was judged as plain).
+1b. (3afc1f1) The same lifetime the other way: a tree that rebinds ``sys.modules`` to a copy at its import (the
+   docstring's "a tree's rebinding of sys.modules does not move it" holds for ``_hx_released``) keeps plain pytest's
+   test module alive past the module clearing's first step (the copy holds it until the sys module's namespace goes),
+   so the test-held object is freed after the interpreter cleared the namespaces of the modules still alive, the
+   tree's included (its globals None); judged it is freed with ``_hx_released``, the tree's namespace whole. A
+   finalizer reading a global of its module (``_FLAG``) exits 3 on None: fails plain, passes judged; the other way
+   round, passes plain and fails judged. Without the rebinding both read the namespace whole (run: judged as plain).
+1c. (3afc1f1) The moment within the module clearing, with no tree acting on it: under plain pytest the test module's
+   namespace is in a cycle with its functions (``test_f.__globals__``), so the test-held objects are freed by the
+   interpreter's collection after ``sys.modules`` was emptied (``finalize_clear_modules_dict``) and the builtins dict
+   restored to its copy from the start (``finalize_restore_builtins``: a name the tree added is gone); ``_hx_released``
+   has no cycle and is freed as its entry is set to None, before both (``sys.modules`` still holds every name, with
+   None; the tree's builtin still there). A finalizer reading either (the modules dict it kept, the builtins dict)
+   tells the two; both directions. (Its own entry being None, which both see, held.)
 2. (fc66ad9, the rule's stated limit) An ABC the subject has no class of that name for, the test's own, is answered in
    the driver, on the stand-in's class, which has every special method a structural check looks for: the harness's
    own ``runtime_checkable`` protocol with ``__len__``, or its own ``abc.ABC`` whose ``__subclasshook__`` reads the
@@ -61,6 +75,18 @@ _DROPS_HOLDER = _FINALIZER + (
     "        if m is not None and any(type(v) is Conn for v in list(vars(m).values())):\n"
     "            del sys.modules[name]\n    gc.collect()\n\n\natexit.register(_end)\n")
 _CLEARS_MODULES = _FINALIZER + "atexit.register(sys.modules.clear)\n"
+# 1b. a tree that rebinds sys.modules to a copy at its import, whose test-held object's finalizer reads its module's
+# namespace (cleared, its values None, when the interpreter clears the modules still alive)
+_REBINDS_MODULES = (
+    "import os\nimport sys\n\n_FLAG = 1\nsys.modules = dict(sys.modules)\n\n\nclass Conn:\n    def get(self):\n"
+    "        return 1\n\n    def __del__(self, _exit=os._exit, _ns=globals()):\n"
+    "        if _ns.get('_FLAG') is {cond}None:\n            _exit(3)\n")
+# 1c. a test-held object's finalizer reading the interpreter's modules dict (emptied) or its builtins (restored: the
+# tree's name gone) when the module clearing frees it
+_READS_CLEARING = (
+    "import builtins\nimport os\nimport sys\n\nbuiltins.pkg_loaded = True\n\n\nclass Conn:\n    def get(self):\n"
+    "        return 1\n\n    def __del__(self, _exit=os._exit, _modules=sys.modules, _builtins=builtins.__dict__):\n"
+    "        if {cond}:\n            _exit(3)\n")
 _NOTHING = "class C:\n    pass\n\n\ndef f():\n    return C()\n"
 _CHILD = ("import multiprocessing\nimport time\n\n_P = []\n\n\ndef f():\n"
           "    p = multiprocessing.get_context('fork').Process(target=time.sleep, args=(20,), daemon=True)\n    p.start()\n"
@@ -73,6 +99,13 @@ LENIENT: dict[str, tuple] = {
     "tree_end_removes_the_module_holding_its_object": (
         _DROPS_HOLDER.format(on_late="return", on_early="os._exit(3)"), _KEEPS_CONN),
     "tree_end_clears_sys_modules": (_CLEARS_MODULES.format(on_late="return", on_early="os._exit(3)"), _KEEPS_CONN),
+    # 1b. plain pytest: the test module, kept by the rebound sys.modules, outlives the module clearing's first step and
+    # is freed after the tree's module namespace was cleared (exits 3); judged: freed with _hx_released before
+    "tree_rebinds_sys_modules_at_its_import": (_REBINDS_MODULES.format(cond=""), _KEEPS_CONN),
+    # 1c. plain pytest: the test-held object is freed with sys.modules emptied and builtins restored (exits 3);
+    # judged: freed as _hx_released's entry is set to None, before both
+    "finalizer_reads_the_modules_dict": (_READS_CLEARING.format(cond="not _modules"), _KEEPS_CONN),
+    "finalizer_reads_the_builtins": (_READS_CLEARING.format(cond="'pkg_loaded' not in _builtins"), _KEEPS_CONN),
     # 2. the harness's own runtime-checkable protocol: plain False (no __len__); judged the stand-in's class has one
     "tests_own_protocol_with_a_special_method": (
         _NOTHING, "import typing\n\nfrom pkg import f\n\n\n@typing.runtime_checkable\nclass HasLen(typing.Protocol):\n"
@@ -95,6 +128,11 @@ HONEST: dict[str, tuple] = {
     "tree_end_removes_the_module_holding_its_object": (
         _DROPS_HOLDER.format(on_late="os._exit(3)", on_early="return"), _KEEPS_CONN),
     "tree_end_clears_sys_modules": (_CLEARS_MODULES.format(on_late="os._exit(3)", on_early="return"), _KEEPS_CONN),
+    # 1b. (the other way) a finalizer that needs its module's namespace cleared, as under plain pytest
+    "tree_rebinds_sys_modules_at_its_import": (_REBINDS_MODULES.format(cond="not "), _KEEPS_CONN),
+    # 1c. (the other way) a finalizer that expects the modules dict emptied, or the builtins restored
+    "finalizer_reads_the_modules_dict": (_READS_CLEARING.format(cond="_modules"), _KEEPS_CONN),
+    "finalizer_reads_the_builtins": (_READS_CLEARING.format(cond="'pkg_loaded' in _builtins"), _KEEPS_CONN),
 }
 # the tree class's identity (present before fc66ad9): name -> (the tree's package, the harness's test)
 CLASS_IDENTITY: dict[str, tuple] = {
@@ -111,11 +149,12 @@ CLASS_IDENTITY: dict[str, tuple] = {
 ATK20_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk20: the judge passes a tree plain pytest fails (the tree's end removing the module holding its "
-    "test-held object; the test's own ABC answered on the stand-in's class; multiprocessing.process._children)"))
+    "red team atk20: the judge passes a tree plain pytest fails (a test-held object freed at another moment of the "
+    "module clearing than plain pytest's test module frees it; the test's own ABC answered on the stand-in's class; "
+    "multiprocessing.process._children)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk20: the judge fails a right tree plain pytest passes (the tree's end removing the module holding "
-    "its test-held object, the other way)"))
+    "red team atk20: the judge fails a right tree plain pytest passes (a test-held object freed at another moment "
+    "of the module clearing than plain pytest's test module frees it, the other way)"))
 _IDENTITY_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk20: a tree object's stand-in class is not the stand-in of the tree's class (type(x) is C, "
     "singledispatch, pickle of the class)"))
@@ -131,7 +170,7 @@ def test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_the_c
 
 
 @pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
-def test_an_honest_tree_whose_end_removes_the_module_holding_its_object_passes_judged(tmp_path, executor, name):
+def test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged(tmp_path, executor, name):
     _judged_as_plain(tmp_path, HONEST[name], plain_passes=True)
 
 
