@@ -50,9 +50,10 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_atk20_attacks.py": "red team atk20: a test-held object freed at another "
                                                  "moment of the module clearing (both ways), the test's own ABC answered on the "
                                                  "stand-in's class, multiprocessing.process._children read by the test, "
+                                                 "a test's fork pool (the active_children measure in its workers), "
                                                  "a tree object's class not the tree's class (type(x) is C, "
                                                  "singledispatch, pickle): trees judged and under plain pytest, cold and "
-                                                 "warm (0.7-1.5 s each); all open, ~45 s in the campaign: "
+                                                 "warm (0.7-2 s each); all open, ~50 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
@@ -901,6 +902,9 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged":
         "red team atk20's right trees the judge fails (a test-held object freed at another moment of the module "
         "clearing: the tree's end removing its module, a rebound sys.modules, the modules dict and builtins; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_a_harness_test_with_a_fork_pool_of_its_own_passes_judged_on_a_right_tree":
+        "red team atk20's harness test with a fork pool of its own, whose workers run the driver's active_children "
+        "measure (five pools, ~2 s each executor): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_a_tree_objects_class_is_the_trees_class_judged":
         "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
         "tree's class: type(x) is C, singledispatch, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",
