@@ -52,7 +52,7 @@ SLOW_FILES: dict[str, str] = {
                                                  "stand-in's class, multiprocessing.process._children read by the test, "
                                                  "a test's fork pool (the active_children measure in its workers), "
                                                  "a tree object's class not the tree's class (type(x) is C, "
-                                                 "singledispatch, pickle): trees judged and under plain pytest, cold and "
+                                                 "singledispatch, a base's isinstance, pickle): trees judged and under plain pytest, cold and "
                                                  "warm (0.7-2 s each); all open, ~50 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
@@ -907,7 +907,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "measure (five pools, ~2 s each executor): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_a_tree_objects_class_is_the_trees_class_judged":
         "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
-        "tree's class: type(x) is C, singledispatch, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",
+        "tree's class nor a subclass of its bases': type(x) is C, singledispatch, isinstance of a tree or a library "
+        "base, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":

@@ -53,9 +53,13 @@ cold and warm, before it was written down here.
    and returns, held (judged as plain).
 
 Also open, honest, present before fc66ad9 (run at fc66ad9~1 too), which fc66ad9's one stand-in class per tree class
-leaves as it was: the stand-in's class is not the driver's stand-in of the tree's class itself, so ``type(f()) is C``
-(``from pkg import C``), a ``functools.singledispatch`` registration on the tree's class, and ``pickle`` of
-``type(f())`` (its ``__module__`` is a property: PicklingError) fail judged on a right tree.
+leaves as it was: the stand-in's class is not the driver's stand-in of the tree's class itself, nor a subclass of the
+stand-ins of its bases or of the library classes it derives from, so ``type(f()) is C`` (``from pkg import C``), a
+``functools.singledispatch`` registration on the tree's class, ``isinstance(b, type(a))`` for a tree class B(A),
+``isinstance(f(), enum.Enum)`` of a tree enum's member (``isinstance(f(), Color)`` holds), ``isinstance(f(),
+logging.Handler)`` (or ``threading.Thread``) of a tree subclass, and ``pickle`` of ``type(f())`` (its ``__module__``
+is a property: PicklingError) fail judged on a right tree. (A dataclass's ``asdict``, ``is_dataclass`` and
+``replace`` held.)
 
 Tried and held without a case here (judged as plain, cold): ``type(a) is type(b)`` for two instances of one tree class
 as a namedtuple, a list subclass (one with an attribute), an Enum, an exception; the class's handle after the class
@@ -152,6 +156,17 @@ CLASS_IDENTITY: dict[str, tuple] = {
     "singledispatch_on_the_trees_class": (
         _NOTHING, "import functools\n\nfrom pkg import C, f\n\n\n@functools.singledispatch\ndef g(x):\n    return 0\n\n\n"
                   "@g.register(C)\ndef _(x):\n    return 1\n\n\ndef test_f():\n    assert g(f()) == 1\n"),
+    "object_of_a_subclass_is_an_instance_of_the_others_class": (
+        "class A:\n    pass\n\n\nclass B(A):\n    pass\n\n\ndef f():\n    return A(), B()\n",
+        "from pkg import f\n\n\ndef test_f():\n    a, b = f()\n    assert isinstance(b, type(a))\n"),
+    "tree_enum_member_is_an_enum": (
+        "import enum\n\n\nclass Color(enum.Enum):\n    R = 1\n\n\ndef f():\n    return Color.R\n",
+        "import enum\n\nfrom pkg import Color, f\n\n\ndef test_f():\n    assert isinstance(f(), Color)\n"
+        "    assert isinstance(f(), enum.Enum)\n"),
+    "tree_handler_is_a_logging_handler": (
+        "import logging\n\n\nclass H(logging.Handler):\n    def emit(self, record):\n        pass\n\n\n"
+        "def f():\n    return H()\n",
+        "import logging\n\nfrom pkg import f\n\n\ndef test_f():\n    assert isinstance(f(), logging.Handler)\n"),
     "pickle_of_the_objects_class": (
         _NOTHING, "import pickle\n\nfrom pkg import f\n\n\ndef test_f():\n    t = type(f())\n"
                   "    assert pickle.loads(pickle.dumps(t)) is t\n"),
@@ -174,8 +189,8 @@ _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk20: the judge fails a right tree plain pytest passes (a test-held object freed at another moment "
     "of the module clearing than plain pytest's test module frees it, the other way)"))
 _IDENTITY_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "red team atk20: a tree object's stand-in class is not the stand-in of the tree's class (type(x) is C, "
-    "singledispatch, pickle of the class)"))
+    "red team atk20: a tree object's stand-in class is not the stand-in of the tree's class nor a subclass of its "
+    "bases' (type(x) is C, singledispatch, isinstance of a base or of a library base, pickle of the class)"))
 
 
 def _params(cases: dict, mark) -> list:
