@@ -50,6 +50,7 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_atk20_attacks.py": "red team atk20: a test-held object freed at another "
                                                  "moment of the module clearing (both ways), the test's own ABC answered on the "
                                                  "stand-in's class, multiprocessing.process._children read by the test, "
+                                                 "a leak check in a fixture's teardown, "
                                                  "a test's fork pool (the active_children measure in its workers), "
                                                  "a tree object's class not the tree's class (type(x) is C, "
                                                  "singledispatch, a base's isinstance, pickle): trees judged and under plain pytest, cold and "
@@ -895,10 +896,10 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk19's right tree catching the SIGINT it sends its parent, which the driver takes (cold only, ~1 s)",
     "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
         "red team atk19's listed mount moved before the run's remount, skipped by VANISHED_MOUNT_RULE (0.1 s)",
-    "tests/harness/judge/test_atk20_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_the_children_set":
+    "tests/harness/judge/test_atk20_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_its_children":
         "red team atk20's wrong trees the judge alone passes (a test-held object freed at another moment of the "
-        "module clearing, the test's own ABC, multiprocessing.process._children; 0.7-1.5 s each): the closed ones "
-        "(ATK20_CLOSED) in test-all",
+        "module clearing, the test's own ABC, multiprocessing.process._children, a leak check in a fixture's "
+        "teardown; 0.7-1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged":
         "red team atk20's right trees the judge fails (a test-held object freed at another moment of the module "
         "clearing: the tree's end removing its module, a rebound sys.modules, the modules dict and builtins; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
