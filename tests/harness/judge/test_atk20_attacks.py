@@ -57,6 +57,13 @@ cold and warm, before it was written down here.
    step. A pool closed and joined, a spawn pool, and a fork ``Process`` of the test's that calls ``active_children``
    and returns, held (judged as plain).
 
+5. (honest, present before fc66ad9, run at its parent; found by the ABC check from a thread of the test) A harness test
+   whose threads use a tree object at once (six threads, each ``len(x)`` twenty times: a thread-safety test's shape)
+   fails judged on a right tree, most runs as tampering (``subverted``) or "a message over the size limit": the
+   driver's ``Peer.request`` holds no lock, so the test's threads' requests interleave on the one channel (the
+   subject's ``Schedule`` orders the tree's threads, nothing orders the test's). One thread of the test checking an
+   ABC while the main thread joins it was read as tampering once in five runs.
+
 Also open, honest, present before fc66ad9 (run at fc66ad9~1 too), which fc66ad9's one stand-in class per tree class
 leaves as it was: the stand-in's class is not the driver's stand-in of the tree's class itself, nor a subclass of the
 stand-ins of its bases or of the library classes it derives from, so ``type(f()) is C`` (``from pkg import C``), a
@@ -207,6 +214,15 @@ FORK_POOLS: dict[str, tuple] = {
         "    for _ in range(5):\n        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
         "            assert pool.map(_sq, [1, 2]) == [1, 4]\n    assert f() == 1\n"),
 }
+# 5. a harness test whose threads use a tree object at once; plain pytest passes
+TEST_THREADS: dict[str, tuple] = {
+    "six_threads_take_the_len_of_one_tree_object": (
+        "class C:\n    def __len__(self):\n        return 1\n\n\ndef f():\n    return C()\n",
+        "import threading\n\nfrom pkg import f\n\n\ndef test_f():\n    x = f()\n    out = []\n\n    def run():\n"
+        "        for _ in range(20):\n            out.append(len(x))\n\n"
+        "    ts = [threading.Thread(target=run) for _ in range(6)]\n    for t in ts:\n        t.start()\n"
+        "    for t in ts:\n        t.join()\n    assert out == [1] * 120\n"),
+}
 ATK20_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
@@ -245,3 +261,10 @@ def test_a_tree_objects_class_is_the_trees_class_judged(tmp_path, executor, name
     "driver's channel out of step (ca88533)"))))
 def test_a_harness_test_with_a_fork_pool_of_its_own_passes_judged_on_a_right_tree(tmp_path, executor, name):
     _judged_as_plain(tmp_path, FORK_POOLS[name], plain_passes=True)
+
+
+@pytest.mark.parametrize("name", _params(TEST_THREADS, pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "red team atk20: the test's threads' requests interleave on the driver's one channel (no lock in Peer.request): "
+    "a right tree read as tampering"))))
+def test_a_harness_test_whose_threads_use_a_tree_object_at_once_passes_judged_on_a_right_tree(tmp_path, executor, name):
+    _judged_as_plain(tmp_path, TEST_THREADS[name], plain_passes=True)
