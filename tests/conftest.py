@@ -55,7 +55,7 @@ SLOW_FILES: dict[str, str] = {
                                                  "the test's threads using a tree object at once, "
                                                  "a tree object's class not the tree's class (type(x) is C, "
                                                  "singledispatch, a base's isinstance, pickle): trees judged and under plain pytest, cold and "
-                                                 "warm (0.7-2 s each); all open, ~80 s in the campaign: "
+                                                 "warm (0.7-4 s each, one up to ~60 s); all open, 80-140 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
@@ -909,7 +909,7 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "measure (five pools, ~2 s each executor): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_a_harness_test_whose_threads_use_a_tree_object_at_once_passes_judged_on_a_right_tree":
         "red team atk20's harness test whose threads use a tree object at once (their requests interleave on the "
-        "driver's channel: read as tampering; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
+        "driver's channel: read as tampering; 2-4 s each, ~60 s when the interleaved channel stalls): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk20_attacks.py::test_a_tree_objects_class_is_the_trees_class_judged":
         "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
         "tree's class nor a subclass of its bases': type(x) is C, singledispatch, isinstance of a tree or a library "
