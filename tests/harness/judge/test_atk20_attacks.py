@@ -13,8 +13,9 @@ cold and warm, before it was written down here.
    ``sys.modules`` in its last atexit callback; under plain pytest they live in the test module, whose lifetime is
    ``sys.modules``'s entry too (pytest's own references are gone by the atexit callbacks). A tree's atexit callback
    that removes the module holding its objects (``del sys.modules[name]`` of a module whose namespace holds an
-   instance of its class, or plainly ``sys.modules.clear()``) frees the test-held object under plain pytest there and
-   then, inside the callback, with the import system whole (``import json`` works); judged the subject's
+   instance of its class, or plainly ``sys.modules.clear()``) frees the test-held object under plain pytest before the
+   interpreter's end (by the callback's ``gc.collect()``, or the next collection), with the import system whole
+   (``import json`` works); judged the subject's
    ``sys.modules`` holds no test module, the callback finds nothing, and the object is freed with ``_hx_released``
    at the interpreter's module clearing (``import`` raises ImportError). A finalizer that exits 3 when its import
    works fails plain pytest and passes judged; the other way (exit 3 on ImportError) passes plain and fails judged.
@@ -41,7 +42,6 @@ cold and warm, before it was written down here.
 3. (ca88533) ``MEASURES_RULE`` covers the ``active_children`` functions; ``multiprocessing.process._children``, the set
    they read, is a module attribute read in the driver: a test that checks it directly after the tree's call sees the
    driver's (empty) set while the tree's child runs.
-
 3b. (ca88533, and ``MEASURES_RULE`` before it) The measures are the process's only inside the test's body
    (probe_runtime ``enter``/``leave`` set ``in_test``; ``_share`` answers None outside): a fixture's teardown, where a
    leak check usually sits (``yield`` then ``assert not multiprocessing.active_children()``, or
@@ -56,7 +56,6 @@ cold and warm, before it was written down here.
    "children" request on the driver's channel; one terminated in the middle of that exchange leaves the channel out of
    step. A pool closed and joined, a spawn pool, and a fork ``Process`` of the test's that calls ``active_children``
    and returns, held (judged as plain).
-
 5. (honest, present before fc66ad9, run at its parent; found by the ABC check from a thread of the test) A harness test
    whose threads use a tree object at once (six threads, each ``len(x)`` twenty times: a thread-safety test's shape)
    fails judged on a right tree, most runs as tampering (``subverted``) or "a message over the size limit": the
