@@ -47,6 +47,16 @@ SLOW_FILES: dict[str, str] = {
                                                  "pytest, cold and warm (0.5-1 s each), and a moved mount through the "
                                                  "confinement step (0.1 s); all open, ~35 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_atk20_attacks.py": "red team atk20: a test-held object freed at another "
+                                                 "moment of the module clearing (both ways), the test's own ABC answered on the "
+                                                 "stand-in's class, multiprocessing.process._children read by the test, "
+                                                 "a leak check in a fixture's teardown, "
+                                                 "a test's fork pool (the active_children measure in its workers), "
+                                                 "the test's threads using a tree object at once, "
+                                                 "a tree object's class not the tree's class (type(x) is C, "
+                                                 "singledispatch, a base's isinstance, pickle): trees judged and under plain pytest, cold and "
+                                                 "warm (0.7-4 s each, one up to ~60 s); all open, 80-140 s in the campaign: "
+                                                 "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -887,6 +897,23 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk19's right tree catching the SIGINT it sends its parent, which the driver takes (cold only, ~1 s)",
     "tests/harness/judge/test_atk19_attacks.py::test_a_listed_mount_moved_before_the_runs_remount_stays_read_only":
         "red team atk19's listed mount moved before the run's remount, skipped by VANISHED_MOUNT_RULE (0.1 s)",
+    "tests/harness/judge/test_atk20_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_its_children":
+        "red team atk20's wrong trees the judge alone passes (a test-held object freed at another moment of the "
+        "module clearing, the test's own ABC, multiprocessing.process._children, a leak check in a fixture's "
+        "teardown; 0.7-1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged":
+        "red team atk20's right trees the judge fails (a test-held object freed at another moment of the module "
+        "clearing: the tree's end removing its module, a rebound sys.modules, the modules dict and builtins; ~1.5 s each): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_a_harness_test_with_a_fork_pool_of_its_own_passes_judged_on_a_right_tree":
+        "red team atk20's harness test with a fork pool of its own, whose workers run the driver's active_children "
+        "measure (five pools, ~2 s each executor): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_a_harness_test_whose_threads_use_a_tree_object_at_once_passes_judged_on_a_right_tree":
+        "red team atk20's harness test whose threads use a tree object at once (their requests interleave on the "
+        "driver's channel: read as tampering; 2-4 s each, ~60 s when the interleaved channel stalls): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk20_attacks.py::test_a_tree_objects_class_is_the_trees_class_judged":
+        "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
+        "tree's class nor a subclass of its bases': type(x) is C, singledispatch, isinstance of a tree or a library "
+        "base, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
