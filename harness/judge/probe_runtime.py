@@ -1260,6 +1260,16 @@ def _abc_checks():
                                                   _rpc.abc_answer))
 
 
+def _structural(cls, _class_dict=type.__dict__["__dict__"].__get__, _mro=type.__dict__["__mro__"].__get__):
+    """Whether an ABC decides by the members of the class it checks: a ``__subclasshook__`` of its own or of a base
+    (``object``'s aside), or a ``typing`` protocol."""
+    try:
+        return any(k is not object and ("__subclasshook__" in _class_dict(k) or _class_dict(k).get("_is_protocol"))
+                   for k in _mro(cls))
+    except TypeError:
+        return True
+
+
 def _answered_by_the_subject(x):
     """Whether an ABC's check of ``x`` is the subject's (``_abc_checks``): a stand-in of a tree object or class, or the
     stand-in class of a tree object (``type(x)``). A value-type object's stand-in (a tree ``int``, ``Fraction`` or
@@ -1284,6 +1294,11 @@ def _abc_check_of(orig, kind, protocol, runtime, ref_of, answer, _frame=_sys._ge
             found = answer(cls, x, kind)
         finally:
             _busy.discard(me)
+        if found is None and _structural(cls):  # (the test's own ABC reading the class's members: the stand-in's
+            peer = _DRIVER["peer"]  # class has every special method, the tree's class may not; fails closed)
+            why = (f"{'isinstance' if kind == 'i' else 'issubclass'} of a tree object against {_name(cls)}, the "
+                   "test's own ABC or protocol, which reads the class's members (subject_rpc ABC_CHECKS_RULE)")
+            raise peer._dec_fault(why) if peer is not None else _rpc.ProtocolFault(why)
         return orig(cls, x) if found is None else found
     check.__wrapped__ = orig
     check.__name__ = orig.__name__

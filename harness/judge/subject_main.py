@@ -405,22 +405,25 @@ _HELD_FOR_THE_DRIVER: dict = {"peer": None, "served": False}  # (``main``, ``_re
 
 def _released_with_the_modules(modules: dict, held: dict) -> None:
     """(the subject's last atexit callback) The protocol's tables of the tree's objects it holds for the driver, moved
-    into a module at the end of the interpreter's ``modules``, where nothing else refers to them: plain pytest's
-    process frees the test module's objects when the interpreter clears its modules, after every atexit callback (the
-    interpreter's own: weakref's ``finalize`` hook, ``logging.shutdown``) and after ``sys.meta_path`` and the
-    ``sys.modules`` entries were set to None, and the interpreter frees this module there too, as it sets its entry to
-    None. A finalizer of a test-held object then sees what it sees under plain pytest: an ``import`` raises ImportError,
-    the tree's ``weakref.finalize`` callbacks ran, its logging handlers are closed (red team atk18), and how the process
-    ends is the run's (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). ``modules`` is the dict the
-    interpreter clears, taken before any code of the tree ran (a tree's rebinding of ``sys.modules`` does not move it).
-    Run before the last request was served (the tree's call ran ``atexit._run_exitfuncs()``, which also clears the
-    callbacks): nothing, as plain pytest's process keeps the test module's objects then (red team atk19); the tables
-    go when the protocol's objects do."""
+    into a module at the end of the interpreter's ``modules``, where nothing else refers to them. Plain pytest's process
+    frees the test module's objects while the interpreter clears its modules, after every atexit callback (the
+    interpreter's own too: weakref's ``finalize`` hook, ``logging.shutdown``), in the collection that follows its
+    setting ``sys.meta_path`` and every ``sys.modules`` entry to None and its restoring the builtins (the test module is
+    in a reference cycle with its functions). This module is in a cycle too (``itself``), so the interpreter frees it
+    in that same collection. A finalizer of a test-held object then sees what it sees under plain pytest: an ``import``
+    raises ImportError, ``sys.modules`` is empty, the builtins are the interpreter's, the tree's ``weakref.finalize``
+    callbacks ran, its logging handlers are closed (red teams atk18, atk20), and how the process ends is the run's
+    (harness.judge.testrun ``PROCESS_END_RULE``; red teams atk16, atk17). ``modules`` is the dict the interpreter
+    clears, taken before any code of the tree ran (a tree's rebinding of ``sys.modules`` does not move it). Run before
+    the last request was served (the tree's call ran ``atexit._run_exitfuncs()``, which also clears the callbacks):
+    nothing, as plain pytest's process keeps the test module's objects then (red team atk19); the tables go when the
+    protocol's objects do."""
     peer = held.pop("peer", None) if held.get("served") else None
     if peer is None:
         return
     released = type(sys)("_hx_released")
     vars(released)["tables"] = dict(vars(peer))
+    vars(released)["itself"] = released  # (the cycle: freed in the interpreter's last collection, not at its removal)
     vars(peer).clear()
     modules["_hx_released"] = released
 

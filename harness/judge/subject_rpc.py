@@ -3950,7 +3950,9 @@ In the driver such a check read the stand-in's own class, which has every specia
 Sized, Iterable, an Iterator, PathLike and SupportsInt judged, and not under plain pytest (red team atk14). The driver's
 ``ABCMeta`` and ``typing``'s protocol metaclass route such a check (``abc_answer``, installed by harness.judge.
 probe_runtime ``_abc_checks``); an ABC the subject does not have by that name (the test's own) is answered as before,
-in the driver, and so is a check the harness's own code makes (the protocol's value reading), one made while
+in the driver, unless it decides by the class's members (a ``__subclasshook__``, a ``typing`` protocol: the stand-in's
+class has every special method), which fails closed (red team atk20; stricter for a right tree); and so is a check the
+harness's own code makes (the protocol's value reading), one made while
 answering another, and one of a value-type object's stand-in (a tree ``int``, ``Fraction`` or ``list`` subclass, an
 instance of its base type carrying the names its class answers: forwarding its checks recursed through the ABCs'
 subclass walks)."""

@@ -222,7 +222,13 @@ TEST_THREADS: dict[str, tuple] = {
         "    ts = [threading.Thread(target=run) for _ in range(6)]\n    for t in ts:\n        t.start()\n"
         "    for t in ts:\n        t.join()\n    assert out == [1] * 120\n"),
 }
-ATK20_CLOSED: frozenset[str] = frozenset()
+# closed: the released tables' module is in a reference cycle, freed in the interpreter's last collection as a test
+# module is (subject_main ``_released_with_the_modules``); the test's own ABC or protocol that reads the class's members
+# fails closed on a stand-in (probe_runtime ``_structural``: ABC_CHECKS_RULE); MEASURES_RULE's shares are never
+# requested from a child the test forked (probe_runtime ``_share``)
+ATK20_CLOSED: frozenset[str] = frozenset({
+    "finalizer_reads_the_builtins", "finalizer_reads_the_modules_dict", "tests_own_abc_with_a_structural_hook",
+    "tests_own_protocol_with_a_special_method", "fork_pool_ended_by_its_with"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk20: the judge passes a tree plain pytest fails (a test-held object freed at another moment of the "
