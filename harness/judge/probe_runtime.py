@@ -1473,18 +1473,20 @@ def _combined_collect(orig):
     return _as_measure(collect, orig)
 
 
-def _combined_threads(name, orig):
-    """``threading.active_count``/``activeCount``/``enumerate``: plus the tree's threads alive (``MEASURES_RULE``)."""
-    def threads():
+def _plus_the_subjects(what, label, orig, count=False):
+    """A list the process keeps of its threads or child processes (``threading.enumerate``/``active_count``,
+    ``multiprocessing.active_children``): the driver's own plus the tree's alive in the subject, as stand-ins of its
+    ``Thread`` or ``Process`` objects, or their number (``count``) (``MEASURES_RULE``)."""
+    def combined():
         own = orig()
-        r = _share("threads")
+        r = _share(what)
         if r is None:
             return own
         if _type(r) is not list:
-            _on_fault("a malformed list of the subject's threads (subject_rpc MEASURES_RULE)")
+            _on_fault(f"a malformed list of the subject's {label} (subject_rpc MEASURES_RULE)")
             return own
-        return own + r if name == "enumerate" else own + _len(r)
-    return _as_measure(threads, orig)
+        return own + _len(r) if count else own + r
+    return _as_measure(combined, orig)
 
 
 def _combined_objects(orig):
@@ -1535,18 +1537,9 @@ def _combined(module, name, orig):
     if (module, name) == ("gc", "collect"):
         return _combined_collect(orig)
     if module == "threading":
-        return _combined_threads(name, orig)
+        return _plus_the_subjects("threads", "threads", orig, count=name != "enumerate")
     if name == "active_children":
-        def active_children():
-            own = orig()
-            r = _share("children")
-            if r is None:
-                return own
-            if _type(r) is not list:
-                _on_fault("a malformed list of the subject's child processes (subject_rpc MEASURES_RULE)")
-                return own
-            return own + r
-        return _as_measure(active_children, orig)
+        return _plus_the_subjects("children", "child processes", orig)
     if (module, name) == ("gc", "get_objects"):
         return _combined_objects(orig)
     if (module, name) == ("sys", "getsizeof"):
