@@ -1512,6 +1512,20 @@ def _combined_objects(orig):
     return _as_measure(get_objects, orig)
 
 
+def _combined_sizeof(orig):
+    """``sys.getsizeof``: a stand-in's is the live object's; a plain value whose size is its history's, a fault."""
+    def getsizeof(obj, *default):
+        peer = _DRIVER["peer"]
+        if peer is None or peer.ended:
+            return orig(obj, *default)
+        if _rpc._ref_of(obj) is None:
+            if _isinstance(obj, _HISTORY_SIZED):  # (a copy of the tree's, or the test's own: no telling)
+                _measure_fault(f"sys.getsizeof of a {_type(obj).__name__}, whose size is its history's")
+            return orig(obj, *default)
+        return peer.request("measure", "sizeof", obj, *default)
+    return _as_measure(getsizeof, orig)
+
+
 def _combined(module, name, orig):
     """The function standing for ``module.name`` in the driver (``MEASURES``)."""
     ns = name.endswith("_ns")
@@ -1543,16 +1557,7 @@ def _combined(module, name, orig):
     if (module, name) == ("gc", "get_objects"):
         return _combined_objects(orig)
     if (module, name) == ("sys", "getsizeof"):
-        def getsizeof(obj, *default):
-            peer = _DRIVER["peer"]
-            if peer is None or peer.ended:
-                return orig(obj, *default)
-            if _rpc._ref_of(obj) is None:
-                if _isinstance(obj, _HISTORY_SIZED):  # (a copy of the tree's, or the test's own: no telling)
-                    _measure_fault(f"sys.getsizeof of a {_type(obj).__name__}, whose size is its history's")
-                return orig(obj, *default)
-            return peer.request("measure", "sizeof", obj, *default)
-        return _as_measure(getsizeof, orig)
+        return _combined_sizeof(orig)
     if module == "resource" and name != "getrusage":
         return _limits(name, orig)
     if (module, name) == ("sys", "getrefcount"):

@@ -1946,23 +1946,10 @@ class Peer:
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
             return None
-        if op == "abc":  # the test's isinstance/issubclass of a stand-in against an ABC of the interpreter's (``ABC_CHECKS_RULE``)
-            cls = _BY_NAME.get(args[1]) if _len(args) == 3 and _type(args[1]) is str else None
-            if cls is None or not _isinstance(cls, _ABC_META) or args[2] not in ("i", "s"):
-                return None  # (not one of the interpreter's ABCs here: the driver answers as before)
-            return cross(_OPS["isinstance"] if args[2] == "i" else _OPS["issubclass"], (args[0], cls), {})
-        if op in ("sleep", "wait"):  # the test's ``time.sleep`` or a slice of another wait of its (harness.judge.
-            # probe_runtime ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile
-            secs = args[0] if args else None
-            which = args[1] if _len(args) > 1 else 0  # (the value of ``time.sleep`` the test's function stands for)
-            bad = _type(which) is not int or not 0 <= which < _len(self.sleeps)
-            if bad or _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
-                raise RemoteError("a malformed sleep")
-            fn = self.sleeps[which] if op == "sleep" else _time_sleep
-            if fn is _time_sleep:
-                _time_sleep(secs)  # type: ignore[arg-type]
-                return None
-            return cross(fn, (secs,), {})
+        if op == "abc":  # the test's isinstance/issubclass of a stand-in against an ABC of the interpreter's
+            return _abc_check(args, cross)
+        if op in ("sleep", "wait"):
+            return self._wait(op, args, cross)
         if op == "csetattr":  # the test set a member of a tree class (``RemoteMeta.__setattr__``)
             return cross(_class_set, (self.class_patches, *args), {})
         if op == "cdelattr":
@@ -1984,6 +1971,20 @@ class Peer:
         if fn is None:
             raise RemoteError(f"unknown request {op!r}")
         return cross(fn, args, {})
+
+    def _wait(self, op: str, args: list, cross):
+        """(subject) The test's ``time.sleep`` or a slice of another wait of its (harness.judge.probe_runtime
+        ``_sleep``, ``_cond_wait``, ``_select``): the tree's threads run meanwhile."""
+        secs = args[0] if args else None
+        which = args[1] if _len(args) > 1 else 0  # (the value of ``time.sleep`` the test's function stands for)
+        bad = _type(which) is not int or not 0 <= which < _len(self.sleeps)
+        if bad or _type(secs) is not float or not 0.0 <= secs <= 1e7:  # type: ignore[operator]
+            raise RemoteError("a malformed sleep")
+        fn = self.sleeps[which] if op == "sleep" else _time_sleep
+        if fn is _time_sleep:
+            _time_sleep(secs)  # type: ignore[arg-type]
+            return None
+        return cross(fn, (secs,), {})
 
     def _sleep_moved(self) -> int:
         """(subject, at a message) ``time.sleep`` has another value than the driver was last told (``SLEEPS_RULE``):
@@ -3957,6 +3958,16 @@ answering another, and one of a value-type object's stand-in (a tree ``int``, ``
 instance of its base type carrying the names its class answers: forwarding its checks recursed through the ABCs'
 subclass walks)."""
 _ABC_META = type(_Mapping)
+
+
+def _abc_check(args: list, cross):
+    """(subject, an ``abc`` request: [the stand-in's object or class, the ABC's name, "i" or "s"]) ``isinstance`` or
+    ``issubclass`` against the interpreter's ABC of that name as captured before the tree ran, on the live object; None
+    when there is none here (the driver answers as before: ``ABC_CHECKS_RULE``)."""
+    cls = _BY_NAME.get(args[1]) if _len(args) == 3 and _type(args[1]) is str else None
+    if cls is None or not _isinstance(cls, _ABC_META) or args[2] not in ("i", "s"):
+        return None
+    return cross(_OPS["isinstance"] if args[2] == "i" else _OPS["issubclass"], (args[0], cls), {})
 
 
 def abc_answer(cls, x, kind: str):
