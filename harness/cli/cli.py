@@ -20,6 +20,7 @@ from harness.cli.startup import (
     end_startup,
     finish_command,
     guard_startup,
+    interruption_in,
     set_hint,
     signal_point,
     stopped_line,
@@ -151,6 +152,12 @@ class _Harness(click.Group):
             return super().invoke(ctx)
         except Interrupted as exc:
             click.echo(stopped_line(exc), err=True)
+            ctx.exit(command_exits(words).signal)
+        except RuntimeError as exc:  # a signal inside a class body's ``__set_name__`` (an import the command made)
+            wrapped = interruption_in(exc)
+            if wrapped is None:
+                raise
+            click.echo(stopped_line(wrapped), err=True)
             ctx.exit(command_exits(words).signal)
         except NoSpace as exc:
             click.echo(f"STOPPED: {exc}" if exc.code == ExitCode.STOPPED else f"error: {exc}", err=True)

@@ -181,6 +181,20 @@ def set_hint(hint: str) -> None:
     _STATE["hint"] = hint
 
 
+def interruption_in(exc: BaseException) -> Interrupted | None:
+    """The ``Interrupted`` an exception wraps, through its causes and contexts: Python wraps an exception raised inside
+    a class body's ``__set_name__`` in a RuntimeError, so a signal landing while a command imports a module defining a
+    dataclass came out as that RuntimeError and exit 1 (``harness view`` under load: CI); None when there is none."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, Interrupted):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 def stopped_line(exc: Interrupted | KeyboardInterrupt) -> str:
     """The one line for a command a signal stopped."""
     name = getattr(exc, "signame", "SIGINT")

@@ -158,3 +158,33 @@ def test_a_signal_the_instant_the_guard_is_in_is_the_start_up_line(sig):
     assert p.stderr.splitlines() == [f"STOPPED: {sig} while the harness was starting, before any command ran; "
                                      "nothing was run or written"]
     assert p.stdout == ""
+
+
+def test_a_signal_inside_a_class_bodys_set_name_is_the_commands_stopped_line():
+    """A signal landing while a command imports a module that defines a dataclass raises ``Interrupted`` inside a
+    field's ``__set_name__``, which Python wraps in a RuntimeError: still the command's one STOPPED line and exit 4
+    (``interruption_in``; seen as exit 1 from ``harness view`` on a loaded CI machine)."""
+    import click
+    from click.testing import CliRunner
+
+    from harness.cli.cli import main
+    from harness.cli.startup import Interrupted, interruption_in
+
+    class Field:
+        def __set_name__(self, owner, name):
+            raise Interrupted("SIGINT")
+
+    def imports_a_dataclass():
+        type("Adjudication", (), {"unsafe": Field()})
+
+    with pytest.raises(RuntimeError) as info:
+        imports_a_dataclass()
+    assert interruption_in(info.value).signame == "SIGINT"
+    assert interruption_in(RuntimeError("a plain error")) is None
+    main.add_command(click.Command("hx-test-set-name", callback=imports_a_dataclass))
+    try:
+        result = CliRunner().invoke(main, ["hx-test-set-name"])
+    finally:
+        main.commands.pop("hx-test-set-name", None)
+    assert result.exit_code == 4, result.output
+    assert "STOPPED" in result.output
