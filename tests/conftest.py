@@ -438,6 +438,26 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_abc_checks.py::test_an_abcs_check_of_a_tree_object_or_its_class_reads_as_plain_pytest":
+        (frozenset({"warm-type_of_an_unhashable_object_is_not_hashable", "cold-object_without_index_is_no_supports_index",
+                    "warm-two_tree_classes_of_one_name", "cold-iterable_through_a_typing_alias",
+                    "warm-class_registered_by_the_tree"}),
+         "ABC_CHECKS_RULE's cases, each kind once (cold or warm: the class path, a typing protocol, one class per tree "
+         "class, a typing alias, a registration); the rest in the campaign"),
+    "tests/harness/judge/test_atk19_attacks.py::test_the_judge_fails_a_wrong_tree_through_the_state_its_process_ends_in_or_a_sigint_to_its_parent":
+        (frozenset({"cold-stdin_read_at_the_end_is_the_interpreters_again", "warm-capture_stream_kept_from_the_import_is_closed_at_the_end",
+                    "cold-sys_dunder_stdout_rebound_by_the_tree_is_not_the_end_stream", "warm-sigint_to_the_parent_during_the_call",
+                    "cold-test_held_object_released_by_the_trees_run_of_the_atexit_callbacks"}),
+         "red team atk19's closed lenient end cases, one of each closing (cold or warm); the rest in the campaign"),
+    "tests/harness/judge/test_atk19_attacks.py::test_an_honest_tree_reading_the_state_its_process_ends_in_passes_judged":
+        (frozenset({"warm-stdin_readable_at_the_end", "cold-atexit_callbacks_run_early_by_the_call"}),
+         "red team atk19's closed honest end cases, two (cold or warm); the rest in the campaign"),
+    "tests/harness/judge/test_atk20_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_the_tests_own_abc_or_its_children":
+        (frozenset({"warm-finalizer_reads_the_modules_dict", "cold-tests_own_protocol_with_a_special_method"}),
+         "red team atk20's closed lenient cases, one of each closing (cold or warm); the rest in the campaign"),
+    "tests/harness/judge/test_atk20_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_module_clearing_passes_judged":
+        (frozenset({"cold-finalizer_reads_the_builtins"}),
+         "red team atk20's closed honest end case, once (cold); the other in the campaign"),
     "tests/harness/judge/test_atk18_attacks.py::test_the_judge_fails_a_wrong_tree_whose_test_held_objects_finalizer_reads_the_process_end":
         (frozenset({"cold-logging_shutdown_run_before_a_test_held_objects_finalizer",
                     "warm-weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer",
