@@ -1256,11 +1256,13 @@ def _abc_checks():
         for name, kind in (("__instancecheck__", "i"), ("__subclasscheck__", "s")):
             orig = meta.__dict__.get(name)
             if orig is not None:
-                setattr(meta, name, _abc_check_of(orig, kind, _rpc.__dict__, globals(), _answered_by_the_subject,
-                                                  _rpc.abc_answer))
+                setattr(meta, name, _abc_check_of(orig, kind))
 
 
-def _structural(cls, _class_dict=type.__dict__["__dict__"].__get__, _mro=type.__dict__["__mro__"].__get__):
+_CLASS_DICT = type.__dict__["__dict__"].__get__  # (a class's own namespace, which no metaclass can answer for)
+
+
+def _structural(cls, _class_dict=_CLASS_DICT, _mro=type.__dict__["__mro__"].__get__):
     """Whether an ABC decides by the members of the class it checks: a ``__subclasshook__`` of its own or of a base
     (``object``'s aside), or a ``typing`` protocol."""
     try:
@@ -1278,20 +1280,21 @@ def _answered_by_the_subject(x):
     t = _type(x)
     if _issubclass(t, _rpc.RemoteObject) or _issubclass(t, _rpc.RemoteMeta):
         return True
-    return t is type and _issubclass(x, _rpc.RemoteObject) and "_hx_cls" in type.__dict__["__dict__"].__get__(x)
+    return t is type and _issubclass(x, _rpc.RemoteObject) and "_hx_cls" in _CLASS_DICT(x)
 
 
-def _abc_check_of(orig, kind, protocol, runtime, ref_of, answer, _frame=_sys._getframe,
-                  _class_dict=type.__dict__["__dict__"].__get__, _ident=_ident, _busy=set()):
+def _abc_check_of(orig, kind, _frame=_sys._getframe, _class_dict=_CLASS_DICT, _ident=_ident, _busy=set()):
+    protocol, runtime = _rpc.__dict__, globals()
+
     def check(cls, x):
-        if not ref_of(x):
+        if not _answered_by_the_subject(x):
             return orig(cls, x)  # (neither a stand-in nor the class of a tree object's stand-in, ``type(x)``)
         caller, me = _frame(1).f_globals, _ident()
         if caller is protocol or caller is runtime or me in _busy or "_hx_tree" in _class_dict(cls):
             return orig(cls, x)  # (the harness's own check, one made while answering one, or a stand-in class's)
         _busy.add(me)
         try:
-            found = answer(cls, x, kind)
+            found = _rpc.abc_answer(cls, x, kind)
         finally:
             _busy.discard(me)
         if found is None and _structural(cls):  # (the test's own ABC reading the class's members: the stand-in's

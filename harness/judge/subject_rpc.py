@@ -3318,21 +3318,6 @@ def _ref_of(x):
     return None
 
 
-def _peer_of(x):
-    """The peer whose object ``x`` stands for (``_ref_of``'s kinds), or None."""
-    t = _type(x)
-    if issubclass(t, RemoteMeta):
-        return type.__getattribute__(x, "__dict__").get("_hx_peer")
-    if issubclass(t, RemoteObject):
-        return object.__getattribute__(x, "_hx_peer")
-    if _SHADOWS and issubclass(t, tuple(_SHADOWS.values())):
-        remote = object.__getattribute__(x, "__dict__").get("_hx_remote")
-        return object.__getattribute__(remote, "_hx_peer") if remote is not None else None
-    if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
-        return type.__getattribute__(t, "__dict__").get("_hx_peer")
-    return None
-
-
 def _is_proxy(x) -> bool:
     return _ref_of(x) is not None
 
@@ -3977,12 +3962,20 @@ def abc_answer(cls, x, kind: str):
         name = f"{_TYPE_MODULE(cls)}.{_TYPE_QUALNAME(cls)}"
     except Exception:  # noqa: BLE001
         return None
-    peer = _peer_of(x)
-    if peer is None and _isinstance(x, type):  # the class of a tree object's stand-in (``_named``): the tree's class
+    t = _type(x)
+    if issubclass(t, RemoteObject):  # a stand-in of a tree object
+        peer = object.__getattribute__(x, "_hx_peer")
+    elif issubclass(t, RemoteMeta):  # a stand-in of a tree class
+        peer = _TYPE_DICT(x).get("_hx_peer")
+    elif _isinstance(x, type):  # the class of a tree object's stand-in (``_named``): the tree's class, by its handle
         own = _TYPE_DICT(x)
-        if _type(own.get("_hx_cls")) is int and _isinstance(own.get("_hx_cls_peer"), Peer):
-            peer, x = own["_hx_cls_peer"], _ClassRef.of(own["_hx_cls"])
-    if peer is None or _ref_of(x) is None:
+        peer = own.get("_hx_cls_peer")
+        if _type(own.get("_hx_cls")) is not int:
+            return None
+        x = _ClassRef.of(own["_hx_cls"])
+    else:
+        return None
+    if not _isinstance(peer, Peer) or _ref_of(x) is None:
         return None
     found = peer.request("abc", x, name, kind)
     return None if found is None else bool(found)
