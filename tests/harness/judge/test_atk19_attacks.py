@@ -113,7 +113,6 @@ fault for threading's locks the fork rebinds; plain passes).
 """
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 
@@ -121,6 +120,7 @@ import pytest
 
 from harness.sandbox import confine
 from tests.harness.judge.test_atk16_attacks import _judged_as_plain
+from tests.harness.sandbox.test_confine import in_a_mount_namespace
 
 _CALLS_F = "from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n"
 _KEEPS_CONN = "from pkg import Conn\n\n_C = Conn()\n\n\ndef test_f():\n    assert _C.get() == 1\n"
@@ -316,32 +316,21 @@ def test_a_listed_mount_moved_before_the_runs_remount_stays_read_only(tmp_path):
     listed_parent, renamed, writable = tmp_path / "a", tmp_path / "b", tmp_path / "w"
     (listed_parent / "mnt").mkdir(parents=True)
     writable.mkdir()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child makes the namespace (its mounts end with it)
-        os.close(r)
+
+    def step(libc) -> str:
+        mnt = str(listed_parent / "mnt")
+        confine._check(libc, libc.mount(b"tmpfs", mnt.encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
+        listed = ["/", mnt]  # (the list as the harness read it)
+        os.rename(listed_parent, renamed)  # the mount moves with its parent directory: now at b/mnt
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            confine._check(libc, libc.unshare(confine.CLONE_NEWNS), "unshare")
-            confine._check(libc, libc.mount(b"none", b"/", None, confine.MS_REC | confine.MS_PRIVATE, None), "private")
-            mnt = str(listed_parent / "mnt")
-            confine._check(libc, libc.mount(b"tmpfs", mnt.encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
-            listed = ["/", mnt]  # (the list as the harness read it)
-            os.rename(listed_parent, renamed)  # the mount moves with its parent directory: now at b/mnt
             confine.isolate(libc, hide=[], writable=[str(writable)], readonly=listed)
-            try:
-                (renamed / "mnt" / "x").write_text("x")
-                out = "the moved mount is writable"
-            except OSError as exc:
-                out = "ok" if exc.errno == errno.EROFS else f"moved: {exc}"
         except OSError as exc:  # a failed confinement step: the run is refused, never half-confined
-            out = "ok" if "remount" in str(exc) else f"{type(exc).__name__}: {exc}"
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent
-            out = f"{type(exc).__name__}: {exc}"
-        os.write(w, out.encode())
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r) as f:
-        got = f.read()
-    os.waitpid(pid, 0)
+            return "ok" if "remount" in str(exc) else f"{type(exc).__name__}: {exc}"
+        try:
+            (renamed / "mnt" / "x").write_text("x")
+            return "the moved mount is writable"
+        except OSError as exc:
+            return "ok" if exc.errno == errno.EROFS else f"moved: {exc}"
+
+    got = in_a_mount_namespace(step)
     assert got == "ok", got

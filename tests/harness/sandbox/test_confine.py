@@ -245,32 +245,18 @@ def test_a_warm_test_run_opens_no_kernel_setting_sysfs_attribute_or_raw_device_f
     assert warm.STATS["warm"] > ran_warm, "the warm case ran cold"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="making a mount namespace needs root here")
-def test_a_mount_unmounted_after_the_list_was_read_is_skipped_and_the_rest_are_read_only(tmp_path):
-    """``VANISHED_MOUNT_RULE``: a mount point of the harness's list that is gone from the run's namespace (a parallel
-    test's tmpfs unmounted meanwhile; here a path that never was one, and one that no longer exists) is skipped; every
-    other listed mount is still remounted read-only (a write there fails), and the writable directory stays writable."""
-    kept, gone, writable = tmp_path / "kept", tmp_path / "gone", tmp_path / "w"
-    for d in (kept, gone, writable):
-        d.mkdir()
+def in_a_mount_namespace(step) -> str:
+    """``step(libc)`` run in a forked child that has made a private mount namespace of its own (its mounts end with
+    it); what it returns, or the exception it raised as "Type: message", read back by the parent."""
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child makes the namespace (its mounts end with it)
+    if pid == 0:
         os.close(r)
-        out = "ok"
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            confine._check(libc, libc.unshare(confine.CLONE_NEWNS), "unshare")  # (kept: a mount of this test's own)
+            confine._check(libc, libc.unshare(confine.CLONE_NEWNS), "unshare")
             confine._check(libc, libc.mount(b"none", b"/", None, confine.MS_REC | confine.MS_PRIVATE, None), "private")
-            confine._check(libc, libc.mount(b"tmpfs", str(kept).encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
-            confine.isolate(libc, hide=[], writable=[str(writable)],
-                            readonly=["/", str(gone), str(tmp_path / "never-made"), str(kept)])
-            try:
-                (kept / "x").write_text("x")
-                out = "kept writable"
-            except OSError as exc:
-                out = "ok" if exc.errno == errno.EROFS else f"kept: {exc}"
-            (writable / "x").write_text("x")
+            out = step(libc)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent
             out = f"{type(exc).__name__}: {exc}"
         os.write(w, out.encode())
@@ -279,6 +265,31 @@ def test_a_mount_unmounted_after_the_list_was_read_is_skipped_and_the_rest_are_r
     with os.fdopen(r) as f:
         got = f.read()
     os.waitpid(pid, 0)
+    return got
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a mount namespace needs root here")
+def test_a_mount_unmounted_after_the_list_was_read_is_skipped_and_the_rest_are_read_only(tmp_path):
+    """``VANISHED_MOUNT_RULE``: a mount point of the harness's list that is gone from the run's namespace (a parallel
+    test's tmpfs unmounted meanwhile; here a path that never was one, and one that no longer exists) is skipped; every
+    other listed mount is still remounted read-only (a write there fails), and the writable directory stays writable."""
+    kept, gone, writable = tmp_path / "kept", tmp_path / "gone", tmp_path / "w"
+    for d in (kept, gone, writable):
+        d.mkdir()
+
+    def step(libc) -> str:  # (kept: a mount of this test's own)
+        confine._check(libc, libc.mount(b"tmpfs", str(kept).encode(), b"tmpfs", 0, b"size=64k"), "tmpfs")
+        confine.isolate(libc, hide=[], writable=[str(writable)],
+                        readonly=["/", str(gone), str(tmp_path / "never-made"), str(kept)])
+        try:
+            (kept / "x").write_text("x")
+            out = "kept writable"
+        except OSError as exc:
+            out = "ok" if exc.errno == errno.EROFS else f"kept: {exc}"
+        (writable / "x").write_text("x")
+        return out
+
+    got = in_a_mount_namespace(step)
     assert got == "ok", got
 
 
