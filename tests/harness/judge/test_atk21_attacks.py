@@ -16,8 +16,7 @@ tree, the judge passes it; ``HONEST``: plain pytest passes the tree, the judge f
    drops the last reference to the peer there: its tables and the test-held object are freed inside the tree's
    callback, with the import system whole, where plain pytest frees the test module's objects at the module clearing
    (``import`` raises ImportError). A finalizer that exits 3 on ImportError fails plain pytest and passes judged;
-   the other way round (exits 3 when its import works) passes plain and fails judged. Setting ``"served"`` to False
-   instead keeps the tables out of ``_hx_released`` (not run).
+   the other way round (exits 3 when its import works) passes plain and fails judged.
 1b. The same with no harness name in the tree: an atexit callback that clears atexit's callbacks (``atexit._clear()``,
    the case 4ff768c's global was for) and its main module's namespace (``vars(sys.modules['__main__']).clear()``).
    Judged those are the only two references to ``_HELD_FOR_THE_DRIVER`` (the release's registered arguments and the
@@ -27,7 +26,11 @@ tree, the judge passes it; ``HONEST``: plain pytest passes the tree, the judge f
 
 Tried and held (judged as plain, cold): (f891b9a) a tree's atexit callback ``gc.freeze()`` before the release, with a
 test-held object's finalizer reading its module's global (None or not, both ways): ``_hx_released``, made after the
-freeze, and plain pytest's frozen test module are freed with the same namespace state.
+freeze, and plain pytest's frozen test module are freed with the same namespace state. Read, no case: 9f8c006's
+``interruption_in`` (harness.cli) finds only an ``Interrupted``, which only the command's signal handler raises, once;
+no agent-written code runs in the command's process (trees run sandboxed; a run file is data), and a RuntimeError it
+catches without one is re-raised as before (no harness error class derives from RuntimeError, so no later ``except``
+of ``_dispatch`` is skipped).
 """
 from __future__ import annotations
 
