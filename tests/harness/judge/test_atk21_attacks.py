@@ -23,6 +23,12 @@ tree, the judge passes it; ``HONEST``: plain pytest passes the tree, the judge f
    subject's global), so the peer and the test-held object are freed there, imports working; under plain pytest the
    main module is pytest's ``__main__``, which holds nothing of the test's, and the test module keeps its object to the
    module clearing (ImportError). Both directions, as 1.
+2. (f891b9a's ``_structural``, ``ABC_CHECKS_RULE``) The rule's ground: the stand-in's class has every special method, so
+   a check that reads a tree class's members in the driver reads the stand-in's. f891b9a fails closed such a check made
+   by an ABC (a ``__subclasshook__``, a ``typing`` protocol); the same reading without an ABC is not routed: the test's
+   ``hasattr(type(x), '__len__')``, ``'__getitem__' in dir(type(x))``, or its own metaclass's ``__instancecheck__``
+   reading ``dir(type(x))`` (no ``abc.ABCMeta``), on a tree object whose class has none of them, is True judged and
+   False under plain pytest (LENIENT, cold and warm). (``callable(x)`` of such an object held: judged as plain.)
 
 Tried and held (judged as plain, cold): (f891b9a) a tree's atexit callback ``gc.freeze()`` before the release, with a
 test-held object's finalizer reading its module's global (None or not, both ways): ``_hx_released``, made after the
@@ -55,12 +61,23 @@ _CLEARS_MAIN = (
     "    def __del__(self, _exit=os._exit):\n        try:\n            import json  # noqa: F401\n"
     "        except ImportError:\n            {on_late}\n        {on_early}\n\n\ndef _end():\n"
     "    atexit._clear()\n    vars(sys.modules['__main__']).clear()\n\n\natexit.register(_end)\n")
+# 2. a tree object whose class has no special method of its own, and a test that reads its class's members without an ABC
+_NOTHING = "class C:\n    pass\n\n\ndef f():\n    return C()\n"
 
 # name -> (the tree's package, the harness's test); plain pytest fails each
 LENIENT: dict[str, tuple] = {
     # 1. plain pytest: freed at the module clearing (ImportError: exits 3); judged: freed in the tree's callback
     "tree_empties_the_held_dict": (_EMPTIES_HELD.format(on_late="_exit(3)", on_early="return"), _KEEPS_CONN),
     "tree_clears_atexit_and_its_main_module": (_CLEARS_MAIN.format(on_late="_exit(3)", on_early="return"), _KEEPS_CONN),
+    # 2. plain: the tree's class has no __len__/__getitem__/__iter__; judged the stand-in's class has each
+    "hasattr_of_the_objects_class": (
+        _NOTHING, "from pkg import f\n\n\ndef test_f():\n    assert hasattr(type(f()), '__len__')\n"),
+    "dir_of_the_objects_class": (
+        _NOTHING, "from pkg import f\n\n\ndef test_f():\n    assert '__getitem__' in dir(type(f()))\n"),
+    "tests_own_metaclass_reading_the_class": (
+        _NOTHING, "from pkg import f\n\n\nclass M(type):\n    def __instancecheck__(cls, x):\n"
+                  "        return '__iter__' in dir(type(x))\n\n\nclass Iterable(metaclass=M):\n    pass\n\n\n"
+                  "def test_f():\n    assert isinstance(f(), Iterable)\n"),
 }
 # name -> (the tree's package, the harness's test); plain pytest passes each
 HONEST: dict[str, tuple] = {
@@ -73,7 +90,8 @@ ATK21_CLOSED: frozenset[str] = frozenset()
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge passes a tree plain pytest fails (the tree's atexit callback drops the subject's "
     "_HELD_FOR_THE_DRIVER, by name or by clearing atexit and __main__: the test-held object freed there, with the "
-    "import system whole)"))
+    "import system whole; a test reading the tree class's members without an ABC: hasattr, dir, its own "
+    "metaclass)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge fails a right tree plain pytest passes (the tree's atexit callback drops the "
     "subject's _HELD_FOR_THE_DRIVER: the test-held object freed with the import system whole, the other way)"))
@@ -84,7 +102,7 @@ def _params(cases: dict, mark) -> list:
 
 
 @pytest.mark.parametrize("name", _params(LENIENT, _LENIENT_OPEN))
-def test_the_judge_fails_a_wrong_tree_through_its_end(tmp_path, executor, name):
+def test_the_judge_fails_a_wrong_tree_through_its_end_or_its_class_members(tmp_path, executor, name):
     _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
 
 
