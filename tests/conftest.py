@@ -57,6 +57,12 @@ SLOW_FILES: dict[str, str] = {
                                                  "singledispatch, a base's isinstance, pickle): trees judged and under plain pytest, cold and "
                                                  "warm (0.7-4 s each, one up to ~60 s); all open, 80-140 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_atk21_attacks.py": "red team atk21: a tree's atexit callback that drops the subject's "
+                                                 "_HELD_FOR_THE_DRIVER (by name, or by clearing atexit and __main__), "
+                                                 "freeing the test-held object with the import system whole; a test "
+                                                 "reading a tree class's members without an ABC: trees "
+                                                 "judged and under plain pytest, cold and warm (~1 s each); all open, "
+                                                 "~14 s in the campaign: CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -934,6 +940,13 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk20's right trees the judge fails (a tree object's stand-in class is not the stand-in of the "
         "tree's class nor a subclass of its bases': type(x) is C, singledispatch, isinstance of a tree or a library "
         "base, pickle; ~1 s each): the closed ones (ATK20_CLOSED) in test-all",
+    "tests/harness/judge/test_atk21_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_end_or_its_class_members":
+        "red team atk21's wrong trees the judge alone passes (the tree's atexit callback drops the subject's "
+        "_HELD_FOR_THE_DRIVER; the test reads the tree class's members without an ABC; ~1 s each): the closed ones "
+        "(ATK21_CLOSED) in test-all",
+    "tests/harness/judge/test_atk21_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_interpreters_end_passes_judged":
+        "red team atk21's right trees the judge fails (the same, the other way; ~1 s each): the closed ones "
+        "(ATK21_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
