@@ -400,9 +400,6 @@ def _pytest_session_end(peer, rpc, streams: tuple) -> None:
     os.environ.pop("PYTEST_CURRENT_TEST", None)
 
 
-_HELD_FOR_THE_DRIVER: dict = {"peer": None, "served": False}  # (``main``, ``_released_with_the_modules``)
-
-
 def _released_with_the_modules(modules: dict, held: dict) -> None:
     """(the subject's last atexit callback) The protocol's tables of the tree's objects it holds for the driver, moved
     into a module at the end of the interpreter's ``modules``, where nothing else refers to them. Plain pytest's process
@@ -436,8 +433,7 @@ def main() -> None:
     # Open: a tree that clears atexit's callbacks, and the order within the release (the protocol's, not the test
     # module's containers').
     import atexit
-    held_for_the_driver = _HELD_FOR_THE_DRIVER  # (a global: a tree that clears atexit's callbacks still finds the
-    # protocol holding its objects until the interpreter clears this module, as plain pytest's test module does)
+    held_for_the_driver: dict = {"peer": None, "served": False}
     atexit.register(_released_with_the_modules, sys.modules, held_for_the_driver)
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
@@ -453,6 +449,10 @@ def main() -> None:
     truncated: list = [None]
     _install_audit(audit_fd, exempt, truncated)
     rpc = _load_protocol(sources, exempt)
+    # (the protocol's own namespace holds it too, in no module of ``sys.modules``: a tree that clears atexit's callbacks
+    # or ``__main__``'s namespace still finds the protocol holding its objects until the interpreter's last collection,
+    # as plain pytest's test module does; red teams atk18, atk21)
+    vars(rpc)["_HELD_FOR_THE_DRIVER"] = held_for_the_driver
     rpc.import_record()  # what the import system puts in sys.modules, known from here on (``ProcState._foreign_modules``)
     rpc.watch_abc_registrations()  # ``ABCMeta.register`` at its source (``CENSUS_RULE``)
     rpc.capture_identities()  # the interpreter's classes, by identity, while no code of the tree has run

@@ -127,7 +127,10 @@ HONEST: dict[str, tuple] = {
 ATK18_CLOSED: frozenset[str] = frozenset({
     "logging_shutdown_run_before_a_test_held_objects_finalizer", "weakref_finalize_at_exit_run_before_a_test_held_objects_finalizer",
     "finalizer_after_logging_shutdown", "finalizer_after_the_weakref_finalize_callbacks_at_exit",
-    "import_in_a_test_held_objects_finalizer_at_the_interpreters_end", "finalizer_run_while_the_interpreter_ends"})
+    "import_in_a_test_held_objects_finalizer_at_the_interpreters_end", "finalizer_run_while_the_interpreter_ends",
+    # (passes since the held dict is the protocol's, atk21: by the order the last collection frees the tables in, not
+    # by a rule; its lenient mirror, a list's items last to first, stays open)
+    "test_held_globals_freed_in_their_definition_order"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk18: the judge passes a tree plain pytest fails (the end's release frees the test-held objects in the "
