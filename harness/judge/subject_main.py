@@ -425,16 +425,20 @@ def _released_with_the_modules(modules: dict, held: dict) -> None:
     modules["_hx_released"] = released
 
 
+def _release_at_the_end() -> dict:
+    """The tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
+    process's end where plain pytest's process frees them (``_released_with_the_modules``), after every atexit
+    callback: the release is handed over by the first one registered (atexit runs the last registered first). Open:
+    the order within the release (the protocol's, not the test module's containers'). Returns the dict it reads."""
+    import atexit
+    held: dict = {"peer": None, "served": False}
+    atexit.register(_released_with_the_modules, sys.modules, held)
+    return held
+
+
 def main() -> None:
     req_fd, audit_fd = int(sys.argv[1]), int(sys.argv[2])
-    # the tree's objects the protocol holds for the driver (exported, linked, mirrored, watched) are released at the
-    # process's end where plain pytest's process frees them (``_released_with_the_modules``), after every atexit
-    # callback: the release is handed over by the first one registered (atexit runs the last registered first).
-    # Open: a tree that clears atexit's callbacks, and the order within the release (the protocol's, not the test
-    # module's containers').
-    import atexit
-    held_for_the_driver: dict = {"peer": None, "served": False}
-    atexit.register(_released_with_the_modules, sys.modules, held_for_the_driver)
+    held_for_the_driver = _release_at_the_end()
     if len(sys.argv) > 3:  # the directory the driver starts it in (``posix_spawn`` has no chdir: testrun BOUND_AT_LOAD_RULE)
         os.chdir(sys.argv[3])
     streams = (sys.stdin, sys.stdout, sys.stderr)  # (the interpreter's, as pytest's capture saves them at its start)
