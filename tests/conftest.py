@@ -154,7 +154,7 @@ FAST_IN_SLOW_FILES: frozenset[str] = frozenset({
 })
 SLOW_TESTS: dict[str, str] = {
     "tests/harness/judge/test_watch_evidence_attacks.py::test_no_reference_or_candidate_is_flagged_by_the_wider_scan":
-        "every task's reference and candidates through the wider scan (105 cases, 18 s): in test-all; make test keeps the scan's attacks (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
+        "every task's reference and candidates through the wider scan (105 cases, 18 s): 27 in test-all (SWEEPS), the rest in the campaign; make test keeps the scan's attacks (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
     "tests/harness/judge/test_final_check_attacks.py::test_a_value_crosses_with_everything_plain_pytests_comparison_reads":
         "19 small trees judged and run under plain pytest (7 s): in test-all (a fresh clone's make test ran 6:22 of pytest on ecf1129, over its 6 minutes)",
     "tests/harness/judge/test_final_check_attacks.py::test_what_the_tree_does_after_its_reply_or_a_send_the_test_catches_is_seen":
@@ -444,6 +444,22 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_watch_evidence_attacks.py::test_no_reference_or_candidate_is_flagged_by_the_wider_scan": (frozenset({
+        "cli-csvsum-format-reference0", "cli-notes-tag-reference0", "cli-todo-done-reference0",
+        "config-docs-table-reference0", "cv-order-records-reference0", "cv-sensor-readings-reference0",
+        "cv-signup-forms-reference0", "dep-minicsv-ledger-reference0", "dep-minijson-config-reference0",
+        "dep-tinydate-shifts-reference0", "du-duration-reference0", "expiry-tests-clock-reference0",
+        "geomkit-docstrings-reference0", "median-reference0", "merge-intervals-tests-reference0",
+        "money-round-helper-reference0", "paginate-last-page-reference0", "parse-range-reference0",
+        "readme-examples-unitconv-reference0", "report-extract-summary-reference0", "select-rows-shim-reference0",
+        "slugify-tests-v2-reference0", "text-stats-reference0", "tz-daily-buckets-reference0",
+        "cli-csvsum-format-json-errors-on-stdout", "cli-csvsum-format-hand-built-json", "cli-csvsum-format-broken-python-repr",
+    }), "every task's reference through the wider scan, and one task's candidates; the other candidates (78 cases, ~15 s) "
+         "in the campaign (a fresh clone's test-all ran 19:51 of pytest, 21:19 with setup, on 2026-12-06 at 54c885f; CI's 1,398 s)"),
+    "tests/harness/engines/test_sdk_cells.py::test_every_arm_runs_whole_cells_through_the_sdk":
+        (frozenset({"anthropic"}), "every arm's whole cells through the anthropic client; the openai client's (~15 s) in "
+                                    "the campaign: its wire format keeps its own tests in test-all (test_cut_reply_charging, "
+                                    "test_provider_faults, the replay of both) (a fresh clone's test-all ran 19:51 of pytest, 21:19 with setup, on 2026-12-06 at 54c885f; CI's 1,398 s)"),
     "tests/harness/judge/test_abc_checks.py::test_an_abcs_check_of_a_tree_object_or_its_class_reads_as_plain_pytest":
         (frozenset({"warm-type_of_an_unhashable_object_is_not_hashable", "cold-object_without_index_is_no_supports_index",
                     "warm-two_tree_classes_of_one_name", "cold-iterable_through_a_typing_alias",
@@ -737,6 +753,9 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
 # Whole tests that `make test-all` leaves to `make test-campaign`: each is a bigger instance of a
 # behaviour a test kept in test-all checks (named in the reason). Each must also be slow (tests/architecture/test_tiers.py).
 CAMPAIGN_TESTS: dict[str, str] = {
+    "tests/harness/run/test_progress.py::test_run_with_monitor_shows_the_primary_sequence_on_the_progress_line":
+        "a whole run with the monitor on its progress line (18 s in a loaded test-all); test-all keeps the progress "
+        "line's unit tests and the monitor's run (tests/analysis/test_monitor.py) (a fresh clone's test-all ran 19:51 of pytest, 21:19 with setup, on 2026-12-06 at 54c885f; CI's 1,398 s)",
     "tests/harness/judge/test_verdict_cache.py::test_cache_dir_is_shared_across_runs_and_hidden":
         "two whole runs sharing a cache (17-33 s); test-all keeps the cache key's rules (test_verdict_cache) (a fresh clone's test-all ran 23:11 of pytest on 2026-12-06, over CI's 20 minutes)",
     "tests/harness/run/test_executors.py::test_local_pool_survives_a_dead_worker":
