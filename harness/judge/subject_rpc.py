@@ -80,7 +80,7 @@ _import, _vars, _getattr = _builtins.__import__, vars, getattr
 # ``builtins.bool`` or ``operator.eq`` in the subject changes what its own code calls, not these.
 _OPS = {**{op: getattr(_builtins, op) for op in ("getattr", "setattr", "delattr", "repr", "str", "len", "bool", "hash",
                                                  "iter", "dir", "callable", "float", "int", "complex", "next",
-                                                 "format", "isinstance", "issubclass")},
+                                                 "format", "isinstance", "issubclass", "hasattr")},
         **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")},
         # the standard library's object protocols, run on the live object where it lives (``_PROTOCOLS``)
         "copy": _copy.copy, "deepcopy": _copy.deepcopy, "pickle": _pickle.dumps, "unpickle": _pickle.loads}
@@ -4118,6 +4118,77 @@ for _name in ("__doc__", "__module__"):  # a class body sets both; the live obje
     setattr(RemoteCallable, _name, RemoteObject.__dict__[_name])
 
 
+STAND_IN_MEMBERS_RULE = """Whether a tree object, or its class, has a special method is the subject's answer on the live
+object or class, never the stand-in's. The driver's stand-in of a tree object (``_named`` with ``klass``) is an instance
+of ``RemoteObject`` or ``RemoteCallable``, which define every special method an operation may forward (``__len__``,
+``__iter__``, ``__getitem__``, ``__fspath__``, ``__enter__``, the binary operators, ``__getattr__``), so the test's
+``hasattr(x, '__len__')``, ``getattr(x, '__iter__', None)``, ``'__getitem__' in dir(x)``, and the same of ``type(x)``
+(or a metaclass of the test's reading ``dir(type(x))``), were True judged for a tree class that has none of them, and
+False under plain pytest (red team atk21; stricter the other way: ``not hasattr(x, '__len__')``). Each such name
+(``_MACHINERY``) read by attribute is the live object's attribute (``__getattr__``: its ``getattr`` request), read of
+the class it is the subject's ``hasattr`` on the live class (``_TreeClassView``), and ``dir`` of either is the
+subject's ``dir``; the interpreter's own special-method calls (``len(x)``, ``with x``) find the stand-in's methods by
+the type's slots, as before, and ``copy.copy``/``copy.deepcopy`` find theirs in the copy module's dispatch tables (the
+copy a request in the subject, as ``_PROTOCOLS``). Names ``object`` has (``__eq__``, ``__hash__``, ``__repr__``,
+``__reduce_ex__``) stay the stand-in's: every class answers them (a tree ``__hash__ = None`` read by attribute is the
+documented residual)."""
+_MACHINERY = frozenset(n for k in (RemoteObject, RemoteCallable) for n in vars(k)
+                       if n[:2] == "__" == n[-2:] and n not in dir(object) and n != "__module__")
+
+
+def _members_getattribute(self, name, _get=object.__getattribute__):
+    """(a tree object's stand-in) ``STAND_IN_MEMBERS_RULE``: a special name of the stand-in's machinery read by
+    attribute is the live object's (``RemoteObject.__getattr__``: its AttributeError when it has none)."""
+    if name in _MACHINERY:
+        raise AttributeError(name)
+    return _get(self, name)
+
+
+def _members_dir(self):
+    """``dir`` of a tree object's stand-in: the live object's (``STAND_IN_MEMBERS_RULE``)."""
+    return self._q("dir")
+
+
+def _machinery_answers(cls, name: str) -> bool:
+    """Whether lookup of ``name`` on ``cls`` finds the stand-in's machinery (not a class of the test's deriving)."""
+    for k in type.__getattribute__(cls, "__mro__"):
+        if name in _TYPE_DICT(k):
+            return k is RemoteObject or k is RemoteCallable
+    return False
+
+
+def _tree_class_of(cls):
+    """(the tree class's handle, the peer) of a tree object's stand-in class, or None (``_named``'s ``klass``)."""
+    for k in type.__getattribute__(cls, "__mro__"):
+        own = _TYPE_DICT(k)
+        if _type(own.get("_hx_cls")) is int:
+            return own["_hx_cls"], own["_hx_cls_peer"]
+    return None
+
+
+class _TreeClassView(type):
+    """The metaclass of a tree object's stand-in class: its special names of the machinery, and its ``dir``, are the
+    live class's (``STAND_IN_MEMBERS_RULE``)."""
+
+    def __getattribute__(cls, name):
+        if name in _MACHINERY and _machinery_answers(cls, name):
+            own = _tree_class_of(cls)
+            if own is not None and not own[1].request("hasattr", _ClassRef.of(own[0]), name):
+                raise AttributeError(f"type object {type.__getattribute__(cls, '__name__')!r} has no attribute {name!r}")
+        return type.__getattribute__(cls, name)
+
+    def __dir__(cls):
+        own = _TYPE_DICT(cls)
+        if _type(own.get("_hx_cls")) is int:
+            return own["_hx_cls_peer"].request("dir", _ClassRef.of(own["_hx_cls"]))
+        return type.__dir__(cls)
+
+
+_COPY_TABLES: tuple = tuple((table, fn) for table, fn in ((getattr(_copy, "_copy_dispatch", None), _protocol_copy),
+                                                   (getattr(_copy, "_deepcopy_dispatch", None), _protocol_deepcopy))
+                     if _type(table) is dict)
+
+
 _SHADOWS: dict = {}
 _NAMED: dict = {}
 
@@ -4171,7 +4242,13 @@ def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False, kla
             ns["__dict__"], ns["_hx_open"] = _live_vars, True
         elif "__slots__" in base.__dict__:
             ns["__slots__"] = ()
-        cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
+        members = klass is not None and base in (RemoteObject, RemoteCallable)  # ``STAND_IN_MEMBERS_RULE``
+        if members:
+            ns["__getattribute__"], ns["__dir__"] = _members_getattribute, _members_dir
+        meta = _TreeClassView if members else type(base)
+        cls = meta((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
+        for table, fn in _COPY_TABLES if members else ():
+            table[cls] = fn  # (``copy.copy`` reads ``__copy__`` of the class: the machinery's, hidden above)
         _NAMED[(base, ty, tree, open_dict, klass)] = cls
     return cls
 
