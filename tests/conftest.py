@@ -444,6 +444,11 @@ SLOW_TESTS: dict[str, str] = {
 # test (path::name), a value the parameter ids test-all keeps and why; a kept id that names no
 # parametrization of a collected test is a collection error (tier_sweeps below).
 SWEEPS: dict[str, tuple[frozenset[str], str]] = {
+    "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
+        (frozenset({"cold-hasattr_of_the_object", "warm-dir_of_the_object", "cold-object_with_len_and_iter",
+                    "warm-copies_of_the_object", "warm-names_the_class_gains_after_the_object_crossed"}),
+         "STAND_IN_MEMBERS_RULE's kinds once (the object's attribute and dir, the class's, the copy tables, a live "
+         "class); the rest in the campaign"),
     "tests/harness/judge/test_abc_checks.py::test_an_abcs_check_of_a_tree_object_or_its_class_reads_as_plain_pytest":
         (frozenset({"warm-type_of_an_unhashable_object_is_not_hashable", "cold-object_without_index_is_no_supports_index",
                     "warm-two_tree_classes_of_one_name", "cold-iterable_through_a_typing_alias",

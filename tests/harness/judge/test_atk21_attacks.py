@@ -96,8 +96,7 @@ ATK21_CLOSED_HONEST: frozenset[str] = ATK21_CLOSED | {"tree_clears_atexit_and_it
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge passes a tree plain pytest fails (the tree's atexit callback drops the subject's "
     "_HELD_FOR_THE_DRIVER, by name or by clearing atexit and __main__: the test-held object freed there, with the "
-    "import system whole; a test reading the tree class's members without an ABC: hasattr, dir, its own "
-    "metaclass)"))
+    "import system whole)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge fails a right tree plain pytest passes (the tree's atexit callback drops the "
     "subject's _HELD_FOR_THE_DRIVER: the test-held object freed with the import system whole, the other way)"))
