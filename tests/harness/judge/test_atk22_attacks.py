@@ -57,6 +57,14 @@ introduced (its parent 54c885f judged the case as plain pytest); the others rema
    ``__float__`` (LENIENT); the other way ``reversed(x)`` of a class with ``__reversed__`` alone is a TypeError,
    ``operator.length_hint(x)`` 0, ``round(x)``/``math.floor(x)`` TypeErrors, and ``os.fspath`` of an object with no
    ``__fspath__`` an AttributeError, not plain pytest's TypeError (HONEST).
+14. (the same kind) A tree descriptor in a test's class: the stand-in's type has no ``__get__``/``__set_name__``, so
+   ``Model.title`` of ``class Model: title = pkg.Field()`` is the stand-in itself: a ``__get__`` that wrongly answers
+   the class's access with a value passes ``isinstance(Model.title, pkg.Field)`` judged (LENIENT), and a right
+   ``__set_name__`` never runs (``Model.title.name`` an AttributeError: HONEST).
+15. (the same kind, the most likely in a wrong tree) The in-place operators (``__iadd__``, ``__isub__``, ... not in
+   ``SLOTS``): ``x += 1`` of a tree object runs the live ``__add__``, so an ``__iadd__`` that forgets ``return self``
+   (plain pytest: ``x`` becomes None) passes judged when the class has a right ``__add__`` (LENIENT), and a class with
+   ``__iadd__`` alone (mutating in place, returning self) is a TypeError judged (HONEST).
 
 Tried and held (judged as plain, cold): ``inspect.getattr_static`` of the object (both ways);
 ``inspect.getmembers(x)``; ``'__len__' in dict(inspect.getmembers(type(x)))`` for a class without it;
@@ -119,6 +127,16 @@ LENIENT: dict[str, tuple] = {
     "complex_of_a_tree_number": (
         "class C:\n    def __float__(self):\n        return 2.0\n\n    def __complex__(self):\n        return 3j  # wrong\n\n\n"
         "def f():\n    return C()\n", _HEAD + "    assert complex(x) == 2\n"),
+    # 14. a tree descriptor in the test's class; 15. an in-place operator
+    "descriptor_in_the_tests_class": (
+        "class Field:\n    def __get__(self, obj, owner=None):\n        return 'v'  # wrong for the class's access\n\n\n"
+        "def f():\n    return 1\n",
+        "import pkg\n\n\nclass Model:\n    title = pkg.Field()\n\n\ndef test_f():\n"
+        "    assert isinstance(Model.title, pkg.Field)\n"),
+    "iadd_without_return_self": (
+        "class Acc:\n    def __init__(self, total=0):\n        self.total = total\n\n    def __add__(self, n):\n"
+        "        return Acc(self.total + n)\n\n    def __iadd__(self, n):\n        self.total += n  # no return self\n\n\n"
+        "def f():\n    return Acc()\n", _HEAD + "    x += 1\n    assert x.total == 1\n"),
 }
 # name -> (the tree's package, the harness's test); plain pytest passes each
 HONEST: dict[str, tuple] = {
@@ -163,6 +181,17 @@ HONEST: dict[str, tuple] = {
         + "    assert (list(reversed(x)), operator.length_hint(x), round(x), math.floor(x)) == ([2, 1], 4, 7, 3)\n"),
     "fspath_of_an_object_without_one": (
         _NOTHING, "import os\nimport pytest\n" + _HEAD + "    with pytest.raises(TypeError):\n        os.fspath(x)\n"),
+    # 14. 15. the other way
+    "descriptor_in_the_tests_class": (
+        "class Field:\n    def __set_name__(self, owner, name):\n        self.name = name\n\n"
+        "    def __get__(self, obj, owner=None):\n        return self if obj is None else 'v:' + self.name\n\n\n"
+        "def f():\n    return 1\n",
+        "import pkg\n\n\nclass Model:\n    title = pkg.Field()\n\n\ndef test_f():\n"
+        "    assert Model.title.name == 'title'\n"),
+    "iadd_alone": (
+        "class Acc:\n    def __init__(self):\n        self.total = 0\n\n    def __iadd__(self, n):\n        self.total += n\n"
+        "        return self\n\n\ndef f():\n    return Acc()\n",
+        _HEAD + "    y = x\n    x += 2\n    assert x is y and y.total == 2\n"),
 }
 ATK22_CLOSED: frozenset[str] = frozenset()
 
@@ -170,12 +199,12 @@ _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge passes a tree plain pytest fails (a tree object's or class's member read by name "
     "finds the stand-in's: the rule's own namespace, object's names, a member set to None, a library object or tree "
     "function, a test's subclass's dir, a changed __class__, a raw lookup, the metaclass; the interpreter's fallback for a "
-    "special method the stand-in's type lacks: __reversed__, __complex__)"))
+    "special method the stand-in's type lacks: __reversed__, __complex__, a descriptor's __get__, __iadd__)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge fails a right tree plain pytest passes (the stand-in's class read for the tree's: "
     "its namespace, members, metaclass, constructor, signature, module, dataclass fields; a special name read at the "
     "driver's end; deepcopy's memo; approx; special methods the stand-in's type lacks: __reversed__, "
-    "__length_hint__, __round__, __floor__, os.fspath's TypeError)"))
+    "__length_hint__, __round__, __floor__, os.fspath's TypeError, __set_name__, __iadd__)"))
 
 
 def _params(cases: dict, mark) -> list:
