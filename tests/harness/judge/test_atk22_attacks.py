@@ -65,6 +65,11 @@ introduced (its parent 54c885f judged the case as plain pytest); the others rema
    ``SLOTS``): ``x += 1`` of a tree object runs the live ``__add__``, so an ``__iadd__`` that forgets ``return self``
    (plain pytest: ``x`` becomes None) passes judged when the class has a right ``__add__`` (LENIENT), and a class with
    ``__iadd__`` alone (mutating in place, returning self) is a TypeError judged (HONEST).
+16. (``with``, through the stand-in's ``__exit__``) ``RemoteObject.__exit__(self, *exc)`` sends ``exit`` without the
+   block's exception, and the subject calls the live ``__exit__(None, None, None)``: a tree context manager that
+   wrongly swallows the block's error (``return et is not None``) lets ``pytest.raises(KeyError)`` around ``with f():
+   raise KeyError`` pass judged (LENIENT), and one that rightly suppresses a ``ValueError`` (and records it) fails
+   judged (HONEST).
 
 Tried and held (judged as plain, cold): ``inspect.getattr_static`` of the object (both ways);
 ``inspect.getmembers(x)``; ``'__len__' in dict(inspect.getmembers(type(x)))`` for a class without it;
@@ -137,6 +142,12 @@ LENIENT: dict[str, tuple] = {
         "class Acc:\n    def __init__(self, total=0):\n        self.total = total\n\n    def __add__(self, n):\n"
         "        return Acc(self.total + n)\n\n    def __iadd__(self, n):\n        self.total += n  # no return self\n\n\n"
         "def f():\n    return Acc()\n", _HEAD + "    x += 1\n    assert x.total == 1\n"),
+    # 16. the block's exception never reaches the live __exit__
+    "exit_swallowing_the_blocks_error": (
+        "class Tx:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, et, ev, tb):\n"
+        "        return et is not None  # wrong: swallows the block's error\n\n\ndef f():\n    return Tx()\n",
+        "import pytest\nfrom pkg import f\n\n\ndef test_f():\n    with pytest.raises(KeyError):\n        with f():\n"
+        "            raise KeyError('k')\n"),
 }
 # name -> (the tree's package, the harness's test); plain pytest passes each
 HONEST: dict[str, tuple] = {
@@ -192,6 +203,11 @@ HONEST: dict[str, tuple] = {
         "class Acc:\n    def __init__(self):\n        self.total = 0\n\n    def __iadd__(self, n):\n        self.total += n\n"
         "        return self\n\n\ndef f():\n    return Acc()\n",
         _HEAD + "    y = x\n    x += 2\n    assert x is y and y.total == 2\n"),
+    # 16. the other way
+    "exit_suppressing_a_value_error": (
+        "class Suppress:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, et, ev, tb):\n"
+        "        self.seen = et\n        return et is ValueError\n\n\ndef f():\n    return Suppress()\n",
+        _HEAD + "    with x:\n        raise ValueError('boom')\n    assert x.seen is ValueError\n"),
 }
 ATK22_CLOSED: frozenset[str] = frozenset()
 
@@ -199,12 +215,14 @@ _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge passes a tree plain pytest fails (a tree object's or class's member read by name "
     "finds the stand-in's: the rule's own namespace, object's names, a member set to None, a library object or tree "
     "function, a test's subclass's dir, a changed __class__, a raw lookup, the metaclass; the interpreter's fallback for a "
-    "special method the stand-in's type lacks: __reversed__, __complex__, a descriptor's __get__, __iadd__)"))
+    "special method the stand-in's type lacks: __reversed__, __complex__, a descriptor's __get__, __iadd__; "
+    "__exit__ never given the block's exception)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge fails a right tree plain pytest passes (the stand-in's class read for the tree's: "
     "its namespace, members, metaclass, constructor, signature, module, dataclass fields; a special name read at the "
     "driver's end; deepcopy's memo; approx; special methods the stand-in's type lacks: __reversed__, "
-    "__length_hint__, __round__, __floor__, os.fspath's TypeError, __set_name__, __iadd__)"))
+    "__length_hint__, __round__, __floor__, os.fspath's TypeError, __set_name__, __iadd__, "
+    "__exit__ never given the block's exception)"))
 
 
 def _params(cases: dict, mark) -> list:
