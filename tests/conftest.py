@@ -69,7 +69,7 @@ SLOW_FILES: dict[str, str] = {
                                                  "the metaclass, a read at the driver's end, deepcopy's memo; the "
                                                  "special methods the stand-in's type lacks): trees "
                                                  "judged and under plain pytest, cold and warm (~1 s each); all open, "
-                                                 "~75 s in the campaign: CAMPAIGN_WHILE_OPEN",
+                                                 "~125 s in the campaign: CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",

@@ -56,7 +56,8 @@ introduced (its parent 54c885f judged the case as plain pytest); the others rema
    ``__len__``/``__getitem__`` (right), and ``complex(x)`` of a tree class whose ``__complex__`` is wrong reads its
    ``__float__`` (LENIENT); the other way ``reversed(x)`` of a class with ``__reversed__`` alone is a TypeError,
    ``operator.length_hint(x)`` 0, ``round(x)``/``math.floor(x)`` TypeErrors, and ``os.fspath`` of an object with no
-   ``__fspath__`` an AttributeError, not plain pytest's TypeError (HONEST).
+   ``__fspath__`` an AttributeError, not plain pytest's TypeError, and ``pow(x, 2, 5)`` a TypeError (the binary operators'
+   forwarders take one operand: HONEST).
 14. (the same kind) A tree descriptor in a test's class: the stand-in's type has no ``__get__``/``__set_name__``, so
    ``Model.title`` of ``class Model: title = pkg.Field()`` is the stand-in itself: a ``__get__`` that wrongly answers
    the class's access with a value passes ``isinstance(Model.title, pkg.Field)`` judged (LENIENT), and a right
@@ -82,7 +83,13 @@ class, both ways); a tree metaclass (``hasattr(type(type(x)), '__len__')``); a t
 ``json.dumps(x, default=vars)``; a tree callback reading ``hasattr(type(x), ...)``/``dir(x)`` inside a request; 300
 rounds of ``hasattr``/``dir`` of the object and its class; an atexit callback of the test module reading
 ``hasattr(type(X), '__len__')`` and ``dir(X)``; a ``__del__`` at the module clearing reading only ``hasattr(type(X),
-...)``.
+...)``; cyclic garbage whose ``__del__`` reads ``hasattr(X, '__iter__')`` and ``hasattr(type(X), '__len__')``,
+collected (threshold 5) between a test's requests (400 rounds: no nested-request corruption); a session fixture's
+teardown and a test's thread after the test reading ``hasattr``/``dir`` of a tree object; ``copy.copy``/``deepcopy``
+of a class whose ``__copy__``/``__deepcopy__`` return self (``is`` holds); ``asyncio.run`` of a tree coroutine.
+Noticed, no case: a harness test with an ``async def`` function is refused by the probe (``ProbeError``: not a
+verdict); the judge's own messages name a tree class ``<tree> <property object at 0x...>.Field`` (finding 11's
+``__module__`` property, read of the stand-in's class).
 """
 from __future__ import annotations
 
@@ -192,6 +199,9 @@ HONEST: dict[str, tuple] = {
         + "    assert (list(reversed(x)), operator.length_hint(x), round(x), math.floor(x)) == ([2, 1], 4, 7, 3)\n"),
     "fspath_of_an_object_without_one": (
         _NOTHING, "import os\nimport pytest\n" + _HEAD + "    with pytest.raises(TypeError):\n        os.fspath(x)\n"),
+    "pow_with_a_modulus": (
+        "class M:\n    def __init__(self, v):\n        self.v = v\n\n    def __pow__(self, e, mod=None):\n"
+        "        return M(pow(self.v, e, mod))\n\n\ndef f():\n    return M(3)\n", _HEAD + "    assert pow(x, 2, 5).v == 4\n"),
     # 14. 15. the other way
     "descriptor_in_the_tests_class": (
         "class Field:\n    def __set_name__(self, owner, name):\n        self.name = name\n\n"
@@ -221,7 +231,8 @@ _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge fails a right tree plain pytest passes (the stand-in's class read for the tree's: "
     "its namespace, members, metaclass, constructor, signature, module, dataclass fields; a special name read at the "
     "driver's end; deepcopy's memo; approx; special methods the stand-in's type lacks: __reversed__, "
-    "__length_hint__, __round__, __floor__, os.fspath's TypeError, __set_name__, __iadd__, "
+    "__length_hint__, __round__, __floor__, os.fspath's TypeError, a 3-argument pow, __set_name__, "
+    "__iadd__, "
     "__exit__ never given the block's exception)"))
 
 
