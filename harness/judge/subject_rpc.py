@@ -75,13 +75,17 @@ _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, d
 BINOPS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor", "lshift",
           "rshift", "lt", "le", "gt", "ge", "contains", "getitem", "concat")
 UNOPS = ("neg", "pos", "abs", "invert", "index")
+# in-place operators: a stand-in's ``x += y`` is the live object's ``+=`` (its ``__iadd__``, or the interpreter's fallback
+# to ``__add__`` there), whose result is what the name is bound to, as under plain pytest (red team atk22)
+INPLACE = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "iand", "ior", "ixor",
+           "ilshift", "irshift")
 _import, _vars, _getattr = _builtins.__import__, vars, getattr
 # The operations a request may apply, bound when this module loads: a tree that rebinds
 # ``builtins.bool`` or ``operator.eq`` in the subject changes what its own code calls, not these.
 _OPS = {**{op: getattr(_builtins, op) for op in ("getattr", "setattr", "delattr", "repr", "str", "len", "bool", "hash",
                                                  "iter", "dir", "callable", "float", "int", "complex", "next",
                                                  "format", "isinstance", "issubclass", "hasattr")},
-        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")},
+        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, *INPLACE, "setitem", "delitem")},
         # the standard library's object protocols, run on the live object where it lives (``_PROTOCOLS``)
         "copy": _copy.copy, "deepcopy": _copy.deepcopy, "pickle": _pickle.dumps, "unpickle": _pickle.loads}
 
@@ -1940,8 +1944,12 @@ class Peer:
             return cross(_slot, args, {})
         if op == "enter":
             return cross(_getattr(args[0], "__enter__"), (), {})
-        if op == "exit":
-            return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
+        if op == "exit":  # the block's exception, if any, as the interpreter hands it to ``__exit__`` (red team atk22)
+            ev = args[1] if _len(args) > 1 else None
+            if ev is not None and not _isinstance(ev, BaseException):
+                raise RemoteError("a malformed exit")
+            et = None if ev is None else _type(ev)
+            return cross(_getattr(args[0], "__exit__"), (et, ev, None if ev is None else ev.__traceback__), {})
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
@@ -4061,8 +4069,8 @@ class RemoteObject:
     def __enter__(self):
         return self._q("enter")
 
-    def __exit__(self, *exc):
-        return self._q("exit")
+    def __exit__(self, et, ev, tb):
+        return self._q("exit", ev)
 
     def __int__(self):
         return self._q("int")
@@ -4103,6 +4111,8 @@ for _name in sorted(SLOTS):
     setattr(RemoteObject, _name, _slot_method(_name))
 for _op in ("neg", "pos", "abs", "invert"):
     setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self: self._q(o))(_op))
+for _op in INPLACE:
+    setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self, other: self._q(o, other))(_op))
 for _name, _fn in _PROTOCOLS.items():
     setattr(RemoteObject, _name, _fn)
 
@@ -4131,15 +4141,20 @@ subject's ``dir``; the interpreter's own special-method calls (``len(x)``, ``wit
 the type's slots, as before, and ``copy.copy``/``copy.deepcopy`` find theirs in the copy module's dispatch tables (the
 copy a request in the subject, as ``_PROTOCOLS``). Names ``object`` has (``__eq__``, ``__hash__``, ``__repr__``,
 ``__reduce_ex__``) stay the stand-in's: every class answers them (a tree ``__hash__ = None`` read by attribute is the
-documented residual)."""
+documented residual). The rule's own ``__getattribute__`` and ``__dir__`` live in bases of their own (``_TreeObject``,
+``_TreeCallable``), so the stand-in class's namespace holds none of them; once the subject has ended (a finalizer of the
+test's at the driver's end) no request can be sent, and the stand-in's own answer stands, as before the rule. Open
+(red team atk22, test_atk22_attacks.py): the stand-in's class is not the tree's class in what it holds and builds
+(``vars``, its metaclass, its constructor and signature), and the class's value of a name is the machinery's."""
 _MACHINERY = frozenset(n for k in (RemoteObject, RemoteCallable) for n in vars(k)
                        if n[:2] == "__" == n[-2:] and n not in dir(object) and n != "__module__")
 
 
 def _members_getattribute(self, name, _get=object.__getattribute__):
     """(a tree object's stand-in) ``STAND_IN_MEMBERS_RULE``: a special name of the stand-in's machinery read by
-    attribute is the live object's (``RemoteObject.__getattr__``: its AttributeError when it has none)."""
-    if name in _MACHINERY:
+    attribute is the live object's (``RemoteObject.__getattr__``: its AttributeError when it has none); once the
+    subject has ended (a finalizer of the test's at the driver's end), the stand-in's own, as before the rule."""
+    if name in _MACHINERY and not _get(self, "_hx_peer").ended:
         raise AttributeError(name)
     return _get(self, name)
 
@@ -4182,6 +4197,27 @@ class _TreeClassView(type):
         if _type(own.get("_hx_cls")) is int:
             return own["_hx_cls_peer"].request("dir", _ClassRef.of(own["_hx_cls"]))
         return type.__dir__(cls)
+
+
+class _TreeObject(RemoteObject):
+    """The base of a tree object's stand-in class (``_named`` with ``klass``): the rule's reads, outside the class's
+    own namespace (``vars(type(x))`` holds what the tree's class holds of them: none)."""
+    __slots__ = ()
+    __getattribute__ = _members_getattribute
+    __dir__ = _members_dir
+
+
+class _TreeCallable(RemoteCallable):
+    """``_TreeObject`` of a callable tree object."""
+    __slots__ = ()
+    __getattribute__ = _members_getattribute
+    __dir__ = _members_dir
+
+
+for _name in ("__doc__", "__module__"):  # a class body sets both; the live object's are wanted
+    setattr(_TreeObject, _name, RemoteObject.__dict__[_name])
+    setattr(_TreeCallable, _name, RemoteObject.__dict__[_name])
+_TREE_BASES: dict = {RemoteObject: _TreeObject, RemoteCallable: _TreeCallable}
 
 
 _COPY_TABLES: tuple = tuple((table, fn) for table, fn in ((getattr(_copy, "_copy_dispatch", None), _protocol_copy),
@@ -4242,11 +4278,9 @@ def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False, kla
             ns["__dict__"], ns["_hx_open"] = _live_vars, True
         elif "__slots__" in base.__dict__:
             ns["__slots__"] = ()
-        members = klass is not None and base in (RemoteObject, RemoteCallable)  # ``STAND_IN_MEMBERS_RULE``
-        if members:
-            ns["__getattribute__"], ns["__dir__"] = _members_getattribute, _members_dir
+        members = klass is not None and base in _TREE_BASES  # ``STAND_IN_MEMBERS_RULE``
         meta = _TreeClassView if members else type(base)
-        cls = meta((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
+        cls = meta((qual or ty).rpartition(".")[2] or base.__name__, (_TREE_BASES[base] if members else base,), ns)
         for table, fn in _COPY_TABLES if members else ():
             table[cls] = fn  # (``copy.copy`` reads ``__copy__`` of the class: the machinery's, hidden above)
         _NAMED[(base, ty, tree, open_dict, klass)] = cls
@@ -4394,7 +4428,7 @@ def _driver_policy(op: str, args: list) -> None:
     public attribute of a non-module object, iterate, take str/repr/len/bool/next of it. Nothing
     reaches the probe runtime, its channel, its nonce or a module."""
     allowed = {"call", "getattr", "repr", "str", "len", "bool", "iter", "next", "format", "hash", "getitem",
-               "contains", "int", "float", "index", "enter", "exit", "slot", *BINOPS, *UNOPS}
+               "contains", "int", "float", "index", "enter", "exit", "slot", *BINOPS, *UNOPS, *INPLACE}
     if op not in allowed:
         raise PermissionError(f"the subject may not {op} the driver's objects")
     if op == "slot" and (not args or args[0] not in SLOTS):

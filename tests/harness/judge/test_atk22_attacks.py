@@ -219,7 +219,11 @@ HONEST: dict[str, tuple] = {
         "        self.seen = et\n        return et is ValueError\n\n\ndef f():\n    return Suppress()\n",
         _HEAD + "    with x:\n        raise ValueError('boom')\n    assert x.seen is ValueError\n"),
 }
-ATK22_CLOSED: frozenset[str] = frozenset()
+# closed (subject_rpc): the rule's reads in bases of their own (``_TreeObject``), the stand-in's own answer once the subject
+# has ended, in-place operators forwarded (``INPLACE``), ``__exit__`` given the block's exception (the ``exit`` request)
+ATK22_CLOSED: frozenset[str] = frozenset({
+    "getattribute_in_the_classs_namespace", "finalizer_reading_a_special_name_at_the_end", "iadd_without_return_self",
+    "iadd_alone", "exit_swallowing_the_blocks_error", "exit_suppressing_a_value_error"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk22: the judge passes a tree plain pytest fails (a tree object's or class's member read by name "
