@@ -63,6 +63,13 @@ SLOW_FILES: dict[str, str] = {
                                                  "reading a tree class's members without an ABC: trees "
                                                  "judged and under plain pytest, cold and warm (~1 s each); all open, "
                                                  "~14 s in the campaign: CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_atk22_attacks.py": "red team atk22: bcbffff's STAND_IN_MEMBERS_RULE (a tree object's or "
+                                                 "class's members read by name: the rule's own namespace, object's "
+                                                 "names, a member set to None, library objects, a test's subclass, "
+                                                 "the metaclass, a read at the driver's end, deepcopy's memo; the "
+                                                 "special methods the stand-in's type lacks): trees "
+                                                 "judged and under plain pytest, cold and warm (~1 s each); all open, "
+                                                 "~125 s in the campaign: CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -460,6 +467,11 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"anthropic"}), "every arm's whole cells through the anthropic client; the openai client's (~15 s) in "
                                     "the campaign: its wire format keeps its own tests in test-all (test_cut_reply_charging, "
                                     "test_provider_faults, the replay of both) (a fresh clone's test-all ran 19:51 of pytest, 21:19 with setup, on 2026-12-06 at 54c885f; CI's 1,398 s)"),
+    "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
+        (frozenset({"cold-hasattr_of_the_object", "warm-dir_of_the_object", "cold-object_with_len_and_iter",
+                    "warm-copies_of_the_object", "warm-names_the_class_gains_after_the_object_crossed"}),
+         "STAND_IN_MEMBERS_RULE's kinds once (the object's attribute and dir, the class's, the copy tables, a live "
+         "class); the rest in the campaign"),
     "tests/harness/judge/test_abc_checks.py::test_an_abcs_check_of_a_tree_object_or_its_class_reads_as_plain_pytest":
         (frozenset({"warm-type_of_an_unhashable_object_is_not_hashable", "cold-object_without_index_is_no_supports_index",
                     "warm-two_tree_classes_of_one_name", "cold-iterable_through_a_typing_alias",
@@ -966,6 +978,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk21_attacks.py::test_an_honest_tree_whose_test_held_objects_finalizer_reads_the_interpreters_end_passes_judged":
         "red team atk21's right trees the judge fails (the same, the other way; ~1 s each): the closed ones "
         "(ATK21_CLOSED) in test-all",
+    "tests/harness/judge/test_atk22_attacks.py::test_the_judge_fails_a_wrong_tree_whose_members_the_test_reads_by_name":
+        "red team atk22's wrong trees the judge alone passes (a tree object's or class's member read by name finds "
+        "the stand-in's; ~1 s each): the closed ones (ATK22_CLOSED) in test-all",
+    "tests/harness/judge/test_atk22_attacks.py::test_an_honest_tree_whose_members_the_test_reads_by_name_passes_judged":
+        "red team atk22's right trees the judge fails (the stand-in's class read for the tree's, a special name "
+        "read at the driver's end, deepcopy's memo; ~1 s each): the closed ones (ATK22_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":

@@ -1280,7 +1280,7 @@ def _answered_by_the_subject(x):
     t = _type(x)
     if _issubclass(t, _rpc.RemoteObject) or _issubclass(t, _rpc.RemoteMeta):
         return True
-    return t is type and _issubclass(x, _rpc.RemoteObject) and "_hx_cls" in _CLASS_DICT(x)
+    return t is _rpc._TreeClassView and "_hx_cls" in _CLASS_DICT(x)  # (``_named``'s metaclass: STAND_IN_MEMBERS_RULE)
 
 
 def _abc_check_of(orig, kind, _frame=_sys._getframe, _class_dict=_CLASS_DICT, _ident=_ident, _busy=set()):

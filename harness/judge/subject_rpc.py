@@ -75,13 +75,17 @@ _VALUE_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, d
 BINOPS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor", "lshift",
           "rshift", "lt", "le", "gt", "ge", "contains", "getitem", "concat")
 UNOPS = ("neg", "pos", "abs", "invert", "index")
+# in-place operators: a stand-in's ``x += y`` is the live object's ``+=`` (its ``__iadd__``, or the interpreter's fallback
+# to ``__add__`` there), whose result is what the name is bound to, as under plain pytest (red team atk22)
+INPLACE = ("iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul", "iand", "ior", "ixor",
+           "ilshift", "irshift")
 _import, _vars, _getattr = _builtins.__import__, vars, getattr
 # The operations a request may apply, bound when this module loads: a tree that rebinds
 # ``builtins.bool`` or ``operator.eq`` in the subject changes what its own code calls, not these.
 _OPS = {**{op: getattr(_builtins, op) for op in ("getattr", "setattr", "delattr", "repr", "str", "len", "bool", "hash",
                                                  "iter", "dir", "callable", "float", "int", "complex", "next",
-                                                 "format", "isinstance", "issubclass")},
-        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, "setitem", "delitem")},
+                                                 "format", "isinstance", "issubclass", "hasattr")},
+        **{op: getattr(_operator, op) for op in (*BINOPS, *UNOPS, *INPLACE, "setitem", "delitem")},
         # the standard library's object protocols, run on the live object where it lives (``_PROTOCOLS``)
         "copy": _copy.copy, "deepcopy": _copy.deepcopy, "pickle": _pickle.dumps, "unpickle": _pickle.loads}
 
@@ -1940,8 +1944,12 @@ class Peer:
             return cross(_slot, args, {})
         if op == "enter":
             return cross(_getattr(args[0], "__enter__"), (), {})
-        if op == "exit":
-            return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
+        if op == "exit":  # the block's exception, if any, as the interpreter hands it to ``__exit__`` (red team atk22)
+            ev = args[1] if _len(args) > 1 else None
+            if ev is not None and not _isinstance(ev, BaseException):
+                raise RemoteError("a malformed exit")
+            et = None if ev is None else _type(ev)
+            return cross(_getattr(args[0], "__exit__"), (et, ev, None if ev is None else ev.__traceback__), {})
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
@@ -4061,8 +4069,8 @@ class RemoteObject:
     def __enter__(self):
         return self._q("enter")
 
-    def __exit__(self, *exc):
-        return self._q("exit")
+    def __exit__(self, et, ev, tb):
+        return self._q("exit", ev)
 
     def __int__(self):
         return self._q("int")
@@ -4103,6 +4111,8 @@ for _name in sorted(SLOTS):
     setattr(RemoteObject, _name, _slot_method(_name))
 for _op in ("neg", "pos", "abs", "invert"):
     setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self: self._q(o))(_op))
+for _op in INPLACE:
+    setattr(RemoteObject, f"__{_op}__", (lambda o: lambda self, other: self._q(o, other))(_op))
 for _name, _fn in _PROTOCOLS.items():
     setattr(RemoteObject, _name, _fn)
 
@@ -4116,6 +4126,103 @@ class RemoteCallable(RemoteObject):
 
 for _name in ("__doc__", "__module__"):  # a class body sets both; the live object's are wanted
     setattr(RemoteCallable, _name, RemoteObject.__dict__[_name])
+
+
+STAND_IN_MEMBERS_RULE = """Whether a tree object, or its class, has a special method is the subject's answer on the live
+object or class, never the stand-in's. The driver's stand-in of a tree object (``_named`` with ``klass``) is an instance
+of ``RemoteObject`` or ``RemoteCallable``, which define every special method an operation may forward (``__len__``,
+``__iter__``, ``__getitem__``, ``__fspath__``, ``__enter__``, the binary operators, ``__getattr__``), so the test's
+``hasattr(x, '__len__')``, ``getattr(x, '__iter__', None)``, ``'__getitem__' in dir(x)``, and the same of ``type(x)``
+(or a metaclass of the test's reading ``dir(type(x))``), were True judged for a tree class that has none of them, and
+False under plain pytest (red team atk21; stricter the other way: ``not hasattr(x, '__len__')``). Each such name
+(``_MACHINERY``) read by attribute is the live object's attribute (``__getattr__``: its ``getattr`` request), read of
+the class it is the subject's ``hasattr`` on the live class (``_TreeClassView``), and ``dir`` of either is the
+subject's ``dir``; the interpreter's own special-method calls (``len(x)``, ``with x``) find the stand-in's methods by
+the type's slots, as before, and ``copy.copy``/``copy.deepcopy`` find theirs in the copy module's dispatch tables (the
+copy a request in the subject, as ``_PROTOCOLS``). Names ``object`` has (``__eq__``, ``__hash__``, ``__repr__``,
+``__reduce_ex__``) stay the stand-in's: every class answers them (a tree ``__hash__ = None`` read by attribute is the
+documented residual). The rule's own ``__getattribute__`` and ``__dir__`` live in bases of their own (``_TreeObject``,
+``_TreeCallable``), so the stand-in class's namespace holds none of them; once the subject has ended (a finalizer of the
+test's at the driver's end) no request can be sent, and the stand-in's own answer stands, as before the rule. Open
+(red team atk22, test_atk22_attacks.py): the stand-in's class is not the tree's class in what it holds and builds
+(``vars``, its metaclass, its constructor and signature), and the class's value of a name is the machinery's."""
+_MACHINERY = frozenset(n for k in (RemoteObject, RemoteCallable) for n in vars(k)
+                       if n[:2] == "__" == n[-2:] and n not in dir(object) and n != "__module__")
+
+
+def _members_getattribute(self, name, _get=object.__getattribute__):
+    """(a tree object's stand-in) ``STAND_IN_MEMBERS_RULE``: a special name of the stand-in's machinery read by
+    attribute is the live object's (``RemoteObject.__getattr__``: its AttributeError when it has none); once the
+    subject has ended (a finalizer of the test's at the driver's end), the stand-in's own, as before the rule."""
+    if name in _MACHINERY and not _get(self, "_hx_peer").ended:
+        raise AttributeError(name)
+    return _get(self, name)
+
+
+def _members_dir(self):
+    """``dir`` of a tree object's stand-in: the live object's (``STAND_IN_MEMBERS_RULE``)."""
+    return self._q("dir")
+
+
+def _machinery_answers(cls, name: str) -> bool:
+    """Whether lookup of ``name`` on ``cls`` finds the stand-in's machinery (not a class of the test's deriving)."""
+    for k in type.__getattribute__(cls, "__mro__"):
+        if name in _TYPE_DICT(k):
+            return k is RemoteObject or k is RemoteCallable
+    return False
+
+
+def _tree_class_of(cls):
+    """(the tree class's handle, the peer) of a tree object's stand-in class, or None (``_named``'s ``klass``)."""
+    for k in type.__getattribute__(cls, "__mro__"):
+        own = _TYPE_DICT(k)
+        if _type(own.get("_hx_cls")) is int:
+            return own["_hx_cls"], own["_hx_cls_peer"]
+    return None
+
+
+class _TreeClassView(type):
+    """The metaclass of a tree object's stand-in class: its special names of the machinery, and its ``dir``, are the
+    live class's (``STAND_IN_MEMBERS_RULE``)."""
+
+    def __getattribute__(cls, name):
+        if name in _MACHINERY and _machinery_answers(cls, name):
+            own = _tree_class_of(cls)
+            if own is not None and not own[1].request("hasattr", _ClassRef.of(own[0]), name):
+                raise AttributeError(f"type object {type.__getattribute__(cls, '__name__')!r} has no attribute {name!r}")
+        return type.__getattribute__(cls, name)
+
+    def __dir__(cls):
+        own = _TYPE_DICT(cls)
+        if _type(own.get("_hx_cls")) is int:
+            return own["_hx_cls_peer"].request("dir", _ClassRef.of(own["_hx_cls"]))
+        return type.__dir__(cls)
+
+
+class _TreeObject(RemoteObject):
+    """The base of a tree object's stand-in class (``_named`` with ``klass``): the rule's reads, outside the class's
+    own namespace (``vars(type(x))`` holds what the tree's class holds of them: none)."""
+    __slots__ = ()
+    __getattribute__ = _members_getattribute
+    __dir__ = _members_dir
+
+
+class _TreeCallable(RemoteCallable):
+    """``_TreeObject`` of a callable tree object."""
+    __slots__ = ()
+    __getattribute__ = _members_getattribute
+    __dir__ = _members_dir
+
+
+for _name in ("__doc__", "__module__"):  # a class body sets both; the live object's are wanted
+    setattr(_TreeObject, _name, RemoteObject.__dict__[_name])
+    setattr(_TreeCallable, _name, RemoteObject.__dict__[_name])
+_TREE_BASES: dict = {RemoteObject: _TreeObject, RemoteCallable: _TreeCallable}
+
+
+_COPY_TABLES: tuple = tuple((table, fn) for table, fn in ((getattr(_copy, "_copy_dispatch", None), _protocol_copy),
+                                                   (getattr(_copy, "_deepcopy_dispatch", None), _protocol_deepcopy))
+                     if _type(table) is dict)
 
 
 _SHADOWS: dict = {}
@@ -4171,7 +4278,11 @@ def _named(base: type, ty: str, tree: bool = False, open_dict: bool = False, kla
             ns["__dict__"], ns["_hx_open"] = _live_vars, True
         elif "__slots__" in base.__dict__:
             ns["__slots__"] = ()
-        cls = type(base)((qual or ty).rpartition(".")[2] or base.__name__, (base,), ns)
+        members = klass is not None and base in _TREE_BASES  # ``STAND_IN_MEMBERS_RULE``
+        meta = _TreeClassView if members else type(base)
+        cls = meta((qual or ty).rpartition(".")[2] or base.__name__, (_TREE_BASES[base] if members else base,), ns)
+        for table, fn in _COPY_TABLES if members else ():
+            table[cls] = fn  # (``copy.copy`` reads ``__copy__`` of the class: the machinery's, hidden above)
         _NAMED[(base, ty, tree, open_dict, klass)] = cls
     return cls
 
@@ -4317,7 +4428,7 @@ def _driver_policy(op: str, args: list) -> None:
     public attribute of a non-module object, iterate, take str/repr/len/bool/next of it. Nothing
     reaches the probe runtime, its channel, its nonce or a module."""
     allowed = {"call", "getattr", "repr", "str", "len", "bool", "iter", "next", "format", "hash", "getitem",
-               "contains", "int", "float", "index", "enter", "exit", "slot", *BINOPS, *UNOPS}
+               "contains", "int", "float", "index", "enter", "exit", "slot", *BINOPS, *UNOPS, *INPLACE}
     if op not in allowed:
         raise PermissionError(f"the subject may not {op} the driver's objects")
     if op == "slot" and (not args or args[0] not in SLOTS):

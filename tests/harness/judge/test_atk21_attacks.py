@@ -88,14 +88,15 @@ HONEST: dict[str, tuple] = {
 # closed: the held dict is the protocol's, in no module of sys.modules (subject_main ``main``): a tree can no longer find
 # it by name or drop it with ``__main__``'s namespace in the honest direction; the lenient 1b stays open (a collection
 # during the tree's callbacks frees the protocol's namespace once nothing else holds it)
-ATK21_CLOSED: frozenset[str] = frozenset({"tree_empties_the_held_dict"})
+# closed: a stand-in's special members, and its class's, are the subject's answer (subject_rpc STAND_IN_MEMBERS_RULE)
+ATK21_CLOSED: frozenset[str] = frozenset({"tree_empties_the_held_dict", "hasattr_of_the_objects_class",
+                                          "dir_of_the_objects_class", "tests_own_metaclass_reading_the_class"})
 ATK21_CLOSED_HONEST: frozenset[str] = ATK21_CLOSED | {"tree_clears_atexit_and_its_main_module"}
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge passes a tree plain pytest fails (the tree's atexit callback drops the subject's "
     "_HELD_FOR_THE_DRIVER, by name or by clearing atexit and __main__: the test-held object freed there, with the "
-    "import system whole; a test reading the tree class's members without an ABC: hasattr, dir, its own "
-    "metaclass)"))
+    "import system whole)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk21: the judge fails a right tree plain pytest passes (the tree's atexit callback drops the "
     "subject's _HELD_FOR_THE_DRIVER: the test-held object freed with the import system whole, the other way)"))
