@@ -42,7 +42,9 @@ closed inside the block); a 30 MB exception message; ``__exit__`` returning a tr
 given to a test's ``__exit__`` (``et is pkg.Oops``); the tree's own exception raised in the block and tested by
 ``isinstance`` and by identity (``ev is self.err``) in its ``__exit__``; the tree's ``+=`` on a test's list (clearing
 it: written back), ``collections.Counter`` and ``deque``; a test's ``a += x`` of a tree object (its ``__radd__``, read by
-the test's ``__iadd__``); and ``contextlib.suppress`` entered by the tree; ``x += [..]`` and
+the test's ``__iadd__``); a tree class with ``__add__`` alone: ``hasattr(x, '__iadd__')`` and of its class False,
+``x.__iadd__(1)`` an AttributeError, ``operator.iadd(x, 1)`` its ``__add__``'s, ``inspect.getattr_static`` an
+AttributeError; ``with`` of a tree object without ``__exit__`` raising; ``+=`` of a callable tree object; and ``contextlib.suppress`` entered by the tree; ``x += [..]`` and
 ``x += test_object`` (iterated by the live ``__iadd__``); a tree object's ``__iadd__`` returning ``NotImplemented``
 (the test's ``__radd__``; the TypeError's message); ``x['a'] += 1``; ``x.inner += 3`` of a tree member; ``@=``/``**=``;
 a tree ``list`` subclass's ``+=`` (identity, its class, its methods); one with a wrong ``__iadd__``; the tree's ``c +=
