@@ -70,6 +70,11 @@ SLOW_FILES: dict[str, str] = {
                                                  "special methods the stand-in's type lacks): trees "
                                                  "judged and under plain pytest, cold and warm (~1 s each); all open, "
                                                  "~125 s in the campaign: CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_atk23_attacks.py": "red team atk23: 584682b's closings (the live __exit__ given a copy of "
+                                                 "the block's exception with no traceback, exceptions the exit request "
+                                                 "cannot send, a finalizer's += or with at the driver's end, a raised "
+                                                 "exception's identity): trees judged and under plain pytest, cold and "
+                                                 "warm (~1 s each); all open, ~45 s in the campaign: CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -984,6 +989,13 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk22_attacks.py::test_an_honest_tree_whose_members_the_test_reads_by_name_passes_judged":
         "red team atk22's right trees the judge fails (the stand-in's class read for the tree's, a special name "
         "read at the driver's end, deepcopy's memo; ~1 s each): the closed ones (ATK22_CLOSED) in test-all",
+    "tests/harness/judge/test_atk23_attacks.py::test_the_judge_fails_a_wrong_tree_through_a_with_block_or_an_in_place_operator":
+        "red team atk23's wrong trees the judge alone passes (the live __exit__ works on a copy of the block's exception "
+        "with no traceback; ~1 s each): the closed ones (ATK23_CLOSED) in test-all",
+    "tests/harness/judge/test_atk23_attacks.py::test_an_honest_tree_through_a_with_block_or_an_in_place_operator_passes_judged":
+        "red team atk23's right trees the judge fails (the same, the other way; exceptions the exit request cannot send; "
+        "a finalizer's += or with at the driver's end; a raised exception's identity; ~1 s each): the closed ones "
+        "(ATK23_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
