@@ -1944,12 +1944,8 @@ class Peer:
             return cross(_slot, args, {})
         if op == "enter":
             return cross(_getattr(args[0], "__enter__"), (), {})
-        if op == "exit":  # the block's exception, if any, as the interpreter hands it to ``__exit__`` (red team atk22)
-            ev = args[1] if _len(args) > 1 else None
-            if ev is not None and not _isinstance(ev, BaseException):
-                raise RemoteError("a malformed exit")
-            et = None if ev is None else _type(ev)
-            return cross(_getattr(args[0], "__exit__"), (et, ev, None if ev is None else ev.__traceback__), {})
+        if op == "exit":
+            return self._exit(args, cross)
         if op == "observe":  # the probe observes a stand-in: its base value now, if no code of the tree answers for it
             return _observe(args[0])
         if op == "release":  # (the driver's ``rl`` with it did the work: ``_release``)
@@ -1979,6 +1975,31 @@ class Peer:
         if fn is None:
             raise RemoteError(f"unknown request {op!r}")
         return cross(fn, args, {})
+
+    def _exit(self, args: list, cross):
+        """(an ``exit`` request) The live ``__exit__`` given the block's exception, as the interpreter hands it over
+        (red team atk22): its class, the exception as it crossed, and a traceback (the exception raised and caught
+        here: a real one, of this frame, where plain pytest's is the test's). The exception is a copy of the driver's
+        (``enc_exc``): what the tree's ``__exit__`` changes of it (its args, notes, attributes, chain) cannot reach the
+        exception the driver goes on raising, so such a change is a fault (``pending``: the test fails; stricter,
+        never lenient; red team atk23)."""
+        ev = args[1] if _len(args) > 1 else None
+        if ev is None:
+            return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
+        if not _isinstance(ev, BaseException):
+            raise RemoteError("a malformed exit")
+        try:
+            raise ev
+        except BaseException:  # noqa: BLE001 - (a traceback of its own: ``__traceback__`` is set by the raise)
+            pass
+        before = _exc_state(ev)
+        try:
+            return cross(_getattr(args[0], "__exit__"), (_type(ev), ev, ev.__traceback__), {})
+        finally:
+            if not _same(_exc_state(ev), before) and _len(self.pending) < 8:
+                self.pending.append("the code under test's __exit__ changed the exception of the block it ended (its "
+                                    "args, notes, attributes or chain), which is the driver's exception: the judge "
+                                    "cannot apply that change to it (harness.judge.subject_rpc Peer._exit)")
 
     def _wait(self, op: str, args: list, cross):
         """(subject) The test's ``time.sleep`` or a slice of another wait of its (harness.judge.probe_runtime
@@ -3951,6 +3972,23 @@ answering another, and one of a value-type object's stand-in (a tree ``int``, ``
 instance of its base type carrying the names its class answers: forwarding its checks recursed through the ABCs'
 subclass walks)."""
 _ABC_META = type(_Mapping)
+
+
+_EXC_DICT = BaseException.__dict__["__dict__"].__get__
+_EXC_ARGS = BaseException.__dict__["args"].__get__
+_EXC_CAUSE = BaseException.__dict__["__cause__"].__get__
+_EXC_CONTEXT = BaseException.__dict__["__context__"].__get__
+_EXC_SUPPRESS = BaseException.__dict__["__suppress_context__"].__get__
+
+
+def _exc_state(ev) -> list:
+    """What of an exception code can change (``Peer._exit``): its args, its own attributes (its notes' entries too),
+    its chain, each the object itself (held, so compared by identity: ``_same``); read through the interpreter's
+    descriptors, never the exception's class's code."""
+    own = _EXC_DICT(ev)
+    notes = own.get("__notes__")
+    return [_EXC_ARGS(ev), *own.keys(), *own.values(), *(notes if _type(notes) is list else ()),
+            _EXC_CAUSE(ev), _EXC_CONTEXT(ev), _EXC_SUPPRESS(ev)]
 
 
 def _abc_check(args: list, cross):
