@@ -1988,10 +1988,12 @@ class Peer:
             return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
         if not _isinstance(ev, BaseException):
             raise RemoteError("a malformed exit")
+        context = _EXC_CONTEXT(ev)
         try:
             raise ev
         except BaseException:  # noqa: BLE001 - (a traceback of its own: ``__traceback__`` is set by the raise)
             pass
+        _EXC_SET_CONTEXT(ev, context)  # (the raise chained it to whatever this thread was handling: not the block's)
         before = _exc_state(ev)
         try:
             return cross(_getattr(args[0], "__exit__"), (_type(ev), ev, ev.__traceback__), {})
@@ -3978,6 +3980,7 @@ _EXC_DICT = BaseException.__dict__["__dict__"].__get__
 _EXC_ARGS = BaseException.__dict__["args"].__get__
 _EXC_CAUSE = BaseException.__dict__["__cause__"].__get__
 _EXC_CONTEXT = BaseException.__dict__["__context__"].__get__
+_EXC_SET_CONTEXT = BaseException.__dict__["__context__"].__set__
 _EXC_SUPPRESS = BaseException.__dict__["__suppress_context__"].__get__
 
 
@@ -4198,7 +4201,10 @@ def _members_getattribute(self, name, _get=object.__getattribute__):
 
 
 def _members_dir(self):
-    """``dir`` of a tree object's stand-in: the live object's (``STAND_IN_MEMBERS_RULE``)."""
+    """``dir`` of a tree object's stand-in: the live object's (``STAND_IN_MEMBERS_RULE``); the stand-in's own once the
+    subject has ended."""
+    if object.__getattribute__(self, "_hx_peer").ended:
+        return object.__dir__(self)
     return self._q("dir")
 
 
@@ -4226,13 +4232,13 @@ class _TreeClassView(type):
     def __getattribute__(cls, name):
         if name in _MACHINERY and _machinery_answers(cls, name):
             own = _tree_class_of(cls)
-            if own is not None and not own[1].request("hasattr", _ClassRef.of(own[0]), name):
+            if own is not None and not own[1].ended and not own[1].request("hasattr", _ClassRef.of(own[0]), name):
                 raise AttributeError(f"type object {type.__getattribute__(cls, '__name__')!r} has no attribute {name!r}")
         return type.__getattribute__(cls, name)
 
     def __dir__(cls):
         own = _TYPE_DICT(cls)
-        if _type(own.get("_hx_cls")) is int:
+        if _type(own.get("_hx_cls")) is int and not own["_hx_cls_peer"].ended:
             return own["_hx_cls_peer"].request("dir", _ClassRef.of(own["_hx_cls"]))
         return type.__dir__(cls)
 
