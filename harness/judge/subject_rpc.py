@@ -1992,16 +1992,17 @@ class Peer:
         try:
             raise ev
         except BaseException:  # noqa: BLE001 - (a traceback of its own: ``__traceback__`` is set by the raise)
-            pass
-        _EXC_SET_CONTEXT(ev, context)  # (the raise chained it to whatever this thread was handling: not the block's)
-        before = _exc_state(ev)
-        try:
-            return cross(_getattr(args[0], "__exit__"), (_type(ev), ev, ev.__traceback__), {})
-        finally:
-            if not _same(_exc_state(ev), before) and _len(self.pending) < 8:
-                self.pending.append("the code under test's __exit__ changed the exception of the block it ended (its "
-                                    "args, notes, attributes or chain), which is the driver's exception: the judge "
-                                    "cannot apply that change to it (harness.judge.subject_rpc Peer._exit)")
+            # called while it is the exception being handled, as the interpreter calls ``__exit__`` (``sys.exc_info()``
+            # there is the block's: ``logging.exception``; an exception ``__exit__`` raises is chained to it)
+            _EXC_SET_CONTEXT(ev, context)  # (the raise chained it to whatever this thread was handling)
+            before = _exc_state(ev)
+            try:
+                return cross(_getattr(args[0], "__exit__"), (_type(ev), ev, ev.__traceback__), {})
+            finally:
+                if not _same(_exc_state(ev), before) and _len(self.pending) < 8:
+                    self.pending.append("the code under test's __exit__ changed the exception of the block it ended "
+                                        "(its args, notes, attributes or chain), which is the driver's exception: the "
+                                        "judge cannot apply that change to it (harness.judge.subject_rpc Peer._exit)")
 
     def _wait(self, op: str, args: list, cross):
         """(subject) The test's ``time.sleep`` or a slice of another wait of its (harness.judge.probe_runtime

@@ -94,7 +94,10 @@ HONEST: dict[str, tuple] = {
         "log = []\n\n\ndef f():\n    log.append(1)\n",
         "import pkg\n\n\ndef test_f():\n    pkg.f()\n    assert pkg.log == [1]\n"),
 }
-ATK24_CLOSED: frozenset[str] = frozenset()
+# closed (subject_rpc ``Peer._exit``): the live __exit__ is called while the block's exception is the one being handled
+# (``sys.exc_info()`` there is it, as under plain pytest)
+ATK24_CLOSED: frozenset[str] = frozenset({
+    "exit_swallowing_by_sys_exc_info", "exit_logging_the_exception", "exit_printing_exc", "exit_reading_sys_exc_info"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk24: the judge passes a tree plain pytest fails (an __exit__'s change _exc_state misses, or one made "
