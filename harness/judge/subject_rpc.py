@@ -4252,11 +4252,9 @@ class _TreeObject(RemoteObject):
     __dir__ = _members_dir
 
 
-class _TreeCallable(RemoteCallable):
+class _TreeCallable(_TreeObject, RemoteCallable):
     """``_TreeObject`` of a callable tree object."""
     __slots__ = ()
-    __getattribute__ = _members_getattribute
-    __dir__ = _members_dir
 
 
 for _name in ("__doc__", "__module__"):  # a class body sets both; the live object's are wanted
