@@ -477,6 +477,13 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
         (frozenset({"anthropic"}), "every arm's whole cells through the anthropic client; the openai client's (~15 s) in "
                                     "the campaign: its wire format keeps its own tests in test-all (test_cut_reply_charging, "
                                     "test_provider_faults, the replay of both) (a fresh clone's test-all ran 19:51 of pytest, 21:19 with setup, on 2026-12-06 at 54c885f; CI's 1,398 s)"),
+    "tests/harness/judge/test_tree_namespace.py::test_the_test_reads_the_tree_modules_namespace_as_it_is_now":
+        (frozenset({"cold-int_rebind", "warm-from_import_list", "cold-test_appends", "warm-callback_reads"}),
+         "TREE_NAMESPACE_RULE's kinds once (a binding, a linked container by from-import, the test's change reaching "
+         "the tree, a call-out reading the module); the rest in the campaign"),
+    "tests/harness/judge/test_tree_namespace.py::test_a_wrong_tree_is_never_passed_by_the_import_time_namespace":
+        (frozenset({"warm-int_stale", "cold-list_stale"}), "TREE_NAMESPACE_RULE's wrong trees, a binding and a "
+                                                           "container once; the rest in the campaign"),
     "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
         (frozenset({"cold-hasattr_of_the_object", "warm-dir_of_the_object", "cold-object_with_len_and_iter",
                     "warm-copies_of_the_object", "warm-names_the_class_gains_after_the_object_crossed"}),
@@ -741,7 +748,7 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
          "one closed case per rule of red team r32atk8 in test-all (KERNEL_RULE, MODULE_STATE_RULE, MEASURES_RULE, "
          "STAND_IN_PATHS_RULE); the other closed cases in the campaign (1-3 s each) (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
     "tests/harness/judge/test_final_check_attacks.py::test_an_honest_tree_with_its_own_stdlib_setup_or_a_busy_waiting_test_passes_judged":
-        (frozenset({"busy_wait_for_a_trees_thread", "mimetypes_type_registered_by_the_tree"}),
+        (frozenset({"busy_wait_for_a_file_a_trees_thread_writes", "mimetypes_type_registered_by_the_tree"}),
          "one closed honest tree of CLOCK_READS_RULE and one of MODULE_STATE_RULE in test-all; the others in the campaign (CI's test-all ran 1,146 s on main 884d4e5, at its 20 minutes with setup)"),
     "tests/harness/judge/test_final_check_attacks.py::test_the_judge_reads_the_tests_module_stubs_and_the_trees_sys_modules_as_plain_pytest_does":
         (frozenset({"module_removed_from_sys_modules_by_the_tree", "stdlib_name_loaded_from_a_file_the_tree_writes"}),

@@ -890,11 +890,11 @@ class _ProxyLoader:
         return _ProxyModule(spec.name)
 
     def exec_module(self, module):
-        hid, ns = _subject().request("import", module.__name__)
+        peer = _subject()
+        hid, ns = peer.request("import", module.__name__, True)
         object.__setattr__(module, "_hx_ref", hid)
-        for k, v in ns.items():
-            if _type(k) is str and (not k.startswith("__") or k in ("__doc__", "__all__", "__file__", "__version__")):
-                object.__setattr__(module, k, v)
+        peer.namespaces[hid] = module  # (kept in step with the subject's: ``TREE_NAMESPACE_RULE``)
+        peer.set_namespace(module, ns)
 
 
 class _Finder:

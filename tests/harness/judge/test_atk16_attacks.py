@@ -149,7 +149,10 @@ ATK16_CLOSED: frozenset[str] = frozenset({
     # subject_rpc DontReadFromInput: typing.TextIO's base, as pytest's
     "stdin_is_no_typing_textio_in_the_subject", "stdin_name_default_answers_in_the_subject", "stdin_name_read_plainly",
     # subject_rpc _MW_LAZY (multiprocessing.util's finalizer registry) and _foreign_modules (multiprocessing's __mp_main__)
-    "process_pool_left_open"})
+    "process_pool_left_open",
+    # subject_rpc TREE_NAMESPACE_RULE: the rebinding crosses, so the driver drops the old global's stand-in and the
+    # subject finalizes it with the next message, as plain pytest does at the rebinding
+    "finalizer_of_a_rebound_import_time_global_never_runs", "finalizer_of_a_rebound_import_time_global_runs"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk16: the judge passes a tree plain pytest fails (the subject never finalizes the objects its protocol "

@@ -96,8 +96,10 @@ HONEST: dict[str, tuple] = {
 }
 # closed (subject_rpc ``Peer._exit``): the live __exit__ is called while the block's exception is the one being handled
 # (``sys.exc_info()`` there is it, as under plain pytest)
+# (``Peer._exit``); and (``TREE_NAMESPACE_RULE``) a tree module's namespace is kept in step with the subject's
 ATK24_CLOSED: frozenset[str] = frozenset({
-    "exit_swallowing_by_sys_exc_info", "exit_logging_the_exception", "exit_printing_exc", "exit_reading_sys_exc_info"})
+    "exit_swallowing_by_sys_exc_info", "exit_logging_the_exception", "exit_printing_exc", "exit_reading_sys_exc_info",
+    "module_list_appended_by_the_trees_call"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk24: the judge passes a tree plain pytest fails (an __exit__'s change _exc_state misses, or one made "
