@@ -861,26 +861,42 @@ def _own_submodule(parent, name, value, _module=type(_sys), _isinstance=isinstan
             and _getattr(value, "__name__", None) == f"{parent.__name__}.{name}")
 
 
+def _module_ref(mod):
+    """A proxy module's handle, read from its own dict (no read of the test's: ``Peer.expose``)."""
+    return object.__getattribute__(mod, "__dict__").get("_hx_ref")
+
+
 class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
     """A module of the tree, as the driver sees it: its namespace fetched from the subject at
     import, every attribute access or assignment a request."""
 
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        peer = _DRIVER["peer"]
+        if peer is not None and peer.ns_origin:  # (what the test reaches of the namespace: ``Peer.unread_links``)
+            if name == "__dict__":
+                for v in list(value.values()):
+                    peer.expose(v)
+            else:
+                peer.expose(value)
+        return value
+
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        ref = self.__dict__.get("_hx_ref")
+        ref = object.__getattribute__(self, "__dict__").get("_hx_ref")
         if ref is None:
             raise AttributeError(name)
         return _DRIVER["peer"].request("getattr", self, name)
 
     def __setattr__(self, name, value):
-        if not (name.startswith("__") or name == "_hx_ref") and self.__dict__.get("_hx_ref") is not None and \
+        if not (name.startswith("__") or name == "_hx_ref") and _module_ref(self) is not None and \
                 not _own_submodule(self, name, value):
             _DRIVER["peer"].request("setattr", self, name, value)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        if self.__dict__.get("_hx_ref") is not None and not name.startswith("__"):
+        if _module_ref(self) is not None and not name.startswith("__"):
             _DRIVER["peer"].request("delattr", self, name)
         object.__delattr__(self, name)
 

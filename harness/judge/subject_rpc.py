@@ -694,10 +694,12 @@ container, a value), which the driver sets in (or deletes from) the proxy module
 the test binds (``pkg.x = 5``, ``monkeypatch.setattr``) is a ``setattr`` request, as before. Open: a container past the
 link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``) crosses as a copy at import, as any reply's does; a module the tree
 makes without the import system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request.
-Stricter (a fault, never lenient): a container bound in the module that a thread of the tree changes while the test
-waits outside the judge's schedule (a busy wait on a clock, ``select``, a child process) is a linked container moved
-between messages (``Peer._moved``), as one a call returned always was, even when the test never reads it (red team
-r32atk8's ``busy_wait_for_a_trees_thread``, open again)."""
+A container bound in the module that a thread of the tree changes while the test waits outside the judge's schedule
+(a busy wait on a clock, ``select``, a child process) is a linked container moved between messages, a fault
+(``Peer._moved``: the test may have read its copy stale) unless the test cannot have reached it: the driver names, with
+the message that gives the tree's threads the wait, the namespace links the test has not reached (``unread_links``:
+made reading a namespace, never read through the proxy module, ``_ProxyModule.__getattribute__``, nor named by another
+message, nor held by a container that was), and their change just crosses with the reply."""
 
 
 _NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__"})
@@ -940,6 +942,12 @@ class Peer:
         # a tree module's namespace (``TREE_NAMESPACE_RULE``): subject: handle id -> [the module, its namespace as last
         # sent, its dict's version cell or None, that version]; driver: handle id -> its proxy module
         self.namespaces: dict = {}
+        # driver: the links first made reading a namespace (``ns_origin``), those of them the test has since reached
+        # (``ns_exposed``: read through the proxy module, or named by any other message), and whether a namespace is
+        # being read now (``ns_reading``); see ``unread_links``
+        self.ns_origin: set = set()
+        self.ns_exposed: set = set()
+        self.ns_reading = False
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
@@ -1086,7 +1094,7 @@ class Peer:
             raise RemoteError("a message that is not an object")
         if self.side == "subject" and self.out_sizes is not None:
             gave = self._give(msg["bl"], "bp" in msg) if "bl" in msg else None
-            moved = self._moved()
+            moved = self._moved(msg.get("nx"))
             if gave and self.fs_moved:
                 self.pending.append(f"a thread of the tree changed files ({self.fs_moved}) in the {gave:.3f} s the test "
                                     "waited outside the judge's schedule (a child process, select, a lock), given to it "
@@ -1329,18 +1337,20 @@ class Peer:
                     self.pending.append(why)
             faults.clear()
 
-    def _moved(self) -> list:
+    def _moved(self, unread=None) -> list:
         """(subject, at each message it receives) What of the state the driver holds a copy of changed since
         the subject's last message, before the driver's changes in this one apply: only the subject's own
         code can have changed it meanwhile (a thread of the tree, a signal handler), while the driver ran
         the test against its copy, which plain pytest's test never has (it shares the one object). Each is a
         fault (``pf``): the test fails, whatever it read. Linked containers (``_LinkSig``, in C), the process
-        state (``ProcState.moved``), output written to ``sys.stdout``/``sys.stderr`` or descriptors 1 and 2."""
+        state (``ProcState.moved``), output written to ``sys.stdout``/``sys.stderr`` or descriptors 1 and 2. A linked
+        container the driver says the test has not reached (``unread``: ``Peer.unread_links``) is none: its change goes
+        to the driver with the reply, before the test can read it."""
         out = []
         if self.links:
             sig = self.link_sig or _LinkSig(self.links, self.link_snaps)
             self.link_sig = sig
-            if not sig.unchanged():
+            if not sig.unchanged() and not self._moved_unread(unread):
                 out.append("linked containers")
         if self.ps is not None:
             out += self.ps.moved()
@@ -1352,6 +1362,46 @@ class Peer:
         if self.out_sizes and _out_sizes() != self.out_sizes:
             out.append("descriptors 1/2")
         return out
+
+    def _moved_unread(self, unread) -> bool:
+        """(subject) Whether every linked container changed since the last message is one the driver named unread."""
+        if not unread or not _isinstance(unread, list) or not all(_type(i) is int for i in unread):
+            return False
+        waived = set(unread)
+        return all(lid in waived for lid, obj in self.links.items() if not _unchanged(obj, self.link_snaps[lid]))
+
+    def expose(self, value) -> None:
+        """(driver) The test has reached ``value`` through a proxy module (``_ProxyModule``): if it is a linked container
+        of a namespace, it (and all it holds) may have been read from now on."""
+        if self.ns_origin and _type(value) in _MUTABLE:
+            lid = self.link_ids.get(id(value))
+            if lid in self.ns_origin:
+                self.ns_exposed.add(lid)
+
+    def unread_links(self) -> list:
+        """(driver, with a message that gives the tree's threads the test's wait: ``bl``) The linked containers of the
+        tree modules' namespaces the test has not reached (``TREE_NAMESPACE_RULE``): made reading a namespace, never
+        read through its proxy module (``expose``), named by no other message, held by no container that was. A change
+        a thread of the tree made to one while the test waited is no fault (``Peer._moved``): the test cannot have read
+        it stale, and the change reaches the driver with the reply."""
+        if not self.ns_origin:
+            return []
+        reached = set()
+        stack = [self.links[lid] for lid in self.ns_exposed if lid in self.links]
+        seen = set()
+        while stack:
+            x = stack.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            lid = self.link_ids.get(id(x))
+            if lid is not None:
+                reached.add(lid)
+            t = _type(x)
+            items = dict.values(x) if t is dict or t is _OrderedDict else x if t in (list, set, tuple, frozenset) else ()
+            stack.extend(v for v in items if _type(v) in _MUTABLE or _type(v) is tuple)
+        self.ns_exposed |= reached & self.ns_origin
+        return sorted(self.ns_origin - self.ns_exposed)
 
     # -- requests ----------------------------------------------------------------------------
     def request(self, op: str, *args):
@@ -1389,6 +1439,13 @@ class Peer:
                 self._drop_exports()  # their finalizers run, now the exchange is over: ``DRIVER_OBJECTS_RULE``)
 
     def _request(self, op: str, *args):
+        reading, self.ns_reading = self.ns_reading, False  # (a nested request's reply is no namespace)
+        try:
+            return self._request_sent(op, args)
+        finally:
+            self.ns_reading = reading
+
+    def _request_sent(self, op: str, args: tuple):
         sent = _Budget(track=[])
         try:  # plain pytest passes any value to the tree: one this side cannot send is a fault, never an
             # exception of the call (a test's ``except Exception`` or ``pytest.raises(ValueError)`` would take it)
@@ -1411,6 +1468,9 @@ class Peer:
                                   self._handle(v)] for k, v in stubs.items()]  # (a stand-in: the tree's own object)
                 if self.owed is not None:  # the test's waiting, given to the tree's threads first (``Waits``)
                     msg["bl"], self.owed = self.owed, None
+                    unread = self.unread_links()
+                    if unread:
+                        msg["nx"] = unread
                     if self.prompt:  # (given before the test's next act on the outside world: ``WAITS_RULE``)
                         msg["bp"] = 1
             self._send(msg)
@@ -1464,7 +1524,11 @@ class Peer:
                 if "x" in msg:
                     exc = self.dec_exc(msg["x"])
                 elif "r" in msg:
-                    result = self.dec(msg["r"], 0, _Ctx(track=[], originals=sent.track))
+                    self.ns_reading = op == "import"  # (its namespace: ``TREE_NAMESPACE_RULE``)
+                    try:
+                        result = self.dec(msg["r"], 0, _Ctx(track=[], originals=sent.track))
+                    finally:
+                        self.ns_reading = False
                 else:
                     raise RemoteError("a reply without a result")
                 self._write_back(msg.get("wb"), sent.track)
@@ -2314,6 +2378,8 @@ class Peer:
         return self._enc_od(x, budget, depth) if t is _OrderedDict else self._enc_builtin(x, t, budget, depth)
 
     def _unlink(self, lid) -> None:
+        self.ns_origin.discard(lid)
+        self.ns_exposed.discard(lid)
         obj = self.links.pop(lid, None)
         self.link_snaps.pop(lid, None)
         self.link_sig = None
@@ -2386,6 +2452,8 @@ class Peer:
         if "v" not in v:
             if lid not in self.links:
                 raise RemoteError(f"no such link {lid!r}")
+            if not self.ns_reading and lid in self.ns_origin:  # (named by another message: the test may hold it)
+                self.ns_exposed.add(lid)
             return self.links[lid]
         content = v["v"]
         kind = "l" if _isinstance(content, list) else content.get("t") if _isinstance(content, dict) else None
@@ -2394,6 +2462,8 @@ class Peer:
             raise RemoteError("a malformed link")  # each side allocates its own sign (``link_next``)
         obj = make()
         self.links[lid], self.link_ids[id(obj)] = obj, lid  # before its contents: they may hold it
+        if self.ns_reading:
+            self.ns_origin.add(lid)
         self.link_sig = None
         _fill(obj, self.dec(content, depth + 1, _Ctx(track=ctx.track, originals=ctx.originals) if ctx is not None else None))
         self.link_snaps[lid] = _snapshot(obj)
@@ -2472,7 +2542,11 @@ class Peer:
             mod = self.namespaces.get(item[0])
             if mod is None:
                 raise RemoteError("a change of an unknown module's namespace")
-            bindings = self.dec(item[1], 0)
+            self.ns_reading = True
+            try:
+                bindings = self.dec(item[1], 0)
+            finally:
+                self.ns_reading = False
             if _type(bindings) is not dict:
                 raise RemoteError("a malformed namespace change")
             self.set_namespace(mod, bindings, item[2])
@@ -3114,14 +3188,14 @@ class Peer:
             return importlib.import_module(name)  # the driver's own (trusted) copy, or a proxy if untrusted
         if meta.get("ws"):
             known = _sys.modules.get(name)
-            if _isinstance(known, ProxyModuleBase) and known.__dict__.get("_hx_ref") == meta["id"]:
+            if _isinstance(known, ProxyModuleBase) and object.__getattribute__(known, "__dict__").get("_hx_ref") == meta["id"]:
                 return known
             found: object = None
             try:  # a module of the tree by its import name: the import hook makes its proxy
                 found = importlib.import_module(name)
             except Exception:  # noqa: BLE001 - a module made by module_from_spec: no import name
                 found = None
-            if _isinstance(found, ProxyModuleBase) and found.__dict__.get("_hx_ref") == meta["id"]:
+            if _isinstance(found, ProxyModuleBase) and object.__getattribute__(found, "__dict__").get("_hx_ref") == meta["id"]:
                 return found
         return self.proxy({"id": meta["id"], "ty": "builtins.module", "c": False})
 
@@ -3458,8 +3532,8 @@ def _ref_of(x):
     if _SHADOWS and issubclass(t, tuple(_SHADOWS.values())):
         own = object.__getattribute__(x, "__dict__")
         return object.__getattribute__(own["_hx_remote"], "_hx_ref") if "_hx_remote" in own else None
-    if issubclass(t, ProxyModuleBase):
-        return x.__dict__.get("_hx_ref")
+    if issubclass(t, ProxyModuleBase):  # (its own dict, not read as the test's: ``Peer.expose``)
+        return object.__getattribute__(x, "__dict__").get("_hx_ref")
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
         return object.__getattribute__(x, "__dict__").get("_hx_ref")
     return None
@@ -5323,7 +5397,7 @@ class ModuleStubs:
             if _isinstance(v, ProxyModuleBase):  # (a module of the tree's, never in ``imports``: ``IMPORT_STATE_RULE``)
                 first = proxied.setdefault(k, v)
                 if v is not first:  # imported afresh: the subject's module of this import (being imported: none yet)
-                    out[k] = v if v.__dict__.get("_hx_ref") is not None else _REMOVED
+                    out[k] = v if object.__getattribute__(v, "__dict__").get("_hx_ref") is not None else _REMOVED
                 continue
             if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
                 imports[k] = v

@@ -2,8 +2,9 @@
 
 What the tree's call binds in its module (a counter, a rebound function, a deleted name) and what it changes in a list,
 dict or set bound there, the test reads afterwards through ``pkg.x`` or ``from pkg import x``; what the test binds or
-appends the tree reads. Each tree runs judged and under plain pytest, cold and warm: the verdicts must agree (34 of these
-42 disagreed before the rule: the proxy module held its import-time copy; red team atk24).
+appends the tree reads; a tree thread's change the test never reached is no fault after a busy wait. Each tree runs judged
+and under plain pytest, cold and warm: the verdicts must agree (34 of the first 42 disagreed before the rule: the proxy
+module held its import-time copy; red team atk24).
 """
 from __future__ import annotations
 
@@ -31,6 +32,15 @@ HONEST: dict[str, tuple] = {
  "tuple_rebind": ("t = ()\n\ndef f():\n    global t\n    t = t + (1,)\n", "import pkg\n\ndef test_f():\n    pkg.f()\n    assert pkg.t == (1,)\n"),
  "nested": ("reg = {'a': []}\n\ndef f():\n    reg['a'].append(1)\n    reg['b'] = [2]\n", "import pkg\n\ndef test_f():\n    pkg.f()\n    assert pkg.reg == {'a': [1], 'b': [2]}\n"),
 }
+_THREAD = ("import threading, time\n\nDONE = []\n\n\ndef start():\n    def w():\n        time.sleep(0.1)\n"
+           "        DONE.append(1)\n    threading.Thread(target=w).start()\n\n\ndef done():\n    return len(DONE)\n")
+_BUSY = "    t0 = time.monotonic()\n    while time.monotonic() - t0 < 0.5:\n        pass\n"
+HONEST.update({  # a thread of the tree changes a module's list while the test busy-waits (``Peer.unread_links``)
+    "thread_appends_while_the_test_busy_waits": (_THREAD, "import time\nimport pkg\n\n\ndef test_f():\n    pkg.start()\n"
+                                                 + _BUSY + "    assert pkg.done() == 1\n"),
+    "thread_appends_then_the_test_reads_the_list": (_THREAD, "import time\nimport pkg\n\n\ndef test_f():\n"
+                                                    "    pkg.start()\n" + _BUSY + "    assert pkg.DONE == [1]\n"),
+})
 # the same, wrong: plain pytest fails each (a judge reading the import-time copy passed them)
 LENIENT: dict[str, tuple] = {
  "int_stale": (_CNT, "import pkg\n\ndef test_f():\n    pkg.f()\n    assert pkg.n == 0\n"),
@@ -38,6 +48,10 @@ LENIENT: dict[str, tuple] = {
  "from_list_stale": (_CNT, "from pkg import log, f\n\ndef test_f():\n    f()\n    assert log == []\n"),
  "sub_stale": ("", "import pkg.sub\n\ndef test_f():\n    pkg.sub.f()\n    assert pkg.sub.n == 0\n", {"pkg/sub.py": _CNT}),
  "callback_stale": ("n = 0\n\ndef f(cb):\n    global n\n    n = 3\n    r = cb()\n    n = 0\n    return r\n", "import pkg\n\ndef test_f():\n    assert pkg.f(lambda: pkg.n) == 0\n"),
+ "thread_appends_then_the_test_reads_it_stale": (_THREAD, "import time\nimport pkg\n\n\ndef test_f():\n    pkg.start()\n"
+                                                 + _BUSY + "    assert pkg.DONE == []\n"),
+ "thread_appends_to_the_list_the_test_holds": (_THREAD, "import time\nfrom pkg import DONE, start\n\n\ndef test_f():\n"
+                                               "    start()\n" + _BUSY + "    assert DONE == []\n"),
 }
 
 
