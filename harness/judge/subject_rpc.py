@@ -62,6 +62,7 @@ import types as _types
 import typing as _typing
 import warnings as _warnings
 import weakref as _weakref
+from collections.abc import Iterable as _Iterable
 from collections.abc import Mapping as _Mapping
 from typing import Any
 
@@ -702,6 +703,7 @@ made reading a namespace, never read through the proxy module, ``_ProxyModule.__
 message, nor held by a container that was), and their change just crosses with the reply."""
 
 
+_WALKED = (list, dict, set, tuple, frozenset)  # what ``Peer.expose`` reads into: the built-in containers and stand-ins of them
 _NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__"})
 
 
@@ -948,6 +950,7 @@ class Peer:
         self.ns_origin: set = set()
         self.ns_exposed: set = set()
         self.ns_reading = False
+        self.ns_walked: dict = {}  # id -> a value ``expose`` walked
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
@@ -1371,12 +1374,37 @@ class Peer:
         return all(lid in waived for lid, obj in self.links.items() if not _unchanged(obj, self.link_snaps[lid]))
 
     def expose(self, value) -> None:
-        """(driver) The test has reached ``value`` through a proxy module (``_ProxyModule``): if it is a linked container
-        of a namespace, it (and all it holds) may have been read from now on."""
-        if self.ns_origin and _type(value) in _MUTABLE:
-            lid = self.link_ids.get(id(value))
-            if lid in self.ns_origin:
-                self.ns_exposed.add(lid)
+        """(driver) The test has reached ``value`` through a proxy module (``_ProxyModule``): every linked container of a
+        namespace it holds (through lists, dicts, sets and tuples, a stand-in's storage too) may be read from now on.
+        Each value is walked once (``ns_walked``; what a linked one gains later, ``unread_links`` walks again)."""
+        if self.ns_origin - self.ns_exposed and id(value) not in self.ns_walked:
+            if _isinstance(value, _WALKED):
+                self.ns_walked[id(value)] = value  # (held: its id is never another object's)
+                self.ns_exposed |= self._reach([value]) & self.ns_origin
+
+    def _reach(self, roots: list) -> set:
+        """(driver) The link ids of the containers in ``roots`` and in all they hold, read through the built-in types'
+        own methods (a stand-in of a tree list is read by its storage, no code of the tree's runs)."""
+        reached, seen, stack = set(), set(), list(roots)
+        while stack:
+            x = stack.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            lid = self.link_ids.get(id(x))
+            if lid is not None and self.links.get(lid) is x:
+                reached.add(lid)
+            items: _Iterable
+            if _isinstance(x, dict):
+                items = dict.values(x)
+            elif _isinstance(x, (list, tuple)):
+                items = list.__iter__(x) if _isinstance(x, list) else tuple.__iter__(x)
+            elif _isinstance(x, (set, frozenset)):
+                items = set.__iter__(x) if _isinstance(x, set) else frozenset.__iter__(x)
+            else:
+                continue
+            stack.extend(v for v in items if _isinstance(v, _WALKED))
+        return reached
 
     def unread_links(self) -> list:
         """(driver, with a message that gives the tree's threads the test's wait: ``bl``) The linked containers of the
@@ -1386,21 +1414,8 @@ class Peer:
         it stale, and the change reaches the driver with the reply."""
         if not self.ns_origin:
             return []
-        reached = set()
-        stack = [self.links[lid] for lid in self.ns_exposed if lid in self.links]
-        seen = set()
-        while stack:
-            x = stack.pop()
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            lid = self.link_ids.get(id(x))
-            if lid is not None:
-                reached.add(lid)
-            t = _type(x)
-            items = dict.values(x) if t is dict or t is _OrderedDict else x if t in (list, set, tuple, frozenset) else ()
-            stack.extend(v for v in items if _type(v) in _MUTABLE or _type(v) is tuple)
-        self.ns_exposed |= reached & self.ns_origin
+        held = [self.links[lid] for lid in self.ns_exposed if lid in self.links]
+        self.ns_exposed |= self._reach(held) & self.ns_origin
         return sorted(self.ns_origin - self.ns_exposed)
 
     # -- requests ----------------------------------------------------------------------------
