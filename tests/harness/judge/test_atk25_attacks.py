@@ -15,8 +15,9 @@ system bound in the proxy) is never watched, so re-importing or deleting it is m
 rule's fault for a binding that cannot cross); a tree global named ``_hx_ref`` overwrites the proxy's own handle (the
 test's ``pkg.x = 5`` never reaches the tree, a module-valued read raises); the test's write of a dunder
 (``pkg.__version__ = '2'``, by hand or by ``monkeypatch``) sends no request; a dunder that is not the import system's
-(``__author__``) is absent; ``dir(pkg)`` lacks the submodules; a deep structure bound by a call, never read by the
-test, is a fault.
+(``__author__``) is absent; ``dir(pkg)`` lacks the submodules; the test's ``del pkg.x`` (so ``monkeypatch.delattr`` and
+the undo of ``monkeypatch.setattr(..., raising=False)``) raises AttributeError after the subject deleted it (the
+reply's ``tm`` already popped it from the proxy); a deep structure bound by a call, never read by the test, is a fault.
 
 Tried and held (judged as plain, cold): a finalizer (``__del__``) run when the test drops the tree's object, one run by
 the test's ``gc.collect()`` on a cycle, a generator's ``finally`` on ``del``/``close()``; a tree thread's change while
@@ -50,6 +51,7 @@ _SETTER = ("import sys, types\n_level = ['INFO']\n\n\nclass M(types.ModuleType):
            "        return _level[0]\n\n    @level.setter\n    def level(self, v):\n        _level[0] = v.upper()\n\n\n"
            "sys.modules[__name__].__class__ = M\n")
 _VERSION = "__version__ = '1'\n\n\ndef version():\n    return __version__\n"
+_X = "x = 1\n\n\ndef get():\n    return globals().get('x')\n"
 _SUB_TEST = "import pkg.sub\n\n\ndef test_f():\n    pkg.sub.f()\n    pkg.reset()\n    assert pkg.sub.n == {}\n"
 
 # name -> (the tree's package, the harness's test[, more files]); plain pytest fails each
@@ -83,7 +85,17 @@ LENIENT: dict[str, tuple] = {
     # for a name starting with "__"): the tree reads its own
     "a_dunder_the_test_writes": (_VERSION, "import pkg\n\n\ndef test_f():\n    pkg.__version__ = '2'\n"
                                            "    assert pkg.version() == '1'\n"),
-    # 10. the tree's global ``_hx_ref`` overwrites the proxy's handle: the test's ``pkg.x = 5`` stays in the driver
+    # 10. the test reads the parent's submodule by attribute (a getattr request each time): the re-imported module
+    # crosses as the driver's proxy of the old one, by its name
+    "submodule_reimported_read_by_attribute": (
+        "import importlib, sys\nfrom . import sub\n\n\ndef reset():\n    global sub\n    sys.modules.pop('pkg.sub', None)\n"
+        "    sub = importlib.import_module('pkg.sub')\n",
+        "import pkg\n\n\ndef test_f():\n    pkg.sub.f()\n    pkg.reset()\n    assert pkg.sub.n == 1\n", {"pkg/sub.py": _CNT}),
+    # 11. the test's ``del pkg.x`` (a delattr request) deletes it in the subject, whose reply's ``tm`` pops it from the
+    # proxy; the proxy's own ``object.__delattr__`` then raises AttributeError, which a wrong tree's test expects
+    "del_raising_for_a_name_the_tree_binds": (
+        _X, "import pkg, pytest\n\n\ndef test_f():\n    with pytest.raises(AttributeError):\n        del pkg.x\n"),
+    # 12. the tree's global ``_hx_ref`` overwrites the proxy's handle: the test's ``pkg.x = 5`` stays in the driver
     "a_global_named_like_the_proxys_handle": (
         "_hx_ref = None\nx = 0\n\n\ndef f():\n    return x\n",
         "import pkg\n\n\ndef test_f():\n    pkg.x = 5\n    assert pkg.f() == 0\n"),
@@ -101,16 +113,24 @@ HONEST: dict[str, tuple] = {
     "a_dunder_the_test_monkeypatches": (_VERSION, "import pkg\n\n\ndef test_f(monkeypatch):\n"
                                                   "    monkeypatch.setattr(pkg, '__version__', '2')\n"
                                                   "    assert pkg.version() == '2'\n"),
-    # 11. a dunder that is not the import system's own is not in the proxy, and __getattr__ refuses dunders
+    # 13. the same AttributeError: ``del pkg.x``, ``monkeypatch.delattr`` and the undo of a ``monkeypatch.setattr``
+    # of a new name (``raising=False``) fail judged
+    "del_of_a_binding": (_X, "import pkg\n\n\ndef test_f():\n    del pkg.x\n    assert pkg.get() is None\n"),
+    "monkeypatch_delattr": (_X, "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.delattr(pkg, 'x')\n"
+                                "    assert pkg.get() is None\n\n\ndef test_g():\n    assert pkg.x == 1\n"),
+    "monkeypatch_setattr_of_a_new_name": (
+        _X, "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'y', 2, raising=False)\n"
+            "    assert pkg.y == 2\n\n\ndef test_g():\n    assert not hasattr(pkg, 'y')\n"),
+    # 14. a dunder that is not the import system's own is not in the proxy, and __getattr__ refuses dunders
     "a_dunder_of_the_tree": ("__author__ = 'me'\n", "import pkg\n\n\ndef test_f():\n    assert pkg.__author__ == 'me'\n"),
-    # 12. modules are left out of the proxy's namespace: dir() lacks the submodule the package imported
+    # 15. modules are left out of the proxy's namespace: dir() lacks the submodule the package imported
     "dir_lists_a_submodule": ("from . import sub\n", "import pkg\n\n\ndef test_f():\n    assert 'sub' in dir(pkg)\n",
                               {"pkg/sub.py": "x = 1\n"}),
-    # 13. a deep structure the tree binds in a call, which the test never reads, is a fault (it cannot cross)
+    # 16. a deep structure the tree binds in a call, which the test never reads, is a fault (it cannot cross)
     "deep_structure_bound_by_a_call": (
         "def f():\n    global a\n    a = x = []\n    for _ in range(3000):\n        y = []\n        x.append(y)\n"
         "        x = y\n    return 1\n", "import pkg\n\n\ndef test_f():\n    assert pkg.f() == 1\n"),
-    # 14. the tree's global ``_hx_ref``: a module-valued read (a getattr request) raises AttributeError
+    # 17. the tree's global ``_hx_ref``: a module-valued read (a getattr request) raises AttributeError
     "a_global_named_like_the_proxys_handle": ("_hx_ref = None\nimport os\n",
                                               "import pkg\n\n\ndef test_f():\n    assert pkg.os.sep == '/'\n"),
 }
