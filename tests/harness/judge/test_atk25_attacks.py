@@ -15,9 +15,10 @@ system bound in the proxy) is never watched, so re-importing or deleting it is m
 rule's fault for a binding that cannot cross); a tree global named ``_hx_ref`` overwrites the proxy's own handle (the
 test's ``pkg.x = 5`` never reaches the tree, a module-valued read raises); the test's write of a dunder
 (``pkg.__version__ = '2'``, by hand or by ``monkeypatch``) sends no request; a dunder that is not the import system's
-(``__author__``) is absent; ``dir(pkg)`` lacks the submodules; the test's ``del pkg.x`` (so ``monkeypatch.delattr`` and
-the undo of ``monkeypatch.setattr(..., raising=False)``) raises AttributeError after the subject deleted it (the
-reply's ``tm`` already popped it from the proxy); a deep structure bound by a call, never read by the test, is a fault.
+(``__author__``) is absent; ``from pkg import *``, ``vars(pkg)`` and ``dir(pkg)`` lack the submodules; the test's ``del
+pkg.x`` (so ``monkeypatch.delattr`` and the undo of ``monkeypatch.setattr(..., raising=False)``) raises AttributeError
+after the subject deleted it (the reply's ``tm`` already popped it from the proxy); a deep structure bound by a call,
+never read by the test, is a fault.
 
 Tried and held (judged as plain, cold): a finalizer (``__del__``) run when the test drops the tree's object, one run by
 the test's ``gc.collect()`` on a cycle, a generator's ``finally`` on ``del``/``close()``; a tree thread's change while
@@ -123,7 +124,13 @@ HONEST: dict[str, tuple] = {
             "    assert pkg.y == 2\n\n\ndef test_g():\n    assert not hasattr(pkg, 'y')\n"),
     # 14. a dunder that is not the import system's own is not in the proxy, and __getattr__ refuses dunders
     "a_dunder_of_the_tree": ("__author__ = 'me'\n", "import pkg\n\n\ndef test_f():\n    assert pkg.__author__ == 'me'\n"),
-    # 15. modules are left out of the proxy's namespace: dir() lacks the submodule the package imported
+    # 15. modules are left out of the proxy's namespace: ``from pkg import *``, ``vars(pkg)`` and dir() lack the
+    # submodule the package imported
+    "star_import_of_a_submodule": ("from . import sub\n", "from pkg import *\n\n\ndef test_f():\n    assert sub.x == 1\n",
+                                   {"pkg/sub.py": "x = 1\n"}),
+    "vars_holds_a_submodule": ("from . import sub\n",
+                               "import pkg\n\n\ndef test_f():\n    assert vars(pkg)['sub'].x == 1\n",
+                               {"pkg/sub.py": "x = 1\n"}),
     "dir_lists_a_submodule": ("from . import sub\n", "import pkg\n\n\ndef test_f():\n    assert 'sub' in dir(pkg)\n",
                               {"pkg/sub.py": "x = 1\n"}),
     # 16. a deep structure the tree binds in a call, which the test never reads, is a fault (it cannot cross)
