@@ -1024,9 +1024,9 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "carries, a module class's property or setter, a submodule binding, the link bounds, _hx_ref, a dunder the test "
         "writes, del raising; ~1 s each): the closed ones (ATK25_CLOSED) in test-all",
     "tests/harness/judge/test_atk25_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
-        "red team atk25's right trees the judge fails through a tree module's namespace (the same; a dunder, dir()'s "
-        "submodules (and star import, vars()), a deep binding that cannot cross, del pkg.x and monkeypatch's delattr raising; ~1 s each): the "
-        "closed ones (ATK25_CLOSED) in test-all",
+        "red team atk25's right trees the judge fails through a tree module's namespace (the same; a dunder, a "
+        "submodule missing from dir(), vars() and star import, a deep binding that cannot cross, del pkg.x and "
+        "monkeypatch's delattr raising; ~1 s each): the closed ones (ATK25_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
