@@ -80,6 +80,11 @@ SLOW_FILES: dict[str, str] = {
                                                  "traceback the judge's frame): trees judged and under plain pytest, "
                                                  "cold and warm (~1 s each); all open, ~25 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_atk25_attacks.py": "red team atk25: c26c6e0's TREE_NAMESPACE_RULE (a binding no message "
+                                                 "carries, a module class's property or setter, a submodule binding, "
+                                                 "the link bounds, a global named _hx_ref, dunders, dir(), the test's "
+                                                 "del): trees judged and under plain pytest, cold and warm (~1 s each); "
+                                                 "all open, ~60-110 s in the campaign: CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -1014,6 +1019,14 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
     "tests/harness/judge/test_atk24_attacks.py::test_an_honest_tree_whose_exit_reads_the_blocks_exception_passes_judged":
         "red team atk24's right trees the judge fails (an __exit__ logging or printing the exception, reading "
         "sys.exc_info() or its traceback's lines; ~1 s each): the closed ones (ATK24_CLOSED) in test-all",
+    "tests/harness/judge/test_atk25_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_namespace":
+        "red team atk25's wrong trees the judge alone passes through a tree module's namespace (a binding no message "
+        "carries, a module class's property or setter, a submodule binding, the link bounds, _hx_ref, a dunder the test "
+        "writes, del raising; ~1 s each): the closed ones (ATK25_CLOSED) in test-all",
+    "tests/harness/judge/test_atk25_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
+        "red team atk25's right trees the judge fails through a tree module's namespace (the same; a dunder, a "
+        "submodule missing from dir(), vars() and star import, a deep binding that cannot cross, del pkg.x and "
+        "monkeypatch's delattr raising; ~1 s each): the closed ones (ATK25_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
