@@ -84,7 +84,8 @@ SLOW_FILES: dict[str, str] = {
                                                  "carries, a module class's property or setter, a submodule binding, "
                                                  "the link bounds, a global named _hx_ref, dunders, dir(), the test's "
                                                  "del): trees judged and under plain pytest, cold and warm (~1 s each); "
-                                                 "all open, ~60-110 s in the campaign: CAMPAIGN_WHILE_OPEN",
+                                                 "open ones in the campaign (CAMPAIGN_WHILE_OPEN), closed ones "
+                                                 "sampled in test-all (SWEEPS)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -489,6 +490,17 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
     "tests/harness/judge/test_tree_namespace.py::test_a_wrong_tree_is_never_passed_by_the_import_time_namespace":
         (frozenset({"warm-int_stale", "cold-list_stale"}), "TREE_NAMESPACE_RULE's wrong trees, a binding and a "
                                                            "container once; the rest in the campaign"),
+    "tests/harness/judge/test_atk25_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_namespace":
+        (frozenset({"cold-module_class_setter", "warm-a_dunder_the_test_writes", "cold-del_raising_for_a_name_the_tree_binds",
+                    "warm-list_past_the_link_bounds", "cold-submodule_reimported_by_the_tree",
+                    "warm-a_global_named_like_the_proxys_handle"}),
+         "red team atk25's closed wrong trees, one per closing (the proxy's one writer, a module class, a submodule "
+         "binding, the link bounds, the harness's names); the other closed ones (~1 s each) in the campaign"),
+    "tests/harness/judge/test_atk25_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
+        (frozenset({"cold-del_of_a_binding", "warm-monkeypatch_delattr", "cold-star_import_of_a_submodule",
+                    "warm-vars_holds_a_submodule", "cold-module_class_property_shadowing_a_binding"}),
+         "red team atk25's closed right trees, one per closing (the test's delete, monkeypatch's undo, import *, "
+         "vars, a module class); the other closed ones (~1 s each) in the campaign"),
     "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
         (frozenset({"cold-hasattr_of_the_object", "warm-dir_of_the_object", "cold-object_with_len_and_iter",
                     "warm-copies_of_the_object", "warm-names_the_class_gains_after_the_object_crossed"}),

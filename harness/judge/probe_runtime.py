@@ -861,18 +861,28 @@ def _own_submodule(parent, name, value, _module=type(_sys), _isinstance=isinstan
             and _getattr(value, "__name__", None) == f"{parent.__name__}.{name}")
 
 
+_MODULE_TYPE = type(_sys)
+
+
 def _module_ref(mod):
     """A proxy module's handle, read from its own dict (no read of the test's: ``Peer.expose``)."""
     return object.__getattribute__(mod, "__dict__").get("_hx_ref")
 
 
 class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
-    """A module of the tree, as the driver sees it: its namespace fetched from the subject at
-    import, every attribute access or assignment a request."""
+    """A module of the tree, as the driver sees it (``TREE_NAMESPACE_RULE``): its namespace as the subject's module
+    holds it, set by the subject's messages alone (``Peer.set_namespace``); the test's writes are requests, a name it
+    lacks (a module bound there, a container past the link bounds, a name of a module class) a ``getattr`` request."""
 
     def __getattribute__(self, name):
         value = object.__getattribute__(self, name)
         peer = _DRIVER["peer"]
+        if peer is not None and name == "__dict__" and _module_ref(self) is not None:
+            for k in peer.module_names(self) - value.keys():  # (``vars``, ``dir``, ``import *``: every binding)
+                try:
+                    getattr(self, k)
+                except AttributeError:
+                    pass
         if peer is not None and peer.ns_origin:  # (what the test reaches of the namespace: ``Peer.unread_links``)
             if name == "__dict__":
                 for v in list(value.values()):
@@ -884,21 +894,26 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        ref = object.__getattribute__(self, "__dict__").get("_hx_ref")
-        if ref is None:
+        if _module_ref(self) is None:
             raise AttributeError(name)
-        return _DRIVER["peer"].request("getattr", self, name)
+        value = _DRIVER["peer"].request("getattr", self, name)
+        if isinstance(value, _MODULE_TYPE) and name in _DRIVER["peer"].module_names(self):
+            object.__setattr__(self, name, value)  # (a module bound there: kept until the subject's binding changes)
+        return value
 
     def __setattr__(self, name, value):
-        if not (name.startswith("__") or name == "_hx_ref") and _module_ref(self) is not None and \
-                not _own_submodule(self, name, value):
-            _DRIVER["peer"].request("setattr", self, name, value)
-        object.__setattr__(self, name, value)
+        if _module_ref(self) is None or not _rpc.namespace_name(name) or _own_submodule(self, name, value):
+            object.__setattr__(self, name, value)  # (the import system's attributes, before and during the import)
+            return
+        _DRIVER["peer"].request("setattr", self, name, value)  # (the reply's namespace change sets it here)
+        if isinstance(value, _MODULE_TYPE) and name in _DRIVER["peer"].module_names(self):
+            object.__setattr__(self, name, value)  # (the import system binding a submodule: as ``__getattr__``)
 
     def __delattr__(self, name):
-        if _module_ref(self) is not None and not name.startswith("__"):
-            _DRIVER["peer"].request("delattr", self, name)
-        object.__delattr__(self, name)
+        if _module_ref(self) is None or not _rpc.namespace_name(name):
+            object.__delattr__(self, name)
+            return
+        _DRIVER["peer"].request("delattr", self, name)  # (the reply's namespace change drops it here)
 
 
 class _ProxyLoader:
@@ -906,11 +921,12 @@ class _ProxyLoader:
         return _ProxyModule(spec.name)
 
     def exec_module(self, module):
+        """The subject imports the module; the reply carries its namespace (``tm``), which ``Peer.set_namespace`` sets
+        here, the module found by its name while it has no handle (``Peer._namespace_module``)."""
         peer = _subject()
-        hid, ns = peer.request("import", module.__name__, True)
-        object.__setattr__(module, "_hx_ref", hid)
-        peer.namespaces[hid] = module  # (kept in step with the subject's: ``TREE_NAMESPACE_RULE``)
-        peer.set_namespace(module, ns)
+        hid, _ = peer.request("import", module.__name__, True)
+        if _module_ref(module) != hid:
+            raise ImportError(f"the subject's import of {module.__name__!r} sent no namespace")
 
 
 class _Finder:

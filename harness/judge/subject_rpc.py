@@ -684,23 +684,29 @@ def _kept_of(found: dict) -> set:
 TREE_NAMESPACE_RULE = """A module of the tree is one namespace under plain pytest: what the tree's call binds there (``global n; n += 1``,
 a function rebound, a name deleted) the test reads as ``pkg.n`` afterwards, and a list, dict or set bound there is one
 object the tree and the test both change (``log.append(1)`` in the tree, ``pkg.log == [1]`` or ``from pkg import log`` in
-the test; the test's ``pkg.log.append`` reaching the tree). In the judged run the driver's proxy module holds the
-namespace as its ``import`` request returned it (``_ProxyLoader``), so (1) each container bound there crosses linked
-(``_kept``: the module holds it), kept in step with every message both ways (``_link_sync``), and (2) the subject
-watches each module the driver imported (``Peer._watch_namespace``) and, with every message it sends (a reply, a
-call-out to the test's callback, an exception), sends the bindings that changed since its last message (``tm``: read by
-the module dict's version tag, one 8-byte read a module; a binding as the reply's values cross: a handle, a linked
-container, a value), which the driver sets in (or deletes from) the proxy module before the test's next line runs
-(``Peer.set_namespace``, the one writer of a proxy module's namespace). A binding that cannot cross is a fault. What
-the test binds (``pkg.x = 5``, ``monkeypatch.setattr``) is a ``setattr`` request, as before. Open: a container past the
-link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``) crosses as a copy at import, as any reply's does; a module the tree
-makes without the import system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request.
+the test; the test's ``pkg.log.append`` reaching the tree). In the judged run the driver's proxy module of a tree module
+(``_ProxyModule``) is written by the subject's messages alone: the subject watches each module the driver imports
+(``Peer._watch_namespace``) and, with every message it sends (the import's reply, a reply, an exception, a call-out to
+the test's callback), sends the bindings that changed since its last message (``tm``, ``Peer._namespace_change``: found
+by the module dict's version tag, one 8-byte read a module, and the module's class); the driver sets them before the
+test's next line (``Peer.set_namespace``, the proxy's one writer). A binding crosses as a reply's value does: a handle,
+a value, a container linked (``_kept``: the module holds it), kept in step with every message both ways
+(``_link_sync``). What the proxy does not hold it reads by a ``getattr`` request, as fresh as a reply: a name bound to a
+module (its import then a request of its own, never one made while a message naming its own links is read; ``vars``,
+``dir`` and ``import *`` read each such name), a container past the link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``:
+it would cross as a copy), every name of a module whose class is not the module type (its class may answer any name: a
+property, a setter). The test's writes (``pkg.x = 5``, ``del pkg.x``, ``monkeypatch``, a dunder of the import system's
+such as ``__version__``) are requests, and the reply's change writes them here (a setter's value, a deletion). A binding
+that cannot cross (too deep) is a fault. The harness's own names (``_hx``: the proxy's handle) are no binding.
 A container bound in the module that a thread of the tree changes while the test waits outside the judge's schedule
 (a busy wait on a clock, ``select``, a child process) is a linked container moved between messages, a fault
 (``Peer._moved``: the test may have read its copy stale) unless the test cannot have reached it: the driver names, with
 the message that gives the tree's threads the wait, the namespace links the test has not reached (``unread_links``:
 made reading a namespace, never read through the proxy module, ``_ProxyModule.__getattribute__``, nor named by another
-message, nor held by a container that was), and their change just crosses with the reply."""
+message, nor held by a container that was), and their change just crosses with the reply. Open: a container past the
+link bounds the test holds (``x = pkg.big``) is a copy, as any reply's is; a module the tree makes without the import
+system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request; a dunder no import sets
+(``__author__``) is not read (the proxy answers no dunder it lacks)."""
 
 
 _WALKED = (list, dict, set, tuple, frozenset)  # what ``Peer.expose`` reads into: the built-in containers and stand-ins of them
@@ -708,16 +714,15 @@ _NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__"}
 
 
 def namespace_name(k) -> bool:
-    """Whether a binding of a tree module's namespace is one its proxy module in the driver holds (``TREE_NAMESPACE_RULE``):
-    every name but the import system's own dunders (``__doc__``, ``__all__``, ``__file__``, ``__version__`` do)."""
-    return _type(k) is str and (not k.startswith("__") or k in _NAMESPACE_DUNDERS)
+    """Whether a binding of a tree module's namespace is one its proxy module in the driver holds (``TREE_NAMESPACE_RULE``)
+    and writes by a request: every name but the import system's own dunders (``__doc__``, ``__all__``, ``__file__``,
+    ``__version__`` are kept) and the harness's own (``_hx``: the proxy's handle, ``_hx_ref``)."""
+    return _type(k) is str and (not k.startswith("__") or k in _NAMESPACE_DUNDERS) and not k.startswith("_hx")
 
 
 def _namespace_of(mod) -> dict:
-    """The bindings of ``mod`` its proxy module holds: not a module (a submodule, ``import os``), which the proxy reads
-    by a ``getattr`` request when the test first does (its import is then a request of its own, never one made while
-    a message that may name links of the same message is being read) and the driver's import system binds."""
-    return {k: v for k, v in _vars(mod).items() if namespace_name(k) and not _isinstance(v, _types.ModuleType)}
+    """The bindings of ``mod`` its proxy module is told of (``Peer._namespace_change``)."""
+    return {k: v for k, v in _vars(mod).items() if namespace_name(k)}
 
 
 def _fill(obj, new) -> None:
@@ -951,6 +956,7 @@ class Peer:
         self.ns_exposed: set = set()
         self.ns_reading = False
         self.ns_walked: dict = {}  # id -> a value ``expose`` walked
+        self.ns_modules: dict = {}  # driver: handle id -> the names its module binds to a module (``set_namespace``)
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
@@ -2053,8 +2059,8 @@ class Peer:
         cross = self.cross
         if op == "import":
             mod = cross(_import, (args[0], None, None, ("__name__",), 0), {})
-            if _len(args) > 1 and args[1] is True:  # a module of the tree's, its proxy's namespace (``_ProxyLoader``)
-                return [self.export(mod), self._watch_namespace(mod)]
+            if _len(args) > 1 and args[1] is True:  # a module of the tree's: its namespace crosses with the reply
+                return [self._watch_namespace(mod), None]  # (``tm``: ``_namespaces_moved``, ``_ProxyLoader``)
             return [self.export(mod), None]  # (a module the driver reads as a stand-in: ``remote_module``)
         if op == "call":
             return cross(args[0], args[1], dict(args[2]))
@@ -2502,39 +2508,32 @@ class Peer:
             out["nm"] = names
 
     # -- a tree module's namespace, kept in step (``TREE_NAMESPACE_RULE``) -----------------------------
-    def _watch_namespace(self, mod) -> dict:
-        """(subject, an ``import`` request) The namespace of the tree's module ``mod`` the driver's proxy module
-        holds (``namespace_name``), watched from now on (``_namespaces_moved``)."""
-        ns = _namespace_of(mod)
+    def _watch_namespace(self, mod) -> int:
+        """(subject, an ``import`` request of the driver's proxy module) Watch the namespace of the tree's module
+        ``mod`` from now on: the reply to the import carries it whole (``_namespaces_moved``, from an empty one)."""
+        hid = self.export(mod)
         cells = _dict_cells_of([_vars(mod)])
-        cell = cells[0] if cells else None
-        self.namespaces[self.export(mod)] = [mod, ns, cell, _VERSIONS[2](cell) if cell is not None else None]
-        return dict(ns)  # (the reply's own dict: the table's would cross linked, ``_kept``)
+        self.namespaces[hid] = [mod, {}, cells[0] if cells else None, None, None, True]
+        return hid
 
     def _namespaces_moved(self, msg: dict) -> None:
         """(subject, every message it sends) The bindings of each watched module of the tree that changed since the
-        last message (``tm``: [handle id, the bindings set, the names deleted]), read by the module dict's version
-        tag (one 8-byte read), else by identity; a binding that cannot cross (too large) is a fault, never a stale
-        value the test reads."""
+        last message (``tm``: ``_namespace_change``), found by the module dict's version tag (one 8-byte read), else
+        by identity, and by the module's class (a module class answers every name itself: nothing is kept)."""
         out = []
         for hid, entry in self.namespaces.items():
-            mod, old, cell, seen = entry
-            if cell is not None:
-                now = _VERSIONS[2](cell)
-                if now == seen:
-                    continue
-                entry[3] = now
-            new = _namespace_of(mod)
-            if _len(new) == _len(old) and all(map(_is_, new.values(), old.values())) and new.keys() == old.keys():
+            mod, old, cell, seen, cls, fresh = entry
+            now = _VERSIONS[2](cell) if cell is not None else None
+            if cell is not None and now == seen and _type(mod) is cls:
                 continue
-            entry[1] = new
-            changed = {k: v for k, v in new.items() if k not in old or old[k] is not v}
-            gone = [k for k in old if k not in new]
-            kept, kept_tuples = _kept_with_tuples(changed, 1)
-            budget = _Budget(kept=kept)
-            budget.tuples = kept_tuples
+            entry[3], entry[4] = now, _type(mod)
+            new = _namespace_of(mod) if _type(mod) is _types.ModuleType else {}
+            if not fresh and _len(new) == _len(old) and all(map(_is_, new.values(), old.values())) and \
+                    new.keys() == old.keys():
+                continue
+            entry[1], entry[5] = new, False
             try:
-                out.append([hid, self.enc(changed, budget), gone])
+                out.append(self._namespace_change(hid, mod, old, new, fresh))
             except (KeyboardInterrupt, Closed):
                 raise
             except BaseException as exc:  # noqa: BLE001 - the test would read the binding as it was: a fault
@@ -2544,36 +2543,89 @@ class Peer:
         if out:
             msg["tm"] = out
 
+    def _namespace_change(self, hid: int, mod, old: dict, new: dict, fresh: bool) -> dict:
+        """One module's change: its bindings set (``k`` names, ``v`` their values as a reply's cross: a handle, a linked
+        container, a value), the names to drop (``x``: deleted, or bound to a container past the link bounds, which
+        would cross as a copy: read by a ``getattr`` request instead, as fresh as a reply), the names bound to a module
+        (``m``: read by a ``getattr`` request when first read, so that no import runs while this message is read);
+        ``i``: the whole namespace, of a proxy module being imported (``n``: its name)."""
+        changed = {k: v for k, v in new.items() if k not in old or old[k] is not v}
+        gone = [k for k in old if k not in new]
+        mods = [k for k, v in changed.items() if _isinstance(v, _types.ModuleType)]
+        keys = [k for k in changed if not _isinstance(changed[k], _types.ModuleType)]
+        values = [changed[k] for k in keys]
+        kept, kept_tuples = _kept_with_tuples(values, 1)
+        budget = _Budget(kept=kept)
+        budget.tuples = kept_tuples
+        enc = self.enc(values, budget)
+        copied = {i for i, (v, e) in enumerate(zip(values, enc))
+                  if _type(v) in _MUTABLE and not (_type(e) is dict and e.get("t") in ("ln", "al"))}
+        out = {"id": hid, "k": [k for i, k in enumerate(keys) if i not in copied],
+               "v": [e for i, e in enumerate(enc) if i not in copied], "x": gone + [keys[i] for i in sorted(copied)],
+               "m": mods}
+        if fresh:
+            out["i"], out["n"] = 1, _getattr(mod, "__name__", "")
+        return out
+
     def _apply_namespaces(self, moved) -> None:
-        """(driver) Set the peer's changed bindings (``tm``) in the proxy module of each, deleting those it deleted."""
+        """(driver) Set the peer's changed bindings (``tm``) in the proxy module of each (``set_namespace``)."""
         if not moved or self.side != "driver":
             return
         if not _isinstance(moved, list):
             raise RemoteError("a malformed namespace change")
         for item in moved:
-            if not _isinstance(item, list) or _len(item) != 3 or _type(item[0]) is not int or \
-                    not _isinstance(item[2], list):
+            if not _isinstance(item, dict) or _type(item.get("id")) is not int or \
+                    not all(_isinstance(item.get(f), list) for f in ("k", "v", "x", "m")) or \
+                    _len(item["k"]) != _len(item["v"]) or \
+                    not all(_type(n) is str for f in ("k", "x", "m") for n in item[f]):
                 raise RemoteError("a malformed namespace change")
-            mod = self.namespaces.get(item[0])
-            if mod is None:
-                raise RemoteError("a change of an unknown module's namespace")
+            mod = self._namespace_module(item)
             self.ns_reading = True
             try:
-                bindings = self.dec(item[1], 0)
+                values = self.dec(item["v"], 0)
             finally:
                 self.ns_reading = False
-            if _type(bindings) is not dict:
-                raise RemoteError("a malformed namespace change")
-            self.set_namespace(mod, bindings, item[2])
+            self.set_namespace(mod, dict(zip(item["k"], values)), item["x"], item["m"])
 
-    def set_namespace(self, mod, bindings: dict, gone=()) -> None:
-        """(driver) The one writer of a proxy module's namespace: at import (``_ProxyLoader``) and at each change."""
+    def _namespace_module(self, item: dict):
+        """(driver) The proxy module a namespace change is of: by its handle, or (``i``: the reply to its import) the
+        module of that name being imported, which has no handle yet (``_ProxyLoader``)."""
+        hid = item["id"]
+        if item.get("i"):
+            name = item.get("n")
+            found = _sys.modules.get(name) if isinstance(name, str) else None
+            if _isinstance(found, ProxyModuleBase) and \
+                    object.__getattribute__(found, "__dict__").get("_hx_ref") in (None, hid):
+                object.__setattr__(found, "_hx_ref", hid)
+                self.namespaces[hid] = found
+                self.ns_modules[hid] = set()
+                return found
+        mod = self.namespaces.get(hid)
+        if mod is None:
+            raise RemoteError("a change of an unknown module's namespace")
+        return mod
+
+    def set_namespace(self, mod, bindings: dict, gone=(), mods=()) -> None:
+        """(driver) The one writer of a proxy module's namespace (``TREE_NAMESPACE_RULE``): the bindings set, the names
+        dropped, the names bound to a module (dropped too: the proxy reads each by a request, ``module_names``)."""
+        own = _vars(mod)
+        names = self.ns_modules.setdefault(object.__getattribute__(mod, "__dict__").get("_hx_ref"), set())
         for k, v in bindings.items():
             if namespace_name(k):
                 object.__setattr__(mod, k, v)
+                names.discard(k)
         for k in gone:
             if namespace_name(k):
-                _vars(mod).pop(k, None)
+                own.pop(k, None)
+                names.discard(k)
+        for k in mods:
+            if namespace_name(k):
+                own.pop(k, None)
+                names.add(k)
+
+    def module_names(self, mod) -> set:
+        """(driver) The names the subject's module binds to a module, which its proxy reads by a request."""
+        return self.ns_modules.get(object.__getattribute__(mod, "__dict__").get("_hx_ref"), set())
 
     # -- mirrored tree objects: a tree subclass of list, dict or set, its storage kept in step ------------
     # The driver's stand-in of a tree object (``shadow``, operated) is an instance of its base type: C code

@@ -5,8 +5,8 @@ each judged and run under plain pytest in the same sandbox, cold and warm.
 
 The promise (issue 32): a judged verdict is never more lenient than plain pytest's on the same tree, and an honest
 tree's verdict does not change. ``LENIENT``: plain pytest fails the tree, the judge passes it; ``HONEST``: plain pytest
-passes the tree, the judge fails it. All open (strict xfails; a name moved into ``ATK25_CLOSED`` runs as an ordinary
-test). Findings, in the dicts' comments: a binding a tree's thread changes while the test computes without sending a
+passes the tree, the judge fails it. Strict xfails while open; a name in ``ATK25_CLOSED`` runs as an ordinary test
+(25 of 30 closed: below). Findings, in the dicts' comments: a binding a tree's thread changes while the test computes without sending a
 message never crosses (no message, no ``tm``); a module whose class (``__class__ = M``, a ModuleType subclass) has a
 property reads its dict's shadowed binding, not the property, and a setter's normalized value is lost (the proxy keeps
 what the test wrote as its own attribute); a module-valued binding of the parent (a submodule the driver's import
@@ -141,7 +141,17 @@ HONEST: dict[str, tuple] = {
     "a_global_named_like_the_proxys_handle": ("_hx_ref = None\nimport os\n",
                                               "import pkg\n\n\ndef test_f():\n    assert pkg.os.sep == '/'\n"),
 }
-ATK25_CLOSED: frozenset[str] = frozenset()
+# closed (subject_rpc ``Peer._namespace_change``/``set_namespace``, probe_runtime ``_ProxyModule``): the subject's messages
+# are the proxy's one writer (the test's set and delete are requests whose reply's ``tm`` writes them: a setter's value,
+# a deletion, a dunder of the import system's); a module class keeps nothing in the proxy (every name a request); a
+# module-valued binding's change drops it from the proxy (read again by a request) and ``vars``/``dir``/``import *``
+# read every such name; a container past the link bounds is dropped, read by a request; the harness's ``_hx`` names
+# are never a binding the proxy takes. Open: a thread of the tree frozen while the test computes without a clock or a
+# message (CLOCK_READS_RULE's pulse did not give it the time: ``pkg.get()`` reads 0 too, not the namespace's), a dunder
+# no import sets (``__author__``: the proxy's ``__getattr__`` answers no dunder), a deep binding that cannot cross
+# (a fault, stricter).
+_OPEN = {"thread_rebinding_while_the_test_computes", "a_dunder_of_the_tree", "deep_structure_bound_by_a_call"}
+ATK25_CLOSED: frozenset[str] = frozenset((set(LENIENT) | set(HONEST)) - _OPEN)
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk25: the judge passes a tree plain pytest fails through a tree module's namespace (a binding no "
