@@ -946,17 +946,7 @@ class Peer:
         # mirrored tree objects of a mutable base (``_mirror``): handle id -> [the object, its storage as last sent]
         self.mirrors: dict = {}
         self.mirror_items = 0
-        # a tree module's namespace (``TREE_NAMESPACE_RULE``): subject: handle id -> [the module, its namespace as last
-        # sent, its dict's version cell or None, that version]; driver: handle id -> its proxy module
-        self.namespaces: dict = {}
-        # driver: the links first made reading a namespace (``ns_origin``), those of them the test has since reached
-        # (``ns_exposed``: read through the proxy module, or named by any other message), and whether a namespace is
-        # being read now (``ns_reading``); see ``unread_links``
-        self.ns_origin: set = set()
-        self.ns_exposed: set = set()
-        self.ns_reading = False
-        self.ns_walked: dict = {}  # id -> a value ``expose`` walked
-        self.ns_modules: dict = {}  # driver: handle id -> the names its module binds to a module (``set_namespace``)
+        self._namespace_tables()
         self.class_names: dict = {}  # a tree object's class handle -> the names it answers, as last sent (``_enc_names``)
         # subject: a tree object's class handle -> [the class, its MRO, its class dicts' marks, the names its stand-ins
         # forward] when a stand-in of it was first made, and each stand-in's live object handle -> (object, class)
@@ -1013,6 +1003,20 @@ class Peer:
         # one last told the driver (``ts``); a ``sleep`` request names the value its driver's function stands for
         self.sleeps: list = [_vars(_time).get("sleep", _MISSING)]
         self.sleep_seen = self.sleeps[0]
+
+    def _namespace_tables(self) -> None:
+        # a tree module's namespace (``TREE_NAMESPACE_RULE``): subject: handle id -> [the module, its namespace as last
+        # sent, its dict's version cell or None, that version, the module's class then, whether the next message
+        # sends it whole]; driver: handle id -> its proxy module
+        self.namespaces: dict = {}
+        # driver: the links first made reading a namespace (``ns_origin``), those of them the test has since reached
+        # (``ns_exposed``: read through the proxy module, or named by any other message), and whether a namespace is
+        # being read now (``ns_reading``); see ``unread_links``
+        self.ns_origin: set = set()
+        self.ns_exposed: set = set()
+        self.ns_reading = False
+        self.ns_walked: dict = {}  # id -> a value ``expose`` walked
+        self.ns_modules: dict = {}  # driver: handle id -> the names its module binds to a module (``set_namespace``)
 
     def _stand_in_tables(self) -> None:
         # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
