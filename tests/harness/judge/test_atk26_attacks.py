@@ -13,7 +13,24 @@ not the tree module's namespace where the test reads the dict whole rather than 
 without ``__all__``, ``vars``, ``dir``): a container past the link bounds and every name of a module class are absent
 (only module-valued names are filled in), the harness's ``_hx_ref`` is present; the tree's module-level ``__dir__``
 (PEP 562) is not in the proxy, so ``dir(pkg)`` lists the proxy's dict instead; a dunder of the import system's that the
-tree's module-level ``__getattr__`` answers (a lazy ``__version__``) is refused by the proxy's ``__getattr__``.
+tree's module-level ``__getattr__`` answers (a lazy ``__version__``) is refused by the proxy's ``__getattr__``; the
+proxy's own ``__path__`` and ``__spec__`` (the driver's import) stand for the tree's: a directory the tree adds to its
+``__path__`` is not searched, ``__spec__.origin`` is None; pytest's ``MonkeyPatch.setattr`` takes what to restore from
+``target.__dict__``, so its undo deletes a binding the proxy's dict lacks (past the link bounds, a module class's);
+every ``_hx`` name (not only the proxy's handle) is refused as a binding, so the test's patch of a tree's ``_hx711``
+stays in the driver. And the waiver of ``unread_links``: ``Peer.expose`` walks what the test reads through the proxy
+at the moment of reading, so a list the tree binds after the test took ``vars(pkg)`` is reached through that dict
+without being named, and a tree thread's change to it during the test's wait passes as unread although the test read
+it stale.
+
+Tried and held (judged as plain, cold): ``f.__globals__['x'] = 5`` by the test (a request: the subject's dict);
+``monkeypatch.setattr`` of a module-valued name and its undo; ``__all__`` extended by a call, then ``import *``;
+``importlib.resources.files``; a call-out reading a binding the tree sets before calling back and restores after; a
+module toggling its ``__class__`` between the module type and a class with a property; a module class's
+``__setattr__`` refusing the test's write; the hand-written swap and restore of a binding past the link bounds (no
+``__dict__`` read); ``Event.wait``/``select``/a clock loop then a read of the held dict (the wait is given at the test's
+next instruction: only a wait and a read in one C call leave the stale window); a tree list subclass (mirrored) holding
+a namespace list read through the test's earlier handle of it (a fault, as for ``pkg.DONE``).
 """
 from __future__ import annotations
 
@@ -76,6 +93,12 @@ LENIENT: dict[str, tuple] = {
     "a_trees_name_starting_with_hx_patched_by_the_test": (_HX711, "import pkg\n\n\ndef test_f(monkeypatch):\n"
                                                                   "    monkeypatch.setattr(pkg, '_hx711', None)\n"
                                                                   "    assert pkg.read() == 0\n"),
+    # 10. pytest's ``MonkeyPatch.setattr`` takes the value to restore from ``target.__dict__`` (pytest #10644): the
+    # proxy's dict of a module class holds no name, so the undo deletes the tree's binding, and a wrong tree that
+    # still binds its removed ``LEGACY`` passes the next test
+    "monkeypatch_undo_in_a_module_class_deletes_the_binding": (
+        _MODCLASS + "\n\nLEGACY = 1\n", "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'LEGACY', 2)\n"
+                                          "    assert pkg.LEGACY == 2\n\n\ndef test_g():\n    assert not hasattr(pkg, 'LEGACY')\n"),
 }
 # name -> (the tree's package, the harness's test[, more files]); plain pytest passes each
 HONEST: dict[str, tuple] = {
@@ -100,15 +123,29 @@ HONEST: dict[str, tuple] = {
     "a_trees_name_starting_with_hx_patched_by_the_test": (_HX711, "import pkg, types\n\n\ndef test_f(monkeypatch):\n"
                                                                   "    monkeypatch.setattr(pkg, '_hx711', types.SimpleNamespace(value=7))\n"
                                                                   "    assert pkg.read() == 7\n"),
+    # 11. the proxy's own ``__spec__`` (the driver's import: no origin) stands for the tree module's
+    "spec_origin_of_the_package": ("", "import pathlib, pkg\n\n\ndef test_f():\n"
+                                       "    assert (pathlib.Path(pkg.__spec__.origin).parent / 'data.txt').read_text() == 'hi'\n",
+                                   {"pkg/data.txt": "hi"}),
+    # 12. (10. the other way) monkeypatch's undo deletes a binding the proxy's dict lacks: past the link bounds, or any
+    # name of a module class; the tree then raises NameError
+    "monkeypatch_undo_of_a_binding_past_the_link_bounds": (
+        "big = list(range(20001))\n\n\ndef count():\n    return len(big)\n",
+        "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'big', [])\n    assert pkg.count() == 0\n"
+        "    monkeypatch.undo()\n    assert pkg.count() == 20001\n"),
+    "monkeypatch_undo_in_a_module_class": (
+        _MODCLASS, "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'f', lambda: 2)\n"
+                   "    assert pkg.f() == 2\n\n\ndef test_g():\n    assert pkg.f() == 1\n"),
 }
 ATK26_CLOSED: frozenset[str] = frozenset()
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk26: the judge passes a tree plain pytest fails through a tree module's namespace (the test's write "
-    "into the module's dict, the dict read whole: import *, vars, dir)"))
+    "into the module's dict, the dict read whole: import *, vars, dir, monkeypatch's undo; __path__, _hx names, a held "
+    "dict past unread_links)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk26: the judge fails a right tree plain pytest passes through a tree module's namespace (the same; "
-    "_hx_ref listed, a module's __dir__ and lazy __version__)"))
+    "_hx_ref listed, a module's __dir__ and lazy __version__, __spec__.origin)"))
 
 
 def _params(cases: dict, mark, closed: frozenset = ATK26_CLOSED) -> list:
