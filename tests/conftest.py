@@ -89,9 +89,10 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_atk26_attacks.py": "red team atk26: 72d0fca's TREE_NAMESPACE_RULE (the test's write into "
                                                  "the module's dict, the dict read whole by import *, vars and dir, a "
                                                  "module's __dir__, __path__, __spec__ and lazy __version__, _hx "
-                                                 "names, monkeypatch's undo, a held module dict past unread_links): "
-                                                 "trees judged and under plain pytest, cold and warm (~1 s each); all "
-                                                 "open, ~70 s in the campaign: CAMPAIGN_WHILE_OPEN",
+                                                 "names, monkeypatch's undo, a shadowed submodule, a held module "
+                                                 "dict past unread_links): trees judged and under plain pytest, cold "
+                                                 "and warm (~1 s each); all open, ~75 s in the campaign: "
+                                                 "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",

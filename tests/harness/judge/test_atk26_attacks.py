@@ -17,7 +17,8 @@ tree's module-level ``__getattr__`` answers (a lazy ``__version__``) is refused 
 proxy's own ``__path__`` and ``__spec__`` (the driver's import) stand for the tree's: a directory the tree adds to its
 ``__path__`` is not searched, ``__spec__.origin`` is None; pytest's ``MonkeyPatch.setattr`` takes what to restore from
 ``target.__dict__``, so its undo deletes a binding the proxy's dict lacks (past the link bounds, a module class's);
-every ``_hx`` name (not only the proxy's handle) is refused as a binding, so the test's patch of a tree's ``_hx711``
+the driver's import of a submodule the tree's package shadows with a binding of the same name (``from .version
+import version``) rebinds the package's name to the submodule, in the driver and in the tree; every ``_hx`` name (not only the proxy's handle) is refused as a binding, so the test's patch of a tree's ``_hx711``
 stays in the driver. And the waiver of ``unread_links``: ``Peer.expose`` walks what the test reads through the proxy
 at the moment of reading, so a list the tree binds after the test took ``vars(pkg)`` is reached through that dict
 without being named, and a tree thread's change to it during the test's wait passes as unread although the test read
@@ -56,6 +57,8 @@ _DONE_TEST = ("import functools, operator, threading, pkg\n\n\ndef test_f():\n  
 # the tree extends its package's ``__path__`` with a plugins directory
 _PATH = "import os\n\n__path__.append(os.path.join(os.path.dirname(__file__), '..', 'plugins'))\n"
 # a private binding whose name starts with ``_hx`` (a HX711 load cell's driver): the proxy takes no ``_hx`` name
+# the package binds its submodule's string under the submodule's name
+_SHADOW = "from .version import version\n"
 _HX711 = "import types\n\n_hx711 = types.SimpleNamespace(value=0)\n\n\ndef read():\n    return _hx711.value\n"
 
 # name -> (the tree's package, the harness's test[, more files]); plain pytest fails each
@@ -99,6 +102,13 @@ LENIENT: dict[str, tuple] = {
     "monkeypatch_undo_in_a_module_class_deletes_the_binding": (
         _MODCLASS + "\n\nLEGACY = 1\n", "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'LEGACY', 2)\n"
                                           "    assert pkg.LEGACY == 2\n\n\ndef test_g():\n    assert not hasattr(pkg, 'LEGACY')\n"),
+    # 11. ``from .version import version`` shadows the submodule with its string in the package (plain pytest's
+    # ``import pkg.version`` finds the submodule in sys.modules and leaves the parent's binding alone); the driver's
+    # import system, importing the submodule afresh, sets the parent's ``version`` to it (a setattr request: the
+    # tree's own binding is rebound too), so ``pkg.version.version`` reads the submodule judged
+    "submodule_shadowed_by_a_binding_of_the_same_name": (_SHADOW, "import pkg.version\n\n\ndef test_f():\n"
+                                                                  "    assert pkg.version.version == '1.0'\n",
+                                                         {"pkg/version.py": "version = '1.0'\n"}),
 }
 # name -> (the tree's package, the harness's test[, more files]); plain pytest passes each
 HONEST: dict[str, tuple] = {
@@ -136,6 +146,10 @@ HONEST: dict[str, tuple] = {
     "monkeypatch_undo_in_a_module_class": (
         _MODCLASS, "import pkg\n\n\ndef test_f(monkeypatch):\n    monkeypatch.setattr(pkg, 'f', lambda: 2)\n"
                    "    assert pkg.f() == 2\n\n\ndef test_g():\n    assert pkg.f() == 1\n"),
+    "submodule_shadowed_by_a_binding_of_the_same_name": (_SHADOW + "\n\ndef banner():\n    return 'pkg ' + version\n",
+                                                         "import pkg.version\n\n\ndef test_f():\n"
+                                                         "    assert pkg.banner() == 'pkg 1.0'\n",
+                                                         {"pkg/version.py": "version = '1.0'\n"}),
 }
 ATK26_CLOSED: frozenset[str] = frozenset()
 
