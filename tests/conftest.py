@@ -1052,7 +1052,8 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "dict waived by unread_links; ~1 s each): the closed ones (ATK26_CLOSED) in test-all",
     "tests/harness/judge/test_atk26_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
         "red team atk26's right trees the judge fails through a tree module's namespace (the same; _hx_ref listed by "
-        "vars, a lazy __version__; ~1 s each): the closed ones (ATK26_CLOSED) in test-all",
+        "vars, a lazy __version__, __spec__, the module class, sys.modules; ~1 s each): the closed ones (ATK26_CLOSED) "
+        "in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":

@@ -14,8 +14,8 @@ without ``__all__``, ``vars``, ``dir``): a container past the link bounds and ev
 (only module-valued names are filled in), the harness's ``_hx_ref`` is present; the tree's module-level ``__dir__``
 (PEP 562) is not in the proxy, so ``dir(pkg)`` lists the proxy's dict instead; a dunder of the import system's that the
 tree's module-level ``__getattr__`` answers (a lazy ``__version__``) is refused by the proxy's ``__getattr__``; the
-proxy's own ``__path__`` and ``__spec__`` (the driver's import) stand for the tree's: a directory the tree adds to its
-``__path__`` is not searched, ``__spec__.origin`` is None; pytest's ``MonkeyPatch.setattr`` takes what to restore from
+proxy's own ``__path__``, ``__spec__`` and class (the driver's import) stand for the tree's: a directory the tree adds to its
+``__path__`` is not searched, ``__spec__.origin`` is None, ``isinstance(pkg, pkg.M)`` is False for a module class; pytest's ``MonkeyPatch.setattr`` takes what to restore from
 ``target.__dict__``, so its undo deletes a binding the proxy's dict lacks (past the link bounds, a module class's);
 the driver's import of a submodule the tree's package shadows with a binding of the same name (``from .version
 import version``) rebinds the package's name to the submodule, in the driver and in the tree; every ``_hx`` name (not only the proxy's handle) is refused as a binding, so the test's patch of a tree's ``_hx711``
@@ -150,6 +150,13 @@ HONEST: dict[str, tuple] = {
                                                          "import pkg.version\n\n\ndef test_f():\n"
                                                          "    assert pkg.banner() == 'pkg 1.0'\n",
                                                          {"pkg/version.py": "version = '1.0'\n"}),
+    # 13. the proxy's class (``_ProxyModule``) stands for the tree module's class: ``isinstance(pkg, pkg.M)`` is False
+    "isinstance_of_the_module_class": (_MODCLASS, "import pkg\n\n\ndef test_f():\n    assert isinstance(pkg, pkg.M)\n"),
+    # 14. (IMPORT_STATE_RULE's, the namespace's twin) a submodule the package imports is not in the driver's
+    # sys.modules until the test imports it
+    "sys_modules_holds_a_submodule_the_package_imports": (
+        "from . import sub\n", "import sys\nimport pkg\n\n\ndef test_f():\n    assert sys.modules['pkg.sub'].x == 1\n",
+        {"pkg/sub.py": "x = 1\n"}),
 }
 ATK26_CLOSED: frozenset[str] = frozenset()
 
@@ -159,7 +166,7 @@ _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "dict past unread_links)"))
 _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk26: the judge fails a right tree plain pytest passes through a tree module's namespace (the same; "
-    "_hx_ref listed, a module's __dir__ and lazy __version__, __spec__.origin)"))
+    "_hx_ref listed, a module's __dir__ and lazy __version__, __spec__.origin, the module class, sys.modules)"))
 
 
 def _params(cases: dict, mark, closed: frozenset = ATK26_CLOSED) -> list:
