@@ -157,6 +157,11 @@ HONEST: dict[str, tuple] = {
     "sys_modules_holds_a_submodule_the_package_imports": (
         "from . import sub\n", "import sys\nimport pkg\n\n\ndef test_f():\n    assert sys.modules['pkg.sub'].x == 1\n",
         {"pkg/sub.py": "x = 1\n"}),
+    # 15. the test's write of a dunder outside the import system's four (``__author__``) stays in the driver (atk25's
+    # ``__version__`` closed by a fixed list): the tree reads its own
+    "a_dunder_outside_the_import_systems_the_test_writes": (
+        "__author__ = 'me'\n\n\ndef author():\n    return __author__\n",
+        "import pkg\n\n\ndef test_f():\n    pkg.__author__ = 'you'\n    assert pkg.author() == 'you'\n"),
 }
 ATK26_CLOSED: frozenset[str] = frozenset()
 
