@@ -86,6 +86,13 @@ SLOW_FILES: dict[str, str] = {
                                                  "del): trees judged and under plain pytest, cold and warm (~1 s each); "
                                                  "open ones in the campaign (CAMPAIGN_WHILE_OPEN), closed ones "
                                                  "sampled in test-all (SWEEPS)",
+    "tests/harness/judge/test_atk26_attacks.py": "red team atk26: 72d0fca's TREE_NAMESPACE_RULE (the test's write into "
+                                                 "the module's dict, the dict read whole by import *, vars and dir, a "
+                                                 "module's __dir__, __path__, __spec__ and lazy __version__, _hx "
+                                                 "names, monkeypatch's undo, a shadowed submodule, a held module "
+                                                 "dict past unread_links): trees judged and under plain pytest, cold "
+                                                 "and warm (~1 s each); all open, ~75 s in the campaign: "
+                                                 "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -1039,6 +1046,14 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "red team atk25's right trees the judge fails through a tree module's namespace (the same; a dunder, a "
         "submodule missing from dir(), vars() and star import, a deep binding that cannot cross, del pkg.x and "
         "monkeypatch's delattr raising; ~1 s each): the closed ones (ATK25_CLOSED) in test-all",
+    "tests/harness/judge/test_atk26_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_namespace":
+        "red team atk26's wrong trees the judge alone passes through a tree module's namespace (the test's write into "
+        "the module's dict, import * and vars missing names, a module's __dir__, __path__, an _hx name, a held module "
+        "dict waived by unread_links; ~1 s each): the closed ones (ATK26_CLOSED) in test-all",
+    "tests/harness/judge/test_atk26_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
+        "red team atk26's right trees the judge fails through a tree module's namespace (the same; _hx_ref listed by "
+        "vars, a lazy __version__, __spec__, the module class, sys.modules; ~1 s each): the closed ones (ATK26_CLOSED) "
+        "in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
