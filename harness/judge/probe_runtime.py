@@ -865,8 +865,8 @@ _MODULE_TYPE = type(_sys)
 
 
 def _module_ref(mod):
-    """A proxy module's handle, read from its own dict (no read of the test's: ``Peer.expose``)."""
-    return object.__getattribute__(mod, "__dict__").get("_hx_ref")
+    """A proxy module's handle (``module_ref``: beside it, never in its namespace)."""
+    return _rpc.module_ref(mod)
 
 
 class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
@@ -875,9 +875,10 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
     lacks (a module bound there, a container past the link bounds, a name of a module class) a ``getattr`` request."""
 
     def __getattribute__(self, name):
-        value = object.__getattribute__(self, name)
+        value = _MODULE_TYPE.__getattribute__(self, name)  # (the module's own ``__getattr__`` hook too: PEP 562)
         peer = _DRIVER["peer"]
         if peer is not None and name == "__dict__" and _module_ref(self) is not None:
+            peer.ns_dict_read = True  # (the test may hold it: every namespace link reached, ``unread_links``)
             for k in peer.module_names(self) - value.keys():  # (``vars``, ``dir``, ``import *``: every binding)
                 try:
                     getattr(self, k)
@@ -905,6 +906,8 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
         if _module_ref(self) is None or not _rpc.namespace_name(name) or _own_submodule(self, name, value):
             object.__setattr__(self, name, value)  # (the import system's attributes, before and during the import)
             return
+        if isinstance(value, _rpc.ProxyModuleBase) and value.__name__ == f"{self.__name__}.{name}":
+            return  # (the driver's import of a submodule the subject's import bound, or a binding of the tree's shadows)
         _DRIVER["peer"].request("setattr", self, name, value)  # (the reply's namespace change sets it here)
         if isinstance(value, _MODULE_TYPE) and name in _DRIVER["peer"].module_names(self):
             object.__setattr__(self, name, value)  # (the import system binding a submodule: as ``__getattr__``)

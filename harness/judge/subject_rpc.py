@@ -695,9 +695,9 @@ a value, a container linked (``_kept``: the module holds it), kept in step with 
 module (its import then a request of its own, never one made while a message naming its own links is read; ``vars``,
 ``dir`` and ``import *`` read each such name), a container past the link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``:
 it would cross as a copy), every name of a module whose class is not the module type (its class may answer any name: a
-property, a setter). The test's writes (``pkg.x = 5``, ``del pkg.x``, ``monkeypatch``, a dunder of the import system's
+property, a setter). The module's own ``__getattr__`` and ``__dir__`` (PEP 562) are bindings too. The test's writes (``pkg.x = 5``, ``del pkg.x``, ``monkeypatch``, a dunder of the import system's
 such as ``__version__``) are requests, and the reply's change writes them here (a setter's value, a deletion). A binding
-that cannot cross (too deep) is a fault. The harness's own names (``_hx``: the proxy's handle) are no binding.
+that cannot cross (too deep) is a fault. The proxy's handle is kept beside it (``module_ref``), never in its namespace.
 A container bound in the module that a thread of the tree changes while the test waits outside the judge's schedule
 (a busy wait on a clock, ``select``, a child process) is a linked container moved between messages, a fault
 (``Peer._moved``: the test may have read its copy stale) unless the test cannot have reached it: the driver names, with
@@ -710,14 +710,20 @@ system (``types.ModuleType`` handed to the test) is a plain stand-in, each read 
 
 
 _WALKED = (list, dict, set, tuple, frozenset)  # what ``Peer.expose`` reads into: the built-in containers and stand-ins of them
-_NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__"})
+_NAMESPACE_DUNDERS = frozenset({"__doc__", "__all__", "__file__", "__version__", "__getattr__", "__dir__"})
+_MODULE_REFS: _weakref.WeakKeyDictionary = _weakref.WeakKeyDictionary()  # driver: a proxy module -> its handle
+
+
+def module_ref(mod) -> int | None:
+    """(driver) A proxy module's handle, kept beside it (never a binding of its namespace, which is the tree's)."""
+    return _MODULE_REFS.get(mod)
 
 
 def namespace_name(k) -> bool:
     """Whether a binding of a tree module's namespace is one its proxy module in the driver holds (``TREE_NAMESPACE_RULE``)
     and writes by a request: every name but the import system's own dunders (``__doc__``, ``__all__``, ``__file__``,
-    ``__version__`` are kept) and the harness's own (``_hx``: the proxy's handle, ``_hx_ref``)."""
-    return _type(k) is str and (not k.startswith("__") or k in _NAMESPACE_DUNDERS) and not k.startswith("_hx")
+    ``__version__``, and a module's ``__getattr__`` and ``__dir__`` hooks, are kept)."""
+    return _type(k) is str and (not k.startswith("__") or k in _NAMESPACE_DUNDERS)
 
 
 def _namespace_of(mod) -> dict:
@@ -1016,6 +1022,7 @@ class Peer:
         self.ns_exposed: set = set()
         self.ns_reading = False
         self.ns_walked: dict = {}  # id -> a value ``expose`` walked
+        self.ns_dict_read = False  # a proxy module's ``__dict__`` was read: the test may hold it (no link is unread)
         self.ns_modules: dict = {}  # driver: handle id -> the names its module binds to a module (``set_namespace``)
 
     def _stand_in_tables(self) -> None:
@@ -1419,10 +1426,11 @@ class Peer:
     def unread_links(self) -> list:
         """(driver, with a message that gives the tree's threads the test's wait: ``bl``) The linked containers of the
         tree modules' namespaces the test has not reached (``TREE_NAMESPACE_RULE``): made reading a namespace, never
-        read through its proxy module (``expose``), named by no other message, held by no container that was. A change
+        read through its proxy module (``expose``; none once the test read a proxy's ``__dict__``, which it may hold),
+        named by no other message, held by no container that was. A change
         a thread of the tree made to one while the test waited is no fault (``Peer._moved``): the test cannot have read
         it stale, and the change reaches the driver with the reply."""
-        if not self.ns_origin:
+        if not self.ns_origin or self.ns_dict_read:
             return []
         held = [self.links[lid] for lid in self.ns_exposed if lid in self.links]
         self.ns_exposed |= self._reach(held) & self.ns_origin
@@ -2598,9 +2606,8 @@ class Peer:
         if item.get("i"):
             name = item.get("n")
             found = _sys.modules.get(name) if isinstance(name, str) else None
-            if _isinstance(found, ProxyModuleBase) and \
-                    object.__getattribute__(found, "__dict__").get("_hx_ref") in (None, hid):
-                object.__setattr__(found, "_hx_ref", hid)
+            if _isinstance(found, ProxyModuleBase) and module_ref(found) in (None, hid):
+                _MODULE_REFS[found] = hid
                 self.namespaces[hid] = found
                 self.ns_modules[hid] = set()
                 return found
@@ -2613,7 +2620,7 @@ class Peer:
         """(driver) The one writer of a proxy module's namespace (``TREE_NAMESPACE_RULE``): the bindings set, the names
         dropped, the names bound to a module (dropped too: the proxy reads each by a request, ``module_names``)."""
         own = _vars(mod)
-        names = self.ns_modules.setdefault(object.__getattribute__(mod, "__dict__").get("_hx_ref"), set())
+        names = self.ns_modules.setdefault(module_ref(mod), set())
         for k, v in bindings.items():
             if namespace_name(k):
                 object.__setattr__(mod, k, v)
@@ -2629,7 +2636,7 @@ class Peer:
 
     def module_names(self, mod) -> set:
         """(driver) The names the subject's module binds to a module, which its proxy reads by a request."""
-        return self.ns_modules.get(object.__getattribute__(mod, "__dict__").get("_hx_ref"), set())
+        return self.ns_modules.get(module_ref(mod), set())
 
     # -- mirrored tree objects: a tree subclass of list, dict or set, its storage kept in step ------------
     # The driver's stand-in of a tree object (``shadow``, operated) is an instance of its base type: C code
@@ -3259,14 +3266,14 @@ class Peer:
             return importlib.import_module(name)  # the driver's own (trusted) copy, or a proxy if untrusted
         if meta.get("ws"):
             known = _sys.modules.get(name)
-            if _isinstance(known, ProxyModuleBase) and object.__getattribute__(known, "__dict__").get("_hx_ref") == meta["id"]:
+            if _isinstance(known, ProxyModuleBase) and module_ref(known) == meta["id"]:
                 return known
             found: object = None
             try:  # a module of the tree by its import name: the import hook makes its proxy
                 found = importlib.import_module(name)
             except Exception:  # noqa: BLE001 - a module made by module_from_spec: no import name
                 found = None
-            if _isinstance(found, ProxyModuleBase) and object.__getattribute__(found, "__dict__").get("_hx_ref") == meta["id"]:
+            if _isinstance(found, ProxyModuleBase) and module_ref(found) == meta["id"]:
                 return found
         return self.proxy({"id": meta["id"], "ty": "builtins.module", "c": False})
 
@@ -3603,8 +3610,8 @@ def _ref_of(x):
     if _SHADOWS and issubclass(t, tuple(_SHADOWS.values())):
         own = object.__getattribute__(x, "__dict__")
         return object.__getattribute__(own["_hx_remote"], "_hx_ref") if "_hx_remote" in own else None
-    if issubclass(t, ProxyModuleBase):  # (its own dict, not read as the test's: ``Peer.expose``)
-        return object.__getattribute__(x, "__dict__").get("_hx_ref")
+    if issubclass(t, ProxyModuleBase):  # (beside it, never in its namespace: ``module_ref``)
+        return module_ref(x)
     if _isinstance(t, RemoteMeta) and _isinstance(x, BaseException):
         return object.__getattribute__(x, "__dict__").get("_hx_ref")
     return None
@@ -5468,7 +5475,7 @@ class ModuleStubs:
             if _isinstance(v, ProxyModuleBase):  # (a module of the tree's, never in ``imports``: ``IMPORT_STATE_RULE``)
                 first = proxied.setdefault(k, v)
                 if v is not first:  # imported afresh: the subject's module of this import (being imported: none yet)
-                    out[k] = v if object.__getattribute__(v, "__dict__").get("_hx_ref") is not None else _REMOVED
+                    out[k] = v if module_ref(v) is not None else _REMOVED
                 continue
             if _by_name(v) and getattr(v, "__name__", None) == k:  # (an import's, under its own name)
                 imports[k] = v

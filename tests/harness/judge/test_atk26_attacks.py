@@ -163,7 +163,13 @@ HONEST: dict[str, tuple] = {
         "__author__ = 'me'\n\n\ndef author():\n    return __author__\n",
         "import pkg\n\n\ndef test_f():\n    pkg.__author__ = 'you'\n    assert pkg.author() == 'you'\n"),
 }
-ATK26_CLOSED: frozenset[str] = frozenset()
+# closed: a proxy's __dict__ read ends the unread_links waiver (the test may hold the dict); the proxy's handle is kept
+# beside it (module_ref), never in its namespace; the module's __getattr__ and __dir__ hooks are bindings; the driver's
+# import of a submodule binds nothing the subject's import did not
+ATK26_CLOSED: frozenset[str] = frozenset({
+    "a_list_read_through_the_held_module_dict_while_a_thread_changes_it", "a_trees_name_starting_with_hx_patched_by_the_test",
+    "module_dir_hook_forgetting_a_name", "submodule_shadowed_by_a_binding_of_the_same_name", "module_dir_hook",
+    "lazy_version_by_module_getattr", "vars_lists_only_the_trees_names"})
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk26: the judge passes a tree plain pytest fails through a tree module's namespace (the test's write "
