@@ -91,8 +91,8 @@ SLOW_FILES: dict[str, str] = {
                                                  "module's __dir__, __path__, __spec__ and lazy __version__, _hx "
                                                  "names, monkeypatch's undo, a shadowed submodule, a held module "
                                                  "dict past unread_links): trees judged and under plain pytest, cold "
-                                                 "and warm (~1 s each); all open, ~75 s in the campaign: "
-                                                 "CAMPAIGN_WHILE_OPEN",
+                                                 "and warm (~1 s each); open ones in the campaign "
+                                                 "(CAMPAIGN_WHILE_OPEN), closed ones sampled in test-all (SWEEPS)",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
     "tests/harness/judge/test_watch_attacks.py": "review a28's attacks on r28's fixes: judged runs cold and warm and a watch (~20 s)",
@@ -508,6 +508,17 @@ SWEEPS: dict[str, tuple[frozenset[str], str]] = {
                     "warm-vars_holds_a_submodule", "cold-module_class_property_shadowing_a_binding"}),
          "red team atk25's closed right trees, one per closing (the test's delete, monkeypatch's undo, import *, "
          "vars, a module class); the other closed ones (~1 s each) in the campaign"),
+    "tests/harness/judge/test_atk26_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_namespace":
+        (frozenset({"cold-a_list_read_through_the_held_module_dict_while_a_thread_changes_it", "warm-vars_update_of_the_module",
+                    "cold-star_import_leaking_a_big_cache", "warm-monkeypatch_undo_in_a_module_class_deletes_the_binding",
+                    "cold-module_dir_hook_forgetting_a_name"}),
+         "red team atk26's closed wrong trees, one per closing (the held dict's waiver, the test's write into the dict, "
+         "materialization, a module class's undo, a module hook); the other closed ones (~1 s each) in the campaign"),
+    "tests/harness/judge/test_atk26_attacks.py::test_an_honest_tree_reading_its_modules_namespace_passes_judged":
+        (frozenset({"cold-monkeypatch_undo_of_a_binding_past_the_link_bounds", "warm-lazy_version_by_module_getattr",
+                    "cold-vars_lists_only_the_trees_names"}),
+         "red team atk26's closed right trees, one per closing (monkeypatch's undo, a module's __getattr__, the "
+         "proxy's handle beside it); the other closed ones (~1 s each) in the campaign"),
     "tests/harness/judge/test_stand_in_members.py::test_a_tree_objects_special_members_read_as_plain_pytest":
         (frozenset({"cold-hasattr_of_the_object", "warm-dir_of_the_object", "cold-object_with_len_and_iter",
                     "warm-copies_of_the_object", "warm-names_the_class_gains_after_the_object_crossed"}),

@@ -879,11 +879,7 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
         peer = _DRIVER["peer"]
         if peer is not None and name == "__dict__" and _module_ref(self) is not None:
             peer.ns_dict_read = True  # (the test may hold it: every namespace link reached, ``unread_links``)
-            for k in peer.module_names(self) - value.keys():  # (``vars``, ``dir``, ``import *``: every binding)
-                try:
-                    getattr(self, k)
-                except AttributeError:
-                    pass
+            peer.materialize(self)  # (``vars``, ``dir``, ``import *``, ``monkeypatch``: every binding there)
         if peer is not None and peer.ns_origin:  # (what the test reaches of the namespace: ``Peer.unread_links``)
             if name == "__dict__":
                 for v in list(value.values()):
@@ -897,24 +893,28 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
             raise AttributeError(name)
         if _module_ref(self) is None:
             raise AttributeError(name)
-        value = _DRIVER["peer"].request("getattr", self, name)
-        if isinstance(value, _MODULE_TYPE) and name in _DRIVER["peer"].module_names(self):
-            object.__setattr__(self, name, value)  # (a module bound there: kept until the subject's binding changes)
+        peer = _DRIVER["peer"]
+        value = peer.request("getattr", self, name)
+        if isinstance(value, _MODULE_TYPE) and name in peer.remote_names(self):
+            object.__setattr__(self, name, value)  # (a module bound there: kept until the subject's next change)
+            peer.ns_synced(self)
         return value
 
     def __setattr__(self, name, value):
         if _module_ref(self) is None or not _rpc.namespace_name(name) or _own_submodule(self, name, value):
             object.__setattr__(self, name, value)  # (the import system's attributes, before and during the import)
+            if _module_ref(self) is not None:
+                _DRIVER["peer"].ns_synced(self)  # (the harness's own write: ``Peer._namespace_written``)
             return
         if isinstance(value, _rpc.ProxyModuleBase) and value.__name__ == f"{self.__name__}.{name}":
             return  # (the driver's import of a submodule the subject's import bound, or a binding of the tree's shadows)
         _DRIVER["peer"].request("setattr", self, name, value)  # (the reply's namespace change sets it here)
-        if isinstance(value, _MODULE_TYPE) and name in _DRIVER["peer"].module_names(self):
-            object.__setattr__(self, name, value)  # (the import system binding a submodule: as ``__getattr__``)
 
     def __delattr__(self, name):
         if _module_ref(self) is None or not _rpc.namespace_name(name):
             object.__delattr__(self, name)
+            if _module_ref(self) is not None:
+                _DRIVER["peer"].ns_synced(self)
             return
         _DRIVER["peer"].request("delattr", self, name)  # (the reply's namespace change drops it here)
 

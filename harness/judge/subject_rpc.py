@@ -693,17 +693,21 @@ test's next line (``Peer.set_namespace``, the proxy's one writer). A binding cro
 a value, a container linked (``_kept``: the module holds it), kept in step with every message both ways
 (``_link_sync``). What the proxy does not hold it reads by a ``getattr`` request, as fresh as a reply: a name bound to a
 module (its import then a request of its own, never one made while a message naming its own links is read; ``vars``,
-``dir`` and ``import *`` read each such name), a container past the link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``:
+``dir``, ``import *`` and ``monkeypatch`` read the proxy's ``__dict__``, which then holds every such name until the
+next message: ``Peer.materialize``), a container past the link bounds (``MAX_LINKS``, ``MAX_LINKED_ITEMS``:
 it would cross as a copy), every name of a module whose class is not the module type (its class may answer any name: a
 property, a setter). The module's own ``__getattr__`` and ``__dir__`` (PEP 562) are bindings too. The test's writes (``pkg.x = 5``, ``del pkg.x``, ``monkeypatch``, a dunder of the import system's
 such as ``__version__``) are requests, and the reply's change writes them here (a setter's value, a deletion). A binding
-that cannot cross (too deep) is a fault. The proxy's handle is kept beside it (``module_ref``), never in its namespace.
+that cannot cross (too deep) is a fault, and so is a write of the test's own into the proxy's ``__dict__``
+(``mock.patch.dict``, ``vars(pkg).update``: no request carries it; ``Peer._namespace_written``, stricter). The proxy's
+handle is kept beside it (``module_ref``), never in its namespace.
 A container bound in the module that a thread of the tree changes while the test waits outside the judge's schedule
 (a busy wait on a clock, ``select``, a child process) is a linked container moved between messages, a fault
 (``Peer._moved``: the test may have read its copy stale) unless the test cannot have reached it: the driver names, with
 the message that gives the tree's threads the wait, the namespace links the test has not reached (``unread_links``:
 made reading a namespace, never read through the proxy module, ``_ProxyModule.__getattribute__``, nor named by another
-message, nor held by a container that was), and their change just crosses with the reply. Open: a container past the
+message, nor held by a container that was; none once the test read a proxy's ``__dict__``), and their change just
+crosses with the reply. Open: a container past the
 link bounds the test holds (``x = pkg.big``) is a copy, as any reply's is; a module the tree makes without the import
 system (``types.ModuleType`` handed to the test) is a plain stand-in, each read a request; a dunder no import sets
 (``__author__``) is not read (the proxy answers no dunder it lacks)."""
@@ -1023,7 +1027,12 @@ class Peer:
         self.ns_reading = False
         self.ns_walked: dict = {}  # id -> a value ``expose`` walked
         self.ns_dict_read = False  # a proxy module's ``__dict__`` was read: the test may hold it (no link is unread)
-        self.ns_modules: dict = {}  # driver: handle id -> the names its module binds to a module (``set_namespace``)
+        # driver: handle id -> the names its proxy reads by a request (``set_namespace``), those ``materialize`` put in
+        # its dict until the next message, and its namespace as the harness last wrote it (``ns_synced``)
+        self.ns_remote: dict = {}
+        self.ns_materialized: dict = {}
+        self.ns_snap: dict = {}
+        self.ns_written: set = set()  # driver: the modules a write of the test's own was reported of
 
     def _stand_in_tables(self) -> None:
         # driver: handles whose object said, crossing again, that dropping it now runs code (``_finalizes``); subject:
@@ -1479,6 +1488,10 @@ class Peer:
             self.ns_reading = reading
 
     def _request_sent(self, op: str, args: tuple):
+        if self.ns_snap:
+            why = self._namespace_written()
+            if why is not None:
+                raise self._dec_fault(why)
         sent = _Budget(track=[])
         try:  # plain pytest passes any value to the tree: one this side cannot send is a fault, never an
             # exception of the call (a test's ``except Exception`` or ``pytest.raises(ValueError)`` would take it)
@@ -1543,6 +1556,8 @@ class Peer:
         while True:
             try:
                 msg = self._recv()
+                if self.ns_materialized:
+                    self._dematerialize()
                 if self.on_msg is not None:
                     self.on_msg(msg)
                 if "q" in msg:
@@ -2525,7 +2540,9 @@ class Peer:
         ``mod`` from now on: the reply to the import carries it whole (``_namespaces_moved``, from an empty one)."""
         hid = self.export(mod)
         cells = _dict_cells_of([_vars(mod)])
-        self.namespaces[hid] = [mod, {}, cells[0] if cells else None, None, None, True]
+        # [the module, its namespace as last sent, its dict's version cell, that version, its class then, whether the
+        # next message sends it whole, the names its proxy reads by a request]
+        self.namespaces[hid] = [mod, {}, cells[0] if cells else None, None, None, True, set()]
         return hid
 
     def _namespaces_moved(self, msg: dict) -> None:
@@ -2534,18 +2551,19 @@ class Peer:
         by identity, and by the module's class (a module class answers every name itself: nothing is kept)."""
         out = []
         for hid, entry in self.namespaces.items():
-            mod, old, cell, seen, cls, fresh = entry
+            mod, old, cell, seen, cls, fresh, _remote = entry
             now = _VERSIONS[2](cell) if cell is not None else None
             if cell is not None and now == seen and _type(mod) is cls:
                 continue
+            fresh = fresh or (cls is not None and _type(mod) is not cls)  # (a class changed: every name again)
             entry[3], entry[4] = now, _type(mod)
-            new = _namespace_of(mod) if _type(mod) is _types.ModuleType else {}
+            new = _namespace_of(mod)
             if not fresh and _len(new) == _len(old) and all(map(_is_, new.values(), old.values())) and \
                     new.keys() == old.keys():
                 continue
             entry[1], entry[5] = new, False
             try:
-                out.append(self._namespace_change(hid, mod, old, new, fresh))
+                out.append(self._namespace_change(hid, entry, {} if fresh else old, fresh))
             except (KeyboardInterrupt, Closed):
                 raise
             except BaseException as exc:  # noqa: BLE001 - the test would read the binding as it was: a fault
@@ -2555,16 +2573,24 @@ class Peer:
         if out:
             msg["tm"] = out
 
-    def _namespace_change(self, hid: int, mod, old: dict, new: dict, fresh: bool) -> dict:
+    def _namespace_change(self, hid: int, entry: list, old: dict, fresh: bool) -> dict:
         """One module's change: its bindings set (``k`` names, ``v`` their values as a reply's cross: a handle, a linked
-        container, a value), the names to drop (``x``: deleted, or bound to a container past the link bounds, which
-        would cross as a copy: read by a ``getattr`` request instead, as fresh as a reply), the names bound to a module
-        (``m``: read by a ``getattr`` request when first read, so that no import runs while this message is read);
-        ``i``: the whole namespace, of a proxy module being imported (``n``: its name)."""
+        container, a value), the names deleted (``x``), and every name its proxy reads by a ``getattr`` request
+        (``r``, whole): one bound to a module (read when first read, so that no import runs while this message is
+        read), to a container past the link bounds (it would cross as a copy: a request is as fresh as a reply), and
+        every name of a module whose class is not the module type (a property, a setter answers); ``i``: the whole
+        namespace, of a proxy module being imported (``n``: its name)."""
+        mod, new, remote = entry[0], entry[1], entry[6]
+        if fresh:
+            remote.clear()
         changed = {k: v for k, v in new.items() if k not in old or old[k] is not v}
         gone = [k for k in old if k not in new]
-        mods = [k for k, v in changed.items() if _isinstance(v, _types.ModuleType)]
-        keys = [k for k in changed if not _isinstance(changed[k], _types.ModuleType)]
+        remote.difference_update(gone, changed)
+        if _type(mod) is not _types.ModuleType:
+            remote.update(new)
+            changed = {}
+        keys = [k for k, v in changed.items() if not _isinstance(v, _types.ModuleType)]
+        remote.update(k for k in changed if _isinstance(changed[k], _types.ModuleType))
         values = [changed[k] for k in keys]
         kept, kept_tuples = _kept_with_tuples(values, 1)
         budget = _Budget(kept=kept)
@@ -2572,9 +2598,9 @@ class Peer:
         enc = self.enc(values, budget)
         copied = {i for i, (v, e) in enumerate(zip(values, enc))
                   if _type(v) in _MUTABLE and not (_type(e) is dict and e.get("t") in ("ln", "al"))}
+        remote.update(keys[i] for i in copied)
         out = {"id": hid, "k": [k for i, k in enumerate(keys) if i not in copied],
-               "v": [e for i, e in enumerate(enc) if i not in copied], "x": gone + [keys[i] for i in sorted(copied)],
-               "m": mods}
+               "v": [e for i, e in enumerate(enc) if i not in copied], "x": gone, "r": sorted(remote)}
         if fresh:
             out["i"], out["n"] = 1, _getattr(mod, "__name__", "")
         return out
@@ -2587,9 +2613,9 @@ class Peer:
             raise RemoteError("a malformed namespace change")
         for item in moved:
             if not _isinstance(item, dict) or _type(item.get("id")) is not int or \
-                    not all(_isinstance(item.get(f), list) for f in ("k", "v", "x", "m")) or \
+                    not all(_isinstance(item.get(f), list) for f in ("k", "v", "x", "r")) or \
                     _len(item["k"]) != _len(item["v"]) or \
-                    not all(_type(n) is str for f in ("k", "x", "m") for n in item[f]):
+                    not all(_type(n) is str for f in ("k", "x", "r") for n in item[f]):
                 raise RemoteError("a malformed namespace change")
             mod = self._namespace_module(item)
             self.ns_reading = True
@@ -2597,7 +2623,7 @@ class Peer:
                 values = self.dec(item["v"], 0)
             finally:
                 self.ns_reading = False
-            self.set_namespace(mod, dict(zip(item["k"], values)), item["x"], item["m"])
+            self.set_namespace(mod, dict(zip(item["k"], values)), item["x"], item["r"])
 
     def _namespace_module(self, item: dict):
         """(driver) The proxy module a namespace change is of: by its handle, or (``i``: the reply to its import) the
@@ -2609,34 +2635,88 @@ class Peer:
             if _isinstance(found, ProxyModuleBase) and module_ref(found) in (None, hid):
                 _MODULE_REFS[found] = hid
                 self.namespaces[hid] = found
-                self.ns_modules[hid] = set()
                 return found
         mod = self.namespaces.get(hid)
         if mod is None:
             raise RemoteError("a change of an unknown module's namespace")
         return mod
 
-    def set_namespace(self, mod, bindings: dict, gone=(), mods=()) -> None:
+    def set_namespace(self, mod, bindings: dict, gone=(), remote=()) -> None:
         """(driver) The one writer of a proxy module's namespace (``TREE_NAMESPACE_RULE``): the bindings set, the names
-        dropped, the names bound to a module (dropped too: the proxy reads each by a request, ``module_names``)."""
-        own = _vars(mod)
-        names = self.ns_modules.setdefault(module_ref(mod), set())
+        deleted, the names it reads by a request (``remote_names``), dropped."""
+        own = object.__getattribute__(mod, "__dict__")
         for k, v in bindings.items():
             if namespace_name(k):
-                object.__setattr__(mod, k, v)
-                names.discard(k)
-        for k in gone:
+                own[k] = v
+        for k in (*gone, *remote):
             if namespace_name(k):
                 own.pop(k, None)
-                names.discard(k)
-        for k in mods:
-            if namespace_name(k):
-                own.pop(k, None)
-                names.add(k)
+        self.ns_remote[module_ref(mod)] = set(remote)
+        self.ns_synced(mod)
 
-    def module_names(self, mod) -> set:
-        """(driver) The names the subject's module binds to a module, which its proxy reads by a request."""
-        return self.ns_modules.get(module_ref(mod), set())
+    def remote_names(self, mod) -> set:
+        """(driver) The names the subject's module binds that its proxy reads by a request."""
+        return self.ns_remote.get(module_ref(mod), set())
+
+    def materialize(self, mod) -> None:
+        """(driver) The test reads the proxy's ``__dict__`` (``vars``, ``dir``, ``import *``, ``monkeypatch``): every
+        name it reads by a request is read now and put there, until the subject's next message (``_dematerialize``:
+        then read by a request again, as fresh as a reply)."""
+        own = object.__getattribute__(mod, "__dict__")
+        hid = module_ref(mod)
+        if self.ended or hid is None:
+            return
+        got = {}
+        for k in sorted(self.remote_names(mod) - own.keys()):
+            try:
+                got[k] = self.request("getattr", mod, k)
+            except AttributeError:
+                continue
+        own.update(got)  # (after every reply: each reply ends what an earlier materialization put there)
+        self.ns_materialized.setdefault(hid, set()).update(got)
+        self.ns_synced(mod)
+
+    def _dematerialize(self) -> None:
+        for hid, names in self.ns_materialized.items():
+            mod = self.namespaces.get(hid)
+            if mod is not None:
+                own = object.__getattribute__(mod, "__dict__")
+                for k in names:
+                    own.pop(k, None)
+                self.ns_synced(mod)
+        self.ns_materialized.clear()
+
+    def ns_synced(self, mod) -> None:
+        """(driver) What the harness wrote in a proxy module's namespace is as the subject's messages say: recorded, so
+        that a write of the test's own into its ``__dict__`` is seen (``_namespace_written``)."""
+        if module_ref(mod) in self.ns_written:
+            return
+        own = object.__getattribute__(mod, "__dict__")
+        cells = _dict_cells_of([own])
+        cell = cells[0] if cells else None
+        self.ns_snap[module_ref(mod)] = [cell, _VERSIONS[2](cell) if cell is not None else None,
+                                         {k: v for k, v in own.items() if namespace_name(k)}]
+
+    def _namespace_written(self) -> str | None:
+        """(driver, before each request) A binding of a proxy module the test wrote into its ``__dict__`` itself
+        (``mock.patch.dict(pkg.__dict__)``, ``vars(pkg).update``): no request carries it to the tree, which reads its
+        own; the judge cannot say what plain pytest's tree would read: a fault."""
+        for hid, (cell, seen, items) in list(self.ns_snap.items()):
+            if cell is not None and _VERSIONS[2](cell) == seen:
+                continue
+            mod = self.namespaces.get(hid)
+            if mod is None:
+                continue
+            own = {k: v for k, v in object.__getattribute__(mod, "__dict__").items() if namespace_name(k)}
+            if own.keys() == items.keys() and all(own[k] is items[k] for k in own):
+                self.ns_synced(mod)
+                continue
+            moved = sorted(k for k in own.keys() | items.keys() if own.get(k, _MISSING) is not items.get(k, _MISSING))
+            del self.ns_snap[hid]
+            self.ns_written.add(hid)  # (reported once: the test fails; the requests after it go on, the module unchecked)
+            return (f"the test wrote {', '.join(moved[:3])} into the tree module {mod.__name__}'s __dict__ itself "
+                    "(not by setattr): no request carries it to the tree (TREE_NAMESPACE_RULE)")
+        return None
 
     # -- mirrored tree objects: a tree subclass of list, dict or set, its storage kept in step ------------
     # The driver's stand-in of a tree object (``shadow``, operated) is an instance of its base type: C code
