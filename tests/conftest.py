@@ -80,6 +80,10 @@ SLOW_FILES: dict[str, str] = {
                                                  "traceback the judge's frame): trees judged and under plain pytest, "
                                                  "cold and warm (~1 s each); all open, ~25 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
+    "tests/harness/judge/test_tree_namespace.py": "TREE_NAMESPACE_RULE's spec: trees judged and under plain pytest, "
+                                                  "cold and warm (~1 s each; its SWEEPS sample in test-all, the rest in "
+                                                  "the campaign: make test ran 6:45 of pytest on d24ce0d, over its 6 "
+                                                  "minutes)",
     "tests/harness/judge/test_atk25_attacks.py": "red team atk25: c26c6e0's TREE_NAMESPACE_RULE (a binding no message "
                                                  "carries, a module class's property or setter, a submodule binding, "
                                                  "the link bounds, a global named _hx_ref, dunders, dir(), the test's "
