@@ -864,11 +864,6 @@ def _own_submodule(parent, name, value, _module=type(_sys), _isinstance=isinstan
 _MODULE_TYPE = type(_sys)
 
 
-def _module_ref(mod):
-    """A proxy module's handle (``module_ref``: beside it, never in its namespace)."""
-    return _rpc.module_ref(mod)
-
-
 class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[misc]
     """A module of the tree, as the driver sees it (``TREE_NAMESPACE_RULE``): its namespace as the subject's module
     holds it, set by the subject's messages alone (``Peer.set_namespace``); the test's writes are requests, a name it
@@ -877,7 +872,7 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
     def __getattribute__(self, name):
         value = _MODULE_TYPE.__getattribute__(self, name)  # (the module's own ``__getattr__`` hook too: PEP 562)
         peer = _DRIVER["peer"]
-        if peer is not None and name == "__dict__" and _module_ref(self) is not None:
+        if peer is not None and name == "__dict__" and _rpc.module_ref(self) is not None:
             peer.ns_dict_read = True  # (the test may hold it: every namespace link reached, ``unread_links``)
             peer.materialize(self)  # (``vars``, ``dir``, ``import *``, ``monkeypatch``: every binding there)
         if peer is not None and peer.ns_origin:  # (what the test reaches of the namespace: ``Peer.unread_links``)
@@ -891,7 +886,7 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        if _module_ref(self) is None:
+        if _rpc.module_ref(self) is None:
             raise AttributeError(name)
         peer = _DRIVER["peer"]
         value = peer.request("getattr", self, name)
@@ -901,9 +896,9 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
         return value
 
     def __setattr__(self, name, value):
-        if _module_ref(self) is None or not _rpc.namespace_name(name) or _own_submodule(self, name, value):
+        if _rpc.module_ref(self) is None or not _rpc.namespace_name(name) or _own_submodule(self, name, value):
             object.__setattr__(self, name, value)  # (the import system's attributes, before and during the import)
-            if _module_ref(self) is not None:
+            if _rpc.module_ref(self) is not None:
                 _DRIVER["peer"].ns_synced(self)  # (the harness's own write: ``Peer._namespace_written``)
             return
         if isinstance(value, _rpc.ProxyModuleBase) and value.__name__ == f"{self.__name__}.{name}":
@@ -911,9 +906,9 @@ class _ProxyModule(_rpc.ProxyModuleBase if _rpc else object):  # type: ignore[mi
         _DRIVER["peer"].request("setattr", self, name, value)  # (the reply's namespace change sets it here)
 
     def __delattr__(self, name):
-        if _module_ref(self) is None or not _rpc.namespace_name(name):
+        if _rpc.module_ref(self) is None or not _rpc.namespace_name(name):
             object.__delattr__(self, name)
-            if _module_ref(self) is not None:
+            if _rpc.module_ref(self) is not None:
                 _DRIVER["peer"].ns_synced(self)
             return
         _DRIVER["peer"].request("delattr", self, name)  # (the reply's namespace change drops it here)
@@ -928,7 +923,7 @@ class _ProxyLoader:
         here, the module found by its name while it has no handle (``Peer._namespace_module``)."""
         peer = _subject()
         hid, _ = peer.request("import", module.__name__, True)
-        if _module_ref(module) != hid:
+        if _rpc.module_ref(module) != hid:
             raise ImportError(f"the subject's import of {module.__name__!r} sent no namespace")
 
 

@@ -1403,7 +1403,7 @@ class Peer:
         """(driver) The test has reached ``value`` through a proxy module (``_ProxyModule``): every linked container of a
         namespace it holds (through lists, dicts, sets and tuples, a stand-in's storage too) may be read from now on.
         Each value is walked once (``ns_walked``; what a linked one gains later, ``unread_links`` walks again)."""
-        if self.ns_origin - self.ns_exposed and id(value) not in self.ns_walked:
+        if _len(self.ns_exposed) < _len(self.ns_origin) and id(value) not in self.ns_walked:  # (exposed <= origin)
             if _isinstance(value, _WALKED):
                 self.ns_walked[id(value)] = value  # (held: its id is never another object's)
                 self.ns_exposed |= self._reach([value]) & self.ns_origin
@@ -2145,13 +2145,13 @@ class Peer:
             return cross(_getattr(args[0], "__exit__"), (None, None, None), {})
         if not _isinstance(ev, BaseException):
             raise RemoteError("a malformed exit")
-        context = _EXC_CONTEXT(ev)
+        context = _EXC_ATTR["__context__"].__get__(ev)
         try:
             raise ev
         except BaseException:  # noqa: BLE001 - (a traceback of its own: ``__traceback__`` is set by the raise)
             # called while it is the exception being handled, as the interpreter calls ``__exit__`` (``sys.exc_info()``
             # there is the block's: ``logging.exception``; an exception ``__exit__`` raises is chained to it)
-            _EXC_SET_CONTEXT(ev, context)  # (the raise chained it to whatever this thread was handling)
+            _EXC_ATTR["__context__"].__set__(ev, context)  # (the raise chained it to whatever this thread was handling)
             before = _exc_state(ev)
             try:
                 return cross(_getattr(args[0], "__exit__"), (_type(ev), ev, ev.__traceback__), {})
@@ -3481,7 +3481,8 @@ def _exc_fields(cls) -> dict:
 
 
 _MAX_CHAIN = 32  # the links of an exception chain that cross (a longer chain is cut there)
-_EXC_ATTR: dict = {name: BaseException.__dict__[name] for name in ("__cause__", "__context__", "__suppress_context__")}
+_EXC_ATTR: dict = {name: BaseException.__dict__[name]  # (the interpreter's descriptors: never the class's code)
+                   for name in ("__cause__", "__context__", "__suppress_context__", "args", "__dict__")}
 REMOTE_MODULES = frozenset({"doctest", "inspect", "importlib", "runpy", "pkgutil"})
 
 
@@ -4324,22 +4325,16 @@ subclass walks)."""
 _ABC_META = type(_Mapping)
 
 
-_EXC_DICT = BaseException.__dict__["__dict__"].__get__
-_EXC_ARGS = BaseException.__dict__["args"].__get__
-_EXC_CAUSE = BaseException.__dict__["__cause__"].__get__
-_EXC_CONTEXT = BaseException.__dict__["__context__"].__get__
-_EXC_SET_CONTEXT = BaseException.__dict__["__context__"].__set__
-_EXC_SUPPRESS = BaseException.__dict__["__suppress_context__"].__get__
 
 
 def _exc_state(ev) -> list:
     """What of an exception code can change (``Peer._exit``): its args, its own attributes (its notes' entries too),
     its chain, each the object itself (held, so compared by identity: ``_same``); read through the interpreter's
     descriptors, never the exception's class's code."""
-    own = _EXC_DICT(ev)
+    own = _EXC_ATTR["__dict__"].__get__(ev)
     notes = own.get("__notes__")
-    return [_EXC_ARGS(ev), *own.keys(), *own.values(), *(notes if _type(notes) is list else ()),
-            _EXC_CAUSE(ev), _EXC_CONTEXT(ev), _EXC_SUPPRESS(ev)]
+    return [_EXC_ATTR["args"].__get__(ev), *own.keys(), *own.values(), *(notes if _type(notes) is list else ()),
+            *(_EXC_ATTR[n].__get__(ev) for n in ("__cause__", "__context__", "__suppress_context__"))]
 
 
 def _abc_check(args: list, cross):
