@@ -100,8 +100,9 @@ SLOW_FILES: dict[str, str] = {
     "tests/harness/judge/test_atk27_attacks.py": "red team atk27: 5bf306d's TREE_NAMESPACE_RULE read whole (a binding "
                                                  "materialized by vars or held from the last message, rebound by a tree "
                                                  "thread during a wait, materialize's getattr running a module class's "
-                                                 "code, a dunder written into the dict): trees judged and under plain "
-                                                 "pytest, cold and warm (~1 s each); all open, ~27 s in the campaign: "
+                                                 "code, a write into the dict restored around a wait, a dunder written "
+                                                 "into it): trees judged and under plain pytest, cold and warm (~1 s "
+                                                 "each); all open, ~36 s in the campaign: "
                                                  "CAMPAIGN_WHILE_OPEN",
     "tests/harness/judge/test_subject_end_attacks.py": "review a29b's attacks on the subject's end: runs that wait out the 5 s kill (~20 s)",
     "tests/harness/judge/test_two_process_judge_attacks.py": "review r28's judge attacks, cold and warm (~60 s summed; the nested reply waits out the heartbeat)",
@@ -1074,11 +1075,12 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
         "in test-all",
     "tests/harness/judge/test_atk27_attacks.py::test_the_judge_fails_a_wrong_tree_through_its_modules_dict_read_whole":
         "red team atk27's wrong trees the judge alone passes through a proxy module's dict (a binding rebound by a tree "
-        "thread read stale, materialize's getattr running a module class's code, a dunder written into the dict; ~1 s "
-        "each): the closed ones (ATK27_CLOSED) in test-all",
+        "thread read stale, materialize's getattr running a module class's code, a write into the dict restored around "
+        "a wait, a dunder written into it; ~1 s each): the closed ones (ATK27_CLOSED) in test-all",
     "tests/harness/judge/test_atk27_attacks.py::test_an_honest_tree_read_through_its_modules_dict_passes_judged":
         "red team atk27's right trees the judge fails through a proxy module's dict (materialize's getattr running a "
-        "module class's code, a dunder written into the dict; ~1 s each): the closed ones (ATK27_CLOSED) in test-all",
+        "module class's code, a write into the dict restored around a wait, a dunder written into it; ~1 s each): the "
+        "closed ones (ATK27_CLOSED) in test-all",
     "tests/harness/judge/test_atk16_attacks.py::test_the_final_check_fails_a_forged_tree_whose_import_time_finalizer_fails_the_process":
         "red team atk16's import-time finalizer that fails the process, forged, through the final check (~6 s each)",
     "tests/corpus/test_rerun.py::test_an_edited_test_rejudges_what_it_covers_and_its_kills":
