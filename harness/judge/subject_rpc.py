@@ -2660,19 +2660,19 @@ class Peer:
 
     def materialize(self, mod) -> None:
         """(driver) The test reads the proxy's ``__dict__`` (``vars``, ``dir``, ``import *``, ``monkeypatch``): every
-        name it reads by a request is read now and put there, until the subject's next message (``_dematerialize``:
-        then read by a request again, as fresh as a reply)."""
+        name it reads by a request is taken now from the module's own dict (one ``vars`` request: never a ``getattr``,
+        which would run a module class's ``__getattribute__`` or its property shadowing the binding; red team atk27)
+        and put there, until the subject's next message (``_dematerialize``: then read by a request again)."""
         own = object.__getattribute__(mod, "__dict__")
         hid = module_ref(mod)
         if self.ended or hid is None:
             return
-        got = {}
-        for k in sorted(self.remote_names(mod) - own.keys()):
-            try:
-                got[k] = self.request("getattr", mod, k)
-            except AttributeError:
-                continue
-        own.update(got)  # (after every reply: each reply ends what an earlier materialization put there)
+        missing = self.remote_names(mod) - own.keys()
+        if not missing:
+            return
+        found = self.request("vars", mod)  # (the module's own dict, as plain ``vars`` reads it: no getattr, no property)
+        got = {k: found[k] for k in missing if _type(found) is dict and k in found}
+        own.update(got)  # (after the reply: a reply ends what an earlier materialization put there)
         self.ns_materialized.setdefault(hid, set()).update(got)
         self.ns_synced(mod)
 
@@ -2694,8 +2694,7 @@ class Peer:
         own = object.__getattribute__(mod, "__dict__")
         cells = _dict_cells_of([own])
         cell = cells[0] if cells else None
-        self.ns_snap[module_ref(mod)] = [cell, _VERSIONS[2](cell) if cell is not None else None,
-                                         {k: v for k, v in own.items() if namespace_name(k)}]
+        self.ns_snap[module_ref(mod)] = [cell, _VERSIONS[2](cell) if cell is not None else None, dict(own)]
 
     def _namespace_written(self) -> str | None:
         """(driver, before each request) A binding of a proxy module the test wrote into its ``__dict__`` itself
@@ -2707,7 +2706,7 @@ class Peer:
             mod = self.namespaces.get(hid)
             if mod is None:
                 continue
-            own = {k: v for k, v in object.__getattribute__(mod, "__dict__").items() if namespace_name(k)}
+            own = object.__getattribute__(mod, "__dict__")  # (every key: a dunder written there reaches no tree either)
             if own.keys() == items.keys() and all(own[k] is items[k] for k in own):
                 self.ns_synced(mod)
                 continue

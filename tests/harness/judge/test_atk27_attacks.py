@@ -98,7 +98,11 @@ HONEST: dict[str, tuple] = {
                                                "import pkg\n\n\ndef test_f():\n    vars(pkg)['__author__'] = 'you'\n"
                                                "    assert pkg.author() == 'you'\n"),
 }
-ATK27_CLOSED: frozenset[str] = frozenset()
+# closed (Peer.materialize reads the module's own dict by one ``vars`` request, never a getattr; Peer._namespace_written
+# compares the whole dict, dunders too): the honest dunder write stays open (a fault, stricter); the thread cases open
+_MATERIALIZE = {"vars_of_a_module_class_runs_its_getattribute", "vars_of_a_module_class_whose_property_shadows_a_binding"}
+ATK27_CLOSED: frozenset[str] = frozenset(_MATERIALIZE | {"a_dunder_written_into_the_modules_dict"})  # (the wrong trees')
+ATK27_CLOSED_HONEST: frozenset[str] = frozenset(_MATERIALIZE)
 
 _LENIENT_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk27: the judge passes a tree plain pytest fails through a proxy module's dict (a binding rebound by a "
@@ -107,8 +111,8 @@ _HONEST_OPEN = pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "red team atk27: the judge fails a right tree plain pytest passes through a proxy module's dict (the same)"))
 
 
-def _params(cases: dict, mark) -> list:
-    return [pytest.param(n, marks=[] if n in ATK27_CLOSED else [mark]) for n in sorted(cases)]
+def _params(cases: dict, mark, closed: frozenset = ATK27_CLOSED) -> list:
+    return [pytest.param(n, marks=[] if n in closed else [mark]) for n in sorted(cases)]
 
 
 @pytest.mark.parametrize("name", _params(LENIENT, _LENIENT_OPEN))
@@ -116,6 +120,6 @@ def test_the_judge_fails_a_wrong_tree_through_its_modules_dict_read_whole(tmp_pa
     _judged_as_plain(tmp_path, LENIENT[name], plain_passes=False)
 
 
-@pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN))
+@pytest.mark.parametrize("name", _params(HONEST, _HONEST_OPEN, ATK27_CLOSED_HONEST))
 def test_an_honest_tree_read_through_its_modules_dict_passes_judged(tmp_path, executor, name):
     _judged_as_plain(tmp_path, HONEST[name], plain_passes=True)
