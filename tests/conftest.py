@@ -1100,6 +1100,35 @@ CAMPAIGN_WHILE_OPEN: dict[str, str] = {
 }
 
 
+# The executor tier: a test parametrized by the ``executor`` fixture (tests/harness/conftest.py: cold, a fresh
+# interpreter per run; warm, a run forked from a pre-imported zygote, the default) runs warm in `make test` and both
+# ways in `make test-all`, but for the judge's rule specifications and red-team rounds below, whose trees test the
+# rules of the subject and the driver (the same code either way: how pytest starts is what differs): test-all runs
+# them warm, the campaign cold too. The executor's own rules (a subject's start and end, a run's channel and limits,
+# the two-process boundary) keep both executors in test-all (test_testrun*, test_subject_*, test_two_process_*,
+# test_process_boundary_*, and tests/harness/sandbox and control). A cold point a sweep keeps (SWEEPS) stays in test-all.
+# (A fresh clone's make test ran 6:52 of pytest on 8b0aa00, 137 s of it summed cold points; its test-all 21:20,
+# CI's 1,374 s.)
+COLD_IN_CAMPAIGN_FILES: frozenset[str] = frozenset({
+    *(f"tests/harness/judge/test_atk{n}_attacks.py" for n in range(16, 28)),
+    "tests/harness/judge/test_atk15_final_verdict.py",
+    "tests/harness/judge/test_abc_checks.py",
+    "tests/harness/judge/test_stand_in_members.py",
+    "tests/harness/judge/test_tree_namespace.py",
+    "tests/harness/judge/test_final_check_attacks.py",
+})
+
+
+def executor_tier(nodeid: str, executor: str | None) -> tuple[bool, bool]:
+    """(slow, campaign) of the test with node id ``nodeid`` run under ``executor`` (its ``executor`` fixture's
+    parameter, None without one), by the executor tier above."""
+    if executor != "cold":
+        return False, False
+    found = sweep_param(nodeid)
+    kept = found is not None and found[1] in SWEEPS[found[0]][0]
+    return True, nodeid.partition("::")[0] in COLD_IN_CAMPAIGN_FILES and not kept
+
+
 def is_open_case(item: pytest.Item) -> bool:
     """Whether ``item`` is a still-open case of a ``CAMPAIGN_WHILE_OPEN`` test (a strict xfail)."""
     return item.nodeid.split("[")[0] in CAMPAIGN_WHILE_OPEN and any(
@@ -1167,9 +1196,11 @@ def xdist_group(nodeid: str) -> str:
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects by the mark
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if is_slow(item.nodeid):
+        callspec = getattr(item, "callspec", None)
+        cold_slow, cold_campaign = executor_tier(item.nodeid, callspec.params.get("executor") if callspec else None)
+        if is_slow(item.nodeid) or cold_slow:
             item.add_marker(pytest.mark.slow)
-        if is_campaign(item.nodeid) or is_open_case(item):
+        if is_campaign(item.nodeid) or is_open_case(item) or cold_campaign:
             item.add_marker(pytest.mark.campaign)
     tier_sweeps([item.nodeid for item in items])
 

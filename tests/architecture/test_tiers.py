@@ -160,3 +160,16 @@ def test_a_campaign_test_names_a_test_and_is_slow_so_the_fast_tier_never_runs_it
         path, _, name = entry.partition("::")
         assert (ROOT / path).is_file() and name in _defined_tests(ROOT / path), entry
         assert tiers.is_slow(entry) and tiers.is_campaign(entry) and tiers.is_campaign(entry + "[x]"), entry
+
+
+def test_a_cold_point_is_slow_and_a_rule_specs_cold_point_runs_in_the_campaign_unless_a_sweep_keeps_it():
+    spec = "tests/harness/judge/test_atk25_attacks.py::test_x[cold-a]"
+    boundary = "tests/harness/judge/test_subject_end_attacks.py::test_x[cold-a]"
+    assert tiers.executor_tier(spec, "cold") == (True, True)
+    assert tiers.executor_tier(boundary, "cold") == (True, False)  # the executor's own rules keep cold in test-all
+    assert tiers.executor_tier(spec, "warm") == tiers.executor_tier(spec, None) == (False, False)
+    assert all((ROOT / f).is_file() for f in tiers.COLD_IN_CAMPAIGN_FILES)
+    kept = [(t, p) for t, (ps, _) in tiers.SWEEPS.items() for p in ps if "cold" in p.split("-")
+            and t.partition("::")[0] in tiers.COLD_IN_CAMPAIGN_FILES]
+    for test, param in kept:  # a cold point a sweep keeps stays in test-all
+        assert tiers.executor_tier(f"{test}[{param}]", "cold") == (True, False)
