@@ -1159,7 +1159,7 @@ def is_slow(nodeid: str) -> bool:
     return test in SLOW_TESTS or nodeid in SLOW_TESTS  # a whole test, or one parametrization of it
 
 
-# Both tiers run on two pytest-xdist workers with ``--dist loadgroup``. A test file is one group (its
+# Both tiers run on a pytest-xdist worker per core and one more (the Makefile's WORKERS) with ``--dist loadgroup``. A test file is one group (its
 # module fixtures are built once, on one worker); the files that start Ray clusters share a group, so
 # two clusters never run at once (their tests count the cluster's worker processes). The groups are
 # read by GroupScheduling (pytest_xdist_make_scheduler below), from the node id, in the controller:
