@@ -1016,8 +1016,49 @@ def _loop(ctl, base_path: list[str], session) -> None:
         os.close(out_fd)
         os.close(err_fd)
         ctl.send(json.dumps({"pid": pid}).encode())
-        _, status, usage = os.wait4(pid, 0)
+        ended = _wait_run(ctl, pid)
+        if ended is None:
+            return
+        _, status, usage = ended
         ctl.send(json.dumps({"status": status, "cpu": usage.ru_utime + usage.ru_stime}).encode())
+
+
+def _wait_run(ctl, pid: int) -> tuple[int, int, Any] | None:
+    """``os.wait4`` of a run's child, or None when the client went away first (its end of the control socket
+    closed: the client's process was killed, its pytest worker with it). Then the child's process group is
+    killed, as the client's deadline would have (``_read_run``), and reaped: the client is the only one who
+    kills a run, so a mutant's endless loop ran on without it (one outlived its killed pytest by 47 minutes
+    at 55% of a core), and so did its server, blocked here."""
+    import select
+    import signal
+    import socket
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # (no pidfd: Linux before 5.3) the child's own end only
+        return os.wait4(pid, 0)
+    try:
+        while True:
+            ready, _, _ = select.select([pidfd, ctl], [], [])
+            if pidfd in ready:
+                return os.wait4(pid, 0)
+            try:
+                gone = ctl.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+            except BlockingIOError:
+                continue
+            except OSError:
+                gone = True
+            if not gone:  # (a message before the reply: not this protocol's; the child's end decides)
+                return os.wait4(pid, 0)
+            for kill in (os.killpg, os.kill):  # (the child leads its own session once it has called setsid)
+                try:
+                    kill(pid, signal.SIGKILL)
+                    break
+                except ProcessLookupError:
+                    continue
+            os.wait4(pid, 0)
+            return None
+    finally:
+        os.close(pidfd)
 
 
 # ----------------------------------------------------------------------------- client side

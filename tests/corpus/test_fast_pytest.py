@@ -486,3 +486,42 @@ def test_a_swap_childs_failure_line_names_the_crash_place_and_message(gate):
         assert re.search(r"FAILED \S+::\S+ \((setup|call|teardown)\) - \S+\.py:\d+: \S", j.judgement.reason), \
             j.judgement.reason
         assert j.killer and _cold(gate, m) is Verdict.REJECT
+
+
+
+def _is_a_run_of_the_server(pid: int) -> bool:
+    try:
+        return b"forkserver" in open(f"/proc/{pid}/cmdline", "rb").read()
+    except OSError:
+        return False
+
+
+def test_a_run_whose_client_went_away_is_killed_and_its_server_exits(tmp_path):
+    """The client alone kills a run past its deadline; a client killed mid-run (its pytest worker with it) left a
+    mutant's endless loop, and its server, running. The server kills the run's process group when the control
+    socket's other end closes (corpus.forkserver ``_wait_run``)."""
+    import json
+    import os
+    import signal
+    import socket
+    s = ForkServer(scrubbed_env(home="/tmp"))
+    args = _suite(tmp_path, "def test_a():\n    while True:\n        pass\n")
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    socket.send_fds(s.sock, [json.dumps({"args": args, "cwd": str(tmp_path), "env": scrubbed_env(home=str(tmp_path)),
+                                         "path_prefix": []}).encode()], [out_w, err_w])
+    os.close(out_w)
+    os.close(err_w)
+    pid = json.loads(s.sock.recv(1 << 16))["pid"]
+    s.sock.close()  # the client is gone: no deadline of its will kill the run
+    try:
+        assert s.proc.wait(timeout=30) == 0  # the server returns from its loop once the run is reaped
+        assert not _is_a_run_of_the_server(pid), "the run outlived its client and its server"
+    finally:
+        os.close(out_r)
+        os.close(err_r)
+        if _is_a_run_of_the_server(pid):
+            os.kill(pid, signal.SIGKILL)
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
