@@ -6818,17 +6818,7 @@ def _apply_interpreter(d: dict, ps: "ProcState") -> None:
             raise RemoteError("a malformed decimal default context")
         if _CTX_REPR(_DEFAULT_CONTEXT) != dd:
             _set_context(_DEFAULT_CONTEXT, dd)
-    frozen = _frozen(ps.peer)
-    for k, get, put, ok in _LIMITS:
-        v = d.get(k)
-        if k == "si" and frozen is not None and v is not None and ok(v):  # (the tree's threads are frozen: the
-            frozen.saved = (frozen.saved[0], v, frozen.saved[2])  # interval is set when they are thawed)
-            continue
-        if v is not None and ok(v) and get() != v:
-            try:
-                put(v)
-            except (ValueError, TypeError, OverflowError, RecursionError):
-                pass
+    _apply_limits(d, ps)
     gc = d.get("gc")
     if gc is not None:
         if _type(gc) is not list or _len(gc) != 4 or _type(gc[0]) is not bool or not all(_type(x) is int for x in gc[1:]):
@@ -7115,6 +7105,23 @@ def _state_hook(target: list):
     return hook
 
 
+def _apply_limits(d: dict, ps: "ProcState") -> None:
+    """(``_apply_interpreter``) The interpreter's limits of ``_LIMITS``; the switch interval, while the subject holds
+    the tree's threads frozen, into the freeze's saved state (set when they are thawed: ``_switch_interval``)."""
+    frozen = _frozen(ps.peer)
+    saved = frozen.saved if frozen is not None else None
+    for k, get, put, ok in _LIMITS:
+        v = d.get(k)
+        if k == "si" and frozen is not None and saved is not None and v is not None and ok(v):
+            frozen.saved = (saved[0], v, saved[2])
+            continue
+        if v is not None and ok(v) and get() != v:
+            try:
+                put(v)
+            except (ValueError, TypeError, OverflowError, RecursionError):
+                pass
+
+
 def _frozen(peer) -> "Schedule | None":
     """(``PROCESS_STATE``'s ``si``) The subject's schedule while it holds the tree's threads frozen with the switch
     interval raised to ``FROZEN_INTERVAL`` (``Schedule._freeze``), else None (the driver's side, no thread frozen)."""
@@ -7129,7 +7136,8 @@ def _switch_interval(peer) -> float:
     driver, it held the GIL in the test's main thread for a second at a time, so CLOCK_READS_RULE's pulse and the
     test's own threads waited behind a busy loop, and ``sys.getswitchinterval()`` read 1.0 in the test)."""
     frozen = _frozen(peer)
-    return frozen.saved[1] if frozen is not None else _sys.getswitchinterval()
+    saved = frozen.saved if frozen is not None else None
+    return saved[1] if saved is not None else _sys.getswitchinterval()
 
 
 _LIMITS = (("rl", _sys.getrecursionlimit, _sys.setrecursionlimit, lambda v: _type(v) is int),
